@@ -1,0 +1,84 @@
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** An error the command line reports as one line on stderr with exit code 2 (usage) or 1. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+    this.name = "CliError";
+  }
+}
+
+export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+
+export interface CommandSpec {
+  /** e.g. "search" or "data pull" */
+  name: string;
+  summary: string;
+  usage: string;
+  options: OptionSpec;
+  /** One line per option: "--k N   depth of the ranking (default 100)". */
+  help: string[];
+}
+
+/**
+ * Parses argv for one command, with `--help` everywhere; unknown options are usage errors
+ * that name the option and point at `--help`.
+ *
+ * @example
+ * const { values } = parseCommand(spec, ["--data", "sample"]);
+ */
+export function parseCommand(spec: CommandSpec, argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: { ...spec.options, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new CliError(`gbr ${spec.name}: ${(err as Error).message}\nRun 'gbr ${spec.name} --help' for usage.`, 2);
+  }
+}
+
+/**
+ * Help text for a command.
+ *
+ * @example
+ * console.log(helpText(spec));
+ */
+export function helpText(spec: CommandSpec): string {
+  return [`${spec.summary}`, "", `Usage: gbr ${spec.usage}`, "", "Options:", ...spec.help.map((l) => `  ${l}`), "  -h, --help  show this help"].join("\n");
+}
+
+/**
+ * A numeric option, with a usage error naming the option when it is not a number in range.
+ *
+ * @example
+ * numberOption(values.k, "--k", 100, { integer: true, min: 1 });
+ */
+export function numberOption(
+  raw: unknown,
+  name: string,
+  fallback: number,
+  opts: { integer?: boolean; min?: number; max?: number } = {},
+): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  const bad =
+    typeof raw !== "string" ||
+    raw.trim() === "" ||
+    !Number.isFinite(n) ||
+    (opts.integer && !Number.isInteger(n)) ||
+    (opts.min !== undefined && n < opts.min) ||
+    (opts.max !== undefined && n > opts.max);
+  if (bad) {
+    const range = [opts.integer ? "an integer" : "a number", opts.min !== undefined ? `>= ${opts.min}` : "", opts.max !== undefined ? `<= ${opts.max}` : ""]
+      .filter(Boolean)
+      .join(" ");
+    throw new CliError(`${name} must be ${range}, got '${String(raw)}'`, 2);
+  }
+  return n;
+}

@@ -1,0 +1,276 @@
+import type { Benchmark } from "../types";
+import { CliError, type CommandSpec, numberOption, parseCommand, helpText } from "./args";
+import { loadBenchmark } from "../data/source";
+import { readQrels } from "../data/qrels";
+import { formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { areaStats, datasetStats } from "../data/stats";
+import { evaluate, METRICS } from "../eval/metrics";
+import { formatTable } from "../report/text-table";
+import { formatStats } from "../report/stats-text";
+import { formatFixed } from "../eval/format";
+import { createRetriever } from "../retrievers";
+import { createTokenizer } from "../text/registry";
+import { createCachedStemmer } from "../text/greek-stemmer";
+import { pullHub, pullHubToDir } from "../data/hub";
+import { reproduce } from "../experiments/reproduce";
+
+/** Where a command writes: injectable so tests can run commands in-process. */
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdin: () => Promise<string>;
+}
+
+export interface Command {
+  spec: CommandSpec;
+  run(argv: string[], io: Io): Promise<void>;
+}
+
+const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, quiet: { type: "boolean" as const, short: "q" } };
+const dataHelp = [
+  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder (default hf)",
+  "--queries FILE   a queries.jsonl replacing the source's queries",
+  "-q, --quiet      no progress messages on stderr",
+];
+
+function logger(io: Io, quiet: unknown): (msg: string) => void {
+  return quiet ? () => {} : (msg) => io.stderr(`${msg}\n`);
+}
+
+async function load(values: Record<string, unknown>, io: Io, fallbackToSample = false): Promise<Benchmark> {
+  const log = logger(io, values.quiet);
+  const loaded = await loadBenchmark(String(values.data ?? "hf"), {
+    queriesFile: values.queries as string | undefined,
+    fallbackToSample,
+    log,
+    warn: log,
+  });
+  return loaded.benchmark;
+}
+
+function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<void>): Command {
+  return {
+    spec,
+    async run(argv, io) {
+      const { values, positionals } = parseCommand(spec, argv);
+      if (values.help) {
+        io.stdout(helpText(spec) + "\n");
+        return;
+      }
+      await body(values, positionals, io);
+    },
+  };
+}
+
+const dataPull = withHelp(
+  {
+    name: "data pull",
+    summary: "Download the benchmark from the Hugging Face Hub, verify it, and cache it (or write it as a BEIR folder).",
+    usage: "data pull [--repo R] [--revision V] [--dir D]",
+    options: { repo: { type: "string" }, revision: { type: "string" }, dir: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+    help: [
+      "--repo R       dataset repository (default AUEB-NLP/greek-bar-bench)",
+      "--revision V   tag, branch or commit (default v2.0)",
+      "--dir D        also write the benchmark to D in BEIR layout (corpus.jsonl, queries.jsonl, qrels/test.tsv, meta.jsonl)",
+      "-q, --quiet    no progress on stderr",
+      "Environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN for gated or private copies.",
+    ],
+  },
+  async (values, _pos, io) => {
+    const log = logger(io, values.quiet);
+    const opts = { repo: values.repo as string | undefined, revision: values.revision as string | undefined, log };
+    const result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);
+    const b = result.benchmark;
+    io.stdout(`${b.docs.length} articles, ${b.queries.length} queries, ${[...b.qrels.values()].reduce((s, r) => s + r.size, 0)} judgments -> ${values.dir ?? result.dir}\n`);
+  },
+);
+
+const dataStats = withHelp(
+  {
+    name: "data stats",
+    summary: "Dataset statistics: the paper's Table 1 (sizes and judgments) and Table 6 (per legal area).",
+    usage: "data stats --data SRC [--json]",
+    options: { ...dataOption, json: { type: "boolean" } },
+    help: [...dataHelp, "--json           machine-readable output"],
+  },
+  async (values, _pos, io) => {
+    const bench = await load(values, io);
+    const table1 = datasetStats(bench);
+    const table6 = areaStats(bench);
+    if (values.json) {
+      io.stdout(JSON.stringify({ dataset: bench.name, table1, table6 }, null, 2) + "\n");
+      return;
+    }
+    io.stdout(formatStats(bench.name, table1, table6));
+  },
+);
+
+const stem = withHelp(
+  {
+    name: "stem",
+    summary: "Stem words with the Greek stemmer (Ntais rules): one already-normalised (upper-case, unaccented) word per stdin line.",
+    usage: "stem < words.txt",
+    options: {},
+    help: [],
+  },
+  async (_values, _pos, io) => {
+    const stemWord = createCachedStemmer();
+    const lines = splitLines(await io.stdin());
+    io.stdout(lines.map((w) => stemWord(w)).join("\n") + (lines.length ? "\n" : ""));
+  },
+);
+
+const tokenize = withHelp(
+  {
+    name: "tokenize",
+    summary: "Tokenize text as a BM25 variant does: one text per stdin line, tokens joined by single spaces on stdout.",
+    usage: "tokenize --tokenizer NAME < texts.txt",
+    options: { tokenizer: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+    help: ["--tokenizer NAME   greekstemmer (default), spacy, grnlp or english (bm25-… forms accepted)", "-q, --quiet        no messages on stderr"],
+  },
+  async (values, _pos, io) => {
+    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet) });
+    const lines = splitLines(await io.stdin());
+    io.stdout(lines.map((l) => tok.tokenize(l).join(" ")).join("\n") + (lines.length ? "\n" : ""));
+  },
+);
+
+function splitLines(text: string): string[] {
+  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+const search = withHelp(
+  {
+    name: "search",
+    summary: "Run one retriever over the queries and write the run (TREC or JSON).",
+    usage: "search --data SRC --retriever NAME [--queries FILE] [--k 100] [--k1 X --b Y] [--out FILE] [--format trec|json]",
+    options: {
+      ...dataOption,
+      retriever: { type: "string" },
+      k: { type: "string" },
+      k1: { type: "string" },
+      b: { type: "string" },
+      epsilon: { type: "string" },
+      "positive-only": { type: "boolean" },
+      out: { type: "string" },
+      format: { type: "string" },
+      tag: { type: "string" },
+    },
+    help: [
+      ...dataHelp,
+      "--retriever NAME  bm25-greekstemmer (default), bm25-spacy, bm25-grnlp, bm25-english",
+      "--k N             ranking depth (default 100)",
+      "--k1 X --b Y      BM25 parameters (default 1.5 and 0.75, as rank_bm25)",
+      "--epsilon E       idf floor as a fraction of the mean idf (default 0.25)",
+      "--positive-only   leave out documents whose score is not > 0",
+      "--out FILE        write the run here (default: stdout)",
+      "--format F        trec (default; json when --out ends in .json) or json",
+      "--tag T           TREC run tag (default: the retriever name)",
+    ],
+  },
+  async (values, _pos, io) => {
+    const name = String(values.retriever ?? "bm25-greekstemmer");
+    const k = numberOption(values.k, "--k", 100, { integer: true, min: 1 });
+    const bm25 = {
+      k1: numberOption(values.k1, "--k1", 1.5, { min: 0 }),
+      b: numberOption(values.b, "--b", 0.75, { min: 0, max: 1 }),
+      epsilon: numberOption(values.epsilon, "--epsilon", 0.25),
+    };
+    const out = values.out as string | undefined;
+    const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
+    if (format !== "trec" && format !== "json") throw new CliError(`--format must be trec or json, got '${format}'`, 2);
+    const log = logger(io, values.quiet);
+    const bench = await load(values, io);
+    const retriever = await createRetriever(name, bench, { bm25, positiveOnly: Boolean(values["positive-only"]), log });
+    const t0 = performance.now();
+    const run = await retriever.retrieve(bench.queries, k);
+    log(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
+    const tag = String(values.tag ?? name).replace(/\s+/g, "_");
+    if (!out) {
+      io.stdout(format === "json" ? JSON.stringify(Object.fromEntries(run.rankings)) + "\n" : formatTrec(run, tag));
+    } else if (format === "json") {
+      await writeJsonRun(out, run);
+    } else {
+      await writeTrec(out, run, tag);
+    }
+    if (out) log(`wrote ${out}`);
+  },
+);
+
+const evalCmd = withHelp(
+  {
+    name: "eval",
+    summary: "Evaluate a run: nDCG@10, nDCG@100, Recall@10, Recall@100, MAP@100 (mean, or per query).",
+    usage: "eval --qrels FILE --run FILE [--per-query] [--json]",
+    options: { qrels: { type: "string" }, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" } },
+    help: [
+      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
+      "--run FILE     TREC run (ordered by its rank column) or JSON {qid: [docid, …]}",
+      "--per-query    one row per query (in qrels order) before the mean",
+      "--json         {\"mean\": {metric: value}} (and \"perQuery\") at full precision",
+    ],
+  },
+  async (values, _pos, io) => {
+    if (!values.qrels || !values.run) throw new CliError("gbr eval needs --qrels FILE and --run FILE (see --help)", 2);
+    const qrels = await readQrels(String(values.qrels));
+    const run = await readRun(String(values.run));
+    const unknown = [...run.rankings.keys()].filter((q) => !qrels.has(q));
+    if (unknown.length) io.stderr(`note: ${unknown.length} run queries have no qrels and are ignored (e.g. '${unknown[0]}')\n`);
+    const { mean, perQuery } = evaluate(run.rankings, qrels);
+    if (values.json) {
+      const body: Record<string, unknown> = { mean };
+      if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
+      io.stdout(JSON.stringify(body, null, 2) + "\n");
+      return;
+    }
+    const rows: string[][] = [];
+    if (values["per-query"]) for (const [q, m] of perQuery) rows.push([q, ...METRICS.map((k) => formatFixed(m[k], 4))]);
+    rows.push(["mean", ...METRICS.map((k) => formatFixed(mean[k], 4))]);
+    io.stdout(formatTable(["query", ...METRICS], rows));
+  },
+);
+
+const reproduceCmd = withHelp(
+  {
+    name: "reproduce",
+    summary: "The main job: load the benchmark, run every experiment the configured providers allow, evaluate, and write runs and tables.",
+    usage: "reproduce [--data SRC] [--out DIR] [--only IDS]",
+    options: { ...dataOption, out: { type: "string" }, only: { type: "string" } },
+    help: [
+      ...dataHelp.slice(0, 1),
+      "                 with hf, an unreachable Hub falls back to sample with a message",
+      "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
+      "--only IDS       comma-separated experiment ids (default: all)",
+      "-q, --quiet      no progress messages on stderr",
+    ],
+  },
+  async (values, _pos, io) => {
+    const log = logger(io, values.quiet);
+    const src = String(values.data ?? "hf");
+    const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: log, queriesFile: values.queries as string | undefined });
+    const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+    const result = await reproduce(loaded, { outRoot: String(values.out ?? "outputs"), only, log });
+    io.stdout(result.summaryText);
+  },
+);
+
+function notYet(name: string, issue: number, summary: string, usage: string): Command {
+  return withHelp({ name, summary, usage, options: {}, help: [`(arrives with issue ${issue})`] }, async () => {
+    throw new CliError(`gbr ${name} is not available in this version yet (planned in issue ${issue})`, 1);
+  });
+}
+
+/** Every command, keyed by its words. */
+export const COMMANDS: Record<string, Command> = {
+  "data pull": dataPull,
+  "data stats": dataStats,
+  stem,
+  tokenize,
+  search,
+  eval: evalCmd,
+  reproduce: reproduceCmd,
+  compare: notYet("compare", 5, "Paired randomization tests with Holm correction between runs.", "compare --qrels FILE --run A --run B … [--swaps 100000] [--seed 42]"),
+  report: notYet("report", 5, "The HTML report from outputs.", "report [--out DIR]"),
+};

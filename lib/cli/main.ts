@@ -1,0 +1,75 @@
+import { CliError } from "./args";
+import { COMMANDS, type Io } from "./commands";
+import { DataError } from "../data/errors";
+import { DownloadError } from "../data/download";
+
+const USAGE = `gbr — GreekBarRetrieval toolkit
+
+Usage: gbr <command> [options]   (gbr <command> --help for details)
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(11)} ${c.spec.summary}`)
+  .join("\n")}
+`;
+
+/**
+ * Runs the command line in-process and returns the exit code; errors become one clear line
+ * on stderr (with the file and line for data errors) instead of a stack trace.
+ *
+ * @example
+ * const code = await main(["eval", "--qrels", "q.tsv", "--run", "r.trec"], processIo());
+ */
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [first, second] = argv;
+  if (!first || first === "--help" || first === "-h" || first === "help") {
+    io.stdout(USAGE);
+    return first ? 0 : 2;
+  }
+  if (first === "--version") {
+    io.stdout(`${require("../../package.json").version}\n`);
+    return 0;
+  }
+  const two = `${first} ${second ?? ""}`.trim();
+  const [name, rest] = COMMANDS[two] ? [two, argv.slice(2)] : [first, argv.slice(1)];
+  const command = COMMANDS[name];
+  if (!command) {
+    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : "";
+    io.stderr(`gbr: unknown command '${argv.slice(0, 2).join(" ")}'${hint}\n\n${USAGE}`);
+    return 2;
+  }
+  try {
+    await command.run(rest, io);
+    return 0;
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.stderr(`${err.message}\n`);
+      return err.exitCode;
+    }
+    if (err instanceof DataError || err instanceof DownloadError) {
+      io.stderr(`gbr ${name}: ${err.message}\n`);
+      return 1;
+    }
+    io.stderr(`gbr ${name}: ${(err as Error).message ?? String(err)}\n`);
+    if (process.env.GBR_DEBUG) io.stderr(`${(err as Error).stack}\n`);
+    return 1;
+  }
+}
+
+/**
+ * The real process streams.
+ *
+ * @example
+ * process.exitCode = await main(process.argv.slice(2), processIo());
+ */
+export function processIo(): Io {
+  return {
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+    stdin: async () => {
+      const chunks: Buffer[] = [];
+      for await (const c of process.stdin) chunks.push(c as Buffer);
+      return Buffer.concat(chunks).toString("utf8");
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream, promises as fs } from "node:fs";
+import path from "node:path";
+
+/** Raised when a download cannot be completed; `code` is stable for callers to switch on. */
+export class DownloadError extends Error {
+  constructor(
+    message: string,
+    readonly code: "HTTP" | "NETWORK" | "INTEGRITY" | "OFFLINE",
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "DownloadError";
+  }
+}
+
+export interface DownloadOptions {
+  /** Extra request headers (e.g. Authorization). Never logged. */
+  headers?: Record<string, string>;
+  /** Attempts in all, first included (default 4). */
+  attempts?: number;
+  /** First backoff delay in ms, doubled per retry (default 500). */
+  backoffMs?: number;
+  /** Per-attempt timeout in ms (default 60 000). */
+  timeoutMs?: number;
+  /** Called as bytes arrive; `total` is undefined when the server sends no length. */
+  onProgress?: (received: number, total: number | undefined) => void;
+}
+
+export interface DownloadResult {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Status codes worth another attempt: rate limits and transient server faults. */
+function retryable(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+/** Seconds or HTTP-date in Retry-After, as ms; undefined when absent or unparsable. */
+export function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const secs = Number(header);
+  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+/**
+ * Streams `url` into `dest` atomically (temp file + rename), hashing as it goes, with retries
+ * and exponential backoff that honours Retry-After. A body shorter than its Content-Length is
+ * treated as a failed attempt, so a dropped connection never leaves a truncated file behind.
+ *
+ * @example
+ * const { sha256, size } = await downloadFile("http://127.0.0.1:8080/x.jsonl", "data/x.jsonl");
+ */
+export async function downloadFile(url: string, dest: string, opts: DownloadOptions = {}): Promise<DownloadResult> {
+  const attempts = opts.attempts ?? 4;
+  const backoff = opts.backoffMs ?? 500;
+  let lastError: DownloadError | undefined;
+  await fs.mkdir(path.dirname(dest), { recursive: true });
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    let waitMs = backoff * 2 ** (attempt - 1);
+    try {
+      return await attemptDownload(url, dest, opts);
+    } catch (err) {
+      lastError = err instanceof DownloadError ? err : new DownloadError(`${url}: ${(err as Error).message}`, "NETWORK");
+      if (lastError.code === "HTTP" && !retryable(lastError.status ?? 0)) throw lastError;
+      const hinted = (err as { retryAfter?: number }).retryAfter;
+      if (hinted !== undefined) waitMs = Math.max(waitMs, hinted);
+      if (attempt < attempts) await sleep(waitMs);
+    }
+  }
+  throw lastError!;
+}
+
+async function attemptDownload(url: string, dest: string, opts: DownloadOptions): Promise<DownloadResult> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? 60_000);
+  const tmp = `${dest}.part-${process.pid}`;
+  try {
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: opts.headers, signal: controller.signal, redirect: "follow" });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+      throw new DownloadError(`${url}: cannot connect (${cause})`, "NETWORK");
+    }
+    if (!res.ok) {
+      const e = new DownloadError(`${url}: HTTP ${res.status} ${res.statusText}`, "HTTP", res.status);
+      (e as { retryAfter?: number }).retryAfter = retryAfterMs(res.headers.get("retry-after"));
+      throw e;
+    }
+    const lengthHeader = res.headers.get("content-length");
+    const total = lengthHeader ? Number(lengthHeader) : undefined;
+    const hash = createHash("sha256");
+    const out = createWriteStream(tmp);
+    let received = 0;
+    try {
+      if (res.body) {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          hash.update(chunk);
+          received += chunk.length;
+          if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+          opts.onProgress?.(received, total);
+        }
+      }
+    } catch (err) {
+      throw new DownloadError(`${url}: connection dropped after ${received} bytes (${(err as Error).message})`, "NETWORK");
+    } finally {
+      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    }
+    if (total !== undefined && received !== total) {
+      throw new DownloadError(`${url}: truncated body, ${received} of ${total} bytes`, "NETWORK");
+    }
+    await fs.rename(tmp, dest);
+    return { path: dest, size: received, sha256: hash.digest("hex") };
+  } finally {
+    clearTimeout(timer);
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+/**
+ * sha256 (hex) and size of a file on disk.
+ *
+ * @example
+ * const { sha256 } = await hashFile("data/hf/corpus.jsonl");
+ */
+export async function hashFile(file: string): Promise<{ sha256: string; size: number }> {
+  const hash = createHash("sha256");
+  let size = 0;
+  for await (const chunk of createReadStream(file)) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { sha256: hash.digest("hex"), size };
+}

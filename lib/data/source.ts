@@ -1,0 +1,60 @@
+import path from "node:path";
+import type { Benchmark } from "../types";
+import { readBeir, type Warn } from "./beir";
+import { pullHub } from "./hub";
+
+/** Root of the installed package, so `sample` resolves wherever the command runs from. */
+export const PACKAGE_ROOT = path.resolve(__dirname, "..", "..");
+export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
+
+export interface LoadedBenchmark {
+  benchmark: Benchmark;
+  /** What was actually loaded: differs from the request when `hf` fell back to `sample`. */
+  origin: "hf" | "sample" | "dir";
+  /** Human-readable reason when the requested source could not be used. */
+  fallback?: string;
+  /** Folder in BEIR layout holding what was loaded. */
+  dir: string;
+}
+
+export interface LoadOptions {
+  /** queries.jsonl overriding the source's queries (qrels restricted to them). */
+  queriesFile?: string;
+  /** When `hf` cannot be reached and nothing is cached, load the bundled sample instead of failing. */
+  fallbackToSample?: boolean;
+  /** Root of the dataset cache (default `<package>/data`). */
+  dataDir?: string;
+  log?: (message: string) => void;
+  warn?: Warn;
+}
+
+/**
+ * Loads `hf` (the Hub dataset, cached), `sample` (the bundled demo) or a BEIR folder.
+ *
+ * @example
+ * const { benchmark, origin } = await loadBenchmark("sample");
+ * const own = await loadBenchmark("../shared/data/greeklaws-2021", { queriesFile: "…/queries-sample.jsonl" });
+ */
+export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promise<LoadedBenchmark> {
+  const readOpts = { queriesFile: opts.queriesFile, warn: opts.warn };
+  if (src === "sample") {
+    return { benchmark: await readBeir(SAMPLE_DIR, { ...readOpts, name: "sample" }), origin: "sample", dir: SAMPLE_DIR };
+  }
+  if (src === "hf") {
+    try {
+      const dataDir = opts.dataDir ?? path.join(PACKAGE_ROOT, "data");
+      const pulled = await pullHub({ cacheRoot: path.join(dataDir, "hf"), log: opts.log });
+      const dir = path.join(pulled.dir, "beir");
+      const benchmark = opts.queriesFile ? await readBeir(dir, { ...readOpts, name: "hf" }) : { ...pulled.benchmark, name: "hf" };
+      return { benchmark, origin: "hf", dir };
+    } catch (err) {
+      if (!opts.fallbackToSample) throw err;
+      const reason = `the Hugging Face Hub could not be used (${(err as Error).message})`;
+      opts.log?.(`${reason}; falling back to the bundled demo set data/sample (not the official benchmark)`);
+      const benchmark = await readBeir(SAMPLE_DIR, { ...readOpts, name: "sample" });
+      return { benchmark, origin: "sample", fallback: reason, dir: SAMPLE_DIR };
+    }
+  }
+  const dir = path.resolve(src);
+  return { benchmark: await readBeir(dir, readOpts), origin: "dir", dir };
+}

@@ -1,0 +1,115 @@
+import type { Benchmark } from "../types";
+import { words } from "../text/normalize";
+
+/** The paper's Table 1: size of the benchmark and of its relevance judgments. */
+export interface DatasetStats {
+  queries: number;
+  articles: number;
+  sources: number;
+  judgments: number;
+  distinctRelevant: number;
+  /** distinct relevant articles / articles */
+  relevantShareOfPool: number;
+  goldPerQuery: number;
+  /** share of queries with more than one relevant article */
+  multiGoldShare: number;
+  medianArticleWords: number;
+  medianQueryWords: number;
+}
+
+/** The paper's Table 6: one row per legal area. */
+export interface AreaStats {
+  area: string;
+  queries: number;
+  /** distinct relevant articles of the area's queries */
+  goldArticles: number;
+  relevantPerQuery: number;
+  /** median length in words of those gold articles */
+  medianGoldWords: number;
+}
+
+/**
+ * The statute a `SOURCE::ARTICLE` id belongs to (the whole id when it has no `::`).
+ *
+ * @example
+ * sourceOf("ΑΚ::914"); // "ΑΚ"
+ */
+export function sourceOf(id: string): string {
+  const i = id.indexOf("::");
+  return i < 0 ? id : id.slice(0, i);
+}
+
+/**
+ * Median of a list of numbers (mean of the middle two for even lengths); NaN when empty.
+ *
+ * @example
+ * median([3, 1, 2, 10]); // 2.5
+ */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * Table 1 figures for a benchmark. Lengths count `\w+` words, the unit the paper's
+ * tokenizers start from.
+ *
+ * @example
+ * datasetStats(await readBeir("data/sample")).goldPerQuery;
+ */
+export function datasetStats(b: Benchmark): DatasetStats {
+  const relevant = new Set<string>();
+  let judgments = 0;
+  let multi = 0;
+  for (const q of b.queries) {
+    const gold = b.qrels.get(q.id) ?? new Set<string>();
+    judgments += gold.size;
+    if (gold.size > 1) multi++;
+    for (const d of gold) relevant.add(d);
+  }
+  const nq = b.queries.length;
+  return {
+    queries: nq,
+    articles: b.docs.length,
+    sources: new Set(b.docs.map((d) => sourceOf(d.id))).size,
+    judgments,
+    distinctRelevant: relevant.size,
+    relevantShareOfPool: b.docs.length ? relevant.size / b.docs.length : 0,
+    goldPerQuery: nq ? judgments / nq : 0,
+    multiGoldShare: nq ? multi / nq : 0,
+    medianArticleWords: median(b.docs.map((d) => words(d.text).length)),
+    medianQueryWords: median(b.queries.map((q) => words(q.text).length)),
+  };
+}
+
+/**
+ * Table 6: per legal area, from the benchmark's query metadata (queries without an area are
+ * grouped as "unknown"). Rows are sorted by area name.
+ *
+ * @example
+ * areaStats(bench).map((r) => [r.area, r.queries]);
+ */
+export function areaStats(b: Benchmark): AreaStats[] {
+  const length = new Map(b.docs.map((d) => [d.id, words(d.text).length]));
+  const groups = new Map<string, { queries: number; judgments: number; gold: Set<string> }>();
+  for (const q of b.queries) {
+    const area = b.meta.get(q.id)?.area ?? "unknown";
+    let g = groups.get(area);
+    if (!g) groups.set(area, (g = { queries: 0, judgments: 0, gold: new Set() }));
+    g.queries++;
+    const gold = b.qrels.get(q.id) ?? new Set<string>();
+    g.judgments += gold.size;
+    for (const d of gold) g.gold.add(d);
+  }
+  return [...groups]
+    .sort(([a], [c]) => (a < c ? -1 : a > c ? 1 : 0))
+    .map(([area, g]) => ({
+      area,
+      queries: g.queries,
+      goldArticles: g.gold.size,
+      relevantPerQuery: g.judgments / g.queries,
+      medianGoldWords: median([...g.gold].map((d) => length.get(d) ?? 0)),
+    }));
+}

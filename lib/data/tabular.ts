@@ -1,0 +1,277 @@
+/**
+ * Row readers for the file formats a Hugging Face dataset card may point at: csv (RFC 4180),
+ * tsv, jsonl, json and parquet. Every reader yields plain objects keyed by column name, and
+ * remembers where each row came from so a later validation error can name the file and the
+ * line (text formats) or row (binary formats) a researcher has to open.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import zlib from "node:zlib";
+import { parquetReadObjects } from "hyparquet";
+import type { Compressors } from "hyparquet";
+import { DataError } from "./errors";
+
+export type Row = Record<string, unknown>;
+
+/** Rows plus where each one sits in its file. */
+export interface Table {
+  file: string;
+  rows: Row[];
+  /**
+   * 1-based source line of row `i` for line-oriented formats (csv, tsv, jsonl), where an
+   * editor can jump to it; undefined for json and parquet, whose rows have no stable line.
+   */
+  lineOf(i: number): number | undefined;
+  /** Human wording for row `i`: "line 12" or "row 3". */
+  describe(i: number): string;
+}
+
+const FORMATS = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"] as const;
+export type Format = (typeof FORMATS)[number];
+
+/**
+ * The format implied by a file name, or undefined when it is none we read.
+ *
+ * @example
+ * formatOf("data/corpus-00000-of-00001.parquet"); // "parquet"
+ */
+export function formatOf(file: string): Format | undefined {
+  const ext = path.extname(file).slice(1).toLowerCase();
+  return (FORMATS as readonly string[]).includes(ext) ? (ext as Format) : undefined;
+}
+
+/**
+ * Reads a table and keeps each row's position, choosing the parser by extension.
+ *
+ * @example
+ * const t = await readTable("qrels.csv");
+ * throw new DataError("unknown query", t.file, t.lineOf(7));
+ */
+export async function readTable(file: string): Promise<Table> {
+  const format = formatOf(file);
+  switch (format) {
+    case "csv":
+    case "tsv": {
+      const { rows, lines } = parseDelimited(await readText(file), file, format === "tsv" ? "\t" : ",");
+      return table(file, rows, lines);
+    }
+    case "jsonl":
+    case "ndjson": {
+      const { rows, lines } = parseJsonl(await readText(file), file);
+      return table(file, rows, lines);
+    }
+    case "json":
+      return table(file, parseJsonRows(await readText(file), file));
+    case "parquet":
+      return table(file, await readParquet(file));
+    default:
+      throw new DataError(`unsupported file type '${path.extname(file) || "(none)"}'; expected one of ${FORMATS.join(", ")}`, file);
+  }
+}
+
+/**
+ * All rows of a csv, tsv, jsonl, json or parquet file as plain objects.
+ *
+ * @example
+ * const rows = await readRows("data/hf/files/qrels.csv");
+ * rows[0]; // { "query-id": "q1", "corpus-id": "ΑΚ::914", score: "1" }
+ */
+export async function readRows(file: string): Promise<Row[]> {
+  return (await readTable(file)).rows;
+}
+
+function table(file: string, rows: Row[], lines?: number[]): Table {
+  return {
+    file,
+    rows,
+    lineOf: (i) => lines?.[i],
+    describe: (i) => (lines ? `line ${lines[i]}` : `row ${i + 1}`),
+  };
+}
+
+async function readText(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (err) {
+    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
+  }
+  // Spreadsheet exports of the card's csv files often start with a BOM; it is not data.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * RFC 4180 parser, written here rather than taken from a library because the grammar is
+ * small and the loader needs the starting line of every record (records may span lines),
+ * which is what error messages point at. Accepts LF as well as CRLF and a missing final
+ * line end; a quote inside an unquoted field is kept literally, as most writers expect.
+ *
+ * @example
+ * parseCsv('id,text\n1,"a, ""b""\nc"\n').rows; // [{ id: "1", text: 'a, "b"\nc' }]
+ */
+export function parseCsv(text: string, file = "<csv>"): { rows: Row[]; lines: number[] } {
+  return parseDelimited(text, file, ",");
+}
+
+function parseDelimited(text: string, file: string, sep: string): { rows: Row[]; lines: number[] } {
+  const records: { fields: string[]; line: number }[] = [];
+  let fields: string[] = [];
+  let field = "";
+  let line = 1;
+  let recordLine = 1;
+  let i = 0;
+  let atFieldStart = true;
+  const n = text.length;
+  const endRecord = () => {
+    fields.push(field);
+    // A blank line is not a record of one empty field: csv writers emit them at the end.
+    if (!(fields.length === 1 && fields[0] === "")) records.push({ fields, line: recordLine });
+    fields = [];
+    field = "";
+    atFieldStart = true;
+  };
+  while (i < n) {
+    const c = text[i];
+    if (atFieldStart && c === '"') {
+      const openedAt = line;
+      i++;
+      for (;;) {
+        if (i >= n) throw new DataError(`unterminated quoted field (opened on line ${openedAt})`, file, openedAt);
+        const d = text[i];
+        if (d === '"') {
+          if (text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        if (d === "\n") line++;
+        else if (d === "\r" && text[i + 1] !== "\n") line++;
+        field += d;
+        i++;
+      }
+      const next = text[i];
+      if (i < n && next !== sep && next !== "\n" && next !== "\r") {
+        throw new DataError(`unexpected character ${JSON.stringify(next)} after a closing quote`, file, line);
+      }
+      atFieldStart = false;
+      continue;
+    }
+    if (c === sep) {
+      fields.push(field);
+      field = "";
+      atFieldStart = true;
+      i++;
+      continue;
+    }
+    if (c === "\n" || c === "\r") {
+      i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
+      endRecord();
+      line++;
+      recordLine = line;
+      continue;
+    }
+    field += c;
+    atFieldStart = false;
+    i++;
+  }
+  if (field !== "" || fields.length > 0) endRecord();
+
+  if (records.length === 0) return { rows: [], lines: [] };
+  const header = records[0].fields.map((h) => h.trim());
+  const seen = new Set<string>();
+  for (const h of header) {
+    if (seen.has(h)) throw new DataError(`duplicate column '${h}' in the header`, file, records[0].line);
+    seen.add(h);
+  }
+  const rows: Row[] = [];
+  const lines: number[] = [];
+  for (let r = 1; r < records.length; r++) {
+    const { fields: f, line: at } = records[r];
+    if (f.length !== header.length) {
+      throw new DataError(`expected ${header.length} fields (as in the header), found ${f.length}`, file, at);
+    }
+    const row: Row = {};
+    header.forEach((h, k) => (row[h] = f[k]));
+    rows.push(row);
+    lines.push(at);
+  }
+  return { rows, lines };
+}
+
+function parseJsonl(text: string, file: string): { rows: Row[]; lines: number[] } {
+  const rows: Row[] = [];
+  const lines: number[] = [];
+  const all = text.split(/\r?\n/);
+  for (let i = 0; i < all.length; i++) {
+    if (all[i].trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(all[i]);
+    } catch (err) {
+      throw new DataError(`malformed JSON (${(err as Error).message})`, file, i + 1);
+    }
+    if (!isObject(value)) throw new DataError("expected a JSON object", file, i + 1);
+    rows.push(value);
+    lines.push(i + 1);
+  }
+  return { rows, lines };
+}
+
+/** A json file is an array of row objects, or `{ "data": [...] }` as `datasets` also accepts. */
+function parseJsonRows(text: string, file: string): Row[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new DataError(`malformed JSON (${(err as Error).message})`, file);
+  }
+  const arr = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.data) ? value.data : undefined;
+  if (!arr) throw new DataError('expected a JSON array of rows or an object with a "data" array', file);
+  arr.forEach((r, i) => {
+    if (!isObject(r)) throw new DataError(`row ${i + 1} is not a JSON object`, file);
+  });
+  return arr as Row[];
+}
+
+/**
+ * hyparquet decodes snappy itself; gzip and brotli come from node's zlib so files written
+ * with those codecs also load. ZSTD (pyarrow's optional codec) has no decoder in node 20 and
+ * fails with a message that says so.
+ */
+const COMPRESSORS: Compressors = {
+  GZIP: (input) => new Uint8Array(zlib.gunzipSync(input)),
+  BROTLI: (input) => new Uint8Array(zlib.brotliDecompressSync(input)),
+};
+
+async function readParquet(file: string): Promise<Row[]> {
+  let rows: Record<string, unknown>[];
+  try {
+    // Whole-file read: the benchmark's files are a few MB, and an ArrayBuffer is the AsyncBuffer
+    // hyparquet's CommonJS-visible typings accept (asyncBufferFromFile is typed only for ESM).
+    const buf = await fs.readFile(file);
+    const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
+    rows = (await parquetReadObjects({ file: bytes, compressors: COMPRESSORS })) as Record<string, unknown>[];
+  } catch (err) {
+    throw new DataError(`cannot read parquet (${(err as Error).message})`, file);
+  }
+  return rows.map((r) => {
+    const out: Row = {};
+    for (const [k, v] of Object.entries(r)) out[k] = plain(v);
+    return out;
+  });
+}
+
+/** INT64 columns decode as bigint, which JSON and string comparisons mishandle. */
+function plain(v: unknown): unknown {
+  if (typeof v === "bigint") {
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  }
+  return v;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}

@@ -1,0 +1,121 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { LoadedBenchmark } from "../data/source";
+import { DownloadError } from "../data/download";
+import { writeJsonRun, writeTrec } from "../data/runs";
+import { writeTrecQrels } from "../data/qrels";
+import { areaStats, datasetStats } from "../data/stats";
+import { evaluate, METRICS, type MetricValues } from "../eval/metrics";
+import { formatFixed } from "../eval/format";
+import { formatTable, toCsv } from "../report/text-table";
+import { formatStats } from "../report/stats-text";
+import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";
+
+export interface ReproduceOptions {
+  /** Output root; results go to `<outRoot>/<dataset>/`. */
+  outRoot: string;
+  /** Experiment ids to run (default: all). */
+  only?: string[];
+  log?: (message: string) => void;
+  experiments?: readonly Experiment[];
+}
+
+export interface ExperimentOutcome {
+  id: string;
+  title: string;
+  section: string;
+  status: "ok" | "skipped" | "failed";
+  reason?: string;
+  seconds?: number;
+  mean?: MetricValues;
+}
+
+export interface ReproduceResult {
+  outDir: string;
+  outcomes: ExperimentOutcome[];
+  summaryText: string;
+}
+
+/** Folder name for a loaded benchmark: hf, sample, or the BEIR folder's name. */
+function datasetName(loaded: LoadedBenchmark): string {
+  return loaded.origin === "dir" ? path.basename(loaded.dir) : loaded.origin;
+}
+
+/**
+ * Runs every selected experiment on a loaded benchmark and writes, under
+ * `<outRoot>/<dataset>/`: runs/<id>.trec and .json, summary.csv, per-query.csv,
+ * table1.csv, table6.csv, qrels.txt and metadata.json. An experiment that cannot run here
+ * (a resource offline, a provider not configured) is listed as skipped with the reason; one
+ * that fails is listed as failed; neither stops the others.
+ *
+ * @example
+ * const loaded = await loadBenchmark("sample");
+ * const { outcomes } = await reproduce(loaded, { outRoot: "outputs" });
+ */
+export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
+  const log = opts.log ?? (() => {});
+  const bench = loaded.benchmark;
+  const outDir = path.join(opts.outRoot, datasetName(loaded));
+  await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
+  const all = opts.experiments ?? EXPERIMENTS;
+  const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
+  if (unknown.length) throw new Error(`unknown experiment id(s): ${unknown.join(", ")}; known: ${all.map((e) => e.id).join(", ")}`);
+  const selected = opts.only ? all.filter((e) => opts.only!.includes(e.id)) : all;
+
+  log(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
+  const outcomes: ExperimentOutcome[] = [];
+  const perQueryRows: unknown[][] = [];
+  for (const [i, exp] of selected.entries()) {
+    const base = { id: exp.id, title: exp.title, section: exp.section };
+    log(`[${i + 1}/${selected.length}] ${exp.id} …`);
+    const t0 = performance.now();
+    try {
+      const { run } = await exp.run({ loaded, log });
+      const seconds = (performance.now() - t0) / 1000;
+      await writeTrec(path.join(outDir, "runs", `${exp.id}.trec`), run, exp.id);
+      await writeJsonRun(path.join(outDir, "runs", `${exp.id}.json`), run);
+      const { mean, perQuery } = evaluate(run.rankings, bench.qrels);
+      for (const [qid, m] of perQuery) perQueryRows.push([exp.id, qid, bench.meta.get(qid)?.area ?? "", ...METRICS.map((k) => m[k])]);
+      outcomes.push({ ...base, status: "ok", seconds, mean });
+      log(`[${i + 1}/${selected.length}] ${exp.id}: Recall@100 ${formatFixed(mean["Recall@100"], 4)} in ${seconds.toFixed(1)} s`);
+    } catch (err) {
+      const skipped = err instanceof SkipExperiment || (err instanceof DownloadError && err.code === "OFFLINE");
+      const reason = (err as Error).message;
+      outcomes.push({ ...base, status: skipped ? "skipped" : "failed", reason });
+      log(`[${i + 1}/${selected.length}] ${exp.id}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
+    }
+  }
+
+  const summaryRows = outcomes.map((o) => [o.id, o.section, o.status, ...METRICS.map((m) => o.mean?.[m] ?? ""), o.seconds ?? "", o.reason ?? ""]);
+  await fs.writeFile(path.join(outDir, "summary.csv"), toCsv(["experiment", "section", "status", ...METRICS, "seconds", "reason"], summaryRows));
+  await fs.writeFile(path.join(outDir, "per-query.csv"), toCsv(["experiment", "query", "area", ...METRICS], perQueryRows));
+  const t1 = datasetStats(bench);
+  const t6 = areaStats(bench);
+  await fs.writeFile(path.join(outDir, "table1.csv"), toCsv(Object.keys(t1), [Object.values(t1)]));
+  await fs.writeFile(path.join(outDir, "table6.csv"), toCsv(["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"], t6.map((r) => Object.values(r))));
+  await writeTrecQrels(path.join(outDir, "qrels.txt"), bench.qrels);
+  const metadata = {
+    dataset: bench.name,
+    origin: loaded.origin,
+    fallback: loaded.fallback ?? null,
+    source: loaded.dir,
+    revision: bench.revision ?? null,
+    articles: bench.docs.length,
+    queries: bench.queries.length,
+    createdAt: new Date().toISOString(),
+    node: process.version,
+    experiments: outcomes,
+  };
+  await fs.writeFile(path.join(outDir, "metadata.json"), JSON.stringify(metadata, null, 2) + "\n");
+
+  const ok = outcomes.filter((o) => o.status === "ok");
+  let summaryText =
+    (loaded.fallback ? `NOTE: ${loaded.fallback}; these numbers are on the bundled demo set, not the benchmark.\n\n` : "") +
+    formatStats(bench.name, t1, t6) +
+    `\nResults — ${bench.name} (${bench.queries.length} queries)\n` +
+    formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [o.id, ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)]));
+  const notRun = outcomes.filter((o) => o.status !== "ok");
+  if (notRun.length) summaryText += `\nNot run:\n${notRun.map((o) => `  ${o.id}: ${o.status} — ${o.reason}`).join("\n")}\n`;
+  summaryText += `\nWritten to ${outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, metadata.json)\n`;
+  return { outDir, outcomes, summaryText };
+}

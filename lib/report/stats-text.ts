@@ -1,0 +1,32 @@
+import type { AreaStats, DatasetStats } from "../data/stats";
+import { formatFixed } from "../eval/format";
+import { formatTable } from "./text-table";
+
+/**
+ * Human-readable Tables 1 and 6.
+ *
+ * @example
+ * io.stdout(formatStats("sample", datasetStats(b), areaStats(b)));
+ */
+export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): string {
+  const pct = (x: number) => `${formatFixed(100 * x, 2)}%`;
+  const rows1 = [
+    ["queries", String(t1.queries)],
+    ["articles", String(t1.articles)],
+    ["sources", String(t1.sources)],
+    ["relevance judgments", String(t1.judgments)],
+    ["distinct relevant articles", `${t1.distinctRelevant} (${pct(t1.relevantShareOfPool)} of the pool)`],
+    ["gold articles per query", formatFixed(t1.goldPerQuery, 2)],
+    ["queries with more than one", pct(t1.multiGoldShare)],
+    ["median article length (words)", String(t1.medianArticleWords)],
+    ["median query length (words)", String(t1.medianQueryWords)],
+  ];
+  const rows6 = t6.map((r) => [r.area, String(r.queries), String(r.goldArticles), formatFixed(r.relevantPerQuery, 2), String(r.medianGoldWords)]);
+  return (
+    `Table 1 — ${name}\n` +
+    formatTable(["statistic", "value"], rows1) +
+    `\nTable 6 — per legal area\n` +
+    formatTable(["area", "queries", "gold articles", "relevant/query", "median gold length"], rows6)
+  );
+}
+

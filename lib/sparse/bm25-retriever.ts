@@ -1,0 +1,80 @@
+import type { Benchmark, Query, Run, Tokenizer } from "../types";
+import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
+import { Analyzer, isWordTokenizer } from "../text/analyzer";
+
+/**
+ * A tokenised corpus ready for BM25: the index plus the doc ids in corpus order. Tokenising
+ * is the expensive step, so build this once per (corpus, tokenizer) and derive scorers for as
+ * many parameter settings as needed.
+ *
+ * @example
+ * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+ * const run = bm25Search(corpus, corpus.index.withParams(), bench.queries, 100);
+ */
+export interface IndexedCorpus {
+  tokenizer: Tokenizer;
+  docIds: string[];
+  index: Bm25Index;
+  /** Query text -> term ids; word-level cached when the tokenizer allows it. */
+  analyze(text: string): ArrayLike<number>;
+}
+
+/**
+ * Tokenises and indexes the documents in corpus order.
+ *
+ * @example
+ * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+ */
+export function indexCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer): IndexedCorpus {
+  const docIds = docs.map((d) => d.id);
+  if (isWordTokenizer(tokenizer)) {
+    const analyzer = new Analyzer(tokenizer);
+    const ids = docs.map((d) => analyzer.analyze(d.text));
+    const index = Bm25Index.fromTermIds(analyzer.terms.slice(), ids);
+    // Words first seen in queries get ids past the index's vocabulary, which scoring ignores.
+    return { tokenizer, docIds, index, analyze: (text) => analyzer.analyze(text) };
+  }
+  const index = Bm25Index.build(docs.map((d) => tokenizer.tokenize(d.text)));
+  const analyze = (text: string) => tokenizer.tokenize(text).map((t) => index.vocab.get(t) ?? -1);
+  return { tokenizer, docIds, index, analyze };
+}
+
+/**
+ * Runs every query through one scorer and returns the top-k run with scores.
+ *
+ * @example
+ * const run = bm25Search(corpus, corpus.index.withParams({ k1: 1.2 }), bench.queries, 100);
+ */
+export function bm25Search(
+  corpus: IndexedCorpus,
+  scorer: Bm25Scorer,
+  queries: readonly Query[],
+  k: number,
+  opts: SearchOptions = {},
+): Run {
+  const rankings = new Map<string, string[]>();
+  const scores = new Map<string, number[]>();
+  for (const q of queries) {
+    const top = scorer.searchIds(corpus.analyze(q.text), k, opts);
+    rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
+    scores.set(q.id, Array.from(top.scores));
+  }
+  return { rankings, scores };
+}
+
+/**
+ * Convenience: index, score and rank in one call.
+ *
+ * @example
+ * const run = bm25Run(bench, greekStemmerTokenizer(), { k1: 1.5, b: 0.75 });
+ */
+export function bm25Run(
+  bench: Pick<Benchmark, "docs" | "queries">,
+  tokenizer: Tokenizer,
+  params: Partial<Bm25Params> = {},
+  k = 100,
+  opts: SearchOptions = {},
+): Run {
+  const corpus = indexCorpus(bench.docs, tokenizer);
+  return bm25Search(corpus, corpus.index.withParams(params), bench.queries, k, opts);
+}

@@ -1,0 +1,365 @@
+/**
+ * BM25Okapi with the exact semantics of rank_bm25 0.2.2 (the paper's implementation), on a
+ * term-major inverted index of typed arrays. Per-posting weights are computed eagerly, so a
+ * query is a scatter-add of a few posting slices followed by a top-k selection.
+ *
+ * Floating-point operations follow rank_bm25's order term by term, so scores agree to the
+ * last bit in practice and ties (common in statutory text) fall exactly where the reference
+ * puts them: equal scores keep corpus order.
+ */
+
+export interface Bm25Params {
+  /** Term-frequency saturation (rank_bm25 default 1.5). */
+  k1: number;
+  /** Length normalisation (default 0.75). */
+  b: number;
+  /** Floor for negative idf, as a fraction of the mean idf (default 0.25). */
+  epsilon: number;
+}
+
+export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.75, epsilon: 0.25 });
+
+export interface SearchOptions {
+  /** Keep only documents whose score is > 0 (REACT-BM25 and the tuning sweep use this). */
+  positiveOnly?: boolean;
+}
+
+/** Top-k result: document indices (corpus positions) and their scores, best first. */
+export interface TopK {
+  docs: Int32Array;
+  scores: Float64Array;
+}
+
+/**
+ * An immutable inverted index over tokenised documents; `withParams` derives a scorer for any
+ * (k1, b, ε) without re-tokenising or rebuilding postings, which is what makes the 192-setting
+ * sweep take seconds.
+ *
+ * @example
+ * const index = Bm25Index.build([["ΑΓΩΓ", "ΑΚΥΡ"], ["ΑΓΩΓ"]]);
+ * const bm25 = index.withParams({ k1: 1.2, b: 0.75, epsilon: 0.25 });
+ * bm25.search(["ΑΚΥΡ"], 10).docs; // Int32Array [0, 1]
+ */
+export class Bm25Index {
+  private constructor(
+    /** term -> term id, ids assigned in order of first occurrence (rank_bm25's dict order). */
+    readonly vocab: Map<string, number>,
+    /** postings of term t are [termStart[t], termStart[t+1]) */
+    readonly termStart: Int32Array,
+    readonly postingDoc: Int32Array,
+    readonly postingTf: Int32Array,
+    readonly docLen: Int32Array,
+  ) {}
+
+  get docCount(): number {
+    return this.docLen.length;
+  }
+
+  get postingCount(): number {
+    return this.postingDoc.length;
+  }
+
+  /**
+   * Builds the index from token lists in corpus order.
+   *
+   * @example
+   * const index = Bm25Index.build(docs.map((d) => tokenizer.tokenize(d.text)));
+   */
+  static build(docs: readonly (readonly string[])[]): Bm25Index {
+    const vocab = new Map<string, number>();
+    const terms: string[] = [];
+    const ids = docs.map((tokens) => {
+      const out = new Int32Array(tokens.length);
+      for (let i = 0; i < tokens.length; i++) {
+        let id = vocab.get(tokens[i]);
+        if (id === undefined) {
+          id = terms.length;
+          terms.push(tokens[i]);
+          vocab.set(tokens[i], id);
+        }
+        out[i] = id;
+      }
+      return out;
+    });
+    return Bm25Index.fromTermIds(terms, ids);
+  }
+
+  /**
+   * Builds the index from documents already mapped to term ids (`terms[id]` is the term).
+   * Ids must be assigned in order of first appearance in the corpus, as `Analyzer` does:
+   * that order decides how the mean idf is summed, as in rank_bm25.
+   *
+   * @example
+   * const analyzer = new Analyzer(greekStemmerTokenizer());
+   * const docs = texts.map((t) => analyzer.analyze(t));
+   * const index = Bm25Index.fromTermIds(analyzer.terms.slice(), docs);
+   */
+  static fromTermIds(terms: readonly string[], docs: readonly Int32Array[]): Bm25Index {
+    const V = terms.length;
+    const docLen = new Int32Array(docs.length);
+    const df = new Int32Array(V);
+    const lastDoc = new Int32Array(V).fill(-1);
+    const tfScratch = new Int32Array(V);
+    const docTerms: Int32Array[] = new Array(docs.length);
+    const docTfs: Int32Array[] = new Array(docs.length);
+    const distinct = new Int32Array(V);
+    let postings = 0;
+    for (let d = 0; d < docs.length; d++) {
+      const tokens = docs[d];
+      docLen[d] = tokens.length;
+      let nDistinct = 0;
+      for (let i = 0; i < tokens.length; i++) {
+        const id = tokens[i];
+        if (id < 0 || id >= V) throw new RangeError(`document ${d}: term id ${id} outside the vocabulary of ${V}`);
+        if (lastDoc[id] !== d) {
+          lastDoc[id] = d;
+          tfScratch[id] = 0;
+          distinct[nDistinct++] = id;
+          df[id]++;
+        }
+        tfScratch[id]++;
+      }
+      const termsOfDoc = distinct.slice(0, nDistinct);
+      const tfs = new Int32Array(nDistinct);
+      for (let i = 0; i < nDistinct; i++) tfs[i] = tfScratch[termsOfDoc[i]];
+      docTerms[d] = termsOfDoc;
+      docTfs[d] = tfs;
+      postings += nDistinct;
+    }
+    // Lay postings out term-major, doc ids ascending within a term.
+    const termStart = new Int32Array(V + 1);
+    for (let t = 0; t < V; t++) termStart[t + 1] = termStart[t] + df[t];
+    const fill = termStart.slice(0, V);
+    const postingDoc = new Int32Array(postings);
+    const postingTf = new Int32Array(postings);
+    for (let d = 0; d < docs.length; d++) {
+      const ts = docTerms[d];
+      const tfs = docTfs[d];
+      for (let i = 0; i < ts.length; i++) {
+        const p = fill[ts[i]]++;
+        postingDoc[p] = d;
+        postingTf[p] = tfs[i];
+      }
+    }
+    const vocab = new Map<string, number>();
+    for (let t = 0; t < V; t++) vocab.set(terms[t], t);
+    return new Bm25Index(vocab, termStart, postingDoc, postingTf, docLen);
+  }
+
+  /** Number of distinct terms. */
+  get termCount(): number {
+    return this.termStart.length - 1;
+  }
+
+  /** Number of documents containing term id `t`. */
+  docFreq(t: number): number {
+    return this.termStart[t + 1] - this.termStart[t];
+  }
+
+  /**
+   * A scorer for the given parameters (missing ones take rank_bm25's defaults).
+   *
+   * @example
+   * const bm25 = index.withParams({ k1: 0.9, b: 0.4 });
+   */
+  withParams(params: Partial<Bm25Params> = {}): Bm25Scorer {
+    return new Bm25Scorer(this, { ...DEFAULT_BM25, ...params });
+  }
+}
+
+/**
+ * Okapi idf per term id, floored as rank_bm25 does: terms in more than half the corpus get
+ * ε times the mean idf over the whole vocabulary (the mean summed in first-occurrence order).
+ *
+ * @example
+ * const idf = okapiIdf(index, 0.25);
+ */
+export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
+  const V = index.termCount;
+  const N = index.docCount;
+  const idf = new Float64Array(V);
+  let sum = 0;
+  const negative: number[] = [];
+  for (let t = 0; t < V; t++) {
+    const n = index.docFreq(t);
+    const v = Math.log(N - n + 0.5) - Math.log(n + 0.5);
+    idf[t] = v;
+    sum += v;
+    if (v < 0) negative.push(t);
+  }
+  const eps = epsilon * (sum / V);
+  for (const t of negative) idf[t] = eps;
+  return idf;
+}
+
+/** Scores queries against a `Bm25Index` for one parameter setting. */
+export class Bm25Scorer {
+  readonly idf: Float64Array;
+  /** Precomputed idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)) per posting. */
+  readonly weight: Float64Array;
+  readonly avgdl: number;
+  private readonly scores: Float64Array;
+
+  constructor(
+    readonly index: Bm25Index,
+    readonly params: Bm25Params,
+  ) {
+    const { k1, b, epsilon } = params;
+    const N = index.docCount;
+    let total = 0;
+    for (let d = 0; d < N; d++) total += index.docLen[d];
+    this.avgdl = total / N;
+    this.idf = okapiIdf(index, epsilon);
+    const lenNorm = new Float64Array(N);
+    for (let d = 0; d < N; d++) lenNorm[d] = k1 * (1 - b + (b * index.docLen[d]) / this.avgdl);
+    const w = new Float64Array(index.postingCount);
+    const { termStart, postingDoc, postingTf } = index;
+    for (let t = 0; t < this.idf.length; t++) {
+      const idf = this.idf[t];
+      for (let p = termStart[t]; p < termStart[t + 1]; p++) {
+        const tf = postingTf[p];
+        w[p] = idf * ((tf * (k1 + 1)) / (tf + lenNorm[postingDoc[p]]));
+      }
+    }
+    this.weight = w;
+    this.scores = new Float64Array(N);
+  }
+
+  /**
+   * Full score vector for one query; repeated query terms count again, unknown terms add 0.
+   * The returned array is owned by the caller.
+   *
+   * @example
+   * const s = bm25.scoreAll(["ΑΓΩΓ", "ΑΓΩΓ"]); // s[d] for every corpus position d
+   */
+  scoreAll(queryTokens: readonly string[]): Float64Array {
+    const out = new Float64Array(this.index.docCount);
+    this.accumulate(queryTokens, out);
+    return out;
+  }
+
+  private accumulate(queryTokens: readonly string[], scores: Float64Array): void {
+    const { vocab } = this.index;
+    for (const tok of queryTokens) {
+      const t = vocab.get(tok);
+      if (t !== undefined) this.addTerm(t, scores);
+    }
+  }
+
+  private addTerm(t: number, scores: Float64Array): void {
+    const { termStart, postingDoc } = this.index;
+    const w = this.weight;
+    const end = termStart[t + 1];
+    for (let p = termStart[t]; p < end; p++) scores[postingDoc[p]] += w[p];
+  }
+
+  /**
+   * The k best documents, ties in corpus order, exactly as a stable descending sort of
+   * rank_bm25's scores. With `positiveOnly`, documents scoring <= 0 are left out (so fewer
+   * than k may come back).
+   *
+   * @example
+   * const { docs, scores } = bm25.search(tokenizer.tokenize("καταγγελία σύμβασης εργασίας"), 100);
+   */
+  search(queryTokens: readonly string[], k: number, opts: SearchOptions = {}): TopK {
+    this.accumulate(queryTokens, this.scores);
+    return this.select(k, opts);
+  }
+
+  /**
+   * `search` for a query already mapped to term ids (ids outside the vocabulary add 0).
+   *
+   * @example
+   * const top = bm25.searchIds(analyzer.analyze(query.text), 100);
+   */
+  searchIds(termIds: ArrayLike<number>, k: number, opts: SearchOptions = {}): TopK {
+    const V = this.index.termCount;
+    for (let i = 0; i < termIds.length; i++) {
+      const t = termIds[i];
+      if (t >= 0 && t < V) this.addTerm(t, this.scores);
+    }
+    return this.select(k, opts);
+  }
+
+  private select(k: number, opts: SearchOptions): TopK {
+    if (!Number.isInteger(k) || k < 1) {
+      this.scores.fill(0);
+      throw new RangeError(`k must be a positive integer, got ${k}`);
+    }
+    const N = this.index.docCount;
+    const scores = this.scores;
+    // Every document competes, not only matching ones: with fewer than k matches the reference
+    // fills the list with zero scores in corpus order.
+    const heap = new TopKHeap(Math.min(k, N));
+    for (let d = 0; d < N; d++) {
+      const s = scores[d];
+      if (opts.positiveOnly && !(s > 0)) continue;
+      heap.offer(d, s);
+    }
+    scores.fill(0);
+    return heap.sorted();
+  }
+}
+
+/**
+ * Bounded heap whose root is the worst kept entry: lower score, or equal score and later
+ * corpus position. Keeps the selection O(N log k) instead of sorting all N scores.
+ */
+class TopKHeap {
+  private readonly doc: Int32Array;
+  private readonly score: Float64Array;
+  private size = 0;
+  constructor(private readonly capacity: number) {
+    this.doc = new Int32Array(capacity);
+    this.score = new Float64Array(capacity);
+  }
+  /** a is worse than b */
+  private worse(sa: number, da: number, sb: number, db: number): boolean {
+    return sa < sb || (sa === sb && da > db);
+  }
+  offer(d: number, s: number): void {
+    if (this.capacity === 0) return;
+    if (this.size < this.capacity) {
+      let i = this.size++;
+      this.doc[i] = d;
+      this.score[i] = s;
+      while (i > 0) {
+        const parent = (i - 1) >> 1;
+        if (!this.worse(this.score[i], this.doc[i], this.score[parent], this.doc[parent])) break;
+        this.swap(i, parent);
+        i = parent;
+      }
+      return;
+    }
+    if (!this.worse(this.score[0], this.doc[0], s, d)) return;
+    this.doc[0] = d;
+    this.score[0] = s;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < this.size && this.worse(this.score[l], this.doc[l], this.score[m], this.doc[m])) m = l;
+      if (r < this.size && this.worse(this.score[r], this.doc[r], this.score[m], this.doc[m])) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+  private swap(i: number, j: number): void {
+    const d = this.doc[i];
+    this.doc[i] = this.doc[j];
+    this.doc[j] = d;
+    const s = this.score[i];
+    this.score[i] = this.score[j];
+    this.score[j] = s;
+  }
+  sorted(): TopK {
+    const order = Array.from({ length: this.size }, (_, i) => i);
+    order.sort((a, b) => this.score[b] - this.score[a] || this.doc[a] - this.doc[b]);
+    return {
+      docs: Int32Array.from(order, (i) => this.doc[i]),
+      scores: Float64Array.from(order, (i) => this.score[i]),
+    };
+  }
+}

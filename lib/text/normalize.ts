@@ -1,0 +1,77 @@
+/**
+ * Text normalisation shared by every tokenizer: the paper's `clean` step and the
+ * accent-stripping, upper-casing fold of its Greek stemmer pipeline.
+ */
+
+// Longest literals first, so "NARROW NO-BREAK SPACE" and "NNBSP" are not half-eaten by "NBSP".
+// The escaped forms appear because the source texts went through tools that printed them literally.
+const SPACE_LITERALS = ["NARROW NO-BREAK SPACE", "NNBSP", "NBSP", "\\u202f", "\\u00a0", "\\xa0"];
+const SPACE_CHARS = /[\u202F\u00A0\u2009\u200A\u200B\uFEFF]/g;
+const LITERALS_RE = new RegExp(SPACE_LITERALS.map((s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")).join("|"), "g");
+
+/**
+ * The paper's `clean`: no-break and zero-width spaces (as characters or as the literal texts
+ * that leaked into the corpus) become spaces, CR/CRLF become LF, runs of spaces or tabs
+ * collapse to one space, and the ends are trimmed.
+ *
+ * @example
+ * clean("Άρθρο\u00a05 NBSP  παρ.\r\n2 "); // "Άρθρο 5 παρ.\n2"
+ */
+export function clean(text: string): string {
+  return text
+    .replace(SPACE_CHARS, " ")
+    .replace(LITERALS_RE, " ")
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t]{2,}/g, " ")
+    .trim();
+}
+
+const COMBINING = /\p{M}/gu;
+
+/**
+ * Decomposes (NFD), drops combining marks and upper-cases: the fold applied to every word
+ * before the Greek stopword list and stemmer, so "Δικαστήριο" and "ΔΙΚΑΣΤΗΡΙΟ" meet.
+ *
+ * @example
+ * foldUpper("ακυρώσιμη"); // "ΑΚΥΡΩΣΙΜΗ"
+ */
+export function foldUpper(word: string): string {
+  // Decomposition, mark removal and upper-casing all act character by character (canonical
+  // reordering only moves marks, which are dropped anyway), so a per-character table gives the
+  // same result without running the Unicode normaliser on every word.
+  let out = "";
+  for (let i = 0; i < word.length; i++) {
+    const c = word.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdfff) return word.normalize("NFD").replace(COMBINING, "").toUpperCase();
+    let f = UPPER_FOLD[c];
+    if (f === undefined) UPPER_FOLD[c] = f = String.fromCharCode(c).normalize("NFD").replace(COMBINING, "").toUpperCase();
+    out += f;
+  }
+  return out;
+}
+
+const UPPER_FOLD: (string | undefined)[] = new Array(65536);
+
+/**
+ * Same fold but lower-cased: the form the spaCy-based and BERT-style tokenizers compare.
+ *
+ * @example
+ * foldLower("Σύμβαση"); // "συμβαση"
+ */
+export function foldLower(word: string): string {
+  return word.normalize("NFD").replace(COMBINING, "").toLowerCase();
+}
+
+/** Python's `\w+` in Unicode mode: letters, digits (any script) and underscore. */
+export const WORD_RE = /[\p{L}\p{N}_]+/gu;
+
+/**
+ * Splits text into the maximal runs of letters, digits and underscores, as Python's
+ * `re.findall(r"\w+", text)` does; a one-letter word such as the "5" of "άρθρο 5" is kept.
+ *
+ * @example
+ * words("Άρθρο 5, παρ. 2α"); // ["Άρθρο", "5", "παρ", "2α"]
+ */
+export function words(text: string): string[] {
+  return text.match(WORD_RE) ?? [];
+}

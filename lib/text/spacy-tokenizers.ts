@@ -1,0 +1,178 @@
+/**
+ * BM25-SPACY and BM25-ENGLISH without spaCy: spaCy's own lemma tables and stopword lists
+ * (see spacy-lexicon.ts) applied to word tokens, then normalised exactly as the paper's
+ * notebook normalises spaCy's output:
+ *
+ *   Greek:   token = strip_marks(lemma).lower();  dropped if in {strip_marks(s).lower() for s in STOP_WORDS}
+ *   English: token = lemma.lower();               dropped if in {strip_marks(s).lower() for s in STOP_WORDS}
+ *
+ * so stopwords are removed after lemmatisation and (for Greek) after accent stripping: an
+ * unaccented capitalised "ΑΛΛΑ" and an inflected "είχαμε" → "έχω" are both dropped, while a
+ * stopword-looking surface form whose lemma is not a stopword is kept. What differs from running
+ * the spaCy pipelines is listed in docs/tokenizers.md.
+ */
+import type { Tokenizer } from "../types";
+import { clean, foldLower } from "./normalize";
+import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
+
+/**
+ * Word tokens, approximating spaCy's tokenizer on statute text: numbers keep internal `.`, `,`
+ * and `/` ("1.000", "4172/2013", "3,5"), which spaCy's infix rules never split; otherwise a token
+ * is a maximal run of letters, combining marks, digits and underscore, so hyphens and all
+ * punctuation separate tokens (spaCy splits hyphens between letters too) and punctuation tokens
+ * never appear. English also keeps apostrophes between letters so clitics can be handled.
+ */
+const GREEK_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+)*`;
+const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+|['’][\p{L}\p{M}\p{N}_]+)*`;
+const UNDERSCORES = /^_+$/;
+/** Memo entries before the per-word caches are reset (keeps memory bounded on huge vocabularies). */
+const MEMO_LIMIT = 1 << 20;
+
+function memo<V>(fn: (word: string) => V): (word: string) => V {
+  let cache = new Map<string, V>();
+  return (word) => {
+    let v = cache.get(word);
+    if (v === undefined && !cache.has(word)) {
+      v = fn(word);
+      if (cache.size >= MEMO_LIMIT) cache = new Map();
+      cache.set(word, v);
+    }
+    return v as V;
+  };
+}
+
+/** The notebook's stop set: each listed stopword accent-stripped and lower-cased. */
+function foldedStopwords(lex: SpacyLexicon): Set<string> {
+  const out = new Set<string>();
+  for (const s of lex.stopwords) out.add(foldLower(s));
+  return out;
+}
+
+/**
+ * A POS-blind version of spaCy's GreekLemmatizer.rule_lemmatize for a lower-cased word:
+ * a word that is itself a listed lemma (of any POS) is returned as is; else its exception entry;
+ * else the first suffix-rule output found in the lemma index, trying POS in
+ * {@link GREEK_POS_ORDER} order, first with accents as written and then ignoring accents (the
+ * rules rewrite endings without moving the accent, "συμβάσεως" → "συμβάση" vs the indexed
+ * "σύμβαση"); else the word itself. spaCy would instead use the tagger's POS and, with no indexed
+ * candidate, the first rule output even if unknown; without a POS that guess is too risky.
+ */
+export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
+  const g = lex.greek;
+  if (!g) throw new Error("greekLemmatizer: the lexicon has no Greek rule tables (load it with lang 'el')");
+  const extra = [...new Set([...g.index.keys(), ...g.rules.keys()])].filter((p) => !(GREEK_POS_ORDER as readonly string[]).includes(p)).sort();
+  const posOrder = [...GREEK_POS_ORDER, ...extra].filter((p) => g.index.has(p) && (g.rules.get(p)?.length ?? 0) > 0);
+  const anyIndex = new Set<string>();
+  for (const set of g.index.values()) for (const w of set) anyIndex.add(w);
+  let folded: Map<string, Set<string>> | undefined;
+  const foldedIndex = (pos: string): Set<string> => {
+    if (!folded) {
+      folded = new Map();
+      for (const [p, set] of g.index) folded.set(p, new Set([...set].map(foldLower)));
+    }
+    return folded.get(pos)!;
+  };
+
+  return (w) => {
+    if (anyIndex.has(w)) return w;
+    const exc = lex.lemma.get(w);
+    if (exc !== undefined) return exc;
+    const candidates: Array<[string, string]> = [];
+    for (const pos of posOrder) {
+      const index = g.index.get(pos)!;
+      for (const [oldSuffix, newSuffix] of g.rules.get(pos)!) {
+        if (!w.endsWith(oldSuffix)) continue;
+        const form = w.slice(0, w.length - oldSuffix.length) + newSuffix;
+        if (form === "") continue;
+        if (index.has(form)) return form;
+        candidates.push([pos, form]);
+      }
+    }
+    for (const [pos, form] of candidates) if (foldedIndex(pos).has(foldLower(form))) return form;
+    return w;
+  };
+}
+
+/**
+ * BM25-SPACY: Greek words lemmatised with spaCy's Greek lemma tables, accents stripped and
+ * lower-cased, spaCy's Greek stopwords (compared in the same folded form) and punctuation dropped.
+ *
+ * @example
+ * const tok = spacyGreekTokenizer(await loadSpacyLexicon("el"));
+ * tok.tokenize("Ο εκμισθωτής υποχρεούται να παραδώσει το μίσθιο."); // e.g. ["εκμισθωτης", "υποχρεουμαι", "παραδιδω", "μισθιο"]
+ */
+export function spacyGreekTokenizer(lex: SpacyLexicon): Tokenizer {
+  if (lex.lang !== "el") throw new Error(`spacyGreekTokenizer needs the Greek lexicon, got '${lex.lang}'`);
+  const lemmatize = greekLemmatizer(lex);
+  const stop = foldedStopwords(lex);
+  const term = memo((word: string): string | null => {
+    const lemma = lemmatize(word.normalize("NFC").toLowerCase());
+    const t = foldLower(lemma).trim();
+    return t === "" || UNDERSCORES.test(t) || stop.has(t) ? null : t;
+  });
+  const re = new RegExp(GREEK_TOKEN_SOURCE, "gu");
+  return {
+    name: "bm25-spacy",
+    tokenize(text: string): string[] {
+      const out: string[] = [];
+      const s = clean(text);
+      re.lastIndex = 0;
+      for (let m = re.exec(s); m !== null; m = re.exec(s)) {
+        const t = term(m[0]);
+        if (t !== null) out.push(t);
+      }
+      return out;
+    },
+  };
+}
+
+/** spaCy's tokenizer exceptions give these negation stems their own lemma ("can't" → "ca" + "n't"). */
+const NEGATED_STEM_LEMMA: Record<string, string> = { ca: "can", wo: "will", sha: "shall", ai: "be" };
+const NEGATION = /^(.+?)n['’]t$/i;
+const CLITIC = /^(.+)['’](?:s|ll|re|ve|d|m)$/i;
+const EMPTY: readonly string[] = Object.freeze([]);
+
+/**
+ * BM25-ENGLISH (the translation baseline's BM25-ENGLISH-SPACY): English words lemmatised with
+ * spaCy's English lookup table (surface form first, then lower-cased), lower-cased, spaCy's
+ * English stopwords and punctuation dropped. Contractions are split as spaCy does ("didn't" →
+ * "did" + "n't", "court's" → "court" + "'s"); the clitics are all stopwords, so only the stem
+ * survives, and only if its lemma is not a stopword.
+ *
+ * @example
+ * const tok = spacyEnglishTokenizer(await loadSpacyLexicon("en"));
+ * tok.tokenize("The courts were considering the claims."); // ["court", "consider", "claim"]
+ */
+export function spacyEnglishTokenizer(lex: SpacyLexicon): Tokenizer {
+  if (lex.lang !== "en") throw new Error(`spacyEnglishTokenizer needs the English lexicon, got '${lex.lang}'`);
+  const stop = foldedStopwords(lex);
+  const lemmaOf = (w: string): string => {
+    const lower = w.toLowerCase();
+    return (lex.lemma.get(w) ?? lex.lemma.get(lower) ?? lower).toLowerCase().trim();
+  };
+  const keep = (t: string): boolean => t !== "" && !UNDERSCORES.test(t) && !stop.has(t);
+  const terms = memo((word: string): readonly string[] => {
+    const w = word.normalize("NFC");
+    let lemma: string;
+    const neg = NEGATION.exec(w);
+    const clitic = neg ? null : CLITIC.exec(w);
+    if (neg) lemma = NEGATED_STEM_LEMMA[neg[1].toLowerCase()] ?? lemmaOf(neg[1]);
+    else if (clitic) lemma = lemmaOf(clitic[1]);
+    else lemma = lemmaOf(w);
+    return keep(lemma) ? [lemma] : EMPTY;
+  });
+  const re = new RegExp(ENGLISH_TOKEN_SOURCE, "gu");
+  return {
+    name: "bm25-english",
+    tokenize(text: string): string[] {
+      const out: string[] = [];
+      const s = clean(text);
+      re.lastIndex = 0;
+      for (let m = re.exec(s); m !== null; m = re.exec(s)) {
+        const ts = terms(m[0]);
+        for (let i = 0; i < ts.length; i++) out.push(ts[i]);
+      }
+      return out;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { Tokenizer } from "../types";
+import { Analyzer, type WordTokenizer } from "./analyzer";
+import { clean, foldLower, foldUpper } from "./normalize";
+import { createCachedStemmer } from "./greek-stemmer";
+import { GREEK_STEMMER_STOPWORDS } from "./stopwords";
+
+/** Names of the built-in tokenizers (the lemma-based ones need downloaded tables, see `createTokenizer`). */
+export const TOKENIZER_NAMES = ["bm25-greekstemmer", "bm25-grnlp", "bm25-spacy", "bm25-english"] as const;
+export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
+
+const PY_WORD_CHAR = /[\p{L}\p{N}_]/u;
+const CLEAN_TRIGGERS = ["NBSP", "NARROW", "\\"];
+
+/**
+ * The paper's BM25-GREEKSTEMMER tokenizer: clean, Python-style `\w+` words, accents removed
+ * and upper-cased, the 43 stopwords dropped, each word stemmed with the Ntais rules.
+ *
+ * @example
+ * greekStemmerTokenizer().tokenize("Η αγωγή απορρίπτεται ως αόριστη."); // ["ΑΓΩΓ", "ΑΠΟΡΡΙΠΤ", "ΑΟΡΙΣΤ"]
+ */
+export function greekStemmerTokenizer(): WordTokenizer {
+  // Case variants of a word fold to one form, so stems are cached per folded form.
+  const stem = createCachedStemmer();
+  const self: WordTokenizer = {
+    name: "bm25-greekstemmer",
+    isWordChar: (cp) => PY_WORD_CHAR.test(String.fromCodePoint(cp)),
+    term(word) {
+      const folded = foldUpper(word);
+      return GREEK_STEMMER_STOPWORDS.has(folded) ? null : stem(folded);
+    },
+    // Of all that clean() does, only the replacement of literal "NBSP"-style texts can change
+    // which words a text has; skipping it for the texts without them saves a pass per document.
+    prepare: (text) => (CLEAN_TRIGGERS.some((t) => text.includes(t)) ? clean(text) : text),
+    tokenize: (text) => analyzer.tokenize(text),
+  };
+  const analyzer = new Analyzer(self);
+  return self;
+}
+
+// BERT's basic tokenizer treats ASCII symbols as punctuation too, not only Unicode P* characters.
+const BERT_PUNCT = /[\p{P}!-\/:-@[-`{-~]/u;
+const BERT_SPLIT = /[\p{P}!-\/:-@[-`{-~]|[\s\p{Cc}]+/u;
+
+/**
+ * Approximates the gr-nlp-toolkit tokens used by BM25-GR-NLP-TOOLKIT: the toolkit strips
+ * accents and lower-cases (its Greek BERT is uncased), then splits on whitespace and on every
+ * punctuation character as BERT's basic tokenizer does; punctuation tokens are dropped and
+ * nothing is stemmed. See docs/tokenizers.md for what differs from running the toolkit.
+ *
+ * @example
+ * grnlpTokenizer().tokenize("Κατά το άρθρο 281 Α.Κ., η άσκηση..."); // ["κατα","το","αρθρο","281","α","κ","η","ασκηση"]
+ */
+export function grnlpTokenizer(): Tokenizer {
+  const splitter = new RegExp(BERT_SPLIT.source, "gu");
+  return {
+    name: "bm25-grnlp",
+    tokenize(text: string): string[] {
+      const folded = foldLower(clean(text));
+      return folded.split(splitter).filter((t) => t !== "" && !BERT_PUNCT.test(t));
+    },
+  };
+}
