@@ -75,7 +75,9 @@ export async function readJsonl(file: string, required: string[] = [], warn?: Wa
 function toItems(records: JsonlRecord[], file: string): { id: string; text: string }[] {
   const seen = new Map<string, number>();
   return records.map(({ line, value }) => {
-    const id = String(value.id ?? value._id);
+    const rawId = value.id ?? value._id;
+    if (rawId === undefined || rawId === null) throw new DataError('missing field "id"', file, line);
+    const id = String(rawId);
     if (typeof value.text !== "string") throw new DataError(`field "text" of id '${id}' is not a string`, file, line);
     if (/\s/.test(id) || id === "") throw new DataError(`id '${id}' is empty or contains whitespace`, file, line);
     if (value.text.trim() === "") throw new DataError(`empty text for id '${id}'`, file, line);

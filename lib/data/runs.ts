@@ -28,6 +28,7 @@ export function formatTrec(run: Run, tag: string): string {
   const parts: string[] = [];
   for (const [qid, ranking] of run.rankings) {
     const scores = run.scores?.get(qid);
+    if (scores && scores.length < ranking.length) throw new Error(`run has ${scores.length} scores for ${ranking.length} documents of query '${qid}'`);
     for (let i = 0; i < ranking.length; i++) {
       const score = scores ? pyRepr(scores[i]) : String(101 - (i + 1));
       parts.push(`${qid} Q0 ${ranking[i]} ${i + 1} ${score} ${tag}\n`);
@@ -101,19 +102,49 @@ export async function writeJsonRun(file: string, run: Run): Promise<void> {
  * const run = await readJsonRun("outputs/sample/runs/bm25.json");
  */
 export async function readJsonRun(file: string): Promise<Run> {
+  let text: string;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await fs.readFile(file, "utf8"));
+    text = await fs.readFile(file, "utf8");
+    parsed = JSON.parse(text);
   } catch (err) {
     throw new DataError(`not a readable JSON run (${(err as Error).message})`, file);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new DataError('expected an object {"qid": ["docid", …]}', file);
+  const obj = parsed as Record<string, unknown>;
   const rankings = new Map<QueryId, Ranking>();
-  for (const [qid, list] of Object.entries(parsed as Record<string, unknown>)) {
+  // Object key order puts integer-like ids first; the file's order is the one to keep.
+  for (const qid of topLevelKeys(text)) {
+    const list = obj[qid];
+    if (rankings.has(qid)) continue;
     if (!Array.isArray(list) || !list.every((x) => typeof x === "string")) throw new DataError(`query '${qid}': expected an array of doc ids`, file);
+    const dup = list.find((d, i) => list.indexOf(d) !== i);
+    if (dup !== undefined) throw new DataError(`document '${dup}' listed twice for query '${qid}'`, file);
     rankings.set(qid, list as string[]);
   }
   return { rankings };
+}
+
+/** Keys of the outermost JSON object, in file order (the text is known to be valid JSON). */
+function topLevelKeys(text: string): string[] {
+  const keys: string[] = [];
+  let depth = 0;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      if (depth === 1 && expectKey) keys.push(JSON.parse(text.slice(i, j + 1)) as string);
+      expectKey = false;
+      i = j;
+    } else if (c === "{" || c === "[") {
+      depth++;
+      expectKey = c === "{" && depth === 1;
+    } else if (c === "}" || c === "]") depth--;
+    else if (c === "," && depth === 1) expectKey = true;
+  }
+  return keys;
 }
 
 /**

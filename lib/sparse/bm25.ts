@@ -96,49 +96,49 @@ export class Bm25Index {
    */
   static fromTermIds(terms: readonly string[], docs: readonly Int32Array[]): Bm25Index {
     const V = terms.length;
-    const docLen = new Int32Array(docs.length);
+    const N = docs.length;
+    const docLen = new Int32Array(N);
+    let totalTokens = 0;
+    for (let d = 0; d < N; d++) totalTokens += docs[d].length;
+    // First pass: each document's distinct terms and their frequencies, back to back in flat
+    // arrays (one allocation instead of two per document).
     const df = new Int32Array(V);
     const lastDoc = new Int32Array(V).fill(-1);
-    const tfScratch = new Int32Array(V);
-    const docTerms: Int32Array[] = new Array(docs.length);
-    const docTfs: Int32Array[] = new Array(docs.length);
-    const distinct = new Int32Array(V);
+    const slotOf = new Int32Array(V);
+    const flatTerm = new Int32Array(totalTokens);
+    const flatTf = new Int32Array(totalTokens);
+    const docStart = new Int32Array(N + 1);
     let postings = 0;
-    for (let d = 0; d < docs.length; d++) {
+    for (let d = 0; d < N; d++) {
       const tokens = docs[d];
       docLen[d] = tokens.length;
-      let nDistinct = 0;
+      docStart[d] = postings;
       for (let i = 0; i < tokens.length; i++) {
         const id = tokens[i];
         if (id < 0 || id >= V) throw new RangeError(`document ${d}: term id ${id} outside the vocabulary of ${V}`);
         if (lastDoc[id] !== d) {
           lastDoc[id] = d;
-          tfScratch[id] = 0;
-          distinct[nDistinct++] = id;
+          slotOf[id] = postings;
+          flatTerm[postings] = id;
+          flatTf[postings++] = 1;
           df[id]++;
+        } else {
+          flatTf[slotOf[id]]++;
         }
-        tfScratch[id]++;
       }
-      const termsOfDoc = distinct.slice(0, nDistinct);
-      const tfs = new Int32Array(nDistinct);
-      for (let i = 0; i < nDistinct; i++) tfs[i] = tfScratch[termsOfDoc[i]];
-      docTerms[d] = termsOfDoc;
-      docTfs[d] = tfs;
-      postings += nDistinct;
     }
-    // Lay postings out term-major, doc ids ascending within a term.
+    docStart[N] = postings;
+    // Second pass: lay postings out term-major, doc ids ascending within a term.
     const termStart = new Int32Array(V + 1);
     for (let t = 0; t < V; t++) termStart[t + 1] = termStart[t] + df[t];
     const fill = termStart.slice(0, V);
     const postingDoc = new Int32Array(postings);
     const postingTf = new Int32Array(postings);
-    for (let d = 0; d < docs.length; d++) {
-      const ts = docTerms[d];
-      const tfs = docTfs[d];
-      for (let i = 0; i < ts.length; i++) {
-        const p = fill[ts[i]]++;
+    for (let d = 0; d < N; d++) {
+      for (let i = docStart[d]; i < docStart[d + 1]; i++) {
+        const p = fill[flatTerm[i]]++;
         postingDoc[p] = d;
-        postingTf[p] = tfs[i];
+        postingTf[p] = flatTf[i];
       }
     }
     const vocab = new Map<string, number>();

@@ -48,10 +48,17 @@ export class Analyzer {
   /** term -> term id */
   readonly termIds = new Map<string, number>();
   private readonly charClass = new Uint8Array(65536);
+  /** Open addressing, two ints per slot: [hash, raw-word id], id -1 when empty. */
   private slots: Int32Array;
   private mask: number;
-  private rawWords: string[] = [];
-  private rawHash: number[] = [];
+  private slotMask: number;
+  /** Characters of every raw word, back to back, so a lookup compares one contiguous run. */
+  private pool: Uint16Array = new Uint16Array(1 << 16);
+  private poolUsed = 0;
+  private rawCount = 0;
+  private rawStart: Int32Array = new Int32Array(1024);
+  private rawLen: Int32Array = new Int32Array(1024);
+  private rawHash: Int32Array = new Int32Array(1024);
   private rawTerm: Int32Array = new Int32Array(1024);
   private buffer = new Int32Array(4096);
 
@@ -60,8 +67,10 @@ export class Analyzer {
       if (c >= 0xd800 && c <= 0xdfff) this.charClass[c] = SURROGATE;
       else this.charClass[c] = tokenizer.isWordChar(c) ? WORD : NOT_WORD;
     }
-    this.slots = new Int32Array(1 << 16).fill(-1);
-    this.mask = this.slots.length - 1;
+    const capacity = 1 << 16;
+    this.slots = new Int32Array(capacity * 2).fill(-1);
+    this.mask = capacity - 1;
+    this.slotMask = capacity * 2 - 1;
   }
 
   /**
@@ -132,36 +141,46 @@ export class Analyzer {
   /** Raw-word id for s[start, end), creating it (and resolving its term) on first sight. */
   private intern(s: string, start: number, end: number, h: number): number {
     const length = end - start;
-    let slot = h & this.mask;
+    const slots = this.slots;
+    const pool = this.pool;
+    let slot = (h & this.mask) << 1;
     for (;;) {
-      const id = this.slots[slot];
+      const id = slots[slot + 1];
       if (id < 0) break;
-      if (this.rawHash[id] === h) {
-        const w = this.rawWords[id];
-        if (w.length === length) {
-          let same = true;
-          for (let j = 0; j < length; j++) {
-            if (w.charCodeAt(j) !== s.charCodeAt(start + j)) {
-              same = false;
-              break;
-            }
-          }
-          if (same) return id;
-        }
+      if (slots[slot] === h && this.rawLen[id] === length) {
+        const at = this.rawStart[id];
+        let j = 0;
+        while (j < length && pool[at + j] === s.charCodeAt(start + j)) j++;
+        if (j === length) return id;
       }
-      slot = (slot + 1) & this.mask;
+      slot = (slot + 2) & this.slotMask;
     }
-    const word = s.slice(start, end);
-    const id = this.rawWords.length;
-    this.rawWords.push(word);
-    this.rawHash.push(h);
-    this.slots[slot] = id;
+    return this.add(s, start, end, h, slot);
+  }
+
+  private add(s: string, start: number, end: number, h: number, slot: number): number {
+    const id = this.rawCount++;
+    const length = end - start;
     if (id >= this.rawTerm.length) {
-      const bigger = new Int32Array(this.rawTerm.length * 2);
-      bigger.set(this.rawTerm);
-      this.rawTerm = bigger;
+      this.rawTerm = growInt32(this.rawTerm);
+      this.rawStart = growInt32(this.rawStart);
+      this.rawLen = growInt32(this.rawLen);
+      this.rawHash = growInt32(this.rawHash);
     }
-    const term = this.tokenizer.term(word);
+    if (this.poolUsed + length > this.pool.length) {
+      const bigger = new Uint16Array(Math.max(this.pool.length * 2, this.poolUsed + length));
+      bigger.set(this.pool);
+      this.pool = bigger;
+    }
+    for (let j = 0; j < length; j++) this.pool[this.poolUsed + j] = s.charCodeAt(start + j);
+    this.rawStart[id] = this.poolUsed;
+    this.rawLen[id] = length;
+    this.rawHash[id] = h;
+    this.poolUsed += length;
+    this.slots[slot] = h;
+    this.slots[slot + 1] = id;
+
+    const term = this.tokenizer.term(s.slice(start, end));
     let tid = -1;
     if (term !== null) {
       const known = this.termIds.get(term);
@@ -174,17 +193,27 @@ export class Analyzer {
     }
     this.rawTerm[id] = tid;
     // Keep the table at most half full so probe chains stay short.
-    if (this.rawWords.length * 2 > this.slots.length) this.rehash();
+    if (this.rawCount * 2 > this.mask + 1) this.rehash();
     return id;
   }
 
   private rehash(): void {
-    this.slots = new Int32Array(this.slots.length * 2).fill(-1);
-    this.mask = this.slots.length - 1;
-    for (let id = 0; id < this.rawWords.length; id++) {
-      let slot = this.rawHash[id] & this.mask;
-      while (this.slots[slot] >= 0) slot = (slot + 1) & this.mask;
-      this.slots[slot] = id;
+    const capacity = (this.mask + 1) * 2;
+    this.slots = new Int32Array(capacity * 2).fill(-1);
+    this.mask = capacity - 1;
+    this.slotMask = capacity * 2 - 1;
+    for (let id = 0; id < this.rawCount; id++) {
+      const h = this.rawHash[id];
+      let slot = (h & this.mask) << 1;
+      while (this.slots[slot + 1] >= 0) slot = (slot + 2) & this.slotMask;
+      this.slots[slot] = h;
+      this.slots[slot + 1] = id;
     }
   }
+}
+
+function growInt32(a: Int32Array): Int32Array {
+  const b = new Int32Array(a.length * 2);
+  b.set(a);
+  return b;
 }

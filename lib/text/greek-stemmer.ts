@@ -16,15 +16,28 @@
  * Suffix tests are Set lookups on a few slice lengths: no regular expressions at call time.
  */
 
-/** A set of endings, probed only at the lengths that actually occur in it. */
+/**
+ * A set of endings, probed only at the lengths that occur among the endings sharing the word's
+ * last letter: most words are tested with one or two slices instead of one per length.
+ */
 class EndingSet {
   private readonly set: ReadonlySet<string>;
-  /** Distinct ending lengths, longest first. */
-  private readonly lengths: readonly number[];
+  /** Last char code -> distinct lengths of the endings ending in it, longest first. */
+  private readonly lengthsByLast: ReadonlyMap<number, readonly number[]>;
 
   constructor(endings: readonly string[]) {
     this.set = new Set(endings);
-    this.lengths = [...new Set(endings.map((e) => e.length))].sort((a, b) => b - a);
+    const byLast = new Map<number, Set<number>>();
+    for (const e of endings) {
+      const last = e.charCodeAt(e.length - 1);
+      if (!byLast.has(last)) byLast.set(last, new Set());
+      byLast.get(last)!.add(e.length);
+    }
+    this.lengthsByLast = new Map([...byLast].map(([c, ls]) => [c, [...ls].sort((a, b) => b - a)]));
+  }
+
+  private lengthsFor(word: string): readonly number[] {
+    return this.lengthsByLast.get(word.charCodeAt(word.length - 1)) ?? NO_LENGTHS;
   }
 
   /**
@@ -32,7 +45,7 @@ class EndingSet {
    * reference's lazy `^(.+?)(A|B|…)$` selects.
    */
   longestStrippable(word: string): number {
-    for (const n of this.lengths) {
+    for (const n of this.lengthsFor(word)) {
       if (n < word.length && this.set.has(word.slice(word.length - n))) return n;
     }
     return 0;
@@ -40,7 +53,7 @@ class EndingSet {
 
   /** Whether `word` ends with (or equals) one of the endings: the reference's `(A|B|…)$`. */
   endsAny(word: string): boolean {
-    for (const n of this.lengths) {
+    for (const n of this.lengthsFor(word)) {
       if (n <= word.length && this.set.has(word.slice(word.length - n))) return true;
     }
     return false;
@@ -51,6 +64,8 @@ class EndingSet {
     return this.set.has(word);
   }
 }
+
+const NO_LENGTHS: readonly number[] = [];
 
 const endings = (list: string): EndingSet => new EndingSet(list.split("|"));
 
