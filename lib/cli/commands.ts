@@ -11,7 +11,7 @@ import { formatFixed } from "../eval/format";
 import { createRetriever } from "../retrievers";
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
-import { pullHub, pullHubToDir } from "../data/hub";
+import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce } from "../experiments/reproduce";
 
 /** Where a command writes: injectable so tests can run commands in-process. */
@@ -77,9 +77,15 @@ const dataPull = withHelp(
     ],
   },
   async (values, _pos, io) => {
-    const log = logger(io, values.quiet);
-    const opts = { repo: values.repo as string | undefined, revision: values.revision as string | undefined, log };
-    const result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);
+    const bar = values.quiet ? undefined : progressBar();
+    const log = bar?.log ?? (() => {});
+    const opts = { repo: values.repo as string | undefined, revision: values.revision as string | undefined, log, onProgress: bar?.onProgress };
+    let result;
+    try {
+      result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);
+    } finally {
+      bar?.stop();
+    }
     const b = result.benchmark;
     io.stdout(`${b.docs.length} articles, ${b.queries.length} queries, ${[...b.qrels.values()].reduce((s, r) => s + r.size, 0)} judgments -> ${values.dir ?? result.dir}\n`);
   },

@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Benchmark } from "../types";
 import { readBeir, type Warn } from "./beir";
-import { pullHub } from "./hub";
+import { progressBar, pullHub } from "./hub";
 
 /** Root of the installed package, so `sample` resolves wherever the command runs from. */
 export const PACKAGE_ROOT = path.resolve(__dirname, "..", "..");
@@ -43,8 +43,14 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
   if (src === "hf") {
     try {
       const dataDir = opts.dataDir ?? path.join(PACKAGE_ROOT, "data");
-      const pulled = await pullHub({ cacheRoot: path.join(dataDir, "hf"), log: opts.log });
-      const dir = path.join(pulled.dir, "beir");
+      const bar = opts.log ? progressBar() : undefined;
+      let pulled;
+      try {
+        pulled = await pullHub({ cacheRoot: path.join(dataDir, "hf"), log: opts.log, onProgress: bar?.onProgress });
+      } finally {
+        bar?.stop();
+      }
+      const dir = pulled.beirDir;
       const benchmark = opts.queriesFile ? await readBeir(dir, { ...readOpts, name: "hf" }) : { ...pulled.benchmark, name: "hf" };
       return { benchmark, origin: "hf", dir };
     } catch (err) {

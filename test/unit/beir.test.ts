@@ -190,7 +190,7 @@ test("BEIR's _id is accepted in place of id", async () => {
 test(
   "a record with neither id nor _id is an error naming the line",
   async () => {
-    // The qrels do not mention the id-less record, so today the folder loads, with docs[1].id === "undefined".
+    // The qrels do not mention the id-less record, so only the id check can catch it.
     const dir = beirDir({ corpus: [CORPUS[0], '{"text": "χωρίς id"}', CORPUS[2]], qrels: [QRELS[0], "q1\td1\t1", "q2\td3\t1"] });
     await rejectsData(readBeir(dir), names(corpusOf(dir), 2, ".*id"));
   },
