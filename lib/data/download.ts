@@ -8,6 +8,8 @@ export class DownloadError extends Error {
     message: string,
     readonly code: "HTTP" | "NETWORK" | "INTEGRITY" | "OFFLINE",
     readonly status?: number,
+    /** True when retrying cannot help (the host name does not resolve). */
+    readonly permanent = false,
   ) {
     super(message);
     this.name = "DownloadError";
@@ -68,7 +70,7 @@ export async function downloadFile(url: string, dest: string, opts: DownloadOpti
       return await attemptDownload(url, dest, opts);
     } catch (err) {
       lastError = err instanceof DownloadError ? err : new DownloadError(`${url}: ${(err as Error).message}`, "NETWORK");
-      if (lastError.code === "HTTP" && !retryable(lastError.status ?? 0)) throw lastError;
+      if (lastError.permanent || (lastError.code === "HTTP" && !retryable(lastError.status ?? 0))) throw lastError;
       const hinted = (err as { retryAfter?: number }).retryAfter;
       if (hinted !== undefined) waitMs = Math.max(waitMs, hinted);
       if (attempt < attempts) await sleep(waitMs);
@@ -87,7 +89,8 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
       res = await fetch(url, { headers: opts.headers, signal: controller.signal, redirect: "follow" });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-      throw new DownloadError(`${url}: cannot connect (${cause})`, "NETWORK");
+      // An unknown host stays unknown for the next few seconds; a refused or reset connection may not.
+      throw new DownloadError(`${url}: cannot connect (${cause})`, "NETWORK", undefined, cause === "ENOTFOUND");
     }
     if (!res.ok) {
       const e = new DownloadError(`${url}: HTTP ${res.status} ${res.statusText}`, "HTTP", res.status);

@@ -20,6 +20,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { dataDir } from "../paths";
 import cliProgress from "cli-progress";
 import YAML from "yaml";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
@@ -285,7 +286,7 @@ function settings(opts: PullOptions): Settings {
     endpoint: (opts.endpoint ?? process.env.HF_ENDPOINT ?? "https://huggingface.co").replace(/\/+$/, ""),
     headers: token ? { Authorization: `Bearer ${token}` } : {},
     cacheDir: path.resolve(
-      opts.cacheDir ?? path.join(opts.cacheRoot ?? path.join("data", "hf"), repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
+      opts.cacheDir ?? path.join(opts.cacheRoot ?? path.join(dataDir(), "hf"), repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
     ),
     offline: opts.offline ?? offlineEnv,
     onProgress: opts.onProgress,

@@ -3,9 +3,7 @@ import type { Benchmark } from "../types";
 import { readBeir, type Warn } from "./beir";
 import { progressBar, pullHub } from "./hub";
 
-/** Root of the installed package, so `sample` resolves wherever the command runs from. */
-export const PACKAGE_ROOT = path.resolve(__dirname, "..", "..");
-export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
+import { dataDir, SAMPLE_DIR } from "../paths";
 
 export interface LoadedBenchmark {
   benchmark: Benchmark;
@@ -22,7 +20,7 @@ export interface LoadOptions {
   queriesFile?: string;
   /** When `hf` cannot be reached and nothing is cached, load the bundled sample instead of failing. */
   fallbackToSample?: boolean;
-  /** Root of the dataset cache (default `<package>/data`). */
+  /** Root of the dataset cache (default `GBR_DATA_DIR` or `<package>/data`). */
   dataDir?: string;
   log?: (message: string) => void;
   warn?: Warn;
@@ -42,11 +40,11 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
   }
   if (src === "hf") {
     try {
-      const dataDir = opts.dataDir ?? path.join(PACKAGE_ROOT, "data");
+      const root = opts.dataDir ?? dataDir();
       const bar = opts.log ? progressBar() : undefined;
       let pulled;
       try {
-        pulled = await pullHub({ cacheRoot: path.join(dataDir, "hf"), log: opts.log, onProgress: bar?.onProgress });
+        pulled = await pullHub({ cacheRoot: path.join(root, "hf"), log: opts.log, onProgress: bar?.onProgress });
       } finally {
         bar?.stop();
       }

@@ -19,6 +19,7 @@
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
+import { dataDir } from "../paths";
 import { gunzipSync } from "node:zlib";
 import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../data/download";
 import { DataError } from "../data/errors";
@@ -154,7 +155,7 @@ interface Manifest {
  */
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions = {}): Promise<SpacyLexicon> {
   if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);
-  const cacheDir = path.resolve(opts.cacheDir ?? path.join("data", "spacy"), lang);
+  const cacheDir = path.resolve(opts.cacheDir ?? path.join(dataDir(), "spacy"), lang);
   const baseUrl = (opts.baseUrl ?? process.env.GBR_SPACY_BASE_URL ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
   const log = opts.log ?? (() => {});
   const manifestFile = path.join(cacheDir, "manifest.json");
@@ -164,6 +165,9 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   const missing: string[] = [];
   const ready = new Map<SpacyUpstreamFile, { local: string; url: string; entry: ManifestEntry }>();
   let manifestDirty = false;
+  // Once one file could not be fetched for network reasons, the others will not be either:
+  // report them all at once instead of waiting through each one's retries.
+  let unreachable = false;
 
   for (const spec of specs) {
     const rel = cacheRelPath(spec);
@@ -176,7 +180,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       continue;
     }
     if (onDisk && recorded) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
-    if (opts.offline) {
+    if (opts.offline || unreachable) {
       if (onDisk && !recorded) {
         // A file placed by hand (or a manifest lost in a crash): trust it, and record what it is now.
         log(`spaCy ${lang}: ${rel} has no manifest entry; using it as found (offline)`);
@@ -196,6 +200,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       ready.set(spec, { local, url, entry });
     } catch (err) {
       if (err instanceof DownloadError && err.code === "NETWORK") {
+        unreachable = true;
         missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""} <- ${url} [${err.message}]`);
         continue;
       }
