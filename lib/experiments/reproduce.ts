@@ -110,7 +110,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
 
   const ok = outcomes.filter((o) => o.status === "ok");
   let summaryText =
-    (loaded.fallback ? `NOTE: ${loaded.fallback}; these numbers are on the bundled demo set, not the benchmark.\n\n` : "") +
+    (loaded.fallback ? `NOTE: the benchmark could not be loaded from the Hugging Face Hub; these numbers are on the bundled demo set, not the benchmark.\n\n` : "") +
     formatStats(bench.name, t1, t6) +
     `\nResults — ${bench.name} (${bench.queries.length} queries)\n` +
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [o.id, ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)]));

@@ -168,6 +168,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   // Once one file could not be fetched for network reasons, the others will not be either:
   // report them all at once instead of waiting through each one's retries.
   let unreachable = false;
+  let cause: string | undefined;
 
   for (const spec of specs) {
     const rel = cacheRelPath(spec);
@@ -189,7 +190,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
         manifestDirty = true;
         ready.set(spec, { local, url, entry });
       } else {
-        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""} <- ${url}`);
+        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""}`);
       }
       continue;
     }
@@ -201,14 +202,15 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
     } catch (err) {
       if (err instanceof DownloadError && err.code === "NETWORK") {
         unreachable = true;
-        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""} <- ${url} [${err.message}]`);
+        cause ??= err.message;
+        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""}`);
         continue;
       }
       throw err;
     }
   }
   if (manifestDirty) await writeManifest(manifestFile, manifest);
-  if (missing.length > 0) throw offlineError(lang, cacheDir, missing, Boolean(opts.offline));
+  if (missing.length > 0) throw offlineError(lang, cacheDir, missing, cause);
 
   // Parse; a file that does not parse is fetched once more (a proxy or server may
   // have served a broken body with a consistent length, which no checksum of ours can catch).
@@ -270,14 +272,13 @@ async function fetchInto(
   }
 }
 
-function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], offline: boolean): DownloadError {
-  const what = lang === "el" ? "BM25-SPACY (Greek lemma tables and stopwords)" : "BM25-ENGLISH (English lemma table and stopwords)";
+function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], cause: string | undefined): DownloadError {
+  const what = lang === "el" ? "Greek lemma tables and stopwords (BM25-SPACY)" : "English lemma table and stopwords (BM25-ENGLISH)";
   return new DownloadError(
-    `spaCy ${lang} data for ${what} is not available ${offline ? "offline" : "(network unreachable)"}: ` +
-      `missing from ${cacheDir}: ${missing.join("; ")}. ` +
-      `To get it, run once with network access (files are fetched and cached automatically), ` +
-      `or point GBR_SPACY_BASE_URL at a mirror serving <owner>/<repo>/<ref>/<path>, ` +
-      `or download those URLs by hand into ${cacheDir} under the names shown.`,
+    `spaCy ${what} not available ${cause ? `(download failed: ${cause})` : "offline"}; ` +
+      `missing from ${cacheDir}: ${missing.join(", ")}. ` +
+      `Run once with network access (the files are fetched and cached), or set GBR_SPACY_BASE_URL to a mirror ` +
+      `serving <owner>/<repo>/<ref>/<path>.`,
     "OFFLINE",
   );
 }
