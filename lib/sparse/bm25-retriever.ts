@@ -29,8 +29,8 @@ export function indexCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer): Inde
   const docIds = docs.map((d) => d.id);
   if (isWordTokenizer(tokenizer)) {
     const analyzer = new Analyzer(tokenizer);
-    const ids = docs.map((d) => analyzer.analyze(d.text));
-    const index = Bm25Index.fromTermIds(analyzer.terms.slice(), ids);
+    const { ids, offsets } = analyzer.analyzeMany(docs.map((d) => d.text));
+    const index = Bm25Index.fromFlat(analyzer.terms.slice(), ids, offsets);
     // Words first seen in queries get ids past the index's vocabulary, which scoring ignores.
     return { tokenizer, docIds, index, analyze: (text) => analyzer.analyze(text) };
   }

@@ -95,11 +95,26 @@ export class Bm25Index {
    * const index = Bm25Index.fromTermIds(analyzer.terms.slice(), docs);
    */
   static fromTermIds(terms: readonly string[], docs: readonly Int32Array[]): Bm25Index {
+    const offsets = new Int32Array(docs.length + 1);
+    for (let d = 0; d < docs.length; d++) offsets[d + 1] = offsets[d] + docs[d].length;
+    const ids = new Int32Array(offsets[docs.length]);
+    docs.forEach((doc, d) => ids.set(doc, offsets[d]));
+    return Bm25Index.fromFlat(terms, ids, offsets);
+  }
+
+  /**
+   * `fromTermIds` for a corpus already laid out flat: the ids of document d are
+   * `ids.subarray(offsets[d], offsets[d + 1])` (what `Analyzer.analyzeMany` returns).
+   *
+   * @example
+   * const { ids, offsets } = analyzer.analyzeMany(texts);
+   * const index = Bm25Index.fromFlat(analyzer.terms.slice(), ids, offsets);
+   */
+  static fromFlat(terms: readonly string[], ids: Int32Array, offsets: Int32Array): Bm25Index {
     const V = terms.length;
-    const N = docs.length;
+    const N = offsets.length - 1;
     const docLen = new Int32Array(N);
-    let totalTokens = 0;
-    for (let d = 0; d < N; d++) totalTokens += docs[d].length;
+    const totalTokens = offsets[N];
     // First pass: each document's distinct terms and their frequencies, back to back in flat
     // arrays (one allocation instead of two per document).
     const df = new Int32Array(V);
@@ -110,11 +125,10 @@ export class Bm25Index {
     const docStart = new Int32Array(N + 1);
     let postings = 0;
     for (let d = 0; d < N; d++) {
-      const tokens = docs[d];
-      docLen[d] = tokens.length;
+      docLen[d] = offsets[d + 1] - offsets[d];
       docStart[d] = postings;
-      for (let i = 0; i < tokens.length; i++) {
-        const id = tokens[i];
+      for (let i = offsets[d]; i < offsets[d + 1]; i++) {
+        const id = ids[i];
         if (id < 0 || id >= V) throw new RangeError(`document ${d}: term id ${id} outside the vocabulary of ${V}`);
         if (lastDoc[id] !== d) {
           lastDoc[id] = d;

@@ -1,0 +1,43 @@
+/**
+ * The public API of greekbar-retrieval: load a benchmark, retrieve, evaluate.
+ *
+ * @example
+ * import { loadBenchmark, createRetriever, evaluate } from "greekbar-retrieval";
+ * const { benchmark } = await loadBenchmark("sample");
+ * const bm25 = await createRetriever("bm25-greekstemmer", benchmark);
+ * const run = await bm25.retrieve(benchmark.queries, 100);
+ * evaluate(run.rankings, benchmark.qrels).mean["Recall@100"];
+ */
+export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, Tokenizer } from "./types";
+
+// data
+export { loadBenchmark, type LoadedBenchmark, type LoadOptions } from "./data/source";
+export { readBeir, writeBeir, readJsonl, readQrelsTsv } from "./data/beir";
+export { readQrels, writeTrecQrels } from "./data/qrels";
+export { readRun, readTrec, readJsonRun, writeTrec, writeJsonRun, formatTrec } from "./data/runs";
+export { pullHub, pullHubToDir } from "./data/hub";
+export { datasetStats, areaStats, sourceOf, median, type DatasetStats, type AreaStats } from "./data/stats";
+export { DataError } from "./data/errors";
+export { DownloadError } from "./data/download";
+export { SAMPLE_DIR, dataDir } from "./paths";
+
+// text
+export { clean, foldUpper, foldLower, words } from "./text/normalize";
+export { stem, createCachedStemmer } from "./text/greek-stemmer";
+export { greekStemmerTokenizer, grnlpTokenizer } from "./text/tokenizers";
+export { createTokenizer, canonicalTokenizer, TOKENIZERS } from "./text/registry";
+export { Analyzer, type WordTokenizer } from "./text/analyzer";
+export { GREEK_STEMMER_STOPWORDS } from "./text/stopwords";
+
+// retrieval
+export { Bm25Index, Bm25Scorer, okapiIdf, DEFAULT_BM25, type Bm25Params } from "./sparse/bm25";
+export { indexCorpus, bm25Search, bm25Run, type IndexedCorpus } from "./sparse/bm25-retriever";
+export { createRetriever, registerRetriever, retrieverNames, type RetrieverOptions, type RetrieverFactory } from "./retrievers";
+
+// evaluation
+export { evaluate, queryMetrics, meanOf, dedupeCut, METRICS, DEPTH, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
+export { formatFixed } from "./eval/format";
+
+// experiments
+export { EXPERIMENTS, SkipExperiment, type Experiment } from "./experiments/registry";
+export { reproduce, type ReproduceResult, type ExperimentOutcome } from "./experiments/reproduce";
