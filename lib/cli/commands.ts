@@ -245,7 +245,7 @@ const reproduceCmd = withHelp(
     usage: "reproduce [--data SRC] [--out DIR] [--only IDS]",
     options: { ...dataOption, out: { type: "string" }, only: { type: "string" } },
     help: [
-      ...dataHelp.slice(0, 1),
+      ...dataHelp.slice(0, 2),
       "                 with hf, an unreachable Hub falls back to sample with a message",
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all)",

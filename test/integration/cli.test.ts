@@ -231,3 +231,20 @@ test("gbr reproduce --data hf loads from the Hub when reachable and falls back t
   assert.match(fallback.stderr, /falling back to the bundled demo set/);
   assert.match(fallback.stdout, /NOTE: .*demo set/);
 });
+
+test("gbr reproduce --data sample: every sparse baseline runs or is skipped with a reason, and the numbers are sane", async () => {
+  const out = path.join(tmp, "out-sample");
+  const r = await gbr(["reproduce", "--data", "sample", "--out", out]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = readFileSync(path.join(out, "sample", "summary.csv"), "utf8").trim().split("\n").slice(1).map((l) => l.split(","));
+  assert.deepEqual(rows.map((c) => [c[0], c[2]]), [["bm25-greekstemmer", "ok"], ["bm25-spacy", "skipped"], ["bm25-grnlp", "ok"]]);
+  for (const c of rows.filter((c) => c[2] === "ok")) {
+    const recall100 = Number(c[6]);
+    assert.ok(recall100 > 0.5 && recall100 <= 1, `${c[0]} Recall@100 ${recall100}`);
+  }
+  const perQuery = readFileSync(path.join(out, "sample", "per-query.csv"), "utf8").trim().split("\n");
+  assert.equal(perQuery.length, 1 + 2 * 26);
+  const meta = JSON.parse(readFileSync(path.join(out, "sample", "metadata.json"), "utf8"));
+  assert.equal(meta.origin, "sample");
+  assert.equal(meta.queries, 26);
+});
