@@ -32,7 +32,13 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
   factories.set(name, factory);
 }
 
-/** Names `createRetriever` accepts (prefixes end in `:`). */
+/**
+ * Names `createRetriever` accepts (prefixes end in `:`), in registration order: the built-in
+ * BM25 variants first, then whatever other loaded modules registered.
+ *
+ * @example
+ * retrieverNames(); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "bm25-english"]
+ */
 export function retrieverNames(): string[] {
   return [...factories.keys()];
 }

@@ -1,6 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
-/** An error the command line reports as one line on stderr with exit code 2 (usage) or 1. */
+/**
+ * An error the command line reports as one line on stderr, without a stack trace. Exit code 2
+ * marks a usage error (bad or missing option), 1 (the default) anything else.
+ *
+ * @example
+ * throw new CliError(`--format must be trec or json, got '${format}'`, 2);
+ */
 export class CliError extends Error {
   constructor(
     message: string,

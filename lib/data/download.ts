@@ -2,7 +2,18 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
 
-/** Raised when a download cannot be completed; `code` is stable for callers to switch on. */
+/**
+ * Raised when a download cannot be completed; `code` is stable for callers to switch on
+ * (`reproduce`, for one, treats OFFLINE as "skip this experiment" rather than a failure).
+ *
+ * @example
+ * try {
+ *   await loadSpacyLexicon("el", { offline: true });
+ * } catch (err) {
+ *   if (!(err instanceof DownloadError && err.code === "OFFLINE")) throw err;
+ *   console.warn(err.message); // names the missing files and how to get them
+ * }
+ */
 export class DownloadError extends Error {
   constructor(
     message: string,
@@ -42,7 +53,14 @@ function retryable(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/** Seconds or HTTP-date in Retry-After, as ms; undefined when absent or unparsable. */
+/**
+ * Seconds or HTTP-date in Retry-After, as ms; undefined when absent or unparsable. A date
+ * already past gives 0, so a skewed server clock never yields a negative wait.
+ *
+ * @example
+ * retryAfterMs("120"); // 120000
+ * retryAfterMs(res.headers.get("retry-after")); // undefined when the header is missing
+ */
 export function retryAfterMs(header: string | null): number | undefined {
   if (!header) return undefined;
   const secs = Number(header);

@@ -69,7 +69,7 @@ export interface PullOptions {
   endpoint?: string;
   /** Sent as `Authorization: Bearer`; default HF_TOKEN. Never logged, never written. */
   token?: string;
-  /** Folder holding one cache per dataset and revision (default data/hf). */
+  /** Folder holding one cache per dataset and revision (default `<dataDir()>/hf`, which follows GBR_DATA_DIR). */
   cacheRoot?: string;
   /** This pull's cache; default <cacheRoot>/<owner>__<name>/<revision>. Wins over cacheRoot. */
   cacheDir?: string;

@@ -28,7 +28,13 @@ export interface Experiment {
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
 }
 
-/** Thrown by an experiment that cannot run here; the message is the reason shown to the user. */
+/**
+ * Thrown by an experiment that cannot run here; the message is the reason shown to the user.
+ * `reproduce` lists the experiment as skipped, not failed, and goes on with the others.
+ *
+ * @example
+ * if (!process.env.OPENAI_API_KEY) throw new SkipExperiment("OPENAI_API_KEY is not set");
+ */
 export class SkipExperiment extends Error {
   constructor(reason: string) {
     super(reason);

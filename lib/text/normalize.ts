@@ -67,7 +67,7 @@ export const WORD_RE = /[\p{L}\p{N}_]+/gu;
 
 /**
  * Splits text into the maximal runs of letters, digits and underscores, as Python's
- * `re.findall(r"\w+", text)` does; a one-letter word such as the "5" of "άρθρο 5" is kept.
+ * `re.findall(r"\w+", text)` does; a one-character word such as the "5" of "άρθρο 5" is kept.
  *
  * @example
  * words("Άρθρο 5, παρ. 2α"); // ["Άρθρο", "5", "παρ", "2α"]

@@ -13,7 +13,7 @@ export const TOKENIZERS = {
 export type TokenizerId = keyof typeof TOKENIZERS;
 
 export interface TokenizerContext {
-  /** Where downloaded resources (spaCy lookup tables) are cached; default data/spacy. */
+  /** Where downloaded resources (spaCy lookup tables) are cached; default `<dataDir()>/spacy`. */
   cacheDir?: string;
   offline?: boolean;
   log?: (message: string) => void;
@@ -26,7 +26,7 @@ export interface TokenizerContext {
  *
  * @example
  * const tok = await createTokenizer("bm25-greekstemmer");
- * tok.tokenize("Οι συμβάσεις ερμηνεύονται"); // ["ΟΙ", "ΣΥΜΒΑΣ", "ΕΡΜΗΝΕΥΟΝΤ"]
+ * tok.tokenize("Οι συμβάσεις ερμηνεύονται"); // ["ΟΙ", "ΣΥΜΒΑΣ", "ΕΡΜΗΝΕΥ"]
  */
 export async function createTokenizer(name: string, ctx: TokenizerContext = {}): Promise<Tokenizer> {
   const id = canonicalTokenizer(name);

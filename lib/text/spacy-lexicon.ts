@@ -70,7 +70,12 @@ export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
   en: [lookups("lemma_lookup", "en_lemma_lookup.json"), stopWords("en")],
 };
 
-/** The URL path of an upstream file below the base URL (also what the test double serves). */
+/**
+ * The URL path of an upstream file below the base URL (also what the test double serves).
+ *
+ * @example
+ * upstreamPath(SPACY_FILES.en[1]); // "/explosion/spaCy/v3.8.7/spacy/lang/en/stop_words.py"
+ */
 export function upstreamPath(f: SpacyUpstreamFile): string {
   return `/${f.owner}/${f.repo}/${f.ref}/${f.path}`;
 }
@@ -116,7 +121,7 @@ export interface SpacyLexicon {
 export const GREEK_POS_ORDER = ["noun", "verb", "adj", "adv", "propn"] as const;
 
 export interface LoadSpacyLexiconOptions {
-  /** Cache folder; default `data/spacy`. Files go to `<cacheDir>/<lang>/`. */
+  /** Cache folder; default `<dataDir()>/spacy` (follows GBR_DATA_DIR). Files go to `<cacheDir>/<lang>/`. */
   cacheDir?: string;
   /** Base URL of the raw-file server; default `GBR_SPACY_BASE_URL` or raw.githubusercontent.com. */
   baseUrl?: string;

@@ -56,6 +56,13 @@ function foldedStopwords(lex: SpacyLexicon): Set<string> {
  * rules rewrite endings without moving the accent, "συμβάσεως" → "συμβάση" vs the indexed
  * "σύμβαση"); else the word itself. spaCy would instead use the tagger's POS and, with no indexed
  * candidate, the first rule output even if unknown; without a POS that guess is too risky.
+ * An accent-blind match returns the rule output as written, not the indexed spelling; the
+ * tokenizer strips accents afterwards, so only direct callers see the difference.
+ *
+ * @example
+ * const lemmatize = greekLemmatizer(await loadSpacyLexicon("el"));
+ * lemmatize("παραδώσει"); // e.g. "παραδίδω" (exception table)
+ * lemmatize("πωλήσεως"); // e.g. "πωλήση" (rule εως -> η, matched to the indexed "πώληση" without accents)
  */
 export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
   const g = lex.greek;
