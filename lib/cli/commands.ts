@@ -2,7 +2,8 @@ import type { Benchmark } from "../types";
 import { CliError, type CommandSpec, numberOption, parseCommand, helpText } from "./args";
 import { loadBenchmark } from "../data/source";
 import { readQrels } from "../data/qrels";
-import { formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { formatJsonRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, METRICS } from "../eval/metrics";
 import { formatTable } from "../report/text-table";
@@ -37,11 +38,10 @@ function logger(io: Io, quiet: unknown): (msg: string) => void {
   return quiet ? () => {} : (msg) => io.stderr(`${msg}\n`);
 }
 
-async function load(values: Record<string, unknown>, io: Io, fallbackToSample = false): Promise<Benchmark> {
+async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark> {
   const log = logger(io, values.quiet);
   const loaded = await loadBenchmark(String(values.data ?? "hf"), {
     queriesFile: values.queries as string | undefined,
-    fallbackToSample,
     log,
     warn: log,
   });
@@ -180,9 +180,9 @@ const search = withHelp(
     const name = String(values.retriever ?? "bm25-greekstemmer");
     const k = numberOption(values.k, "--k", 100, { integer: true, min: 1 });
     const bm25 = {
-      k1: numberOption(values.k1, "--k1", 1.5, { min: 0 }),
-      b: numberOption(values.b, "--b", 0.75, { min: 0, max: 1 }),
-      epsilon: numberOption(values.epsilon, "--epsilon", 0.25),
+      k1: numberOption(values.k1, "--k1", DEFAULT_BM25.k1, { min: 0 }),
+      b: numberOption(values.b, "--b", DEFAULT_BM25.b, { min: 0, max: 1 }),
+      epsilon: numberOption(values.epsilon, "--epsilon", DEFAULT_BM25.epsilon),
     };
     const out = values.out as string | undefined;
     const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
@@ -195,7 +195,7 @@ const search = withHelp(
     log(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
     const tag = String(values.tag ?? name).replace(/\s+/g, "_");
     if (!out) {
-      io.stdout(format === "json" ? JSON.stringify(Object.fromEntries(run.rankings)) + "\n" : formatTrec(run, tag));
+      io.stdout(format === "json" ? formatJsonRun(run) : formatTrec(run, tag));
     } else if (format === "json") {
       await writeJsonRun(out, run);
     } else {
@@ -242,11 +242,12 @@ const reproduceCmd = withHelp(
   {
     name: "reproduce",
     summary: "The main job: load the benchmark, run every experiment the configured providers allow, evaluate, and write runs and tables.",
-    usage: "reproduce [--data SRC] [--out DIR] [--only IDS]",
+    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS]",
     options: { ...dataOption, out: { type: "string" }, only: { type: "string" } },
     help: [
-      ...dataHelp.slice(0, 2),
-      "                 with hf, an unreachable Hub falls back to sample with a message",
+      dataHelp[0],
+      "                 (with hf, an unreachable Hub falls back to sample, with a message)",
+      dataHelp[1],
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all)",
       "-q, --quiet      no progress messages on stderr",

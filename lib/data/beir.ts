@@ -171,6 +171,7 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   if (await exists(metaFile)) {
     for (const { line, value } of await readJsonl(metaFile, ["id"], opts.warn)) {
       const id = String(value.id);
+      if (meta.has(id)) throw new DataError(`duplicate metadata for query '${id}'`, metaFile, line);
       if (!queryIds.has(id)) {
         if (restricted) continue;
         throw new DataError(`meta names query '${id}', which is not in ${queriesFile}`, metaFile, line);
@@ -178,7 +179,10 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
       const m: QueryMeta = {};
       if (value.area !== undefined && value.area !== null) m.area = String(value.area);
       if (value.date !== undefined && value.date !== null) m.date = String(value.date);
-      if (value.number !== undefined && value.number !== null) m.number = Number(value.number);
+      if (value.number !== undefined && value.number !== null) {
+        m.number = Number(value.number);
+        if (!Number.isFinite(m.number)) throw new DataError(`"number" of query '${id}' is not a number: ${JSON.stringify(value.number)}`, metaFile, line);
+      }
       meta.set(id, m);
     }
   }

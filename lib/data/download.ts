@@ -78,7 +78,7 @@ export function retryAfterMs(header: string | null): number | undefined {
  * const { sha256, size } = await downloadFile("http://127.0.0.1:8080/x.jsonl", "data/x.jsonl");
  */
 export async function downloadFile(url: string, dest: string, opts: DownloadOptions = {}): Promise<DownloadResult> {
-  const attempts = opts.attempts ?? 4;
+  const attempts = Math.max(1, opts.attempts ?? 4);
   const backoff = opts.backoffMs ?? 500;
   let lastError: DownloadError | undefined;
   await fs.mkdir(path.dirname(dest), { recursive: true });
@@ -111,6 +111,8 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
       throw new DownloadError(`${url}: cannot connect (${cause})`, "NETWORK", undefined, cause === "ENOTFOUND");
     }
     if (!res.ok) {
+      // Release the connection now rather than at garbage collection, since a retry follows.
+      await res.body?.cancel().catch(() => {});
       const e = new DownloadError(`${url}: HTTP ${res.status} ${res.statusText}`, "HTTP", res.status);
       (e as { retryAfter?: number }).retryAfter = retryAfterMs(res.headers.get("retry-after"));
       throw e;

@@ -91,8 +91,19 @@ export async function readTrec(file: string, warn?: Warn): Promise<Run> {
  */
 export async function writeJsonRun(file: string, run: Run): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, formatJsonRun(run));
+}
+
+/**
+ * The JSON text of a run, queries in run order (which `JSON.stringify` of an object would not
+ * keep for integer-like ids), one query per line.
+ *
+ * @example
+ * formatJsonRun({ rankings: new Map([["q1", ["d1", "d2"]]]) }); // '{\n"q1": ["d1","d2"]\n}\n'
+ */
+export function formatJsonRun(run: Run): string {
   const entries = [...run.rankings].map(([q, r]) => `${JSON.stringify(q)}: ${JSON.stringify(r)}`);
-  await fs.writeFile(file, `{\n${entries.join(",\n")}\n}\n`);
+  return `{\n${entries.join(",\n")}\n}\n`;
 }
 
 /**
@@ -116,7 +127,7 @@ export async function readJsonRun(file: string): Promise<Run> {
   // Object key order puts integer-like ids first; the file's order is the one to keep.
   for (const qid of topLevelKeys(text)) {
     const list = obj[qid];
-    if (rankings.has(qid)) continue;
+    if (rankings.has(qid)) throw new DataError(`query '${qid}' appears twice`, file);
     if (!Array.isArray(list) || !list.every((x) => typeof x === "string")) throw new DataError(`query '${qid}': expected an array of doc ids`, file);
     const dup = list.find((d, i) => list.indexOf(d) !== i);
     if (dup !== undefined) throw new DataError(`document '${dup}' listed twice for query '${qid}'`, file);

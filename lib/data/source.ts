@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Benchmark } from "../types";
 import { readBeir, type Warn } from "./beir";
+import { DownloadError } from "./download";
 import { progressBar, pullHub } from "./hub";
 
 import { dataDir, SAMPLE_DIR } from "../paths";
@@ -39,25 +40,30 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
     return { benchmark: await readBeir(SAMPLE_DIR, { ...readOpts, name: "sample" }), origin: "sample", dir: SAMPLE_DIR };
   }
   if (src === "hf") {
+    let pulled;
     try {
       const root = opts.dataDir ?? dataDir();
       const bar = opts.log ? progressBar() : undefined;
-      let pulled;
       try {
         pulled = await pullHub({ cacheRoot: path.join(root, "hf"), log: opts.log, onProgress: bar?.onProgress });
       } finally {
         bar?.stop();
       }
-      const dir = pulled.beirDir;
-      const benchmark = opts.queriesFile ? await readBeir(dir, { ...readOpts, name: "hf" }) : { ...pulled.benchmark, name: "hf" };
-      return { benchmark, origin: "hf", dir };
     } catch (err) {
-      if (!opts.fallbackToSample) throw err;
+      // Only an unreachable Hub falls back; a broken dataset or a bad argument must be seen.
+      const unreachable = err instanceof DownloadError && (err.code === "OFFLINE" || err.code === "NETWORK");
+      if (!opts.fallbackToSample || !unreachable) throw err;
       const reason = `the Hugging Face Hub could not be used (${(err as Error).message})`;
       opts.log?.(`${reason}; falling back to the bundled demo set data/sample (not the official benchmark)`);
-      const benchmark = await readBeir(SAMPLE_DIR, { ...readOpts, name: "sample" });
+      if (opts.queriesFile) opts.log?.(`--queries ${opts.queriesFile} is ignored for the demo set`);
+      const benchmark = await readBeir(SAMPLE_DIR, { name: "sample", warn: opts.warn });
       return { benchmark, origin: "sample", fallback: reason, dir: SAMPLE_DIR };
     }
+    const dir = pulled.beirDir;
+    const benchmark = opts.queriesFile
+      ? { ...(await readBeir(dir, { ...readOpts, name: "hf" })), revision: pulled.benchmark.revision }
+      : { ...pulled.benchmark, name: "hf" };
+    return { benchmark, origin: "hf", dir };
   }
   const dir = path.resolve(src);
   return { benchmark: await readBeir(dir, readOpts), origin: "dir", dir };

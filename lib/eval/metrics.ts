@@ -75,8 +75,8 @@ export interface Evaluation {
 }
 
 /**
- * Evaluates a run against binary qrels: every query of the qrels counts (a query missing
- * from the run scores 0), macro-averaged in qrels order.
+ * Evaluates a run against binary qrels: every query of the qrels with at least one relevant
+ * document counts (a query missing from the run scores 0), macro-averaged in qrels order.
  *
  * @example
  * const { mean, perQuery } = evaluate(run.rankings, bench.qrels);

@@ -1,6 +1,7 @@
 import type { Run } from "../types";
 import type { LoadedBenchmark } from "../data/source";
 import { createRetriever } from "../retrievers";
+import { DEFAULT_BM25 } from "../sparse/bm25";
 
 /** What an experiment sees: the loaded benchmark and where to report progress. */
 export interface ExperimentContext {
@@ -50,7 +51,7 @@ function sparseBaseline(id: string, title: string, needs: Experiment["needs"]): 
     needs,
     async run({ loaded, log }) {
       const retriever = await createRetriever(id, loaded.benchmark, { log });
-      return { run: await retriever.retrieve(loaded.benchmark.queries, 100), details: { k1: 1.5, b: 0.75, epsilon: 0.25 } };
+      return { run: await retriever.retrieve(loaded.benchmark.queries, 100), details: { ...DEFAULT_BM25, k: 100 } };
     },
   };
 }

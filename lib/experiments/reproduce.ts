@@ -28,6 +28,8 @@ export interface ExperimentOutcome {
   reason?: string;
   seconds?: number;
   mean?: MetricValues;
+  /** What the experiment reported about itself (parameters, resources). */
+  details?: Record<string, unknown>;
 }
 
 export interface ReproduceResult {
@@ -70,13 +72,13 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     log(`[${i + 1}/${selected.length}] ${exp.id} …`);
     const t0 = performance.now();
     try {
-      const { run } = await exp.run({ loaded, log });
+      const { run, details } = await exp.run({ loaded, log });
       const seconds = (performance.now() - t0) / 1000;
       await writeTrec(path.join(outDir, "runs", `${exp.id}.trec`), run, exp.id);
       await writeJsonRun(path.join(outDir, "runs", `${exp.id}.json`), run);
       const { mean, perQuery } = evaluate(run.rankings, bench.qrels);
       for (const [qid, m] of perQuery) perQueryRows.push([exp.id, qid, bench.meta.get(qid)?.area ?? "", ...METRICS.map((k) => m[k])]);
-      outcomes.push({ ...base, status: "ok", seconds, mean });
+      outcomes.push({ ...base, status: "ok", seconds, mean, details });
       log(`[${i + 1}/${selected.length}] ${exp.id}: Recall@100 ${formatFixed(mean["Recall@100"], 4)} in ${seconds.toFixed(1)} s`);
     } catch (err) {
       const skipped = err instanceof SkipExperiment || (err instanceof DownloadError && err.code === "OFFLINE");
@@ -92,7 +94,8 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const t1 = datasetStats(bench);
   const t6 = areaStats(bench);
   await fs.writeFile(path.join(outDir, "table1.csv"), toCsv(Object.keys(t1), [Object.values(t1)]));
-  await fs.writeFile(path.join(outDir, "table6.csv"), toCsv(["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"], t6.map((r) => Object.values(r))));
+  const t6Columns = ["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"] as const;
+  await fs.writeFile(path.join(outDir, "table6.csv"), toCsv([...t6Columns], t6.map((r) => t6Columns.map((c) => r[c]))));
   await writeTrecQrels(path.join(outDir, "qrels.txt"), bench.qrels);
   const metadata = {
     dataset: bench.name,
@@ -116,6 +119,6 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [o.id, ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)]));
   const notRun = outcomes.filter((o) => o.status !== "ok");
   if (notRun.length) summaryText += `\nNot run:\n${notRun.map((o) => `  ${o.id}: ${o.status} — ${o.reason}`).join("\n")}\n`;
-  summaryText += `\nWritten to ${outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, metadata.json)\n`;
+  summaryText += `\nWritten to ${outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, qrels.txt, metadata.json)\n`;
   return { outDir, outcomes, summaryText };
 }

@@ -4,10 +4,6 @@ import { clean, foldLower, foldUpper } from "./normalize";
 import { createCachedStemmer } from "./greek-stemmer";
 import { GREEK_STEMMER_STOPWORDS } from "./stopwords";
 
-/** Names of the built-in tokenizers (the lemma-based ones need downloaded tables, see `createTokenizer`). */
-export const TOKENIZER_NAMES = ["bm25-greekstemmer", "bm25-grnlp", "bm25-spacy", "bm25-english"] as const;
-export type TokenizerName = (typeof TOKENIZER_NAMES)[number];
-
 const PY_WORD_CHAR = /[\p{L}\p{N}_]/u;
 const CLEAN_TRIGGERS = ["NBSP", "NARROW", "\\"];
 

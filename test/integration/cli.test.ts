@@ -248,3 +248,15 @@ test("gbr reproduce --data sample: every sparse baseline runs or is skipped with
   assert.equal(meta.origin, "sample");
   assert.equal(meta.queries, 26);
 });
+
+test("gbr reproduce --data hf does not hide a broken dataset behind the sample fallback", async () => {
+  const broken = await startHubDouble({ readme: "---\nconfigs:\n  - config_name: other\n    data_files: x.csv\n---\n", files: { "x.csv": "a\n1\n" } });
+  try {
+    const r = await gbr(["reproduce", "--data", "hf", "--out", path.join(tmp, "out-broken")], { env: { HF_ENDPOINT: broken.url, GBR_DATA_DIR: path.join(tmp, "broken-cache") } });
+    assert.equal(r.code, 1);
+    assert.doesNotMatch(r.stderr, /falling back/);
+    assert.match(r.stderr, /corpus/);
+  } finally {
+    await broken.close();
+  }
+});

@@ -423,3 +423,10 @@ test("shared greeklaws-2021 with queries-sample.jsonl: 5,692 docs, 283 queries, 
   const sample = await readQrels(path.join(dir, "qrels", "sample.tsv"));
   assert.deepEqual(b.qrels, sample);
 });
+
+test("metadata with a non-numeric number or a repeated query id is an error naming the line", async () => {
+  const dir = beirDir({ meta: ['{"id": "q1", "area": "civil", "number": "three"}'] });
+  await rejectsData(readBeir(dir), /meta\.jsonl:1: "number" of query 'q1' is not a number/);
+  const dup = beirDir({ meta: ['{"id": "q1", "area": "civil"}', '{"id": "q1", "area": "public"}'] });
+  await rejectsData(readBeir(dup), /meta\.jsonl:2: duplicate metadata for query 'q1'/);
+});

@@ -206,3 +206,10 @@ test("oracle: re-serialising the oracle TREC run reproduces the file byte for by
   const run = await readTrec(file);
   assert.equal(formatTrec(run, "bm25"), readFileSync(file, "utf8"));
 });
+
+test("a JSON run naming a query twice is an error", async () => {
+  const file = path.join(os.tmpdir(), `gbr-dup-${process.pid}.json`);
+  writeFileSync(file, '{"q1": ["a"], "q1": ["b"]}');
+  await assert.rejects(readJsonRun(file), /query 'q1' appears twice/);
+  rmSync(file, { force: true });
+});
