@@ -49,7 +49,17 @@ export async function readTextLines(file: string, warn?: Warn): Promise<string[]
  * const rows = await readJsonl("corpus.jsonl", ["id", "text"]);
  */
 export async function readJsonl(file: string, required: string[] = [], warn?: Warn): Promise<JsonlRecord[]> {
-  const lines = await readTextLines(file, warn);
+  return parseJsonlLines(await readTextLines(file, warn), file, required);
+}
+
+/**
+ * The parsing half of `readJsonl`, for text already split into lines (`file` only names the
+ * source in errors).
+ *
+ * @example
+ * parseJsonlLines(['{"id": "a", "text": "x"}'], "corpus.jsonl", ["id"]); // [{ line: 1, value: {…} }]
+ */
+export function parseJsonlLines(lines: readonly string[], file: string, required: readonly string[] = []): JsonlRecord[] {
   const out: JsonlRecord[] = [];
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];

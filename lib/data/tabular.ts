@@ -9,6 +9,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { parquetReadObjects } from "hyparquet";
 import type { Compressors } from "hyparquet";
+import { parseJsonlLines } from "./beir";
 import { DataError } from "./errors";
 
 export type Row = Record<string, unknown>;
@@ -202,22 +203,8 @@ function parseDelimited(text: string, file: string, sep: string): { rows: Row[];
 }
 
 function parseJsonl(text: string, file: string): { rows: Row[]; lines: number[] } {
-  const rows: Row[] = [];
-  const lines: number[] = [];
-  const all = text.split(/\r?\n/);
-  for (let i = 0; i < all.length; i++) {
-    if (all[i].trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(all[i]);
-    } catch (err) {
-      throw new DataError(`malformed JSON (${(err as Error).message})`, file, i + 1);
-    }
-    if (!isObject(value)) throw new DataError("expected a JSON object", file, i + 1);
-    rows.push(value);
-    lines.push(i + 1);
-  }
-  return { rows, lines };
+  const records = parseJsonlLines(text.split(/\r\n?|\n/), file);
+  return { rows: records.map((r) => r.value), lines: records.map((r) => r.line) };
 }
 
 /** A json file is an array of row objects, or `{ "data": [...] }` as `datasets` also accepts. */
