@@ -1,12 +1,17 @@
 import type { Run } from "../types";
 import type { LoadedBenchmark } from "../data/source";
-import { createRetriever } from "../retrievers";
 import { DEFAULT_BM25 } from "../sparse/bm25";
+import { BUILTIN_PRESETS } from "../dense/presets";
 
-/** What an experiment sees: the loaded benchmark and where to report progress. */
+/** What an experiment sees: the loaded benchmark, where to report progress, and shared runs. */
 export interface ExperimentContext {
   loaded: LoadedBenchmark;
   log: (message: string) => void;
+  /**
+   * The top-100 run of a named retriever on the benchmark's queries, computed once per
+   * reproduce and shared: `rrf:a+b` fuses the runs of a and b, `prf:x` reuses x's index.
+   */
+  run(name: string): Promise<Run>;
 }
 
 export interface ExperimentResult {
@@ -43,27 +48,43 @@ export class SkipExperiment extends Error {
   }
 }
 
-function sparseBaseline(id: string, title: string, needs: Experiment["needs"]): Experiment {
+/**
+ * An experiment that is one named retriever's run (any name `createRetriever` accepts,
+ * composites included: `prf:…`, `rrf:a+b`).
+ */
+function retrieverExperiment(id: string, section: string, title: string, needs: Experiment["needs"], details?: Record<string, unknown>): Experiment {
   return {
     id,
-    section: "4.1",
+    section,
     title,
     needs,
-    async run({ loaded, log }) {
-      const retriever = await createRetriever(id, loaded.benchmark, { log });
-      return { run: await retriever.retrieve(loaded.benchmark.queries, 100), details: { ...DEFAULT_BM25, k: 100 } };
+    async run(ctx) {
+      return { run: await ctx.run(id), details };
     },
   };
 }
 
+const BM25_DETAILS = { ...DEFAULT_BM25, k: 100 };
+const API_PRESETS = BUILTIN_PRESETS.filter((p) => p.provider !== "lsi");
+const LOCAL_PRESETS = API_PRESETS.filter((p) => p.provider === "openai");
+
 /**
- * The paper's experiments, in the order of its tables.
+ * The paper's experiments, in the order of its tables, plus `lsi` (an offline dense baseline
+ * made here). Dense rows need an embedding provider; without one they are skipped with the
+ * reason.
  *
  * @example
- * EXPERIMENTS.map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp"]
+ * EXPERIMENTS.map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "dense:qwen3-8b", …]
  */
 export const EXPERIMENTS: readonly Experiment[] = [
-  sparseBaseline("bm25-greekstemmer", "BM25-GREEKSTEMMER (Ntais stemmer, 43 stopwords)", []),
-  sparseBaseline("bm25-spacy", "BM25-SPACY (spaCy Greek lemma lookup)", ["lemma-tables"]),
-  sparseBaseline("bm25-grnlp", "BM25-GR-NLP-TOOLKIT (toolkit-style tokens, no stemming)", []),
+  retrieverExperiment("bm25-greekstemmer", "4.1", "BM25-GREEKSTEMMER (Ntais stemmer, 43 stopwords)", [], BM25_DETAILS),
+  retrieverExperiment("bm25-spacy", "4.1", "BM25-SPACY (spaCy Greek lemma lookup)", ["lemma-tables"], BM25_DETAILS),
+  retrieverExperiment("bm25-grnlp", "4.1", "BM25-GR-NLP-TOOLKIT (toolkit-style tokens, no stemming)", [], BM25_DETAILS),
+  ...API_PRESETS.map((p) => retrieverExperiment(`dense:${p.name}`, "4.1", `Dense ${p.name} (${p.model})`, ["embeddings"], { model: p.model, dims: p.dims ?? null })),
+  retrieverExperiment("lsi", "extra", "LSI: TF-IDF over BM25-GREEKSTEMMER tokens, randomized SVD, 256 dims (offline)", [], { dims: 256, seed: 42 }),
+  retrieverExperiment("prf:bm25-greekstemmer", "4.4", "BM25-GREEKSTEMMER + PRF (top 10, 30 expansion terms)", [], { docs: 10, terms: 30 }),
+  ...API_PRESETS.map((p) => retrieverExperiment(`prf:dense:${p.name}`, "4.4", `Dense ${p.name} + Rocchio PRF (β 0.25, top 10)`, ["embeddings"], { beta: 0.25, docs: 10 })),
+  retrieverExperiment("prf:lsi", "extra", "LSI + Rocchio PRF (β 0.25, top 10)", [], { beta: 0.25, docs: 10 }),
+  ...LOCAL_PRESETS.map((p) => retrieverExperiment(`rrf:bm25-greekstemmer+dense:${p.name}`, "4.4", `RRF of BM25-GREEKSTEMMER and ${p.name} (k 60)`, ["embeddings"], { k: 60 })),
+  retrieverExperiment("rrf:bm25-greekstemmer+lsi", "extra", "RRF of BM25-GREEKSTEMMER and LSI (k 60)", [], { k: 60 }),
 ];

@@ -10,6 +10,10 @@ import { formatFixed } from "../eval/format";
 import { formatTable, toCsv } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";
+import { EmbeddingError } from "../dense/types";
+import { createRetriever, supportsFeedback } from "../retrievers";
+import { rrf } from "../fusion/rrf";
+import type { Benchmark, Retriever, Run } from "../types";
 
 export interface ReproduceOptions {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
@@ -65,6 +69,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const selected = opts.only ? all.filter((e) => opts.only!.includes(e.id)) : all;
 
   log(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
+  const runs = sharedRuns(bench, log);
   const outcomes: ExperimentOutcome[] = [];
   const perQueryRows: unknown[][] = [];
   for (const [i, exp] of selected.entries()) {
@@ -72,7 +77,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     log(`[${i + 1}/${selected.length}] ${exp.id} …`);
     const t0 = performance.now();
     try {
-      const { run, details } = await exp.run({ loaded, log });
+      const { run, details } = await exp.run({ loaded, log, run: runs.run });
       const seconds = (performance.now() - t0) / 1000;
       await writeTrec(path.join(outDir, "runs", `${exp.id}.trec`), run, exp.id);
       await writeJsonRun(path.join(outDir, "runs", `${exp.id}.json`), run);
@@ -81,7 +86,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
       outcomes.push({ ...base, status: "ok", seconds, mean, details });
       log(`[${i + 1}/${selected.length}] ${exp.id}: Recall@100 ${formatFixed(mean["Recall@100"], 4)} in ${seconds.toFixed(1)} s`);
     } catch (err) {
-      const skipped = err instanceof SkipExperiment || (err instanceof DownloadError && err.code === "OFFLINE");
+      const skipped = isUnavailable(err);
       const reason = (err as Error).message;
       outcomes.push({ ...base, status: skipped ? "skipped" : "failed", reason });
       log(`[${i + 1}/${selected.length}] ${exp.id}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
@@ -117,8 +122,66 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     formatStats(bench.name, t1, t6) +
     `\nResults — ${bench.name} (${bench.queries.length} queries)\n` +
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [o.id, ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)]));
-  const notRun = outcomes.filter((o) => o.status !== "ok");
-  if (notRun.length) summaryText += `\nNot run:\n${notRun.map((o) => `  ${o.id}: ${o.status} — ${o.reason}`).join("\n")}\n`;
+  summaryText += formatNotRun(outcomes);
   summaryText += `\nWritten to ${outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, qrels.txt, metadata.json)\n`;
   return { outDir, outcomes, summaryText };
+}
+
+/** Resources that are simply not here (offline tables, unconfigured providers): skip, not fail. */
+function isUnavailable(err: unknown): boolean {
+  return (
+    err instanceof SkipExperiment ||
+    (err instanceof DownloadError && err.code === "OFFLINE") ||
+    (err instanceof EmbeddingError && err.code === "NOT_CONFIGURED")
+  );
+}
+
+/**
+ * Experiments that did not run, grouped by reason so that nine presets without a server take
+ * one paragraph, not nine.
+ */
+function formatNotRun(outcomes: ExperimentOutcome[]): string {
+  const groups = new Map<string, string[]>();
+  for (const o of outcomes) {
+    if (o.status === "ok") continue;
+    const key = `${o.status}: ${o.reason}`;
+    groups.set(key, [...(groups.get(key) ?? []), o.id]);
+  }
+  if (groups.size === 0) return "";
+  const parts = [...groups].map(([why, ids]) => `  ${ids.join(", ")}\n    ${why}`);
+  return `\nNot run (${outcomes.filter((o) => o.status !== "ok").length}):\n${parts.join("\n")}\n`;
+}
+
+/**
+ * Memoised retrievers and runs for one reproduce: each retriever is built (indexed, embedded,
+ * fitted) once, each run computed once, and composites reuse their parts. A failure is
+ * memoised too, so every experiment that depends on an unavailable retriever reports the same
+ * reason without retrying it.
+ */
+function sharedRuns(bench: Benchmark, log: (m: string) => void) {
+  const retrievers = new Map<string, Promise<Retriever>>();
+  const runs = new Map<string, Promise<Run>>();
+  const retriever = (name: string): Promise<Retriever> => {
+    let r = retrievers.get(name);
+    if (!r) retrievers.set(name, (r = createRetriever(name, bench, { log })));
+    return r;
+  };
+  const run = (name: string): Promise<Run> => {
+    let r = runs.get(name);
+    if (r) return r;
+    if (name.startsWith("rrf:")) {
+      const parts = name.slice(4).split("+");
+      r = Promise.all(parts.map(run)).then((rs) => rrf(rs));
+    } else if (name.startsWith("prf:")) {
+      r = retriever(name.slice(4)).then((inner) => {
+        if (!supportsFeedback(inner)) throw new Error(`'${inner.name}' has no pseudo-relevance feedback`);
+        return inner.retrieveWithFeedback(bench.queries, 100);
+      });
+    } else {
+      r = retriever(name).then((x) => x.retrieve(bench.queries, 100));
+    }
+    runs.set(name, r);
+    return r;
+  };
+  return { run };
 }

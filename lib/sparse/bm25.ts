@@ -19,15 +19,13 @@ export interface Bm25Params {
 
 export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.75, epsilon: 0.25 });
 
+import { TopKHeap, type TopK } from "../util/top-k";
+
+export type { TopK };
+
 export interface SearchOptions {
   /** Keep only documents whose score is > 0 (REACT-BM25 and the tuning sweep use this). */
   positiveOnly?: boolean;
-}
-
-/** Top-k result: document indices (corpus positions) and their scores, best first. */
-export interface TopK {
-  docs: Int32Array;
-  scores: Float64Array;
 }
 
 /**
@@ -159,6 +157,48 @@ export class Bm25Index {
     for (let t = 0; t < V; t++) vocab.set(terms[t], t);
     return new Bm25Index(vocab, termStart, postingDoc, postingTf, docLen);
   }
+
+  private forwardIndex?: { start: Int32Array; term: Int32Array; tf: Int32Array };
+
+  /**
+   * The document-major view of the postings (each document's terms, ascending, with their
+   * frequencies), built on first use: feedback methods need "the terms of these documents".
+   *
+   * @example
+   * const f = index.forward();
+   * for (let p = f.start[d]; p < f.start[d + 1]; p++) console.log(f.term[p], f.tf[p]);
+   */
+  forward(): { start: Int32Array; term: Int32Array; tf: Int32Array } {
+    if (this.forwardIndex) return this.forwardIndex;
+    const N = this.docCount;
+    const start = new Int32Array(N + 1);
+    for (let p = 0; p < this.postingDoc.length; p++) start[this.postingDoc[p] + 1]++;
+    for (let d = 0; d < N; d++) start[d + 1] += start[d];
+    const fill = start.slice(0, N);
+    const term = new Int32Array(this.postingDoc.length);
+    const tf = new Int32Array(this.postingDoc.length);
+    for (let t = 0; t < this.termCount; t++) {
+      for (let p = this.termStart[t]; p < this.termStart[t + 1]; p++) {
+        const q = fill[this.postingDoc[p]]++;
+        term[q] = t;
+        tf[q] = this.postingTf[p];
+      }
+    }
+    this.forwardIndex = { start, term, tf };
+    return this.forwardIndex;
+  }
+
+  /**
+   * Term texts by term id.
+   *
+   * @example
+   * index.terms()[index.vocab.get("ΑΓΩΓ")!]; // "ΑΓΩΓ"
+   */
+  terms(): string[] {
+    this.termList ??= Array.from(this.vocab.keys());
+    return this.termList;
+  }
+  private termList?: string[];
 
   /** Number of distinct terms. */
   get termCount(): number {
@@ -312,68 +352,5 @@ export class Bm25Scorer {
     }
     scores.fill(0);
     return heap.sorted();
-  }
-}
-
-/**
- * Bounded heap whose root is the worst kept entry: lower score, or equal score and later
- * corpus position. Keeps the selection O(N log k) instead of sorting all N scores.
- */
-class TopKHeap {
-  private readonly doc: Int32Array;
-  private readonly score: Float64Array;
-  private size = 0;
-  constructor(private readonly capacity: number) {
-    this.doc = new Int32Array(capacity);
-    this.score = new Float64Array(capacity);
-  }
-  /** a is worse than b */
-  private worse(sa: number, da: number, sb: number, db: number): boolean {
-    return sa < sb || (sa === sb && da > db);
-  }
-  offer(d: number, s: number): void {
-    if (this.capacity === 0) return;
-    if (this.size < this.capacity) {
-      let i = this.size++;
-      this.doc[i] = d;
-      this.score[i] = s;
-      while (i > 0) {
-        const parent = (i - 1) >> 1;
-        if (!this.worse(this.score[i], this.doc[i], this.score[parent], this.doc[parent])) break;
-        this.swap(i, parent);
-        i = parent;
-      }
-      return;
-    }
-    if (!this.worse(this.score[0], this.doc[0], s, d)) return;
-    this.doc[0] = d;
-    this.score[0] = s;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < this.size && this.worse(this.score[l], this.doc[l], this.score[m], this.doc[m])) m = l;
-      if (r < this.size && this.worse(this.score[r], this.doc[r], this.score[m], this.doc[m])) m = r;
-      if (m === i) break;
-      this.swap(i, m);
-      i = m;
-    }
-  }
-  private swap(i: number, j: number): void {
-    const d = this.doc[i];
-    this.doc[i] = this.doc[j];
-    this.doc[j] = d;
-    const s = this.score[i];
-    this.score[i] = this.score[j];
-    this.score[j] = s;
-  }
-  sorted(): TopK {
-    const order = Array.from({ length: this.size }, (_, i) => i);
-    order.sort((a, b) => this.score[b] - this.score[a] || this.doc[a] - this.doc[b]);
-    return {
-      docs: Int32Array.from(order, (i) => this.doc[i]),
-      scores: Float64Array.from(order, (i) => this.score[i]),
-    };
   }
 }

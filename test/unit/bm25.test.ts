@@ -96,7 +96,8 @@ test("property: rankings equal a stable sort of the reference scores, for any co
   const word = fc.constantFrom("Α", "Β", "Γ", "Δ", "Ε", "Ζ");
   fc.assert(
     fc.property(
-      fc.array(fc.array(word, { minLength: 0, maxLength: 8 }), { minLength: 1, maxLength: 12 }),
+      // No empty documents: with b = 1 the reference computes 0/0 for them (NaN scores).
+      fc.array(fc.array(word, { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 12 }),
       fc.array(word, { minLength: 0, maxLength: 6 }),
       // k1 = 0 makes the reference divide 0 by 0 for documents without the term (NaN scores).
       fc.double({ min: 0.01, max: 3, noNaN: true }),
@@ -104,7 +105,6 @@ test("property: rankings equal a stable sort of the reference scores, for any co
       fc.integer({ min: 1, max: 15 }),
       fc.boolean(),
       (corpus, query, k1, b, k, positiveOnly) => {
-        if (corpus.every((d) => d.length === 0)) return; // avgdl = 0: the reference divides by zero too
         const index = Bm25Index.build(corpus);
         const scores = referenceScores(corpus, query, k1, b);
         const top = index.withParams({ k1, b }).search(query, k, { positiveOnly });

@@ -1,0 +1,405 @@
+/**
+ * Gemini embeddings (gemini-embedding-001, the paper's strongest dense model, DESIGN.md §6)
+ * through the official `@google/genai` SDK, so requests are exactly what Google's client sends:
+ *
+ *   POST {baseUrl}/v1beta/models/{model}:batchEmbedContents      header x-goog-api-key: <key>
+ *   {"requests": [{"content": {"role": "user", "parts": [{"text": …}]},
+ *                  "taskType": "RETRIEVAL_QUERY", "outputDimensionality": 3072,
+ *                  "model": "models/{model}"}, …]}
+ *   -> {"embeddings": [{"values": [...]}, …]}
+ *
+ * The SDK uses `batchEmbedContents` for every Gemini API call (one text or many) and, unless
+ * given `retryOptions`, never retries; its own retries would ignore Retry-After, so this module
+ * retries 408/429/5xx, time-outs and dropped connections itself, honouring the server's wait.
+ */
+import { GoogleGenAI } from "@google/genai";
+import { createSemaphore } from "../semaphore";
+import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../types";
+
+/**
+ * The model the paper ran.
+ *
+ * @example
+ * geminiEmbedder({ apiKey, model: GEMINI_DEFAULT_MODEL }).id; // "gemini:gemini-embedding-001@3072"
+ */
+export const GEMINI_DEFAULT_MODEL = "gemini-embedding-001";
+
+/**
+ * The paper's vector size: gemini-embedding-001 at full size (it also serves 768 or 1536).
+ *
+ * @example
+ * geminiEmbedder({ apiKey }).dims === GEMINI_DEFAULT_DIMS; // true
+ */
+export const GEMINI_DEFAULT_DIMS = 3072;
+
+/**
+ * Gemini takes the retrieval side as a task type instead of a text prefix, so the gemini-001
+ * preset's templates are plain `{text}` and the side travels here.
+ *
+ * @example
+ * GEMINI_TASK_TYPES.query; // "RETRIEVAL_QUERY"
+ */
+export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
+  query: "RETRIEVAL_QUERY",
+  document: "RETRIEVAL_DOCUMENT",
+});
+
+/** Status codes worth another attempt: the server is busy or briefly broken, not refusing the request. */
+const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
+
+/** However long a server asks us to wait, we wait no longer than this per attempt. */
+const RETRY_AFTER_CEILING_MS = 5 * 60_000;
+
+export interface GeminiEmbedderOptions {
+  apiKey: string;
+  /** Model name as the Gemini API knows it (default "gemini-embedding-001"; "models/" prefix optional). */
+  model?: string;
+  /** `outputDimensionality` requested and checked on every vector (default 3072). */
+  dims?: number;
+  /** API root without version, e.g. a local double "http://127.0.0.1:PORT" (default: Google's). */
+  baseUrl?: string;
+  /** Texts per request; the Gemini API accepts at most 100 (default 100). */
+  batchSize?: number;
+  /**
+   * Deadline of one attempt in ms, response body included (default 120000). Keep it under
+   * five minutes: with our own fetch the SDK drops its no-timeout dispatcher, so Node's
+   * default 300 s header/body timeouts apply as well.
+   */
+  timeoutMs?: number;
+  /** Attempts per batch, the first included (default 5). */
+  attempts?: number;
+  /** Requests in flight at once from this embedder (default 4). */
+  concurrency?: number;
+  /** First backoff delay in ms when the server gives no Retry-After (default 1000; tests use 1). */
+  retryBaseMs?: number;
+  /** Longest backoff delay in ms without Retry-After (default 60000). */
+  retryMaxMs?: number;
+}
+
+/**
+ * An embedding failure with the HTTP status the provider answered (undefined for time-outs and
+ * network errors), so callers can tell a bad key (400/403) from an outage (5xx).
+ *
+ * @example
+ * try { await embedder.embed(texts, "document"); }
+ * catch (e) { if (e instanceof GeminiEmbeddingError && e.status === 429) console.error("quota"); }
+ */
+export class GeminiEmbeddingError extends EmbeddingError {
+  constructor(
+    message: string,
+    code: EmbeddingError["code"],
+    /** HTTP status of the last answer, when there was one. */
+    readonly status: number | undefined,
+    /** Attempts made before giving up. */
+    readonly attempts: number,
+  ) {
+    super(message, code);
+    this.name = "EmbeddingError";
+  }
+}
+
+/**
+ * An Embedder for the Gemini API. `embed(texts, side)` sends all `texts` in one
+ * `batchEmbedContents` request (the caller splits by `maxBatch`) with the side's task type and
+ * `outputDimensionality = dims`, and returns the vectors in input order.
+ *
+ * @example
+ * const gemini = geminiEmbedder({ apiKey: process.env.GEMINI_API_KEY! });
+ * const { vectors, tokens } = await gemini.embed(["Ποια είναι η προθεσμία έφεσης;"], "query");
+ * vectors[0].length; // 3072
+ */
+export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
+  const apiKey = opts.apiKey?.trim();
+  if (!apiKey) throw new EmbeddingError("geminiEmbedder: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
+  // The SDK adds "models/" itself; accept either spelling but keep one identity.
+  const model = (opts.model ?? GEMINI_DEFAULT_MODEL).replace(/^models\//, "");
+  const dims = opts.dims ?? GEMINI_DEFAULT_DIMS;
+  const batchSize = opts.batchSize ?? 100;
+  const attempts = opts.attempts ?? 5;
+  const timeoutMs = opts.timeoutMs ?? 120_000;
+  const retryBaseMs = opts.retryBaseMs ?? 1000;
+  const retryMaxMs = opts.retryMaxMs ?? 60_000;
+  const concurrency = opts.concurrency ?? 4;
+  for (const [name, v] of Object.entries({ dims, batchSize, attempts, timeoutMs, concurrency })) {
+    if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`geminiEmbedder: ${name} must be a positive integer, got ${v}`);
+  }
+  const baseUrl = opts.baseUrl?.replace(/\/+$/, "");
+  const where = baseUrl ?? "the Gemini API";
+  // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
+  const redact = (s: string) => s.split(apiKey).join("[redacted]");
+
+  const ai = new GoogleGenAI({
+    apiKey,
+    // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute us to Vertex AI,
+    // whose paths, payloads and auth differ.
+    vertexai: false,
+    // No retryOptions: the SDK then makes exactly one attempt and we own the retry policy.
+    httpOptions: { ...(baseUrl ? { baseUrl } : {}), timeout: timeoutMs },
+  });
+  const limit = createSemaphore(concurrency);
+  const taskLabel = (n: number, side: Side) => `${n} ${side} text${n === 1 ? "" : "s"}`;
+
+  /** One HTTP attempt; failures come back as AttemptFailure so the retry loop can judge them. */
+  async function attemptOnce(texts: string[], side: Side): Promise<EmbedResult> {
+    // The SDK keeps neither the response headers of a failure nor the body's usageMetadata, so
+    // a fetch of our own (scoped to this one call, hence safe under concurrency) reads both.
+    let retryAfterMs: number | undefined;
+    let usage: Promise<number | undefined> | undefined;
+    const observingFetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> => {
+      const res = await fetch(input, init);
+      retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
+      if (res.ok) usage = res.clone().json().then(readUsageTokens, () => undefined);
+      return res;
+    };
+    let response;
+    try {
+      response = await ai.models.embedContent({
+        model,
+        // Content objects rather than bare strings: for gemini-embedding-2 models the SDK merges
+        // a string[] into ONE multi-part content, which would return one vector for the batch.
+        contents: texts.map((text) => ({ role: "user", parts: [{ text }] })),
+        config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch: observingFetch } },
+      });
+    } catch (err) {
+      throw describeFailure(err, retryAfterMs, timeoutMs, where, redact);
+    }
+    const embeddings = response.embeddings ?? [];
+    if (embeddings.length !== texts.length) {
+      throw new GeminiEmbeddingError(
+        `Gemini ${model}: asked for ${taskLabel(texts.length, side)}, got ${embeddings.length} vectors`,
+        "COUNT_MISMATCH",
+        200,
+        1,
+      );
+    }
+    const vectors = embeddings.map((e, i) => {
+      const values = e.values ?? [];
+      if (values.length !== dims || !values.every(Number.isFinite)) {
+        throw new GeminiEmbeddingError(
+          `Gemini ${model}: vector ${i} of ${texts.length} has ${values.length} values` +
+            (values.length === dims ? " with a non-finite one" : "") + `, expected ${dims} finite numbers`,
+          "BAD_VECTOR",
+          200,
+          1,
+        );
+      }
+      return Float32Array.from(values);
+    });
+    return { vectors, tokens: (await usage) ?? 0 };
+  }
+
+  return {
+    id: `gemini:${model}@${dims}`,
+    dims,
+    maxBatch: batchSize,
+    async embed(texts: string[], side: Side): Promise<EmbedResult> {
+      if (texts.length === 0) return { vectors: [], tokens: 0 };
+      if (texts.length > batchSize) {
+        throw new RangeError(`geminiEmbedder: ${texts.length} texts in one call, but maxBatch is ${batchSize}; split the batch first`);
+      }
+      // The slot is held across backoff sleeps on purpose: when the server says "slow down",
+      // this embedder as a whole should send less, not refill the freed slot at once.
+      return limit.run(async () => {
+        let made = 0;
+        try {
+          return await retryWithBackoff(
+            (attempt) => {
+              made = attempt;
+              return attemptOnce(texts, side);
+            },
+            {
+              attempts,
+              baseMs: retryBaseMs,
+              maxMs: retryMaxMs,
+              classify: (err) =>
+                err instanceof AttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false },
+            },
+          );
+        } catch (err) {
+          // A wrong count or size is the server's bug, not a hiccup: no retry, but say which attempt.
+          if (err instanceof GeminiEmbeddingError) throw new GeminiEmbeddingError(err.message, err.code, err.status, made);
+          if (err instanceof AttemptFailure) {
+            const tries = `${made} attempt${made === 1 ? "" : "s"}`;
+            throw new GeminiEmbeddingError(
+              redact(`Gemini ${model} (${taskLabel(texts.length, side)}, ${tries}): ${err.message}`),
+              "PROVIDER",
+              err.status,
+              made,
+            );
+          }
+          // Anything else is a bug of ours or of the SDK; still never let the key out.
+          const message = err instanceof Error ? err.message : String(err);
+          throw new GeminiEmbeddingError(redact(`Gemini ${model}: ${message}`), "PROVIDER", undefined, made);
+        }
+      });
+    },
+  };
+}
+
+/**
+ * The Gemini embedder configured from the environment: the key from `GEMINI_API_KEY` (else
+ * `GOOGLE_API_KEY`), the endpoint from `GBR_GEMINI_BASE_URL` (else Google's).
+ *
+ * @example
+ * // GEMINI_API_KEY=… npx gbr search --data sample --retriever dense:gemini-001
+ * const gemini = geminiEmbedderFromEnv(); // throws EmbeddingError "NOT_CONFIGURED" without a key
+ */
+export function geminiEmbedderFromEnv(model?: string, dims?: number, env: NodeJS.ProcessEnv = process.env): Embedder {
+  const apiKey = env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim();
+  if (!apiKey) {
+    throw new EmbeddingError(
+      "Gemini embeddings need an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from " +
+        "https://aistudio.google.com/apikey; set GBR_GEMINI_BASE_URL to use another endpoint.",
+      "NOT_CONFIGURED",
+    );
+  }
+  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() || undefined;
+  return geminiEmbedder({ apiKey, model, dims, baseUrl });
+}
+
+/**
+ * Milliseconds a `Retry-After` header asks for: delta-seconds ("17", "0.5") or an HTTP date;
+ * undefined when absent or unreadable.
+ *
+ * @example
+ * parseRetryAfter("2"); // 2000
+ * parseRetryAfter("Wed, 21 Oct 2026 07:28:00 GMT", Date.parse("Wed, 21 Oct 2026 07:27:58 GMT")); // 2000
+ */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (value == null || value.trim() === "") return undefined;
+  const v = value.trim();
+  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** How to retry in `retryWithBackoff`. */
+export interface RetryOptions {
+  /** Attempts in all, the first included (default 5). */
+  attempts?: number;
+  /** First delay without a server hint, in ms (default 1000); doubles each attempt. */
+  baseMs?: number;
+  /** Longest delay without a server hint, in ms (default 60000). */
+  maxMs?: number;
+  /** Whether an error deserves another attempt, and the wait the server asked for, if any. */
+  classify: (err: unknown) => { retry: boolean; afterMs?: number };
+  /** Replaceable for tests. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Jitter source in [0, 1), replaceable for tests. */
+  random?: () => number;
+}
+
+/**
+ * The wait before attempt `attempt + 1`: the server's hint when it gave one (capped at five
+ * minutes), else exponential backoff `baseMs · 2^(attempt-1)` up to `maxMs`, with "equal
+ * jitter" (half fixed, half random) so parallel clients spread out but never retry at once.
+ *
+ * @example
+ * backoffDelay(3, { baseMs: 1000, maxMs: 60000, random: () => 0 }); // 2000 (half of 4000)
+ * backoffDelay(3, { baseMs: 1000, maxMs: 60000, afterMs: 7000 });    // 7000
+ */
+export function backoffDelay(
+  attempt: number,
+  o: { baseMs?: number; maxMs?: number; afterMs?: number; random?: () => number } = {},
+): number {
+  if (o.afterMs !== undefined) return Math.min(Math.max(0, o.afterMs), RETRY_AFTER_CEILING_MS);
+  const cap = Math.min(o.maxMs ?? 60_000, (o.baseMs ?? 1000) * 2 ** (attempt - 1));
+  return cap / 2 + (o.random ?? Math.random)() * (cap / 2);
+}
+
+/**
+ * Runs `fn(attempt)` (attempt counts from 1) until it succeeds, `classify` says the error is
+ * final, or the attempts run out; then the last error is thrown unchanged.
+ *
+ * @example
+ * const page = await retryWithBackoff(() => fetchJson(url), {
+ *   attempts: 5,
+ *   classify: (e) => ({ retry: e instanceof HttpError && e.status >= 500 }),
+ * });
+ */
+export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o: RetryOptions): Promise<T> {
+  const attempts = Math.max(1, o.attempts ?? 5);
+  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn(attempt);
+    } catch (err) {
+      const verdict = o.classify(err);
+      if (!verdict.retry || attempt >= attempts) throw err;
+      await sleep(backoffDelay(attempt, { baseMs: o.baseMs, maxMs: o.maxMs, afterMs: verdict.afterMs, random: o.random }));
+    }
+  }
+}
+
+/** One failed attempt, already described for people (key-free) and classified for the retry loop. */
+class AttemptFailure extends Error {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+    readonly retryable: boolean,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Turns whatever the SDK threw into an AttemptFailure. The SDK's ApiError carries the status and,
+ * as its message, the JSON error body: {"error": {"code", "message", "status", "details"}}.
+ */
+function describeFailure(
+  err: unknown,
+  retryAfterHeaderMs: number | undefined,
+  timeoutMs: number,
+  where: string,
+  redact: (s: string) => string,
+): AttemptFailure {
+  const e = err as { name?: string; message?: string; status?: unknown; cause?: unknown } | undefined;
+  const message = String(e?.message ?? err);
+  if (typeof e?.status === "number") {
+    const status = e.status;
+    const body = parseGoogleError(message);
+    const text = body.message ?? message.slice(0, 500);
+    const label = body.status ? ` ${body.status}` : "";
+    // Google states the wait in the body (RetryInfo) more often than in a header; take either.
+    const afterMs = retryAfterHeaderMs ?? body.retryDelayMs;
+    return new AttemptFailure(redact(`HTTP ${status}${label}: ${text}`), status, RETRYABLE_STATUS.has(status), afterMs);
+  }
+  if (e?.name === "AbortError" || e?.name === "TimeoutError") {
+    return new AttemptFailure(`no complete answer from ${where} within ${timeoutMs} ms`, undefined, true, undefined);
+  }
+  if (e?.name === "SyntaxError") {
+    // A 200 whose body is not JSON: usually a cut connection or a proxy page, worth another try.
+    return new AttemptFailure(redact(`unreadable answer from ${where}: ${message}`), undefined, true, undefined);
+  }
+  // fetch() reports refused or dropped connections as "fetch failed" with the reason in cause.
+  const cause = e?.cause as { code?: string; message?: string } | undefined;
+  const reason = cause ? ` (${cause.code ?? cause.message ?? String(cause)})` : "";
+  return new AttemptFailure(redact(`cannot reach ${where}: ${message}${reason}`), undefined, e?.name === "TypeError", undefined);
+}
+
+/** The fields we use from a Google API error body; tolerant of non-JSON bodies. */
+function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown; details?: unknown } };
+    const error = body?.error;
+    if (!error || typeof error !== "object") return {};
+    const details = Array.isArray(error.details) ? (error.details as { retryDelay?: unknown }[]) : [];
+    const delay = details.map((d) => d?.retryDelay).find((d): d is string => typeof d === "string");
+    const m = delay ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
+    return {
+      message: typeof error.message === "string" ? error.message : undefined,
+      status: typeof error.status === "string" ? error.status : undefined,
+      retryDelayMs: m ? Math.round(Number(m[1]) * 1000) : undefined,
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** Tokens billed, from `usageMetadata` when the API reports it (the SDK drops that field). */
+function readUsageTokens(body: unknown): number | undefined {
+  const u = (body as { usageMetadata?: { promptTokenCount?: unknown; totalTokenCount?: unknown } } | null)?.usageMetadata;
+  const n = u?.promptTokenCount ?? u?.totalTokenCount;
+  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+}

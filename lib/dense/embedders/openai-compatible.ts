@@ -1,0 +1,271 @@
+/**
+ * Embeddings from any server that speaks the OpenAI embeddings API (OpenAI itself, vLLM, TEI,
+ * LM Studio, Ollama, llama.cpp …), through the official `openai` SDK.
+ *
+ * The SDK already retries what is worth retrying (408, 409, 429, 5xx, connection errors and
+ * timeouts), honours `Retry-After` / `retry-after-ms`, and backs off exponentially otherwise, so
+ * this adapter adds no retry loop of its own: a second loop would multiply attempts and hide the
+ * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
+ * Float32Array, token usage, and errors that say what the server said without leaking the key.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { createSemaphore } from "../semaphore";
+import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
+
+export interface OpenAIEmbedderOptions {
+  /** Model name as the server knows it (e.g. "Qwen/Qwen3-Embedding-8B"). */
+  model: string;
+  /** Base URL up to and including the API version, e.g. "http://localhost:8000/v1"; the SDK appends "/embeddings". */
+  baseURL: string;
+  /** Bearer key; local servers usually ignore it (default "not-needed"). */
+  apiKey?: string;
+  /** Expected vector size; part of the id, and sent as `dimensions` when `sendDimensions`. */
+  dims?: number;
+  /**
+   * Send `dimensions` in the request (default false). Only Matryoshka-capable models accept it;
+   * vLLM and others reject the field for the rest, so it is opt-in.
+   */
+  sendDimensions?: boolean;
+  /** Largest batch the caller should send in one request (`maxBatch`, default 32). */
+  batchSize?: number;
+  /** Retries the SDK makes after the first attempt (default 4). */
+  maxRetries?: number;
+  /** Per-attempt timeout in milliseconds (default 60 000). */
+  timeoutMs?: number;
+  /** Requests in flight at once, over all concurrent `embed()` calls (default 2). */
+  concurrency?: number;
+}
+
+const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: 60_000, concurrency: 2 } as const;
+
+/** The key local servers get: the SDK insists on some string, and most local servers ignore it. */
+const PLACEHOLDER_KEY = "not-needed";
+
+/**
+ * An Embedder over an OpenAI-compatible server. `embed()` sends exactly one request with every
+ * text it is given (batching to `maxBatch` is the caller's job) and may be called concurrently;
+ * at most `concurrency` requests are in flight at once.
+ *
+ * @example
+ * const e = openaiEmbedder({ model: "Qwen/Qwen3-Embedding-0.6B", baseURL: "http://localhost:8000/v1", dims: 1024 });
+ * const { vectors, tokens } = await e.embed(["Instruct: …\nQuery:Ο Α …"], "query");
+ * vectors[0].length; // 1024
+ */
+export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
+  const { model, baseURL, dims, sendDimensions = false } = opts;
+  if (!model) throw new EmbeddingError("openai embedder: model name is empty", "NOT_CONFIGURED");
+  if (!baseURL) throw new EmbeddingError(`openai embedder (${model}): base URL is empty`, "NOT_CONFIGURED");
+  if (dims !== undefined && !(Number.isInteger(dims) && dims > 0)) {
+    throw new EmbeddingError(`openai embedder (${model}): dims must be a positive integer, got ${dims}`, "NOT_CONFIGURED");
+  }
+  const apiKey = opts.apiKey || PLACEHOLDER_KEY;
+  const maxBatch = positiveInt(opts.batchSize ?? DEFAULTS.batchSize, "batchSize");
+  const concurrency = positiveInt(opts.concurrency ?? DEFAULTS.concurrency, "concurrency");
+  const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
+  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
+  // The SDK validates `timeout` as a positive integer.
+  const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
+
+  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout });
+  const limit = createSemaphore(concurrency);
+  const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
+  const where = `${id} at ${safeURL(baseURL)}`;
+
+  // `_side` is unused: these servers have no notion of query vs document; the side is already in
+  // the template the caller applied to each text.
+  async function embed(texts: string[], _side: Side): Promise<EmbedResult> {
+    // The API rejects an empty input list; nothing to ask, nothing to pay.
+    if (texts.length === 0) return { vectors: [], tokens: 0 };
+    const body: OpenAI.EmbeddingCreateParams = {
+      model,
+      input: texts,
+      // Explicit "float": without it the SDK asks for base64 and decodes it itself, which some
+      // OpenAI-compatible servers do not implement.
+      encoding_format: "float",
+      ...(sendDimensions && dims !== undefined ? { dimensions: dims } : {}),
+    };
+    let response: OpenAI.CreateEmbeddingResponse;
+    try {
+      // The slot is held through the SDK's retries and Retry-After sleeps on purpose: a server
+      // that asked us to wait should not meanwhile receive the other queued batches.
+      response = await limit.run(() => client.embeddings.create(body));
+    } catch (err) {
+      throw providerError(err, where, apiKey, { timeout, maxRetries });
+    }
+    return { vectors: orderedVectors(response, texts.length, where), tokens: usageTokens(response) };
+  }
+
+  return { id, dims, maxBatch, embed };
+}
+
+/**
+ * An Embedder configured from the environment: `GBR_EMBED_BASE_URL` (else `OPENAI_BASE_URL`) and
+ * `GBR_EMBED_API_KEY` (else `OPENAI_API_KEY`), so embeddings can live on a different server than
+ * the chat model. Throws `EmbeddingError` "NOT_CONFIGURED" when no base URL is set, because
+ * silently defaulting to api.openai.com would send the corpus to a paid API nobody chose.
+ *
+ * @example
+ * // GBR_EMBED_BASE_URL=http://localhost:8000/v1
+ * const e = openaiEmbedderFromEnv("google/embeddinggemma-300m", 768, 64);
+ * e.id; // "openai:google/embeddinggemma-300m@768"
+ */
+export function openaiEmbedderFromEnv(
+  model: string,
+  dims?: number,
+  batchSize?: number,
+  more: Partial<Omit<OpenAIEmbedderOptions, "model" | "baseURL" | "apiKey" | "dims" | "batchSize">> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Embedder {
+  const baseURL = env.GBR_EMBED_BASE_URL || env.OPENAI_BASE_URL;
+  if (!baseURL) {
+    throw new EmbeddingError(
+      // No model name here: the setting is per provider, and reproduce groups presets by this text.
+      `no OpenAI-compatible embedding server configured: set GBR_EMBED_BASE_URL (or OPENAI_BASE_URL) to an ` +
+        `OpenAI-compatible endpoint such as http://localhost:8000/v1 (vLLM, TEI, LM Studio, Ollama), and ` +
+        `GBR_EMBED_API_KEY (or OPENAI_API_KEY) if it needs a key`,
+      "NOT_CONFIGURED",
+    );
+  }
+  const apiKey = env.GBR_EMBED_API_KEY || env.OPENAI_API_KEY || undefined;
+  return openaiEmbedder({ ...more, model, baseURL, apiKey, dims, batchSize });
+}
+
+function positiveInt(n: number, name: string): number {
+  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`${name} must be a positive integer, got ${n}`);
+  return n;
+}
+
+/** The base URL without credentials or query (proxies sometimes carry keys there), for messages. */
+function safeURL(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return "(invalid base URL)";
+  }
+}
+
+/** Vectors in input order. The API may answer out of order; `index` says which input each is. */
+function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, where: string): Float32Array[] {
+  const data: unknown = (response as { data?: unknown })?.data;
+  if (!Array.isArray(data)) throw new EmbeddingError(`${where}: response has no "data" array`, "PROVIDER");
+  if (data.length !== n) {
+    throw new EmbeddingError(`${where}: sent ${n} texts, got ${data.length} embeddings`, "COUNT_MISMATCH");
+  }
+  const out = new Array<Float32Array | undefined>(n);
+  data.forEach((item: { index?: unknown; embedding?: unknown }, position) => {
+    // A server that omits `index` is taken to answer in order.
+    const i = item?.index === undefined ? position : item.index;
+    if (!(typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n) || out[i] !== undefined) {
+      throw new EmbeddingError(`${where}: embedding ${position} has a bad or repeated index ${JSON.stringify(i)}`, "COUNT_MISMATCH");
+    }
+    out[i] = toVector(item?.embedding, i, where);
+  });
+  return out as Float32Array[];
+}
+
+/**
+ * One embedding as Float32Array. Checked element by element before conversion, because
+ * Float32Array.from turns `null` into 0 and would hide a broken vector from the caller.
+ */
+function toVector(embedding: unknown, index: number, where: string): Float32Array {
+  // A server that ignores encoding_format may still answer in base64 (little-endian float32).
+  if (typeof embedding === "string") {
+    const buf = Buffer.from(embedding, "base64");
+    if (buf.length === 0 || buf.length % 4 !== 0) throw new EmbeddingError(`${where}: embedding ${index} is not a vector`, "BAD_VECTOR");
+    const v = new Float32Array(buf.length / 4);
+    for (let k = 0; k < v.length; k++) v[k] = buf.readFloatLE(k * 4);
+    return checkFinite(v, index, where);
+  }
+  if (!Array.isArray(embedding) || embedding.length === 0) {
+    throw new EmbeddingError(`${where}: embedding ${index} is not a non-empty array`, "BAD_VECTOR");
+  }
+  const v = new Float32Array(embedding.length);
+  for (let k = 0; k < embedding.length; k++) {
+    const x: unknown = embedding[k];
+    if (typeof x !== "number") {
+      throw new EmbeddingError(`${where}: embedding ${index} has a non-number at position ${k} (${JSON.stringify(x)})`, "BAD_VECTOR");
+    }
+    v[k] = x;
+  }
+  return checkFinite(v, index, where);
+}
+
+function checkFinite(v: Float32Array, index: number, where: string): Float32Array {
+  // Finite doubles beyond float32 range become Infinity here; catch them too.
+  for (let k = 0; k < v.length; k++) {
+    if (!Number.isFinite(v[k])) throw new EmbeddingError(`${where}: embedding ${index} has a non-finite value at position ${k}`, "BAD_VECTOR");
+  }
+  return v;
+}
+
+function usageTokens(response: OpenAI.CreateEmbeddingResponse): number {
+  const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } }).usage;
+  const t = usage?.prompt_tokens ?? usage?.total_tokens;
+  return typeof t === "number" && Number.isFinite(t) ? t : 0;
+}
+
+/**
+ * An SDK failure as EmbeddingError "PROVIDER": HTTP status and the server's own message when
+ * there was an answer, the kind of connection failure otherwise. The key is scrubbed from the
+ * text in case a server echoes the Authorization header back.
+ */
+function providerError(
+  err: unknown,
+  where: string,
+  apiKey: string,
+  cfg: { timeout: number; maxRetries: number },
+): EmbeddingError {
+  if (err instanceof EmbeddingError) return err;
+  const attempts = `${cfg.maxRetries + 1} attempt${cfg.maxRetries === 0 ? "" : "s"}`;
+  let detail: string;
+  if (err instanceof APIConnectionTimeoutError) {
+    detail = `timed out after ${cfg.timeout} ms per attempt (${attempts})`;
+  } else if (err instanceof APIUserAbortError) {
+    detail = "request aborted";
+  } else if (err instanceof APIConnectionError) {
+    const cause = (err as { cause?: unknown }).cause;
+    const why = cause instanceof Error ? describeCause(cause) : err.message;
+    detail = `connection failed (${attempts}): ${why}`;
+  } else if (err instanceof APIError && err.status !== undefined) {
+    detail = `HTTP ${err.status}: ${serverMessage(err)}`;
+    if ([408, 409, 429].includes(err.status) || err.status >= 500) detail += ` (after ${attempts})`;
+  } else if (err instanceof SyntaxError) {
+    // A 200 whose body is not JSON; the SDK parses after its retry loop, so this was not retried.
+    detail = `answer is not valid JSON (${err.message})`;
+  } else {
+    // e.g. the connection dropped while the body was read ("terminated"): also past the retry loop.
+    detail = `request failed: ${err instanceof Error ? describeCause(err) : String(err)}`;
+  }
+  return new EmbeddingError(scrub(`${where}: ${detail}`, apiKey), "PROVIDER", { cause: err });
+}
+
+/** The server's message without the SDK's leading status (it is already in our text). */
+function serverMessage(err: APIError): string {
+  const body = err.error as { message?: unknown } | string | undefined;
+  if (typeof body === "string" && body) return body;
+  if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;
+  const m = err.message.replace(new RegExp(`^${err.status}\\s*`), "");
+  return m || "(no message)";
+}
+
+/** undici wraps the interesting part ("ECONNRESET", "other side closed") in nested causes. */
+function describeCause(e: Error): string {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return parts.join(": ");
+}
+
+function scrub(text: string, apiKey: string): string {
+  if (apiKey === PLACEHOLDER_KEY || apiKey.length < 4) return text;
+  return text.split(apiKey).join("[redacted]");
+}

@@ -1,0 +1,160 @@
+import { TopKHeap, type TopK } from "../util/top-k";
+import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel.wasm";
+
+// The WebAssembly global is not in the type libraries this project compiles with (no DOM lib,
+// and tslab's older @types/node), so the few parts used are typed here.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+let compiled: object | undefined;
+function kernelModule(): object {
+  compiled ??= new Wasm.Module(Buffer.from(DOT_KERNEL_WASM_BASE64, "base64"));
+  return compiled;
+}
+
+/** Documents per tile: 48 rows of 4,096 floats (768 KB) stay in a 1-2 MB L2 cache while every query passes over them. */
+const TILE_DOCS = 48;
+/** Queries per scoring chunk; bounds the score matrix at CHUNK × documents floats. */
+const QUERY_CHUNK = 256;
+const PAGE = 65536;
+
+/**
+ * L2-normalises a vector into a new Float32Array (a zero vector stays zero).
+ *
+ * @example
+ * normalize(Float32Array.of(3, 4)); // Float32Array [0.6, 0.8]
+ */
+export function normalize(v: ArrayLike<number>): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  const out = new Float32Array(v.length);
+  if (s === 0) return out;
+  const inv = 1 / Math.sqrt(s);
+  for (let i = 0; i < v.length; i++) out[i] = v[i] * inv;
+  return out;
+}
+
+/**
+ * Exact maximum-inner-product search over a fixed set of document vectors: the paper's dense
+ * setting (L2-normalised vectors, dot product, top 100). The documents live in the memory of a
+ * WebAssembly SIMD kernel that scores blocks of 3 documents × 4 queries at a time; ties keep
+ * document order, as everywhere in this project.
+ *
+ * @example
+ * const index = new ExactIndex(docVectors);            // normalised on the way in
+ * const [top] = index.search([queryVector], 100);      // top.docs: corpus positions, best first
+ */
+export class ExactIndex {
+  readonly size: number;
+  readonly dim: number;
+  /** Row length in the kernel's memory: dim rounded up to a multiple of 4 (zero padded). */
+  private readonly stride: number;
+  private readonly memory: WasmMemory;
+  private readonly dots: (docs: number, nd: number, queries: number, dim: number, out: number, stride: number) => void;
+  private readonly docsBytes: number;
+
+  constructor(docs: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}) {
+    if (docs.length === 0) throw new RangeError("ExactIndex needs at least one document vector");
+    this.size = docs.length;
+    this.dim = docs[0].length;
+    this.stride = Math.ceil(this.dim / 4) * 4;
+    const instance = new Wasm.Instance(kernelModule(), {});
+    this.memory = instance.exports.memory as WasmMemory;
+    this.dots = instance.exports.dots as ExactIndex["dots"];
+    this.docsBytes = this.size * this.stride * 4;
+    this.ensure(this.docsBytes);
+    const view = new Float32Array(this.memory.buffer, 0, this.size * this.stride);
+    const norm = opts.normalize ?? true;
+    docs.forEach((v, i) => {
+      if (v.length !== this.dim) throw new RangeError(`document vector ${i} has ${v.length} dimensions, expected ${this.dim}`);
+      view.set(norm ? normalize(v) : v, i * this.stride);
+    });
+  }
+
+  /**
+   * Document i as stored (normalised unless the index was built with normalize: false). A copy,
+   * because the kernel's memory may move when it grows.
+   *
+   * @example
+   * const v = index.vector(0); // Float32Array(dim)
+   */
+  vector(i: number): Float32Array {
+    if (!(i >= 0 && i < this.size)) throw new RangeError(`document ${i} is outside 0..${this.size - 1}`);
+    return new Float32Array(this.memory.buffer, i * this.stride * 4, this.dim).slice();
+  }
+
+  private ensure(bytes: number): void {
+    const have = this.memory.buffer.byteLength;
+    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
+  }
+
+  /**
+   * Scores every document for every query (queries are normalised like the documents) and
+   * keeps the k best per query.
+   *
+   * @example
+   * const results = index.search(queryVectors, 100);
+   * results[0].docs[0]; // corpus position of the best document for the first query
+   */
+  search(queries: readonly ArrayLike<number>[], k: number, opts: { normalize?: boolean } = {}): TopK[] {
+    if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
+    const results: TopK[] = [];
+    for (let start = 0; start < queries.length; start += QUERY_CHUNK) {
+      const chunk = queries.slice(start, start + QUERY_CHUNK);
+      const scores = this.scoreChunk(chunk, opts.normalize ?? true);
+      for (let q = 0; q < chunk.length; q++) {
+        const row = scores.subarray(q * this.size, (q + 1) * this.size);
+        const heap = new TopKHeap(Math.min(k, this.size));
+        for (let d = 0; d < row.length; d++) heap.offer(d, row[d]);
+        results.push(heap.sorted());
+      }
+    }
+    return results;
+  }
+
+  /**
+   * The full score matrix for up to QUERY_CHUNK queries: row q holds the dot product of query
+   * q with every document, in document order (a copy, safe to keep).
+   *
+   * @example
+   * const all = index.scores([q1, q2]); // Float32Array of 2 × size
+   */
+  scores(queries: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}): Float32Array {
+    const out = new Float32Array(queries.length * this.size);
+    for (let start = 0; start < queries.length; start += QUERY_CHUNK) {
+      const chunk = queries.slice(start, start + QUERY_CHUNK);
+      out.set(this.scoreChunk(chunk, opts.normalize ?? true), start * this.size);
+    }
+    return out;
+  }
+
+  /** Scores one chunk into the kernel's memory; the returned view is valid until the next call. */
+  private scoreChunk(queries: readonly ArrayLike<number>[], norm: boolean): Float32Array {
+    const groups = Math.ceil(queries.length / 4);
+    const qBase = this.docsBytes;
+    const qBytes = groups * 4 * this.stride * 4;
+    const outBase = qBase + qBytes;
+    this.ensure(outBase + groups * 4 * this.size * 4);
+    const qView = new Float32Array(this.memory.buffer, qBase, groups * 4 * this.stride);
+    qView.fill(0);
+    queries.forEach((v, i) => {
+      if (v.length !== this.dim) throw new RangeError(`query vector ${i} has ${v.length} dimensions, expected ${this.dim}`);
+      qView.set(norm ? normalize(v) : v, i * this.stride);
+    });
+    const rowBytes = this.stride * 4;
+    for (let t = 0; t < this.size; t += TILE_DOCS) {
+      const n = Math.min(TILE_DOCS, this.size - t);
+      for (let g = 0; g < groups; g++) {
+        this.dots(t * rowBytes, n, qBase + g * 4 * rowBytes, this.stride, outBase + (g * 4 * this.size + t) * 4, this.size);
+      }
+    }
+    return new Float32Array(this.memory.buffer, outBase, queries.length * this.size);
+  }
+}

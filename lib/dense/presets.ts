@@ -1,0 +1,187 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import type { Side } from "./types";
+
+/** Where a preset's vectors come from. */
+export type Provider = "openai" | "gemini" | "lsi";
+
+/**
+ * One embedding model as the paper ran it: provider, model name as the server knows it, and the
+ * text templates for each side (`{text}` is replaced by the query or article).
+ */
+export interface EmbeddingPreset {
+  name: string;
+  provider: Provider;
+  /** Model name sent to the provider (override per deployment with a user preset). */
+  model: string;
+  /** Vector size, when fixed; also requested from servers that support `dimensions`. */
+  dims?: number;
+  queryTemplate: string;
+  documentTemplate: string;
+  /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini). */
+  batchSize?: number;
+  /** Paper's Recall@100 on all 283 queries, for the reproduction table. */
+  paperRecall100?: number;
+  note?: string;
+}
+
+/** The instruction the paper gives the Qwen3 embedding models. */
+export const QWEN_TASK =
+  "Given a legal question with facts, retrieve relevant legal passages, statutes, or documents that answer the query";
+
+const qwen = (name: string, model: string, dims: number, paperRecall100: number): EmbeddingPreset => ({
+  name,
+  provider: "openai",
+  model,
+  dims,
+  queryTemplate: `Instruct: ${QWEN_TASK}\nQuery:{text}`,
+  documentTemplate: "{text}",
+  paperRecall100,
+});
+
+/**
+ * The nine embedding models of the paper with their templates (DESIGN.md §6). Model names are
+ * the Hugging Face ids most servers (vLLM, TEI) use; LM Studio or Ollama may name them
+ * differently, which a user preset of the same name fixes.
+ */
+export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
+  qwen("qwen3-8b", "Qwen/Qwen3-Embedding-8B", 4096, 0.67),
+  qwen("qwen3-4b", "Qwen/Qwen3-Embedding-4B", 2560, 0.62),
+  qwen("qwen3-0.6b", "Qwen/Qwen3-Embedding-0.6B", 1024, 0.45),
+  {
+    name: "euler-legal-v1",
+    provider: "openai",
+    model: "Euler-Legal-Embedding-V1",
+    queryTemplate: "{text}",
+    documentTemplate: "{text}",
+    paperRecall100: 0.68,
+    note: "no templates; set the model name your server uses with a user preset",
+  },
+  { name: "jina-v5-small", provider: "openai", model: "jinaai/jina-embeddings-v5-text-small", queryTemplate: "Query: {text}", documentTemplate: "Document: {text}" },
+  { name: "arctic-v2", provider: "openai", model: "Snowflake/snowflake-arctic-embed-l-v2.0", dims: 1024, queryTemplate: "query: {text}", documentTemplate: "{text}" },
+  {
+    name: "embgemma-300m",
+    provider: "openai",
+    model: "google/embeddinggemma-300m",
+    dims: 768,
+    queryTemplate: "task: search result | query: {text}",
+    documentTemplate: "title: none | text: {text}",
+  },
+  {
+    name: "nomic-v1.5",
+    provider: "openai",
+    model: "nomic-ai/nomic-embed-text-v1.5",
+    dims: 768,
+    queryTemplate: "search_query: {text}",
+    documentTemplate: "search_document: {text}",
+    paperRecall100: 0.08,
+  },
+  {
+    name: "gemini-001",
+    provider: "gemini",
+    model: "gemini-embedding-001",
+    dims: 3072,
+    // Gemini takes the side as a task type (RETRIEVAL_QUERY / RETRIEVAL_DOCUMENT), not as text.
+    queryTemplate: "{text}",
+    documentTemplate: "{text}",
+    batchSize: 100,
+    paperRecall100: 0.77,
+  },
+];
+
+/**
+ * Fills a template for one side.
+ *
+ * @example
+ * renderTemplate(preset("nomic-v1.5"), "query", "καταγγελία μίσθωσης"); // "search_query: καταγγελία μίσθωσης"
+ */
+export function renderTemplate(p: EmbeddingPreset, side: Side, text: string): string {
+  const template = side === "query" ? p.queryTemplate : p.documentTemplate;
+  // split/join, not replace: a "$" in legal text must not be read as a replacement pattern.
+  return template.split("{text}").join(text);
+}
+
+/**
+ * The identity of a vector space: provider, model, size and the template of each side. Two
+ * presets with the same fingerprint produce interchangeable vectors, so it names the cache
+ * table; any change to a template or model gives a new table and nothing stale is reused.
+ *
+ * @example
+ * presetFingerprint(preset("qwen3-8b")); // "qwen3-8b-3f2a9c1e0b7d"
+ */
+export function presetFingerprint(p: EmbeddingPreset): string {
+  const identity = JSON.stringify([p.provider, p.model, p.dims ?? null, p.queryTemplate, p.documentTemplate]);
+  const hash = createHash("sha256").update(identity).digest("hex").slice(0, 12);
+  return `${p.name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;
+}
+
+/**
+ * Key of one cached vector: the rendered text's hash, so the same article embedded under the
+ * same preset is never sent twice, even from another benchmark.
+ *
+ * @example
+ * textKey("search_document: Άρθρο 1 …"); // 64 hex characters
+ */
+export function textKey(rendered: string): string {
+  return createHash("sha256").update(rendered).digest("hex");
+}
+
+/** File that may hold user presets: `GBR_PRESETS`, else `gbr-presets.json` in the working directory. */
+export function userPresetsFile(): string | undefined {
+  const explicit = process.env.GBR_PRESETS;
+  if (explicit) return path.resolve(explicit);
+  const local = path.resolve("gbr-presets.json");
+  return existsSync(local) ? local : undefined;
+}
+
+/**
+ * Built-in presets plus the user's (`{"presets": [{name, provider, model, dims?, queryTemplate,
+ * documentTemplate, batchSize?}]}`); a user preset with a built-in's name replaces it.
+ *
+ * @example
+ * allPresets().map((p) => p.name); // ["qwen3-8b", …, "gemini-001", …user presets]
+ */
+export function allPresets(file = userPresetsFile()): EmbeddingPreset[] {
+  const byName = new Map(BUILTIN_PRESETS.map((p) => [p.name, p]));
+  if (file) for (const p of readUserPresets(file)) byName.set(p.name, p);
+  return [...byName.values()];
+}
+
+/**
+ * A preset by name (built-in or user), with an error listing the known names otherwise.
+ *
+ * @example
+ * preset("gemini-001").dims; // 3072
+ */
+export function preset(name: string, presets: readonly EmbeddingPreset[] = allPresets()): EmbeddingPreset {
+  const p = presets.find((x) => x.name === name);
+  if (!p) throw new Error(`unknown embedding preset '${name}'; known: ${presets.map((x) => x.name).join(", ")}`);
+  return p;
+}
+
+function readUserPresets(file: string): EmbeddingPreset[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new Error(`${file}: not a readable presets file (${(err as Error).message})`);
+  }
+  const list = (parsed as { presets?: unknown }).presets;
+  if (!Array.isArray(list)) throw new Error(`${file}: expected {"presets": [ … ]}`);
+  return list.map((raw, i) => {
+    const p = raw as Partial<EmbeddingPreset>;
+    const where = `${file}: presets[${i}]`;
+    for (const field of ["name", "provider", "model"] as const) {
+      if (typeof p[field] !== "string" || p[field] === "") throw new Error(`${where}: "${field}" must be a non-empty string`);
+    }
+    if (!["openai", "gemini"].includes(p.provider!)) throw new Error(`${where}: provider must be "openai" or "gemini"`);
+    for (const field of ["queryTemplate", "documentTemplate"] as const) {
+      if (p[field] === undefined) p[field] = "{text}";
+      if (typeof p[field] !== "string" || !p[field]!.includes("{text}")) throw new Error(`${where}: ${field} must contain {text}`);
+    }
+    if (p.dims !== undefined && !(Number.isInteger(p.dims) && p.dims > 0)) throw new Error(`${where}: dims must be a positive integer`);
+    if (p.batchSize !== undefined && !(Number.isInteger(p.batchSize) && p.batchSize > 0)) throw new Error(`${where}: batchSize must be a positive integer`);
+    return p as EmbeddingPreset;
+  });
+}

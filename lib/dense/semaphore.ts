@@ -1,0 +1,56 @@
+/**
+ * A counting semaphore small enough to read in one go. Providers throttle (or fall over) when a
+ * pipeline fires every batch at once, so each embedder caps its own in-flight requests; the
+ * caller may then call `embed()` as concurrently as it likes.
+ */
+
+/** Runs async work with at most `n` tasks in flight. */
+export interface Semaphore {
+  /** Waits for a free slot, runs `fn`, and frees the slot however `fn` ends. */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+  /** Tasks running now (for tests and progress displays). */
+  readonly active: number;
+  /** Tasks waiting for a slot. */
+  readonly waiting: number;
+}
+
+/**
+ * A semaphore with `n` slots. Waiters are served first come, first served, so a long queue of
+ * batches is embedded roughly in the order it was submitted.
+ *
+ * @example
+ * const limit = createSemaphore(2);
+ * // Six requests, never more than two at the server at once:
+ * const answers = await Promise.all(batches.map((b) => limit.run(() => client.embeddings.create(b))));
+ */
+export function createSemaphore(n: number): Semaphore {
+  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`semaphore size must be a positive integer, got ${n}`);
+  let active = 0;
+  const queue: (() => void)[] = [];
+
+  const release = () => {
+    // Hand the slot straight to the next waiter (active stays the same) so no newcomer can
+    // overtake the queue between the release and the waiter's wake-up.
+    const next = queue.shift();
+    if (next) next();
+    else active--;
+  };
+
+  return {
+    async run<T>(fn: () => Promise<T>): Promise<T> {
+      if (active < n) active++;
+      else await new Promise<void>((resolve) => queue.push(resolve));
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    },
+    get active() {
+      return active;
+    },
+    get waiting() {
+      return queue.length;
+    },
+  };
+}

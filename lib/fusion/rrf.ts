@@ -1,0 +1,48 @@
+import type { Run } from "../types";
+
+export interface RrfOptions {
+  /** The constant in 1 / (k + rank); the paper uses 60. */
+  k?: number;
+  /** Ranks considered per input run (default 100). */
+  depth?: number;
+  /** Length of the fused ranking (default 100). */
+  top?: number;
+}
+
+/**
+ * Reciprocal rank fusion: each document scores Σ 1/(k + rank) over the input runs that rank it
+ * within `depth` (ranks from 1); the fused ranking sorts by that score, ties by doc id, and keeps
+ * `top`. Queries present in any input are fused; a query missing from one input simply gets
+ * nothing from it.
+ *
+ * @example
+ * const fused = rrf([bm25Run, denseRun]); // k = 60, top 100, as in the paper
+ */
+export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
+  const k = opts.k ?? 60;
+  const depth = opts.depth ?? 100;
+  const top = opts.top ?? 100;
+  const queries: string[] = [];
+  const seenQ = new Set<string>();
+  for (const r of runs) for (const q of r.rankings.keys()) if (!seenQ.has(q)) (seenQ.add(q), queries.push(q));
+  const rankings = new Map<string, string[]>();
+  const scores = new Map<string, number[]>();
+  for (const q of queries) {
+    const acc = new Map<string, number>();
+    for (const r of runs) {
+      const list = r.rankings.get(q) ?? [];
+      const seen = new Set<string>();
+      let rank = 0;
+      for (const d of list) {
+        if (seen.has(d)) continue; // a duplicate keeps its first (best) rank
+        seen.add(d);
+        if (++rank > depth) break;
+        acc.set(d, (acc.get(d) ?? 0) + 1 / (k + rank));
+      }
+    }
+    const fused = [...acc].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, top);
+    rankings.set(q, fused.map(([d]) => d));
+    scores.set(q, fused.map(([, s]) => s));
+  }
+  return { rankings, scores };
+}

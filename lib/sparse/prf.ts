@@ -1,0 +1,46 @@
+import type { Bm25Scorer } from "./bm25";
+
+export interface SparsePrfOptions {
+  /** Feedback documents from the first pass (default 10). */
+  docs?: number;
+  /** Expansion terms added to the query (default 30). */
+  terms?: number;
+}
+
+/**
+ * BM25 pseudo-relevance feedback as in the paper: take the first pass's top documents, score
+ * every term they contain by (its total frequency in them) × idf, drop terms already in the
+ * query and terms whose idf is not > 0 (idf as rank_bm25 stores it, after the ε floor), and
+ * return the query's term ids followed by the best `terms` new ones (ties by term text).
+ *
+ * @example
+ * const expanded = expandQuery(scorer, queryIds, firstPass.docs.subarray(0, 10), terms);
+ * const second = scorer.searchIds(expanded, 100);
+ */
+export function expandQuery(
+  scorer: Bm25Scorer,
+  queryIds: ArrayLike<number>,
+  feedbackDocs: ArrayLike<number>,
+  termText: readonly string[],
+  opts: SparsePrfOptions = {},
+): number[] {
+  const n = opts.terms ?? 30;
+  const index = scorer.index;
+  const forward = index.forward();
+  const inQuery = new Set(Array.from(queryIds));
+  const tf = new Map<number, number>();
+  for (let i = 0; i < feedbackDocs.length; i++) {
+    const d = feedbackDocs[i];
+    for (let p = forward.start[d]; p < forward.start[d + 1]; p++) {
+      const t = forward.term[p];
+      tf.set(t, (tf.get(t) ?? 0) + forward.tf[p]);
+    }
+  }
+  const candidates: [number, number][] = [];
+  for (const [t, f] of tf) {
+    if (inQuery.has(t) || !(scorer.idf[t] > 0)) continue;
+    candidates.push([t, f * scorer.idf[t]]);
+  }
+  candidates.sort((a, b) => b[1] - a[1] || (termText[a[0]] < termText[b[0]] ? -1 : termText[a[0]] > termText[b[0]] ? 1 : 0));
+  return [...Array.from(queryIds), ...candidates.slice(0, n).map(([t]) => t)];
+}

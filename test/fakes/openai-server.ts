@@ -1,0 +1,367 @@
+/**
+ * A local double of an OpenAI-compatible server (the protocol subset the product speaks), on
+ * 127.0.0.1 with a random port, for driving the real `openai` SDK in tests. It records every
+ * request, counts them, tracks how many are in flight, and plays scripted faults.
+ *
+ *   POST /v1/embeddings  (also /embeddings, for base URLs without /v1)
+ *     { model, input: string | string[], dimensions?, encoding_format? }
+ *     -> { object: "list", model, data: [{ object: "embedding", index, embedding }], usage }
+ *
+ * The SDK appends "/embeddings" to its baseURL, so tests pass `${double.url}/v1` as baseURL.
+ *
+ * Vectors are a pure function of (model, text, dimension): a test can compute the expected
+ * vector with `fakeVector` and compare exactly. `usage` counts whitespace-separated words, a
+ * stand-in for tokens that a test can compute too.
+ *
+ * Adding a route (e.g. chat completions): write a `RouteHandler` and register it in `ROUTES`;
+ * recording, counting, in-flight tracking and the transport faults then apply to it unchanged.
+ */
+import { createHash } from "node:crypto";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * What a fault does to the next request(s) it applies to.
+ *
+ * Transport faults (any route):
+ * - "rateLimit": 429 with `Retry-After` (`extra.retryAfter`, default "0") and optionally `retry-after-ms`.
+ * - "status":    an error status (`extra.status`, default 500) with an OpenAI-style error body;
+ *                `extra.retryAfter` adds a Retry-After header (the SDK honours it for any retried status).
+ * - "slow":      wait `extra.delayMs` (default 1000) before answering normally (to trip client timeouts).
+ * - "drop":      destroy the connection without answering.
+ * - "malformed": 200 with a body that is not JSON.
+ * - "truncate":  200 promising more bytes than it sends, then destroy the connection.
+ * Embedding content faults (a 200 whose content is wrong):
+ * - "wrongCount": `extra.count` embeddings (default: one fewer than inputs).
+ * - "wrongDims":  vectors of `extra.dims` entries (default: one more than asked).
+ * - "badValue":   the first vector's first entry is `extra.value` (default null; JSON has no NaN).
+ * - "reorder":    correct embeddings, listed in reverse order (each keeps its `index`).
+ */
+export type FaultKind =
+  | "rateLimit"
+  | "status"
+  | "slow"
+  | "drop"
+  | "malformed"
+  | "truncate"
+  | "wrongCount"
+  | "wrongDims"
+  | "badValue"
+  | "reorder";
+
+export interface FaultExtra {
+  /** Retry-After header value in seconds ("rateLimit", "status"). */
+  retryAfter?: string;
+  /** retry-after-ms header value ("rateLimit", "status"); the SDK prefers it to Retry-After. */
+  retryAfterMs?: string;
+  /** HTTP status ("status"; default 500). */
+  status?: number;
+  /** Error message in the body ("rateLimit", "status"). */
+  message?: string;
+  /** Delay before answering ("slow"; default 1000 ms). */
+  delayMs?: number;
+  /** Number of embeddings to return ("wrongCount"). */
+  count?: number;
+  /** Vector length to return ("wrongDims"). */
+  dims?: number;
+  /** The value to plant in a vector ("badValue"; default null). */
+  value?: null | string;
+  /** Only requests to this route consume the fault, e.g. "embeddings" (default: any route). */
+  route?: string;
+}
+
+/** One request as the double saw it. */
+export interface RecordedRequest {
+  method: string;
+  /** Path as requested, e.g. "/v1/embeddings". */
+  path: string;
+  /** Route name it was served by ("embeddings"), or undefined for an unknown path. */
+  route?: string;
+  /** The Authorization header, to check which key was sent (or that one was). */
+  authorization?: string;
+  /** Parsed JSON body (undefined when the body was not JSON). */
+  body: Record<string, unknown> | undefined;
+}
+
+export interface OpenAIDoubleOptions {
+  /** Vector length when the request does not ask for `dimensions` (default 8). */
+  dims?: number;
+  /** L2-normalise the vectors (default true, as most embedding servers do). */
+  normalize?: boolean;
+  /** Delay every answer by this much (default 0): to hold requests in flight for concurrency tests. */
+  delayMs?: number;
+  /** When set, requests need `Authorization: Bearer <apiKey>` (401 otherwise). */
+  apiKey?: string;
+  /** Honour `dimensions` in embedding requests (default true, like text-embedding-3). */
+  honourDimensions?: boolean;
+}
+
+export interface OpenAIDouble {
+  /** http://127.0.0.1:<port> (no trailing slash, no /v1). */
+  url: string;
+  /** Every request so far, in arrival order. */
+  requests: RecordedRequest[];
+  /** Requests so far, to one route when given. */
+  count(route?: string): number;
+  /** Script `kind` for the next `times` requests (queued behind earlier faults). */
+  fault(kind: FaultKind, times?: number, extra?: FaultExtra): void;
+  /** Requests being handled right now, and the most ever at once. */
+  inFlight(): number;
+  maxInFlight(): number;
+  /** Bodies of the embedding requests so far, typed. */
+  embeddingRequests(): { model: string; input: string[]; dimensions?: number; encoding_format?: string }[];
+  /** Forget requests, counts, the in-flight peak and pending faults (between subtests). */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The vector the double returns for `text` under `model`: sha256(model, text, counter) bytes
+ * mapped to [-1, 1), optionally L2-normalised. Exported so tests can assert exact values.
+ *
+ * @example
+ * fakeVector("m", "Άρθρο 1", 8).length; // 8
+ */
+export function fakeVector(model: string, text: string, dims: number, normalize = true): number[] {
+  const v: number[] = [];
+  for (let block = 0; v.length < dims; block++) {
+    const h = createHash("sha256").update(`${model}\0${text}\0${block}`).digest();
+    for (let o = 0; o + 4 <= h.length && v.length < dims; o += 4) v.push(h.readUInt32LE(o) / 2 ** 31 - 1);
+  }
+  if (!normalize) return v;
+  const norm = Math.hypot(...v) || 1;
+  return v.map((x) => x / norm);
+}
+
+/**
+ * The double's stand-in for tokens: whitespace-separated words, summed over the inputs.
+ *
+ * @example
+ * fakeTokens(["Ο Α", "άρθρο 914 ΑΚ"]); // 5
+ */
+export function fakeTokens(inputs: string[]): number {
+  return inputs.reduce((n, s) => n + s.split(/\s+/).filter(Boolean).length, 0);
+}
+
+interface Fault extends FaultExtra {
+  kind: FaultKind;
+  times: number;
+}
+
+const CONTENT_FAULTS: ReadonlySet<FaultKind> = new Set(["wrongCount", "wrongDims", "badValue", "reorder"]);
+
+/** What a route answers: a status and a JSON-able body. */
+type RouteResult = { status: number; json: unknown };
+type RouteHandler = (body: Record<string, unknown>, ctx: { opts: Required<Omit<OpenAIDoubleOptions, "apiKey">>; fault?: Fault }) => RouteResult;
+
+const apiError = (status: number, message: string, type = "invalid_request_error", code: string | null = null): RouteResult => ({
+  status,
+  json: { error: { message, type, param: null, code } },
+});
+
+const embeddings: RouteHandler = (body, { opts, fault }) => {
+  const model = body.model;
+  if (typeof model !== "string" || !model) return apiError(400, "you must provide a model parameter");
+  const raw = body.input;
+  const input = typeof raw === "string" ? [raw] : raw;
+  if (!Array.isArray(input) || input.length === 0 || !input.every((s) => typeof s === "string")) {
+    return apiError(400, "'input' must be a non-empty string or array of strings");
+  }
+  if (body.encoding_format !== undefined && body.encoding_format !== "float") {
+    // Several local servers only speak float; the product must ask for it.
+    return apiError(400, `encoding_format ${JSON.stringify(body.encoding_format)} not supported by this double`);
+  }
+  const asked = body.dimensions;
+  if (asked !== undefined && !(typeof asked === "number" && Number.isInteger(asked) && asked > 0)) {
+    return apiError(400, "'dimensions' must be a positive integer");
+  }
+  const dims = opts.honourDimensions && typeof asked === "number" ? asked : opts.dims;
+  const texts = input as string[];
+
+  let data: { object: "embedding"; index: number; embedding: (number | null | string)[] }[] = texts.map((t, index) => ({
+    object: "embedding",
+    index,
+    embedding: fakeVector(model, t, fault?.kind === "wrongDims" ? (fault.dims ?? dims + 1) : dims, opts.normalize),
+  }));
+  switch (fault?.kind) {
+    case "wrongCount": {
+      const n = fault.count ?? texts.length - 1;
+      while (data.length < n) data.push({ ...data[data.length % texts.length], index: data.length });
+      data = data.slice(0, n);
+      break;
+    }
+    case "badValue":
+      data[0].embedding[0] = fault.value === undefined ? null : fault.value;
+      break;
+    case "reorder":
+      data.reverse();
+      break;
+  }
+  const tokens = fakeTokens(texts);
+  return { status: 200, json: { object: "list", model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
+};
+
+/** Route name -> handler; paths are `/v1/<name>` and `/<name>`. */
+const ROUTES: Record<string, RouteHandler> = { embeddings };
+
+/**
+ * Starts the double. `close()` ends open connections and pending slow answers, so no test hangs.
+ *
+ * @example
+ * const api = await startOpenAIDouble({ dims: 8 });
+ * const e = openaiEmbedder({ model: "m", baseURL: `${api.url}/v1` });
+ * api.fault("rateLimit", 1, { retryAfter: "0" });
+ * await e.embed(["α"], "document");
+ * api.count(); // 2: the 429 and its retry
+ * await api.close();
+ */
+export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Promise<OpenAIDouble> {
+  const opts = {
+    dims: options.dims ?? 8,
+    normalize: options.normalize ?? true,
+    delayMs: options.delayMs ?? 0,
+    honourDimensions: options.honourDimensions ?? true,
+  };
+  const requests: RecordedRequest[] = [];
+  let faults: Fault[] = [];
+  let active = 0;
+  let peak = 0;
+  const timers = new Set<NodeJS.Timeout>();
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (ms <= 0) return resolve();
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
+      timers.add(t);
+    });
+
+  /** The first queued fault this route may consume, used up once. */
+  const takeFault = (route: string | undefined): Fault | undefined => {
+    const i = faults.findIndex((f) => f.route === undefined || f.route === route);
+    if (i < 0) return undefined;
+    const f = faults[i];
+    if (--f.times <= 0) faults.splice(i, 1);
+    return { ...f };
+  };
+
+  const sendJson = (res: http.ServerResponse, status: number, json: unknown, headers: Record<string, string> = {}) => {
+    if (res.destroyed || res.writableEnded) return; // the client gave up (timeout) meanwhile
+    const buf = Buffer.from(JSON.stringify(json));
+    res.writeHead(status, { "Content-Type": "application/json", "Content-Length": String(buf.length), ...headers });
+    res.end(buf);
+  };
+
+  const routeOf = (path: string): string | undefined => {
+    const name = path.replace(/^\/v1\//, "/").replace(/^\//, "").replace(/\/$/, "");
+    return Object.prototype.hasOwnProperty.call(ROUTES, name) ? name : undefined;
+  };
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const route = routeOf(path);
+    let body: Record<string, unknown> | undefined;
+    try {
+      const parsed: unknown = JSON.parse(raw.toString("utf8"));
+      if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
+    } catch {
+      body = undefined;
+    }
+    requests.push({ method: req.method ?? "", path, route, authorization: req.headers.authorization, body });
+
+    if (opts.delayMs > 0) await sleep(opts.delayMs);
+    if (!route) return sendJson(res, 404, apiError(404, `no route ${req.method} ${path}`, "not_found").json);
+    if (req.method !== "POST") return sendJson(res, 405, apiError(405, "method not allowed").json);
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return sendJson(res, 401, apiError(401, "Incorrect API key provided", "invalid_request_error", "invalid_api_key").json);
+    }
+
+    let fault = takeFault(route);
+    if (fault?.kind === "slow") {
+      await sleep(fault.delayMs ?? 1000);
+      fault = undefined;
+    }
+    switch (fault?.kind) {
+      case "rateLimit":
+      case "status": {
+        const status = fault.kind === "rateLimit" ? 429 : (fault.status ?? 500);
+        const headers: Record<string, string> = {};
+        if (fault.kind === "rateLimit" || fault.retryAfter !== undefined) headers["Retry-After"] = fault.retryAfter ?? "0";
+        if (fault.retryAfterMs !== undefined) headers["retry-after-ms"] = fault.retryAfterMs;
+        const message = fault.message ?? (status === 429 ? "Rate limit reached, slow down" : `scripted ${status} error`);
+        return sendJson(res, status, apiError(status, message, status === 429 ? "rate_limit_error" : "server_error").json, headers);
+      }
+      case "drop":
+        req.socket.destroy();
+        return;
+      case "malformed": {
+        const buf = Buffer.from('{"object": "list", "data": [');
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(buf.length) });
+        res.end(buf);
+        return;
+      }
+      case "truncate": {
+        const buf = Buffer.from(JSON.stringify({ object: "list", data: [] }));
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(buf.length + 64) });
+        res.write(buf, () => req.socket.destroy());
+        return;
+      }
+    }
+    if (!body) return sendJson(res, 400, apiError(400, "body is not a JSON object").json);
+    const out = ROUTES[route](body, { opts, fault: fault && CONTENT_FAULTS.has(fault.kind) ? fault : undefined });
+    sendJson(res, out.status, out.json);
+  };
+
+  const server = http.createServer((req, res) => {
+    active++;
+    peak = Math.max(peak, active);
+    // 'close' fires once whether the answer was sent, the socket dropped or the client aborted.
+    res.once("close", () => active--);
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      handle(req, res, Buffer.concat(chunks)).catch((err: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, apiError(500, `double crashed: ${String(err)}`, "server_error").json);
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    count: (route) => (route === undefined ? requests.length : requests.filter((r) => r.route === route).length),
+    fault(kind, times = 1, extra = {}) {
+      if (!(Number.isInteger(times) && times >= 1)) throw new RangeError(`fault times must be a positive integer, got ${times}`);
+      faults.push({ ...extra, kind, times });
+    },
+    inFlight: () => active,
+    maxInFlight: () => peak,
+    embeddingRequests: () =>
+      requests
+        .filter((r) => r.route === "embeddings" && r.body)
+        .map((r) => {
+          const b = r.body!;
+          return {
+            model: b.model as string,
+            input: (typeof b.input === "string" ? [b.input] : b.input) as string[],
+            ...(b.dimensions !== undefined ? { dimensions: b.dimensions as number } : {}),
+            ...(b.encoding_format !== undefined ? { encoding_format: b.encoding_format as string } : {}),
+          };
+        }),
+    reset() {
+      requests.length = 0;
+      faults = [];
+      peak = active;
+    },
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      server.closeAllConnections();
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
