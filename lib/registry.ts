@@ -11,6 +11,11 @@ export interface RetrieverOptions extends TokenizerContext {
   log?: (message: string) => void;
   /** LanceDB URI of the embedding cache (default `<data>/lancedb`). */
   vectorStore?: string;
+  /**
+   * Dense retrieval through the store's approximate (IVF_PQ) index instead of exact search;
+   * built on first use. Its recall@100 against exact search is logged.
+   */
+  ann?: { nprobes?: number; refineFactor?: number };
   /** Reports progress of long embedding jobs. */
   onProgress?: (label: string, done: number, total: number) => void;
 }

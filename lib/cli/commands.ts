@@ -163,10 +163,16 @@ const search = withHelp(
       out: { type: "string" },
       format: { type: "string" },
       tag: { type: "string" },
+      ann: { type: "boolean" },
+      nprobes: { type: "string" },
+      refine: { type: "string" },
+      "vector-store": { type: "string" },
     },
     help: [
       ...dataHelp,
-      "--retriever NAME  bm25-greekstemmer (default), bm25-spacy, bm25-grnlp, bm25-english",
+      "--retriever NAME  bm25-greekstemmer (default), bm25-spacy, bm25-grnlp, bm25-english, dense:<preset>, lsi[:dims],",
+      "                  prf:<retriever>, rrf:<a>+<b>   (presets: qwen3-8b qwen3-4b qwen3-0.6b euler-legal-v1 jina-v5-small",
+      "                  arctic-v2 embgemma-300m nomic-v1.5 gemini-001, and user presets from gbr-presets.json)",
       "--k N             ranking depth (default 100)",
       "--k1 X --b Y      BM25 parameters (default 1.5 and 0.75, as rank_bm25)",
       "--epsilon E       idf floor as a fraction of the mean idf (default 0.25)",
@@ -174,6 +180,11 @@ const search = withHelp(
       "--out FILE        write the run here (default: stdout)",
       "--format F        trec (default; json when --out ends in .json) or json",
       "--tag T           TREC run tag (default: the retriever name)",
+      "--ann             dense: search the IVF_PQ index instead of exact search (recall against exact is logged)",
+      "--nprobes N       ANN partitions probed (default 20);  --refine N  re-rank N × k candidates exactly",
+      "--vector-store U  LanceDB URI of the embedding cache (default data/lancedb; s3://… works)",
+      "Environment: GBR_EMBED_BASE_URL or OPENAI_BASE_URL (+ GBR_EMBED_API_KEY/OPENAI_API_KEY) for OpenAI-compatible",
+      "servers; GEMINI_API_KEY for gemini-001.",
     ],
   },
   async (values, _pos, io) => {
@@ -189,7 +200,19 @@ const search = withHelp(
     if (format !== "trec" && format !== "json") throw new CliError(`--format must be trec or json, got '${format}'`, 2);
     const log = logger(io, values.quiet);
     const bench = await load(values, io);
-    const retriever = await createRetriever(name, bench, { bm25, positiveOnly: Boolean(values["positive-only"]), log });
+    const ann = values.ann
+      ? {
+          nprobes: values.nprobes === undefined ? undefined : numberOption(values.nprobes, "--nprobes", 20, { integer: true, min: 1 }),
+          refineFactor: values.refine === undefined ? undefined : numberOption(values.refine, "--refine", 1, { integer: true, min: 1 }),
+        }
+      : undefined;
+    const retriever = await createRetriever(name, bench, {
+      bm25,
+      positiveOnly: Boolean(values["positive-only"]),
+      log,
+      ann,
+      vectorStore: values["vector-store"] as string | undefined,
+    });
     const t0 = performance.now();
     const run = await retriever.retrieve(bench.queries, k);
     log(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);

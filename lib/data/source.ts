@@ -14,6 +14,8 @@ export interface LoadedBenchmark {
   fallback?: string;
   /** Folder in BEIR layout holding what was loaded. */
   dir: string;
+  /** The queries file that replaced the source's own, if any. */
+  queriesFile?: string;
 }
 
 export interface LoadOptions {
@@ -37,7 +39,7 @@ export interface LoadOptions {
 export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promise<LoadedBenchmark> {
   const readOpts = { queriesFile: opts.queriesFile, warn: opts.warn };
   if (src === "sample") {
-    return { benchmark: await readBeir(SAMPLE_DIR, { ...readOpts, name: "sample" }), origin: "sample", dir: SAMPLE_DIR };
+    return { benchmark: await readBeir(SAMPLE_DIR, { ...readOpts, name: "sample" }), origin: "sample", dir: SAMPLE_DIR, queriesFile: opts.queriesFile };
   }
   if (src === "hf") {
     let pulled;
@@ -63,8 +65,8 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
     const benchmark = opts.queriesFile
       ? { ...(await readBeir(dir, { ...readOpts, name: "hf" })), revision: pulled.benchmark.revision }
       : { ...pulled.benchmark, name: "hf" };
-    return { benchmark, origin: "hf", dir };
+    return { benchmark, origin: "hf", dir, queriesFile: opts.queriesFile };
   }
   const dir = path.resolve(src);
-  return { benchmark: await readBeir(dir, readOpts), origin: "dir", dir };
+  return { benchmark: await readBeir(dir, readOpts), origin: "dir", dir, queriesFile: opts.queriesFile };
 }

@@ -19,6 +19,8 @@ export interface EmbedItemsOptions {
 export interface EmbedItemsResult {
   /** One vector per item, in item order, exactly as the provider returned it. */
   vectors: Float32Array[];
+  /** Each item's cache key (what the store and its ANN index know the vector by). */
+  keys: string[];
   /** Items served from the cache, and requests/tokens spent on the rest. */
   cached: number;
   requests: number;
@@ -120,7 +122,7 @@ export async function embedItems(
   if (failure !== undefined) throw failure;
 
   const vectors = keys.map((k) => found.get(k)!);
-  return { vectors, cached, requests, tokens };
+  return { vectors, keys, cached, requests, tokens };
 }
 
 function describe(ids: string[], side: Side, b: number, total: number, name: string): string {

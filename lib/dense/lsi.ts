@@ -286,7 +286,7 @@ export function lsiEmbedder(model: LsiModel): Embedder {
  * orthogonal is charged for it. Round-off leaves about 1e-8 where the true error is 0.
  *
  * @example
- * reconstructionError(model, corpus);      // e.g. 0.62 at k = 256 on greeklaws-2021
+ * reconstructionError(model, corpus);      // 0.80 at k = 256 on greeklaws-2021
  * reconstructionError(model, corpus, 64);  // leading 64 components only
  */
 export function reconstructionError(model: LsiModel, corpus: IndexedCorpus, k = model.dims): number {

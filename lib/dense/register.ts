@@ -2,12 +2,14 @@ import type { Benchmark, Query, Run } from "../types";
 import { registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
 import { indexCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
-import { embedItems, type VectorCache } from "./embed";
+import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
 import { preset, type EmbeddingPreset } from "./presets";
 import { rocchio } from "./rocchio";
 import type { Embedder } from "./types";
+import type { VectorStore } from "./vector-store";
+import { presetFingerprint } from "./presets";
 
 // The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
 // retriever is first created, so commands that never embed start fast.
@@ -33,9 +35,9 @@ export async function embedderFor(p: EmbeddingPreset): Promise<Embedder> {
   throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
 }
 
-const stores = new Map<string, Promise<VectorCache>>();
+const stores = new Map<string, Promise<VectorStore>>();
 /** One store per URI per process: LanceDB connections are reused across retrievers. */
-function sharedStore(uri?: string): Promise<VectorCache> {
+function sharedStore(uri?: string): Promise<VectorStore> {
   const key = uri ?? "";
   let s = stores.get(key);
   if (!s) stores.set(key, (s = (require("./vector-store") as typeof import("./vector-store")).openVectorStore(uri)));
@@ -113,10 +115,62 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
     usage.requests += r.requests;
     usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
-    return r.vectors;
+    return r;
   };
   const docs = await run(bench.docs, "document");
-  return vectorRetriever(name, bench, docs, (queries) => run(queries, "query"), usage);
+  const exact = vectorRetriever(name, bench, docs.vectors, async (queries) => (await run(queries, "query")).vectors, usage);
+  if (!opts.ann) return exact;
+  return annRetriever(exact, store, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts);
+}
+
+/**
+ * Wraps a dense retriever so that `retrieve` uses the store's IVF_PQ index. The index may hold
+ * documents of other corpora embedded with the same preset (the cache is shared), so results
+ * are mapped back through this corpus's keys and over-fetched to fill k.
+ */
+async function annRetriever(
+  exact: VectorRetriever,
+  store: VectorStore,
+  fingerprint: string,
+  bench: Benchmark,
+  docKeys: string[],
+  embedQueries: (queries: Query[]) => Promise<{ vectors: Float32Array[] }>,
+  opts: RetrieverOptions,
+): Promise<VectorRetriever> {
+  if (!(await store.hasCurrentAnnIndex(fingerprint))) {
+    opts.log?.(`${exact.name}: building the IVF_PQ index (once per preset; may take a minute)`);
+    await store.buildAnnIndex(fingerprint);
+  }
+  const byKey = new Map<string, number[]>();
+  docKeys.forEach((k, d) => byKey.set(k, [...(byKey.get(k) ?? []), d]));
+  return {
+    ...exact,
+    name: `${exact.name} (ANN)`,
+    async retrieve(queries: Query[], k: number): Promise<Run> {
+      const { vectors } = await embedQueries(queries);
+      const found = await store.annSearch(fingerprint, vectors, 2 * k, opts.ann);
+      const rankings = new Map<string, string[]>();
+      const scores = new Map<string, number[]>();
+      queries.forEach((q, i) => {
+        const ids: string[] = [];
+        const sc: number[] = [];
+        found[i].keys.forEach((key, r) => {
+          for (const d of byKey.get(key) ?? []) if (ids.length < k) (ids.push(bench.docs[d].id), sc.push(found[i].scores[r]));
+        });
+        rankings.set(q.id, ids);
+        scores.set(q.id, sc);
+      });
+      // Recall against exact search, so nobody trades accuracy for speed without seeing it.
+      const reference = await exact.retrieve(queries, k);
+      let overlap = 0;
+      for (const [qid, list] of reference.rankings) {
+        const got = new Set(rankings.get(qid));
+        overlap += list.filter((d) => got.has(d)).length / Math.max(1, list.length);
+      }
+      opts.log?.(`${exact.name}: ANN recall@${k} against exact search ${(overlap / Math.max(1, queries.length)).toFixed(4)}`);
+      return { rankings, scores };
+    },
+  };
 }
 
 /**

@@ -133,6 +133,14 @@ export interface VectorStore {
    */
   annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts?: AnnSearchOptions): Promise<AnnResult[]>;
   /**
+   * Whether an ANN index exists and covers every stored document vector (so `annSearch` may
+   * use it without `buildAnnIndex` first).
+   *
+   * @example
+   * if (!(await store.hasCurrentAnnIndex(fp))) await store.buildAnnIndex(fp);
+   */
+  hasCurrentAnnIndex(fingerprint: string): Promise<boolean>;
+  /**
    * Releases the connection and open tables (optional; they are also freed when collected).
    *
    * @example
@@ -477,6 +485,15 @@ class LanceVectorStore implements VectorStore {
         replace: true,
       });
     });
+  }
+
+  async hasCurrentAnnIndex(fingerprint: string): Promise<boolean> {
+    const name = tableName(fingerprint);
+    const docs = await this.table(name + DOCS_SUFFIX);
+    const main = await this.table(name);
+    if (!docs || !main) return false;
+    const [indexed, stored] = await Promise.all([docs.countRows(), main.countRows("side = 'document'")]);
+    return indexed === stored;
   }
 
   async annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions = {}): Promise<AnnResult[]> {

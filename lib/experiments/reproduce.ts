@@ -42,9 +42,14 @@ export interface ReproduceResult {
   summaryText: string;
 }
 
-/** Folder name for a loaded benchmark: hf, sample, or the BEIR folder's name. */
+/**
+ * Folder name for a loaded benchmark: hf, sample, or the BEIR folder's name, followed by the
+ * queries file's name when one replaced the source's queries (so runs on different query sets
+ * of one corpus do not overwrite each other).
+ */
 function datasetName(loaded: LoadedBenchmark): string {
-  return loaded.origin === "dir" ? path.basename(loaded.dir) : loaded.origin;
+  const base = loaded.origin === "dir" ? path.basename(loaded.dir) : loaded.origin;
+  return loaded.queriesFile ? `${base}--${path.basename(loaded.queriesFile).replace(/\.jsonl?$/, "")}` : base;
 }
 
 /**
