@@ -1,6 +1,9 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
+import { retryAfterMs } from "../util/retry";
+
+export { retryAfterMs };
 
 /**
  * Raised when a download cannot be completed; `code` is stable for callers to switch on
@@ -51,22 +54,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Status codes worth another attempt: rate limits and transient server faults. */
 function retryable(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
-}
-
-/**
- * Seconds or HTTP-date in Retry-After, as ms; undefined when absent or unparsable. A date
- * already past gives 0, so a skewed server clock never yields a negative wait.
- *
- * @example
- * retryAfterMs("120"); // 120000
- * retryAfterMs(res.headers.get("retry-after")); // undefined when the header is missing
- */
-export function retryAfterMs(header: string | null): number | undefined {
-  if (!header) return undefined;
-  const secs = Number(header);
-  if (Number.isFinite(secs)) return Math.max(0, secs * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /**

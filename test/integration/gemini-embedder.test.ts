@@ -6,13 +6,8 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { inspect } from "node:util";
-import {
-  backoffDelay,
-  GeminiEmbeddingError,
-  geminiEmbedder,
-  geminiEmbedderFromEnv,
-  parseRetryAfter,
-} from "../../lib/dense/embedders/gemini";
+import { GeminiEmbeddingError, geminiEmbedder, geminiEmbedderFromEnv } from "../../lib/dense/embedders/gemini";
+import { backoffDelay, retryAfterMs } from "../../lib/util/retry";
 import { EmbeddingError } from "../../lib/dense/types";
 import { fakeGeminiVector, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 
@@ -205,13 +200,13 @@ describe("gemini embedder through the SDK", () => {
 
 describe("backoff helpers", () => {
   it("parses Retry-After seconds and dates", () => {
-    assert.equal(parseRetryAfter("2"), 2000);
-    assert.equal(parseRetryAfter("0.5"), 500);
-    assert.equal(parseRetryAfter(null), undefined);
-    assert.equal(parseRetryAfter("soon"), undefined);
+    assert.equal(retryAfterMs("2"), 2000);
+    assert.equal(retryAfterMs("0.5"), 500);
+    assert.equal(retryAfterMs(null), undefined);
+    assert.equal(retryAfterMs("soon"), undefined);
     const now = Date.parse("Wed, 21 Oct 2026 07:27:58 GMT");
-    assert.equal(parseRetryAfter("Wed, 21 Oct 2026 07:28:00 GMT", now), 2000);
-    assert.equal(parseRetryAfter("Wed, 21 Oct 2026 07:27:00 GMT", now), 0);
+    assert.equal(retryAfterMs("Wed, 21 Oct 2026 07:28:00 GMT", now), 2000);
+    assert.equal(retryAfterMs("Wed, 21 Oct 2026 07:27:00 GMT", now), 0);
   });
 
   it("doubles up to the cap, with jitter in the upper half, and prefers the server's wait", () => {

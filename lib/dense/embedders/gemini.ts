@@ -13,6 +13,7 @@
  * retries 408/429/5xx, time-outs and dropped connections itself, honouring the server's wait.
  */
 import { GoogleGenAI } from "@google/genai";
+import { retryAfterMs, retryWithBackoff } from "../../util/retry";
 import { createSemaphore } from "../semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../types";
 
@@ -47,8 +48,6 @@ export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
 /** Status codes worth another attempt: the server is busy or briefly broken, not refusing the request. */
 const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
 
-/** However long a server asks us to wait, we wait no longer than this per attempt. */
-const RETRY_AFTER_CEILING_MS = 5 * 60_000;
 
 export interface GeminiEmbedderOptions {
   apiKey: string;
@@ -143,11 +142,11 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   async function attemptOnce(texts: string[], side: Side): Promise<EmbedResult> {
     // The SDK keeps neither the response headers of a failure nor the body's usageMetadata, so
     // a fetch of our own (scoped to this one call, hence safe under concurrency) reads both.
-    let retryAfterMs: number | undefined;
+    let hintedWaitMs: number | undefined;
     let usage: Promise<number | undefined> | undefined;
     const observingFetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> => {
       const res = await fetch(input, init);
-      retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
+      hintedWaitMs = retryAfterMs(res.headers.get("retry-after"));
       if (res.ok) usage = res.clone().json().then(readUsageTokens, () => undefined);
       return res;
     };
@@ -161,7 +160,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
         config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch: observingFetch } },
       });
     } catch (err) {
-      throw describeFailure(err, retryAfterMs, timeoutMs, where, redact);
+      throw describeFailure(err, hintedWaitMs, timeoutMs, where, redact);
     }
     const embeddings = response.embeddings ?? [];
     if (embeddings.length !== texts.length) {
@@ -255,80 +254,6 @@ export function geminiEmbedderFromEnv(model?: string, dims?: number, env: NodeJS
   }
   const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() || undefined;
   return geminiEmbedder({ apiKey, model, dims, baseUrl });
-}
-
-/**
- * Milliseconds a `Retry-After` header asks for: delta-seconds ("17", "0.5") or an HTTP date;
- * undefined when absent or unreadable.
- *
- * @example
- * parseRetryAfter("2"); // 2000
- * parseRetryAfter("Wed, 21 Oct 2026 07:28:00 GMT", Date.parse("Wed, 21 Oct 2026 07:27:58 GMT")); // 2000
- */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (value == null || value.trim() === "") return undefined;
-  const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
-}
-
-/** How to retry in `retryWithBackoff`. */
-export interface RetryOptions {
-  /** Attempts in all, the first included (default 5). */
-  attempts?: number;
-  /** First delay without a server hint, in ms (default 1000); doubles each attempt. */
-  baseMs?: number;
-  /** Longest delay without a server hint, in ms (default 60000). */
-  maxMs?: number;
-  /** Whether an error deserves another attempt, and the wait the server asked for, if any. */
-  classify: (err: unknown) => { retry: boolean; afterMs?: number };
-  /** Replaceable for tests. */
-  sleep?: (ms: number) => Promise<void>;
-  /** Jitter source in [0, 1), replaceable for tests. */
-  random?: () => number;
-}
-
-/**
- * The wait before attempt `attempt + 1`: the server's hint when it gave one (capped at five
- * minutes), else exponential backoff `baseMs · 2^(attempt-1)` up to `maxMs`, with "equal
- * jitter" (half fixed, half random) so parallel clients spread out but never retry at once.
- *
- * @example
- * backoffDelay(3, { baseMs: 1000, maxMs: 60000, random: () => 0 }); // 2000 (half of 4000)
- * backoffDelay(3, { baseMs: 1000, maxMs: 60000, afterMs: 7000 });    // 7000
- */
-export function backoffDelay(
-  attempt: number,
-  o: { baseMs?: number; maxMs?: number; afterMs?: number; random?: () => number } = {},
-): number {
-  if (o.afterMs !== undefined) return Math.min(Math.max(0, o.afterMs), RETRY_AFTER_CEILING_MS);
-  const cap = Math.min(o.maxMs ?? 60_000, (o.baseMs ?? 1000) * 2 ** (attempt - 1));
-  return cap / 2 + (o.random ?? Math.random)() * (cap / 2);
-}
-
-/**
- * Runs `fn(attempt)` (attempt counts from 1) until it succeeds, `classify` says the error is
- * final, or the attempts run out; then the last error is thrown unchanged.
- *
- * @example
- * const page = await retryWithBackoff(() => fetchJson(url), {
- *   attempts: 5,
- *   classify: (e) => ({ retry: e instanceof HttpError && e.status >= 500 }),
- * });
- */
-export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o: RetryOptions): Promise<T> {
-  const attempts = Math.max(1, o.attempts ?? 5);
-  const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fn(attempt);
-    } catch (err) {
-      const verdict = o.classify(err);
-      if (!verdict.retry || attempt >= attempts) throw err;
-      await sleep(backoffDelay(attempt, { baseMs: o.baseMs, maxMs: o.maxMs, afterMs: verdict.afterMs, random: o.random }));
-    }
-  }
 }
 
 /** One failed attempt, already described for people (key-free) and classified for the retry loop. */
