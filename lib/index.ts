@@ -32,7 +32,17 @@ export { GREEK_STEMMER_STOPWORDS } from "./text/stopwords";
 // retrieval
 export { Bm25Index, Bm25Scorer, okapiIdf, DEFAULT_BM25, type Bm25Params } from "./sparse/bm25";
 export { indexCorpus, bm25Search, bm25Run, type IndexedCorpus } from "./sparse/bm25-retriever";
-export { createRetriever, registerRetriever, retrieverNames, type RetrieverOptions, type RetrieverFactory } from "./retrievers";
+export { createRetriever, registerRetriever, retrieverNames, supportsFeedback, type RetrieverOptions, type RetrieverFactory, type FeedbackRetriever } from "./retrievers";
+
+// dense, fusion
+export { BUILTIN_PRESETS, allPresets, preset, presetFingerprint, renderTemplate, type EmbeddingPreset } from "./dense/presets";
+export { embedItems, memoryCache, type VectorCache } from "./dense/embed";
+export { ExactIndex, normalize } from "./dense/exact-search";
+export { fitLsi, LsiModel } from "./dense/lsi";
+export { rocchio } from "./dense/rocchio";
+export { EmbeddingError, type Embedder, type Side } from "./dense/types";
+export { rrf } from "./fusion/rrf";
+export { expandQuery } from "./sparse/prf";
 
 // evaluation
 export { evaluate, queryMetrics, meanOf, dedupeCut, METRICS, DEPTH, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
