@@ -108,7 +108,16 @@ function toItems(records: JsonlRecord[], file: string): { id: string; text: stri
  * qrels.get("Q01"); // Set { "ΑΚ::914", ... }
  */
 export async function readQrelsTsv(file: string, warn?: Warn): Promise<Map<QueryId, Set<DocId>>> {
-  const lines = await readTextLines(file, warn);
+  return parseQrelsTsv(await readTextLines(file, warn), file);
+}
+
+/**
+ * The parsing half of `readQrelsTsv`, for lines already read (`file` names the source in errors).
+ *
+ * @example
+ * parseQrelsTsv(["query-id\tcorpus-id\tscore", "q1\td1\t1"], "test.tsv"); // Map { "q1" => Set { "d1" } }
+ */
+export function parseQrelsTsv(lines: readonly string[], file: string): Map<QueryId, Set<DocId>> {
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
   if (header.join("\t") !== "query-id\tcorpus-id\tscore") {
     throw new DataError(

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { DocId, QueryId } from "../types";
-import { readQrelsTsv, readTextLines } from "./beir";
+import { parseQrelsTsv, readTextLines } from "./beir";
 import { DataError } from "./errors";
 
 /**
@@ -13,8 +13,7 @@ import { DataError } from "./errors";
  */
 export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>> {
   const lines = await readTextLines(file);
-  const first = (lines[0] ?? "").replace(/^\uFEFF/, "");
-  if (first.startsWith("query-id")) return readQrelsTsv(file);
+  if ((lines[0] ?? "").startsWith("query-id")) return parseQrelsTsv(lines, file);
   const qrels = new Map<QueryId, Set<DocId>>();
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].trim();
