@@ -11,9 +11,19 @@
  *   POST /v1beta/models/{model}:embedContent   (REST clients; the SDK never uses it for Gemini API)
  *     body: {"content": {...}, "taskType"?, "outputDimensionality"?} -> {"embedding": {"values": [...]}}
  *
+ *   POST /v1beta/models/{model}:generateContent
+ *     body: {"contents": [{"role": "user", "parts": [{"text": "…"}]}],
+ *            "systemInstruction"?: {"role": "user", "parts": [{"text": "…"}]},
+ *            "generationConfig"?: {"temperature", "topP", "maxOutputTokens", "seed", …}}
+ *     -> {"candidates": [{"content": {"role": "model", "parts": [{"text"}, …]}, "finishReason", "index"}],
+ *         "usageMetadata": {"promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount"?, "totalTokenCount"},
+ *         "modelVersion"}
+ *     Answers are scripted: `queueGenerate(...)` answers the next requests in order,
+ *     `generate(handler)` the rest; by default the double echoes (`echoGeminiText`).
+ *
  * Vectors are a deterministic function of (model, taskType, text, size), so a test can compute
  * the expected vector with `fakeGeminiVector`. Routes live in a table keyed by the method after
- * the colon, so later work adds `generateContent` by passing `routes`, without touching this file.
+ * the colon; `routes` (or `route()`) adds or replaces one without touching this file.
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
@@ -94,6 +104,55 @@ export interface ActiveFault extends FaultExtra {
   times: number;
 }
 
+/**
+ * What the double answers to one generateContent request. Everything is optional: the default is
+ * the echo answer with word-count usage.
+ *
+ * @example
+ * gemini.queueGenerate(
+ *   { thought: "**Thinking**", text: "μίσθωση", usageMetadata: { promptTokenCount: 700, candidatesTokenCount: 4, thoughtsTokenCount: 90 } },
+ *   { parts: [], finishReason: "SAFETY" },
+ * );
+ */
+export interface GenerateAnswer {
+  /** The answer's text part (default: `echoGeminiText`). */
+  text?: string;
+  /** A thought-summary part sent before the text, marked `"thought": true`. */
+  thought?: string;
+  /** The candidate's parts exactly (overrides `text` and `thought`). */
+  parts?: unknown[];
+  /** `usageMetadata` (default: word counts; thoughts counted as thoughtsTokenCount); null leaves it out. */
+  usageMetadata?: Record<string, number> | null;
+  /** `finishReason` (default "STOP"). */
+  finishReason?: string;
+  /** Wait this long before answering (to hold the request in flight). */
+  delayMs?: number;
+  /** Answer with this error status (and `message`) instead. */
+  status?: number;
+  message?: string;
+  /** Answer exactly this JSON body (status 200), ignoring the fields above except `delayMs`. */
+  rawBody?: unknown;
+}
+
+/**
+ * Chooses the answer to one generateContent request (`index` counts them from 0).
+ *
+ * @example
+ * gemini.generate(({ body }) => ({ text: body.generationConfig?.temperature === 0.2 ? "paper" : "other", delayMs: 50 }));
+ */
+export type GenerateHandler = (ctx: RouteContext, index: number) => GenerateAnswer | Promise<GenerateAnswer>;
+
+/**
+ * The double's default generateContent answer: the model and the user's text, so a test can tell
+ * which request an answer belongs to.
+ *
+ * @example
+ * echoGeminiText("gemini-2.5-flash", "Ερώτηση"); // "echo(gemini-2.5-flash): Ερώτηση"
+ */
+export function echoGeminiText(model: string, userText: string): string {
+  return `echo(${model}): ${userText}`;
+}
+
 export interface GeminiDoubleOptions {
   /** The key every request must carry; without it any key (or none) is accepted. */
   apiKey?: string;
@@ -118,6 +177,10 @@ export interface GeminiDouble {
   fault(kind: FaultKind, times: number, extra?: FaultExtra): void;
   /** Adds or replaces a route. */
   route(action: string, handler: RouteHandler): void;
+  /** Answers the next generateContent requests, one each, in order (before the handler is asked). */
+  queueGenerate(...answers: GenerateAnswer[]): void;
+  /** Answers generateContent requests that the queue does not; no argument restores the echo. */
+  generate(handler?: GenerateHandler): void;
   close(): Promise<void>;
 }
 
@@ -198,6 +261,54 @@ export async function startGeminiDouble(opts: GeminiDoubleOptions = {}): Promise
       },
     ],
   ]);
+  const generateQueue: GenerateAnswer[] = [];
+  let generateHandler: GenerateHandler | undefined;
+  let generateIndex = 0;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
+      timers.add(t);
+    });
+  routes.set("generateContent", async (ctx) => {
+    const { model, body } = ctx;
+    const contents: any[] = Array.isArray(body?.contents) ? body.contents : [];
+    if (contents.length === 0) return { status: 400, body: googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.contents: contents is not specified") };
+    if (body?.systemInstruction !== undefined && !textOf(body.systemInstruction)) {
+      return { status: 400, body: googleError(400, "INVALID_ARGUMENT", "* GenerateContentRequest.system_instruction: parts is not specified") };
+    }
+    const index = generateIndex++;
+    const answer: GenerateAnswer = generateQueue.length > 0 ? generateQueue.shift()! : generateHandler ? await generateHandler(ctx, index) : {};
+    if (answer.delayMs) await sleep(answer.delayMs);
+    if (answer.rawBody !== undefined) return { body: answer.rawBody };
+    if (answer.status !== undefined && answer.status >= 400) {
+      return { status: answer.status, body: googleError(answer.status, answer.status === 429 ? "RESOURCE_EXHAUSTED" : "INTERNAL", answer.message ?? `scripted ${answer.status} error`) };
+    }
+    const userText = contents.filter((c) => c?.role !== "model").map(textOf).join("\n");
+    const text = answer.text ?? echoGeminiText(model, userText);
+    const parts = answer.parts ?? [...(answer.thought !== undefined ? [{ text: answer.thought, thought: true }] : []), { text }];
+    const prompt = words(textOf(body.systemInstruction)) + contents.reduce((n, c) => n + words(textOf(c)), 0);
+    const thoughts = answer.thought !== undefined ? words(answer.thought) : 0;
+    const usageMetadata =
+      answer.usageMetadata === null
+        ? undefined
+        : (answer.usageMetadata ?? {
+            promptTokenCount: prompt,
+            candidatesTokenCount: words(text),
+            ...(thoughts ? { thoughtsTokenCount: thoughts } : {}),
+            totalTokenCount: prompt + words(text) + thoughts,
+          });
+    return {
+      body: {
+        candidates: [{ content: { role: "model", parts }, finishReason: answer.finishReason ?? "STOP", index: 0 }],
+        ...(usageMetadata ? { usageMetadata } : {}),
+        modelVersion: model,
+        responseId: `resp-${index}`,
+      },
+    };
+  });
   for (const [action, handler] of Object.entries(opts.routes ?? {})) routes.set(action, handler);
 
   const takeFault = (action: string): ActiveFault | undefined => {
@@ -337,6 +448,12 @@ export async function startGeminiDouble(opts: GeminiDoubleOptions = {}): Promise
       if (times > 0) faults.push({ ...extra, kind, times });
     },
     route: (action, handler) => routes.set(action, handler),
+    queueGenerate: (...answers) => {
+      generateQueue.push(...answers);
+    },
+    generate: (handler) => {
+      generateHandler = handler;
+    },
     close: () =>
       new Promise<void>((resolve, reject) => {
         for (const t of timers) clearTimeout(t);

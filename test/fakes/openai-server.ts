@@ -7,14 +7,23 @@
  *     { model, input: string | string[], dimensions?, encoding_format? }
  *     -> { object: "list", model, data: [{ object: "embedding", index, embedding }], usage }
  *
- * The SDK appends "/embeddings" to its baseURL, so tests pass `${double.url}/v1` as baseURL.
+ *   POST /v1/chat/completions  (also /chat/completions)
+ *     { model, messages: [{ role, content }], temperature?, top_p?, max_tokens?, reasoning_effort?, seed? … }
+ *     -> { object: "chat.completion", model, choices: [{ index, message: { role, content,
+ *          reasoning_content? | reasoning? }, finish_reason }], usage }
+ *     Answers are scripted: `queueChat(...)` answers the next requests in order, `chat(handler)`
+ *     answers the rest; by default the double echoes (`echoChatContent`), deterministically.
+ *
+ * The SDK appends "/embeddings" (or "/chat/completions") to its baseURL, so tests pass
+ * `${double.url}/v1` as baseURL.
  *
  * Vectors are a pure function of (model, text, dimension): a test can compute the expected
  * vector with `fakeVector` and compare exactly. `usage` counts whitespace-separated words, a
  * stand-in for tokens that a test can compute too.
  *
- * Adding a route (e.g. chat completions): write a `RouteHandler` and register it in `ROUTES`;
- * recording, counting, in-flight tracking and the transport faults then apply to it unchanged.
+ * Adding a route: write a `RouteHandler` and register it in `ROUTES` (or, when it needs state of
+ * its own double, in `routes` inside `startOpenAIDouble`, as chat completions do); recording,
+ * counting, in-flight tracking and the transport faults then apply to it unchanged.
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
@@ -66,8 +75,81 @@ export interface FaultExtra {
   dims?: number;
   /** The value to plant in a vector ("badValue"; default null). */
   value?: null | string;
-  /** Only requests to this route consume the fault, e.g. "embeddings" (default: any route). */
+  /** Only requests to this route consume the fault, e.g. "embeddings" or "chat/completions" (default: any route). */
   route?: string;
+}
+
+/**
+ * A chat completion request body as the double received it (only the fields tests look at are typed).
+ *
+ * @example
+ * const [body]: ChatCompletionBody[] = api.chatRequests();
+ * body.messages[0]; // { role: "system", content: "…" }
+ */
+export interface ChatCompletionBody {
+  model: string;
+  messages: { role: string; content: unknown }[];
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  reasoning_effort?: string;
+  seed?: number;
+  stream?: boolean;
+  [field: string]: unknown;
+}
+
+/**
+ * What the double answers to one chat completion. Everything is optional: the defaults are the
+ * echo answer with word-count usage.
+ *
+ * @example
+ * api.queueChat(
+ *   { content: "<think>…</think>μίσθωση", usage: { prompt_tokens: 900, completion_tokens: 120 } },
+ *   { content: null, reasoning: "ran out of tokens", finish_reason: "length" },
+ *   { status: 500, message: "CUDA out of memory" },
+ * );
+ */
+export interface ChatAnswer {
+  /** `message.content` (null is sent as null, as vLLM does when only reasoning was produced). */
+  content?: string | null;
+  /** Reasoning in the field older vLLM, LM Studio and DeepSeek use. */
+  reasoning_content?: string;
+  /** Reasoning in the field newer vLLM (gpt-oss) and Ollama use. */
+  reasoning?: string;
+  /** `usage` (default: word counts of the prompt and of the content); null leaves it out. */
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens?: number } | null;
+  /** `finish_reason` (default "stop"). */
+  finish_reason?: string;
+  /** Wait this long before answering (to hold the request in flight). */
+  delayMs?: number;
+  /** Answer with this error status (and `message`) instead of a completion. */
+  status?: number;
+  message?: string;
+  /** Answer exactly this JSON body (status 200), ignoring the fields above except `delayMs`. */
+  rawBody?: unknown;
+}
+
+/**
+ * Chooses the answer to one chat completion request (`index` counts chat requests from 0).
+ *
+ * @example
+ * api.chat((body) => ({ content: body.messages.some((m) => m.role === "system") ? "με system" : "χωρίς", delayMs: 50 }));
+ */
+export type ChatHandler = (body: ChatCompletionBody, index: number) => ChatAnswer | Promise<ChatAnswer>;
+
+/**
+ * The double's default chat answer: the model name and the last user message, so a test can
+ * tell which request an answer belongs to.
+ *
+ * @example
+ * echoChatContent({ model: "m", messages: [{ role: "system", content: "s" }, { role: "user", content: "Ερώτηση" }] });
+ * // "echo(m): Ερώτηση"
+ */
+export function echoChatContent(body: Pick<ChatCompletionBody, "model" | "messages">): string {
+  const users = body.messages.filter((m) => m.role === "user");
+  const last = users[users.length - 1]?.content;
+  return `echo(${body.model}): ${typeof last === "string" ? last : JSON.stringify(last ?? "")}`;
 }
 
 /** One request as the double saw it. */
@@ -110,7 +192,13 @@ export interface OpenAIDouble {
   maxInFlight(): number;
   /** Bodies of the embedding requests so far, typed. */
   embeddingRequests(): { model: string; input: string[]; dimensions?: number; encoding_format?: string }[];
-  /** Forget requests, counts, the in-flight peak and pending faults (between subtests). */
+  /** Answers the next chat completions, one each, in order (before the handler is asked). */
+  queueChat(...answers: ChatAnswer[]): void;
+  /** Answers chat completions that the queue does not; no argument restores the echo. */
+  chat(handler?: ChatHandler): void;
+  /** Bodies of the chat completion requests so far (count("chat/completions") counts them). */
+  chatRequests(): ChatCompletionBody[];
+  /** Forget requests, counts, the in-flight peak, pending faults and chat scripts (between subtests). */
   reset(): void;
   close(): Promise<void>;
 }
@@ -152,7 +240,10 @@ const CONTENT_FAULTS: ReadonlySet<FaultKind> = new Set(["wrongCount", "wrongDims
 
 /** What a route answers: a status and a JSON-able body. */
 type RouteResult = { status: number; json: unknown };
-type RouteHandler = (body: Record<string, unknown>, ctx: { opts: Required<Omit<OpenAIDoubleOptions, "apiKey">>; fault?: Fault }) => RouteResult;
+type RouteHandler = (
+  body: Record<string, unknown>,
+  ctx: { opts: Required<Omit<OpenAIDoubleOptions, "apiKey">>; fault?: Fault },
+) => RouteResult | Promise<RouteResult>;
 
 const apiError = (status: number, message: string, type = "invalid_request_error", code: string | null = null): RouteResult => ({
   status,
@@ -201,8 +292,20 @@ const embeddings: RouteHandler = (body, { opts, fault }) => {
   return { status: 200, json: { object: "list", model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
 };
 
-/** Route name -> handler; paths are `/v1/<name>` and `/<name>`. */
+/** Route name -> handler; paths are `/v1/<name>` and `/<name>`. Routes with state per double are added in `startOpenAIDouble`. */
 const ROUTES: Record<string, RouteHandler> = { embeddings };
+
+/** A chat request body checked the way servers check it; a string is the 400 message. */
+function chatBody(body: Record<string, unknown>): ChatCompletionBody | string {
+  if (typeof body.model !== "string" || !body.model) return "you must provide a model parameter";
+  const messages = body.messages;
+  if (!Array.isArray(messages) || messages.length === 0) return "'messages' must be a non-empty array";
+  for (const m of messages) {
+    if (!m || typeof m !== "object" || typeof (m as { role?: unknown }).role !== "string") return "each message needs a role";
+  }
+  if (body.stream === true) return "this double does not stream";
+  return body as ChatCompletionBody;
+}
 
 /**
  * Starts the double. `close()` ends open connections and pending slow answers, so no test hangs.
@@ -227,6 +330,9 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
   let active = 0;
   let peak = 0;
   const timers = new Set<NodeJS.Timeout>();
+  let chatQueue: ChatAnswer[] = [];
+  let chatHandler: ChatHandler | undefined;
+  let chatIndex = 0;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -237,6 +343,40 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
       }, ms);
       timers.add(t);
     });
+
+  const chatCompletions: RouteHandler = async (raw) => {
+    const body = chatBody(raw);
+    if (typeof body === "string") return apiError(400, body);
+    const index = chatIndex++;
+    const answer: ChatAnswer = chatQueue.length > 0 ? chatQueue.shift()! : chatHandler ? await chatHandler(body, index) : {};
+    if (answer.delayMs) await sleep(answer.delayMs);
+    if (answer.rawBody !== undefined) return { status: 200, json: answer.rawBody };
+    if (answer.status !== undefined && answer.status >= 400) {
+      return apiError(answer.status, answer.message ?? `scripted ${answer.status} error`, answer.status === 429 ? "rate_limit_error" : "server_error");
+    }
+    const content = answer.content === undefined ? echoChatContent(body) : answer.content;
+    const promptWords = fakeTokens(body.messages.map((m) => (typeof m.content === "string" ? m.content : "")));
+    const completionWords = fakeTokens([content ?? "", answer.reasoning ?? "", answer.reasoning_content ?? ""]);
+    const usage =
+      answer.usage === null
+        ? undefined
+        : (answer.usage ?? { prompt_tokens: promptWords, completion_tokens: completionWords, total_tokens: promptWords + completionWords });
+    const message: Record<string, unknown> = { role: "assistant", content };
+    if (answer.reasoning_content !== undefined) message.reasoning_content = answer.reasoning_content;
+    if (answer.reasoning !== undefined) message.reasoning = answer.reasoning;
+    return {
+      status: 200,
+      json: {
+        id: `chatcmpl-${index}`,
+        object: "chat.completion",
+        created: 1_700_000_000,
+        model: body.model,
+        choices: [{ index: 0, message, logprobs: null, finish_reason: answer.finish_reason ?? "stop" }],
+        ...(usage ? { usage } : {}),
+      },
+    };
+  };
+  const routes: Record<string, RouteHandler> = { ...ROUTES, "chat/completions": chatCompletions };
 
   /** The first queued fault this route may consume, used up once. */
   const takeFault = (route: string | undefined): Fault | undefined => {
@@ -256,7 +396,7 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
 
   const routeOf = (path: string): string | undefined => {
     const name = path.replace(/^\/v1\//, "/").replace(/^\//, "").replace(/\/$/, "");
-    return Object.prototype.hasOwnProperty.call(ROUTES, name) ? name : undefined;
+    return Object.prototype.hasOwnProperty.call(routes, name) ? name : undefined;
   };
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) => {
@@ -310,7 +450,7 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
       }
     }
     if (!body) return sendJson(res, 400, apiError(400, "body is not a JSON object").json);
-    const out = ROUTES[route](body, { opts, fault: fault && CONTENT_FAULTS.has(fault.kind) ? fault : undefined });
+    const out = await routes[route](body, { opts, fault: fault && CONTENT_FAULTS.has(fault.kind) ? fault : undefined });
     sendJson(res, out.status, out.json);
   };
 
@@ -352,10 +492,20 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
             ...(b.encoding_format !== undefined ? { encoding_format: b.encoding_format as string } : {}),
           };
         }),
+    queueChat(...answers) {
+      chatQueue.push(...answers);
+    },
+    chat(handler) {
+      chatHandler = handler;
+    },
+    chatRequests: () => requests.filter((r) => r.route === "chat/completions" && r.body).map((r) => r.body as ChatCompletionBody),
     reset() {
       requests.length = 0;
       faults = [];
       peak = active;
+      chatQueue = [];
+      chatHandler = undefined;
+      chatIndex = 0;
     },
     async close() {
       for (const t of timers) clearTimeout(t);

@@ -1,0 +1,56 @@
+/**
+ * One entry point that turns a model name (from `--llm` or `GBR_CHAT_MODEL`) into a ChatModel of
+ * the right provider, so the CLI, the notebooks and the experiments choose providers the same way.
+ */
+import { geminiChatFromEnv } from "./gemini-chat";
+import { openaiChatFromEnv } from "./openai-chat";
+import { ChatError, type ChatModel } from "./types";
+
+/**
+ * Which provider a chat model name means, and the model name that provider gets.
+ *
+ * - "openai:<model>" → the OpenAI-compatible server, model as written (may itself contain ":",
+ *   as Ollama's "gpt-oss:120b" does);
+ * - "gemini:<model>" → Gemini;
+ * - a name starting with "gemini" (or "models/gemini") → Gemini;
+ * - anything else → the OpenAI-compatible server (vLLM, LM Studio, Ollama …);
+ * - no name → `GBR_CHAT_MODEL`, else the paper's "openai/gpt-oss-120b" on the OpenAI-compatible
+ *   server. There is deliberately no fallback to Gemini when no server is configured: a different
+ *   model would silently change the experiment (and start a paid API).
+ *
+ * The ids ChatModels report ("openai:…", "gemini:…") parse back to the same provider and model.
+ *
+ * @example
+ * parseChatModelName("gemini-2.5-flash");     // { provider: "gemini", model: "gemini-2.5-flash" }
+ * parseChatModelName("openai:gemini-2.5-pro"); // { provider: "openai", model: "gemini-2.5-pro" } (e.g. via LiteLLM)
+ * parseChatModelName("gpt-oss:20b");          // { provider: "openai", model: "gpt-oss:20b" }
+ * parseChatModelName(undefined);              // { provider: "openai", model: undefined } (the provider's default)
+ */
+export function parseChatModelName(name: string | undefined): { provider: "openai" | "gemini"; model: string | undefined } {
+  const n = name?.trim();
+  if (!n) return { provider: "openai", model: undefined };
+  const prefixed = /^(openai|gemini):(.*)$/i.exec(n);
+  if (prefixed) {
+    const model = prefixed[2].trim();
+    if (!model) throw new ChatError(`chat model "${n}" names a provider but no model; e.g. "${prefixed[1].toLowerCase()}:<model>"`, "NOT_CONFIGURED");
+    return { provider: prefixed[1].toLowerCase() as "openai" | "gemini", model };
+  }
+  return { provider: /^(models\/)?gemini/i.test(n) ? "gemini" : "openai", model: n };
+}
+
+/**
+ * The chat model named by `name` (else `GBR_CHAT_MODEL`, else gpt-oss-120b), configured from the
+ * environment of its provider (see `parseChatModelName` for the rules). Throws ChatError
+ * "NOT_CONFIGURED", saying which variables to set, when that provider is not configured.
+ *
+ * @example
+ * // GBR_CHAT_BASE_URL=http://localhost:8000/v1
+ * chatFromEnv().id;                    // "openai:openai/gpt-oss-120b"
+ * // GEMINI_API_KEY=…
+ * chatFromEnv("gemini-2.5-flash").id;  // "gemini:gemini-2.5-flash"
+ * chatFromEnv("openai:gpt-oss:20b").id; // "openai:gpt-oss:20b"
+ */
+export function chatFromEnv(name?: string, env: NodeJS.ProcessEnv = process.env): ChatModel {
+  const { provider, model } = parseChatModelName(name?.trim() || env.GBR_CHAT_MODEL?.trim() || undefined);
+  return provider === "gemini" ? geminiChatFromEnv(model, {}, env) : openaiChatFromEnv(model, {}, env);
+}

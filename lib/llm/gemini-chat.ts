@@ -1,0 +1,210 @@
+/**
+ * Chat with Gemini models through the official `@google/genai` SDK:
+ *
+ *   POST {baseUrl}/v1beta/models/{model}:generateContent      header x-goog-api-key: <key>
+ *   {"contents": [{"role": "user", "parts": [{"text": user}]}],
+ *    "systemInstruction": {"role": "user", "parts": [{"text": system}]},
+ *    "generationConfig": {"temperature"?, "topP"?, "maxOutputTokens"?, "seed"?}}
+ *   -> {"candidates": [{"content": {"parts": [{"text", "thought"?}]}, "finishReason"}],
+ *       "usageMetadata": {"promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount"?}}
+ *
+ * The SDK makes a single attempt when given no `retryOptions`, and its own retries would ignore
+ * Retry-After, so this module retries 408/429/5xx, time-outs and dropped connections itself with
+ * lib/util/retry.ts, reading the server's wait through the observing fetch of
+ * lib/util/gemini-http.ts.
+ *
+ * `reasoningEffort` is not sent: Gemini models control thinking differently by generation
+ * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a
+ * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
+ */
+import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
+import { createSemaphore } from "../dense/semaphore";
+import { describeGeminiFailure, GeminiAttemptFailure, longRequestDispatcher, observeGeminiFetch } from "../util/gemini-http";
+import { retryWithBackoff } from "../util/retry";
+import { ChatProviderError } from "./openai-chat";
+import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
+
+/**
+ * The Gemini chat model used when neither an argument nor GBR_CHAT_MODEL names one.
+ *
+ * @example
+ * geminiChat({ apiKey, model: GEMINI_CHAT_DEFAULT_MODEL }).id; // "gemini:gemini-2.5-flash"
+ */
+export const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
+
+/**
+ * How to reach the Gemini API (or a local double of it), and how patiently.
+ *
+ * @example
+ * const opts: GeminiChatOptions = { apiKey: process.env.GEMINI_API_KEY!, model: "gemini-2.5-flash", attempts: 3 };
+ */
+export interface GeminiChatOptions {
+  apiKey: string;
+  /** Model name as the Gemini API knows it, e.g. "gemini-2.5-flash" ("models/" prefix optional). */
+  model: string;
+  /** API root without version, e.g. a local double "http://127.0.0.1:PORT" (default: Google's). */
+  baseUrl?: string;
+  /** Attempts per call, the first included (default 5). */
+  attempts?: number;
+  /**
+   * Deadline of one attempt in ms, answer included (default 600 000: thinking models with a large
+   * output budget take minutes; Google itself ends unary calls after 10 minutes).
+   */
+  timeoutMs?: number;
+  /** Requests in flight at once from this model (default 4). */
+  concurrency?: number;
+  /** First backoff delay in ms when the server gives no Retry-After (default 1000; tests use 1). */
+  retryBaseMs?: number;
+  /** Longest backoff delay in ms without Retry-After (default 60000). */
+  retryMaxMs?: number;
+}
+
+/**
+ * A ChatModel over the Gemini API. `complete()` sends one `generateContent` request with the
+ * system prompt as `systemInstruction`, the user text as the only turn, and the sampling settings
+ * in `generationConfig`; it may be called concurrently, with at most `concurrency` requests in
+ * flight. `text` and `raw` are the first candidate's non-thought text parts (thought summaries,
+ * if a model sends them, are never part of the answer); `usage.output` counts thinking tokens
+ * too, as Google bills them. An empty answer (e.g. finishReason MAX_TOKENS or SAFETY) is
+ * returned as such: the caller decides.
+ *
+ * @example
+ * const llm = geminiChat({ apiKey: process.env.GEMINI_API_KEY!, model: "gemini-2.5-flash" });
+ * const r = await llm.complete({ system: "…", user: "…", temperature: 0.2, topP: 1, maxTokens: 42_000 });
+ * r.text; r.usage.output; r.seconds;
+ */
+export function geminiChat(opts: GeminiChatOptions): ChatModel {
+  const apiKey = opts.apiKey?.trim();
+  if (!apiKey) throw new ChatError("geminiChat: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
+  // The SDK adds "models/" itself; accept either spelling but keep one identity.
+  const model = (opts.model ?? "").trim().replace(/^models\//, "");
+  if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
+  const attempts = opts.attempts ?? 5;
+  const timeoutMs = opts.timeoutMs ?? 600_000;
+  const concurrency = opts.concurrency ?? 4;
+  for (const [name, v] of Object.entries({ attempts, timeoutMs, concurrency })) {
+    if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`geminiChat: ${name} must be a positive integer, got ${v}`);
+  }
+  const retryBaseMs = opts.retryBaseMs ?? 1000;
+  const retryMaxMs = opts.retryMaxMs ?? 60_000;
+  const baseUrl = opts.baseUrl?.trim().replace(/\/+$/, "") || undefined;
+  const where = baseUrl ?? "the Gemini API";
+  const id = `gemini:${model}`;
+  // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
+  const redact = (s: string) => s.split(apiKey).join("[redacted]");
+
+  const ai = new GoogleGenAI({
+    apiKey,
+    // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute us to Vertex AI,
+    // whose paths, payloads and auth differ.
+    vertexai: false,
+    // No retryOptions: the SDK then makes exactly one attempt and we own the retry policy.
+    httpOptions: { ...(baseUrl ? { baseUrl } : {}), timeout: timeoutMs },
+  });
+  // Our fetch replaces the SDK's, and with it the SDK's untimed dispatcher: put one back so Node's
+  // 300 s limits cannot cut an answer that `timeoutMs` still allows.
+  const dispatcher = longRequestDispatcher();
+  const limit = createSemaphore(concurrency);
+
+  /** One HTTP attempt; failures come back as GeminiAttemptFailure so the retry loop can judge them. */
+  async function attemptOnce(req: ChatRequest): Promise<GenerateContentResponse> {
+    const seen = observeGeminiFetch({ dispatcher });
+    const config: GenerateContentConfig = {
+      // Left out when empty: Gemini rejects a systemInstruction without text.
+      ...(req.system ? { systemInstruction: req.system } : {}),
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(req.topP !== undefined ? { topP: req.topP } : {}),
+      ...(req.maxTokens !== undefined ? { maxOutputTokens: req.maxTokens } : {}),
+      ...(req.seed !== undefined ? { seed: req.seed } : {}),
+      httpOptions: { fetch: seen.fetch },
+    };
+    try {
+      return await ai.models.generateContent({ model, contents: req.user, config });
+    } catch (err) {
+      throw describeGeminiFailure(err, { retryAfterHeaderMs: seen.retryAfterMs(), timeoutMs, where, redact });
+    }
+  }
+
+  async function complete(req: ChatRequest): Promise<ChatResponse> {
+    // The slot is held across backoff sleeps on purpose: when the server says "slow down", this
+    // model as a whole should send less, not refill the freed slot at once.
+    return limit.run(async () => {
+      const started = performance.now();
+      let made = 0;
+      let response: GenerateContentResponse;
+      try {
+        response = await retryWithBackoff(
+          (attempt) => {
+            made = attempt;
+            return attemptOnce(req);
+          },
+          {
+            attempts,
+            baseMs: retryBaseMs,
+            maxMs: retryMaxMs,
+            classify: (err) => (err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false }),
+          },
+        );
+      } catch (err) {
+        const tries = `${made} attempt${made === 1 ? "" : "s"}`;
+        if (err instanceof GeminiAttemptFailure) {
+          throw new ChatProviderError(redact(`${id} at ${where} (${tries}): ${err.message}`), "PROVIDER", err.status);
+        }
+        // Anything else is a bug of ours or of the SDK; still never let the key out.
+        const message = err instanceof Error ? err.message : String(err);
+        throw new ChatProviderError(redact(`${id} at ${where} (${tries}): ${message}`), "PROVIDER", undefined);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const raw = answerText(response);
+      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds };
+    });
+  }
+
+  return { id, complete };
+}
+
+/**
+ * The Gemini chat model configured from the environment: key from `GEMINI_API_KEY` (else
+ * `GOOGLE_API_KEY`), endpoint from `GBR_GEMINI_BASE_URL` (else Google's), model from the argument,
+ * else `GBR_CHAT_MODEL` when it names a Gemini model ("gemini…" or "gemini:…"), else
+ * "gemini-2.5-flash". Throws ChatError "NOT_CONFIGURED" without a key.
+ *
+ * @example
+ * // GEMINI_API_KEY=… GBR_CHAT_MODEL=gemini-2.5-pro
+ * geminiChatFromEnv().id;                   // "gemini:gemini-2.5-pro"
+ * geminiChatFromEnv("gemini-2.5-flash").id; // "gemini:gemini-2.5-flash"
+ */
+export function geminiChatFromEnv(
+  model?: string,
+  more: Partial<Omit<GeminiChatOptions, "apiKey" | "model" | "baseUrl">> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ChatModel {
+  const apiKey = env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim();
+  if (!apiKey) {
+    throw new ChatError(
+      "Gemini chat needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from " +
+        "https://aistudio.google.com/apikey; set GBR_GEMINI_BASE_URL to use another endpoint.",
+      "NOT_CONFIGURED",
+    );
+  }
+  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() || undefined;
+  const fromEnv = env.GBR_CHAT_MODEL?.trim().replace(/^gemini:/i, "");
+  // A gpt-oss name in GBR_CHAT_MODEL is meant for the OpenAI-compatible server, not for Gemini.
+  const envModel = fromEnv && /^(models\/)?gemini/i.test(fromEnv) ? fromEnv : undefined;
+  return geminiChat({ ...more, apiKey, baseUrl, model: model?.trim() || envModel || GEMINI_CHAT_DEFAULT_MODEL });
+}
+
+/**
+ * The first candidate's answer: its text parts that are not thoughts, joined. Read from the parts
+ * rather than the SDK's `text` getter, which logs warnings to the console for non-text parts.
+ */
+function answerText(response: GenerateContentResponse): string {
+  const parts = response.candidates?.[0]?.content?.parts ?? [];
+  return parts.map((p) => (typeof p.text === "string" && p.thought !== true ? p.text : "")).join("");
+}
+
+function usageOf(response: GenerateContentResponse): { input: number; output: number } {
+  const u = response.usageMetadata;
+  const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
+  return { input: n(u?.promptTokenCount), output: n(u?.candidatesTokenCount) + n(u?.thoughtsTokenCount) };
+}

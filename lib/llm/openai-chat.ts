@@ -1,0 +1,302 @@
+/**
+ * Chat completions from any server that speaks the OpenAI chat API (vLLM serving the paper's
+ * gpt-oss-120b, LM Studio, Ollama, llama.cpp, OpenAI itself), through the official `openai` SDK:
+ *
+ *   POST {baseURL}/chat/completions
+ *   {"model", "messages": [{"role": "system", …}, {"role": "user", …}],
+ *    "temperature"?, "top_p"?, "max_tokens"?, "reasoning_effort"?, "seed"?}
+ *   -> {"choices": [{"message": {"content", "reasoning"? | "reasoning_content"?}}], "usage": {…}}
+ *
+ * The SDK retries 408/409/429/5xx, connection errors and time-outs, honouring `Retry-After` and
+ * `retry-after-ms`, so there is no retry loop here (a second loop would multiply attempts and
+ * ignore the server's pacing). What this adds: a cap on requests in flight, reasoning removed from
+ * the answer, token usage, wall time, and errors that carry the status and the server's own
+ * message but never the key.
+ */
+import { inspect } from "node:util";
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import { createSemaphore } from "../dense/semaphore";
+import { longRequestDispatcher } from "../util/gemini-http";
+import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
+
+/**
+ * A provider failure with the HTTP status of the last answer (undefined for time-outs and
+ * connection failures), so callers can tell a bad key (401/403) or unknown model (404) from an
+ * outage (5xx). `code` is always "PROVIDER" (or "NOT_CONFIGURED" for bad options).
+ *
+ * @example
+ * try { await model.complete(req); }
+ * catch (e) { if (e instanceof ChatProviderError && e.status === 429) console.error("rate limited"); }
+ */
+export class ChatProviderError extends ChatError {
+  constructor(
+    message: string,
+    code: ChatError["code"],
+    /** HTTP status of the last answer, when there was one. */
+    readonly status: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, code, options);
+    this.name = "ChatError";
+  }
+}
+
+/**
+ * How to reach an OpenAI-compatible chat server, and how patiently.
+ *
+ * @example
+ * const opts: OpenAIChatOptions = { model: "gpt-oss:120b", baseURL: "http://localhost:11434/v1", concurrency: 1 };
+ */
+export interface OpenAIChatOptions {
+  /** Model name as the server knows it, e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */
+  model: string;
+  /** Base URL up to and including the API version, e.g. "http://localhost:8000/v1"; the SDK appends "/chat/completions". */
+  baseURL: string;
+  /** Bearer key; local servers usually ignore it (default "not-needed"). */
+  apiKey?: string;
+  /** Retries the SDK makes after the first attempt (default 4). */
+  maxRetries?: number;
+  /**
+   * Per-attempt time-out in ms until the answer's headers arrive (default 600 000: a reasoning
+   * model with a 42,000-token budget can think for minutes, and the answer is not streamed).
+   */
+  timeoutMs?: number;
+  /** Requests in flight at once, over all concurrent `complete()` calls (default 4). */
+  concurrency?: number;
+  /**
+   * The request field that carries `maxTokens` (default "max_tokens"). vLLM, LM Studio, Ollama
+   * and llama.cpp all accept `max_tokens`; OpenAI's own reasoning models (o-series, gpt-5) refuse
+   * it and want "max_completion_tokens", which the local servers do not all know.
+   */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+}
+
+const DEFAULTS = { maxRetries: 4, timeoutMs: 600_000, concurrency: 4 } as const;
+
+/** The key local servers get: the SDK insists on some string, and most local servers ignore it. */
+const PLACEHOLDER_KEY = "not-needed";
+
+/** The paper's chat model (DESIGN.md §6): used when neither an argument nor GBR_CHAT_MODEL names one. */
+const DEFAULT_MODEL = "openai/gpt-oss-120b";
+
+/**
+ * A ChatModel over an OpenAI-compatible server. `complete()` sends one chat completion (system
+ * message, then the user message) and may be called concurrently; at most `concurrency` requests
+ * are in flight at once. `text` is the answer without reasoning (`<think>`/`<analysis>` blocks, or
+ * gpt-oss "harmony" channels when the server leaves them in); reasoning the server returns in a
+ * separate `reasoning` / `reasoning_content` field is ignored. An empty answer is returned as
+ * such: whether that is an error is the caller's decision.
+ *
+ * @example
+ * const llm = openaiChat({ model: "openai/gpt-oss-120b", baseURL: "http://localhost:8000/v1" });
+ * const r = await llm.complete({ system: "…", user: "Ο Α μίσθωσε…", temperature: 0.2, topP: 1,
+ *   maxTokens: 42_000, reasoningEffort: "low" });
+ * r.text; r.usage; // { input: 812, output: 164 }
+ */
+export function openaiChat(opts: OpenAIChatOptions): ChatModel {
+  const { model, baseURL } = opts;
+  if (!model) throw new ChatError("openai chat: model name is empty", "NOT_CONFIGURED");
+  if (!baseURL) throw new ChatError(`openai chat (${model}): base URL is empty`, "NOT_CONFIGURED");
+  const apiKey = opts.apiKey || PLACEHOLDER_KEY;
+  const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
+  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
+  const concurrency = opts.concurrency ?? DEFAULTS.concurrency;
+  if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
+  // The SDK validates `timeout` as a positive integer.
+  const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
+  const maxTokensField = opts.maxTokensField ?? "max_tokens";
+
+  // Node's fetch would otherwise give up after 300 s without response headers, whatever `timeout`
+  // says; the SDK's timer bounds the wait for headers, undici's body timeout a stalled body.
+  const dispatcher = longRequestDispatcher({ headersTimeoutMs: 0, bodyTimeoutMs: timeout });
+  const client = new OpenAI({
+    apiKey,
+    baseURL,
+    maxRetries,
+    timeout,
+    ...(dispatcher ? { fetchOptions: { dispatcher } as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetchOptions"] } : {}),
+  });
+  const limit = createSemaphore(concurrency);
+  const id = `openai:${model}`;
+  const where = `${id} at ${safeURL(baseURL)}`;
+
+  async function complete(req: ChatRequest): Promise<ChatResponse> {
+    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
+      model,
+      // An empty system prompt is left out rather than sent empty: some chat templates reject or
+      // mis-render an empty system turn, and it carries nothing.
+      messages: [
+        ...(req.system ? [{ role: "system" as const, content: req.system }] : []),
+        { role: "user" as const, content: req.user },
+      ],
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(req.topP !== undefined ? { top_p: req.topP } : {}),
+      ...(req.maxTokens !== undefined ? { [maxTokensField]: req.maxTokens } : {}),
+      ...(req.reasoningEffort !== undefined ? { reasoning_effort: req.reasoningEffort } : {}),
+      ...(req.seed !== undefined ? { seed: req.seed } : {}),
+    };
+    // The slot is held through the SDK's retries and Retry-After sleeps on purpose: a server that
+    // asked us to wait should not meanwhile receive the other queued requests.
+    return limit.run(async () => {
+      const started = performance.now();
+      let response: OpenAI.Chat.ChatCompletion;
+      try {
+        response = await client.chat.completions.create(body);
+      } catch (err) {
+        throw providerError(err, where, apiKey, { timeout, maxRetries });
+      }
+      const seconds = (performance.now() - started) / 1000;
+      const raw = answerContent(response, where);
+      return { text: stripReasoning(harmonyFinal(raw)), raw, usage: usageOf(response), seconds };
+    });
+  }
+
+  return { id, complete };
+}
+
+/**
+ * The OpenAI-compatible chat model configured from the environment: base URL from
+ * `GBR_CHAT_BASE_URL` (else `OPENAI_BASE_URL`), key from `GBR_CHAT_API_KEY` (else
+ * `OPENAI_API_KEY`), model from the argument, else `GBR_CHAT_MODEL` (an "openai:" prefix is
+ * dropped; a Gemini name there is not for this provider and is ignored), else
+ * "openai/gpt-oss-120b". Throws ChatError "NOT_CONFIGURED" without a base URL, because defaulting
+ * to api.openai.com would send the benchmark to a paid API nobody chose.
+ *
+ * @example
+ * // GBR_CHAT_BASE_URL=http://localhost:8000/v1
+ * const llm = openaiChatFromEnv();          // openai:openai/gpt-oss-120b
+ * const small = openaiChatFromEnv("gpt-oss:20b", { concurrency: 1 });
+ */
+export function openaiChatFromEnv(
+  model?: string,
+  more: Partial<Omit<OpenAIChatOptions, "model" | "baseURL" | "apiKey">> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ChatModel {
+  const baseURL = env.GBR_CHAT_BASE_URL?.trim() || env.OPENAI_BASE_URL?.trim();
+  if (!baseURL) {
+    throw new ChatError(
+      // No model name here: the setting is per provider, and reports group skipped work by this text.
+      "no OpenAI-compatible chat server configured: set GBR_CHAT_BASE_URL (or OPENAI_BASE_URL) to an " +
+        "OpenAI-compatible endpoint such as http://localhost:8000/v1 (vLLM serving openai/gpt-oss-120b, LM Studio, " +
+        "Ollama), and GBR_CHAT_API_KEY (or OPENAI_API_KEY) if it needs a key; or pick a Gemini model " +
+        "(--llm gemini-2.5-flash with GEMINI_API_KEY)",
+      "NOT_CONFIGURED",
+    );
+  }
+  const apiKey = env.GBR_CHAT_API_KEY?.trim() || env.OPENAI_API_KEY?.trim() || undefined;
+  const fromEnv = env.GBR_CHAT_MODEL?.trim();
+  const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
+  return openaiChat({ ...more, model: model?.trim() || envModel || DEFAULT_MODEL, baseURL, apiKey });
+}
+
+/**
+ * The answer's text as the server sent it. `content` may be null (vLLM's gpt-oss when the whole
+ * budget went to reasoning) or, on a few servers, an array of text parts.
+ */
+function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): string {
+  const choices: unknown = (response as { choices?: unknown })?.choices;
+  if (!Array.isArray(choices) || choices.length === 0) {
+    // Not an empty answer but a broken one: there is no answer at all to judge.
+    throw new ChatProviderError(`${where}: response has no choices`, "PROVIDER", 200);
+  }
+  const content: unknown = (choices[0] as { message?: { content?: unknown } })?.message?.content;
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("");
+  }
+  return "";
+}
+
+/**
+ * The final channel of a gpt-oss answer whose "harmony" markup the server did not parse (llama.cpp
+ * or LM Studio without a reasoning parser print `<|channel|>analysis<|message|>…<|end|>
+ * <|start|>assistant<|channel|>final<|message|>…`). An answer that has only an analysis channel
+ * ran out of tokens while thinking: nothing of it is the answer. Other text passes unchanged.
+ */
+function harmonyFinal(raw: string): string {
+  if (!raw.includes("<|channel|>")) return raw;
+  const marker = /<\|channel\|>final(?:\s[^<]*)?<\|message\|>/g;
+  let last = -1;
+  for (let m = marker.exec(raw); m; m = marker.exec(raw)) last = m.index + m[0].length;
+  if (last < 0) return /^\s*(?:<\|start\|>assistant)?<\|channel\|>analysis/.test(raw) ? "" : raw;
+  return raw.slice(last).replace(/<\|(?:return|end|call)\|>\s*$/, "");
+}
+
+function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output: number } {
+  const u = (response as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
+  const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
+  return { input: n(u?.prompt_tokens), output: n(u?.completion_tokens) };
+}
+
+/** The base URL without credentials or query (proxies sometimes carry keys there), for messages. */
+function safeURL(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return "(invalid base URL)";
+  }
+}
+
+/**
+ * An SDK failure as ChatProviderError "PROVIDER": HTTP status and the server's own message when
+ * there was an answer, the kind of connection failure otherwise. The key is scrubbed from the text
+ * in case a server echoes the Authorization header back.
+ */
+function providerError(err: unknown, where: string, apiKey: string, cfg: { timeout: number; maxRetries: number }): ChatError {
+  if (err instanceof ChatError) return err;
+  const attempts = `${cfg.maxRetries + 1} attempt${cfg.maxRetries === 0 ? "" : "s"}`;
+  let status: number | undefined;
+  let detail: string;
+  if (err instanceof APIConnectionTimeoutError) {
+    detail = `timed out after ${cfg.timeout} ms per attempt (${attempts})`;
+  } else if (err instanceof APIUserAbortError) {
+    detail = "request aborted";
+  } else if (err instanceof APIConnectionError) {
+    const cause = (err as { cause?: unknown }).cause;
+    detail = `connection failed (${attempts}): ${cause instanceof Error ? describeCause(cause) : err.message}`;
+  } else if (err instanceof APIError && err.status !== undefined) {
+    status = err.status;
+    detail = `HTTP ${err.status}: ${serverMessage(err)}`;
+    if ([408, 409, 429].includes(err.status) || err.status >= 500) detail += ` (after ${attempts})`;
+  } else if (err instanceof SyntaxError) {
+    // A 200 whose body is not JSON; the SDK parses after its retry loop, so this was not retried.
+    detail = `answer is not valid JSON (${err.message})`;
+  } else {
+    // e.g. the connection dropped while the body was read ("terminated"): also past the retry loop.
+    detail = `request failed: ${err instanceof Error ? describeCause(err) : String(err)}`;
+  }
+  // The cause helps debugging, but not when it would carry the key that the message scrubs.
+  const leaks = apiKey !== PLACEHOLDER_KEY && apiKey.length >= 4 && inspect(err, { depth: 6 }).includes(apiKey);
+  return new ChatProviderError(scrub(`${where}: ${detail}`, apiKey), "PROVIDER", status, leaks ? undefined : { cause: err });
+}
+
+/** The server's message without the SDK's leading status (it is already in our text). */
+function serverMessage(err: APIError): string {
+  const body = err.error as { message?: unknown } | string | undefined;
+  if (typeof body === "string" && body) return body;
+  if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;
+  const m = err.message.replace(new RegExp(`^${err.status}\\s*`), "");
+  return m || "(no message)";
+}
+
+/** undici wraps the interesting part ("ECONNRESET", "other side closed") in nested causes. */
+function describeCause(e: Error): string {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return parts.join(": ");
+}
+
+function scrub(text: string, apiKey: string): string {
+  if (apiKey === PLACEHOLDER_KEY || apiKey.length < 4) return text;
+  return text.split(apiKey).join("[redacted]");
+}

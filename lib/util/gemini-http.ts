@@ -1,0 +1,192 @@
+/**
+ * HTTP plumbing for calling the Gemini API through `@google/genai`, shared by the Gemini chat
+ * model (and meant for the Gemini embedder too, which still has its own copy).
+ *
+ * Why it exists: the SDK, given no `retryOptions`, makes one attempt and throws an ApiError that
+ * keeps the status and the body but drops the response headers, so a `Retry-After` never
+ * reaches the caller. Passing our own `fetch` (per call, so safe under concurrency) lets us read
+ * the headers before the SDK sees the response. Doing so also drops the SDK's own undici
+ * dispatcher, which turns off Node's 300 s header/body timeouts; `longRequestDispatcher` puts that
+ * back, which matters for reasoning models that think for minutes before the first byte.
+ */
+import { retryAfterMs } from "./retry";
+
+/**
+ * Status codes worth another attempt: the server is busy or briefly broken, not refusing the
+ * request (400 bad argument, 403 bad key, 404 unknown model are final).
+ *
+ * @example
+ * GEMINI_RETRYABLE_STATUS.has(429); // true
+ * GEMINI_RETRYABLE_STATUS.has(400); // false
+ */
+export const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/**
+ * One failed attempt, already described for people (key-free) and classified for the retry loop
+ * of `retryWithBackoff`.
+ *
+ * @example
+ * classify: (e) => (e instanceof GeminiAttemptFailure ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false })
+ */
+export class GeminiAttemptFailure extends Error {
+  constructor(
+    message: string,
+    /** HTTP status, when the server answered at all. */
+    readonly status: number | undefined,
+    /** Whether another attempt may succeed. */
+    readonly retryable: boolean,
+    /** The wait the server asked for (Retry-After header, else Google's RetryInfo), in ms. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+    this.name = "GeminiAttemptFailure";
+  }
+}
+
+/**
+ * A `fetch` for one SDK call, and what it saw of the answer.
+ *
+ * @example
+ * const seen: ObservedFetch = observeGeminiFetch();
+ * await ai.models.generateContent({ model, contents, config: { httpOptions: { fetch: seen.fetch } } });
+ * seen.retryAfterMs(); // undefined: the answer had no Retry-After
+ */
+export interface ObservedFetch {
+  /** Pass as `config.httpOptions.fetch` of exactly one SDK call. */
+  fetch: (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => Promise<Response>;
+  /** The wait the last answer's `Retry-After` asked for, in ms (undefined when absent). */
+  retryAfterMs(): number | undefined;
+  /**
+   * The JSON body of the last successful answer (read from a clone), for fields the SDK drops
+   * (e.g. `usageMetadata` of embedding calls); undefined unless `readBody` was set.
+   */
+  body(): Promise<unknown> | undefined;
+}
+
+/**
+ * A fetch wrapper that remembers the `Retry-After` header (and optionally the body) of the
+ * answer. Create one per SDK call: the state is that call's alone.
+ *
+ * @example
+ * const seen = observeGeminiFetch({ dispatcher: longRequestDispatcher() });
+ * try {
+ *   await ai.models.generateContent({ model, contents, config: { httpOptions: { fetch: seen.fetch } } });
+ * } catch (err) {
+ *   throw describeGeminiFailure(err, { retryAfterHeaderMs: seen.retryAfterMs(), timeoutMs, where, redact });
+ * }
+ */
+export function observeGeminiFetch(o: { dispatcher?: object; readBody?: boolean } = {}): ObservedFetch {
+  let wait: number | undefined;
+  let body: Promise<unknown> | undefined;
+  return {
+    async fetch(input, init) {
+      // Our dispatcher only when the caller did not bring one of its own.
+      const withDispatcher =
+        o.dispatcher && !(init && "dispatcher" in init) ? ({ ...init, dispatcher: o.dispatcher } as RequestInit) : init;
+      const res = await fetch(input, withDispatcher);
+      wait = retryAfterMs(res.headers.get("retry-after"));
+      if (o.readBody && res.ok) body = res.clone().json().catch(() => undefined);
+      return res;
+    },
+    retryAfterMs: () => wait,
+    body: () => body,
+  };
+}
+
+/**
+ * Turns whatever the SDK threw into a GeminiAttemptFailure. The SDK's ApiError carries the status
+ * and, as its message, the JSON error body `{"error": {"code", "message", "status", "details"}}`;
+ * time-outs surface as AbortError, refused or dropped connections as TypeError "fetch failed".
+ *
+ * @example
+ * describeGeminiFailure(err, { retryAfterHeaderMs: 2000, timeoutMs: 60000, where: "the Gemini API", redact })
+ *   .message; // "HTTP 429 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota)."
+ */
+export function describeGeminiFailure(
+  err: unknown,
+  o: { retryAfterHeaderMs?: number; timeoutMs: number; where: string; redact: (s: string) => string },
+): GeminiAttemptFailure {
+  if (err instanceof GeminiAttemptFailure) return err;
+  const e = err as { name?: string; message?: string; status?: unknown; cause?: unknown } | undefined;
+  const message = String(e?.message ?? err);
+  if (typeof e?.status === "number") {
+    const status = e.status;
+    const body = parseGoogleError(message);
+    const text = body.message ?? message.slice(0, 500);
+    const label = body.status ? ` ${body.status}` : "";
+    // Google states the wait in the body (RetryInfo) more often than in a header; take either.
+    const afterMs = o.retryAfterHeaderMs ?? body.retryDelayMs;
+    return new GeminiAttemptFailure(o.redact(`HTTP ${status}${label}: ${text}`), status, GEMINI_RETRYABLE_STATUS.has(status), afterMs);
+  }
+  if (e?.name === "AbortError" || e?.name === "TimeoutError") {
+    return new GeminiAttemptFailure(`no complete answer from ${o.where} within ${o.timeoutMs} ms`, undefined, true, undefined);
+  }
+  if (e?.name === "SyntaxError") {
+    // A 200 whose body is not JSON: usually a cut connection or a proxy page, worth another try.
+    return new GeminiAttemptFailure(o.redact(`unreadable answer from ${o.where}: ${message}`), undefined, true, undefined);
+  }
+  // fetch() reports refused or dropped connections as "fetch failed" with the reason in cause.
+  const cause = e?.cause as { code?: string; message?: string } | undefined;
+  const reason = cause ? ` (${cause.code ?? cause.message ?? String(cause)})` : "";
+  return new GeminiAttemptFailure(o.redact(`cannot reach ${o.where}: ${message}${reason}`), undefined, e?.name === "TypeError", undefined);
+}
+
+/**
+ * The fields we use from a Google API error body; tolerant of non-JSON bodies.
+ *
+ * @example
+ * parseGoogleError('{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED",' +
+ *   '"details":[{"retryDelay":"7s"}]}}'); // { message: "slow down", status: "RESOURCE_EXHAUSTED", retryDelayMs: 7000 }
+ */
+export function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
+  try {
+    const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown; details?: unknown } };
+    const error = body?.error;
+    if (!error || typeof error !== "object") return {};
+    const details = Array.isArray(error.details) ? (error.details as { retryDelay?: unknown }[]) : [];
+    const delay = details.map((d) => d?.retryDelay).find((d): d is string => typeof d === "string");
+    const m = delay ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
+    return {
+      message: typeof error.message === "string" ? error.message : undefined,
+      status: typeof error.status === "string" ? error.status : undefined,
+      retryDelayMs: m ? Math.round(Number(m[1]) * 1000) : undefined,
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** Where Node keeps the undici dispatcher its built-in fetch uses (undici's own well-known symbol). */
+const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+
+/**
+ * An undici dispatcher for Node's built-in fetch that delegates to the global one with other
+ * header/body timeouts. Node's defaults (300 s each) would cut a non-streamed answer of a
+ * reasoning model that needs longer before its first byte, whatever timeout the SDK was given;
+ * with 0 (no limit) the SDK's own abort timer is the only deadline. Works with the OpenAI SDK
+ * (`fetchOptions: { dispatcher }`) as well as with `observeGeminiFetch`.
+ *
+ * Returns undefined outside Node or when undici's global dispatcher cannot be found, in which
+ * case callers simply keep the defaults.
+ *
+ * @example
+ * const client = new OpenAI({ baseURL, apiKey, timeout: 600_000,
+ *   fetchOptions: { dispatcher: longRequestDispatcher() } as OpenAI["fetchOptions"] });
+ */
+export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}): object | undefined {
+  const g = globalThis as Record<symbol, unknown>;
+  if (typeof process === "undefined" || !process.versions?.node) return undefined;
+  // Node loads undici lazily; constructing a Headers object is enough to make it register.
+  if (!g[UNDICI_GLOBAL_DISPATCHER] && typeof Headers !== "undefined") new Headers();
+  const global = g[UNDICI_GLOBAL_DISPATCHER] as { dispatch?: (opts: object, handler: unknown) => boolean } | undefined;
+  if (!global || typeof global.dispatch !== "function") return undefined;
+  const headersTimeout = o.headersTimeoutMs ?? 0;
+  const bodyTimeout = o.bodyTimeoutMs ?? 0;
+  return {
+    dispatch(opts: object, handler: unknown): boolean {
+      // Looked up per request: a test or a proxy setup may replace the global dispatcher later.
+      const current = (g[UNDICI_GLOBAL_DISPATCHER] ?? global) as { dispatch: (opts: object, handler: unknown) => boolean };
+      return current.dispatch({ ...opts, headersTimeout, bodyTimeout }, handler);
+    },
+  };
+}
