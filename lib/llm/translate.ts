@@ -1,0 +1,111 @@
+/**
+ * The translation baseline: the same LLM translates every article and every query into English,
+ * then English BM25 and the dense models run on the English texts.
+ *
+ * The corpus has 6,308 articles, so translation is the most expensive LLM job of the paper; it
+ * is cached per item in a JSONL file exactly like reformulation (`runCachedCalls`), and a rerun
+ * asks only for what is missing.
+ */
+import { fillPrompt, type PromptSet } from "./prompts";
+import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./reformulate";
+import { stripReasoning, type ChatModel, type ChatRequest } from "./types";
+
+/**
+ * What is being translated; filled into {text_type}.
+ *
+ * @example
+ * await translateItems(benchmark.queries, "query" satisfies TextType, model, prompts);
+ */
+export type TextType = "article" | "query";
+
+/**
+ * Sampling settings of the translation calls. The notebook translates deterministically
+ * (temperature 0) with a 32,768-token output limit, unlike the 0.2 / 42,000 of the other calls:
+ * a translation has one right answer, and an article's English is about as long as its Greek.
+ *
+ * @example
+ * await model.complete({ system, user, ...TRANSLATION_PARAMS });
+ */
+export const TRANSLATION_PARAMS = {
+  temperature: 0,
+  topP: 1,
+  reasoningEffort: "low",
+  maxTokens: 32768,
+} as const satisfies Partial<ChatRequest>;
+
+/**
+ * One stored translation (a line of the JSONL outFile); `kind` is the text type.
+ *
+ * @example
+ * const recs = (await readCacheFile(file)).records as unknown as TranslationRecord[];
+ * recs.filter((r) => r.kind === "article").length;
+ */
+export interface TranslationRecord extends CachedRecord {
+  kind: TextType;
+  /** The English text, or the source text on fallback. */
+  translation: string;
+}
+
+/**
+ * The exact chat request for one item: TRANSLATION_SYSTEM, and TRANSLATION_USER filled with the
+ * text type, the item's id and its text verbatim.
+ *
+ * @example
+ * const req = buildTranslationRequest({ id: "ΑΚ::914", text: "Όποιος ζημιώσει …" }, "article", loadPromptSet());
+ * req.user.includes("ΑΚ::914"); // true
+ */
+export function buildTranslationRequest(item: { id: string; text: string }, textType: TextType, prompts: PromptSet): ChatRequest {
+  return {
+    system: prompts.texts.TRANSLATION_SYSTEM,
+    user: fillPrompt(prompts.texts.TRANSLATION_USER, { text_type: textType, item_id: item.id, source_text: item.text }),
+    ...TRANSLATION_PARAMS,
+  };
+}
+
+/**
+ * The translation in a model's answer: reasoning removed, and a code fence wrapped around the
+ * whole answer (which models add despite being told not to) dropped. Inner line breaks are kept:
+ * they carry the article's structure.
+ *
+ * @example
+ * cleanTranslation("```\nWhoever unlawfully damages another…\n```"); // "Whoever unlawfully damages another…"
+ */
+export function cleanTranslation(text: string): string {
+  const t = stripReasoning(text);
+  const fenced = /^```[^\n]*\n([\s\S]*?)\n?```$/.exec(t);
+  return (fenced ? fenced[1] : t).trim();
+}
+
+/**
+ * Translates items (articles or queries) into English; returns the English text per id, in the
+ * order of `items`. An empty answer falls back to the source text (logged, stored with
+ * `fallback: true`) so every id has a text. With `outFile`, resumable: a second run with the same
+ * prompts and model makes no calls.
+ *
+ * @example
+ * const english = await translateItems(benchmark.docs, "article", model, loadPromptSet(), {
+ *   outFile: "outputs/llm/translations-article.jsonl", concurrency: 8, log: console.error,
+ * });
+ * english.get("ΑΚ::914"); // "Whoever unlawfully and culpably damages another …"
+ */
+export async function translateItems(
+  items: readonly { id: string; text: string }[],
+  textType: TextType,
+  model: ChatModel,
+  prompts: PromptSet,
+  opts: CachedCallOptions = {},
+): Promise<Map<string, string>> {
+  const records = await runCachedCalls<{ id: string; text: string }, TranslationRecord>(items, model, opts, {
+    label: `translate ${textType}`,
+    kind: textType,
+    request: (item) => buildTranslationRequest(item, textType, prompts),
+    isValid: (rec) => typeof rec.translation === "string",
+    toRecord: (item, res, base) => {
+      const english = cleanTranslation(res.text);
+      return english === ""
+        ? { ...base, kind: textType, translation: item.text, fallback: true }
+        : { ...base, kind: textType, translation: english };
+    },
+  });
+  return new Map([...records].map(([id, r]) => [id, r.translation] as const));
+}
