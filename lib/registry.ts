@@ -16,6 +16,20 @@ export interface RetrieverOptions extends TokenizerContext {
    * built on first use. Its recall@100 against exact search is logged.
    */
   ann?: { nprobes?: number; refineFactor?: number };
+  /** Chat model for the LLM methods (`--llm`; default GBR_CHAT_MODEL or the provider's default). */
+  llm?: string;
+  /** Replay cache mode for LLM calls: "use" (default), "refresh" (`--no-cache`), "off". */
+  replay?: "use" | "refresh" | "off";
+  /** Sample index for `--repeat N` (part of the replay key) and the provider seed to send. */
+  sample?: number;
+  seed?: number;
+  /** Prompt set for the LLM methods: the project's (default) or the authors' official ones. */
+  promptSet?: "project" | "official";
+  /** REACT-BM25 rounds (default 10) and trace folder. */
+  rounds?: number;
+  traceDir?: string;
+  /** Where LLM methods keep rewrites, translations and traces (default `<data>/llm`). */
+  workDir?: string;
   /** Reports progress of long embedding jobs. */
   onProgress?: (label: string, done: number, total: number) => void;
 }

@@ -5,5 +5,6 @@
 import "./sparse/register";
 import "./dense/register";
 import "./fusion/register";
+import "./llm/register";
 
 export * from "./registry";

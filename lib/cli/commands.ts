@@ -27,6 +27,35 @@ export interface Command {
   run(argv: string[], io: Io): Promise<void>;
 }
 
+const llmOptions = {
+  llm: { type: "string" as const },
+  "no-cache": { type: "boolean" as const },
+  prompts: { type: "string" as const },
+  rounds: { type: "string" as const },
+  "trace-dir": { type: "string" as const },
+};
+const llmHelp = [
+  "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
+  "--no-cache       call the LLM again even when the replay cache has the answer (the new answer is cached)",
+  "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
+  "--rounds N       REACT-BM25 rounds (default 10);  --trace-dir D  where REACT writes one JSON trace per query",
+  "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
+  "GBR_REPLAY_FILE to use (or share) another replay cache file; GBR_OFFLINE=1 to forbid network calls.",
+];
+
+/** The LLM-related retriever options from parsed flags. */
+function llmRetrieverOptions(values: Record<string, unknown>) {
+  const promptSet = values.prompts === undefined ? undefined : String(values.prompts);
+  if (promptSet !== undefined && promptSet !== "project" && promptSet !== "official") throw new CliError(`--prompts must be project or official, got '${promptSet}'`, 2);
+  return {
+    llm: values.llm as string | undefined,
+    replay: values["no-cache"] ? ("refresh" as const) : undefined,
+    promptSet: promptSet as "project" | "official" | undefined,
+    rounds: values.rounds === undefined ? undefined : numberOption(values.rounds, "--rounds", 10, { integer: true, min: 1 }),
+    traceDir: values["trace-dir"] as string | undefined,
+  };
+}
+
 const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, quiet: { type: "boolean" as const, short: "q" } };
 const dataHelp = [
   "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder (default hf)",
@@ -167,11 +196,12 @@ const search = withHelp(
       nprobes: { type: "string" },
       refine: { type: "string" },
       "vector-store": { type: "string" },
+      ...llmOptions,
     },
     help: [
       ...dataHelp,
       "--retriever NAME  bm25-greekstemmer (default), bm25-spacy, bm25-grnlp, bm25-english, dense:<preset>, lsi[:dims],",
-      "                  prf:<retriever>, rrf:<a>+<b>   (presets: qwen3-8b qwen3-4b qwen3-0.6b euler-legal-v1 jina-v5-small",
+      "                  prf:<retriever>, rrf:<a>+<b>, reform:<retriever>, translate:<retriever>, react-bm25   (presets: qwen3-8b qwen3-4b qwen3-0.6b euler-legal-v1 jina-v5-small",
       "                  arctic-v2 embgemma-300m nomic-v1.5 gemini-001, and user presets from gbr-presets.json)",
       "--k N             ranking depth (default 100)",
       "--k1 X --b Y      BM25 parameters (default 1.5 and 0.75, as rank_bm25)",
@@ -185,6 +215,7 @@ const search = withHelp(
       "--vector-store U  LanceDB URI of the embedding cache (default data/lancedb; s3://… works)",
       "Environment: GBR_EMBED_BASE_URL or OPENAI_BASE_URL (+ GBR_EMBED_API_KEY/OPENAI_API_KEY) for OpenAI-compatible",
       "servers; GEMINI_API_KEY for gemini-001.",
+      ...llmHelp,
     ],
   },
   async (values, _pos, io) => {
@@ -212,6 +243,7 @@ const search = withHelp(
       log,
       ann,
       vectorStore: values["vector-store"] as string | undefined,
+      ...llmRetrieverOptions(values),
     });
     const t0 = performance.now();
     const run = await retriever.retrieve(bench.queries, k);
@@ -266,13 +298,16 @@ const reproduceCmd = withHelp(
     name: "reproduce",
     summary: "The main job: load the benchmark, run every experiment the configured providers allow, evaluate, and write runs and tables.",
     usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS]",
-    options: { ...dataOption, out: { type: "string" }, only: { type: "string" } },
+    options: { ...dataOption, out: { type: "string" }, only: { type: "string" }, repeat: { type: "string" }, seed: { type: "string" }, ...llmOptions },
     help: [
       dataHelp[0],
       "                 (with hf, an unreachable Hub falls back to sample, with a message)",
       dataHelp[1],
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all)",
+      "--repeat N       run each LLM experiment N times (samples 0..N-1, seeds S..S+N-1): mean ± sd",
+      "--seed S         first provider seed for --repeat (default 42)",
+      ...llmHelp,
       "-q, --quiet      no progress messages on stderr",
     ],
   },
@@ -281,8 +316,33 @@ const reproduceCmd = withHelp(
     const src = String(values.data ?? "hf");
     const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: log, queriesFile: values.queries as string | undefined });
     const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
-    const result = await reproduce(loaded, { outRoot: String(values.out ?? "outputs"), only, log });
+    const result = await reproduce(loaded, {
+      outRoot: String(values.out ?? "outputs"),
+      only,
+      log,
+      retrieverOptions: llmRetrieverOptions(values),
+      repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
+      seed: numberOption(values.seed, "--seed", 42, { integer: true }),
+    });
     io.stdout(result.summaryText);
+  },
+);
+
+const promptsPull = withHelp(
+  {
+    name: "prompts pull",
+    summary: "Fetch the authors' official Greek prompts from their public repository at the pinned commit (cached, never committed).",
+    usage: "prompts pull [--commit SHA]",
+    options: { commit: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+    help: [
+      "--commit SHA   repository commit (default 992f5224a6cb75d12d956994a820a9b83e18c0f5, the paper's)",
+      "Environment: GBR_GITHUB_RAW_URL for a mirror of raw.githubusercontent.com. Use them with --prompts official.",
+    ],
+  },
+  async (values, _pos, io) => {
+    const { pullOfficialPrompts } = require("../llm/official-prompts") as typeof import("../llm/official-prompts");
+    const r = await pullOfficialPrompts({ commit: values.commit as string | undefined, log: logger(io, values.quiet) });
+    io.stdout(`${Object.keys(r.texts).length} official prompts -> ${r.cacheDir}\n`);
   },
 );
 
@@ -301,6 +361,7 @@ export const COMMANDS: Record<string, Command> = {
   search,
   eval: evalCmd,
   reproduce: reproduceCmd,
+  "prompts pull": promptsPull,
   compare: notYet("compare", 5, "Paired randomization tests with Holm correction between runs.", "compare --qrels FILE --run A --run B … [--swaps 100000] [--seed 42]"),
   report: notYet("report", 5, "The HTML report from outputs.", "report [--out DIR]"),
 };

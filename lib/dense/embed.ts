@@ -14,6 +14,11 @@ export interface EmbedItemsOptions {
   /** Called after every finished batch with items done so far (cached ones count as done). */
   onProgress?: (done: number, total: number) => void;
   log?: (message: string) => void;
+  /**
+   * Token estimate for texts served from the cache, so that API-equivalent cost is reported
+   * for a rerun that sent nothing (providers count tokens only for what they embed).
+   */
+  estimateTokens?: (text: string) => number;
 }
 
 export interface EmbedItemsResult {
@@ -25,6 +30,8 @@ export interface EmbedItemsResult {
   cached: number;
   requests: number;
   tokens: number;
+  /** Estimated tokens of the cached items (0 without `estimateTokens`). */
+  cachedTokens: number;
 }
 
 /**
@@ -122,7 +129,14 @@ export async function embedItems(
   if (failure !== undefined) throw failure;
 
   const vectors = keys.map((k) => found.get(k)!);
-  return { vectors, keys, cached, requests, tokens };
+  let cachedTokens = 0;
+  if (opts.estimateTokens && cached > 0) {
+    const fresh = new Set(missing.map((i) => keys[i]));
+    rendered.forEach((r, i) => {
+      if (!fresh.has(keys[i])) cachedTokens += opts.estimateTokens!(r);
+    });
+  }
+  return { vectors, keys, cached, requests, tokens, cachedTokens };
 }
 
 function describe(ids: string[], side: Side, b: number, total: number, name: string): string {

@@ -44,12 +44,22 @@ function sharedStore(uri?: string): Promise<VectorStore> {
   return s;
 }
 
-/** Usage of a dense retriever so far: what the cost table (issue 4) reads. */
+/**
+ * Usage of a dense retriever so far, split into the one-time corpus side and the online query
+ * side as the cost table needs it. Tokens include an o200k estimate for vectors that came from
+ * the cache (the provider did not count them this time).
+ */
 export interface DenseUsage {
   requests: number;
   tokens: number;
   cachedVectors: number;
+  documentRequests: number;
+  documentTokens: number;
+  queryRequests: number;
+  queryTokens: number;
 }
+
+const emptyUsage = (): DenseUsage => ({ requests: 0, tokens: 0, cachedVectors: 0, documentRequests: 0, documentTokens: 0, queryRequests: 0, queryTokens: 0 });
 
 /** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
 export interface VectorRetriever extends FeedbackRetriever {
@@ -68,7 +78,7 @@ export function vectorRetriever(
   bench: Benchmark,
   docVectors: readonly Float32Array[],
   embedQueries: (queries: Query[]) => Promise<Float32Array[]>,
-  usage: DenseUsage = { requests: 0, tokens: 0, cachedVectors: 0 },
+  usage: DenseUsage = emptyUsage(),
 ): VectorRetriever {
   const index = new ExactIndex(docVectors);
   const toRun = (queries: Query[], tops: ReturnType<ExactIndex["search"]>): Run => {
@@ -106,15 +116,25 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   const p = preset(name.slice("dense:".length));
   const embedder = await embedderFor(p);
   const store = await sharedStore(opts.vectorStore);
-  const usage: DenseUsage = { requests: 0, tokens: 0, cachedVectors: 0 };
+  const usage = emptyUsage();
+  const { countTokens } = require("../llm/tokens") as typeof import("../llm/tokens");
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
     const r = await embedItems(items, side, p, embedder, store, {
       log: opts.log,
       onProgress: opts.onProgress && ((done, total) => opts.onProgress!(`${p.name} ${side}s`, done, total)),
+      estimateTokens: countTokens,
     });
+    const tokens = r.tokens + r.cachedTokens;
     usage.requests += r.requests;
-    usage.tokens += r.tokens;
+    usage.tokens += tokens;
     usage.cachedVectors += r.cached;
+    if (side === "document") {
+      usage.documentRequests += r.requests;
+      usage.documentTokens += tokens;
+    } else {
+      usage.queryRequests += r.requests;
+      usage.queryTokens += tokens;
+    }
     return r;
   };
   const docs = await run(bench.docs, "document");

@@ -65,6 +65,7 @@ function retrieverExperiment(id: string, section: string, title: string, needs: 
 }
 
 const BM25_DETAILS = { ...DEFAULT_BM25, k: 100 };
+const LLM_DETAILS = { temperature: 0.2, topP: 1, reasoningEffort: "low" };
 const API_PRESETS = BUILTIN_PRESETS.filter((p) => p.provider !== "lsi");
 const LOCAL_PRESETS = API_PRESETS.filter((p) => p.provider === "openai");
 
@@ -87,4 +88,11 @@ export const EXPERIMENTS: readonly Experiment[] = [
   retrieverExperiment("prf:lsi", "extra", "LSI + Rocchio PRF (β 0.25, top 10)", [], { beta: 0.25, docs: 10 }),
   ...LOCAL_PRESETS.map((p) => retrieverExperiment(`rrf:bm25-greekstemmer+dense:${p.name}`, "4.4", `RRF of BM25-GREEKSTEMMER and ${p.name} (k 60)`, ["embeddings"], { k: 60 })),
   retrieverExperiment("rrf:bm25-greekstemmer+lsi", "extra", "RRF of BM25-GREEKSTEMMER and LSI (k 60)", [], { k: 60 }),
+  ...["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp"].map((b) =>
+    retrieverExperiment(`reform:${b}`, "4.2", `${b.toUpperCase()} on LLM keyword rewrites`, b === "bm25-spacy" ? ["llm", "lemma-tables"] : ["llm"], LLM_DETAILS),
+  ),
+  ...API_PRESETS.map((p) => retrieverExperiment(`reform:dense:${p.name}`, "4.2", `Dense ${p.name} on LLM prose rewrites`, ["llm", "embeddings"], LLM_DETAILS)),
+  retrieverExperiment("translate:bm25-english", "4.3", "Translation baseline: BM25-ENGLISH on LLM translations", ["llm", "lemma-tables"], LLM_DETAILS),
+  ...API_PRESETS.map((p) => retrieverExperiment(`translate:dense:${p.name}`, "4.3", `Translation baseline: ${p.name} on English`, ["llm", "embeddings"], LLM_DETAILS)),
+  retrieverExperiment("react-bm25", "4.5", "REACT-BM25 (planner → BM25 → observer, 10 rounds)", ["llm"], { ...LLM_DETAILS, rounds: 10 }),
 ];

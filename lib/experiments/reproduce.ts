@@ -5,13 +5,17 @@ import { DownloadError } from "../data/download";
 import { writeJsonRun, writeTrec } from "../data/runs";
 import { writeTrecQrels } from "../data/qrels";
 import { areaStats, datasetStats } from "../data/stats";
-import { evaluate, METRICS, type MetricValues } from "../eval/metrics";
+import { evaluate, meanOf, METRICS, type MetricValues } from "../eval/metrics";
 import { formatFixed } from "../eval/format";
 import { formatTable, toCsv } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";
 import { EmbeddingError } from "../dense/types";
-import { createRetriever, supportsFeedback } from "../retrievers";
+import { ChatError } from "../llm/types";
+import { PromptError } from "../llm/prompts";
+import { reactRoundTable, type ReactRunResult } from "../llm/react";
+import { costTable, loadPrices, type MethodUsage } from "../eval/cost";
+import { createRetriever, supportsFeedback, type RetrieverOptions } from "../retrievers";
 import { rrf } from "../fusion/rrf";
 import type { Benchmark, Retriever, Run } from "../types";
 
@@ -22,6 +26,12 @@ export interface ReproduceOptions {
   only?: string[];
   log?: (message: string) => void;
   experiments?: readonly Experiment[];
+  /** Options passed to every retriever (LLM model, replay mode, prompt set, REACT rounds …). */
+  retrieverOptions?: RetrieverOptions;
+  /** Runs of each LLM experiment (samples 0..repeat-1 with seeds seed..seed+repeat-1); default 1. */
+  repeat?: number;
+  /** First provider seed for repeats (default 42). */
+  seed?: number;
 }
 
 export interface ExperimentOutcome {
@@ -32,6 +42,9 @@ export interface ExperimentOutcome {
   reason?: string;
   seconds?: number;
   mean?: MetricValues;
+  /** Standard deviation over repeated samples (LLM experiments with --repeat N > 1). */
+  sd?: MetricValues;
+  samples?: number;
   /** What the experiment reported about itself (parameters, resources). */
   details?: Record<string, unknown>;
 }
@@ -74,33 +87,72 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const selected = opts.only ? all.filter((e) => opts.only!.includes(e.id)) : all;
 
   log(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
-  const runs = sharedRuns(bench, log);
+  const repeat = opts.repeat ?? 1;
+  const seed = opts.seed ?? 42;
+  const shared = sharedRuns(bench, { log, ...opts.retrieverOptions });
   const outcomes: ExperimentOutcome[] = [];
   const perQueryRows: unknown[][] = [];
+  const costs: MethodUsage[] = [];
   for (const [i, exp] of selected.entries()) {
     const base = { id: exp.id, title: exp.title, section: exp.section };
-    log(`[${i + 1}/${selected.length}] ${exp.id} …`);
+    const tag = `[${i + 1}/${selected.length}] ${exp.id}`;
+    const samples = exp.needs.includes("llm") ? repeat : 1;
+    log(`${tag} …`);
     const t0 = performance.now();
     try {
-      const { run, details } = await exp.run({ loaded, log, run: runs.run });
+      const means: MetricValues[] = [];
+      let details: Record<string, unknown> | undefined;
+      for (let s = 0; s < samples; s++) {
+        const variant = samples > 1 ? { sample: s, seed: seed + s } : undefined;
+        const ctx = { loaded, log, run: (name: string) => shared.run(name, variant) };
+        const result = await exp.run(ctx);
+        details = result.details;
+        const file = samples > 1 ? `${exp.id}.s${s}` : exp.id;
+        await writeTrec(path.join(outDir, "runs", `${file}.trec`), result.run, exp.id);
+        await writeJsonRun(path.join(outDir, "runs", `${file}.json`), result.run);
+        const { mean, perQuery } = evaluate(result.run.rankings, bench.qrels);
+        means.push(mean);
+        for (const [qid, m] of perQuery) perQueryRows.push([exp.id, s, qid, bench.meta.get(qid)?.area ?? "", ...METRICS.map((k) => m[k])]);
+      }
       const seconds = (performance.now() - t0) / 1000;
-      await writeTrec(path.join(outDir, "runs", `${exp.id}.trec`), run, exp.id);
-      await writeJsonRun(path.join(outDir, "runs", `${exp.id}.json`), run);
-      const { mean, perQuery } = evaluate(run.rankings, bench.qrels);
-      for (const [qid, m] of perQuery) perQueryRows.push([exp.id, qid, bench.meta.get(qid)?.area ?? "", ...METRICS.map((k) => m[k])]);
-      outcomes.push({ ...base, status: "ok", seconds, mean, details });
-      log(`[${i + 1}/${selected.length}] ${exp.id}: Recall@100 ${formatFixed(mean["Recall@100"], 4)} in ${seconds.toFixed(1)} s`);
+      const mean = meanOf(means);
+      const sd = samples > 1 ? sdOf(means, mean) : undefined;
+      outcomes.push({ ...base, status: "ok", seconds, mean, sd, samples, details });
+      const usage = await shared.usage(exp.id, bench.queries.length, seconds / samples);
+      if (usage) costs.push(usage);
+      log(`${tag}: Recall@100 ${formatFixed(mean["Recall@100"], 4)}${sd ? ` ± ${formatFixed(sd["Recall@100"], 4)}` : ""} in ${seconds.toFixed(1)} s`);
+      const react = await shared.reactResult(exp.id);
+      if (react) {
+        const rows = reactRoundTable(react, bench.qrels);
+        await fs.writeFile(path.join(outDir, "react-rounds.csv"), toCsv(Object.keys(rows[0] ?? {}), rows.map((r) => Object.values(r))));
+      }
     } catch (err) {
       const skipped = isUnavailable(err);
       const reason = (err as Error).message;
       outcomes.push({ ...base, status: skipped ? "skipped" : "failed", reason });
-      log(`[${i + 1}/${selected.length}] ${exp.id}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
+      log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
     }
   }
+  if (costs.length) {
+    const rows = costTable(costs, loadPrices());
+    await fs.writeFile(path.join(outDir, "cost.csv"), toCsv(Object.keys(rows[0]), rows.map((r) => Object.values(r))));
+  }
 
-  const summaryRows = outcomes.map((o) => [o.id, o.section, o.status, ...METRICS.map((m) => o.mean?.[m] ?? ""), o.seconds ?? "", o.reason ?? ""]);
-  await fs.writeFile(path.join(outDir, "summary.csv"), toCsv(["experiment", "section", "status", ...METRICS, "seconds", "reason"], summaryRows));
-  await fs.writeFile(path.join(outDir, "per-query.csv"), toCsv(["experiment", "query", "area", ...METRICS], perQueryRows));
+  const summaryRows = outcomes.map((o) => [
+    o.id,
+    o.section,
+    o.status,
+    ...METRICS.map((m) => o.mean?.[m] ?? ""),
+    o.samples ?? "",
+    ...METRICS.map((m) => o.sd?.[m] ?? ""),
+    o.seconds ?? "",
+    o.reason ?? "",
+  ]);
+  await fs.writeFile(
+    path.join(outDir, "summary.csv"),
+    toCsv(["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason"], summaryRows),
+  );
+  await fs.writeFile(path.join(outDir, "per-query.csv"), toCsv(["experiment", "sample", "query", "area", ...METRICS], perQueryRows));
   const t1 = datasetStats(bench);
   const t6 = areaStats(bench);
   await fs.writeFile(path.join(outDir, "table1.csv"), toCsv(Object.keys(t1), [Object.values(t1)]));
@@ -137,7 +189,9 @@ function isUnavailable(err: unknown): boolean {
   return (
     err instanceof SkipExperiment ||
     (err instanceof DownloadError && err.code === "OFFLINE") ||
-    (err instanceof EmbeddingError && err.code === "NOT_CONFIGURED")
+    (err instanceof EmbeddingError && err.code === "NOT_CONFIGURED") ||
+    (err instanceof ChatError && err.code === "NOT_CONFIGURED") ||
+    (err instanceof PromptError && (err as { code?: string }).code === "NOT_PULLED")
   );
 }
 
@@ -157,36 +211,86 @@ function formatNotRun(outcomes: ExperimentOutcome[]): string {
   return `\nNot run (${outcomes.filter((o) => o.status !== "ok").length}):\n${parts.join("\n")}\n`;
 }
 
+/** Population standard deviation per metric over repeated samples. */
+function sdOf(rows: readonly MetricValues[], mean: MetricValues): MetricValues {
+  const out = { ...mean };
+  for (const m of METRICS) out[m] = Math.sqrt(rows.reduce((acc, r) => acc + (r[m] - mean[m]) ** 2, 0) / rows.length);
+  return out;
+}
+
+type Variant = { sample: number; seed: number } | undefined;
+
 /**
  * Memoised retrievers and runs for one reproduce: each retriever is built (indexed, embedded,
  * fitted) once, each run computed once, and composites reuse their parts. A failure is
  * memoised too, so every experiment that depends on an unavailable retriever reports the same
- * reason without retrying it.
+ * reason without retrying it. LLM samples (--repeat) are separate variants of a retriever.
  */
-function sharedRuns(bench: Benchmark, log: (m: string) => void) {
+function sharedRuns(bench: Benchmark, options: RetrieverOptions) {
   const retrievers = new Map<string, Promise<Retriever>>();
   const runs = new Map<string, Promise<Run>>();
-  const retriever = (name: string): Promise<Retriever> => {
-    let r = retrievers.get(name);
-    if (!r) retrievers.set(name, (r = createRetriever(name, bench, { log })));
+  const keyOf = (name: string, v: Variant) => (v ? `${name}#${v.sample}` : name);
+  const retriever = (name: string, v: Variant): Promise<Retriever> => {
+    const key = keyOf(name, v);
+    let r = retrievers.get(key);
+    if (!r) retrievers.set(key, (r = createRetriever(name, bench, { ...options, ...v })));
     return r;
   };
-  const run = (name: string): Promise<Run> => {
-    let r = runs.get(name);
+  const run = (name: string, v?: Variant): Promise<Run> => {
+    const key = keyOf(name, v);
+    let r = runs.get(key);
     if (r) return r;
     if (name.startsWith("rrf:")) {
       const parts = name.slice(4).split("+");
-      r = Promise.all(parts.map(run)).then((rs) => rrf(rs));
+      r = Promise.all(parts.map((p) => run(p, v))).then((rs) => rrf(rs));
     } else if (name.startsWith("prf:")) {
-      r = retriever(name.slice(4)).then((inner) => {
+      r = retriever(name.slice(4), v).then((inner) => {
         if (!supportsFeedback(inner)) throw new Error(`'${inner.name}' has no pseudo-relevance feedback`);
         return inner.retrieveWithFeedback(bench.queries, 100);
       });
     } else {
-      r = retriever(name).then((x) => x.retrieve(bench.queries, 100));
+      r = retriever(name, v).then((x) => x.retrieve(bench.queries, 100));
     }
-    runs.set(name, r);
+    runs.set(key, r);
     return r;
   };
-  return { run };
+  /** The built retrievers an experiment's run drew on (composites resolved to their parts). */
+  const partsOf = (name: string): string[] =>
+    name.startsWith("rrf:") ? name.slice(4).split("+").flatMap(partsOf) : name.startsWith("prf:") ? partsOf(name.slice(4)) : [name];
+  /**
+   * What an experiment spent, from the usage its retrievers counted (LLM calls and tokens,
+   * embedding requests and tokens); undefined for methods that call no provider.
+   */
+  const usage = async (name: string, queries: number, seconds: number): Promise<MethodUsage | undefined> => {
+    const u: MethodUsage = { method: name, queries, llm: { calls: 0, input: 0, output: 0 }, embedding: { calls: 0, tokens: 0 }, seconds, corpus: {} };
+    let any = false;
+    for (const part of partsOf(name)) {
+      const r = (await retrievers.get(part)?.catch(() => undefined)) as (Retriever & { usage?: Record<string, unknown>; corpusUsage?: Record<string, number> }) | undefined;
+      const x = r?.usage;
+      if (!x) continue;
+      any = true;
+      if (typeof x.calls === "number") {
+        const corpus = r.corpusUsage ?? { calls: 0, input: 0, output: 0 };
+        u.llm.calls += (x.calls as number) - (corpus.calls ?? 0);
+        u.llm.input += (x.input as number) - (corpus.input ?? 0);
+        u.llm.output += (x.output as number) - (corpus.output ?? 0);
+        u.llm.model = x.model as string | undefined;
+        u.corpus!.llmInput = (u.corpus!.llmInput ?? 0) + (corpus.input ?? 0);
+        u.corpus!.llmOutput = (u.corpus!.llmOutput ?? 0) + (corpus.output ?? 0);
+      }
+      if (typeof x.queryRequests === "number") {
+        u.embedding.calls += x.queryRequests as number;
+        u.embedding.tokens += x.queryTokens as number;
+        u.corpus!.embeddingTokens = (u.corpus!.embeddingTokens ?? 0) + (x.documentTokens as number);
+      }
+    }
+    return any ? u : undefined;
+  };
+  /** The full REACT result (all rounds) when the experiment ran react-bm25. */
+  const reactResult = async (name: string): Promise<ReactRunResult | undefined> => {
+    if (name !== "react-bm25") return undefined;
+    const r = (await retrievers.get(name)?.catch(() => undefined)) as { last?: ReactRunResult } | undefined;
+    return r?.last;
+  };
+  return { run, usage, reactResult };
 }

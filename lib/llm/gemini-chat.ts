@@ -17,12 +17,12 @@
  * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a
  * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
  */
-import { GoogleGenAI, type GenerateContentConfig, type GenerateContentResponse } from "@google/genai";
+import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../dense/semaphore";
-import { describeGeminiFailure, GeminiAttemptFailure, longRequestDispatcher, observeGeminiFetch } from "../util/gemini-http";
+import { classifyGeminiAttempt, describeGeminiFailure, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../util/gemini-http";
+import { longRequestDispatcher } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
-import { ChatProviderError } from "./openai-chat";
-import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
 
 /**
  * The Gemini chat model used when neither an argument nor GBR_CHAT_MODEL names one.
@@ -93,14 +93,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
   const redact = (s: string) => s.split(apiKey).join("[redacted]");
 
-  const ai = new GoogleGenAI({
-    apiKey,
-    // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute us to Vertex AI,
-    // whose paths, payloads and auth differ.
-    vertexai: false,
-    // No retryOptions: the SDK then makes exactly one attempt and we own the retry policy.
-    httpOptions: { ...(baseUrl ? { baseUrl } : {}), timeout: timeoutMs },
-  });
+  const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
   // Our fetch replaces the SDK's, and with it the SDK's untimed dispatcher: put one back so Node's
   // 300 s limits cannot cut an answer that `timeoutMs` still allows.
   const dispatcher = longRequestDispatcher();
@@ -138,12 +131,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
             made = attempt;
             return attemptOnce(req);
           },
-          {
-            attempts,
-            baseMs: retryBaseMs,
-            maxMs: retryMaxMs,
-            classify: (err) => (err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false }),
-          },
+          { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt },
         );
       } catch (err) {
         const tries = `${made} attempt${made === 1 ? "" : "s"}`;

@@ -13,33 +13,21 @@
  * the answer, token usage, wall time, and errors that carry the status and the server's own
  * message but never the key.
  */
-import { inspect } from "node:util";
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import OpenAI from "openai";
 import { createSemaphore } from "../dense/semaphore";
-import { longRequestDispatcher } from "../util/gemini-http";
-import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
+import { longRequestDispatcher } from "../util/http";
+import { describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../util/openai-errors";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
 
 /**
- * A provider failure with the HTTP status of the last answer (undefined for time-outs and
- * connection failures), so callers can tell a bad key (401/403) or unknown model (404) from an
- * outage (5xx). `code` is always "PROVIDER" (or "NOT_CONFIGURED" for bad options).
+ * Re-exported from ./types, where every chat provider now finds it, for the callers (and tests)
+ * that import it from here.
  *
  * @example
- * try { await model.complete(req); }
- * catch (e) { if (e instanceof ChatProviderError && e.status === 429) console.error("rate limited"); }
+ * import { ChatProviderError } from "./openai-chat";
+ * if (err instanceof ChatProviderError && err.status === 401) console.error("bad key");
  */
-export class ChatProviderError extends ChatError {
-  constructor(
-    message: string,
-    code: ChatError["code"],
-    /** HTTP status of the last answer, when there was one. */
-    readonly status: number | undefined,
-    options?: { cause?: unknown },
-  ) {
-    super(message, code, options);
-    this.name = "ChatError";
-  }
-}
+export { ChatProviderError } from "./types";
 
 /**
  * How to reach an OpenAI-compatible chat server, and how patiently.
@@ -73,9 +61,6 @@ export interface OpenAIChatOptions {
 
 const DEFAULTS = { maxRetries: 4, timeoutMs: 600_000, concurrency: 4 } as const;
 
-/** The key local servers get: the SDK insists on some string, and most local servers ignore it. */
-const PLACEHOLDER_KEY = "not-needed";
-
 /** The paper's chat model (DESIGN.md §6): used when neither an argument nor GBR_CHAT_MODEL names one. */
 const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
@@ -97,7 +82,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const { model, baseURL } = opts;
   if (!model) throw new ChatError("openai chat: model name is empty", "NOT_CONFIGURED");
   if (!baseURL) throw new ChatError(`openai chat (${model}): base URL is empty`, "NOT_CONFIGURED");
-  const apiKey = opts.apiKey || PLACEHOLDER_KEY;
+  const apiKey = opts.apiKey || OPENAI_PLACEHOLDER_KEY;
   const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
   const concurrency = opts.concurrency ?? DEFAULTS.concurrency;
@@ -118,7 +103,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   });
   const limit = createSemaphore(concurrency);
   const id = `openai:${model}`;
-  const where = `${id} at ${safeURL(baseURL)}`;
+  const where = `${id} at ${safeBaseURL(baseURL)}`;
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
@@ -228,75 +213,10 @@ function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output:
   return { input: n(u?.prompt_tokens), output: n(u?.completion_tokens) };
 }
 
-/** The base URL without credentials or query (proxies sometimes carry keys there), for messages. */
-function safeURL(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    u.search = "";
-    u.hash = "";
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return "(invalid base URL)";
-  }
-}
-
-/**
- * An SDK failure as ChatProviderError "PROVIDER": HTTP status and the server's own message when
- * there was an answer, the kind of connection failure otherwise. The key is scrubbed from the text
- * in case a server echoes the Authorization header back.
- */
+/** An SDK failure as ChatProviderError "PROVIDER", described and redacted by lib/util/openai-errors.ts. */
 function providerError(err: unknown, where: string, apiKey: string, cfg: { timeout: number; maxRetries: number }): ChatError {
   if (err instanceof ChatError) return err;
-  const attempts = `${cfg.maxRetries + 1} attempt${cfg.maxRetries === 0 ? "" : "s"}`;
-  let status: number | undefined;
-  let detail: string;
-  if (err instanceof APIConnectionTimeoutError) {
-    detail = `timed out after ${cfg.timeout} ms per attempt (${attempts})`;
-  } else if (err instanceof APIUserAbortError) {
-    detail = "request aborted";
-  } else if (err instanceof APIConnectionError) {
-    const cause = (err as { cause?: unknown }).cause;
-    detail = `connection failed (${attempts}): ${cause instanceof Error ? describeCause(cause) : err.message}`;
-  } else if (err instanceof APIError && err.status !== undefined) {
-    status = err.status;
-    detail = `HTTP ${err.status}: ${serverMessage(err)}`;
-    if ([408, 409, 429].includes(err.status) || err.status >= 500) detail += ` (after ${attempts})`;
-  } else if (err instanceof SyntaxError) {
-    // A 200 whose body is not JSON; the SDK parses after its retry loop, so this was not retried.
-    detail = `answer is not valid JSON (${err.message})`;
-  } else {
-    // e.g. the connection dropped while the body was read ("terminated"): also past the retry loop.
-    detail = `request failed: ${err instanceof Error ? describeCause(err) : String(err)}`;
-  }
-  // The cause helps debugging, but not when it would carry the key that the message scrubs.
-  const leaks = apiKey !== PLACEHOLDER_KEY && apiKey.length >= 4 && inspect(err, { depth: 6 }).includes(apiKey);
-  return new ChatProviderError(scrub(`${where}: ${detail}`, apiKey), "PROVIDER", status, leaks ? undefined : { cause: err });
-}
-
-/** The server's message without the SDK's leading status (it is already in our text). */
-function serverMessage(err: APIError): string {
-  const body = err.error as { message?: unknown } | string | undefined;
-  if (typeof body === "string" && body) return body;
-  if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;
-  const m = err.message.replace(new RegExp(`^${err.status}\\s*`), "");
-  return m || "(no message)";
-}
-
-/** undici wraps the interesting part ("ECONNRESET", "other side closed") in nested causes. */
-function describeCause(e: Error): string {
-  const parts: string[] = [];
-  let cur: unknown = e;
-  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
-    const code = (cur as { code?: unknown }).code;
-    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return parts.join(": ");
-}
-
-function scrub(text: string, apiKey: string): string {
-  if (apiKey === PLACEHOLDER_KEY || apiKey.length < 4) return text;
-  return text.split(apiKey).join("[redacted]");
+  const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
+  // The cause helps debugging, but not when it would carry the key that the message redacts.
+  return new ChatProviderError(message, "PROVIDER", status, errorMentionsKey(err, apiKey) ? undefined : { cause: err });
 }

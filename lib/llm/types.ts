@@ -64,6 +64,29 @@ export class ChatError extends Error {
 }
 
 /**
+ * A provider failure with the HTTP status of the last answer (undefined for time-outs and
+ * connection failures), so callers can tell a bad key (401/403) or unknown model (404) from an
+ * outage (5xx). `code` is always "PROVIDER" (or "NOT_CONFIGURED" for bad options). Shared by every
+ * chat provider, so callers need not know which one answered.
+ *
+ * @example
+ * try { await model.complete(req); }
+ * catch (e) { if (e instanceof ChatProviderError && e.status === 429) console.error("rate limited"); }
+ */
+export class ChatProviderError extends ChatError {
+  constructor(
+    message: string,
+    code: ChatError["code"],
+    /** HTTP status of the last answer, when there was one. */
+    readonly status: number | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(message, code, options);
+    this.name = "ChatError";
+  }
+}
+
+/**
  * Removes reasoning blocks some models print before their answer: `<think>…</think>` and
  * `<analysis>…</analysis>` (also an unterminated block at the start, which means the model ran
  * out of tokens while thinking), then trims.

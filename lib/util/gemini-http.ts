@@ -1,14 +1,16 @@
 /**
  * HTTP plumbing for calling the Gemini API through `@google/genai`, shared by the Gemini chat
- * model (and meant for the Gemini embedder too, which still has its own copy).
+ * model and the Gemini embedder.
  *
  * Why it exists: the SDK, given no `retryOptions`, makes one attempt and throws an ApiError that
  * keeps the status and the body but drops the response headers, so a `Retry-After` never
  * reaches the caller. Passing our own `fetch` (per call, so safe under concurrency) lets us read
  * the headers before the SDK sees the response. Doing so also drops the SDK's own undici
- * dispatcher, which turns off Node's 300 s header/body timeouts; `longRequestDispatcher` puts that
- * back, which matters for reasoning models that think for minutes before the first byte.
+ * dispatcher, which turns off Node's 300 s header/body timeouts; `longRequestDispatcher`
+ * (lib/util/http.ts) puts that back, which matters for reasoning models that think for minutes
+ * before the first byte.
  */
+import { GoogleGenAI } from "@google/genai";
 import { retryAfterMs } from "./retry";
 
 /**
@@ -26,7 +28,7 @@ export const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 5
  * of `retryWithBackoff`.
  *
  * @example
- * classify: (e) => (e instanceof GeminiAttemptFailure ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false })
+ * throw new GeminiAttemptFailure("HTTP 503 UNAVAILABLE: overloaded", 503, true, undefined); // retried by classifyGeminiAttempt
  */
 export class GeminiAttemptFailure extends Error {
   constructor(
@@ -41,6 +43,36 @@ export class GeminiAttemptFailure extends Error {
     super(message);
     this.name = "GeminiAttemptFailure";
   }
+}
+
+/**
+ * The `retryWithBackoff` verdict on one attempt: a GeminiAttemptFailure says itself whether to
+ * retry and how long the server asked us to wait; anything else is a bug, not a hiccup.
+ *
+ * @example
+ * await retryWithBackoff(() => attemptOnce(req), { attempts: 5, classify: classifyGeminiAttempt });
+ */
+export function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?: number } {
+  return err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false };
+}
+
+/**
+ * A Gemini API client that makes exactly one attempt per call, so the caller owns the retry
+ * policy (the SDK's own retries would ignore Retry-After).
+ *
+ * @example
+ * const ai = geminiClient({ apiKey, baseUrl: "http://127.0.0.1:8089", timeoutMs: 120_000 });
+ * await ai.models.embedContent({ model, contents, config: { httpOptions: { fetch: seen.fetch } } });
+ */
+export function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }): GoogleGenAI {
+  return new GoogleGenAI({
+    apiKey: o.apiKey,
+    // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute us to Vertex AI,
+    // whose paths, payloads and auth differ.
+    vertexai: false,
+    // No retryOptions: the SDK then makes exactly one attempt and we own the retry policy.
+    httpOptions: { ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}), timeout: o.timeoutMs },
+  });
 }
 
 /**
@@ -156,37 +188,11 @@ export function parseGoogleError(text: string): { message?: string; status?: str
   }
 }
 
-/** Where Node keeps the undici dispatcher its built-in fetch uses (undici's own well-known symbol). */
-const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
-
 /**
- * An undici dispatcher for Node's built-in fetch that delegates to the global one with other
- * header/body timeouts. Node's defaults (300 s each) would cut a non-streamed answer of a
- * reasoning model that needs longer before its first byte, whatever timeout the SDK was given;
- * with 0 (no limit) the SDK's own abort timer is the only deadline. Works with the OpenAI SDK
- * (`fetchOptions: { dispatcher }`) as well as with `observeGeminiFetch`.
- *
- * Returns undefined outside Node or when undici's global dispatcher cannot be found, in which
- * case callers simply keep the defaults.
+ * Re-exported from lib/util/http.ts, where it now lives (it serves the OpenAI SDK too), for the
+ * callers that still import it from here.
  *
  * @example
- * const client = new OpenAI({ baseURL, apiKey, timeout: 600_000,
- *   fetchOptions: { dispatcher: longRequestDispatcher() } as OpenAI["fetchOptions"] });
+ * const seen = observeGeminiFetch({ dispatcher: longRequestDispatcher() });
  */
-export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}): object | undefined {
-  const g = globalThis as Record<symbol, unknown>;
-  if (typeof process === "undefined" || !process.versions?.node) return undefined;
-  // Node loads undici lazily; constructing a Headers object is enough to make it register.
-  if (!g[UNDICI_GLOBAL_DISPATCHER] && typeof Headers !== "undefined") new Headers();
-  const global = g[UNDICI_GLOBAL_DISPATCHER] as { dispatch?: (opts: object, handler: unknown) => boolean } | undefined;
-  if (!global || typeof global.dispatch !== "function") return undefined;
-  const headersTimeout = o.headersTimeoutMs ?? 0;
-  const bodyTimeout = o.bodyTimeoutMs ?? 0;
-  return {
-    dispatch(opts: object, handler: unknown): boolean {
-      // Looked up per request: a test or a proxy setup may replace the global dispatcher later.
-      const current = (g[UNDICI_GLOBAL_DISPATCHER] ?? global) as { dispatch: (opts: object, handler: unknown) => boolean };
-      return current.dispatch({ ...opts, headersTimeout, bodyTimeout }, handler);
-    },
-  };
-}
+export { longRequestDispatcher } from "./http";

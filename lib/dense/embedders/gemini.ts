@@ -10,10 +10,11 @@
  *
  * The SDK uses `batchEmbedContents` for every Gemini API call (one text or many) and, unless
  * given `retryOptions`, never retries; its own retries would ignore Retry-After, so this module
- * retries 408/429/5xx, time-outs and dropped connections itself, honouring the server's wait.
+ * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
+ * the server's wait through the observing fetch of lib/util/gemini-http.ts.
  */
-import { GoogleGenAI } from "@google/genai";
-import { retryAfterMs, retryWithBackoff } from "../../util/retry";
+import { classifyGeminiAttempt, describeGeminiFailure, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
+import { retryWithBackoff } from "../../util/retry";
 import { createSemaphore } from "../semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../types";
 
@@ -45,10 +46,12 @@ export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
   document: "RETRIEVAL_DOCUMENT",
 });
 
-/** Status codes worth another attempt: the server is busy or briefly broken, not refusing the request. */
-const RETRYABLE_STATUS = new Set([408, 429, 500, 502, 503, 504]);
-
-
+/**
+ * How to reach the Gemini API (or a local double of it) for embeddings, and how patiently.
+ *
+ * @example
+ * const opts: GeminiEmbedderOptions = { apiKey: process.env.GEMINI_API_KEY!, dims: 768, concurrency: 2 };
+ */
 export interface GeminiEmbedderOptions {
   apiKey: string;
   /** Model name as the Gemini API knows it (default "gemini-embedding-001"; "models/" prefix optional). */
@@ -127,29 +130,16 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
   const redact = (s: string) => s.split(apiKey).join("[redacted]");
 
-  const ai = new GoogleGenAI({
-    apiKey,
-    // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute us to Vertex AI,
-    // whose paths, payloads and auth differ.
-    vertexai: false,
-    // No retryOptions: the SDK then makes exactly one attempt and we own the retry policy.
-    httpOptions: { ...(baseUrl ? { baseUrl } : {}), timeout: timeoutMs },
-  });
+  const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
   const limit = createSemaphore(concurrency);
   const taskLabel = (n: number, side: Side) => `${n} ${side} text${n === 1 ? "" : "s"}`;
 
-  /** One HTTP attempt; failures come back as AttemptFailure so the retry loop can judge them. */
+  /** One HTTP attempt; failures come back as GeminiAttemptFailure so the retry loop can judge them. */
   async function attemptOnce(texts: string[], side: Side): Promise<EmbedResult> {
     // The SDK keeps neither the response headers of a failure nor the body's usageMetadata, so
     // a fetch of our own (scoped to this one call, hence safe under concurrency) reads both.
-    let hintedWaitMs: number | undefined;
-    let usage: Promise<number | undefined> | undefined;
-    const observingFetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]): Promise<Response> => {
-      const res = await fetch(input, init);
-      hintedWaitMs = retryAfterMs(res.headers.get("retry-after"));
-      if (res.ok) usage = res.clone().json().then(readUsageTokens, () => undefined);
-      return res;
-    };
+    // No long-request dispatcher: `timeoutMs` is meant to stay under Node's 300 s limits.
+    const seen = observeGeminiFetch({ readBody: true });
     let response;
     try {
       response = await ai.models.embedContent({
@@ -157,10 +147,10 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
         // Content objects rather than bare strings: for gemini-embedding-2 models the SDK merges
         // a string[] into ONE multi-part content, which would return one vector for the batch.
         contents: texts.map((text) => ({ role: "user", parts: [{ text }] })),
-        config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch: observingFetch } },
+        config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch: seen.fetch } },
       });
     } catch (err) {
-      throw describeFailure(err, hintedWaitMs, timeoutMs, where, redact);
+      throw describeGeminiFailure(err, { retryAfterHeaderMs: seen.retryAfterMs(), timeoutMs, where, redact });
     }
     const embeddings = response.embeddings ?? [];
     if (embeddings.length !== texts.length) {
@@ -184,7 +174,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
       }
       return Float32Array.from(values);
     });
-    return { vectors, tokens: (await usage) ?? 0 };
+    return { vectors, tokens: readUsageTokens(await seen.body()) ?? 0 };
   }
 
   return {
@@ -206,18 +196,12 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
               made = attempt;
               return attemptOnce(texts, side);
             },
-            {
-              attempts,
-              baseMs: retryBaseMs,
-              maxMs: retryMaxMs,
-              classify: (err) =>
-                err instanceof AttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false },
-            },
+            { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt },
           );
         } catch (err) {
           // A wrong count or size is the server's bug, not a hiccup: no retry, but say which attempt.
           if (err instanceof GeminiEmbeddingError) throw new GeminiEmbeddingError(err.message, err.code, err.status, made);
-          if (err instanceof AttemptFailure) {
+          if (err instanceof GeminiAttemptFailure) {
             const tries = `${made} attempt${made === 1 ? "" : "s"}`;
             throw new GeminiEmbeddingError(
               redact(`Gemini ${model} (${taskLabel(texts.length, side)}, ${tries}): ${err.message}`),
@@ -254,72 +238,6 @@ export function geminiEmbedderFromEnv(model?: string, dims?: number, env: NodeJS
   }
   const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() || undefined;
   return geminiEmbedder({ apiKey, model, dims, baseUrl });
-}
-
-/** One failed attempt, already described for people (key-free) and classified for the retry loop. */
-class AttemptFailure extends Error {
-  constructor(
-    message: string,
-    readonly status: number | undefined,
-    readonly retryable: boolean,
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(message);
-  }
-}
-
-/**
- * Turns whatever the SDK threw into an AttemptFailure. The SDK's ApiError carries the status and,
- * as its message, the JSON error body: {"error": {"code", "message", "status", "details"}}.
- */
-function describeFailure(
-  err: unknown,
-  retryAfterHeaderMs: number | undefined,
-  timeoutMs: number,
-  where: string,
-  redact: (s: string) => string,
-): AttemptFailure {
-  const e = err as { name?: string; message?: string; status?: unknown; cause?: unknown } | undefined;
-  const message = String(e?.message ?? err);
-  if (typeof e?.status === "number") {
-    const status = e.status;
-    const body = parseGoogleError(message);
-    const text = body.message ?? message.slice(0, 500);
-    const label = body.status ? ` ${body.status}` : "";
-    // Google states the wait in the body (RetryInfo) more often than in a header; take either.
-    const afterMs = retryAfterHeaderMs ?? body.retryDelayMs;
-    return new AttemptFailure(redact(`HTTP ${status}${label}: ${text}`), status, RETRYABLE_STATUS.has(status), afterMs);
-  }
-  if (e?.name === "AbortError" || e?.name === "TimeoutError") {
-    return new AttemptFailure(`no complete answer from ${where} within ${timeoutMs} ms`, undefined, true, undefined);
-  }
-  if (e?.name === "SyntaxError") {
-    // A 200 whose body is not JSON: usually a cut connection or a proxy page, worth another try.
-    return new AttemptFailure(redact(`unreadable answer from ${where}: ${message}`), undefined, true, undefined);
-  }
-  // fetch() reports refused or dropped connections as "fetch failed" with the reason in cause.
-  const cause = e?.cause as { code?: string; message?: string } | undefined;
-  const reason = cause ? ` (${cause.code ?? cause.message ?? String(cause)})` : "";
-  return new AttemptFailure(redact(`cannot reach ${where}: ${message}${reason}`), undefined, e?.name === "TypeError", undefined);
-}
-
-/** The fields we use from a Google API error body; tolerant of non-JSON bodies. */
-function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
-  try {
-    const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown; details?: unknown } };
-    const error = body?.error;
-    if (!error || typeof error !== "object") return {};
-    const details = Array.isArray(error.details) ? (error.details as { retryDelay?: unknown }[]) : [];
-    const delay = details.map((d) => d?.retryDelay).find((d): d is string => typeof d === "string");
-    const m = delay ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
-    return {
-      message: typeof error.message === "string" ? error.message : undefined,
-      status: typeof error.status === "string" ? error.status : undefined,
-      retryDelayMs: m ? Math.round(Number(m[1]) * 1000) : undefined,
-    };
-  } catch {
-    return {};
-  }
 }
 
 /** Tokens billed, from `usageMetadata` when the API reports it (the SDK drops that field). */

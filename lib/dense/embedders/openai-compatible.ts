@@ -8,10 +8,17 @@
  * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
  * Float32Array, token usage, and errors that say what the server said without leaking the key.
  */
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import OpenAI from "openai";
+import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
 import { createSemaphore } from "../semaphore";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
 
+/**
+ * How to reach an OpenAI-compatible embeddings server, and how patiently.
+ *
+ * @example
+ * const opts: OpenAIEmbedderOptions = { model: "Qwen/Qwen3-Embedding-8B", baseURL: "http://localhost:8000/v1", dims: 4096 };
+ */
 export interface OpenAIEmbedderOptions {
   /** Model name as the server knows it (e.g. "Qwen/Qwen3-Embedding-8B"). */
   model: string;
@@ -38,9 +45,6 @@ export interface OpenAIEmbedderOptions {
 
 const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: 60_000, concurrency: 2 } as const;
 
-/** The key local servers get: the SDK insists on some string, and most local servers ignore it. */
-const PLACEHOLDER_KEY = "not-needed";
-
 /**
  * An Embedder over an OpenAI-compatible server. `embed()` sends exactly one request with every
  * text it is given (batching to `maxBatch` is the caller's job) and may be called concurrently;
@@ -58,7 +62,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   if (dims !== undefined && !(Number.isInteger(dims) && dims > 0)) {
     throw new EmbeddingError(`openai embedder (${model}): dims must be a positive integer, got ${dims}`, "NOT_CONFIGURED");
   }
-  const apiKey = opts.apiKey || PLACEHOLDER_KEY;
+  const apiKey = opts.apiKey || OPENAI_PLACEHOLDER_KEY;
   const maxBatch = positiveInt(opts.batchSize ?? DEFAULTS.batchSize, "batchSize");
   const concurrency = positiveInt(opts.concurrency ?? DEFAULTS.concurrency, "concurrency");
   const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
@@ -69,7 +73,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout });
   const limit = createSemaphore(concurrency);
   const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
-  const where = `${id} at ${safeURL(baseURL)}`;
+  const where = `${id} at ${safeBaseURL(baseURL)}`;
 
   // `_side` is unused: these servers have no notion of query vs document; the side is already in
   // the template the caller applied to each text.
@@ -135,20 +139,6 @@ function positiveInt(n: number, name: string): number {
   return n;
 }
 
-/** The base URL without credentials or query (proxies sometimes carry keys there), for messages. */
-function safeURL(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    u.search = "";
-    u.hash = "";
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return "(invalid base URL)";
-  }
-}
-
 /** Vectors in input order. The API may answer out of order; `index` says which input each is. */
 function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, where: string): Float32Array[] {
   const data: unknown = (response as { data?: unknown })?.data;
@@ -209,11 +199,7 @@ function usageTokens(response: OpenAI.CreateEmbeddingResponse): number {
   return typeof t === "number" && Number.isFinite(t) ? t : 0;
 }
 
-/**
- * An SDK failure as EmbeddingError "PROVIDER": HTTP status and the server's own message when
- * there was an answer, the kind of connection failure otherwise. The key is scrubbed from the
- * text in case a server echoes the Authorization header back.
- */
+/** An SDK failure as EmbeddingError "PROVIDER", described and redacted by lib/util/openai-errors.ts. */
 function providerError(
   err: unknown,
   where: string,
@@ -221,51 +207,8 @@ function providerError(
   cfg: { timeout: number; maxRetries: number },
 ): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
-  const attempts = `${cfg.maxRetries + 1} attempt${cfg.maxRetries === 0 ? "" : "s"}`;
-  let detail: string;
-  if (err instanceof APIConnectionTimeoutError) {
-    detail = `timed out after ${cfg.timeout} ms per attempt (${attempts})`;
-  } else if (err instanceof APIUserAbortError) {
-    detail = "request aborted";
-  } else if (err instanceof APIConnectionError) {
-    const cause = (err as { cause?: unknown }).cause;
-    const why = cause instanceof Error ? describeCause(cause) : err.message;
-    detail = `connection failed (${attempts}): ${why}`;
-  } else if (err instanceof APIError && err.status !== undefined) {
-    detail = `HTTP ${err.status}: ${serverMessage(err)}`;
-    if ([408, 409, 429].includes(err.status) || err.status >= 500) detail += ` (after ${attempts})`;
-  } else if (err instanceof SyntaxError) {
-    // A 200 whose body is not JSON; the SDK parses after its retry loop, so this was not retried.
-    detail = `answer is not valid JSON (${err.message})`;
-  } else {
-    // e.g. the connection dropped while the body was read ("terminated"): also past the retry loop.
-    detail = `request failed: ${err instanceof Error ? describeCause(err) : String(err)}`;
-  }
-  return new EmbeddingError(scrub(`${where}: ${detail}`, apiKey), "PROVIDER", { cause: err });
-}
-
-/** The server's message without the SDK's leading status (it is already in our text). */
-function serverMessage(err: APIError): string {
-  const body = err.error as { message?: unknown } | string | undefined;
-  if (typeof body === "string" && body) return body;
-  if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;
-  const m = err.message.replace(new RegExp(`^${err.status}\\s*`), "");
-  return m || "(no message)";
-}
-
-/** undici wraps the interesting part ("ECONNRESET", "other side closed") in nested causes. */
-function describeCause(e: Error): string {
-  const parts: string[] = [];
-  let cur: unknown = e;
-  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
-    const code = (cur as { code?: unknown }).code;
-    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return parts.join(": ");
-}
-
-function scrub(text: string, apiKey: string): string {
-  if (apiKey === PLACEHOLDER_KEY || apiKey.length < 4) return text;
-  return text.split(apiKey).join("[redacted]");
+  const { message } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
+  // An SDK error can carry the request headers; one that mentions the key is not kept as cause,
+  // so no log of the error can print it.
+  return new EmbeddingError(message, "PROVIDER", errorMentionsKey(err, apiKey) ? undefined : { cause: err });
 }

@@ -1,0 +1,39 @@
+/**
+ * HTTP plumbing that is no provider's own: any client that calls Node's built-in fetch (the
+ * `openai` SDK, `@google/genai` through our observing fetch) may need it.
+ */
+
+/** Where Node keeps the undici dispatcher its built-in fetch uses (undici's own well-known symbol). */
+const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+
+/**
+ * An undici dispatcher for Node's built-in fetch that delegates to the global one with other
+ * header/body timeouts. Node's defaults (300 s each) would cut a non-streamed answer of a
+ * reasoning model that needs longer before its first byte, whatever timeout the SDK was given;
+ * with 0 (no limit) the SDK's own abort timer is the only deadline. Works with the OpenAI SDK
+ * (`fetchOptions: { dispatcher }`) as well as with `observeGeminiFetch`.
+ *
+ * Returns undefined outside Node or when undici's global dispatcher cannot be found, in which
+ * case callers simply keep the defaults.
+ *
+ * @example
+ * const client = new OpenAI({ baseURL, apiKey, timeout: 600_000,
+ *   fetchOptions: { dispatcher: longRequestDispatcher() } as OpenAI["fetchOptions"] });
+ */
+export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}): object | undefined {
+  const g = globalThis as Record<symbol, unknown>;
+  if (typeof process === "undefined" || !process.versions?.node) return undefined;
+  // Node loads undici lazily; constructing a Headers object is enough to make it register.
+  if (!g[UNDICI_GLOBAL_DISPATCHER] && typeof Headers !== "undefined") new Headers();
+  const global = g[UNDICI_GLOBAL_DISPATCHER] as { dispatch?: (opts: object, handler: unknown) => boolean } | undefined;
+  if (!global || typeof global.dispatch !== "function") return undefined;
+  const headersTimeout = o.headersTimeoutMs ?? 0;
+  const bodyTimeout = o.bodyTimeoutMs ?? 0;
+  return {
+    dispatch(opts: object, handler: unknown): boolean {
+      // Looked up per request: a test or a proxy setup may replace the global dispatcher later.
+      const current = (g[UNDICI_GLOBAL_DISPATCHER] ?? global) as { dispatch: (opts: object, handler: unknown) => boolean };
+      return current.dispatch({ ...opts, headersTimeout, bodyTimeout }, handler);
+    },
+  };
+}

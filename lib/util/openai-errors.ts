@@ -1,0 +1,128 @@
+/**
+ * What every client of the official `openai` SDK (the OpenAI-compatible embedder and chat model)
+ * says when a call fails: the HTTP status and the server's own message when there was an answer,
+ * the kind of connection failure otherwise, and never the key. Kept in one place so both report a
+ * failure alike and a fix to the redaction reaches both.
+ */
+import { inspect } from "node:util";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+
+/**
+ * The key local servers get: the SDK insists on some string, and most local servers ignore it.
+ * Never redacted, since it is no secret and would otherwise turn "not-needed" in any text into
+ * "[redacted]".
+ *
+ * @example
+ * new OpenAI({ baseURL, apiKey: opts.apiKey || OPENAI_PLACEHOLDER_KEY });
+ */
+export const OPENAI_PLACEHOLDER_KEY = "not-needed";
+
+/**
+ * The base URL without credentials or query (proxies sometimes carry keys there), for messages.
+ *
+ * @example
+ * safeBaseURL("http://user:pw@localhost:8000/v1/?key=abc"); // "http://localhost:8000/v1"
+ * safeBaseURL("not a url");                                   // "(invalid base URL)"
+ */
+export function safeBaseURL(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return "(invalid base URL)";
+  }
+}
+
+/**
+ * `text` with every occurrence of the key replaced by "[redacted]", in case a server echoes the
+ * Authorization header back. The placeholder and keys under four characters are left alone:
+ * redacting them would mangle ordinary text and protect nothing.
+ *
+ * @example
+ * redactKey("Incorrect API key provided: sk-abc123", "sk-abc123"); // "Incorrect API key provided: [redacted]"
+ */
+export function redactKey(text: string, apiKey: string): string {
+  if (!isSecret(apiKey)) return text;
+  return text.split(apiKey).join("[redacted]");
+}
+
+/**
+ * Whether the key appears anywhere in the error as `inspect` would print it (nested causes,
+ * request options, headers), so a caller can leave the error out as `cause` rather than leak the
+ * key that its message redacts.
+ *
+ * @example
+ * new ChatProviderError(message, "PROVIDER", status, errorMentionsKey(err, apiKey) ? undefined : { cause: err });
+ */
+export function errorMentionsKey(err: unknown, apiKey: string): boolean {
+  return isSecret(apiKey) && inspect(err, { depth: 6 }).includes(apiKey);
+}
+
+/**
+ * An `openai` SDK failure described for people, key redacted: "<where>: HTTP 401: <server's
+ * message>", "<where>: timed out after … ms per attempt (5 attempts)", "<where>: connection
+ * failed (…): ECONNREFUSED …". `status` is the HTTP status of the answer, undefined when there was
+ * none. Retry counts are mentioned only for what the SDK retries (408, 409, 429, 5xx, connection
+ * errors, time-outs).
+ *
+ * @example
+ * const { message, status } = describeOpenAIError(err, { where: "openai:m at http://localhost:8000/v1",
+ *   apiKey, timeoutMs: 60_000, maxRetries: 4 });
+ * message; // "openai:m at http://localhost:8000/v1: HTTP 503: overloaded (after 5 attempts)"
+ */
+export function describeOpenAIError(
+  err: unknown,
+  o: { where: string; apiKey: string; timeoutMs: number; maxRetries: number },
+): { message: string; status: number | undefined } {
+  const attempts = `${o.maxRetries + 1} attempt${o.maxRetries === 0 ? "" : "s"}`;
+  let status: number | undefined;
+  let detail: string;
+  if (err instanceof APIConnectionTimeoutError) {
+    detail = `timed out after ${o.timeoutMs} ms per attempt (${attempts})`;
+  } else if (err instanceof APIUserAbortError) {
+    detail = "request aborted";
+  } else if (err instanceof APIConnectionError) {
+    const cause = (err as { cause?: unknown }).cause;
+    detail = `connection failed (${attempts}): ${cause instanceof Error ? describeCause(cause) : err.message}`;
+  } else if (err instanceof APIError && err.status !== undefined) {
+    status = err.status;
+    detail = `HTTP ${err.status}: ${serverMessage(err)}`;
+    if ([408, 409, 429].includes(err.status) || err.status >= 500) detail += ` (after ${attempts})`;
+  } else if (err instanceof SyntaxError) {
+    // A 200 whose body is not JSON; the SDK parses after its retry loop, so this was not retried.
+    detail = `answer is not valid JSON (${err.message})`;
+  } else {
+    // e.g. the connection dropped while the body was read ("terminated"): also past the retry loop.
+    detail = `request failed: ${err instanceof Error ? describeCause(err) : String(err)}`;
+  }
+  return { message: redactKey(`${o.where}: ${detail}`, o.apiKey), status };
+}
+
+function isSecret(apiKey: string): boolean {
+  return apiKey !== OPENAI_PLACEHOLDER_KEY && apiKey.length >= 4;
+}
+
+/** The server's message without the SDK's leading status (it is already in our text). */
+function serverMessage(err: APIError): string {
+  const body = err.error as { message?: unknown } | string | undefined;
+  if (typeof body === "string" && body) return body;
+  if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;
+  const m = err.message.replace(new RegExp(`^${err.status}\\s*`), "");
+  return m || "(no message)";
+}
+
+/** undici wraps the interesting part ("ECONNRESET", "other side closed") in nested causes. */
+function describeCause(e: Error): string {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return parts.join(": ");
+}

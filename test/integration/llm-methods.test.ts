@@ -1,0 +1,134 @@
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { promises as fs, readFileSync, readdirSync, statSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
+import { REPO } from "../helpers/shared";
+
+const SECRET = "sk-test-SECRET-chat-key-123456789";
+let tmp = "";
+let api: OpenAIDouble;
+
+/**
+ * A scripted model: keyword rewrites for sparse prompts, prose for dense ones, a planner query
+ * taken from the question, and an observer that keeps the first article of every batch.
+ */
+function scripted(body: ChatCompletionBody): { content: string; usage: { prompt_tokens: number; completion_tokens: number } } {
+  const user = String(body.messages.find((m) => m.role === "user")?.content ?? "");
+  const usage = { prompt_tokens: 1000, completion_tokens: 50 };
+  const ids = [...user.matchAll(/\[doc_id: ([^\]]+)\]/g)].map((m) => m[1]);
+  if (user.includes("Άρθρα που επέστρεψε η αναζήτηση BM25")) {
+    return { content: ids.length ? `<think>κρίνω</think>RELEVANT:\n${ids[0]} | χρήσιμο` : "RELEVANT: NONE", usage };
+  }
+  if (user.includes("Γύρος") || user.includes("πρώτος γύρος")) return { content: "REASON:\nδοκιμή\n\nQUERY:\nσύμβαση, μίσθωση, αποζημίωση, αδικοπραξία", usage };
+  if (/KEYWORDS|λέξεις-κλειδιά/i.test(user)) return { content: "KEYWORDS: αδικοπραξία, αποζημίωση, ηθική βλάβη, κλοπή, υπεξαίρεση", usage };
+  return { content: "QUERY: Ζήτημα αποζημίωσης από αδικοπραξία και ποινικής ευθύνης.", usage };
+}
+
+function gbr(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [path.join(REPO, "bin", "gbr.js"), ...args], {
+    env: {
+      ...process.env,
+      GBR_DATA_DIR: path.join(tmp, "data"),
+      GBR_SPACY_BASE_URL: "http://unreachable.invalid",
+      HF_ENDPOINT: "http://unreachable.invalid",
+      GEMINI_API_KEY: "",
+      GOOGLE_API_KEY: "",
+      GBR_CHAT_BASE_URL: `${api.url}/v1`,
+      GBR_CHAT_API_KEY: SECRET,
+      GBR_CHAT_MODEL: "openai/gpt-oss-120b",
+      GBR_EMBED_BASE_URL: `${api.url}/v1`,
+      GBR_EMBED_API_KEY: SECRET,
+      GBR_PRESETS: path.join(tmp, "presets.json"),
+      CI: "true",
+      ...env,
+    },
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-llm-test-"));
+  api = await startOpenAIDouble({ dims: 16, apiKey: SECRET });
+  api.chat(scripted);
+  await fs.writeFile(
+    path.join(tmp, "presets.json"),
+    JSON.stringify({ presets: [{ name: "qwen3-8b", provider: "openai", model: "Qwen/Qwen3-Embedding-8B", dims: 16, queryTemplate: "Query:{text}", documentTemplate: "{text}" }] }),
+  );
+});
+
+after(async () => {
+  await api?.close();
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const IDS = ["reform:bm25-greekstemmer", "reform:dense:qwen3-8b", "react-bm25"];
+
+test("gbr reproduce runs reformulation and REACT-BM25 end to end against the double; a rerun replays with zero calls", async () => {
+  const out = path.join(tmp, "out");
+  const r = await gbr(["reproduce", "--data", "sample", "--out", out, "--only", IDS.join(","), "--rounds", "2"], {});
+  assert.equal(r.code, 0, r.stderr);
+  const dir = path.join(out, "sample");
+  const rows = readFileSync(path.join(dir, "summary.csv"), "utf8").trim().split("\n").slice(1).map((l) => l.split(","));
+  assert.deepEqual(rows.map((c) => [c[0], c[2]]).sort(), IDS.map((id) => [id, "ok"]).sort(), r.stderr);
+
+  const chats = api.chatRequests();
+  assert.ok(chats.length > 26 * 2, `chat calls made: ${chats.length}`);
+  // The paper's generation settings go to the server with every call.
+  for (const b of chats) {
+    assert.equal(b.temperature, 0.2);
+    assert.equal(b.top_p, 1);
+    assert.equal(b.reasoning_effort, "low");
+  }
+  // REACT wrote one trace per query, and the round table and the cost table exist.
+  const traces = readdirSync(path.join(tmp, "data", "llm", "sample")).find((d) => d.startsWith("react-"));
+  assert.ok(traces);
+  assert.equal(readdirSync(path.join(tmp, "data", "llm", "sample", traces!, "traces")).length, 26);
+  const rounds = readFileSync(path.join(dir, "react-rounds.csv"), "utf8").trim().split("\n");
+  assert.equal(rounds.length, 1 + 2, "rounds 1 and 2 of a 2-round run");
+  const cost = readFileSync(path.join(dir, "cost.csv"), "utf8");
+  assert.match(cost, /react-bm25/);
+  assert.match(cost, /reform:dense:qwen3-8b/);
+
+  const before = api.chatRequests().length;
+  const again = await gbr(["reproduce", "--data", "sample", "--out", path.join(tmp, "out2"), "--only", IDS.join(","), "--rounds", "2"], {});
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(api.chatRequests().length, before, "the rerun made no chat call");
+  assert.deepEqual(readFileSync(path.join(tmp, "out2", "sample", "summary.csv"), "utf8").split("\n").map((l) => l.split(",").slice(0, 8).join(",")), readFileSync(path.join(dir, "summary.csv"), "utf8").split("\n").map((l) => l.split(",").slice(0, 8).join(",")));
+
+  // Offline replay: no network at all, same numbers.
+  const offline = await gbr(["reproduce", "--data", "sample", "--out", path.join(tmp, "out3"), "--only", "reform:bm25-greekstemmer"], { GBR_OFFLINE: "1", GBR_CHAT_BASE_URL: "http://unreachable.invalid/v1" });
+  assert.equal(offline.code, 0, offline.stderr);
+  assert.equal(api.chatRequests().length, before);
+
+  // No API key anywhere the project writes.
+  for (const f of [...filesUnder(path.join(tmp, "data")), ...filesUnder(out)]) {
+    if (f.includes("lancedb")) continue; // binary vector files, no request data
+    assert.ok(!readFileSync(f, "utf8").includes(SECRET), `the key leaked into ${f}`);
+  }
+});
+
+test("--repeat 2 runs an LLM experiment twice with different seeds and reports mean and sd", async () => {
+  const out = path.join(tmp, "rep");
+  const r = await gbr(["reproduce", "--data", "sample", "--out", out, "--only", "reform:bm25-greekstemmer", "--repeat", "2", "--seed", "7"], {});
+  assert.equal(r.code, 0, r.stderr);
+  const [header, row] = readFileSync(path.join(out, "sample", "summary.csv"), "utf8").trim().split("\n");
+  assert.match(header, /samples,sd nDCG@10/);
+  assert.equal(row.split(",")[8], "2");
+  const seeds = new Set(api.chatRequests().map((b) => b.seed));
+  assert.ok(seeds.has(7) && seeds.has(8), `seeds sent: ${[...seeds].join(", ")}`);
+  await fs.access(path.join(out, "sample", "runs", "reform:bm25-greekstemmer.s1.trec"));
+});
