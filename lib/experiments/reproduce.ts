@@ -12,7 +12,7 @@ import { formatStats } from "../report/stats-text";
 import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";
 import { EmbeddingError } from "../dense/types";
 import { ChatError } from "../llm/types";
-import { PromptError } from "../llm/prompts";
+import { loadPromptSet, PromptError } from "../llm/prompts";
 import { reactRoundTable, type ReactRunResult } from "../llm/react";
 import { costTable, loadPrices, type MethodUsage } from "../eval/cost";
 import { createRetriever, supportsFeedback, type RetrieverOptions } from "../retrievers";
@@ -169,6 +169,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     queries: bench.queries.length,
     createdAt: new Date().toISOString(),
     node: process.version,
+    llm: llmMetadata(outcomes, opts),
     experiments: outcomes,
   };
   await fs.writeFile(path.join(outDir, "metadata.json"), JSON.stringify(metadata, null, 2) + "\n");
@@ -209,6 +210,33 @@ function formatNotRun(outcomes: ExperimentOutcome[]): string {
   if (groups.size === 0) return "";
   const parts = [...groups].map(([why, ids]) => `  ${ids.join(", ")}\n    ${why}`);
   return `\nNot run (${outcomes.filter((o) => o.status !== "ok").length}):\n${parts.join("\n")}\n`;
+}
+
+/**
+ * Which model, prompt set (with its source and per-prompt sha256) and sampling produced the
+ * LLM rows, so a reader can tell a run on the project's prompts from one on the official ones.
+ */
+function llmMetadata(outcomes: readonly ExperimentOutcome[], opts: ReproduceOptions): Record<string, unknown> | null {
+  const ran = outcomes.filter((o) => o.status === "ok" && EXPERIMENTS.find((e) => e.id === o.id)?.needs.includes("llm"));
+  if (ran.length === 0) return null;
+  const o = opts.retrieverOptions ?? {};
+  let prompts: Record<string, unknown> = { name: o.promptSet ?? "project" };
+  try {
+    const set = loadPromptSet(o.promptSet ?? "project");
+    prompts = { name: set.name, source: set.source, commit: set.commit ?? null, sha256: set.sha256 };
+  } catch {
+    // The experiments ran, so the set loaded then; keep the name alone if it cannot be read now.
+  }
+  return {
+    model: o.llm ?? process.env.GBR_CHAT_MODEL ?? null,
+    prompts,
+    replay: o.replay ?? "use",
+    replayFile: process.env.GBR_REPLAY_FILE ?? null,
+    repeat: opts.repeat ?? 1,
+    seed: (opts.repeat ?? 1) > 1 ? (opts.seed ?? 42) : null,
+    rounds: o.rounds ?? 10,
+    experiments: ran.map((r) => r.id),
+  };
 }
 
 /** Population standard deviation per metric over repeated samples. */

@@ -132,3 +132,24 @@ test("--repeat 2 runs an LLM experiment twice with different seeds and reports m
   assert.ok(seeds.has(7) && seeds.has(8), `seeds sent: ${[...seeds].join(", ")}`);
   await fs.access(path.join(out, "sample", "runs", "reform:bm25-greekstemmer.s1.trec"));
 });
+
+test("metadata.json records the model and the prompt set (with hashes) behind the LLM rows", () => {
+  const meta = JSON.parse(readFileSync(path.join(tmp, "out", "sample", "metadata.json"), "utf8"));
+  assert.equal(meta.llm.prompts.name, "project");
+  assert.equal(Object.keys(meta.llm.prompts.sha256).length >= 9, true);
+  assert.equal(meta.llm.model, "openai/gpt-oss-120b");
+  assert.deepEqual(meta.llm.experiments.sort(), [...IDS].sort());
+});
+
+test("gbr prompts pull: usage and a clear network error; --prompts official before a pull is skipped with the reason (the pull itself: prompts.test.ts)", async () => {
+  const r = await gbr(["reproduce", "--data", "sample", "--out", path.join(tmp, "off"), "--only", "reform:bm25-greekstemmer", "--prompts", "official"], {
+    GBR_DATA_DIR: path.join(tmp, "no-prompts"),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /skipped: .*gbr prompts pull/);
+  const help = await gbr(["prompts", "pull", "--help"], {});
+  assert.match(help.stdout, /Usage: gbr prompts pull/);
+  const offline = await gbr(["prompts", "pull"], { GBR_GITHUB_RAW_URL: "http://unreachable.invalid", GBR_DATA_DIR: path.join(tmp, "no-prompts") });
+  assert.equal(offline.code, 1);
+  assert.match(offline.stderr, /unreachable\.invalid/);
+});
