@@ -10,6 +10,7 @@ import { formatFixed } from "../eval/format";
 import { formatTable, toCsv } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";
+import { reproductionTable } from "./paper";
 import { EmbeddingError } from "../dense/types";
 import { ChatError } from "../llm/types";
 import { loadPromptSet, PromptError } from "../llm/prompts";
@@ -159,6 +160,10 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const t6Columns = ["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"] as const;
   await fs.writeFile(path.join(outDir, "table6.csv"), toCsv([...t6Columns], t6.map((r) => t6Columns.map((c) => r[c]))));
   await writeTrecQrels(path.join(outDir, "qrels.txt"), bench.qrels);
+  const label = datasetLabel(loaded);
+  const llmMeta = llmMetadata(outcomes, opts);
+  const repro = reproductionTable(outcomes, label, llmMeta && { model: llmMeta.model as string | null, prompts: (llmMeta.prompts as { name: string }).name });
+  await fs.writeFile(path.join(outDir, "reproduction.csv"), toCsv(Object.keys(repro[0]), repro.map((r) => Object.values(r))));
   const metadata = {
     dataset: bench.name,
     origin: loaded.origin,
@@ -169,7 +174,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     queries: bench.queries.length,
     createdAt: new Date().toISOString(),
     node: process.version,
-    llm: llmMetadata(outcomes, opts),
+    llm: llmMeta,
     experiments: outcomes,
   };
   await fs.writeFile(path.join(outDir, "metadata.json"), JSON.stringify(metadata, null, 2) + "\n");
@@ -181,7 +186,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     `\nResults — ${bench.name} (${bench.queries.length} queries)\n` +
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [o.id, ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)]));
   summaryText += formatNotRun(outcomes);
-  summaryText += `\nWritten to ${outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, qrels.txt, metadata.json)\n`;
+  summaryText += `\nWritten to ${outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, qrels.txt, reproduction.csv, metadata.json)\n`;
   return { outDir, outcomes, summaryText };
 }
 
@@ -237,6 +242,14 @@ function llmMetadata(outcomes: readonly ExperimentOutcome[], opts: ReproduceOpti
     rounds: o.rounds ?? 10,
     experiments: ran.map((r) => r.id),
   };
+}
+
+/** What a run's numbers are on, in words, for the reproduction table. */
+function datasetLabel(loaded: LoadedBenchmark): string {
+  const n = loaded.benchmark.queries.length;
+  if (loaded.origin === "hf") return `hf (${n} public queries)`;
+  if (loaded.origin === "sample") return `sample (demo set, ${n} queries; not comparable)`;
+  return `${path.basename(loaded.dir)} (${n} queries; not comparable)`;
 }
 
 /** Population standard deviation per metric over repeated samples. */

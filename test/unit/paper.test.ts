@@ -1,0 +1,29 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { PAPER_NUMBERS, reproductionTable } from "../../lib/experiments/paper";
+import { EXPERIMENTS } from "../../lib/experiments/registry";
+import type { MetricValues } from "../../lib/eval/metrics";
+
+test("every paper number names an experiment of the registry", () => {
+  for (const p of PAPER_NUMBERS) assert.ok(EXPERIMENTS.some((e) => e.id === p.experiment), p.experiment);
+});
+
+test("the reproduction table sets ours next to the paper's, with the difference, the setup and the reason for gaps", () => {
+  const mean = { "nDCG@10": 0.5, "nDCG@100": 0.55, "Recall@10": 0.6, "Recall@100": 0.4, "MAP@100": 0.3 } as MetricValues;
+  const rows = reproductionTable(
+    [
+      { id: "bm25-greekstemmer", status: "ok", mean },
+      { id: "react-bm25", status: "skipped", reason: "no chat server configured" },
+    ],
+    "hf (257 public queries)",
+    { model: "openai/gpt-oss-120b", prompts: "official" },
+  );
+  const bm25 = rows.find((r) => r.experiment === "bm25-greekstemmer" && r.scope === "paper-283")!;
+  assert.equal(bm25.ours, 0.4);
+  assert.ok(Math.abs(bm25.diff! - 0.04) < 1e-12);
+  const react = rows.find((r) => r.experiment === "react-bm25" && r.metric === "Recall@100")!;
+  assert.equal(react.ours, null);
+  assert.equal(react.reason, "no chat server configured");
+  assert.match(react.setup, /LLM: openai\/gpt-oss-120b, prompts: official/);
+  assert.equal(rows.find((r) => r.experiment === "dense:qwen3-8b")!.status, "not selected");
+});
