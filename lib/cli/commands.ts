@@ -346,6 +346,67 @@ const promptsPull = withHelp(
   },
 );
 
+const compare = withHelp(
+  {
+    name: "compare",
+    summary: "Paired randomization tests with Holm correction between runs.",
+    usage: "compare --qrels FILE --run A --run B … [--swaps 100000] [--seed 42] [--metric M …] [--json]",
+    options: {
+      qrels: { type: "string" },
+      run: { type: "string", multiple: true },
+      swaps: { type: "string" },
+      seed: { type: "string" },
+      metric: { type: "string", multiple: true },
+      json: { type: "boolean" },
+    },
+    help: [
+      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
+      "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension",
+      "--swaps N      random sign flips per test (default 100000)",
+      "--seed S       PRNG seed, the same for every test (default 42)",
+      `--metric M     test only these metrics (repeatable or comma-separated; default all: ${METRICS.join(", ")})`,
+      '--json         {"tests": [{"a", "b", "metric", "meanA", "meanB", "delta", "p", "pHolm"}]} at full precision',
+      "Every pair of runs × every metric, two-sided, Holm over all tests. In the table a superscript marks each run",
+      "a value beats significantly (p_Holm < 0.05).",
+    ],
+  },
+  async (values, _pos, io) => {
+    // Loaded here, not at the top, so this command's code stays in its own definition.
+    const { compareRuns, formatComparison } = require("../eval/significance") as typeof import("../eval/significance");
+    const { parse: parsePath } = require("node:path") as typeof import("node:path");
+    const files = (values.run as string[] | undefined) ?? [];
+    if (!values.qrels) throw new CliError("gbr compare needs --qrels FILE (see --help)", 2);
+    if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);
+    const metricNames = ((values.metric as string[] | undefined) ?? []).flatMap((m) => m.split(",")).map((m) => m.trim()).filter(Boolean);
+    for (const m of metricNames) {
+      if (!(METRICS as readonly string[]).includes(m)) throw new CliError(`gbr compare: unknown metric '${m}' (known: ${METRICS.join(", ")})`, 2);
+    }
+    const metrics = metricNames.length ? METRICS.filter((m) => metricNames.includes(m)) : [...METRICS];
+    const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
+    const seed = numberOption(values.seed, "--seed", 42, { integer: true });
+    const names = files.map((f) => parsePath(f).name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
+    const qrels = await readQrels(String(values.qrels));
+    const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
+    for (let i = 0; i < files.length; i++) {
+      const run = await readRun(files[i]);
+      const unknown = [...run.rankings.keys()].filter((q) => !qrels.has(q)).length;
+      if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);
+      const missing = [...qrels.keys()].filter((q) => !run.rankings.has(q)).length;
+      if (missing) io.stderr(`note: ${names[i]}: no ranking for ${missing} qrels queries (they score 0)\n`);
+      const { mean, perQuery } = evaluate(run.rankings, qrels);
+      runs.push({ name: names[i], mean, perQuery });
+    }
+    const comparison = compareRuns(runs, qrels, { metrics, swaps, seed });
+    if (values.json) {
+      io.stdout(JSON.stringify(comparison, null, 2) + "\n");
+      return;
+    }
+    io.stdout(formatComparison(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size }));
+  },
+);
+
 function notYet(name: string, issue: number, summary: string, usage: string): Command {
   return withHelp({ name, summary, usage, options: {}, help: [`(arrives with issue ${issue})`] }, async () => {
     throw new CliError(`gbr ${name} is not available in this version yet (planned in issue ${issue})`, 1);
@@ -362,6 +423,23 @@ export const COMMANDS: Record<string, Command> = {
   eval: evalCmd,
   reproduce: reproduceCmd,
   "prompts pull": promptsPull,
-  compare: notYet("compare", 5, "Paired randomization tests with Holm correction between runs.", "compare --qrels FILE --run A --run B … [--swaps 100000] [--seed 42]"),
-  report: notYet("report", 5, "The HTML report from outputs.", "report [--out DIR]"),
+  compare,
+  report: withHelp(
+    {
+      name: "report",
+      summary: "The HTML report from outputs: one self-contained page per dataset folder (plotly inlined, works offline).",
+      usage: "report [--out DIR] [--data NAME]",
+      options: { out: { type: "string" }, data: { type: "string" } },
+      help: [
+        "--out DIR      output root that 'gbr reproduce --out DIR' wrote (default outputs)",
+        "--data NAME    only the dataset folder DIR/NAME (default: every folder under DIR with a summary.csv)",
+        "Writes DIR/<dataset>/report.html and prints each path.",
+      ],
+    },
+    async (values, _pos, io) => {
+      const { writeReports } = require("../report/html") as typeof import("../report/html");
+      const written = await writeReports(String(values.out ?? "outputs"), values.data === undefined ? undefined : String(values.data));
+      io.stdout(written.map((f) => `${f}\n`).join(""));
+    },
+  ),
 };

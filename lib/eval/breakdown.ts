@@ -1,0 +1,78 @@
+/**
+ * Per-group breakdowns of a run's per-query metrics: by legal area (the paper's and the
+ * quickstart's per-area Recall@100) and by statute (source) of the gold articles.
+ */
+import type { DocId, QueryId, QueryMeta } from "../types";
+import { sourceOf } from "../data/stats";
+import { meanOf, type MetricValues } from "./metrics";
+
+/**
+ * One group: its name, how many queries fall in it, and their mean of every metric.
+ *
+ * @example
+ * // { group: "ΑΚ", queries: 120, mean: { "nDCG@10": 0.31, "Recall@100": 0.52, … } }
+ */
+export interface GroupMetrics {
+  group: string;
+  queries: number;
+  mean: MetricValues;
+}
+
+/**
+ * Group name for queries without the information (no area, or no relevant article).
+ *
+ * @example
+ * byArea(perQuery, new Map()); // one group, UNKNOWN_GROUP, with every query
+ */
+export const UNKNOWN_GROUP = "unknown";
+
+/**
+ * Mean metrics per legal area. Each query belongs to exactly one group: its area from the
+ * benchmark metadata, or "unknown" when it has none (so group counts always add up to the
+ * number of queries). Means are macro averages in perQuery order (qrels order when perQuery
+ * comes from `evaluate`); rows are sorted by area name, as `areaStats` sorts them.
+ *
+ * @example
+ * const { perQuery } = evaluate(run.rankings, bench.qrels);
+ * byArea(perQuery, bench.meta).map((g) => [g.group, g.queries, g.mean["Recall@100"]]);
+ * // [["civil", 60, 0.25], ["criminal", 55, 0.18], …]
+ */
+export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: ReadonlyMap<QueryId, QueryMeta>): GroupMetrics[] {
+  const groups = new Map<string, MetricValues[]>();
+  for (const [qid, values] of perQuery) add(groups, meta.get(qid)?.area ?? UNKNOWN_GROUP, values);
+  return finish(groups);
+}
+
+/**
+ * Mean metrics per source statute of the gold articles (`sourceOf`: the `ΑΚ` of `ΑΚ::914`).
+ * A query counts once for every distinct source among its gold articles — a question whose
+ * answer needs both the Civil Code and the Code of Civil Procedure says something about
+ * retrieval in both — so group counts can add up to more than the number of queries, and a
+ * group's mean is over the whole query's values (not only over its articles of that source).
+ * A query without relevant articles goes to "unknown".
+ *
+ * @example
+ * bySource(perQuery, bench.qrels).find((g) => g.group === "ΑΚ")?.queries;
+ */
+export function bySource(perQuery: ReadonlyMap<QueryId, MetricValues>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): GroupMetrics[] {
+  const groups = new Map<string, MetricValues[]>();
+  for (const [qid, values] of perQuery) {
+    const sources = new Set([...(qrels.get(qid) ?? [])].map(sourceOf));
+    if (sources.size === 0) add(groups, UNKNOWN_GROUP, values);
+    for (const s of sources) add(groups, s, values);
+  }
+  return finish(groups);
+}
+
+function add(groups: Map<string, MetricValues[]>, key: string, values: MetricValues): void {
+  let list = groups.get(key);
+  if (!list) groups.set(key, (list = []));
+  list.push(values);
+}
+
+// Code-unit order, as areaStats: locale-independent, so tables do not change between machines.
+function finish(groups: Map<string, MetricValues[]>): GroupMetrics[] {
+  return [...groups]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([group, rows]) => ({ group, queries: rows.length, mean: meanOf(rows) }));
+}

@@ -1,0 +1,75 @@
+/**
+ * Reading back the CSV files `gbr reproduce` writes (summary.csv, per-query.csv, table1.csv,
+ * cost.csv, …) for the report. The RFC 4180 grammar itself lives in one place,
+ * `parseCsv` of lib/data/tabular.ts (quoted fields, doubled quotes, line breaks inside
+ * quotes, CRLF or LF); this module only adds the conveniences the report needs: string-valued
+ * records, a missing-file answer for the optional outputs, and number coercion that treats an
+ * empty cell as "no value" rather than 0.
+ */
+import { promises as fs } from "node:fs";
+import { parseCsv } from "../data/tabular";
+
+/** One CSV record keyed by header name; every value is the cell's text. */
+export type CsvRecord = Record<string, string>;
+
+/**
+ * Records from CSV text (header line first). A leading byte-order mark is ignored.
+ *
+ * @example
+ * parseCsvRecords('experiment,reason\nbm25,"no ""key"", see docs"\n');
+ * // [{ experiment: "bm25", reason: 'no "key", see docs' }]
+ */
+export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return parseCsv(body, file).rows.map((row) => {
+    const out: CsvRecord = {};
+    for (const [k, v] of Object.entries(row)) out[k] = v === undefined || v === null ? "" : String(v);
+    return out;
+  });
+}
+
+/**
+ * All records of a CSV file; throws (with the file and line) when it is malformed or missing.
+ *
+ * @example
+ * const rows = await readCsv("outputs/sample/summary.csv");
+ * rows[0].experiment; // "bm25-greekstemmer"
+ */
+export async function readCsv(file: string): Promise<CsvRecord[]> {
+  return parseCsvRecords(await fs.readFile(file, "utf8"), file);
+}
+
+/**
+ * Like `readCsv`, but `undefined` when the file does not exist (the optional outputs:
+ * cost.csv, react-rounds.csv). Other errors (unreadable, malformed) still throw.
+ *
+ * @example
+ * const cost = await readCsvIfExists("outputs/sample/cost.csv");
+ * if (!cost) console.log("no cost table for this run");
+ */
+export async function readCsvIfExists(file: string): Promise<CsvRecord[] | undefined> {
+  try {
+    return await readCsv(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/**
+ * A cell as a number: `undefined` for an empty cell, `null`, `undefined` or text that is not a
+ * finite number (so a skipped experiment's blank metrics are not mistaken for 0).
+ *
+ * @example
+ * toNumber("0.5110"); // 0.511
+ * toNumber(""); // undefined
+ * toNumber(3); // 3
+ */
+export function toNumber(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  const s = String(value).trim();
+  if (s === "") return undefined;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : undefined;
+}
