@@ -11,6 +11,7 @@ import { formatTable, toCsv } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";
 import { reproductionTable } from "./paper";
+import { compareRuns, PAPER_TESTS } from "../eval/significance";
 import { EmbeddingError } from "../dense/types";
 import { ChatError } from "../llm/types";
 import { loadPromptSet, PromptError } from "../llm/prompts";
@@ -94,6 +95,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const outcomes: ExperimentOutcome[] = [];
   const perQueryRows: unknown[][] = [];
   const costs: MethodUsage[] = [];
+  const perQueryByExperiment = new Map<string, Map<string, MetricValues>>();
   for (const [i, exp] of selected.entries()) {
     const base = { id: exp.id, title: exp.title, section: exp.section };
     const tag = `[${i + 1}/${selected.length}] ${exp.id}`;
@@ -113,6 +115,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
         await writeJsonRun(path.join(outDir, "runs", `${file}.json`), result.run);
         const { mean, perQuery } = evaluate(result.run.rankings, bench.qrels);
         means.push(mean);
+        if (s === 0) perQueryByExperiment.set(exp.id, perQuery);
         for (const [qid, m] of perQuery) perQueryRows.push([exp.id, s, qid, bench.meta.get(qid)?.area ?? "", ...METRICS.map((k) => m[k])]);
       }
       const seconds = (performance.now() - t0) / 1000;
@@ -134,6 +137,8 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
       log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
     }
   }
+  const significance = significanceTests(perQueryByExperiment, bench);
+  if (significance) await fs.writeFile(path.join(outDir, "significance.json"), JSON.stringify(significance, null, 2) + "\n");
   if (costs.length) {
     const rows = costTable(costs, loadPrices());
     await fs.writeFile(path.join(outDir, "cost.csv"), toCsv(Object.keys(rows[0]), rows.map((r) => Object.values(r))));
@@ -242,6 +247,24 @@ function llmMetadata(outcomes: readonly ExperimentOutcome[], opts: ReproduceOpti
     rounds: o.rounds ?? 10,
     experiments: ran.map((r) => r.id),
   };
+}
+
+/**
+ * The paper's 20 significance tests (Holm over the 20) when their runs exist; otherwise, so a
+ * run without LLM or embedding providers still shows which differences hold, every other
+ * experiment against BM25-GREEKSTEMMER on the same four metrics (Holm over those).
+ */
+function significanceTests(perQuery: ReadonlyMap<string, Map<string, MetricValues>>, bench: Benchmark) {
+  const paperPairs = PAPER_TESTS.pairs.filter(([a, b]) => perQuery.has(a) && perQuery.has(b));
+  const baseline = "bm25-greekstemmer";
+  const pairs: [string, string][] = paperPairs.length
+    ? paperPairs.map(([a, b]) => [a, b])
+    : [...perQuery.keys()].filter((id) => id !== baseline && perQuery.has(baseline)).map((id) => [id, baseline]);
+  if (pairs.length === 0) return undefined;
+  const names = [...new Set(pairs.flat())];
+  const runs = names.map((name) => ({ name, perQuery: perQuery.get(name)! }));
+  const { tests } = compareRuns(runs, bench.qrels, { pairs, metrics: [...PAPER_TESTS.metrics], swaps: 100_000, seed: 42 });
+  return { scope: paperPairs.length ? "paper" : `against ${baseline}`, swaps: 100_000, seed: 42, tests };
 }
 
 /** What a run's numbers are on, in words, for the reproduction table. */
