@@ -1,5 +1,5 @@
 import { TopKHeap, type TopK } from "../util/top-k";
-import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel.wasm";
+import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 
 // The WebAssembly global is not in the type libraries this project compiles with (no DOM lib,
 // and tslab's older @types/node), so the few parts used are typed here.

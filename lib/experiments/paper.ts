@@ -32,6 +32,8 @@ export const PAPER_NUMBERS: readonly PaperNumber[] = [
   { experiment: "reform:dense:qwen3-8b", metric: R, value: 0.73, scope: "paper-283", source: "Table (reformulation)" },
   { experiment: "reform:dense:qwen3-8b", metric: "nDCG@10", value: 0.33, scope: "paper-283", source: "Table 17 (cost) row" },
   { experiment: "translate:bm25-english", metric: R, value: 0.38, scope: "paper-283", source: "translation adds +0.02 to BM25 (0.36)" },
+  { experiment: "tuned:bm25-greekstemmer", metric: R, value: 0.41, scope: "paper-283", source: "oracle tuning adds +0.05 to BM25-GREEKSTEMMER (0.36)" },
+  { experiment: "tuned:reform:bm25-greekstemmer", metric: R, value: 0.61, scope: "paper-283", source: "oracle tuning adds +0.01 to Reform-BM25 (0.60)" },
   { experiment: "react-bm25", metric: R, value: 0.67, scope: "paper-283", source: "Table (REACT-BM25)" },
   { experiment: "react-bm25", metric: "nDCG@10", value: 0.43, scope: "paper-283", source: "Table (REACT-BM25)" },
   { experiment: "react-bm25", metric: "nDCG@100", value: 0.47, scope: "paper-283", source: "Table (REACT-BM25)" },

@@ -19,7 +19,7 @@ import { reactRoundTable, type ReactRunResult } from "../llm/react";
 import { costTable, loadPrices, type MethodUsage } from "../eval/cost";
 import { createRetriever, supportsFeedback, type RetrieverOptions } from "../retrievers";
 import { rrf } from "../fusion/rrf";
-import type { Benchmark, Retriever, Run } from "../types";
+import type { Benchmark, Query, Retriever, Run } from "../types";
 
 export interface ReproduceOptions {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
@@ -107,9 +107,12 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
       let details: Record<string, unknown> | undefined;
       for (let s = 0; s < samples; s++) {
         const variant = samples > 1 ? { sample: s, seed: seed + s } : undefined;
-        const ctx = { loaded, log, run: (name: string) => shared.run(name, variant) };
+        const ctx = { loaded, log, run: (name: string) => shared.run(name, variant), queriesOf: (name: string) => shared.queriesOf(name, variant) };
         const result = await exp.run(ctx);
         details = result.details;
+        for (const [file, value] of Object.entries(result.artifacts ?? {})) {
+          await fs.writeFile(path.join(outDir, file), JSON.stringify(value, null, 2) + "\n");
+        }
         const file = samples > 1 ? `${exp.id}.s${s}` : exp.id;
         await writeTrec(path.join(outDir, "runs", `${file}.trec`), result.run, exp.id);
         await writeJsonRun(path.join(outDir, "runs", `${file}.json`), result.run);
@@ -356,5 +359,10 @@ function sharedRuns(bench: Benchmark, options: RetrieverOptions) {
     const r = (await retrievers.get(name)?.catch(() => undefined)) as { last?: ReactRunResult } | undefined;
     return r?.last;
   };
-  return { run, usage, reactResult };
+  /** The queries a retriever searched with, when it records them (reform: keeps its rewrites). */
+  const queriesOf = async (name: string, v?: Variant): Promise<Query[] | undefined> => {
+    const r = (await retrievers.get(keyOf(name, v))?.catch(() => undefined)) as { lastQueries?: Query[] } | undefined;
+    return r?.lastQueries;
+  };
+  return { run, usage, reactResult, queriesOf };
 }

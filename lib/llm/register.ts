@@ -127,15 +127,19 @@ registerRetriever("reform:", async (name, bench, opts) => {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const counted = countingModel(await chatModelFor(opts));
   const kind = rewriteKindFor(innerName);
-  return {
+  const retriever = {
     name,
     usage: counted.usage,
+    /** The rewritten queries of the last call (the tuning sweep on reformulated queries reads them). */
+    lastQueries: undefined as Query[] | undefined,
     async retrieve(queries: Query[], k: number): Promise<Run> {
       const dir = workDir(bench, opts, `reform-${kind}`, counted.model, prompts);
       const rewrites = await reformulate(queries, kind, counted.model, prompts, { outFile: path.join(dir, "rewrites.jsonl"), log: opts.log });
-      return inner.retrieve(queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text })), k);
+      retriever.lastQueries = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
+      return inner.retrieve(retriever.lastQueries, k);
     },
   };
+  return retriever;
 });
 
 /**

@@ -189,7 +189,7 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
       // against BM25 when the paper's runs are absent); the optional files reproduce does not
       // write here are noted, not drawn.
       assert.ok(!state.notes.some((n) => /significance\.json not found/.test(n)));
-      assert.ok(state.notes.some((n) => /sweep\.json not found/.test(n)));
+      assert.ok(!state.notes.some((n) => /sweep\.json not found/.test(n)), "reproduce writes the tuning sweep");
       assert.ok(state.notes.some((n) => /react-rounds\.csv not found/.test(n)));
     } else {
       assert.equal(state.figures.length, 7, "bars ×2, areas, p-values, sweep, REACT rounds, cost");

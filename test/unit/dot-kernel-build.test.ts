@@ -6,7 +6,7 @@ import { REPO } from "../helpers/shared";
 
 // The committed WebAssembly kernel must be exactly what its generator produces, so the WAT
 // template in scripts/ is the one place to read and change it.
-test("lib/dense/dot-kernel.wasm.ts is what scripts/build-dot-kernel.js generates", () => {
+test("lib/dense/dot-kernel-wasm.ts is what scripts/build-dot-kernel.js generates", () => {
   const r = spawnSync(process.execPath, [path.join(REPO, "scripts", "build-dot-kernel.js"), "--check"], { encoding: "utf8" });
   assert.equal(r.status, 0, r.stderr);
 });
