@@ -1,7 +1,12 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 
-/** Root of the installed package, so defaults do not depend on the working directory. */
-export const PACKAGE_ROOT = path.resolve(__dirname, "..");
+/**
+ * Root of the installed package, so defaults do not depend on the working directory. Resolved
+ * through symlinks: notebooks reach lib/ through the link notebooks/lib (tslab only compiles
+ * files under the kernel's folder), and __dirname then names the link, not the package.
+ */
+export const PACKAGE_ROOT = path.resolve(realpathSync(__dirname), "..");
 
 /** The bundled demo set (always inside the package). */
 export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");

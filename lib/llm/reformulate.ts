@@ -54,6 +54,11 @@ export interface CachedCallOptions {
   concurrency?: number;
   /** Progress and fallback reports (default: silent). */
   log?: (msg: string) => void;
+  /**
+   * Receives every item's record at the end, reused or new: the cost table counts the usage
+   * recorded with reused answers too, since a resumed run did the same work.
+   */
+  onRecords?: (records: CachedRecord[]) => void;
 }
 
 /**
@@ -277,7 +282,9 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
   }
   const fallbacks = [...done.values()].filter((r) => r.fallback).length;
   if (fallbacks > 0) log(`${spec.label}: ${fallbacks} item(s) fell back to the original text (empty answers)`);
-  return new Map(items.map((it) => [it.id, done.get(it.id)!] as const));
+  const result = new Map(items.map((it) => [it.id, done.get(it.id)!] as const));
+  opts.onRecords?.([...result.values()]);
+  return result;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ import { createRetriever, registerRetriever, type RetrieverOptions } from "../re
 import { dataDir } from "../paths";
 import { indexCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
-import type { ChatModel, ChatRequest, ChatResponse } from "./types";
+import type { ChatModel } from "./types";
 import { fillPrompt, loadPromptSet, type PromptSet } from "./prompts";
 import { reactRun, type ReactPrompts, type ReactRunResult } from "./react";
 
@@ -19,32 +19,17 @@ export interface LlmUsage {
   model?: string;
 }
 
-/**
- * Counts every call a method makes (replayed ones included, with their recorded usage), so
- * that API-equivalent cost is reported even for a run that cost nothing this time.
- *
- * @example
- * const { model, usage } = countingModel(llm);
- * await model.complete(req); usage.calls; // 1
- */
-export function countingModel(inner: ChatModel): { model: ChatModel; usage: LlmUsage } {
-  const usage: LlmUsage = { calls: 0, input: 0, output: 0, seconds: 0, replayed: 0, model: inner.id.slice(inner.id.indexOf(":") + 1) };
-  return {
-    usage,
-    model: {
-      id: inner.id,
-      async complete(req: ChatRequest): Promise<ChatResponse> {
-        const r = await inner.complete(req);
-        usage.calls++;
-        usage.input += r.usage.input;
-        usage.output += r.usage.output;
-        usage.seconds += r.seconds;
-        if (r.replayed) usage.replayed++;
-        return r;
-      },
-    },
-  };
+/** Adds the usage recorded with per-item answers (reused ones included) to a usage total. */
+function addRecords(usage: LlmUsage, records: readonly { usage: { input: number; output: number }; seconds: number }[]): void {
+  for (const r of records) {
+    usage.calls++;
+    usage.input += r.usage.input;
+    usage.output += r.usage.output;
+    usage.seconds += r.seconds;
+  }
 }
+
+const emptyLlmUsage = (model: ChatModel): LlmUsage => ({ calls: 0, input: 0, output: 0, seconds: 0, replayed: 0, model: model.id.slice(model.id.indexOf(":") + 1) });
 
 /**
  * The chat model the LLM methods use: `--llm` / `GBR_CHAT_MODEL` from the environment's
@@ -125,16 +110,22 @@ registerRetriever("reform:", async (name, bench, opts) => {
   const inner = await createRetriever(innerName, bench, opts);
   const { reformulate } = require("./reformulate") as typeof import("./reformulate");
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const counted = countingModel(await chatModelFor(opts));
+  const model = await chatModelFor(opts);
   const kind = rewriteKindFor(innerName);
+  // Usage from the saved rewrites, so a resumed run reports the work the rewrites cost.
+  const usage = emptyLlmUsage(model);
   const retriever = {
     name,
-    usage: counted.usage,
+    usage,
     /** The rewritten queries of the last call (the tuning sweep on reformulated queries reads them). */
     lastQueries: undefined as Query[] | undefined,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      const dir = workDir(bench, opts, `reform-${kind}`, counted.model, prompts);
-      const rewrites = await reformulate(queries, kind, counted.model, prompts, { outFile: path.join(dir, "rewrites.jsonl"), log: opts.log });
+      const dir = workDir(bench, opts, `reform-${kind}`, model, prompts);
+      const rewrites = await reformulate(queries, kind, model, prompts, {
+        outFile: path.join(dir, "rewrites.jsonl"),
+        log: opts.log,
+        onRecords: (records) => addRecords(usage, records),
+      });
       retriever.lastQueries = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
       return inner.retrieve(retriever.lastQueries, k);
     },
@@ -154,19 +145,33 @@ registerRetriever("translate:", async (name, bench, opts) => {
   const innerName = name.slice("translate:".length);
   const { translateItems } = require("./translate") as typeof import("./translate");
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const counted = countingModel(await chatModelFor(opts));
-  const dir = workDir(bench, opts, "translate", counted.model, prompts);
-  const english = await translateItems(bench.docs, "article", counted.model, prompts, { outFile: path.join(dir, "articles.jsonl"), log: opts.log, concurrency: 4 });
-  // The corpus translation is the one-time part of the cost; queries are online.
-  const corpusUsage = { ...counted.usage };
+  const model = await chatModelFor(opts);
+  const dir = workDir(bench, opts, "translate", model, prompts);
+  // The corpus translation is the one-time part of the cost; queries are online. Both come from
+  // the saved translations, so a resumed run reports what they cost.
+  const corpusUsage = emptyLlmUsage(model);
+  const usage = emptyLlmUsage(model);
+  const english = await translateItems(bench.docs, "article", model, prompts, {
+    outFile: path.join(dir, "articles.jsonl"),
+    log: opts.log,
+    concurrency: 4,
+    onRecords: (records) => {
+      addRecords(corpusUsage, records);
+      addRecords(usage, records);
+    },
+  });
   const englishBench: Benchmark = { ...bench, name: `${bench.name}-en`, docs: bench.docs.map((d) => ({ id: d.id, text: english.get(d.id) ?? d.text })) };
   const inner = await createRetriever(innerName, englishBench, opts);
   return {
     name,
-    usage: counted.usage,
+    usage,
     corpusUsage,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      const q = await translateItems(queries, "query", counted.model, prompts, { outFile: path.join(dir, "queries.jsonl"), log: opts.log });
+      const q = await translateItems(queries, "query", model, prompts, {
+        outFile: path.join(dir, "queries.jsonl"),
+        log: opts.log,
+        onRecords: (records) => addRecords(usage, records),
+      });
       return inner.retrieve(queries.map((x) => ({ id: x.id, text: q.get(x.id) ?? x.text })), k);
     },
   };
@@ -182,22 +187,23 @@ registerRetriever("translate:", async (name, bench, opts) => {
  */
 registerRetriever("react-bm25", async (name, bench, opts) => {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const counted = countingModel(await chatModelFor(opts));
+  const model = await chatModelFor(opts);
   const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+  const usage = emptyLlmUsage(model);
   const retriever = {
     name,
-    usage: counted.usage,
+    usage,
     last: undefined as ReactRunResult | undefined,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      const traceDir = opts.traceDir ?? path.join(workDir(bench, opts, "react", counted.model, prompts), "traces");
+      const traceDir = opts.traceDir ?? path.join(workDir(bench, opts, "react", model, prompts), "traces");
       const result = await reactRun(
         queries,
         {
           corpus,
           scorer: corpus.index.withParams(),
           docs: bench.docs,
-          planner: counted.model,
-          observer: counted.model,
+          planner: model,
+          observer: model,
           prompts: reactPrompts(prompts),
           rounds: opts.rounds ?? 10,
           seed: opts.seed,
@@ -209,6 +215,13 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
         },
       );
       retriever.last = result;
+      // Totals from the traces, resumed queries included: the work the run represents.
+      for (const t of result.totals.values()) {
+        usage.calls += t.calls;
+        usage.input += t.input;
+        usage.output += t.output;
+        usage.seconds += t.seconds;
+      }
       const final = result.kept.get(result.rounds)!;
       return { rankings: new Map([...final.rankings].map(([q, r]) => [q, r.slice(0, k)])) };
     },

@@ -153,3 +153,12 @@ test("gbr prompts pull: usage and a clear network error; --prompts official befo
   assert.equal(offline.code, 1);
   assert.match(offline.stderr, /unreachable\.invalid/);
 });
+
+test("cost.csv reports the same LLM usage for a rerun that reused every saved answer", () => {
+  const first = readFileSync(path.join(tmp, "out", "sample", "cost.csv"), "utf8");
+  const second = readFileSync(path.join(tmp, "out2", "sample", "cost.csv"), "utf8");
+  const llmColumns = (csv: string) =>
+    csv.trim().split("\n").slice(1).map((l) => l.split(",")).map((c) => [c[0], c[1], c[2]].join(","));
+  assert.deepEqual(llmColumns(second), llmColumns(first));
+  assert.ok(llmColumns(first).every((row) => !row.endsWith(",0")), first);
+});

@@ -1,0 +1,350 @@
+/**
+ * Display helpers for the tslab notebooks: HTML tables, plotly figures, danfojs DataFrames.
+ *
+ * This is the only module of lib/ that touches tslab, and it loads tslab (and danfojs) lazily,
+ * inside the functions, so importing it costs nothing and everything else in lib/ runs and
+ * tests without a Jupyter kernel. Outside a kernel the helpers fall back to plain text on the
+ * console, so a notebook's code also runs as a script.
+ *
+ * @example
+ * import { showTable, showFigure } from "./lib/report/notebook"; // in notebooks/ (notebooks/lib links to lib/)
+ * showTable([{ run: "bm25-greekstemmer", "Recall@100": 0.41234 }]);  // an HTML table, 0.4123
+ * showFigure({ data: [{ type: "bar", x: ["a", "b"], y: [1, 2] }], layout: { title: { text: "Two bars" } } });
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { DataFrame } from "danfojs-node";
+import { formatFixed } from "../eval/format";
+import { METRICS, type Metric } from "../eval/metrics";
+import { formatTable } from "./text-table";
+import { PACKAGE_ROOT } from "../paths";
+import { escapeHtml, jsonForScript, plotlyBundle } from "./html";
+
+/** A table row: column name -> cell. */
+export type Row = Record<string, unknown>;
+
+/** What `showTable` accepts besides rows: anything shaped like a danfojs DataFrame. */
+export interface FrameLike {
+  columns: string[];
+  values: unknown[] | unknown[][];
+  /** Row labels; shown as a first column when they are text (numeric positions are not shown). */
+  index?: (string | number)[];
+}
+
+export interface TableOptions {
+  /** Decimals for non-integer numbers (default 4, rounded half to even as trec_eval prints). */
+  digits?: number;
+  /** At most this many rows are shown, with a note of how many were left out (default 25). */
+  maxRows?: number;
+  /** A caption above the table. */
+  caption?: string;
+  /** Columns to show, in this order (default: every column, in first-seen order). */
+  columns?: string[];
+  /** Longer cells are cut to this many characters, the full text kept as a tooltip (default 240). */
+  maxChars?: number;
+}
+
+/** A plotly figure: `Plotly.newPlot(el, data, layout, config)`. */
+export interface FigureSpec {
+  data: unknown[];
+  layout?: Record<string, unknown>;
+  config?: Record<string, unknown>;
+}
+
+export interface FigureOptions {
+  /**
+   * Also write the figure to `<dir>/<save>.json` (the spec) and `<dir>/<save>.html` (a page
+   * that opens offline: the plotly bundle is inlined, about 11 MB).
+   */
+  save?: string;
+  /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`). */
+  dir?: string;
+  /** Height of the plot in pixels when the layout gives none (default 420). */
+  height?: number;
+}
+
+type Tslab = typeof import("tslab");
+
+/**
+ * tslab's display while a notebook cell runs, undefined otherwise (a script, a test). tslab's
+ * own `display` throws "Not ready" outside a cell; its jupyter module (the one the kernel runs)
+ * holds the writer it checks, so look there first, without loading anything heavy.
+ */
+function kernelDisplay(): Tslab["display"] | undefined {
+  try {
+    const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData?: unknown };
+    if (jupyter.lastWriteDisplayData == null) return undefined;
+    return (require("tslab") as Tslab).display;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Shows HTML in the notebook, or prints `fallback` when there is no kernel. */
+function emit(html: string, fallback: string): void {
+  const display = kernelDisplay();
+  if (display) display.html(html);
+  else console.log(fallback);
+}
+
+const DECIMAL = /^-?\d+\.\d+(e[-+]?\d+)?$/i;
+
+/**
+ * How a cell prints: integers as they are, other numbers with `digits` decimals rounded half
+ * to even (`formatFixed`), arrays joined by ", ", empty for null and undefined.
+ *
+ * @example
+ * formatCell(0.03125); // "0.0312"
+ * formatCell(283);     // "283"
+ * formatCell("0.123456"); // "0.1235" (decimal strings, as CSV cells are, print as numbers)
+ */
+export function formatCell(value: unknown, digits = 4): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : formatFixed(value, digits);
+  // Decimal numbers read back from CSV files print like numbers.
+  if (typeof value === "string" && DECIMAL.test(value)) return formatFixed(Number(value), digits);
+  if (Array.isArray(value)) return value.map((v) => formatCell(v, digits)).join(", ");
+  if (value instanceof Map || value instanceof Set) return formatCell([...value], digits);
+  if (typeof value === "object") return JSON.stringify(value);
+  return String(value);
+}
+
+function isFrame(x: unknown): x is FrameLike {
+  return typeof x === "object" && x !== null && !Array.isArray(x) && Array.isArray((x as FrameLike).columns) && Array.isArray((x as FrameLike).values);
+}
+
+/** Rows of a DataFrame-like value (a Series' values become one column; a text index becomes the first column). */
+function frameRows(df: FrameLike): Row[] {
+  // Positions (0, 1, … or a sorted permutation of them) say nothing; labels such as describe()'s do.
+  const labelled = Array.isArray(df.index) && df.index.some((label) => typeof label === "string");
+  return (df.values as unknown[]).map((v, i) => {
+    const cells = Array.isArray(v) ? v : [v];
+    const row: Row = labelled ? { "": df.index![i] } : {};
+    df.columns.forEach((c, j) => (row[c] = cells[j]));
+    return row;
+  });
+}
+
+/**
+ * Renders rows (or a danfojs DataFrame) as an HTML table in the notebook: numbers with 4
+ * decimals rounded half to even, numeric columns right-aligned, at most `maxRows` rows (25 by
+ * default) with a note of how many more there are. Without a kernel it prints a text table.
+ *
+ * @example
+ * showTable([{ metric: "nDCG@10", value: 0.03125 }]);            // 0.0312
+ * showTable(toDataFrame(rows).head(5), { caption: "First five" });
+ * showTable(rows, { columns: ["experiment", "Recall@100"], maxRows: 10 });
+ */
+export function showTable(rows: readonly object[] | FrameLike, opts: TableOptions = {}): void {
+  const all: Row[] = isFrame(rows) ? frameRows(rows) : (rows as readonly Row[]).slice();
+  const digits = opts.digits ?? 4;
+  const maxRows = opts.maxRows ?? 25;
+  const columns = opts.columns ?? [...new Set(all.flatMap((r) => Object.keys(r)))];
+  const maxChars = opts.maxChars ?? 240;
+  const shown = all.slice(0, maxRows);
+  // Metric columns print every number with `digits` decimals, so a Recall@100 of exactly 1 reads 1.0000;
+  // elsewhere integers stay integers (a count next to a share in the same column reads naturally).
+  const decimal = columns.map((c) => METRICS.some((m) => c.includes(m)));
+  const asDecimal = (v: unknown) => (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && /^-?\d+$/.test(v));
+  const full = shown.map((r) => columns.map((c, j) => (decimal[j] && asDecimal(r[c]) ? formatFixed(Number(r[c]), digits) : formatCell(r[c], digits))));
+  const cut = (t: string) => (t.length > maxChars ? `${t.slice(0, maxChars - 1)}…` : t);
+  const isNumber = (v: unknown) => typeof v === "number" || (typeof v === "string" && (DECIMAL.test(v) || /^-?\d+$/.test(v)));
+  const numeric = columns.map((c) => shown.some((r) => isNumber(r[c])) && shown.every((r) => isNumber(r[c]) || r[c] === null || r[c] === undefined || r[c] === ""));
+  const more = all.length - shown.length;
+  const note = more > 0 ? `… ${more} more row${more === 1 ? "" : "s"} (${all.length} in all)` : "";
+
+  const align = (i: number) => (numeric[i] ? ' style="text-align:right"' : ' style="text-align:left;white-space:pre-wrap"');
+  const td = (t: string, i: number) => `<td${align(i)}${t.length > maxChars ? ` title="${escapeHtml(t)}"` : ""}>${escapeHtml(cut(t))}</td>`;
+  const html =
+    `<table class="gbr-table">` +
+    (opts.caption ? `<caption style="text-align:left;font-weight:bold">${escapeHtml(opts.caption)}</caption>` : "") +
+    `<thead><tr>${columns.map((c, i) => `<th${align(i)}>${escapeHtml(c)}</th>`).join("")}</tr></thead>` +
+    `<tbody>${full.map((r) => `<tr>${r.map(td).join("")}</tr>`).join("")}</tbody>` +
+    `</table>` +
+    (note ? `<p style="font-size:smaller;color:#666">${escapeHtml(note)}</p>` : "");
+  const text = (opts.caption ? `${opts.caption}\n` : "") + formatTable(columns, full.map((r) => r.map(cut))) + (note ? `${note}\n` : "");
+  emit(html, text);
+}
+
+let plotlyLoaded = false;
+
+/**
+ * Inlines plotly.js (from the pinned plotly.js-dist package, no network) into the notebook
+ * page, once per notebook: later calls do nothing unless `force` is set (after clearing the
+ * outputs). Jupyter pages may carry RequireJS, whose `define` would capture plotly instead of
+ * letting it set `window.Plotly`, so `window.define` is hidden while the bundle loads and
+ * restored afterwards. `showFigure` calls this itself; call it in an early cell to keep the
+ * 11 MB script in one predictable place.
+ *
+ * @example
+ * loadPlotly();                   // first call: inlines the bundle
+ * loadPlotly();                   // no-op
+ * loadPlotly({ force: true });    // again, e.g. after "Clear all outputs"
+ */
+export function loadPlotly(opts: { force?: boolean } = {}): void {
+  if (plotlyLoaded && !opts.force) return;
+  const display = kernelDisplay();
+  if (!display) return;
+  display.html(
+    `<script>window.__gbrDefine = window.define; window.define = undefined;</script>\n` +
+      `<script>${plotlyBundle().source}</script>\n` +
+      `<script>window.define = window.__gbrDefine; delete window.__gbrDefine;</script>\n` +
+      `<div style="font-size:smaller;color:#666">plotly.js ${plotlyBundle().version} inlined (works offline)</div>`,
+  );
+  plotlyLoaded = true;
+}
+
+/** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures`. */
+export function figuresDir(): string {
+  return process.env.GBR_FIGURES_DIR ? path.resolve(process.env.GBR_FIGURES_DIR) : path.join(PACKAGE_ROOT, "outputs", "figures");
+}
+
+/**
+ * A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser.
+ *
+ * @example
+ * writeFileSync("fig.html", figureHtml(spec, "Recall@100 by method"));
+ */
+export function figureHtml(spec: FigureSpec, title = "figure"): string {
+  return (
+    `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
+    `<script>${plotlyBundle().source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
+    `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, Object.assign({ responsive: true }, spec.config || {}));</script>\n` +
+    `</body></html>\n`
+  );
+}
+
+/**
+ * Draws a plotly figure in a fresh div (inlining plotly first if this notebook has not yet),
+ * and with `save` also writes `<name>.json` (the spec) and `<name>.html` (standalone page)
+ * under outputs/figures/ (the paths are shown under the figure). Without a kernel it only saves
+ * (and says so), so a script can produce the same files.
+ *
+ * @example
+ * showFigure({ data: [{ type: "bar", x: ["BM25", "LSI"], y: [0.41, 0.38] }], layout: { title: { text: "Recall@100" } } });
+ * showFigure(metricBarChart(rows), { save: "00-quickstart-recall" }); // outputs/figures/00-quickstart-recall.{json,html}
+ */
+export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
+  const written: string[] = [];
+  if (opts.save) {
+    if (!/^[\w.-]+$/.test(opts.save)) throw new Error(`figure name '${opts.save}' must be a plain file name (letters, digits, _ . -)`);
+    const dir = opts.dir ?? figuresDir();
+    mkdirSync(dir, { recursive: true });
+    const json = path.join(dir, `${opts.save}.json`);
+    const html = path.join(dir, `${opts.save}.html`);
+    writeFileSync(json, JSON.stringify(spec, null, 1) + "\n");
+    const title = (spec.layout?.title as { text?: string } | undefined)?.text ?? opts.save;
+    writeFileSync(html, figureHtml(spec, title));
+    written.push(json, html);
+  }
+  loadPlotly();
+  const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
+  const height = typeof spec.layout?.height === "number" ? spec.layout.height : (opts.height ?? 420);
+  const html =
+    `<div id="${id}" style="width:100%;height:${height}px"></div>\n` +
+    `<script>(function () {\n` +
+    `  var spec = ${jsonForScript(spec)};\n` +
+    `  var config = Object.assign({ responsive: true, displaylogo: false }, spec.config || {});\n` +
+    `  function draw(tries) {\n` +
+    `    var el = document.getElementById(${JSON.stringify(id)});\n` +
+    `    if (el && window.Plotly) return window.Plotly.newPlot(el, spec.data, spec.layout || {}, config);\n` +
+    `    if (tries > 0) setTimeout(function () { draw(tries - 1); }, 100);\n` +
+    `  }\n` +
+    `  draw(100);\n` +
+    `})();</script>`;
+  const note = written.length ? `figure saved: ${written.join(", ")}` : "";
+  const fallback = `[figure: ${(spec.layout?.title as { text?: string } | undefined)?.text ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : "");
+  emit(html + (note ? `\n<div style="font-size:smaller;color:#666">${escapeHtml(note)}</div>` : ""), fallback);
+}
+
+/**
+ * A danfojs-node DataFrame from rows (danfojs is loaded on first use: it takes a few seconds).
+ * Arrays and objects in cells become text; use `.head()`, `.sortValues()`, `.groupby()` on the
+ * result and `showTable` to display it.
+ *
+ * @example
+ * const df = toDataFrame([{ area: "civil", recall: 0.25 }, { area: "criminal", recall: 0.18 }]);
+ * showTable(df.sortValues("recall", { ascending: false }).head(5));
+ */
+export function toDataFrame(rows: readonly object[]): DataFrame {
+  const { DataFrame: Frame } = require("danfojs-node") as typeof import("danfojs-node");
+  const plain = (rows as readonly Row[]).map((r) =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null || v === undefined || typeof v !== "object" ? v : formatCell(v)])),
+  );
+  return new Frame(plain);
+}
+
+/**
+ * Shows Markdown in the notebook (plain text without a kernel): for conclusions written from
+ * the numbers a run produced.
+ *
+ * @example
+ * showMarkdown(`BM25 finds **${formatFixed(mean["Recall@100"] * 100, 1)}%** of the relevant articles.`);
+ */
+export function showMarkdown(markdown: string): void {
+  const display = kernelDisplay();
+  if (display) display.markdown(markdown);
+  else console.log(markdown);
+}
+
+/** Where long jobs report progress: `log` for messages, `onProgress` for counters. */
+export interface ProgressDisplay {
+  log: (message: string) => void;
+  onProgress: (label: string, done: number, total: number) => void;
+}
+
+/**
+ * One output line that long jobs overwrite with their latest message, instead of hundreds of
+ * lines: pass `log` to `reproduce` or `loadBenchmark`, `onProgress` to `createRetriever`.
+ * Without a kernel, messages go to stderr.
+ *
+ * @example
+ * const progress = progressDisplay();
+ * await reproduce(loaded, { outRoot: "../outputs/notebooks/02", only: ids, log: progress.log });
+ * await createRetriever("react-bm25", bench, { onProgress: progress.onProgress });
+ */
+export function progressDisplay(): ProgressDisplay {
+  if (!kernelDisplay()) {
+    return {
+      log: (m) => console.error(m),
+      onProgress: (label, done, total) => {
+        if (done === total) console.error(`${label}: ${done}/${total}`);
+      },
+    };
+  }
+  const line = (require("tslab") as Tslab).newDisplay();
+  const show = (text: string) => line.html(`<pre style="margin:0;font-size:smaller;color:#555">${escapeHtml(text)}</pre>`);
+  return { log: show, onProgress: (label, done, total) => show(`${label}: ${done}/${total}`) };
+}
+
+/** What `reproduce` reports per experiment (the fields shown). */
+export interface OutcomeLike {
+  id: string;
+  status: string;
+  reason?: string;
+  seconds?: number;
+  mean?: Partial<Record<Metric, number>>;
+}
+
+/**
+ * The experiments a `reproduce` call ran, as one table: status, the five metrics and seconds
+ * for those that ran, the reason for those skipped (no provider configured, resource offline)
+ * or failed.
+ *
+ * @example
+ * const { outcomes } = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "dense:qwen3-8b"] });
+ * showOutcomes(outcomes);
+ */
+export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
+  showTable(
+    outcomes.map((o) => ({
+      experiment: o.id,
+      status: o.status,
+      ...Object.fromEntries(METRICS.map((m) => [m, o.mean?.[m]])),
+      seconds: o.seconds,
+      reason: o.reason ?? "",
+    })),
+    { maxRows: 80, maxChars: 160, ...opts },
+  );
+}

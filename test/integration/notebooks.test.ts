@@ -1,0 +1,181 @@
+/**
+ * Structural checks of the tslab notebooks that run without Jupyter: the files are clean
+ * nbformat 4 (tslab kernel, no outputs, no secrets), thin over lib/, and every notebook's code
+ * type-checks with tslab's own TypeScript 5.0. Executing them needs Jupyter and the tslab kernel:
+ * scripts/run-notebooks.sh.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { REPO } from "../helpers/shared";
+
+const NOTEBOOKS = path.join(REPO, "notebooks");
+const EXPECTED = [
+  "00-quickstart",
+  "01-benchmark",
+  "02-vanilla-retrievers",
+  "03-query-reformulation",
+  "04-prf-rrf-tuning-translation",
+  "05-react-bm25",
+  "06-significance",
+  "07-cost",
+];
+/** Longest function a notebook may define: anything longer belongs in lib/. */
+const MAX_FUNCTION_LINES = 8;
+
+// tslab's own compiler: the notebooks must type-check with what the kernel runs (TypeScript 5.0).
+const TSLAB_TS = path.join(REPO, "node_modules", "@tslab", "typescript-for-tslab");
+const ts = require(TSLAB_TS) as typeof import("typescript");
+
+interface Cell {
+  cell_type: string;
+  source: string | string[];
+  outputs?: unknown[];
+  execution_count?: number | null;
+  metadata?: Record<string, unknown>;
+}
+interface Notebook {
+  nbformat: number;
+  nbformat_minor: number;
+  metadata: { kernelspec?: { name?: string; language?: string; display_name?: string }; language_info?: { name?: string } };
+  cells: Cell[];
+}
+
+const sourceOf = (c: Cell) => (Array.isArray(c.source) ? c.source.join("") : c.source);
+const files = readdirSync(NOTEBOOKS).filter((f) => f.endsWith(".ipynb")).sort();
+const notebooks = files.map((f) => ({ name: f.replace(/\.ipynb$/, ""), text: readFileSync(path.join(NOTEBOOKS, f), "utf8") }));
+const parsed = notebooks.map((n) => ({ ...n, nb: JSON.parse(n.text) as Notebook }));
+const codeCells = (nb: Notebook) => nb.cells.filter((c) => c.cell_type === "code").map(sourceOf);
+
+test("the notebooks are the eight of the paper's sections, numbered", () => {
+  assert.deepEqual(
+    notebooks.map((n) => n.name),
+    EXPECTED,
+  );
+});
+
+test("notebooks/lib is a link to ../lib (tslab compiles only files under the kernel's folder)", () => {
+  assert.equal(realpathSync(path.join(NOTEBOOKS, "lib")), realpathSync(path.join(REPO, "lib")));
+});
+
+test("lib/ loaded through notebooks/lib finds the package's files (tslab keeps the link's path in __dirname)", () => {
+  // --preserve-symlinks makes Node do what tslab does: load notebooks/lib/*.ts under the link's own path.
+  const r = spawnSync(process.execPath, ["--preserve-symlinks", "--import", "tsx", "-e", `process.stdout.write(require(${JSON.stringify(path.join(NOTEBOOKS, "lib", "paths.ts"))}).SAMPLE_DIR)`], {
+    encoding: "utf8",
+    cwd: REPO,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, path.join(realpathSync(REPO), "data", "sample"), "PACKAGE_ROOT must resolve the real path of lib/ (realpathSync(__dirname))");
+});
+
+for (const { name, text, nb } of parsed) {
+  test(`${name}: nbformat 4 with the tslab kernel, committed without outputs or secrets`, () => {
+    assert.equal(nb.nbformat, 4);
+    assert.equal(nb.metadata.kernelspec?.name, "tslab");
+    assert.equal(nb.metadata.kernelspec?.language, "typescript");
+    assert.ok(nb.cells.length > 0);
+    for (const [i, c] of nb.cells.entries()) {
+      assert.ok(["code", "markdown"].includes(c.cell_type), `cell ${i}: type ${c.cell_type}`);
+      if (c.cell_type !== "code") continue;
+      assert.deepEqual(c.outputs, [], `cell ${i} has outputs: clear them before committing`);
+      assert.equal(c.execution_count, null, `cell ${i} has an execution count: clear outputs before committing`);
+    }
+    const secrets = [
+      /sk-[A-Za-z0-9_-]{16,}/, // OpenAI-style keys
+      /AIza[0-9A-Za-z_-]{30,}/, // Google API keys
+      /hf_[A-Za-z0-9]{20,}/, // Hugging Face tokens
+      /(api[_-]?key|token|secret|password)\W{0,3}\s*[:=]\s*\\?["'][^"'\\]{8,}/i,
+      /Bearer\s+[A-Za-z0-9._-]{16,}/,
+    ];
+    for (const re of secrets) assert.ok(!re.test(text), `${name} contains something like a secret (${re})`);
+  });
+
+  test(`${name}: opens with the question and the data choice, ends with what the numbers say`, () => {
+    assert.equal(nb.cells[0].cell_type, "markdown");
+    assert.match(sourceOf(nb.cells[0]), /^# \d\d · /);
+    const first = codeCells(nb)[0];
+    assert.match(first, /const DATA = process\.env\.GBR_NOTEBOOK_DATA \?\? "hf"/);
+    assert.match(first, /loadBenchmark\(DATA, \{ fallbackToSample: true \}\)/);
+    const tail = nb.cells.slice(-3).map(sourceOf).join("\n");
+    assert.match(tail, /## What the numbers say/);
+  });
+
+  test(`${name}: thin over lib/: imports only from ./lib (../lib), no long functions, no classes`, () => {
+    for (const [i, src] of codeCells(nb).entries()) {
+      const sf = ts.createSourceFile(`cell${i}.ts`, src, ts.ScriptTarget.ES2022, true);
+      const visit = (node: import("typescript").Node): void => {
+        if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) {
+          const spec = node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier) ? node.moduleSpecifier.text : "";
+          assert.match(spec, /^\.\/lib\//, `code cell ${i}: import from '${spec}'; notebooks import only lib/ (through notebooks/lib)`);
+        }
+        if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) assert.fail(`code cell ${i}: dynamic import()`);
+        if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "require") assert.fail(`code cell ${i}: require()`);
+        if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) assert.fail(`code cell ${i}: a class; put it in lib/`);
+        if (ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node)) {
+          const lines = sf.getLineAndCharacterOfPosition(node.end).line - sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+          assert.ok(lines <= MAX_FUNCTION_LINES, `code cell ${i}: a function of ${lines} lines (at most ${MAX_FUNCTION_LINES}); put the logic in lib/`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+  });
+}
+
+test("every notebook's code type-checks with tslab's TypeScript 5.0 (cells concatenated, top-level await in an async function)", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gbr-notebooks-"));
+  {
+    // Same layout as notebooks/: a lib link beside the code, so "./lib/…" resolves as in the kernel.
+    symlinkSync(path.join(REPO, "lib"), path.join(dir, "lib"), "dir");
+    symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
+    const written: string[] = [];
+    for (const { name, nb } of parsed) {
+      const imports: string[] = [];
+      const body: string[] = [];
+      for (const [i, src] of codeCells(nb).entries()) {
+        // Import declarations must stay at module level; everything else runs inside the async wrapper.
+        const sf = ts.createSourceFile(`cell${i}.ts`, src, ts.ScriptTarget.ES2022, true);
+        body.push(`// ---- code cell ${i}`);
+        for (const st of sf.statements) (ts.isImportDeclaration(st) ? imports : body).push(src.slice(st.getFullStart(), st.end).replace(/^\s*\n/, ""));
+      }
+      const file = path.join(dir, `${name}.ts`);
+      writeFileSync(file, `${imports.join("\n")}\n\n(async () => {\n${body.join("\n")}\n})();\n`);
+      written.push(file);
+    }
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(TSLAB_TS, "lib", "tsc.js"),
+        "--noEmit",
+        ...["--target", "ES2022", "--module", "commonjs", "--moduleResolution", "node", "--types", "node"],
+        ...["--strict", "--esModuleInterop", "--skipLibCheck", "--resolveJsonModule"],
+        ...written,
+      ],
+      { encoding: "utf8", cwd: REPO },
+    );
+    assert.equal(r.status, 0, `tsc (tslab's TypeScript ${ts.version}) found errors; files kept in ${dir}:\n${r.stdout}${r.stderr}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("lib/ has no relative module name with a dot in its last part (tslab's require of compiled files adds .js only to extension-less names)", () => {
+  const offenders: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith(".ts")) {
+        const src = readFileSync(p, "utf8");
+        for (const m of src.matchAll(/(?:from\s+|require\()\s*["'](\.{1,2}\/[^"']*)["']/g)) {
+          const last = m[1].split("/").pop()!;
+          if (last.includes(".") && !last.endsWith(".json")) offenders.push(`${path.relative(REPO, p)}: '${m[1]}'`);
+        }
+      }
+    }
+  };
+  walk(path.join(REPO, "lib"));
+  assert.deepEqual(offenders, [], "rename these modules so their names have no dot (e.g. dot-kernel-wasm.ts)");
+});
