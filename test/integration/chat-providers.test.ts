@@ -18,8 +18,8 @@ import { echoChatContent, startOpenAIDouble, type OpenAIDouble } from "../fakes/
 // The SDKs read some of these themselves; the tests pass their environment explicitly.
 for (const k of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_LOG", "GBR_CHAT_BASE_URL", "GBR_CHAT_API_KEY", "GBR_CHAT_MODEL"]) delete process.env[k];
 
-const SECRET = "sk-test-SECRET-chat-0123";
-const GEMINI_KEY = "AIzaTEST-chat-secret-key-0123456789";
+const SECRET = "test-SECRET-chat-0123";
+const GEMINI_KEY = "TEST-gemini-chat-secret-0123";
 const GPT_OSS = "openai/gpt-oss-120b";
 
 /** The paper's reformulation call (DESIGN.md §6). */

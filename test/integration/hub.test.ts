@@ -282,7 +282,7 @@ describe("pullHub", () => {
   });
 
   test("the token is sent as a Bearer header and never written or logged", async () => {
-    const token = "hf_SeCrEtT0kenForTheDoubleOnly1234";
+    const token = "test-hub-SeCrEtT0ken-1234";
     const h = await hub(dataset({ token }));
     const root = await tmpDir();
     const cacheDir = path.join(root, "cache");

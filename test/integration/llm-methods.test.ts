@@ -7,7 +7,7 @@ import path from "node:path";
 import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
 import { REPO } from "../helpers/shared";
 
-const SECRET = "sk-test-SECRET-chat-key-123456789";
+const SECRET = "test-SECRET-chat-key-123456789";
 let tmp = "";
 let api: OpenAIDouble;
 
