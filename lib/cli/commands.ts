@@ -407,12 +407,6 @@ const compare = withHelp(
   },
 );
 
-function notYet(name: string, issue: number, summary: string, usage: string): Command {
-  return withHelp({ name, summary, usage, options: {}, help: [`(arrives with issue ${issue})`] }, async () => {
-    throw new CliError(`gbr ${name} is not available in this version yet (planned in issue ${issue})`, 1);
-  });
-}
-
 /** Every command, keyed by its words. */
 export const COMMANDS: Record<string, Command> = {
   "data pull": dataPull,

@@ -1,9 +1,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
-import { retryAfterMs } from "../util/retry";
-
-export { retryAfterMs };
+import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
 /**
  * Raised when a download cannot be completed; `code` is stable for callers to switch on
@@ -24,6 +22,8 @@ export class DownloadError extends Error {
     readonly status?: number,
     /** True when retrying cannot help (the host name does not resolve). */
     readonly permanent = false,
+    /** The wait the server asked for (Retry-After), in ms. */
+    readonly retryAfterMs?: number,
   ) {
     super(message);
     this.name = "DownloadError";
@@ -49,10 +49,11 @@ export interface DownloadResult {
   sha256: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Status codes worth another attempt: rate limits and transient server faults. */
-function retryable(status: number): boolean {
+/** Worth another attempt: dropped or refused connections, rate limits, transient server faults. */
+function retryable(err: DownloadError): boolean {
+  if (err.permanent) return false;
+  if (err.code !== "HTTP") return err.code === "NETWORK";
+  const status = err.status ?? 0;
   return status === 408 || status === 429 || status >= 500;
 }
 
@@ -65,23 +66,21 @@ function retryable(status: number): boolean {
  * const { sha256, size } = await downloadFile("http://127.0.0.1:8080/x.jsonl", "data/x.jsonl");
  */
 export async function downloadFile(url: string, dest: string, opts: DownloadOptions = {}): Promise<DownloadResult> {
-  const attempts = Math.max(1, opts.attempts ?? 4);
-  const backoff = opts.backoffMs ?? 500;
-  let lastError: DownloadError | undefined;
   await fs.mkdir(path.dirname(dest), { recursive: true });
-  for (let attempt = 1; attempt <= attempts; attempt++) {
-    let waitMs = backoff * 2 ** (attempt - 1);
-    try {
-      return await attemptDownload(url, dest, opts);
-    } catch (err) {
-      lastError = err instanceof DownloadError ? err : new DownloadError(`${url}: ${(err as Error).message}`, "NETWORK");
-      if (lastError.permanent || (lastError.code === "HTTP" && !retryable(lastError.status ?? 0))) throw lastError;
-      const hinted = (err as { retryAfter?: number }).retryAfter;
-      if (hinted !== undefined) waitMs = Math.max(waitMs, hinted);
-      if (attempt < attempts) await sleep(waitMs);
-    }
-  }
-  throw lastError!;
+  return retryWithBackoff(
+    async () => {
+      try {
+        return await attemptDownload(url, dest, opts);
+      } catch (err) {
+        throw err instanceof DownloadError ? err : new DownloadError(`${url}: ${(err as Error).message}`, "NETWORK");
+      }
+    },
+    {
+      attempts: opts.attempts ?? 4,
+      baseMs: opts.backoffMs ?? 500,
+      classify: (err) => ({ retry: retryable(err as DownloadError), afterMs: (err as DownloadError).retryAfterMs }),
+    },
+  );
 }
 
 async function attemptDownload(url: string, dest: string, opts: DownloadOptions): Promise<DownloadResult> {
@@ -100,9 +99,7 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
     if (!res.ok) {
       // Release the connection now rather than at garbage collection, since a retry follows.
       await res.body?.cancel().catch(() => {});
-      const e = new DownloadError(`${url}: HTTP ${res.status} ${res.statusText}`, "HTTP", res.status);
-      (e as { retryAfter?: number }).retryAfter = retryAfterMs(res.headers.get("retry-after"));
-      throw e;
+      throw new DownloadError(`${url}: HTTP ${res.status} ${res.statusText}`, "HTTP", res.status, false, retryAfterMs(res.headers.get("retry-after")));
     }
     const lengthHeader = res.headers.get("content-length");
     const total = lengthHeader ? Number(lengthHeader) : undefined;

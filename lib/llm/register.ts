@@ -14,8 +14,6 @@ export interface LlmUsage {
   input: number;
   output: number;
   seconds: number;
-  /** Calls answered from the replay cache (their usage is the original call's). */
-  replayed: number;
   model?: string;
 }
 
@@ -29,7 +27,7 @@ function addRecords(usage: LlmUsage, records: readonly { usage: { input: number;
   }
 }
 
-const emptyLlmUsage = (model: ChatModel): LlmUsage => ({ calls: 0, input: 0, output: 0, seconds: 0, replayed: 0, model: model.id.slice(model.id.indexOf(":") + 1) });
+const emptyLlmUsage = (model: ChatModel): LlmUsage => ({ calls: 0, input: 0, output: 0, seconds: 0, model: model.id.slice(model.id.indexOf(":") + 1) });
 
 /**
  * The chat model the LLM methods use: `--llm` / `GBR_CHAT_MODEL` from the environment's
