@@ -3,27 +3,30 @@
  * accent-stripping, upper-casing fold of its Greek stemmer pipeline.
  */
 
-// Longest literals first, so "NARROW NO-BREAK SPACE" and "NNBSP" are not half-eaten by "NBSP".
-// The escaped forms appear because the source texts went through tools that printed them literally.
-const SPACE_LITERALS = ["NARROW NO-BREAK SPACE", "NNBSP", "NBSP", "\\u202f", "\\u00a0", "\\xa0"];
-const SPACE_CHARS = /[\u202F\u00A0\u2009\u200A\u200B\uFEFF]/g;
-const LITERALS_RE = new RegExp(SPACE_LITERALS.map((s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")).join("|"), "g");
+import { pyStrip } from "./python-str";
+
+// One pass over literals and characters together, as the reference's single regex does: two
+// passes would also replace a literal that only appears once a no-break space inside it became
+// a space. (The literals differ in their second letter, so their order does not matter.) The
+// escaped forms appear because the source texts went through tools that printed them literally.
+const SPACE_LITERALS = ["NNBSP", "NBSP", "NARROW NO-BREAK SPACE", "\\u202f", "\\u00a0", "\\xa0"];
+const ARTIFACTS_RE = new RegExp(SPACE_LITERALS.map((s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")).join("|") + "|[\u202F\u00A0\u2009\u200A\u200B\uFEFF]", "g");
 
 /**
  * The paper's `clean`: no-break and zero-width spaces (as characters or as the literal texts
  * that leaked into the corpus) become spaces, CR/CRLF become LF, runs of spaces or tabs
- * collapse to one space, and the ends are trimmed.
+ * collapse to one space, and the ends are stripped of Python's whitespace (`str.strip()`).
  *
  * @example
  * clean("Άρθρο\u00a05 NBSP  παρ.\r\n2 "); // "Άρθρο 5 παρ.\n2"
  */
 export function clean(text: string): string {
-  return text
-    .replace(SPACE_CHARS, " ")
-    .replace(LITERALS_RE, " ")
-    .replace(/\r\n?/g, "\n")
-    .replace(/[ \t]{2,}/g, " ")
-    .trim();
+  return pyStrip(
+    text
+      .replace(ARTIFACTS_RE, " ")
+      .replace(/\r\n?/g, "\n")
+      .replace(/[ \t]{2,}/g, " "),
+  );
 }
 
 const COMBINING = /\p{M}/gu;
