@@ -15,7 +15,7 @@
  */
 import OpenAI from "openai";
 import { createSemaphore } from "../dense/semaphore";
-import { longRequestDispatcher } from "../util/http";
+import { endpointOrigin, longRequestDispatcher } from "../util/http";
 import { describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../util/openai-errors";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
 
@@ -132,11 +132,11 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       }
       const seconds = (performance.now() - started) / 1000;
       const raw = answerContent(response, where);
-      return { text: stripReasoning(harmonyFinal(raw)), raw, usage: usageOf(response), seconds };
+      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds };
     });
   }
 
-  return { id, complete };
+  return { id, endpoint: endpointOrigin(baseURL), complete };
 }
 
 /**
@@ -192,20 +192,6 @@ function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): str
   return "";
 }
 
-/**
- * The final channel of a gpt-oss answer whose "harmony" markup the server did not parse (llama.cpp
- * or LM Studio without a reasoning parser print `<|channel|>analysis<|message|>…<|end|>
- * <|start|>assistant<|channel|>final<|message|>…`). An answer that has only an analysis channel
- * ran out of tokens while thinking: nothing of it is the answer. Other text passes unchanged.
- */
-function harmonyFinal(raw: string): string {
-  if (!raw.includes("<|channel|>")) return raw;
-  const marker = /<\|channel\|>final(?:\s[^<]*)?<\|message\|>/g;
-  let last = -1;
-  for (let m = marker.exec(raw); m; m = marker.exec(raw)) last = m.index + m[0].length;
-  if (last < 0) return /^\s*(?:<\|start\|>assistant)?<\|channel\|>analysis/.test(raw) ? "" : raw;
-  return raw.slice(last).replace(/<\|(?:return|end|call)\|>\s*$/, "");
-}
 
 function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output: number } {
   const u = (response as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;

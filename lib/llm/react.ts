@@ -17,8 +17,11 @@ import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { Bm25Scorer } from "../sparse/bm25";
 import { evaluate } from "../eval/metrics";
 import { clean } from "../text/normalize";
-import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "./types";
+import { chatParams, ChatError, stripReasoning, type ChatModel, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
 import { countTokens } from "./tokens";
+import { compareCodePoints } from "../util/code-points";
+import { fillPrompt, type PromptSet } from "./prompts";
+import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial } from "./official-parsers";
 
 // ---------------------------------------------------------------------------------------------
 // Constants of the method (DESIGN.md §6)
@@ -40,44 +43,159 @@ export const OBSERVER_BUDGET_TOKENS = 84_000;
 export const CHAT_OVERHEAD_TOKENS = 64;
 
 // ---------------------------------------------------------------------------------------------
-// Prompts (injected)
+// Prompts: the templates come from a prompt set; how the method fills them is fixed here
 
 /**
- * The five prompt pieces of REACT-BM25. The real texts live with the other prompts (or are
- * fetched from the authors' notebook); tests use tiny fakes. Each function renders one user
- * message; the answer formats are fixed: the planner answers `REASON:` then `QUERY:`, the
- * observer `RELEVANT:` then one `doc_id | reason` line per useful article, or `RELEVANT: NONE`.
+ * The five REACT prompt templates of a prompt set (the project's, the authors' official ones, or a
+ * test's). What goes into their placeholders is the method, the same for every set, and is
+ * rendered here exactly as the authors' notebook renders it:
+ * - PLANNER_FIRST: `{original_query}` (and `{max_rounds}`, if the template has it);
+ * - PLANNER_NEXT: `{original_query}`, `{round_idx}`, `{max_rounds}`, `{query_history}`
+ *   (`renderQueryHistory`), `{kept_docs_summary}` (`renderKeptDocs`);
+ * - OBSERVER_USER: `{original_query}`, `{retrieved_docs_block}` (`renderObserverDocs`).
+ * The answer formats are fixed too: the planner answers `REASON:` then `QUERY:`, the observer
+ * `RELEVANT:` then one `doc_id | reason` line per useful article, or `RELEVANT: NONE`.
  *
  * @example
  * const prompts: ReactPrompts = {
  *   plannerSystem: "Write BM25 keyword queries. Answer REASON: … QUERY: …",
- *   plannerFirst: ({ originalQuery }) => `Question:\n${originalQuery}`,
- *   plannerNext: (q) => `Question:\n${q.originalQuery}\nRound ${q.roundIdx} of ${q.maxRounds}\n` +
- *     q.queryHistory.map((s, i) => `- Round ${i + 1}: ${s}`).join("\n") + "\n" +
- *     q.keptDocs.map((d) => d.text).join("\n\n"),
+ *   plannerFirst: "Question:\n{original_query}",
+ *   plannerNext: "Question:\n{original_query}\nRound {round_idx} of {max_rounds}\n{query_history}\n{kept_docs_summary}",
  *   observerSystem: "Keep useful articles. Answer RELEVANT: then id | reason lines, or RELEVANT: NONE.",
- *   observerUser: ({ originalQuery, docs }) =>
- *     `Question:\n${originalQuery}\n\n` + docs.map((d) => `[DOC]\ndoc_id: ${d.id}\ntext: ${d.text}\n[/DOC]`).join("\n\n"),
+ *   observerUser: "Question:\n{original_query}\n\n{retrieved_docs_block}",
  * };
  */
 export interface ReactPrompts {
   plannerSystem: string;
-  /** Round 1: the original query only. */
-  plannerFirst(q: { originalQuery: string }): string;
-  /**
-   * Rounds 2…: the original query, "round `roundIdx` of `maxRounds`", the earlier keyword
-   * queries (round 1 first) and the full texts of up to 27 kept articles in ranking order.
-   */
-  plannerNext(q: {
-    originalQuery: string;
-    roundIdx: number;
-    maxRounds: number;
-    queryHistory: string[];
-    keptDocs: { id: DocId; text: string }[];
-  }): string;
+  plannerFirst: string;
+  plannerNext: string;
   observerSystem: string;
-  /** One observer batch: the original query and the batch's articles, in BM25 rank order. */
-  observerUser(q: { originalQuery: string; docs: { id: DocId; text: string }[] }): string;
+  observerUser: string;
+}
+
+/**
+ * The REACT templates of a loaded prompt set.
+ *
+ * @example
+ * const prompts = reactPromptsOf(loadPromptSet("official"));
+ */
+export function reactPromptsOf(set: Pick<PromptSet, "texts">): ReactPrompts {
+  const t = set.texts;
+  return {
+    plannerSystem: t.PLANNER_SYSTEM,
+    plannerFirst: t.PLANNER_FIRST,
+    plannerNext: t.PLANNER_NEXT,
+    observerSystem: t.OBSERVER_SYSTEM,
+    observerUser: t.OBSERVER_USER,
+  };
+}
+
+/**
+ * sha256 of the five templates, recorded in every trace so that a saved trace is reused only for
+ * the same prompts (the work folder is named after the prompt set, not its contents).
+ *
+ * @example
+ * reactPromptsSha256(reactPromptsOf(loadPromptSet())); // 64 hex digits
+ */
+export function reactPromptsSha256(p: ReactPrompts): string {
+  return createHash("sha256").update(JSON.stringify([p.plannerSystem, p.plannerFirst, p.plannerNext, p.observerSystem, p.observerUser]), "utf8").digest("hex");
+}
+
+/**
+ * `{retrieved_docs_block}`: each article as `[DOC]\ndoc_id: {id}\ntext: {text}\n[/DOC]`, the
+ * articles separated by a blank line, in BM25 rank order.
+ *
+ * @example
+ * renderObserverDocs([{ id: "ΑΚ::914", text: "Όποιος…" }]); // "[DOC]\ndoc_id: ΑΚ::914\ntext: Όποιος…\n[/DOC]"
+ */
+export function renderObserverDocs(docs: readonly { id: DocId; text: string }[]): string {
+  return docs.map((d) => `[DOC]\ndoc_id: ${d.id}\ntext: ${d.text}\n[/DOC]`).join("\n\n");
+}
+
+/**
+ * `{query_history}`: the earlier rounds' keyword queries, one line `- Γύρος {round}: {query}`
+ * each, round 1 first.
+ *
+ * @example
+ * renderQueryHistory(["μίσθωση", "καταγγελία"]); // "- Γύρος 1: μίσθωση\n- Γύρος 2: καταγγελία"
+ */
+export function renderQueryHistory(queries: readonly string[]): string {
+  return queries.map((q, i) => `- Γύρος ${i + 1}: ${q}`).join("\n");
+}
+
+/** `{kept_docs_summary}` before the observer has kept anything. */
+export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
+
+/**
+ * `{kept_docs_summary}`: the full texts (no ids) of the kept articles the planner sees, each as
+ * `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n{text}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`, separated by a blank line; `NOTHING_KEPT_YET`
+ * when there are none. The caller passes the first 27 of the kept ranking (PLANNER_KEPT_DOCS).
+ *
+ * @example
+ * renderKeptDocs(["Όποιος…"]); // "[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\nΌποιος…\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]"
+ * renderKeptDocs([]);          // "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα."
+ */
+export function renderKeptDocs(texts: readonly string[]): string {
+  return texts.length ? texts.map((t) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${t}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`).join("\n\n") : NOTHING_KEPT_YET;
+}
+
+/**
+ * The planner's user message for one round: PLANNER_FIRST in round 1, PLANNER_NEXT after, with
+ * the earlier queries and the texts of the first 27 kept articles (in ranking order).
+ *
+ * @example
+ * plannerMessage(prompts, { originalQuery: q.text, round: 2, maxRounds: 10, history: ["μίσθωση"], keptTexts: [] });
+ */
+export function plannerMessage(
+  prompts: Pick<ReactPrompts, "plannerFirst" | "plannerNext">,
+  q: { originalQuery: string; round: number; maxRounds: number; history: readonly string[]; keptTexts: readonly string[] },
+): string {
+  if (q.round === 1) return fillPrompt(prompts.plannerFirst, { original_query: q.originalQuery, max_rounds: q.maxRounds });
+  return fillPrompt(prompts.plannerNext, {
+    original_query: q.originalQuery,
+    round_idx: q.round,
+    max_rounds: q.maxRounds,
+    query_history: renderQueryHistory(q.history),
+    kept_docs_summary: renderKeptDocs(q.keptTexts.slice(0, PLANNER_KEPT_DOCS)),
+  });
+}
+
+/**
+ * The observer's user message for one batch of retrieved articles.
+ *
+ * @example
+ * observerMessage(prompts, q.text, batch.docs);
+ */
+export function observerMessage(prompts: Pick<ReactPrompts, "observerUser">, originalQuery: string, docs: readonly { id: DocId; text: string }[]): string {
+  return fillPrompt(prompts.observerUser, { original_query: originalQuery, retrieved_docs_block: renderObserverDocs(docs) });
+}
+
+/**
+ * How answers are read: the project's lenient parsers, or the authors' exact ones
+ * (official-parsers.ts) with `--prompts official`. `name` is recorded in every trace.
+ *
+ * @example
+ * const parser = reactParserFor("official");
+ * parser.planner(answer.raw, query.text);
+ */
+export interface ReactParser {
+  name: ParserName;
+  /** The answer text that is parsed (reasoning removed as this parser removes it), for traces. */
+  text(raw: string): string;
+  planner(raw: string, originalQuery: string): string;
+  observer(raw: string, batchIds: ReadonlySet<DocId>): ObserverAnswer;
+}
+
+/**
+ * The REACT parser of a prompt set: the authors' for "official", the project's otherwise.
+ *
+ * @example
+ * reactParserFor("project").planner("QUERY: α", "Ε;"); // "α"
+ */
+export function reactParserFor(name: ParserName): ReactParser {
+  return name === "official"
+    ? { name, text: officialAnswerText, planner: parsePlannerOfficial, observer: parseObserverOfficial }
+    : { name, text: stripReasoning, planner: parsePlannerAnswer, observer: parseObserverAnswer };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -217,22 +335,6 @@ export interface KeptInfo {
   bestRank: number;
 }
 
-// Python compares str by code point; JavaScript's < compares UTF-16 units. They differ only for
-// characters outside the BMP, but the last tie-breaker should agree with the reference exactly.
-function compareCodePoints(a: string, b: string): number {
-  if (a === b) return 0;
-  const ia = a[Symbol.iterator]();
-  const ib = b[Symbol.iterator]();
-  for (;;) {
-    const x = ia.next();
-    const y = ib.next();
-    if (x.done) return y.done ? 0 : -1;
-    if (y.done) return 1;
-    const cx = x.value.codePointAt(0)!;
-    const cy = y.value.codePointAt(0)!;
-    if (cx !== cy) return cx < cy ? -1 : 1;
-  }
-}
 
 /**
  * The REACT ranking of kept articles: more rounds kept first, then the earlier first round,
@@ -356,7 +458,7 @@ export function observerPromptTokens(
   prompts: Pick<ReactPrompts, "observerSystem" | "observerUser">,
   originalQuery: string,
 ): (docs: { id: DocId; text: string }[]) => number {
-  return (docs) => countTokens(prompts.observerSystem + prompts.observerUser({ originalQuery, docs })) + CHAT_OVERHEAD_TOKENS;
+  return (docs) => countTokens(prompts.observerSystem + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -368,6 +470,8 @@ export interface ReactCall {
   seconds: number;
   /** Served from the replay cache. */
   replayed?: boolean;
+  /** The generation parameters of the request that was sent (what runs record as their settings). */
+  params: ChatParams;
 }
 
 /** Calls, tokens and time, summed. */
@@ -414,10 +518,15 @@ export interface ReactRoundTrace {
 
 /** The JSON-serialisable record of one query's REACT run, as written to `<traceDir>/<id>.json`. */
 export interface ReactTrace {
-  version: 1;
+  /** 2 since the authors' rendering of documents, history and kept texts (v0.5); older traces are run again. */
+  version: 2;
   query: { id: QueryId; text: string };
   config: {
     rounds: number;
+    /** The parser that read the answers. */
+    parser: ParserName;
+    /** sha256 of the five prompt templates (`reactPromptsSha256`): a trace is reused only for the same prompts. */
+    promptsSha256: string;
     planner: string;
     observer: string;
     temperature: number;
@@ -450,6 +559,8 @@ export interface ReactContext {
   planner: ChatModel;
   observer: ChatModel;
   prompts: ReactPrompts;
+  /** How answers are read (default: the project's parsers, `reactParserFor("project")`). */
+  parser?: ReactParser;
   /** Default 10. */
   rounds?: number;
   /** Planner output limit, default 42,000. */
@@ -500,8 +611,8 @@ function positionOf(corpus: IndexedCorpus): Map<string, number> {
   return m;
 }
 
-function callRecord(r: ChatResponse): ReactCall {
-  const c: ReactCall = { usage: { input: r.usage.input, output: r.usage.output }, seconds: r.seconds };
+function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
+  const c: ReactCall = { usage: { input: r.usage.input, output: r.usage.output }, seconds: r.seconds, params: chatParams(req) };
   if (r.replayed) c.replayed = true;
   return c;
 }
@@ -544,6 +655,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const s = settings(ctx);
   const started = performance.now();
   const { corpus, scorer, docs, prompts } = ctx;
+  const parser = ctx.parser ?? reactParserFor("project");
   const pos = positionOf(corpus);
   const textOf = (id: DocId) => docs[pos.get(id)!].text;
   const count = observerPromptTokens(prompts, query.text);
@@ -555,10 +667,12 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   if (ctx.seed !== undefined) base.seed = ctx.seed;
 
   const trace: ReactTrace = {
-    version: 1,
+    version: 2,
     query: { id: query.id, text: query.text },
     config: {
       rounds: s.rounds,
+      parser: parser.name,
+      promptsSha256: reactPromptsSha256(prompts),
       planner: ctx.planner.id,
       observer: ctx.observer.id,
       temperature: s.temperature,
@@ -582,21 +696,19 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     const totals = zeroTotals();
 
     // 1. Planner.
-    const plannerUser =
-      round === 1
-        ? prompts.plannerFirst({ originalQuery: query.text })
-        : prompts.plannerNext({
-            originalQuery: query.text,
-            roundIdx: round,
-            maxRounds: s.rounds,
-            queryHistory: history.slice(),
-            keptDocs: reactRanking(kept, PLANNER_KEPT_DOCS).map((id) => ({ id, text: textOf(id) })),
-          });
-    const p = await ctx.planner.complete({ ...base, system: prompts.plannerSystem, user: plannerUser, maxTokens: s.maxTokens });
-    const plannerCall = callRecord(p);
+    const plannerUser = plannerMessage(prompts, {
+      originalQuery: query.text,
+      round,
+      maxRounds: s.rounds,
+      history,
+      keptTexts: reactRanking(kept, PLANNER_KEPT_DOCS).map(textOf),
+    });
+    const plannerReq: ChatRequest = { ...base, system: prompts.plannerSystem, user: plannerUser, maxTokens: s.maxTokens };
+    const p = await ctx.planner.complete(plannerReq);
+    const plannerCall = callRecord(plannerReq, p);
     addCall(totals, plannerCall);
-    const plannerText = stripReasoning(p.text);
-    const keywordQuery = parsePlannerAnswer(plannerText, query.text);
+    const plannerText = parser.text(p.raw);
+    const keywordQuery = parser.planner(p.raw, query.text);
     history.push(keywordQuery);
 
     // 2. BM25-GREEKSTEMMER, positive scores only, top 100.
@@ -624,17 +736,18 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     const keptThisRound: { id: DocId; reason: string }[] = [];
     const keptIds = new Set<DocId>();
     for (const batch of observerBatches(retrievedDocs, s.budgetTokens, count)) {
-      const r = await ctx.observer.complete({
+      const observerReq: ChatRequest = {
         ...base,
         system: prompts.observerSystem,
-        user: prompts.observerUser({ originalQuery: query.text, docs: batch.docs }),
+        user: observerMessage(prompts, query.text, batch.docs),
         maxTokens: s.observerMaxTokens,
-      });
-      const call = callRecord(r);
+      };
+      const r = await ctx.observer.complete(observerReq);
+      const call = callRecord(observerReq, r);
       addCall(totals, call);
-      const text = stripReasoning(r.text);
+      const text = parser.text(r.raw);
       const ids = batch.docs.map((d) => d.id);
-      const parsed = parseObserverAnswer(text, new Set(ids));
+      const parsed = parser.observer(r.raw, new Set(ids));
       const batchKept = parsed.ids.map((id) => ({ id, reason: parsed.reasons.get(id) ?? "" }));
       observerTraces.push({ ...call, ids, promptTokens: batch.tokens, raw: r.raw, text, kept: batchKept, none: parsed.none, ignored: parsed.ignored });
       for (const k of batchKept) {
@@ -713,6 +826,29 @@ export interface ReactRunResult {
 }
 
 /**
+ * A REACT-BM25 run: the final kept rankings, plus everything the run produced (every round's
+ * rankings and candidate pools, the traces, per-query costs) for the round table and the
+ * appendix C.4 diagnostic.
+ *
+ * @example
+ * const run = await (await createRetriever("react-bm25", bench, { rounds: 10 })).retrieve(bench.queries, 100);
+ * if (isReactRun(run)) reactRoundTable(run.react, bench.qrels);
+ */
+export interface ReactRun extends Run {
+  react: ReactRunResult;
+}
+
+/**
+ * Whether a run came from REACT-BM25 (and so carries the whole `ReactRunResult`).
+ *
+ * @example
+ * if (isReactRun(run)) console.log(run.react.rounds);
+ */
+export function isReactRun(run: Run): run is ReactRun {
+  return (run as Partial<ReactRun>).react !== undefined;
+}
+
+/**
  * The trace file name of a query id: the id itself when it is a safe file name, otherwise its
  * letters, digits, `_`, `.` and `-` with the rest as `_`, plus a short hash of the id so two ids
  * never share a file.
@@ -743,20 +879,30 @@ async function readTrace(file: string): Promise<ReactTrace | undefined> {
   }
 }
 
-/** A saved trace serves a query when it is complete, for the same query text and models, with
- * at least the rounds asked for (a 10-round trace also answers a 5-round run exactly, since
- * later rounds never change earlier snapshots). */
-function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext, rounds: number): t is ReactTrace {
+/**
+ * A saved trace serves a query when it is complete and was made by the same method for the same
+ * query: same text, models, parser, prompt templates and settings, and the same number of rounds
+ * (every planner prompt says "round i of N", so a 10-round trace is not a 5-round run).
+ */
+function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
+  if (t === undefined || t.version !== 2 || t.complete !== true || !t.config || !Array.isArray(t.rounds)) return false;
+  const s = settings(ctx);
+  const c = t.config;
   return (
-    t !== undefined &&
-    t.version === 1 &&
-    t.complete === true &&
     t.query?.id === q.id &&
     t.query.text === q.text &&
-    t.config?.planner === ctx.planner.id &&
-    t.config.observer === ctx.observer.id &&
-    Array.isArray(t.rounds) &&
-    t.rounds.length >= rounds
+    c.parser === (ctx.parser ?? reactParserFor("project")).name &&
+    c.promptsSha256 === reactPromptsSha256(ctx.prompts) &&
+    c.planner === ctx.planner.id &&
+    c.observer === ctx.observer.id &&
+    c.rounds === s.rounds &&
+    c.temperature === s.temperature &&
+    c.topP === s.topP &&
+    c.reasoningEffort === s.reasoningEffort &&
+    c.maxTokens === s.maxTokens &&
+    c.observerMaxTokens === s.observerMaxTokens &&
+    c.budgetTokens === s.budgetTokens &&
+    t.rounds.length === s.rounds
   );
 }
 
@@ -794,7 +940,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
     if (file && opts.resume) {
       const saved = await readTrace(file);
-      if (usable(saved, q, ctx, rounds)) {
+      if (usable(saved, q, ctx)) {
         traces[i] = saved;
         fromFile[i] = true;
         opts.onQuery?.({ query: q, index: i, total: queries.length, trace: saved, resumed: true });

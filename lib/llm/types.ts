@@ -19,6 +19,49 @@ export interface ChatRequest {
   seed?: number;
 }
 
+/**
+ * A request's generation parameters under the names of the OpenAI chat API (the body fields the
+ * OpenAI-compatible provider sends; Gemini maps them to its own). What runs record, so a
+ * recorded parameter is always one that was sent.
+ *
+ * @example
+ * chatParams({ system: "s", user: "u", temperature: 0.2, topP: 1, maxTokens: 42000, reasoningEffort: "low" });
+ * // { temperature: 0.2, top_p: 1, max_tokens: 42000, reasoning_effort: "low" }
+ */
+export interface ChatParams {
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  reasoning_effort?: "low" | "medium" | "high";
+  seed?: number;
+}
+
+/**
+ * The generation parameters of a request (see ChatParams); fields the request leaves unset are
+ * absent, as they are from the request body.
+ *
+ * @example
+ * chatParams({ system: "", user: "u", temperature: 0 }); // { temperature: 0 }
+ */
+export function chatParams(req: ChatRequest): ChatParams {
+  const p: ChatParams = {};
+  if (req.temperature !== undefined) p.temperature = req.temperature;
+  if (req.topP !== undefined) p.top_p = req.topP;
+  if (req.maxTokens !== undefined) p.max_tokens = req.maxTokens;
+  if (req.reasoningEffort !== undefined) p.reasoning_effort = req.reasoningEffort;
+  if (req.seed !== undefined) p.seed = req.seed;
+  return p;
+}
+
+/**
+ * Which parsers read the answers: "official" (the authors' notebook, exactly; official-parsers.ts)
+ * or "project" (the project's lenient ones). Chosen by the prompt set and recorded with each run.
+ *
+ * @example
+ * const parser: ParserName = promptSet.name === "official" ? "official" : "project";
+ */
+export type ParserName = "official" | "project";
+
 export interface ChatUsage {
   /** Prompt tokens as the provider counted them. */
   input: number;
@@ -48,6 +91,8 @@ export interface ChatResponse {
 export interface ChatModel {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b" or "gemini:gemini-2.5-flash". */
   readonly id: string;
+  /** scheme://host:port of the server it calls (`endpointOrigin`), when it calls one; recorded with runs. */
+  readonly endpoint?: string;
   complete(req: ChatRequest): Promise<ChatResponse>;
 }
 
@@ -87,15 +132,35 @@ export class ChatProviderError extends ChatError {
 }
 
 /**
- * Removes reasoning blocks some models print before their answer: `<think>…</think>` and
- * `<analysis>…</analysis>` (also an unterminated block at the start, which means the model ran
- * out of tokens while thinking), then trims.
+ * Removes reasoning some models print before their answer: a gpt-oss "harmony" analysis channel
+ * left in the text (`harmonyFinal`), `<think>…</think>` and `<analysis>…</analysis>` blocks (also
+ * an unterminated block at the start, which means the model ran out of tokens while thinking),
+ * then trims. The project's parsers read answers through it; the official ones do exactly what
+ * the authors' notebook does instead (official-parsers.ts).
  *
  * @example
  * stripReasoning("<think>ο χρήστης ρωτά…</think>\nKEYWORDS: μίσθωση"); // "KEYWORDS: μίσθωση"
  */
 export function stripReasoning(text: string): string {
-  let out = text.replace(/<(think|analysis)>[\s\S]*?<\/\1>/gi, "");
+  let out = harmonyFinal(text).replace(/<(think|analysis)>[\s\S]*?<\/\1>/gi, "");
   out = out.replace(/^\s*<(think|analysis)>[\s\S]*$/i, "");
   return out.trim();
+}
+
+/**
+ * The final channel of a gpt-oss answer whose "harmony" markup the server did not parse (llama.cpp
+ * or LM Studio without a reasoning parser print `<|channel|>analysis<|message|>…<|end|>
+ * <|start|>assistant<|channel|>final<|message|>…`). An answer that has only an analysis channel
+ * ran out of tokens while thinking: nothing of it is the answer. Other text passes unchanged.
+ *
+ * @example
+ * harmonyFinal("<|channel|>analysis<|message|>…<|end|><|start|>assistant<|channel|>final<|message|>α"); // "α"
+ */
+export function harmonyFinal(raw: string): string {
+  if (!raw.includes("<|channel|>")) return raw;
+  const marker = /<\|channel\|>final(?:\s[^<]*)?<\|message\|>/g;
+  let last = -1;
+  for (let m = marker.exec(raw); m; m = marker.exec(raw)) last = m.index + m[0].length;
+  if (last < 0) return /^\s*(?:<\|start\|>assistant)?<\|channel\|>analysis/.test(raw) ? "" : raw;
+  return raw.slice(last).replace(/<\|(?:return|end|call)\|>\s*$/, "");
 }

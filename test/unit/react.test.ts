@@ -6,7 +6,10 @@ import { promises as fs } from "node:fs";
 import fc from "fast-check";
 import {
   observerBatches,
+  observerMessage,
   observerPromptTokens,
+  NOTHING_KEPT_YET,
+  reactParserFor,
   parseObserverAnswer,
   parsePlannerAnswer,
   reactRanking,
@@ -47,20 +50,14 @@ function scripted(id: string, answer: (req: ChatRequest, n: number) => string, u
   };
 }
 
-type NextArgs = Parameters<ReactPrompts["plannerNext"]>[0];
-
-/** Tiny prompts whose rendering the fakes can read back. */
-function fakePrompts(nextLog: NextArgs[] = []): ReactPrompts {
+/** Tiny templates whose rendering the fakes can read back. */
+function fakePrompts(): ReactPrompts {
   return {
     plannerSystem: "PLAN",
-    plannerFirst: ({ originalQuery }) => `FIRST\n${originalQuery}`,
-    plannerNext: (q) => {
-      nextLog.push(structuredClone(q));
-      return `NEXT ${q.roundIdx}/${q.maxRounds}\n${q.originalQuery}\nHISTORY: ${q.queryHistory.join(" ; ")}\nKEPT: ${q.keptDocs.map((d) => d.id).join(",")}`;
-    },
+    plannerFirst: "FIRST\n{original_query}",
+    plannerNext: "NEXT {round_idx}/{max_rounds}\n{original_query}\nHISTORY:\n{query_history}\nKEPT:\n{kept_docs_summary}",
     observerSystem: "OBS",
-    observerUser: ({ originalQuery, docs }) =>
-      `Q: ${originalQuery}\n\n` + docs.map((d) => `[DOC]\ndoc_id: ${d.id}\ntext: ${d.text}\n[/DOC]`).join("\n\n"),
+    observerUser: "Q: {original_query}\n\n{retrieved_docs_block}",
   };
 }
 
@@ -291,7 +288,7 @@ test("observer batches with the real tokenizer: the whole rendered prompt is cou
     { id: "ΑΚ::297", text: "Ο οφειλέτης έχει υποχρέωση να αποζημιώσει τον δανειστή για τη ζημία." },
   ];
   const two = count(docs.slice(0, 2));
-  assert.equal(two, countTokens(prompts.observerSystem + prompts.observerUser({ originalQuery: q, docs: docs.slice(0, 2) })) + CHAT_OVERHEAD_TOKENS);
+  assert.equal(two, countTokens(prompts.observerSystem + observerMessage(prompts, q, docs.slice(0, 2))) + CHAT_OVERHEAD_TOKENS);
   assert.ok(two > count(docs.slice(0, 1)));
   assert.deepEqual(observerBatches(docs, two + 1, count).map((b) => b.docs.length), [2, 1]);
   // With the two-article prompt's exact count as the budget, the first batch holds one article.
@@ -380,30 +377,40 @@ test("a query with no positive BM25 match calls no observer", async () => {
 test("planner rounds 2+: original query, round index, history, and ≤ 27 kept articles in ranking order", async () => {
   // 40 equally long articles sharing "common": round 1 retrieves all 40 in corpus order.
   const docs: Doc[] = Array.from({ length: 40 }, (_, i) => ({ id: `a${String(i).padStart(2, "0")}`, text: `common w${i}` }));
+  const idOf = new Map(docs.map((d) => [d.text, d.id]));
   const queries = ["QUERY: common", "QUERY: w39 w38", "QUERY: w5", "QUERY: w6"];
   const planner = scripted("p", (req) => queries[roundOf(req) - 1]);
   const observer = scripted("o", keepAll);
-  const log: NextArgs[] = [];
-  const ctx = { ...toyContext(docs, planner, observer, { rounds: 4 }), prompts: fakePrompts(log) };
-  await runReact({ id: "q", text: "Το αρχικό ερώτημα;" }, ctx);
+  await runReact({ id: "q", text: "Το αρχικό ερώτημα;" }, toyContext(docs, planner, observer, { rounds: 4 }));
 
   assert.equal(planner.calls[0].user, "FIRST\nΤο αρχικό ερώτημα;");
-  assert.equal(log.length, 3);
-  assert.deepEqual(log.map((l) => [l.roundIdx, l.maxRounds, l.originalQuery]), [
-    [2, 4, "Το αρχικό ερώτημα;"],
-    [3, 4, "Το αρχικό ερώτημα;"],
-    [4, 4, "Το αρχικό ερώτημα;"],
-  ]);
-  assert.deepEqual(log[0].queryHistory, ["common"]);
-  assert.deepEqual(log[2].queryHistory, ["common", "w39 w38", "w5"]);
-  // Round 2: everything kept once, in round 1, so BM25 rank (= corpus order) decides; 27 shown.
-  assert.deepEqual(log[0].keptDocs.map((d) => d.id), docs.slice(0, 27).map((d) => d.id));
-  assert.equal(log[0].keptDocs[0].text, "common w0", "full texts");
+  const next = planner.calls.slice(1).map((c) => {
+    const [head, rest] = c.user.split("\nHISTORY:\n");
+    const [history, kept] = rest.split("\nKEPT:\n");
+    const texts = [...kept.matchAll(/\[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ\]\n(.*)\n\[\/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ\]/g)].map((m) => m[1]);
+    return { head, history, kept, ids: texts.map((t) => idOf.get(t)) };
+  });
+  assert.deepEqual(next.map((n) => n.head), ["NEXT 2/4\nΤο αρχικό ερώτημα;", "NEXT 3/4\nΤο αρχικό ερώτημα;", "NEXT 4/4\nΤο αρχικό ερώτημα;"]);
+  assert.equal(next[0].history, "- Γύρος 1: common");
+  assert.equal(next[2].history, "- Γύρος 1: common\n- Γύρος 2: w39 w38\n- Γύρος 3: w5");
+  // Round 2: everything kept once, in round 1, so BM25 rank (= corpus order) decides; 27 shown,
+  // as full texts without ids, separated by blank lines.
+  assert.deepEqual(next[0].ids, docs.slice(0, 27).map((d) => d.id));
+  assert.ok(next[0].kept.startsWith("[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\ncommon w0\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n\n[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\ncommon w1\n"));
+  assert.ok(!next[0].kept.includes("a00"), "no ids in the kept texts");
   // Round 3: a38 and a39 were kept twice (best ranks 1 and 2 in round 2) and lead.
-  assert.deepEqual(log[1].keptDocs.map((d) => d.id), ["a38", "a39", ...docs.slice(0, 25).map((d) => d.id)]);
+  assert.deepEqual(next[1].ids, ["a38", "a39", ...docs.slice(0, 25).map((d) => d.id)]);
   // Round 4: a05 joins them with two rounds; among the three, best rank 1 everywhere, so by id.
-  assert.deepEqual(log[2].keptDocs.slice(0, 4).map((d) => d.id), ["a05", "a38", "a39", "a00"]);
-  assert.equal(log[2].keptDocs.length, 27);
+  assert.deepEqual(next[2].ids.slice(0, 4), ["a05", "a38", "a39", "a00"]);
+  assert.equal(next[2].ids.length, 27);
+});
+
+test("planner round 2 before anything is kept says so in the authors' words", async () => {
+  const planner = scripted("p", () => "QUERY: alpha");
+  const observer = scripted("o", () => "RELEVANT: NONE");
+  await runReact({ id: "q", text: "q" }, toyContext(TOY, planner, observer, { rounds: 2 }));
+  assert.equal(planner.calls[1].user, `NEXT 2/2\nq\nHISTORY:\n- Γύρος 1: alpha\nKEPT:\n${NOTHING_KEPT_YET}`);
+  assert.equal(NOTHING_KEPT_YET, "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.");
 });
 
 test("observer calls follow the token budget inside a round", async () => {
@@ -498,15 +505,26 @@ test("reactRun resumes after a crash half-way: finished queries make no call aga
     assert.deepEqual(result.kept.get(2)!.rankings.get("Q/1"), ["d0", "d1"]);
     for (const q of QUERIES) assert.equal(result.traces.get(q.id)!.complete, true);
 
-    // A third run with resume makes no call at all; a shorter run is served from the same traces.
+    // A third run with resume makes no call at all.
     const planner3 = scripted("p", () => "QUERY: alpha");
-    const short = await reactRun(QUERIES, toyContext(TOY, planner3, scripted("o", keepAll), { rounds: 1 }), { traceDir: dir, resume: true });
+    const again = await reactRun(QUERIES, toyContext(TOY, planner3, scripted("o", keepAll), { rounds: 2 }), { traceDir: dir, resume: true });
     assert.equal(planner3.calls.length, 0);
-    assert.deepEqual([...short.kept.keys()], [1]);
-    // Another model, or resume off, runs again.
-    const planner4 = scripted("other-planner", (req) => `QUERY: ${originalOf(req)}`);
-    await reactRun(QUERIES.slice(0, 1), toyContext(TOY, planner4, scripted("o", keepAll), { rounds: 1 }), { traceDir: dir, resume: true });
-    assert.equal(planner4.calls.length, 1);
+    assert.deepEqual(again.resumed, QUERIES.map((q) => q.id));
+    // Whatever would change a request or the reading of an answer runs again: fewer rounds (every
+    // planner prompt says "round i of N"), another model, other prompts, another parser.
+    const variants: [string, Partial<ReactContext>, string][] = [
+      ["fewer rounds", { rounds: 1 }, "p"],
+      ["another model", {}, "other-planner"],
+      ["other prompts", { prompts: { ...fakePrompts(), plannerFirst: "FIRST\n{original_query}\n(edited)" } }, "p"],
+      ["another parser", { parser: reactParserFor("official") }, "p"],
+    ];
+    for (const [why, extra, id] of variants) {
+      // Back to the baseline trace first, so that each variant differs from it in one way only.
+      await reactRun(QUERIES.slice(0, 1), toyContext(TOY, scripted("p", (req) => `QUERY: ${originalOf(req)}`), scripted("o", keepAll), { rounds: 2 }), { traceDir: dir, resume: true });
+      const planner4 = scripted(id, (req) => `QUERY: ${originalOf(req)}`);
+      await reactRun(QUERIES.slice(0, 1), toyContext(TOY, planner4, scripted("o", keepAll), { rounds: 2, ...extra }), { traceDir: dir, resume: true });
+      assert.ok(planner4.calls.length > 0, why);
+    }
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
