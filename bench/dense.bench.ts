@@ -104,6 +104,7 @@ async function main() {
     const embedder = {
       id: "bench",
       maxBatch: 256,
+      endpoint: "local",
       async embed(texts: string[]) {
         calls++;
         return { vectors: texts.map((t) => vectors[Number(t.split(" ")[1])]), tokens: 0 };

@@ -35,12 +35,13 @@ export { indexCorpus, bm25Search, bm25Run, type IndexedCorpus } from "./sparse/b
 export { createRetriever, registerRetriever, retrieverNames, supportsFeedback, type RetrieverOptions, type RetrieverFactory, type FeedbackRetriever } from "./retrievers";
 
 // dense, fusion
-export { BUILTIN_PRESETS, allPresets, preset, presetFingerprint, renderTemplate, type EmbeddingPreset } from "./dense/presets";
-export { embedItems, memoryCache, type VectorCache } from "./dense/embed";
+export { BUILTIN_PRESETS, allPresets, builtinPresets, embedNaming, preset, presetFingerprint, renderTemplate, type EmbedNaming, type EmbeddingPreset } from "./dense/presets";
+export { apportion, embedItems, memoryCache, type VectorCache } from "./dense/embed";
 export { ExactIndex, normalize } from "./dense/exact-search";
 export { fitLsi, LsiModel } from "./dense/lsi";
 export { rocchio } from "./dense/rocchio";
-export { EmbeddingError, type Embedder, type Side } from "./dense/types";
+export { EmbeddingError, type CachedVector, type Embedder, type EmbedResult, type Side } from "./dense/types";
+export type { DenseRetriever, DenseRetrieverInfo, DenseUsage, VectorRetriever } from "./dense/register";
 export { rrf } from "./fusion/rrf";
 export { expandQuery } from "./sparse/prf";
 

@@ -46,10 +46,96 @@ export interface Benchmark {
 /** Doc ids, best first, unique. */
 export type Ranking = DocId[];
 
+/**
+ * Provider work counted by a run: chat calls and tokens, embedding calls and tokens.
+ *
+ * @example
+ * const none: ProviderWork = { llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
+ */
+export interface ProviderWork {
+  llmCalls: number;
+  llmInput: number;
+  llmOutput: number;
+  /** Online: one per query embedded (what a deployed system sends, whatever the batching); corpus: requests. */
+  embeddingCalls: number;
+  /** As the provider reported them (stored with each cached vector), estimates where it reported none. */
+  embeddingTokens: number;
+  /** The part of `embeddingTokens` that is an o200k estimate. */
+  embeddingTokensEstimated: number;
+}
+
+/**
+ * What a run cost, as the paper's Table 17 splits it: the work of answering the queries (online)
+ * and the one-time work on the corpus (embedding or translating the articles). Calls served from
+ * a cache count with the usage recorded when they were made, so a rerun reports the same.
+ *
+ * @example
+ * run.cost?.online.llmCalls; // e.g. 283 for a reformulation of 283 queries
+ */
+export interface RunCost {
+  online: ProviderWork;
+  corpus: ProviderWork;
+  /** The chat model and the embedding model behind the calls (price lookup). */
+  llmModel?: string;
+  embeddingModel?: string;
+}
+
+/**
+ * How a run's chat requests were made, recorded from the requests themselves (never from a table
+ * of intended settings), plus the model, endpoint, prompts and parser behind them.
+ *
+ * @example
+ * run.info?.llm?.requests.planner; // [{ temperature: 0.2, top_p: 1, max_tokens: 42000, reasoning_effort: "low", calls: 52 }]
+ */
+export interface LlmRunInfo {
+  /** Model name as sent to the provider, e.g. "openai/gpt-oss-120b". */
+  model: string;
+  /** "openai" (any OpenAI-compatible server) or "gemini". */
+  provider: string;
+  /** scheme://host:port of the server (never credentials or a path). */
+  endpoint: string;
+  /** The prompt set, where it came from and the sha256 of each prompt used. */
+  prompts: { name: string; commit: string | null; sha256: Record<string, string> };
+  /** "official" (the authors' parsers) or "project". */
+  parser: string;
+  /**
+   * Per role (planner, observer, rewrite-sparse, rewrite-dense, translate-article, translate-query):
+   * each distinct set of generation parameters sent (OpenAI field names) with its number of
+   * requests. Requests answered from a cache count: they are the requests whose answers were used.
+   */
+  requests: Record<string, (Record<string, string | number> & { calls: number })[]>;
+  /** Of the requests, how many were answered from the replay cache or saved results instead of the server. */
+  reused: number;
+}
+
+/**
+ * What produced a run, as recorded while it ran. Composite runs (fusion, feedback, reformulation)
+ * list the runs they were made from in `parts`.
+ *
+ * @example
+ * run.info?.bm25; // { tokenizer: "greekstemmer", k1: 1.5, b: 0.75, epsilon: 0.25 }
+ */
+export interface RunInfo {
+  retriever: string;
+  bm25?: { tokenizer: string; k1: number; b: number; epsilon: number; positiveOnly?: boolean };
+  /** The dense retriever's description (preset, model as sent, endpoint host, templates …). */
+  embedding?: Record<string, unknown>;
+  llm?: LlmRunInfo;
+  /** REACT-BM25: rounds run per query. */
+  rounds?: number;
+  parts?: RunInfo[];
+}
+
 /** A ranked list per query, optionally with the scores that produced it. */
 export interface Run {
   rankings: Map<QueryId, Ranking>;
   scores?: Map<QueryId, number[]>;
+  /** What produced the run (parameters as sent, models, prompts), when the retriever records it. */
+  info?: RunInfo;
+  /** Provider work of the run, when it called providers. */
+  cost?: RunCost;
+  /** The queries actually searched with, when they differ from the input (e.g. LLM rewrites). */
+  queries?: Query[];
 }
 
 /** Turns text into the terms an index stores. */

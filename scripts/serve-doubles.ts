@@ -22,7 +22,7 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { BUILTIN_PRESETS } from "../lib/dense/presets";
+import { builtinPresets } from "../lib/dense/presets";
 import { foldLower } from "../lib/text/normalize";
 import { startOpenAIDouble, type ChatAnswer, type ChatCompletionBody } from "../test/fakes/openai-server";
 import { startGeminiDouble } from "../test/fakes/gemini-server";
@@ -115,14 +115,20 @@ async function main(): Promise<void> {
   const gemini = await startGeminiDouble({ usage: true });
 
   // The built-in local presets name real vector sizes (4096, 2560 …); the double serves DIMS.
-  const presets = BUILTIN_PRESETS.filter((p) => p.provider === "openai").map((p) => ({
-    name: p.name,
-    provider: p.provider,
-    model: p.model,
-    dims: DIMS,
-    queryTemplate: p.queryTemplate,
-    documentTemplate: p.documentTemplate,
-  }));
+  // Everything else follows GBR_EMBED_NAMES, so the authors' request shape can be tried here too.
+  const presets = builtinPresets()
+    .filter((p) => p.provider === "openai")
+    .map((p) => ({
+      name: p.name,
+      provider: p.provider,
+      model: p.model,
+      dims: DIMS,
+      queryTemplate: p.queryTemplate,
+      documentTemplate: p.documentTemplate,
+      ...(p.batchSize !== undefined ? { batchSize: p.batchSize } : {}),
+      ...(p.input !== undefined ? { input: p.input } : {}),
+      ...(p.server !== undefined ? { server: p.server } : {}),
+    }));
   const presetsFile = path.join(dir, "presets.json");
   writeFileSync(presetsFile, JSON.stringify({ presets }, null, 2) + "\n");
 

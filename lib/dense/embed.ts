@@ -1,11 +1,11 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
-import { EmbeddingError, type Embedder, type Side } from "./types";
+import { EmbeddingError, type CachedVector, type Embedder, type Side } from "./types";
 
 /** The part of the vector store the embedding pipeline needs (see vector-store.ts). */
 export interface VectorCache {
-  get(fingerprint: string, keys: string[]): Promise<Map<string, Float32Array>>;
-  put(fingerprint: string, rows: { key: string; id: string; side: Side; vector: Float32Array }[]): Promise<void>;
+  get(fingerprint: string, keys: string[]): Promise<Map<string, CachedVector>>;
+  put(fingerprint: string, rows: { key: string; id: string; side: Side; vector: Float32Array; tokens?: number }[]): Promise<void>;
 }
 
 export interface EmbedItemsOptions {
@@ -15,8 +15,10 @@ export interface EmbedItemsOptions {
   onProgress?: (done: number, total: number) => void;
   log?: (message: string) => void;
   /**
-   * Token estimate for texts served from the cache, so that API-equivalent cost is reported
-   * for a rerun that sent nothing (providers count tokens only for what they embed).
+   * Token estimate of a rendered text (the project passes the o200k `countTokens`). It weighs a
+   * batch's reported count when splitting it over the batch's texts, and stands in for a count
+   * nobody knows (a provider without usage; rows cached before counts were stored). Without it
+   * such counts are 0 and a batch's count is split equally.
    */
   estimateTokens?: (text: string) => number;
 }
@@ -26,12 +28,56 @@ export interface EmbedItemsResult {
   vectors: Float32Array[];
   /** Each item's cache key (what the store and its ANN index know the vector by). */
   keys: string[];
-  /** Items served from the cache, and requests/tokens spent on the rest. */
+  /** Items served from the cache. */
   cached: number;
+  /** Requests sent for the rest. */
   requests: number;
+  /**
+   * Tokens of every item, fresh or cached (a repeated item counts each time): the count the
+   * provider reported when its vector was embedded (stored with it), else the estimate. A rerun
+   * served from the cache therefore reports what the run that paid for the vectors did.
+   */
   tokens: number;
-  /** Estimated tokens of the cached items (0 without `estimateTokens`). */
-  cachedTokens: number;
+  /** The part of `tokens` that is an estimate (0 when the provider's counts cover every item). */
+  estimatedTokens: number;
+}
+
+/**
+ * Splits an integer total over weights by the largest-remainder method: integer shares that sum
+ * exactly to `total`, each within 1 of its proportional quota; equal weights when all are 0;
+ * ties in the remainder go to the earlier item.
+ *
+ * @example
+ * apportion(10, [1, 1, 1]); // [4, 3, 3]
+ * apportion(7, [0, 0]);     // [4, 3]
+ */
+export function apportion(total: number, weights: readonly number[]): number[] {
+  if (!(Number.isInteger(total) && total >= 0)) throw new RangeError(`apportion: total must be a non-negative integer, got ${total}`);
+  if (weights.length === 0) {
+    if (total === 0) return [];
+    throw new RangeError(`apportion: ${total} to split over no items`);
+  }
+  weights.forEach((w, i) => {
+    if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`apportion: weight ${i} must be a finite number >= 0, got ${w}`);
+  });
+  const sum = weights.reduce((a, b) => a + b, 0);
+  const w = sum > 0 ? weights : weights.map(() => 1);
+  const sumW = sum > 0 ? sum : weights.length;
+  const shares = new Array<number>(w.length);
+  const remainders = new Array<number>(w.length);
+  let given = 0;
+  for (let i = 0; i < w.length; i++) {
+    const scaled = total * w[i];
+    let q = Math.floor(scaled / sumW);
+    // Floating-point division may land just above an exact integer quotient; step back if so.
+    if (q * sumW > scaled) q--;
+    shares[i] = q;
+    remainders[i] = scaled - q * sumW;
+    given += q;
+  }
+  const order = remainders.map((_, i) => i).sort((a, b) => remainders[b] - remainders[a] || a - b);
+  for (let r = 0; r < total - given; r++) shares[order[r % order.length]]++;
+  return shares;
 }
 
 /**
@@ -40,10 +86,12 @@ export interface EmbedItemsResult {
  * rest go to the provider in batches, each stored as soon as it returns. A run that stops
  * half-way therefore resumes with only the missing batches, and a second run sends nothing.
  * Every batch is checked (one vector per text, a consistent size, finite values) before it is
- * stored; a failure names the items of the batch.
+ * stored; a failure names the items of the batch. A batch's reported token count is split over
+ * its texts in proportion to their estimates (`apportion`) and stored with each vector, so a
+ * cached rerun reports the same tokens as the run that paid for them.
  *
  * @example
- * const { vectors, requests } = await embedItems(bench.docs, "document", preset("qwen3-8b"), embedder, store);
+ * const { vectors, requests, tokens } = await embedItems(bench.docs, "document", preset("qwen3-8b"), embedder, store, { estimateTokens: countTokens });
  */
 export async function embedItems(
   items: readonly { id: string; text: string }[],
@@ -58,6 +106,14 @@ export async function embedItems(
   // The side is part of the key: providers such as Gemini embed the same text differently per side.
   const keys = rendered.map((r) => textKey(`${side}\n${r}`));
   const found = await cache.get(fingerprint, [...new Set(keys)]);
+  // Estimates are computed only where needed (o200k over thousands of articles takes a while),
+  // once per distinct text.
+  const estimates = new Map<string, number>();
+  const estimate = (i: number): number => {
+    let e = estimates.get(keys[i]);
+    if (e === undefined) estimates.set(keys[i], (e = opts.estimateTokens ? opts.estimateTokens(rendered[i]) : 0));
+    return e;
+  };
 
   // One request per distinct missing text, in item order.
   const missing: number[] = [];
@@ -74,9 +130,8 @@ export async function embedItems(
   for (let i = 0; i < missing.length; i += batchSize) batches.push(missing.slice(i, i + batchSize));
   if (batches.length) opts.log?.(`${p.name}: ${cached} of ${items.length} ${side} vectors cached; embedding ${missing.length} in ${batches.length} requests`);
 
-  let dims = embedder.dims ?? [...found.values()][0]?.length;
+  let dims = embedder.dims ?? [...found.values()][0]?.vector.length;
   let requests = 0;
-  let tokens = 0;
   let done = items.length - missing.length;
   opts.onProgress?.(done, items.length);
 
@@ -90,7 +145,6 @@ export async function embedItems(
       throw new EmbeddingError(`${what} failed: ${(err as Error).message}`, err instanceof EmbeddingError ? err.code : "PROVIDER", { cause: err });
     }
     requests++;
-    tokens += result.tokens;
     if (result.vectors.length !== idx.length) {
       throw new EmbeddingError(`${what}: the provider returned ${result.vectors.length} vectors for ${idx.length} texts`, "COUNT_MISMATCH");
     }
@@ -102,11 +156,15 @@ export async function embedItems(
         if (!Number.isFinite(v[x])) throw new EmbeddingError(`${what}: vector for '${id}' contains ${v[x]} at position ${x}`, "BAD_VECTOR");
       }
     });
-    await cache.put(
-      fingerprint,
-      result.vectors.map((vector, j) => ({ key: keys[idx[j]], id: items[idx[j]].id, side, vector })),
-    );
-    result.vectors.forEach((v, j) => found.set(keys[idx[j]], v));
+    const reported = result.tokens;
+    if (reported !== undefined && !(Number.isInteger(reported) && reported >= 0)) {
+      throw new EmbeddingError(`${what}: the provider reported ${reported} tokens, not a count`, "PROVIDER");
+    }
+    // A single text gets the whole count; only a real batch needs the estimates as weights.
+    const shares = reported === undefined ? undefined : idx.length === 1 ? [reported] : apportion(reported, idx.map(estimate));
+    const rows = result.vectors.map((vector, j) => ({ key: keys[idx[j]], id: items[idx[j]].id, side, vector, tokens: shares?.[j] }));
+    await cache.put(fingerprint, rows);
+    for (const r of rows) found.set(r.key, r.tokens === undefined ? { vector: r.vector } : { vector: r.vector, tokens: r.tokens });
     done += idx.length;
     opts.onProgress?.(done, items.length);
   };
@@ -128,15 +186,21 @@ export async function embedItems(
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 2, batches.length) }, worker));
   if (failure !== undefined) throw failure;
 
-  const vectors = keys.map((k) => found.get(k)!);
-  let cachedTokens = 0;
-  if (opts.estimateTokens && cached > 0) {
-    const fresh = new Set(missing.map((i) => keys[i]));
-    rendered.forEach((r, i) => {
-      if (!fresh.has(keys[i])) cachedTokens += opts.estimateTokens!(r);
-    });
-  }
-  return { vectors, keys, cached, requests, tokens, cachedTokens };
+  const vectors: Float32Array[] = [];
+  let tokens = 0;
+  let estimatedTokens = 0;
+  keys.forEach((k, i) => {
+    const hit = found.get(k)!;
+    vectors.push(hit.vector);
+    if (hit.tokens !== undefined) {
+      tokens += hit.tokens;
+    } else {
+      const e = estimate(i);
+      tokens += e;
+      estimatedTokens += e;
+    }
+  });
+  return { vectors, keys, cached, requests, tokens, estimatedTokens };
 }
 
 function describe(ids: string[], side: Side, b: number, total: number, name: string): string {
@@ -153,18 +217,19 @@ function describe(ids: string[], side: Side, b: number, total: number, name: str
  * await embedItems(queries, "query", p, embedder, cache);
  */
 export function memoryCache(): VectorCache & { size(): number } {
-  const tables = new Map<string, Map<string, Float32Array>>();
+  const tables = new Map<string, Map<string, CachedVector>>();
   return {
     async get(fp, keys) {
       const t = tables.get(fp);
-      const out = new Map<string, Float32Array>();
-      if (t) for (const k of keys) if (t.has(k)) out.set(k, t.get(k)!);
+      const out = new Map<string, CachedVector>();
+      if (t) for (const k of keys) if (t.has(k)) out.set(k, { ...t.get(k)! });
       return out;
     },
     async put(fp, rows) {
       let t = tables.get(fp);
       if (!t) tables.set(fp, (t = new Map()));
-      for (const r of rows) t.set(r.key, r.vector);
+      // Like the store: a key already present is not written again.
+      for (const r of rows) if (!t.has(r.key)) t.set(r.key, r.tokens === undefined ? { vector: r.vector } : { vector: r.vector, tokens: r.tokens });
     },
     size: () => [...tables.values()].reduce((s, t) => s + t.size, 0),
   };

@@ -272,6 +272,7 @@ export function lsiEmbedder(model: LsiModel): Embedder {
     dims: model.dims,
     // Local and cheap: the batch size only bounds how much a caller queues per call.
     maxBatch: 4096,
+    endpoint: "local",
     async embed(texts: string[], _side: Side): Promise<EmbedResult> {
       return { vectors: texts.map((t) => model.embedQuery(t)), tokens: 0 };
     },

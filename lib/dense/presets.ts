@@ -19,8 +19,19 @@ export interface EmbeddingPreset {
   dims?: number;
   queryTemplate: string;
   documentTemplate: string;
-  /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini). */
+  /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini; 1 when `input` is "string"). */
   batchSize?: number;
+  /**
+   * How texts travel to an OpenAI-compatible server: "array" (default) sends a list per request;
+   * "string" sends one text per request as a plain string, the body holding only `model` and
+   * `input`, exactly as the authors' notebook posted it. Batch size must then be 1.
+   */
+  input?: "array" | "string";
+  /**
+   * "lmstudio": the preset is served by LM Studio, so it goes to `GBR_LMSTUDIO_BASE_URL` (with
+   * `GBR_LMSTUDIO_API_KEY`) when that is set, else to `GBR_EMBED_BASE_URL` like any other.
+   */
+  server?: "lmstudio";
   /** Paper's Recall@100 on all 283 queries, for the reproduction table. */
   paperRecall100?: number;
   note?: string;
@@ -41,9 +52,11 @@ const qwen = (name: string, model: string, dims: number, paperRecall100: number)
 });
 
 /**
- * The nine embedding models of the paper with their templates (DESIGN.md §6). Model names are
- * the Hugging Face ids most servers (vLLM, TEI) use; LM Studio or Ollama may name them
- * differently, which a user preset of the same name fixes.
+ * The paper's nine embedding models with their templates (DESIGN.md §6), plus `embgemma-300m-raw`
+ * (EmbeddingGemma without its prompts, as the authors' retrieval quickstart encodes). Model names
+ * are the Hugging Face ids most servers (vLLM, TEI) use; `GBR_EMBED_NAMES=authors` switches to the
+ * names the authors served (see `builtinPresets`), and a user preset of the same name fixes any
+ * other server's naming.
  */
 export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   qwen("qwen3-8b", "Qwen/Qwen3-Embedding-8B", 4096, 0.67),
@@ -52,11 +65,11 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   {
     name: "euler-legal-v1",
     provider: "openai",
-    model: "Euler-Legal-Embedding-V1",
+    model: "Mira190/Euler-Legal-Embedding-V1",
     queryTemplate: "{text}",
     documentTemplate: "{text}",
     paperRecall100: 0.68,
-    note: "no templates; set the model name your server uses with a user preset",
+    note: "no templates",
   },
   { name: "jina-v5-small", provider: "openai", model: "jinaai/jina-embeddings-v5-text-small", queryTemplate: "Query: {text}", documentTemplate: "Document: {text}" },
   { name: "arctic-v2", provider: "openai", model: "Snowflake/snowflake-arctic-embed-l-v2.0", dims: 1024, queryTemplate: "query: {text}", documentTemplate: "{text}" },
@@ -67,6 +80,16 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
     dims: 768,
     queryTemplate: "task: search result | query: {text}",
     documentTemplate: "title: none | text: {text}",
+    note: "with the model's retrieval prompts, as the authors' experiments notebook encodes",
+  },
+  {
+    name: "embgemma-300m-raw",
+    provider: "openai",
+    model: "google/embeddinggemma-300m",
+    dims: 768,
+    queryTemplate: "{text}",
+    documentTemplate: "{text}",
+    note: "raw texts, no prompts, as the authors' retrieval quickstart encodes (its ≈0.39 Recall@100 on the public release)",
   },
   {
     name: "nomic-v1.5",
@@ -89,6 +112,75 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
     paperRecall100: 0.77,
   },
 ];
+
+/**
+ * Which model names the built-in presets send: Hugging Face ids, or the names the authors served.
+ *
+ * @example
+ * const naming: EmbedNaming = embedNaming(); // from GBR_EMBED_NAMES
+ */
+export type EmbedNaming = "hf" | "authors";
+
+/**
+ * The model name each built-in preset had in the authors' runs (their experiments notebook at
+ * commit 992f5224): LM Studio's names for the five models it served, Hugging Face ids on their
+ * other OpenAI-compatible server, and Gemini's own. EmbeddingGemma without prompts is the same
+ * model as with them, so it takes the same LM Studio name.
+ *
+ * @example
+ * AUTHORS_SERVED_NAMES["qwen3-8b"]; // { model: "text-embedding-qwen3-embedding-8b", server: "lmstudio" }
+ */
+export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; server?: "lmstudio" }>> = Object.freeze({
+  "qwen3-8b": { model: "text-embedding-qwen3-embedding-8b", server: "lmstudio" },
+  "qwen3-4b": { model: "text-embedding-qwen3-embedding-4b", server: "lmstudio" },
+  "qwen3-0.6b": { model: "text-embedding-qwen3-embedding-0.6b", server: "lmstudio" },
+  "embgemma-300m": { model: "text-embedding-embeddinggemma-300m-qat", server: "lmstudio" },
+  "embgemma-300m-raw": { model: "text-embedding-embeddinggemma-300m-qat", server: "lmstudio" },
+  "nomic-v1.5": { model: "text-embedding-nomic-embed-text-v1.5", server: "lmstudio" },
+  "euler-legal-v1": { model: "Mira190/Euler-Legal-Embedding-V1" },
+  "jina-v5-small": { model: "jinaai/jina-embeddings-v5-text-small" },
+  "arctic-v2": { model: "Snowflake/snowflake-arctic-embed-l-v2.0" },
+  "gemini-001": { model: "gemini-embedding-001" },
+});
+
+const NAMINGS: readonly EmbedNaming[] = ["hf", "authors"];
+
+/**
+ * The naming mode chosen by `GBR_EMBED_NAMES` ("hf" when unset or empty); any other value is an
+ * error naming the variable and the allowed values.
+ *
+ * @example
+ * embedNaming({ GBR_EMBED_NAMES: "authors" }); // "authors"
+ * embedNaming({});                             // "hf"
+ */
+export function embedNaming(env: NodeJS.ProcessEnv = process.env): EmbedNaming {
+  const raw = env.GBR_EMBED_NAMES?.trim();
+  if (!raw) return "hf";
+  const v = raw.toLowerCase();
+  if ((NAMINGS as readonly string[]).includes(v)) return v as EmbedNaming;
+  throw new Error(`GBR_EMBED_NAMES must be "hf" or "authors", got ${JSON.stringify(env.GBR_EMBED_NAMES)}`);
+}
+
+/**
+ * The built-in presets under a naming mode. "authors" sends the names the authors served
+ * (`AUTHORS_SERVED_NAMES`), one text per request (batch size 1), and, for OpenAI-compatible
+ * servers, the text as a plain string: request for request what their notebook sent. The model
+ * name is part of the fingerprint, so vectors of the two namings are cached apart.
+ *
+ * @example
+ * builtinPresets("authors").find((p) => p.name === "qwen3-8b")!.model; // "text-embedding-qwen3-embedding-8b"
+ */
+export function builtinPresets(naming: EmbedNaming = embedNaming()): EmbeddingPreset[] {
+  if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
+  return BUILTIN_PRESETS.map((p) => {
+    const served = AUTHORS_SERVED_NAMES[p.name];
+    if (!served) throw new Error(`preset '${p.name}': no served name recorded for GBR_EMBED_NAMES=authors`);
+    const out: EmbeddingPreset = { ...p, model: served.model, batchSize: 1 };
+    if (p.provider === "openai") out.input = "string";
+    if (served.server) out.server = served.server;
+    return out;
+  });
+}
 
 /**
  * Fills a template for one side.
@@ -136,14 +228,15 @@ export function userPresetsFile(): string | undefined {
 }
 
 /**
- * Built-in presets plus the user's (`{"presets": [{name, provider, model, dims?, queryTemplate,
- * documentTemplate, batchSize?}]}`); a user preset with a built-in's name replaces it.
+ * Built-in presets under the naming mode (`GBR_EMBED_NAMES`) plus the user's (`{"presets":
+ * [{name, provider, model, dims?, queryTemplate, documentTemplate, batchSize?, input?, server?}]}`);
+ * a user preset with a built-in's name replaces it whatever the naming mode.
  *
  * @example
  * allPresets().map((p) => p.name); // ["qwen3-8b", …, "gemini-001", …user presets]
  */
-export function allPresets(file = userPresetsFile()): EmbeddingPreset[] {
-  const byName = new Map(BUILTIN_PRESETS.map((p) => [p.name, p]));
+export function allPresets(file = userPresetsFile(), naming: EmbedNaming = embedNaming()): EmbeddingPreset[] {
+  const byName = new Map(builtinPresets(naming).map((p) => [p.name, p]));
   if (file) for (const p of readUserPresets(file)) byName.set(p.name, p);
   return [...byName.values()];
 }
@@ -182,6 +275,10 @@ function readUserPresets(file: string): EmbeddingPreset[] {
     }
     if (p.dims !== undefined && !(Number.isInteger(p.dims) && p.dims > 0)) throw new Error(`${where}: dims must be a positive integer`);
     if (p.batchSize !== undefined && !(Number.isInteger(p.batchSize) && p.batchSize > 0)) throw new Error(`${where}: batchSize must be a positive integer`);
+    if (p.input !== undefined && p.input !== "array" && p.input !== "string") throw new Error(`${where}: input must be "array" or "string"`);
+    if (p.input === "string" && p.provider !== "openai") throw new Error(`${where}: input "string" applies to provider "openai" only`);
+    if (p.input === "string" && p.batchSize !== undefined && p.batchSize !== 1) throw new Error(`${where}: input "string" sends one text per request, so batchSize must be 1`);
+    if (p.server !== undefined && p.server !== "lmstudio") throw new Error(`${where}: server must be "lmstudio" when given`);
     return p as EmbeddingPreset;
   });
 }

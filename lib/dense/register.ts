@@ -1,15 +1,15 @@
-import type { Benchmark, Query, Run } from "../types";
+import type { Benchmark, ProviderWork, Query, Run, RunInfo } from "../types";
+import { zeroWork } from "../util/run-cost";
 import { registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
 import { indexCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { preset, type EmbeddingPreset } from "./presets";
+import { allPresets, embedNaming, preset, presetFingerprint, type EmbedNaming, type EmbeddingPreset, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import type { Embedder } from "./types";
 import type { VectorStore } from "./vector-store";
-import { presetFingerprint } from "./presets";
 
 // The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
 // retriever is first created, so commands that never embed start fast.
@@ -17,20 +17,26 @@ import { presetFingerprint } from "./presets";
 /**
  * The embedder a preset runs on, configured from the environment; rejects with an
  * EmbeddingError of code NOT_CONFIGURED (saying what to set) when its provider is not configured.
+ * A preset served by LM Studio (`server: "lmstudio"`, the authors' naming) goes to
+ * `GBR_LMSTUDIO_BASE_URL` with `GBR_LMSTUDIO_API_KEY` when that URL is set.
  *
  * @example
  * const e = await embedderFor(preset("gemini-001")); // needs GEMINI_API_KEY
  */
-export async function embedderFor(p: EmbeddingPreset): Promise<Embedder> {
+export async function embedderFor(p: EmbeddingPreset, env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
   // require, not import(): in CommonJS a dynamic import() goes through the ESM loader, which
   // does not resolve extension-less TypeScript paths when only the CJS hook is registered.
   if (p.provider === "gemini") {
     const m = require("./embedders/gemini") as typeof import("./embedders/gemini");
-    return m.geminiEmbedderFromEnv(p.model, p.dims);
+    return m.geminiEmbedderFromEnv(p.model, p.dims, env, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   }
   if (p.provider === "openai") {
     const m = require("./embedders/openai-compatible") as typeof import("./embedders/openai-compatible");
-    return m.openaiEmbedderFromEnv(p.model, p.dims, p.batchSize);
+    const lmstudio = p.server === "lmstudio" ? env.GBR_LMSTUDIO_BASE_URL?.trim() : undefined;
+    // Only LM Studio's own key goes to LM Studio: the general embedding or OpenAI key is meant
+    // for another server and must not be sent to this one.
+    const where = lmstudio ? { GBR_EMBED_BASE_URL: lmstudio, GBR_EMBED_API_KEY: env.GBR_LMSTUDIO_API_KEY?.trim() || undefined } : env;
+    return m.openaiEmbedderFromEnv(p.model, p.dims, p.batchSize, p.input ? { input: p.input } : {}, where);
   }
   throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
 }
@@ -46,24 +52,98 @@ function sharedStore(uri?: string): Promise<VectorStore> {
 
 /**
  * Usage of a dense retriever so far, split into the one-time corpus side and the online query
- * side as the cost table needs it. Tokens include an o200k estimate for vectors that came from
- * the cache (the provider did not count them this time).
+ * side as the cost table needs it. Tokens are what the provider reported when each vector was
+ * embedded (stored with the vector, so a rerun served from the cache reports the same), plus an
+ * o200k estimate where no count is known; the `…Estimated` fields are those estimated parts.
+ *
+ * @example
+ * const r = (await createRetriever("dense:qwen3-8b", bench)) as DenseRetriever;
+ * await r.retrieve(bench.queries, 100);
+ * r.usage.queryTokens / r.usage.queryTexts; // embedding tokens per query
  */
 export interface DenseUsage {
+  /** Requests sent to the provider (documents and queries). */
   requests: number;
+  /** documentTokens + queryTokens. */
   tokens: number;
+  /** Vectors served from the cache (documents and queries). */
   cachedVectors: number;
   documentRequests: number;
   documentTokens: number;
+  /** The estimated part of documentTokens. */
+  documentTokensEstimated: number;
+  /** Wall time spent embedding the corpus when the retriever was created, cache reads included. */
+  documentSeconds: number;
   queryRequests: number;
+  /** Query texts embedded or served from the cache: one online embedding per query, whatever the batching. */
+  queryTexts: number;
   queryTokens: number;
+  /** The estimated part of queryTokens. */
+  queryTokensEstimated: number;
 }
 
-const emptyUsage = (): DenseUsage => ({ requests: 0, tokens: 0, cachedVectors: 0, documentRequests: 0, documentTokens: 0, queryRequests: 0, queryTokens: 0 });
+const emptyUsage = (): DenseUsage => ({
+  requests: 0,
+  tokens: 0,
+  cachedVectors: 0,
+  documentRequests: 0,
+  documentTokens: 0,
+  documentTokensEstimated: 0,
+  documentSeconds: 0,
+  queryRequests: 0,
+  queryTexts: 0,
+  queryTokens: 0,
+  queryTokensEstimated: 0,
+});
 
-/** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
+/**
+ * A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback.
+ *
+ * @example
+ * const r = vectorRetriever("lsi", bench, docVectors, embedQueries);
+ * const run = r.searchVectors(bench.queries, queryVectors, 100); // no embedding, no usage
+ */
 export interface VectorRetriever extends FeedbackRetriever {
   usage: DenseUsage;
+  /** Exact top k for query vectors already at hand (embeds nothing, so counts no usage). */
+  searchVectors(queries: Query[], vectors: readonly Float32Array[], k: number): Run;
+}
+
+/**
+ * What a `dense:` retriever actually runs, for run metadata and reports. Holds nothing secret:
+ * the endpoint is scheme, host and port only.
+ *
+ * @example
+ * r.info; // { preset: "qwen3-8b", provider: "openai", model: "text-embedding-qwen3-embedding-8b",
+ *         //   endpoint: "http://localhost:1234", …, batchSize: 1, input: "string", naming: "authors" }
+ */
+export interface DenseRetrieverInfo {
+  /** Preset name, as in `dense:<preset>`. */
+  preset: string;
+  provider: Provider;
+  /** The model name sent to the provider. */
+  model: string;
+  /** `scheme://host[:port]` of the server the requests go to (Gemini: its API host). */
+  endpoint: string;
+  queryTemplate: string;
+  documentTemplate: string;
+  /** Texts per request. */
+  batchSize: number;
+  /** OpenAI-compatible servers: whether `input` is sent as a list or as one plain string. */
+  input?: "array" | "string";
+  /** The `GBR_EMBED_NAMES` mode the retriever was created under (a user preset is used as written in either). */
+  naming: EmbedNaming;
+}
+
+/**
+ * A `dense:` retriever: a VectorRetriever over an embedding API, saying what it runs.
+ *
+ * @example
+ * const r = (await createRetriever("dense:embgemma-300m-raw", bench)) as DenseRetriever;
+ * console.log(`${r.info.model} at ${r.info.endpoint}, ${r.usage.documentTokens} corpus tokens`);
+ */
+export interface DenseRetriever extends VectorRetriever {
+  readonly info: DenseRetrieverInfo;
 }
 
 /**
@@ -93,6 +173,7 @@ export function vectorRetriever(
   return {
     name,
     usage,
+    searchVectors: (queries, vectors, k) => toRun(queries, index.search(vectors, k)),
     async retrieve(queries: Query[], k: number): Promise<Run> {
       return toRun(queries, index.search(await embedQueries(queries), k));
     },
@@ -111,9 +192,12 @@ export function vectorRetriever(
  *
  * @example
  * const r = await denseRetriever("dense:qwen3-8b", bench, {}); // needs GBR_EMBED_BASE_URL
+ * r.info.model; // "Qwen/Qwen3-Embedding-8B" (GBR_EMBED_NAMES=authors: "text-embedding-qwen3-embedding-8b")
  */
-export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<VectorRetriever> {
-  const p = preset(name.slice("dense:".length));
+export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<DenseRetriever> {
+  // Read once, so the preset and the info agree even if the environment changes meanwhile.
+  const naming = embedNaming();
+  const p = preset(name.slice("dense:".length), allPresets(undefined, naming));
   const embedder = await embedderFor(p);
   const store = await sharedStore(opts.vectorStore);
   const usage = emptyUsage();
@@ -124,23 +208,64 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
       onProgress: opts.onProgress && ((done, total) => opts.onProgress!(`${p.name} ${side}s`, done, total)),
       estimateTokens: countTokens,
     });
-    const tokens = r.tokens + r.cachedTokens;
     usage.requests += r.requests;
-    usage.tokens += tokens;
+    usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
     if (side === "document") {
       usage.documentRequests += r.requests;
-      usage.documentTokens += tokens;
+      usage.documentTokens += r.tokens;
+      usage.documentTokensEstimated += r.estimatedTokens;
     } else {
       usage.queryRequests += r.requests;
-      usage.queryTokens += tokens;
+      usage.queryTexts += items.length;
+      usage.queryTokens += r.tokens;
+      usage.queryTokensEstimated += r.estimatedTokens;
     }
     return r;
   };
+  const t0 = performance.now();
   const docs = await run(bench.docs, "document");
-  const exact = vectorRetriever(name, bench, docs.vectors, async (queries) => (await run(queries, "query")).vectors, usage);
-  if (!opts.ann) return exact;
-  return annRetriever(exact, store, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts);
+  usage.documentSeconds = (performance.now() - t0) / 1000;
+  const info: DenseRetrieverInfo = {
+    preset: p.name,
+    provider: p.provider,
+    model: p.model,
+    endpoint: embedder.endpoint,
+    queryTemplate: p.queryTemplate,
+    documentTemplate: p.documentTemplate,
+    batchSize: embedder.maxBatch,
+    ...(p.provider === "openai" ? { input: p.input ?? "array" } : {}),
+    naming,
+  };
+  const exact: DenseRetriever = {
+    ...vectorRetriever(name, bench, docs.vectors, async (queries) => (await run(queries, "query")).vectors, usage),
+    info,
+  };
+  return recorded(opts.ann ? await annRetriever(exact, store, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts) : exact, bench.docs.length);
+}
+
+/**
+ * The retriever with every run carrying its record: what ran (`info`) and its work, the query
+ * embeddings of this run online (one call per query text, whatever the batching) and the
+ * corpus embedding as the one-time part (one call per article). The online part is the change in
+ * `usage` during the call, so one retriever's runs must not overlap (reproduce runs them in turn).
+ */
+function recorded(r: DenseRetriever, articles: number): DenseRetriever {
+  const u = r.usage;
+  const wrap =
+    (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
+    async (queries: Query[], k: number): Promise<Run> => {
+      const before = { texts: u.queryTexts, tokens: u.queryTokens, estimated: u.queryTokensEstimated };
+      const run = await search(queries, k);
+      const online: ProviderWork = { ...zeroWork(), embeddingCalls: u.queryTexts - before.texts, embeddingTokens: u.queryTokens - before.tokens, embeddingTokensEstimated: u.queryTokensEstimated - before.estimated };
+      const corpus: ProviderWork = { ...zeroWork(), embeddingCalls: articles, embeddingTokens: u.documentTokens, embeddingTokensEstimated: u.documentTokensEstimated };
+      return { ...run, info: { retriever, embedding: { ...r.info } }, cost: { online, corpus, embeddingModel: r.info.model } };
+    };
+  return {
+    ...r,
+    retrieve: wrap(r.name, (q, k) => r.retrieve(q, k)),
+    retrieveWithFeedback: wrap(`prf:${r.name}`, (q, k) => r.retrieveWithFeedback(q, k)),
+  };
 }
 
 /**
@@ -149,14 +274,14 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
  * are mapped back through this corpus's keys and over-fetched to fill k.
  */
 async function annRetriever(
-  exact: VectorRetriever,
+  exact: DenseRetriever,
   store: VectorStore,
   fingerprint: string,
   bench: Benchmark,
   docKeys: string[],
   embedQueries: (queries: Query[]) => Promise<{ vectors: Float32Array[] }>,
   opts: RetrieverOptions,
-): Promise<VectorRetriever> {
+): Promise<DenseRetriever> {
   if (!(await store.hasCurrentAnnIndex(fingerprint))) {
     opts.log?.(`${exact.name}: building the IVF_PQ index (once per preset; may take a minute)`);
     await store.buildAnnIndex(fingerprint);
@@ -180,8 +305,9 @@ async function annRetriever(
         rankings.set(q.id, ids);
         scores.set(q.id, sc);
       });
-      // Recall against exact search, so nobody trades accuracy for speed without seeing it.
-      const reference = await exact.retrieve(queries, k);
+      // Recall against exact search, so nobody trades accuracy for speed without seeing it; the
+      // same query vectors, so the queries are not embedded (nor counted) twice.
+      const reference = exact.searchVectors(queries, vectors, k);
       let overlap = 0;
       for (const [qid, list] of reference.rankings) {
         const got = new Set(rankings.get(qid));
@@ -207,7 +333,13 @@ export async function lsiRetriever(name: string, bench: Benchmark, opts: Retriev
   const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
   const model = fitLsi(corpus, { dims });
   opts.log?.(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  return vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
+  const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
+  const info = (retriever: string): RunInfo => ({ retriever, embedding: { model: `LSI over BM25-GREEKSTEMMER tokens, ${model.dims} dims`, endpoint: "local" } });
+  return {
+    ...lsi,
+    retrieve: async (q, k) => ({ ...(await lsi.retrieve(q, k)), info: info(name) }),
+    retrieveWithFeedback: async (q, k) => ({ ...(await lsi.retrieveWithFeedback(q, k)), info: info(`prf:${name}`) }),
+  };
 }
 
 registerRetriever("dense:", denseRetriever);

@@ -6,11 +6,35 @@
 /** Which side of retrieval a text is on; models embed queries and documents differently. */
 export type Side = "query" | "document";
 
+/**
+ * What one embedding call returned.
+ *
+ * @example
+ * const r: EmbedResult = { vectors: [Float32Array.of(0.6, 0.8)], tokens: undefined }; // a server without `usage`
+ */
 export interface EmbedResult {
   /** One vector per input text, in input order. */
   vectors: Float32Array[];
-  /** Tokens the provider billed for the call (0 when it does not say). */
-  tokens: number;
+  /**
+   * Tokens the provider reported for the whole call; undefined when its answer carries no usage
+   * (some OpenAI-compatible servers; Gemini's embed answers), so that an unknown count is never
+   * mistaken for a free call. 0 for an empty call, which sends nothing.
+   */
+  tokens: number | undefined;
+}
+
+/**
+ * A vector as the cache holds it, with the tokens the provider reported for its text when known
+ * (a batch's count apportioned over its texts; unknown for providers without usage and for rows
+ * written before token counts were stored).
+ *
+ * @example
+ * const hit: CachedVector | undefined = (await cache.get(fp, [key])).get(key);
+ * hit?.tokens; // 412, or undefined
+ */
+export interface CachedVector {
+  vector: Float32Array;
+  tokens?: number;
 }
 
 /**
@@ -28,6 +52,12 @@ export interface Embedder {
   readonly dims?: number;
   /** Largest batch the provider accepts in one request. */
   readonly maxBatch: number;
+  /**
+   * Where the requests go, as `scheme://host[:port]` (the port shown unless it is the scheme's
+   * default; no credentials, path or query string, so it is safe to log and to record), or
+   * "local" for a model computed in this process.
+   */
+  readonly endpoint: string;
   embed(texts: string[], side: Side): Promise<EmbedResult>;
 }
 

@@ -15,9 +15,9 @@ import * as lancedb from "@lancedb/lancedb";
 // apache-arrow is LanceDB's peer dependency (installed with it); building the Arrow columns
 // ourselves lets a batch of Float32Arrays go in as one contiguous buffer, exact to the bit,
 // instead of LanceDB's row-by-row conversion of JS objects.
-import { DataType, Field, FixedSizeList, Float32, makeData, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, vectorFromArray } from "apache-arrow";
+import { type Data, DataType, Field, FixedSizeList, Float32, Int32, makeData, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, vectorFromArray } from "apache-arrow";
 import { dataDir } from "../paths";
-import type { Side } from "./types";
+import type { CachedVector, Side } from "./types";
 
 /** One cached embedding. */
 export interface VectorRow {
@@ -27,6 +27,12 @@ export interface VectorRow {
   id: string;
   side: Side;
   vector: Float32Array;
+  /**
+   * Tokens the provider reported for this text (its share of the batch's count), when known.
+   * Stored in a nullable column; tables written before the column existed keep their four
+   * columns, and rows appended to them store no tokens.
+   */
+  tokens?: number;
 }
 
 /** Shape of the IVF_PQ index built by `buildAnnIndex`. */
@@ -66,23 +72,26 @@ export interface VectorStore {
   /** The LanceDB URI the store was opened on. */
   readonly uri: string;
   /**
-   * The stored vectors for those keys (keys not stored are absent from the map; an unknown
-   * fingerprint gives an empty map).
+   * The stored vectors for those keys, each with its stored token count (absent when unknown:
+   * the provider gave none, or the row predates the tokens column). Keys not stored are absent
+   * from the map; an unknown fingerprint gives an empty map.
    *
    * @example
    * const cached = await store.get(fp, items.map((x) => x.key));
    * const missing = items.filter((x) => !cached.has(x.key));
+   * cached.get(items[0].key)?.tokens; // 412, or undefined
    */
-  get(fingerprint: string, keys: readonly string[]): Promise<Map<string, Float32Array>>;
+  get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>>;
   /**
    * Appends rows whose key is not yet stored (keys already present, and repeats within the
    * batch, are skipped). The first put creates the table with the first row's dimension. The
-   * whole batch is validated before anything is written: a vector of another dimension, or one
-   * holding NaN or ±Infinity, rejects the put with an Error naming the row's id, and none of the
-   * batch is stored. Resolves once the rows are committed.
+   * whole batch is validated before anything is written: a vector of another dimension, one
+   * holding NaN or ±Infinity, or a token count that is not a non-negative integer, rejects the
+   * put with an Error naming the row's id, and none of the batch is stored. Resolves once the
+   * rows are committed.
    *
    * @example
-   * await store.put(fp, batch.map((x, i) => ({ key: x.key, id: x.id, side: "document", vector: vectors[i] })));
+   * await store.put(fp, batch.map((x, i) => ({ key: x.key, id: x.id, side: "document", vector: vectors[i], tokens: shares[i] })));
    */
   put(fingerprint: string, rows: readonly VectorRow[]): Promise<void>;
   /**
@@ -220,19 +229,25 @@ export function annRecallAtK(exact: readonly (readonly string[])[], ann: readonl
   return sum / exact.length;
 }
 
-function schemaFor(dims: number): Schema {
-  return new Schema([
+/**
+ * The table schema: key, id, side, vector, and (unless writing to a table created before it
+ * existed) a nullable int32 `tokens` column.
+ */
+function schemaFor(dims: number, withTokens: boolean): Schema {
+  const fields: Field[] = [
     new Field("key", new Utf8(), false),
     new Field("id", new Utf8(), false),
     new Field("side", new Utf8(), false),
     // Nullable items: the type LanceDB itself gives vector columns, so its vector APIs accept it.
     new Field("vector", new FixedSizeList(dims, new Field("item", new Float32(), true)), false),
-  ]);
+  ];
+  if (withTokens) fields.push(new Field("tokens", new Int32(), true));
+  return new Schema(fields);
 }
 
 /** Rows as one Arrow record batch, the vectors copied into a single Float32 buffer. */
-function toArrow(rows: readonly VectorRow[], dims: number): ArrowTable {
-  const schema = schemaFor(dims);
+function toArrow(rows: readonly VectorRow[], dims: number, withTokens: boolean): ArrowTable {
+  const schema = schemaFor(dims, withTokens);
   const flat = new Float32Array(rows.length * dims);
   rows.forEach((r, i) => flat.set(r.vector, i * dims));
   const vectors = makeData({
@@ -242,24 +257,38 @@ function toArrow(rows: readonly VectorRow[], dims: number): ArrowTable {
     child: makeData({ type: new Float32(), length: flat.length, data: flat }),
   });
   const strings = (pick: (r: VectorRow) => string) => vectorFromArray(rows.map(pick), new Utf8()).data[0];
+  const children: Data[] = [strings((r) => r.key), strings((r) => r.id), strings((r) => r.side), vectors];
+  // null, not 0, for an unknown count: the reader must be able to tell it from a free text.
+  if (withTokens) children.push(vectorFromArray(rows.map((r) => r.tokens ?? null), new Int32()).data[0]);
   const batch = new RecordBatch(
     schema,
     makeData({
       type: new Struct(schema.fields),
       length: rows.length,
       nullCount: 0,
-      children: [strings((r) => r.key), strings((r) => r.id), strings((r) => r.side), vectors],
+      children,
     }),
   );
   return new ArrowTable([batch]);
 }
 
-/** Dimension of the table's vector column. */
-async function tableDims(table: lancedb.Table): Promise<number> {
-  const type = (await table.schema()).fields.find((f) => f.name === "vector")?.type;
+/** What a table's schema says: the vector size, and whether it has the tokens column. */
+interface TableShape {
+  dims: number;
+  tokens: boolean;
+}
+
+async function tableShape(table: lancedb.Table): Promise<TableShape> {
+  const fields = (await table.schema()).fields;
+  const type = fields.find((f) => f.name === "vector")?.type;
   // A type-id test, not instanceof: the schema comes from LanceDB's copy of apache-arrow.
   if (!type || !DataType.isFixedSizeList(type)) throw new Error(`vector store: table ${table.name} has no fixed-size vector column`);
-  return type.listSize;
+  return { dims: type.listSize, tokens: fields.some((f) => f.name === "tokens") };
+}
+
+/** Dimension of the table's vector column. */
+async function tableDims(table: lancedb.Table): Promise<number> {
+  return (await tableShape(table)).dims;
 }
 
 /** SQL string literal (keys are hex, but ids and anything else must not break the query). */
@@ -267,12 +296,16 @@ function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-/** Copies `key → vector` out of query results, keeping only wanted keys (all when undefined). */
-function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Set<string> | undefined, out: Map<string, Float32Array>): void {
+/**
+ * Copies `key → {vector, tokens}` out of query results, keeping only wanted keys (all when
+ * undefined). A result without a tokens column (an old table) gives rows without tokens.
+ */
+function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Set<string> | undefined, out: Map<string, CachedVector>): void {
   for (const batch of batches) {
     const keys = batch.getChild("key");
     const vec = batch.getChild("vector");
     if (!keys || !vec) throw new Error("vector store: query result lacks key or vector column");
+    const tokens = batch.getChild("tokens");
     const list = vec.data[0];
     const child = list.children[0];
     const values = child.values as Float32Array;
@@ -282,7 +315,10 @@ function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Set<strin
       if (out.has(key)) continue; // a duplicate row (only possible after racing writers): same vector
       const start = child.offset + (list.offset + i) * dims;
       // slice, not subarray: a view would pin the whole result buffer for a few vectors.
-      out.set(key, values.slice(start, start + dims));
+      const entry: CachedVector = { vector: values.slice(start, start + dims) };
+      const t: unknown = tokens?.get(i);
+      if (typeof t === "number") entry.tokens = t;
+      out.set(key, entry);
     }
   }
 }
@@ -323,14 +359,16 @@ class LanceVectorStore implements VectorStore {
     return next;
   }
 
-  async get(fingerprint: string, keys: readonly string[]): Promise<Map<string, Float32Array>> {
-    const out = new Map<string, Float32Array>();
+  async get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>> {
+    const out = new Map<string, CachedVector>();
     const table = await this.table(tableName(fingerprint));
     if (!table || keys.length === 0) return out;
-    const dims = await tableDims(table);
+    const { dims, tokens } = await tableShape(table);
+    // Selecting a column an old table lacks would fail the query: ask only for what is there.
+    const columns = tokens ? ["key", "vector", "tokens"] : ["key", "vector"];
     const wanted = new Set(keys);
     if (wanted.size > SCAN_ALL_ABOVE) {
-      const all = await table.query().select(["key", "vector"]).toArrow();
+      const all = await table.query().select(columns).toArrow();
       collect(all.batches, dims, wanted, out);
       return out;
     }
@@ -340,7 +378,7 @@ class LanceVectorStore implements VectorStore {
       const found = await table
         .query()
         .where(`key IN (${chunk.map(sqlString).join(", ")})`)
-        .select(["key", "vector"])
+        .select(columns)
         .toArrow();
       collect(found.batches, dims, undefined, out);
     }
@@ -356,7 +394,8 @@ class LanceVectorStore implements VectorStore {
 
   private async putNow(fingerprint: string, name: string, rows: readonly VectorRow[]): Promise<void> {
     let table = await this.table(name);
-    const dims = table ? await tableDims(table) : (rows[0].vector?.length ?? 0);
+    const shape = table ? await tableShape(table) : { dims: rows[0].vector?.length ?? 0, tokens: true };
+    const { dims } = shape;
     // Validate everything before writing anything, so a bad vector leaves no partial batch.
     const fresh: VectorRow[] = [];
     const seen = new Set<string>();
@@ -368,7 +407,7 @@ class LanceVectorStore implements VectorStore {
     }
     if (!table) {
       try {
-        table = await this.db.createTable(name, toArrow(fresh, dims), { mode: "create" });
+        table = await this.db.createTable(name, toArrow(fresh, dims, true), { mode: "create" });
         this.open.set(name, table);
         this.keyCache.set(name, { version: await table.version(), keys: seen });
         return;
@@ -376,17 +415,20 @@ class LanceVectorStore implements VectorStore {
         // Another process may have created it in between: fall through to an ordinary append.
         table = await this.table(name);
         if (!table) throw err;
-        const existing = await tableDims(table);
-        if (existing !== dims) {
-          throw new Error(`vector store ${fingerprint}: vector for id '${rows[0].id}' has ${dims} dimensions, the table has ${existing}`, { cause: err });
+        const existing = await tableShape(table);
+        if (existing.dims !== dims) {
+          throw new Error(`vector store ${fingerprint}: vector for id '${rows[0].id}' has ${dims} dimensions, the table has ${existing.dims}`, { cause: err });
         }
+        shape.tokens = existing.tokens;
       }
     }
     const stored = await this.storedKeys(table);
     const toWrite = fresh.filter((r) => !stored.keys.has(r.key));
     if (toWrite.length === 0) return;
     // One add = one committed version: durable (against a killed process) when it resolves.
-    const { version } = await table.add(toArrow(toWrite, dims));
+    // A table from before the tokens column is appended to in its own four-column schema (not
+    // migrated): its new rows simply have unknown tokens.
+    const { version } = await table.add(toArrow(toWrite, dims, shape.tokens));
     // Only our own commit in between: the key set stays exact without a re-read.
     if (version === stored.version + 1) {
       for (const r of toWrite) stored.keys.add(r.key);
@@ -465,19 +507,20 @@ class LanceVectorStore implements VectorStore {
       // Re-encode through our own builder: the query result's schema may differ in nullability.
       const rows: VectorRow[] = [];
       for (const batch of docs.batches) {
-        const got = new Map<string, Float32Array>();
+        const got = new Map<string, CachedVector>();
         collect([batch], dims, undefined, got);
         const keys = batch.getChild("key")!;
         const ids = batch.getChild("id")!;
         for (let i = 0; i < batch.numRows; i++) {
           const key = keys.get(i) as string;
-          rows.push({ key, id: ids.get(i) as string, side: "document", vector: got.get(key)! });
+          rows.push({ key, id: ids.get(i) as string, side: "document", vector: got.get(key)!.vector });
         }
       }
       // Drop then create, not mode "overwrite": overwriting a table that does not exist yet makes
       // LanceDB log a warning to stderr.
       if ((await this.db.tableNames()).includes(docsName)) await this.db.dropTable(docsName);
-      const docsTable = await this.db.createTable(docsName, toArrow(rows, dims), { mode: "create" });
+      // The ANN copy needs no token counts (searches read only key, id and vector).
+      const docsTable = await this.db.createTable(docsName, toArrow(rows, dims, false), { mode: "create" });
       this.open.set(docsName, docsTable);
       await docsTable.createIndex("vector", {
         // "dot" explicitly: LanceDB defaults to L2, and the index and the search must agree.
@@ -551,6 +594,9 @@ function validateRow(fingerprint: string, r: VectorRow, dims: number): void {
   if (typeof r.key !== "string" || r.key === "") throw new Error(`${who} has no key`);
   if (typeof r.id !== "string") throw new Error(`${who} has a non-string id`);
   if (r.side !== "query" && r.side !== "document") throw new Error(`${who} has side '${String(r.side)}', expected "query" or "document"`);
+  if (r.tokens !== undefined && !(Number.isInteger(r.tokens) && r.tokens >= 0 && r.tokens <= 0x7fffffff)) {
+    throw new Error(`${who} has tokens ${String(r.tokens)}, expected a non-negative 32-bit integer or none`);
+  }
   validateVector(fingerprint, r.id, r.vector, dims);
 }
 

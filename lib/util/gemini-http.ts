@@ -14,6 +14,14 @@ import { GoogleGenAI } from "@google/genai";
 import { retryAfterMs } from "./retry";
 
 /**
+ * Where the Gemini API is served when no base URL is configured (what runs record as its endpoint).
+ *
+ * @example
+ * endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN);
+ */
+export const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
+
+/**
  * Status codes worth another attempt: the server is busy or briefly broken, not refusing the
  * request (400 bad argument, 403 bad key, 404 unknown model are final).
  *

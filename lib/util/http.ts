@@ -37,3 +37,20 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
     },
   };
 }
+
+/**
+ * The part of a server URL a run records: scheme, host and port only, so credentials, paths and
+ * query strings (which may carry tokens) never reach metadata or reports.
+ *
+ * @example
+ * endpointOrigin("http://user:KEY@10.0.0.5:8000/v1?token=x"); // "http://10.0.0.5:8000"
+ * endpointOrigin("not a url");                                 // "(invalid URL)"
+ */
+export function endpointOrigin(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.origin === "null" ? `${u.protocol}//${u.host}` : u.origin;
+  } catch {
+    return "(invalid URL)";
+  }
+}

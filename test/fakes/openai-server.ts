@@ -6,6 +6,7 @@
  *   POST /v1/embeddings  (also /embeddings, for base URLs without /v1)
  *     { model, input: string | string[], dimensions?, encoding_format? }
  *     -> { object: "list", model, data: [{ object: "embedding", index, embedding }], usage }
+ *        (`usage` left out when the double is started with `usage: false`)
  *
  *   POST /v1/chat/completions  (also /chat/completions)
  *     { model, messages: [{ role, content }], temperature?, top_p?, max_tokens?, reasoning_effort?, seed? … }
@@ -176,6 +177,8 @@ export interface OpenAIDoubleOptions {
   apiKey?: string;
   /** Honour `dimensions` in embedding requests (default true, like text-embedding-3). */
   honourDimensions?: boolean;
+  /** Report `usage` in embedding answers (default true; false plays a server that leaves it out). */
+  usage?: boolean;
 }
 
 export interface OpenAIDouble {
@@ -289,7 +292,8 @@ const embeddings: RouteHandler = (body, { opts, fault }) => {
       break;
   }
   const tokens = fakeTokens(texts);
-  return { status: 200, json: { object: "list", model, data, usage: { prompt_tokens: tokens, total_tokens: tokens } } };
+  const usage = opts.usage ? { usage: { prompt_tokens: tokens, total_tokens: tokens } } : {};
+  return { status: 200, json: { object: "list", model, data, ...usage } };
 };
 
 /** Route name -> handler; paths are `/v1/<name>` and `/<name>`. Routes with state per double are added in `startOpenAIDouble`. */
@@ -324,6 +328,7 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
     normalize: options.normalize ?? true,
     delayMs: options.delayMs ?? 0,
     honourDimensions: options.honourDimensions ?? true,
+    usage: options.usage ?? true,
   };
   const requests: RecordedRequest[] = [];
   let faults: Fault[] = [];

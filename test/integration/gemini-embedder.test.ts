@@ -84,14 +84,26 @@ describe("gemini embedder through the SDK", () => {
     await assert.rejects(make({ batchSize: 2 }).embed(["a", "b", "c"], "query"), RangeError);
   });
 
-  it("reports 0 tokens when the API gives no usage", async () => {
+  it("reports undefined tokens (unknown, not free) when the API gives no usage, as Gemini's embed answers do", async () => {
     const plain = await startGeminiDouble({ apiKey: KEY });
     try {
       const { tokens } = await geminiEmbedder({ apiKey: KEY, baseUrl: plain.url, dims: 8 }).embed(["α β"], "query");
-      assert.equal(tokens, 0);
+      assert.equal(tokens, undefined);
     } finally {
       await plain.close();
     }
+  });
+
+  it("endpoint: the API host by default, else the base URL's scheme, host and port", () => {
+    assert.equal(geminiEmbedder({ apiKey: KEY }).endpoint, "https://generativelanguage.googleapis.com");
+    assert.equal(make().endpoint, gemini.url);
+    assert.equal(geminiEmbedder({ apiKey: KEY, baseUrl: "https://proxy.example.org/gemini/v1beta?key=abc" }).endpoint, "https://proxy.example.org");
+  });
+
+  it("fromEnv passes batchSize on (one text per call as the authors embedded)", async () => {
+    const e = geminiEmbedderFromEnv(MODEL, 8, { GEMINI_API_KEY: KEY, GBR_GEMINI_BASE_URL: gemini.url }, { batchSize: 1 });
+    assert.equal(e.maxBatch, 1);
+    await assert.rejects(e.embed(["α", "β"], "query"), RangeError);
   });
 
   it("waits out 429 (Retry-After) and then succeeds", async () => {

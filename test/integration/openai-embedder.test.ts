@@ -59,6 +59,39 @@ describe("openaiEmbedder: the request", () => {
     assert.equal(tokens, fakeTokens(TEXTS));
   });
 
+  test("input \"string\": one text per request, the body exactly {model, input: \"<text>\"}", async () => {
+    const e = make({ input: "string" });
+    assert.equal(e.maxBatch, 1);
+    const { vectors, tokens } = await e.embed([TEXTS[0]], "query");
+    assert.deepEqual(api.requests[0].body, { model: MODEL, input: TEXTS[0] });
+    assert.equal(api.requests[0].path, "/v1/embeddings");
+    assert.deepEqual(vectors[0], Float32Array.from(fakeVector(MODEL, TEXTS[0], 8)));
+    assert.equal(tokens, fakeTokens([TEXTS[0]]));
+    await assert.rejects(e.embed(TEXTS.slice(0, 2), "query"), /2 texts in one call.*one per request/);
+    assert.equal(api.count(), 1);
+    assert.throws(() => make({ input: "string", batchSize: 4 }), (err: unknown) => err instanceof EmbeddingError && err.code === "NOT_CONFIGURED" && /batchSize must be 1/.test(err.message));
+    // The SDK's retries apply to this request path too.
+    api.fault("rateLimit", 1, { retryAfter: "0" });
+    await e.embed(["α"], "document");
+    assert.equal(api.count(), 3);
+  });
+
+  test("a server that reports no usage gives undefined tokens, not 0", async () => {
+    const quiet = await startOpenAIDouble({ dims: 4, usage: false });
+    try {
+      const e = openaiEmbedder({ model: MODEL, baseURL: `${quiet.url}/v1` });
+      assert.equal((await e.embed(["α β"], "document")).tokens, undefined);
+      assert.equal((await openaiEmbedder({ model: MODEL, baseURL: `${quiet.url}/v1`, input: "string" }).embed(["α β"], "query")).tokens, undefined);
+    } finally {
+      await quiet.close();
+    }
+  });
+
+  test("endpoint is scheme, host and port only", () => {
+    assert.equal(make().endpoint, api.url);
+    assert.equal(openaiEmbedder({ model: MODEL, baseURL: "https://user:secret@embed.example.org:8443/v1/tok-abc?key=xyz" }).endpoint, "https://embed.example.org:8443");
+  });
+
   test("id, dims and maxBatch", () => {
     assert.equal(make().id, `openai:${MODEL}`);
     assert.equal(make().dims, undefined);

@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, test } from "node:test";
+import * as lancedb from "@lancedb/lancedb";
+import { Field, FixedSizeList, Float32, makeData, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, vectorFromArray } from "apache-arrow";
 import { annRecallAtK, openVectorStore, tableName, type VectorRow, type VectorStore } from "../../lib/dense/vector-store";
 
 const dirs: string[] = [];
@@ -90,17 +92,104 @@ describe("vector store", () => {
     const got = await store.get("fp-a", [...data.map((r) => r.key), "absent-key"]);
     assert.equal(got.size, 50);
     assert.equal(got.has("absent-key"), false);
-    for (const r of data) assertSameVector(got.get(r.key), r.vector, r.id);
+    for (const r of data) assertSameVector(got.get(r.key)?.vector, r.vector, r.id);
 
     // A few keys go through the IN-filter path, thousands through the full read: same answer.
     const few = await store.get("fp-a", [data[3].key, data[49].key]);
     assert.deepEqual([...few.keys()].sort(), [data[3].key, data[49].key].sort());
-    assertSameVector(few.get(data[3].key), data[3].vector, "few");
+    assertSameVector(few.get(data[3].key)?.vector, data[3].vector, "few");
 
     assert.equal((await store.get("fp-never-written", [data[0].key])).size, 0);
     assert.equal(await store.count("fp-never-written"), 0);
     assert.equal(await store.dims("fp-never-written"), undefined);
     assert.equal((await store.get("fp-a", [])).size, 0);
+  });
+
+  test("token counts are stored per row and given back by get; unknown counts stay unknown", async () => {
+    const store = await open(tempDir());
+    const data = rows(6, 8).map((r, i) => (i % 3 === 2 ? r : { ...r, tokens: 100 + i }));
+    data[0].tokens = 0; // a real zero is not an unknown count
+    await store.put("fp", data);
+    for (const keys of [data.map((r) => r.key), [data[1].key, data[2].key]]) {
+      const got = await store.get("fp", keys);
+      for (const k of keys) {
+        const r = data.find((x) => x.key === k)!;
+        assert.equal(got.get(k)?.tokens, r.tokens, r.id);
+        assert.equal("tokens" in got.get(k)!, r.tokens !== undefined, `${r.id}: no tokens property when unknown`);
+      }
+    }
+    // The full-scan path (more keys than the IN-filter limit) reads them too.
+    const many = rows(600, 4, { prefix: "m" }).map((r, i) => ({ ...r, tokens: i }));
+    await store.put("fp-many", many);
+    const all = await store.get("fp-many", many.map((r) => r.key));
+    assert.equal(all.get(many[599].key)?.tokens, 599);
+
+    const bad = rows(2, 8, { prefix: "bad" });
+    bad[1] = { ...bad[1], id: "ΑΚ::57", tokens: -1 };
+    await assert.rejects(store.put("fp", bad), /'ΑΚ::57'.*tokens -1/);
+    await assert.rejects(store.put("fp", [{ ...bad[0], tokens: 1.5 }]), /tokens 1\.5/);
+    assert.equal(await store.count("fp"), 6);
+  });
+
+  test("a table written before the tokens column is read and appended to, in its own schema", async () => {
+    const dir = tempDir();
+    const dims = 8;
+    // The schema every table had before token counts were stored: key, id, side, vector.
+    const oldSchema = new Schema([
+      new Field("key", new Utf8(), false),
+      new Field("id", new Utf8(), false),
+      new Field("side", new Utf8(), false),
+      new Field("vector", new FixedSizeList(dims, new Field("item", new Float32(), true)), false),
+    ]);
+    const old = rows(5, dims, { prefix: "old" });
+    const flat = new Float32Array(old.length * dims);
+    old.forEach((r, i) => flat.set(r.vector, i * dims));
+    const strings = (pick: (r: VectorRow) => string) => vectorFromArray(old.map(pick), new Utf8()).data[0];
+    const vectors = makeData({
+      type: oldSchema.fields[3].type as FixedSizeList<Float32>,
+      length: old.length,
+      nullCount: 0,
+      child: makeData({ type: new Float32(), length: flat.length, data: flat }),
+    });
+    const batch = new RecordBatch(
+      oldSchema,
+      makeData({ type: new Struct(oldSchema.fields), length: old.length, nullCount: 0, children: [strings((r) => r.key), strings((r) => r.id), strings((r) => r.side), vectors] }),
+    );
+    const db = await lancedb.connect(dir);
+    try {
+      (await db.createTable("fp-old", new ArrowTable([batch]), { mode: "create" })).close();
+    } finally {
+      db.close();
+    }
+
+    const store = await open(dir);
+    const got = await store.get("fp-old", old.map((r) => r.key));
+    assert.equal(got.size, 5);
+    for (const r of old) {
+      assertSameVector(got.get(r.key)?.vector, r.vector, r.id);
+      assert.equal(got.get(r.key)?.tokens, undefined);
+    }
+    // Appending rows that carry counts works; the table keeps its schema, so their counts are unknown.
+    const fresh = rows(3, dims, { prefix: "new", seed: 5 }).map((r) => ({ ...r, tokens: 12 }));
+    await store.put("fp-old", [...fresh, old[0]]);
+    assert.equal(await store.count("fp-old"), 8);
+    const after = await store.get("fp-old", [...old, ...fresh].map((r) => r.key));
+    assert.equal(after.size, 8);
+    for (const r of fresh) {
+      assertSameVector(after.get(r.key)?.vector, r.vector, r.id);
+      assert.equal(after.get(r.key)?.tokens, undefined);
+    }
+    const check = await lancedb.connect(dir);
+    try {
+      const table = await check.openTable("fp-old");
+      assert.deepEqual((await table.schema()).fields.map((f) => f.name), ["key", "id", "side", "vector"], "the old table was not rewritten");
+      table.close();
+    } finally {
+      check.close();
+    }
+    // A new table gets the tokens column.
+    await store.put("fp-new", fresh);
+    assert.equal((await store.get("fp-new", [fresh[0].key])).get(fresh[0].key)?.tokens, 12);
   });
 
   test("get of more keys than the in-filter limit reads the table once and filters in memory", async () => {
@@ -110,7 +199,7 @@ describe("vector store", () => {
     const wanted = [...data.slice(0, 700).map((r) => r.key), ...Array.from({ length: 100 }, (_, i) => `nope-${i}`)];
     const got = await store.get("fp", wanted);
     assert.equal(got.size, 700);
-    for (const r of data.slice(0, 700)) assertSameVector(got.get(r.key), r.vector, r.id);
+    for (const r of data.slice(0, 700)) assertSameVector(got.get(r.key)?.vector, r.vector, r.id);
   });
 
   test("a second open of the same directory sees the data", async () => {
@@ -124,7 +213,7 @@ describe("vector store", () => {
     assert.deepEqual(await second.tables(), ["fp"]);
     assert.equal(await second.count("fp"), 20);
     const got = await second.get("fp", data.map((r) => r.key));
-    for (const r of data) assertSameVector(got.get(r.key), r.vector, r.id);
+    for (const r of data) assertSameVector(got.get(r.key)?.vector, r.vector, r.id);
   });
 
   test("putting keys already present, or repeated within a batch, adds no rows", async () => {
@@ -201,8 +290,8 @@ describe("vector store", () => {
     assert.equal(await store.dims("gemini-001-bbbbbbbbbbbb"), 24);
     const fromA = await store.get("qwen3-8b-aaaaaaaaaaaa", [a[0].key]);
     const fromB = await store.get("gemini-001-bbbbbbbbbbbb", [a[0].key]);
-    assertSameVector(fromA.get(a[0].key), a[0].vector, "a");
-    assertSameVector(fromB.get(a[0].key), b[0].vector, "b");
+    assertSameVector(fromA.get(a[0].key)?.vector, a[0].vector, "a");
+    assertSameVector(fromB.get(a[0].key)?.vector, b[0].vector, "b");
 
     await store.drop("qwen3-8b-aaaaaaaaaaaa");
     await store.drop("never-existed"); // no error
@@ -238,7 +327,7 @@ describe("vector store", () => {
     const reopened = await open(dir);
     const got = await reopened.get("fp", data.map((r) => r.key));
     assert.deepEqual([...got.keys()].sort(), half.map((r) => r.key).sort());
-    for (const r of half) assertSameVector(got.get(r.key), r.vector, r.id);
+    for (const r of half) assertSameVector(got.get(r.key)?.vector, r.vector, r.id);
 
     // The resumed run puts only what is missing, and ends with everything exactly once.
     await reopened.put("fp", data.filter((r) => !got.has(r.key)));
@@ -303,7 +392,7 @@ describe("vector store", () => {
     assert.equal(got.size, n);
     const expected = new Float32Array(dims);
     for (let j = 0; j < dims; j++) expected[j] = Math.sin(3 * 1000 + 7 * 10 + j);
-    assertSameVector(got.get("k-3-7"), expected, "k-3-7");
+    assertSameVector(got.get("k-3-7")?.vector, expected, "k-3-7");
     // And writing continues where it stopped.
     await store.put("fp", [{ key: "after", id: "after", side: "document", vector: expected }]);
     assert.equal(await store.count("fp"), n + 1);

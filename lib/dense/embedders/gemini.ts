@@ -13,8 +13,9 @@
  * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
  * the server's wait through the observing fetch of lib/util/gemini-http.ts.
  */
-import { classifyGeminiAttempt, describeGeminiFailure, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
+import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
 import { retryWithBackoff } from "../../util/retry";
+import { endpointOrigin } from "../../util/http";
 import { createSemaphore } from "../semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../types";
 
@@ -33,6 +34,7 @@ export const GEMINI_DEFAULT_MODEL = "gemini-embedding-001";
  * geminiEmbedder({ apiKey }).dims === GEMINI_DEFAULT_DIMS; // true
  */
 export const GEMINI_DEFAULT_DIMS = 3072;
+
 
 /**
  * Gemini takes the retrieval side as a task type instead of a text prefix, so the gemini-001
@@ -174,13 +176,15 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
       }
       return Float32Array.from(values);
     });
-    return { vectors, tokens: readUsageTokens(await seen.body()) ?? 0 };
+    // Gemini's embed answers carry no usageMetadata today: undefined, not 0, so the caller estimates.
+    return { vectors, tokens: readUsageTokens(await seen.body()) };
   }
 
   return {
     id: `gemini:${model}@${dims}`,
     dims,
     maxBatch: batchSize,
+    endpoint: baseUrl ? endpointOrigin(baseUrl) : GEMINI_API_ORIGIN,
     async embed(texts: string[], side: Side): Promise<EmbedResult> {
       if (texts.length === 0) return { vectors: [], tokens: 0 };
       if (texts.length > batchSize) {
@@ -221,13 +225,19 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
 
 /**
  * The Gemini embedder configured from the environment: the key from `GEMINI_API_KEY` (else
- * `GOOGLE_API_KEY`), the endpoint from `GBR_GEMINI_BASE_URL` (else Google's).
+ * `GOOGLE_API_KEY`), the endpoint from `GBR_GEMINI_BASE_URL` (else Google's); `more` sets the
+ * rest (e.g. `batchSize: 1`, one text per call as the authors embedded).
  *
  * @example
  * // GEMINI_API_KEY=… npx gbr search --data sample --retriever dense:gemini-001
  * const gemini = geminiEmbedderFromEnv(); // throws EmbeddingError "NOT_CONFIGURED" without a key
  */
-export function geminiEmbedderFromEnv(model?: string, dims?: number, env: NodeJS.ProcessEnv = process.env): Embedder {
+export function geminiEmbedderFromEnv(
+  model?: string,
+  dims?: number,
+  env: NodeJS.ProcessEnv = process.env,
+  more: Partial<Omit<GeminiEmbedderOptions, "apiKey" | "model" | "dims" | "baseUrl">> = {},
+): Embedder {
   const apiKey = env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim();
   if (!apiKey) {
     throw new EmbeddingError(
@@ -237,12 +247,12 @@ export function geminiEmbedderFromEnv(model?: string, dims?: number, env: NodeJS
     );
   }
   const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() || undefined;
-  return geminiEmbedder({ apiKey, model, dims, baseUrl });
+  return geminiEmbedder({ ...more, apiKey, model, dims, baseUrl });
 }
 
 /** Tokens billed, from `usageMetadata` when the API reports it (the SDK drops that field). */
 function readUsageTokens(body: unknown): number | undefined {
   const u = (body as { usageMetadata?: { promptTokenCount?: unknown; totalTokenCount?: unknown } } | null)?.usageMetadata;
   const n = u?.promptTokenCount ?? u?.totalTokenCount;
-  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+  return typeof n === "number" && Number.isInteger(n) && n >= 0 ? n : undefined;
 }

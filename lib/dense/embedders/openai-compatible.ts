@@ -10,6 +10,7 @@
  */
 import OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
+import { endpointOrigin } from "../../util/http";
 import { createSemaphore } from "../semaphore";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
 
@@ -33,8 +34,14 @@ export interface OpenAIEmbedderOptions {
    * vLLM and others reject the field for the rest, so it is opt-in.
    */
   sendDimensions?: boolean;
-  /** Largest batch the caller should send in one request (`maxBatch`, default 32). */
+  /** Largest batch the caller should send in one request (`maxBatch`, default 32; 1 when `input` is "string"). */
   batchSize?: number;
+  /**
+   * "array" (default): `input` is a list and the SDK's body (`encoding_format: "float"` added).
+   * "string": one text per request, posted as `{"model", "input": "<text>"}` and nothing else,
+   * exactly the authors' requests; `batchSize` must then be 1.
+   */
+  input?: "array" | "string";
   /** Retries the SDK makes after the first attempt (default 4). */
   maxRetries?: number;
   /** Per-attempt timeout in milliseconds (default 60 000). */
@@ -63,7 +70,14 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     throw new EmbeddingError(`openai embedder (${model}): dims must be a positive integer, got ${dims}`, "NOT_CONFIGURED");
   }
   const apiKey = opts.apiKey || OPENAI_PLACEHOLDER_KEY;
-  const maxBatch = positiveInt(opts.batchSize ?? DEFAULTS.batchSize, "batchSize");
+  const asString = opts.input === "string";
+  if (opts.input !== undefined && opts.input !== "array" && !asString) {
+    throw new EmbeddingError(`openai embedder (${model}): input must be "array" or "string", got ${JSON.stringify(opts.input)}`, "NOT_CONFIGURED");
+  }
+  const maxBatch = positiveInt(opts.batchSize ?? (asString ? 1 : DEFAULTS.batchSize), "batchSize");
+  if (asString && maxBatch !== 1) {
+    throw new EmbeddingError(`openai embedder (${model}): input "string" sends one text per request, so batchSize must be 1, got ${maxBatch}`, "NOT_CONFIGURED");
+  }
   const concurrency = positiveInt(opts.concurrency ?? DEFAULTS.concurrency, "concurrency");
   const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
@@ -80,26 +94,35 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   async function embed(texts: string[], _side: Side): Promise<EmbedResult> {
     // The API rejects an empty input list; nothing to ask, nothing to pay.
     if (texts.length === 0) return { vectors: [], tokens: 0 };
-    const body: OpenAI.EmbeddingCreateParams = {
-      model,
-      input: texts,
-      // Explicit "float": without it the SDK asks for base64 and decodes it itself, which some
-      // OpenAI-compatible servers do not implement.
-      encoding_format: "float",
-      ...(sendDimensions && dims !== undefined ? { dimensions: dims } : {}),
-    };
+    if (asString && texts.length !== 1) {
+      throw new RangeError(`openai embedder (${model}): ${texts.length} texts in one call, but input "string" takes one per request; split the batch first`);
+    }
+    const dimensions = sendDimensions && dims !== undefined ? { dimensions: dims } : {};
+    const send = asString
+      ? // The generic post, not embeddings.create: create() adds encoding_format to every body,
+        // and this mode is meant to send the authors' body and nothing more.
+        () => client.post<OpenAI.CreateEmbeddingResponse>("/embeddings", { body: { model, input: texts[0], ...dimensions } })
+      : () =>
+          client.embeddings.create({
+            model,
+            input: texts,
+            // Explicit "float": without it the SDK asks for base64 and decodes it itself, which some
+            // OpenAI-compatible servers do not implement.
+            encoding_format: "float",
+            ...dimensions,
+          });
     let response: OpenAI.CreateEmbeddingResponse;
     try {
       // The slot is held through the SDK's retries and Retry-After sleeps on purpose: a server
       // that asked us to wait should not meanwhile receive the other queued batches.
-      response = await limit.run(() => client.embeddings.create(body));
+      response = await limit.run(send);
     } catch (err) {
       throw providerError(err, where, apiKey, { timeout, maxRetries });
     }
     return { vectors: orderedVectors(response, texts.length, where), tokens: usageTokens(response) };
   }
 
-  return { id, dims, maxBatch, embed };
+  return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed };
 }
 
 /**
@@ -193,10 +216,11 @@ function checkFinite(v: Float32Array, index: number, where: string): Float32Arra
   return v;
 }
 
-function usageTokens(response: OpenAI.CreateEmbeddingResponse): number {
-  const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } }).usage;
+/** The reported token count; undefined when the answer has no `usage` (not every server sends it) or it is not a count. */
+function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefined {
+  const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null }).usage;
   const t = usage?.prompt_tokens ?? usage?.total_tokens;
-  return typeof t === "number" && Number.isFinite(t) ? t : 0;
+  return typeof t === "number" && Number.isInteger(t) && t >= 0 ? t : undefined;
 }
 
 /** An SDK failure as EmbeddingError "PROVIDER", described and redacted by lib/util/openai-errors.ts. */
