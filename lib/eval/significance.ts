@@ -420,7 +420,7 @@ export function compareRuns(
   queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
   opts: CompareOptions = {},
 ): Comparison {
-  const qids = queries instanceof Map ? [...(queries as ReadonlyMap<QueryId, ReadonlySet<DocId>>)].filter(([, g]) => g.size > 0).map(([q]) => q) : [...(queries as Iterable<QueryId>)];
+  const qids = comparedQueries(queries);
   const metrics = opts.metrics ?? METRICS;
   for (const m of metrics) if (!(METRICS as readonly string[]).includes(m)) throw new RangeError(`unknown metric '${m}' (known: ${METRICS.join(", ")})`);
   const byName = new Map<string, RunScores>();
@@ -450,6 +450,315 @@ export function compareRuns(
   const adjusted = holm(raw.map((t) => t.p));
   // Build each object with its keys in the documented order: JSON output follows it.
   return { tests: raw.map((t, i) => ({ a: t.a, b: t.b, metric: t.metric, meanA: t.meanA, meanB: t.meanB, delta: t.delta, p: t.p, pHolm: adjusted[i] })) };
+}
+
+// ---------------------------------------------------------------- the paper's family, and significance.json
+
+/** The swaps and seed of the paper (DESIGN.md §6), the defaults of the families below. */
+const PAPER_SWAPS = 100_000;
+const PAPER_SEED = 42;
+
+/**
+ * The run the exploratory family tests every other experiment against: the paper's BM25.
+ *
+ * @example
+ * baselineSignificance(perQueryByExperiment, qrels, { baseline: BASELINE_RUN });
+ */
+export const BASELINE_RUN = "bm25-greekstemmer";
+
+/**
+ * Per-query metric values of every experiment that ran, keyed by experiment id (a retriever
+ * name, as in PAPER_TESTS), as `gbr reproduce` collects them from `evaluate(...).perQuery`.
+ *
+ * @example
+ * const byExperiment: PerQueryByExperiment = new Map([["bm25-greekstemmer", evaluate(run.rankings, qrels).perQuery]]);
+ */
+export type PerQueryByExperiment = ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>;
+
+/**
+ * A test of the paper's family whose two runs exist: exactly what `compareRuns` gives for it
+ * (same p, since every test is seeded on its own), with pHolm over the whole family of 20.
+ *
+ * @example
+ * // { a: "reform:bm25-greekstemmer", b: "bm25-greekstemmer", metric: "Recall@100", status: "computed",
+ * //   meanA: 0.6, meanB: 0.36, delta: 0.24, p: 0.00001, pHolm: 0.0002 }
+ */
+export interface ComputedPaperTest {
+  a: string;
+  b: string;
+  metric: Metric;
+  status: "computed";
+  meanA: number;
+  meanB: number;
+  /** meanA − meanB */
+  delta: number;
+  p: number;
+  /** Holm-adjusted over all 20 tests of the paper's family, missing ones at p = 1 */
+  pHolm: number;
+}
+
+/**
+ * A test of the paper's family that could not be computed because a run is absent. It enters
+ * Holm's correction as p = 1, and its own p and pHolm are reported as 1.
+ *
+ * @example
+ * // { a: "react-bm25", b: "dense:gemini-001", metric: "nDCG@10", status: "missing",
+ * //   missing: ["react-bm25", "dense:gemini-001"], reason: "react-bm25 did not run (skipped: no chat model); no run of dense:gemini-001",
+ * //   p: 1, pHolm: 1 }
+ */
+export interface MissingPaperTest {
+  a: string;
+  b: string;
+  metric: Metric;
+  status: "missing";
+  /** The experiment ids of the pair that have no per-query values (a, b or both, in that order). */
+  missing: string[];
+  /** Why, in words: each missing id and, when known, why it did not run. */
+  reason: string;
+  p: 1;
+  pHolm: 1;
+}
+
+/**
+ * One of the paper's 20 tests; `status` tells which kind.
+ *
+ * @example
+ * const sig = (t: PaperTest) => t.status === "computed" && t.pHolm < 0.05;
+ */
+export type PaperTest = ComputedPaperTest | MissingPaperTest;
+
+/**
+ * The paper's family: always its 20 tests (PAPER_TESTS' pairs × metrics, in that order), of
+ * which `computed` could run; Holm over all 20, missing tests at p = 1.
+ *
+ * @example
+ * const fam = paperSignificance(byExperiment, qrels);
+ * `${fam.computed} of ${fam.of} tests computed`;
+ */
+export interface PaperSignificance {
+  /** Tests whose two runs exist. */
+  computed: number;
+  /** Tests in the family: always 20. */
+  of: number;
+  /** The correction, in words, for whoever reads the JSON file alone. */
+  correction: string;
+  tests: PaperTest[];
+}
+
+/**
+ * The exploratory family beyond the paper: every other experiment against one baseline run,
+ * on the paper's four metrics, with its own Holm correction over these tests only.
+ *
+ * @example
+ * const base = baselineSignificance(byExperiment, qrels);
+ * base?.tests.filter((t) => t.pHolm < 0.05 && t.delta > 0).map((t) => t.a); // experiments that beat BM25
+ */
+export interface BaselineSignificance {
+  /** The run every other experiment is tested against (b of every test). */
+  against: string;
+  /** Tests in this family (other experiments × 4 metrics). */
+  of: number;
+  correction: string;
+  tests: SignificanceTest[];
+}
+
+/**
+ * What `gbr reproduce` writes to significance.json (key order as listed):
+ * `{ swaps, seed, queries, paper: { computed, of: 20, correction, tests: PaperTest[20] },
+ * baseline: { against, of, correction, tests: SignificanceTest[] } | null }`.
+ * `queries` counts the queries compared (those of the qrels with a relevant article);
+ * `baseline` is null when the baseline run is absent. The two families are corrected
+ * separately. (`gbr compare --json` keeps its own `{ tests }` shape.)
+ *
+ * @example
+ * const report: SignificanceReport = significanceReport(byExperiment, qrels);
+ * await fs.writeFile("significance.json", JSON.stringify(report, null, 2) + "\n");
+ */
+export interface SignificanceReport {
+  swaps: number;
+  seed: number;
+  queries: number;
+  paper: PaperSignificance;
+  baseline: BaselineSignificance | null;
+}
+
+/**
+ * Options of `paperSignificance` and `baselineSignificance`: the randomization settings (the
+ * paper's by default) and, optionally, why experiments did not run, quoted in the reasons of
+ * missing tests.
+ *
+ * @example
+ * const notRun = new Map(outcomes.filter((o) => o.status !== "ok").map((o) => [o.id, `${o.status}: ${o.reason}`]));
+ * paperSignificance(byExperiment, qrels, { swaps: 100_000, seed: 42, notRun });
+ */
+export interface SignificanceFamilyOptions extends RandomizationOptions {
+  /** Experiment id → why it did not run (e.g. "skipped: no chat model configured"). */
+  notRun?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Options of `significanceReport` and `baselineSignificance`.
+ *
+ * @example
+ * significanceReport(byExperiment, qrels, { baseline: "bm25-grnlp" });
+ */
+export interface SignificanceReportOptions extends SignificanceFamilyOptions {
+  /** The exploratory family's baseline run (default BASELINE_RUN, "bm25-greekstemmer"). */
+  baseline?: string;
+}
+
+/** The queries a comparison runs over, in order: a qrels map's queries with a relevant document, or the ids as given. */
+function comparedQueries(queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>): QueryId[] {
+  return queries instanceof Map
+    ? [...(queries as ReadonlyMap<QueryId, ReadonlySet<DocId>>)].filter(([, g]) => g.size > 0).map(([q]) => q)
+    : [...(queries as Iterable<QueryId>)];
+}
+
+function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunScores[] {
+  return names.map((name) => ({ name, perQuery: perQuery.get(name)! }));
+}
+
+/**
+ * The paper's 20 significance tests (PAPER_TESTS: five pairs × four metrics, in that order),
+ * always all 20. A test whose two runs exist is computed exactly as `compareRuns` computes it
+ * (same queries, swaps and seed, so the same p); a test with a run absent is `missing`, names
+ * the absent ids and why (from `notRun` when given), and enters Holm's correction as p = 1.
+ *
+ * Why p = 1 rather than a smaller family: Holm's adjusted p-values only grow when any raw p
+ * grows, so counting a missing test as p = 1 gives every computed test the largest adjusted p
+ * it could have whatever the missing test would have shown. A computed test significant here is
+ * therefore significant in the paper's full family too, and the correction never weakens
+ * because a run could not be made (Holm over the computed tests alone would).
+ *
+ * @example
+ * const fam = paperSignificance(byExperiment, bench.qrels, { swaps: 100_000, seed: 42 });
+ * fam.tests.length; // 20
+ * fam.tests.filter((t) => t.status === "missing").map((t) => t.reason);
+ */
+export function paperSignificance(
+  perQuery: PerQueryByExperiment,
+  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  opts: SignificanceFamilyOptions = {},
+): PaperSignificance {
+  const qids = comparedQueries(queries);
+  const present = PAPER_TESTS.pairs.filter(([a, b]) => perQuery.has(a) && perQuery.has(b));
+  const computed = present.length
+    ? compareRuns(runsOf(perQuery, [...new Set(present.flat())]), qids, { pairs: present, metrics: PAPER_TESTS.metrics, swaps: opts.swaps, seed: opts.seed }).tests
+    : [];
+  const key = (a: string, b: string, metric: Metric) => `${a}\u0000${b}\u0000${metric}`;
+  const byKey = new Map(computed.map((t) => [key(t.a, t.b, t.metric), t]));
+  const why = (id: string) => {
+    const reason = opts.notRun?.get(id);
+    return reason ? `${id} did not run (${reason})` : `no run of ${id}`;
+  };
+  const raw = PAPER_TESTS.pairs.flatMap(([a, b]) =>
+    PAPER_TESTS.metrics.map((metric) => ({ a, b, metric, test: byKey.get(key(a, b, metric)), missing: [a, b].filter((id) => !perQuery.has(id)) })),
+  );
+  const adjusted = holm(raw.map((r) => r.test?.p ?? 1));
+  // Objects built key by key: JSON output follows this order.
+  const tests = raw.map((r, i): PaperTest => {
+    const { a, b, metric, test } = r;
+    if (!test) return { a, b, metric, status: "missing", missing: r.missing, reason: r.missing.map(why).join("; "), p: 1, pHolm: 1 };
+    return { a, b, metric, status: "computed", meanA: test.meanA, meanB: test.meanB, delta: test.delta, p: test.p, pHolm: adjusted[i] };
+  });
+  return {
+    computed: computed.length,
+    of: tests.length,
+    correction: `Holm over all ${tests.length} tests of the paper; each missing test counted as p = 1`,
+    tests,
+  };
+}
+
+/**
+ * A pair of the paper's family whose tests are missing, with the metrics concerned and why.
+ *
+ * @example
+ * // { a: "react-bm25", b: "dense:gemini-001", metrics: ["nDCG@10", "nDCG@100", "Recall@100", "MAP@100"], reason: "no run of react-bm25" }
+ */
+export interface MissingPair {
+  a: string;
+  b: string;
+  metrics: Metric[];
+  reason: string;
+}
+
+/**
+ * The missing tests of a family, one entry per pair and reason (a pair's four metrics share
+ * theirs), in the family's order: the short list to show a reader instead of up to 20 rows.
+ *
+ * @example
+ * missingPairs(paperSignificance(byExperiment, qrels).tests).map((m) => `${m.a} vs ${m.b}: ${m.reason}`);
+ */
+export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
+  const out: MissingPair[] = [];
+  for (const t of tests) {
+    if (t.status !== "missing") continue;
+    const last = out[out.length - 1];
+    if (last && last.a === t.a && last.b === t.b && last.reason === t.reason) last.metrics.push(t.metric);
+    else out.push({ a: t.a, b: t.b, metrics: [t.metric], reason: t.reason });
+  }
+  return out;
+}
+
+/**
+ * The exploratory family beyond the paper: every other experiment of `perQuery` (in its order)
+ * against the baseline run (default BM25-GREEKSTEMMER), on the paper's four metrics, with Holm
+ * over these tests alone. `null` when the baseline did not run; no tests when nothing else did.
+ * The tests are `compareRuns`' with the same swaps and seed.
+ *
+ * @example
+ * const base = baselineSignificance(byExperiment, bench.qrels);
+ * base?.tests.length; // 4 × (experiments − 1)
+ */
+export function baselineSignificance(
+  perQuery: PerQueryByExperiment,
+  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  opts: SignificanceReportOptions = {},
+): BaselineSignificance | null {
+  const against = opts.baseline ?? BASELINE_RUN;
+  if (!perQuery.has(against)) return null;
+  const others = [...perQuery.keys()].filter((id) => id !== against);
+  const tests = others.length
+    ? compareRuns(runsOf(perQuery, [against, ...others]), comparedQueries(queries), {
+        pairs: others.map((id) => [id, against] as const),
+        metrics: PAPER_TESTS.metrics,
+        swaps: opts.swaps,
+        seed: opts.seed,
+      }).tests
+    : [];
+  return {
+    against,
+    of: tests.length,
+    correction: `Holm over these ${tests.length} tests only (exploratory, beyond the paper; not part of its family)`,
+    tests,
+  };
+}
+
+/**
+ * The whole significance.json of `gbr reproduce` (shape: `SignificanceReport`): the swaps and
+ * seed used (default the paper's 100,000 and 42), the number of queries compared, the paper's
+ * family of 20 (`paperSignificance`) and, apart, the exploratory family against BM25
+ * (`baselineSignificance`, null when that run is absent). Written even when nothing ran: then
+ * the paper's 20 tests are all missing, with their reasons.
+ *
+ * @example
+ * const notRun = new Map(outcomes.filter((o) => o.status !== "ok").map((o) => [o.id, `${o.status}: ${o.reason}`]));
+ * const report = significanceReport(perQueryByExperiment, bench.qrels, { swaps: 100_000, seed: 42, notRun });
+ * await fs.writeFile(path.join(outDir, "significance.json"), JSON.stringify(report, null, 2) + "\n");
+ */
+export function significanceReport(
+  perQuery: PerQueryByExperiment,
+  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  opts: SignificanceReportOptions = {},
+): SignificanceReport {
+  const swaps = opts.swaps ?? PAPER_SWAPS;
+  const seed = opts.seed ?? PAPER_SEED;
+  // Checked here too: with no test to run, nothing else would catch a bad value before it is written.
+  if (!Number.isInteger(swaps) || swaps < 1) throw new RangeError(`swaps must be a positive integer, got ${swaps}`);
+  if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
+  const qids = comparedQueries(queries);
+  const settings = { ...opts, swaps, seed };
+  return { swaps, seed, queries: qids.length, paper: paperSignificance(perQuery, qids, settings), baseline: baselineSignificance(perQuery, qids, settings) };
 }
 
 // ---------------------------------------------------------------- the ranx-style table

@@ -391,14 +391,17 @@ export interface SignificanceTest {
 
 /**
  * p-values of paired randomization tests before and after Holm correction, on a log scale,
- * one row per test ("A vs B (metric)"), with the 0.05 level drawn as a dashed line.
+ * one row per test ("A vs B (metric)"), with the 0.05 level drawn as a dashed line. `title`
+ * (plotly text, see `plotlyText`) says which family the tests are, when there are several.
  *
  * @example
- * const { tests } = JSON.parse(await fs.readFile("outputs/sample/significance.json", "utf8"));
+ * const { tests } = JSON.parse(await fs.readFile("saved-compare.json", "utf8")); // gbr compare --json
  * const fig = pValueChart(tests);
  * (fig.layout.xaxis as { type: string }).type; // "log"
+ * const sig = JSON.parse(await fs.readFile("outputs/sample/significance.json", "utf8")); // gbr reproduce
+ * pValueChart(sig.paper.tests.filter((t) => t.status === "computed"), 0.05, "The paper's tests");
  */
-export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05): Figure {
+export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, title = "Paired randomization tests: p before and after Holm correction"): Figure {
   const seen = new Map<string, number>();
   const labels = tests.map((t) => {
     const base = `${t.a} vs ${t.b} (${t.metric})`;
@@ -421,7 +424,7 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05): F
   });
   return {
     data: [marker("p (uncorrected)", ps, "circle", "#2563eb"), marker("p (Holm)", holm, "diamond", "#dc2626")],
-    layout: baseLayout("Paired randomization tests: p before and after Holm correction", {
+    layout: baseLayout(title, {
       xaxis: axis("p-value (log scale)", { type: "log", range: [Math.log10(lo) - 0.3, 0.05] }),
       yaxis: axis("", { autorange: "reversed", type: "category", ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
       // On a log axis, shape coordinates are data values (annotations would want log10).

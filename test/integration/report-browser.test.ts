@@ -1,18 +1,19 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, promises as fs } from "node:fs";
+import { existsSync, promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { REPO } from "../helpers/shared";
 import { csvField } from "../../lib/report/text-table";
+import { holm, PAPER_TESTS } from "../../lib/eval/significance";
 
 // The report as a reader sees it: `gbr reproduce` on the bundled sample, `gbr report`, then the
 // page opened in headless Debian Chromium with every network request refused and recorded.
-// A second dataset folder (a copy of the real one plus hand-made significance.json, sweep.json
-// and react-rounds.csv) exercises the optional sections' figures in the browser too.
+// A second dataset folder (a copy of the real one plus hand-made significance.json, sweep.json,
+// react-rounds.csv and react-missed.csv) exercises the optional sections' figures in the browser too.
 
 const CHROMIUM = "/usr/bin/chromium";
 const GBR = path.join(REPO, "bin", "gbr.js");
@@ -72,7 +73,11 @@ async function addOptionalInputs(dir: string): Promise<void> {
     values[`sd ${m}`] = 0.05;
   }
   await fs.appendFile(path.join(dir, "summary.csv"), header.map((h) => csvField(values[h] ?? "")).join(",") + "\n");
-  await fs.appendFile(path.join(dir, "cost.csv"), [EVIL, 2, 2600, 300, 1.2, 0.0021, 0.5].map(csvField).join(",") + "\n");
+  // reproduce writes a cost row for every experiment that ran; add one for the evil name, by column name.
+  const costFile = path.join(dir, "cost.csv");
+  const costHeader = readFileSync(costFile, "utf8").split("\n")[0].split(",");
+  const costValues: Record<string, string | number> = { method: EVIL, callsPerQuery: 2, llmTokensPerQuery: 2600, embeddingTokensPerQuery: 300, embeddingTokensSource: "provider", secondsPerQuery: 1.2, costPerQuery: 0.0021, oneTimeCalls: 6308, oneTimeTokens: 2_000_000, oneTimeSeconds: 95, oneTimeCost: 0.5 };
+  await fs.appendFile(costFile, costHeader.map((h) => csvField(costValues[h] ?? "")).join(",") + "\n");
 
   const k1s = [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.5, 1.6, 1.8, 2, 2.2, 2.4, 2.6, 2.8, 3];
   const bs = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1];
@@ -84,17 +89,42 @@ async function addOptionalInputs(dir: string): Promise<void> {
     { a: "rrf:bm25-greekstemmer+lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.5564, meanB: 0.511, delta: 0.0454, p: 0.004, pHolm: 0.016 },
     { a: "prf:bm25-greekstemmer", b: "bm25-greekstemmer", metric: "MAP@100", meanA: 0.2383, meanB: 0.4764, delta: -0.2381, p: 0.00001, pHolm: 0.00004 },
   ];
-  await fs.writeFile(path.join(dir, "significance.json"), JSON.stringify({ tests }));
+  // reproduce's shape: the paper's 20 tests (the first pair computed, the rest missing at p = 1,
+  // one with a hostile reason) and the exploratory family against BM25 apart.
+  const paperP = PAPER_TESTS.pairs.flatMap((_pair, i) => PAPER_TESTS.metrics.map((_, m) => (i === 0 ? [0.00001, 0.0004, 0.003, 0.2][m] : 1)));
+  const paperHolm = holm(paperP);
+  const paperTests = PAPER_TESTS.pairs.flatMap(([a, b], i) =>
+    PAPER_TESTS.metrics.map((metric, m) => {
+      const k = i * PAPER_TESTS.metrics.length + m;
+      return i === 0
+        ? { a, b, metric, status: "computed", meanA: 0.6, meanB: 0.36, delta: 0.24, p: paperP[k], pHolm: paperHolm[k] }
+        : { a, b, metric, status: "missing", missing: [a], reason: i === 4 ? `${a} did not run (${EVIL})` : `no run of ${a}`, p: 1, pHolm: 1 };
+    }),
+  );
+  const significance = {
+    swaps: 100000,
+    seed: 42,
+    queries: 26,
+    paper: { computed: 4, of: 20, correction: "Holm over all 20 tests of the paper; each missing test counted as p = 1", tests: paperTests },
+    baseline: { against: "bm25-greekstemmer", of: tests.length, correction: "Holm over these 3 tests only", tests },
+  };
+  await fs.writeFile(path.join(dir, "significance.json"), JSON.stringify(significance));
   const rounds = [
-    [1, 0.45, 0.59],
-    [2, 0.52, 0.65],
-    [3, 0.57, 0.69],
-    [5, 0.62, 0.73],
-    [10, 0.67, 0.77],
+    [1, 0.45, 0.59, 30, 21],
+    [2, 0.52, 0.65, 25, 18],
+    [3, 0.57, 0.69, 20, 15],
+    [5, 0.62, 0.73, 15, 11],
+    [10, 0.67, 0.77, 12, 9],
   ];
   await fs.writeFile(
     path.join(dir, "react-rounds.csv"),
-    "round,keptRecall100,candidateRecall100,callsPerQuery,tokensPerQuery\n" + rounds.map(([r, k, c]) => `${r},${k},${c},${2 * r},${9000 * r}`).join("\n") + "\n",
+    "round,keptRecall100,candidateRecall100,missedGoldPairs,missedGoldQueries,callsPerQuery,tokensPerQuery\n" +
+      rounds.map(([r, k, c, mp, mq]) => `${r},${k},${c},${mp},${mq},${2 * r},${9000 * r}`).join("\n") +
+      "\n",
+  );
+  await fs.writeFile(
+    path.join(dir, "react-missed.csv"),
+    "query,article,firstRetrievedRound,bestRank,roundsRetrieved\n" + [["Q-1", EVIL, 1, 3, 4], ["Q-2", "ΑΚ::914", 2, 57, 1]].map((r) => r.map(csvField).join(",")).join("\n") + "\n",
   );
 }
 
@@ -192,7 +222,9 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
       assert.ok(!state.notes.some((n) => /sweep\.json not found/.test(n)), "reproduce writes the tuning sweep");
       assert.ok(state.notes.some((n) => /react-rounds\.csv not found/.test(n)));
     } else {
-      assert.equal(state.figures.length, 7, "bars ×2, areas, p-values, sweep, REACT rounds, cost");
+      assert.equal(state.figures.length, 8, "bars ×2, areas, p-values of the paper's tests and of the BM25 family, sweep, REACT rounds, cost");
+      assert.ok(state.notes.some((n) => /4 of the paper's 20 tests computed; Holm over all 20, missing tests counted as p = 1/.test(n)));
+      assert.ok(state.notes.some((n) => /Paper, on its 283 queries: by round 10, 98 pairs over 64 queries/.test(n)));
       // The hostile name shows exactly as written, in the table and on the chart's axis.
       assert.ok(state.nameCells.includes(EVIL), "name cell");
       assert.ok(state.firstFigureTicks.includes(EVIL), `tick labels: ${JSON.stringify(state.firstFigureTicks)}`);

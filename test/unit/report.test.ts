@@ -18,6 +18,9 @@ import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/report/csv
 import { buildReport, escapeHtml, inlineScriptSource, jsonForScript, plotlyBundle, writeReports } from "../../lib/report/html";
 import { toCsv } from "../../lib/report/text-table";
 import { main } from "../../lib/cli/main";
+import { significanceReport } from "../../lib/eval/significance";
+import { MISSED_GOLD_COLUMNS } from "../../lib/eval/react-missed";
+import type { MetricValues } from "../../lib/eval/metrics";
 
 const METRICS = ["nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@100"];
 const SUMMARY_HEADER = ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason"];
@@ -389,5 +392,124 @@ describe("buildReport", () => {
     err = "";
     assert.equal(await main(["report", "--out", path.join(tmp, "nowhere")], io), 1);
     assert.match(err, /does not exist/);
+  });
+});
+
+describe("buildReport: significance families and the REACT diagnostic", () => {
+  let tmp = "";
+  /** The page without its <script> elements (the inlined plotly bundle and the figure specs). */
+  const visible = (html: string) => html.replace(/<script\b[^>]*>[\s\S]*?<\/script\s*>/gi, "");
+  const specs = (html: string) => [...html.matchAll(/<script type="application\/json" id="fig-\d+-spec">([\s\S]*?)<\/script>/g)].map((m) => JSON.parse(m[1]) as Figure);
+  const perQueryOf = (f: (i: number) => number) => new Map(Array.from({ length: 30 }, (_, i) => [`q${i}`, Object.fromEntries(METRICS.map((m) => [m, f(i)])) as MetricValues]));
+  const QRELS = new Map(Array.from({ length: 30 }, (_, i) => [`q${i}`, new Set([`d${i}`])]));
+
+  async function folder(name: string, files: Record<string, string>): Promise<string> {
+    const dir = path.join(tmp, name);
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, "summary.csv"), toCsv(SUMMARY_HEADER, SUMMARY));
+    for (const [file, body] of Object.entries(files)) await fs.writeFile(path.join(dir, file), body);
+    return dir;
+  }
+
+  before(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-report-families-"));
+  });
+  after(async () => {
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  test("reproduce's significance.json: N of the paper's 20 computed, Holm over 20, missing tests with reasons, the baseline family apart", async () => {
+    // Reform-BM25 vs BM25 can run; REACT did not (hostile reason); LSI only in the exploratory family.
+    const byExperiment = new Map([
+      ["bm25-greekstemmer", perQueryOf((i) => 0.2 + 0.01 * (i % 5))],
+      ["reform:bm25-greekstemmer", perQueryOf(() => 0.9)],
+      ["lsi", perQueryOf((i) => (i % 2 ? 0.3 : 0.1))],
+    ]);
+    const report = significanceReport(byExperiment, QRELS, { swaps: 999, seed: 42, notRun: new Map([["react-bm25", EVIL_REASON]]) });
+    const dir = await folder("families", { "significance.json": JSON.stringify(report, null, 2) });
+    const html = await buildReport(dir);
+    const page = visible(html);
+    const sig = page.slice(page.indexOf('<section id="significance">'), page.indexOf('<section id="sweep">'));
+    assert.match(sig, /4 of the paper's 20 tests computed; Holm over all 20, missing tests counted as p = 1/);
+    assert.match(sig, /999 random sign flips, seed 42, 30 queries/);
+    assert.match(sig, /<h3>The paper's 20 tests<\/h3>/);
+    assert.match(sig, /<h4>Missing tests \(16 of 20, each counted as p = 1\)<\/h4>/);
+    // One line per missing pair, with its four metrics and its reason (escaped).
+    assert.match(sig, /<td class="name">react-bm25<\/td><td class="name">dense:gemini-001<\/td><td>nDCG@10, nDCG@100, Recall@100, MAP@100<\/td><td class="reason">react-bm25 did not run \(/);
+    assert.ok(sig.includes(escapeHtml(EVIL_REASON)));
+    assert.ok(sig.includes("no run of dense:qwen3-8b"));
+    assert.equal((sig.match(/<h4>Missing tests/g) ?? []).length, 1);
+    // The computed tests: p = 1/1000, Holm over 20 with 16 ones gives 20/1000 = 0.02, in bold.
+    assert.equal((sig.match(/<strong>0\.0200<\/strong>/g) ?? []).length, 4);
+    // The exploratory family, apart, with its own Holm (2 experiments × 4 metrics).
+    assert.match(sig, /<h3>Beyond the paper: every experiment against bm25-greekstemmer<\/h3>/);
+    assert.match(sig, /Holm over these 8 tests only \(not combined with the paper's 20\)/);
+    assert.ok(sig.indexOf("Beyond the paper") > sig.indexOf("Missing tests"), "the paper's family comes first");
+    const figs = specs(html).filter((f) => /Holm/.test(f.layout.title.text));
+    assert.deepEqual(
+      figs.map((f) => [f.layout.title.text, (f.data[0] as { y: string[] }).y.length]),
+      [
+        ["The paper's tests: p before and after Holm over all 20 (missing tests at p = 1)", 4],
+        ["Against bm25-greekstemmer (exploratory): p before and after Holm over these 8 tests", 8],
+      ],
+    );
+
+    // Without BM25 there is no exploratory family; with nothing computed, no chart of the paper's tests.
+    const none = await folder("no-baseline", { "significance.json": JSON.stringify(significanceReport(new Map(), QRELS, { swaps: 999 })) });
+    const html2 = await buildReport(none);
+    const page2 = visible(html2);
+    assert.match(page2, /0 of the paper's 20 tests computed; Holm over all 20, missing tests counted as p = 1/);
+    assert.match(page2, /<code>bm25-greekstemmer<\/code> did not run, so there is no exploratory family\./);
+    assert.equal(specs(html2).filter((f) => /Holm/.test(f.layout.title.text)).length, 0);
+  });
+
+  test("the flat {tests} shape (gbr compare --json, older reproduce runs) still renders as one family", async () => {
+    const tests = [{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.5714, meanB: 0.511, delta: 0.0604, p: 0.21, pHolm: 0.63 }];
+    const dir = await folder("flat", { "significance.json": JSON.stringify({ scope: "against bm25-greekstemmer", swaps: 100000, seed: 42, tests }) });
+    const html = await buildReport(dir);
+    const page = visible(html);
+    assert.match(page, /scope: against bm25-greekstemmer; 100,000 random sign flips, seed 42\); p-values before and after Holm correction over all the tests listed/);
+    assert.doesNotMatch(page, /of the paper's 20 tests computed/);
+    assert.equal(specs(html).filter((f) => /Holm/.test(f.layout.title.text)).length, 1);
+
+    const bad = await folder("bad-significance", { "significance.json": JSON.stringify({ paper: { tests: [] }, baseline: { against: "x" } }) });
+    await assert.rejects(buildReport(bad), /"baseline" must be null or have "tests"/);
+    const worse = await folder("worse-significance", { "significance.json": JSON.stringify({ results: [] }) });
+    await assert.rejects(buildReport(worse), /expected reproduce's \{"paper"/);
+  });
+
+  test("REACT: missed-gold columns and react-missed.csv add the appendix C.4 diagnostic next to the paper's figure", async () => {
+    const rounds = "round,keptRecall100,candidateRecall100,missedGoldPairs,missedGoldQueries,callsPerQuery,tokensPerQuery\n1,0.45,0.59,30,21,2,9000\n10,0.67,0.77,12,9,20,90000\n";
+    const missed = toCsv([...MISSED_GOLD_COLUMNS], [
+      ["Q-1", EVIL, 1, 3, 4],
+      ["Q-2", "ΑΚ::914", 2, 57, 1],
+    ]);
+    const dir = await folder("react-missed", { "react-rounds.csv": rounds, "react-missed.csv": missed });
+    const page = visible(await buildReport(dir));
+    const react = page.slice(page.indexOf('<section id="react">'), page.indexOf('<section id="cost">'));
+    assert.match(react, /<h3>Gold retrieved but never kept \(appendix C\.4\)<\/h3>/);
+    // In the round table with their own labels, as counts; the last round's next to the paper's figure.
+    assert.match(react, /<th class="num">candidate-pool recall<\/th><th class="num">gold retrieved, never kept<\/th><th class="num">queries affected<\/th>/);
+    assert.match(react, /<tr><td class="num">10<\/td><td class="num">0\.6700<\/td><td class="num">0\.7700<\/td><td class="num">12<\/td><td class="num">9<\/td>/);
+    assert.match(react, /This run: by round 10, 12 pairs over 9 queries .*Paper, on its 283 queries: by round 10, 98 pairs over 64 queries \(the paper's number, a reference line/);
+    assert.match(react, /<details open><summary>After the last round: 2 pairs over 2 queries \(react-missed\.csv\)<\/summary>/);
+    assert.ok(react.includes(`<td class="name">${escapeHtml(EVIL)}</td><td class="num">1</td><td class="num">3</td><td class="num">4</td>`));
+    assert.ok(react.includes(`<td class="name">ΑΚ::914</td><td class="num">2</td><td class="num">57</td><td class="num">1</td>`));
+
+    // An empty list says so; the columns alone give the table and the reference line.
+    const empty = await folder("react-none-missed", { "react-rounds.csv": rounds, "react-missed.csv": toCsv([...MISSED_GOLD_COLUMNS], []) });
+    assert.match(visible(await buildReport(empty)), /react-missed\.csv lists no pair/);
+    // The file alone (no columns): the list and the paper's line, no figure of ours.
+    const fileOnly = visible(await buildReport(await folder("react-file-only", { "react-rounds.csv": "round,keptRecall100,candidateRecall100\n1,0.45,0.59\n", "react-missed.csv": missed })));
+    assert.match(fileOnly, /<p class="note">Paper, on its 283 queries/);
+    assert.match(fileOnly, /After the last round: 2 pairs over 2 queries/);
+    const columnsOnly = visible(await buildReport(await folder("react-columns-only", { "react-rounds.csv": rounds })));
+    assert.match(columnsOnly, /This run: by round 10, 12 pairs over 9 queries.*Paper, on its 283 queries/);
+    assert.doesNotMatch(columnsOnly, /<details/);
+
+    // Neither: the section is as it was.
+    const plain = visible(await buildReport(await folder("react-plain", { "react-rounds.csv": "round,keptRecall100,candidateRecall100\n1,0.45,0.59\n" })));
+    const plainReact = plain.slice(plain.indexOf('<section id="react">'), plain.indexOf('<section id="cost">'));
+    assert.doesNotMatch(plainReact, /appendix C\.4|never kept|98 pairs/);
   });
 });

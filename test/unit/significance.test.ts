@@ -3,14 +3,19 @@ import assert from "node:assert/strict";
 import { byArea, bySource, UNKNOWN_GROUP } from "../../lib/eval/breakdown";
 import { METRICS, meanOf, type Metric, type MetricValues } from "../../lib/eval/metrics";
 import {
+  baselineSignificance,
   bootstrapCI,
   compareRuns,
   formatComparison,
   holm,
+  missingPairs,
   pairedRandomizationTest,
+  paperSignificance,
   PAPER_TESTS,
   seedState,
+  significanceReport,
   Xoshiro128ss,
+  type PerQueryByExperiment,
   type RunScores,
 } from "../../lib/eval/significance";
 import type { QueryMeta } from "../../lib/types";
@@ -296,6 +301,157 @@ test("PAPER_TESTS: the paper's 5 pairs × 4 metrics = 20 tests, Holm over those 
     ],
   );
   assert.deepEqual(tests.map((t) => t.pHolm), holm(tests.map((t) => t.p)));
+});
+
+// ---------------------------------------------------------------- the paper's family and significance.json
+
+const PAPER_RUNS = ["bm25-greekstemmer", "reform:bm25-greekstemmer", "dense:qwen3-8b", "reform:dense:qwen3-8b", "react-bm25", "dense:gemini-001"];
+/** Noisy runs with gains of every size, so that some of the 20 tests are significant after Holm and some not. */
+function paperRuns(names: readonly string[] = PAPER_RUNS): RunScores[] {
+  const gains = [0, 0.25, 0, 0.08, 0.02, 0.06];
+  return names.map((n) => {
+    const k = PAPER_RUNS.indexOf(n);
+    const rng = Xoshiro128ss.fromSeed(100 + k);
+    return runOf(n, () => 0.3 + gains[k] + 0.4 * rng.nextFloat());
+  });
+}
+const byExperiment = (runs: readonly RunScores[]): PerQueryByExperiment => new Map(runs.map((r) => [r.name, r.perQuery]));
+const testKey = (t: { a: string; b: string; metric: string }) => `${t.a} vs ${t.b} (${t.metric})`;
+
+test("paperSignificance: all runs present gives exactly compareRuns over the paper's 20 tests", () => {
+  const runs = paperRuns();
+  const fam = paperSignificance(byExperiment(runs), QRELS, { swaps: 2_000, seed: 7 });
+  const { tests } = compareRuns(runs, QRELS, { ...PAPER_TESTS, swaps: 2_000, seed: 7 });
+  assert.equal(fam.of, 20);
+  assert.equal(fam.computed, 20);
+  assert.equal(fam.tests.length, 20);
+  assert.deepEqual(
+    fam.tests.map((t) => (t.status === "computed" ? { a: t.a, b: t.b, metric: t.metric, meanA: t.meanA, meanB: t.meanB, delta: t.delta, p: t.p, pHolm: t.pHolm } : t)),
+    tests,
+  );
+  assert.ok(fam.tests.some((t) => t.pHolm < 0.05) && fam.tests.some((t) => t.pHolm > 0.05), "a mix of significant and not");
+});
+
+test("paperSignificance: always 20 tests; missing ones at p = 1, Holm over all 20, never below the full family", () => {
+  const all = paperRuns();
+  const full = compareRuns(all, QRELS, { ...PAPER_TESTS, swaps: 2_000 }).tests;
+  const fullByKey = new Map(full.map((t) => [testKey(t), t]));
+  // Drop each run in turn, then pairs of runs, then everything.
+  const drops: string[][] = [...PAPER_RUNS.map((n) => [n]), ["react-bm25", "dense:qwen3-8b"], ["reform:bm25-greekstemmer", "dense:gemini-001"], PAPER_RUNS];
+  for (const drop of drops) {
+    const kept = all.filter((r) => !drop.includes(r.name));
+    const fam = paperSignificance(byExperiment(kept), QRELS, { swaps: 2_000 });
+    const label = `without ${drop.join(", ")}`;
+    assert.equal(fam.tests.length, 20, label);
+    assert.equal(fam.of, 20);
+    // The same 20 tests in the same order, whatever is missing.
+    assert.deepEqual(fam.tests.map(testKey), full.map(testKey), label);
+    const missing = fam.tests.filter((t) => t.status === "missing");
+    assert.equal(fam.computed, 20 - missing.length, label);
+    for (const t of fam.tests) {
+      const ids = [t.a, t.b].filter((id) => drop.includes(id));
+      if (t.status === "missing") {
+        assert.ok(ids.length > 0, `${testKey(t)} is missing though both runs exist`);
+        assert.deepEqual(t.missing, ids);
+        for (const id of ids) assert.match(t.reason, new RegExp(`no run of ${id.replace(/[.+:]/g, "\\$&")}`));
+        assert.equal(t.p, 1);
+        assert.equal(t.pHolm, 1);
+      } else {
+        assert.equal(ids.length, 0, `${testKey(t)} computed without its runs`);
+        // The computed test itself is exactly compareRuns' test (own seed, same p).
+        const f = fullByKey.get(testKey(t))!;
+        assert.deepEqual([t.meanA, t.meanB, t.delta, t.p], [f.meanA, f.meanB, f.delta, f.p]);
+        // Conservative: never below what the full family (every run present) gives.
+        assert.ok(t.pHolm >= f.pHolm, `${label}: ${testKey(t)} pHolm ${t.pHolm} < full family's ${f.pHolm}`);
+      }
+    }
+    // The property that matters: the adjusted p-values are Holm over the 20, missing ones as 1.
+    assert.deepEqual(fam.tests.map((t) => t.pHolm), holm(fam.tests.map((t) => (t.status === "computed" ? t.p : 1))), label);
+    // And stricter than (or as strict as) Holm over the computed tests alone, the old behaviour.
+    const computedOnly = fam.tests.filter((t) => t.status === "computed");
+    const small = holm(computedOnly.map((t) => t.p));
+    computedOnly.forEach((t, i) => assert.ok(t.pHolm >= small[i], `${label}: ${testKey(t)}`));
+  }
+});
+
+test("paperSignificance: a hand-checked family, reasons from notRun", () => {
+  // Only the first pair can run; its 4 tests sit among 16 at p = 1, so each gets ×20, ×19, … by rank.
+  const runs = [runOf("reform:bm25-greekstemmer", () => 0.9), runOf("bm25-greekstemmer", (i) => 0.2 + 0.01 * (i % 5))];
+  const notRun = new Map([["react-bm25", "skipped: no chat model configured"]]);
+  const fam = paperSignificance(byExperiment(runs), QRELS, { swaps: 999, notRun });
+  assert.equal(fam.computed, 4);
+  assert.match(fam.correction, /Holm over all 20 tests .* p = 1/);
+  const [first, ...rest] = fam.tests;
+  assert.deepEqual(Object.keys(first), ["a", "b", "metric", "status", "meanA", "meanB", "delta", "p", "pHolm"]);
+  for (const t of fam.tests.slice(0, 4)) {
+    assert.equal(t.status, "computed");
+    assert.equal(t.p, 1 / 1000);
+    // Four equal smallest p-values: the first is ×20, the running maximum carries it to the rest.
+    assert.equal(t.pHolm, 20 / 1000);
+  }
+  const react = rest.find((t) => t.a === "react-bm25" && t.b === "dense:gemini-001")!;
+  assert.deepEqual(Object.keys(react), ["a", "b", "metric", "status", "missing", "reason", "p", "pHolm"]);
+  assert.deepEqual(react, {
+    a: "react-bm25",
+    b: "dense:gemini-001",
+    metric: "nDCG@10",
+    status: "missing",
+    missing: ["react-bm25", "dense:gemini-001"],
+    reason: "react-bm25 did not run (skipped: no chat model configured); no run of dense:gemini-001",
+    p: 1,
+    pHolm: 1,
+  });
+  // The short list: one entry per missing pair, its four metrics, its reason.
+  assert.deepEqual(missingPairs(fam.tests), [
+    { a: "reform:dense:qwen3-8b", b: "dense:qwen3-8b", metrics: [...PAPER_TESTS.metrics], reason: "no run of reform:dense:qwen3-8b; no run of dense:qwen3-8b" },
+    { a: "react-bm25", b: "reform:bm25-greekstemmer", metrics: [...PAPER_TESTS.metrics], reason: "react-bm25 did not run (skipped: no chat model configured)" },
+    { a: "react-bm25", b: "reform:dense:qwen3-8b", metrics: [...PAPER_TESTS.metrics], reason: "react-bm25 did not run (skipped: no chat model configured); no run of reform:dense:qwen3-8b" },
+    { a: "react-bm25", b: "dense:gemini-001", metrics: [...PAPER_TESTS.metrics], reason: react.reason },
+  ]);
+  // Nothing at all: 20 missing tests, nothing computed, no test run (so no query is needed).
+  const none = paperSignificance(new Map(), [], {});
+  assert.equal(none.computed, 0);
+  assert.ok(none.tests.every((t) => t.status === "missing" && t.p === 1 && t.pHolm === 1));
+});
+
+test("baselineSignificance: every other experiment against BM25, its own Holm; null without BM25", () => {
+  const runs = [runOf("lsi", (i) => 0.1 * (i % 10)), runOf("bm25-greekstemmer", () => 0.5), runOf("prf:bm25-greekstemmer", (i) => 0.5 + 0.001 * i)];
+  const base = baselineSignificance(byExperiment(runs), QRELS, { swaps: 3_000 })!;
+  assert.equal(base.against, "bm25-greekstemmer");
+  assert.equal(base.of, 8);
+  assert.match(base.correction, /Holm over these 8 tests only/);
+  // Exactly compareRuns with those pairs (the JSON of gbr compare for them).
+  const { tests } = compareRuns(runs, QRELS, { pairs: [["lsi", "bm25-greekstemmer"], ["prf:bm25-greekstemmer", "bm25-greekstemmer"]], metrics: PAPER_TESTS.metrics, swaps: 3_000 });
+  assert.deepEqual(base.tests, tests);
+  assert.equal(baselineSignificance(byExperiment(runs.filter((r) => r.name !== "bm25-greekstemmer")), QRELS), null);
+  assert.deepEqual(baselineSignificance(byExperiment([runs[1]]), QRELS), { against: "bm25-greekstemmer", of: 0, correction: "Holm over these 0 tests only (exploratory, beyond the paper; not part of its family)", tests: [] });
+  assert.equal(baselineSignificance(byExperiment(runs), QRELS, { baseline: "lsi", swaps: 500 })!.tests[0].a, "bm25-greekstemmer");
+});
+
+test("significanceReport: the significance.json shape, families apart, round trip through JSON", () => {
+  const runs = [...paperRuns(["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"]), runOf("lsi", (i) => 0.05 * (i % 20))];
+  const qrels = new Map<string, Set<string>>([...QRELS, ["q-no-gold", new Set<string>()]]);
+  const report = significanceReport(byExperiment(runs), qrels, { swaps: 1_000, seed: 9 });
+  assert.deepEqual(Object.keys(report), ["swaps", "seed", "queries", "paper", "baseline"]);
+  assert.deepEqual([report.swaps, report.seed, report.queries], [1_000, 9, 40]);
+  assert.deepEqual(Object.keys(report.paper), ["computed", "of", "correction", "tests"]);
+  assert.deepEqual(report.paper, paperSignificance(byExperiment(runs), qrels, { swaps: 1_000, seed: 9 }));
+  // reform vs BM25 (4) and react vs reform:bm25 (4) can run.
+  assert.equal(report.paper.computed, 8);
+  assert.deepEqual(Object.keys(report.baseline!), ["against", "of", "correction", "tests"]);
+  assert.deepEqual(report.baseline!.tests.map((t) => t.a), ["reform:bm25-greekstemmer", "react-bm25", "lsi"].flatMap((a) => PAPER_TESTS.metrics.map(() => a)));
+  assert.deepEqual(report.baseline, baselineSignificance(byExperiment(runs), qrels, { swaps: 1_000, seed: 9 }));
+  // The two families are corrected separately: the same test (reform vs BM25) differs only in pHolm.
+  const inPaper = report.paper.tests[0];
+  const inBase = report.baseline!.tests[0];
+  assert.equal(testKey(inPaper), testKey(inBase));
+  assert.equal(inPaper.p, inBase.p);
+  assert.deepEqual(JSON.parse(JSON.stringify(report)), report);
+  // Defaults: the paper's swaps and seed; with nothing run the file still has all 20 tests.
+  const empty = significanceReport(new Map(), qrels);
+  assert.deepEqual([empty.swaps, empty.seed, empty.paper.computed, empty.paper.tests.length, empty.baseline], [100_000, 42, 0, 20, null]);
+  assert.throws(() => significanceReport(new Map(), qrels, { swaps: 0 }), /swaps/);
+  assert.throws(() => significanceReport(new Map(), qrels, { seed: 1.5 }), /seed/);
 });
 
 test("formatComparison: ranx-style superscripts for significant wins only, a legend, and the test list", () => {
