@@ -262,6 +262,7 @@ export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithRepla
 
   return {
     id: model.id,
+    endpoint: model.endpoint,
     keys,
     async complete(req: ChatRequest): Promise<ChatResponse> {
       const offline = opts.offline ?? offlineFromEnv();

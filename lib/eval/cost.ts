@@ -1,19 +1,23 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
+import type { ProviderWork, RunCost } from "../types";
 
-/** What one method spent answering a set of queries (online) and preparing the corpus (one-time). */
+/**
+ * What one method spent: the work of its run (`RunCost`: online and one-time corpus work, with
+ * the models behind it) and the wall time of answering the queries and of preparing the corpus.
+ *
+ * @example
+ * const u: MethodUsage = { method: "reform:dense:qwen3-8b", queries: 283, cost: run.cost!, seconds: 1200, corpusSeconds: 95 };
+ */
 export interface MethodUsage {
   method: string;
   queries: number;
-  /** Chat calls and tokens made while answering the queries. */
-  llm: { calls: number; input: number; output: number; model?: string };
-  /** Embedding requests and tokens for the queries. */
-  embedding: { calls: number; tokens: number; model?: string };
-  /** Wall time spent answering the queries, in seconds. */
+  cost: RunCost;
+  /** Wall time spent answering the queries (the run itself), in seconds. */
   seconds: number;
-  /** One-time corpus work (embedding or translating the articles), kept apart as the paper does. */
-  corpus?: { embeddingTokens?: number; llmInput?: number; llmOutput?: number };
+  /** Wall time of the one-time corpus work (indexing, embedding, translating, fitting), in seconds. */
+  corpusSeconds: number;
 }
 
 export interface PriceTable {
@@ -23,15 +27,32 @@ export interface PriceTable {
   embedding: Record<string, number>;
 }
 
+/**
+ * One row of the cost table (the paper's Table 17, plus the one-time columns).
+ *
+ * @example
+ * costTable(usages, loadPrices()).map((r) => `${r.method}: ${r.callsPerQuery} calls/query`);
+ */
 export interface CostRow {
   method: string;
+  /** Online chat calls plus query embeddings, per query. */
   callsPerQuery: number;
+  /** Online LLM tokens (input + output) per query. */
   llmTokensPerQuery: number;
+  /** Online embedding tokens per query. */
   embeddingTokensPerQuery: number;
+  /**
+   * Where the embedding tokens come from: "provider" (reported by the server, stored with each
+   * cached vector), "estimated" (o200k counts: the server reported none), "mixed", or "" (none).
+   */
+  embeddingTokensSource: string;
   secondsPerQuery: number;
   /** API-equivalent USD per query. */
   costPerQuery: number;
-  /** API-equivalent USD for the one-time corpus work. */
+  /** One-time corpus work: provider calls, tokens (LLM + embedding), wall time and API-equivalent USD. */
+  oneTimeCalls: number;
+  oneTimeTokens: number;
+  oneTimeSeconds: number;
   oneTimeCost: number;
 }
 
@@ -60,31 +81,40 @@ function embeddingPrice(prices: PriceTable, model?: string): number {
   return p;
 }
 
+/** "provider", "estimated", "mixed" or "" for a token count and its estimated part. */
+function tokenSource(tokens: number, estimated: number): string {
+  if (tokens === 0) return "";
+  if (estimated === 0) return "provider";
+  return estimated >= tokens ? "estimated" : "mixed";
+}
+
 /**
- * The paper's Table 17 for a set of methods: online calls (chat + embedding requests), LLM
- * tokens (input + output), embedding tokens and wall time per query, API-equivalent cost per
- * query, and the one-time corpus cost apart.
+ * The paper's Table 17 for a set of methods: online calls (chat calls plus one embedding per
+ * query), LLM tokens (input + output), embedding tokens and wall time per query, API-equivalent
+ * cost per query; and the one-time corpus work apart (never part of the per-query columns).
  *
  * @example
- * costTable([{ method: "reform:dense:qwen3-8b", queries: 283, llm: { calls: 283, input: 600000, output: 140000 },
- *   embedding: { calls: 9, tokens: 85000 }, seconds: 1200 }], loadPrices());
+ * costTable([{ method: "reform:dense:qwen3-8b", queries: 283, seconds: 1200, corpusSeconds: 95, cost: run.cost! }], loadPrices());
  */
 export function costTable(usages: readonly MethodUsage[], prices: PriceTable): CostRow[] {
   return usages.map((u) => {
     const n = Math.max(1, u.queries);
-    const lp = llmPrice(prices, u.llm.model);
-    const ep = embeddingPrice(prices, u.embedding.model);
-    const online = (u.llm.input * lp.input + u.llm.output * lp.output + u.embedding.tokens * ep) / 1e6;
-    const c = u.corpus ?? {};
-    const oneTime = ((c.llmInput ?? 0) * lp.input + (c.llmOutput ?? 0) * lp.output + (c.embeddingTokens ?? 0) * ep) / 1e6;
+    const { online, corpus, llmModel, embeddingModel } = u.cost;
+    const lp = llmPrice(prices, llmModel);
+    const ep = embeddingPrice(prices, embeddingModel);
+    const dollars = (w: ProviderWork) => (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * ep) / 1e6;
     return {
       method: u.method,
-      callsPerQuery: (u.llm.calls + u.embedding.calls) / n,
-      llmTokensPerQuery: (u.llm.input + u.llm.output) / n,
-      embeddingTokensPerQuery: u.embedding.tokens / n,
+      callsPerQuery: (online.llmCalls + online.embeddingCalls) / n,
+      llmTokensPerQuery: (online.llmInput + online.llmOutput) / n,
+      embeddingTokensPerQuery: online.embeddingTokens / n,
+      embeddingTokensSource: tokenSource(online.embeddingTokens + corpus.embeddingTokens, online.embeddingTokensEstimated + corpus.embeddingTokensEstimated),
       secondsPerQuery: u.seconds / n,
-      costPerQuery: online / n,
-      oneTimeCost: oneTime,
+      costPerQuery: dollars(online) / n,
+      oneTimeCalls: corpus.llmCalls + corpus.embeddingCalls,
+      oneTimeTokens: corpus.llmInput + corpus.llmOutput + corpus.embeddingTokens,
+      oneTimeSeconds: u.corpusSeconds,
+      oneTimeCost: dollars(corpus),
     };
   });
 }

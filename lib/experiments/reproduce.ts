@@ -11,15 +11,18 @@ import { formatTable, toCsv } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";
 import { reproductionTable } from "./paper";
-import { compareRuns, PAPER_TESTS } from "../eval/significance";
+import { significanceReport } from "../eval/significance";
+import { MISSED_GOLD_COLUMNS, reactMissedGold } from "../eval/react-missed";
+import { describeRun } from "./setup";
+import { zeroWork } from "../util/run-cost";
 import { EmbeddingError } from "../dense/types";
 import { ChatError } from "../llm/types";
 import { loadPromptSet, PromptError } from "../llm/prompts";
-import { reactRoundTable, type ReactRunResult } from "../llm/react";
+import { isReactRun, reactRoundTable, type ReactRunResult } from "../llm/react";
 import { costTable, loadPrices, type MethodUsage } from "../eval/cost";
 import { createRetriever, supportsFeedback, type RetrieverOptions } from "../retrievers";
 import { rrf } from "../fusion/rrf";
-import type { Benchmark, Query, Retriever, Run } from "../types";
+import type { Benchmark, LlmRunInfo, Retriever, Run, RunCost, RunInfo } from "../types";
 
 export interface ReproduceOptions {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
@@ -47,7 +50,11 @@ export interface ExperimentOutcome {
   /** Standard deviation over repeated samples (LLM experiments with --repeat N > 1). */
   sd?: MetricValues;
   samples?: number;
-  /** What the experiment reported about itself (parameters, resources). */
+  /** What produced the run, recorded while it ran (parameters as sent, models, prompts, parser). */
+  info?: RunInfo;
+  /** `info` in one line (the setup column of summary.csv and reproduction.csv). */
+  setup?: string;
+  /** What the experiment adds about itself beyond the run (e.g. the tuning sweep's best setting). */
   details?: Record<string, unknown>;
 }
 
@@ -96,6 +103,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const perQueryRows: unknown[][] = [];
   const costs: MethodUsage[] = [];
   const perQueryByExperiment = new Map<string, Map<string, MetricValues>>();
+  const runInfos = new Map<string, RunInfo>();
   for (const [i, exp] of selected.entries()) {
     const base = { id: exp.id, title: exp.title, section: exp.section };
     const tag = `[${i + 1}/${selected.length}] ${exp.id}`;
@@ -105,11 +113,22 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     try {
       const means: MetricValues[] = [];
       let details: Record<string, unknown> | undefined;
+      let info: RunInfo | undefined;
+      let cost: RunCost | undefined;
+      let timing = { online: 0, corpus: 0 };
       for (let s = 0; s < samples; s++) {
         const variant = samples > 1 ? { sample: s, seed: seed + s } : undefined;
-        const ctx = { loaded, log, run: (name: string) => shared.run(name, variant), queriesOf: (name: string) => shared.queriesOf(name, variant) };
-        const result = await exp.run(ctx);
+        const started = performance.now();
+        const result = await exp.run({ loaded, log, run: (name: string) => shared.run(name, variant).then((t) => t.run) });
+        const wall = (performance.now() - started) / 1000;
         details = result.details;
+        info = result.run.info ?? info;
+        if (s === 0) {
+          cost = result.run.cost;
+          // A shared run's own timing (retrieval apart from building the index or embedding the
+          // corpus); other experiments (the tuning sweep) count their whole wall time.
+          timing = (await shared.timing(exp.id, variant)) ?? { online: wall, corpus: 0 };
+        }
         for (const [file, value] of Object.entries(result.artifacts ?? {})) {
           await fs.writeFile(path.join(outDir, file), JSON.stringify(value, null, 2) + "\n");
         }
@@ -120,19 +139,15 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
         means.push(mean);
         if (s === 0) perQueryByExperiment.set(exp.id, perQuery);
         for (const [qid, m] of perQuery) perQueryRows.push([exp.id, s, qid, bench.meta.get(qid)?.area ?? "", ...METRICS.map((k) => m[k])]);
+        if (s === 0 && isReactRun(result.run)) await writeReactTables(outDir, result.run.react, bench);
       }
       const seconds = (performance.now() - t0) / 1000;
       const mean = meanOf(means);
       const sd = samples > 1 ? sdOf(means, mean) : undefined;
-      outcomes.push({ ...base, status: "ok", seconds, mean, sd, samples, details });
-      const usage = await shared.usage(exp.id, bench.queries.length, seconds / samples);
-      if (usage) costs.push(usage);
+      outcomes.push({ ...base, status: "ok", seconds, mean, sd, samples, setup: describeRun(info), ...(info ? { info } : {}), details });
+      if (info) runInfos.set(exp.id, info);
+      costs.push({ method: exp.id, queries: bench.queries.length, cost: cost ?? { online: zeroWork(), corpus: zeroWork() }, seconds: timing.online, corpusSeconds: timing.corpus });
       log(`${tag}: Recall@100 ${formatFixed(mean["Recall@100"], 4)}${sd ? ` ± ${formatFixed(sd["Recall@100"], 4)}` : ""} in ${seconds.toFixed(1)} s`);
-      const react = await shared.reactResult(exp.id);
-      if (react) {
-        const rows = reactRoundTable(react, bench.qrels);
-        await fs.writeFile(path.join(outDir, "react-rounds.csv"), toCsv(Object.keys(rows[0] ?? {}), rows.map((r) => Object.values(r))));
-      }
     } catch (err) {
       const skipped = isUnavailable(err);
       const reason = (err as Error).message;
@@ -140,8 +155,11 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
       log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
     }
   }
-  const significance = significanceTests(perQueryByExperiment, bench);
-  if (significance) await fs.writeFile(path.join(outDir, "significance.json"), JSON.stringify(significance, null, 2) + "\n");
+  // The paper's 20 tests always (missing ones enter Holm as p = 1), and every experiment against
+  // BM25-GREEKSTEMMER as a family of its own.
+  const notRun = new Map(outcomes.filter((o) => o.status !== "ok").map((o) => [o.id, `${o.status}: ${o.reason}`]));
+  const significance = significanceReport(perQueryByExperiment, bench.qrels, { swaps: 100_000, seed: 42, notRun });
+  await fs.writeFile(path.join(outDir, "significance.json"), JSON.stringify(significance, null, 2) + "\n");
   if (costs.length) {
     const rows = costTable(costs, loadPrices());
     await fs.writeFile(path.join(outDir, "cost.csv"), toCsv(Object.keys(rows[0]), rows.map((r) => Object.values(r))));
@@ -156,10 +174,11 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     ...METRICS.map((m) => o.sd?.[m] ?? ""),
     o.seconds ?? "",
     o.reason ?? "",
+    o.setup ?? "",
   ]);
   await fs.writeFile(
     path.join(outDir, "summary.csv"),
-    toCsv(["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason"], summaryRows),
+    toCsv(["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason", "setup"], summaryRows),
   );
   await fs.writeFile(path.join(outDir, "per-query.csv"), toCsv(["experiment", "sample", "query", "area", ...METRICS], perQueryRows));
   const t1 = datasetStats(bench);
@@ -169,8 +188,8 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   await fs.writeFile(path.join(outDir, "table6.csv"), toCsv([...t6Columns], t6.map((r) => t6Columns.map((c) => r[c]))));
   await writeTrecQrels(path.join(outDir, "qrels.txt"), bench.qrels);
   const label = datasetLabel(loaded);
-  const llmMeta = llmMetadata(outcomes, opts);
-  const repro = reproductionTable(outcomes, label, llmMeta && { model: llmMeta.model as string | null, prompts: (llmMeta.prompts as { name: string }).name });
+  const llmMeta = llmMetadata(runInfos, opts);
+  const repro = reproductionTable(outcomes, label);
   await fs.writeFile(path.join(outDir, "reproduction.csv"), toCsv(Object.keys(repro[0]), repro.map((r) => Object.values(r))));
   const metadata = {
     dataset: bench.name,
@@ -196,6 +215,20 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   summaryText += formatNotRun(outcomes);
   summaryText += `\nWritten to ${outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, qrels.txt, reproduction.csv, metadata.json)\n`;
   return { outDir, outcomes, summaryText };
+}
+
+/**
+ * The REACT tables of a run: react-rounds.csv (the paper's round table, rounds 1, 2, 3, 5, 10, with
+ * the appendix C.4 diagnostic: gold articles some round retrieved that the observer never kept,
+ * as pairs and queries) and react-missed.csv (those pairs after the last round).
+ */
+async function writeReactTables(outDir: string, react: ReactRunResult, bench: Benchmark): Promise<void> {
+  const rows = reactRoundTable(react, bench.qrels);
+  const missed = reactMissedGold(new Map([...react.traces].map(([q, t]) => [q, t.rounds])), bench.qrels, rows.map((r) => r.round));
+  const byRound = new Map(missed.rounds.map((m) => [m.round, m]));
+  const table = rows.map((r) => ({ ...r, missedGoldPairs: byRound.get(r.round)?.missedGoldPairs ?? 0, missedGoldQueries: byRound.get(r.round)?.missedGoldQueries ?? 0 }));
+  await fs.writeFile(path.join(outDir, "react-rounds.csv"), toCsv(Object.keys(table[0] ?? {}), table.map((r) => Object.values(r))));
+  await fs.writeFile(path.join(outDir, "react-missed.csv"), toCsv([...MISSED_GOLD_COLUMNS], missed.pairs.map((p) => MISSED_GOLD_COLUMNS.map((c) => p[c]))));
 }
 
 /** Resources that are simply not here (offline tables, unconfigured providers): skip, not fail. */
@@ -226,48 +259,41 @@ function formatNotRun(outcomes: ExperimentOutcome[]): string {
 }
 
 /**
- * Which model, prompt set (with its source and per-prompt sha256) and sampling produced the
- * LLM rows, so a reader can tell a run on the project's prompts from one on the official ones.
+ * Which chat models (with their endpoints), prompt set (with its source and the sha256 of every
+ * prompt) and parser produced the LLM rows, and the replay and sampling settings: read from the
+ * runs' own records, so it says what ran (the default model included), not what was asked for.
  */
-function llmMetadata(outcomes: readonly ExperimentOutcome[], opts: ReproduceOptions): Record<string, unknown> | null {
-  const ran = outcomes.filter((o) => o.status === "ok" && EXPERIMENTS.find((e) => e.id === o.id)?.needs.includes("llm"));
-  if (ran.length === 0) return null;
-  const o = opts.retrieverOptions ?? {};
-  let prompts: Record<string, unknown> = { name: o.promptSet ?? "project" };
+function llmMetadata(infos: ReadonlyMap<string, RunInfo>, opts: ReproduceOptions): Record<string, unknown> | null {
+  const llm = [...infos].flatMap(([id, info]) => llmInfosOf(info).map((l) => ({ id, l })));
+  if (llm.length === 0) return null;
+  const distinct = <T>(xs: T[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
+  const models = distinct(llm.map(({ l }) => ({ model: l.model, provider: l.provider, endpoint: l.endpoint })));
+  const setName = llm[0].l.prompts.name;
+  let prompts: Record<string, unknown> = { name: setName, commit: llm[0].l.prompts.commit };
   try {
-    const set = loadPromptSet(o.promptSet ?? "project");
+    const set = loadPromptSet(setName === "official" ? "official" : "project");
     prompts = { name: set.name, source: set.source, commit: set.commit ?? null, sha256: set.sha256 };
   } catch {
-    // The experiments ran, so the set loaded then; keep the name alone if it cannot be read now.
+    // The experiments ran, so the set loaded then; keep what the runs recorded if it cannot be read now.
   }
+  const rounds = distinct([...infos.values()].flatMap((i) => (i.rounds !== undefined ? [i.rounds] : [])));
   return {
-    model: o.llm ?? process.env.GBR_CHAT_MODEL ?? null,
+    model: models.length === 1 ? models[0].model : models.map((m) => m.model),
+    models,
     prompts,
-    replay: o.replay ?? "use",
+    parser: distinct(llm.map(({ l }) => l.parser)).join(", "),
+    replay: opts.retrieverOptions?.replay ?? "use",
     replayFile: process.env.GBR_REPLAY_FILE ?? null,
     repeat: opts.repeat ?? 1,
     seed: (opts.repeat ?? 1) > 1 ? (opts.seed ?? 42) : null,
-    rounds: o.rounds ?? 10,
-    experiments: ran.map((r) => r.id),
+    rounds: rounds.length === 0 ? null : rounds.length === 1 ? rounds[0] : rounds,
+    experiments: distinct(llm.map(({ id }) => id)),
   };
 }
 
-/**
- * The paper's 20 significance tests (Holm over the 20) when their runs exist; otherwise, so a
- * run without LLM or embedding providers still shows which differences hold, every other
- * experiment against BM25-GREEKSTEMMER on the same four metrics (Holm over those).
- */
-function significanceTests(perQuery: ReadonlyMap<string, Map<string, MetricValues>>, bench: Benchmark) {
-  const paperPairs = PAPER_TESTS.pairs.filter(([a, b]) => perQuery.has(a) && perQuery.has(b));
-  const baseline = "bm25-greekstemmer";
-  const pairs: [string, string][] = paperPairs.length
-    ? paperPairs.map(([a, b]) => [a, b])
-    : [...perQuery.keys()].filter((id) => id !== baseline && perQuery.has(baseline)).map((id) => [id, baseline]);
-  if (pairs.length === 0) return undefined;
-  const names = [...new Set(pairs.flat())];
-  const runs = names.map((name) => ({ name, perQuery: perQuery.get(name)! }));
-  const { tests } = compareRuns(runs, bench.qrels, { pairs, metrics: [...PAPER_TESTS.metrics], swaps: 100_000, seed: 42 });
-  return { scope: paperPairs.length ? "paper" : `against ${baseline}`, swaps: 100_000, seed: 42, tests };
+/** The LLM records of a run and of the runs it was made from. */
+function llmInfosOf(info: RunInfo): LlmRunInfo[] {
+  return [...(info.llm ? [info.llm] : []), ...(info.parts ?? []).flatMap(llmInfosOf)];
 }
 
 /** What a run's numbers are on, in words, for the reproduction table. */
@@ -287,82 +313,68 @@ function sdOf(rows: readonly MetricValues[], mean: MetricValues): MetricValues {
 
 type Variant = { sample: number; seed: number } | undefined;
 
+/** A shared run with the wall time of making it, apart from building its retrievers. */
+interface TimedRun {
+  run: Run;
+  /** Seconds spent retrieving (online). */
+  online: number;
+  /** Seconds spent building the retrievers it drew on (indexing, embedding or translating the corpus, fitting). */
+  corpus: number;
+}
+
 /**
  * Memoised retrievers and runs for one reproduce: each retriever is built (indexed, embedded,
  * fitted) once, each run computed once, and composites reuse their parts. A failure is
  * memoised too, so every experiment that depends on an unavailable retriever reports the same
  * reason without retrying it. LLM samples (--repeat) are separate variants of a retriever.
+ * Building a retriever is timed apart from retrieving with it: one-time corpus work never
+ * counts as per-query time.
  */
 function sharedRuns(bench: Benchmark, options: RetrieverOptions) {
-  const retrievers = new Map<string, Promise<Retriever>>();
-  const runs = new Map<string, Promise<Run>>();
+  const retrievers = new Map<string, Promise<{ retriever: Retriever; seconds: number }>>();
+  const runs = new Map<string, Promise<TimedRun>>();
   const keyOf = (name: string, v: Variant) => (v ? `${name}#${v.sample}` : name);
-  const retriever = (name: string, v: Variant): Promise<Retriever> => {
+  const retriever = (name: string, v: Variant) => {
     const key = keyOf(name, v);
     let r = retrievers.get(key);
-    if (!r) retrievers.set(key, (r = createRetriever(name, bench, { ...options, ...v })));
+    if (!r) {
+      const t0 = performance.now();
+      r = createRetriever(name, bench, { ...options, ...v }).then((retriever) => ({ retriever, seconds: (performance.now() - t0) / 1000 }));
+      retrievers.set(key, r);
+    }
     return r;
   };
-  const run = (name: string, v?: Variant): Promise<Run> => {
+  const timed = async (make: () => Promise<Run> | Run, corpus: number): Promise<TimedRun> => {
+    const t0 = performance.now();
+    const run = await make();
+    return { run, online: (performance.now() - t0) / 1000, corpus };
+  };
+  const run = (name: string, v?: Variant): Promise<TimedRun> => {
     const key = keyOf(name, v);
     let r = runs.get(key);
     if (r) return r;
     if (name.startsWith("rrf:")) {
       const parts = name.slice(4).split("+");
-      r = Promise.all(parts.map((p) => run(p, v))).then((rs) => rrf(rs));
+      r = Promise.all(parts.map((p) => run(p, v))).then((ts) => ({
+        run: rrf(ts.map((t) => t.run), { name }),
+        online: ts.reduce((a, t) => a + t.online, 0),
+        corpus: ts.reduce((a, t) => a + t.corpus, 0),
+      }));
     } else if (name.startsWith("prf:")) {
-      r = retriever(name.slice(4), v).then((inner) => {
+      r = retriever(name.slice(4), v).then(({ retriever: inner, seconds }) => {
         if (!supportsFeedback(inner)) throw new Error(`'${inner.name}' has no pseudo-relevance feedback`);
-        return inner.retrieveWithFeedback(bench.queries, 100);
+        return timed(() => inner.retrieveWithFeedback(bench.queries, 100), seconds);
       });
     } else {
-      r = retriever(name, v).then((x) => x.retrieve(bench.queries, 100));
+      r = retriever(name, v).then(({ retriever: x, seconds }) => timed(() => x.retrieve(bench.queries, 100), seconds));
     }
     runs.set(key, r);
     return r;
   };
-  /** The built retrievers an experiment's run drew on (composites resolved to their parts). */
-  const partsOf = (name: string): string[] =>
-    name.startsWith("rrf:") ? name.slice(4).split("+").flatMap(partsOf) : name.startsWith("prf:") ? partsOf(name.slice(4)) : [name];
-  /**
-   * What an experiment spent, from the usage its retrievers counted (LLM calls and tokens,
-   * embedding requests and tokens); undefined for methods that call no provider.
-   */
-  const usage = async (name: string, queries: number, seconds: number): Promise<MethodUsage | undefined> => {
-    const u: MethodUsage = { method: name, queries, llm: { calls: 0, input: 0, output: 0 }, embedding: { calls: 0, tokens: 0 }, seconds, corpus: {} };
-    let any = false;
-    for (const part of partsOf(name)) {
-      const r = (await retrievers.get(part)?.catch(() => undefined)) as (Retriever & { usage?: Record<string, unknown>; corpusUsage?: Record<string, number> }) | undefined;
-      const x = r?.usage;
-      if (!x) continue;
-      any = true;
-      if (typeof x.calls === "number") {
-        const corpus = r.corpusUsage ?? { calls: 0, input: 0, output: 0 };
-        u.llm.calls += (x.calls as number) - (corpus.calls ?? 0);
-        u.llm.input += (x.input as number) - (corpus.input ?? 0);
-        u.llm.output += (x.output as number) - (corpus.output ?? 0);
-        u.llm.model = x.model as string | undefined;
-        u.corpus!.llmInput = (u.corpus!.llmInput ?? 0) + (corpus.input ?? 0);
-        u.corpus!.llmOutput = (u.corpus!.llmOutput ?? 0) + (corpus.output ?? 0);
-      }
-      if (typeof x.queryRequests === "number") {
-        u.embedding.calls += x.queryRequests as number;
-        u.embedding.tokens += x.queryTokens as number;
-        u.corpus!.embeddingTokens = (u.corpus!.embeddingTokens ?? 0) + (x.documentTokens as number);
-      }
-    }
-    return any ? u : undefined;
+  /** The online and corpus seconds of a shared run, when `name` is one (undefined for other experiments). */
+  const timing = async (name: string, v?: Variant): Promise<{ online: number; corpus: number } | undefined> => {
+    const t = await runs.get(keyOf(name, v))?.catch(() => undefined);
+    return t && { online: t.online, corpus: t.corpus };
   };
-  /** The full REACT result (all rounds) when the experiment ran react-bm25. */
-  const reactResult = async (name: string): Promise<ReactRunResult | undefined> => {
-    if (name !== "react-bm25") return undefined;
-    const r = (await retrievers.get(name)?.catch(() => undefined)) as { last?: ReactRunResult } | undefined;
-    return r?.last;
-  };
-  /** The queries a retriever searched with, when it records them (reform: keeps its rewrites). */
-  const queriesOf = async (name: string, v?: Variant): Promise<Query[] | undefined> => {
-    const r = (await retrievers.get(keyOf(name, v))?.catch(() => undefined)) as { lastQueries?: Query[] } | undefined;
-    return r?.lastQueries;
-  };
-  return { run, usage, reactResult, queriesOf };
+  return { run, timing };
 }

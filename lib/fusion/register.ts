@@ -16,7 +16,7 @@ registerRetriever("rrf:", async (name, bench, opts) => {
     async retrieve(queries: Query[], k: number) {
       const runs: Run[] = [];
       for (const r of inputs) runs.push(await r.retrieve(queries, 100));
-      return rrf(runs, { top: k });
+      return rrf(runs, { top: k, name });
     },
   };
 });

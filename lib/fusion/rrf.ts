@@ -1,4 +1,6 @@
 import type { Run } from "../types";
+import { compareCodePoints } from "../util/code-points";
+import { addCosts } from "../util/run-cost";
 
 export interface RrfOptions {
   /** The constant in 1 / (k + rank); the paper uses 60. */
@@ -7,13 +9,16 @@ export interface RrfOptions {
   depth?: number;
   /** Length of the fused ranking (default 100). */
   top?: number;
+  /** The fused run's name in its record (default "rrf"). */
+  name?: string;
 }
 
 /**
  * Reciprocal rank fusion: each document scores Σ 1/(k + rank) over the input runs that rank it
  * within `depth` (ranks from 1); the fused ranking sorts by that score, ties by doc id, and keeps
- * `top`. Queries present in any input are fused; a query missing from one input simply gets
- * nothing from it.
+ * `top`. Ties by doc id compare code points, as the reference's Python sort does. Queries present
+ * in any input are fused; a query missing from one input simply gets nothing from it. The fused
+ * run records its inputs' `info` as parts and the sum of their `cost`.
  *
  * @example
  * const fused = rrf([bm25Run, denseRun]); // k = 60, top 100, as in the paper
@@ -40,9 +45,13 @@ export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
         acc.set(d, (acc.get(d) ?? 0) + 1 / (k + rank));
       }
     }
-    const fused = [...acc].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).slice(0, top);
+    const fused = [...acc].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, top);
     rankings.set(q, fused.map(([d]) => d));
     scores.set(q, fused.map(([, s]) => s));
   }
-  return { rankings, scores };
+  // The fused run is its inputs' work and its inputs' settings.
+  const out: Run = { rankings, scores, info: { retriever: opts.name ?? "rrf", parts: runs.flatMap((r) => (r.info ? [r.info] : [])) } };
+  const cost = addCosts(...runs.map((r) => r.cost));
+  if (cost) out.cost = cost;
+  return out;
 }

@@ -19,8 +19,8 @@
  */
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../dense/semaphore";
-import { classifyGeminiAttempt, describeGeminiFailure, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../util/gemini-http";
-import { longRequestDispatcher } from "../util/http";
+import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../util/gemini-http";
+import { endpointOrigin, longRequestDispatcher } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
 
@@ -148,7 +148,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
     });
   }
 
-  return { id, complete };
+  return { id, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN), complete };
 }
 
 /**

@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir } from "../paths";
+import type { ParserName } from "./types";
 
 /**
  * The nine prompt constants of the paper's notebook, in the notebook's order.
@@ -128,6 +129,17 @@ export interface PromptSet {
   texts: Record<PromptName, string>;
   /** Prompts beyond the nine constants, when the set has them (see EXTRA_PROMPT_NAMES). */
   extras: Partial<Record<ExtraPromptName, string>>;
+}
+
+/**
+ * The parsers that go with a prompt set: the authors' exact ones with their prompts (what
+ * `--prompts official` promises), the project's lenient ones with the project's.
+ *
+ * @example
+ * parserFor(loadPromptSet("official")); // "official"
+ */
+export function parserFor(set: Pick<PromptSet, "name">): ParserName {
+  return set.name === "official" ? "official" : "project";
 }
 
 /**

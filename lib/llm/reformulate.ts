@@ -11,8 +11,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
-import { fillPrompt, PROJECT_PROMPTS_DIR, type PromptSet } from "./prompts";
-import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "./types";
+import { parseRewriteOfficial } from "./official-parsers";
+import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, type PromptSet } from "./prompts";
+import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
 
 /**
  * Which retriever the rewrite is for.
@@ -55,10 +56,25 @@ export interface CachedCallOptions {
   /** Progress and fallback reports (default: silent). */
   log?: (msg: string) => void;
   /**
-   * Receives every item's record at the end, reused or new: the cost table counts the usage
-   * recorded with reused answers too, since a resumed run did the same work.
+   * Receives every item's outcome at the end, reused or new, in item order: the cost table counts
+   * the usage recorded with reused answers too (a resumed run stands for the same work), and runs
+   * record the parameters of the requests behind the answers.
    */
-  onRecords?: (records: CachedRecord[]) => void;
+  onRecords?: (outcomes: CachedOutcome[]) => void;
+}
+
+/**
+ * One item of a cached batch: its record, the request its answer belongs to (the stored answer
+ * of a reused record was made by an identical request: its sha256 matched), and whether the
+ * answer came from a saved file or the replay cache rather than a call made now.
+ *
+ * @example
+ * opts.onRecords = (outcomes) => console.log(outcomes.filter((o) => o.reused).length, "reused");
+ */
+export interface CachedOutcome<R extends CachedRecord = CachedRecord> {
+  record: R;
+  request: ChatRequest;
+  reused: boolean;
 }
 
 /**
@@ -80,6 +96,10 @@ export interface CachedRecord {
   fallback?: boolean;
   /** ChatModel.id that answered. */
   model?: string;
+  /** The answer came from the replay cache (recorded earlier), not from a call made for this record. */
+  replayed?: boolean;
+  /** The parser that made the stored text (`parser` of the prompt set); the text is re-parsed from `raw` on reuse. */
+  parser?: ParserName;
   /**
    * sha256 of the exact request (system, user, sampling settings). A record is reused only for
    * the same request, so a changed prompt set, query text or setting is asked again instead of
@@ -220,6 +240,7 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
   const shas = new Map([...requests].map(([id, req]) => [id, requestSha256(req)] as const));
 
   const done = new Map<string, R>();
+  const fromFile = new Set<string>();
   const resume = opts.resume ?? true;
   if (opts.outFile && resume) {
     const { records, skipped } = await readCacheFile(opts.outFile);
@@ -237,6 +258,7 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
     const stale = [...mismatched].filter((id) => !done.has(id)).length;
     if (skipped > 0) log(`${spec.label}: ${skipped} unreadable line(s) in ${opts.outFile} ignored`);
     if (stale > 0) log(`${spec.label}: ${stale} cached record(s) were made with another prompt, input or model; asking again`);
+    for (const id of done.keys()) fromFile.add(id);
   }
   const todo = items.filter((it) => !done.has(it.id));
   log(`${spec.label}: ${items.length} item(s), ${items.length - todo.length} cached, ${todo.length} to ask ${model.id}`);
@@ -259,6 +281,7 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
           seconds: res.seconds,
           model: model.id,
           requestSha256: shas.get(item.id),
+          ...(res.replayed ? { replayed: true } : {}),
         });
         if (rec.fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
         if (append) await append(rec);
@@ -283,7 +306,12 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
   const fallbacks = [...done.values()].filter((r) => r.fallback).length;
   if (fallbacks > 0) log(`${spec.label}: ${fallbacks} item(s) fell back to the original text (empty answers)`);
   const result = new Map(items.map((it) => [it.id, done.get(it.id)!] as const));
-  opts.onRecords?.([...result.values()]);
+  opts.onRecords?.(
+    items.map((it) => {
+      const record = result.get(it.id)!;
+      return { record, request: requests.get(it.id)!, reused: fromFile.has(it.id) || record.replayed === true };
+    }),
+  );
   return result;
 }
 
@@ -377,14 +405,25 @@ export interface RewriteRecord extends CachedRecord {
 let projectRewriteSystem: string | undefined;
 
 /**
- * The system message sent with the rewrite prompts: the set's REWRITE_SYSTEM when it has one,
- * else the project's (the official notebook writes it inline, so a pull may not find it).
+ * The system message sent with the rewrite prompts: the set's REWRITE_SYSTEM when it has one;
+ * else the project's for the project set, and an error for the official set (the notebook writes
+ * it inline in the rewrite call, which `gbr prompts pull` reads; a notebook where it is not found
+ * cannot be reproduced request for request).
  *
  * @example
  * rewriteSystemFor(loadPromptSet()); // "Είσαι βοηθός που αναδιατυπώνει …"
  */
 export function rewriteSystemFor(prompts: PromptSet): string {
   if (prompts.extras.REWRITE_SYSTEM !== undefined) return prompts.extras.REWRITE_SYSTEM;
+  // With the official prompts a stand-in system message would make every request differ from
+  // the authors' and nothing would show it: refuse instead.
+  if (prompts.name === "official") {
+    throw new PromptError(
+      `the official prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
+        "run `gbr prompts pull` again, or use the project prompts",
+      "MISSING_CONSTANTS",
+    );
+  }
   if (projectRewriteSystem === undefined) {
     const file = path.join(PROJECT_PROMPTS_DIR, "REWRITE_SYSTEM.txt");
     projectRewriteSystem = readFileSync(file, "utf8").replace(/\r\n?/g, "\n").replace(/\n$/, "");
@@ -410,10 +449,35 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
 }
 
 /**
+ * The text to search with for one rewrite answer, as the prompt set's parser reads it:
+ * - "project": the lenient parser of the kind (`parseSparseRewrite`/`parseDenseRewrite`), and the
+ *   original query when that is empty (`fallback`);
+ * - "official": the authors' `parseRewriteOfficial`, and an empty result stays empty, as the
+ *   notebook searches with it (`empty`).
+ *
+ * @example
+ * rewriteOf("KEYWORDS: α, β", "sparse", "official", "Ερώτημα;"); // { text: "α, β", fallback: false, empty: false }
+ * rewriteOf("", "sparse", "project", "Ερώτημα;");                // { text: "Ερώτημα;", fallback: true, empty: false }
+ */
+export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
+  if (parser === "official") {
+    const text = parseRewriteOfficial(raw);
+    return { text, fallback: false, empty: text === "" };
+  }
+  // stripReasoning here too: a provider's `text` is clean already, but a replayed or raw answer
+  // may not be, and a think block must never reach BM25.
+  const parsed = (kind === "sparse" ? parseSparseRewrite : parseDenseRewrite)(stripReasoning(raw));
+  return parsed === "" ? { text: original, fallback: true, empty: false } : { text: parsed, fallback: false, empty: false };
+}
+
+/**
  * Rewrites every query for sparse or dense retrieval; returns the rewrite per query id, in the
- * order of `queries`. An answer that parses to nothing falls back to the original query (logged,
- * and stored with `fallback: true`). With `outFile`, resumable: records there are reused and each
- * new rewrite is appended as one JSON line `{id, kind, rewrite, raw, usage, seconds, …}`.
+ * order of `queries`. Answers are read by the prompt set's parser (`parserFor`): with the project
+ * prompts an answer that parses to nothing falls back to the original query (logged, stored with
+ * `fallback: true`); with the official prompts it is parsed exactly as the authors' notebook does,
+ * and an empty rewrite stays empty (logged). A reused record is parsed again from its raw answer,
+ * so the parser in force always decides. With `outFile`, resumable: records there are reused and
+ * each new rewrite is appended as one JSON line `{id, kind, rewrite, raw, usage, seconds, …}`.
  *
  * @example
  * const rewrites = await reformulate(benchmark.queries, "sparse", model, loadPromptSet(), {
@@ -428,23 +492,25 @@ export async function reformulate(
   prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
-  const parse = kind === "sparse" ? parseSparseRewrite : parseDenseRewrite;
-  if (prompts.extras.REWRITE_SYSTEM === undefined) {
-    opts.log?.(`reformulate ${kind}: the ${prompts.name} prompt set has no REWRITE_SYSTEM; using the project's system message`);
-  }
+  const parser = parserFor(prompts);
+  const original = new Map(queries.map((q) => [q.id, q.text] as const));
   const records = await runCachedCalls<{ id: string; text: string }, RewriteRecord>(queries, model, opts, {
     label: `reformulate ${kind}`,
     kind,
     request: (q) => buildRewriteRequest(q.text, kind, prompts),
-    isValid: (rec) => typeof rec.rewrite === "string",
+    isValid: (rec) => typeof rec.raw === "string",
     toRecord: (q, res, base) => {
-      // stripReasoning again: a provider's `text` should be clean already, but a raw-passing
-      // double or replayed answer may not be, and a think block must never reach BM25.
-      const parsed = parse(stripReasoning(res.text));
-      return parsed === ""
-        ? { ...base, kind, rewrite: q.text, fallback: true }
-        : { ...base, kind, rewrite: parsed };
+      const r = rewriteOf(res.raw, kind, parser, q.text);
+      return { ...base, kind, rewrite: r.text, parser, ...(r.fallback ? { fallback: true } : {}) };
     },
   });
-  return new Map([...records].map(([id, r]) => [id, r.rewrite] as const));
+  const out = new Map<string, string>();
+  let empty = 0;
+  for (const [id, rec] of records) {
+    const r = rewriteOf(rec.raw, kind, parser, original.get(id)!);
+    if (r.empty) empty++;
+    out.set(id, r.text);
+  }
+  if (empty > 0) opts.log?.(`reformulate ${kind}: ${empty} rewrite(s) are empty after the authors' parsing; as in their notebook, they are searched as they are`);
+  return out;
 }

@@ -1,33 +1,16 @@
 import path from "node:path";
-import type { Benchmark, Query, Run } from "../types";
+import type { Benchmark, Query, Run, RunCost } from "../types";
 import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
 import { dataDir } from "../paths";
 import { indexCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
+import { addCosts, addWork } from "../util/run-cost";
 import type { ChatModel } from "./types";
-import { fillPrompt, loadPromptSet, type PromptSet } from "./prompts";
-import { reactRun, type ReactPrompts, type ReactRunResult } from "./react";
-
-/** What the LLM methods spent so far: the cost table reads it. */
-export interface LlmUsage {
-  calls: number;
-  input: number;
-  output: number;
-  seconds: number;
-  model?: string;
-}
-
-/** Adds the usage recorded with per-item answers (reused ones included) to a usage total. */
-function addRecords(usage: LlmUsage, records: readonly { usage: { input: number; output: number }; seconds: number }[]): void {
-  for (const r of records) {
-    usage.calls++;
-    usage.input += r.usage.input;
-    usage.output += r.usage.output;
-    usage.seconds += r.seconds;
-  }
-}
-
-const emptyLlmUsage = (model: ChatModel): LlmUsage => ({ calls: 0, input: 0, output: 0, seconds: 0, model: model.id.slice(model.id.indexOf(":") + 1) });
+import { chatParams } from "./types";
+import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
+import { reactParserFor, reactPromptsOf, reactRun, type ReactRun } from "./react";
+import type { CachedOutcome } from "./reformulate";
+import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 
 /**
  * The chat model the LLM methods use: `--llm` / `GBR_CHAT_MODEL` from the environment's
@@ -51,7 +34,7 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
   // The seed of a --repeat sample is added outside the replay layer, so that it is part of the
   // replay key as well as of the request.
   const inner = model;
-  return { id: inner.id, complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }) };
+  return { id: inner.id, endpoint: inner.endpoint, complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }) };
 }
 
 /** Where an LLM method keeps its per-item results (rewrites, translations, traces) for one benchmark. */
@@ -63,30 +46,18 @@ function workDir(bench: Benchmark, opts: RetrieverOptions, method: string, model
   return path.join(opts.workDir ?? path.join(dataDir(), "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
 }
 
-/**
- * The paper's REACT prompts from a prompt set: the set's planner and observer templates, with
- * the parts the method builds in code (query history, kept articles, the document block)
- * rendered here, in one place.
- *
- * @example
- * const prompts = reactPrompts(loadPromptSet("project"));
- */
-export function reactPrompts(set: PromptSet): ReactPrompts {
-  const t = set.texts;
-  const docBlock = (docs: { id: string; text: string }[]) => docs.map((d) => `[doc_id: ${d.id}]\n${d.text}\n[/doc]`).join("\n\n");
+/** The requests behind a batch of cached answers, for the run's record. */
+function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
+  return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused }));
+}
+
+/** The online and one-time chat work of cached answers (reused ones count with their recorded usage). */
+function llmCost(model: ChatModel, online: readonly CachedOutcome[], corpus: readonly CachedOutcome[] = []): RunCost {
+  const colon = model.id.indexOf(":");
   return {
-    plannerSystem: t.PLANNER_SYSTEM,
-    plannerFirst: ({ originalQuery }) => fillPrompt(t.PLANNER_FIRST, { original_query: originalQuery }),
-    plannerNext: (q) =>
-      fillPrompt(t.PLANNER_NEXT, {
-        original_query: q.originalQuery,
-        round_idx: q.roundIdx,
-        max_rounds: q.maxRounds,
-        query_history: q.queryHistory.map((s, i) => `${i + 1}. ${s}`).join("\n"),
-        kept_docs_summary: q.keptDocs.length ? docBlock(q.keptDocs) : "(κανένα ακόμη)",
-      }),
-    observerSystem: t.OBSERVER_SYSTEM,
-    observerUser: ({ originalQuery, docs }) => fillPrompt(t.OBSERVER_USER, { original_query: originalQuery, retrieved_docs_block: docBlock(docs) }),
+    online: llmWork(online.map((o) => o.record.usage)),
+    corpus: llmWork(corpus.map((o) => o.record.usage)),
+    llmModel: colon >= 0 ? model.id.slice(colon + 1) : model.id,
   };
 }
 
@@ -98,10 +69,13 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
 /**
  * `reform:<retriever>`: each query rewritten once by the LLM (sparse keywords for BM25, legal
  * prose for dense models), the rewrites saved per query (resumable), then the inner retriever
- * run on the rewrites.
+ * run on the rewrites. The run carries the rewritten queries, the requests' record and the work
+ * of both the rewrites and the inner retriever (e.g. the query embeddings of `reform:dense:*`).
  *
  * @example
  * const r = await createRetriever("reform:bm25-greekstemmer", bench, { llm: "openai/gpt-oss-120b" });
+ * const run = await r.retrieve(bench.queries, 100);
+ * run.queries; run.info?.llm?.requests; run.cost?.online.llmCalls;
  */
 registerRetriever("reform:", async (name, bench, opts) => {
   const innerName = name.slice("reform:".length);
@@ -110,31 +84,39 @@ registerRetriever("reform:", async (name, bench, opts) => {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
   const kind = rewriteKindFor(innerName);
-  // Usage from the saved rewrites, so a resumed run reports the work the rewrites cost.
-  const usage = emptyLlmUsage(model);
-  const retriever = {
+  const promptName = kind === "sparse" ? "SPARSE_REWRITE_PROMPT" : "DENSE_REWRITE_PROMPT";
+  return {
     name,
-    usage,
-    /** The rewritten queries of the last call (the tuning sweep on reformulated queries reads them). */
-    lastQueries: undefined as Query[] | undefined,
     async retrieve(queries: Query[], k: number): Promise<Run> {
       const dir = workDir(bench, opts, `reform-${kind}`, model, prompts);
+      let outcomes: CachedOutcome[] = [];
       const rewrites = await reformulate(queries, kind, model, prompts, {
         outFile: path.join(dir, "rewrites.jsonl"),
         log: opts.log,
-        onRecords: (records) => addRecords(usage, records),
+        onRecords: (o) => (outcomes = o),
       });
-      retriever.lastQueries = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
-      return inner.retrieve(retriever.lastQueries, k);
+      const searched = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
+      const run = await inner.retrieve(searched, k);
+      return {
+        rankings: run.rankings,
+        ...(run.scores ? { scores: run.scores } : {}),
+        queries: searched,
+        info: {
+          retriever: name,
+          llm: llmRunInfo(model, prompts, [promptName, "REWRITE_SYSTEM"], entriesOf(`rewrite-${kind}`, outcomes)),
+          parts: run.info ? [run.info] : [],
+        },
+        cost: addCosts(llmCost(model, outcomes), run.cost),
+      };
     },
   };
-  return retriever;
 });
 
 /**
  * `translate:<retriever>`: every article and query translated to English by the LLM (cached per
  * item, resumable), then the inner retriever (e.g. bm25-english, or a dense preset) run on the
- * English benchmark.
+ * English benchmark. Translating the corpus is one-time work (the cost table's corpus column);
+ * translating the queries is online.
  *
  * @example
  * const r = await createRetriever("translate:bm25-english", bench, { llm: "openai/gpt-oss-120b" });
@@ -145,32 +127,38 @@ registerRetriever("translate:", async (name, bench, opts) => {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
   const dir = workDir(bench, opts, "translate", model, prompts);
-  // The corpus translation is the one-time part of the cost; queries are online. Both come from
-  // the saved translations, so a resumed run reports what they cost.
-  const corpusUsage = emptyLlmUsage(model);
-  const usage = emptyLlmUsage(model);
+  let articles: CachedOutcome[] = [];
   const english = await translateItems(bench.docs, "article", model, prompts, {
     outFile: path.join(dir, "articles.jsonl"),
     log: opts.log,
     concurrency: 4,
-    onRecords: (records) => {
-      addRecords(corpusUsage, records);
-      addRecords(usage, records);
-    },
+    onRecords: (o) => (articles = o),
   });
   const englishBench: Benchmark = { ...bench, name: `${bench.name}-en`, docs: bench.docs.map((d) => ({ id: d.id, text: english.get(d.id) ?? d.text })) };
   const inner = await createRetriever(innerName, englishBench, opts);
   return {
     name,
-    usage,
-    corpusUsage,
     async retrieve(queries: Query[], k: number): Promise<Run> {
+      let outcomes: CachedOutcome[] = [];
       const q = await translateItems(queries, "query", model, prompts, {
         outFile: path.join(dir, "queries.jsonl"),
         log: opts.log,
-        onRecords: (records) => addRecords(usage, records),
+        onRecords: (o) => (outcomes = o),
       });
-      return inner.retrieve(queries.map((x) => ({ id: x.id, text: q.get(x.id) ?? x.text })), k);
+      const searched = queries.map((x) => ({ id: x.id, text: q.get(x.id) ?? x.text }));
+      const run = await inner.retrieve(searched, k);
+      const entries = [...entriesOf("translate-article", articles), ...entriesOf("translate-query", outcomes)];
+      return {
+        rankings: run.rankings,
+        ...(run.scores ? { scores: run.scores } : {}),
+        queries: searched,
+        info: {
+          retriever: name,
+          llm: llmRunInfo(model, prompts, ["TRANSLATION_SYSTEM", "TRANSLATION_USER"], entries),
+          parts: run.info ? [run.info] : [],
+        },
+        cost: addCosts(llmCost(model, outcomes, articles), run.cost),
+      };
     },
   };
 });
@@ -178,7 +166,8 @@ registerRetriever("translate:", async (name, bench, opts) => {
 /**
  * `react-bm25`: the paper's agentic method (planner → BM25-GREEKSTEMMER → observer, `rounds`
  * rounds, default 10), one JSON trace per query in the trace folder, resumable per query. The
- * retriever keeps the last full result for the round table.
+ * rendering of documents, history and kept texts is the authors' for every prompt set; the
+ * answers are read by the prompt set's parser. Returns a `ReactRun`.
  *
  * @example
  * const r = await createRetriever("react-bm25", bench, { rounds: 10, traceDir: "outputs/hf/traces" });
@@ -187,22 +176,21 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
   const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
-  const usage = emptyLlmUsage(model);
-  const retriever = {
+  const scorer = corpus.index.withParams();
+  return {
     name,
-    usage,
-    last: undefined as ReactRunResult | undefined,
-    async retrieve(queries: Query[], k: number): Promise<Run> {
+    async retrieve(queries: Query[], k: number): Promise<ReactRun> {
       const traceDir = opts.traceDir ?? path.join(workDir(bench, opts, "react", model, prompts), "traces");
       const result = await reactRun(
         queries,
         {
           corpus,
-          scorer: corpus.index.withParams(),
+          scorer,
           docs: bench.docs,
           planner: model,
           observer: model,
-          prompts: reactPrompts(prompts),
+          prompts: reactPromptsOf(prompts),
+          parser: reactParserFor(parserFor(prompts)),
           rounds: opts.rounds ?? 10,
           seed: opts.seed,
         },
@@ -212,17 +200,32 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
           onQuery: ({ index, total, resumed }) => opts.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
         },
       );
-      retriever.last = result;
-      // Totals from the traces, resumed queries included: the work the run represents.
-      for (const t of result.totals.values()) {
-        usage.calls += t.calls;
-        usage.input += t.input;
-        usage.output += t.output;
-        usage.seconds += t.seconds;
+      // The record and the work come from the traces, resumed queries included: the requests
+      // whose answers the run used, with the usage recorded when they were made.
+      const entries: RequestEntry[] = [];
+      const usages = [];
+      const resumed = new Set(result.resumed);
+      for (const [qid, t] of result.traces) {
+        for (const r of t.rounds) {
+          for (const [role, call] of [["planner", r.planner] as const, ...r.observer.map((o) => ["observer", o] as const)]) {
+            entries.push({ role, params: call.params, reused: resumed.has(qid) || call.replayed === true });
+            usages.push(call.usage);
+          }
+        }
       }
       const final = result.kept.get(result.rounds)!;
-      return { rankings: new Map([...final.rankings].map(([q, r]) => [q, r.slice(0, k)])) };
+      const { k1, b, epsilon } = scorer.params;
+      return {
+        rankings: new Map([...final.rankings].map(([q, r]) => [q, r.slice(0, k)])),
+        info: {
+          retriever: name,
+          rounds: result.rounds,
+          bm25: { tokenizer: "greekstemmer", k1, b, epsilon, positiveOnly: true },
+          llm: llmRunInfo(model, prompts, ["PLANNER_SYSTEM", "PLANNER_FIRST", "PLANNER_NEXT", "OBSERVER_SYSTEM", "OBSERVER_USER"], entries),
+        },
+        cost: { online: llmWork(usages), corpus: addWork(), llmModel: llmCost(model, []).llmModel },
+        react: result,
+      };
     },
   };
-  return retriever;
 });

@@ -6,9 +6,10 @@
  * is cached per item in a JSONL file exactly like reformulation (`runCachedCalls`), and a rerun
  * asks only for what is missing.
  */
-import { fillPrompt, type PromptSet } from "./prompts";
+import { parseTranslationOfficial } from "./official-parsers";
+import { fillPrompt, parserFor, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./reformulate";
-import { stripReasoning, type ChatModel, type ChatRequest } from "./types";
+import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } from "./types";
 
 /**
  * What is being translated; filled into {text_type}.
@@ -77,10 +78,28 @@ export function cleanTranslation(text: string): string {
 }
 
 /**
+ * The English text for one answer, as the prompt set's parser reads it: "project" drops a code
+ * fence around the whole answer (`cleanTranslation`) and falls back to the source text when
+ * nothing is left; "official" keeps the answer as the authors' notebook stores it
+ * (`parseTranslationOfficial`), empty or not.
+ *
+ * @example
+ * translationOf("```\nWhoever…\n```", "project", "Όποιος…");  // { text: "Whoever…", fallback: false }
+ * translationOf("", "official", "Όποιος…");                     // { text: "", fallback: false }
+ */
+export function translationOf(raw: string, parser: ParserName, source: string): { text: string; fallback: boolean } {
+  if (parser === "official") return { text: parseTranslationOfficial(raw), fallback: false };
+  const english = cleanTranslation(raw);
+  return english === "" ? { text: source, fallback: true } : { text: english, fallback: false };
+}
+
+/**
  * Translates items (articles or queries) into English; returns the English text per id, in the
- * order of `items`. An empty answer falls back to the source text (logged, stored with
- * `fallback: true`) so every id has a text. With `outFile`, resumable: a second run with the same
- * prompts and model makes no calls.
+ * order of `items`. Answers are read by the prompt set's parser (`translationOf`): with the
+ * project prompts an empty answer falls back to the source text (logged, stored with
+ * `fallback: true`); with the official ones it stays as the authors stored it. A reused record is
+ * read again from its raw answer. With `outFile`, resumable: a second run with the same prompts
+ * and model makes no calls.
  *
  * @example
  * const english = await translateItems(benchmark.docs, "article", model, loadPromptSet(), {
@@ -95,17 +114,17 @@ export async function translateItems(
   prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
+  const parser = parserFor(prompts);
+  const source = new Map(items.map((it) => [it.id, it.text] as const));
   const records = await runCachedCalls<{ id: string; text: string }, TranslationRecord>(items, model, opts, {
     label: `translate ${textType}`,
     kind: textType,
     request: (item) => buildTranslationRequest(item, textType, prompts),
-    isValid: (rec) => typeof rec.translation === "string",
+    isValid: (rec) => typeof rec.raw === "string",
     toRecord: (item, res, base) => {
-      const english = cleanTranslation(res.text);
-      return english === ""
-        ? { ...base, kind: textType, translation: item.text, fallback: true }
-        : { ...base, kind: textType, translation: english };
+      const t = translationOf(res.raw, parser, item.text);
+      return { ...base, kind: textType, translation: t.text, parser, ...(t.fallback ? { fallback: true } : {}) };
     },
   });
-  return new Map([...records].map(([id, r]) => [id, r.translation] as const));
+  return new Map([...records].map(([id, r]) => [id, translationOf(r.raw, parser, source.get(id)!).text] as const));
 }

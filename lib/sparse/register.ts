@@ -1,4 +1,4 @@
-import type { Benchmark, Query, Run } from "../types";
+import type { Benchmark, Query, Run, RunInfo } from "../types";
 import { registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
 import { TOKENIZERS, createTokenizer } from "../text/registry";
 import { bm25Search, indexCorpus } from "./bm25-retriever";
@@ -20,10 +20,13 @@ export async function bm25Retriever(name: string, bench: Benchmark, opts: Retrie
   );
   const scorer = corpus.index.withParams(opts.bm25);
   const search = { positiveOnly: opts.positiveOnly };
+  // The parameters the scorer was built with, not the ones asked for: what ran is what is recorded.
+  const { k1, b, epsilon } = scorer.params;
+  const info = (retriever: string): RunInfo => ({ retriever, bm25: { tokenizer: tokenizer.name, k1, b, epsilon, positiveOnly: search.positiveOnly ?? false } });
   return {
     name,
     retrieve(queries: Query[], k: number): Run {
-      return bm25Search(corpus, scorer, queries, k, search);
+      return { ...bm25Search(corpus, scorer, queries, k, search), info: info(name) };
     },
     retrieveWithFeedback(queries: Query[], k: number): Run {
       const terms = corpus.index.terms();
@@ -36,7 +39,7 @@ export async function bm25Retriever(name: string, bench: Benchmark, opts: Retrie
         rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
         scores.set(q.id, Array.from(top.scores));
       }
-      return { rankings, scores };
+      return { rankings, scores, info: info(`prf:${name}`) };
     },
   };
 }

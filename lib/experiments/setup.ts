@@ -1,0 +1,51 @@
+/**
+ * One line saying what produced a run, written from the run's own record (`RunInfo`): the setup
+ * column of summary.csv and reproduction.csv.
+ */
+import type { LlmRunInfo, RunInfo } from "../types";
+
+function describeParams(p: Record<string, string | number>): string {
+  return Object.entries(p)
+    .filter(([k]) => k !== "calls")
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+}
+
+function describeLlm(llm: LlmRunInfo): string {
+  const prompts = llm.prompts.commit ? `${llm.prompts.name}@${llm.prompts.commit.slice(0, 8)}` : llm.prompts.name;
+  const roles = Object.entries(llm.requests).map(
+    ([role, sets]) => `${role}: ${sets.map((p) => `${describeParams(p)} (${p.calls} request${p.calls === 1 ? "" : "s"})`).join(" | ")}`,
+  );
+  return [`LLM ${llm.model} at ${llm.endpoint}`, `prompts ${prompts}`, `parser ${llm.parser}`, ...roles].join("; ");
+}
+
+function describeOne(info: RunInfo): string[] {
+  const out: string[] = [];
+  if (info.bm25) {
+    const b = info.bm25;
+    out.push(`BM25 ${b.tokenizer} k1 ${b.k1} b ${b.b} epsilon ${b.epsilon}${b.positiveOnly ? " positive-only" : ""}`);
+  }
+  if (info.embedding) {
+    const e = info.embedding;
+    const at = typeof e.endpoint === "string" ? ` at ${e.endpoint}` : "";
+    out.push(`embeddings ${String(e.model ?? e.preset ?? "?")}${at}`);
+  }
+  if (info.llm) out.push(describeLlm(info.llm));
+  if (info.rounds !== undefined) out.push(`rounds ${info.rounds}`);
+  for (const p of info.parts ?? []) out.push(...describeOne(p));
+  return out;
+}
+
+/**
+ * The setup of a run in one line: BM25 parameters, embedding model and endpoint, chat model,
+ * endpoint, prompt set, parser and the generation parameters of each kind of request with their
+ * counts, REACT rounds; parts of composite runs included, each fact once.
+ *
+ * @example
+ * describeRun({ retriever: "bm25-greekstemmer", bm25: { tokenizer: "greekstemmer", k1: 1.5, b: 0.75, epsilon: 0.25 } });
+ * // "BM25 greekstemmer k1 1.5 b 0.75 epsilon 0.25"
+ */
+export function describeRun(info: RunInfo | undefined): string {
+  if (!info) return "";
+  return [...new Set(describeOne(info))].join("; ");
+}

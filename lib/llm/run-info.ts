@@ -1,0 +1,96 @@
+/**
+ * What an LLM run records about itself (`LlmRunInfo`, lib/types.ts), built from the request
+ * objects the method made and the model it called, never from a table of intended settings: a
+ * parameter in metadata.json or summary.csv is one that was sent.
+ */
+import type { LlmRunInfo, ProviderWork } from "../types";
+import { zeroWork } from "../util/run-cost";
+import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
+import type { ChatModel, ChatParams, ChatUsage } from "./types";
+
+/**
+ * One request a method made (or whose saved answer it reused), for the record.
+ *
+ * @example
+ * const e: RequestEntry = { role: "planner", params: chatParams(req), reused: res.replayed === true };
+ */
+export interface RequestEntry {
+  /** planner, observer, rewrite-sparse, rewrite-dense, translate-article, translate-query … */
+  role: string;
+  params: ChatParams;
+  /** Answered from the replay cache or a saved result rather than by a call made now. */
+  reused: boolean;
+}
+
+/**
+ * The distinct generation parameters per role with their request counts (in first-seen order),
+ * and how many requests were reused.
+ *
+ * @example
+ * tallyRequests([{ role: "planner", params: { temperature: 0.2 }, reused: false }]);
+ * // { requests: { planner: [{ temperature: 0.2, calls: 1 }] }, reused: 0 }
+ */
+export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused"> {
+  const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
+  let reused = 0;
+  for (const e of entries) {
+    if (e.reused) reused++;
+    let roles = byRole.get(e.role);
+    if (!roles) byRole.set(e.role, (roles = new Map()));
+    // Keys in a fixed order, so equal parameters always meet whatever order they were set in.
+    const fields = Object.entries(e.params)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const key = JSON.stringify(fields);
+    const row = roles.get(key);
+    if (row) row.calls++;
+    else roles.set(key, { ...(Object.fromEntries(fields) as Record<string, string | number>), calls: 1 });
+  }
+  const requests: LlmRunInfo["requests"] = {};
+  for (const [role, rows] of byRole) requests[role] = [...rows.values()];
+  return { requests, reused };
+}
+
+/**
+ * The record of an LLM run: the model as the provider knows it, the provider, the endpoint's
+ * scheme://host:port, the prompt set with the sha256 of the prompts it used, the parser, and the
+ * tallied requests.
+ *
+ * @example
+ * llmRunInfo(model, loadPromptSet("official"), ["PLANNER_SYSTEM", "OBSERVER_USER"], entries).prompts.commit;
+ */
+export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly string[], entries: Iterable<RequestEntry>): LlmRunInfo {
+  const colon = model.id.indexOf(":");
+  const sha256: Record<string, string> = {};
+  for (const name of used) {
+    if ((PROMPT_NAMES as readonly string[]).includes(name)) sha256[name] = set.sha256[name as (typeof PROMPT_NAMES)[number]];
+    else if ((EXTRA_PROMPT_NAMES as readonly string[]).includes(name)) {
+      const text = set.extras[name as (typeof EXTRA_PROMPT_NAMES)[number]];
+      if (text !== undefined) sha256[name] = sha256Text(text);
+    }
+  }
+  return {
+    model: colon >= 0 ? model.id.slice(colon + 1) : model.id,
+    provider: colon >= 0 ? model.id.slice(0, colon) : "unknown",
+    endpoint: model.endpoint ?? "(none)",
+    prompts: { name: set.name, commit: set.commit ?? null, sha256 },
+    parser: parserFor(set),
+    ...tallyRequests(entries),
+  };
+}
+
+/**
+ * Chat calls and tokens as provider work.
+ *
+ * @example
+ * llmWork([{ input: 900, output: 120 }]); // { llmCalls: 1, llmInput: 900, llmOutput: 120, … }
+ */
+export function llmWork(usages: Iterable<ChatUsage>): ProviderWork {
+  const w = zeroWork();
+  for (const u of usages) {
+    w.llmCalls++;
+    w.llmInput += u.input;
+    w.llmOutput += u.output;
+  }
+  return w;
+}

@@ -1,0 +1,275 @@
+/**
+ * `--prompts official` end to end, against local doubles only: a raw-file host serving a
+ * synthetic notebook with the authors' cell structure (every prompt text in it is a placeholder
+ * written for this test: the authors' texts never enter the repository), `gbr prompts pull`,
+ * then `gbr reproduce --prompts official` against a scripted OpenAI-compatible chat and
+ * embedding double. It checks what the issue asks of official mode:
+ * - the REACT requests carry exactly the authors' rendering (golden comparison of whole user
+ *   messages, built here from the templates and the benchmark's texts);
+ * - observer answers are read exactly as the authors read them;
+ * - the parameters recorded in metadata.json are those of the request bodies the double received.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { promises as fs, readFileSync, readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadBenchmark } from "../../lib/data/source";
+import { OFFICIAL_COMMIT, OFFICIAL_NOTEBOOK_PATH, OFFICIAL_REPO } from "../../lib/llm/official-prompts";
+import type { ReactTrace } from "../../lib/llm/react";
+import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
+import { startStaticServer, type StaticServer } from "../fakes/static-server";
+import { REPO } from "../helpers/shared";
+
+// ---------------------------------------------------------------------------------------------
+// The synthetic notebook: the cells that hold the constants in the authors' notebook, in their
+// order (the two rewrite prompts in one cell, the rewrite call in the next, the two translation
+// prompts together, then one cell per REACT prompt), with placeholder texts.
+
+const P = {
+  SPARSE_REWRITE_PROMPT: "[SPARSE-REWRITE] Λέξεις-κλειδιά για το ερώτημα:\n\n{original_query}",
+  DENSE_REWRITE_PROMPT: "[DENSE-REWRITE] Μία παράγραφος για το ερώτημα:\n\n{original_query}",
+  REWRITE_SYSTEM: "[REWRITER] Rewrite as asked.",
+  TRANSLATION_SYSTEM: "[TRANSLATOR] Translate Greek legal text into English.",
+  TRANSLATION_USER: "Type: {text_type}\nId: {item_id}\n\n<<<\n{source_text}\n>>>",
+  PLANNER_SYSTEM: "[PLANNER] Γράψε REASON: και QUERY:.",
+  PLANNER_FIRST: "[FIRST] Ερώτημα:\n\n{original_query}\n\nΠρώτο query.",
+  PLANNER_NEXT: "[NEXT] Ερώτημα:\n\n{original_query}\n\nΓύρος:\n{round_idx} από {max_rounds}\n\nΠριν:\n{query_history}\n\nΚείμενα:\n{kept_docs_summary}\n\nΕπόμενο query.",
+  OBSERVER_SYSTEM: "[OBSERVER] Κράτησε τα χρήσιμα: RELEVANT: ή RELEVANT: NONE.",
+  OBSERVER_USER: "[OBS-USER] Ερώτημα:\n\n{original_query}\n\nΑποτελέσματα:\n\n{retrieved_docs_block}\n\nΜόνο αυτά.",
+};
+
+const py = (s: string) => `"""${s}"""`;
+const CELLS = [
+  `from pathlib import Path\nCHAT_MODEL = "openai/gpt-oss-120b"\n`,
+  `SPARSE_REWRITE_PROMPT = ${py(P.SPARSE_REWRITE_PROMPT)}\n\nDENSE_REWRITE_PROMPT = ${py(P.DENSE_REWRITE_PROMPT)}\n`,
+  `def rewrite_all(kind):\n    prompt = SPARSE_REWRITE_PROMPT if kind == "sparse" else DENSE_REWRITE_PROMPT\n    for qid, original in queries.items():\n        raw = chat(${JSON.stringify(P.REWRITE_SYSTEM)}, prompt.format(original_query=original))\n`,
+  `TRANSLATION_SYSTEM = ${py(P.TRANSLATION_SYSTEM)}\n\nTRANSLATION_USER = ${py(P.TRANSLATION_USER)}\n`,
+  `PLANNER_SYSTEM = ${py(P.PLANNER_SYSTEM)}\n`,
+  `PLANNER_FIRST = ${py(P.PLANNER_FIRST)}\n`,
+  `PLANNER_NEXT = ${py(P.PLANNER_NEXT)}\n`,
+  `OBSERVER_SYSTEM = ${py(P.OBSERVER_SYSTEM)}\n`,
+  `OBSERVER_USER = ${py(P.OBSERVER_USER)}\n`,
+];
+const NOTEBOOK = JSON.stringify({
+  cells: CELLS.map((src) => ({ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source: src.split(/(?<=\n)/) })),
+  metadata: {},
+  nbformat: 4,
+  nbformat_minor: 5,
+});
+
+// ---------------------------------------------------------------------------------------------
+// The scripted model, by role (each placeholder system prompt carries a marker).
+
+const roleOf = (b: ChatCompletionBody) => {
+  const system = String(b.messages.find((m) => m.role === "system")?.content ?? "");
+  return /\[(PLANNER|OBSERVER|REWRITER|TRANSLATOR)\]/.exec(system)?.[1] ?? "?";
+};
+const userOf = (b: ChatCompletionBody) => String(b.messages.find((m) => m.role === "user")?.content ?? "");
+const batchIdsOf = (user: string) => [...user.matchAll(/^doc_id: (.*)$/gm)].map((m) => m[1]);
+
+/**
+ * The observer's answer for a batch, in the formats the authors' parser treats differently:
+ * a numbered line and a bold id keep nothing, a bulleted line and a bare line keep their id,
+ * a repeated id counts once, an id of no batch is ignored, and everything after NOT_RELEVANT: is
+ * cut. So of the batch's first five ids exactly [1] and [3] are kept.
+ */
+function observerAnswer(ids: string[]): string {
+  const [a, b, c, d, e] = ids;
+  const lines = ["<think>RELEVANT:\n" + (a ?? "") + " | σκέψη</think>RELEVANT:"];
+  if (a) lines.push(`1. ${a} | αριθμημένο`);
+  if (b) lines.push(`- ${b} | με κουκκίδα`);
+  if (c) lines.push(`**${c}** | έντονο`);
+  if (d) lines.push(`${d} | απλό`, `${d} | ξανά`);
+  lines.push("ΑΚ::999999 | εκτός δέσμης");
+  if (e) lines.push("", "NOT_RELEVANT:", `${e} | απορρίπτεται`);
+  return lines.join("\n");
+}
+const officiallyKept = (ids: string[]) => [ids[1], ids[3]].filter((x): x is string => x !== undefined);
+
+function scripted(body: ChatCompletionBody) {
+  const usage = { prompt_tokens: 1000, completion_tokens: 50 };
+  const user = userOf(body);
+  switch (roleOf(body)) {
+    case "PLANNER":
+      // A different query each round, so no two observer requests are the same.
+      return { content: user.startsWith("[FIRST]") ? "REASON:\nα\n\n**QUERY**: σύμβαση, αποζημίωση" : "REASON: β\nQUERY:\nαδικοπραξία, ζημία, μίσθωση", usage };
+    case "OBSERVER":
+      return { content: observerAnswer(batchIdsOf(user)), usage };
+    case "REWRITER":
+      return { content: user.startsWith("[SPARSE-REWRITE]") ? "KEYWORDS: αδικοπραξία, αποζημίωση" : "REWRITTEN_QUERY: Ευθύνη από αδικοπραξία.", usage };
+    case "TRANSLATOR":
+      return { content: "<think>translating</think>\nThe English text.", usage };
+    default:
+      return { content: "?", usage };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let tmp = "";
+let api: OpenAIDouble;
+let raw: StaticServer;
+const SECRET = "test-official-mode-key-0000";
+
+function gbr(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    GBR_DATA_DIR: path.join(tmp, "data"),
+    GBR_SPACY_BASE_URL: "http://unreachable.invalid",
+    HF_ENDPOINT: "http://unreachable.invalid",
+    GEMINI_API_KEY: "",
+    GOOGLE_API_KEY: "",
+    GBR_GITHUB_RAW_URL: raw.url,
+    GBR_CHAT_BASE_URL: `${api.url}/v1`,
+    GBR_CHAT_API_KEY: SECRET,
+    GBR_EMBED_BASE_URL: `${api.url}/v1`,
+    GBR_EMBED_API_KEY: SECRET,
+    GBR_PRESETS: path.join(tmp, "presets.json"),
+    CI: "true",
+    ...env,
+  };
+  // The default chat model must be the one recorded, so none is named.
+  delete childEnv.GBR_CHAT_MODEL;
+  const child = spawn(process.execPath, [path.join(REPO, "bin", "gbr.js"), ...args], { env: childEnv as NodeJS.ProcessEnv });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+}
+
+const IDS = ["reform:bm25-greekstemmer", "reform:dense:qwen3-8b", "translate:dense:qwen3-8b", "react-bm25"];
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-official-"));
+  raw = await startStaticServer({ [`/${OFFICIAL_REPO}/${OFFICIAL_COMMIT}/${OFFICIAL_NOTEBOOK_PATH}`]: NOTEBOOK });
+  api = await startOpenAIDouble({ dims: 16, apiKey: SECRET });
+  api.chat(scripted);
+  await fs.writeFile(
+    path.join(tmp, "presets.json"),
+    JSON.stringify({ presets: [{ name: "qwen3-8b", provider: "openai", model: "Qwen/Qwen3-Embedding-8B", dims: 16, queryTemplate: "Query:{text}", documentTemplate: "{text}" }] }),
+  );
+});
+
+after(async () => {
+  await api?.close();
+  await raw?.close();
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+test("official mode: the authors' requests, parsing and a record that matches what was sent", async () => {
+  const pull = await gbr(["prompts", "pull"]);
+  assert.equal(pull.code, 0, pull.stderr);
+
+  const out = path.join(tmp, "out");
+  const r = await gbr(["reproduce", "--data", "sample", "--out", out, "--only", IDS.join(","), "--rounds", "2", "--prompts", "official"]);
+  assert.equal(r.code, 0, r.stderr);
+  const dir = path.join(out, "sample");
+  const summary = readFileSync(path.join(dir, "summary.csv"), "utf8");
+  for (const id of IDS) assert.match(summary, new RegExp(`^${id.replace(/[.:+]/g, "\\$&")},[^,]*,ok,`, "m"), `${id} ran: ${r.stderr}`);
+
+  const bench = (await loadBenchmark("sample")).benchmark;
+  const textOf = new Map(bench.docs.map((d) => [d.id, d.text]));
+  const queryText = new Map(bench.queries.map((q) => [q.id, q.text]));
+  const bodies = api.chatRequests();
+
+  // --- REACT requests, golden: the whole user message, from the templates and the benchmark.
+  const traceRoot = path.join(tmp, "data", "llm", "sample");
+  const traceDir = path.join(traceRoot, readdirSync(traceRoot).find((d) => d.startsWith("react-") && d.endsWith("-official"))!, "traces");
+  const traces = readdirSync(traceDir).map((f) => JSON.parse(readFileSync(path.join(traceDir, f), "utf8")) as ReactTrace);
+  assert.equal(traces.length, bench.queries.length);
+  const sentUsers = new Set(bodies.map(userOf));
+  let withKept = 0;
+  let withoutKept = 0;
+  for (const t of traces) {
+    const q = queryText.get(t.query.id)!;
+    assert.equal(t.config.parser, "official");
+    assert.ok(sentUsers.has(P.PLANNER_FIRST.replace("{original_query}", q)), `round 1 planner message of ${t.query.id}`);
+    const [r1, r2] = t.rounds;
+    for (const batch of r1.observer) {
+      const block = batch.ids.map((id) => `[DOC]\ndoc_id: ${id}\ntext: ${textOf.get(id)}\n[/DOC]`).join("\n\n");
+      const expected = P.OBSERVER_USER.replace("{original_query}", q).replace("{retrieved_docs_block}", block);
+      assert.ok(sentUsers.has(expected), `round 1 observer message of ${t.query.id}`);
+      // The authors' parser kept exactly the bulleted and the bare line's ids.
+      assert.deepEqual(batch.kept.map((k) => k.id), officiallyKept(batch.ids), `kept from ${t.query.id}'s batch`);
+    }
+    const kept = r1.ranking.slice(0, 27).map((id) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${textOf.get(id)}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`).join("\n\n");
+    const summaryBlock = kept || "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
+    if (kept) withKept++;
+    else withoutKept++;
+    const next = P.PLANNER_NEXT.replace("{original_query}", q)
+      .replace("{round_idx}", "2")
+      .replace("{max_rounds}", "2")
+      .replace("{query_history}", `- Γύρος 1: ${r1.planner.query}`)
+      .replace("{kept_docs_summary}", summaryBlock);
+    assert.ok(sentUsers.has(next), `round 2 planner message of ${t.query.id}`);
+    assert.equal(r1.planner.query, "σύμβαση, αποζημίωση");
+    assert.equal(r2.planner.query, "αδικοπραξία, ζημία, μίσθωση");
+  }
+  assert.ok(withKept > 0, "some query kept articles in round 1");
+
+  // --- The recorded parameters are the sent ones, per experiment and role.
+  const meta = JSON.parse(readFileSync(path.join(dir, "metadata.json"), "utf8"));
+  const sentByRole = new Map<string, Map<string, number>>();
+  for (const b of bodies) {
+    const role = roleOf(b) === "REWRITER" ? (userOf(b).startsWith("[SPARSE") ? "rewrite-sparse" : "rewrite-dense") : roleOf(b) === "TRANSLATOR" ? (/^Type: article/.test(userOf(b)) ? "translate-article" : "translate-query") : roleOf(b).toLowerCase();
+    const params = JSON.stringify({ max_tokens: b.max_tokens, reasoning_effort: b.reasoning_effort, temperature: b.temperature, top_p: b.top_p });
+    const m = sentByRole.get(role) ?? new Map<string, number>();
+    m.set(params, (m.get(params) ?? 0) + 1);
+    sentByRole.set(role, m);
+  }
+  const recordedByRole = new Map<string, Map<string, number>>();
+  const llmInfos = (info: { llm?: { requests: Record<string, Record<string, number | string>[]>; parser: string; model: string; endpoint: string }; parts?: unknown[] }): NonNullable<typeof info.llm>[] => [
+    ...(info.llm ? [info.llm] : []),
+    ...((info.parts ?? []) as (typeof info)[]).flatMap(llmInfos),
+  ];
+  for (const id of IDS) {
+    const e = meta.experiments.find((x: { id: string }) => x.id === id);
+    const infos = llmInfos(e.info);
+    assert.equal(infos.length, 1, id);
+    const llm = infos[0];
+    assert.equal(llm.parser, "official", id);
+    assert.equal(llm.model, "openai/gpt-oss-120b", `${id}: the default model is recorded by name`);
+    assert.equal(llm.endpoint, api.url, `${id}: the endpoint's origin, no path, no key`);
+    for (const [role, sets] of Object.entries(llm.requests)) {
+      const m = recordedByRole.get(role) ?? new Map<string, number>();
+      for (const { calls, ...params } of sets) {
+        const key = JSON.stringify({ max_tokens: params.max_tokens, reasoning_effort: params.reasoning_effort, temperature: params.temperature, top_p: params.top_p });
+        m.set(key, (m.get(key) ?? 0) + (calls as number));
+      }
+      recordedByRole.set(role, m);
+    }
+  }
+  // reform:dense and translate:dense share nothing; every request was made once, so the counts match too.
+  assert.deepEqual(
+    new Map([...recordedByRole].sort(([a], [b]) => a.localeCompare(b))),
+    new Map([...sentByRole].sort(([a], [b]) => a.localeCompare(b))),
+  );
+  assert.deepEqual([...sentByRole.get("planner")!.keys()], [JSON.stringify({ max_tokens: 42000, reasoning_effort: "low", temperature: 0.2, top_p: 1 })]);
+  assert.deepEqual([...sentByRole.get("observer")!.keys()], [JSON.stringify({ max_tokens: 44096, reasoning_effort: "low", temperature: 0.2, top_p: 1 })]);
+  assert.deepEqual([...sentByRole.get("translate-article")!.keys()], [JSON.stringify({ max_tokens: 32768, reasoning_effort: "low", temperature: 0, top_p: 1 })]);
+  assert.equal(meta.llm.model, "openai/gpt-oss-120b");
+  assert.equal(meta.llm.parser, "official");
+  assert.equal(meta.llm.prompts.name, "official");
+  assert.equal(meta.llm.prompts.commit, OFFICIAL_COMMIT);
+  assert.equal(meta.llm.rounds, 2);
+  // The setup column says the same in one line.
+  assert.match(summary, /react-bm25,.*prompts official@992f5224; parser official; planner: max_tokens 42000, reasoning_effort low, temperature 0.2, top_p 1 \(\d+ requests\); observer: max_tokens 44096/);
+
+  // --- A rerun sends nothing and records the same requests, now as reused.
+  const before = api.chatRequests().length;
+  const again = await gbr(["reproduce", "--data", "sample", "--out", path.join(tmp, "out2"), "--only", IDS.join(","), "--rounds", "2", "--prompts", "official"]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.equal(api.chatRequests().length, before);
+  const meta2 = JSON.parse(readFileSync(path.join(tmp, "out2", "sample", "metadata.json"), "utf8"));
+  for (const id of IDS) {
+    const [a] = llmInfos(meta.experiments.find((x: { id: string }) => x.id === id).info);
+    const [b] = llmInfos(meta2.experiments.find((x: { id: string }) => x.id === id).info);
+    assert.deepEqual(b.requests, a.requests, id);
+    const total = Object.values(b.requests).flat().reduce((n, p) => n + (p.calls as number), 0);
+    assert.equal((b as unknown as { reused: number }).reused, total, `${id}: every answer reused`);
+  }
+  void withoutKept;
+});
