@@ -1,12 +1,11 @@
 import path from "node:path";
-import type { Benchmark, Query, Run, RunCost } from "../types";
+import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
 import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
 import { dataDir } from "../paths";
 import { indexCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, addWork } from "../util/run-cost";
-import type { ChatModel } from "./types";
-import { chatParams } from "./types";
+import { chatParams, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
 import { reactParserFor, reactPromptsOf, reactRun, type ReactRun } from "./react";
 import type { CachedOutcome } from "./reformulate";
@@ -61,6 +60,22 @@ function llmCost(model: ChatModel, online: readonly CachedOutcome[], corpus: rea
   };
 }
 
+/**
+ * The inner retriever's run on the queries an LLM wrote (rewrites, translations), recorded as
+ * this retriever's: the queries searched with, the LLM record with the inner run's as a part, and
+ * the work of both.
+ */
+async function runOn(name: string, inner: Retriever, searched: Query[], k: number, llm: LlmRunInfo, own: RunCost): Promise<Run> {
+  const run = await inner.retrieve(searched, k);
+  return {
+    rankings: run.rankings,
+    ...(run.scores ? { scores: run.scores } : {}),
+    queries: searched,
+    info: { retriever: name, llm, parts: run.info ? [run.info] : [] },
+    cost: addCosts(own, run.cost),
+  };
+}
+
 /** The sparse BM25 variants take keyword rewrites; everything else (dense, lsi) takes prose. */
 function rewriteKindFor(inner: string): "sparse" | "dense" {
   return inner.startsWith("bm25-") || inner.startsWith("prf:bm25-") ? "sparse" : "dense";
@@ -96,18 +111,8 @@ registerRetriever("reform:", async (name, bench, opts) => {
         onRecords: (o) => (outcomes = o),
       });
       const searched = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
-      const run = await inner.retrieve(searched, k);
-      return {
-        rankings: run.rankings,
-        ...(run.scores ? { scores: run.scores } : {}),
-        queries: searched,
-        info: {
-          retriever: name,
-          llm: llmRunInfo(model, prompts, [promptName, "REWRITE_SYSTEM"], entriesOf(`rewrite-${kind}`, outcomes)),
-          parts: run.info ? [run.info] : [],
-        },
-        cost: addCosts(llmCost(model, outcomes), run.cost),
-      };
+      const llm = llmRunInfo(model, prompts, [promptName, "REWRITE_SYSTEM"], entriesOf(`rewrite-${kind}`, outcomes));
+      return runOn(name, inner, searched, k, llm, llmCost(model, outcomes));
     },
   };
 });
@@ -146,19 +151,9 @@ registerRetriever("translate:", async (name, bench, opts) => {
         onRecords: (o) => (outcomes = o),
       });
       const searched = queries.map((x) => ({ id: x.id, text: q.get(x.id) ?? x.text }));
-      const run = await inner.retrieve(searched, k);
       const entries = [...entriesOf("translate-article", articles), ...entriesOf("translate-query", outcomes)];
-      return {
-        rankings: run.rankings,
-        ...(run.scores ? { scores: run.scores } : {}),
-        queries: searched,
-        info: {
-          retriever: name,
-          llm: llmRunInfo(model, prompts, ["TRANSLATION_SYSTEM", "TRANSLATION_USER"], entries),
-          parts: run.info ? [run.info] : [],
-        },
-        cost: addCosts(llmCost(model, outcomes, articles), run.cost),
-      };
+      const llm = llmRunInfo(model, prompts, ["TRANSLATION_SYSTEM", "TRANSLATION_USER"], entries);
+      return runOn(name, inner, searched, k, llm, llmCost(model, outcomes, articles));
     },
   };
 });
@@ -203,7 +198,7 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
       // The record and the work come from the traces, resumed queries included: the requests
       // whose answers the run used, with the usage recorded when they were made.
       const entries: RequestEntry[] = [];
-      const usages = [];
+      const usages: ChatUsage[] = [];
       const resumed = new Set(result.resumed);
       for (const [qid, t] of result.traces) {
         for (const r of t.rounds) {

@@ -1,6 +1,5 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,40 +8,15 @@ import { readBeir } from "../../lib/data/beir";
 import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
 import { startHubDouble, type HubDouble } from "../fakes/hub-server";
-import { REPO, sharedPath } from "../helpers/shared";
+import { sharedPath } from "../helpers/shared";
+import { runGbr } from "../helpers/gbr";
 
-const GBR = path.join(REPO, "bin", "gbr.js");
 let tmp = "";
 let hub: HubDouble;
 
-/**
- * Runs the real `gbr` process, with the data cache redirected and the spaCy tables unreachable.
- * Asynchronous, so that HTTP doubles living in this test process keep answering.
- */
-function gbr(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [GBR, ...args], {
-    env: {
-      ...process.env,
-      GBR_DATA_DIR: path.join(tmp, "data"),
-      // A host that never resolves (.invalid is reserved): nothing can be fetched, as offline.
-      GBR_SPACY_BASE_URL: "http://unreachable.invalid",
-      HF_ENDPOINT: "http://unreachable.invalid",
-      // No provider from the developer's own environment may leak into the tests.
-      ...Object.fromEntries(["OPENAI_BASE_URL", "OPENAI_API_KEY", "GBR_EMBED_BASE_URL", "GBR_EMBED_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "HF_TOKEN"].map((k) => [k, ""])),
-      CI: "true",
-      ...opts.env,
-    },
-    timeout: 120_000,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  child.stdin.end(opts.input ?? "");
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+/** The real `gbr` process, with this test's data folder (see runGbr). */
+function gbr(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
+  return runGbr(args, { dataDir: path.join(tmp, "data"), input: opts.input ?? "", env: opts.env, timeoutMs: 120_000 });
 }
 
 const G21 = sharedPath("data", "greeklaws-2021");

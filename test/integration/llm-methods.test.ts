@@ -1,11 +1,10 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { promises as fs, readFileSync, readdirSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
-import { REPO } from "../helpers/shared";
+import { runGbr } from "../helpers/gbr";
 
 const SECRET = "test-SECRET-chat-key-123456789";
 let tmp = "";
@@ -27,30 +26,19 @@ function scripted(body: ChatCompletionBody): { content: string; usage: { prompt_
   return { content: "QUERY: Ζήτημα αποζημίωσης από αδικοπραξία και ποινικής ευθύνης.", usage };
 }
 
-function gbr(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [path.join(REPO, "bin", "gbr.js"), ...args], {
+function gbr(args: string[], env: Record<string, string>) {
+  return runGbr(args, {
+    dataDir: path.join(tmp, "data"),
     env: {
-      ...process.env,
-      GBR_DATA_DIR: path.join(tmp, "data"),
-      GBR_SPACY_BASE_URL: "http://unreachable.invalid",
-      HF_ENDPOINT: "http://unreachable.invalid",
-      GEMINI_API_KEY: "",
-      GOOGLE_API_KEY: "",
       GBR_CHAT_BASE_URL: `${api.url}/v1`,
       GBR_CHAT_API_KEY: SECRET,
       GBR_CHAT_MODEL: "openai/gpt-oss-120b",
       GBR_EMBED_BASE_URL: `${api.url}/v1`,
       GBR_EMBED_API_KEY: SECRET,
       GBR_PRESETS: path.join(tmp, "presets.json"),
-      CI: "true",
       ...env,
     },
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
 }
 
 function filesUnder(dir: string): string[] {

@@ -11,7 +11,6 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { promises as fs, readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -20,7 +19,7 @@ import { OFFICIAL_COMMIT, OFFICIAL_NOTEBOOK_PATH, OFFICIAL_REPO } from "../../li
 import type { ReactTrace } from "../../lib/llm/react";
 import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
 import { startStaticServer, type StaticServer } from "../fakes/static-server";
-import { REPO } from "../helpers/shared";
+import { runGbr } from "../helpers/gbr";
 
 // ---------------------------------------------------------------------------------------------
 // The synthetic notebook: the cells that hold the constants in the authors' notebook, in their
@@ -113,31 +112,19 @@ let api: OpenAIDouble;
 let raw: StaticServer;
 const SECRET = "test-official-mode-key-0000";
 
-function gbr(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const childEnv: Record<string, string | undefined> = {
-    ...process.env,
-    GBR_DATA_DIR: path.join(tmp, "data"),
-    GBR_SPACY_BASE_URL: "http://unreachable.invalid",
-    HF_ENDPOINT: "http://unreachable.invalid",
-    GEMINI_API_KEY: "",
-    GOOGLE_API_KEY: "",
-    GBR_GITHUB_RAW_URL: raw.url,
-    GBR_CHAT_BASE_URL: `${api.url}/v1`,
-    GBR_CHAT_API_KEY: SECRET,
-    GBR_EMBED_BASE_URL: `${api.url}/v1`,
-    GBR_EMBED_API_KEY: SECRET,
-    GBR_PRESETS: path.join(tmp, "presets.json"),
-    CI: "true",
-    ...env,
-  };
-  // The default chat model must be the one recorded, so none is named.
-  delete childEnv.GBR_CHAT_MODEL;
-  const child = spawn(process.execPath, [path.join(REPO, "bin", "gbr.js"), ...args], { env: childEnv as NodeJS.ProcessEnv });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stdout, stderr })));
+function gbr(args: string[]) {
+  // No chat model is named: the default one must be the one recorded.
+  return runGbr(args, {
+    dataDir: path.join(tmp, "data"),
+    env: {
+      GBR_GITHUB_RAW_URL: raw.url,
+      GBR_CHAT_BASE_URL: `${api.url}/v1`,
+      GBR_CHAT_API_KEY: SECRET,
+      GBR_EMBED_BASE_URL: `${api.url}/v1`,
+      GBR_EMBED_API_KEY: SECRET,
+      GBR_PRESETS: path.join(tmp, "presets.json"),
+    },
+  });
 }
 
 const IDS = ["reform:bm25-greekstemmer", "reform:dense:qwen3-8b", "translate:dense:qwen3-8b", "react-bm25"];

@@ -1,6 +1,5 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync, promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -9,6 +8,7 @@ import type { Browser } from "playwright-core";
 import { REPO } from "../helpers/shared";
 import { csvField } from "../../lib/report/text-table";
 import { holm, PAPER_TESTS } from "../../lib/eval/significance";
+import { runGbr } from "../helpers/gbr";
 
 // The report as a reader sees it: `gbr reproduce` on the bundled sample, `gbr report`, then the
 // page opened in headless Debian Chromium with every network request refused and recorded.
@@ -16,7 +16,6 @@ import { holm, PAPER_TESTS } from "../../lib/eval/significance";
 // react-rounds.csv and react-missed.csv) exercises the optional sections' figures in the browser too.
 
 const CHROMIUM = "/usr/bin/chromium";
-const GBR = path.join(REPO, "bin", "gbr.js");
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 interface PageState {
   flag: string | null;
@@ -32,29 +31,8 @@ interface PageState {
 let tmp = "";
 let browser: Browser | undefined;
 
-function gbr(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; seconds: number }> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [GBR, ...args], {
-    cwd: REPO,
-    env: {
-      ...process.env,
-      GBR_DATA_DIR: path.join(tmp, "data"),
-      GBR_SPACY_BASE_URL: "http://unreachable.invalid",
-      HF_ENDPOINT: "http://unreachable.invalid",
-      ...Object.fromEntries(["OPENAI_BASE_URL", "OPENAI_API_KEY", "GBR_EMBED_BASE_URL", "GBR_EMBED_API_KEY", "GBR_CHAT_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY", "HF_TOKEN"].map((k) => [k, ""])),
-      CI: "true",
-    },
-    timeout: 300_000,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-  child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-  child.stdin.end();
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr, seconds: (performance.now() - t0) / 1000 }));
-  });
+function gbr(args: string[]) {
+  return runGbr(args, { dataDir: path.join(tmp, "data"), cwd: REPO });
 }
 
 /** An experiment name that would break a page that spliced data into HTML or JS unescaped. */
