@@ -79,7 +79,7 @@ function scripted(body: ChatCompletionBody): ChatAnswer {
   if (user.includes("Άρθρα που επέστρεψε η αναζήτηση BM25")) {
     const question = new Set(keywords(between(user, TOPIC, ["\n\nΆρθρα που επέστρεψε"])).map(foldLower));
     const lines: string[] = [];
-    for (const m of user.matchAll(/\[doc_id: ([^\]]+)\]\n([\s\S]*?)\n\[\/doc\]/g)) {
+    for (const m of user.matchAll(/\[DOC\]\ndoc_id: (.*)\ntext: ([\s\S]*?)\n\[\/DOC\]/g)) {
       const shared = keywords(m[2]).filter((w) => question.has(foldLower(w)));
       if (shared.length >= 2 && lines.length < 5) lines.push(`${m[1]} | κοινοί όροι με το θέμα: ${shared.slice(0, 4).join(", ")}`);
     }
