@@ -55,6 +55,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
 import { dataDir } from "../paths";
+import { splitModelId } from "../util/model-id";
 
 /** The recorded part of a ChatResponse (everything but `replayed`). */
 export interface ReplayResponse {
@@ -553,11 +554,6 @@ function offlineFromEnv(): boolean {
 
 function checkSample(sample: number): void {
   if (!Number.isSafeInteger(sample) || sample < 0) throw new TypeError(`replay: sample must be a non-negative integer, got ${String(sample)}`);
-}
-
-function splitModelId(id: string): { provider: string; model: string } {
-  const i = id.indexOf(":");
-  return i < 0 ? { provider: "", model: id } : { provider: id.slice(0, i), model: id.slice(i + 1) };
 }
 
 function joinModelId(provider: string, model: string): string {

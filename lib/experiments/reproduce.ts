@@ -122,8 +122,10 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
         const result = await exp.run({ loaded, log, run: (name: string) => shared.run(name, variant).then((t) => t.run) });
         const wall = (performance.now() - started) / 1000;
         details = result.details;
-        info = result.run.info ?? info;
         if (s === 0) {
+          // Sample 0 stands for the experiment in the record, as in per-query.csv and cost.csv
+          // (the other samples differ only by their seed, which metadata.json's llm.seed gives).
+          info = result.run.info;
           cost = result.run.cost;
           // A shared run's own timing (retrieval apart from building the index or embedding the
           // corpus); other experiments (the tuning sweep) count their whole wall time.

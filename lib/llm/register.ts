@@ -4,12 +4,13 @@ import { createRetriever, registerRetriever, type RetrieverOptions } from "../re
 import { dataDir } from "../paths";
 import { indexCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
-import { addCosts, addWork } from "../util/run-cost";
+import { addCosts, zeroWork } from "../util/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
 import { reactParserFor, reactPromptsOf, reactRun, type ReactRun } from "./react";
 import type { CachedOutcome } from "./reformulate";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
+import { splitModelId } from "../util/model-id";
 
 /**
  * The chat model the LLM methods use: `--llm` / `GBR_CHAT_MODEL` from the environment's
@@ -52,11 +53,10 @@ function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEnt
 
 /** The online and one-time chat work of cached answers (reused ones count with their recorded usage). */
 function llmCost(model: ChatModel, online: readonly CachedOutcome[], corpus: readonly CachedOutcome[] = []): RunCost {
-  const colon = model.id.indexOf(":");
   return {
     online: llmWork(online.map((o) => o.record.usage)),
     corpus: llmWork(corpus.map((o) => o.record.usage)),
-    llmModel: colon >= 0 ? model.id.slice(colon + 1) : model.id,
+    llmModel: splitModelId(model.id).model,
   };
 }
 
@@ -218,7 +218,7 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
           bm25: { tokenizer: "greekstemmer", k1, b, epsilon, positiveOnly: true },
           llm: llmRunInfo(model, prompts, ["PLANNER_SYSTEM", "PLANNER_FIRST", "PLANNER_NEXT", "OBSERVER_SYSTEM", "OBSERVER_USER"], entries),
         },
-        cost: { online: llmWork(usages), corpus: addWork(), llmModel: llmCost(model, []).llmModel },
+        cost: { online: llmWork(usages), corpus: zeroWork(), llmModel: splitModelId(model.id).model },
         react: result,
       };
     },

@@ -4,6 +4,7 @@
  * parameter in metadata.json or summary.csv is one that was sent.
  */
 import type { LlmRunInfo, ProviderWork } from "../types";
+import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../util/run-cost";
 import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
 import type { ChatModel, ChatParams, ChatUsage } from "./types";
@@ -60,7 +61,7 @@ export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo,
  * llmRunInfo(model, loadPromptSet("official"), ["PLANNER_SYSTEM", "OBSERVER_USER"], entries).prompts.commit;
  */
 export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly string[], entries: Iterable<RequestEntry>): LlmRunInfo {
-  const colon = model.id.indexOf(":");
+  const { provider, model: name } = splitModelId(model.id);
   const sha256: Record<string, string> = {};
   for (const name of used) {
     if ((PROMPT_NAMES as readonly string[]).includes(name)) sha256[name] = set.sha256[name as (typeof PROMPT_NAMES)[number]];
@@ -70,8 +71,8 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
     }
   }
   return {
-    model: colon >= 0 ? model.id.slice(colon + 1) : model.id,
-    provider: colon >= 0 ? model.id.slice(0, colon) : "unknown",
+    model: name,
+    provider: provider || "unknown",
     endpoint: model.endpoint ?? "(none)",
     prompts: { name: set.name, commit: set.commit ?? null, sha256 },
     parser: parserFor(set),
