@@ -1,4 +1,4 @@
-import type { Query, Run } from "../types";
+import type { Query, Run, RunInfo } from "../types";
 import { indexCorpus } from "../sparse/bm25-retriever";
 import { bm25Sweep, crossValidatedTuning, sweepHeatmap } from "../sparse/sweep";
 import { greekStemmerTokenizer } from "../text/tokenizers";
@@ -91,8 +91,9 @@ function tuningExperiment(id: string, title: string, needs: Experiment["needs"],
     needs,
     async run(ctx) {
       const bench = ctx.loaded.benchmark;
-      let queries: Query[] = bench.queries;
-      if (queriesFrom) queries = (await ctx.run(queriesFrom)).queries ?? queries; // makes the rewrites (or reuses them)
+      // The rewrites' run (made once, or reused): its queries are swept and its record is this run's part.
+      const source = queriesFrom ? await ctx.run(queriesFrom) : undefined;
+      const queries: Query[] = source?.queries ?? bench.queries;
       const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
       const t0 = performance.now();
       const sweep = bm25Sweep(corpus, queries, bench.qrels, { metric: "Recall@100", keepRankings: true });
@@ -102,8 +103,16 @@ function tuningExperiment(id: string, title: string, needs: Experiment["needs"],
       const heat = sweepHeatmap(sweep, "Recall@100");
       const summary = { best: sweep.best, default: sweep.default, cv: { mean: cv.mean, folds: cv.folds.map((f) => ({ fold: f.fold, k1: f.k1, b: f.b })) }, seconds };
       ctx.log(`${id}: 192 settings in ${seconds.toFixed(1)} s; best (k1 ${sweep.best.k1}, b ${sweep.best.b}) Recall@100 ${sweep.best.value.toFixed(4)} vs default ${sweep.default.value.toFixed(4)}; 5-fold CV ${cv.mean["Recall@100"].toFixed(4)}`);
+      // The rewrites' LLM record is kept (the parameters that made the swept queries), without
+      // the BM25 they were first searched with: the best setting found is this run's BM25.
+      const rewrites = source?.info?.llm ? [{ retriever: source.info.retriever, llm: source.info.llm }] : [];
+      const info: RunInfo = {
+        retriever: id,
+        bm25: { tokenizer: "greekstemmer", k1: sweep.best.k1, b: sweep.best.b, epsilon: sweep.epsilon, positiveOnly: true },
+        ...(rewrites.length ? { parts: rewrites } : {}),
+      };
       return {
-        run: { rankings: bestEntry.rankings! },
+        run: { rankings: bestEntry.rankings!, info, ...(source?.cost ? { cost: source.cost } : {}) },
         details: summary,
         artifacts: { [artifact]: { ...heat, ...summary } },
       };
