@@ -365,6 +365,14 @@ function resultsSection(inp: ReportInputs, figs: FigureSet) {
         ok.map((r) => [text(r.experiment, "name"), text(r.section), ...METRICS.map((m) => metricCell(r, m, best.get(m))), count(r.samples), number(r.seconds, 2)]),
         { numericHeader: [false, false, ...METRICS.map(() => true), true, true] },
       );
+    // What produced each row, as recorded while it ran (summary.csv's setup; absent before v0.5).
+    const setups = ok.filter((r) => r.setup);
+    if (setups.length) {
+      body += `<details><summary>What produced each row (${setups.length}): parameters as sent, models and endpoints, prompts, parser</summary>\n${table(
+        ["experiment", "setup"],
+        setups.map((r) => [text(r.experiment, "name"), text(r.setup, "setup")]),
+      )}\n</details>`;
+    }
     body += figs.add(metricBarChart(inp.summary, "Recall@100"));
     body += figs.add(metricBarChart(inp.summary, "nDCG@10"));
   } else {
@@ -709,6 +717,7 @@ td.name { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace;
 td.ids span.id { white-space: nowrap; }
 td.ids { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; max-width: 420px; }
 td.reason, span.reason { color: #374151; font-size: 12.5px; max-width: 520px; overflow-wrap: anywhere; }
+td.setup { color: #374151; font-size: 12px; overflow-wrap: anywhere; }
 table.kv td:first-child { color: var(--muted); white-space: nowrap; }
 table.kv td:last-child { overflow-wrap: anywhere; }
 .sd { color: var(--muted); font-size: 12px; }
