@@ -47,7 +47,7 @@ export { expandQuery } from "./sparse/prf";
 
 // evaluation
 export { evaluate, queryMetrics, meanOf, dedupeCut, METRICS, DEPTH, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
-export { formatFixed } from "./eval/format";
+export { formatFixed } from "./report/format";
 
 // experiments
 export { EXPERIMENTS, SkipExperiment, type Experiment } from "./experiments/registry";

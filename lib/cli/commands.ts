@@ -8,7 +8,7 @@ import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, METRICS } from "../eval/metrics";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
-import { formatFixed } from "../eval/format";
+import { formatFixed } from "../report/format";
 import { createRetriever } from "../retrievers";
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";

@@ -201,7 +201,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   const embedder = await embedderFor(p);
   const store = await sharedStore(opts.vectorStore);
   const usage = emptyUsage();
-  const { countTokens } = require("../llm/tokens") as typeof import("../llm/tokens");
+  const { countTokens } = require("../util/tokens") as typeof import("../util/tokens");
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
     const r = await embedItems(items, side, p, embedder, store, {
       log: opts.log,

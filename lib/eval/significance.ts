@@ -9,7 +9,7 @@
  * or in what order.
  */
 import type { DocId, QueryId } from "../types";
-import { formatFixed } from "./format";
+import { formatFixed } from "../report/format";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 import { formatTable } from "../report/text-table";
 

@@ -6,7 +6,7 @@ import { writeJsonRun, writeTrec } from "../data/runs";
 import { writeTrecQrels } from "../data/qrels";
 import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, meanOf, METRICS, type MetricValues } from "../eval/metrics";
-import { formatFixed } from "../eval/format";
+import { formatFixed } from "../report/format";
 import { formatTable, toCsv } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { EXPERIMENTS, SkipExperiment, type Experiment } from "./registry";

@@ -18,7 +18,7 @@
  * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
  */
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
-import { createSemaphore } from "../dense/semaphore";
+import { createSemaphore } from "../util/semaphore";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../util/gemini-http";
 import { endpointOrigin, longRequestDispatcher } from "../util/http";
 import { retryWithBackoff } from "../util/retry";

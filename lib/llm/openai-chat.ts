@@ -14,7 +14,7 @@
  * message but never the key.
  */
 import OpenAI from "openai";
-import { createSemaphore } from "../dense/semaphore";
+import { createSemaphore } from "../util/semaphore";
 import { endpointOrigin, longRequestDispatcher } from "../util/http";
 import { describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../util/openai-errors";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";

@@ -18,7 +18,7 @@ import type { Bm25Scorer } from "../sparse/bm25";
 import { evaluate } from "../eval/metrics";
 import { clean } from "../text/normalize";
 import { chatParams, ChatError, stripReasoning, type ChatModel, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
-import { countTokens } from "./tokens";
+import { countTokens } from "../util/tokens";
 import { compareCodePoints } from "../util/code-points";
 import { fillPrompt, type PromptSet } from "./prompts";
 import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial } from "./official-parsers";

@@ -9,7 +9,7 @@
  * Rows are accepted loosely (`Record<string, unknown>`): the string records of lib/report/csv.ts,
  * dataframe rows, or hand-made objects with numbers all work; an empty cell means "no value".
  */
-import { formatFixed } from "../eval/format";
+import { formatFixed } from "./format";
 import type { Metric } from "../eval/metrics";
 import { toNumber } from "./csv";
 

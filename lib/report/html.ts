@@ -13,7 +13,7 @@
  */
 import { promises as fs, readFileSync } from "node:fs";
 import path from "node:path";
-import { formatFixed } from "../eval/format";
+import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";

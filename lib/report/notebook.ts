@@ -15,7 +15,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { DataFrame } from "danfojs-node";
-import { formatFixed } from "../eval/format";
+import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "./text-table";
 import { PACKAGE_ROOT } from "../paths";

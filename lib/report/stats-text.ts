@@ -1,5 +1,5 @@
 import type { AreaStats, DatasetStats } from "../data/stats";
-import { formatFixed } from "../eval/format";
+import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
 
 /**

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
 import { openaiEmbedder, openaiEmbedderFromEnv, type OpenAIEmbedderOptions } from "../../lib/dense/embedders/openai-compatible";
-import { createSemaphore } from "../../lib/dense/semaphore";
+import { createSemaphore } from "../../lib/util/semaphore";
 import { EmbeddingError } from "../../lib/dense/types";
 import { fakeTokens, fakeVector, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { readQrels } from "../../lib/data/qrels";
 import { readJsonRun } from "../../lib/data/runs";
-import { formatFixed } from "../../lib/eval/format";
+import { formatFixed } from "../../lib/report/format";
 import { DEPTH, METRICS, dedupeCut, evaluate, meanOf, queryMetrics, type Metric, type MetricValues } from "../../lib/eval/metrics";
 
 const SHARED = path.resolve(__dirname, "../../../shared");

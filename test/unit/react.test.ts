@@ -23,7 +23,7 @@ import {
   type ReactPrompts,
   type ReactTrace,
 } from "../../lib/llm/react";
-import { countTokens } from "../../lib/llm/tokens";
+import { countTokens } from "../../lib/util/tokens";
 import { ChatError, stripReasoning, type ChatModel, type ChatRequest } from "../../lib/llm/types";
 import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";

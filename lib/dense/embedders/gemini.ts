@@ -16,7 +16,7 @@
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
 import { retryWithBackoff } from "../../util/retry";
 import { endpointOrigin } from "../../util/http";
-import { createSemaphore } from "../semaphore";
+import { createSemaphore } from "../../util/semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../types";
 
 /**

@@ -11,7 +11,7 @@
 import OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
 import { endpointOrigin } from "../../util/http";
-import { createSemaphore } from "../semaphore";
+import { createSemaphore } from "../../util/semaphore";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
 
 /**
