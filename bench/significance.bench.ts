@@ -12,7 +12,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { METRICS, type MetricValues } from "../lib/eval/metrics";
-import { compareRuns, pairedRandomizationTest, PAPER_TESTS, Xoshiro128ss, type RunScores } from "../lib/eval/significance";
+import { compareRuns, pairedRandomizationTest, PAPER_TESTS, type RunScores } from "../lib/eval/significance";
+import { Xoshiro128ss } from "../lib/util/random";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");

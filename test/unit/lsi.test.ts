@@ -1,6 +1,5 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { readBeir } from "../../lib/data/beir";
 import { evaluate } from "../../lib/eval/metrics";
@@ -16,6 +15,7 @@ import {
   type LsiModel,
 } from "../../lib/dense/lsi";
 import type { Tokenizer } from "../../lib/types";
+import { requireShared } from "../helpers/shared";
 
 const GREEKLAWS = path.resolve(__dirname, "../../../shared/data/greeklaws-2021");
 
@@ -352,7 +352,8 @@ function denseSearch(model: LsiModel, query: Float32Array, k: number): number[] 
     .slice(0, k);
 }
 
-test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", { skip: !existsSync(GREEKLAWS) && "no ../shared data" }, async () => {
+test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", async () => {
+  requireShared("data", "greeklaws-2021");
   const bench = await readBeir(GREEKLAWS, { queriesFile: path.join(GREEKLAWS, "queries-sample.jsonl") });
   const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
   const cpu0 = process.cpuUsage();

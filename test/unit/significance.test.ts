@@ -12,12 +12,11 @@ import {
   pairedRandomizationTest,
   paperSignificance,
   PAPER_TESTS,
-  seedState,
   significanceReport,
-  Xoshiro128ss,
   type PerQueryByExperiment,
   type RunScores,
 } from "../../lib/eval/significance";
+import { seedState, Xoshiro128ss } from "../../lib/util/random";
 import type { QueryMeta } from "../../lib/types";
 
 const close = (got: number, want: number, eps: number, label = "") => assert.ok(Math.abs(got - want) <= eps, `${label}: got ${got}, want ${want} (±${eps})`);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { readBeir } from "../../lib/data/beir";
@@ -18,10 +18,10 @@ import {
 } from "../../lib/sparse/sweep";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
 import type { Benchmark, Query, Tokenizer } from "../../lib/types";
+import { requireShared } from "../helpers/shared";
 
 const DATA = path.resolve(__dirname, "../../../shared/data/greeklaws-2021");
 const ORACLES = path.resolve(__dirname, "../../../shared/oracles/greeklaws-2021");
-const noData = existsSync(DATA) ? false : `shared data not found at ${DATA}`;
 
 /** Whitespace tokens: lets the toy corpora below say exactly which terms each document has. */
 const spaceTokenizer: Tokenizer = { name: "space", tokenize: (t) => t.split(" ").filter(Boolean) };
@@ -140,7 +140,8 @@ test("QuerySweep.rank equals the direct scorer for any cut k, where the early st
   );
 });
 
-test("greeklaws-2021 sample: sweep rankings and metrics equal direct positive-only runs", { skip: noData }, async () => {
+test("greeklaws-2021 sample: sweep rankings and metrics equal direct positive-only runs", async () => {
+  requireShared("data", "greeklaws-2021");
   const { bench, corpus } = await greeklaws();
   const k1s = [0.2, 1.5, 3.0];
   const bs = [0, 0.5, 0.75, 1];
@@ -159,7 +160,8 @@ test("greeklaws-2021 sample: sweep rankings and metrics equal direct positive-on
   }
 });
 
-test("greeklaws-2021 long queries (~300 tokens): rankings equal the direct scorer's over the grid", { skip: noData }, async () => {
+test("greeklaws-2021 long queries (~300 tokens): rankings equal the direct scorer's over the grid", async () => {
+  requireShared("data", "greeklaws-2021");
   // Long queries repeat common terms many times: the regrouped sums differ most from the direct
   // ones here, so this is where the exact re-scoring of near-ties earns its keep.
   const { long, corpus } = await greeklaws();
@@ -177,7 +179,8 @@ test("greeklaws-2021 long queries (~300 tokens): rankings equal the direct score
   }
 });
 
-test("greeklaws-2021 sample: the default entry equals a direct positive-only rank_bm25 run", { skip: noData }, async () => {
+test("greeklaws-2021 sample: the default entry equals a direct positive-only rank_bm25 run", async () => {
+  requireShared("data", "greeklaws-2021");
   const { bench, corpus } = await greeklaws();
   const sweep = bm25Sweep(corpus, bench.queries, bench.qrels, { k1s: [1.5], bs: [0.75] });
   const direct = evaluate(bm25Search(corpus, corpus.index.withParams(), bench.queries, 100, { positiveOnly: true }).rankings, bench.qrels);
@@ -357,7 +360,8 @@ test("the heatmap has rows by b and columns by k1", () => {
 
 // ---------------------------------------------------------------- the full sweep, timed
 
-test("diagnostic: all 192 settings × 283 greeklaws-2021 sample queries, timed, with the CV estimate", { skip: noData }, async () => {
+test("diagnostic: all 192 settings × 283 greeklaws-2021 sample queries, timed, with the CV estimate", async () => {
+  requireShared("data", "greeklaws-2021");
   const { bench, corpus } = await greeklaws();
   const t0 = performance.now();
   const sweep = bm25Sweep(corpus, bench.queries, bench.qrels);

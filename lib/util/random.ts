@@ -1,0 +1,105 @@
+/**
+ * The project's one seeded random generator: LSI's random projection, the cross-validation folds
+ * of the tuning sweep and the significance tests all draw from xoshiro128**, so a seed means the
+ * same stream everywhere and nothing depends on Math.random (which cannot be seeded).
+ */
+
+/**
+ * xoshiro128** 1.1 (Blackman & Vigna, 2018): 128 bits of state, 32-bit outputs, period
+ * 2^128 − 1, passes BigCrush, and needs only 32-bit integer operations, which JavaScript does
+ * natively (`Math.imul`, `>>>`). The state comes from the seed through SplitMix32 (a Weyl
+ * sequence step of 0x9E3779B9 through Wellons' low-bias 32-bit mixer), the usual way to turn a
+ * small seed into a well-spread, never all-zero state.
+ *
+ * Not cryptographic, and not numpy's generator: p-values agree with a Python implementation
+ * of the same test within Monte-Carlo error, not digit for digit.
+ *
+ * @example
+ * const rng = Xoshiro128ss.fromSeed(42);
+ * rng.nextUint32(); // an integer in [0, 2^32)
+ * rng.nextFloat();  // a number in [0, 1)
+ */
+export class Xoshiro128ss {
+  /** The four state words, kept as int32 so every step stays in V8's small-integer fast path. */
+  readonly state: Int32Array;
+
+  constructor(state: ArrayLike<number>) {
+    if (state.length !== 4) throw new RangeError("xoshiro128** needs exactly 4 state words");
+    this.state = Int32Array.from(state, (x) => x | 0);
+    if ((this.state[0] | this.state[1] | this.state[2] | this.state[3]) === 0) throw new RangeError("xoshiro128** state must not be all zero");
+  }
+
+  /**
+   * A generator seeded from an integer (taken modulo 2^32).
+   *
+   * @example
+   * Xoshiro128ss.fromSeed(42).nextUint32() === Xoshiro128ss.fromSeed(42).nextUint32(); // true
+   */
+  static fromSeed(seed: number): Xoshiro128ss {
+    return new Xoshiro128ss(seedState(seed));
+  }
+
+  /**
+   * The next 32 random bits as an unsigned integer.
+   *
+   * @example
+   * new Xoshiro128ss([1, 2, 3, 4]).nextUint32(); // 11520, the reference implementation's first output
+   */
+  nextUint32(): number {
+    const s = this.state;
+    const s0 = s[0];
+    const s1 = s[1];
+    const r = rotl(Math.imul(s1, 5), 7);
+    const out = Math.imul(r, 9) >>> 0;
+    const t = s1 << 9;
+    const s2 = s[2] ^ s0;
+    const s3 = s[3] ^ s1;
+    s[1] = s1 ^ s2;
+    s[0] = s0 ^ s3;
+    s[2] = s2 ^ t;
+    s[3] = rotl(s3, 11);
+    return out;
+  }
+
+  /**
+   * A uniform number in [0, 1) with 32 random bits (plenty for resampling indices).
+   *
+   * @example
+   * Math.floor(rng.nextFloat() * n); // a uniform index below n (bias < n / 2^32)
+   */
+  nextFloat(): number {
+    return this.nextUint32() / 4294967296;
+  }
+}
+
+/**
+ * 32-bit rotate left (xoshiro's building block; inlined by hot loops that cannot afford a call).
+ *
+ * @example
+ * rotl(1, 31); // -2147483648
+ */
+export function rotl(x: number, k: number): number {
+  return (x << k) | (x >>> (32 - k));
+}
+
+/**
+ * Four SplitMix32 outputs from a seed: the initial xoshiro128** state. The mixer is a bijection
+ * of distinct inputs, so the four words are distinct and never all zero.
+ *
+ * @example
+ * seedState(42); // Int32Array of 4 words
+ */
+export function seedState(seed: number): Int32Array {
+  if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
+  // Fold the bits above 2^32 in too, so large seeds (e.g. Date.now()) do not collide trivially.
+  let x = (seed % 4294967296) ^ Math.floor(seed / 4294967296);
+  const out = new Int32Array(4);
+  for (let i = 0; i < 4; i++) {
+    x = (x + 0x9e3779b9) | 0;
+    let z = x;
+    z = Math.imul(z ^ (z >>> 16), 0x21f0aaad);
+    z = Math.imul(z ^ (z >>> 15), 0x735a2d97);
+    out[i] = z ^ (z >>> 15);
+  }
+  return out;
+}
