@@ -1,7 +1,6 @@
 import type { Query, Run, RunInfo } from "../types";
-import { indexCorpus } from "../sparse/bm25-retriever";
+import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { bm25Sweep, crossValidatedTuning, sweepHeatmap } from "../sparse/sweep";
-import { greekStemmerTokenizer } from "../text/tokenizers";
 import type { LoadedBenchmark } from "../data/source";
 import { BUILTIN_PRESETS } from "../dense/presets";
 
@@ -16,6 +15,11 @@ export interface ExperimentContext {
    * rewritten queries (`queries`).
    */
   run(name: string): Promise<Run>;
+  /**
+   * The benchmark's corpus tokenised and indexed with a tokenizer (e.g. "greekstemmer"), built
+   * once per reproduce and shared with every retriever that indexes the same corpus.
+   */
+  corpus(tokenizer: string): Promise<IndexedCorpus>;
 }
 
 export interface ExperimentResult {
@@ -94,7 +98,7 @@ function tuningExperiment(id: string, title: string, needs: Experiment["needs"],
       // The rewrites' run (made once, or reused): its queries are swept and its record is this run's part.
       const source = queriesFrom ? await ctx.run(queriesFrom) : undefined;
       const queries: Query[] = source?.queries ?? bench.queries;
-      const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+      const corpus = await ctx.corpus("greekstemmer");
       const t0 = performance.now();
       const sweep = bm25Sweep(corpus, queries, bench.qrels, { metric: "Recall@100", keepRankings: true });
       const seconds = (performance.now() - t0) / 1000;

@@ -22,6 +22,8 @@ import { isReactRun, reactRoundTable, type ReactRunResult } from "../llm/react";
 import { costTable, loadPrices, type MethodUsage } from "../eval/cost";
 import { createRetriever, supportsFeedback, type RetrieverOptions } from "../retrievers";
 import { rrf } from "../fusion/rrf";
+import { indexCorpus, type IndexedCorpus } from "../sparse/bm25-retriever";
+import { createTokenizer } from "../text/registry";
 import type { Benchmark, LlmRunInfo, Retriever, Run, RunCost, RunInfo } from "../types";
 
 export interface ReproduceOptions {
@@ -119,7 +121,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
       for (let s = 0; s < samples; s++) {
         const variant = samples > 1 ? { sample: s, seed: seed + s } : undefined;
         const started = performance.now();
-        const result = await exp.run({ loaded, log, run: (name: string) => shared.run(name, variant).then((t) => t.run) });
+        const result = await exp.run({ loaded, log, run: (name: string) => shared.run(name, variant).then((t) => t.run), corpus: shared.corpus });
         const wall = (performance.now() - started) / 1000;
         details = result.details;
         if (s === 0) {
@@ -373,10 +375,17 @@ function sharedRuns(bench: Benchmark, options: RetrieverOptions) {
     runs.set(key, r);
     return r;
   };
+  const corpora = new Map<string, Promise<IndexedCorpus>>();
+  /** The corpus indexed with a tokenizer, once. */
+  const corpus = (tokenizer: string): Promise<IndexedCorpus> => {
+    let c = corpora.get(tokenizer);
+    if (!c) corpora.set(tokenizer, (c = createTokenizer(tokenizer, options).then((t) => indexCorpus(bench.docs, t))));
+    return c;
+  };
   /** The online and corpus seconds of a shared run, when `name` is one (undefined for other experiments). */
   const timing = async (name: string, v?: Variant): Promise<{ online: number; corpus: number } | undefined> => {
     const t = await runs.get(keyOf(name, v))?.catch(() => undefined);
     return t && { online: t.online, corpus: t.corpus };
   };
-  return { run, timing };
+  return { run, timing, corpus };
 }
