@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
-import { DataError } from "./errors";
+import { DataError } from "../util/errors";
 
 /** Reports tolerated oddities (BOM, CRLF) without failing the load. */
 export type Warn = (message: string) => void;

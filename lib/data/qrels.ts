@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { DocId, QueryId } from "../types";
 import { parseQrelsTsv, readTextLines } from "./beir";
-import { DataError } from "./errors";
+import { DataError } from "../util/errors";
 
 /**
  * Reads qrels in either BEIR TSV form (header `query-id corpus-id score`) or TREC form

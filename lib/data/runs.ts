@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { QueryId, Ranking, Run } from "../types";
 import { readTextLines, type Warn } from "./beir";
-import { DataError } from "./errors";
+import { DataError } from "../util/errors";
 
 /**
  * Serialises a run in TREC format (`qid Q0 docid rank score tag`). Scores are the run's own

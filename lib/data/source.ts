@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { Benchmark } from "../types";
 import { readBeir, type Warn } from "./beir";
-import { DownloadError } from "./download";
+import { DownloadError } from "../util/download";
 import { progressBar, pullHub } from "./hub";
 
 import { dataDir, SAMPLE_DIR } from "../paths";

@@ -10,11 +10,25 @@ import zlib from "node:zlib";
 import { parquetReadObjects } from "hyparquet";
 import type { Compressors } from "hyparquet";
 import { parseJsonlLines } from "./beir";
-import { DataError } from "./errors";
+import { DataError } from "../util/errors";
+import { parseDelimited } from "../util/csv";
 
+/**
+ * One data row keyed by column name: strings from csv and tsv, JSON values from jsonl and json,
+ * decoded parquet values (INT64 as a number, or a string when it does not fit one).
+ *
+ * @example
+ * const row: Row = { "query-id": "q1", "corpus-id": "ΑΚ::914", score: "1" };
+ */
 export type Row = Record<string, unknown>;
 
-/** Rows plus where each one sits in its file. */
+/**
+ * Rows plus where each one sits in its file.
+ *
+ * @example
+ * const t = await readTable("qrels.csv");
+ * t.describe(0); // "line 2"
+ */
 export interface Table {
   file: string;
   rows: Row[];
@@ -28,6 +42,12 @@ export interface Table {
 }
 
 const FORMATS = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"] as const;
+/**
+ * A file format `readTable` reads, named by its extension.
+ *
+ * @example
+ * const f: Format = "parquet";
+ */
 export type Format = (typeof FORMATS)[number];
 
 /**
@@ -99,107 +119,6 @@ async function readText(file: string): Promise<string> {
   }
   // Spreadsheet exports of the card's csv files often start with a BOM; it is not data.
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/**
- * RFC 4180 parser, written here rather than taken from a library because the grammar is
- * small and the loader needs the starting line of every record (records may span lines),
- * which is what error messages point at. Accepts LF as well as CRLF and a missing final
- * line end; a quote inside an unquoted field is kept literally, as most writers expect.
- *
- * @example
- * parseCsv('id,text\n1,"a, ""b""\nc"\n').rows; // [{ id: "1", text: 'a, "b"\nc' }]
- */
-export function parseCsv(text: string, file = "<csv>"): { rows: Row[]; lines: number[] } {
-  return parseDelimited(text, file, ",");
-}
-
-function parseDelimited(text: string, file: string, sep: string): { rows: Row[]; lines: number[] } {
-  const records: { fields: string[]; line: number }[] = [];
-  let fields: string[] = [];
-  let field = "";
-  let line = 1;
-  let recordLine = 1;
-  let i = 0;
-  let atFieldStart = true;
-  const n = text.length;
-  const endRecord = () => {
-    fields.push(field);
-    // A blank line is not a record of one empty field: csv writers emit them at the end.
-    if (!(fields.length === 1 && fields[0] === "")) records.push({ fields, line: recordLine });
-    fields = [];
-    field = "";
-    atFieldStart = true;
-  };
-  while (i < n) {
-    const c = text[i];
-    if (atFieldStart && c === '"') {
-      const openedAt = line;
-      i++;
-      for (;;) {
-        if (i >= n) throw new DataError(`unterminated quoted field (opened on line ${openedAt})`, file, openedAt);
-        const d = text[i];
-        if (d === '"') {
-          if (text[i + 1] === '"') {
-            field += '"';
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        if (d === "\n") line++;
-        else if (d === "\r" && text[i + 1] !== "\n") line++;
-        field += d;
-        i++;
-      }
-      const next = text[i];
-      if (i < n && next !== sep && next !== "\n" && next !== "\r") {
-        throw new DataError(`unexpected character ${JSON.stringify(next)} after a closing quote`, file, line);
-      }
-      atFieldStart = false;
-      continue;
-    }
-    if (c === sep) {
-      fields.push(field);
-      field = "";
-      atFieldStart = true;
-      i++;
-      continue;
-    }
-    if (c === "\n" || c === "\r") {
-      i += c === "\r" && text[i + 1] === "\n" ? 2 : 1;
-      endRecord();
-      line++;
-      recordLine = line;
-      continue;
-    }
-    field += c;
-    atFieldStart = false;
-    i++;
-  }
-  if (field !== "" || fields.length > 0) endRecord();
-
-  if (records.length === 0) return { rows: [], lines: [] };
-  const header = records[0].fields.map((h) => h.trim());
-  const seen = new Set<string>();
-  for (const h of header) {
-    if (seen.has(h)) throw new DataError(`duplicate column '${h}' in the header`, file, records[0].line);
-    seen.add(h);
-  }
-  const rows: Row[] = [];
-  const lines: number[] = [];
-  for (let r = 1; r < records.length; r++) {
-    const { fields: f, line: at } = records[r];
-    if (f.length !== header.length) {
-      throw new DataError(`expected ${header.length} fields (as in the header), found ${f.length}`, file, at);
-    }
-    const row: Row = {};
-    header.forEach((h, k) => (row[h] = f[k]));
-    rows.push(row);
-    lines.push(at);
-  }
-  return { rows, lines };
 }
 
 function parseJsonl(text: string, file: string): { rows: Row[]; lines: number[] } {

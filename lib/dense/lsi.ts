@@ -16,7 +16,8 @@
  *
  * The factorisation A ≈ U_k Σ_k V_kᵀ is computed as follows (Halko et al., Algorithms 4.4 and
  * 5.1), with l = k + oversample columns:
- *   1. Ω (terms × l) Gaussian from a seeded mulberry32 + Box–Muller stream;
+ *   1. Ω (terms × l) Gaussian: Box–Muller over the project's seeded xoshiro128** stream
+ *      (util/random.ts);
  *   2. Q = orth(A Ω), then `powerIterations` times Q = orth(A Aᵀ Q), where orth is
  *      Gram–Schmidt with re-orthogonalisation (`orthonormalRows`) on the document side; the
  *      term-side intermediate Aᵀ Q is not orthonormalised (see `fitLsi` for why);
@@ -28,9 +29,13 @@
  *   4. σ = √λ, U_k = Q Ũ_k, V_k = Aᵀ U_k Σ_k⁻¹ (a sparse product, cheaper than Bᵀ Ũ Σ⁻¹ by a
  *      dense one), and each singular pair's sign is fixed so the largest |entry| of u_i is
  *      positive (as scikit-learn's svd_flip does), so equal inputs give equal vectors.
+ *
+ * The linear algebra of those steps is in svd.ts; this module builds the matrix, composes the
+ * steps and folds texts into the fitted space. It reads the BM25 index through `LsiCorpus`, a
+ * structural view lib/sparse's IndexedCorpus satisfies, so dense/ does not depend on sparse/.
  */
 import { createHash } from "node:crypto";
-import type { IndexedCorpus } from "../sparse/bm25-retriever";
+import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, symmetricEigen, type DocTermMatrix } from "./svd";
 import type { Embedder, EmbedResult, Side } from "./types";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
@@ -46,19 +51,44 @@ export interface LsiOptions {
 }
 
 /**
- * The TF-IDF matrix in compressed sparse column form, sharing the index's `termStart` and
- * `postingDoc` arrays: column t holds `weight[termStart[t] .. termStart[t+1])` at rows
- * `postingDoc[…]`. Column-major storage serves both A·X and Aᵀ·Y with one pass each.
+ * The postings LSI reads from a corpus index (lib/sparse's Bm25Index has them): term t's
+ * postings are `[termStart[t], termStart[t+1])`, each a document and a term frequency.
+ *
+ * @example
+ * const postings: LsiPostings = indexCorpus(bench.docs, greekStemmerTokenizer()).index;
+ */
+export interface LsiPostings {
+  readonly docCount: number;
+  readonly termCount: number;
+  readonly termStart: Int32Array;
+  readonly postingDoc: Int32Array;
+  readonly postingTf: Int32Array;
+}
+
+/**
+ * What LSI reads of an indexed corpus: the doc ids in corpus order, the analyzer that maps a text
+ * to the index's term ids (-1 or ids past the vocabulary for unseen words), and the postings.
+ * lib/sparse's IndexedCorpus is one, so the BM25 index a run already built is fitted directly.
+ *
+ * @example
+ * const corpus: LsiCorpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+ * const model = fitLsi(corpus);
+ */
+export interface LsiCorpus {
+  readonly docIds: readonly string[];
+  analyze(text: string): ArrayLike<number>;
+  readonly index: LsiPostings;
+}
+
+/**
+ * The TF-IDF matrix in compressed sparse column form (see `DocTermMatrix`), sharing the index's
+ * `termStart` and `postingDoc` arrays, with the idf a query is folded in with.
  *
  * @example
  * const A = tfidfMatrix(corpus);
- * A.weight.length === corpus.index.postingCount; // true
+ * A.weight.length === corpus.index.postingDoc.length; // true
  */
-export interface TfidfMatrix {
-  rows: number;
-  cols: number;
-  termStart: Int32Array;
-  postingDoc: Int32Array;
+export interface TfidfMatrix extends DocTermMatrix {
   /** Row-normalised (1 + ln tf) · ln(N/df) per posting. */
   weight: Float64Array;
   /** ln(N/df) per term id, which folding in a query reuses. */
@@ -73,7 +103,7 @@ export interface TfidfMatrix {
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
  * const A = tfidfMatrix(corpus); // A.rows === bench.docs.length
  */
-export function tfidfMatrix(corpus: IndexedCorpus): TfidfMatrix {
+export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
   const { termStart, postingDoc, postingTf } = corpus.index;
   const N = corpus.index.docCount;
   const V = corpus.index.termCount;
@@ -183,7 +213,7 @@ export class LsiModel {
  * const model = fitLsi(corpus, { dims: 256, seed: 42 });
  * model.singularValues[0]; // largest σ
  */
-export function fitLsi(corpus: IndexedCorpus, opts: LsiOptions = {}): LsiModel {
+export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   const dims = checkInt("dims", opts.dims ?? 256, 1);
   const seed = checkInt("seed", opts.seed ?? 42);
   const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
@@ -290,7 +320,7 @@ export function lsiEmbedder(model: LsiModel): Embedder {
  * reconstructionError(model, corpus);      // 0.80 at k = 256 on greeklaws-2021
  * reconstructionError(model, corpus, 64);  // leading 64 components only
  */
-export function reconstructionError(model: LsiModel, corpus: IndexedCorpus, k = model.dims): number {
+export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = model.dims): number {
   checkInt("k", k, 0);
   if (k > model.dims) throw new RangeError(`k = ${k} exceeds the model's ${model.dims} dimensions`);
   const A = tfidfMatrix(corpus);
@@ -318,311 +348,6 @@ export function reconstructionError(model: LsiModel, corpus: IndexedCorpus, k = 
   return total > 0 ? Math.sqrt(Math.max(residual, 0) / total) : 0;
 }
 
-/**
- * Eigen-decomposition of a symmetric n × n matrix (row-major; only its symmetric part is
- * meaningful) by the cyclic Jacobi method: rotations annihilate each off-diagonal entry in
- * turn until the off-diagonal mass is below round-off. Slower than tridiagonal QR for big n,
- * but for the l ≈ 266 of LSI it takes well under a second, and it is short, robust and gives
- * eigenvalues accurate to round-off relative to the matrix norm. Values come sorted
- * descending; column i of `vectors` (row-major n × n) is the unit eigenvector of values[i].
- *
- * @example
- * const { values, vectors } = symmetricEigen(Float64Array.of(2, 1, 1, 2), 2);
- * values; // Float64Array [3, 1]; vectors column 0 ≈ [0.7071, 0.7071]
- */
-export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
-  if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
-  const a = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j] = 0.5 * (S[i * n + j] + S[j * n + i]);
-  // Rotations act on rows p and q of the eigenvector matrix stored transposed, so every
-  // update loop but the mirror into columns p and q of `a` runs over contiguous memory.
-  const vt = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) vt[i * n + i] = 1;
-  let norm2 = 0;
-  for (let i = 0; i < n * n; i++) norm2 += a[i] * a[i];
-
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p * n + q] * a[p * n + q];
-    if (off === 0 || off <= 1e-32 * norm2) break;
-    for (let p = 0; p < n - 1; p++) {
-      for (let q = p + 1; q < n; q++) {
-        const rp = p * n;
-        const rq = q * n;
-        const apq = a[rp + q];
-        if (apq === 0) continue;
-        const app = a[rp + p];
-        const aqq = a[rq + q];
-        // Below round-off of both diagonal entries the rotation would change nothing.
-        if (sweep > 3 && Math.abs(apq) < 1e-18 * (Math.abs(app) + Math.abs(aqq))) {
-          a[rp + q] = 0;
-          a[rq + p] = 0;
-          continue;
-        }
-        const theta = (aqq - app) / (2 * apq);
-        const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let r = 0; r < n; r++) {
-          const apr = a[rp + r];
-          const aqr = a[rq + r];
-          a[rp + r] = c * apr - s * aqr;
-          a[rq + r] = s * apr + c * aqr;
-        }
-        a[rp + p] = app - t * apq;
-        a[rq + q] = aqq + t * apq;
-        a[rp + q] = 0;
-        a[rq + p] = 0;
-        for (let r = 0; r < n; r++) {
-          if (r === p || r === q) continue;
-          a[r * n + p] = a[rp + r];
-          a[r * n + q] = a[rq + r];
-        }
-        for (let r = 0; r < n; r++) {
-          const vp = vt[rp + r];
-          const vq = vt[rq + r];
-          vt[rp + r] = c * vp - s * vq;
-          vt[rq + r] = s * vp + c * vq;
-        }
-      }
-    }
-  }
-  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => a[y * n + y] - a[x * n + x] || x - y);
-  const values = new Float64Array(n);
-  const vectors = new Float64Array(n * n);
-  for (let j = 0; j < n; j++) {
-    const src = order[j];
-    values[j] = a[src * n + src];
-    for (let r = 0; r < n; r++) vectors[r * n + j] = vt[src * n + r];
-  }
-  return { values, vectors };
-}
-
-/**
- * Orthonormalises the columns of a row-major m × n matrix, left to right, by classical
- * Gram–Schmidt with re-orthogonalisation: each column is projected against all earlier ones,
- * and again whenever its norm fell below 1/√2 of what it was (the DGKS criterion; "twice is
- * enough", Giraud et al. 2005), which keeps orthogonality at round-off level like Householder
- * QR. Classical rather than modified Gram–Schmidt because its projections are independent, so
- * four columns are handled per pass over memory, about twice as fast in JavaScript. A column
- * numerically dependent on the earlier ones becomes zero rather than noise, so the rank of
- * the result is the numerical rank of the input. Returns a new row-major matrix.
- *
- * @example
- * const Q = orthonormalRows(Float64Array.of(1, 1, 0, 1, 0, 0), 3, 2); // columns e1, e2
- */
-export function orthonormalRows(X: Float64Array, m: number, n: number): Float64Array {
-  // Column-major scratch: every step below walks whole columns.
-  const C = new Float64Array(m * n);
-  for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) C[j * m + r] = X[r * n + j];
-  const h = new Float64Array(n);
-  for (let j = 0; j < n; j++) {
-    const oj = j * m;
-    const original = Math.sqrt(dot(C, oj, C, oj, m));
-    let before = original;
-    let after = original;
-    for (let pass = 0; pass < 3 && before > 0; pass++) {
-      project(C, m, j, h);
-      after = Math.sqrt(dot(C, oj, C, oj, m));
-      if (after >= Math.SQRT1_2 * before) break;
-      before = after;
-    }
-    const scale = after > 1e-10 * original ? 1 / after : 0;
-    for (let r = 0; r < m; r++) C[oj + r] *= scale;
-  }
-  const out = new Float64Array(m * n);
-  for (let j = 0; j < n; j++) for (let r = 0; r < m; r++) out[r * n + j] = C[j * m + r];
-  return out;
-}
-
-/** Column j of column-major C (m rows) minus its projection on columns 0..j-1; h is scratch. */
-function project(C: Float64Array, m: number, j: number, h: Float64Array): void {
-  const oj = j * m;
-  let i = 0;
-  for (; i + 3 < j; i += 4) {
-    const o0 = i * m;
-    const o1 = o0 + m;
-    const o2 = o1 + m;
-    const o3 = o2 + m;
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    for (let r = 0; r < m; r++) {
-      const x = C[oj + r];
-      s0 += C[o0 + r] * x;
-      s1 += C[o1 + r] * x;
-      s2 += C[o2 + r] * x;
-      s3 += C[o3 + r] * x;
-    }
-    h[i] = s0;
-    h[i + 1] = s1;
-    h[i + 2] = s2;
-    h[i + 3] = s3;
-  }
-  for (; i < j; i++) h[i] = dot(C, i * m, C, oj, m);
-  i = 0;
-  for (; i + 3 < j; i += 4) {
-    const o0 = i * m;
-    const o1 = o0 + m;
-    const o2 = o1 + m;
-    const o3 = o2 + m;
-    const h0 = h[i];
-    const h1 = h[i + 1];
-    const h2 = h[i + 2];
-    const h3 = h[i + 3];
-    for (let r = 0; r < m; r++) C[oj + r] -= h0 * C[o0 + r] + h1 * C[o1 + r] + h2 * C[o2 + r] + h3 * C[o3 + r];
-  }
-  for (; i < j; i++) {
-    const oi = i * m;
-    const hi = h[i];
-    if (hi !== 0) for (let r = 0; r < m; r++) C[oj + r] -= hi * C[oi + r];
-  }
-}
-
-/** Four accumulators break the add dependency chain, roughly doubling throughput. */
-function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let r = 0;
-  for (; r + 3 < m; r += 4) {
-    s0 += a[oa + r] * b[ob + r];
-    s1 += a[oa + r + 1] * b[ob + r + 1];
-    s2 += a[oa + r + 2] * b[ob + r + 2];
-    s3 += a[oa + r + 3] * b[ob + r + 3];
-  }
-  for (; r < m; r++) s0 += a[oa + r] * b[ob + r];
-  return s0 + s1 + s2 + s3;
-}
-
-/** The same matrix by rows, for A X: gathering into one output row beats scattering into many. */
-interface Csr {
-  rows: number;
-  rowStart: Int32Array;
-  rowTerm: Int32Array;
-  rowWeight: Float64Array;
-}
-
-function csrOf(A: TfidfMatrix): Csr {
-  const rowStart = new Int32Array(A.rows + 1);
-  for (let p = 0; p < A.postingDoc.length; p++) rowStart[A.postingDoc[p] + 1]++;
-  for (let d = 0; d < A.rows; d++) rowStart[d + 1] += rowStart[d];
-  const fill = rowStart.slice(0, A.rows);
-  const rowTerm = new Int32Array(A.postingDoc.length);
-  const rowWeight = new Float64Array(A.postingDoc.length);
-  for (let t = 0; t < A.cols; t++) {
-    for (let p = A.termStart[t]; p < A.termStart[t + 1]; p++) {
-      const at = fill[A.postingDoc[p]]++;
-      rowTerm[at] = t;
-      rowWeight[at] = A.weight[p];
-    }
-  }
-  return { rows: A.rows, rowStart, rowTerm, rowWeight };
-}
-
-/** A X for X terms × c (row-major); the result is documents × c. */
-function mulA(A: Csr, X: Float64Array, c: number): Float64Array {
-  const out = new Float64Array(A.rows * c);
-  for (let d = 0; d < A.rows; d++) gatherRow(A.rowStart[d], A.rowStart[d + 1], A.rowTerm, A.rowWeight, X, c, out, d * c);
-  return out;
-}
-
-/** Aᵀ Y for Y documents × c (row-major); the result is terms × c. */
-function mulAt(A: TfidfMatrix, Y: Float64Array, c: number): Float64Array {
-  const out = new Float64Array(A.cols * c);
-  for (let t = 0; t < A.cols; t++) gatherRow(A.termStart[t], A.termStart[t + 1], A.postingDoc, A.weight, Y, c, out, t * c);
-  return out;
-}
-
-/**
- * out[o .. o+c) += Σ weight[p] · X[index[p]·c .. +c) over p in [start, end): the kernel of
- * both sparse products. Four postings per pass over the output row cut its loads and stores
- * by four, which (not the multiplications) is what bounds this loop; 2.5× faster measured.
- */
-function gatherRow(
-  start: number,
-  end: number,
-  index: Int32Array,
-  weight: Float64Array,
-  X: Float64Array,
-  c: number,
-  out: Float64Array,
-  o: number,
-): void {
-  let p = start;
-  for (; p + 3 < end; p += 4) {
-    const w0 = weight[p];
-    const w1 = weight[p + 1];
-    const w2 = weight[p + 2];
-    const w3 = weight[p + 3];
-    const x0 = index[p] * c;
-    const x1 = index[p + 1] * c;
-    const x2 = index[p + 2] * c;
-    const x3 = index[p + 3] * c;
-    for (let j = 0; j < c; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
-  }
-  for (; p < end; p++) {
-    const w = weight[p];
-    const x = index[p] * c;
-    for (let j = 0; j < c; j++) out[o + j] += w * X[x + j];
-  }
-}
-
-/** X (m × n) times the first `c` columns of Y (n × yCols), all row-major; the result is m × c. */
-function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array, yCols: number, c: number): Float64Array {
-  const out = new Float64Array(m * c);
-  const scratch = new Float64Array(c * n);
-  // Y's first c columns, contiguous by rows, so the kernel can read them as a dense n × c block.
-  for (let i = 0; i < n; i++) for (let j = 0; j < c; j++) scratch[i * c + j] = Y[i * yCols + j];
-  const all = Int32Array.from({ length: n }, (_, i) => i);
-  for (let r = 0; r < m; r++) gatherRow(0, n, all, X.subarray(r * n, (r + 1) * n), scratch, c, out, r * c);
-  return out;
-}
-
-/**
- * G = Xᵀ Y for row-major m × n X and Y whose product is known to be symmetric (here Qᵀ A Aᵀ Q):
- * only the upper triangle is accumulated, four rows per pass over G.
- */
-function gram(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array {
-  const G = new Float64Array(n * n);
-  let r = 0;
-  for (; r + 3 < m; r += 4) {
-    const o0 = r * n;
-    const o1 = o0 + n;
-    const o2 = o1 + n;
-    const o3 = o2 + n;
-    for (let i = 0; i < n; i++) {
-      const x0 = X[o0 + i];
-      const x1 = X[o1 + i];
-      const x2 = X[o2 + i];
-      const x3 = X[o3 + i];
-      const g = i * n;
-      for (let j = i; j < n; j++) G[g + j] += x0 * Y[o0 + j] + x1 * Y[o1 + j] + x2 * Y[o2 + j] + x3 * Y[o3 + j];
-    }
-  }
-  for (; r < m; r++) {
-    const o = r * n;
-    for (let i = 0; i < n; i++) {
-      const x = X[o + i];
-      const g = i * n;
-      for (let j = i; j < n; j++) G[g + j] += x * Y[o + j];
-    }
-  }
-  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) G[i * n + j] = G[j * n + i];
-  return G;
-}
-
-/** Makes the largest-magnitude entry of every column of U positive (ties: the first). */
-function flipSigns(U: Float64Array, m: number, k: number): void {
-  for (let j = 0; j < k; j++) {
-    let best = 0;
-    for (let r = 0; r < m; r++) if (Math.abs(U[r * k + j]) > Math.abs(best)) best = U[r * k + j];
-    if (best < 0) for (let r = 0; r < m; r++) U[r * k + j] = -U[r * k + j];
-  }
-}
-
 /** x[o .. o+k) scaled to unit length as float32; zero stays zero. */
 function unitFloat32(x: Float64Array, o: number, k: number): Float32Array {
   let s = 0;
@@ -631,31 +356,6 @@ function unitFloat32(x: Float64Array, o: number, k: number): Float32Array {
   if (s > 0) {
     const inv = 1 / Math.sqrt(s);
     for (let j = 0; j < k; j++) out[j] = x[o + j] * inv;
-  }
-  return out;
-}
-
-/**
- * Standard normal samples from mulberry32 (a 32-bit PRNG with good equidistribution for its
- * size) through Box–Muller, both outputs of each pair used. Written here, not taken from a
- * package, so the stream and therefore every fitted vector is fixed by the seed alone.
- */
-function gaussianMatrix(size: number, seed: number): Float64Array {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let z = state;
-    z = Math.imul(z ^ (z >>> 15), z | 1);
-    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
-    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
-  };
-  const out = new Float64Array(size);
-  for (let i = 0; i < size; i += 2) {
-    // 1 − u is in (0, 1], so the logarithm is finite.
-    const radius = Math.sqrt(-2 * Math.log(1 - next()));
-    const angle = 2 * Math.PI * next();
-    out[i] = radius * Math.cos(angle);
-    if (i + 1 < size) out[i + 1] = radius * Math.sin(angle);
   }
   return out;
 }

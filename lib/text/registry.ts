@@ -1,28 +1,73 @@
 import type { Tokenizer } from "../types";
-import { loadSpacyLexicon } from "./spacy-lexicon";
+import type { SpacyLang, SpacyLexicon } from "./spacy-lexicon";
 import { spacyEnglishTokenizer, spacyGreekTokenizer } from "./spacy-tokenizers";
 import { greekStemmerTokenizer, grnlpTokenizer } from "./tokenizers";
 
-/** Canonical tokenizer names, one per BM25 variant of the paper. */
+/**
+ * Canonical tokenizer names, one per BM25 variant of the paper, with a one-line description.
+ *
+ * @example
+ * Object.keys(TOKENIZERS); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "bm25-english"]
+ */
 export const TOKENIZERS = {
   "bm25-greekstemmer": "Greek stemmer (Ntais rules), accents removed, upper-case, 43 stopwords",
   "bm25-spacy": "spaCy Greek lemma lookup, lower-case, accents removed, spaCy stopwords",
   "bm25-grnlp": "gr-nlp-toolkit style: lower-case, accents removed, BERT punctuation split, no stemming",
   "bm25-english": "spaCy English lemma lookup, lower-case, spaCy stopwords (translation baseline)",
 } as const;
+/**
+ * A canonical tokenizer name.
+ *
+ * @example
+ * const id: TokenizerId = canonicalTokenizer("spacy"); // "bm25-spacy"
+ */
 export type TokenizerId = keyof typeof TOKENIZERS;
 
+/**
+ * Supplies spaCy's tables for one language. text/ does no I/O, so the lemma tokenizers get
+ * their tables through this; the real one is `loadSpacyLexicon` of lib/data/spacy-tables.ts.
+ *
+ * @example
+ * const fromMemory: SpacyLexiconLoader = async (lang) => (lang === "en" ? englishLex : greekLex);
+ */
+export type SpacyLexiconLoader = (lang: SpacyLang, ctx: TokenizerContext) => Promise<SpacyLexicon>;
+
+/**
+ * How a tokenizer gets what it needs beyond code: the spaCy tables, through a loader that is
+ * given `cacheDir`, `offline` and `log` as they are here.
+ *
+ * @example
+ * await createTokenizer("bm25-spacy", { offline: true, log: console.error });
+ */
 export interface TokenizerContext {
-  /** Where downloaded resources (spaCy lookup tables) are cached; default `<dataDir()>/spacy`. */
+  /** Where the loader caches downloaded resources (spaCy lookup tables); its default is `<dataDir()>/spacy`. */
   cacheDir?: string;
   offline?: boolean;
   log?: (message: string) => void;
+  /** Supplies the spaCy tables; default: the loader installed with {@link registerSpacyLexiconLoader}. */
+  loadSpacyLexicon?: SpacyLexiconLoader;
+}
+
+let installedLoader: SpacyLexiconLoader | undefined;
+
+/**
+ * Installs the loader the spaCy tokenizers use when their context brings none. The root wiring
+ * does this (lib/retrievers.ts imports lib/data/register.ts, and lib/index.ts re-exports
+ * lib/retrievers.ts), so library users and the CLI never call it; a later call replaces the
+ * earlier loader.
+ *
+ * @example
+ * registerSpacyLexiconLoader(loadSpacyLexicon); // the loader of lib/data/spacy-tables.ts
+ */
+export function registerSpacyLexiconLoader(loader: SpacyLexiconLoader): void {
+  installedLoader = loader;
 }
 
 /**
  * Resolves a tokenizer by name; the short forms `greekstemmer`, `spacy`, `grnlp`, `english`
- * are accepted too. Lemma-based tokenizers download spaCy's lookup tables on first use and
- * fail with a DownloadError (code OFFLINE) when they can be neither fetched nor found cached.
+ * are accepted too. Lemma-based tokenizers get spaCy's tables from `ctx.loadSpacyLexicon` or
+ * the installed loader; the installed one (lib/data/spacy-tables.ts) downloads them on first use
+ * and fails with a DownloadError (code OFFLINE) when they can be neither fetched nor found cached.
  *
  * @example
  * const tok = await createTokenizer("bm25-greekstemmer");
@@ -36,10 +81,21 @@ export async function createTokenizer(name: string, ctx: TokenizerContext = {}):
     case "bm25-grnlp":
       return grnlpTokenizer();
     case "bm25-spacy":
-      return spacyGreekTokenizer(await loadSpacyLexicon("el", ctx));
+      return spacyGreekTokenizer(await lexicon(id, "el", ctx));
     case "bm25-english":
-      return spacyEnglishTokenizer(await loadSpacyLexicon("en", ctx));
+      return spacyEnglishTokenizer(await lexicon(id, "en", ctx));
   }
+}
+
+function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promise<SpacyLexicon> {
+  const load = ctx.loadSpacyLexicon ?? installedLoader;
+  if (!load) {
+    throw new Error(
+      `${id} needs spaCy's lemma tables, and no loader is installed: import lib/index.ts or lib/retrievers.ts ` +
+        `(which install the one of lib/data/spacy-tables.ts), or pass one as ctx.loadSpacyLexicon`,
+    );
+  }
+  return load(lang, ctx);
 }
 
 /**

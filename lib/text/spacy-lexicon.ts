@@ -1,91 +1,30 @@
 /**
- * spaCy's published lemma tables and stopword lists, fetched on first use and cached.
+ * What the BM25-SPACY and BM25-ENGLISH tokenizers know of spaCy: its lemma tables and
+ * stopword lists, as values. Fetching, caching and parsing the published files is the job of
+ * lib/data/spacy-tables.ts; tokenizers receive the result and never touch files or network,
+ * so they can be built from any tables (a mirror's, a test's) the same way.
  *
- * We cannot run spaCy here, so the BM25-SPACY and BM25-ENGLISH tokenizers work from the data
- * files spaCy itself is built from:
- *
- * - English: `en_lemma_lookup.json` of explosion/spacy-lookups-data, a flat
- *   `{ "surface form": "lemma" }` table.
- * - Greek: spacy-lookups-data has no Greek lookup table, only the tables of spaCy's Greek
- *   rule lemmatizer: `el_lemma_index.json` (`{ pos: [lemma, ...] }`), `el_lemma_exc.json`
- *   (`{ pos: { form: [lemma, ...] } }`) and `el_lemma_rules.json` (`{ pos: [[suffix, replacement], ...] }`).
- * - Stopwords: `spacy/lang/{el,en}/stop_words.py` of explosion/spaCy, Python files holding a
- *   whitespace-separated triple-quoted string (parsed here, never evaluated).
- *
- * The files are pinned to release tags and land in `<cacheDir>/<lang>/` beside a
- * `manifest.json` of their sizes and sha256; a later load re-hashes them, re-fetches any that
- * changed on disk, and works without network. Nothing downloaded is committed to the repo.
- * See docs/tokenizers.md.
+ * - English: the flat `{ "surface form": "lemma" }` table `en_lemma_lookup` of spacy-lookups-data.
+ * - Greek: spacy-lookups-data has no Greek lookup table, only the tables of spaCy's Greek rule
+ *   lemmatizer (`el_lemma_index`, `el_lemma_exc`, `el_lemma_rules`), kept here as
+ *   {@link GreekRuleTables}.
  */
-import { promises as fs } from "node:fs";
-import path from "node:path";
-import { dataDir } from "../paths";
-import { gunzipSync } from "node:zlib";
-import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../data/download";
-import { DataError } from "../data/errors";
 
 export type SpacyLang = "el" | "en";
 
-/** Release tag of explosion/spacy-lookups-data the lemma tables are read from. */
-export const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
-/** Release tag of explosion/spaCy the stopword lists are read from. */
-export const SPACY_REF = "v3.8.7";
-/** Where raw GitHub files are served; `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests). */
-export const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
-
+/** Which upstream file a table came from; recorded in a lexicon's provenance. */
 export type SpacyFileRole = "lemma_lookup" | "lemma_index" | "lemma_exc" | "lemma_rules" | "stop_words";
 
-/** One upstream file: `<owner>/<repo>/<ref>/<path>` under the base URL. */
-export interface SpacyUpstreamFile {
-  role: SpacyFileRole;
-  owner: string;
-  repo: string;
-  ref: string;
-  path: string;
-}
-
-const lookups = (role: SpacyFileRole, file: string): SpacyUpstreamFile => ({
-  role,
-  owner: "explosion",
-  repo: "spacy-lookups-data",
-  ref: SPACY_LOOKUPS_DATA_REF,
-  path: `spacy_lookups_data/data/${file}`,
-});
-const stopWords = (lang: SpacyLang): SpacyUpstreamFile => ({
-  role: "stop_words",
-  owner: "explosion",
-  repo: "spaCy",
-  ref: SPACY_REF,
-  path: `spacy/lang/${lang}/stop_words.py`,
-});
-
-/** The files each language needs, in load order. */
-export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
-  el: [
-    lookups("lemma_index", "el_lemma_index.json"),
-    lookups("lemma_exc", "el_lemma_exc.json"),
-    lookups("lemma_rules", "el_lemma_rules.json"),
-    stopWords("el"),
-  ],
-  en: [lookups("lemma_lookup", "en_lemma_lookup.json"), stopWords("en")],
-};
-
 /**
- * The URL path of an upstream file below the base URL (also what the test double serves).
+ * The tables of spaCy's Greek rule lemmatizer, keyed by lower-case universal POS ("noun", "verb", ...).
  *
  * @example
- * upstreamPath(SPACY_FILES.en[1]); // "/explosion/spaCy/v3.8.7/spacy/lang/en/stop_words.py"
+ * const tables: GreekRuleTables = {
+ *   index: new Map([["noun", new Set(["σύμβαση"])]]),
+ *   exc: new Map([["verb", new Map([["παραδώσει", ["παραδίδω"]]])]]),
+ *   rules: new Map([["noun", [["εως", "η"]]]]),
+ * };
  */
-export function upstreamPath(f: SpacyUpstreamFile): string {
-  return `/${f.owner}/${f.repo}/${f.ref}/${f.path}`;
-}
-
-/** The cache path of an upstream file relative to `<cacheDir>/<lang>/`: `<repo>@<ref>/<basename>`. */
-function cacheRelPath(f: SpacyUpstreamFile): string {
-  return `${f.repo}@${f.ref}/${path.posix.basename(f.path)}`;
-}
-
-/** The tables of spaCy's Greek rule lemmatizer, keyed by lower-case universal POS ("noun", "verb", ...). */
 export interface GreekRuleTables {
   /** Known lemmas per POS (lower-case, accented, as published). */
   index: Map<string, Set<string>>;
@@ -95,6 +34,12 @@ export interface GreekRuleTables {
   rules: Map<string, Array<[string, string]>>;
 }
 
+/**
+ * Where one table of a lexicon came from, so a run can record exactly what it used.
+ *
+ * @example
+ * const f: SpacyLexiconFile = { role: "stop_words", url: "https://…/stop_words.py", sha256: "ab…", size: 1234 };
+ */
 export interface SpacyLexiconFile {
   role: SpacyFileRole;
   url: string;
@@ -102,6 +47,13 @@ export interface SpacyLexiconFile {
   size: number;
 }
 
+/**
+ * spaCy's lemma data and stopwords for one language, ready for the tokenizers.
+ *
+ * @example
+ * const lex = englishLexicon(new Map([["courts", "court"]]), new Set(["the"]));
+ * lex.lemma.get("courts"); // "court"
+ */
 export interface SpacyLexicon {
   lang: SpacyLang;
   /**
@@ -117,303 +69,34 @@ export interface SpacyLexicon {
   source: { files: SpacyLexiconFile[] };
 }
 
-/** POS tried first when a Greek word's POS is unknown: content words common in statutes come first. */
+/**
+ * POS tried first when a Greek word's POS is unknown: content words common in statutes come first.
+ *
+ * @example
+ * GREEK_POS_ORDER[0]; // "noun"
+ */
 export const GREEK_POS_ORDER = ["noun", "verb", "adj", "adv", "propn"] as const;
 
-export interface LoadSpacyLexiconOptions {
-  /** Cache folder; default `<dataDir()>/spacy` (follows GBR_DATA_DIR). Files go to `<cacheDir>/<lang>/`. */
-  cacheDir?: string;
-  /** Base URL of the raw-file server; default `GBR_SPACY_BASE_URL` or raw.githubusercontent.com. */
-  baseUrl?: string;
-  /** Never touch the network: use the cache or fail with DownloadError code OFFLINE. */
-  offline?: boolean;
-  log?: (message: string) => void;
-  /** Retry/timeout settings passed to downloadFile (tests shorten the backoff). */
-  download?: DownloadOptions;
-}
-
-interface ManifestEntry {
-  url: string;
-  size: number;
-  sha256: string;
-  fetchedAt: string;
-}
-interface Manifest {
-  version: 1;
-  lang: SpacyLang;
-  files: Record<string, ManifestEntry>;
+/**
+ * The English lexicon from the parsed lookup table and stopword list.
+ *
+ * @example
+ * englishLexicon(new Map([["were", "be"]]), new Set(["be"])).lang; // "en"
+ */
+export function englishLexicon(lookup: Map<string, string>, stopwords: Set<string>, files: SpacyLexiconFile[] = []): SpacyLexicon {
+  return { lang: "en", lemma: lookup, stopwords, source: { files } };
 }
 
 /**
- * Loads spaCy's lemma table(s) and stopword list for `lang`, downloading them into the cache on
- * first use. A cached file whose sha256 or size no longer matches the manifest is fetched again;
- * a file that does not parse is fetched once more (unless offline) before giving up.
- *
- * @throws DownloadError code "OFFLINE" when a file is neither cached (intact) nor reachable; the
- *   message names the missing files and how to obtain them. Code "HTTP" when the server answers
- *   with an error (e.g. 404 for a wrong ref).
- * @throws DataError when a file cannot be parsed.
+ * The Greek lexicon from the parsed rule tables and stopword list; `lemma` is the exception
+ * table flattened over POS, so a form listed under several POS gets the first POS's lemma.
  *
  * @example
- * const lex = await loadSpacyLexicon("en");
- * lex.lemma.get("abandoned"); // "abandon"
+ * const lex = greekLexicon({ index: new Map(), exc: new Map([["verb", new Map([["είχαμε", ["έχω"]]])]]), rules: new Map() }, new Set());
+ * lex.lemma.get("είχαμε"); // "έχω"
  */
-export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions = {}): Promise<SpacyLexicon> {
-  if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);
-  const cacheDir = path.resolve(opts.cacheDir ?? path.join(dataDir(), "spacy"), lang);
-  const baseUrl = (opts.baseUrl ?? process.env.GBR_SPACY_BASE_URL ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
-  const log = opts.log ?? (() => {});
-  const manifestFile = path.join(cacheDir, "manifest.json");
-  const manifest = await readManifest(manifestFile, lang, log);
-  const specs = SPACY_FILES[lang];
-
-  const missing: string[] = [];
-  const ready = new Map<SpacyUpstreamFile, { local: string; url: string; entry: ManifestEntry }>();
-  let manifestDirty = false;
-  // Once one file could not be fetched for network reasons, the others will not be either:
-  // report them all at once instead of waiting through each one's retries.
-  let unreachable = false;
-  let cause: string | undefined;
-
-  for (const spec of specs) {
-    const rel = cacheRelPath(spec);
-    const local = path.join(cacheDir, rel);
-    const url = baseUrl + upstreamPath(spec);
-    const recorded = manifest.files[rel];
-    const onDisk = await hashIfExists(local);
-    if (onDisk && recorded && onDisk.sha256 === recorded.sha256 && onDisk.size === recorded.size) {
-      ready.set(spec, { local, url, entry: recorded });
-      continue;
-    }
-    if (onDisk && recorded) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
-    if (opts.offline || unreachable) {
-      if (onDisk && !recorded) {
-        // A file placed by hand (or a manifest lost in a crash): trust it, and record what it is now.
-        log(`spaCy ${lang}: ${rel} has no manifest entry; using it as found (offline)`);
-        const entry = { url, size: onDisk.size, sha256: onDisk.sha256, fetchedAt: new Date().toISOString() };
-        manifest.files[rel] = entry;
-        manifestDirty = true;
-        ready.set(spec, { local, url, entry });
-      } else {
-        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""}`);
-      }
-      continue;
-    }
-    try {
-      const entry = await fetchInto(url, local, rel, lang, opts, log);
-      manifest.files[rel] = entry;
-      manifestDirty = true;
-      ready.set(spec, { local, url, entry });
-    } catch (err) {
-      if (err instanceof DownloadError && err.code === "NETWORK") {
-        unreachable = true;
-        cause ??= err.message;
-        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""}`);
-        continue;
-      }
-      throw err;
-    }
-  }
-  if (manifestDirty) await writeManifest(manifestFile, manifest);
-  if (missing.length > 0) throw offlineError(lang, cacheDir, missing, cause);
-
-  // Parse; a file that does not parse is fetched once more (a proxy or server may
-  // have served a broken body with a consistent length, which no checksum of ours can catch).
-  const parsed = new Map<SpacyFileRole, unknown>();
-  const files: SpacyLexiconFile[] = [];
-  for (const spec of specs) {
-    let r = ready.get(spec)!;
-    let value: unknown;
-    try {
-      value = await parseFile(spec, r.local);
-    } catch (err) {
-      if (!(err instanceof DataError) || opts.offline) throw err;
-      log(`spaCy ${lang}: ${cacheRelPath(spec)} does not parse (${err.detail}); fetching it again`);
-      const entry = await fetchInto(r.url, r.local, cacheRelPath(spec), lang, opts, log);
-      manifest.files[cacheRelPath(spec)] = entry;
-      await writeManifest(manifestFile, manifest);
-      r = { ...r, entry };
-      value = await parseFile(spec, r.local);
-    }
-    parsed.set(spec.role, value);
-    files.push({ role: spec.role, url: r.entry.url, sha256: r.entry.sha256, size: r.entry.size });
-  }
-
-  const stopwords = parsed.get("stop_words") as Set<string>;
-  if (lang === "en") {
-    return { lang, lemma: parsed.get("lemma_lookup") as Map<string, string>, stopwords, source: { files } };
-  }
-  const greek: GreekRuleTables = {
-    index: parsed.get("lemma_index") as Map<string, Set<string>>,
-    exc: parsed.get("lemma_exc") as Map<string, Map<string, string[]>>,
-    rules: parsed.get("lemma_rules") as Map<string, Array<[string, string]>>,
-  };
-  return { lang, lemma: flattenExceptions(greek.exc), greek, stopwords, source: { files } };
-}
-
-async function fetchInto(
-  url: string,
-  local: string,
-  rel: string,
-  lang: SpacyLang,
-  opts: LoadSpacyLexiconOptions,
-  log: (m: string) => void,
-): Promise<ManifestEntry> {
-  log(`spaCy ${lang}: downloading ${url}`);
-  try {
-    const res = await downloadFile(url, local, opts.download);
-    return { url, size: res.size, sha256: res.sha256, fetchedAt: new Date().toISOString() };
-  } catch (err) {
-    if (err instanceof DownloadError && err.code === "HTTP") {
-      throw new DownloadError(
-        `${err.message} while fetching spaCy ${lang} data ${rel}; check that the pinned ref exists ` +
-          `(spacy-lookups-data ${SPACY_LOOKUPS_DATA_REF}, spaCy ${SPACY_REF}) and that GBR_SPACY_BASE_URL, ` +
-          `if set, mirrors <owner>/<repo>/<ref>/<path>`,
-        "HTTP",
-        err.status,
-      );
-    }
-    throw err;
-  }
-}
-
-function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], cause: string | undefined): DownloadError {
-  const what = lang === "el" ? "Greek lemma tables and stopwords (BM25-SPACY)" : "English lemma table and stopwords (BM25-ENGLISH)";
-  return new DownloadError(
-    `spaCy ${what} not available ${cause ? `(download failed: ${cause})` : "offline"}; ` +
-      `missing from ${cacheDir}: ${missing.join(", ")}. ` +
-      `Run once with network access (the files are fetched and cached), or set GBR_SPACY_BASE_URL to a mirror ` +
-      `serving <owner>/<repo>/<ref>/<path>.`,
-    "OFFLINE",
-  );
-}
-
-async function hashIfExists(file: string): Promise<{ sha256: string; size: number } | undefined> {
-  try {
-    return await hashFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
-
-async function readManifest(file: string, lang: SpacyLang, log: (m: string) => void): Promise<Manifest> {
-  const empty: Manifest = { version: 1, lang, files: {} };
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch {
-    return empty;
-  }
-  try {
-    const m = JSON.parse(text) as Manifest;
-    if (m && typeof m === "object" && m.files && typeof m.files === "object") return { version: 1, lang, files: m.files };
-  } catch {
-    // fall through
-  }
-  log(`spaCy ${lang}: ${file} is unreadable; cached files will be verified by fetching them again`);
-  return empty;
-}
-
-async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  await fs.writeFile(tmp, JSON.stringify(manifest, null, 2) + "\n", "utf8");
-  await fs.rename(tmp, file);
-}
-
-async function readText(file: string): Promise<string> {
-  const buf = await fs.readFile(file);
-  // Older spacy-lookups-data releases shipped large tables gzipped; accept either form.
-  const raw = buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf;
-  let text = raw.toString("utf8");
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return text;
-}
-
-async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readText(file);
-  } catch (err) {
-    throw new DataError(`cannot read (${(err as Error).message})`, file);
-  }
-  if (spec.role === "stop_words") return parseStopWordsPy(text, file);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new DataError(`malformed JSON (${(err as Error).message})`, file);
-  }
-  switch (spec.role) {
-    case "lemma_lookup":
-      return parseLookup(json, file);
-    case "lemma_index":
-      return parseIndex(json, file);
-    case "lemma_exc":
-      return parseExceptions(json, file);
-    case "lemma_rules":
-      return parseRules(json, file);
-  }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-
-/** `{ form: lemma }`; non-string values are skipped. */
-function parseLookup(json: unknown, file: string): Map<string, string> {
-  if (!isObject(json)) throw new DataError("expected a JSON object of form -> lemma", file);
-  const out = new Map<string, string>();
-  for (const [form, lemma] of Object.entries(json)) if (typeof lemma === "string") out.set(form.normalize("NFC"), lemma.normalize("NFC"));
-  if (out.size === 0) throw new DataError("lemma lookup table is empty", file);
-  return out;
-}
-
-/** `{ pos: [lemma, ...] }` -> pos -> Set of lower-cased lemmas. */
-function parseIndex(json: unknown, file: string): Map<string, Set<string>> {
-  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [lemma, ...]", file);
-  const out = new Map<string, Set<string>>();
-  for (const [pos, list] of Object.entries(json)) {
-    if (!Array.isArray(list)) continue;
-    const set = new Set<string>();
-    for (const w of list) if (typeof w === "string" && w !== "") set.add(w.normalize("NFC").toLowerCase());
-    out.set(pos.toLowerCase(), set);
-  }
-  if (out.size === 0) throw new DataError("lemma index has no POS lists", file);
-  return out;
-}
-
-/** `{ pos: { form: [lemma, ...] } }`; forms are lower-cased (spaCy lower-cases the word before looking it up). */
-function parseExceptions(json: unknown, file: string): Map<string, Map<string, string[]>> {
-  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> { form: [lemma, ...] }", file);
-  const out = new Map<string, Map<string, string[]>>();
-  for (const [pos, table] of Object.entries(json)) {
-    if (!isObject(table)) continue;
-    const m = new Map<string, string[]>();
-    for (const [form, lemmas] of Object.entries(table)) {
-      const list = (Array.isArray(lemmas) ? lemmas : [lemmas]).filter((l): l is string => typeof l === "string" && l !== "");
-      const key = form.normalize("NFC").toLowerCase();
-      if (list.length > 0 && !m.has(key)) m.set(key, list.map((l) => l.normalize("NFC")));
-    }
-    out.set(pos.toLowerCase(), m);
-  }
-  return out;
-}
-
-/** `{ pos: [[old, new], ...] }`; malformed pairs (the published Greek file has a few) are skipped. */
-function parseRules(json: unknown, file: string): Map<string, Array<[string, string]>> {
-  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [[suffix, replacement], ...]", file);
-  const out = new Map<string, Array<[string, string]>>();
-  for (const [pos, list] of Object.entries(json)) {
-    if (!Array.isArray(list)) continue;
-    const rules: Array<[string, string]> = [];
-    for (const r of list) {
-      if (Array.isArray(r) && r.length === 2 && typeof r[0] === "string" && typeof r[1] === "string" && r[0] !== "") {
-        rules.push([r[0].normalize("NFC"), r[1].normalize("NFC")]);
-      }
-    }
-    out.set(pos.toLowerCase(), rules);
-  }
-  return out;
+export function greekLexicon(greek: GreekRuleTables, stopwords: Set<string>, files: SpacyLexiconFile[] = []): SpacyLexicon {
+  return { lang: "el", lemma: flattenExceptions(greek.exc), greek, stopwords, source: { files } };
 }
 
 function flattenExceptions(exc: Map<string, Map<string, string[]>>): Map<string, string> {
@@ -422,62 +105,5 @@ function flattenExceptions(exc: Map<string, Map<string, string[]>>): Map<string,
   for (const pos of order) {
     for (const [form, lemmas] of exc.get(pos) ?? []) if (!out.has(form)) out.set(form, lemmas[0]);
   }
-  return out;
-}
-
-/**
- * Extracts spaCy's stopwords from its `stop_words.py` without running Python: every
- * triple-quoted string literal (`"""…"""` or `'''…'''`, optionally prefixed r/u) is split on
- * whitespace. spaCy's English file also adds a `contractions = ["n't", "'d", …]` list and its
- * ‘ and ’ spellings in code; that list is read too when present.
- *
- * @throws DataError when a triple-quoted string is unterminated or no stopword is found.
- *
- * @example
- * parseStopWordsPy('STOP_WORDS = set("""\na an the\n""".split())'); // Set { "a", "an", "the" }
- */
-export function parseStopWordsPy(source: string, file = "stop_words.py"): Set<string> {
-  const out = new Set<string>();
-  let i = 0;
-  let strings = 0;
-  while (i < source.length) {
-    const ch = source[i];
-    if (ch === "#") {
-      // comment to end of line
-      const nl = source.indexOf("\n", i);
-      i = nl < 0 ? source.length : nl + 1;
-      continue;
-    }
-    if (ch === '"' || ch === "'") {
-      const triple = source.startsWith(ch.repeat(3), i);
-      if (triple) {
-        const end = source.indexOf(ch.repeat(3), i + 3);
-        if (end < 0) throw new DataError(`unterminated triple-quoted string starting at offset ${i}`, file);
-        for (const w of source.slice(i + 3, end).split(/\s+/)) if (w !== "") out.add(w.normalize("NFC"));
-        strings++;
-        i = end + 3;
-        continue;
-      }
-      // An ordinary one-line string literal: skip it (honouring backslash escapes).
-      let j = i + 1;
-      while (j < source.length && source[j] !== ch && source[j] !== "\n") j += source[j] === "\\" ? 2 : 1;
-      i = j + 1;
-      continue;
-    }
-    i++;
-  }
-  if (strings === 0) throw new DataError("no triple-quoted stopword string found", file);
-  const contractions = /^\s*contractions\s*=\s*\[([^\]]*)\]/m.exec(source);
-  if (contractions) {
-    const items = [...contractions[1].matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g)].map((m) => (m[1] ?? m[2]).replace(/\\(.)/g, "$1"));
-    for (const c of items) {
-      out.add(c);
-      if (c.includes("'") && /for\s+\w+\s+in\s+\[[^\]]*’/.test(source)) {
-        out.add(c.replace(/'/g, "‘"));
-        out.add(c.replace(/'/g, "’"));
-      }
-    }
-  }
-  if (out.size === 0) throw new DataError("the stopword string is empty", file);
   return out;
 }

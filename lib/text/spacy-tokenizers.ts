@@ -1,7 +1,7 @@
 /**
  * BM25-SPACY and BM25-ENGLISH without spaCy: spaCy's own lemma tables and stopword lists
- * (see spacy-lexicon.ts) applied to word tokens, then normalised exactly as the paper's
- * notebook normalises spaCy's output:
+ * (a SpacyLexicon value, see spacy-lexicon.ts; lib/data/spacy-tables.ts fetches them) applied
+ * to word tokens, then normalised exactly as the paper's notebook normalises spaCy's output:
  *
  *   Greek:   token = strip_marks(lemma).lower();  dropped if in {strip_marks(s).lower() for s in STOP_WORDS}
  *   English: token = lemma.lower();               dropped if in {strip_marks(s).lower() for s in STOP_WORDS}

@@ -10,10 +10,11 @@ import path from "node:path";
 import { after, afterEach, describe, test } from "node:test";
 import { parquetWriteBuffer } from "hyparquet-writer";
 import { readBeir } from "../../lib/data/beir";
-import { DownloadError, hashFile } from "../../lib/data/download";
-import { DataError } from "../../lib/data/errors";
+import { DownloadError, hashFile } from "../../lib/util/download";
+import { DataError } from "../../lib/util/errors";
 import { parseCard, progressBar, pullHub, pullHubToDir, resolveDataFiles, type PullOptions } from "../../lib/data/hub";
-import { parseCsv, readRows } from "../../lib/data/tabular";
+import { readRows } from "../../lib/data/tabular";
+import { parseCsv } from "../../lib/util/csv";
 import { API, startHubDouble, type HubDouble, type HubDoubleOptions } from "../fakes/hub-server";
 
 for (const k of ["HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE"]) delete process.env[k];

@@ -10,17 +10,10 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { DownloadError } from "../../lib/data/download";
-import {
-  extractPromptsFromNotebook,
-  extractStringConstants,
-  OFFICIAL_COMMIT,
-  OFFICIAL_NOTEBOOK_PATH,
-  OFFICIAL_REPO,
-  parsePythonStringLiteral,
-  pullOfficialPrompts,
-  PythonLiteralError,
-} from "../../lib/llm/official-prompts";
+import { DownloadError } from "../../lib/util/download";
+import { extractPromptsFromNotebook } from "../../lib/llm/notebook-prompts";
+import { OFFICIAL_COMMIT, OFFICIAL_NOTEBOOK_PATH, OFFICIAL_REPO, pullOfficialPrompts } from "../../lib/llm/official-prompts";
+import { extractStringConstants, parsePythonStringLiteral, PythonLiteralError } from "../../lib/llm/python-literals";
 import {
   fillPrompt,
   loadPromptSet,

@@ -9,17 +9,11 @@ import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DownloadError } from "../../lib/data/download";
-import { DataError } from "../../lib/data/errors";
-import {
-  loadSpacyLexicon,
-  parseStopWordsPy,
-  SPACY_FILES,
-  upstreamPath,
-  type LoadSpacyLexiconOptions,
-  type SpacyLang,
-  type SpacyLexicon,
-} from "../../lib/text/spacy-lexicon";
+import { DownloadError } from "../../lib/util/download";
+import { DataError } from "../../lib/util/errors";
+import { loadSpacyLexicon, SPACY_FILES, upstreamPath, type LoadSpacyLexiconOptions } from "../../lib/data/spacy-tables";
+import { parseStopWordsPy } from "../../lib/data/spacy-table-parsers";
+import type { SpacyLang, SpacyLexicon } from "../../lib/text/spacy-lexicon";
 import { spacyEnglishTokenizer, spacyGreekTokenizer } from "../../lib/text/spacy-tokenizers";
 import { startStaticServer, type StaticServer } from "../fakes/static-server";
 

@@ -5,15 +5,8 @@ import { readBeir } from "../../lib/data/beir";
 import { evaluate } from "../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
-import {
-  fitLsi,
-  lsiEmbedder,
-  orthonormalRows,
-  reconstructionError,
-  symmetricEigen,
-  tfidfMatrix,
-  type LsiModel,
-} from "../../lib/dense/lsi";
+import { fitLsi, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
+import { orthonormalRows, symmetricEigen } from "../../lib/dense/svd";
 import type { Tokenizer } from "../../lib/types";
 import { requireShared } from "../helpers/shared";
 

@@ -12,7 +12,7 @@ import {
   withReplay,
   type ReplayRecord,
 } from "../../lib/cache/replay";
-import { ChatError, type ChatModel, type ChatRequest } from "../../lib/llm/types";
+import type { ChatError, ChatModel, ChatRequest } from "../../lib/llm/types";
 
 function tmpFile(name = "calls.jsonl"): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gbr-replay-"));
@@ -289,8 +289,10 @@ test("offline: a miss throws naming the key and the file; hits are served; the m
   const key = replayKey(model.id, { ...REQ, user: "άλλο" });
   await assert.rejects(off.complete({ ...REQ, user: "άλλο" }), (err: unknown) => {
     assert.ok(err instanceof ReplayMissError);
-    assert.ok(err instanceof ChatError);
-    assert.equal(err.code, "NOT_CONFIGURED");
+    // The cache does not know lib/llm's ChatError, but raises the code ChatError uses for "no
+    // provider", so callers that switch on the code skip alike (the type checks it is one of them).
+    const code: ChatError["code"] = err.code;
+    assert.equal(code, "NOT_CONFIGURED");
     assert.equal(err.key, key);
     assert.ok(err.message.includes(key));
     assert.ok(err.message.includes(file));

@@ -1,7 +1,13 @@
+/**
+ * Fetching one URL into one file, verified and retried. It lives in util/ because three
+ * folders that may not import each other need it: the Hub loader and the spaCy tables (data),
+ * and the official prompts pull (llm).
+ */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
-import { retryAfterMs, retryWithBackoff } from "../util/retry";
+import { retryAfterMs, retryWithBackoff } from "./retry";
+import { GbrError } from "./errors";
 
 /**
  * Raised when a download cannot be completed; `code` is stable for callers to switch on
@@ -9,27 +15,36 @@ import { retryAfterMs, retryWithBackoff } from "../util/retry";
  *
  * @example
  * try {
- *   await loadSpacyLexicon("el", { offline: true });
+ *   await pullHub({ offline: true });
  * } catch (err) {
  *   if (!(err instanceof DownloadError && err.code === "OFFLINE")) throw err;
  *   console.warn(err.message); // names the missing files and how to get them
  * }
  */
-export class DownloadError extends Error {
+export class DownloadError extends GbrError {
+  declare readonly code: "HTTP" | "NETWORK" | "INTEGRITY" | "OFFLINE";
+
   constructor(
     message: string,
-    readonly code: "HTTP" | "NETWORK" | "INTEGRITY" | "OFFLINE",
+    code: DownloadError["code"],
     readonly status?: number,
     /** True when retrying cannot help (the host name does not resolve). */
     readonly permanent = false,
     /** The wait the server asked for (Retry-After), in ms. */
     readonly retryAfterMs?: number,
   ) {
-    super(message);
+    // Offline (no network, nothing cached) is a resource not here: skip, not fail.
+    super(message, code, { unavailable: code === "OFFLINE" });
     this.name = "DownloadError";
   }
 }
 
+/**
+ * How `downloadFile` talks to the server; every field is optional.
+ *
+ * @example
+ * const opts: DownloadOptions = { attempts: 2, backoffMs: 1, headers: { Authorization: `Bearer ${token}` } };
+ */
 export interface DownloadOptions {
   /** Extra request headers (e.g. Authorization). Never logged. */
   headers?: Record<string, string>;
@@ -43,6 +58,12 @@ export interface DownloadOptions {
   onProgress?: (received: number, total: number | undefined) => void;
 }
 
+/**
+ * What landed on disk: the final path, its size in bytes and its sha256 (hex).
+ *
+ * @example
+ * const { path, size, sha256 }: DownloadResult = await downloadFile(url, "data/x.jsonl");
+ */
 export interface DownloadResult {
   path: string;
   size: number;

@@ -1,0 +1,247 @@
+/**
+ * One record of the replay cache: what a chat call was and what it answered, its content
+ * address, and its line in the cache file.
+ *
+ * The cache depends on nothing but util/ and the root files (DESIGN.md §3), so the request and
+ * answer are described here structurally: the chat layer's ChatRequest and ChatResponse (lib/llm)
+ * have exactly these fields and are passed in as they are.
+ *
+ * ## File format
+ * UTF-8 JSON lines, append-only, one completed call per line, fields always in this order:
+ * ```
+ * {"key":"<64 hex>","provider":"openai","model":"openai/gpt-oss-120b",
+ *  "request":{"system":"…","user":"…","maxTokens":42000,"temperature":0.2,"topP":1,"reasoningEffort":"low","seed":7},
+ *  "sample":0,"response":{"text":"…","raw":"…","usage":{"input":812,"output":95},"seconds":3.41},
+ *  "at":"2026-03-01T10:00:00.000Z"}
+ * ```
+ * `provider`/`model` are the chat model's id split at its first ":" (an id without ":" gives
+ * provider ""). `request` holds only the ReplayRequest fields listed (unset ones omitted), copied
+ * field by field, so nothing else a caller attaches to a request object (an API key, a client)
+ * can reach the file; providers keep their credentials in their clients, never in requests.
+ * Later lines win: re-recording a key (mode "refresh") appends a newer line, and `get` returns it.
+ *
+ * ## Key
+ * `key = sha256_hex(JSON.stringify([id, system, user, maxTokens, temperature, topP,
+ * reasoningEffort, seed, sample]))` where `id` is the model id ("<provider>:<model>"), an unset
+ * optional parameter is `null`, and `sample` defaults to 0 (see `replayKey`). JSON.stringify of
+ * an array of strings, finite numbers and null is canonical (fixed order, shortest round-trip
+ * number form), so the same call always gives the same key and a change of any of them gives
+ * another.
+ */
+import { createHash } from "node:crypto";
+
+/**
+ * What the cache keeps of a chat request: the two messages, the generation parameters and the
+ * seed. lib/llm's ChatRequest has exactly these fields, so it is one.
+ *
+ * @example
+ * const req: ReplayRequest = { system: "Είσαι νομικός βοηθός.", user: "…", maxTokens: 42000, temperature: 0.2, topP: 1, reasoningEffort: "low" };
+ */
+export interface ReplayRequest {
+  system: string;
+  user: string;
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  reasoningEffort?: "low" | "medium" | "high";
+  seed?: number;
+}
+
+/**
+ * The recorded part of an answer (lib/llm's ChatResponse without `replayed`).
+ *
+ * @example
+ * const res: ReplayResponse = { text: "μίσθωση", raw: "<think>…</think>μίσθωση", usage: { input: 812, output: 95 }, seconds: 3.41 };
+ */
+export interface ReplayResponse {
+  /** The answer as the chat layer cleaned it. */
+  text: string;
+  /** The answer exactly as the provider returned it. */
+  raw: string;
+  usage: { input: number; output: number };
+  /** Wall time of the original call. */
+  seconds: number;
+}
+
+/**
+ * One completed call, exactly one line of the replay file.
+ *
+ * @example
+ * const r: ReplayRecord = {
+ *   key: replayKey("openai:gpt-oss-120b", req, 0), provider: "openai", model: "gpt-oss-120b",
+ *   request: req, sample: 0, response: { text: "…", raw: "…", usage: { input: 10, output: 5 }, seconds: 1.2 },
+ *   at: new Date().toISOString(),
+ * };
+ */
+export interface ReplayRecord {
+  /** `replayKey(provider:model, request, sample)`; checked on `put` and on open. */
+  key: string;
+  provider: string;
+  model: string;
+  request: ReplayRequest;
+  /** Sample index (0 unless the caller draws several samples of the same request). */
+  sample: number;
+  response: ReplayResponse;
+  /** ISO date of the call. */
+  at: string;
+}
+
+/**
+ * The content address of one call (see the module comment for the exact definition).
+ * Throws on a non-finite numeric parameter (NaN would otherwise hash like "unset") or a sample
+ * that is not a non-negative integer.
+ *
+ * @example
+ * replayKey("openai:openai/gpt-oss-120b", { system: "S", user: "U", temperature: 0.2, topP: 1 }, 0);
+ * // sha256 of '["openai:openai/gpt-oss-120b","S","U",null,0.2,1,null,null,0]'
+ */
+export function replayKey(modelId: string, req: ReplayRequest, sample = 0): string {
+  checkSample(sample);
+  const num = (name: string, v: number | undefined) => {
+    if (v === undefined || v === null) return null;
+    if (typeof v !== "number" || !Number.isFinite(v)) throw new TypeError(`replayKey: ${name} must be a finite number, got ${String(v)}`);
+    return v;
+  };
+  const parts = [
+    modelId,
+    req.system,
+    req.user,
+    num("maxTokens", req.maxTokens),
+    num("temperature", req.temperature),
+    num("topP", req.topP),
+    req.reasoningEffort ?? null,
+    num("seed", req.seed),
+    sample,
+  ];
+  return createHash("sha256").update(JSON.stringify(parts), "utf8").digest("hex");
+}
+
+/**
+ * Throws a TypeError unless `sample` is a non-negative safe integer (the sample part of a key).
+ *
+ * @example
+ * checkSample(0);  // ok
+ * checkSample(-1); // TypeError
+ */
+export function checkSample(sample: number): void {
+  if (!Number.isSafeInteger(sample) || sample < 0) throw new TypeError(`replay: sample must be a non-negative integer, got ${String(sample)}`);
+}
+
+/**
+ * The request fields, copied one by one in a fixed order (and nothing else: no stray secrets).
+ *
+ * @example
+ * pickRequest({ system: "s", user: "u", apiKey: "sk-…" } as ReplayRequest); // { system: "s", user: "u" }
+ */
+export function pickRequest(req: ReplayRequest): ReplayRequest {
+  const out: ReplayRequest = { system: req.system, user: req.user };
+  if (req.maxTokens !== undefined) out.maxTokens = req.maxTokens;
+  if (req.temperature !== undefined) out.temperature = req.temperature;
+  if (req.topP !== undefined) out.topP = req.topP;
+  if (req.reasoningEffort !== undefined) out.reasoningEffort = req.reasoningEffort;
+  if (req.seed !== undefined) out.seed = req.seed;
+  return out;
+}
+
+/**
+ * The recorded answer fields of a response, copied (a provider's extras, and `replayed`, dropped).
+ *
+ * @example
+ * copyResponse({ text: "α", raw: "α", usage: { input: 1, output: 1 }, seconds: 0.1, replayed: true } as ReplayResponse);
+ * // { text: "α", raw: "α", usage: { input: 1, output: 1 }, seconds: 0.1 }
+ */
+export function copyResponse(r: ReplayResponse): ReplayResponse {
+  return { text: r.text, raw: r.raw, usage: { input: r.usage?.input, output: r.usage?.output }, seconds: r.seconds };
+}
+
+/**
+ * A record's line, newline included, in the file's field order; throws a TypeError on an
+ * invalid record or a key that does not match its content.
+ *
+ * @example
+ * fs.appendFileSync(file, encodeRecord(record));
+ */
+export function encodeRecord(record: ReplayRecord): Buffer {
+  const clean: ReplayRecord = {
+    key: record.key,
+    provider: record.provider,
+    model: record.model,
+    request: pickRequest(record.request ?? ({} as ReplayRequest)),
+    sample: record.sample,
+    response: copyResponse(record.response ?? ({} as ReplayResponse)),
+    at: record.at,
+  };
+  const problem = recordProblem(clean);
+  if (problem) throw new TypeError(`replay cache: refusing to store an invalid record: ${problem}`);
+  return Buffer.from(`${JSON.stringify(clean)}\n`, "utf8");
+}
+
+/**
+ * The record a line's bytes (without the newline) hold, or what is wrong with them.
+ *
+ * @example
+ * const r = parseRecord(buf);
+ * if (typeof r === "string") console.warn(`skipped: ${r}`);
+ */
+export function parseRecord(buf: Buffer): ReplayRecord | string {
+  let v: unknown;
+  try {
+    v = JSON.parse(buf.toString("utf8"));
+  } catch {
+    return "not valid JSON";
+  }
+  return recordProblem(v) ?? (v as ReplayRecord);
+}
+
+/** Every line `encodeRecord` writes starts so (key first); used to recover a record glued to a torn line. */
+const LINE_START = Buffer.from('{"key":"', "utf8");
+
+/**
+ * A line's record (at `shift` bytes into the line when a torn prefix of another process's
+ * write was glued before it), or why there is none.
+ *
+ * @example
+ * const d = decodeLine(line);
+ * if ("record" in d) index.set(d.record.key, { offset: start + d.shift, length: line.length - d.shift });
+ */
+export function decodeLine(line: Buffer): { record: ReplayRecord; shift: number } | { problem: string } {
+  const r = parseRecord(line);
+  if (typeof r !== "string") return { record: r, shift: 0 };
+  // Inside JSON strings a quote is escaped, so `{"key":"` only occurs where a record starts.
+  const at = line.lastIndexOf(LINE_START);
+  if (at > 0) {
+    const again = parseRecord(line.subarray(at));
+    if (typeof again !== "string") return { record: again, shift: at };
+  }
+  return { problem: r };
+}
+
+function joinModelId(provider: string, model: string): string {
+  return provider === "" ? model : `${provider}:${model}`;
+}
+
+/** What is wrong with a would-be record, or undefined when it is a valid one. */
+function recordProblem(v: unknown): string | undefined {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return "not a JSON object";
+  const r = v as Record<string, unknown>;
+  if (typeof r.key !== "string" || !/^[0-9a-f]{64}$/.test(r.key)) return "no valid key";
+  if (typeof r.provider !== "string" || typeof r.model !== "string") return "no provider/model";
+  if (typeof r.sample !== "number" || !Number.isSafeInteger(r.sample) || r.sample < 0) return "no valid sample";
+  if (typeof r.at !== "string") return "no date";
+  const q = r.request as Record<string, unknown> | undefined;
+  if (typeof q !== "object" || q === null || typeof q.system !== "string" || typeof q.user !== "string") return "no valid request";
+  for (const f of ["maxTokens", "temperature", "topP", "seed"] as const) {
+    if (q[f] !== undefined && (typeof q[f] !== "number" || !Number.isFinite(q[f]))) return `request.${f} is not a finite number`;
+  }
+  if (q.reasoningEffort !== undefined && q.reasoningEffort !== "low" && q.reasoningEffort !== "medium" && q.reasoningEffort !== "high") {
+    return "request.reasoningEffort is not low/medium/high";
+  }
+  const s = r.response as Record<string, unknown> | undefined;
+  if (typeof s !== "object" || s === null || typeof s.text !== "string" || typeof s.raw !== "string") return "no valid response text";
+  const u = s.usage as Record<string, unknown> | undefined;
+  if (typeof u !== "object" || u === null || typeof u.input !== "number" || typeof u.output !== "number") return "no valid response usage";
+  if (typeof s.seconds !== "number" || !Number.isFinite(s.seconds)) return "no valid response seconds";
+  const expected = replayKey(joinModelId(r.provider, r.model), q as unknown as ReplayRequest, r.sample);
+  if (expected !== r.key) return `key ${r.key} does not match the recorded call (expected ${expected})`;
+  return undefined;
+}

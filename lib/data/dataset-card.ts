@@ -1,0 +1,126 @@
+/**
+ * A Hugging Face dataset card's `configs`: which repository files hold which config and split.
+ * Pure: the card's text and the repository's file list come in, repository paths come out.
+ */
+import YAML from "yaml";
+import { DataError } from "../util/errors";
+
+/**
+ * A config's data files for one split, as written in the card (paths or globs).
+ *
+ * @example
+ * const spec: SplitSpec = { split: "test", patterns: ["data/corpus-*.parquet"] };
+ */
+export interface SplitSpec {
+  split: string;
+  patterns: string[];
+}
+
+/**
+ * The `configs` of a dataset card's YAML front matter, normalised: config name -> splits.
+ * `data_files` may be a path, a list of paths, a list of `{split, path}` (path a string or a
+ * list), or a `{split: path}` map, as the `datasets` library accepts; bare paths form the
+ * split `train`, as there.
+ *
+ * @example
+ * parseCard("---\nconfigs:\n- config_name: corpus\n  data_files: corpus.jsonl\n---\n").get("corpus");
+ * // [{ split: "train", patterns: ["corpus.jsonl"] }]
+ */
+export function parseCard(text: string, file = "README.md"): Map<string, SplitSpec[]> {
+  const src = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  const m = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(src);
+  if (!m) throw new DataError("the dataset card has no YAML front matter (--- ... ---)", file, 1);
+  let meta: unknown;
+  try {
+    meta = YAML.parse(m[1]);
+  } catch (err) {
+    throw new DataError(`malformed YAML front matter (${(err as Error).message})`, file);
+  }
+  const configs = (meta as { configs?: unknown } | null)?.configs;
+  if (!Array.isArray(configs)) throw new DataError("the front matter has no 'configs' list", file);
+  const out = new Map<string, SplitSpec[]>();
+  for (const c of configs as Record<string, unknown>[]) {
+    const name = c?.config_name;
+    if (typeof name !== "string") throw new DataError("a config has no 'config_name'", file);
+    out.set(name, normaliseDataFiles(c.data_files, name, file));
+  }
+  return out;
+}
+
+function normaliseDataFiles(df: unknown, config: string, file: string): SplitSpec[] {
+  const bad = () => new DataError(`config '${config}': data_files has an unexpected shape: ${JSON.stringify(df)}`, file);
+  const paths = (p: unknown): string[] => {
+    if (typeof p === "string") return [p];
+    if (Array.isArray(p) && p.every((x) => typeof x === "string")) return p as string[];
+    throw bad();
+  };
+  if (typeof df === "string") return [{ split: "train", patterns: [df] }];
+  if (Array.isArray(df)) {
+    if (df.every((x) => typeof x === "string")) return [{ split: "train", patterns: df as string[] }];
+    return df.map((entry) => {
+      if (!entry || typeof entry !== "object" || typeof (entry as { split?: unknown }).split !== "string") throw bad();
+      const e = entry as { split: string; path?: unknown };
+      return { split: e.split, patterns: paths(e.path) };
+    });
+  }
+  if (df && typeof df === "object") return Object.entries(df).map(([split, p]) => ({ split, patterns: paths(p) }));
+  throw bad();
+}
+
+/**
+ * The repository files of a config: the `test` split (the benchmark's only one), or the sole
+ * split when there is exactly one. Globs follow fsspec: `*` and `?` stay within one folder,
+ * `**` crosses folders; matches are sorted by path so sharded files keep their shard order.
+ *
+ * @example
+ * resolveDataFiles("corpus", [{ split: "test", patterns: ["data/corpus-*.parquet"] }],
+ *   [{ rfilename: "data/corpus-00001.parquet" }, { rfilename: "data/corpus-00000.parquet" }]);
+ * // ["data/corpus-00000.parquet", "data/corpus-00001.parquet"]
+ */
+export function resolveDataFiles(config: string, specs: SplitSpec[], siblings: { rfilename: string }[], file = "README.md"): string[] {
+  const spec = specs.find((s) => s.split === "test") ?? (specs.length === 1 ? specs[0] : undefined);
+  if (!spec) {
+    throw new DataError(`config '${config}' has no 'test' split (splits: ${specs.map((s) => s.split).join(", ")})`, file);
+  }
+  const names = siblings.map((s) => s.rfilename).sort();
+  const out: string[] = [];
+  for (const raw of spec.patterns) {
+    const pattern = raw.replace(/^\.\//, "");
+    const matches = isGlob(pattern) ? names.filter((n) => globToRegExp(pattern).test(n)) : names.filter((n) => n === pattern);
+    if (matches.length === 0) {
+      throw new DataError(`config '${config}' names '${raw}', which matches no file of the repository at this revision`, file);
+    }
+    for (const n of matches) if (!out.includes(n)) out.push(n);
+  }
+  return out;
+}
+
+function isGlob(p: string): boolean {
+  return /[*?[]/.test(p);
+}
+
+function globToRegExp(glob: string): RegExp {
+  let re = "";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i];
+    if (c === "*") {
+      if (glob[i + 1] === "*") {
+        i++;
+        if (glob[i + 1] === "/") {
+          i++;
+          re += "(?:.*/)?";
+        } else re += ".*";
+      } else re += "[^/]*";
+    } else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const end = glob.indexOf("]", i + 1);
+      if (end < 0) re += "\\[";
+      else {
+        const body = glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
+        re += `[${body}]`;
+        i = end;
+      }
+    } else re += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
+  }
+  return new RegExp(`^${re}$`);
+}

@@ -1,0 +1,42 @@
+/**
+ * A pull's benchmark as a BEIR folder (what `--data D` reads back), with a manifest that ties it
+ * to the commit it came from and records the BEIR files' own checksums.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { Benchmark } from "../types";
+import { hashFile } from "../util/download";
+import { writeBeir } from "./beir";
+import { verifyCached, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
+
+/**
+ * True when `dir` already holds the BEIR copy of exactly this pull, its files intact.
+ *
+ * @example
+ * if (!(await beirIsCurrent(beirDir, manifest))) await writeBeirFolder(beirDir, benchmark, manifest);
+ */
+export async function beirIsCurrent(dir: string, manifest: Manifest): Promise<boolean> {
+  try {
+    const prev = JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8")) as Manifest;
+    if (prev.sha !== manifest.sha || JSON.stringify(prev.files) !== JSON.stringify(manifest.files) || !prev.beir) return false;
+    for (const f of prev.beir) if (await verifyCached(path.join(dir, ...f.path.split("/")), f)) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+/**
+ * writeBeir plus a manifest that records the source commit and the BEIR files' checksums.
+ *
+ * @example
+ * await writeBeirFolder("data/gbr-v2.0", benchmark, manifest);
+ */
+export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manifest): Promise<void> {
+  // writeBeir skips meta.jsonl when there is no metadata; a stale one must not survive.
+  if (b.meta.size === 0) await fs.rm(path.join(dir, "meta.jsonl"), { force: true });
+  await writeBeir(dir, b);
+  const written = ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv", ...(b.meta.size > 0 ? ["meta.jsonl"] : [])];
+  const beir: ManifestFile[] = [];
+  for (const p of written) beir.push({ path: p, ...(await hashFile(path.join(dir, ...p.split("/")))) });
+  await writeManifest(path.join(dir, "manifest.json"), { ...manifest, beir });
+}

@@ -1,0 +1,149 @@
+/**
+ * The cached files of a pull, read as a Benchmark: rows of the corpus, queries, qrels and
+ * metadata configs, checked so that every error names its file and line.
+ */
+import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
+import { DataError } from "../util/errors";
+import type { Manifest } from "./hub-manifest";
+import { HUB_CONFIGS, localPath } from "./hub-settings";
+import { readTable, type Table } from "./tabular";
+
+/**
+ * The benchmark in a pull's cache, in the files' order; `log` hears about metadata rows that
+ * match no query.
+ *
+ * @example
+ * const bench = await benchmarkFromCache(cfg.cacheDir, manifest, console.error);
+ */
+export async function benchmarkFromCache(cacheDir: string, manifest: Manifest, log: (msg: string) => void): Promise<Benchmark> {
+  const tables = async (config: string) =>
+    Promise.all((manifest.configs[config] ?? []).map((p) => readTable(localPath(cacheDir, p))));
+
+  const docs = toItems(await tables(HUB_CONFIGS.corpus), "corpus", true);
+  const queries = toItems(await tables(HUB_CONFIGS.queries), "queries", false);
+  const qrelTables = await tables(HUB_CONFIGS.qrels);
+  const qrels = toQrels(qrelTables, docs.items, queries.items);
+
+  for (const q of queries.items) {
+    if (!qrels.has(q.id)) {
+      const at = queries.where.get(q.id)!;
+      throw new DataError(
+        `query '${q.id}' has no relevant article in ${qrelTables.map((t) => t.file).join(", ")}`,
+        at.table.file,
+        at.table.lineOf(at.i),
+      );
+    }
+  }
+  const meta = manifest.configs[HUB_CONFIGS.meta]
+    ? toMeta(await tables(HUB_CONFIGS.meta), new Set(queries.items.map((q) => q.id)), log)
+    : new Map<QueryId, QueryMeta>();
+
+  return { name: manifest.repo, revision: manifest.revision, docs: docs.items, queries: queries.items, qrels, meta };
+}
+
+function fail(t: Table, i: number, detail: string): never {
+  throw new DataError(`${detail} (${t.describe(i)})`, t.file, t.lineOf(i));
+}
+
+function field(t: Table, i: number, names: string[], what: string): unknown {
+  const row = t.rows[i];
+  for (const n of names) if (row[n] !== undefined && row[n] !== null) return row[n];
+  return fail(t, i, `missing ${what} field ${names.map((n) => `"${n}"`).join(" or ")}`);
+}
+
+function idOf(t: Table, i: number, names: string[], what = "id"): string {
+  const v = field(t, i, names, what);
+  if (typeof v !== "string" && typeof v !== "number" && typeof v !== "bigint") fail(t, i, `${what} is not a string or number`);
+  const id = String(v);
+  // Ids end up in whitespace-separated run files and tab-separated qrels.
+  if (id === "" || /\s/.test(id)) fail(t, i, `${what} '${id}' is empty or contains whitespace`);
+  return id;
+}
+
+/**
+ * Docs or queries, in file order. Text is the `text` field verbatim: the paper indexes it so,
+ * and prepending a `title` would change every BM25 score. A corpus row without `text` falls
+ * back to its `title`, so title-only passages are not lost.
+ */
+function toItems(tables: Table[], what: string, titleFallback: boolean) {
+  const items: { id: string; text: string }[] = [];
+  const where = new Map<string, { table: Table; i: number }>();
+  for (const t of tables) {
+    for (let i = 0; i < t.rows.length; i++) {
+      const id = idOf(t, i, ["id", "_id"]);
+      const row = t.rows[i];
+      let text = row.text;
+      if ((text === undefined || text === null) && titleFallback && typeof row.title === "string") text = row.title;
+      if (text === undefined || text === null) fail(t, i, `missing field "text" for ${what} id '${id}'`);
+      if (typeof text !== "string") fail(t, i, `field "text" of ${what} id '${id}' is not a string`);
+      if (text.trim() === "") fail(t, i, `empty text for ${what} id '${id}'`);
+      const first = where.get(id);
+      if (first) fail(t, i, `duplicate ${what} id '${id}' (first at ${first.table.file}, ${first.table.describe(first.i)})`);
+      where.set(id, { table: t, i });
+      items.push({ id, text });
+    }
+  }
+  return { items, where };
+}
+
+function toQrels(tables: Table[], docs: Doc[], queries: Query[]): Map<QueryId, Set<DocId>> {
+  const docIds = new Set(docs.map((d) => d.id));
+  const queryIds = new Set(queries.map((q) => q.id));
+  const pairs = new Map<QueryId, Set<DocId>>();
+  for (const t of tables) {
+    for (let i = 0; i < t.rows.length; i++) {
+      const qid = idOf(t, i, ["query-id", "query_id"], "query id");
+      const did = idOf(t, i, ["corpus-id", "corpus_id"], "corpus id");
+      const raw = field(t, i, ["score"], "relevance");
+      const score = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
+      if (!Number.isFinite(score)) fail(t, i, `score ${JSON.stringify(raw)} is not a number`);
+      if (!queryIds.has(qid)) fail(t, i, `qrels name query '${qid}', which is not in the queries config`);
+      if (!docIds.has(did)) fail(t, i, `qrels name article '${did}', which is not in the corpus config`);
+      if (score <= 0) continue;
+      let set = pairs.get(qid);
+      if (!set) pairs.set(qid, (set = new Set()));
+      set.add(did);
+    }
+  }
+  // Map order follows the queries, so anything that iterates qrels sees the benchmark's order.
+  const ordered = new Map<QueryId, Set<DocId>>();
+  for (const q of queries) if (pairs.has(q.id)) ordered.set(q.id, pairs.get(q.id)!);
+  return ordered;
+}
+
+/**
+ * Area, exam session and question number per query, from the `greekbarbench` rows. That
+ * config also holds questions outside the retrieval subset (held-out 2024 exams), so rows
+ * that match no query are counted and skipped rather than rejected.
+ */
+function toMeta(tables: Table[], queryIds: Set<string>, log: (msg: string) => void): Map<QueryId, QueryMeta> {
+  const meta = new Map<QueryId, QueryMeta>();
+  let unmatched = 0;
+  for (const t of tables) {
+    for (let i = 0; i < t.rows.length; i++) {
+      const row = t.rows[i];
+      const id = idOf(t, i, ["id", "_id"]);
+      for (const key of ["area", "date", "number"]) if (!(key in row)) fail(t, i, `missing field "${key}" for id '${id}'`);
+      if (!queryIds.has(id)) {
+        unmatched++;
+        continue;
+      }
+      if (meta.has(id)) fail(t, i, `duplicate id '${id}'`);
+      const m: QueryMeta = {};
+      if (present(row.area)) m.area = String(row.area).trim();
+      if (present(row.date)) m.date = row.date instanceof Date ? row.date.toISOString().slice(0, 10) : String(row.date).trim();
+      if (present(row.number)) {
+        const n = Number(row.number);
+        if (!Number.isFinite(n)) fail(t, i, `number ${JSON.stringify(row.number)} of id '${id}' is not a number`);
+        m.number = n;
+      }
+      meta.set(id, m);
+    }
+  }
+  if (unmatched > 0) log(`hub: ${unmatched} ${HUB_CONFIGS.meta} rows match no query of the retrieval subset; skipped`);
+  return meta;
+}
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && !(typeof v === "string" && v.trim() === "") && !(typeof v === "number" && Number.isNaN(v));
+}

@@ -1,0 +1,156 @@
+/**
+ * Talking to the Hub: resolving a revision to a commit with its file list, and fetching files
+ * from that commit, each checked against the checksums the Hub lists.
+ *
+ * Protocol (mirrored by test/fakes/hub-server.ts):
+ *   GET {endpoint}/api/datasets/{repo}/revision/{rev}?blobs=true  -> { sha, siblings: [{ rfilename, size, blobId, lfs? }] }
+ *   GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}           -> the file's bytes
+ */
+import { createHash } from "node:crypto";
+import { createReadStream, promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { DownloadError, downloadFile } from "../util/download";
+import type { ManifestFile } from "./hub-manifest";
+import { localPath, type HubSettings } from "./hub-settings";
+
+/**
+ * One file of a revision as the Hub lists it, with what its bytes must hash to.
+ *
+ * @example
+ * const s: Sibling = { rfilename: "corpus.parquet", size: 2048, lfs: { sha256: "ab…", size: 2048 } };
+ */
+export interface Sibling {
+  rfilename: string;
+  size?: number;
+  blobId?: string;
+  lfs?: { sha256?: string; oid?: string; size?: number };
+}
+
+/**
+ * A revision resolved: the commit every file is fetched from, and its files.
+ *
+ * @example
+ * const info: RevisionInfo = await fetchRevision(hubSettings({}));
+ * info.siblings.map((s) => s.rfilename);
+ */
+export interface RevisionInfo {
+  sha: string;
+  siblings: Sibling[];
+}
+
+/** How many times a file whose bytes fail the Hub's checksum is fetched before giving up. */
+const INTEGRITY_ATTEMPTS = 3;
+
+function fileUrl(cfg: HubSettings, rev: string, repoPath: string): string {
+  return `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encodeURIComponent(rev)}/${repoPath.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/**
+ * Resolves the revision to a commit and lists its files with sizes and checksums. The JSON goes
+ * through downloadFile for its retries, into a temporary folder so a failed call leaves no
+ * trace in the cache.
+ *
+ * @example
+ * const { sha, siblings } = await fetchRevision(hubSettings({ revision: "v2.0" }));
+ */
+export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
+  const url = `${cfg.endpoint}/api/datasets/${cfg.repo}/revision/${encodeURIComponent(cfg.revision)}?blobs=true`;
+  const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-hub-"));
+  try {
+    const { path: file } = await downloadFile(url, path.join(tmp, "revision.json"), { ...cfg.retry, headers: cfg.headers });
+    let body: { sha?: unknown; siblings?: unknown };
+    try {
+      body = JSON.parse(await fs.readFile(file, "utf8"));
+    } catch (err) {
+      throw new DownloadError(`${url}: the Hub answered with malformed JSON (${(err as Error).message})`, "HTTP");
+    }
+    if (!Array.isArray(body.siblings)) throw new DownloadError(`${url}: the answer has no 'siblings' file list`, "HTTP");
+    const siblings = (body.siblings as Sibling[]).filter((s) => s && typeof s.rfilename === "string");
+    return { sha: typeof body.sha === "string" && body.sha ? body.sha : cfg.revision, siblings };
+  } finally {
+    await fs.rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Downloads one file from the resolved commit (so a tag moved mid-pull cannot mix commits)
+ * and checks it against what the Hub lists: sha256 for LFS files, the git blob id for small
+ * files, the size otherwise. downloadFile already retries dropped and short bodies; this
+ * loop adds retries for bytes that arrive whole but wrong.
+ *
+ * @example
+ * const file: ManifestFile = await fetchVerified(cfg, info, "README.md");
+ */
+export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPath: string): Promise<ManifestFile> {
+  const dest = localPath(cfg.cacheDir, repoPath);
+  const url = fileUrl(cfg, info.sha, repoPath);
+  const sibling = info.siblings.find((s) => s.rfilename === repoPath);
+  let problem = "";
+  for (let attempt = 1; attempt <= INTEGRITY_ATTEMPTS; attempt++) {
+    const res = await downloadFile(url, dest, {
+      ...cfg.retry,
+      headers: cfg.headers,
+      onProgress: cfg.onProgress && ((received, total) => cfg.onProgress!(repoPath, received, total)),
+    });
+    problem = sibling ? await mismatch(dest, res, sibling) : "";
+    if (!problem) {
+      cfg.log(`hub: fetched ${repoPath} (${res.size} bytes)`);
+      return { path: repoPath, size: res.size, sha256: res.sha256 };
+    }
+    cfg.log(`hub: ${repoPath} ${problem}${attempt < INTEGRITY_ATTEMPTS ? "; fetching it again" : ""}`);
+    await fs.rm(dest, { force: true });
+  }
+  throw new DownloadError(`${url}: ${problem} after ${INTEGRITY_ATTEMPTS} attempts`, "INTEGRITY");
+}
+
+async function mismatch(file: string, got: { size: number; sha256: string }, s: Sibling): Promise<string> {
+  const lfsSha = s.lfs?.sha256 ?? s.lfs?.oid;
+  const size = s.lfs?.size ?? s.size;
+  if (typeof size === "number" && size !== got.size) return `arrived with ${got.size} bytes, the Hub lists ${size}`;
+  if (lfsSha) return lfsSha === got.sha256 ? "" : "arrived corrupted (sha256 differs from the Hub's)";
+  if (s.blobId && /^[0-9a-f]{40}$/.test(s.blobId)) {
+    return (await gitBlobSha1(file, got.size)) === s.blobId ? "" : "arrived corrupted (git blob id differs from the Hub's)";
+  }
+  return "";
+}
+
+/** The id git gives a file's content; the Hub lists it for files not stored in LFS. */
+async function gitBlobSha1(file: string, size: number): Promise<string> {
+  const hash = createHash("sha1").update(`blob ${size}\0`);
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/**
+ * The error for "no usable cache and no Hub": what is missing, why, and the two ways on.
+ *
+ * @example
+ * throw offlineError(cfg, `there is no cache at ${cfg.cacheDir}`, "offline mode is on");
+ */
+export function offlineError(cfg: HubSettings, cacheState: string, why: string): DownloadError {
+  return new DownloadError(
+    `cannot load ${cfg.repo}@${cfg.revision}: ${why} and ${cacheState}. ` +
+      `Run once with access to a Hub (set HF_ENDPOINT to a reachable mirror if huggingface.co is blocked), ` +
+      `or use --data sample for the bundled demo set.`,
+    "OFFLINE",
+  );
+}
+
+/**
+ * An HTTP error from the Hub with the likely cause added (token for 401/403, repository or
+ * revision for 404); any other error is returned as is.
+ *
+ * @example
+ * try { await fetchRevision(cfg); } catch (err) { throw explainHttp(err, cfg); }
+ */
+export function explainHttp(err: unknown, cfg: HubSettings): unknown {
+  if (!(err instanceof DownloadError) || err.code !== "HTTP") return err;
+  const hint =
+    err.status === 401 || err.status === 403
+      ? "the Hub refused access: set HF_TOKEN to a token that can read this dataset"
+      : err.status === 404
+        ? `no dataset ${cfg.repo} with revision '${cfg.revision}' at ${cfg.endpoint}`
+        : undefined;
+  return hint ? new DownloadError(`${err.message} (${hint})`, "HTTP", err.status) : err;
+}

@@ -1,0 +1,135 @@
+/**
+ * The record of a pull (manifest.json): which commit, which files, and what each must hash to,
+ * so a later run can prove its cache is whole without the network.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { hashFile } from "../util/download";
+import { localPath, type HubSettings } from "./hub-settings";
+
+/**
+ * One cached file: its path in the repository, and what it must hash to on disk.
+ *
+ * @example
+ * const f: ManifestFile = { path: "queries.jsonl", size: 1234, sha256: "9f…" };
+ */
+export interface ManifestFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * What a pull fetched, so a later run can prove its cache is whole without the network.
+ *
+ * @example
+ * const { sha, configs } = JSON.parse(await fs.readFile("data/hf/AUEB-NLP__greek-bar-bench/v2.0/manifest.json", "utf8")) as Manifest;
+ */
+export interface Manifest {
+  repo: string;
+  /** The revision asked for (a tag such as v2.0, a branch or a commit). */
+  revision: string;
+  /** The commit the revision resolved to; every file was fetched from this commit. */
+  sha: string;
+  /** Config name -> repository paths of its chosen split, in reading order. */
+  configs: Record<string, string[]>;
+  files: ManifestFile[];
+  fetchedAt: string;
+  /** Only in a BEIR folder's manifest: checksums of the BEIR files written from the above. */
+  beir?: ManifestFile[];
+}
+
+/**
+ * The cached manifest with the paths that failed verification (missing, wrong size or hash);
+ * undefined when there is no usable manifest for this dataset and revision.
+ *
+ * @example
+ * const cached = await inspectCache(hubSettings({}));
+ * const whole = cached !== undefined && cached.bad.size === 0;
+ */
+export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manifest; bad: Set<string> } | undefined> {
+  const file = path.join(cfg.cacheDir, "manifest.json");
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await fs.readFile(file, "utf8")) as Manifest;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") cfg.log(`hub: ignoring unreadable ${file} (${(err as Error).message})`);
+    return undefined;
+  }
+  if (manifest.repo !== cfg.repo || manifest.revision !== cfg.revision || !Array.isArray(manifest.files) || !manifest.configs) {
+    cfg.log(`hub: ${file} describes another dataset or is malformed; ignoring it`);
+    return undefined;
+  }
+  const bad = new Set<string>();
+  for (const f of manifest.files) {
+    const problem = await verifyCached(localPath(cfg.cacheDir, f.path), f);
+    if (problem) {
+      bad.add(f.path);
+      cfg.log(`hub: cached ${f.path} ${problem}${cfg.offline ? "" : "; fetching it again"}`);
+    }
+  }
+  const listed = new Set(manifest.files.map((f) => f.path));
+  for (const paths of Object.values(manifest.configs)) {
+    for (const p of paths) if (!listed.has(p)) bad.add(p);
+  }
+  return { manifest, bad };
+}
+
+/**
+ * The cached files a new pull may keep instead of fetching: those that verified and either
+ * come from the commit now being pulled or hash to what the Hub now lists for them (an LFS
+ * file unchanged across commits).
+ *
+ * @example
+ * const keep = reusableFiles(cached, info.sha, info.siblings);
+ * keep.has("corpus.parquet"); // true when the cached copy can stand
+ */
+export function reusableFiles(
+  cached: { manifest: Manifest; bad: Set<string> } | undefined,
+  commit: string,
+  listed: { rfilename: string; lfs?: { sha256?: string; oid?: string } }[],
+): Map<string, ManifestFile> {
+  const reusable = new Map<string, ManifestFile>();
+  if (!cached) return reusable;
+  const sameCommit = cached.manifest.sha === commit;
+  const byPath = new Map(listed.map((s) => [s.rfilename, s]));
+  for (const f of cached.manifest.files) {
+    if (cached.bad.has(f.path)) continue;
+    const lfs = byPath.get(f.path)?.lfs;
+    if (sameCommit || (lfs && (lfs.sha256 ?? lfs.oid) === f.sha256)) reusable.set(f.path, f);
+  }
+  return reusable;
+}
+
+/**
+ * Why a file on disk is not the one the manifest records, or undefined when it is.
+ *
+ * @example
+ * await verifyCached("beir/corpus.jsonl", { path: "corpus.jsonl", size: 10, sha256: "…" }); // "is missing"
+ */
+export async function verifyCached(file: string, expected: ManifestFile): Promise<string | undefined> {
+  let size: number;
+  try {
+    size = (await fs.stat(file)).size;
+  } catch {
+    return "is missing";
+  }
+  // A size check first: it catches truncation without reading the whole file.
+  if (size !== expected.size) return `is ${size} bytes, the manifest says ${expected.size} (truncated or replaced)`;
+  const { sha256 } = await hashFile(file);
+  if (sha256 !== expected.sha256) return "is corrupted (sha256 differs from the manifest)";
+  return undefined;
+}
+
+/**
+ * Writes a manifest atomically (temp file + rename), so a crash never leaves half of one.
+ *
+ * @example
+ * await writeManifest(path.join(cacheDir, "manifest.json"), manifest);
+ */
+export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  await fs.writeFile(tmp, JSON.stringify(manifest, null, 2) + "\n");
+  await fs.rename(tmp, file);
+}

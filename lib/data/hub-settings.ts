@@ -1,0 +1,126 @@
+/**
+ * What a Hub pull is about and where it goes: the dataset and revision, the endpoint and token,
+ * the cache folder, all resolved once from the caller's options and the environment.
+ */
+import path from "node:path";
+import { dataDir } from "../paths";
+import type { DownloadOptions } from "../util/download";
+import { DataError } from "../util/errors";
+import type { ProgressFn } from "./progress-bar";
+
+/**
+ * The dataset of the paper on the Hugging Face Hub.
+ *
+ * @example
+ * await pullHub({ repo: DEFAULT_REPO, revision: DEFAULT_REVISION });
+ */
+export const DEFAULT_REPO = "AUEB-NLP/greek-bar-bench";
+/**
+ * The paper's release of the dataset (a tag of {@link DEFAULT_REPO}).
+ *
+ * @example
+ * await pullHub({ revision: DEFAULT_REVISION });
+ */
+export const DEFAULT_REVISION = "v2.0";
+
+/**
+ * Config names in the dataset card, by role.
+ *
+ * @example
+ * manifest.configs[HUB_CONFIGS.corpus]; // the corpus files of a pull, in reading order
+ */
+export const HUB_CONFIGS = { corpus: "corpus", queries: "queries", qrels: "qrels", meta: "greekbarbench" } as const;
+
+/**
+ * What a caller may say about a pull; everything has a default.
+ *
+ * @example
+ * const opts: PullOptions = { revision: "v2.0", offline: true, log: console.error };
+ */
+export interface PullOptions {
+  /** Dataset repository (default AUEB-NLP/greek-bar-bench). */
+  repo?: string;
+  /** Tag, branch or commit (default v2.0, the paper's release). */
+  revision?: string;
+  /** Hub base URL (default HF_ENDPOINT, else https://huggingface.co). */
+  endpoint?: string;
+  /** Sent as `Authorization: Bearer`; default HF_TOKEN. Never logged, never written. */
+  token?: string;
+  /** Folder holding one cache per dataset and revision (default `<dataDir()>/hf`, which follows GBR_DATA_DIR). */
+  cacheRoot?: string;
+  /** This pull's cache; default <cacheRoot>/<owner>__<name>/<revision>. Wins over cacheRoot. */
+  cacheDir?: string;
+  /** Use only the verified cache (default: HF_HUB_OFFLINE set to 1/true). */
+  offline?: boolean;
+  onProgress?: ProgressFn;
+  log?: (msg: string) => void;
+  /** Retry policy of each HTTP request; tests shorten the backoff. */
+  retry?: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
+}
+
+/**
+ * A pull's options with every default applied (see {@link hubSettings}).
+ *
+ * @example
+ * const cfg: HubSettings = hubSettings({ revision: "v2.0" });
+ */
+export interface HubSettings {
+  repo: string;
+  revision: string;
+  endpoint: string;
+  headers: Record<string, string>;
+  cacheDir: string;
+  offline: boolean;
+  onProgress?: ProgressFn;
+  log: (msg: string) => void;
+  retry: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
+}
+
+/**
+ * Resolves a pull's options against the environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE,
+ * GBR_DATA_DIR); refuses a repository or revision that could escape a URL or the cache.
+ *
+ * @example
+ * hubSettings({ repo: "owner/name", revision: "main" }).cacheDir; // "<data>/hf/owner__name/main"
+ */
+export function hubSettings(opts: PullOptions): HubSettings {
+  const repo = opts.repo ?? DEFAULT_REPO;
+  const revision = opts.revision ?? DEFAULT_REVISION;
+  // The repo name becomes part of URLs and of the cache path: refuse anything that could
+  // climb out of either.
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || repo.split("/").some((s) => s === "." || s === "..")) {
+    throw new Error(`invalid dataset repository '${repo}': expected owner/name`);
+  }
+  if (revision === "" || revision.split("/").some((s) => s === "" || s === "." || s === "..")) {
+    throw new Error(`invalid revision '${revision}'`);
+  }
+  const token = opts.token ?? process.env.HF_TOKEN;
+  const offlineEnv = /^(1|true|yes)$/i.test(process.env.HF_HUB_OFFLINE ?? "");
+  return {
+    repo,
+    revision,
+    endpoint: (opts.endpoint ?? process.env.HF_ENDPOINT ?? "https://huggingface.co").replace(/\/+$/, ""),
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+    cacheDir: path.resolve(
+      opts.cacheDir ?? path.join(opts.cacheRoot ?? path.join(dataDir(), "hf"), repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
+    ),
+    offline: opts.offline ?? offlineEnv,
+    onProgress: opts.onProgress,
+    log: opts.log ?? (() => {}),
+    retry: opts.retry ?? {},
+  };
+}
+
+/**
+ * Where a repository path lives in the cache; rejects paths that would escape it.
+ *
+ * @example
+ * localPath("/cache/x", "data/corpus.jsonl"); // "/cache/x/files/data/corpus.jsonl"
+ */
+export function localPath(cacheDir: string, repoPath: string): string {
+  const parts = repoPath.split("/");
+  if (path.isAbsolute(repoPath) || parts.some((s) => s === "" || s === "." || s === "..") || repoPath.includes("\\")) {
+    throw new DataError(`unsafe repository path '${repoPath}'`);
+  }
+  return path.join(cacheDir, "files", ...parts);
+}

@@ -1,0 +1,46 @@
+/**
+ * Byte-level progress of a pull, for people at a terminal and for nobody else.
+ */
+import cliProgress from "cli-progress";
+
+/**
+ * Bytes received so far for one repository file; `total` is undefined without a Content-Length.
+ *
+ * @example
+ * const onProgress: ProgressFn = (file, received, total) => console.error(file, received, total ?? "?");
+ */
+export type ProgressFn = (file: string, received: number, total: number | undefined) => void;
+
+/**
+ * A stderr progress display for `onProgress`, silent unless stderr is a terminal and CI is
+ * unset, so that scripts, logs and tests never receive control characters. `log` prints
+ * above the bars instead of through them.
+ *
+ * @example
+ * const bar = progressBar();
+ * try { await pullHub({ onProgress: bar.onProgress, log: bar.log }); } finally { bar.stop(); }
+ */
+export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
+  onProgress: ProgressFn;
+  log: (msg: string) => void;
+  stop: () => void;
+} {
+  if (!stream.isTTY || process.env.CI) {
+    return { onProgress: () => {}, log: (msg) => void stream.write(`${msg}\n`), stop: () => {} };
+  }
+  const multi = new cliProgress.MultiBar(
+    { stream, format: "{file} |{bar}| {percentage}% {value}/{total} bytes", hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  const bars = new Map<string, cliProgress.SingleBar>();
+  return {
+    onProgress(file, received, total) {
+      let bar = bars.get(file);
+      if (!bar) bars.set(file, (bar = multi.create(total ?? 0, 0, { file })));
+      if (total !== undefined) bar.setTotal(total);
+      bar.update(received, { file });
+    },
+    log: (msg) => multi.log(`${msg}\n`),
+    stop: () => multi.stop(),
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * The formats of spaCy's published lemma and stopword files, turned into the values
+ * lib/text/spacy-lexicon.ts holds. Pure: the caller reads the file and passes its content, plus
+ * the file's name so that a DataError can say which file is malformed.
+ */
+import { DataError } from "../util/errors";
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/**
+ * `en_lemma_lookup.json`: `{ form: lemma }`; non-string values are skipped, forms and lemmas NFC.
+ *
+ * @throws DataError when the value is not an object or yields no entry.
+ *
+ * @example
+ * parseLemmaLookup({ courts: "court" }, "en_lemma_lookup.json").get("courts"); // "court"
+ */
+export function parseLemmaLookup(json: unknown, file: string): Map<string, string> {
+  if (!isObject(json)) throw new DataError("expected a JSON object of form -> lemma", file);
+  const out = new Map<string, string>();
+  for (const [form, lemma] of Object.entries(json)) if (typeof lemma === "string") out.set(form.normalize("NFC"), lemma.normalize("NFC"));
+  if (out.size === 0) throw new DataError("lemma lookup table is empty", file);
+  return out;
+}
+
+/**
+ * `el_lemma_index.json`: `{ pos: [lemma, ...] }` -> pos -> Set of lower-cased lemmas.
+ *
+ * @throws DataError when the value is not an object or has no POS list.
+ *
+ * @example
+ * parseLemmaIndex({ NOUN: ["σύμβαση"] }, "el_lemma_index.json").get("noun"); // Set { "σύμβαση" }
+ */
+export function parseLemmaIndex(json: unknown, file: string): Map<string, Set<string>> {
+  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [lemma, ...]", file);
+  const out = new Map<string, Set<string>>();
+  for (const [pos, list] of Object.entries(json)) {
+    if (!Array.isArray(list)) continue;
+    const set = new Set<string>();
+    for (const w of list) if (typeof w === "string" && w !== "") set.add(w.normalize("NFC").toLowerCase());
+    out.set(pos.toLowerCase(), set);
+  }
+  if (out.size === 0) throw new DataError("lemma index has no POS lists", file);
+  return out;
+}
+
+/**
+ * `el_lemma_exc.json`: `{ pos: { form: [lemma, ...] } }`; forms are lower-cased (spaCy
+ * lower-cases the word before looking it up), the first listing of a form wins.
+ *
+ * @throws DataError when the value is not an object.
+ *
+ * @example
+ * parseLemmaExceptions({ propn: { "Πειραιώς": ["Πειραιάς"] } }, "el_lemma_exc.json").get("propn")?.get("πειραιώς"); // ["Πειραιάς"]
+ */
+export function parseLemmaExceptions(json: unknown, file: string): Map<string, Map<string, string[]>> {
+  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> { form: [lemma, ...] }", file);
+  const out = new Map<string, Map<string, string[]>>();
+  for (const [pos, table] of Object.entries(json)) {
+    if (!isObject(table)) continue;
+    const m = new Map<string, string[]>();
+    for (const [form, lemmas] of Object.entries(table)) {
+      const list = (Array.isArray(lemmas) ? lemmas : [lemmas]).filter((l): l is string => typeof l === "string" && l !== "");
+      const key = form.normalize("NFC").toLowerCase();
+      if (list.length > 0 && !m.has(key)) m.set(key, list.map((l) => l.normalize("NFC")));
+    }
+    out.set(pos.toLowerCase(), m);
+  }
+  return out;
+}
+
+/**
+ * `el_lemma_rules.json`: `{ pos: [[old, new], ...] }`; malformed pairs (the published Greek
+ * file has a few) are skipped.
+ *
+ * @throws DataError when the value is not an object.
+ *
+ * @example
+ * parseLemmaRules({ noun: [["εως", "η"], ["bad"]] }, "el_lemma_rules.json").get("noun"); // [["εως", "η"]]
+ */
+export function parseLemmaRules(json: unknown, file: string): Map<string, Array<[string, string]>> {
+  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [[suffix, replacement], ...]", file);
+  const out = new Map<string, Array<[string, string]>>();
+  for (const [pos, list] of Object.entries(json)) {
+    if (!Array.isArray(list)) continue;
+    const rules: Array<[string, string]> = [];
+    for (const r of list) {
+      if (Array.isArray(r) && r.length === 2 && typeof r[0] === "string" && typeof r[1] === "string" && r[0] !== "") {
+        rules.push([r[0].normalize("NFC"), r[1].normalize("NFC")]);
+      }
+    }
+    out.set(pos.toLowerCase(), rules);
+  }
+  return out;
+}
+
+/**
+ * Extracts spaCy's stopwords from its `stop_words.py` without running Python: every
+ * triple-quoted string literal (`"""…"""` or `'''…'''`, optionally prefixed r/u) is split on
+ * whitespace. spaCy's English file also adds a `contractions = ["n't", "'d", …]` list and its
+ * ‘ and ’ spellings in code; that list is read too when present.
+ *
+ * @throws DataError when a triple-quoted string is unterminated or no stopword is found.
+ *
+ * @example
+ * parseStopWordsPy('STOP_WORDS = set("""\na an the\n""".split())'); // Set { "a", "an", "the" }
+ */
+export function parseStopWordsPy(source: string, file = "stop_words.py"): Set<string> {
+  const out = new Set<string>();
+  let i = 0;
+  let strings = 0;
+  while (i < source.length) {
+    const ch = source[i];
+    if (ch === "#") {
+      // comment to end of line
+      const nl = source.indexOf("\n", i);
+      i = nl < 0 ? source.length : nl + 1;
+      continue;
+    }
+    if (ch === '"' || ch === "'") {
+      const triple = source.startsWith(ch.repeat(3), i);
+      if (triple) {
+        const end = source.indexOf(ch.repeat(3), i + 3);
+        if (end < 0) throw new DataError(`unterminated triple-quoted string starting at offset ${i}`, file);
+        for (const w of source.slice(i + 3, end).split(/\s+/)) if (w !== "") out.add(w.normalize("NFC"));
+        strings++;
+        i = end + 3;
+        continue;
+      }
+      // An ordinary one-line string literal: skip it (honouring backslash escapes).
+      let j = i + 1;
+      while (j < source.length && source[j] !== ch && source[j] !== "\n") j += source[j] === "\\" ? 2 : 1;
+      i = j + 1;
+      continue;
+    }
+    i++;
+  }
+  if (strings === 0) throw new DataError("no triple-quoted stopword string found", file);
+  const contractions = /^\s*contractions\s*=\s*\[([^\]]*)\]/m.exec(source);
+  if (contractions) {
+    const items = [...contractions[1].matchAll(/"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g)].map((m) => (m[1] ?? m[2]).replace(/\\(.)/g, "$1"));
+    for (const c of items) {
+      out.add(c);
+      if (c.includes("'") && /for\s+\w+\s+in\s+\[[^\]]*’/.test(source)) {
+        out.add(c.replace(/'/g, "‘"));
+        out.add(c.replace(/'/g, "’"));
+      }
+    }
+  }
+  if (out.size === 0) throw new DataError("the stopword string is empty", file);
+  return out;
+}

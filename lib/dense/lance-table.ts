@@ -1,0 +1,198 @@
+/**
+ * How cached vectors sit in a LanceDB table: the table's name for a fingerprint, its Arrow schema,
+ * encoding rows into one record batch and decoding query results back, and the checks a row
+ * passes before it is written. The store (lance-vector-store.ts) does the I/O around these.
+ */
+import { createHash } from "node:crypto";
+import type * as lancedb from "@lancedb/lancedb";
+// apache-arrow is LanceDB's peer dependency (installed with it); building the Arrow columns
+// ourselves lets a batch of Float32Arrays go in as one contiguous buffer, exact to the bit,
+// instead of LanceDB's row-by-row conversion of JS objects.
+import type { Data, Field, FixedSizeList, Float32, RecordBatch, Schema, Table as ArrowTable } from "apache-arrow";
+import { arrowSdk } from "../util/sdk";
+import type { CachedVector } from "./types";
+import type { VectorRow } from "./vector-store";
+
+/**
+ * Suffix of the per-fingerprint table that holds document rows and the ANN index.
+ *
+ * @example
+ * tableName(fp) + DOCS_SUFFIX; // "qwen3-8b-3f2a9c1e0b7d__docs"
+ */
+export const DOCS_SUFFIX = "__docs";
+
+/**
+ * The LanceDB table name for a fingerprint. LanceDB accepts only letters, digits, `_`, `-` and
+ * `.` (and panics on anything else), so other characters become `_`; a changed name gets a hash
+ * of the original appended so that two fingerprints never share a table.
+ *
+ * @example
+ * tableName("qwen3-8b-3f2a9c1e0b7d"); // "qwen3-8b-3f2a9c1e0b7d"
+ * tableName("my model/v2");           // "my_model_v2-1b2c3d4e5f60"
+ */
+export function tableName(fingerprint: string): string {
+  if (fingerprint === "") throw new Error("vector store: empty fingerprint");
+  const safe = fingerprint.replace(/[^A-Za-z0-9_-]/g, "_");
+  if (safe === fingerprint) return safe;
+  return `${safe}-${createHash("sha256").update(fingerprint).digest("hex").slice(0, 12)}`;
+}
+
+/**
+ * The table schema: key, id, side, vector, and (unless writing to a table created before it
+ * existed) a nullable int32 `tokens` column.
+ */
+function schemaFor(dims: number, withTokens: boolean): Schema {
+  const { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } = arrowSdk();
+  const fields: Field[] = [
+    new Field("key", new Utf8(), false),
+    new Field("id", new Utf8(), false),
+    new Field("side", new Utf8(), false),
+    // Nullable items: the type LanceDB itself gives vector columns, so its vector APIs accept it.
+    new Field("vector", new FixedSizeList(dims, new Field("item", new Float32(), true)), false),
+  ];
+  if (withTokens) fields.push(new Field("tokens", new Int32(), true));
+  return new Schema(fields);
+}
+
+/**
+ * Rows as one Arrow table of one record batch, the vectors copied into a single Float32 buffer;
+ * `withTokens` adds the nullable tokens column (a table created before it existed has none).
+ *
+ * @example
+ * await db.createTable(name, toArrow(rows, 1024, true), { mode: "create" });
+ */
+export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: boolean): ArrowTable {
+  const { Float32, Int32, makeData, RecordBatch, Struct, Table: ArrowTable, Utf8, vectorFromArray } = arrowSdk();
+  const schema = schemaFor(dims, withTokens);
+  const flat = new Float32Array(rows.length * dims);
+  rows.forEach((r, i) => flat.set(r.vector, i * dims));
+  const vectors = makeData({
+    type: schema.fields[3].type as FixedSizeList<Float32>,
+    length: rows.length,
+    nullCount: 0,
+    child: makeData({ type: new Float32(), length: flat.length, data: flat }),
+  });
+  const strings = (pick: (r: VectorRow) => string) => vectorFromArray(rows.map(pick), new Utf8()).data[0];
+  const children: Data[] = [strings((r) => r.key), strings((r) => r.id), strings((r) => r.side), vectors];
+  // null, not 0, for an unknown count: the reader must be able to tell it from a free text.
+  if (withTokens) children.push(vectorFromArray(rows.map((r) => r.tokens ?? null), new Int32()).data[0]);
+  const batch = new RecordBatch(
+    schema,
+    makeData({
+      type: new Struct(schema.fields),
+      length: rows.length,
+      nullCount: 0,
+      children,
+    }),
+  );
+  return new ArrowTable([batch]);
+}
+
+/**
+ * What a table's schema says: the vector size, and whether it has the tokens column.
+ *
+ * @example
+ * const { dims, tokens }: TableShape = await tableShape(table);
+ */
+export interface TableShape {
+  dims: number;
+  tokens: boolean;
+}
+
+/**
+ * Reads a table's shape from its schema; throws when it has no fixed-size vector column.
+ *
+ * @example
+ * const { dims, tokens } = await tableShape(table); // { dims: 1024, tokens: true }
+ */
+export async function tableShape(table: lancedb.Table): Promise<TableShape> {
+  const fields = (await table.schema()).fields;
+  const type = fields.find((f) => f.name === "vector")?.type;
+  // A type-id test, not instanceof: the schema comes from LanceDB's copy of apache-arrow.
+  if (!type || !arrowSdk().DataType.isFixedSizeList(type)) throw new Error(`vector store: table ${table.name} has no fixed-size vector column`);
+  return { dims: type.listSize, tokens: fields.some((f) => f.name === "tokens") };
+}
+
+/**
+ * Dimension of the table's vector column.
+ *
+ * @example
+ * await tableDims(table); // 1024
+ */
+export async function tableDims(table: lancedb.Table): Promise<number> {
+  return (await tableShape(table)).dims;
+}
+
+/**
+ * SQL string literal (keys are hex, but ids and anything else must not break the query).
+ *
+ * @example
+ * `key IN (${keys.map(sqlString).join(", ")})`; sqlString("O'Brien"); // "'O''Brien'"
+ */
+export function sqlString(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/**
+ * Copies `key → {vector, tokens}` out of query results, keeping only wanted keys (all when
+ * undefined). A result without a tokens column (an old table) gives rows without tokens.
+ *
+ * @example
+ * const out = new Map<string, CachedVector>();
+ * collect((await table.query().select(["key", "vector"]).toArrow()).batches, dims, new Set(keys), out);
+ */
+export function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Set<string> | undefined, out: Map<string, CachedVector>): void {
+  for (const batch of batches) {
+    const keys = batch.getChild("key");
+    const vec = batch.getChild("vector");
+    if (!keys || !vec) throw new Error("vector store: query result lacks key or vector column");
+    const tokens = batch.getChild("tokens");
+    const list = vec.data[0];
+    const child = list.children[0];
+    const values = child.values as Float32Array;
+    for (let i = 0; i < batch.numRows; i++) {
+      const key = keys.get(i) as string;
+      if (wanted && !wanted.has(key)) continue;
+      if (out.has(key)) continue; // a duplicate row (only possible after racing writers): same vector
+      const start = child.offset + (list.offset + i) * dims;
+      // slice, not subarray: a view would pin the whole result buffer for a few vectors.
+      const entry: CachedVector = { vector: values.slice(start, start + dims) };
+      const t: unknown = tokens?.get(i);
+      if (typeof t === "number") entry.tokens = t;
+      out.set(key, entry);
+    }
+  }
+}
+
+/**
+ * Throws, naming the row's id, unless the row is well formed and its vector has `dims` finite values.
+ *
+ * @example
+ * for (const r of rows) validateRow(fp, r, dims); // before writing any of them
+ */
+export function validateRow(fingerprint: string, r: VectorRow, dims: number): void {
+  const who = `vector store ${fingerprint}: row for id '${r.id}'`;
+  if (typeof r.key !== "string" || r.key === "") throw new Error(`${who} has no key`);
+  if (typeof r.id !== "string") throw new Error(`${who} has a non-string id`);
+  if (r.side !== "query" && r.side !== "document") throw new Error(`${who} has side '${String(r.side)}', expected "query" or "document"`);
+  if (r.tokens !== undefined && !(Number.isInteger(r.tokens) && r.tokens >= 0 && r.tokens <= 0x7fffffff)) {
+    throw new Error(`${who} has tokens ${String(r.tokens)}, expected a non-negative 32-bit integer or none`);
+  }
+  validateVector(fingerprint, r.id, r.vector, dims);
+}
+
+/**
+ * Throws, naming the id, unless `vector` is a Float32Array of `dims` finite values.
+ *
+ * @example
+ * queries.forEach((q, i) => validateVector(fp, `query #${i}`, q, dims));
+ */
+export function validateVector(fingerprint: string, id: string, vector: Float32Array, dims: number): void {
+  const who = `vector store ${fingerprint}: vector for id '${id}'`;
+  if (!(vector instanceof Float32Array)) throw new Error(`${who} is not a Float32Array`);
+  if (vector.length === 0) throw new Error(`${who} is empty`);
+  if (vector.length !== dims) throw new Error(`${who} has ${vector.length} dimensions, the table has ${dims}`);
+  for (let i = 0; i < vector.length; i++) {
+    if (!Number.isFinite(vector[i])) throw new Error(`${who} holds ${vector[i]} at position ${i}`);
+  }
+}

@@ -1,0 +1,397 @@
+/**
+ * The linear algebra of LSI's seeded randomized truncated SVD (Halko, Martinsson & Tropp 2011),
+ * on typed arrays with no native code: products of the sparse documents × terms matrix with
+ * dense blocks, Gram–Schmidt orthonormalisation, the Gram product, the cyclic Jacobi
+ * eigen-solver, the sign convention, and the Gaussian test matrix. lsi.ts composes them (its
+ * module comment gives the algorithm). Dense matrices are row-major Float64Arrays throughout.
+ */
+import { Xoshiro128ss } from "../util/random";
+
+/**
+ * A documents × terms matrix in compressed sparse column form: column t holds
+ * `weight[termStart[t] .. termStart[t+1])` at rows `postingDoc[…]`. Column-major storage serves
+ * both A·X (through `csrOf`) and Aᵀ·Y with one pass each.
+ *
+ * @example
+ * const A: DocTermMatrix = { rows: 2, cols: 1, termStart: Int32Array.of(0, 2), postingDoc: Int32Array.of(0, 1), weight: Float64Array.of(0.6, 0.8) };
+ */
+export interface DocTermMatrix {
+  rows: number;
+  cols: number;
+  termStart: Int32Array;
+  postingDoc: Int32Array;
+  weight: Float64Array;
+}
+
+/**
+ * Eigen-decomposition of a symmetric n × n matrix (row-major; only its symmetric part is
+ * meaningful) by the cyclic Jacobi method: rotations annihilate each off-diagonal entry in
+ * turn until the off-diagonal mass is below round-off. Slower than tridiagonal QR for big n,
+ * but for the l ≈ 266 of LSI it takes well under a second, and it is short, robust and gives
+ * eigenvalues accurate to round-off relative to the matrix norm. Values come sorted
+ * descending; column i of `vectors` (row-major n × n) is the unit eigenvector of values[i].
+ *
+ * @example
+ * const { values, vectors } = symmetricEigen(Float64Array.of(2, 1, 1, 2), 2);
+ * values; // Float64Array [3, 1]; vectors column 0 ≈ [0.7071, 0.7071]
+ */
+export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
+  if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
+  const a = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j] = 0.5 * (S[i * n + j] + S[j * n + i]);
+  // Rotations act on rows p and q of the eigenvector matrix stored transposed, so every
+  // update loop but the mirror into columns p and q of `a` runs over contiguous memory.
+  const vt = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) vt[i * n + i] = 1;
+  let norm2 = 0;
+  for (let i = 0; i < n * n; i++) norm2 += a[i] * a[i];
+
+  for (let sweep = 0; sweep < 100; sweep++) {
+    let off = 0;
+    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p * n + q] * a[p * n + q];
+    if (off === 0 || off <= 1e-32 * norm2) break;
+    for (let p = 0; p < n - 1; p++) {
+      for (let q = p + 1; q < n; q++) {
+        const rp = p * n;
+        const rq = q * n;
+        const apq = a[rp + q];
+        if (apq === 0) continue;
+        const app = a[rp + p];
+        const aqq = a[rq + q];
+        // Below round-off of both diagonal entries the rotation would change nothing.
+        if (sweep > 3 && Math.abs(apq) < 1e-18 * (Math.abs(app) + Math.abs(aqq))) {
+          a[rp + q] = 0;
+          a[rq + p] = 0;
+          continue;
+        }
+        const theta = (aqq - app) / (2 * apq);
+        const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
+        const c = 1 / Math.sqrt(t * t + 1);
+        const s = t * c;
+        for (let r = 0; r < n; r++) {
+          const apr = a[rp + r];
+          const aqr = a[rq + r];
+          a[rp + r] = c * apr - s * aqr;
+          a[rq + r] = s * apr + c * aqr;
+        }
+        a[rp + p] = app - t * apq;
+        a[rq + q] = aqq + t * apq;
+        a[rp + q] = 0;
+        a[rq + p] = 0;
+        for (let r = 0; r < n; r++) {
+          if (r === p || r === q) continue;
+          a[r * n + p] = a[rp + r];
+          a[r * n + q] = a[rq + r];
+        }
+        for (let r = 0; r < n; r++) {
+          const vp = vt[rp + r];
+          const vq = vt[rq + r];
+          vt[rp + r] = c * vp - s * vq;
+          vt[rq + r] = s * vp + c * vq;
+        }
+      }
+    }
+  }
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => a[y * n + y] - a[x * n + x] || x - y);
+  const values = new Float64Array(n);
+  const vectors = new Float64Array(n * n);
+  for (let j = 0; j < n; j++) {
+    const src = order[j];
+    values[j] = a[src * n + src];
+    for (let r = 0; r < n; r++) vectors[r * n + j] = vt[src * n + r];
+  }
+  return { values, vectors };
+}
+
+/**
+ * Orthonormalises the columns of a row-major m × n matrix, left to right, by classical
+ * Gram–Schmidt with re-orthogonalisation: each column is projected against all earlier ones,
+ * and again whenever its norm fell below 1/√2 of what it was (the DGKS criterion; "twice is
+ * enough", Giraud et al. 2005), which keeps orthogonality at round-off level like Householder
+ * QR. Classical rather than modified Gram–Schmidt because its projections are independent, so
+ * four columns are handled per pass over memory, about twice as fast in JavaScript. A column
+ * numerically dependent on the earlier ones becomes zero rather than noise, so the rank of
+ * the result is the numerical rank of the input. Returns a new row-major matrix.
+ *
+ * @example
+ * const Q = orthonormalRows(Float64Array.of(1, 1, 0, 1, 0, 0), 3, 2); // columns e1, e2
+ */
+export function orthonormalRows(X: Float64Array, m: number, n: number): Float64Array {
+  // Column-major scratch: every step below walks whole columns.
+  const C = new Float64Array(m * n);
+  for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) C[j * m + r] = X[r * n + j];
+  const h = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    const oj = j * m;
+    const original = Math.sqrt(dot(C, oj, C, oj, m));
+    let before = original;
+    let after = original;
+    for (let pass = 0; pass < 3 && before > 0; pass++) {
+      project(C, m, j, h);
+      after = Math.sqrt(dot(C, oj, C, oj, m));
+      if (after >= Math.SQRT1_2 * before) break;
+      before = after;
+    }
+    const scale = after > 1e-10 * original ? 1 / after : 0;
+    for (let r = 0; r < m; r++) C[oj + r] *= scale;
+  }
+  const out = new Float64Array(m * n);
+  for (let j = 0; j < n; j++) for (let r = 0; r < m; r++) out[r * n + j] = C[j * m + r];
+  return out;
+}
+
+/** Column j of column-major C (m rows) minus its projection on columns 0..j-1; h is scratch. */
+function project(C: Float64Array, m: number, j: number, h: Float64Array): void {
+  const oj = j * m;
+  let i = 0;
+  for (; i + 3 < j; i += 4) {
+    const o0 = i * m;
+    const o1 = o0 + m;
+    const o2 = o1 + m;
+    const o3 = o2 + m;
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    for (let r = 0; r < m; r++) {
+      const x = C[oj + r];
+      s0 += C[o0 + r] * x;
+      s1 += C[o1 + r] * x;
+      s2 += C[o2 + r] * x;
+      s3 += C[o3 + r] * x;
+    }
+    h[i] = s0;
+    h[i + 1] = s1;
+    h[i + 2] = s2;
+    h[i + 3] = s3;
+  }
+  for (; i < j; i++) h[i] = dot(C, i * m, C, oj, m);
+  i = 0;
+  for (; i + 3 < j; i += 4) {
+    const o0 = i * m;
+    const o1 = o0 + m;
+    const o2 = o1 + m;
+    const o3 = o2 + m;
+    const h0 = h[i];
+    const h1 = h[i + 1];
+    const h2 = h[i + 2];
+    const h3 = h[i + 3];
+    for (let r = 0; r < m; r++) C[oj + r] -= h0 * C[o0 + r] + h1 * C[o1 + r] + h2 * C[o2 + r] + h3 * C[o3 + r];
+  }
+  for (; i < j; i++) {
+    const oi = i * m;
+    const hi = h[i];
+    if (hi !== 0) for (let r = 0; r < m; r++) C[oj + r] -= hi * C[oi + r];
+  }
+}
+
+/**
+ * Σ a[oa + r] · b[ob + r] for r < m. Four accumulators break the add dependency chain, roughly
+ * doubling throughput.
+ *
+ * @example
+ * dot(Float64Array.of(1, 2, 3), 1, Float64Array.of(4, 5), 0, 2); // 2·4 + 3·5 = 23
+ */
+export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let r = 0;
+  for (; r + 3 < m; r += 4) {
+    s0 += a[oa + r] * b[ob + r];
+    s1 += a[oa + r + 1] * b[ob + r + 1];
+    s2 += a[oa + r + 2] * b[ob + r + 2];
+    s3 += a[oa + r + 3] * b[ob + r + 3];
+  }
+  for (; r < m; r++) s0 += a[oa + r] * b[ob + r];
+  return s0 + s1 + s2 + s3;
+}
+
+/**
+ * The same matrix by rows, for A X: gathering into one output row beats scattering into many.
+ *
+ * @example
+ * const rows: CsrMatrix = csrOf(A); // rows.rowStart[d] .. rows.rowStart[d + 1] are document d's terms
+ */
+export interface CsrMatrix {
+  rows: number;
+  rowStart: Int32Array;
+  rowTerm: Int32Array;
+  rowWeight: Float64Array;
+}
+
+/**
+ * The row-major (CSR) copy of a column-major matrix, for `mulA`.
+ *
+ * @example
+ * const rows = csrOf(A);
+ * const AX = mulA(rows, X, c);
+ */
+export function csrOf(A: DocTermMatrix): CsrMatrix {
+  const rowStart = new Int32Array(A.rows + 1);
+  for (let p = 0; p < A.postingDoc.length; p++) rowStart[A.postingDoc[p] + 1]++;
+  for (let d = 0; d < A.rows; d++) rowStart[d + 1] += rowStart[d];
+  const fill = rowStart.slice(0, A.rows);
+  const rowTerm = new Int32Array(A.postingDoc.length);
+  const rowWeight = new Float64Array(A.postingDoc.length);
+  for (let t = 0; t < A.cols; t++) {
+    for (let p = A.termStart[t]; p < A.termStart[t + 1]; p++) {
+      const at = fill[A.postingDoc[p]]++;
+      rowTerm[at] = t;
+      rowWeight[at] = A.weight[p];
+    }
+  }
+  return { rows: A.rows, rowStart, rowTerm, rowWeight };
+}
+
+/**
+ * A X for X terms × c (row-major); the result is documents × c.
+ *
+ * @example
+ * const Y = mulA(csrOf(A), omega, l); // A Ω, documents × l
+ */
+export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
+  const out = new Float64Array(A.rows * c);
+  for (let d = 0; d < A.rows; d++) gatherRow(A.rowStart[d], A.rowStart[d + 1], A.rowTerm, A.rowWeight, X, c, out, d * c);
+  return out;
+}
+
+/**
+ * Aᵀ Y for Y documents × c (row-major); the result is terms × c.
+ *
+ * @example
+ * const Z = mulAt(A, Q, l); // Aᵀ Q, terms × l
+ */
+export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Array {
+  const out = new Float64Array(A.cols * c);
+  for (let t = 0; t < A.cols; t++) gatherRow(A.termStart[t], A.termStart[t + 1], A.postingDoc, A.weight, Y, c, out, t * c);
+  return out;
+}
+
+/**
+ * out[o .. o+c) += Σ weight[p] · X[index[p]·c .. +c) over p in [start, end): the kernel of
+ * both sparse products. Four postings per pass over the output row cut its loads and stores
+ * by four, which (not the multiplications) is what bounds this loop; 2.5× faster measured.
+ */
+function gatherRow(
+  start: number,
+  end: number,
+  index: Int32Array,
+  weight: Float64Array,
+  X: Float64Array,
+  c: number,
+  out: Float64Array,
+  o: number,
+): void {
+  let p = start;
+  for (; p + 3 < end; p += 4) {
+    const w0 = weight[p];
+    const w1 = weight[p + 1];
+    const w2 = weight[p + 2];
+    const w3 = weight[p + 3];
+    const x0 = index[p] * c;
+    const x1 = index[p + 1] * c;
+    const x2 = index[p + 2] * c;
+    const x3 = index[p + 3] * c;
+    for (let j = 0; j < c; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
+  }
+  for (; p < end; p++) {
+    const w = weight[p];
+    const x = index[p] * c;
+    for (let j = 0; j < c; j++) out[o + j] += w * X[x + j];
+  }
+}
+
+/**
+ * X (m × n) times the first `c` columns of Y (n × yCols), all row-major; the result is m × c.
+ *
+ * @example
+ * mulDense(Float64Array.of(1, 2), 1, 2, Float64Array.of(3, 0, 4, 0), 2, 1); // Float64Array [11]
+ */
+export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array, yCols: number, c: number): Float64Array {
+  const out = new Float64Array(m * c);
+  const scratch = new Float64Array(c * n);
+  // Y's first c columns, contiguous by rows, so the kernel can read them as a dense n × c block.
+  for (let i = 0; i < n; i++) for (let j = 0; j < c; j++) scratch[i * c + j] = Y[i * yCols + j];
+  const all = Int32Array.from({ length: n }, (_, i) => i);
+  for (let r = 0; r < m; r++) gatherRow(0, n, all, X.subarray(r * n, (r + 1) * n), scratch, c, out, r * c);
+  return out;
+}
+/**
+ * G = Xᵀ Y for row-major m × n X and Y whose product is known to be symmetric (here Qᵀ A Aᵀ Q):
+ * only the upper triangle is accumulated, four rows per pass over G.
+ *
+ * @example
+ * const G = gram(Q, AAtQ, N, l); // Qᵀ (A Aᵀ Q), l × l
+ */
+export function gram(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array {
+  const G = new Float64Array(n * n);
+  let r = 0;
+  for (; r + 3 < m; r += 4) {
+    const o0 = r * n;
+    const o1 = o0 + n;
+    const o2 = o1 + n;
+    const o3 = o2 + n;
+    for (let i = 0; i < n; i++) {
+      const x0 = X[o0 + i];
+      const x1 = X[o1 + i];
+      const x2 = X[o2 + i];
+      const x3 = X[o3 + i];
+      const g = i * n;
+      for (let j = i; j < n; j++) G[g + j] += x0 * Y[o0 + j] + x1 * Y[o1 + j] + x2 * Y[o2 + j] + x3 * Y[o3 + j];
+    }
+  }
+  for (; r < m; r++) {
+    const o = r * n;
+    for (let i = 0; i < n; i++) {
+      const x = X[o + i];
+      const g = i * n;
+      for (let j = i; j < n; j++) G[g + j] += x * Y[o + j];
+    }
+  }
+  for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) G[i * n + j] = G[j * n + i];
+  return G;
+}
+
+/**
+ * Makes the largest-magnitude entry of every column of U (m × k) positive (ties: the first), as
+ * scikit-learn's svd_flip does, so equal inputs give equal singular vectors whatever the solver's
+ * signs.
+ *
+ * @example
+ * const U = Float64Array.of(-2, 1, 1, 0); flipSigns(U, 2, 2); // U = [2, 1, -1, 0]
+ */
+export function flipSigns(U: Float64Array, m: number, k: number): void {
+  for (let j = 0; j < k; j++) {
+    let best = 0;
+    for (let r = 0; r < m; r++) if (Math.abs(U[r * k + j]) > Math.abs(best)) best = U[r * k + j];
+    if (best < 0) for (let r = 0; r < m; r++) U[r * k + j] = -U[r * k + j];
+  }
+}
+
+/**
+ * `size` independent standard normal samples: the random test matrix of the range finder. The
+ * random bits come from the project's one seeded generator (xoshiro128**, util/random.ts), so the
+ * matrix, and therefore every fitted vector, is fixed by the seed alone. Normals by Box–Muller,
+ * both outputs of each pair used, from uniforms of 53 random bits (two 32-bit outputs, as numpy
+ * builds its doubles) rather than `nextFloat`'s 32: the normals then have full double resolution
+ * and tails out to 8.6σ instead of being cut at 6.7σ, for one extra generator step per uniform.
+ *
+ * @example
+ * const omega = gaussianMatrix(terms * l, 42); // terms × l, row-major
+ */
+export function gaussianMatrix(size: number, seed: number): Float64Array {
+  const rng = Xoshiro128ss.fromSeed(seed);
+  // 27 + 26 high bits of two outputs: a multiple of 2^-53 in [0, 1).
+  const uniform = () => ((rng.nextUint32() >>> 5) * 67108864 + (rng.nextUint32() >>> 6)) / 9007199254740992;
+  const out = new Float64Array(size);
+  for (let i = 0; i < size; i += 2) {
+    // 1 − u is in (0, 1], so the logarithm is finite.
+    const radius = Math.sqrt(-2 * Math.log(1 - uniform()));
+    const angle = 2 * Math.PI * uniform();
+    out[i] = radius * Math.cos(angle);
+    if (i + 1 < size) out[i + 1] = radius * Math.sin(angle);
+  }
+  return out;
+}

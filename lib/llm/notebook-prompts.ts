@@ -1,0 +1,114 @@
+/**
+ * The paper's prompts as the authors' notebook defines them: its code cells, the nine prompt
+ * constants read out of them (python-literals.ts), and, best-effort, the system message the
+ * notebook writes inline for the rewrite calls. Pure functions of the notebook's JSON; the
+ * download and the cache are in official-prompts.ts.
+ */
+import { extractStringConstants, literalStartsAt, parsePythonStringLiteral, type ConstantResult } from "./python-literals";
+import { PROMPT_NAMES, PromptError, type ExtraPromptName, type PromptName } from "./prompts";
+
+/**
+ * The code cells of a Jupyter notebook (nbformat 4) as Python source. Cells under a `%%` cell
+ * magic are skipped (their body is not Python); `%`/`!` lines are left in place for
+ * `extractStringConstants`, which skips them only where a statement starts (blanking them here
+ * would also hit a prompt line that happens to start with "!" inside a triple-quoted string).
+ *
+ * @example
+ * notebookCodeCells('{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["X = 1\\n"]}]}'); // ["X = 1\n"]
+ */
+export function notebookCodeCells(notebookJson: string): string[] {
+  let nb: unknown;
+  try {
+    nb = JSON.parse(notebookJson);
+  } catch (err) {
+    throw new PromptError(`the notebook is not valid JSON (${(err as Error).message})`, "INVALID");
+  }
+  const cells = (nb as { cells?: unknown }).cells;
+  if (!Array.isArray(cells)) throw new PromptError("the notebook has no 'cells' list (nbformat 4 expected)", "INVALID");
+  const out: string[] = [];
+  for (const cell of cells as { cell_type?: unknown; source?: unknown }[]) {
+    if (cell?.cell_type !== "code") continue;
+    const src = Array.isArray(cell.source) ? cell.source.join("") : typeof cell.source === "string" ? cell.source : "";
+    if (/^\s*%%/.test(src)) continue;
+    out.push(src);
+  }
+  return out;
+}
+
+/**
+ * What the notebook yielded: the nine constants, any extras found, and how each extra was found.
+ *
+ * @example
+ * const { texts, extras }: NotebookPrompts = extractPromptsFromNotebook(json);
+ * extras.REWRITE_SYSTEM?.foundBy;
+ */
+export interface NotebookPrompts {
+  texts: Record<PromptName, string>;
+  extras: Partial<Record<ExtraPromptName, { text: string; foundBy: string }>>;
+}
+
+/**
+ * Reads the nine prompt constants (and, best-effort, the rewrite system message) out of the
+ * notebook's code cells. Constants missing or not readable as plain literals raise one
+ * PromptError (MISSING_CONSTANTS) listing every one of them with the reason.
+ *
+ * @example
+ * const { texts } = extractPromptsFromNotebook(await fs.readFile("nb.ipynb", "utf8"));
+ * texts.PLANNER_NEXT.includes("{round_idx}"); // true
+ */
+export function extractPromptsFromNotebook(notebookJson: string): NotebookPrompts {
+  const cells = notebookCodeCells(notebookJson);
+  const results = new Map<string, ConstantResult & { cell: number }>();
+  cells.forEach((src, cell) => {
+    for (const [name, r] of extractStringConstants(src, PROMPT_NAMES)) results.set(name, { ...r, cell });
+  });
+  const problems: string[] = [];
+  const texts = {} as Record<PromptName, string>;
+  for (const name of PROMPT_NAMES) {
+    const r = results.get(name);
+    if (!r) problems.push(`${name} (not assigned in any code cell)`);
+    else if (!r.ok) problems.push(`${name} (code cell ${r.cell + 1}: ${r.error})`);
+    else texts[name] = r.value;
+  }
+  if (problems.length > 0) {
+    throw new PromptError(
+      `the notebook lacks ${problems.length} of the ${PROMPT_NAMES.length} prompt constants: ${problems.join("; ")}`,
+      "MISSING_CONSTANTS",
+    );
+  }
+  const extras: NotebookPrompts["extras"] = {};
+  const rewriteSystem = findRewriteSystem(cells);
+  if (rewriteSystem) extras.REWRITE_SYSTEM = rewriteSystem;
+  return { texts, extras };
+}
+
+/**
+ * The notebook sends the rewrite prompts as the user message with a system message written
+ * inline as the first argument of the chat call (not one of the named constants). Look for it
+ * where the rewrite prompts are used (a cell that mentions SPARSE_REWRITE_PROMPT without defining
+ * it): the first call whose first argument is a string literal and whose line goes on to fill
+ * `original_query`. Best-effort by design: when absent, reformulation uses the project's own
+ * system message and says so.
+ */
+function findRewriteSystem(cells: string[]): { text: string; foundBy: string } | undefined {
+  for (let c = 0; c < cells.length; c++) {
+    const src = cells[c].replace(/\r\n?/g, "\n");
+    if (!/\bSPARSE_REWRITE_PROMPT\b/.test(src) || extractStringConstants(src, ["SPARSE_REWRITE_PROMPT"]).size > 0) continue;
+    const call = /\b[A-Za-z_]\w*\(\s*/g;
+    let m: RegExpExecArray | null;
+    while ((m = call.exec(src)) !== null) {
+      const at = m.index + m[0].length;
+      if (!literalStartsAt(src, at)) continue;
+      try {
+        const lit = parsePythonStringLiteral(src, at);
+        const rest = src.slice(lit.end, src.indexOf("\n", lit.end) === -1 ? undefined : src.indexOf("\n", lit.end));
+        if (/original_query/.test(rest)) {
+          return { text: lit.value, foundBy: `first string argument of the chat call that fills original_query (code cell ${c + 1})` };
+        }
+      } catch {
+        // not a readable literal: keep looking
+      }
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,285 @@
+/**
+ * Reading string constants out of Python source without running Python: a parser for Python
+ * string literals (every escape a str literal decodes) and a scanner that finds `NAME = "…"`
+ * assignments while skipping strings, comments and bracketed code. Used to read the authors'
+ * prompt constants out of their notebook (notebook-prompts.ts); nothing here knows about prompts.
+ */
+import { GbrError } from "../util/errors";
+
+/**
+ * A Python source construct we cannot (or will not) turn into a string: an f-string, a bytes
+ * literal, a `\N{…}` escape, an unterminated literal. `pos` is the offset in the source.
+ *
+ * @example
+ * try { parsePythonStringLiteral('f"{x}"', 0); } catch (e) { (e as PythonLiteralError).pos; } // 0
+ */
+export class PythonLiteralError extends GbrError {
+  constructor(
+    message: string,
+    readonly pos: number,
+  ) {
+    super(message, "PYTHON_LITERAL");
+    this.name = "PythonLiteralError";
+  }
+}
+
+/** A literal's prefix and opening quote, anchored at one offset. */
+const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
+
+/**
+ * Does a string literal (with an optional prefix such as r, u, b, f) start at `pos`?
+ *
+ * @example
+ * literalStartsAt('x = r"a"', 4); // true
+ * literalStartsAt("x = y", 4);    // false
+ */
+export function literalStartsAt(src: string, pos: number): boolean {
+  LITERAL_START.lastIndex = pos;
+  const m = LITERAL_START.exec(src);
+  return m !== null && /^(|[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])$/.test(m[1]);
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  "\\": "\\",
+  "'": "'",
+  '"': '"',
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
+};
+
+/**
+ * Parses one Python string literal starting at `pos` (its prefix included) and returns its value
+ * and the offset just past its closing quote. Handles '…', "…", '''…''', """…""", the r/R and u/U
+ * prefixes, and every escape Python 3 decodes in a str literal: \\ \' \" \a \b \f \n \r \t \v,
+ * octal \ooo, \xhh, \uXXXX, \UXXXXXXXX, backslash-newline (a continuation, removed); an unknown
+ * escape such as \d keeps its backslash, as Python does. Raw strings keep every backslash (but a
+ * backslash still stops the next quote from closing the literal). f-strings and bytes cannot be
+ * turned into a str without running Python, and \N{NAME} needs the Unicode name table: all three
+ * raise PythonLiteralError rather than yield a wrong text.
+ *
+ * @example
+ * parsePythonStringLiteral(String.raw`x = r"a\nb" + 'c\tc'`, 4); // { value: "a\\nb", end: 11 }
+ * parsePythonStringLiteral(`"""Γεια\\u03c3ου\n"""`, 0).value;    // "Γειασου\n"
+ */
+export function parsePythonStringLiteral(src: string, pos: number): { value: string; end: number } {
+  LITERAL_START.lastIndex = pos;
+  const m = LITERAL_START.exec(src);
+  if (!m) throw new PythonLiteralError("expected a string literal", pos);
+  const prefix = m[1].toLowerCase();
+  if (!["", "r", "u"].includes(prefix)) {
+    const what = prefix.includes("b") ? "a bytes literal" : prefix.includes("f") ? "an f-string" : `prefix '${m[1]}'`;
+    throw new PythonLiteralError(`${what} cannot be read without running Python`, pos);
+  }
+  const raw = prefix === "r";
+  const quote = m[2];
+  const triple = quote.length === 3;
+  let i = pos + m[0].length;
+  let out = "";
+  for (;;) {
+    if (i >= src.length) throw new PythonLiteralError(`unterminated string literal (opened with ${quote})`, pos);
+    if (src.startsWith(quote, i)) return { value: out, end: i + quote.length };
+    const ch = src[i];
+    if (ch === "\n" && !triple) throw new PythonLiteralError("line break inside a single-quoted string literal", i);
+    if (ch !== "\\") {
+      out += ch;
+      i++;
+      continue;
+    }
+    const next = src[i + 1];
+    if (next === undefined) throw new PythonLiteralError("unterminated string literal (ends with a backslash)", pos);
+    if (raw) {
+      // In a raw literal the backslash stays and protects the next character (even a quote).
+      out += ch + next;
+      i += 2;
+      continue;
+    }
+    if (next === "\n") {
+      i += 2; // backslash-newline: the line continues, neither character is part of the value
+      continue;
+    }
+    if (SIMPLE_ESCAPES[next] !== undefined) {
+      out += SIMPLE_ESCAPES[next];
+      i += 2;
+      continue;
+    }
+    if (next >= "0" && next <= "7") {
+      const oct = /^[0-7]{1,3}/.exec(src.slice(i + 1, i + 4))![0];
+      out += String.fromCodePoint(parseInt(oct, 8));
+      i += 1 + oct.length;
+      continue;
+    }
+    if (next === "x" || next === "u" || next === "U") {
+      const width = next === "x" ? 2 : next === "u" ? 4 : 8;
+      const hex = src.slice(i + 2, i + 2 + width);
+      if (!new RegExp(`^[0-9A-Fa-f]{${width}}$`).test(hex)) {
+        throw new PythonLiteralError(`truncated \\${next} escape (needs ${width} hex digits)`, i);
+      }
+      const cp = parseInt(hex, 16);
+      if (cp > 0x10ffff) throw new PythonLiteralError(`\\U${hex} is beyond U+10FFFF`, i);
+      out += String.fromCodePoint(cp);
+      i += 2 + width;
+      continue;
+    }
+    if (next === "N") throw new PythonLiteralError("\\N{…} escapes are not supported", i);
+    out += ch + next; // unknown escape: Python keeps the backslash
+    i += 2;
+  }
+}
+
+/** Offset just past a string literal whose opening quote is at `pos`, without decoding it. */
+function skipStringLiteral(src: string, pos: number): number {
+  const q = src.startsWith('"""', pos) ? '"""' : src.startsWith("'''", pos) ? "'''" : src[pos];
+  let i = pos + q.length;
+  while (i < src.length) {
+    if (src[i] === "\\") {
+      i += 2;
+      continue;
+    }
+    if (src.startsWith(q, i)) return i + q.length;
+    // An unterminated one-line literal ends at the line break (Python would reject the cell;
+    // scanning on keeps one bad line from hiding the rest of the cell).
+    if (src[i] === "\n" && q.length === 1) return i;
+    i++;
+  }
+  return src.length;
+}
+
+/**
+ * The right-hand side of an assignment, if it is a plain string: one literal, or adjacent
+ * literals concatenated implicitly (inside parentheses across lines, or on one line / joined by
+ * backslash continuations). Anything else (a call, `+`, `.strip()` after the literal) is an error,
+ * because its value depends on running Python.
+ */
+function parseStringExpression(src: string, pos: number): { value: string; end: number } {
+  let i = pos;
+  while (src[i] === " " || src[i] === "\t") i++;
+  const paren = src[i] === "(";
+  if (paren) i++;
+  const parts: string[] = [];
+  for (;;) {
+    // Skip what may separate adjacent literals: inside parentheses any whitespace and comments;
+    // outside, spaces and backslash continuations only (a bare newline ends the statement).
+    for (;;) {
+      if (src[i] === " " || src[i] === "\t" || src[i] === "\f") i++;
+      else if (src[i] === "\\" && src[i + 1] === "\n") i += 2;
+      else if (paren && (src[i] === "\n" || src[i] === "\r")) i++;
+      else if (paren && src[i] === "#") while (i < src.length && src[i] !== "\n") i++;
+      else break;
+    }
+    if (paren && src[i] === ")") {
+      i++;
+      break;
+    }
+    if (literalStartsAt(src, i)) {
+      const lit = parsePythonStringLiteral(src, i);
+      parts.push(lit.value);
+      i = lit.end;
+      continue;
+    }
+    if (paren) throw new PythonLiteralError(`unexpected ${describeAt(src, i)} inside the parentheses`, i);
+    break;
+  }
+  if (parts.length === 0) throw new PythonLiteralError(`the value is ${describeAt(src, pos)}, not a string literal`, pos);
+  let j = i;
+  while (src[j] === " " || src[j] === "\t") j++;
+  if (j < src.length && src[j] !== "\n" && src[j] !== "#" && src[j] !== ";") {
+    throw new PythonLiteralError(`the string literal is followed by ${describeAt(src, j)}; only plain literals can be read`, j);
+  }
+  return { value: parts.join(""), end: i };
+}
+
+function describeAt(src: string, pos: number): string {
+  if (pos >= src.length) return "the end of the cell";
+  const line = src.slice(pos, src.indexOf("\n", pos) === -1 ? undefined : src.indexOf("\n", pos)).trim();
+  return `'${line.length > 40 ? line.slice(0, 40) + "…" : line}'`;
+}
+
+/**
+ * What `extractStringConstants` found for one name.
+ *
+ * @example
+ * const r: ConstantResult = extractStringConstants('A = "x"', ["A"]).get("A")!;
+ * if (r.ok) r.value; else r.error;
+ */
+export type ConstantResult =
+  | { ok: true; value: string; offset: number }
+  | { ok: false; error: string; offset: number };
+
+/** `NAME =` (or `NAME: type =`) at the start of a logical line; `==` is a comparison, not an assignment. */
+const ASSIGNMENT = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)/y;
+/** A line of IPython syntax (`%magic`, `!shell`), which never starts a Python statement. */
+const IPYTHON_LINE = /[ \t]*[%!]/y;
+/** `NAME += …` and friends: the value then depends on code we do not run. */
+const AUGMENTED = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\+|-|\*\*?|\/\/?|%|@|&|\||\^|<<|>>)=/y;
+
+/**
+ * Finds assignments of string constants in Python source: `NAME = <literal>` at the start of a
+ * logical line (any indentation), where <literal> is what `parseStringExpression` accepts.
+ * Strings, comments and bracketed continuations are skipped properly, so a `NAME =` inside a
+ * string or an argument list is not mistaken for one. When a name is assigned several times the
+ * last assignment wins (as when the cell runs); one that is not a plain literal, or that is later
+ * changed with `+=`, gives an error result instead of a wrong value.
+ *
+ * @example
+ * extractStringConstants('A = ("x"\n     "y")  # two parts\nB = f"{A}"', ["A", "B"]);
+ * // Map { "A" => { ok: true, value: "xy", … }, "B" => { ok: false, error: "an f-string cannot …", … } }
+ */
+export function extractStringConstants(source: string, names: Iterable<string>): Map<string, ConstantResult> {
+  const wanted = new Set(names);
+  const found = new Map<string, ConstantResult>();
+  const src = source.replace(/\r\n?/g, "\n"); // Python reads source with universal newlines
+  let i = 0;
+  let depth = 0;
+  let lineStart = true;
+  while (i < src.length) {
+    if (lineStart && depth === 0) {
+      lineStart = false;
+      IPYTHON_LINE.lastIndex = i;
+      if (IPYTHON_LINE.test(src)) {
+        // `%pip …`, `!ls …`: IPython syntax, not Python; a stray quote in it must not open a string.
+        while (i < src.length && src[i] !== "\n") i++;
+        continue;
+      }
+      AUGMENTED.lastIndex = i;
+      const aug = AUGMENTED.exec(src);
+      if (aug && wanted.has(aug[1])) {
+        found.set(aug[1], { ok: false, error: "changed by an augmented assignment (+= …)", offset: i });
+      } else {
+        ASSIGNMENT.lastIndex = i;
+        const m = ASSIGNMENT.exec(src);
+        if (m && wanted.has(m[1])) {
+          const rhs = ASSIGNMENT.lastIndex;
+          try {
+            const { value, end } = parseStringExpression(src, rhs);
+            found.set(m[1], { ok: true, value, offset: i });
+            i = end;
+            continue;
+          } catch (err) {
+            found.set(m[1], { ok: false, error: (err as Error).message, offset: i });
+            i = rhs; // scan the value as ordinary code
+            continue;
+          }
+        }
+      }
+    }
+    const c = src[i];
+    if (c === "#") {
+      while (i < src.length && src[i] !== "\n") i++;
+    } else if (c === '"' || c === "'") {
+      i = skipStringLiteral(src, i);
+    } else if (c === "\\" && src[i + 1] === "\n") {
+      i += 2; // explicit continuation: still the same logical line
+    } else {
+      if (c === "(" || c === "[" || c === "{") depth++;
+      else if (c === ")" || c === "]" || c === "}") depth = Math.max(0, depth - 1);
+      else if (c === "\n" && depth === 0) lineStart = true;
+      i++;
+    }
+  }
+  return found;
+}

@@ -1,0 +1,66 @@
+/**
+ * How text/registry.ts gets spaCy's tables without doing I/O: from the context's loader, else
+ * from the installed one. This file never imports lib/retrievers.ts or lib/index.ts, so no
+ * loader is installed until a test installs one. The tables are tiny made-up ones.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createTokenizer, registerSpacyLexiconLoader, type SpacyLexiconLoader, type TokenizerContext } from "../../lib/text/registry";
+import { englishLexicon, greekLexicon, type SpacyLang } from "../../lib/text/spacy-lexicon";
+
+const greek = greekLexicon(
+  {
+    index: new Map([["noun", new Set(["σύμβαση", "μίσθιο"])]]),
+    exc: new Map([["verb", new Map([["παραδώσει", ["παραδίδω"]]])]]),
+    rules: new Map([["noun", [["εως", "η"] as [string, string]]]]),
+  },
+  new Set(["το", "η"]),
+);
+const english = englishLexicon(new Map([["courts", "court"], ["were", "be"]]), new Set(["the", "be"]));
+
+function recordingLoader(calls: Array<[SpacyLang, TokenizerContext]>): SpacyLexiconLoader {
+  return async (lang, ctx) => {
+    calls.push([lang, ctx]);
+    return lang === "el" ? greek : english;
+  };
+}
+
+test("with no loader installed or given, a spaCy tokenizer is a clear error; the others need none", async () => {
+  await assert.rejects(createTokenizer("spacy"), /bm25-spacy needs spaCy's lemma tables, and no loader is installed/);
+  await assert.rejects(createTokenizer("bm25-english"), /ctx\.loadSpacyLexicon/);
+  assert.equal((await createTokenizer("greekstemmer")).name, "bm25-greekstemmer");
+  assert.equal((await createTokenizer("grnlp")).name, "bm25-grnlp");
+});
+
+test("the context's loader is asked for the right language and receives the context", async () => {
+  const calls: Array<[SpacyLang, TokenizerContext]> = [];
+  const ctx: TokenizerContext = { cacheDir: "/nowhere", offline: true, loadSpacyLexicon: recordingLoader(calls) };
+  const el = await createTokenizer("bm25-spacy", ctx);
+  assert.deepEqual(el.tokenize("Η σύμβαση το μίσθιο παραδώσει"), ["συμβαση", "μισθιο", "παραδιδω"]);
+  const en = await createTokenizer("english", ctx);
+  assert.deepEqual(en.tokenize("The courts were"), ["court"]);
+  assert.deepEqual(
+    calls.map(([lang, c]) => [lang, c.cacheDir, c.offline]),
+    [
+      ["el", "/nowhere", true],
+      ["en", "/nowhere", true],
+    ],
+  );
+});
+
+test("the installed loader serves contexts without one; a context's loader still wins", async () => {
+  const installed: Array<[SpacyLang, TokenizerContext]> = [];
+  registerSpacyLexiconLoader(recordingLoader(installed));
+  assert.equal((await createTokenizer("spacy")).name, "bm25-spacy");
+  assert.deepEqual(installed.map(([lang]) => lang), ["el"]);
+
+  const own: Array<[SpacyLang, TokenizerContext]> = [];
+  await createTokenizer("spacy", { loadSpacyLexicon: recordingLoader(own) });
+  assert.equal(own.length, 1);
+  assert.equal(installed.length, 1);
+});
+
+test("a loader's failure reaches the caller unchanged", async () => {
+  const offline = new Error("spaCy tables not available offline");
+  await assert.rejects(createTokenizer("spacy", { loadSpacyLexicon: async () => Promise.reject(offline) }), (err) => err === offline);
+});
