@@ -12,7 +12,9 @@
  */
 import { writeFileSync } from "node:fs";
 import { METRICS, type MetricValues } from "../lib/eval/metrics";
-import { compareRuns, pairedRandomizationTest, PAPER_TESTS, type RunScores } from "../lib/eval/significance";
+import { compareRuns, type RunScores } from "../lib/eval/compare-runs";
+import { pairedRandomizationTest } from "../lib/eval/randomization";
+import { PAPER_TESTS } from "../lib/eval/significance";
 import { Xoshiro128ss } from "../lib/util/random";
 
 const args = process.argv.slice(2);

@@ -17,7 +17,9 @@ import path from "node:path";
 import { readBeir } from "../lib/data/beir";
 import { evaluate } from "../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../lib/sparse/bm25-retriever";
-import { bm25Sweep, crossValidatedTuning, SWEEP_B, SWEEP_K1 } from "../lib/sparse/sweep";
+import { SWEEP_B, SWEEP_K1 } from "../lib/sparse/sweep";
+import { bm25Sweep } from "../lib/experiments/tuning";
+import { crossValidatedTuning } from "../lib/eval/cross-validation";
 import { greekStemmerTokenizer } from "../lib/text/tokenizers";
 import type { Benchmark } from "../lib/types";
 

@@ -3,7 +3,6 @@
  * quickstart's per-area Recall@100) and by statute (source) of the gold articles.
  */
 import type { DocId, QueryId, QueryMeta } from "../types";
-import { sourceOf } from "../data/stats";
 import { meanOf, type MetricValues } from "./metrics";
 
 /**
@@ -44,7 +43,9 @@ export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: Reado
 }
 
 /**
- * Mean metrics per source statute of the gold articles (`sourceOf`: the `ΑΚ` of `ΑΚ::914`).
+ * Mean metrics per source statute of the gold articles, as `sourceOf` names it (the data
+ * layer's `sourceOf` in lib/data/stats.ts gives the `ΑΚ` of `ΑΚ::914`; it is passed in because
+ * evaluation reads no dataset conventions of its own).
  * A query counts once for every distinct source among its gold articles — a question whose
  * answer needs both the Civil Code and the Code of Civil Procedure says something about
  * retrieval in both — so group counts can add up to more than the number of queries, and a
@@ -52,9 +53,14 @@ export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: Reado
  * A query without relevant articles goes to "unknown".
  *
  * @example
- * bySource(perQuery, bench.qrels).find((g) => g.group === "ΑΚ")?.queries;
+ * import { sourceOf } from "../data/stats";
+ * bySource(perQuery, bench.qrels, sourceOf).find((g) => g.group === "ΑΚ")?.queries;
  */
-export function bySource(perQuery: ReadonlyMap<QueryId, MetricValues>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): GroupMetrics[] {
+export function bySource(
+  perQuery: ReadonlyMap<QueryId, MetricValues>,
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  sourceOf: (docId: DocId) => string,
+): GroupMetrics[] {
   const groups = new Map<string, MetricValues[]>();
   for (const [qid, values] of perQuery) {
     const sources = new Set([...(qrels.get(qid) ?? [])].map(sourceOf));

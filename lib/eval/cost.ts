@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
-import type { ProviderWork, RunCost } from "../types";
+import type { Work, RunCost } from "../types";
 
 /**
  * What one method spent: the work of its run (`RunCost`: online and one-time corpus work, with
@@ -102,7 +102,7 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable): C
     const { online, corpus, llmModel, embeddingModel } = u.cost;
     const lp = llmPrice(prices, llmModel);
     const ep = embeddingPrice(prices, embeddingModel);
-    const dollars = (w: ProviderWork) => (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * ep) / 1e6;
+    const dollars = (w: Work) => (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * ep) / 1e6;
     return {
       method: u.method,
       callsPerQuery: (online.llmCalls + online.embeddingCalls) / n,

@@ -1,12 +1,39 @@
 import type { DocId, QueryId, Ranking, Run } from "../types";
 
-/** The five metrics of the paper, in its column order. */
+/**
+ * The five metrics of the paper, in its column order.
+ *
+ * @example
+ * METRICS.map((m) => mean[m].toFixed(4)).join("\t");
+ */
 export const METRICS = ["nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@100"] as const;
+
+/**
+ * One metric's name, exactly as `gbr eval --json` prints it.
+ *
+ * @example
+ * const tuned: Metric = "Recall@100";
+ */
 export type Metric = (typeof METRICS)[number];
+
+/**
+ * A value for each of the five metrics.
+ *
+ * @example
+ * const zero: MetricValues = { "nDCG@10": 0, "nDCG@100": 0, "Recall@10": 0, "Recall@100": 0, "MAP@100": 0 };
+ */
 export type MetricValues = Record<Metric, number>;
 
-/** Ranking depth the paper evaluates at; deeper entries are ignored. */
+/**
+ * Ranking depth the paper evaluates at; deeper entries are ignored.
+ *
+ * @example
+ * retriever.retrieve(queries, DEPTH); // 100
+ */
 export const DEPTH = 100;
+
+/** The DCG discount 1 / log2(rank + 1) of each 0-based rank up to DEPTH, computed once for every ranking. */
+const DISCOUNT = Float64Array.from({ length: DEPTH }, (_, i) => 1 / Math.log2(i + 2));
 
 /**
  * Unique doc ids in rank order, cut at `depth`: a repeated id counts once, at its first rank.
@@ -26,16 +53,42 @@ export function dedupeCut(ranking: Ranking, depth = DEPTH): DocId[] {
   return out;
 }
 
-function dcgPrefix(rel: boolean[], k: number): number {
+function idealDcg(nGold: number, k: number): number {
   let s = 0;
-  for (let i = 0; i < Math.min(k, rel.length); i++) if (rel[i]) s += 1 / Math.log2(i + 2);
+  for (let i = 0; i < Math.min(k, nGold); i++) s += DISCOUNT[i];
   return s;
 }
 
-function idealDcg(nGold: number, k: number): number {
-  let s = 0;
-  for (let i = 0; i < Math.min(k, nGold); i++) s += 1 / Math.log2(i + 2);
-  return s;
+/**
+ * The one computation of the five metrics, shared by `queryMetrics` and `PositionalEvaluator`
+ * so that both give the same values to the last bit: `rel[i]` says whether the (already
+ * de-duplicated) i-th ranked document is relevant, for i < n ≤ DEPTH; g is the number of
+ * relevant documents.
+ */
+function metricsOfRelevance(rel: ArrayLike<boolean | number>, n: number, g: number): MetricValues {
+  if (g === 0) throw new RangeError("a query needs at least one relevant document to be evaluated");
+  let dcg10 = 0;
+  let dcg100 = 0;
+  let hits10 = 0;
+  let hits100 = 0;
+  let apSum = 0;
+  for (let i = 0; i < n; i++) {
+    if (!rel[i]) continue;
+    hits100++;
+    if (i < 10) {
+      hits10++;
+      dcg10 += DISCOUNT[i];
+    }
+    dcg100 += DISCOUNT[i];
+    apSum += hits100 / (i + 1);
+  }
+  return {
+    "nDCG@10": dcg10 / idealDcg(g, 10),
+    "nDCG@100": dcg100 / idealDcg(g, 100),
+    "Recall@10": hits10 / g,
+    "Recall@100": hits100 / g,
+    "MAP@100": apSum / Math.min(DEPTH, g),
+  };
 }
 
 /**
@@ -48,27 +101,97 @@ function idealDcg(nGold: number, k: number): number {
  */
 export function queryMetrics(ranking: Ranking, gold: ReadonlySet<DocId>): MetricValues {
   const list = dedupeCut(ranking);
-  const rel = list.map((id) => gold.has(id));
-  const g = gold.size;
-  if (g === 0) throw new RangeError("a query needs at least one relevant document to be evaluated");
-  let hits10 = 0;
-  let hits100 = 0;
-  let apSum = 0;
-  for (let i = 0; i < rel.length; i++) {
-    if (!rel[i]) continue;
-    hits100++;
-    if (i < 10) hits10++;
-    apSum += hits100 / (i + 1);
-  }
-  return {
-    "nDCG@10": dcgPrefix(rel, 10) / idealDcg(g, 10),
-    "nDCG@100": dcgPrefix(rel, 100) / idealDcg(g, 100),
-    "Recall@10": hits10 / g,
-    "Recall@100": hits100 / g,
-    "MAP@100": apSum / Math.min(DEPTH, g),
-  };
+  return metricsOfRelevance(list.map((id) => gold.has(id)), list.length, gold.size);
 }
 
+/**
+ * `queryMetrics` for rankings given as positions in a fixed list of doc ids (a corpus), for
+ * callers that score many rankings of the same query, such as a tuning sweep's 192 settings:
+ * the query's relevant documents are marked once (`setGold`), and each ranking is then scored
+ * without building id strings or sets. The values are `queryMetrics`' to the last bit (same
+ * computation); positions whose doc ids repeat in the list count once, at their first rank, as
+ * `dedupeCut` counts repeated ids.
+ *
+ * @example
+ * const evaluator = new PositionalEvaluator(corpus.docIds);
+ * evaluator.setGold(bench.qrels.get(query.id)!);
+ * evaluator.metrics(Int32Array.of(4, 0, 17)); // = queryMetrics([docIds[4], docIds[0], docIds[17]], gold)
+ */
+export class PositionalEvaluator {
+  /** Each position's representative: the first position with the same doc id. */
+  private readonly canon: Int32Array;
+  private readonly firstPosition: Map<DocId, number>;
+  /** By representative position: relevant to the current query. */
+  private readonly isGold: Uint8Array;
+  private goldMarked: number[] = [];
+  private goldCount = 0;
+  /** By representative position: the stamp of the last ranking that listed it (de-duplication without clearing). */
+  private readonly seen: Int32Array;
+  private stamp = 0;
+  private readonly rel = new Uint8Array(DEPTH);
+
+  constructor(docIds: readonly DocId[]) {
+    this.canon = new Int32Array(docIds.length);
+    this.firstPosition = new Map();
+    docIds.forEach((id, d) => {
+      const first = this.firstPosition.get(id);
+      if (first === undefined) this.firstPosition.set(id, d);
+      this.canon[d] = first ?? d;
+    });
+    this.isGold = new Uint8Array(docIds.length);
+    this.seen = new Int32Array(docIds.length);
+  }
+
+  /**
+   * Makes `gold` the relevant documents of the rankings scored next; ids outside the list count
+   * toward |gold| but can never be retrieved, as in `queryMetrics`.
+   *
+   * @example
+   * evaluator.setGold(new Set(["ΑΚ::914"]));
+   */
+  setGold(gold: ReadonlySet<DocId>): void {
+    for (const d of this.goldMarked) this.isGold[d] = 0;
+    this.goldMarked = [];
+    for (const id of gold) {
+      const d = this.firstPosition.get(id);
+      if (d !== undefined) this.goldMarked.push(d);
+    }
+    for (const d of this.goldMarked) this.isGold[d] = 1;
+    this.goldCount = gold.size;
+  }
+
+  /**
+   * The five metrics of a ranking of positions (best first) against the current gold.
+   *
+   * @example
+   * evaluator.metrics(engine.rank(s, 100))["Recall@100"];
+   */
+  metrics(ranking: ArrayLike<number>): MetricValues {
+    const { canon, isGold, seen, rel } = this;
+    if (this.stamp === 0x7fffffff) {
+      seen.fill(0);
+      this.stamp = 0;
+    }
+    const stamp = ++this.stamp;
+    let n = 0;
+    for (let i = 0; i < ranking.length && n < DEPTH; i++) {
+      const p = ranking[i];
+      if (!(p >= 0 && p < canon.length)) throw new RangeError(`position ${p} is outside the ${canon.length} documents`);
+      const d = canon[p];
+      if (seen[d] === stamp) continue;
+      seen[d] = stamp;
+      rel[n++] = isGold[d];
+    }
+    return metricsOfRelevance(rel, n, this.goldCount);
+  }
+}
+
+/**
+ * A run's evaluation: the macro averages and every query's values.
+ *
+ * @example
+ * const { mean, perQuery }: Evaluation = evaluate(run.rankings, bench.qrels);
+ */
 export interface Evaluation {
   mean: MetricValues;
   perQuery: Map<QueryId, MetricValues>;

@@ -1,27 +1,28 @@
 /**
  * Reading back the CSV files `gbr reproduce` writes (summary.csv, per-query.csv, table1.csv,
- * cost.csv, …) for the report. The RFC 4180 grammar itself lives in one place,
- * `parseCsv` of lib/data/tabular.ts (quoted fields, doubled quotes, line breaks inside
- * quotes, CRLF or LF); this module only adds the conveniences the report needs: string-valued
- * records, a missing-file answer for the optional outputs, and number coercion that treats an
- * empty cell as "no value" rather than 0.
+ * cost.csv, …) for the report. Parsing is `parseCsv` of lib/data/tabular.ts (csv-parse
+ * underneath, with the same header, field-count and line-number rules as the Hub's csv files,
+ * so both kinds of error read "<file>:<line>: …"); this module only adds the conveniences the
+ * report needs: string-valued records, a missing-file answer for the optional outputs, and
+ * number coercion that treats an empty cell as "no value" rather than 0.
  */
 import { promises as fs } from "node:fs";
-import { parseCsv } from "../data/tabular";
+import { parseCsv } from "../util/csv";
 
 /** One CSV record keyed by header name; every value is the cell's text. */
 export type CsvRecord = Record<string, string>;
 
 /**
- * Records from CSV text (header line first). A leading byte-order mark is ignored.
+ * Records from CSV text (header line first). A leading byte-order mark is ignored; a malformed
+ * record throws a DataError whose message starts "<file>:<line>: ".
  *
  * @example
  * parseCsvRecords('experiment,reason\nbm25,"no ""key"", see docs"\n');
  * // [{ experiment: "bm25", reason: 'no "key", see docs' }]
+ * parseCsvRecords("a,b\n1\n", "summary.csv"); // throws "summary.csv:2: expected 2 fields (as in the header), found 1"
  */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  return parseCsv(body, file).rows.map((row) => {
+  return parseCsv(text, file).rows.map((row) => {
     const out: CsvRecord = {};
     for (const [k, v] of Object.entries(row)) out[k] = v === undefined || v === null ? "" : String(v);
     return out;

@@ -19,7 +19,8 @@ import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "./text-table";
 import { PACKAGE_ROOT } from "../paths";
-import { escapeHtml, jsonForScript, plotlyBundle } from "./html";
+import { escapeHtml, jsonForScript, plotlyBundle } from "./html-inline";
+import { danfoSdk, tslabCellRunning, tslabSdk } from "../util/sdk";
 
 /** A table row: column name -> cell. */
 export type Row = Record<string, unknown>;
@@ -64,21 +65,11 @@ export interface FigureOptions {
   height?: number;
 }
 
-type Tslab = typeof import("tslab");
+type Tslab = ReturnType<typeof tslabSdk>;
 
-/**
- * tslab's display while a notebook cell runs, undefined otherwise (a script, a test). tslab's
- * own `display` throws "Not ready" outside a cell; its jupyter module (the one the kernel runs)
- * holds the writer it checks, so look there first, without loading anything heavy.
- */
+/** tslab's display while a notebook cell runs, undefined otherwise (a script, a test). */
 function kernelDisplay(): Tslab["display"] | undefined {
-  try {
-    const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData?: unknown };
-    if (jupyter.lastWriteDisplayData == null) return undefined;
-    return (require("tslab") as Tslab).display;
-  } catch {
-    return undefined;
-  }
+  return tslabCellRunning() ? tslabSdk().display : undefined;
 }
 
 /** Shows HTML in the notebook, or prints `fallback` when there is no kernel. */
@@ -268,7 +259,7 @@ export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
  * showTable(df.sortValues("recall", { ascending: false }).head(5));
  */
 export function toDataFrame(rows: readonly object[]): DataFrame {
-  const { DataFrame: Frame } = require("danfojs-node") as typeof import("danfojs-node");
+  const { DataFrame: Frame } = danfoSdk();
   const plain = (rows as readonly Row[]).map((r) =>
     Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null || v === undefined || typeof v !== "object" ? v : formatCell(v)])),
   );
@@ -313,7 +304,7 @@ export function progressDisplay(): ProgressDisplay {
       },
     };
   }
-  const line = (require("tslab") as Tslab).newDisplay();
+  const line = tslabSdk().newDisplay();
   const show = (text: string) => line.html(`<pre style="margin:0;font-size:smaller;color:#555">${escapeHtml(text)}</pre>`);
   return { log: show, onProgress: (label, done, total) => show(`${label}: ${done}/${total}`) };
 }

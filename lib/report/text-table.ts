@@ -19,23 +19,3 @@ function len(s: string): number {
   return s.normalize("NFC").length;
 }
 
-/**
- * Quotes a CSV field when needed (RFC 4180).
- *
- * @example
- * csvField('a "b", c'); // "\"a \"\"b\"\", c\""
- */
-export function csvField(value: unknown): string {
-  const s = value === undefined || value === null ? "" : String(value);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/**
- * CSV text from a header and rows.
- *
- * @example
- * toCsv(["a", "b"], [[1, "x"]]); // "a,b\n1,x\n"
- */
-export function toCsv(header: string[], rows: unknown[][]): string {
-  return [header.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n") + "\n";
-}

@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { METRICS } from "../../lib/eval/metrics";
-import { holm } from "../../lib/eval/significance";
+import { holm } from "../../lib/eval/randomization";
 import { REPO } from "../helpers/shared";
 
 const GBR = path.join(REPO, "bin", "gbr.js");

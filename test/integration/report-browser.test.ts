@@ -6,8 +6,9 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { REPO } from "../helpers/shared";
-import { csvField } from "../../lib/report/text-table";
-import { holm, PAPER_TESTS } from "../../lib/eval/significance";
+import { csvField } from "../../lib/util/csv";
+import { holm } from "../../lib/eval/randomization";
+import { PAPER_TESTS } from "../../lib/eval/significance";
 import { runGbr } from "../helpers/gbr";
 
 // The report as a reader sees it: `gbr reproduce` on the bundled sample, `gbr report`, then the

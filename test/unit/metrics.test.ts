@@ -5,7 +5,8 @@ import path from "node:path";
 import { readQrels } from "../../lib/data/qrels";
 import { readJsonRun } from "../../lib/data/runs";
 import { formatFixed } from "../../lib/report/format";
-import { DEPTH, METRICS, dedupeCut, evaluate, meanOf, queryMetrics, type Metric, type MetricValues } from "../../lib/eval/metrics";
+import fc from "fast-check";
+import { DEPTH, METRICS, dedupeCut, evaluate, meanOf, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../../lib/eval/metrics";
 
 const SHARED = path.resolve(__dirname, "../../../shared");
 const EPS = 1e-12;
@@ -319,4 +320,35 @@ test("PARITY: the published sample means print as in the data README", async () 
     const { mean } = evaluate(run.rankings, qrels);
     assert.deepEqual(METRICS.map((m) => formatFixed(mean[m], 4)), want, set);
   }
+});
+
+test("PositionalEvaluator equals queryMetrics to the last bit, with repeated ids and positions, long rankings and gold outside the corpus", () => {
+  fc.assert(
+    fc.property(
+      // Few distinct ids over many positions: repeated ids in the corpus are common.
+      fc.array(fc.integer({ min: 0, max: 150 }), { minLength: 1, maxLength: 300 }),
+      fc.array(fc.nat(), { maxLength: 160 }),
+      fc.array(fc.integer({ min: 0, max: 160 }), { minLength: 1, maxLength: 12 }),
+      (idNumbers, picks, goldNumbers) => {
+        const docIds = idNumbers.map((n) => `d${n}`);
+        const positions = picks.map((p) => p % docIds.length);
+        const gold = new Set(goldNumbers.map((n) => `d${n}`));
+        const evaluator = new PositionalEvaluator(docIds);
+        evaluator.setGold(new Set(["d0"]));
+        evaluator.setGold(gold);
+        const want = queryMetrics(positions.map((p) => docIds[p]), gold);
+        assert.deepEqual(evaluator.metrics(Int32Array.from(positions)), want);
+        assert.deepEqual(evaluator.metrics(positions), want, "a second ranking of the same query");
+      },
+    ),
+    { numRuns: 300, seed: 42 },
+  );
+});
+
+test("PositionalEvaluator refuses positions outside the corpus and a query without gold", () => {
+  const evaluator = new PositionalEvaluator(["a", "b"]);
+  evaluator.setGold(new Set(["a"]));
+  assert.throws(() => evaluator.metrics([2]), /outside the 2 documents/);
+  evaluator.setGold(new Set());
+  assert.throws(() => evaluator.metrics([0]), /at least one relevant document/);
 });

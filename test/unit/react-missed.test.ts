@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MISSED_GOLD_COLUMNS, PAPER_MISSED_GOLD, reactMissedGold, type ReactRoundLike } from "../../lib/eval/react-missed";
 import { Xoshiro128ss } from "../../lib/util/random";
-import type { ReactRoundTrace } from "../../lib/llm/react";
+import type { ReactRoundTrace } from "../../lib/llm/react-traces";
 import type { QueryId } from "../../lib/types";
 
 /** A round from "id:rank" strings and kept ids. */

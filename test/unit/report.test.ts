@@ -15,8 +15,9 @@ import {
   type Figure,
 } from "../../lib/report/figures";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/report/csv";
-import { buildReport, escapeHtml, inlineScriptSource, jsonForScript, plotlyBundle, writeReports } from "../../lib/report/html";
-import { toCsv } from "../../lib/report/text-table";
+import { buildReport, writeReports } from "../../lib/report/html";
+import { escapeHtml, inlineScriptSource, jsonForScript, plotlyBundle } from "../../lib/report/html-inline";
+import { toCsv } from "../../lib/util/csv";
 import { main } from "../../lib/cli/main";
 import { significanceReport } from "../../lib/eval/significance";
 import { MISSED_GOLD_COLUMNS } from "../../lib/eval/react-missed";

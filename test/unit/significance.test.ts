@@ -1,21 +1,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { byArea, bySource, UNKNOWN_GROUP } from "../../lib/eval/breakdown";
+import { sourceOf } from "../../lib/data/stats";
 import { METRICS, meanOf, type Metric, type MetricValues } from "../../lib/eval/metrics";
-import {
-  baselineSignificance,
-  bootstrapCI,
-  compareRuns,
-  formatComparison,
-  holm,
-  missingPairs,
-  pairedRandomizationTest,
-  paperSignificance,
-  PAPER_TESTS,
-  significanceReport,
-  type PerQueryByExperiment,
-  type RunScores,
-} from "../../lib/eval/significance";
+import { holm, pairedRandomizationTest } from "../../lib/eval/randomization";
+import { bootstrapCI } from "../../lib/eval/bootstrap";
+import { compareRuns, type RunScores } from "../../lib/eval/compare-runs";
+import { baselineSignificance, missingPairs, paperSignificance, PAPER_TESTS, significanceReport, type PerQueryByExperiment } from "../../lib/eval/significance";
+import { formatComparison } from "../../lib/report/comparison";
 import { seedState, Xoshiro128ss } from "../../lib/util/random";
 import type { QueryMeta } from "../../lib/types";
 
@@ -495,7 +487,7 @@ test("byArea and bySource: counts and means per group", () => {
     ["q3", new Set(["ΑΚ::1"])],
     ["q4", new Set<string>()],
   ]);
-  const sources = bySource(perQuery, qrels);
+  const sources = bySource(perQuery, qrels, sourceOf);
   assert.deepEqual(sources.map((g) => [g.group, g.queries, g.mean["Recall@100"]]), [
     ["unknown", 1, 0.25],
     ["ΑΚ", 2, 0.5],

@@ -6,16 +6,10 @@ import fc from "fast-check";
 import { readBeir } from "../../lib/data/beir";
 import { evaluate, meanOf, METRICS, queryMetrics, type MetricValues } from "../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../lib/sparse/bm25-retriever";
-import {
-  bm25Sweep,
-  crossValidatedTuning,
-  QuerySweep,
-  SWEEP_B,
-  SWEEP_K1,
-  sweepHeatmap,
-  type SweepEntry,
-  type SweepResult,
-} from "../../lib/sparse/sweep";
+import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../../lib/sparse/sweep";
+import { bm25Sweep } from "../../lib/experiments/tuning";
+import { crossValidatedTuning } from "../../lib/eval/cross-validation";
+import { sweepHeatmap, type SweepEntry, type SweepResult } from "../../lib/eval/sweep-result";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
 import type { Benchmark, Query, Tokenizer } from "../../lib/types";
 import { requireShared } from "../helpers/shared";

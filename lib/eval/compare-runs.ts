@@ -1,0 +1,122 @@
+/**
+ * Paired randomization tests between runs, every pair (or the given pairs) × every metric, with
+ * Holm's correction over all of them: what `gbr compare` computes.
+ */
+import type { DocId, QueryId } from "../types";
+import { METRICS, type Metric, type MetricValues } from "./metrics";
+import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
+
+/**
+ * One run's per-query metric values, as `evaluate(...).perQuery` gives them.
+ *
+ * @example
+ * const scores: RunScores = { name: "bm25-greekstemmer", perQuery: evaluate(run.rankings, qrels).perQuery };
+ */
+export interface RunScores {
+  name: string;
+  perQuery: ReadonlyMap<QueryId, MetricValues>;
+}
+
+/**
+ * One test, with exactly the fields (and order) of `gbr compare --json` (DESIGN.md §4).
+ *
+ * @example
+ * // { a: "react-bm25", b: "dense:gemini-001", metric: "nDCG@10", meanA: 0.43, meanB: 0.41, delta: 0.02, p: 0.21, pHolm: 1 }
+ */
+export interface SignificanceTest {
+  a: string;
+  b: string;
+  metric: Metric;
+  meanA: number;
+  meanB: number;
+  /** meanA − meanB */
+  delta: number;
+  p: number;
+  /** Holm-adjusted over every test of the comparison */
+  pHolm: number;
+}
+
+/**
+ * What `compareRuns` returns; `JSON.stringify` of it is the `gbr compare --json` output.
+ *
+ * @example
+ * io.stdout(JSON.stringify(compareRuns(runs, qrels), null, 2));
+ */
+export interface Comparison {
+  tests: SignificanceTest[];
+}
+
+/**
+ * Options of `compareRuns`: which tests, and the randomization settings shared by all of them.
+ *
+ * @example
+ * compareRuns(runs, qrels, { pairs: [["react-bm25", "bm25-greekstemmer"]], metrics: ["Recall@100"], swaps: 100_000, seed: 42 });
+ */
+export interface CompareOptions extends RandomizationOptions {
+  /** Metrics to test (default all five, in METRICS order). */
+  metrics?: readonly Metric[];
+  /** Run-name pairs to test, a against b (default every pair, in the order the runs are given). */
+  pairs?: readonly (readonly [string, string])[];
+}
+
+/**
+ * Paired randomization tests between runs, for every pair (or the given pairs) and every
+ * metric, with Holm's correction over all tests returned. Queries are those of the qrels that
+ * have a relevant document (as `evaluate` counts them), in qrels order; a query missing from a
+ * run's per-query values scores 0 on every metric, as `evaluate` scores a missing ranking.
+ * Every test is seeded with the same seed, so its p does not depend on the other tests.
+ *
+ * @example
+ * const runs = files.map((f) => ({ name: path.parse(f).name, perQuery: evaluate(runOf(f), qrels).perQuery }));
+ * const { tests } = compareRuns(runs, qrels, { swaps: 100000, seed: 42 });
+ * JSON.stringify({ tests }); // the `gbr compare --json` output
+ */
+export function compareRuns(
+  runs: readonly RunScores[],
+  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  opts: CompareOptions = {},
+): Comparison {
+  const qids = comparedQueries(queries);
+  const metrics = opts.metrics ?? METRICS;
+  for (const m of metrics) if (!(METRICS as readonly string[]).includes(m)) throw new RangeError(`unknown metric '${m}' (known: ${METRICS.join(", ")})`);
+  const byName = new Map<string, RunScores>();
+  for (const r of runs) {
+    if (byName.has(r.name)) throw new RangeError(`two runs are named '${r.name}'`);
+    byName.set(r.name, r);
+  }
+  const pairs: (readonly [string, string])[] = [];
+  if (opts.pairs) {
+    for (const [a, b] of opts.pairs) {
+      for (const name of [a, b]) if (!byName.has(name)) throw new RangeError(`pair ${a} vs ${b}: no run named '${name}' (runs: ${[...byName.keys()].join(", ")})`);
+      pairs.push([a, b]);
+    }
+  } else {
+    for (let i = 0; i < runs.length; i++) for (let j = i + 1; j < runs.length; j++) pairs.push([runs[i].name, runs[j].name]);
+  }
+  const column = (run: RunScores, m: Metric) => qids.map((q) => run.perQuery.get(q)?.[m] ?? 0);
+  const raw: Omit<SignificanceTest, "pHolm">[] = [];
+  for (const [a, b] of pairs) {
+    const ra = byName.get(a)!;
+    const rb = byName.get(b)!;
+    for (const metric of metrics) {
+      const r = pairedRandomizationTest(column(ra, metric), column(rb, metric), { swaps: opts.swaps, seed: opts.seed });
+      raw.push({ a, b, metric, meanA: r.meanA, meanB: r.meanB, delta: r.delta, p: r.p });
+    }
+  }
+  const adjusted = holm(raw.map((t) => t.p));
+  // Build each object with its keys in the documented order: JSON output follows it.
+  return { tests: raw.map((t, i) => ({ a: t.a, b: t.b, metric: t.metric, meanA: t.meanA, meanB: t.meanB, delta: t.delta, p: t.p, pHolm: adjusted[i] })) };
+}
+
+/**
+ * The queries a comparison runs over, in order: a qrels map's queries with a relevant document
+ * (as `evaluate` counts them), or the ids as given.
+ *
+ * @example
+ * comparedQueries(new Map([["q1", new Set(["ΑΚ::914"])], ["q2", new Set()]])); // ["q1"]
+ */
+export function comparedQueries(queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>): QueryId[] {
+  return queries instanceof Map
+    ? [...(queries as ReadonlyMap<QueryId, ReadonlySet<DocId>>)].filter(([, g]) => g.size > 0).map(([q]) => q)
+    : [...(queries as Iterable<QueryId>)];
+}

@@ -1,0 +1,134 @@
+/**
+ * The honest counterpart of the paper's oracle tuning. The paper picks the best (k1, b) on the
+ * very queries it reports, so its "+0.05 (original queries), +0.01 (reformulated)" (DESIGN.md
+ * §7) is an upper bound, not a deployable gain: it had no development split. k-fold
+ * cross-validation over the same finished sweep scores each query with a setting chosen
+ * without it.
+ */
+import type { QueryId } from "../types";
+import { meanOf, type Metric, type MetricValues } from "./metrics";
+import { checkMetric, firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
+import { Xoshiro128ss } from "../util/random";
+
+/**
+ * One fold of a cross-validated tuning.
+ *
+ * @example
+ * for (const f of cv.folds) console.log(f.fold, f.k1, f.b, f.testMean["Recall@100"]);
+ */
+export interface CvFold {
+  fold: number;
+  /** The setting chosen on the other folds' queries. */
+  k1: number;
+  b: number;
+  /** Its mean of the tuning metric on those training queries. */
+  trainValue: number;
+  /** The held-out queries, in the order of `queryIds`. */
+  testQueryIds: QueryId[];
+  /** The chosen setting's mean on the held-out queries. */
+  testMean: MetricValues;
+}
+
+/**
+ * What `crossValidatedTuning` returns: the honest estimate next to the oracle and the default.
+ *
+ * @example
+ * console.log(cv.default.value, cv.mean["Recall@100"], cv.oracle.value);
+ */
+export interface CvResult {
+  metric: Metric;
+  folds: CvFold[];
+  /**
+   * Pooled held-out estimate: every query counted once, with the setting chosen without it,
+   * macro-averaged in the order of `queryIds` (not the mean of fold means, which would weigh
+   * the smaller folds' queries more).
+   */
+  mean: MetricValues;
+  perQuery: Map<QueryId, MetricValues>;
+  /** The oracle (best on all these queries, the paper's number) for comparison. */
+  oracle: SweepChoice & { mean: MetricValues };
+  /** The untuned default (1.5, 0.75) on the same queries. */
+  default: SweepChoice & { mean: MetricValues };
+}
+
+/**
+ * Options of `crossValidatedTuning`.
+ *
+ * @example
+ * crossValidatedTuning(sweep, sweep.queryIds, { folds: 10, seed: 1, metric: "nDCG@10" });
+ */
+export interface CvOptions {
+  /** Number of folds (default 5). */
+  folds?: number;
+  /** Shuffle seed (default 42). */
+  seed?: number;
+  /** Metric to tune (default: the sweep's). */
+  metric?: Metric;
+}
+
+/**
+ * k-fold cross-validated tuning from a finished sweep (no retrieval is re-run): the queries
+ * are shuffled with the project's seeded generator (xoshiro128**, Fisher–Yates) and dealt
+ * round-robin into k folds (sizes differ by at most one); for each fold, the setting with the
+ * best mean `metric` on the other folds' queries (ties: first in grid order) is evaluated on the
+ * held-out fold. The pooled held-out means are the deployable estimate of tuning, which the
+ * paper, lacking a development split, does not report; `oracle` and `default` on the same
+ * queries sit beside it.
+ *
+ * @example
+ * const sweep = bm25Sweep(corpus, bench.queries, bench.qrels);
+ * const cv = crossValidatedTuning(sweep, sweep.queryIds, { folds: 5, seed: 42 });
+ * console.log(cv.default.value, cv.mean["Recall@100"], cv.oracle.value);
+ */
+export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
+  const k = opts.folds ?? 5;
+  const seed = opts.seed ?? 42;
+  const metric = opts.metric ?? sweep.metric;
+  checkMetric(metric);
+  if (!Number.isInteger(k) || k < 2) throw new RangeError(`folds must be an integer >= 2, got ${k}`);
+  if (queryIds.length < k) throw new RangeError(`${queryIds.length} queries cannot fill ${k} folds`);
+  if (new Set(queryIds).size !== queryIds.length) throw new RangeError("queryIds has duplicates");
+  if (sweep.grid.length === 0) throw new RangeError("the sweep has no settings");
+  for (const q of queryIds) {
+    if (!sweep.grid[0].perQuery.has(q)) throw new RangeError(`query '${q}' was not evaluated by the sweep`);
+  }
+
+  const foldOf = new Map<QueryId, number>();
+  seededShuffle(queryIds, seed).forEach((q, i) => foldOf.set(q, i % k));
+
+  const meanOver = (entry: SweepEntry, ids: readonly QueryId[]): MetricValues => meanOf(ids.map((q) => entry.perQuery.get(q)!));
+  const perQuery = new Map<QueryId, MetricValues>();
+  const folds: CvFold[] = [];
+  for (let f = 0; f < k; f++) {
+    // Both sides keep the order of `queryIds`, so the sums (and any float tie) do not depend on the shuffle.
+    const train = queryIds.filter((q) => foldOf.get(q) !== f);
+    const test = queryIds.filter((q) => foldOf.get(q) === f);
+    const chosen = firstBest(sweep.grid, (e) => meanOver(e, train)[metric]);
+    for (const q of test) perQuery.set(q, chosen.perQuery.get(q)!);
+    folds.push({ fold: f, k1: chosen.k1, b: chosen.b, trainValue: meanOver(chosen, train)[metric], testQueryIds: test, testMean: meanOver(chosen, test) });
+  }
+  const pooled = new Map(queryIds.map((q) => [q, perQuery.get(q)!] as const));
+
+  const oracleEntry = firstBest(sweep.grid, (e) => meanOver(e, queryIds)[metric]);
+  const oracleMean = meanOver(oracleEntry, queryIds);
+  const defaultMean = meanOver(sweep.defaultEntry, queryIds);
+  return {
+    metric,
+    folds,
+    mean: meanOf([...pooled.values()]),
+    perQuery: pooled,
+    oracle: { k1: oracleEntry.k1, b: oracleEntry.b, value: oracleMean[metric], mean: oracleMean },
+    default: { k1: sweep.defaultEntry.k1, b: sweep.defaultEntry.b, value: defaultMean[metric], mean: defaultMean },
+  };
+}
+
+/** A copy of `items` in a seeded random order (Fisher–Yates), the same on every platform for a seed. */
+function seededShuffle<T>(items: readonly T[], seed: number): T[] {
+  const rng = Xoshiro128ss.fromSeed(seed);
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.nextFloat() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}

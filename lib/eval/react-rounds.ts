@@ -1,0 +1,103 @@
+/**
+ * The paper's REACT round table (appendix C.4): after rounds 1, 2, 3, 5 and 10, the Recall@100 of
+ * what the observer kept against the recall of the candidate pool (all that was retrieved), and
+ * the calls and tokens per query so far. Evaluation only: it reads a REACT run's per-round
+ * rankings and costs through a structural view, so it depends on nothing of lib/llm.
+ */
+import type { DocId, QueryId, Run } from "../types";
+import { evaluate } from "./metrics";
+
+/**
+ * The rounds the paper's round table reports.
+ *
+ * @example
+ * reactRoundTable(result, qrels, PAPER_SNAPSHOT_ROUNDS);
+ */
+export const PAPER_SNAPSHOT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
+
+/**
+ * What the round table reads of a REACT run (a `ReactRunResult` is one).
+ *
+ * @example
+ * const view: ReactRoundsView = run.react;
+ */
+export interface ReactRoundsView {
+  rounds: number;
+  queryIds: readonly QueryId[];
+  /** round -> the kept rankings after that round. */
+  kept: ReadonlyMap<number, Run>;
+  /** round -> every article retrieved in rounds 1..r (not cut at 100). */
+  candidates: ReadonlyMap<number, Run>;
+  /** Per query: calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
+  perRound: ReadonlyMap<QueryId, readonly { calls: number; input: number; output: number; seconds: number }[]>;
+}
+
+/** One row of the REACT round table. */
+export interface ReactRoundRow {
+  round: number;
+  /** Macro Recall@100 of the observer-kept ranking after this round. */
+  keptRecall100: number;
+  /** Macro share of each query's gold articles retrieved in any round so far. */
+  candidateRecall100: number;
+  /** Mean LLM calls per query in rounds 1..round. */
+  callsPerQuery: number;
+  /** Mean LLM tokens (input + output) per query in rounds 1..round. */
+  tokensPerQuery: number;
+  inputTokensPerQuery: number;
+  outputTokensPerQuery: number;
+  /** Mean LLM seconds per query in rounds 1..round. */
+  secondsPerQuery: number;
+}
+
+/**
+ * The paper's round table: for rounds 1, 2, 3, 5 and 10 (those the run has), observer-kept
+ * Recall@100 (via `evaluate`), candidate-pool recall (gold found anywhere among the candidates
+ * retrieved so far / |gold|; the pool is not cut at 100, so it is computed here rather than by
+ * `evaluate`), both macro over the qrels' queries as `evaluate` averages (a query missing from
+ * the run counts 0), and the mean calls and tokens per query up to that round over the run's
+ * queries.
+ *
+ * @example
+ * for (const row of reactRoundTable(result, bench.qrels)) console.log(row.round, row.keptRecall100, row.candidateRecall100);
+ */
+export function reactRoundTable(
+  result: ReactRoundsView,
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  rounds: readonly number[] = PAPER_SNAPSHOT_ROUNDS,
+): ReactRoundRow[] {
+  const rows: ReactRoundRow[] = [];
+  const n = result.queryIds.length;
+  for (const r of rounds) {
+    if (r < 1 || r > result.rounds) continue;
+    const kept = evaluate(result.kept.get(r)!.rankings, qrels).mean["Recall@100"];
+    let poolSum = 0;
+    let judged = 0;
+    for (const [qid, gold] of qrels) {
+      if (gold.size === 0) continue;
+      judged++;
+      const pool = new Set(result.candidates.get(r)!.rankings.get(qid) ?? []);
+      let hits = 0;
+      for (const g of gold) if (pool.has(g)) hits++;
+      poolSum += hits / gold.size;
+    }
+    const cost = { calls: 0, input: 0, output: 0, seconds: 0 };
+    for (const q of result.queryIds) {
+      const t = result.perRound.get(q)![r - 1];
+      cost.calls += t.calls;
+      cost.input += t.input;
+      cost.output += t.output;
+      cost.seconds += t.seconds;
+    }
+    rows.push({
+      round: r,
+      keptRecall100: kept,
+      candidateRecall100: judged ? poolSum / judged : 0,
+      callsPerQuery: n ? cost.calls / n : 0,
+      tokensPerQuery: n ? (cost.input + cost.output) / n : 0,
+      inputTokensPerQuery: n ? cost.input / n : 0,
+      outputTokensPerQuery: n ? cost.output / n : 0,
+      secondsPerQuery: n ? cost.seconds / n : 0,
+    });
+  }
+  return rows;
+}

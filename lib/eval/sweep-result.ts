@@ -1,0 +1,126 @@
+/**
+ * A parameter sweep as evaluation sees it: every (k1, b) setting with its per-query metrics, the
+ * best and the default. `bm25Sweep` (lib/experiments/tuning.ts) produces it; cross-validation
+ * (./cross-validation.ts) and `sweepHeatmap` read it, without re-running any retrieval.
+ */
+import type { DocId, QueryId } from "../types";
+import { METRICS, type Metric, type MetricValues } from "./metrics";
+
+/**
+ * One (k1, b) setting of a sweep and how it scored.
+ *
+ * @example
+ * const e = sweep.grid.find((x) => x.k1 === 1.2 && x.b === 0.75)!;
+ * e.mean["nDCG@10"]; e.perQuery.get("Q-N4765-16")!["Recall@100"];
+ */
+export interface SweepEntry {
+  k1: number;
+  b: number;
+  /** Macro average over the evaluated queries, summed in qrels order (as `evaluate` does). */
+  mean: MetricValues;
+  perQuery: Map<QueryId, MetricValues>;
+  /** Positive-only top-100 doc ids per query; only with `keepRankings` (192 × queries × 100 ids otherwise held for nothing). */
+  rankings?: Map<QueryId, DocId[]>;
+}
+
+/**
+ * A setting and its value of the sweep's chosen metric.
+ *
+ * @example
+ * const { k1, b, value } = sweep.best; // value: mean Recall@100 at (k1, b)
+ */
+export interface SweepChoice {
+  k1: number;
+  b: number;
+  value: number;
+}
+
+/**
+ * What `bm25Sweep` returns: every setting's scores, the oracle best and the default.
+ *
+ * @example
+ * const gain = sweep.best.value - sweep.default.value; // the paper's "oracle tuning" gain
+ */
+export interface SweepResult {
+  /** Entries in grid order: k1 ascending, then b ascending within each k1. */
+  grid: SweepEntry[];
+  /** The setting with the highest mean of `metric`; ties go to the first in grid order. */
+  best: SweepChoice;
+  /** rank_bm25's default (k1 1.5, b 0.75) on the same queries, positive-only like the rest. */
+  default: SweepChoice;
+  /** The default's full entry: the grid's own when the grid has (1.5, 0.75), else run apart. */
+  defaultEntry: SweepEntry;
+  metric: Metric;
+  k1s: readonly number[];
+  bs: readonly number[];
+  epsilon: number;
+  /** The evaluated queries, in qrels order (the order every mean is summed in). */
+  queryIds: QueryId[];
+}
+
+/**
+ * The first item with the highest value: the one tie rule of every tuning choice (a sweep's
+ * best, each cross-validation fold's), so that on a tie the earlier setting in grid order wins.
+ *
+ * @example
+ * firstBest(sweep.grid, (e) => e.mean["Recall@100"]); // the oracle entry
+ */
+export function firstBest<T>(items: readonly T[], value: (item: T) => number): T {
+  let best = items[0];
+  let bestValue = value(best);
+  for (let i = 1; i < items.length; i++) {
+    const v = value(items[i]);
+    // Strict ">" keeps the earlier item on ties.
+    if (v > bestValue) {
+      best = items[i];
+      bestValue = v;
+    }
+  }
+  return best;
+}
+
+/**
+ * Refuses a metric name that is not one of the five (names can come from user input).
+ *
+ * @example
+ * checkMetric("P@5" as Metric); // throws RangeError
+ */
+export function checkMetric(metric: Metric): void {
+  if (!METRICS.includes(metric)) throw new RangeError(`unknown metric '${metric}' (one of ${METRICS.join(", ")})`);
+}
+
+/**
+ * A sweep as a plottable matrix (see `sweepHeatmap`).
+ *
+ * @example
+ * const { k1s, bs, z } = sweepHeatmap(sweep, "Recall@100");
+ */
+export interface SweepHeatmap {
+  metric: Metric;
+  /** Column labels (x axis), ascending. */
+  k1s: number[];
+  /** Row labels (y axis), ascending. */
+  bs: number[];
+  /** z[i][j] = mean metric at b = bs[i], k1 = k1s[j]; NaN where the grid has no such setting. */
+  z: number[][];
+}
+
+/**
+ * The sweep's mean `metric` as a matrix with rows by b and columns by k1 — the layout heatmap
+ * plotters (plotly's `{ type: "heatmap", x, y, z }`) expect, z indexed [row][column] = [y][x].
+ *
+ * @example
+ * const h = sweepHeatmap(sweep, "Recall@100");
+ * Plotly.newPlot(el, [{ type: "heatmap", x: h.k1s, y: h.bs, z: h.z }]);
+ * h.z.length; // 12 rows (b), h.z[0].length; // 16 columns (k1)
+ */
+export function sweepHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): SweepHeatmap {
+  checkMetric(metric);
+  const k1s = [...new Set(sweep.grid.map((e) => e.k1))].sort((x, y) => x - y);
+  const bs = [...new Set(sweep.grid.map((e) => e.b))].sort((x, y) => x - y);
+  const z = bs.map(() => k1s.map(() => Number.NaN));
+  const col = new Map(k1s.map((v, j) => [v, j] as const));
+  const row = new Map(bs.map((v, i) => [v, i] as const));
+  for (const e of sweep.grid) z[row.get(e.b)!][col.get(e.k1)!] = e.mean[metric];
+  return { metric, k1s, bs, z };
+}

@@ -1,0 +1,90 @@
+/**
+ * The human-readable `gbr compare` output: a ranx-style table of the runs with superscripts for
+ * significant wins, a legend, and the list of tests.
+ */
+import type { Metric, MetricValues } from "../eval/metrics";
+import type { Comparison } from "../eval/compare-runs";
+import { formatFixed } from "./format";
+import { formatTable } from "./text-table";
+
+/** ranx's superscript alphabet; Unicode has no superscript q, so q is skipped in labels too. */
+const LETTERS = "abcdefghijklmnoprstuvwxyz";
+const SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ";
+
+/**
+ * Options of `formatComparison` (the swaps, seed and query count only feed the legend).
+ *
+ * @example
+ * formatComparison(runs, comparison, METRICS, { alpha: 0.01, swaps: 100_000, seed: 42, queries: 283 });
+ */
+export interface ComparisonTableOptions {
+  /** Family-wise level for the superscripts (default 0.05). */
+  alpha?: number;
+  /** Swaps and seed, for the legend. */
+  swaps?: number;
+  seed?: number;
+  /** Number of queries, for the legend. */
+  queries?: number;
+}
+
+/**
+ * The human-readable comparison: a ranx-style table (one row per run, labelled a, b, c …;
+ * after each value the superscript labels of the runs it beats significantly, i.e. p_Holm < α
+ * with a higher mean), a legend, then every test with delta, p and p_Holm. Values have 4
+ * decimals rounded half to even; p-values as many decimals as 1/(swaps+1) needs. With more
+ * than 25 runs the superscripts run out, and beaten runs are listed in brackets instead.
+ *
+ * @example
+ * io.stdout(formatComparison(runs.map((r) => ({ name: r.name, mean: r.mean })), comparison, METRICS, { swaps: 100000, seed: 42 }));
+ */
+export function formatComparison(
+  runs: readonly { name: string; mean: MetricValues }[],
+  comparison: Comparison,
+  metrics: readonly Metric[],
+  opts: ComparisonTableOptions = {},
+): string {
+  const alpha = opts.alpha ?? 0.05;
+  const swaps = opts.swaps ?? 100_000;
+  const ascii = runs.length > LETTERS.length;
+  const label = (i: number) => (ascii ? spreadsheetLabel(i) : LETTERS[i]);
+  const index = new Map(runs.map((r, i) => [r.name, i]));
+  // beats[winner][metric] = indices of the runs it beats significantly on that metric
+  const beats = runs.map(() => new Map<Metric, number[]>());
+  for (const t of comparison.tests) {
+    if (!(t.pHolm < alpha) || t.delta === 0) continue;
+    const [w, l] = t.delta > 0 ? [t.a, t.b] : [t.b, t.a];
+    const wi = index.get(w);
+    const li = index.get(l);
+    if (wi === undefined || li === undefined) continue;
+    const list = beats[wi].get(t.metric) ?? [];
+    list.push(li);
+    beats[wi].set(t.metric, list);
+  }
+  const marks = (lost: number[] | undefined) => {
+    if (!lost?.length) return "";
+    const sorted = [...new Set(lost)].sort((x, y) => x - y);
+    return ascii ? ` [${sorted.map(label).join(",")}]` : sorted.map((i) => SUPERSCRIPTS[i]).join("");
+  };
+  const rows = runs.map((r, i) => [label(i), r.name, ...metrics.map((m) => formatFixed(r.mean[m], 4) + marks(beats[i].get(m)))]);
+  const pDigits = Math.max(4, Math.ceil(Math.log10(swaps + 1)));
+  const what = [
+    `two-sided paired randomization test, ${swaps.toLocaleString("en-US")} random sign flips`,
+    opts.seed !== undefined ? `seed ${opts.seed}` : "",
+    opts.queries !== undefined ? `${opts.queries} queries` : "",
+    `Holm over all ${comparison.tests.length} tests`,
+  ]
+    .filter(Boolean)
+    .join(", ");
+  const legend = ascii
+    ? `[x,y]: significantly better than runs x and y (${what}; p_Holm < ${alpha}).`
+    : `Superscripts: significantly better than the run with that label (${what}; p_Holm < ${alpha}).`;
+  const testRows = comparison.tests.map((t) => [t.a, t.b, t.metric, formatFixed(t.delta, 4), formatFixed(t.p, pDigits), formatFixed(t.pHolm, pDigits)]);
+  return [formatTable(["#", "run", ...metrics], rows), legend, "", formatTable(["a", "b", "metric", "delta", "p", "pHolm"], testRows)].join("\n");
+}
+
+/** a … z, aa, ab … (q included: these labels are never superscripted). */
+function spreadsheetLabel(i: number): string {
+  let s = "";
+  for (let k = i + 1; k > 0; k = Math.floor((k - 1) / 26)) s = String.fromCharCode(97 + ((k - 1) % 26)) + s;
+  return s;
+}

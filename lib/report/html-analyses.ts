@@ -1,0 +1,242 @@
+/**
+ * The report's sections about analyses beyond the main table, each present when its file is:
+ * significance, the BM25 tuning sweep, REACT rounds (with the gold retrieved but never kept)
+ * and cost.
+ */
+import { PAPER_MISSED_GOLD } from "../eval/react-missed";
+import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
+import { toNumber, type CsvRecord } from "./csv";
+import { plotlyText, pValueChart, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "./figures";
+import { escapeHtml } from "./html-inline";
+import { code, count, diffCell, note, number, numAuto, pValue, section, table, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
+import { isSignificanceReport, type ReportInputs } from "./report-inputs";
+
+/** One row of a test table; `pHolm` in bold when significant at 0.05 after Holm. */
+function testRow(t: { a: string; b: string; metric: string; meanA?: unknown; meanB?: unknown; delta?: unknown; p: unknown; pHolm: unknown }): CellLike[] {
+  const sigHolm = Number(t.pHolm) < 0.05;
+  return [
+    text(t.a, "name"),
+    text(t.b, "name"),
+    text(t.metric),
+    number(t.meanA),
+    number(t.meanB),
+    diffCell(t.delta),
+    { html: pValue(t.p), cls: "num" },
+    { html: sigHolm ? `<strong>${pValue(t.pHolm)}</strong>` : pValue(t.pHolm), cls: "num" },
+  ];
+}
+
+function testTable(tests: readonly Parameters<typeof testRow>[0][]): string {
+  return table(["A", "B", "metric", "mean A", "mean B", "Δ (A − B)", "p", "p (Holm)"], tests.map(testRow), { numericHeader: [false, false, false, true, true, true, true, true] });
+}
+
+/**
+ * Significance: the paired randomization tests of significance.json, in either of its shapes.
+ *
+ * @example
+ * significanceSection(inputs, figs).html;
+ */
+export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
+  const sig = inp.significance;
+  if (!sig) {
+    return section(
+      "significance",
+      "Significance",
+      note(`significance.json not found in ${code(inp.dir)}: run ${code("gbr compare --json …")} and save its output there to add the paired randomization tests.`),
+    );
+  }
+  if (isSignificanceReport(sig)) return section("significance", "Significance", twoFamilies(sig, figs));
+  if (!sig.tests.length) return section("significance", "Significance", note("significance.json lists no tests."));
+  const settings = [typeof sig.scope === "string" ? `scope: ${escapeHtml(sig.scope)}` : "", flipsAndSeed(sig.swaps, sig.seed)].filter(Boolean).join("; ");
+  let body = note(
+    `Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}; p-values before and after Holm correction over all the tests listed. Bold: significant at 0.05 after Holm.`,
+  );
+  body += testTable(sig.tests);
+  body += figs.add(pValueChart(sig.tests));
+  return section("significance", "Significance", body);
+}
+
+function flipsAndSeed(swaps: unknown, seed: unknown): string {
+  const n = toNumber(swaps);
+  const s = toNumber(seed);
+  return [n !== undefined ? `${n.toLocaleString("en-US")} random sign flips` : "", s !== undefined ? `seed ${s}` : ""].filter(Boolean).join(", ");
+}
+
+/** reproduce's significance.json: the paper's family of 20 first, the exploratory family apart. */
+function twoFamilies(sig: SignificanceReport, figs: FigureSet): string {
+  const queries = toNumber(sig.queries);
+  const settings = [flipsAndSeed(sig.swaps, sig.seed), queries !== undefined ? `${queries} queries` : ""].filter(Boolean).join(", ");
+  let body = note(`Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}. Bold: significant at 0.05 after Holm.`);
+
+  const paper = sig.paper;
+  const computed = paper.tests.filter((t): t is ComputedPaperTest => t.status === "computed");
+  const missing = paper.tests.filter((t): t is MissingPaperTest => t.status === "missing");
+  const of = toNumber(paper.of) ?? paper.tests.length;
+  body += `<h3>The paper's ${of} tests</h3>\n`;
+  body += note(
+    `${escapeHtml(toNumber(paper.computed) ?? computed.length)} of the paper's ${of} tests computed; Holm over all ${of}, missing tests counted as p = 1 ` +
+      `(the largest adjusted p the missing tests could give a computed test: one significant here stays significant once all ${of} are computed).`,
+  );
+  if (computed.length) {
+    body += testTable(computed);
+    body += figs.add(pValueChart(computed, 0.05, `The paper's tests: p before and after Holm over all ${of} (missing tests at p = 1)`));
+  }
+  if (missing.length) {
+    body +=
+      `<h4>Missing tests (${missing.length} of ${of}, each counted as p = 1)</h4>\n` +
+      table(
+        ["A", "B", "metrics", "reason"],
+        missingPairs(missing).map((g) => [text(g.a, "name"), text(g.b, "name"), text(g.metrics.join(", ")), text(g.reason ?? "", "reason")]),
+      );
+  }
+
+  const base = sig.baseline;
+  body += `<h3>Beyond the paper: every experiment against ${escapeHtml(base?.against ?? BASELINE_RUN)}</h3>\n`;
+  if (!base) body += note(`${code(BASELINE_RUN)} did not run, so there is no exploratory family.`);
+  else if (!base.tests.length) body += note(`No other experiment ran, so there is nothing to test against ${code(base.against)}.`);
+  else {
+    body += note(
+      `Exploratory, not among the paper's claims: its own family, with Holm over these ${toNumber(base.of) ?? base.tests.length} tests only (not combined with the paper's ${of}).`,
+    );
+    body += testTable(base.tests);
+    body += figs.add(pValueChart(base.tests, 0.05, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`));
+  }
+  return body;
+}
+
+/**
+ * The BM25 tuning sweep: default, oracle best and cross-validated estimate, and the k1 × b heatmap.
+ *
+ * @example
+ * sweepSection(inputs, figs).html;
+ */
+export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
+  const sw = inp.sweep;
+  if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));
+  const metric = sw.metric ?? "Recall@100";
+  const rows: CellLike[][] = [];
+  const point = (label: string, p: { k1?: unknown; b?: unknown; value?: unknown } | undefined) => {
+    if (p) rows.push([label, number(p.k1, 2), number(p.b, 2), number(p.value)]);
+  };
+  point("rank_bm25 default", sw.default);
+  point("best on these queries (oracle)", sw.best);
+  const cv = sw.cv as Record<string, unknown> | undefined;
+  if (cv && typeof cv === "object") {
+    const mean = cv.mean as Record<string, unknown> | undefined;
+    const value = typeof mean === "object" && mean ? mean[metric] : (cv.value ?? mean);
+    if (toNumber(value) !== undefined) rows.push([`cross-validated${toNumber(cv.folds) ? ` (${cv.folds} folds)` : Array.isArray(cv.folds) ? ` (${cv.folds.length} folds)` : ""}`, text("per fold"), text(""), number(value)]);
+  }
+  let body = note(
+    `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The best setting is chosen on the very queries it is scored on, so its gain is an upper bound; the cross-validated row (when present) is the honest estimate.`,
+  );
+  if (rows.length) body += table(["setting", "k1", "b", metric], rows, { numericHeader: [false, true, true, true] });
+  body += figs.add(sweepHeatmap(sw));
+  return section("sweep", "BM25 tuning sweep", body);
+}
+
+/**
+ * REACT rounds: recall and work per round, and the gold articles retrieved but never kept.
+ *
+ * @example
+ * reactSection(inputs, figs).html;
+ */
+export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
+  const rows = inp.reactRounds;
+  if (!rows) return section("react", "REACT rounds", note(`react-rounds.csv not found in ${code(inp.dir)}: REACT-BM25 did not run (it needs a chat model).`));
+  if (!rows.length) return section("react", "REACT rounds", note("react-rounds.csv has no rows."));
+  const cols = Object.keys(rows[0]);
+  const labels: Record<string, string> = {
+    round: "round",
+    keptRecall100: "kept Recall@100",
+    candidateRecall100: "candidate-pool recall",
+    missedGoldPairs: "gold retrieved, never kept",
+    missedGoldQueries: "queries affected",
+    callsPerQuery: "calls / query",
+    tokensPerQuery: "tokens / query",
+    inputTokensPerQuery: "input tokens / query",
+    outputTokensPerQuery: "output tokens / query",
+    secondsPerQuery: "seconds / query",
+  };
+  const counts = new Set(["round", "missedGoldPairs", "missedGoldQueries"]);
+  const digits = (c: string) => (/tokens/i.test(c) ? 1 : /seconds|calls/i.test(c) ? 2 : 4);
+  let body = figs.add(reactRoundsChart(rows));
+  body += table(
+    cols.map((c) => labels[c] ?? c),
+    rows.map((r) => cols.map((c) => (counts.has(c) ? count(r[c]) : number(r[c], digits(c))))),
+    { numericHeader: cols.map(() => true) },
+  );
+  body += missedGold(rows, cols, inp.reactMissed);
+  return section("react", "REACT rounds", body);
+}
+
+/**
+ * The appendix C.4 diagnostic: gold articles the planner's queries retrieved that the observer
+ * never kept, by round (react-rounds.csv's missedGold* columns) and pair by pair
+ * (react-missed.csv); empty when neither is there, so older outputs render as before.
+ */
+function missedGold(rows: CsvRecord[], cols: string[], pairs: CsvRecord[] | undefined): string {
+  const byRound = cols.includes("missedGoldPairs") && cols.includes("missedGoldQueries");
+  if (!byRound && !pairs) return "";
+  const paper = PAPER_MISSED_GOLD;
+  let ours = "";
+  if (byRound) {
+    const last = rows.filter((r) => toNumber(r.round) !== undefined).sort((x, y) => toNumber(x.round)! - toNumber(y.round)!).at(-1);
+    if (last) ours = `This run: by round ${numAuto(last.round)}, ${numAuto(last.missedGoldPairs)} pairs over ${numAuto(last.missedGoldQueries)} queries (per round: the columns “gold retrieved, never kept” and “queries affected” above). `;
+  }
+  let body =
+    `<h3>Gold retrieved but never kept (appendix C.4)</h3>\n` +
+    note(`Relevant query–article pairs that some planner query brought into BM25's top 100 in a round ≤ r but that the observer kept in no round ≤ r, and the queries with at least one.`) +
+    note(
+      `${ours}Paper, on its ${paper.ofQueries} queries: by round ${paper.round}, ${paper.pairs} pairs over ${paper.queries} queries (the paper's number, a reference line: not comparable on another set of queries).`,
+    );
+  if (pairs && !pairs.length) body += note("react-missed.csv lists no pair: every gold article the planner's queries retrieved was kept by the observer.");
+  else if (pairs) {
+    const queries = new Set(pairs.map((p) => p.query)).size;
+    const list = table(
+      ["query", "article", "first retrieved in round", "best BM25 rank", "rounds retrieved"],
+      pairs.map((p) => [text(p.query, "name"), text(p.article, "name"), count(p.firstRetrievedRound), count(p.bestRank), count(p.roundsRetrieved)]),
+      { numericHeader: [false, false, true, true, true] },
+    );
+    // A long list stays folded so the section keeps its shape; a short one is open.
+    body += `<details${pairs.length <= 25 ? " open" : ""}><summary>After the last round: ${pairs.length} pair${pairs.length === 1 ? "" : "s"} over ${queries} quer${queries === 1 ? "y" : "ies"} (react-missed.csv)</summary>\n${list}\n</details>`;
+  }
+  return body;
+}
+
+/**
+ * Cost: per-query and one-time work and price per method, and quality against cost.
+ *
+ * @example
+ * costSection(inputs, figs).html;
+ */
+export function costSection(inp: ReportInputs, figs: FigureSet): Section {
+  const rows = inp.cost;
+  if (!rows) return section("cost", "Cost", note(`cost.csv not found in ${code(inp.dir)}.`));
+  if (!rows.length) return section("cost", "Cost", note("cost.csv has no rows."));
+  let body = note(
+    "Per query: online LLM calls plus one embedding per query, tokens, wall time and API-equivalent cost (USD, from the price table). " +
+      "The one-time work on the corpus (indexing, embedding or translating the articles, fitting) is kept apart, as in the paper's Table 17, and never counted per query. " +
+      "Embedding tokens are the provider's counts, stored with each cached vector, or o200k estimates where the provider reported none (source column).",
+  );
+  // Files written before v0.5 lack the one-time columns and the token source: those cells stay empty.
+  const cell = (v: unknown, digits: number) => (v === undefined || v === "" ? text("") : number(v, digits));
+  body += table(
+    ["method", "calls / query", "LLM tokens / query", "embedding tokens / query", "token source", "seconds / query", "USD / query", "one-time calls", "one-time tokens", "one-time seconds", "one-time USD"],
+    rows.map((r) => [
+      text(r.method, "name"),
+      number(r.callsPerQuery, 2),
+      number(r.llmTokensPerQuery, 1),
+      number(r.embeddingTokensPerQuery, 1),
+      text(r.embeddingTokensSource ?? ""),
+      number(r.secondsPerQuery),
+      number(r.costPerQuery, 6),
+      cell(r.oneTimeCalls, 0),
+      cell(r.oneTimeTokens, 0),
+      cell(r.oneTimeSeconds, 2),
+      number(r.oneTimeCost, 4),
+    ]),
+    { numericHeader: [false, true, true, true, false, true, true, true, true, true, true] },
+  );
+  body += figs.add(qualityCostScatter(inp.summary, rows, "Recall@100"));
+  return section("cost", "Cost", body);
+}

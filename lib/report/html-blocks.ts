@@ -1,0 +1,195 @@
+/**
+ * The building blocks every section of the HTML report is made of: number formats, table cells
+ * and tables, notes, figures (as JSON blocks drawn by the page's script) and the section frame.
+ * Text always goes in through `escapeHtml`, data through `jsonForScript`.
+ */
+import { formatFixed } from "./format";
+import { toNumber } from "./csv";
+import type { Figure } from "./figures";
+import { escapeHtml, jsonForScript } from "./html-inline";
+
+/**
+ * Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–".
+ *
+ * @example
+ * num("0.5"); // "0.5000"
+ * num(""); // "–"
+ */
+export function num(value: unknown, digits = 4): string {
+  const n = toNumber(value);
+  return n === undefined ? "–" : formatFixed(n, digits);
+}
+
+/**
+ * Counts and statistics: integers as integers, anything else like `num`.
+ *
+ * @example
+ * numAuto("283"); // "283"
+ * numAuto("2.7385", 2); // "2.74"
+ */
+export function numAuto(value: unknown, digits = 4): string {
+  const n = toNumber(value);
+  return n !== undefined && Number.isInteger(n) ? String(n) : num(value, digits);
+}
+
+/**
+ * A p-value as HTML: 4 decimals, or "&lt; 0.0001" below that.
+ *
+ * @example
+ * pValue(0.00001); // "&lt; 0.0001"
+ */
+export function pValue(value: unknown): string {
+  const n = toNumber(value);
+  if (n === undefined) return "–";
+  return n < 0.0001 ? "&lt; 0.0001" : formatFixed(n, 4);
+}
+
+/**
+ * One table cell: its HTML (already escaped), an optional class and tooltip.
+ *
+ * @example
+ * const c: Cell = { html: "0.4200", cls: "num" };
+ */
+export interface Cell {
+  html: string;
+  cls?: string;
+  title?: string;
+}
+
+/**
+ * A cell, or plain text to be escaped into one.
+ *
+ * @example
+ * const row: CellLike[] = ["bm25-greekstemmer", number(0.42)];
+ */
+export type CellLike = Cell | string;
+
+/**
+ * A text cell (escaped), with an optional class.
+ *
+ * @example
+ * text(row.experiment, "name");
+ */
+export const text = (value: unknown, cls?: string): Cell => ({ html: escapeHtml(value), cls });
+
+/**
+ * A right-aligned number cell formatted by `num`.
+ *
+ * @example
+ * number(row.seconds, 2);
+ */
+export const number = (value: unknown, digits = 4): Cell => ({ html: num(value, digits), cls: "num" });
+
+/**
+ * A right-aligned count cell formatted by `numAuto`.
+ *
+ * @example
+ * count(row.queries);
+ */
+export const count = (value: unknown, digits = 4): Cell => ({ html: numAuto(value, digits), cls: "num" });
+
+/**
+ * An HTML table in a scrolling wrapper; plain-string cells are escaped.
+ *
+ * @example
+ * table(["field", "value"], [["dataset", "sample"]], { cls: "kv" });
+ */
+export function table(header: string[], rows: CellLike[][], opts: { caption?: string; numericHeader?: boolean[]; cls?: string } = {}): string {
+  const head = header.map((h, i) => `<th${opts.numericHeader?.[i] ? ' class="num"' : ""}>${escapeHtml(h)}</th>`).join("");
+  const body = rows
+    .map((r) => {
+      const cells = r.map((c) => {
+        const cell = typeof c === "string" ? text(c) : c;
+        return `<td${cell.cls ? ` class="${cell.cls}"` : ""}${cell.title ? ` title="${escapeHtml(cell.title)}"` : ""}>${cell.html}</td>`;
+      });
+      return `<tr>${cells.join("")}</tr>`;
+    })
+    .join("\n");
+  const caption = opts.caption ? `<caption>${escapeHtml(opts.caption)}</caption>` : "";
+  return `<div class="table-wrap"><table${opts.cls ? ` class="${opts.cls}"` : ""}>${caption}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
+}
+
+/**
+ * The page's figures, numbered in the order they are added: each becomes a placeholder div and
+ * its plotly spec as a JSON block, which the page's script draws.
+ *
+ * @example
+ * const figs = new FigureSet();
+ * body += figs.add(metricBarChart(summary, "Recall@100"), "Mean Recall@100 per experiment");
+ */
+export class FigureSet {
+  private specs: { id: string; fig: Figure }[] = [];
+  add(fig: Figure, caption?: string): string {
+    const id = `fig-${this.specs.length + 1}`;
+    this.specs.push({ id, fig });
+    const cap = caption ? `<p class="fig-caption">${escapeHtml(caption)}</p>` : "";
+    return (
+      `<figure class="plot"><div class="figure" id="${id}" data-spec="${id}-spec" style="height:${Number(fig.layout.height) || 450}px"></div>${cap}</figure>\n` +
+      `<script type="application/json" id="${id}-spec">${jsonForScript(fig)}</script>`
+    );
+  }
+  get count(): number {
+    return this.specs.length;
+  }
+}
+
+/**
+ * A paragraph of explanation (HTML, not escaped) in a note box, or another box class.
+ *
+ * @example
+ * note(`table1.csv not found in ${code(dir)}.`);
+ */
+export const note = (html: string, cls = "note") => `<p class="${cls}">${html}</p>`;
+
+/**
+ * Inline code (escaped).
+ *
+ * @example
+ * code("gbr compare --json …"); // "<code>gbr compare --json …</code>"
+ */
+export const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
+
+/**
+ * One section of the page: its anchor, its title (for the navigation) and its HTML.
+ *
+ * @example
+ * const { id, title, html }: Section = section("cost", "Cost", body);
+ */
+export interface Section {
+  id: string;
+  title: string;
+  html: string;
+}
+
+/**
+ * A section with its heading.
+ *
+ * @example
+ * return section("sweep", "BM25 tuning sweep", body);
+ */
+export function section(id: string, title: string, body: string): Section {
+  return { id, title, html: `<section id="${id}">\n<h2>${escapeHtml(title)}</h2>\n${body}\n</section>` };
+}
+
+/**
+ * A string made safe as a CSS class name (letters, digits and dashes, lower-case).
+ *
+ * @example
+ * safeClass("Failed: 429"); // "failed--429"
+ */
+export function safeClass(s: string): string {
+  return s.replace(/[^a-z0-9-]/gi, "-").toLowerCase();
+}
+
+/**
+ * A signed difference, coloured by size: |Δ| ≤ 0.02 close, ≤ 0.05 near, else far.
+ *
+ * @example
+ * diffCell(-0.031); // { html: "-0.0310", cls: "num diff near down" }
+ */
+export function diffCell(value: unknown): Cell {
+  const d = toNumber(value);
+  if (d === undefined) return { html: "–", cls: "num" };
+  const cls = Math.abs(d) <= 0.02 ? "close" : Math.abs(d) <= 0.05 ? "near" : "far";
+  return { html: `${d > 0 ? "+" : ""}${num(d)}`, cls: `num diff ${cls} ${d >= 0 ? "up" : "down"}` };
+}

@@ -1,0 +1,260 @@
+/**
+ * The report's sections about the run and its results: metadata, dataset statistics, results,
+ * reproduction (paper vs ours) and the per-area breakdown.
+ */
+import { formatFixed } from "./format";
+import { METRICS, type Metric } from "../eval/metrics";
+import { toNumber, type CsvRecord } from "./csv";
+import { areaBreakdownChart, metricBarChart } from "./figures";
+import { escapeHtml } from "./html-inline";
+import { code, count, diffCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
+import type { ReportInputs } from "./report-inputs";
+
+/**
+ * Run metadata: dataset, origin, revision, sizes, LLM, when and with what the run was made, and a
+ * warning when the numbers are on the demo set because the benchmark could not be loaded.
+ *
+ * @example
+ * metadataSection(inputs, "sample", plotlyBundle().version).html;
+ */
+export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
+  const m = inp.metadata;
+  const rows: CellLike[][] = [];
+  const counts = new Map<string, number>();
+  for (const r of inp.summary) counts.set(r.status, (counts.get(r.status) ?? 0) + 1);
+  const statusText = [...counts].map(([s, n]) => `${n} ${s}`).join(", ");
+  let warning = "";
+  if (m) {
+    const add = (label: string, value: unknown) => {
+      if (value === undefined || value === null || value === "") return;
+      rows.push([label, typeof value === "object" ? describeObject(value) : String(value)]);
+    };
+    add("dataset", m.dataset);
+    add("origin", m.origin);
+    add("source", m.source);
+    add("revision", m.revision);
+    add("articles", m.articles);
+    add("queries", m.queries);
+    add("LLM", m.llm);
+    add("created", m.createdAt);
+    add("Node.js", m.node);
+    if (m.fallback) {
+      add("fallback", m.fallback);
+      warning = note(
+        `The benchmark could not be loaded from the Hugging Face Hub; these numbers are on the bundled demo set, not the benchmark (${escapeHtml(describeObject(m.fallback))}).`,
+        "warning",
+      );
+    }
+  } else {
+    rows.push(["dataset", dataset]);
+  }
+  rows.push(["experiments", statusText || "none"]);
+  rows.push(["report built from", inp.dir]);
+  rows.push(["plotly.js", `${plotlyVersion} (inlined)`]);
+  const missing = m ? "" : note(`metadata.json not found in ${code(inp.dir)}; only the folder name is known.`);
+  return section("metadata", "Run metadata", warning + missing + table(["field", "value"], rows, { cls: "kv" }));
+}
+
+function describeObject(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value !== "object") return String(value);
+  if (Array.isArray(value)) return value.map(describeObject).join(", ");
+  return Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== null && v !== undefined && v !== "")
+    .map(([k, v]) => `${k}: ${typeof v === "object" ? `{${describeObject(v)}}` : String(v)}`)
+    .join("; ");
+}
+
+const TABLE1_LABELS: Record<string, [string, "int" | "share" | "num" | "median"]> = {
+  queries: ["queries", "int"],
+  articles: ["articles", "int"],
+  sources: ["sources", "int"],
+  judgments: ["relevance judgments", "int"],
+  distinctRelevant: ["distinct relevant articles", "int"],
+  relevantShareOfPool: ["share of the pool that is relevant", "share"],
+  goldPerQuery: ["gold articles per query", "num"],
+  multiGoldShare: ["queries with more than one gold article", "share"],
+  medianArticleWords: ["median article length (words)", "median"],
+  medianQueryWords: ["median query length (words)", "median"],
+};
+
+/**
+ * Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv.
+ *
+ * @example
+ * datasetSection(inputs).html;
+ */
+export function datasetSection(inp: ReportInputs): Section {
+  let body = "";
+  if (inp.table1?.length) {
+    const r = inp.table1[0];
+    const rows = Object.keys(r).map((k): CellLike[] => {
+      const [label, kind] = TABLE1_LABELS[k] ?? [k, "num"];
+      const v = toNumber(r[k]);
+      const shown = v === undefined ? text(r[k]) : kind === "share" ? { html: `${num(v)} (${formatFixed(100 * v, 2)}%)`, cls: "num" } : count(v, kind === "median" ? 1 : 4);
+      return [label, shown];
+    });
+    body += `<h3>Table 1 — the collection</h3>\n` + table(["statistic", "value"], rows, { numericHeader: [false, true], cls: "kv" });
+  } else body += note(`table1.csv not found in ${code(inp.dir)}.`);
+  if (inp.table6?.length) {
+    const cols = Object.keys(inp.table6[0]);
+    const labels: Record<string, string> = { area: "area", queries: "queries", goldArticles: "gold articles", relevantPerQuery: "relevant per query", medianGoldWords: "median gold length (words)" };
+    body +=
+      `<h3>Table 6 — per legal area</h3>\n` +
+      table(
+        cols.map((c) => labels[c] ?? c),
+        inp.table6.map((r) => cols.map((c) => (c === "area" ? text(r[c]) : count(r[c], /^median/i.test(c) ? 1 : 4)))),
+        { numericHeader: cols.map((c) => c !== "area") },
+      );
+  } else body += note(`table6.csv not found in ${code(inp.dir)}.`);
+  return section("dataset", "Dataset statistics", body);
+}
+
+function metricCell(r: CsvRecord, m: Metric, best: number | undefined): Cell {
+  const v = toNumber(r[m]);
+  if (v === undefined) return { html: "–", cls: "num" };
+  const sd = (toNumber(r.samples) ?? 1) > 1 ? toNumber(r[`sd ${m}`]) : undefined;
+  const shown = sd === undefined ? num(v) : `${num(v)} <span class="sd">± ${num(sd)}</span>`;
+  return { html: v === best ? `<strong>${shown}</strong>` : shown, cls: "num" };
+}
+
+/**
+ * Results: every experiment that ran with its five metrics (best in bold), what produced each
+ * row, two bar charts, and the experiments that did not run grouped by reason.
+ *
+ * @example
+ * resultsSection(inputs, figs).html;
+ */
+export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
+  const ok = inp.summary.filter((r) => r.status === "ok");
+  let body = "";
+  if (ok.length) {
+    const best = new Map(METRICS.map((m) => [m, Math.max(...ok.map((r) => toNumber(r[m]) ?? -Infinity))] as const));
+    const anySamples = ok.some((r) => (toNumber(r.samples) ?? 1) > 1);
+    body +=
+      note(`Mean over the queries; the best value of each metric in bold${anySamples ? "; ± is the standard deviation over repeated samples" : ""}. Seconds are wall time for the whole experiment.`) +
+      table(
+        ["experiment", "section", ...METRICS, "samples", "seconds"],
+        ok.map((r) => [text(r.experiment, "name"), text(r.section), ...METRICS.map((m) => metricCell(r, m, best.get(m))), count(r.samples), number(r.seconds, 2)]),
+        { numericHeader: [false, false, ...METRICS.map(() => true), true, true] },
+      );
+    // What produced each row, as recorded while it ran (summary.csv's setup; absent before v0.5).
+    const setups = ok.filter((r) => r.setup);
+    if (setups.length) {
+      body += `<details><summary>What produced each row (${setups.length}): parameters as sent, models and endpoints, prompts, parser</summary>\n${table(
+        ["experiment", "setup"],
+        setups.map((r) => [text(r.experiment, "name"), text(r.setup, "setup")]),
+      )}\n</details>`;
+    }
+    body += figs.add(metricBarChart(inp.summary, "Recall@100"));
+    body += figs.add(metricBarChart(inp.summary, "nDCG@10"));
+  } else {
+    body += note("No experiment ran successfully.");
+  }
+  const notRun = inp.summary.filter((r) => r.status !== "ok");
+  if (notRun.length) {
+    const groups = new Map<string, { status: string; reason: string; ids: string[] }>();
+    for (const r of notRun) {
+      const key = `${r.status}\u0000${r.reason ?? ""}`;
+      if (!groups.has(key)) groups.set(key, { status: r.status, reason: r.reason ?? "", ids: [] });
+      groups.get(key)!.ids.push(r.experiment);
+    }
+    body +=
+      `<h3>Not run (${notRun.length})</h3>\n` +
+      table(
+        ["status", "experiments", "reason"],
+        [...groups.values()].map((g) => [text(g.status, `status-${safeClass(g.status)}`), { html: g.ids.map((id) => `<span class="id">${escapeHtml(id)}</span>`).join(", "), cls: "ids" }, text(g.reason, "reason")]),
+      );
+  }
+  return section("results", "Results", body);
+}
+
+/**
+ * Reproduction: the paper's numbers next to ours, with the difference coloured by size.
+ *
+ * @example
+ * reproductionSection(inputs).html;
+ */
+export function reproductionSection(inp: ReportInputs): Section {
+  const rows = inp.reproduction;
+  if (!rows?.length) return section("reproduction", "Reproduction: paper vs ours", note(`reproduction.csv not found in ${code(inp.dir)}.`));
+  const datasets = [...new Set(rows.map((r) => r.dataset).filter(Boolean))];
+  let body = note(
+    `Ours ran on: ${datasets.map(code).join(", ") || "–"}. ` +
+      `Difference (ours − paper): <span class="diff close">|Δ| ≤ 0.02</span> <span class="diff near">|Δ| ≤ 0.05</span> <span class="diff far">|Δ| &gt; 0.05</span>. ` +
+      `Scope <em>paper-283</em> is the paper's 283 queries (the 2024 exams are not public); <em>public-257</em> is the public release as in the authors' quickstart.`,
+  );
+  body += table(
+    ["experiment", "metric", "scope", "paper", "ours", "diff", "status", "setup"],
+    rows.map((r) => [
+      text(r.experiment, "name"),
+      text(r.metric),
+      text(r.scope),
+      number(r.paper, 2),
+      number(r.ours),
+      diffCell(r.diff),
+      r.status === "ok" || !r.reason
+        ? text(r.status, `status-${safeClass(r.status)}`)
+        : { html: `<details><summary>${escapeHtml(r.status)}</summary><span class="reason">${escapeHtml(r.reason)}</span></details>`, cls: `status-${safeClass(r.status)}` },
+      text(r.setup),
+    ]),
+    { numericHeader: [false, false, false, true, true, true, false, false] },
+  );
+  return section("reproduction", "Reproduction: paper vs ours", body);
+}
+
+/** The experiments shown as bars per area: the paper's headline methods that ran, then the best others, at most 8. */
+function areaExperiments(inp: ReportInputs, metric: Metric): string[] {
+  const ok = inp.summary.filter((r) => r.status === "ok" && toNumber(r[metric]) !== undefined);
+  if (ok.length <= 8) return ok.map((r) => r.experiment);
+  const okIds = new Set(ok.map((r) => r.experiment));
+  const chosen = [...new Set((inp.reproduction ?? []).filter((r) => r.status === "ok" && okIds.has(r.experiment)).map((r) => r.experiment))].slice(0, 8);
+  for (const r of [...ok].sort((a, b) => toNumber(b[metric])! - toNumber(a[metric])!)) {
+    if (chosen.length >= 8) break;
+    if (!chosen.includes(r.experiment)) chosen.push(r.experiment);
+  }
+  return ok.map((r) => r.experiment).filter((id) => chosen.includes(id));
+}
+
+/**
+ * Per-area breakdown: mean Recall@100 per legal area, as bars for up to 8 experiments and as a
+ * table for all.
+ *
+ * @example
+ * areaSection(inputs, figs).html;
+ */
+export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
+  const rows = inp.perQuery;
+  if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));
+  const metric: Metric = "Recall@100";
+  const areaOf = (r: CsvRecord) => (r.area ?? "").trim() || "(no area)";
+  const areas = [...new Set(rows.map(areaOf))].sort((a, b) => a.localeCompare(b));
+  const experiments = [...new Set(rows.map((r) => r.experiment))];
+  const acc = new Map<string, { s: number; n: number }>();
+  for (const r of rows) {
+    const v = toNumber(r[metric]);
+    if (v === undefined) continue;
+    const k = `${r.experiment}\u0000${areaOf(r)}`;
+    const a = acc.get(k) ?? { s: 0, n: 0 };
+    a.s += v;
+    a.n++;
+    acc.set(k, a);
+  }
+  const shown = areaExperiments(inp, metric);
+  let body = figs.add(
+    areaBreakdownChart(rows, shown, metric),
+    shown.length < experiments.length ? `Bars for ${shown.length} of ${experiments.length} experiments (the paper's headline methods that ran, then the best others); the table has all.` : undefined,
+  );
+  body += table(
+    ["experiment", ...areas],
+    experiments.map((e) => [
+      text(e, "name"),
+      ...areas.map((a) => {
+        const x = acc.get(`${e}\u0000${a}`);
+        return number(x && x.n ? x.s / x.n : undefined);
+      }),
+    ]),
+    { caption: `Mean ${metric} per legal area`, numericHeader: [false, ...areas.map(() => true)] },
+  );
+  return section("areas", "Per-area breakdown", body);
+}

@@ -1,0 +1,87 @@
+/**
+ * The report page's own style sheet and drawing script, inlined into every page.
+ */
+
+/**
+ * The page's CSS: system fonts only, so the page loads nothing.
+ *
+ * @example
+ * `<style>${CSS}</style>`;
+ */
+export const CSS = `
+:root { --fg: #111827; --muted: #6b7280; --line: #e5e7eb; --bg-alt: #f9fafb; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", Arial, sans-serif; color: var(--fg); background: #fff; }
+main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 64px; }
+header h1 { margin: 0 0 4px; font-size: 26px; }
+header p { margin: 0; color: var(--muted); }
+nav { margin: 16px 0 8px; display: flex; flex-wrap: wrap; gap: 6px 14px; font-size: 14px; }
+nav a { color: #1d4ed8; text-decoration: none; }
+section { margin-top: 36px; }
+h2 { font-size: 21px; border-bottom: 2px solid var(--line); padding-bottom: 4px; }
+h3 { font-size: 16px; margin: 22px 0 8px; }
+h4 { font-size: 14.5px; margin: 16px 0 6px; }
+.table-wrap { overflow-x: auto; margin: 8px 0 16px; }
+table { border-collapse: collapse; font-size: 13.5px; min-width: 40%; }
+caption { text-align: left; color: var(--muted); padding: 4px 0; }
+th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th { background: #f3f4f6; font-weight: 600; white-space: nowrap; }
+tbody tr:nth-child(even) { background: var(--bg-alt); }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.name { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; white-space: nowrap; }
+td.ids span.id { white-space: nowrap; }
+td.ids { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; max-width: 420px; }
+td.reason, span.reason { color: #374151; font-size: 12.5px; max-width: 520px; overflow-wrap: anywhere; }
+td.setup { color: #374151; font-size: 12px; overflow-wrap: anywhere; }
+table.kv td:first-child { color: var(--muted); white-space: nowrap; }
+table.kv td:last-child { overflow-wrap: anywhere; }
+.sd { color: var(--muted); font-size: 12px; }
+.diff { padding: 1px 6px; border-radius: 4px; }
+.diff.close { background: #dcfce7; color: #166534; }
+.diff.near { background: #fef3c7; color: #92400e; }
+.diff.far { background: #fee2e2; color: #991b1b; }
+td.status-ok { color: #166534; }
+td.status-skipped { color: var(--muted); }
+td.status-failed { color: #b91c1c; font-weight: 600; }
+details summary { cursor: pointer; }
+.note { color: #374151; background: #f3f4f6; border-left: 4px solid #9ca3af; padding: 8px 12px; margin: 8px 0 12px; }
+.warning { background: #fef3c7; border-left: 4px solid #d97706; padding: 8px 12px; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.92em; background: #f3f4f6; padding: 0 3px; border-radius: 3px; }
+figure.plot { margin: 12px 0 20px; border: 1px solid var(--line); border-radius: 6px; padding: 4px; }
+.figure { width: 100%; min-height: 300px; }
+.fig-caption { color: var(--muted); font-size: 13px; margin: 4px 8px 4px; }
+.fig-error { color: #b91c1c; padding: 12px; }
+footer { margin-top: 48px; color: var(--muted); font-size: 13px; }
+`;
+
+/**
+ * The page's drawing script: draws every figure from its JSON block, and sets data-figures on
+ * <body> when all are done ("drawn" or "error") so tests and scripts can wait for it.
+ *
+ * @example
+ * `<script>${DRAW}</script>`;
+ */
+export const DRAW = `
+(function () {
+  var divs = Array.prototype.slice.call(document.querySelectorAll("div.figure[data-spec]"));
+  function fail(div, err) {
+    console.error("figure " + div.id + " failed: " + (err && err.message ? err.message : err));
+    div.innerHTML = "";
+    var p = document.createElement("p");
+    p.className = "fig-error";
+    p.textContent = "This figure could not be drawn: " + (err && err.message ? err.message : err);
+    div.appendChild(p);
+  }
+  var jobs = divs.map(function (div) {
+    try {
+      if (typeof Plotly === "undefined") throw new Error("plotly.js did not load");
+      var spec = JSON.parse(document.getElementById(div.getAttribute("data-spec")).textContent);
+      return Promise.resolve(Plotly.newPlot(div, spec.data, spec.layout, { responsive: true, displaylogo: false, showLink: false, showSendToCloud: false }))
+        .then(function () { return true; }, function (err) { fail(div, err); return false; });
+    } catch (err) { fail(div, err); return Promise.resolve(false); }
+  });
+  Promise.all(jobs).then(function (ok) {
+    document.body.setAttribute("data-figures", ok.every(Boolean) ? "drawn" : "error");
+  });
+})();
+`;

@@ -1,0 +1,102 @@
+/**
+ * What the HTML report reads: the files `gbr reproduce` (and `gbr compare`, the sweep) wrote
+ * into one dataset folder, summary.csv required and everything else optional.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { SignificanceReport } from "../eval/significance";
+import { readCsvIfExists, type CsvRecord } from "./csv";
+import type { SignificanceTest, SweepJson } from "./figures";
+
+/**
+ * significance.json as the report reads it: what `gbr reproduce` writes (`SignificanceReport`:
+ * the paper's 20 tests and, apart, the exploratory family against BM25), or the older flat
+ * shape `{ tests }` that `gbr compare --json` prints (earlier reproduce runs wrote it too, with
+ * `scope`, `swaps` and `seed` beside it).
+ *
+ * @example
+ * const sig: SignificanceFile = JSON.parse(await fs.readFile("outputs/sample/significance.json", "utf8"));
+ * isSignificanceReport(sig) ? sig.paper.computed : sig.tests.length;
+ */
+export type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
+
+/**
+ * Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`).
+ *
+ * @example
+ * isSignificanceReport({ tests: [] }); // false
+ */
+export function isSignificanceReport(value: unknown): value is SignificanceReport {
+  const paper = (value as { paper?: unknown } | null)?.paper;
+  return typeof paper === "object" && paper !== null && Array.isArray((paper as { tests?: unknown }).tests);
+}
+
+/**
+ * Everything the report reads from one dataset folder (optional parts undefined when absent).
+ *
+ * @example
+ * const { summary, sweep }: ReportInputs = await readReportInputs("outputs/sample");
+ */
+export interface ReportInputs {
+  dir: string;
+  summary: CsvRecord[];
+  perQuery?: CsvRecord[];
+  table1?: CsvRecord[];
+  table6?: CsvRecord[];
+  reproduction?: CsvRecord[];
+  metadata?: Record<string, unknown>;
+  cost?: CsvRecord[];
+  reactRounds?: CsvRecord[];
+  /** react-missed.csv: the gold articles REACT retrieved but never kept (MISSED_GOLD_COLUMNS). */
+  reactMissed?: CsvRecord[];
+  significance?: SignificanceFile;
+  sweep?: SweepJson;
+}
+
+async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+}
+
+/**
+ * Reads a dataset folder written by `gbr reproduce` (and `gbr compare`, the sweep): summary.csv
+ * is required; every other file is optional and left undefined when missing.
+ *
+ * @example
+ * const inputs = await readReportInputs("outputs/sample");
+ * inputs.summary.length; // one row per experiment
+ */
+export async function readReportInputs(dir: string): Promise<ReportInputs> {
+  const f = (name: string) => path.join(dir, name);
+  const summary = await readCsvIfExists(f("summary.csv"));
+  if (!summary) throw new Error(`${f("summary.csv")} not found: run 'gbr reproduce --out ${path.dirname(dir)}' first`);
+  const [perQuery, table1, table6, reproduction, cost, reactRounds, reactMissed] = await Promise.all(
+    ["per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv"].map((n) => readCsvIfExists(f(n))),
+  );
+  const metadata = await readJsonIfExists<Record<string, unknown>>(f("metadata.json"));
+  const significance = await readJsonIfExists<SignificanceFile>(f("significance.json"));
+  const sweep = await readJsonIfExists<SweepJson>(f("sweep.json"));
+  if (significance) checkSignificance(significance, f("significance.json"));
+  if (sweep && !(Array.isArray(sweep.k1s) && Array.isArray(sweep.bs) && Array.isArray(sweep.z))) {
+    throw new Error(`${f("sweep.json")}: expected {k1s, bs, z, …}`);
+  }
+  return { dir, summary, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
+}
+
+function checkSignificance(sig: SignificanceFile, file: string): void {
+  const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …} or {"tests": [...]}`;
+  if (isSignificanceReport(sig)) {
+    const base = (sig as { baseline?: unknown }).baseline;
+    if (base !== undefined && base !== null && !Array.isArray((base as { tests?: unknown }).tests)) throw new Error(`${file}: "baseline" must be null or have "tests": [...] (${expected})`);
+  } else if (!Array.isArray((sig as { tests?: unknown }).tests)) throw new Error(`${file}: ${expected}`);
+}
