@@ -13,11 +13,12 @@
  * the answer, token usage, wall time, and errors that carry the status and the server's own
  * message but never the key.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { createSemaphore } from "../util/semaphore";
 import { endpointOrigin, longRequestDispatcher } from "../util/http";
 import { describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../util/openai-errors";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
+import { openaiSdk } from "../util/sdk";
 
 /**
  * Re-exported from ./types, where every chat provider now finds it, for the callers (and tests)
@@ -94,7 +95,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   // Node's fetch would otherwise give up after 300 s without response headers, whatever `timeout`
   // says; the SDK's timer bounds the wait for headers, undici's body timeout a stalled body.
   const dispatcher = longRequestDispatcher({ headersTimeoutMs: 0, bodyTimeoutMs: timeout });
-  const client = new OpenAI({
+  const client = new (openaiSdk().default)({
     apiKey,
     baseURL,
     maxRetries,

@@ -13,6 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir } from "../paths";
 import type { ParserName } from "./types";
+import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 /**
  * The nine prompt constants of the paper's notebook, in the notebook's order.
@@ -151,12 +152,12 @@ export function parserFor(set: Pick<PromptSet, "name">): ParserName {
  * try { loadPromptSet("official"); }
  * catch (e) { if (e instanceof PromptError && e.code === "NOT_PULLED") console.error(e.message); }
  */
-export class PromptError extends Error {
-  constructor(
-    message: string,
-    readonly code: "NOT_PULLED" | "MISSING_VALUE" | "MISSING_CONSTANTS" | "INVALID",
-  ) {
-    super(message);
+export class PromptError extends GbrError {
+  declare readonly code: "NOT_PULLED" | "MISSING_VALUE" | "MISSING_CONSTANTS" | "INVALID";
+
+  constructor(message: string, code: PromptError["code"], options: GbrErrorOptions = {}) {
+    // Prompts that were never pulled are a resource not here (skip), not a fault.
+    super(message, code, { unavailable: code === "NOT_PULLED", ...options });
     this.name = "PromptError";
   }
 }

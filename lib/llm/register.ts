@@ -2,15 +2,20 @@ import path from "node:path";
 import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
 import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
 import { dataDir } from "../paths";
-import { indexCorpus } from "../sparse/bm25-retriever";
+import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
-import { addCosts, zeroWork } from "../util/run-cost";
+import { addCosts, secondsOf, timed } from "../util/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
-import { reactParserFor, reactPromptsOf, reactRun, type ReactRun } from "./react";
-import type { CachedOutcome } from "./reformulate";
+import { reactRun, type ReactContext, type ReactRun } from "./react";
+import { reactParserFor, reactPromptsOf } from "./react-prompts";
+import type { CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
+import { chatFromEnv } from "./chat-from-env";
+import { openReplayCache, withReplay } from "../cache/replay";
+import { reformulate } from "./reformulate";
+import { translateItems } from "./translate";
 
 /**
  * The chat model the LLM methods use: `--llm` / `GBR_CHAT_MODEL` from the environment's
@@ -21,9 +26,6 @@ import { splitModelId } from "../util/model-id";
  * const llm = await chatModelFor({ llm: "openai/gpt-oss-120b" });
  */
 export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
-  // Loaded here, not at the top: the SDKs take a while to load and most commands never chat.
-  const { chatFromEnv } = require("./chat-from-env") as typeof import("./chat-from-env");
-  const { openReplayCache, withReplay } = require("../cache/replay") as typeof import("../cache/replay");
   const provider = chatFromEnv(opts.llm);
   let model: ChatModel = provider;
   if (opts.replay !== "off") {
@@ -51,11 +53,14 @@ function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEnt
   return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused }));
 }
 
-/** The online and one-time chat work of cached answers (reused ones count with their recorded usage). */
-function llmCost(model: ChatModel, online: readonly CachedOutcome[], corpus: readonly CachedOutcome[] = []): RunCost {
+/**
+ * The online and one-time chat work of cached answers (reused ones count with their recorded
+ * usage), with the wall time each part took.
+ */
+function llmCost(model: ChatModel, online: { outcomes: readonly CachedOutcome[]; seconds: number }, corpus = { outcomes: [] as readonly CachedOutcome[], seconds: 0 }): RunCost {
   return {
-    online: llmWork(online.map((o) => o.record.usage)),
-    corpus: llmWork(corpus.map((o) => o.record.usage)),
+    online: { ...llmWork(online.outcomes.map((o) => o.record.usage)), seconds: online.seconds },
+    corpus: { ...llmWork(corpus.outcomes.map((o) => o.record.usage)), seconds: corpus.seconds },
     llmModel: splitModelId(model.id).model,
   };
 }
@@ -95,7 +100,6 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
 registerRetriever("reform:", async (name, bench, opts) => {
   const innerName = name.slice("reform:".length);
   const inner = await createRetriever(innerName, bench, opts);
-  const { reformulate } = require("./reformulate") as typeof import("./reformulate");
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
   const kind = rewriteKindFor(innerName);
@@ -105,14 +109,16 @@ registerRetriever("reform:", async (name, bench, opts) => {
     async retrieve(queries: Query[], k: number): Promise<Run> {
       const dir = workDir(bench, opts, `reform-${kind}`, model, prompts);
       let outcomes: CachedOutcome[] = [];
-      const rewrites = await reformulate(queries, kind, model, prompts, {
-        outFile: path.join(dir, "rewrites.jsonl"),
-        log: opts.log,
-        onRecords: (o) => (outcomes = o),
-      });
+      const { value: rewrites, seconds } = await timed(() =>
+        reformulate(queries, kind, model, prompts, {
+          outFile: path.join(dir, "rewrites.jsonl"),
+          log: opts.log,
+          onRecords: (o) => (outcomes = o),
+        }),
+      );
       const searched = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
       const llm = llmRunInfo(model, prompts, [promptName, "REWRITE_SYSTEM"], entriesOf(`rewrite-${kind}`, outcomes));
-      return runOn(name, inner, searched, k, llm, llmCost(model, outcomes));
+      return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }));
     },
   };
 });
@@ -128,32 +134,35 @@ registerRetriever("reform:", async (name, bench, opts) => {
  */
 registerRetriever("translate:", async (name, bench, opts) => {
   const innerName = name.slice("translate:".length);
-  const { translateItems } = require("./translate") as typeof import("./translate");
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
   const dir = workDir(bench, opts, "translate", model, prompts);
   let articles: CachedOutcome[] = [];
-  const english = await translateItems(bench.docs, "article", model, prompts, {
-    outFile: path.join(dir, "articles.jsonl"),
-    log: opts.log,
-    concurrency: 4,
-    onRecords: (o) => (articles = o),
-  });
+  const { value: english, seconds: articleSeconds } = await timed(() =>
+    translateItems(bench.docs, "article", model, prompts, {
+      outFile: path.join(dir, "articles.jsonl"),
+      log: opts.log,
+      concurrency: 4,
+      onRecords: (o) => (articles = o),
+    }),
+  );
   const englishBench: Benchmark = { ...bench, name: `${bench.name}-en`, docs: bench.docs.map((d) => ({ id: d.id, text: english.get(d.id) ?? d.text })) };
   const inner = await createRetriever(innerName, englishBench, opts);
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
       let outcomes: CachedOutcome[] = [];
-      const q = await translateItems(queries, "query", model, prompts, {
-        outFile: path.join(dir, "queries.jsonl"),
-        log: opts.log,
-        onRecords: (o) => (outcomes = o),
-      });
+      const { value: q, seconds } = await timed(() =>
+        translateItems(queries, "query", model, prompts, {
+          outFile: path.join(dir, "queries.jsonl"),
+          log: opts.log,
+          onRecords: (o) => (outcomes = o),
+        }),
+      );
       const searched = queries.map((x) => ({ id: x.id, text: q.get(x.id) ?? x.text }));
       const entries = [...entriesOf("translate-article", articles), ...entriesOf("translate-query", outcomes)];
       const llm = llmRunInfo(model, prompts, ["TRANSLATION_SYSTEM", "TRANSLATION_USER"], entries);
-      return runOn(name, inner, searched, k, llm, llmCost(model, outcomes, articles));
+      return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }, { outcomes: articles, seconds: articleSeconds }));
     },
   };
 });
@@ -170,30 +179,29 @@ registerRetriever("translate:", async (name, bench, opts) => {
 registerRetriever("react-bm25", async (name, bench, opts) => {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
-  const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+  const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), opts);
   const scorer = corpus.index.withParams();
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<ReactRun> {
       const traceDir = opts.traceDir ?? path.join(workDir(bench, opts, "react", model, prompts), "traces");
-      const result = await reactRun(
-        queries,
-        {
-          corpus,
-          scorer,
-          docs: bench.docs,
-          planner: model,
-          observer: model,
-          prompts: reactPromptsOf(prompts),
-          parser: reactParserFor(parserFor(prompts)),
-          rounds: opts.rounds ?? 10,
-          seed: opts.seed,
-        },
-        {
+      const ctx: ReactContext = {
+        corpus,
+        scorer,
+        docs: bench.docs,
+        planner: model,
+        observer: model,
+        prompts: reactPromptsOf(prompts),
+        parser: reactParserFor(parserFor(prompts)),
+        rounds: opts.rounds ?? 10,
+        seed: opts.seed,
+      };
+      const { value: result, seconds } = await timed(() =>
+        reactRun(queries, ctx, {
           traceDir,
           resume: true,
           onQuery: ({ index, total, resumed }) => opts.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
-        },
+        }),
       );
       // The record and the work come from the traces, resumed queries included: the requests
       // whose answers the run used, with the usage recorded when they were made.
@@ -218,7 +226,7 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
           bm25: { tokenizer: "greekstemmer", k1, b, epsilon, positiveOnly: true },
           llm: llmRunInfo(model, prompts, ["PLANNER_SYSTEM", "PLANNER_FIRST", "PLANNER_NEXT", "OBSERVER_SYSTEM", "OBSERVER_USER"], entries),
         },
-        cost: { online: llmWork(usages), corpus: zeroWork(), llmModel: splitModelId(model.id).model },
+        cost: { online: { ...llmWork(usages), seconds }, corpus: secondsOf(corpus.seconds), llmModel: splitModelId(model.id).model },
         react: result,
       };
     },

@@ -3,7 +3,7 @@
  * objects the method made and the model it called, never from a table of intended settings: a
  * parameter in metadata.json or summary.csv is one that was sent.
  */
-import type { LlmRunInfo, ProviderWork } from "../types";
+import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../util/run-cost";
 import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
@@ -86,7 +86,7 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
  * @example
  * llmWork([{ input: 900, output: 120 }]); // { llmCalls: 1, llmInput: 900, llmOutput: 120, … }
  */
-export function llmWork(usages: Iterable<ChatUsage>): ProviderWork {
+export function llmWork(usages: Iterable<ChatUsage>): Work {
   const w = zeroWork();
   for (const u of usages) {
     w.llmCalls++;

@@ -8,7 +8,7 @@
  */
 import { parseTranslationOfficial } from "./official-parsers";
 import { fillPrompt, parserFor, type PromptSet } from "./prompts";
-import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./reformulate";
+import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
 import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } from "./types";
 
 /**

@@ -3,6 +3,7 @@
  * such as vLLM serving gpt-oss-120b, Gemini) implements, so that reformulation, translation and
  * REACT-BM25 never see a provider's SDK.
  */
+import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 export interface ChatRequest {
   system: string;
@@ -96,14 +97,19 @@ export interface ChatModel {
   complete(req: ChatRequest): Promise<ChatResponse>;
 }
 
-/** Raised by chat providers and the LLM methods; `code` is stable for callers to switch on. */
-export class ChatError extends Error {
-  constructor(
-    message: string,
-    readonly code: "NOT_CONFIGURED" | "PROVIDER" | "EMPTY" | "BUDGET",
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/**
+ * Raised by chat providers and the LLM methods; `code` is stable for callers to switch on:
+ * NOT_CONFIGURED (no provider or model set up: unavailable, so experiments are skipped),
+ * PROVIDER (the server failed), EMPTY, BUDGET (an article too long for an observer prompt).
+ *
+ * @example
+ * throw new ChatError("no chat server configured; set GBR_CHAT_BASE_URL", "NOT_CONFIGURED");
+ */
+export class ChatError extends GbrError {
+  declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "EMPTY" | "BUDGET";
+
+  constructor(message: string, code: ChatError["code"], options: GbrErrorOptions = {}) {
+    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...options });
     this.name = "ChatError";
   }
 }
@@ -124,7 +130,7 @@ export class ChatProviderError extends ChatError {
     code: ChatError["code"],
     /** HTTP status of the last answer, when there was one. */
     readonly status: number | undefined,
-    options?: { cause?: unknown },
+    options: GbrErrorOptions = {},
   ) {
     super(message, code, options);
     this.name = "ChatError";

@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadBenchmark } from "../../lib/data/source";
 import { OFFICIAL_COMMIT, OFFICIAL_NOTEBOOK_PATH, OFFICIAL_REPO } from "../../lib/llm/official-prompts";
-import type { ReactTrace } from "../../lib/llm/react";
+import type { ReactTrace } from "../../lib/llm/react-traces";
 import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
 import { startStaticServer, type StaticServer } from "../fakes/static-server";
 import { runGbr } from "../helpers/gbr";

@@ -4,25 +4,12 @@ import os from "node:os";
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import fc from "fast-check";
-import {
-  observerBatches,
-  observerMessage,
-  observerPromptTokens,
-  NOTHING_KEPT_YET,
-  reactParserFor,
-  parseObserverAnswer,
-  parsePlannerAnswer,
-  reactRanking,
-  reactRoundTable,
-  reactRun,
-  runReact,
-  traceFileName,
-  CHAT_OVERHEAD_TOKENS,
-  type KeptInfo,
-  type ReactContext,
-  type ReactPrompts,
-  type ReactTrace,
-} from "../../lib/llm/react";
+import { observerBatches, observerPromptTokens, CHAT_OVERHEAD_TOKENS } from "../../lib/llm/react-batches";
+import { observerMessage, NOTHING_KEPT_YET, reactParserFor, type ReactPrompts } from "../../lib/llm/react-prompts";
+import { parseObserverAnswer, parsePlannerAnswer } from "../../lib/llm/react-parse";
+import { reactRanking, reactRun, runReact, type KeptInfo, type ReactContext } from "../../lib/llm/react";
+import { reactRoundTable } from "../../lib/eval/react-rounds";
+import { traceFileName, type ReactTrace } from "../../lib/llm/react-traces";
 import { countTokens } from "../../lib/util/tokens";
 import { ChatError, stripReasoning, type ChatModel, type ChatRequest } from "../../lib/llm/types";
 import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";

@@ -12,11 +12,11 @@ import {
   buildRewriteRequest,
   parseDenseRewrite,
   parseSparseRewrite,
-  readCacheFile,
   reformulate,
   REFORMULATION_PARAMS,
   type RewriteRecord,
 } from "../../lib/llm/reformulate";
+import { readCacheFile } from "../../lib/llm/cached-calls";
 import { buildTranslationRequest, cleanTranslation, translateItems, TRANSLATION_PARAMS } from "../../lib/llm/translate";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/llm/types";
 

@@ -1,0 +1,189 @@
+/**
+ * The record REACT-BM25 keeps of every query (one JSON file per query, written after every
+ * round): what each call cost and was sent with, what was retrieved and kept, the ranking after
+ * each round; and the file handling that makes a run resumable.
+ */
+import { createHash } from "node:crypto";
+import { promises as fs } from "node:fs";
+import type { DocId, QueryId } from "../types";
+import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
+
+
+/** One LLM call as the trace records it. */
+export interface ReactCall {
+  usage: ChatUsage;
+  seconds: number;
+  /** Served from the replay cache. */
+  replayed?: boolean;
+  /** The generation parameters of the request that was sent (what runs record as their settings). */
+  params: ChatParams;
+}
+
+/** Calls, tokens and time, summed. */
+export interface ReactTotals {
+  calls: number;
+  input: number;
+  output: number;
+  /** Sum of the calls' wall times (a replayed call counts its original time). */
+  seconds: number;
+}
+
+/** One observer batch of one round. */
+export interface ReactObserverTrace extends ReactCall {
+  /** The batch's article ids in BM25 rank order. */
+  ids: DocId[];
+  /** Counted prompt tokens (o200k, chat overhead included). */
+  promptTokens: number;
+  raw: string;
+  /** The answer without reasoning blocks (what was parsed). */
+  text: string;
+  kept: { id: DocId; reason: string }[];
+  none: boolean;
+  /** Ids the observer named that were not in this batch. */
+  ignored: string[];
+}
+
+/** Everything one REACT round did. */
+export interface ReactRoundTrace {
+  round: number;
+  planner: ReactCall & { raw: string; text: string; query: string };
+  /** BM25 results of the planner's query: ids with 1-based ranks and scores. */
+  retrieved: { id: DocId; rank: number; score: number }[];
+  observer: ReactObserverTrace[];
+  /** Articles kept in this round (over all batches, first mention wins). */
+  kept: { id: DocId; reason: string }[];
+  /** The kept ranking after this round (the snapshot). */
+  ranking: DocId[];
+  /** Ids retrieved for the first time in this round, in rank order; the candidate pool after
+   * round r is the concatenation of this list over rounds 1..r. */
+  newCandidates: DocId[];
+  /** This round's calls. */
+  totals: ReactTotals;
+}
+
+/** The JSON-serialisable record of one query's REACT run, as written to `<traceDir>/<id>.json`. */
+export interface ReactTrace {
+  /** 2 since the authors' rendering of documents, history and kept texts (v0.5); older traces are run again. */
+  version: 2;
+  query: { id: QueryId; text: string };
+  config: {
+    rounds: number;
+    /** The parser that read the answers. */
+    parser: ParserName;
+    /** sha256 of the five prompt templates (`reactPromptsSha256`): a trace is reused only for the same prompts. */
+    promptsSha256: string;
+    planner: string;
+    observer: string;
+    temperature: number;
+    topP: number;
+    reasoningEffort: "low" | "medium" | "high";
+    maxTokens: number;
+    observerMaxTokens: number;
+    budgetTokens: number;
+  };
+  rounds: ReactRoundTrace[];
+  /** False while the query is running (a trace written after each round) or after a failure. */
+  complete: boolean;
+  /** Set when the query failed. */
+  error?: string;
+  /** The final ranking (the last round's snapshot). */
+  ranking: DocId[];
+  totals: ReactTotals;
+  /** Wall time of the whole query, BM25 and token counting included. */
+  wallSeconds: number;
+}
+
+/**
+ * No calls yet.
+ *
+ * @example
+ * const t = zeroTotals(); t.calls; // 0
+ */
+export const zeroTotals = (): ReactTotals => ({ calls: 0, input: 0, output: 0, seconds: 0 });
+
+/**
+ * Counts one call into running totals.
+ *
+ * @example
+ * addCall(totals, plannerCall);
+ */
+export function addCall(t: ReactTotals, c: ReactCall): void {
+  t.calls += 1;
+  t.input += c.usage.input;
+  t.output += c.usage.output;
+  t.seconds += c.seconds;
+}
+
+/**
+ * The sum of some totals.
+ *
+ * @example
+ * sumTotals(trace.rounds.map((r) => r.totals)).calls;
+ */
+export function sumTotals(list: readonly ReactTotals[]): ReactTotals {
+  const t = zeroTotals();
+  for (const x of list) {
+    t.calls += x.calls;
+    t.input += x.input;
+    t.output += x.output;
+    t.seconds += x.seconds;
+  }
+  return t;
+}
+
+/**
+ * A call as the trace records it: usage, time, whether it was replayed, and the parameters of the
+ * request that was sent.
+ *
+ * @example
+ * const call = callRecord(req, await model.complete(req));
+ */
+export function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
+  const c: ReactCall = { usage: { input: r.usage.input, output: r.usage.output }, seconds: r.seconds, params: chatParams(req) };
+  if (r.replayed) c.replayed = true;
+  return c;
+}
+
+/**
+ * The trace file name of a query id: the id itself when it is a safe file name, otherwise its
+ * letters, digits, `_`, `.` and `-` with the rest as `_`, plus a short hash of the id so two ids
+ * never share a file.
+ *
+ * @example
+ * traceFileName("Q-N4765-16"); // "Q-N4765-16.json"
+ * traceFileName("ΑΚ/914");     // "___914.98b5d27bdc.json"
+ */
+export function traceFileName(queryId: QueryId): string {
+  const safe = queryId.replace(/[^A-Za-z0-9_.-]/g, "_");
+  if (safe === queryId && safe.length > 0 && safe.length <= 120 && !safe.startsWith(".")) return `${safe}.json`;
+  const hash = createHash("sha256").update(queryId).digest("hex").slice(0, 10);
+  return `${safe.replace(/^\.+/, "_").slice(0, 80)}.${hash}.json`;
+}
+
+/**
+ * Writes a file so that a reader (or a resumed run) never sees half of it: a temp file in the
+ * same folder, then a rename.
+ *
+ * @example
+ * await writeAtomic(path.join(dir, traceFileName(q.id)), JSON.stringify(trace));
+ */
+export async function writeAtomic(file: string, data: string): Promise<void> {
+  // Rename within one folder is atomic, so a reader (or a resumed run) never sees half a file.
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  await fs.writeFile(tmp, data);
+  await fs.rename(tmp, file);
+}
+
+/**
+ * A saved trace, or undefined when it is missing or unreadable (the query then runs again).
+ *
+ * @example
+ * const saved = await readTrace(file);
+ */
+export async function readTrace(file: string): Promise<ReactTrace | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(file, "utf8")) as ReactTrace;
+  } catch {
+    return undefined; // missing or unreadable: run the query again
+  }
+}
