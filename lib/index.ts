@@ -17,8 +17,8 @@ export { readQrels, writeTrecQrels } from "./data/qrels";
 export { readRun, readTrec, readJsonRun, writeTrec, writeJsonRun, formatTrec } from "./data/runs";
 export { pullHub, pullHubToDir } from "./data/hub";
 export { datasetStats, areaStats, sourceOf, median, type DatasetStats, type AreaStats } from "./data/stats";
-export { DataError } from "./data/errors";
-export { DownloadError } from "./data/download";
+export { DataError } from "./util/errors";
+export { DownloadError } from "./util/download";
 export { SAMPLE_DIR, dataDir } from "./paths";
 
 // text

@@ -32,6 +32,70 @@ export interface RetrieverOptions extends TokenizerContext {
   workDir?: string;
   /** Reports progress of long embedding jobs. */
   onProgress?: (label: string, done: number, total: number) => void;
+  /**
+   * Shares what is built between retrievers: with a cache, a retriever asked for twice with the
+   * same name and options is built once, its runs for the same queries are computed once, and
+   * an indexed corpus is built once per tokenizer (`gbr reproduce` uses one per run).
+   */
+  cache?: BuildCache;
+}
+
+/**
+ * What one job builds once and shares: values keyed by an owner object (a benchmark, a corpus's
+ * documents) and a string, kept only while the owner lives. A failure is kept too, so everything
+ * that depends on, say, an unconfigured provider reports the same reason without trying again.
+ *
+ * @example
+ * const cache = new BuildCache();
+ * const opts = { cache };
+ * await createRetriever("bm25-greekstemmer", bench, opts); // indexed
+ * await createRetriever("rrf:bm25-greekstemmer+lsi", bench, opts); // BM25 part reused, not rebuilt
+ */
+export class BuildCache {
+  private readonly byOwner = new WeakMap<object, Map<string, Promise<unknown>>>();
+
+  /**
+   * The value for (owner, key), made by `make` the first time it is asked for.
+   *
+   * @example
+   * const corpus = await cache.once(bench.docs, "corpus greekstemmer", async () => indexCorpus(bench.docs, tokenizer));
+   */
+  once<T>(owner: object, key: string, make: () => Promise<T>): Promise<T> {
+    let values = this.byOwner.get(owner);
+    if (!values) this.byOwner.set(owner, (values = new Map()));
+    let value = values.get(key) as Promise<T> | undefined;
+    if (!value) values.set(key, (value = make()));
+    return value;
+  }
+}
+
+/** The options that make one retriever differ from another of the same name (not callbacks, not the cache). */
+function optionsKey(opts: RetrieverOptions): string {
+  const { log: _log, onProgress: _progress, cache: _cache, ...rest } = opts;
+  return JSON.stringify(rest, Object.keys(rest).sort());
+}
+
+/**
+ * The retriever with its runs memoised per (queries array, k): shared parts of composite
+ * retrievers (the BM25 of an RRF, the index of a PRF) retrieve once per job. Everything else the
+ * retriever declares (usage, info, extra methods) is reached through the prototype.
+ */
+function withRunMemo(r: Retriever): Retriever {
+  const runs = new WeakMap<readonly Query[], Map<string, Promise<Run>>>();
+  const memo =
+    (kind: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
+    (queries: Query[], k: number): Promise<Run> => {
+      let byK = runs.get(queries);
+      if (!byK) runs.set(queries, (byK = new Map()));
+      const key = `${kind} ${k}`;
+      let run = byK.get(key);
+      if (!run) byK.set(key, (run = Promise.resolve(search(queries, k))));
+      return run;
+    };
+  const shared = Object.create(r) as Retriever;
+  shared.retrieve = memo("retrieve", (q, k) => r.retrieve(q, k));
+  if (supportsFeedback(r)) (shared as FeedbackRetriever).retrieveWithFeedback = memo("feedback", (q, k) => r.retrieveWithFeedback(q, k));
+  return shared;
 }
 
 /**
@@ -86,13 +150,19 @@ export function retrieverNames(): string[] {
 /**
  * A retriever by name: `bm25-greekstemmer`, `bm25-spacy`, `bm25-grnlp`, `bm25-english`,
  * `dense:<preset>`, `lsi`, `prf:<name>`, `rrf:<a>+<b>`, or any registered name. The corpus is
- * indexed (or embedded) once, when the retriever is created.
+ * indexed (or embedded) once, when the retriever is created; with `opts.cache`, once per job
+ * (see BuildCache).
  *
  * @example
  * const bm25 = await createRetriever("bm25-greekstemmer", bench, { bm25: { k1: 1.2 } });
  * const run = await bm25.retrieve(bench.queries, 100);
  */
 export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}): Promise<Retriever> {
+  if (opts.cache) return opts.cache.once(bench, `retriever ${name} ${optionsKey(opts)}`, async () => withRunMemo(await build(name, bench, opts)));
+  return build(name, bench, opts);
+}
+
+async function build(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
   const exact = factories.get(name);
   if (exact) return exact(name, bench, opts);
   const colon = name.indexOf(":");
@@ -100,3 +170,14 @@ export async function createRetriever(name: string, bench: Benchmark, opts: Retr
   if (prefixed) return prefixed(name, bench, opts);
   throw new Error(`unknown retriever '${name}'; available: ${retrieverNames().join(", ")}`);
 }
+
+/**
+ * `prf:<name>`: the named retriever's own pseudo-relevance feedback (query expansion for BM25,
+ * Rocchio for dense and LSI), which it declares by implementing `FeedbackRetriever`.
+ */
+registerRetriever("prf:", async (name, bench, opts) => {
+  const innerName = name.slice("prf:".length);
+  const inner = await createRetriever(innerName, bench, opts);
+  if (!supportsFeedback(inner)) throw new Error(`'${innerName}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
+  return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
+});

@@ -6,5 +6,6 @@ import "./sparse/register";
 import "./dense/register";
 import "./fusion/register";
 import "./llm/register";
+import "./data/register";
 
 export * from "./registry";

@@ -47,16 +47,21 @@ export interface Benchmark {
 export type Ranking = DocId[];
 
 /**
- * Provider work counted by a run: chat calls and tokens, embedding calls and tokens.
+ * Work counted by a run: its wall time, chat calls and tokens, embedding calls and tokens.
  *
  * @example
- * const none: ProviderWork = { llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
+ * const none: Work = { seconds: 0, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
  */
-export interface ProviderWork {
+export interface Work {
+  /**
+   * Wall time of the work when it was done (a run served from a cache, or a part shared with
+   * another run, counts the time it took when it was made).
+   */
+  seconds: number;
   llmCalls: number;
   llmInput: number;
   llmOutput: number;
-  /** Online: one per query embedded (what a deployed system sends, whatever the batching); corpus: requests. */
+  /** Online: one per query embedded (what a deployed system sends, whatever the batching); corpus: one per article. */
   embeddingCalls: number;
   /** As the provider reported them (stored with each cached vector), estimates where it reported none. */
   embeddingTokens: number;
@@ -66,15 +71,16 @@ export interface ProviderWork {
 
 /**
  * What a run cost, as the paper's Table 17 splits it: the work of answering the queries (online)
- * and the one-time work on the corpus (embedding or translating the articles). Calls served from
- * a cache count with the usage recorded when they were made, so a rerun reports the same.
+ * and the one-time work on the corpus (indexing, embedding or translating the articles, fitting
+ * LSI). Calls served from a cache count with the usage recorded when they were made, so a rerun
+ * reports the same calls and tokens.
  *
  * @example
  * run.cost?.online.llmCalls; // e.g. 283 for a reformulation of 283 queries
  */
 export interface RunCost {
-  online: ProviderWork;
-  corpus: ProviderWork;
+  online: Work;
+  corpus: Work;
   /** The chat model and the embedding model behind the calls (price lookup). */
   llmModel?: string;
   embeddingModel?: string;

@@ -1,15 +1,16 @@
-import type { Benchmark, ProviderWork, Query, Run, RunInfo } from "../types";
-import { zeroWork } from "../util/run-cost";
-import { registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
-import { indexCorpus } from "../sparse/bm25-retriever";
-import { greekStemmerTokenizer } from "../text/tokenizers";
+import type { Benchmark, Query, Retriever, Run, Work } from "../types";
+import { secondsOf, timed, zeroWork } from "../util/run-cost";
+import { createRetriever, registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
 import { allPresets, embedNaming, preset, presetFingerprint, type EmbedNaming, type EmbeddingPreset, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import type { Embedder } from "./types";
-import type { VectorStore } from "./vector-store";
+import { geminiEmbedderFromEnv } from "./embedders/gemini";
+import { openaiEmbedderFromEnv } from "./embedders/openai-compatible";
+import { openVectorStore, type VectorStore } from "./vector-store";
+import { countTokens } from "../util/tokens";
 
 // The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
 // retriever is first created, so commands that never embed start fast.
@@ -24,19 +25,15 @@ import type { VectorStore } from "./vector-store";
  * const e = await embedderFor(preset("gemini-001")); // needs GEMINI_API_KEY
  */
 export async function embedderFor(p: EmbeddingPreset, env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
-  // require, not import(): in CommonJS a dynamic import() goes through the ESM loader, which
-  // does not resolve extension-less TypeScript paths when only the CJS hook is registered.
   if (p.provider === "gemini") {
-    const m = require("./embedders/gemini") as typeof import("./embedders/gemini");
-    return m.geminiEmbedderFromEnv(p.model, p.dims, env, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
+    return geminiEmbedderFromEnv(p.model, p.dims, env, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   }
   if (p.provider === "openai") {
-    const m = require("./embedders/openai-compatible") as typeof import("./embedders/openai-compatible");
     const lmstudio = p.server === "lmstudio" ? env.GBR_LMSTUDIO_BASE_URL?.trim() : undefined;
     // Only LM Studio's own key goes to LM Studio: the general embedding or OpenAI key is meant
     // for another server and must not be sent to this one.
     const where = lmstudio ? { GBR_EMBED_BASE_URL: lmstudio, GBR_EMBED_API_KEY: env.GBR_LMSTUDIO_API_KEY?.trim() || undefined } : env;
-    return m.openaiEmbedderFromEnv(p.model, p.dims, p.batchSize, p.input ? { input: p.input } : {}, where);
+    return openaiEmbedderFromEnv(p.model, p.dims, p.batchSize, p.input ? { input: p.input } : {}, where);
   }
   throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
 }
@@ -46,7 +43,7 @@ const stores = new Map<string, Promise<VectorStore>>();
 function sharedStore(uri?: string): Promise<VectorStore> {
   const key = uri ?? "";
   let s = stores.get(key);
-  if (!s) stores.set(key, (s = (require("./vector-store") as typeof import("./vector-store")).openVectorStore(uri)));
+  if (!s) stores.set(key, (s = openVectorStore(uri)));
   return s;
 }
 
@@ -201,7 +198,6 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   const embedder = await embedderFor(p);
   const store = await sharedStore(opts.vectorStore);
   const usage = emptyUsage();
-  const { countTokens } = require("../util/tokens") as typeof import("../util/tokens");
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
     const r = await embedItems(items, side, p, embedder, store, {
       log: opts.log,
@@ -256,9 +252,9 @@ function recorded(r: DenseRetriever, articles: number): DenseRetriever {
     (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
     async (queries: Query[], k: number): Promise<Run> => {
       const before = { texts: u.queryTexts, tokens: u.queryTokens, estimated: u.queryTokensEstimated };
-      const run = await search(queries, k);
-      const online: ProviderWork = { ...zeroWork(), embeddingCalls: u.queryTexts - before.texts, embeddingTokens: u.queryTokens - before.tokens, embeddingTokensEstimated: u.queryTokensEstimated - before.estimated };
-      const corpus: ProviderWork = { ...zeroWork(), embeddingCalls: articles, embeddingTokens: u.documentTokens, embeddingTokensEstimated: u.documentTokensEstimated };
+      const { value: run, seconds } = await timed(() => search(queries, k));
+      const online: Work = { seconds, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: u.queryTexts - before.texts, embeddingTokens: u.queryTokens - before.tokens, embeddingTokensEstimated: u.queryTokensEstimated - before.estimated };
+      const corpus: Work = { ...zeroWork(), seconds: u.documentSeconds, embeddingCalls: articles, embeddingTokens: u.documentTokens, embeddingTokensEstimated: u.documentTokensEstimated };
       return { ...run, info: { retriever, embedding: { ...r.info } }, cost: { online, corpus, embeddingModel: r.info.model } };
     };
   return {
@@ -329,17 +325,29 @@ async function annRetriever(
 export async function lsiRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<VectorRetriever> {
   const dims = name.includes(":") ? Number(name.slice(name.indexOf(":") + 1)) : 256;
   if (!Number.isInteger(dims) || dims < 1) throw new Error(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
-  const t0 = performance.now();
-  const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
-  const model = fitLsi(corpus, { dims });
-  opts.log?.(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  // The BM25-GREEKSTEMMER retriever lends its indexed corpus (shared with BM25, its PRF, REACT
+  // and the sweep when the job has a build cache), so the corpus is tokenised once.
+  const bm25 = await createRetriever("bm25-greekstemmer", bench, opts);
+  if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
+  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims }));
+  opts.log?.(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
   const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
-  const info = (retriever: string): RunInfo => ({ retriever, embedding: { model: `LSI over BM25-GREEKSTEMMER tokens, ${model.dims} dims`, endpoint: "local" } });
-  return {
-    ...lsi,
-    retrieve: async (q, k) => ({ ...(await lsi.retrieve(q, k)), info: info(name) }),
-    retrieveWithFeedback: async (q, k) => ({ ...(await lsi.retrieveWithFeedback(q, k)), info: info(`prf:${name}`) }),
+  const corpus = secondsOf(bm25.corpus.seconds + fitSeconds);
+  const record = (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) => async (queries: Query[], k: number): Promise<Run> => {
+    const { value: run, seconds } = await timed(() => search(queries, k));
+    return {
+      ...run,
+      info: { retriever, embedding: { model: `LSI over BM25-GREEKSTEMMER tokens, ${model.dims} dims`, endpoint: "local" } },
+      cost: { online: secondsOf(seconds), corpus },
+    };
   };
+  return { ...lsi, retrieve: record(name, lsi.retrieve), retrieveWithFeedback: record(`prf:${name}`, lsi.retrieveWithFeedback) };
+}
+
+/** Does a retriever lend its indexed corpus (as the BM25 retrievers declare), in the shape LSI reads? */
+function lendsCorpus(r: Retriever): r is Retriever & { corpus: Parameters<typeof fitLsi>[0] & { seconds: number } } {
+  const c = (r as { corpus?: unknown }).corpus;
+  return typeof c === "object" && c !== null && "index" in c && "docIds" in c && typeof (c as { seconds?: unknown }).seconds === "number";
 }
 
 registerRetriever("dense:", denseRetriever);

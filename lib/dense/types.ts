@@ -2,6 +2,7 @@
  * Dense retrieval vocabulary: an Embedder turns texts into vectors; a preset says which model,
  * through which provider, with which query and document templates (the paper's settings).
  */
+import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 /** Which side of retrieval a text is on; models embed queries and documents differently. */
 export type Side = "query" | "document";
@@ -61,14 +62,19 @@ export interface Embedder {
   embed(texts: string[], side: Side): Promise<EmbedResult>;
 }
 
-/** Raised by embedders and the embedding pipeline; `code` is stable for callers to switch on. */
-export class EmbeddingError extends Error {
-  constructor(
-    message: string,
-    readonly code: "NOT_CONFIGURED" | "PROVIDER" | "BAD_VECTOR" | "COUNT_MISMATCH",
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+/**
+ * Raised by embedders and the embedding pipeline; `code` is stable for callers to switch on:
+ * NOT_CONFIGURED (no provider set up: unavailable, so experiments are skipped), PROVIDER,
+ * BAD_VECTOR, COUNT_MISMATCH.
+ *
+ * @example
+ * throw new EmbeddingError("no embedding server configured; set GBR_EMBED_BASE_URL", "NOT_CONFIGURED");
+ */
+export class EmbeddingError extends GbrError {
+  declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "BAD_VECTOR" | "COUNT_MISMATCH";
+
+  constructor(message: string, code: EmbeddingError["code"], options: GbrErrorOptions = {}) {
+    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...options });
     this.name = "EmbeddingError";
   }
 }

@@ -1,8 +1,9 @@
-import type { Query, Run, RunInfo } from "../types";
+import type { Run } from "../types";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
-import { bm25Sweep, crossValidatedTuning, sweepHeatmap } from "../sparse/sweep";
+import { tuningExperiment } from "./tuning";
 import type { LoadedBenchmark } from "../data/source";
 import { BUILTIN_PRESETS } from "../dense/presets";
+import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 /** What an experiment sees: the loaded benchmark, where to report progress, and shared runs. */
 export interface ExperimentContext {
@@ -51,9 +52,9 @@ export interface Experiment {
  * @example
  * if (!process.env.OPENAI_API_KEY) throw new SkipExperiment("OPENAI_API_KEY is not set");
  */
-export class SkipExperiment extends Error {
-  constructor(reason: string) {
-    super(reason);
+export class SkipExperiment extends GbrError {
+  constructor(reason: string, options: GbrErrorOptions = {}) {
+    super(reason, "SKIP", { ...options, unavailable: true });
     this.name = "SkipExperiment";
   }
 }
@@ -80,49 +81,6 @@ const API_PRESETS = BUILTIN_PRESETS.filter((p) => p.provider !== "lsi");
 // setting, compared with the paper as a plain dense run only (docs/dense.md says why).
 const PAPER_PRESETS = API_PRESETS.filter((p) => p.name !== "embgemma-300m-raw");
 const LOCAL_PRESETS = PAPER_PRESETS.filter((p) => p.provider === "openai");
-
-/**
- * The oracle tuning sweep (DESIGN.md §6): BM25-GREEKSTEMMER, positive-only, all 192 (k1, b)
- * settings, best mean Recall@100 — an upper bound, since it is tuned on the test queries; a
- * 5-fold cross-validated estimate is recorded next to it. `queriesFrom` names the retriever whose
- * (possibly rewritten) queries are swept.
- */
-function tuningExperiment(id: string, title: string, needs: Experiment["needs"], artifact: string, queriesFrom?: string): Experiment {
-  return {
-    id,
-    section: "4.4",
-    title,
-    needs,
-    async run(ctx) {
-      const bench = ctx.loaded.benchmark;
-      // The rewrites' run (made once, or reused): its queries are swept and its record is this run's part.
-      const source = queriesFrom ? await ctx.run(queriesFrom) : undefined;
-      const queries: Query[] = source?.queries ?? bench.queries;
-      const corpus = await ctx.corpus("greekstemmer");
-      const t0 = performance.now();
-      const sweep = bm25Sweep(corpus, queries, bench.qrels, { metric: "Recall@100", keepRankings: true });
-      const seconds = (performance.now() - t0) / 1000;
-      const cv = crossValidatedTuning(sweep, sweep.queryIds, { folds: 5, seed: 42 });
-      const bestEntry = sweep.grid.find((e) => e.k1 === sweep.best.k1 && e.b === sweep.best.b)!;
-      const heat = sweepHeatmap(sweep, "Recall@100");
-      const summary = { best: sweep.best, default: sweep.default, cv: { mean: cv.mean, folds: cv.folds.map((f) => ({ fold: f.fold, k1: f.k1, b: f.b })) }, seconds };
-      ctx.log(`${id}: 192 settings in ${seconds.toFixed(1)} s; best (k1 ${sweep.best.k1}, b ${sweep.best.b}) Recall@100 ${sweep.best.value.toFixed(4)} vs default ${sweep.default.value.toFixed(4)}; 5-fold CV ${cv.mean["Recall@100"].toFixed(4)}`);
-      // The rewrites' LLM record is kept (the parameters that made the swept queries), without
-      // the BM25 they were first searched with: the best setting found is this run's BM25.
-      const rewrites = source?.info?.llm ? [{ retriever: source.info.retriever, llm: source.info.llm }] : [];
-      const info: RunInfo = {
-        retriever: id,
-        bm25: { tokenizer: "greekstemmer", k1: sweep.best.k1, b: sweep.best.b, epsilon: sweep.epsilon, positiveOnly: true },
-        ...(rewrites.length ? { parts: rewrites } : {}),
-      };
-      return {
-        run: { rankings: bestEntry.rankings!, info, ...(source?.cost ? { cost: source.cost } : {}) },
-        details: summary,
-        artifacts: { [artifact]: { ...heat, ...summary } },
-      };
-    },
-  };
-}
 
 /**
  * The paper's experiments, in the order of its tables, plus `lsi` (an offline dense baseline

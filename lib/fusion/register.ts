@@ -1,5 +1,5 @@
 import type { Query, Retriever, Run } from "../types";
-import { createRetriever, registerRetriever, supportsFeedback } from "../registry";
+import { createRetriever, registerRetriever } from "../registry";
 import { rrf } from "./rrf";
 
 /**
@@ -19,15 +19,4 @@ registerRetriever("rrf:", async (name, bench, opts) => {
       return rrf(runs, { top: k, name });
     },
   };
-});
-
-/**
- * `prf:<name>`: the named retriever's own pseudo-relevance feedback (query expansion for
- * BM25, Rocchio for dense and LSI).
- */
-registerRetriever("prf:", async (name, bench, opts) => {
-  const innerName = name.slice("prf:".length);
-  const inner = await createRetriever(innerName, bench, opts);
-  if (!supportsFeedback(inner)) throw new Error(`'${innerName}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
-  return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
 });

@@ -1,6 +1,7 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
 import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
+import type { BuildCache } from "../registry";
 
 /**
  * A tokenised corpus ready for BM25: the index plus the doc ids in corpus order. Tokenising
@@ -17,6 +18,8 @@ export interface IndexedCorpus {
   index: Bm25Index;
   /** Query text -> term ids; word-level cached when the tokenizer allows it. */
   analyze(text: string): ArrayLike<number>;
+  /** Wall time of tokenising and indexing the corpus (one-time work of every method built on it). */
+  seconds: number;
 }
 
 /**
@@ -26,17 +29,36 @@ export interface IndexedCorpus {
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
  */
 export function indexCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer): IndexedCorpus {
+  const t0 = performance.now();
   const docIds = docs.map((d) => d.id);
   if (isWordTokenizer(tokenizer)) {
     const analyzer = new Analyzer(tokenizer);
     const { ids, offsets } = analyzer.analyzeMany(docs.map((d) => d.text));
     const index = Bm25Index.fromFlat(analyzer.terms.slice(), ids, offsets);
     // Words first seen in queries get ids past the index's vocabulary, which scoring ignores.
-    return { tokenizer, docIds, index, analyze: (text) => analyzer.analyze(text) };
+    return { tokenizer, docIds, index, analyze: (text) => analyzer.analyze(text), seconds: (performance.now() - t0) / 1000 };
   }
   const index = Bm25Index.build(docs.map((d) => tokenizer.tokenize(d.text)));
   const analyze = (text: string) => tokenizer.tokenize(text).map((t) => index.vocab.get(t) ?? -1);
-  return { tokenizer, docIds, index, analyze };
+  return { tokenizer, docIds, index, analyze, seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * The corpus indexed with a tokenizer, built once per job when `opts.cache` is given (every
+ * method over the same corpus and tokenizer — BM25 and its PRF, LSI, REACT, the tuning sweep —
+ * then shares one index), and logged once when it is built.
+ *
+ * @example
+ * const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), { cache, log: console.error });
+ */
+export function sharedCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer, opts: { cache?: BuildCache; log?: (message: string) => void } = {}): Promise<IndexedCorpus> {
+  const build = async () => {
+    const corpus = indexCorpus(docs, tokenizer);
+    const i = corpus.index;
+    opts.log?.(`${tokenizer.name}: indexed ${i.docCount} documents, ${i.termCount} terms, ${i.postingCount} postings in ${Math.round(corpus.seconds * 1000)} ms`);
+    return corpus;
+  };
+  return opts.cache ? opts.cache.once(docs, `corpus ${tokenizer.name}`, build) : build();
 }
 
 /**

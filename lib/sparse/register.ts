@@ -1,46 +1,63 @@
-import type { Benchmark, Query, Run, RunInfo } from "../types";
+import type { Benchmark, Query, Run } from "../types";
+import { secondsOf, timed } from "../util/run-cost";
 import { registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
 import { TOKENIZERS, createTokenizer } from "../text/registry";
-import { bm25Search, indexCorpus } from "./bm25-retriever";
+import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
 
 /**
+ * A BM25 retriever, which also lends its indexed corpus to the methods built on the same index
+ * (LSI, REACT-BM25, the tuning sweep).
+ *
+ * @example
+ * const r = (await createRetriever("bm25-greekstemmer", bench)) as Bm25Retriever;
+ * r.corpus.index.termCount;
+ */
+export interface Bm25Retriever extends FeedbackRetriever {
+  readonly corpus: IndexedCorpus;
+}
+
+/**
  * The BM25 variants of the paper as named retrievers, with query-expansion feedback for `prf:`.
+ * Every run records its BM25 parameters and tokenizer, and its cost: the search time online and
+ * the indexing time as the one-time part.
  *
  * @example
  * const r = await bm25Retriever("bm25-greekstemmer", bench, { bm25: { k1: 1.2 } });
  */
-export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<FeedbackRetriever> {
+export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Bm25Retriever> {
   const tokenizer = await createTokenizer(name, opts);
-  const t0 = performance.now();
-  const corpus = indexCorpus(bench.docs, tokenizer);
-  opts.log?.(
-    `${name}: indexed ${corpus.index.docCount} documents, ${corpus.index.termCount} terms, ` +
-      `${corpus.index.postingCount} postings in ${Math.round(performance.now() - t0)} ms`,
-  );
+  const corpus = await sharedCorpus(bench.docs, tokenizer, opts);
   const scorer = corpus.index.withParams(opts.bm25);
   const search = { positiveOnly: opts.positiveOnly };
   // The parameters the scorer was built with, not the ones asked for: what ran is what is recorded.
   const { k1, b, epsilon } = scorer.params;
-  const info = (retriever: string): RunInfo => ({ retriever, bm25: { tokenizer: tokenizer.name, k1, b, epsilon, positiveOnly: search.positiveOnly ?? false } });
+  const record = async (retriever: string, make: () => Run): Promise<Run> => {
+    const { value: run, seconds } = await timed(make);
+    return {
+      ...run,
+      info: { retriever, bm25: { tokenizer: tokenizer.name, k1, b, epsilon, positiveOnly: search.positiveOnly ?? false } },
+      cost: { online: secondsOf(seconds), corpus: secondsOf(corpus.seconds) },
+    };
+  };
   return {
     name,
-    retrieve(queries: Query[], k: number): Run {
-      return { ...bm25Search(corpus, scorer, queries, k, search), info: info(name) };
-    },
-    retrieveWithFeedback(queries: Query[], k: number): Run {
-      const terms = corpus.index.terms();
-      const rankings = new Map<string, string[]>();
-      const scores = new Map<string, number[]>();
-      for (const q of queries) {
-        const ids = corpus.analyze(q.text);
-        const first = scorer.searchIds(ids, 10, search);
-        const top = scorer.searchIds(expandQuery(scorer, ids, first.docs, terms), k, search);
-        rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
-        scores.set(q.id, Array.from(top.scores));
-      }
-      return { rankings, scores, info: info(`prf:${name}`) };
-    },
+    corpus,
+    retrieve: (queries: Query[], k: number) => record(name, () => bm25Search(corpus, scorer, queries, k, search)),
+    retrieveWithFeedback: (queries: Query[], k: number) =>
+      record(`prf:${name}`, () => {
+        const terms = corpus.index.terms();
+        const rankings = new Map<string, string[]>();
+        const scores = new Map<string, number[]>();
+        for (const q of queries) {
+          const ids = corpus.analyze(q.text);
+          const first = scorer.searchIds(ids, 10, search);
+          const top = scorer.searchIds(expandQuery(scorer, ids, first.docs, terms), k, search);
+          rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
+          scores.set(q.id, Array.from(top.scores));
+        }
+        return { rankings, scores };
+      }),
   };
 }
 

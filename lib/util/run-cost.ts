@@ -2,7 +2,7 @@
  * Arithmetic on the provider work a run reports (`RunCost`, lib/types.ts), so that composite
  * retrievers (fusion, feedback, reformulation, translation) add up their parts in one way.
  */
-import type { ProviderWork, RunCost } from "../types";
+import type { Work, RunCost } from "../types";
 
 /**
  * No work at all.
@@ -10,8 +10,8 @@ import type { ProviderWork, RunCost } from "../types";
  * @example
  * const w = zeroWork(); w.llmCalls; // 0
  */
-export function zeroWork(): ProviderWork {
-  return { llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
+export function zeroWork(): Work {
+  return { seconds: 0, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
 }
 
 /**
@@ -20,10 +20,11 @@ export function zeroWork(): ProviderWork {
  * @example
  * addWork({ ...zeroWork(), llmCalls: 1 }, { ...zeroWork(), llmCalls: 2 }).llmCalls; // 3
  */
-export function addWork(...parts: readonly (ProviderWork | undefined)[]): ProviderWork {
+export function addWork(...parts: readonly (Work | undefined)[]): Work {
   const w = zeroWork();
   for (const p of parts) {
     if (!p) continue;
+    w.seconds += p.seconds;
     w.llmCalls += p.llmCalls;
     w.llmInput += p.llmInput;
     w.llmOutput += p.llmOutput;
@@ -32,6 +33,28 @@ export function addWork(...parts: readonly (ProviderWork | undefined)[]): Provid
     w.embeddingTokensEstimated += p.embeddingTokensEstimated;
   }
   return w;
+}
+
+/**
+ * Runs `make` and returns its value with its wall time in seconds.
+ *
+ * @example
+ * const { value: run, seconds } = await timed(() => inner.retrieve(queries, 100));
+ */
+export async function timed<T>(make: () => Promise<T> | T): Promise<{ value: T; seconds: number }> {
+  const t0 = performance.now();
+  const value = await make();
+  return { value, seconds: (performance.now() - t0) / 1000 };
+}
+
+/**
+ * Work of the given wall time and nothing else (a method that calls no provider).
+ *
+ * @example
+ * const online = secondsOf(0.21); // 0.21 s, no calls
+ */
+export function secondsOf(seconds: number): Work {
+  return { ...zeroWork(), seconds };
 }
 
 /**

@@ -8,11 +8,12 @@
  * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
  * Float32Array, token usage, and errors that say what the server said without leaking the key.
  */
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
 import { endpointOrigin } from "../../util/http";
 import { createSemaphore } from "../../util/semaphore";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
+import { openaiSdk } from "../../util/sdk";
 
 /**
  * How to reach an OpenAI-compatible embeddings server, and how patiently.
@@ -84,7 +85,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   // The SDK validates `timeout` as a positive integer.
   const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
 
-  const client = new OpenAI({ apiKey, baseURL, maxRetries, timeout });
+  const client = new (openaiSdk().default)({ apiKey, baseURL, maxRetries, timeout });
   const limit = createSemaphore(concurrency);
   const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
   const where = `${id} at ${safeBaseURL(baseURL)}`;

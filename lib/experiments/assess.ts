@@ -1,0 +1,149 @@
+/**
+ * Step 2 of `gbr reproduce`: from the experiments' records, everything the outputs show — each
+ * experiment's outcome (means, sd over samples, setup), the paper's significance tests, the cost
+ * table, the reproduction table, the REACT round table and diagnostic, the dataset tables and the
+ * LLM metadata. Pure: no files.
+ */
+import type { LoadedBenchmark } from "../data/source";
+import { areaStats, datasetStats, type AreaStats, type DatasetStats } from "../data/stats";
+import { costTable, loadPrices, type CostRow, type MethodUsage } from "../eval/cost";
+import { meanOf, METRICS, type MetricValues } from "../eval/metrics";
+import { reactMissedGold, type MissedGold } from "../eval/react-missed";
+import { reactRoundTable, type ReactRoundRow } from "../eval/react-rounds";
+import { significanceReport, type SignificanceReport } from "../eval/significance";
+import { isReactRun } from "../llm/react";
+import type { QueryId, RunInfo } from "../types";
+import { zeroWork } from "../util/run-cost";
+import { llmMetadata, type LlmMetadata } from "./llm-metadata";
+import { reproductionTable, type ReproductionRow } from "./paper";
+import type { ExperimentRecord } from "./run-experiments";
+import { describeRun } from "./setup";
+
+/**
+ * One experiment as the outputs list it.
+ *
+ * @example
+ * outcomes.filter((o) => o.status === "ok").map((o) => [o.id, o.mean!["Recall@100"]]);
+ */
+export interface ExperimentOutcome {
+  id: string;
+  title: string;
+  section: string;
+  status: "ok" | "skipped" | "failed";
+  reason?: string;
+  seconds?: number;
+  mean?: MetricValues;
+  /** Standard deviation over repeated samples (LLM experiments with --repeat N > 1). */
+  sd?: MetricValues;
+  samples?: number;
+  /** What produced the run, recorded while it ran (parameters as sent, models, prompts, parser). */
+  info?: RunInfo;
+  /** `info` in one line (the setup column of summary.csv and reproduction.csv). */
+  setup?: string;
+  /** What the experiment adds about itself beyond the run (e.g. the tuning sweep's best setting). */
+  details?: Record<string, unknown>;
+}
+
+/**
+ * Everything step 3 writes, computed.
+ *
+ * @example
+ * const a = assess(loaded, records); a.outcomes; a.significance.paper.computed;
+ */
+export interface Assessment {
+  outcomes: ExperimentOutcome[];
+  /** Sample 0's per-query metrics of every experiment that ran (the significance tests' input). */
+  perQuery: Map<string, Map<QueryId, MetricValues>>;
+  significance: SignificanceReport;
+  cost: CostRow[];
+  reproduction: ReproductionRow[];
+  /** When REACT-BM25 ran: the paper's round table and the appendix C.4 diagnostic. */
+  react?: { rounds: (ReactRoundRow & { missedGoldPairs: number; missedGoldQueries: number })[]; missed: MissedGold };
+  table1: DatasetStats;
+  table6: AreaStats[];
+  llm: LlmMetadata | null;
+}
+
+/**
+ * Step 2: the outcome of every experiment and the tables and tests over them.
+ *
+ * @example
+ * const assessment = assess(loaded, await runExperiments(loaded, EXPERIMENTS), { repeat: 1 });
+ */
+export function assess(
+  loaded: LoadedBenchmark,
+  records: readonly ExperimentRecord[],
+  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string } = {},
+): Assessment {
+  const bench = loaded.benchmark;
+  const outcomes = records.map(outcomeOf);
+  const ran = records.filter((r) => r.status === "ok");
+  const perQuery = new Map(ran.map((r) => [r.experiment.id, r.samples[0].perQuery]));
+  const notRun = new Map(outcomes.filter((o) => o.status !== "ok").map((o) => [o.id, `${o.status}: ${o.reason}`]));
+  // Sample 0 stands for an experiment in the cost table, as in per-query.csv. Its run's own
+  // timing splits online work from one-time corpus work; a run that reports none (a plugged-in
+  // retriever, say) counts its sample's wall time online.
+  const usages: MethodUsage[] = ran.map((r) => {
+    const s = r.samples[0];
+    const cost = s.result.run.cost ?? { online: { ...zeroWork(), seconds: s.seconds }, corpus: zeroWork() };
+    return { method: r.experiment.id, queries: bench.queries.length, cost, seconds: cost.online.seconds, corpusSeconds: cost.corpus.seconds };
+  });
+  const reactRun = ran.map((r) => r.samples[0].result.run).find(isReactRun);
+  let react: Assessment["react"];
+  if (reactRun) {
+    const rows = reactRoundTable(reactRun.react, bench.qrels);
+    const missed = reactMissedGold(new Map([...reactRun.react.traces].map(([q, t]) => [q, t.rounds])), bench.qrels, rows.map((r) => r.round));
+    const byRound = new Map(missed.rounds.map((m) => [m.round, m]));
+    react = { rounds: rows.map((r) => ({ ...r, missedGoldPairs: byRound.get(r.round)?.missedGoldPairs ?? 0, missedGoldQueries: byRound.get(r.round)?.missedGoldQueries ?? 0 })), missed };
+  }
+  return {
+    outcomes,
+    perQuery,
+    // The paper's 20 tests always (missing ones enter Holm as p = 1), and every experiment
+    // against BM25-GREEKSTEMMER as a family of its own.
+    significance: significanceReport(perQuery, bench.qrels, { swaps: 100_000, seed: 42, notRun }),
+    cost: costTable(usages, loadPrices()),
+    reproduction: reproductionTable(outcomes, datasetLabel(loaded)),
+    react,
+    table1: datasetStats(bench),
+    table6: areaStats(bench),
+    llm: llmMetadata(new Map(outcomes.flatMap((o) => (o.info ? [[o.id, o.info] as const] : []))), opts),
+  };
+}
+
+function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
+  const base = { id: r.experiment.id, title: r.experiment.title, section: r.experiment.section };
+  if (r.status !== "ok") return { ...base, status: r.status, reason: r.reason };
+  const means = r.samples.map((s) => s.mean);
+  const mean = meanOf(means);
+  // Sample 0 stands for the experiment in the record (the others differ only by their seed,
+  // which metadata.json's llm.seed gives).
+  const { run, details } = r.samples[0].result;
+  const info = run.info;
+  return {
+    ...base,
+    status: "ok",
+    seconds: r.seconds,
+    mean,
+    sd: means.length > 1 ? sdOf(means, mean) : undefined,
+    samples: means.length,
+    setup: describeRun(info),
+    ...(info ? { info } : {}),
+    details,
+  };
+}
+
+/** Population standard deviation per metric over repeated samples. */
+function sdOf(rows: readonly MetricValues[], mean: MetricValues): MetricValues {
+  const out = { ...mean };
+  for (const m of METRICS) out[m] = Math.sqrt(rows.reduce((acc, r) => acc + (r[m] - mean[m]) ** 2, 0) / rows.length);
+  return out;
+}
+
+/** What a run's numbers are on, in words, for the reproduction table. */
+function datasetLabel(loaded: LoadedBenchmark): string {
+  const n = loaded.benchmark.queries.length;
+  if (loaded.origin === "hf") return `hf (${n} public queries)`;
+  if (loaded.origin === "sample") return `sample (demo set, ${n} queries; not comparable)`;
+  return `${loaded.dir.split(/[\\/]/).filter(Boolean).pop()} (${n} queries; not comparable)`;
+}

@@ -1,0 +1,73 @@
+/**
+ * The `llm` block of metadata.json: which chat models (with their endpoints), prompt set (with
+ * the sha256 of every prompt) and parser produced the LLM rows, read from the runs' own records,
+ * so it says what ran (the default model included), not what was asked for.
+ */
+import { loadPromptSet } from "../llm/prompts";
+import type { LlmRunInfo, RunInfo } from "../types";
+
+/**
+ * The LLM side of a reproduce, for metadata.json.
+ *
+ * @example
+ * const meta: LlmMetadata | null = llmMetadata(infos, { repeat: 1 });
+ * meta?.model; // "openai/gpt-oss-120b"
+ */
+export interface LlmMetadata {
+  /** The chat model, or the models when several ran. */
+  model: string | string[];
+  models: { model: string; provider: string; endpoint: string }[];
+  /** The prompt set: name, where it came from, commit and every prompt's sha256. */
+  prompts: Record<string, unknown>;
+  parser: string;
+  replay: string;
+  replayFile: string | null;
+  repeat: number;
+  seed: number | null;
+  /** REACT-BM25 rounds as run, when it ran. */
+  rounds: number | number[] | null;
+  experiments: string[];
+}
+
+/**
+ * The LLM metadata of a reproduce from its experiments' run records; null when no LLM ran.
+ *
+ * @example
+ * llmMetadata(new Map([["reform:bm25-greekstemmer", run.info!]]), { repeat: 1 })?.parser; // "official"
+ */
+export function llmMetadata(
+  infos: ReadonlyMap<string, RunInfo>,
+  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string } = {},
+): LlmMetadata | null {
+  const llm = [...infos].flatMap(([id, info]) => llmInfosOf(info).map((l) => ({ id, l })));
+  if (llm.length === 0) return null;
+  const distinct = <T>(xs: T[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
+  const models = distinct(llm.map(({ l }) => ({ model: l.model, provider: l.provider, endpoint: l.endpoint })));
+  const setName = llm[0].l.prompts.name;
+  let prompts: Record<string, unknown> = { name: setName, commit: llm[0].l.prompts.commit };
+  try {
+    const set = loadPromptSet(setName === "official" ? "official" : "project");
+    prompts = { name: set.name, source: set.source, commit: set.commit ?? null, sha256: set.sha256 };
+  } catch {
+    // The experiments ran, so the set loaded then; keep what the runs recorded if it cannot be read now.
+  }
+  const rounds = distinct([...infos.values()].flatMap((i) => (i.rounds !== undefined ? [i.rounds] : [])));
+  const repeat = opts.repeat ?? 1;
+  return {
+    model: models.length === 1 ? models[0].model : models.map((m) => m.model),
+    models,
+    prompts,
+    parser: distinct(llm.map(({ l }) => l.parser)).join(", "),
+    replay: opts.replay ?? "use",
+    replayFile: opts.replayFile ?? null,
+    repeat,
+    seed: repeat > 1 ? (opts.seed ?? 42) : null,
+    rounds: rounds.length === 0 ? null : rounds.length === 1 ? rounds[0] : rounds,
+    experiments: distinct(llm.map(({ id }) => id)),
+  };
+}
+
+/** The LLM records of a run and of the runs it was made from. */
+function llmInfosOf(info: RunInfo): LlmRunInfo[] {
+  return [...(info.llm ? [info.llm] : []), ...(info.parts ?? []).flatMap(llmInfosOf)];
+}

@@ -1,0 +1,113 @@
+/**
+ * Step 1 of `gbr reproduce`: run the selected experiments. Everything built along the way
+ * (retrievers, indexed corpora, runs) is built once and shared through one BuildCache, so a
+ * composite (`prf:x`, `rrf:a+b`, `reform:x`) reuses its parts and the corpus is indexed once per
+ * tokenizer. An experiment whose error says it cannot run here (`GbrError.unavailable`: a
+ * provider not configured, a resource offline, prompts not pulled) is recorded as skipped with
+ * the reason; any other error as failed; neither stops the others.
+ */
+import type { LoadedBenchmark } from "../data/source";
+import { evaluate, type MetricValues } from "../eval/metrics";
+import { BuildCache, createRetriever, type RetrieverOptions } from "../retrievers";
+import { sharedCorpus } from "../sparse/bm25-retriever";
+import { createTokenizer } from "../text/registry";
+import type { QueryId } from "../types";
+import { isUnavailable } from "../util/errors";
+import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
+
+/**
+ * One sample of an experiment: what it returned and its per-query metrics.
+ *
+ * @example
+ * record.samples[0].perQuery.get("Q01")!["Recall@100"];
+ */
+export interface SampleRecord {
+  result: ExperimentResult;
+  perQuery: Map<QueryId, MetricValues>;
+  mean: MetricValues;
+  /** Wall time of the sample, shared work done earlier included only where it was done here. */
+  seconds: number;
+}
+
+/**
+ * What happened to one experiment.
+ *
+ * @example
+ * if (record.status === "skipped") console.log(record.reason);
+ */
+export interface ExperimentRecord {
+  experiment: Experiment;
+  status: "ok" | "skipped" | "failed";
+  /** Why it did not run (skipped) or what broke (failed). */
+  reason?: string;
+  /** One per sample (several for LLM experiments with --repeat); empty when it did not run. */
+  samples: SampleRecord[];
+  /** Wall time of all its samples. */
+  seconds: number;
+}
+
+/**
+ * Options of step 1.
+ *
+ * @example
+ * await runExperiments(loaded, EXPERIMENTS, { retrieverOptions: { llm: "openai/gpt-oss-120b" }, repeat: 3, seed: 7 });
+ */
+export interface RunExperimentsOptions {
+  log?: (message: string) => void;
+  /** Options passed to every retriever (LLM model, replay mode, prompt set, REACT rounds …). */
+  retrieverOptions?: RetrieverOptions;
+  /** Samples of each LLM experiment (seeds seed..seed+repeat-1); default 1. */
+  repeat?: number;
+  /** First provider seed for repeats (default 42). */
+  seed?: number;
+}
+
+/**
+ * Runs the experiments in order and records each: its samples' results with per-query metrics,
+ * or why it did not run.
+ *
+ * @example
+ * const records = await runExperiments(loaded, EXPERIMENTS.filter((e) => e.id.startsWith("bm25")));
+ */
+export async function runExperiments(loaded: LoadedBenchmark, experiments: readonly Experiment[], opts: RunExperimentsOptions = {}): Promise<ExperimentRecord[]> {
+  const log = opts.log ?? (() => {});
+  const bench = loaded.benchmark;
+  const repeat = opts.repeat ?? 1;
+  const seed = opts.seed ?? 42;
+  const cache = new BuildCache();
+  const base: RetrieverOptions = { log, ...opts.retrieverOptions, cache };
+  const records: ExperimentRecord[] = [];
+  for (const [i, experiment] of experiments.entries()) {
+    const tag = `[${i + 1}/${experiments.length}] ${experiment.id}`;
+    const n = experiment.needs.includes("llm") ? repeat : 1;
+    log(`${tag} …`);
+    const t0 = performance.now();
+    const samples: SampleRecord[] = [];
+    try {
+      for (let s = 0; s < n; s++) {
+        // --repeat samples are separate retrievers (their seed is part of the options).
+        const options: RetrieverOptions = n > 1 ? { ...base, sample: s, seed: seed + s } : base;
+        const ctx: ExperimentContext = {
+          loaded,
+          log,
+          run: async (name) => (await createRetriever(name, bench, options)).retrieve(bench.queries, 100),
+          corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, options), options),
+        };
+        const started = performance.now();
+        const result = await experiment.run(ctx);
+        const { mean, perQuery } = evaluate(result.run.rankings, bench.qrels);
+        samples.push({ result, perQuery, mean, seconds: (performance.now() - started) / 1000 });
+      }
+      const seconds = (performance.now() - t0) / 1000;
+      records.push({ experiment, status: "ok", samples, seconds });
+      const recall = samples.map((x) => x.mean["Recall@100"].toFixed(4)).join(", ");
+      log(`${tag}: Recall@100 ${recall} in ${seconds.toFixed(1)} s`);
+    } catch (err) {
+      const skipped = isUnavailable(err);
+      const reason = (err as Error).message;
+      records.push({ experiment, status: skipped ? "skipped" : "failed", reason, samples: [], seconds: (performance.now() - t0) / 1000 });
+      log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
+    }
+  }
+  return records;
+}
