@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { GbrError } from "../util/errors";
 
 /**
  * An error the command line reports as one line on stderr, without a stack trace. Exit code 2
@@ -7,12 +8,12 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
  * @example
  * throw new CliError(`--format must be trec or json, got '${format}'`, 2);
  */
-export class CliError extends Error {
+export class CliError extends GbrError {
   constructor(
     message: string,
     readonly exitCode = 1,
   ) {
-    super(message);
+    super(message, exitCode === 2 ? "USAGE" : "CLI");
     this.name = "CliError";
   }
 }

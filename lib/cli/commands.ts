@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Benchmark } from "../types";
 import { CliError, type CommandSpec, numberOption, parseCommand, helpText } from "./args";
 import { loadBenchmark } from "../data/source";
@@ -14,6 +15,11 @@ import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce } from "../experiments/reproduce";
+import { formatReproduceSummary } from "../report/reproduce-summary";
+import { pullOfficialPrompts } from "../llm/official-prompts";
+import { compareRuns } from "../eval/compare-runs";
+import { formatComparison } from "../report/comparison";
+import { writeReports } from "../report/html";
 
 /** Where a command writes: injectable so tests can run commands in-process. */
 export interface Io {
@@ -324,7 +330,7 @@ const reproduceCmd = withHelp(
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     });
-    io.stdout(result.summaryText);
+    io.stdout(formatReproduceSummary(loaded, result));
   },
 );
 
@@ -340,7 +346,6 @@ const promptsPull = withHelp(
     ],
   },
   async (values, _pos, io) => {
-    const { pullOfficialPrompts } = require("../llm/official-prompts") as typeof import("../llm/official-prompts");
     const r = await pullOfficialPrompts({ commit: values.commit as string | undefined, log: logger(io, values.quiet) });
     io.stdout(`${Object.keys(r.texts).length} official prompts -> ${r.cacheDir}\n`);
   },
@@ -372,8 +377,6 @@ const compare = withHelp(
   },
   async (values, _pos, io) => {
     // Loaded here, not at the top, so this command's code stays in its own definition.
-    const { compareRuns, formatComparison } = require("../eval/significance") as typeof import("../eval/significance");
-    const { parse: parsePath } = require("node:path") as typeof import("node:path");
     const files = (values.run as string[] | undefined) ?? [];
     if (!values.qrels) throw new CliError("gbr compare needs --qrels FILE (see --help)", 2);
     if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);
@@ -384,7 +387,7 @@ const compare = withHelp(
     const metrics = metricNames.length ? METRICS.filter((m) => metricNames.includes(m)) : [...METRICS];
     const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
     const seed = numberOption(values.seed, "--seed", 42, { integer: true });
-    const names = files.map((f) => parsePath(f).name);
+    const names = files.map((f) => path.parse(f).name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
     const qrels = await readQrels(String(values.qrels));
@@ -431,7 +434,6 @@ export const COMMANDS: Record<string, Command> = {
       ],
     },
     async (values, _pos, io) => {
-      const { writeReports } = require("../report/html") as typeof import("../report/html");
       const written = await writeReports(String(values.out ?? "outputs"), values.data === undefined ? undefined : String(values.data));
       io.stdout(written.map((f) => `${f}\n`).join(""));
     },

@@ -1,7 +1,8 @@
 import { CliError } from "./args";
 import { COMMANDS, type Io } from "./commands";
-import { DataError } from "../data/errors";
-import { DownloadError } from "../data/download";
+import { DataError } from "../util/errors";
+import { DownloadError } from "../util/download";
+import { version } from "../../package.json";
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
 
@@ -27,7 +28,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return first ? 0 : 2;
   }
   if (first === "--version") {
-    io.stdout(`${require("../../package.json").version}\n`);
+    io.stdout(`${version}\n`);
     return 0;
   }
   const two = `${first} ${second ?? ""}`.trim();

@@ -10,8 +10,10 @@
  * (lib/util/http.ts) puts that back, which matters for reasoning models that think for minutes
  * before the first byte.
  */
-import { GoogleGenAI } from "@google/genai";
+import type { GoogleGenAI } from "@google/genai";
+import { genaiSdk } from "./sdk";
 import { retryAfterMs } from "./retry";
+import { GbrError } from "./errors";
 
 /**
  * Where the Gemini API is served when no base URL is configured (what runs record as its endpoint).
@@ -38,7 +40,7 @@ export const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 5
  * @example
  * throw new GeminiAttemptFailure("HTTP 503 UNAVAILABLE: overloaded", 503, true, undefined); // retried by classifyGeminiAttempt
  */
-export class GeminiAttemptFailure extends Error {
+export class GeminiAttemptFailure extends GbrError {
   constructor(
     message: string,
     /** HTTP status, when the server answered at all. */
@@ -48,7 +50,7 @@ export class GeminiAttemptFailure extends Error {
     /** The wait the server asked for (Retry-After header, else Google's RetryInfo), in ms. */
     readonly retryAfterMs: number | undefined,
   ) {
-    super(message);
+    super(message, "GEMINI_ATTEMPT");
     this.name = "GeminiAttemptFailure";
   }
 }
@@ -73,7 +75,7 @@ export function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?:
  * await ai.models.embedContent({ model, contents, config: { httpOptions: { fetch: seen.fetch } } });
  */
 export function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }): GoogleGenAI {
-  return new GoogleGenAI({
+  return new (genaiSdk().GoogleGenAI)({
     apiKey: o.apiKey,
     // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute us to Vertex AI,
     // whose paths, payloads and auth differ.

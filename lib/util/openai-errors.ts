@@ -5,7 +5,8 @@
  * failure alike and a fix to the redaction reaches both.
  */
 import { inspect } from "node:util";
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type { APIError } from "openai";
+import { openaiSdk } from "./sdk";
 
 /**
  * The key local servers get: the SDK insists on some string, and most local servers ignore it.
@@ -81,6 +82,8 @@ export function describeOpenAIError(
   const attempts = `${o.maxRetries + 1} attempt${o.maxRetries === 0 ? "" : "s"}`;
   let status: number | undefined;
   let detail: string;
+  // The SDK is loaded already: only an error it raised reaches here.
+  const { APIConnectionError, APIConnectionTimeoutError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
   if (err instanceof APIConnectionTimeoutError) {
     detail = `timed out after ${o.timeoutMs} ms per attempt (${attempts})`;
   } else if (err instanceof APIUserAbortError) {
@@ -88,7 +91,7 @@ export function describeOpenAIError(
   } else if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
     detail = `connection failed (${attempts}): ${cause instanceof Error ? describeCause(cause) : err.message}`;
-  } else if (err instanceof APIError && err.status !== undefined) {
+  } else if (err instanceof SdkAPIError && err.status !== undefined) {
     status = err.status;
     detail = `HTTP ${err.status}: ${serverMessage(err)}`;
     if ([408, 409, 429].includes(err.status) || err.status >= 500) detail += ` (after ${attempts})`;

@@ -5,16 +5,11 @@
  * texts encoded as ordinary text (`disallowed_special=()`).
  *
  * The encoder comes from the npm package `gpt-tokenizer` (pure JavaScript, MIT). It is loaded on
- * first use because its rank table takes a few hundred milliseconds and some megabytes to build,
- * and most commands never count tokens.
+ * first use (sdk.ts) because its rank table takes a tenth of a second and some megabytes to
+ * build, and most commands never count tokens.
  */
+import { o200kHarmony, type O200kEncoder } from "./sdk";
 
-// The little of the module this file uses, declared here rather than imported: the package's
-// own declarations use `export { x as "quoted-name" }`, which TypeScript before 5.6 cannot
-// parse, and the project must also compile with TypeScript 5.0.
-interface O200kModule {
-  countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
-}
 
 /**
  * Name of the encoding `countTokens` uses.
@@ -24,15 +19,13 @@ interface O200kModule {
  */
 export const TOKEN_ENCODING = "o200k_harmony";
 
-let encoder: O200kModule | undefined;
+let encoder: O200kEncoder | undefined;
 // Special-token texts such as "<|endoftext|>" are counted as ordinary text (Python tiktoken's
 // `encode(text, disallowed_special=())`): a statute never means them, and counting must not throw.
 const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
 
-function load(): O200kModule {
-  // A CommonJS deep path: the package's root export is ESM-first under classic resolution, while
-  // this file's `exports` entry ("./cjs/*") resolves under require() on Node 20 and in tsx.
-  encoder ??= require("gpt-tokenizer/cjs/encoding/o200k_harmony") as O200kModule;
+function load(): O200kEncoder {
+  encoder ??= o200kHarmony();
   return encoder;
 }
 

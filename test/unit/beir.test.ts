@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { readBeir, readJsonl, readQrelsTsv, readTextLines, writeBeir } from "../../lib/data/beir";
-import { DataError } from "../../lib/data/errors";
+import { DataError } from "../../lib/util/errors";
 import { readQrels, writeTrecQrels } from "../../lib/data/qrels";
 import type { Benchmark } from "../../lib/types";
 

@@ -3,11 +3,11 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { DataError } from "../../lib/data/errors";
+import { DataError } from "../../lib/util/errors";
 import { formatTrec, readJsonRun, readRun, readTrec, writeJsonRun, writeTrec } from "../../lib/data/runs";
 import type { Run } from "../../lib/types";
+import { requireShared } from "../helpers/shared";
 
-const SHARED = path.resolve(__dirname, "../../../shared");
 const TMP = mkdtempSync(path.join(os.tmpdir(), "gbr-runs-test-"));
 after(() => rmSync(TMP, { recursive: true, force: true }));
 
@@ -185,9 +185,9 @@ test("readRun picks the format by extension", async () => {
 });
 
 test("oracle: bm25-greekstemmer-sample.trec has 283 queries x 100 docs, in the order of the .json", async () => {
-  const dir = path.join(SHARED, "oracles", "greeklaws-2021");
-  const trec = await readRun(path.join(dir, "bm25-greekstemmer-sample.trec"));
-  const json = await readRun(path.join(dir, "bm25-greekstemmer-sample.json"));
+  // requireShared: without ../shared this fails naming what is missing, never passes vacuously.
+  const trec = await readRun(requireShared("oracles", "greeklaws-2021", "bm25-greekstemmer-sample.trec"));
+  const json = await readRun(requireShared("oracles", "greeklaws-2021", "bm25-greekstemmer-sample.json"));
   assert.equal(trec.rankings.size, 283);
   assert.equal(json.rankings.size, 283);
   assert.deepEqual([...trec.rankings.keys()], [...json.rankings.keys()]);
@@ -202,7 +202,7 @@ test("oracle: bm25-greekstemmer-sample.trec has 283 queries x 100 docs, in the o
 });
 
 test("oracle: re-serialising the oracle TREC run reproduces the file byte for byte", async () => {
-  const file = path.join(SHARED, "oracles", "greeklaws-2021", "bm25-greekstemmer-sample.trec");
+  const file = requireShared("oracles", "greeklaws-2021", "bm25-greekstemmer-sample.trec");
   const run = await readTrec(file);
   assert.equal(formatTrec(run, "bm25"), readFileSync(file, "utf8"));
 });

@@ -1,0 +1,148 @@
+/**
+ * CSV, both ways: reading delimited text through csv-parse (RFC 4180) with the checks and line
+ * numbers error messages need, and writing the tables `gbr reproduce` produces. Used by the data
+ * loaders (lib/data/tabular.ts) and by the report, which reads the tables back.
+ */
+import { CsvError, parse } from "csv-parse/sync";
+import { DataError } from "./errors";
+
+/**
+ * One row of delimited text, keyed by the header's column names.
+ *
+ * @example
+ * const row: CsvRow = { experiment: "bm25-greekstemmer", "Recall@100": "0.9576" };
+ */
+export type CsvRow = Record<string, string>;
+
+/**
+ * RFC 4180 csv (quoted fields, doubled quotes, line breaks inside quotes, CRLF, LF or CR line
+ * ends, a missing final line end) through csv-parse, plus what the loader adds on top: rows
+ * keyed by the trimmed header, a duplicate header name or a row whose field count differs from
+ * the header's is an error, blank lines are not rows, and every row keeps the 1-based line it
+ * starts on (records may span lines), which is what error messages point at. A quote inside
+ * an unquoted field is kept literally (`5" screen`), as Python's csv module, which the Hub's
+ * dataset owners use, also reads it; so is a field with text after its closing quote (`"a"b`
+ * reads as `"a"b`, quotes and all), where a strict parser would refuse the whole file.
+ *
+ * @example
+ * parseCsv('id,text\n1,"a, ""b""\nc"\n').rows; // [{ id: "1", text: 'a, "b"\nc' }]
+ * parseCsv('id,text\n1,"a\nb"\n2,c\n').lines; // [2, 4]
+ */
+export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines: number[] } {
+  return parseDelimited(text, file, ",");
+}
+
+/** One csv-parse record and the line it starts on. */
+interface SourceRecord {
+  fields: string[];
+  line: number;
+}
+
+const LINE_BREAK = /\r\n|\r|\n/g;
+
+/** Line breaks inside a record's fields: only quoted fields can hold them, and they do verbatim. */
+function breaksIn(fields: string[]): number {
+  let n = 0;
+  for (const f of fields) n += f.match(LINE_BREAK)?.length ?? 0;
+  return n;
+}
+
+function readRecords(text: string, file: string, sep: string): SourceRecord[] {
+  // Start lines are counted here rather than read from csv-parse's info.lines, which (7.0.3)
+  // counts a CRLF inside a quoted field as two lines and so drifts after such a field. What
+  // it does count reliably is the skipped blank lines; a record then starts one line after the
+  // previous one ends, past those blanks, and ends as many lines later as its fields hold breaks.
+  const records: SourceRecord[] = [];
+  let next = 1;
+  let blanksSeen = 0;
+  const startOf = (blanksNow: number) => next + (blanksNow - blanksSeen);
+  try {
+    parse(text, {
+      delimiter: sep,
+      // Spreadsheet exports start with one; callers that strip it themselves lose nothing.
+      bom: true,
+      // A fixed list, not csv-parse's detection, which locks onto the first line end it meets
+      // and would then read a later bare LF (a hand-edited CRLF file) as field text.
+      record_delimiter: ["\r\n", "\n", "\r"],
+      relax_quotes: true,
+      // Field counts are checked below against the header, with this module's wording and line.
+      relax_column_count: true,
+      // csv writers end files with blank lines; they are not records of one empty field.
+      skip_empty_lines: true,
+      on_record: (fields: string[], info) => {
+        const line = startOf(info.empty_lines);
+        records.push({ fields, line });
+        next = line + breaksIn(fields) + 1;
+        blanksSeen = info.empty_lines;
+        return fields;
+      },
+    });
+  } catch (err) {
+    if (!(err instanceof CsvError)) throw err;
+    const blanks = typeof err.empty_lines === "number" ? err.empty_lines : blanksSeen;
+    throw new DataError(csvProblem(err), file, startOf(blanks));
+  }
+  return records;
+}
+
+/** csv-parse's reason in this module's words; its own "at line N" would be the drifting count. */
+function csvProblem(err: CsvError): string {
+  switch (err.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      return "unterminated quoted field (the record starting on this line opens a quote that the file never closes)";
+    default:
+      return `malformed csv record (${err.message.replace(/\s*\bat line \d+\b/g, "")})`;
+  }
+}
+
+/**
+ * Delimited text (csv with `,`, tsv with a tab) into rows keyed by the trimmed header, with the
+ * line each row starts on; see parseCsv for the rules.
+ *
+ * @example
+ * parseDelimited("a\tb\n1\t2\n", "x.tsv", "\t").rows; // [{ a: "1", b: "2" }]
+ */
+export function parseDelimited(text: string, file: string, sep: string): { rows: CsvRow[]; lines: number[] } {
+  const records = readRecords(text, file, sep);
+  if (records.length === 0) return { rows: [], lines: [] };
+  const header = records[0].fields.map((h) => h.trim());
+  const seen = new Set<string>();
+  for (const h of header) {
+    if (seen.has(h)) throw new DataError(`duplicate column '${h}' in the header`, file, records[0].line);
+    seen.add(h);
+  }
+  const rows: CsvRow[] = [];
+  const lines: number[] = [];
+  for (let r = 1; r < records.length; r++) {
+    const { fields: f, line: at } = records[r];
+    if (f.length !== header.length) {
+      throw new DataError(`expected ${header.length} fields (as in the header), found ${f.length}`, file, at);
+    }
+    const row: CsvRow = {};
+    header.forEach((h, k) => (row[h] = f[k]));
+    rows.push(row);
+    lines.push(at);
+  }
+  return { rows, lines };
+}
+
+/**
+ * Quotes a CSV field when needed (RFC 4180).
+ *
+ * @example
+ * csvField('a "b", c'); // "\"a \"\"b\"\", c\""
+ */
+export function csvField(value: unknown): string {
+  const s = value === undefined || value === null ? "" : String(value);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * CSV text from a header and rows.
+ *
+ * @example
+ * toCsv(["a", "b"], [[1, "x"]]); // "a,b\n1,x\n"
+ */
+export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  return [header.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n") + "\n";
+}

@@ -1,0 +1,72 @@
+/**
+ * The one error family of the toolkit. Every module's errors extend `GbrError`, so a caller can
+ * switch on a stable `code`, show a `hint` (what to do about it), and tell from `unavailable`
+ * alone whether something cannot run here (a provider not configured, a resource offline, a
+ * prompt set not pulled: `gbr reproduce` lists such an experiment as skipped, with the reason) or
+ * broke (listed as failed).
+ */
+
+/**
+ * Options of a GbrError.
+ *
+ * @example
+ * new ChatError("no chat server configured", "NOT_CONFIGURED", { hint: "set GBR_CHAT_BASE_URL" });
+ */
+export interface GbrErrorOptions {
+  cause?: unknown;
+  /** What the user can do about it, in one sentence. */
+  hint?: string;
+  /** Cannot run here, rather than broken (default: decided by the subclass from its code). */
+  unavailable?: boolean;
+}
+
+/**
+ * The base of every error the toolkit raises on purpose.
+ *
+ * @example
+ * try { await run(); }
+ * catch (e) { if (e instanceof GbrError && e.unavailable) console.log(`skipped: ${e.message}`); }
+ */
+export class GbrError extends Error {
+  /** Stable, for callers to switch on (each subclass documents its codes). */
+  readonly code: string;
+  /** True when the failure means "cannot run here" (not configured, offline), not a fault. */
+  readonly unavailable: boolean;
+  readonly hint?: string;
+
+  constructor(message: string, code: string, opts: GbrErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = "GbrError";
+    this.code = code;
+    this.unavailable = opts.unavailable ?? false;
+    if (opts.hint !== undefined) this.hint = opts.hint;
+  }
+}
+
+/**
+ * Whether an error means "cannot run here" (a GbrError with `unavailable`).
+ *
+ * @example
+ * const status = isUnavailable(err) ? "skipped" : "failed";
+ */
+export function isUnavailable(err: unknown): boolean {
+  return err instanceof GbrError && err.unavailable;
+}
+
+/**
+ * A problem with input data. The message always names the file and, where one exists, the line
+ * or id, so a researcher can open the file and fix it; `code` is "DATA".
+ *
+ * @example
+ * throw new DataError("duplicate id 'ΑΚ::914'", "corpus.jsonl", 12);
+ */
+export class DataError extends GbrError {
+  constructor(
+    readonly detail: string,
+    readonly file?: string,
+    readonly line?: number,
+  ) {
+    super(file ? `${file}${line !== undefined ? `:${line}` : ""}: ${detail}` : detail, "DATA");
+    this.name = "DataError";
+  }
+}
