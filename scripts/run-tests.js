@@ -1,8 +1,33 @@
 #!/usr/bin/env node
-// Runs every test/**/*.test.ts with node's test runner (Node 20 has no --test glob support).
-const { readdirSync, statSync } = require("node:fs");
-const { join } = require("node:path");
+// Runs every test/**/*.test.ts (under the current directory) with node's test runner: Node 20
+// has no --test glob support. Arguments are substrings of test paths; with any, only the
+// matching files run (`node scripts/run-tests.js unit/bm25 report`).
+//
+// A skipped test fails the run. A test that is skipped (test.skip, describe.skip, a `skip`
+// option, t.skip()) or marked todo (a `todo` option, t.todo()), at any depth, makes this
+// script exit 1 after the run and list each one with its file and line: a suite must not pass
+// by not running. The only way out is an explicit opt-out, a skip or todo reason that starts
+// with "opt-out:" and says why:
+//
+//   test("renders in Chromium", { skip: !chromium && "opt-out: no Chromium on this machine" }, …);
+//   describe("GPU kernels", { skip: "opt-out: needs CUDA, run by hand" }, () => { … });
+//   t.skip("opt-out: the API has no sandbox"); t.todo("opt-out: waiting on upstream #123");
+//
+// A bare `skip: true`, test.skip(…) or describe.skip(…) carries no reason and so cannot opt
+// out. Opted-out tests are listed after the run too, so they stay visible. Tests that need
+// ../shared fail rather than skip when it is missing (test/helpers/shared.ts, requireShared).
+//
+// Output: node's spec reporter on a terminal and TAP otherwise, as node itself picks; a second
+// reporter (scripts/skip-reporter.mjs) writes the skipped tests to a temporary file that this
+// script reads. If that file is missing the run fails: the check did not happen.
+const { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } = require("node:fs");
+const os = require("node:os");
+const { join, relative } = require("node:path");
+const { pathToFileURL } = require("node:url");
 const { spawnSync } = require("node:child_process");
+
+/** A skip or todo reason with this prefix is an explicit, documented opt-out. */
+const OPT_OUT = "opt-out:";
 
 function find(dir) {
   return readdirSync(dir).flatMap((name) => {
@@ -17,5 +42,64 @@ if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", ...files], { stdio: "inherit" });
+
+const tmp = mkdtempSync(join(os.tmpdir(), "gbr-run-tests-"));
+const skipsFile = join(tmp, "skips.jsonl");
+// Both resolved from this script's folder, so the runner also works from a directory without
+// node_modules (its own test runs it in a temporary folder).
+const tsx = pathToFileURL(require.resolve("tsx")).href;
+const skipReporter = pathToFileURL(join(__dirname, "skip-reporter.mjs")).href;
+const readable = process.stdout.isTTY ? "spec" : "tap";
+const args = [
+  "--import", tsx,
+  "--test", "--test-concurrency=2",
+  `--test-reporter=${readable}`, "--test-reporter-destination=stdout",
+  `--test-reporter=${skipReporter}`, `--test-reporter-destination=${skipsFile}`,
+  ...files,
+];
+const r = spawnSync(process.execPath, args, { stdio: "inherit" });
+
+let skipped;
+try {
+  skipped = readFileSync(skipsFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+} catch (err) {
+  console.error(`\nrun-tests: the skip check did not run (${err.message}); failing the run`);
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(1);
+}
+rmSync(tmp, { recursive: true, force: true });
+
+/**
+ * The source line of a skipped test, found by its name, since node's own positions point into
+ * tsx's output; none when the name is not written out exactly once (a template literal, say).
+ */
+function lineOf(file, name) {
+  let text;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  const at = text.indexOf(name);
+  if (!name || at < 0 || text.indexOf(name, at + 1) >= 0) return undefined;
+  return text.slice(0, at).split("\n").length;
+}
+
+const where = (s) => {
+  const line = lineOf(s.file, s.leaf);
+  return `${relative(process.cwd(), s.file) || s.file}${line ? `:${line}` : ""}`;
+};
+const describeSkip = (s) => `  ${where(s)}  ${s.name}  (${s.kind}${s.reason ? `: ${s.reason}` : ", no reason"})`;
+const optedOut = skipped.filter((s) => typeof s.reason === "string" && s.reason.startsWith(OPT_OUT));
+const refused = skipped.filter((s) => !optedOut.includes(s));
+
+if (optedOut.length > 0) {
+  console.error(`\nrun-tests: ${optedOut.length} test(s) not run, opted out with "${OPT_OUT}":`);
+  for (const s of optedOut) console.error(describeSkip(s));
+}
+if (refused.length > 0) {
+  console.error(`\nrun-tests: FAIL: ${refused.length} test(s) skipped or todo without an "${OPT_OUT}" reason (see the header of scripts/run-tests.js):`);
+  for (const s of refused) console.error(describeSkip(s));
+  process.exit(r.status || 1);
+}
 process.exit(r.status ?? 1);

@@ -15,3 +15,18 @@ test("lib/ compiles with tslab's TypeScript (5.0, CommonJS, classic node resolut
   );
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });
+
+// tslab's own cell converter (not tsc) also computes declarations of what a cell imports, and it
+// has failed where tsc did not (a module with effects and no export): convert the cell every
+// notebook starts with, from the notebooks' folder.
+test("tslab's cell converter compiles a cell that imports lib/ (as every notebook's first cell does)", () => {
+  const script = [
+    `const { createConverter } = require(${JSON.stringify(path.join(REPO, "node_modules", "tslab", "dist", "converter"))});`,
+    "const conv = createConverter();",
+    `const out = conv.convert("", 'import { loadBenchmark, reproduce } from "./lib/index"; import { showTable } from "./lib/report/notebook"; const loaded = await loadBenchmark("sample");');`,
+    "conv.close();",
+    "if (out.diagnostics.length) { console.error(JSON.stringify(out.diagnostics.map((d) => d.messageText))); process.exit(1); }",
+  ].join("\n");
+  const r = spawnSync(process.execPath, ["-e", script], { encoding: "utf8", cwd: path.join(REPO, "notebooks") });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+});

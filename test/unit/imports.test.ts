@@ -1,0 +1,111 @@
+/**
+ * The module map holds (docs/architecture.md, DESIGN.md §3): a small scan of every import in
+ * lib/ fails when a folder imports one it may not, so an arrow back up is caught the day it is
+ * written. Type-only imports carry no code at run time; they may point anywhere but up into
+ * the layers that use everything (experiments, report, cli).
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { REPO } from "../helpers/shared";
+
+const LIB = path.join(REPO, "lib");
+
+/** What each folder of lib/ may import at run time, besides itself and util/. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  util: [],
+  text: [],
+  data: ["text"],
+  sparse: ["text"],
+  dense: ["text", "data", "cache"],
+  llm: ["text", "sparse", "cache"],
+  cache: [],
+  fusion: [],
+  eval: [],
+  experiments: ["text", "data", "sparse", "dense", "llm", "cache", "fusion", "eval"],
+  report: ["eval", "experiments"],
+  cli: ["*"],
+};
+/** Root files every folder may import: the shared types, the retriever registry, the data folder's location. */
+const SHARED_ROOT = new Set(["types", "registry", "paths"]);
+/**
+ * The root files that wire everything together (they import the folders): only the layers that
+ * run named retrievers (experiments, cli) import them.
+ */
+const WIRING_ROOT = new Set(["retrievers", "index"]);
+const MAY_IMPORT_WIRING = new Set(["experiments", "cli"]);
+/** Layers no type import may reach from below. */
+const TOP = new Set(["experiments", "report", "cli"]);
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const p = path.join(dir, name);
+    return statSync(p).isDirectory() ? filesUnder(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+interface Edge {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+/** Relative imports of a file: static, re-exports, require() and import(), with whether they are type-only. */
+function importsOf(file: string): Edge[] {
+  const src = readFileSync(file, "utf8");
+  const edges: Edge[] = [];
+  const add = (spec: string, typeOnly: boolean) => {
+    if (!spec.startsWith(".")) return;
+    const target = path.relative(LIB, path.resolve(path.dirname(file), spec));
+    edges.push({ from: path.relative(LIB, file), to: target, typeOnly });
+  };
+  for (const m of src.matchAll(/^\s*(import|export)\s+(type\s+)?[^;]*?\sfrom\s+"([^"]+)"/gm)) add(m[3], m[2] !== undefined);
+  for (const m of src.matchAll(/\brequire\(\s*"([^"]+)"\s*\)/g)) add(m[1], false);
+  for (const m of src.matchAll(/\bimport\(\s*"([^"]+)"\s*\)/g)) add(m[1], src.slice(Math.max(0, m.index! - 7), m.index).includes("typeof"));
+  return edges;
+}
+
+const folderOf = (rel: string) => (rel.includes(path.sep) ? rel.split(path.sep)[0] : `(root)/${rel.replace(/\.ts$/, "")}`);
+
+test("every import in lib/ follows the module map", () => {
+  const bad: string[] = [];
+  for (const file of filesUnder(LIB)) {
+    for (const e of importsOf(file)) {
+      const from = folderOf(e.from);
+      const to = folderOf(e.to);
+      if (from === to || to === "util") continue;
+      if (to.startsWith("(root)/") && SHARED_ROOT.has(to.slice(7))) {
+        if (from === "text" && to !== "(root)/types") bad.push(`${e.from} -> ${e.to} (text/ knows no registry or data folder)`);
+        continue;
+      }
+      if (from.startsWith("(root)/")) {
+        // The shared root files import only types; the wiring files may import anything.
+        if (WIRING_ROOT.has(from.slice(7))) continue;
+        if (SHARED_ROOT.has(from.slice(7)) && e.typeOnly && !TOP.has(to)) continue;
+        bad.push(`${e.from} -> ${e.to} (a shared root file imports no folder at run time)`);
+        continue;
+      }
+      const allowed = MAY_IMPORT[from];
+      if (!allowed) {
+        bad.push(`${e.from}: folder '${from}' is not in the module map`);
+        continue;
+      }
+      if (allowed.includes("*")) continue;
+      if (to.startsWith("(root)/") && WIRING_ROOT.has(to.slice(7))) {
+        if (!MAY_IMPORT_WIRING.has(from)) bad.push(`${e.from} -> ${e.to} (only experiments and cli import the wiring)`);
+        continue;
+      }
+      if (e.typeOnly ? !TOP.has(to) || allowed.includes(to) : allowed.includes(to)) continue;
+      bad.push(`${e.from} -> ${e.to}${e.typeOnly ? " (type)" : ""}: ${from}/ may import ${allowed.length ? allowed.join(", ") : "nothing but util/ and the shared types"}`);
+    }
+  }
+  assert.deepEqual(bad, [], `forbidden imports:\n${bad.join("\n")}`);
+});
+
+test("the scan sees what it must (it cannot pass by reading nothing)", () => {
+  const edges = filesUnder(LIB).flatMap(importsOf);
+  assert.ok(edges.length > 200, `only ${edges.length} imports found`);
+  assert.ok(edges.some((e) => e.from === path.join("experiments", "reproduce.ts") && e.to === path.join("experiments", "run-experiments")));
+  assert.ok(edges.some((e) => e.typeOnly));
+});

@@ -1,0 +1,83 @@
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { REPO } from "../helpers/shared";
+
+// scripts/run-tests.js on tiny synthetic suites in a temporary folder: a skip fails the run,
+// an "opt-out:" reason lets it pass.
+
+const RUNNER = path.join(REPO, "scripts", "run-tests.js");
+const TMP = mkdtempSync(path.join(os.tmpdir(), "gbr-run-tests-test-"));
+after(() => rmSync(TMP, { recursive: true, force: true }));
+
+const SUITES: Record<string, string> = {
+  "skip.test.ts": `import { test } from "node:test";
+test("runs", () => {});
+test("left out", { skip: "needs a GPU" }, () => {});
+`,
+  "nested.test.ts": `import { describe, test } from "node:test";
+describe("outer", () => {
+  test("inner", (t) => { t.skip(); });
+  test("fine", () => {});
+});
+`,
+  "todo.test.ts": `import { test } from "node:test";
+test("later", { todo: true }, () => {});
+`,
+  "opt-out.test.ts": `import { describe, test } from "node:test";
+test("runs", () => {});
+test("no GPU here", { skip: "opt-out: needs CUDA, run by hand" }, () => {});
+describe("suite", () => {
+  test("unfinished", (t) => { t.todo("opt-out: waiting on upstream"); });
+});
+`,
+  "fails.test.ts": `import { test } from "node:test";
+test("broken", () => { throw new Error("boom"); });
+test("opted", { skip: "opt-out: irrelevant" }, () => {});
+`,
+};
+mkdirSync(path.join(TMP, "test"));
+for (const [name, text] of Object.entries(SUITES)) writeFileSync(path.join(TMP, "test", name), text);
+
+function run(...filter: string[]) {
+  // The runner under test must not take this test process's runner for its parent.
+  const env = { ...process.env };
+  delete env.NODE_TEST_CONTEXT;
+  const r = spawnSync(process.execPath, [RUNNER, ...filter], { cwd: TMP, env, encoding: "utf8", timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test("a skipped test fails the run, listed with its file, line and reason", () => {
+  const r = run("skip.test");
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /^ok \d+ - left out # SKIP needs a GPU$/m, "the readable TAP output is still there");
+  assert.match(r.stderr, /FAIL: 1 test\(s\) skipped or todo without an "opt-out:" reason/);
+  assert.match(r.stderr, /test\/skip\.test\.ts:3 {2}left out {2}\(skip: needs a GPU\)/);
+});
+
+test("a subtest skipped at run time, and a todo, fail the run too", () => {
+  const r = run("nested.test", "todo.test");
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stderr, /FAIL: 2 test\(s\)/);
+  assert.match(r.stderr, /test\/nested\.test\.ts:3 {2}outer > inner {2}\(skip, no reason\)/);
+  assert.match(r.stderr, /test\/todo\.test\.ts:2 {2}later {2}\(todo, no reason\)/);
+});
+
+test("skips and todos with an opt-out: reason pass, and are still listed", () => {
+  const r = run("opt-out.test");
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.doesNotMatch(r.stderr, /FAIL/);
+  assert.match(r.stderr, /2 test\(s\) not run, opted out with "opt-out:"/);
+  assert.match(r.stderr, /no GPU here {2}\(skip: opt-out: needs CUDA, run by hand\)/);
+  assert.match(r.stderr, /suite > unfinished {2}\(todo: opt-out: waiting on upstream\)/);
+});
+
+test("a failing test still fails the run when every skip is opted out", () => {
+  const r = run("fails.test");
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /^not ok \d+ - broken$/m);
+  assert.doesNotMatch(r.stderr, /FAIL:/);
+});
