@@ -44,7 +44,7 @@ export type PromptName = (typeof PROMPT_NAMES)[number];
 /**
  * Prompts that are not among the nine constants. REWRITE_SYSTEM is the system message sent with
  * both rewrite prompts: the notebook passes it as a literal argument rather than a named constant,
- * so for the official set it is found best-effort (see official-prompts.ts) and may be absent.
+ * so for the official set it is found in the rewrite call's code cell (see notebook-prompts.ts) and may be absent.
  *
  * @example
  * EXTRA_PROMPT_NAMES.includes("REWRITE_SYSTEM"); // true
