@@ -13,21 +13,105 @@ export interface JsonlRecord {
 }
 
 /**
- * Reads a text file, stripping a UTF-8 BOM and normalising CRLF line ends; both are reported
- * through `warn` because they usually mean the file passed through a spreadsheet or editor
- * that may have changed it in other ways too.
+ * Reads a whole file as UTF-8, refusing invalid bytes (see `decodeUtf8`); a BOM is kept for the
+ * caller to strip or report. An unreadable file is a DataError naming it.
+ *
+ * @example
+ * const text = await readUtf8("data/sample/corpus.jsonl");
+ */
+export async function readUtf8(file: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    // Decoding the whole buffer at once is several times faster than a streaming utf8 read.
+    bytes = await fs.readFile(file);
+  } catch (err) {
+    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
+  }
+  return decodeUtf8(bytes, file);
+}
+
+// ignoreBOM keeps a leading BOM in the text, so readers can warn about it rather than lose it.
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * UTF-8 bytes to text. Invalid bytes are a DataError naming the file, the line and the byte
+ * offset of the first bad sequence, not U+FFFD: a lenient decode would turn a Windows-1253 or
+ * ISO-8859-7 file into question marks silently, and two ids differing only in their bad bytes
+ * would become the same id.
+ *
+ * @example
+ * decodeUtf8(Buffer.from("id\n"), "x.tsv"); // "id\n"
+ * decodeUtf8(Buffer.from([0x61, 0x0a, 0xe1]), "x.tsv"); // throws "x.tsv:2: invalid UTF-8 at byte offset 2 …"
+ */
+export function decodeUtf8(bytes: Uint8Array, file: string): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    // The decoder says only that the bytes are bad; finding where is worth a second pass.
+    const at = Math.max(0, firstInvalidUtf8(bytes));
+    const shown = Array.from(bytes.subarray(at, Math.min(at + 4, bytes.length)), (b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`);
+    throw new DataError(
+      `invalid UTF-8 at byte offset ${at} (bytes ${shown.join(" ")}); the file must be UTF-8: re-save it as UTF-8 or convert it (e.g. iconv -f WINDOWS-1253 -t UTF-8)`,
+      file,
+      lineAt(bytes, at),
+    );
+  }
+}
+
+/**
+ * The byte offset where the first ill-formed UTF-8 sequence starts (Unicode's table 3-7, the one
+ * the WHATWG decoder applies: no overlong forms, no surrogates, nothing above U+10FFFF), or -1.
+ */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  const n = bytes.length;
+  let i = 0;
+  while (i < n) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The allowed range of the second byte depends on the lead; the rest are plain 80..BF.
+    let len: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) len = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      len = 3;
+      if (b === 0xe0) lo = 0xa0;
+      if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      len = 4;
+      if (b === 0xf0) lo = 0x90;
+      if (b === 0xf4) hi = 0x8f;
+    } else return i;
+    if (i + 1 >= n || bytes[i + 1] < lo || bytes[i + 1] > hi) return i;
+    for (let k = 2; k < len; k++) if (i + k >= n || bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return i;
+    i += len;
+  }
+  return -1;
+}
+
+/** The 1-based line of byte `offset`, counting LF, CRLF and a lone CR as readTextLines does. */
+function lineAt(bytes: Uint8Array, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) {
+    if (bytes[i] === 0x0a) line++;
+    else if (bytes[i] === 0x0d && bytes[i + 1] !== 0x0a) line++;
+  }
+  return line;
+}
+
+/**
+ * Reads a UTF-8 text file (invalid bytes are an error, see `decodeUtf8`), stripping a BOM and
+ * normalising CRLF line ends; both are reported through `warn` because they usually mean the
+ * file passed through a spreadsheet or editor that may have changed it in other ways too.
  *
  * @example
  * const lines = await readTextLines("data/sample/queries.jsonl");
  */
 export async function readTextLines(file: string, warn?: Warn): Promise<string[]> {
-  let text: string;
-  try {
-    // Decoding the whole buffer at once is several times faster than a streaming utf8 read.
-    text = (await fs.readFile(file)).toString("utf8");
-  } catch (err) {
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
-  }
+  let text = await readUtf8(file);
   if (text.charCodeAt(0) === 0xfeff) {
     warn?.(`${file}: starts with a byte-order mark (BOM); ignored`);
     text = text.slice(1);
@@ -82,21 +166,73 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
   return out;
 }
 
+/**
+ * Why `id` cannot be an id (the whole error detail, `what` naming the field), or undefined when
+ * it can. Ids are compared exactly, never trimmed: a trimmed " q1" and "q1" would silently be
+ * one query. They also end up in whitespace-separated run files, so no whitespace at all.
+ *
+ * @example
+ * idProblem("query id", " q1"); // "query id ' q1' is empty or contains whitespace: …leading or trailing…"
+ * idProblem("id", "ΑΚ::914"); // undefined
+ */
+export function idProblem(what: string, id: string): string | undefined {
+  const head = `${what} '${id}' is empty or contains whitespace`;
+  if (id === "") return `${head}: every ${what} needs at least one character`;
+  if (id.trim() !== id) return `${head}: it has leading or trailing whitespace, which is not trimmed (ids are compared exactly); remove it`;
+  if (/\s/.test(id)) return `${head}: ids end up in whitespace-separated run files; replace the whitespace (e.g. with '_')`;
+  return undefined;
+}
+
 /** Converts id/text records to docs or queries, rejecting duplicate ids and empty texts. */
 function toItems(records: JsonlRecord[], file: string): { id: string; text: string }[] {
   const seen = new Map<string, number>();
   return records.map(({ line, value }) => {
     const rawId = value.id ?? value._id;
     if (rawId === undefined || rawId === null) throw new DataError('missing field "id"', file, line);
+    if (typeof rawId !== "string" && typeof rawId !== "number") throw new DataError(`id ${JSON.stringify(rawId)} is not a string or number`, file, line);
     const id = String(rawId);
     if (typeof value.text !== "string") throw new DataError(`field "text" of id '${id}' is not a string`, file, line);
-    if (/\s/.test(id) || id === "") throw new DataError(`id '${id}' is empty or contains whitespace`, file, line);
+    const bad = idProblem("id", id);
+    if (bad) throw new DataError(bad, file, line);
     if (value.text.trim() === "") throw new DataError(`empty text for id '${id}'`, file, line);
     const first = seen.get(id);
     if (first !== undefined) throw new DataError(`duplicate id '${id}' (first on line ${first})`, file, line);
     seen.set(id, line);
     return { id, text: value.text };
   });
+}
+
+/**
+ * One line of a qrels file: a query, an article and the judged relevance, with the 1-based line
+ * it came from so later checks (against the corpus, say) can point at it.
+ *
+ * @example
+ * const j: Judgment = { query: "Q01", doc: "ΑΚ::914", score: 1, line: 2 };
+ */
+export interface Judgment {
+  query: QueryId;
+  doc: DocId;
+  score: number;
+  line: number;
+}
+
+/**
+ * A relevance score as written in a qrels file: a plain decimal integer and nothing else. Number()
+ * alone would read "" as 0 (silently dropping the judgment), "0x10" as 16 and "1e2" as 100;
+ * graded relevance is integral in TREC and BEIR alike, so "1.5", "+1" and " 1" are refused too.
+ * A negative integer (TREC's -1 or -2 for junk) is accepted and, as 0, means not relevant.
+ * Returns the number, or the error detail (`what` names the column).
+ *
+ * @example
+ * parseScore("2", "score"); // 2
+ * parseScore("0x10", "score"); // "score '0x10' is not a plain integer; write relevance as …"
+ */
+export function parseScore(text: string, what: string): number | string {
+  if (/^-?[0-9]+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
+  const fix = "write relevance as a plain integer such as 0, 1 or 2 (0 or a negative integer means not relevant)";
+  if (text === "") return `${what} is empty; ${fix}`;
+  const kind = text.trim() !== "" && Number.isFinite(Number(text)) ? "is not a plain integer" : "is not a number";
+  return `${what} '${text}' ${kind}; ${fix}`;
 }
 
 /**
@@ -118,6 +254,18 @@ export async function readQrelsTsv(file: string, warn?: Warn): Promise<Map<Query
  * parseQrelsTsv(["query-id\tcorpus-id\tscore", "q1\td1\t1"], "test.tsv"); // Map { "q1" => Set { "d1" } }
  */
 export function parseQrelsTsv(lines: readonly string[], file: string): Map<QueryId, Set<DocId>> {
+  return relevantOf(parseJudgmentsTsv(lines, file), file);
+}
+
+/**
+ * Every judgment of a BEIR qrels TSV, score 0 and negative included, in file order. The header
+ * is checked, ids are taken verbatim (see `idProblem`), scores strictly (see `parseScore`), and a
+ * file without a single judgment is an error.
+ *
+ * @example
+ * parseJudgmentsTsv(["query-id\tcorpus-id\tscore", "q1\td1\t0"], "test.tsv"); // [{ query: "q1", doc: "d1", score: 0, line: 2 }]
+ */
+export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgment[] {
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
   if (header.join("\t") !== "query-id\tcorpus-id\tscore") {
     throw new DataError(
@@ -126,18 +274,39 @@ export function parseQrelsTsv(lines: readonly string[], file: string): Map<Query
       1,
     );
   }
-  const qrels = new Map<QueryId, Set<DocId>>();
+  const out: Judgment[] = [];
   for (let i = 1; i < lines.length; i++) {
     if (lines[i].trim() === "") continue;
     const cols = lines[i].split("\t");
     if (cols.length !== 3) throw new DataError(`expected 3 tab-separated columns, found ${cols.length}`, file, i + 1);
-    const [qid, did, scoreText] = cols.map((c) => c.trim());
-    const score = Number(scoreText);
-    if (!Number.isFinite(score)) throw new DataError(`score '${scoreText}' is not a number`, file, i + 1);
-    if (score <= 0) continue;
-    let set = qrels.get(qid);
-    if (!set) qrels.set(qid, (set = new Set()));
-    set.add(did);
+    const [query, doc, scoreText] = cols;
+    const bad = idProblem("query id", query) ?? idProblem("corpus id", doc);
+    if (bad) throw new DataError(bad, file, i + 1);
+    const score = parseScore(scoreText, "score");
+    if (typeof score === "string") throw new DataError(score, file, i + 1);
+    out.push({ query, doc, score, line: i + 1 });
+  }
+  if (out.length === 0) throw new DataError('no judgments: the file has no "query-id<TAB>corpus-id<TAB>score" line after the header', file);
+  return out;
+}
+
+/**
+ * The relevant articles per query (score > 0), queries in the order they first appear. Qrels
+ * where nothing is relevant cannot score a run (every metric would be 0), so that is an error.
+ *
+ * @example
+ * relevantOf([{ query: "q1", doc: "d1", score: 1, line: 2 }], "test.tsv"); // Map { "q1" => Set { "d1" } }
+ */
+export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
+  const qrels = new Map<QueryId, Set<DocId>>();
+  for (const j of judgments) {
+    if (j.score <= 0) continue;
+    let set = qrels.get(j.query);
+    if (!set) qrels.set(j.query, (set = new Set()));
+    set.add(j.doc);
+  }
+  if (qrels.size === 0) {
+    throw new DataError(`no relevant judgment: all ${judgments.length} judgments have a score <= 0 (a relevant article has score >= 1)`, file);
   }
   return qrels;
 }
@@ -165,23 +334,27 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   const queriesFile = opts.queriesFile ?? path.join(dir, "queries.jsonl");
   const qrelsFile = opts.qrelsFile ?? path.join(dir, "qrels", "test.tsv");
   const docs: Doc[] = toItems(await readJsonl(corpusFile, ["text"], opts.warn), corpusFile);
+  if (docs.length === 0) throw new DataError("the corpus is empty (no article); a corpus.jsonl needs one {\"id\", \"text\"} line per article", corpusFile);
   const queries: Query[] = toItems(await readJsonl(queriesFile, ["text"], opts.warn), queriesFile);
-  const allQrels = await readQrelsTsv(qrelsFile, opts.warn);
+  if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"id\", \"text\"} line per query", queriesFile);
+  const judgments = parseJudgmentsTsv(await readTextLines(qrelsFile, opts.warn), qrelsFile);
+  const allQrels = relevantOf(judgments, qrelsFile);
 
   const docIds = new Set(docs.map((d) => d.id));
   const queryIds = new Set(queries.map((q) => q.id));
   const restricted = opts.queriesFile !== undefined;
-  const qrels = new Map<QueryId, Set<DocId>>();
-  for (const [qid, rel] of allQrels) {
-    if (!queryIds.has(qid)) {
-      if (restricted) continue;
-      throw new DataError(`qrels name query '${qid}', which is not in ${queriesFile}`, qrelsFile);
+  // Every judgment is checked, not only the relevant ones: a score-0 line naming a missing
+  // article is as much a sign of a mismatched corpus as a score-1 line.
+  for (const j of judgments) {
+    if (!queryIds.has(j.query) && !restricted) {
+      throw new DataError(`qrels name query '${j.query}', which is not in ${queriesFile} (line ${j.line})`, qrelsFile);
     }
-    for (const did of rel) {
-      if (!docIds.has(did)) throw new DataError(`qrels name article '${did}' (query '${qid}'), which is not in ${corpusFile}`, qrelsFile);
+    if (!docIds.has(j.doc)) {
+      throw new DataError(`qrels name article '${j.doc}' (query '${j.query}'), which is not in ${corpusFile} (line ${j.line})`, qrelsFile);
     }
-    qrels.set(qid, rel);
   }
+  const qrels = new Map<QueryId, Set<DocId>>();
+  for (const [qid, rel] of allQrels) if (queryIds.has(qid)) qrels.set(qid, rel);
   for (const q of queries) {
     if (!qrels.has(q.id)) throw new DataError(`query '${q.id}' has no relevant article in ${qrelsFile}`, queriesFile);
   }
@@ -190,7 +363,10 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   const metaFile = path.join(dir, "meta.jsonl");
   if (await exists(metaFile)) {
     for (const { line, value } of await readJsonl(metaFile, ["id"], opts.warn)) {
+      if (typeof value.id !== "string" && typeof value.id !== "number") throw new DataError(`id ${JSON.stringify(value.id)} is not a string or number`, metaFile, line);
       const id = String(value.id);
+      const bad = idProblem("id", id);
+      if (bad) throw new DataError(bad, metaFile, line);
       if (meta.has(id)) throw new DataError(`duplicate metadata for query '${id}'`, metaFile, line);
       if (!queryIds.has(id)) {
         if (restricted) continue;

@@ -7,6 +7,7 @@ import { DataError } from "../util/errors";
 import type { Manifest } from "./hub-manifest";
 import { HUB_CONFIGS, localPath } from "./hub-settings";
 import { readTable, type Table } from "./tabular";
+import { idProblem, parseScore } from "./beir";
 
 /**
  * The benchmark in a pull's cache, in the files' order; `log` hears about metadata rows that
@@ -19,8 +20,12 @@ export async function benchmarkFromCache(cacheDir: string, manifest: Manifest, l
   const tables = async (config: string) =>
     Promise.all((manifest.configs[config] ?? []).map((p) => readTable(localPath(cacheDir, p))));
 
-  const docs = toItems(await tables(HUB_CONFIGS.corpus), "corpus", true);
-  const queries = toItems(await tables(HUB_CONFIGS.queries), "queries", false);
+  const corpusTables = await tables(HUB_CONFIGS.corpus);
+  const docs = toItems(corpusTables, "corpus", true);
+  if (docs.items.length === 0) throw new DataError(`the corpus is empty: the '${HUB_CONFIGS.corpus}' config has no row`, filesOf(corpusTables));
+  const queryTables = await tables(HUB_CONFIGS.queries);
+  const queries = toItems(queryTables, "queries", false);
+  if (queries.items.length === 0) throw new DataError(`no queries: the '${HUB_CONFIGS.queries}' config has no row`, filesOf(queryTables));
   const qrelTables = await tables(HUB_CONFIGS.qrels);
   const qrels = toQrels(qrelTables, docs.items, queries.items);
 
@@ -55,8 +60,8 @@ function idOf(t: Table, i: number, names: string[], what = "id"): string {
   const v = field(t, i, names, what);
   if (typeof v !== "string" && typeof v !== "number" && typeof v !== "bigint") fail(t, i, `${what} is not a string or number`);
   const id = String(v);
-  // Ids end up in whitespace-separated run files and tab-separated qrels.
-  if (id === "" || /\s/.test(id)) fail(t, i, `${what} '${id}' is empty or contains whitespace`);
+  const bad = idProblem(what, id);
+  if (bad) fail(t, i, bad);
   return id;
 }
 
@@ -90,13 +95,13 @@ function toQrels(tables: Table[], docs: Doc[], queries: Query[]): Map<QueryId, S
   const docIds = new Set(docs.map((d) => d.id));
   const queryIds = new Set(queries.map((q) => q.id));
   const pairs = new Map<QueryId, Set<DocId>>();
+  let judged = 0;
   for (const t of tables) {
     for (let i = 0; i < t.rows.length; i++) {
+      judged++;
       const qid = idOf(t, i, ["query-id", "query_id"], "query id");
       const did = idOf(t, i, ["corpus-id", "corpus_id"], "corpus id");
-      const raw = field(t, i, ["score"], "relevance");
-      const score = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : NaN;
-      if (!Number.isFinite(score)) fail(t, i, `score ${JSON.stringify(raw)} is not a number`);
+      const score = scoreOf(t, i, field(t, i, ["score"], "relevance"));
       if (!queryIds.has(qid)) fail(t, i, `qrels name query '${qid}', which is not in the queries config`);
       if (!docIds.has(did)) fail(t, i, `qrels name article '${did}', which is not in the corpus config`);
       if (score <= 0) continue;
@@ -105,10 +110,31 @@ function toQrels(tables: Table[], docs: Doc[], queries: Query[]): Map<QueryId, S
       set.add(did);
     }
   }
+  if (judged === 0) throw new DataError(`no judgments: the '${HUB_CONFIGS.qrels}' config has no row`, filesOf(tables));
+  if (pairs.size === 0) throw new DataError(`no relevant judgment: all ${judged} judgments have a score <= 0 (a relevant article has score >= 1)`, filesOf(tables));
   // Map order follows the queries, so anything that iterates qrels sees the benchmark's order.
   const ordered = new Map<QueryId, Set<DocId>>();
   for (const q of queries) if (pairs.has(q.id)) ordered.set(q.id, pairs.get(q.id)!);
   return ordered;
+}
+
+/**
+ * A relevance score from any format: a JSON or parquet integer, or the text of a plain integer
+ * (csv, tsv); see parseScore for why "", "0x10", "1.5" and " 1" are refused.
+ */
+function scoreOf(t: Table, i: number, raw: unknown): number {
+  if (typeof raw === "number") {
+    if (Number.isSafeInteger(raw)) return raw;
+    return fail(t, i, `score ${raw} is not a plain integer; write relevance as a plain integer such as 0, 1 or 2`);
+  }
+  const score = typeof raw === "string" ? parseScore(raw, "score") : `score ${JSON.stringify(raw)} is not a number`;
+  if (typeof score === "string") fail(t, i, score);
+  return score;
+}
+
+/** The files of a config, for an error about the config as a whole. */
+function filesOf(tables: Table[]): string {
+  return tables.map((t) => t.file).join(", ");
 }
 
 /**

@@ -1,12 +1,14 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { DocId, QueryId } from "../types";
-import { parseQrelsTsv, readTextLines } from "./beir";
+import { parseQrelsTsv, parseScore, readTextLines, relevantOf, type Judgment } from "./beir";
 import { DataError } from "../util/errors";
 
 /**
  * Reads qrels in either BEIR TSV form (header `query-id corpus-id score`) or TREC form
- * (`qid 0 docid rel`, no header), told apart by the first line. Relevance > 0 counts.
+ * (`qid 0 docid rel`, no header), told apart by the first line. Relevance > 0 counts; a score
+ * must be a plain integer (see `parseScore`), and a file with no judgment, or none relevant, is
+ * an error naming it.
  *
  * @example
  * const qrels = await readQrels("../shared/data/greeklaws-2021/qrels/sample.tsv");
@@ -14,7 +16,18 @@ import { DataError } from "../util/errors";
 export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>> {
   const lines = await readTextLines(file);
   if ((lines[0] ?? "").startsWith("query-id")) return parseQrelsTsv(lines, file);
-  const qrels = new Map<QueryId, Set<DocId>>();
+  return relevantOf(parseTrecJudgments(lines, file), file);
+}
+
+/**
+ * Every judgment of TREC qrels (`qid 0 docid rel`, whitespace separated, so an id cannot carry
+ * whitespace), in file order, score 0 and negative included.
+ *
+ * @example
+ * parseTrecJudgments(["q1 0 d1 1"], "qrels.txt"); // [{ query: "q1", doc: "d1", score: 1, line: 1 }]
+ */
+export function parseTrecJudgments(lines: readonly string[], file: string): Judgment[] {
+  const out: Judgment[] = [];
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].trim();
     if (raw === "") continue;
@@ -26,14 +39,14 @@ export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>>
         i + 1,
       );
     }
-    const rel = Number(cols[3]);
-    if (!Number.isFinite(rel)) throw new DataError(`relevance '${cols[3]}' is not a number`, file, i + 1);
-    if (rel <= 0) continue;
-    let set = qrels.get(cols[0]);
-    if (!set) qrels.set(cols[0], (set = new Set()));
-    set.add(cols[2]);
+    const score = parseScore(cols[3], "relevance");
+    if (typeof score === "string") throw new DataError(score, file, i + 1);
+    out.push({ query: cols[0], doc: cols[2], score, line: i + 1 });
   }
-  return qrels;
+  if (out.length === 0) {
+    throw new DataError('no judgments: the file is empty; qrels need "qid 0 docid rel" lines or a BEIR TSV "query-id<TAB>corpus-id<TAB>score"', file);
+  }
+  return out;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { QueryId, Ranking, Run } from "../types";
-import { readTextLines, type Warn } from "./beir";
+import type { DocId, QueryId, Ranking, Run } from "../types";
+import { idProblem, readTextLines, readUtf8, type Warn } from "./beir";
 import { DataError } from "../util/errors";
 
 /**
@@ -107,16 +107,16 @@ export function formatJsonRun(run: Run): string {
 }
 
 /**
- * Reads a JSON run `{qid: [docid, …]}` (best first).
+ * Reads a JSON run `{qid: [docid, …]}` (best first). The file must be UTF-8; query and document
+ * ids are taken verbatim (see `idProblem`), and errors about one query name its line.
  *
  * @example
  * const run = await readJsonRun("outputs/sample/runs/bm25.json");
  */
 export async function readJsonRun(file: string): Promise<Run> {
-  let text: string;
+  const text = await readUtf8(file);
   let parsed: unknown;
   try {
-    text = await fs.readFile(file, "utf8");
     parsed = JSON.parse(text);
   } catch (err) {
     throw new DataError(`not a readable JSON run (${(err as Error).message})`, file);
@@ -125,10 +125,14 @@ export async function readJsonRun(file: string): Promise<Run> {
   const obj = parsed as Record<string, unknown>;
   const rankings = new Map<QueryId, Ranking>();
   // Object key order puts integer-like ids first; the file's order is the one to keep.
-  for (const qid of topLevelKeys(text)) {
+  for (const { key: qid, offset } of topLevelKeys(text)) {
     const list = obj[qid];
     if (rankings.has(qid)) throw new DataError(`query '${qid}' appears twice`, file);
     if (!Array.isArray(list) || !list.every((x) => typeof x === "string")) throw new DataError(`query '${qid}': expected an array of doc ids`, file);
+    const badQuery = idProblem("query id", qid);
+    if (badQuery) throw new DataError(badQuery, file, lineOf(text, offset));
+    const badDoc = list.map((d) => idProblem("document id", d)).find((p) => p !== undefined);
+    if (badDoc) throw new DataError(`${badDoc} (in the ranking of query '${qid}')`, file, lineOf(text, offset));
     const dup = list.find((d, i) => list.indexOf(d) !== i);
     if (dup !== undefined) throw new DataError(`document '${dup}' listed twice for query '${qid}'`, file);
     rankings.set(qid, list as string[]);
@@ -136,9 +140,16 @@ export async function readJsonRun(file: string): Promise<Run> {
   return { rankings };
 }
 
-/** Keys of the outermost JSON object, in file order (the text is known to be valid JSON). */
-function topLevelKeys(text: string): string[] {
-  const keys: string[] = [];
+/** The 1-based line of a character offset. */
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
+  return line;
+}
+
+/** Keys of the outermost JSON object and where each starts, in file order (the text is valid JSON). */
+function topLevelKeys(text: string): { key: string; offset: number }[] {
+  const keys: { key: string; offset: number }[] = [];
   let depth = 0;
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
@@ -146,7 +157,7 @@ function topLevelKeys(text: string): string[] {
     if (c === '"') {
       let j = i + 1;
       while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      if (depth === 1 && expectKey) keys.push(JSON.parse(text.slice(i, j + 1)) as string);
+      if (depth === 1 && expectKey) keys.push({ key: JSON.parse(text.slice(i, j + 1)) as string, offset: i });
       expectKey = false;
       i = j;
     } else if (c === "{" || c === "[") {
@@ -156,6 +167,61 @@ function topLevelKeys(text: string): string[] {
     else if (c === "," && depth === 1) expectKey = true;
   }
   return keys;
+}
+
+/**
+ * How a run covers the queries of the qrels it is scored against.
+ *
+ * @example
+ * const c: RunCoverage = { judged: 283, ranked: 250, unjudged: [], warning: "run.trec: 250 of the qrels' 283 queries …" };
+ */
+export interface RunCoverage {
+  /** Queries with at least one relevant article in the qrels: what the metrics average over. */
+  judged: number;
+  /** Of those, the ones the run has a ranking for. */
+  ranked: number;
+  /** Run queries the qrels do not judge (the metrics ignore them), in run order. */
+  unjudged: QueryId[];
+  /** Set when some judged queries have no ranking: they score 0, which lowers every mean. */
+  warning?: string;
+}
+
+/**
+ * Checks that a run can be scored against qrels before it is: an empty run (no document ranked
+ * for any query) or one that shares no query with the qrels is a DataError naming the run file,
+ * since both would score a silent 0 that looks like a result. A partial overlap is allowed (a
+ * retriever may legitimately return nothing for a query) and comes back with a `warning`.
+ *
+ * @example
+ * const c = checkRunCoverage(run, qrels, "run.trec", "qrels.tsv");
+ * if (c.warning) console.error(c.warning); // "run.trec: 250 of the qrels' 283 queries are in the run; the 33 missing score 0"
+ */
+export function checkRunCoverage(
+  run: Run,
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  runFile: string,
+  qrelsFile = "the qrels",
+): RunCoverage {
+  let docs = 0;
+  for (const r of run.rankings.values()) docs += r.length;
+  if (docs === 0) {
+    const queries = run.rankings.size === 0 ? "no query" : `${run.rankings.size} queries, each with an empty ranking`;
+    throw new DataError(`the run is empty (${queries}): nothing to evaluate; check that the retriever wrote its output to this file`, runFile);
+  }
+  const judged = [...qrels.keys()].filter((q) => (qrels.get(q)?.size ?? 0) > 0);
+  const ranked = judged.filter((q) => run.rankings.has(q)).length;
+  const unjudged = [...run.rankings.keys()].filter((q) => !qrels.has(q));
+  if (ranked === 0) {
+    throw new DataError(
+      `the run shares no query with ${qrelsFile}: its ${run.rankings.size} queries (e.g. '${unjudged[0]}') are none of the qrels' ${judged.length} (e.g. '${judged[0]}'); check that run and qrels come from the same query set`,
+      runFile,
+    );
+  }
+  const coverage: RunCoverage = { judged: judged.length, ranked, unjudged };
+  if (ranked < judged.length) {
+    coverage.warning = `${runFile}: ${ranked} of the qrels' ${judged.length} queries are in the run; the ${judged.length - ranked} missing score 0`;
+  }
+  return coverage;
 }
 
 /**

@@ -9,7 +9,7 @@ import path from "node:path";
 import zlib from "node:zlib";
 import { parquetReadObjects } from "hyparquet";
 import type { Compressors } from "hyparquet";
-import { parseJsonlLines } from "./beir";
+import { parseJsonlLines, readUtf8 } from "./beir";
 import { DataError } from "../util/errors";
 import { parseDelimited } from "../util/csv";
 
@@ -111,12 +111,8 @@ function table(file: string, rows: Row[], lines?: number[]): Table {
 }
 
 async function readText(file: string): Promise<string> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (err) {
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
-  }
+  // Strict: a lenient decode would turn a Windows-1253 export's Greek into U+FFFD, ids included.
+  const text = await readUtf8(file);
   // Spreadsheet exports of the card's csv files often start with a BOM; it is not data.
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
