@@ -12,16 +12,18 @@ export const NEWLINE = 0x0a;
 /**
  * The file's lines as byte buffers with their start offsets, streamed; the last one has
  * `complete: false` when the file does not end with a newline. Splitting bytes on 0x0A is safe in
- * UTF-8 (the byte never occurs inside a multi-byte character).
+ * UTF-8 (the byte never occurs inside a multi-byte character). `from` starts reading at a byte
+ * offset (a line start: the end of what an earlier pass read); offsets stay those of the file.
  *
  * @example
  * for await (const { line, start, complete } of readLines("calls.jsonl")) if (complete) index(line, start);
+ * for await (const { line, start } of readLines("calls.jsonl", indexedEnd)) index(line, start); // lines added since
  */
-export async function* readLines(file: string): AsyncGenerator<{ line: Buffer; start: number; complete: boolean }> {
+export async function* readLines(file: string, from = 0): AsyncGenerator<{ line: Buffer; start: number; complete: boolean }> {
   let pieces: Buffer[] = [];
-  let start = 0;
-  let pos = 0;
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  let start = from;
+  let pos = from;
+  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20, start: from }) as AsyncIterable<Buffer>) {
     let from = 0;
     for (;;) {
       const nl = chunk.indexOf(NEWLINE, from);

@@ -21,10 +21,18 @@
  * Memory: only an index key -> (byte offset, length) of the newest line per key is held; records
  * are read from disk when asked for, so a cache holding gigabytes of REACT prompts opens in one
  * streaming pass and costs a few megabytes.
+ *
+ * ## Sharing a file between processes
+ * Two processes asking the same new call must not both pay for it. `withKeyLock` holds a lock per
+ * key (a directory under `<file>.locks/`, see file-lock.ts) across the provider call and the
+ * append; the waiting process then `refresh`es (indexes only the lines appended since it last
+ * looked) and finds the answer. Locks are only taken for calls about to be made, so replaying a
+ * read-only shared file still writes nothing.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir } from "../paths";
+import { withFileLock } from "./file-lock";
 import { exists, isBlank, NEWLINE, readLines, syncDir, writeAll } from "./line-file";
 import { decodeLine, encodeRecord, parseRecord, type ReplayRecord } from "./replay-record";
 
@@ -50,6 +58,27 @@ export interface ReplayCache {
   put(record: ReplayRecord): Promise<void>;
   /** Every key's newest record, in file order, streamed from disk. */
   records(): AsyncGenerator<ReplayRecord>;
+  /**
+   * Indexes the lines other processes appended since this cache last read the file (the whole
+   * file again if it shrank). Serialised with appends.
+   *
+   * @example
+   * await cache.refresh();
+   * cache.has(key); // true if another process recorded it meanwhile
+   */
+  refresh(): Promise<void>;
+  /**
+   * Runs `fn` holding the cross-process lock of one key (callers of this process take turns too),
+   * so that of two processes asking the same new call only one makes it. The lock is taken over
+   * from a process that died holding it once it is stale (`LOCK_STALE_MS`, 10 s).
+   *
+   * @example
+   * const rec = await cache.withKeyLock(key, async () => {
+   *   await cache.refresh();
+   *   return (await cache.get(key)) ?? (await callAndRecord());
+   * });
+   */
+  withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -105,6 +134,10 @@ class FileReplayCache implements ReplayCache {
   private queue: Promise<unknown> = Promise.resolve();
   /** An incomplete last line seen on open: cut it off before the next append if the file is unchanged. */
   private partial: { end: number; size: number } | undefined;
+  /** Byte offset up to which the file's lines are indexed (a line start): where `refresh` goes on. */
+  private indexedEnd = 0;
+  /** Whether a wait for another process's call was reported (once per cache is enough). */
+  private toldWaiting = false;
 
   constructor(
     readonly file: string,
@@ -156,10 +189,30 @@ class FileReplayCache implements ReplayCache {
     }
   }
 
+  refresh(): Promise<void> {
+    return this.serialised(() => this.catchUp());
+  }
+
+  withKeyLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return withFileLock(path.join(`${this.file}.locks`, `${key}.lock`), fn, {
+      what: `the call with replay key ${key.slice(0, 12)}… of ${this.file}`,
+      log: this.log,
+      // Two cache objects of this process (one per LLM retriever) may ask the same key: they too
+      // take turns, and the second finds the first's record.
+      inProcess: "exclusive",
+      onWait: (m) => {
+        if (this.toldWaiting) return;
+        this.toldWaiting = true;
+        this.log(`${m} (its answer will be replayed here; further waits are not reported)`);
+      },
+    });
+  }
+
   /** Rebuilds the index from the file (one streaming pass). */
   async reload(): Promise<void> {
     const index = new Map<string, Loc>();
     this.partial = undefined;
+    this.indexedEnd = 0;
     if (!(await exists(this.file))) {
       this.index = index;
       return;
@@ -175,6 +228,7 @@ class FileReplayCache implements ReplayCache {
         );
         break;
       }
+      this.indexedEnd = start + line.length + 1;
       if (isBlank(line)) continue;
       const d = decodeLine(line);
       if ("record" in d) {
@@ -185,6 +239,29 @@ class FileReplayCache implements ReplayCache {
       }
     }
     this.index = index;
+  }
+
+  /** Indexes the complete lines after `indexedEnd`; an incomplete tail is left for a later pass. */
+  private async catchUp(): Promise<void> {
+    let size: number;
+    try {
+      size = (await fs.promises.stat(this.file)).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+      size = 0;
+    }
+    // Shorter than what was indexed: not an append (the file was replaced or repaired); start over.
+    if (size < this.indexedEnd) return this.reload();
+    if (size === this.indexedEnd) return;
+    for await (const { line, start, complete } of readLines(this.file, this.indexedEnd)) {
+      // Most likely a line another process is writing right now: read it next time.
+      if (!complete) break;
+      this.indexedEnd = start + line.length + 1;
+      if (isBlank(line)) continue;
+      const d = decodeLine(line);
+      if ("record" in d) this.index.set(d.record.key, { offset: start + d.shift, length: line.length - d.shift });
+      else this.log(`${this.file}: ignoring the line at byte ${start} (${d.problem})`);
+    }
   }
 
   private serialised<T>(op: () => Promise<T>): Promise<T> {
@@ -198,6 +275,7 @@ class FileReplayCache implements ReplayCache {
     // "a+": O_APPEND (every write lands at the end, whole) and readable (to check the last byte).
     const fh = await fs.promises.open(this.file, "a+");
     let created = false;
+    let alone = true;
     try {
       let { size } = await fh.stat();
       created = size === 0;
@@ -219,12 +297,18 @@ class FileReplayCache implements ReplayCache {
       this.partial = undefined;
       await writeAll(fh, buf);
       await fh.sync();
+      // O_APPEND puts the line at the end as it is at the write, which is `size` only if no other
+      // process appended since the stat: grown by exactly our bytes means that none did.
+      alone = (await fh.stat()).size === size + buf.length;
       this.index.set(key, { offset: size + (buf.length - line.length), length: line.length - 1 });
+      if (alone && size === this.indexedEnd) this.indexedEnd = size + buf.length;
     } finally {
       await fh.close();
     }
     // A new file's name is durable only once its folder is synced.
     if (created) await syncDir(path.dirname(this.file));
+    // Lines of another process landed next to ours: index them all (ours too, at its true offset).
+    if (!alone) await this.catchUp();
   }
 
   private async readAt(loc: Loc): Promise<ReplayRecord | undefined> {

@@ -124,7 +124,9 @@ export class ReplayMissError extends GbrError {
  * modes). A replayed answer has `replayed: true` and the original call's text, raw text, usage
  * and seconds; a fresh answer is recorded (fsync'd) before it is returned, and is returned exactly
  * as recorded. In mode "use", identical calls in flight at once share one provider call (the
- * others get it with `replayed: true`, so costs are not counted twice).
+ * others get it with `replayed: true`, so costs are not counted twice), and so do identical calls
+ * of two processes sharing the file: the call is made holding the key's lock
+ * (`ReplayCache.withKeyLock`), and a process that had to wait reads the other's record instead.
  *
  * @example
  * const cache = await openReplayCache();
@@ -146,6 +148,17 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
     await cache.put({ key, provider, model: modelName, request: pickRequest(req), sample, response, at: new Date().toISOString() });
     return response;
   };
+  // Under the key's cross-process lock: another process may have recorded the answer while this
+  // one waited for the lock (or before it looked), so the file is read again first.
+  const sharedCall = (key: string, req: ReplayRequest): Promise<Flight> =>
+    cache.withKeyLock(key, async () => {
+      await cache.refresh();
+      if (cache.has(key)) {
+        const hit = await cache.get(key);
+        if (hit) return { response: copyResponse(hit.response), replayed: true };
+      }
+      return { response: await callAndStore(key, req), replayed: false };
+    });
 
   return {
     id: model.id,
@@ -168,13 +181,15 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
           if (hit) return { ...copyResponse(hit.response), replayed: true };
         }
         const flying = flights.get(key);
-        if (flying) return { ...copyResponse(await flying), replayed: true };
+        if (flying) return { ...copyResponse((await flying).response), replayed: true };
       }
       if (offline) throw new ReplayMissError(key, cache.file, model.id, mode === "refresh" ? "refresh (--no-cache) needs the provider" : "no recorded answer");
-      const flight = callAndStore(key, req);
+      // "refresh" asks for a new answer whatever is recorded, so it neither waits for nor replays another process's.
+      const flight = mode === "use" ? sharedCall(key, req) : callAndStore(key, req).then((response) => ({ response, replayed: false }));
       if (mode === "use") flights.set(key, flight);
       try {
-        return { ...copyResponse(await flight), replayed: false };
+        const { response, replayed } = await flight;
+        return { ...copyResponse(response), replayed };
       } finally {
         if (flights.get(key) === flight) flights.delete(key);
       }
@@ -182,9 +197,15 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
   };
 }
 
+/** A call's answer, and whether it came from the file (recorded by another process meanwhile). */
+interface Flight {
+  response: ReplayResponse;
+  replayed: boolean;
+}
+
 /** Cache -> calls in flight, shared by every wrapper over the same cache. */
-const inflight = new WeakMap<ReplayCache, Map<string, Promise<ReplayResponse>>>();
-function inflightFor(cache: ReplayCache): Map<string, Promise<ReplayResponse>> {
+const inflight = new WeakMap<ReplayCache, Map<string, Promise<Flight>>>();
+function inflightFor(cache: ReplayCache): Map<string, Promise<Flight>> {
   let m = inflight.get(cache);
   if (!m) inflight.set(cache, (m = new Map()));
   return m;

@@ -61,6 +61,10 @@ export interface ReplayResponse {
   usage: { input: number; output: number };
   /** Wall time of the original call. */
   seconds: number;
+  /** The model the server said answered, when it said; kept so a replay still says what produced it. */
+  servedModel?: string;
+  /** Answered by the project's test double; kept so a replayed stand-in stays marked. */
+  standIn?: boolean;
 }
 
 /**
@@ -151,7 +155,14 @@ export function pickRequest(req: ReplayRequest): ReplayRequest {
  * // { text: "α", raw: "α", usage: { input: 1, output: 1 }, seconds: 0.1 }
  */
 export function copyResponse(r: ReplayResponse): ReplayResponse {
-  return { text: r.text, raw: r.raw, usage: { input: r.usage?.input, output: r.usage?.output }, seconds: r.seconds };
+  return {
+    text: r.text,
+    raw: r.raw,
+    usage: { input: r.usage?.input, output: r.usage?.output },
+    seconds: r.seconds,
+    ...(typeof r.servedModel === "string" && r.servedModel ? { servedModel: r.servedModel } : {}),
+    ...(r.standIn === true ? { standIn: true } : {}),
+  };
 }
 
 /**

@@ -13,7 +13,9 @@
  * - replay-file.ts: an opened file (index of the newest record per key, durable appends, crash repair);
  * - line-file.ts: streaming a file's lines and the writes and syncs that make a line durable;
  * - replay-model.ts: `withReplay`, the chat model wrapper, and `ReplayMissError`;
- * - replay-share.ts: `exportReplay` and `mergeReplay`, to hand one run's calls to someone else.
+ * - replay-share.ts: `exportReplay` and `mergeReplay`, to hand one run's calls to someone else;
+ * - file-lock.ts: the cross-process locks (one per key here, one per table in the vector store)
+ *   that let several processes share one data folder without repeating a call.
  *
  * The cache imports nothing from lib/llm: its types are structural, and lib/llm's ChatRequest,
  * ChatResponse and ChatModel satisfy them as they are.

@@ -1,11 +1,27 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
 import { EmbeddingError, type CachedVector, type Embedder, type Side } from "./types";
+import type { EmbeddingProvenance } from "./vector-store";
 
-/** The part of the vector store the embedding pipeline needs (see vector-store.ts). */
+/**
+ * The part of the vector store the embedding pipeline needs (see vector-store.ts).
+ *
+ * @example
+ * const cache: VectorCache = await openVectorStore(); // or memoryCache()
+ */
 export interface VectorCache {
   get(fingerprint: string, keys: string[]): Promise<Map<string, CachedVector>>;
   put(fingerprint: string, rows: { key: string; id: string; side: Side; vector: Float32Array; tokens?: number }[]): Promise<void>;
+  /**
+   * Runs `fn` holding the fingerprint's cross-process lock (`VectorStore.exclusive`), when the
+   * cache is shared between processes. Each batch is embedded inside it, after its keys are
+   * looked up again, so a batch another process embedded meanwhile is read rather than paid for.
+   */
+  exclusive?<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
+  /** What produced the fingerprint's stored vectors (`VectorStore.provenance`); absent: unknown. */
+  provenance?(fingerprint: string): Promise<EmbeddingProvenance>;
+  /** Records what produced newly stored vectors (`VectorStore.noteProvenance`). */
+  noteProvenance?(fingerprint: string, p: EmbeddingProvenance): Promise<void>;
 }
 
 export interface EmbedItemsOptions {
@@ -40,6 +56,13 @@ export interface EmbedItemsResult {
   tokens: number;
   /** The part of `tokens` that is an estimate (0 when the provider's counts cover every item). */
   estimatedTokens: number;
+  /**
+   * Model names the servers reported for these vectors: this call's answers and, when some
+   * vectors came from the cache, what the cache recorded for its table.
+   */
+  servedModels: string[];
+  /** Some of these vectors came from the project's test double (now or when they were cached). */
+  standIn: boolean;
 }
 
 /**
@@ -85,6 +108,9 @@ export function apportion(total: number, weights: readonly number[]): number[] {
  * templated text is hashed (with its side) into a key, cached vectors are reused, and the
  * rest go to the provider in batches, each stored as soon as it returns. A run that stops
  * half-way therefore resumes with only the missing batches, and a second run sends nothing.
+ * With a cache shared between processes (`VectorCache.exclusive`), each batch's keys are looked
+ * up again holding the table's lock and only those still missing are sent, so two runs embedding
+ * the same texts at once pay for each text once.
  * Every batch is checked (one vector per text, a consistent size, finite values) before it is
  * stored; a failure names the items of the batch. A batch's reported token count is split over
  * its texts in proportion to their estimates (`apportion`) and stored with each vector, so a
@@ -124,27 +150,67 @@ export async function embedItems(
       missing.push(i);
     }
   });
-  const cached = items.length - keys.filter((k) => !found.has(k)).length;
+  const cachedAtStart = items.length - keys.filter((k) => !found.has(k)).length;
+  /** Keys this call embedded (the others were served from the cache, some found only under the lock). */
+  const embedded = new Set<string>();
   const batchSize = Math.max(1, embedder.maxBatch);
   const batches: number[][] = [];
   for (let i = 0; i < missing.length; i += batchSize) batches.push(missing.slice(i, i + batchSize));
-  if (batches.length) opts.log?.(`${p.name}: ${cached} of ${items.length} ${side} vectors cached; embedding ${missing.length} in ${batches.length} requests`);
+  if (batches.length) opts.log?.(`${p.name}: ${cachedAtStart} of ${items.length} ${side} vectors cached; embedding ${missing.length} in ${batches.length} requests`);
 
   let dims = embedder.dims ?? [...found.values()][0]?.vector.length;
   let requests = 0;
+  const fresh: EmbeddingProvenance = { servedModels: [], standIn: false };
   let done = items.length - missing.length;
   opts.onProgress?.(done, items.length);
 
+  // Requests leave in batch order, as when nothing came before them: with a shared cache each
+  // batch first looks its keys up again, and lookups of varying length must not reorder what the
+  // provider (and its request log) sees. `sent[b]` settles once batch b's request is sent or the
+  // batch needs none.
+  const sent = batches.map(() => {
+    let settle!: () => void;
+    const promise = new Promise<void>((r) => (settle = r));
+    return { promise, settle };
+  });
+
   const runBatch = async (b: number) => {
-    const idx = batches[b];
+    try {
+      await lookUpAndEmbed(b);
+    } finally {
+      sent[b].settle();
+    }
+  };
+
+  const lookUpAndEmbed = async (b: number) => {
+    if (!cache.exclusive) return embedBatch(b, batches[b]);
+    await cache.exclusive(fingerprint, async () => {
+      // Another process sharing the cache may have stored some of these since the lookup above.
+      const now = await cache.get(fingerprint, batches[b].map((i) => keys[i]));
+      for (const [k, v] of now) found.set(k, v);
+      const rest = batches[b].filter((i) => !now.has(keys[i]));
+      if (rest.length < batches[b].length) {
+        done += batches[b].length - rest.length;
+        opts.onProgress?.(done, items.length);
+      }
+      if (rest.length > 0) await embedBatch(b, rest);
+    });
+  };
+
+  const embedBatch = async (b: number, idx: number[]) => {
     const what = describe(idx.map((i) => items[i].id), side, b, batches.length, p.name);
     let result;
     try {
-      result = await embedder.embed(idx.map((i) => rendered[i]), side);
+      if (b > 0) await sent[b - 1].promise;
+      const pending = embedder.embed(idx.map((i) => rendered[i]), side);
+      sent[b].settle();
+      result = await pending;
     } catch (err) {
       throw new EmbeddingError(`${what} failed: ${(err as Error).message}`, err instanceof EmbeddingError ? err.code : "PROVIDER", { cause: err });
     }
     requests++;
+    if (result.servedModel && !fresh.servedModels.includes(result.servedModel)) fresh.servedModels.push(result.servedModel);
+    if (result.standIn) fresh.standIn = true;
     if (result.vectors.length !== idx.length) {
       throw new EmbeddingError(`${what}: the provider returned ${result.vectors.length} vectors for ${idx.length} texts`, "COUNT_MISMATCH");
     }
@@ -164,7 +230,10 @@ export async function embedItems(
     const shares = reported === undefined ? undefined : idx.length === 1 ? [reported] : apportion(reported, idx.map(estimate));
     const rows = result.vectors.map((vector, j) => ({ key: keys[idx[j]], id: items[idx[j]].id, side, vector, tokens: shares?.[j] }));
     await cache.put(fingerprint, rows);
-    for (const r of rows) found.set(r.key, r.tokens === undefined ? { vector: r.vector } : { vector: r.vector, tokens: r.tokens });
+    for (const r of rows) {
+      found.set(r.key, r.tokens === undefined ? { vector: r.vector } : { vector: r.vector, tokens: r.tokens });
+      embedded.add(r.key);
+    }
     done += idx.length;
     opts.onProgress?.(done, items.length);
   };
@@ -184,8 +253,11 @@ export async function embedItems(
     }
   };
   await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 2, batches.length) }, worker));
+  // Noted even after a failure: the vectors stored before it keep their mark.
+  if (requests > 0) await cache.noteProvenance?.(fingerprint, fresh);
   if (failure !== undefined) throw failure;
 
+  const cached = keys.filter((k) => !embedded.has(k)).length;
   const vectors: Float32Array[] = [];
   let tokens = 0;
   let estimatedTokens = 0;
@@ -200,7 +272,9 @@ export async function embedItems(
       estimatedTokens += e;
     }
   });
-  return { vectors, keys, cached, requests, tokens, estimatedTokens };
+  const old = cached > 0 && cache.provenance ? await cache.provenance(fingerprint) : { servedModels: [], standIn: false };
+  const servedModels = [...new Set([...fresh.servedModels, ...old.servedModels])];
+  return { vectors, keys, cached, requests, tokens, estimatedTokens, servedModels, standIn: fresh.standIn || old.standIn };
 }
 
 function describe(ids: string[], side: Side, b: number, total: number, name: string): string {
@@ -218,7 +292,16 @@ function describe(ids: string[], side: Side, b: number, total: number, name: str
  */
 export function memoryCache(): VectorCache & { size(): number } {
   const tables = new Map<string, Map<string, CachedVector>>();
+  const notes = new Map<string, EmbeddingProvenance>();
   return {
+    async provenance(fp) {
+      const n = notes.get(fp);
+      return n ? { servedModels: [...n.servedModels], standIn: n.standIn } : { servedModels: [], standIn: false };
+    },
+    async noteProvenance(fp, p) {
+      const n = notes.get(fp) ?? { servedModels: [], standIn: false };
+      notes.set(fp, { servedModels: [...new Set([...n.servedModels, ...p.servedModels])], standIn: n.standIn || p.standIn });
+    },
     async get(fp, keys) {
       const t = tables.get(fp);
       const out = new Map<string, CachedVector>();

@@ -1,10 +1,12 @@
 /**
  * How cached vectors sit in a LanceDB table: the table's name for a fingerprint, its Arrow schema,
- * encoding rows into one record batch and decoding query results back, and the checks a row
- * passes before it is written. The store (lance-vector-store.ts) does the I/O around these.
+ * encoding rows into one record batch and decoding query results back, the checks a row passes
+ * before it is written, and reading back what survives of a damaged table. The store
+ * (lance-vector-store.ts) does the I/O around these.
  */
 import { createHash } from "node:crypto";
 import type * as lancedb from "@lancedb/lancedb";
+import { GbrError, type GbrErrorOptions } from "../util/errors";
 // apache-arrow is LanceDB's peer dependency (installed with it); building the Arrow columns
 // ourselves lets a batch of Float32Arrays go in as one contiguous buffer, exact to the bit,
 // instead of LanceDB's row-by-row conversion of JS objects.
@@ -195,4 +197,171 @@ export function validateVector(fingerprint: string, id: string, vector: Float32A
   for (let i = 0; i < vector.length; i++) {
     if (!Number.isFinite(vector[i])) throw new Error(`${who} holds ${vector[i]} at position ${i}`);
   }
+}
+
+/**
+ * A vector table that cannot be used as it is and could not be repaired here (code "DAMAGED"),
+ * or whose ANN copy was damaged and has been dropped (code "ANN_DAMAGED"). The message names the
+ * table's folder; `hint` says what to do.
+ *
+ * @example
+ * try { await store.get(fp, keys); }
+ * catch (e) { if (e instanceof VectorStoreError && e.code === "DAMAGED") console.error(e.message, e.hint); }
+ */
+export class VectorStoreError extends GbrError {
+  declare readonly code: "DAMAGED" | "ANN_DAMAGED";
+
+  constructor(message: string, code: "DAMAGED" | "ANN_DAMAGED", opts: GbrErrorOptions = {}) {
+    super(message, code, opts);
+    this.name = "VectorStoreError";
+  }
+}
+
+/**
+ * Whether a LanceDB error means that stored files are damaged or missing (a data file truncated,
+ * deleted or corrupt), as opposed to a fault of the query or of the moment. LanceDB reports these
+ * only through its message text (`LanceError(IO)` with "Invalid range … for object of size",
+ * "not found", "corrupt file", "does not have sufficient data"; "Not found: <data file>" from an
+ * index search); resource errors that may pass
+ * (permissions, open files, a full disk) are not damage.
+ *
+ * @example
+ * try { await read(); } catch (err) { if (!isDamage(err)) throw err; await repair(); }
+ */
+export function isDamage(err: unknown): boolean {
+  const m = err instanceof Error ? err.message : String(err);
+  if (/Permission denied|Too many open files|No space left|os error (13|24|28)\b/i.test(m)) return false;
+  return /LanceError\(IO\)|Encountered corrupt file|does not have sufficient data|Invalid range \d+\.\.\d+ for object of size|Not found: [^,\s]*\.lance\b/i.test(m);
+}
+
+/**
+ * The useful part of a LanceDB error message: without the "Failed to get next batch … lance
+ * error: LanceError(IO): Generic … error:" wrappers, the "Caused by" chain and the Rust source
+ * locations, which say nothing to a user.
+ *
+ * @example
+ * lanceReason(err); // "Invalid range 64..112 for object of size 100 bytes"
+ */
+export function lanceReason(err: unknown): string {
+  let m = (err instanceof Error ? err.message : String(err)).split(/\s+Caused by:/)[0];
+  m = m.replace(/,\s*\/(rustc|usr\/local\/cargo|root\/\.cargo|home\/[^,]*\/\.cargo)\/[^,]*/g, "");
+  for (;;) {
+    const next = m.replace(/^\s*(Failed to [^:]+:|lance error:|LanceError\(\w+\):|GenericFailure,|Generic [\w/ ]*error:|Cloned error:)\s*/i, "");
+    if (next === m) break;
+    m = next;
+  }
+  return m.trim() || "unreadable";
+}
+
+/**
+ * What `salvageRows` could read of a table: its rows (the first of each key), how many rows it
+ * should hold (from its manifest), how many could not be read, and the first read error.
+ *
+ * @example
+ * const { rows, total, lost }: Salvage = await salvageRows(table);
+ */
+export interface Salvage {
+  rows: VectorRow[];
+  total: number;
+  lost: number;
+  /** The first damage error met (undefined when every row could be read). */
+  cause?: unknown;
+}
+
+/**
+ * Reads every row of a table that can still be read. The whole table is tried first; when a read
+ * fails with damage (`isDamage`), it is split where the table's fragments begin (each `add` wrote
+ * one fragment, and the manifest of every version records the rows up to it) and each part is
+ * read on its own by row offset, so a damaged data file costs only its own rows. A fragment whose
+ * first row cannot be read has lost its file or footer and is given up whole; any other failing
+ * range is halved down to single rows, each retried once before it counts as lost.
+ *
+ * @example
+ * const { rows, lost, cause } = await salvageRows(table);
+ * if (lost > 0) console.log(`${lost} rows lost (${lanceReason(cause)})`);
+ */
+export async function salvageRows(table: lancedb.Table): Promise<Salvage> {
+  const total = await table.countRows(); // from the manifest: no data file is read
+  const { dims, tokens } = await tableShape(table);
+  const columns = tokens ? ["key", "id", "side", "vector", "tokens"] : ["key", "id", "side", "vector"];
+  const bounds = await fragmentBounds(table, total);
+  const batches: RecordBatch[] = [];
+  let lost = 0;
+  let cause: unknown;
+  const read = async (lo: number, hi: number): Promise<boolean> => {
+    try {
+      const offsets = Array.from({ length: hi - lo }, (_, i) => lo + i);
+      batches.push(...(await table.takeOffsets(offsets).select(columns).toArrow()).batches);
+      return true;
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+      cause ??= err;
+      return false;
+    }
+  };
+  const walk = async (lo: number, hi: number, wholeFragment: boolean): Promise<void> => {
+    if (await read(lo, hi)) return;
+    const inner = bounds.filter((b) => b > lo && b < hi);
+    if (inner.length > 0) {
+      let from = lo;
+      for (const b of [...inner, hi]) {
+        await walk(from, b, true);
+        from = b;
+      }
+      return;
+    }
+    if (hi - lo === 1) {
+      // Once more before giving the row up: a damaged file fails every time.
+      if (!(await read(lo, hi))) lost++;
+      return;
+    }
+    if (wholeFragment && !(await read(lo, lo + 1))) {
+      lost += hi - lo;
+      return;
+    }
+    const mid = lo + Math.floor((hi - lo) / 2);
+    await walk(lo, mid, false);
+    await walk(mid, hi, false);
+  };
+  if (total > 0) await walk(0, total, false);
+  return { rows: decodeRows(batches, dims), total, lost, cause };
+}
+
+/** Row offsets where fragments begin, from the row counts each version's manifest records. */
+async function fragmentBounds(table: lancedb.Table, total: number): Promise<number[]> {
+  const bounds = new Set<number>();
+  try {
+    for (const v of await table.listVersions()) {
+      const n = Number((v.metadata as Record<string, string> | undefined)?.total_rows);
+      // Counts of versions before a rebuild are not boundaries of the current fragments; as extra
+      // split points they only make some reads smaller.
+      if (Number.isInteger(n) && n > 0 && n < total) bounds.add(n);
+    }
+  } catch {
+    // Without the history the search halves ranges instead: slower, same result.
+  }
+  return [...bounds].sort((a, b) => a - b);
+}
+
+/** Rows of query results with every column, the first row of each key kept. */
+function decodeRows(batches: readonly RecordBatch[], dims: number): VectorRow[] {
+  const rows: VectorRow[] = [];
+  const seen = new Set<string>();
+  for (const batch of batches) {
+    const got = new Map<string, CachedVector>();
+    collect([batch], dims, undefined, got);
+    const keys = batch.getChild("key");
+    const ids = batch.getChild("id");
+    const sides = batch.getChild("side");
+    if (!keys || !ids || !sides) throw new Error("vector store: salvage read lacks key, id or side column");
+    for (let i = 0; i < batch.numRows; i++) {
+      const key = keys.get(i) as string;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const hit = got.get(key)!;
+      const side = sides.get(i) as string;
+      rows.push({ key, id: ids.get(i) as string, side: side === "query" ? "query" : "document", vector: hit.vector, ...(hit.tokens === undefined ? {} : { tokens: hit.tokens }) });
+    }
+  }
+  return rows;
 }

@@ -1,12 +1,47 @@
 /**
  * The LanceDB implementation of the embedding cache (the contract is `VectorStore` in
- * vector-store.ts; the table layout, encoding and row checks are in lance-table.ts).
+ * vector-store.ts; the table layout, encoding, row checks and salvage reads are in lance-table.ts).
+ *
+ * ## Several processes
+ * Every write to a table (put, drop, the ANN copy, a rebuild) runs holding the table's
+ * cross-process lock (`<uri>/.locks/<table>.lock`, see lib/cache/file-lock.ts) and, inside this
+ * process, in the table's write queue; a put re-reads the stored keys once it holds the lock, so
+ * keys another process wrote meanwhile are not written again. `exclusive` lends the same lock to
+ * the embedding pipeline, which re-checks a batch's keys under it before calling the provider.
+ * Object-store URIs (s3://, gs://, az://) get no lock: LanceDB's commits stay atomic there, but
+ * two processes may embed and store the same vector.
+ *
+ * ## Damage
+ * A read that fails because a data file is truncated, missing or corrupt (`isDamage`) rebuilds
+ * the table, under the lock, from every row that can still be read (`salvageRows`), as a new
+ * version written with mode "overwrite" (atomic: a crash during the rebuild leaves the damaged
+ * version, and the next read tries again); the read is then repeated. The damaged file stays on
+ * disk, referenced only by the table's older versions. What was lost is simply missing from the
+ * cache, so the pipeline embeds exactly that again.
  */
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
+import { withFileLock } from "../cache/file-lock";
 import { lancedbSdk } from "../util/sdk";
 import type { CachedVector, Side } from "./types";
-import { collect, DOCS_SUFFIX, sqlString, tableDims, tableName, tableShape, toArrow, validateRow, validateVector } from "./lance-table";
-import type { AnnIndexOptions, AnnResult, AnnSearchOptions, VectorRow, VectorStore } from "./vector-store";
+import {
+  collect,
+  DOCS_SUFFIX,
+  isDamage,
+  lanceReason,
+  salvageRows,
+  sqlString,
+  tableDims,
+  tableName,
+  tableShape,
+  toArrow,
+  validateRow,
+  validateVector,
+  VectorStoreError,
+} from "./lance-table";
+import type { AnnIndexOptions, AnnResult, AnnSearchOptions, EmbeddingProvenance, VectorRow, VectorStore } from "./vector-store";
 
 /**
  * Above this many requested keys `get` reads the whole table once and filters in memory; below
@@ -17,6 +52,17 @@ import type { AnnIndexOptions, AnnResult, AnnSearchOptions, VectorRow, VectorSto
 const SCAN_ALL_ABOVE = 512;
 /** Keys per SQL `IN (…)` list (keeps the generated SQL a reasonable size). */
 const IN_CHUNK = 512;
+
+/**
+ * Options of a LanceVectorStore.
+ *
+ * @example
+ * const opts: LanceVectorStoreOptions = { log: (m) => console.error(`vectors: ${m}`) };
+ */
+export interface LanceVectorStoreOptions {
+  /** Where repairs and waits for other processes are reported (default: a line on stderr). */
+  log?: (message: string) => void;
+}
 
 /**
  * The embedding cache on one LanceDB connection (see `VectorStore` for what each method
@@ -32,11 +78,115 @@ export class LanceVectorStore implements VectorStore {
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Keys known to be stored, per table name, with the table version they reflect. */
   private readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
+  private readonly log: (message: string) => void;
+  /** The folder of a local database (undefined for an object store, which gets no locks). */
+  private readonly localDir: string | undefined;
 
   constructor(
     readonly uri: string,
     private readonly db: lancedb.Connection,
-  ) {}
+    opts: LanceVectorStoreOptions = {},
+  ) {
+    this.log = opts.log ?? ((m) => process.stderr.write(`vector store: ${m}\n`));
+    if (uri.startsWith("file://")) this.localDir = fileURLToPath(uri);
+    else if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(uri)) this.localDir = path.resolve(uri);
+  }
+
+  /** Where a table's files are, for messages. */
+  private where(name: string): string {
+    return this.localDir ? path.join(this.localDir, `${name}.lance`) : `${this.uri.replace(/\/+$/, "")}/${name}.lance`;
+  }
+
+  /** Runs `fn` holding the table's cross-process lock (shared within this process). */
+  private locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    if (!this.localDir) return fn();
+    return withFileLock(path.join(this.localDir, ".locks", `${name}.lock`), fn, { what: `the vector table ${this.where(name)}`, log: this.log });
+  }
+
+  /** Forgets what this store knew of a table (its handle and key set). */
+  private forget(name: string): void {
+    this.open.get(name)?.close();
+    this.open.delete(name);
+    this.keyCache.delete(name);
+  }
+
+  exclusive<T>(fingerprint: string, fn: () => Promise<T>): Promise<T> {
+    return this.locked(tableName(fingerprint), fn);
+  }
+
+  /**
+   * Runs a read of a table; when it fails because the table is damaged, repairs the table (under
+   * its lock, in its write queue) and reads once more. `absent` answers for a table that does not
+   * exist (or that the repair found nothing to keep of).
+   */
+  private async reading<R>(fingerprint: string, name: string, absent: () => R, op: (table: lancedb.Table) => Promise<R>): Promise<R> {
+    const table = await this.table(name);
+    if (!table) return absent();
+    try {
+      return await op(table);
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+      await this.locked(name, () => this.serial(name, () => this.heal(fingerprint, name, err)));
+    }
+    const again = await this.table(name);
+    if (!again) return absent();
+    try {
+      return await op(again);
+    } catch (err) {
+      throw this.stillDamaged(name, err);
+    }
+  }
+
+  /** The error for a table a rebuild did not make readable (or a non-damage error, unchanged). */
+  private stillDamaged(name: string, err: unknown): unknown {
+    if (!isDamage(err)) return err;
+    return new VectorStoreError(`vector store: ${this.where(name)} is still unreadable after rebuilding it (${lanceReason(err)})`, "DAMAGED", {
+      cause: err,
+      hint: `remove ${this.where(name)}; its vectors will be embedded again`,
+    });
+  }
+
+  /**
+   * Rebuilds a damaged table from the rows that can still be read (see the module comment). Call
+   * holding the table's lock, inside its write queue. Does nothing when the table reads whole
+   * (another caller repaired it first) or no longer exists.
+   */
+  private async heal(fingerprint: string, name: string, cause: unknown): Promise<void> {
+    const where = this.where(name);
+    if (!(await this.db.tableNames()).includes(name)) {
+      this.forget(name);
+      return;
+    }
+    const table = await this.table(name);
+    if (!table) return;
+    let salvage;
+    let shape;
+    try {
+      shape = await tableShape(table);
+      salvage = await salvageRows(table);
+    } catch (err) {
+      throw new VectorStoreError(`vector store ${fingerprint}: ${where} is damaged (${lanceReason(cause)}) and what is left could not be read (${lanceReason(err)})`, "DAMAGED", {
+        cause: err,
+        hint: `remove ${where}; its vectors will be embedded again`,
+      });
+    }
+    if (salvage.cause === undefined) return;
+    const { rows, lost } = salvage;
+    this.log(
+      `${where} is damaged (${lanceReason(salvage.cause)}); rebuilding it from the ${rows.length} vectors that can still be read; ` +
+        `the rest (${lost} of ${salvage.total} rows) will be embedded again`,
+    );
+    this.forget(name);
+    if (rows.length === 0) {
+      // Nothing to keep: the next put creates the table afresh.
+      await this.db.dropTable(name);
+      return;
+    }
+    // One new version holding only fresh data files; the damaged one is no longer referenced.
+    const rebuilt = await this.db.createTable(name, toArrow(rows, shape.dims, shape.tokens), { mode: "overwrite" });
+    this.open.set(name, rebuilt);
+    this.keyCache.set(name, { version: await rebuilt.version(), keys: new Set(rows.map((r) => r.key)) });
+  }
 
   /** The table, or undefined when it does not exist. */
   private async table(name: string): Promise<lancedb.Table | undefined> {
@@ -62,9 +212,12 @@ export class LanceVectorStore implements VectorStore {
   }
 
   async get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>> {
+    return this.reading(fingerprint, tableName(fingerprint), () => new Map<string, CachedVector>(), (table) => this.getFrom(table, keys));
+  }
+
+  private async getFrom(table: lancedb.Table, keys: readonly string[]): Promise<Map<string, CachedVector>> {
     const out = new Map<string, CachedVector>();
-    const table = await this.table(tableName(fingerprint));
-    if (!table || keys.length === 0) return out;
+    if (keys.length === 0) return out;
     const { dims, tokens } = await tableShape(table);
     // Selecting a column an old table lacks would fail the query: ask only for what is there.
     const columns = tokens ? ["key", "vector", "tokens"] : ["key", "vector"];
@@ -90,11 +243,12 @@ export class LanceVectorStore implements VectorStore {
   put(fingerprint: string, rows: readonly VectorRow[]): Promise<void> {
     const name = tableName(fingerprint);
     if (rows.length === 0) return Promise.resolve();
-    // Serialised per table so that two overlapping puts cannot both see a key as new.
-    return this.serial(name, () => this.putNow(fingerprint, name, rows));
+    // Serialised per table, across processes by the lock and within this one by the queue, so
+    // that two overlapping puts cannot both see a key as new.
+    return this.locked(name, () => this.serial(name, () => this.putNow(fingerprint, name, rows)));
   }
 
-  private async putNow(fingerprint: string, name: string, rows: readonly VectorRow[]): Promise<void> {
+  private async putNow(fingerprint: string, name: string, rows: readonly VectorRow[], healed = false): Promise<void> {
     let table = await this.table(name);
     const shape = table ? await tableShape(table) : { dims: rows[0].vector?.length ?? 0, tokens: true };
     const { dims } = shape;
@@ -124,7 +278,14 @@ export class LanceVectorStore implements VectorStore {
         shape.tokens = existing.tokens;
       }
     }
-    const stored = await this.storedKeys(table);
+    let stored: { version: number; keys: Set<string> };
+    try {
+      stored = await this.storedKeys(table);
+    } catch (err) {
+      if (healed || !isDamage(err)) throw this.stillDamaged(name, err);
+      await this.heal(fingerprint, name, err);
+      return this.putNow(fingerprint, name, rows, true);
+    }
     const toWrite = fresh.filter((r) => !stored.keys.has(r.key));
     if (toWrite.length === 0) return;
     // One add = one committed version: durable (against a killed process) when it resolves.
@@ -157,10 +318,52 @@ export class LanceVectorStore implements VectorStore {
     return fresh;
   }
 
+  private provenanceFile(name: string): string | undefined {
+    return this.localDir ? path.join(this.localDir, ".provenance", `${name}.json`) : undefined;
+  }
+
+  async provenance(fingerprint: string): Promise<EmbeddingProvenance> {
+    const file = this.provenanceFile(tableName(fingerprint));
+    const none: EmbeddingProvenance = { servedModels: [], standIn: false };
+    if (!file) return none;
+    let text: string;
+    try {
+      text = await fsp.readFile(file, "utf8");
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return none;
+      throw err;
+    }
+    try {
+      const j = JSON.parse(text) as Partial<EmbeddingProvenance>;
+      return {
+        servedModels: Array.isArray(j.servedModels) ? j.servedModels.filter((m): m is string => typeof m === "string") : [],
+        standIn: j.standIn === true,
+      };
+    } catch {
+      // A damaged note says nothing trustworthy; keep the run going and say so.
+      this.log(`${file} is not valid JSON; the provenance of ${this.where(tableName(fingerprint))} is unknown`);
+      return none;
+    }
+  }
+
+  async noteProvenance(fingerprint: string, p: EmbeddingProvenance): Promise<void> {
+    const name = tableName(fingerprint);
+    const file = this.provenanceFile(name);
+    if (!file || (p.servedModels.length === 0 && !p.standIn)) return;
+    await this.locked(name, async () => {
+      const old = await this.provenance(fingerprint);
+      const merged: EmbeddingProvenance = { servedModels: [...new Set([...old.servedModels, ...p.servedModels])], standIn: old.standIn || p.standIn };
+      if (merged.standIn === old.standIn && merged.servedModels.length === old.servedModels.length) return;
+      await fsp.mkdir(path.dirname(file), { recursive: true });
+      const tmp = `${file}.${process.pid}.tmp`;
+      await fsp.writeFile(tmp, JSON.stringify(merged) + "\n");
+      await fsp.rename(tmp, file);
+    });
+  }
+
   async count(fingerprint: string, side?: Side): Promise<number> {
-    const table = await this.table(tableName(fingerprint));
-    if (!table) return 0;
-    return side === undefined ? table.countRows() : table.countRows(`side = ${sqlString(side)}`);
+    // Counting all rows reads only the manifest; counting one side reads the side column.
+    return this.reading(fingerprint, tableName(fingerprint), () => 0, (table) => (side === undefined ? table.countRows() : table.countRows(`side = ${sqlString(side)}`)));
   }
 
   async dims(fingerprint: string): Promise<number | undefined> {
@@ -174,80 +377,92 @@ export class LanceVectorStore implements VectorStore {
 
   async drop(fingerprint: string): Promise<void> {
     const name = tableName(fingerprint);
-    await this.serial(name, async () => {
-      const names = await this.db.tableNames();
-      for (const n of [name, name + DOCS_SUFFIX]) {
-        this.open.get(n)?.close();
-        this.open.delete(n);
-        this.keyCache.delete(n);
-        if (names.includes(n)) await this.db.dropTable(n);
-      }
-    });
+    await this.locked(name, () =>
+      this.serial(name, async () => {
+        const names = await this.db.tableNames();
+        for (const n of [name, name + DOCS_SUFFIX]) {
+          this.forget(n);
+          if (names.includes(n)) await this.db.dropTable(n);
+        }
+      }),
+    );
   }
 
   async buildAnnIndex(fingerprint: string, opts: AnnIndexOptions = {}): Promise<void> {
     const name = tableName(fingerprint);
-    await this.serial(name, async () => {
+    await this.locked(name, () => this.serial(name, () => this.buildAnnNow(fingerprint, name, opts)));
+  }
+
+  private async buildAnnNow(fingerprint: string, name: string, opts: AnnIndexOptions): Promise<void> {
+    const readDocs = async () => {
       const table = await this.table(name);
       if (!table) throw new Error(`vector store ${fingerprint}: no vectors stored, nothing to index`);
-      const dims = await tableDims(table);
-      const docs = await table.query().where("side = 'document'").select(["key", "id", "vector"]).toArrow();
-      const n = docs.numRows;
-      // PQ trains a 256-entry codebook per sub-vector: LanceDB refuses fewer than 256 rows.
-      if (n < 256) throw new Error(`vector store ${fingerprint}: IVF_PQ needs at least 256 document vectors, have ${n}`);
-      const partitions = opts.partitions ?? Math.max(1, Math.min(Math.round(Math.sqrt(n)), Math.floor(n / 40)));
-      if (!(Number.isInteger(partitions) && partitions >= 1 && partitions <= n)) {
-        throw new Error(`vector store ${fingerprint}: partitions must be an integer in [1, ${n}], got ${opts.partitions}`);
+      return { table, docs: await table.query().where("side = 'document'").select(["key", "id", "vector"]).toArrow() };
+    };
+    let read;
+    try {
+      read = await readDocs();
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+      await this.heal(fingerprint, name, err);
+      read = await readDocs().catch((e: unknown) => Promise.reject(this.stillDamaged(name, e)));
+    }
+    const { table, docs } = read;
+    const dims = await tableDims(table);
+    const n = docs.numRows;
+    // PQ trains a 256-entry codebook per sub-vector: LanceDB refuses fewer than 256 rows.
+    if (n < 256) throw new Error(`vector store ${fingerprint}: IVF_PQ needs at least 256 document vectors, have ${n}`);
+    const partitions = opts.partitions ?? Math.max(1, Math.min(Math.round(Math.sqrt(n)), Math.floor(n / 40)));
+    if (!(Number.isInteger(partitions) && partitions >= 1 && partitions <= n)) {
+      throw new Error(`vector store ${fingerprint}: partitions must be an integer in [1, ${n}], got ${opts.partitions}`);
+    }
+    const subVectors = opts.subVectors ?? (dims % 16 === 0 ? dims / 16 : dims % 8 === 0 ? dims / 8 : 1);
+    if (!(Number.isInteger(subVectors) && subVectors >= 1 && dims % subVectors === 0)) {
+      throw new Error(`vector store ${fingerprint}: subVectors must divide the dimension ${dims}, got ${opts.subVectors}`);
+    }
+    const docsName = name + DOCS_SUFFIX;
+    this.open.get(docsName)?.close();
+    this.open.delete(docsName);
+    // Re-encode through our own builder: the query result's schema may differ in nullability.
+    const rows: VectorRow[] = [];
+    for (const batch of docs.batches) {
+      const got = new Map<string, CachedVector>();
+      collect([batch], dims, undefined, got);
+      const keys = batch.getChild("key")!;
+      const ids = batch.getChild("id")!;
+      for (let i = 0; i < batch.numRows; i++) {
+        const key = keys.get(i) as string;
+        rows.push({ key, id: ids.get(i) as string, side: "document", vector: got.get(key)!.vector });
       }
-      const subVectors = opts.subVectors ?? (dims % 16 === 0 ? dims / 16 : dims % 8 === 0 ? dims / 8 : 1);
-      if (!(Number.isInteger(subVectors) && subVectors >= 1 && dims % subVectors === 0)) {
-        throw new Error(`vector store ${fingerprint}: subVectors must divide the dimension ${dims}, got ${opts.subVectors}`);
-      }
-      const docsName = name + DOCS_SUFFIX;
-      this.open.get(docsName)?.close();
-      this.open.delete(docsName);
-      // Re-encode through our own builder: the query result's schema may differ in nullability.
-      const rows: VectorRow[] = [];
-      for (const batch of docs.batches) {
-        const got = new Map<string, CachedVector>();
-        collect([batch], dims, undefined, got);
-        const keys = batch.getChild("key")!;
-        const ids = batch.getChild("id")!;
-        for (let i = 0; i < batch.numRows; i++) {
-          const key = keys.get(i) as string;
-          rows.push({ key, id: ids.get(i) as string, side: "document", vector: got.get(key)!.vector });
-        }
-      }
-      // Drop then create, not mode "overwrite": overwriting a table that does not exist yet makes
-      // LanceDB log a warning to stderr.
-      if ((await this.db.tableNames()).includes(docsName)) await this.db.dropTable(docsName);
-      // The ANN copy needs no token counts (searches read only key, id and vector).
-      const docsTable = await this.db.createTable(docsName, toArrow(rows, dims, false), { mode: "create" });
-      this.open.set(docsName, docsTable);
-      await docsTable.createIndex("vector", {
-        // "dot" explicitly: LanceDB defaults to L2, and the index and the search must agree.
-        config: lancedbSdk().Index.ivfPq({ distanceType: "dot", numPartitions: partitions, numSubVectors: subVectors }),
-        replace: true,
-      });
+    }
+    // Drop then create, not mode "overwrite": overwriting a table that does not exist yet makes
+    // LanceDB log a warning to stderr.
+    if ((await this.db.tableNames()).includes(docsName)) await this.db.dropTable(docsName);
+    // The ANN copy needs no token counts (searches read only key, id and vector).
+    const docsTable = await this.db.createTable(docsName, toArrow(rows, dims, false), { mode: "create" });
+    this.open.set(docsName, docsTable);
+    await docsTable.createIndex("vector", {
+      // "dot" explicitly: LanceDB defaults to L2, and the index and the search must agree.
+      config: lancedbSdk().Index.ivfPq({ distanceType: "dot", numPartitions: partitions, numSubVectors: subVectors }),
+      replace: true,
     });
   }
 
   async hasCurrentAnnIndex(fingerprint: string): Promise<boolean> {
     const name = tableName(fingerprint);
     const docs = await this.table(name + DOCS_SUFFIX);
-    const main = await this.table(name);
-    if (!docs || !main) return false;
-    const [indexed, stored] = await Promise.all([docs.countRows(), main.countRows("side = 'document'")]);
-    return indexed === stored;
+    if (!docs) return false;
+    const stored = await this.reading(fingerprint, name, () => undefined, (main) => main.countRows("side = 'document'"));
+    return stored !== undefined && (await docs.countRows()) === stored;
   }
 
   async annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions = {}): Promise<AnnResult[]> {
     if (!(Number.isInteger(k) && k > 0)) throw new Error(`annSearch: k must be a positive integer, got ${k}`);
     const name = tableName(fingerprint);
     const docs = await this.table(name + DOCS_SUFFIX);
-    const main = await this.table(name);
-    if (!docs || !main) throw new Error(`vector store ${fingerprint}: no ANN index; call buildAnnIndex first`);
-    const [indexed, stored] = await Promise.all([docs.countRows(), main.countRows("side = 'document'")]);
+    const stored = docs ? await this.reading(fingerprint, name, () => undefined, (main) => main.countRows("side = 'document'")) : undefined;
+    if (!docs || stored === undefined) throw new Error(`vector store ${fingerprint}: no ANN index; call buildAnnIndex first`);
+    const indexed = await docs.countRows();
     if (indexed !== stored) {
       throw new Error(`vector store ${fingerprint}: the ANN index covers ${indexed} documents but ${stored} are stored; call buildAnnIndex again`);
     }
@@ -258,6 +473,27 @@ export class LanceVectorStore implements VectorStore {
     }
     const dims = await tableDims(docs);
     queries.forEach((q, i) => validateVector(fingerprint, `query #${i}`, q, dims));
+    try {
+      return await this.searchAnn(docs, queries, k, opts);
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+      // The ANN copy holds nothing that is not in the main table: drop it, and a rebuild makes it
+      // again (with the partitions the caller chooses, which only the caller knows).
+      const docsName = name + DOCS_SUFFIX;
+      await this.locked(name, () =>
+        this.serial(name, async () => {
+          this.forget(docsName);
+          if ((await this.db.tableNames()).includes(docsName)) await this.db.dropTable(docsName);
+        }),
+      );
+      throw new VectorStoreError(`vector store ${fingerprint}: the ANN copy ${this.where(docsName)} was damaged (${lanceReason(err)}) and has been dropped`, "ANN_DAMAGED", {
+        cause: err,
+        hint: "call buildAnnIndex again (an ann: retriever does so by itself on its next run)",
+      });
+    }
+  }
+
+  private searchAnn(docs: lancedb.Table, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions): Promise<AnnResult[]> {
     return Promise.all(
       queries.map(async (q) => {
         // "_distance" named explicitly: leaving it out makes LanceDB log a deprecation warning

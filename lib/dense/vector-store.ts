@@ -5,6 +5,12 @@
  * committed LanceDB version when it resolves, a run killed half-way loses at most the batch in
  * flight and the next run asks the provider only for what `get` does not return.
  *
+ * Several processes may share one store (two runs on one data folder): writes to a table, and
+ * the embedding of a batch through `exclusive`, hold the table's cross-process lock, so no vector
+ * is written or paid for twice. A table whose data files are damaged is rebuilt, when it is read,
+ * from every vector that can still be read, and the rest is simply missing from the cache (see
+ * lance-vector-store.ts).
+ *
  * Exact search is not done here (an in-memory kernel over the vectors `get` returns is faster for
  * a corpus of a few thousand articles); this module adds optional approximate search (IVF_PQ) for
  * larger corpora and for comparing ANN with exact search.
@@ -15,10 +21,18 @@
 import path from "node:path";
 import { lancedbSdk } from "../util/sdk";
 import { dataDir } from "../paths";
-import { LanceVectorStore } from "./lance-vector-store";
+import { LanceVectorStore, type LanceVectorStoreOptions } from "./lance-vector-store";
 import type { CachedVector, Side } from "./types";
 
-export { DOCS_SUFFIX, tableName } from "./lance-table";
+export { DOCS_SUFFIX, tableName, VectorStoreError } from "./lance-table";
+
+/**
+ * Options of `openVectorStore`.
+ *
+ * @example
+ * const opts: OpenVectorStoreOptions = { log: (m) => console.error(`vectors: ${m}`) };
+ */
+export type OpenVectorStoreOptions = LanceVectorStoreOptions;
 
 /** One cached embedding. */
 export interface VectorRow {
@@ -42,6 +56,19 @@ export interface AnnIndexOptions {
   partitions?: number;
   /** PQ sub-vectors; must divide the dimension (default dims / 16, or dims / 8, as LanceDB). */
   subVectors?: number;
+}
+
+/**
+ * What produced a table's vectors.
+ *
+ * @example
+ * const p: EmbeddingProvenance = { servedModels: ["text-embedding-qwen3-embedding-8b"], standIn: false };
+ */
+export interface EmbeddingProvenance {
+  /** Model names the servers reported, each once. */
+  servedModels: string[];
+  /** Some vectors came from the project's test double. */
+  standIn: boolean;
 }
 
 /** Recall/latency knobs of one ANN search. */
@@ -75,7 +102,9 @@ export interface VectorStore {
   /**
    * The stored vectors for those keys, each with its stored token count (absent when unknown:
    * the provider gave none, or the row predates the tokens column). Keys not stored are absent
-   * from the map; an unknown fingerprint gives an empty map.
+   * from the map; an unknown fingerprint gives an empty map. A table found damaged is first
+   * rebuilt from what can still be read (reported through the store's log), so keys that were
+   * lost are absent too; a table that cannot be rebuilt rejects with a `VectorStoreError`.
    *
    * @example
    * const cached = await store.get(fp, items.map((x) => x.key));
@@ -89,12 +118,47 @@ export interface VectorStore {
    * whole batch is validated before anything is written: a vector of another dimension, one
    * holding NaN or ±Infinity, or a token count that is not a non-negative integer, rejects the
    * put with an Error naming the row's id, and none of the batch is stored. Resolves once the
-   * rows are committed.
+   * rows are committed. Puts to one table are serialised across processes (the table's lock), and
+   * keys another process stored meanwhile are skipped too.
    *
    * @example
    * await store.put(fp, batch.map((x, i) => ({ key: x.key, id: x.id, side: "document", vector: vectors[i], tokens: shares[i] })));
    */
   put(fingerprint: string, rows: readonly VectorRow[]): Promise<void>;
+  /**
+   * Runs `fn` holding the fingerprint's cross-process write lock: callers in this process share
+   * it, another process's callers (and their puts) wait until the last of them is done. The
+   * embedding pipeline embeds a batch inside it after checking again which of the batch's keys
+   * are stored, so of two processes embedding the same texts only one pays. Puts made inside
+   * `fn` take the same lock without waiting. A lock left by a killed process is taken over once
+   * it is 10 s old. Object-store URIs have no lock: `fn` simply runs.
+   *
+   * @example
+   * await store.exclusive(fp, async () => {
+   *   const stored = await store.get(fp, batchKeys);
+   *   const rest = batch.filter((x) => !stored.has(x.key));
+   *   if (rest.length) await store.put(fp, await embed(rest));
+   * });
+   */
+  exclusive<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Who embedded a fingerprint's vectors: the model names servers reported and whether any
+   * vector came from the project's test double. Kept beside the table (`<uri>/.provenance/`),
+   * so a run served from the cache still says what produced its vectors; a table filled partly
+   * by a test double stays marked as a whole. Empty for an unknown table or an object store.
+   *
+   * @example
+   * await store.provenance(fp); // { servedModels: ["Qwen/Qwen3-Embedding-8B"], standIn: false }
+   */
+  provenance(fingerprint: string): Promise<EmbeddingProvenance>;
+  /**
+   * Adds what produced newly stored vectors to the fingerprint's provenance (a union: names are
+   * added, a stand-in mark is never removed).
+   *
+   * @example
+   * await store.noteProvenance(fp, { servedModels: ["Qwen/Qwen3-Embedding-8B"], standIn: false });
+   */
+  noteProvenance(fingerprint: string, p: EmbeddingProvenance): Promise<void>;
   /**
    * Rows stored under a fingerprint, optionally of one side only (0 when there is no table).
    *
@@ -166,17 +230,20 @@ export interface VectorStore {
  * passed here: LanceDB reads them from the environment as its object_store layer does
  * (`AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN` / `AWS_REGION` /
  * `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME` / `AZURE_STORAGE_ACCOUNT_KEY`, …).
+ * A local store keeps its cross-process locks in `<uri>/.locks/`. Repairs of damaged tables and
+ * waits for another process go to `opts.log` (default: stderr).
  *
  * @example
  * const store = await openVectorStore();                         // <dataDir()>/lancedb
  * const shared = await openVectorStore("s3://my-bucket/gbr-vectors");
+ * const quiet = await openVectorStore(dir, { log: (m) => messages.push(m) });
  */
-export async function openVectorStore(uri: string = path.join(dataDir(), "lancedb")): Promise<VectorStore> {
+export async function openVectorStore(uri: string = path.join(dataDir(), "lancedb"), opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
   // readConsistencyInterval 0: every read sees versions committed by other processes (two runs
   // may share a cache). The check is a cheap directory read on a local disk; on an object store
   // it is one extra request per read, still small next to an embedding call.
   const db = await lancedbSdk().connect(uri, { readConsistencyInterval: 0 });
-  return new LanceVectorStore(uri, db);
+  return new LanceVectorStore(uri, db, opts);
 }
 
 /**

@@ -1,0 +1,211 @@
+/**
+ * A damaged vector table heals: a truncated or deleted data file is detected when the table is
+ * read, reported with the table's folder and what will happen, and the table is rebuilt from every
+ * vector that can still be read, so the pipeline embeds again only what was lost (counted at the
+ * OpenAI double, which sees every embedding request).
+ */
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, afterEach, before, describe, test } from "node:test";
+import { embedItems } from "../../lib/dense/embed";
+import { openaiEmbedder } from "../../lib/dense/embedders/openai-compatible";
+import { presetFingerprint, type EmbeddingPreset } from "../../lib/dense/presets";
+import { openVectorStore, tableName, VectorStoreError, type VectorRow, type VectorStore } from "../../lib/dense/vector-store";
+import { fakeVector, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
+
+const MODEL = "Qwen/Qwen3-Embedding-0.6B";
+const DIMS = 8;
+const P: EmbeddingPreset = { name: "toy", provider: "openai", model: MODEL, dims: DIMS, queryTemplate: "Query:{text}", documentTemplate: "{text}" };
+const FP = presetFingerprint(P);
+const ITEMS = Array.from({ length: 24 }, (_, i) => ({ id: `ΑΚ::${i + 1}`, text: `Άρθρο ${i + 1}: κείμενο της διάταξης ${i + 1}` }));
+
+let api: OpenAIDouble;
+const dirs: string[] = [];
+const stores: VectorStore[] = [];
+
+before(async () => {
+  api = await startOpenAIDouble({ dims: DIMS });
+});
+after(() => api.close());
+afterEach(() => {
+  api.reset();
+  for (const s of stores.splice(0)) s.close();
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gbr-heal-"));
+  dirs.push(dir);
+  return dir;
+}
+
+async function open(dir: string, log?: (m: string) => void): Promise<VectorStore> {
+  const s = await openVectorStore(dir, { log: log ?? (() => {}) });
+  stores.push(s);
+  return s;
+}
+
+/** Batches of 4 texts, two in flight: 24 articles are 6 requests, stored as 6 LanceDB fragments. */
+const embedder = () => openaiEmbedder({ model: MODEL, baseURL: `${api.url}/v1`, dims: DIMS, batchSize: 4, maxRetries: 0 });
+
+/** The data files of a table (one per fragment here, one fragment per put). */
+function dataFiles(dir: string, fingerprint: string): string[] {
+  const data = path.join(dir, `${tableName(fingerprint)}.lance`, "data");
+  return fs
+    .readdirSync(data)
+    .map((f) => path.join(data, f))
+    .sort();
+}
+
+const inputsOf = (reqs: { input: string[] }[]) => reqs.map((r) => [...r.input].sort());
+
+for (const damage of ["truncated", "deleted"] as const) {
+  test(`a ${damage} data file: the rerun reports it, keeps every readable vector and embeds only the lost batch again`, async () => {
+    const dir = tempDir();
+    const first = await embedItems(ITEMS, "document", P, embedder(), await open(dir));
+    assert.equal(first.requests, 6);
+    const firstBatches = inputsOf(api.embeddingRequests());
+    assert.equal(firstBatches.length, 6);
+    for (const s of stores.splice(0)) s.close();
+
+    const files = dataFiles(dir, FP);
+    assert.equal(files.length, 6, "one data file per stored batch");
+    const victim = files[2];
+    if (damage === "truncated") fs.truncateSync(victim, Math.floor(fs.statSync(victim).size / 3));
+    else fs.rmSync(victim);
+    api.reset();
+
+    const logs: string[] = [];
+    const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
+    // Exactly one request, for exactly the texts of one original batch: the file that was damaged.
+    const resent = inputsOf(api.embeddingRequests());
+    assert.equal(resent.length, 1, `requests on the rerun: ${JSON.stringify(resent)}`);
+    assert.ok(
+      firstBatches.some((b) => JSON.stringify(b) === JSON.stringify(resent[0])),
+      `the rerun sent ${JSON.stringify(resent[0])}, not one of the first run's batches`,
+    );
+    assert.equal(again.requests, 1);
+    assert.equal(again.cached, 20);
+    // Every vector is the provider's, bit for bit, whether it survived or was embedded again.
+    ITEMS.forEach((it, i) => assert.deepEqual(again.vectors[i], Float32Array.from(fakeVector(MODEL, it.text, DIMS)), it.id));
+
+    // One report, naming the table's folder, the cause in plain words, and what happens.
+    assert.equal(logs.length, 1, logs.join("\n"));
+    const tableDir = path.join(dir, `${tableName(FP)}.lance`);
+    assert.ok(logs[0].startsWith(`${tableDir} is damaged (`), logs[0]);
+    assert.match(logs[0], /; rebuilding it from the 20 vectors that can still be read; the rest \(4 of 24 rows\) will be embedded again$/);
+    assert.match(logs[0], damage === "truncated" ? /Invalid range \d+\.\.\d+ for object of size \d+ bytes/ : /not found: No such file or directory/);
+    assert.doesNotMatch(logs[0], /rustc|cargo|LanceError/, "no Rust internals reach the user");
+    console.log(`${damage} data file, rerun: ${logs[0]}`);
+
+    // The table is whole again: a third run sends nothing and every row is there once.
+    for (const s of stores.splice(0)) s.close();
+    api.reset();
+    const quiet: string[] = [];
+    const store = await open(dir, (m) => quiet.push(m));
+    const third = await embedItems(ITEMS, "document", P, embedder(), store);
+    assert.equal(api.count("embeddings"), 0);
+    assert.equal(third.cached, 24);
+    assert.equal(await store.count(FP), 24);
+    assert.deepEqual(quiet, []);
+  });
+}
+
+describe("vector store repair", () => {
+  /** Deterministic rows: the vector is a function of the key. */
+  function rows(prefix: string, n: number, dims = 4): VectorRow[] {
+    return Array.from({ length: n }, (_, i) => ({
+      key: `${prefix}-${i}`,
+      id: `${prefix}${i}`,
+      side: "document",
+      vector: Float32Array.from({ length: dims }, (_, j) => Math.sin(prefix.charCodeAt(0) * 100 + i * 10 + j)),
+      tokens: i,
+    }));
+  }
+
+  test("two damaged fragments out of five: get returns exactly the other three, with their tokens, and writing goes on", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
+    const batches = ["a", "b", "c", "d", "e"].map((p) => rows(p, 7));
+    for (const b of batches) await store.put("fp", b);
+    // Which file holds which batch is not in its name (nor needed): the test asks the store.
+    const files = dataFiles(dir, "fp");
+    fs.truncateSync(files[0], 10);
+    fs.rmSync(files[3]);
+    const logs: string[] = [];
+    const reader = await open(dir, (m) => logs.push(m));
+    const all = batches.flat();
+    const got = await reader.get("fp", all.map((r) => r.key));
+    assert.equal(got.size, 21);
+    const lostBatches = batches.filter((b) => !got.has(b[0].key));
+    assert.equal(lostBatches.length, 2);
+    for (const b of batches) {
+      const kept = b.filter((r) => got.has(r.key)).length;
+      assert.ok(kept === 0 || kept === 7, "a batch is kept or lost whole");
+      for (const r of b) if (got.has(r.key)) {
+        assert.deepEqual(got.get(r.key)!.vector, r.vector, r.id);
+        assert.equal(got.get(r.key)!.tokens, r.tokens);
+      }
+    }
+    assert.equal(logs.length, 1);
+    assert.match(logs[0], /rebuilding it from the 21 vectors that can still be read; the rest \(14 of 35 rows\)/);
+    assert.equal(await reader.count("fp"), 21);
+    // Putting everything again writes back exactly the lost rows.
+    await reader.put("fp", all);
+    assert.equal(await reader.count("fp"), 35);
+    assert.equal((await reader.get("fp", all.map((r) => r.key))).size, 35);
+    assert.equal(logs.length, 1, "no second repair");
+  });
+
+  test("a table with nothing left to read is dropped and recreated by the next put; a one-sided count heals too", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
+    await store.put("fp", rows("a", 5));
+    fs.rmSync(dataFiles(dir, "fp")[0]);
+    const logs: string[] = [];
+    const reader = await open(dir, (m) => logs.push(m));
+    assert.equal(await reader.count("fp", "document"), 0);
+    assert.match(logs.join("\n"), /rebuilding it from the 0 vectors that can still be read; the rest \(5 of 5 rows\)/);
+    assert.deepEqual(await reader.tables(), []);
+    await reader.put("fp", rows("b", 3, 6));
+    assert.equal(await reader.dims("fp"), 6);
+    assert.equal(await reader.count("fp", "document"), 3);
+  });
+
+  test("a put to a damaged table repairs it first, then skips the keys that survived", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
+    await store.put("fp", rows("a", 4));
+    await store.put("fp", rows("b", 4));
+    fs.truncateSync(dataFiles(dir, "fp")[1], 0);
+    const logs: string[] = [];
+    const writer = await open(dir, (m) => logs.push(m));
+    await writer.put("fp", [...rows("a", 4), ...rows("b", 4)]);
+    assert.equal(logs.length, 1, logs.join("\n"));
+    assert.match(logs[0], /from the 4 vectors/);
+    assert.equal(await writer.count("fp"), 8);
+  });
+
+  test("a damaged ANN copy is dropped with a VectorStoreError saying to build it again", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
+    await store.put("fp", rows("d", 300, 16));
+    await store.buildAnnIndex("fp", { partitions: 4 });
+    const docsData = path.join(dir, `${tableName("fp")}__docs.lance`, "data");
+    for (const f of fs.readdirSync(docsData)) fs.rmSync(path.join(docsData, f));
+    const reader = await open(dir);
+    await assert.rejects(reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5), (err: unknown) => {
+      assert.ok(err instanceof VectorStoreError, String(err));
+      assert.equal(err.code, "ANN_DAMAGED");
+      assert.match(err.message, /__docs\.lance was damaged \(.*not found.*\) and has been dropped/i);
+      assert.match(err.hint ?? "", /buildAnnIndex again/);
+      return true;
+    });
+    assert.equal(await reader.hasCurrentAnnIndex("fp"), false);
+    await reader.buildAnnIndex("fp", { partitions: 4 });
+    const [hit] = await reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5, { refineFactor: 5 });
+    assert.equal(hit.ids[0], "d0");
+  });
+});
