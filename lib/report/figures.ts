@@ -12,6 +12,7 @@
 import { formatFixed } from "./format";
 import type { Metric } from "../eval/metrics";
 import { toNumber } from "./csv";
+import { areaLabel, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** A row of any of our tables, keyed by column name. */
 export type RowLike = Readonly<Record<string, unknown>>;
@@ -46,6 +47,65 @@ function axis(title: string, extra: Record<string, unknown> = {}): Record<string
   return { title: { text: title }, automargin: true, gridcolor: "#e5e7eb", zerolinecolor: "#9ca3af", ...extra };
 }
 
+/**
+ * The top of a metric axis that starts at 0: the data's largest value plus 15%, so that an
+ * nDCG@10 of 0.04 is a bar and not a sliver on a 0–1 axis, capped at 1 (no metric goes higher)
+ * but never below the data itself (a mean plus its sd can pass 1). 1 when there is no data.
+ *
+ * @example
+ * valueAxisTop(0.04); // 0.046
+ * valueAxisTop(0.95); // 1
+ * valueAxisTop(1.03); // 1.03
+ */
+export function valueAxisTop(max: number): number {
+  if (!(max > 0) || !Number.isFinite(max)) return 1;
+  return Math.max(max, Math.min(1, max * 1.15));
+}
+
+/**
+ * The legend of every figure: horizontal (wrapping as needed, within the plot area's width) at
+ * the bottom of the figure, positioned against the container rather than the plot area. Placed
+ * so, plotly reserves its height as a margin of its own, below the axis labels and title that
+ * automargin has already made room for; a legend placed in plot-area units (y < 0) instead sits
+ * wherever that fraction lands and runs into long or rotated tick labels.
+ */
+const LEGEND = { orientation: "h", x: 0, xref: "paper", xanchor: "left", y: 0, yref: "container", yanchor: "bottom", traceorder: "normal" };
+
+/** Stand-in bars: grey and hatched, whatever kind of row they are. */
+const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
+
+/**
+ * Pixels a bottom legend of these entries takes, so the figure can grow by as much instead of
+ * squeezing its plot. Plotly lays a horizontal legend out within the plot area's width: on one
+ * line when it fits, otherwise on a grid whose columns are as wide as the widest entry; an entry
+ * is about 40 px of symbol and padding plus its text (estimated at 7 px a character of the 13 px
+ * font). `width` is the plot area's, by default that of a figure about 1100 px wide.
+ */
+function legendHeight(names: readonly string[], width = 1000): number {
+  if (!names.length) return 0;
+  const widths = names.map((n) => 40 + 7 * n.replace(/&[a-z#0-9]+;/gi, "x").length);
+  const total = widths.reduce((a, b) => a + b, 0);
+  const perRow = total <= width ? names.length : Math.max(1, Math.floor(width / Math.max(...widths)));
+  return 22 * Math.ceil(names.length / perRow) + 10;
+}
+
+/** The marks a figure uses: those given, or the ones the rows themselves carry. */
+function marksOf(rows: readonly RowLike[], given: RowMarks | undefined): RowMarks {
+  return given ?? rowMarks(rows);
+}
+
+/**
+ * Options of the figures that show experiments.
+ *
+ * @example
+ * const opts: FigureMarks = { marks: rowMarks(summaryRows) };
+ * areaBreakdownChart(perQueryRows, undefined, "Recall@100", opts);
+ */
+export interface FigureMarks {
+  /** Tuning and stand-in marks per experiment (default: read from the rows given). */
+  marks?: RowMarks;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Results
 
@@ -53,51 +113,73 @@ function axis(title: string, extra: Record<string, unknown> = {}): Record<string
  * Horizontal bars of one metric per experiment (experiments that ran, in the rows' order,
  * top to bottom), labelled with the value to 4 decimals, with ± sd error bars when any
  * experiment was run more than once (`samples` > 1 and an `sd <metric>` column; those bars
- * form a second trace, the only one with `error_x`).
+ * form a trace of their own, the only kind with `error_x`). The value axis starts at 0 and ends
+ * a little above the largest bar (`valueAxisTop`). Rows that are not plain results get their
+ * own trace and a legend entry: `oracle:` rows (the upper bound, amber), `tuned:` rows (5-fold
+ * cross-validated, teal) and stand-ins (summary.csv's `standIn`: grey and hatched).
  *
  * @example
  * const fig = metricBarChart(await readCsv("outputs/sample/summary.csv"), "Recall@100");
  * fig.data[0].y; // ["bm25-greekstemmer", "bm25-grnlp", …]
  * Plotly.newPlot(div, fig.data, fig.layout);
  */
-export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100"): Figure {
+export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
+  const marks = marksOf(summaryRows, opts.marks);
   const rows = summaryRows.filter((r) => (r.status === undefined || r.status === "ok") && toNumber(r[metric]) !== undefined);
-  const names = rows.map((r) => plotlyText(String(r.experiment ?? "")));
+  const ids = rows.map((r) => String(r.experiment ?? ""));
+  const names = ids.map(plotlyText);
   const values = rows.map((r) => toNumber(r[metric])!);
   const sds = rows.map((r) => ((toNumber(r.samples) ?? 1) > 1 ? toNumber(r[`sd ${metric}`]) : undefined));
   const hasSd = sds.some((s) => s !== undefined);
+  const kinds = ids.map((id): TuningKind | "result" => marks.tuning(id) ?? "result");
+  const standIn = ids.map((id) => marks.standIn(id));
   // Repeated experiments get their own trace with error bars: plotly draws a cap even for a
-  // null or zero error, so single-sample bars stay in a trace without error_x. Both traces
+  // null or zero error, so single-sample bars stay in a trace without error_x. All traces
   // share the category axis (overlay: one bar per row, in the rows' order).
-  const bars = (idx: number[], withSd: boolean): Trace => {
+  const bars = (idx: number[], withSd: boolean, kind: TuningKind | "result", stand: boolean): Trace => {
+    const label = [kind === "oracle" ? ORACLE_LABEL : kind === "tuned" ? `tuned: ${TUNED_LABEL}` : "", stand ? `${STAND_IN_LABEL} (test doubles: mechanics, not results)` : ""].filter(Boolean).join(", ");
+    const name = label ? `${label}${withSd ? " (mean ± sd)" : ""}` : withSd ? `${metric} (mean ± sd)` : metric;
+    const color = stand ? "#d1d5db" : kind === "oracle" ? "#d97706" : kind === "tuned" ? "#0f766e" : withSd ? "#1e40af" : "#2563eb";
     const trace: Trace = {
       type: "bar",
       orientation: "h",
-      name: withSd ? `${metric} (mean ± sd)` : metric,
+      name,
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
       text: idx.map((i) => (withSd ? `${fmt4(values[i])} ± ${fmt4(sds[i]!)}` : fmt4(values[i]))),
       textposition: "inside",
       // The whisker sits at the bar's end: keep the label at the other end.
       insidetextanchor: withSd ? "start" : "end",
-      textfont: { color: "white" },
-      marker: { color: withSd ? "#1e40af" : "#2563eb" },
-      hovertemplate: `%{y}<br>${metric} %{x:.4f}${withSd ? " ± %{error_x.array:.4f}" : ""}<extra></extra>`,
+      textfont: { color: stand ? "#111827" : "white" },
+      marker: stand ? { color, pattern: STAND_IN_PATTERN, line: { color: "#6b7280", width: 1 } } : { color },
+      hovertemplate: `%{y}<br>${metric} %{x:.4f}${withSd ? " ± %{error_x.array:.4f}" : ""}${label ? `<br>${label}` : ""}<extra></extra>`,
     };
     if (withSd) trace.error_x = { type: "data", array: idx.map((i) => sds[i]!), visible: true, color: "#111827", thickness: 1.5, width: 6 };
     return trace;
   };
-  const all = names.map((_, i) => i);
-  const data = hasSd ? [bars(all.filter((i) => sds[i] === undefined), false), bars(all.filter((i) => sds[i] !== undefined), true)] : [bars(all, false)];
-  const top = Math.max(1, ...values.map((v, i) => v + (sds[i] ?? 0)));
+  const data: Trace[] = [];
+  for (const withSd of [false, true]) {
+    for (const kind of ["result", "tuned", "oracle"] as const) {
+      for (const stand of [false, true]) {
+        const idx = ids.map((_, i) => i).filter((i) => (sds[i] !== undefined) === withSd && kinds[i] === kind && standIn[i] === stand);
+        if (idx.length) data.push(bars(idx, withSd, kind, stand));
+      }
+    }
+  }
+  if (!data.length) data.push(bars([], false, "result", false));
+  // A legend only when the bars are not all plain results (the error-bar trace explains itself).
+  const legend = kinds.some((k) => k !== "result") || standIn.some(Boolean);
+  const top = valueAxisTop(Math.max(0, ...values.map((v, i) => v + (sds[i] ?? 0))));
   return {
     data,
     layout: baseLayout(`${metric} by experiment${hasSd ? " (mean ± sd over samples)" : ""}`, {
       barmode: "overlay",
-      xaxis: axis(metric, { range: [0, top * 1.02] }),
+      xaxis: axis(metric, { range: [0, top] }),
       yaxis: axis("", { autorange: "reversed", type: "category", categoryorder: "array", categoryarray: names, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
-      height: 120 + 26 * Math.max(1, names.length),
-      showlegend: false,
+      // The category labels take their width out of the plot area, which the legend wraps in.
+      height: 120 + 26 * Math.max(1, names.length) + (legend ? legendHeight(data.map((t) => String(t.name)), 1040 - 7 * Math.max(0, ...ids.map((id) => id.length))) : 0),
+      showlegend: legend,
+      ...(legend ? { legend: LEGEND } : {}),
       margin: { l: 20, r: 30, t: 50, b: 50 },
     }),
   };
@@ -106,15 +188,19 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
 /**
  * Grouped bars: the mean of `metric` per legal area (x, with its number of queries), one bar
  * per experiment. Per-query rows of every sample are averaged together. `experiments` picks
- * and orders the bars (default: every experiment in the rows, in order of appearance).
+ * and orders the bars (default: every experiment in the rows, in order of appearance). Queries
+ * without an area are one group, `NO_AREA`. The value axis starts at 0 and ends a little above
+ * the tallest bar; the legend names `oracle:` and `tuned:` bars for what they are, and
+ * stand-ins (`opts.marks`) are hatched.
  *
  * @example
  * const perQuery = await readCsv("outputs/sample/per-query.csv");
  * const fig = areaBreakdownChart(perQuery, ["bm25-greekstemmer", "lsi"], "Recall@100");
  * fig.data.length; // 2 (one trace per experiment)
  */
-export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], metric: Metric = "Recall@100"): Figure {
-  const areaOf = (r: RowLike) => String(r.area ?? "").trim() || "(no area)";
+export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
+  const marks = marksOf(perQueryRows, opts.marks);
+  const areaOf = (r: RowLike) => areaLabel(r.area);
   const chosen = experiments && experiments.length ? [...experiments] : [...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))];
   const areas = [...new Set(perQueryRows.map(areaOf))].sort((a, b) => a.localeCompare(b));
   const queriesPerArea = new Map<string, Set<string>>();
@@ -134,24 +220,27 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
     s.n++;
     sums.set(key, s);
   }
-  const data: Trace[] = chosen.map((exp) => ({
-    type: "bar",
-    name: plotlyText(exp),
-    x: labels,
-    y: areas.map((a) => {
+  let max = 0;
+  const data: Trace[] = chosen.map((exp) => {
+    const name = plotlyText(markedName(exp, marks));
+    const y = areas.map((a) => {
       const s = sums.get(`${exp}\u0000${a}`);
       return s && s.n ? s.sum / s.n : null;
-    }),
-    hovertemplate: `${plotlyText(exp)}<br>%{x}<br>${metric} %{y:.4f}<extra></extra>`,
-  }));
+    });
+    for (const v of y) if (v !== null && v > max) max = v;
+    const trace: Trace = { type: "bar", name, x: labels, y, hovertemplate: `${name}<br>%{x}<br>${metric} %{y:.4f}<extra></extra>` };
+    // Hatched in the trace's own colour, so stand-ins stay told apart from each other.
+    if (marks.standIn(exp)) trace.marker = { pattern: { shape: "/", size: 7, solidity: 0.45 }, line: { width: 1 } };
+    return trace;
+  });
   return {
     data,
     layout: baseLayout(`${metric} by legal area (queries per area in brackets)`, {
       barmode: "group",
       xaxis: axis("legal area"),
-      yaxis: axis(`mean ${metric}`, { range: [0, 1.02] }),
-      legend: { orientation: "h", x: 0, xanchor: "left", y: -0.22, yanchor: "top" },
-      height: 460 + 22 * Math.ceil(chosen.length / 3),
+      yaxis: axis(`mean ${metric}`, { range: [0, valueAxisTop(max)] }),
+      legend: LEGEND,
+      height: 400 + legendHeight(data.map((t) => String(t.name))),
       margin: { l: 60, r: 30, t: 60, b: 40 },
     }),
   };
@@ -167,12 +256,21 @@ export interface SweepPoint {
   value: number;
 }
 
-/** The sweep as written to sweep.json: z rows by b, columns by k1 (null where no setting). */
+/**
+ * The sweep as written to sweep.json: z rows by b, columns by k1 (null where no setting). The
+ * best setting on the test queries is `oracle` (`best` in folders written before the sweep had
+ * an `oracle:` and a `tuned:` row, and in notebooks that pass a `SweepResult`'s own `best`).
+ *
+ * @example
+ * const sweep: SweepJson = JSON.parse(await fs.readFile("outputs/sample/sweep.json", "utf8"));
+ * (sweep.oracle ?? sweep.best)?.value;
+ */
 export interface SweepJson {
   k1s: readonly number[];
   bs: readonly number[];
   z: readonly (readonly (number | null)[])[];
   metric?: string;
+  oracle?: SweepPoint;
   best?: SweepPoint;
   default?: SweepPoint;
   cv?: unknown;
@@ -181,7 +279,8 @@ export interface SweepJson {
 /**
  * Heatmap of the BM25 tuning sweep (x = k1, y = b, colour = mean metric; the axes are
  * categorical because the grids are not evenly spaced: 1.5 and 0.75 sit between grid steps),
- * with the best setting (star) and rank_bm25's default (cross) marked.
+ * with the best setting on the test queries (star, the oracle upper bound) and rank_bm25's
+ * default (cross) marked.
  *
  * @example
  * const sweep = JSON.parse(await fs.readFile("outputs/sample/sweep.json", "utf8"));
@@ -215,15 +314,15 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
       hovertemplate: `${name}<br>k1 %{x}, b %{y}<br>${metric} ${fmt4(p.value)}<extra></extra>`,
     });
   };
-  mark(sweep.best, "best", "star");
+  mark(sweep.oracle ?? sweep.best, ORACLE_LABEL, "star");
   mark(sweep.default, "default", "x");
   return {
     data,
     layout: baseLayout(`BM25 sweep: mean ${metric} over k1 × b`, {
       xaxis: axis("k1", { type: "category" }),
       yaxis: axis("b", { type: "category" }),
-      legend: { orientation: "h", x: 0, xanchor: "left", y: -0.18, yanchor: "top" },
-      height: 520,
+      legend: LEGEND,
+      height: 540,
     }),
   };
 }
@@ -234,7 +333,8 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
 /**
  * REACT-BM25 by round: Recall@100 of the observer-kept ranking against candidate-pool recall
  * (gold found anywhere among the candidates retrieved so far), the gap being what the observer
- * dropped. Rows as in react-rounds.csv.
+ * dropped. Rows as in react-rounds.csv. The recall axis starts at 0 and ends a little above the
+ * highest point.
  *
  * @example
  * const fig = reactRoundsChart([
@@ -259,6 +359,7 @@ export function reactRoundsChart(rows: readonly RowLike[]): Figure {
     marker: { size: 8, color },
     hovertemplate: `round %{x}<br>${name} %{y:.4f}<extra></extra>`,
   });
+  const max = Math.max(0, ...sorted.flatMap((r) => [r.kept ?? 0, r.pool ?? 0]));
   return {
     data: [
       line("observer-kept Recall@100", sorted.map((r) => r.kept), "#2563eb", "solid"),
@@ -266,10 +367,10 @@ export function reactRoundsChart(rows: readonly RowLike[]): Figure {
     ],
     layout: baseLayout("REACT-BM25: observer-kept vs candidate-pool recall by round", {
       xaxis: axis("round", { tickmode: "array", tickvals: rounds }),
-      yaxis: axis("recall", { range: [0, 1.02] }),
-      legend: TOP_LEGEND,
-      height: 420,
-      margin: { l: 60, r: 30, t: 90, b: 60 },
+      yaxis: axis("recall", { range: [0, valueAxisTop(max)] }),
+      legend: LEGEND,
+      height: 440,
+      margin: { l: 60, r: 30, t: 60, b: 40 },
     }),
   };
 }
@@ -308,11 +409,21 @@ export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P
  * one marker per method, with the Pareto front (maximise quality, minimise cost) drawn as a
  * dashed line through its labelled members. Methods missing from either table are left out.
  *
+ * The quality axis fits the points (with a margin; its title says where it starts when that is
+ * not 0). Legend entries name `oracle:` and `tuned:` methods for what they are; stand-ins
+ * (summary.csv's `standIn`) are grey and marked so in the legend and the front's labels.
+ *
  * @example
  * const fig = qualityCostScatter(summaryRows, costRows, "Recall@100");
  * fig.data.at(-1)!.name; // "Pareto front"
  */
-export function qualityCostScatter(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): Figure {
+export function qualityCostScatter(
+  summaryRows: readonly RowLike[],
+  costRows: readonly RowLike[],
+  quality: "Recall@100" | "nDCG@10" = "Recall@100",
+  opts: FigureMarks = {},
+): Figure {
+  const marks = marksOf(summaryRows, opts.marks);
   const cost = new Map<string, number>();
   for (const r of costRows) {
     const c = toNumber(r.costPerQuery);
@@ -329,15 +440,21 @@ export function qualityCostScatter(summaryRows: readonly RowLike[], costRows: re
   }
   const front = paretoFront(points);
   const onFront = new Set(front.map((p) => p.name));
-  const data: Trace[] = points.map((p) => ({
-    type: "scatter",
-    mode: "markers",
-    name: plotlyText(p.name),
-    x: [p.cost],
-    y: [p.quality],
-    marker: { size: 11, symbol: onFront.has(p.name) ? "circle" : "circle-open", line: { width: 2 } },
-    hovertemplate: `${plotlyText(p.name)}<br>cost/query $%{x:.6f}<br>${quality} %{y:.4f}<extra></extra>`,
-  }));
+  const data: Trace[] = points.map((p) => {
+    const name = plotlyText(markedName(p.name, marks));
+    const grey = marks.standIn(p.name) ? { color: "#9ca3af" } : {};
+    return {
+      type: "scatter",
+      mode: "markers",
+      name,
+      x: [p.cost],
+      y: [p.quality],
+      marker: { size: 11, symbol: onFront.has(p.name) ? "circle" : "circle-open", line: { width: 2, ...grey }, ...grey },
+      hovertemplate: `${name}<br>cost/query $%{x:.6f}<br>${quality} %{y:.4f}<extra></extra>`,
+    };
+  });
+  // The front's labels are short; the legend carries the full words.
+  const short = (id: string) => `${id}${marks.tuning(id) === "oracle" ? " (upper bound)" : ""}${marks.standIn(id) ? ` [${STAND_IN_LABEL}]` : ""}`;
   // Methods at the same spot on the front share one label (one name per line) instead of
   // printing their names over each other.
   const spots: { cost: number; quality: number; names: string[] }[] = [];
@@ -353,18 +470,23 @@ export function qualityCostScatter(summaryRows: readonly RowLike[], costRows: re
     x: spots.map((p) => p.cost),
     y: spots.map((p) => p.quality),
     // En spaces keep each line of the label clear of its marker.
-    text: spots.map((p) => p.names.map((n) => `\u2002\u2002${plotlyText(n)}`).join("<br>")),
+    text: spots.map((p) => p.names.map((n) => `\u2002\u2002${plotlyText(short(n))}`).join("<br>")),
     textposition: "middle right",
     cliponaxis: false,
     line: { color: "#111827", dash: "dash", width: 1.5, shape: "hv" },
     hoverinfo: "skip",
   });
   const maxCost = Math.max(0, ...points.map((p) => p.cost));
+  const [lo, hi] = fittedRange(points.map((p) => p.quality));
+  // A stack of names at one spot is centred on its marker: room above the plot for the top half.
+  const stack = Math.max(1, ...spots.map((p) => p.names.length));
   const layout = baseLayout(`${quality} vs API-equivalent cost per query (Pareto front dashed)`, {
     xaxis: axis("cost per query (USD)", { range: maxCost > 0 ? [-0.04 * maxCost, 1.12 * maxCost] : [-0.001, 0.01] }),
-    yaxis: axis(quality, { range: [0, 1.08] }),
-    legend: { orientation: "h", x: 0, xanchor: "left", y: -0.2, yanchor: "top" },
-    height: 480 + 22 * Math.ceil(points.length / 3),
+    // A scatter reads by position, not length, so its axis need not start at 0; the title says so when it does not.
+    yaxis: axis(lo > 0 ? `${quality} (axis from ${formatFixed(lo, 2)}, not 0)` : quality, { range: [lo, hi] }),
+    legend: LEGEND,
+    height: 420 + legendHeight(data.map((t) => String(t.name))),
+    margin: { l: 60, r: 30, t: 60 + 9 * (stack - 1), b: 60 },
   });
   if (points.length && maxCost === 0) {
     layout.annotations = [
@@ -373,6 +495,28 @@ export function qualityCostScatter(summaryRows: readonly RowLike[], costRows: re
   }
   return { data, layout };
 }
+
+/**
+ * A metric axis fitted to the values: their span plus a margin on each side (a tenth of the
+ * span, at least 0.02), kept within 0 … 1.05; it starts at 0 when the margin would take it
+ * below 0.1 anyway (a nearly-from-0 axis reads as one from 0). [0, 1] when there are no values.
+ *
+ * @example
+ * fittedRange([0.31, 0.62]); // [0.279, 0.651]
+ * fittedRange([0.05, 0.4]); // [0, 0.435]
+ */
+export function fittedRange(values: readonly number[]): [number, number] {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (!finite.length) return [0, 1];
+  const min = Math.min(...finite);
+  const max = Math.max(...finite);
+  const pad = Math.max(0.02, 0.1 * (max - min));
+  const lo = min - pad < 0.1 ? 0 : min - pad;
+  const hi = Math.min(1.05, max + pad);
+  return [round4(lo), round4(Math.max(hi, lo + 0.05))];
+}
+
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
 // ---------------------------------------------------------------------------------------------
 // Significance
@@ -392,7 +536,8 @@ export interface SignificanceTest {
 /**
  * p-values of paired randomization tests before and after Holm correction, on a log scale,
  * one row per test ("A vs B (metric)"), with the 0.05 level drawn as a dashed line. `title`
- * (plotly text, see `plotlyText`) says which family the tests are, when there are several.
+ * (plotly text, see `plotlyText`) says which family the tests are, when there are several;
+ * `opts.marks` adds "[stand-in]" to the names of experiments that came through test doubles.
  *
  * @example
  * const { tests } = JSON.parse(await fs.readFile("saved-compare.json", "utf8")); // gbr compare --json
@@ -401,10 +546,13 @@ export interface SignificanceTest {
  * const sig = JSON.parse(await fs.readFile("outputs/sample/significance.json", "utf8")); // gbr reproduce
  * pValueChart(sig.paper.tests.filter((t) => t.status === "computed"), 0.05, "The paper's tests");
  */
-export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, title = "Paired randomization tests: p before and after Holm correction"): Figure {
+export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, title = "Paired randomization tests: p before and after Holm correction", opts: FigureMarks = {}): Figure {
   const seen = new Map<string, number>();
+  // Only stand-ins are marked here: the names already say oracle: and tuned:, and a label per
+  // test with the full words would crowd the axis.
+  const name = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
   const labels = tests.map((t) => {
-    const base = `${t.a} vs ${t.b} (${t.metric})`;
+    const base = `${name(t.a)} vs ${name(t.b)} (${t.metric})`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     return plotlyText(n === 1 ? base : `${base} #${n}`);
@@ -431,15 +579,12 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
       shapes: [
         { type: "line", name: `α = ${alpha}`, showlegend: true, xref: "x", yref: "paper", x0: alpha, x1: alpha, y0: 0, y1: 1, line: { color: "#6b7280", dash: "dash", width: 1.5 } },
       ],
-      legend: TOP_LEGEND,
-      height: 190 + 30 * Math.max(1, labels.length),
-      margin: { l: 20, r: 30, t: 90, b: 60 },
+      legend: LEGEND,
+      height: 210 + 30 * Math.max(1, labels.length),
+      margin: { l: 20, r: 30, t: 60, b: 40 },
     }),
   };
 }
-
-/** A legend of a few entries, top right above the plot area (clear of axis titles). */
-const TOP_LEGEND = { orientation: "h", x: 1, xanchor: "right", y: 1.02, yanchor: "bottom" };
 
 /**
  * Text for plotly's own text fields (trace names, category labels, point labels, hover

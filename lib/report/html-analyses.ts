@@ -8,27 +8,45 @@ import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTe
 import { toNumber, type CsvRecord } from "./csv";
 import { plotlyText, pValueChart, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "./figures";
 import { escapeHtml } from "./html-inline";
-import { code, count, diffCell, note, number, numAuto, pValue, section, table, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { isSignificanceReport, type ReportInputs } from "./report-inputs";
+import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
+import { ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
+import { isSignificanceReport, reportMarks, type ReportInputs } from "./report-inputs";
 
-/** One row of a test table; `pHolm` in bold when significant at 0.05 after Holm. */
-function testRow(t: { a: string; b: string; metric: string; meanA?: unknown; meanB?: unknown; delta?: unknown; p: unknown; pHolm: unknown }): CellLike[] {
-  const sigHolm = Number(t.pHolm) < 0.05;
+/** The significance level the tables and charts mark (after Holm). */
+const ALPHA = 0.05;
+
+type TestLike = { a: string; b: string; metric: string; meanA?: unknown; meanB?: unknown; delta?: unknown; p: unknown; pHolm: unknown };
+
+/**
+ * One row of a test table: `pHolm` in bold when significant at 0.05 after Holm, and Δ coloured
+ * by the test's verdict (not by its size: a large difference can be noise, a small one not).
+ */
+function testRow(t: TestLike, marks: RowMarks): CellLike[] {
+  const sigHolm = Number(t.pHolm) < ALPHA;
   return [
-    text(t.a, "name"),
-    text(t.b, "name"),
+    experimentCell(t.a, marks),
+    experimentCell(t.b, marks),
     text(t.metric),
     number(t.meanA),
     number(t.meanB),
-    diffCell(t.delta),
+    testDeltaCell(t.delta, t.pHolm, ALPHA),
     { html: pValue(t.p), cls: "num" },
     { html: sigHolm ? `<strong>${pValue(t.pHolm)}</strong>` : pValue(t.pHolm), cls: "num" },
   ];
 }
 
-function testTable(tests: readonly Parameters<typeof testRow>[0][]): string {
-  return table(["A", "B", "metric", "mean A", "mean B", "Δ (A − B)", "p", "p (Holm)"], tests.map(testRow), { numericHeader: [false, false, false, true, true, true, true, true] });
+function testTable(tests: readonly TestLike[], marks: RowMarks): string {
+  return table(
+    ["A", "B", "metric", "mean A", "mean B", "Δ (A − B)", "p", "p (Holm)"],
+    tests.map((t) => testRow(t, marks)),
+    { numericHeader: [false, false, false, true, true, true, true, true], rowClass: (i) => (marks.standIn(tests[i].a) || marks.standIn(tests[i].b) ? "stand-in" : undefined) },
+  );
 }
+
+/** What the colours of Δ mean. */
+const DELTA_LEGEND =
+  `Δ (A − B): <span class="delta gain">significant gain of A over B</span> <span class="delta loss">significant loss</span> ` +
+  `<span class="delta ns">not significant</span> (two-sided, p Holm &lt; ${ALPHA}).`;
 
 /**
  * Significance: the paired randomization tests of significance.json, in either of its shapes.
@@ -45,14 +63,15 @@ export function significanceSection(inp: ReportInputs, figs: FigureSet): Section
       note(`significance.json not found in ${code(inp.dir)}: run ${code("gbr compare --json …")} and save its output there to add the paired randomization tests.`),
     );
   }
-  if (isSignificanceReport(sig)) return section("significance", "Significance", twoFamilies(sig, figs));
+  const marks = reportMarks(inp);
+  if (isSignificanceReport(sig)) return section("significance", "Significance", twoFamilies(sig, figs, marks));
   if (!sig.tests.length) return section("significance", "Significance", note("significance.json lists no tests."));
   const settings = [typeof sig.scope === "string" ? `scope: ${escapeHtml(sig.scope)}` : "", flipsAndSeed(sig.swaps, sig.seed)].filter(Boolean).join("; ");
   let body = note(
-    `Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}; p-values before and after Holm correction over all the tests listed. Bold: significant at 0.05 after Holm.`,
+    `Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}; p-values before and after Holm correction over all the tests listed. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`,
   );
-  body += testTable(sig.tests);
-  body += figs.add(pValueChart(sig.tests));
+  body += testTable(sig.tests, marks);
+  body += figs.add(pValueChart(sig.tests, ALPHA, undefined, { marks }));
   return section("significance", "Significance", body);
 }
 
@@ -63,10 +82,10 @@ function flipsAndSeed(swaps: unknown, seed: unknown): string {
 }
 
 /** reproduce's significance.json: the paper's family of 20 first, the exploratory family apart. */
-function twoFamilies(sig: SignificanceReport, figs: FigureSet): string {
+function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks): string {
   const queries = toNumber(sig.queries);
   const settings = [flipsAndSeed(sig.swaps, sig.seed), queries !== undefined ? `${queries} queries` : ""].filter(Boolean).join(", ");
-  let body = note(`Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}. Bold: significant at 0.05 after Holm.`);
+  let body = note(`Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`);
 
   const paper = sig.paper;
   const computed = paper.tests.filter((t): t is ComputedPaperTest => t.status === "computed");
@@ -78,15 +97,15 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet): string {
       `(the largest adjusted p the missing tests could give a computed test: one significant here stays significant once all ${of} are computed).`,
   );
   if (computed.length) {
-    body += testTable(computed);
-    body += figs.add(pValueChart(computed, 0.05, `The paper's tests: p before and after Holm over all ${of} (missing tests at p = 1)`));
+    body += testTable(computed, marks);
+    body += figs.add(pValueChart(computed, ALPHA, `The paper's tests: p before and after Holm over all ${of} (missing tests at p = 1)`, { marks }));
   }
   if (missing.length) {
     body +=
       `<h4>Missing tests (${missing.length} of ${of}, each counted as p = 1)</h4>\n` +
       table(
         ["A", "B", "metrics", "reason"],
-        missingPairs(missing).map((g) => [text(g.a, "name"), text(g.b, "name"), text(g.metrics.join(", ")), text(g.reason ?? "", "reason")]),
+        missingPairs(missing).map((g) => [experimentCell(g.a, marks), experimentCell(g.b, marks), text(g.metrics.join(", ")), text(g.reason ?? "", "reason")]),
       );
   }
 
@@ -98,14 +117,16 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet): string {
     body += note(
       `Exploratory, not among the paper's claims: its own family, with Holm over these ${toNumber(base.of) ?? base.tests.length} tests only (not combined with the paper's ${of}).`,
     );
-    body += testTable(base.tests);
-    body += figs.add(pValueChart(base.tests, 0.05, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`));
+    body += testTable(base.tests, marks);
+    body += figs.add(pValueChart(base.tests, ALPHA, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`, { marks }));
   }
   return body;
 }
 
 /**
- * The BM25 tuning sweep: default, oracle best and cross-validated estimate, and the k1 × b heatmap.
+ * The BM25 tuning sweep: rank_bm25's default, the oracle upper bound (tuned on the test
+ * queries) and the 5-fold cross-validated estimate, each labelled so, and the k1 × b heatmap.
+ * Reads sweep.json as reproduce writes it (`oracle`) and as older folders have it (`best`).
  *
  * @example
  * sweepSection(inputs, figs).html;
@@ -114,20 +135,27 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   const sw = inp.sweep;
   if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));
   const metric = sw.metric ?? "Recall@100";
+  const ids = new Set(inp.summary.map((r) => r.experiment));
+  // The summary rows these numbers are (reproduce's ids for the sweep over BM25-GREEKSTEMMER).
+  const rowOf = (id: string) => (ids.has(id) ? ` <span class="sd">(row ${code(id)})</span>` : "");
   const rows: CellLike[][] = [];
-  const point = (label: string, p: { k1?: unknown; b?: unknown; value?: unknown } | undefined) => {
+  const point = (label: CellLike, p: { k1?: unknown; b?: unknown; value?: unknown } | undefined) => {
     if (p) rows.push([label, number(p.k1, 2), number(p.b, 2), number(p.value)]);
   };
   point("rank_bm25 default", sw.default);
-  point("best on these queries (oracle)", sw.best);
-  const cv = sw.cv as Record<string, unknown> | undefined;
+  const legacy = reportMarks(inp).tuning("tuned:bm25-greekstemmer") === "oracle";
+  point({ html: badge(ORACLE_LABEL, "oracle") + rowOf(legacy ? "tuned:bm25-greekstemmer" : "oracle:bm25-greekstemmer") }, sw.oracle ?? sw.best);
+  const cv = sw.cv as Record<string, unknown> | null | undefined;
   if (cv && typeof cv === "object") {
     const mean = cv.mean as Record<string, unknown> | undefined;
     const value = typeof mean === "object" && mean ? mean[metric] : (cv.value ?? mean);
-    if (toNumber(value) !== undefined) rows.push([`cross-validated${toNumber(cv.folds) ? ` (${cv.folds} folds)` : Array.isArray(cv.folds) ? ` (${cv.folds.length} folds)` : ""}`, text("per fold"), text(""), number(value)]);
+    const folds = toNumber(cv.folds) ?? (Array.isArray(cv.folds) ? cv.folds.length : undefined);
+    const label = folds === undefined || folds === 5 ? TUNED_LABEL : `${folds}-fold cross-validated`;
+    if (toNumber(value) !== undefined) rows.push([{ html: badge(label, "tuned") + rowOf(legacy ? "" : "tuned:bm25-greekstemmer") }, text("per fold"), text(""), number(value)]);
   }
   let body = note(
-    `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The best setting is chosen on the very queries it is scored on, so its gain is an upper bound; the cross-validated row (when present) is the honest estimate.`,
+    `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The ${escapeHtml(ORACLE_LABEL)} is the best setting chosen on the very queries it is scored on, so its gain over the default is an upper bound, not a result; ` +
+      `the ${escapeHtml(TUNED_LABEL)} row (when present) ranks each query with the setting chosen on the other folds: the tuned number to cite.`,
   );
   if (rows.length) body += table(["setting", "k1", "b", metric], rows, { numericHeader: [false, true, true, true] });
   body += figs.add(sweepHeatmap(sw));
@@ -220,10 +248,11 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
   );
   // Files written before v0.5 lack the one-time columns and the token source: those cells stay empty.
   const cell = (v: unknown, digits: number) => (v === undefined || v === "" ? text("") : number(v, digits));
+  const marks = reportMarks(inp);
   body += table(
     ["method", "calls / query", "LLM tokens / query", "embedding tokens / query", "token source", "seconds / query", "USD / query", "one-time calls", "one-time tokens", "one-time seconds", "one-time USD"],
     rows.map((r) => [
-      text(r.method, "name"),
+      experimentCell(r.method, marks),
       number(r.callsPerQuery, 2),
       number(r.llmTokensPerQuery, 1),
       number(r.embeddingTokensPerQuery, 1),
@@ -235,8 +264,8 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
       cell(r.oneTimeSeconds, 2),
       number(r.oneTimeCost, 4),
     ]),
-    { numericHeader: [false, true, true, true, false, true, true, true, true, true, true] },
+    { numericHeader: [false, true, true, true, false, true, true, true, true, true, true], rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined) },
   );
-  body += figs.add(qualityCostScatter(inp.summary, rows, "Recall@100"));
+  body += figs.add(qualityCostScatter(inp.summary, rows, "Recall@100", { marks }));
   return section("cost", "Cost", body);
 }

@@ -7,6 +7,7 @@ import { formatFixed } from "./format";
 import { toNumber } from "./csv";
 import type { Figure } from "./figures";
 import { escapeHtml, jsonForScript } from "./html-inline";
+import { STAND_IN_LABEL, tuningLabel, type RowMarks } from "./labels";
 
 /**
  * Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–".
@@ -89,20 +90,27 @@ export const number = (value: unknown, digits = 4): Cell => ({ html: num(value, 
 export const count = (value: unknown, digits = 4): Cell => ({ html: numAuto(value, digits), cls: "num" });
 
 /**
- * An HTML table in a scrolling wrapper; plain-string cells are escaped.
+ * An HTML table in a scrolling wrapper; plain-string cells are escaped. `rowClass` gives a row
+ * a class (e.g. "stand-in", greyed by the style sheet), by its index.
  *
  * @example
  * table(["field", "value"], [["dataset", "sample"]], { cls: "kv" });
+ * table(["experiment"], rows, { rowClass: (i) => (standIn[i] ? "stand-in" : undefined) });
  */
-export function table(header: string[], rows: CellLike[][], opts: { caption?: string; numericHeader?: boolean[]; cls?: string } = {}): string {
+export function table(
+  header: string[],
+  rows: CellLike[][],
+  opts: { caption?: string; numericHeader?: boolean[]; cls?: string; rowClass?: (index: number) => string | undefined } = {},
+): string {
   const head = header.map((h, i) => `<th${opts.numericHeader?.[i] ? ' class="num"' : ""}>${escapeHtml(h)}</th>`).join("");
   const body = rows
-    .map((r) => {
+    .map((r, i) => {
       const cells = r.map((c) => {
         const cell = typeof c === "string" ? text(c) : c;
         return `<td${cell.cls ? ` class="${cell.cls}"` : ""}${cell.title ? ` title="${escapeHtml(cell.title)}"` : ""}>${cell.html}</td>`;
       });
-      return `<tr>${cells.join("")}</tr>`;
+      const cls = opts.rowClass?.(i);
+      return `<tr${cls ? ` class="${cls}"` : ""}>${cells.join("")}</tr>`;
     })
     .join("\n");
   const caption = opts.caption ? `<caption>${escapeHtml(opts.caption)}</caption>` : "";
@@ -192,4 +200,51 @@ export function diffCell(value: unknown): Cell {
   if (d === undefined) return { html: "–", cls: "num" };
   const cls = Math.abs(d) <= 0.02 ? "close" : Math.abs(d) <= 0.05 ? "near" : "far";
   return { html: `${d > 0 ? "+" : ""}${num(d)}`, cls: `num diff ${cls} ${d >= 0 ? "up" : "down"}` };
+}
+
+/**
+ * An experiment's name cell with its marks as badges: the tuning kind in words ("oracle upper
+ * bound (tuned on the test queries)", "5-fold cross-validated") and "stand-in" for a row made
+ * through the test doubles. Without marks it is exactly `text(id, "name")`.
+ *
+ * @example
+ * experimentCell("oracle:bm25-greekstemmer", marks).html;
+ * // 'oracle:bm25-greekstemmer <span class="badge oracle">oracle upper bound (tuned on the test queries)</span>'
+ */
+export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
+  const kind = marks?.tuning(id);
+  const stand = marks?.standIn(id) ?? false;
+  if (!kind && !stand) return text(id, "name");
+  const badges = [kind ? badge(tuningLabel(kind), kind) : "", stand ? badge(STAND_IN_LABEL, "stand-in", "made through the project's test doubles: it shows the mechanics, not a result") : ""].filter(Boolean);
+  return { html: `${escapeHtml(id)} ${badges.join(" ")}`, cls: "name marked" };
+}
+
+/**
+ * A small labelled mark inside a cell (escaped text; `kind` picks its colours).
+ *
+ * @example
+ * badge("stand-in", "stand-in"); // '<span class="badge stand-in">stand-in</span>'
+ */
+export function badge(label: string, kind: string, title?: string): string {
+  return `<span class="badge ${safeClass(kind)}"${title ? ` title="${escapeHtml(title)}"` : ""}>${escapeHtml(label)}</span>`;
+}
+
+/**
+ * A significance test's difference A − B, coloured by what the test says, not by size: green
+ * for a significant gain of A over B, red for a significant loss, neutral (grey) when not
+ * significant at `alpha` after Holm. The class names the verdict too, for a reader without colour.
+ *
+ * @example
+ * testDeltaCell(0.067, 0.01); // { html: "+0.0670", cls: "num delta gain", title: "significant gain of A over B (p Holm < 0.05)" }
+ * testDeltaCell(0.067, 0.3).cls; // "num delta ns"
+ */
+export function testDeltaCell(delta: unknown, pHolm: unknown, alpha = 0.05): Cell {
+  const d = toNumber(delta);
+  if (d === undefined) return { html: "–", cls: "num" };
+  const p = toNumber(pHolm);
+  const significant = p !== undefined && p < alpha && d !== 0;
+  const verdict = !significant ? "ns" : d > 0 ? "gain" : "loss";
+  const title =
+    p === undefined ? "no Holm-corrected p-value" : !significant ? `not significant (p Holm ≥ ${alpha})` : d > 0 ? `significant gain of A over B (p Holm < ${alpha})` : `significant loss of A against B (p Holm < ${alpha})`;
+  return { html: `${d > 0 ? "+" : ""}${num(d)}`, cls: `num delta ${verdict}`, title };
 }

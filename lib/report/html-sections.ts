@@ -7,8 +7,9 @@ import { METRICS, type Metric } from "../eval/metrics";
 import { toNumber, type CsvRecord } from "./csv";
 import { areaBreakdownChart, metricBarChart } from "./figures";
 import { escapeHtml } from "./html-inline";
-import { code, count, diffCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import type { ReportInputs } from "./report-inputs";
+import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
+import { areaLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
+import { reportMarks, type ReportInputs } from "./report-inputs";
 
 /**
  * Run metadata: dataset, origin, revision, sizes, LLM, when and with what the run was made, and a
@@ -36,6 +37,7 @@ export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersio
     add("articles", m.articles);
     add("queries", m.queries);
     add("LLM", m.llm);
+    if (m.standIn === true) add("test doubles", typeof m.standInNote === "string" && m.standInNote ? m.standInNote : "some results came through the project's test doubles");
     add("created", m.createdAt);
     add("Node.js", m.node);
     if (m.fallback) {
@@ -103,19 +105,19 @@ export function datasetSection(inp: ReportInputs): Section {
       `<h3>Table 6 — per legal area</h3>\n` +
       table(
         cols.map((c) => labels[c] ?? c),
-        inp.table6.map((r) => cols.map((c) => (c === "area" ? text(r[c]) : count(r[c], /^median/i.test(c) ? 1 : 4)))),
+        inp.table6.map((r) => cols.map((c) => (c === "area" ? text(areaLabel(r[c])) : count(r[c], /^median/i.test(c) ? 1 : 4)))),
         { numericHeader: cols.map((c) => c !== "area") },
       );
   } else body += note(`table6.csv not found in ${code(inp.dir)}.`);
   return section("dataset", "Dataset statistics", body);
 }
 
-function metricCell(r: CsvRecord, m: Metric, best: number | undefined): Cell {
+function metricCell(r: CsvRecord, m: Metric, best: number | undefined, contends: boolean): Cell {
   const v = toNumber(r[m]);
   if (v === undefined) return { html: "–", cls: "num" };
   const sd = (toNumber(r.samples) ?? 1) > 1 ? toNumber(r[`sd ${m}`]) : undefined;
   const shown = sd === undefined ? num(v) : `${num(v)} <span class="sd">± ${num(sd)}</span>`;
-  return { html: v === best ? `<strong>${shown}</strong>` : shown, cls: "num" };
+  return { html: contends && v === best ? `<strong>${shown}</strong>` : shown, cls: "num" };
 }
 
 /**
@@ -127,27 +129,27 @@ function metricCell(r: CsvRecord, m: Metric, best: number | undefined): Cell {
  */
 export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   const ok = inp.summary.filter((r) => r.status === "ok");
+  const marks = reportMarks(inp);
   let body = "";
   if (ok.length) {
-    const best = new Map(METRICS.map((m) => [m, Math.max(...ok.map((r) => toNumber(r[m]) ?? -Infinity))] as const));
+    // An upper bound or a test double's number is no one's best result: bold picks among the rest.
+    const contenders = ok.filter((r) => marks.tuning(r.experiment) !== "oracle" && !marks.standIn(r.experiment));
+    const excluded = contenders.length < ok.length;
+    const best = new Map(METRICS.map((m) => [m, Math.max(...contenders.map((r) => toNumber(r[m]) ?? -Infinity))] as const));
     const anySamples = ok.some((r) => (toNumber(r.samples) ?? 1) > 1);
     body +=
-      note(`Mean over the queries; the best value of each metric in bold${anySamples ? "; ± is the standard deviation over repeated samples" : ""}. Seconds are wall time for the whole experiment.`) +
+      note(
+        `Mean over the queries; the best value of each metric in bold${excluded ? " (oracle upper bounds and stand-ins not counted)" : ""}${anySamples ? "; ± is the standard deviation over repeated samples" : ""}. Seconds are wall time for the whole experiment.`,
+      ) +
+      marksNote(ok.map((r) => r.experiment), marks) +
       table(
         ["experiment", "section", ...METRICS, "samples", "seconds"],
-        ok.map((r) => [text(r.experiment, "name"), text(r.section), ...METRICS.map((m) => metricCell(r, m, best.get(m))), count(r.samples), number(r.seconds, 2)]),
-        { numericHeader: [false, false, ...METRICS.map(() => true), true, true] },
+        ok.map((r) => [experimentCell(r.experiment, marks), text(r.section), ...METRICS.map((m) => metricCell(r, m, best.get(m), contenders.includes(r))), count(r.samples), number(r.seconds, 2)]),
+        { numericHeader: [false, false, ...METRICS.map(() => true), true, true], rowClass: (i) => (marks.standIn(ok[i].experiment) ? "stand-in" : undefined) },
       );
-    // What produced each row, as recorded while it ran (summary.csv's setup; absent before v0.5).
-    const setups = ok.filter((r) => r.setup);
-    if (setups.length) {
-      body += `<details><summary>What produced each row (${setups.length}): parameters as sent, models and endpoints, prompts, parser</summary>\n${table(
-        ["experiment", "setup"],
-        setups.map((r) => [text(r.experiment, "name"), text(r.setup, "setup")]),
-      )}\n</details>`;
-    }
-    body += figs.add(metricBarChart(inp.summary, "Recall@100"));
-    body += figs.add(metricBarChart(inp.summary, "nDCG@10"));
+    body += producedBy(inp, ok, marks);
+    body += figs.add(metricBarChart(inp.summary, "Recall@100", { marks }));
+    body += figs.add(metricBarChart(inp.summary, "nDCG@10", { marks }));
   } else {
     body += note("No experiment ran successfully.");
   }
@@ -170,6 +172,66 @@ export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
 }
 
 /**
+ * What the badges of a table mean, for the kinds present among `ids` (empty when none is).
+ *
+ * @example
+ * marksNote(ok.map((r) => r.experiment), reportMarks(inputs));
+ */
+export function marksNote(ids: readonly string[], marks: RowMarks): string {
+  const kinds = new Set(ids.map((id) => marks.tuning(id)));
+  const parts: string[] = [];
+  if (kinds.has("oracle")) parts.push(`${badge(ORACLE_LABEL, "oracle")}: k1 and b chosen on the very queries it is scored on, so an upper bound, not a result to cite`);
+  if (kinds.has("tuned")) parts.push(`${badge(TUNED_LABEL, "tuned")}: each query ranked with the k1 and b chosen on the other four folds, the tuned number a user may cite`);
+  if (ids.some((id) => marks.standIn(id))) parts.push(`${badge(STAND_IN_LABEL, "stand-in")}: made through the project's test doubles, it shows the mechanics, not a result`);
+  return parts.length ? note(parts.join(". ") + ".") : "";
+}
+
+/**
+ * The folded table of what produced each row: summary.csv's setup (parameters as sent,
+ * prompts, parser) and provenance (provider, endpoint host, model as requested and as served),
+ * each column when any row has it (both are absent from older folders); provenance falls back
+ * to metadata.json's `experiments[].provenance`.
+ */
+function producedBy(inp: ReportInputs, ok: readonly CsvRecord[], marks: RowMarks): string {
+  const fromMetadata = provenanceFromMetadata(inp.metadata);
+  const provenance = (r: CsvRecord) => (r.provenance ?? "").trim() || fromMetadata.get(r.experiment) || "";
+  const rows = ok.filter((r) => r.setup || provenance(r));
+  if (!rows.length) return "";
+  const withSetup = rows.some((r) => r.setup);
+  const withProvenance = rows.some((r) => provenance(r));
+  const header = ["experiment", ...(withSetup ? ["setup"] : []), ...(withProvenance ? ["provenance"] : [])];
+  const what = [withSetup ? "parameters as sent, prompts, parser" : "", withProvenance ? "providers, endpoints, models as requested and as served" : ""].filter(Boolean).join("; ");
+  return `<details><summary>What produced each row (${rows.length}): ${what}</summary>\n${table(
+    header,
+    rows.map((r) => [experimentCell(r.experiment, marks), ...(withSetup ? [text(r.setup, "setup")] : []), ...(withProvenance ? [text(provenance(r), "setup provenance")] : [])]),
+    { rowClass: (i) => (marks.standIn(rows[i].experiment) ? "stand-in" : undefined) },
+  )}\n</details>`;
+}
+
+/** metadata.json's `experiments[].provenance` lists, each in one line, by experiment id. */
+function provenanceFromMetadata(metadata: Record<string, unknown> | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  const list = metadata?.experiments;
+  if (!Array.isArray(list)) return out;
+  for (const e of list as unknown[]) {
+    if (typeof e !== "object" || e === null) continue;
+    const { id, provenance } = e as { id?: unknown; provenance?: unknown };
+    if (typeof id !== "string" || !Array.isArray(provenance) || !provenance.length) continue;
+    const str = (v: unknown) => (typeof v === "string" ? v : "");
+    const line = (provenance as unknown[])
+      .filter((p): p is Record<string, unknown> => typeof p === "object" && p !== null)
+      .map((p) => {
+        const served = str(p.servedModel);
+        const requested = str(p.requestedModel);
+        return `${str(p.kind)} ${str(p.provider)} at ${str(p.endpoint) || "(local)"}: ${requested}${served && served !== requested ? ` (served as ${served})` : ""}${isStandInValue(p.standIn) ? " [test double]" : ""}`;
+      })
+      .join("; ");
+    if (line) out.set(id, line);
+  }
+  return out;
+}
+
+/**
  * Reproduction: the paper's numbers next to ours, with the difference coloured by size.
  *
  * @example
@@ -179,15 +241,20 @@ export function reproductionSection(inp: ReportInputs): Section {
   const rows = inp.reproduction;
   if (!rows?.length) return section("reproduction", "Reproduction: paper vs ours", note(`reproduction.csv not found in ${code(inp.dir)}.`));
   const datasets = [...new Set(rows.map((r) => r.dataset).filter(Boolean))];
+  const marks = reportMarks(inp);
   let body = note(
     `Ours ran on: ${datasets.map(code).join(", ") || "–"}. ` +
       `Difference (ours − paper): <span class="diff close">|Δ| ≤ 0.02</span> <span class="diff near">|Δ| ≤ 0.05</span> <span class="diff far">|Δ| &gt; 0.05</span>. ` +
       `Scope <em>paper-283</em> is the paper's 283 queries (the 2024 exams are not public); <em>public-257</em> is the public release as in the authors' quickstart.`,
   );
+  body += marksNote(
+    rows.map((r) => r.experiment),
+    marks,
+  );
   body += table(
     ["experiment", "metric", "scope", "paper", "ours", "diff", "status", "setup"],
     rows.map((r) => [
-      text(r.experiment, "name"),
+      experimentCell(r.experiment, marks),
       text(r.metric),
       text(r.scope),
       number(r.paper, 2),
@@ -198,7 +265,7 @@ export function reproductionSection(inp: ReportInputs): Section {
         : { html: `<details><summary>${escapeHtml(r.status)}</summary><span class="reason">${escapeHtml(r.reason)}</span></details>`, cls: `status-${safeClass(r.status)}` },
       text(r.setup),
     ]),
-    { numericHeader: [false, false, false, true, true, true, false, false] },
+    { numericHeader: [false, false, false, true, true, true, false, false], rowClass: (i) => (marks.standIn(rows[i].experiment) ? "stand-in" : undefined) },
   );
   return section("reproduction", "Reproduction: paper vs ours", body);
 }
@@ -227,7 +294,8 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.perQuery;
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));
   const metric: Metric = "Recall@100";
-  const areaOf = (r: CsvRecord) => (r.area ?? "").trim() || "(no area)";
+  const marks = reportMarks(inp);
+  const areaOf = (r: CsvRecord) => areaLabel(r.area);
   const areas = [...new Set(rows.map(areaOf))].sort((a, b) => a.localeCompare(b));
   const experiments = [...new Set(rows.map((r) => r.experiment))];
   const acc = new Map<string, { s: number; n: number }>();
@@ -241,20 +309,21 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
     acc.set(k, a);
   }
   const shown = areaExperiments(inp, metric);
-  let body = figs.add(
-    areaBreakdownChart(rows, shown, metric),
-    shown.length < experiments.length ? `Bars for ${shown.length} of ${experiments.length} experiments (the paper's headline methods that ran, then the best others); the table has all.` : undefined,
-  );
+  const captions = [
+    shown.length < experiments.length ? `Bars for ${shown.length} of ${experiments.length} experiments (the paper's headline methods that ran, then the best others); the table has all.` : "",
+    areas.includes(NO_AREA) ? `${NO_AREA}: queries without a legal area.` : "",
+  ].filter(Boolean);
+  let body = figs.add(areaBreakdownChart(rows, shown, metric, { marks }), captions.length ? captions.join(" ") : undefined);
   body += table(
     ["experiment", ...areas],
     experiments.map((e) => [
-      text(e, "name"),
+      experimentCell(e, marks),
       ...areas.map((a) => {
         const x = acc.get(`${e}\u0000${a}`);
         return number(x && x.n ? x.s / x.n : undefined);
       }),
     ]),
-    { caption: `Mean ${metric} per legal area`, numericHeader: [false, ...areas.map(() => true)] },
+    { caption: `Mean ${metric} per legal area`, numericHeader: [false, ...areas.map(() => true)], rowClass: (i) => (marks.standIn(experiments[i]) ? "stand-in" : undefined) },
   );
   return section("areas", "Per-area breakdown", body);
 }

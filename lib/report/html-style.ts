@@ -40,6 +40,19 @@ table.kv td:last-child { overflow-wrap: anywhere; }
 .diff.close { background: #dcfce7; color: #166534; }
 .diff.near { background: #fef3c7; color: #92400e; }
 .diff.far { background: #fee2e2; color: #991b1b; }
+.delta { padding: 1px 6px; border-radius: 4px; }
+.delta.gain { background: #dcfce7; color: #166534; }
+.delta.loss { background: #fee2e2; color: #991b1b; }
+.delta.ns { background: #f3f4f6; color: #4b5563; }
+td.name.marked { white-space: normal; min-width: 14em; }
+.badge { display: inline-block; white-space: nowrap; font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", Arial, sans-serif; font-size: 11px; line-height: 1.5; padding: 0 6px; margin: 1px 0; border-radius: 9px; border: 1px solid; }
+.badge.oracle { background: #fef3c7; color: #92400e; border-color: #f59e0b; }
+.badge.tuned { background: #ccfbf1; color: #115e59; border-color: #14b8a6; }
+.badge.stand-in { background: #e5e7eb; color: #111827; border-color: #4b5563; font-weight: 600; text-transform: uppercase; letter-spacing: 0.03em; }
+tr.stand-in td { color: #6b7280; background-image: repeating-linear-gradient(135deg, transparent 0 7px, rgba(107, 114, 128, 0.10) 7px 9px); }
+.banner { margin: 14px 0 6px; padding: 12px 16px; border: 2px solid #b91c1c; border-left-width: 8px; background: #fef2f2; color: #7f1d1d; border-radius: 4px; }
+.banner strong { font-size: 17px; display: block; }
+.banner p { margin: 4px 0 0; color: #7f1d1d; }
 td.status-ok { color: #166534; }
 td.status-skipped { color: var(--muted); }
 td.status-failed { color: #b91c1c; font-weight: 600; }

@@ -21,6 +21,13 @@ import { formatTable } from "./text-table";
 import { PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBundle } from "./html-inline";
 import { danfoSdk, tslabCellRunning, tslabSdk } from "../util/sdk";
+import { provenanceOf } from "../experiments/setup";
+import type { RunInfo } from "../types";
+import { markedName, rowMarks, STAND_IN_BANNER } from "./labels";
+
+// The report's one name for queries without a legal area, for notebook tables and figures:
+// `areaLabel(bench.meta.get(q.id)?.area)` reads "(no area)" as the report does (see ./labels).
+export { areaLabel, NO_AREA } from "./labels";
 
 /** A table row: column name -> cell. */
 export type Row = Record<string, unknown>;
@@ -316,21 +323,29 @@ export interface OutcomeLike {
   reason?: string;
   seconds?: number;
   mean?: Partial<Record<Metric, number>>;
+  /** Made through the project's test doubles. */
+  standIn?: boolean;
 }
 
 /**
  * The experiments a `reproduce` call ran, as one table: status, the five metrics and seconds
  * for those that ran, the reason for those skipped (no provider configured, resource offline)
- * or failed.
+ * or failed. The experiment names carry the report's marks in words: `oracle:` rows "oracle
+ * upper bound (tuned on the test queries)", `tuned:` rows "5-fold cross-validated", and
+ * "stand-in" for rows made through the test doubles.
  *
  * @example
  * const { outcomes } = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "dense:qwen3-8b"] });
  * showOutcomes(outcomes);
  */
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
+  const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
+  if (standIns.length) showStandInBanner(standIns);
+  // Outcomes always come from this version's reproduce, so `tuned:` is the cross-validated row.
+  const marks = rowMarks(outcomes.map((o) => ({ experiment: o.id, standIn: o.standIn ? "stand-in" : "" })));
   showTable(
     outcomes.map((o) => ({
-      experiment: o.id,
+      experiment: markedName(o.id, marks),
       status: o.status,
       ...Object.fromEntries(METRICS.map((m) => [m, o.mean?.[m]])),
       seconds: o.seconds,
@@ -338,4 +353,31 @@ export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOption
     })),
     { maxRows: 80, maxChars: 160, ...opts },
   );
+}
+
+/**
+ * The report's red stand-in banner, in a notebook: shown above any table whose rows came
+ * through the project's test doubles, so a screenshot of it cannot pass for a result.
+ *
+ * @example
+ * showStandInBanner(["reform:bm25-greekstemmer"]);
+ */
+export function showStandInBanner(ids: readonly string[]): void {
+  const text = `${STAND_IN_BANNER} (${ids.join(", ")}).`;
+  emit(`<div style="background:#fde8e8;border:2px solid #b91c1c;color:#7f1d1d;padding:8px 12px;font-weight:bold">${escapeHtml(text)}</div>`, `!! ${text}`);
+}
+
+/**
+ * The stand-in banner for runs made outside `reproduce` (a retriever called directly), when any
+ * of them came through the project's test doubles; shows nothing otherwise.
+ *
+ * @example
+ * const run = await react.retrieve(bench.queries, 100);
+ * showStandInRuns({ "react-bm25": run });
+ */
+export function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
+  const ids = Object.entries(runs)
+    .filter(([, r]) => provenanceOf(r?.info).some((p) => p.standIn))
+    .map(([id]) => id);
+  if (ids.length) showStandInBanner(ids);
 }

@@ -7,6 +7,7 @@ import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { readCsvIfExists, type CsvRecord } from "./csv";
 import type { SignificanceTest, SweepJson } from "./figures";
+import { isStandInValue, rowMarks, type RowMarks } from "./labels";
 
 /**
  * significance.json as the report reads it: what `gbr reproduce` writes (`SignificanceReport`:
@@ -99,4 +100,41 @@ function checkSignificance(sig: SignificanceFile, file: string): void {
     const base = (sig as { baseline?: unknown }).baseline;
     if (base !== undefined && base !== null && !Array.isArray((base as { tests?: unknown }).tests)) throw new Error(`${file}: "baseline" must be null or have "tests": [...] (${expected})`);
   } else if (!Array.isArray((sig as { tests?: unknown }).tests)) throw new Error(`${file}: ${expected}`);
+}
+
+const marksCache = new WeakMap<ReportInputs, RowMarks>();
+
+/**
+ * The marks of a folder's experiments (tuning kind, stand-in), from the `standIn` of
+ * summary.csv's and reproduction.csv's rows and of metadata.json's `experiments[]`; computed
+ * once per inputs.
+ *
+ * @example
+ * const marks = reportMarks(await readReportInputs("outputs/sample"));
+ * marks.standIn("reform:bm25-greekstemmer");
+ */
+export function reportMarks(inp: ReportInputs): RowMarks {
+  let marks = marksCache.get(inp);
+  if (!marks) {
+    const listed = inp.metadata?.experiments;
+    const experiments: unknown[] = Array.isArray(listed) ? listed : [];
+    const standIn = experiments
+      .filter((e): e is Record<string, unknown> => typeof e === "object" && e !== null && isStandInValue((e as Record<string, unknown>).standIn))
+      .map((e) => String(e.id ?? e.experiment ?? ""));
+    for (const r of inp.reproduction ?? []) if (isStandInValue(r.standIn)) standIn.push(r.experiment);
+    marks = rowMarks(inp.summary, standIn);
+    marksCache.set(inp, marks);
+  }
+  return marks;
+}
+
+/**
+ * Whether the folder's numbers (some or all) came through the project's test doubles:
+ * metadata.json says so (`standIn: true`) or a row of summary.csv or metadata.json does.
+ *
+ * @example
+ * if (isStandInReport(inputs)) body = banner + body;
+ */
+export function isStandInReport(inp: ReportInputs): boolean {
+  return inp.metadata?.standIn === true || reportMarks(inp).anyStandIn;
 }

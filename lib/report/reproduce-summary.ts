@@ -19,14 +19,33 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   const bench = loaded.benchmark;
   const { table1, table6 } = result.assessment;
   const ok = result.outcomes.filter((o) => o.status === "ok");
+  const count = (status: string) => result.outcomes.filter((o) => o.status === status).length;
+  const [ran, skipped, failed] = [ok.length, count("skipped"), count("failed")];
+  const standIn = ok.some((o) => o.standIn);
+  const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
+  const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}`;
   return (
-    (loaded.fallback ? `NOTE: the benchmark could not be loaded from the Hugging Face Hub; these numbers are on the bundled demo set, not the benchmark.\n\n` : "") +
+    (notes ? `${notes}\n` : "") +
     formatStats(bench.name, table1, table6) +
     `\nResults — ${bench.name} (${bench.queries.length} queries)\n` +
-    formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [o.id, ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
+    formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
+    (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are upper bounds (tuned on the test queries); cite the tuned: rows (5-fold cross-validated).\n" : "") +
     formatNotRun(result.outcomes) +
-    `\nWritten to ${result.outDir}/ (runs/, summary.csv, per-query.csv, table1.csv, table6.csv, qrels.txt, reproduction.csv, metadata.json)\n`
+    // The closing block: what the numbers are on, what happened, where everything is.
+    `\n${notes || `Dataset: ${bench.name} (${loaded.origin}).\n`}` +
+    `Written to ${result.outDir}/: ${result.files.join(", ")}\n` +
+    `${ran} ran, ${skipped} skipped, ${failed} failed${failed ? " (see the reasons above; the exit code is 1)" : ""}.\n`
   );
+}
+
+/** The stand-in note, as a sentence continuing "rows marked [stand-in] …". */
+const STAND_IN_NOTE_TEXT = "came from the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality.";
+
+/** What the numbers are on, when that needs saying: the demo set standing in for the benchmark. */
+function datasetStatus(loaded: LoadedBenchmark, end: string): string {
+  if (loaded.fallback) return `NOTE: the benchmark could not be loaded from the Hugging Face Hub; these numbers are on the bundled demo set, not the benchmark.${end}`;
+  if (loaded.origin === "sample") return `NOTE: these numbers are on the bundled demo set (made up for testing), not the benchmark.${end}`;
+  return "";
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { AreaStats, DatasetStats } from "../data/stats";
 import { formatFixed } from "./format";
+import { areaLabel } from "./labels";
 import { formatTable } from "./text-table";
 
 /**
@@ -21,7 +22,8 @@ export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): st
     ["median article length (words)", String(t1.medianArticleWords)],
     ["median query length (words)", String(t1.medianQueryWords)],
   ];
-  const rows6 = t6.map((r) => [r.area, String(r.queries), String(r.goldArticles), formatFixed(r.relevantPerQuery, 2), String(r.medianGoldWords)]);
+  // Queries without an area under the report's one name for them, as in the HTML report.
+  const rows6 = t6.map((r) => [areaLabel(r.area), String(r.queries), String(r.goldArticles), formatFixed(r.relevantPerQuery, 2), String(r.medianGoldWords)]);
   return (
     `Table 1 — ${name}\n` +
     formatTable(["statistic", "value"], rows1) +

@@ -6,19 +6,28 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser } from "playwright-core";
 import { REPO } from "../helpers/shared";
-import { csvField } from "../../lib/util/csv";
+import { csvField, toCsv } from "../../lib/util/csv";
 import { holm } from "../../lib/eval/randomization";
 import { PAPER_TESTS } from "../../lib/eval/significance";
+import { parseCsvRecords, toNumber } from "../../lib/report/csv";
+import { fittedRange, valueAxisTop } from "../../lib/report/figures";
+import { ORACLE_LABEL, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
 import { runGbr } from "../helpers/gbr";
 
 // The report as a reader sees it: `gbr reproduce` on the bundled sample, `gbr report`, then the
 // page opened in headless Debian Chromium with every network request refused and recorded.
 // A second dataset folder (a copy of the real one plus hand-made significance.json, sweep.json,
-// react-rounds.csv and react-missed.csv) exercises the optional sections' figures in the browser too.
+// react-rounds.csv and react-missed.csv) exercises the optional sections' figures in the browser
+// too; a third (a copy with hand-made stand-in marks, named as `--queries FILE` names folders)
+// the stand-in banner, badges and hatched bars, and the title naming the queries file.
+// Screenshots go to a temporary folder of their own, kept and printed: the test writes nothing
+// inside the repository.
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 interface PageState {
+  title: string;
+  h1: string;
   flag: string | null;
   figures: { id: string; plotted: boolean; traces: number }[];
   sections: string[];
@@ -27,6 +36,65 @@ interface PageState {
   nameCells: string[];
   firstFigureTicks: string[];
   errorBars: number;
+  /** Each drawn figure's title and its value axes' ranges as plotly rendered them. */
+  axes: { id: string; title: string; x: number[]; y: number[] }[];
+  /** Text of the figures (tick labels, axis titles, titles, annotations) that a legend covers. */
+  legendOverlaps: string[];
+  legends: number;
+  banner: { text: string; top: number } | null;
+  badges: { cls: string; text: string; row: string }[];
+  provenanceHeader: boolean;
+  /** The first figure's traces: name and hatch pattern. */
+  barTraces: { name: string; pattern: string }[];
+}
+
+/** The stand-in fixture's marks: one plain experiment, one oracle row. */
+const STAND_IN_IDS = ["lsi", "oracle:bm25-greekstemmer"];
+
+/**
+ * Hand-made stand-in marks in the new output columns (added when the run's files lack them, so
+ * the fixture works whatever version of `gbr reproduce` wrote the copy): summary.csv's `standIn`
+ * and `provenance`, reproduction.csv's `standIn`, metadata.json's `standIn`, `standInNote` and
+ * per-experiment `standIn`/`provenance`; and the sweep's two rows when the run has none.
+ */
+async function addStandInMarks(dir: string): Promise<void> {
+  const summaryFile = path.join(dir, "summary.csv");
+  const rows = parseCsvRecords(await fs.readFile(summaryFile, "utf8"));
+  const header = Object.keys(rows[0]);
+  for (const c of ["standIn", "provenance"]) if (!header.includes(c)) header.splice(header.indexOf("setup") + 1 || header.length, 0, c);
+  if (!rows.some((r) => r.experiment.startsWith("oracle:"))) {
+    const bm25 = rows.find((r) => r.experiment === "bm25-greekstemmer")!;
+    rows.push({ ...bm25, experiment: "oracle:bm25-greekstemmer", section: "4.4" }, { ...bm25, experiment: "tuned:bm25-greekstemmer", section: "4.4" });
+  }
+  const provenance = "embedding openai at 127.0.0.1:9: qwen3-embedding-8b (served as double-embedder) [test double]";
+  for (const r of rows) {
+    const stand = STAND_IN_IDS.includes(r.experiment);
+    r.standIn = stand ? "stand-in" : (r.standIn ?? "");
+    r.provenance = stand ? provenance : (r.provenance ?? "");
+  }
+  await fs.writeFile(summaryFile, toCsv(header, rows.map((r) => header.map((h) => r[h] ?? ""))));
+  const reproFile = path.join(dir, "reproduction.csv");
+  const repro = parseCsvRecords(await fs.readFile(reproFile, "utf8"));
+  const reproHeader = Object.keys(repro[0]);
+  if (!reproHeader.includes("standIn")) reproHeader.push("standIn");
+  for (const r of repro) r.standIn = STAND_IN_IDS.includes(r.experiment) && r.status === "ok" ? "stand-in" : (r.standIn ?? "");
+  await fs.writeFile(reproFile, toCsv(reproHeader, repro.map((r) => reproHeader.map((h) => r[h] ?? ""))));
+  const metaFile = path.join(dir, "metadata.json");
+  const meta = JSON.parse(await fs.readFile(metaFile, "utf8")) as { experiments?: Record<string, unknown>[] } & Record<string, unknown>;
+  meta.standIn = true;
+  meta.standInNote = "Some results were produced through the project's own test doubles (hand-made marks of this test).";
+  for (const e of meta.experiments ?? []) {
+    const stand = STAND_IN_IDS.includes(String(e.id));
+    e.standIn = stand;
+    e.provenance = stand ? [{ kind: "embedding", provider: "openai", endpoint: "127.0.0.1:9", requestedModel: "qwen3-embedding-8b", servedModel: "double-embedder" }] : [];
+  }
+  await fs.writeFile(metaFile, JSON.stringify(meta));
+}
+
+/** The largest value the bar chart of `metric` draws for a folder: mean plus sd where repeated. */
+function barMax(summaryText: string, metric: string): number {
+  const ok = parseCsvRecords(summaryText).filter((r) => r.status === "ok");
+  return Math.max(0, ...ok.map((r) => (toNumber(r[metric]) ?? 0) + ((toNumber(r.samples) ?? 1) > 1 ? (toNumber(r[`sd ${metric}`]) ?? 0) : 0)));
 }
 
 let tmp = "";
@@ -107,8 +175,12 @@ async function addOptionalInputs(dir: string): Promise<void> {
   );
 }
 
+let shots = "";
+
 before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-report-browser-"));
+  // Kept after the run (unlike tmp), for looking at the pages: its path is printed.
+  shots = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-report-screenshots-"));
 });
 
 after(async () => {
@@ -126,12 +198,15 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
   assert.equal(rep.code, 0, rep.stderr);
   await fs.cp(path.join(out, "sample"), path.join(out, "sample-extra"), { recursive: true });
   await addOptionalInputs(path.join(out, "sample-extra"));
+  const standInDir = path.join(out, "sample--queries-stand-in");
+  await fs.cp(path.join(out, "sample"), standInDir, { recursive: true });
+  await addStandInMarks(standInDir);
 
   const report = await gbr(["report", "--out", out]);
   assert.equal(report.code, 0, report.stderr);
   const pages = report.stdout.trim().split("\n");
-  assert.deepEqual(pages, [path.join(out, "sample", "report.html"), path.join(out, "sample-extra", "report.html")]);
-  t.diagnostic(`gbr reproduce ${rep.seconds.toFixed(1)} s; gbr report (2 pages, process start included) ${report.seconds.toFixed(1)} s`);
+  assert.deepEqual(pages, [path.join(out, "sample", "report.html"), path.join(standInDir, "report.html"), path.join(out, "sample-extra", "report.html")]);
+  t.diagnostic(`gbr reproduce ${rep.seconds.toFixed(1)} s; gbr report (${pages.length} pages, process start included) ${report.seconds.toFixed(1)} s`);
 
   const { chromium } = await import("playwright-core");
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
@@ -157,7 +232,32 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
     await page.waitForFunction('document.body.getAttribute("data-figures") !== null', undefined, { timeout: 60_000 });
     const state = (await page.evaluate(`(() => {
       const figs = Array.from(document.querySelectorAll("div.figure"));
+      const overlap = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+      const legendOverlaps = [];
+      let legends = 0;
+      for (const d of figs) {
+        for (const legend of d.querySelectorAll("g.legend")) {
+          legends++;
+          const box = legend.getBoundingClientRect();
+          for (const t of d.querySelectorAll("svg text")) {
+            if (legend.contains(t) || !(t.textContent || "").trim()) continue;
+            const r = t.getBoundingClientRect();
+            if (r.width > 0 && r.height > 0 && overlap(box, r)) legendOverlaps.push(d.id + ": " + t.textContent);
+          }
+        }
+      }
+      const banner = document.querySelector("header .banner");
+      const fig1 = document.getElementById("fig-1");
       return {
+        title: document.title,
+        h1: document.querySelector("h1").textContent,
+        axes: figs.filter((d) => d._fullLayout).map((d) => ({ id: d.id, title: d._fullLayout.title.text, x: d._fullLayout.xaxis.range, y: d._fullLayout.yaxis.range })),
+        legendOverlaps,
+        legends,
+        banner: banner ? { text: banner.textContent, top: banner.getBoundingClientRect().top } : null,
+        badges: Array.from(document.querySelectorAll("span.badge")).map((b) => ({ cls: b.className, text: b.textContent, row: b.closest("tr") ? b.closest("tr").className : "" })),
+        provenanceHeader: Array.from(document.querySelectorAll("#results th")).some((th) => th.textContent === "provenance"),
+        barTraces: fig1 && fig1._fullData ? fig1._fullData.map((t) => ({ name: t.name, pattern: (t.marker && t.marker.pattern && t.marker.pattern.shape) || "" })) : [],
         flag: document.body.getAttribute("data-figures"),
         figures: figs.map((d) => ({ id: d.id, plotted: d.classList.contains("js-plotly-plot") && d.querySelector(".main-svg") !== null, traces: d.querySelectorAll(".trace").length })),
         sections: Array.from(document.querySelectorAll("section h2")).map((h) => h.textContent),
@@ -192,8 +292,55 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
       "Cost",
     ]);
 
-    const real = path.basename(path.dirname(file)) === "sample";
-    if (real) {
+    const folder = path.basename(path.dirname(file));
+    const real = folder === "sample";
+    const standIn = folder === "sample--queries-stand-in";
+
+    // Metric axes follow the data: bars from 0 to a little above the largest bar (not 0–1).
+    const summaryText = await fs.readFile(path.join(path.dirname(file), "summary.csv"), "utf8");
+    const axis = (title: RegExp) => {
+      const found = state.axes.find((a) => title.test(a.title));
+      assert.ok(found, `no figure titled ${title}: ${JSON.stringify(state.axes.map((a) => a.title))}`);
+      return found;
+    };
+    for (const metric of ["Recall@100", "nDCG@10"]) {
+      const max = barMax(summaryText, metric);
+      const { x } = axis(new RegExp(`^${metric} by experiment`));
+      assert.equal(x[0], 0, `${metric} bars start at 0`);
+      assert.ok(Math.abs(x[1] - valueAxisTop(max)) < 1e-9, `${metric} axis ends at ${x[1]}, expected ${valueAxisTop(max)} for a largest bar of ${max}`);
+      assert.ok(x[1] >= max && x[1] <= Math.max(max, Math.min(1, max * 1.15)) + 1e-9);
+    }
+    // The sample's best nDCG@10 is far below 1: the axis is not 0–1 there.
+    assert.ok(axis(/^nDCG@10 by experiment/).x[1] < 0.9, "nDCG@10 axis fitted to the data");
+    const area = axis(/by legal area/);
+    assert.equal(area.y[0], 0);
+    assert.ok(area.y[1] <= 1 + 1e-9);
+    // Legends sit clear of every label, title and tick of their figure.
+    assert.ok(state.legends >= 2, `only ${state.legends} legends drawn`);
+    assert.deepEqual(state.legendOverlaps, [], "a legend covers a label");
+    t.diagnostic(`${folder}: axes ${JSON.stringify(state.axes.map((a) => [a.id, a.x, a.y]))}`);
+
+    if (standIn) {
+      assert.match(state.title, /— sample — queries-stand-in \(stand-in: test doubles\)$/);
+      assert.equal(state.h1, "GreekBarRetrieval reproduction — sample — queries-stand-in");
+      assert.ok(state.banner, "the stand-in banner");
+      assert.ok(state.banner.text.startsWith(STAND_IN_BANNER), state.banner.text);
+      assert.ok(state.banner.top < 300, `the banner is at the top (${state.banner.top}px)`);
+      // Badges: the stand-ins in the results, produced-by, reproduction (oracle row) and other tables; each oracle and tuned row named.
+      const standInBadges = state.badges.filter((b) => /\bstand-in\b/.test(b.cls) && b.row === "stand-in");
+      assert.ok(standInBadges.length >= 5, `stand-in badges: ${standInBadges.length}`);
+      assert.ok(state.badges.some((b) => /\boracle\b/.test(b.cls) && b.text === ORACLE_LABEL));
+      assert.ok(state.badges.some((b) => /\btuned\b/.test(b.cls) && b.text === TUNED_LABEL));
+      assert.ok(state.provenanceHeader, "the provenance column");
+      // Bars: the stand-ins hatched, the oracle upper bound named in the legend.
+      const hatched = state.barTraces.filter((b) => b.pattern === "/");
+      assert.ok(hatched.length >= 1 && hatched.every((b) => /stand-in/.test(b.name)), JSON.stringify(state.barTraces));
+      assert.ok(state.barTraces.some((b) => b.name.includes(ORACLE_LABEL)), JSON.stringify(state.barTraces));
+    } else {
+      assert.equal(state.banner, null, "no stand-in banner without stand-ins");
+      assert.equal(state.title, "GreekBarRetrieval report — sample");
+    }
+    if (real || standIn) {
       // Bar charts (Recall@100, nDCG@10), areas, p-values (reproduce tests every experiment
       // against BM25 when the paper's runs are absent); the optional files reproduce does not
       // write here are noted, not drawn.
@@ -208,14 +355,19 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
       assert.ok(state.nameCells.includes(EVIL), "name cell");
       assert.ok(state.firstFigureTicks.includes(EVIL), `tick labels: ${JSON.stringify(state.firstFigureTicks)}`);
       assert.ok(state.errorBars > 0, "sd error bars for the repeated experiment");
+      // The cost scatter's quality axis holds every point, fitted as fittedRange does.
+      const cost = axis(/vs API-equivalent cost/);
+      const okRows = parseCsvRecords(summaryText).filter((r) => r.status === "ok" && toNumber(r["Recall@100"]) !== undefined);
+      const costed = new Set(parseCsvRecords(await fs.readFile(path.join(path.dirname(file), "cost.csv"), "utf8")).map((r) => r.method));
+      const [lo, hi] = fittedRange(okRows.filter((r) => costed.has(r.experiment)).map((r) => toNumber(r["Recall@100"])!));
+      assert.deepEqual(cost.y, [lo, hi]);
     }
-    const shot = path.join(path.dirname(file), "report-screenshot.png");
+    // Screenshots only outside the repository (the test writes nothing inside it).
+    const shot = path.join(shots, `${folder}.png`);
     await page.screenshot({ path: shot, fullPage: true });
-    // outputs/ is git-ignored: the real page's screenshot is kept for the README; the one with
-    // the hand-made optional sections beside it, for looking at every figure type.
-    await fs.mkdir(path.join(REPO, "outputs"), { recursive: true });
-    await fs.copyFile(shot, path.join(REPO, "outputs", real ? "report-screenshot.png" : "report-screenshot-all-sections.png"));
     assert.ok((await fs.stat(shot)).size > 20_000);
     await context.close();
   }
+  t.diagnostic(`screenshots: ${shots}`);
+  assert.ok(path.relative(REPO, shots).startsWith(".."), "the screenshots are outside the repository");
 });

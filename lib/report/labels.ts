@@ -1,0 +1,152 @@
+/**
+ * What the report (tables, figures, banner) and the notebooks call things, in one place: the
+ * group of queries without a legal area, the two rows of a tuning sweep (the oracle upper bound
+ * and the cross-validated estimate), and rows produced through the project's test doubles.
+ *
+ * Pure: no DOM, no files. The marks are read from summary rows as `gbr reproduce` writes them
+ * (its `standIn` column) and from experiment ids (`oracle:` and `tuned:` prefixes).
+ */
+import { UNKNOWN_GROUP } from "../eval/breakdown";
+import { NO_AREA } from "../types";
+
+/**
+ * The one name for queries (and articles) without a legal area, in every table and figure.
+ *
+ * @example
+ * areaLabel(""); // NO_AREA, "(no area)"
+ */
+export { NO_AREA };
+
+/**
+ * An area as the report shows it: blanks (per-query.csv leaves the cell empty) and the
+ * evaluation's and Table 6's "unknown" group (UNKNOWN_GROUP) all read `NO_AREA`, so one set of
+ * queries has one name in every table and figure; other names are kept, trimmed.
+ *
+ * @example
+ * areaLabel(" ποινικό "); // "ποινικό"
+ * areaLabel("unknown"); // "(no area)"
+ * areaLabel(undefined); // "(no area)"
+ */
+export function areaLabel(area: unknown): string {
+  const s = area === undefined || area === null ? "" : String(area).trim();
+  return s === "" || s === UNKNOWN_GROUP ? NO_AREA : s;
+}
+
+/**
+ * How an `oracle:` row is labelled wherever it appears: tuned on the queries it is scored on.
+ *
+ * @example
+ * `${id} — ${ORACLE_LABEL}`; // "oracle:bm25-greekstemmer — oracle upper bound (tuned on the test queries)"
+ */
+export const ORACLE_LABEL = "oracle upper bound (tuned on the test queries)";
+
+/**
+ * How a `tuned:` row is labelled wherever it appears: the estimate a user may cite.
+ *
+ * @example
+ * `${id} — ${TUNED_LABEL}`; // "tuned:bm25-greekstemmer — 5-fold cross-validated"
+ */
+export const TUNED_LABEL = "5-fold cross-validated";
+
+/**
+ * The badge on a row that came through the project's test doubles (summary.csv's `standIn`).
+ *
+ * @example
+ * row.standIn === STAND_IN_LABEL; // true for such a row
+ */
+export const STAND_IN_LABEL = "stand-in";
+
+/**
+ * The banner at the top of a report whose numbers (some or all) come from the test doubles.
+ *
+ * @example
+ * note(escapeHtml(STAND_IN_BANNER), "banner");
+ */
+export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
+
+/**
+ * Which of a sweep's two rows an experiment is: the oracle upper bound or the cross-validated
+ * estimate.
+ *
+ * @example
+ * const kind: TuningKind = "oracle";
+ */
+export type TuningKind = "oracle" | "tuned";
+
+/**
+ * What a report knows about each experiment beyond its numbers: whether it is a tuning row (and
+ * which) and whether it came through the test doubles.
+ *
+ * @example
+ * const marks = rowMarks(summaryRows);
+ * marks.tuning("oracle:bm25-greekstemmer"); // "oracle"
+ * marks.standIn("reform:bm25-greekstemmer"); // true when its row says "stand-in"
+ */
+export interface RowMarks {
+  tuning(id: string): TuningKind | undefined;
+  standIn(id: string): boolean;
+  /** Some experiment came through the test doubles. */
+  readonly anyStandIn: boolean;
+}
+
+/**
+ * Whether a `standIn` cell (summary.csv, reproduction.csv) or field (metadata.json) says stand-in.
+ *
+ * @example
+ * isStandInValue("stand-in"); // true
+ * isStandInValue(""); // false
+ * isStandInValue(true); // true
+ */
+export function isStandInValue(value: unknown): boolean {
+  if (value === true) return true;
+  if (typeof value !== "string") return false;
+  const s = value.trim().toLowerCase();
+  return s === STAND_IN_LABEL || s === "true" || s === "yes";
+}
+
+/**
+ * The marks of the experiments in summary rows (plus `standIn`, ids known to be stand-ins from
+ * elsewhere, e.g. metadata.json's experiments). Output folders written before the sweep had two
+ * rows (no `standIn` column and no `oracle:` row) named the oracle row `tuned:`; there a
+ * `tuned:` row is marked "oracle", which is what it was.
+ *
+ * @example
+ * const marks = rowMarks(await readCsv("outputs/sample/summary.csv"));
+ * marks.tuning("tuned:bm25-greekstemmer"); // "tuned" ("oracle" in an older folder)
+ */
+export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[], standIn: Iterable<string> = []): RowMarks {
+  const ids = summaryRows.map((r) => String(r.experiment ?? ""));
+  const legacy = !summaryRows.some((r) => "standIn" in r) && !ids.some((id) => id.startsWith("oracle:"));
+  const standIns = new Set(standIn);
+  for (const r of summaryRows) if (isStandInValue(r.standIn)) standIns.add(String(r.experiment ?? ""));
+  return {
+    tuning: (id) => (id.startsWith("oracle:") ? "oracle" : id.startsWith("tuned:") ? (legacy ? "oracle" : "tuned") : undefined),
+    standIn: (id) => standIns.has(id),
+    anyStandIn: standIns.size > 0,
+  };
+}
+
+/**
+ * The words for a tuning kind.
+ *
+ * @example
+ * tuningLabel("tuned"); // "5-fold cross-validated"
+ */
+export function tuningLabel(kind: TuningKind): string {
+  return kind === "oracle" ? ORACLE_LABEL : TUNED_LABEL;
+}
+
+/**
+ * An experiment's name with its marks in words, for plain-text places (figure legends and
+ * hover text, where a badge cannot go).
+ *
+ * @example
+ * markedName("oracle:bm25-greekstemmer", marks); // "oracle:bm25-greekstemmer — oracle upper bound (tuned on the test queries)"
+ * markedName("lsi", marks); // "lsi"
+ */
+export function markedName(id: string, marks: RowMarks | undefined): string {
+  if (!marks) return id;
+  const kind = marks.tuning(id);
+  const extra = [kind ? tuningLabel(kind) : "", marks.standIn(id) ? `${STAND_IN_LABEL} (test doubles)` : ""].filter(Boolean);
+  return extra.length ? `${id} — ${extra.join(", ")}` : id;
+}
