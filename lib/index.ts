@@ -9,12 +9,13 @@
  * evaluate(run.rankings, benchmark.qrels).mean["Recall@100"];
  */
 export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, Tokenizer } from "./types";
+export { NO_AREA } from "./types";
 
 // data
 export { loadBenchmark, type LoadedBenchmark, type LoadOptions } from "./data/source";
-export { readBeir, writeBeir, readJsonl, readQrelsTsv } from "./data/beir";
+export { readBeir, writeBeir, readJsonl, readQrelsTsv, decodeUtf8 } from "./data/beir";
 export { readQrels, writeTrecQrels } from "./data/qrels";
-export { readRun, readTrec, readJsonRun, writeTrec, writeJsonRun, formatTrec } from "./data/runs";
+export { readRun, readTrec, readJsonRun, writeTrec, writeJsonRun, formatTrec, checkRunCoverage, type RunCoverage } from "./data/runs";
 export { pullHub, pullHubToDir } from "./data/hub";
 export { datasetStats, areaStats, sourceOf, median, type DatasetStats, type AreaStats } from "./data/stats";
 export { DataError } from "./util/errors";
@@ -41,6 +42,8 @@ export { ExactIndex, normalize } from "./dense/exact-search";
 export { fitLsi, LsiModel } from "./dense/lsi";
 export { rocchio } from "./dense/rocchio";
 export { EmbeddingError, type CachedVector, type Embedder, type EmbedResult, type Side } from "./dense/types";
+export { VectorStoreError } from "./dense/lance-table";
+export type { EmbeddingProvenance, VectorStore } from "./dense/vector-store";
 export type { DenseRetriever, DenseRetrieverInfo, DenseUsage, VectorRetriever } from "./dense/register";
 export { rrf } from "./fusion/rrf";
 export { expandQuery } from "./sparse/prf";

@@ -1,6 +1,8 @@
 import type { Benchmark, Query, Retriever, Run } from "./types";
 import type { Bm25Params } from "./sparse/bm25";
 import type { TokenizerContext } from "./text/registry";
+import { GbrError } from "./util/errors";
+import { didYouMean } from "./util/suggest";
 
 export interface RetrieverOptions extends TokenizerContext {
   /** BM25 parameters (rank_bm25 defaults when absent). */
@@ -168,7 +170,7 @@ async function build(name: string, bench: Benchmark, opts: RetrieverOptions): Pr
   const colon = name.indexOf(":");
   const prefixed = colon > 0 ? factories.get(name.slice(0, colon + 1)) : undefined;
   if (prefixed) return prefixed(name, bench, opts);
-  throw new Error(`unknown retriever '${name}'; available: ${retrieverNames().join(", ")}`);
+  throw new GbrError(`unknown retriever '${name}'${didYouMean(name, retrieverNames())}; available: ${retrieverNames().join(", ")}`, "USAGE");
 }
 
 /**

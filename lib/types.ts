@@ -112,6 +112,10 @@ export interface LlmRunInfo {
   requests: Record<string, (Record<string, string | number> & { calls: number })[]>;
   /** Of the requests, how many were answered from the replay cache or saved results instead of the server. */
   reused: number;
+  /** The model names the server reported in its answers (may differ from `model`, the name requested). */
+  servedModels: string[];
+  /** Some answer came from the project's own test double: the run is a stand-in, not a result. */
+  standIn: boolean;
 }
 
 /**
@@ -155,3 +159,12 @@ export interface Retriever {
   name: string;
   retrieve(queries: Query[], k: number): Promise<Run> | Run;
 }
+
+/**
+ * The one name of queries (and articles) without a legal area, in every table, figure and
+ * notebook: the evaluation's per-area groups, Table 6 and the report all use it.
+ *
+ * @example
+ * byArea(perQuery, new Map())[0].group === NO_AREA; // true
+ */
+export const NO_AREA = "(no area)";

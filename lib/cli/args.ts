@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { GbrError } from "../util/errors";
+import { didYouMean } from "../util/suggest";
 
 /**
  * An error the command line reports as one line on stderr, without a stack trace. Exit code 2
@@ -42,11 +43,30 @@ export function parseCommand(spec: CommandSpec, argv: string[]) {
     return parseArgs({
       args: argv,
       options: { ...spec.options, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
+      allowPositionals: false,
       strict: true,
     });
   } catch (err) {
-    throw new CliError(`gbr ${spec.name}: ${(err as Error).message}\nRun 'gbr ${spec.name} --help' for usage.`, 2);
+    throw new CliError(`gbr ${spec.name}: ${parseProblem(err, spec)}\nRun 'gbr ${spec.name} --help' for usage.`, 2);
+  }
+}
+
+/** Node's parser error in the command line's own words, with the nearest option for a typo. */
+function parseProblem(err: unknown, spec: CommandSpec): string {
+  const e = err as { code?: string; message?: string };
+  const quoted = /'([^']+)'/.exec(e.message ?? "")?.[1] ?? "";
+  const options = Object.entries(spec.options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+  switch (e.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown option '${quoted}'${didYouMean(quoted, options)}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
+      const option = quoted.split(" ")[0];
+      return /argument missing/.test(e.message ?? "") ? `option '${option}' needs a value` : `option '${option}' takes no value`;
+    }
+    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
+      return `unexpected argument '${quoted}' (this command takes options only)`;
+    default:
+      return e.message ?? String(err);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Benchmark } from "../types";
 import { CliError, type CommandSpec, numberOption, parseCommand, helpText } from "./args";
 import { loadBenchmark } from "../data/source";
 import { readQrels } from "../data/qrels";
-import { formatJsonRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { checkRunCoverage, formatJsonRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, METRICS } from "../eval/metrics";
@@ -20,6 +20,7 @@ import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison } from "../report/comparison";
 import { writeReports } from "../report/html";
+import { foldUpper } from "../text/normalize";
 
 /** Where a command writes: injectable so tests can run commands in-process. */
 export interface Io {
@@ -30,7 +31,8 @@ export interface Io {
 
 export interface Command {
   spec: CommandSpec;
-  run(argv: string[], io: Io): Promise<void>;
+  /** Resolves to the exit code (0 when it returns nothing). */
+  run(argv: string[], io: Io): Promise<number | void>;
 }
 
 const llmOptions = {
@@ -69,30 +71,38 @@ const dataHelp = [
   "-q, --quiet      no progress messages on stderr",
 ];
 
-function logger(io: Io, quiet: unknown): (msg: string) => void {
-  return quiet ? () => {} : (msg) => io.stderr(`${msg}\n`);
+/**
+ * Progress messages to stderr, or undefined with -q: callers that draw progress (the download
+ * bar) draw it only when they are given a logger.
+ */
+function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
+  return quiet ? undefined : (msg) => io.stderr(`${msg}\n`);
+}
+
+/** Warnings reach stderr even with -q: they change what the numbers mean (e.g. the demo set stands in). */
+function warner(io: Io): (msg: string) => void {
+  return (msg) => io.stderr(`${msg}\n`);
 }
 
 async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark> {
-  const log = logger(io, values.quiet);
   const loaded = await loadBenchmark(String(values.data ?? "hf"), {
     queriesFile: values.queries as string | undefined,
-    log,
-    warn: log,
+    log: logger(io, values.quiet),
+    warn: warner(io),
   });
   return loaded.benchmark;
 }
 
-function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<void>): Command {
+function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number | void>): Command {
   return {
     spec,
     async run(argv, io) {
       const { values, positionals } = parseCommand(spec, argv);
       if (values.help) {
         io.stdout(helpText(spec) + "\n");
-        return;
+        return 0;
       }
-      await body(values, positionals, io);
+      return body(values, positionals, io);
     },
   };
 }
@@ -149,15 +159,15 @@ const dataStats = withHelp(
 const stem = withHelp(
   {
     name: "stem",
-    summary: "Stem words with the Greek stemmer (Ntais rules): one already-normalised (upper-case, unaccented) word per stdin line.",
+    summary: "Stem words with the Greek stemmer (Ntais rules): one word per stdin line, in any case, with or without accents.",
     usage: "stem < words.txt",
     options: {},
-    help: [],
+    help: ["(each word is folded first, as the BM25-GREEKSTEMMER tokenizer folds it: accents removed, upper case)"],
   },
   async (_values, _pos, io) => {
     const stemWord = createCachedStemmer();
     const lines = splitLines(await io.stdin());
-    io.stdout(lines.map((w) => stemWord(w)).join("\n") + (lines.length ? "\n" : ""));
+    io.stdout(lines.map((w) => stemWord(foldUpper(w.trim()))).join("\n") + (lines.length ? "\n" : ""));
   },
 );
 
@@ -253,7 +263,7 @@ const search = withHelp(
     });
     const t0 = performance.now();
     const run = await retriever.retrieve(bench.queries, k);
-    log(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
+    log?.(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
     const tag = String(values.tag ?? name).replace(/\s+/g, "_");
     if (!out) {
       io.stdout(format === "json" ? formatJsonRun(run) : formatTrec(run, tag));
@@ -262,7 +272,7 @@ const search = withHelp(
     } else {
       await writeTrec(out, run, tag);
     }
-    if (out) log(`wrote ${out}`);
+    if (out) log?.(`wrote ${out}`);
   },
 );
 
@@ -283,8 +293,11 @@ const evalCmd = withHelp(
     if (!values.qrels || !values.run) throw new CliError("gbr eval needs --qrels FILE and --run FILE (see --help)", 2);
     const qrels = await readQrels(String(values.qrels));
     const run = await readRun(String(values.run));
-    const unknown = [...run.rankings.keys()].filter((q) => !qrels.has(q));
+    // An empty run, or one for other queries, is an error here: it would print a mean of 0.
+    const coverage = checkRunCoverage(run, qrels, String(values.run), String(values.qrels));
+    const unknown = coverage.unjudged;
     if (unknown.length) io.stderr(`note: ${unknown.length} run queries have no qrels and are ignored (e.g. '${unknown[0]}')\n`);
+    if (coverage.warning) io.stderr(`${coverage.warning}\n`);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
     if (values.json) {
       const body: Record<string, unknown> = { mean };
@@ -320,7 +333,7 @@ const reproduceCmd = withHelp(
   async (values, _pos, io) => {
     const log = logger(io, values.quiet);
     const src = String(values.data ?? "hf");
-    const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: log, queriesFile: values.queries as string | undefined });
+    const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
     const result = await reproduce(loaded, {
       outRoot: String(values.out ?? "outputs"),
@@ -331,6 +344,8 @@ const reproduceCmd = withHelp(
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     });
     io.stdout(formatReproduceSummary(loaded, result));
+    // Skipped experiments (a provider not configured, a resource offline) are not failures.
+    return result.outcomes.some((o) => o.status === "failed") ? 1 : 0;
   },
 );
 
@@ -394,10 +409,10 @@ const compare = withHelp(
     const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
     for (let i = 0; i < files.length; i++) {
       const run = await readRun(files[i]);
-      const unknown = [...run.rankings.keys()].filter((q) => !qrels.has(q)).length;
+      const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
+      const unknown = coverage.unjudged.length;
       if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);
-      const missing = [...qrels.keys()].filter((q) => !run.rankings.has(q)).length;
-      if (missing) io.stderr(`note: ${names[i]}: no ranking for ${missing} qrels queries (they score 0)\n`);
+      if (coverage.warning) io.stderr(`${coverage.warning}\n`);
       const { mean, perQuery } = evaluate(run.rankings, qrels);
       runs.push({ name: names[i], mean, perQuery });
     }

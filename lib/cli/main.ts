@@ -1,8 +1,8 @@
 import { CliError } from "./args";
 import { COMMANDS, type Io } from "./commands";
-import { DataError } from "../util/errors";
-import { DownloadError } from "../util/download";
+import { GbrError } from "../util/errors";
 import { version } from "../../package.json";
+import { didYouMean } from "../util/suggest";
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
 
@@ -35,21 +35,21 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const [name, rest] = COMMANDS[two] ? [two, argv.slice(2)] : [first, argv.slice(1)];
   const command = COMMANDS[name];
   if (!command) {
-    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : first === "prompts" ? " (did you mean 'gbr prompts pull'?)" : "";
+    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : first === "prompts" ? " (did you mean 'gbr prompts pull'?)" : didYouMean(first, Object.keys(COMMANDS));
     io.stderr(`gbr: unknown command '${argv.slice(0, 2).join(" ")}'${hint}\n\n${USAGE}`);
     return 2;
   }
   try {
-    await command.run(rest, io);
-    return 0;
+    return (await command.run(rest, io)) ?? 0;
   } catch (err) {
     if (err instanceof CliError) {
       io.stderr(`${err.message}\n`);
       return err.exitCode;
     }
-    if (err instanceof DataError || err instanceof DownloadError) {
-      io.stderr(`gbr ${name}: ${err.message}\n`);
-      return 1;
+    if (err instanceof GbrError) {
+      // One line, the hint after it; a usage error (an unknown experiment id, say) exits 2.
+      io.stderr(`gbr ${name}: ${err.message}${err.hint ? `\n  ${err.hint}` : ""}\n`);
+      return err.code === "USAGE" ? 2 : 1;
     }
     io.stderr(`gbr ${name}: ${(err as Error).message ?? String(err)}\n`);
     if (process.env.GBR_DEBUG) io.stderr(`${(err as Error).stack}\n`);

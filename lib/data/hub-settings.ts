@@ -7,6 +7,7 @@ import { dataDir } from "../paths";
 import type { DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
 import type { ProgressFn } from "./progress-bar";
+import { checkedBaseUrl } from "../util/http";
 
 /**
  * The dataset of the paper on the Hugging Face Hub.
@@ -99,7 +100,7 @@ export function hubSettings(opts: PullOptions): HubSettings {
   return {
     repo,
     revision,
-    endpoint: (opts.endpoint ?? process.env.HF_ENDPOINT ?? "https://huggingface.co").replace(/\/+$/, ""),
+    endpoint: checkedBaseUrl(opts.endpoint ? "the Hub endpoint" : "HF_ENDPOINT", opts.endpoint ?? process.env.HF_ENDPOINT ?? "https://huggingface.co", "HF_TOKEN").replace(/\/+$/, ""),
     headers: token ? { Authorization: `Bearer ${token}` } : {},
     cacheDir: path.resolve(
       opts.cacheDir ?? path.join(opts.cacheRoot ?? path.join(dataDir(), "hf"), repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),

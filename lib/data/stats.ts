@@ -1,4 +1,4 @@
-import type { Benchmark } from "../types";
+import { NO_AREA, type Benchmark } from "../types";
 import { words } from "../text/normalize";
 
 /** The paper's Table 1: size of the benchmark and of its relevance judgments. */
@@ -86,7 +86,7 @@ export function datasetStats(b: Benchmark): DatasetStats {
 
 /**
  * Table 6: per legal area, from the benchmark's query metadata (queries without an area are
- * grouped as "unknown"). Rows are sorted by area name.
+ * grouped as NO_AREA, "(no area)"). Rows are sorted by area name.
  *
  * @example
  * areaStats(bench).map((r) => [r.area, r.queries]);
@@ -95,7 +95,7 @@ export function areaStats(b: Benchmark): AreaStats[] {
   const length = new Map(b.docs.map((d) => [d.id, words(d.text).length]));
   const groups = new Map<string, { queries: number; judgments: number; gold: Set<string> }>();
   for (const q of b.queries) {
-    const area = b.meta.get(q.id)?.area ?? "unknown";
+    const area = b.meta.get(q.id)?.area || NO_AREA;
     let g = groups.get(area);
     if (!g) groups.set(area, (g = { queries: 0, judgments: 0, gold: new Set() }));
     g.queries++;

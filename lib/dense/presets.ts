@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Side } from "./types";
+import { GbrError } from "../util/errors";
+import { didYouMean } from "../util/suggest";
 
 /** Where a preset's vectors come from. */
 export type Provider = "openai" | "gemini" | "lsi";
@@ -249,7 +251,7 @@ export function allPresets(file = userPresetsFile(), naming: EmbedNaming = embed
  */
 export function preset(name: string, presets: readonly EmbeddingPreset[] = allPresets()): EmbeddingPreset {
   const p = presets.find((x) => x.name === name);
-  if (!p) throw new Error(`unknown embedding preset '${name}'; known: ${presets.map((x) => x.name).join(", ")}`);
+  if (!p) throw new GbrError(`unknown embedding preset '${name}'${didYouMean(name, presets.map((x) => x.name))}; known: ${presets.map((x) => x.name).join(", ")}`, "USAGE");
   return p;
 }
 

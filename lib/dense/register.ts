@@ -11,6 +11,7 @@ import { geminiEmbedderFromEnv } from "./embedders/gemini";
 import { openaiEmbedderFromEnv } from "./embedders/openai-compatible";
 import { openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
+import { checkedBaseUrl } from "../util/http";
 
 // The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
 // retriever is first created, so commands that never embed start fast.
@@ -29,7 +30,7 @@ export async function embedderFor(p: EmbeddingPreset, env: NodeJS.ProcessEnv = p
     return geminiEmbedderFromEnv(p.model, p.dims, env, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   }
   if (p.provider === "openai") {
-    const lmstudio = p.server === "lmstudio" ? env.GBR_LMSTUDIO_BASE_URL?.trim() : undefined;
+    const lmstudio = p.server === "lmstudio" && env.GBR_LMSTUDIO_BASE_URL?.trim() ? checkedBaseUrl("GBR_LMSTUDIO_BASE_URL", env.GBR_LMSTUDIO_BASE_URL.trim(), "GBR_LMSTUDIO_API_KEY") : undefined;
     // Only LM Studio's own key goes to LM Studio: the general embedding or OpenAI key is meant
     // for another server and must not be sent to this one.
     const where = lmstudio ? { GBR_EMBED_BASE_URL: lmstudio, GBR_EMBED_API_KEY: env.GBR_LMSTUDIO_API_KEY?.trim() || undefined } : env;
@@ -77,6 +78,10 @@ export interface DenseUsage {
   queryTokens: number;
   /** The estimated part of queryTokens. */
   queryTokensEstimated: number;
+  /** Model names the embedding servers reported (fresh answers and the cache's record), each once. */
+  servedModels: string[];
+  /** Some vectors came from the project's test double: results are stand-ins. */
+  standIn: boolean;
 }
 
 const emptyUsage = (): DenseUsage => ({
@@ -91,6 +96,8 @@ const emptyUsage = (): DenseUsage => ({
   queryTexts: 0,
   queryTokens: 0,
   queryTokensEstimated: 0,
+  servedModels: [],
+  standIn: false,
 });
 
 /**
@@ -207,6 +214,8 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
     usage.requests += r.requests;
     usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
+    for (const m of r.servedModels) if (!usage.servedModels.includes(m)) usage.servedModels.push(m);
+    if (r.standIn) usage.standIn = true;
     if (side === "document") {
       usage.documentRequests += r.requests;
       usage.documentTokens += r.tokens;
@@ -255,7 +264,8 @@ function recorded(r: DenseRetriever, articles: number): DenseRetriever {
       const { value: run, seconds } = await timed(() => search(queries, k));
       const online: Work = { seconds, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: u.queryTexts - before.texts, embeddingTokens: u.queryTokens - before.tokens, embeddingTokensEstimated: u.queryTokensEstimated - before.estimated };
       const corpus: Work = { ...zeroWork(), seconds: u.documentSeconds, embeddingCalls: articles, embeddingTokens: u.documentTokens, embeddingTokensEstimated: u.documentTokensEstimated };
-      return { ...run, info: { retriever, embedding: { ...r.info } }, cost: { online, corpus, embeddingModel: r.info.model } };
+      const served = { ...(u.servedModels.length ? { servedModel: u.servedModels.join(", ") } : {}), ...(u.standIn ? { standIn: true } : {}) };
+      return { ...run, info: { retriever, embedding: { ...r.info, ...served } }, cost: { online, corpus, embeddingModel: r.info.model } };
     };
   return {
     ...r,

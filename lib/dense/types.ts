@@ -22,6 +22,10 @@ export interface EmbedResult {
    * mistaken for a free call. 0 for an empty call, which sends nothing.
    */
   tokens: number | undefined;
+  /** The model the server says embedded (OpenAI's `model`), when it says. */
+  servedModel?: string;
+  /** Embedded by the project's own test double (it marks its answers): a stand-in, not a result. */
+  standIn?: boolean;
 }
 
 /**

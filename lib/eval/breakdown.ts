@@ -2,7 +2,7 @@
  * Per-group breakdowns of a run's per-query metrics: by legal area (the paper's and the
  * quickstart's per-area Recall@100) and by statute (source) of the gold articles.
  */
-import type { DocId, QueryId, QueryMeta } from "../types";
+import { NO_AREA, type DocId, type QueryId, type QueryMeta } from "../types";
 import { meanOf, type MetricValues } from "./metrics";
 
 /**
@@ -18,16 +18,16 @@ export interface GroupMetrics {
 }
 
 /**
- * Group name for queries without the information (no area, or no relevant article).
+ * Group name of `bySource` for queries without a relevant article (`byArea` uses NO_AREA).
  *
  * @example
- * byArea(perQuery, new Map()); // one group, UNKNOWN_GROUP, with every query
+ * bySource(perQuery, new Map(), sourceOf); // one group, UNKNOWN_GROUP, with every query
  */
 export const UNKNOWN_GROUP = "unknown";
 
 /**
  * Mean metrics per legal area. Each query belongs to exactly one group: its area from the
- * benchmark metadata, or "unknown" when it has none (so group counts always add up to the
+ * benchmark metadata, or NO_AREA, "(no area)", when it has none (so group counts always add up to the
  * number of queries). Means are macro averages in perQuery order (qrels order when perQuery
  * comes from `evaluate`); rows are sorted by area name, as `areaStats` sorts them.
  *
@@ -38,7 +38,7 @@ export const UNKNOWN_GROUP = "unknown";
  */
 export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: ReadonlyMap<QueryId, QueryMeta>): GroupMetrics[] {
   const groups = new Map<string, MetricValues[]>();
-  for (const [qid, values] of perQuery) add(groups, meta.get(qid)?.area ?? UNKNOWN_GROUP, values);
+  for (const [qid, values] of perQuery) add(groups, meta.get(qid)?.area || NO_AREA, values);
   return finish(groups);
 }
 

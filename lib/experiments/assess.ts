@@ -17,7 +17,7 @@ import { zeroWork } from "../util/run-cost";
 import { llmMetadata, type LlmMetadata } from "./llm-metadata";
 import { reproductionTable, type ReproductionRow } from "./paper";
 import type { ExperimentRecord } from "./run-experiments";
-import { describeRun } from "./setup";
+import { describeRun, provenanceOf, type Provenance } from "./setup";
 
 /**
  * One experiment as the outputs list it.
@@ -40,6 +40,10 @@ export interface ExperimentOutcome {
   info?: RunInfo;
   /** `info` in one line (the setup column of summary.csv and reproduction.csv). */
   setup?: string;
+  /** Every provider it called: kind, provider, endpoint host, model as requested and as served. */
+  provenance?: Provenance[];
+  /** Made through the project's own test doubles: it shows the mechanics, not a result. */
+  standIn?: boolean;
   /** What the experiment adds about itself beyond the run (e.g. the tuning sweep's best setting). */
   details?: Record<string, unknown>;
 }
@@ -128,6 +132,8 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
     sd: means.length > 1 ? sdOf(means, mean) : undefined,
     samples: means.length,
     setup: describeRun(info),
+    provenance: provenanceOf(info),
+    standIn: provenanceOf(info).some((p) => p.standIn),
     ...(info ? { info } : {}),
     details,
   };

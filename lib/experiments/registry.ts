@@ -1,6 +1,6 @@
 import type { Run } from "../types";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
-import { tuningExperiment } from "./tuning";
+import { tuningExperiments } from "./tuning";
 import type { LoadedBenchmark } from "../data/source";
 import { BUILTIN_PRESETS } from "../dense/presets";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
@@ -107,7 +107,7 @@ export const EXPERIMENTS: readonly Experiment[] = [
   ...PAPER_PRESETS.map((p) => retrieverExperiment(`reform:dense:${p.name}`, "4.2", `Dense ${p.name} on LLM prose rewrites`, ["llm", "embeddings"])),
   retrieverExperiment("translate:bm25-english", "4.3", "Translation baseline: BM25-ENGLISH on LLM translations", ["llm", "lemma-tables"]),
   ...PAPER_PRESETS.map((p) => retrieverExperiment(`translate:dense:${p.name}`, "4.3", `Translation baseline: ${p.name} on English`, ["llm", "embeddings"])),
-  tuningExperiment("tuned:bm25-greekstemmer", "BM25-GREEKSTEMMER, oracle-tuned k1 and b (192 settings; 5-fold CV estimate in details)", [], "sweep.json"),
-  tuningExperiment("tuned:reform:bm25-greekstemmer", "Reform-BM25, oracle-tuned k1 and b on the rewrites", ["llm"], "sweep-reform.json", "reform:bm25-greekstemmer"),
+  ...tuningExperiments("bm25-greekstemmer", "BM25-GREEKSTEMMER", [], "sweep.json"),
+  ...tuningExperiments("reform:bm25-greekstemmer", "Reform-BM25 (on the rewrites)", ["llm"], "sweep-reform.json", "reform:bm25-greekstemmer"),
   retrieverExperiment("react-bm25", "4.5", "REACT-BM25 (planner → BM25 → observer; rounds as recorded)", ["llm"]),
 ];

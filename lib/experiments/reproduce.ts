@@ -9,6 +9,8 @@ import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { EXPERIMENTS, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { writeOutputs } from "./write-outputs";
+import { GbrError } from "../util/errors";
+import { didYouMean } from "../util/suggest";
 
 export type { ExperimentOutcome } from "./assess";
 
@@ -44,6 +46,8 @@ export interface ReproduceResult {
   outDir: string;
   outcomes: ExperimentOutcome[];
   assessment: Assessment;
+  /** The files written, relative to outDir (the runs folder as "runs/"). */
+  files: string[];
 }
 
 /**
@@ -69,7 +73,11 @@ function datasetName(loaded: LoadedBenchmark): string {
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
   const all = opts.experiments ?? EXPERIMENTS;
   const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
-  if (unknown.length) throw new Error(`unknown experiment id(s): ${unknown.join(", ")}; known: ${all.map((e) => e.id).join(", ")}`);
+  if (unknown.length) {
+    const ids = all.map((e) => e.id);
+    const named = unknown.map((id) => `'${id}'${didYouMean(id, ids)}`).join(", ");
+    throw new GbrError(`unknown experiment id${unknown.length > 1 ? "s" : ""} ${named}`, "USAGE", { hint: `known: ${ids.join(", ")}` });
+  }
   const selected = opts.only ? all.filter((e) => opts.only!.includes(e.id)) : all;
   const outDir = path.join(opts.outRoot, datasetName(loaded));
   const bench = loaded.benchmark;
@@ -82,6 +90,6 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     replay: opts.retrieverOptions?.replay,
     replayFile: process.env.GBR_REPLAY_FILE,
   });
-  await writeOutputs(outDir, loaded, records, assessment);
-  return { outDir, outcomes: assessment.outcomes, assessment };
+  const files = await writeOutputs(outDir, loaded, records, assessment);
+  return { outDir, outcomes: assessment.outcomes, assessment, files };
 }

@@ -12,7 +12,7 @@ import { BuildCache, createRetriever, type RetrieverOptions } from "../retriever
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { createTokenizer } from "../text/registry";
 import type { QueryId } from "../types";
-import { isUnavailable } from "../util/errors";
+import { GbrError, isUnavailable } from "../util/errors";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
 
 /**
@@ -77,6 +77,8 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const cache = new BuildCache();
   const base: RetrieverOptions = { log, ...opts.retrieverOptions, cache };
   const records: ExperimentRecord[] = [];
+  // Each distinct reason is printed once; later experiments it covers point back to the first.
+  const firstWithReason = new Map<string, string>();
   for (const [i, experiment] of experiments.entries()) {
     const tag = `[${i + 1}/${experiments.length}] ${experiment.id}`;
     const n = experiment.needs.includes("llm") ? repeat : 1;
@@ -104,9 +106,12 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       log(`${tag}: Recall@100 ${recall} in ${seconds.toFixed(1)} s`);
     } catch (err) {
       const skipped = isUnavailable(err);
-      const reason = (err as Error).message;
+      const hint = err instanceof GbrError && err.hint ? `; ${err.hint}` : "";
+      const reason = `${(err as Error).message}${hint}`;
       records.push({ experiment, status: skipped ? "skipped" : "failed", reason, samples: [], seconds: (performance.now() - t0) / 1000 });
-      log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
+      const first = firstWithReason.get(reason);
+      if (first === undefined) firstWithReason.set(reason, experiment.id);
+      log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${first === undefined ? reason : `the same reason as ${first}`}`);
     }
   }
   return records;

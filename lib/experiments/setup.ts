@@ -49,3 +49,65 @@ export function describeRun(info: RunInfo | undefined): string {
   if (!info) return "";
   return [...new Set(describeOne(info))].join("; ");
 }
+
+/**
+ * One provider a run called, as recorded: the kind of call, the provider, the endpoint's host,
+ * the model as requested and as the server reported it.
+ *
+ * @example
+ * const p: Provenance = { kind: "chat", provider: "openai", endpoint: "http://10.0.0.5:8000", requestedModel: "openai/gpt-oss-120b", servedModel: "gpt-oss-120b" };
+ */
+export interface Provenance {
+  kind: "chat" | "embedding";
+  provider: string;
+  endpoint: string;
+  requestedModel: string;
+  /** What the server's answers said ("" when none said). */
+  servedModel: string;
+  /** Answered by the project's own test double. */
+  standIn: boolean;
+}
+
+/**
+ * Every provider behind a run (its parts included), each once.
+ *
+ * @example
+ * provenanceOf(run.info).map((p) => `${p.kind} ${p.requestedModel} at ${p.endpoint}`);
+ */
+export function provenanceOf(info: RunInfo | undefined): Provenance[] {
+  const out = new Map<string, Provenance>();
+  const visit = (i: RunInfo) => {
+    if (i.llm) {
+      const p: Provenance = { kind: "chat", provider: i.llm.provider, endpoint: i.llm.endpoint, requestedModel: i.llm.model, servedModel: i.llm.servedModels.join(", "), standIn: i.llm.standIn };
+      out.set(JSON.stringify(p), p);
+    }
+    if (i.embedding) {
+      const e = i.embedding;
+      const str = (v: unknown) => (typeof v === "string" ? v : "");
+      const p: Provenance = {
+        kind: "embedding",
+        provider: str(e.provider) || "local",
+        endpoint: str(e.endpoint),
+        requestedModel: str(e.model),
+        servedModel: str(e.servedModel),
+        standIn: e.standIn === true,
+      };
+      out.set(JSON.stringify(p), p);
+    }
+    for (const part of i.parts ?? []) visit(part);
+  };
+  if (info) visit(info);
+  return [...out.values()];
+}
+
+/**
+ * The providers behind a run in one line (the provenance column of summary.csv).
+ *
+ * @example
+ * describeProvenance(provenanceOf(run.info)); // "chat openai at http://10.0.0.5:8000: openai/gpt-oss-120b (served as gpt-oss-120b)"
+ */
+export function describeProvenance(list: readonly Provenance[]): string {
+  return list
+    .map((p) => `${p.kind} ${p.provider} at ${p.endpoint || "(local)"}: ${p.requestedModel}${p.servedModel && p.servedModel !== p.requestedModel ? ` (served as ${p.servedModel})` : ""}${p.standIn ? " [test double]" : ""}`)
+    .join("; ");
+}

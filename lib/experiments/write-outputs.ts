@@ -5,6 +5,7 @@
  * metadata.json, the experiments' own artefacts (sweep.json …) and, when REACT-BM25 ran,
  * react-rounds.csv and react-missed.csv.
  */
+import { NO_AREA } from "../types";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toCsv } from "../util/csv";
@@ -15,20 +16,31 @@ import { METRICS } from "../eval/metrics";
 import { MISSED_GOLD_COLUMNS } from "../eval/react-missed";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
+import { describeProvenance } from "./setup";
+
+/** What every output says when results came through the project's own test doubles. */
+export const STAND_IN_NOTE =
+  "Some results were produced through the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality, and must not be cited.";
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 const table = (rows: readonly object[]) => toCsv(Object.keys(rows[0] ?? {}), rows.map((r) => Object.values(r)));
 
 /**
- * Writes every output file of a reproduce into `outDir`.
+ * Writes every output file of a reproduce into `outDir`; returns their names (relative to it;
+ * the runs folder as "runs/").
  *
  * @example
  * await writeOutputs("outputs/sample", loaded, records, assess(loaded, records));
  */
-export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): Promise<void> {
+export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): Promise<string[]> {
   const bench = loaded.benchmark;
-  const file = (name: string) => path.join(outDir, name);
-  await fs.mkdir(file("runs"), { recursive: true });
+  // Every file written, relative to outDir, for the summary a person reads at the end.
+  const written = new Set<string>();
+  const file = (name: string) => {
+    written.add(name.startsWith("runs/") ? "runs/" : name);
+    return path.join(outDir, name);
+  };
+  await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
   const perQueryRows: unknown[][] = [];
   for (const r of records) {
     for (const [s, sample] of r.samples.entries()) {
@@ -36,7 +48,7 @@ export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, reco
       await writeTrec(file(`runs/${name}.trec`), sample.result.run, r.experiment.id);
       await writeJsonRun(file(`runs/${name}.json`), sample.result.run);
       for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(file(artefact), json(value));
-      for (const [qid, m] of sample.perQuery) perQueryRows.push([r.experiment.id, s, qid, bench.meta.get(qid)?.area ?? "", ...METRICS.map((k) => m[k])]);
+      for (const [qid, m] of sample.perQuery) perQueryRows.push([r.experiment.id, s, qid, bench.meta.get(qid)?.area || NO_AREA, ...METRICS.map((k) => m[k])]);
     }
   }
   const summary = a.outcomes.map((o) => [
@@ -49,8 +61,10 @@ export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, reco
     o.seconds ?? "",
     o.reason ?? "",
     o.setup ?? "",
+    o.standIn ? "stand-in" : "",
+    describeProvenance(o.provenance ?? []),
   ]);
-  const summaryHeader = ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason", "setup"];
+  const summaryHeader = ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason", "setup", "standIn", "provenance"];
   const t6Columns = ["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"] as const;
   await fs.writeFile(file("summary.csv"), toCsv(summaryHeader, summary));
   await fs.writeFile(file("per-query.csv"), toCsv(["experiment", "sample", "query", "area", ...METRICS], perQueryRows));
@@ -64,8 +78,11 @@ export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, reco
     await fs.writeFile(file("react-rounds.csv"), table(a.react.rounds));
     await fs.writeFile(file("react-missed.csv"), toCsv([...MISSED_GOLD_COLUMNS], a.react.missed.pairs.map((p) => MISSED_GOLD_COLUMNS.map((c) => p[c]))));
   }
+  const standIn = a.outcomes.some((o) => o.standIn);
   const metadata = {
     dataset: bench.name,
+    standIn,
+    standInNote: standIn ? STAND_IN_NOTE : null,
     origin: loaded.origin,
     fallback: loaded.fallback ?? null,
     source: loaded.dir,
@@ -78,4 +95,5 @@ export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, reco
     experiments: a.outcomes,
   };
   await fs.writeFile(file("metadata.json"), json(metadata));
+  return [...written];
 }

@@ -68,6 +68,10 @@ export interface CachedRecord {
   model?: string;
   /** The answer came from the replay cache (recorded earlier), not from a call made for this record. */
   replayed?: boolean;
+  /** The model the server said answered, when it said. */
+  servedModel?: string;
+  /** Answered by the project's test double: a stand-in. */
+  standIn?: boolean;
   /** The parser that made the stored text (`parser` of the prompt set); the text is re-parsed from `raw` on reuse. */
   parser?: ParserName;
   /**
@@ -252,6 +256,8 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
           model: model.id,
           requestSha256: shas.get(item.id),
           ...(res.replayed ? { replayed: true } : {}),
+          ...(res.servedModel ? { servedModel: res.servedModel } : {}),
+          ...(res.standIn ? { standIn: true } : {}),
         });
         if (rec.fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
         if (append) await append(rec);

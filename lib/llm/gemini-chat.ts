@@ -20,9 +20,10 @@
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../util/gemini-http";
-import { endpointOrigin, longRequestDispatcher } from "../util/http";
+import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
+import { servedByGemini } from "../util/served-by";
 
 /**
  * The Gemini chat model used when neither an argument nor GBR_CHAT_MODEL names one.
@@ -100,8 +101,9 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const limit = createSemaphore(concurrency);
 
   /** One HTTP attempt; failures come back as GeminiAttemptFailure so the retry loop can judge them. */
-  async function attemptOnce(req: ChatRequest): Promise<GenerateContentResponse> {
-    const seen = observeGeminiFetch({ dispatcher });
+  async function attemptOnce(req: ChatRequest): Promise<{ response: GenerateContentResponse; body: unknown }> {
+    // The raw body too: the SDK drops fields it does not know, such as the test double's mark.
+    const seen = observeGeminiFetch({ dispatcher, readBody: true });
     const config: GenerateContentConfig = {
       // Left out when empty: Gemini rejects a systemInstruction without text.
       ...(req.system ? { systemInstruction: req.system } : {}),
@@ -112,7 +114,8 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
       httpOptions: { fetch: seen.fetch },
     };
     try {
-      return await ai.models.generateContent({ model, contents: req.user, config });
+      const response = await ai.models.generateContent({ model, contents: req.user, config });
+      return { response, body: await seen.body() };
     } catch (err) {
       throw describeGeminiFailure(err, { retryAfterHeaderMs: seen.retryAfterMs(), timeoutMs, where, redact });
     }
@@ -124,9 +127,9 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
     return limit.run(async () => {
       const started = performance.now();
       let made = 0;
-      let response: GenerateContentResponse;
+      let answer: { response: GenerateContentResponse; body: unknown };
       try {
-        response = await retryWithBackoff(
+        answer = await retryWithBackoff(
           (attempt) => {
             made = attempt;
             return attemptOnce(req);
@@ -143,8 +146,9 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
         throw new ChatProviderError(redact(`${id} at ${where} (${tries}): ${message}`), "PROVIDER", undefined);
       }
       const seconds = (performance.now() - started) / 1000;
+      const { response, body } = answer;
       const raw = answerText(response);
-      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds };
+      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds, ...servedByGemini(body, response.modelVersion) };
     });
   }
 
@@ -175,7 +179,7 @@ export function geminiChatFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() || undefined;
+  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() ? checkedBaseUrl("GBR_GEMINI_BASE_URL", env.GBR_GEMINI_BASE_URL.trim(), "GEMINI_API_KEY") : undefined;
   const fromEnv = env.GBR_CHAT_MODEL?.trim().replace(/^gemini:/i, "");
   // A gpt-oss name in GBR_CHAT_MODEL is meant for the OpenAI-compatible server, not for Gemini.
   const envModel = fromEnv && /^(models\/)?gemini/i.test(fromEnv) ? fromEnv : undefined;

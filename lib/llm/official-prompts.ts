@@ -23,6 +23,7 @@ import {
   type PromptName,
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
+import { checkedBaseUrl } from "../util/http";
 
 /**
  * The repository that publishes the official prompts.
@@ -103,7 +104,7 @@ async function writeAtomic(file: string, text: string): Promise<void> {
  */
 export async function pullOfficialPrompts(opts: PullOfficialOptions = {}): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});
-  const base = (opts.baseUrl ?? process.env.GBR_GITHUB_RAW_URL ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");
+  const base = checkedBaseUrl(opts.baseUrl ? "the raw-file base URL" : "GBR_GITHUB_RAW_URL", opts.baseUrl ?? process.env.GBR_GITHUB_RAW_URL ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");
   const commit = opts.commit ?? OFFICIAL_COMMIT;
   if (!/^[0-9A-Za-z._\/-]+$/.test(commit) || commit.includes("..")) {
     throw new PromptError(`not a usable commit or ref: '${commit}'`, "INVALID");

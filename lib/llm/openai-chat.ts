@@ -15,10 +15,11 @@
  */
 import type OpenAI from "openai";
 import { createSemaphore } from "../util/semaphore";
-import { endpointOrigin, longRequestDispatcher } from "../util/http";
+import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
 import { describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../util/openai-errors";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
 import { openaiSdk } from "../util/sdk";
+import { servedByOpenAI } from "../util/served-by";
 
 /**
  * Re-exported from ./types, where every chat provider now finds it, for the callers (and tests)
@@ -133,7 +134,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       }
       const seconds = (performance.now() - started) / 1000;
       const raw = answerContent(response, where);
-      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds };
+      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds, ...servedByOpenAI(response) };
     });
   }
 
@@ -169,6 +170,7 @@ export function openaiChatFromEnv(
       "NOT_CONFIGURED",
     );
   }
+  checkedBaseUrl(env.GBR_CHAT_BASE_URL?.trim() ? "GBR_CHAT_BASE_URL" : "OPENAI_BASE_URL", baseURL, "GBR_CHAT_API_KEY");
   const apiKey = env.GBR_CHAT_API_KEY?.trim() || env.OPENAI_API_KEY?.trim() || undefined;
   const fromEnv = env.GBR_CHAT_MODEL?.trim();
   const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;

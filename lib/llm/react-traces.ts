@@ -17,6 +17,10 @@ export interface ReactCall {
   replayed?: boolean;
   /** The generation parameters of the request that was sent (what runs record as their settings). */
   params: ChatParams;
+  /** The model the server said answered, when it said. */
+  servedModel?: string;
+  /** Answered by the project's test double: a stand-in. */
+  standIn?: boolean;
 }
 
 /** Calls, tokens and time, summed. */
@@ -141,6 +145,8 @@ export function sumTotals(list: readonly ReactTotals[]): ReactTotals {
 export function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
   const c: ReactCall = { usage: { input: r.usage.input, output: r.usage.output }, seconds: r.seconds, params: chatParams(req) };
   if (r.replayed) c.replayed = true;
+  if (r.servedModel) c.servedModel = r.servedModel;
+  if (r.standIn) c.standIn = true;
   return c;
 }
 

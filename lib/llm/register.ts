@@ -50,7 +50,13 @@ function workDir(bench: Benchmark, opts: RetrieverOptions, method: string, model
 
 /** The requests behind a batch of cached answers, for the run's record. */
 function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
-  return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused }));
+  return outcomes.map((o) => ({
+    role,
+    params: chatParams(o.request),
+    reused: o.reused,
+    ...(o.record.servedModel ? { servedModel: o.record.servedModel } : {}),
+    ...(o.record.standIn ? { standIn: true } : {}),
+  }));
 }
 
 /**
@@ -211,7 +217,13 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
       for (const [qid, t] of result.traces) {
         for (const r of t.rounds) {
           for (const [role, call] of [["planner", r.planner] as const, ...r.observer.map((o) => ["observer", o] as const)]) {
-            entries.push({ role, params: call.params, reused: resumed.has(qid) || call.replayed === true });
+            entries.push({
+              role,
+              params: call.params,
+              reused: resumed.has(qid) || call.replayed === true,
+              ...(call.servedModel ? { servedModel: call.servedModel } : {}),
+              ...(call.standIn ? { standIn: true } : {}),
+            });
             usages.push(call.usage);
           }
         }

@@ -21,6 +21,10 @@ export interface RequestEntry {
   params: ChatParams;
   /** Answered from the replay cache or a saved result rather than by a call made now. */
   reused: boolean;
+  /** The model the server said answered, when it said. */
+  servedModel?: string;
+  /** Answered by the project's test double. */
+  standIn?: boolean;
 }
 
 /**
@@ -29,13 +33,17 @@ export interface RequestEntry {
  *
  * @example
  * tallyRequests([{ role: "planner", params: { temperature: 0.2 }, reused: false }]);
- * // { requests: { planner: [{ temperature: 0.2, calls: 1 }] }, reused: 0 }
+ * // { requests: { planner: [{ temperature: 0.2, calls: 1 }] }, reused: 0, servedModels: [], standIn: false }
  */
-export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused"> {
+export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
   const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
   let reused = 0;
+  const served = new Set<string>();
+  let standIn = false;
   for (const e of entries) {
     if (e.reused) reused++;
+    if (e.servedModel) served.add(e.servedModel);
+    if (e.standIn) standIn = true;
     let roles = byRole.get(e.role);
     if (!roles) byRole.set(e.role, (roles = new Map()));
     // Keys in a fixed order, so equal parameters always meet whatever order they were set in.
@@ -49,7 +57,7 @@ export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo,
   }
   const requests: LlmRunInfo["requests"] = {};
   for (const [role, rows] of byRole) requests[role] = [...rows.values()];
-  return { requests, reused };
+  return { requests, reused, servedModels: [...served], standIn };
 }
 
 /**

@@ -80,6 +80,13 @@ export interface ChatResponse {
   seconds: number;
   /** True when served from the replay cache without a network call. */
   replayed?: boolean;
+  /** The model the server says answered (OpenAI's `model`, Gemini's `modelVersion`), when it says. */
+  servedModel?: string;
+  /**
+   * The answer came from the project's own test double, which says so in every answer: whatever
+   * is made from it is a stand-in that shows the mechanics, not a result.
+   */
+  standIn?: boolean;
 }
 
 /**

@@ -2,6 +2,7 @@
  * HTTP plumbing that is no provider's own: any client that calls Node's built-in fetch (the
  * `openai` SDK, `@google/genai` through our observing fetch) may need it.
  */
+import { GbrError } from "./errors";
 
 /** Where Node keeps the undici dispatcher its built-in fetch uses (undici's own well-known symbol). */
 const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
@@ -53,4 +54,49 @@ export function endpointOrigin(url: string): string {
   } catch {
     return "(invalid URL)";
   }
+}
+
+/**
+ * A URL with any user name or password replaced by `***`, for messages.
+ *
+ * @example
+ * maskCredentials("http://u:KEY@127.0.0.1:8000/v1"); // "http://***:***@127.0.0.1:8000/v1"
+ */
+export function maskCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    if (u.username) u.username = "***";
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    // Not parseable: hide whatever sits before an "@" in the authority.
+    return url.replace(/\/\/[^/@]*@/, "//***@");
+  }
+}
+
+/**
+ * A base URL read from configuration (`source` names where, e.g. "GBR_CHAT_BASE_URL"), refused at
+ * once when it carries a user name or password: such a URL would be sent with every request and
+ * could end up in messages, logs or outputs, and the key belongs in the matching *_API_KEY
+ * variable. The error shows the URL with the credentials masked and never contains them.
+ *
+ * @example
+ * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://localhost:8000/v1"); // "http://localhost:8000/v1"
+ * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://u:KEY@localhost:8000/v1", "GBR_CHAT_API_KEY"); // throws, showing http://***:***@localhost:8000/v1
+ */
+export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
+  let withCredentials = false;
+  try {
+    const u = new URL(url);
+    withCredentials = u.username !== "" || u.password !== "";
+  } catch {
+    withCredentials = /\/\/[^/@]*@/.test(url);
+  }
+  if (withCredentials) {
+    throw new GbrError(`${source} carries credentials (${maskCredentials(url)}): they are never sent or recorded from a URL`, "CREDENTIALS_IN_URL", {
+      hint: keyVariable ? `remove them from the URL and set ${keyVariable} instead` : "remove them from the URL",
+    });
+  }
+  return url;
 }

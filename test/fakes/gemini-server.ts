@@ -321,7 +321,9 @@ export async function startGeminiDouble(opts: GeminiDoubleOptions = {}): Promise
 
   const send = (res: http.ServerResponse, rec: GeminiRequest, a: RouteAnswer) => {
     rec.status = a.status ?? 200;
-    const buf = Buffer.from(JSON.stringify(a.body));
+    // The double identifies itself in every answer, so results made through it are marked as stand-ins.
+    const body = rec.status === 200 && a.body && typeof a.body === "object" && !Array.isArray(a.body) ? { ...(a.body as object), gbrTestDouble: true } : a.body;
+    const buf = Buffer.from(JSON.stringify(body));
     res.writeHead(rec.status, { "Content-Type": "application/json; charset=UTF-8", "Content-Length": String(buf.length), ...(a.headers ?? {}) });
     res.end(buf);
   };

@@ -456,7 +456,8 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
     }
     if (!body) return sendJson(res, 400, apiError(400, "body is not a JSON object").json);
     const out = await routes[route](body, { opts, fault: fault && CONTENT_FAULTS.has(fault.kind) ? fault : undefined });
-    sendJson(res, out.status, out.json);
+    // The double identifies itself in every answer, so results made through it are marked as stand-ins.
+    sendJson(res, out.status, out.status === 200 && out.json && typeof out.json === "object" && !Array.isArray(out.json) ? { ...(out.json as object), gbr_test_double: true } : out.json);
   };
 
   const server = http.createServer((req, res) => {

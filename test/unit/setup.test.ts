@@ -16,6 +16,8 @@ test("describeRun: one line from the run's own record, parts included, each fact
       parser: "official",
       requests: { "rewrite-sparse": [{ max_tokens: 42000, reasoning_effort: "low", temperature: 0.2, top_p: 1, calls: 283 }] },
       reused: 0,
+      servedModels: ["openai/gpt-oss-120b"],
+      standIn: false,
     },
     parts: [bm25],
   };

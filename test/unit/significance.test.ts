@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { byArea, bySource, UNKNOWN_GROUP } from "../../lib/eval/breakdown";
+import { byArea, bySource } from "../../lib/eval/breakdown";
 import { sourceOf } from "../../lib/data/stats";
 import { METRICS, meanOf, type Metric, type MetricValues } from "../../lib/eval/metrics";
 import { holm, pairedRandomizationTest } from "../../lib/eval/randomization";
@@ -9,7 +9,7 @@ import { compareRuns, type RunScores } from "../../lib/eval/compare-runs";
 import { baselineSignificance, missingPairs, paperSignificance, PAPER_TESTS, significanceReport, type PerQueryByExperiment } from "../../lib/eval/significance";
 import { formatComparison } from "../../lib/report/comparison";
 import { seedState, Xoshiro128ss } from "../../lib/util/random";
-import type { QueryMeta } from "../../lib/types";
+import { NO_AREA, type QueryMeta } from "../../lib/types";
 
 const close = (got: number, want: number, eps: number, label = "") => assert.ok(Math.abs(got - want) <= eps, `${label}: got ${got}, want ${want} (±${eps})`);
 
@@ -476,9 +476,9 @@ test("byArea and bySource: counts and means per group", () => {
   ]);
   const areas = byArea(perQuery, meta);
   assert.deepEqual(areas.map((g) => [g.group, g.queries, g.mean["Recall@100"], g.mean["nDCG@10"]]), [
+    [NO_AREA, 1, 0.25, 0.25],
     ["civil", 2, 0.5, 0.5],
     ["criminal", 1, 0.5, 0.5],
-    [UNKNOWN_GROUP, 1, 0.25, 0.25],
   ]);
   assert.equal(areas.reduce((s, g) => s + g.queries, 0), perQuery.size, "areas partition the queries");
   const qrels = new Map([

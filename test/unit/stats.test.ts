@@ -137,23 +137,23 @@ test("datasetStats: an empty benchmark gives zeros and NaN medians", () => {
 
 test("areaStats: Table 6 rows of the toy benchmark, by hand, sorted by area", () => {
   const rows = areaStats(BENCH);
-  assert.deepEqual(rows.map((r) => r.area), ["unknown", "Αστικό", "Ποινικό"]);
+  assert.deepEqual(rows.map((r) => r.area), ["(no area)", "Αστικό", "Ποινικό"]);
   const [unknown, civil, criminal] = rows;
   // Αστικό: q1, q2; gold {ΑΚ::1 (3), ΑΚ::2 (2), ΑΚ::3 (5), ΚΠολΔ::1 (6)}; 5 judgments.
   assert.deepEqual(civil, { area: "Αστικό", queries: 2, goldArticles: 4, relevantPerQuery: 2.5, medianGoldWords: 4 });
   // Ποινικό: q3, q5; gold {ΠΚ::10 (1), ΠΚ::11 (4)}; 3 judgments.
   assert.deepEqual(criminal, { area: "Ποινικό", queries: 2, goldArticles: 2, relevantPerQuery: 1.5, medianGoldWords: 2.5 });
   // q4 has meta but no area.
-  assert.deepEqual(unknown, { area: "unknown", queries: 1, goldArticles: 1, relevantPerQuery: 1, medianGoldWords: 4 });
+  assert.deepEqual(unknown, { area: "(no area)", queries: 1, goldArticles: 1, relevantPerQuery: 1, medianGoldWords: 4 });
   // Queries add up to the benchmark's.
   assert.equal(rows.reduce((a, r) => a + r.queries, 0), BENCH.queries.length);
 });
 
-test("areaStats: a benchmark without meta is one 'unknown' row", () => {
+test("areaStats: a benchmark without meta is one '(no area)' row", () => {
   const rows = areaStats({ ...BENCH, meta: new Map() });
   assert.equal(rows.length, 1);
   assert.deepEqual(rows[0], {
-    area: "unknown",
+    area: "(no area)",
     queries: 5,
     goldArticles: 6,
     relevantPerQuery: 9 / 5,

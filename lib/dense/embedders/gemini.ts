@@ -15,9 +15,10 @@
  */
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
 import { retryWithBackoff } from "../../util/retry";
-import { endpointOrigin } from "../../util/http";
+import { checkedBaseUrl, endpointOrigin } from "../../util/http";
 import { createSemaphore } from "../../util/semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../types";
+import { servedByGemini } from "../../util/served-by";
 
 /**
  * The model the paper ran.
@@ -177,7 +178,8 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
       return Float32Array.from(values);
     });
     // Gemini's embed answers carry no usageMetadata today: undefined, not 0, so the caller estimates.
-    return { vectors, tokens: readUsageTokens(await seen.body()) };
+    const body = await seen.body();
+    return { vectors, tokens: readUsageTokens(body), ...servedByGemini(body) };
   }
 
   return {
@@ -246,7 +248,7 @@ export function geminiEmbedderFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() || undefined;
+  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() ? checkedBaseUrl("GBR_GEMINI_BASE_URL", env.GBR_GEMINI_BASE_URL.trim(), "GEMINI_API_KEY") : undefined;
   return geminiEmbedder({ ...more, apiKey, model, dims, baseUrl });
 }
 

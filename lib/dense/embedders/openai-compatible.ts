@@ -10,10 +10,11 @@
  */
 import type OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
-import { endpointOrigin } from "../../util/http";
+import { checkedBaseUrl, endpointOrigin } from "../../util/http";
 import { createSemaphore } from "../../util/semaphore";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
 import { openaiSdk } from "../../util/sdk";
+import { servedByOpenAI } from "../../util/served-by";
 
 /**
  * How to reach an OpenAI-compatible embeddings server, and how patiently.
@@ -120,7 +121,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     } catch (err) {
       throw providerError(err, where, apiKey, { timeout, maxRetries });
     }
-    return { vectors: orderedVectors(response, texts.length, where), tokens: usageTokens(response) };
+    return { vectors: orderedVectors(response, texts.length, where), tokens: usageTokens(response), ...servedByOpenAI(response) };
   }
 
   return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed };
@@ -154,6 +155,7 @@ export function openaiEmbedderFromEnv(
       "NOT_CONFIGURED",
     );
   }
+  checkedBaseUrl(env.GBR_EMBED_BASE_URL ? "GBR_EMBED_BASE_URL" : "OPENAI_BASE_URL", baseURL, "GBR_EMBED_API_KEY");
   const apiKey = env.GBR_EMBED_API_KEY || env.OPENAI_API_KEY || undefined;
   return openaiEmbedder({ ...more, model, baseURL, apiKey, dims, batchSize });
 }
