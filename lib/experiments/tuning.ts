@@ -11,7 +11,7 @@ import { checkMetric, firstBest, sweepHeatmap, type SweepEntry, type SweepResult
 import { crossValidatedTuning } from "../eval/cross-validation";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
-import { SkipExperiment, type Experiment, type ExperimentContext } from "./registry";
+import { SkipExperiment, type Experiment, type ExperimentContext } from "./experiment";
 import { addCosts, secondsOf } from "../util/run-cost";
 
 /** rank_bm25's defaults, the paper's untuned BM25 (ε is the sweep's `epsilon` option). */

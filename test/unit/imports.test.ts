@@ -6,7 +6,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { REPO } from "../helpers/shared";
 
@@ -108,4 +108,47 @@ test("the scan sees what it must (it cannot pass by reading nothing)", () => {
   assert.ok(edges.length > 200, `only ${edges.length} imports found`);
   assert.ok(edges.some((e) => e.from === path.join("experiments", "reproduce.ts") && e.to === path.join("experiments", "run-experiments")));
   assert.ok(edges.some((e) => e.typeOnly));
+});
+
+/**
+ * Static run-time imports between lib/ files, file to file (type-only imports and lazy `import()`
+ * are left out: neither runs at load time).
+ */
+function loadGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of filesUnder(LIB)) {
+    const src = readFileSync(file, "utf8");
+    const targets: string[] = [];
+    for (const m of src.matchAll(/^\s*(?:import|export)\s+(type\s+)?([^;]*?)\sfrom\s+"(\.[^"]+)"/gm)) {
+      if (m[1] !== undefined) continue;
+      // `import { type A, type B } from …` is erased as well.
+      const braces = /^\{([^}]*)\}$/.exec(m[2].trim());
+      if (braces && braces[1].split(",").every((n) => !n.trim() || /^type\s/.test(n.trim()))) continue;
+      const base = path.resolve(path.dirname(file), m[3]);
+      targets.push(existsSync(`${base}.ts`) ? `${base}.ts` : path.join(base, "index.ts"));
+    }
+    graph.set(file, targets);
+  }
+  return graph;
+}
+
+// tslab loads a notebook's imports with its own require, which recurses forever on an import
+// cycle that Node's loader would tolerate: every notebook then fails in its first cell.
+test("lib/ has no import cycle at load time (tslab cannot load one)", () => {
+  const graph = loadGraph();
+  const state = new Map<string, "open" | "done">();
+  const cycles: string[] = [];
+  const visit = (file: string, stack: string[]) => {
+    if (state.get(file) === "done") return;
+    if (state.get(file) === "open") {
+      cycles.push([...stack.slice(stack.indexOf(file)), file].map((f) => path.relative(LIB, f)).join(" -> "));
+      return;
+    }
+    state.set(file, "open");
+    for (const t of graph.get(file) ?? []) visit(t, [...stack, file]);
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) visit(file, []);
+  assert.ok([...graph.values()].flat().length > 200, "the scan reads the imports");
+  assert.deepEqual(cycles, [], `import cycles:\n${cycles.join("\n")}`);
 });
