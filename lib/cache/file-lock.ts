@@ -20,7 +20,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { lock as lockDir } from "proper-lockfile";
+import { lockfileSdk } from "../util/sdk";
 
 /**
  * Age (ms) after which a lock whose holder stopped refreshing it is taken over.
@@ -150,7 +150,7 @@ async function acquire(target: string, opts: FileLockOptions): Promise<(() => Pr
   for (;;) {
     try {
       // The lock directory is the target itself (lockfilePath): no empty marker file is needed.
-      return await lockDir(target, {
+      return await lockfileSdk().lock(target, {
         lockfilePath: target,
         realpath: false,
         stale: LOCK_STALE_MS,

@@ -1,7 +1,6 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
-import { EmbeddingError, type CachedVector, type Embedder, type Side } from "./types";
-import type { EmbeddingProvenance } from "./vector-store";
+import { EmbeddingError, mergeProvenance, type CachedVector, type Embedder, type EmbeddingProvenance, type Side } from "./types";
 
 /**
  * The part of the vector store the embedding pipeline needs (see vector-store.ts).
@@ -273,8 +272,7 @@ export async function embedItems(
     }
   });
   const old = cached > 0 && cache.provenance ? await cache.provenance(fingerprint) : { servedModels: [], standIn: false };
-  const servedModels = [...new Set([...fresh.servedModels, ...old.servedModels])];
-  return { vectors, keys, cached, requests, tokens, estimatedTokens, servedModels, standIn: fresh.standIn || old.standIn };
+  return { vectors, keys, cached, requests, tokens, estimatedTokens, ...mergeProvenance(fresh, old) };
 }
 
 function describe(ids: string[], side: Side, b: number, total: number, name: string): string {
@@ -300,7 +298,7 @@ export function memoryCache(): VectorCache & { size(): number } {
     },
     async noteProvenance(fp, p) {
       const n = notes.get(fp) ?? { servedModels: [], standIn: false };
-      notes.set(fp, { servedModels: [...new Set([...n.servedModels, ...p.servedModels])], standIn: n.standIn || p.standIn });
+      notes.set(fp, mergeProvenance(n, p));
     },
     async get(fp, keys) {
       const t = tables.get(fp);

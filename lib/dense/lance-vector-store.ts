@@ -25,7 +25,7 @@ import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
 import { withFileLock } from "../cache/file-lock";
 import { lancedbSdk } from "../util/sdk";
-import type { CachedVector, Side } from "./types";
+import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type Side } from "./types";
 import {
   collect,
   DOCS_SUFFIX,
@@ -41,7 +41,7 @@ import {
   validateVector,
   VectorStoreError,
 } from "./lance-table";
-import type { AnnIndexOptions, AnnResult, AnnSearchOptions, EmbeddingProvenance, VectorRow, VectorStore } from "./vector-store";
+import type { AnnIndexOptions, AnnResult, AnnSearchOptions, VectorRow, VectorStore } from "./vector-store";
 
 /**
  * Above this many requested keys `get` reads the whole table once and filters in memory; below
@@ -352,7 +352,7 @@ export class LanceVectorStore implements VectorStore {
     if (!file || (p.servedModels.length === 0 && !p.standIn)) return;
     await this.locked(name, async () => {
       const old = await this.provenance(fingerprint);
-      const merged: EmbeddingProvenance = { servedModels: [...new Set([...old.servedModels, ...p.servedModels])], standIn: old.standIn || p.standIn };
+      const merged = mergeProvenance(old, p);
       if (merged.standIn === old.standIn && merged.servedModels.length === old.servedModels.length) return;
       await fsp.mkdir(path.dirname(file), { recursive: true });
       const tmp = `${file}.${process.pid}.tmp`;

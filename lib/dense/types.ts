@@ -29,6 +29,30 @@ export interface EmbedResult {
 }
 
 /**
+ * What produced a table's vectors.
+ *
+ * @example
+ * const p: EmbeddingProvenance = { servedModels: ["text-embedding-qwen3-embedding-8b"], standIn: false };
+ */
+export interface EmbeddingProvenance {
+  /** Model names the servers reported, each once. */
+  servedModels: string[];
+  /** Some vectors came from the project's test double. */
+  standIn: boolean;
+}
+
+/**
+ * Both provenances in one: every served model name once (`a`'s first), stand-in if either is.
+ *
+ * @example
+ * mergeProvenance({ servedModels: ["m"], standIn: false }, { servedModels: ["m", "n"], standIn: true });
+ * // { servedModels: ["m", "n"], standIn: true }
+ */
+export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
+  return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };
+}
+
+/**
  * A vector as the cache holds it, with the tokens the provider reported for its text when known
  * (a batch's count apportioned over its texts; unknown for providers without usage and for rows
  * written before token counts were stored).

@@ -22,7 +22,9 @@ import path from "node:path";
 import { lancedbSdk } from "../util/sdk";
 import { dataDir } from "../paths";
 import { LanceVectorStore, type LanceVectorStoreOptions } from "./lance-vector-store";
-import type { CachedVector, Side } from "./types";
+import type { CachedVector, EmbeddingProvenance, Side } from "./types";
+
+export type { EmbeddingProvenance } from "./types";
 
 export { DOCS_SUFFIX, tableName, VectorStoreError } from "./lance-table";
 
@@ -56,19 +58,6 @@ export interface AnnIndexOptions {
   partitions?: number;
   /** PQ sub-vectors; must divide the dimension (default dims / 16, or dims / 8, as LanceDB). */
   subVectors?: number;
-}
-
-/**
- * What produced a table's vectors.
- *
- * @example
- * const p: EmbeddingProvenance = { servedModels: ["text-embedding-qwen3-embedding-8b"], standIn: false };
- */
-export interface EmbeddingProvenance {
-  /** Model names the servers reported, each once. */
-  servedModels: string[];
-  /** Some vectors came from the project's test double. */
-  standIn: boolean;
 }
 
 /** Recall/latency knobs of one ANN search. */

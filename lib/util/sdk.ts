@@ -1,7 +1,7 @@
 /**
  * The heavy optional packages, loaded on first use and in this one place: the provider SDKs
- * (openai, @google/genai), LanceDB with Arrow, danfojs-node, tslab and the o200k rank table. Every
- * other import in lib/ is static. Measured here: openai ~25 ms, @google/genai ~50 ms, LanceDB and
+ * (openai, @google/genai), LanceDB with Arrow, danfojs-node, tslab, the o200k rank table and the
+ * lock library. Every other import in lib/ is static. Measured here: openai ~25 ms, @google/genai ~50 ms, LanceDB and
  * Arrow ~100 ms, the o200k table ~115 ms, danfojs ~550 ms; commands such as `gbr stem` or
  * `gbr eval`, which need none of them, start without paying for them.
  *
@@ -69,6 +69,18 @@ export function danfoSdk(): typeof import("danfojs-node") {
  */
 export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
+}
+
+/**
+ * proper-lockfile (the cross-process locks of lib/cache/file-lock.ts). Light (~9 ms) but loaded on
+ * first use all the same: on load it hooks the process's exit and signal handling (signal-exit) to
+ * remove held locks, which a command that never locks (`gbr stem`, `gbr eval`) should not carry.
+ *
+ * @example
+ * const release = await lockfileSdk().lock(dir, { lockfilePath: dir, stale: 10_000 });
+ */
+export function lockfileSdk(): typeof import("proper-lockfile") {
+  return require("proper-lockfile") as typeof import("proper-lockfile");
 }
 
 /**

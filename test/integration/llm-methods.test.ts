@@ -1,10 +1,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { promises as fs, readFileSync, readdirSync, statSync } from "node:fs";
+import { promises as fs, readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
 import { runGbr } from "../helpers/gbr";
+import { filesUnder } from "../helpers/assertions";
 
 const SECRET = "test-SECRET-chat-key-123456789";
 let tmp = "";
@@ -38,13 +39,6 @@ function gbr(args: string[], env: Record<string, string>) {
       GBR_PRESETS: path.join(tmp, "presets.json"),
       ...env,
     },
-  });
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = path.join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
   });
 }
 

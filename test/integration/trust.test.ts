@@ -4,12 +4,13 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, promises as fs, readFileSync, readdirSync, statSync } from "node:fs";
+import { promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { runGbr } from "../helpers/gbr";
+import { filesUnder } from "../helpers/assertions";
 
 const KEY = "trust-test-key-0123456789";
 const CANARY = "CANARY-c4n4ry-9f3e1d";
@@ -30,14 +31,6 @@ function env(extra: Record<string, string> = {}): Record<string, string> {
 
 function csvRows(file: string): Record<string, string>[] {
   return parse(readFileSync(file, "utf8"), { columns: true }) as Record<string, string>[];
-}
-
-function filesUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const p = path.join(dir, name);
-    return statSync(p).isDirectory() ? filesUnder(p) : [p];
-  });
 }
 
 before(async () => {

@@ -6,6 +6,7 @@ import path from "node:path";
 import { decodeUtf8, parseScore, readBeir, readJsonl, readQrelsTsv } from "../../lib/data/beir";
 import { readQrels } from "../../lib/data/qrels";
 import { DataError } from "../../lib/util/errors";
+import { dataErrorAt } from "../helpers/assertions";
 
 // Issue 10, "strict input": the BEIR loaders and qrels readers refuse invalid UTF-8, loose
 // scores, padded ids, unchecked score-0 judgments and empty files, naming file and line.
@@ -15,16 +16,9 @@ after(() => rmSync(TMP, { recursive: true, force: true }));
 
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Asserts a DataError whose message starts "<file>[:<line>]: " and whose detail matches `rest`. */
+/** Asserts that `p` rejects with `dataErrorAt(file, line, rest)`. */
 async function rejectsAt(p: Promise<unknown>, file: string, line: number | undefined, rest: RegExp): Promise<void> {
-  await assert.rejects(p, (err: unknown) => {
-    assert.ok(err instanceof DataError, `expected a DataError, got ${String(err)}`);
-    assert.equal(err.file, file);
-    assert.equal(err.line, line, err.message);
-    assert.ok(err.message.startsWith(line === undefined ? `${file}: ` : `${file}:${line}: `), err.message);
-    assert.match(err.detail, rest);
-    return true;
-  });
+  await assert.rejects(p, dataErrorAt(file, line, rest));
 }
 
 const CORPUS = ['{"id": "d1", "text": "Άρθρο 1."}', '{"id": "d2", "text": "Δεύτερο"}'];

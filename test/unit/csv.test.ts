@@ -4,29 +4,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
-import { DataError } from "../../lib/util/errors";
 import { readTable } from "../../lib/data/tabular";
 import { parseCsv } from "../../lib/util/csv";
 import { parseCsvRecords, readCsv, readCsvIfExists } from "../../lib/report/csv";
 import { toCsv } from "../../lib/util/csv";
+import { dataErrorAt } from "../helpers/assertions";
 
 // The csv readers over csv-parse: the grammar, the line each row starts on (what errors point
 // at), and the "<file>:<line>: …" errors, for the Hub's data files and the report's inputs.
 
 const TMP = mkdtempSync(path.join(os.tmpdir(), "gbr-csv-test-"));
 after(() => rmSync(TMP, { recursive: true, force: true }));
-
-/** Matches a DataError at `line` whose message starts "<file>:<line>: " and then `rest`. */
-function dataErrorAt(file: string, line: number, rest: RegExp) {
-  return (e: unknown) => {
-    assert.ok(e instanceof DataError, String(e));
-    assert.equal(e.file, file);
-    assert.equal(e.line, line);
-    assert.ok(e.message.startsWith(`${file}:${line}: `), e.message);
-    assert.match(e.detail, rest);
-    return true;
-  };
-}
 
 describe("parseCsv", () => {
   test("quoted commas, doubled quotes, line breaks in quotes, CRLF then LF, trailing blank lines", () => {

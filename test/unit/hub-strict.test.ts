@@ -6,7 +6,7 @@ import path from "node:path";
 import { benchmarkFromCache } from "../../lib/data/hub-benchmark";
 import type { Manifest } from "../../lib/data/hub-manifest";
 import { readTable } from "../../lib/data/tabular";
-import { DataError } from "../../lib/util/errors";
+import { dataErrorAt } from "../helpers/assertions";
 
 // Issue 10, "strict input", for the Hub's cached files: the same rules as the BEIR folder
 // (UTF-8 only, plain integer scores, ids verbatim, no empty config), read straight from a cache.
@@ -37,16 +37,6 @@ function cache(files: { corpus?: string | Buffer; queries?: string | Buffer; qre
   const file = (name: string) => path.join(dir, "files", name);
   const load = (configs: Partial<Manifest["configs"]> = {}) => benchmarkFromCache(dir, { ...manifest, configs: { ...manifest.configs, ...configs } as Manifest["configs"] }, () => {});
   return { load, file };
-}
-
-function dataErrorAt(file: string, line: number | undefined, rest: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof DataError, `expected a DataError, got ${String(err)}`);
-    assert.equal(err.file, file);
-    assert.equal(err.line, line, err.message);
-    assert.match(err.detail, rest);
-    return true;
-  };
 }
 
 test("the strict toy cache loads", async () => {

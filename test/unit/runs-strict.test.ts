@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { checkRunCoverage, readJsonRun, readRun, readTrec } from "../../lib/data/runs";
-import { DataError } from "../../lib/util/errors";
 import type { Run } from "../../lib/types";
+import { dataErrorAt } from "../helpers/assertions";
 
 // Issue 10, "strict input", for run files: UTF-8 only, ids verbatim, and a run that cannot be
 // scored against the qrels (empty, or for other queries) refused before it prints a mean of 0.
@@ -13,16 +13,6 @@ import type { Run } from "../../lib/types";
 const TMP = mkdtempSync(path.join(os.tmpdir(), "gbr-runs-strict-"));
 after(() => rmSync(TMP, { recursive: true, force: true }));
 const tmp = (name: string) => path.join(TMP, name);
-
-function dataErrorAt(file: string, line: number | undefined, rest: RegExp) {
-  return (err: unknown) => {
-    assert.ok(err instanceof DataError, `expected a DataError, got ${String(err)}`);
-    assert.equal(err.file, file);
-    assert.equal(err.line, line, err.message);
-    assert.match(err.detail, rest);
-    return true;
-  };
-}
 
 test("invalid UTF-8 in a TREC run is an error naming the file, line and byte offset", async () => {
   const file = tmp("cp1253.trec");
