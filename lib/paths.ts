@@ -1,12 +1,55 @@
-import { realpathSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 
+/** This module's folder, through symlinks (notebooks reach it through the link notebooks/lib). */
+const HERE = realpathSync(__dirname);
+/** The record `npm run build` writes beside the compiled lib/ that the notebooks load. */
+const BUILD_RECORD = "BUILD.json";
+/** Running compiled, from build/lib (the notebooks), rather than from the sources (gbr, tests). */
+const COMPILED = existsSync(path.join(HERE, BUILD_RECORD));
+
 /**
- * Root of the installed package, so defaults do not depend on the working directory. Resolved
- * through symlinks: notebooks reach lib/ through the link notebooks/lib (tslab only compiles
- * files under the kernel's folder), and __dirname then names the link, not the package.
+ * Root of the installed package, so defaults do not depend on the working directory: the folder
+ * above lib/, or above build/ when lib/ runs compiled for the notebooks. Resolved through
+ * symlinks, since __dirname names the link notebooks/lib, not the package.
  */
-export const PACKAGE_ROOT = path.resolve(realpathSync(__dirname), "..");
+export const PACKAGE_ROOT = path.resolve(HERE, COMPILED ? "../.." : "..");
+
+/**
+ * The sources of lib/ that differ from what build/lib was compiled from (changed, added or
+ * removed files, relative to lib/); empty when the build is current.
+ *
+ * @example
+ * staleSources("build/lib/BUILD.json", "lib"); // [] after `npm run build`; ["eval/metrics.ts"] after an edit
+ */
+export function staleSources(record: string, libDir: string): string[] {
+  const built = (JSON.parse(readFileSync(record, "utf8")) as { sources: Record<string, string> }).sources;
+  const now = new Map<string, string>();
+  const walk = (dir: string, rel: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(dir, e.name), r);
+      else if (e.name.endsWith(".ts")) now.set(r, createHash("sha256").update(readFileSync(path.join(dir, e.name))).digest("hex").slice(0, 16));
+    }
+  };
+  walk(libDir, "");
+  const stale = [...now].filter(([f, h]) => built[f] !== h).map(([f]) => f);
+  return [...stale, ...Object.keys(built).filter((f) => !now.has(f))].sort();
+}
+
+// A notebook running lib/ compiled before the last edit or pull would print numbers that `gbr`
+// (which runs the sources) does not: refuse, naming the files, before anything is computed.
+if (COMPILED && process.env.GBR_ALLOW_STALE_BUILD !== "1") {
+  const stale = staleSources(path.join(HERE, BUILD_RECORD), path.join(PACKAGE_ROOT, "lib"));
+  if (stale.length) {
+    const shown = stale.slice(0, 5).map((f) => `lib/${f}`).join(", ") + (stale.length > 5 ? ` and ${stale.length - 5} more` : "");
+    throw new Error(
+      `the notebooks run lib/ compiled in build/lib, and ${shown} changed since it was built: ` +
+        `run \`npm run build\` in ${PACKAGE_ROOT} (a few seconds), then restart the kernel`,
+    );
+  }
+}
 
 /** The bundled demo set (always inside the package). */
 export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");

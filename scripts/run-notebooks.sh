@@ -50,6 +50,10 @@ if ! /usr/bin/python3 -c 'import jupyter_client.kernelspec as k; k.KernelSpecMan
   npx tslab install --python=/usr/bin/python3 >/dev/null
 fi
 
+# The notebooks load lib/ compiled (notebooks/lib -> build/lib); bring the build up to date with
+# the sources first (incremental: about a second when little changed).
+node scripts/build-lib.js
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gbr-notebooks.XXXXXX")
 doubles_pid=""
 cleanup() {

@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { dataDir } from "../paths";
+import { dataDir, PACKAGE_ROOT } from "../paths";
 import type { ParserName } from "./types";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
@@ -168,7 +168,7 @@ export class PromptError extends GbrError {
  * @example
  * fs.readFileSync(path.join(PROJECT_PROMPTS_DIR, "PLANNER_SYSTEM.txt"), "utf8");
  */
-export const PROJECT_PROMPTS_DIR = path.join(__dirname, "prompts", "project");
+export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
 /**
  * Where `pullOfficialPrompts` caches the official prompts by default: `<dataDir>/prompts/official`

@@ -139,6 +139,10 @@ export class FigureSet {
   get count(): number {
     return this.specs.length;
   }
+  /** The figures added so far, in order (to pick the plotly build that draws them all). */
+  get figures(): Figure[] {
+    return this.specs.map((s) => s.fig);
+  }
 }
 
 /**

@@ -52,19 +52,70 @@ export function inlineScriptSource(source: string): string {
 // ---------------------------------------------------------------------------------------------
 // Plotly bundle
 
-let plotlyCache: { source: string; version: string } | undefined;
+/**
+ * Which of plotly.js's own minified builds a page carries: "cartesian" (plotly.js-cartesian-dist-min,
+ * about 1.4 MB: every figure this project draws) or "full" (plotly.js-dist-min, about 4.9 MB: every
+ * trace type, for figures a user builds with e.g. `parcoords` or `scatter3d`).
+ */
+export type PlotlyBuild = "cartesian" | "full";
+
+/** The trace types plotly.js-cartesian-dist-min registers (its README, version 3.7.0). */
+export const CARTESIAN_TRACES: ReadonlySet<string> = new Set([
+  "bar",
+  "box",
+  "contour",
+  "heatmap",
+  "histogram",
+  "histogram2d",
+  "histogram2dcontour",
+  "image",
+  "pie",
+  "scatter",
+  "scatterternary",
+  "violin",
+]);
 
 /**
- * The pinned plotly.js-dist bundle (read once per process) and its version.
+ * The smallest build that draws every trace of the given figures (a trace without `type` is a
+ * scatter, as plotly reads it).
  *
  * @example
- * plotlyBundle().version; // "3.7.0"
+ * plotlyBuildFor([{ data: [{ type: "bar" }, { y: [1, 2] }] }]);  // "cartesian"
+ * plotlyBuildFor([{ data: [{ type: "parcoords" }] }]);           // "full"
  */
-export function plotlyBundle(): { source: string; version: string } {
-  if (!plotlyCache) {
-    const file = require.resolve("plotly.js-dist/plotly.js");
-    const pkg = JSON.parse(readFileSync(path.join(path.dirname(file), "package.json"), "utf8")) as { version: string };
-    plotlyCache = { source: inlineScriptSource(readFileSync(file, "utf8")), version: pkg.version };
+export function plotlyBuildFor(figures: Iterable<{ data: readonly unknown[] }>): PlotlyBuild {
+  for (const fig of figures) {
+    for (const trace of fig.data) {
+      const type = (trace as { type?: unknown } | null)?.type ?? "scatter";
+      if (typeof type !== "string" || !CARTESIAN_TRACES.has(type)) return "full";
+    }
   }
-  return plotlyCache;
+  return "cartesian";
+}
+
+const BUILD_FILES: Record<PlotlyBuild, string> = {
+  cartesian: "plotly.js-cartesian-dist-min/plotly-cartesian.min.js",
+  full: "plotly.js-dist-min/plotly.min.js",
+};
+
+const plotlyCache = new Map<PlotlyBuild, { source: string; version: string; build: PlotlyBuild }>();
+
+/**
+ * One of plotly.js's pinned minified builds (read once per process), made safe to inline, with
+ * its version. The notebooks and the report inline the cartesian build unless a figure needs
+ * another trace type, so an executed notebook or a report stays a few MB and opens offline.
+ *
+ * @example
+ * plotlyBundle().version;                  // "3.7.0"
+ * plotlyBundle("full").source.length;      // about 4.9 million characters
+ */
+export function plotlyBundle(build: PlotlyBuild = "cartesian"): { source: string; version: string; build: PlotlyBuild } {
+  let bundle = plotlyCache.get(build);
+  if (!bundle) {
+    const file = require.resolve(BUILD_FILES[build]);
+    const pkg = JSON.parse(readFileSync(path.join(path.dirname(file), "package.json"), "utf8")) as { version: string };
+    bundle = { source: inlineScriptSource(readFileSync(file, "utf8")), version: pkg.version, build };
+    plotlyCache.set(build, bundle);
+  }
+  return bundle;
 }

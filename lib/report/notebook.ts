@@ -7,7 +7,7 @@
  * console, so a notebook's code also runs as a script.
  *
  * @example
- * import { showTable, showFigure } from "./lib/report/notebook"; // in notebooks/ (notebooks/lib links to lib/)
+ * import { showTable, showFigure } from "./lib/report/notebook"; // in notebooks/ (notebooks/lib links to build/lib, lib/ compiled)
  * showTable([{ run: "bm25-greekstemmer", "Recall@100": 0.41234 }]);  // an HTML table, 0.4123
  * showFigure({ data: [{ type: "bar", x: ["a", "b"], y: [1, 2] }], layout: { title: { text: "Two bars" } } });
  */
@@ -19,7 +19,7 @@ import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "./text-table";
 import { PACKAGE_ROOT } from "../paths";
-import { escapeHtml, jsonForScript, plotlyBundle } from "./html-inline";
+import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
 import { danfoSdk, tslabCellRunning, tslabSdk } from "../util/sdk";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
@@ -63,7 +63,7 @@ export interface FigureSpec {
 export interface FigureOptions {
   /**
    * Also write the figure to `<dir>/<save>.json` (the spec) and `<dir>/<save>.html` (a page
-   * that opens offline: the plotly bundle is inlined, about 11 MB).
+   * that opens offline: plotly's minified build is inlined, about 1.4 MB).
    */
   save?: string;
   /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`). */
@@ -165,32 +165,37 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   emit(html, text);
 }
 
-let plotlyLoaded = false;
+/** The plotly build this notebook page carries (none yet). */
+let plotlyLoaded: PlotlyBuild | undefined;
 
 /**
- * Inlines plotly.js (from the pinned plotly.js-dist package, no network) into the notebook
- * page, once per notebook: later calls do nothing unless `force` is set (after clearing the
+ * Inlines plotly.js (one of its own minified builds, pinned in package.json, no network) into
+ * the notebook page, once per notebook: the cartesian build (1.4 MB, every trace type this
+ * project draws) unless `build` asks for the full one (4.9 MB), which also replaces a cartesian
+ * build loaded earlier. Later calls do nothing unless `force` is set (after clearing the
  * outputs). Jupyter pages may carry RequireJS, whose `define` would capture plotly instead of
  * letting it set `window.Plotly`, so `window.define` is hidden while the bundle loads and
- * restored afterwards. `showFigure` calls this itself; call it in an early cell to keep the
- * 11 MB script in one predictable place.
+ * restored afterwards. `showFigure` calls this itself, with the build its figure needs.
  *
  * @example
- * loadPlotly();                   // first call: inlines the bundle
+ * loadPlotly();                   // first call: inlines the cartesian build
  * loadPlotly();                   // no-op
+ * loadPlotly({ build: "full" });  // for a parcoords or 3-D figure
  * loadPlotly({ force: true });    // again, e.g. after "Clear all outputs"
  */
-export function loadPlotly(opts: { force?: boolean } = {}): void {
-  if (plotlyLoaded && !opts.force) return;
+export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}): void {
+  const build = opts.build ?? "cartesian";
+  if (plotlyLoaded && !opts.force && (plotlyLoaded === "full" || build === "cartesian")) return;
   const display = kernelDisplay();
   if (!display) return;
+  const bundle = plotlyBundle(build);
   display.html(
     `<script>window.__gbrDefine = window.define; window.define = undefined;</script>\n` +
-      `<script>${plotlyBundle().source}</script>\n` +
+      `<script>${bundle.source}</script>\n` +
       `<script>window.define = window.__gbrDefine; delete window.__gbrDefine;</script>\n` +
-      `<div style="font-size:smaller;color:#666">plotly.js ${plotlyBundle().version} inlined (works offline)</div>`,
+      `<div style="font-size:smaller;color:#666">plotly.js ${bundle.version} (${build} build) inlined (works offline)</div>`,
   );
-  plotlyLoaded = true;
+  plotlyLoaded = build;
 }
 
 /** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures`. */
@@ -207,7 +212,7 @@ export function figuresDir(): string {
 export function figureHtml(spec: FigureSpec, title = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
-    `<script>${plotlyBundle().source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
+    `<script>${plotlyBundle(plotlyBuildFor([spec])).source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
     `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, Object.assign({ responsive: true }, spec.config || {}));</script>\n` +
     `</body></html>\n`
   );
@@ -236,7 +241,7 @@ export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
     writeFileSync(html, figureHtml(spec, title));
     written.push(json, html);
   }
-  loadPlotly();
+  loadPlotly({ build: plotlyBuildFor([spec]) });
   const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
   const height = typeof spec.layout?.height === "number" ? spec.layout.height : (opts.height ?? 420);
   const html =

@@ -7,10 +7,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "../helpers/shared";
+import { staleSources } from "../../lib/paths";
 
 const NOTEBOOKS = path.join(REPO, "notebooks");
 const EXPECTED = [
@@ -57,18 +60,47 @@ test("the notebooks are the eight of the paper's sections, numbered", () => {
   );
 });
 
-test("notebooks/lib is a link to ../lib (tslab compiles only files under the kernel's folder)", () => {
-  assert.equal(realpathSync(path.join(NOTEBOOKS, "lib")), realpathSync(path.join(REPO, "lib")));
+test("notebooks/lib is a link to build/lib, lib/ compiled (tslab reads its declarations instead of type-checking lib/)", () => {
+  assert.equal(readlinkSync(path.join(NOTEBOOKS, "lib")), path.join("..", "build", "lib"));
+  assert.ok(existsSync(path.join(REPO, "build", "lib", "BUILD.json")), "build/lib is missing: `npm ci` builds it (the prepare script), or run `npm run build`");
 });
 
-test("lib/ loaded through notebooks/lib finds the package's files (tslab keeps the link's path in __dirname)", () => {
-  // --preserve-symlinks makes Node do what tslab does: load notebooks/lib/*.ts under the link's own path.
-  const r = spawnSync(process.execPath, ["--preserve-symlinks", "--import", "tsx", "-e", `process.stdout.write(require(${JSON.stringify(path.join(NOTEBOOKS, "lib", "paths.ts"))}).SAMPLE_DIR)`], {
+test("the compiled lib/ is current with the sources, and finds the package's files through the link", () => {
+  assert.deepEqual(staleSources(path.join(REPO, "build", "lib", "BUILD.json"), path.join(REPO, "lib")), [], "run `npm run build`");
+  // --preserve-symlinks makes Node do what tslab does: load notebooks/lib/*.js under the link's own path.
+  const r = spawnSync(process.execPath, ["--preserve-symlinks", "-e", `process.stdout.write(require(${JSON.stringify(path.join(NOTEBOOKS, "lib", "paths.js"))}).SAMPLE_DIR)`], {
     encoding: "utf8",
     cwd: REPO,
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout, path.join(realpathSync(REPO), "data", "sample"), "PACKAGE_ROOT must resolve the real path of lib/ (realpathSync(__dirname))");
+  assert.equal(r.stdout, path.join(realpathSync(REPO), "data", "sample"), "PACKAGE_ROOT must be the package, not build/");
+});
+
+test("a build older than lib/ refuses to load, naming the changed files", async () => {
+  const tmp = await mkdtemp(path.join(os.tmpdir(), "gbr-stale-build-"));
+  try {
+    // A package in miniature: lib/ with two sources, build/lib compiled from an older copy of one.
+    await mkdir(path.join(tmp, "lib", "eval"), { recursive: true });
+    await mkdir(path.join(tmp, "build", "lib"), { recursive: true });
+    await writeFile(path.join(tmp, "lib", "paths.ts"), "// paths\n");
+    await writeFile(path.join(tmp, "lib", "eval", "metrics.ts"), "// new\n");
+    const hash = (t: string) => createHash("sha256").update(t).digest("hex").slice(0, 16);
+    const record = { sources: { "paths.ts": hash("// paths\n"), "eval/metrics.ts": hash("// old\n"), "gone.ts": hash("x") } };
+    await writeFile(path.join(tmp, "build", "lib", "BUILD.json"), JSON.stringify(record));
+    assert.deepEqual(staleSources(path.join(tmp, "build", "lib", "BUILD.json"), path.join(tmp, "lib")), ["eval/metrics.ts", "gone.ts"]);
+    // The compiled paths module itself refuses to load from such a build.
+    await copyFile(path.join(REPO, "build", "lib", "paths.js"), path.join(tmp, "build", "lib", "paths.js"));
+    const r = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(path.join(tmp, "build", "lib", "paths.js"))})`], { encoding: "utf8" });
+    assert.notEqual(r.status, 0);
+    assert.match(r.stderr, /lib\/eval\/metrics\.ts, lib\/gone\.ts changed since it was built: run `npm run build`/);
+    const allowed = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(path.join(tmp, "build", "lib", "paths.js"))})`], {
+      encoding: "utf8",
+      env: { ...process.env, GBR_ALLOW_STALE_BUILD: "1" },
+    });
+    assert.equal(allowed.status, 0, allowed.stderr);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
 });
 
 for (const { name, text, nb } of parsed) {
@@ -128,8 +160,10 @@ for (const { name, text, nb } of parsed) {
 test("every notebook's code type-checks with tslab's TypeScript 5.0 (cells concatenated, top-level await in an async function)", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "gbr-notebooks-"));
   {
-    // Same layout as notebooks/: a lib link beside the code, so "./lib/…" resolves as in the kernel.
-    symlinkSync(path.join(REPO, "lib"), path.join(dir, "lib"), "dir");
+    // Same layout as notebooks/: a lib link to the compiled lib/ beside the code, so "./lib/…"
+    // resolves to the declarations the kernel reads (test/integration/tslab-compat.test.ts checks
+    // that lib/'s sources themselves compile under TypeScript 5.0).
+    symlinkSync(path.join(REPO, "build", "lib"), path.join(dir, "lib"), "dir");
     symlinkSync(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
     const written: string[] = [];
     for (const { name, nb } of parsed) {

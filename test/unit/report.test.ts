@@ -16,7 +16,7 @@ import {
 } from "../../lib/report/figures";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/report/csv";
 import { buildReport, writeReports } from "../../lib/report/html";
-import { escapeHtml, inlineScriptSource, jsonForScript, plotlyBundle } from "../../lib/report/html-inline";
+import { CARTESIAN_TRACES, escapeHtml, inlineScriptSource, jsonForScript, plotlyBuildFor, plotlyBundle } from "../../lib/report/html-inline";
 import { toCsv } from "../../lib/util/csv";
 import { main } from "../../lib/cli/main";
 import { significanceReport } from "../../lib/eval/significance";
@@ -245,12 +245,27 @@ describe("escaping", () => {
     assert.equal(plotlyText("a<b>&c %{y}"), "a&lt;b&gt;&amp;c %&#123;y}");
   });
 
-  test("the pinned plotly bundle is inlined with nothing that could close its script", () => {
-    const { source, version } = plotlyBundle();
-    assert.match(version, /^3\./);
-    assert.ok(source.length > 1_000_000);
-    assert.doesNotMatch(source, /<\/script/i);
-    assert.doesNotMatch(source, /<!--/);
+  test("the pinned plotly builds are inlined with nothing that could close their script", () => {
+    for (const build of ["cartesian", "full"] as const) {
+      const { source, version } = plotlyBundle(build);
+      assert.match(version, /^3\./);
+      assert.ok(source.length > 1_000_000, build);
+      assert.doesNotMatch(source, /<\/script/i, build);
+      assert.doesNotMatch(source, /<!--/, build);
+    }
+    // Minified builds: the cartesian one is what keeps an executed notebook and a report small.
+    assert.ok(plotlyBundle("cartesian").source.length < 2_000_000);
+    assert.equal(plotlyBundle("cartesian").version, plotlyBundle("full").version);
+  });
+
+  test("the smallest plotly build that draws every trace is chosen", () => {
+    assert.equal(plotlyBuildFor([]), "cartesian");
+    assert.equal(plotlyBuildFor([{ data: [{ type: "bar" }, { y: [1] }, { type: "heatmap" }] }, { data: [{ type: "box" }] }]), "cartesian");
+    assert.equal(plotlyBuildFor([{ data: [{ type: "bar" }] }, { data: [{ type: "parcoords" }] }]), "full");
+    assert.equal(plotlyBuildFor([{ data: [{ type: "scattergl" }] }]), "full");
+    // The cartesian build registers exactly the traces its list names (it would throw on others at draw time).
+    const src = plotlyBundle("cartesian").source;
+    for (const t of CARTESIAN_TRACES) assert.ok(src.includes(`"${t}"`), t);
   });
 });
 
