@@ -9,6 +9,7 @@ import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { EXPERIMENTS, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { writeOutputs } from "./write-outputs";
+import { outputTables, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
@@ -46,6 +47,8 @@ export interface ReproduceResult {
   outDir: string;
   outcomes: ExperimentOutcome[];
   assessment: Assessment;
+  /** The tables written as CSV files (lib/report/frames.ts makes DataFrames of them). */
+  tables: OutputTables;
   /** The files written, relative to outDir (the runs folder as "runs/"). */
   files: string[];
 }
@@ -90,6 +93,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     replay: opts.retrieverOptions?.replay,
     replayFile: process.env.GBR_REPLAY_FILE,
   });
-  const files = await writeOutputs(outDir, loaded, records, assessment);
-  return { outDir, outcomes: assessment.outcomes, assessment, files };
+  const tables = outputTables(loaded, records, assessment);
+  const files = await writeOutputs(outDir, loaded, records, assessment, tables);
+  return { outDir, outcomes: assessment.outcomes, assessment, tables, files };
 }

@@ -1,29 +1,25 @@
 /**
  * Step 3 of `gbr reproduce`: the files under `<outRoot>/<dataset>/`, from the records of step 1
  * and the assessment of step 2 — runs/<id>.trec and .json, summary.csv, per-query.csv,
- * table1.csv, table6.csv, qrels.txt, cost.csv, reproduction.csv, significance.json,
+ * gold-ranks.csv, table1.csv, table6.csv, qrels.txt, cost.csv, reproduction.csv, significance.json,
  * metadata.json, the experiments' own artefacts (sweep.json …) and, when REACT-BM25 ran,
  * react-rounds.csv and react-missed.csv.
  */
-import { NO_AREA } from "../types";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toCsv } from "../util/csv";
 import { writeTrecQrels } from "../data/qrels";
 import { writeJsonRun, writeTrec } from "../data/runs";
 import type { LoadedBenchmark } from "../data/source";
-import { METRICS } from "../eval/metrics";
-import { MISSED_GOLD_COLUMNS } from "../eval/react-missed";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
-import { describeProvenance } from "./setup";
+import { outputTables, TABLE_FILES, type OutputTables, type Table } from "./output-tables";
 
 /** What every output says when results came through the project's own test doubles. */
 export const STAND_IN_NOTE =
   "Some results were produced through the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality, and must not be cited.";
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
-const table = (rows: readonly object[]) => toCsv(Object.keys(rows[0] ?? {}), rows.map((r) => Object.values(r)));
 
 /**
  * Writes every output file of a reproduce into `outDir`; returns their names (relative to it;
@@ -32,7 +28,13 @@ const table = (rows: readonly object[]) => toCsv(Object.keys(rows[0] ?? {}), row
  * @example
  * await writeOutputs("outputs/sample", loaded, records, assess(loaded, records));
  */
-export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): Promise<string[]> {
+export async function writeOutputs(
+  outDir: string,
+  loaded: LoadedBenchmark,
+  records: readonly ExperimentRecord[],
+  a: Assessment,
+  tables: OutputTables = outputTables(loaded, records, a),
+): Promise<string[]> {
   const bench = loaded.benchmark;
   // Every file written, relative to outDir, for the summary a person reads at the end.
   const written = new Set<string>();
@@ -41,43 +43,19 @@ export async function writeOutputs(outDir: string, loaded: LoadedBenchmark, reco
     return path.join(outDir, name);
   };
   await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
-  const perQueryRows: unknown[][] = [];
   for (const r of records) {
     for (const [s, sample] of r.samples.entries()) {
       const name = r.samples.length > 1 ? `${r.experiment.id}.s${s}` : r.experiment.id;
       await writeTrec(file(`runs/${name}.trec`), sample.result.run, r.experiment.id);
       await writeJsonRun(file(`runs/${name}.json`), sample.result.run);
       for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(file(artefact), json(value));
-      for (const [qid, m] of sample.perQuery) perQueryRows.push([r.experiment.id, s, qid, bench.meta.get(qid)?.area || NO_AREA, ...METRICS.map((k) => m[k])]);
     }
   }
-  const summary = a.outcomes.map((o) => [
-    o.id,
-    o.section,
-    o.status,
-    ...METRICS.map((m) => o.mean?.[m] ?? ""),
-    o.samples ?? "",
-    ...METRICS.map((m) => o.sd?.[m] ?? ""),
-    o.seconds ?? "",
-    o.reason ?? "",
-    o.setup ?? "",
-    o.standIn ? "stand-in" : "",
-    describeProvenance(o.provenance ?? []),
-  ]);
-  const summaryHeader = ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason", "setup", "standIn", "provenance"];
-  const t6Columns = ["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"] as const;
-  await fs.writeFile(file("summary.csv"), toCsv(summaryHeader, summary));
-  await fs.writeFile(file("per-query.csv"), toCsv(["experiment", "sample", "query", "area", ...METRICS], perQueryRows));
-  await fs.writeFile(file("table1.csv"), table([a.table1]));
-  await fs.writeFile(file("table6.csv"), toCsv([...t6Columns], a.table6.map((r) => t6Columns.map((c) => r[c]))));
+  for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
+    if (t) await fs.writeFile(file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
+  }
   await writeTrecQrels(file("qrels.txt"), bench.qrels);
   await fs.writeFile(file("significance.json"), json(a.significance));
-  if (a.cost.length) await fs.writeFile(file("cost.csv"), table(a.cost));
-  await fs.writeFile(file("reproduction.csv"), table(a.reproduction));
-  if (a.react) {
-    await fs.writeFile(file("react-rounds.csv"), table(a.react.rounds));
-    await fs.writeFile(file("react-missed.csv"), toCsv([...MISSED_GOLD_COLUMNS], a.react.missed.pairs.map((p) => MISSED_GOLD_COLUMNS.map((c) => p[c]))));
-  }
   const standIn = a.outcomes.some((o) => o.standIn);
   const metadata = {
     dataset: bench.name,

@@ -20,7 +20,8 @@ import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "./text-table";
 import { PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
-import { danfoSdk, tslabCellRunning, tslabSdk } from "../util/sdk";
+import { tslabCellRunning, tslabSdk } from "../util/sdk";
+import { rowsFrame } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { markedName, rowMarks, STAND_IN_BANNER } from "./labels";
@@ -119,7 +120,8 @@ function frameRows(df: FrameLike): Row[] {
   return (df.values as unknown[]).map((v, i) => {
     const cells = Array.isArray(v) ? v : [v];
     const row: Row = labelled ? { "": df.index![i] } : {};
-    df.columns.forEach((c, j) => (row[c] = cells[j]));
+    // A view's missing number is NaN (frames.ts); it reads as a blank cell, as in the CSV file.
+    df.columns.forEach((c, j) => (row[c] = typeof cells[j] === "number" && Number.isNaN(cells[j]) ? undefined : cells[j]));
     return row;
   });
 }
@@ -262,20 +264,17 @@ export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
 }
 
 /**
- * A danfojs-node DataFrame from rows (danfojs is loaded on first use: it takes a few seconds).
- * Arrays and objects in cells become text; use `.head()`, `.sortValues()`, `.groupby()` on the
- * result and `showTable` to display it.
+ * A danfojs-node DataFrame from rows (danfojs is loaded on first use, about a second), typed as
+ * every view of lib/report/frames.ts is: numeric columns hold numbers (NaN for a blank), names
+ * stay text, arrays and objects become text. Use `.groupby()`, `.sortValues()`,
+ * `.loc({ rows: mask })`, `.describe()` on the result and `showTable` to display it.
  *
  * @example
  * const df = toDataFrame([{ area: "civil", recall: 0.25 }, { area: "criminal", recall: 0.18 }]);
  * showTable(df.sortValues("recall", { ascending: false }).head(5));
  */
 export function toDataFrame(rows: readonly object[]): DataFrame {
-  const { DataFrame: Frame } = danfoSdk();
-  const plain = (rows as readonly Row[]).map((r) =>
-    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null || v === undefined || typeof v !== "object" ? v : formatCell(v)])),
-  );
-  return new Frame(plain);
+  return rowsFrame(rows);
 }
 
 /**
