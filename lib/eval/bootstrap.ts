@@ -64,6 +64,7 @@ export function bootstrapCI(values: readonly number[], opts: BootstrapOptions = 
   return { mean: total / n, lower: quantile(means, (1 - level) / 2), upper: quantile(means, (1 + level) / 2), level, resamples };
 }
 
+// Not simple-statistics' quantileSorted: that is R type 2 (no interpolation), and would move every interval.
 /** Quantile of sorted values, linear between order statistics (numpy "linear", R type 7). */
 function quantile(sorted: Float64Array, q: number): number {
   const h = (sorted.length - 1) * q;

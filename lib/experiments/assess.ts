@@ -11,6 +11,7 @@ import { meanOf, METRICS, type MetricValues } from "../eval/metrics";
 import { reactMissedGold, type MissedGold } from "../eval/react-missed";
 import { reactRoundTable, type ReactRoundRow } from "../eval/react-rounds";
 import { significanceReport, type SignificanceReport } from "../eval/significance";
+import { describe } from "../eval/statistics";
 import { isReactRun } from "../llm/react";
 import type { QueryId, RunInfo } from "../types";
 import { zeroWork } from "../util/run-cost";
@@ -129,7 +130,7 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
     status: "ok",
     seconds: r.seconds,
     mean,
-    sd: means.length > 1 ? sdOf(means, mean) : undefined,
+    sd: means.length > 1 ? sdOf(means) : undefined,
     samples: means.length,
     setup: describeRun(info),
     provenance: provenanceOf(info),
@@ -139,11 +140,12 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
   };
 }
 
-/** Population standard deviation per metric over repeated samples. */
-function sdOf(rows: readonly MetricValues[], mean: MetricValues): MetricValues {
-  const out = { ...mean };
-  for (const m of METRICS) out[m] = Math.sqrt(rows.reduce((acc, r) => acc + (r[m] - mean[m]) ** 2, 0) / rows.length);
-  return out;
+/**
+ * Sample standard deviation (n − 1) per metric over repeated samples: the N runs are a few draws
+ * of the LLM's randomness, not all of it, and the population formula (n) understated the spread.
+ */
+function sdOf(rows: readonly MetricValues[]): MetricValues {
+  return Object.fromEntries(METRICS.map((m) => [m, describe(rows.map((r) => r[m])).sd])) as MetricValues;
 }
 
 /** What a run's numbers are on, in words, for the reproduction table. */
