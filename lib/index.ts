@@ -9,15 +9,15 @@
  * evaluate(run.rankings, benchmark.qrels).mean["Recall@100"];
  */
 export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, Tokenizer } from "./types";
-export { NO_AREA } from "./types";
+export { NO_AREA, sourceOf } from "./types";
 
 // data
 export { loadBenchmark, type LoadedBenchmark, type LoadOptions } from "./data/source";
-export { readBeir, writeBeir, readJsonl, readQrelsTsv, decodeUtf8 } from "./data/beir";
+export { readBeir, writeBeir, readJsonl, readMeta, readQrelsTsv, decodeUtf8 } from "./data/beir";
 export { readQrels, writeTrecQrels } from "./data/qrels";
 export { readRun, readTrec, readJsonRun, writeTrec, writeJsonRun, formatTrec, checkRunCoverage, type RunCoverage } from "./data/runs";
 export { pullHub, pullHubToDir } from "./data/hub";
-export { datasetStats, areaStats, sourceOf, median, type DatasetStats, type AreaStats } from "./data/stats";
+export { datasetStats, areaStats, median, type DatasetStats, type AreaStats } from "./data/stats";
 export { DataError } from "./util/errors";
 export { DownloadError } from "./util/download";
 export { SAMPLE_DIR, dataDir } from "./paths";
@@ -50,7 +50,22 @@ export { expandQuery } from "./sparse/prf";
 
 // evaluation
 export { evaluate, queryMetrics, meanOf, dedupeCut, METRICS, DEPTH, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
+export { describe, pairedTTest, pairedTests, perQueryCorrelation, spearman, type Descriptive, type PairedTTest, type PairedTestRow } from "./eval/statistics";
+export {
+  analyseErrors,
+  firstGoldRankDistribution,
+  firstGoldRanks,
+  goldRanks,
+  hardestQuestions,
+  largestDifferences,
+  winLoss,
+  type ErrorAnalysis,
+  type HardQuestion,
+  type QueryDifference,
+  type WinLoss,
+} from "./eval/error-analysis";
 export { formatFixed } from "./report/format";
+export { outputFrames, resultFrames, rowsFrame, sweepFrame, significanceFrame, tableFrame, frameRows, type ResultFrames } from "./report/frames";
 
 // experiments
 export { EXPERIMENTS, SkipExperiment, type Experiment } from "./experiments/registry";

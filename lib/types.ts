@@ -6,6 +6,17 @@
 export type DocId = string;
 export type QueryId = string;
 
+/**
+ * The statute a `SOURCE::ARTICLE` id belongs to (the whole id when it has no `::`).
+ *
+ * @example
+ * sourceOf("ΑΚ::914"); // "ΑΚ"
+ */
+export function sourceOf(id: string): string {
+  const i = id.indexOf("::");
+  return i < 0 ? id : id.slice(0, i);
+}
+
 /** One statutory article (or any passage) of the corpus. */
 export interface Doc {
   id: DocId;

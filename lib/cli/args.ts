@@ -109,3 +109,37 @@ export function numberOption(
   }
   return n;
 }
+
+/** Where a command writes: injectable so tests can run commands in-process. */
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdin: () => Promise<string>;
+}
+
+export interface Command {
+  spec: CommandSpec;
+  /** Resolves to the exit code (0 when it returns nothing). */
+  run(argv: string[], io: Io): Promise<number | void>;
+}
+
+/**
+ * A command from its spec and body: `--help` prints the spec's help, everything else is parsed
+ * by `parseCommand` (usage errors exit 2) and handed to the body.
+ *
+ * @example
+ * const hello = withHelp({ name: "hello", summary: "Says hello.", usage: "hello", options: {}, help: [] }, async (_v, _p, io) => io.stdout("hello\n"));
+ */
+export function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number | void>): Command {
+  return {
+    spec,
+    async run(argv, io) {
+      const { values, positionals } = parseCommand(spec, argv);
+      if (values.help) {
+        io.stdout(helpText(spec) + "\n");
+        return 0;
+      }
+      return body(values, positionals, io);
+    },
+  };
+}

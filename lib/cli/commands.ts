@@ -1,6 +1,8 @@
 import path from "node:path";
 import type { Benchmark } from "../types";
-import { CliError, type CommandSpec, numberOption, parseCommand, helpText } from "./args";
+import { CliError, numberOption, withHelp, type Command, type Io } from "./args";
+
+export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
 import { readQrels } from "../data/qrels";
 import { checkRunCoverage, formatJsonRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
@@ -19,21 +21,9 @@ import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison } from "../report/comparison";
+import { errorsCmd } from "./errors-command";
 import { writeReports } from "../report/html";
 import { foldUpper } from "../text/normalize";
-
-/** Where a command writes: injectable so tests can run commands in-process. */
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  stdin: () => Promise<string>;
-}
-
-export interface Command {
-  spec: CommandSpec;
-  /** Resolves to the exit code (0 when it returns nothing). */
-  run(argv: string[], io: Io): Promise<number | void>;
-}
 
 const llmOptions = {
   llm: { type: "string" as const },
@@ -91,20 +81,6 @@ async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark>
     warn: warner(io),
   });
   return loaded.benchmark;
-}
-
-function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number | void>): Command {
-  return {
-    spec,
-    async run(argv, io) {
-      const { values, positionals } = parseCommand(spec, argv);
-      if (values.help) {
-        io.stdout(helpText(spec) + "\n");
-        return 0;
-      }
-      return body(values, positionals, io);
-    },
-  };
 }
 
 const dataPull = withHelp(
@@ -436,6 +412,7 @@ export const COMMANDS: Record<string, Command> = {
   reproduce: reproduceCmd,
   "prompts pull": promptsPull,
   compare,
+  errors: errorsCmd,
   report: withHelp(
     {
       name: "report",

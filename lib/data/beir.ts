@@ -359,29 +359,8 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
     if (!qrels.has(q.id)) throw new DataError(`query '${q.id}' has no relevant article in ${qrelsFile}`, queriesFile);
   }
 
-  const meta = new Map<QueryId, QueryMeta>();
   const metaFile = path.join(dir, "meta.jsonl");
-  if (await exists(metaFile)) {
-    for (const { line, value } of await readJsonl(metaFile, ["id"], opts.warn)) {
-      if (typeof value.id !== "string" && typeof value.id !== "number") throw new DataError(`id ${JSON.stringify(value.id)} is not a string or number`, metaFile, line);
-      const id = String(value.id);
-      const bad = idProblem("id", id);
-      if (bad) throw new DataError(bad, metaFile, line);
-      if (meta.has(id)) throw new DataError(`duplicate metadata for query '${id}'`, metaFile, line);
-      if (!queryIds.has(id)) {
-        if (restricted) continue;
-        throw new DataError(`meta names query '${id}', which is not in ${queriesFile}`, metaFile, line);
-      }
-      const m: QueryMeta = {};
-      if (value.area !== undefined && value.area !== null) m.area = String(value.area);
-      if (value.date !== undefined && value.date !== null) m.date = String(value.date);
-      if (value.number !== undefined && value.number !== null) {
-        m.number = Number(value.number);
-        if (!Number.isFinite(m.number)) throw new DataError(`"number" of query '${id}' is not a number: ${JSON.stringify(value.number)}`, metaFile, line);
-      }
-      meta.set(id, m);
-    }
-  }
+  const meta = (await exists(metaFile)) ? await readMeta(metaFile, { queryIds, queriesFile, skipUnknown: restricted, warn: opts.warn }) : new Map<QueryId, QueryMeta>();
   return { name: opts.name ?? path.basename(path.resolve(dir)), docs, queries, qrels, meta };
 }
 
@@ -413,4 +392,41 @@ export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
     const rows = b.queries.filter((q) => b.meta.has(q.id)).map((q) => ({ id: q.id, ...b.meta.get(q.id) }));
     await fs.writeFile(path.join(dir, "meta.jsonl"), jsonl(rows));
   }
+}
+
+/**
+ * A meta.jsonl (`{"id","area","date","number"}` per query), checked as `readBeir` checks it: a
+ * string or number id without whitespace, no duplicate, a numeric "number". With `queryIds`, a
+ * query it names outside them is an error (or skipped with `skipUnknown`, when the queries were
+ * narrowed to a subset); without, every line is kept.
+ *
+ * @example
+ * const meta = await readMeta("data/sample/meta.jsonl");
+ * meta.get("Q01"); // { area: "civil", date: "2019-09", number: 1 }
+ */
+export async function readMeta(
+  metaFile: string,
+  opts: { queryIds?: ReadonlySet<QueryId>; queriesFile?: string; skipUnknown?: boolean; warn?: (message: string) => void } = {},
+): Promise<Map<QueryId, QueryMeta>> {
+  const meta = new Map<QueryId, QueryMeta>();
+  for (const { line, value } of await readJsonl(metaFile, ["id"], opts.warn)) {
+    if (typeof value.id !== "string" && typeof value.id !== "number") throw new DataError(`id ${JSON.stringify(value.id)} is not a string or number`, metaFile, line);
+    const id = String(value.id);
+    const bad = idProblem("id", id);
+    if (bad) throw new DataError(bad, metaFile, line);
+    if (meta.has(id)) throw new DataError(`duplicate metadata for query '${id}'`, metaFile, line);
+    if (opts.queryIds && !opts.queryIds.has(id)) {
+      if (opts.skipUnknown) continue;
+      throw new DataError(`meta names query '${id}', which is not in ${opts.queriesFile ?? "the queries"}`, metaFile, line);
+    }
+    const m: QueryMeta = {};
+    if (value.area !== undefined && value.area !== null) m.area = String(value.area);
+    if (value.date !== undefined && value.date !== null) m.date = String(value.date);
+    if (value.number !== undefined && value.number !== null) {
+      m.number = Number(value.number);
+      if (!Number.isFinite(m.number)) throw new DataError(`"number" of query '${id}' is not a number: ${JSON.stringify(value.number)}`, metaFile, line);
+    }
+    meta.set(id, m);
+  }
+  return meta;
 }

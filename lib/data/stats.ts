@@ -1,4 +1,4 @@
-import { NO_AREA, type Benchmark } from "../types";
+import { NO_AREA, sourceOf, type Benchmark } from "../types";
 import { words } from "../text/normalize";
 
 /** The paper's Table 1: size of the benchmark and of its relevance judgments. */
@@ -28,16 +28,8 @@ export interface AreaStats {
   medianGoldWords: number;
 }
 
-/**
- * The statute a `SOURCE::ARTICLE` id belongs to (the whole id when it has no `::`).
- *
- * @example
- * sourceOf("ΑΚ::914"); // "ΑΚ"
- */
-export function sourceOf(id: string): string {
-  const i = id.indexOf("::");
-  return i < 0 ? id : id.slice(0, i);
-}
+// The statute of an article id: defined beside the id types, which every layer shares.
+export { sourceOf };
 
 /**
  * Median of a list of numbers (mean of the middle two for even lengths); NaN when empty.

@@ -166,3 +166,40 @@ export function reactMissedGold(
   }
   return { rounds: summary, lastRound, pairs };
 }
+
+/**
+ * One row of `missedGoldByFirstRound`: of the pairs still missed after the last round, those
+ * whose article first came up in this round, and the queries they belong to.
+ *
+ * @example
+ * // { round: 1, pairs: 40, queries: 31 }
+ */
+export interface MissedFirstRoundRow {
+  round: number;
+  pairs: number;
+  queries: number;
+}
+
+/**
+ * In which round the missed gold appeared: per round 1 … `lastRound`, how many of the missed
+ * pairs (`reactMissedGold(…).pairs`) were first retrieved in it. Many pairs in round 1 mean
+ * the observer let go of gold that the planner's first query had already found; many late
+ * ones, that the planner reached it only after several rounds and the observer still let it
+ * go. Every round has a row (zeros included), so the rows sum to the number of pairs and
+ * tables line up across runs.
+ *
+ * @example
+ * const missed = reactMissedGold(roundsByQuery, bench.qrels);
+ * missedGoldByFirstRound(missed.pairs, missed.lastRound); // [{ round: 1, pairs: …, queries: … }, …, { round: 10, … }]
+ */
+export function missedGoldByFirstRound(pairs: readonly MissedGoldPair[], lastRound: number): MissedFirstRoundRow[] {
+  if (!(Number.isInteger(lastRound) && lastRound >= 0)) throw new RangeError(`lastRound must be an integer >= 0, got ${lastRound}`);
+  const rows = Array.from({ length: lastRound }, (_, i) => ({ round: i + 1, pairs: 0, queries: new Set<QueryId>() }));
+  for (const p of pairs) {
+    const row = rows[p.firstRetrievedRound - 1];
+    if (!row) throw new RangeError(`pair (${p.query}, ${p.article}) was first retrieved in round ${p.firstRetrievedRound}, outside rounds 1…${lastRound}`);
+    row.pairs++;
+    row.queries.add(p.query);
+  }
+  return rows.map((r) => ({ round: r.round, pairs: r.pairs, queries: r.queries.size }));
+}

@@ -4,10 +4,9 @@
  * of. One place builds each table, so a DataFrame in a notebook and the CSV file beside it
  * cannot disagree.
  */
-import { NO_AREA, type Benchmark, type DocId, type QueryId } from "../types";
+import { NO_AREA, sourceOf, type Benchmark, type DocId, type QueryId } from "../types";
 import { dedupeCut, METRICS } from "../eval/metrics";
 import { MISSED_GOLD_COLUMNS } from "../eval/react-missed";
-import { sourceOf } from "../data/stats";
 import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";

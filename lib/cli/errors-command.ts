@@ -1,0 +1,73 @@
+/**
+ * `gbr errors`: where and why run A wins or loses against run B (lib/eval/error-analysis.ts).
+ * In its own file because commands.ts is near the size limit; it is written as the commands
+ * there are (help, usage errors with exit code 2, the same run and qrels checks as `gbr compare`).
+ */
+import path from "node:path";
+import { CliError, numberOption, withHelp } from "./args";
+import { readQrels } from "../data/qrels";
+import { checkRunCoverage, readRun } from "../data/runs";
+import { readMeta } from "../data/beir";
+import { METRICS, type Metric } from "../eval/metrics";
+import { analyseErrors } from "../eval/error-analysis";
+import { formatErrorAnalysis } from "../report/error-text";
+
+
+/**
+ * `gbr errors --qrels FILE --run A --run B [--metric M] [--top N] [--meta FILE] [--json]`.
+ *
+ * @example
+ * COMMANDS.errors = errorsCmd; // registered in commands.ts
+ */
+export const errorsCmd = withHelp(
+  {
+    name: "errors",
+    summary: "Error analysis of run A against run B: per-query wins/ties/losses, the largest differences, first-gold ranks.",
+    usage: "errors --qrels FILE --run A --run B [--metric M] [--top N] [--meta FILE] [--json]",
+    options: {
+      qrels: { type: "string" },
+      run: { type: "string", multiple: true },
+      metric: { type: "string" },
+      top: { type: "string" },
+      meta: { type: "string" },
+      json: { type: "boolean" },
+    },
+    help: [
+      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
+      "--run FILE     exactly two runs (TREC or JSON), A then B; a run's name is its file name without extension",
+      `--metric M     the metric compared (default Recall@100; one of ${METRICS.join(", ")})`,
+      "--top N        rows of the largest-differences table (default 10)",
+      "--meta FILE    a BEIR meta.jsonl ({\"id\", \"area\"} per query): wins/ties/losses per legal area too",
+      "--json         {a, b, metric, means, winLoss, largestDifferences, firstGoldRanks} at full precision",
+      "Queries are the qrels' with a relevant article, scored as gbr eval scores them (a query missing from a run",
+      "scores 0); a tie is |A − B| ≤ 1e-12. Ranks count a repeated article once and stop at 100 (>100: not found).",
+    ],
+  },
+  async (values, _pos, io) => {
+    const files = (values.run as string[] | undefined) ?? [];
+    if (!values.qrels) throw new CliError("gbr errors needs --qrels FILE (see --help)", 2);
+    if (files.length !== 2) throw new CliError(`gbr errors needs exactly two runs (--run A --run B), got ${files.length}`, 2);
+    const metric = String(values.metric ?? "Recall@100");
+    if (!(METRICS as readonly string[]).includes(metric)) throw new CliError(`gbr errors: unknown metric '${metric}' (known: ${METRICS.join(", ")})`, 2);
+    const top = numberOption(values.top, "--top", 10, { integer: true, min: 1 });
+    const names = files.map((f) => path.parse(f).name);
+    if (names[0] === names[1]) throw new CliError(`gbr errors: both runs are named '${names[0]}' (a run's name is its file name without extension)`, 2);
+    const qrels = await readQrels(String(values.qrels));
+    const meta = values.meta === undefined ? undefined : await readMeta(String(values.meta));
+    const runs = [];
+    for (let i = 0; i < files.length; i++) {
+      const run = await readRun(files[i]);
+      const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
+      const unknown = coverage.unjudged.length;
+      if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);
+      if (coverage.warning) io.stderr(`${coverage.warning}\n`);
+      runs.push({ name: names[i], rankings: run.rankings });
+    }
+    const analysis = analyseErrors(runs[0], runs[1], qrels, { metric: metric as Metric, top, meta });
+    if (values.json) {
+      io.stdout(JSON.stringify(analysis, null, 2) + "\n");
+      return;
+    }
+    io.stdout(formatErrorAnalysis(analysis));
+  },
+);

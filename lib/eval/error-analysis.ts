@@ -1,0 +1,464 @@
+/**
+ * Error analysis: where and why one method wins or loses against another. A mean hides whether
+ * a gain comes from many small improvements or a few large ones, and which questions no method
+ * answers; these functions say it per query, per legal area and per gold article.
+ *
+ * Pure, over the project's types. Ranks follow the metrics' convention (`dedupeCut`): a repeated
+ * doc id counts once, at its first rank, and nothing beyond rank 100 (DEPTH) counts, so a rank
+ * shown here is the rank the metrics scored.
+ */
+import { NO_AREA, sourceOf, type DocId, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
+import { dedupeCut, DEPTH, evaluate, METRICS, queryMetrics, type Metric, type MetricValues } from "./metrics";
+
+/**
+ * One run's per-query metric values, as `evaluate(...).perQuery` gives them.
+ *
+ * @example
+ * const a: PerQuery = evaluate(runA.rankings, qrels).perQuery;
+ */
+export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
+
+/**
+ * The default tie tolerance of `winLoss` and `largestDifferences`. Two rankings that put the
+ * gold at the same ranks get bit-identical values (one computation), but values that went
+ * through another path (a per-query.csv read back, another tool's evaluation, a different
+ * summation order) can differ in the last bits; 1e-12 absorbs that and stays far below what
+ * moving one gold article by one rank changes (about 1e-6 at worst, MAP@100 with 100 gold
+ * articles near rank 100). The randomization test uses the same tolerance.
+ *
+ * @example
+ * winLoss(a, b, "nDCG@10", { tie: DEFAULT_TIE }); // the same as leaving tie out
+ */
+export const DEFAULT_TIE = 1e-12;
+
+/**
+ * Wins, ties and losses of run A against run B over some queries (`queries` = their sum).
+ *
+ * @example
+ * // { queries: 283, wins: 120, ties: 100, losses: 63 }
+ */
+export interface WinLossCounts {
+  queries: number;
+  /** Queries where A scores higher than B by more than the tie tolerance. */
+  wins: number;
+  ties: number;
+  /** Queries where B scores higher than A by more than the tie tolerance. */
+  losses: number;
+}
+
+/**
+ * `WinLossCounts` of one legal area.
+ *
+ * @example
+ * // { group: "civil", queries: 60, wins: 30, ties: 20, losses: 10 }
+ */
+export interface WinLossGroup extends WinLossCounts {
+  group: string;
+}
+
+/**
+ * What `winLoss` returns.
+ *
+ * @example
+ * const { total, byArea } = winLoss(a, b, "Recall@100", { meta: bench.meta });
+ */
+export interface WinLoss {
+  metric: Metric;
+  tie: number;
+  total: WinLossCounts;
+  /** Per legal area (code-unit order, as `byArea`), only when `meta` was given. */
+  byArea?: WinLossGroup[];
+  /** Queries of one run only, left out of the counts (empty when both come from `evaluate` on the same qrels). */
+  onlyInA: QueryId[];
+  onlyInB: QueryId[];
+}
+
+/**
+ * Options of `winLoss`.
+ *
+ * @example
+ * const opts: WinLossOptions = { tie: 1e-4, meta: bench.meta };
+ */
+export interface WinLossOptions {
+  /** A query is a tie when |A − B| ≤ tie (default DEFAULT_TIE, 1e-12). */
+  tie?: number;
+  /** Per-query metadata: when given, the counts are also split by legal area (empty area → NO_AREA). */
+  meta?: ReadonlyMap<QueryId, QueryMeta>;
+}
+
+/**
+ * Per-query wins, ties and losses of run A against run B on one metric, over the queries both
+ * have (in A's order), in total and, with `meta`, per legal area. Per-query values from
+ * `evaluate` on the same qrels always share every query (a missing ranking scores 0 there, so
+ * it is a loss, not an absence); queries of only one map are listed, not counted, since there
+ * is nothing to compare them with.
+ *
+ * @example
+ * const w = winLoss(evaluate(a.rankings, qrels).perQuery, evaluate(b.rankings, qrels).perQuery, "Recall@100");
+ * `${w.total.wins} wins, ${w.total.ties} ties, ${w.total.losses} losses`;
+ */
+export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossOptions = {}): WinLoss {
+  checkMetric(metric);
+  const tie = checkTie(opts.tie);
+  const total = emptyCounts();
+  const groups = new Map<string, WinLossCounts>();
+  const onlyInA: QueryId[] = [];
+  for (const [q, va] of a) {
+    const vb = b.get(q);
+    if (!vb) {
+      onlyInA.push(q);
+      continue;
+    }
+    const d = va[metric] - vb[metric];
+    const outcome = Math.abs(d) <= tie ? "ties" : d > 0 ? "wins" : "losses";
+    total.queries++;
+    total[outcome]++;
+    if (opts.meta) {
+      const area = areaOf(opts.meta, q);
+      let g = groups.get(area);
+      if (!g) groups.set(area, (g = emptyCounts()));
+      g.queries++;
+      g[outcome]++;
+    }
+  }
+  const onlyInB = [...b.keys()].filter((q) => !a.has(q));
+  const out: WinLoss = { metric, tie, total, onlyInA, onlyInB };
+  if (opts.meta) out.byArea = [...groups].sort(([x], [y]) => compareCodeUnits(x, y)).map(([group, c]) => ({ group, ...c }));
+  return out;
+}
+
+/**
+ * Where each gold article of a query stands in a ranking: its 1-based rank as the metrics count
+ * it (duplicates once, at the first rank), or null when it is not in the top 100. In the
+ * order of `gold`.
+ *
+ * @example
+ * goldRanks(["ΑΚ::1", "ΑΚ::1", "ΑΚ::914"], new Set(["ΑΚ::914", "ΠΚ::375"]));
+ * // Map { "ΑΚ::914" => 2, "ΠΚ::375" => null }
+ */
+export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId, number | null> {
+  const rankOf = new Map<DocId, number>();
+  dedupeCut(ranking).forEach((id, i) => {
+    if (gold.has(id)) rankOf.set(id, i + 1);
+  });
+  return new Map([...gold].map((id) => [id, rankOf.get(id) ?? null]));
+}
+
+/**
+ * One gold article of a query, with its rank in each run (null: not in the top 100).
+ *
+ * @example
+ * // { article: "ΑΚ::914", rankA: 3, rankB: null }
+ */
+export interface GoldRankPair {
+  article: DocId;
+  rankA: number | null;
+  rankB: number | null;
+}
+
+/**
+ * One query of `largestDifferences`: Δ = a − b on the metric, and where the gold articles stand.
+ *
+ * @example
+ * // { query: "Q-N4765-16", area: "civil", delta: 1, a: 1, b: 0, gold: [{ article: "N4765::17", rankA: 1, rankB: null }] }
+ */
+export interface QueryDifference {
+  query: QueryId;
+  area: string;
+  delta: number;
+  a: number;
+  b: number;
+  gold: GoldRankPair[];
+}
+
+/**
+ * Options of `largestDifferences`.
+ *
+ * @example
+ * const opts: DifferenceOptions = { n: 20, meta: bench.meta };
+ */
+export interface DifferenceOptions {
+  /** How many queries (default 10). */
+  n?: number;
+  /** Queries with |Δ| ≤ tie are never listed (default DEFAULT_TIE). */
+  tie?: number;
+  /** For the area of each query (NO_AREA without it). */
+  meta?: ReadonlyMap<QueryId, QueryMeta>;
+}
+
+/**
+ * The `n` queries where two runs differ most on a metric (largest |Δ| first; equal |Δ| in
+ * qrels order), with each run's value and, for every gold article, its rank in each run: the
+ * ranks say why (A found an article B missed, or ranked it higher). The queries are those of
+ * the qrels with a relevant article, scored exactly as `evaluate` scores them (a query missing
+ * from a run scores 0, its gold unranked); ties (|Δ| ≤ tie) are left out, since a list padded
+ * with them explains nothing. Gold articles are ordered by their better rank in either run,
+ * unranked last, then by id.
+ *
+ * @example
+ * largestDifferences(runA.rankings, runB.rankings, bench.qrels, "Recall@100", { n: 5 })
+ *   .map((d) => `${d.query} ${d.delta} ${d.gold.map((g) => `${g.article} ${g.rankA}/${g.rankB}`).join(" ")}`);
+ */
+export function largestDifferences(
+  a: ReadonlyMap<QueryId, Ranking>,
+  b: ReadonlyMap<QueryId, Ranking>,
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  metric: Metric,
+  opts: DifferenceOptions = {},
+): QueryDifference[] {
+  checkMetric(metric);
+  const n = checkCount(opts.n ?? 10, "n");
+  const tie = checkTie(opts.tie);
+  const all: QueryDifference[] = [];
+  for (const [query, gold] of qrels) {
+    if (gold.size === 0) continue;
+    const ra = a.get(query) ?? [];
+    const rb = b.get(query) ?? [];
+    const va = queryMetrics(ra, gold)[metric];
+    const vb = queryMetrics(rb, gold)[metric];
+    const delta = va - vb;
+    if (Math.abs(delta) <= tie) continue;
+    const inA = goldRanks(ra, gold);
+    const inB = goldRanks(rb, gold);
+    const pairs = [...gold].map((article) => ({ article, rankA: inA.get(article) ?? null, rankB: inB.get(article) ?? null }));
+    const best = (g: GoldRankPair) => Math.min(g.rankA ?? Infinity, g.rankB ?? Infinity);
+    pairs.sort((x, y) => best(x) - best(y) || compareCodeUnits(x.article, y.article));
+    all.push({ query, area: areaOf(opts.meta, query), delta, a: va, b: vb, gold: pairs });
+  }
+  // Array.prototype.sort is stable, so equal |Δ| keep qrels order.
+  return all.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta)).slice(0, n);
+}
+
+/**
+ * Per query of the qrels with a relevant article (in qrels order), the rank of its first gold
+ * article as the metrics count ranks (1-based, duplicates once), or null when no gold article
+ * is in the top 100 or the run has no ranking for it.
+ *
+ * @example
+ * firstGoldRanks(new Map([["q1", ["x", "ΑΚ::914"]]]), new Map([["q1", new Set(["ΑΚ::914"])]])); // Map { "q1" => 2 }
+ */
+export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Map<QueryId, number | null> {
+  const out = new Map<QueryId, number | null>();
+  for (const [query, gold] of qrels) {
+    if (gold.size === 0) continue;
+    const i = dedupeCut(rankings.get(query) ?? []).findIndex((id) => gold.has(id));
+    out.set(query, i < 0 ? null : i + 1);
+  }
+  return out;
+}
+
+/**
+ * The buckets of `firstGoldRankDistribution`, each up to and including `max`: rank 1 (the answer
+ * on top), 2–3 (what a reader takes in at a glance), 4–10 (the cut of nDCG@10 and Recall@10),
+ * 11–20 (a second page), 21–50, 51–100 (the rest of the evaluated depth). Labels use an ASCII
+ * hyphen so they are typed as easily as they are read.
+ *
+ * @example
+ * RANK_BUCKETS.map((b) => b.label); // ["1", "2-3", "4-10", "11-20", "21-50", "51-100"]
+ */
+export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
+  { label: "1", max: 1 },
+  { label: "2-3", max: 3 },
+  { label: "4-10", max: 10 },
+  { label: "11-20", max: 20 },
+  { label: "21-50", max: 50 },
+  { label: "51-100", max: DEPTH },
+];
+
+/**
+ * The last bucket of `firstGoldRankDistribution`: no gold article in the top 100.
+ *
+ * @example
+ * dist.buckets.at(-1) === NOT_FOUND; // true
+ */
+export const NOT_FOUND = "not found";
+
+/**
+ * What `firstGoldRankDistribution` returns: bucket labels (RANK_BUCKETS, then NOT_FOUND) and,
+ * per run in the order given, its number of queries in each bucket (aligned with `buckets`).
+ * Arrays rather than objects keyed by run name, so a run named "1" cannot reorder the keys.
+ *
+ * @example
+ * // { buckets: ["1", "2-3", …, "not found"], runs: [{ name: "bm25", queries: 283, counts: [150, 40, …, 12] }] }
+ */
+export interface RankDistribution {
+  buckets: string[];
+  runs: { name: string; queries: number; counts: number[] }[];
+}
+
+/**
+ * Buckets the first-gold ranks of several runs at once (see RANK_BUCKETS), so one table shows
+ * where each run puts its first relevant article. A rank beyond 100 counts as not found, as the
+ * metrics ignore anything deeper.
+ *
+ * @example
+ * const dist = firstGoldRankDistribution(new Map([["bm25", firstGoldRanks(bm25.rankings, qrels)], ["lsi", firstGoldRanks(lsi.rankings, qrels)]]));
+ * dist.runs[0].counts[0]; // bm25's queries with a gold article at rank 1
+ */
+export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, ReadonlyMap<QueryId, number | null>>): RankDistribution {
+  const buckets = [...RANK_BUCKETS.map((b) => b.label), NOT_FOUND];
+  const runs = [...ranksByRun].map(([name, ranks]) => {
+    const counts = buckets.map(() => 0);
+    for (const [query, rank] of ranks) {
+      if (rank !== null && !(Number.isInteger(rank) && rank >= 1)) throw new RangeError(`run '${name}', query '${query}': a rank is an integer >= 1 or null, got ${rank}`);
+      const i = rank === null ? -1 : RANK_BUCKETS.findIndex((b) => rank <= b.max);
+      counts[i < 0 ? buckets.length - 1 : i]++;
+    }
+    return { name, queries: ranks.size, counts };
+  });
+  return { buckets, runs };
+}
+
+/**
+ * One question of `hardestQuestions`: its best and mean score over the methods, each method's
+ * value (in the order the methods were given), and its gold articles with their statutes.
+ *
+ * @example
+ * // { query: "Q-1", area: "civil", max: 0, mean: 0, values: [{ run: "bm25", value: 0 }, …], gold: [{ article: "ΑΚ::914", source: "ΑΚ" }] }
+ */
+export interface HardQuestion {
+  query: QueryId;
+  area: string;
+  max: number;
+  mean: number;
+  values: { run: string; value: number }[];
+  gold: { article: DocId; source: string }[];
+}
+
+/**
+ * The `n` questions no method answers well: ranked by their best score over every method
+ * (lowest first), then by the mean over the methods, then in qrels order — a question only one
+ * method gets right is not hard, it is that method's strength. Questions are those of the qrels
+ * with a relevant article that every method has a value for (one a method never scored cannot
+ * be called hard for it). Gold articles come in qrels order with their statute.
+ *
+ * @example
+ * const byRun = new Map([["bm25", evaluate(bm25.rankings, qrels).perQuery], ["dense", evaluate(dense.rankings, qrels).perQuery]]);
+ * hardestQuestions(byRun, qrels, bench.meta, "Recall@100", 10).map((h) => [h.query, h.area, h.max]);
+ */
+export function hardestQuestions(
+  perQueryByRun: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  meta: ReadonlyMap<QueryId, QueryMeta>,
+  metric: Metric,
+  n: number,
+): HardQuestion[] {
+  checkMetric(metric);
+  checkCount(n, "n");
+  if (perQueryByRun.size === 0) throw new RangeError("hardestQuestions needs the per-query values of at least one method");
+  const runs = [...perQueryByRun];
+  const all: HardQuestion[] = [];
+  for (const [query, gold] of qrels) {
+    if (gold.size === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
+    const values = runs.map(([run, pq]) => ({ run, value: pq.get(query)![metric] }));
+    let max = -Infinity;
+    let sum = 0;
+    for (const { value } of values) {
+      max = Math.max(max, value);
+      sum += value;
+    }
+    all.push({ query, area: areaOf(meta, query), max, mean: sum / values.length, values, gold: [...gold].map((article) => ({ article, source: sourceOf(article) })) });
+  }
+  return all.sort((x, y) => x.max - y.max || x.mean - y.mean).slice(0, n);
+}
+
+/**
+ * One named run for `analyseErrors`: its name (the CLI uses the file name) and its rankings.
+ *
+ * @example
+ * const a: NamedRankings = { name: "bm25-greekstemmer", rankings: run.rankings };
+ */
+export interface NamedRankings {
+  name: string;
+  rankings: Run["rankings"];
+}
+
+/**
+ * Everything `gbr errors` shows of two runs; `JSON.stringify` of it is `gbr errors --json`.
+ *
+ * @example
+ * // { a: "bm25", b: "lsi", metric: "Recall@100", means: { a: 0.95, b: 0.81 }, winLoss: {…}, largestDifferences: […], firstGoldRanks: {…} }
+ */
+export interface ErrorAnalysis {
+  a: string;
+  b: string;
+  metric: Metric;
+  /** Each run's mean of the metric over the compared queries, as `evaluate` averages it. */
+  means: { a: number; b: number };
+  winLoss: WinLoss;
+  largestDifferences: QueryDifference[];
+  firstGoldRanks: RankDistribution;
+}
+
+/**
+ * Options of `analyseErrors`.
+ *
+ * @example
+ * const opts: ErrorAnalysisOptions = { metric: "nDCG@10", top: 20, meta: bench.meta };
+ */
+export interface ErrorAnalysisOptions {
+  /** Default Recall@100, the paper's headline metric. */
+  metric?: Metric;
+  /** Rows of `largestDifferences` (default 10). */
+  top?: number;
+  tie?: number;
+  meta?: ReadonlyMap<QueryId, QueryMeta>;
+}
+
+/**
+ * The error analysis of run A against run B, as one value for the terminal and for JSON: the
+ * win/tie/loss counts (per area with `meta`), the largest differences with gold ranks, and the
+ * first-gold-rank distribution of both runs. Queries are the qrels' with a relevant article,
+ * scored as `evaluate` scores them, so every count adds up to that number.
+ *
+ * @example
+ * const analysis = analyseErrors({ name: "bm25", rankings: a.rankings }, { name: "lsi", rankings: b.rankings }, qrels);
+ * analysis.winLoss.total; // { queries: 283, wins: …, ties: …, losses: … }
+ */
+export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
+  const metric = opts.metric ?? "Recall@100";
+  checkMetric(metric);
+  // The distribution is keyed by name: one name for both runs would merge them.
+  if (a.name === b.name) throw new RangeError(`both runs are named '${a.name}'`);
+  const ea = evaluate(a.rankings, qrels);
+  const eb = evaluate(b.rankings, qrels);
+  return {
+    a: a.name,
+    b: b.name,
+    metric,
+    means: { a: ea.mean[metric], b: eb.mean[metric] },
+    winLoss: winLoss(ea.perQuery, eb.perQuery, metric, { tie: opts.tie, meta: opts.meta }),
+    largestDifferences: largestDifferences(a.rankings, b.rankings, qrels, metric, { n: opts.top, tie: opts.tie, meta: opts.meta }),
+    firstGoldRanks: firstGoldRankDistribution(new Map([[a.name, firstGoldRanks(a.rankings, qrels)], [b.name, firstGoldRanks(b.rankings, qrels)]])),
+  };
+}
+
+
+// As byArea: one group per query, so the groups add up to the total.
+function areaOf(meta: ReadonlyMap<QueryId, QueryMeta> | undefined, query: QueryId): string {
+  return meta?.get(query)?.area || NO_AREA;
+}
+
+function emptyCounts(): WinLossCounts {
+  return { queries: 0, wins: 0, ties: 0, losses: 0 };
+}
+
+// Code-unit order, as breakdown.ts: locale-independent, so tables do not change between machines.
+function compareCodeUnits(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+function checkMetric(metric: Metric): void {
+  if (!(METRICS as readonly string[]).includes(metric)) throw new RangeError(`unknown metric '${metric}' (known: ${METRICS.join(", ")})`);
+}
+
+function checkTie(tie: number | undefined): number {
+  const t = tie ?? DEFAULT_TIE;
+  if (!(Number.isFinite(t) && t >= 0)) throw new RangeError(`tie must be a finite number >= 0, got ${tie}`);
+  return t;
+}
+
+function checkCount(n: number, name: string): number {
+  if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`${name} must be an integer >= 0, got ${n}`);
+  return n;
+}

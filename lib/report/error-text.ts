@@ -1,0 +1,47 @@
+/**
+ * The human-readable `gbr errors` output: win/tie/loss counts (per area when known), the
+ * queries where the runs differ most with where each gold article stands, and where each run
+ * puts its first gold article.
+ */
+import { NO_AREA } from "../types";
+import type { ErrorAnalysis, GoldRankPair } from "../eval/error-analysis";
+import { formatFixed } from "./format";
+import { formatTable } from "./text-table";
+
+/**
+ * The error analysis as terminal text, three tables separated by blank lines. Values have 4
+ * decimals rounded half to even, as `gbr eval` prints them; a gold article outside a run's top
+ * 100 shows as ">100". The area column appears only when some query has an area (with no
+ * metadata every row would say "(no area)").
+ *
+ * @example
+ * io.stdout(formatErrorAnalysis(analyseErrors(a, b, qrels, { metric: "Recall@100", top: 10 })));
+ */
+export function formatErrorAnalysis(e: ErrorAnalysis): string {
+  const { total, byArea, tie } = e.winLoss;
+  const out: string[] = [];
+  out.push(
+    `${e.metric}: ${e.a} (A, mean ${formatFixed(e.means.a, 4)}) against ${e.b} (B, mean ${formatFixed(e.means.b, 4)}), ` +
+      `${total.queries} queries; a tie is |A − B| ≤ ${tie}`,
+    "",
+  );
+  const counts = (group: string, c: { queries: number; wins: number; ties: number; losses: number }) => [group, String(c.queries), String(c.wins), String(c.ties), String(c.losses)];
+  const rows = [counts("(all)", total), ...(byArea ?? []).map((g) => counts(g.group, g))];
+  out.push(formatTable([byArea ? "area" : "", "queries", "A better", "tie", "B better"], rows));
+
+  const showArea = e.largestDifferences.some((d) => d.area !== NO_AREA);
+  const rank = (r: number | null) => (r === null ? ">100" : String(r));
+  const gold = (g: readonly GoldRankPair[]) => g.map((x) => `${x.article} (${rank(x.rankA)}, ${rank(x.rankB)})`).join(", ");
+  out.push(`Largest differences (Δ = A − B; gold: rank in A, rank in B)`, "");
+  if (e.largestDifferences.length === 0) out.push(`(none: the runs tie on every query)\n`);
+  else {
+    const header = ["query", ...(showArea ? ["area"] : []), "A", "B", "Δ", "gold"];
+    const diffRows = e.largestDifferences.map((d) => [d.query, ...(showArea ? [d.area] : []), formatFixed(d.a, 4), formatFixed(d.b, 4), formatFixed(d.delta, 4), gold(d.gold)]);
+    out.push(formatTable(header, diffRows));
+  }
+
+  const dist = e.firstGoldRanks;
+  out.push("Rank of the first gold article (queries)", "");
+  out.push(formatTable(["rank", ...dist.runs.map((r, i) => ["A", "B"][i] ?? r.name)], dist.buckets.map((b, i) => [b, ...dist.runs.map((r) => String(r.counts[i]))])));
+  return out.join("\n");
+}
