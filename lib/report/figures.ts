@@ -9,43 +9,12 @@
  * Rows are accepted loosely (`Record<string, unknown>`): the string records of lib/report/csv.ts,
  * dataframe rows, or hand-made objects with numbers all work; an empty cell means "no value".
  */
-import { formatFixed } from "./format";
 import type { Metric } from "../eval/metrics";
 import { toNumber } from "./csv";
+export { plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+import { formatFixed } from "./format";
+import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
-
-/** A row of any of our tables, keyed by column name. */
-export type RowLike = Readonly<Record<string, unknown>>;
-/** One plotly trace (plain JSON). */
-export type Trace = Record<string, unknown>;
-/** A plotly layout; the title is always the plotly.js 3 object form. */
-export interface Layout {
-  title: { text: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
-/** A plotly figure spec. */
-export interface Figure {
-  data: Trace[];
-  layout: Layout;
-}
-
-const FONT = { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', Arial, sans-serif", size: 13 };
-const fmt4 = (x: number): string => formatFixed(x, 4);
-
-function baseLayout(title: string, extra: Record<string, unknown> = {}): Layout {
-  return {
-    title: { text: title, x: 0, xref: "container", xanchor: "left", pad: { l: 14 }, font: { size: 16 } },
-    font: FONT,
-    paper_bgcolor: "white",
-    plot_bgcolor: "white",
-    margin: { l: 60, r: 30, t: 60, b: 60 },
-    ...extra,
-  };
-}
-
-function axis(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { title: { text: title }, automargin: true, gridcolor: "#e5e7eb", zerolinecolor: "#9ca3af", ...extra };
-}
 
 /**
  * The top of a metric axis that starts at 0: the data's largest value plus 15%, so that an
@@ -61,15 +30,6 @@ export function valueAxisTop(max: number): number {
   if (!(max > 0) || !Number.isFinite(max)) return 1;
   return Math.max(max, Math.min(1, max * 1.15));
 }
-
-/**
- * The legend of every figure: horizontal (wrapping as needed, within the plot area's width) at
- * the bottom of the figure, positioned against the container rather than the plot area. Placed
- * so, plotly reserves its height as a margin of its own, below the axis labels and title that
- * automargin has already made room for; a legend placed in plot-area units (y < 0) instead sits
- * wherever that fraction lands and runs into long or rotated tick labels.
- */
-const LEGEND = { orientation: "h", x: 0, xref: "paper", xanchor: "left", y: 0, yref: "container", yanchor: "bottom", traceorder: "normal" };
 
 /** Stand-in bars: grey and hatched, whatever kind of row they are. */
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
@@ -584,17 +544,4 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
       margin: { l: 20, r: 30, t: 60, b: 40 },
     }),
   };
-}
-
-/**
- * Text for plotly's own text fields (trace names, category labels, point labels, hover
- * templates). Plotly reads them as pseudo-HTML (`<br>`, `<b>`, entities) and hover templates
- * also expand `%{…}`; an experiment named `a<b>` or `x%{y}` must show as written, so `&`, `<`,
- * `>` become entities (which plotly decodes for display) and `%{` is broken up.
- *
- * @example
- * plotlyText("rrf:a+b <test>"); // "rrf:a+b &lt;test&gt;"
- */
-export function plotlyText(s: string): string {
-  return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")).replace(/%\{/g, "%&#123;");
 }
