@@ -47,6 +47,7 @@ export type { EmbeddingProvenance, VectorStore } from "./dense/vector-store";
 export type { DenseRetriever, DenseRetrieverInfo, DenseUsage, VectorRetriever } from "./dense/register";
 export { rrf } from "./fusion/rrf";
 export { expandQuery } from "./sparse/prf";
+export { explainBm25, type Bm25Explanation, type TermContribution } from "./sparse/explain";
 
 // evaluation
 export { evaluate, queryMetrics, meanOf, dedupeCut, METRICS, DEPTH, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
@@ -65,7 +66,7 @@ export {
   type WinLoss,
 } from "./eval/error-analysis";
 export { formatFixed } from "./report/format";
-export { outputFrames, resultFrames, rowsFrame, sweepFrame, significanceFrame, tableFrame, frameRows, type ResultFrames } from "./report/frames";
+export { outputFrames, pivot, resultFrames, rowsFrame, sweepFrame, significanceFrame, tableFrame, frameRows, type ResultFrames } from "./report/frames";
 
 // experiments
 export { EXPERIMENTS, SkipExperiment, type Experiment } from "./experiments/registry";

@@ -91,6 +91,37 @@ export function frameRows(df: Pick<DataFrame, "columns" | "values">): Record<str
 }
 
 /**
+ * A long table made wide, as pandas' `pivot` does (danfojs has none): one row per distinct
+ * value of `index`, one column per distinct value of `columns` (both in first-seen order),
+ * cells from `values`; a combination that does not occur is NaN, and one that occurs twice is
+ * an error naming it (aggregate with `groupby` first).
+ *
+ * @example
+ * const means = f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean();
+ * showTable(pivot(means, { index: "area", columns: "experiment", values: "Recall@100_mean" }));
+ */
+export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: string; columns: string; values: string }): DataFrame {
+  const at = (c: string) => {
+    const j = df.columns.indexOf(c);
+    if (j < 0) throw new Error(`pivot: no column '${c}' (columns: ${df.columns.join(", ")})`);
+    return j;
+  };
+  const [ji, jc, jv] = [at(spec.index), at(spec.columns), at(spec.values)];
+  const rows = new Map<string, Map<string, unknown>>();
+  const cols: string[] = [];
+  for (const r of df.values as unknown[][]) {
+    const key = String(r[ji]);
+    const col = String(r[jc]);
+    if (!cols.includes(col)) cols.push(col);
+    const row = rows.get(key) ?? new Map<string, unknown>();
+    if (row.has(col)) throw new Error(`pivot: two rows for ${spec.index} '${key}' and ${spec.columns} '${col}'; aggregate them first (groupby)`);
+    row.set(col, r[jv]);
+    rows.set(key, row);
+  }
+  return tableFrame({ columns: [spec.index, ...cols], rows: [...rows].map(([key, row]) => [key, ...cols.map((c) => row.get(c) ?? "")]) });
+}
+
+/**
  * The paper's 20 tests and the exploratory family against the baseline, one row per test:
  * family ("paper" or "baseline"), a, b, metric, meanA, meanB, delta, p, pHolm, status (a
  * paper test whose run is absent is "missing", with NaN means).

@@ -52,6 +52,11 @@ export interface TableOptions {
   columns?: string[];
   /** Longer cells are cut to this many characters, the full text kept as a tooltip (default 240). */
   maxChars?: number;
+  /**
+   * Every number with `digits` decimals, integers too (a table of one metric, whose columns are
+   * not named after it: 1.0000 beside 0.9524). By default only metric columns print so.
+   */
+  fixed?: boolean;
 }
 
 /** A plotly figure: `Plotly.newPlot(el, data, layout, config)`. */
@@ -145,7 +150,7 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   const shown = all.slice(0, maxRows);
   // Metric columns print every number with `digits` decimals, so a Recall@100 of exactly 1 reads 1.0000;
   // elsewhere integers stay integers (a count next to a share in the same column reads naturally).
-  const decimal = columns.map((c) => METRICS.some((m) => c.includes(m)));
+  const decimal = columns.map((c) => opts.fixed === true || METRICS.some((m) => c.includes(m)));
   const asDecimal = (v: unknown) => (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && /^-?\d+$/.test(v));
   const full = shown.map((r) => columns.map((c, j) => (decimal[j] && asDecimal(r[c]) ? formatFixed(Number(r[c]), digits) : formatCell(r[c], digits))));
   const cut = (t: string) => (t.length > maxChars ? `${t.slice(0, maxChars - 1)}…` : t);

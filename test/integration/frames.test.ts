@@ -12,7 +12,7 @@ import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { parseCsvRecords } from "../../lib/report/csv";
 import { TABLE_FILES, type OutputTables } from "../../lib/experiments/output-tables";
-import { frameRows, outputFrames, resultFrames, significanceRows, tableFrame, typedCells } from "../../lib/report/frames";
+import { frameRows, outputFrames, pivot, resultFrames, significanceRows, tableFrame, typedCells } from "../../lib/report/frames";
 import type { ReproduceResult } from "../../lib/experiments/reproduce";
 
 let tmp = "";
@@ -128,4 +128,14 @@ test("typing: names stay text, a blank number is NaN (danfojs would count a null
   const df = tableFrame({ columns: ["area", "v"], rows: [["a", 1], ["a", ""], ["b", 3]] });
   assert.deepEqual(df.dropNa().groupby(["area"]).col(["v"]).mean().values, [["a", 1], ["b", 3]]);
   assert.deepEqual(tableFrame({ columns: ["a", "b"], rows: [] }).columns, ["a", "b"]);
+});
+
+test("pivot: a long table made wide, NaN where a combination is absent, an error on duplicates", () => {
+  const long = tableFrame({ columns: ["area", "experiment", "v"], rows: [["civil", "A", 1], ["civil", "B", 2], ["criminal", "A", 3]] });
+  const wide = pivot(long, { index: "area", columns: "experiment", values: "v" });
+  assert.deepEqual(wide.columns, ["area", "A", "B"]);
+  assert.deepEqual(wide.values, [["civil", 1, 2], ["criminal", 3, NaN]]);
+  const dup = tableFrame({ columns: ["area", "experiment", "v"], rows: [["civil", "A", 1], ["civil", "A", 2]] });
+  assert.throws(() => pivot(dup, { index: "area", columns: "experiment", values: "v" }), /two rows for area 'civil' and experiment 'A'/);
+  assert.throws(() => pivot(long, { index: "area", columns: "method", values: "v" }), /no column 'method'/);
 });
