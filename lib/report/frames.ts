@@ -8,8 +8,8 @@
  * the per-query tables have a column named "query", which hides the method.
  *
  * One typing rule for every view, in memory or read back from the CSV files: a column is
- * numeric when every non-empty cell reads as a number (ids, areas, statutes and sessions stay
- * text whatever they look like); a missing number is NaN, never null, because danfojs counts a
+ * numeric when every non-empty cell reads as a number, boolean when every one reads true or
+ * false (ids, areas, statutes and sessions stay text whatever they look like); a missing number is NaN, never null, because danfojs counts a
  * null as 0 in a group's mean, while NaN stays visible (drop it with `dropNa()` first); a
  * missing text is "". So a view of a reproduce's results and the view of its CSV files agree
  * cell for cell (test/integration/frames.test.ts).
@@ -52,8 +52,10 @@ function cellText(v: unknown): string {
  */
 export function typedCells(table: Table): unknown[][] {
   const text = table.rows.map((r) => table.columns.map((_, j) => cellText(r[j])));
-  const numeric = table.columns.map((c, j) => !TEXT_COLUMNS.has(c) && text.some((r) => r[j] !== "") && text.every((r) => r[j] === "" || NUMBER.test(r[j])));
-  return text.map((r) => r.map((cell, j) => (numeric[j] ? (cell === "" ? NaN : Number(cell)) : cell)));
+  const all = (j: number, re: RegExp) => !TEXT_COLUMNS.has(table.columns[j]) && text.some((r) => r[j] !== "") && text.every((r) => r[j] === "" || re.test(r[j]));
+  const numeric = table.columns.map((_, j) => all(j, NUMBER));
+  const boolean = table.columns.map((_, j) => all(j, /^(true|false)$/));
+  return text.map((r) => r.map((cell, j) => (numeric[j] ? (cell === "" ? NaN : Number(cell)) : boolean[j] && cell !== "" ? cell === "true" : cell)));
 }
 
 /**

@@ -121,9 +121,9 @@ test("danfojs verbs work on the views: a group mean per area equals the mean com
 });
 
 test("typing: names stay text, a blank number is NaN (danfojs would count a null as 0 in a group mean)", () => {
-  assert.deepEqual(typedCells({ columns: ["query", "rank", "note"], rows: [["17", 3, ""], ["18", "", "x"]] }), [
-    ["17", 3, ""],
-    ["18", NaN, "x"],
+  assert.deepEqual(typedCells({ columns: ["query", "rank", "note", "disagree"], rows: [["17", 3, "", true], ["18", "", "x", "false"]] }), [
+    ["17", 3, "", true],
+    ["18", NaN, "x", false],
   ]);
   const df = tableFrame({ columns: ["area", "v"], rows: [["a", 1], ["a", ""], ["b", 3]] });
   assert.deepEqual(df.dropNa().groupby(["area"]).col(["v"]).mean().values, [["a", 1], ["b", 3]]);
