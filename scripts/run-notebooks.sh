@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Executes every notebook headless, top to bottom, with the tslab kernel; fails if any cell
-# fails, and prints each notebook's run time.
+# fails or an executed notebook is over 4 MB, and prints each notebook's run time and size.
 #
 # Usage: scripts/run-notebooks.sh [--keep DIR] [--data-dir DIR] [--no-doubles] [notebooks/NN-name.ipynb …]
 #   --keep DIR     write the executed notebooks (with outputs) to DIR instead of a temp folder
@@ -95,6 +95,7 @@ fi
 echo "data: $GBR_NOTEBOOK_DATA; executed notebooks: $out"
 
 failed=()
+MAX_NOTEBOOK_BYTES=4000000
 total_start=$(date +%s)
 for nb in "${selected[@]}"; do
   name=$(basename "$nb" .ipynb)
@@ -107,7 +108,19 @@ for nb in "${selected[@]}"; do
     failed+=("$name")
   fi
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  printf '%-36s %-6s %4d.%d s\n' "$name" "$status" $((ms / 1000)) $(((ms % 1000) / 100))
+  size=""
+  if [ "$status" = ok ]; then
+    bytes=$(stat -c %s "$out/$name.ipynb")
+    size=$(printf '%d.%d MB' $((bytes / 1000000)) $(((bytes % 1000000) / 100000)))
+    # An executed notebook carries plotly once, minified (lib/report/notebook.ts): a few MB at
+    # most, so that it opens quickly in a browser and stays reasonable to share.
+    if [ "$bytes" -gt "$MAX_NOTEBOOK_BYTES" ]; then
+      status=TOO-BIG
+      failed+=("$name")
+      echo "error: executed $name.ipynb is $size, over the $((MAX_NOTEBOOK_BYTES / 1000000)) MB limit" >&2
+    fi
+  fi
+  printf '%-36s %-7s %4d.%d s  %s\n' "$name" "$status" $((ms / 1000)) $(((ms % 1000) / 100)) "$size"
   if [ "$status" = FAILED ]; then
     # nbconvert names the failing cell, but tslab reports the error itself on stderr inside the
     # notebook: run it again keeping errors, and print what the failing cells wrote there.

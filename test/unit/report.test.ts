@@ -341,6 +341,13 @@ describe("buildReport", () => {
     assert.equal((rest.match(/<div class="figure" id="fig-\d+" data-spec="fig-\d+-spec"/g) ?? []).length, 7);
   });
 
+  test("a report with every section stays under 5 MB: plotly's minified cartesian build, inlined once", async () => {
+    const html = await buildReport(full);
+    assert.ok(Buffer.byteLength(html) < 5_000_000, `${Buffer.byteLength(html)} bytes`);
+    assert.equal(html.split(plotlyBundle("cartesian").source).length, 2, "the cartesian build, exactly once");
+    assert.ok(!html.includes(plotlyBundle("full").source.slice(0, 2000)), "not the full build: every figure here is cartesian");
+  });
+
   test("text is escaped: Greek apostrophe, quotes, < and </script> in names and reasons", async () => {
     const html = await buildReport(full);
     const { rest } = split(html);
