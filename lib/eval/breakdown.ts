@@ -3,7 +3,8 @@
  * quickstart's per-area Recall@100) and by statute (source) of the gold articles.
  */
 import { NO_AREA, type DocId, type QueryId, type QueryMeta } from "../types";
-import { meanOf, type MetricValues } from "./metrics";
+import { meanOf, METRICS, type MetricValues } from "./metrics";
+import { describe } from "./statistics";
 
 /**
  * One group: its name, how many queries fall in it, and their mean of every metric.
@@ -15,6 +16,8 @@ export interface GroupMetrics {
   group: string;
   queries: number;
   mean: MetricValues;
+  /** Sample standard deviation of the group's per-query values (n − 1; NaN for a group of one). */
+  sd: MetricValues;
 }
 
 /**
@@ -80,5 +83,10 @@ function add(groups: Map<string, MetricValues[]>, key: string, values: MetricVal
 function finish(groups: Map<string, MetricValues[]>): GroupMetrics[] {
   return [...groups]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([group, rows]) => ({ group, queries: rows.length, mean: meanOf(rows) }));
+    .map(([group, rows]) => ({
+      group,
+      queries: rows.length,
+      mean: meanOf(rows),
+      sd: Object.fromEntries(METRICS.map((m) => [m, rows.length > 1 ? describe(rows.map((r) => r[m])).sd : NaN])) as MetricValues,
+    }));
 }

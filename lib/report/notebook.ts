@@ -101,11 +101,13 @@ const DECIMAL = /^-?\d+\.\d+(e[-+]?\d+)?$/i;
  * @example
  * formatCell(0.03125); // "0.0312"
  * formatCell(283);     // "283"
+ * formatCell(NaN);     // "" (a missing number)
  * formatCell("0.123456"); // "0.1235" (decimal strings, as CSV cells are, print as numbers)
  */
 export function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : formatFixed(value, digits);
+  // NaN is how the DataFrame views hold a missing number (frames.ts): blank, as in the CSV file.
+  if (typeof value === "number") return Number.isNaN(value) ? "" : Number.isInteger(value) ? String(value) : formatFixed(value, digits);
   // Decimal numbers read back from CSV files print like numbers.
   if (typeof value === "string" && DECIMAL.test(value)) return formatFixed(Number(value), digits);
   if (Array.isArray(value)) return value.map((v) => formatCell(v, digits)).join(", ");

@@ -481,6 +481,10 @@ test("byArea and bySource: counts and means per group", () => {
     ["criminal", 1, 0.5, 0.5],
   ]);
   assert.equal(areas.reduce((s, g) => s + g.queries, 0), perQuery.size, "areas partition the queries");
+  // The spread inside a group: civil's two Recall@100 values, worked by hand; NaN for a group of one.
+  const civil = perQuery.get("q1")!["Recall@100"] - perQuery.get("q3")!["Recall@100"];
+  close(areas[1].sd["Recall@100"], Math.abs(civil) / Math.SQRT2, 1e-12, "sd of two values is |x − y| / √2");
+  assert.ok(Number.isNaN(areas[2].sd["Recall@100"]));
   const qrels = new Map([
     ["q1", new Set(["ΑΚ::914", "ΑΚ::932", "ΚΠολΔ::1"])],
     ["q2", new Set(["ΠΚ::375"])],
