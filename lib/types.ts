@@ -78,6 +78,10 @@ export interface Work {
   embeddingTokens: number;
   /** The part of `embeddingTokens` that is an o200k estimate. */
   embeddingTokensEstimated: number;
+  /** Requests to a cross-encoder's rerank endpoint (cached pairs count as when they were scored). */
+  rerankCalls?: number;
+  /** (query, article) pairs a cross-encoder scored. */
+  rerankPairs?: number;
 }
 
 /**
@@ -144,7 +148,40 @@ export interface RunInfo {
   llm?: LlmRunInfo;
   /** REACT-BM25: rounds run per query. */
   rounds?: number;
+  /** A re-ranker over a first stage (`rerank:<reranker>:<retriever>`); the first stage is in `parts`. */
+  rerank?: RerankRunInfo;
   parts?: RunInfo[];
+}
+
+/**
+ * How a re-ranked run was made, recorded while it ran.
+ *
+ * @example
+ * run.info?.rerank; // { reranker: "bge-reranker-v2-m3", kind: "cross-encoder", model: "BAAI/bge-reranker-v2-m3", depth: 100, pairs: 28300, … }
+ */
+export interface RerankRunInfo {
+  /** The preset name, or "llm" for the listwise chat re-ranker. */
+  reranker: string;
+  kind: "cross-encoder" | "listwise-llm";
+  /** Model as sent (the chat model for "llm"). */
+  model: string;
+  /** scheme://host:port of the server (never credentials or a path). */
+  endpoint: string;
+  /** How many of the first stage's articles per query were re-scored. */
+  depth: number;
+  /** Listwise only: the sliding window and its step. */
+  window?: number;
+  step?: number;
+  /** Cross-encoder: pairs scored in all, of which taken from the score cache, and articles cut to the model's limit. */
+  pairs?: number;
+  reusedPairs?: number;
+  truncated?: number;
+  /** Requests sent now (not counting cached answers). */
+  calls: number;
+  /** Model names the server reported. */
+  servedModels: string[];
+  /** Some answer came from the project's own test double: the run is a stand-in. */
+  standIn: boolean;
 }
 
 /** A ranked list per query, optionally with the scores that produced it. */
