@@ -30,6 +30,11 @@ export interface RetrieverOptions extends TokenizerContext {
   /** REACT-BM25 rounds (default 10) and trace folder. */
   rounds?: number;
   traceDir?: string;
+  /** `rerank:` retrievers: how many of the first stage's articles are re-scored (default 100). */
+  rerankDepth?: number;
+  /** The listwise LLM re-ranker's sliding window and step (default 20 and 10, as RankGPT). */
+  rerankWindow?: number;
+  rerankStep?: number;
   /** Where LLM methods keep rewrites, translations and traces (default `<data>/llm`). */
   workDir?: string;
   /** Reports progress of long embedding jobs. */

@@ -31,12 +31,17 @@ const llmOptions = {
   prompts: { type: "string" as const },
   rounds: { type: "string" as const },
   "trace-dir": { type: "string" as const },
+  "rerank-depth": { type: "string" as const },
+  "rerank-window": { type: "string" as const },
+  "rerank-step": { type: "string" as const },
 };
 const llmHelp = [
   "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
   "--no-cache       call the LLM again even when the replay cache has the answer (the new answer is cached)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
   "--rounds N       REACT-BM25 rounds (default 10);  --trace-dir D  where REACT writes one JSON trace per query",
+  "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
+  "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
   "GBR_REPLAY_FILE to use (or share) another replay cache file; GBR_OFFLINE=1 to forbid network calls.",
 ];
@@ -51,6 +56,9 @@ function llmRetrieverOptions(values: Record<string, unknown>) {
     promptSet: promptSet as "project" | "official" | undefined,
     rounds: values.rounds === undefined ? undefined : numberOption(values.rounds, "--rounds", 10, { integer: true, min: 1 }),
     traceDir: values["trace-dir"] as string | undefined,
+    rerankDepth: values["rerank-depth"] === undefined ? undefined : numberOption(values["rerank-depth"], "--rerank-depth", 100, { integer: true, min: 1 }),
+    rerankWindow: values["rerank-window"] === undefined ? undefined : numberOption(values["rerank-window"], "--rerank-window", 20, { integer: true, min: 2 }),
+    rerankStep: values["rerank-step"] === undefined ? undefined : numberOption(values["rerank-step"], "--rerank-step", 10, { integer: true, min: 1 }),
   };
 }
 

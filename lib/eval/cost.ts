@@ -35,7 +35,7 @@ export interface PriceTable {
  */
 export interface CostRow {
   method: string;
-  /** Online chat calls plus query embeddings, per query. */
+  /** Online chat calls plus query embeddings plus rerank requests, per query. */
   callsPerQuery: number;
   /** Online LLM tokens (input + output) per query. */
   llmTokensPerQuery: number;
@@ -46,6 +46,8 @@ export interface CostRow {
    * cached vector), "estimated" (o200k counts: the server reported none), "mixed", or "" (none).
    */
   embeddingTokensSource: string;
+  /** (query, article) pairs a cross-encoder scored, per query (0 for everything else). */
+  rerankPairsPerQuery: number;
   secondsPerQuery: number;
   /** API-equivalent USD per query. */
   costPerQuery: number;
@@ -105,10 +107,11 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable): C
     const dollars = (w: Work) => (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * ep) / 1e6;
     return {
       method: u.method,
-      callsPerQuery: (online.llmCalls + online.embeddingCalls) / n,
+      callsPerQuery: (online.llmCalls + online.embeddingCalls + (online.rerankCalls ?? 0)) / n,
       llmTokensPerQuery: (online.llmInput + online.llmOutput) / n,
       embeddingTokensPerQuery: online.embeddingTokens / n,
       embeddingTokensSource: tokenSource(online.embeddingTokens + corpus.embeddingTokens, online.embeddingTokensEstimated + corpus.embeddingTokensEstimated),
+      rerankPairsPerQuery: (online.rerankPairs ?? 0) / n,
       secondsPerQuery: u.seconds / n,
       costPerQuery: dollars(online) / n,
       oneTimeCalls: corpus.llmCalls + corpus.embeddingCalls,

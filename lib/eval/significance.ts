@@ -7,6 +7,7 @@ import type { DocId, QueryId } from "../types";
 import type { Metric, MetricValues } from "./metrics";
 import { holm, type RandomizationOptions } from "./randomization";
 import { comparedQueries, compareRuns, type RunScores, type SignificanceTest } from "./compare-runs";
+import { rerankSignificance, type RerankSignificance } from "./rerank-significance";
 
 /**
  * The paper's 20 tests: five pairs × four metrics, each pair written as "method vs the system
@@ -138,7 +139,8 @@ export interface BaselineSignificance {
 /**
  * What `gbr reproduce` writes to significance.json (key order as listed):
  * `{ swaps, seed, queries, paper: { computed, of: 20, correction, tests: PaperTest[20] },
- * baseline: { against, of, correction, tests: SignificanceTest[] } | null }`.
+ * baseline: { against, of, correction, tests: SignificanceTest[] } | null,
+ * rerank: { of, correction, tests: SignificanceTest[] } | null }`.
  * `queries` counts the queries compared (those of the qrels with a relevant article);
  * `baseline` is null when the baseline run is absent. The two families are corrected
  * separately. (`gbr compare --json` keeps its own `{ tests }` shape.)
@@ -153,6 +155,8 @@ export interface SignificanceReport {
   queries: number;
   paper: PaperSignificance;
   baseline: BaselineSignificance | null;
+  /** Each re-ranked run against its own first stage, Holm apart (null when none ran with its first stage). */
+  rerank: RerankSignificance | null;
 }
 
 /**
@@ -324,5 +328,12 @@ export function significanceReport(
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
   const qids = comparedQueries(queries);
   const settings = { ...opts, swaps, seed };
-  return { swaps, seed, queries: qids.length, paper: paperSignificance(perQuery, qids, settings), baseline: baselineSignificance(perQuery, qids, settings) };
+  return {
+    swaps,
+    seed,
+    queries: qids.length,
+    paper: paperSignificance(perQuery, qids, settings),
+    baseline: baselineSignificance(perQuery, qids, settings),
+    rerank: rerankSignificance(perQuery, qids, PAPER_TESTS.metrics, settings),
+  };
 }

@@ -43,7 +43,7 @@ export interface Experiment {
   section: string;
   title: string;
   /** Outside resources it needs; missing ones make it skipped, not failed. */
-  needs: ("lemma-tables" | "llm" | "embeddings")[];
+  needs: ("lemma-tables" | "llm" | "embeddings" | "rerank")[];
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
 }
 

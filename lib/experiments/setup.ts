@@ -58,7 +58,7 @@ export function describeRun(info: RunInfo | undefined): string {
  * const p: Provenance = { kind: "chat", provider: "openai", endpoint: "http://10.0.0.5:8000", requestedModel: "openai/gpt-oss-120b", servedModel: "gpt-oss-120b" };
  */
 export interface Provenance {
-  kind: "chat" | "embedding";
+  kind: "chat" | "embedding" | "rerank";
   provider: string;
   endpoint: string;
   requestedModel: string;
@@ -92,6 +92,12 @@ export function provenanceOf(info: RunInfo | undefined): Provenance[] {
         servedModel: str(e.servedModel),
         standIn: e.standIn === true,
       };
+      out.set(JSON.stringify(p), p);
+    }
+    if (i.rerank && i.rerank.kind === "cross-encoder") {
+      // The listwise re-ranker's chat calls are already in `llm`; a cross-encoder is a provider of its own.
+      const r = i.rerank;
+      const p: Provenance = { kind: "rerank", provider: "rerank", endpoint: r.endpoint, requestedModel: r.model, servedModel: r.servedModels.join(", "), standIn: r.standIn };
       out.set(JSON.stringify(p), p);
     }
     for (const part of i.parts ?? []) visit(part);

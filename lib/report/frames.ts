@@ -124,8 +124,9 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
 }
 
 /**
- * The paper's 20 tests and the exploratory family against the baseline, one row per test:
- * family ("paper" or "baseline"), a, b, metric, meanA, meanB, delta, p, pHolm, status (a
+ * The paper's 20 tests, the exploratory family against the baseline and the re-ranking family
+ * (each re-ranked run against its first stage), one row per test: family ("paper", "baseline"
+ * or "rerank"), a, b, metric, meanA, meanB, delta, p, pHolm, status (a
  * paper test whose run is absent is "missing", with NaN means).
  *
  * @example
@@ -145,7 +146,9 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
     status: t.status,
   }));
   const baseline = (report.baseline?.tests ?? []).map((t) => ({ family: "baseline", ...t, status: "computed" }));
-  return [...paper, ...baseline];
+  // Files written before the re-ranking family existed have no `rerank` key.
+  const rerank = (report.rerank?.tests ?? []).map((t) => ({ family: "rerank", ...t, status: "computed" }));
+  return [...paper, ...baseline, ...rerank];
 }
 
 /**

@@ -120,6 +120,13 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
     body += testTable(base.tests, marks);
     body += figs.add(pValueChart(base.tests, ALPHA, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`, { marks }));
   }
+  // Files written before the re-ranking family existed have no `rerank` key.
+  const rerank = (sig as { rerank?: { of?: unknown; tests: TestLike[] } | null }).rerank;
+  if (rerank?.tests.length) {
+    body += `<h3>Re-rankers against their first stage</h3>\n`;
+    body += note(`Each re-ranked run against the ranking it re-ordered, its own family with Holm over these ${toNumber(rerank.of) ?? rerank.tests.length} tests only (beyond the paper).`);
+    body += testTable(rerank.tests, marks);
+  }
   return body;
 }
 

@@ -31,6 +31,9 @@ export function addWork(...parts: readonly (Work | undefined)[]): Work {
     w.embeddingCalls += p.embeddingCalls;
     w.embeddingTokens += p.embeddingTokens;
     w.embeddingTokensEstimated += p.embeddingTokensEstimated;
+    // Only re-ranked runs count rerank work; other runs leave the fields out.
+    if (p.rerankCalls !== undefined) w.rerankCalls = (w.rerankCalls ?? 0) + p.rerankCalls;
+    if (p.rerankPairs !== undefined) w.rerankPairs = (w.rerankPairs ?? 0) + p.rerankPairs;
   }
   return w;
 }

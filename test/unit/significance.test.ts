@@ -7,6 +7,7 @@ import { holm, pairedRandomizationTest } from "../../lib/eval/randomization";
 import { bootstrapCI } from "../../lib/eval/bootstrap";
 import { compareRuns, type RunScores } from "../../lib/eval/compare-runs";
 import { baselineSignificance, missingPairs, paperSignificance, PAPER_TESTS, significanceReport, type PerQueryByExperiment } from "../../lib/eval/significance";
+import { firstStageOf, rerankSignificance } from "../../lib/eval/rerank-significance";
 import { formatComparison } from "../../lib/report/comparison";
 import { seedState, Xoshiro128ss } from "../../lib/util/random";
 import { NO_AREA, type QueryMeta } from "../../lib/types";
@@ -423,7 +424,8 @@ test("significanceReport: the significance.json shape, families apart, round tri
   const runs = [...paperRuns(["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"]), runOf("lsi", (i) => 0.05 * (i % 20))];
   const qrels = new Map<string, Set<string>>([...QRELS, ["q-no-gold", new Set<string>()]]);
   const report = significanceReport(byExperiment(runs), qrels, { swaps: 1_000, seed: 9 });
-  assert.deepEqual(Object.keys(report), ["swaps", "seed", "queries", "paper", "baseline"]);
+  assert.deepEqual(Object.keys(report), ["swaps", "seed", "queries", "paper", "baseline", "rerank"]);
+  assert.equal(report.rerank, null, "no re-ranked run here");
   assert.deepEqual([report.swaps, report.seed, report.queries], [1_000, 9, 40]);
   assert.deepEqual(Object.keys(report.paper), ["computed", "of", "correction", "tests"]);
   assert.deepEqual(report.paper, paperSignificance(byExperiment(runs), qrels, { swaps: 1_000, seed: 9 }));
@@ -443,6 +445,32 @@ test("significanceReport: the significance.json shape, families apart, round tri
   assert.deepEqual([empty.swaps, empty.seed, empty.paper.computed, empty.paper.tests.length, empty.baseline], [100_000, 42, 0, 20, null]);
   assert.throws(() => significanceReport(new Map(), qrels, { swaps: 0 }), /swaps/);
   assert.throws(() => significanceReport(new Map(), qrels, { seed: 1.5 }), /seed/);
+});
+
+test("the re-ranking family: each re-ranked run against its own first stage, Holm over these tests only", () => {
+  const runs = [
+    ...paperRuns(["bm25-greekstemmer", "reform:bm25-greekstemmer"]),
+    runOf("rerank:bge-reranker-v2-m3:bm25-greekstemmer", (i) => 0.04 * (i % 25)),
+    runOf("rerank:llm:reform:bm25-greekstemmer", (i) => 0.03 * (i % 30)),
+    runOf("rerank:llm:react-bm25", () => 0.5), // its first stage did not run: no test
+  ];
+  assert.equal(firstStageOf("rerank:llm:reform:bm25-greekstemmer"), "reform:bm25-greekstemmer");
+  assert.equal(firstStageOf("reform:bm25-greekstemmer"), undefined);
+  const fam = rerankSignificance(byExperiment(runs), QRELS, PAPER_TESTS.metrics, { swaps: 2_000, seed: 3 })!;
+  assert.deepEqual(
+    fam.tests.map((t) => `${t.a} vs ${t.b}`),
+    ["rerank:bge-reranker-v2-m3:bm25-greekstemmer vs bm25-greekstemmer", "rerank:llm:reform:bm25-greekstemmer vs reform:bm25-greekstemmer"].flatMap((x) => PAPER_TESTS.metrics.map(() => x)),
+  );
+  assert.equal(fam.of, 8);
+  // The same tests as compareRuns over exactly these pairs: Holm over 8.
+  const { tests } = compareRuns(runs, QRELS, {
+    pairs: [["rerank:bge-reranker-v2-m3:bm25-greekstemmer", "bm25-greekstemmer"], ["rerank:llm:reform:bm25-greekstemmer", "reform:bm25-greekstemmer"]],
+    metrics: PAPER_TESTS.metrics,
+    swaps: 2_000,
+    seed: 3,
+  });
+  assert.deepEqual(fam.tests, tests);
+  assert.equal(rerankSignificance(byExperiment(runs.slice(0, 2)), QRELS, PAPER_TESTS.metrics), null);
 });
 
 test("formatComparison: ranx-style superscripts for significant wins only, a legend, and the test list", () => {
