@@ -178,6 +178,8 @@ export interface RerankRunInfo {
   truncated?: number;
   /** Requests sent now (not counting cached answers). */
   calls: number;
+  /** Listwise only: answers with no usable id, whose window kept its order. */
+  unparsed?: number;
   /** Model names the server reported. */
   servedModels: string[];
   /** Some answer came from the project's own test double: the run is a stand-in. */

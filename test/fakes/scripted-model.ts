@@ -1,8 +1,8 @@
 /**
  * A made-up chat model for the OpenAI-compatible double, answering each of the project's
  * methods in the format it parses: keyword rewrites (KEYWORDS:), prose rewrites (QUERY:), a
- * planner (REASON: / QUERY:), an observer (RELEVANT: id | reason) and a letter-by-letter
- * "translation". Used by scripts/serve-doubles.ts (the notebooks' headless run) and by tests
+ * planner (REASON: / QUERY:), an observer (RELEVANT: id | reason), a listwise re-ranker
+ * ("[2] > [1] > …") and a letter-by-letter "translation". Used by scripts/serve-doubles.ts (the notebooks' headless run) and by tests
  * that need every LLM method to run end to end. Its answers say the code ran, nothing more.
  */
 import { foldLower } from "../../lib/text/normalize";
@@ -57,6 +57,14 @@ export function scriptedModel(body: ChatCompletionBody): ChatAnswer {
   const usage = { prompt_tokens: Math.ceil(user.length / 4) + Math.ceil(system.length / 4), completion_tokens: 60 };
   const answer = (content: string): ChatAnswer => ({ content, usage: { ...usage, completion_tokens: Math.ceil(content.length / 4) } });
 
+  // Listwise re-ranker: the window's articles by the number of content words they share with the
+  // question, most first (ties in the given order), as "[i] > [j] > …".
+  if (/αριθμημένα από \[1\] έως \[\d+\]/.test(user)) {
+    const question = new Set(keywords(between(user, TOPIC, ["\n\nΆρθρα (απόσπασμα"])).map(foldLower));
+    const passages = [...user.matchAll(/^\[(\d+)\] (.*)$/gm)].map((m) => ({ id: Number(m[1]), shared: keywords(m[2]).filter((w) => question.has(foldLower(w))).length }));
+    passages.sort((x, y) => y.shared - x.shared || x.id - y.id);
+    return answer(passages.map((p) => `[${p.id}]`).join(" > "));
+  }
   // Observer: keep the articles of the batch that share at least two content words with the question.
   if (user.includes("Άρθρα που επέστρεψε η αναζήτηση BM25")) {
     const question = new Set(keywords(between(user, TOPIC, ["\n\nΆρθρα που επέστρεψε"])).map(foldLower));
