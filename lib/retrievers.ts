@@ -6,6 +6,7 @@ import "./sparse/register";
 import "./dense/register";
 import "./fusion/register";
 import "./llm/register";
+import "./rerank/register";
 import "./data/register";
 
 export * from "./registry";

@@ -6,7 +6,8 @@
  *   scripted from the prompts, in the formats the methods parse: keyword rewrites (KEYWORDS:),
  *   prose rewrites (QUERY:), a planner (REASON: / QUERY:), an observer (RELEVANT: id | reason)
  *   and a word-by-word "translation";
- * - a Gemini double for the gemini-001 preset.
+ * - a Gemini double for the gemini-001 preset;
+ * - a rerank double (POST /rerank, vLLM's shape) scoring pairs by shared words.
  *
  * Prints `export NAME=value` lines for a shell to source, then a line `# ready`, and serves
  * until it is sent SIGTERM or SIGINT. The answers are made up: every number computed with them
@@ -26,6 +27,7 @@ import { builtinPresets } from "../lib/dense/presets";
 import { startOpenAIDouble } from "../test/fakes/openai-server";
 import { scriptedModel } from "../test/fakes/scripted-model";
 import { startGeminiDouble } from "../test/fakes/gemini-server";
+import { startRerankDouble } from "../test/fakes/rerank-server";
 
 /** Vector size of the OpenAI-compatible double (every local preset is re-declared with it). */
 const DIMS = 32;
@@ -39,6 +41,7 @@ async function main(): Promise<void> {
   const openai = await startOpenAIDouble({ dims: DIMS });
   openai.chat(scriptedModel);
   const gemini = await startGeminiDouble({ usage: true });
+  const rerank = await startRerankDouble();
 
   // The built-in local presets name real vector sizes (4096, 2560 …); the double serves DIMS.
   // Everything else follows GBR_EMBED_NAMES, so the authors' request shape can be tried here too.
@@ -65,13 +68,14 @@ async function main(): Promise<void> {
     GBR_PRESETS: presetsFile,
     GBR_GEMINI_BASE_URL: gemini.url,
     GEMINI_API_KEY: "local-double",
+    GBR_RERANK_BASE_URL: rerank.url,
   };
   const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
   process.stdout.write(Object.entries(env).map(([k, v]) => `export ${k}=${quote(v)}\n`).join("") + "# ready\n");
 
   const stop = async () => {
-    process.stderr.write(`serve-doubles: ${openai.count("chat/completions")} chat and ${openai.count("embeddings")} embedding requests, ${gemini.count()} Gemini requests; stopping\n`);
-    await Promise.allSettled([openai.close(), gemini.close()]);
+    process.stderr.write(`serve-doubles: ${openai.count("chat/completions")} chat and ${openai.count("embeddings")} embedding requests, ${gemini.count()} Gemini requests, ${rerank.count()} rerank requests; stopping\n`);
+    await Promise.allSettled([openai.close(), gemini.close(), rerank.close()]);
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop());

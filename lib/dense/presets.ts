@@ -262,8 +262,10 @@ function readUserPresets(file: string): EmbeddingPreset[] {
   } catch (err) {
     throw new Error(`${file}: not a readable presets file (${(err as Error).message})`);
   }
-  const list = (parsed as { presets?: unknown }).presets;
-  if (!Array.isArray(list)) throw new Error(`${file}: expected {"presets": [ … ]}`);
+  const { presets: list, rerankers } = parsed as { presets?: unknown; rerankers?: unknown };
+  // A file may hold only re-ranker presets (lib/rerank/presets.ts reads those).
+  if (list === undefined && rerankers !== undefined) return [];
+  if (!Array.isArray(list)) throw new Error(`${file}: expected {"presets": [ … ]} (and/or {"rerankers": [ … ]})`);
   return list.map((raw, i) => {
     const p = raw as Partial<EmbeddingPreset>;
     const where = `${file}: presets[${i}]`;

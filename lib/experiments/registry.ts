@@ -27,9 +27,38 @@ const API_PRESETS = BUILTIN_PRESETS.filter((p) => p.provider !== "lsi");
 const PAPER_PRESETS = API_PRESETS.filter((p) => p.name !== "embgemma-300m-raw");
 const LOCAL_PRESETS = PAPER_PRESETS.filter((p) => p.provider === "openai");
 
+/** The first stages the re-rankers re-order: the paper's BM25, Reform-BM25 and REACT-BM25. */
+export const RERANK_FIRST_STAGES = ["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"] as const;
+/** The cross-encoder reproduce runs when GBR_RERANKERS does not name others. */
+export const DEFAULT_RERANKERS = ["bge-reranker-v2-m3"];
+
+/**
+ * The cross-encoder presets whose rows reproduce has (`GBR_RERANKERS`, comma-separated, read
+ * when lib/ loads: the presets your rerank server serves; default bge-reranker-v2-m3). A name
+ * that is no preset is still a row, which fails with the list of known presets.
+ *
+ * @example
+ * configuredRerankers({ GBR_RERANKERS: "qwen3-reranker-8b, bge-reranker-v2-m3" }); // ["qwen3-reranker-8b", "bge-reranker-v2-m3"]
+ */
+export function configuredRerankers(env: NodeJS.ProcessEnv = process.env): string[] {
+  const listed = (env.GBR_RERANKERS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return [...new Set(listed.length ? listed : DEFAULT_RERANKERS)];
+}
+
+/** Re-ranking rows: each configured cross-encoder and the listwise LLM over each first stage. */
+function rerankExperiments(): Experiment[] {
+  const needs = (first: string, own: Experiment["needs"]): Experiment["needs"] => (first === "bm25-greekstemmer" ? own : [...new Set([...own, "llm" as const])]);
+  return [
+    ...configuredRerankers().flatMap((r) =>
+      RERANK_FIRST_STAGES.map((first) => retrieverExperiment(`rerank:${r}:${first}`, "rerank", `${r} (cross-encoder) re-ranking the top 100 of ${first}`, needs(first, ["rerank"]))),
+    ),
+    ...RERANK_FIRST_STAGES.map((first) => retrieverExperiment(`rerank:llm:${first}`, "rerank", `Listwise LLM re-ranking (RankGPT window) of the top 100 of ${first}`, ["llm"])),
+  ];
+}
+
 /**
  * The paper's experiments, in the order of its tables, plus `lsi` (an offline dense baseline
- * made here). Dense rows need an embedding provider; without one they are skipped with the
+ * made here) and, beyond the paper, re-rankers over BM25, Reform-BM25 and REACT-BM25. Dense rows need an embedding provider; without one they are skipped with the
  * reason.
  *
  * @example
@@ -55,4 +84,5 @@ export const EXPERIMENTS: readonly Experiment[] = [
   ...tuningExperiments("bm25-greekstemmer", "BM25-GREEKSTEMMER", [], "sweep.json"),
   ...tuningExperiments("reform:bm25-greekstemmer", "Reform-BM25 (on the rewrites)", ["llm"], "sweep-reform.json", "reform:bm25-greekstemmer"),
   retrieverExperiment("react-bm25", "4.5", "REACT-BM25 (planner → BM25 → observer; rounds as recorded)", ["llm"]),
+  ...rerankExperiments(),
 ];

@@ -23,8 +23,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   cache: [],
   fusion: [],
   eval: [],
-  experiments: ["text", "data", "sparse", "dense", "llm", "cache", "fusion", "eval"],
+  experiments: ["text", "data", "sparse", "dense", "llm", "cache", "fusion", "eval", "rerank"],
   report: ["eval", "experiments"],
+  rerank: ["cache", "llm", "dense"],
   cli: ["*"],
 };
 /** Root files every folder may import: the shared types, the retriever registry, the data folder's location. */

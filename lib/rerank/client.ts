@@ -1,0 +1,322 @@
+/**
+ * A client of the rerank endpoint that vLLM, Jina, Cohere-compatible servers and Text Embeddings
+ * Inference expose: one query, some documents, one relevance score per document.
+ *
+ * Plain `fetch` rather than an SDK: there is no official SDK for this shape, and the request is
+ * one JSON POST. The retry policy is ours (`retryWithBackoff`): 408, 429, 5xx, time-outs and
+ * dropped connections are tried again, honouring Retry-After; any other status is final at once,
+ * with the server's message, since sending the same request again cannot change the answer.
+ */
+import { GbrError } from "../util/errors";
+import { checkedBaseUrl, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
+import { redactKey } from "../util/openai-errors";
+import { retryAfterMs, retryWithBackoff } from "../util/retry";
+
+/**
+ * What one rerank request returned.
+ *
+ * @example
+ * const r: RerankResult = { scores: [0.91, 0.02], servedModel: "BAAI/bge-reranker-v2-m3", standIn: false, tokens: 812 };
+ */
+export interface RerankResult {
+  /** One score per document sent, in the order sent. */
+  scores: number[];
+  /** The model the server says answered, when it says. */
+  servedModel?: string;
+  /** Answered by the project's test double (it marks its answers): a stand-in, not a result. */
+  standIn: boolean;
+  /** Tokens the server reported for the request, when it reported any. */
+  tokens?: number;
+}
+
+/**
+ * Scores documents against a query through a rerank server. `rerank` may be called concurrently;
+ * limiting requests in flight is the caller's choice.
+ *
+ * @example
+ * const client = rerankClientFromEnv();
+ * const { scores } = await client.rerank("BAAI/bge-reranker-v2-m3", "Ο Α πώλησε …", ["Άρθρο 513 …", "Άρθρο 914 …"]);
+ */
+export interface RerankClient {
+  /** "rerank@<origin>" or "tei@<origin>", for messages. */
+  readonly id: string;
+  /** scheme://host:port of the server (never credentials or a path). */
+  readonly endpoint: string;
+  rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
+}
+
+/**
+ * The request body a server takes: "rerank" (Cohere, Jina, vLLM: `{model, query, documents,
+ * top_n}`) or "tei" (Text Embeddings Inference: `{query, texts}`; it serves one model).
+ *
+ * @example
+ * const api: RerankApi = "tei";
+ */
+export type RerankApi = "rerank" | "tei";
+
+/**
+ * How to reach a rerank server, and how patiently.
+ *
+ * @example
+ * const o: RerankClientOptions = { baseUrl: "http://localhost:8000/v1", timeoutMs: 60_000 };
+ */
+export interface RerankClientOptions {
+  /** Up to the path the server puts "/rerank" under, e.g. "http://localhost:8000" or "https://api.jina.ai/v1". */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer …`; never logged or put in a message. */
+  apiKey?: string;
+  /** Request shape (default "rerank"). */
+  api?: RerankApi;
+  /** Per-attempt timeout in milliseconds (default 120 000). */
+  timeoutMs?: number;
+  /** Attempts in all, the first included (default 5). */
+  attempts?: number;
+  /** First backoff delay without a Retry-After, in ms (default 1000; doubles per attempt). */
+  backoffMs?: number;
+  /** Replaceable for tests (the waits between attempts). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * A failed rerank request. Codes: NOT_CONFIGURED (unavailable: no server set), HTTP (the server
+ * answered with an error status), NETWORK (no answer), TIMEOUT, BAD_ANSWER (a 200 that does not
+ * say what was asked).
+ *
+ * @example
+ * catch (e) { if (e instanceof RerankError && e.status === 401) console.error("check GBR_RERANK_API_KEY"); }
+ */
+export class RerankError extends GbrError {
+  declare readonly code: "NOT_CONFIGURED" | "HTTP" | "NETWORK" | "TIMEOUT" | "BAD_ANSWER";
+
+  constructor(
+    message: string,
+    code: RerankError["code"],
+    /** HTTP status, when the server answered. */
+    readonly status?: number,
+    /** Whether another attempt may succeed. */
+    readonly retryable = false,
+    /** The wait the server asked for (Retry-After), in ms. */
+    readonly retryAfterMs?: number,
+    hint?: string,
+  ) {
+    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...(hint ? { hint } : {}) });
+    this.name = "RerankError";
+  }
+}
+
+const DEFAULTS = { timeoutMs: 120_000, attempts: 5, backoffMs: 1000 } as const;
+/** How much of a server's error text a message keeps (HTML error pages can be long). */
+const MESSAGE_CHARS = 300;
+
+/**
+ * A client of `POST {baseUrl}/rerank`. The answer may be `{results: [{index, relevance_score}]}`
+ * (Cohere, Jina, vLLM) or a bare `[{index, score}]` (TEI), whichever `api` was asked for; scores
+ * come back in the order of the documents sent.
+ *
+ * @example
+ * const c = rerankClient({ baseUrl: "http://localhost:8000", apiKey: process.env.GBR_RERANK_API_KEY });
+ * (await c.rerank("BAAI/bge-reranker-v2-m3", "q", ["a", "b"])).scores; // [0.73, 0.01]
+ */
+export function rerankClient(o: RerankClientOptions): RerankClient {
+  const api = o.api ?? "rerank";
+  if (api !== "rerank" && api !== "tei") throw new RerankError(`rerank client: api must be "rerank" or "tei", got ${JSON.stringify(api)}`, "NOT_CONFIGURED");
+  const timeoutMs = positive(o.timeoutMs ?? DEFAULTS.timeoutMs, "timeoutMs");
+  const attempts = positive(o.attempts ?? DEFAULTS.attempts, "attempts");
+  const apiKey = o.apiKey ?? "";
+  const u = new URL(checkedBaseUrl("rerank base URL", o.baseUrl, "GBR_RERANK_API_KEY"));
+  u.pathname = `${u.pathname.replace(/\/+$/, "")}/rerank`;
+  const url = u.toString();
+  // Messages show the URL without its query string, which proxies sometimes use for tokens.
+  const where = `${api} at ${maskCredentials(url.split("?")[0])}`;
+  const endpoint = endpointOrigin(url);
+  const dispatcher = longRequestDispatcher();
+  const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
+  if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+
+  async function attempt(body: string, n: number): Promise<RerankResult> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    try {
+      let res: Response;
+      try {
+        res = await fetch(url, { method: "POST", headers, body, signal: controller.signal, ...(dispatcher ? { dispatcher } : {}) } as RequestInit);
+      } catch (err) {
+        if (controller.signal.aborted) throw new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
+        throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
+      }
+      let text: string;
+      try {
+        text = await res.text();
+      } catch (err) {
+        if (controller.signal.aborted) throw new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
+        throw new RerankError(`${where}: connection dropped while reading the answer (${describeCause(err)})`, "NETWORK", undefined, true);
+      }
+      if (!res.ok) {
+        const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
+        const message = redactKey(`${where}: HTTP ${res.status}: ${serverMessage(text)}`, apiKey);
+        throw new RerankError(message, "HTTP", res.status, retryable, retryAfterMs(res.headers.get("retry-after")));
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        throw new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
+      }
+      return { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult> {
+    // Servers reject an empty list; nothing to score, nothing to pay.
+    if (documents.length === 0) return { scores: [], standIn: false };
+    const body = JSON.stringify(
+      api === "tei" ? { query, texts: documents, raw_scores: false } : { model, query, documents, top_n: documents.length },
+    );
+    let tries = 0;
+    try {
+      return await retryWithBackoff(
+        () => {
+          tries++;
+          return attempt(body, documents.length);
+        },
+        {
+          attempts,
+          baseMs: o.backoffMs ?? DEFAULTS.backoffMs,
+          sleep: o.sleep,
+          classify: (e) => (e instanceof RerankError ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false }),
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof RerankError) || !err.retryable || tries < 2) throw err;
+      throw new RerankError(`${err.message} (after ${tries} attempts)`, err.code, err.status, false, err.retryAfterMs);
+    }
+  }
+
+  return { id: `${api}@${endpoint}`, endpoint, rerank };
+}
+
+/**
+ * A client configured from the environment: `GBR_RERANK_BASE_URL` (required; credentials in it
+ * are refused), `GBR_RERANK_API_KEY`, `GBR_RERANK_API` ("rerank" or "tei") and
+ * `GBR_RERANK_TIMEOUT_MS`. Without a base URL the error is `unavailable`, so an experiment that
+ * needs a re-ranker is skipped with the reason rather than failed.
+ *
+ * @example
+ * // GBR_RERANK_BASE_URL=http://localhost:8000
+ * const client = rerankClientFromEnv();
+ * client.endpoint; // "http://localhost:8000"
+ */
+export function rerankClientFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  more: Partial<Pick<RerankClientOptions, "attempts" | "backoffMs" | "sleep" | "timeoutMs">> = {},
+): RerankClient {
+  const baseUrl = env.GBR_RERANK_BASE_URL?.trim();
+  if (!baseUrl) {
+    throw new RerankError(
+      "no rerank server configured: set GBR_RERANK_BASE_URL to a server exposing POST /rerank (vLLM, Text Embeddings Inference, Jina or Cohere-compatible), e.g. http://localhost:8000",
+      "NOT_CONFIGURED",
+      undefined,
+      false,
+      undefined,
+      "also set GBR_RERANK_API_KEY if the server needs a key, and GBR_RERANK_API=tei for Text Embeddings Inference",
+    );
+  }
+  checkedBaseUrl("GBR_RERANK_BASE_URL", baseUrl, "GBR_RERANK_API_KEY");
+  const api = env.GBR_RERANK_API?.trim() || "rerank";
+  if (api !== "rerank" && api !== "tei") throw new RerankError(`GBR_RERANK_API must be "rerank" or "tei", got ${JSON.stringify(env.GBR_RERANK_API)}`, "NOT_CONFIGURED");
+  let timeoutMs = more.timeoutMs;
+  if (env.GBR_RERANK_TIMEOUT_MS?.trim()) {
+    timeoutMs = Number(env.GBR_RERANK_TIMEOUT_MS);
+    if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new RerankError(`GBR_RERANK_TIMEOUT_MS must be a positive integer (milliseconds), got ${JSON.stringify(env.GBR_RERANK_TIMEOUT_MS)}`, "NOT_CONFIGURED");
+  }
+  return rerankClient({ ...more, baseUrl, apiKey: env.GBR_RERANK_API_KEY || undefined, api, timeoutMs });
+}
+
+/**
+ * Scores in document order from a rerank answer: `{results: [{index, relevance_score}]}` or a
+ * bare `[{index, score}]`. Every index 0..n-1 must appear exactly once with a finite score; the
+ * error names the missing and repeated indexes. The double's mark (`gbr_test_double` on the
+ * body, or on the items of a bare array) makes the result a stand-in.
+ *
+ * @example
+ * parseRerankAnswer({ results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.1 }] }, 2, "x").scores; // [0.1, 0.9]
+ */
+export function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
+  const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;
+  const items: unknown = Array.isArray(json) ? json : body?.results;
+  if (!Array.isArray(items)) throw new RerankError(`${where}: answer has neither a "results" array nor a bare list of results`, "BAD_ANSWER");
+  const scores = new Array<number | undefined>(n).fill(undefined);
+  const repeated: unknown[] = [];
+  const outOfRange: unknown[] = [];
+  let standIn = !Array.isArray(json) && body?.gbr_test_double === true;
+  items.forEach((raw, position) => {
+    const item = raw as { index?: unknown; relevance_score?: unknown; score?: unknown; gbr_test_double?: unknown } | null;
+    if (item?.gbr_test_double === true) standIn = true;
+    const i = item?.index;
+    if (!(typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n)) return void outOfRange.push(i);
+    if (scores[i] !== undefined) return void repeated.push(i);
+    const s = item?.relevance_score ?? item?.score;
+    if (typeof s !== "number" || !Number.isFinite(s)) throw new RerankError(`${where}: result ${position} (index ${i}) has no finite score (${JSON.stringify(s)})`, "BAD_ANSWER");
+    scores[i] = s;
+  });
+  const missing = scores.flatMap((s, i) => (s === undefined ? [i] : []));
+  if (missing.length || repeated.length || outOfRange.length) {
+    const parts = [
+      missing.length ? `missing index ${list(missing)}` : "",
+      repeated.length ? `repeated index ${list(repeated)}` : "",
+      outOfRange.length ? `index out of range ${list(outOfRange)}` : "",
+    ].filter(Boolean);
+    throw new RerankError(`${where}: sent ${n} documents, the answer has ${parts.join("; ")}`, "BAD_ANSWER");
+  }
+  const servedModel = typeof body?.model === "string" && body.model ? body.model : undefined;
+  return { scores: scores as number[], ...(servedModel ? { servedModel } : {}), standIn };
+}
+
+/** Tokens as vLLM/Jina (`usage.total_tokens`) or Cohere (`meta.billed_units.search_units` is no token count, so not read) report them. */
+function usageOf(json: unknown): { tokens?: number } {
+  const usage = (json as { usage?: { total_tokens?: unknown; prompt_tokens?: unknown } } | null)?.usage;
+  const t = usage?.total_tokens ?? usage?.prompt_tokens;
+  return typeof t === "number" && Number.isFinite(t) ? { tokens: t } : {};
+}
+
+/** The server's own words from an error body: OpenAI/vLLM `error.message`, `message`, TEI `error`, FastAPI `detail`, else the text. */
+function serverMessage(text: string): string {
+  try {
+    const j = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };
+    const e = j?.error as { message?: unknown } | string | undefined;
+    const m = typeof e === "string" ? e : typeof e?.message === "string" ? e.message : typeof j?.message === "string" ? j.message : j?.detail;
+    if (typeof m === "string" && m) return clip(m);
+    if (m !== undefined) return clip(JSON.stringify(m));
+  } catch {
+    /* not JSON: the text itself */
+  }
+  return text.trim() ? clip(text.trim()) : "(no message)";
+}
+
+function clip(s: string): string {
+  return s.length > MESSAGE_CHARS ? `${s.slice(0, MESSAGE_CHARS)}… (${s.length} characters)` : s;
+}
+
+function list(xs: readonly unknown[]): string {
+  const shown = xs.slice(0, 10).map((x) => JSON.stringify(x)).join(", ");
+  return xs.length > 10 ? `${shown} and ${xs.length - 10} more` : shown;
+}
+
+/** undici hides the useful part ("ECONNREFUSED", "other side closed") in nested causes. */
+function describeCause(err: unknown): string {
+  const parts: string[] = [];
+  let cur: unknown = err;
+  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return parts.join(": ") || String(err);
+}
+
+function positive(n: number, name: string): number {
+  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`rerank client: ${name} must be a positive integer, got ${n}`);
+  return n;
+}

@@ -1,0 +1,232 @@
+/**
+ * Re-ranking a first stage's run with a cross-encoder: each query's top articles are scored as
+ * (query, article) pairs by a rerank server, and re-ordered by those scores.
+ *
+ * Order: scores descending; equal scores keep the first stage's order (a cross-encoder's scores
+ * tie more often than one would think: identical repealed articles, saturated sigmoids), so the
+ * result never depends on sort internals. The first stage's articles past `depth` follow in their
+ * order, and the list is cut to `k`.
+ *
+ * Work: every pair not in the score cache is sent, `batchSize` per request, at most
+ * `concurrency` requests in flight; each answered request's scores go to the cache at once, so an
+ * interrupted run resumes where it stopped. The run's cost counts what the scores took when they
+ * were made, whether they came from the server now or from the cache: pairs re-scored, calls as
+ * ceil(pairs / batchSize) per query (how a run from scratch batches them), and seconds as the sum
+ * of the pairs' shares of their requests' time (sequential request time, not this run's wall
+ * clock, which depends on concurrency and on what was cached).
+ */
+import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
+import { GbrError } from "../util/errors";
+import { addWork, zeroWork } from "../util/run-cost";
+import { createSemaphore } from "../util/semaphore";
+import type { RerankClient } from "./client";
+import { renderRerankDocument, renderRerankQuery, rerankFingerprint, type RerankPreset } from "./presets";
+import { pairKey, type CachedScore, type ScoreCache } from "./score-cache";
+
+/**
+ * How `crossEncoderRerankRun` re-ranks; every field is optional.
+ *
+ * @example
+ * const o: CrossEncoderOptions = { depth: 100, k: 100, cache: await openScoreCache(), concurrency: 4 };
+ */
+export interface CrossEncoderOptions {
+  /** Articles of the first stage re-scored per query (default 100). */
+  depth?: number;
+  /** Length of the returned rankings (default 100). */
+  k?: number;
+  /** Where pair scores are read from and appended to; without one every pair is sent. */
+  cache?: ScoreCache;
+  log?: (message: string) => void;
+  /** Called as pairs are scored: ("rerank <preset>", pairs done, pairs in all). */
+  onProgress?: (label: string, done: number, total: number) => void;
+  /** Requests in flight at once (default 4). */
+  concurrency?: number;
+  /** The run's retriever name (default "rerank:<preset>:<first stage's retriever>"). */
+  name?: string;
+}
+
+interface Batch {
+  query: string;
+  documents: string[];
+  keys: string[];
+}
+
+/**
+ * The first stage re-ranked by a cross-encoder (see the module comment for order and cost).
+ * `scores` holds the cross-encoder's scores for a query when every returned article was
+ * re-scored (always, when k <= depth); a query whose list continues into the unscored remainder
+ * has none, rather than invented ones (TREC output then uses its rank convention for it).
+ * In `info.rerank`, `pairs` counts (query, article) pairs re-scored and `reusedPairs` those not
+ * requested now (from the cache, or an article whose text repeats another's for the same query),
+ * so `pairs - reusedPairs` pairs were sent; `truncated` counts distinct articles cut.
+ *
+ * @example
+ * const first = await bm25.retrieve(bench.queries, 100);
+ * const run = await crossEncoderRerankRun(rerankPreset("bge-reranker-v2-m3"), rerankClientFromEnv(), bench.queries,
+ *   first, new Map(bench.docs.map((d) => [d.id, d.text])), { cache: await openScoreCache() });
+ * run.info?.rerank?.reusedPairs; // pairs taken from the cache
+ */
+export async function crossEncoderRerankRun(
+  preset: RerankPreset,
+  client: RerankClient,
+  queries: readonly Query[],
+  firstStage: Run,
+  docText: ReadonlyMap<DocId, string>,
+  opts: CrossEncoderOptions = {},
+): Promise<Run> {
+  const depth = positive(opts.depth ?? 100, "depth");
+  const k = positive(opts.k ?? 100, "k");
+  const concurrency = positive(opts.concurrency ?? 4, "concurrency");
+  const batchSize = positive(preset.batchSize, `preset '${preset.name}' batchSize`);
+  const fingerprint = rerankFingerprint(preset);
+  const label = `rerank ${preset.name}`;
+
+  // Plan: every query's head, its pair keys, and the batches of pairs nobody has scored yet.
+  const plans: { query: Query; head: DocId[]; tail: DocId[]; keys: string[] }[] = [];
+  const known = new Map<string, CachedScore>();
+  const planned = new Set<string>();
+  const batches: Batch[] = [];
+  const cut = new Set<DocId>();
+  let pairs = 0;
+  let rerankCalls = 0;
+  for (const query of queries) {
+    const ranking = firstStage.rankings.get(query.id);
+    if (!ranking) throw new GbrError(`${label}: the first stage (${firstStage.info?.retriever ?? "unnamed"}) has no ranking for query '${query.id}'`, "RERANK_INPUT");
+    const unique = uniqueInOrder(ranking);
+    const head = unique.slice(0, depth);
+    const keys: string[] = [];
+    let pending: Batch | undefined;
+    for (const id of head) {
+      const article = docText.get(id);
+      if (article === undefined) throw new GbrError(`${label}: article '${id}' (ranked for query '${query.id}') is not in the corpus given`, "RERANK_INPUT");
+      const key = pairKey(fingerprint, query.text, article);
+      keys.push(key);
+      if (article.length > preset.maxDocumentChars) cut.add(id);
+      if (known.has(key) || planned.has(key)) continue;
+      const cached = opts.cache?.get(key);
+      if (cached) {
+        known.set(key, cached);
+        continue;
+      }
+      planned.add(key);
+      if (!pending || pending.keys.length === batchSize) {
+        pending = { query: renderRerankQuery(preset, query.text), documents: [], keys: [] };
+        batches.push(pending);
+      }
+      pending.documents.push(renderRerankDocument(preset, article).text);
+      pending.keys.push(key);
+    }
+    plans.push({ query, head, tail: unique.slice(depth), keys });
+    pairs += head.length;
+    rerankCalls += Math.ceil(head.length / batchSize);
+  }
+
+  // Score what is missing; a failure stops new requests, lets those in flight land in the cache,
+  // and is then thrown.
+  const limit = createSemaphore(concurrency);
+  const servedModels = new Set<string>();
+  let failure: { err: unknown } | undefined;
+  let calls = 0;
+  let standInNow = false;
+  const sent = batches.reduce((n, b) => n + b.keys.length, 0);
+  let done = pairs - sent;
+  opts.onProgress?.(label, done, pairs);
+  await Promise.all(
+    batches.map((batch) =>
+      limit.run(async () => {
+        if (failure) return;
+        try {
+          const t0 = performance.now();
+          const res = await client.rerank(preset.model, batch.query, batch.documents);
+          const seconds = (performance.now() - t0) / 1000;
+          calls++;
+          if (res.servedModel) servedModels.add(res.servedModel);
+          if (res.standIn) standInNow = true;
+          if (res.scores.length !== batch.keys.length) throw new GbrError(`${label}: ${client.id} returned ${res.scores.length} scores for ${batch.keys.length} documents`, "RERANK_ANSWER");
+          // Rounded as the cache stores it, so a run from the cache adds up the very same numbers.
+          const share = Math.round((seconds / batch.keys.length) * 1e6) / 1e6;
+          const entries = batch.keys.map((key, i) => ({ key, score: res.scores[i], seconds: share, standIn: res.standIn }));
+          for (const e of entries) known.set(e.key, e);
+          await opts.cache?.append(entries);
+          done += batch.keys.length;
+          opts.onProgress?.(label, done, pairs);
+        } catch (err) {
+          failure ??= { err };
+        }
+      }),
+    ),
+  );
+  if (failure) throw failure.err;
+
+  const rankings = new Map<string, Ranking>();
+  const scores = new Map<string, number[]>();
+  for (const { query, head, tail, keys } of plans) {
+    const s = keys.map((key) => known.get(key)!.score);
+    // Explicit tie-break on position, not trust in sort stability: equal scores keep the first stage's order.
+    const order = head.map((_, i) => i).sort((a, b) => s[b] - s[a] || a - b);
+    const ranked = [...order.map((i) => head[i]), ...tail].slice(0, k);
+    rankings.set(query.id, ranked);
+    if (ranked.length <= head.length) scores.set(query.id, order.slice(0, ranked.length).map((i) => s[i]));
+  }
+
+  // Time and stand-in mark over the distinct pairs used, each counted once, in plan order.
+  let seconds = 0;
+  let standIn = standInNow;
+  const counted = new Set<string>();
+  for (const { keys } of plans) {
+    for (const key of keys) {
+      if (counted.has(key)) continue;
+      counted.add(key);
+      const c = known.get(key)!;
+      seconds += c.seconds ?? 0;
+      if (c.standIn) standIn = true;
+    }
+  }
+
+  const rerank: RerankRunInfo = {
+    reranker: preset.name,
+    kind: "cross-encoder",
+    model: preset.model,
+    endpoint: client.endpoint,
+    depth,
+    pairs,
+    reusedPairs: pairs - sent,
+    truncated: cut.size,
+    calls,
+    servedModels: [...servedModels],
+    standIn,
+  };
+  opts.log?.(
+    `${label}: ${pairs} pairs, ${pairs - sent} from the score cache, ${calls} requests to ${client.endpoint}` +
+      (cut.size ? `; ${cut.size} articles cut to ${preset.maxDocumentChars} characters` : ""),
+  );
+  const retriever = opts.name ?? `rerank:${preset.name}:${firstStage.info?.retriever ?? "first-stage"}`;
+  return {
+    rankings,
+    scores,
+    info: { retriever, rerank, ...(firstStage.info ? { parts: [firstStage.info] } : {}) },
+    cost: rerankCost(firstStage.cost, { ...zeroWork(), seconds, rerankCalls, rerankPairs: pairs }),
+  };
+}
+
+/** The first stage's cost plus the re-ranking's online work (addWork knows no rerank fields, so they are summed here). */
+function rerankCost(first: RunCost | undefined, mine: Work): RunCost {
+  if (!first) return { online: mine, corpus: zeroWork() };
+  const online: Work = {
+    ...addWork(first.online, mine),
+    rerankCalls: (first.online.rerankCalls ?? 0) + (mine.rerankCalls ?? 0),
+    rerankPairs: (first.online.rerankPairs ?? 0) + (mine.rerankPairs ?? 0),
+  };
+  return { ...first, online, corpus: { ...first.corpus } };
+}
+
+/** The ranking without repeats, first occurrence kept (as lib/eval/metrics.ts `dedupeCut`, which this folder may not import). */
+function uniqueInOrder(ranking: Ranking): DocId[] {
+  const seen = new Set<DocId>();
+  return ranking.filter((id) => !seen.has(id) && (seen.add(id), true));
+}
+
+function positive(n: number, name: string): number {
+  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`cross-encoder re-ranking: ${name} must be a positive integer, got ${n}`);
+  return n;
+}

@@ -1,0 +1,62 @@
+/**
+ * `rerank:<reranker>:<retriever>`: any retriever's ranking, its top `rerankDepth` (default 100)
+ * re-ordered by a re-ranker — a cross-encoder preset served at GBR_RERANK_BASE_URL (./presets.ts,
+ * ./cross-encoder.ts) or `llm`, the listwise chat re-ranker (lib/llm/rerank-listwise.ts). The
+ * first stage is created through `createRetriever` with the same options, so with a job's
+ * BuildCache it is the very run the other experiments use. A re-ranker that cannot run here (no
+ * server, no chat model) is reported before the first stage is built.
+ */
+import type { Benchmark, DocId, Query, Retriever } from "../types";
+import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
+import { GbrError } from "../util/errors";
+import { chatModelFor } from "../llm/register";
+import { listwiseRerankRun } from "../llm/rerank-listwise";
+import { rerankClientFromEnv } from "./client";
+import { crossEncoderRerankRun } from "./cross-encoder";
+import { rerankPreset } from "./presets";
+import { openScoreCache } from "./score-cache";
+
+/**
+ * The re-ranker and the first stage a `rerank:` name holds. Re-ranker names (presets, `llm`)
+ * have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`).
+ *
+ * @example
+ * parseRerankName("rerank:bge-reranker-v2-m3:react-bm25"); // { reranker: "bge-reranker-v2-m3", retriever: "react-bm25" }
+ */
+export function parseRerankName(name: string): { reranker: string; retriever: string } {
+  const m = /^rerank:([^:]+):(.+)$/.exec(name);
+  if (!m) throw new GbrError(`'${name}' is not rerank:<reranker>:<retriever> (e.g. rerank:bge-reranker-v2-m3:bm25-greekstemmer or rerank:llm:react-bm25)`, "USAGE");
+  if (m[2].startsWith("rerank:")) throw new GbrError(`'${name}': re-ranking a re-ranked run is not supported`, "USAGE");
+  return { reranker: m[1], retriever: m[2] };
+}
+
+/** Article texts by id, once per benchmark (the re-rankers read whole articles). */
+const texts = new WeakMap<Benchmark, Map<DocId, string>>();
+function docTexts(bench: Benchmark): Map<DocId, string> {
+  let m = texts.get(bench);
+  if (!m) texts.set(bench, (m = new Map(bench.docs.map((d) => [d.id, d.text]))));
+  return m;
+}
+
+registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promise<Retriever> => {
+  const { reranker, retriever } = parseRerankName(name);
+  const depth = opts.rerankDepth ?? 100;
+  const common = { name, depth, log: opts.log, onProgress: opts.onProgress };
+  if (reranker === "llm") {
+    const model = await chatModelFor(opts);
+    const first = await createRetriever(retriever, bench, opts);
+    return {
+      name,
+      retrieve: async (queries: Query[], k: number) =>
+        listwiseRerankRun(model, queries, await first.retrieve(queries, Math.max(k, depth)), docTexts(bench), { ...common, k, window: opts.rerankWindow, step: opts.rerankStep }),
+    };
+  }
+  const preset = rerankPreset(reranker);
+  const client = rerankClientFromEnv();
+  const cache = await openScoreCache(undefined, { log: opts.log });
+  const first = await createRetriever(retriever, bench, opts);
+  return {
+    name,
+    retrieve: async (queries: Query[], k: number) => crossEncoderRerankRun(preset, client, queries, await first.retrieve(queries, Math.max(k, depth)), docTexts(bench), { ...common, k, cache }),
+  };
+});
