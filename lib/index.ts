@@ -46,6 +46,12 @@ export { VectorStoreError } from "./dense/lance-table";
 export type { EmbeddingProvenance, VectorStore } from "./dense/vector-store";
 export type { DenseRetriever, DenseRetrieverInfo, DenseUsage, VectorRetriever } from "./dense/register";
 export { rrf } from "./fusion/rrf";
+export { allRerankPresets, BUILTIN_RERANK_PRESETS, rerankPreset, type RerankPreset } from "./rerank/presets";
+export { rerankClient, rerankClientFromEnv, RerankError, type RerankClient } from "./rerank/client";
+export { crossEncoderRerankRun } from "./rerank/cross-encoder";
+export { openScoreCache, type ScoreCache } from "./rerank/score-cache";
+export { parseRerankName } from "./rerank/register";
+export { listwiseRerankRun, parsePermutation } from "./llm/rerank-listwise";
 export { expandQuery } from "./sparse/prf";
 export { explainBm25, type Bm25Explanation, type TermContribution } from "./sparse/explain";
 

@@ -26,6 +26,7 @@ const EXPECTED = [
   "06-significance",
   "07-cost",
   "08-error-analysis",
+  "09-rerankers",
 ];
 /** Longest function a notebook may define: anything longer belongs in lib/. */
 const MAX_FUNCTION_LINES = 8;
