@@ -2,7 +2,7 @@
  * One line saying what produced a run, written from the run's own record (`RunInfo`): the setup
  * column of summary.csv and reproduction.csv.
  */
-import type { LlmRunInfo, RunInfo } from "../types";
+import type { LlmRunInfo, RerankRunInfo, RunInfo } from "../types";
 
 function describeParams(p: Record<string, string | number>): string {
   return Object.entries(p)
@@ -19,6 +19,13 @@ function describeLlm(llm: LlmRunInfo): string {
   return [`LLM ${llm.model} at ${llm.endpoint}`, `prompts ${prompts}`, `parser ${llm.parser}`, ...roles].join("; ");
 }
 
+function describeRerank(r: RerankRunInfo): string {
+  const what = r.kind === "cross-encoder" ? `cross-encoder ${r.model} at ${r.endpoint}` : `listwise LLM, window ${r.window} step ${r.step}`;
+  const pairs = r.pairs === undefined ? "" : `, ${r.pairs} pairs (${r.reusedPairs ?? 0} cached, ${r.truncated ?? 0} articles cut)`;
+  const unparsed = r.unparsed ? `, ${r.unparsed} answers unparsed` : "";
+  return `rerank ${r.reranker}: ${what}, depth ${r.depth}${pairs}${unparsed}`;
+}
+
 function describeOne(info: RunInfo): string[] {
   const out: string[] = [];
   if (info.bm25) {
@@ -32,6 +39,7 @@ function describeOne(info: RunInfo): string[] {
   }
   if (info.llm) out.push(describeLlm(info.llm));
   if (info.rounds !== undefined) out.push(`rounds ${info.rounds}`);
+  if (info.rerank) out.push(describeRerank(info.rerank));
   for (const p of info.parts ?? []) out.push(...describeOne(p));
   return out;
 }

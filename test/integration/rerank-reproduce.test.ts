@@ -54,6 +54,9 @@ test("reproduce writes the re-ranked rows, their own significance family and the
     assert.equal(row?.standIn, "stand-in", `${id} came through the doubles`);
   }
   assert.match(summary.find((x) => x.experiment === RERANKED[0])!.provenance, /rerank rerank at http:\/\/127\.0\.0\.1:\d+: BAAI\/bge-reranker-v2-m3 \[test double\]/);
+  // What produced it, in the setup column: the re-ranker, its depth and pairs, and the first stage.
+  assert.match(summary.find((x) => x.experiment === RERANKED[0])!.setup, /rerank bge-reranker-v2-m3: cross-encoder BAAI\/bge-reranker-v2-m3 at http:\/\/127\.0\.0\.1:\d+, depth 100, 2600 pairs \(0 cached, 0 articles cut\); BM25 bm25-greekstemmer k1 1\.5 b 0\.75/);
+  assert.match(summary.find((x) => x.experiment === "rerank:llm:bm25-greekstemmer")!.setup, /rerank llm: listwise LLM, window 20 step 10, depth 100/);
 
   // Each re-ranked run against its own first stage, on the paper's four metrics, Holm over 24.
   const sig = JSON.parse(await fs.readFile(path.join(dir, "significance.json"), "utf8"));
