@@ -86,9 +86,9 @@ export class QuerySweep {
   private readonly index: IndexedCorpus["index"];
 
   // ---- the current query
-  private tokens = new Int32Array(0);
-  /** Distinct-term slot of each token (-1: outside the vocabulary). */
-  private tokenSlot = new Int32Array(0);
+  /** Each slot's term (slots in order of first occurrence) and its count in the query. */
+  private slotTerm = new Int32Array(0);
+  private slotQtf = new Int32Array(0);
   private tolerance = 0;
   private nonNegative = true;
   private maxTf = 1;
@@ -157,26 +157,23 @@ export class QuerySweep {
   setQuery(termIds: ArrayLike<number>): void {
     const { V, N, idf, slotOf, count, posOf, index } = this;
     const n = termIds.length;
-    this.tokens = Int32Array.from(termIds);
-    this.tokenSlot = new Int32Array(n);
+    const tokens = Int32Array.from(termIds);
     const slotTerm: number[] = [];
     const qtf: number[] = [];
     for (let i = 0; i < n; i++) {
-      const t = this.tokens[i];
-      if (!(t >= 0 && t < V)) {
-        this.tokenSlot[i] = -1;
-        continue;
-      }
+      const t = tokens[i];
+      if (!(t >= 0 && t < V)) continue;
       if (slotOf[t] < 0) {
         slotOf[t] = slotTerm.length;
         slotTerm.push(t);
         qtf.push(0);
       }
-      this.tokenSlot[i] = slotOf[t];
       qtf[slotOf[t]]++;
     }
     for (const t of slotTerm) slotOf[t] = -1;
     this.tfBySlot = new Int32Array(slotTerm.length);
+    this.slotTerm = Int32Array.from(slotTerm);
+    this.slotQtf = Int32Array.from(qtf);
     // |approx − exact| ≤ 2·γ(n+2)·Σ|contributions| with γ(m) ≈ m·2⁻⁵³; 2⁻⁵⁰ per token gives a
     // safety factor of about 4 on top of that (a looser bound only costs more exact re-scoring).
     this.tolerance = (n + 16) * 2 ** -50;
@@ -378,18 +375,23 @@ export class QuerySweep {
     return n === out.length ? out : out.slice(0, n);
   }
 
-  /** The direct scorer's score of the m-th matched document: same terms, same operations, same order. */
+  /**
+   * The direct scorer's score of the m-th matched document: same terms, same operations, same
+   * order — each distinct query term once, in order of first occurrence, its weight times its
+   * count in the query (Bm25Scorer's accumulate).
+   */
   private exactScore(m: number, s: number): number {
-    const { tokens, tokenSlot, tfBySlot, rawFrom, rawTo, rawSlot, rawTf, idf } = this;
+    const { slotTerm, slotQtf, tfBySlot, rawFrom, rawTo, rawSlot, rawTf, idf } = this;
     const L = this.k1[s] * (1 - this.b[s] + (this.b[s] * this.docLen[m]) / this.avgdl);
     const k1p1 = this.k1p1[s];
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = rawTf[i];
     let score = 0;
-    for (let i = 0; i < tokens.length; i++) {
-      const slot = tokenSlot[i];
-      if (slot < 0) continue;
+    for (let slot = 0; slot < slotTerm.length; slot++) {
       const tf = tfBySlot[slot];
-      if (tf > 0) score += idf[tokens[i]] * ((tf * k1p1) / (tf + L));
+      if (tf === 0) continue;
+      const times = slotQtf[slot];
+      const w = idf[slotTerm[slot]] * ((tf * k1p1) / (tf + L));
+      score += times === 1 ? w : times * w;
     }
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = 0;
     return score;

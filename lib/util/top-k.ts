@@ -18,10 +18,24 @@ export class TopKHeap {
   private readonly doc: Int32Array;
   private readonly score: Float64Array;
   private size = 0;
-  constructor(private readonly capacity: number) {
+  constructor(readonly capacity: number) {
     this.doc = new Int32Array(capacity);
     this.score = new Float64Array(capacity);
   }
+  /** Entries kept so far. */
+  get count(): number {
+    return this.size;
+  }
+
+  /**
+   * The score a new entry must beat once the heap is full: the worst kept score (a later
+   * position with an equal score never enters, since ties go to corpus order). -Infinity
+   * while the heap has room.
+   */
+  get floor(): number {
+    return this.size < this.capacity ? -Infinity : this.score[0];
+  }
+
   /** a is worse than b */
   private worse(sa: number, da: number, sb: number, db: number): boolean {
     return sa < sb || (sa === sb && da > db);
@@ -43,17 +57,7 @@ export class TopKHeap {
     if (!this.worse(this.score[0], this.doc[0], s, d)) return;
     this.doc[0] = d;
     this.score[0] = s;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < this.size && this.worse(this.score[l], this.doc[l], this.score[m], this.doc[m])) m = l;
-      if (r < this.size && this.worse(this.score[r], this.doc[r], this.score[m], this.doc[m])) m = r;
-      if (m === i) break;
-      this.swap(i, m);
-      i = m;
-    }
+    this.siftDown(0, this.size);
   }
   private swap(i: number, j: number): void {
     const d = this.doc[i];
@@ -64,11 +68,107 @@ export class TopKHeap {
     this.score[j] = s;
   }
   sorted(): TopK {
-    const order = Array.from({ length: this.size }, (_, i) => i);
-    order.sort((a, b) => this.score[b] - this.score[a] || this.doc[a] - this.doc[b]);
-    return {
-      docs: Int32Array.from(order, (i) => this.doc[i]),
-      scores: Float64Array.from(order, (i) => this.score[i]),
-    };
+    // Heap sort in place: the root (worst) goes to the end of the kept part, repeatedly, so
+    // the arrays end up best first; no closure, no allocation but the two results.
+    const n = this.size;
+    for (let end = n - 1; end > 0; end--) {
+      this.swap(0, end);
+      this.siftDown(0, end);
+    }
+    const docs = this.doc.slice(0, n);
+    const scores = this.score.slice(0, n);
+    this.size = 0;
+    return { docs, scores };
   }
+
+  private siftDown(i: number, size: number): void {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < size && this.worse(this.score[l], this.doc[l], this.score[m], this.doc[m])) m = l;
+      if (r < size && this.worse(this.score[r], this.doc[r], this.score[m], this.doc[m])) m = r;
+      if (m === i) return;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+
+}
+
+/** Reusable buffers of `selectTop` for one corpus size (a scorer keeps one). */
+export interface SelectScratch {
+  hist: Int32Array;
+  candidates: Int32Array;
+}
+
+const BUCKETS = 1024;
+
+/**
+ * Buffers for `selectTop` over `n` scores.
+ *
+ * @example
+ * const scratch = newSelectScratch(corpus.index.docCount);
+ */
+export function newSelectScratch(n: number): SelectScratch {
+  return { hist: new Int32Array(BUCKETS), candidates: new Int32Array(n) };
+}
+
+/**
+ * The k best of `scores` (indices and values, best first, ties in index order), as offering
+ * every index to a `TopKHeap` in order would give, but without doing so. A histogram of the
+ * scores over [0, max] finds a bucket b with at least k scores at or above it; since bucketing
+ * is monotone, every index among the true k best (and every tie of the k-th) falls in buckets
+ * >= b, so only those candidates — typically little more than k of several thousand — go
+ * through the heap. With negative or non-finite scores, or fewer than k positive ones (the
+ * list is then filled with zeros in index order), every index goes through the heap.
+ * `positiveOnly` leaves out indices scoring <= 0.
+ *
+ * @example
+ * selectTop(Float64Array.of(0.1, 0.9, 0.9, 0.5), 2, false, newSelectScratch(4)).docs; // Int32Array [1, 2]
+ */
+export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean, scratch: SelectScratch): TopK {
+  const n = scores.length;
+  const heap = new TopKHeap(Math.min(k, n));
+  let max = -Infinity;
+  let min = Infinity;
+  for (let d = 0; d < n; d++) {
+    const s = scores[d];
+    if (s > max) max = s;
+    if (s < min) min = s;
+  }
+  if (heap.capacity > 0 && min >= 0 && max > 0 && max < Infinity) {
+    const hist = scratch.hist;
+    const scale = (BUCKETS - 1) / max;
+    for (let d = 0; d < n; d++) hist[(scores[d] * scale) | 0]++;
+    let b = BUCKETS - 1;
+    let above = hist[b];
+    while (b > 0 && above < heap.capacity) above += hist[--b];
+    hist.fill(0);
+    // Bucket 0 holds the zeros: then the zero-filling order matters and every index competes.
+    if (b > 0) {
+      const cand = scratch.candidates;
+      let m = 0;
+      for (let d = 0; d < n; d++) if (((scores[d] * scale) | 0) >= b) cand[m++] = d;
+      for (let i = 0; i < m; i++) heap.offer(cand[i], scores[cand[i]]);
+      return heap.sorted();
+    }
+  }
+  let d = 0;
+  for (; d < n && heap.count < heap.capacity; d++) {
+    const s = scores[d];
+    if (positiveOnly && !(s > 0)) continue;
+    heap.offer(d, s);
+  }
+  // Full: a later index with an equal score is worse, so only a strictly higher score enters
+  // (and, positive-only, the floor is then above 0).
+  let floor = heap.floor;
+  for (; d < n; d++) {
+    const s = scores[d];
+    if (s > floor) {
+      heap.offer(d, s);
+      floor = heap.floor;
+    }
+  }
+  return heap.sorted();
 }
