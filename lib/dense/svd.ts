@@ -5,6 +5,7 @@
  * eigen-solver, the sign convention, and the Gaussian test matrix. lsi.ts composes them (its
  * module comment gives the algorithm). Dense matrices are row-major Float64Arrays throughout.
  */
+import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { Xoshiro128ss } from "../util/random";
 
 /**
@@ -25,11 +26,10 @@ export interface DocTermMatrix {
 
 /**
  * Eigen-decomposition of a symmetric n × n matrix (row-major; only its symmetric part is
- * meaningful) by the cyclic Jacobi method: rotations annihilate each off-diagonal entry in
- * turn until the off-diagonal mass is below round-off. Slower than tridiagonal QR for big n,
- * but for the l ≈ 266 of LSI it takes well under a second, and it is short, robust and gives
- * eigenvalues accurate to round-off relative to the matrix norm. Values come sorted
- * descending; column i of `vectors` (row-major n × n) is the unit eigenvector of values[i].
+ * meaningful), by ml-matrix's symmetric solver (Householder tridiagonalisation, then the QL
+ * method with implicit shifts): for the l ≈ 266 of LSI about a tenth of a second, where the
+ * cyclic Jacobi method this replaced took 0.4 s. Values come sorted descending (ties in
+ * solver order); column i of `vectors` (row-major n × n) is the unit eigenvector of values[i].
  *
  * @example
  * const { values, vectors } = symmetricEigen(Float64Array.of(2, 1, 1, 2), 2);
@@ -37,68 +37,22 @@ export interface DocTermMatrix {
  */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
   if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
-  const a = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j] = 0.5 * (S[i * n + j] + S[j * n + i]);
-  // Rotations act on rows p and q of the eigenvector matrix stored transposed, so every
-  // update loop but the mirror into columns p and q of `a` runs over contiguous memory.
-  const vt = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) vt[i * n + i] = 1;
-  let norm2 = 0;
-  for (let i = 0; i < n * n; i++) norm2 += a[i] * a[i];
-
-  for (let sweep = 0; sweep < 100; sweep++) {
-    let off = 0;
-    for (let p = 0; p < n; p++) for (let q = p + 1; q < n; q++) off += a[p * n + q] * a[p * n + q];
-    if (off === 0 || off <= 1e-32 * norm2) break;
-    for (let p = 0; p < n - 1; p++) {
-      for (let q = p + 1; q < n; q++) {
-        const rp = p * n;
-        const rq = q * n;
-        const apq = a[rp + q];
-        if (apq === 0) continue;
-        const app = a[rp + p];
-        const aqq = a[rq + q];
-        // Below round-off of both diagonal entries the rotation would change nothing.
-        if (sweep > 3 && Math.abs(apq) < 1e-18 * (Math.abs(app) + Math.abs(aqq))) {
-          a[rp + q] = 0;
-          a[rq + p] = 0;
-          continue;
-        }
-        const theta = (aqq - app) / (2 * apq);
-        const t = (theta >= 0 ? 1 : -1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let r = 0; r < n; r++) {
-          const apr = a[rp + r];
-          const aqr = a[rq + r];
-          a[rp + r] = c * apr - s * aqr;
-          a[rq + r] = s * apr + c * aqr;
-        }
-        a[rp + p] = app - t * apq;
-        a[rq + q] = aqq + t * apq;
-        a[rp + q] = 0;
-        a[rq + p] = 0;
-        for (let r = 0; r < n; r++) {
-          if (r === p || r === q) continue;
-          a[r * n + p] = a[rp + r];
-          a[r * n + q] = a[rq + r];
-        }
-        for (let r = 0; r < n; r++) {
-          const vp = vt[rp + r];
-          const vq = vt[rq + r];
-          vt[rp + r] = c * vp - s * vq;
-          vt[rq + r] = s * vp + c * vq;
-        }
-      }
-    }
+  const rows: number[][] = [];
+  for (let i = 0; i < n; i++) {
+    const row = new Array<number>(n);
+    for (let j = 0; j < n; j++) row[j] = 0.5 * (S[i * n + j] + S[j * n + i]);
+    rows.push(row);
   }
-  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => a[y * n + y] - a[x * n + x] || x - y);
+  const e = new EigenvalueDecomposition(new Matrix(rows), { assumeSymmetric: true });
+  const raw = e.realEigenvalues;
+  const V = e.eigenvectorMatrix;
+  const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => raw[y] - raw[x] || x - y);
   const values = new Float64Array(n);
   const vectors = new Float64Array(n * n);
   for (let j = 0; j < n; j++) {
     const src = order[j];
-    values[j] = a[src * n + src];
-    for (let r = 0; r < n; r++) vectors[r * n + j] = vt[src * n + r];
+    values[j] = raw[src];
+    for (let r = 0; r < n; r++) vectors[r * n + j] = V.get(r, src);
   }
   return { values, vectors };
 }
