@@ -1,5 +1,6 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
 import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
+import { searchMany } from "./bm25-parallel";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
@@ -81,6 +82,23 @@ export function bm25Search(
     rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
     scores.set(q.id, Array.from(top.scores));
   }
+  return { rankings, scores };
+}
+
+/**
+ * `bm25Search` with large batches spread over both cores (`searchMany`): the same run.
+ *
+ * @example
+ * const run = await bm25SearchMany(corpus, corpus.index.withParams(), bench.queries, 100);
+ */
+export async function bm25SearchMany(corpus: IndexedCorpus, scorer: Bm25Scorer, queries: readonly Query[], k: number, opts: SearchOptions = {}): Promise<Run> {
+  const tops = await searchMany(scorer, queries.map((q) => Int32Array.from(corpus.analyze(q.text))), k, opts);
+  const rankings = new Map<string, string[]>();
+  const scores = new Map<string, number[]>();
+  queries.forEach((q, i) => {
+    rankings.set(q.id, Array.from(tops[i].docs, (d) => corpus.docIds[d]));
+    scores.set(q.id, Array.from(tops[i].scores));
+  });
   return { rankings, scores };
 }
 

@@ -117,7 +117,7 @@ export class QuerySweep {
   private heap = new Float64Array(0);
   private cand = new Int32Array(0);
 
-  constructor(corpus: IndexedCorpus, settings: readonly { k1: number; b: number }[], epsilon: number) {
+  constructor(corpus: Pick<IndexedCorpus, "index">, settings: readonly { k1: number; b: number }[], epsilon: number) {
     // The early stop relies on L growing with |d| and F being at most F(max tf, min L): true for
     // k1 >= 0 and 0 <= b <= 1, the ranges any BM25 tuning uses.
     for (const { k1, b } of settings) {

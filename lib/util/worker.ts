@@ -1,0 +1,127 @@
+/**
+ * Worker threads for the batch work that can use both cores (BM25 over thousands of queries, the
+ * tuning sweep): how many threads to use, starting a worker on a lib/ module whether lib/ runs
+ * from its TypeScript sources (tsx) or compiled (build/lib, the notebooks), and a small
+ * request/answer protocol over `postMessage`.
+ */
+import os from "node:os";
+import path from "node:path";
+import { parentPort, Worker } from "node:worker_threads";
+
+/**
+ * Threads batch work may use: `GBR_THREADS` when set (1 keeps everything on the main thread),
+ * else the machine's available parallelism, at most 4.
+ *
+ * @example
+ * threads(); // 2 on a 2-core machine
+ */
+export function threads(env: NodeJS.ProcessEnv = process.env): number {
+  const asked = Number(env.GBR_THREADS);
+  if (Number.isInteger(asked) && asked >= 1) return asked;
+  return Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
+}
+
+/**
+ * A worker running the module `name` that sits beside `callerFile` (a `__filename`): the `.ts`
+ * source through tsx when the caller is one, the compiled `.js` otherwise. The worker is
+ * unref'd: an idle worker never keeps the process alive.
+ *
+ * @example
+ * const w = startWorker(__filename, "bm25-worker");
+ */
+export function startWorker(callerFile: string, name: string): Worker {
+  const ext = path.extname(callerFile);
+  const file = path.join(path.dirname(callerFile), `${name}${ext}`);
+  const code = ext === ".ts" ? `require("tsx/cjs"); require(${JSON.stringify(file)});` : `require(${JSON.stringify(file)});`;
+  const worker = new Worker(code, { eval: true });
+  worker.unref();
+  return worker;
+}
+
+interface Answer {
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: string;
+}
+
+/**
+ * Requests to one worker, each answered in turn: `call` posts a message and resolves with the
+ * worker's answer (or rejects with its error, or when the worker dies).
+ *
+ * @example
+ * const client = new WorkerClient(startWorker(__filename, "bm25-worker"));
+ * const top = await client.call({ kind: "search", … });
+ */
+export class WorkerClient {
+  private next = 0;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private dead: Error | undefined;
+
+  constructor(readonly worker: Worker) {
+    worker.on("message", (a: Answer) => {
+      const p = this.pending.get(a.id);
+      if (!p) return;
+      this.pending.delete(a.id);
+      if (a.ok) p.resolve(a.value);
+      else p.reject(new Error(`worker: ${a.error}`));
+    });
+    const fail = (err: Error) => {
+      this.dead = err;
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    };
+    worker.on("error", fail);
+    worker.on("exit", (code) => fail(new Error(`worker exited with code ${code}`)));
+  }
+
+  /** Whether the worker can still answer. */
+  get alive(): boolean {
+    return this.dead === undefined;
+  }
+
+  call<T>(message: Record<string, unknown>, transfer: readonly ArrayBuffer[] = []): Promise<T> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      // Held only while a request is out, so a worker left idle lets the process exit.
+      this.worker.ref();
+      this.worker.postMessage({ ...message, id }, transfer as ArrayBuffer[]);
+    }).finally(() => {
+      if (this.pending.size === 0) this.worker.unref();
+    });
+  }
+}
+
+/**
+ * The worker side: answers every request with `handler`'s value (typed arrays in it are
+ * transferred, not copied) or its error.
+ *
+ * @example
+ * serveRequests((msg) => (msg.kind === "ping" ? "pong" : undefined));
+ */
+export function serveRequests(handler: (message: Record<string, unknown>) => unknown): void {
+  if (!parentPort) throw new Error("serveRequests runs in a worker thread");
+  const port = parentPort;
+  port.on("message", async (m: Record<string, unknown> & { id: number }) => {
+    try {
+      const value = await handler(m);
+      port.postMessage({ id: m.id, ok: true, value }, buffersOf(value));
+    } catch (err) {
+      port.postMessage({ id: m.id, ok: false, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+    }
+  });
+}
+
+/** The distinct ArrayBuffers of the typed arrays in a value (one level of objects and arrays). */
+function buffersOf(value: unknown): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  const visit = (v: unknown, depth: number) => {
+    if (ArrayBuffer.isView(v) && v.buffer instanceof ArrayBuffer) out.add(v.buffer);
+    else if (depth < 2 && Array.isArray(v)) v.forEach((x) => visit(x, depth + 1));
+    else if (depth < 2 && v && typeof v === "object") Object.values(v).forEach((x) => visit(x, depth + 1));
+  };
+  visit(value, 0);
+  return [...out];
+}
