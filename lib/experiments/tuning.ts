@@ -3,139 +3,18 @@
  * b, positive-only top-100 rankings, the five metrics per setting, the best setting by mean
  * Recall@100 (an oracle upper bound, since it is tuned on the test queries), and beside it the
  * 5-fold cross-validated estimate. The rankings come from the sparse engine (`QuerySweep`), the
- * metrics from eval's one implementation (`PositionalEvaluator`); this module joins the two.
+ * metrics from eval's one implementation (`PositionalEvaluator`); ./sweep-run.ts joins the two
+ * (over both cores for a large sweep), this module makes the experiments of it.
  */
+
+// The sweep itself lives in ./sweep-run.ts; re-exported where notebooks and tests import it.
+export { bm25Sweep, bm25SweepMany, type SweepOptions };
 import type { DocId, Query, QueryId, Run } from "../types";
-import { DEPTH, meanOf, PositionalEvaluator, queryMetrics, type Metric } from "../eval/metrics";
-import { checkMetric, firstBest, sweepHeatmap, type SweepEntry, type SweepResult } from "../eval/sweep-result";
+import { sweepHeatmap, type SweepResult } from "../eval/sweep-result";
 import { crossValidatedTuning } from "../eval/cross-validation";
-import type { IndexedCorpus } from "../sparse/bm25-retriever";
-import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
+import { attachRankings, bm25Sweep, bm25SweepMany, type SweepOptions } from "./sweep-run";
 import { SkipExperiment, type Experiment, type ExperimentContext } from "./experiment";
 import { addCosts, secondsOf } from "../util/run-cost";
-
-/** rank_bm25's defaults, the paper's untuned BM25 (ε is the sweep's `epsilon` option). */
-const DEFAULT_K1 = 1.5;
-const DEFAULT_B = 0.75;
-
-/**
- * Options of `bm25Sweep`; every one defaults to the paper's setup.
- *
- * @example
- * bm25Sweep(corpus, queries, qrels, { k1s: [0.9, 1.2], bs: [0.4, 0.75], metric: "nDCG@10" });
- */
-export interface SweepOptions {
-  /** k1 values (default `SWEEP_K1`). */
-  k1s?: readonly number[];
-  /** b values (default `SWEEP_B`). */
-  bs?: readonly number[];
-  /** Negative-idf floor, fixed across the sweep as in the paper (default 0.25). */
-  epsilon?: number;
-  /** The metric `best` maximises (default "Recall@100", the paper's). */
-  metric?: Metric;
-  /** Keep each setting's rankings on its entry (default false). */
-  keepRankings?: boolean;
-}
-
-/**
- * Runs BM25 positive-only top-100 for every (k1, b) of the grid and evaluates each setting.
- *
- * The rankings are exactly those of `Bm25Index.withParams({ k1, b, epsilon })` followed by
- * `searchIds(terms, 100, { positiveOnly: true })` — same order, same ties (corpus order) — but
- * computed without scoring every query token against every posting 192 times (see
- * `QuerySweep`), which for ~300-token queries is the difference between a minute and seconds.
- * Each query is analysed once. Evaluation follows `evaluate`: every query of `qrels` with at
- * least one relevant document counts, in qrels order, and one missing from `queries` scores 0;
- * queries without qrels are not run.
- *
- * `best` is the setting with the highest mean of `metric`; on a tie the first setting in grid
- * order (k1 ascending, then b ascending) wins, so the choice is reproducible and favours the
- * smaller k1 and b.
- *
- * `default` is (1.5, 0.75), evaluated positive-only; when the grid lacks it, it is run apart
- * (and not added to `grid`).
- *
- * @example
- * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
- * const sweep = bm25Sweep(corpus, bench.queries, bench.qrels);
- * sweep.grid.length; // 192
- * console.log(sweep.best, sweep.default); // { k1, b, value: mean Recall@100 }
- */
-export function bm25Sweep(
-  corpus: IndexedCorpus,
-  queries: readonly Query[],
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  opts: SweepOptions = {},
-): SweepResult {
-  const k1s = validGrid(opts.k1s ?? SWEEP_K1, "k1s", (v) => v >= 0);
-  const bs = validGrid(opts.bs ?? SWEEP_B, "bs", (v) => v >= 0 && v <= 1);
-  const epsilon = opts.epsilon ?? 0.25;
-  const metric = opts.metric ?? "Recall@100";
-  checkMetric(metric);
-  if (!Number.isFinite(epsilon)) throw new RangeError(`epsilon must be finite, got ${epsilon}`);
-
-  const settings: { k1: number; b: number }[] = [];
-  for (const k1 of k1s) for (const b of bs) settings.push({ k1, b });
-  const hasDefault = settings.some((s) => s.k1 === DEFAULT_K1 && s.b === DEFAULT_B);
-  if (!hasDefault) settings.push({ k1: DEFAULT_K1, b: DEFAULT_B });
-
-  const entries: SweepEntry[] = settings.map(({ k1, b }) => {
-    const e: SweepEntry = { k1, b, mean: meanOf([]), perQuery: new Map() };
-    if (opts.keepRankings) e.rankings = new Map();
-    return e;
-  });
-  const textOf = new Map<QueryId, string>();
-  for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
-
-  // Query-major: one query's precomputed structure stays in cache while all settings use it.
-  const engine = new QuerySweep(corpus, settings, epsilon);
-  const evaluator = new PositionalEvaluator(corpus.docIds);
-  const queryIds: QueryId[] = [];
-  for (const [id, gold] of qrels) {
-    if (gold.size === 0) continue;
-    queryIds.push(id);
-    const text = textOf.get(id);
-    if (text === undefined) {
-      const zero = queryMetrics([], gold);
-      for (const e of entries) {
-        e.perQuery.set(id, { ...zero });
-        e.rankings?.set(id, []);
-      }
-      continue;
-    }
-    engine.setQuery(corpus.analyze(text));
-    evaluator.setGold(gold);
-    for (let s = 0; s < settings.length; s++) {
-      const ranking = engine.rank(s, DEPTH);
-      entries[s].perQuery.set(id, evaluator.metrics(ranking));
-      entries[s].rankings?.set(id, Array.from(ranking, (d) => corpus.docIds[d]));
-    }
-  }
-  for (const e of entries) e.mean = meanOf([...e.perQuery.values()]);
-
-  const grid = hasDefault ? entries : entries.slice(0, -1);
-  const bestEntry = firstBest(grid, (e) => e.mean[metric]);
-  const defaultEntry = hasDefault ? grid.find((e) => e.k1 === DEFAULT_K1 && e.b === DEFAULT_B)! : entries[entries.length - 1];
-  return {
-    grid,
-    best: { k1: bestEntry.k1, b: bestEntry.b, value: bestEntry.mean[metric] },
-    default: { k1: DEFAULT_K1, b: DEFAULT_B, value: defaultEntry.mean[metric] },
-    defaultEntry,
-    metric,
-    k1s,
-    bs,
-    epsilon,
-    queryIds,
-  };
-}
-
-function validGrid(values: readonly number[], name: string, ok: (v: number) => boolean): number[] {
-  if (values.length === 0) throw new RangeError(`${name} is empty`);
-  const bad = values.find((v) => !Number.isFinite(v) || !ok(v));
-  if (bad !== undefined) throw new RangeError(`${name} has an invalid value ${bad}`);
-  // Sorted and unique, so grid order (and with it the tie rule) is the same however they were given.
-  return [...new Set(values)].sort((x, y) => x - y);
-}
 
 /** Folds of the cross-validated estimate. */
 const FOLDS = 5;
@@ -165,9 +44,11 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   if (!outcome) {
     outcome = (async () => {
       const t0 = performance.now();
-      const sweep = bm25Sweep(corpus, queries, bench.qrels, { metric: "Recall@100", keepRankings: true });
-      const seconds = (performance.now() - t0) / 1000;
+      const sweep = await bm25SweepMany(corpus, queries, bench.qrels, { metric: "Recall@100" });
       const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS, seed: 42 }) : undefined;
+      // Only the oracle's and the folds' settings need rankings: a few, not all 192.
+      attachRankings(corpus, queries, sweep, [sweep.best, ...(cv?.folds ?? [])]);
+      const seconds = (performance.now() - t0) / 1000;
       ctx.log(
         `sweep: 192 settings in ${seconds.toFixed(1)} s; oracle (k1 ${sweep.best.k1}, b ${sweep.best.b}) Recall@100 ${sweep.best.value.toFixed(4)} ` +
           `vs default ${sweep.default.value.toFixed(4)}` + (cv ? `; ${FOLDS}-fold cross-validated ${cv.mean["Recall@100"].toFixed(4)}` : ""),

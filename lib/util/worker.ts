@@ -125,3 +125,63 @@ function buffersOf(value: unknown): ArrayBuffer[] {
   visit(value, 0);
   return [...out];
 }
+
+/**
+ * Workers of one module, started on first use and kept (unref'd), with the data each has been
+ * sent: `load` sends a key's data (an index, a corpus) to the workers that lack it, once, and
+ * names it by an id that later requests refer to.
+ *
+ * @example
+ * const pool = new WorkerPool(__filename, "bm25-worker");
+ * const [w] = pool.take(1);
+ * const id = pool.load(index, [w], (id) => ({ kind: "load", index: id, arrays: index.arrays() }));
+ */
+export class WorkerPool {
+  private clients: WorkerClient[] = [];
+  private readonly loaded = new WeakMap<object, { id: number; in: Set<WorkerClient> }>();
+  private nextId = 0;
+
+  constructor(
+    private readonly callerFile: string,
+    private readonly name: string,
+  ) {}
+
+  /** Up to `n` live workers (dead ones replaced). */
+  take(n: number): WorkerClient[] {
+    this.clients = this.clients.filter((c) => c.alive);
+    while (this.clients.length < n) this.clients.push(new WorkerClient(startWorker(this.callerFile, this.name)));
+    return this.clients.slice(0, n);
+  }
+
+  /** The id of `key`'s data in the workers, sending `message(id)` first to those that lack it (copied, not transferred). */
+  load(key: object, clients: readonly WorkerClient[], message: (id: number) => Record<string, unknown>): number {
+    let entry = this.loaded.get(key);
+    if (!entry) this.loaded.set(key, (entry = { id: this.nextId++, in: new Set() }));
+    for (const c of clients) {
+      if (entry.in.has(c)) continue;
+      entry.in.add(c);
+      const e = entry;
+      // A failed load shows as the failure of the request that follows; forget it so a retry resends.
+      void c.call(message(e.id)).catch(() => e.in.delete(c));
+    }
+    return entry.id;
+  }
+}
+
+/** The main thread's share of batch work relative to a worker's: it also turns the results into runs afterwards (0.8 balanced them on 2 cores). */
+const MAIN_SHARE = 0.8;
+
+/**
+ * Batch work split for the main thread and `parts - 1` workers: contiguous parts in order, the
+ * first (the main thread's) a little smaller.
+ *
+ * @example
+ * const [mine, theirs] = splitWork(queries, 2);
+ */
+export function splitWork<T>(items: readonly T[], parts: number): T[][] {
+  const first = parts <= 1 ? items.length : Math.floor((items.length * MAIN_SHARE) / (MAIN_SHARE + parts - 1));
+  const out: T[][] = [items.slice(0, first)];
+  const rest = items.length - first;
+  for (let i = 0; i < parts - 1; i++) out.push(items.slice(first + Math.floor((i * rest) / (parts - 1)), first + Math.floor(((i + 1) * rest) / (parts - 1))));
+  return out;
+}
