@@ -62,6 +62,19 @@ export function sharedCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer, opts
   return opts.cache ? opts.cache.once(docs, `corpus ${tokenizer.name}`, build) : build();
 }
 
+// Plain loops: Array.from over a typed array with a map function costs ten times as much, which
+// at 15,000 queries a second is a quarter of a query's time.
+function idsOf(corpus: IndexedCorpus, docs: Int32Array): string[] {
+  const out = new Array<string>(docs.length);
+  for (let i = 0; i < docs.length; i++) out[i] = corpus.docIds[docs[i]];
+  return out;
+}
+function numbersOf(values: Float64Array): number[] {
+  const out = new Array<number>(values.length);
+  for (let i = 0; i < values.length; i++) out[i] = values[i];
+  return out;
+}
+
 /**
  * Runs every query through one scorer and returns the top-k run with scores.
  *
@@ -79,8 +92,8 @@ export function bm25Search(
   const scores = new Map<string, number[]>();
   for (const q of queries) {
     const top = scorer.searchIds(corpus.analyze(q.text), k, opts);
-    rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
-    scores.set(q.id, Array.from(top.scores));
+    rankings.set(q.id, idsOf(corpus, top.docs));
+    scores.set(q.id, numbersOf(top.scores));
   }
   return { rankings, scores };
 }
@@ -96,8 +109,8 @@ export async function bm25SearchMany(corpus: IndexedCorpus, scorer: Bm25Scorer, 
   const rankings = new Map<string, string[]>();
   const scores = new Map<string, number[]>();
   queries.forEach((q, i) => {
-    rankings.set(q.id, Array.from(tops[i].docs, (d) => corpus.docIds[d]));
-    scores.set(q.id, Array.from(tops[i].scores));
+    rankings.set(q.id, idsOf(corpus, tops[i].docs));
+    scores.set(q.id, numbersOf(tops[i].scores));
   });
   return { rankings, scores };
 }
