@@ -207,8 +207,18 @@ export function csrOf(A: DocTermMatrix): CsrMatrix {
  */
 export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.rows * c);
-  for (let d = 0; d < A.rows; d++) gatherRow(A.rowStart[d], A.rowStart[d + 1], A.rowTerm, A.rowWeight, X, c, out, d * c);
+  mulARows(A, X, c, out, 0, A.rows);
   return out;
+}
+
+/**
+ * Rows [from, to) of A X into `out` (documents × c): a share of `mulA`, the same numbers.
+ *
+ * @example
+ * mulARows(rows, X, c, out, 0, rows.rows >> 1); // the first half of the documents
+ */
+export function mulARows(A: CsrMatrix, X: Float64Array, c: number, out: Float64Array, from: number, to: number): void {
+  for (let d = from; d < to; d++) gatherRow(A.rowStart[d], A.rowStart[d + 1], A.rowTerm, A.rowWeight, X, c, out, d * c);
 }
 
 /**
@@ -219,8 +229,18 @@ export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
  */
 export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.cols * c);
-  for (let t = 0; t < A.cols; t++) gatherRow(A.termStart[t], A.termStart[t + 1], A.postingDoc, A.weight, Y, c, out, t * c);
+  mulAtRows(A, Y, c, out, 0, A.cols);
   return out;
+}
+
+/**
+ * Rows [from, to) of Aᵀ Y into `out` (terms × c): a share of `mulAt`, the same numbers.
+ *
+ * @example
+ * mulAtRows(A, Y, c, out, A.cols >> 1, A.cols); // the second half of the terms
+ */
+export function mulAtRows(A: Pick<DocTermMatrix, "termStart" | "postingDoc" | "weight">, Y: Float64Array, c: number, out: Float64Array, from: number, to: number): void {
+  for (let t = from; t < to; t++) gatherRow(A.termStart[t], A.termStart[t + 1], A.postingDoc, A.weight, Y, c, out, t * c);
 }
 
 /**

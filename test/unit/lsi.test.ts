@@ -5,7 +5,7 @@ import { readBeir } from "../../lib/data/beir";
 import { evaluate } from "../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
-import { fitLsi, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
+import { fitLsi, fitLsiMany, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
 import { orthonormalRows, symmetricEigen } from "../../lib/dense/svd";
 import type { Tokenizer } from "../../lib/types";
 import { requireShared } from "../helpers/shared";
@@ -386,4 +386,14 @@ test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", asy
   const errors = [64, 128, 256].map((k) => reconstructionError(model, corpus, k));
   console.log(`relative reconstruction error ‖A − U_k Σ_k V_kᵀ‖/‖A‖ at k = 64/128/256: ${errors.map((e) => e.toFixed(4)).join(" / ")}`);
   assert.ok(errors[0] > errors[1] && errors[1] > errors[2] && errors[2] > 0 && errors[0] < 1);
+});
+
+test("fitLsiMany (sparse products shared with a worker thread) gives the model of fitLsi to the bit", async () => {
+  const { corpus } = randomCorpus(300, 200, 0.08, 11);
+  const one = fitLsi(corpus, { dims: 20, seed: 5 });
+  const many = await fitLsiMany(corpus, { dims: 20, seed: 5 }, { minWork: 0 });
+  assert.deepEqual(Array.from(many.docMatrix), Array.from(one.docMatrix));
+  assert.deepEqual(Array.from(many.singularValues), Array.from(one.singularValues));
+  assert.deepEqual(Array.from(many.termProjection), Array.from(one.termProjection));
+  assert.deepEqual(Array.from(many.embedQuery("t1 t2 t3")), Array.from(one.embedQuery("t1 t2 t3")));
 });
