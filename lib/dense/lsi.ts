@@ -259,7 +259,9 @@ function shared(x: Float64Array): Float64Array {
  * `fitLsi` with each large sparse product split between the main thread and a worker thread,
  * both writing their rows of one result in shared memory: the same model to the bit
  * (`GBR_THREADS=1`, or products under `minWork` stored entries × columns: one thread). On
- * greeklaws-2021: 2.3 s → 2.0 s (the orthonormalisation between the products stays serial).
+ * greeklaws-2021: 2.3 s → 2.0 s in a warm process (the orthonormalisation between the products
+ * stays serial); in a fresh one the worker's start and the shared copies (~170 MB at peak) eat
+ * most of that, so the lsi retriever fits in one thread.
  *
  * @example
  * const model = await fitLsiMany(corpus, { dims: 256, seed: 42 });
