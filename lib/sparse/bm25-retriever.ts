@@ -1,6 +1,8 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
 import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
-import { searchMany } from "./bm25-parallel";
+import { searchInWorker, workersFor } from "./bm25-parallel";
+import { splitWork } from "../util/worker";
+import type { TopK } from "../util/top-k";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
@@ -99,19 +101,27 @@ export function bm25Search(
 }
 
 /**
- * `bm25Search` with large batches spread over both cores (`searchMany`): the same run.
+ * `bm25Search` with large batches spread over both cores (the workers of `workersFor`): the same run.
  *
  * @example
  * const run = await bm25SearchMany(corpus, corpus.index.withParams(), bench.queries, 100);
  */
 export async function bm25SearchMany(corpus: IndexedCorpus, scorer: Bm25Scorer, queries: readonly Query[], k: number, opts: SearchOptions = {}): Promise<Run> {
-  const tops = await searchMany(scorer, queries.map((q) => Int32Array.from(corpus.analyze(q.text))), k, opts);
+  const clients = workersFor(queries.length);
+  if (!clients.length) return bm25Search(corpus, scorer, queries, k, opts);
+  const analyze = (q: Query) => Int32Array.from(corpus.analyze(q.text));
+  const parts = splitWork(queries, clients.length + 1);
+  // The workers' shares are analysed and sent first, so they search while this thread analyses,
+  // searches and turns into rankings its own share.
+  const pending = clients.map((c, i) => searchInWorker(c, scorer, parts[i + 1].map(analyze), k, opts));
   const rankings = new Map<string, string[]>();
   const scores = new Map<string, number[]>();
-  queries.forEach((q, i) => {
-    rankings.set(q.id, idsOf(corpus, tops[i].docs));
-    scores.set(q.id, numbersOf(tops[i].scores));
-  });
+  const add = (q: Query, top: TopK) => {
+    rankings.set(q.id, idsOf(corpus, top.docs));
+    scores.set(q.id, numbersOf(top.scores));
+  };
+  for (const q of parts[0]) add(q, scorer.searchIds(analyze(q), k, opts));
+  for (const [i, p] of pending.entries()) (await p).forEach((top, j) => add(parts[i + 1][j], top));
   return { rankings, scores };
 }
 

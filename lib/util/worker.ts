@@ -173,13 +173,13 @@ const MAIN_SHARE = 0.8;
 
 /**
  * Batch work split for the main thread and `parts - 1` workers: contiguous parts in order, the
- * first (the main thread's) a little smaller.
+ * first (the main thread's) `mainShare` times a worker's (default a little smaller).
  *
  * @example
  * const [mine, theirs] = splitWork(queries, 2);
  */
-export function splitWork<T>(items: readonly T[], parts: number): T[][] {
-  const first = parts <= 1 ? items.length : Math.floor((items.length * MAIN_SHARE) / (MAIN_SHARE + parts - 1));
+export function splitWork<T>(items: readonly T[], parts: number, mainShare = MAIN_SHARE): T[][] {
+  const first = parts <= 1 ? items.length : Math.floor((items.length * mainShare) / (mainShare + parts - 1));
   const out: T[][] = [items.slice(0, first)];
   const rest = items.length - first;
   for (let i = 0; i < parts - 1; i++) out.push(items.slice(first + Math.floor((i * rest) / (parts - 1)), first + Math.floor(((i + 1) * rest) / (parts - 1))));
