@@ -16,9 +16,9 @@ serveRequests((m) => {
   if (m.kind === "mul") {
     const entry = matrices.get(m.matrix as number);
     if (!entry) throw new Error(`no matrix ${String(m.matrix)} loaded in this worker`);
-    const [X, out, c, from, to] = [m.X as Float64Array, m.out as Float64Array, m.c as number, m.from as number, m.to as number];
-    if (m.side === "A") mulARows(entry.rows, X, c, out, from, to);
-    else mulAtRows(entry.A, X, c, out, from, to);
+    const [X, out, c, from, to, base] = [m.X as Float64Array, m.out as Float64Array, m.c as number, m.from as number, m.to as number, m.base as number];
+    if (m.side === "A") mulARows(entry.rows, X, c, out, from, to, base);
+    else mulAtRows(entry.A, X, c, out, from, to, base);
     // The rows are in `out` (shared memory): nothing to send back.
     return true;
   }

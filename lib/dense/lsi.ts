@@ -248,21 +248,14 @@ const PARALLEL_MIN_WORK = 20_000_000;
 
 const pool = new WorkerPool(__filename, "lsi-worker");
 
-/** `x` in shared memory (copied when it is not), so a worker reads it where it is. */
-function shared(x: Float64Array): Float64Array {
-  if (x.buffer instanceof SharedArrayBuffer) return x;
-  const out = new Float64Array(new SharedArrayBuffer(x.length * 8));
-  out.set(x);
-  return out;
-}
 
 /**
  * `fitLsi` with each large sparse product split between the main thread and a worker thread,
  * both writing their rows of one result in shared memory: the same model to the bit
  * (`GBR_THREADS=1`, or products under `minWork` stored entries × columns: one thread). On
- * greeklaws-2021: 2.3 s → 2.0 s in a warm process (the orthonormalisation between the products
- * stays serial); in a fresh one the worker's start and the shared copies (~170 MB at peak) eat
- * most of that, so the lsi retriever fits in one thread.
+ * greeklaws-2021: 1.8 s → 1.5 s (the orthonormalisation between the products stays serial), for
+ * about 100 MB more at peak (the worker, its copy of the matrix, two shared buffers), which is
+ * why the lsi retriever fits in one thread.
  *
  * @example
  * const model = await fitLsiMany(corpus, { dims: 256, seed: 42 });
@@ -270,6 +263,11 @@ function shared(x: Float64Array): Float64Array {
 export async function fitLsiMany(corpus: LsiCorpus, opts: LsiOptions = {}, parallel: { minWork?: number } = {}): Promise<LsiModel> {
   const minWork = parallel.minWork ?? PARALLEL_MIN_WORK;
   const steps = fitSteps(corpus, opts);
+  // Two shared buffers for the whole fit, each product's input and the worker's rows of its
+  // result, rather than new shared memory per product: the worker's heap, which rarely
+  // collects, would keep every one it was sent alive (150 MB on greeklaws-2021).
+  let bufX: Float64Array | undefined;
+  let bufOut: Float64Array | undefined;
   let step = steps.next();
   while (!step.done) {
     const p = step.value;
@@ -279,29 +277,37 @@ export async function fitLsiMany(corpus: LsiCorpus, opts: LsiOptions = {}, paral
       step = steps.next(p.side === "A" ? mulA(p.rows, p.X, p.c) : mulAt(p.A, p.X, p.c));
       continue;
     }
-    const id = pool.load(p.A, clients, (id) => ({ kind: "load", matrix: id, A: { termStart: p.A.termStart, postingDoc: p.A.postingDoc, weight: p.A.weight }, rows: p.rows }));
-    const X = shared(p.X);
-    const out = new Float64Array(new SharedArrayBuffer(n * p.c * 8));
     // Split by stored entries, not rows (frequent terms come first in the index, so the first
     // half of the terms holds most of the work); the main thread takes a little less.
     const starts = p.side === "A" ? p.rows.rowStart : p.A.termStart;
     const goal = starts[n] * 0.47;
     let split = 0;
     while (split < n && starts[split] < goal) split++;
-    const theirs = clients[0].call({ kind: "mul", matrix: id, side: p.side, X, c: p.c, out, from: split, to: n }).catch(() => {
+    if (!bufX || bufX.length < p.X.length) bufX = new Float64Array(new SharedArrayBuffer(p.X.length * 8));
+    if (!bufOut || bufOut.length < (n - split) * p.c) bufOut = new Float64Array(new SharedArrayBuffer((n - split) * p.c * 8));
+    const X = bufX.subarray(0, p.X.length);
+    X.set(p.X);
+    // The worker writes its rows (split..n) into shared memory, from its start; this thread
+    // writes its own straight into the result.
+    const result = new Float64Array(n * p.c);
+    const theirsOut = bufOut.subarray(0, (n - split) * p.c);
+    theirsOut.fill(0);
+    const id = pool.load(p.A, clients, (id) => ({ kind: "load", matrix: id, A: { termStart: p.A.termStart, postingDoc: p.A.postingDoc, weight: p.A.weight }, rows: p.rows }));
+    const theirs = clients[0].call({ kind: "mul", matrix: id, side: p.side, X, c: p.c, out: theirsOut, from: split, to: n, base: split }).catch(() => {
       // A worker that failed costs time, never results: its rows are computed here.
-      if (p.side === "A") mulARows(p.rows, X, p.c, out, split, n);
-      else mulAtRows(p.A, X, p.c, out, split, n);
+      if (p.side === "A") mulARows(p.rows, X, p.c, theirsOut, split, n, split);
+      else mulAtRows(p.A, X, p.c, theirsOut, split, n, split);
     });
-    if (p.side === "A") mulARows(p.rows, X, p.c, out, 0, split);
-    else mulAtRows(p.A, X, p.c, out, 0, split);
+    if (p.side === "A") mulARows(p.rows, X, p.c, result, 0, split);
+    else mulAtRows(p.A, X, p.c, result, 0, split);
     await theirs;
-    step = steps.next(out);
+    result.set(theirsOut, split * p.c);
+    step = steps.next(result);
   }
   return step.value;
 }
 
-function* fitSteps(corpus: LsiCorpus, opts: LsiOptions): Generator<Product, LsiModel, Float64Array> {
+function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Float64Array = (n) => new Float64Array(n)): Generator<Product, LsiModel, Float64Array> {
   const dims = checkInt("dims", opts.dims ?? 256, 1);
   const seed = checkInt("seed", opts.seed ?? 42);
   const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
@@ -320,22 +326,17 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions): Generator<Product, LsiM
   // matters, and orthonormalising A Aᵀ Q right after it loses only directions with
   // σ_j / σ_1 below √ε ≈ 1e-8, far under anything LSI keeps, for a third of the cost (the
   // term side is three times longer than the document side on greeklaws).
-  const omega = gaussianMatrix(V * l, seed);
   // Before a power iteration A Ω need not be orthonormal, only of full rank: the iteration
   // multiplies it by A Aᵀ and orthonormalises the result, which is where the span is fixed (on
   // greeklaws-2021 skipping this first pass changed no Recall@100 in the fourth decimal, and
-  // saves 0.3 s).
-  let Y = yield { A, rows, side: "A", X: omega, c: l };
-  let Q = powerIterations > 0 ? Y : orthonormalRows(Y, N, l);
-  for (let i = 0; i < powerIterations; i++) {
-    const Z = yield { A, rows, side: "At", X: Q, c: l };
-    Y = yield { A, rows, side: "A", X: Z, c: l };
-    Q = orthonormalRows(Y, N, l);
-  }
+  // saves 0.3 s). The terms × l intermediates (Ω, Aᵀ Q: 35 MB each on greeklaws) are not
+  // held in variables, so each can be collected as soon as its product is done.
+  let Q: Float64Array = yield { A, rows, side: "A", X: gaussianMatrix(V * l, seed, alloc(V * l)), c: l };
+  if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
+  for (let i = 0; i < powerIterations; i++) Q = orthonormalRows(yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l }, N, l);
 
   // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V).
-  const AtQ = yield { A, rows, side: "At", X: Q, c: l };
-  const AAtQ = yield { A, rows, side: "A", X: AtQ, c: l };
+  const AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
   const { values, vectors } = symmetricEigen(gram(Q, AAtQ, N, l), l);
 
   // U_k = Q Ũ_k.

@@ -212,13 +212,14 @@ export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
 }
 
 /**
- * Rows [from, to) of A X into `out` (documents × c): a share of `mulA`, the same numbers.
+ * Rows [from, to) of A X into `out` (documents × c; row d at (d − base) · c): a share of
+ * `mulA`, the same numbers.
  *
  * @example
  * mulARows(rows, X, c, out, 0, rows.rows >> 1); // the first half of the documents
  */
-export function mulARows(A: CsrMatrix, X: Float64Array, c: number, out: Float64Array, from: number, to: number): void {
-  for (let d = from; d < to; d++) gatherRow(A.rowStart[d], A.rowStart[d + 1], A.rowTerm, A.rowWeight, X, c, out, d * c);
+export function mulARows(A: CsrMatrix, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): void {
+  for (let d = from; d < to; d++) gatherRow(A.rowStart[d], A.rowStart[d + 1], A.rowTerm, A.rowWeight, X, c, out, (d - base) * c);
 }
 
 /**
@@ -234,13 +235,14 @@ export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Arra
 }
 
 /**
- * Rows [from, to) of Aᵀ Y into `out` (terms × c): a share of `mulAt`, the same numbers.
+ * Rows [from, to) of Aᵀ Y into `out` (terms × c; row t at (t − base) · c): a share of
+ * `mulAt`, the same numbers.
  *
  * @example
  * mulAtRows(A, Y, c, out, A.cols >> 1, A.cols); // the second half of the terms
  */
-export function mulAtRows(A: Pick<DocTermMatrix, "termStart" | "postingDoc" | "weight">, Y: Float64Array, c: number, out: Float64Array, from: number, to: number): void {
-  for (let t = from; t < to; t++) gatherRow(A.termStart[t], A.termStart[t + 1], A.postingDoc, A.weight, Y, c, out, t * c);
+export function mulAtRows(A: Pick<DocTermMatrix, "termStart" | "postingDoc" | "weight">, Y: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): void {
+  for (let t = from; t < to; t++) gatherRow(A.termStart[t], A.termStart[t + 1], A.postingDoc, A.weight, Y, c, out, (t - base) * c);
 }
 
 /**
@@ -355,11 +357,10 @@ export function flipSigns(U: Float64Array, m: number, k: number): void {
  * @example
  * const omega = gaussianMatrix(terms * l, 42); // terms × l, row-major
  */
-export function gaussianMatrix(size: number, seed: number): Float64Array {
+export function gaussianMatrix(size: number, seed: number, out: Float64Array = new Float64Array(size)): Float64Array {
   const rng = Xoshiro128ss.fromSeed(seed);
   // 27 + 26 high bits of two outputs: a multiple of 2^-53 in [0, 1).
   const uniform = () => ((rng.nextUint32() >>> 5) * 67108864 + (rng.nextUint32() >>> 6)) / 9007199254740992;
-  const out = new Float64Array(size);
   for (let i = 0; i < size; i += 2) {
     // 1 − u is in (0, 1], so the logarithm is finite.
     const radius = Math.sqrt(-2 * Math.log(1 - uniform()));
