@@ -31,6 +31,7 @@ const llmOptions = {
   prompts: { type: "string" as const },
   rounds: { type: "string" as const },
   "trace-dir": { type: "string" as const },
+  concurrency: { type: "string" as const },
   "rerank-depth": { type: "string" as const },
   "rerank-window": { type: "string" as const },
   "rerank-step": { type: "string" as const },
@@ -40,6 +41,9 @@ const llmHelp = [
   "--no-cache       call the LLM again even when the replay cache has the answer (the new answer is cached)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
   "--rounds N       REACT-BM25 rounds (default 10);  --trace-dir D  where REACT writes one JSON trace per query",
+  "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
+  "                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default 4); REACT and the other per-question methods",
+  "                 work on that many questions at once",
   "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
   "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
@@ -48,6 +52,9 @@ const llmHelp = [
 
 /** The LLM-related retriever options from parsed flags. */
 function llmRetrieverOptions(values: Record<string, unknown>) {
+  // --concurrency is GBR_CONCURRENCY's command-line form: the providers read it where they are
+  // made (lib/util/concurrency.ts), however deep, so it is set for this process.
+  if (values.concurrency !== undefined) process.env.GBR_CONCURRENCY = String(numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 }));
   const promptSet = values.prompts === undefined ? undefined : String(values.prompts);
   if (promptSet !== undefined && promptSet !== "project" && promptSet !== "official") throw new CliError(`--prompts must be project or official, got '${promptSet}'`, 2);
   return {

@@ -17,6 +17,7 @@
  * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a
  * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
  */
+import { concurrencyFor } from "../util/concurrency";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../util/gemini-http";
@@ -82,7 +83,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
   const attempts = opts.attempts ?? 5;
   const timeoutMs = opts.timeoutMs ?? 600_000;
-  const concurrency = opts.concurrency ?? 4;
+  const concurrency = opts.concurrency ?? concurrencyFor("chat");
   for (const [name, v] of Object.entries({ attempts, timeoutMs, concurrency })) {
     if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`geminiChat: ${name} must be a positive integer, got ${v}`);
   }

@@ -13,6 +13,7 @@
  * the answer, token usage, wall time, and errors that carry the status and the server's own
  * message but never the key.
  */
+import { concurrencyFor } from "../util/concurrency";
 import type OpenAI from "openai";
 import { createSemaphore } from "../util/semaphore";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
@@ -61,7 +62,7 @@ export interface OpenAIChatOptions {
   maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
 
-const DEFAULTS = { maxRetries: 4, timeoutMs: 600_000, concurrency: 4 } as const;
+const DEFAULTS = { maxRetries: 4, timeoutMs: 600_000 } as const;
 
 /** The paper's chat model (DESIGN.md §6): used when neither an argument nor GBR_CHAT_MODEL names one. */
 const DEFAULT_MODEL = "openai/gpt-oss-120b";
@@ -87,7 +88,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const apiKey = opts.apiKey || OPENAI_PLACEHOLDER_KEY;
   const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
-  const concurrency = opts.concurrency ?? DEFAULTS.concurrency;
+  const concurrency = opts.concurrency ?? concurrencyFor("chat");
   if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   // The SDK validates `timeout` as a positive integer.
   const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));

@@ -1,3 +1,4 @@
+import { concurrencyFor } from "../util/concurrency";
 import path from "node:path";
 import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
 import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
@@ -206,6 +207,9 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
         reactRun(queries, ctx, {
           traceDir,
           resume: true,
+          // As many questions at once as the chat server takes requests: rounds within a question
+          // stay in order, and every result lands by question, whatever finishes first.
+          concurrency: concurrencyFor("chat"),
           onQuery: ({ index, total, resumed }) => opts.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
         }),
       );

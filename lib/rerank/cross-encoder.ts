@@ -15,6 +15,7 @@
  * of the pairs' shares of their requests' time (sequential request time, not this run's wall
  * clock, which depends on concurrency and on what was cached).
  */
+import { concurrencyFor } from "../util/concurrency";
 import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
 import { GbrError } from "../util/errors";
 import { addWork, zeroWork } from "../util/run-cost";
@@ -76,7 +77,7 @@ export async function crossEncoderRerankRun(
 ): Promise<Run> {
   const depth = positive(opts.depth ?? 100, "depth");
   const k = positive(opts.k ?? 100, "k");
-  const concurrency = positive(opts.concurrency ?? 4, "concurrency");
+  const concurrency = positive(opts.concurrency ?? concurrencyFor("rerank"), "concurrency");
   const batchSize = positive(preset.batchSize, `preset '${preset.name}' batchSize`);
   const fingerprint = rerankFingerprint(preset);
   const label = `rerank ${preset.name}`;

@@ -13,6 +13,7 @@
  * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
  * the server's wait through the observing fetch of lib/util/gemini-http.ts.
  */
+import { concurrencyFor } from "../../util/concurrency";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
 import { retryWithBackoff } from "../../util/retry";
 import { checkedBaseUrl, endpointOrigin } from "../../util/http";
@@ -124,7 +125,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const retryBaseMs = opts.retryBaseMs ?? 1000;
   const retryMaxMs = opts.retryMaxMs ?? 60_000;
-  const concurrency = opts.concurrency ?? 4;
+  const concurrency = opts.concurrency ?? concurrencyFor("embed");
   for (const [name, v] of Object.entries({ dims, batchSize, attempts, timeoutMs, concurrency })) {
     if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`geminiEmbedder: ${name} must be a positive integer, got ${v}`);
   }

@@ -8,6 +8,7 @@
  * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
  * Float32Array, token usage, and errors that say what the server said without leaking the key.
  */
+import { concurrencyFor } from "../../util/concurrency";
 import type OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
 import { checkedBaseUrl, endpointOrigin } from "../../util/http";
@@ -52,7 +53,7 @@ export interface OpenAIEmbedderOptions {
   concurrency?: number;
 }
 
-const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: 60_000, concurrency: 2 } as const;
+const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: 60_000 } as const;
 
 /**
  * An Embedder over an OpenAI-compatible server. `embed()` sends exactly one request with every
@@ -80,7 +81,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   if (asString && maxBatch !== 1) {
     throw new EmbeddingError(`openai embedder (${model}): input "string" sends one text per request, so batchSize must be 1, got ${maxBatch}`, "NOT_CONFIGURED");
   }
-  const concurrency = positiveInt(opts.concurrency ?? DEFAULTS.concurrency, "concurrency");
+  const concurrency = positiveInt(opts.concurrency ?? concurrencyFor("embed"), "concurrency");
   const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
   // The SDK validates `timeout` as a positive integer.
