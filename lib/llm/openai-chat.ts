@@ -14,6 +14,7 @@
  * message but never the key.
  */
 import { concurrencyFor } from "../util/concurrency";
+import { spreadChat } from "./chat-endpoints";
 import type OpenAI from "openai";
 import { createSemaphore } from "../util/semaphore";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
@@ -171,11 +172,18 @@ export function openaiChatFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  checkedBaseUrl(env.GBR_CHAT_BASE_URL?.trim() ? "GBR_CHAT_BASE_URL" : "OPENAI_BASE_URL", baseURL, "GBR_CHAT_API_KEY");
+  const variable = env.GBR_CHAT_BASE_URL?.trim() ? "GBR_CHAT_BASE_URL" : "OPENAI_BASE_URL";
+  // Several servers of one model: a comma-separated list.
+  const urls = baseURL.split(",").map((u) => u.trim()).filter(Boolean);
+  for (const u of urls) checkedBaseUrl(variable, u, "GBR_CHAT_API_KEY");
   const apiKey = env.GBR_CHAT_API_KEY?.trim() || env.OPENAI_API_KEY?.trim() || undefined;
   const fromEnv = env.GBR_CHAT_MODEL?.trim();
   const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
-  return openaiChat({ ...more, model: model?.trim() || envModel || DEFAULT_MODEL, baseURL, apiKey });
+  const name = model?.trim() || envModel || DEFAULT_MODEL;
+  if (urls.length === 1) return openaiChat({ ...more, model: name, baseURL: urls[0], apiKey });
+  // With other endpoints to turn to, a failing one is not retried in place: spreadChat sets it
+  // aside and sends the request elsewhere.
+  return spreadChat(urls.map((u) => openaiChat({ maxRetries: 0, ...more, model: name, baseURL: u, apiKey })));
 }
 
 /**

@@ -1,0 +1,85 @@
+/**
+ * A chat base URL given as a list: the requests spread over the servers, and when one stops in
+ * the middle of a run the run completes on the other, every request answered once.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
+import { openaiChatFromEnv } from "../../lib/llm/openai-chat";
+import type { SpreadChatModel } from "../../lib/llm/chat-endpoints";
+
+let tmp = "";
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-chat-endpoints-"));
+});
+after(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const echo = (body: { messages: { role: string; content: unknown }[] }) => ({ content: `echo ${String(body.messages.at(-1)?.content)}`, usage: { prompt_tokens: 5, completion_tokens: 2 } });
+const request = (i: number) => ({ system: "", user: `ερώτηση ${i}`, temperature: 0 });
+
+test("two endpoints: both receive work, and every answer comes back", async () => {
+  const [a, b] = [await startOpenAIDouble({ delayMs: 30 }), await startOpenAIDouble({ delayMs: 30 })];
+  try {
+    a.chat(echo);
+    b.chat(echo);
+    const llm = openaiChatFromEnv(undefined, {}, { GBR_CHAT_BASE_URL: `${a.url}/v1, ${b.url}/v1`, GBR_CHAT_MODEL: "m" }) as SpreadChatModel;
+    assert.match(llm.endpoint ?? "", /^http:\/\/127\.0\.0\.1:\d+, http:\/\/127\.0\.0\.1:\d+$/);
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => llm.complete(request(i))));
+    answers.forEach((r, i) => assert.equal(r.text, `echo ερώτηση ${i}`));
+    assert.ok(a.count("chat/completions") > 0 && b.count("chat/completions") > 0, `${a.count("chat/completions")} and ${b.count("chat/completions")}`);
+    assert.equal(a.count("chat/completions") + b.count("chat/completions"), 24);
+    assert.deepEqual(llm.endpointStats().map((s) => s.answered).reduce((x, y) => x + y, 0), 24);
+  } finally {
+    await Promise.allSettled([a.close(), b.close()]);
+  }
+});
+
+test("one endpoint stops in the middle of a run: the run completes on the other, each request answered once", async () => {
+  let a: OpenAIDouble | undefined = await startOpenAIDouble({ delayMs: 40 });
+  const b = await startOpenAIDouble({ delayMs: 40 });
+  try {
+    a.chat(echo);
+    b.chat(echo);
+    const llm = openaiChatFromEnv(undefined, { timeoutMs: 5_000 }, { GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "m", GBR_CHAT_CONCURRENCY: "2" }) as SpreadChatModel;
+    let done = 0;
+    const all = Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        llm.complete(request(i)).then((r) => {
+          done++;
+          return r;
+        }),
+      ),
+    );
+    while (done < 6) await new Promise((r) => setTimeout(r, 5));
+    await a.close();
+    a = undefined;
+    const answers = await all;
+    answers.forEach((r, i) => assert.equal(r.text, `echo ερώτηση ${i}`));
+    const stats = llm.endpointStats();
+    assert.equal(stats.reduce((x, s) => x + s.answered, 0), 30, "each request answered once");
+    assert.ok(stats[1].answered > stats[0].answered, JSON.stringify(stats));
+  } finally {
+    await Promise.allSettled([a?.close(), b.close()]);
+  }
+});
+
+test("a client error (400) is the request's: thrown at once, no other endpoint tried", async () => {
+  const { spreadChat } = await import("../../lib/llm/chat-endpoints");
+  const { ChatProviderError } = await import("../../lib/llm/types");
+  let calls = 0;
+  const bad = { id: "openai:m", endpoint: "http://a", complete: async () => { calls++; throw new ChatProviderError("bad request", "PROVIDER", 400); } };
+  const good = { id: "openai:m", endpoint: "http://b", complete: async () => { calls++; return { text: "ok", raw: "ok", usage: { input: 1, output: 1 }, seconds: 0 }; } };
+  const llm = spreadChat([bad, good]);
+  await assert.rejects(llm.complete(request(1)), /bad request/);
+  assert.equal(calls, 1);
+  // A server failure (503) sets the endpoint aside and the request goes to the other.
+  const down = { id: "openai:m", endpoint: "http://c", complete: async () => { throw new ChatProviderError("unavailable", "PROVIDER", 503); } };
+  const spread = spreadChat([down, good], { sleep: async () => {} });
+  assert.equal((await spread.complete(request(2))).text, "ok");
+  assert.deepEqual(spread.endpointStats().map((s) => [s.endpoint, s.sent, s.answered, s.failed]), [["http://c", 1, 0, 1], ["http://b", 1, 1, 0]]);
+});
