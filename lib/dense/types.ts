@@ -101,7 +101,13 @@ export interface Embedder {
 export class EmbeddingError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "BAD_VECTOR" | "COUNT_MISMATCH";
 
-  constructor(message: string, code: EmbeddingError["code"], options: GbrErrorOptions = {}) {
+  constructor(
+    message: string,
+    code: EmbeddingError["code"],
+    options: GbrErrorOptions = {},
+    /** A provider failure's HTTP status (undefined: no answer, a time-out), so a failing server can be told from a bad request. */
+    readonly status?: number,
+  ) {
     super(message, code, { unavailable: code === "NOT_CONFIGURED", ...options });
     this.name = "EmbeddingError";
   }

@@ -8,6 +8,7 @@
  * with the server's message, since sending the same request again cannot change the answer.
  */
 import { GbrError } from "../util/errors";
+import { EndpointSpread, endpointList } from "../util/endpoints";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
 import { redactKey } from "../util/openai-errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
@@ -223,7 +224,9 @@ export function rerankClientFromEnv(
       "also set GBR_RERANK_API_KEY if the server needs a key, and GBR_RERANK_API=tei for Text Embeddings Inference",
     );
   }
-  checkedBaseUrl("GBR_RERANK_BASE_URL", baseUrl, "GBR_RERANK_API_KEY");
+  // Several servers of one model: a comma-separated list.
+  const urls = endpointList(baseUrl);
+  for (const u of urls) checkedBaseUrl("GBR_RERANK_BASE_URL", u, "GBR_RERANK_API_KEY");
   const api = env.GBR_RERANK_API?.trim() || "rerank";
   if (api !== "rerank" && api !== "tei") throw new RerankError(`GBR_RERANK_API must be "rerank" or "tei", got ${JSON.stringify(env.GBR_RERANK_API)}`, "NOT_CONFIGURED");
   let timeoutMs = more.timeoutMs;
@@ -231,7 +234,15 @@ export function rerankClientFromEnv(
     timeoutMs = Number(env.GBR_RERANK_TIMEOUT_MS);
     if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new RerankError(`GBR_RERANK_TIMEOUT_MS must be a positive integer (milliseconds), got ${JSON.stringify(env.GBR_RERANK_TIMEOUT_MS)}`, "NOT_CONFIGURED");
   }
-  return rerankClient({ ...more, baseUrl, apiKey: env.GBR_RERANK_API_KEY || undefined, api, timeoutMs });
+  const apiKey = env.GBR_RERANK_API_KEY || undefined;
+  if (urls.length === 1) return rerankClient({ ...more, baseUrl: urls[0], apiKey, api, timeoutMs });
+  // With other endpoints to turn to, a failing one is not retried in place but set aside.
+  const clients = urls.map((u) => rerankClient({ ...more, attempts: 1, baseUrl: u, apiKey, api, timeoutMs }));
+  const spread = new EndpointSpread(
+    clients.map((c) => ({ client: c, endpoint: c.endpoint })),
+    (err) => err instanceof RerankError && err.retryable,
+  );
+  return { id: clients[0].id, endpoint: clients.map((c) => c.endpoint).join(", "), rerank: (model, query, documents) => spread.run((c) => c.rerank(model, query, documents)) };
 }
 
 /**

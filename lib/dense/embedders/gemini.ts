@@ -95,11 +95,11 @@ export class GeminiEmbeddingError extends EmbeddingError {
     message: string,
     code: EmbeddingError["code"],
     /** HTTP status of the last answer, when there was one. */
-    readonly status: number | undefined,
+    override readonly status: number | undefined,
     /** Attempts made before giving up. */
     readonly attempts: number,
   ) {
-    super(message, code);
+    super(message, code, {}, status);
     this.name = "EmbeddingError";
   }
 }

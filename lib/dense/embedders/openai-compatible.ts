@@ -8,6 +8,7 @@
  * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
  * Float32Array, token usage, and errors that say what the server said without leaking the key.
  */
+import { EndpointSpread, endpointList } from "../../util/endpoints";
 import { concurrencyFor } from "../../util/concurrency";
 import type OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
@@ -156,9 +157,20 @@ export function openaiEmbedderFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  checkedBaseUrl(env.GBR_EMBED_BASE_URL ? "GBR_EMBED_BASE_URL" : "OPENAI_BASE_URL", baseURL, "GBR_EMBED_API_KEY");
+  const variable = env.GBR_EMBED_BASE_URL ? "GBR_EMBED_BASE_URL" : "OPENAI_BASE_URL";
+  // Several servers of one model: a comma-separated list.
+  const urls = endpointList(baseURL);
+  for (const u of urls) checkedBaseUrl(variable, u, "GBR_EMBED_API_KEY");
   const apiKey = env.GBR_EMBED_API_KEY || env.OPENAI_API_KEY || undefined;
-  return openaiEmbedder({ ...more, model, baseURL, apiKey, dims, batchSize });
+  if (urls.length === 1) return openaiEmbedder({ ...more, model, baseURL: urls[0], apiKey, dims, batchSize });
+  // With other endpoints to turn to, a failing one is not retried in place but set aside.
+  const embedders = urls.map((u) => openaiEmbedder({ maxRetries: 0, ...more, model, baseURL: u, apiKey, dims, batchSize }));
+  const spread = new EndpointSpread(
+    embedders.map((e) => ({ client: e, endpoint: e.endpoint })),
+    (err) => err instanceof EmbeddingError && err.code === "PROVIDER" && (err.status === undefined || err.status === 429 || err.status >= 500),
+  );
+  const first = embedders[0];
+  return { id: first.id, dims: first.dims, maxBatch: first.maxBatch, endpoint: embedders.map((e) => e.endpoint).join(", "), embed: (texts, side) => spread.run((e) => e.embed(texts, side)) };
 }
 
 function positiveInt(n: number, name: string): number {
@@ -235,8 +247,8 @@ function providerError(
   cfg: { timeout: number; maxRetries: number },
 ): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
-  const { message } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
+  const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
   // An SDK error can carry the request headers; one that mentions the key is not kept as cause,
   // so no log of the error can print it.
-  return new EmbeddingError(message, "PROVIDER", errorMentionsKey(err, apiKey) ? undefined : { cause: err });
+  return new EmbeddingError(message, "PROVIDER", errorMentionsKey(err, apiKey) ? {} : { cause: err }, status);
 }

@@ -1,6 +1,7 @@
 /**
- * A chat base URL given as a list: the requests spread over the servers, and when one stops in
- * the middle of a run the run completes on the other, every request answered once.
+ * A base URL given as a list (chat, embeddings, rerank): the requests spread over the servers,
+ * and when one stops in the middle of a run the run completes on the other, every request
+ * answered once.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -82,4 +83,60 @@ test("a client error (400) is the request's: thrown at once, no other endpoint t
   const spread = spreadChat([down, good], { sleep: async () => {} });
   assert.equal((await spread.complete(request(2))).text, "ok");
   assert.deepEqual(spread.endpointStats().map((s) => [s.endpoint, s.sent, s.answered, s.failed]), [["http://c", 1, 0, 1], ["http://b", 1, 1, 0]]);
+});
+
+test("embeddings over two servers: both receive batches; one stopped mid-run, every text embedded once, the same vectors", async () => {
+  const { openaiEmbedderFromEnv } = await import("../../lib/dense/embedders/openai-compatible");
+  const { fakeVector } = await import("../fakes/openai-server");
+  let a: OpenAIDouble | undefined = await startOpenAIDouble({ delayMs: 30 });
+  const b = await startOpenAIDouble({ delayMs: 30 });
+  try {
+    const e = openaiEmbedderFromEnv("m", 8, 2, { timeoutMs: 5_000 }, { GBR_EMBED_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_EMBED_CONCURRENCY: "2" });
+    const texts = Array.from({ length: 40 }, (_, i) => `κείμενο ${i}`);
+    let done = 0;
+    const all = Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        e.embed(texts.slice(2 * i, 2 * i + 2), "document").then((r) => {
+          done++;
+          return r;
+        }),
+      ),
+    );
+    while (done < 4) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(a.count("embeddings") > 0 && b.count("embeddings") > 0);
+    await a.close();
+    a = undefined;
+    const results = await all;
+    results.forEach((r, i) => r.vectors.forEach((v, j) => assert.deepEqual(v, Float32Array.from(fakeVector("m", texts[2 * i + j], 8)))));
+  } finally {
+    await Promise.allSettled([a?.close(), b.close()]);
+  }
+});
+
+test("rerank over two servers: one stopped mid-run, every batch scored once, the same scores", async () => {
+  const { rerankClientFromEnv } = await import("../../lib/rerank/client");
+  const { startRerankDouble, defaultRerankScore } = await import("../fakes/rerank-server");
+  let a: Awaited<ReturnType<typeof startRerankDouble>> | undefined = await startRerankDouble({ delayMs: 30 });
+  const b = await startRerankDouble({ delayMs: 30 });
+  try {
+    const client = rerankClientFromEnv({ GBR_RERANK_BASE_URL: `${a.url},${b.url}` }, { timeoutMs: 5_000 });
+    const docs = (i: number) => [`άρθρο ${i} μίσθωση`, `άρθρο ${i} κλοπή`, `άλλο ${i}`];
+    let done = 0;
+    const all = Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.rerank("m", `μίσθωση ${i}`, docs(i)).then((r) => {
+          done++;
+          return r;
+        }),
+      ),
+    );
+    while (done < 4) await new Promise((r) => setTimeout(r, 5));
+    assert.ok(a.count() > 0 && b.count() > 0);
+    await a.close();
+    a = undefined;
+    const results = await all;
+    results.forEach((r, i) => assert.deepEqual(r.scores, docs(i).map((d) => defaultRerankScore(`μίσθωση ${i}`, d))));
+  } finally {
+    await Promise.allSettled([a?.close(), b.close()]);
+  }
 });

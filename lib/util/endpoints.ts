@@ -1,0 +1,108 @@
+/**
+ * Requests spread over several servers of one model (a base URL given as a comma-separated
+ * list): each goes to the endpoint with the fewest requests in flight; an endpoint that fails
+ * in a way that is the server's (no answer, a time-out, 429, 5xx) is set aside for a while,
+ * with a backoff that doubles while it keeps failing, and the request is sent to another, so a
+ * run completes on the endpoints that remain. Any other error is the request's and is thrown at
+ * once. Used by the chat, embedding and rerank clients alike.
+ */
+import { backoffDelay } from "./retry";
+
+/** One endpoint's record: requests sent, answered, failed, and the last error. */
+export interface EndpointStats {
+  endpoint: string;
+  sent: number;
+  answered: number;
+  failed: number;
+  lastError?: string;
+}
+
+/** Options of `EndpointSpread`. */
+export interface SpreadOptions {
+  /** Tries of one request over the endpoints before its error is thrown (default 8). */
+  attempts?: number;
+  /** First time an endpoint is set aside, in ms (default 1000; doubles while it keeps failing, up to 60 s). */
+  baseMs?: number;
+  /** Replaceable for tests. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * The comma-separated list a base-URL variable may hold, trimmed, empty entries dropped.
+ *
+ * @example
+ * endpointList("http://a:8000/v1, http://b:8000/v1"); // ["http://a:8000/v1", "http://b:8000/v1"]
+ */
+export function endpointList(value: string): string[] {
+  return value
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Clients of several endpoints used as one: `run(send)` calls `send` with the client to use,
+ * and tries another when `isServerFailure` says the failure was the endpoint's.
+ *
+ * @example
+ * const spread = new EndpointSpread(clients.map((c) => ({ client: c, endpoint: c.endpoint })), isServerFailure);
+ * const answer = await spread.run((c) => c.complete(req));
+ */
+export class EndpointSpread<C> {
+  private readonly state: { client: C; inFlight: number; downUntil: number; strikes: number; stats: EndpointStats }[];
+  private readonly attempts: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(
+    endpoints: readonly { client: C; endpoint: string }[],
+    private readonly isServerFailure: (err: unknown) => boolean,
+    private readonly opts: SpreadOptions = {},
+  ) {
+    if (endpoints.length === 0) throw new Error("EndpointSpread: no endpoint");
+    this.state = endpoints.map((e) => ({ client: e.client, inFlight: 0, downUntil: 0, strikes: 0, stats: { endpoint: e.endpoint, sent: 0, answered: 0, failed: 0 } }));
+    this.attempts = opts.attempts ?? 8;
+    this.sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** The endpoint to use now: available, fewest in flight, then the earliest in the list. */
+  private pick() {
+    const now = Date.now();
+    const up = this.state.filter((s) => s.downUntil <= now);
+    return up.length ? up.reduce((best, s) => (s.inFlight < best.inFlight ? s : best)) : undefined;
+  }
+
+  async run<R>(send: (client: C) => Promise<R>): Promise<R> {
+    let last: unknown;
+    for (let attempt = 1; attempt <= this.attempts; attempt++) {
+      let s = this.pick();
+      while (!s) {
+        // Every endpoint is set aside: wait for the first to come back.
+        await this.sleep(Math.max(10, Math.min(...this.state.map((x) => x.downUntil)) - Date.now()));
+        s = this.pick();
+      }
+      s.inFlight++;
+      s.stats.sent++;
+      try {
+        const r = await send(s.client);
+        s.stats.answered++;
+        s.strikes = 0;
+        return r;
+      } catch (err) {
+        s.stats.failed++;
+        s.stats.lastError = err instanceof Error ? err.message : String(err);
+        if (!this.isServerFailure(err)) throw err;
+        last = err;
+        s.strikes++;
+        s.downUntil = Date.now() + backoffDelay(s.strikes, { baseMs: this.opts.baseMs ?? 1000, maxMs: 60_000 });
+      } finally {
+        s.inFlight--;
+      }
+    }
+    throw last;
+  }
+
+  /** Each endpoint's record so far. */
+  stats(): EndpointStats[] {
+    return this.state.map((s) => ({ ...s.stats }));
+  }
+}
