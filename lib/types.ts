@@ -131,6 +131,8 @@ export interface LlmRunInfo {
   servedModels: string[];
   /** Some answer came from the project's own test double: the run is a stand-in, not a result. */
   standIn: boolean;
+  /** With several chat servers: each one's requests sent, answered and failed (calls made now, not replays). */
+  endpoints?: { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
 }
 
 /**

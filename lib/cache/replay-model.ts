@@ -40,6 +40,8 @@ export interface ReplayableModel {
   /** scheme://host:port of the server the model calls, when it calls one (passed through). */
   readonly endpoint?: string;
   complete(req: ReplayRequest): Promise<ReplayResponse>;
+  /** Per-endpoint request counts of a model over several servers (passed through). */
+  endpointStats?(): { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
 }
 
 /**
@@ -163,6 +165,7 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
   return {
     id: model.id,
     endpoint: model.endpoint,
+    ...(model.endpointStats ? { endpointStats: () => model.endpointStats!() } : {}),
     keys,
     async complete(req: ReplayRequest): Promise<ReplayAnswer> {
       const offline = opts.offline ?? offlineFromEnv();

@@ -27,6 +27,8 @@ export interface LlmMetadata {
   /** REACT-BM25 rounds as run, when it ran. */
   rounds: number | number[] | null;
   experiments: string[];
+  /** With several chat servers, per experiment: each endpoint's requests sent, answered and failed. */
+  endpoints?: Record<string, NonNullable<LlmRunInfo["endpoints"]>>;
 }
 
 /**
@@ -43,6 +45,8 @@ export function llmMetadata(
   if (llm.length === 0) return null;
   const distinct = <T>(xs: T[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
   const models = distinct(llm.map(({ l }) => ({ model: l.model, provider: l.provider, endpoint: l.endpoint })));
+  // Per experiment, with several chat servers: how the requests spread and which server failed.
+  const endpoints = Object.fromEntries(llm.flatMap(({ id, l }) => (l.endpoints ? [[id, l.endpoints]] : [])));
   const setName = llm[0].l.prompts.name;
   let prompts: Record<string, unknown> = { name: setName, commit: llm[0].l.prompts.commit };
   try {
@@ -64,6 +68,7 @@ export function llmMetadata(
     seed: repeat > 1 ? (opts.seed ?? 42) : null,
     rounds: rounds.length === 0 ? null : rounds.length === 1 ? rounds[0] : rounds,
     experiments: distinct(llm.map(({ id }) => id)),
+    ...(Object.keys(endpoints).length ? { endpoints } : {}),
   };
 }
 

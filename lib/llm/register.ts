@@ -37,7 +37,12 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
   // The seed of a --repeat sample is added outside the replay layer, so that it is part of the
   // replay key as well as of the request.
   const inner = model;
-  return { id: inner.id, endpoint: inner.endpoint, complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }) };
+  return {
+    id: inner.id,
+    endpoint: inner.endpoint,
+    complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }),
+    ...(inner.endpointStats ? { endpointStats: () => inner.endpointStats!() } : {}),
+  };
 }
 
 /** Where an LLM method keeps its per-item results (rewrites, translations, traces) for one benchmark. */

@@ -85,6 +85,7 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
     prompts: { name: set.name, commit: set.commit ?? null, sha256 },
     parser: parserFor(set),
     ...tallyRequests(entries),
+    ...(model.endpointStats ? { endpoints: model.endpointStats() } : {}),
   };
 }
 

@@ -102,6 +102,17 @@ export interface ChatModel {
   /** scheme://host:port of the server it calls (`endpointOrigin`), when it calls one; recorded with runs. */
   readonly endpoint?: string;
   complete(req: ChatRequest): Promise<ChatResponse>;
+  /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
+  endpointStats?(): EndpointCounts[];
+}
+
+/** One endpoint's requests, as `EndpointStats` of lib/util/endpoints.ts records them. */
+export interface EndpointCounts {
+  endpoint: string;
+  sent: number;
+  answered: number;
+  failed: number;
+  lastError?: string;
 }
 
 /**

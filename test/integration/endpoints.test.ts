@@ -140,3 +140,26 @@ test("rerank over two servers: one stopped mid-run, every batch scored once, the
     await Promise.allSettled([a?.close(), b.close()]);
   }
 });
+
+test("metadata.json says how a run's chat requests spread over the servers", async () => {
+  const { runGbr } = await import("../helpers/gbr");
+  const { scriptedModel } = await import("../fakes/scripted-model");
+  const [a, b] = [await startOpenAIDouble({ delayMs: 10 }), await startOpenAIDouble({ delayMs: 10 })];
+  try {
+    a.chat(scriptedModel);
+    b.chat(scriptedModel);
+    const out = path.join(tmp, "out-endpoints");
+    const r = await runGbr(["reproduce", "--data", "sample", "--out", out, "--only", "reform:bm25-greekstemmer"], {
+      dataDir: path.join(tmp, "data-endpoints"),
+      env: { GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "openai/gpt-oss-120b" },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const meta = JSON.parse(await fs.readFile(path.join(out, "sample", "metadata.json"), "utf8"));
+    const spread = meta.llm.endpoints["reform:bm25-greekstemmer"] as { endpoint: string; answered: number }[];
+    assert.equal(spread.length, 2);
+    assert.equal(spread.reduce((x, s) => x + s.answered, 0), 26, "one rewrite per sample question");
+    assert.ok(spread.every((s) => s.answered > 0), JSON.stringify(spread));
+  } finally {
+    await Promise.allSettled([a.close(), b.close()]);
+  }
+});
