@@ -22,6 +22,7 @@ import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison } from "../report/comparison";
 import { errorsCmd } from "./errors-command";
+import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
 import { foldUpper } from "../text/normalize";
 
@@ -330,7 +331,7 @@ const reproduceCmd = withHelp(
       outRoot: String(values.out ?? "outputs"),
       only,
       log,
-      retrieverOptions: llmRetrieverOptions(values),
+      retrieverOptions: { ...llmRetrieverOptions(values), ...(values.quiet ? {} : { onProgress: progressReporter(io, { tty: process.stderr.isTTY === true }) }) },
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     });

@@ -17,6 +17,7 @@
  * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a
  * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
  */
+import { recordUsage } from "../util/usage-meter";
 import { concurrencyFor } from "../util/concurrency";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
@@ -149,7 +150,9 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
       const seconds = (performance.now() - started) / 1000;
       const { response, body } = answer;
       const raw = answerText(response);
-      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds, ...servedByGemini(body, response.modelVersion) };
+      const usage = usageOf(response);
+      recordUsage("chat", usage.input + usage.output);
+      return { text: stripReasoning(raw), raw, usage, seconds, ...servedByGemini(body, response.modelVersion) };
     });
   }
 

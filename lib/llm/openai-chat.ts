@@ -13,6 +13,7 @@
  * the answer, token usage, wall time, and errors that carry the status and the server's own
  * message but never the key.
  */
+import { recordUsage } from "../util/usage-meter";
 import { concurrencyFor } from "../util/concurrency";
 import { spreadChat } from "./chat-endpoints";
 import type OpenAI from "openai";
@@ -136,7 +137,9 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       }
       const seconds = (performance.now() - started) / 1000;
       const raw = answerContent(response, where);
-      return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds, ...servedByOpenAI(response) };
+      const usage = usageOf(response);
+      recordUsage("chat", usage.input + usage.output);
+      return { text: stripReasoning(raw), raw, usage, seconds, ...servedByOpenAI(response) };
     });
   }
 

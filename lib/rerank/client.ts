@@ -7,6 +7,7 @@
  * dropped connections are tried again, honouring Retry-After; any other status is final at once,
  * with the server's message, since sending the same request again cannot change the answer.
  */
+import { recordUsage } from "../util/usage-meter";
 import { GbrError } from "../util/errors";
 import { EndpointSpread, endpointList } from "../util/endpoints";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
@@ -163,7 +164,9 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
       } catch {
         throw new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
       }
-      return { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
+      const answer = { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
+      recordUsage("rerank", n);
+      return answer;
     } finally {
       clearTimeout(timer);
     }

@@ -13,6 +13,7 @@
  * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
  * the server's wait through the observing fetch of lib/util/gemini-http.ts.
  */
+import { recordUsage } from "../../util/usage-meter";
 import { concurrencyFor } from "../../util/concurrency";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
 import { retryWithBackoff } from "../../util/retry";
@@ -180,7 +181,9 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
     });
     // Gemini's embed answers carry no usageMetadata today: undefined, not 0, so the caller estimates.
     const body = await seen.body();
-    return { vectors, tokens: readUsageTokens(body), ...servedByGemini(body) };
+    const tokens = readUsageTokens(body);
+    recordUsage("embed", tokens ?? 0);
+    return { vectors, tokens, ...servedByGemini(body) };
   }
 
   return {

@@ -8,6 +8,7 @@
  * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
  * Float32Array, token usage, and errors that say what the server said without leaking the key.
  */
+import { recordUsage } from "../../util/usage-meter";
 import { EndpointSpread, endpointList } from "../../util/endpoints";
 import { concurrencyFor } from "../../util/concurrency";
 import type OpenAI from "openai";
@@ -123,7 +124,10 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     } catch (err) {
       throw providerError(err, where, apiKey, { timeout, maxRetries });
     }
-    return { vectors: orderedVectors(response, texts.length, where), tokens: usageTokens(response), ...servedByOpenAI(response) };
+    const vectors = orderedVectors(response, texts.length, where);
+    const tokens = usageTokens(response);
+    recordUsage("embed", tokens ?? 0);
+    return { vectors, tokens, ...servedByOpenAI(response) };
   }
 
   return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed };

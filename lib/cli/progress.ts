@@ -1,0 +1,44 @@
+/**
+ * The progress of long steps on stderr (`gbr reproduce` without -q): one line per step that
+ * says done/total, the rate, the provider calls and tokens per second made since the step
+ * began, elapsed and estimated time left (lib/util/progress-line.ts). On a terminal the line
+ * is redrawn in place; in a log, printed at most every few seconds and when the step ends.
+ */
+import type { Io } from "./args";
+import { progressLine, workSince } from "../util/progress-line";
+import { usageSnapshot, type UsageTotals } from "../util/usage-meter";
+
+/** Options of `progressReporter`. */
+export interface ProgressOptions {
+  /** Redraw one line in place (a terminal) instead of printing lines (a log). */
+  tty: boolean;
+  /** Least time between two lines of one step, in ms (default 250 on a terminal, 5000 in a log). */
+  intervalMs?: number;
+  /** Replaceable for tests (ms). */
+  now?: () => number;
+}
+
+/**
+ * An `onProgress(label, done, total)` that reports to `io.stderr`.
+ *
+ * @example
+ * const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true });
+ * await reproduce(loaded, { outRoot, retrieverOptions: { onProgress } });
+ */
+export function progressReporter(io: Io, opts: ProgressOptions): (label: string, done: number, total: number) => void {
+  const now = opts.now ?? (() => performance.now());
+  const interval = opts.intervalMs ?? (opts.tty ? 250 : 5000);
+  const steps = new Map<string, { started: number; before: UsageTotals; printed: number }>();
+  return (label, done, total) => {
+    const t = now();
+    let step = steps.get(label);
+    if (!step || done < 1) steps.set(label, (step = { started: t, before: usageSnapshot(), printed: -Infinity }));
+    const finished = done >= total;
+    // A rate and a time left need some time behind them; before a second, only the end is shown.
+    if (!finished && (t - step.printed < interval || t - step.started < Math.min(1000, interval))) return;
+    step.printed = t;
+    const line = progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, usageSnapshot()));
+    io.stderr(opts.tty ? `\r\x1b[K${line}${finished ? "\n" : ""}` : `${line}\n`);
+    if (finished) steps.delete(label);
+  };
+}

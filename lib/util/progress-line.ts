@@ -1,0 +1,57 @@
+/**
+ * One line that says how a long job is going and how long it will take: done/total, the share,
+ * items and provider calls and tokens per second, elapsed and estimated time left.
+ */
+import type { UsageTotals } from "./usage-meter";
+
+/**
+ * Seconds as a person reads them: "42 s", "3 min 05 s", "1 h 02 min".
+ *
+ * @example
+ * duration(185); // "3 min 05 s"
+ */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, "0")} s`;
+  return `${Math.floor(s / 3600)} h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")} min`;
+}
+
+const rate = (n: number, seconds: number) => (seconds > 0 ? n / seconds : 0);
+const short = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${Math.round(n / 1e3)}k` : String(Math.round(n)));
+
+/**
+ * The progress line of a job that started `elapsed` seconds ago, with the provider work made
+ * since it started; the time left assumes the rate so far holds.
+ *
+ * @example
+ * progressLine("react-bm25", 120, 283, 38, { chatCalls: 2400, chatTokens: 3.4e6, … });
+ * // "react-bm25 120/283 (42%) · 3.2/s · 2,400 chat calls (63/s), 3.4M tokens (89k/s) · 38 s, about 52 s left"
+ */
+export function progressLine(label: string, done: number, total: number, elapsed: number, work: UsageTotals): string {
+  const parts = [`${label} ${done}/${total} (${total ? Math.floor((100 * done) / total) : 100}%)`, `${rate(done, elapsed).toFixed(1)}/s`];
+  const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+  if (work.chatCalls) parts.push(`${plural(work.chatCalls, "chat call")} (${rate(work.chatCalls, elapsed).toFixed(0)}/s), ${short(work.chatTokens)} tokens (${short(rate(work.chatTokens, elapsed))}/s)`);
+  if (work.embedCalls) parts.push(`${plural(work.embedCalls, "embedding request")}, ${short(work.embedTokens)} tokens`);
+  if (work.rerankCalls) parts.push(`${plural(work.rerankCalls, "rerank request")}, ${short(work.rerankPairs)} pairs`);
+  const left = done > 0 && done < total ? `, about ${duration((elapsed * (total - done)) / done)} left` : "";
+  parts.push(`${duration(elapsed)}${left}`);
+  return parts.join(" · ");
+}
+
+/**
+ * The provider work between two snapshots.
+ *
+ * @example
+ * workSince(before, usageSnapshot()).chatCalls;
+ */
+export function workSince(before: UsageTotals, now: UsageTotals): UsageTotals {
+  return {
+    chatCalls: now.chatCalls - before.chatCalls,
+    chatTokens: now.chatTokens - before.chatTokens,
+    embedCalls: now.embedCalls - before.embedCalls,
+    embedTokens: now.embedTokens - before.embedTokens,
+    rerankCalls: now.rerankCalls - before.rerankCalls,
+    rerankPairs: now.rerankPairs - before.rerankPairs,
+  };
+}
