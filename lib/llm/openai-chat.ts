@@ -13,6 +13,7 @@
  * the answer, token usage, wall time, and errors that carry the status and the server's own
  * message but never the key.
  */
+import { AdaptiveLimit } from "../util/adaptive-limit";
 import { recordUsage } from "../util/usage-meter";
 import { concurrencyFor } from "../util/concurrency";
 import { spreadChat } from "./chat-endpoints";
@@ -99,14 +100,23 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   // Node's fetch would otherwise give up after 300 s without response headers, whatever `timeout`
   // says; the SDK's timer bounds the wait for headers, undici's body timeout a stalled body.
   const dispatcher = longRequestDispatcher({ headersTimeoutMs: 0, bodyTimeoutMs: timeout });
+  const limit = createSemaphore(concurrency);
+  // Every answer's status, retries included, steers how many requests are out at once: a 429
+  // or 503 halves it, a run of successes adds one back (lib/util/adaptive-limit.ts).
+  const adaptive = new AdaptiveLimit(limit, concurrency);
+  const observingFetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const res = await fetch(input, init);
+    adaptive.observe(res.status);
+    return res;
+  };
   const client = new (openaiSdk().default)({
     apiKey,
     baseURL,
     maxRetries,
     timeout,
+    fetch: observingFetch as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
     ...(dispatcher ? { fetchOptions: { dispatcher } as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetchOptions"] } : {}),
   });
-  const limit = createSemaphore(concurrency);
   const id = `openai:${model}`;
   const where = `${id} at ${safeBaseURL(baseURL)}`;
 
@@ -143,7 +153,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
     });
   }
 
-  return { id, endpoint: endpointOrigin(baseURL), complete };
+  return { id, endpoint: endpointOrigin(baseURL), complete, limitState: () => adaptive.state() };
 }
 
 /**

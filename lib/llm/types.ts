@@ -104,6 +104,8 @@ export interface ChatModel {
   complete(req: ChatRequest): Promise<ChatResponse>;
   /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
   endpointStats?(): EndpointCounts[];
+  /** The in-flight limit as the server's answers steered it (lib/util/adaptive-limit.ts), when the client adapts it. */
+  limitState?(): { max: number; current: number; lowest: number; refusals: number };
 }
 
 /** One endpoint's requests, as `EndpointStats` of lib/util/endpoints.ts records them. */

@@ -12,6 +12,13 @@ export interface Semaphore {
   readonly active: number;
   /** Tasks waiting for a slot. */
   readonly waiting: number;
+  /** Slots now. */
+  readonly size: number;
+  /**
+   * Changes the number of slots: more wakes waiters at once; fewer lets running tasks finish
+   * and hands out no slot until fewer than the new size are running.
+   */
+  resize(size: number): void;
 }
 
 /**
@@ -24,13 +31,22 @@ export interface Semaphore {
  * const answers = await Promise.all(batches.map((b) => limit.run(() => client.embeddings.create(b))));
  */
 export function createSemaphore(n: number): Semaphore {
-  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`semaphore size must be a positive integer, got ${n}`);
+  const check = (k: number) => {
+    if (!(Number.isInteger(k) && k >= 1)) throw new RangeError(`semaphore size must be a positive integer, got ${k}`);
+  };
+  check(n);
+  let size = n;
   let active = 0;
   const queue: (() => void)[] = [];
 
   const release = () => {
     // Hand the slot straight to the next waiter (active stays the same) so no newcomer can
-    // overtake the queue between the release and the waiter's wake-up.
+    // overtake the queue between the release and the waiter's wake-up; after a shrink, a slot
+    // above the new size is given back instead.
+    if (active > size) {
+      active--;
+      return;
+    }
     const next = queue.shift();
     if (next) next();
     else active--;
@@ -38,7 +54,7 @@ export function createSemaphore(n: number): Semaphore {
 
   return {
     async run<T>(fn: () => Promise<T>): Promise<T> {
-      if (active < n) active++;
+      if (active < size) active++;
       else await new Promise<void>((resolve) => queue.push(resolve));
       try {
         return await fn();
@@ -51,6 +67,17 @@ export function createSemaphore(n: number): Semaphore {
     },
     get waiting() {
       return queue.length;
+    },
+    get size() {
+      return size;
+    },
+    resize(k: number) {
+      check(k);
+      size = k;
+      while (active < size && queue.length) {
+        active++;
+        queue.shift()!();
+      }
     },
   };
 }
