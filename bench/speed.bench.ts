@@ -134,7 +134,15 @@ async function main(): Promise<void> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "gbr-bench-speed-"));
   try {
     const hook = path.join(tmp, "maxrss.js");
-    writeFileSync(hook, `process.on("exit", () => require("fs").writeSync(2, "\\nGBR_BENCH_MAXRSS_KB=" + process.resourceUsage().maxRSS + "\\n"));\n`);
+    // The peak is read from /proc's VmHWM, which starts afresh at exec: getrusage's maxRSS is kept
+    // across exec on Linux, so a child forked from this (large) bench process would report the
+    // bench's own size as its peak (567 MB where the child alone reached 420).
+    writeFileSync(
+      hook,
+      `process.on("exit", () => { const fs = require("fs"); let kb = process.resourceUsage().maxRSS; ` +
+        `try { kb = Number(/VmHWM:\\s+(\\d+)/.exec(fs.readFileSync("/proc/self/status", "utf8"))[1]); } catch {} ` +
+        `fs.writeSync(2, "\\nGBR_BENCH_MAXRSS_KB=" + kb + "\\n"); });\n`,
+    );
     const runs: { s: number; mb: number }[] = [];
     for (let i = 0; i < 2; i++) {
       const t0 = performance.now();

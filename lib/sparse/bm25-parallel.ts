@@ -24,6 +24,34 @@ export function workersFor(n: number): WorkerClient[] {
   return n >= PARALLEL_MIN_QUERIES ? pool.take(threads() - 1) : [];
 }
 
+/** The per-query fixed part of a search's cost, in postings: the top k and the result. */
+const QUERY_OVERHEAD_POSTINGS = 500;
+
+/**
+ * A query's search cost, for sharing a batch evenly: the postings its terms hold (each term's
+ * once, repeats being folded), plus a fixed part. Long and short queries differ by ten times in
+ * postings, so an even count of queries is not an even share of work.
+ *
+ * @example
+ * const chunks = splitWork(ids, 2, 1, searchCost(scorer));
+ */
+export function searchCost(scorer: Bm25Scorer): (termIds: ArrayLike<number>) => number {
+  const { index } = scorer;
+  const terms = index.termStart.length - 1;
+  return (termIds) => {
+    const seen = new Set<number>();
+    let postings = QUERY_OVERHEAD_POSTINGS;
+    for (let i = 0; i < termIds.length; i++) {
+      const t = termIds[i];
+      // Words outside the vocabulary have ids past its end, and no postings.
+      if (t < 0 || t >= terms || seen.has(t)) continue;
+      seen.add(t);
+      postings += index.docFreq(t);
+    }
+    return postings;
+  };
+}
+
 /**
  * One worker's share of a batch: `scorer.searchIds` over `queries` in the worker (the index sent
  * once), or on this thread when the worker fails — a failure costs time, never results.
@@ -49,8 +77,8 @@ export function searchInWorker(client: WorkerClient, scorer: Bm25Scorer, queries
 export async function searchMany(scorer: Bm25Scorer, queries: readonly Int32Array[], k: number, opts: SearchOptions = {}): Promise<TopK[]> {
   const clients = workersFor(queries.length);
   if (!clients.length) return queries.map((q) => scorer.searchIds(q, k, opts));
-  // Equal shares: here the main thread has nothing else to do.
-  const chunks = splitWork(queries, clients.length + 1, 1);
+  // Equal shares of the work: here the main thread has nothing else to do.
+  const chunks = splitWork(queries, clients.length + 1, 1, searchCost(scorer));
   const pending = clients.map((c, i) => searchInWorker(c, scorer, chunks[i + 1], k, opts));
   // The main thread's share runs while the workers work on theirs.
   const mine = chunks[0].map((q) => scorer.searchIds(q, k, opts));

@@ -1,6 +1,6 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
 import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
-import { searchInWorker, workersFor } from "./bm25-parallel";
+import { searchCost, searchInWorker, workersFor } from "./bm25-parallel";
 import { splitWork } from "../util/worker";
 import type { TopK } from "../util/top-k";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
@@ -109,19 +109,21 @@ export function bm25Search(
 export async function bm25SearchMany(corpus: IndexedCorpus, scorer: Bm25Scorer, queries: readonly Query[], k: number, opts: SearchOptions = {}): Promise<Run> {
   const clients = workersFor(queries.length);
   if (!clients.length) return bm25Search(corpus, scorer, queries, k, opts);
-  const analyze = (q: Query) => Int32Array.from(corpus.analyze(q.text));
-  const parts = splitWork(queries, clients.length + 1);
-  // The workers' shares are analysed and sent first, so they search while this thread analyses,
-  // searches and turns into rankings its own share.
-  const pending = clients.map((c, i) => searchInWorker(c, scorer, parts[i + 1].map(analyze), k, opts));
+  // Analysed first (a small part of the time) so the batch can be shared by its postings.
+  const analysed = queries.map((q) => ({ q, ids: Int32Array.from(corpus.analyze(q.text)) }));
+  const cost = searchCost(scorer);
+  const parts = splitWork(analysed, clients.length + 1, undefined, (a) => cost(a.ids));
+  // The workers' shares are sent first, so they search while this thread searches and turns
+  // into rankings its own share.
+  const pending = clients.map((c, i) => searchInWorker(c, scorer, parts[i + 1].map((a) => a.ids), k, opts));
   const rankings = new Map<string, string[]>();
   const scores = new Map<string, number[]>();
   const add = (q: Query, top: TopK) => {
     rankings.set(q.id, idsOf(corpus, top.docs));
     scores.set(q.id, numbersOf(top.scores));
   };
-  for (const q of parts[0]) add(q, scorer.searchIds(analyze(q), k, opts));
-  for (const [i, p] of pending.entries()) (await p).forEach((top, j) => add(parts[i + 1][j], top));
+  for (const a of parts[0]) add(a.q, scorer.searchIds(a.ids, k, opts));
+  for (const [i, p] of pending.entries()) (await p).forEach((top, j) => add(parts[i + 1][j].q, top));
   return { rankings, scores };
 }
 

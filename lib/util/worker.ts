@@ -173,15 +173,32 @@ const MAIN_SHARE = 0.8;
 
 /**
  * Batch work split for the main thread and `parts - 1` workers: contiguous parts in order, the
- * first (the main thread's) `mainShare` times a worker's (default a little smaller).
+ * first (the main thread's) `mainShare` times a worker's (default a little smaller). With `cost`,
+ * the shares are of the summed cost rather than of the item count, so that a part holding the
+ * long queries is not the one every other part waits for.
  *
  * @example
  * const [mine, theirs] = splitWork(queries, 2);
+ * const balanced = splitWork(ids, 2, 1, (q) => q.length);
  */
-export function splitWork<T>(items: readonly T[], parts: number, mainShare = MAIN_SHARE): T[][] {
-  const first = parts <= 1 ? items.length : Math.floor((items.length * mainShare) / (mainShare + parts - 1));
-  const out: T[][] = [items.slice(0, first)];
-  const rest = items.length - first;
-  for (let i = 0; i < parts - 1; i++) out.push(items.slice(first + Math.floor((i * rest) / (parts - 1)), first + Math.floor(((i + 1) * rest) / (parts - 1))));
-  return out;
+export function splitWork<T>(items: readonly T[], parts: number, mainShare = MAIN_SHARE, cost?: (item: T) => number): T[][] {
+  if (parts <= 1) return [items.slice()];
+  const weights = cost ? items.map(cost) : undefined;
+  const total = weights ? weights.reduce((a, b) => a + b, 0) : items.length;
+  // Where each part ends, as a share of the total: the first mainShare / (mainShare + parts - 1).
+  const bounds: number[] = [];
+  for (let i = 1; i < parts; i++) bounds.push((total * (mainShare + i - 1)) / (mainShare + parts - 1));
+  const cuts: number[] = [0];
+  if (!weights) for (const b of bounds) cuts.push(Math.floor(b));
+  else {
+    let acc = 0;
+    let j = 0;
+    for (const b of bounds) {
+      // The cut falls after the item that brings the running cost closest to the bound.
+      while (j < items.length && acc + weights[j] / 2 <= b) acc += weights[j++];
+      cuts.push(j);
+    }
+  }
+  cuts.push(items.length);
+  return Array.from({ length: parts }, (_, i) => items.slice(cuts[i], cuts[i + 1]));
 }
