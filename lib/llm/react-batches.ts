@@ -4,8 +4,9 @@
  * strictly under 84,000 tokens; an article that does not fit alone is an error.
  */
 import type { DocId } from "../types";
-import { countTokens } from "../util/tokens";
-import { observerMessage, type ReactPrompts } from "./react-prompts";
+import { countTokens, countTokensJoined, countTokensRemembered } from "../util/tokens";
+import { fillPrompt } from "./prompts";
+import { OBSERVER_DOC_SEPARATOR, observerMessage, renderObserverDocs, type ReactPrompts } from "./react-prompts";
 import { ChatError } from "./types";
 
 /** Observer prompt budget in o200k tokens (system + user + chat overhead must stay below it). */
@@ -70,7 +71,7 @@ export function observerBatches(
       );
     }
     // Here rest.length >= 2: one article fits, all of them do not.
-    weights ??= docs.map((d) => countTokens(d.text));
+    weights ??= docs.map((d) => countTokensRemembered(d.text));
     const w = weights.slice(start);
     let tail = 0;
     for (let i = 1; i < w.length; i++) tail += w[i];
@@ -117,5 +118,25 @@ export function observerPromptTokens(
   prompts: Pick<ReactPrompts, "observerSystem" | "observerUser">,
   originalQuery: string,
 ): (docs: { id: DocId; text: string }[]) => number {
-  return (docs) => countTokens(prompts.observerSystem + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
+  // The prompt is the system text, the template up to the articles, the articles' blocks joined
+  // by a blank line, and the rest of the template: counted as those parts (countTokensJoined),
+  // which gives the whole prompt's count while each article's block is counted once.
+  const mark = "\u0000gbr-docs\u0000";
+  const frame = prompts.observerSystem + fillPrompt(prompts.observerUser, { original_query: originalQuery, retrieved_docs_block: mark });
+  const at = frame.indexOf(mark);
+  if (at < 0 || frame.indexOf(mark, at + mark.length) >= 0) {
+    // The template holds the articles twice or not at all: count the rendered prompt whole.
+    return (docs) => countTokens(prompts.observerSystem + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
+  }
+  const head = frame.slice(0, at);
+  const tail = frame.slice(at + mark.length);
+  return (docs) => {
+    const parts: string[] = [head];
+    docs.forEach((d, i) => {
+      if (i > 0) parts.push(OBSERVER_DOC_SEPARATOR);
+      parts.push(renderObserverDocs([d]));
+    });
+    parts.push(tail);
+    return countTokensJoined(parts) + CHAT_OVERHEAD_TOKENS;
+  };
 }

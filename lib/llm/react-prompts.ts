@@ -79,8 +79,11 @@ export function reactPromptsSha256(p: ReactPrompts): string {
  * renderObserverDocs([{ id: "ΑΚ::914", text: "Όποιος…" }]); // "[DOC]\ndoc_id: ΑΚ::914\ntext: Όποιος…\n[/DOC]"
  */
 export function renderObserverDocs(docs: readonly { id: DocId; text: string }[]): string {
-  return docs.map((d) => `[DOC]\ndoc_id: ${d.id}\ntext: ${d.text}\n[/DOC]`).join("\n\n");
+  return docs.map((d) => `[DOC]\ndoc_id: ${d.id}\ntext: ${d.text}\n[/DOC]`).join(OBSERVER_DOC_SEPARATOR);
 }
+
+/** What stands between two articles' blocks in `{retrieved_docs_block}`: a blank line. */
+export const OBSERVER_DOC_SEPARATOR = "\n\n";
 
 /**
  * `{query_history}`: the earlier rounds' keyword queries, one line `- Γύρος {round}: {query}`
