@@ -1,8 +1,24 @@
 import type { Benchmark, Query, Retriever, Run } from "./types";
 import type { Bm25Params } from "./sparse/bm25";
 import type { TokenizerContext } from "./text/registry";
+import type { ReplayCache } from "./cache/replay-file";
 import { GbrError } from "./util/errors";
 import { didYouMean } from "./util/suggest";
+
+/**
+ * What plan mode needs from its caller: the output tokens to assume per new chat call.
+ *
+ * @example
+ * const plan: PlanMode = { outputGuess: async () => 1000, tally: () => {} };
+ */
+export interface PlanMode {
+  outputGuess(modelId: string, cache: ReplayCache | undefined): Promise<number>;
+  /**
+   * Counts work a real run would send (each once: a run shared by several experiments is built
+   * once), for the plan's total: chat calls, texts embedded or rerank requests, and tokens.
+   */
+  tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number): void;
+}
 
 export interface RetrieverOptions extends TokenizerContext {
   /** BM25 parameters (rank_bm25 defaults when absent). */
@@ -45,6 +61,12 @@ export interface RetrieverOptions extends TokenizerContext {
    * an indexed corpus is built once per tokenizer (`gbr reproduce` uses one per run).
    */
   cache?: BuildCache;
+  /**
+   * `gbr reproduce --plan`: build every run without calling a model (lib/experiments/plan.ts).
+   * Chat requests are answered from the replay cache or counted and answered empty, texts to
+   * embed or pairs to score are counted, and no cache or work file is written.
+   */
+  plan?: PlanMode;
 }
 
 /**

@@ -16,7 +16,9 @@ import { createRetriever } from "../retrievers";
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce } from "../experiments/reproduce";
+import { reproduce, selection } from "../experiments/reproduce";
+import { planReproduce } from "../experiments/plan";
+import { formatPlan } from "../report/plan-text";
 import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
@@ -308,8 +310,8 @@ const reproduceCmd = withHelp(
   {
     name: "reproduce",
     summary: "The main job: load the benchmark, run every experiment the configured providers allow, evaluate, and write runs and tables.",
-    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS]",
-    options: { ...dataOption, out: { type: "string" }, only: { type: "string" }, repeat: { type: "string" }, seed: { type: "string" }, ...llmOptions },
+    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS] [--plan]",
+    options: { ...dataOption, out: { type: "string" }, only: { type: "string" }, repeat: { type: "string" }, seed: { type: "string" }, plan: { type: "boolean" }, ...llmOptions },
     help: [
       dataHelp[0],
       "                 (with hf, an unreachable Hub falls back to sample, with a message)",
@@ -318,6 +320,9 @@ const reproduceCmd = withHelp(
       "--only IDS       comma-separated experiment ids (default: all)",
       "--repeat N       run each LLM experiment N times (samples 0..N-1, seeds S..S+N-1): mean ± sd",
       "--seed S         first provider seed for --repeat (default 42)",
+      "--plan           call no model: count the calls and tokens each selected experiment needs (exact where the",
+      "                 requests can be rendered in advance), what the caches already hold, and the price (config/",
+      "                 prices.json or GBR_PRICES); a table, and DIR/<dataset>/plan.json",
       ...llmHelp,
       "-q, --quiet      no progress messages on stderr",
     ],
@@ -327,6 +332,20 @@ const reproduceCmd = withHelp(
     const src = String(values.data ?? "hf");
     const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+    if (values.plan) {
+      const opts = {
+        outRoot: String(values.out ?? "outputs"),
+        only,
+        log,
+        retrieverOptions: { ...llmRetrieverOptions(values), ...(values.quiet ? {} : { onProgress: progressReporter(io, { tty: process.stderr.isTTY === true }) }) },
+        repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
+        seed: numberOption(values.seed, "--seed", 42, { integer: true }),
+      };
+      const { selected, outDir } = selection(loaded, opts);
+      const { plan, file } = await planReproduce(loaded, opts, selected, outDir);
+      io.stdout(formatPlan(plan, file));
+      return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
+    }
     const result = await reproduce(loaded, {
       outRoot: String(values.out ?? "outputs"),
       only,

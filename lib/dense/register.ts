@@ -11,6 +11,7 @@ import { geminiEmbedderFromEnv } from "./embedders/gemini";
 import { openaiEmbedderFromEnv } from "./embedders/openai-compatible";
 import { openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
+import { planEmbedder, planVectorView } from "./plan-embed";
 import { checkedBaseUrl } from "../util/http";
 
 // The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
@@ -66,6 +67,8 @@ export interface DenseUsage {
   tokens: number;
   /** Vectors served from the cache (documents and queries). */
   cachedVectors: number;
+  /** The part of cachedVectors that are the corpus's. */
+  documentCachedVectors: number;
   documentRequests: number;
   documentTokens: number;
   /** The estimated part of documentTokens. */
@@ -88,6 +91,7 @@ const emptyUsage = (): DenseUsage => ({
   requests: 0,
   tokens: 0,
   cachedVectors: 0,
+  documentCachedVectors: 0,
   documentRequests: 0,
   documentTokens: 0,
   documentTokensEstimated: 0,
@@ -202,8 +206,11 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   // Read once, so the preset and the info agree even if the environment changes meanwhile.
   const naming = embedNaming();
   const p = preset(name.slice("dense:".length), allPresets(undefined, naming));
-  const embedder = await embedderFor(p);
-  const store = await sharedStore(opts.vectorStore);
+  // --plan: nothing is sent or stored (plan-embed.ts); the store is only read.
+  const plan = opts.plan;
+  const embedder = plan ? planEmbedder(p, (texts) => plan.tally("embedding", p.model, texts.length, texts.reduce((n, t) => n + countTokens(t), 0), 0)) : await embedderFor(p);
+  const realStore = await sharedStore(opts.vectorStore);
+  const store = opts.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
     const r = await embedItems(items, side, p, embedder, store, {
@@ -246,7 +253,8 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
     ...vectorRetriever(name, bench, docs.vectors, async (queries) => (await run(queries, "query")).vectors, usage),
     info,
   };
-  return recorded(opts.ann ? await annRetriever(exact, store, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts) : exact, bench.docs.length);
+  usage.documentCachedVectors = docs.cached;
+  return recorded(opts.ann && !opts.plan ? await annRetriever(exact, realStore, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts) : exact, bench.docs.length);
 }
 
 /**
@@ -260,12 +268,14 @@ function recorded(r: DenseRetriever, articles: number): DenseRetriever {
   const wrap =
     (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
     async (queries: Query[], k: number): Promise<Run> => {
-      const before = { texts: u.queryTexts, tokens: u.queryTokens, estimated: u.queryTokensEstimated };
+      const before = { texts: u.queryTexts, tokens: u.queryTokens, estimated: u.queryTokensEstimated, cached: u.cachedVectors };
       const { value: run, seconds } = await timed(() => search(queries, k));
       const online: Work = { seconds, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: u.queryTexts - before.texts, embeddingTokens: u.queryTokens - before.tokens, embeddingTokensEstimated: u.queryTokensEstimated - before.estimated };
       const corpus: Work = { ...zeroWork(), seconds: u.documentSeconds, embeddingCalls: articles, embeddingTokens: u.documentTokens, embeddingTokensEstimated: u.documentTokensEstimated };
       const served = { ...(u.servedModels.length ? { servedModel: u.servedModels.join(", ") } : {}), ...(u.standIn ? { standIn: true } : {}) };
-      return { ...run, info: { retriever, embedding: { ...r.info, ...served } }, cost: { online, corpus, embeddingModel: r.info.model } };
+      // Vectors of this run served from the store: the corpus's and this run's queries'.
+      const cachedVectors = u.documentCachedVectors + (u.cachedVectors - before.cached);
+      return { ...run, info: { retriever, embedding: { ...r.info, ...served, cachedVectors } }, cost: { online, corpus, embeddingModel: r.info.model } };
     };
   return {
     ...r,

@@ -13,7 +13,7 @@ import { reactRoundTable, type ReactRoundRow } from "../eval/react-rounds";
 import { significanceReport, type SignificanceReport } from "../eval/significance";
 import { describe } from "../eval/statistics";
 import { isReactRun } from "../llm/react";
-import type { QueryId, RunInfo } from "../types";
+import type { QueryId, RunCost, RunInfo } from "../types";
 import { zeroWork } from "../util/run-cost";
 import { llmMetadata, type LlmMetadata } from "./llm-metadata";
 import { reproductionTable, type ReproductionRow } from "./paper";
@@ -39,6 +39,12 @@ export interface ExperimentOutcome {
   samples?: number;
   /** What produced the run, recorded while it ran (parameters as sent, models, prompts, parser). */
   info?: RunInfo;
+  /**
+   * The provider work of sample 0's run as counted (chat calls and tokens, embeddings, rerank
+   * requests; online and one-time apart): cost.csv's numbers before division, and what
+   * `gbr reproduce --plan` predicts.
+   */
+  work?: RunCost;
   /** `info` in one line (the setup column of summary.csv and reproduction.csv). */
   setup?: string;
   /** Every provider it called: kind, provider, endpoint host, model as requested and as served. */
@@ -136,6 +142,7 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
     provenance: provenanceOf(info),
     standIn: provenanceOf(info).some((p) => p.standIn),
     ...(info ? { info } : {}),
+    ...(run.cost ? { work: run.cost } : {}),
     details,
   };
 }

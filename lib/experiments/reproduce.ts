@@ -64,6 +64,25 @@ function datasetName(loaded: LoadedBenchmark): string {
 }
 
 /**
+ * The experiments `--only` selects (all by default; an unknown id is a usage error naming the
+ * closest known one) and the folder their outputs go to.
+ *
+ * @example
+ * selection(loaded, { outRoot: "outputs", only: ["bm25-greekstemmer"] }).outDir; // "outputs/sample"
+ */
+export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments">): { selected: Experiment[]; outDir: string } {
+  const all = opts.experiments ?? EXPERIMENTS;
+  const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
+  if (unknown.length) {
+    const ids = all.map((e) => e.id);
+    const named = unknown.map((id) => `'${id}'${didYouMean(id, ids)}`).join(", ");
+    throw new GbrError(`unknown experiment id${unknown.length > 1 ? "s" : ""} ${named}`, "USAGE", { hint: `known: ${ids.join(", ")}` });
+  }
+  const selected = opts.only ? all.filter((e) => opts.only!.includes(e.id)) : [...all];
+  return { selected, outDir: path.join(opts.outRoot, datasetName(loaded)) };
+}
+
+/**
  * Runs every selected experiment on a loaded benchmark and writes its outputs under
  * `<outRoot>/<dataset>/` (see write-outputs.ts). An experiment that cannot run here (a resource
  * offline, a provider not configured) is listed as skipped with the reason; one that fails is
@@ -74,15 +93,7 @@ function datasetName(loaded: LoadedBenchmark): string {
  * const { outcomes } = await reproduce(loaded, { outRoot: "outputs" });
  */
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
-  const all = opts.experiments ?? EXPERIMENTS;
-  const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
-  if (unknown.length) {
-    const ids = all.map((e) => e.id);
-    const named = unknown.map((id) => `'${id}'${didYouMean(id, ids)}`).join(", ");
-    throw new GbrError(`unknown experiment id${unknown.length > 1 ? "s" : ""} ${named}`, "USAGE", { hint: `known: ${ids.join(", ")}` });
-  }
-  const selected = opts.only ? all.filter((e) => opts.only!.includes(e.id)) : all;
-  const outDir = path.join(opts.outRoot, datasetName(loaded));
+  const { selected, outDir } = selection(loaded, opts);
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
 

@@ -2,8 +2,8 @@
  * One entry point that turns a model name (from `--llm` or `GBR_CHAT_MODEL`) into a ChatModel of
  * the right provider, so the CLI, the notebooks and the experiments choose providers the same way.
  */
-import { geminiChatFromEnv } from "./gemini-chat";
-import { openaiChatFromEnv } from "./openai-chat";
+import { GEMINI_CHAT_DEFAULT_MODEL, geminiChatFromEnv } from "./gemini-chat";
+import { DEFAULT_MODEL, openaiChatFromEnv } from "./openai-chat";
 import { ChatError, type ChatModel } from "./types";
 
 /**
@@ -53,4 +53,25 @@ export function parseChatModelName(name: string | undefined): { provider: "opena
 export function chatFromEnv(name?: string, env: NodeJS.ProcessEnv = process.env): ChatModel {
   const { provider, model } = parseChatModelName(name?.trim() || env.GBR_CHAT_MODEL?.trim() || undefined);
   return provider === "gemini" ? geminiChatFromEnv(model, {}, env) : openaiChatFromEnv(model, {}, env);
+}
+
+/**
+ * The id (`<provider>:<model>`) of the model `chatFromEnv(name, env)` would return, without
+ * needing its provider configured: `gbr reproduce --plan` looks the requests up in the replay
+ * cache under it before any server is set up. A test holds the two to the same answer.
+ *
+ * @example
+ * chatModelIdFromEnv(undefined, {});            // "openai:openai/gpt-oss-120b"
+ * chatModelIdFromEnv("gemini-2.5-flash", {});   // "gemini:gemini-2.5-flash"
+ */
+export function chatModelIdFromEnv(name?: string, env: NodeJS.ProcessEnv = process.env): string {
+  const { provider, model } = parseChatModelName(name?.trim() || env.GBR_CHAT_MODEL?.trim() || undefined);
+  const fromEnv = env.GBR_CHAT_MODEL?.trim();
+  if (provider === "gemini") {
+    const g = fromEnv?.replace(/^gemini:/i, "");
+    const envModel = g && /^(models\/)?gemini/i.test(g) ? g : undefined;
+    return `gemini:${model?.trim() || envModel || GEMINI_CHAT_DEFAULT_MODEL}`;
+  }
+  const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
+  return `openai:${model?.trim() || envModel || DEFAULT_MODEL}`;
 }

@@ -68,7 +68,7 @@ export interface OpenAIChatOptions {
 const DEFAULTS = { maxRetries: 4, timeoutMs: 600_000 } as const;
 
 /** The paper's chat model (DESIGN.md §6): used when neither an argument nor GBR_CHAT_MODEL names one. */
-const DEFAULT_MODEL = "openai/gpt-oss-120b";
+export const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
 /**
  * A ChatModel over an OpenAI-compatible server. `complete()` sends one chat completion (system

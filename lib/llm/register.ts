@@ -13,7 +13,8 @@ import { reactParserFor, reactPromptsOf } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
-import { chatFromEnv } from "./chat-from-env";
+import { chatFromEnv, chatModelIdFromEnv } from "./chat-from-env";
+import { planChatModel } from "./plan-chat";
 import { openReplayCache, withReplay } from "../cache/replay";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
@@ -27,12 +28,15 @@ import { translateItems } from "./translate";
  * const llm = await chatModelFor({ llm: "openai/gpt-oss-120b" });
  */
 export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
-  const provider = chatFromEnv(opts.llm);
-  let model: ChatModel = provider;
-  if (opts.replay !== "off") {
-    const cache = await openReplayCache(undefined, { log: opts.log });
-    model = withReplay(provider, cache, { mode: opts.replay ?? "use", sample: opts.sample });
-  }
+  let model: ChatModel;
+  if (opts.plan) {
+    // --plan: no provider is needed or called; the replay cache answers what it holds.
+    const id = chatModelIdFromEnv(opts.llm);
+    const cache = opts.replay === "off" ? undefined : await openReplayCache(undefined, { log: opts.log });
+    const guess = await opts.plan.outputGuess(id, cache);
+    const plan = opts.plan;
+    model = planChatModel(id, opts.replay === "refresh" ? undefined : cache, guess, opts.sample, (input, output) => plan.tally("chat", id, 1, input, output));
+  } else model = await replayedChatModel(opts);
   if (opts.seed === undefined) return model;
   // The seed of a --repeat sample is added outside the replay layer, so that it is part of the
   // replay key as well as of the request.
@@ -43,6 +47,16 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
     complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }),
     ...(inner.endpointStats ? { endpointStats: () => inner.endpointStats!() } : {}),
   };
+}
+
+async function replayedChatModel(opts: RetrieverOptions): Promise<ChatModel> {
+  const provider = chatFromEnv(opts.llm);
+  let model: ChatModel = provider;
+  if (opts.replay !== "off") {
+    const cache = await openReplayCache(undefined, { log: opts.log });
+    model = withReplay(provider, cache, { mode: opts.replay ?? "use", sample: opts.sample });
+  }
+  return model;
 }
 
 /** Where an LLM method keeps its per-item results (rewrites, translations, traces) for one benchmark. */

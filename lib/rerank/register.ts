@@ -11,10 +11,10 @@ import { createRetriever, registerRetriever, type RetrieverOptions } from "../re
 import { GbrError } from "../util/errors";
 import { chatModelFor } from "../llm/register";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
-import { rerankClientFromEnv } from "./client";
+import { rerankClientFromEnv, type RerankClient } from "./client";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
-import { openScoreCache } from "./score-cache";
+import { openScoreCache, type ScoreCache } from "./score-cache";
 
 /**
  * The re-ranker and the first stage a `rerank:` name holds. Re-ranker names (presets, `llm`)
@@ -52,8 +52,22 @@ registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promis
     };
   }
   const preset = rerankPreset(reranker);
-  const client = rerankClientFromEnv();
-  const cache = await openScoreCache(undefined, { log: opts.log });
+  // --plan: pairs are counted, not scored; the score cache is read, never written.
+  const plan = opts.plan;
+  const client: RerankClient = plan
+    ? {
+        id: "plan",
+        endpoint: "plan",
+        rerank: async (model, _query, documents) => {
+          plan.tally("rerank", model, 1, documents.length, 0);
+          return { scores: documents.map(() => 0), standIn: false };
+        },
+      }
+    : rerankClientFromEnv();
+  const opened = await openScoreCache(undefined, { log: opts.log });
+  const cache: ScoreCache = opts.plan
+    ? { file: opened.file, size: opened.size, tornLines: opened.tornLines, get: (key) => opened.get(key), append: async () => {} }
+    : opened;
   const first = await createRetriever(retriever, bench, opts);
   return {
     name,

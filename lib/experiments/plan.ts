@@ -1,0 +1,260 @@
+/**
+ * `gbr reproduce --plan`: the bill before the run. Every selected experiment is built as a real
+ * run would build it, through the same code, with plan mode's stand-ins for the providers
+ * (lib/llm/plan-chat.ts, lib/dense/plan-embed.ts, the rerank stand-in in lib/rerank/register.ts):
+ * no model is called and no cache or work file is written. What the replay cache, the vector
+ * store and the rerank score cache already hold is served from them and counted as cached: it
+ * costs nothing. Each row's calls and tokens are what the real run's cost table will count.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { LoadedBenchmark } from "../data/source";
+import { embeddingPrice, llmPrice, loadPrices, type PriceTable } from "../eval/cost";
+import { outputGuess } from "../llm/plan-chat";
+import type { PlanMode } from "../registry";
+import type { RunInfo, Work } from "../types";
+import { addWork } from "../util/run-cost";
+import type { Experiment } from "./registry";
+import { runExperiments } from "./run-experiments";
+import type { ReproduceOptions } from "./reproduce";
+
+/**
+ * One experiment of the plan (plan.json's `experiments[]`). `calls` counts chat calls, texts
+ * embedded and rerank requests as the cost table does (cached ones included); `inputTokens` and
+ * `outputTokens` count only the work still to do, which `cost` prices.
+ *
+ * @example
+ * plan.experiments.find((e) => e.id === "reform-bm25"); // { calls: 283, inputTokens: 51234, cached: 0, exact: true, … }
+ */
+export interface PlanRow {
+  id: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Calls the caches answer (replay cache, vector store; rerank requests whose pairs are all scored). */
+  cached: number;
+  /**
+   * Calls and input tokens all computed from requests rendered in advance (true), or partly
+   * estimated (false: REACT's later rounds, listwise re-ranking, embeddings of model-written text;
+   * `basis` says which). Calls are exact for every method but REACT and listwise re-ranking.
+   */
+  exact: boolean;
+  /** USD at the price table for the tokens still to spend (rerank requests are not priced). */
+  cost: number;
+  status: "ok" | "skipped" | "failed";
+  /** Why it would not run (skipped) or what broke while planning (failed). */
+  reason?: string;
+  /** How the numbers were found. */
+  basis: string;
+  /** The parts of `inputTokens`. */
+  chatInputTokens: number;
+  embeddingTokens: number;
+  /** The parts of `calls`. */
+  chatCalls: number;
+  embeddedTexts: number;
+  rerankRequests: number;
+  rerankPairs: number;
+}
+
+/**
+ * The new work of a whole plan: chat calls, texts to embed and rerank requests a real run would
+ * send, each counted once, with their tokens and price.
+ *
+ * @example
+ * plan.total.cost; // e.g. 412.5 (USD)
+ */
+export interface PlanTotal {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cost: number;
+  chatCalls: number;
+  embeddedTexts: number;
+  rerankRequests: number;
+  rerankPairs: number;
+}
+
+/**
+ * What plan.json holds.
+ *
+ * @example
+ * const plan: Plan = JSON.parse(readFileSync("outputs/hf/plan.json", "utf8"));
+ */
+export interface Plan {
+  dataset: string;
+  queries: number;
+  articles: number;
+  experiments: PlanRow[];
+  /** The whole selection's new work, each call once (the rows overlap; this does not). */
+  total: PlanTotal;
+  /** The output tokens assumed per new chat call, per chat model, and why. */
+  outputGuesses: { model: string; perCall: number; basis: string }[];
+  /** The price table used. */
+  prices: string;
+  notes: string[];
+}
+
+const INPUT_BASIS = "chat input tokens: o200k counts of the rendered system and user messages (the server adds its chat template's few tokens per call)";
+const EMBED_BASIS = "embedding tokens: o200k counts of each templated text (a server with another tokenizer reports its own count)";
+const REACT_BASIS =
+  "REACT: round 1's planner prompts are exact; the rest is estimated by running every round with empty answers (each round searches the question itself, the observer keeps nothing), so observer prompts are sized like real ones and later planner prompts lack the kept articles (an underestimate)";
+const RESULT_EMBED_BASIS = "embedding tokens of texts a model writes first (rewrites, translations) estimated from the texts it is given";
+const RERANK_BASIS = "cross-encoder: one request per question and batch of its first stage's articles (pairs are not priced)";
+const LISTWISE_BASIS = "listwise re-ranking: the windows of the first stage's top articles as they stand, without the model's reordering (the same calls; tokens approximate)";
+
+function walk(info: RunInfo | undefined, visit: (i: RunInfo) => void): void {
+  if (!info) return;
+  visit(info);
+  for (const p of info.parts ?? []) walk(p, visit);
+}
+
+/** The plan's numbers for one experiment's runs (a --repeat gives several). */
+function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Work; corpus: Work; llmModel?: string; embeddingModel?: string } }[], prices: PriceTable): Omit<PlanRow, "status" | "reason"> {
+  let work = addWork();
+  let cached = 0;
+  let exact = true;
+  const bases = new Set<string>();
+  let dollars = 0;
+  for (const run of runs) {
+    const c = run.cost;
+    if (c) {
+      const w = addWork(c.online, c.corpus);
+      work = addWork(work, w);
+      const lp = llmPrice(prices, c.llmModel);
+      dollars += (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * embeddingPrice(prices, c.embeddingModel)) / 1e6;
+      if (w.llmCalls > 0) bases.add(INPUT_BASIS);
+      if (w.embeddingCalls > 0) bases.add(EMBED_BASIS);
+    }
+    const seen = new Set<unknown>();
+    let llm = false;
+    let embeds = false;
+    walk(run.info, (i) => {
+      if (i.llm) llm = true;
+      if (i.embedding) embeds = true;
+      if (i.llm && !seen.has(i.llm)) {
+        seen.add(i.llm);
+        cached += i.llm.reused;
+      }
+      const vectors = (i.embedding as { cachedVectors?: unknown } | undefined)?.cachedVectors;
+      if (typeof vectors === "number") cached += vectors;
+      if (i.rerank?.kind === "cross-encoder") bases.add(RERANK_BASIS);
+      if (i.rerank?.kind === "cross-encoder" && i.rerank.pairs && i.rerank.reusedPairs) {
+        cached += Math.floor((i.rerank.calls * i.rerank.reusedPairs) / i.rerank.pairs);
+      }
+      if (i.rounds !== undefined) {
+        exact = false;
+        bases.add(REACT_BASIS);
+      }
+      if (i.rerank?.kind === "listwise-llm") {
+        exact = false;
+        bases.add(LISTWISE_BASIS);
+      }
+    });
+    // What is embedded after a model wrote it cannot be counted before the model has written it.
+    if (llm && embeds) {
+      exact = false;
+      bases.add(RESULT_EMBED_BASIS);
+    }
+  }
+  const chatCalls = work.llmCalls;
+  const embeddedTexts = work.embeddingCalls;
+  const rerankRequests = work.rerankCalls ?? 0;
+  if (chatCalls + embeddedTexts + rerankRequests === 0) bases.add("no model calls");
+  return {
+    id,
+    calls: chatCalls + embeddedTexts + rerankRequests,
+    inputTokens: work.llmInput + work.embeddingTokens,
+    outputTokens: work.llmOutput,
+    cached,
+    exact,
+    cost: dollars,
+    basis: [...bases].join("; "),
+    chatInputTokens: work.llmInput,
+    embeddingTokens: work.embeddingTokens,
+    chatCalls,
+    embeddedTexts,
+    rerankRequests,
+    rerankPairs: work.rerankPairs ?? 0,
+  };
+}
+
+/**
+ * Plans the selected experiments on a loaded benchmark and writes `<outDir>/plan.json`; returns
+ * the plan and the file. Runs in seconds for sparse and dense methods; REACT's stand-in rounds
+ * search and count prompts for every question (about a third of a second per question).
+ *
+ * @example
+ * const { plan, file } = await planReproduce(loaded, { outRoot: "outputs", only: ["reform-bm25"] }, selected, "outputs/hf");
+ * plan.experiments[0].calls; // 283
+ */
+export async function planReproduce(
+  loaded: LoadedBenchmark,
+  opts: ReproduceOptions,
+  selected: readonly Experiment[],
+  outDir: string,
+): Promise<{ plan: Plan; file: string }> {
+  const prices = loadPrices();
+  const guesses = new Map<string, { perCall: number; basis: string }>();
+  const total: PlanTotal = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, chatCalls: 0, embeddedTexts: 0, rerankRequests: 0, rerankPairs: 0 };
+  const mode: PlanMode = {
+    async outputGuess(modelId, cache) {
+      let g = guesses.get(modelId);
+      if (!g) guesses.set(modelId, (g = await outputGuess(cache, modelId)));
+      return g.perCall;
+    },
+    tally(kind, model, calls, input, output) {
+      total.calls += calls;
+      if (kind === "chat") {
+        const p = llmPrice(prices, model.slice(model.indexOf(":") + 1));
+        total.chatCalls += calls;
+        total.inputTokens += input;
+        total.outputTokens += output;
+        total.cost += (input * p.input + output * p.output) / 1e6;
+      } else if (kind === "embedding") {
+        total.embeddedTexts += calls;
+        total.inputTokens += input;
+        total.cost += (input * embeddingPrice(prices, model)) / 1e6;
+      } else {
+        total.rerankRequests += calls;
+        total.rerankPairs += input;
+      }
+    },
+  };
+  // Work files and traces go to a folder removed afterwards: nothing of the plan's stand-in
+  // answers may be found by a later real run.
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "gbr-plan-"));
+  try {
+    const records = await runExperiments(loaded, selected, {
+      log: opts.log,
+      repeat: opts.repeat,
+      seed: opts.seed,
+      retrieverOptions: { ...opts.retrieverOptions, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
+    });
+    const experiments: PlanRow[] = records.map((r) => {
+      const row = rowOf(r.experiment.id, r.samples.map((s) => s.result.run), prices);
+      return r.status === "ok" ? { ...row, status: "ok" } : { ...row, status: r.status, reason: r.reason, basis: r.status === "skipped" ? "skipped here" : "failed while planning" };
+    });
+    const bench = loaded.benchmark;
+    const plan: Plan = {
+      dataset: bench.name,
+      queries: bench.queries.length,
+      articles: bench.docs.length,
+      experiments,
+      total,
+      outputGuesses: [...guesses].map(([model, g]) => ({ model, perCall: g.perCall, basis: g.basis })),
+      prices: process.env.GBR_PRICES ?? "config/prices.json",
+      notes: [
+        "calls count chat calls, texts embedded and rerank requests, as cost.csv does; cached counts those answered without a new request: held by the caches before the run, or made once for an earlier experiment of the same selection; inputTokens, outputTokens and cost leave out what the caches held before the run",
+        "an experiment built on another (rrf:, prf:, rerank:, oracle:) includes that one's work, as cost.csv does: the rows overlap; total counts each call once",
+      ],
+    };
+    await fs.mkdir(outDir, { recursive: true });
+    const file = path.join(outDir, "plan.json");
+    await fs.writeFile(file, JSON.stringify(plan, null, 2) + "\n");
+    return { plan, file };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

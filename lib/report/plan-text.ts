@@ -1,0 +1,35 @@
+/**
+ * The terminal table of `gbr reproduce --plan` (plan.json has the same numbers, unrounded).
+ */
+import type { Plan } from "../experiments/plan";
+import { formatTable } from "./text-table";
+
+const int = (n: number): string => Math.round(n).toLocaleString("en-US").replace(/,/g, "");
+
+/**
+ * One line per experiment (calls, cached, input and output tokens still to spend, USD, exact or
+ * estimated), then the output-token assumptions and the notes.
+ *
+ * @example
+ * io.stdout(formatPlan(plan, "outputs/hf/plan.json"));
+ */
+export function formatPlan(plan: Plan, file: string): string {
+  const rows = plan.experiments.map((e) =>
+    e.status === "ok"
+      ? [e.id, int(e.calls), int(e.cached), int(e.inputTokens), int(e.outputTokens), e.cost.toFixed(2), e.exact ? "exact" : "estimate"]
+      : [e.id, "-", "-", "-", "-", "-", `${e.status}: ${(e.reason ?? "").slice(0, 80)}`],
+  );
+  const lines = [
+    `Plan for ${plan.dataset}: ${plan.queries} queries, ${plan.articles} articles. No model was called.`,
+    "",
+    formatTable(["experiment", "calls", "cached", "input tokens", "output tokens", "USD", "counts"], rows).trimEnd(),
+    "",
+    `Total, each call once: ${int(plan.total.chatCalls)} chat calls, ${int(plan.total.embeddedTexts)} texts to embed, ` +
+      `${int(plan.total.rerankRequests)} rerank requests (${int(plan.total.rerankPairs)} pairs); ${int(plan.total.inputTokens)} input and ` +
+      `${int(plan.total.outputTokens)} output tokens; USD ${plan.total.cost.toFixed(2)}.`,
+    ...plan.outputGuesses.map((g) => `Output tokens of ${g.model}: ${g.perCall} per new call (${g.basis}).`),
+    ...plan.notes.map((n) => `Note: ${n}.`),
+    `Prices: ${plan.prices}. Written to ${file}.`,
+  ];
+  return lines.join("\n") + "\n";
+}
