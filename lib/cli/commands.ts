@@ -18,6 +18,8 @@ import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce, selection } from "../experiments/reproduce";
 import { planReproduce } from "../experiments/plan";
+import { loadPrices, pricerFrom } from "../eval/cost";
+import { setPricer } from "../util/usage-meter";
 import { formatPlan } from "../report/plan-text";
 import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
@@ -346,11 +348,14 @@ const reproduceCmd = withHelp(
       io.stdout(formatPlan(plan, file));
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
+    // Progress lines show the cost so far at the price table; each long step's figures also go
+    // to metadata.json (`progress`), printed or not.
+    setPricer(pricerFrom(loadPrices()));
     const result = await reproduce(loaded, {
       outRoot: String(values.out ?? "outputs"),
       only,
       log,
-      retrieverOptions: { ...llmRetrieverOptions(values), ...(values.quiet ? {} : { onProgress: progressReporter(io, { tty: process.stderr.isTTY === true }) }) },
+      retrieverOptions: { ...llmRetrieverOptions(values), onProgress: progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true }) },
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     });

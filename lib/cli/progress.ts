@@ -6,7 +6,7 @@
  */
 import type { Io } from "./args";
 import { progressLine, workSince } from "../util/progress-line";
-import { usageSnapshot, type UsageTotals } from "../util/usage-meter";
+import { noteStep, usageSnapshot, type UsageTotals } from "../util/usage-meter";
 
 /** Options of `progressReporter`. */
 export interface ProgressOptions {
@@ -16,6 +16,8 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** Replaceable for tests (ms). */
   now?: () => number;
+  /** Record each step as it ends (`noteStep`) without printing anything (`-q`). */
+  quiet?: boolean;
 }
 
 /**
@@ -35,6 +37,14 @@ export function progressReporter(io: Io, opts: ProgressOptions): (label: string,
     if (!step || done < 1) steps.set(label, (step = { started: t, before: usageSnapshot(), printed: -Infinity }));
     const finished = done >= total;
     // A rate and a time left need some time behind them; before a second, only the end is shown.
+    if (finished) {
+      const seconds = (t - step.started) / 1000;
+      noteStep({ label, done, total, seconds, perSecond: seconds > 0 ? done / seconds : 0, work: workSince(step.before, usageSnapshot()) });
+    }
+    if (opts.quiet) {
+      if (finished) steps.delete(label);
+      return;
+    }
     if (!finished && (t - step.printed < interval || t - step.started < Math.min(1000, interval))) return;
     step.printed = t;
     const line = progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, usageSnapshot()));

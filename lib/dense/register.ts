@@ -11,6 +11,7 @@ import { geminiEmbedderFromEnv } from "./embedders/gemini";
 import { openaiEmbedderFromEnv } from "./embedders/openai-compatible";
 import { openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
+import { RateCap, sharedRateCap } from "../util/rate-cap";
 import { planEmbedder, planVectorView } from "./plan-embed";
 import { checkedBaseUrl } from "../util/http";
 
@@ -27,6 +28,34 @@ import { checkedBaseUrl } from "../util/http";
  * const e = await embedderFor(preset("gemini-001")); // needs GEMINI_API_KEY
  */
 export async function embedderFor(p: EmbeddingPreset, env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
+  const embedder = await providerEmbedder(p, env);
+  const cap = sharedRateCap("embed", env);
+  return cap ? rateCappedEmbedder(embedder, cap) : embedder;
+}
+
+/**
+ * An embedder whose requests wait for the rate caps (GBR_EMBED_RPM, GBR_EMBED_TPM): each
+ * reserves the o200k count of its texts, then what the server reported (when it reported).
+ *
+ * @example
+ * const e = rateCappedEmbedder(await embedderFor(preset("gemini-001")), new RateCap({ requestsPerMinute: 100 }));
+ */
+export function rateCappedEmbedder(embedder: Embedder, cap: RateCap): Embedder {
+  return {
+    id: embedder.id,
+    ...(embedder.dims !== undefined ? { dims: embedder.dims } : {}),
+    maxBatch: embedder.maxBatch,
+    endpoint: embedder.endpoint,
+    embed: async (texts, side) => {
+      const ticket = await cap.acquire(texts.reduce((n, t) => n + countTokens(t), 0));
+      const res = await embedder.embed(texts, side);
+      if (res.tokens !== undefined) ticket.settle(res.tokens);
+      return res;
+    },
+  };
+}
+
+async function providerEmbedder(p: EmbeddingPreset, env: NodeJS.ProcessEnv): Promise<Embedder> {
   if (p.provider === "gemini") {
     return geminiEmbedderFromEnv(p.model, p.dims, env, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   }

@@ -213,6 +213,18 @@ export interface VectorStore {
 }
 
 /**
+ * Where vectors are cached unless a caller names a store: `GBR_VECTOR_STORE` (a folder or any
+ * LanceDB URI, e.g. `s3://bucket/gbr-vectors` shared by a group, credentials from the usual
+ * AWS_* variables), else `<data folder>/lancedb`.
+ *
+ * @example
+ * defaultVectorStoreUri(); // "/home/me/greekbar-retrieval/data/lancedb"
+ */
+export function defaultVectorStoreUri(env: NodeJS.ProcessEnv = process.env): string {
+  return env.GBR_VECTOR_STORE?.trim() || path.join(dataDir(), "lancedb");
+}
+
+/**
  * Opens (creating on first write) the embedding cache at a LanceDB URI: a local directory
  * (default `<dataDir()>/lancedb`) or an object store such as `s3://bucket/prefix`,
  * `gs://bucket/prefix` or `az://container/prefix`. Object-store credentials and region are not
@@ -227,7 +239,7 @@ export interface VectorStore {
  * const shared = await openVectorStore("s3://my-bucket/gbr-vectors");
  * const quiet = await openVectorStore(dir, { log: (m) => messages.push(m) });
  */
-export async function openVectorStore(uri: string = path.join(dataDir(), "lancedb"), opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
+export async function openVectorStore(uri: string = defaultVectorStoreUri(), opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
   // readConsistencyInterval 0: every read sees versions committed by other processes (two runs
   // may share a cache). The check is a cheap directory read on a local disk; on an object store
   // it is one extra request per read, still small next to an embedding call.

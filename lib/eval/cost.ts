@@ -1,3 +1,4 @@
+import type { Pricer } from "../util/usage-meter";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
@@ -122,4 +123,22 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable): C
       oneTimeCost: dollars(corpus),
     };
   });
+}
+
+/**
+ * The usage meter's pricer for a price table: chat calls at their model's input and output
+ * prices, embeddings at their model's price, rerank requests free (no price is known).
+ *
+ * @example
+ * setPricer(pricerFrom(loadPrices())); // progress lines then show the cost so far
+ */
+export function pricerFrom(prices: PriceTable): Pricer {
+  return (kind, u) => {
+    if (kind === "chat") {
+      const p = llmPrice(prices, u.model);
+      return (u.input * p.input + u.output * p.output) / 1e6;
+    }
+    if (kind === "embed") return (u.input * embeddingPrice(prices, u.model)) / 1e6;
+    return 0;
+  };
 }

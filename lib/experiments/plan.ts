@@ -101,6 +101,7 @@ const EMBED_BASIS = "embedding tokens: o200k counts of each templated text (a se
 const REACT_BASIS =
   "REACT: round 1's planner prompts are exact; the rest is estimated by running every round with empty answers (each round searches the question itself, the observer keeps nothing), so observer prompts are sized like real ones and later planner prompts lack the kept articles (an underestimate)";
 const RESULT_EMBED_BASIS = "embedding tokens of texts a model writes first (rewrites, translations) estimated from the texts it is given";
+const RERANK_REACT_BASIS = "re-ranking REACT-BM25's kept articles is not counted: how many it keeps only the run knows (the stand-in rounds keep none)";
 const RERANK_BASIS = "cross-encoder: one request per question and batch of its first stage's articles (pairs are not priced)";
 const LISTWISE_BASIS = "listwise re-ranking: the windows of the first stage's top articles as they stand, without the model's reordering (the same calls; tokens approximate)";
 
@@ -130,9 +131,13 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
     const seen = new Set<unknown>();
     let llm = false;
     let embeds = false;
+    let reranks = false;
+    let react = false;
     walk(run.info, (i) => {
       if (i.llm) llm = true;
       if (i.embedding) embeds = true;
+      if (i.rerank) reranks = true;
+      if (i.rounds !== undefined) react = true;
       if (i.llm && !seen.has(i.llm)) {
         seen.add(i.llm);
         cached += i.llm.reused;
@@ -152,6 +157,7 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
         bases.add(LISTWISE_BASIS);
       }
     });
+    if (reranks && react) bases.add(RERANK_REACT_BASIS);
     // What is embedded after a model wrote it cannot be counted before the model has written it.
     if (llm && embeds) {
       exact = false;

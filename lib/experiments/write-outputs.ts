@@ -5,6 +5,7 @@
  * metadata.json, the experiments' own artefacts (sweep.json …) and, when REACT-BM25 ran,
  * react-rounds.csv and react-missed.csv.
  */
+import { stepsSoFar } from "../util/usage-meter";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toCsv } from "../util/csv";
@@ -71,6 +72,9 @@ export async function writeOutputs(
     node: process.version,
     llm: a.llm,
     experiments: a.outcomes,
+    // The long steps as they ended (when progress was reported): done/total, seconds, rate, and
+    // the provider calls, tokens and cost they made.
+    progress: stepsSoFar(),
   };
   await fs.writeFile(file("metadata.json"), json(metadata));
   return [...written];

@@ -5,6 +5,8 @@
 import { GEMINI_CHAT_DEFAULT_MODEL, geminiChatFromEnv } from "./gemini-chat";
 import { DEFAULT_MODEL, openaiChatFromEnv } from "./openai-chat";
 import { ChatError, type ChatModel } from "./types";
+import { RateCap, sharedRateCap } from "../util/rate-cap";
+import { countTokens } from "../util/tokens";
 
 /**
  * Which provider a chat model name means, and the model name that provider gets.
@@ -52,7 +54,31 @@ export function parseChatModelName(name: string | undefined): { provider: "opena
  */
 export function chatFromEnv(name?: string, env: NodeJS.ProcessEnv = process.env): ChatModel {
   const { provider, model } = parseChatModelName(name?.trim() || env.GBR_CHAT_MODEL?.trim() || undefined);
-  return provider === "gemini" ? geminiChatFromEnv(model, {}, env) : openaiChatFromEnv(model, {}, env);
+  const chat = provider === "gemini" ? geminiChatFromEnv(model, {}, env) : openaiChatFromEnv(model, {}, env);
+  const cap = sharedRateCap("chat", env);
+  return cap ? rateCappedChat(chat, cap) : chat;
+}
+
+/**
+ * A chat model whose requests wait for the rate caps (GBR_CHAT_RPM, GBR_CHAT_TPM): each reserves
+ * its o200k input count plus its output limit, then what the answer reported.
+ *
+ * @example
+ * const chat = rateCappedChat(openaiChatFromEnv(), new RateCap({ requestsPerMinute: 500 }));
+ */
+export function rateCappedChat(chat: ChatModel, cap: RateCap): ChatModel {
+  return {
+    id: chat.id,
+    ...(chat.endpoint !== undefined ? { endpoint: chat.endpoint } : {}),
+    complete: async (req) => {
+      const ticket = await cap.acquire(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0));
+      const res = await chat.complete(req);
+      ticket.settle(res.usage.input + res.usage.output);
+      return res;
+    },
+    ...(chat.endpointStats ? { endpointStats: () => chat.endpointStats!() } : {}),
+    ...(chat.limitState ? { limitState: () => chat.limitState!() } : {}),
+  };
 }
 
 /**

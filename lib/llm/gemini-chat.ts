@@ -151,7 +151,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
       const { response, body } = answer;
       const raw = answerText(response);
       const usage = usageOf(response);
-      recordUsage("chat", usage.input + usage.output);
+      recordUsage("chat", usage.input + usage.output, { model, ...usage });
       return { text: stripReasoning(raw), raw, usage, seconds, ...servedByGemini(body, response.modelVersion) };
     });
   }

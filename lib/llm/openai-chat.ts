@@ -148,7 +148,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       const seconds = (performance.now() - started) / 1000;
       const raw = answerContent(response, where);
       const usage = usageOf(response);
-      recordUsage("chat", usage.input + usage.output);
+      recordUsage("chat", usage.input + usage.output, { model, ...usage });
       return { text: stripReasoning(raw), raw, usage, seconds, ...servedByOpenAI(response) };
     });
   }

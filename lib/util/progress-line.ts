@@ -34,6 +34,7 @@ export function progressLine(label: string, done: number, total: number, elapsed
   if (work.chatCalls) parts.push(`${plural(work.chatCalls, "chat call")} (${rate(work.chatCalls, elapsed).toFixed(0)}/s), ${short(work.chatTokens)} tokens (${short(rate(work.chatTokens, elapsed))}/s)`);
   if (work.embedCalls) parts.push(`${plural(work.embedCalls, "embedding request")}, ${short(work.embedTokens)} tokens`);
   if (work.rerankCalls) parts.push(`${plural(work.rerankCalls, "rerank request")}, ${short(work.rerankPairs)} pairs`);
+  if (work.cost > 0) parts.push(`USD ${work.cost < 10 ? work.cost.toFixed(2) : work.cost.toFixed(0)} so far`);
   const left = done > 0 && done < total ? `, about ${duration((elapsed * (total - done)) / done)} left` : "";
   parts.push(`${duration(elapsed)}${left}`);
   return parts.join(" · ");
@@ -53,5 +54,6 @@ export function workSince(before: UsageTotals, now: UsageTotals): UsageTotals {
     embedTokens: now.embedTokens - before.embedTokens,
     rerankCalls: now.rerankCalls - before.rerankCalls,
     rerankPairs: now.rerankPairs - before.rerankPairs,
+    cost: now.cost - before.cost,
   };
 }

@@ -100,6 +100,13 @@ test("the plan's calls and input tokens equal the real run's for reformulation, 
     } else assert.fail(`metadata.json has no cost for ${id}: ${JSON.stringify(Object.keys(meta))}`);
   }
 
+  // The run's long steps, with their calls, tokens and cost at the price table, are in metadata.json (-q or not).
+  const react = meta.progress.find((x: { label: string }) => /react/i.test(x.label));
+  assert.ok(react, `no REACT step in ${JSON.stringify(meta.progress.map((x: { label: string }) => x.label))}`);
+  assert.equal(react.done, react.total);
+  assert.ok(react.work.chatCalls > 0 && react.work.chatTokens > 0 && react.work.cost > 0, JSON.stringify(react));
+  assert.ok(meta.progress.some((x: { work: { embedCalls: number } }) => x.work.embedCalls > 0), "an embedding step");
+
   // Planned again after the run: everything is cached, nothing left to pay.
   const again = await gbr(["--plan"]);
   assert.equal(again.code, 0, again.stderr);

@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { duration, progressLine, workSince } from "../../lib/util/progress-line";
-import { recordUsage, usageSnapshot } from "../../lib/util/usage-meter";
+import { recordUsage, setPricer, stepsSoFar, usageSnapshot } from "../../lib/util/usage-meter";
 import { progressReporter } from "../../lib/cli/progress";
 
-const none = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0 };
+const none = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0, cost: 0 };
 
 test("a progress line: done/total, rate, calls and tokens per second, elapsed and time left", () => {
   assert.equal(duration(42), "42 s");
@@ -38,4 +38,35 @@ test("the usage meter counts what the clients record; the reporter throttles and
   assert.equal(lines.length, 2);
   assert.match(lines[0], /^reform 3\/4 \(75%\) · 2\.0\/s · 1 chat call \(1\/s\), 10 tokens \(7\/s\) · 2 s, about 1 s left\n$/);
   assert.match(lines[1], /^reform 4\/4 \(100%\)/);
+});
+
+test("with prices installed the meter adds up the cost, the line shows it, and a finished step is recorded even when quiet", () => {
+  setPricer((kind, u) => (kind === "chat" ? (u.input * 0.15 + u.output * 0.6) / 1e6 : 0));
+  try {
+    const before = usageSnapshot();
+    recordUsage("chat", 1_500_000, { model: "openai/gpt-oss-120b", input: 1_000_000, output: 500_000 }); // 0.15 + 0.30
+    recordUsage("embed", 10, { input: 10, output: 0 });
+    const work = workSince(before, usageSnapshot());
+    assert.ok(Math.abs(work.cost - 0.45) < 1e-12, String(work.cost));
+    assert.match(progressLine("react-bm25", 1, 2, 10, work), / · USD 0\.45 so far · /);
+    assert.doesNotMatch(progressLine("lsi", 1, 2, 1, none), /USD/);
+  } finally {
+    setPricer(undefined);
+  }
+  const lines: string[] = [];
+  let t = 0;
+  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: false, quiet: true, now: () => t });
+  const n = stepsSoFar().length;
+  report("qwen3-8b documents", 0, 3);
+  t = 2000;
+  recordUsage("embed", 300);
+  report("qwen3-8b documents", 3, 3);
+  assert.deepEqual(lines, [], "quiet: nothing printed");
+  const step = stepsSoFar().slice(n);
+  assert.equal(step.length, 1);
+  assert.equal(step[0].label, "qwen3-8b documents");
+  assert.equal(step[0].seconds, 2);
+  assert.equal(step[0].perSecond, 1.5);
+  assert.equal(step[0].work.embedCalls, 1);
+  assert.equal(step[0].work.embedTokens, 300);
 });

@@ -182,7 +182,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
     // Gemini's embed answers carry no usageMetadata today: undefined, not 0, so the caller estimates.
     const body = await seen.body();
     const tokens = readUsageTokens(body);
-    recordUsage("embed", tokens ?? 0);
+    recordUsage("embed", tokens ?? 0, { model, input: tokens ?? 0, output: 0 });
     return { vectors, tokens, ...servedByGemini(body) };
   }
 

@@ -126,7 +126,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     }
     const vectors = orderedVectors(response, texts.length, where);
     const tokens = usageTokens(response);
-    recordUsage("embed", tokens ?? 0);
+    recordUsage("embed", tokens ?? 0, { model: opts.model, input: tokens ?? 0, output: 0 });
     return { vectors, tokens, ...servedByOpenAI(response) };
   }
 
