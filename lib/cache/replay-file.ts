@@ -35,6 +35,7 @@ import { dataDir } from "../paths";
 import { withFileLock } from "./file-lock";
 import { exists, isBlank, NEWLINE, readLines, syncDir, writeAll } from "./line-file";
 import { decodeLine, encodeRecord, parseRecord, type ReplayRecord } from "./replay-record";
+import { noteAppend, recoverReplayOrder } from "./replay-order";
 
 /**
  * An opened replay file: an index of its newest record per key, and appends to it.
@@ -118,9 +119,13 @@ export function defaultReplayFile(): string {
 export async function openReplayCache(file?: string, opts: OpenReplayOptions = {}): Promise<ReplayCache> {
   const log = opts.log ?? ((m: string) => process.stderr.write(`replay cache: ${m}\n`));
   const cache = new FileReplayCache(file === undefined ? defaultReplayFile() : path.resolve(file), log);
+  await recoverReplayOrder(cache.file, log);
   await cache.reload();
   return cache;
 }
+
+/** Per file, the last append of this process in flight (appends to one file take turns). */
+const appendTurns = new Map<string, Promise<unknown>>();
 
 /** Byte position of one record's line (without its newline). */
 interface Loc {
@@ -270,7 +275,20 @@ class FileReplayCache implements ReplayCache {
     return p;
   }
 
-  private async append(key: string, line: Buffer): Promise<void> {
+  private append(key: string, line: Buffer): Promise<void> {
+    // Every cache object of this process on one file appends in turn (one retriever's object and
+    // another's may write at once): so this process's lines lie end to end, for replay-order.ts.
+    const prev = appendTurns.get(this.file) ?? Promise.resolve();
+    const mine = prev.then(() => this.appendNow(key, line));
+    const tail = mine.catch(() => undefined);
+    appendTurns.set(this.file, tail);
+    void tail.then(() => {
+      if (appendTurns.get(this.file) === tail) appendTurns.delete(this.file);
+    });
+    return mine;
+  }
+
+  private async appendNow(key: string, line: Buffer): Promise<void> {
     await fs.promises.mkdir(path.dirname(this.file), { recursive: true });
     // "a+": O_APPEND (every write lands at the end, whole) and readable (to check the last byte).
     const fh = await fs.promises.open(this.file, "a+");
@@ -301,6 +319,7 @@ class FileReplayCache implements ReplayCache {
       // process appended since the stat: grown by exactly our bytes means that none did.
       alone = (await fh.stat()).size === size + buf.length;
       this.index.set(key, { offset: size + (buf.length - line.length), length: line.length - 1 });
+      noteAppend(this.file, size + (buf.length - line.length), line.length, alone && buf.length === line.length);
       if (alone && size === this.indexedEnd) this.indexedEnd = size + buf.length;
     } finally {
       await fh.close();

@@ -3,6 +3,7 @@ import { COMMANDS, type Io } from "./commands";
 import { GbrError } from "../util/errors";
 import { version } from "../../package.json";
 import { didYouMean } from "../util/suggest";
+import { orderReplayTails } from "../cache/replay-order";
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
 
@@ -40,8 +41,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   try {
-    return (await command.run(rest, io)) ?? 0;
+    const code = (await command.run(rest, io)) ?? 0;
+    await orderReplayTails();
+    return code;
   } catch (err) {
+    await orderReplayTails().catch(() => undefined);
     if (err instanceof CliError) {
       io.stderr(`${err.message}\n`);
       return err.exitCode;

@@ -11,6 +11,7 @@ import { runExperiments } from "./run-experiments";
 import { writeOutputs } from "./write-outputs";
 import { outputTables, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
+import { orderReplayTails } from "../cache/replay-order";
 import { didYouMean } from "../util/suggest";
 
 export type { ExperimentOutcome } from "./assess";
@@ -98,6 +99,8 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
 
   const records = await runExperiments(loaded, selected, opts);
+  // The replay cache's new lines in key order, whatever the concurrency (replay-order.ts).
+  await orderReplayTails(opts.log);
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
     seed: opts.seed,
