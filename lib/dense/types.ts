@@ -88,6 +88,8 @@ export interface Embedder {
    */
   readonly endpoint: string;
   embed(texts: string[], side: Side): Promise<EmbedResult>;
+  /** The in-flight limit as the server's answers steered it (lib/util/adaptive-limit.ts), when the embedder adapts it. */
+  limitState?(): { max: number; current: number; lowest: number; refusals: number };
 }
 
 /**

@@ -45,6 +45,12 @@ export interface RerankClient {
   /** scheme://host:port of the server (never credentials or a path). */
   readonly endpoint: string;
   rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
+  /**
+   * Calls `listener` with the HTTP status of every answer (retries included) until the returned
+   * function is called: the cross-encoder steers its requests in flight with them
+   * (lib/util/adaptive-limit.ts).
+   */
+  onStatus?(listener: (status: number) => void): () => void;
 }
 
 /**
@@ -134,6 +140,7 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   const dispatcher = longRequestDispatcher();
   const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
   if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
+  const listeners = new Set<(status: number) => void>();
 
   async function attempt(body: string, n: number): Promise<RerankResult> {
     const controller = new AbortController();
@@ -142,6 +149,7 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
       let res: Response;
       try {
         res = await fetch(url, { method: "POST", headers, body, signal: controller.signal, ...(dispatcher ? { dispatcher } : {}) } as RequestInit);
+        for (const l of listeners) l(res.status);
       } catch (err) {
         if (controller.signal.aborted) throw new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
         throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
@@ -198,7 +206,11 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
     }
   }
 
-  return { id: `${api}@${endpoint}`, endpoint, rerank };
+  const onStatus = (listener: (status: number) => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
+  return { id: `${api}@${endpoint}`, endpoint, rerank, onStatus };
 }
 
 /**
@@ -245,7 +257,15 @@ export function rerankClientFromEnv(
     clients.map((c) => ({ client: c, endpoint: c.endpoint })),
     (err) => err instanceof RerankError && err.retryable,
   );
-  return { id: clients[0].id, endpoint: clients.map((c) => c.endpoint).join(", "), rerank: (model, query, documents) => spread.run((c) => c.rerank(model, query, documents)) };
+  return {
+    id: clients[0].id,
+    endpoint: clients.map((c) => c.endpoint).join(", "),
+    rerank: (model, query, documents) => spread.run((c) => c.rerank(model, query, documents)),
+    onStatus: (listener) => {
+      const offs = clients.map((c) => c.onStatus?.(listener));
+      return () => offs.forEach((off) => off?.());
+    },
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from ".
 import { GbrError } from "../util/errors";
 import { addWork, zeroWork } from "../util/run-cost";
 import { createSemaphore } from "../util/semaphore";
+import { AdaptiveLimit } from "../util/adaptive-limit";
 import type { RerankClient } from "./client";
 import { renderRerankDocument, renderRerankQuery, rerankFingerprint, type RerankPreset } from "./presets";
 import { pairKey, type CachedScore, type ScoreCache } from "./score-cache";
@@ -125,6 +126,9 @@ export async function crossEncoderRerankRun(
   // Score what is missing; a failure stops new requests, lets those in flight land in the cache,
   // and is then thrown.
   const limit = createSemaphore(concurrency);
+  // A 429 or 503 halves the requests in flight, a run of successes adds one back.
+  const adaptive = new AdaptiveLimit(limit, concurrency);
+  const stopObserving = client.onStatus?.((status) => adaptive.observe(status));
   const servedModels = new Set<string>();
   let failure: { err: unknown } | undefined;
   let calls = 0;
@@ -156,7 +160,7 @@ export async function crossEncoderRerankRun(
         }
       }),
     ),
-  );
+  ).finally(() => stopObserving?.());
   if (failure) throw failure.err;
 
   const rankings = new Map<string, Ranking>();

@@ -4,6 +4,7 @@ import { createSemaphore } from "../../lib/util/semaphore";
 import { AdaptiveLimit } from "../../lib/util/adaptive-limit";
 import { startOpenAIDouble } from "../fakes/openai-server";
 import { openaiChat } from "../../lib/llm/openai-chat";
+import { openaiEmbedder } from "../../lib/dense/embedders/openai-compatible";
 
 test("AIMD: a refusal halves the limit (once per second), a run of successes adds one back up to the ceiling", () => {
   let t = 0;
@@ -55,6 +56,22 @@ test("a server answering 429 to a share of requests drives the chat client's lim
     assert.equal(answers.length, 40);
     answers.forEach((a) => assert.equal(a.text, "ok"));
     const state = llm.limitState!();
+    assert.ok(state.refusals >= 1, JSON.stringify(state));
+    assert.ok(state.lowest < 8, `the limit went down: ${JSON.stringify(state)}`);
+  } finally {
+    await api.close();
+  }
+});
+
+test("an embedding server answering 429 to a share of requests drives the embedder's limit down, and every batch completes", async () => {
+  const api = await startOpenAIDouble({ delayMs: 20, dims: 4 });
+  try {
+    api.fault("rateLimit", 12, { retryAfterMs: "10" });
+    const e = openaiEmbedder({ model: "m", baseURL: `${api.url}/v1`, dims: 4, concurrency: 8 });
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => e.embed([`κείμενο ${i}`], "document")));
+    assert.equal(results.length, 40);
+    results.forEach((r) => assert.equal(r.vectors.length, 1));
+    const state = e.limitState!();
     assert.ok(state.refusals >= 1, JSON.stringify(state));
     assert.ok(state.lowest < 8, `the limit went down: ${JSON.stringify(state)}`);
   } finally {

@@ -15,6 +15,7 @@ import type OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
 import { checkedBaseUrl, endpointOrigin } from "../../util/http";
 import { createSemaphore } from "../../util/semaphore";
+import { AdaptiveLimit } from "../../util/adaptive-limit";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
 import { openaiSdk } from "../../util/sdk";
 import { servedByOpenAI } from "../../util/served-by";
@@ -89,8 +90,22 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   // The SDK validates `timeout` as a positive integer.
   const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
 
-  const client = new (openaiSdk().default)({ apiKey, baseURL, maxRetries, timeout });
   const limit = createSemaphore(concurrency);
+  // As for chat: every answer's status, retries included, steers the requests in flight (a 429
+  // or 503 halves them, a run of successes adds one back; lib/util/adaptive-limit.ts).
+  const adaptive = new AdaptiveLimit(limit, concurrency);
+  const observingFetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const res = await fetch(input, init);
+    adaptive.observe(res.status);
+    return res;
+  };
+  const client = new (openaiSdk().default)({
+    apiKey,
+    baseURL,
+    maxRetries,
+    timeout,
+    fetch: observingFetch as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
+  });
   const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
   const where = `${id} at ${safeBaseURL(baseURL)}`;
 
@@ -130,7 +145,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     return { vectors, tokens, ...servedByOpenAI(response) };
   }
 
-  return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed };
+  return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed, limitState: () => adaptive.state() };
 }
 
 /**
