@@ -35,7 +35,7 @@ import { dataDir } from "../paths";
 import { withFileLock } from "./file-lock";
 import { exists, isBlank, NEWLINE, readLines, syncDir, writeAll } from "./line-file";
 import { decodeLine, encodeRecord, parseRecord, type ReplayRecord } from "./replay-record";
-import { noteAppend, recoverReplayOrder } from "./replay-order";
+import { noteAppend, orderGeneration, readSteadily, recoverReplayOrder } from "./replay-order";
 
 /**
  * An opened replay file: an index of its newest record per key, and appends to it.
@@ -139,6 +139,8 @@ class FileReplayCache implements ReplayCache {
   private queue: Promise<unknown> = Promise.resolve();
   /** An incomplete last line seen on open: cut it off before the next append if the file is unchanged. */
   private partial: { end: number; size: number } | undefined;
+  /** `orderGeneration` of the file when the index was built (replay-order.ts). */
+  private generation = "";
   /** Byte offset up to which the file's lines are indexed (a line start): where `refresh` goes on. */
   private indexedEnd = 0;
   /** Whether a wait for another process's call was reported (once per cache is enough). */
@@ -215,6 +217,13 @@ class FileReplayCache implements ReplayCache {
 
   /** Rebuilds the index from the file (one streaming pass). */
   async reload(): Promise<void> {
+    // Read while no other process is ordering its lines in place (replay-order.ts): an index
+    // built from a half-copied region would miss keys and make calls again.
+    await readSteadily(this.file, () => this.reloadNow());
+  }
+
+  private async reloadNow(): Promise<void> {
+    this.generation = orderGeneration(this.file);
     const index = new Map<string, Loc>();
     this.partial = undefined;
     this.indexedEnd = 0;
@@ -248,6 +257,23 @@ class FileReplayCache implements ReplayCache {
 
   /** Indexes the complete lines after `indexedEnd`; an incomplete tail is left for a later pass. */
   private async catchUp(): Promise<void> {
+    // As reload: if another process reordered lines meanwhile, what was read may be torn; the
+    // whole file is indexed again once the ordering is over.
+    const steady = await readSteadily(
+      this.file,
+      async () => {
+        await this.catchUpNow();
+        return true;
+      },
+      () => undefined,
+    );
+    if (steady === false) await this.reload();
+  }
+
+  private async catchUpNow(): Promise<void> {
+    // Lines ordered in place since this index was built: its offsets, and where it stopped, may
+    // now fall mid-line.
+    if (orderGeneration(this.file) !== this.generation) return this.reloadNow();
     let size: number;
     try {
       size = (await fs.promises.stat(this.file)).size;
@@ -256,7 +282,7 @@ class FileReplayCache implements ReplayCache {
       size = 0;
     }
     // Shorter than what was indexed: not an append (the file was replaced or repaired); start over.
-    if (size < this.indexedEnd) return this.reload();
+    if (size < this.indexedEnd) return this.reloadNow();
     if (size === this.indexedEnd) return;
     for await (const { line, start, complete } of readLines(this.file, this.indexedEnd)) {
       // Most likely a line another process is writing right now: read it next time.

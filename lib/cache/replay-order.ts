@@ -47,6 +47,27 @@ export function noteAppend(file: string, at: number, bytes: number, alone: boole
 }
 
 const journalOf = (file: string): string => `${file}.reorder`;
+// Changed after every completed ordering, so that a reader can tell one happened while it read.
+const generationOf = (file: string): string => `${file}.order-gen`;
+
+/**
+ * Which ordering the file is at: changes each time lines are ordered in place. An index built at
+ * one generation has offsets that may fall mid-line at another, so it must be built again.
+ *
+ * @example
+ * if (orderGeneration(file) !== indexedAt) await cache.reload();
+ */
+export function orderGeneration(file: string): string {
+  return generation(file);
+}
+
+function generation(file: string): string {
+  try {
+    return fs.readFileSync(generationOf(file), "utf8");
+  } catch {
+    return "";
+  }
+}
 const lockOf = (file: string): string => path.join(`${file}.locks`, "reorder.lock");
 
 // "key" is the first field of every record (replay-record.ts writes them in a fixed order).
@@ -157,9 +178,41 @@ async function copyJournal(file: string, journal: string): Promise<boolean> {
   } finally {
     await jh.close().catch(() => undefined);
   }
+  await fs.promises.writeFile(generationOf(file), `${Date.now()}-${process.pid}-${Math.random().toString(36).slice(2)}`);
   await fs.promises.rm(journal, { force: true });
   await syncDir(path.dirname(file));
   return true;
+}
+
+/**
+ * Runs `read` (a pass over the replay file) so that it never builds on a region another process
+ * is ordering: it waits while an ordering is under way, and runs again when one began or ended
+ * during the pass (seen by the journal or the generation file). With `onTorn`, a torn pass is not
+ * repeated: `onTorn()` answers instead (the caller starts over some other way) and the result is
+ * false; otherwise the result is `read`'s.
+ *
+ * @example
+ * await readSteadily(file, () => indexWholeFile());
+ */
+export async function readSteadily<T>(file: string, read: () => Promise<T>, onTorn?: () => void): Promise<T | false> {
+  const journal = journalOf(file);
+  for (let attempt = 0; ; attempt++) {
+    if (fs.existsSync(journal)) await waitForOrdering(file);
+    const before = generation(file);
+    const value = await read();
+    if (!fs.existsSync(journal) && generation(file) === before) return value;
+    if (onTorn) {
+      await waitForOrdering(file);
+      onTorn();
+      return false;
+    }
+    if (attempt >= 5) return value; // an ordering every pass: give up waiting, the key checks still guard reads
+  }
+}
+
+/** Waits for an ordering of `file` under way in another process to end (its lock is released). */
+async function waitForOrdering(file: string): Promise<void> {
+  await withFileLock(lockOf(file), async () => undefined, { what: `ordering the lines of ${file}` });
 }
 
 /**

@@ -47,9 +47,14 @@ test("a run's lines end in key order: the same file whatever order the calls fin
       const cache = await openReplayCache(file, { log: () => {} });
       const reader = await openReplayCache(file, { log: () => {} });
       // Finishing in a different order each time, several at once.
-      await Promise.all(shuffled(Array.from({ length: 30 }, (_, i) => i), seed).map((i) => cache.put(record(i))));
-      await reader.refresh();
+      const order = shuffled(Array.from({ length: 30 }, (_, i) => i), seed);
+      await Promise.all(order.slice(0, 29).map((i) => cache.put(record(i))));
+      await reader.refresh(); // another reader has indexed all but the last line
+      await cache.put(record(order[29]));
       const done = await orderReplayTails();
+      // Where it stopped indexing is no longer a line start: it must notice and index anew.
+      await reader.refresh();
+      for (let i = 0; i < 30; i++) assert.ok(reader.has(record(i).key), `the reader knows record ${i} after the ordering`);
       assert.equal(done.get(path.resolve(file)), 30);
       const keys = keysOf(file);
       assert.equal(keys[0], record(999).key, "the earlier line keeps its place");
