@@ -68,7 +68,7 @@ async function main(): Promise<void> {
       base ??= { seconds, key };
       rows.push({ method, concurrency: n, calls: made, seconds, callsPerSecond: made / seconds, speedup: base.seconds / seconds, sameRun: key === base.key });
       process.stdout.write(
-        `${method.padEnd(26)} concurrency ${String(n).padStart(2)}: ${made} calls in ${seconds.toFixed(2)} s = ${(made / seconds).toFixed(1)} calls/s, ×${(base.seconds / seconds).toFixed(1)} of concurrency 1${key === base.key ? "" : "  (A DIFFERENT RUN)"}\n`,
+        `${method.padEnd(26)} ${String(n).padStart(2)} in flight per endpoint: ${made} calls in ${seconds.toFixed(2)} s = ${(made / seconds).toFixed(1)} calls/s, ×${(base.seconds / seconds).toFixed(1)} of concurrency 1${key === base.key ? "" : "  (A DIFFERENT RUN)"}\n`,
       );
     }
   }

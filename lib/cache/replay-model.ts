@@ -42,6 +42,8 @@ export interface ReplayableModel {
   complete(req: ReplayRequest): Promise<ReplayResponse>;
   /** Per-endpoint request counts of a model over several servers (passed through). */
   endpointStats?(): { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
+  /** Requests it takes in flight in all (passed through). */
+  readonly capacity?: number;
 }
 
 /**
@@ -166,6 +168,7 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
     id: model.id,
     endpoint: model.endpoint,
     ...(model.endpointStats ? { endpointStats: () => model.endpointStats!() } : {}),
+    ...(model.capacity !== undefined ? { capacity: model.capacity } : {}),
     keys,
     async complete(req: ReplayRequest): Promise<ReplayAnswer> {
       const offline = opts.offline ?? offlineFromEnv();

@@ -48,7 +48,7 @@ const llmHelp = [
   "--rounds N       REACT-BM25 rounds (default 10);  --trace-dir D  where REACT writes one JSON trace per query",
   "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
   "                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default 4); REACT and the other per-question methods",
-  "                 work on that many questions at once",
+  "                 work on that many questions at once per server",
   "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
   "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",

@@ -269,7 +269,7 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
       }
     }
   };
-  const width = Math.max(1, Math.min(opts.concurrency ?? concurrencyFor("chat"), todo.length));
+  const width = Math.max(1, Math.min(opts.concurrency ?? model.capacity ?? concurrencyFor("chat"), todo.length));
   await Promise.all(Array.from({ length: width }, worker));
   if (failure !== undefined) {
     const { error, id } = failure;

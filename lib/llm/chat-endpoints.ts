@@ -38,5 +38,6 @@ export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {
     endpoint: models.map((m) => m.endpoint ?? m.id).join(", "),
     complete: (req) => spread.run((m) => m.complete(req)),
     endpointStats: () => spread.stats(),
+    capacity: models.reduce((n, m) => n + (m.capacity ?? 1), 0),
   };
 }

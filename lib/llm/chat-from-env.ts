@@ -78,6 +78,7 @@ export function rateCappedChat(chat: ChatModel, cap: RateCap): ChatModel {
     },
     ...(chat.endpointStats ? { endpointStats: () => chat.endpointStats!() } : {}),
     ...(chat.limitState ? { limitState: () => chat.limitState!() } : {}),
+    ...(chat.capacity !== undefined ? { capacity: chat.capacity } : {}),
   };
 }
 

@@ -153,7 +153,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
     });
   }
 
-  return { id, endpoint: endpointOrigin(baseURL), complete, limitState: () => adaptive.state() };
+  return { id, endpoint: endpointOrigin(baseURL), complete, limitState: () => adaptive.state(), capacity: concurrency };
 }
 
 /**
@@ -193,10 +193,12 @@ export function openaiChatFromEnv(
   const fromEnv = env.GBR_CHAT_MODEL?.trim();
   const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
   const name = model?.trim() || envModel || DEFAULT_MODEL;
-  if (urls.length === 1) return openaiChat({ ...more, model: name, baseURL: urls[0], apiKey });
+  // Read from `env` like everything else here (not from the process's environment).
+  const concurrency = more.concurrency ?? concurrencyFor("chat", env);
+  if (urls.length === 1) return openaiChat({ ...more, concurrency, model: name, baseURL: urls[0], apiKey });
   // With other endpoints to turn to, a failing one is not retried in place: spreadChat sets it
   // aside and sends the request elsewhere.
-  return spreadChat(urls.map((u) => openaiChat({ maxRetries: 0, ...more, model: name, baseURL: u, apiKey })));
+  return spreadChat(urls.map((u) => openaiChat({ maxRetries: 0, ...more, concurrency, model: name, baseURL: u, apiKey })));
 }
 
 /**

@@ -46,6 +46,7 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
     endpoint: inner.endpoint,
     complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }),
     ...(inner.endpointStats ? { endpointStats: () => inner.endpointStats!() } : {}),
+    ...(inner.capacity !== undefined ? { capacity: inner.capacity } : {}),
   };
 }
 
@@ -228,7 +229,7 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
           resume: true,
           // As many questions at once as the chat server takes requests: rounds within a question
           // stay in order, and every result lands by question, whatever finishes first.
-          concurrency: concurrencyFor("chat"),
+          concurrency: model.capacity ?? concurrencyFor("chat"),
           onQuery: ({ index, total, resumed }) => opts.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
         }),
       );

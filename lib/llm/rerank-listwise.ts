@@ -331,7 +331,7 @@ export async function listwiseRerankRun(
   if (!(Number.isInteger(maxChars) && maxChars >= 1)) throw new GbrError(`article budget must be a positive integer, got ${maxChars}`, "USAGE");
   checkWindow(window, step);
   const prompts = rerankPrompts();
-  const limit = createSemaphore(opts.concurrency ?? concurrencyFor("chat"));
+  const limit = createSemaphore(opts.concurrency ?? model.capacity ?? concurrencyFor("chat"));
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
 
   // A failure stops queries that have not made their next call yet, instead of paying for a

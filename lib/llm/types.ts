@@ -106,6 +106,11 @@ export interface ChatModel {
   endpointStats?(): EndpointCounts[];
   /** The in-flight limit as the server's answers steered it (lib/util/adaptive-limit.ts), when the client adapts it. */
   limitState?(): { max: number; current: number; lowest: number; refusals: number };
+  /**
+   * Requests it takes in flight in all: the per-endpoint concurrency times its endpoints. The
+   * per-question methods work on this many questions at once, so every server has work.
+   */
+  readonly capacity?: number;
 }
 
 /** One endpoint's requests, as `EndpointStats` of lib/util/endpoints.ts records them. */

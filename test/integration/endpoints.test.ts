@@ -40,6 +40,30 @@ test("two endpoints: both receive work, and every answer comes back", async () =
   }
 });
 
+test("with one request in flight per endpoint, reformulation over two servers keeps both busy", async () => {
+  const [a, b] = [await startOpenAIDouble({ delayMs: 60 }), await startOpenAIDouble({ delayMs: 60 })];
+  const saved = { ...process.env };
+  try {
+    a.chat(echo);
+    b.chat(echo);
+    const env = { GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "m", GBR_CHAT_CONCURRENCY: "1" };
+    assert.equal(openaiChatFromEnv(undefined, {}, { ...env, GBR_CHAT_CONCURRENCY: "3" }).capacity, 6, "3 per endpoint, 2 endpoints");
+    Object.assign(process.env, env, { GBR_DATA_DIR: path.join(tmp, "capacity") });
+    const { loadBenchmark, createRetriever } = await import("../../lib/index");
+    const { benchmark } = await loadBenchmark("sample");
+    const r = await createRetriever("reform:bm25-greekstemmer", benchmark, { replay: "off", workDir: path.join(tmp, "capacity-work") });
+    await r.retrieve(benchmark.queries, 10);
+    // Each server held one request at a time, and both had work at once: 2 in flight in all.
+    assert.equal(a.maxInFlight(), 1);
+    assert.equal(b.maxInFlight(), 1);
+    assert.equal(a.count("chat/completions") + b.count("chat/completions"), benchmark.queries.length);
+    assert.ok(a.count("chat/completions") >= 8 && b.count("chat/completions") >= 8, `${a.count("chat/completions")} and ${b.count("chat/completions")}`);
+  } finally {
+    process.env = saved;
+    await Promise.allSettled([a.close(), b.close()]);
+  }
+});
+
 test("one endpoint stops in the middle of a run: the run completes on the other, each request answered once", async () => {
   let a: OpenAIDouble | undefined = await startOpenAIDouble({ delayMs: 40 });
   const b = await startOpenAIDouble({ delayMs: 40 });
