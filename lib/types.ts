@@ -186,6 +186,8 @@ export interface RerankRunInfo {
   servedModels: string[];
   /** Some answer came from the project's own test double: the run is a stand-in. */
   standIn: boolean;
+  /** With several servers: each one's requests sent, answered and failed. */
+  endpoints?: { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
 }
 
 /** A ranked list per query, optionally with the scores that produced it. */

@@ -52,6 +52,8 @@ export function rateCappedEmbedder(embedder: Embedder, cap: RateCap): Embedder {
       if (res.tokens !== undefined) ticket.settle(res.tokens);
       return res;
     },
+    ...(embedder.limitState ? { limitState: () => embedder.limitState!() } : {}),
+    ...(embedder.endpointStats ? { endpointStats: () => embedder.endpointStats!() } : {}),
   };
 }
 
@@ -283,7 +285,8 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
     info,
   };
   usage.documentCachedVectors = docs.cached;
-  return recorded(opts.ann && !opts.plan ? await annRetriever(exact, realStore, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts) : exact, bench.docs.length);
+  const endpoints = embedder.endpointStats ? () => embedder.endpointStats!() : undefined;
+  return recorded(opts.ann && !opts.plan ? await annRetriever(exact, realStore, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts) : exact, bench.docs.length, endpoints);
 }
 
 /**
@@ -292,7 +295,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
  * corpus embedding as the one-time part (one call per article). The online part is the change in
  * `usage` during the call, so one retriever's runs must not overlap (reproduce runs them in turn).
  */
-function recorded(r: DenseRetriever, articles: number): DenseRetriever {
+function recorded(r: DenseRetriever, articles: number, endpoints?: () => { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[]): DenseRetriever {
   const u = r.usage;
   const wrap =
     (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
@@ -304,7 +307,9 @@ function recorded(r: DenseRetriever, articles: number): DenseRetriever {
       const served = { ...(u.servedModels.length ? { servedModel: u.servedModels.join(", ") } : {}), ...(u.standIn ? { standIn: true } : {}) };
       // Vectors of this run served from the store: the corpus's and this run's queries'.
       const cachedVectors = u.documentCachedVectors + (u.cachedVectors - before.cached);
-      return { ...run, info: { retriever, embedding: { ...r.info, ...served, cachedVectors } }, cost: { online, corpus, embeddingModel: r.info.model } };
+      // With several servers: how the requests spread so far (the corpus's included).
+      const spread = endpoints ? { endpoints: endpoints() } : {};
+      return { ...run, info: { retriever, embedding: { ...r.info, ...served, cachedVectors, ...spread } }, cost: { online, corpus, embeddingModel: r.info.model } };
     };
   return {
     ...r,

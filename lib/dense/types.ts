@@ -90,6 +90,8 @@ export interface Embedder {
   embed(texts: string[], side: Side): Promise<EmbedResult>;
   /** The in-flight limit as the server's answers steered it (lib/util/adaptive-limit.ts), when the embedder adapts it. */
   limitState?(): { max: number; current: number; lowest: number; refusals: number };
+  /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
+  endpointStats?(): { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
 }
 
 /**

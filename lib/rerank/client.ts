@@ -51,6 +51,8 @@ export interface RerankClient {
    * (lib/util/adaptive-limit.ts).
    */
   onStatus?(listener: (status: number) => void): () => void;
+  /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
+  endpointStats?(): { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
 }
 
 /**
@@ -265,6 +267,7 @@ export function rerankClientFromEnv(
       const offs = clients.map((c) => c.onStatus?.(listener));
       return () => offs.forEach((off) => off?.());
     },
+    endpointStats: () => spread.stats(),
   };
 }
 

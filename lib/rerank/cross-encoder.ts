@@ -200,6 +200,7 @@ export async function crossEncoderRerankRun(
     calls,
     servedModels: [...servedModels],
     standIn,
+    ...(client.endpointStats ? { endpoints: client.endpointStats() } : {}),
   };
   opts.log?.(
     `${label}: ${pairs} pairs, ${pairs - sent} from the score cache, ${calls} requests to ${client.endpoint}` +

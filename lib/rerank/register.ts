@@ -53,6 +53,8 @@ function rateCappedRerank(client: RerankClient): RerankClient {
       if (res.tokens !== undefined) ticket.settle(res.tokens);
       return res;
     },
+    ...(client.onStatus ? { onStatus: (l: (status: number) => void) => client.onStatus!(l) } : {}),
+    ...(client.endpointStats ? { endpointStats: () => client.endpointStats!() } : {}),
   };
 }
 

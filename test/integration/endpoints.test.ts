@@ -165,17 +165,28 @@ test("rerank over two servers: one stopped mid-run, every batch scored once, the
   }
 });
 
-test("metadata.json says how a run's chat requests spread over the servers", async () => {
+test("metadata.json says how a run's requests spread over the servers: chat, embeddings and rerank", async () => {
   const { runGbr } = await import("../helpers/gbr");
   const { scriptedModel } = await import("../fakes/scripted-model");
-  const [a, b] = [await startOpenAIDouble({ delayMs: 10 }), await startOpenAIDouble({ delayMs: 10 })];
+  const { startRerankDouble } = await import("../fakes/rerank-server");
+  const [a, b] = [await startOpenAIDouble({ delayMs: 10, dims: 16 }), await startOpenAIDouble({ delayMs: 10, dims: 16 })];
+  const [ra, rb] = [await startRerankDouble(), await startRerankDouble()];
   try {
     a.chat(scriptedModel);
     b.chat(scriptedModel);
+    const presets = path.join(tmp, "presets-endpoints.json");
+    await fs.writeFile(presets, JSON.stringify({ presets: [{ name: "qwen3-0.6b", provider: "openai", model: "Qwen/Qwen3-Embedding-0.6B", dims: 16, queryTemplate: "{text}", documentTemplate: "{text}" }] }));
     const out = path.join(tmp, "out-endpoints");
-    const r = await runGbr(["reproduce", "--data", "sample", "--out", out, "--only", "reform:bm25-greekstemmer"], {
+    const only = ["reform:bm25-greekstemmer", "dense:qwen3-0.6b", "rerank:bge-reranker-v2-m3:bm25-greekstemmer"];
+    const r = await runGbr(["reproduce", "--data", "sample", "--out", out, "--only", only.join(",")], {
       dataDir: path.join(tmp, "data-endpoints"),
-      env: { GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "openai/gpt-oss-120b" },
+      env: {
+        GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`,
+        GBR_CHAT_MODEL: "openai/gpt-oss-120b",
+        GBR_EMBED_BASE_URL: `${a.url}/v1,${b.url}/v1`,
+        GBR_PRESETS: presets,
+        GBR_RERANK_BASE_URL: `${ra.url},${rb.url}`,
+      },
     });
     assert.equal(r.code, 0, r.stderr);
     const meta = JSON.parse(await fs.readFile(path.join(out, "sample", "metadata.json"), "utf8"));
@@ -183,7 +194,16 @@ test("metadata.json says how a run's chat requests spread over the servers", asy
     assert.equal(spread.length, 2);
     assert.equal(spread.reduce((x, s) => x + s.answered, 0), 26, "one rewrite per sample question");
     assert.ok(spread.every((s) => s.answered > 0), JSON.stringify(spread));
+    const info = (id: string) => meta.experiments.find((e: { id: string }) => e.id === id).info;
+    const embed = info("dense:qwen3-0.6b").embedding.endpoints as { answered: number; failed: number }[];
+    assert.equal(embed.length, 2, JSON.stringify(info("dense:qwen3-0.6b")));
+    assert.ok(embed.every((s) => s.answered > 0 && s.failed === 0), JSON.stringify(embed));
+    assert.equal(embed.reduce((x, s) => x + s.answered, 0), a.count("embeddings") + b.count("embeddings"));
+    const rerank = info("rerank:bge-reranker-v2-m3:bm25-greekstemmer").rerank.endpoints as { answered: number }[];
+    assert.equal(rerank.length, 2);
+    assert.equal(rerank.reduce((x, s) => x + s.answered, 0), ra.count() + rb.count());
+    assert.ok(rerank.every((s) => s.answered > 0), JSON.stringify(rerank));
   } finally {
-    await Promise.allSettled([a.close(), b.close()]);
+    await Promise.allSettled([a.close(), b.close(), ra.close(), rb.close()]);
   }
 });

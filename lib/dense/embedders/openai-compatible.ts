@@ -189,7 +189,14 @@ export function openaiEmbedderFromEnv(
     (err) => err instanceof EmbeddingError && err.code === "PROVIDER" && (err.status === undefined || err.status === 429 || err.status >= 500),
   );
   const first = embedders[0];
-  return { id: first.id, dims: first.dims, maxBatch: first.maxBatch, endpoint: embedders.map((e) => e.endpoint).join(", "), embed: (texts, side) => spread.run((e) => e.embed(texts, side)) };
+  return {
+    id: first.id,
+    dims: first.dims,
+    maxBatch: first.maxBatch,
+    endpoint: embedders.map((e) => e.endpoint).join(", "),
+    embed: (texts, side) => spread.run((e) => e.embed(texts, side)),
+    endpointStats: () => spread.stats(),
+  };
 }
 
 function positiveInt(n: number, name: string): number {
