@@ -19,7 +19,7 @@ export interface Bm25Params {
 
 export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.75, epsilon: 0.25 });
 
-import { newSelectScratch, selectTop, type SelectScratch, type TopK } from "../util/top-k";
+import { newSelectScratch, selectTop, selectTopClearing, type SelectScratch, type TopK } from "../util/top-k";
 
 export type { TopK };
 
@@ -298,6 +298,11 @@ export class Bm25Scorer {
   private readonly times: Int32Array;
   private readonly distinct: Int32Array;
   private readonly scratch: SelectScratch;
+  private readonly termMax: Float64Array;
+  /** Every posting weight is >= 0 (true unless idf goes negative): scores then lie in [0, bound]. */
+  private readonly nonNegative: boolean;
+  /** An upper bound of the current query's scores (set by `accumulate`). */
+  private bound = 0;
 
   constructor(
     readonly index: Bm25Index,
@@ -321,6 +326,19 @@ export class Bm25Scorer {
       }
     }
     this.weight = w;
+    // Each term's largest posting weight: their sum over a query bounds its scores (selectTopClearing).
+    const termMax = new Float64Array(this.idf.length);
+    let nonNegative = true;
+    for (let t = 0; t < this.idf.length; t++) {
+      let m = 0;
+      for (let p = termStart[t]; p < termStart[t + 1]; p++) {
+        if (w[p] > m) m = w[p];
+        if (!(w[p] >= 0)) nonNegative = false;
+      }
+      termMax[t] = m;
+    }
+    this.termMax = termMax;
+    this.nonNegative = nonNegative;
     this.scores = new Float64Array(N);
     this.times = new Int32Array(this.idf.length);
     this.distinct = new Int32Array(this.idf.length);
@@ -365,12 +383,16 @@ export class Bm25Scorer {
       if (times[t]++ === 0) distinct[n++] = t;
     }
     const { termStart, postingDoc } = this.index;
+    let bound = 0;
     for (let i = 0; i < n; i++) {
       const t = distinct[i];
       const c = times[t];
       times[t] = 0;
+      bound += c * this.termMax[t];
       addPostings(termStart[t], termStart[t + 1], postingDoc, this.weight, scores, c);
     }
+    // A little above the sum, so that rounding in the additions can never carry a score past it.
+    this.bound = bound * (1 + 1e-9);
   }
 
   /**
@@ -402,6 +424,7 @@ export class Bm25Scorer {
       this.scores.fill(0);
       throw new RangeError(`k must be a positive integer, got ${k}`);
     }
+    if (this.nonNegative) return selectTopClearing(this.scores, Math.min(k, this.index.docCount), opts.positiveOnly === true, this.scratch, this.bound);
     const top = selectTop(this.scores, Math.min(k, this.index.docCount), opts.positiveOnly === true, this.scratch);
     this.scores.fill(0);
     return top;

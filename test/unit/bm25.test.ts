@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Bm25Index, okapiIdf } from "../../lib/sparse/bm25";
-import { newSelectScratch, selectTop, TopKHeap } from "../../lib/util/top-k";
+import { newSelectScratch, selectTop, selectTopClearing, TopKHeap } from "../../lib/util/top-k";
 
 /** rank_bm25's get_scores written the slow, obvious way, as the reference to compare with. */
 function referenceScores(docs: string[][], query: string[], k1 = 1.5, b = 0.75, epsilon = 0.25): number[] {
@@ -136,6 +136,29 @@ test("a repeated query term is read once, weight times count: within 1e-14 of ra
       },
     ),
     { numRuns: 300 },
+  );
+});
+
+test("selectTopClearing: the same k best as selectTop for scores in [0, bound], whatever the bound; the scores left at 0", () => {
+  const value = fc.oneof(fc.constantFrom(0, 0, 0.5, 1, 1, 2.25, 7), fc.double({ min: 0, max: 10, noNaN: true }));
+  fc.assert(
+    fc.property(
+      fc.array(value, { minLength: 1, maxLength: 300 }),
+      fc.integer({ min: 1, max: 120 }),
+      fc.boolean(),
+      fc.double({ min: 1, max: 50, noNaN: true }),
+      (values, k, positiveOnly, slack) => {
+        const scores = Float64Array.from(values);
+        const max = Math.max(...values);
+        const want = selectTop(Float64Array.from(values), Math.min(k, scores.length), positiveOnly, newSelectScratch(scores.length));
+        // A bound at the maximum or anywhere above it (a sum of per-term maxima is usually above).
+        const got = selectTopClearing(scores, Math.min(k, scores.length), positiveOnly, newSelectScratch(scores.length), max * slack);
+        assert.deepEqual(Array.from(got.docs), Array.from(want.docs));
+        assert.deepEqual(Array.from(got.scores), Array.from(want.scores));
+        assert.ok(scores.every((s) => s === 0), "cleared for the next query");
+      },
+    ),
+    { numRuns: 500 },
   );
 });
 

@@ -84,6 +84,8 @@ test("a capped chat model sends at most the cap per window, with the real clock"
   assert.equal(capped.endpoint, "http://127.0.0.1:1");
   await Promise.all(Array.from({ length: 6 }, () => capped.complete({ system: "s", user: "u" })));
   assert.equal(sent.length, 6);
-  for (const t of sent) assert.ok(sent.filter((x) => x > t - 150 && x <= t).length <= 2, `more than 2 requests within 150 ms of ${t}`);
+  // A request is admitted a moment before the model records it (an await or two, longer on a busy
+  // machine), so windows are checked with 40 ms to spare; the fake-clock tests above are exact.
+  for (const t of sent) assert.ok(sent.filter((x) => x > t - 110 && x <= t).length <= 2, `more than 2 requests within 110 ms of ${t}: ${sent.map((x) => x - sent[0])}`);
   assert.ok(sent[5] - sent[0] >= 290, `6 requests at 2 per 150 ms took ${sent[5] - sent[0]} ms`);
 });
