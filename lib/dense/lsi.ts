@@ -36,7 +36,7 @@
  * structural view lib/sparse's IndexedCorpus satisfies, so dense/ does not depend on sparse/.
  */
 import { createHash } from "node:crypto";
-import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAt, mulAtRows, mulDense, orthonormalRows, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
+import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAt, mulAtRows, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
 import { threads, WorkerPool } from "../util/worker";
 import type { Embedder, EmbedResult, Side } from "./types";
 
@@ -333,11 +333,25 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   // held in variables, so each can be collected as soon as its product is done.
   let Q: Float64Array = yield { A, rows, side: "A", X: gaussianMatrix(V * l, seed, alloc(V * l)), c: l };
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
-  for (let i = 0; i < powerIterations; i++) Q = orthonormalRows(yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l }, N, l);
+  for (let i = 0; i < powerIterations; i++) {
+    const next = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
+    // The last iteration's basis is not orthonormalised here: the Rayleigh–Ritz step below does
+    // it in the l × l space (rayleighRitz), a third of the cost, falling back to Gram–Schmidt
+    // when the basis is too ill-conditioned for that.
+    Q = i < powerIterations - 1 ? orthonormalRows(next, N, l) : next;
+  }
 
   // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V).
-  const AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
-  const { values, vectors } = symmetricEigen(gram(Q, AAtQ, N, l), l);
+  let AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
+  let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
+  if (!small) {
+    if (powerIterations > 0) {
+      Q = orthonormalRows(Q, N, l);
+      AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
+    }
+    small = symmetricEigen(gram(Q, AAtQ, N, l), l);
+  }
+  const { values, vectors } = small;
 
   // U_k = Q Ũ_k.
   const U = mulDense(Q, N, l, vectors, l, k);

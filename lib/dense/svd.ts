@@ -370,3 +370,73 @@ export function gaussianMatrix(size: number, seed: number, out: Float64Array = n
   }
   return out;
 }
+
+/**
+ * The Rayleigh–Ritz step of a randomized SVD on a basis Y (N × l, row-major) that is not
+ * orthonormal: the eigenpairs of Qᵀ A Aᵀ Q for Q = Y R⁻¹ with Yᵀ Y = Rᵀ R (Cholesky), found in
+ * the small space as those of L⁻¹ (Yᵀ A Aᵀ Y) L⁻ᵀ with L = Rᵀ. This replaces orthonormalising
+ * the tall Y (Gram–Schmidt, about 2·N·l² operations twice over) by one more Gram matrix (N·l²/2)
+ * and l × l work. Returns the eigenvalues (descending) and Z (l × l, row-major) such that the
+ * columns of Y Z are the orthonormal Ritz vectors; undefined when Yᵀ Y is too ill-conditioned
+ * for Cholesky to be trusted (a pivot below 1e-10 of its diagonal), so that the caller
+ * orthonormalises instead.
+ *
+ * @example
+ * const rr = rayleighRitz(Y, AAtY, N, l);
+ * if (rr) U = mulDense(Y, N, l, rr.vectors, l, k);
+ */
+export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: number): { values: Float64Array; vectors: Float64Array } | undefined {
+  const G = gram(Y, Y, m, l);
+  // Cholesky G = L Lᵀ, L lower-triangular, row-major.
+  const L = new Float64Array(l * l);
+  for (let j = 0; j < l; j++) {
+    let d = G[j * l + j];
+    for (let p = 0; p < j; p++) d -= L[j * l + p] * L[j * l + p];
+    if (!(d > 1e-10 * G[j * l + j])) return undefined;
+    const ljj = Math.sqrt(d);
+    L[j * l + j] = ljj;
+    for (let i = j + 1; i < l; i++) {
+      let s = G[i * l + j];
+      for (let p = 0; p < j; p++) s -= L[i * l + p] * L[j * l + p];
+      L[i * l + j] = s / ljj;
+    }
+  }
+  const H = gram(Y, AAtY, m, l);
+  // X = L⁻¹ H (forward substitution, column by column of H, done row-wise).
+  const X = new Float64Array(l * l);
+  for (let i = 0; i < l; i++) {
+    for (let c = 0; c < l; c++) {
+      let s = H[i * l + c];
+      for (let p = 0; p < i; p++) s -= L[i * l + p] * X[p * l + c];
+      X[i * l + c] = s / L[i * l + i];
+    }
+  }
+  // M = X L⁻ᵀ = (L⁻¹ Xᵀ)ᵀ, symmetric in exact arithmetic; its symmetric part is taken.
+  const M = new Float64Array(l * l);
+  for (let r = 0; r < l; r++) {
+    // Row r of M solves L mᵀ = (row r of X)ᵀ.
+    for (let i = 0; i < l; i++) {
+      let s = X[r * l + i];
+      for (let p = 0; p < i; p++) s -= L[i * l + p] * M[r * l + p];
+      M[r * l + i] = s / L[i * l + i];
+    }
+  }
+  for (let i = 0; i < l; i++) {
+    for (let j = 0; j < i; j++) {
+      const v = 0.5 * (M[i * l + j] + M[j * l + i]);
+      M[i * l + j] = v;
+      M[j * l + i] = v;
+    }
+  }
+  const { values, vectors: W } = symmetricEigen(M, l);
+  // Z = L⁻ᵀ W (back substitution on each column of W).
+  const Z = new Float64Array(l * l);
+  for (let c = 0; c < l; c++) {
+    for (let i = l - 1; i >= 0; i--) {
+      let s = W[i * l + c];
+      for (let p = i + 1; p < l; p++) s -= L[p * l + i] * Z[p * l + c];
+      Z[i * l + c] = s / L[i * l + i];
+    }
+  }
+  return { values, vectors: Z };
+}

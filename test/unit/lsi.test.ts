@@ -6,7 +6,7 @@ import { evaluate } from "../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
 import { fitLsi, fitLsiMany, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
-import { orthonormalRows, symmetricEigen } from "../../lib/dense/svd";
+import { gram, mulDense, orthonormalRows, rayleighRitz, symmetricEigen } from "../../lib/dense/svd";
 import type { Tokenizer } from "../../lib/types";
 import { requireShared } from "../helpers/shared";
 
@@ -149,6 +149,31 @@ test("symmetricEigen: a 2×2 by hand and a random 12×12 to round-off", () => {
       assert.ok(Math.abs(d - (c === c2 ? 1 : 0)) < 1e-13, "orthonormal eigenvectors");
     }
   }
+});
+
+test("rayleighRitz on a non-orthonormal basis gives the Ritz pairs of its orthonormalised span; a singular basis is refused", () => {
+  const m = 60;
+  const l = 6;
+  const rand = lcg(5);
+  // A symmetric positive semi-definite S = B Bᵀ (m × m) stands for A Aᵀ; Y a basis of mixed scales.
+  const B = Float64Array.from({ length: m * 8 }, () => rand() - 0.5);
+  const S = mulDense(B, m, 8, Float64Array.from({ length: 8 * m }, (_, i) => B[(i % m) * 8 + Math.floor(i / m)]), m, m);
+  const Y = Float64Array.from({ length: m * l }, (_, i) => (rand() - 0.5) * 10 ** (i % l));
+  const SY = mulDense(S, m, m, Y, l, l);
+  const rr = rayleighRitz(Y, SY, m, l)!;
+  assert.ok(rr, "a well-conditioned basis is taken");
+  // Reference: Gram–Schmidt, then the eigenpairs of Qᵀ S Q.
+  const Q = orthonormalRows(Y, m, l);
+  const ref = symmetricEigen(gram(Q, mulDense(S, m, m, Q, l, l), m, l), l);
+  for (let j = 0; j < l; j++) assert.ok(Math.abs(rr.values[j] - ref.values[j]) <= 1e-9 * ref.values[0], `λ${j}: ${rr.values[j]} vs ${ref.values[j]}`);
+  // Y Z has orthonormal columns.
+  const U = mulDense(Y, m, l, rr.vectors, l, l);
+  const G = gram(U, U, m, l);
+  for (let i = 0; i < l; i++) for (let j = 0; j < l; j++) assert.ok(Math.abs(G[i * l + j] - (i === j ? 1 : 0)) < 1e-8, `UᵀU[${i}][${j}] = ${G[i * l + j]}`);
+  // A basis with a dependent column: Cholesky would divide by ~0, so the caller must orthonormalise.
+  const D = Y.slice();
+  for (let r = 0; r < m; r++) D[r * l + 3] = 2 * D[r * l + 1] - D[r * l + 2];
+  assert.equal(rayleighRitz(D, mulDense(S, m, m, D, l, l), m, l), undefined);
 });
 
 test("orthonormalRows keeps the span, and a dependent column becomes zero", () => {
