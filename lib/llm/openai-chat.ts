@@ -13,7 +13,7 @@
  * the answer, token usage, wall time, and errors that carry the status and the server's own
  * message but never the key.
  */
-import { AdaptiveLimit } from "../util/adaptive-limit";
+import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
 import { recordUsage } from "../util/usage-meter";
 import { concurrencyFor } from "../util/concurrency";
 import { spreadChat } from "./chat-endpoints";
@@ -104,17 +104,12 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   // Every answer's status, retries included, steers how many requests are out at once: a 429
   // or 503 halves it, a run of successes adds one back (lib/util/adaptive-limit.ts).
   const adaptive = new AdaptiveLimit(limit, concurrency);
-  const observingFetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-    const res = await fetch(input, init);
-    adaptive.observe(res.status);
-    return res;
-  };
   const client = new (openaiSdk().default)({
     apiKey,
     baseURL,
     maxRetries,
     timeout,
-    fetch: observingFetch as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
+    fetch: observingFetch(adaptive) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
     ...(dispatcher ? { fetchOptions: { dispatcher } as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetchOptions"] } : {}),
   });
   const id = `openai:${model}`;

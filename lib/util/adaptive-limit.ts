@@ -65,3 +65,18 @@ export class AdaptiveLimit {
     return { ...this.record };
   }
 }
+
+/**
+ * A `fetch` that tells `adaptive` the status of every answer it gets: what the OpenAI SDK is
+ * given, so that its own retries steer the limit too.
+ *
+ * @example
+ * const client = new OpenAI({ baseURL, fetch: observingFetch(new AdaptiveLimit(limit, 8)) });
+ */
+export function observingFetch(adaptive: AdaptiveLimit): typeof fetch {
+  return (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    const res = await fetch(input, init);
+    adaptive.observe(res.status);
+    return res;
+  }) as typeof fetch;
+}

@@ -15,7 +15,7 @@ import type OpenAI from "openai";
 import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
 import { checkedBaseUrl, endpointOrigin } from "../../util/http";
 import { createSemaphore } from "../../util/semaphore";
-import { AdaptiveLimit } from "../../util/adaptive-limit";
+import { AdaptiveLimit, observingFetch } from "../../util/adaptive-limit";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
 import { openaiSdk } from "../../util/sdk";
 import { servedByOpenAI } from "../../util/served-by";
@@ -94,17 +94,12 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   // As for chat: every answer's status, retries included, steers the requests in flight (a 429
   // or 503 halves them, a run of successes adds one back; lib/util/adaptive-limit.ts).
   const adaptive = new AdaptiveLimit(limit, concurrency);
-  const observingFetch = async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
-    const res = await fetch(input, init);
-    adaptive.observe(res.status);
-    return res;
-  };
   const client = new (openaiSdk().default)({
     apiKey,
     baseURL,
     maxRetries,
     timeout,
-    fetch: observingFetch as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
+    fetch: observingFetch(adaptive) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
   });
   const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
   const where = `${id} at ${safeBaseURL(baseURL)}`;
