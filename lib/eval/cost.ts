@@ -72,14 +72,24 @@ export function loadPrices(file = process.env.GBR_PRICES ?? path.join(PACKAGE_RO
   return { llm: parsed.llm, embedding: parsed.embedding };
 }
 
-/** USD per million input and output tokens of a chat model (the "default" entry for an unlisted one). */
+/**
+ * USD per million input and output tokens of a chat model (the "default" entry for an unlisted one).
+ *
+ * @example
+ * llmPrice(loadPrices(), "openai/gpt-oss-120b"); // { input: 0.15, output: 0.6 }
+ */
 export function llmPrice(prices: PriceTable, model?: string): { input: number; output: number } {
   const p = (model && prices.llm[model]) || prices.llm.default;
   if (!p) throw new Error(`no LLM price for '${model}' and no "default" in the price table`);
   return p;
 }
 
-/** USD per million tokens of an embedding model (the "default" entry for an unlisted one). */
+/**
+ * USD per million tokens of an embedding model (the "default" entry for an unlisted one).
+ *
+ * @example
+ * embeddingPrice(loadPrices(), "gemini-embedding-001"); // 0.15
+ */
 export function embeddingPrice(prices: PriceTable, model?: string): number {
   const p = (model !== undefined ? prices.embedding[model] : undefined) ?? prices.embedding.default;
   if (p === undefined) throw new Error(`no embedding price for '${model}' and no "default" in the price table`);
