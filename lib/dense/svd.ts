@@ -270,7 +270,15 @@ function gatherRow(
     const x1 = index[p + 1] * c;
     const x2 = index[p + 2] * c;
     const x3 = index[p + 3] * c;
-    for (let j = 0; j < c; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
+    // Two output columns per step (each column's arithmetic as before): the loads overlap.
+    let j = 0;
+    for (; j + 1 < c; j += 2) {
+      const a = out[o + j] + (w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j]);
+      const b = out[o + j + 1] + (w0 * X[x0 + j + 1] + w1 * X[x1 + j + 1] + w2 * X[x2 + j + 1] + w3 * X[x3 + j + 1]);
+      out[o + j] = a;
+      out[o + j + 1] = b;
+    }
+    for (; j < c; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
   }
   for (; p < end; p++) {
     const w = weight[p];
@@ -315,7 +323,15 @@ export function gram(X: Float64Array, Y: Float64Array, m: number, n: number): Fl
       const x2 = X[o2 + i];
       const x3 = X[o3 + i];
       const g = i * n;
-      for (let j = i; j < n; j++) G[g + j] += x0 * Y[o0 + j] + x1 * Y[o1 + j] + x2 * Y[o2 + j] + x3 * Y[o3 + j];
+      // Two columns per step, each with the arithmetic of one at a time.
+      let j = i;
+      for (; j + 1 < n; j += 2) {
+        const a = G[g + j] + (x0 * Y[o0 + j] + x1 * Y[o1 + j] + x2 * Y[o2 + j] + x3 * Y[o3 + j]);
+        const b = G[g + j + 1] + (x0 * Y[o0 + j + 1] + x1 * Y[o1 + j + 1] + x2 * Y[o2 + j + 1] + x3 * Y[o3 + j + 1]);
+        G[g + j] = a;
+        G[g + j + 1] = b;
+      }
+      for (; j < n; j++) G[g + j] += x0 * Y[o0 + j] + x1 * Y[o1 + j] + x2 * Y[o2 + j] + x3 * Y[o3 + j];
     }
   }
   for (; r < m; r++) {
