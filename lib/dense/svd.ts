@@ -418,14 +418,18 @@ export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: 
     }
   }
   const H = gram(Y, AAtY, m, l);
-  // X = L⁻¹ H (forward substitution, column by column of H, done row-wise).
-  const X = new Float64Array(l * l);
+  // X = L⁻¹ H (forward substitution), a whole row at a time: row i of X is row i of H less
+  // L[i][p] times each earlier row p, in order, over L[i][i].
+  const X = H.slice();
   for (let i = 0; i < l; i++) {
-    for (let c = 0; c < l; c++) {
-      let s = H[i * l + c];
-      for (let p = 0; p < i; p++) s -= L[i * l + p] * X[p * l + c];
-      X[i * l + c] = s / L[i * l + i];
+    const oi = i * l;
+    for (let p = 0; p < i; p++) {
+      const f = L[oi + p];
+      const op = p * l;
+      for (let c = 0; c < l; c++) X[oi + c] -= f * X[op + c];
     }
+    const inv = L[oi + i];
+    for (let c = 0; c < l; c++) X[oi + c] /= inv;
   }
   // M = X L⁻ᵀ = (L⁻¹ Xᵀ)ᵀ, symmetric in exact arithmetic; its symmetric part is taken.
   const M = new Float64Array(l * l);
@@ -445,14 +449,17 @@ export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: 
     }
   }
   const { values, vectors: W } = symmetricEigen(M, l);
-  // Z = L⁻ᵀ W (back substitution on each column of W).
-  const Z = new Float64Array(l * l);
-  for (let c = 0; c < l; c++) {
-    for (let i = l - 1; i >= 0; i--) {
-      let s = W[i * l + c];
-      for (let p = i + 1; p < l; p++) s -= L[p * l + i] * Z[p * l + c];
-      Z[i * l + c] = s / L[i * l + i];
+  // Z = L⁻ᵀ W (back substitution), a whole row at a time, last row first.
+  const Z = W.slice();
+  for (let i = l - 1; i >= 0; i--) {
+    const oi = i * l;
+    for (let p = i + 1; p < l; p++) {
+      const f = L[p * l + i];
+      const op = p * l;
+      for (let c = 0; c < l; c++) Z[oi + c] -= f * Z[op + c];
     }
+    const inv = L[oi + i];
+    for (let c = 0; c < l; c++) Z[oi + c] /= inv;
   }
   return { values, vectors: Z };
 }
