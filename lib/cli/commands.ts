@@ -16,7 +16,7 @@ import { createRetriever } from "../retrievers";
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce, selection } from "../experiments/reproduce";
+import { reproduce } from "../experiments/reproduce";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
 import { setPricer } from "../util/usage-meter";
@@ -334,31 +334,24 @@ const reproduceCmd = withHelp(
     const src = String(values.data ?? "hf");
     const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
-    if (values.plan) {
-      const opts = {
-        outRoot: String(values.out ?? "outputs"),
-        only,
-        log,
-        retrieverOptions: { ...llmRetrieverOptions(values), ...(values.quiet ? {} : { onProgress: progressReporter(io, { tty: process.stderr.isTTY === true }) }) },
-        repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
-        seed: numberOption(values.seed, "--seed", 42, { integer: true }),
-      };
-      const { selected, outDir } = selection(loaded, opts);
-      const { plan, file } = await planReproduce(loaded, opts, selected, outDir);
-      io.stdout(formatPlan(plan, file));
-      return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
-    }
-    // Progress lines show the cost so far at the price table; each long step's figures also go
-    // to metadata.json (`progress`), printed or not.
-    setPricer(pricerFrom(loadPrices()));
-    const result = await reproduce(loaded, {
+    // Each long step's figures go to metadata.json (`progress`), printed or not (-q).
+    const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true });
+    const opts = {
       outRoot: String(values.out ?? "outputs"),
       only,
       log,
-      retrieverOptions: { ...llmRetrieverOptions(values), onProgress: progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true }) },
+      retrieverOptions: { ...llmRetrieverOptions(values), onProgress },
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
-    });
+    };
+    if (values.plan) {
+      const { plan, file } = await planReproduce(loaded, opts);
+      io.stdout(formatPlan(plan, file));
+      return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
+    }
+    // Progress lines show the cost so far at the price table.
+    setPricer(pricerFrom(loadPrices()));
+    const result = await reproduce(loaded, opts);
     io.stdout(formatReproduceSummary(loaded, result));
     // Skipped experiments (a provider not configured, a resource offline) are not failures.
     return result.outcomes.some((o) => o.status === "failed") ? 1 : 0;

@@ -14,6 +14,7 @@ import { countTokens } from "../util/tokens";
 import { RateCap, sharedRateCap } from "../util/rate-cap";
 import { planEmbedder, planVectorView } from "./plan-embed";
 import { checkedBaseUrl } from "../util/http";
+import type { EndpointStats } from "../util/endpoints";
 
 // The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
 // retriever is first created, so commands that never embed start fast.
@@ -295,7 +296,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
  * corpus embedding as the one-time part (one call per article). The online part is the change in
  * `usage` during the call, so one retriever's runs must not overlap (reproduce runs them in turn).
  */
-function recorded(r: DenseRetriever, articles: number, endpoints?: () => { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[]): DenseRetriever {
+function recorded(r: DenseRetriever, articles: number, endpoints?: () => EndpointStats[]): DenseRetriever {
   const u = r.usage;
   const wrap =
     (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>

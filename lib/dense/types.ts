@@ -2,6 +2,7 @@
  * Dense retrieval vocabulary: an Embedder turns texts into vectors; a preset says which model,
  * through which provider, with which query and document templates (the paper's settings).
  */
+import type { EndpointStats } from "../util/endpoints";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 /** Which side of retrieval a text is on; models embed queries and documents differently. */
@@ -91,7 +92,7 @@ export interface Embedder {
   /** The in-flight limit as the server's answers steered it (lib/util/adaptive-limit.ts), when the embedder adapts it. */
   limitState?(): { max: number; current: number; lowest: number; refusals: number };
   /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
-  endpointStats?(): { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
+  endpointStats?(): EndpointStats[];
 }
 
 /**

@@ -115,9 +115,7 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable): C
   return usages.map((u) => {
     const n = Math.max(1, u.queries);
     const { online, corpus, llmModel, embeddingModel } = u.cost;
-    const lp = llmPrice(prices, llmModel);
-    const ep = embeddingPrice(prices, embeddingModel);
-    const dollars = (w: Work) => (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * ep) / 1e6;
+    const dollars = (w: Work) => workCost(prices, w, llmModel, embeddingModel);
     return {
       method: u.method,
       callsPerQuery: (online.llmCalls + online.embeddingCalls + (online.rerankCalls ?? 0)) / n,
@@ -133,6 +131,18 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable): C
       oneTimeCost: dollars(corpus),
     };
   });
+}
+
+/**
+ * API-equivalent USD of some provider work: its chat tokens at the chat model's input and output
+ * prices, its embedding tokens at the embedding model's.
+ *
+ * @example
+ * workCost(loadPrices(), run.cost!.online, run.cost!.llmModel, run.cost!.embeddingModel);
+ */
+export function workCost(prices: PriceTable, w: Work, llmModel?: string, embeddingModel?: string): number {
+  const lp = llmPrice(prices, llmModel);
+  return (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * embeddingPrice(prices, embeddingModel)) / 1e6;
 }
 
 /**

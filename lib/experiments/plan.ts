@@ -11,14 +11,13 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
-import { embeddingPrice, llmPrice, loadPrices, type PriceTable } from "../eval/cost";
+import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost";
 import { outputGuess } from "../llm/plan-chat";
 import type { PlanMode } from "../registry";
 import type { RunInfo, Work } from "../types";
 import { addWork } from "../util/run-cost";
-import type { Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
-import type { ReproduceOptions } from "./reproduce";
+import { selection, type ReproduceOptions } from "./reproduce";
 
 /**
  * One experiment of the plan (plan.json's `experiments[]`). `calls` counts chat calls, texts
@@ -123,8 +122,7 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
     if (c) {
       const w = addWork(c.online, c.corpus);
       work = addWork(work, w);
-      const lp = llmPrice(prices, c.llmModel);
-      dollars += (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * embeddingPrice(prices, c.embeddingModel)) / 1e6;
+      dollars += workCost(prices, w, c.llmModel, c.embeddingModel);
       if (w.llmCalls > 0) bases.add(INPUT_BASIS);
       if (w.embeddingCalls > 0) bases.add(EMBED_BASIS);
     }
@@ -134,25 +132,27 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
     let reranks = false;
     let react = false;
     walk(run.info, (i) => {
-      if (i.llm) llm = true;
-      if (i.embedding) embeds = true;
-      if (i.rerank) reranks = true;
-      if (i.rounds !== undefined) react = true;
       if (i.llm && !seen.has(i.llm)) {
+        llm = true;
         seen.add(i.llm);
         cached += i.llm.reused;
       }
-      const vectors = (i.embedding as { cachedVectors?: unknown } | undefined)?.cachedVectors;
-      if (typeof vectors === "number") cached += vectors;
-      if (i.rerank?.kind === "cross-encoder") bases.add(RERANK_BASIS);
-      if (i.rerank?.kind === "cross-encoder" && i.rerank.pairs && i.rerank.reusedPairs) {
-        cached += Math.floor((i.rerank.calls * i.rerank.reusedPairs) / i.rerank.pairs);
+      if (i.embedding) {
+        embeds = true;
+        const vectors = (i.embedding as { cachedVectors?: unknown }).cachedVectors;
+        if (typeof vectors === "number") cached += vectors;
       }
       if (i.rounds !== undefined) {
+        react = true;
         exact = false;
         bases.add(REACT_BASIS);
       }
-      if (i.rerank?.kind === "listwise-llm") {
+      const r = i.rerank;
+      if (r) reranks = true;
+      if (r?.kind === "cross-encoder") {
+        bases.add(RERANK_BASIS);
+        if (r.pairs && r.reusedPairs) cached += Math.floor((r.calls * r.reusedPairs) / r.pairs);
+      } else if (r?.kind === "listwise-llm") {
         exact = false;
         bases.add(LISTWISE_BASIS);
       }
@@ -192,17 +192,14 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
  * search and count prompts for every question (about a third of a second per question).
  *
  * @example
- * const { plan, file } = await planReproduce(loaded, { outRoot: "outputs", only: ["reform-bm25"] }, selected, "outputs/hf");
+ * const { plan, file } = await planReproduce(loaded, { outRoot: "outputs", only: ["reform:bm25-greekstemmer"] });
  * plan.experiments[0].calls; // 283
  */
-export async function planReproduce(
-  loaded: LoadedBenchmark,
-  opts: ReproduceOptions,
-  selected: readonly Experiment[],
-  outDir: string,
-): Promise<{ plan: Plan; file: string }> {
+export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
+  const { selected, outDir } = selection(loaded, opts);
   const prices = loadPrices();
   const guesses = new Map<string, { perCall: number; basis: string }>();
+  const price = pricerFrom(prices);
   const total: PlanTotal = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, chatCalls: 0, embeddedTexts: 0, rerankRequests: 0, rerankPairs: 0 };
   const mode: PlanMode = {
     async outputGuess(modelId, cache) {
@@ -213,15 +210,14 @@ export async function planReproduce(
     tally(kind, model, calls, input, output) {
       total.calls += calls;
       if (kind === "chat") {
-        const p = llmPrice(prices, model.slice(model.indexOf(":") + 1));
         total.chatCalls += calls;
         total.inputTokens += input;
         total.outputTokens += output;
-        total.cost += (input * p.input + output * p.output) / 1e6;
+        total.cost += price("chat", { model: model.slice(model.indexOf(":") + 1), input, output });
       } else if (kind === "embedding") {
         total.embeddedTexts += calls;
         total.inputTokens += input;
-        total.cost += (input * embeddingPrice(prices, model)) / 1e6;
+        total.cost += price("embed", { model, input, output: 0 });
       } else {
         total.rerankRequests += calls;
         total.rerankPairs += input;

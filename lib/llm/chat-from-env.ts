@@ -2,9 +2,9 @@
  * One entry point that turns a model name (from `--llm` or `GBR_CHAT_MODEL`) into a ChatModel of
  * the right provider, so the CLI, the notebooks and the experiments choose providers the same way.
  */
-import { GEMINI_CHAT_DEFAULT_MODEL, geminiChatFromEnv } from "./gemini-chat";
-import { DEFAULT_MODEL, openaiChatFromEnv } from "./openai-chat";
-import { ChatError, type ChatModel } from "./types";
+import { geminiChatFromEnv, geminiChatModelFromEnv } from "./gemini-chat";
+import { openaiChatFromEnv, openaiChatModelFromEnv } from "./openai-chat";
+import { ChatError, withComplete, type ChatModel } from "./types";
 import { RateCap, sharedRateCap } from "../util/rate-cap";
 import { countTokens } from "../util/tokens";
 
@@ -67,25 +67,19 @@ export function chatFromEnv(name?: string, env: NodeJS.ProcessEnv = process.env)
  * const chat = rateCappedChat(openaiChatFromEnv(), new RateCap({ requestsPerMinute: 500 }));
  */
 export function rateCappedChat(chat: ChatModel, cap: RateCap): ChatModel {
-  return {
-    id: chat.id,
-    ...(chat.endpoint !== undefined ? { endpoint: chat.endpoint } : {}),
-    complete: async (req) => {
-      const ticket = await cap.acquire(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0));
-      const res = await chat.complete(req);
-      ticket.settle(res.usage.input + res.usage.output);
-      return res;
-    },
-    ...(chat.endpointStats ? { endpointStats: () => chat.endpointStats!() } : {}),
-    ...(chat.limitState ? { limitState: () => chat.limitState!() } : {}),
-    ...(chat.capacity !== undefined ? { capacity: chat.capacity } : {}),
-  };
+  return withComplete(chat, async (req) => {
+    const ticket = await cap.acquire(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0));
+    const res = await chat.complete(req);
+    ticket.settle(res.usage.input + res.usage.output);
+    return res;
+  });
 }
 
 /**
  * The id (`<provider>:<model>`) of the model `chatFromEnv(name, env)` would return, without
  * needing its provider configured: `gbr reproduce --plan` looks the requests up in the replay
- * cache under it before any server is set up. A test holds the two to the same answer.
+ * cache under it before any server is set up. The model name comes from the same helpers the
+ * providers use (`openaiChatModelFromEnv`, `geminiChatModelFromEnv`), so the two agree.
  *
  * @example
  * chatModelIdFromEnv(undefined, {});            // "openai:openai/gpt-oss-120b"
@@ -93,12 +87,5 @@ export function rateCappedChat(chat: ChatModel, cap: RateCap): ChatModel {
  */
 export function chatModelIdFromEnv(name?: string, env: NodeJS.ProcessEnv = process.env): string {
   const { provider, model } = parseChatModelName(name?.trim() || env.GBR_CHAT_MODEL?.trim() || undefined);
-  const fromEnv = env.GBR_CHAT_MODEL?.trim();
-  if (provider === "gemini") {
-    const g = fromEnv?.replace(/^gemini:/i, "");
-    const envModel = g && /^(models\/)?gemini/i.test(g) ? g : undefined;
-    return `gemini:${model?.trim() || envModel || GEMINI_CHAT_DEFAULT_MODEL}`;
-  }
-  const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
-  return `openai:${model?.trim() || envModel || DEFAULT_MODEL}`;
+  return provider === "gemini" ? `gemini:${geminiChatModelFromEnv(model, env)}` : `openai:${openaiChatModelFromEnv(model, env)}`;
 }

@@ -79,8 +79,7 @@ export interface GeminiChatOptions {
 export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const apiKey = opts.apiKey?.trim();
   if (!apiKey) throw new ChatError("geminiChat: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
-  // The SDK adds "models/" itself; accept either spelling but keep one identity.
-  const model = (opts.model ?? "").trim().replace(/^models\//, "");
+  const model = geminiModelName(opts.model ?? "");
   if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
   const attempts = opts.attempts ?? 5;
   const timeoutMs = opts.timeoutMs ?? 600_000;
@@ -184,10 +183,26 @@ export function geminiChatFromEnv(
     );
   }
   const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() ? checkedBaseUrl("GBR_GEMINI_BASE_URL", env.GBR_GEMINI_BASE_URL.trim(), "GEMINI_API_KEY") : undefined;
+  return geminiChat({ ...more, apiKey, baseUrl, model: geminiChatModelFromEnv(model, env) });
+}
+
+/**
+ * The Gemini chat model `geminiChatFromEnv(model, …, env)` uses: `model`, else a Gemini name in
+ * `GBR_CHAT_MODEL` (a gpt-oss name there is meant for the OpenAI-compatible server), else
+ * gemini-2.5-flash; without a "models/" prefix, as the model's id has it.
+ *
+ * @example
+ * geminiChatModelFromEnv(undefined, { GBR_CHAT_MODEL: "gemini:models/gemini-2.5-pro" }); // "gemini-2.5-pro"
+ */
+export function geminiChatModelFromEnv(model: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.GBR_CHAT_MODEL?.trim().replace(/^gemini:/i, "");
-  // A gpt-oss name in GBR_CHAT_MODEL is meant for the OpenAI-compatible server, not for Gemini.
   const envModel = fromEnv && /^(models\/)?gemini/i.test(fromEnv) ? fromEnv : undefined;
-  return geminiChat({ ...more, apiKey, baseUrl, model: model?.trim() || envModel || GEMINI_CHAT_DEFAULT_MODEL });
+  return geminiModelName(model?.trim() || envModel || GEMINI_CHAT_DEFAULT_MODEL);
+}
+
+// The SDK adds "models/" itself; either spelling is accepted, with one identity.
+function geminiModelName(name: string): string {
+  return name.trim().replace(/^models\//, "");
 }
 
 /**

@@ -68,7 +68,7 @@ export interface OpenAIChatOptions {
 const DEFAULTS = { maxRetries: 4, timeoutMs: 600_000 } as const;
 
 /** The paper's chat model (DESIGN.md §6): used when neither an argument nor GBR_CHAT_MODEL names one. */
-export const DEFAULT_MODEL = "openai/gpt-oss-120b";
+const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
 /**
  * A ChatModel over an OpenAI-compatible server. `complete()` sends one chat completion (system
@@ -185,15 +185,26 @@ export function openaiChatFromEnv(
   const urls = baseURL.split(",").map((u) => u.trim()).filter(Boolean);
   for (const u of urls) checkedBaseUrl(variable, u, "GBR_CHAT_API_KEY");
   const apiKey = env.GBR_CHAT_API_KEY?.trim() || env.OPENAI_API_KEY?.trim() || undefined;
-  const fromEnv = env.GBR_CHAT_MODEL?.trim();
-  const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
-  const name = model?.trim() || envModel || DEFAULT_MODEL;
+  const name = openaiChatModelFromEnv(model, env);
   // Read from `env` like everything else here (not from the process's environment).
   const concurrency = more.concurrency ?? concurrencyFor("chat", env);
   if (urls.length === 1) return openaiChat({ ...more, concurrency, model: name, baseURL: urls[0], apiKey });
   // With other endpoints to turn to, a failing one is not retried in place: spreadChat sets it
   // aside and sends the request elsewhere.
   return spreadChat(urls.map((u) => openaiChat({ maxRetries: 0, ...more, concurrency, model: name, baseURL: u, apiKey })));
+}
+
+/**
+ * The model `openaiChatFromEnv(model, …, env)` asks for: `model`, else `GBR_CHAT_MODEL` unless it
+ * names a Gemini model (its "openai:" prefix dropped), else openai/gpt-oss-120b.
+ *
+ * @example
+ * openaiChatModelFromEnv(undefined, { GBR_CHAT_MODEL: "openai:gpt-oss:20b" }); // "gpt-oss:20b"
+ */
+export function openaiChatModelFromEnv(model: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const fromEnv = env.GBR_CHAT_MODEL?.trim();
+  const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
+  return model?.trim() || envModel || DEFAULT_MODEL;
 }
 
 /**

@@ -6,7 +6,7 @@ import { dataDir } from "../paths";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, secondsOf, timed } from "../util/run-cost";
-import { chatParams, type ChatModel, type ChatUsage } from "./types";
+import { chatParams, withComplete, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor, reactPromptsOf } from "./react-prompts";
@@ -41,13 +41,7 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
   // The seed of a --repeat sample is added outside the replay layer, so that it is part of the
   // replay key as well as of the request.
   const inner = model;
-  return {
-    id: inner.id,
-    endpoint: inner.endpoint,
-    complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }),
-    ...(inner.endpointStats ? { endpointStats: () => inner.endpointStats!() } : {}),
-    ...(inner.capacity !== undefined ? { capacity: inner.capacity } : {}),
-  };
+  return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
 }
 
 async function replayedChatModel(opts: RetrieverOptions): Promise<ChatModel> {

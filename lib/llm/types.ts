@@ -123,6 +123,24 @@ export interface EndpointCounts {
 }
 
 /**
+ * `inner` with another `complete` (one that calls inner's, say) and everything else of it passed
+ * through: its id, endpoint, per-endpoint counts, in-flight limit and capacity.
+ *
+ * @example
+ * const seeded = withComplete(llm, (req) => llm.complete({ ...req, seed: 7 }));
+ */
+export function withComplete(inner: ChatModel, complete: ChatModel["complete"]): ChatModel {
+  return {
+    id: inner.id,
+    ...(inner.endpoint !== undefined ? { endpoint: inner.endpoint } : {}),
+    complete,
+    ...(inner.endpointStats ? { endpointStats: () => inner.endpointStats!() } : {}),
+    ...(inner.limitState ? { limitState: () => inner.limitState!() } : {}),
+    ...(inner.capacity !== undefined ? { capacity: inner.capacity } : {}),
+  };
+}
+
+/**
  * Raised by chat providers and the LLM methods; `code` is stable for callers to switch on:
  * NOT_CONFIGURED (no provider or model set up: unavailable, so experiments are skipped),
  * PROVIDER (the server failed), EMPTY, BUDGET (an article too long for an observer prompt).

@@ -9,7 +9,9 @@
  */
 import { recordUsage } from "../util/usage-meter";
 import { GbrError } from "../util/errors";
-import { EndpointSpread, endpointList } from "../util/endpoints";
+import { EndpointSpread, endpointList, type EndpointStats } from "../util/endpoints";
+import { RateCap, sharedRateCap } from "../util/rate-cap";
+import { countTokens } from "../util/tokens";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
 import { redactKey } from "../util/openai-errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
@@ -52,7 +54,7 @@ export interface RerankClient {
    */
   onStatus?(listener: (status: number) => void): () => void;
   /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
-  endpointStats?(): { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
+  endpointStats?(): EndpointStats[];
 }
 
 /**
@@ -252,14 +254,16 @@ export function rerankClientFromEnv(
     if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new RerankError(`GBR_RERANK_TIMEOUT_MS must be a positive integer (milliseconds), got ${JSON.stringify(env.GBR_RERANK_TIMEOUT_MS)}`, "NOT_CONFIGURED");
   }
   const apiKey = env.GBR_RERANK_API_KEY || undefined;
-  if (urls.length === 1) return rerankClient({ ...more, baseUrl: urls[0], apiKey, api, timeoutMs });
+  const cap = sharedRateCap("rerank", env);
+  const capped = (c: RerankClient) => (cap ? rateCappedRerank(c, cap) : c);
+  if (urls.length === 1) return capped(rerankClient({ ...more, baseUrl: urls[0], apiKey, api, timeoutMs }));
   // With other endpoints to turn to, a failing one is not retried in place but set aside.
   const clients = urls.map((u) => rerankClient({ ...more, attempts: 1, baseUrl: u, apiKey, api, timeoutMs }));
   const spread = new EndpointSpread(
     clients.map((c) => ({ client: c, endpoint: c.endpoint })),
     (err) => err instanceof RerankError && err.retryable,
   );
-  return {
+  return capped({
     id: clients[0].id,
     endpoint: clients.map((c) => c.endpoint).join(", "),
     rerank: (model, query, documents) => spread.run((c) => c.rerank(model, query, documents)),
@@ -268,6 +272,29 @@ export function rerankClientFromEnv(
       return () => offs.forEach((off) => off?.());
     },
     endpointStats: () => spread.stats(),
+  });
+}
+
+/**
+ * A rerank client whose requests wait for the rate caps (GBR_RERANK_RPM, GBR_RERANK_TPM): each
+ * reserves the o200k count of its query (once per article) and articles, then what the server
+ * reported (when it reported).
+ *
+ * @example
+ * const c = rateCappedRerank(rerankClient({ baseUrl }), new RateCap({ requestsPerMinute: 60 }));
+ */
+export function rateCappedRerank(client: RerankClient, cap: RateCap): RerankClient {
+  return {
+    id: client.id,
+    endpoint: client.endpoint,
+    rerank: async (model, query, documents) => {
+      const ticket = await cap.acquire(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0));
+      const res = await client.rerank(model, query, documents);
+      if (res.tokens !== undefined) ticket.settle(res.tokens);
+      return res;
+    },
+    ...(client.onStatus ? { onStatus: (l: (status: number) => void) => client.onStatus!(l) } : {}),
+    ...(client.endpointStats ? { endpointStats: () => client.endpointStats!() } : {}),
   };
 }
 

@@ -9,8 +9,6 @@
 import type { Benchmark, DocId, Query, Retriever } from "../types";
 import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
 import { GbrError } from "../util/errors";
-import { sharedRateCap } from "../util/rate-cap";
-import { countTokens } from "../util/tokens";
 import { chatModelFor } from "../llm/register";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
 import { rerankClientFromEnv, type RerankClient } from "./client";
@@ -40,24 +38,6 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
   return m;
 }
 
-/** The rerank client behind GBR_RERANK_RPM / GBR_RERANK_TPM (o200k of the query and articles) when set. */
-function rateCappedRerank(client: RerankClient): RerankClient {
-  const cap = sharedRateCap("rerank");
-  if (!cap) return client;
-  return {
-    id: client.id,
-    endpoint: client.endpoint,
-    rerank: async (model, query, documents) => {
-      const ticket = await cap.acquire(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0));
-      const res = await client.rerank(model, query, documents);
-      if (res.tokens !== undefined) ticket.settle(res.tokens);
-      return res;
-    },
-    ...(client.onStatus ? { onStatus: (l: (status: number) => void) => client.onStatus!(l) } : {}),
-    ...(client.endpointStats ? { endpointStats: () => client.endpointStats!() } : {}),
-  };
-}
-
 registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promise<Retriever> => {
   const { reranker, retriever } = parseRerankName(name);
   const depth = opts.rerankDepth ?? 100;
@@ -83,7 +63,7 @@ registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promis
           return { scores: documents.map(() => 0), standIn: false };
         },
       }
-    : rateCappedRerank(rerankClientFromEnv());
+    : rerankClientFromEnv();
   const opened = await openScoreCache(undefined, { log: opts.log });
   const cache: ScoreCache = opts.plan
     ? { file: opened.file, size: opened.size, tornLines: opened.tornLines, get: (key) => opened.get(key), append: async () => {} }
