@@ -1,29 +1,13 @@
 import { TopKHeap, type TopK } from "../util/top-k";
+import { ensureWasmBytes, wasmKernel, type WasmMemory } from "../util/wasm";
 import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 
-// The WebAssembly global is not in the type libraries this project compiles with (no DOM lib,
-// and tslab's older @types/node), so the few parts used are typed here.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-}
-const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-let compiled: object | undefined;
-function kernelModule(): object {
-  compiled ??= new Wasm.Module(Buffer.from(DOT_KERNEL_WASM_BASE64, "base64"));
-  return compiled;
-}
+const instantiate = wasmKernel(DOT_KERNEL_WASM_BASE64);
 
 /** Documents per tile: 48 rows of 4,096 floats (768 KB) stay in a 1-2 MB L2 cache while every query passes over them. */
 const TILE_DOCS = 48;
 /** Queries per scoring chunk; bounds the score matrix at CHUNK × documents floats. */
 const QUERY_CHUNK = 256;
-const PAGE = 65536;
 
 /**
  * L2-normalises a vector into a new Float32Array (a zero vector stays zero).
@@ -65,9 +49,9 @@ export class ExactIndex {
     this.size = docs.length;
     this.dim = docs[0].length;
     this.stride = Math.ceil(this.dim / 4) * 4;
-    const instance = new Wasm.Instance(kernelModule(), {});
-    this.memory = instance.exports.memory as WasmMemory;
-    this.dots = instance.exports.dots as ExactIndex["dots"];
+    const { memory, exports } = instantiate();
+    this.memory = memory;
+    this.dots = exports.dots as ExactIndex["dots"];
     this.docsBytes = this.size * this.stride * 4;
     this.ensure(this.docsBytes);
     const view = new Float32Array(this.memory.buffer, 0, this.size * this.stride);
@@ -91,8 +75,7 @@ export class ExactIndex {
   }
 
   private ensure(bytes: number): void {
-    const have = this.memory.buffer.byteLength;
-    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE));
+    ensureWasmBytes(this.memory, bytes);
   }
 
   /**

@@ -1,8 +1,9 @@
 /**
  * Latent semantic indexing (Deerwester et al. 1990) as an offline "dense" retriever: a
  * truncated SVD of the corpus's TF-IDF matrix, computed here with a seeded randomized SVD
- * (Halko, Martinsson & Tropp 2011) on typed arrays, so it needs no model download, no API and
- * no native code, and gives a reproducible dense baseline next to BM25.
+ * (Halko, Martinsson & Tropp 2011) on typed arrays (its products in a small WebAssembly SIMD
+ * kernel), so it needs no model download, no API and no native code, and gives a reproducible
+ * dense baseline next to BM25.
  *
  * The matrix A (documents × terms) is built from the postings of the BM25 index the caller
  * already has (normally BM25-GREEKSTEMMER), so LSI sees exactly the terms BM25 sees:
@@ -37,6 +38,7 @@
  */
 import { createHash } from "node:crypto";
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAt, mulAtRows, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
+import { releaseGatherKernel } from "./gather-kernel";
 import { threads, WorkerPool } from "../util/worker";
 import type { Embedder, EmbedResult, Side } from "./types";
 
@@ -225,8 +227,8 @@ interface Product {
 /**
  * Fits LSI on an indexed corpus: TF-IDF matrix, then a seeded randomized truncated SVD (see
  * the module comment for the exact algorithm). Deterministic: the same corpus and options give
- * bit-identical vectors. greeklaws-2021 (5,692 articles) at 256 dims takes about 2 s; its
- * sparse products are most of it, which `fitLsiMany` spreads over both cores.
+ * bit-identical vectors. greeklaws-2021 (5,692 articles) at 256 dims takes about 1.3 s (2.5 s
+ * before the products moved to WebAssembly SIMD, with the same vectors to the bit).
  *
  * @example
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
@@ -234,13 +236,19 @@ interface Product {
  * model.singularValues[0]; // largest σ
  */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
-  const steps = fitSteps(corpus, opts);
-  let step = steps.next();
-  while (!step.done) {
-    const p = step.value;
-    step = steps.next(p.side === "A" ? mulA(p.rows, p.X, p.c) : mulAt(p.A, p.X, p.c));
+  try {
+    const steps = fitSteps(corpus, opts);
+    let step = steps.next();
+    while (!step.done) {
+      const p = step.value;
+      step = steps.next(p.side === "A" ? mulA(p.rows, p.X, p.c) : mulAt(p.A, p.X, p.c));
+    }
+    return step.value;
+  } finally {
+    // The kernel's memory holds a copy of the largest block (35 MB on greeklaws-2021): a fit is
+    // rare enough to make a new kernel for each.
+    releaseGatherKernel();
   }
-  return step.value;
 }
 
 /** Products smaller than this (stored entries × columns) stay on the main thread. */
@@ -252,16 +260,24 @@ const pool = new WorkerPool(__filename, "lsi-worker");
 /**
  * `fitLsi` with each large sparse product split between the main thread and a worker thread,
  * both writing their rows of one result in shared memory: the same model to the bit
- * (`GBR_THREADS=1`, or products under `minWork` stored entries × columns: one thread). On
- * greeklaws-2021: 1.8 s → 1.5 s (the orthonormalisation between the products stays serial), for
- * about 100 MB more at peak (the worker, its copy of the matrix, two shared buffers), which is
- * why the lsi retriever fits in one thread.
+ * (`GBR_THREADS=1`, or products under `minWork` stored entries × columns: one thread). It paid
+ * while the products were JavaScript (2.5 s → 2.0 s on greeklaws-2021); with the SIMD kernel
+ * the products are a smaller share and the copies to and from the worker eat the gain (1.3 s
+ * either way), for about 100 MB more at peak, so the lsi retriever fits in one thread. It is
+ * kept for corpora many times larger, where the products dominate again.
  *
  * @example
  * const model = await fitLsiMany(corpus, { dims: 256, seed: 42 });
  */
 export async function fitLsiMany(corpus: LsiCorpus, opts: LsiOptions = {}, parallel: { minWork?: number } = {}): Promise<LsiModel> {
-  const minWork = parallel.minWork ?? PARALLEL_MIN_WORK;
+  try {
+    return await fitSharing(corpus, opts, parallel.minWork ?? PARALLEL_MIN_WORK);
+  } finally {
+    releaseGatherKernel();
+  }
+}
+
+async function fitSharing(corpus: LsiCorpus, opts: LsiOptions, minWork: number): Promise<LsiModel> {
   const steps = fitSteps(corpus, opts);
   // Two shared buffers for the whole fit, each product's input and the worker's rows of its
   // result, rather than new shared memory per product: the worker's heap, which rarely

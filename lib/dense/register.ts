@@ -384,8 +384,8 @@ export async function lsiRetriever(name: string, bench: Benchmark, opts: Retriev
   // and the sweep when the job has a build cache), so the corpus is tokenised once.
   const bm25 = await createRetriever("bm25-greekstemmer", bench, opts);
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
-  // One thread (1.8 s on greeklaws-2021): sharing the products with a worker (fitLsiMany) saves
-  // 0.3 s but adds ~100 MB at peak in a fresh `gbr reproduce`, which is where this mostly runs.
+  // One thread (1.3 s on greeklaws-2021): sharing the products with a worker (fitLsiMany) no
+  // longer saves time with the SIMD kernel, and adds ~100 MB at peak in a fresh `gbr reproduce`.
   const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims }));
   opts.log?.(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
   const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
