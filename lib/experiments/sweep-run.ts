@@ -9,7 +9,7 @@ import { DEPTH, meanOf, METRICS, PositionalEvaluator, queryMetrics, type Metric,
 import { checkMetric, firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
-import { splitWork, threads, WorkerPool } from "../util/worker";
+import { shareChunks, splitWork, threads, WorkerPool } from "../util/worker";
 
 /** rank_bm25's defaults, the paper's untuned BM25 (ε is the sweep's `epsilon` option). */
 const DEFAULT_K1 = 1.5;
@@ -77,9 +77,9 @@ export function bm25Sweep(
 }
 
 /**
- * `bm25Sweep` over both cores: the queries split between the main thread and `threads() - 1`
- * workers (lib/experiments/sweep-worker.ts, which run the very same `sweepQuery`), the same
- * result to the bit. Small sweeps, `keepRankings`, and `GBR_THREADS=1` run in one thread; to
+ * `bm25Sweep` over both cores: the queries cut into chunks of about equal work that the main
+ * thread and `threads() - 1` workers (lib/experiments/sweep-worker.ts, which run the very same
+ * `sweepQuery`) take in turn (`shareChunks`), the same result to the bit. Small sweeps, `keepRankings`, and `GBR_THREADS=1` run in one thread; to
  * get the rankings of a few settings afterwards, use `attachRankings`.
  *
  * @example
@@ -95,26 +95,24 @@ export async function bm25SweepMany(
   const clients = !opts.keepRankings && plan.work.length >= PARALLEL_MIN_SWEEP_QUERIES ? pool.take(threads() - 1) : [];
   if (!clients.length) return bm25Sweep(corpus, queries, qrels, opts);
   const id = pool.load(corpus, clients, (id) => ({ kind: "load", corpus: id, arrays: corpus.index.arrays(), docIds: corpus.docIds }));
-  const parts = splitWork(plan.work, clients.length + 1);
+  // Chunks of about equal work (a query's work grows with the postings it touches), taken in
+  // turn by this thread and the workers.
+  const chunks = splitWork(plan.work, SWEEP_CHUNKS, 1, (q) => sweepCost(corpus, q.termIds));
   const S = plan.settings.length;
-  const fromWorker = (part: readonly SweepWork[], packed: Float64Array) =>
+  // One engine for all of this thread's chunks, as a worker keeps one for its chunks.
+  let engine: { here: QuerySweep; evaluator: PositionalEvaluator } | undefined;
+  const here = (part: readonly SweepWork[]) => {
+    engine ??= { here: new QuerySweep(corpus, plan.settings, plan.epsilon), evaluator: new PositionalEvaluator(corpus.docIds) };
+    return packQueries(engine.here, engine.evaluator, S, part);
+  };
+  const packed = await shareChunks(chunks, clients, here, (client, part) =>
+    client.call<Float64Array>({ kind: "sweep", corpus: id, settings: plan.settings, epsilon: plan.epsilon, queries: part.map((q) => ({ termIds: q.termIds, gold: [...q.gold] })) }),
+  );
+  chunks.forEach((part, c) =>
     part.forEach((q, i) => {
-      for (let s = 0; s < S; s++) plan.entries[s].perQuery.set(q.id, unpackMetrics(packed, (i * S + s) * METRICS.length));
-    });
-  const pending = clients.map((c, i) => {
-    const part = parts[i + 1];
-    const request = { kind: "sweep", corpus: id, settings: plan.settings, epsilon: plan.epsilon, queries: part.map((q) => ({ termIds: q.termIds, gold: [...q.gold] })) };
-    return (
-      c
-        .call<Float64Array>(request)
-        .then((packed) => fromWorker(part, packed))
-        // A worker that failed or died costs time, never results: its share is swept here.
-        .catch(() => fromWorker(part, sweepPacked(corpus, plan.settings, plan.epsilon, part)))
-    );
-  });
-  // The main thread's share runs while the workers sweep theirs.
-  fromWorker(parts[0], sweepPacked(corpus, plan.settings, plan.epsilon, parts[0]));
-  await Promise.all(pending);
+      for (let s = 0; s < S; s++) plan.entries[s].perQuery.set(q.id, unpackMetrics(packed[c], (i * S + s) * METRICS.length));
+    }),
+  );
   return finishSweep(plan);
 }
 
@@ -261,23 +259,39 @@ export function sweepQuery(
 }
 
 /**
- * A share of a sweep in one thread, packed as the workers answer: for query i and setting s,
- * METRICS' values at (i · settings + s) · METRICS.length.
+ * A chunk of a sweep in one thread, packed as the workers answer: for query i and setting s,
+ * METRICS' values at (i · settings + s) · METRICS.length. The engine and evaluator are made
+ * beforehand, so the chunks of one sweep share them.
  *
  * @example
- * const packed = sweepPacked(corpus, settings, 0.25, work);
+ * const packed = packQueries(new QuerySweep(corpus, settings, 0.25), new PositionalEvaluator(corpus.docIds), settings.length, work);
  */
-export function sweepPacked(corpus: Pick<IndexedCorpus, "index" | "docIds">, settings: readonly { k1: number; b: number }[], epsilon: number, work: readonly Pick<SweepWork, "termIds" | "gold">[]): Float64Array {
-  const engine = new QuerySweep(corpus, settings, epsilon);
-  const evaluator = new PositionalEvaluator(corpus.docIds);
-  const out = new Float64Array(work.length * settings.length * METRICS.length);
+export function packQueries(engine: QuerySweep, evaluator: PositionalEvaluator, settings: number, work: readonly Pick<SweepWork, "termIds" | "gold">[]): Float64Array {
+  const out = new Float64Array(work.length * settings * METRICS.length);
   work.forEach((q, i) => {
-    sweepQuery(engine, evaluator, q.termIds, q.gold, settings.length).forEach((m, s) => {
-      const o = (i * settings.length + s) * METRICS.length;
+    sweepQuery(engine, evaluator, q.termIds, q.gold, settings).forEach((m, s) => {
+      const o = (i * settings + s) * METRICS.length;
       METRICS.forEach((name, j) => (out[o + j] = m[name]));
     });
   });
   return out;
+}
+
+/** Chunks a parallel sweep is cut into (283 queries: about 12 each). */
+const SWEEP_CHUNKS = 24;
+
+/** A query's share of a sweep's work: the postings of its distinct terms, plus a fixed part for the rankings. */
+function sweepCost(corpus: Pick<IndexedCorpus, "index">, termIds: Int32Array): number {
+  const { termStart } = corpus.index;
+  const terms = termStart.length - 1;
+  const seen = new Set<number>();
+  let cost = 2000;
+  for (const t of termIds) {
+    if (t < 0 || t >= terms || seen.has(t)) continue;
+    seen.add(t);
+    cost += termStart[t + 1] - termStart[t];
+  }
+  return cost;
 }
 
 function unpackMetrics(packed: Float64Array, offset: number): MetricValues {

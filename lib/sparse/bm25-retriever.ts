@@ -1,8 +1,7 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
 import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
-import { searchCost, searchInWorker, workersFor } from "./bm25-parallel";
-import { splitWork } from "../util/worker";
-import type { TopK } from "../util/top-k";
+import { CHUNKS, searchCost, searchInWorker, workersFor } from "./bm25-parallel";
+import { shareChunks, splitWork } from "../util/worker";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
@@ -112,18 +111,21 @@ export async function bm25SearchMany(corpus: IndexedCorpus, scorer: Bm25Scorer, 
   // Analysed first (a small part of the time) so the batch can be shared by its postings.
   const analysed = queries.map((q) => ({ q, ids: Int32Array.from(corpus.analyze(q.text)) }));
   const cost = searchCost(scorer);
-  const parts = splitWork(analysed, clients.length + 1, undefined, (a) => cost(a.ids));
-  // The workers' shares are sent first, so they search while this thread searches and turns
-  // into rankings its own share.
-  const pending = clients.map((c, i) => searchInWorker(c, scorer, parts[i + 1].map((a) => a.ids), k, opts));
+  const chunks = splitWork(analysed, CHUNKS, 1, (a) => cost(a.ids));
+  const tops = await shareChunks(
+    chunks,
+    clients,
+    (chunk) => chunk.map((a) => scorer.searchIds(a.ids, k, opts)),
+    (client, chunk) => searchInWorker(client, scorer, chunk.map((a) => a.ids), k, opts),
+  );
   const rankings = new Map<string, string[]>();
   const scores = new Map<string, number[]>();
-  const add = (q: Query, top: TopK) => {
-    rankings.set(q.id, idsOf(corpus, top.docs));
-    scores.set(q.id, numbersOf(top.scores));
-  };
-  for (const a of parts[0]) add(a.q, scorer.searchIds(a.ids, k, opts));
-  for (const [i, p] of pending.entries()) (await p).forEach((top, j) => add(parts[i + 1][j].q, top));
+  chunks.forEach((chunk, i) =>
+    chunk.forEach((a, j) => {
+      rankings.set(a.q.id, idsOf(corpus, tops[i][j].docs));
+      scores.set(a.q.id, numbersOf(tops[i][j].scores));
+    }),
+  );
   return { rankings, scores };
 }
 

@@ -202,3 +202,47 @@ export function splitWork<T>(items: readonly T[], parts: number, mainShare = MAI
   cuts.push(items.length);
   return Array.from({ length: parts }, (_, i) => items.slice(cuts[i], cuts[i + 1]));
 }
+
+/**
+ * Runs the chunks of a batch on this thread and on `clients` at once, each taking the next chunk
+ * in order when it is free (a worker is kept `inFlight` chunks ahead, so it never waits for this
+ * thread to hand it one). Fixed shares left one side idle whenever the other was slower than
+ * expected (a worker still starting, a core taken by another process); here the faster side
+ * simply takes more chunks. Results come back in chunk order; a chunk whose worker fails is run
+ * here, so a failure costs time, never results.
+ *
+ * @example
+ * const tops = (await shareChunks(splitWork(queries, 16, 1, cost), clients,
+ *   (chunk) => chunk.map((q) => scorer.searchIds(q, 100)),
+ *   (client, chunk) => searchInWorker(client, scorer, chunk, 100))).flat();
+ */
+export async function shareChunks<T, R>(
+  chunks: readonly T[],
+  clients: readonly WorkerClient[],
+  here: (chunk: T) => R,
+  there: (client: WorkerClient, chunk: T) => Promise<R>,
+  inFlight = 2,
+): Promise<R[]> {
+  const results = new Array<R>(chunks.length);
+  let next = 0;
+  const lane = async (client: WorkerClient): Promise<void> => {
+    while (next < chunks.length) {
+      const i = next++;
+      try {
+        results[i] = await there(client, chunks[i]);
+      } catch {
+        results[i] = here(chunks[i]);
+      }
+    }
+  };
+  const lanes = clients.flatMap((c) => Array.from({ length: inFlight }, () => lane(c)));
+  while (next < chunks.length) {
+    const i = next++;
+    results[i] = here(chunks[i]);
+    // Lets the workers' answers in, and their next chunks out, between this thread's chunks.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  await Promise.all(lanes);
+  return results;
+}
+
