@@ -7,6 +7,7 @@
  */
 import type { IndexedCorpus } from "./bm25-retriever";
 import { okapiIdf } from "./bm25";
+import { sortByKeyDescending } from "../util/top-k";
 
 /**
  * Values built from integers and divided once, so every value is the double nearest its
@@ -343,7 +344,8 @@ export class QuerySweep {
     if (this.cand.length < visited) this.cand = new Int32Array(Math.max(visited, 2 * this.cand.length));
     let nc = 0;
     for (let m = 0; m < visited; m++) if (hi[m] > 0 && hi[m] >= threshold) this.cand[nc++] = m;
-    const cand = this.cand.subarray(0, nc).sort((x, y) => hi[y] - hi[x] || x - y);
+    const cand = this.cand;
+    sortByKeyDescending(cand, nc, hi);
 
     const out = new Int32Array(Math.min(k, nc));
     let n = 0;
