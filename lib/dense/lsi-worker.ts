@@ -1,10 +1,12 @@
 /**
  * The worker thread of `fitLsiMany` (./lsi.ts): holds the TF-IDF matrices it was sent (by id)
  * and computes its rows of a sparse product into the shared result, with the very kernels the
- * main thread runs (`mulARows`, `mulAtRows`), so the fit is the same to the bit.
+ * main thread runs (`mulARows`, `mulAtRows`), so the fit is the same to the bit. It also fits
+ * whole models for `fitLsiInWorker` ("fit"), with `fitLsi` itself.
  */
 import { serveRequests } from "../util/worker";
 import { mulARows, mulAtRows, type CsrMatrix, type DocTermMatrix } from "./svd";
+import { fitParts, type LsiOptions, type LsiPostings } from "./lsi";
 
 const matrices = new Map<number, { A: Pick<DocTermMatrix, "termStart" | "postingDoc" | "weight">; rows: CsrMatrix }>();
 
@@ -22,5 +24,6 @@ serveRequests((m) => {
     // The rows are in `out` (shared memory): nothing to send back.
     return true;
   }
+  if (m.kind === "fit") return fitParts(m.postings as LsiPostings, m.opts as LsiOptions);
   throw new Error(`unknown request kind '${String(m.kind)}'`);
 });

@@ -44,6 +44,12 @@ export interface Experiment {
   title: string;
   /** Outside resources it needs; missing ones make it skipped, not failed. */
   needs: ("lemma-tables" | "llm" | "embeddings" | "rerank")[];
+  /**
+   * Retrievers whose building can start when the job starts, because most of it runs off the
+   * main thread (LSI's fit in a worker): `runExperiments` asks for them first, so they are ready,
+   * or nearly, when this experiment's turn comes, instead of making it wait the whole build.
+   */
+  prefetch?: readonly string[];
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
 }
 

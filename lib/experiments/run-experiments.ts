@@ -4,7 +4,9 @@
  * composite (`prf:x`, `rrf:a+b`, `reform:x`) reuses its parts and the corpus is indexed once per
  * tokenizer. An experiment whose error says it cannot run here (`GbrError.unavailable`: a
  * provider not configured, a resource offline, prompts not pulled) is recorded as skipped with
- * the reason; any other error as failed; neither stops the others.
+ * the reason; any other error as failed; neither stops the others. Builds an experiment marks
+ * `prefetch` (LSI's fit, in a worker thread) start with the job and overlap the experiments
+ * before it.
  */
 import type { LoadedBenchmark } from "../data/source";
 import { evaluate, type MetricValues } from "../eval/metrics";
@@ -77,6 +79,11 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const cache = new BuildCache();
   const base: RetrieverOptions = { log, ...opts.retrieverOptions, cache };
   const records: ExperimentRecord[] = [];
+  // Builds that run mostly off this thread start now; their experiments find them in the cache
+  // (a failure shows there, in the experiment's own record).
+  for (const experiment of experiments) {
+    for (const name of experiment.prefetch ?? []) createRetriever(name, bench, base).catch(() => {});
+  }
   // Each distinct reason is printed once; later experiments it covers point back to the first.
   const firstWithReason = new Map<string, string>();
   for (const [i, experiment] of experiments.entries()) {

@@ -5,7 +5,7 @@ import { readBeir } from "../../lib/data/beir";
 import { evaluate } from "../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
-import { fitLsi, fitLsiMany, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
+import { fitLsi, fitLsiInWorker, fitLsiMany, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
 import { gram, mulDense, orthonormalRows, rayleighRitz, symmetricEigen } from "../../lib/dense/svd";
 import type { Tokenizer } from "../../lib/types";
 import { requireShared } from "../helpers/shared";
@@ -421,4 +421,17 @@ test("fitLsiMany (sparse products shared with a worker thread) gives the model o
   assert.deepEqual(Array.from(many.singularValues), Array.from(one.singularValues));
   assert.deepEqual(Array.from(many.termProjection), Array.from(one.termProjection));
   assert.deepEqual(Array.from(many.embedQuery("t1 t2 t3")), Array.from(one.embedQuery("t1 t2 t3")));
+});
+
+test("fitLsiInWorker (the whole fit in a worker thread) gives the model of fitLsi to the bit, and bad options fail as in fitLsi", async () => {
+  const { corpus } = randomCorpus(300, 200, 0.08, 12);
+  const one = fitLsi(corpus, { dims: 20, seed: 6 });
+  const there = await fitLsiInWorker(corpus, { dims: 20, seed: 6 });
+  for (const key of ["docMatrix", "singularValues", "termProjection", "docFactors", "idf"] as const) {
+    assert.deepEqual(Array.from(there[key]), Array.from(one[key]), key);
+  }
+  assert.deepEqual([there.dims, there.seed, there.oversample, there.powerIterations], [one.dims, one.seed, one.oversample, one.powerIterations]);
+  assert.equal(there.docIds, corpus.docIds);
+  assert.deepEqual(Array.from(there.embedQuery("t1 t2 t3")), Array.from(one.embedQuery("t1 t2 t3")));
+  await assert.rejects(fitLsiInWorker(corpus, { dims: 0 }), /dims/);
 });
