@@ -224,7 +224,7 @@ export class QuerySweep {
     }
     const order = new Int32Array(M);
     for (let m = 0; m < M; m++) order[m] = m;
-    order.sort((x, y) => absSum[y] - absSum[x] || x - y);
+    sortByKeyDescending(order, M, absSum);
 
     // Per document in visit order: its raw (slot, tf) pairs, and entries merging the
     // contributions that share a tf value (small tf only: large ones are rare and stay separate
@@ -269,7 +269,9 @@ export class QuerySweep {
     this.docAbs = docAbs;
     this.docLen = docLenQ;
     this.rawFrom = rFrom;
-    this.rawTo = Int32Array.from(order, (src) => start[src + 1]);
+    const rawTo = new Int32Array(M);
+    for (let m = 0; m < M; m++) rawTo[m] = start[order[m] + 1];
+    this.rawTo = rawTo;
     this.rawSlot = rawSlot;
     this.rawTf = rawTf;
     this.entStart = entStart;
