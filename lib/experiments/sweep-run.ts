@@ -9,7 +9,7 @@ import { DEPTH, meanOf, METRICS, PositionalEvaluator, queryMetrics, type Metric,
 import { checkMetric, firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
-import { shareChunks, splitWork, threads, WorkerPool } from "../util/worker";
+import { guidedChunks, shareChunks, threads, WorkerPool } from "../util/worker";
 
 /** rank_bm25's defaults, the paper's untuned BM25 (ε is the sweep's `epsilon` option). */
 const DEFAULT_K1 = 1.5;
@@ -77,7 +77,7 @@ export function bm25Sweep(
 }
 
 /**
- * `bm25Sweep` over both cores: the queries cut into chunks of about equal work that the main
+ * `bm25Sweep` over both cores: the queries cut into chunks (`guidedChunks`) that the main
  * thread and `threads() - 1` workers (lib/experiments/sweep-worker.ts, which run the very same
  * `sweepQuery`) take in turn (`shareChunks`), the same result to the bit. Small sweeps, `keepRankings`, and `GBR_THREADS=1` run in one thread; to
  * get the rankings of a few settings afterwards, use `attachRankings`.
@@ -95,9 +95,9 @@ export async function bm25SweepMany(
   const clients = !opts.keepRankings && plan.work.length >= PARALLEL_MIN_SWEEP_QUERIES ? pool.take(threads() - 1) : [];
   if (!clients.length) return bm25Sweep(corpus, queries, qrels, opts);
   const id = pool.load(corpus, clients, (id) => ({ kind: "load", corpus: id, arrays: corpus.index.arrays(), docIds: corpus.docIds }));
-  // Chunks of about equal work (a query's work grows with the postings it touches), taken in
-  // turn by this thread and the workers.
-  const chunks = splitWork(plan.work, SWEEP_CHUNKS, 1, (q) => sweepCost(corpus, q.termIds));
+  // Chunks by work (a query's grows with the postings it touches), smaller towards the end,
+  // taken in turn by this thread and the workers.
+  const chunks = guidedChunks(plan.work, clients.length + 1, (q) => sweepCost(corpus, q.termIds));
   const S = plan.settings.length;
   // One engine for all of this thread's chunks, as a worker keeps one for its chunks.
   let engine: { here: QuerySweep; evaluator: PositionalEvaluator } | undefined;
@@ -276,9 +276,6 @@ export function packQueries(engine: QuerySweep, evaluator: PositionalEvaluator, 
   });
   return out;
 }
-
-/** Chunks a parallel sweep is cut into (283 queries: about 12 each). */
-const SWEEP_CHUNKS = 24;
 
 /** A query's share of a sweep's work: the postings of its distinct terms, plus a fixed part for the rankings. */
 function sweepCost(corpus: Pick<IndexedCorpus, "index">, termIds: Int32Array): number {

@@ -4,7 +4,7 @@
  * once per index and kept while the process lives. Small batches stay on the main thread,
  * where a worker's start (about 50 ms) and the index copy would cost more than they save.
  */
-import { shareChunks, splitWork, threads, WorkerPool, type WorkerClient } from "../util/worker";
+import { guidedChunks, shareChunks, threads, WorkerPool, type WorkerClient } from "../util/worker";
 import type { TopK } from "../util/top-k";
 import type { Bm25Scorer, SearchOptions } from "./bm25";
 
@@ -77,7 +77,7 @@ export function searchInWorker(client: WorkerClient, scorer: Bm25Scorer, queries
 export async function searchMany(scorer: Bm25Scorer, queries: readonly Int32Array[], k: number, opts: SearchOptions = {}): Promise<TopK[]> {
   const clients = workersFor(queries.length);
   if (!clients.length) return queries.map((q) => scorer.searchIds(q, k, opts));
-  const chunks = splitWork(queries, CHUNKS, 1, searchCost(scorer));
+  const chunks = guidedChunks(queries, clients.length + 1, searchCost(scorer));
   const tops = await shareChunks(
     chunks,
     clients,
@@ -87,9 +87,3 @@ export async function searchMany(scorer: Bm25Scorer, queries: readonly Int32Arra
   return tops.flat();
 }
 
-/**
- * Chunks a parallel batch is cut into (of equal postings), taken in turn by the main thread and
- * the workers (`shareChunks`): enough that the side that finishes first waits little, few
- * enough that the messages cost nothing (4,355 queries: chunks of about 10 ms).
- */
-export const CHUNKS = 24;

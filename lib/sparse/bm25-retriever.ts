@@ -1,7 +1,7 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
 import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
-import { CHUNKS, searchCost, searchInWorker, workersFor } from "./bm25-parallel";
-import { shareChunks, splitWork } from "../util/worker";
+import { searchCost, searchInWorker, workersFor } from "./bm25-parallel";
+import { guidedChunks, shareChunks } from "../util/worker";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
@@ -111,7 +111,7 @@ export async function bm25SearchMany(corpus: IndexedCorpus, scorer: Bm25Scorer, 
   // Analysed first (a small part of the time) so the batch can be shared by its postings.
   const analysed = queries.map((q) => ({ q, ids: Int32Array.from(corpus.analyze(q.text)) }));
   const cost = searchCost(scorer);
-  const chunks = splitWork(analysed, CHUNKS, 1, (a) => cost(a.ids));
+  const chunks = guidedChunks(analysed, clients.length + 1, (a) => cost(a.ids));
   const tops = await shareChunks(
     chunks,
     clients,

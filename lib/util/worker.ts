@@ -204,6 +204,34 @@ export function splitWork<T>(items: readonly T[], parts: number, mainShare = MAI
 }
 
 /**
+ * A batch cut into chunks for `shareChunks` in guided order: each chunk a share of what is left
+ * (half of it divided among `sides`), between 1/16 and 1/256 of the whole, so chunks are large
+ * while there is much to do and small at the end, where the side that finishes first waits for
+ * the other's last chunk. With `cost`, shares are of summed cost (postings, say) rather than of
+ * item counts. Every item once, in order.
+ *
+ * @example
+ * const chunks = guidedChunks(queries, 2, (q) => q.length); // ~30 chunks, the last ones small
+ */
+export function guidedChunks<T>(items: readonly T[], sides: number, cost?: (item: T) => number): T[][] {
+  const weights = items.map((x) => (cost ? Math.max(0, cost(x)) : 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  const chunks: T[][] = [];
+  let left = total;
+  let i = 0;
+  while (i < items.length) {
+    const goal = Math.min(total / 16, Math.max(total / 256, left / (2 * Math.max(1, sides))));
+    const from = i;
+    let sum = 0;
+    // At least one item; the item that crosses the goal goes in when that brings the sum closer.
+    while (i < items.length && (i === from || sum + weights[i] / 2 <= goal)) sum += weights[i++];
+    chunks.push(items.slice(from, i));
+    left -= sum;
+  }
+  return chunks;
+}
+
+/**
  * Runs the chunks of a batch on this thread and on `clients` at once, each taking the next chunk
  * in order when it is free (a worker is kept `inFlight` chunks ahead, so it never waits for this
  * thread to hand it one). Fixed shares left one side idle whenever the other was slower than
@@ -212,7 +240,7 @@ export function splitWork<T>(items: readonly T[], parts: number, mainShare = MAI
  * here, so a failure costs time, never results.
  *
  * @example
- * const tops = (await shareChunks(splitWork(queries, 16, 1, cost), clients,
+ * const tops = (await shareChunks(guidedChunks(queries, 2, cost), clients,
  *   (chunk) => chunk.map((q) => scorer.searchIds(q, 100)),
  *   (client, chunk) => searchInWorker(client, scorer, chunk, 100))).flat();
  */

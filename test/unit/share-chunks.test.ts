@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { shareChunks, type WorkerClient } from "../../lib/util/worker";
+import { guidedChunks, shareChunks, type WorkerClient } from "../../lib/util/worker";
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 // shareChunks only hands its clients to `there`, so plain objects stand in for workers.
@@ -72,4 +72,23 @@ test("shareChunks runs a chunk here when its worker fails, and handles no chunks
   results.forEach((r, i) => assert.ok(r === `here ${i}` || (i % 2 === 1 && r === `there ${i}`), r));
   assert.deepEqual(await shareChunks([], fakeClients(1), (c: number) => c, async (_w, c) => c), []);
   assert.deepEqual(await shareChunks(range(5), [], (c) => c * 2, async () => -1), [0, 2, 4, 6, 8]);
+});
+
+test("guidedChunks keeps every item once and in order, and its chunks shrink from 1/16 of the work towards 1/256", () => {
+  for (const n of [0, 1, 5, 100, 4355]) {
+    const chunks = guidedChunks(range(n), 2);
+    assert.deepEqual(chunks.flat(), range(n));
+    assert.ok(chunks.every((c) => c.length > 0));
+  }
+  const chunks = guidedChunks(range(4096), 2);
+  const sizes = chunks.map((c) => c.length);
+  assert.equal(sizes[0], 256); // 1/16 while much is left
+  assert.ok(sizes[sizes.length - 2] <= 24, `late chunks are small: ${sizes}`);
+  for (let i = 1; i < sizes.length - 1; i++) assert.ok(sizes[i] <= sizes[i - 1], `sizes never grow: ${sizes}`);
+  assert.ok(sizes.length >= 20 && sizes.length <= 60, `${sizes.length} chunks`);
+  // By cost: a heavy item is a chunk of its own, and shares are of cost, not count.
+  const cost = (i: number) => (i === 10 ? 1000 : 1);
+  const byCost = guidedChunks(range(1000), 2, cost);
+  assert.deepEqual(byCost.flat(), range(1000));
+  assert.ok(byCost.some((c) => c.length === 1 && c[0] === 10), "the heavy item stands alone");
 });
