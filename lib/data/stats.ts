@@ -1,5 +1,5 @@
 import { NO_AREA, sourceOf, type Benchmark } from "../types";
-import { words } from "../text/normalize";
+import { wordCount } from "../text/normalize";
 
 /** The paper's Table 1: size of the benchmark and of its relevance judgments. */
 export interface DatasetStats {
@@ -71,8 +71,8 @@ export function datasetStats(b: Benchmark): DatasetStats {
     relevantShareOfPool: b.docs.length ? relevant.size / b.docs.length : 0,
     goldPerQuery: nq ? judgments / nq : 0,
     multiGoldShare: nq ? multi / nq : 0,
-    medianArticleWords: median(b.docs.map((d) => words(d.text).length)),
-    medianQueryWords: median(b.queries.map((q) => words(q.text).length)),
+    medianArticleWords: median(b.docs.map((d) => wordCount(d.text))),
+    medianQueryWords: median(b.queries.map((q) => wordCount(q.text))),
   };
 }
 
@@ -84,7 +84,7 @@ export function datasetStats(b: Benchmark): DatasetStats {
  * areaStats(bench).map((r) => [r.area, r.queries]);
  */
 export function areaStats(b: Benchmark): AreaStats[] {
-  const length = new Map(b.docs.map((d) => [d.id, words(d.text).length]));
+  const textOf = new Map(b.docs.map((d) => [d.id, d.text]));
   const groups = new Map<string, { queries: number; judgments: number; gold: Set<string> }>();
   for (const q of b.queries) {
     const area = b.meta.get(q.id)?.area || NO_AREA;
@@ -102,6 +102,6 @@ export function areaStats(b: Benchmark): AreaStats[] {
       queries: g.queries,
       goldArticles: g.gold.size,
       relevantPerQuery: g.judgments / g.queries,
-      medianGoldWords: median([...g.gold].map((d) => length.get(d) ?? 0)),
+      medianGoldWords: median([...g.gold].map((d) => wordCount(textOf.get(d) ?? ""))),
     }));
 }
