@@ -60,6 +60,22 @@ export class GatherKernel {
   }
 
   /**
+   * A Float64Array of n entries in the kernel's own memory, where `rows` reads X from: a
+   * matrix written here (LSI's random test matrix) is multiplied without being copied in, and
+   * without a second copy of it in JavaScript memory (35 MB on greeklaws-2021). The view is for
+   * the next `rows` call only: the memory may grow during it, which detaches the view (its
+   * entries stay where the kernel reads them).
+   *
+   * @example
+   * const omega = gaussianMatrix(V * l, 42, kernel.xArea(V * l));
+   * kernel.rows(rowStart, rowTerm, rowWeight, omega, l, out, 0, N);
+   */
+  xArea(n: number): Float64Array {
+    ensureWasmBytes(this.memory, n * 8);
+    return new Float64Array(this.memory.buffer, 0, n);
+  }
+
+  /**
    * Rows [from, to) of a sparse (or dense) product into `out`, row r at (r − base) · c:
    * out[r] = Σ weight[p] · X[index[p] · c .. +c) for p in [starts[r], starts[r + 1]), summed
    * from zero in the order of `gatherRow` (./svd.ts).
@@ -70,10 +86,12 @@ export class GatherKernel {
   rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): void {
     if (to <= from || c === 0) return;
     if ((to - base) * c > out.length || (from - base) * c < 0) throw new RangeError(`rows ${from}..${to} (base ${base}) × ${c} do not fit an output of ${out.length}`);
+    // X written in place (`xArea`) is where the kernel reads it already.
+    const inPlace = X.buffer === this.memory.buffer && X.byteOffset === 0;
     const xBytes = align16(X.length * 8);
     const rowBytes = c * 8;
     ensureWasmBytes(this.memory, xBytes);
-    new Float64Array(this.memory.buffer, 0, X.length).set(X);
+    if (!inPlace) new Float64Array(this.memory.buffer, 0, X.length).set(X);
     for (let r0 = from; r0 < to; ) {
       // A chunk: whole rows, at most CHUNK_ROWS of them and CHUNK_ENTRIES entries (a longer
       // single row is a chunk of its own).

@@ -38,7 +38,7 @@
  */
 import { createHash } from "node:crypto";
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAt, mulAtRows, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
-import { releaseGatherKernel } from "./gather-kernel";
+import { gatherKernel, releaseGatherKernel } from "./gather-kernel";
 import { startWorker, threads, WorkerClient, WorkerPool } from "../util/worker";
 import type { Embedder, EmbedResult, Side } from "./types";
 
@@ -222,6 +222,8 @@ interface Product {
   side: "A" | "At";
   X: Float64Array;
   c: number;
+  /** X is not used after this product: a driver may write a later result into its memory. */
+  lastUseOfX?: boolean;
 }
 
 /**
@@ -237,11 +239,24 @@ interface Product {
  */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
-    const steps = fitSteps(corpus, opts);
+    // The random test matrix is written straight into the product kernel's memory.
+    const steps = fitSteps(corpus, opts, (n) => gatherKernel().xArea(n));
+    // Results are written into the memory of earlier results the fit no longer uses (of the
+    // same size): a worker thread rarely collects during a fit, so without this every
+    // intermediate (12 to 35 MB each on greeklaws-2021) stays in memory until it ends.
+    const spare: Float64Array[] = [];
+    const made = new WeakSet<Float64Array>();
     let step = steps.next();
     while (!step.done) {
       const p = step.value;
-      step = steps.next(p.side === "A" ? mulA(p.rows, p.X, p.c) : mulAt(p.A, p.X, p.c));
+      const rowsOut = p.side === "A" ? p.A.rows : p.A.cols;
+      const at = spare.findIndex((a) => a.length === rowsOut * p.c);
+      const out = at >= 0 ? spare.splice(at, 1)[0] : new Float64Array(rowsOut * p.c);
+      made.add(out);
+      if (p.side === "A") mulARows(p.rows, p.X, p.c, out, 0, rowsOut);
+      else mulAtRows(p.A, p.X, p.c, out, 0, rowsOut);
+      if (p.lastUseOfX && made.has(p.X)) spare.push(p.X);
+      step = steps.next(out);
     }
     return step.value;
   } finally {
@@ -393,7 +408,8 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   let Q: Float64Array = yield { A, rows, side: "A", X: gaussianMatrix(V * l, seed, alloc(V * l)), c: l };
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
   for (let i = 0; i < powerIterations; i++) {
-    const next = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
+    // Q is replaced by the product below; A Aᵀ Q's intermediate is used once.
+    const next = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l, lastUseOfX: true }, c: l, lastUseOfX: true };
     // The last iteration's basis is not orthonormalised here: the Rayleigh–Ritz step below does
     // it in the l × l space (rayleighRitz), a third of the cost, falling back to Gram–Schmidt
     // when the basis is too ill-conditioned for that.
@@ -401,12 +417,12 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   }
 
   // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V).
-  let AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
+  let AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l, lastUseOfX: true };
   let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
   if (!small) {
     if (powerIterations > 0) {
       Q = orthonormalRows(Q, N, l);
-      AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l };
+      AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l, lastUseOfX: true };
     }
     small = symmetricEigen(gram(Q, AAtQ, N, l), l);
   }
