@@ -248,7 +248,8 @@ export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
     const made = new WeakSet<Float64Array>();
     let step = steps.next();
     while (!step.done) {
-      const p = step.value;
+      // Cast: tslab compiles lib/ without strictNullChecks, where `done` does not narrow.
+      const p = step.value as Product;
       const rowsOut = p.side === "A" ? p.A.rows : p.A.cols;
       const at = spare.findIndex((a) => a.length === rowsOut * p.c);
       const out = at >= 0 ? spare.splice(at, 1)[0] : new Float64Array(rowsOut * p.c);
@@ -258,7 +259,7 @@ export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
       if (p.lastUseOfX && made.has(p.X)) spare.push(p.X);
       step = steps.next(out);
     }
-    return step.value;
+    return step.value as LsiModel;
   } finally {
     // The kernel's memory holds a copy of the largest block (35 MB on greeklaws-2021): a fit is
     // rare enough to make a new kernel for each.
@@ -301,7 +302,8 @@ async function fitSharing(corpus: LsiCorpus, opts: LsiOptions, minWork: number):
   let bufOut: Float64Array | undefined;
   let step = steps.next();
   while (!step.done) {
-    const p = step.value;
+    // Cast: tslab compiles lib/ without strictNullChecks, where `done` does not narrow.
+    const p = step.value as Product;
     const n = p.side === "A" ? p.A.rows : p.A.cols;
     const clients = p.A.postingDoc.length * p.c >= minWork ? pool.take(Math.min(1, threads() - 1)) : [];
     if (!clients.length) {
@@ -335,7 +337,7 @@ async function fitSharing(corpus: LsiCorpus, opts: LsiOptions, minWork: number):
     result.set(theirsOut, split * p.c);
     step = steps.next(result);
   }
-  return step.value;
+  return step.value as LsiModel;
 }
 
 /**

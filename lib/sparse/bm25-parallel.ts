@@ -77,7 +77,7 @@ export function searchInWorker(client: WorkerClient, scorer: Bm25Scorer, queries
 export async function searchMany(scorer: Bm25Scorer, queries: readonly Int32Array[], k: number, opts: SearchOptions = {}): Promise<TopK[]> {
   const clients = workersFor(queries.length);
   if (!clients.length) return queries.map((q) => scorer.searchIds(q, k, opts));
-  const chunks = guidedChunks(queries, clients.length + 1, searchCost(scorer));
+  const chunks = guidedChunks<Int32Array>(queries, clients.length + 1, searchCost(scorer));
   const tops = await shareChunks(
     chunks,
     clients,
