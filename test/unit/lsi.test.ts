@@ -434,4 +434,14 @@ test("fitLsiInWorker (the whole fit in a worker thread) gives the model of fitLs
   assert.equal(there.docIds, corpus.docIds);
   assert.deepEqual(Array.from(there.embedQuery("t1 t2 t3")), Array.from(one.embedQuery("t1 t2 t3")));
   await assert.rejects(fitLsiInWorker(corpus, { dims: 0 }), /dims/);
+  // GBR_THREADS=1: the fit runs on this thread, the same model.
+  const saved = process.env.GBR_THREADS;
+  process.env.GBR_THREADS = "1";
+  try {
+    const here = await fitLsiInWorker(corpus, { dims: 20, seed: 6 });
+    assert.deepEqual(Array.from(here.docMatrix), Array.from(one.docMatrix));
+  } finally {
+    if (saved === undefined) delete process.env.GBR_THREADS;
+    else process.env.GBR_THREADS = saved;
+  }
 });
