@@ -40,17 +40,18 @@ export class GatherKernel {
 
   /**
    * The upper triangle (j ≥ i) of Xᵀ Y for row-major m × n X and Y, as an n × n row-major
-   * matrix whose lower triangle is left zero; `gram` in ./svd.ts mirrors it.
+   * matrix whose lower triangle is left zero; `gram` in ./svd.ts mirrors it. Undefined when
+   * the kernel's memory cannot hold the operands (see `room`).
    *
    * @example
    * const G = kernel.gramUpper(Q, AAtQ, N, l);
    */
-  gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array {
+  gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array | undefined {
     if (X.length < m * n || Y.length < m * n) throw new RangeError(`gram of ${m} × ${n} needs ${m * n} entries, got ${X.length} and ${Y.length}`);
     const bytes = align16(m * n * 8);
     const yAt = X === Y ? 0 : bytes;
     const gAt = yAt + bytes;
-    ensureWasmBytes(this.memory, gAt + n * n * 8);
+    if (!this.room(gAt + n * n * 8)) return undefined;
     const buffer = this.memory.buffer;
     new Float64Array(buffer, 0, m * n).set(X.subarray(0, m * n));
     if (yAt) new Float64Array(buffer, yAt, m * n).set(Y.subarray(0, m * n));
@@ -64,39 +65,62 @@ export class GatherKernel {
    * matrix written here (LSI's random test matrix) is multiplied without being copied in, and
    * without a second copy of it in JavaScript memory (35 MB on greeklaws-2021). The view is for
    * the next `rows` call only: the memory may grow during it, which detaches the view (its
-   * entries stay where the kernel reads them).
+   * entries stay where the kernel reads them). Undefined when the memory cannot hold n entries.
    *
    * @example
    * const omega = gaussianMatrix(V * l, 42, kernel.xArea(V * l));
    * kernel.rows(rowStart, rowTerm, rowWeight, omega, l, out, 0, N);
    */
-  xArea(n: number): Float64Array {
-    ensureWasmBytes(this.memory, n * 8);
-    return new Float64Array(this.memory.buffer, 0, n);
+  xArea(n: number): Float64Array | undefined {
+    return this.room(n * 8) ? new Float64Array(this.memory.buffer, 0, n) : undefined;
+  }
+
+  /**
+   * Grows the memory to `bytes` if it can. A WebAssembly memory stops at 4 GiB (and at what the
+   * machine gives): past that the callers compute in JavaScript instead, the same numbers.
+   */
+  private room(bytes: number): boolean {
+    try {
+      ensureWasmBytes(this.memory, bytes);
+      return true;
+    } catch (err) {
+      if (err instanceof RangeError) return false;
+      throw err;
+    }
   }
 
   /**
    * Rows [from, to) of a sparse (or dense) product into `out`, row r at (r − base) · c:
    * out[r] = Σ weight[p] · X[index[p] · c .. +c) for p in [starts[r], starts[r + 1]), summed
-   * from zero in the order of `gatherRow` (./svd.ts).
+   * from zero in the order of `gatherRow` (./svd.ts). False, with nothing written, when the
+   * kernel's memory cannot hold X and a chunk (see `room`).
    *
    * @example
    * kernel.rows(A.termStart, A.postingDoc, A.weight, Y, c, out, 0, A.cols); // Aᵀ Y
    */
-  rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): void {
-    if (to <= from || c === 0) return;
+  rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): boolean {
+    if (to <= from || c === 0) return true;
     if ((to - base) * c > out.length || (from - base) * c < 0) throw new RangeError(`rows ${from}..${to} (base ${base}) × ${c} do not fit an output of ${out.length}`);
-    // X written in place (`xArea`) is where the kernel reads it already.
-    const inPlace = X.buffer === this.memory.buffer && X.byteOffset === 0;
-    const xBytes = align16(X.length * 8);
-    const rowBytes = c * 8;
-    ensureWasmBytes(this.memory, xBytes);
-    if (!inPlace) new Float64Array(this.memory.buffer, 0, X.length).set(X);
+    // Chunks: whole rows, at most CHUNK_ROWS of them and CHUNK_ENTRIES entries (a longer single
+    // row is a chunk of its own). All cut first, so the memory grows once, before anything is
+    // written: X given in place (`xArea`) stays readable if it cannot.
+    const ends: number[] = [];
+    let most = 0;
     for (let r0 = from; r0 < to; ) {
-      // A chunk: whole rows, at most CHUNK_ROWS of them and CHUNK_ENTRIES entries (a longer
-      // single row is a chunk of its own).
       let r1 = r0 + 1;
       while (r1 < to && r1 - r0 < CHUNK_ROWS && starts[r1 + 1] - starts[r0] <= CHUNK_ENTRIES) r1++;
+      most = Math.max(most, chunkBytes(r1 - r0, starts[r1] - starts[r0], c));
+      ends.push(r1);
+      r0 = r1;
+    }
+    const xBytes = align16(X.length * 8);
+    // X written in place (`xArea`) is where the kernel reads it already.
+    const inPlace = X.buffer === this.memory.buffer && X.byteOffset === 0;
+    if (!this.room(xBytes + most)) return false;
+    if (!inPlace) new Float64Array(this.memory.buffer, 0, X.length).set(X);
+    const rowBytes = c * 8;
+    let r0 = from;
+    for (const r1 of ends) {
       const s0 = starts[r0];
       const entries = starts[r1] - s0;
       const nRows = r1 - r0;
@@ -104,7 +128,6 @@ export class GatherKernel {
       const wAt = outAt + align16(nRows * rowBytes);
       const idxAt = wAt + align16(entries * 8);
       const startsAt = idxAt + align16(entries * 4);
-      ensureWasmBytes(this.memory, startsAt + (nRows + 1) * 4);
       const buffer = this.memory.buffer;
       const o = (r0 - base) * c;
       new Float64Array(buffer, outAt, nRows * c).fill(0);
@@ -116,7 +139,13 @@ export class GatherKernel {
       out.set(new Float64Array(this.memory.buffer, outAt, nRows * c), o);
       r0 = r1;
     }
+    return true;
   }
+}
+
+/** Bytes a chunk of `rows` rows and `entries` entries takes after X: its output, weights, indices and starts. */
+function chunkBytes(rows: number, entries: number, c: number): number {
+  return align16(rows * c * 8) + align16(entries * 8) + align16(entries * 4) + (rows + 1) * 4;
 }
 
 let shared: GatherKernel | undefined;

@@ -240,7 +240,7 @@ interface Product {
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
     // The random test matrix is written straight into the product kernel's memory.
-    const steps = fitSteps(corpus, opts, (n) => gatherKernel().xArea(n));
+    const steps = fitSteps(corpus, opts, (n) => gatherKernel().xArea(n) ?? new Float64Array(n));
     // Results are written into the memory of earlier results the fit no longer uses (of the
     // same size): a worker thread rarely collects during a fit, so without this every
     // intermediate (12 to 35 MB each on greeklaws-2021) stays in memory until it ends.

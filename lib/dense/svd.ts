@@ -268,10 +268,8 @@ export function gatherRows(
   base = 0,
   kernel: "wasm" | "js" = "wasm",
 ): void {
-  if (kernel === "wasm") {
-    gatherKernel().rows(starts, index, weight, X, c, out, from, to, base);
-    return;
-  }
+  // The kernel declines only when its memory cannot grow that far (4 GiB at most).
+  if (kernel === "wasm" && gatherKernel().rows(starts, index, weight, X, c, out, from, to, base)) return;
   out.fill(0, (from - base) * c, (to - base) * c);
   for (let r = from; r < to; r++) gatherRow(starts[r], starts[r + 1], index, weight, X, c, out, (r - base) * c);
 }
@@ -349,7 +347,7 @@ export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array,
  * const G = gram(Q, AAtQ, N, l); // Qᵀ (A Aᵀ Q), l × l
  */
 export function gram(X: Float64Array, Y: Float64Array, m: number, n: number, kernel: "wasm" | "js" = "wasm"): Float64Array {
-  const G = kernel === "wasm" ? gatherKernel().gramUpper(X, Y, m, n) : gramUpper(X, Y, m, n);
+  const G = (kernel === "wasm" ? gatherKernel().gramUpper(X, Y, m, n) : undefined) ?? gramUpper(X, Y, m, n);
   for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) G[i * n + j] = G[j * n + i];
   return G;
 }

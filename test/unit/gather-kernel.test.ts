@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gatherRows, gram, mulDense } from "../../lib/dense/svd";
-import { GatherKernel } from "../../lib/dense/gather-kernel";
+import { GatherKernel, gatherKernel, releaseGatherKernel } from "../../lib/dense/gather-kernel";
 import { Xoshiro128ss } from "../../lib/util/random";
 
 /** A random sparse matrix by rows: `rows` rows of 0..maxLen entries into `xRows` rows of X. */
@@ -97,4 +97,31 @@ test("the WebAssembly Gram kernel equals the JavaScript one to the bit, for X = 
   }
   const G = gram(Float64Array.of(1, 2, 3, 4), Float64Array.of(5, 6, 7, 8), 2, 2);
   assert.deepEqual([...G], [1 * 5 + 3 * 7, 1 * 6 + 3 * 8, 1 * 6 + 3 * 8, 2 * 6 + 4 * 8]); // upper triangle mirrored
+});
+
+test("when the kernel's memory cannot grow, products and Gram matrices are computed in JavaScript, the same bits", () => {
+  const rng = Xoshiro128ss.fromSeed(21);
+  releaseGatherKernel(); // a fresh kernel, one 64 KiB page of memory
+  const kernel = gatherKernel();
+  // The memory refuses to grow, as it does past 4 GiB.
+  (kernel as unknown as { memory: { grow: () => number } }).memory.grow = () => {
+    throw new RangeError("WebAssembly.Memory.grow(): Maximum memory size exceeded");
+  };
+  try {
+    const c = 40;
+    const { starts, index, weight } = randomRows(rng, 300, 30, 2000);
+    const X = randomMatrix(rng, 2000 * c); // 640 KB: more than the kernel's first 64 KiB page
+    const expected = new Float64Array(300 * c);
+    gatherRows(starts, index, weight, X, c, expected, 0, 300, 0, "js");
+    assert.equal(kernel.rows(starts, index, weight, X, c, new Float64Array(300 * c), 0, 300), false, "the kernel declines");
+    const got = new Float64Array(300 * c);
+    gatherRows(starts, index, weight, X, c, got, 0, 300);
+    assert.equal(bits(got), bits(expected));
+    const Y = randomMatrix(rng, 2000 * c);
+    assert.equal(kernel.gramUpper(X, Y, 2000, c), undefined);
+    assert.equal(bits(gram(X, Y, 2000, c)), bits(gram(X, Y, 2000, c, "js")));
+    assert.equal(kernel.xArea(1 << 20), undefined);
+  } finally {
+    releaseGatherKernel();
+  }
 });
