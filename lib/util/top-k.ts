@@ -75,8 +75,13 @@ export class TopKHeap {
       this.swap(0, end);
       this.siftDown(0, end);
     }
-    const docs = this.doc.slice(0, n);
-    const scores = this.score.slice(0, n);
+    // One allocation for both arrays: allocating buffers, more than filling them, is what a
+    // search of thousands of queries pays per query.
+    const buffer = new ArrayBuffer(n * 12);
+    const scores = new Float64Array(buffer, 0, n);
+    const docs = new Int32Array(buffer, n * 8, n);
+    scores.set(this.score.subarray(0, n));
+    docs.set(this.doc.subarray(0, n));
     this.size = 0;
     return { docs, scores };
   }
@@ -100,6 +105,8 @@ export class TopKHeap {
 export interface SelectScratch {
   hist: Int32Array;
   candidates: Int32Array;
+  /** The bounded heap of the last k asked for, reused (it empties itself in `sorted`). */
+  heap?: TopKHeap;
   /** The candidates' scores, read as they are cleared (`selectTopClearing`). */
   candidateScores: Float64Array;
 }
@@ -131,7 +138,7 @@ export function newSelectScratch(n: number): SelectScratch {
  */
 export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean, scratch: SelectScratch): TopK {
   const n = scores.length;
-  const heap = new TopKHeap(Math.min(k, n));
+  const heap = heapOf(scratch, Math.min(k, n));
   let max = -Infinity;
   let min = Infinity;
   for (let d = 0; d < n; d++) {
@@ -251,7 +258,7 @@ export function selectTopClearing(scores: Float64Array, k: number, positiveOnly:
         }
         scores[d] = 0;
       }
-      const heap = new TopKHeap(cap);
+      const heap = heapOf(scratch, cap);
       for (let i = 0; i < m; i++) heap.offer(cand[i], candScore[i]);
       return heap.sorted();
     }
@@ -319,4 +326,11 @@ function swap(a: Int32Array, i: number, j: number): void {
   const t = a[i];
   a[i] = a[j];
   a[j] = t;
+}
+
+/** The scratch's heap for k entries: one per scorer, not two typed arrays more per query. */
+function heapOf(scratch: SelectScratch, k: number): TopKHeap {
+  // A heap left holding entries (a selection that threw half-way) is not reused.
+  if (scratch.heap?.capacity !== k || scratch.heap.count !== 0) scratch.heap = new TopKHeap(k);
+  return scratch.heap;
 }

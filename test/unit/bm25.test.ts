@@ -162,6 +162,34 @@ test("selectTopClearing: the same k best as selectTop for scores in [0, bound], 
   );
 });
 
+test("one scratch reused across selections (its heap kept between queries) gives what a fresh one gives; the results own their arrays", () => {
+  const value = fc.oneof(fc.constantFrom(0, 0, 0.5, 1, 1, 2.25, 7), fc.double({ min: -1, max: 10, noNaN: true }));
+  const shared = newSelectScratch(300);
+  const kept: { got: ReturnType<typeof selectTop>; want: number[] }[] = [];
+  fc.assert(
+    fc.property(fc.array(value, { minLength: 300, maxLength: 300 }), fc.integer({ min: 1, max: 40 }), fc.boolean(), (values, k, positiveOnly) => {
+      const want = selectTop(Float64Array.from(values), k, positiveOnly, newSelectScratch(300));
+      const got = selectTop(Float64Array.from(values), k, positiveOnly, shared);
+      assert.deepEqual(Array.from(got.docs), Array.from(want.docs));
+      assert.deepEqual(Array.from(got.scores), Array.from(want.scores));
+      if (values.every((v) => v >= 0)) {
+        const bound = Math.max(...values) * 2;
+        const cleared = selectTopClearing(Float64Array.from(values), k, positiveOnly, shared, bound);
+        assert.deepEqual(Array.from(cleared.docs), Array.from(selectTopClearing(Float64Array.from(values), k, positiveOnly, newSelectScratch(300), bound).docs));
+      }
+      kept.push({ got, want: Array.from(want.docs) });
+    }),
+    { numRuns: 300 },
+  );
+  // Earlier results are untouched by later selections.
+  for (const { got, want } of kept) assert.deepEqual(Array.from(got.docs), want);
+  // A heap left holding entries is not reused.
+  const scratch = newSelectScratch(4);
+  selectTop(Float64Array.of(1, 2, 3, 4), 2, false, scratch);
+  scratch.heap!.offer(3, 99);
+  assert.deepEqual(Array.from(selectTop(Float64Array.of(4, 3, 2, 1), 2, false, scratch).docs), [0, 1]);
+});
+
 test("selectTop: the same k best as offering every score to a heap, ties in corpus order, zeros filling in", () => {
   // Scores drawn from a few values make ties and zeros the rule; negatives and a lone positive take the fallback.
   const value = fc.oneof(fc.constantFrom(0, 0, 0.5, 1, 1, 2.25, 7), fc.double({ min: -1, max: 10, noNaN: true }));
