@@ -79,10 +79,19 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const cache = new BuildCache();
   const base: RetrieverOptions = { log, ...opts.retrieverOptions, cache };
   const records: ExperimentRecord[] = [];
-  // Builds that run mostly off this thread start now; their experiments find them in the cache
-  // (a failure shows there, in the experiment's own record).
+  const contextFor = (options: RetrieverOptions): ExperimentContext => ({
+    loaded,
+    log,
+    run: async (name) => (await createRetriever(name, bench, options)).retrieve(bench.queries, 100),
+    retriever: (name) => createRetriever(name, bench, options),
+    corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, options), options),
+  });
+  // Work that runs mostly off this thread begins now, one prefetch after the other, while the
+  // experiments run; each experiment finds its own (a failure shows there, in its record).
+  let prefetched: Promise<unknown> = Promise.resolve();
   for (const experiment of experiments) {
-    for (const name of experiment.prefetch ?? []) createRetriever(name, bench, base).catch(() => {});
+    const prefetch = experiment.prefetch;
+    if (prefetch) prefetched = prefetched.then(() => prefetch(contextFor(base))).catch(() => {});
   }
   // Each distinct reason is printed once; later experiments it covers point back to the first.
   const firstWithReason = new Map<string, string>();
@@ -96,12 +105,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       for (let s = 0; s < n; s++) {
         // --repeat samples are separate retrievers (their seed is part of the options).
         const options: RetrieverOptions = n > 1 ? { ...base, sample: s, seed: seed + s } : base;
-        const ctx: ExperimentContext = {
-          loaded,
-          log,
-          run: async (name) => (await createRetriever(name, bench, options)).retrieve(bench.queries, 100),
-          corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, options), options),
-        };
+        const ctx = contextFor(options);
         const started = performance.now();
         const result = await experiment.run(ctx);
         const { mean, perQuery } = evaluate(result.run.rankings, bench.qrels);

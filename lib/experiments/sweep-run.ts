@@ -9,7 +9,7 @@ import { DEPTH, meanOf, METRICS, PositionalEvaluator, queryMetrics, type Metric,
 import { checkMetric, firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
-import { guidedChunks, shareChunks, threads, WorkerPool } from "../util/worker";
+import { guidedChunks, startChunks, threads, WorkerPool } from "../util/worker";
 
 /** rank_bm25's defaults, the paper's untuned BM25 (ε is the sweep's `epsilon` option). */
 const DEFAULT_K1 = 1.5;
@@ -79,41 +79,66 @@ export function bm25Sweep(
 /**
  * `bm25Sweep` over both cores: the queries cut into chunks (`guidedChunks`) that the main
  * thread and `threads() - 1` workers (lib/experiments/sweep-worker.ts, which run the very same
- * `sweepQuery`) take in turn (`shareChunks`), the same result to the bit. Small sweeps, `keepRankings`, and `GBR_THREADS=1` run in one thread; to
- * get the rankings of a few settings afterwards, use `attachRankings`.
+ * `sweepQuery`) take in turn (`shareChunks`), the same result to the bit. Small sweeps,
+ * `keepRankings`, and `GBR_THREADS=1` run in one thread; to get the rankings of a few settings
+ * afterwards, use `attachRankings`.
  *
  * @example
  * const sweep = await bm25SweepMany(corpus, bench.queries, bench.qrels);
  */
-export async function bm25SweepMany(
+export function bm25SweepMany(
   corpus: IndexedCorpus,
   queries: readonly Query[],
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
   opts: SweepOptions = {},
 ): Promise<SweepResult> {
+  return startSweepMany(corpus, queries, qrels, opts).finish();
+}
+
+/**
+ * `bm25SweepMany` begun now and finished later: the workers start on their chunks at once, and
+ * this thread joins them in `finish` (the same result to the bit). `gbr reproduce` begins its
+ * tuning sweep this way while other experiments run on this thread. One-thread sweeps do all
+ * their work in `finish`.
+ *
+ * @example
+ * const sweep = startSweepMany(corpus, bench.queries, bench.qrels);
+ * // … other work …
+ * const result = await sweep.finish();
+ */
+export function startSweepMany(
+  corpus: IndexedCorpus,
+  queries: readonly Query[],
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  opts: SweepOptions = {},
+): { finish(): Promise<SweepResult> } {
   const plan = planSweep(corpus, queries, qrels, opts);
   const clients = !opts.keepRankings && plan.work.length >= PARALLEL_MIN_SWEEP_QUERIES ? pool.take(threads() - 1) : [];
-  if (!clients.length) return bm25Sweep(corpus, queries, qrels, opts);
+  if (!clients.length) return { finish: async () => bm25Sweep(corpus, queries, qrels, opts) };
   const id = pool.load(corpus, clients, (id) => ({ kind: "load", corpus: id, arrays: corpus.index.arrays(), docIds: corpus.docIds }));
   // Chunks by work (a query's grows with the postings it touches), smaller towards the end,
   // taken in turn by this thread and the workers.
   const chunks = guidedChunks(plan.work, clients.length + 1, (q) => sweepCost(corpus, q.termIds));
   const S = plan.settings.length;
-  // One engine for all of this thread's chunks, as a worker keeps one for its chunks.
-  let engine: { here: QuerySweep; evaluator: PositionalEvaluator } | undefined;
-  const here = (part: readonly SweepWork[]) => {
-    engine ??= { here: new QuerySweep(corpus, plan.settings, plan.epsilon), evaluator: new PositionalEvaluator(corpus.docIds) };
-    return packQueries(engine.here, engine.evaluator, S, part);
-  };
-  const packed = await shareChunks(chunks, clients, here, (client, part) =>
+  const share = startChunks(chunks, clients, (client, part: readonly SweepWork[]) =>
     client.call<Float64Array>({ kind: "sweep", corpus: id, settings: plan.settings, epsilon: plan.epsilon, queries: part.map((q) => ({ termIds: q.termIds, gold: [...q.gold] })) }),
   );
-  chunks.forEach((part, c) =>
-    part.forEach((q, i) => {
-      for (let s = 0; s < S; s++) plan.entries[s].perQuery.set(q.id, unpackMetrics(packed[c], (i * S + s) * METRICS.length));
-    }),
-  );
-  return finishSweep(plan);
+  return {
+    async finish() {
+      // One engine for all of this thread's chunks, as a worker keeps one for its chunks.
+      let engine: { here: QuerySweep; evaluator: PositionalEvaluator } | undefined;
+      const packed = await share.join((part) => {
+        engine ??= { here: new QuerySweep(corpus, plan.settings, plan.epsilon), evaluator: new PositionalEvaluator(corpus.docIds) };
+        return packQueries(engine.here, engine.evaluator, S, part);
+      });
+      chunks.forEach((part, c) =>
+        part.forEach((q, i) => {
+          for (let s = 0; s < S; s++) plan.entries[s].perQuery.set(q.id, unpackMetrics(packed[c], (i * S + s) * METRICS.length));
+        }),
+      );
+      return finishSweep(plan);
+    },
+  };
 }
 
 /**

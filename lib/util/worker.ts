@@ -244,14 +244,35 @@ export function guidedChunks<T>(items: readonly T[], sides: number, cost?: (item
  *   (chunk) => chunk.map((q) => scorer.searchIds(q, 100)),
  *   (client, chunk) => searchInWorker(client, scorer, chunk, 100))).flat();
  */
-export async function shareChunks<T, R>(
+export function shareChunks<T, R>(
   chunks: readonly T[],
   clients: readonly WorkerClient[],
   here: (chunk: T) => R,
   there: (client: WorkerClient, chunk: T) => Promise<R>,
   inFlight = 2,
 ): Promise<R[]> {
+  return startChunks(chunks, clients, there, inFlight).join(here);
+}
+
+/**
+ * `shareChunks` in two steps: the workers start taking chunks now, and this thread joins in
+ * later (`join`), when it has finished what it was doing; chunks a worker failed are run then.
+ * What the job does while the workers start on a batch it will need (`gbr reproduce`'s tuning
+ * sweep, begun while other experiments run).
+ *
+ * @example
+ * const share = startChunks(chunks, clients, (client, chunk) => sweepInWorker(client, chunk));
+ * // … other work on this thread …
+ * const results = await share.join((chunk) => sweepHere(chunk));
+ */
+export function startChunks<T, R>(
+  chunks: readonly T[],
+  clients: readonly WorkerClient[],
+  there: (client: WorkerClient, chunk: T) => Promise<R>,
+  inFlight = 2,
+): { join(here: (chunk: T) => R): Promise<R[]> } {
   const results = new Array<R>(chunks.length);
+  const failed: number[] = [];
   let next = 0;
   const lane = async (client: WorkerClient): Promise<void> => {
     while (next < chunks.length) {
@@ -259,18 +280,24 @@ export async function shareChunks<T, R>(
       try {
         results[i] = await there(client, chunks[i]);
       } catch {
-        results[i] = here(chunks[i]);
+        failed.push(i);
       }
     }
   };
   const lanes = clients.flatMap((c) => Array.from({ length: inFlight }, () => lane(c)));
-  while (next < chunks.length) {
-    const i = next++;
-    results[i] = here(chunks[i]);
-    // Lets the workers' answers in, and their next chunks out, between this thread's chunks.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  await Promise.all(lanes);
-  return results;
+  return {
+    async join(here) {
+      while (next < chunks.length) {
+        const i = next++;
+        results[i] = here(chunks[i]);
+        // Lets the workers' answers in, and their next chunks out, between this thread's chunks.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      await Promise.all(lanes);
+      // A failure costs time, never results: what a worker could not do is done here.
+      for (const i of failed.splice(0)) results[i] = here(chunks[i]);
+      return results;
+    },
+  };
 }
 
