@@ -301,21 +301,44 @@ function gatherRow(
     const x1 = index[p + 1] * c;
     const x2 = index[p + 2] * c;
     const x3 = index[p + 3] * c;
-    // Two output columns per step (each column's arithmetic as before): the loads overlap.
-    let j = 0;
-    for (; j + 1 < c; j += 2) {
-      const a = out[o + j] + (w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j]);
-      const b = out[o + j + 1] + (w0 * X[x0 + j + 1] + w1 * X[x1 + j + 1] + w2 * X[x2 + j + 1] + w3 * X[x3 + j + 1]);
-      out[o + j] = a;
-      out[o + j + 1] = b;
-    }
-    for (; j < c; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
+    addFourRows(out, o, X, x0, x1, x2, x3, w0, w1, w2, w3, 0, c);
   }
   for (; p < end; p++) {
     const w = weight[p];
     const x = index[p] * c;
     for (let j = 0; j < c; j++) out[o + j] += w * X[x + j];
   }
+}
+
+/**
+ * out[o + j] + (w0·X[x0 + j] + w1·X[x1 + j] + w2·X[x2 + j] + w3·X[x3 + j]) into out[o + j], for
+ * j in [from, to): the four-row step of both JavaScript reference kernels (`gatherRow`,
+ * `gramUpper`), in the order the WebAssembly kernel adds. Two output columns per step (each
+ * column's arithmetic as one at a time): the loads overlap.
+ */
+function addFourRows(
+  out: Float64Array,
+  o: number,
+  X: Float64Array,
+  x0: number,
+  x1: number,
+  x2: number,
+  x3: number,
+  w0: number,
+  w1: number,
+  w2: number,
+  w3: number,
+  from: number,
+  to: number,
+): void {
+  let j = from;
+  for (; j + 1 < to; j += 2) {
+    const a = out[o + j] + (w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j]);
+    const b = out[o + j + 1] + (w0 * X[x0 + j + 1] + w1 * X[x1 + j + 1] + w2 * X[x2 + j + 1] + w3 * X[x3 + j + 1]);
+    out[o + j] = a;
+    out[o + j + 1] = b;
+  }
+  for (; j < to; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
 }
 
 /**
@@ -366,16 +389,7 @@ function gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Floa
       const x1 = X[o1 + i];
       const x2 = X[o2 + i];
       const x3 = X[o3 + i];
-      const g = i * n;
-      // Two columns per step, each with the arithmetic of one at a time.
-      let j = i;
-      for (; j + 1 < n; j += 2) {
-        const a = G[g + j] + (x0 * Y[o0 + j] + x1 * Y[o1 + j] + x2 * Y[o2 + j] + x3 * Y[o3 + j]);
-        const b = G[g + j + 1] + (x0 * Y[o0 + j + 1] + x1 * Y[o1 + j + 1] + x2 * Y[o2 + j + 1] + x3 * Y[o3 + j + 1]);
-        G[g + j] = a;
-        G[g + j + 1] = b;
-      }
-      for (; j < n; j++) G[g + j] += x0 * Y[o0 + j] + x1 * Y[o1 + j] + x2 * Y[o2 + j] + x3 * Y[o3 + j];
+      addFourRows(G, i * n, Y, o0, o1, o2, o3, x0, x1, x2, x3, i, n);
     }
   }
   for (; r < m; r++) {

@@ -4,9 +4,9 @@
  * composite (`prf:x`, `rrf:a+b`, `reform:x`) reuses its parts and the corpus is indexed once per
  * tokenizer. An experiment whose error says it cannot run here (`GbrError.unavailable`: a
  * provider not configured, a resource offline, prompts not pulled) is recorded as skipped with
- * the reason; any other error as failed; neither stops the others. Builds an experiment marks
- * `prefetch` (LSI's fit, in a worker thread) start with the job and overlap the experiments
- * before it.
+ * the reason; any other error as failed; neither stops the others. Work an experiment marks
+ * `prefetch` (LSI's fit, the tuning sweep's worker chunks) begins with the job, one prefetch after
+ * the other, and overlaps the experiments before it.
  */
 import type { LoadedBenchmark } from "../data/source";
 import { evaluate, type MetricValues } from "../eval/metrics";

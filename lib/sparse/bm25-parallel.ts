@@ -33,7 +33,7 @@ const QUERY_OVERHEAD_POSTINGS = 500;
  * postings, so an even count of queries is not an even share of work.
  *
  * @example
- * const chunks = splitWork(ids, 2, 1, searchCost(scorer));
+ * const chunks = guidedChunks(ids, 2, searchCost(scorer));
  */
 export function searchCost(scorer: Bm25Scorer): (termIds: ArrayLike<number>) => number {
   const { index } = scorer;

@@ -168,41 +168,6 @@ export class WorkerPool {
   }
 }
 
-/** The main thread's share of batch work relative to a worker's: it also turns the results into runs afterwards (0.8 balanced them on 2 cores). */
-const MAIN_SHARE = 0.8;
-
-/**
- * Batch work split for the main thread and `parts - 1` workers: contiguous parts in order, the
- * first (the main thread's) `mainShare` times a worker's (default a little smaller). With `cost`,
- * the shares are of the summed cost rather than of the item count, so that a part holding the
- * long queries is not the one every other part waits for.
- *
- * @example
- * const [mine, theirs] = splitWork(queries, 2);
- * const balanced = splitWork(ids, 2, 1, (q) => q.length);
- */
-export function splitWork<T>(items: readonly T[], parts: number, mainShare = MAIN_SHARE, cost?: (item: T) => number): T[][] {
-  if (parts <= 1) return [items.slice()];
-  const weights = cost ? items.map(cost) : undefined;
-  const total = weights ? weights.reduce((a, b) => a + b, 0) : items.length;
-  // Where each part ends, as a share of the total: the first mainShare / (mainShare + parts - 1).
-  const bounds: number[] = [];
-  for (let i = 1; i < parts; i++) bounds.push((total * (mainShare + i - 1)) / (mainShare + parts - 1));
-  const cuts: number[] = [0];
-  if (!weights) for (const b of bounds) cuts.push(Math.floor(b));
-  else {
-    let acc = 0;
-    let j = 0;
-    for (const b of bounds) {
-      // The cut falls after the item that brings the running cost closest to the bound.
-      while (j < items.length && acc + weights[j] / 2 <= b) acc += weights[j++];
-      cuts.push(j);
-    }
-  }
-  cuts.push(items.length);
-  return Array.from({ length: parts }, (_, i) => items.slice(cuts[i], cuts[i + 1]));
-}
-
 /**
  * A batch cut into chunks for `shareChunks` in guided order: each chunk a share of what is left
  * (half of it divided among `sides`), between 1/16 and 1/256 of the whole, so chunks are large

@@ -91,4 +91,6 @@ test("guidedChunks keeps every item once and in order, and its chunks shrink fro
   const byCost = guidedChunks(range(1000), 2, cost);
   assert.deepEqual(byCost.flat(), range(1000));
   assert.ok(byCost.some((c) => c.length === 1 && c[0] === 10), "the heavy item stands alone");
+  // A cost of zero everywhere still returns every item.
+  assert.deepEqual(guidedChunks(range(9), 2, () => 0).flat(), range(9));
 });
