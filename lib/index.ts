@@ -36,7 +36,7 @@ export { indexCorpus, bm25Search, bm25Run, type IndexedCorpus } from "./sparse/b
 export { createRetriever, registerRetriever, retrieverNames, supportsFeedback, type RetrieverOptions, type RetrieverFactory, type FeedbackRetriever } from "./retrievers";
 
 // dense, fusion
-export { BUILTIN_PRESETS, allPresets, builtinPresets, embedNaming, preset, presetFingerprint, renderTemplate, type EmbedNaming, type EmbeddingPreset } from "./dense/presets";
+export { BUILTIN_PRESETS, allPresets, builtinPresets, preset, presetFingerprint, renderTemplate, type EmbedNaming, type EmbeddingPreset } from "./dense/presets";
 export { apportion, embedItems, memoryCache, type VectorCache } from "./dense/embed";
 export { ExactIndex, normalize } from "./dense/exact-search";
 export { fitLsi, fitLsiInWorker, LsiModel } from "./dense/lsi";
@@ -47,7 +47,7 @@ export type { EmbeddingProvenance, VectorStore } from "./dense/vector-store";
 export type { DenseRetriever, DenseRetrieverInfo, DenseUsage, VectorRetriever } from "./dense/register";
 export { rrf } from "./fusion/rrf";
 export { allRerankPresets, BUILTIN_RERANK_PRESETS, rerankPreset, type RerankPreset } from "./rerank/presets";
-export { rerankClient, rerankClientFromEnv, RerankError, type RerankClient } from "./rerank/client";
+export { rerankClient, rerankClientFrom, RerankError, type RerankClient } from "./providers/rerank-client";
 export { crossEncoderRerankRun } from "./rerank/cross-encoder";
 export { openScoreCache, type ScoreCache } from "./rerank/score-cache";
 export { parseRerankName } from "./rerank/register";
@@ -75,5 +75,5 @@ export { formatFixed } from "./report/format";
 export { outputFrames, pivot, resultFrames, rowsFrame, sweepFrame, significanceFrame, tableFrame, frameRows, type ResultFrames } from "./report/frames";
 
 // experiments
-export { EXPERIMENTS, SkipExperiment, type Experiment } from "./experiments/registry";
+export { experiments, SkipExperiment, type Experiment } from "./experiments/registry";
 export { reproduce, type ReproduceResult, type ExperimentOutcome } from "./experiments/reproduce";

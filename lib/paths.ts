@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { allowStaleBuild, configuredDataDir, PACKAGE_ROOT } from "./config";
 
 /** This module's folder, through symlinks (notebooks reach it through the link notebooks/lib). */
 const HERE = realpathSync(__dirname);
@@ -9,12 +10,7 @@ const BUILD_RECORD = "BUILD.json";
 /** Running compiled, from build/lib (the notebooks), rather than from the sources (gbr, tests). */
 const COMPILED = existsSync(path.join(HERE, BUILD_RECORD));
 
-/**
- * Root of the installed package, so defaults do not depend on the working directory: the folder
- * above lib/, or above build/ when lib/ runs compiled for the notebooks. Resolved through
- * symlinks, since __dirname names the link notebooks/lib, not the package.
- */
-export const PACKAGE_ROOT = path.resolve(HERE, COMPILED ? "../.." : "..");
+export { PACKAGE_ROOT };
 
 /**
  * The sources of lib/ that differ from what build/lib was compiled from (changed, added or
@@ -40,7 +36,7 @@ export function staleSources(record: string, libDir: string): string[] {
 
 // A notebook running lib/ compiled before the last edit or pull would print numbers that `gbr`
 // (which runs the sources) does not: refuse, naming the files, before anything is computed.
-if (COMPILED && process.env.GBR_ALLOW_STALE_BUILD !== "1") {
+if (COMPILED && !allowStaleBuild()) {
   const stale = staleSources(path.join(HERE, BUILD_RECORD), path.join(PACKAGE_ROOT, "lib"));
   if (stale.length) {
     const shown = stale.slice(0, 5).map((f) => `lib/${f}`).join(", ") + (stale.length > 5 ? ` and ${stale.length - 5} more` : "");
@@ -62,5 +58,5 @@ export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
  * path.join(dataDir(), "hf"); // "/…/greekbar-retrieval/data/hf"
  */
 export function dataDir(): string {
-  return process.env.GBR_DATA_DIR ? path.resolve(process.env.GBR_DATA_DIR) : path.join(PACKAGE_ROOT, "data");
+  return configuredDataDir();
 }

@@ -2,6 +2,7 @@ import type { Benchmark, Query, Retriever, Run } from "./types";
 import type { Bm25Params } from "./sparse/bm25";
 import type { TokenizerContext } from "./text/registry";
 import type { ReplayCache } from "./cache/replay-file";
+import { createProviders, type Providers } from "./providers";
 import { GbrError } from "./util/errors";
 import { didYouMean } from "./util/suggest";
 
@@ -21,6 +22,12 @@ export interface PlanMode {
 }
 
 export interface RetrieverOptions extends TokenizerContext {
+  /**
+   * The run's model servers (lib/providers): built once per run from its configuration, so every
+   * method of the run shares their limits and rate caps. Absent: made from the environment by
+   * `createRetriever`.
+   */
+  providers?: Providers;
   /** BM25 parameters (rank_bm25 defaults when absent). */
   bm25?: Partial<Bm25Params>;
   /** Drop documents scoring <= 0 (BM25). */
@@ -100,7 +107,7 @@ export class BuildCache {
 
 /** The options that make one retriever differ from another of the same name (not callbacks, not the cache). */
 function optionsKey(opts: RetrieverOptions): string {
-  const { log: _log, onProgress: _progress, cache: _cache, ...rest } = opts;
+  const { log: _log, onProgress: _progress, cache: _cache, providers: _providers, ...rest } = opts;
   return JSON.stringify(rest, Object.keys(rest).sort());
 }
 
@@ -187,6 +194,7 @@ export function retrieverNames(): string[] {
  * const run = await bm25.retrieve(bench.queries, 100);
  */
 export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}): Promise<Retriever> {
+  if (!opts.providers) opts = { ...opts, providers: createProviders() };
   if (opts.cache) return opts.cache.once(bench, `retriever ${name} ${optionsKey(opts)}`, async () => withRunMemo(await build(name, bench, opts)));
   return build(name, bench, opts);
 }

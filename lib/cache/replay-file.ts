@@ -36,6 +36,7 @@ import { withFileLock } from "./file-lock";
 import { exists, isBlank, NEWLINE, readLines, syncDir, writeAll } from "./line-file";
 import { decodeLine, encodeRecord, parseRecord, type ReplayRecord } from "./replay-record";
 import { noteAppend, orderGeneration, readSteadily, recoverReplayOrder } from "./replay-order";
+import { readConfig } from "../config";
 
 /**
  * An opened replay file: an index of its newest record per key, and appends to it.
@@ -102,8 +103,7 @@ export interface OpenReplayOptions {
  * defaultReplayFile(); // "/tmp/shared-run.jsonl"
  */
 export function defaultReplayFile(): string {
-  const env = process.env.GBR_REPLAY_FILE;
-  return path.resolve(env && env.trim() !== "" ? env : path.join(dataDir(), "replay", "llm-calls.jsonl"));
+  return readConfig().replayFile ?? path.join(dataDir(), "replay", "llm-calls.jsonl");
 }
 
 /**

@@ -10,6 +10,7 @@ import { splitModelId } from "../util/model-id";
 import type { ReplayCache } from "./replay-file";
 import { checkSample, copyResponse, pickRequest, replayKey, type ReplayRequest, type ReplayResponse } from "./replay-record";
 import { GbrError } from "../util/errors";
+import { readConfig } from "../config";
 
 /**
  * An answer as the wrapper returns it: the recorded fields, and whether it came from the cache
@@ -218,6 +219,5 @@ function inflightFor(cache: ReplayCache): Map<string, Promise<Flight>> {
 }
 
 function offlineFromEnv(): boolean {
-  const v = (process.env.GBR_OFFLINE ?? "").trim().toLowerCase();
-  return v === "1" || v === "true" || v === "yes";
+  return readConfig().offline;
 }

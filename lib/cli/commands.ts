@@ -19,7 +19,7 @@ import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce } from "../experiments/reproduce";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
-import { setPricer } from "../util/usage-meter";
+import { setPricer } from "../providers/usage-meter";
 import { formatPlan } from "../report/plan-text";
 import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
@@ -29,6 +29,8 @@ import { errorsCmd } from "./errors-command";
 import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
 import { foldUpper } from "../text/normalize";
+import { readConfig } from "../config";
+import { createProviders } from "../providers";
 
 const llmOptions = {
   llm: { type: "string" as const },
@@ -57,12 +59,14 @@ const llmHelp = [
 
 /** The LLM-related retriever options from parsed flags. */
 function llmRetrieverOptions(values: Record<string, unknown>) {
-  // --concurrency is GBR_CONCURRENCY's command-line form: the providers read it where they are
-  // made (lib/util/concurrency.ts), however deep, so it is set for this process.
-  if (values.concurrency !== undefined) process.env.GBR_CONCURRENCY = String(numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 }));
+  // The configuration is read once per command, with --concurrency (GBR_CONCURRENCY's
+  // command-line form) applied, and its providers serve the whole command.
+  const concurrency = values.concurrency === undefined ? undefined : numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 });
+  const providers = createProviders(readConfig(undefined, { concurrency }));
   const promptSet = values.prompts === undefined ? undefined : String(values.prompts);
   if (promptSet !== undefined && promptSet !== "project" && promptSet !== "official") throw new CliError(`--prompts must be project or official, got '${promptSet}'`, 2);
   return {
+    providers,
     llm: values.llm as string | undefined,
     replay: values["no-cache"] ? ("refresh" as const) : undefined,
     promptSet: promptSet as "project" | "official" | undefined,

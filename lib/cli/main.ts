@@ -4,6 +4,7 @@ import { GbrError } from "../util/errors";
 import { version } from "../../package.json";
 import { didYouMean } from "../util/suggest";
 import { orderReplayTails } from "../cache/replay-order";
+import { readConfig } from "../config";
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
 
@@ -56,7 +57,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return err.code === "USAGE" ? 2 : 1;
     }
     io.stderr(`gbr ${name}: ${(err as Error).message ?? String(err)}\n`);
-    if (process.env.GBR_DEBUG) io.stderr(`${(err as Error).stack}\n`);
+    if (debugging()) io.stderr(`${(err as Error).stack}\n`);
     return 1;
   }
 }
@@ -77,4 +78,13 @@ export function processIo(): Io {
       return Buffer.concat(chunks).toString("utf8");
     },
   };
+}
+
+/** `GBR_DEBUG`, read without failing: this runs while another error is being reported. */
+function debugging(): boolean {
+  try {
+    return readConfig().debug;
+  } catch {
+    return false;
+  }
 }

@@ -6,7 +6,7 @@
  */
 import type { Io } from "./args";
 import { progressLine, workSince } from "../util/progress-line";
-import { noteStep, usageSnapshot, type UsageTotals } from "../util/usage-meter";
+import { noteStep, usageSnapshot, type UsageTotals } from "../providers/usage-meter";
 
 /** Options of `progressReporter`. */
 export interface ProgressOptions {

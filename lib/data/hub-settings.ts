@@ -8,6 +8,7 @@ import type { DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
 import type { ProgressFn } from "./progress-bar";
 import { checkedBaseUrl } from "../util/http";
+import { readConfig } from "../config";
 
 /**
  * The dataset of the paper on the Hugging Face Hub.
@@ -95,17 +96,17 @@ export function hubSettings(opts: PullOptions): HubSettings {
   if (revision === "" || revision.split("/").some((s) => s === "" || s === "." || s === "..")) {
     throw new Error(`invalid revision '${revision}'`);
   }
-  const token = opts.token ?? process.env.HF_TOKEN;
-  const offlineEnv = /^(1|true|yes)$/i.test(process.env.HF_HUB_OFFLINE ?? "");
+  const hub = readConfig().hub;
+  const token = opts.token ?? hub.token;
   return {
     repo,
     revision,
-    endpoint: checkedBaseUrl(opts.endpoint ? "the Hub endpoint" : "HF_ENDPOINT", opts.endpoint ?? process.env.HF_ENDPOINT ?? "https://huggingface.co", "HF_TOKEN").replace(/\/+$/, ""),
+    endpoint: checkedBaseUrl(opts.endpoint ? "the Hub endpoint" : "HF_ENDPOINT", opts.endpoint ?? hub.endpoint, "HF_TOKEN").replace(/\/+$/, ""),
     headers: token ? { Authorization: `Bearer ${token}` } : {},
     cacheDir: path.resolve(
       opts.cacheDir ?? path.join(opts.cacheRoot ?? path.join(dataDir(), "hf"), repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
     ),
-    offline: opts.offline ?? offlineEnv,
+    offline: opts.offline ?? hub.offline,
     onProgress: opts.onProgress,
     log: opts.log ?? (() => {}),
     retry: opts.retry ?? {},

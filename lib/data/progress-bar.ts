@@ -2,6 +2,7 @@
  * Byte-level progress of a pull, for people at a terminal and for nobody else.
  */
 import cliProgress from "cli-progress";
+import { readConfig } from "../config";
 
 /**
  * Bytes received so far for one repository file; `total` is undefined without a Content-Length.
@@ -25,7 +26,7 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
   log: (msg: string) => void;
   stop: () => void;
 } {
-  if (!stream.isTTY || process.env.CI) {
+  if (!stream.isTTY || readConfig().ci) {
     return { onProgress: () => {}, log: (msg) => void stream.write(`${msg}\n`), stop: () => {} };
   }
   const multi = new cliProgress.MultiBar(

@@ -35,6 +35,7 @@ import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../
 import { DataError } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
+import { readConfig } from "../config";
 
 /**
  * Release tag of explosion/spacy-lookups-data the lemma tables are read from.
@@ -166,7 +167,7 @@ interface Manifest {
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions = {}): Promise<SpacyLexicon> {
   if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);
   const cacheDir = path.resolve(opts.cacheDir ?? path.join(dataDir(), "spacy"), lang);
-  const baseUrl = checkedBaseUrl(opts.baseUrl ? "the spaCy tables' base URL" : "GBR_SPACY_BASE_URL", opts.baseUrl ?? process.env.GBR_SPACY_BASE_URL ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
+  const baseUrl = checkedBaseUrl(opts.baseUrl ? "the spaCy tables' base URL" : "GBR_SPACY_BASE_URL", opts.baseUrl ?? readConfig().spacyBaseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
   const log = opts.log ?? (() => {});
   const manifestFile = path.join(cacheDir, "manifest.json");
   const manifest = await readManifest(manifestFile, lang, log);

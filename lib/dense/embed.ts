@@ -24,7 +24,7 @@ export interface VectorCache {
 }
 
 export interface EmbedItemsOptions {
-  /** Batches in flight at once (default 2; the embedder may limit further). */
+  /** Batches in flight at once (default: the embedder's capacity, else 2; the embedder may limit further). */
   concurrency?: number;
   /** Called after every finished batch with items done so far (cached ones count as done). */
   onProgress?: (done: number, total: number) => void;
@@ -251,7 +251,7 @@ export async function embedItems(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? 2, batches.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? embedder.capacity ?? 2, batches.length) }, worker));
   // Noted even after a failure: the vectors stored before it keep their mark.
   if (requests > 0) await cache.noteProvenance?.(fingerprint, fresh);
   if (failure !== undefined) throw failure;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Side } from "./types";
+import { readConfig, type Config, type EmbedNaming } from "../config";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
@@ -115,13 +116,7 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   },
 ];
 
-/**
- * Which model names the built-in presets send: Hugging Face ids, or the names the authors served.
- *
- * @example
- * const naming: EmbedNaming = embedNaming(); // from GBR_EMBED_NAMES
- */
-export type EmbedNaming = "hf" | "authors";
+export type { EmbedNaming };
 
 /**
  * The model name each built-in preset had in the authors' runs (their experiments notebook at
@@ -145,24 +140,6 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
   "gemini-001": { model: "gemini-embedding-001" },
 });
 
-const NAMINGS: readonly EmbedNaming[] = ["hf", "authors"];
-
-/**
- * The naming mode chosen by `GBR_EMBED_NAMES` ("hf" when unset or empty); any other value is an
- * error naming the variable and the allowed values.
- *
- * @example
- * embedNaming({ GBR_EMBED_NAMES: "authors" }); // "authors"
- * embedNaming({});                             // "hf"
- */
-export function embedNaming(env: NodeJS.ProcessEnv = process.env): EmbedNaming {
-  const raw = env.GBR_EMBED_NAMES?.trim();
-  if (!raw) return "hf";
-  const v = raw.toLowerCase();
-  if ((NAMINGS as readonly string[]).includes(v)) return v as EmbedNaming;
-  throw new Error(`GBR_EMBED_NAMES must be "hf" or "authors", got ${JSON.stringify(env.GBR_EMBED_NAMES)}`);
-}
-
 /**
  * The built-in presets under a naming mode. "authors" sends the names the authors served
  * (`AUTHORS_SERVED_NAMES`), one text per request (batch size 1), and, for OpenAI-compatible
@@ -172,7 +149,7 @@ export function embedNaming(env: NodeJS.ProcessEnv = process.env): EmbedNaming {
  * @example
  * builtinPresets("authors").find((p) => p.name === "qwen3-8b")!.model; // "text-embedding-qwen3-embedding-8b"
  */
-export function builtinPresets(naming: EmbedNaming = embedNaming()): EmbeddingPreset[] {
+export function builtinPresets(naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
   if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
   return BUILTIN_PRESETS.map((p) => {
     const served = AUTHORS_SERVED_NAMES[p.name];
@@ -221,10 +198,14 @@ export function textKey(rendered: string): string {
   return createHash("sha256").update(rendered).digest("hex");
 }
 
-/** File that may hold user presets: `GBR_PRESETS`, else `gbr-presets.json` in the working directory. */
-export function userPresetsFile(): string | undefined {
-  const explicit = process.env.GBR_PRESETS;
-  if (explicit) return path.resolve(explicit);
+/**
+ * File that may hold user presets: `GBR_PRESETS`, else `gbr-presets.json` in the working directory.
+ *
+ * @example
+ * userPresetsFile(readConfig({ GBR_PRESETS: "my-presets.json" })); // "/…/my-presets.json"
+ */
+export function userPresetsFile(config: Pick<Config, "presetsFile"> = readConfig()): string | undefined {
+  if (config.presetsFile) return config.presetsFile;
   const local = path.resolve("gbr-presets.json");
   return existsSync(local) ? local : undefined;
 }
@@ -237,7 +218,7 @@ export function userPresetsFile(): string | undefined {
  * @example
  * allPresets().map((p) => p.name); // ["qwen3-8b", …, "gemini-001", …user presets]
  */
-export function allPresets(file = userPresetsFile(), naming: EmbedNaming = embedNaming()): EmbeddingPreset[] {
+export function allPresets(file = userPresetsFile(), naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
   const byName = new Map(builtinPresets(naming).map((p) => [p.name, p]));
   if (file) for (const p of readUserPresets(file)) byName.set(p.name, p);
   return [...byName.values()];

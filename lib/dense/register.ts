@@ -4,73 +4,17 @@ import { createRetriever, registerRetriever, type FeedbackRetriever, type Retrie
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi, fitLsiInWorker } from "./lsi";
-import { allPresets, embedNaming, preset, presetFingerprint, type EmbedNaming, type EmbeddingPreset, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type EmbeddingPreset, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import type { Embedder } from "./types";
-import { geminiEmbedderFromEnv } from "./embedders/gemini";
-import { openaiEmbedderFromEnv } from "./embedders/openai-compatible";
+import { createProviders } from "../providers";
 import { openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
-import { RateCap, sharedRateCap } from "../util/rate-cap";
-import { planEmbedder, planVectorView } from "./plan-embed";
-import { checkedBaseUrl } from "../util/http";
-import type { EndpointStats } from "../util/endpoints";
+import { planEmbedder, planVectorView } from "../providers/plan-embed";
+import type { EndpointStats } from "../providers/endpoints";
 
 // The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
 // retriever is first created, so commands that never embed start fast.
-
-/**
- * The embedder a preset runs on, configured from the environment; rejects with an
- * EmbeddingError of code NOT_CONFIGURED (saying what to set) when its provider is not configured.
- * A preset served by LM Studio (`server: "lmstudio"`, the authors' naming) goes to
- * `GBR_LMSTUDIO_BASE_URL` with `GBR_LMSTUDIO_API_KEY` when that URL is set.
- *
- * @example
- * const e = await embedderFor(preset("gemini-001")); // needs GEMINI_API_KEY
- */
-export async function embedderFor(p: EmbeddingPreset, env: NodeJS.ProcessEnv = process.env): Promise<Embedder> {
-  const embedder = await providerEmbedder(p, env);
-  const cap = sharedRateCap("embed", env);
-  return cap ? rateCappedEmbedder(embedder, cap) : embedder;
-}
-
-/**
- * An embedder whose requests wait for the rate caps (GBR_EMBED_RPM, GBR_EMBED_TPM): each
- * reserves the o200k count of its texts, then what the server reported (when it reported).
- *
- * @example
- * const e = rateCappedEmbedder(await embedderFor(preset("gemini-001")), new RateCap({ requestsPerMinute: 100 }));
- */
-export function rateCappedEmbedder(embedder: Embedder, cap: RateCap): Embedder {
-  return {
-    id: embedder.id,
-    ...(embedder.dims !== undefined ? { dims: embedder.dims } : {}),
-    maxBatch: embedder.maxBatch,
-    endpoint: embedder.endpoint,
-    embed: async (texts, side) => {
-      const ticket = await cap.acquire(texts.reduce((n, t) => n + countTokens(t), 0));
-      const res = await embedder.embed(texts, side);
-      if (res.tokens !== undefined) ticket.settle(res.tokens);
-      return res;
-    },
-    ...(embedder.limitState ? { limitState: () => embedder.limitState!() } : {}),
-    ...(embedder.endpointStats ? { endpointStats: () => embedder.endpointStats!() } : {}),
-  };
-}
-
-async function providerEmbedder(p: EmbeddingPreset, env: NodeJS.ProcessEnv): Promise<Embedder> {
-  if (p.provider === "gemini") {
-    return geminiEmbedderFromEnv(p.model, p.dims, env, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
-  }
-  if (p.provider === "openai") {
-    const lmstudio = p.server === "lmstudio" && env.GBR_LMSTUDIO_BASE_URL?.trim() ? checkedBaseUrl("GBR_LMSTUDIO_BASE_URL", env.GBR_LMSTUDIO_BASE_URL.trim(), "GBR_LMSTUDIO_API_KEY") : undefined;
-    // Only LM Studio's own key goes to LM Studio: the general embedding or OpenAI key is meant
-    // for another server and must not be sent to this one.
-    const where = lmstudio ? { GBR_EMBED_BASE_URL: lmstudio, GBR_EMBED_API_KEY: env.GBR_LMSTUDIO_API_KEY?.trim() || undefined } : env;
-    return openaiEmbedderFromEnv(p.model, p.dims, p.batchSize, p.input ? { input: p.input } : {}, where);
-  }
-  throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
-}
 
 const stores = new Map<string, Promise<VectorStore>>();
 /** One store per URI per process: LanceDB connections are reused across retrievers. */
@@ -235,12 +179,12 @@ export function vectorRetriever(
  * r.info.model; // "Qwen/Qwen3-Embedding-8B" (GBR_EMBED_NAMES=authors: "text-embedding-qwen3-embedding-8b")
  */
 export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<DenseRetriever> {
-  // Read once, so the preset and the info agree even if the environment changes meanwhile.
-  const naming = embedNaming();
-  const p = preset(name.slice("dense:".length), allPresets(undefined, naming));
+  const providers = opts.providers ?? createProviders();
+  const naming = providers.config.embed.naming;
+  const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(providers.config), naming));
   // --plan: nothing is sent or stored (plan-embed.ts); the store is only read.
   const plan = opts.plan;
-  const embedder = plan ? planEmbedder(p, (texts) => plan.tally("embedding", p.model, texts.length, texts.reduce((n, t) => n + countTokens(t), 0), 0)) : await embedderFor(p);
+  const embedder = plan ? planEmbedder(p, (texts) => plan.tally("embedding", p.model, texts.length, texts.reduce((n, t) => n + countTokens(t), 0), 0)) : providers.embedder(p);
   const realStore = await sharedStore(opts.vectorStore);
   const store = opts.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();

@@ -2,7 +2,7 @@
  * Dense retrieval vocabulary: an Embedder turns texts into vectors; a preset says which model,
  * through which provider, with which query and document templates (the paper's settings).
  */
-import type { EndpointStats } from "../util/endpoints";
+import type { EndpointStats } from "../providers/endpoints";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 /** Which side of retrieval a text is on; models embed queries and documents differently. */
@@ -89,7 +89,12 @@ export interface Embedder {
    */
   readonly endpoint: string;
   embed(texts: string[], side: Side): Promise<EmbedResult>;
-  /** The in-flight limit as the server's answers steered it (lib/util/adaptive-limit.ts), when the embedder adapts it. */
+  /**
+   * Requests it takes in flight at once over all its endpoints (`GBR_EMBED_CONCURRENCY` or
+   * `--concurrency` per endpoint): how many batches a caller keeps going.
+   */
+  readonly capacity?: number;
+  /** The in-flight limit as the server's answers steered it (lib/providers/adaptive-limit.ts), when the embedder adapts it. */
   limitState?(): { max: number; current: number; lowest: number; refusals: number };
   /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
   endpointStats?(): EndpointStats[];

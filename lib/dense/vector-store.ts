@@ -23,6 +23,7 @@ import { lancedbSdk } from "../util/sdk";
 import { dataDir } from "../paths";
 import { LanceVectorStore, type LanceVectorStoreOptions } from "./lance-vector-store";
 import type { CachedVector, EmbeddingProvenance, Side } from "./types";
+import { readConfig, type Config } from "../config";
 
 export type { EmbeddingProvenance } from "./types";
 
@@ -220,8 +221,8 @@ export interface VectorStore {
  * @example
  * defaultVectorStoreUri(); // "/home/me/greekbar-retrieval/data/lancedb"
  */
-export function defaultVectorStoreUri(env: NodeJS.ProcessEnv = process.env): string {
-  return env.GBR_VECTOR_STORE?.trim() || path.join(dataDir(), "lancedb");
+export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "dataDir"> = readConfig()): string {
+  return config.vectorStore ?? path.join(config.dataDir, "lancedb");
 }
 
 /**

@@ -1,8 +1,9 @@
-import type { Pricer } from "../util/usage-meter";
+import type { Pricer } from "../providers/usage-meter";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
 import type { Work, RunCost } from "../types";
+import { readConfig } from "../config";
 
 /**
  * What one method spent: the work of its run (`RunCost`: online and one-time corpus work, with
@@ -65,7 +66,7 @@ export interface CostRow {
  * @example
  * loadPrices().llm["openai/gpt-oss-120b"].output; // USD per million output tokens
  */
-export function loadPrices(file = process.env.GBR_PRICES ?? path.join(PACKAGE_ROOT, "config", "prices.json")): PriceTable {
+export function loadPrices(file = readConfig().pricesFile ?? path.join(PACKAGE_ROOT, "config", "prices.json")): PriceTable {
   if (!existsSync(file)) throw new Error(`price table ${file} not found (set GBR_PRICES to a JSON file like config/prices.json)`);
   const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<PriceTable>;
   if (!parsed.llm || !parsed.embedding) throw new Error(`${file}: expected {"llm": {...}, "embedding": {...}}`);

@@ -12,12 +12,13 @@ import os from "node:os";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost";
-import { outputGuess } from "../llm/plan-chat";
+import { outputGuess } from "../providers/plan-chat";
 import type { PlanMode } from "../registry";
 import type { RunInfo, Work } from "../types";
 import { addWork } from "../util/run-cost";
 import { runExperiments } from "./run-experiments";
 import { selection, type ReproduceOptions } from "./reproduce";
+import { readConfig } from "../config";
 
 /**
  * One experiment of the plan (plan.json's `experiments[]`). `calls` counts chat calls, texts
@@ -246,7 +247,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       experiments,
       total,
       outputGuesses: [...guesses].map(([model, g]) => ({ model, perCall: g.perCall, basis: g.basis })),
-      prices: process.env.GBR_PRICES ?? "config/prices.json",
+      prices: readConfig().pricesFile ?? "config/prices.json",
       notes: [
         "calls count chat calls, texts embedded and rerank requests, as cost.csv does; cached counts those answered without a new request: held by the caches before the run, or made once for an earlier experiment of the same selection; inputTokens, outputTokens and cost leave out what the caches held before the run",
         "an experiment built on another (rrf:, prf:, rerank:, oracle:) includes that one's work, as cost.csv does: the rows overlap; total counts each call once",

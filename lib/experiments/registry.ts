@@ -1,6 +1,7 @@
 import { tuningExperiments } from "./tuning";
 import { BUILTIN_PRESETS } from "../dense/presets";
 import type { Experiment, ExperimentContext } from "./experiment";
+import { readConfig, type Config } from "../config";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
@@ -35,23 +36,14 @@ export const RERANK_FIRST_STAGES = ["bm25-greekstemmer", "reform:bm25-greekstemm
 export const DEFAULT_RERANKERS = ["bge-reranker-v2-m3"];
 
 /**
- * The cross-encoder presets whose rows reproduce has (`GBR_RERANKERS`, comma-separated, read
- * when lib/ loads: the presets your rerank server serves; default bge-reranker-v2-m3). A name
- * that is no preset is still a row, which fails with the list of known presets.
- *
- * @example
- * configuredRerankers({ GBR_RERANKERS: "qwen3-reranker-8b, bge-reranker-v2-m3" }); // ["qwen3-reranker-8b", "bge-reranker-v2-m3"]
+ * Re-ranking rows: each configured cross-encoder (`GBR_RERANKERS`, the presets your rerank
+ * server serves; default bge-reranker-v2-m3; a name that is no preset is still a row, which
+ * fails with the list of known presets) and the listwise LLM over each first stage.
  */
-export function configuredRerankers(env: NodeJS.ProcessEnv = process.env): string[] {
-  const listed = (env.GBR_RERANKERS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  return [...new Set(listed.length ? listed : DEFAULT_RERANKERS)];
-}
-
-/** Re-ranking rows: each configured cross-encoder and the listwise LLM over each first stage. */
-function rerankExperiments(): Experiment[] {
+function rerankExperiments(rerankers: readonly string[]): Experiment[] {
   const needs = (first: string, own: Experiment["needs"]): Experiment["needs"] => (first === "bm25-greekstemmer" ? own : [...new Set([...own, "llm" as const])]);
   return [
-    ...configuredRerankers().flatMap((r) =>
+    ...(rerankers.length ? rerankers : DEFAULT_RERANKERS).flatMap((r) =>
       RERANK_FIRST_STAGES.map((first) => retrieverExperiment(`rerank:${r}:${first}`, "rerank", `${r} (cross-encoder) re-ranking the top 100 of ${first}`, needs(first, ["rerank"]))),
     ),
     ...RERANK_FIRST_STAGES.map((first) => retrieverExperiment(`rerank:llm:${first}`, "rerank", `Listwise LLM re-ranking (RankGPT window) of the top 100 of ${first}`, ["llm"])),
@@ -64,9 +56,11 @@ function rerankExperiments(): Experiment[] {
  * reason.
  *
  * @example
- * EXPERIMENTS.map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "dense:qwen3-8b", …]
+ * experiments().map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "dense:qwen3-8b", …]
  */
-export const EXPERIMENTS: readonly Experiment[] = [
+export function experiments(config: Pick<Config, "rerankers"> = readConfig()): Experiment[] {
+  return [
+
   retrieverExperiment("bm25-greekstemmer", "4.1", "BM25-GREEKSTEMMER (Ntais stemmer, 43 stopwords)", []),
   retrieverExperiment("bm25-spacy", "4.1", "BM25-SPACY (spaCy Greek lemma lookup)", ["lemma-tables"]),
   retrieverExperiment("bm25-grnlp", "4.1", "BM25-GR-NLP-TOOLKIT (toolkit-style tokens, no stemming)", []),
@@ -86,5 +80,6 @@ export const EXPERIMENTS: readonly Experiment[] = [
   ...tuningExperiments("bm25-greekstemmer", "BM25-GREEKSTEMMER", [], "sweep.json"),
   ...tuningExperiments("reform:bm25-greekstemmer", "Reform-BM25 (on the rewrites)", ["llm"], "sweep-reform.json", "reform:bm25-greekstemmer"),
   retrieverExperiment("react-bm25", "4.5", "REACT-BM25 (planner → BM25 → observer; rounds as recorded)", ["llm"]),
-  ...rerankExperiments(),
-];
+  ...rerankExperiments(config.rerankers),
+  ];
+}

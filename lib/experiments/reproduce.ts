@@ -6,13 +6,14 @@ import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import type { RetrieverOptions } from "../retrievers";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
-import { EXPERIMENTS, type Experiment } from "./registry";
+import { experiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { writeOutputs } from "./write-outputs";
 import { outputTables, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
 import { orderReplayTails } from "../cache/replay-order";
 import { didYouMean } from "../util/suggest";
+import { readConfig } from "../config";
 
 export type { ExperimentOutcome } from "./assess";
 
@@ -72,7 +73,7 @@ function datasetName(loaded: LoadedBenchmark): string {
  * selection(loaded, { outRoot: "outputs", only: ["bm25-greekstemmer"] }).outDir; // "outputs/sample"
  */
 export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments">): { selected: Experiment[]; outDir: string } {
-  const all = opts.experiments ?? EXPERIMENTS;
+  const all = opts.experiments ?? experiments();
   const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
   if (unknown.length) {
     const ids = all.map((e) => e.id);
@@ -105,7 +106,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     repeat: opts.repeat,
     seed: opts.seed,
     replay: opts.retrieverOptions?.replay,
-    replayFile: process.env.GBR_REPLAY_FILE,
+    replayFile: readConfig().replayFile,
   });
   const tables = outputTables(loaded, records, assessment);
   const files = await writeOutputs(outDir, loaded, records, assessment, tables);

@@ -16,6 +16,7 @@ import { createTokenizer } from "../text/registry";
 import type { QueryId } from "../types";
 import { GbrError, isUnavailable } from "../util/errors";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
+import { createProviders } from "../providers";
 
 /**
  * One sample of an experiment: what it returned and its per-query metrics.
@@ -77,7 +78,8 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const repeat = opts.repeat ?? 1;
   const seed = opts.seed ?? 42;
   const cache = new BuildCache();
-  const base: RetrieverOptions = { log, ...opts.retrieverOptions, cache };
+  // One set of providers for the whole run: its limits and rate caps are shared by every experiment.
+  const base: RetrieverOptions = { log, ...opts.retrieverOptions, providers: opts.retrieverOptions?.providers ?? createProviders(), cache };
   const records: ExperimentRecord[] = [];
   const contextFor = (options: RetrieverOptions): ExperimentContext => ({
     loaded,

@@ -5,7 +5,7 @@
  * metadata.json, the experiments' own artefacts (sweep.json …) and, when REACT-BM25 ran,
  * react-rounds.csv and react-missed.csv.
  */
-import { stepsSoFar } from "../util/usage-meter";
+import { stepsSoFar } from "../providers/usage-meter";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toCsv } from "../util/csv";

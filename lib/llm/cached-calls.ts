@@ -4,7 +4,7 @@
  * settings and model) and asks only for what is missing. Reformulation and translation run
  * their calls through it.
  */
-import { concurrencyFor } from "../util/concurrency";
+import { DEFAULT_CONCURRENCY } from "../config";
 import { createHash } from "node:crypto";
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
@@ -269,7 +269,7 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
       }
     }
   };
-  const width = Math.max(1, Math.min(opts.concurrency ?? model.capacity ?? concurrencyFor("chat"), todo.length));
+  const width = Math.max(1, Math.min(opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat, todo.length));
   await Promise.all(Array.from({ length: width }, worker));
   if (failure !== undefined) {
     const { error, id } = failure;

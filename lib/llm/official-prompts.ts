@@ -24,6 +24,7 @@ import {
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
+import { readConfig } from "../config";
 
 /**
  * The repository that publishes the official prompts.
@@ -104,7 +105,7 @@ async function writeAtomic(file: string, text: string): Promise<void> {
  */
 export async function pullOfficialPrompts(opts: PullOfficialOptions = {}): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});
-  const base = checkedBaseUrl(opts.baseUrl ? "the raw-file base URL" : "GBR_GITHUB_RAW_URL", opts.baseUrl ?? process.env.GBR_GITHUB_RAW_URL ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");
+  const base = checkedBaseUrl(opts.baseUrl ? "the raw-file base URL" : "GBR_GITHUB_RAW_URL", opts.baseUrl ?? readConfig().githubRawUrl ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");
   const commit = opts.commit ?? OFFICIAL_COMMIT;
   if (!/^[0-9A-Za-z._\/-]+$/.test(commit) || commit.includes("..")) {
     throw new PromptError(`not a usable commit or ref: '${commit}'`, "INVALID");

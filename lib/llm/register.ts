@@ -1,4 +1,4 @@
-import { concurrencyFor } from "../util/concurrency";
+import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
 import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
 import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
@@ -13,8 +13,8 @@ import { reactParserFor, reactPromptsOf } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
-import { chatFromEnv, chatModelIdFromEnv } from "./chat-from-env";
-import { planChatModel } from "./plan-chat";
+import { createProviders, type Providers } from "../providers";
+import { planChatModel } from "../providers/plan-chat";
 import { openReplayCache, withReplay } from "../cache/replay";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
@@ -31,7 +31,7 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
   let model: ChatModel;
   if (opts.plan) {
     // --plan: no provider is needed or called; the replay cache answers what it holds.
-    const id = chatModelIdFromEnv(opts.llm);
+    const id = providersOf(opts).chatId(opts.llm);
     const cache = opts.replay === "off" ? undefined : await openReplayCache(undefined, { log: opts.log });
     const guess = await opts.plan.outputGuess(id, cache);
     const plan = opts.plan;
@@ -44,8 +44,12 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
   return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
 }
 
+function providersOf(opts: RetrieverOptions): Providers {
+  return opts.providers ?? createProviders();
+}
+
 async function replayedChatModel(opts: RetrieverOptions): Promise<ChatModel> {
-  const provider = chatFromEnv(opts.llm);
+  const provider = providersOf(opts).chat(opts.llm);
   let model: ChatModel = provider;
   if (opts.replay !== "off") {
     const cache = await openReplayCache(undefined, { log: opts.log });
@@ -223,7 +227,7 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
           resume: true,
           // As many questions at once as the chat server takes requests: rounds within a question
           // stay in order, and every result lands by question, whatever finishes first.
-          concurrency: model.capacity ?? concurrencyFor("chat"),
+          concurrency: model.capacity ?? DEFAULT_CONCURRENCY.chat,
           onQuery: ({ index, total, resumed }) => opts.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
         }),
       );

@@ -9,7 +9,7 @@
  * `--prompts` says: the paper's authors have no re-ranking prompts, so there is nothing official
  * to reproduce, and the run records prompt set "project" with these two prompts' sha256.
  */
-import { concurrencyFor } from "../util/concurrency";
+import { DEFAULT_CONCURRENCY } from "../config";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from "../types";
@@ -331,7 +331,7 @@ export async function listwiseRerankRun(
   if (!(Number.isInteger(maxChars) && maxChars >= 1)) throw new GbrError(`article budget must be a positive integer, got ${maxChars}`, "USAGE");
   checkWindow(window, step);
   const prompts = rerankPrompts();
-  const limit = createSemaphore(opts.concurrency ?? model.capacity ?? concurrencyFor("chat"));
+  const limit = createSemaphore(opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat);
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
 
   // A failure stops queries that have not made their next call yet, instead of paying for a

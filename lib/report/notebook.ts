@@ -25,6 +25,7 @@ import { rowsFrame } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { markedName, rowMarks, STAND_IN_BANNER } from "./labels";
+import { readConfig } from "../config";
 
 // The report's one name for queries without a legal area, for notebook tables and figures:
 // `areaLabel(bench.meta.get(q.id)?.area)` reads "(no area)" as the report does (see ./labels).
@@ -209,7 +210,7 @@ export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}):
 
 /** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures`. */
 export function figuresDir(): string {
-  return process.env.GBR_FIGURES_DIR ? path.resolve(process.env.GBR_FIGURES_DIR) : path.join(PACKAGE_ROOT, "outputs", "figures");
+  return readConfig().figuresDir ?? path.join(PACKAGE_ROOT, "outputs", "figures");
 }
 
 /**

@@ -15,13 +15,13 @@
  * of the pairs' shares of their requests' time (sequential request time, not this run's wall
  * clock, which depends on concurrency and on what was cached).
  */
-import { concurrencyFor } from "../util/concurrency";
+import { DEFAULT_CONCURRENCY } from "../config";
 import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
 import { GbrError } from "../util/errors";
 import { addWork, zeroWork } from "../util/run-cost";
 import { createSemaphore } from "../util/semaphore";
-import { AdaptiveLimit } from "../util/adaptive-limit";
-import type { RerankClient } from "./client";
+import { AdaptiveLimit } from "../providers/adaptive-limit";
+import type { RerankClient } from "../providers/rerank-client";
 import { renderRerankDocument, renderRerankQuery, rerankFingerprint, type RerankPreset } from "./presets";
 import { pairKey, type CachedScore, type ScoreCache } from "./score-cache";
 
@@ -78,7 +78,7 @@ export async function crossEncoderRerankRun(
 ): Promise<Run> {
   const depth = positive(opts.depth ?? 100, "depth");
   const k = positive(opts.k ?? 100, "k");
-  const concurrency = positive(opts.concurrency ?? concurrencyFor("rerank"), "concurrency");
+  const concurrency = positive(opts.concurrency ?? client.capacity ?? DEFAULT_CONCURRENCY.rerank, "concurrency");
   const batchSize = positive(preset.batchSize, `preset '${preset.name}' batchSize`);
   const fingerprint = rerankFingerprint(preset);
   const label = `rerank ${preset.name}`;

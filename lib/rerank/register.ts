@@ -11,7 +11,8 @@ import { createRetriever, registerRetriever, type RetrieverOptions } from "../re
 import { GbrError } from "../util/errors";
 import { chatModelFor } from "../llm/register";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
-import { rerankClientFromEnv, type RerankClient } from "./client";
+import { createProviders } from "../providers";
+import type { RerankClient } from "../providers/rerank-client";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
 import { openScoreCache, type ScoreCache } from "./score-cache";
@@ -63,7 +64,7 @@ registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promis
           return { scores: documents.map(() => 0), standIn: false };
         },
       }
-    : rerankClientFromEnv();
+    : (opts.providers ?? createProviders()).reranker();
   const opened = await openScoreCache(undefined, { log: opts.log });
   const cache: ScoreCache = opts.plan
     ? { file: opened.file, size: opened.size, tornLines: opened.tornLines, get: (key) => opened.get(key), append: async () => {} }

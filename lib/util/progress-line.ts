@@ -2,7 +2,7 @@
  * One line that says how a long job is going and how long it will take: done/total, the share,
  * items and provider calls and tokens per second, elapsed and estimated time left.
  */
-import type { UsageTotals } from "./usage-meter";
+import type { UsageTotals } from "../providers/usage-meter";
 
 /**
  * Seconds as a person reads them: "42 s", "3 min 05 s", "1 h 02 min".

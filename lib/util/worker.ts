@@ -7,6 +7,7 @@
 import os from "node:os";
 import path from "node:path";
 import { parentPort, Worker } from "node:worker_threads";
+import { readConfig } from "../config";
 
 /**
  * Threads batch work may use: `GBR_THREADS` when set (1 keeps everything on the main thread),
@@ -15,9 +16,8 @@ import { parentPort, Worker } from "node:worker_threads";
  * @example
  * threads(); // 2 on a 2-core machine
  */
-export function threads(env: NodeJS.ProcessEnv = process.env): number {
-  const asked = Number(env.GBR_THREADS);
-  if (Number.isInteger(asked) && asked >= 1) return asked;
+export function threads(asked: number | undefined = readConfig().threads): number {
+  if (asked !== undefined) return asked;
   return Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
 }
 

@@ -4,14 +4,15 @@
  * failures surface (retries honouring Retry-After, status, time-outs, no key anywhere), the cap on
  * requests in flight, and how the environment picks and configures a provider.
  */
+import { readConfig } from "../../lib/config";
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import { inspect } from "node:util";
-import { chatFromEnv, parseChatModelName } from "../../lib/llm/chat-from-env";
-import { geminiChat, geminiChatFromEnv, type GeminiChatOptions } from "../../lib/llm/gemini-chat";
-import { ChatProviderError, openaiChat, openaiChatFromEnv, type OpenAIChatOptions } from "../../lib/llm/openai-chat";
+import { chatModelFrom, parseChatModelName } from "../../lib/providers/chat";
+import { geminiChat, geminiChatFrom, type GeminiChatOptions } from "../../lib/providers/gemini-chat";
+import { ChatProviderError, openaiChat, openaiChatFrom, type OpenAIChatOptions } from "../../lib/providers/openai-chat";
 import { ChatError, type ChatRequest } from "../../lib/llm/types";
-import { longRequestDispatcher } from "../../lib/util/gemini-http";
+import { longRequestDispatcher } from "../../lib/providers/gemini-http";
 import { echoGeminiText, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 import { echoChatContent, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 
@@ -342,7 +343,7 @@ describe("chat models from the environment", () => {
   test("OpenAI-compatible without a base URL: NOT_CONFIGURED, saying what to set", () => {
     const err = (() => {
       try {
-        openaiChatFromEnv(undefined, {}, { OPENAI_API_KEY: SECRET });
+        openaiChatFrom(readConfig({ OPENAI_API_KEY: SECRET }), undefined, {});
       } catch (e) {
         return e;
       }
@@ -363,54 +364,54 @@ describe("chat models from the environment", () => {
       GBR_CHAT_API_KEY: "sk-chat-key",
       OPENAI_API_KEY: "sk-other-key",
     };
-    const llm = openaiChatFromEnv(undefined, { maxRetries: 0 }, env);
+    const llm = openaiChatFrom(readConfig(env), undefined, { maxRetries: 0 });
     assert.equal(llm.id, `openai:${GPT_OSS}`);
     await llm.complete({ system: "s", user: "u" });
     assert.equal(api.requests[0].authorization, "Bearer sk-chat-key");
     assert.equal(api.chatRequests()[0].model, GPT_OSS);
-    assert.equal(openaiChatFromEnv(undefined, {}, { ...env, GBR_CHAT_MODEL: "gpt-oss:20b" }).id, "openai:gpt-oss:20b");
-    assert.equal(openaiChatFromEnv(undefined, {}, { ...env, GBR_CHAT_MODEL: "openai:qwen3-32b" }).id, "openai:qwen3-32b");
-    assert.equal(openaiChatFromEnv("llama-3.3", {}, { ...env, GBR_CHAT_MODEL: "gpt-oss:20b" }).id, "openai:llama-3.3");
+    assert.equal(openaiChatFrom(readConfig({ ...env, GBR_CHAT_MODEL: "gpt-oss:20b" }), undefined, {}).id, "openai:gpt-oss:20b");
+    assert.equal(openaiChatFrom(readConfig({ ...env, GBR_CHAT_MODEL: "openai:qwen3-32b" }), undefined, {}).id, "openai:qwen3-32b");
+    assert.equal(openaiChatFrom(readConfig({ ...env, GBR_CHAT_MODEL: "gpt-oss:20b" }), "llama-3.3", {}).id, "openai:llama-3.3");
     // OPENAI_* alone suffice.
-    const plain = openaiChatFromEnv(undefined, { maxRetries: 0 }, { OPENAI_BASE_URL: `${api.url}/v1`, OPENAI_API_KEY: "sk-plain" });
+    const plain = openaiChatFrom(readConfig({ OPENAI_BASE_URL: `${api.url}/v1`, OPENAI_API_KEY: "sk-plain" }), undefined, { maxRetries: 0 });
     await plain.complete({ system: "s", user: "u" });
     assert.equal(api.requests[1].authorization, "Bearer sk-plain");
   });
 
   test("Gemini without a key: NOT_CONFIGURED, saying what to set", () => {
     assert.throws(
-      () => geminiChatFromEnv(undefined, {}, {}),
+      () => geminiChatFrom(readConfig({}), undefined, {}),
       (e: unknown) => e instanceof ChatError && e.code === "NOT_CONFIGURED" && /GEMINI_API_KEY/.test(e.message) && /GOOGLE_API_KEY/.test(e.message),
     );
   });
 
   test("Gemini from GOOGLE_API_KEY and GBR_GEMINI_BASE_URL; model from argument, a Gemini GBR_CHAT_MODEL, then gemini-2.5-flash", async () => {
     const env = { GOOGLE_API_KEY: GEMINI_KEY, GBR_GEMINI_BASE_URL: gemini.url };
-    const llm = geminiChatFromEnv(undefined, { attempts: 1 }, env);
+    const llm = geminiChatFrom(readConfig(env), undefined, { attempts: 1 });
     assert.equal(llm.id, "gemini:gemini-2.5-flash");
     await llm.complete({ system: "s", user: "u" });
     assert.equal(gemini.requests.at(-1)?.keyMatches, true);
-    assert.equal(geminiChatFromEnv(undefined, {}, { ...env, GBR_CHAT_MODEL: "gemini-2.5-pro" }).id, "gemini:gemini-2.5-pro");
-    assert.equal(geminiChatFromEnv(undefined, {}, { ...env, GBR_CHAT_MODEL: GPT_OSS }).id, "gemini:gemini-2.5-flash", "a gpt-oss name is not for Gemini");
-    assert.equal(geminiChatFromEnv("gemini-3-pro", {}, env).id, "gemini:gemini-3-pro");
+    assert.equal(geminiChatFrom(readConfig({ ...env, GBR_CHAT_MODEL: "gemini-2.5-pro" }), undefined, {}).id, "gemini:gemini-2.5-pro");
+    assert.equal(geminiChatFrom(readConfig({ ...env, GBR_CHAT_MODEL: GPT_OSS }), undefined, {}).id, "gemini:gemini-2.5-flash", "a gpt-oss name is not for Gemini");
+    assert.equal(geminiChatFrom(readConfig(env), "gemini-3-pro", {}).id, "gemini:gemini-3-pro");
   });
 
-  test("chatFromEnv picks the provider by name", async () => {
+  test("chatModelFrom picks the provider by name", async () => {
     const env = { GBR_CHAT_BASE_URL: `${api.url}/v1`, GEMINI_API_KEY: GEMINI_KEY, GBR_GEMINI_BASE_URL: gemini.url };
-    assert.equal(chatFromEnv(undefined, env).id, `openai:${GPT_OSS}`, "the paper's model by default");
-    assert.equal(chatFromEnv(undefined, { ...env, GBR_CHAT_MODEL: "gemini-2.5-flash" }).id, "gemini:gemini-2.5-flash");
-    assert.equal(chatFromEnv("gemini-2.5-pro", env).id, "gemini:gemini-2.5-pro");
-    assert.equal(chatFromEnv("gemini:gemini-2.5-flash-lite", env).id, "gemini:gemini-2.5-flash-lite");
-    assert.equal(chatFromEnv("gpt-oss:20b", env).id, "openai:gpt-oss:20b", "an Ollama tag is a model name, not a provider");
-    assert.equal(chatFromEnv("openai:gemini-2.5-pro", env).id, "openai:gemini-2.5-pro", "forced through an OpenAI-compatible proxy");
+    assert.equal(chatModelFrom(readConfig(env), undefined).id, `openai:${GPT_OSS}`, "the paper's model by default");
+    assert.equal(chatModelFrom(readConfig({ ...env, GBR_CHAT_MODEL: "gemini-2.5-flash" }), undefined).id, "gemini:gemini-2.5-flash");
+    assert.equal(chatModelFrom(readConfig(env), "gemini-2.5-pro").id, "gemini:gemini-2.5-pro");
+    assert.equal(chatModelFrom(readConfig(env), "gemini:gemini-2.5-flash-lite").id, "gemini:gemini-2.5-flash-lite");
+    assert.equal(chatModelFrom(readConfig(env), "gpt-oss:20b").id, "openai:gpt-oss:20b", "an Ollama tag is a model name, not a provider");
+    assert.equal(chatModelFrom(readConfig(env), "openai:gemini-2.5-pro").id, "openai:gemini-2.5-pro", "forced through an OpenAI-compatible proxy");
     // Ids round-trip.
-    for (const id of ["openai:gpt-oss:20b", "gemini:gemini-2.5-pro", `openai:${GPT_OSS}`]) assert.equal(chatFromEnv(id, env).id, id);
+    for (const id of ["openai:gpt-oss:20b", "gemini:gemini-2.5-pro", `openai:${GPT_OSS}`]) assert.equal(chatModelFrom(readConfig(env), id).id, id);
     // And the chosen model really talks to its server.
-    const r = await chatFromEnv("gemini-2.5-flash", env).complete({ system: "s", user: "γεια" });
+    const r = await chatModelFrom(readConfig(env), "gemini-2.5-flash").complete({ system: "s", user: "γεια" });
     assert.equal(r.text, echoGeminiText("gemini-2.5-flash", "γεια"));
   });
 
-  test("chatFromEnv reports the missing configuration of the provider it picked", () => {
+  test("chatModelFrom reports the missing configuration of the provider it picked", () => {
     const code = (f: () => unknown) => {
       try {
         f();
@@ -419,9 +420,9 @@ describe("chat models from the environment", () => {
       }
       return "no error";
     };
-    assert.match(code(() => chatFromEnv(undefined, {})), /^NOT_CONFIGURED: .*GBR_CHAT_BASE_URL/);
-    assert.match(code(() => chatFromEnv("gemini-2.5-flash", { OPENAI_BASE_URL: `${api.url}/v1` })), /^NOT_CONFIGURED: .*GEMINI_API_KEY/);
-    assert.match(code(() => chatFromEnv("openai:", { OPENAI_BASE_URL: `${api.url}/v1` })), /^NOT_CONFIGURED: .*no model/);
+    assert.match(code(() => chatModelFrom(readConfig({}), undefined)), /^NOT_CONFIGURED: .*GBR_CHAT_BASE_URL/);
+    assert.match(code(() => chatModelFrom(readConfig({ OPENAI_BASE_URL: `${api.url}/v1` }), "gemini-2.5-flash")), /^NOT_CONFIGURED: .*GEMINI_API_KEY/);
+    assert.match(code(() => chatModelFrom(readConfig({ OPENAI_BASE_URL: `${api.url}/v1` }), "openai:")), /^NOT_CONFIGURED: .*no model/);
   });
 
   test("parseChatModelName", () => {

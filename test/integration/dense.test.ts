@@ -234,7 +234,7 @@ test("GBR_EMBED_NAMES=authors: the authors' served names, one text per request a
 
 test("a bad GBR_EMBED_NAMES is an error naming the variable and the allowed values", async () => {
   await withEnv({ GBR_EMBED_NAMES: "huggingface" }, async () => {
-    await assert.rejects(createRetriever("dense:qwen3-8b", small(bench)), /GBR_EMBED_NAMES must be "hf" or "authors", got "huggingface"/);
+    await assert.rejects(createRetriever("dense:qwen3-8b", small(bench)), /GBR_EMBED_NAMES must be "hf" or "authors", got 'huggingface'/);
   });
 });
 

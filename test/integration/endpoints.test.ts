@@ -3,14 +3,15 @@
  * and when one stops in the middle of a run the run completes on the other, every request
  * answered once.
  */
+import { readConfig } from "../../lib/config";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
-import { openaiChatFromEnv } from "../../lib/llm/openai-chat";
-import type { SpreadChatModel } from "../../lib/llm/chat-endpoints";
+import { openaiChatFrom } from "../../lib/providers/openai-chat";
+import type { SpreadChatModel } from "../../lib/providers/chat-endpoints";
 
 let tmp = "";
 before(async () => {
@@ -28,7 +29,7 @@ test("two endpoints: both receive work, and every answer comes back", async () =
   try {
     a.chat(echo);
     b.chat(echo);
-    const llm = openaiChatFromEnv(undefined, {}, { GBR_CHAT_BASE_URL: `${a.url}/v1, ${b.url}/v1`, GBR_CHAT_MODEL: "m" }) as SpreadChatModel;
+    const llm = openaiChatFrom(readConfig({ GBR_CHAT_BASE_URL: `${a.url}/v1, ${b.url}/v1`, GBR_CHAT_MODEL: "m" }), undefined, {}) as SpreadChatModel;
     assert.match(llm.endpoint ?? "", /^http:\/\/127\.0\.0\.1:\d+, http:\/\/127\.0\.0\.1:\d+$/);
     const answers = await Promise.all(Array.from({ length: 24 }, (_, i) => llm.complete(request(i))));
     answers.forEach((r, i) => assert.equal(r.text, `echo ερώτηση ${i}`));
@@ -47,7 +48,7 @@ test("with one request in flight per endpoint, reformulation over two servers ke
     a.chat(echo);
     b.chat(echo);
     const env = { GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "m", GBR_CHAT_CONCURRENCY: "1" };
-    assert.equal(openaiChatFromEnv(undefined, {}, { ...env, GBR_CHAT_CONCURRENCY: "3" }).capacity, 6, "3 per endpoint, 2 endpoints");
+    assert.equal(openaiChatFrom(readConfig({ ...env, GBR_CHAT_CONCURRENCY: "3" }), undefined, {}).capacity, 6, "3 per endpoint, 2 endpoints");
     Object.assign(process.env, env, { GBR_DATA_DIR: path.join(tmp, "capacity") });
     const { loadBenchmark, createRetriever } = await import("../../lib/index");
     const { benchmark } = await loadBenchmark("sample");
@@ -70,7 +71,7 @@ test("one endpoint stops in the middle of a run: the run completes on the other,
   try {
     a.chat(echo);
     b.chat(echo);
-    const llm = openaiChatFromEnv(undefined, { timeoutMs: 5_000 }, { GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "m", GBR_CHAT_CONCURRENCY: "2" }) as SpreadChatModel;
+    const llm = openaiChatFrom(readConfig({ GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "m", GBR_CHAT_CONCURRENCY: "2" }), undefined, { timeoutMs: 5_000 }) as SpreadChatModel;
     let done = 0;
     const all = Promise.all(
       Array.from({ length: 30 }, (_, i) =>
@@ -94,7 +95,7 @@ test("one endpoint stops in the middle of a run: the run completes on the other,
 });
 
 test("a client error (400) is the request's: thrown at once, no other endpoint tried", async () => {
-  const { spreadChat } = await import("../../lib/llm/chat-endpoints");
+  const { spreadChat } = await import("../../lib/providers/chat-endpoints");
   const { ChatProviderError } = await import("../../lib/llm/types");
   let calls = 0;
   const bad = { id: "openai:m", endpoint: "http://a", complete: async () => { calls++; throw new ChatProviderError("bad request", "PROVIDER", 400); } };
@@ -110,12 +111,12 @@ test("a client error (400) is the request's: thrown at once, no other endpoint t
 });
 
 test("embeddings over two servers: both receive batches; one stopped mid-run, every text embedded once, the same vectors", async () => {
-  const { openaiEmbedderFromEnv } = await import("../../lib/dense/embedders/openai-compatible");
+  const { openaiEmbedderFrom } = await import("../../lib/providers/openai-embedder");
   const { fakeVector } = await import("../fakes/openai-server");
   let a: OpenAIDouble | undefined = await startOpenAIDouble({ delayMs: 30 });
   const b = await startOpenAIDouble({ delayMs: 30 });
   try {
-    const e = openaiEmbedderFromEnv("m", 8, 2, { timeoutMs: 5_000 }, { GBR_EMBED_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_EMBED_CONCURRENCY: "2" });
+    const e = openaiEmbedderFrom(readConfig({ GBR_EMBED_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_EMBED_CONCURRENCY: "2" }).embed, "m", 8, 2, { timeoutMs: 5_000 });
     const texts = Array.from({ length: 40 }, (_, i) => `κείμενο ${i}`);
     let done = 0;
     const all = Promise.all(
@@ -138,12 +139,12 @@ test("embeddings over two servers: both receive batches; one stopped mid-run, ev
 });
 
 test("rerank over two servers: one stopped mid-run, every batch scored once, the same scores", async () => {
-  const { rerankClientFromEnv } = await import("../../lib/rerank/client");
+  const { rerankClientFrom } = await import("../../lib/providers/rerank-client");
   const { startRerankDouble, defaultRerankScore } = await import("../fakes/rerank-server");
   let a: Awaited<ReturnType<typeof startRerankDouble>> | undefined = await startRerankDouble({ delayMs: 30 });
   const b = await startRerankDouble({ delayMs: 30 });
   try {
-    const client = rerankClientFromEnv({ GBR_RERANK_BASE_URL: `${a.url},${b.url}` }, { timeoutMs: 5_000 });
+    const client = rerankClientFrom(readConfig({ GBR_RERANK_BASE_URL: `${a.url},${b.url}` }).rerank, { timeoutMs: 5_000 });
     const docs = (i: number) => [`άρθρο ${i} μίσθωση`, `άρθρο ${i} κλοπή`, `άλλο ${i}`];
     let done = 0;
     const all = Promise.all(

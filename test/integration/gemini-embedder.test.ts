@@ -3,10 +3,11 @@
  * what goes over the wire (path, header, task types, sizes, one request per batch), what comes
  * back (order, tokens), and how failures surface (retries, status, no key in messages).
  */
+import { readConfig } from "../../lib/config";
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { inspect } from "node:util";
-import { GeminiEmbeddingError, geminiEmbedder, geminiEmbedderFromEnv } from "../../lib/dense/embedders/gemini";
+import { GeminiEmbeddingError, geminiEmbedder, geminiEmbedderFrom } from "../../lib/providers/gemini-embedder";
 import { backoffDelay, retryAfterMs } from "../../lib/util/retry";
 import { EmbeddingError } from "../../lib/dense/types";
 import { fakeGeminiVector, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
@@ -101,7 +102,7 @@ describe("gemini embedder through the SDK", () => {
   });
 
   it("fromEnv passes batchSize on (one text per call as the authors embedded)", async () => {
-    const e = geminiEmbedderFromEnv(MODEL, 8, { GEMINI_API_KEY: KEY, GBR_GEMINI_BASE_URL: gemini.url }, { batchSize: 1 });
+    const e = geminiEmbedderFrom(readConfig({ GEMINI_API_KEY: KEY, GBR_GEMINI_BASE_URL: gemini.url }), MODEL, 8, { batchSize: 1 });
     assert.equal(e.maxBatch, 1);
     await assert.rejects(e.embed(["α", "β"], "query"), RangeError);
   });
@@ -196,15 +197,15 @@ describe("gemini embedder through the SDK", () => {
 
   it("fromEnv: NOT_CONFIGURED without a key; GEMINI_API_KEY, then GOOGLE_API_KEY, and GBR_GEMINI_BASE_URL", async () => {
     assert.throws(
-      () => geminiEmbedderFromEnv(undefined, undefined, {}),
+      () => geminiEmbedderFrom(readConfig({}), undefined, undefined),
       (e: unknown) => e instanceof EmbeddingError && e.code === "NOT_CONFIGURED" && /GEMINI_API_KEY/.test(e.message),
     );
-    assert.throws(() => geminiEmbedderFromEnv(undefined, undefined, { GEMINI_API_KEY: "  " }), /GEMINI_API_KEY/);
-    const e = geminiEmbedderFromEnv(MODEL, 8, { GOOGLE_API_KEY: KEY, GBR_GEMINI_BASE_URL: gemini.url });
+    assert.throws(() => geminiEmbedderFrom(readConfig({ GEMINI_API_KEY: "  " }), undefined, undefined), /GEMINI_API_KEY/);
+    const e = geminiEmbedderFrom(readConfig({ GOOGLE_API_KEY: KEY, GBR_GEMINI_BASE_URL: gemini.url }), MODEL, 8);
     assert.equal(e.id, `gemini:${MODEL}@8`);
     await e.embed(["α"], "query");
     assert.equal(gemini.requests[0].keyMatches, true);
-    const both = geminiEmbedderFromEnv(MODEL, 8, { GEMINI_API_KEY: KEY, GOOGLE_API_KEY: "other", GBR_GEMINI_BASE_URL: `${gemini.url}/` });
+    const both = geminiEmbedderFrom(readConfig({ GEMINI_API_KEY: KEY, GOOGLE_API_KEY: "other", GBR_GEMINI_BASE_URL: `${gemini.url}/` }), MODEL, 8);
     await both.embed(["α"], "query");
     assert.equal(gemini.requests[1].keyMatches, true, "GEMINI_API_KEY wins over GOOGLE_API_KEY");
   });

@@ -4,9 +4,10 @@
  * concurrency cap behave. Retry-After: 0 keeps the retried cases fast; the SDK's own backoff
  * (0.5 s and up) is only paid by the timeout and dropped-connection cases.
  */
+import { readConfig } from "../../lib/config";
 import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
-import { openaiEmbedder, openaiEmbedderFromEnv, type OpenAIEmbedderOptions } from "../../lib/dense/embedders/openai-compatible";
+import { openaiEmbedder, openaiEmbedderFrom, type OpenAIEmbedderOptions } from "../../lib/providers/openai-embedder";
 import { createSemaphore } from "../../lib/util/semaphore";
 import { EmbeddingError } from "../../lib/dense/types";
 import { fakeTokens, fakeVector, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
@@ -168,12 +169,21 @@ describe("openaiEmbedder: reading the answer", () => {
     assert.equal(vectors[0].length, 9);
   });
 
-  test("a body that is not JSON, or is cut short, is a PROVIDER error (the SDK does not retry these)", async () => {
+  test("a body that is not JSON is a PROVIDER error, not retried", async () => {
     api.fault("malformed", 1);
     assert.match((await rejectsWith(make().embed(["α"], "document"), "PROVIDER")).message, /not valid JSON/);
+    assert.equal(api.count(), 1, "one request: a malformed answer is the server's answer");
+  });
+
+  test("a body cut short is retried like a dropped connection; one that stays cut fails after the attempts", async () => {
     api.fault("truncate", 1);
-    assert.match((await rejectsWith(make().embed(["α"], "document"), "PROVIDER")).message, /request failed: terminated/);
-    assert.equal(api.count(), 2, "one request each: body errors come after the SDK's retry loop");
+    const { vectors } = await make().embed(["α"], "document");
+    assert.equal(vectors.length, 1);
+    assert.equal(api.count(), 2, "the cut answer, then the whole one");
+    api.reset();
+    api.fault("truncate", 3);
+    assert.match((await rejectsWith(make({ maxRetries: 2 }).embed(["α"], "document"), "PROVIDER")).message, /request failed: terminated/);
+    assert.equal(api.count(), 3, "maxRetries 2: three attempts");
   });
 });
 
@@ -274,17 +284,17 @@ describe("openaiEmbedder: concurrency", () => {
   });
 });
 
-describe("openaiEmbedderFromEnv", () => {
+describe("openaiEmbedderFrom", () => {
   test("without a base URL: NOT_CONFIGURED, naming the variables", () => {
     assert.throws(
-      () => openaiEmbedderFromEnv(MODEL),
+      () => openaiEmbedderFrom(readConfig().embed, MODEL),
       (err: unknown) => err instanceof EmbeddingError && err.code === "NOT_CONFIGURED" && /GBR_EMBED_BASE_URL/.test(err.message) && /OPENAI_BASE_URL/.test(err.message),
     );
   });
 
   test("GBR_EMBED_* win over OPENAI_*", async () => {
     const env = { GBR_EMBED_BASE_URL: `${api.url}/v1`, GBR_EMBED_API_KEY: "sk-embed", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", OPENAI_API_KEY: "sk-chat" };
-    const e = openaiEmbedderFromEnv(MODEL, 8, 64, {}, env);
+    const e = openaiEmbedderFrom(readConfig(env).embed, MODEL, 8, 64, {});
     assert.equal(e.id, `openai:${MODEL}@8`);
     assert.equal(e.maxBatch, 64);
     await e.embed(["α"], "query");
@@ -295,7 +305,7 @@ describe("openaiEmbedderFromEnv", () => {
     process.env.OPENAI_BASE_URL = `${api.url}/v1`;
     process.env.OPENAI_API_KEY = "sk-chat";
     try {
-      await openaiEmbedderFromEnv(MODEL).embed(["α"], "query");
+      await openaiEmbedderFrom(readConfig().embed, MODEL).embed(["α"], "query");
       assert.equal(api.requests[0].authorization, "Bearer sk-chat");
     } finally {
       delete process.env.OPENAI_BASE_URL;

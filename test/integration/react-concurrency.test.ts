@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
-import { concurrencyFor } from "../../lib/util/concurrency";
+import { readConfig } from "../../lib/config";
 import { orderReplayTails } from "../../lib/cache/replay-order";
 
 let tmp = "";
@@ -47,7 +47,7 @@ test("16 questions at once: at least 8 times faster, the same run and traces", a
   const bench = { ...sample, queries };
   const runWith = async (n: number) => {
     process.env.GBR_CHAT_CONCURRENCY = String(n);
-    assert.equal(concurrencyFor("chat"), n);
+    assert.equal(readConfig().chat.concurrency, n);
     const traceDir = path.join(tmp, `traces-${n}`);
     const replayFile = path.join(tmp, `replay-${n}.jsonl`);
     process.env.GBR_REPLAY_FILE = replayFile;

@@ -5,6 +5,7 @@
  * final errors, the unconfigured case, truncation and the stand-in mark. Each test has its own
  * GBR_DATA_DIR under a temporary folder.
  */
+import { readConfig } from "../../lib/config";
 import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -15,7 +16,7 @@ import "../../lib/retrievers";
 import { createRetriever } from "../../lib/registry";
 import { loadBenchmark } from "../../lib/data/source";
 import { crossEncoderRerankRun, type CrossEncoderOptions } from "../../lib/rerank/cross-encoder";
-import { rerankClientFromEnv, RerankError, type RerankClientOptions } from "../../lib/rerank/client";
+import { rerankClientFrom, RerankError, type RerankClientOptions } from "../../lib/providers/rerank-client";
 import { allRerankPresets, rerankPreset, type RerankPreset } from "../../lib/rerank/presets";
 import { defaultScoreCacheFile, openScoreCache } from "../../lib/rerank/score-cache";
 import { DataError, GbrError, isUnavailable } from "../../lib/util/errors";
@@ -72,7 +73,7 @@ async function freshDataDir(): Promise<string> {
 async function rerun(preset: RerankPreset | string, opts: CrossEncoderOptions & { client?: Partial<RerankClientOptions> } = {}): Promise<Run> {
   const p = typeof preset === "string" ? rerankPreset(preset, allRerankPresets()) : preset;
   const { client, ...rest } = opts;
-  return crossEncoderRerankRun(p, rerankClientFromEnv(process.env, { backoffMs: 1, ...client }), bench.queries, first, docText, { cache: await openScoreCache(), ...rest });
+  return crossEncoderRerankRun(p, rerankClientFrom(readConfig(process.env).rerank, { backoffMs: 1, ...client }), bench.queries, first, docText, { cache: await openScoreCache(), ...rest });
 }
 
 before(async () => {
@@ -273,15 +274,15 @@ test("429 with Retry-After is waited out and retried; a 500 every time fails nam
 
 test("no GBR_RERANK_BASE_URL: unavailable, saying what to set; credentials in the URL are refused, masked", () => {
   assert.throws(
-    () => rerankClientFromEnv({}),
+    () => rerankClientFrom(readConfig({}).rerank),
     (e: unknown) => e instanceof RerankError && isUnavailable(e) && e.code === "NOT_CONFIGURED" && /set GBR_RERANK_BASE_URL/.test(e.message),
   );
   assert.throws(
-    () => rerankClientFromEnv({ GBR_RERANK_BASE_URL: "http://user:s3cret-key@127.0.0.1:1" }),
+    () => rerankClientFrom(readConfig({ GBR_RERANK_BASE_URL: "http://user:s3cret-key@127.0.0.1:1" }).rerank),
     (e: unknown) => e instanceof GbrError && e.code === "CREDENTIALS_IN_URL" && e.message.includes("http://***:***@127.0.0.1:1") && !e.message.includes("s3cret-key"),
   );
-  assert.throws(() => rerankClientFromEnv({ GBR_RERANK_BASE_URL: "http://x", GBR_RERANK_TIMEOUT_MS: "soon" }), /GBR_RERANK_TIMEOUT_MS must be a positive integer/);
-  assert.throws(() => rerankClientFromEnv({ GBR_RERANK_BASE_URL: "http://x", GBR_RERANK_API: "cohere" }), /GBR_RERANK_API must be "rerank" or "tei"/);
+  assert.throws(() => rerankClientFrom(readConfig({ GBR_RERANK_BASE_URL: "http://x", GBR_RERANK_TIMEOUT_MS: "soon" }).rerank), /GBR_RERANK_TIMEOUT_MS must be a positive integer/);
+  assert.throws(() => rerankClientFrom(readConfig({ GBR_RERANK_BASE_URL: "http://x", GBR_RERANK_API: "cohere" }).rerank), /GBR_RERANK_API must be "rerank" or "tei"/);
 });
 
 test("articles over the preset's limit are cut before sending and counted; the limit is part of the cache key", async () => {

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
 import { embedItems } from "../../lib/dense/embed";
-import { openaiEmbedder } from "../../lib/dense/embedders/openai-compatible";
+import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 import { presetFingerprint, type EmbeddingPreset } from "../../lib/dense/presets";
 import { openVectorStore, tableName, VectorStoreError, type VectorRow, type VectorStore } from "../../lib/dense/vector-store";
 import { fakeVector, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";

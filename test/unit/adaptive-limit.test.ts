@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createSemaphore } from "../../lib/util/semaphore";
-import { AdaptiveLimit } from "../../lib/util/adaptive-limit";
+import { AdaptiveLimit } from "../../lib/providers/adaptive-limit";
 import { startOpenAIDouble } from "../fakes/openai-server";
-import { openaiChat } from "../../lib/llm/openai-chat";
-import { openaiEmbedder } from "../../lib/dense/embedders/openai-compatible";
+import { openaiChat } from "../../lib/providers/openai-chat";
+import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 
 test("AIMD: a refusal halves the limit (once per second), a run of successes adds one back up to the ceiling", () => {
   let t = 0;

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { allPresets, AUTHORS_SERVED_NAMES, BUILTIN_PRESETS, builtinPresets, embedNaming, preset, presetFingerprint, renderTemplate } from "../../lib/dense/presets";
+import { allPresets, AUTHORS_SERVED_NAMES, BUILTIN_PRESETS, builtinPresets, preset, presetFingerprint, renderTemplate } from "../../lib/dense/presets";
 
 const LMSTUDIO = {
   "qwen3-8b": "text-embedding-qwen3-embedding-8b",
@@ -22,14 +22,6 @@ const OTHER = {
   "jina-v5-small": "jinaai/jina-embeddings-v5-text-small",
   "arctic-v2": "Snowflake/snowflake-arctic-embed-l-v2.0",
 };
-
-test("GBR_EMBED_NAMES: hf by default, authors on request, anything else an error naming the variable", () => {
-  assert.equal(embedNaming({}), "hf");
-  assert.equal(embedNaming({ GBR_EMBED_NAMES: "" }), "hf");
-  assert.equal(embedNaming({ GBR_EMBED_NAMES: "hf" }), "hf");
-  assert.equal(embedNaming({ GBR_EMBED_NAMES: " authors " }), "authors");
-  assert.throws(() => embedNaming({ GBR_EMBED_NAMES: "lmstudio" }), /GBR_EMBED_NAMES must be "hf" or "authors", got "lmstudio"/);
-});
 
 test("authors naming: the served names, one text per request, input as a string, LM Studio marked", () => {
   const authors = builtinPresets("authors");

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { duration, progressLine, workSince } from "../../lib/util/progress-line";
-import { recordUsage, setPricer, stepsSoFar, usageSnapshot } from "../../lib/util/usage-meter";
+import { recordUsage, setPricer, stepsSoFar, usageSnapshot } from "../../lib/providers/usage-meter";
 import { progressReporter } from "../../lib/cli/progress";
 
 const none = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0, cost: 0 };

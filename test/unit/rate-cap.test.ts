@@ -2,9 +2,7 @@
 // requests or more reserved tokens than the caps allow, and requests wait no longer than needed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { RateCap, rateCapsFor } from "../../lib/util/rate-cap";
-import { rateCappedChat } from "../../lib/llm/chat-from-env";
-import type { ChatModel } from "../../lib/llm/types";
+import { RateCap } from "../../lib/providers/rate-cap";
 
 /** A clock that moves only when the cap sleeps. */
 function fakeClock() {
@@ -61,28 +59,14 @@ test("no window ever exceeds the caps, whatever the sizes and settlements (seede
   assert.ok(clock.now() >= (300 / rpm - 1) * 60_000, "300 requests at 20 a minute take at least 14 minutes");
 });
 
-test("the caps are read from GBR_<KIND>_RPM / _TPM; a bad value is an error naming the variable", () => {
-  assert.equal(rateCapsFor("chat", {}), undefined);
-  assert.deepEqual(rateCapsFor("chat", { GBR_CHAT_RPM: "500", GBR_CHAT_TPM: "2000000" }), { requestsPerMinute: 500, tokensPerMinute: 2_000_000 });
-  assert.deepEqual(rateCapsFor("embed", { GBR_EMBED_TPM: "1e6" }), { tokensPerMinute: 1_000_000 });
-  assert.equal(rateCapsFor("rerank", { GBR_CHAT_RPM: "5" }), undefined);
-  assert.throws(() => rateCapsFor("chat", { GBR_CHAT_RPM: "-3" }), /GBR_CHAT_RPM must be a positive number/);
-});
-
-test("a capped chat model sends at most the cap per window, with the real clock", async () => {
+test("requests run under the cap send at most the cap per window, with the real clock", async () => {
   const sent: number[] = [];
-  const chat: ChatModel = {
-    id: "openai:test",
-    endpoint: "http://127.0.0.1:1",
-    complete: async () => {
-      sent.push(Date.now());
-      return { text: "ok", raw: "ok", usage: { input: 5, output: 1 }, seconds: 0 };
-    },
+  const cap = new RateCap({ requestsPerMinute: 2, windowMs: 150 });
+  const call = async () => {
+    sent.push(Date.now());
+    return { usage: 6 };
   };
-  const capped = rateCappedChat(chat, new RateCap({ requestsPerMinute: 2, windowMs: 150 }));
-  assert.equal(capped.id, "openai:test");
-  assert.equal(capped.endpoint, "http://127.0.0.1:1");
-  await Promise.all(Array.from({ length: 6 }, () => capped.complete({ system: "s", user: "u" })));
+  await Promise.all(Array.from({ length: 6 }, () => cap.run(10, call, (r) => r.usage)));
   assert.equal(sent.length, 6);
   // A request is admitted a moment before the model records it (an await or two, longer on a busy
   // machine), so windows are checked with 40 ms to spare; the fake-clock tests above are exact.

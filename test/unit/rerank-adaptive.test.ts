@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { crossEncoderRerankRun } from "../../lib/rerank/cross-encoder";
-import { rerankClient, type RerankClient } from "../../lib/rerank/client";
+import { rerankClient, type RerankClient } from "../../lib/providers/rerank-client";
 import { rerankPreset } from "../../lib/rerank/presets";
 import { startRerankDouble } from "../fakes/rerank-server";
 import type { Run } from "../../lib/types";

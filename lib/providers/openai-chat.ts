@@ -13,17 +13,18 @@
  * the answer, token usage, wall time, and errors that carry the status and the server's own
  * message but never the key.
  */
-import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
-import { recordUsage } from "../util/usage-meter";
-import { concurrencyFor } from "../util/concurrency";
+import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
+import { recordUsage } from "./usage-meter";
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spreadChat } from "./chat-endpoints";
 import type OpenAI from "openai";
 import { createSemaphore } from "../util/semaphore";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
-import { describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../util/openai-errors";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
+import { cutShort, describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
+import { retryWithBackoff } from "../util/retry";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
 import { openaiSdk } from "../util/sdk";
-import { servedByOpenAI } from "../util/served-by";
+import { servedByOpenAI } from "./served-by";
 
 /**
  * Re-exported from ./types, where every chat provider now finds it, for the callers (and tests)
@@ -33,7 +34,7 @@ import { servedByOpenAI } from "../util/served-by";
  * import { ChatProviderError } from "./openai-chat";
  * if (err instanceof ChatProviderError && err.status === 401) console.error("bad key");
  */
-export { ChatProviderError } from "./types";
+export { ChatProviderError } from "../llm/types";
 
 /**
  * How to reach an OpenAI-compatible chat server, and how patiently.
@@ -65,7 +66,7 @@ export interface OpenAIChatOptions {
   maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
 
-const DEFAULTS = { maxRetries: 4, timeoutMs: 600_000 } as const;
+const DEFAULTS = { maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.chat * 1000 } as const;
 
 /** The paper's chat model (DESIGN.md §6): used when neither an argument nor GBR_CHAT_MODEL names one. */
 const DEFAULT_MODEL = "openai/gpt-oss-120b";
@@ -91,7 +92,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const apiKey = opts.apiKey || OPENAI_PLACEHOLDER_KEY;
   const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
-  const concurrency = opts.concurrency ?? concurrencyFor("chat");
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY.chat;
   if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   // The SDK validates `timeout` as a positive integer.
   const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
@@ -136,7 +137,8 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       const started = performance.now();
       let response: OpenAI.Chat.ChatCompletion;
       try {
-        response = await client.chat.completions.create(body);
+        // A body cut short is past the SDK's retries: retried here, as the SDK retries a dropped connection.
+        response = await retryWithBackoff(() => client.chat.completions.create(body), { attempts: maxRetries + 1, baseMs: 500, classify: (e) => ({ retry: cutShort(e) }) });
       } catch (err) {
         throw providerError(err, where, apiKey, { timeout, maxRetries });
       }
@@ -152,25 +154,23 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
 }
 
 /**
- * The OpenAI-compatible chat model configured from the environment: base URL from
- * `GBR_CHAT_BASE_URL` (else `OPENAI_BASE_URL`), key from `GBR_CHAT_API_KEY` (else
- * `OPENAI_API_KEY`), model from the argument, else `GBR_CHAT_MODEL` (an "openai:" prefix is
- * dropped; a Gemini name there is not for this provider and is ignored), else
- * "openai/gpt-oss-120b". Throws ChatError "NOT_CONFIGURED" without a base URL, because defaulting
- * to api.openai.com would send the benchmark to a paid API nobody chose.
+ * The OpenAI-compatible chat model of a configuration: its servers (`GBR_CHAT_BASE_URL`, else
+ * `OPENAI_BASE_URL`; several make one model spread over them), key (`GBR_CHAT_API_KEY`, else
+ * `OPENAI_API_KEY`), requests in flight per server and deadline; the model from the argument,
+ * else `openaiChatModel`. Throws ChatError "NOT_CONFIGURED" without a base URL, because
+ * defaulting to api.openai.com would send the benchmark to a paid API nobody chose.
  *
  * @example
- * // GBR_CHAT_BASE_URL=http://localhost:8000/v1
- * const llm = openaiChatFromEnv();          // openai:openai/gpt-oss-120b
- * const small = openaiChatFromEnv("gpt-oss:20b", { concurrency: 1 });
+ * const llm = openaiChatFrom(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1" })); // openai:openai/gpt-oss-120b
+ * const small = openaiChatFrom(config, "gpt-oss:20b", { maxRetries: 0 });
  */
-export function openaiChatFromEnv(
+export function openaiChatFrom(
+  config: Config,
   model?: string,
   more: Partial<Omit<OpenAIChatOptions, "model" | "baseURL" | "apiKey">> = {},
-  env: NodeJS.ProcessEnv = process.env,
 ): ChatModel {
-  const baseURL = env.GBR_CHAT_BASE_URL?.trim() || env.OPENAI_BASE_URL?.trim();
-  if (!baseURL) {
+  const c = config.chat;
+  if (c.baseUrls.length === 0) {
     throw new ChatError(
       // No model name here: the setting is per provider, and reports group skipped work by this text.
       "no OpenAI-compatible chat server configured: set GBR_CHAT_BASE_URL (or OPENAI_BASE_URL) to an " +
@@ -180,31 +180,27 @@ export function openaiChatFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  const variable = env.GBR_CHAT_BASE_URL?.trim() ? "GBR_CHAT_BASE_URL" : "OPENAI_BASE_URL";
-  // Several servers of one model: a comma-separated list.
-  const urls = baseURL.split(",").map((u) => u.trim()).filter(Boolean);
-  for (const u of urls) checkedBaseUrl(variable, u, "GBR_CHAT_API_KEY");
-  const apiKey = env.GBR_CHAT_API_KEY?.trim() || env.OPENAI_API_KEY?.trim() || undefined;
-  const name = openaiChatModelFromEnv(model, env);
-  // Read from `env` like everything else here (not from the process's environment).
-  const concurrency = more.concurrency ?? concurrencyFor("chat", env);
-  if (urls.length === 1) return openaiChat({ ...more, concurrency, model: name, baseURL: urls[0], apiKey });
+  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
+  const name = openaiChatModel(model, c.model);
+  const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model: name, apiKey: c.apiKey };
+  if (c.baseUrls.length === 1) return openaiChat({ ...opts, baseURL: c.baseUrls[0] });
   // With other endpoints to turn to, a failing one is not retried in place: spreadChat sets it
   // aside and sends the request elsewhere.
-  return spreadChat(urls.map((u) => openaiChat({ maxRetries: 0, ...more, concurrency, model: name, baseURL: u, apiKey })));
+  return spreadChat(c.baseUrls.map((u) => openaiChat({ maxRetries: 0, ...opts, baseURL: u })));
 }
 
 /**
- * The model `openaiChatFromEnv(model, …, env)` asks for: `model`, else `GBR_CHAT_MODEL` unless it
- * names a Gemini model (its "openai:" prefix dropped), else openai/gpt-oss-120b.
+ * The model the OpenAI-compatible server is asked for: `model`, else `configured`
+ * (`GBR_CHAT_MODEL`) unless it names a Gemini model (its "openai:" prefix dropped), else
+ * openai/gpt-oss-120b.
  *
  * @example
- * openaiChatModelFromEnv(undefined, { GBR_CHAT_MODEL: "openai:gpt-oss:20b" }); // "gpt-oss:20b"
+ * openaiChatModel(undefined, "openai:gpt-oss:20b"); // "gpt-oss:20b"
  */
-export function openaiChatModelFromEnv(model: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.GBR_CHAT_MODEL?.trim();
-  const envModel = fromEnv && !/^gemini/i.test(fromEnv) ? fromEnv.replace(/^openai:/i, "") : undefined;
-  return model?.trim() || envModel || DEFAULT_MODEL;
+export function openaiChatModel(model: string | undefined, configured: string | undefined): string {
+  const fromConfig = configured?.trim();
+  const named = fromConfig && !/^gemini/i.test(fromConfig) ? fromConfig.replace(/^openai:/i, "") : undefined;
+  return model?.trim() || named || DEFAULT_MODEL;
 }
 
 /**

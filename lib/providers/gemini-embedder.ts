@@ -13,14 +13,14 @@
  * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
  * the server's wait through the observing fetch of lib/util/gemini-http.ts.
  */
-import { recordUsage } from "../../util/usage-meter";
-import { concurrencyFor } from "../../util/concurrency";
-import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../../util/gemini-http";
-import { retryWithBackoff } from "../../util/retry";
-import { checkedBaseUrl, endpointOrigin } from "../../util/http";
-import { createSemaphore } from "../../util/semaphore";
-import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../types";
-import { servedByGemini } from "../../util/served-by";
+import { recordUsage } from "./usage-meter";
+import { DEFAULT_CONCURRENCY, type Config } from "../config";
+import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "./gemini-http";
+import { retryWithBackoff } from "../util/retry";
+import { checkedBaseUrl, endpointOrigin } from "../util/http";
+import { createSemaphore } from "../util/semaphore";
+import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../dense/types";
+import { servedByGemini } from "./served-by";
 
 /**
  * The model the paper ran.
@@ -126,7 +126,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const timeoutMs = opts.timeoutMs ?? 120_000;
   const retryBaseMs = opts.retryBaseMs ?? 1000;
   const retryMaxMs = opts.retryMaxMs ?? 60_000;
-  const concurrency = opts.concurrency ?? concurrencyFor("embed");
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY.embed;
   for (const [name, v] of Object.entries({ dims, batchSize, attempts, timeoutMs, concurrency })) {
     if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`geminiEmbedder: ${name} must be a positive integer, got ${v}`);
   }
@@ -190,6 +190,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
     id: `gemini:${model}@${dims}`,
     dims,
     maxBatch: batchSize,
+    capacity: concurrency,
     endpoint: baseUrl ? endpointOrigin(baseUrl) : GEMINI_API_ORIGIN,
     async embed(texts: string[], side: Side): Promise<EmbedResult> {
       if (texts.length === 0) return { vectors: [], tokens: 0 };
@@ -230,21 +231,20 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
 }
 
 /**
- * The Gemini embedder configured from the environment: the key from `GEMINI_API_KEY` (else
- * `GOOGLE_API_KEY`), the endpoint from `GBR_GEMINI_BASE_URL` (else Google's); `more` sets the
- * rest (e.g. `batchSize: 1`, one text per call as the authors embedded).
+ * The Gemini embedder of a configuration: the key from `GEMINI_API_KEY` (else `GOOGLE_API_KEY`),
+ * the endpoint from `GBR_GEMINI_BASE_URL` (else Google's), requests in flight from the embedding
+ * settings; `more` sets the rest (e.g. `batchSize: 1`, one text per call as the authors embedded).
  *
  * @example
- * // GEMINI_API_KEY=… npx gbr search --data sample --retriever dense:gemini-001
- * const gemini = geminiEmbedderFromEnv(); // throws EmbeddingError "NOT_CONFIGURED" without a key
+ * const gemini = geminiEmbedderFrom(readConfig()); // throws EmbeddingError "NOT_CONFIGURED" without a key
  */
-export function geminiEmbedderFromEnv(
+export function geminiEmbedderFrom(
+  config: Config,
   model?: string,
   dims?: number,
-  env: NodeJS.ProcessEnv = process.env,
   more: Partial<Omit<GeminiEmbedderOptions, "apiKey" | "model" | "dims" | "baseUrl">> = {},
 ): Embedder {
-  const apiKey = env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim();
+  const apiKey = config.gemini.apiKey;
   if (!apiKey) {
     throw new EmbeddingError(
       "Gemini embeddings need an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from " +
@@ -252,8 +252,9 @@ export function geminiEmbedderFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() ? checkedBaseUrl("GBR_GEMINI_BASE_URL", env.GBR_GEMINI_BASE_URL.trim(), "GEMINI_API_KEY") : undefined;
-  return geminiEmbedder({ ...more, apiKey, model, dims, baseUrl });
+  const baseUrl = config.gemini.baseUrl ? checkedBaseUrl("GBR_GEMINI_BASE_URL", config.gemini.baseUrl, "GEMINI_API_KEY") : undefined;
+  const timeout = config.gemini.timeoutS === undefined ? {} : { timeoutMs: Math.round(config.gemini.timeoutS * 1000) };
+  return geminiEmbedder({ concurrency: config.embed.concurrency, ...timeout, ...more, apiKey, model, dims, baseUrl });
 }
 
 /** Tokens billed, from `usageMetadata` when the API reports it (the SDK drops that field). */

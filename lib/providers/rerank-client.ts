@@ -7,13 +7,12 @@
  * dropped connections are tried again, honouring Retry-After; any other status is final at once,
  * with the server's message, since sending the same request again cannot change the answer.
  */
-import { recordUsage } from "../util/usage-meter";
+import { recordUsage } from "./usage-meter";
 import { GbrError } from "../util/errors";
-import { EndpointSpread, endpointList, type EndpointStats } from "../util/endpoints";
-import { RateCap, sharedRateCap } from "../util/rate-cap";
-import { countTokens } from "../util/tokens";
+import { EndpointSpread, type EndpointStats } from "./endpoints";
+import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
-import { redactKey } from "../util/openai-errors";
+import { redactKey } from "./openai-errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
 /**
@@ -53,8 +52,10 @@ export interface RerankClient {
    * (lib/util/adaptive-limit.ts).
    */
   onStatus?(listener: (status: number) => void): () => void;
-  /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
+  /** With several endpoints: each one's requests sent, answered and failed so far (lib/providers/endpoints.ts). */
   endpointStats?(): EndpointStats[];
+  /** Requests to keep in flight over all its endpoints (`GBR_RERANK_CONCURRENCY` or `--concurrency` per endpoint). */
+  readonly capacity?: number;
 }
 
 /**
@@ -116,7 +117,7 @@ export class RerankError extends GbrError {
   }
 }
 
-const DEFAULTS = { timeoutMs: 120_000, attempts: 5, backoffMs: 1000 } as const;
+const DEFAULTS = { timeoutMs: DEFAULT_TIMEOUT_S.rerank * 1000, attempts: 5, backoffMs: 1000 } as const;
 /** How much of a server's error text a message keeps (HTML error pages can be long). */
 const MESSAGE_CHARS = 300;
 
@@ -126,7 +127,7 @@ const MESSAGE_CHARS = 300;
  * come back in the order of the documents sent.
  *
  * @example
- * const c = rerankClient({ baseUrl: "http://localhost:8000", apiKey: process.env.GBR_RERANK_API_KEY });
+ * const c = rerankClient({ baseUrl: "http://localhost:8000", apiKey: "…" });
  * (await c.rerank("BAAI/bge-reranker-v2-m3", "q", ["a", "b"])).scores; // [0.73, 0.01]
  */
 export function rerankClient(o: RerankClientOptions): RerankClient {
@@ -218,22 +219,21 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
 }
 
 /**
- * A client configured from the environment: `GBR_RERANK_BASE_URL` (required; credentials in it
- * are refused), `GBR_RERANK_API_KEY`, `GBR_RERANK_API` ("rerank" or "tei") and
- * `GBR_RERANK_TIMEOUT_MS`. Without a base URL the error is `unavailable`, so an experiment that
- * needs a re-ranker is skipped with the reason rather than failed.
+ * The rerank client of a configuration's `rerank` servers (`GBR_RERANK_BASE_URL`, required;
+ * credentials in it are refused), key, API (`GBR_RERANK_API`: "rerank" or "tei") and deadline
+ * (`GBR_RERANK_TIMEOUT_MS`, else `GBR_REQUEST_TIMEOUT_S`). Without a base URL the error is
+ * `unavailable`, so an experiment that needs a re-ranker is skipped with the reason rather than
+ * failed.
  *
  * @example
- * // GBR_RERANK_BASE_URL=http://localhost:8000
- * const client = rerankClientFromEnv();
+ * const client = rerankClientFrom(readConfig({ GBR_RERANK_BASE_URL: "http://localhost:8000" }).rerank);
  * client.endpoint; // "http://localhost:8000"
  */
-export function rerankClientFromEnv(
-  env: NodeJS.ProcessEnv = process.env,
+export function rerankClientFrom(
+  c: EndpointsConfig & { api: "rerank" | "tei" },
   more: Partial<Pick<RerankClientOptions, "attempts" | "backoffMs" | "sleep" | "timeoutMs">> = {},
 ): RerankClient {
-  const baseUrl = env.GBR_RERANK_BASE_URL?.trim();
-  if (!baseUrl) {
+  if (c.baseUrls.length === 0) {
     throw new RerankError(
       "no rerank server configured: set GBR_RERANK_BASE_URL to a server exposing POST /rerank (vLLM, Text Embeddings Inference, Jina or Cohere-compatible), e.g. http://localhost:8000",
       "NOT_CONFIGURED",
@@ -243,58 +243,25 @@ export function rerankClientFromEnv(
       "also set GBR_RERANK_API_KEY if the server needs a key, and GBR_RERANK_API=tei for Text Embeddings Inference",
     );
   }
-  // Several servers of one model: a comma-separated list.
-  const urls = endpointList(baseUrl);
-  for (const u of urls) checkedBaseUrl("GBR_RERANK_BASE_URL", u, "GBR_RERANK_API_KEY");
-  const api = env.GBR_RERANK_API?.trim() || "rerank";
-  if (api !== "rerank" && api !== "tei") throw new RerankError(`GBR_RERANK_API must be "rerank" or "tei", got ${JSON.stringify(env.GBR_RERANK_API)}`, "NOT_CONFIGURED");
-  let timeoutMs = more.timeoutMs;
-  if (env.GBR_RERANK_TIMEOUT_MS?.trim()) {
-    timeoutMs = Number(env.GBR_RERANK_TIMEOUT_MS);
-    if (!(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new RerankError(`GBR_RERANK_TIMEOUT_MS must be a positive integer (milliseconds), got ${JSON.stringify(env.GBR_RERANK_TIMEOUT_MS)}`, "NOT_CONFIGURED");
-  }
-  const apiKey = env.GBR_RERANK_API_KEY || undefined;
-  const cap = sharedRateCap("rerank", env);
-  const capped = (c: RerankClient) => (cap ? rateCappedRerank(c, cap) : c);
-  if (urls.length === 1) return capped(rerankClient({ ...more, baseUrl: urls[0], apiKey, api, timeoutMs }));
+  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
+  const opts = { timeoutMs: c.timeoutMs, ...more, apiKey: c.apiKey, api: c.api };
+  if (c.baseUrls.length === 1) return { ...rerankClient({ ...opts, baseUrl: c.baseUrls[0] }), capacity: c.concurrency };
   // With other endpoints to turn to, a failing one is not retried in place but set aside.
-  const clients = urls.map((u) => rerankClient({ ...more, attempts: 1, baseUrl: u, apiKey, api, timeoutMs }));
+  const clients = c.baseUrls.map((u) => rerankClient({ ...opts, attempts: 1, baseUrl: u }));
   const spread = new EndpointSpread(
-    clients.map((c) => ({ client: c, endpoint: c.endpoint })),
+    clients.map((cl) => ({ client: cl, endpoint: cl.endpoint })),
     (err) => err instanceof RerankError && err.retryable,
   );
-  return capped({
+  return {
     id: clients[0].id,
-    endpoint: clients.map((c) => c.endpoint).join(", "),
-    rerank: (model, query, documents) => spread.run((c) => c.rerank(model, query, documents)),
+    endpoint: clients.map((cl) => cl.endpoint).join(", "),
+    rerank: (model, query, documents) => spread.run((cl) => cl.rerank(model, query, documents)),
     onStatus: (listener) => {
-      const offs = clients.map((c) => c.onStatus?.(listener));
+      const offs = clients.map((cl) => cl.onStatus?.(listener));
       return () => offs.forEach((off) => off?.());
     },
     endpointStats: () => spread.stats(),
-  });
-}
-
-/**
- * A rerank client whose requests wait for the rate caps (GBR_RERANK_RPM, GBR_RERANK_TPM): each
- * reserves the o200k count of its query (once per article) and articles, then what the server
- * reported (when it reported).
- *
- * @example
- * const c = rateCappedRerank(rerankClient({ baseUrl }), new RateCap({ requestsPerMinute: 60 }));
- */
-export function rateCappedRerank(client: RerankClient, cap: RateCap): RerankClient {
-  return {
-    id: client.id,
-    endpoint: client.endpoint,
-    rerank: async (model, query, documents) => {
-      const ticket = await cap.acquire(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0));
-      const res = await client.rerank(model, query, documents);
-      if (res.tokens !== undefined) ticket.settle(res.tokens);
-      return res;
-    },
-    ...(client.onStatus ? { onStatus: (l: (status: number) => void) => client.onStatus!(l) } : {}),
-    ...(client.endpointStats ? { endpointStats: () => client.endpointStats!() } : {}),
+    capacity: c.concurrency * clients.length,
   };
 }
 

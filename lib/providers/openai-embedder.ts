@@ -8,17 +8,18 @@
  * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
  * Float32Array, token usage, and errors that say what the server said without leaking the key.
  */
-import { recordUsage } from "../../util/usage-meter";
-import { EndpointSpread, endpointList } from "../../util/endpoints";
-import { concurrencyFor } from "../../util/concurrency";
+import { recordUsage } from "./usage-meter";
+import { EndpointSpread } from "./endpoints";
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
+import { retryWithBackoff } from "../util/retry";
 import type OpenAI from "openai";
-import { errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "../../util/openai-errors";
-import { checkedBaseUrl, endpointOrigin } from "../../util/http";
-import { createSemaphore } from "../../util/semaphore";
-import { AdaptiveLimit, observingFetch } from "../../util/adaptive-limit";
-import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../types";
-import { openaiSdk } from "../../util/sdk";
-import { servedByOpenAI } from "../../util/served-by";
+import { cutShort, errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
+import { checkedBaseUrl, endpointOrigin } from "../util/http";
+import { createSemaphore } from "../util/semaphore";
+import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
+import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../dense/types";
+import { openaiSdk } from "../util/sdk";
+import { servedByOpenAI } from "./served-by";
 
 /**
  * How to reach an OpenAI-compatible embeddings server, and how patiently.
@@ -56,7 +57,7 @@ export interface OpenAIEmbedderOptions {
   concurrency?: number;
 }
 
-const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: 60_000 } as const;
+const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.embed * 1000 } as const;
 
 /**
  * An Embedder over an OpenAI-compatible server. `embed()` sends exactly one request with every
@@ -84,7 +85,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   if (asString && maxBatch !== 1) {
     throw new EmbeddingError(`openai embedder (${model}): input "string" sends one text per request, so batchSize must be 1, got ${maxBatch}`, "NOT_CONFIGURED");
   }
-  const concurrency = positiveInt(opts.concurrency ?? concurrencyFor("embed"), "concurrency");
+  const concurrency = positiveInt(opts.concurrency ?? DEFAULT_CONCURRENCY.embed, "concurrency");
   const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
   if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
   // The SDK validates `timeout` as a positive integer.
@@ -130,7 +131,8 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     try {
       // The slot is held through the SDK's retries and Retry-After sleeps on purpose: a server
       // that asked us to wait should not meanwhile receive the other queued batches.
-      response = await limit.run(send);
+      // A body cut short is past the SDK's retries: retried here, like a dropped connection.
+      response = await limit.run(() => retryWithBackoff(send, { attempts: maxRetries + 1, baseMs: 500, classify: (e) => ({ retry: cutShort(e) }) }));
     } catch (err) {
       throw providerError(err, where, apiKey, { timeout, maxRetries });
     }
@@ -140,29 +142,28 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     return { vectors, tokens, ...servedByOpenAI(response) };
   }
 
-  return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed, limitState: () => adaptive.state() };
+  return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed, limitState: () => adaptive.state(), capacity: concurrency };
 }
 
 /**
- * An Embedder configured from the environment: `GBR_EMBED_BASE_URL` (else `OPENAI_BASE_URL`) and
- * `GBR_EMBED_API_KEY` (else `OPENAI_API_KEY`), so embeddings can live on a different server than
- * the chat model. Throws `EmbeddingError` "NOT_CONFIGURED" when no base URL is set, because
- * silently defaulting to api.openai.com would send the corpus to a paid API nobody chose.
+ * The OpenAI-compatible embedder of a configuration's `embed` servers (`GBR_EMBED_BASE_URL`,
+ * else `OPENAI_BASE_URL`; several make one embedder spread over them) and key, with its requests
+ * in flight per server and deadline. Throws `EmbeddingError` "NOT_CONFIGURED" when no base URL is
+ * set, because silently defaulting to api.openai.com would send the corpus to a paid API nobody
+ * chose.
  *
  * @example
- * // GBR_EMBED_BASE_URL=http://localhost:8000/v1
- * const e = openaiEmbedderFromEnv("google/embeddinggemma-300m", 768, 64);
+ * const e = openaiEmbedderFrom(readConfig({ GBR_EMBED_BASE_URL: "http://localhost:8000/v1" }).embed, "google/embeddinggemma-300m", 768, 64);
  * e.id; // "openai:google/embeddinggemma-300m@768"
  */
-export function openaiEmbedderFromEnv(
+export function openaiEmbedderFrom(
+  c: EndpointsConfig,
   model: string,
   dims?: number,
   batchSize?: number,
   more: Partial<Omit<OpenAIEmbedderOptions, "model" | "baseURL" | "apiKey" | "dims" | "batchSize">> = {},
-  env: NodeJS.ProcessEnv = process.env,
 ): Embedder {
-  const baseURL = env.GBR_EMBED_BASE_URL || env.OPENAI_BASE_URL;
-  if (!baseURL) {
+  if (c.baseUrls.length === 0) {
     throw new EmbeddingError(
       // No model name here: the setting is per provider, and reproduce groups presets by this text.
       `no OpenAI-compatible embedding server configured: set GBR_EMBED_BASE_URL (or OPENAI_BASE_URL) to an ` +
@@ -171,14 +172,11 @@ export function openaiEmbedderFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  const variable = env.GBR_EMBED_BASE_URL ? "GBR_EMBED_BASE_URL" : "OPENAI_BASE_URL";
-  // Several servers of one model: a comma-separated list.
-  const urls = endpointList(baseURL);
-  for (const u of urls) checkedBaseUrl(variable, u, "GBR_EMBED_API_KEY");
-  const apiKey = env.GBR_EMBED_API_KEY || env.OPENAI_API_KEY || undefined;
-  if (urls.length === 1) return openaiEmbedder({ ...more, model, baseURL: urls[0], apiKey, dims, batchSize });
+  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
+  const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model, apiKey: c.apiKey, dims, batchSize };
+  if (c.baseUrls.length === 1) return openaiEmbedder({ ...opts, baseURL: c.baseUrls[0] });
   // With other endpoints to turn to, a failing one is not retried in place but set aside.
-  const embedders = urls.map((u) => openaiEmbedder({ maxRetries: 0, ...more, model, baseURL: u, apiKey, dims, batchSize }));
+  const embedders = c.baseUrls.map((u) => openaiEmbedder({ maxRetries: 0, ...opts, baseURL: u }));
   const spread = new EndpointSpread(
     embedders.map((e) => ({ client: e, endpoint: e.endpoint })),
     (err) => err instanceof EmbeddingError && err.code === "PROVIDER" && (err.status === undefined || err.status === 429 || err.status >= 500),
@@ -191,6 +189,7 @@ export function openaiEmbedderFromEnv(
     endpoint: embedders.map((e) => e.endpoint).join(", "),
     embed: (texts, side) => spread.run((e) => e.embed(texts, side)),
     endpointStats: () => spread.stats(),
+    capacity: embedders.reduce((n, e) => n + (e.capacity ?? 1), 0),
   };
 }
 

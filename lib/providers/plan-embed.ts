@@ -7,9 +7,9 @@
  * megabytes, not the gigabytes of their real vectors.
  */
 import { createHash } from "node:crypto";
-import type { VectorCache } from "./embed";
-import type { EmbeddingPreset } from "./presets";
-import type { CachedVector, Embedder, EmbedResult } from "./types";
+import type { VectorCache } from "../dense/embed";
+import type { EmbeddingPreset } from "../dense/presets";
+import type { CachedVector, Embedder, EmbedResult } from "../dense/types";
 
 /** Size of plan mode's made-up vectors. */
 export const PLAN_DIMS = 8;

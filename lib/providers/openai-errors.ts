@@ -6,7 +6,7 @@
  */
 import { inspect } from "node:util";
 import type { APIError } from "openai";
-import { openaiSdk } from "./sdk";
+import { openaiSdk } from "../util/sdk";
 
 /**
  * The key local servers get: the SDK insists on some string, and most local servers ignore it.
@@ -103,6 +103,20 @@ export function describeOpenAIError(
     detail = `request failed: ${err instanceof Error ? describeCause(err) : String(err)}`;
   }
   return { message: redactKey(`${o.where}: ${detail}`, o.apiKey), status };
+}
+
+/**
+ * Whether a failure is an answer cut short: the server's headers came, then its body stopped
+ * (undici's "terminated", "other side closed", a reset socket). The SDK reads the body after its
+ * retry loop, so such a failure is retried by the caller, like a dropped connection.
+ *
+ * @example
+ * cutShort(new TypeError("terminated", { cause: new Error("other side closed") })); // true
+ */
+export function cutShort(err: unknown): boolean {
+  const { APIError: SdkAPIError } = openaiSdk();
+  if (!(err instanceof Error) || err instanceof SdkAPIError || err instanceof SyntaxError) return false;
+  return /terminated|other side closed|ECONNRESET|UND_ERR_SOCKET|socket hang up/i.test(describeCause(err));
 }
 
 function isSecret(apiKey: string): boolean {

@@ -6,8 +6,7 @@
  * limit, the most it can spend, and the reservation becomes its reported usage when it answers,
  * so the caps hold even before the answers say what was spent.
  */
-import { GbrError } from "./errors";
-import type { ProviderKind } from "./concurrency";
+import type { RateCaps as CapSettings } from "../config";
 
 /**
  * Caps over a sliding window (60 s unless a test shortens it).
@@ -15,9 +14,7 @@ import type { ProviderKind } from "./concurrency";
  * @example
  * const caps: RateCaps = { requestsPerMinute: 500, tokensPerMinute: 2_000_000 };
  */
-export interface RateCaps {
-  requestsPerMinute?: number;
-  tokensPerMinute?: number;
+export interface RateCaps extends CapSettings {
   windowMs?: number;
 }
 
@@ -81,6 +78,21 @@ export class RateCap {
     return turn;
   }
 
+  /**
+   * Runs one request under the caps: it reserves `tokens`, and its reservation becomes what
+   * `used` reads from the answer (when the answer says).
+   *
+   * @example
+   * const res = await cap.run(1200, () => chat.complete(req), (r) => r.usage.input + r.usage.output);
+   */
+  async run<R>(tokens: number, call: () => Promise<R>, used: (answer: R) => number | undefined): Promise<R> {
+    const ticket = await this.acquire(tokens);
+    const answer = await call();
+    const n = used(answer);
+    if (n !== undefined) ticket.settle(n);
+    return answer;
+  }
+
   /** Milliseconds until a request of `tokens` fits (0: now). */
   private waitFor(tokens: number): number {
     const now = this.now();
@@ -104,48 +116,3 @@ export class RateCap {
     return until > 0 ? Math.ceil(until) : 0;
   }
 }
-
-const NAMES: Readonly<Record<ProviderKind, { rpm: string; tpm: string }>> = {
-  chat: { rpm: "GBR_CHAT_RPM", tpm: "GBR_CHAT_TPM" },
-  embed: { rpm: "GBR_EMBED_RPM", tpm: "GBR_EMBED_TPM" },
-  rerank: { rpm: "GBR_RERANK_RPM", tpm: "GBR_RERANK_TPM" },
-};
-
-/**
- * The caps set for a kind of provider (`GBR_CHAT_RPM` / `GBR_CHAT_TPM`, `GBR_EMBED_RPM` /
- * `GBR_EMBED_TPM`, `GBR_RERANK_RPM` / `GBR_RERANK_TPM`), or undefined when none is.
- *
- * @example
- * rateCapsFor("chat", { GBR_CHAT_RPM: "500" }); // { requestsPerMinute: 500 }
- */
-export function rateCapsFor(kind: ProviderKind, env: NodeJS.ProcessEnv = process.env): RateCaps | undefined {
-  const read = (name: string): number | undefined => {
-    const raw = env[name]?.trim();
-    if (!raw) return undefined;
-    const n = Number(raw);
-    if (!(Number.isFinite(n) && n > 0)) throw new GbrError(`${name} must be a positive number (per minute), got '${raw}'`, "USAGE");
-    return n;
-  };
-  const requestsPerMinute = read(NAMES[kind].rpm);
-  const tokensPerMinute = read(NAMES[kind].tpm);
-  if (requestsPerMinute === undefined && tokensPerMinute === undefined) return undefined;
-  return { ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}), ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}) };
-}
-
-/**
- * One cap per kind of provider per process: a paid API's limits are the account's, so every
- * client of a kind (several endpoints, several retrievers) draws from the same window.
- *
- * @example
- * const cap = sharedRateCap("chat"); // undefined when GBR_CHAT_RPM and GBR_CHAT_TPM are unset
- */
-export function sharedRateCap(kind: ProviderKind, env: NodeJS.ProcessEnv = process.env): RateCap | undefined {
-  const caps = rateCapsFor(kind, env);
-  if (!caps) return undefined;
-  const key = `${kind}:${caps.requestsPerMinute ?? ""}:${caps.tokensPerMinute ?? ""}`;
-  let cap = shared.get(key);
-  if (!cap) shared.set(key, (cap = new RateCap(caps)));
-  return cap;
-}
-
-const shared = new Map<string, RateCap>();

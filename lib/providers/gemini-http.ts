@@ -11,9 +11,9 @@
  * before the first byte.
  */
 import type { GoogleGenAI } from "@google/genai";
-import { genaiSdk } from "./sdk";
-import { retryAfterMs } from "./retry";
-import { GbrError } from "./errors";
+import { genaiSdk } from "../util/sdk";
+import { retryAfterMs } from "../util/retry";
+import { GbrError } from "../util/errors";
 
 /**
  * Where the Gemini API is served when no base URL is configured (what runs record as its endpoint).
@@ -205,4 +205,4 @@ export function parseGoogleError(text: string): { message?: string; status?: str
  * @example
  * const seen = observeGeminiFetch({ dispatcher: longRequestDispatcher() });
  */
-export { longRequestDispatcher } from "./http";
+export { longRequestDispatcher } from "../util/http";

@@ -5,7 +5,7 @@
  * to the limit the user set. The waiting a refusal asks for (Retry-After) is the client's own
  * retry's business; this only decides how many requests are out at once.
  */
-import type { Semaphore } from "./semaphore";
+import type { Semaphore } from "../util/semaphore";
 
 /** What happened to the limit, for the run's record and for tests. */
 export interface LimitRecord {

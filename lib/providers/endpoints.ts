@@ -6,7 +6,7 @@
  * run completes on the endpoints that remain. Any other error is the request's and is thrown at
  * once. Used by the chat, embedding and rerank clients alike.
  */
-import { backoffDelay } from "./retry";
+import { backoffDelay } from "../util/retry";
 
 /** One endpoint's record: requests sent, answered, failed, and the last error. */
 export interface EndpointStats {
@@ -25,19 +25,6 @@ export interface SpreadOptions {
   baseMs?: number;
   /** Replaceable for tests. */
   sleep?: (ms: number) => Promise<void>;
-}
-
-/**
- * The comma-separated list a base-URL variable may hold, trimmed, empty entries dropped.
- *
- * @example
- * endpointList("http://a:8000/v1, http://b:8000/v1"); // ["http://a:8000/v1", "http://b:8000/v1"]
- */
-export function endpointList(value: string): string[] {
-  return value
-    .split(",")
-    .map((u) => u.trim())
-    .filter(Boolean);
 }
 
 /**

@@ -8,7 +8,7 @@
 import type { ReplayCache } from "../cache/replay-file";
 import { replayKey } from "../cache/replay-record";
 import { countTokens } from "../util/tokens";
-import type { ChatModel, ChatRequest, ChatResponse } from "./types";
+import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";
 
 /**
  * Output tokens assumed per new call: the mean of the answers the replay cache holds for the

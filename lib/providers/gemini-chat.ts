@@ -17,15 +17,15 @@
  * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a
  * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
  */
-import { recordUsage } from "../util/usage-meter";
-import { concurrencyFor } from "../util/concurrency";
+import { recordUsage } from "./usage-meter";
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
-import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "../util/gemini-http";
+import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "./gemini-http";
 import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "./types";
-import { servedByGemini } from "../util/served-by";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
+import { servedByGemini } from "./served-by";
 
 /**
  * The Gemini chat model used when neither an argument nor GBR_CHAT_MODEL names one.
@@ -82,8 +82,8 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const model = geminiModelName(opts.model ?? "");
   if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
   const attempts = opts.attempts ?? 5;
-  const timeoutMs = opts.timeoutMs ?? 600_000;
-  const concurrency = opts.concurrency ?? concurrencyFor("chat");
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000;
+  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY.chat;
   for (const [name, v] of Object.entries({ attempts, timeoutMs, concurrency })) {
     if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`geminiChat: ${name} must be a positive integer, got ${v}`);
   }
@@ -159,22 +159,19 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
 }
 
 /**
- * The Gemini chat model configured from the environment: key from `GEMINI_API_KEY` (else
- * `GOOGLE_API_KEY`), endpoint from `GBR_GEMINI_BASE_URL` (else Google's), model from the argument,
- * else `GBR_CHAT_MODEL` when it names a Gemini model ("gemini…" or "gemini:…"), else
- * "gemini-2.5-flash". Throws ChatError "NOT_CONFIGURED" without a key.
+ * The Gemini chat model of a configuration: key from `GEMINI_API_KEY` (else `GOOGLE_API_KEY`),
+ * endpoint from `GBR_GEMINI_BASE_URL` (else Google's), deadline from `GBR_REQUEST_TIMEOUT_S`,
+ * model from the argument, else `geminiChatModel`. Throws ChatError "NOT_CONFIGURED" without a key.
  *
  * @example
- * // GEMINI_API_KEY=… GBR_CHAT_MODEL=gemini-2.5-pro
- * geminiChatFromEnv().id;                   // "gemini:gemini-2.5-pro"
- * geminiChatFromEnv("gemini-2.5-flash").id; // "gemini:gemini-2.5-flash"
+ * geminiChatFrom(readConfig({ GEMINI_API_KEY: "…", GBR_CHAT_MODEL: "gemini-2.5-pro" })).id; // "gemini:gemini-2.5-pro"
  */
-export function geminiChatFromEnv(
+export function geminiChatFrom(
+  config: Config,
   model?: string,
   more: Partial<Omit<GeminiChatOptions, "apiKey" | "model" | "baseUrl">> = {},
-  env: NodeJS.ProcessEnv = process.env,
 ): ChatModel {
-  const apiKey = env.GEMINI_API_KEY?.trim() || env.GOOGLE_API_KEY?.trim();
+  const apiKey = config.gemini.apiKey;
   if (!apiKey) {
     throw new ChatError(
       "Gemini chat needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from " +
@@ -182,22 +179,23 @@ export function geminiChatFromEnv(
       "NOT_CONFIGURED",
     );
   }
-  const baseUrl = env.GBR_GEMINI_BASE_URL?.trim() ? checkedBaseUrl("GBR_GEMINI_BASE_URL", env.GBR_GEMINI_BASE_URL.trim(), "GEMINI_API_KEY") : undefined;
-  return geminiChat({ ...more, apiKey, baseUrl, model: geminiChatModelFromEnv(model, env) });
+  const baseUrl = config.gemini.baseUrl ? checkedBaseUrl("GBR_GEMINI_BASE_URL", config.gemini.baseUrl, "GEMINI_API_KEY") : undefined;
+  const timeout = config.gemini.timeoutS === undefined ? {} : { timeoutMs: Math.round(config.gemini.timeoutS * 1000) };
+  return geminiChat({ concurrency: config.chat.concurrency, ...timeout, ...more, apiKey, baseUrl, model: geminiChatModel(model, config.chat.model) });
 }
 
 /**
- * The Gemini chat model `geminiChatFromEnv(model, …, env)` uses: `model`, else a Gemini name in
- * `GBR_CHAT_MODEL` (a gpt-oss name there is meant for the OpenAI-compatible server), else
+ * The Gemini chat model asked for: `model`, else a Gemini name in `configured`
+ * (`GBR_CHAT_MODEL`; a gpt-oss name there is meant for the OpenAI-compatible server), else
  * gemini-2.5-flash; without a "models/" prefix, as the model's id has it.
  *
  * @example
- * geminiChatModelFromEnv(undefined, { GBR_CHAT_MODEL: "gemini:models/gemini-2.5-pro" }); // "gemini-2.5-pro"
+ * geminiChatModel(undefined, "gemini:models/gemini-2.5-pro"); // "gemini-2.5-pro"
  */
-export function geminiChatModelFromEnv(model: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.GBR_CHAT_MODEL?.trim().replace(/^gemini:/i, "");
-  const envModel = fromEnv && /^(models\/)?gemini/i.test(fromEnv) ? fromEnv : undefined;
-  return geminiModelName(model?.trim() || envModel || GEMINI_CHAT_DEFAULT_MODEL);
+export function geminiChatModel(model: string | undefined, configured: string | undefined): string {
+  const fromConfig = configured?.trim().replace(/^gemini:/i, "");
+  const named = fromConfig && /^(models\/)?gemini/i.test(fromConfig) ? fromConfig : undefined;
+  return geminiModelName(model?.trim() || named || GEMINI_CHAT_DEFAULT_MODEL);
 }
 
 // The SDK adds "models/" itself; either spelling is accepted, with one identity.

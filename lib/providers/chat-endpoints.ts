@@ -4,8 +4,8 @@
  * in flight first, a failing server set aside while the run completes on the others, a client
  * error (400, 401, 404) thrown at once, per-endpoint counts kept.
  */
-import { EndpointSpread, type EndpointStats, type SpreadOptions } from "../util/endpoints";
-import { ChatError, ChatProviderError, type ChatModel } from "./types";
+import { EndpointSpread, type EndpointStats, type SpreadOptions } from "./endpoints";
+import { ChatError, ChatProviderError, type ChatModel } from "../llm/types";
 
 export type { EndpointStats, SpreadOptions };
 

@@ -1,0 +1,317 @@
+/**
+ * The one reader of the environment: every `GBR_*` (and provider) variable is turned here into
+ * one typed configuration, and nothing else in lib/ reads `process.env`. A command reads it once
+ * (`readConfig`), applies its flags, and passes it down; a library call that is given none reads
+ * it at that call. Every variable keeps its documented name and meaning (docs/scale.md,
+ * docs/llm.md); a malformed value is a usage error that names the variable.
+ *
+ * Secrets (API keys, tokens) sit in the configuration because the clients need them, but
+ * `configRecord` is what outputs record of it: endpoints as scheme://host:port, keys only as
+ * "set" or absent.
+ */
+import { existsSync, realpathSync } from "node:fs";
+import path from "node:path";
+import { GbrError } from "./util/errors";
+import { endpointOrigin } from "./util/http";
+
+/** The variables a configuration is read from (a copy of `process.env`, or a test's own). */
+export type Environment = Readonly<Record<string, string | undefined>>;
+
+/** The kinds of provider the project calls. */
+export type ProviderKind = "chat" | "embed" | "rerank";
+
+/** Requests in flight per endpoint when nothing is set (an embedding batch of 32 texts is already a large request). */
+export const DEFAULT_CONCURRENCY: Readonly<Record<ProviderKind, number>> = { chat: 4, embed: 2, rerank: 4 };
+
+/**
+ * Each kind's deadline for one request when `GBR_REQUEST_TIMEOUT_S` is unset, in seconds. Chat
+ * is long because a REACT observer answer of a reasoning model with a 42,000-token budget is not
+ * streamed and can take minutes.
+ */
+export const DEFAULT_TIMEOUT_S: Readonly<Record<ProviderKind, number>> = { chat: 600, embed: 60, rerank: 120 };
+
+/** Requests and tokens per sliding minute (`GBR_<KIND>_RPM`, `GBR_<KIND>_TPM`). */
+export interface RateCaps {
+  requestsPerMinute?: number;
+  tokensPerMinute?: number;
+}
+
+/** How to reach one kind of OpenAI-compatible (or rerank) server. */
+export interface EndpointsConfig {
+  /** The base URLs (a comma-separated variable); empty when none is set. */
+  baseUrls: string[];
+  /** The variable the URLs came from, for messages ("GBR_CHAT_BASE_URL", "OPENAI_BASE_URL", …). */
+  urlVariable: string;
+  /** The variable a key for these servers belongs in, for messages. */
+  keyVariable: string;
+  apiKey?: string;
+  /** Requests in flight per endpoint. */
+  concurrency: number;
+  /** One request's deadline in milliseconds, after which it is retried (elsewhere when there is another endpoint). */
+  timeoutMs: number;
+  caps?: RateCaps;
+}
+
+/** How embedding models are named on the server: Hugging Face ids, or the names the authors served. */
+export type EmbedNaming = "hf" | "authors";
+
+/**
+ * Everything the environment configures, typed and checked.
+ *
+ * @example
+ * const config = readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1", GBR_CONCURRENCY: "8" });
+ * config.chat.baseUrls;    // ["http://localhost:8000/v1"]
+ * config.chat.concurrency; // 8
+ */
+export interface Config {
+  /** Root of every cache (`GBR_DATA_DIR`, else `<package>/data`). */
+  dataDir: string;
+  /** A shared file of chat answers to replay (`GBR_REPLAY_FILE`). */
+  replayFile?: string;
+  /** `GBR_OFFLINE=1`: no provider is called; an answer not cached is an error. */
+  offline: boolean;
+  /** Worker threads (`GBR_THREADS`); undefined: the machine's cores. */
+  threads?: number;
+  /** Price table (`GBR_PRICES`). */
+  pricesFile?: string;
+  /** Where notebooks write figures (`GBR_FIGURES_DIR`). */
+  figuresDir?: string;
+  /** User embedding presets (`GBR_PRESETS`). */
+  presetsFile?: string;
+  /** LanceDB URI of the vector cache (`GBR_VECTOR_STORE`). */
+  vectorStore?: string;
+  /** Cross-encoder presets that reproduce has rows for (`GBR_RERANKERS`). */
+  rerankers: string[];
+  /** `GBR_PROMPTS`: the prompt set notebooks use by default. */
+  prompts?: "project" | "official";
+  /** `GBR_DEBUG`: stack traces of unexpected errors. */
+  debug: boolean;
+  /** `CI`: no progress bars. */
+  ci: boolean;
+  /** `GBR_ALLOW_STALE_BUILD=1`: notebooks may run a build older than the sources. */
+  allowStaleBuild: boolean;
+  chat: EndpointsConfig & {
+    /** `GBR_CHAT_MODEL`: the chat model when `--llm` names none. */
+    model?: string;
+  };
+  embed: EndpointsConfig & {
+    naming: EmbedNaming;
+    /** `GBR_LMSTUDIO_BASE_URL` / `GBR_LMSTUDIO_API_KEY`: the server of presets named as LM Studio serves them. */
+    lmstudio?: { baseUrl: string; apiKey?: string };
+  };
+  rerank: EndpointsConfig & {
+    /** `GBR_RERANK_API`: "rerank" (vLLM, Jina, Cohere) or "tei". */
+    api: "rerank" | "tei";
+  };
+  /** `GEMINI_API_KEY` (else `GOOGLE_API_KEY`) and `GBR_GEMINI_BASE_URL`. */
+  gemini: { apiKey?: string; baseUrl?: string; timeoutS?: number };
+  /** `HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE`. */
+  hub: { endpoint: string; token?: string; offline: boolean };
+  /** `GBR_SPACY_BASE_URL`: where the spaCy lookup tables are fetched from. */
+  spacyBaseUrl?: string;
+  /** `GBR_GITHUB_RAW_URL`: where `gbr prompts pull` fetches the authors' notebook from. */
+  githubRawUrl?: string;
+}
+
+/**
+ * Root of the installed package, so defaults do not depend on the working directory: the folder
+ * above lib/, or above build/ when lib/ runs compiled for the notebooks (which reach it through
+ * the link notebooks/lib, hence the real path).
+ */
+export const PACKAGE_ROOT = ((here: string) => path.resolve(here, existsSync(path.join(here, "BUILD.json")) ? "../.." : ".."))(realpathSync(__dirname));
+
+/** What a command's flags change in the configuration. */
+export interface ConfigFlags {
+  /** `--concurrency N`: requests in flight per endpoint for every kind without its own variable. */
+  concurrency?: number;
+}
+
+/**
+ * The process's environment, read once per call into a configuration.
+ *
+ * @example
+ * const config = readConfig();                                  // from process.env
+ * const mine = readConfig({ GBR_DATA_DIR: "/tmp/gbr" }, { concurrency: 16 });
+ * mine.dataDir; // "/tmp/gbr"
+ */
+export function readConfig(env: Environment = process.env, flags: ConfigFlags = {}): Config {
+  const v = (name: string): string | undefined => {
+    const raw = env[name]?.trim();
+    return raw ? raw : undefined;
+  };
+  const timeoutS = seconds(env, "GBR_REQUEST_TIMEOUT_S");
+  const endpoints = (kind: ProviderKind, urlVars: string[], keyVars: string[]): EndpointsConfig => {
+    const urlVariable = urlVars.find((n) => v(n)) ?? urlVars[0];
+    const apiKey = keyVars.map(v).find(Boolean);
+    return {
+      baseUrls: endpointList(v(urlVariable) ?? ""),
+      urlVariable,
+      keyVariable: keyVars[0],
+      ...(apiKey ? { apiKey } : {}),
+      concurrency: concurrencyOf(env, kind, flags.concurrency),
+      timeoutMs: Math.round(1000 * (timeoutS ?? DEFAULT_TIMEOUT_S[kind])),
+      ...capsOf(env, kind),
+    };
+  };
+  const rerank = endpoints("rerank", ["GBR_RERANK_BASE_URL"], ["GBR_RERANK_API_KEY"]);
+  const rerankMs = v("GBR_RERANK_TIMEOUT_MS");
+  if (rerankMs !== undefined) {
+    const ms = Number(rerankMs);
+    if (!(Number.isInteger(ms) && ms > 0)) throw usage("GBR_RERANK_TIMEOUT_MS", "a positive integer (milliseconds)", rerankMs);
+    rerank.timeoutMs = ms;
+  }
+  const api = v("GBR_RERANK_API") ?? "rerank";
+  if (api !== "rerank" && api !== "tei") throw usage("GBR_RERANK_API", '"rerank" or "tei"', api);
+  const naming = (v("GBR_EMBED_NAMES") ?? "hf").toLowerCase();
+  if (naming !== "hf" && naming !== "authors") throw usage("GBR_EMBED_NAMES", '"hf" or "authors"', env.GBR_EMBED_NAMES ?? "");
+  const lmstudioUrl = v("GBR_LMSTUDIO_BASE_URL");
+  const lmstudioKey = v("GBR_LMSTUDIO_API_KEY");
+  const prompts = v("GBR_PROMPTS");
+  const geminiKey = v("GEMINI_API_KEY") ?? v("GOOGLE_API_KEY");
+  const geminiUrl = v("GBR_GEMINI_BASE_URL");
+  const hfToken = v("HF_TOKEN");
+  const listed = (v("GBR_RERANKERS") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const optional = <K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: T }));
+  const threads = v("GBR_THREADS");
+  return {
+    dataDir: configuredDataDir(env),
+    ...optional("replayFile", v("GBR_REPLAY_FILE") ? path.resolve(v("GBR_REPLAY_FILE")!) : undefined),
+    offline: flag(env.GBR_OFFLINE),
+    ...optional("threads", threads === undefined ? undefined : positiveInteger("GBR_THREADS", threads, "a positive integer (worker threads)")),
+    ...optional("pricesFile", v("GBR_PRICES")),
+    ...optional("figuresDir", v("GBR_FIGURES_DIR") ? path.resolve(v("GBR_FIGURES_DIR")!) : undefined),
+    ...optional("presetsFile", v("GBR_PRESETS") ? path.resolve(v("GBR_PRESETS")!) : undefined),
+    ...optional("vectorStore", v("GBR_VECTOR_STORE")),
+    rerankers: [...new Set(listed)],
+    ...optional("prompts", prompts === "official" || prompts === "project" ? (prompts as "official" | "project") : undefined),
+    debug: v("GBR_DEBUG") !== undefined,
+    ci: v("CI") !== undefined,
+    allowStaleBuild: env.GBR_ALLOW_STALE_BUILD === "1",
+    chat: { ...endpoints("chat", ["GBR_CHAT_BASE_URL", "OPENAI_BASE_URL"], ["GBR_CHAT_API_KEY", "OPENAI_API_KEY"]), ...optional("model", v("GBR_CHAT_MODEL")) },
+    embed: {
+      ...endpoints("embed", ["GBR_EMBED_BASE_URL", "OPENAI_BASE_URL"], ["GBR_EMBED_API_KEY", "OPENAI_API_KEY"]),
+      naming,
+      ...optional("lmstudio", lmstudioUrl ? { baseUrl: lmstudioUrl, ...optional("apiKey", lmstudioKey) } : undefined),
+    },
+    rerank: { ...rerank, api },
+    gemini: { ...optional("apiKey", geminiKey), ...optional("baseUrl", geminiUrl), ...optional("timeoutS", timeoutS) },
+    hub: { endpoint: v("HF_ENDPOINT") ?? "https://huggingface.co", ...optional("token", hfToken), offline: flag(env.HF_HUB_OFFLINE) },
+    ...optional("spacyBaseUrl", v("GBR_SPACY_BASE_URL")),
+    ...optional("githubRawUrl", v("GBR_GITHUB_RAW_URL")),
+  };
+}
+
+/**
+ * The data folder alone (`GBR_DATA_DIR`, else `<package>/data`), for the code that only needs to
+ * know where caches live and must not fail on an unrelated malformed variable.
+ *
+ * @example
+ * configuredDataDir({ GBR_DATA_DIR: "/tmp/gbr" }); // "/tmp/gbr"
+ */
+export function configuredDataDir(env: Environment = process.env): string {
+  const dir = env.GBR_DATA_DIR?.trim();
+  return dir ? path.resolve(dir) : path.join(PACKAGE_ROOT, "data");
+}
+
+/**
+ * Whether notebooks may run a build older than the sources (`GBR_ALLOW_STALE_BUILD=1`); read on
+ * its own because it is checked when lib/ loads.
+ *
+ * @example
+ * allowStaleBuild({ GBR_ALLOW_STALE_BUILD: "1" }); // true
+ */
+export function allowStaleBuild(env: Environment = process.env): boolean {
+  return env.GBR_ALLOW_STALE_BUILD === "1";
+}
+
+/**
+ * What a run records of its configuration (metadata.json): the settings that shape requests,
+ * endpoints as scheme://host:port, keys only as whether they are set.
+ *
+ * @example
+ * configRecord(readConfig({ GBR_CHAT_BASE_URL: "http://gpu1:8000/v1", GBR_CHAT_API_KEY: "sk-…" })).chat;
+ * // { endpoints: ["http://gpu1:8000"], key: true, concurrency: 4, timeoutS: 600 }
+ */
+export function configRecord(config: Config): Record<string, unknown> {
+  const kind = (e: EndpointsConfig) => ({
+    endpoints: e.baseUrls.map(endpointOrigin),
+    key: e.apiKey !== undefined,
+    concurrency: e.concurrency,
+    timeoutS: e.timeoutMs / 1000,
+    ...(e.caps ? { caps: e.caps } : {}),
+  });
+  return {
+    chat: { ...kind(config.chat), ...(config.chat.model ? { model: config.chat.model } : {}) },
+    embed: { ...kind(config.embed), naming: config.embed.naming, ...(config.embed.lmstudio ? { lmstudio: endpointOrigin(config.embed.lmstudio.baseUrl) } : {}) },
+    rerank: { ...kind(config.rerank), api: config.rerank.api },
+    gemini: { key: config.gemini.apiKey !== undefined, ...(config.gemini.baseUrl ? { endpoint: endpointOrigin(config.gemini.baseUrl) } : {}) },
+    offline: config.offline,
+    ...(config.replayFile ? { replayFile: path.basename(config.replayFile) } : {}),
+  };
+}
+
+/**
+ * The comma-separated list a base-URL variable may hold, trimmed, empty entries dropped.
+ *
+ * @example
+ * endpointList("http://a:8000/v1, http://b:8000/v1"); // ["http://a:8000/v1", "http://b:8000/v1"]
+ */
+export function endpointList(value: string): string[] {
+  return value
+    .split(",")
+    .map((u) => u.trim())
+    .filter(Boolean);
+}
+
+const PER_KIND_CONCURRENCY: Readonly<Record<ProviderKind, string>> = {
+  chat: "GBR_CHAT_CONCURRENCY",
+  embed: "GBR_EMBED_CONCURRENCY",
+  rerank: "GBR_RERANK_CONCURRENCY",
+};
+
+/** A kind's own variable, else `--concurrency`, else `GBR_CONCURRENCY`, else the default. */
+function concurrencyOf(env: Environment, kind: ProviderKind, flag: number | undefined): number {
+  const own = env[PER_KIND_CONCURRENCY[kind]]?.trim();
+  if (own) return positiveInteger(PER_KIND_CONCURRENCY[kind], own, "a positive integer (requests in flight per endpoint)");
+  if (flag !== undefined) return positiveInteger("--concurrency", String(flag), "a positive integer (requests in flight per endpoint)");
+  const all = env.GBR_CONCURRENCY?.trim();
+  if (all) return positiveInteger("GBR_CONCURRENCY", all, "a positive integer (requests in flight per endpoint)");
+  return DEFAULT_CONCURRENCY[kind];
+}
+
+function capsOf(env: Environment, kind: ProviderKind): { caps?: RateCaps } {
+  const upper = kind.toUpperCase();
+  const read = (name: string): number | undefined => {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    const n = Number(raw);
+    if (!(Number.isFinite(n) && n > 0)) throw usage(name, "a positive number (per minute)", raw);
+    return n;
+  };
+  const requestsPerMinute = read(`GBR_${upper}_RPM`);
+  const tokensPerMinute = read(`GBR_${upper}_TPM`);
+  if (requestsPerMinute === undefined && tokensPerMinute === undefined) return {};
+  return { caps: { ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}), ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}) } };
+}
+
+function seconds(env: Environment, name: string): number | undefined {
+  const raw = env[name]?.trim();
+  if (!raw) return undefined;
+  const n = Number(raw);
+  if (!(Number.isFinite(n) && n > 0 && n <= 86_400)) throw usage(name, "a number of seconds above 0 (at most a day)", raw);
+  return n;
+}
+
+function positiveInteger(name: string, raw: string, what: string): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw usage(name, what, raw);
+  return n;
+}
+
+function flag(raw: string | undefined): boolean {
+  return /^(1|true|yes)$/i.test((raw ?? "").trim());
+}
+
+function usage(name: string, what: string, raw: string): GbrError {
+  return new GbrError(`${name} must be ${what}, got '${raw}'`, "USAGE");
+}

@@ -1,0 +1,120 @@
+/**
+ * The providers of one run: every call to a model server (chat, embeddings, re-ranking) goes
+ * through an object made here, once per run, from the run's configuration. Each kind is composed
+ * the same way:
+ *
+ *   endpoints (one server, or several spread with a failing one set aside; each request with a
+ *   deadline, retried, elsewhere when there is another endpoint)
+ *   -> limits (requests in flight per endpoint, adapted to 429/503; the kind's rate caps, one
+ *   window per kind and run, since a paid API's limits are the account's)
+ *   -> meter (usage and progress, lib/providers/usage-meter.ts)
+ *
+ * and the methods receive the ready objects. What survives a run (the replay of chat answers,
+ * rerank scores) and plan mode's stand-ins wrap these objects where the methods are built.
+ */
+import { readConfig, type Config } from "../config";
+import type { EmbeddingPreset } from "../dense/presets";
+import type { Embedder } from "../dense/types";
+import { withComplete, type ChatModel } from "../llm/types";
+import { checkedBaseUrl } from "../util/http";
+import { countTokens } from "../util/tokens";
+import { chatModelFrom, chatModelId } from "./chat";
+import { geminiEmbedderFrom } from "./gemini-embedder";
+import { openaiEmbedderFrom } from "./openai-embedder";
+import { RateCap } from "./rate-cap";
+import { rerankClientFrom, type RerankClient } from "./rerank-client";
+
+/**
+ * One run's model servers, built on first use and shared by every method of the run.
+ *
+ * @example
+ * const providers = createProviders(readConfig());
+ * const llm = providers.chat();                      // GBR_CHAT_MODEL, else gpt-oss-120b
+ * const e = providers.embedder(preset("qwen3-8b"));
+ */
+export interface Providers {
+  readonly config: Config;
+  /** The chat model named (`--llm`), else `GBR_CHAT_MODEL`, else the paper's gpt-oss-120b. */
+  chat(name?: string): ChatModel;
+  /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
+  chatId(name?: string): string;
+  /** The embedder a preset runs on; throws EmbeddingError "NOT_CONFIGURED" when its server is not set. */
+  embedder(p: EmbeddingPreset): Embedder;
+  /** The cross-encoder server; throws RerankError "NOT_CONFIGURED" when `GBR_RERANK_BASE_URL` is not set. */
+  reranker(): RerankClient;
+}
+
+/**
+ * The providers of a run.
+ *
+ * @example
+ * const providers = createProviders(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1", GBR_CHAT_RPM: "500" }));
+ * await providers.chat().complete({ system: "…", user: "…" }); // waits for the 500-a-minute window
+ */
+export function createProviders(config: Config = readConfig()): Providers {
+  const caps = {
+    chat: config.chat.caps && new RateCap(config.chat.caps),
+    embed: config.embed.caps && new RateCap(config.embed.caps),
+    rerank: config.rerank.caps && new RateCap(config.rerank.caps),
+  };
+  const chats = new Map<string, ChatModel>();
+  const embedders = new Map<string, Embedder>();
+  let reranker: RerankClient | undefined;
+  return {
+    config,
+    chat(name) {
+      const key = name?.trim() ?? "";
+      let chat = chats.get(key);
+      if (!chat) chats.set(key, (chat = capChat(chatModelFrom(config, name), caps.chat)));
+      return chat;
+    },
+    chatId: (name) => chatModelId(config, name),
+    embedder(p) {
+      const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server]);
+      let e = embedders.get(key);
+      if (!e) embedders.set(key, (e = capEmbedder(presetEmbedder(config, p), caps.embed)));
+      return e;
+    },
+    reranker() {
+      return (reranker ??= capRerank(rerankClientFrom(config.rerank), caps.rerank));
+    },
+  };
+}
+
+/** A preset's server: Gemini, LM Studio for the presets named as the authors served them (when set), else the embedding servers. */
+function presetEmbedder(config: Config, p: EmbeddingPreset): Embedder {
+  if (p.provider === "gemini") return geminiEmbedderFrom(config, p.model, p.dims, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
+  if (p.provider === "openai") {
+    const lmstudio = p.server === "lmstudio" ? config.embed.lmstudio : undefined;
+    // Only LM Studio's own key goes to LM Studio: the general embedding or OpenAI key is meant
+    // for another server and must not be sent to this one.
+    const servers = lmstudio
+      ? { ...config.embed, baseUrls: [checkedBaseUrl("GBR_LMSTUDIO_BASE_URL", lmstudio.baseUrl, "GBR_LMSTUDIO_API_KEY")], urlVariable: "GBR_LMSTUDIO_BASE_URL", keyVariable: "GBR_LMSTUDIO_API_KEY", apiKey: lmstudio.apiKey }
+      : config.embed;
+    return openaiEmbedderFrom(servers, p.model, p.dims, p.batchSize, p.input ? { input: p.input } : {});
+  }
+  throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
+}
+
+/** Chat requests under the chat caps: each reserves its o200k input count plus its output limit. */
+function capChat(chat: ChatModel, cap: RateCap | undefined): ChatModel {
+  if (!cap) return chat;
+  return withComplete(chat, (req) =>
+    cap.run(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0), () => chat.complete(req), (r) => r.usage.input + r.usage.output),
+  );
+}
+
+/** Embedding requests under the embedding caps: each reserves the o200k count of its texts. */
+function capEmbedder(embedder: Embedder, cap: RateCap | undefined): Embedder {
+  if (!cap) return embedder;
+  const embed: Embedder["embed"] = (texts, side) => cap.run(texts.reduce((n, t) => n + countTokens(t), 0), () => embedder.embed(texts, side), (r) => r.tokens);
+  return { ...embedder, embed };
+}
+
+/** Rerank requests under the rerank caps: each reserves its query (once per article) and articles. */
+function capRerank(client: RerankClient, cap: RateCap | undefined): RerankClient {
+  if (!cap) return client;
+  const rerank: RerankClient["rerank"] = (model, query, documents) =>
+    cap.run(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0), () => client.rerank(model, query, documents), (r) => r.tokens);
+  return { ...client, rerank };
+}
