@@ -96,7 +96,7 @@ export interface Embedder {
   readonly capacity?: number;
   /** The in-flight limit as the server's answers steered it (lib/providers/adaptive-limit.ts), when the embedder adapts it. */
   limitState?(): { max: number; current: number; lowest: number; refusals: number };
-  /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
+  /** With several endpoints: each one's requests sent, answered and failed so far (lib/providers/endpoints.ts). */
   endpointStats?(): EndpointStats[];
 }
 

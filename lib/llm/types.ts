@@ -102,9 +102,9 @@ export interface ChatModel {
   /** scheme://host:port of the server it calls (`endpointOrigin`), when it calls one; recorded with runs. */
   readonly endpoint?: string;
   complete(req: ChatRequest): Promise<ChatResponse>;
-  /** With several endpoints: each one's requests sent, answered and failed so far (lib/util/endpoints.ts). */
+  /** With several endpoints: each one's requests sent, answered and failed so far (lib/providers/endpoints.ts). */
   endpointStats?(): EndpointCounts[];
-  /** The in-flight limit as the server's answers steered it (lib/util/adaptive-limit.ts), when the client adapts it. */
+  /** The in-flight limit as the server's answers steered it (lib/providers/adaptive-limit.ts), when the client adapts it. */
   limitState?(): { max: number; current: number; lowest: number; refusals: number };
   /**
    * Requests it takes in flight in all: the per-endpoint concurrency times its endpoints. The
@@ -113,7 +113,7 @@ export interface ChatModel {
   readonly capacity?: number;
 }
 
-/** One endpoint's requests, as `EndpointStats` of lib/util/endpoints.ts records them. */
+/** One endpoint's requests, as `EndpointStats` of lib/providers/endpoints.ts records them. */
 export interface EndpointCounts {
   endpoint: string;
   sent: number;

@@ -1,6 +1,6 @@
 /**
  * One chat model behind several servers (a base URL given as a comma-separated list: vLLM on
- * several GPUs or machines), through `EndpointSpread` (lib/util/endpoints.ts): fewest requests
+ * several GPUs or machines), through `EndpointSpread` (lib/providers/endpoints.ts): fewest requests
  * in flight first, a failing server set aside while the run completes on the others, a client
  * error (400, 401, 404) thrown at once, per-endpoint counts kept.
  */

@@ -11,7 +11,7 @@
  * The SDK makes a single attempt when given no `retryOptions`, and its own retries would ignore
  * Retry-After, so this module retries 408/429/5xx, time-outs and dropped connections itself with
  * lib/util/retry.ts, reading the server's wait through the observing fetch of
- * lib/util/gemini-http.ts.
+ * lib/providers/gemini-http.ts.
  *
  * `reasoningEffort` is not sent: Gemini models control thinking differently by generation
  * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a

@@ -11,7 +11,7 @@
  * The SDK uses `batchEmbedContents` for every Gemini API call (one text or many) and, unless
  * given `retryOptions`, never retries; its own retries would ignore Retry-After, so this module
  * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
- * the server's wait through the observing fetch of lib/util/gemini-http.ts.
+ * the server's wait through the observing fetch of lib/providers/gemini-http.ts.
  */
 import { recordUsage } from "./usage-meter";
 import { DEFAULT_CONCURRENCY, type Config } from "../config";

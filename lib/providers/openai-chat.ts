@@ -103,7 +103,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const dispatcher = longRequestDispatcher({ headersTimeoutMs: 0, bodyTimeoutMs: timeout });
   const limit = createSemaphore(concurrency);
   // Every answer's status, retries included, steers how many requests are out at once: a 429
-  // or 503 halves it, a run of successes adds one back (lib/util/adaptive-limit.ts).
+  // or 503 halves it, a run of successes adds one back (lib/providers/adaptive-limit.ts).
   const adaptive = new AdaptiveLimit(limit, concurrency);
   const client = new (openaiSdk().default)({
     apiKey,
@@ -228,7 +228,7 @@ function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output:
   return { input: n(u?.prompt_tokens), output: n(u?.completion_tokens) };
 }
 
-/** An SDK failure as ChatProviderError "PROVIDER", described and redacted by lib/util/openai-errors.ts. */
+/** An SDK failure as ChatProviderError "PROVIDER", described and redacted by lib/providers/openai-errors.ts. */
 function providerError(err: unknown, where: string, apiKey: string, cfg: { timeout: number; maxRetries: number }): ChatError {
   if (err instanceof ChatError) return err;
   const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });

@@ -93,7 +93,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
 
   const limit = createSemaphore(concurrency);
   // As for chat: every answer's status, retries included, steers the requests in flight (a 429
-  // or 503 halves them, a run of successes adds one back; lib/util/adaptive-limit.ts).
+  // or 503 halves them, a run of successes adds one back; lib/providers/adaptive-limit.ts).
   const adaptive = new AdaptiveLimit(limit, concurrency);
   const client = new (openaiSdk().default)({
     apiKey,
@@ -259,7 +259,7 @@ function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefin
   return typeof t === "number" && Number.isInteger(t) && t >= 0 ? t : undefined;
 }
 
-/** An SDK failure as EmbeddingError "PROVIDER", described and redacted by lib/util/openai-errors.ts. */
+/** An SDK failure as EmbeddingError "PROVIDER", described and redacted by lib/providers/openai-errors.ts. */
 function providerError(
   err: unknown,
   where: string,

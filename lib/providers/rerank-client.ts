@@ -49,7 +49,7 @@ export interface RerankClient {
   /**
    * Calls `listener` with the HTTP status of every answer (retries included) until the returned
    * function is called: the cross-encoder steers its requests in flight with them
-   * (lib/util/adaptive-limit.ts).
+   * (lib/providers/adaptive-limit.ts).
    */
   onStatus?(listener: (status: number) => void): () => void;
   /** With several endpoints: each one's requests sent, answered and failed so far (lib/providers/endpoints.ts). */

@@ -76,7 +76,7 @@ test("two processes embedding the same corpus at once: every text is embedded on
     script,
     `import fs from "node:fs";
 import { embedItems } from ${lib("dense/embed")};
-import { openaiEmbedder } from ${lib("dense/embedders/openai-compatible")};
+import { openaiEmbedder } from ${lib("providers/openai-embedder")};
 import { openVectorStore } from ${lib("dense/vector-store")};
 (async () => {
   const [db, url, go] = process.argv.slice(2);
