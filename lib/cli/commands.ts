@@ -19,7 +19,7 @@ import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce } from "../experiments/reproduce";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
-import { setPricer } from "../providers/usage-meter";
+import type { Pricer } from "../providers/usage-meter";
 import { formatPlan } from "../report/plan-text";
 import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
@@ -58,11 +58,11 @@ const llmHelp = [
 ];
 
 /** The LLM-related retriever options from parsed flags. */
-function llmRetrieverOptions(values: Record<string, unknown>) {
+function llmRetrieverOptions(values: Record<string, unknown>, more: { pricer?: Pricer } = {}) {
   // The configuration is read once per command, with --concurrency (GBR_CONCURRENCY's
   // command-line form) applied, and its providers serve the whole command.
   const concurrency = values.concurrency === undefined ? undefined : numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 });
-  const providers = createProviders(readConfig(undefined, { concurrency }));
+  const providers = createProviders(readConfig(undefined, { concurrency }), more);
   const promptSet = values.prompts === undefined ? undefined : String(values.prompts);
   if (promptSet !== undefined && promptSet !== "project" && promptSet !== "official") throw new CliError(`--prompts must be project or official, got '${promptSet}'`, 2);
   return {
@@ -338,13 +338,15 @@ const reproduceCmd = withHelp(
     const src = String(values.data ?? "hf");
     const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
+    // Progress lines show the cost so far at the price table.
+    const retrieverOptions = llmRetrieverOptions(values, { pricer: pricerFrom(loadPrices()) });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q).
-    const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true });
+    const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: retrieverOptions.providers.meter });
     const opts = {
       outRoot: String(values.out ?? "outputs"),
       only,
       log,
-      retrieverOptions: { ...llmRetrieverOptions(values), onProgress },
+      retrieverOptions: { ...retrieverOptions, onProgress },
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     };
@@ -353,8 +355,6 @@ const reproduceCmd = withHelp(
       io.stdout(formatPlan(plan, file));
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
-    // Progress lines show the cost so far at the price table.
-    setPricer(pricerFrom(loadPrices()));
     const result = await reproduce(loaded, opts);
     io.stdout(formatReproduceSummary(loaded, result));
     // Skipped experiments (a provider not configured, a resource offline) are not failures.

@@ -6,7 +6,7 @@
  */
 import type { Io } from "./args";
 import { progressLine, workSince } from "../util/progress-line";
-import { noteStep, usageSnapshot, type UsageTotals } from "../providers/usage-meter";
+import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
 
 /** Options of `progressReporter`. */
 export interface ProgressOptions {
@@ -16,15 +16,17 @@ export interface ProgressOptions {
   intervalMs?: number;
   /** Replaceable for tests (ms). */
   now?: () => number;
-  /** Record each step as it ends (`noteStep`) without printing anything (`-q`). */
+  /** Record each step as it ends (in the meter) without printing anything (`-q`). */
   quiet?: boolean;
+  /** The run's provider work: what each line reports per second, and where ended steps are recorded. */
+  meter: UsageMeter;
 }
 
 /**
  * An `onProgress(label, done, total)` that reports to `io.stderr`.
  *
  * @example
- * const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true });
+ * const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, meter: providers.meter });
  * await reproduce(loaded, { outRoot, retrieverOptions: { onProgress } });
  */
 export function progressReporter(io: Io, opts: ProgressOptions): (label: string, done: number, total: number) => void {
@@ -34,12 +36,12 @@ export function progressReporter(io: Io, opts: ProgressOptions): (label: string,
   return (label, done, total) => {
     const t = now();
     let step = steps.get(label);
-    if (!step || done < 1) steps.set(label, (step = { started: t, before: usageSnapshot(), printed: -Infinity }));
+    if (!step || done < 1) steps.set(label, (step = { started: t, before: opts.meter.snapshot(), printed: -Infinity }));
     const finished = done >= total;
     // A rate and a time left need some time behind them; before a second, only the end is shown.
     if (finished) {
       const seconds = (t - step.started) / 1000;
-      noteStep({ label, done, total, seconds, perSecond: seconds > 0 ? done / seconds : 0, work: workSince(step.before, usageSnapshot()) });
+      opts.meter.noteStep({ label, done, total, seconds, perSecond: seconds > 0 ? done / seconds : 0, work: workSince(step.before, opts.meter.snapshot()) });
     }
     if (opts.quiet) {
       if (finished) steps.delete(label);
@@ -47,7 +49,7 @@ export function progressReporter(io: Io, opts: ProgressOptions): (label: string,
     }
     if (!finished && (t - step.printed < interval || t - step.started < Math.min(1000, interval))) return;
     step.printed = t;
-    const line = progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, usageSnapshot()));
+    const line = progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, opts.meter.snapshot()));
     io.stderr(opts.tty ? `\r\x1b[K${line}${finished ? "\n" : ""}` : `${line}\n`);
     if (finished) steps.delete(label);
   };

@@ -151,7 +151,7 @@ export function workCost(prices: PriceTable, w: Work, llmModel?: string, embeddi
  * prices, embeddings at their model's price, rerank requests free (no price is known).
  *
  * @example
- * setPricer(pricerFrom(loadPrices())); // progress lines then show the cost so far
+ * createProviders(readConfig(), { pricer: pricerFrom(loadPrices()) }); // progress lines then show the cost so far
  */
 export function pricerFrom(prices: PriceTable): Pricer {
   return (kind, u) => {

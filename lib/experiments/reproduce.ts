@@ -13,7 +13,7 @@ import { outputTables, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
 import { orderReplayTails } from "../cache/replay-order";
 import { didYouMean } from "../util/suggest";
-import { readConfig } from "../config";
+import { createProviders } from "../providers";
 
 export type { ExperimentOutcome } from "./assess";
 
@@ -99,16 +99,18 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
 
-  const records = await runExperiments(loaded, selected, opts);
+  // One set of providers for the whole run: its limits, rate caps and meter serve every experiment.
+  const providers = opts.retrieverOptions?.providers ?? createProviders();
+  const records = await runExperiments(loaded, selected, { ...opts, retrieverOptions: { ...opts.retrieverOptions, providers } });
   // The replay cache's new lines in key order, whatever the concurrency (replay-order.ts).
   await orderReplayTails(opts.log);
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
     seed: opts.seed,
     replay: opts.retrieverOptions?.replay,
-    replayFile: readConfig().replayFile,
+    replayFile: providers.config.replayFile,
   });
   const tables = outputTables(loaded, records, assessment);
-  const files = await writeOutputs(outDir, loaded, records, assessment, tables);
+  const files = await writeOutputs(outDir, loaded, records, assessment, tables, providers);
   return { outDir, outcomes: assessment.outcomes, assessment, tables, files };
 }

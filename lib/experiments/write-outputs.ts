@@ -5,7 +5,8 @@
  * metadata.json, the experiments' own artefacts (sweep.json …) and, when REACT-BM25 ran,
  * react-rounds.csv and react-missed.csv.
  */
-import { stepsSoFar } from "../providers/usage-meter";
+import type { Providers } from "../providers";
+import { configRecord } from "../config";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toCsv } from "../util/csv";
@@ -35,6 +36,7 @@ export async function writeOutputs(
   records: readonly ExperimentRecord[],
   a: Assessment,
   tables: OutputTables = outputTables(loaded, records, a),
+  providers?: Providers,
 ): Promise<string[]> {
   const bench = loaded.benchmark;
   // Every file written, relative to outDir, for the summary a person reads at the end.
@@ -71,10 +73,12 @@ export async function writeOutputs(
     createdAt: new Date().toISOString(),
     node: process.version,
     llm: a.llm,
+    // The run's provider configuration as read (endpoints as scheme://host:port, keys only as set or not).
+    providers: providers ? configRecord(providers.config) : null,
     experiments: a.outcomes,
     // The long steps as they ended (when progress was reported): done/total, seconds, rate, and
     // the provider calls, tokens and cost they made.
-    progress: stepsSoFar(),
+    progress: providers?.meter.steps() ?? [],
   };
   await fs.writeFile(file("metadata.json"), json(metadata));
   return [...written];

@@ -17,7 +17,6 @@
  * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a
  * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
  */
-import { recordUsage } from "./usage-meter";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
@@ -150,7 +149,6 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
       const { response, body } = answer;
       const raw = answerText(response);
       const usage = usageOf(response);
-      recordUsage("chat", usage.input + usage.output, { model, ...usage });
       return { text: stripReasoning(raw), raw, usage, seconds, ...servedByGemini(body, response.modelVersion) };
     });
   }

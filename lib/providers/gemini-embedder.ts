@@ -13,7 +13,6 @@
  * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
  * the server's wait through the observing fetch of lib/providers/gemini-http.ts.
  */
-import { recordUsage } from "./usage-meter";
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "./gemini-http";
 import { retryWithBackoff } from "../util/retry";
@@ -182,7 +181,6 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
     // Gemini's embed answers carry no usageMetadata today: undefined, not 0, so the caller estimates.
     const body = await seen.body();
     const tokens = readUsageTokens(body);
-    recordUsage("embed", tokens ?? 0, { model, input: tokens ?? 0, output: 0 });
     return { vectors, tokens, ...servedByGemini(body) };
   }
 

@@ -7,7 +7,8 @@
  *   deadline, retried, elsewhere when there is another endpoint)
  *   -> limits (requests in flight per endpoint, adapted to 429/503; the kind's rate caps, one
  *   window per kind and run, since a paid API's limits are the account's)
- *   -> meter (usage and progress, lib/providers/usage-meter.ts)
+ *   -> meter (every answered request counted and priced, for progress lines and metadata.json;
+ *   lib/providers/usage-meter.ts)
  *
  * and the methods receive the ready objects. What survives a run (the replay of chat answers,
  * rerank scores) and plan mode's stand-ins wrap these objects where the methods are built.
@@ -22,6 +23,8 @@ import { chatModelFrom, chatModelId } from "./chat";
 import { geminiEmbedderFrom } from "./gemini-embedder";
 import { openaiEmbedderFrom } from "./openai-embedder";
 import { RateCap } from "./rate-cap";
+import { UsageMeter, type Pricer } from "./usage-meter";
+import { splitModelId } from "../util/model-id";
 import { rerankClientFrom, type RerankClient } from "./rerank-client";
 
 /**
@@ -34,6 +37,8 @@ import { rerankClientFrom, type RerankClient } from "./rerank-client";
  */
 export interface Providers {
   readonly config: Config;
+  /** The run's provider work: answered requests (priced when the run has prices) and its long steps. */
+  readonly meter: UsageMeter;
   /** The chat model named (`--llm`), else `GBR_CHAT_MODEL`, else the paper's gpt-oss-120b. */
   chat(name?: string): ChatModel;
   /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
@@ -51,7 +56,8 @@ export interface Providers {
  * const providers = createProviders(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1", GBR_CHAT_RPM: "500" }));
  * await providers.chat().complete({ system: "…", user: "…" }); // waits for the 500-a-minute window
  */
-export function createProviders(config: Config = readConfig()): Providers {
+export function createProviders(config: Config = readConfig(), opts: { pricer?: Pricer } = {}): Providers {
+  const meter = new UsageMeter(opts.pricer);
   const caps = {
     chat: config.chat.caps && new RateCap(config.chat.caps),
     embed: config.embed.caps && new RateCap(config.embed.caps),
@@ -62,21 +68,22 @@ export function createProviders(config: Config = readConfig()): Providers {
   let reranker: RerankClient | undefined;
   return {
     config,
+    meter,
     chat(name) {
       const key = name?.trim() ?? "";
       let chat = chats.get(key);
-      if (!chat) chats.set(key, (chat = capChat(chatModelFrom(config, name), caps.chat)));
+      if (!chat) chats.set(key, (chat = meterChat(capChat(chatModelFrom(config, name), caps.chat), meter)));
       return chat;
     },
     chatId: (name) => chatModelId(config, name),
     embedder(p) {
       const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server]);
       let e = embedders.get(key);
-      if (!e) embedders.set(key, (e = capEmbedder(presetEmbedder(config, p), caps.embed)));
+      if (!e) embedders.set(key, (e = meterEmbedder(capEmbedder(presetEmbedder(config, p), caps.embed), meter, p.model)));
       return e;
     },
     reranker() {
-      return (reranker ??= capRerank(rerankClientFrom(config.rerank), caps.rerank));
+      return (reranker ??= meterRerank(capRerank(rerankClientFrom(config.rerank), caps.rerank), meter));
     },
   };
 }
@@ -116,5 +123,35 @@ function capRerank(client: RerankClient, cap: RateCap | undefined): RerankClient
   if (!cap) return client;
   const rerank: RerankClient["rerank"] = (model, query, documents) =>
     cap.run(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0), () => client.rerank(model, query, documents), (r) => r.tokens);
+  return { ...client, rerank };
+}
+
+/** Every answered chat request counted, at the model's price. */
+function meterChat(chat: ChatModel, meter: UsageMeter): ChatModel {
+  const model = splitModelId(chat.id).model;
+  return withComplete(chat, async (req) => {
+    const res = await chat.complete(req);
+    meter.record("chat", res.usage.input + res.usage.output, { model, ...res.usage });
+    return res;
+  });
+}
+
+/** Every answered embedding request counted, with the tokens the server reported. */
+function meterEmbedder(embedder: Embedder, meter: UsageMeter, model: string): Embedder {
+  const embed: Embedder["embed"] = async (texts, side) => {
+    const res = await embedder.embed(texts, side);
+    meter.record("embed", res.tokens ?? 0, { model, input: res.tokens ?? 0, output: 0 });
+    return res;
+  };
+  return { ...embedder, embed };
+}
+
+/** Every answered rerank request counted, with its pairs. */
+function meterRerank(client: RerankClient, meter: UsageMeter): RerankClient {
+  const rerank: RerankClient["rerank"] = async (model, query, documents) => {
+    const res = await client.rerank(model, query, documents);
+    if (documents.length > 0) meter.record("rerank", documents.length);
+    return res;
+  };
   return { ...client, rerank };
 }

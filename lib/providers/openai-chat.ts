@@ -14,7 +14,6 @@
  * message but never the key.
  */
 import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
-import { recordUsage } from "./usage-meter";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spreadChat } from "./chat-endpoints";
 import type OpenAI from "openai";
@@ -145,7 +144,6 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       const seconds = (performance.now() - started) / 1000;
       const raw = answerContent(response, where);
       const usage = usageOf(response);
-      recordUsage("chat", usage.input + usage.output, { model, ...usage });
       return { text: stripReasoning(raw), raw, usage, seconds, ...servedByOpenAI(response) };
     });
   }

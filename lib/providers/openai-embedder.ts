@@ -8,7 +8,6 @@
  * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
  * Float32Array, token usage, and errors that say what the server said without leaking the key.
  */
-import { recordUsage } from "./usage-meter";
 import { EndpointSpread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { retryWithBackoff } from "../util/retry";
@@ -138,7 +137,6 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     }
     const vectors = orderedVectors(response, texts.length, where);
     const tokens = usageTokens(response);
-    recordUsage("embed", tokens ?? 0, { model: opts.model, input: tokens ?? 0, output: 0 });
     return { vectors, tokens, ...servedByOpenAI(response) };
   }
 

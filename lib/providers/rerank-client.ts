@@ -7,7 +7,6 @@
  * dropped connections are tried again, honouring Retry-After; any other status is final at once,
  * with the server's message, since sending the same request again cannot change the answer.
  */
-import { recordUsage } from "./usage-meter";
 import { GbrError } from "../util/errors";
 import { EndpointSpread, type EndpointStats } from "./endpoints";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
@@ -178,7 +177,6 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
         throw new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
       }
       const answer = { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
-      recordUsage("rerank", n);
       return answer;
     } finally {
       clearTimeout(timer);

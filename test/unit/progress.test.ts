@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { duration, progressLine, workSince } from "../../lib/util/progress-line";
-import { recordUsage, setPricer, stepsSoFar, usageSnapshot } from "../../lib/providers/usage-meter";
+import { UsageMeter } from "../../lib/providers/usage-meter";
 import { progressReporter } from "../../lib/cli/progress";
 
 const none = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0, cost: 0 };
@@ -19,17 +19,18 @@ test("a progress line: done/total, rate, calls and tokens per second, elapsed an
 });
 
 test("the usage meter counts what the clients record; the reporter throttles and shows the work since its step began", () => {
-  const before = usageSnapshot();
-  recordUsage("chat", 100);
-  recordUsage("chat", 50);
-  recordUsage("rerank", 32);
-  assert.deepEqual(workSince(before, usageSnapshot()), { ...none, chatCalls: 2, chatTokens: 150, rerankCalls: 1, rerankPairs: 32 });
+  const meter = new UsageMeter();
+  const before = meter.snapshot();
+  meter.record("chat", 100);
+  meter.record("chat", 50);
+  meter.record("rerank", 32);
+  assert.deepEqual(workSince(before, meter.snapshot()), { ...none, chatCalls: 2, chatTokens: 150, rerankCalls: 1, rerankPairs: 32 });
   let t = 0;
   const lines: string[] = [];
-  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: false, intervalMs: 1000, now: () => t });
+  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: false, intervalMs: 1000, now: () => t, meter });
   report("reform", 1, 4); // the step begins: nothing to say yet
   t = 500;
-  recordUsage("chat", 10);
+  meter.record("chat", 10);
   report("reform", 2, 4); // too soon: not printed
   t = 1500;
   report("reform", 3, 4); // printed
@@ -41,28 +42,25 @@ test("the usage meter counts what the clients record; the reporter throttles and
 });
 
 test("with prices installed the meter adds up the cost, the line shows it, and a finished step is recorded even when quiet", () => {
-  setPricer((kind, u) => (kind === "chat" ? (u.input * 0.15 + u.output * 0.6) / 1e6 : 0));
-  try {
-    const before = usageSnapshot();
-    recordUsage("chat", 1_500_000, { model: "openai/gpt-oss-120b", input: 1_000_000, output: 500_000 }); // 0.15 + 0.30
-    recordUsage("embed", 10, { input: 10, output: 0 });
-    const work = workSince(before, usageSnapshot());
-    assert.ok(Math.abs(work.cost - 0.45) < 1e-12, String(work.cost));
-    assert.match(progressLine("react-bm25", 1, 2, 10, work), / · USD 0\.45 so far · /);
-    assert.doesNotMatch(progressLine("lsi", 1, 2, 1, none), /USD/);
-  } finally {
-    setPricer(undefined);
-  }
+  const priced = new UsageMeter((kind, u) => (kind === "chat" ? (u.input * 0.15 + u.output * 0.6) / 1e6 : 0));
+  const before = priced.snapshot();
+  priced.record("chat", 1_500_000, { model: "openai/gpt-oss-120b", input: 1_000_000, output: 500_000 }); // 0.15 + 0.30
+  priced.record("embed", 10, { input: 10, output: 0 });
+  const work = workSince(before, priced.snapshot());
+  assert.ok(Math.abs(work.cost - 0.45) < 1e-12, String(work.cost));
+  assert.match(progressLine("react-bm25", 1, 2, 10, work), / · USD 0\.45 so far · /);
+  assert.doesNotMatch(progressLine("lsi", 1, 2, 1, none), /USD/);
+  assert.equal(new UsageMeter().snapshot().cost, 0, "another run's meter starts from nothing");
+  const meter = new UsageMeter();
   const lines: string[] = [];
   let t = 0;
-  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: false, quiet: true, now: () => t });
-  const n = stepsSoFar().length;
+  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: false, quiet: true, now: () => t, meter });
   report("qwen3-8b documents", 0, 3);
   t = 2000;
-  recordUsage("embed", 300);
+  meter.record("embed", 300);
   report("qwen3-8b documents", 3, 3);
   assert.deepEqual(lines, [], "quiet: nothing printed");
-  const step = stepsSoFar().slice(n);
+  const step = meter.steps();
   assert.equal(step.length, 1);
   assert.equal(step[0].label, "qwen3-8b documents");
   assert.equal(step[0].seconds, 2);
