@@ -7,22 +7,19 @@ import { fitLsi, fitLsiInWorker } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type EmbeddingPreset, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import type { Embedder } from "./types";
-import { createProviders } from "../providers";
-import { openVectorStore, type VectorStore } from "./vector-store";
+import { createProviders, type Providers } from "../providers";
+import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
 import { planEmbedder, planVectorView } from "../providers/plan-embed";
 import type { EndpointStats } from "../providers/endpoints";
 
-// The provider SDKs and LanceDB take a second or more to load; they are imported when a dense
-// retriever is first created, so commands that never embed start fast.
-
-const stores = new Map<string, Promise<VectorStore>>();
-/** One store per URI per process: LanceDB connections are reused across retrievers. */
-function sharedStore(uri?: string): Promise<VectorStore> {
-  const key = uri ?? "";
-  let s = stores.get(key);
-  if (!s) stores.set(key, (s = openVectorStore(uri)));
-  return s;
+/**
+ * The vector store at a URI, opened once per job (its BuildCache) so that the retrievers of a
+ * run share one LanceDB connection; without a job, once per retriever.
+ */
+function storeFor(opts: RetrieverOptions, providers: Providers): Promise<VectorStore> {
+  const uri = opts.vectorStore ?? defaultVectorStoreUri(providers.config);
+  return opts.cache ? opts.cache.once(providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
 /**
@@ -185,7 +182,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   // --plan: nothing is sent or stored (plan-embed.ts); the store is only read.
   const plan = opts.plan;
   const embedder = plan ? planEmbedder(p, (texts) => plan.tally("embedding", p.model, texts.length, texts.reduce((n, t) => n + countTokens(t), 0), 0)) : providers.embedder(p);
-  const realStore = await sharedStore(opts.vectorStore);
+  const realStore = await storeFor(opts, providers);
   const store = opts.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
