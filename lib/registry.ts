@@ -2,9 +2,7 @@ import type { Benchmark, Query, Retriever, Run } from "./types";
 import type { Bm25Params } from "./sparse/bm25";
 import type { TokenizerContext } from "./text/registry";
 import type { ReplayCache } from "./cache/replay-file";
-import { createProviders, type Providers } from "./providers";
-import { GbrError } from "./util/errors";
-import { didYouMean } from "./util/suggest";
+import type { Providers } from "./providers";
 
 /**
  * What plan mode needs from its caller: the output tokens to assume per new chat call.
@@ -105,35 +103,6 @@ export class BuildCache {
   }
 }
 
-/** The options that make one retriever differ from another of the same name (not callbacks, not the cache). */
-function optionsKey(opts: RetrieverOptions): string {
-  const { log: _log, onProgress: _progress, cache: _cache, providers: _providers, ...rest } = opts;
-  return JSON.stringify(rest, Object.keys(rest).sort());
-}
-
-/**
- * The retriever with its runs memoised per (queries array, k): shared parts of composite
- * retrievers (the BM25 of an RRF, the index of a PRF) retrieve once per job. Everything else the
- * retriever declares (usage, info, extra methods) is reached through the prototype.
- */
-function withRunMemo(r: Retriever): Retriever {
-  const runs = new WeakMap<readonly Query[], Map<string, Promise<Run>>>();
-  const memo =
-    (kind: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
-    (queries: Query[], k: number): Promise<Run> => {
-      let byK = runs.get(queries);
-      if (!byK) runs.set(queries, (byK = new Map()));
-      const key = `${kind} ${k}`;
-      let run = byK.get(key);
-      if (!run) byK.set(key, (run = Promise.resolve(search(queries, k))));
-      return run;
-    };
-  const shared = Object.create(r) as Retriever;
-  shared.retrieve = memo("retrieve", (q, k) => r.retrieve(q, k));
-  if (supportsFeedback(r)) (shared as FeedbackRetriever).retrieveWithFeedback = memo("feedback", (q, k) => r.retrieveWithFeedback(q, k));
-  return shared;
-}
-
 /**
  * A retriever that can run a second, pseudo-relevance-feedback pass of its own kind (query
  * expansion for BM25, Rocchio for dense); `prf:<name>` uses it.
@@ -155,66 +124,13 @@ export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
 /** Builds a retriever over a benchmark's corpus. */
 export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverOptions) => Promise<Retriever>;
 
-const factories = new Map<string, RetrieverFactory>();
-
 /**
- * Makes a retriever available by name to `createRetriever`, and so to `gbr search` when the
- * registering module is loaded. A name ending in `:` registers a prefix (`mine:` serves
- * `mine:anything`).
+ * How a composite retriever gets its parts (the first stage of a re-ranker, the inner retriever
+ * of a reformulation): by name, built by the wiring (lib/retrievers.ts) with the same options, so
+ * that with a job's BuildCache a part is the very retriever the other experiments use. `bench`
+ * defaults to the composite's own (translation builds its part on the English benchmark).
  *
  * @example
- * registerRetriever("first-doc", async (_name, bench) => ({
- *   name: "first-doc",
- *   retrieve: (queries) => ({ rankings: new Map(queries.map((q) => [q.id, [bench.docs[0].id]])) }),
- * }));
+ * const inner = await part("bm25-greekstemmer");
  */
-export function registerRetriever(name: string, factory: RetrieverFactory): void {
-  factories.set(name, factory);
-}
-
-/**
- * Names `createRetriever` accepts (prefixes end in `:`), in registration order: the built-in
- * BM25 variants first, then whatever other loaded modules registered.
- *
- * @example
- * retrieverNames(); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "bm25-english"]
- */
-export function retrieverNames(): string[] {
-  return [...factories.keys()];
-}
-
-/**
- * A retriever by name: `bm25-greekstemmer`, `bm25-spacy`, `bm25-grnlp`, `bm25-english`,
- * `dense:<preset>`, `lsi`, `prf:<name>`, `rrf:<a>+<b>`, or any registered name. The corpus is
- * indexed (or embedded) once, when the retriever is created; with `opts.cache`, once per job
- * (see BuildCache).
- *
- * @example
- * const bm25 = await createRetriever("bm25-greekstemmer", bench, { bm25: { k1: 1.2 } });
- * const run = await bm25.retrieve(bench.queries, 100);
- */
-export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}): Promise<Retriever> {
-  if (!opts.providers) opts = { ...opts, providers: createProviders() };
-  if (opts.cache) return opts.cache.once(bench, `retriever ${name} ${optionsKey(opts)}`, async () => withRunMemo(await build(name, bench, opts)));
-  return build(name, bench, opts);
-}
-
-async function build(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
-  const exact = factories.get(name);
-  if (exact) return exact(name, bench, opts);
-  const colon = name.indexOf(":");
-  const prefixed = colon > 0 ? factories.get(name.slice(0, colon + 1)) : undefined;
-  if (prefixed) return prefixed(name, bench, opts);
-  throw new GbrError(`unknown retriever '${name}'${didYouMean(name, retrieverNames())}; available: ${retrieverNames().join(", ")}`, "USAGE");
-}
-
-/**
- * `prf:<name>`: the named retriever's own pseudo-relevance feedback (query expansion for BM25,
- * Rocchio for dense and LSI), which it declares by implementing `FeedbackRetriever`.
- */
-registerRetriever("prf:", async (name, bench, opts) => {
-  const innerName = name.slice("prf:".length);
-  const inner = await createRetriever(innerName, bench, opts);
-  if (!supportsFeedback(inner)) throw new Error(`'${innerName}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
-  return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
-});
+export type PartBuilder = (name: string, bench?: Benchmark) => Promise<Retriever>;

@@ -1,12 +1,204 @@
 /**
- * Every built-in retriever, registered by name; import this module (or lib/index.ts) rather
- * than lib/registry.ts so that the names resolve.
+ * The wiring: a retriever name is parsed once into a typed description (`parseRetrieverName`),
+ * and one function builds it from its parts by calling the plain constructors each folder
+ * exports. Composite retrievers get their parts through `createRetriever` with the same options,
+ * so with a job's BuildCache a part is the very retriever (and run) the other experiments use.
+ * User retrievers come in through `registerRetriever`.
  */
-import "./sparse/register";
-import "./dense/register";
-import "./fusion/register";
-import "./llm/register";
-import "./rerank/register";
-import "./data/register";
+import type { Benchmark, Query, Retriever, Run } from "./types";
+import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type RetrieverFactory, type RetrieverOptions } from "./registry";
+import { loadSpacyLexicon } from "./data/spacy-tables";
+import { denseRetriever, lsiRetriever } from "./dense/register";
+import { rrfRetriever } from "./fusion/register";
+import { reactRetriever, reformRetriever, translateRetriever } from "./llm/register";
+import { createProviders } from "./providers";
+import { parseRerankName, rerankRetriever } from "./rerank/register";
+import { bm25Retriever } from "./sparse/register";
+import { TOKENIZERS } from "./text/registry";
+import { GbrError } from "./util/errors";
+import { didYouMean } from "./util/suggest";
 
 export * from "./registry";
+
+/**
+ * What a retriever name means, parsed once. Composite kinds hold the descriptions of their parts.
+ *
+ * @example
+ * parseRetrieverName("rrf:bm25-greekstemmer+dense:qwen3-8b");
+ * // { kind: "rrf", name: "rrf:…", of: [{ kind: "bm25", name: "bm25-greekstemmer", … }, { kind: "dense", name: "dense:qwen3-8b", preset: "qwen3-8b" }] }
+ */
+export type RetrieverSpec =
+  | { kind: "bm25"; name: string }
+  | { kind: "dense"; name: string; preset: string }
+  | { kind: "lsi"; name: string; dims: number }
+  | { kind: "prf"; name: string; of: RetrieverSpec }
+  | { kind: "rrf"; name: string; of: RetrieverSpec[] }
+  | { kind: "reform"; name: string; of: RetrieverSpec }
+  | { kind: "translate"; name: string; of: RetrieverSpec }
+  | { kind: "react"; name: string }
+  | { kind: "rerank"; name: string; reranker: string; of: RetrieverSpec }
+  | { kind: "user"; name: string; factory: RetrieverFactory };
+
+/** User retrievers by name (a name ending in `:` is a prefix), in registration order. */
+const userFactories = new Map<string, RetrieverFactory>();
+
+/**
+ * Makes a retriever of your own available by name to `createRetriever`, `gbr search` and
+ * `reproduce`, alongside the built-in ones (it wins over a built-in of the same name). A name
+ * ending in `:` registers a prefix (`mine:` serves `mine:anything`).
+ *
+ * @example
+ * registerRetriever("first-doc", async (_name, bench) => ({
+ *   name: "first-doc",
+ *   retrieve: (queries) => ({ rankings: new Map(queries.map((q) => [q.id, [bench.docs[0].id]])) }),
+ * }));
+ */
+export function registerRetriever(name: string, factory: RetrieverFactory): void {
+  userFactories.set(name, factory);
+}
+
+const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>", "rrf:<a>+<b>", "reform:<retriever>", "translate:<retriever>", "react-bm25", "rerank:<reranker>:<retriever>"];
+
+/**
+ * The names and forms `createRetriever` accepts: the BM25 variants, the built-in forms, then
+ * registered user names.
+ *
+ * @example
+ * retrieverNames().slice(0, 4); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "bm25-english"]
+ */
+export function retrieverNames(): string[] {
+  return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...userFactories.keys()];
+}
+
+/**
+ * A retriever name as a typed description; a malformed name is a usage error (exit 2 on the
+ * command line) that says which form was meant.
+ *
+ * @example
+ * parseRetrieverName("reform:dense:qwen3-8b"); // { kind: "reform", name: "reform:dense:qwen3-8b", of: { kind: "dense", … } }
+ * parseRetrieverName("lsi:0");                 // throws: expected lsi or lsi:<dimensions>
+ */
+export function parseRetrieverName(name: string): RetrieverSpec {
+  const colon = name.indexOf(":");
+  const user = userFactories.get(name) ?? (colon > 0 ? userFactories.get(name.slice(0, colon + 1)) : undefined);
+  if (user) return { kind: "user", name, factory: user };
+  if (name in TOKENIZERS) return { kind: "bm25", name };
+  if (name === "react-bm25") return { kind: "react", name };
+  if (name === "lsi" || name.startsWith("lsi:")) {
+    const dims = name === "lsi" ? 256 : Number(name.slice(4));
+    if (!(Number.isInteger(dims) && dims >= 1)) throw usage(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
+    return { kind: "lsi", name, dims };
+  }
+  const rest = name.slice(colon + 1);
+  switch (colon > 0 ? name.slice(0, colon) : "") {
+    case "dense":
+      if (!rest) throw usage(`'${name}': expected dense:<preset>, e.g. dense:qwen3-8b`);
+      return { kind: "dense", name, preset: rest };
+    case "prf":
+      return { kind: "prf", name, of: parseRetrieverName(rest) };
+    case "rrf": {
+      const parts = rest.split("+").filter(Boolean);
+      if (parts.length < 2) throw usage(`'${name}': rrf needs at least two retrievers, as rrf:<a>+<b>`);
+      return { kind: "rrf", name, of: parts.map(parseRetrieverName) };
+    }
+    case "reform":
+      return { kind: "reform", name, of: parseRetrieverName(rest) };
+    case "translate":
+      return { kind: "translate", name, of: parseRetrieverName(rest) };
+    case "rerank": {
+      const { reranker, retriever } = parseRerankName(name);
+      return { kind: "rerank", name, reranker, of: parseRetrieverName(retriever) };
+    }
+  }
+  throw usage(`unknown retriever '${name}'${didYouMean(name, retrieverNames())}; available: ${retrieverNames().join(", ")}`);
+}
+
+/**
+ * A retriever by name: `bm25-greekstemmer`, `bm25-spacy`, `bm25-grnlp`, `bm25-english`,
+ * `dense:<preset>`, `lsi`, `prf:<name>`, `rrf:<a>+<b>`, `reform:<name>`, `translate:<name>`,
+ * `react-bm25`, `rerank:<reranker>:<name>`, or a registered name. The corpus is indexed (or
+ * embedded) once, when the retriever is created; with `opts.cache`, once per job (see
+ * BuildCache). Without `opts.providers`, the model servers are configured from the environment.
+ *
+ * @example
+ * const bm25 = await createRetriever("bm25-greekstemmer", bench, { bm25: { k1: 1.2 } });
+ * const run = await bm25.retrieve(bench.queries, 100);
+ */
+export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}): Promise<Retriever> {
+  const spec = parseRetrieverName(name);
+  const full: RetrieverOptions = { loadSpacyLexicon, ...opts, providers: opts.providers ?? createProviders() };
+  if (full.cache) return full.cache.once(bench, `retriever ${name} ${optionsKey(full)}`, async () => withRunMemo(await build(spec, bench, full)));
+  return build(spec, bench, full);
+}
+
+/** Builds a parsed retriever from its parts. */
+async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
+  const part: PartBuilder = (name, on = bench) => createRetriever(name, on, opts);
+  switch (spec.kind) {
+    case "bm25":
+      return bm25Retriever(spec.name, bench, opts);
+    case "dense":
+      return denseRetriever(spec.name, bench, opts);
+    case "lsi":
+      return lsiRetriever(spec.name, bench, opts, part, spec.dims);
+    case "prf":
+      return prfRetriever(spec.name, await part(spec.of.name));
+    case "rrf": {
+      const inputs: Retriever[] = [];
+      for (const p of spec.of) inputs.push(await part(p.name));
+      return rrfRetriever(spec.name, inputs);
+    }
+    case "reform":
+      return reformRetriever(spec.name, bench, opts, part);
+    case "translate":
+      return translateRetriever(spec.name, bench, opts, part);
+    case "react":
+      return reactRetriever(spec.name, bench, opts);
+    case "rerank":
+      return rerankRetriever(spec.name, bench, opts, part);
+    case "user":
+      return spec.factory(spec.name, bench, opts);
+  }
+}
+
+/**
+ * `prf:<name>`: the named retriever's own pseudo-relevance feedback (query expansion for BM25,
+ * Rocchio for dense and LSI), which it declares by implementing `FeedbackRetriever`.
+ */
+function prfRetriever(name: string, inner: Retriever): Retriever {
+  if (!supportsFeedback(inner)) throw usage(`'${inner.name}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
+  return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
+}
+
+function usage(message: string): GbrError {
+  return new GbrError(message, "USAGE");
+}
+
+/** The options that make one retriever differ from another of the same name (not callbacks, the cache or the providers). */
+function optionsKey(opts: RetrieverOptions): string {
+  const { log: _log, onProgress: _progress, cache: _cache, providers: _providers, loadSpacyLexicon: _load, ...rest } = opts;
+  return JSON.stringify(rest, Object.keys(rest).sort());
+}
+
+/**
+ * The retriever with its runs memoised per (queries array, k): shared parts of composite
+ * retrievers (the BM25 of an RRF, the index of a PRF) retrieve once per job. Everything else the
+ * retriever declares (usage, info, extra methods) is reached through the prototype.
+ */
+function withRunMemo(r: Retriever): Retriever {
+  const runs = new WeakMap<readonly Query[], Map<string, Promise<Run>>>();
+  const memo =
+    (kind: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
+    (queries: Query[], k: number): Promise<Run> => {
+      let byK = runs.get(queries);
+      if (!byK) runs.set(queries, (byK = new Map()));
+      const key = `${kind} ${k}`;
+      let run = byK.get(key);
+      if (!run) byK.set(key, (run = Promise.resolve(search(queries, k))));
+      return run;
+    };
+  const shared = Object.create(r) as Retriever;
+  shared.retrieve = memo("retrieve", (q, k) => r.retrieve(q, k));
+  if (supportsFeedback(r)) (shared as FeedbackRetriever).retrieveWithFeedback = memo("feedback", (q, k) => r.retrieveWithFeedback(q, k));
+  return shared;
+}

@@ -31,6 +31,7 @@ import { writeReports } from "../report/html";
 import { foldUpper } from "../text/normalize";
 import { readConfig } from "../config";
 import { createProviders } from "../providers";
+import { loadSpacyLexicon } from "../data/spacy-tables";
 
 const llmOptions = {
   llm: { type: "string" as const },
@@ -180,7 +181,7 @@ const tokenize = withHelp(
     help: ["--tokenizer NAME   greekstemmer (default), spacy, grnlp or english (bm25-… forms accepted)", "-q, --quiet        no messages on stderr"],
   },
   async (values, _pos, io) => {
-    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet) });
+    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet), loadSpacyLexicon });
     const lines = splitLines(await io.stdin());
     io.stdout(lines.map((l) => tok.tokenize(l).join(" ")).join("\n") + (lines.length ? "\n" : ""));
   },

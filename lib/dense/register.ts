@@ -1,6 +1,6 @@
 import type { Benchmark, Query, Retriever, Run, Work } from "../types";
 import { secondsOf, timed, zeroWork } from "../util/run-cost";
-import { createRetriever, registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
+import type { FeedbackRetriever, PartBuilder, RetrieverOptions } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi, fitLsiInWorker } from "./lsi";
@@ -316,14 +316,12 @@ async function annRetriever(
  * the corpus at creation (seeded, so every run gives the same vectors). Needs no server.
  *
  * @example
- * const r = await lsiRetriever("lsi", bench, {});
+ * const r = await lsiRetriever("lsi", bench, {}, (n) => createRetriever(n, bench));
  */
-export async function lsiRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<VectorRetriever> {
-  const dims = name.includes(":") ? Number(name.slice(name.indexOf(":") + 1)) : 256;
-  if (!Number.isInteger(dims) || dims < 1) throw new Error(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
+export async function lsiRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder, dims = 256): Promise<VectorRetriever> {
   // The BM25-GREEKSTEMMER retriever lends its indexed corpus (shared with BM25, its PRF, REACT
   // and the sweep when the job has a build cache), so the corpus is tokenised once.
-  const bm25 = await createRetriever("bm25-greekstemmer", bench, opts);
+  const bm25 = await part("bm25-greekstemmer");
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
   // In a worker thread (1.1 s on greeklaws-2021), so this one goes on with other work meanwhile
   // (`gbr reproduce` starts it early: the experiment's `prefetch`). Sharing the products between
@@ -348,7 +346,3 @@ function lendsCorpus(r: Retriever): r is Retriever & { corpus: Parameters<typeof
   const c = (r as { corpus?: unknown }).corpus;
   return typeof c === "object" && c !== null && "index" in c && "docIds" in c && typeof (c as { seconds?: unknown }).seconds === "number";
 }
-
-registerRetriever("dense:", denseRetriever);
-registerRetriever("lsi", lsiRetriever);
-registerRetriever("lsi:", lsiRetriever);

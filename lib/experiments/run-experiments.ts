@@ -17,6 +17,7 @@ import type { QueryId } from "../types";
 import { GbrError, isUnavailable } from "../util/errors";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
 import { createProviders } from "../providers";
+import { loadSpacyLexicon } from "../data/spacy-tables";
 
 /**
  * One sample of an experiment: what it returned and its per-query metrics.
@@ -79,7 +80,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const seed = opts.seed ?? 42;
   const cache = new BuildCache();
   // One set of providers for the whole run: its limits and rate caps are shared by every experiment.
-  const base: RetrieverOptions = { log, ...opts.retrieverOptions, providers: opts.retrieverOptions?.providers ?? createProviders(), cache };
+  const base: RetrieverOptions = { log, loadSpacyLexicon, ...opts.retrieverOptions, providers: opts.retrieverOptions?.providers ?? createProviders(), cache };
   const records: ExperimentRecord[] = [];
   const contextFor = (options: RetrieverOptions): ExperimentContext => ({
     loaded,

@@ -1,7 +1,7 @@
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
 import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
-import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
+import type { PartBuilder, RetrieverOptions } from "../registry";
 import { dataDir } from "../paths";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
@@ -122,9 +122,9 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
  * const run = await r.retrieve(bench.queries, 100);
  * run.queries; run.info?.llm?.requests; run.cost?.online.llmCalls;
  */
-registerRetriever("reform:", async (name, bench, opts) => {
+export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("reform:".length);
-  const inner = await createRetriever(innerName, bench, opts);
+  const inner = await part(innerName);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
   const kind = rewriteKindFor(innerName);
@@ -146,7 +146,7 @@ registerRetriever("reform:", async (name, bench, opts) => {
       return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }));
     },
   };
-});
+}
 
 /**
  * `translate:<retriever>`: every article and query translated to English by the LLM (cached per
@@ -157,7 +157,7 @@ registerRetriever("reform:", async (name, bench, opts) => {
  * @example
  * const r = await createRetriever("translate:bm25-english", bench, { llm: "openai/gpt-oss-120b" });
  */
-registerRetriever("translate:", async (name, bench, opts) => {
+export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
@@ -172,7 +172,7 @@ registerRetriever("translate:", async (name, bench, opts) => {
     }),
   );
   const englishBench: Benchmark = { ...bench, name: `${bench.name}-en`, docs: bench.docs.map((d) => ({ id: d.id, text: english.get(d.id) ?? d.text })) };
-  const inner = await createRetriever(innerName, englishBench, opts);
+  const inner = await part(innerName, englishBench);
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
@@ -190,7 +190,7 @@ registerRetriever("translate:", async (name, bench, opts) => {
       return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }, { outcomes: articles, seconds: articleSeconds }));
     },
   };
-});
+}
 
 /**
  * `react-bm25`: the paper's agentic method (planner → BM25-GREEKSTEMMER → observer, `rounds`
@@ -201,7 +201,7 @@ registerRetriever("translate:", async (name, bench, opts) => {
  * @example
  * const r = await createRetriever("react-bm25", bench, { rounds: 10, traceDir: "outputs/hf/traces" });
  */
-registerRetriever("react-bm25", async (name, bench, opts) => {
+export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatModelFor(opts);
   const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), opts);
@@ -265,4 +265,4 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
       };
     },
   };
-});
+}

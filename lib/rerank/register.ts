@@ -2,12 +2,12 @@
  * `rerank:<reranker>:<retriever>`: any retriever's ranking, its top `rerankDepth` (default 100)
  * re-ordered by a re-ranker — a cross-encoder preset served at GBR_RERANK_BASE_URL (./presets.ts,
  * ./cross-encoder.ts) or `llm`, the listwise chat re-ranker (lib/llm/rerank-listwise.ts). The
- * first stage is created through `createRetriever` with the same options, so with a job's
+ * first stage is built by the wiring (lib/retrievers.ts) with the same options, so with a job's
  * BuildCache it is the very run the other experiments use. A re-ranker that cannot run here (no
  * server, no chat model) is reported before the first stage is built.
  */
 import type { Benchmark, DocId, Query, Retriever } from "../types";
-import { createRetriever, registerRetriever, type RetrieverOptions } from "../registry";
+import type { PartBuilder, RetrieverOptions } from "../registry";
 import { GbrError } from "../util/errors";
 import { chatModelFor } from "../llm/register";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
@@ -39,13 +39,19 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
   return m;
 }
 
-registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promise<Retriever> => {
+/**
+ * `rerank:<reranker>:<retriever>` over a benchmark: the first stage comes from `part`.
+ *
+ * @example
+ * const r = await rerankRetriever("rerank:llm:bm25-greekstemmer", bench, opts, (n) => createRetriever(n, bench, opts));
+ */
+export async function rerankRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
   const { reranker, retriever } = parseRerankName(name);
   const depth = opts.rerankDepth ?? 100;
   const common = { name, depth, log: opts.log, onProgress: opts.onProgress };
   if (reranker === "llm") {
     const model = await chatModelFor(opts);
-    const first = await createRetriever(retriever, bench, opts);
+    const first = await part(retriever);
     return {
       name,
       retrieve: async (queries: Query[], k: number) =>
@@ -69,9 +75,9 @@ registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promis
   const cache: ScoreCache = opts.plan
     ? { file: opened.file, size: opened.size, tornLines: opened.tornLines, get: (key) => opened.get(key), append: async () => {} }
     : opened;
-  const first = await createRetriever(retriever, bench, opts);
+  const first = await part(retriever);
   return {
     name,
     retrieve: async (queries: Query[], k: number) => crossEncoderRerankRun(preset, client, queries, await first.retrieve(queries, Math.max(k, depth)), docTexts(bench), { ...common, k, cache }),
   };
-});
+}

@@ -1,7 +1,7 @@
 import type { Benchmark, Query, Run } from "../types";
 import { secondsOf, timed } from "../util/run-cost";
-import { registerRetriever, type FeedbackRetriever, type RetrieverOptions } from "../registry";
-import { TOKENIZERS, createTokenizer } from "../text/registry";
+import type { FeedbackRetriever, RetrieverOptions } from "../registry";
+import { createTokenizer } from "../text/registry";
 import { bm25SearchMany, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
 
@@ -60,5 +60,3 @@ export async function bm25Retriever(name: string, bench: Benchmark, opts: Retrie
       }),
   };
 }
-
-for (const name of Object.keys(TOKENIZERS)) registerRetriever(name, bm25Retriever);

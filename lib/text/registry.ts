@@ -44,30 +44,18 @@ export interface TokenizerContext {
   cacheDir?: string;
   offline?: boolean;
   log?: (message: string) => void;
-  /** Supplies the spaCy tables; default: the loader installed with {@link registerSpacyLexiconLoader}. */
+  /**
+   * Supplies the spaCy tables (the lemma tokenizers need them). `createRetriever` and the
+   * command line pass the one of lib/data/spacy-tables.ts.
+   */
   loadSpacyLexicon?: SpacyLexiconLoader;
-}
-
-let installedLoader: SpacyLexiconLoader | undefined;
-
-/**
- * Installs the loader the spaCy tokenizers use when their context brings none. The root wiring
- * does this (lib/retrievers.ts imports lib/data/register.ts, and lib/index.ts re-exports
- * lib/retrievers.ts), so library users and the CLI never call it; a later call replaces the
- * earlier loader.
- *
- * @example
- * registerSpacyLexiconLoader(loadSpacyLexicon); // the loader of lib/data/spacy-tables.ts
- */
-export function registerSpacyLexiconLoader(loader: SpacyLexiconLoader): void {
-  installedLoader = loader;
 }
 
 /**
  * Resolves a tokenizer by name; the short forms `greekstemmer`, `spacy`, `grnlp`, `english`
- * are accepted too. Lemma-based tokenizers get spaCy's tables from `ctx.loadSpacyLexicon` or
- * the installed loader; the installed one (lib/data/spacy-tables.ts) downloads them on first use
- * and fails with a DownloadError (code OFFLINE) when they can be neither fetched nor found cached.
+ * are accepted too. Lemma-based tokenizers get spaCy's tables from `ctx.loadSpacyLexicon`; the
+ * project's (lib/data/spacy-tables.ts) downloads them on first use and fails with a
+ * DownloadError (code OFFLINE) when they can be neither fetched nor found cached.
  *
  * @example
  * const tok = await createTokenizer("bm25-greekstemmer");
@@ -88,11 +76,11 @@ export async function createTokenizer(name: string, ctx: TokenizerContext = {}):
 }
 
 function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promise<SpacyLexicon> {
-  const load = ctx.loadSpacyLexicon ?? installedLoader;
+  const load = ctx.loadSpacyLexicon;
   if (!load) {
     throw new Error(
-      `${id} needs spaCy's lemma tables, and no loader is installed: import lib/index.ts or lib/retrievers.ts ` +
-        `(which install the one of lib/data/spacy-tables.ts), or pass one as ctx.loadSpacyLexicon`,
+      `${id} needs spaCy's lemma tables: pass a loader as ctx.loadSpacyLexicon (the project's is loadSpacyLexicon of ` +
+        `lib/data/spacy-tables.ts; createRetriever and the command line pass it)`,
     );
   }
   return load(lang, ctx);

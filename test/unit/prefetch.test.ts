@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadBenchmark } from "../../lib/data/source";
-import { registerRetriever } from "../../lib/registry";
+import { registerRetriever } from "../../lib/retrievers";
 import { runExperiments } from "../../lib/experiments/run-experiments";
 import type { Experiment } from "../../lib/experiments/registry";
 

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTokenizer, registerSpacyLexiconLoader, type SpacyLexiconLoader, type TokenizerContext } from "../../lib/text/registry";
+import { createTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../../lib/text/registry";
 import { englishLexicon, greekLexicon, type SpacyLang } from "../../lib/text/spacy-lexicon";
 
 const greek = greekLexicon(
@@ -25,8 +25,8 @@ function recordingLoader(calls: Array<[SpacyLang, TokenizerContext]>): SpacyLexi
   };
 }
 
-test("with no loader installed or given, a spaCy tokenizer is a clear error; the others need none", async () => {
-  await assert.rejects(createTokenizer("spacy"), /bm25-spacy needs spaCy's lemma tables, and no loader is installed/);
+test("with no loader given, a spaCy tokenizer is a clear error; the others need none", async () => {
+  await assert.rejects(createTokenizer("spacy"), /bm25-spacy needs spaCy's lemma tables: pass a loader/);
   await assert.rejects(createTokenizer("bm25-english"), /ctx\.loadSpacyLexicon/);
   assert.equal((await createTokenizer("greekstemmer")).name, "bm25-greekstemmer");
   assert.equal((await createTokenizer("grnlp")).name, "bm25-grnlp");
@@ -48,16 +48,13 @@ test("the context's loader is asked for the right language and receives the cont
   );
 });
 
-test("the installed loader serves contexts without one; a context's loader still wins", async () => {
-  const installed: Array<[SpacyLang, TokenizerContext]> = [];
-  registerSpacyLexiconLoader(recordingLoader(installed));
-  assert.equal((await createTokenizer("spacy")).name, "bm25-spacy");
-  assert.deepEqual(installed.map(([lang]) => lang), ["el"]);
-
-  const own: Array<[SpacyLang, TokenizerContext]> = [];
-  await createTokenizer("spacy", { loadSpacyLexicon: recordingLoader(own) });
-  assert.equal(own.length, 1);
-  assert.equal(installed.length, 1);
+test("createRetriever brings the project's loader: nothing is installed by importing a module", async () => {
+  const { createRetriever } = await import("../../lib/retrievers");
+  const bench = { name: "t", docs: [{ id: "a", text: "σύμβαση" }], queries: [], qrels: new Map(), meta: new Map() };
+  const seen: Array<[SpacyLang, TokenizerContext]> = [];
+  const r = await createRetriever("bm25-spacy", bench, { loadSpacyLexicon: recordingLoader(seen) });
+  assert.equal(r.name, "bm25-spacy");
+  assert.deepEqual(seen.map(([lang]) => lang), ["el"], "the caller's loader wins over the project's");
 });
 
 test("a loader's failure reaches the caller unchanged", async () => {
