@@ -91,7 +91,9 @@ test("a build older than lib/ refuses to load, naming the changed files", async 
     await writeFile(path.join(tmp, "build", "lib", "BUILD.json"), JSON.stringify(record));
     assert.deepEqual(staleSources(path.join(tmp, "build", "lib", "BUILD.json"), path.join(tmp, "lib")), ["eval/metrics.ts", "gone.ts"]);
     // The compiled paths module itself refuses to load from such a build.
-    await copyFile(path.join(REPO, "build", "lib", "paths.js"), path.join(tmp, "build", "lib", "paths.js"));
+    // (with what it loads: the configuration reader and its two utilities)
+    await mkdir(path.join(tmp, "build", "lib", "util"), { recursive: true });
+    for (const f of ["paths.js", "config.js", "util/errors.js", "util/http.js"]) await copyFile(path.join(REPO, "build", "lib", f), path.join(tmp, "build", "lib", f));
     const r = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(path.join(tmp, "build", "lib", "paths.js"))})`], { encoding: "utf8" });
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /lib\/eval\/metrics\.ts, lib\/gone\.ts changed since it was built: run `npm run build`/);
