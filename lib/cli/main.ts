@@ -3,7 +3,6 @@ import { COMMANDS, type Io } from "./commands";
 import { GbrError } from "../util/errors";
 import { version } from "../../package.json";
 import { didYouMean } from "../util/suggest";
-import { orderReplayTails } from "../cache/replay-order";
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
 
@@ -41,11 +40,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 2;
   }
   try {
-    const code = (await command.run(rest, io)) ?? 0;
-    await orderReplayTails();
-    return code;
+    return (await command.run(rest, io)) ?? 0;
   } catch (err) {
-    await orderReplayTails().catch(() => undefined);
     if (err instanceof CliError) {
       io.stderr(`${err.message}\n`);
       return err.exitCode;

@@ -8,10 +8,9 @@ import type { RetrieverOptions } from "../retrievers";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { EXPERIMENTS, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
-import { writeOutputs } from "./write-outputs";
+import { writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { outputTables, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
-import { orderReplayTails } from "../cache/replay-order";
 import { didYouMean } from "../util/suggest";
 
 export type { ExperimentOutcome } from "./assess";
@@ -98,9 +97,9 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
 
-  const records = await runExperiments(loaded, selected, opts);
-  // The replay cache's new lines in key order, whatever the concurrency (replay-order.ts).
-  await orderReplayTails(opts.log);
+  // Each experiment's run files reach the outputs as it ends: a fault later on (a full disk, a
+  // crash) cannot take a finished experiment's results away.
+  const records = await runExperiments(loaded, selected, { ...opts, onRecord: async (r) => void (await writeExperimentOutputs(outDir, r)) });
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
     seed: opts.seed,

@@ -15,7 +15,7 @@ import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
 import { chatFromEnv, chatModelIdFromEnv } from "./chat-from-env";
 import { planChatModel } from "./plan-chat";
-import { openReplayCache, withReplay } from "../cache/replay";
+import { openReplayCache, replayCache, withReplay } from "../store";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
 
@@ -32,7 +32,7 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
   if (opts.plan) {
     // --plan: no provider is needed or called; the replay cache answers what it holds.
     const id = chatModelIdFromEnv(opts.llm);
-    const cache = opts.replay === "off" ? undefined : await openReplayCache(undefined, { log: opts.log });
+    const cache = opts.replay === "off" ? undefined : await cacheFor(opts);
     const guess = await opts.plan.outputGuess(id, cache);
     const plan = opts.plan;
     model = planChatModel(id, opts.replay === "refresh" ? undefined : cache, guess, opts.sample, (input, output) => plan.tally("chat", id, 1, input, output));
@@ -48,10 +48,14 @@ async function replayedChatModel(opts: RetrieverOptions): Promise<ChatModel> {
   const provider = chatFromEnv(opts.llm);
   let model: ChatModel = provider;
   if (opts.replay !== "off") {
-    const cache = await openReplayCache(undefined, { log: opts.log });
-    model = withReplay(provider, cache, { mode: opts.replay ?? "use", sample: opts.sample });
+    model = withReplay(provider, await cacheFor(opts), { mode: opts.replay ?? "use", sample: opts.sample });
   }
   return model;
+}
+
+/** The chat records of the run's store (the one the command passed down, else the data folder's). */
+async function cacheFor(opts: RetrieverOptions) {
+  return opts.store ? replayCache(opts.store) : openReplayCache({ log: opts.log });
 }
 
 /** Where an LLM method keeps its per-item results (rewrites, translations, traces) for one benchmark. */

@@ -14,7 +14,7 @@ import { listwiseRerankRun } from "../llm/rerank-listwise";
 import { rerankClientFromEnv, type RerankClient } from "./client";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
-import { openScoreCache, type ScoreCache } from "./score-cache";
+import { openDataStore, openScoreCache } from "../store";
 
 /**
  * The re-ranker and the first stage a `rerank:` name holds. Re-ranker names (presets, `llm`)
@@ -64,10 +64,7 @@ registerRetriever("rerank:", async (name, bench, opts: RetrieverOptions): Promis
         },
       }
     : rerankClientFromEnv();
-  const opened = await openScoreCache(undefined, { log: opts.log });
-  const cache: ScoreCache = opts.plan
-    ? { file: opened.file, size: opened.size, tornLines: opened.tornLines, get: (key) => opened.get(key), append: async () => {} }
-    : opened;
+  const cache = await openScoreCache(opts.store ?? (await openDataStore({ log: opts.log })), { readOnly: plan !== undefined });
   const first = await createRetriever(retriever, bench, opts);
   return {
     name,
