@@ -58,7 +58,7 @@ async function cacheFor(opts: RetrieverOptions) {
   return opts.store ? replayCache(opts.store) : openReplayCache({ log: opts.log });
 }
 
-/** Where an LLM method keeps its per-item results (rewrites, translations, traces) for one benchmark. */
+/** Where an LLM method keeps its REACT traces, and v0.8 kept its per-item results, for one benchmark. */
 function workDir(bench: Benchmark, opts: RetrieverOptions, method: string, model: ChatModel, prompts: PromptSet): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_");
   // Each --repeat sample keeps its own results: the per-item files would otherwise resume from
@@ -136,7 +136,7 @@ registerRetriever("reform:", async (name, bench, opts) => {
       let outcomes: CachedOutcome[] = [];
       const { value: rewrites, seconds } = await timed(() =>
         reformulate(queries, kind, model, prompts, {
-          outFile: path.join(dir, "rewrites.jsonl"),
+          legacyFile: path.join(dir, "rewrites.jsonl"),
           log: opts.log,
           onRecords: (o) => (outcomes = o),
         }),
@@ -165,7 +165,7 @@ registerRetriever("translate:", async (name, bench, opts) => {
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
     translateItems(bench.docs, "article", model, prompts, {
-      outFile: path.join(dir, "articles.jsonl"),
+      legacyFile: path.join(dir, "articles.jsonl"),
       log: opts.log,
       concurrency: 4,
       onRecords: (o) => (articles = o),
@@ -179,7 +179,7 @@ registerRetriever("translate:", async (name, bench, opts) => {
       let outcomes: CachedOutcome[] = [];
       const { value: q, seconds } = await timed(() =>
         translateItems(queries, "query", model, prompts, {
-          outFile: path.join(dir, "queries.jsonl"),
+          legacyFile: path.join(dir, "queries.jsonl"),
           log: opts.log,
           onRecords: (o) => (outcomes = o),
         }),
