@@ -235,6 +235,39 @@ test("a run killed with SIGKILL resumes: only the missing pairs are asked, and t
   assert.deepEqual(resumed.rankings, expected(defaultScore).rankings);
 });
 
+test("two processes re-ranking on one data folder make each request once, and both finish with every score", { timeout: 120_000 }, async () => {
+  const dataDir = await freshDataDir();
+  const slow = await startRerankDouble({ delayMs: 20 });
+  try {
+    const child = () => {
+      const c = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "test", "fixtures", "rerank-crash-child.ts")], {
+        cwd: REPO,
+        env: { ...process.env, GBR_DATA_DIR: dataDir, GBR_RERANK_BASE_URL: slow.url },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      c.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
+      c.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
+      return new Promise<{ code: number | null; output: string }>((resolve) => c.on("exit", (code) => resolve({ code, output })));
+    };
+    const [a, b] = await Promise.all([child(), child()]);
+    assert.equal(a.code, 0, a.output);
+    assert.equal(b.code, 0, b.output);
+    assert.match(a.output, /finished/);
+    assert.match(b.output, /finished/);
+    const requests = bench.queries.length * 4; // 100 articles a question, 32 a request
+    console.log(`# two processes, ${bench.queries.length * 100} pairs: ${slow.count()} rerank requests (${requests} needed), ${slow.pairs()} pairs sent`);
+    assert.equal(slow.count(), requests, "each request made once");
+    assert.equal(slow.pairs(), bench.queries.length * 100, "each pair sent once");
+    const root = path.join(dataDir, "store", "rerank");
+    const records = (await fs.readdir(root)).flatMap((d) => readdirSync(path.join(root, d)).filter((f) => f.endsWith(".json")));
+    assert.equal(records.length, requests, "one record per request");
+    assert.equal((await scoreCache()).size, bench.queries.length * 100);
+  } finally {
+    await slow.close();
+  }
+});
+
 test("429 with Retry-After is waited out and retried; a 500 every time fails naming the status, the URL and the attempts", async () => {
   const waits: number[] = [];
   api.fault({ status: 429, retryAfter: "2" });
