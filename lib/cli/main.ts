@@ -35,7 +35,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const [name, rest] = COMMANDS[two] ? [two, argv.slice(2)] : [first, argv.slice(1)];
   const command = COMMANDS[name];
   if (!command) {
-    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : first === "prompts" ? " (did you mean 'gbr prompts pull'?)" : didYouMean(first, Object.keys(COMMANDS));
+    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : first === "prompts" ? " (did you mean 'gbr prompts pull'?)" : first === "replay" ? " (did you mean 'gbr replay export' or 'gbr replay import'?)" : didYouMean(first, Object.keys(COMMANDS));
     io.stderr(`gbr: unknown command '${argv.slice(0, 2).join(" ")}'${hint}\n\n${USAGE}`);
     return 2;
   }

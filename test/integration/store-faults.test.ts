@@ -112,3 +112,32 @@ test("defect 1: a full disk after the first experiment keeps its results in outp
   assert.match(second.reason, /no space left on the disk holding/);
   assert.ok(!existsSync(path.join(dir, "experiments", "react-bm25.json")), "the run stopped at the full disk");
 });
+
+test("gbr replay export / import (and v0.8's replay merge): another data folder replays the run offline, with no request", async () => {
+  const env = { GBR_CHAT_BASE_URL: `${chat.url}/v1`, GBR_CHAT_MODEL: "openai/gpt-oss-120b" };
+  const mine = path.join(tmp, "data-mine");
+  const theirs = path.join(tmp, "data-theirs");
+  const run = (data: string, out: string, extra: Record<string, string> = {}) =>
+    runGbr(["reproduce", "--data", "sample", "--out", out, "--only", "reform:bm25-greekstemmer"], { dataDir: data, env: { ...env, ...extra } });
+  assert.equal((await run(mine, path.join(tmp, "out-mine"))).code, 0);
+  const file = path.join(tmp, "shared.replay.jsonl");
+  const exported = await runGbr(["replay", "export", "--file", file], { dataDir: mine });
+  assert.equal(exported.code, 0, exported.stderr);
+  assert.match(exported.stdout, /^26 chat answers -> /);
+  const keys = readFileSync(file, "utf8").trim().split("\n").map((l) => JSON.parse(l).key as string);
+  assert.deepEqual(keys, [...keys].sort(), "key-sorted");
+
+  const imported = await runGbr(["replay", "import", "--file", file], { dataDir: theirs });
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stdout, /^26 chat answers added to .* \(0 already there\)/);
+  assert.match((await runGbr(["replay", "merge", "--file", file], { dataDir: theirs })).stdout, /^0 chat answers added .* \(26 already there\)/);
+  const before = chat.chatRequests().length;
+  const replayed = await run(theirs, path.join(tmp, "out-theirs"), { GBR_OFFLINE: "1" });
+  assert.equal(replayed.code, 0, replayed.stderr);
+  assert.equal(chat.chatRequests().length, before, "no request");
+  const a = parseCsvRecords(readFileSync(path.join(tmp, "out-mine", "sample", "summary.csv"), "utf8"))[0];
+  const b = parseCsvRecords(readFileSync(path.join(tmp, "out-theirs", "sample", "summary.csv"), "utf8"))[0];
+  assert.equal(b.status, "ok", b.reason);
+  for (const m of METRICS) assert.equal(b[m], a[m], m);
+  assert.equal((await runGbr(["replay", "export"], { dataDir: theirs })).code, 2);
+});
