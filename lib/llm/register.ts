@@ -15,7 +15,7 @@ import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
 import { chatFromEnv, chatModelIdFromEnv } from "./chat-from-env";
 import { planChatModel } from "./plan-chat";
-import { openReplayCache, replayCache, withReplay } from "../store";
+import { openDataStore, openReplayCache, replayCache, withReplay } from "../store";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
 
@@ -221,10 +221,13 @@ registerRetriever("react-bm25", async (name, bench, opts) => {
         rounds: opts.rounds ?? 10,
         seed: opts.seed,
       };
+      // Traces are kept only where the answers are ("use"): a plan writes nothing, a refresh asks again.
+      const store = opts.plan || (opts.replay ?? "use") !== "use" ? undefined : (opts.store ?? (await openDataStore({ log: opts.log })));
       const { value: result, seconds } = await timed(() =>
         reactRun(queries, ctx, {
           traceDir,
           resume: true,
+          ...(store ? { store } : {}),
           // As many questions at once as the chat server takes requests: rounds within a question
           // stay in order, and every result lands by question, whatever finishes first.
           concurrency: model.capacity ?? concurrencyFor("chat"),
