@@ -44,7 +44,7 @@ const llmOptions = {
 };
 const llmHelp = [
   "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
-  "--no-cache       call the LLM again even when the replay cache has the answer (the new answer is cached)",
+  "--no-cache       call the LLM again even when the store has the answer (the new answer replaces it)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
   "--rounds N       REACT-BM25 rounds (default 10);  --trace-dir D  where REACT writes one JSON trace per query",
   "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
@@ -53,7 +53,7 @@ const llmHelp = [
   "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
   "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
-  "GBR_REPLAY_FILE to use (or share) another replay cache file; GBR_OFFLINE=1 to forbid network calls.",
+  "GBR_REPLAY_FILE=FILE to replay a shared file of chat answers (imported into the store); GBR_OFFLINE=1 to forbid network calls.",
 ];
 
 /** The LLM-related retriever options from parsed flags. */
