@@ -5,7 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { decodeRecord, diskFull, syncDir, type RecordKind, type Store } from "./store";
+import { decodeRecord, writeAtomically, type RecordKind, type Store } from "./store";
 
 /**
  * Writes every record of `kind` (or those `keep` selects) to `outFile`, one JSON line each, in key
@@ -22,27 +22,18 @@ export async function exportKind<T extends { key: string }>(
   keep: (record: T) => boolean = () => true,
 ): Promise<{ file: string; records: number }> {
   const out = path.resolve(outFile);
-  const tmp = `${out}.${process.pid}.tmp`;
   let records = 0;
-  try {
-    await fs.promises.mkdir(path.dirname(out), { recursive: true });
-    const fh = await fs.promises.open(tmp, "w");
-    try {
+  await writeAtomically(
+    out,
+    async (fh) => {
       for await (const r of store.records(kind)) {
         if (!keep(r)) continue;
         await fh.write(`${JSON.stringify(r)}\n`);
         records++;
       }
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, out);
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
-    throw diskFull(err, path.dirname(out));
-  }
-  await syncDir(path.dirname(out));
+    },
+    path.dirname(out),
+  );
   return { file: out, records };
 }
 
@@ -50,8 +41,8 @@ export async function exportKind<T extends { key: string }>(
  * Adds the records of a JSONL file that the store lacks (its own records are never replaced).
  * Each line is checked as a stored record is (strict UTF-8, JSON, the kind's checks, the key); a
  * damaged line is reported with its number and skipped, an incomplete last line (a crash
- * mid-write) ignored, and a record glued after another process's torn line recovered. When a
- * line holds several records of one key, the last wins (as in v0.8's replay file). `convert`
+ * mid-write) ignored, and a record glued after another process's torn line recovered. When the
+ * file holds several records of one key, the last wins (as in v0.8's replay file). `convert`
  * turns a line of another format into records (the v0.8 score cache's pair lines).
  *
  * @example

@@ -190,25 +190,7 @@ class FileStore implements Store {
     if (problem) throw new TypeError(`store: refusing an invalid ${kind.name} record: ${problem}`);
     const key = kind.keyOf(record);
     if (record.key !== key) throw new TypeError(`store: the ${kind.name} record's key ${record.key} does not match its content (${key})`);
-    const file = this.fileOf(kind, key);
-    const folder = path.dirname(file);
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-    try {
-      await fs.promises.mkdir(folder, { recursive: true });
-      const fh = await fs.promises.open(tmp, "w");
-      try {
-        await fh.writeFile(`${JSON.stringify(record)}\n`, "utf8");
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await fs.promises.rename(tmp, file);
-    } catch (err) {
-      await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
-      throw diskFull(err, this.dir);
-    }
-    // The rename is durable once the folder is synced.
-    await syncDir(folder);
+    await writeAtomically(this.fileOf(kind, key), (fh) => fh.writeFile(`${JSON.stringify(record)}\n`, "utf8"), this.dir);
   }
 
   async produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }> {
@@ -257,6 +239,33 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw err;
   }
+}
+
+/**
+ * Writes a file whole or not at all: `write` fills a temporary file beside it, which is fsynced
+ * and renamed over `file`, then the folder is fsynced (the rename is durable only then). A full
+ * disk is an error naming `folder`.
+ *
+ * @example
+ * await writeAtomically(out, (fh) => fh.writeFile(text), path.dirname(out));
+ */
+export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    const fh = await fs.promises.open(tmp, "w");
+    try {
+      await write(fh);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    throw diskFull(err, folder);
+  }
+  await syncDir(path.dirname(file));
 }
 
 /**

@@ -62,6 +62,20 @@ function expected(score: (q: string, d: string) => number, depth = 100, k = 100)
   return { rankings, scores };
 }
 
+/** test/fixtures/rerank-crash-child.ts on a data folder against a rerank server: the process, its output so far, its exit. */
+function rerankChild(dataDir: string, url: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "test", "fixtures", "rerank-crash-child.ts")], {
+    cwd: REPO,
+    env: { ...process.env, GBR_DATA_DIR: dataDir, GBR_RERANK_BASE_URL: url },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
 /** The pair scores of the current data folder's store. */
 async function scoreCache(log: (m: string) => void = () => {}) {
   return openScoreCache(await openDataStore({ log }));
@@ -196,23 +210,16 @@ test("a run killed with SIGKILL resumes: only the missing pairs are asked, and t
   const slow = await startRerankDouble({ delayMs: 150 });
   let sentByChild = 0;
   try {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "test", "fixtures", "rerank-crash-child.ts")], {
-      cwd: REPO,
-      env: { ...process.env, GBR_DATA_DIR: dataDir, GBR_RERANK_BASE_URL: slow.url },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const { child, output: out, exited } = rerankChild(dataDir, slow.url);
+    const output = () => out();
     const deadline = Date.now() + 90_000;
     while (slow.count() < 6) {
-      if (Date.now() > deadline || child.exitCode !== null) assert.fail(`the child did not get going (${slow.count()} requests): ${output}`);
+      if (Date.now() > deadline || child.exitCode !== null) assert.fail(`the child did not get going (${slow.count()} requests): ${output()}`);
       await new Promise((r) => setTimeout(r, 20));
     }
     child.kill("SIGKILL");
     await exited;
-    assert.doesNotMatch(output, /finished/);
+    assert.doesNotMatch(output(), /finished/);
     sentByChild = slow.pairs();
   } finally {
     await slow.close();
@@ -239,16 +246,9 @@ test("two processes re-ranking on one data folder make each request once, and bo
   const dataDir = await freshDataDir();
   const slow = await startRerankDouble({ delayMs: 20 });
   try {
-    const child = () => {
-      const c = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "test", "fixtures", "rerank-crash-child.ts")], {
-        cwd: REPO,
-        env: { ...process.env, GBR_DATA_DIR: dataDir, GBR_RERANK_BASE_URL: slow.url },
-        stdio: ["ignore", "pipe", "pipe"],
-      });
-      let output = "";
-      c.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
-      c.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
-      return new Promise<{ code: number | null; output: string }>((resolve) => c.on("exit", (code) => resolve({ code, output })));
+    const child = async () => {
+      const c = rerankChild(dataDir, slow.url);
+      return { code: await c.exited, output: c.output() };
     };
     const [a, b] = await Promise.all([child(), child()]);
     assert.equal(a.code, 0, a.output);
