@@ -49,7 +49,7 @@ export { rrf } from "./fusion/rrf";
 export { allRerankPresets, BUILTIN_RERANK_PRESETS, rerankPreset, type RerankPreset } from "./rerank/presets";
 export { rerankClient, rerankClientFrom, RerankError, type RerankClient } from "./providers/rerank-client";
 export { crossEncoderRerankRun } from "./rerank/cross-encoder";
-export { openScoreCache, type ScoreCache } from "./rerank/score-cache";
+export { openScoreCache, type ScoreCache } from "./store";
 export { parseRerankName } from "./rerank/register";
 export { listwiseRerankRun, parsePermutation } from "./llm/rerank-listwise";
 export { expandQuery } from "./sparse/prf";

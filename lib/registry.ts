@@ -1,7 +1,7 @@
 import type { Benchmark, Query, Retriever, Run } from "./types";
 import type { Bm25Params } from "./sparse/bm25";
 import type { TokenizerContext } from "./text/registry";
-import type { ReplayCache } from "./cache/replay-file";
+import type { ReplayCache, Store } from "./store";
 import type { Providers } from "./providers";
 
 /**
@@ -41,6 +41,11 @@ export interface RetrieverOptions extends TokenizerContext {
   ann?: { nprobes?: number; refineFactor?: number };
   /** Chat model for the LLM methods (`--llm`; default GBR_CHAT_MODEL or the provider's default). */
   llm?: string;
+  /**
+   * The run's store of chat answers and rerank scores (lib/store), opened once by the command;
+   * default: the data folder's (`openDataStore`).
+   */
+  store?: Store;
   /** Replay cache mode for LLM calls: "use" (default), "refresh" (`--no-cache`), "off". */
   replay?: "use" | "refresh" | "off";
   /** Sample index for `--repeat N` (part of the replay key) and the provider seed to send. */

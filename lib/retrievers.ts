@@ -176,7 +176,7 @@ function usage(message: string): GbrError {
 
 /** The options that make one retriever differ from another of the same name (not callbacks, the cache or the providers). */
 function optionsKey(opts: RetrieverOptions): string {
-  const { log: _log, onProgress: _progress, cache: _cache, providers: _providers, loadSpacyLexicon: _load, ...rest } = opts;
+  const { log: _log, onProgress: _progress, cache: _cache, providers: _providers, store: _store, loadSpacyLexicon: _load, ...rest } = opts;
   return JSON.stringify(rest, Object.keys(rest).sort());
 }
 

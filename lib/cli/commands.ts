@@ -32,6 +32,7 @@ import { foldUpper } from "../text/normalize";
 import { readConfig } from "../config";
 import { createProviders } from "../providers";
 import { loadSpacyLexicon } from "../data/spacy-tables";
+import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
 const llmOptions = {
   llm: { type: "string" as const },
@@ -46,7 +47,7 @@ const llmOptions = {
 };
 const llmHelp = [
   "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
-  "--no-cache       call the LLM again even when the replay cache has the answer (the new answer is cached)",
+  "--no-cache       call the LLM again even when the store has the answer (the new answer replaces it)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
   "--rounds N       REACT-BM25 rounds (default 10);  --trace-dir D  where REACT writes one JSON trace per query",
   "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
@@ -55,7 +56,7 @@ const llmHelp = [
   "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
   "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
-  "GBR_REPLAY_FILE to use (or share) another replay cache file; GBR_OFFLINE=1 to forbid network calls.",
+  "GBR_REPLAY_FILE=FILE to replay a shared file of chat answers (imported into the store); GBR_OFFLINE=1 to forbid network calls.",
 ];
 
 /** The LLM-related retriever options from parsed flags. */
@@ -380,6 +381,47 @@ const promptsPull = withHelp(
   },
 );
 
+/** The data folder's chat records, for `gbr replay export|import`. */
+async function replayCacheOf(io: Io, quiet: unknown) {
+  return openReplayCache({ log: logger(io, quiet) ?? (() => {}) });
+}
+
+const replayExport = withHelp(
+  {
+    name: "replay export",
+    summary: "Write the store's chat answers as one key-sorted JSONL file, to hand a run's calls to someone else.",
+    usage: "replay export --file FILE [--model NAME]",
+    options: { file: { type: "string" }, model: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+    help: [
+      "--file FILE    the JSONL file to write (one chat record a line, in key order: the same answers give the same bytes)",
+      "--model NAME   only the answers of this model (as the server knows it, e.g. openai/gpt-oss-120b)",
+      "The other side runs 'gbr replay import --file FILE' (or sets GBR_REPLAY_FILE=FILE), with GBR_OFFLINE=1 to be sure nothing is called.",
+    ],
+  },
+  async (values, _pos, io) => {
+    if (typeof values.file !== "string") throw new CliError("gbr replay export: give the file to write (--file FILE)", 2);
+    const model = values.model as string | undefined;
+    const r = await exportReplay(await replayCacheOf(io, values.quiet), values.file, model === undefined ? undefined : (rec) => rec.model === model);
+    io.stdout(`${r.records} chat answers -> ${r.file}\n`);
+  },
+);
+
+const replayImport = withHelp(
+  {
+    name: "replay import",
+    summary: "Add the chat answers of a JSONL file (an export, or a v0.8 replay file) to the store; its own answers are kept.",
+    usage: "replay import --file FILE",
+    options: { file: { type: "string" }, quiet: { type: "boolean", short: "q" } },
+    help: ["--file FILE    a file 'gbr replay export' wrote, or a v0.8 llm-calls.jsonl; damaged lines are reported and skipped"],
+  },
+  async (values, _pos, io) => {
+    if (typeof values.file !== "string") throw new CliError("gbr replay import: give the file to read (--file FILE)", 2);
+    const cache = await replayCacheOf(io, values.quiet);
+    const r = await mergeReplay(cache, values.file, { log: warner(io) });
+    io.stdout(`${r.added} chat answers added to ${cache.store.dir} (${r.skipped} already there)\n`);
+  },
+);
+
 const compare = withHelp(
   {
     name: "compare",
@@ -449,6 +491,10 @@ export const COMMANDS: Record<string, Command> = {
   eval: evalCmd,
   reproduce: reproduceCmd,
   "prompts pull": promptsPull,
+  "replay export": replayExport,
+  "replay import": replayImport,
+  // v0.8's name for the import.
+  "replay merge": replayImport,
   compare,
   errors: errorsCmd,
   report: withHelp(

@@ -3,7 +3,6 @@ import { COMMANDS, type Io } from "./commands";
 import { GbrError } from "../util/errors";
 import { version } from "../../package.json";
 import { didYouMean } from "../util/suggest";
-import { orderReplayTails } from "../cache/replay-order";
 import { readConfig } from "../config";
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
@@ -37,16 +36,13 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const [name, rest] = COMMANDS[two] ? [two, argv.slice(2)] : [first, argv.slice(1)];
   const command = COMMANDS[name];
   if (!command) {
-    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : first === "prompts" ? " (did you mean 'gbr prompts pull'?)" : didYouMean(first, Object.keys(COMMANDS));
+    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : first === "prompts" ? " (did you mean 'gbr prompts pull'?)" : first === "replay" ? " (did you mean 'gbr replay export' or 'gbr replay import'?)" : didYouMean(first, Object.keys(COMMANDS));
     io.stderr(`gbr: unknown command '${argv.slice(0, 2).join(" ")}'${hint}\n\n${USAGE}`);
     return 2;
   }
   try {
-    const code = (await command.run(rest, io)) ?? 0;
-    await orderReplayTails();
-    return code;
+    return (await command.run(rest, io)) ?? 0;
   } catch (err) {
-    await orderReplayTails().catch(() => undefined);
     if (err instanceof CliError) {
       io.stderr(`${err.message}\n`);
       return err.exitCode;

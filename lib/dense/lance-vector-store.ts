@@ -23,7 +23,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
-import { withFileLock } from "../cache/file-lock";
+import { withFileLock } from "../util/file-lock";
 import { lancedbSdk } from "../util/sdk";
 import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type Side } from "./types";
 import {

@@ -8,10 +8,9 @@ import type { RetrieverOptions } from "../retrievers";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
-import { writeOutputs } from "./write-outputs";
+import { writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { outputTables, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
-import { orderReplayTails } from "../cache/replay-order";
 import { didYouMean } from "../util/suggest";
 import { createProviders } from "../providers";
 
@@ -101,9 +100,13 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
 
   // One set of providers for the whole run: its limits, rate caps and meter serve every experiment.
   const providers = opts.retrieverOptions?.providers ?? createProviders();
-  const records = await runExperiments(loaded, selected, { ...opts, retrieverOptions: { ...opts.retrieverOptions, providers } });
-  // The replay cache's new lines in key order, whatever the concurrency (replay-order.ts).
-  await orderReplayTails(opts.log);
+  // Each experiment's run files reach the outputs as it ends: a fault later on (a full disk, a
+  // crash) cannot take a finished experiment's results away.
+  const records = await runExperiments(loaded, selected, {
+    ...opts,
+    retrieverOptions: { ...opts.retrieverOptions, providers },
+    onRecord: async (r) => void (await writeExperimentOutputs(outDir, r)),
+  });
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
     seed: opts.seed,

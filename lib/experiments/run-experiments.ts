@@ -64,6 +64,11 @@ export interface RunExperimentsOptions {
   repeat?: number;
   /** First provider seed for repeats (default 42). */
   seed?: number;
+  /**
+   * Told each experiment's record as soon as it is done (reproduce writes its run files there),
+   * so no later fault can take a finished experiment's results away; an error it throws stops the run.
+   */
+  onRecord?: (record: ExperimentRecord) => Promise<void>;
 }
 
 /**
@@ -118,7 +123,9 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       records.push({ experiment, status: "ok", samples, seconds });
       const recall = samples.map((x) => x.mean["Recall@100"].toFixed(4)).join(", ");
       log(`${tag}: Recall@100 ${recall} in ${seconds.toFixed(1)} s`);
+      await opts.onRecord?.(records[records.length - 1]);
     } catch (err) {
+      if (records[records.length - 1]?.experiment === experiment) throw err; // onRecord's own failure
       const skipped = isUnavailable(err);
       const hint = err instanceof GbrError && err.hint ? `; ${err.hint}` : "";
       const reason = `${(err as Error).message}${hint}`;
@@ -126,6 +133,9 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       const first = firstWithReason.get(reason);
       if (first === undefined) firstWithReason.set(reason, experiment.id);
       log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${first === undefined ? reason : `the same reason as ${first}`}`);
+      await opts.onRecord?.(records[records.length - 1]);
+      // A full disk fails every experiment after it, and would waste the calls they pay for.
+      if (err instanceof GbrError && err.code === "DISK_FULL") throw err;
     }
   }
   return records;

@@ -16,6 +16,7 @@ import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
 import { outputTables, TABLE_FILES, type OutputTables, type Table } from "./output-tables";
+import { diskFull } from "../store";
 
 /** What every output says when results came through the project's own test doubles. */
 export const STAND_IN_NOTE =
@@ -24,8 +25,48 @@ export const STAND_IN_NOTE =
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 
 /**
- * Writes every output file of a reproduce into `outDir`; returns their names (relative to it;
- * the runs folder as "runs/").
+ * Writes what one experiment left the moment it is done: its run files (`runs/<id>.trec` and
+ * `.json`, one pair per sample), its artefacts, and its record `experiments/<id>.json` (status,
+ * reason, seconds, each sample's mean metrics); returns the names written (relative to outDir).
+ * A full disk is an error naming the outputs folder.
+ *
+ * @example
+ * await writeExperimentOutputs("outputs/sample", record);
+ */
+export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord): Promise<string[]> {
+  const names: string[] = [];
+  const file = (name: string) => (names.push(name), path.join(outDir, name));
+  try {
+    await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
+    await fs.mkdir(path.join(outDir, "experiments"), { recursive: true });
+    for (const [s, sample] of r.samples.entries()) {
+      const name = r.samples.length > 1 ? `${r.experiment.id}.s${s}` : r.experiment.id;
+      await writeTrec(file(`runs/${name}.trec`), sample.result.run, r.experiment.id);
+      await writeJsonRun(file(`runs/${name}.json`), sample.result.run);
+      for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(file(artefact), json(value));
+    }
+    const record = {
+      id: r.experiment.id,
+      status: r.status,
+      reason: r.reason ?? null,
+      seconds: r.seconds,
+      samples: r.samples.map((s) => ({ mean: s.mean, seconds: s.seconds, info: s.result.run.info ?? null })),
+    };
+    await fs.writeFile(file(`experiments/${safeName(r.experiment.id)}.json`), json(record));
+  } catch (err) {
+    throw diskFull(err, outDir);
+  }
+  return names;
+}
+
+/** An experiment id as a file name (ids hold ":" and "+", which some file systems refuse). */
+function safeName(id: string): string {
+  return id.replace(/[^A-Za-z0-9_.+-]+/g, "_");
+}
+
+/**
+ * Writes every output file of a reproduce into `outDir` (each experiment's own files again, then
+ * the tables over all of them); returns their names (relative to it; the runs folder as "runs/").
  *
  * @example
  * await writeOutputs("outputs/sample", loaded, records, assess(loaded, records));
@@ -38,22 +79,30 @@ export async function writeOutputs(
   tables: OutputTables = outputTables(loaded, records, a),
   providers?: Providers,
 ): Promise<string[]> {
-  const bench = loaded.benchmark;
   // Every file written, relative to outDir, for the summary a person reads at the end.
   const written = new Set<string>();
   const file = (name: string) => {
-    written.add(name.startsWith("runs/") ? "runs/" : name);
+    written.add(name.startsWith("runs/") ? "runs/" : name.startsWith("experiments/") ? "experiments/" : name);
     return path.join(outDir, name);
   };
-  await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
-  for (const r of records) {
-    for (const [s, sample] of r.samples.entries()) {
-      const name = r.samples.length > 1 ? `${r.experiment.id}.s${s}` : r.experiment.id;
-      await writeTrec(file(`runs/${name}.trec`), sample.result.run, r.experiment.id);
-      await writeJsonRun(file(`runs/${name}.json`), sample.result.run);
-      for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(file(artefact), json(value));
-    }
+  for (const r of records) for (const name of await writeExperimentOutputs(outDir, r)) file(name);
+  try {
+    await writeTables(outDir, loaded, a, tables, file, providers);
+  } catch (err) {
+    throw diskFull(err, outDir);
   }
+  return [...written];
+}
+
+async function writeTables(
+  outDir: string,
+  loaded: LoadedBenchmark,
+  a: Assessment,
+  tables: OutputTables,
+  file: (name: string) => string,
+  providers: Providers | undefined,
+): Promise<void> {
+  const bench = loaded.benchmark;
   for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
     if (t) await fs.writeFile(file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
   }
@@ -81,5 +130,4 @@ export async function writeOutputs(
     progress: providers?.meter.steps() ?? [],
   };
   await fs.writeFile(file("metadata.json"), json(metadata));
-  return [...written];
 }

@@ -1,13 +1,13 @@
 /**
- * LLM calls over many items that survive a crash: each finished answer is appended to a JSONL
- * file at once, a rerun reuses every answer made by an identical request (same prompt, input,
- * settings and model) and asks only for what is missing. Reformulation and translation run
- * their calls through it.
+ * One chat call per item (reformulation, translation), over a model whose answers the store keeps
+ * (lib/store's `withReplay`): a rerun, or a run resumed after a crash, replays every answer
+ * already made and asks only for what is missing. What this adds is the per-item loop, the
+ * outcomes the cost tables and run records count (reused answers with their recorded usage), and
+ * the reading of v0.8's per-item result files, whose answers are reused as they are.
  */
 import { DEFAULT_CONCURRENCY } from "../config";
 import { createHash } from "node:crypto";
-import { existsSync, promises as fs } from "node:fs";
-import path from "node:path";
+import { promises as fs } from "node:fs";
 import { GbrError } from "../util/errors";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
 
@@ -15,13 +15,11 @@ import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type Ch
  * Options of every cached LLM batch (reformulation, translation).
  *
  * @example
- * const opts: CachedCallOptions = { outFile: "outputs/llm/sparse.jsonl", concurrency: 8, log: console.error };
+ * const opts: CachedCallOptions = { legacyFile: "data/llm/hf/reform-sparse-…/rewrites.jsonl", concurrency: 8, log: console.error };
  */
 export interface CachedCallOptions {
-  /** JSONL file: read first (unless resume is false), one line appended per finished item. */
-  outFile?: string;
-  /** Reuse the records already in outFile (default true); false starts the file afresh. */
-  resume?: boolean;
+  /** A v0.8 per-item result file (JSONL): records there for the same request and model are reused. */
+  legacyFile?: string;
   /** Calls in flight at once (default 4). */
   concurrency?: number;
   /** Progress and fallback reports (default: silent). */
@@ -35,9 +33,8 @@ export interface CachedCallOptions {
 }
 
 /**
- * One item of a cached batch: its record, the request its answer belongs to (the stored answer
- * of a reused record was made by an identical request: its sha256 matched), and whether the
- * answer came from a saved file or the replay cache rather than a call made now.
+ * One item of a batch: its record, the request its answer belongs to, and whether the answer
+ * came from the store (or a v0.8 result file) rather than a call made now.
  *
  * @example
  * opts.onRecords = (outcomes) => console.log(outcomes.filter((o) => o.reused).length, "reused");
@@ -67,7 +64,7 @@ export interface CachedRecord {
   fallback?: boolean;
   /** ChatModel.id that answered. */
   model?: string;
-  /** The answer came from the replay cache (recorded earlier), not from a call made for this record. */
+  /** The answer came from the store (recorded earlier), not from a call made for this record. */
   replayed?: boolean;
   /** The model the server said answered, when it said. */
   servedModel?: string;
@@ -76,9 +73,8 @@ export interface CachedRecord {
   /** The parser that made the stored text (`parser` of the prompt set); the text is re-parsed from `raw` on reuse. */
   parser?: ParserName;
   /**
-   * sha256 of the exact request (system, user, sampling settings). A record is reused only for
-   * the same request, so a changed prompt set, query text or setting is asked again instead of
-   * silently served from an older run.
+   * sha256 of the exact request (system, user, sampling settings): a v0.8 record is reused only
+   * for the same request, so a changed prompt set, query text or setting is asked again.
    */
   requestSha256?: string;
 }
@@ -97,7 +93,7 @@ export interface CachedCallSpec<T extends { id: string }, R extends CachedRecord
   label: string;
   kind: string;
   request(item: T): ChatRequest;
-  /** Is a stored line complete enough to reuse (e.g. has its text field)? Default: yes. */
+  /** Is a v0.8 line complete enough to reuse (e.g. has its text field)? Default: yes. */
   isValid?(rec: Record<string, unknown>): boolean;
   /** Builds the record to store from the model's answer (parsing, fallback). */
   toRecord(item: T, res: ChatResponse, base: Omit<CachedRecord, "fallback">): R;
@@ -124,27 +120,33 @@ export function requestSha256(req: ChatRequest): string {
 }
 
 /**
- * Reads a JSONL cache, tolerating what a crash can leave: a torn last line, blank lines. Lines
- * that are not JSON objects with a string `id` are skipped and counted (a cache is worth
- * reading even if one line is damaged; the item is simply asked again).
+ * Reads a v0.8 per-item result file, tolerating what a crash can leave: a torn last line, blank
+ * lines. Lines that are not strict UTF-8 JSON objects with a string `id` are skipped and counted
+ * (the item is simply asked again).
  *
  * @example
- * const { records, skipped } = await readCacheFile("outputs/sparse-rewrites.jsonl");
+ * const { records, skipped } = await readCacheFile("data/llm/hf/reform-sparse-…/rewrites.jsonl");
  */
 export async function readCacheFile(file: string): Promise<{ records: Record<string, unknown>[]; skipped: number }> {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = await fs.readFile(file, "utf8");
+    bytes = await fs.readFile(file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return { records: [], skipped: 0 };
     throw err;
   }
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
   const records: Record<string, unknown>[] = [];
   let skipped = 0;
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
+  let start = 0;
+  while (start < bytes.length) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    const raw = bytes.subarray(start, end);
+    start = end + 1;
+    if (raw.toString("latin1").trim() === "") continue;
     try {
-      const v = JSON.parse(line) as unknown;
+      const v = JSON.parse(utf8.decode(raw)) as unknown;
       if (v && typeof v === "object" && !Array.isArray(v) && typeof (v as { id?: unknown }).id === "string") {
         records.push(v as Record<string, unknown>);
       } else skipped++;
@@ -156,44 +158,14 @@ export async function readCacheFile(file: string): Promise<{ records: Record<str
 }
 
 /**
- * An appender for one JSONL file: each record becomes one `appendFile` call of one complete line
- * (O_APPEND, a single write), and calls are chained so concurrent workers never interleave. A
- * file whose last line was torn by a crash gets a newline first, so the next record starts on a
- * line of its own.
- */
-async function openAppender(file: string, fresh: boolean): Promise<(rec: object) => Promise<void>> {
-  await fs.mkdir(path.dirname(path.resolve(file)), { recursive: true });
-  if (fresh) await fs.writeFile(file, "");
-  else if (existsSync(file)) {
-    const handle = await fs.open(file, "r");
-    try {
-      const { size } = await handle.stat();
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        await handle.read(last, 0, 1, size - 1);
-        if (last[0] !== 0x0a) await fs.appendFile(file, "\n");
-      }
-    } finally {
-      await handle.close();
-    }
-  }
-  let chain: Promise<void> = Promise.resolve();
-  return (rec: object) => {
-    const line = JSON.stringify(rec) + "\n";
-    chain = chain.then(() => fs.appendFile(file, line, "utf8"));
-    return chain;
-  };
-}
-
-/**
- * Runs one chat call per item through `model`, resumably: records already in `opts.outFile`
- * for the same id, kind, request and model are reused; every new answer is appended as soon as
- * it arrives. On a failed call no new calls start, the calls in flight finish and are saved, and
- * the error is raised (so a rerun continues where this one stopped). Returns the records by id,
- * in the order of `items`.
+ * Runs one chat call per item through `model` (a model over the store: each answer is kept the
+ * moment it arrives). Records of a v0.8 result file (`opts.legacyFile`) for the same id, kind,
+ * request and model are reused without a call. On a failed call no new calls start, the calls in
+ * flight finish (their answers are in the store), and the error is raised, so a rerun continues
+ * where this one stopped. Returns the records by id, in the order of `items`.
  *
  * @example
- * const recs = await runCachedCalls(queries, model, { outFile: "x.jsonl" }, {
+ * const recs = await runCachedCalls(queries, withReplay(chat, cache), {}, {
  *   label: "demo", kind: "demo",
  *   request: (q) => ({ system: "…", user: q.text }),
  *   toRecord: (q, res, base) => ({ ...base, answer: res.text }),
@@ -216,9 +188,8 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
 
   const done = new Map<string, R>();
   const fromFile = new Set<string>();
-  const resume = opts.resume ?? true;
-  if (opts.outFile && resume) {
-    const { records, skipped } = await readCacheFile(opts.outFile);
+  if (opts.legacyFile) {
+    const { records, skipped } = await readCacheFile(opts.legacyFile);
     const mismatched = new Set<string>();
     for (const rec of records) {
       const id = rec.id as string;
@@ -231,14 +202,13 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
       else mismatched.add(id);
     }
     const stale = [...mismatched].filter((id) => !done.has(id)).length;
-    if (skipped > 0) log(`${spec.label}: ${skipped} unreadable line(s) in ${opts.outFile} ignored`);
-    if (stale > 0) log(`${spec.label}: ${stale} cached record(s) were made with another prompt, input or model; asking again`);
+    if (skipped > 0) log(`${spec.label}: ${skipped} unreadable line(s) in ${opts.legacyFile} ignored`);
+    if (stale > 0) log(`${spec.label}: ${stale} record(s) of ${opts.legacyFile} were made with another prompt, input or model; asking again`);
     for (const id of done.keys()) fromFile.add(id);
   }
   const todo = items.filter((it) => !done.has(it.id));
-  log(`${spec.label}: ${items.length} item(s), ${items.length - todo.length} cached, ${todo.length} to ask ${model.id}`);
+  log(`${spec.label}: ${items.length} item(s)${done.size ? `, ${done.size} from v0.8 results` : ""}, ${todo.length} through ${model.id}`);
 
-  const append = opts.outFile ? await openAppender(opts.outFile, !resume) : undefined;
   let failure: { error: unknown; id: string } | undefined;
   let next = 0;
   let finished = 0;
@@ -261,7 +231,6 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
           ...(res.standIn ? { standIn: true } : {}),
         });
         if (rec.fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
-        if (append) await append(rec);
         done.set(item.id, rec);
         finished++;
       } catch (error) {
@@ -273,7 +242,7 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
   await Promise.all(Array.from({ length: width }, worker));
   if (failure !== undefined) {
     const { error, id } = failure;
-    const saved = opts.outFile ? `; ${finished} new answer(s) saved in ${opts.outFile}, rerun to continue` : "";
+    const saved = `; ${finished} answer(s) done, rerun to continue`;
     const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}${saved}`;
     // Keep the error's family: a ChatError its code (callers switch on it), any GbrError its
     // code and whether it means "cannot run here" (an offline replay miss is skipped, not

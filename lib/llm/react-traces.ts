@@ -1,11 +1,13 @@
 /**
- * The record REACT-BM25 keeps of every query (one JSON file per query, written after every
- * round): what each call cost and was sent with, what was retrieved and kept, the ranking after
- * each round; and the file handling that makes a run resumable.
+ * The record REACT-BM25 keeps of every query (one JSON file per query in the trace folder,
+ * written after every round): what each call cost and was sent with, what was retrieved and
+ * kept, the ranking after each round; the file handling of the trace folder; and the store kind
+ * complete traces are kept in, so a rerun (or another process) takes a finished query from there.
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import type { DocId, QueryId } from "../types";
+import type { RecordKind } from "../store";
 import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
 
 
@@ -193,3 +195,39 @@ export async function readTrace(file: string): Promise<ReactTrace | undefined> {
     return undefined; // missing or unreadable: run the query again
   }
 }
+
+/** A complete trace in the store, with the seed its requests were sent with (part of its key). */
+export interface StoredTrace {
+  key: string;
+  seed: number | null;
+  trace: ReactTrace;
+}
+
+/**
+ * The content address of a query's trace: sha256 of the query (id and text), the method's
+ * config (models, parser, prompts, settings, rounds) and the seed, which is all `usable` checks.
+ *
+ * @example
+ * traceKey(query, trace.config, undefined); // 64 hex characters
+ */
+export function traceKey(query: { id: QueryId; text: string }, config: ReactTrace["config"], seed: number | undefined | null): string {
+  return createHash("sha256").update(JSON.stringify(["react-trace", 2, query.id, query.text, config, seed ?? null])).digest("hex");
+}
+
+/**
+ * The store kind of complete REACT traces.
+ *
+ * @example
+ * const saved = await store.get(REACT_TRACE, traceKey(q, config, seed));
+ */
+export const REACT_TRACE: RecordKind<StoredTrace> = {
+  name: "react",
+  keyOf: (r) => traceKey(r.trace.query, r.trace.config, r.seed),
+  problem(v) {
+    const r = v as StoredTrace | null;
+    if (!r || typeof r !== "object" || typeof r.key !== "string" || !(r.seed === null || typeof r.seed === "number")) return "not a stored trace";
+    const t = r.trace;
+    if (!t || t.version !== 2 || t.complete !== true || !t.query || typeof t.query.id !== "string" || !t.config || !Array.isArray(t.rounds)) return "not a complete trace";
+    return undefined;
+  },
+};

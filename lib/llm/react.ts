@@ -22,7 +22,9 @@ import {
   addCall,
   callRecord,
   readTrace,
+  REACT_TRACE,
   sumTotals,
+  traceKey,
   traceFileName,
   writeAtomic,
   zeroTotals,
@@ -32,6 +34,7 @@ import {
   type ReactTrace,
 } from "./react-traces";
 import type { ChatModel, ChatRequest } from "./types";
+import type { Store } from "../store";
 
 // ---------------------------------------------------------------------------------------------
 // Constants of the method (DESIGN.md §6)
@@ -133,6 +136,24 @@ function settings(ctx: ReactContext) {
   return s;
 }
 
+/** What a trace records of the method that made it (and a stored trace is keyed by). */
+function traceConfig(ctx: ReactContext): ReactTrace["config"] {
+  const s = settings(ctx);
+  return {
+    rounds: s.rounds,
+    parser: (ctx.parser ?? reactParserFor("project")).name,
+    promptsSha256: reactPromptsSha256(ctx.prompts),
+    planner: ctx.planner.id,
+    observer: ctx.observer.id,
+    temperature: s.temperature,
+    topP: s.topP,
+    reasoningEffort: s.reasoningEffort,
+    maxTokens: s.maxTokens,
+    observerMaxTokens: s.observerMaxTokens,
+    budgetTokens: s.budgetTokens,
+  };
+}
+
 /**
  * Runs REACT-BM25 for one query (DESIGN.md §6). Each round: the planner writes a keyword query
  * (round 1 from the original query; later rounds also from "round i of N", the earlier queries
@@ -168,19 +189,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const trace: ReactTrace = {
     version: 2,
     query: { id: query.id, text: query.text },
-    config: {
-      rounds: s.rounds,
-      parser: parser.name,
-      promptsSha256: reactPromptsSha256(prompts),
-      planner: ctx.planner.id,
-      observer: ctx.observer.id,
-      temperature: s.temperature,
-      topP: s.topP,
-      reasoningEffort: s.reasoningEffort,
-      maxTokens: s.maxTokens,
-      observerMaxTokens: s.observerMaxTokens,
-      budgetTokens: s.budgetTokens,
-    },
+    config: traceConfig(ctx),
     rounds: [],
     complete: false,
     ranking: [],
@@ -296,6 +305,11 @@ export interface ReactRunOptions {
   traceDir?: string;
   /** Reuse complete traces found in `traceDir` instead of calling the models again. */
   resume?: boolean;
+  /**
+   * The store complete traces are kept in (and taken from: a query another process is running is
+   * waited for, then read). Without one, only `traceDir` resumes.
+   */
+  store?: Store;
   /** Queries in flight at once (default 1). */
   concurrency?: number;
   /** Called when a query is done (run or taken from its trace). */
@@ -406,33 +420,43 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
   const one = async (i: number) => {
     const q = queries[i];
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
+    const save = (t: ReactTrace) => (file ? writeAtomic(file, JSON.stringify(t)) : Promise.resolve());
+    const key = traceKey(q, traceConfig(ctx), ctx.seed);
+    const done = (trace: ReactTrace, resumed: boolean) => {
+      traces[i] = trace;
+      fromFile[i] = resumed;
+      opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
+    };
     if (file && opts.resume) {
       const saved = await readTrace(file);
       if (usable(saved, q, ctx)) {
-        traces[i] = saved;
-        fromFile[i] = true;
-        opts.onQuery?.({ query: q, index: i, total: queries.length, trace: saved, resumed: true });
-        return;
+        // A trace of the folder (v0.8 kept them only there) goes into the store too.
+        if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
+        return done(saved, true);
       }
     }
-    let last: ReactTrace | undefined;
-    const save = (t: ReactTrace) => (file ? writeAtomic(file, JSON.stringify(t)) : Promise.resolve());
-    try {
-      const trace = await runReact(q, {
-        ...ctx,
-        onRound: async (r, t) => {
-          last = t;
-          await save(t);
-          await ctx.onRound?.(r, t);
-        },
-      });
-      await save(trace);
-      traces[i] = trace;
-      opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed: false });
-    } catch (error) {
-      if (last) await save({ ...last, complete: false, error: error instanceof Error ? error.message : String(error) }).catch(() => {});
-      throw error;
-    }
+    const run = async (): Promise<ReactTrace> => {
+      let last: ReactTrace | undefined;
+      try {
+        const trace = await runReact(q, {
+          ...ctx,
+          onRound: async (r, t) => {
+            last = t;
+            await save(t);
+            await ctx.onRound?.(r, t);
+          },
+        });
+        await save(trace);
+        return trace;
+      } catch (error) {
+        if (last) await save({ ...last, complete: false, error: error instanceof Error ? error.message : String(error) }).catch(() => {});
+        throw error;
+      }
+    };
+    if (!opts.store) return done(await run(), false);
+    const { record, made } = await opts.store.produce(REACT_TRACE, key, async () => ({ key, seed: ctx.seed ?? null, trace: await run() }));
+    if (!made) await save(record.trace);
+    done(record.trace, !made);
   };
 
   const worker = async () => {

@@ -4,8 +4,9 @@
  * - sparse: a comma-separated list of 20–30 Greek legal keywords for BM25, or
  * - dense: one paragraph of Greek legal prose for an embedding model.
  *
- * Calls are expensive (a 120B model, 283 queries × 2 kinds), so every finished rewrite is
- * appended to a JSONL file at once and a rerun only asks for what is missing (cached-calls.ts).
+ * Calls are expensive (a 120B model, 283 queries × 2 kinds), so every answer is kept in the store
+ * as it arrives (the model is wrapped by lib/store's `withReplay`) and a rerun only asks for what
+ * is missing (cached-calls.ts).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -110,7 +111,7 @@ export function parseDenseRewrite(text: string): string {
 // ---------------------------------------------------------------------------------------------
 
 /**
- * One stored rewrite (a line of the JSONL outFile).
+ * One rewrite (as v0.8 stored it per line of its result file, and as `onRecords` reports it).
  *
  * @example
  * const recs = (await readCacheFile(file)).records as unknown as RewriteRecord[];
@@ -196,12 +197,12 @@ export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, or
  * prompts an answer that parses to nothing falls back to the original query (logged, stored with
  * `fallback: true`); with the official prompts it is parsed exactly as the authors' notebook does,
  * and an empty rewrite stays empty (logged). A reused record is parsed again from its raw answer,
- * so the parser in force always decides. With `outFile`, resumable: records there are reused and
- * each new rewrite is appended as one JSON line `{id, kind, rewrite, raw, usage, seconds, …}`.
+ * so the parser in force always decides. Resumable through the model's store (`withReplay`); a
+ * v0.8 result file (`legacyFile`) is read too.
  *
  * @example
  * const rewrites = await reformulate(benchmark.queries, "sparse", model, loadPromptSet(), {
- *   outFile: "outputs/llm/sparse-rewrites.jsonl", concurrency: 8, log: console.error,
+ *   concurrency: 8, log: console.error,
  * });
  * bm25.retrieve(benchmark.queries.map((q) => ({ id: q.id, text: rewrites.get(q.id)! })), 100);
  */

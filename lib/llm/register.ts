@@ -15,7 +15,7 @@ import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
 import { createProviders, type Providers } from "../providers";
 import { planChatModel } from "../providers/plan-chat";
-import { openReplayCache, withReplay } from "../cache/replay";
+import { openDataStore, openReplayCache, replayCache, withReplay } from "../store";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
 
@@ -32,7 +32,7 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
   if (opts.plan) {
     // --plan: no provider is needed or called; the replay cache answers what it holds.
     const id = providersOf(opts).chatId(opts.llm);
-    const cache = opts.replay === "off" ? undefined : await openReplayCache(undefined, { log: opts.log });
+    const cache = opts.replay === "off" ? undefined : await cacheFor(opts);
     const guess = await opts.plan.outputGuess(id, cache);
     const plan = opts.plan;
     model = planChatModel(id, opts.replay === "refresh" ? undefined : cache, guess, opts.sample, (input, output) => plan.tally("chat", id, 1, input, output));
@@ -52,13 +52,17 @@ async function replayedChatModel(opts: RetrieverOptions): Promise<ChatModel> {
   const provider = providersOf(opts).chat(opts.llm);
   let model: ChatModel = provider;
   if (opts.replay !== "off") {
-    const cache = await openReplayCache(undefined, { log: opts.log });
-    model = withReplay(provider, cache, { mode: opts.replay ?? "use", sample: opts.sample });
+    model = withReplay(provider, await cacheFor(opts), { mode: opts.replay ?? "use", sample: opts.sample });
   }
   return model;
 }
 
-/** Where an LLM method keeps its per-item results (rewrites, translations, traces) for one benchmark. */
+/** The chat records of the run's store (the one the command passed down, else the data folder's). */
+async function cacheFor(opts: RetrieverOptions) {
+  return opts.store ? replayCache(opts.store) : openReplayCache({ log: opts.log });
+}
+
+/** Where an LLM method keeps its REACT traces, and v0.8 kept its per-item results, for one benchmark. */
 function workDir(bench: Benchmark, opts: RetrieverOptions, method: string, model: ChatModel, prompts: PromptSet): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_");
   // Each --repeat sample keeps its own results: the per-item files would otherwise resume from
@@ -136,7 +140,7 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
       let outcomes: CachedOutcome[] = [];
       const { value: rewrites, seconds } = await timed(() =>
         reformulate(queries, kind, model, prompts, {
-          outFile: path.join(dir, "rewrites.jsonl"),
+          legacyFile: path.join(dir, "rewrites.jsonl"),
           log: opts.log,
           onRecords: (o) => (outcomes = o),
         }),
@@ -165,7 +169,7 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
     translateItems(bench.docs, "article", model, prompts, {
-      outFile: path.join(dir, "articles.jsonl"),
+      legacyFile: path.join(dir, "articles.jsonl"),
       log: opts.log,
       concurrency: 4,
       onRecords: (o) => (articles = o),
@@ -179,7 +183,7 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
       let outcomes: CachedOutcome[] = [];
       const { value: q, seconds } = await timed(() =>
         translateItems(queries, "query", model, prompts, {
-          outFile: path.join(dir, "queries.jsonl"),
+          legacyFile: path.join(dir, "queries.jsonl"),
           log: opts.log,
           onRecords: (o) => (outcomes = o),
         }),
@@ -221,10 +225,13 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
         rounds: opts.rounds ?? 10,
         seed: opts.seed,
       };
+      // Traces are kept only where the answers are ("use"): a plan writes nothing, a refresh asks again.
+      const store = opts.plan || (opts.replay ?? "use") !== "use" ? undefined : (opts.store ?? (await openDataStore({ log: opts.log })));
       const { value: result, seconds } = await timed(() =>
         reactRun(queries, ctx, {
           traceDir,
           resume: true,
+          ...(store ? { store } : {}),
           // As many questions at once as the chat server takes requests: rounds within a question
           // stay in order, and every result lands by question, whatever finishes first.
           concurrency: model.capacity ?? DEFAULT_CONCURRENCY.chat,

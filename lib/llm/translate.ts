@@ -35,7 +35,7 @@ export const TRANSLATION_PARAMS = {
 } as const satisfies Partial<ChatRequest>;
 
 /**
- * One stored translation (a line of the JSONL outFile); `kind` is the text type.
+ * One translation (as v0.8 stored it per line of its result file); `kind` is the text type.
  *
  * @example
  * const recs = (await readCacheFile(file)).records as unknown as TranslationRecord[];
@@ -98,12 +98,12 @@ export function translationOf(raw: string, parser: ParserName, source: string): 
  * order of `items`. Answers are read by the prompt set's parser (`translationOf`): with the
  * project prompts an empty answer falls back to the source text (logged, stored with
  * `fallback: true`); with the official ones it stays as the authors stored it. A reused record is
- * read again from its raw answer. With `outFile`, resumable: a second run with the same prompts
- * and model makes no calls.
+ * read again from its raw answer. Resumable through the model's store (`withReplay`): a second run
+ * with the same prompts and model makes no calls.
  *
  * @example
  * const english = await translateItems(benchmark.docs, "article", model, loadPromptSet(), {
- *   outFile: "outputs/llm/translations-article.jsonl", concurrency: 8, log: console.error,
+ *   concurrency: 8, log: console.error,
  * });
  * english.get("ΑΚ::914"); // "Whoever unlawfully and culpably damages another …"
  */

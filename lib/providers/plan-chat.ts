@@ -5,8 +5,7 @@
  * which every method reads as "nothing new" (a rewrite falls back to the input, REACT's planner
  * searches the question itself, the observer keeps nothing). Nothing is written anywhere.
  */
-import type { ReplayCache } from "../cache/replay-file";
-import { replayKey } from "../cache/replay-record";
+import { replayKey, type ReplayCache } from "../store";
 import { countTokens } from "../util/tokens";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";
 

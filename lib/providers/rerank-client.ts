@@ -36,7 +36,7 @@ export interface RerankResult {
  * limiting requests in flight is the caller's choice.
  *
  * @example
- * const client = rerankClientFromEnv();
+ * const client = rerankClientFrom(readConfig().rerank);
  * const { scores } = await client.rerank("BAAI/bge-reranker-v2-m3", "Ο Α πώλησε …", ["Άρθρο 513 …", "Άρθρο 914 …"]);
  */
 export interface RerankClient {

@@ -23,20 +23,20 @@ import { createSemaphore } from "../util/semaphore";
 import { AdaptiveLimit } from "../providers/adaptive-limit";
 import type { RerankClient } from "../providers/rerank-client";
 import { renderRerankDocument, renderRerankQuery, rerankFingerprint, type RerankPreset } from "./presets";
-import { pairKey, type CachedScore, type ScoreCache } from "./score-cache";
+import { pairKey, type CachedScore, type ScoreCache } from "../store";
 
 /**
  * How `crossEncoderRerankRun` re-ranks; every field is optional.
  *
  * @example
- * const o: CrossEncoderOptions = { depth: 100, k: 100, cache: await openScoreCache(), concurrency: 4 };
+ * const o: CrossEncoderOptions = { depth: 100, k: 100, cache: await openScoreCache(await openDataStore()), concurrency: 4 };
  */
 export interface CrossEncoderOptions {
   /** Articles of the first stage re-scored per query (default 100). */
   depth?: number;
   /** Length of the returned rankings (default 100). */
   k?: number;
-  /** Where pair scores are read from and appended to; without one every pair is sent. */
+  /** The store's pair scores, read and added to; without one every pair is sent. */
   cache?: ScoreCache;
   log?: (message: string) => void;
   /** Called as pairs are scored: ("rerank <preset>", pairs done, pairs in all). */
@@ -64,8 +64,8 @@ interface Batch {
  *
  * @example
  * const first = await bm25.retrieve(bench.queries, 100);
- * const run = await crossEncoderRerankRun(rerankPreset("bge-reranker-v2-m3"), rerankClientFromEnv(), bench.queries,
- *   first, new Map(bench.docs.map((d) => [d.id, d.text])), { cache: await openScoreCache() });
+ * const run = await crossEncoderRerankRun(rerankPreset("bge-reranker-v2-m3"), rerankClientFrom(readConfig().rerank), bench.queries,
+ *   first, new Map(bench.docs.map((d) => [d.id, d.text])), { cache: await openScoreCache(await openDataStore()) });
  * run.info?.rerank?.reusedPairs; // pairs taken from the cache
  */
 export async function crossEncoderRerankRun(
@@ -133,6 +133,8 @@ export async function crossEncoderRerankRun(
   let failure: { err: unknown } | undefined;
   let calls = 0;
   let standInNow = false;
+  // Pairs another process scored while this one planned (their request was claimed there).
+  let reusedNow = 0;
   const sent = batches.reduce((n, b) => n + b.keys.length, 0);
   let done = pairs - sent;
   opts.onProgress?.(label, done, pairs);
@@ -141,18 +143,22 @@ export async function crossEncoderRerankRun(
       limit.run(async () => {
         if (failure) return;
         try {
-          const t0 = performance.now();
-          const res = await client.rerank(preset.model, batch.query, batch.documents);
-          const seconds = (performance.now() - t0) / 1000;
-          calls++;
-          if (res.servedModel) servedModels.add(res.servedModel);
-          if (res.standIn) standInNow = true;
-          if (res.scores.length !== batch.keys.length) throw new GbrError(`${label}: ${client.id} returned ${res.scores.length} scores for ${batch.keys.length} documents`, "RERANK_ANSWER");
-          // Rounded as the cache stores it, so a run from the cache adds up the very same numbers.
-          const share = Math.round((seconds / batch.keys.length) * 1e6) / 1e6;
-          const entries = batch.keys.map((key, i) => ({ key, score: res.scores[i], seconds: share, standIn: res.standIn }));
+          const score = async () => {
+            const t0 = performance.now();
+            const res = await client.rerank(preset.model, batch.query, batch.documents);
+            const seconds = (performance.now() - t0) / 1000;
+            calls++;
+            if (res.servedModel) servedModels.add(res.servedModel);
+            if (res.standIn) standInNow = true;
+            if (res.scores.length !== batch.keys.length) throw new GbrError(`${label}: ${client.id} returned ${res.scores.length} scores for ${batch.keys.length} documents`, "RERANK_ANSWER");
+            // Rounded as the store keeps it, so a run from the store adds up the very same numbers.
+            const share = Math.round((seconds / batch.keys.length) * 1e6) / 1e6;
+            return batch.keys.map((key, i) => ({ key, score: res.scores[i], seconds: share, standIn: res.standIn }));
+          };
+          // Claimed first: a process sharing the data folder that makes this very request waits and reads its scores.
+          const { entries, made } = opts.cache ? await opts.cache.produce(batch.keys, score) : { entries: await score(), made: true };
+          if (!made) reusedNow += entries.length;
           for (const e of entries) known.set(e.key, e);
-          await opts.cache?.append(entries);
           done += batch.keys.length;
           opts.onProgress?.(label, done, pairs);
         } catch (err) {
@@ -195,7 +201,7 @@ export async function crossEncoderRerankRun(
     endpoint: client.endpoint,
     depth,
     pairs,
-    reusedPairs: pairs - sent,
+    reusedPairs: pairs - sent + reusedNow,
     truncated: cut.size,
     calls,
     servedModels: [...servedModels],
@@ -203,7 +209,7 @@ export async function crossEncoderRerankRun(
     ...(client.endpointStats ? { endpoints: client.endpointStats() } : {}),
   };
   opts.log?.(
-    `${label}: ${pairs} pairs, ${pairs - sent} from the score cache, ${calls} requests to ${client.endpoint}` +
+    `${label}: ${pairs} pairs, ${pairs - sent + reusedNow} from the store, ${calls} requests to ${client.endpoint}` +
       (cut.size ? `; ${cut.size} articles cut to ${preset.maxDocumentChars} characters` : ""),
   );
   const retriever = opts.name ?? `rerank:${preset.name}:${firstStage.info?.retriever ?? "first-stage"}`;

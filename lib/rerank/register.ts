@@ -15,7 +15,7 @@ import { createProviders } from "../providers";
 import type { RerankClient } from "../providers/rerank-client";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
-import { openScoreCache, type ScoreCache } from "./score-cache";
+import { openDataStore, openScoreCache } from "../store";
 
 /**
  * The re-ranker and the first stage a `rerank:` name holds. Re-ranker names (presets, `llm`)
@@ -71,10 +71,7 @@ export async function rerankRetriever(name: string, bench: Benchmark, opts: Retr
         },
       }
     : (opts.providers ?? createProviders()).reranker();
-  const opened = await openScoreCache(undefined, { log: opts.log });
-  const cache: ScoreCache = opts.plan
-    ? { file: opened.file, size: opened.size, tornLines: opened.tornLines, get: (key) => opened.get(key), append: async () => {} }
-    : opened;
+  const cache = await openScoreCache(opts.store ?? (await openDataStore({ log: opts.log })), { readOnly: plan !== undefined });
   const first = await part(retriever);
   return {
     name,

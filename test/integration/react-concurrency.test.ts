@@ -2,7 +2,7 @@
  * REACT-BM25 over 40 questions with 16 in flight against a chat double that takes a fixed time
  * per request: at least 8 times faster than one at a time, and the same run, the same traces and
  * the same replay cache lines in the same order (timings aside), since rounds within a question
- * stay in order, every result lands by question, and the run's replay lines are put in key order
+ * stay in order, every result lands by question, and the store's export is in key order
  * when it ends, whatever finished first.
  */
 import { after, before, test } from "node:test";
@@ -13,7 +13,7 @@ import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { readConfig } from "../../lib/config";
-import { orderReplayTails } from "../../lib/cache/replay-order";
+import { exportReplay, openStore, replayCache } from "../../lib/store";
 
 let tmp = "";
 let api: OpenAIDouble;
@@ -49,13 +49,13 @@ test("16 questions at once: at least 8 times faster, the same run and traces", a
     process.env.GBR_CHAT_CONCURRENCY = String(n);
     assert.equal(readConfig().chat.concurrency, n);
     const traceDir = path.join(tmp, `traces-${n}`);
-    const replayFile = path.join(tmp, `replay-${n}.jsonl`);
-    process.env.GBR_REPLAY_FILE = replayFile;
-    const react = await createRetriever("react-bm25", bench, { rounds: 2, traceDir });
+    const store = await openStore(path.join(tmp, `store-${n}`));
+    const react = await createRetriever("react-bm25", bench, { rounds: 2, traceDir, store });
     const t0 = performance.now();
     const run = await react.retrieve(queries, 100);
     const seconds = (performance.now() - t0) / 1000;
-    await orderReplayTails();
+    const replayFile = path.join(tmp, `replay-${n}.jsonl`);
+    await exportReplay(replayCache(store), replayFile);
     const traces = await Promise.all(queries.map(async (q) => stable(JSON.parse(await fs.readFile(path.join(traceDir, `${q.id}.json`), "utf8")))));
     // The replay lines without when and how long each call took.
     const replay = (await fs.readFile(replayFile, "utf8")).trim().split("\n").map((l) => stable(JSON.parse(l, (k, v) => (k === "at" ? undefined : v))));

@@ -9,7 +9,7 @@ import { readConfig } from "../../lib/config";
 import { after, before, beforeEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { promises as fs, readFileSync } from "node:fs";
+import { existsSync, promises as fs, readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createRetriever } from "../../lib/retrievers";
@@ -17,7 +17,8 @@ import { loadBenchmark } from "../../lib/data/source";
 import { crossEncoderRerankRun, type CrossEncoderOptions } from "../../lib/rerank/cross-encoder";
 import { rerankClientFrom, RerankError, type RerankClientOptions } from "../../lib/providers/rerank-client";
 import { allRerankPresets, rerankPreset, type RerankPreset } from "../../lib/rerank/presets";
-import { defaultScoreCacheFile, openScoreCache } from "../../lib/rerank/score-cache";
+import { openDataStore, openScoreCache } from "../../lib/store";
+import { dataDir } from "../../lib/paths";
 import { DataError, GbrError, isUnavailable } from "../../lib/util/errors";
 import type { Benchmark, Run } from "../../lib/types";
 import { defaultRerankScore, startRerankDouble, type RerankDouble } from "../fakes/rerank-server";
@@ -61,6 +62,25 @@ function expected(score: (q: string, d: string) => number, depth = 100, k = 100)
   return { rankings, scores };
 }
 
+/** test/fixtures/rerank-crash-child.ts on a data folder against a rerank server: the process, its output so far, its exit. */
+function rerankChild(dataDir: string, url: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "test", "fixtures", "rerank-crash-child.ts")], {
+    cwd: REPO,
+    env: { ...process.env, GBR_DATA_DIR: dataDir, GBR_RERANK_BASE_URL: url },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
+  child.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** The pair scores of the current data folder's store. */
+async function scoreCache(log: (m: string) => void = () => {}) {
+  return openScoreCache(await openDataStore({ log }));
+}
+
 /** A fresh data folder for the test about to run. */
 async function freshDataDir(): Promise<string> {
   const dir = path.join(tmp, `data-${++dirs}`);
@@ -72,7 +92,7 @@ async function freshDataDir(): Promise<string> {
 async function rerun(preset: RerankPreset | string, opts: CrossEncoderOptions & { client?: Partial<RerankClientOptions> } = {}): Promise<Run> {
   const p = typeof preset === "string" ? rerankPreset(preset, allRerankPresets()) : preset;
   const { client, ...rest } = opts;
-  return crossEncoderRerankRun(p, rerankClientFrom(readConfig(process.env).rerank, { backoffMs: 1, ...client }), bench.queries, first, docText, { cache: await openScoreCache(), ...rest });
+  return crossEncoderRerankRun(p, rerankClientFrom(readConfig(process.env).rerank, { backoffMs: 1, ...client }), bench.queries, first, docText, { cache: await scoreCache(), ...rest });
 }
 
 before(async () => {
@@ -190,31 +210,22 @@ test("a run killed with SIGKILL resumes: only the missing pairs are asked, and t
   const slow = await startRerankDouble({ delayMs: 150 });
   let sentByChild = 0;
   try {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(REPO, "test", "fixtures", "rerank-crash-child.ts")], {
-      cwd: REPO,
-      env: { ...process.env, GBR_DATA_DIR: dataDir, GBR_RERANK_BASE_URL: slow.url },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (output += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (output += d));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    const { child, output: out, exited } = rerankChild(dataDir, slow.url);
+    const output = () => out();
     const deadline = Date.now() + 90_000;
     while (slow.count() < 6) {
-      if (Date.now() > deadline || child.exitCode !== null) assert.fail(`the child did not get going (${slow.count()} requests): ${output}`);
+      if (Date.now() > deadline || child.exitCode !== null) assert.fail(`the child did not get going (${slow.count()} requests): ${output()}`);
       await new Promise((r) => setTimeout(r, 20));
     }
     child.kill("SIGKILL");
     await exited;
-    assert.doesNotMatch(output, /finished/);
+    assert.doesNotMatch(output(), /finished/);
     sentByChild = slow.pairs();
   } finally {
     await slow.close();
   }
 
-  const cache = await openScoreCache();
-  assert.equal(cache.file, defaultScoreCacheFile());
-  assert.equal(cache.tornLines, 0);
+  const cache = await scoreCache();
   assert.ok(cache.size >= 5 * 32 - 32 && cache.size <= sentByChild, `cached ${cache.size} of ${sentByChild} pairs sent`);
   assert.ok(sentByChild - cache.size <= 32, "at most the batch in flight was lost");
 
@@ -229,6 +240,32 @@ test("a run killed with SIGKILL resumes: only the missing pairs are asked, and t
   assert.deepEqual(resumed.rankings, whole.rankings);
   assert.deepEqual(resumed.scores, whole.scores);
   assert.deepEqual(resumed.rankings, expected(defaultScore).rankings);
+});
+
+test("two processes re-ranking on one data folder make each request once, and both finish with every score", { timeout: 120_000 }, async () => {
+  const dataDir = await freshDataDir();
+  const slow = await startRerankDouble({ delayMs: 20 });
+  try {
+    const child = async () => {
+      const c = rerankChild(dataDir, slow.url);
+      return { code: await c.exited, output: c.output() };
+    };
+    const [a, b] = await Promise.all([child(), child()]);
+    assert.equal(a.code, 0, a.output);
+    assert.equal(b.code, 0, b.output);
+    assert.match(a.output, /finished/);
+    assert.match(b.output, /finished/);
+    const requests = bench.queries.length * 4; // 100 articles a question, 32 a request
+    console.log(`# two processes, ${bench.queries.length * 100} pairs: ${slow.count()} rerank requests (${requests} needed), ${slow.pairs()} pairs sent`);
+    assert.equal(slow.count(), requests, "each request made once");
+    assert.equal(slow.pairs(), bench.queries.length * 100, "each pair sent once");
+    const root = path.join(dataDir, "store", "rerank");
+    const records = (await fs.readdir(root)).flatMap((d) => readdirSync(path.join(root, d)).filter((f) => f.endsWith(".json")));
+    assert.equal(records.length, requests, "one record per request");
+    assert.equal((await scoreCache()).size, bench.queries.length * 100);
+  } finally {
+    await slow.close();
+  }
 });
 
 test("429 with Retry-After is waited out and retried; a 500 every time fails naming the status, the URL and the attempts", async () => {
@@ -248,7 +285,7 @@ test("429 with Retry-After is waited out and retried; a 500 every time fails nam
     return true;
   });
   assert.equal(api.count(), 3, "the first failure stops the run");
-  assert.equal((await openScoreCache()).size, 0);
+  assert.equal((await scoreCache()).size, 0);
 
   // A request the server refuses is not retried; a dropped connection is.
   api.reset();
@@ -309,9 +346,13 @@ test("articles over the preset's limit are cut before sending and counted; the l
 test("the stand-in mark reaches the run, from the server and from the cache; TEI's shape is spoken too", async () => {
   const run = await rerun(BGE);
   assert.equal(run.info!.rerank!.standIn, true);
-  const lines = readFileSync(defaultScoreCacheFile(), "utf8").trim().split("\n");
-  assert.equal(lines.length, bench.queries.length * 100);
-  assert.match(lines[0], /^\{"k":"[0-9a-f]{64}","s":[-0-9.e]+,"t":[0-9.e-]+,"d":true\}$/);
+  // One record per request (four per question: 32, 32, 32 and 4 articles), each pair marked.
+  const root = path.join(dataDir(), "store", "rerank");
+  const records = (await fs.readdir(root)).flatMap((d) => readdirSync(path.join(root, d)).map((f) => JSON.parse(readFileSync(path.join(root, d, f), "utf8"))));
+  assert.equal(records.length, bench.queries.length * 4);
+  const pairs = records.flatMap((r) => r.scores);
+  assert.equal(pairs.length, bench.queries.length * 100);
+  assert.match(JSON.stringify(pairs[0]), /^\{"k":"[0-9a-f]{64}","s":[-0-9.e]+,"t":[0-9.e-]+,"d":true\}$/);
   assert.equal((await rerun(BGE)).info!.rerank!.standIn, true);
 
   const tei = await startRerankDouble({ tei: true });
@@ -330,24 +371,23 @@ test("the stand-in mark reaches the run, from the server and from the cache; TEI
   }
 });
 
-test("the score cache: a torn last line is ignored and cut off before the next append; a damaged line is an error naming file:line", async () => {
-  const file = path.join(tmp, `cache-${++dirs}.jsonl`);
+test("a v0.8 score cache is migrated into the store once: a torn last line and a damaged line are skipped and reported", async () => {
+  await freshDataDir();
+  const file = path.join(dataDir(), "rerank", "scores.jsonl");
+  await fs.mkdir(path.dirname(file), { recursive: true });
   const k = (c: string) => c.repeat(64);
-  await fs.writeFile(file, `{"k":"${k("a")}","s":0.5}\n\n{"k":"${k("b")}","s":0.25,"d":true}\n{"k":"${k("c")}","s":0.`);
+  await fs.writeFile(file, `{"k":"${k("a")}","s":0.5}\n\n{"k":"${k("b")}","s":0.25,"d":true}\n{"k":"${k("d")}","s":"high"}\nnot json\n{"k":"${k("c")}","s":0.`);
   const logs: string[] = [];
-  const cache = await openScoreCache(file, { log: (m) => logs.push(m) });
-  assert.deepEqual([cache.size, cache.tornLines], [2, 1]);
+  const cache = await scoreCache((m) => logs.push(m));
+  assert.equal(cache.size, 2);
   assert.deepEqual(cache.get(k("b")), { score: 0.25, standIn: true });
-  assert.match(logs.join("\n"), new RegExp(`${file}:4: incomplete last line ignored`));
-  await cache.append([{ key: k("c"), score: 1, seconds: 0.5, standIn: false }]);
-  assert.equal(readFileSync(file, "utf8").split("\n").slice(-2).join("\n"), `{"k":"${k("c")}","s":1,"t":0.5}\n`);
-  const reopened = await openScoreCache(file);
-  assert.deepEqual([reopened.size, reopened.tornLines, reopened.get(k("c"))?.score], [3, 0, 1]);
-
-  await fs.writeFile(file, `{"k":"${k("a")}","s":0.5}\n{"k":"${k("b")}","s":"high"}\n`);
-  await assert.rejects(openScoreCache(file), (e: unknown) => e instanceof DataError && e.message.startsWith(`${file}:2: `) && /"s"/.test(e.message));
-  await fs.writeFile(file, `{"k":"${k("a")}","s":0.5}\nnot json\n`);
-  await assert.rejects(openScoreCache(file), (e: unknown) => e instanceof DataError && e.message.startsWith(`${file}:2: not a JSON line`));
+  assert.equal(cache.get(k("d")), undefined);
+  assert.match(logs.join("\n"), /line 5 \(not valid UTF-8 JSON\)/);
+  assert.match(logs.join("\n"), /migrated .*scores\.jsonl \(v0\.8\) into .*store: 1 rerank records added/);
+  assert.ok(existsSync(`${file}.migrated`) && !existsSync(file));
+  const quiet: string[] = [];
+  assert.equal((await scoreCache((m) => quiet.push(m))).size, 2);
+  assert.deepEqual(quiet, []);
 });
 
 /** The double's default score (kept beside the test's own expectation so a change to the double shows here). */

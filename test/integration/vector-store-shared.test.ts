@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, test } from "node:test";
-import { LOCK_STALE_MS } from "../../lib/cache/file-lock";
+import { LOCK_STALE_MS } from "../../lib/util/file-lock";
 import { openVectorStore, type VectorStore } from "../../lib/dense/vector-store";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 

@@ -18,15 +18,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   text: [],
   data: ["text"],
   sparse: ["text"],
-  dense: ["text", "data", "cache", "providers"],
-  llm: ["text", "sparse", "cache", "providers"],
-  cache: [],
-  providers: ["cache"],
+  dense: ["text", "data", "providers"],
+  llm: ["text", "sparse", "store", "providers"],
+  store: [],
+  providers: ["store"],
   fusion: [],
   eval: [],
-  experiments: ["text", "data", "sparse", "dense", "llm", "cache", "fusion", "eval", "rerank", "providers"],
+  experiments: ["text", "data", "sparse", "dense", "llm", "store", "fusion", "eval", "rerank", "providers"],
   report: ["eval", "experiments"],
-  rerank: ["cache", "llm", "dense", "providers"],
+  rerank: ["store", "llm", "dense", "providers"],
   cli: ["*"],
 };
 /** Root files every folder may import: the shared types, the retriever registry, the data folder's location. */
@@ -68,8 +68,9 @@ function importsOf(file: string): Edge[] {
   return edges;
 }
 
+/** A file's folder (an import of a folder itself, `../store`, is of its index.ts), or "(root)/<name>". */
 const folderOf = (rel: string) =>
-  rel.includes(path.sep) || (existsSync(path.join(LIB, rel)) && statSync(path.join(LIB, rel)).isDirectory()) ? rel.split(path.sep)[0] : `(root)/${rel.replace(/\.ts$/, "")}`;
+  rel.includes(path.sep) || existsSync(path.join(LIB, rel, "index.ts")) ? rel.split(path.sep)[0] : `(root)/${rel.replace(/\.ts$/, "")}`;
 /**
  * The modules that declare what a chat model and an embedder are (their requests, answers and
  * errors): providers/ implements them, so it may import these two and nothing else of llm/ and dense/.

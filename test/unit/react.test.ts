@@ -9,7 +9,8 @@ import { observerMessage, NOTHING_KEPT_YET, reactParserFor, type ReactPrompts } 
 import { parseObserverAnswer, parsePlannerAnswer } from "../../lib/llm/react-parse";
 import { reactRanking, reactRun, runReact, type KeptInfo, type ReactContext } from "../../lib/llm/react";
 import { reactRoundTable } from "../../lib/eval/react-rounds";
-import { traceFileName, type ReactTrace } from "../../lib/llm/react-traces";
+import { REACT_TRACE, traceFileName, type ReactTrace } from "../../lib/llm/react-traces";
+import { openStore } from "../../lib/store";
 import { countTokens } from "../../lib/util/tokens";
 import { ChatError, stripReasoning, type ChatModel, type ChatRequest } from "../../lib/llm/types";
 import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";
@@ -514,6 +515,35 @@ test("reactRun resumes after a crash half-way: finished queries make no call aga
     }
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("reactRun with a store: finished queries are kept there, so a run without the trace folder makes no call, and writes the traces again", async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), "react-store-"));
+  try {
+    const store = await openStore(path.join(root, "store"));
+    const planner = scripted("p", (req) => `QUERY: ${originalOf(req)}`);
+    const first = await reactRun(QUERIES, toyContext(TOY, planner, scripted("o", keepAll), { rounds: 2 }), { traceDir: path.join(root, "a"), resume: true, store, concurrency: 2 });
+    assert.ok(planner.calls.length > 0);
+    assert.deepEqual(first.resumed, []);
+    const stored: string[] = [];
+    for await (const r of store.records(REACT_TRACE)) stored.push(r.trace.query.id);
+    assert.deepEqual(stored.sort(), QUERIES.map((q) => q.id).sort());
+
+    // Another trace folder (or none left): every query from the store, no call, the same traces.
+    const none = scripted("p", () => assert.fail("no call"));
+    const again = await reactRun(QUERIES, toyContext(TOY, none, scripted("o", () => assert.fail("no call")), { rounds: 2 }), { traceDir: path.join(root, "b"), resume: true, store });
+    assert.deepEqual(again.resumed, QUERIES.map((q) => q.id));
+    for (const q of QUERIES) {
+      assert.deepEqual(again.traces.get(q.id), first.traces.get(q.id));
+      assert.ok((await fs.readdir(path.join(root, "b"))).includes(traceFileName(q.id)), "the trace folder is written again");
+    }
+    // Another setting is another record: asked again.
+    const fewer = scripted("p", (req) => `QUERY: ${originalOf(req)}`);
+    await reactRun(QUERIES.slice(0, 1), toyContext(TOY, fewer, scripted("o", keepAll), { rounds: 1 }), { store });
+    assert.ok(fewer.calls.length > 0);
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
   }
 });
 

@@ -1,6 +1,7 @@
 /**
- * Reformulation and translation: parsing the model's answers, the exact requests sent, and the
- * resumable JSONL cache, driven by a scripted fake ChatModel that counts its calls.
+ * Reformulation and translation: parsing the model's answers, the exact requests sent, and
+ * resuming through the store (and v0.8's per-item files), driven by a scripted fake ChatModel that
+ * counts its calls.
  */
 import assert from "node:assert/strict";
 import { existsSync, promises as fs } from "node:fs";
@@ -19,6 +20,8 @@ import {
 import { readCacheFile } from "../../lib/llm/cached-calls";
 import { buildTranslationRequest, cleanTranslation, translateItems, TRANSLATION_PARAMS } from "../../lib/llm/translate";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/llm/types";
+import { openStore, replayCache, withReplay, type ReplayCache } from "../../lib/store";
+import type { CachedOutcome } from "../../lib/llm/cached-calls";
 
 // ---------------------------------------------------------------------------------------------
 // A scripted ChatModel
@@ -65,6 +68,14 @@ after(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 const file = (name: string) => path.join(tmp, name);
+/** A store of its own under the test's folder, and a model wrapped by it. */
+const storeAt = async (name: string): Promise<ReplayCache> => replayCache(await openStore(file(name)));
+const stored = (model: ChatModel, cache: ReplayCache): ChatModel => withReplay(model, cache);
+async function countOf(cache: ReplayCache): Promise<number> {
+  let n = 0;
+  for await (const _ of cache.records()) n++;
+  return n;
+}
 const lines = async (f: string) => (await fs.readFile(f, "utf8")).split("\n").filter((l) => l !== "");
 
 // ---------------------------------------------------------------------------------------------
@@ -134,64 +145,67 @@ describe("reformulate", () => {
     assert.equal(req.system, prompts.extras.REWRITE_SYSTEM);
   });
 
-  test("a second run with the same outFile makes no calls", async () => {
-    const outFile = file("second-run.jsonl");
+  test("a second run over the same store makes no calls, and reports every answer as reused", async () => {
+    const cache = await storeAt("second-run");
     const first = fakeModel(keywordsFor);
-    const a = await reformulate(QUERIES, "sparse", first, prompts, { outFile, concurrency: 3 });
+    let outcomes: CachedOutcome[] = [];
+    const a = await reformulate(QUERIES, "sparse", stored(first, cache), prompts, { concurrency: 3, onRecords: (o) => (outcomes = o) });
     assert.equal(first.calls.length, 6);
-    assert.equal((await lines(outFile)).length, 6);
-    const rec = JSON.parse((await lines(outFile))[0]) as RewriteRecord;
+    assert.equal(await countOf(cache), 6);
+    assert.deepEqual(outcomes.map((o) => o.reused), Array(6).fill(false));
+    const rec = outcomes[0].record as RewriteRecord;
     for (const k of ["id", "kind", "rewrite", "raw", "usage", "seconds"]) assert.ok(k in rec, k);
     assert.equal(rec.kind, "sparse");
 
     const second = fakeModel(keywordsFor);
-    const b = await reformulate(QUERIES, "sparse", second, prompts, { outFile });
+    const b = await reformulate(QUERIES, "sparse", stored(second, cache), prompts, { onRecords: (o) => (outcomes = o) });
     assert.equal(second.calls.length, 0);
     assert.deepEqual([...b], [...a]);
-    assert.equal((await lines(outFile)).length, 6, "nothing appended");
+    assert.deepEqual(outcomes.map((o) => o.reused), Array(6).fill(true));
+    assert.deepEqual(outcomes[0].record.usage, rec.usage, "reused answers carry their recorded usage");
   });
 
   test("a crash after 3 of 6 keeps the 3; the rerun asks only for the other 3", async () => {
-    const outFile = file("crash.jsonl");
+    const cache = await storeAt("crash");
     const crashing = fakeModel(keywordsFor, { failAt: 4 });
     await assert.rejects(
-      reformulate(QUERIES, "dense", crashing, prompts, { outFile, concurrency: 1 }),
-      (e: unknown) => e instanceof ChatError && e.code === "PROVIDER" && /q4: server gone/.test(e.message) && /3 new answer\(s\) saved/.test(e.message),
+      reformulate(QUERIES, "dense", stored(crashing, cache), prompts, { concurrency: 1 }),
+      (e: unknown) => e instanceof ChatError && e.code === "PROVIDER" && /q4: server gone/.test(e.message) && /3 answer\(s\) done/.test(e.message),
     );
-    assert.equal((await lines(outFile)).length, 3);
+    assert.equal(await countOf(cache), 3);
 
     const rerun = fakeModel(keywordsFor);
-    const out = await reformulate(QUERIES, "dense", rerun, prompts, { outFile });
+    const out = await reformulate(QUERIES, "dense", stored(rerun, cache), prompts);
     assert.equal(rerun.calls.length, 3);
     assert.deepEqual(
-      rerun.calls.map((c) => QUERIES.find((q) => c.user.includes(q.text))!.id),
+      rerun.calls.map((c) => QUERIES.find((q) => c.user.includes(q.text))!.id).sort(),
       ["q4", "q5", "q6"],
     );
     assert.equal(out.size, 6);
     assert.equal(out.get("q1"), "KEYWORDS: μίσθωση, καταγγελία, q1", "dense parsing keeps a text without a QUERY: label whole");
   });
 
-  test("with concurrency, every answer that arrived before the failure is saved", async () => {
-    const outFile = file("crash-concurrent.jsonl");
+  test("with concurrency, every answer that arrived before the failure is kept", async () => {
+    const cache = await storeAt("crash-concurrent");
     const crashing = fakeModel(keywordsFor, { failAt: 5 });
-    await assert.rejects(reformulate(QUERIES, "sparse", crashing, prompts, { outFile, concurrency: 4 }));
-    const saved = (await lines(outFile)).length;
+    await assert.rejects(reformulate(QUERIES, "sparse", stored(crashing, cache), prompts, { concurrency: 4 }));
+    const saved = await countOf(cache);
     assert.equal(saved, 4, "calls 1–4 answered, call 5 failed, no call started after it");
     const rerun = fakeModel(keywordsFor);
-    await reformulate(QUERIES, "sparse", rerun, prompts, { outFile, concurrency: 4 });
+    await reformulate(QUERIES, "sparse", stored(rerun, cache), prompts, { concurrency: 4 });
     assert.equal(rerun.calls.length, 6 - saved);
   });
 
   test("an empty answer falls back to the original query and is reported", async () => {
-    const outFile = file("fallback.jsonl");
     const logs: string[] = [];
     const model = fakeModel((req, n) => (n === 1 ? "<think>μόνο σκέψεις</think>\nKEYWORDS:" : keywordsFor(req)));
-    const out = await reformulate(QUERIES.slice(0, 2), "sparse", model, prompts, { outFile, concurrency: 1, log: (m) => logs.push(m) });
+    let outcomes: CachedOutcome[] = [];
+    const out = await reformulate(QUERIES.slice(0, 2), "sparse", model, prompts, { concurrency: 1, log: (m) => logs.push(m), onRecords: (o) => (outcomes = o) });
     assert.equal(out.get("q1"), QUERIES[0].text);
     assert.equal(out.get("q2"), "μίσθωση, καταγγελία, q2");
-    const recs = (await lines(outFile)).map((l) => JSON.parse(l) as RewriteRecord);
+    const recs = outcomes.map((o) => o.record as RewriteRecord);
     assert.equal(recs.find((r) => r.id === "q1")?.fallback, true);
-    assert.equal(recs.find((r) => r.id === "q1")?.raw, "<think>μόνο σκέψεις</think>\nKEYWORDS:", "raw is stored as answered");
+    assert.equal(recs.find((r) => r.id === "q1")?.raw, "<think>μόνο σκέψεις</think>\nKEYWORDS:", "raw is kept as answered");
     assert.ok(logs.some((l) => /q1: the answer was empty/.test(l)));
     assert.ok(logs.some((l) => /1 item\(s\) fell back/.test(l)));
   });
@@ -202,45 +216,42 @@ describe("reformulate", () => {
     assert.equal(out.get("q1"), "σωστό, επίσης σωστό");
   });
 
-  test("records made with another prompt, text or model are asked again; resume:false starts afresh", async () => {
-    const outFile = file("stale.jsonl");
-    await reformulate(QUERIES.slice(0, 3), "sparse", fakeModel(keywordsFor), prompts, { outFile });
+  test("answers made with another prompt, text or model are asked again", async () => {
+    const cache = await storeAt("stale");
+    await reformulate(QUERIES.slice(0, 3), "sparse", stored(fakeModel(keywordsFor), cache), prompts);
     const edited: PromptSet = { ...prompts, texts: { ...prompts.texts, SPARSE_REWRITE_PROMPT: prompts.texts.SPARSE_REWRITE_PROMPT + "\nΣύντομα." } };
-    const logs: string[] = [];
     const m1 = fakeModel(keywordsFor);
-    await reformulate(QUERIES.slice(0, 3), "sparse", m1, edited, { outFile, log: (m) => logs.push(m) });
+    await reformulate(QUERIES.slice(0, 3), "sparse", stored(m1, cache), edited);
     assert.equal(m1.calls.length, 3);
-    assert.ok(logs.some((l) => /3 cached record\(s\) were made with another prompt/.test(l)));
-
     const m2 = fakeModel(keywordsFor, { id: "fake:other-model" });
-    await reformulate(QUERIES.slice(0, 1), "sparse", m2, prompts, { outFile });
+    await reformulate(QUERIES.slice(0, 1), "sparse", stored(m2, cache), prompts);
     assert.equal(m2.calls.length, 1, "another model id");
-
     const m3 = fakeModel(keywordsFor);
-    await reformulate(QUERIES.slice(0, 3), "dense", m3, prompts, { outFile });
-    assert.equal(m3.calls.length, 3, "the other kind in the same file is a different batch");
-
-    const m4 = fakeModel(keywordsFor);
-    await reformulate(QUERIES.slice(0, 2), "sparse", m4, prompts, { outFile, resume: false });
-    assert.equal(m4.calls.length, 2);
-    assert.equal((await lines(outFile)).length, 2, "the file was started afresh");
+    await reformulate(QUERIES.slice(0, 3), "dense", stored(m3, cache), prompts);
+    assert.equal(m3.calls.length, 3, "the other kind is another request");
   });
 
-  test("a torn last line (crash mid-write) is ignored, asked again, and does not glue onto the next record", async () => {
-    const outFile = file("torn.jsonl");
-    await reformulate(QUERIES.slice(0, 2), "sparse", fakeModel(keywordsFor), prompts, { outFile });
-    const good = await fs.readFile(outFile, "utf8");
-    const lastStart = good.trimEnd().lastIndexOf("\n") + 1;
-    await fs.writeFile(outFile, good.slice(0, lastStart) + good.slice(lastStart, lastStart + 25)); // q2's line cut short
+  test("a v0.8 per-item file is read: its records for the same request and model are reused, a torn line or another prompt's record is asked again", async () => {
+    // The file v0.8 appended to, as its lines were: written here by hand from a first run's records.
+    const legacyFile = file("v08-rewrites.jsonl");
+    let outcomes: CachedOutcome[] = [];
+    await reformulate(QUERIES.slice(0, 3), "sparse", fakeModel(keywordsFor), prompts, { onRecords: (o) => (outcomes = o) });
+    const lines = outcomes.map((o) => JSON.stringify(o.record));
+    await fs.writeFile(legacyFile, `${lines[0]}\n${lines[1]}\n${lines[2].slice(0, 25)}`);
     const logs: string[] = [];
     const model = fakeModel(keywordsFor);
-    const out = await reformulate(QUERIES.slice(0, 2), "sparse", model, prompts, { outFile, log: (m) => logs.push(m) });
+    const out = await reformulate(QUERIES.slice(0, 3), "sparse", model, prompts, { legacyFile, log: (m) => logs.push(m), onRecords: (o) => (outcomes = o) });
     assert.equal(model.calls.length, 1);
-    assert.equal(out.get("q2"), "μίσθωση, καταγγελία, q2");
+    assert.deepEqual(outcomes.map((o) => o.reused), [true, true, false]);
+    assert.equal(out.get("q3"), "μίσθωση, καταγγελία, q3");
     assert.ok(logs.some((l) => /1 unreadable line/.test(l)));
-    const { records, skipped } = await readCacheFile(outFile);
-    assert.deepEqual(records.map((r) => r.id), ["q1", "q2"]);
-    assert.equal(skipped, 1);
+    const { records, skipped } = await readCacheFile(legacyFile);
+    assert.deepEqual([records.length, skipped], [2, 1]);
+    const edited: PromptSet = { ...prompts, texts: { ...prompts.texts, SPARSE_REWRITE_PROMPT: prompts.texts.SPARSE_REWRITE_PROMPT + "\nΣύντομα." } };
+    const m2 = fakeModel(keywordsFor);
+    await reformulate(QUERIES.slice(0, 2), "sparse", m2, edited, { legacyFile, log: (m) => logs.push(m) });
+    assert.equal(m2.calls.length, 2);
+    assert.ok(logs.some((l) => /2 record\(s\) of .* were made with another prompt/.test(l)));
   });
 
   test("duplicate query ids are refused before any call", async () => {
@@ -257,10 +268,10 @@ describe("translateItems", () => {
   ];
   const english = (req: ChatRequest) => (req.user.includes("ΑΚ::914") ? "```\nWhoever unlawfully and culpably damages another…\n```" : "Whoever through negligence causes bodily harm…");
 
-  test("translates, caches per item, and a second run makes no calls", async () => {
-    const outFile = file("translations.jsonl");
+  test("translates, and a second run over the same store makes no calls", async () => {
+    const cache = await storeAt("translations");
     const m1 = fakeModel(english);
-    const a = await translateItems(ARTICLES, "article", m1, prompts, { outFile });
+    const a = await translateItems(ARTICLES, "article", stored(m1, cache), prompts);
     assert.equal(m1.calls.length, 2);
     assert.equal(a.get("ΑΚ::914"), "Whoever unlawfully and culpably damages another…", "the code fence is dropped");
     const req = m1.calls.find((c) => c.user.includes("ΠΚ::314"))!;
@@ -271,20 +282,20 @@ describe("translateItems", () => {
     assert.equal(req.maxTokens, 32768);
 
     const m2 = fakeModel(english);
-    const b = await translateItems(ARTICLES, "article", m2, prompts, { outFile });
+    const b = await translateItems(ARTICLES, "article", stored(m2, cache), prompts);
     assert.equal(m2.calls.length, 0);
     assert.deepEqual([...b], [...a]);
 
     const m3 = fakeModel(() => "An article as a query?");
-    await translateItems(ARTICLES.slice(0, 1), "query", m3, prompts, { outFile });
-    assert.equal(m3.calls.length, 1, "queries and articles are separate batches even in one file");
+    await translateItems(ARTICLES.slice(0, 1), "query", stored(m3, cache), prompts);
+    assert.equal(m3.calls.length, 1, "a query's request is not an article's");
   });
 
   test("an empty translation falls back to the source text, flagged", async () => {
-    const outFile = file("translations-empty.jsonl");
-    const out = await translateItems(ARTICLES.slice(0, 1), "article", fakeModel(() => "<think>…</think>  "), prompts, { outFile });
+    let outcomes: CachedOutcome[] = [];
+    const out = await translateItems(ARTICLES.slice(0, 1), "article", fakeModel(() => "<think>…</think>  "), prompts, { onRecords: (o) => (outcomes = o) });
     assert.equal(out.get("ΑΚ::914"), ARTICLES[0].text);
-    assert.equal(JSON.parse((await lines(outFile))[0]).fallback, true);
+    assert.equal(outcomes[0].record.fallback, true);
   });
 
   test("cleanTranslation keeps inner line breaks", () => {

@@ -1,5 +1,5 @@
 /**
- * The cross-process lock (lib/cache/file-lock.ts) within one process: shared holds run together,
+ * The cross-process lock (lib/util/file-lock.ts) within one process: shared holds run together,
  * exclusive ones take turns, a failing holder releases, a folder that cannot hold locks runs the
  * work unlocked with one message; and two replay cache objects of one process on one file make a
  * call once.
@@ -9,8 +9,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, test } from "node:test";
-import { withFileLock } from "../../lib/cache/file-lock";
-import { openReplayCache, withReplay, type ReplayableModel } from "../../lib/cache/replay";
+import { withFileLock } from "../../lib/util/file-lock";
+import { openReplayCache, withReplay, type ReplayableModel } from "../../lib/store";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -67,7 +67,7 @@ test("where no lock can be made the work runs unlocked, reported once per folder
 });
 
 test("two replay cache objects of one process asking the same new call at once make it once", async () => {
-  const file = path.join(tempDir(), "replay", "calls.jsonl");
+  const data = tempDir();
   let calls = 0;
   const model: ReplayableModel = {
     id: "openai:m",
@@ -77,11 +77,11 @@ test("two replay cache objects of one process asking the same new call at once m
       return { text: `απάντηση: ${req.user}`, raw: `απάντηση: ${req.user}`, usage: { input: 3, output: 2 }, seconds: 0.05 };
     },
   };
-  const [a, b] = await Promise.all([openReplayCache(file), openReplayCache(file)]);
+  const [a, b] = await Promise.all([openReplayCache({ dataDir: data }), openReplayCache({ dataDir: data })]);
   const req = { system: "s", user: "Μισθωτής δεν πληρώνει." };
   const [ra, rb] = await Promise.all([withReplay(model, a).complete(req), withReplay(model, b).complete(req)]);
   assert.equal(calls, 1);
   assert.equal(ra.text, rb.text);
   assert.deepEqual([ra.replayed, rb.replayed].sort(), [false, true]);
-  assert.equal(fs.readFileSync(file, "utf8").split("\n").filter(Boolean).length, 1);
+  assert.equal(fs.readdirSync(path.join(data, "store", "chat")).length, 1);
 });

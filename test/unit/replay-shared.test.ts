@@ -1,5 +1,5 @@
 /**
- * Two processes sharing one replay file: the same calls asked by both at the same moment reach the
+ * Two processes sharing one data folder (its store): the same calls asked by both at the same moment reach the
  * provider (the OpenAI double, which counts chat requests) once each, and both get the same
  * answers; a process killed with SIGKILL in the middle of a call delays the next asker by at most
  * the staleness period.
@@ -10,8 +10,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, test } from "node:test";
-import { LOCK_STALE_MS } from "../../lib/cache/file-lock";
-import { openReplayCache, replayKey, withReplay, type ReplayableModel, type ReplayRequest } from "../../lib/cache/replay";
+import { LOCK_STALE_MS } from "../../lib/util/file-lock";
+import { openReplayCache, replayKey, withReplay, type ReplayableModel, type ReplayRequest } from "../../lib/store";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -77,17 +77,17 @@ async function waitFor(check: () => boolean, what: string, ms = 60_000): Promise
 
 test("two processes asking the same calls at once: each call reaches the provider once, and both get its answer", async () => {
   const dir = tempDir();
-  const file = path.join(dir, "replay", "llm-calls.jsonl");
+  const file = path.join(dir, "data");
   const script = path.join(dir, "ask.ts");
   // Each child opens the cache, says "ready", waits for "go" (so both have read the file before
   // either records anything), then asks 8 calls at once, in an order of its own.
   fs.writeFileSync(
     script,
     `import fs from "node:fs";
-import { openReplayCache, withReplay } from ${lib("cache/replay")};
+import { openReplayCache, withReplay } from ${lib("store")};
 (async () => {
   const [file, url, go, order] = process.argv.slice(2);
-  const cache = await openReplayCache(file, { log: (m) => process.stderr.write("replay: " + m + "\\n") });
+  const cache = await openReplayCache({ dataDir: file, log: (m) => process.stderr.write("replay: " + m + "\\n") });
   const llm = withReplay((${MODEL_SOURCE})(url), cache);
   const reqs = Array.from({ length: 8 }, (_, i) => ({ system: "Είσαι νομικός βοηθός.", user: "Ερώτηση " + i, temperature: 0.2, topP: 1 }));
   if (order === "reverse") reqs.reverse();
@@ -120,23 +120,23 @@ import { openReplayCache, withReplay } from ${lib("cache/replay")};
     fresh += Number(!ansA[user].replayed) + Number(!ansB[user].replayed);
   }
   assert.equal(fresh, 8);
-  // One record per call in the file.
-  const lines = fs.readFileSync(file, "utf8").split("\n").filter(Boolean);
+  // One record per call in the store.
+  const lines = fs.readdirSync(path.join(file, "store", "chat")).flatMap((d) => fs.readdirSync(path.join(file, "store", "chat", d)));
   assert.equal(lines.length, 8);
   console.log(`two processes, 8 shared calls: ${users.length} chat requests, ${lines.length} records`);
 });
 
 test("a process killed with SIGKILL during a call delays the next asker by at most the staleness period", async () => {
   const dir = tempDir();
-  const file = path.join(dir, "replay", "llm-calls.jsonl");
+  const file = path.join(dir, "data");
   const req: ReplayRequest = { system: "s", user: "Ερώτηση που κόλλησε" };
   const script = path.join(dir, "hang.ts");
   // The child asks the call of a model that never answers, and is killed meanwhile.
   fs.writeFileSync(
     script,
-    `import { openReplayCache, withReplay } from ${lib("cache/replay")};
+    `import { openReplayCache, withReplay } from ${lib("store")};
 (async () => {
-  const cache = await openReplayCache(process.argv[2]);
+  const cache = await openReplayCache({ dataDir: process.argv[2] });
   // A hung call holds a socket open; here a timer keeps the process alive in its place.
   setInterval(() => {}, 1000);
   const hung = { id: "openai:m", complete: () => { process.stdout.write("calling\\n"); return new Promise<never>(() => {}); } };
@@ -149,7 +149,8 @@ test("a process killed with SIGKILL during a call delays the next asker by at mo
   child.child.kill("SIGKILL");
   const { stderr } = await child.done;
   const key = replayKey("openai:m", req, 0);
-  assert.ok(fs.existsSync(`${file}.locks/${key}.lock`), `the killed process left its lock behind (its stderr: ${stderr})`);
+  const lock = path.join(file, "store", ".locks", "chat", `${key}.lock`);
+  assert.ok(fs.existsSync(lock), `the killed process left its lock behind (its stderr: ${stderr})`);
 
   const logs: string[] = [];
   let calls = 0;
@@ -161,12 +162,12 @@ test("a process killed with SIGKILL during a call delays the next asker by at mo
     },
   };
   const t0 = performance.now();
-  const answer = await withReplay(model, await openReplayCache(file, { log: (m) => logs.push(m) })).complete(req);
+  const answer = await withReplay(model, await openReplayCache({ dataDir: file, log: (m) => logs.push(m) })).complete(req);
   const waited = performance.now() - t0;
   assert.equal(answer.replayed, false);
   assert.equal(calls, 1);
   assert.ok(waited < LOCK_STALE_MS + 3000, `the call waited ${waited} ms`);
-  assert.match(logs.join("\n"), /waiting for another process working on the call with replay key [0-9a-f]{12}… of .*llm-calls\.jsonl/);
-  assert.equal(fs.existsSync(`${file}.locks/${key}.lock`), false, "released after the call");
+  assert.match(logs.join("\n"), /waiting for another process working on the chat record [0-9a-f]{12}… of .*store/);
+  assert.equal(fs.existsSync(lock), false, "released after the call");
   console.log(`a replay-key lock left by a SIGKILLed caller was taken over after ${(waited / 1000).toFixed(1)} s (staleness period ${LOCK_STALE_MS / 1000} s)`);
 });

@@ -16,7 +16,7 @@ import { ChatProviderError, type ChatModel, type ChatRequest, type ChatResponse 
 import type { Query, Run } from "../../lib/types";
 import { zeroWork } from "../../lib/util/run-cost";
 import { isUnavailable } from "../../lib/util/errors";
-import { ReplayMissError } from "../../lib/cache/replay";
+import { ReplayMissError } from "../../lib/store";
 
 // ---------------------------------------------------------------------------------------------
 // The parser

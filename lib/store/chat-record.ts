@@ -1,13 +1,14 @@
 /**
- * One record of the replay cache: what a chat call was and what it answered, its content
- * address, and its line in the cache file.
+ * One chat record of the store: what a chat call was and what it answered, and its content
+ * address.
  *
- * The cache depends on nothing but util/ and the root files (DESIGN.md §3), so the request and
+ * The store depends on nothing but util/ and the root files (DESIGN.md §3), so the request and
  * answer are described here structurally: the chat layer's ChatRequest and ChatResponse (lib/llm)
  * have exactly these fields and are passed in as they are.
  *
- * ## File format
- * UTF-8 JSON lines, append-only, one completed call per line, fields always in this order:
+ * ## Format
+ * One JSON object, fields always in this order (a record file of the store, or one line of an
+ * export and of v0.8's replay file):
  * ```
  * {"key":"<64 hex>","provider":"openai","model":"openai/gpt-oss-120b",
  *  "request":{"system":"…","user":"…","maxTokens":42000,"temperature":0.2,"topP":1,"reasoningEffort":"low","seed":7},
@@ -17,8 +18,7 @@
  * `provider`/`model` are the chat model's id split at its first ":" (an id without ":" gives
  * provider ""). `request` holds only the ReplayRequest fields listed (unset ones omitted), copied
  * field by field, so nothing else a caller attaches to a request object (an API key, a client)
- * can reach the file; providers keep their credentials in their clients, never in requests.
- * Later lines win: re-recording a key (mode "refresh") appends a newer line, and `get` returns it.
+ * can reach the store; providers keep their credentials in their clients, never in requests.
  *
  * ## Key
  * `key = sha256_hex(JSON.stringify([id, system, user, maxTokens, temperature, topP,
@@ -26,9 +26,10 @@
  * optional parameter is `null`, and `sample` defaults to 0 (see `replayKey`). JSON.stringify of
  * an array of strings, finite numbers and null is canonical (fixed order, shortest round-trip
  * number form), so the same call always gives the same key and a change of any of them gives
- * another.
+ * another. (The definition of v0.8's replay cache, so its records keep their keys.)
  */
 import { createHash } from "node:crypto";
+import type { RecordKind } from "./store";
 
 /**
  * What the cache keeps of a chat request: the two messages, the generation parameters and the
@@ -68,7 +69,7 @@ export interface ReplayResponse {
 }
 
 /**
- * One completed call, exactly one line of the replay file.
+ * One completed call: a chat record of the store.
  *
  * @example
  * const r: ReplayRecord = {
@@ -78,7 +79,7 @@ export interface ReplayResponse {
  * };
  */
 export interface ReplayRecord {
-  /** `replayKey(provider:model, request, sample)`; checked on `put` and on open. */
+  /** `replayKey(provider:model, request, sample)`; checked on every write and read. */
   key: string;
   provider: string;
   model: string;
@@ -166,14 +167,25 @@ export function copyResponse(r: ReplayResponse): ReplayResponse {
 }
 
 /**
- * A record's line, newline included, in the file's field order; throws a TypeError on an
- * invalid record or a key that does not match its content.
+ * The chat kind of the store: records checked field by field, keyed by `replayKey`.
  *
  * @example
- * fs.appendFileSync(file, encodeRecord(record));
+ * const rec = await store.get(CHAT, replayKey(model.id, req, 0));
  */
-export function encodeRecord(record: ReplayRecord): Buffer {
-  const clean: ReplayRecord = {
+export const CHAT: RecordKind<ReplayRecord> = {
+  name: "chat",
+  keyOf: (r) => replayKey(joinModelId(r.provider, r.model), r.request, r.sample),
+  problem: recordProblem,
+};
+
+/**
+ * A record in the store's field order with only the known fields (what `CHAT` writes).
+ *
+ * @example
+ * await store.put(CHAT, cleanRecord(record));
+ */
+export function cleanRecord(record: ReplayRecord): ReplayRecord {
+  return {
     key: record.key,
     provider: record.provider,
     model: record.model,
@@ -182,49 +194,6 @@ export function encodeRecord(record: ReplayRecord): Buffer {
     response: copyResponse(record.response ?? ({} as ReplayResponse)),
     at: record.at,
   };
-  const problem = recordProblem(clean);
-  if (problem) throw new TypeError(`replay cache: refusing to store an invalid record: ${problem}`);
-  return Buffer.from(`${JSON.stringify(clean)}\n`, "utf8");
-}
-
-/**
- * The record a line's bytes (without the newline) hold, or what is wrong with them.
- *
- * @example
- * const r = parseRecord(buf);
- * if (typeof r === "string") console.warn(`skipped: ${r}`);
- */
-export function parseRecord(buf: Buffer): ReplayRecord | string {
-  let v: unknown;
-  try {
-    v = JSON.parse(buf.toString("utf8"));
-  } catch {
-    return "not valid JSON";
-  }
-  return recordProblem(v) ?? (v as ReplayRecord);
-}
-
-/** Every line `encodeRecord` writes starts so (key first); used to recover a record glued to a torn line. */
-const LINE_START = Buffer.from('{"key":"', "utf8");
-
-/**
- * A line's record (at `shift` bytes into the line when a torn prefix of another process's
- * write was glued before it), or why there is none.
- *
- * @example
- * const d = decodeLine(line);
- * if ("record" in d) index.set(d.record.key, { offset: start + d.shift, length: line.length - d.shift });
- */
-export function decodeLine(line: Buffer): { record: ReplayRecord; shift: number } | { problem: string } {
-  const r = parseRecord(line);
-  if (typeof r !== "string") return { record: r, shift: 0 };
-  // Inside JSON strings a quote is escaped, so `{"key":"` only occurs where a record starts.
-  const at = line.lastIndexOf(LINE_START);
-  if (at > 0) {
-    const again = parseRecord(line.subarray(at));
-    if (typeof again !== "string") return { record: again, shift: at };
-  }
-  return { problem: r };
 }
 
 function joinModelId(provider: string, model: string): string {
@@ -252,7 +221,5 @@ function recordProblem(v: unknown): string | undefined {
   const u = s.usage as Record<string, unknown> | undefined;
   if (typeof u !== "object" || u === null || typeof u.input !== "number" || typeof u.output !== "number") return "no valid response usage";
   if (typeof s.seconds !== "number" || !Number.isFinite(s.seconds)) return "no valid response seconds";
-  const expected = replayKey(joinModelId(r.provider, r.model), q as unknown as ReplayRequest, r.sample);
-  if (expected !== r.key) return `key ${r.key} does not match the recorded call (expected ${expected})`;
   return undefined;
 }

@@ -20,7 +20,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { lockfileSdk } from "../util/sdk";
+import { lockfileSdk } from "./sdk";
 
 /**
  * Age (ms) after which a lock whose holder stopped refreshing it is taken over.

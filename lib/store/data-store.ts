@@ -1,0 +1,111 @@
+/**
+ * The store of a data folder (`<data>/store`), with what v0.8 left there taken in: its replay file
+ * (`<data>/replay/llm-calls.jsonl`) and its score cache (`<data>/rerank/scores.jsonl`) are
+ * imported once and renamed `*.migrated` (a one-line message each), so no paid call is lost; and
+ * a replay file a run is pointed at (`GBR_REPLAY_FILE`) is imported, once per version of the file.
+ * Importing keeps the store's own records and is idempotent: a migration cut short by a crash is
+ * simply done again on the next open.
+ */
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { dataDir as defaultDataDir } from "../paths";
+import { withFileLock } from "../util/file-lock";
+import { CHAT } from "./chat-record";
+import { defaultReplayFile, replayCache, type ReplayCache } from "./chat";
+import { importFile } from "./jsonl";
+import { pairLinesToRecords, RERANK } from "./rerank";
+import { openStore, type Store } from "./store";
+
+/**
+ * Options of `openDataStore`.
+ *
+ * @example
+ * await openDataStore({ dataDir: "/tmp/d", replayFile: "colleague.jsonl", log: console.error });
+ */
+export interface DataStoreOptions {
+  /** The data folder (default: lib/paths.ts's, `GBR_DATA_DIR` or ./data). */
+  dataDir?: string;
+  /** A JSONL file of chat records to replay from (imported); default `GBR_REPLAY_FILE` when set. */
+  replayFile?: string;
+  log?: (message: string) => void;
+}
+
+/**
+ * Opens `<data>/store`, migrating a v0.8 data folder's caches and importing the replay file
+ * first (see the module comment).
+ *
+ * @example
+ * const store = await openDataStore();
+ * const llm = withReplay(chatModel, replayCache(store));
+ */
+export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store> {
+  const data = path.resolve(opts.dataDir ?? defaultDataDir());
+  const log = opts.log ?? ((m: string) => process.stderr.write(`store: ${m}\n`));
+  const store = await openStore(path.join(data, "store"), { log });
+  const legacyReplay = path.join(data, "replay", "llm-calls.jsonl");
+  const legacyScores = path.join(data, "rerank", "scores.jsonl");
+  const replayFile = opts.replayFile ?? defaultReplayFile();
+  const shared = replayFile !== undefined && path.resolve(replayFile) !== legacyReplay ? path.resolve(replayFile) : undefined;
+  if (!fs.existsSync(legacyReplay) && !fs.existsSync(legacyScores) && (shared === undefined || imported(store, shared))) return store;
+  await withFileLock(path.join(store.dir, ".locks", "migrate.lock"), async () => {
+    await migrate(store, CHAT, legacyReplay, "chat", {}, log);
+    await migrate(store, RERANK, legacyScores, "rerank", { convert: (l) => pairLinesToRecords(l) }, log);
+    if (shared !== undefined && !imported(store, shared)) {
+      if (!fs.existsSync(shared)) throw new Error(`GBR_REPLAY_FILE: ${shared} does not exist`);
+      const { added, skipped } = await importFile(store, CHAT, shared, { log });
+      log(`imported ${added} chat answers from ${shared} into ${store.dir} (${skipped} already there)`);
+      markImported(store, shared);
+    }
+  }, { inProcess: "exclusive", log, what: `the migration into ${store.dir}` });
+  return store;
+}
+
+/**
+ * The chat records of a data folder's store (`openDataStore`).
+ *
+ * @example
+ * const llm = withReplay(chatModel, await openReplayCache({ log: console.error }));
+ */
+export async function openReplayCache(opts: DataStoreOptions = {}): Promise<ReplayCache> {
+  return replayCache(await openDataStore(opts));
+}
+
+async function migrate<T extends { key: string }>(
+  store: Store,
+  kind: Parameters<typeof importFile<T>>[1],
+  file: string,
+  what: string,
+  extra: Parameters<typeof importFile<T>>[3],
+  log: (m: string) => void,
+): Promise<void> {
+  if (!fs.existsSync(file)) return;
+  const { added, skipped, damaged } = await importFile(store, kind, file, { ...extra, log });
+  await fs.promises.rename(file, `${file}.migrated`);
+  for (const side of [".order-gen", ".reorder"]) await fs.promises.rm(`${file}${side}`, { force: true });
+  log(`migrated ${file} (v0.8) into ${store.dir}: ${added} ${what} records added (${skipped} already there)${damaged ? `, ${damaged} damaged lines skipped` : ""}; the old file is now ${path.basename(file)}.migrated`);
+}
+
+/** Where the store notes that a version (size, mtime) of a replay file was imported. */
+function markOf(store: Store, file: string): string {
+  return path.join(store.dir, ".imported", `${createHash("sha256").update(file).digest("hex").slice(0, 32)}.json`);
+}
+
+function versionOf(file: string): string {
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  return st ? `${st.size}:${st.mtimeMs}` : "missing";
+}
+
+function imported(store: Store, file: string): boolean {
+  try {
+    return (JSON.parse(fs.readFileSync(markOf(store, file), "utf8")) as { version?: string }).version === versionOf(file);
+  } catch {
+    return false;
+  }
+}
+
+function markImported(store: Store, file: string): void {
+  const mark = markOf(store, file);
+  fs.mkdirSync(path.dirname(mark), { recursive: true });
+  fs.writeFileSync(mark, `${JSON.stringify({ file, version: versionOf(file) })}\n`);
+}

@@ -1,0 +1,164 @@
+/**
+ * The cross-encoder's pair scores in the store: one record per rerank request (the scores of
+ * the pairs it sent), so a run is hundreds of records, not tens of thousands, and a request is
+ * made once even with several processes on one data folder (its record is claimed before it is
+ * sent). On open, every record's pairs are indexed in memory (about a hundred bytes a pair).
+ *
+ * Record: `{"key": sha256 of the JSON array of its pair keys, "scores": [{"k": pair key, "s":
+ * score, "t"?: the pair's share of its request's seconds, "d"?: true when the test double
+ * answered}]}`.
+ */
+import { createHash } from "node:crypto";
+import type { RecordKind, Store } from "./store";
+
+/**
+ * One cached pair score.
+ *
+ * @example
+ * const c: CachedScore = { score: 0.83, seconds: 0.0041, standIn: false };
+ */
+export interface CachedScore {
+  score: number;
+  /** The pair's share of the request's time when it was scored, when recorded. */
+  seconds?: number;
+  /** Scored by the project's test double. */
+  standIn: boolean;
+}
+
+/** One pair of a rerank record, as stored. */
+interface StoredPair {
+  k: string;
+  s: number;
+  t?: number;
+  d?: boolean;
+}
+
+/** A rerank record: the scores of one request's pairs. */
+export interface RerankRecord {
+  key: string;
+  scores: StoredPair[];
+}
+
+/**
+ * The content address of a group of pairs (a request): sha256 of the JSON array of their keys.
+ *
+ * @example
+ * groupKey([pairKey(fp, q, a1), pairKey(fp, q, a2)]); // 64 hex characters
+ */
+export function groupKey(pairKeys: readonly string[]): string {
+  return createHash("sha256").update(JSON.stringify(pairKeys)).digest("hex");
+}
+
+/**
+ * The rerank kind of the store.
+ *
+ * @example
+ * for await (const r of store.records(RERANK)) console.log(r.scores.length);
+ */
+export const RERANK: RecordKind<RerankRecord> = {
+  name: "rerank",
+  keyOf: (r) => groupKey(r.scores.map((p) => p.k)),
+  problem(v) {
+    const r = v as RerankRecord | null;
+    if (!r || typeof r !== "object" || typeof r.key !== "string" || !Array.isArray(r.scores)) return 'expected {"key", "scores": [...]}';
+    for (const p of r.scores) {
+      if (!p || typeof p.k !== "string" || !/^[0-9a-f]{64}$/.test(p.k)) return "a pair without a valid key";
+      if (typeof p.s !== "number" || !Number.isFinite(p.s)) return `the score of ${p.k} is not a finite number`;
+      if (p.t !== undefined && !(typeof p.t === "number" && Number.isFinite(p.t) && p.t >= 0)) return `the seconds of ${p.k} are not a number >= 0`;
+      if (p.d !== undefined && typeof p.d !== "boolean") return `the stand-in mark of ${p.k} is not true or false`;
+    }
+    return undefined;
+  },
+};
+
+/**
+ * The cache key of one pair: sha256 of the preset's fingerprint (model, templates, article
+ * limit), the query text and the whole article text, as sent through JSON so no separator can be
+ * forged by the texts.
+ *
+ * @example
+ * pairKey(rerankFingerprint(preset), query.text, doc.text); // 64 hex characters
+ */
+export function pairKey(fingerprint: string, query: string, article: string): string {
+  return createHash("sha256").update(JSON.stringify([fingerprint, query, article])).digest("hex");
+}
+
+/**
+ * The pair scores of a store: lookups in memory, and requests made once.
+ *
+ * @example
+ * const scores = await openScoreCache(store);
+ * scores.get(pairKey(fp, q, a))?.score;
+ */
+export interface ScoreCache {
+  /** Distinct pairs held. */
+  readonly size: number;
+  get(key: string): CachedScore | undefined;
+  /**
+   * The scores of a request's pairs: from the store when a process already made that request,
+   * else from `score` (called once across the processes sharing the store), then stored.
+   */
+  produce(keys: readonly string[], score: () => Promise<(CachedScore & { key: string })[]>): Promise<{ entries: (CachedScore & { key: string })[]; made: boolean }>;
+}
+
+/**
+ * Opens the pair scores of a store. With `readOnly` (the plan), nothing is written: `produce`
+ * just scores.
+ *
+ * @example
+ * const cache = await openScoreCache(await openDataStore());
+ */
+export async function openScoreCache(store: Store, opts: { readOnly?: boolean } = {}): Promise<ScoreCache> {
+  const scores = new Map<string, CachedScore>();
+  const learn = (r: RerankRecord) => {
+    for (const p of r.scores) scores.set(p.k, fromStored(p));
+  };
+  for await (const r of store.records(RERANK)) learn(r);
+  return {
+    get size() {
+      return scores.size;
+    },
+    get: (key) => scores.get(key),
+    async produce(keys, score) {
+      if (opts.readOnly) return { entries: await score(), made: true };
+      const { record, made } = await store.produce(RERANK, groupKey(keys), async () => {
+        const entries = await score();
+        return { key: groupKey(entries.map((e) => e.key)), scores: entries.map(toStored) };
+      });
+      learn(record);
+      return { entries: record.scores.map((p) => ({ key: p.k, ...fromStored(p) })), made };
+    },
+  };
+}
+
+function toStored(e: CachedScore & { key: string }): StoredPair {
+  // Microseconds are plenty for a share of an HTTP request's time, and keep records short.
+  return { k: e.key, s: e.score, ...(e.seconds !== undefined ? { t: Math.round(e.seconds * 1e6) / 1e6 } : {}), ...(e.standIn ? { d: true } : {}) };
+}
+
+function fromStored(p: StoredPair): CachedScore {
+  return { score: p.s, standIn: p.d === true, ...(p.t !== undefined ? { seconds: p.t } : {}) };
+}
+
+/**
+ * Pair lines of v0.8's score cache (`{"k", "s", "t"?, "d"?}`) as rerank records of up to
+ * `per` pairs each (how they are grouped does not matter: lookups are by pair).
+ *
+ * @example
+ * await importFile(store, RERANK, "data/rerank/scores.jsonl", { convert: (l) => pairLinesToRecords(l) });
+ */
+export async function* pairLinesToRecords(lines: AsyncIterable<unknown>, per = 500): AsyncGenerator<RerankRecord> {
+  let group: StoredPair[] = [];
+  const flush = (): RerankRecord => {
+    const r = { key: groupKey(group.map((p) => p.k)), scores: group };
+    group = [];
+    return r;
+  };
+  for await (const v of lines) {
+    const p = v as StoredPair;
+    if (RERANK.problem({ key: "", scores: [p] }) !== undefined) continue;
+    group.push({ k: p.k, s: p.s, ...(p.t !== undefined ? { t: p.t } : {}), ...(p.d ? { d: true } : {}) });
+    if (group.length === per) yield flush();
+  }
+  if (group.length) yield flush();
+}

@@ -1,0 +1,290 @@
+/**
+ * The one store of what must survive a run: chat answers, cross-encoder scores, and any other
+ * result that took a paid or slow call to make (vectors stay in LanceDB).
+ *
+ * ## Format
+ * One JSON file per record, `<dir>/<kind>/<first 2 hex of key>/<key>.json`, holding one JSON
+ * object with a `key` field. A key is content-addressed: the sha256 of what determines the
+ * record (each kind's `keyOf` recomputes it from the record), so a record is written once and
+ * never changes, and two processes that make the same record make the same bytes' worth of
+ * meaning under the same name.
+ *
+ * ## Atomic, durable
+ * A record is written to a temporary file beside its name, fsynced, renamed over its name and its
+ * folder fsynced: a reader sees the whole record or none, and a crash (kill -9, power) loses at
+ * most the records being written. No file is ever appended to or edited in place, so there is no
+ * torn line to repair and no ordering to restore: the store is the same whatever the concurrency.
+ *
+ * ## Once, across processes
+ * `produce` claims a key before making its record: it holds the lock `<dir>/.locks/<kind>/<key>.lock`
+ * (util/file-lock.ts, the lock the vector store uses too) across the call and the write, so a
+ * second process (or a second caller in this one) asking the same key waits, then reads the
+ * first one's record instead of paying again. A holder killed mid-call leaves a lock that is taken
+ * over once stale (10 s).
+ *
+ * ## Validated on read
+ * A record is used only if its bytes are strict UTF-8 (a fatal TextDecoder: no silent U+FFFD),
+ * parse as JSON, pass the kind's checks and carry the key they hash to. Anything else is set
+ * aside (renamed `<key>.json.bad`) with a warning naming the file and the key, and reads as a
+ * miss, so the record is made again.
+ *
+ * ## Sharing
+ * `exportKind` writes one kind's records as one key-sorted JSONL file (bytes independent of who
+ * made them when); `importFile` reads such a file (or a v0.8 replay file, the same line format)
+ * and adds the records it lacks.
+ */
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { GbrError } from "../util/errors";
+import { withFileLock } from "../util/file-lock";
+
+/**
+ * What the store needs to know of one kind of record: how its key follows from its content, and
+ * what makes it invalid.
+ *
+ * @example
+ * const notes: RecordKind<{ key: string; text: string }> = {
+ *   name: "notes", keyOf: (r) => sha256(r.text), problem: (r) => (typeof r.text === "string" ? undefined : "no text"),
+ * };
+ */
+export interface RecordKind<T extends { key: string }> {
+  /** Folder name under the store, e.g. "chat". */
+  readonly name: string;
+  /** The content address of a (valid) record. */
+  keyOf(record: T): string;
+  /** What is wrong with a parsed value, or undefined when it is a valid record. */
+  problem(value: unknown): string | undefined;
+}
+
+/**
+ * An opened store folder.
+ *
+ * @example
+ * const store = await openStore(path.join(dataDir(), "store"));
+ * const { record, made } = await store.produce(CHAT, key, () => callModel());
+ */
+export interface Store {
+  /** Absolute folder. */
+  readonly dir: string;
+  /** The file a record of `kind` under `key` lives in. */
+  fileOf(kind: RecordKind<{ key: string }>, key: string): string;
+  /** The valid record under `key`, or undefined (a damaged one is set aside with a warning). */
+  get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined>;
+  /** Whether a file exists under `key` (not whether it is valid: `get` says that). */
+  has(kind: RecordKind<{ key: string }>, key: string): boolean;
+  /** Writes a record atomically (validated, key checked); a record already there is replaced. */
+  put<T extends { key: string }>(kind: RecordKind<T>, record: T): Promise<void>;
+  /**
+   * The record under `key`, made by `make` when there is none, exactly once across the processes
+   * sharing the folder: `made` says whether this caller made it.
+   */
+  produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }>;
+  /** Every valid record of a kind, in key order. */
+  records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T>;
+}
+
+/**
+ * Options of `openStore`.
+ *
+ * @example
+ * await openStore(dir, { log: (m) => console.error(m) });
+ */
+export interface StoreOptions {
+  /** Warnings (a record set aside, a wait for another process); default: stderr. */
+  log?: (message: string) => void;
+}
+
+/**
+ * Opens a store folder (created on the first write; opening writes nothing).
+ *
+ * @example
+ * const store = await openStore("/data/store");
+ * await store.put(CHAT, record);
+ */
+export async function openStore(dir: string, opts: StoreOptions = {}): Promise<Store> {
+  return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
+}
+
+/**
+ * The error a full disk (ENOSPC, EDQUOT) becomes: a message naming the folder that is full,
+ * anything else passed through unchanged.
+ *
+ * @example
+ * try { await fs.promises.writeFile(f, s); } catch (err) { throw diskFull(err, path.dirname(f)); }
+ */
+export function diskFull(err: unknown, folder: string): unknown {
+  const code = (err as NodeJS.ErrnoException)?.code;
+  if (code !== "ENOSPC" && code !== "EDQUOT") return err;
+  const what = code === "ENOSPC" ? "no space left on the disk" : "the disk quota is exhausted";
+  return new GbrError(`${what} holding ${folder} (${code}): free some space there, then run again`, "DISK_FULL", { cause: err });
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Parses one record's bytes: strict UTF-8, JSON, the kind's checks and the key; returns the
+ * record or what is wrong with it.
+ *
+ * @example
+ * const r = decodeRecord(CHAT, bytes, key);
+ * if (typeof r === "string") console.warn(r);
+ */
+export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, bytes: Uint8Array, key?: string): T | string {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    return "not valid UTF-8";
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return "not valid JSON";
+  }
+  const problem = kind.problem(value);
+  if (problem) return problem;
+  const record = value as T;
+  const expected = kind.keyOf(record);
+  if (record.key !== expected) return `its key ${record.key} does not match its content (${expected})`;
+  if (key !== undefined && record.key !== key) return `it holds the record of key ${record.key}`;
+  return record;
+}
+
+class FileStore implements Store {
+  constructor(
+    readonly dir: string,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  private toldWaiting = false;
+
+  fileOf(kind: RecordKind<{ key: string }>, key: string): string {
+    if (!/^[0-9a-f]{64}$/.test(key)) throw new TypeError(`store: a key is 64 hex characters, got ${JSON.stringify(key)}`);
+    return path.join(this.dir, kind.name, key.slice(0, 2), `${key}.json`);
+  }
+
+  has(kind: RecordKind<{ key: string }>, key: string): boolean {
+    return fs.existsSync(this.fileOf(kind, key));
+  }
+
+  async get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined> {
+    const file = this.fileOf(kind, key);
+    let bytes: Buffer;
+    try {
+      bytes = await fs.promises.readFile(file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw err;
+    }
+    const r = decodeRecord(kind, bytes, key);
+    if (typeof r !== "string") return r;
+    this.log(`discarding ${file} (${kind.name} record, key ${key}): ${r}; it will be made again`);
+    await fs.promises.rename(file, `${file}.bad`).catch(() => fs.promises.rm(file, { force: true }).catch(() => undefined));
+    return undefined;
+  }
+
+  async put<T extends { key: string }>(kind: RecordKind<T>, record: T): Promise<void> {
+    const problem = kind.problem(record);
+    if (problem) throw new TypeError(`store: refusing an invalid ${kind.name} record: ${problem}`);
+    const key = kind.keyOf(record);
+    if (record.key !== key) throw new TypeError(`store: the ${kind.name} record's key ${record.key} does not match its content (${key})`);
+    await writeAtomically(this.fileOf(kind, key), (fh) => fh.writeFile(`${JSON.stringify(record)}\n`, "utf8"), this.dir);
+  }
+
+  async produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }> {
+    const hit = await this.get(kind, key);
+    if (hit) return { record: hit, made: false };
+    return withFileLock(
+      path.join(this.dir, ".locks", kind.name, `${key}.lock`),
+      async () => {
+        // Another process (or caller) may have made it while this one waited for the lock.
+        const again = await this.get(kind, key);
+        if (again) return { record: again, made: false };
+        const record = await make();
+        await this.put(kind, record);
+        return { record, made: true };
+      },
+      {
+        what: `the ${kind.name} record ${key.slice(0, 12)}… of ${this.dir}`,
+        log: this.log,
+        inProcess: "exclusive",
+        onWait: (m) => {
+          if (this.toldWaiting) return;
+          this.toldWaiting = true;
+          this.log(`${m} (its record will be read here; further waits are not reported)`);
+        },
+      },
+    );
+  }
+
+  async *records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T> {
+    const root = path.join(this.dir, kind.name);
+    const shards = (await readdirOrEmpty(root)).filter((s) => /^[0-9a-f]{2}$/.test(s)).sort();
+    for (const shard of shards) {
+      const names = (await readdirOrEmpty(path.join(root, shard))).filter((n) => /^[0-9a-f]{64}\.json$/.test(n)).sort();
+      for (const name of names) {
+        const r = await this.get(kind, name.slice(0, 64));
+        if (r) yield r;
+      }
+    }
+  }
+}
+
+async function readdirOrEmpty(dir: string): Promise<string[]> {
+  try {
+    return await fs.promises.readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+}
+
+/**
+ * Writes a file whole or not at all: `write` fills a temporary file beside it, which is fsynced
+ * and renamed over `file`, then the folder is fsynced (the rename is durable only then). A full
+ * disk is an error naming `folder`.
+ *
+ * @example
+ * await writeAtomically(out, (fh) => fh.writeFile(text), path.dirname(out));
+ */
+export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    const fh = await fs.promises.open(tmp, "w");
+    try {
+      await write(fh);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    throw diskFull(err, folder);
+  }
+  await syncDir(path.dirname(file));
+}
+
+/**
+ * Syncs a folder, which makes the names just created or renamed in it durable (best effort:
+ * not every platform can open a folder).
+ *
+ * @example
+ * await fs.promises.rename(tmp, out);
+ * await syncDir(path.dirname(out));
+ */
+export async function syncDir(dir: string): Promise<void> {
+  try {
+    const d = await fs.promises.open(dir, "r");
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+    /* best effort */
+  }
+}
