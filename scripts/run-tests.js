@@ -4,7 +4,7 @@
 // matching files run (`node scripts/run-tests.js unit/bm25 report`).
 //
 // Two tiers. The full suite (no flag; `npm test`, what CI runs) is every file. The quick tier
-// (`--quick`; `npm run test:quick`, about 40 s on 2 cores) is every file except those in SLOW
+// (`--quick`; `npm run test:quick`, 25 to 60 s on 2 cores) is every file except those in SLOW
 // below, the rule being: a file goes in SLOW when it takes more than 3 s on its own on a
 // 2-core machine (parity runs over the whole ../shared sets, child processes such as the CLI,
 // tsc or workers, a browser, many HTTP round trips through the doubles). A new file is quick
