@@ -1,5 +1,9 @@
 /**
- * The public API of greekbar-retrieval: load a benchmark, retrieve, evaluate.
+ * The public face of greekbar-retrieval: what a user of the library, or a notebook, needs. Load
+ * a benchmark, build a retriever (or register one), run it, evaluate, compare, fuse, reproduce
+ * the paper, take results apart, look at them as DataFrames and show them. At most 40 values
+ * (test/unit/face.test.ts); types are free. Everything else is internal: tests import it from
+ * its own module.
  *
  * @example
  * import { loadBenchmark, createRetriever, evaluate } from "greekbar-retrieval";
@@ -8,72 +12,54 @@
  * const run = await bm25.retrieve(benchmark.queries, 100);
  * evaluate(run.rankings, benchmark.qrels).mean["Recall@100"];
  */
-export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, Tokenizer } from "./types";
+export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
 export { NO_AREA, sourceOf } from "./types";
 
-// data
+// The data: a benchmark, its statistics (Tables 1 and 6), run files.
 export { loadBenchmark, type LoadedBenchmark, type LoadOptions } from "./data/source";
-export { readBeir, writeBeir, readJsonl, readMeta, readQrelsTsv, decodeUtf8 } from "./data/beir";
-export { readQrels, writeTrecQrels } from "./data/qrels";
-export { readRun, readTrec, readJsonRun, writeTrec, writeJsonRun, formatTrec, checkRunCoverage, type RunCoverage } from "./data/runs";
-export { pullHub, pullHubToDir } from "./data/hub";
-export { datasetStats, areaStats, median, type DatasetStats, type AreaStats } from "./data/stats";
-export { DataError } from "./util/errors";
-export { DownloadError } from "./util/download";
-export { SAMPLE_DIR, dataDir } from "./paths";
+export { datasetStats, areaStats, type DatasetStats, type AreaStats } from "./data/stats";
+export { readRun } from "./data/runs";
 
-// text
-export { clean, foldUpper, foldLower, words } from "./text/normalize";
-export { stem, createCachedStemmer } from "./text/greek-stemmer";
-export { greekStemmerTokenizer, grnlpTokenizer } from "./text/tokenizers";
-export { createTokenizer, canonicalTokenizer, TOKENIZERS } from "./text/registry";
-export { Analyzer, type WordTokenizer } from "./text/analyzer";
-export { GREEK_STEMMER_STOPWORDS } from "./text/stopwords";
+// Text: the tokenizers, and one text taken through the paper's.
+export { createTokenizer, TOKENIZERS } from "./text/registry";
+export { words } from "./text/normalize";
+export { explainStemming, type StemmingStep } from "./text/tokenizers";
 
-// retrieval
-export { Bm25Index, Bm25Scorer, okapiIdf, DEFAULT_BM25, type Bm25Params } from "./sparse/bm25";
-export { indexCorpus, bm25Search, bm25Run, type IndexedCorpus } from "./sparse/bm25-retriever";
-export { createRetriever, registerRetriever, retrieverNames, supportsFeedback, type RetrieverOptions, type RetrieverFactory, type FeedbackRetriever } from "./retrievers";
-
-// dense, fusion
-export { BUILTIN_PRESETS, allPresets, builtinPresets, preset, presetFingerprint, renderTemplate, type EmbedNaming, type EmbeddingPreset } from "./dense/presets";
-export { apportion, embedItems, memoryCache, type VectorCache } from "./dense/embed";
-export { ExactIndex, normalize } from "./dense/exact-search";
-export { fitLsi, fitLsiInWorker, LsiModel } from "./dense/lsi";
-export { rocchio } from "./dense/rocchio";
-export { EmbeddingError, type CachedVector, type Embedder, type EmbedResult, type Side } from "./dense/types";
-export { VectorStoreError } from "./dense/lance-table";
-export type { EmbeddingProvenance, VectorStore } from "./dense/vector-store";
-export type { DenseRetriever, DenseRetrieverInfo, DenseUsage, VectorRetriever } from "./dense/register";
+// Retrieval: build one by name, plug in your own, fuse; BM25 taken apart and tuned.
+export { createRetriever, registerRetriever, retrieverNames, type RetrieverOptions, type RetrieverFactory } from "./retrievers";
 export { rrf } from "./fusion/rrf";
-export { allRerankPresets, BUILTIN_RERANK_PRESETS, rerankPreset, type RerankPreset } from "./rerank/presets";
-export { rerankClient, rerankClientFrom, RerankError, type RerankClient } from "./providers/rerank-client";
-export { crossEncoderRerankRun } from "./rerank/cross-encoder";
-export { openScoreCache, type ScoreCache } from "./store";
-export { parseRerankName } from "./rerank/register";
-export { listwiseRerankRun, parsePermutation } from "./llm/rerank-listwise";
-export { expandQuery } from "./sparse/prf";
-export { explainBm25, type Bm25Explanation, type TermContribution } from "./sparse/explain";
+export { indexCorpus, type IndexedCorpus } from "./sparse/bm25-retriever";
+export { explainBm25, explainPrf, type Bm25Explanation, type PrfExplanation, type TermContribution } from "./sparse/explain";
+export { tuneBm25 } from "./experiments/tuning";
+export type { SweepResult } from "./eval/sweep-result";
+export type { CvResult } from "./eval/cross-validation";
+export { rewriteQueries } from "./llm/register";
+export type { RewriteKind } from "./llm/reformulate";
 
-// evaluation
-export { evaluate, queryMetrics, meanOf, dedupeCut, METRICS, DEPTH, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
-export { describe, pairedTTest, pairedTests, perQueryCorrelation, spearman, type Descriptive, type PairedTTest, type PairedTestRow } from "./eval/statistics";
+// Evaluation: the five metrics, breakdowns, error analysis, statistics and significance.
+export { evaluate, METRICS, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
+export { byArea, type GroupMetrics } from "./eval/breakdown";
 export {
   analyseErrors,
-  firstGoldRankDistribution,
-  firstGoldRanks,
-  goldRanks,
+  goldRankDistribution,
   hardestQuestions,
-  largestDifferences,
-  winLoss,
   type ErrorAnalysis,
   type HardQuestion,
   type QueryDifference,
+  type RankDistribution,
   type WinLoss,
 } from "./eval/error-analysis";
-export { formatFixed } from "./report/format";
-export { outputFrames, pivot, resultFrames, rowsFrame, sweepFrame, significanceFrame, tableFrame, frameRows, type ResultFrames } from "./report/frames";
+export { stats, type Descriptive, type PairedTTest, type PairedTestRow, type RunCorrelation } from "./eval/statistics";
+export type { PaperSignificance, PaperTest } from "./eval/significance";
+export { loadPrices, type PriceTable } from "./eval/cost";
 
-// experiments
-export { experiments, SkipExperiment, type Experiment } from "./experiments/registry";
+// The paper's experiments: reproduce them (or a selection), and the REACT-BM25 tables of a run.
+export { experiments, type Experiment } from "./experiments/registry";
 export { reproduce, type ReproduceResult, type ExperimentOutcome } from "./experiments/reproduce";
+export { reactAnalysis, type ReactAnalysis } from "./experiments/assess";
+
+// Results as DataFrames, figures, and showing them in a notebook.
+export { outputFrames, resultFrames, pivot, frameRows, type ResultFrames } from "./report/frames";
+export { figures, qualityCostFront, type QualityCostPoint } from "./report/figures";
+export { show, toDataFrame, type TableOptions, type FigureOptions, type FigureSpec } from "./report/notebook";
+export { formatFixed } from "./report/format";

@@ -3,6 +3,13 @@
 // has no --test glob support. Arguments are substrings of test paths; with any, only the
 // matching files run (`node scripts/run-tests.js unit/bm25 report`).
 //
+// Two tiers. The full suite (no flag; `npm test`, what CI runs) is every file. The quick tier
+// (`--quick`; `npm run test:quick`, 25 to 60 s on 2 cores) is every file except those in SLOW
+// below, the rule being: a file goes in SLOW when it takes more than 3 s on its own on a
+// 2-core machine (parity runs over the whole ../shared sets, child processes such as the CLI,
+// tsc or workers, a browser, many HTTP round trips through the doubles). A new file is quick
+// until it grows past that; then add it to SLOW. Filters apply within the tier chosen.
+//
 // A skipped test fails the run. A test that is skipped (test.skip, describe.skip, a `skip`
 // option, t.skip()) or marked todo (a `todo` option, t.todo()), at any depth, makes this
 // script exit 1 after the run and list each one with its file and line: a suite must not pass
@@ -29,6 +36,14 @@ const { spawnSync } = require("node:child_process");
 /** A skip or todo reason with this prefix is an explicit, documented opt-out. */
 const OPT_OUT = "opt-out:";
 
+function statSafe(p) {
+  try {
+    return statSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
 function find(dir) {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);
@@ -36,8 +51,67 @@ function find(dir) {
   });
 }
 
-const filter = process.argv.slice(2);
-const files = find("test").sort().filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)));
+/**
+ * The full suite's files the quick tier leaves out (the rule is in the header), by path under
+ * test/, with what makes each slow.
+ */
+const SLOW = new Set([
+  // whole-set parity and heavy computation over ../shared
+  "integration/bm25-parity.test.ts",
+  "integration/bm25-parallel.test.ts", // worker threads
+  "unit/lsi.test.ts",
+  "unit/sweep.test.ts",
+  "unit/grnlp-tokenizer.test.ts",
+  "unit/token-count.test.ts",
+  "unit/react.test.ts",
+  // child processes: the CLI, tsc, tslab's compiler, several processes sharing a cache
+  "integration/cli.test.ts",
+  "integration/compare-cli.test.ts",
+  "integration/errors-cli.test.ts",
+  "integration/eval-compare-cli-strict.test.ts",
+  "integration/terminal.test.ts",
+  "integration/trust.test.ts",
+  "integration/plan.test.ts",
+  "integration/official-mode.test.ts",
+  "integration/tslab-compat.test.ts",
+  "integration/notebooks.test.ts",
+  "integration/vector-store-shared.test.ts",
+  "integration/vector-store-heal.test.ts",
+  "integration/dense-llm-shared.test.ts",
+  "unit/replay-shared.test.ts",
+  "unit/run-tests.test.ts",
+  // LanceDB: tables written, reopened and searched
+  "integration/vector-store.test.ts",
+  // a browser
+  "integration/report-browser.test.ts",
+  // many requests through the local doubles, whole reproduce runs
+  "integration/react-concurrency.test.ts",
+  "integration/llm-methods.test.ts",
+  "integration/rerank-cross-encoder.test.ts",
+  "integration/rerank-reproduce.test.ts",
+  "integration/endpoints.test.ts",
+  "integration/frames.test.ts",
+  "integration/dense.test.ts",
+  "integration/chat-providers.test.ts",
+  "integration/openai-embedder.test.ts",
+  "integration/hub.test.ts",
+]);
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const filter = argv.filter((a) => a !== "--quick");
+const underTest = (f) => relative("test", f).split(/[\\/]/).join("/");
+// Checked against this repository's test/, so the runner also works on a synthetic suite.
+const missing = [...SLOW].filter((f) => !statSafe(join(__dirname, "..", "test", f)));
+if (missing.length > 0) {
+  // A renamed or deleted slow file would otherwise join the quick tier unnoticed.
+  console.error(`run-tests: SLOW names file(s) that do not exist: ${missing.join(", ")}`);
+  process.exit(1);
+}
+const files = find("test")
+  .sort()
+  .filter((f) => !quick || !SLOW.has(underTest(f)))
+  .filter((f) => filter.length === 0 || filter.some((s) => f.includes(s)));
 if (files.length === 0) {
   console.error("no test files found");
   process.exit(1);

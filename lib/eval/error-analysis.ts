@@ -310,6 +310,18 @@ export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, Readon
 }
 
 /**
+ * `firstGoldRankDistribution` straight from runs: each run's first-gold ranks
+ * (`firstGoldRanks`) bucketed, runs in the order given.
+ *
+ * @example
+ * const dist = goldRankDistribution(new Map([["bm25", bm25.rankings], ["lsi", lsi.rankings]]), bench.qrels);
+ * dist.runs.map((r) => [r.name, r.counts[0]]); // queries with a gold article at rank 1
+ */
+export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["rankings"]>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): RankDistribution {
+  return firstGoldRankDistribution(new Map([...rankingsByRun].map(([name, r]) => [name, firstGoldRanks(r, qrels)])));
+}
+
+/**
  * One question of `hardestQuestions`: its best and mean score over the methods, each method's
  * value (in the order the methods were given), and its gold articles with their statutes.
  *
@@ -429,7 +441,7 @@ export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Readonl
     means: { a: ea.mean[metric], b: eb.mean[metric] },
     winLoss: winLoss(ea.perQuery, eb.perQuery, metric, { tie: opts.tie, meta: opts.meta }),
     largestDifferences: largestDifferences(a.rankings, b.rankings, qrels, metric, { n: opts.top, tie: opts.tie, meta: opts.meta }),
-    firstGoldRanks: firstGoldRankDistribution(new Map([[a.name, firstGoldRanks(a.rankings, qrels)], [b.name, firstGoldRanks(b.rankings, qrels)]])),
+    firstGoldRanks: goldRankDistribution(new Map([[a.name, a.rankings], [b.name, b.rankings]]), qrels),
   };
 }
 

@@ -8,6 +8,9 @@ import { max, mean, median, min, quantile, sampleCorrelation, sampleStandardDevi
 import type { DocId, QueryId } from "../types";
 import { comparedQueries, compareRuns, type CompareOptions } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";
+import { bootstrapCI } from "./bootstrap";
+import { holm, pairedRandomizationTest } from "./randomization";
+import { missingPairs, PAPER_TESTS, paperSignificance } from "./significance";
 
 // jStat ships no types: only its Student t CDF is used, typed here.
 const { studentt } = require("jstat") as { studentt: { cdf(t: number, df: number): number } };
@@ -277,3 +280,29 @@ export function pairedTests(
     };
   });
 }
+
+/**
+ * The statistics of per-query scores, by name: descriptive (`describe`, `bootstrapCI`), paired
+ * tests of two runs (`pairedRandomizationTest`, the paper's; `pairedTTest`; `pairedTests`, both
+ * side by side for many pairs; `holm`), the paper's family of 20 tests (`PAPER_TESTS`,
+ * `paperSignificance`, `missingPairs`) and rank correlation (`spearman`, `perQueryCorrelation`).
+ *
+ * @example
+ * const pq = result.assessment.perQuery;                 // experiment -> query -> metrics
+ * stats.pairedTests(pq, bench.qrels, { metrics: ["nDCG@10"] });
+ * stats.describe([...pq.get("lsi")!.values()].map((m) => m["Recall@100"])).median;
+ * stats.paperSignificance(pq, bench.qrels).computed;      // of 20
+ */
+export const stats = {
+  describe,
+  bootstrapCI,
+  pairedRandomizationTest,
+  pairedTTest,
+  pairedTests,
+  holm,
+  PAPER_TESTS,
+  paperSignificance,
+  missingPairs,
+  spearman,
+  perQueryCorrelation,
+} as const;

@@ -8,12 +8,12 @@ import type { LoadedBenchmark } from "../data/source";
 import { areaStats, datasetStats, type AreaStats, type DatasetStats } from "../data/stats";
 import { costTable, loadPrices, type CostRow, type MethodUsage } from "../eval/cost";
 import { meanOf, METRICS, type MetricValues } from "../eval/metrics";
-import { reactMissedGold, type MissedGold } from "../eval/react-missed";
+import { missedGoldByFirstRound, reactMissedGold, type MissedFirstRoundRow, type MissedGold } from "../eval/react-missed";
 import { reactRoundTable, type ReactRoundRow } from "../eval/react-rounds";
 import { significanceReport, type SignificanceReport } from "../eval/significance";
 import { describe } from "../eval/statistics";
-import { isReactRun } from "../llm/react";
-import type { QueryId, RunCost, RunInfo } from "../types";
+import { isReactRun, type ReactRunResult } from "../llm/react";
+import type { DocId, QueryId, Run, RunCost, RunInfo } from "../types";
 import { zeroWork } from "../util/run-cost";
 import { llmMetadata, type LlmMetadata } from "./llm-metadata";
 import { reproductionTable, type ReproductionRow } from "./paper";
@@ -69,7 +69,7 @@ export interface Assessment {
   cost: CostRow[];
   reproduction: ReproductionRow[];
   /** When REACT-BM25 ran: the paper's round table and the appendix C.4 diagnostic. */
-  react?: { rounds: (ReactRoundRow & { missedGoldPairs: number; missedGoldQueries: number })[]; missed: MissedGold };
+  react?: ReactAnalysis;
   table1: DatasetStats;
   table6: AreaStats[];
   llm: LlmMetadata | null;
@@ -100,13 +100,7 @@ export function assess(
     return { method: r.experiment.id, queries: bench.queries.length, cost, seconds: cost.online.seconds, corpusSeconds: cost.corpus.seconds };
   });
   const reactRun = ran.map((r) => r.samples[0].result.run).find(isReactRun);
-  let react: Assessment["react"];
-  if (reactRun) {
-    const rows = reactRoundTable(reactRun.react, bench.qrels);
-    const missed = reactMissedGold(new Map([...reactRun.react.traces].map(([q, t]) => [q, t.rounds])), bench.qrels, rows.map((r) => r.round));
-    const byRound = new Map(missed.rounds.map((m) => [m.round, m]));
-    react = { rounds: rows.map((r) => ({ ...r, missedGoldPairs: byRound.get(r.round)?.missedGoldPairs ?? 0, missedGoldQueries: byRound.get(r.round)?.missedGoldQueries ?? 0 })), missed };
-  }
+  const react = reactRun && reactAnalysis(reactRun, bench.qrels);
   return {
     outcomes,
     perQuery,
@@ -119,6 +113,45 @@ export function assess(
     table1: datasetStats(bench),
     table6: areaStats(bench),
     llm: llmMetadata(new Map(outcomes.flatMap((o) => (o.info ? [[o.id, o.info] as const] : []))), opts),
+  };
+}
+
+/**
+ * What `reactAnalysis` finds in a REACT-BM25 run: the round table with the gold retrieved but
+ * never kept by each round (react-rounds.csv), the missed pairs after the last round
+ * (react-missed.csv), and those pairs by the round that first retrieved them.
+ */
+export interface ReactAnalysis {
+  rounds: (ReactRoundRow & { missedGoldPairs: number; missedGoldQueries: number })[];
+  missed: MissedGold;
+  missedByFirstRound: MissedFirstRoundRow[];
+  /** The run's rounds, kept rankings and traces (planner, retrieved, observer) per query. */
+  react: ReactRunResult;
+}
+
+/**
+ * The REACT-BM25 tables of a run, as `reproduce` writes them: by default at the paper's
+ * snapshot rounds (1, 2, 3, 5, 10), with `rounds: "all"` at every round. Undefined for a run
+ * that is not REACT-BM25's.
+ *
+ * @example
+ * const run = await (await createRetriever("react-bm25", bench)).retrieve(bench.queries, 100);
+ * const a = reactAnalysis(run, bench.qrels, { rounds: "all" });
+ * a?.rounds.map((r) => [r.round, r.keptRecall100, r.candidateRecall100]);
+ * a?.react.traces.get(bench.queries[0].id)?.rounds[0].planner.query;
+ */
+export function reactAnalysis(run: Run, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, opts: { rounds?: readonly number[] | "all" } = {}): ReactAnalysis | undefined {
+  if (!isReactRun(run)) return undefined;
+  const react = run.react;
+  const every = Array.from({ length: react.rounds }, (_, i) => i + 1);
+  const rows = reactRoundTable(react, qrels, opts.rounds === "all" ? every : opts.rounds);
+  const missed = reactMissedGold(new Map([...react.traces].map(([q, t]) => [q, t.rounds])), qrels, rows.map((r) => r.round));
+  const byRound = new Map(missed.rounds.map((m) => [m.round, m]));
+  return {
+    rounds: rows.map((r) => ({ ...r, missedGoldPairs: byRound.get(r.round)?.missedGoldPairs ?? 0, missedGoldQueries: byRound.get(r.round)?.missedGoldQueries ?? 0 })),
+    missed,
+    missedByFirstRound: missedGoldByFirstRound(missed.pairs, missed.lastRound),
+    react,
   };
 }
 

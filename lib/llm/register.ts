@@ -7,7 +7,7 @@ import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, secondsOf, timed } from "../util/run-cost";
 import { chatParams, withComplete, type ChatModel, type ChatUsage } from "./types";
-import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
+import { loadPromptSet, parserFor, type PromptSet, type PromptSetName } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor, reactPromptsOf } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
@@ -16,7 +16,7 @@ import { splitModelId } from "../util/model-id";
 import { createProviders, type Providers } from "../providers";
 import { planChatModel } from "../providers/plan-chat";
 import { openDataStore, openReplayCache, replayCache, withReplay } from "../store";
-import { reformulate } from "./reformulate";
+import { reformulate, type RewriteKind } from "./reformulate";
 import { translateItems } from "./translate";
 
 /**
@@ -46,6 +46,25 @@ export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
 
 function providersOf(opts: RetrieverOptions): Providers {
   return opts.providers ?? createProviders();
+}
+
+/**
+ * Queries rewritten by the chat model as `reform:` rewrites them: "sparse" into keywords for
+ * BM25, "dense" into legal prose for an embedding model, with the project's prompts unless
+ * `prompts` says "official"; through the replay cache, so asking again costs nothing. Rejects
+ * when no chat model is configured (the error says what to set).
+ *
+ * @example
+ * const rewrites = await rewriteQueries(bench.queries.slice(0, 1), "sparse");
+ * rewrites.get(bench.queries[0].id); // "μίσθωση καταγγελία …"
+ */
+export async function rewriteQueries(
+  queries: readonly { id: string; text: string }[],
+  kind: RewriteKind,
+  opts: RetrieverOptions & { prompts?: PromptSetName } = {},
+): Promise<Map<string, string>> {
+  const model = await chatModelFor(opts);
+  return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project"));
 }
 
 async function replayedChatModel(opts: RetrieverOptions): Promise<ChatModel> {

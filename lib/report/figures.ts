@@ -10,6 +10,8 @@
  * dataframe rows, or hand-made objects with numbers all work; an empty cell means "no value".
  */
 import type { Metric } from "../eval/metrics";
+import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
+import { correlationHeatmap, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "./csv";
 export { plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
@@ -335,6 +337,18 @@ export function reactRoundsChart(rows: readonly RowLike[]): Figure {
   };
 }
 
+/**
+ * `sweepHeatmap` of a sweep computed in this process (`bm25Sweep`, `tuneBm25`) rather than read
+ * from sweep.json: the grid of `metric` (default the sweep's), its best setting and the default.
+ *
+ * @example
+ * const { sweep } = tuneBm25(corpus, bench.queries, bench.qrels);
+ * showFigure(tuningHeatmap(sweep));
+ */
+export function tuningHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): Figure {
+  return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
+}
+
 // ---------------------------------------------------------------------------------------------
 // Quality vs cost
 
@@ -364,6 +378,44 @@ export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P
 }
 
 /**
+ * Each method that ran, placed by its mean `quality` (summary rows) and its cost per query
+ * (cost.csv's `costPerQuery`, joined on experiment = method); methods missing from either table
+ * are left out.
+ *
+ * @example
+ * paretoFront(qualityCostPoints(frameRows(f.summary), frameRows(f.cost!), "Recall@100")).map((p) => p.name);
+ */
+export function qualityCostPoints(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): QualityCostPoint[] {
+  const cost = new Map<string, number>();
+  for (const r of costRows) {
+    const c = toNumber(r.costPerQuery);
+    if (c !== undefined) cost.set(String(r.method ?? ""), c);
+  }
+  const points: QualityCostPoint[] = [];
+  for (const r of summaryRows) {
+    if (r.status !== undefined && r.status !== "ok") continue;
+    const name = String(r.experiment ?? "");
+    const q = toNumber(r[quality]);
+    const c = cost.get(name);
+    if (q === undefined || c === undefined) continue;
+    points.push({ name, cost: c, quality: q });
+  }
+  return points;
+}
+
+/**
+ * The methods on the quality–cost Pareto front (`paretoFront` of `qualityCostPoints`), cheapest
+ * first: those no other method beats on both quality and cost per query.
+ *
+ * @example
+ * const f = resultFrames(result);
+ * qualityCostFront(frameRows(f.summary), f.cost ? frameRows(f.cost) : [], "Recall@100").map((p) => `${p.name} $${p.cost}`);
+ */
+export function qualityCostFront(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): QualityCostPoint[] {
+  return paretoFront(qualityCostPoints(summaryRows, costRows, quality));
+}
+
+/**
  * Quality (mean `quality` metric, Recall@100 or nDCG@10, from summary rows) against
  * API-equivalent cost per query (cost.csv's `costPerQuery`, joined on experiment = method),
  * one marker per method, with the Pareto front (maximise quality, minimise cost) drawn as a
@@ -384,20 +436,7 @@ export function qualityCostScatter(
   opts: FigureMarks = {},
 ): Figure {
   const marks = marksOf(summaryRows, opts.marks);
-  const cost = new Map<string, number>();
-  for (const r of costRows) {
-    const c = toNumber(r.costPerQuery);
-    if (c !== undefined) cost.set(String(r.method ?? ""), c);
-  }
-  const points: (QualityCostPoint & { seconds?: number })[] = [];
-  for (const r of summaryRows) {
-    if (r.status !== undefined && r.status !== "ok") continue;
-    const name = String(r.experiment ?? "");
-    const q = toNumber(r[quality]);
-    const c = cost.get(name);
-    if (q === undefined || c === undefined) continue;
-    points.push({ name, cost: c, quality: q });
-  }
+  const points = qualityCostPoints(summaryRows, costRows, quality);
   const front = paretoFront(points);
   const onFront = new Set(front.map((p) => p.name));
   const data: Trace[] = points.map((p) => {
@@ -545,3 +584,27 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
     }),
   };
 }
+
+/**
+ * Every figure of the project, by name: each function returns a plotly spec (`Figure`) to pass
+ * to `show.figure`, from the rows, runs or analyses named in its parameters. The HTML report
+ * draws the same specs.
+ *
+ * @example
+ * const f = resultFrames(result);
+ * show.figure(figures.metricBarChart(frameRows(f.summary), "Recall@100"), { save: "recall100" });
+ * show.figure(figures.winLossChart(analysis.winLoss, "lsi", "bm25-greekstemmer"));
+ */
+export const figures = {
+  metricBarChart,
+  areaBreakdownChart,
+  sweepHeatmap,
+  tuningHeatmap,
+  reactRoundsChart,
+  pValueChart,
+  qualityCostScatter,
+  winLossChart,
+  rankDistributionChart,
+  correlationHeatmap,
+  perQueryScatter,
+} as const;

@@ -6,10 +6,12 @@
  * tests without a Jupyter kernel. Outside a kernel the helpers fall back to plain text on the
  * console, so a notebook's code also runs as a script.
  *
+ * Notebooks reach these through the face's `show` (below).
+ *
  * @example
- * import { showTable, showFigure } from "./lib/report/notebook"; // in notebooks/ (notebooks/lib links to build/lib, lib/ compiled)
- * showTable([{ run: "bm25-greekstemmer", "Recall@100": 0.41234 }]);  // an HTML table, 0.4123
- * showFigure({ data: [{ type: "bar", x: ["a", "b"], y: [1, 2] }], layout: { title: { text: "Two bars" } } });
+ * import { show } from "./lib/index"; // in notebooks/ (notebooks/lib links to build/lib, lib/ compiled)
+ * show.table([{ run: "bm25-greekstemmer", "Recall@100": 0.41234 }]);  // an HTML table, 0.4123
+ * show.figure({ data: [{ type: "bar", x: ["a", "b"], y: [1, 2] }], layout: { title: { text: "Two bars" } } });
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -393,3 +395,24 @@ export function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo }
     .map(([id]) => id);
   if (ids.length) showStandInBanner(ids);
 }
+
+/**
+ * What a notebook shows, in one place: `show.table` (rows or a DataFrame), `show.figure` (a
+ * plotly spec, e.g. from `figures`), `show.markdown`, `show.outcomes` (what `reproduce` ran,
+ * skipped and why), `show.standInRuns` (the stand-in banner for runs made outside `reproduce`)
+ * and `show.progress` (one live line for long jobs). Without a kernel each prints text instead.
+ *
+ * @example
+ * const progress = show.progress();
+ * const result = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "lsi"], log: progress.log });
+ * show.outcomes(result.outcomes);
+ * show.table([{ run: "bm25-greekstemmer", "Recall@100": 0.41234 }], { caption: "One row" });
+ */
+export const show = {
+  table: showTable,
+  figure: showFigure,
+  markdown: showMarkdown,
+  outcomes: showOutcomes,
+  standInRuns: showStandInRuns,
+  progress: progressDisplay,
+} as const;

@@ -7,6 +7,7 @@
 import type { DocId } from "../types";
 import type { Bm25Params } from "./bm25";
 import type { IndexedCorpus } from "./bm25-retriever";
+import { expandQuery, type SparsePrfOptions } from "./prf";
 
 /**
  * One query term's part in an article's BM25 score.
@@ -86,4 +87,39 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
     queryTokens: tokens.length,
     terms,
   };
+}
+
+/**
+ * What `explainPrf` returns: the terms feedback added to the query, and the rankings before and
+ * after it.
+ */
+export interface PrfExplanation {
+  /** The added terms as the tokenizer makes them, best first. */
+  added: string[];
+  /** The first pass: article ids, best first. */
+  before: DocId[];
+  /** The second pass, with the expanded query. */
+  after: DocId[];
+}
+
+/**
+ * One query through BM25 pseudo-relevance feedback as `prf:` runs it (rank_bm25's default
+ * parameters): the first pass, the terms its top articles add (`expandQuery`), the second pass.
+ *
+ * @example
+ * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+ * const prf = explainPrf(corpus, query.text);
+ * prf.added.slice(0, 5);                                // the five terms that weigh most
+ * [prf.before.indexOf("ΑΚ::914") + 1, prf.after.indexOf("ΑΚ::914") + 1]; // its rank, before and after
+ */
+export function explainPrf(corpus: IndexedCorpus, queryText: string, opts: SparsePrfOptions & { depth?: number } = {}): PrfExplanation {
+  const scorer = corpus.index.withParams();
+  const terms = corpus.index.terms();
+  const depth = opts.depth ?? 100;
+  const queryIds = Array.from(corpus.analyze(queryText));
+  const first = scorer.searchIds(queryIds, depth);
+  const expanded = expandQuery(scorer, queryIds, first.docs.subarray(0, opts.docs ?? 10), terms, opts);
+  const second = scorer.searchIds(expanded, depth);
+  const ids = (docs: Int32Array) => Array.from(docs, (d) => corpus.docIds[d]);
+  return { added: expanded.slice(queryIds.length).map((t) => terms[t]), before: ids(first.docs), after: ids(second.docs) };
 }

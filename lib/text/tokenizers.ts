@@ -1,6 +1,6 @@
 import type { Tokenizer } from "../types";
 import { Analyzer, type WordTokenizer } from "./analyzer";
-import { clean, foldLower, foldUpper } from "./normalize";
+import { clean, foldLower, foldUpper, words } from "./normalize";
 import { createCachedStemmer } from "./greek-stemmer";
 import { GREEK_STEMMER_STOPWORDS } from "./stopwords";
 
@@ -31,6 +31,34 @@ export function greekStemmerTokenizer(): WordTokenizer {
   };
   const analyzer = new Analyzer(self);
   return self;
+}
+
+/**
+ * One word through BM25-GREEKSTEMMER's steps: the word, without accents and upper-cased, whether
+ * it is a stopword (then dropped, no stem) and its stem.
+ */
+export interface StemmingStep {
+  word: string;
+  folded: string;
+  stopword: boolean;
+  stem: string | null;
+}
+
+/**
+ * A text taken through BM25-GREEKSTEMMER word by word, for teaching what the tokenizer does:
+ * cleaned and split into words, each folded, checked against the stopwords, stemmed.
+ *
+ * @example
+ * explainStemming("Ο μισθωτής οφείλει");
+ * // [{ word: "Ο", folded: "Ο", stopword: true, stem: null }, { word: "μισθωτής", folded: "ΜΙΣΘΩΤΗΣ", stopword: false, stem: "ΜΙΣΘΩΤ" }, …]
+ */
+export function explainStemming(text: string): StemmingStep[] {
+  const stem = createCachedStemmer();
+  return words(clean(text)).map((word) => {
+    const folded = foldUpper(word);
+    const stopword = GREEK_STEMMER_STOPWORDS.has(folded);
+    return { word, folded, stopword, stem: stopword ? null : stem(folded) };
+  });
 }
 
 // BERT's basic tokenizer treats ASCII symbols as punctuation too, not only Unicode P* characters.

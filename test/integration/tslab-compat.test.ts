@@ -25,7 +25,7 @@ test("tslab's cell converter compiles a cell that imports lib/ (as every noteboo
   const script = [
     `const { createConverter } = require(${JSON.stringify(path.join(REPO, "node_modules", "tslab", "dist", "converter"))});`,
     "const conv = createConverter();",
-    `const out = conv.convert("", 'import { loadBenchmark, reproduce } from "./lib/index"; import { showTable } from "./lib/report/notebook"; const loaded = await loadBenchmark("sample");');`,
+    `const out = conv.convert("", 'import { loadBenchmark, reproduce, show } from "./lib/index"; const loaded = await loadBenchmark("sample"); show.markdown(loaded.origin);');`,
     "conv.close();",
     "if (out.diagnostics.length) { console.error(JSON.stringify(out.diagnostics.map((d) => d.messageText))); process.exit(1); }",
   ].join("\n");

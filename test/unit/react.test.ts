@@ -9,6 +9,8 @@ import { observerMessage, NOTHING_KEPT_YET, reactParserFor, type ReactPrompts } 
 import { parseObserverAnswer, parsePlannerAnswer } from "../../lib/llm/react-parse";
 import { reactRanking, reactRun, runReact, type KeptInfo, type ReactContext } from "../../lib/llm/react";
 import { reactRoundTable } from "../../lib/eval/react-rounds";
+import { missedGoldByFirstRound, reactMissedGold } from "../../lib/eval/react-missed";
+import { reactAnalysis } from "../../lib/experiments/assess";
 import { REACT_TRACE, traceFileName, type ReactTrace } from "../../lib/llm/react-traces";
 import { openStore } from "../../lib/store";
 import { countTokens } from "../../lib/util/tokens";
@@ -457,6 +459,27 @@ test("reactRun: per-round kept runs and candidate pools, and the round table", a
     ],
   );
   assert.equal(table[1].keptRecall100, evaluate(result.kept.get(2)!.rankings, qrels).mean["Recall@100"]);
+});
+
+test("reactAnalysis: the round tables of a REACT run at every round, or the paper's rounds; nothing for another run", async () => {
+  const planner = scripted("p", (req) => (roundOf(req) === 1 ? `QUERY: ${originalOf(req)}` : "QUERY: eta"));
+  const observer = scripted("o", (req) => `RELEVANT:\n${batchIdsOf(req)[0]} | first`);
+  const result = await reactRun(QUERIES.slice(0, 2), toyContext(TOY, planner, observer, { rounds: 2 }));
+  const qrels = new Map([
+    ["Q/1", new Set(["d1", "d5"])],
+    ["Q/2", new Set(["d1"])],
+  ]);
+  const run = { ...result.kept.get(2)!, react: result };
+  const all = reactAnalysis(run, qrels, { rounds: "all" })!;
+  assert.equal(all.react, result);
+  assert.deepEqual(all.rounds.map(({ missedGoldPairs, missedGoldQueries, ...row }) => row), reactRoundTable(result, qrels, [1, 2]));
+  const missed = reactMissedGold(new Map([...result.traces].map(([q, t]) => [q, t.rounds])), qrels, [1, 2]);
+  assert.deepEqual(all.missed, missed);
+  assert.deepEqual(all.rounds.map((r) => [r.missedGoldPairs, r.missedGoldQueries]), missed.rounds.map((m) => [m.missedGoldPairs, m.missedGoldQueries]));
+  assert.deepEqual(all.missedByFirstRound, missedGoldByFirstRound(missed.pairs, missed.lastRound));
+  // By default the paper's snapshot rounds, of which this 2-round run has 1 and 2.
+  assert.deepEqual(reactAnalysis(run, qrels)!.rounds.map((r) => r.round), [1, 2]);
+  assert.equal(reactAnalysis(result.kept.get(2)!, qrels), undefined);
 });
 
 test("reactRun resumes after a crash half-way: finished queries make no call again", async () => {

@@ -39,7 +39,12 @@ test("broken", () => { throw new Error("boom"); });
 test("opted", { skip: "opt-out: irrelevant" }, () => {});
 `,
 };
-mkdirSync(path.join(TMP, "test"));
+// A file of the runner's SLOW list (the full suite's only), here with a skip that must surface in
+// the full run and not in the quick one.
+SUITES["unit/lsi.test.ts"] = `import { test } from "node:test";
+test("slow one", { skip: "needs time" }, () => {});
+`;
+mkdirSync(path.join(TMP, "test", "unit"), { recursive: true });
 for (const [name, text] of Object.entries(SUITES)) writeFileSync(path.join(TMP, "test", name), text);
 
 function run(...filter: string[]) {
@@ -80,4 +85,20 @@ test("a failing test still fails the run when every skip is opted out", () => {
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assert.match(r.stdout, /^not ok \d+ - broken$/m);
   assert.doesNotMatch(r.stderr, /FAIL:/);
+});
+
+test("--quick leaves out the SLOW files and keeps the skip check; the full run has them", () => {
+  const quick = run("--quick", "opt-out.test", "unit/lsi");
+  assert.equal(quick.code, 0, quick.stdout + quick.stderr);
+  assert.doesNotMatch(quick.stdout, /slow one/);
+  assert.match(quick.stderr, /2 test\(s\) not run, opted out/, "the skip check runs in the quick tier");
+  const full = run("opt-out.test", "unit/lsi");
+  assert.equal(full.code, 1, full.stdout + full.stderr);
+  assert.match(full.stderr, /test\/unit\/lsi\.test\.ts:2 {2}slow one {2}\(skip: needs time\)/);
+});
+
+test("--quick alone finds no file when every one is slow", () => {
+  const r = run("--quick", "unit/lsi");
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /no test files found/);
 });
