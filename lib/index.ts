@@ -39,7 +39,7 @@ export { createRetriever, registerRetriever, retrieverNames, supportsFeedback, t
 export { BUILTIN_PRESETS, allPresets, builtinPresets, embedNaming, preset, presetFingerprint, renderTemplate, type EmbedNaming, type EmbeddingPreset } from "./dense/presets";
 export { apportion, embedItems, memoryCache, type VectorCache } from "./dense/embed";
 export { ExactIndex, normalize } from "./dense/exact-search";
-export { fitLsi, fitLsiInWorker, LsiModel } from "./dense/lsi";
+export { fitLsi, LsiModel } from "./dense/lsi";
 export { rocchio } from "./dense/rocchio";
 export { EmbeddingError, type CachedVector, type Embedder, type EmbedResult, type Side } from "./dense/types";
 export { VectorStoreError } from "./dense/lance-table";

@@ -37,9 +37,8 @@
  * structural view lib/sparse's IndexedCorpus satisfies, so dense/ does not depend on sparse/.
  */
 import { createHash } from "node:crypto";
-import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAt, mulAtRows, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
+import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAtRows, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "./gather-kernel";
-import { startWorker, threads, WorkerClient, WorkerPool } from "../util/worker";
 import type { Embedder, EmbedResult, Side } from "./types";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
@@ -214,7 +213,7 @@ export class LsiModel {
 /**
  * A sparse product the fit asks for: A X (X terms × c, the result documents × c) or Aᵀ X (X
  * documents × c, the result terms × c). The fit is written once, as steps that yield these;
- * `fitLsi` answers them on the main thread, `fitLsiMany` over both cores (./lsi-worker.ts).
+ * `fitLsi` answers them.
  */
 interface Product {
   A: DocTermMatrix;
@@ -242,8 +241,7 @@ export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
     // The random test matrix is written straight into the product kernel's memory.
     const steps = fitSteps(corpus, opts, (n) => gatherKernel().xArea(n) ?? new Float64Array(n));
     // Results are written into the memory of earlier results the fit no longer uses (of the
-    // same size): a worker thread rarely collects during a fit, so without this every
-    // intermediate (12 to 35 MB each on greeklaws-2021) stays in memory until it ends.
+    // same size): 12 to 35 MB each on greeklaws-2021.
     const spare: Float64Array[] = [];
     const made = new WeakSet<Float64Array>();
     let step = steps.next();
@@ -265,122 +263,6 @@ export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
     // rare enough to make a new kernel for each.
     releaseGatherKernel();
   }
-}
-
-/** Products smaller than this (stored entries × columns) stay on the main thread. */
-const PARALLEL_MIN_WORK = 20_000_000;
-
-const pool = new WorkerPool(__filename, "lsi-worker");
-
-
-/**
- * `fitLsi` with each large sparse product split between the main thread and a worker thread,
- * both writing their rows of one result in shared memory: the same model to the bit
- * (`GBR_THREADS=1`, or products under `minWork` stored entries × columns: one thread). It paid
- * while the products were JavaScript (2.5 s → 2.0 s on greeklaws-2021); with the SIMD kernel
- * the products are a smaller share and the copies to and from the worker eat the gain (1.3 s
- * either way), for about 100 MB more at peak, so the lsi retriever fits in one thread. It is
- * kept for corpora many times larger, where the products dominate again.
- *
- * @example
- * const model = await fitLsiMany(corpus, { dims: 256, seed: 42 });
- */
-export async function fitLsiMany(corpus: LsiCorpus, opts: LsiOptions = {}, parallel: { minWork?: number } = {}): Promise<LsiModel> {
-  try {
-    return await fitSharing(corpus, opts, parallel.minWork ?? PARALLEL_MIN_WORK);
-  } finally {
-    releaseGatherKernel();
-  }
-}
-
-async function fitSharing(corpus: LsiCorpus, opts: LsiOptions, minWork: number): Promise<LsiModel> {
-  const steps = fitSteps(corpus, opts);
-  // Two shared buffers for the whole fit, each product's input and the worker's rows of its
-  // result, rather than new shared memory per product: the worker's heap, which rarely
-  // collects, would keep every one it was sent alive (150 MB on greeklaws-2021).
-  let bufX: Float64Array | undefined;
-  let bufOut: Float64Array | undefined;
-  let step = steps.next();
-  while (!step.done) {
-    // Cast: tslab compiles lib/ without strictNullChecks, where `done` does not narrow.
-    const p = step.value as Product;
-    const n = p.side === "A" ? p.A.rows : p.A.cols;
-    const clients = p.A.postingDoc.length * p.c >= minWork ? pool.take(Math.min(1, threads() - 1)) : [];
-    if (!clients.length) {
-      step = steps.next(p.side === "A" ? mulA(p.rows, p.X, p.c) : mulAt(p.A, p.X, p.c));
-      continue;
-    }
-    // Split by stored entries, not rows (frequent terms come first in the index, so the first
-    // half of the terms holds most of the work); the main thread takes a little less.
-    const starts = p.side === "A" ? p.rows.rowStart : p.A.termStart;
-    const goal = starts[n] * 0.47;
-    let split = 0;
-    while (split < n && starts[split] < goal) split++;
-    if (!bufX || bufX.length < p.X.length) bufX = new Float64Array(new SharedArrayBuffer(p.X.length * 8));
-    if (!bufOut || bufOut.length < (n - split) * p.c) bufOut = new Float64Array(new SharedArrayBuffer((n - split) * p.c * 8));
-    const X = bufX.subarray(0, p.X.length);
-    X.set(p.X);
-    // The worker writes its rows (split..n) into shared memory, from its start; this thread
-    // writes its own straight into the result.
-    const result = new Float64Array(n * p.c);
-    const theirsOut = bufOut.subarray(0, (n - split) * p.c);
-    theirsOut.fill(0);
-    const id = pool.load(p.A, clients, (id) => ({ kind: "load", matrix: id, A: { termStart: p.A.termStart, postingDoc: p.A.postingDoc, weight: p.A.weight }, rows: p.rows }));
-    const theirs = clients[0].call({ kind: "mul", matrix: id, side: p.side, X, c: p.c, out: theirsOut, from: split, to: n, base: split }).catch(() => {
-      // A worker that failed costs time, never results: its rows are computed here.
-      if (p.side === "A") mulARows(p.rows, X, p.c, theirsOut, split, n, split);
-      else mulAtRows(p.A, X, p.c, theirsOut, split, n, split);
-    });
-    if (p.side === "A") mulARows(p.rows, X, p.c, result, 0, split);
-    else mulAtRows(p.A, X, p.c, result, 0, split);
-    await theirs;
-    result.set(theirsOut, split * p.c);
-    step = steps.next(result);
-  }
-  return step.value as LsiModel;
-}
-
-/**
- * `fitLsi` in a worker thread, so this thread is free while the model is fitted (`gbr
- * reproduce` indexes the other tokenizers meanwhile): the postings go to a new worker (a copy
- * of the index's three arrays, 5 MB on greeklaws-2021), the fitted arrays come back
- * transferred, not copied, and the worker is ended. The same model to the bit. With `GBR_THREADS=1`, or if the worker fails, the fit
- * runs here (so an error in the fit itself, bad options say, is thrown as `fitLsi` throws it).
- *
- * @example
- * const model = await fitLsiInWorker(corpus, { dims: 256, seed: 42 });
- */
-export async function fitLsiInWorker(corpus: LsiCorpus, opts: LsiOptions = {}): Promise<LsiModel> {
-  if (threads() < 2) return fitLsi(corpus, opts);
-  const { docCount, termCount, termStart, postingDoc, postingTf } = corpus.index;
-  // A worker of its own, ended once the model is back: a worker left idle rarely collects, and
-  // would hold the fit's 150 MB of intermediates for the rest of the process.
-  const worker = startWorker(__filename, "lsi-worker");
-  let parts: FittedParts;
-  try {
-    parts = await new WorkerClient(worker).call<FittedParts>({ kind: "fit", postings: { docCount, termCount, termStart, postingDoc, postingTf }, opts });
-  } catch {
-    return fitLsi(corpus, opts);
-  } finally {
-    void worker.terminate();
-  }
-  const { dims, seed, oversample, powerIterations, idf, termProjection, singularValues, docFactors, docMatrix } = parts;
-  return new LsiModel(dims, seed, oversample, powerIterations, corpus.docIds, idf, termProjection, singularValues, docFactors, docMatrix, (text) => corpus.analyze(text));
-}
-
-/** What the worker sends back of a fitted model: everything but the corpus's ids and analyzer. */
-export type FittedParts = Pick<LsiModel, "dims" | "seed" | "oversample" | "powerIterations" | "idf" | "termProjection" | "singularValues" | "docFactors" | "docMatrix">;
-
-/**
- * Fits on bare postings, in the worker (./lsi-worker.ts): no doc ids or analyzer are needed to
- * fit, only to use the model, which the calling thread rebuilds around these parts.
- *
- * @example
- * const parts = fitParts(postings, { dims: 256 });
- */
-export function fitParts(postings: LsiPostings, opts: LsiOptions): FittedParts {
-  const m = fitLsi({ docIds: new Array<string>(postings.docCount).fill(""), analyze: () => [], index: postings }, opts);
-  return { dims: m.dims, seed: m.seed, oversample: m.oversample, powerIterations: m.powerIterations, idf: m.idf, termProjection: m.termProjection, singularValues: m.singularValues, docFactors: m.docFactors, docMatrix: m.docMatrix };
 }
 
 function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Float64Array = (n) => new Float64Array(n)): Generator<Product, LsiModel, Float64Array> {

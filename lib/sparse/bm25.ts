@@ -28,14 +28,6 @@ export interface SearchOptions {
   positiveOnly?: boolean;
 }
 
-/** The typed arrays a `Bm25Index` is made of. */
-export interface Bm25IndexArrays {
-  termStart: Int32Array;
-  postingDoc: Int32Array;
-  postingTf: Int32Array;
-  docLen: Int32Array;
-}
-
 /**
  * An immutable inverted index over tokenised documents; `withParams` derives a scorer for any
  * (k1, b, ε) without re-tokenising or rebuilding postings, which is what makes the 192-setting
@@ -106,27 +98,6 @@ export class Bm25Index {
     const ids = new Int32Array(offsets[docs.length]);
     docs.forEach((doc, d) => ids.set(doc, offsets[d]));
     return Bm25Index.fromFlat(terms, ids, offsets);
-  }
-
-  /**
-   * An index from the arrays of another (a worker thread receives them this way). Without the
-   * term strings: such an index searches term ids (`searchIds`), not tokens.
-   *
-   * @example
-   * const copy = Bm25Index.fromArrays(index.arrays());
-   */
-  static fromArrays(a: Bm25IndexArrays): Bm25Index {
-    return new Bm25Index(new Map(), a.termStart, a.postingDoc, a.postingTf, a.docLen);
-  }
-
-  /**
-   * The index's arrays, for `fromArrays` (shared, not copied).
-   *
-   * @example
-   * worker.postMessage({ index: corpus.index.arrays() });
-   */
-  arrays(): Bm25IndexArrays {
-    return { termStart: this.termStart, postingDoc: this.postingDoc, postingTf: this.postingTf, docLen: this.docLen };
   }
 
   /**
