@@ -22,7 +22,7 @@
  *   2. Q = A Ω, then `powerIterations` times (default 1) Q = orth(A Aᵀ Q), where orth is
  *      Gram–Schmidt with re-orthogonalisation (`orthonormalRows`) on the document side; A Ω is
  *      orthonormalised only when no power iteration follows, and the term-side intermediate
- *      Aᵀ Q never (see `fitSteps` for why);
+ *      Aᵀ Q never (see `fit` for why);
  *   3. the small matrix B = Qᵀ A is never formed: its Gram matrix B Bᵀ = Qᵀ A (Aᵀ Q) costs two
  *      sparse products and one l × l × N product, and its eigen-decomposition B Bᵀ = Ũ Λ Ũᵀ
  *      comes from ml-matrix's symmetric solver (`symmetricEigen`).
@@ -37,7 +37,7 @@
  * structural view lib/sparse's IndexedCorpus satisfies, so dense/ does not depend on sparse/.
  */
 import { createHash } from "node:crypto";
-import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAtRows, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
+import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "./gather-kernel";
 import type { Embedder, EmbedResult, Side } from "./types";
 
@@ -211,25 +211,10 @@ export class LsiModel {
 }
 
 /**
- * A sparse product the fit asks for: A X (X terms × c, the result documents × c) or Aᵀ X (X
- * documents × c, the result terms × c). The fit is written once, as steps that yield these;
- * `fitLsi` answers them.
- */
-interface Product {
-  A: DocTermMatrix;
-  rows: CsrMatrix;
-  side: "A" | "At";
-  X: Float64Array;
-  c: number;
-  /** X is not used after this product: a driver may write a later result into its memory. */
-  lastUseOfX?: boolean;
-}
-
-/**
  * Fits LSI on an indexed corpus: TF-IDF matrix, then a seeded randomized truncated SVD (see
  * the module comment for the exact algorithm). Deterministic: the same corpus and options give
- * bit-identical vectors. greeklaws-2021 (5,692 articles) at 256 dims takes about 1.3 s (2.5 s
- * before the products moved to WebAssembly SIMD, with the same vectors to the bit).
+ * bit-identical vectors. greeklaws-2021 (5,692 articles) at 256 dims takes about 1.5 s of CPU
+ * here, where the products in plain JavaScript alone would take 3.5 s (the same bits).
  *
  * @example
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
@@ -238,26 +223,7 @@ interface Product {
  */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
-    // The random test matrix is written straight into the product kernel's memory.
-    const steps = fitSteps(corpus, opts, (n) => gatherKernel().xArea(n) ?? new Float64Array(n));
-    // Results are written into the memory of earlier results the fit no longer uses (of the
-    // same size): 12 to 35 MB each on greeklaws-2021.
-    const spare: Float64Array[] = [];
-    const made = new WeakSet<Float64Array>();
-    let step = steps.next();
-    while (!step.done) {
-      // Cast: tslab compiles lib/ without strictNullChecks, where `done` does not narrow.
-      const p = step.value as Product;
-      const rowsOut = p.side === "A" ? p.A.rows : p.A.cols;
-      const at = spare.findIndex((a) => a.length === rowsOut * p.c);
-      const out = at >= 0 ? spare.splice(at, 1)[0] : new Float64Array(rowsOut * p.c);
-      made.add(out);
-      if (p.side === "A") mulARows(p.rows, p.X, p.c, out, 0, rowsOut);
-      else mulAtRows(p.A, p.X, p.c, out, 0, rowsOut);
-      if (p.lastUseOfX && made.has(p.X)) spare.push(p.X);
-      step = steps.next(out);
-    }
-    return step.value as LsiModel;
+    return fit(corpus, opts);
   } finally {
     // The kernel's memory holds a copy of the largest block (35 MB on greeklaws-2021): a fit is
     // rare enough to make a new kernel for each.
@@ -265,7 +231,7 @@ export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   }
 }
 
-function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Float64Array = (n) => new Float64Array(n)): Generator<Product, LsiModel, Float64Array> {
+function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   const dims = checkInt("dims", opts.dims ?? 256, 1);
   const seed = checkInt("seed", opts.seed ?? 42);
   const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
@@ -289,11 +255,12 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   // greeklaws-2021 skipping this first pass changed no Recall@100 in the fourth decimal, and
   // saves 0.3 s). The terms × l intermediates (Ω, Aᵀ Q: 35 MB each on greeklaws) are not
   // held in variables, so each can be collected as soon as its product is done.
-  let Q: Float64Array = yield { A, rows, side: "A", X: gaussianMatrix(V * l, seed, alloc(V * l)), c: l };
+  // Ω is written straight into the product kernel's memory, where A Ω reads it.
+  let Q = mulA(rows, gaussianMatrix(V * l, seed, gatherKernel().xArea(V * l) ?? new Float64Array(V * l)), l);
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
   for (let i = 0; i < powerIterations; i++) {
     // Q is replaced by the product below; A Aᵀ Q's intermediate is used once.
-    const next = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l, lastUseOfX: true }, c: l, lastUseOfX: true };
+    const next = mulA(rows, mulAt(A, Q, l), l);
     // The last iteration's basis is not orthonormalised here: the Rayleigh–Ritz step below does
     // it in the l × l space (rayleighRitz), a third of the cost, falling back to Gram–Schmidt
     // when the basis is too ill-conditioned for that.
@@ -301,12 +268,12 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   }
 
   // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V).
-  let AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l, lastUseOfX: true };
+  let AAtQ = mulA(rows, mulAt(A, Q, l), l);
   let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
   if (!small) {
     if (powerIterations > 0) {
       Q = orthonormalRows(Q, N, l);
-      AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l, lastUseOfX: true };
+      AAtQ = mulA(rows, mulAt(A, Q, l), l);
     }
     small = symmetricEigen(gram(Q, AAtQ, N, l), l);
   }
@@ -321,7 +288,7 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   // V_k = Aᵀ U_k Σ_k⁻¹. σ comes from √λ of a Gram matrix, so a zero singular value
   // (rank-deficient A) shows up as about √(l·ε)·σ_1, not 0; below that there is no direction
   // to recover, and dividing by it would only amplify round-off.
-  const termProjection = yield { A, rows, side: "At", X: U, c: k };
+  const termProjection = mulAt(A, U, k);
   const tol = sigma[0] * Math.sqrt(l * 1e-14);
   const scale = new Float64Array(k);
   for (let j = 0; j < k; j++) scale[j] = sigma[j] > tol ? 1 / sigma[j] : 0;
@@ -335,7 +302,7 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
 
   // Documents through the very map queries use (A V_k, not U_k Σ_k), so folding in a corpus
   // text lands exactly on its document vector.
-  const docRaw = yield { A, rows, side: "A", X: termProjection, c: k };
+  const docRaw = mulA(rows, termProjection, k);
   const docMatrix = new Float32Array(N * k);
   for (let d = 0; d < N; d++) docMatrix.set(unitFloat32(docRaw, d * k, k), d * k);
 
