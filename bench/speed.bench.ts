@@ -1,7 +1,7 @@
 /**
  * The speed figures of issue 13, each against its target, steady state (median of repeated runs
- * in one process) and cold (the first run), with the baseline each is a ratio to measured in the
- * same run:
+ * in one process) and cold (the first run); the two WebAssembly kernels are timed against their
+ * plain twins in bench/dense.bench.ts:
  *   Q. BM25 queries per second, one thread, greeklaws-2021: the 283 sample queries (target
  *      15,000 q/s) and the 283 long queries (target 3,500 q/s), query analysis included;
  *   B. a batch: all 4,355 queries of greeklaws-2021 (`bm25Search`);
