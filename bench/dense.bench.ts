@@ -1,9 +1,12 @@
 /**
  * Dense benchmark (`npm run bench`, second part). Measures on this machine:
- *   1. exact search: 283 queries over 6,308 unit vectors of 4,096 dimensions (Qwen3-8B's size;
- *      random vectors, which time the same as real ones), against a plain TypeScript loop
- *      timed in the same run on a subset of queries;
- *   2. LSI fit on greeklaws-2021 at 256 dimensions;
+ *   1. exact search, the WebAssembly SIMD kernel against the same arithmetic in plain TypeScript
+ *      (`plainSearch`: the same bits, checked), timed in alternating pairs in this run: LSI's
+ *      283 sample queries over greeklaws-2021's 5,692 vectors of 256 dimensions, and 32 queries
+ *      over 6,308 random unit vectors of 4,096 dimensions (Qwen3-8B's size; random vectors time
+ *      the same as real ones), with the kernel's time for all 283 of them;
+ *   2. LSI fit on greeklaws-2021 at 256 dimensions, the WebAssembly gather kernel against its
+ *      JavaScript twins (the same bits, checked), in alternating pairs;
  *   3. the cache-hit path: embedding 6,308 articles whose vectors are all in LanceDB already.
  *
  * Options: --quick (fewer repetitions), --json FILE.
@@ -14,6 +17,8 @@ import path from "node:path";
 import { readBeir } from "../lib/data/beir";
 import { embedItems } from "../lib/dense/embed";
 import { ExactIndex, normalize } from "../lib/dense/exact-search";
+import { TopKHeap, type TopK } from "../lib/util/top-k";
+import { GatherKernel } from "../lib/dense/gather-kernel";
 import { fitLsi } from "../lib/dense/lsi";
 import type { EmbeddingPreset } from "../lib/dense/presets";
 import { openVectorStore } from "../lib/dense/vector-store";
@@ -36,49 +41,86 @@ function median(xs: number[]): number {
   return s[s.length >> 1];
 }
 
-/** The obvious implementation: one scalar dot product per (query, document). */
-function naiveSearch(docs: Float32Array[], queries: Float32Array[], k: number): number[][] {
-  return queries.map((q) => {
-    const scores = docs.map((d) => {
-      let s = 0;
-      for (let i = 0; i < q.length; i++) s += q[i] * d[i];
-      return s;
-    });
-    return Array.from(scores.keys())
-      .sort((a, b) => scores[b] - scores[a] || a - b)
-      .slice(0, k);
+/**
+ * Exact search as the kernel computes it, in plain TypeScript: per (query, document) four float32
+ * lanes over the dimensions four at a time, each product and sum rounded to float32, then the
+ * lanes summed pairwise; the top k by a bounded heap. The same bits as `ExactIndex.search`.
+ */
+function plainSearch(docs: Float32Array[], queries: Float32Array[], k: number): TopK[] {
+  const f = Math.fround;
+  const stride = Math.ceil(docs[0].length / 4) * 4;
+  const pad = (v: Float32Array) => {
+    const out = new Float32Array(stride);
+    out.set(normalize(v));
+    return out;
+  };
+  const D = docs.map(pad);
+  return queries.map((query) => {
+    const q = pad(query);
+    const heap = new TopKHeap(Math.min(k, D.length));
+    for (let d = 0; d < D.length; d++) {
+      const x = D[d];
+      let a0 = 0;
+      let a1 = 0;
+      let a2 = 0;
+      let a3 = 0;
+      for (let j = 0; j < stride; j += 4) {
+        a0 = f(a0 + f(x[j] * q[j]));
+        a1 = f(a1 + f(x[j + 1] * q[j + 1]));
+        a2 = f(a2 + f(x[j + 2] * q[j + 2]));
+        a3 = f(a3 + f(x[j + 3] * q[j + 3]));
+      }
+      heap.offer(d, f(f(a0 + a1) + f(a2 + a3)));
+    }
+    return heap.sorted();
   });
+}
+
+const sameTops = (a: TopK[], b: TopK[]) => a.length === b.length && a.every((t, i) => t.docs.join() === b[i].docs.join() && t.scores.join() === b[i].scores.join());
+
+/** `plain` and `kernel` timed in alternation, `pairs` times after one run each: medians and the median of the pairs' ratios. */
+function timePairs(pairs: number, plain: () => unknown, kernel: () => unknown): { plainMs: number; kernelMs: number; ratio: number } {
+  plain();
+  kernel();
+  const tp: number[] = [];
+  const tk: number[] = [];
+  for (let i = 0; i < pairs; i++) {
+    let t0 = performance.now();
+    plain();
+    tp.push(performance.now() - t0);
+    t0 = performance.now();
+    kernel();
+    tk.push(performance.now() - t0);
+  }
+  return { plainMs: median(tp), kernelMs: median(tk), ratio: median(tp.map((t, i) => t / tk[i])) };
 }
 
 async function main() {
   const reps = quick ? 2 : 4;
   const figures: Record<string, number> = {};
 
-  // 1. Exact search.
+  // 1. Exact search, the kernel against plain TypeScript.
   const docs = randomUnit(6308, 4096, 1);
   const queries = randomUnit(283, 4096, 2);
   let t0 = performance.now();
   const index = new ExactIndex(docs, { normalize: false });
   figures.exactBuildMs = performance.now() - t0;
   const times: number[] = [];
-  let results: ReturnType<ExactIndex["search"]> = [];
   for (let r = 0; r < reps; r++) {
     t0 = performance.now();
-    results = index.search(queries, 100, { normalize: false });
+    index.search(queries, 100, { normalize: false });
     times.push(performance.now() - t0);
   }
   figures.exactFirstMs = times[0];
   figures.exactMs = median(times.slice(1).length ? times.slice(1) : times);
-  const subset = quick ? 5 : 20;
-  t0 = performance.now();
-  const naive = naiveSearch(docs, queries.slice(0, subset), 100);
-  figures.naiveMsPerQuery = (performance.now() - t0) / subset;
-  const agree = naive.every((list, q) => list.join() === Array.from(results[q].docs).join());
+  const few = queries.slice(0, 32);
+  const same4096 = sameTops(plainSearch(docs, few, 100), index.search(few, 100));
+  const big = timePairs(quick ? 1 : 3, () => plainSearch(docs, few, 100), () => index.search(few, 100));
+  Object.assign(figures, { plain4096Ms: big.plainMs, kernel4096Ms: big.kernelMs, ratio4096: big.ratio });
   console.log(
     `exact search, 283 queries × 6,308 × 4,096: ${figures.exactMs.toFixed(0)} ms (first run ${figures.exactFirstMs.toFixed(0)} ms; ` +
-      `loading the index ${figures.exactBuildMs.toFixed(0)} ms) = ${(figures.exactMs / 283).toFixed(2)} ms/query; plain loop ` +
-      `${figures.naiveMsPerQuery.toFixed(1)} ms/query (×${((figures.naiveMsPerQuery * 283) / figures.exactMs).toFixed(1)}); ` +
-      `same top 100 on the ${subset} compared queries: ${agree}`,
+      `loading the index ${figures.exactBuildMs.toFixed(0)} ms); 32 of the queries: plain ${big.plainMs.toFixed(0)} ms, kernel ${big.kernelMs.toFixed(0)} ms => ` +
+      `×${big.ratio.toFixed(1)} (median of ${quick ? 1 : 3} alternating pairs; same bits: ${same4096})`,
   );
 
   // 2. LSI fit on greeklaws-2021.
@@ -88,10 +130,38 @@ async function main() {
   t0 = performance.now();
   const model = fitLsi(corpus, { dims: 256 });
   figures.lsiFitMs = performance.now() - t0;
+  // The JavaScript twins: the kernel declining every call, as it does where its memory cannot grow.
+  const kernel = GatherKernel.prototype as unknown as Record<"rows" | "gramUpper" | "xArea", unknown>;
+  const own = { rows: kernel.rows, gramUpper: kernel.gramUpper, xArea: kernel.xArea };
+  const inJavaScript = <T>(fn: () => T): T => {
+    Object.assign(kernel, { rows: () => false, gramUpper: () => undefined, xArea: () => undefined });
+    try {
+      return fn();
+    } finally {
+      Object.assign(kernel, own);
+    }
+  };
+  const sameFit = inJavaScript(() => fitLsi(corpus, { dims: 256 })).docMatrix.join() === model.docMatrix.join();
+  const fits = timePairs(quick ? 1 : 3, () => inJavaScript(() => fitLsi(corpus, { dims: 256 })), () => fitLsi(corpus, { dims: 256 }));
+  Object.assign(figures, { plainLsiFitMs: fits.plainMs, kernelLsiFitMs: fits.kernelMs, ratioLsiFit: fits.ratio });
   t0 = performance.now();
   for (const q of bench.queries) model.embedQuery(q.text);
   figures.lsiQueryMs = (performance.now() - t0) / bench.queries.length;
-  console.log(`LSI fit, greeklaws-2021 (5,692 articles) at 256 dimensions: ${(figures.lsiFitMs / 1000).toFixed(1)} s; fold-in ${figures.lsiQueryMs.toFixed(2)} ms/query`);
+  console.log(
+    `LSI fit, greeklaws-2021 (5,692 articles) at 256 dimensions: ${(figures.lsiFitMs / 1000).toFixed(1)} s (first); JavaScript products ` +
+      `${(fits.plainMs / 1000).toFixed(2)} s, kernel ${(fits.kernelMs / 1000).toFixed(2)} s => ×${fits.ratio.toFixed(2)} (median of ${quick ? 1 : 3} alternating pairs; ` +
+      `same bits: ${sameFit}); fold-in ${figures.lsiQueryMs.toFixed(2)} ms/query`,
+  );
+  const lsiDocs = model.embedDocs();
+  const lsiQueries = bench.queries.map((q) => model.embedQuery(q.text));
+  const lsiIndex = new ExactIndex(lsiDocs);
+  const sameLsi = sameTops(plainSearch(lsiDocs, lsiQueries, 100), lsiIndex.search(lsiQueries, 100));
+  const lsiSearch = timePairs(quick ? 2 : 5, () => plainSearch(lsiDocs, lsiQueries, 100), () => lsiIndex.search(lsiQueries, 100));
+  Object.assign(figures, { plainLsiSearchMs: lsiSearch.plainMs, kernelLsiSearchMs: lsiSearch.kernelMs, ratioLsiSearch: lsiSearch.ratio });
+  console.log(
+    `LSI exact search, 283 queries × 5,692 × 256: plain ${lsiSearch.plainMs.toFixed(0)} ms, kernel ${lsiSearch.kernelMs.toFixed(0)} ms => ` +
+      `×${lsiSearch.ratio.toFixed(1)} (median of ${quick ? 2 : 5} alternating pairs; same bits: ${sameLsi})`,
+  );
 
   // 3. Cache hits: every vector already in LanceDB, so the embedder must never be called.
   const tmp = mkdtempSync(path.join(os.tmpdir(), "gbr-dense-bench-"));

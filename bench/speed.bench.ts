@@ -1,13 +1,12 @@
 /**
  * The speed figures of issue 13, each against its target, steady state (median of repeated runs
- * in one process) and cold (the first run), with the baseline each is a ratio to measured in the
- * same run:
+ * in one process) and cold (the first run); the two WebAssembly kernels are timed against their
+ * plain twins in bench/dense.bench.ts:
  *   Q. BM25 queries per second, one thread, greeklaws-2021: the 283 sample queries (target
  *      15,000 q/s) and the 283 long queries (target 3,500 q/s), query analysis included;
- *   P. a batch over both cores: all 4,355 queries, `searchMany` against `searchIds` one by
- *      one (target ×1.7), and the whole run (`bm25SearchMany` against `bm25Search`), the same;
+ *   B. a batch: all 4,355 queries of greeklaws-2021 (`bm25Search`);
  *   S. the tuning sweep, 384 runs: 192 settings × the sample queries and × their keyword form
- *      (each query's distinct words: a stand-in for LLM rewrites), over both cores (target < 3 s);
+ *      (each query's distinct words: a stand-in for LLM rewrites) (target < 3 s);
  *   L. the LSI fit (target < 2 s) and its Recall@100 on the sample and long queries (target:
  *      within 0.002 of 0.9682 and 0.4558, the figures before this work);
  *   R. a whole `gbr reproduce` process of everything that runs offline, greeklaws-2021 with the
@@ -24,13 +23,11 @@ import os from "node:os";
 import path from "node:path";
 import { readBeir } from "../lib/data/beir";
 import { evaluate } from "../lib/eval/metrics";
-import { bm25Search, bm25SearchMany, indexCorpus } from "../lib/sparse/bm25-retriever";
-import { searchInWorker, searchMany, workersFor } from "../lib/sparse/bm25-parallel";
-import { bm25SweepMany } from "../lib/experiments/sweep-run";
-import { fitLsi, fitLsiMany } from "../lib/dense/lsi";
+import { bm25Search, indexCorpus } from "../lib/sparse/bm25-retriever";
+import { bm25Sweep } from "../lib/experiments/sweep-run";
+import { fitLsi } from "../lib/dense/lsi";
 import { vectorRetriever } from "../lib/dense/register";
 import { greekStemmerTokenizer } from "../lib/text/tokenizers";
-import { threads } from "../lib/util/worker";
 import type { Benchmark, Query } from "../lib/types";
 
 const ROOT = path.resolve(__dirname, "..");
@@ -40,7 +37,6 @@ const quick = args.includes("--quick");
 const jsonOut = args.includes("--json") ? args[args.indexOf("--json") + 1] : undefined;
 const REPS = quick ? 3 : 7;
 const Q_REPS = quick ? 5 : 25;
-const P_REPS = quick ? 5 : 15;
 
 /**
  * First (cold) and median of the rest (steady) of `reps` timed runs, in ms. No forced garbage
@@ -59,36 +55,8 @@ async function time<T>(reps: number, fn: () => T | Promise<T>): Promise<{ cold: 
   return { cold: times[0], steady: rest.length ? rest[rest.length >> 1] : times[0], value };
 }
 
-/**
- * Two ways of doing the same work timed in alternation (a, b, a, b, …), so that a machine that
- * speeds up or slows down during the bench (a shared virtual machine does, by 20–40%) moves
- * both alike: cold and steady (median after the first) for each, and the median of the pairs'
- * ratios a / b.
- */
-async function timePair<A, B>(reps: number, a: () => A | Promise<A>, b: () => B | Promise<B>): Promise<{ a: { cold: number; steady: number; value: A }; b: { cold: number; steady: number; value: B }; ratio: number }> {
-  const ta: number[] = [];
-  const tb: number[] = [];
-  let va!: A;
-  let vb!: B;
-  for (let i = 0; i < reps; i++) {
-    let t0 = performance.now();
-    va = await a();
-    ta.push(performance.now() - t0);
-    t0 = performance.now();
-    vb = await b();
-    tb.push(performance.now() - t0);
-  }
-  const median = (xs: number[]) => {
-    const s = xs.slice().sort((x, y) => x - y);
-    return s.length ? s[s.length >> 1] : NaN;
-  };
-  const steady = (xs: number[]) => (xs.length > 1 ? median(xs.slice(1)) : xs[0]);
-  const ratios = ta.slice(1).map((x, i) => x / tb[i + 1]);
-  return { a: { cold: ta[0], steady: steady(ta), value: va }, b: { cold: tb[0], steady: steady(tb), value: vb }, ratio: median(ratios) };
-}
-
 const verdict = (ok: boolean) => (ok ? "ok" : "MISSED");
-const figures: Record<string, unknown> = { node: process.version, threads: threads(), reps: REPS, qReps: Q_REPS, pReps: P_REPS };
+const figures: Record<string, unknown> = { node: process.version, reps: REPS, qReps: Q_REPS };
 
 async function main(): Promise<void> {
   const dir2021 = path.join(SHARED, "greeklaws-2021");
@@ -98,8 +66,7 @@ async function main(): Promise<void> {
   const corpus = indexCorpus(sample.docs, greekStemmerTokenizer());
   const scorer = corpus.index.withParams();
   console.log(
-    `speed: node ${process.version}, ${threads()} threads; steady = median of the runs after the first (cold): ${Q_REPS - 1} for Q, ${P_REPS - 1} for P ` +
-      `(one thread and both cores in alternation, × = median of the pairs' ratios), ${REPS - 1} elsewhere`,
+    `speed: node ${process.version}, one thread; steady = median of the runs after the first (cold): ${Q_REPS - 1} for Q, ${REPS - 1} elsewhere`,
   );
 
   // Q. one thread
@@ -111,61 +78,22 @@ async function main(): Promise<void> {
     console.log(`Q ${name.padEnd(6)} ${b.queries.length} queries, one thread: ${qps(t.steady)} q/s steady (cold ${qps(t.cold)}); target ${target}: ${verdict(qps(t.steady) >= target)}`);
   }
 
-  // P. both cores, all queries: the search itself (term ids in, top 100 out) and the whole run
-  // (analysis and the id lists too, which stay on the main thread).
-  const ids = all.queries.map((q) => Int32Array.from(corpus.analyze(q.text)));
-  const searches = await timePair(P_REPS, () => ids.map((q) => scorer.searchIds(q, 100)), () => searchMany(scorer, ids, 100));
-  const runs = await timePair(P_REPS, () => bm25Search(corpus, scorer, all.queries, 100), () => bm25SearchMany(corpus, scorer, all.queries, 100));
-  const [oneSearch, manySearch, one, many] = [searches.a, searches.b, runs.a, runs.b];
-  const same = JSON.stringify([...one.value.rankings]) === JSON.stringify([...many.value.rankings]);
-  const ratio = searches.ratio;
-  const runRatio = runs.ratio;
-  // What two threads can give on this machine for this very work, measured now: the whole batch
-  // searched by this thread alone, then by this thread and a worker at once (each the whole
-  // batch). Two cores that slow each other down (shared caches and memory, or a host's
-  // hyperthreads behind the two virtual cores) cap any split below 2.
-  const ceilings: number[] = [];
-  const [worker] = workersFor(ids.length);
-  if (worker) {
-    await searchInWorker(worker, scorer, ids, 100);
-    for (let i = 0; i < (quick ? 3 : 7); i++) {
-      let t0 = performance.now();
-      ids.map((q) => scorer.searchIds(q, 100));
-      const alone = performance.now() - t0;
-      const w0 = performance.now();
-      const theirs = searchInWorker(worker, scorer, ids, 100).then(() => performance.now() - w0);
-      t0 = performance.now();
-      ids.map((q) => scorer.searchIds(q, 100));
-      const mine = performance.now() - t0;
-      ceilings.push((2 * alone) / Math.max(mine, await theirs));
-    }
-  }
-  const ceiling = ceilings.length ? ceilings.sort((a, b) => a - b)[ceilings.length >> 1] : NaN;
-  figures.parallelBatch = {
-    queries: all.queries.length,
-    search: { oneThreadMs: Math.round(oneSearch.steady), bothCoresMs: Math.round(manySearch.steady), coldMs: Math.round(manySearch.cold), ratio: +ratio.toFixed(2) },
-    run: { oneThreadMs: Math.round(one.steady), bothCoresMs: Math.round(many.steady), coldMs: Math.round(many.cold), ratio: +runRatio.toFixed(2) },
-    identical: same,
-    ceiling: +ceiling.toFixed(2),
-    target: 1.7,
-  };
-  console.log(
-    `P ${all.queries.length} queries over ${threads()} threads: search ${Math.round(oneSearch.steady)} -> ${Math.round(manySearch.steady)} ms (cold ${Math.round(manySearch.cold)}) => ×${ratio.toFixed(2)}, target ×1.7: ${verdict(ratio >= 1.7)} (this machine's ceiling for this work, measured now: ×${ceiling.toFixed(2)}); ` +
-      `whole run ${Math.round(one.steady)} -> ${Math.round(many.steady)} ms => ×${runRatio.toFixed(2)} (analysis and id lists stay on the main thread); same run: ${same}`,
-  );
+  // B. all queries, analysis included.
+  const batch = await time(REPS, () => bm25Search(corpus, scorer, all.queries, 100));
+  figures.batch = { queries: all.queries.length, steadyMs: Math.round(batch.steady), coldMs: Math.round(batch.cold) };
+  console.log(`B ${all.queries.length} queries, one thread: ${Math.round(batch.steady)} ms steady (cold ${Math.round(batch.cold)} ms)`);
 
   // S. the sweep, 384 runs
   const keywords: Query[] = sample.queries.map((q) => ({ id: q.id, text: [...new Set(q.text.split(/\s+/))].join(" ") }));
-  const sweep = await time(quick ? 2 : 4, async () => {
-    await bm25SweepMany(corpus, sample.queries, sample.qrels);
-    return bm25SweepMany(corpus, keywords, sample.qrels);
+  const sweep = await time(quick ? 2 : 4, () => {
+    bm25Sweep(corpus, sample.queries, sample.qrels);
+    return bm25Sweep(corpus, keywords, sample.qrels);
   });
   figures.sweep384 = { steadyS: +(sweep.steady / 1000).toFixed(2), coldS: +(sweep.cold / 1000).toFixed(2), targetS: 3 };
   console.log(`S sweep, 2 × 192 settings × 283 queries: ${(sweep.steady / 1000).toFixed(2)} s steady (cold ${(sweep.cold / 1000).toFixed(2)} s); target < 3 s: ${verdict(sweep.steady < 3000)}`);
 
   // L. LSI
   const lsi = await time(quick ? 2 : 3, () => fitLsi(corpus, { dims: 256, seed: 42 }));
-  const lsiMany = await time(quick ? 2 : 3, () => fitLsiMany(corpus, { dims: 256, seed: 42 }));
   const recall = async (b: Benchmark) => {
     const r = vectorRetriever("lsi", b, lsi.value.embedDocs(), async (qs) => qs.map((q) => lsi.value.embedQuery(q.text)));
     return evaluate((await r.retrieve(b.queries, 100)).rankings, b.qrels).mean["Recall@100"];
@@ -175,14 +103,13 @@ async function main(): Promise<void> {
   figures.lsi = {
     steadyS: +(lsi.steady / 1000).toFixed(2),
     coldS: +(lsi.cold / 1000).toFixed(2),
-    bothCoresSteadyS: +(lsiMany.steady / 1000).toFixed(2),
     recall100Sample: +rs.toFixed(4),
     recall100Long: +rl.toFixed(4),
     targetS: 2,
   };
   console.log(
-    `L LSI fit (256 dims): ${(lsi.steady / 1000).toFixed(2)} s steady (cold ${(lsi.cold / 1000).toFixed(2)} s), over both cores ${(lsiMany.steady / 1000).toFixed(2)} s; ` +
-      `target < 2 s: ${verdict(Math.min(lsi.steady, lsiMany.steady) < 2000)}; Recall@100 sample ${rs.toFixed(4)}, long ${rl.toFixed(4)} (before: 0.9682, 0.4558): ${verdict(qualityOk)}`,
+    `L LSI fit (256 dims): ${(lsi.steady / 1000).toFixed(2)} s steady (cold ${(lsi.cold / 1000).toFixed(2)} s); ` +
+      `target < 2 s: ${verdict(lsi.steady < 2000)}; Recall@100 sample ${rs.toFixed(4)}, long ${rl.toFixed(4)} (before: 0.9682, 0.4558): ${verdict(qualityOk)}`,
   );
 
   // R. a whole reproduce, twice

@@ -70,8 +70,6 @@ export interface Config {
   replayFile?: string;
   /** `GBR_OFFLINE=1`: no provider is called; an answer not cached is an error. */
   offline: boolean;
-  /** Worker threads (`GBR_THREADS`); undefined: the machine's cores. */
-  threads?: number;
   /** Price table (`GBR_PRICES`). */
   pricesFile?: string;
   /** Where notebooks write figures (`GBR_FIGURES_DIR`). */
@@ -172,12 +170,10 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   const hfToken = v("HF_TOKEN");
   const listed = (v("GBR_RERANKERS") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
   const optional = <K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } => (value === undefined ? {} : ({ [key]: value } as { [P in K]?: T }));
-  const threads = v("GBR_THREADS");
   return {
     dataDir: configuredDataDir(env),
     ...optional("replayFile", v("GBR_REPLAY_FILE") ? path.resolve(v("GBR_REPLAY_FILE")!) : undefined),
     offline: flag(env.GBR_OFFLINE),
-    ...optional("threads", threads === undefined ? undefined : positiveInteger("GBR_THREADS", threads, "a positive integer (worker threads)")),
     ...optional("pricesFile", v("GBR_PRICES")),
     ...optional("figuresDir", v("GBR_FIGURES_DIR") ? path.resolve(v("GBR_FIGURES_DIR")!) : undefined),
     ...optional("presetsFile", v("GBR_PRESETS") ? path.resolve(v("GBR_PRESETS")!) : undefined),

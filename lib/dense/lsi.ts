@@ -22,7 +22,7 @@
  *   2. Q = A Ω, then `powerIterations` times (default 1) Q = orth(A Aᵀ Q), where orth is
  *      Gram–Schmidt with re-orthogonalisation (`orthonormalRows`) on the document side; A Ω is
  *      orthonormalised only when no power iteration follows, and the term-side intermediate
- *      Aᵀ Q never (see `fitSteps` for why);
+ *      Aᵀ Q never (see `fit` for why);
  *   3. the small matrix B = Qᵀ A is never formed: its Gram matrix B Bᵀ = Qᵀ A (Aᵀ Q) costs two
  *      sparse products and one l × l × N product, and its eigen-decomposition B Bᵀ = Ũ Λ Ũᵀ
  *      comes from ml-matrix's symmetric solver (`symmetricEigen`).
@@ -37,9 +37,8 @@
  * structural view lib/sparse's IndexedCorpus satisfies, so dense/ does not depend on sparse/.
  */
 import { createHash } from "node:crypto";
-import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulARows, mulAt, mulAtRows, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
+import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "./gather-kernel";
-import { startWorker, threads, WorkerClient, WorkerPool } from "../util/worker";
 import type { Embedder, EmbedResult, Side } from "./types";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
@@ -212,25 +211,10 @@ export class LsiModel {
 }
 
 /**
- * A sparse product the fit asks for: A X (X terms × c, the result documents × c) or Aᵀ X (X
- * documents × c, the result terms × c). The fit is written once, as steps that yield these;
- * `fitLsi` answers them on the main thread, `fitLsiMany` over both cores (./lsi-worker.ts).
- */
-interface Product {
-  A: DocTermMatrix;
-  rows: CsrMatrix;
-  side: "A" | "At";
-  X: Float64Array;
-  c: number;
-  /** X is not used after this product: a driver may write a later result into its memory. */
-  lastUseOfX?: boolean;
-}
-
-/**
  * Fits LSI on an indexed corpus: TF-IDF matrix, then a seeded randomized truncated SVD (see
  * the module comment for the exact algorithm). Deterministic: the same corpus and options give
- * bit-identical vectors. greeklaws-2021 (5,692 articles) at 256 dims takes about 1.3 s (2.5 s
- * before the products moved to WebAssembly SIMD, with the same vectors to the bit).
+ * bit-identical vectors. greeklaws-2021 (5,692 articles) at 256 dims takes about 1.5 s of CPU
+ * here, where the products in plain JavaScript alone would take 3.5 s (the same bits).
  *
  * @example
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
@@ -239,27 +223,7 @@ interface Product {
  */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
-    // The random test matrix is written straight into the product kernel's memory.
-    const steps = fitSteps(corpus, opts, (n) => gatherKernel().xArea(n) ?? new Float64Array(n));
-    // Results are written into the memory of earlier results the fit no longer uses (of the
-    // same size): a worker thread rarely collects during a fit, so without this every
-    // intermediate (12 to 35 MB each on greeklaws-2021) stays in memory until it ends.
-    const spare: Float64Array[] = [];
-    const made = new WeakSet<Float64Array>();
-    let step = steps.next();
-    while (!step.done) {
-      // Cast: tslab compiles lib/ without strictNullChecks, where `done` does not narrow.
-      const p = step.value as Product;
-      const rowsOut = p.side === "A" ? p.A.rows : p.A.cols;
-      const at = spare.findIndex((a) => a.length === rowsOut * p.c);
-      const out = at >= 0 ? spare.splice(at, 1)[0] : new Float64Array(rowsOut * p.c);
-      made.add(out);
-      if (p.side === "A") mulARows(p.rows, p.X, p.c, out, 0, rowsOut);
-      else mulAtRows(p.A, p.X, p.c, out, 0, rowsOut);
-      if (p.lastUseOfX && made.has(p.X)) spare.push(p.X);
-      step = steps.next(out);
-    }
-    return step.value as LsiModel;
+    return fit(corpus, opts);
   } finally {
     // The kernel's memory holds a copy of the largest block (35 MB on greeklaws-2021): a fit is
     // rare enough to make a new kernel for each.
@@ -267,123 +231,7 @@ export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   }
 }
 
-/** Products smaller than this (stored entries × columns) stay on the main thread. */
-const PARALLEL_MIN_WORK = 20_000_000;
-
-const pool = new WorkerPool(__filename, "lsi-worker");
-
-
-/**
- * `fitLsi` with each large sparse product split between the main thread and a worker thread,
- * both writing their rows of one result in shared memory: the same model to the bit
- * (`GBR_THREADS=1`, or products under `minWork` stored entries × columns: one thread). It paid
- * while the products were JavaScript (2.5 s → 2.0 s on greeklaws-2021); with the SIMD kernel
- * the products are a smaller share and the copies to and from the worker eat the gain (1.3 s
- * either way), for about 100 MB more at peak, so the lsi retriever fits in one thread. It is
- * kept for corpora many times larger, where the products dominate again.
- *
- * @example
- * const model = await fitLsiMany(corpus, { dims: 256, seed: 42 });
- */
-export async function fitLsiMany(corpus: LsiCorpus, opts: LsiOptions = {}, parallel: { minWork?: number } = {}): Promise<LsiModel> {
-  try {
-    return await fitSharing(corpus, opts, parallel.minWork ?? PARALLEL_MIN_WORK);
-  } finally {
-    releaseGatherKernel();
-  }
-}
-
-async function fitSharing(corpus: LsiCorpus, opts: LsiOptions, minWork: number): Promise<LsiModel> {
-  const steps = fitSteps(corpus, opts);
-  // Two shared buffers for the whole fit, each product's input and the worker's rows of its
-  // result, rather than new shared memory per product: the worker's heap, which rarely
-  // collects, would keep every one it was sent alive (150 MB on greeklaws-2021).
-  let bufX: Float64Array | undefined;
-  let bufOut: Float64Array | undefined;
-  let step = steps.next();
-  while (!step.done) {
-    // Cast: tslab compiles lib/ without strictNullChecks, where `done` does not narrow.
-    const p = step.value as Product;
-    const n = p.side === "A" ? p.A.rows : p.A.cols;
-    const clients = p.A.postingDoc.length * p.c >= minWork ? pool.take(Math.min(1, threads() - 1)) : [];
-    if (!clients.length) {
-      step = steps.next(p.side === "A" ? mulA(p.rows, p.X, p.c) : mulAt(p.A, p.X, p.c));
-      continue;
-    }
-    // Split by stored entries, not rows (frequent terms come first in the index, so the first
-    // half of the terms holds most of the work); the main thread takes a little less.
-    const starts = p.side === "A" ? p.rows.rowStart : p.A.termStart;
-    const goal = starts[n] * 0.47;
-    let split = 0;
-    while (split < n && starts[split] < goal) split++;
-    if (!bufX || bufX.length < p.X.length) bufX = new Float64Array(new SharedArrayBuffer(p.X.length * 8));
-    if (!bufOut || bufOut.length < (n - split) * p.c) bufOut = new Float64Array(new SharedArrayBuffer((n - split) * p.c * 8));
-    const X = bufX.subarray(0, p.X.length);
-    X.set(p.X);
-    // The worker writes its rows (split..n) into shared memory, from its start; this thread
-    // writes its own straight into the result.
-    const result = new Float64Array(n * p.c);
-    const theirsOut = bufOut.subarray(0, (n - split) * p.c);
-    theirsOut.fill(0);
-    const id = pool.load(p.A, clients, (id) => ({ kind: "load", matrix: id, A: { termStart: p.A.termStart, postingDoc: p.A.postingDoc, weight: p.A.weight }, rows: p.rows }));
-    const theirs = clients[0].call({ kind: "mul", matrix: id, side: p.side, X, c: p.c, out: theirsOut, from: split, to: n, base: split }).catch(() => {
-      // A worker that failed costs time, never results: its rows are computed here.
-      if (p.side === "A") mulARows(p.rows, X, p.c, theirsOut, split, n, split);
-      else mulAtRows(p.A, X, p.c, theirsOut, split, n, split);
-    });
-    if (p.side === "A") mulARows(p.rows, X, p.c, result, 0, split);
-    else mulAtRows(p.A, X, p.c, result, 0, split);
-    await theirs;
-    result.set(theirsOut, split * p.c);
-    step = steps.next(result);
-  }
-  return step.value as LsiModel;
-}
-
-/**
- * `fitLsi` in a worker thread, so this thread is free while the model is fitted (`gbr
- * reproduce` indexes the other tokenizers meanwhile): the postings go to a new worker (a copy
- * of the index's three arrays, 5 MB on greeklaws-2021), the fitted arrays come back
- * transferred, not copied, and the worker is ended. The same model to the bit. With `GBR_THREADS=1`, or if the worker fails, the fit
- * runs here (so an error in the fit itself, bad options say, is thrown as `fitLsi` throws it).
- *
- * @example
- * const model = await fitLsiInWorker(corpus, { dims: 256, seed: 42 });
- */
-export async function fitLsiInWorker(corpus: LsiCorpus, opts: LsiOptions = {}): Promise<LsiModel> {
-  if (threads() < 2) return fitLsi(corpus, opts);
-  const { docCount, termCount, termStart, postingDoc, postingTf } = corpus.index;
-  // A worker of its own, ended once the model is back: a worker left idle rarely collects, and
-  // would hold the fit's 150 MB of intermediates for the rest of the process.
-  const worker = startWorker(__filename, "lsi-worker");
-  let parts: FittedParts;
-  try {
-    parts = await new WorkerClient(worker).call<FittedParts>({ kind: "fit", postings: { docCount, termCount, termStart, postingDoc, postingTf }, opts });
-  } catch {
-    return fitLsi(corpus, opts);
-  } finally {
-    void worker.terminate();
-  }
-  const { dims, seed, oversample, powerIterations, idf, termProjection, singularValues, docFactors, docMatrix } = parts;
-  return new LsiModel(dims, seed, oversample, powerIterations, corpus.docIds, idf, termProjection, singularValues, docFactors, docMatrix, (text) => corpus.analyze(text));
-}
-
-/** What the worker sends back of a fitted model: everything but the corpus's ids and analyzer. */
-export type FittedParts = Pick<LsiModel, "dims" | "seed" | "oversample" | "powerIterations" | "idf" | "termProjection" | "singularValues" | "docFactors" | "docMatrix">;
-
-/**
- * Fits on bare postings, in the worker (./lsi-worker.ts): no doc ids or analyzer are needed to
- * fit, only to use the model, which the calling thread rebuilds around these parts.
- *
- * @example
- * const parts = fitParts(postings, { dims: 256 });
- */
-export function fitParts(postings: LsiPostings, opts: LsiOptions): FittedParts {
-  const m = fitLsi({ docIds: new Array<string>(postings.docCount).fill(""), analyze: () => [], index: postings }, opts);
-  return { dims: m.dims, seed: m.seed, oversample: m.oversample, powerIterations: m.powerIterations, idf: m.idf, termProjection: m.termProjection, singularValues: m.singularValues, docFactors: m.docFactors, docMatrix: m.docMatrix };
-}
-
-function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Float64Array = (n) => new Float64Array(n)): Generator<Product, LsiModel, Float64Array> {
+function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   const dims = checkInt("dims", opts.dims ?? 256, 1);
   const seed = checkInt("seed", opts.seed ?? 42);
   const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
@@ -407,11 +255,12 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   // greeklaws-2021 skipping this first pass changed no Recall@100 in the fourth decimal, and
   // saves 0.3 s). The terms × l intermediates (Ω, Aᵀ Q: 35 MB each on greeklaws) are not
   // held in variables, so each can be collected as soon as its product is done.
-  let Q: Float64Array = yield { A, rows, side: "A", X: gaussianMatrix(V * l, seed, alloc(V * l)), c: l };
+  // Ω is written straight into the product kernel's memory, where A Ω reads it.
+  let Q = mulA(rows, gaussianMatrix(V * l, seed, gatherKernel().xArea(V * l) ?? new Float64Array(V * l)), l);
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
   for (let i = 0; i < powerIterations; i++) {
     // Q is replaced by the product below; A Aᵀ Q's intermediate is used once.
-    const next = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l, lastUseOfX: true }, c: l, lastUseOfX: true };
+    const next = mulA(rows, mulAt(A, Q, l), l);
     // The last iteration's basis is not orthonormalised here: the Rayleigh–Ritz step below does
     // it in the l × l space (rayleighRitz), a third of the cost, falling back to Gram–Schmidt
     // when the basis is too ill-conditioned for that.
@@ -419,12 +268,12 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   }
 
   // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V).
-  let AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l, lastUseOfX: true };
+  let AAtQ = mulA(rows, mulAt(A, Q, l), l);
   let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
   if (!small) {
     if (powerIterations > 0) {
       Q = orthonormalRows(Q, N, l);
-      AAtQ = yield { A, rows, side: "A", X: yield { A, rows, side: "At", X: Q, c: l }, c: l, lastUseOfX: true };
+      AAtQ = mulA(rows, mulAt(A, Q, l), l);
     }
     small = symmetricEigen(gram(Q, AAtQ, N, l), l);
   }
@@ -439,7 +288,7 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
   // V_k = Aᵀ U_k Σ_k⁻¹. σ comes from √λ of a Gram matrix, so a zero singular value
   // (rank-deficient A) shows up as about √(l·ε)·σ_1, not 0; below that there is no direction
   // to recover, and dividing by it would only amplify round-off.
-  const termProjection = yield { A, rows, side: "At", X: U, c: k };
+  const termProjection = mulAt(A, U, k);
   const tol = sigma[0] * Math.sqrt(l * 1e-14);
   const scale = new Float64Array(k);
   for (let j = 0; j < k; j++) scale[j] = sigma[j] > tol ? 1 / sigma[j] : 0;
@@ -453,7 +302,7 @@ function* fitSteps(corpus: LsiCorpus, opts: LsiOptions, alloc: (n: number) => Fl
 
   // Documents through the very map queries use (A V_k, not U_k Σ_k), so folding in a corpus
   // text lands exactly on its document vector.
-  const docRaw = yield { A, rows, side: "A", X: termProjection, c: k };
+  const docRaw = mulA(rows, termProjection, k);
   const docMatrix = new Float32Array(N * k);
   for (let d = 0; d < N; d++) docMatrix.set(unitFloat32(docRaw, d * k, k), d * k);
 

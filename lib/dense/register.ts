@@ -3,7 +3,7 @@ import { secondsOf, timed, zeroWork } from "../util/run-cost";
 import type { FeedbackRetriever, PartBuilder, RetrieverOptions } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
-import { fitLsi, fitLsiInWorker } from "./lsi";
+import { fitLsi } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type EmbeddingPreset, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import type { Embedder } from "./types";
@@ -323,10 +323,7 @@ export async function lsiRetriever(name: string, bench: Benchmark, opts: Retriev
   // and the sweep when the job has a build cache), so the corpus is tokenised once.
   const bm25 = await part("bm25-greekstemmer");
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
-  // In a worker thread (1.1 s on greeklaws-2021), so this one goes on with other work meanwhile
-  // (`gbr reproduce` starts it early: the experiment's `prefetch`). Sharing the products between
-  // two threads (fitLsiMany) no longer saves time with the SIMD kernel.
-  const { value: model, seconds: fitSeconds } = await timed(() => fitLsiInWorker(bm25.corpus, { dims }));
+  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims }));
   opts.log?.(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
   const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
   const corpus = secondsOf(bm25.corpus.seconds + fitSeconds);

@@ -208,19 +208,8 @@ export function csrOf(A: DocTermMatrix): CsrMatrix {
  */
 export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.rows * c);
-  mulARows(A, X, c, out, 0, A.rows);
+  gatherRows(A.rowStart, A.rowTerm, A.rowWeight, X, c, out, 0, A.rows);
   return out;
-}
-
-/**
- * Rows [from, to) of A X into `out` (documents × c; row d at (d − base) · c): a share of
- * `mulA`, the same numbers.
- *
- * @example
- * mulARows(rows, X, c, out, 0, rows.rows >> 1); // the first half of the documents
- */
-export function mulARows(A: CsrMatrix, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): void {
-  gatherRows(A.rowStart, A.rowTerm, A.rowWeight, X, c, out, from, to, base);
 }
 
 /**
@@ -231,19 +220,8 @@ export function mulARows(A: CsrMatrix, X: Float64Array, c: number, out: Float64A
  */
 export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.cols * c);
-  mulAtRows(A, Y, c, out, 0, A.cols);
+  gatherRows(A.termStart, A.postingDoc, A.weight, Y, c, out, 0, A.cols);
   return out;
-}
-
-/**
- * Rows [from, to) of Aᵀ Y into `out` (terms × c; row t at (t − base) · c): a share of
- * `mulAt`, the same numbers.
- *
- * @example
- * mulAtRows(A, Y, c, out, A.cols >> 1, A.cols); // the second half of the terms
- */
-export function mulAtRows(A: Pick<DocTermMatrix, "termStart" | "postingDoc" | "weight">, Y: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): void {
-  gatherRows(A.termStart, A.postingDoc, A.weight, Y, c, out, from, to, base);
 }
 
 /**
@@ -313,8 +291,7 @@ function gatherRow(
 /**
  * out[o + j] + (w0·X[x0 + j] + w1·X[x1 + j] + w2·X[x2 + j] + w3·X[x3 + j]) into out[o + j], for
  * j in [from, to): the four-row step of both JavaScript reference kernels (`gatherRow`,
- * `gramUpper`), in the order the WebAssembly kernel adds. Two output columns per step (each
- * column's arithmetic as one at a time): the loads overlap.
+ * `gramUpper`), in the order the WebAssembly kernel adds.
  */
 function addFourRows(
   out: Float64Array,
@@ -331,14 +308,7 @@ function addFourRows(
   from: number,
   to: number,
 ): void {
-  let j = from;
-  for (; j + 1 < to; j += 2) {
-    const a = out[o + j] + (w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j]);
-    const b = out[o + j + 1] + (w0 * X[x0 + j + 1] + w1 * X[x1 + j + 1] + w2 * X[x2 + j + 1] + w3 * X[x3 + j + 1]);
-    out[o + j] = a;
-    out[o + j + 1] = b;
-  }
-  for (; j < to; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
+  for (let j = from; j < to; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
 }
 
 /**

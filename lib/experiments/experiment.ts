@@ -2,7 +2,7 @@
  * What an experiment is: its context, its result, and how it says it cannot run here. Apart from
  * the registry so that modules defining experiments (tuning.ts) import no cycle back into it.
  */
-import type { Retriever, Run } from "../types";
+import type { Run } from "../types";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { LoadedBenchmark } from "../data/source";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
@@ -18,8 +18,6 @@ export interface ExperimentContext {
    * rewritten queries (`queries`).
    */
   run(name: string): Promise<Run>;
-  /** The named retriever, built once per reproduce and shared (as `run` uses it), without running it. */
-  retriever(name: string): Promise<Retriever>;
   /**
    * The benchmark's corpus tokenised and indexed with a tokenizer (e.g. "greekstemmer"), built
    * once per reproduce and shared with every retriever that indexes the same corpus.
@@ -46,14 +44,6 @@ export interface Experiment {
   title: string;
   /** Outside resources it needs; missing ones make it skipped, not failed. */
   needs: ("lemma-tables" | "llm" | "embeddings" | "rerank")[];
-  /**
-   * Work that can begin before this experiment's turn because it runs mostly off the main thread
-   * (LSI's fit in a worker, the tuning sweep's worker chunks): `runExperiments` starts the
-   * prefetches of all its experiments, one after the other (each waits for the one before, so
-   * two workers' memory never add up), with the job's options, while the experiments run in
-   * order. What it starts must be what `run` then finds (through the build cache, say).
-   */
-  prefetch?: (ctx: ExperimentContext) => Promise<unknown>;
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
 }
 

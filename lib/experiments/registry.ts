@@ -1,6 +1,6 @@
 import { tuningExperiments } from "./tuning";
 import { BUILTIN_PRESETS } from "../dense/presets";
-import type { Experiment, ExperimentContext } from "./experiment";
+import type { Experiment } from "./experiment";
 import { readConfig, type Config } from "../config";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
@@ -10,14 +10,12 @@ export { SkipExperiment, type Experiment, type ExperimentContext, type Experimen
  * composites included: `prf:…`, `rrf:a+b`). Its parameters are recorded from the run itself
  * (`Run.info`); `details` only adds what the run does not say about itself.
  */
-function retrieverExperiment(id: string, section: string, title: string, needs: Experiment["needs"], details?: Record<string, unknown>, buildEarly = false): Experiment {
+function retrieverExperiment(id: string, section: string, title: string, needs: Experiment["needs"], details?: Record<string, unknown>): Experiment {
   return {
     id,
     section,
     title,
     needs,
-    // A retriever whose build runs off the main thread (LSI's fit) is built while the experiments before it run.
-    ...(buildEarly ? { prefetch: (ctx: ExperimentContext) => ctx.retriever(id) } : {}),
     async run(ctx) {
       return { run: await ctx.run(id), details };
     },
@@ -65,7 +63,7 @@ export function experiments(config: Pick<Config, "rerankers"> = readConfig()): E
   retrieverExperiment("bm25-spacy", "4.1", "BM25-SPACY (spaCy Greek lemma lookup)", ["lemma-tables"]),
   retrieverExperiment("bm25-grnlp", "4.1", "BM25-GR-NLP-TOOLKIT (toolkit-style tokens, no stemming)", []),
   ...API_PRESETS.map((p) => retrieverExperiment(`dense:${p.name}`, "4.1", `Dense ${p.name} (model as recorded with the run)`, ["embeddings"])),
-  retrieverExperiment("lsi", "extra", "LSI: TF-IDF over BM25-GREEKSTEMMER tokens, randomized SVD, 256 dims (offline)", [], { dims: 256, seed: 42 }, true),
+  retrieverExperiment("lsi", "extra", "LSI: TF-IDF over BM25-GREEKSTEMMER tokens, randomized SVD, 256 dims (offline)", [], { dims: 256, seed: 42 }),
   retrieverExperiment("prf:bm25-greekstemmer", "4.4", "BM25-GREEKSTEMMER + PRF (top 10, 30 expansion terms)", [], { docs: 10, terms: 30 }),
   ...PAPER_PRESETS.map((p) => retrieverExperiment(`prf:dense:${p.name}`, "4.4", `Dense ${p.name} + Rocchio PRF (β 0.25, top 10)`, ["embeddings"], { beta: 0.25, docs: 10 })),
   retrieverExperiment("prf:lsi", "extra", "LSI + Rocchio PRF (β 0.25, top 10)", [], { beta: 0.25, docs: 10 }),

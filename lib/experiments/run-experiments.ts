@@ -4,9 +4,7 @@
  * composite (`prf:x`, `rrf:a+b`, `reform:x`) reuses its parts and the corpus is indexed once per
  * tokenizer. An experiment whose error says it cannot run here (`GbrError.unavailable`: a
  * provider not configured, a resource offline, prompts not pulled) is recorded as skipped with
- * the reason; any other error as failed; neither stops the others. Work an experiment marks
- * `prefetch` (LSI's fit, the tuning sweep's worker chunks) begins with the job, one prefetch after
- * the other, and overlaps the experiments before it.
+ * the reason; any other error as failed; neither stops the others.
  */
 import type { LoadedBenchmark } from "../data/source";
 import { evaluate, type MetricValues } from "../eval/metrics";
@@ -91,16 +89,8 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     loaded,
     log,
     run: async (name) => (await createRetriever(name, bench, options)).retrieve(bench.queries, 100),
-    retriever: (name) => createRetriever(name, bench, options),
     corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, options), options),
   });
-  // Work that runs mostly off this thread begins now, one prefetch after the other, while the
-  // experiments run; each experiment finds its own (a failure shows there, in its record).
-  let prefetched: Promise<unknown> = Promise.resolve();
-  for (const experiment of experiments) {
-    const prefetch = experiment.prefetch;
-    if (prefetch) prefetched = prefetched.then(() => prefetch(contextFor(base))).catch(() => {});
-  }
   // Each distinct reason is printed once; later experiments it covers point back to the first.
   const firstWithReason = new Map<string, string>();
   for (const [i, experiment] of experiments.entries()) {

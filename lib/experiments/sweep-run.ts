@@ -1,15 +1,12 @@
 /**
  * Running the BM25 tuning sweep: every (k1, b) setting's positive-only top-100 rankings from the
- * sparse engine (`QuerySweep`), scored by eval's one implementation (`PositionalEvaluator`), in
- * one thread (`bm25Sweep`) or over both cores (`bm25SweepMany`, lib/experiments/sweep-worker.ts),
- * with the same numbers to the bit either way.
+ * sparse engine (`QuerySweep`), scored by eval's one implementation (`PositionalEvaluator`).
  */
 import type { DocId, Query, QueryId } from "../types";
-import { DEPTH, meanOf, METRICS, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../eval/metrics";
+import { DEPTH, meanOf, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../eval/metrics";
 import { checkMetric, firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
-import { guidedChunks, startChunks, threads, WorkerPool } from "../util/worker";
 
 /** rank_bm25's defaults, the paper's untuned BM25 (ε is the sweep's `epsilon` option). */
 const DEFAULT_K1 = 1.5;
@@ -32,6 +29,8 @@ export interface SweepOptions {
   metric?: Metric;
   /** Keep each setting's rankings on its entry (default false). */
   keepRankings?: boolean;
+  /** Called after each query with the queries done and their total (a sweep of long queries takes seconds). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -67,78 +66,15 @@ export function bm25Sweep(
   const plan = planSweep(corpus, queries, qrels, opts);
   const engine = new QuerySweep(corpus, plan.settings, plan.epsilon);
   const evaluator = new PositionalEvaluator(corpus.docIds);
+  let done = 0;
   for (const q of plan.work) {
     const rows = sweepQuery(engine, evaluator, q.termIds, q.gold, plan.settings.length, (s, ranking) =>
       plan.entries[s].rankings?.set(q.id, Array.from(ranking, (d) => corpus.docIds[d])),
     );
     rows.forEach((m, s) => plan.entries[s].perQuery.set(q.id, m));
+    opts.onProgress?.(++done, plan.work.length);
   }
   return finishSweep(plan);
-}
-
-/**
- * `bm25Sweep` over both cores: the queries cut into chunks (`guidedChunks`) that the main
- * thread and `threads() - 1` workers (lib/experiments/sweep-worker.ts, which run the very same
- * `sweepQuery`) take in turn (`shareChunks`), the same result to the bit. Small sweeps,
- * `keepRankings`, and `GBR_THREADS=1` run in one thread; to get the rankings of a few settings
- * afterwards, use `attachRankings`.
- *
- * @example
- * const sweep = await bm25SweepMany(corpus, bench.queries, bench.qrels);
- */
-export function bm25SweepMany(
-  corpus: IndexedCorpus,
-  queries: readonly Query[],
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  opts: SweepOptions = {},
-): Promise<SweepResult> {
-  return startSweepMany(corpus, queries, qrels, opts).finish();
-}
-
-/**
- * `bm25SweepMany` begun now and finished later: the workers start on their chunks at once, and
- * this thread joins them in `finish` (the same result to the bit). `gbr reproduce` begins its
- * tuning sweep this way while other experiments run on this thread. One-thread sweeps do all
- * their work in `finish`.
- *
- * @example
- * const sweep = startSweepMany(corpus, bench.queries, bench.qrels);
- * // … other work …
- * const result = await sweep.finish();
- */
-export function startSweepMany(
-  corpus: IndexedCorpus,
-  queries: readonly Query[],
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  opts: SweepOptions = {},
-): { finish(): Promise<SweepResult> } {
-  const plan = planSweep(corpus, queries, qrels, opts);
-  const clients = !opts.keepRankings && plan.work.length >= PARALLEL_MIN_SWEEP_QUERIES ? pool.take(threads() - 1) : [];
-  if (!clients.length) return { finish: async () => bm25Sweep(corpus, queries, qrels, opts) };
-  const id = pool.load(corpus, clients, (id) => ({ kind: "load", corpus: id, arrays: corpus.index.arrays(), docIds: corpus.docIds }));
-  // Chunks by work (a query's grows with the postings it touches), smaller towards the end,
-  // taken in turn by this thread and the workers.
-  const chunks = guidedChunks(plan.work, clients.length + 1, (q) => sweepCost(corpus, q.termIds));
-  const S = plan.settings.length;
-  const share = startChunks(chunks, clients, (client, part: readonly SweepWork[]) =>
-    client.call<Float64Array>({ kind: "sweep", corpus: id, settings: plan.settings, epsilon: plan.epsilon, queries: part.map((q) => ({ termIds: q.termIds, gold: [...q.gold] })) }),
-  );
-  return {
-    async finish() {
-      // One engine for all of this thread's chunks, as a worker keeps one for its chunks.
-      let engine: { here: QuerySweep; evaluator: PositionalEvaluator } | undefined;
-      const packed = await share.join((part) => {
-        engine ??= { here: new QuerySweep(corpus, plan.settings, plan.epsilon), evaluator: new PositionalEvaluator(corpus.docIds) };
-        return packQueries(engine.here, engine.evaluator, S, part);
-      });
-      chunks.forEach((part, c) =>
-        part.forEach((q, i) => {
-          for (let s = 0; s < S; s++) plan.entries[s].perQuery.set(q.id, unpackMetrics(packed[c], (i * S + s) * METRICS.length));
-        }),
-      );
-      return finishSweep(plan);
-    },
-  };
 }
 
 /**
@@ -166,11 +102,6 @@ export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[],
     );
   }
 }
-
-/** Sweeps smaller than this many queries run in one thread (a worker's start would not pay). */
-const PARALLEL_MIN_SWEEP_QUERIES = 100;
-
-const pool = new WorkerPool(__filename, "sweep-worker");
 
 /** One query of a sweep: its id, its term ids and its gold articles. */
 export interface SweepWork {
@@ -235,8 +166,7 @@ function planSweep(corpus: IndexedCorpus, queries: readonly Query[], qrels: Read
 function finishSweep(plan: SweepPlan): SweepResult {
   const { entries, hasDefault, metric } = plan;
   for (const e of entries) {
-    // Filled out of order (unjudged-text queries first, workers' shares as they come): put back
-    // in qrels order, the order every mean is summed in, as `evaluate` does.
+    // Filled out of order (unjudged-text queries first): put back in qrels order, the order every mean is summed in, as `evaluate` does.
     e.perQuery = new Map(plan.queryIds.map((q) => [q, e.perQuery.get(q)!]));
     if (e.rankings) e.rankings = new Map(plan.queryIds.map((q) => [q, e.rankings!.get(q)!]));
     e.mean = meanOf([...e.perQuery.values()]);
@@ -259,7 +189,7 @@ function finishSweep(plan: SweepPlan): SweepResult {
 
 /**
  * Every setting's metrics for one query (and, through `keep`, each ranking): the engine ranks,
- * the evaluator scores. The one computation of both `bm25Sweep` and its workers.
+ * the evaluator scores.
  *
  * @example
  * const rows = sweepQuery(engine, evaluator, termIds, gold, settings.length);
@@ -281,43 +211,6 @@ export function sweepQuery(
     keep?.(s, ranking);
   }
   return rows;
-}
-
-/**
- * A chunk of a sweep in one thread, packed as the workers answer: for query i and setting s,
- * METRICS' values at (i · settings + s) · METRICS.length. The engine and evaluator are made
- * beforehand, so the chunks of one sweep share them.
- *
- * @example
- * const packed = packQueries(new QuerySweep(corpus, settings, 0.25), new PositionalEvaluator(corpus.docIds), settings.length, work);
- */
-export function packQueries(engine: QuerySweep, evaluator: PositionalEvaluator, settings: number, work: readonly Pick<SweepWork, "termIds" | "gold">[]): Float64Array {
-  const out = new Float64Array(work.length * settings * METRICS.length);
-  work.forEach((q, i) => {
-    sweepQuery(engine, evaluator, q.termIds, q.gold, settings).forEach((m, s) => {
-      const o = (i * settings + s) * METRICS.length;
-      METRICS.forEach((name, j) => (out[o + j] = m[name]));
-    });
-  });
-  return out;
-}
-
-/** A query's share of a sweep's work: the postings of its distinct terms, plus a fixed part for the rankings. */
-function sweepCost(corpus: Pick<IndexedCorpus, "index">, termIds: Int32Array): number {
-  const { termStart } = corpus.index;
-  const terms = termStart.length - 1;
-  const seen = new Set<number>();
-  let cost = 2000;
-  for (const t of termIds) {
-    if (t < 0 || t >= terms || seen.has(t)) continue;
-    seen.add(t);
-    cost += termStart[t + 1] - termStart[t];
-  }
-  return cost;
-}
-
-function unpackMetrics(packed: Float64Array, offset: number): MetricValues {
-  return Object.fromEntries(METRICS.map((name, j) => [name, packed[offset + j]])) as MetricValues;
 }
 
 function validGrid(values: readonly number[], name: string, ok: (v: number) => boolean): number[] {

@@ -3,17 +3,17 @@
  * b, positive-only top-100 rankings, the five metrics per setting, the best setting by mean
  * Recall@100 (an oracle upper bound, since it is tuned on the test queries), and beside it the
  * 5-fold cross-validated estimate. The rankings come from the sparse engine (`QuerySweep`), the
- * metrics from eval's one implementation (`PositionalEvaluator`); ./sweep-run.ts joins the two
- * (over both cores for a large sweep), this module makes the experiments of it.
+ * metrics from eval's one implementation (`PositionalEvaluator`); ./sweep-run.ts joins the two,
+ * this module makes the experiments of it.
  */
 
 // The sweep itself lives in ./sweep-run.ts; re-exported where notebooks and tests import it.
-export { bm25Sweep, bm25SweepMany, type SweepOptions };
+export { bm25Sweep, type SweepOptions };
 import type { DocId, Query, QueryId, Run } from "../types";
 import { sweepHeatmap, type SweepResult } from "../eval/sweep-result";
 import { crossValidatedTuning, type CvOptions, type CvResult } from "../eval/cross-validation";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
-import { attachRankings, bm25Sweep, bm25SweepMany, startSweepMany, type SweepOptions } from "./sweep-run";
+import { attachRankings, bm25Sweep, type SweepOptions } from "./sweep-run";
 import { SkipExperiment, type Experiment, type ExperimentContext } from "./experiment";
 import { addCosts, secondsOf } from "../util/run-cost";
 
@@ -53,20 +53,17 @@ interface SweepOutcome {
 
 // The pair's two experiments ask for the same sweep; it is computed once per (corpus, queries).
 const sweeps = new WeakMap<object, Map<readonly Query[], Promise<SweepOutcome>>>();
-// Sweeps begun early (the oracle's prefetch): their workers already at work when the pair's turn comes.
-const begun = new WeakMap<object, Map<readonly Query[], { sweep: ReturnType<typeof startSweepMany>; t0: number }>>();
-
 const sweepOptions: SweepOptions = { metric: "Recall@100" };
 
-/** Begins the sweep of the benchmark's own queries in the workers (`startSweepMany`), for `sweepFor` to finish. */
-async function beginSweep(ctx: ExperimentContext): Promise<void> {
-  const bench = ctx.loaded.benchmark;
-  const corpus = await ctx.corpus("greekstemmer");
-  let byQueries = begun.get(corpus);
-  if (!byQueries) begun.set(corpus, (byQueries = new Map()));
-  if (!byQueries.has(bench.queries) && !sweeps.get(corpus)?.has(bench.queries)) {
-    byQueries.set(bench.queries, { sweep: startSweepMany(corpus, bench.queries, bench.qrels, sweepOptions), t0: performance.now() });
-  }
+/** A line every 2 s while a sweep runs: one of long queries takes several seconds. */
+function sweepProgress(ctx: ExperimentContext, t0: number): (done: number, total: number) => void {
+  let next = t0 + 2000;
+  return (done, total) => {
+    const now = performance.now();
+    if (now < next || done === total) return;
+    next = now + 2000;
+    ctx.log(`sweep: ${done}/${total} queries, ${((now - t0) / 1000).toFixed(0)} s`);
+  };
 }
 
 async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<SweepOutcome> {
@@ -79,17 +76,15 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   if (!byQueries) sweeps.set(corpus, (byQueries = new Map()));
   let outcome = byQueries.get(queries);
   if (!outcome) {
-    const early = begun.get(corpus)?.get(queries);
-    begun.get(corpus)?.delete(queries);
     outcome = (async () => {
-      const t0 = early?.t0 ?? performance.now();
-      const sweep = await (early?.sweep ?? startSweepMany(corpus, queries, bench.qrels, sweepOptions)).finish();
+      const t0 = performance.now();
+      const sweep = bm25Sweep(corpus, queries, bench.qrels, { ...sweepOptions, onProgress: sweepProgress(ctx, t0) });
       const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS, seed: 42 }) : undefined;
       // Only the oracle's and the folds' settings need rankings: a few, not all 192.
       attachRankings(corpus, queries, sweep, [sweep.best, ...(cv?.folds ?? [])]);
       const seconds = (performance.now() - t0) / 1000;
       ctx.log(
-        `sweep: 192 settings in ${seconds.toFixed(1)} s${early ? " (begun in a worker while the experiments before it ran)" : ""}; oracle (k1 ${sweep.best.k1}, b ${sweep.best.b}) Recall@100 ${sweep.best.value.toFixed(4)} ` +
+        `sweep: 192 settings in ${seconds.toFixed(1)} s; oracle (k1 ${sweep.best.k1}, b ${sweep.best.b}) Recall@100 ${sweep.best.value.toFixed(4)} ` +
           `vs default ${sweep.default.value.toFixed(4)}` + (cv ? `; ${FOLDS}-fold cross-validated ${cv.mean["Recall@100"].toFixed(4)}` : ""),
       );
       return { sweep, ...(cv ? { cv } : {}), seconds, corpusSeconds: corpus.seconds, ...(source ? { source } : {}) };
@@ -131,9 +126,6 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
     section: "4.4",
     title: `${label}, oracle upper bound: k1 and b tuned on the test queries (192 settings)`,
     needs,
-    // The sweep of the benchmark's own queries needs nothing but the index: its workers begin
-    // while the experiments before it run (rewritten queries only exist once their run is made).
-    ...(queriesFrom ? {} : { prefetch: beginSweep }),
     async run(ctx) {
       const o = await sweepFor(ctx, queriesFrom);
       const best = o.sweep.grid.find((e) => e.k1 === o.sweep.best.k1 && e.b === o.sweep.best.b)!;

@@ -1,7 +1,5 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
 import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
-import { searchCost, searchInWorker, workersFor } from "./bm25-parallel";
-import { guidedChunks, shareChunks } from "../util/worker";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
@@ -96,36 +94,6 @@ export function bm25Search(
     rankings.set(q.id, idsOf(corpus, top.docs));
     scores.set(q.id, numbersOf(top.scores));
   }
-  return { rankings, scores };
-}
-
-/**
- * `bm25Search` with large batches spread over both cores (the workers of `workersFor`): the same run.
- *
- * @example
- * const run = await bm25SearchMany(corpus, corpus.index.withParams(), bench.queries, 100);
- */
-export async function bm25SearchMany(corpus: IndexedCorpus, scorer: Bm25Scorer, queries: readonly Query[], k: number, opts: SearchOptions = {}): Promise<Run> {
-  const clients = workersFor(queries.length);
-  if (!clients.length) return bm25Search(corpus, scorer, queries, k, opts);
-  // Analysed first (a small part of the time) so the batch can be shared by its postings.
-  const analysed = queries.map((q) => ({ q, ids: Int32Array.from(corpus.analyze(q.text)) }));
-  const cost = searchCost(scorer);
-  const chunks = guidedChunks(analysed, clients.length + 1, (a) => cost(a.ids));
-  const tops = await shareChunks(
-    chunks,
-    clients,
-    (chunk) => chunk.map((a) => scorer.searchIds(a.ids, k, opts)),
-    (client, chunk) => searchInWorker(client, scorer, chunk.map((a) => a.ids), k, opts),
-  );
-  const rankings = new Map<string, string[]>();
-  const scores = new Map<string, number[]>();
-  chunks.forEach((chunk, i) =>
-    chunk.forEach((a, j) => {
-      rankings.set(a.q.id, idsOf(corpus, tops[i][j].docs));
-      scores.set(a.q.id, numbersOf(tops[i][j].scores));
-    }),
-  );
   return { rankings, scores };
 }
 

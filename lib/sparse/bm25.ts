@@ -19,21 +19,13 @@ export interface Bm25Params {
 
 export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.75, epsilon: 0.25 });
 
-import { newSelectScratch, selectTop, selectTopClearing, type SelectScratch, type TopK } from "../util/top-k";
+import { selectTop, type TopK } from "../util/top-k";
 
 export type { TopK };
 
 export interface SearchOptions {
   /** Keep only documents whose score is > 0 (REACT-BM25 and the tuning sweep use this). */
   positiveOnly?: boolean;
-}
-
-/** The typed arrays a `Bm25Index` is made of. */
-export interface Bm25IndexArrays {
-  termStart: Int32Array;
-  postingDoc: Int32Array;
-  postingTf: Int32Array;
-  docLen: Int32Array;
 }
 
 /**
@@ -106,27 +98,6 @@ export class Bm25Index {
     const ids = new Int32Array(offsets[docs.length]);
     docs.forEach((doc, d) => ids.set(doc, offsets[d]));
     return Bm25Index.fromFlat(terms, ids, offsets);
-  }
-
-  /**
-   * An index from the arrays of another (a worker thread receives them this way). Without the
-   * term strings: such an index searches term ids (`searchIds`), not tokens.
-   *
-   * @example
-   * const copy = Bm25Index.fromArrays(index.arrays());
-   */
-  static fromArrays(a: Bm25IndexArrays): Bm25Index {
-    return new Bm25Index(new Map(), a.termStart, a.postingDoc, a.postingTf, a.docLen);
-  }
-
-  /**
-   * The index's arrays, for `fromArrays` (shared, not copied).
-   *
-   * @example
-   * worker.postMessage({ index: corpus.index.arrays() });
-   */
-  arrays(): Bm25IndexArrays {
-    return { termStart: this.termStart, postingDoc: this.postingDoc, postingTf: this.postingTf, docLen: this.docLen };
   }
 
   /**
@@ -275,40 +246,9 @@ export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
   return idf;
 }
 
-/**
- * scores[d] += times · w for the postings [from, to): one loop over typed arrays, outside the
- * class so V8 keeps it monomorphic and tight (about 2 ns a posting here).
- */
+/** scores[d] += times · w for the postings [from, to). */
 function addPostings(from: number, to: number, postingDoc: Int32Array, weight: Float64Array, scores: Float64Array, times: number): void {
-  // Four postings per step: the four documents are distinct (a term lists a document once), so
-  // the adds are independent and each score gets exactly the additions it got one at a time, in
-  // the same order. The loads then overlap; a third less time than the plain loop here.
-  let p = from;
-  if (times === 1) {
-    for (; p + 3 < to; p += 4) {
-      const d0 = postingDoc[p];
-      const d1 = postingDoc[p + 1];
-      const d2 = postingDoc[p + 2];
-      const d3 = postingDoc[p + 3];
-      scores[d0] += weight[p];
-      scores[d1] += weight[p + 1];
-      scores[d2] += weight[p + 2];
-      scores[d3] += weight[p + 3];
-    }
-    for (; p < to; p++) scores[postingDoc[p]] += weight[p];
-  } else {
-    for (; p + 3 < to; p += 4) {
-      const d0 = postingDoc[p];
-      const d1 = postingDoc[p + 1];
-      const d2 = postingDoc[p + 2];
-      const d3 = postingDoc[p + 3];
-      scores[d0] += times * weight[p];
-      scores[d1] += times * weight[p + 1];
-      scores[d2] += times * weight[p + 2];
-      scores[d3] += times * weight[p + 3];
-    }
-    for (; p < to; p++) scores[postingDoc[p]] += times * weight[p];
-  }
+  for (let p = from; p < to; p++) scores[postingDoc[p]] += times * weight[p];
 }
 
 /** Scores queries against a `Bm25Index` for one parameter setting. */
@@ -321,12 +261,6 @@ export class Bm25Scorer {
   /** Scratch for `accumulate`: each term's count in the current query, and the distinct terms. */
   private readonly times: Int32Array;
   private readonly distinct: Int32Array;
-  private readonly scratch: SelectScratch;
-  private readonly termMax: Float64Array;
-  /** Every posting weight is >= 0 (true unless idf goes negative): scores then lie in [0, bound]. */
-  private readonly nonNegative: boolean;
-  /** An upper bound of the current query's scores (set by `accumulate`). */
-  private bound = 0;
 
   constructor(
     readonly index: Bm25Index,
@@ -350,23 +284,9 @@ export class Bm25Scorer {
       }
     }
     this.weight = w;
-    // Each term's largest posting weight: their sum over a query bounds its scores (selectTopClearing).
-    const termMax = new Float64Array(this.idf.length);
-    let nonNegative = true;
-    for (let t = 0; t < this.idf.length; t++) {
-      let m = 0;
-      for (let p = termStart[t]; p < termStart[t + 1]; p++) {
-        if (w[p] > m) m = w[p];
-        if (!(w[p] >= 0)) nonNegative = false;
-      }
-      termMax[t] = m;
-    }
-    this.termMax = termMax;
-    this.nonNegative = nonNegative;
     this.scores = new Float64Array(N);
     this.times = new Int32Array(this.idf.length);
     this.distinct = new Int32Array(this.idf.length);
-    this.scratch = newSelectScratch(N);
   }
 
   /**
@@ -407,16 +327,12 @@ export class Bm25Scorer {
       if (times[t]++ === 0) distinct[n++] = t;
     }
     const { termStart, postingDoc } = this.index;
-    let bound = 0;
     for (let i = 0; i < n; i++) {
       const t = distinct[i];
       const c = times[t];
       times[t] = 0;
-      bound += c * this.termMax[t];
       addPostings(termStart[t], termStart[t + 1], postingDoc, this.weight, scores, c);
     }
-    // A little above the sum, so that rounding in the additions can never carry a score past it.
-    this.bound = bound * (1 + 1e-9);
   }
 
   /**
@@ -448,8 +364,7 @@ export class Bm25Scorer {
       this.scores.fill(0);
       throw new RangeError(`k must be a positive integer, got ${k}`);
     }
-    if (this.nonNegative) return selectTopClearing(this.scores, Math.min(k, this.index.docCount), opts.positiveOnly === true, this.scratch, this.bound);
-    const top = selectTop(this.scores, Math.min(k, this.index.docCount), opts.positiveOnly === true, this.scratch);
+    const top = selectTop(this.scores, k, opts.positiveOnly === true);
     this.scores.fill(0);
     return top;
   }

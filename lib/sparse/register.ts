@@ -2,7 +2,7 @@ import type { Benchmark, Query, Run } from "../types";
 import { secondsOf, timed } from "../util/run-cost";
 import type { FeedbackRetriever, RetrieverOptions } from "../registry";
 import { createTokenizer } from "../text/registry";
-import { bm25SearchMany, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
+import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
 
 /**
@@ -43,7 +43,7 @@ export async function bm25Retriever(name: string, bench: Benchmark, opts: Retrie
   return {
     name,
     corpus,
-    retrieve: (queries: Query[], k: number) => record(name, () => bm25SearchMany(corpus, scorer, queries, k, search)),
+    retrieve: (queries: Query[], k: number) => record(name, () => bm25Search(corpus, scorer, queries, k, search)),
     retrieveWithFeedback: (queries: Query[], k: number) =>
       record(`prf:${name}`, () => {
         const terms = corpus.index.terms();

@@ -7,7 +7,6 @@
  */
 import type { IndexedCorpus } from "./bm25-retriever";
 import { okapiIdf } from "./bm25";
-import { sortByKeyDescending } from "../util/top-k";
 
 /**
  * Values built from integers and divided once, so every value is the double nearest its
@@ -224,7 +223,7 @@ export class QuerySweep {
     }
     const order = new Int32Array(M);
     for (let m = 0; m < M; m++) order[m] = m;
-    sortByKeyDescending(order, M, absSum);
+    order.sort((x, y) => absSum[y] - absSum[x] || x - y);
 
     // Per document in visit order: its raw (slot, tf) pairs, and entries merging the
     // contributions that share a tf value (small tf only: large ones are rare and stay separate
@@ -347,7 +346,7 @@ export class QuerySweep {
     let nc = 0;
     for (let m = 0; m < visited; m++) if (hi[m] > 0 && hi[m] >= threshold) this.cand[nc++] = m;
     const cand = this.cand;
-    sortByKeyDescending(cand, nc, hi);
+    cand.subarray(0, nc).sort((x, y) => hi[y] - hi[x] || x - y);
 
     const out = new Int32Array(Math.min(k, nc));
     let n = 0;

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Bm25Index, okapiIdf } from "../../lib/sparse/bm25";
-import { newSelectScratch, selectTop, selectTopClearing, TopKHeap } from "../../lib/util/top-k";
+import { selectTop } from "../../lib/util/top-k";
 
 /** rank_bm25's get_scores written the slow, obvious way, as the reference to compare with. */
 function referenceScores(docs: string[][], query: string[], k1 = 1.5, b = 0.75, epsilon = 0.25): number[] {
@@ -139,71 +139,19 @@ test("a repeated query term is read once, weight times count: within 1e-14 of ra
   );
 });
 
-test("selectTopClearing: the same k best as selectTop for scores in [0, bound], whatever the bound; the scores left at 0", () => {
-  const value = fc.oneof(fc.constantFrom(0, 0, 0.5, 1, 1, 2.25, 7), fc.double({ min: 0, max: 10, noNaN: true }));
-  fc.assert(
-    fc.property(
-      fc.array(value, { minLength: 1, maxLength: 300 }),
-      fc.integer({ min: 1, max: 120 }),
-      fc.boolean(),
-      fc.double({ min: 1, max: 50, noNaN: true }),
-      (values, k, positiveOnly, slack) => {
-        const scores = Float64Array.from(values);
-        const max = Math.max(...values);
-        const want = selectTop(Float64Array.from(values), Math.min(k, scores.length), positiveOnly, newSelectScratch(scores.length));
-        // A bound at the maximum or anywhere above it (a sum of per-term maxima is usually above).
-        const got = selectTopClearing(scores, Math.min(k, scores.length), positiveOnly, newSelectScratch(scores.length), max * slack);
-        assert.deepEqual(Array.from(got.docs), Array.from(want.docs));
-        assert.deepEqual(Array.from(got.scores), Array.from(want.scores));
-        assert.ok(scores.every((s) => s === 0), "cleared for the next query");
-      },
-    ),
-    { numRuns: 500 },
-  );
-});
-
-test("one scratch reused across selections (its heap kept between queries) gives what a fresh one gives; the results own their arrays", () => {
-  const value = fc.oneof(fc.constantFrom(0, 0, 0.5, 1, 1, 2.25, 7), fc.double({ min: -1, max: 10, noNaN: true }));
-  const shared = newSelectScratch(300);
-  const kept: { got: ReturnType<typeof selectTop>; want: number[] }[] = [];
-  fc.assert(
-    fc.property(fc.array(value, { minLength: 300, maxLength: 300 }), fc.integer({ min: 1, max: 40 }), fc.boolean(), (values, k, positiveOnly) => {
-      const want = selectTop(Float64Array.from(values), k, positiveOnly, newSelectScratch(300));
-      const got = selectTop(Float64Array.from(values), k, positiveOnly, shared);
-      assert.deepEqual(Array.from(got.docs), Array.from(want.docs));
-      assert.deepEqual(Array.from(got.scores), Array.from(want.scores));
-      if (values.every((v) => v >= 0)) {
-        const bound = Math.max(...values) * 2;
-        const cleared = selectTopClearing(Float64Array.from(values), k, positiveOnly, shared, bound);
-        assert.deepEqual(Array.from(cleared.docs), Array.from(selectTopClearing(Float64Array.from(values), k, positiveOnly, newSelectScratch(300), bound).docs));
-      }
-      kept.push({ got, want: Array.from(want.docs) });
-    }),
-    { numRuns: 300 },
-  );
-  // Earlier results are untouched by later selections.
-  for (const { got, want } of kept) assert.deepEqual(Array.from(got.docs), want);
-  // A heap left holding entries is not reused.
-  const scratch = newSelectScratch(4);
-  selectTop(Float64Array.of(1, 2, 3, 4), 2, false, scratch);
-  scratch.heap!.offer(3, 99);
-  assert.deepEqual(Array.from(selectTop(Float64Array.of(4, 3, 2, 1), 2, false, scratch).docs), [0, 1]);
-});
-
-test("selectTop: the same k best as offering every score to a heap, ties in corpus order, zeros filling in", () => {
-  // Scores drawn from a few values make ties and zeros the rule; negatives and a lone positive take the fallback.
+test("selectTop: the k best of a stable descending sort, ties in corpus order, zeros filling in", () => {
+  // Scores drawn from a few values make ties and zeros the rule.
   const value = fc.oneof(fc.constantFrom(0, 0, 0.5, 1, 1, 2.25, 7), fc.double({ min: -1, max: 10, noNaN: true }));
   fc.assert(
     fc.property(fc.array(value, { minLength: 1, maxLength: 300 }), fc.integer({ min: 1, max: 120 }), fc.boolean(), (values, k, positiveOnly) => {
-      const scores = Float64Array.from(values);
-      const heap = new TopKHeap(Math.min(k, scores.length));
-      scores.forEach((s, d) => {
-        if (!positiveOnly || s > 0) heap.offer(d, s);
-      });
-      const want = heap.sorted();
-      const got = selectTop(scores, Math.min(k, scores.length), positiveOnly, newSelectScratch(scores.length));
-      assert.deepEqual(Array.from(got.docs), Array.from(want.docs));
-      assert.deepEqual(Array.from(got.scores), Array.from(want.scores));
+      const want = values
+        .map((s, d) => ({ s, d }))
+        .filter(({ s }) => !positiveOnly || s > 0)
+        .sort((x, y) => y.s - x.s || x.d - y.d)
+        .slice(0, k);
+      const got = selectTop(Float64Array.from(values), k, positiveOnly);
+      assert.deepEqual(Array.from(got.docs), want.map((w) => w.d));
+      assert.deepEqual(Array.from(got.scores), want.map((w) => w.s));
     }),
     { numRuns: 500 },
   );

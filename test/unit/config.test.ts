@@ -57,7 +57,6 @@ test("the other settings: caps, naming, rerank API, rerankers, offline, data fol
   assert.equal(readConfig({ GBR_OFFLINE: "yes" }).offline, true);
   assert.equal(readConfig({ GBR_OFFLINE: "0" }).offline, false);
   assert.equal(readConfig({ GBR_DATA_DIR: "/tmp/x" }).dataDir, "/tmp/x");
-  assert.equal(readConfig({ GBR_THREADS: "1" }).threads, 1);
 });
 
 test("what a run records of its configuration has endpoints as scheme://host:port and no key", () => {

@@ -1,11 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { readBeir } from "../../lib/data/beir";
 import { evaluate } from "../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
-import { fitLsi, fitLsiInWorker, fitLsiMany, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
+import { fitLsi, lsiEmbedder, reconstructionError, tfidfMatrix, type LsiModel } from "../../lib/dense/lsi";
 import { gram, mulDense, orthonormalRows, rayleighRitz, symmetricEigen } from "../../lib/dense/svd";
 import type { Tokenizer } from "../../lib/types";
 import { requireShared } from "../helpers/shared";
@@ -19,6 +20,13 @@ function lcg(seed: number): () => number {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
     return s / 4294967296;
   };
+}
+
+/** The sha256 of arrays' bytes: a fitted model to the bit. */
+function sha(...arrays: (Float64Array | Float32Array)[]): string {
+  const h = createHash("sha256");
+  for (const a of arrays) h.update(Buffer.from(a.buffer, a.byteOffset, a.byteLength));
+  return h.digest("hex");
 }
 
 const whitespace: Tokenizer = { name: "ws", tokenize: (text) => text.split(" ").filter((w) => w !== "") };
@@ -384,6 +392,8 @@ test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", asy
   const model = fitLsi(corpus, { dims: 256 });
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
+  // The vectors of version 0.8.0's fit, to the bit.
+  assert.ok(sha(model.docMatrix).startsWith("f4e04239d0445177"), "the greeklaws-2021 model is the one before");
   console.log(
     `LSI fit, ${bench.docs.length} docs × ${corpus.index.termCount} terms, ${corpus.index.postingCount} postings, k=256: ` +
       `${(wall / 1000).toFixed(2)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU`,
@@ -413,35 +423,15 @@ test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", asy
   assert.ok(errors[0] > errors[1] && errors[1] > errors[2] && errors[2] > 0 && errors[0] < 1);
 });
 
-test("fitLsiMany (sparse products shared with a worker thread) gives the model of fitLsi to the bit", async () => {
-  const { corpus } = randomCorpus(300, 200, 0.08, 11);
-  const one = fitLsi(corpus, { dims: 20, seed: 5 });
-  const many = await fitLsiMany(corpus, { dims: 20, seed: 5 }, { minWork: 0 });
-  assert.deepEqual(Array.from(many.docMatrix), Array.from(one.docMatrix));
-  assert.deepEqual(Array.from(many.singularValues), Array.from(one.singularValues));
-  assert.deepEqual(Array.from(many.termProjection), Array.from(one.termProjection));
-  assert.deepEqual(Array.from(many.embedQuery("t1 t2 t3")), Array.from(one.embedQuery("t1 t2 t3")));
-});
-
-test("fitLsiInWorker (the whole fit in a worker thread) gives the model of fitLsi to the bit, and bad options fail as in fitLsi", async () => {
-  const { corpus } = randomCorpus(300, 200, 0.08, 12);
-  const one = fitLsi(corpus, { dims: 20, seed: 6 });
-  const there = await fitLsiInWorker(corpus, { dims: 20, seed: 6 });
-  for (const key of ["docMatrix", "singularValues", "termProjection", "docFactors", "idf"] as const) {
-    assert.deepEqual(Array.from(there[key]), Array.from(one[key]), key);
-  }
-  assert.deepEqual([there.dims, there.seed, there.oversample, there.powerIterations], [one.dims, one.seed, one.oversample, one.powerIterations]);
-  assert.equal(there.docIds, corpus.docIds);
-  assert.deepEqual(Array.from(there.embedQuery("t1 t2 t3")), Array.from(one.embedQuery("t1 t2 t3")));
-  await assert.rejects(fitLsiInWorker(corpus, { dims: 0 }), /dims/);
-  // GBR_THREADS=1: the fit runs on this thread, the same model.
-  const saved = process.env.GBR_THREADS;
-  process.env.GBR_THREADS = "1";
-  try {
-    const here = await fitLsiInWorker(corpus, { dims: 20, seed: 6 });
-    assert.deepEqual(Array.from(here.docMatrix), Array.from(one.docMatrix));
-  } finally {
-    if (saved === undefined) delete process.env.GBR_THREADS;
-    else process.env.GBR_THREADS = saved;
+test("fitLsi's models are pinned to the bit: the order of every addition in the products is part of the result", () => {
+  // Made by the fits of version 0.8.0, whose products ran in a WebAssembly kernel that added as the JavaScript does.
+  const expected = [
+    "44b0afaddaf94eafc562dc5b39d0880270166563c02dcef08cfdbc522c1dd7b7",
+    "d26184de2e411e416e4750d4957fca4a70ed398a4d59310a0a20fc18cda73f38",
+    "4dffa3125a78c625f7478ed5ef64113e8c33bfe187e755b48715e7919fb4258b",
+  ];
+  for (const powerIterations of [0, 1, 2]) {
+    const m = fitLsi(randomCorpus(300, 200, 0.08, 11).corpus, { dims: 20, seed: 5, powerIterations });
+    assert.equal(sha(m.docMatrix, m.termProjection, m.singularValues, m.docFactors), expected[powerIterations], `powerIterations ${powerIterations}`);
   }
 });

@@ -378,3 +378,14 @@ test("diagnostic: all 192 settings × 283 greeklaws-2021 sample queries, timed, 
   // every posting for every setting (which takes a minute on the long queries).
   assert.ok(ms < 60_000, `sweep took ${ms} ms`);
 });
+
+test("onProgress is called after each query run, with the queries done and their total", () => {
+  const docs = ["α β", "β", "γ α"].map((text, i) => ({ id: `d${i}`, text }));
+  const corpus = indexCorpus(docs, spaceTokenizer);
+  const queries = [{ id: "q1", text: "α" }, { id: "q2", text: "β" }, { id: "q3", text: "γ" }];
+  // "gone" has no query text: it scores 0 and is not run, so it is not counted.
+  const qrels = new Map([["q1", new Set(["d0"])], ["gone", new Set(["d1"])], ["q2", new Set(["d1"])], ["q3", new Set(["d2"])]]);
+  const calls: [number, number][] = [];
+  bm25Sweep(corpus, queries, qrels, { k1s: [1.5], bs: [0.75], onProgress: (done, total) => calls.push([done, total]) });
+  assert.deepEqual(calls, [[1, 3], [2, 3], [3, 3]]);
+});
