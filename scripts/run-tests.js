@@ -58,7 +58,6 @@ function find(dir) {
 const SLOW = new Set([
   // whole-set parity and heavy computation over ../shared
   "integration/bm25-parity.test.ts",
-  "integration/bm25-parallel.test.ts", // worker threads
   "unit/lsi.test.ts",
   "unit/sweep.test.ts",
   "unit/grnlp-tokenizer.test.ts",
