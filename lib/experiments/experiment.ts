@@ -23,6 +23,11 @@ export interface ExperimentContext {
    * once per reproduce and shared with every retriever that indexes the same corpus.
    */
   corpus(tokenizer: string): Promise<IndexedCorpus>;
+  /**
+   * A value made once per reproduce for (owner, key), shared by the experiments that ask for it
+   * (the job's BuildCache): the tuning rows of a pair share one sweep.
+   */
+  once<T>(owner: object, key: string, make: () => Promise<T>): Promise<T>;
 }
 
 export interface ExperimentResult {

@@ -90,6 +90,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     log,
     run: async (name) => (await createRetriever(name, bench, options)).retrieve(bench.queries, 100),
     corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, options), options),
+    once: (owner, key, make) => cache.once(owner, key, make),
   });
   // Each distinct reason is printed once; later experiments it covers point back to the first.
   const firstWithReason = new Map<string, string>();

@@ -51,8 +51,6 @@ interface SweepOutcome {
   source?: Run;
 }
 
-// The pair's two experiments ask for the same sweep; it is computed once per (corpus, queries).
-const sweeps = new WeakMap<object, Map<readonly Query[], Promise<SweepOutcome>>>();
 const sweepOptions: SweepOptions = { metric: "Recall@100" };
 
 /** A line every 2 s while a sweep runs: one of long queries takes several seconds. */
@@ -72,26 +70,20 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   const source = queriesFrom ? await ctx.run(queriesFrom) : undefined;
   const queries: readonly Query[] = source?.queries ?? bench.queries;
   const corpus = await ctx.corpus("greekstemmer");
-  let byQueries = sweeps.get(corpus);
-  if (!byQueries) sweeps.set(corpus, (byQueries = new Map()));
-  let outcome = byQueries.get(queries);
-  if (!outcome) {
-    outcome = (async () => {
-      const t0 = performance.now();
-      const sweep = bm25Sweep(corpus, queries, bench.qrels, { ...sweepOptions, onProgress: sweepProgress(ctx, t0) });
-      const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS, seed: 42 }) : undefined;
-      // Only the oracle's and the folds' settings need rankings: a few, not all 192.
-      attachRankings(corpus, queries, sweep, [sweep.best, ...(cv?.folds ?? [])]);
-      const seconds = (performance.now() - t0) / 1000;
-      ctx.log(
-        `sweep: 192 settings in ${seconds.toFixed(1)} s; oracle (k1 ${sweep.best.k1}, b ${sweep.best.b}) Recall@100 ${sweep.best.value.toFixed(4)} ` +
-          `vs default ${sweep.default.value.toFixed(4)}` + (cv ? `; ${FOLDS}-fold cross-validated ${cv.mean["Recall@100"].toFixed(4)}` : ""),
-      );
-      return { sweep, ...(cv ? { cv } : {}), seconds, corpusSeconds: corpus.seconds, ...(source ? { source } : {}) };
-    })();
-    byQueries.set(queries, outcome);
-  }
-  return outcome;
+  // The pair's two experiments ask for the same sweep: it is made once per (corpus, queries) in the job.
+  return ctx.once(queries, "bm25 tuning sweep", async () => {
+    const t0 = performance.now();
+    const sweep = bm25Sweep(corpus, queries, bench.qrels, { ...sweepOptions, onProgress: sweepProgress(ctx, t0) });
+    const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS, seed: 42 }) : undefined;
+    // Only the oracle's and the folds' settings need rankings: a few, not all 192.
+    attachRankings(corpus, queries, sweep, [sweep.best, ...(cv?.folds ?? [])]);
+    const seconds = (performance.now() - t0) / 1000;
+    ctx.log(
+      `sweep: 192 settings in ${seconds.toFixed(1)} s; oracle (k1 ${sweep.best.k1}, b ${sweep.best.b}) Recall@100 ${sweep.best.value.toFixed(4)} ` +
+        `vs default ${sweep.default.value.toFixed(4)}` + (cv ? `; ${FOLDS}-fold cross-validated ${cv.mean["Recall@100"].toFixed(4)}` : ""),
+    );
+    return { sweep, ...(cv ? { cv } : {}), seconds, corpusSeconds: corpus.seconds, ...(source ? { source } : {}) };
+  });
 }
 
 /**
