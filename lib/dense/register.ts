@@ -10,7 +10,8 @@ import type { Embedder } from "./types";
 import { createProviders, type Providers } from "../providers";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
-import { planEmbedder, planVectorView } from "../providers/plan-embed";
+import { planVectorView } from "../providers/plan-embed";
+import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
 
 /**
@@ -180,8 +181,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   const naming = providers.config.embed.naming;
   const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(providers.config), naming));
   // --plan: nothing is sent or stored (plan-embed.ts); the store is only read.
-  const plan = opts.plan;
-  const embedder = plan ? planEmbedder(p, (texts) => plan.tally("embedding", p.model, texts.length, texts.reduce((n, t) => n + countTokens(t), 0), 0)) : providers.embedder(p);
+  const embedder = embedderForMethod(p, { ...opts, providers });
   const realStore = await storeFor(opts, providers);
   const store = opts.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();

@@ -13,40 +13,10 @@ import { reactParserFor, reactPromptsOf } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
-import { createProviders, type Providers } from "../providers";
-import { planChatModel } from "../providers/plan-chat";
-import { openDataStore, openReplayCache, replayCache, withReplay } from "../store";
+import { chatForMethod } from "../providers/for-methods";
+import { openDataStore } from "../store";
 import { reformulate, type RewriteKind } from "./reformulate";
 import { translateItems } from "./translate";
-
-/**
- * The chat model the LLM methods use: `--llm` / `GBR_CHAT_MODEL` from the environment's
- * provider, behind the replay cache (so a rerun costs nothing and a shared cache file
- * reproduces a run exactly).
- *
- * @example
- * const llm = await chatModelFor({ llm: "openai/gpt-oss-120b" });
- */
-export async function chatModelFor(opts: RetrieverOptions): Promise<ChatModel> {
-  let model: ChatModel;
-  if (opts.plan) {
-    // --plan: no provider is needed or called; the replay cache answers what it holds.
-    const id = providersOf(opts).chatId(opts.llm);
-    const cache = opts.replay === "off" ? undefined : await cacheFor(opts);
-    const guess = await opts.plan.outputGuess(id, cache);
-    const plan = opts.plan;
-    model = planChatModel(id, opts.replay === "refresh" ? undefined : cache, guess, opts.sample, (input, output) => plan.tally("chat", id, 1, input, output));
-  } else model = await replayedChatModel(opts);
-  if (opts.seed === undefined) return model;
-  // The seed of a --repeat sample is added outside the replay layer, so that it is part of the
-  // replay key as well as of the request.
-  const inner = model;
-  return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
-}
-
-function providersOf(opts: RetrieverOptions): Providers {
-  return opts.providers ?? createProviders();
-}
 
 /**
  * Queries rewritten by the chat model as `reform:` rewrites them: "sparse" into keywords for
@@ -63,22 +33,8 @@ export async function rewriteQueries(
   kind: RewriteKind,
   opts: RetrieverOptions & { prompts?: PromptSetName } = {},
 ): Promise<Map<string, string>> {
-  const model = await chatModelFor(opts);
+  const model = await chatForMethod(opts);
   return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project"));
-}
-
-async function replayedChatModel(opts: RetrieverOptions): Promise<ChatModel> {
-  const provider = providersOf(opts).chat(opts.llm);
-  let model: ChatModel = provider;
-  if (opts.replay !== "off") {
-    model = withReplay(provider, await cacheFor(opts), { mode: opts.replay ?? "use", sample: opts.sample });
-  }
-  return model;
-}
-
-/** The chat records of the run's store (the one the command passed down, else the data folder's). */
-async function cacheFor(opts: RetrieverOptions) {
-  return opts.store ? replayCache(opts.store) : openReplayCache({ log: opts.log });
 }
 
 /** Where an LLM method keeps its REACT traces, and v0.8 kept its per-item results, for one benchmark. */
@@ -149,7 +105,7 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
   const innerName = name.slice("reform:".length);
   const inner = await part(innerName);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const model = await chatModelFor(opts);
+  const model = await chatForMethod(opts);
   const kind = rewriteKindFor(innerName);
   const promptName = kind === "sparse" ? "SPARSE_REWRITE_PROMPT" : "DENSE_REWRITE_PROMPT";
   return {
@@ -183,7 +139,7 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
 export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const model = await chatModelFor(opts);
+  const model = await chatForMethod(opts);
   const dir = workDir(bench, opts, "translate", model, prompts);
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
@@ -226,7 +182,7 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
  */
 export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const model = await chatModelFor(opts);
+  const model = await chatForMethod(opts);
   const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), opts);
   const scorer = corpus.index.withParams();
   return {

@@ -302,14 +302,14 @@ function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): Gb
 /**
  * Re-ranks the first stage's top `depth` articles of every query with RankGPT's sliding window
  * (see `slidingWindows`), then appends the first stage's remainder and cuts to `k`. Every call
- * goes through `model` (pass `chatModelFor(opts)`, the replay cache, so a rerun calls nothing).
+ * goes through `model` (pass `chatForMethod(opts)`, the replay cache, so a rerun calls nothing).
  * A failed call fails the run with its reason; an answer with no usable id keeps the window's
  * order and is counted (`info.rerank.unparsed`). The run records the requests as sent (role
  * "rerank"), the project's two prompts' sha256, and costs the first stage's work plus every
  * call's recorded usage (replayed ones too, so a rerun reports the same cost).
  *
  * @example
- * const model = await chatModelFor(opts);
+ * const model = await chatForMethod(opts);
  * const first = await bm25.retrieve(bench.queries, 100);
  * const run = await listwiseRerankRun(model, bench.queries, first, new Map(bench.docs.map((d) => [d.id, d.text])));
  * run.info?.rerank?.calls; // 9 per query for depth 100, window 20, step 10 (0 on a rerun)

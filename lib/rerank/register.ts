@@ -9,10 +9,8 @@
 import type { Benchmark, DocId, Query, Retriever } from "../types";
 import type { PartBuilder, RetrieverOptions } from "../registry";
 import { GbrError } from "../util/errors";
-import { chatModelFor } from "../llm/register";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
-import { createProviders } from "../providers";
-import type { RerankClient } from "../providers/rerank-client";
+import { chatForMethod, rerankerForMethod } from "../providers/for-methods";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
 import { openDataStore, openScoreCache } from "../store";
@@ -50,7 +48,7 @@ export async function rerankRetriever(name: string, bench: Benchmark, opts: Retr
   const depth = opts.rerankDepth ?? 100;
   const common = { name, depth, log: opts.log, onProgress: opts.onProgress };
   if (reranker === "llm") {
-    const model = await chatModelFor(opts);
+    const model = await chatForMethod(opts);
     const first = await part(retriever);
     return {
       name,
@@ -59,19 +57,9 @@ export async function rerankRetriever(name: string, bench: Benchmark, opts: Retr
     };
   }
   const preset = rerankPreset(reranker);
-  // --plan: pairs are counted, not scored; the score cache is read, never written.
-  const plan = opts.plan;
-  const client: RerankClient = plan
-    ? {
-        id: "plan",
-        endpoint: "plan",
-        rerank: async (model, _query, documents) => {
-          plan.tally("rerank", model, 1, documents.length, 0);
-          return { scores: documents.map(() => 0), standIn: false };
-        },
-      }
-    : (opts.providers ?? createProviders()).reranker();
-  const cache = await openScoreCache(opts.store ?? (await openDataStore({ log: opts.log })), { readOnly: plan !== undefined });
+  // --plan: pairs are counted, not scored; the store's scores are read, never written.
+  const client = rerankerForMethod(opts);
+  const cache = await openScoreCache(opts.store ?? (await openDataStore({ log: opts.log })), { readOnly: opts.plan !== undefined });
   const first = await part(retriever);
   return {
     name,

@@ -1,5 +1,5 @@
 /**
- * The listwise re-ranker end to end through the real chain: `chatModelFor` (the environment's
+ * The listwise re-ranker end to end through the real chain: `chatForMethod` (the environment's
  * OpenAI-compatible provider behind the replay cache) against the local double, over a BM25 run
  * of the bundled sample. A rerun is answered by the replay cache, and the double's stand-in mark
  * reaches the run's record.
@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadBenchmark } from "../../lib/data/source";
-import { chatModelFor } from "../../lib/llm/register";
+import { chatForMethod } from "../../lib/providers/for-methods";
 import { listwiseRerankRun, slidingWindows } from "../../lib/llm/rerank-listwise";
 import { bm25Run } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
@@ -51,7 +51,7 @@ after(async () => {
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
-test("rerank:llm over BM25 through chatModelFor: calls once, replays on a rerun, marked as a stand-in", async () => {
+test("rerank:llm over BM25 through chatForMethod: calls once, replays on a rerun, marked as a stand-in", async () => {
   const queries = bench.queries.slice(0, 4);
   const first = bm25Run({ docs: bench.docs, queries }, greekStemmerTokenizer(), {}, 100);
   first.info = { retriever: "bm25-greekstemmer" };
@@ -60,7 +60,7 @@ test("rerank:llm over BM25 through chatModelFor: calls once, replays on a rerun,
   const expectedCalls = queries.reduce((n, q) => n + slidingWindows(Math.min(40, first.rankings.get(q.id)!.length), 20, 10).length, 0);
   assert.ok(expectedCalls >= queries.length, "the sample gives every query a window");
 
-  const run1 = await listwiseRerankRun(await chatModelFor({}), queries, first, docText, opts);
+  const run1 = await listwiseRerankRun(await chatForMethod({}), queries, first, docText, opts);
   const sent = api.chatRequests();
   assert.equal(sent.length, expectedCalls);
   for (const b of sent) {
@@ -79,7 +79,7 @@ test("rerank:llm over BM25 through chatModelFor: calls once, replays on a rerun,
   assert.equal(run1.cost?.online.llmCalls, expectedCalls);
   assert.equal(run1.cost?.online.llmInput, 500 * expectedCalls);
 
-  const run2 = await listwiseRerankRun(await chatModelFor({}), queries, first, docText, opts);
+  const run2 = await listwiseRerankRun(await chatForMethod({}), queries, first, docText, opts);
   assert.equal(api.chatRequests().length, expectedCalls, "the rerun made no chat call");
   assert.deepEqual(run2.rankings, run1.rankings);
   assert.equal(run2.info?.rerank?.calls, 0);
