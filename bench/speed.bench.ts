@@ -1,16 +1,19 @@
 /**
- * The speed figures of issue 13, each against its target, steady state (median of repeated runs
- * in one process) and cold (the first run); the two WebAssembly kernels are timed against their
- * plain twins in bench/dense.bench.ts:
- *   Q. BM25 queries per second, one thread, greeklaws-2021: the 283 sample queries (target
- *      15,000 q/s) and the 283 long queries (target 3,500 q/s), query analysis included;
- *   B. a batch: all 4,355 queries of greeklaws-2021 (`bm25Search`);
+ * The speed figures, each against the project's bar, steady state (median of repeated runs in
+ * one process) and cold (the first run); the two WebAssembly kernels, the only speed machinery
+ * left, are timed against their plain twins in bench/dense.bench.ts. The targets are those of
+ * the developers' guide (BM25 over the whole benchmark well under a second, the sweep in
+ * seconds); issue 13's tighter ones (15,000 q/s, a 3 s sweep, a 6 s reproduce) were reached with
+ * worker threads and hand-written loops that issue 20 removed where they gave under 2×.
+ *   Q. BM25 queries per second, one thread, greeklaws-2021: the 283 sample queries and the 283
+ *      long queries, query analysis included (no target: the batch below is what a user waits for);
+ *   B. a batch: all 4,355 queries of greeklaws-2021 (`bm25Search`) (target < 1 s);
  *   S. the tuning sweep, 384 runs: 192 settings × the sample queries and × their keyword form
- *      (each query's distinct words: a stand-in for LLM rewrites) (target < 3 s);
+ *      (each query's distinct words: a stand-in for LLM rewrites) (target < 10 s);
  *   L. the LSI fit (target < 2 s) and its Recall@100 on the sample and long queries (target:
  *      within 0.002 of 0.9682 and 0.4558, the figures before this work);
  *   R. a whole `gbr reproduce` process of everything that runs offline, greeklaws-2021 with the
- *      sample queries (target < 6 s wall, peak RSS < 500 MB), run twice;
+ *      sample queries (target < 15 s wall, peak RSS < 500 MB), run twice;
  *   C. scaling of the per-query search time with corpus size: greeklaws-2021 (5,692 articles),
  *      2021 + 2022 (11,438), and a corpus ten times 2021 made here (56,920: each article ten
  *      times, ids suffixed).
@@ -70,18 +73,18 @@ async function main(): Promise<void> {
   );
 
   // Q. one thread
-  for (const [name, b, target] of [["sample", sample, 15_000], ["long", long, 3_500]] as const) {
+  for (const [name, b] of [["sample", sample], ["long", long]] as const) {
     // A run is 20-70 ms: more of them than elsewhere, so the median is past the JIT's warm-up.
     const t = await time(Q_REPS, () => bm25Search(corpus, scorer, b.queries, 100));
     const qps = (ms: number) => Math.round(b.queries.length / (ms / 1000));
-    figures[`qps_${name}`] = { steady: qps(t.steady), cold: qps(t.cold), target };
-    console.log(`Q ${name.padEnd(6)} ${b.queries.length} queries, one thread: ${qps(t.steady)} q/s steady (cold ${qps(t.cold)}); target ${target}: ${verdict(qps(t.steady) >= target)}`);
+    figures[`qps_${name}`] = { steady: qps(t.steady), cold: qps(t.cold) };
+    console.log(`Q ${name.padEnd(6)} ${b.queries.length} queries, one thread: ${qps(t.steady)} q/s steady (cold ${qps(t.cold)})`);
   }
 
   // B. all queries, analysis included.
   const batch = await time(REPS, () => bm25Search(corpus, scorer, all.queries, 100));
-  figures.batch = { queries: all.queries.length, steadyMs: Math.round(batch.steady), coldMs: Math.round(batch.cold) };
-  console.log(`B ${all.queries.length} queries, one thread: ${Math.round(batch.steady)} ms steady (cold ${Math.round(batch.cold)} ms)`);
+  figures.batch = { queries: all.queries.length, steadyMs: Math.round(batch.steady), coldMs: Math.round(batch.cold), targetMs: 1000 };
+  console.log(`B ${all.queries.length} queries, one thread: ${Math.round(batch.steady)} ms steady (cold ${Math.round(batch.cold)} ms); target < 1 s: ${verdict(batch.steady < 1000)}`);
 
   // S. the sweep, 384 runs
   const keywords: Query[] = sample.queries.map((q) => ({ id: q.id, text: [...new Set(q.text.split(/\s+/))].join(" ") }));
@@ -89,8 +92,8 @@ async function main(): Promise<void> {
     bm25Sweep(corpus, sample.queries, sample.qrels);
     return bm25Sweep(corpus, keywords, sample.qrels);
   });
-  figures.sweep384 = { steadyS: +(sweep.steady / 1000).toFixed(2), coldS: +(sweep.cold / 1000).toFixed(2), targetS: 3 };
-  console.log(`S sweep, 2 × 192 settings × 283 queries: ${(sweep.steady / 1000).toFixed(2)} s steady (cold ${(sweep.cold / 1000).toFixed(2)} s); target < 3 s: ${verdict(sweep.steady < 3000)}`);
+  figures.sweep384 = { steadyS: +(sweep.steady / 1000).toFixed(2), coldS: +(sweep.cold / 1000).toFixed(2), targetS: 10 };
+  console.log(`S sweep, 2 × 192 settings × 283 queries: ${(sweep.steady / 1000).toFixed(2)} s steady (cold ${(sweep.cold / 1000).toFixed(2)} s); target < 10 s: ${verdict(sweep.steady < 10_000)}`);
 
   // L. LSI
   const lsi = await time(quick ? 2 : 3, () => fitLsi(corpus, { dims: 256, seed: 42 }));
@@ -137,10 +140,10 @@ async function main(): Promise<void> {
       const kb = Number(/GBR_BENCH_MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1] ?? NaN);
       runs.push({ s, mb: kb / 1024 });
     }
-    figures.reproduce = { firstS: +runs[0].s.toFixed(2), secondS: +runs[1].s.toFixed(2), peakMb: Math.round(Math.max(...runs.map((r) => r.mb))), targetS: 6, targetMb: 500 };
+    figures.reproduce = { firstS: +runs[0].s.toFixed(2), secondS: +runs[1].s.toFixed(2), peakMb: Math.round(Math.max(...runs.map((r) => r.mb))), targetS: 15, targetMb: 500 };
     console.log(
       `R gbr reproduce (offline experiments, greeklaws-2021 sample queries), whole process: ${runs[0].s.toFixed(2)} s, again ${runs[1].s.toFixed(2)} s; ` +
-        `peak RSS ${Math.round(Math.max(...runs.map((r) => r.mb)))} MB; targets < 6 s: ${verdict(Math.min(runs[0].s, runs[1].s) < 6)}, < 500 MB: ${verdict(Math.max(...runs.map((r) => r.mb)) < 500)}`,
+        `peak RSS ${Math.round(Math.max(...runs.map((r) => r.mb)))} MB; targets < 15 s: ${verdict(Math.min(runs[0].s, runs[1].s) < 15)}, < 500 MB: ${verdict(Math.max(...runs.map((r) => r.mb)) < 500)}`,
     );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
