@@ -57,7 +57,7 @@ export interface Experiment {
  * `reproduce` lists the experiment as skipped, not failed, and goes on with the others.
  *
  * @example
- * if (!process.env.OPENAI_API_KEY) throw new SkipExperiment("OPENAI_API_KEY is not set");
+ * if (!readConfig().chat.apiKey) throw new SkipExperiment("OPENAI_API_KEY is not set");
  */
 export class SkipExperiment extends GbrError {
   constructor(reason: string, options: GbrErrorOptions = {}) {

@@ -51,7 +51,7 @@ export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experi
  * Where GitHub serves raw files; `GBR_GITHUB_RAW_URL` overrides it (tests point it at a local double).
  *
  * @example
- * process.env.GBR_GITHUB_RAW_URL ?? DEFAULT_GITHUB_RAW_URL;
+ * readConfig().githubRawUrl ?? DEFAULT_GITHUB_RAW_URL;
  */
 export const DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com";
 

@@ -107,7 +107,7 @@ export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placehold
  * Name of a prompt set.
  *
  * @example
- * const which: PromptSetName = process.env.GBR_PROMPTS === "official" ? "official" : "project";
+ * const which: PromptSetName = readConfig().prompts ?? "project";
  */
 export type PromptSetName = "project" | "official";
 

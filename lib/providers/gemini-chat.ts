@@ -38,7 +38,7 @@ export const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
  * How to reach the Gemini API (or a local double of it), and how patiently.
  *
  * @example
- * const opts: GeminiChatOptions = { apiKey: process.env.GEMINI_API_KEY!, model: "gemini-2.5-flash", attempts: 3 };
+ * const opts: GeminiChatOptions = { apiKey: readConfig().gemini.apiKey!, model: "gemini-2.5-flash", attempts: 3 };
  */
 export interface GeminiChatOptions {
   apiKey: string;
@@ -71,7 +71,7 @@ export interface GeminiChatOptions {
  * returned as such: the caller decides.
  *
  * @example
- * const llm = geminiChat({ apiKey: process.env.GEMINI_API_KEY!, model: "gemini-2.5-flash" });
+ * const llm = geminiChat({ apiKey: readConfig().gemini.apiKey!, model: "gemini-2.5-flash" });
  * const r = await llm.complete({ system: "…", user: "…", temperature: 0.2, topP: 1, maxTokens: 42_000 });
  * r.text; r.usage.output; r.seconds;
  */

@@ -54,7 +54,7 @@ export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
  * How to reach the Gemini API (or a local double of it) for embeddings, and how patiently.
  *
  * @example
- * const opts: GeminiEmbedderOptions = { apiKey: process.env.GEMINI_API_KEY!, dims: 768, concurrency: 2 };
+ * const opts: GeminiEmbedderOptions = { apiKey: readConfig().gemini.apiKey!, dims: 768, concurrency: 2 };
  */
 export interface GeminiEmbedderOptions {
   apiKey: string;
@@ -110,7 +110,7 @@ export class GeminiEmbeddingError extends EmbeddingError {
  * `outputDimensionality = dims`, and returns the vectors in input order.
  *
  * @example
- * const gemini = geminiEmbedder({ apiKey: process.env.GEMINI_API_KEY! });
+ * const gemini = geminiEmbedder({ apiKey: readConfig().gemini.apiKey! });
  * const { vectors, tokens } = await gemini.embed(["Ποια είναι η προθεσμία έφεσης;"], "query");
  * vectors[0].length; // 3072
  */

@@ -234,7 +234,7 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
  * (an export, or a v0.8 replay file), imported into the store when the run opens it.
  *
  * @example
- * process.env.GBR_REPLAY_FILE = "/tmp/shared-run.jsonl";
+ * // GBR_REPLAY_FILE=/tmp/shared-run.jsonl
  * defaultReplayFile(); // "/tmp/shared-run.jsonl"
  */
 export function defaultReplayFile(): string | undefined {
