@@ -86,8 +86,6 @@ export interface Config {
   debug: boolean;
   /** `CI`: no progress bars. */
   ci: boolean;
-  /** `GBR_ALLOW_STALE_BUILD=1`: notebooks may run a build older than the sources. */
-  allowStaleBuild: boolean;
   chat: EndpointsConfig & {
     /** `GBR_CHAT_MODEL`: the chat model when `--llm` names none. */
     model?: string;
@@ -182,7 +180,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
     ...optional("prompts", prompts === "official" || prompts === "project" ? (prompts as "official" | "project") : undefined),
     debug: v("GBR_DEBUG") !== undefined,
     ci: v("CI") !== undefined,
-    allowStaleBuild: env.GBR_ALLOW_STALE_BUILD === "1",
     chat: { ...endpoints("chat", ["GBR_CHAT_BASE_URL", "OPENAI_BASE_URL"], ["GBR_CHAT_API_KEY", "OPENAI_API_KEY"]), ...optional("model", v("GBR_CHAT_MODEL")) },
     embed: {
       ...endpoints("embed", ["GBR_EMBED_BASE_URL", "OPENAI_BASE_URL"], ["GBR_EMBED_API_KEY", "OPENAI_API_KEY"]),

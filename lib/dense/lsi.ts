@@ -37,7 +37,7 @@
  * structural view lib/sparse's IndexedCorpus satisfies, so dense/ does not depend on sparse/.
  */
 import { createHash } from "node:crypto";
-import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type CsrMatrix, type DocTermMatrix } from "./svd";
+import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "./gather-kernel";
 import type { Embedder, EmbedResult, Side } from "./types";
 

@@ -4,14 +4,13 @@ import type { FeedbackRetriever, PartBuilder, RetrieverOptions } from "../regist
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type EmbeddingPreset, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
-import type { Embedder } from "./types";
-import { createProviders, type Providers } from "../providers";
+import type { Providers } from "../providers";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
 import { planVectorView } from "../providers/plan-embed";
-import { embedderForMethod } from "../providers/for-methods";
+import { embedderForMethod, providersOf } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
 
 /**
@@ -177,7 +176,7 @@ export function vectorRetriever(
  * r.info.model; // "Qwen/Qwen3-Embedding-8B" (GBR_EMBED_NAMES=authors: "text-embedding-qwen3-embedding-8b")
  */
 export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<DenseRetriever> {
-  const providers = opts.providers ?? createProviders();
+  const providers = providersOf(opts);
   const naming = providers.config.embed.naming;
   const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(providers.config), naming));
   // --plan: nothing is sent or stored (plan-embed.ts); the store is only read.

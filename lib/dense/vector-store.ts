@@ -20,7 +20,6 @@
  */
 import path from "node:path";
 import { lancedbSdk } from "../util/sdk";
-import { dataDir } from "../paths";
 import { LanceVectorStore, type LanceVectorStoreOptions } from "./lance-vector-store";
 import type { CachedVector, EmbeddingProvenance, Side } from "./types";
 import { readConfig, type Config } from "../config";

@@ -6,7 +6,7 @@ import { dataDir } from "../paths";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, secondsOf, timed } from "../util/run-cost";
-import { chatParams, withComplete, type ChatModel, type ChatUsage } from "./types";
+import { chatParams, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, parserFor, type PromptSet, type PromptSetName } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor, reactPromptsOf } from "./react-prompts";

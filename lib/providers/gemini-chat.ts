@@ -20,8 +20,8 @@
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
-import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "./gemini-http";
-import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
+import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
+import { endpointOrigin, longRequestDispatcher } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
 import { servedByGemini } from "./served-by";
@@ -177,9 +177,7 @@ export function geminiChatFrom(
       "NOT_CONFIGURED",
     );
   }
-  const baseUrl = config.gemini.baseUrl ? checkedBaseUrl("GBR_GEMINI_BASE_URL", config.gemini.baseUrl, "GEMINI_API_KEY") : undefined;
-  const timeout = config.gemini.timeoutS === undefined ? {} : { timeoutMs: Math.round(config.gemini.timeoutS * 1000) };
-  return geminiChat({ concurrency: config.chat.concurrency, ...timeout, ...more, apiKey, baseUrl, model: geminiChatModel(model, config.chat.model) });
+  return geminiChat({ concurrency: config.chat.concurrency, ...geminiEndpoint(config), ...more, apiKey, model: geminiChatModel(model, config.chat.model) });
 }
 
 /**

@@ -14,9 +14,9 @@
  * the server's wait through the observing fetch of lib/providers/gemini-http.ts.
  */
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
-import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, observeGeminiFetch } from "./gemini-http";
+import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
 import { retryWithBackoff } from "../util/retry";
-import { checkedBaseUrl, endpointOrigin } from "../util/http";
+import { endpointOrigin } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../dense/types";
 import { servedByGemini } from "./served-by";
@@ -250,9 +250,7 @@ export function geminiEmbedderFrom(
       "NOT_CONFIGURED",
     );
   }
-  const baseUrl = config.gemini.baseUrl ? checkedBaseUrl("GBR_GEMINI_BASE_URL", config.gemini.baseUrl, "GEMINI_API_KEY") : undefined;
-  const timeout = config.gemini.timeoutS === undefined ? {} : { timeoutMs: Math.round(config.gemini.timeoutS * 1000) };
-  return geminiEmbedder({ concurrency: config.embed.concurrency, ...timeout, ...more, apiKey, model, dims, baseUrl });
+  return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey, model, dims });
 }
 
 /** Tokens billed, from `usageMetadata` when the API reports it (the SDK drops that field). */

@@ -14,6 +14,8 @@ import type { GoogleGenAI } from "@google/genai";
 import { genaiSdk } from "../util/sdk";
 import { retryAfterMs } from "../util/retry";
 import { GbrError } from "../util/errors";
+import { checkedBaseUrl } from "../util/http";
+import type { Config } from "../config";
 
 /**
  * Where the Gemini API is served when no base URL is configured (what runs record as its endpoint).
@@ -206,3 +208,18 @@ export function parseGoogleError(text: string): { message?: string; status?: str
  * const seen = observeGeminiFetch({ dispatcher: longRequestDispatcher() });
  */
 export { longRequestDispatcher } from "../util/http";
+
+/**
+ * What a configuration says of the Gemini endpoint, for the chat model and the embedder alike:
+ * `GBR_GEMINI_BASE_URL` (credentials in it refused) and the deadline of `GBR_REQUEST_TIMEOUT_S`.
+ *
+ * @example
+ * geminiEndpoint(readConfig({ GBR_REQUEST_TIMEOUT_S: "30" })); // { baseUrl: undefined, timeoutMs: 30000 }
+ */
+export function geminiEndpoint(config: Config): { baseUrl: string | undefined; timeoutMs?: number } {
+  const { baseUrl, timeoutS } = config.gemini;
+  return {
+    baseUrl: baseUrl ? checkedBaseUrl("GBR_GEMINI_BASE_URL", baseUrl, "GEMINI_API_KEY") : undefined,
+    ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
+  };
+}

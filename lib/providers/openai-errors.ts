@@ -7,6 +7,7 @@
 import { inspect } from "node:util";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
+import { describeCause } from "../util/http";
 
 /**
  * The key local servers get: the SDK insists on some string, and most local servers ignore it.
@@ -130,16 +131,4 @@ function serverMessage(err: APIError): string {
   if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;
   const m = err.message.replace(new RegExp(`^${err.status}\\s*`), "");
   return m || "(no message)";
-}
-
-/** undici wraps the interesting part ("ECONNRESET", "other side closed") in nested causes. */
-function describeCause(e: Error): string {
-  const parts: string[] = [];
-  let cur: unknown = e;
-  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
-    const code = (cur as { code?: unknown }).code;
-    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return parts.join(": ");
 }

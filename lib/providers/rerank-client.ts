@@ -10,7 +10,7 @@
 import { GbrError } from "../util/errors";
 import { EndpointSpread, type EndpointStats } from "./endpoints";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
-import { checkedBaseUrl, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
+import { checkedBaseUrl, describeCause, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
 import { redactKey } from "./openai-errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
@@ -331,18 +331,6 @@ function clip(s: string): string {
 function list(xs: readonly unknown[]): string {
   const shown = xs.slice(0, 10).map((x) => JSON.stringify(x)).join(", ");
   return xs.length > 10 ? `${shown} and ${xs.length - 10} more` : shown;
-}
-
-/** undici hides the useful part ("ECONNREFUSED", "other side closed") in nested causes. */
-function describeCause(err: unknown): string {
-  const parts: string[] = [];
-  let cur: unknown = err;
-  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
-    const code = (cur as { code?: unknown }).code;
-    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
-    cur = (cur as { cause?: unknown }).cause;
-  }
-  return parts.join(": ") || String(err);
 }
 
 function positive(n: number, name: string): number {

@@ -15,7 +15,7 @@ import { correlationHeatmap, perQueryScatter, rankDistributionChart, winLossChar
 import { toNumber } from "./csv";
 export { plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
-import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /**

@@ -191,6 +191,7 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
   const keys = new Set<string>();
   const { provider, model: modelName } = splitModelId(model.id);
   const where = cache.store.dir;
+  const offline = opts.offline ?? offlineFromEnv();
 
   const call = async (key: string, req: ReplayRequest): Promise<ReplayRecord> => {
     const response = copyResponse(await model.complete(req));
@@ -204,7 +205,6 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
     ...(model.capacity !== undefined ? { capacity: model.capacity } : {}),
     keys,
     async complete(req: ReplayRequest): Promise<ReplayAnswer> {
-      const offline = opts.offline ?? offlineFromEnv();
       const key = replayKey(model.id, req, sample);
       if (mode === "off") {
         if (offline) throw new ReplayMissError(key, where, model.id, "the replay cache is off");

@@ -100,3 +100,22 @@ export function checkedBaseUrl(source: string, url: string, keyVariable?: string
   }
   return url;
 }
+
+/**
+ * An error and its causes in one line: undici hides the useful part ("ECONNREFUSED", "other side
+ * closed") in nested causes, with its code beside the message.
+ *
+ * @example
+ * describeCause(new TypeError("fetch failed", { cause: Object.assign(new Error("connect refused"), { code: "ECONNREFUSED" }) }));
+ * // "fetch failed: connect refused [ECONNREFUSED]"
+ */
+export function describeCause(err: unknown): string {
+  const parts: string[] = [];
+  let cur: unknown = err;
+  for (let depth = 0; cur instanceof Error && depth < 4; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    parts.push(typeof code === "string" && !cur.message.includes(code) ? `${cur.message} [${code}]` : cur.message);
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return parts.join(": ") || String(err);
+}

@@ -60,7 +60,7 @@ test("the other settings: caps, naming, rerank API, rerankers, offline, data fol
 });
 
 test("what a run records of its configuration has endpoints as scheme://host:port and no key", () => {
-  const secret = "sk-live-0123456789abcdef";
+  const secret = "test-secret-not-a-real-key-42";
   const c = readConfig({ GBR_CHAT_BASE_URL: "http://gpu1:8000/v1?token=abc", GBR_CHAT_API_KEY: secret, GEMINI_API_KEY: secret, GBR_RERANK_API_KEY: secret, GBR_REPLAY_FILE: "/shared/run.jsonl" });
   const record = configRecord(c);
   const text = JSON.stringify(record);
