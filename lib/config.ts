@@ -57,11 +57,6 @@ export type EmbedNaming = "hf" | "authors";
 
 /**
  * Everything the environment configures, typed and checked.
- *
- * @example
- * const config = readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1", GBR_CONCURRENCY: "8" });
- * config.chat.baseUrls;    // ["http://localhost:8000/v1"]
- * config.chat.concurrency; // 8
  */
 export interface Config {
   /** Root of every cache (`GBR_DATA_DIR`, else `<package>/data`). */
@@ -124,11 +119,6 @@ export interface ConfigFlags {
 
 /**
  * The process's environment, read once per call into a configuration.
- *
- * @example
- * const config = readConfig();                                  // from process.env
- * const mine = readConfig({ GBR_DATA_DIR: "/tmp/gbr" }, { concurrency: 16 });
- * mine.dataDir; // "/tmp/gbr"
  */
 export function readConfig(env: Environment = process.env, flags: ConfigFlags = {}): Config {
   const v = (name: string): string | undefined => {
@@ -197,9 +187,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
 /**
  * The data folder alone (`GBR_DATA_DIR`, else `<package>/data`), for the code that only needs to
  * know where caches live and must not fail on an unrelated malformed variable.
- *
- * @example
- * configuredDataDir({ GBR_DATA_DIR: "/tmp/gbr" }); // "/tmp/gbr"
  */
 export function configuredDataDir(env: Environment = process.env): string {
   const dir = env.GBR_DATA_DIR?.trim();
@@ -209,9 +196,6 @@ export function configuredDataDir(env: Environment = process.env): string {
 /**
  * Whether notebooks may run a build older than the sources (`GBR_ALLOW_STALE_BUILD=1`); read on
  * its own because it is checked when lib/ loads.
- *
- * @example
- * allowStaleBuild({ GBR_ALLOW_STALE_BUILD: "1" }); // true
  */
 export function allowStaleBuild(env: Environment = process.env): boolean {
   return env.GBR_ALLOW_STALE_BUILD === "1";
@@ -220,10 +204,6 @@ export function allowStaleBuild(env: Environment = process.env): boolean {
 /**
  * What a run records of its configuration (metadata.json): the settings that shape requests,
  * endpoints as scheme://host:port, keys only as whether they are set.
- *
- * @example
- * configRecord(readConfig({ GBR_CHAT_BASE_URL: "http://gpu1:8000/v1", GBR_CHAT_API_KEY: "sk-…" })).chat;
- * // { endpoints: ["http://gpu1:8000"], key: true, concurrency: 4, timeoutS: 600 }
  */
 export function configRecord(config: Config): Record<string, unknown> {
   const kind = (e: EndpointsConfig) => ({
@@ -245,9 +225,6 @@ export function configRecord(config: Config): Record<string, unknown> {
 
 /**
  * The comma-separated list a base-URL variable may hold, trimmed, empty entries dropped.
- *
- * @example
- * endpointList("http://a:8000/v1, http://b:8000/v1"); // ["http://a:8000/v1", "http://b:8000/v1"]
  */
 export function endpointList(value: string): string[] {
   return value

@@ -4,13 +4,6 @@
  * the paper, take results apart, look at them as DataFrames and show them. At most 40 values
  * (test/unit/face.test.ts); types are free. Everything else is internal: tests import it from
  * its own module.
- *
- * @example
- * import { loadBenchmark, createRetriever, evaluate } from "greekbar-retrieval";
- * const { benchmark } = await loadBenchmark("sample");
- * const bm25 = await createRetriever("bm25-greekstemmer", benchmark);
- * const run = await bm25.retrieve(benchmark.queries, 100);
- * evaluate(run.rankings, benchmark.qrels).mean["Recall@100"];
  */
 export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
 export { NO_AREA, sourceOf } from "./types";

@@ -15,9 +15,6 @@ export { PACKAGE_ROOT };
 /**
  * The sources of lib/ that differ from what build/lib was compiled from (changed, added or
  * removed files, relative to lib/); empty when the build is current.
- *
- * @example
- * staleSources("build/lib/BUILD.json", "lib"); // [] after `npm run build`; ["eval/metrics.ts"] after an edit
  */
 export function staleSources(record: string, libDir: string): string[] {
   const built = (JSON.parse(readFileSync(record, "utf8")) as { sources: Record<string, string> }).sources;
@@ -53,9 +50,6 @@ export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
 /**
  * Root of every download cache (Hub dataset, spaCy tables, …): `GBR_DATA_DIR` when set,
  * otherwise `<package>/data`. Read at call time so tests and scripts can redirect it.
- *
- * @example
- * path.join(dataDir(), "hf"); // "/…/greekbar-retrieval/data/hf"
  */
 export function dataDir(): string {
   return configuredDataDir();

@@ -6,9 +6,6 @@ import type { Providers } from "./providers";
 
 /**
  * What plan mode needs from its caller: the output tokens to assume per new chat call.
- *
- * @example
- * const plan: PlanMode = { outputGuess: async () => 1000, tally: () => {} };
  */
 export interface PlanMode {
   outputGuess(modelId: string, cache: ReplayCache | undefined): Promise<number>;
@@ -83,21 +80,12 @@ export interface RetrieverOptions extends TokenizerContext {
  * What one job builds once and shares: values keyed by an owner object (a benchmark, a corpus's
  * documents) and a string, kept only while the owner lives. A failure is kept too, so everything
  * that depends on, say, an unconfigured provider reports the same reason without trying again.
- *
- * @example
- * const cache = new BuildCache();
- * const opts = { cache };
- * await createRetriever("bm25-greekstemmer", bench, opts); // indexed
- * await createRetriever("rrf:bm25-greekstemmer+lsi", bench, opts); // BM25 part reused, not rebuilt
  */
 export class BuildCache {
   private readonly byOwner = new WeakMap<object, Map<string, Promise<unknown>>>();
 
   /**
    * The value for (owner, key), made by `make` the first time it is asked for.
-   *
-   * @example
-   * const corpus = await cache.once(bench.docs, "corpus greekstemmer", async () => indexCorpus(bench.docs, tokenizer));
    */
   once<T>(owner: object, key: string, make: () => Promise<T>): Promise<T> {
     let values = this.byOwner.get(owner);
@@ -118,9 +106,6 @@ export interface FeedbackRetriever extends Retriever {
 
 /**
  * Type guard for `FeedbackRetriever`.
- *
- * @example
- * if (supportsFeedback(r)) await r.retrieveWithFeedback(queries, 100);
  */
 export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
   return typeof (r as FeedbackRetriever).retrieveWithFeedback === "function";
@@ -134,8 +119,5 @@ export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverO
  * of a reformulation): by name, built by the wiring (lib/retrievers.ts) with the same options, so
  * that with a job's BuildCache a part is the very retriever the other experiments use. `bench`
  * defaults to the composite's own (translation builds its part on the English benchmark).
- *
- * @example
- * const inner = await part("bm25-greekstemmer");
  */
 export type PartBuilder = (name: string, bench?: Benchmark) => Promise<Retriever>;

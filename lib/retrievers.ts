@@ -22,10 +22,6 @@ export * from "./registry";
 
 /**
  * What a retriever name means, parsed once. Composite kinds hold the descriptions of their parts.
- *
- * @example
- * parseRetrieverName("rrf:bm25-greekstemmer+dense:qwen3-8b");
- * // { kind: "rrf", name: "rrf:…", of: [{ kind: "bm25", name: "bm25-greekstemmer", … }, { kind: "dense", name: "dense:qwen3-8b", preset: "qwen3-8b" }] }
  */
 export type RetrieverSpec =
   | { kind: "bm25"; name: string }
@@ -73,10 +69,6 @@ export function retrieverNames(): string[] {
 /**
  * A retriever name as a typed description; a malformed name is a usage error (exit 2 on the
  * command line) that says which form was meant.
- *
- * @example
- * parseRetrieverName("reform:dense:qwen3-8b"); // { kind: "reform", name: "reform:dense:qwen3-8b", of: { kind: "dense", … } }
- * parseRetrieverName("lsi:0");                 // throws: expected lsi or lsi:<dimensions>
  */
 export function parseRetrieverName(name: string): RetrieverSpec {
   const colon = name.indexOf(":");

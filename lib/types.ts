@@ -39,10 +39,6 @@ export interface QueryMeta {
 /**
  * A retrieval benchmark. Corpus order is significant: BM25 ties are broken by it,
  * exactly as the reference implementation does.
- *
- * @example
- * const b: Benchmark = { name: "toy", docs: [{ id: "ΑΚ::1", text: "..." }], queries: [],
- *   qrels: new Map(), meta: new Map() };
  */
 export interface Benchmark {
   name: string;
@@ -59,9 +55,6 @@ export type Ranking = DocId[];
 
 /**
  * Work counted by a run: its wall time, chat calls and tokens, embedding calls and tokens.
- *
- * @example
- * const none: Work = { seconds: 0, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
  */
 export interface Work {
   /**
@@ -89,9 +82,6 @@ export interface Work {
  * and the one-time work on the corpus (indexing, embedding or translating the articles, fitting
  * LSI). Calls served from a cache count with the usage recorded when they were made, so a rerun
  * reports the same calls and tokens.
- *
- * @example
- * run.cost?.online.llmCalls; // e.g. 283 for a reformulation of 283 queries
  */
 export interface RunCost {
   online: Work;
@@ -104,9 +94,6 @@ export interface RunCost {
 /**
  * How a run's chat requests were made, recorded from the requests themselves (never from a table
  * of intended settings), plus the model, endpoint, prompts and parser behind them.
- *
- * @example
- * run.info?.llm?.requests.planner; // [{ temperature: 0.2, top_p: 1, max_tokens: 42000, reasoning_effort: "low", calls: 52 }]
  */
 export interface LlmRunInfo {
   /** Model name as sent to the provider, e.g. "openai/gpt-oss-120b". */
@@ -138,9 +125,6 @@ export interface LlmRunInfo {
 /**
  * What produced a run, as recorded while it ran. Composite runs (fusion, feedback, reformulation)
  * list the runs they were made from in `parts`.
- *
- * @example
- * run.info?.bm25; // { tokenizer: "greekstemmer", k1: 1.5, b: 0.75, epsilon: 0.25 }
  */
 export interface RunInfo {
   retriever: string;
@@ -157,9 +141,6 @@ export interface RunInfo {
 
 /**
  * How a re-ranked run was made, recorded while it ran.
- *
- * @example
- * run.info?.rerank; // { reranker: "bge-reranker-v2-m3", kind: "cross-encoder", model: "BAAI/bge-reranker-v2-m3", depth: 100, pairs: 28300, … }
  */
 export interface RerankRunInfo {
   /** The preset name, or "llm" for the listwise chat re-ranker. */

@@ -5,9 +5,6 @@ import { didYouMean } from "../util/suggest";
 /**
  * An error the command line reports as one line on stderr, without a stack trace. Exit code 2
  * marks a usage error (bad or missing option), 1 (the default) anything else.
- *
- * @example
- * throw new CliError(`--format must be trec or json, got '${format}'`, 2);
  */
 export class CliError extends GbrError {
   constructor(
@@ -34,9 +31,6 @@ export interface CommandSpec {
 /**
  * Parses argv for one command, with `--help` everywhere; unknown options are usage errors
  * that name the option and point at `--help`.
- *
- * @example
- * const { values } = parseCommand(spec, ["--data", "sample"]);
  */
 export function parseCommand(spec: CommandSpec, argv: string[]) {
   try {
@@ -72,9 +66,6 @@ function parseProblem(err: unknown, spec: CommandSpec): string {
 
 /**
  * Help text for a command.
- *
- * @example
- * console.log(helpText(spec));
  */
 export function helpText(spec: CommandSpec): string {
   return [`${spec.summary}`, "", `Usage: gbr ${spec.usage}`, "", "Options:", ...spec.help.map((l) => `  ${l}`), "  -h, --help  show this help"].join("\n");
@@ -82,9 +73,6 @@ export function helpText(spec: CommandSpec): string {
 
 /**
  * A numeric option, with a usage error naming the option when it is not a number in range.
- *
- * @example
- * numberOption(values.k, "--k", 100, { integer: true, min: 1 });
  */
 export function numberOption(
   raw: unknown,
@@ -126,9 +114,6 @@ export interface Command {
 /**
  * A command from its spec and body: `--help` prints the spec's help, everything else is parsed
  * by `parseCommand` (usage errors exit 2) and handed to the body.
- *
- * @example
- * const hello = withHelp({ name: "hello", summary: "Says hello.", usage: "hello", options: {}, help: [] }, async (_v, _p, io) => io.stdout("hello\n"));
  */
 export function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number | void>): Command {
   return {

@@ -15,9 +15,6 @@ import { formatErrorAnalysis } from "../report/error-text";
 
 /**
  * `gbr errors --qrels FILE --run A --run B [--metric M] [--top N] [--meta FILE] [--json]`.
- *
- * @example
- * COMMANDS.errors = errorsCmd; // registered in commands.ts
  */
 export const errorsCmd = withHelp(
   {

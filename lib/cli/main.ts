@@ -18,9 +18,6 @@ ${Object.entries(COMMANDS)
 /**
  * Runs the command line in-process and returns the exit code; errors become one clear line
  * on stderr (with the file and line for data errors) instead of a stack trace.
- *
- * @example
- * const code = await main(["eval", "--qrels", "q.tsv", "--run", "r.trec"], processIo());
  */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [first, second] = argv;
@@ -60,9 +57,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 /**
  * The real process streams.
- *
- * @example
- * process.exitCode = await main(process.argv.slice(2), processIo());
  */
 export function processIo(): Io {
   return {

@@ -24,10 +24,6 @@ export interface ProgressOptions {
 
 /**
  * An `onProgress(label, done, total)` that reports to `io.stderr`.
- *
- * @example
- * const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, meter: providers.meter });
- * await reproduce(loaded, { outRoot, retrieverOptions: { onProgress } });
  */
 export function progressReporter(io: Io, opts: ProgressOptions): (label: string, done: number, total: number) => void {
   const now = opts.now ?? (() => performance.now());

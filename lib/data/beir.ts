@@ -15,9 +15,6 @@ export interface JsonlRecord {
 /**
  * Reads a whole file as UTF-8, refusing invalid bytes (see `decodeUtf8`); a BOM is kept for the
  * caller to strip or report. An unreadable file is a DataError naming it.
- *
- * @example
- * const text = await readUtf8("data/sample/corpus.jsonl");
  */
 export async function readUtf8(file: string): Promise<string> {
   let bytes: Buffer;
@@ -38,10 +35,6 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * offset of the first bad sequence, not U+FFFD: a lenient decode would turn a Windows-1253 or
  * ISO-8859-7 file into question marks silently, and two ids differing only in their bad bytes
  * would become the same id.
- *
- * @example
- * decodeUtf8(Buffer.from("id\n"), "x.tsv"); // "id\n"
- * decodeUtf8(Buffer.from([0x61, 0x0a, 0xe1]), "x.tsv"); // throws "x.tsv:2: invalid UTF-8 at byte offset 2 …"
  */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
   try {
@@ -106,9 +99,6 @@ function lineAt(bytes: Uint8Array, offset: number): number {
  * Reads a UTF-8 text file (invalid bytes are an error, see `decodeUtf8`), stripping a BOM and
  * normalising CRLF line ends; both are reported through `warn` because they usually mean the
  * file passed through a spreadsheet or editor that may have changed it in other ways too.
- *
- * @example
- * const lines = await readTextLines("data/sample/queries.jsonl");
  */
 export async function readTextLines(file: string, warn?: Warn): Promise<string[]> {
   let text = await readUtf8(file);
@@ -128,9 +118,6 @@ export async function readTextLines(file: string, warn?: Warn): Promise<string[]
 /**
  * Parses a JSON-lines file; every non-blank line must be a JSON object holding `required`
  * fields. Errors name the file and line.
- *
- * @example
- * const rows = await readJsonl("corpus.jsonl", ["id", "text"]);
  */
 export async function readJsonl(file: string, required: string[] = [], warn?: Warn): Promise<JsonlRecord[]> {
   return parseJsonlLines(await readTextLines(file, warn), file, required);
@@ -139,9 +126,6 @@ export async function readJsonl(file: string, required: string[] = [], warn?: Wa
 /**
  * The parsing half of `readJsonl`, for text already split into lines (`file` only names the
  * source in errors).
- *
- * @example
- * parseJsonlLines(['{"id": "a", "text": "x"}'], "corpus.jsonl", ["id"]); // [{ line: 1, value: {…} }]
  */
 export function parseJsonlLines(lines: readonly string[], file: string, required: readonly string[] = []): JsonlRecord[] {
   const out: JsonlRecord[] = [];
@@ -170,10 +154,6 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
  * Why `id` cannot be an id (the whole error detail, `what` naming the field), or undefined when
  * it can. Ids are compared exactly, never trimmed: a trimmed " q1" and "q1" would silently be
  * one query. They also end up in whitespace-separated run files, so no whitespace at all.
- *
- * @example
- * idProblem("query id", " q1"); // "query id ' q1' is empty or contains whitespace: …leading or trailing…"
- * idProblem("id", "ΑΚ::914"); // undefined
  */
 export function idProblem(what: string, id: string): string | undefined {
   const head = `${what} '${id}' is empty or contains whitespace`;
@@ -205,9 +185,6 @@ function toItems(records: JsonlRecord[], file: string): { id: string; text: stri
 /**
  * One line of a qrels file: a query, an article and the judged relevance, with the 1-based line
  * it came from so later checks (against the corpus, say) can point at it.
- *
- * @example
- * const j: Judgment = { query: "Q01", doc: "ΑΚ::914", score: 1, line: 2 };
  */
 export interface Judgment {
   query: QueryId;
@@ -222,10 +199,6 @@ export interface Judgment {
  * graded relevance is integral in TREC and BEIR alike, so "1.5", "+1" and " 1" are refused too.
  * A negative integer (TREC's -1 or -2 for junk) is accepted and, as 0, means not relevant.
  * Returns the number, or the error detail (`what` names the column).
- *
- * @example
- * parseScore("2", "score"); // 2
- * parseScore("0x10", "score"); // "score '0x10' is not a plain integer; write relevance as …"
  */
 export function parseScore(text: string, what: string): number | string {
   if (/^-?[0-9]+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
@@ -238,10 +211,6 @@ export function parseScore(text: string, what: string): number | string {
 /**
  * Reads a BEIR qrels TSV (`query-id corpus-id score` header, tab separated); pairs with
  * score <= 0 are not relevant and are dropped.
- *
- * @example
- * const qrels = await readQrelsTsv("data/sample/qrels/test.tsv");
- * qrels.get("Q01"); // Set { "ΑΚ::914", ... }
  */
 export async function readQrelsTsv(file: string, warn?: Warn): Promise<Map<QueryId, Set<DocId>>> {
   return parseQrelsTsv(await readTextLines(file, warn), file);
@@ -249,9 +218,6 @@ export async function readQrelsTsv(file: string, warn?: Warn): Promise<Map<Query
 
 /**
  * The parsing half of `readQrelsTsv`, for lines already read (`file` names the source in errors).
- *
- * @example
- * parseQrelsTsv(["query-id\tcorpus-id\tscore", "q1\td1\t1"], "test.tsv"); // Map { "q1" => Set { "d1" } }
  */
 export function parseQrelsTsv(lines: readonly string[], file: string): Map<QueryId, Set<DocId>> {
   return relevantOf(parseJudgmentsTsv(lines, file), file);
@@ -261,9 +227,6 @@ export function parseQrelsTsv(lines: readonly string[], file: string): Map<Query
  * Every judgment of a BEIR qrels TSV, score 0 and negative included, in file order. The header
  * is checked, ids are taken verbatim (see `idProblem`), scores strictly (see `parseScore`), and a
  * file without a single judgment is an error.
- *
- * @example
- * parseJudgmentsTsv(["query-id\tcorpus-id\tscore", "q1\td1\t0"], "test.tsv"); // [{ query: "q1", doc: "d1", score: 0, line: 2 }]
  */
 export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgment[] {
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
@@ -293,9 +256,6 @@ export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgm
 /**
  * The relevant articles per query (score > 0), queries in the order they first appear. Qrels
  * where nothing is relevant cannot score a run (every metric would be 0), so that is an error.
- *
- * @example
- * relevantOf([{ query: "q1", doc: "d1", score: 1, line: 2 }], "test.tsv"); // Map { "q1" => Set { "d1" } }
  */
 export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
   const qrels = new Map<QueryId, Set<DocId>>();
@@ -324,10 +284,6 @@ export interface ReadBeirOptions {
  * Loads a benchmark folder in BEIR layout: corpus.jsonl, queries.jsonl, qrels/test.tsv and
  * optional meta.jsonl. Validates ids, texts and the qrels against both sides, naming the
  * file and line of the first problem.
- *
- * @example
- * const bench = await readBeir("data/sample");
- * bench.docs.length; // 100-odd articles
  */
 export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise<Benchmark> {
   const corpusFile = path.join(dir, "corpus.jsonl");
@@ -377,9 +333,6 @@ const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n")
 
 /**
  * Writes a benchmark as a BEIR folder that `readBeir` reads back unchanged (corpus order kept).
- *
- * @example
- * await writeBeir("/tmp/my-bench", bench);
  */
 export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
   await fs.mkdir(path.join(dir, "qrels"), { recursive: true });
@@ -399,10 +352,6 @@ export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
  * string or number id without whitespace, no duplicate, a numeric "number". With `queryIds`, a
  * query it names outside them is an error (or skipped with `skipUnknown`, when the queries were
  * narrowed to a subset); without, every line is kept.
- *
- * @example
- * const meta = await readMeta("data/sample/meta.jsonl");
- * meta.get("Q01"); // { area: "civil", date: "2019-09", number: 1 }
  */
 export async function readMeta(
   metaFile: string,

@@ -7,9 +7,6 @@ import { DataError } from "../util/errors";
 
 /**
  * A config's data files for one split, as written in the card (paths or globs).
- *
- * @example
- * const spec: SplitSpec = { split: "test", patterns: ["data/corpus-*.parquet"] };
  */
 export interface SplitSpec {
   split: string;
@@ -21,10 +18,6 @@ export interface SplitSpec {
  * `data_files` may be a path, a list of paths, a list of `{split, path}` (path a string or a
  * list), or a `{split: path}` map, as the `datasets` library accepts; bare paths form the
  * split `train`, as there.
- *
- * @example
- * parseCard("---\nconfigs:\n- config_name: corpus\n  data_files: corpus.jsonl\n---\n").get("corpus");
- * // [{ split: "train", patterns: ["corpus.jsonl"] }]
  */
 export function parseCard(text: string, file = "README.md"): Map<string, SplitSpec[]> {
   const src = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
@@ -71,11 +64,6 @@ function normaliseDataFiles(df: unknown, config: string, file: string): SplitSpe
  * The repository files of a config: the `test` split (the benchmark's only one), or the sole
  * split when there is exactly one. Globs follow fsspec: `*` and `?` stay within one folder,
  * `**` crosses folders; matches are sorted by path so sharded files keep their shard order.
- *
- * @example
- * resolveDataFiles("corpus", [{ split: "test", patterns: ["data/corpus-*.parquet"] }],
- *   [{ rfilename: "data/corpus-00001.parquet" }, { rfilename: "data/corpus-00000.parquet" }]);
- * // ["data/corpus-00000.parquet", "data/corpus-00001.parquet"]
  */
 export function resolveDataFiles(config: string, specs: SplitSpec[], siblings: { rfilename: string }[], file = "README.md"): string[] {
   const spec = specs.find((s) => s.split === "test") ?? (specs.length === 1 ? specs[0] : undefined);

@@ -11,9 +11,6 @@ import { verifyCached, writeManifest, type Manifest, type ManifestFile } from ".
 
 /**
  * True when `dir` already holds the BEIR copy of exactly this pull, its files intact.
- *
- * @example
- * if (!(await beirIsCurrent(beirDir, manifest))) await writeBeirFolder(beirDir, benchmark, manifest);
  */
 export async function beirIsCurrent(dir: string, manifest: Manifest): Promise<boolean> {
   try {
@@ -27,9 +24,6 @@ export async function beirIsCurrent(dir: string, manifest: Manifest): Promise<bo
 }
 /**
  * writeBeir plus a manifest that records the source commit and the BEIR files' checksums.
- *
- * @example
- * await writeBeirFolder("data/gbr-v2.0", benchmark, manifest);
  */
 export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manifest): Promise<void> {
   // writeBeir skips meta.jsonl when there is no metadata; a stale one must not survive.

@@ -12,9 +12,6 @@ import { idProblem, parseScore } from "./beir";
 /**
  * The benchmark in a pull's cache, in the files' order; `log` hears about metadata rows that
  * match no query.
- *
- * @example
- * const bench = await benchmarkFromCache(cfg.cacheDir, manifest, console.error);
  */
 export async function benchmarkFromCache(cacheDir: string, manifest: Manifest, log: (msg: string) => void): Promise<Benchmark> {
   const tables = async (config: string) =>

@@ -16,9 +16,6 @@ import { localPath, type HubSettings } from "./hub-settings";
 
 /**
  * One file of a revision as the Hub lists it, with what its bytes must hash to.
- *
- * @example
- * const s: Sibling = { rfilename: "corpus.parquet", size: 2048, lfs: { sha256: "ab…", size: 2048 } };
  */
 export interface Sibling {
   rfilename: string;
@@ -29,10 +26,6 @@ export interface Sibling {
 
 /**
  * A revision resolved: the commit every file is fetched from, and its files.
- *
- * @example
- * const info: RevisionInfo = await fetchRevision(hubSettings({}));
- * info.siblings.map((s) => s.rfilename);
  */
 export interface RevisionInfo {
   sha: string;
@@ -50,9 +43,6 @@ function fileUrl(cfg: HubSettings, rev: string, repoPath: string): string {
  * Resolves the revision to a commit and lists its files with sizes and checksums. The JSON goes
  * through downloadFile for its retries, into a temporary folder so a failed call leaves no
  * trace in the cache.
- *
- * @example
- * const { sha, siblings } = await fetchRevision(hubSettings({ revision: "v2.0" }));
  */
 export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
   const url = `${cfg.endpoint}/api/datasets/${cfg.repo}/revision/${encodeURIComponent(cfg.revision)}?blobs=true`;
@@ -78,9 +68,6 @@ export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
  * and checks it against what the Hub lists: sha256 for LFS files, the git blob id for small
  * files, the size otherwise. downloadFile already retries dropped and short bodies; this
  * loop adds retries for bytes that arrive whole but wrong.
- *
- * @example
- * const file: ManifestFile = await fetchVerified(cfg, info, "README.md");
  */
 export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPath: string): Promise<ManifestFile> {
   const dest = localPath(cfg.cacheDir, repoPath);
@@ -124,9 +111,6 @@ async function gitBlobSha1(file: string, size: number): Promise<string> {
 
 /**
  * The error for "no usable cache and no Hub": what is missing, why, and the two ways on.
- *
- * @example
- * throw offlineError(cfg, `there is no cache at ${cfg.cacheDir}`, "offline mode is on");
  */
 export function offlineError(cfg: HubSettings, cacheState: string, why: string): DownloadError {
   return new DownloadError(
@@ -140,9 +124,6 @@ export function offlineError(cfg: HubSettings, cacheState: string, why: string):
 /**
  * An HTTP error from the Hub with the likely cause added (token for 401/403, repository or
  * revision for 404); any other error is returned as is.
- *
- * @example
- * try { await fetchRevision(cfg); } catch (err) { throw explainHttp(err, cfg); }
  */
 export function explainHttp(err: unknown, cfg: HubSettings): unknown {
   if (!(err instanceof DownloadError) || err.code !== "HTTP") return err;

@@ -9,9 +9,6 @@ import { localPath, type HubSettings } from "./hub-settings";
 
 /**
  * One cached file: its path in the repository, and what it must hash to on disk.
- *
- * @example
- * const f: ManifestFile = { path: "queries.jsonl", size: 1234, sha256: "9f…" };
  */
 export interface ManifestFile {
   path: string;
@@ -21,9 +18,6 @@ export interface ManifestFile {
 
 /**
  * What a pull fetched, so a later run can prove its cache is whole without the network.
- *
- * @example
- * const { sha, configs } = JSON.parse(await fs.readFile("data/hf/AUEB-NLP__greek-bar-bench/v2.0/manifest.json", "utf8")) as Manifest;
  */
 export interface Manifest {
   repo: string;
@@ -42,10 +36,6 @@ export interface Manifest {
 /**
  * The cached manifest with the paths that failed verification (missing, wrong size or hash);
  * undefined when there is no usable manifest for this dataset and revision.
- *
- * @example
- * const cached = await inspectCache(hubSettings({}));
- * const whole = cached !== undefined && cached.bad.size === 0;
  */
 export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manifest; bad: Set<string> } | undefined> {
   const file = path.join(cfg.cacheDir, "manifest.json");
@@ -79,10 +69,6 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
  * The cached files a new pull may keep instead of fetching: those that verified and either
  * come from the commit now being pulled or hash to what the Hub now lists for them (an LFS
  * file unchanged across commits).
- *
- * @example
- * const keep = reusableFiles(cached, info.sha, info.siblings);
- * keep.has("corpus.parquet"); // true when the cached copy can stand
  */
 export function reusableFiles(
   cached: { manifest: Manifest; bad: Set<string> } | undefined,
@@ -103,9 +89,6 @@ export function reusableFiles(
 
 /**
  * Why a file on disk is not the one the manifest records, or undefined when it is.
- *
- * @example
- * await verifyCached("beir/corpus.jsonl", { path: "corpus.jsonl", size: 10, sha256: "…" }); // "is missing"
  */
 export async function verifyCached(file: string, expected: ManifestFile): Promise<string | undefined> {
   let size: number;
@@ -123,9 +106,6 @@ export async function verifyCached(file: string, expected: ManifestFile): Promis
 
 /**
  * Writes a manifest atomically (temp file + rename), so a crash never leaves half of one.
- *
- * @example
- * await writeManifest(path.join(cacheDir, "manifest.json"), manifest);
  */
 export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });

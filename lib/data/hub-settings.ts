@@ -12,32 +12,20 @@ import { readConfig } from "../config";
 
 /**
  * The dataset of the paper on the Hugging Face Hub.
- *
- * @example
- * await pullHub({ repo: DEFAULT_REPO, revision: DEFAULT_REVISION });
  */
 export const DEFAULT_REPO = "AUEB-NLP/greek-bar-bench";
 /**
  * The paper's release of the dataset (a tag of {@link DEFAULT_REPO}).
- *
- * @example
- * await pullHub({ revision: DEFAULT_REVISION });
  */
 export const DEFAULT_REVISION = "v2.0";
 
 /**
  * Config names in the dataset card, by role.
- *
- * @example
- * manifest.configs[HUB_CONFIGS.corpus]; // the corpus files of a pull, in reading order
  */
 export const HUB_CONFIGS = { corpus: "corpus", queries: "queries", qrels: "qrels", meta: "greekbarbench" } as const;
 
 /**
  * What a caller may say about a pull; everything has a default.
- *
- * @example
- * const opts: PullOptions = { revision: "v2.0", offline: true, log: console.error };
  */
 export interface PullOptions {
   /** Dataset repository (default AUEB-NLP/greek-bar-bench). */
@@ -62,9 +50,6 @@ export interface PullOptions {
 
 /**
  * A pull's options with every default applied (see {@link hubSettings}).
- *
- * @example
- * const cfg: HubSettings = hubSettings({ revision: "v2.0" });
  */
 export interface HubSettings {
   repo: string;
@@ -81,9 +66,6 @@ export interface HubSettings {
 /**
  * Resolves a pull's options against the environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE,
  * GBR_DATA_DIR); refuses a repository or revision that could escape a URL or the cache.
- *
- * @example
- * hubSettings({ repo: "owner/name", revision: "main" }).cacheDir; // "<data>/hf/owner__name/main"
  */
 export function hubSettings(opts: PullOptions): HubSettings {
   const repo = opts.repo ?? DEFAULT_REPO;
@@ -115,9 +97,6 @@ export function hubSettings(opts: PullOptions): HubSettings {
 
 /**
  * Where a repository path lives in the cache; rejects paths that would escape it.
- *
- * @example
- * localPath("/cache/x", "data/corpus.jsonl"); // "/cache/x/files/data/corpus.jsonl"
  */
 export function localPath(cacheDir: string, repoPath: string): string {
   const parts = repoPath.split("/");

@@ -38,9 +38,6 @@ export { progressBar, type ProgressFn } from "./progress-bar";
 
 /**
  * What a pull gives: the benchmark, where its files are, and the manifest that proves them.
- *
- * @example
- * const { benchmark, beirDir }: PullResult = await pullHub();
  */
 export interface PullResult {
   benchmark: Benchmark;
@@ -56,10 +53,6 @@ export interface PullResult {
  * it with the manifest that proves what was read. A cached file whose size or sha256 no
  * longer matches the manifest is reported through `log` and fetched again; with no network
  * the verified cache is used as is, and without one the error says how to proceed.
- *
- * @example
- * const { benchmark, manifest } = await pullHub({ log: console.error, onProgress: progressBar().onProgress });
- * console.log(benchmark.docs.length, manifest.sha);
  */
 export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
   const cfg = hubSettings(opts);
@@ -141,10 +134,6 @@ export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
  * `gbr data pull --dir D`: pulls through the cache, then writes exactly a BEIR folder at `dir`
  * (corpus.jsonl, queries.jsonl, qrels/test.tsv, meta.jsonl when the card has metadata) plus
  * its manifest.json, so `--data D` reads the same benchmark back without the raw files.
- *
- * @example
- * await pullHubToDir("data/gbr-v2.0", { log: console.error });
- * // later: gbr search --data data/gbr-v2.0 --retriever bm25-greekstemmer
  */
 export async function pullHubToDir(dir: string, opts: PullOptions = {}): Promise<PullResult> {
   const result = await pullHub(opts);

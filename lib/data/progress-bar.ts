@@ -6,9 +6,6 @@ import { readConfig } from "../config";
 
 /**
  * Bytes received so far for one repository file; `total` is undefined without a Content-Length.
- *
- * @example
- * const onProgress: ProgressFn = (file, received, total) => console.error(file, received, total ?? "?");
  */
 export type ProgressFn = (file: string, received: number, total: number | undefined) => void;
 
@@ -16,10 +13,6 @@ export type ProgressFn = (file: string, received: number, total: number | undefi
  * A stderr progress display for `onProgress`, silent unless stderr is a terminal and CI is
  * unset, so that scripts, logs and tests never receive control characters. `log` prints
  * above the bars instead of through them.
- *
- * @example
- * const bar = progressBar();
- * try { await pullHub({ onProgress: bar.onProgress, log: bar.log }); } finally { bar.stop(); }
  */
 export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
   onProgress: ProgressFn;

@@ -9,9 +9,6 @@ import { DataError } from "../util/errors";
  * (`qid 0 docid rel`, no header), told apart by the first line. Relevance > 0 counts; a score
  * must be a plain integer (see `parseScore`), and a file with no judgment, or none relevant, is
  * an error naming it.
- *
- * @example
- * const qrels = await readQrels("../shared/data/greeklaws-2021/qrels/sample.tsv");
  */
 export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>> {
   const lines = await readTextLines(file);
@@ -22,9 +19,6 @@ export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>>
 /**
  * Every judgment of TREC qrels (`qid 0 docid rel`, whitespace separated, so an id cannot carry
  * whitespace), in file order, score 0 and negative included.
- *
- * @example
- * parseTrecJudgments(["q1 0 d1 1"], "qrels.txt"); // [{ query: "q1", doc: "d1", score: 1, line: 1 }]
  */
 export function parseTrecJudgments(lines: readonly string[], file: string): Judgment[] {
   const out: Judgment[] = [];
@@ -51,9 +45,6 @@ export function parseTrecJudgments(lines: readonly string[], file: string): Judg
 
 /**
  * Writes qrels in TREC form (`qid 0 docid 1`), the input trec_eval expects.
- *
- * @example
- * await writeTrecQrels("outputs/sample/qrels.txt", bench.qrels);
  */
 export async function writeTrecQrels(file: string, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });

@@ -8,9 +8,6 @@ import { DataError } from "../util/errors";
  * Serialises a run in TREC format (`qid Q0 docid rank score tag`). Scores are the run's own
  * when it has them, printed at full precision; otherwise `101 − rank`, the paper's convention,
  * which keeps the order unambiguous for tools that re-sort by score.
- *
- * @example
- * await writeTrec("outputs/sample/runs/bm25.trec", run, "bm25-greekstemmer");
  */
 export async function writeTrec(file: string, run: Run, tag: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
@@ -19,9 +16,6 @@ export async function writeTrec(file: string, run: Run, tag: string): Promise<vo
 
 /**
  * The TREC text of a run (see `writeTrec`).
- *
- * @example
- * formatTrec({ rankings: new Map([["q1", ["d1"]]]) }, "x"); // "q1 Q0 d1 1 100 x\n"
  */
 export function formatTrec(run: Run, tag: string): string {
   if (/\s/.test(tag)) throw new Error(`run tag '${tag}' must not contain whitespace`);
@@ -47,9 +41,6 @@ function pyRepr(x: number): string {
  * Reads a TREC run; each query's documents are ordered by the rank column (ties in rank, or
  * a file without meaningful ranks, fall back to score descending, then file order). A
  * document listed twice for a query is an error naming the line.
- *
- * @example
- * const run = await readTrec("../shared/oracles/greeklaws-2021/bm25-greekstemmer-sample.trec");
  */
 export async function readTrec(file: string, warn?: Warn): Promise<Run> {
   const lines = await readTextLines(file, warn);
@@ -85,9 +76,6 @@ export async function readTrec(file: string, warn?: Warn): Promise<Run> {
 
 /**
  * Writes `{qid: [docid, …]}` with one query per line, so diffs between runs stay readable.
- *
- * @example
- * await writeJsonRun("outputs/sample/runs/bm25.json", run);
  */
 export async function writeJsonRun(file: string, run: Run): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
@@ -97,9 +85,6 @@ export async function writeJsonRun(file: string, run: Run): Promise<void> {
 /**
  * The JSON text of a run, queries in run order (which `JSON.stringify` of an object would not
  * keep for integer-like ids), one query per line.
- *
- * @example
- * formatJsonRun({ rankings: new Map([["q1", ["d1", "d2"]]]) }); // '{\n"q1": ["d1","d2"]\n}\n'
  */
 export function formatJsonRun(run: Run): string {
   const entries = [...run.rankings].map(([q, r]) => `${JSON.stringify(q)}: ${JSON.stringify(r)}`);
@@ -109,9 +94,6 @@ export function formatJsonRun(run: Run): string {
 /**
  * Reads a JSON run `{qid: [docid, …]}` (best first). The file must be UTF-8; query and document
  * ids are taken verbatim (see `idProblem`), and errors about one query name its line.
- *
- * @example
- * const run = await readJsonRun("outputs/sample/runs/bm25.json");
  */
 export async function readJsonRun(file: string): Promise<Run> {
   const text = await readUtf8(file);
@@ -171,9 +153,6 @@ function topLevelKeys(text: string): { key: string; offset: number }[] {
 
 /**
  * How a run covers the queries of the qrels it is scored against.
- *
- * @example
- * const c: RunCoverage = { judged: 283, ranked: 250, unjudged: [], warning: "run.trec: 250 of the qrels' 283 queries …" };
  */
 export interface RunCoverage {
   /** Queries with at least one relevant article in the qrels: what the metrics average over. */
@@ -191,10 +170,6 @@ export interface RunCoverage {
  * for any query) or one that shares no query with the qrels is a DataError naming the run file,
  * since both would score a silent 0 that looks like a result. A partial overlap is allowed (a
  * retriever may legitimately return nothing for a query) and comes back with a `warning`.
- *
- * @example
- * const c = checkRunCoverage(run, qrels, "run.trec", "qrels.tsv");
- * if (c.warning) console.error(c.warning); // "run.trec: 250 of the qrels' 283 queries are in the run; the 33 missing score 0"
  */
 export function checkRunCoverage(
   run: Run,

@@ -11,9 +11,6 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * `en_lemma_lookup.json`: `{ form: lemma }`; non-string values are skipped, forms and lemmas NFC.
  *
  * @throws DataError when the value is not an object or yields no entry.
- *
- * @example
- * parseLemmaLookup({ courts: "court" }, "en_lemma_lookup.json").get("courts"); // "court"
  */
 export function parseLemmaLookup(json: unknown, file: string): Map<string, string> {
   if (!isObject(json)) throw new DataError("expected a JSON object of form -> lemma", file);
@@ -27,9 +24,6 @@ export function parseLemmaLookup(json: unknown, file: string): Map<string, strin
  * `el_lemma_index.json`: `{ pos: [lemma, ...] }` -> pos -> Set of lower-cased lemmas.
  *
  * @throws DataError when the value is not an object or has no POS list.
- *
- * @example
- * parseLemmaIndex({ NOUN: ["σύμβαση"] }, "el_lemma_index.json").get("noun"); // Set { "σύμβαση" }
  */
 export function parseLemmaIndex(json: unknown, file: string): Map<string, Set<string>> {
   if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [lemma, ...]", file);
@@ -49,9 +43,6 @@ export function parseLemmaIndex(json: unknown, file: string): Map<string, Set<st
  * lower-cases the word before looking it up), the first listing of a form wins.
  *
  * @throws DataError when the value is not an object.
- *
- * @example
- * parseLemmaExceptions({ propn: { "Πειραιώς": ["Πειραιάς"] } }, "el_lemma_exc.json").get("propn")?.get("πειραιώς"); // ["Πειραιάς"]
  */
 export function parseLemmaExceptions(json: unknown, file: string): Map<string, Map<string, string[]>> {
   if (!isObject(json)) throw new DataError("expected a JSON object of pos -> { form: [lemma, ...] }", file);
@@ -74,9 +65,6 @@ export function parseLemmaExceptions(json: unknown, file: string): Map<string, M
  * file has a few) are skipped.
  *
  * @throws DataError when the value is not an object.
- *
- * @example
- * parseLemmaRules({ noun: [["εως", "η"], ["bad"]] }, "el_lemma_rules.json").get("noun"); // [["εως", "η"]]
  */
 export function parseLemmaRules(json: unknown, file: string): Map<string, Array<[string, string]>> {
   if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [[suffix, replacement], ...]", file);
@@ -101,9 +89,6 @@ export function parseLemmaRules(json: unknown, file: string): Map<string, Array<
  * ‘ and ’ spellings in code; that list is read too when present.
  *
  * @throws DataError when a triple-quoted string is unterminated or no stopword is found.
- *
- * @example
- * parseStopWordsPy('STOP_WORDS = set("""\na an the\n""".split())'); // Set { "a", "an", "the" }
  */
 export function parseStopWordsPy(source: string, file = "stop_words.py"): Set<string> {
   const out = new Set<string>();

@@ -39,31 +39,19 @@ import { readConfig } from "../config";
 
 /**
  * Release tag of explosion/spacy-lookups-data the lemma tables are read from.
- *
- * @example
- * SPACY_FILES.en[0].ref === SPACY_LOOKUPS_DATA_REF; // true
  */
 export const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
 /**
  * Release tag of explosion/spaCy the stopword lists are read from.
- *
- * @example
- * SPACY_FILES.el[3].ref === SPACY_REF; // true
  */
 export const SPACY_REF = "v3.8.7";
 /**
  * Where raw GitHub files are served; `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests).
- *
- * @example
- * DEFAULT_SPACY_BASE_URL + upstreamPath(SPACY_FILES.en[0]); // the English lookup table on GitHub
  */
 export const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
 /**
  * One upstream file: `<owner>/<repo>/<ref>/<path>` under the base URL.
- *
- * @example
- * const f: SpacyUpstreamFile = { role: "stop_words", owner: "explosion", repo: "spaCy", ref: SPACY_REF, path: "spacy/lang/el/stop_words.py" };
  */
 export interface SpacyUpstreamFile {
   role: SpacyFileRole;
@@ -90,9 +78,6 @@ const stopWords = (lang: SpacyLang): SpacyUpstreamFile => ({
 
 /**
  * The files each language needs, in load order.
- *
- * @example
- * SPACY_FILES.el.map((f) => f.role); // ["lemma_index", "lemma_exc", "lemma_rules", "stop_words"]
  */
 export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
   el: [
@@ -106,9 +91,6 @@ export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
 
 /**
  * The URL path of an upstream file below the base URL (also what the test double serves).
- *
- * @example
- * upstreamPath(SPACY_FILES.en[1]); // "/explosion/spaCy/v3.8.7/spacy/lang/en/stop_words.py"
  */
 export function upstreamPath(f: SpacyUpstreamFile): string {
   return `/${f.owner}/${f.repo}/${f.ref}/${f.path}`;
@@ -122,9 +104,6 @@ function cacheRelPath(f: SpacyUpstreamFile): string {
 /**
  * Where the tables are cached and fetched from. A tokenizer's context (cacheDir, offline, log)
  * is a valid value, which is how lib/data/register.ts passes it through.
- *
- * @example
- * const opts: LoadSpacyLexiconOptions = { cacheDir: "/tmp/spacy", offline: true, log: console.error };
  */
 export interface LoadSpacyLexiconOptions {
   /** Cache folder; default `<dataDir()>/spacy` (follows GBR_DATA_DIR). Files go to `<cacheDir>/<lang>/`. */
@@ -159,10 +138,6 @@ interface Manifest {
  *   message names the missing files and how to obtain them. Code "HTTP" when the server answers
  *   with an error (e.g. 404 for a wrong ref).
  * @throws DataError when a file cannot be parsed.
- *
- * @example
- * const lex = await loadSpacyLexicon("en");
- * lex.lemma.get("abandoned"); // "abandon"
  */
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions = {}): Promise<SpacyLexicon> {
   if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);

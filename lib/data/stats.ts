@@ -33,9 +33,6 @@ export { sourceOf };
 
 /**
  * Median of a list of numbers (mean of the middle two for even lengths); NaN when empty.
- *
- * @example
- * median([3, 1, 2, 10]); // 2.5
  */
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;

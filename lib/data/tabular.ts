@@ -16,18 +16,11 @@ import { parseDelimited } from "../util/csv";
 /**
  * One data row keyed by column name: strings from csv and tsv, JSON values from jsonl and json,
  * decoded parquet values (INT64 as a number, or a string when it does not fit one).
- *
- * @example
- * const row: Row = { "query-id": "q1", "corpus-id": "ΑΚ::914", score: "1" };
  */
 export type Row = Record<string, unknown>;
 
 /**
  * Rows plus where each one sits in its file.
- *
- * @example
- * const t = await readTable("qrels.csv");
- * t.describe(0); // "line 2"
  */
 export interface Table {
   file: string;
@@ -44,17 +37,11 @@ export interface Table {
 const FORMATS = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"] as const;
 /**
  * A file format `readTable` reads, named by its extension.
- *
- * @example
- * const f: Format = "parquet";
  */
 export type Format = (typeof FORMATS)[number];
 
 /**
  * The format implied by a file name, or undefined when it is none we read.
- *
- * @example
- * formatOf("data/corpus-00000-of-00001.parquet"); // "parquet"
  */
 export function formatOf(file: string): Format | undefined {
   const ext = path.extname(file).slice(1).toLowerCase();
@@ -63,10 +50,6 @@ export function formatOf(file: string): Format | undefined {
 
 /**
  * Reads a table and keeps each row's position, choosing the parser by extension.
- *
- * @example
- * const t = await readTable("qrels.csv");
- * throw new DataError("unknown query", t.file, t.lineOf(7));
  */
 export async function readTable(file: string): Promise<Table> {
   const format = formatOf(file);
@@ -92,10 +75,6 @@ export async function readTable(file: string): Promise<Table> {
 
 /**
  * All rows of a csv, tsv, jsonl, json or parquet file as plain objects.
- *
- * @example
- * const rows = await readRows("data/hf/files/qrels.csv");
- * rows[0]; // { "query-id": "q1", "corpus-id": "ΑΚ::914", score: "1" }
  */
 export async function readRows(file: string): Promise<Row[]> {
   return (await readTable(file)).rows;

@@ -4,9 +4,6 @@ import { EmbeddingError, mergeProvenance, type CachedVector, type Embedder, type
 
 /**
  * The part of the vector store the embedding pipeline needs (see vector-store.ts).
- *
- * @example
- * const cache: VectorCache = await openVectorStore(); // or memoryCache()
  */
 export interface VectorCache {
   get(fingerprint: string, keys: string[]): Promise<Map<string, CachedVector>>;
@@ -68,10 +65,6 @@ export interface EmbedItemsResult {
  * Splits an integer total over weights by the largest-remainder method: integer shares that sum
  * exactly to `total`, each within 1 of its proportional quota; equal weights when all are 0;
  * ties in the remainder go to the earlier item.
- *
- * @example
- * apportion(10, [1, 1, 1]); // [4, 3, 3]
- * apportion(7, [0, 0]);     // [4, 3]
  */
 export function apportion(total: number, weights: readonly number[]): number[] {
   if (!(Number.isInteger(total) && total >= 0)) throw new RangeError(`apportion: total must be a non-negative integer, got ${total}`);
@@ -114,9 +107,6 @@ export function apportion(total: number, weights: readonly number[]): number[] {
  * stored; a failure names the items of the batch. A batch's reported token count is split over
  * its texts in proportion to their estimates (`apportion`) and stored with each vector, so a
  * cached rerun reports the same tokens as the run that paid for them.
- *
- * @example
- * const { vectors, requests, tokens } = await embedItems(bench.docs, "document", preset("qwen3-8b"), embedder, store, { estimateTokens: countTokens });
  */
 export async function embedItems(
   items: readonly { id: string; text: string }[],
@@ -283,10 +273,6 @@ function describe(ids: string[], side: Side, b: number, total: number, name: str
 
 /**
  * An in-memory VectorCache, for tests and one-off runs that should leave nothing on disk.
- *
- * @example
- * const cache = memoryCache();
- * await embedItems(queries, "query", p, embedder, cache);
  */
 export function memoryCache(): VectorCache & { size(): number } {
   const tables = new Map<string, Map<string, CachedVector>>();

@@ -11,9 +11,6 @@ const QUERY_CHUNK = 256;
 
 /**
  * L2-normalises a vector into a new Float32Array (a zero vector stays zero).
- *
- * @example
- * normalize(Float32Array.of(3, 4)); // Float32Array [0.6, 0.8]
  */
 export function normalize(v: ArrayLike<number>): Float32Array {
   let s = 0;
@@ -30,10 +27,6 @@ export function normalize(v: ArrayLike<number>): Float32Array {
  * setting (L2-normalised vectors, dot product, top 100). The documents live in the memory of a
  * WebAssembly SIMD kernel that scores blocks of 3 documents × 4 queries at a time; ties keep
  * document order, as everywhere in this project.
- *
- * @example
- * const index = new ExactIndex(docVectors);            // normalised on the way in
- * const [top] = index.search([queryVector], 100);      // top.docs: corpus positions, best first
  */
 export class ExactIndex {
   readonly size: number;
@@ -65,9 +58,6 @@ export class ExactIndex {
   /**
    * Document i as stored (normalised unless the index was built with normalize: false). A copy,
    * because the kernel's memory may move when it grows.
-   *
-   * @example
-   * const v = index.vector(0); // Float32Array(dim)
    */
   vector(i: number): Float32Array {
     if (!(i >= 0 && i < this.size)) throw new RangeError(`document ${i} is outside 0..${this.size - 1}`);
@@ -81,10 +71,6 @@ export class ExactIndex {
   /**
    * Scores every document for every query (queries are normalised like the documents) and
    * keeps the k best per query.
-   *
-   * @example
-   * const results = index.search(queryVectors, 100);
-   * results[0].docs[0]; // corpus position of the best document for the first query
    */
   search(queries: readonly ArrayLike<number>[], k: number, opts: { normalize?: boolean } = {}): TopK[] {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
@@ -105,9 +91,6 @@ export class ExactIndex {
   /**
    * The full score matrix for up to QUERY_CHUNK queries: row q holds the dot product of query
    * q with every document, in document order (a copy, safe to keep).
-   *
-   * @example
-   * const all = index.scores([q1, q2]); // Float32Array of 2 × size
    */
   scores(queries: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}): Float32Array {
     const out = new Float32Array(queries.length * this.size);

@@ -21,10 +21,6 @@ const CHUNK_ROWS = 256;
 /**
  * The kernel with its own memory. One per thread is enough (calls are synchronous); drop it
  * (`releaseGatherKernel`) to give its memory back.
- *
- * @example
- * const k = new GatherKernel();
- * k.rows(rowStart, colIndex, values, X, c, out, 0, rows); // out (rows × c) = A X
  */
 export class GatherKernel {
   private readonly memory: WasmMemory;
@@ -42,9 +38,6 @@ export class GatherKernel {
    * The upper triangle (j ≥ i) of Xᵀ Y for row-major m × n X and Y, as an n × n row-major
    * matrix whose lower triangle is left zero; `gram` in ./svd.ts mirrors it. Undefined when
    * the kernel's memory cannot hold the operands (see `room`).
-   *
-   * @example
-   * const G = kernel.gramUpper(Q, AAtQ, N, l);
    */
   gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array | undefined {
     if (X.length < m * n || Y.length < m * n) throw new RangeError(`gram of ${m} × ${n} needs ${m * n} entries, got ${X.length} and ${Y.length}`);
@@ -66,10 +59,6 @@ export class GatherKernel {
    * without a second copy of it in JavaScript memory (35 MB on greeklaws-2021). The view is for
    * the next `rows` call only: the memory may grow during it, which detaches the view (its
    * entries stay where the kernel reads them). Undefined when the memory cannot hold n entries.
-   *
-   * @example
-   * const omega = gaussianMatrix(V * l, 42, kernel.xArea(V * l));
-   * kernel.rows(rowStart, rowTerm, rowWeight, omega, l, out, 0, N);
    */
   xArea(n: number): Float64Array | undefined {
     return this.room(n * 8) ? new Float64Array(this.memory.buffer, 0, n) : undefined;
@@ -94,9 +83,6 @@ export class GatherKernel {
    * out[r] = Σ weight[p] · X[index[p] · c .. +c) for p in [starts[r], starts[r + 1]), summed
    * from zero in the order of `gatherRow` (./svd.ts). False, with nothing written, when the
    * kernel's memory cannot hold X and a chunk (see `room`).
-   *
-   * @example
-   * kernel.rows(A.termStart, A.postingDoc, A.weight, Y, c, out, 0, A.cols); // Aᵀ Y
    */
   rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): boolean {
     if (to <= from || c === 0) return true;
@@ -152,9 +138,6 @@ let shared: GatherKernel | undefined;
 
 /**
  * This thread's kernel, made on first use.
- *
- * @example
- * gatherKernel().rows(starts, index, weight, X, c, out, 0, n);
  */
 export function gatherKernel(): GatherKernel {
   shared ??= new GatherKernel();
@@ -164,9 +147,6 @@ export function gatherKernel(): GatherKernel {
 /**
  * Drops this thread's kernel, so its memory (a copy of the largest X it was given) can be
  * collected; the next call makes a new one.
- *
- * @example
- * try { fit(); } finally { releaseGatherKernel(); }
  */
 export function releaseGatherKernel(): void {
   shared = undefined;

@@ -17,9 +17,6 @@ import type { VectorRow } from "./vector-store";
 
 /**
  * Suffix of the per-fingerprint table that holds document rows and the ANN index.
- *
- * @example
- * tableName(fp) + DOCS_SUFFIX; // "qwen3-8b-3f2a9c1e0b7d__docs"
  */
 export const DOCS_SUFFIX = "__docs";
 
@@ -27,10 +24,6 @@ export const DOCS_SUFFIX = "__docs";
  * The LanceDB table name for a fingerprint. LanceDB accepts only letters, digits, `_`, `-` and
  * `.` (and panics on anything else), so other characters become `_`; a changed name gets a hash
  * of the original appended so that two fingerprints never share a table.
- *
- * @example
- * tableName("qwen3-8b-3f2a9c1e0b7d"); // "qwen3-8b-3f2a9c1e0b7d"
- * tableName("my model/v2");           // "my_model_v2-1b2c3d4e5f60"
  */
 export function tableName(fingerprint: string): string {
   if (fingerprint === "") throw new Error("vector store: empty fingerprint");
@@ -59,9 +52,6 @@ function schemaFor(dims: number, withTokens: boolean): Schema {
 /**
  * Rows as one Arrow table of one record batch, the vectors copied into a single Float32 buffer;
  * `withTokens` adds the nullable tokens column (a table created before it existed has none).
- *
- * @example
- * await db.createTable(name, toArrow(rows, 1024, true), { mode: "create" });
  */
 export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: boolean): ArrowTable {
   const { Float32, Int32, makeData, RecordBatch, Struct, Table: ArrowTable, Utf8, vectorFromArray } = arrowSdk();
@@ -92,9 +82,6 @@ export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: bo
 
 /**
  * What a table's schema says: the vector size, and whether it has the tokens column.
- *
- * @example
- * const { dims, tokens }: TableShape = await tableShape(table);
  */
 export interface TableShape {
   dims: number;
@@ -103,9 +90,6 @@ export interface TableShape {
 
 /**
  * Reads a table's shape from its schema; throws when it has no fixed-size vector column.
- *
- * @example
- * const { dims, tokens } = await tableShape(table); // { dims: 1024, tokens: true }
  */
 export async function tableShape(table: lancedb.Table): Promise<TableShape> {
   const fields = (await table.schema()).fields;
@@ -117,9 +101,6 @@ export async function tableShape(table: lancedb.Table): Promise<TableShape> {
 
 /**
  * Dimension of the table's vector column.
- *
- * @example
- * await tableDims(table); // 1024
  */
 export async function tableDims(table: lancedb.Table): Promise<number> {
   return (await tableShape(table)).dims;
@@ -127,9 +108,6 @@ export async function tableDims(table: lancedb.Table): Promise<number> {
 
 /**
  * SQL string literal (keys are hex, but ids and anything else must not break the query).
- *
- * @example
- * `key IN (${keys.map(sqlString).join(", ")})`; sqlString("O'Brien"); // "'O''Brien'"
  */
 export function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
@@ -138,10 +116,6 @@ export function sqlString(s: string): string {
 /**
  * Copies `key → {vector, tokens}` out of query results, keeping only wanted keys (all when
  * undefined). A result without a tokens column (an old table) gives rows without tokens.
- *
- * @example
- * const out = new Map<string, CachedVector>();
- * collect((await table.query().select(["key", "vector"]).toArrow()).batches, dims, new Set(keys), out);
  */
 export function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Set<string> | undefined, out: Map<string, CachedVector>): void {
   for (const batch of batches) {
@@ -168,9 +142,6 @@ export function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Se
 
 /**
  * Throws, naming the row's id, unless the row is well formed and its vector has `dims` finite values.
- *
- * @example
- * for (const r of rows) validateRow(fp, r, dims); // before writing any of them
  */
 export function validateRow(fingerprint: string, r: VectorRow, dims: number): void {
   const who = `vector store ${fingerprint}: row for id '${r.id}'`;
@@ -185,9 +156,6 @@ export function validateRow(fingerprint: string, r: VectorRow, dims: number): vo
 
 /**
  * Throws, naming the id, unless `vector` is a Float32Array of `dims` finite values.
- *
- * @example
- * queries.forEach((q, i) => validateVector(fp, `query #${i}`, q, dims));
  */
 export function validateVector(fingerprint: string, id: string, vector: Float32Array, dims: number): void {
   const who = `vector store ${fingerprint}: vector for id '${id}'`;
@@ -203,10 +171,6 @@ export function validateVector(fingerprint: string, id: string, vector: Float32A
  * A vector table that cannot be used as it is and could not be repaired here (code "DAMAGED"),
  * or whose ANN copy was damaged and has been dropped (code "ANN_DAMAGED"). The message names the
  * table's folder; `hint` says what to do.
- *
- * @example
- * try { await store.get(fp, keys); }
- * catch (e) { if (e instanceof VectorStoreError && e.code === "DAMAGED") console.error(e.message, e.hint); }
  */
 export class VectorStoreError extends GbrError {
   declare readonly code: "DAMAGED" | "ANN_DAMAGED";
@@ -224,9 +188,6 @@ export class VectorStoreError extends GbrError {
  * "not found", "corrupt file", "does not have sufficient data"; "Not found: <data file>" from an
  * index search); resource errors that may pass
  * (permissions, open files, a full disk) are not damage.
- *
- * @example
- * try { await read(); } catch (err) { if (!isDamage(err)) throw err; await repair(); }
  */
 export function isDamage(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err);
@@ -238,9 +199,6 @@ export function isDamage(err: unknown): boolean {
  * The useful part of a LanceDB error message: without the "Failed to get next batch … lance
  * error: LanceError(IO): Generic … error:" wrappers, the "Caused by" chain and the Rust source
  * locations, which say nothing to a user.
- *
- * @example
- * lanceReason(err); // "Invalid range 64..112 for object of size 100 bytes"
  */
 export function lanceReason(err: unknown): string {
   let m = (err instanceof Error ? err.message : String(err)).split(/\s+Caused by:/)[0];
@@ -256,9 +214,6 @@ export function lanceReason(err: unknown): string {
 /**
  * What `salvageRows` could read of a table: its rows (the first of each key), how many rows it
  * should hold (from its manifest), how many could not be read, and the first read error.
- *
- * @example
- * const { rows, total, lost }: Salvage = await salvageRows(table);
  */
 export interface Salvage {
   rows: VectorRow[];
@@ -275,10 +230,6 @@ export interface Salvage {
  * read on its own by row offset, so a damaged data file costs only its own rows. A fragment whose
  * first row cannot be read has lost its file or footer and is given up whole; any other failing
  * range is halved down to single rows, each retried once before it counts as lost.
- *
- * @example
- * const { rows, lost, cause } = await salvageRows(table);
- * if (lost > 0) console.log(`${lost} rows lost (${lanceReason(cause)})`);
  */
 export async function salvageRows(table: lancedb.Table): Promise<Salvage> {
   const total = await table.countRows(); // from the manifest: no data file is read

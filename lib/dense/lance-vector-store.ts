@@ -55,9 +55,6 @@ const IN_CHUNK = 512;
 
 /**
  * Options of a LanceVectorStore.
- *
- * @example
- * const opts: LanceVectorStoreOptions = { log: (m) => console.error(`vectors: ${m}`) };
  */
 export interface LanceVectorStoreOptions {
   /** Where repairs and waits for other processes are reported (default: a line on stderr). */
@@ -67,9 +64,6 @@ export interface LanceVectorStoreOptions {
 /**
  * The embedding cache on one LanceDB connection (see `VectorStore` for what each method
  * promises). Built by `openVectorStore`, which chooses the connection's options.
- *
- * @example
- * const store = new LanceVectorStore(uri, await lancedb.connect(uri, { readConsistencyInterval: 0 }));
  */
 export class LanceVectorStore implements VectorStore {
   /** Open table handles by table name (LanceDB tables are meant to be long-lived). */

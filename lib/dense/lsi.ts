@@ -60,9 +60,6 @@ export interface LsiOptions {
 /**
  * The postings LSI reads from a corpus index (lib/sparse's Bm25Index has them): term t's
  * postings are `[termStart[t], termStart[t+1])`, each a document and a term frequency.
- *
- * @example
- * const postings: LsiPostings = indexCorpus(bench.docs, greekStemmerTokenizer()).index;
  */
 export interface LsiPostings {
   readonly docCount: number;
@@ -76,10 +73,6 @@ export interface LsiPostings {
  * What LSI reads of an indexed corpus: the doc ids in corpus order, the analyzer that maps a text
  * to the index's term ids (-1 or ids past the vocabulary for unseen words), and the postings.
  * lib/sparse's IndexedCorpus is one, so the BM25 index a run already built is fitted directly.
- *
- * @example
- * const corpus: LsiCorpus = indexCorpus(bench.docs, greekStemmerTokenizer());
- * const model = fitLsi(corpus);
  */
 export interface LsiCorpus {
   readonly docIds: readonly string[];
@@ -90,10 +83,6 @@ export interface LsiCorpus {
 /**
  * The TF-IDF matrix in compressed sparse column form (see `DocTermMatrix`), sharing the index's
  * `termStart` and `postingDoc` arrays, with the idf a query is folded in with.
- *
- * @example
- * const A = tfidfMatrix(corpus);
- * A.weight.length === corpus.index.postingDoc.length; // true
  */
 export interface TfidfMatrix extends DocTermMatrix {
   /** Row-normalised (1 + ln tf) · ln(N/df) per posting. */
@@ -105,10 +94,6 @@ export interface TfidfMatrix extends DocTermMatrix {
 /**
  * Builds the row-normalised TF-IDF matrix of an indexed corpus (the weighting is documented
  * at the top of this module).
- *
- * @example
- * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
- * const A = tfidfMatrix(corpus); // A.rows === bench.docs.length
  */
 export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
   const { termStart, postingDoc, postingTf } = corpus.index;
@@ -141,13 +126,6 @@ export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
  * explain more of the corpus weigh more, and a query folded in is directly comparable with
  * the documents by dot product. (Projecting with V_k Σ_k⁻¹ instead would give U_k coordinates,
  * where every latent dimension, noisy trailing ones included, counts the same.)
- *
- * @example
- * const model = fitLsi(corpus, { dims: 256 });
- * const docs = model.embedDocs();               // Float32Array per document, unit length
- * const q = model.embedQuery("καταγγελία μίσθωσης");
- * let best = 0; // dot products rank documents
- * for (let d = 1; d < docs.length; d++) if (dot(q, docs[d]) > dot(q, docs[best])) best = d;
  */
 export class LsiModel {
   /** @internal built by `fitLsi` */
@@ -174,9 +152,6 @@ export class LsiModel {
 
   /**
    * One unit vector per corpus document, in corpus order (views into `docMatrix`).
-   *
-   * @example
-   * const vecs = model.embedDocs(); vecs.length === corpus.docIds.length; // true
    */
   embedDocs(): Float32Array[] {
     const k = this.dims;
@@ -188,9 +163,6 @@ export class LsiModel {
    * corpus never saw, and terms in every document (idf 0), carry no weight, so a text with
    * none of the others gets the zero vector (it then scores 0 against everything). Folding in
    * a corpus document's own text gives its `embedDocs()` vector up to float32 rounding.
-   *
-   * @example
-   * const q = model.embedQuery("Ο εκμισθωτής καταγγέλλει τη μίσθωση"); // Float32Array(model.dims)
    */
   embedQuery(text: string): Float32Array {
     const k = this.dims;
@@ -215,11 +187,6 @@ export class LsiModel {
  * the module comment for the exact algorithm). Deterministic: the same corpus and options give
  * bit-identical vectors. greeklaws-2021 (5,692 articles) at 256 dims takes about 1.5 s of CPU
  * here, where the products in plain JavaScript alone would take 3.5 s (the same bits).
- *
- * @example
- * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
- * const model = fitLsi(corpus, { dims: 256, seed: 42 });
- * model.singularValues[0]; // largest σ
  */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
@@ -327,11 +294,6 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
  * "document" side it reproduces `model.embedDocs()` (up to float32 rounding), and callers that
  * hold the model can take `embedDocs()` directly instead. The id names the space: dims, seed,
  * oversampling, power iterations and a hash of the corpus doc ids in order.
- *
- * @example
- * const embedder = lsiEmbedder(fitLsi(corpus, { dims: 256 }));
- * embedder.id; // "lsi:k=256:seed=42:o=10:p=1:3f2a9c1e0b7d"
- * const { vectors } = await embedder.embed(["Ο εκμισθωτής καταγγέλλει"], "query");
  */
 export function lsiEmbedder(model: LsiModel): Embedder {
   const hash = createHash("sha256").update(model.docIds.join("\n")).digest("hex").slice(0, 12);
@@ -353,10 +315,6 @@ export function lsiEmbedder(model: LsiModel): Embedder {
  * c_d = (U_k Σ_k)_d, ‖a_d − c_d V_kᵀ‖² = ‖a_d‖² − 2 c_d·(a_d V_k) + c_d (V_kᵀV_k) c_dᵀ. The
  * Gram V_kᵀV_k is computed, not assumed to be I, so a factorisation that is not exactly
  * orthogonal is charged for it. Round-off leaves about 1e-8 where the true error is 0.
- *
- * @example
- * reconstructionError(model, corpus);      // 0.80 at k = 256 on greeklaws-2021
- * reconstructionError(model, corpus, 64);  // leading 64 components only
  */
 export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = model.dims): number {
   checkInt("k", k, 0);

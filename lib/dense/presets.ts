@@ -123,9 +123,6 @@ export type { EmbedNaming };
  * commit 992f5224): LM Studio's names for the five models it served, Hugging Face ids on their
  * other OpenAI-compatible server, and Gemini's own. EmbeddingGemma without prompts is the same
  * model as with them, so it takes the same LM Studio name.
- *
- * @example
- * AUTHORS_SERVED_NAMES["qwen3-8b"]; // { model: "text-embedding-qwen3-embedding-8b", server: "lmstudio" }
  */
 export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; server?: "lmstudio" }>> = Object.freeze({
   "qwen3-8b": { model: "text-embedding-qwen3-embedding-8b", server: "lmstudio" },
@@ -145,9 +142,6 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
  * (`AUTHORS_SERVED_NAMES`), one text per request (batch size 1), and, for OpenAI-compatible
  * servers, the text as a plain string: request for request what their notebook sent. The model
  * name is part of the fingerprint, so vectors of the two namings are cached apart.
- *
- * @example
- * builtinPresets("authors").find((p) => p.name === "qwen3-8b")!.model; // "text-embedding-qwen3-embedding-8b"
  */
 export function builtinPresets(naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
   if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
@@ -163,9 +157,6 @@ export function builtinPresets(naming: EmbedNaming = readConfig().embed.naming):
 
 /**
  * Fills a template for one side.
- *
- * @example
- * renderTemplate(preset("nomic-v1.5"), "query", "καταγγελία μίσθωσης"); // "search_query: καταγγελία μίσθωσης"
  */
 export function renderTemplate(p: EmbeddingPreset, side: Side, text: string): string {
   const template = side === "query" ? p.queryTemplate : p.documentTemplate;
@@ -177,9 +168,6 @@ export function renderTemplate(p: EmbeddingPreset, side: Side, text: string): st
  * The identity of a vector space: provider, model, size and the template of each side. Two
  * presets with the same fingerprint produce interchangeable vectors, so it names the cache
  * table; any change to a template or model gives a new table and nothing stale is reused.
- *
- * @example
- * presetFingerprint(preset("qwen3-8b")); // "qwen3-8b-3f2a9c1e0b7d"
  */
 export function presetFingerprint(p: EmbeddingPreset): string {
   const identity = JSON.stringify([p.provider, p.model, p.dims ?? null, p.queryTemplate, p.documentTemplate]);
@@ -190,9 +178,6 @@ export function presetFingerprint(p: EmbeddingPreset): string {
 /**
  * Key of one cached vector: the rendered text's hash, so the same article embedded under the
  * same preset is never sent twice, even from another benchmark.
- *
- * @example
- * textKey("search_document: Άρθρο 1 …"); // 64 hex characters
  */
 export function textKey(rendered: string): string {
   return createHash("sha256").update(rendered).digest("hex");
@@ -200,9 +185,6 @@ export function textKey(rendered: string): string {
 
 /**
  * File that may hold user presets: `GBR_PRESETS`, else `gbr-presets.json` in the working directory.
- *
- * @example
- * userPresetsFile(readConfig({ GBR_PRESETS: "my-presets.json" })); // "/…/my-presets.json"
  */
 export function userPresetsFile(config: Pick<Config, "presetsFile"> = readConfig()): string | undefined {
   if (config.presetsFile) return config.presetsFile;
@@ -214,9 +196,6 @@ export function userPresetsFile(config: Pick<Config, "presetsFile"> = readConfig
  * Built-in presets under the naming mode (`GBR_EMBED_NAMES`) plus the user's (`{"presets":
  * [{name, provider, model, dims?, queryTemplate, documentTemplate, batchSize?, input?, server?}]}`);
  * a user preset with a built-in's name replaces it whatever the naming mode.
- *
- * @example
- * allPresets().map((p) => p.name); // ["qwen3-8b", …, "gemini-001", …user presets]
  */
 export function allPresets(file = userPresetsFile(), naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
   const byName = new Map(builtinPresets(naming).map((p) => [p.name, p]));
@@ -226,9 +205,6 @@ export function allPresets(file = userPresetsFile(), naming: EmbedNaming = readC
 
 /**
  * A preset by name (built-in or user), with an error listing the known names otherwise.
- *
- * @example
- * preset("gemini-001").dims; // 3072
  */
 export function preset(name: string, presets: readonly EmbeddingPreset[] = allPresets()): EmbeddingPreset {
   const p = presets.find((x) => x.name === name);

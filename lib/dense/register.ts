@@ -27,11 +27,6 @@ function storeFor(opts: RetrieverOptions, providers: Providers): Promise<VectorS
  * side as the cost table needs it. Tokens are what the provider reported when each vector was
  * embedded (stored with the vector, so a rerun served from the cache reports the same), plus an
  * o200k estimate where no count is known; the `…Estimated` fields are those estimated parts.
- *
- * @example
- * const r = (await createRetriever("dense:qwen3-8b", bench)) as DenseRetriever;
- * await r.retrieve(bench.queries, 100);
- * r.usage.queryTokens / r.usage.queryTexts; // embedding tokens per query
  */
 export interface DenseUsage {
   /** Requests sent to the provider (documents and queries). */
@@ -79,10 +74,6 @@ const emptyUsage = (): DenseUsage => ({
 
 /**
  * A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback.
- *
- * @example
- * const r = vectorRetriever("lsi", bench, docVectors, embedQueries);
- * const run = r.searchVectors(bench.queries, queryVectors, 100); // no embedding, no usage
  */
 export interface VectorRetriever extends FeedbackRetriever {
   usage: DenseUsage;
@@ -93,10 +84,6 @@ export interface VectorRetriever extends FeedbackRetriever {
 /**
  * What a `dense:` retriever actually runs, for run metadata and reports. Holds nothing secret:
  * the endpoint is scheme, host and port only.
- *
- * @example
- * r.info; // { preset: "qwen3-8b", provider: "openai", model: "text-embedding-qwen3-embedding-8b",
- *         //   endpoint: "http://localhost:1234", …, batchSize: 1, input: "string", naming: "authors" }
  */
 export interface DenseRetrieverInfo {
   /** Preset name, as in `dense:<preset>`. */
@@ -118,10 +105,6 @@ export interface DenseRetrieverInfo {
 
 /**
  * A `dense:` retriever: a VectorRetriever over an embedding API, saying what it runs.
- *
- * @example
- * const r = (await createRetriever("dense:embgemma-300m-raw", bench)) as DenseRetriever;
- * console.log(`${r.info.model} at ${r.info.endpoint}, ${r.usage.documentTokens} corpus tokens`);
  */
 export interface DenseRetriever extends VectorRetriever {
   readonly info: DenseRetrieverInfo;
@@ -130,9 +113,6 @@ export interface DenseRetriever extends VectorRetriever {
 /**
  * The common part of every dense retriever: documents embedded once into an exact index,
  * queries embedded per call, Rocchio (β = 0.25 over the top 10) for `prf:`.
- *
- * @example
- * const r = vectorRetriever("lsi", bench, docVectors, async (qs) => qs.map((q) => model.embedQuery(q.text)));
  */
 export function vectorRetriever(
   name: string,
@@ -170,10 +150,6 @@ export function vectorRetriever(
 /**
  * `dense:<preset>`: one of the paper's embedding models (or a user preset) through its API,
  * every vector cached in the LanceDB store, so nothing is embedded twice.
- *
- * @example
- * const r = await denseRetriever("dense:qwen3-8b", bench, {}); // needs GBR_EMBED_BASE_URL
- * r.info.model; // "Qwen/Qwen3-Embedding-8B" (GBR_EMBED_NAMES=authors: "text-embedding-qwen3-embedding-8b")
  */
 export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<DenseRetriever> {
   const providers = providersOf(opts);
@@ -313,9 +289,6 @@ async function annRetriever(
 /**
  * `lsi` (or `lsi:<dims>`): latent semantic indexing over the BM25-GREEKSTEMMER index, fitted on
  * the corpus at creation (seeded, so every run gives the same vectors). Needs no server.
- *
- * @example
- * const r = await lsiRetriever("lsi", bench, {}, (n) => createRetriever(n, bench));
  */
 export async function lsiRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder, dims = 256): Promise<VectorRetriever> {
   // The BM25-GREEKSTEMMER retriever lends its indexed corpus (shared with BM25, its PRF, REACT

@@ -13,9 +13,6 @@ import { gatherKernel } from "./gather-kernel";
  * A documents × terms matrix in compressed sparse column form: column t holds
  * `weight[termStart[t] .. termStart[t+1])` at rows `postingDoc[…]`. Column-major storage serves
  * both A·X (through `csrOf`) and Aᵀ·Y with one pass each.
- *
- * @example
- * const A: DocTermMatrix = { rows: 2, cols: 1, termStart: Int32Array.of(0, 2), postingDoc: Int32Array.of(0, 1), weight: Float64Array.of(0.6, 0.8) };
  */
 export interface DocTermMatrix {
   rows: number;
@@ -31,10 +28,6 @@ export interface DocTermMatrix {
  * method with implicit shifts): for the l ≈ 266 of LSI about a tenth of a second, where the
  * cyclic Jacobi method this replaced took 0.4 s. Values come sorted descending (ties in
  * solver order); column i of `vectors` (row-major n × n) is the unit eigenvector of values[i].
- *
- * @example
- * const { values, vectors } = symmetricEigen(Float64Array.of(2, 1, 1, 2), 2);
- * values; // Float64Array [3, 1]; vectors column 0 ≈ [0.7071, 0.7071]
  */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
   if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
@@ -67,9 +60,6 @@ export function symmetricEigen(S: Float64Array, n: number): { values: Float64Arr
  * four columns are handled per pass over memory, about twice as fast in JavaScript. A column
  * numerically dependent on the earlier ones becomes zero rather than noise, so the rank of
  * the result is the numerical rank of the input. Returns a new row-major matrix.
- *
- * @example
- * const Q = orthonormalRows(Float64Array.of(1, 1, 0, 1, 0, 0), 3, 2); // columns e1, e2
  */
 export function orthonormalRows(X: Float64Array, m: number, n: number): Float64Array {
   // Column-major scratch: every step below walks whole columns.
@@ -143,9 +133,6 @@ function project(C: Float64Array, m: number, j: number, h: Float64Array): void {
 /**
  * Σ a[oa + r] · b[ob + r] for r < m. Four accumulators break the add dependency chain, roughly
  * doubling throughput.
- *
- * @example
- * dot(Float64Array.of(1, 2, 3), 1, Float64Array.of(4, 5), 0, 2); // 2·4 + 3·5 = 23
  */
 export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m: number): number {
   let s0 = 0;
@@ -165,9 +152,6 @@ export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m:
 
 /**
  * The same matrix by rows, for A X: gathering into one output row beats scattering into many.
- *
- * @example
- * const rows: CsrMatrix = csrOf(A); // rows.rowStart[d] .. rows.rowStart[d + 1] are document d's terms
  */
 export interface CsrMatrix {
   rows: number;
@@ -178,10 +162,6 @@ export interface CsrMatrix {
 
 /**
  * The row-major (CSR) copy of a column-major matrix, for `mulA`.
- *
- * @example
- * const rows = csrOf(A);
- * const AX = mulA(rows, X, c);
  */
 export function csrOf(A: DocTermMatrix): CsrMatrix {
   const rowStart = new Int32Array(A.rows + 1);
@@ -202,9 +182,6 @@ export function csrOf(A: DocTermMatrix): CsrMatrix {
 
 /**
  * A X for X terms × c (row-major); the result is documents × c.
- *
- * @example
- * const Y = mulA(csrOf(A), omega, l); // A Ω, documents × l
  */
 export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.rows * c);
@@ -214,9 +191,6 @@ export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
 
 /**
  * Aᵀ Y for Y documents × c (row-major); the result is terms × c.
- *
- * @example
- * const Z = mulAt(A, Q, l); // Aᵀ Q, terms × l
  */
 export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.cols * c);
@@ -230,9 +204,6 @@ export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Arra
  * (./gather-kernel.ts) when `kernel` is "wasm" (the default, about twice as fast), the
  * JavaScript `gatherRow` when "js"; both compute every element with the same operations in the
  * same order, so the two are equal to the bit (test/unit/gather-kernel.test.ts).
- *
- * @example
- * gatherRows(A.termStart, A.postingDoc, A.weight, Y, c, out, 0, A.cols); // Aᵀ Y
  */
 export function gatherRows(
   starts: Int32Array,
@@ -313,9 +284,6 @@ function addFourRows(
 
 /**
  * X (m × n) times the first `c` columns of Y (n × yCols), all row-major; the result is m × c.
- *
- * @example
- * mulDense(Float64Array.of(1, 2), 1, 2, Float64Array.of(3, 0, 4, 0), 2, 1); // Float64Array [11]
  */
 export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array, yCols: number, c: number): Float64Array {
   const out = new Float64Array(m * c);
@@ -335,9 +303,6 @@ export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array,
  * only the upper triangle is accumulated, four rows per pass over G, by the WebAssembly SIMD
  * kernel (./gather-kernel.ts) or, with kernel "js", its JavaScript reference: the same
  * operations in the same order, so the same bits.
- *
- * @example
- * const G = gram(Q, AAtQ, N, l); // Qᵀ (A Aᵀ Q), l × l
  */
 export function gram(X: Float64Array, Y: Float64Array, m: number, n: number, kernel: "wasm" | "js" = "wasm"): Float64Array {
   const G = (kernel === "wasm" ? gatherKernel().gramUpper(X, Y, m, n) : undefined) ?? gramUpper(X, Y, m, n);
@@ -377,9 +342,6 @@ function gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Floa
  * Makes the largest-magnitude entry of every column of U (m × k) positive (ties: the first), as
  * scikit-learn's svd_flip does, so equal inputs give equal singular vectors whatever the solver's
  * signs.
- *
- * @example
- * const U = Float64Array.of(-2, 1, 1, 0); flipSigns(U, 2, 2); // U = [2, 1, -1, 0]
  */
 export function flipSigns(U: Float64Array, m: number, k: number): void {
   for (let j = 0; j < k; j++) {
@@ -396,9 +358,6 @@ export function flipSigns(U: Float64Array, m: number, k: number): void {
  * both outputs of each pair used, from uniforms of 53 random bits (two 32-bit outputs, as numpy
  * builds its doubles) rather than `nextFloat`'s 32: the normals then have full double resolution
  * and tails out to 8.6σ instead of being cut at 6.7σ, for one extra generator step per uniform.
- *
- * @example
- * const omega = gaussianMatrix(terms * l, 42); // terms × l, row-major
  */
 export function gaussianMatrix(size: number, seed: number, out: Float64Array = new Float64Array(size)): Float64Array {
   const rng = Xoshiro128ss.fromSeed(seed);
@@ -423,10 +382,6 @@ export function gaussianMatrix(size: number, seed: number, out: Float64Array = n
  * columns of Y Z are the orthonormal Ritz vectors; undefined when Yᵀ Y is too ill-conditioned
  * for Cholesky to be trusted (a pivot below 1e-10 of its diagonal), so that the caller
  * orthonormalises instead.
- *
- * @example
- * const rr = rayleighRitz(Y, AAtY, N, l);
- * if (rr) U = mulDense(Y, N, l, rr.vectors, l, k);
  */
 export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: number): { values: Float64Array; vectors: Float64Array } | undefined {
   const G = gram(Y, Y, m, l);

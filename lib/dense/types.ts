@@ -10,9 +10,6 @@ export type Side = "query" | "document";
 
 /**
  * What one embedding call returned.
- *
- * @example
- * const r: EmbedResult = { vectors: [Float32Array.of(0.6, 0.8)], tokens: undefined }; // a server without `usage`
  */
 export interface EmbedResult {
   /** One vector per input text, in input order. */
@@ -31,9 +28,6 @@ export interface EmbedResult {
 
 /**
  * What produced a table's vectors.
- *
- * @example
- * const p: EmbeddingProvenance = { servedModels: ["text-embedding-qwen3-embedding-8b"], standIn: false };
  */
 export interface EmbeddingProvenance {
   /** Model names the servers reported, each once. */
@@ -44,10 +38,6 @@ export interface EmbeddingProvenance {
 
 /**
  * Both provenances in one: every served model name once (`a`'s first), stand-in if either is.
- *
- * @example
- * mergeProvenance({ servedModels: ["m"], standIn: false }, { servedModels: ["m", "n"], standIn: true });
- * // { servedModels: ["m", "n"], standIn: true }
  */
 export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
   return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };
@@ -57,10 +47,6 @@ export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance):
  * A vector as the cache holds it, with the tokens the provider reported for its text when known
  * (a batch's count apportioned over its texts; unknown for providers without usage and for rows
  * written before token counts were stored).
- *
- * @example
- * const hit: CachedVector | undefined = (await cache.get(fp, [key])).get(key);
- * hit?.tokens; // 412, or undefined
  */
 export interface CachedVector {
   vector: Float32Array;
@@ -71,9 +57,6 @@ export interface CachedVector {
  * A model behind an API (or computed locally) that embeds already-templated texts. Batching,
  * caching, validation and error context are the caller's job (see `embedTexts`), so an
  * embedder stays a thin adapter over one provider.
- *
- * @example
- * const { vectors } = await embedder.embed(["Instruct: …\nQuery:Ο Α …"], "query");
  */
 export interface Embedder {
   /** Stable identity of the model as served, e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
@@ -104,9 +87,6 @@ export interface Embedder {
  * Raised by embedders and the embedding pipeline; `code` is stable for callers to switch on:
  * NOT_CONFIGURED (no provider set up: unavailable, so experiments are skipped), PROVIDER,
  * BAD_VECTOR, COUNT_MISMATCH.
- *
- * @example
- * throw new EmbeddingError("no embedding server configured; set GBR_EMBED_BASE_URL", "NOT_CONFIGURED");
  */
 export class EmbeddingError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "BAD_VECTOR" | "COUNT_MISMATCH";

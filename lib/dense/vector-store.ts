@@ -30,9 +30,6 @@ export { DOCS_SUFFIX, tableName, VectorStoreError } from "./lance-table";
 
 /**
  * Options of `openVectorStore`.
- *
- * @example
- * const opts: OpenVectorStoreOptions = { log: (m) => console.error(`vectors: ${m}`) };
  */
 export type OpenVectorStoreOptions = LanceVectorStoreOptions;
 
@@ -94,11 +91,6 @@ export interface VectorStore {
    * from the map; an unknown fingerprint gives an empty map. A table found damaged is first
    * rebuilt from what can still be read (reported through the store's log), so keys that were
    * lost are absent too; a table that cannot be rebuilt rejects with a `VectorStoreError`.
-   *
-   * @example
-   * const cached = await store.get(fp, items.map((x) => x.key));
-   * const missing = items.filter((x) => !cached.has(x.key));
-   * cached.get(items[0].key)?.tokens; // 412, or undefined
    */
   get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>>;
   /**
@@ -109,9 +101,6 @@ export interface VectorStore {
    * put with an Error naming the row's id, and none of the batch is stored. Resolves once the
    * rows are committed. Puts to one table are serialised across processes (the table's lock), and
    * keys another process stored meanwhile are skipped too.
-   *
-   * @example
-   * await store.put(fp, batch.map((x, i) => ({ key: x.key, id: x.id, side: "document", vector: vectors[i], tokens: shares[i] })));
    */
   put(fingerprint: string, rows: readonly VectorRow[]): Promise<void>;
   /**
@@ -121,13 +110,6 @@ export interface VectorStore {
    * are stored, so of two processes embedding the same texts only one pays. Puts made inside
    * `fn` take the same lock without waiting. A lock left by a killed process is taken over once
    * it is 10 s old. Object-store URIs have no lock: `fn` simply runs.
-   *
-   * @example
-   * await store.exclusive(fp, async () => {
-   *   const stored = await store.get(fp, batchKeys);
-   *   const rest = batch.filter((x) => !stored.has(x.key));
-   *   if (rest.length) await store.put(fp, await embed(rest));
-   * });
    */
   exclusive<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
   /**
@@ -135,46 +117,28 @@ export interface VectorStore {
    * vector came from the project's test double. Kept beside the table (`<uri>/.provenance/`),
    * so a run served from the cache still says what produced its vectors; a table filled partly
    * by a test double stays marked as a whole. Empty for an unknown table or an object store.
-   *
-   * @example
-   * await store.provenance(fp); // { servedModels: ["Qwen/Qwen3-Embedding-8B"], standIn: false }
    */
   provenance(fingerprint: string): Promise<EmbeddingProvenance>;
   /**
    * Adds what produced newly stored vectors to the fingerprint's provenance (a union: names are
    * added, a stand-in mark is never removed).
-   *
-   * @example
-   * await store.noteProvenance(fp, { servedModels: ["Qwen/Qwen3-Embedding-8B"], standIn: false });
    */
   noteProvenance(fingerprint: string, p: EmbeddingProvenance): Promise<void>;
   /**
    * Rows stored under a fingerprint, optionally of one side only (0 when there is no table).
-   *
-   * @example
-   * await store.count(fp, "document"); // 6308
    */
   count(fingerprint: string, side?: Side): Promise<number>;
   /**
    * Vector size of a fingerprint's table, or undefined when nothing is stored yet.
-   *
-   * @example
-   * await store.dims(fp); // 1024
    */
   dims(fingerprint: string): Promise<number | undefined>;
   /**
    * Names of the stored vector tables: the fingerprints (`presetFingerprint` already yields
    * valid names; another string is stored under its sanitized form, see `tableName`).
-   *
-   * @example
-   * await store.tables(); // ["gemini-001-9c0f3e2a71b4", "qwen3-8b-3f2a9c1e0b7d"]
    */
   tables(): Promise<string[]>;
   /**
    * Deletes a fingerprint's vectors (and its ANN table); no error when there are none.
-   *
-   * @example
-   * await store.drop(fp);
    */
   drop(fingerprint: string): Promise<void>;
   /**
@@ -182,32 +146,19 @@ export interface VectorStore {
    * first copied to a table of their own, `<table>__docs`, so the index is trained on documents
    * only and searches need no side filter; `annSearch` refuses to use it once documents have
    * been added after the build.
-   *
-   * @example
-   * await store.buildAnnIndex(fp, { partitions: 64 });
    */
   buildAnnIndex(fingerprint: string, opts?: AnnIndexOptions): Promise<void>;
   /**
    * Approximate top-k documents by dot product for each query vector, best first.
-   *
-   * @example
-   * const [hit] = await store.annSearch(fp, [queryVector], 100, { nprobes: 20, refineFactor: 10 });
-   * hit.ids[0]; // best article id
    */
   annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts?: AnnSearchOptions): Promise<AnnResult[]>;
   /**
    * Whether an ANN index exists and covers every stored document vector (so `annSearch` may
    * use it without `buildAnnIndex` first).
-   *
-   * @example
-   * if (!(await store.hasCurrentAnnIndex(fp))) await store.buildAnnIndex(fp);
    */
   hasCurrentAnnIndex(fingerprint: string): Promise<boolean>;
   /**
    * Releases the connection and open tables (optional; they are also freed when collected).
-   *
-   * @example
-   * store.close();
    */
   close(): void;
 }
@@ -216,9 +167,6 @@ export interface VectorStore {
  * Where vectors are cached unless a caller names a store: `GBR_VECTOR_STORE` (a folder or any
  * LanceDB URI, e.g. `s3://bucket/gbr-vectors` shared by a group, credentials from the usual
  * AWS_* variables), else `<data folder>/lancedb`.
- *
- * @example
- * defaultVectorStoreUri(); // "/home/me/greekbar-retrieval/data/lancedb"
  */
 export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "dataDir"> = readConfig()): string {
   return config.vectorStore ?? path.join(config.dataDir, "lancedb");
@@ -233,11 +181,6 @@ export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "data
  * `AWS_ENDPOINT`, `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME` / `AZURE_STORAGE_ACCOUNT_KEY`, …).
  * A local store keeps its cross-process locks in `<uri>/.locks/`. Repairs of damaged tables and
  * waits for another process go to `opts.log` (default: stderr).
- *
- * @example
- * const store = await openVectorStore();                         // <dataDir()>/lancedb
- * const shared = await openVectorStore("s3://my-bucket/gbr-vectors");
- * const quiet = await openVectorStore(dir, { log: (m) => messages.push(m) });
  */
 export async function openVectorStore(uri: string = defaultVectorStoreUri(), opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
   // readConsistencyInterval 0: every read sees versions committed by other processes (two runs
@@ -250,9 +193,6 @@ export async function openVectorStore(uri: string = defaultVectorStoreUri(), opt
 /**
  * ANN recall against exact search: the mean over queries of |ann top k ∩ exact top k| / k
  * (1 when the ANN lists are the exact ones; 0 when there are no queries).
- *
- * @example
- * annRecallAtK([["a", "b"]], [["b", "c"]], 2); // 0.5
  */
 export function annRecallAtK(exact: readonly (readonly string[])[], ann: readonly (readonly string[])[], k: number): number {
   if (!(Number.isInteger(k) && k > 0)) throw new Error(`annRecallAtK: k must be a positive integer, got ${k}`);

@@ -5,9 +5,6 @@ import { Xoshiro128ss } from "../util/random";
 
 /**
  * Options of `bootstrapCI`.
- *
- * @example
- * bootstrapCI(values, { resamples: 2_000, level: 0.9 });
  */
 export interface BootstrapOptions {
   /** Resamples drawn (default 10,000). */
@@ -20,9 +17,6 @@ export interface BootstrapOptions {
 
 /**
  * A percentile bootstrap interval of the mean, with the settings that produced it.
- *
- * @example
- * const { mean, lower, upper } = bootstrapCI(values); // lower ≤ mean ≤ upper
  */
 export interface BootstrapInterval {
   mean: number;
@@ -38,10 +32,6 @@ export interface BootstrapInterval {
  * means (linear interpolation between order statistics, numpy's default). Deterministic for a
  * seed. The percentile interval is the simplest one and fine for means of bounded metrics over
  * hundreds of queries; it is not the BCa interval.
- *
- * @example
- * const ci = bootstrapCI([...perQuery.values()].map((m) => m["Recall@100"]));
- * `${ci.mean.toFixed(2)} [${ci.lower.toFixed(2)}, ${ci.upper.toFixed(2)}]`;
  */
 export function bootstrapCI(values: readonly number[], opts: BootstrapOptions = {}): BootstrapInterval {
   const n = values.length;

@@ -8,9 +8,6 @@ import { describe } from "./statistics";
 
 /**
  * One group: its name, how many queries fall in it, and their mean of every metric.
- *
- * @example
- * // { group: "ΑΚ", queries: 120, mean: { "nDCG@10": 0.31, "Recall@100": 0.52, … } }
  */
 export interface GroupMetrics {
   group: string;
@@ -22,9 +19,6 @@ export interface GroupMetrics {
 
 /**
  * Group name of `bySource` for queries without a relevant article (`byArea` uses NO_AREA).
- *
- * @example
- * bySource(perQuery, new Map(), sourceOf); // one group, UNKNOWN_GROUP, with every query
  */
 export const UNKNOWN_GROUP = "unknown";
 
@@ -54,10 +48,6 @@ export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: Reado
  * retrieval in both — so group counts can add up to more than the number of queries, and a
  * group's mean is over the whole query's values (not only over its articles of that source).
  * A query without relevant articles goes to "unknown".
- *
- * @example
- * import { sourceOf } from "../data/stats";
- * bySource(perQuery, bench.qrels, sourceOf).find((g) => g.group === "ΑΚ")?.queries;
  */
 export function bySource(
   perQuery: ReadonlyMap<QueryId, MetricValues>,

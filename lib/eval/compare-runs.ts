@@ -8,9 +8,6 @@ import { holm, pairedRandomizationTest, type RandomizationOptions } from "./rand
 
 /**
  * One run's per-query metric values, as `evaluate(...).perQuery` gives them.
- *
- * @example
- * const scores: RunScores = { name: "bm25-greekstemmer", perQuery: evaluate(run.rankings, qrels).perQuery };
  */
 export interface RunScores {
   name: string;
@@ -19,9 +16,6 @@ export interface RunScores {
 
 /**
  * One test, with exactly the fields (and order) of `gbr compare --json` (DESIGN.md §4).
- *
- * @example
- * // { a: "react-bm25", b: "dense:gemini-001", metric: "nDCG@10", meanA: 0.43, meanB: 0.41, delta: 0.02, p: 0.21, pHolm: 1 }
  */
 export interface SignificanceTest {
   a: string;
@@ -38,9 +32,6 @@ export interface SignificanceTest {
 
 /**
  * What `compareRuns` returns; `JSON.stringify` of it is the `gbr compare --json` output.
- *
- * @example
- * io.stdout(JSON.stringify(compareRuns(runs, qrels), null, 2));
  */
 export interface Comparison {
   tests: SignificanceTest[];
@@ -48,9 +39,6 @@ export interface Comparison {
 
 /**
  * Options of `compareRuns`: which tests, and the randomization settings shared by all of them.
- *
- * @example
- * compareRuns(runs, qrels, { pairs: [["react-bm25", "bm25-greekstemmer"]], metrics: ["Recall@100"], swaps: 100_000, seed: 42 });
  */
 export interface CompareOptions extends RandomizationOptions {
   /** Metrics to test (default all five, in METRICS order). */
@@ -65,11 +53,6 @@ export interface CompareOptions extends RandomizationOptions {
  * have a relevant document (as `evaluate` counts them), in qrels order; a query missing from a
  * run's per-query values scores 0 on every metric, as `evaluate` scores a missing ranking.
  * Every test is seeded with the same seed, so its p does not depend on the other tests.
- *
- * @example
- * const runs = files.map((f) => ({ name: path.parse(f).name, perQuery: evaluate(runOf(f), qrels).perQuery }));
- * const { tests } = compareRuns(runs, qrels, { swaps: 100000, seed: 42 });
- * JSON.stringify({ tests }); // the `gbr compare --json` output
  */
 export function compareRuns(
   runs: readonly RunScores[],
@@ -111,9 +94,6 @@ export function compareRuns(
 /**
  * The queries a comparison runs over, in order: a qrels map's queries with a relevant document
  * (as `evaluate` counts them), or the ids as given.
- *
- * @example
- * comparedQueries(new Map([["q1", new Set(["ΑΚ::914"])], ["q2", new Set()]])); // ["q1"]
  */
 export function comparedQueries(queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>): QueryId[] {
   return queries instanceof Map

@@ -8,9 +8,6 @@ import { readConfig } from "../config";
 /**
  * What one method spent: the work of its run (`RunCost`: online and one-time corpus work, with
  * the models behind it) and the wall time of answering the queries and of preparing the corpus.
- *
- * @example
- * const u: MethodUsage = { method: "reform:dense:qwen3-8b", queries: 283, cost: run.cost!, seconds: 1200, corpusSeconds: 95 };
  */
 export interface MethodUsage {
   method: string;
@@ -31,9 +28,6 @@ export interface PriceTable {
 
 /**
  * One row of the cost table (the paper's Table 17, plus the one-time columns).
- *
- * @example
- * costTable(usages, loadPrices()).map((r) => `${r.method}: ${r.callsPerQuery} calls/query`);
  */
 export interface CostRow {
   method: string;
@@ -75,9 +69,6 @@ export function loadPrices(file = readConfig().pricesFile ?? path.join(PACKAGE_R
 
 /**
  * USD per million input and output tokens of a chat model (the "default" entry for an unlisted one).
- *
- * @example
- * llmPrice(loadPrices(), "openai/gpt-oss-120b"); // { input: 0.15, output: 0.6 }
  */
 export function llmPrice(prices: PriceTable, model?: string): { input: number; output: number } {
   const p = (model && prices.llm[model]) || prices.llm.default;
@@ -87,9 +78,6 @@ export function llmPrice(prices: PriceTable, model?: string): { input: number; o
 
 /**
  * USD per million tokens of an embedding model (the "default" entry for an unlisted one).
- *
- * @example
- * embeddingPrice(loadPrices(), "gemini-embedding-001"); // 0.15
  */
 export function embeddingPrice(prices: PriceTable, model?: string): number {
   const p = (model !== undefined ? prices.embedding[model] : undefined) ?? prices.embedding.default;
@@ -108,9 +96,6 @@ function tokenSource(tokens: number, estimated: number): string {
  * The paper's Table 17 for a set of methods: online calls (chat calls plus one embedding per
  * query), LLM tokens (input + output), embedding tokens and wall time per query, API-equivalent
  * cost per query; and the one-time corpus work apart (never part of the per-query columns).
- *
- * @example
- * costTable([{ method: "reform:dense:qwen3-8b", queries: 283, seconds: 1200, corpusSeconds: 95, cost: run.cost! }], loadPrices());
  */
 export function costTable(usages: readonly MethodUsage[], prices: PriceTable): CostRow[] {
   return usages.map((u) => {
@@ -137,9 +122,6 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable): C
 /**
  * API-equivalent USD of some provider work: its chat tokens at the chat model's input and output
  * prices, its embedding tokens at the embedding model's.
- *
- * @example
- * workCost(loadPrices(), run.cost!.online, run.cost!.llmModel, run.cost!.embeddingModel);
  */
 export function workCost(prices: PriceTable, w: Work, llmModel?: string, embeddingModel?: string): number {
   const lp = llmPrice(prices, llmModel);
@@ -149,9 +131,6 @@ export function workCost(prices: PriceTable, w: Work, llmModel?: string, embeddi
 /**
  * The usage meter's pricer for a price table: chat calls at their model's input and output
  * prices, embeddings at their model's price, rerank requests free (no price is known).
- *
- * @example
- * createProviders(readConfig(), { pricer: pricerFrom(loadPrices()) }); // progress lines then show the cost so far
  */
 export function pricerFrom(prices: PriceTable): Pricer {
   return (kind, u) => {

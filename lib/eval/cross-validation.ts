@@ -12,9 +12,6 @@ import { Xoshiro128ss } from "../util/random";
 
 /**
  * One fold of a cross-validated tuning.
- *
- * @example
- * for (const f of cv.folds) console.log(f.fold, f.k1, f.b, f.testMean["Recall@100"]);
  */
 export interface CvFold {
   fold: number;
@@ -31,9 +28,6 @@ export interface CvFold {
 
 /**
  * What `crossValidatedTuning` returns: the honest estimate next to the oracle and the default.
- *
- * @example
- * console.log(cv.default.value, cv.mean["Recall@100"], cv.oracle.value);
  */
 export interface CvResult {
   metric: Metric;
@@ -53,9 +47,6 @@ export interface CvResult {
 
 /**
  * Options of `crossValidatedTuning`.
- *
- * @example
- * crossValidatedTuning(sweep, sweep.queryIds, { folds: 10, seed: 1, metric: "nDCG@10" });
  */
 export interface CvOptions {
   /** Number of folds (default 5). */
@@ -74,11 +65,6 @@ export interface CvOptions {
  * held-out fold. The pooled held-out means are the deployable estimate of tuning, which the
  * paper, lacking a development split, does not report; `oracle` and `default` on the same
  * queries sit beside it.
- *
- * @example
- * const sweep = bm25Sweep(corpus, bench.queries, bench.qrels);
- * const cv = crossValidatedTuning(sweep, sweep.queryIds, { folds: 5, seed: 42 });
- * console.log(cv.default.value, cv.mean["Recall@100"], cv.oracle.value);
  */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
   const k = opts.folds ?? 5;

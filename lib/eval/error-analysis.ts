@@ -12,9 +12,6 @@ import { dedupeCut, DEPTH, evaluate, METRICS, queryMetrics, type Metric, type Me
 
 /**
  * One run's per-query metric values, as `evaluate(...).perQuery` gives them.
- *
- * @example
- * const a: PerQuery = evaluate(runA.rankings, qrels).perQuery;
  */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
 
@@ -25,17 +22,11 @@ export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
  * summation order) can differ in the last bits; 1e-12 absorbs that and stays far below what
  * moving one gold article by one rank changes (about 1e-6 at worst, MAP@100 with 100 gold
  * articles near rank 100). The randomization test uses the same tolerance.
- *
- * @example
- * winLoss(a, b, "nDCG@10", { tie: DEFAULT_TIE }); // the same as leaving tie out
  */
 export const DEFAULT_TIE = 1e-12;
 
 /**
  * Wins, ties and losses of run A against run B over some queries (`queries` = their sum).
- *
- * @example
- * // { queries: 283, wins: 120, ties: 100, losses: 63 }
  */
 export interface WinLossCounts {
   queries: number;
@@ -48,9 +39,6 @@ export interface WinLossCounts {
 
 /**
  * `WinLossCounts` of one legal area.
- *
- * @example
- * // { group: "civil", queries: 60, wins: 30, ties: 20, losses: 10 }
  */
 export interface WinLossGroup extends WinLossCounts {
   group: string;
@@ -58,9 +46,6 @@ export interface WinLossGroup extends WinLossCounts {
 
 /**
  * What `winLoss` returns.
- *
- * @example
- * const { total, byArea } = winLoss(a, b, "Recall@100", { meta: bench.meta });
  */
 export interface WinLoss {
   metric: Metric;
@@ -75,9 +60,6 @@ export interface WinLoss {
 
 /**
  * Options of `winLoss`.
- *
- * @example
- * const opts: WinLossOptions = { tie: 1e-4, meta: bench.meta };
  */
 export interface WinLossOptions {
   /** A query is a tie when |A − B| ≤ tie (default DEFAULT_TIE, 1e-12). */
@@ -92,10 +74,6 @@ export interface WinLossOptions {
  * `evaluate` on the same qrels always share every query (a missing ranking scores 0 there, so
  * it is a loss, not an absence); queries of only one map are listed, not counted, since there
  * is nothing to compare them with.
- *
- * @example
- * const w = winLoss(evaluate(a.rankings, qrels).perQuery, evaluate(b.rankings, qrels).perQuery, "Recall@100");
- * `${w.total.wins} wins, ${w.total.ties} ties, ${w.total.losses} losses`;
  */
 export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossOptions = {}): WinLoss {
   checkMetric(metric);
@@ -131,10 +109,6 @@ export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossO
  * Where each gold article of a query stands in a ranking: its 1-based rank as the metrics count
  * it (duplicates once, at the first rank), or null when it is not in the top 100. In the
  * order of `gold`.
- *
- * @example
- * goldRanks(["ΑΚ::1", "ΑΚ::1", "ΑΚ::914"], new Set(["ΑΚ::914", "ΠΚ::375"]));
- * // Map { "ΑΚ::914" => 2, "ΠΚ::375" => null }
  */
 export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId, number | null> {
   const rankOf = new Map<DocId, number>();
@@ -146,9 +120,6 @@ export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId
 
 /**
  * One gold article of a query, with its rank in each run (null: not in the top 100).
- *
- * @example
- * // { article: "ΑΚ::914", rankA: 3, rankB: null }
  */
 export interface GoldRankPair {
   article: DocId;
@@ -158,9 +129,6 @@ export interface GoldRankPair {
 
 /**
  * One query of `largestDifferences`: Δ = a − b on the metric, and where the gold articles stand.
- *
- * @example
- * // { query: "Q-N4765-16", area: "civil", delta: 1, a: 1, b: 0, gold: [{ article: "N4765::17", rankA: 1, rankB: null }] }
  */
 export interface QueryDifference {
   query: QueryId;
@@ -173,9 +141,6 @@ export interface QueryDifference {
 
 /**
  * Options of `largestDifferences`.
- *
- * @example
- * const opts: DifferenceOptions = { n: 20, meta: bench.meta };
  */
 export interface DifferenceOptions {
   /** How many queries (default 10). */
@@ -194,10 +159,6 @@ export interface DifferenceOptions {
  * from a run scores 0, its gold unranked); ties (|Δ| ≤ tie) are left out, since a list padded
  * with them explains nothing. Gold articles are ordered by their better rank in either run,
  * unranked last, then by id.
- *
- * @example
- * largestDifferences(runA.rankings, runB.rankings, bench.qrels, "Recall@100", { n: 5 })
- *   .map((d) => `${d.query} ${d.delta} ${d.gold.map((g) => `${g.article} ${g.rankA}/${g.rankB}`).join(" ")}`);
  */
 export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
@@ -233,9 +194,6 @@ export function largestDifferences(
  * Per query of the qrels with a relevant article (in qrels order), the rank of its first gold
  * article as the metrics count ranks (1-based, duplicates once), or null when no gold article
  * is in the top 100 or the run has no ranking for it.
- *
- * @example
- * firstGoldRanks(new Map([["q1", ["x", "ΑΚ::914"]]]), new Map([["q1", new Set(["ΑΚ::914"])]])); // Map { "q1" => 2 }
  */
 export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Map<QueryId, number | null> {
   const out = new Map<QueryId, number | null>();
@@ -252,9 +210,6 @@ export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: R
  * on top), 2–3 (what a reader takes in at a glance), 4–10 (the cut of nDCG@10 and Recall@10),
  * 11–20 (a second page), 21–50, 51–100 (the rest of the evaluated depth). Labels use an ASCII
  * hyphen so they are typed as easily as they are read.
- *
- * @example
- * RANK_BUCKETS.map((b) => b.label); // ["1", "2-3", "4-10", "11-20", "21-50", "51-100"]
  */
 export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
   { label: "1", max: 1 },
@@ -267,9 +222,6 @@ export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
 
 /**
  * The last bucket of `firstGoldRankDistribution`: no gold article in the top 100.
- *
- * @example
- * dist.buckets.at(-1) === NOT_FOUND; // true
  */
 export const NOT_FOUND = "not found";
 
@@ -277,9 +229,6 @@ export const NOT_FOUND = "not found";
  * What `firstGoldRankDistribution` returns: bucket labels (RANK_BUCKETS, then NOT_FOUND) and,
  * per run in the order given, its number of queries in each bucket (aligned with `buckets`).
  * Arrays rather than objects keyed by run name, so a run named "1" cannot reorder the keys.
- *
- * @example
- * // { buckets: ["1", "2-3", …, "not found"], runs: [{ name: "bm25", queries: 283, counts: [150, 40, …, 12] }] }
  */
 export interface RankDistribution {
   buckets: string[];
@@ -290,10 +239,6 @@ export interface RankDistribution {
  * Buckets the first-gold ranks of several runs at once (see RANK_BUCKETS), so one table shows
  * where each run puts its first relevant article. A rank beyond 100 counts as not found, as the
  * metrics ignore anything deeper.
- *
- * @example
- * const dist = firstGoldRankDistribution(new Map([["bm25", firstGoldRanks(bm25.rankings, qrels)], ["lsi", firstGoldRanks(lsi.rankings, qrels)]]));
- * dist.runs[0].counts[0]; // bm25's queries with a gold article at rank 1
  */
 export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, ReadonlyMap<QueryId, number | null>>): RankDistribution {
   const buckets = [...RANK_BUCKETS.map((b) => b.label), NOT_FOUND];
@@ -324,9 +269,6 @@ export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["ran
 /**
  * One question of `hardestQuestions`: its best and mean score over the methods, each method's
  * value (in the order the methods were given), and its gold articles with their statutes.
- *
- * @example
- * // { query: "Q-1", area: "civil", max: 0, mean: 0, values: [{ run: "bm25", value: 0 }, …], gold: [{ article: "ΑΚ::914", source: "ΑΚ" }] }
  */
 export interface HardQuestion {
   query: QueryId;
@@ -376,9 +318,6 @@ export function hardestQuestions(
 
 /**
  * One named run for `analyseErrors`: its name (the CLI uses the file name) and its rankings.
- *
- * @example
- * const a: NamedRankings = { name: "bm25-greekstemmer", rankings: run.rankings };
  */
 export interface NamedRankings {
   name: string;
@@ -387,9 +326,6 @@ export interface NamedRankings {
 
 /**
  * Everything `gbr errors` shows of two runs; `JSON.stringify` of it is `gbr errors --json`.
- *
- * @example
- * // { a: "bm25", b: "lsi", metric: "Recall@100", means: { a: 0.95, b: 0.81 }, winLoss: {…}, largestDifferences: […], firstGoldRanks: {…} }
  */
 export interface ErrorAnalysis {
   a: string;
@@ -404,9 +340,6 @@ export interface ErrorAnalysis {
 
 /**
  * Options of `analyseErrors`.
- *
- * @example
- * const opts: ErrorAnalysisOptions = { metric: "nDCG@10", top: 20, meta: bench.meta };
  */
 export interface ErrorAnalysisOptions {
   /** Default Recall@100, the paper's headline metric. */

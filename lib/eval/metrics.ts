@@ -10,25 +10,16 @@ export const METRICS = ["nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@1
 
 /**
  * One metric's name, exactly as `gbr eval --json` prints it.
- *
- * @example
- * const tuned: Metric = "Recall@100";
  */
 export type Metric = (typeof METRICS)[number];
 
 /**
  * A value for each of the five metrics.
- *
- * @example
- * const zero: MetricValues = { "nDCG@10": 0, "nDCG@100": 0, "Recall@10": 0, "Recall@100": 0, "MAP@100": 0 };
  */
 export type MetricValues = Record<Metric, number>;
 
 /**
  * Ranking depth the paper evaluates at; deeper entries are ignored.
- *
- * @example
- * retriever.retrieve(queries, DEPTH); // 100
  */
 export const DEPTH = 100;
 
@@ -37,9 +28,6 @@ const DISCOUNT = Float64Array.from({ length: DEPTH }, (_, i) => 1 / Math.log2(i 
 
 /**
  * Unique doc ids in rank order, cut at `depth`: a repeated id counts once, at its first rank.
- *
- * @example
- * dedupeCut(["a", "b", "a", "c"], 2); // ["a", "b"]
  */
 export function dedupeCut(ranking: Ranking, depth = DEPTH): DocId[] {
   const seen = new Set<DocId>();
@@ -94,10 +82,6 @@ function metricsOfRelevance(rel: ArrayLike<boolean | number>, n: number, g: numb
 /**
  * The paper's metrics for one query, computed on the ranking in its given order (never
  * re-sorted by score, unlike trec_eval, so tied scores cannot change the result).
- *
- * @example
- * queryMetrics(["ΑΚ::914", "ΑΚ::932"], new Set(["ΑΚ::932"]));
- * // { "nDCG@10": 0.6309…, "Recall@10": 1, "MAP@100": 0.5, … }
  */
 export function queryMetrics(ranking: Ranking, gold: ReadonlySet<DocId>): MetricValues {
   const list = dedupeCut(ranking);
@@ -111,11 +95,6 @@ export function queryMetrics(ranking: Ranking, gold: ReadonlySet<DocId>): Metric
  * without building id strings or sets. The values are `queryMetrics`' to the last bit (same
  * computation); positions whose doc ids repeat in the list count once, at their first rank, as
  * `dedupeCut` counts repeated ids.
- *
- * @example
- * const evaluator = new PositionalEvaluator(corpus.docIds);
- * evaluator.setGold(bench.qrels.get(query.id)!);
- * evaluator.metrics(Int32Array.of(4, 0, 17)); // = queryMetrics([docIds[4], docIds[0], docIds[17]], gold)
  */
 export class PositionalEvaluator {
   /** Each position's representative: the first position with the same doc id. */
@@ -145,9 +124,6 @@ export class PositionalEvaluator {
   /**
    * Makes `gold` the relevant documents of the rankings scored next; ids outside the list count
    * toward |gold| but can never be retrieved, as in `queryMetrics`.
-   *
-   * @example
-   * evaluator.setGold(new Set(["ΑΚ::914"]));
    */
   setGold(gold: ReadonlySet<DocId>): void {
     for (const d of this.goldMarked) this.isGold[d] = 0;
@@ -162,9 +138,6 @@ export class PositionalEvaluator {
 
   /**
    * The five metrics of a ranking of positions (best first) against the current gold.
-   *
-   * @example
-   * evaluator.metrics(engine.rank(s, 100))["Recall@100"];
    */
   metrics(ranking: ArrayLike<number>): MetricValues {
     const { canon, isGold, seen, rel } = this;
@@ -188,9 +161,6 @@ export class PositionalEvaluator {
 
 /**
  * A run's evaluation: the macro averages and every query's values.
- *
- * @example
- * const { mean, perQuery }: Evaluation = evaluate(run.rankings, bench.qrels);
  */
 export interface Evaluation {
   mean: MetricValues;
@@ -216,9 +186,6 @@ export function evaluate(rankings: Run["rankings"], qrels: ReadonlyMap<QueryId, 
 
 /**
  * Macro average of per-query values, summed in the given order.
- *
- * @example
- * meanOf([a, b])["nDCG@10"];
  */
 export function meanOf(rows: readonly MetricValues[]): MetricValues {
   const out = Object.fromEntries(METRICS.map((m) => [m, 0])) as MetricValues;

@@ -13,10 +13,6 @@ import { rotl, seedState } from "../util/random";
 
 /**
  * Result of one paired test: the two means, their difference (a − b) and the two-sided p.
- *
- * @example
- * const r: PairedTestResult = pairedRandomizationTest(a, b);
- * if (r.p < 0.05 && r.delta > 0) console.log("a is better");
  */
 export interface PairedTestResult {
   meanA: number;
@@ -27,9 +23,6 @@ export interface PairedTestResult {
 
 /**
  * Options of the randomization test; the defaults are the paper's.
- *
- * @example
- * pairedRandomizationTest(a, b, { swaps: 10_000, seed: 7 } satisfies RandomizationOptions);
  */
 export interface RandomizationOptions {
   /** Random sign-flip patterns drawn (default 100,000, the paper's). */
@@ -53,10 +46,6 @@ const TIE_TOLERANCE = 1e-12;
  * and one table lookup per block (36 lookups for 283 queries instead of 283 sign decisions).
  * The tolerance is absolute, as in the paper: right for metric values in [0, 1], where rounding
  * differences between summation orders are ~1e-15.
- *
- * @example
- * const { delta, p } = pairedRandomizationTest(ndcgReact, ndcgReform, { swaps: 100000, seed: 42 });
- * // identical inputs give p = 1 (every flip ties); a consistent large gain gives p = 1/100001
  */
 export function pairedRandomizationTest(a: readonly number[], b: readonly number[], opts: RandomizationOptions = {}): PairedTestResult {
   const n = a.length;
@@ -138,9 +127,6 @@ function signedBlockSums(d: Float64Array, blocks: number): Float64Array {
  * raw ones, cap at 1. Reject at level α exactly when the adjusted p < α. Controls the
  * family-wise error over all m tests without assuming independence (the paper's 20 tests share
  * runs and queries, so they are far from independent).
- *
- * @example
- * holm([0.01, 0.04, 0.03, 0.005]); // [0.03, 0.06, 0.06, 0.02]
  */
 export function holm(pValues: readonly number[]): number[] {
   const m = pValues.length;

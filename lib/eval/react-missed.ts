@@ -12,9 +12,6 @@ import type { DocId, QueryId } from "../types";
 /**
  * What the diagnostic needs of one REACT round: the BM25 results of the planner's query (1-based
  * ranks) and the articles the observer kept. REACT's `ReactRoundTrace` is one of these.
- *
- * @example
- * const round: ReactRoundLike = { retrieved: [{ id: "ΑΚ::914", rank: 1 }], kept: [] };
  */
 export interface ReactRoundLike {
   retrieved: readonly { id: DocId; rank: number }[];
@@ -24,9 +21,6 @@ export interface ReactRoundLike {
 /**
  * The missed gold of one round r: pairs (query, gold article) retrieved in some round ≤ r and
  * kept by the observer in no round ≤ r, and the queries with at least one such pair.
- *
- * @example
- * // { round: 10, missedGoldPairs: 98, missedGoldQueries: 64 } (the paper, 283 queries)
  */
 export interface MissedGoldRound {
   round: number;
@@ -37,9 +31,6 @@ export interface MissedGoldRound {
 /**
  * One gold article retrieved but never kept by the last round, with how it was retrieved. The
  * fields, in this order, are the columns of react-missed.csv (MISSED_GOLD_COLUMNS).
- *
- * @example
- * // { query: "Q-N4765-16", article: "ΑΚ::914", firstRetrievedRound: 2, bestRank: 7, roundsRetrieved: 3 }
  */
 export interface MissedGoldPair {
   query: QueryId;
@@ -55,9 +46,6 @@ export interface MissedGoldPair {
 /**
  * What `reactMissedGold` returns: one entry per requested round that the run has, in the order
  * asked, and the pairs still missed after the run's last round.
- *
- * @example
- * const { rounds, lastRound, pairs } = reactMissedGold(roundsByQuery, qrels);
  */
 export interface MissedGold {
   rounds: MissedGoldRound[];
@@ -68,9 +56,6 @@ export interface MissedGold {
 
 /**
  * The columns of react-missed.csv, in order: the fields of `MissedGoldPair`.
- *
- * @example
- * toCsv([...MISSED_GOLD_COLUMNS], missed.pairs.map((p) => MISSED_GOLD_COLUMNS.map((c) => p[c])));
  */
 export const MISSED_GOLD_COLUMNS = ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"] as const;
 
@@ -78,9 +63,6 @@ export const MISSED_GOLD_COLUMNS = ["query", "article", "firstRetrievedRound", "
  * The paper's figure for this diagnostic (appendix C.4), on its 283 queries: by round 10, 98
  * relevant query–article pairs retrieved by the planner's queries are never kept by the
  * observer, in 64 queries. A reference line next to ours, not comparable on another query set.
- *
- * @example
- * `paper: ${PAPER_MISSED_GOLD.pairs} pairs over ${PAPER_MISSED_GOLD.queries} queries by round ${PAPER_MISSED_GOLD.round}`;
  */
 export const PAPER_MISSED_GOLD = { round: 10, pairs: 98, queries: 64, ofQueries: 283 } as const;
 
@@ -99,11 +81,6 @@ const DEFAULT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
  *
  * Queries without gold, and gold of queries absent from `roundsByQuery`, contribute nothing.
  * A query with fewer rounds than r (a run cut short) counts with the rounds it has.
- *
- * @example
- * const roundsByQuery = new Map([...react.traces].map(([q, t]) => [q, t.rounds.slice(0, react.rounds)]));
- * const missed = reactMissedGold(roundsByQuery, bench.qrels);
- * missed.rounds.at(-1); // { round: 10, missedGoldPairs: …, missedGoldQueries: … }
  */
 export function reactMissedGold(
   roundsByQuery: ReadonlyMap<QueryId, readonly ReactRoundLike[]>,
@@ -170,9 +147,6 @@ export function reactMissedGold(
 /**
  * One row of `missedGoldByFirstRound`: of the pairs still missed after the last round, those
  * whose article first came up in this round, and the queries they belong to.
- *
- * @example
- * // { round: 1, pairs: 40, queries: 31 }
  */
 export interface MissedFirstRoundRow {
   round: number;
@@ -187,10 +161,6 @@ export interface MissedFirstRoundRow {
  * ones, that the planner reached it only after several rounds and the observer still let it
  * go. Every round has a row (zeros included), so the rows sum to the number of pairs and
  * tables line up across runs.
- *
- * @example
- * const missed = reactMissedGold(roundsByQuery, bench.qrels);
- * missedGoldByFirstRound(missed.pairs, missed.lastRound); // [{ round: 1, pairs: …, queries: … }, …, { round: 10, … }]
  */
 export function missedGoldByFirstRound(pairs: readonly MissedGoldPair[], lastRound: number): MissedFirstRoundRow[] {
   if (!(Number.isInteger(lastRound) && lastRound >= 0)) throw new RangeError(`lastRound must be an integer >= 0, got ${lastRound}`);

@@ -9,17 +9,11 @@ import { evaluate } from "./metrics";
 
 /**
  * The rounds the paper's round table reports.
- *
- * @example
- * reactRoundTable(result, qrels, PAPER_SNAPSHOT_ROUNDS);
  */
 export const PAPER_SNAPSHOT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
 /**
  * What the round table reads of a REACT run (a `ReactRunResult` is one).
- *
- * @example
- * const view: ReactRoundsView = run.react;
  */
 export interface ReactRoundsView {
   rounds: number;
@@ -56,9 +50,6 @@ export interface ReactRoundRow {
  * `evaluate`), both macro over the qrels' queries as `evaluate` averages (a query missing from
  * the run counts 0), and the mean calls and tokens per query up to that round over the run's
  * queries.
- *
- * @example
- * for (const row of reactRoundTable(result, bench.qrels)) console.log(row.round, row.keptRecall100, row.candidateRecall100);
  */
 export function reactRoundTable(
   result: ReactRoundsView,

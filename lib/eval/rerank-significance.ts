@@ -12,9 +12,6 @@ import type { RandomizationOptions } from "./randomization";
 /**
  * What significance.json holds under `rerank` (null when no re-ranked run and its first stage
  * both ran).
- *
- * @example
- * report.rerank?.tests.filter((t) => t.pHolm < 0.05 && t.delta > 0).map((t) => t.a); // re-rankers that helped
  */
 export interface RerankSignificance {
   /** Tests in this family (re-ranked runs × metrics). */
@@ -27,10 +24,6 @@ export interface RerankSignificance {
 /**
  * The first stage a re-ranked run's id names (`rerank:<reranker>:<first stage>`), or undefined
  * for any other id. Re-ranker names hold no colon; first stages may (`reform:bm25-greekstemmer`).
- *
- * @example
- * firstStageOf("rerank:bge-reranker-v2-m3:reform:bm25-greekstemmer"); // "reform:bm25-greekstemmer"
- * firstStageOf("bm25-greekstemmer"); // undefined
  */
 export function firstStageOf(id: string): string | undefined {
   const m = /^rerank:[^:]+:(.+)$/.exec(id);
@@ -40,9 +33,6 @@ export function firstStageOf(id: string): string | undefined {
 /**
  * Every re-ranked run of `perQuery` whose first stage also ran, tested against that first stage
  * on `metrics`, Holm over these tests only; null when there is no such pair.
- *
- * @example
- * const fam = rerankSignificance(byExperiment, bench.qrels, ["nDCG@10", "nDCG@100", "Recall@100", "MAP@100"]);
  */
 export function rerankSignificance(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,

@@ -13,9 +13,6 @@ import { rerankSignificance, type RerankSignificance } from "./rerank-significan
  * The paper's 20 tests: five pairs × four metrics, each pair written as "method vs the system
  * it is claimed to improve on", so a positive delta is an improvement. Names are retriever
  * names (DESIGN.md §4); Holm runs over exactly these 20.
- *
- * @example
- * compareRuns(runs, qrels, { ...PAPER_TESTS }).tests.length; // 20
  */
 export const PAPER_TESTS: { readonly pairs: readonly (readonly [string, string])[]; readonly metrics: readonly Metric[] } = {
   pairs: [
@@ -34,28 +31,18 @@ const PAPER_SEED = 42;
 
 /**
  * The run the exploratory family tests every other experiment against: the paper's BM25.
- *
- * @example
- * baselineSignificance(perQueryByExperiment, qrels, { baseline: BASELINE_RUN });
  */
 export const BASELINE_RUN = "bm25-greekstemmer";
 
 /**
  * Per-query metric values of every experiment that ran, keyed by experiment id (a retriever
  * name, as in PAPER_TESTS), as `gbr reproduce` collects them from `evaluate(...).perQuery`.
- *
- * @example
- * const byExperiment: PerQueryByExperiment = new Map([["bm25-greekstemmer", evaluate(run.rankings, qrels).perQuery]]);
  */
 export type PerQueryByExperiment = ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>;
 
 /**
  * A test of the paper's family whose two runs exist: exactly what `compareRuns` gives for it
  * (same p, since every test is seeded on its own), with pHolm over the whole family of 20.
- *
- * @example
- * // { a: "reform:bm25-greekstemmer", b: "bm25-greekstemmer", metric: "Recall@100", status: "computed",
- * //   meanA: 0.6, meanB: 0.36, delta: 0.24, p: 0.00001, pHolm: 0.0002 }
  */
 export interface ComputedPaperTest {
   a: string;
@@ -74,11 +61,6 @@ export interface ComputedPaperTest {
 /**
  * A test of the paper's family that could not be computed because a run is absent. It enters
  * Holm's correction as p = 1, and its own p and pHolm are reported as 1.
- *
- * @example
- * // { a: "react-bm25", b: "dense:gemini-001", metric: "nDCG@10", status: "missing",
- * //   missing: ["react-bm25", "dense:gemini-001"], reason: "react-bm25 did not run (skipped: no chat model); no run of dense:gemini-001",
- * //   p: 1, pHolm: 1 }
  */
 export interface MissingPaperTest {
   a: string;
@@ -95,19 +77,12 @@ export interface MissingPaperTest {
 
 /**
  * One of the paper's 20 tests; `status` tells which kind.
- *
- * @example
- * const sig = (t: PaperTest) => t.status === "computed" && t.pHolm < 0.05;
  */
 export type PaperTest = ComputedPaperTest | MissingPaperTest;
 
 /**
  * The paper's family: always its 20 tests (PAPER_TESTS' pairs × metrics, in that order), of
  * which `computed` could run; Holm over all 20, missing tests at p = 1.
- *
- * @example
- * const fam = paperSignificance(byExperiment, qrels);
- * `${fam.computed} of ${fam.of} tests computed`;
  */
 export interface PaperSignificance {
   /** Tests whose two runs exist. */
@@ -122,10 +97,6 @@ export interface PaperSignificance {
 /**
  * The exploratory family beyond the paper: every other experiment against one baseline run,
  * on the paper's four metrics, with its own Holm correction over these tests only.
- *
- * @example
- * const base = baselineSignificance(byExperiment, qrels);
- * base?.tests.filter((t) => t.pHolm < 0.05 && t.delta > 0).map((t) => t.a); // experiments that beat BM25
  */
 export interface BaselineSignificance {
   /** The run every other experiment is tested against (b of every test). */
@@ -144,10 +115,6 @@ export interface BaselineSignificance {
  * `queries` counts the queries compared (those of the qrels with a relevant article);
  * `baseline` is null when the baseline run is absent. The two families are corrected
  * separately. (`gbr compare --json` keeps its own `{ tests }` shape.)
- *
- * @example
- * const report: SignificanceReport = significanceReport(byExperiment, qrels);
- * await fs.writeFile("significance.json", JSON.stringify(report, null, 2) + "\n");
  */
 export interface SignificanceReport {
   swaps: number;
@@ -163,10 +130,6 @@ export interface SignificanceReport {
  * Options of `paperSignificance` and `baselineSignificance`: the randomization settings (the
  * paper's by default) and, optionally, why experiments did not run, quoted in the reasons of
  * missing tests.
- *
- * @example
- * const notRun = new Map(outcomes.filter((o) => o.status !== "ok").map((o) => [o.id, `${o.status}: ${o.reason}`]));
- * paperSignificance(byExperiment, qrels, { swaps: 100_000, seed: 42, notRun });
  */
 export interface SignificanceFamilyOptions extends RandomizationOptions {
   /** Experiment id → why it did not run (e.g. "skipped: no chat model configured"). */
@@ -175,9 +138,6 @@ export interface SignificanceFamilyOptions extends RandomizationOptions {
 
 /**
  * Options of `significanceReport` and `baselineSignificance`.
- *
- * @example
- * significanceReport(byExperiment, qrels, { baseline: "bm25-grnlp" });
  */
 export interface SignificanceReportOptions extends SignificanceFamilyOptions {
   /** The exploratory family's baseline run (default BASELINE_RUN, "bm25-greekstemmer"). */
@@ -199,11 +159,6 @@ function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunSc
  * it could have whatever the missing test would have shown. A computed test significant here is
  * therefore significant in the paper's full family too, and the correction never weakens
  * because a run could not be made (Holm over the computed tests alone would).
- *
- * @example
- * const fam = paperSignificance(byExperiment, bench.qrels, { swaps: 100_000, seed: 42 });
- * fam.tests.length; // 20
- * fam.tests.filter((t) => t.status === "missing").map((t) => t.reason);
  */
 export function paperSignificance(
   perQuery: PerQueryByExperiment,
@@ -241,9 +196,6 @@ export function paperSignificance(
 
 /**
  * A pair of the paper's family whose tests are missing, with the metrics concerned and why.
- *
- * @example
- * // { a: "react-bm25", b: "dense:gemini-001", metrics: ["nDCG@10", "nDCG@100", "Recall@100", "MAP@100"], reason: "no run of react-bm25" }
  */
 export interface MissingPair {
   a: string;
@@ -255,9 +207,6 @@ export interface MissingPair {
 /**
  * The missing tests of a family, one entry per pair and reason (a pair's four metrics share
  * theirs), in the family's order: the short list to show a reader instead of up to 20 rows.
- *
- * @example
- * missingPairs(paperSignificance(byExperiment, qrels).tests).map((m) => `${m.a} vs ${m.b}: ${m.reason}`);
  */
 export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
   const out: MissingPair[] = [];
@@ -275,10 +224,6 @@ export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
  * against the baseline run (default BM25-GREEKSTEMMER), on the paper's four metrics, with Holm
  * over these tests alone. `null` when the baseline did not run; no tests when nothing else did.
  * The tests are `compareRuns`' with the same swaps and seed.
- *
- * @example
- * const base = baselineSignificance(byExperiment, bench.qrels);
- * base?.tests.length; // 4 × (experiments − 1)
  */
 export function baselineSignificance(
   perQuery: PerQueryByExperiment,
@@ -310,11 +255,6 @@ export function baselineSignificance(
  * family of 20 (`paperSignificance`) and, apart, the exploratory family against BM25
  * (`baselineSignificance`, null when that run is absent). Written even when nothing ran: then
  * the paper's 20 tests are all missing, with their reasons.
- *
- * @example
- * const notRun = new Map(outcomes.filter((o) => o.status !== "ok").map((o) => [o.id, `${o.status}: ${o.reason}`]));
- * const report = significanceReport(perQueryByExperiment, bench.qrels, { swaps: 100_000, seed: 42, notRun });
- * await fs.writeFile(path.join(outDir, "significance.json"), JSON.stringify(report, null, 2) + "\n");
  */
 export function significanceReport(
   perQuery: PerQueryByExperiment,

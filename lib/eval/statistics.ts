@@ -33,10 +33,6 @@ function checkPaired(a: readonly number[], b: readonly number[], what: string): 
 
 /**
  * What `describe` returns.
- *
- * @example
- * const d: Descriptive = describe(recallPerQuery);
- * `${d.mean.toFixed(3)} ± ${d.sd.toFixed(3)} (median ${d.median.toFixed(3)}, IQR ${d.q1.toFixed(3)}–${d.q3.toFixed(3)})`;
  */
 export interface Descriptive {
   n: number;
@@ -66,10 +62,6 @@ export interface Descriptive {
  * (n·p + 1)-th instead, which never happens for p = 0.25, 0.5, 0.75.) It is not numpy's default
  * linear interpolation (R's type 7, what bootstrap.ts uses): for [1, 2, 3, 4], q1 is 1.5 here
  * and 1.75 in numpy.
- *
- * @example
- * describe([4, 1, 3, 2]);
- * // { n: 4, mean: 2.5, sd: 1.29…, median: 2.5, q1: 1.5, q3: 3.5, min: 1, max: 4 }
  */
 export function describe(values: readonly number[]): Descriptive {
   if (values.length === 0) throw new RangeError("describe needs at least one value");
@@ -92,9 +84,6 @@ export function describe(values: readonly number[]): Descriptive {
 
 /**
  * What `pairedTTest` returns.
- *
- * @example
- * const { meanDiff, t, df, p }: PairedTTest = pairedTTest(ndcgA, ndcgB);
  */
 export interface PairedTTest {
   /** Pairs (queries) tested. */
@@ -121,10 +110,6 @@ export interface PairedTTest {
  * because there is no evidence at all of a difference and the randomization test gives p = 1
  * there too (every flip ties), so the two tests agree on the one case both can decide exactly.
  * When the differences are all equal but not 0, there is no spread: t = ±Infinity, p = 0.
- *
- * @example
- * pairedTTest([0.6, 0.5, 0.9, 0.4, 0.7], [0.4, 0.45, 0.6, 0.45, 0.5]);
- * // { n: 5, meanDiff: 0.14, t: 2.256…, df: 4, p: 0.087… }
  */
 export function pairedTTest(a: readonly number[], b: readonly number[]): PairedTTest {
   checkPaired(a, b, "pairedTTest");
@@ -167,10 +152,6 @@ function averageRanks(xs: readonly number[]): number[] {
  * [0, 0.1, 0, 0.6, 0.6] gives 0.9 by position and 0.73 with average ranks.
  *
  * NaN when either list is constant (no ranks to correlate), e.g. a run that scores 0 everywhere.
- *
- * @example
- * spearman([1, 2, 3, 4], [10, 20, 30, 40]); // 1
- * spearman([0, 0, 0.2, 0.5, 1], [0, 0.1, 0, 0.6, 0.6]); // 0.73 (= 6.75 / √85.5)
  */
 export function spearman(a: readonly number[], b: readonly number[]): number {
   checkPaired(a, b, "spearman");
@@ -180,9 +161,6 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
 
 /**
  * Spearman's correlation of one metric between two runs, over the queries both have.
- *
- * @example
- * // { a: "bm25-greekstemmer", b: "dense:qwen3-8b", rho: 0.41, n: 283 }
  */
 export interface RunCorrelation {
   a: string;
@@ -196,10 +174,6 @@ export interface RunCorrelation {
  * Spearman's rho of `metric` for every pair of runs (in the map's order, a before b), over the
  * queries both runs have (in a's order): do two methods find the same queries hard? rho is NaN
  * when fewer than two queries are shared or when either run is constant on them.
- *
- * @example
- * perQueryCorrelation(new Map([["bm25", evaluate(bm25, qrels).perQuery], ["dense", evaluate(dense, qrels).perQuery]]), "Recall@100");
- * // [{ a: "bm25", b: "dense", rho: 0.41, n: 283 }]
  */
 export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, metric: Metric): RunCorrelation[] {
   const runs = [...perQuery];
@@ -223,10 +197,6 @@ export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<Qu
 /**
  * One row of `pairedTests`: the randomization test exactly as `gbr compare` gives it (p and
  * Holm's pHolm over all rows) beside the paired t-test on the same per-query values.
- *
- * @example
- * // { a: "react-bm25", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.43, meanB: 0.36, delta: 0.07,
- * //   pRandomization: 0.0012, pTTest: 0.0009, pHolm: 0.005, disagree: false }
  */
 export interface PairedTestRow {
   a: string;
@@ -251,10 +221,6 @@ export interface PairedTestRow {
  * defaults 100,000 and 42), so its p and pHolm equal `gbr compare`'s. `disagree` compares the
  * raw p-values: the t-test has no family correction here, and setting a Holm-adjusted p against
  * a raw one would flag the correction, not a disagreement between the tests.
- *
- * @example
- * const byRun = new Map(runs.map((r) => [r.name, evaluate(r.rankings, qrels).perQuery]));
- * pairedTests(byRun, qrels, { pairs: [["react-bm25", "bm25-greekstemmer"]], swaps: 10_000 }).filter((r) => r.disagree);
  */
 export function pairedTests(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,

@@ -8,10 +8,6 @@ import { METRICS, type Metric, type MetricValues } from "./metrics";
 
 /**
  * One (k1, b) setting of a sweep and how it scored.
- *
- * @example
- * const e = sweep.grid.find((x) => x.k1 === 1.2 && x.b === 0.75)!;
- * e.mean["nDCG@10"]; e.perQuery.get("Q-N4765-16")!["Recall@100"];
  */
 export interface SweepEntry {
   k1: number;
@@ -25,9 +21,6 @@ export interface SweepEntry {
 
 /**
  * A setting and its value of the sweep's chosen metric.
- *
- * @example
- * const { k1, b, value } = sweep.best; // value: mean Recall@100 at (k1, b)
  */
 export interface SweepChoice {
   k1: number;
@@ -37,9 +30,6 @@ export interface SweepChoice {
 
 /**
  * What `bm25Sweep` returns: every setting's scores, the oracle best and the default.
- *
- * @example
- * const gain = sweep.best.value - sweep.default.value; // the paper's "oracle tuning" gain
  */
 export interface SweepResult {
   /** Entries in grid order: k1 ascending, then b ascending within each k1. */
@@ -61,9 +51,6 @@ export interface SweepResult {
 /**
  * The first item with the highest value: the one tie rule of every tuning choice (a sweep's
  * best, each cross-validation fold's), so that on a tie the earlier setting in grid order wins.
- *
- * @example
- * firstBest(sweep.grid, (e) => e.mean["Recall@100"]); // the oracle entry
  */
 export function firstBest<T>(items: readonly T[], value: (item: T) => number): T {
   let best = items[0];
@@ -81,9 +68,6 @@ export function firstBest<T>(items: readonly T[], value: (item: T) => number): T
 
 /**
  * Refuses a metric name that is not one of the five (names can come from user input).
- *
- * @example
- * checkMetric("P@5" as Metric); // throws RangeError
  */
 export function checkMetric(metric: Metric): void {
   if (!METRICS.includes(metric)) throw new RangeError(`unknown metric '${metric}' (one of ${METRICS.join(", ")})`);
@@ -91,9 +75,6 @@ export function checkMetric(metric: Metric): void {
 
 /**
  * A sweep as a plottable matrix (see `sweepHeatmap`).
- *
- * @example
- * const { k1s, bs, z } = sweepHeatmap(sweep, "Recall@100");
  */
 export interface SweepHeatmap {
   metric: Metric;
@@ -108,11 +89,6 @@ export interface SweepHeatmap {
 /**
  * The sweep's mean `metric` as a matrix with rows by b and columns by k1 — the layout heatmap
  * plotters (plotly's `{ type: "heatmap", x, y, z }`) expect, z indexed [row][column] = [y][x].
- *
- * @example
- * const h = sweepHeatmap(sweep, "Recall@100");
- * Plotly.newPlot(el, [{ type: "heatmap", x: h.k1s, y: h.bs, z: h.z }]);
- * h.z.length; // 12 rows (b), h.z[0].length; // 16 columns (k1)
  */
 export function sweepHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): SweepHeatmap {
   checkMetric(metric);

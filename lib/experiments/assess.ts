@@ -22,9 +22,6 @@ import { describeRun, provenanceOf, type Provenance } from "./setup";
 
 /**
  * One experiment as the outputs list it.
- *
- * @example
- * outcomes.filter((o) => o.status === "ok").map((o) => [o.id, o.mean!["Recall@100"]]);
  */
 export interface ExperimentOutcome {
   id: string;
@@ -57,9 +54,6 @@ export interface ExperimentOutcome {
 
 /**
  * Everything step 3 writes, computed.
- *
- * @example
- * const a = assess(loaded, records); a.outcomes; a.significance.paper.computed;
  */
 export interface Assessment {
   outcomes: ExperimentOutcome[];
@@ -77,9 +71,6 @@ export interface Assessment {
 
 /**
  * Step 2: the outcome of every experiment and the tables and tests over them.
- *
- * @example
- * const assessment = assess(loaded, await runExperiments(loaded, EXPERIMENTS), { repeat: 1 });
  */
 export function assess(
   loaded: LoadedBenchmark,

@@ -55,9 +55,6 @@ export interface Experiment {
 /**
  * Thrown by an experiment that cannot run here; the message is the reason shown to the user.
  * `reproduce` lists the experiment as skipped, not failed, and goes on with the others.
- *
- * @example
- * if (!readConfig().chat.apiKey) throw new SkipExperiment("OPENAI_API_KEY is not set");
  */
 export class SkipExperiment extends GbrError {
   constructor(reason: string, options: GbrErrorOptions = {}) {

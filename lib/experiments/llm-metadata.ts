@@ -8,10 +8,6 @@ import type { LlmRunInfo, RunInfo } from "../types";
 
 /**
  * The LLM side of a reproduce, for metadata.json.
- *
- * @example
- * const meta: LlmMetadata | null = llmMetadata(infos, { repeat: 1 });
- * meta?.model; // "openai/gpt-oss-120b"
  */
 export interface LlmMetadata {
   /** The chat model, or the models when several ran. */
@@ -33,9 +29,6 @@ export interface LlmMetadata {
 
 /**
  * The LLM metadata of a reproduce from its experiments' run records; null when no LLM ran.
- *
- * @example
- * llmMetadata(new Map([["reform:bm25-greekstemmer", run.info!]]), { repeat: 1 })?.parser; // "official"
  */
 export function llmMetadata(
   infos: ReadonlyMap<string, RunInfo>,

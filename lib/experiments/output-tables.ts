@@ -14,9 +14,6 @@ import { describeProvenance } from "./setup";
 
 /**
  * A table: column names and rows of cells (numbers stay numbers; "" or null for no value).
- *
- * @example
- * const t: Table = { columns: ["experiment", "Recall@100"], rows: [["bm25-greekstemmer", 0.41]] };
  */
 export interface Table {
   columns: string[];
@@ -67,10 +64,6 @@ function goldSources(qrels: Benchmark["qrels"], qid: QueryId): string {
 
 /**
  * The tables of one reproduce, from the records of step 1 and the assessment of step 2.
- *
- * @example
- * const tables = outputTables(loaded, records, assessment);
- * toCsv(tables.summary.columns, tables.summary.rows); // summary.csv
  */
 export function outputTables(loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): OutputTables {
   const bench = loaded.benchmark;

@@ -16,9 +16,6 @@ const R = "Recall@100" as const;
 /**
  * The paper's reference numbers (DESIGN.md §7). Derived entries (e.g. "reformulation adds
  * +0.24") are stated as the resulting value with the derivation in `source`.
- *
- * @example
- * PAPER_NUMBERS.filter((p) => p.experiment === "react-bm25").map((p) => p.metric);
  */
 export const PAPER_NUMBERS: readonly PaperNumber[] = [
   { experiment: "bm25-greekstemmer", metric: R, value: 0.36, scope: "paper-283", source: "Table (vanilla sparse)" },
@@ -82,9 +79,6 @@ export interface ReproductionRow {
  * The paper's numbers next to ours. On the Hub data the public-release numbers (257 queries) are
  * the like-for-like comparison; the paper's 283-query numbers are listed too, since the held-out
  * 2024 questions are not public. Experiments that did not run keep their row, with the reason.
- *
- * @example
- * reproductionTable(outcomes, "hf (257 public queries)");
  */
 export function reproductionTable(
   outcomes: readonly { id: string; status: string; reason?: string; mean?: Record<Metric, number>; setup?: string; standIn?: boolean }[],

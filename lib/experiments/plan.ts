@@ -24,9 +24,6 @@ import { readConfig } from "../config";
  * One experiment of the plan (plan.json's `experiments[]`). `calls` counts chat calls, texts
  * embedded and rerank requests as the cost table does (cached ones included); `inputTokens` and
  * `outputTokens` count only the work still to do, which `cost` prices.
- *
- * @example
- * plan.experiments.find((e) => e.id === "reform-bm25"); // { calls: 283, inputTokens: 51234, cached: 0, exact: true, … }
  */
 export interface PlanRow {
   id: string;
@@ -61,9 +58,6 @@ export interface PlanRow {
 /**
  * The new work of a whole plan: chat calls, texts to embed and rerank requests a real run would
  * send, each counted once, with their tokens and price.
- *
- * @example
- * plan.total.cost; // e.g. 412.5 (USD)
  */
 export interface PlanTotal {
   calls: number;
@@ -78,9 +72,6 @@ export interface PlanTotal {
 
 /**
  * What plan.json holds.
- *
- * @example
- * const plan: Plan = JSON.parse(readFileSync("outputs/hf/plan.json", "utf8"));
  */
 export interface Plan {
   dataset: string;
@@ -191,10 +182,6 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
  * Plans the selected experiments on a loaded benchmark and writes `<outDir>/plan.json`; returns
  * the plan and the file. Runs in seconds for sparse and dense methods; REACT's stand-in rounds
  * search and count prompts for every question (about a third of a second per question).
- *
- * @example
- * const { plan, file } = await planReproduce(loaded, { outRoot: "outputs", only: ["reform:bm25-greekstemmer"] });
- * plan.experiments[0].calls; // 283
  */
 export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
   const { selected, outDir } = selection(loaded, opts);

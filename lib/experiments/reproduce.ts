@@ -18,9 +18,6 @@ export type { ExperimentOutcome } from "./assess";
 
 /**
  * Options of `reproduce`.
- *
- * @example
- * const opts: ReproduceOptions = { outRoot: "outputs", only: ["bm25-greekstemmer"], log: console.error };
  */
 export interface ReproduceOptions {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
@@ -40,9 +37,6 @@ export interface ReproduceOptions {
 /**
  * What a reproduce did: where it wrote, each experiment's outcome, and the assessment the
  * outputs were written from (tables, tests, metadata).
- *
- * @example
- * const { outDir, outcomes } = await reproduce(loaded, { outRoot: "outputs" });
  */
 export interface ReproduceResult {
   outDir: string;
@@ -67,9 +61,6 @@ function datasetName(loaded: LoadedBenchmark): string {
 /**
  * The experiments `--only` selects (all by default; an unknown id is a usage error naming the
  * closest known one) and the folder their outputs go to.
- *
- * @example
- * selection(loaded, { outRoot: "outputs", only: ["bm25-greekstemmer"] }).outDir; // "outputs/sample"
  */
 export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments">): { selected: Experiment[]; outDir: string } {
   const all = opts.experiments ?? experiments();

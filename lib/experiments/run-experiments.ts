@@ -19,9 +19,6 @@ import { loadSpacyLexicon } from "../data/spacy-tables";
 
 /**
  * One sample of an experiment: what it returned and its per-query metrics.
- *
- * @example
- * record.samples[0].perQuery.get("Q01")!["Recall@100"];
  */
 export interface SampleRecord {
   result: ExperimentResult;
@@ -33,9 +30,6 @@ export interface SampleRecord {
 
 /**
  * What happened to one experiment.
- *
- * @example
- * if (record.status === "skipped") console.log(record.reason);
  */
 export interface ExperimentRecord {
   experiment: Experiment;
@@ -50,9 +44,6 @@ export interface ExperimentRecord {
 
 /**
  * Options of step 1.
- *
- * @example
- * await runExperiments(loaded, EXPERIMENTS, { retrieverOptions: { llm: "openai/gpt-oss-120b" }, repeat: 3, seed: 7 });
  */
 export interface RunExperimentsOptions {
   log?: (message: string) => void;
@@ -72,9 +63,6 @@ export interface RunExperimentsOptions {
 /**
  * Runs the experiments in order and records each: its samples' results with per-query metrics,
  * or why it did not run.
- *
- * @example
- * const records = await runExperiments(loaded, EXPERIMENTS.filter((e) => e.id.startsWith("bm25")));
  */
 export async function runExperiments(loaded: LoadedBenchmark, experiments: readonly Experiment[], opts: RunExperimentsOptions = {}): Promise<ExperimentRecord[]> {
   const log = opts.log ?? (() => {});

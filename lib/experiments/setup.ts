@@ -48,10 +48,6 @@ function describeOne(info: RunInfo): string[] {
  * The setup of a run in one line: BM25 parameters, embedding model and endpoint, chat model,
  * endpoint, prompt set, parser and the generation parameters of each kind of request with their
  * counts, REACT rounds; parts of composite runs included, each fact once.
- *
- * @example
- * describeRun({ retriever: "bm25-greekstemmer", bm25: { tokenizer: "greekstemmer", k1: 1.5, b: 0.75, epsilon: 0.25 } });
- * // "BM25 greekstemmer k1 1.5 b 0.75 epsilon 0.25"
  */
 export function describeRun(info: RunInfo | undefined): string {
   if (!info) return "";
@@ -61,9 +57,6 @@ export function describeRun(info: RunInfo | undefined): string {
 /**
  * One provider a run called, as recorded: the kind of call, the provider, the endpoint's host,
  * the model as requested and as the server reported it.
- *
- * @example
- * const p: Provenance = { kind: "chat", provider: "openai", endpoint: "http://10.0.0.5:8000", requestedModel: "openai/gpt-oss-120b", servedModel: "gpt-oss-120b" };
  */
 export interface Provenance {
   kind: "chat" | "embedding" | "rerank";
@@ -78,9 +71,6 @@ export interface Provenance {
 
 /**
  * Every provider behind a run (its parts included), each once.
- *
- * @example
- * provenanceOf(run.info).map((p) => `${p.kind} ${p.requestedModel} at ${p.endpoint}`);
  */
 export function provenanceOf(info: RunInfo | undefined): Provenance[] {
   const out = new Map<string, Provenance>();
@@ -116,9 +106,6 @@ export function provenanceOf(info: RunInfo | undefined): Provenance[] {
 
 /**
  * The providers behind a run in one line (the provenance column of summary.csv).
- *
- * @example
- * describeProvenance(provenanceOf(run.info)); // "chat openai at http://10.0.0.5:8000: openai/gpt-oss-120b (served as gpt-oss-120b)"
  */
 export function describeProvenance(list: readonly Provenance[]): string {
   return list

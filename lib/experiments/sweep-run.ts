@@ -14,9 +14,6 @@ const DEFAULT_B = 0.75;
 
 /**
  * Options of `bm25Sweep`; every one defaults to the paper's setup.
- *
- * @example
- * bm25Sweep(corpus, queries, qrels, { k1s: [0.9, 1.2], bs: [0.4, 0.75], metric: "nDCG@10" });
  */
 export interface SweepOptions {
   /** k1 values (default `SWEEP_K1`). */
@@ -50,12 +47,6 @@ export interface SweepOptions {
  *
  * `default` is (1.5, 0.75), evaluated positive-only; when the grid lacks it, it is run apart
  * (and not added to `grid`).
- *
- * @example
- * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
- * const sweep = bm25Sweep(corpus, bench.queries, bench.qrels);
- * sweep.grid.length; // 192
- * console.log(sweep.best, sweep.default); // { k1, b, value: mean Recall@100 }
  */
 export function bm25Sweep(
   corpus: IndexedCorpus,
@@ -81,10 +72,6 @@ export function bm25Sweep(
  * The positive-only top-100 rankings of the given settings of a sweep, set on its entries (the
  * sweep's own rankings, as `keepRankings` would have kept them): for the few settings a
  * result needs (the oracle's, the cross-validation folds') without keeping all 192.
- *
- * @example
- * attachRankings(corpus, bench.queries, sweep, [sweep.best]);
- * sweep.grid.find((e) => e.k1 === sweep.best.k1 && e.b === sweep.best.b)!.rankings;
  */
 export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[], sweep: SweepResult, settings: readonly { k1: number; b: number }[]): void {
   const textOf = new Map<QueryId, string>();
@@ -190,9 +177,6 @@ function finishSweep(plan: SweepPlan): SweepResult {
 /**
  * Every setting's metrics for one query (and, through `keep`, each ranking): the engine ranks,
  * the evaluator scores.
- *
- * @example
- * const rows = sweepQuery(engine, evaluator, termIds, gold, settings.length);
  */
 export function sweepQuery(
   engine: QuerySweep,

@@ -94,9 +94,6 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
  * - `tuned:<x>`: the 5-fold cross-validated estimate, what a user may cite — each query ranked
  *   with the setting chosen on the other four folds (seeded folds).
  * `queriesFrom` names the retriever whose (rewritten) queries are swept.
- *
- * @example
- * const [oracle, tuned] = tuningExperiments("bm25-greekstemmer", "BM25-GREEKSTEMMER", [], "sweep.json");
  */
 export function tuningExperiments(base: string, label: string, needs: Experiment["needs"], artifact: string, queriesFrom?: string): [Experiment, Experiment] {
   const record = (id: string, k1: number, b: number, o: SweepOutcome): Run["info"] => {

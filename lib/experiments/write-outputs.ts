@@ -29,9 +29,6 @@ const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
  * `.json`, one pair per sample), its artefacts, and its record `experiments/<id>.json` (status,
  * reason, seconds, each sample's mean metrics); returns the names written (relative to outDir).
  * A full disk is an error naming the outputs folder.
- *
- * @example
- * await writeExperimentOutputs("outputs/sample", record);
  */
 export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord): Promise<string[]> {
   const names: string[] = [];
@@ -67,9 +64,6 @@ function safeName(id: string): string {
 /**
  * Writes every output file of a reproduce into `outDir` (each experiment's own files again, then
  * the tables over all of them); returns their names (relative to it; the runs folder as "runs/").
- *
- * @example
- * await writeOutputs("outputs/sample", loaded, records, assess(loaded, records));
  */
 export async function writeOutputs(
   outDir: string,

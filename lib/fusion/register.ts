@@ -3,9 +3,6 @@ import { rrf } from "./rrf";
 
 /**
  * `rrf:<a>+<b>[+<c>…]`: reciprocal rank fusion (k = 60) of its inputs' top 100.
- *
- * @example
- * const fused = rrfRetriever("rrf:bm25-greekstemmer+lsi", [bm25, lsi]);
  */
 export function rrfRetriever(name: string, inputs: readonly Retriever[]): Retriever {
   return {

@@ -13,9 +13,6 @@ import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type Ch
 
 /**
  * Options of every cached LLM batch (reformulation, translation).
- *
- * @example
- * const opts: CachedCallOptions = { legacyFile: "data/llm/hf/reform-sparse-…/rewrites.jsonl", concurrency: 8, log: console.error };
  */
 export interface CachedCallOptions {
   /** A v0.8 per-item result file (JSONL): records there for the same request and model are reused. */
@@ -35,9 +32,6 @@ export interface CachedCallOptions {
 /**
  * One item of a batch: its record, the request its answer belongs to, and whether the answer
  * came from the store (or a v0.8 result file) rather than a call made now.
- *
- * @example
- * opts.onRecords = (outcomes) => console.log(outcomes.filter((o) => o.reused).length, "reused");
  */
 export interface CachedOutcome<R extends CachedRecord = CachedRecord> {
   record: R;
@@ -47,10 +41,6 @@ export interface CachedOutcome<R extends CachedRecord = CachedRecord> {
 
 /**
  * Fields every cached record carries, whatever it holds.
- *
- * @example
- * const { records } = await readCacheFile(file);
- * const tokens = records.reduce((n, r) => n + (r as unknown as CachedRecord).usage.output, 0);
  */
 export interface CachedRecord {
   id: string;
@@ -81,12 +71,6 @@ export interface CachedRecord {
 
 /**
  * What a batch must say about itself to run through `runCachedCalls`.
- *
- * @example
- * const spec: CachedCallSpec<Query, CachedRecord & { answer: string }> = {
- *   label: "demo", kind: "demo", request: (q) => ({ system: "…", user: q.text }),
- *   toRecord: (q, res, base) => ({ ...base, answer: res.text }),
- * };
  */
 export interface CachedCallSpec<T extends { id: string }, R extends CachedRecord> {
   /** Names the batch in logs and errors, e.g. "reformulate sparse". */
@@ -102,9 +86,6 @@ export interface CachedCallSpec<T extends { id: string }, R extends CachedRecord
 /**
  * sha256 of a chat request, fields in a fixed order so the hash does not depend on how the
  * object was built.
- *
- * @example
- * requestSha256({ system: "s", user: "u", temperature: 0.2 }) === requestSha256({ temperature: 0.2, user: "u", system: "s" }); // true
  */
 export function requestSha256(req: ChatRequest): string {
   const canonical = JSON.stringify([
@@ -123,9 +104,6 @@ export function requestSha256(req: ChatRequest): string {
  * Reads a v0.8 per-item result file, tolerating what a crash can leave: a torn last line, blank
  * lines. Lines that are not strict UTF-8 JSON objects with a string `id` are skipped and counted
  * (the item is simply asked again).
- *
- * @example
- * const { records, skipped } = await readCacheFile("data/llm/hf/reform-sparse-…/rewrites.jsonl");
  */
 export async function readCacheFile(file: string): Promise<{ records: Record<string, unknown>[]; skipped: number }> {
   let bytes: Buffer;
@@ -163,13 +141,6 @@ export async function readCacheFile(file: string): Promise<{ records: Record<str
  * request and model are reused without a call. On a failed call no new calls start, the calls in
  * flight finish (their answers are in the store), and the error is raised, so a rerun continues
  * where this one stopped. Returns the records by id, in the order of `items`.
- *
- * @example
- * const recs = await runCachedCalls(queries, withReplay(chat, cache), {}, {
- *   label: "demo", kind: "demo",
- *   request: (q) => ({ system: "…", user: q.text }),
- *   toRecord: (q, res, base) => ({ ...base, answer: res.text }),
- * });
  */
 export async function runCachedCalls<T extends { id: string }, R extends CachedRecord>(
   items: readonly T[],

@@ -12,9 +12,6 @@ import { PROMPT_NAMES, PromptError, type ExtraPromptName, type PromptName } from
  * magic are skipped (their body is not Python); `%`/`!` lines are left in place for
  * `extractStringConstants`, which skips them only where a statement starts (blanking them here
  * would also hit a prompt line that happens to start with "!" inside a triple-quoted string).
- *
- * @example
- * notebookCodeCells('{"nbformat": 4, "cells": [{"cell_type": "code", "source": ["X = 1\\n"]}]}'); // ["X = 1\n"]
  */
 export function notebookCodeCells(notebookJson: string): string[] {
   let nb: unknown;
@@ -37,10 +34,6 @@ export function notebookCodeCells(notebookJson: string): string[] {
 
 /**
  * What the notebook yielded: the nine constants, any extras found, and how each extra was found.
- *
- * @example
- * const { texts, extras }: NotebookPrompts = extractPromptsFromNotebook(json);
- * extras.REWRITE_SYSTEM?.foundBy;
  */
 export interface NotebookPrompts {
   texts: Record<PromptName, string>;
@@ -51,10 +44,6 @@ export interface NotebookPrompts {
  * Reads the nine prompt constants (and, best-effort, the rewrite system message) out of the
  * notebook's code cells. Constants missing or not readable as plain literals raise one
  * PromptError (MISSING_CONSTANTS) listing every one of them with the reason.
- *
- * @example
- * const { texts } = extractPromptsFromNotebook(await fs.readFile("nb.ipynb", "utf8"));
- * texts.PLANNER_NEXT.includes("{round_idx}"); // true
  */
 export function extractPromptsFromNotebook(notebookJson: string): NotebookPrompts {
   const cells = notebookCodeCells(notebookJson);

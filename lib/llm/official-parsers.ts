@@ -32,10 +32,6 @@ const RELEVANT_NONE = new RegExp(`${LINE_START}${WS}*RELEVANT${WS}*:${WS}*NONE\\
  * The notebook's `chat()` post-processing of every answer: terminated `<think>`/`<analysis>`
  * blocks removed (case-insensitive, across lines), then Python `strip()`. An unterminated block
  * is left as it is, as there.
- *
- * @example
- * officialAnswerText("<think>…</think>\nQUERY: α "); // "QUERY: α"
- * officialAnswerText("<think>no end");                // "<think>no end"
  */
 export function officialAnswerText(raw: string): string {
   return pyStrip(raw.replace(THINK_BLOCK, ""));
@@ -46,11 +42,6 @@ export function officialAnswerText(raw: string): string {
  * reasoning blocks removed; the answer split once at the first line that starts, after
  * whitespace, with `QUERY:` or `**QUERY**:` (any case, whitespace around the colon); the text
  * after it, else the whole answer; `clean`; the original query when that is empty.
- *
- * @example
- * parsePlannerOfficial("REASON:\nα\n\nQUERY:\nμίσθωση, καταγγελία", "Ερώτημα;"); // "μίσθωση, καταγγελία"
- * parsePlannerOfficial("REASON: the query: α", "Ερώτημα;");                     // "REASON: the query: α"
- * parsePlannerOfficial("REASON: α\nQUERY:", "Ερώτημα;");                        // "Ερώτημα;"
  */
 export function parsePlannerOfficial(raw: string, originalQuery: string): string {
   const text = officialAnswerText(raw);
@@ -62,10 +53,6 @@ export function parsePlannerOfficial(raw: string, originalQuery: string): string
 /**
  * What the observer kept, as the notebook's `parse_observer` reads it, with the details the
  * project's traces record beside the kept ids.
- *
- * @example
- * const a: OfficialObserverAnswer = parseObserverOfficial("RELEVANT:\nΑΚ::914 | λόγος", new Set(["ΑΚ::914"]));
- * a.ids; // ["ΑΚ::914"]
  */
 export interface OfficialObserverAnswer {
   /** Kept ids in the order listed, each once. */
@@ -85,10 +72,6 @@ export interface OfficialObserverAnswer {
  * `-`, `*`, `•` removed, and the id taken as `clean` of the text before the first `|` (the whole
  * line when there is none); an id counts when it is one of the batch and not listed already.
  * Numbering, bold or backticks around an id make it a different string, which keeps nothing.
- *
- * @example
- * parseObserverOfficial("RELEVANT:\n- ΑΚ::914 | λόγος", new Set(["ΑΚ::914"])).ids;  // ["ΑΚ::914"]
- * parseObserverOfficial("RELEVANT:\n1. ΑΚ::914 | λόγος", new Set(["ΑΚ::914"])).ids; // []
  */
 export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>): OfficialObserverAnswer {
   let text = officialAnswerText(raw);
@@ -117,11 +100,6 @@ export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>)
  * boundary: "SUBQUERY:" matches too) anywhere in the answer, its group, else the whole answer;
  * then `clean`. Nothing else: no comma re-joining, no numbering removed, and an empty result stays
  * empty (the notebook searches with it).
- *
- * @example
- * parseRewriteOfficial("KEYWORDS: μίσθωση,  καταγγελία\n"); // "μίσθωση, καταγγελία"
- * parseRewriteOfficial("**QUERY**: Αστική ευθύνη");        // "Αστική ευθύνη"
- * parseRewriteOfficial("1. μίσθωση\n2. καταγγελία");      // "1. μίσθωση\n2. καταγγελία"
  */
 export function parseRewriteOfficial(raw: string): string {
   const text = officialAnswerText(raw);
@@ -132,9 +110,6 @@ export function parseRewriteOfficial(raw: string): string {
 /**
  * A translation as the notebook stores it: the answer after `chat()`'s post-processing
  * (reasoning blocks removed, stripped), nothing else; an empty answer stays empty.
- *
- * @example
- * parseTranslationOfficial("<think>…</think>\n```\nWhoever…\n```"); // "```\nWhoever…\n```"
  */
 export function parseTranslationOfficial(raw: string): string {
   return officialAnswerText(raw);

@@ -28,38 +28,23 @@ import { readConfig } from "../config";
 
 /**
  * The repository that publishes the official prompts.
- *
- * @example
- * `https://github.com/${OFFICIAL_REPO}/blob/${OFFICIAL_COMMIT}/${OFFICIAL_NOTEBOOK_PATH}`;
  */
 export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
 /**
  * The commit the paper's prompts are pinned to (DESIGN.md §6).
- *
- * @example
- * await pullOfficialPrompts({ commit: OFFICIAL_COMMIT }); // the default anyway
  */
 export const OFFICIAL_COMMIT = "992f5224a6cb75d12d956994a820a9b83e18c0f5";
 /**
  * The notebook holding the constants, inside the repository.
- *
- * @example
- * `${DEFAULT_GITHUB_RAW_URL}/${OFFICIAL_REPO}/${OFFICIAL_COMMIT}/${OFFICIAL_NOTEBOOK_PATH}`; // what is downloaded
  */
 export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experiments.ipynb";
 /**
  * Where GitHub serves raw files; `GBR_GITHUB_RAW_URL` overrides it (tests point it at a local double).
- *
- * @example
- * readConfig().githubRawUrl ?? DEFAULT_GITHUB_RAW_URL;
  */
 export const DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com";
 
 /**
  * Options of `pullOfficialPrompts`.
- *
- * @example
- * const opts: PullOfficialOptions = { baseUrl: "http://127.0.0.1:8080", cacheDir: "/tmp/p", download: { attempts: 2 } };
  */
 export interface PullOfficialOptions {
   /** Raw-file host (default GBR_GITHUB_RAW_URL, else https://raw.githubusercontent.com). */
@@ -75,9 +60,6 @@ export interface PullOfficialOptions {
 
 /**
  * What `pullOfficialPrompts` cached.
- *
- * @example
- * const { cacheDir, manifest, texts }: PullOfficialResult = await pullOfficialPrompts();
  */
 export interface PullOfficialResult {
   cacheDir: string;
@@ -97,11 +79,6 @@ async function writeAtomic(file: string, text: string): Promise<void> {
  * `manifest.json` (repo, commit, URL, sha256 of the notebook and of every prompt). The old cache
  * stays intact until the new notebook has been read successfully, and the manifest is written
  * last, so an interrupted pull never leaves a set that loads half-new.
- *
- * @example
- * const { manifest } = await pullOfficialPrompts({ log: console.error });
- * manifest.prompts.OBSERVER_USER.sha256;
- * loadPromptSet("official").texts.OBSERVER_USER;
  */
 export async function pullOfficialPrompts(opts: PullOfficialOptions = {}): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});

@@ -17,9 +17,6 @@ import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 /**
  * The nine prompt constants of the paper's notebook, in the notebook's order.
- *
- * @example
- * for (const name of PROMPT_NAMES) console.log(name, prompts.sha256[name]);
  */
 export const PROMPT_NAMES = [
   "SPARSE_REWRITE_PROMPT",
@@ -35,9 +32,6 @@ export const PROMPT_NAMES = [
 
 /**
  * One of the nine prompt constants.
- *
- * @example
- * const name: PromptName = "PLANNER_NEXT";
  */
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
@@ -45,24 +39,15 @@ export type PromptName = (typeof PROMPT_NAMES)[number];
  * Prompts that are not among the nine constants. REWRITE_SYSTEM is the system message sent with
  * both rewrite prompts: the notebook passes it as a literal argument rather than a named constant,
  * so for the official set it is found in the rewrite call's code cell (see notebook-prompts.ts) and may be absent.
- *
- * @example
- * EXTRA_PROMPT_NAMES.includes("REWRITE_SYSTEM"); // true
  */
 export const EXTRA_PROMPT_NAMES = ["REWRITE_SYSTEM"] as const;
 /**
  * A prompt beyond the nine constants.
- *
- * @example
- * const extra: ExtraPromptName = "REWRITE_SYSTEM";
  */
 export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
 
 /**
  * Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name it is given).
- *
- * @example
- * PLACEHOLDERS.includes("retrieved_docs_block"); // true
  */
 export const PLACEHOLDERS = [
   "original_query",
@@ -77,9 +62,6 @@ export const PLACEHOLDERS = [
 ] as const;
 /**
  * One placeholder name, without braces.
- *
- * @example
- * const p: Placeholder = "original_query"; // written "{original_query}" in a prompt
  */
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
@@ -87,9 +69,6 @@ export type Placeholder = (typeof PLACEHOLDERS)[number];
  * The placeholders each prompt is filled with by the methods. The project's files must contain
  * all of them (checked at load, so an edit that drops one fails loudly instead of sending a prompt
  * without the query); for the official set this is informational only.
- *
- * @example
- * PROMPT_PLACEHOLDERS.OBSERVER_USER; // ["original_query", "retrieved_docs_block"]
  */
 export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placeholder[]>> = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
@@ -105,19 +84,12 @@ export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placehold
 
 /**
  * Name of a prompt set.
- *
- * @example
- * const which: PromptSetName = readConfig().prompts ?? "project";
  */
 export type PromptSetName = "project" | "official";
 
 /**
  * A loaded prompt set: the texts plus where they came from and their hashes, so every run can
  * record exactly which prompts produced it.
- *
- * @example
- * const { name, source, commit, sha256 } = loadPromptSet("official");
- * runManifest.prompts = { name, source, commit, sha256 };
  */
 export interface PromptSet {
   name: PromptSetName;
@@ -135,9 +107,6 @@ export interface PromptSet {
 /**
  * The parsers that go with a prompt set: the authors' exact ones with their prompts (what
  * `--prompts official` promises), the project's lenient ones with the project's.
- *
- * @example
- * parserFor(loadPromptSet("official")); // "official"
  */
 export function parserFor(set: Pick<PromptSet, "name">): ParserName {
   return set.name === "official" ? "official" : "project";
@@ -147,10 +116,6 @@ export function parserFor(set: Pick<PromptSet, "name">): ParserName {
  * Raised for prompt problems; `code` is stable for callers to switch on:
  * NOT_PULLED (the official set is not in the cache), MISSING_VALUE (fillPrompt lacks a value),
  * MISSING_CONSTANTS (the notebook lacks constants), INVALID (a file or notebook is damaged).
- *
- * @example
- * try { loadPromptSet("official"); }
- * catch (e) { if (e instanceof PromptError && e.code === "NOT_PULLED") console.error(e.message); }
  */
 export class PromptError extends GbrError {
   declare readonly code: "NOT_PULLED" | "MISSING_VALUE" | "MISSING_CONSTANTS" | "INVALID";
@@ -164,18 +129,12 @@ export class PromptError extends GbrError {
 
 /**
  * The folder of the project's prompt files (inside the package, so it does not depend on the cwd).
- *
- * @example
- * fs.readFileSync(path.join(PROJECT_PROMPTS_DIR, "PLANNER_SYSTEM.txt"), "utf8");
  */
 export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
 /**
  * Where `pullOfficialPrompts` caches the official prompts by default: `<dataDir>/prompts/official`
  * (under data/, which git ignores: the official texts are never committed).
- *
- * @example
- * officialPromptsDir(); // "/…/greekbar-retrieval/data/prompts/official"
  */
 export function officialPromptsDir(): string {
   return path.join(dataDir(), "prompts", "official");
@@ -183,10 +142,6 @@ export function officialPromptsDir(): string {
 
 /**
  * The manifest `pullOfficialPrompts` writes beside the cached prompt files.
- *
- * @example
- * const m: OfficialManifest = JSON.parse(fs.readFileSync(path.join(officialPromptsDir(), OFFICIAL_MANIFEST), "utf8"));
- * m.commit; m.prompts.PLANNER_FIRST.sha256;
  */
 export interface OfficialManifest {
   repo: string;
@@ -203,17 +158,11 @@ export interface OfficialManifest {
 
 /**
  * File name of the manifest inside the official cache folder.
- *
- * @example
- * path.join(officialPromptsDir(), OFFICIAL_MANIFEST); // "…/data/prompts/official/manifest.json"
  */
 export const OFFICIAL_MANIFEST = "manifest.json";
 
 /**
  * sha256 (hex) of a string's UTF-8 bytes.
- *
- * @example
- * sha256Text("abc"); // "ba7816bf…"
  */
 export function sha256Text(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
@@ -244,12 +193,6 @@ function normalizeFileText(text: string): string {
  * Loads a prompt set: "project" (default) from the package's own files, "official" from the
  * cache written by `pullOfficialPrompts` (run `gbr prompts pull` first), its files verified
  * against the manifest's sha256.
- *
- * @example
- * const prompts = loadPromptSet();                 // the project's prompts
- * prompts.texts.SPARSE_REWRITE_PROMPT;             // "Θα σου δοθεί …{original_query}…"
- * const official = loadPromptSet("official");      // throws PromptError NOT_PULLED if never pulled
- * official.commit;                                 // "992f5224a6cb75d12d956994a820a9b83e18c0f5"
  */
 export function loadPromptSet(
   name: PromptSetName = "project",
@@ -326,9 +269,6 @@ function loadOfficialSet(dir: string): PromptSet {
 
 /**
  * Values for `fillPrompt`: the known placeholders, plus any other names a caller wants substituted.
- *
- * @example
- * const v: PromptValues = { original_query: q.text, round_idx: 2, max_rounds: 10 };
  */
 export type PromptValues = Partial<Record<Placeholder, string | number>> & Record<string, string | number | undefined>;
 
@@ -340,11 +280,6 @@ export type PromptValues = Partial<Record<Placeholder, string | number>> & Recor
  * error naming it, because a prompt sent with a literal "{source_text}" fails silently. Values for
  * placeholders the template lacks are ignored, as Python's str.format ignores extra keywords.
  * Unlike str.format, "{{" and "}}" are not collapsed (none of the official constants use them).
- *
- * @example
- * fillPrompt("Γύρος {round_idx} από {max_rounds}: {original_query}", { round_idx: 2, max_rounds: 10, original_query: "μίσθωση" });
- * // "Γύρος 2 από 10: μίσθωση"
- * fillPrompt("{original_query}", {}); // throws PromptError: no value for placeholder {original_query}
  */
 export function fillPrompt(template: string, values: PromptValues): string {
   const known = new Set<string>(PLACEHOLDERS);

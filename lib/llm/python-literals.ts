@@ -9,9 +9,6 @@ import { GbrError } from "../util/errors";
 /**
  * A Python source construct we cannot (or will not) turn into a string: an f-string, a bytes
  * literal, a `\N{…}` escape, an unterminated literal. `pos` is the offset in the source.
- *
- * @example
- * try { parsePythonStringLiteral('f"{x}"', 0); } catch (e) { (e as PythonLiteralError).pos; } // 0
  */
 export class PythonLiteralError extends GbrError {
   constructor(
@@ -28,10 +25,6 @@ const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
 
 /**
  * Does a string literal (with an optional prefix such as r, u, b, f) start at `pos`?
- *
- * @example
- * literalStartsAt('x = r"a"', 4); // true
- * literalStartsAt("x = y", 4);    // false
  */
 export function literalStartsAt(src: string, pos: number): boolean {
   LITERAL_START.lastIndex = pos;
@@ -61,10 +54,6 @@ const SIMPLE_ESCAPES: Record<string, string> = {
  * backslash still stops the next quote from closing the literal). f-strings and bytes cannot be
  * turned into a str without running Python, and \N{NAME} needs the Unicode name table: all three
  * raise PythonLiteralError rather than yield a wrong text.
- *
- * @example
- * parsePythonStringLiteral(String.raw`x = r"a\nb" + 'c\tc'`, 4); // { value: "a\\nb", end: 11 }
- * parsePythonStringLiteral(`"""Γεια\\u03c3ου\n"""`, 0).value;    // "Γειασου\n"
  */
 export function parsePythonStringLiteral(src: string, pos: number): { value: string; end: number } {
   LITERAL_START.lastIndex = pos;
@@ -201,10 +190,6 @@ function describeAt(src: string, pos: number): string {
 
 /**
  * What `extractStringConstants` found for one name.
- *
- * @example
- * const r: ConstantResult = extractStringConstants('A = "x"', ["A"]).get("A")!;
- * if (r.ok) r.value; else r.error;
  */
 export type ConstantResult =
   | { ok: true; value: string; offset: number }
@@ -224,10 +209,6 @@ const AUGMENTED = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\+|-|\*\*?|\/\/?|%|@|&
  * string or an argument list is not mistaken for one. When a name is assigned several times the
  * last assignment wins (as when the cell runs); one that is not a plain literal, or that is later
  * changed with `+=`, gives an error result instead of a wrong value.
- *
- * @example
- * extractStringConstants('A = ("x"\n     "y")  # two parts\nB = f"{A}"', ["A", "B"]);
- * // Map { "A" => { ok: true, value: "xy", … }, "B" => { ok: false, error: "an f-string cannot …", … } }
  */
 export function extractStringConstants(source: string, names: Iterable<string>): Map<string, ConstantResult> {
   const wanted = new Set(names);

@@ -41,10 +41,6 @@ export interface ObserverBatch {
  *
  * An article that does not fit even alone is a `ChatError` with code "BUDGET" naming it and its
  * token counts. No articles, no batches.
- *
- * @example
- * const batches = observerBatches(retrieved, 84_000, observerPromptTokens(prompts, query.text));
- * batches.map((b) => b.docs.length); // e.g. [62, 38]
  */
 export function observerBatches(
   docs: readonly { id: DocId; text: string }[],
@@ -109,10 +105,6 @@ export function observerBatches(
  * Counts a full observer prompt the way the authors do: o200k tokens of the system prompt
  * followed directly by the rendered user prompt, plus `CHAT_OVERHEAD_TOKENS` for the chat
  * template.
- *
- * @example
- * const count = observerPromptTokens(prompts, query.text);
- * count([{ id: "ΑΚ::914", text: "Όποιος ζημιώσει άλλον…" }]); // e.g. 412
  */
 export function observerPromptTokens(
   prompts: Pick<ReactPrompts, "observerSystem" | "observerUser">,

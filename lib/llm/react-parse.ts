@@ -19,11 +19,6 @@ const QUERY_LABEL = /^[ \t]*(?:(?:#{1,6}|[-*•>])[ \t]+)?(?:\*\*|__|\*)?[ \t]*Q
  * the colon, markdown bold around the label), the whole answer when there is no label, and the
  * original query when that comes out empty. Whitespace is normalised with the paper's `clean`.
  * Reasoning blocks are removed first, in case a provider left them in.
- *
- * @example
- * parsePlannerAnswer("REASON:\nΜίσθωση.\n\n**QUERY**: μίσθωση, καταγγελία", "…"); // "μίσθωση, καταγγελία"
- * parsePlannerAnswer("μίσθωση, καταγγελία", "…"); // "μίσθωση, καταγγελία"
- * parsePlannerAnswer("REASON: …\nQUERY:", "Ποια η προθεσμία;"); // "Ποια η προθεσμία;"
  */
 export function parsePlannerAnswer(text: string, originalQuery: string): string {
   const answer = stripReasoning(text);
@@ -73,13 +68,6 @@ function bareId(s: string): string {
  * `RELEVANT:` line itself, markdown table rows, and an echoed `doc_id:` label. A line that only
  * starts with an id is prose and keeps nothing. Only ids of the batch count; others are listed in `ignored`. Text after
  * a `NOT_RELEVANT:`/`MISSING:` section is not read.
- *
- * @example
- * const a = parseObserverAnswer("RELEVANT:\n- `ΑΚ::914` | αδικοπραξία\n- ΑΚ::1 | άσχετο", new Set(["ΑΚ::914"]));
- * a.ids; // ["ΑΚ::914"]
- * a.reasons.get("ΑΚ::914"); // "αδικοπραξία"
- * a.ignored; // ["ΑΚ::1"]
- * parseObserverAnswer("RELEVANT: NONE", new Set(["ΑΚ::914"])).none; // true
  */
 export function parseObserverAnswer(text: string, batchIds: ReadonlySet<string>): ObserverAnswer {
   let answer = stripReasoning(text);

@@ -25,15 +25,6 @@ export const PLANNER_KEPT_DOCS = 27;
  * - OBSERVER_USER: `{original_query}`, `{retrieved_docs_block}` (`renderObserverDocs`).
  * The answer formats are fixed too: the planner answers `REASON:` then `QUERY:`, the observer
  * `RELEVANT:` then one `doc_id | reason` line per useful article, or `RELEVANT: NONE`.
- *
- * @example
- * const prompts: ReactPrompts = {
- *   plannerSystem: "Write BM25 keyword queries. Answer REASON: … QUERY: …",
- *   plannerFirst: "Question:\n{original_query}",
- *   plannerNext: "Question:\n{original_query}\nRound {round_idx} of {max_rounds}\n{query_history}\n{kept_docs_summary}",
- *   observerSystem: "Keep useful articles. Answer RELEVANT: then id | reason lines, or RELEVANT: NONE.",
- *   observerUser: "Question:\n{original_query}\n\n{retrieved_docs_block}",
- * };
  */
 export interface ReactPrompts {
   plannerSystem: string;
@@ -45,9 +36,6 @@ export interface ReactPrompts {
 
 /**
  * The REACT templates of a loaded prompt set.
- *
- * @example
- * const prompts = reactPromptsOf(loadPromptSet("official"));
  */
 export function reactPromptsOf(set: Pick<PromptSet, "texts">): ReactPrompts {
   const t = set.texts;
@@ -63,9 +51,6 @@ export function reactPromptsOf(set: Pick<PromptSet, "texts">): ReactPrompts {
 /**
  * sha256 of the five templates, recorded in every trace so that a saved trace is reused only for
  * the same prompts (the work folder is named after the prompt set, not its contents).
- *
- * @example
- * reactPromptsSha256(reactPromptsOf(loadPromptSet())); // 64 hex digits
  */
 export function reactPromptsSha256(p: ReactPrompts): string {
   return createHash("sha256").update(JSON.stringify([p.plannerSystem, p.plannerFirst, p.plannerNext, p.observerSystem, p.observerUser]), "utf8").digest("hex");
@@ -74,9 +59,6 @@ export function reactPromptsSha256(p: ReactPrompts): string {
 /**
  * `{retrieved_docs_block}`: each article as `[DOC]\ndoc_id: {id}\ntext: {text}\n[/DOC]`, the
  * articles separated by a blank line, in BM25 rank order.
- *
- * @example
- * renderObserverDocs([{ id: "ΑΚ::914", text: "Όποιος…" }]); // "[DOC]\ndoc_id: ΑΚ::914\ntext: Όποιος…\n[/DOC]"
  */
 export function renderObserverDocs(docs: readonly { id: DocId; text: string }[]): string {
   return docs.map((d) => `[DOC]\ndoc_id: ${d.id}\ntext: ${d.text}\n[/DOC]`).join(OBSERVER_DOC_SEPARATOR);
@@ -88,9 +70,6 @@ export const OBSERVER_DOC_SEPARATOR = "\n\n";
 /**
  * `{query_history}`: the earlier rounds' keyword queries, one line `- Γύρος {round}: {query}`
  * each, round 1 first.
- *
- * @example
- * renderQueryHistory(["μίσθωση", "καταγγελία"]); // "- Γύρος 1: μίσθωση\n- Γύρος 2: καταγγελία"
  */
 export function renderQueryHistory(queries: readonly string[]): string {
   return queries.map((q, i) => `- Γύρος ${i + 1}: ${q}`).join("\n");
@@ -103,10 +82,6 @@ export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη
  * `{kept_docs_summary}`: the full texts (no ids) of the kept articles the planner sees, each as
  * `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n{text}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`, separated by a blank line; `NOTHING_KEPT_YET`
  * when there are none. The caller passes the first 27 of the kept ranking (PLANNER_KEPT_DOCS).
- *
- * @example
- * renderKeptDocs(["Όποιος…"]); // "[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\nΌποιος…\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]"
- * renderKeptDocs([]);          // "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα."
  */
 export function renderKeptDocs(texts: readonly string[]): string {
   return texts.length ? texts.map((t) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${t}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`).join("\n\n") : NOTHING_KEPT_YET;
@@ -115,9 +90,6 @@ export function renderKeptDocs(texts: readonly string[]): string {
 /**
  * The planner's user message for one round: PLANNER_FIRST in round 1, PLANNER_NEXT after, with
  * the earlier queries and the texts of the first 27 kept articles (in ranking order).
- *
- * @example
- * plannerMessage(prompts, { originalQuery: q.text, round: 2, maxRounds: 10, history: ["μίσθωση"], keptTexts: [] });
  */
 export function plannerMessage(
   prompts: Pick<ReactPrompts, "plannerFirst" | "plannerNext">,
@@ -135,9 +107,6 @@ export function plannerMessage(
 
 /**
  * The observer's user message for one batch of retrieved articles.
- *
- * @example
- * observerMessage(prompts, q.text, batch.docs);
  */
 export function observerMessage(prompts: Pick<ReactPrompts, "observerUser">, originalQuery: string, docs: readonly { id: DocId; text: string }[]): string {
   return fillPrompt(prompts.observerUser, { original_query: originalQuery, retrieved_docs_block: renderObserverDocs(docs) });
@@ -146,10 +115,6 @@ export function observerMessage(prompts: Pick<ReactPrompts, "observerUser">, ori
 /**
  * How answers are read: the project's lenient parsers, or the authors' exact ones
  * (official-parsers.ts) with `--prompts official`. `name` is recorded in every trace.
- *
- * @example
- * const parser = reactParserFor("official");
- * parser.planner(answer.raw, query.text);
  */
 export interface ReactParser {
   name: ParserName;
@@ -161,9 +126,6 @@ export interface ReactParser {
 
 /**
  * The REACT parser of a prompt set: the authors' for "official", the project's otherwise.
- *
- * @example
- * reactParserFor("project").planner("QUERY: α", "Ε;"); // "α"
  */
 export function reactParserFor(name: ParserName): ReactParser {
   return name === "official"

@@ -101,17 +101,11 @@ export interface ReactTrace {
 
 /**
  * No calls yet.
- *
- * @example
- * const t = zeroTotals(); t.calls; // 0
  */
 export const zeroTotals = (): ReactTotals => ({ calls: 0, input: 0, output: 0, seconds: 0 });
 
 /**
  * Counts one call into running totals.
- *
- * @example
- * addCall(totals, plannerCall);
  */
 export function addCall(t: ReactTotals, c: ReactCall): void {
   t.calls += 1;
@@ -122,9 +116,6 @@ export function addCall(t: ReactTotals, c: ReactCall): void {
 
 /**
  * The sum of some totals.
- *
- * @example
- * sumTotals(trace.rounds.map((r) => r.totals)).calls;
  */
 export function sumTotals(list: readonly ReactTotals[]): ReactTotals {
   const t = zeroTotals();
@@ -140,9 +131,6 @@ export function sumTotals(list: readonly ReactTotals[]): ReactTotals {
 /**
  * A call as the trace records it: usage, time, whether it was replayed, and the parameters of the
  * request that was sent.
- *
- * @example
- * const call = callRecord(req, await model.complete(req));
  */
 export function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
   const c: ReactCall = { usage: { input: r.usage.input, output: r.usage.output }, seconds: r.seconds, params: chatParams(req) };
@@ -156,10 +144,6 @@ export function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
  * The trace file name of a query id: the id itself when it is a safe file name, otherwise its
  * letters, digits, `_`, `.` and `-` with the rest as `_`, plus a short hash of the id so two ids
  * never share a file.
- *
- * @example
- * traceFileName("Q-N4765-16"); // "Q-N4765-16.json"
- * traceFileName("ΑΚ/914");     // "___914.98b5d27bdc.json"
  */
 export function traceFileName(queryId: QueryId): string {
   const safe = queryId.replace(/[^A-Za-z0-9_.-]/g, "_");
@@ -171,9 +155,6 @@ export function traceFileName(queryId: QueryId): string {
 /**
  * Writes a file so that a reader (or a resumed run) never sees half of it: a temp file in the
  * same folder, then a rename.
- *
- * @example
- * await writeAtomic(path.join(dir, traceFileName(q.id)), JSON.stringify(trace));
  */
 export async function writeAtomic(file: string, data: string): Promise<void> {
   // Rename within one folder is atomic, so a reader (or a resumed run) never sees half a file.
@@ -184,9 +165,6 @@ export async function writeAtomic(file: string, data: string): Promise<void> {
 
 /**
  * A saved trace, or undefined when it is missing or unreadable (the query then runs again).
- *
- * @example
- * const saved = await readTrace(file);
  */
 export async function readTrace(file: string): Promise<ReactTrace | undefined> {
   try {
@@ -206,9 +184,6 @@ export interface StoredTrace {
 /**
  * The content address of a query's trace: sha256 of the query (id and text), the method's
  * config (models, parser, prompts, settings, rounds) and the seed, which is all `usable` checks.
- *
- * @example
- * traceKey(query, trace.config, undefined); // 64 hex characters
  */
 export function traceKey(query: { id: QueryId; text: string }, config: ReactTrace["config"], seed: number | undefined | null): string {
   return createHash("sha256").update(JSON.stringify(["react-trace", 2, query.id, query.text, config, seed ?? null])).digest("hex");
@@ -216,9 +191,6 @@ export function traceKey(query: { id: QueryId; text: string }, config: ReactTrac
 
 /**
  * The store kind of complete REACT traces.
- *
- * @example
- * const saved = await store.get(REACT_TRACE, traceKey(q, config, seed));
  */
 export const REACT_TRACE: RecordKind<StoredTrace> = {
   name: "react",

@@ -59,12 +59,6 @@ export interface KeptInfo {
 /**
  * The REACT ranking of kept articles: more rounds kept first, then the earlier first round,
  * then the better best BM25 rank, then the id (code-point order); at most `limit`.
- *
- * @example
- * reactRanking(new Map([
- *   ["a", { rounds: [2], first: 2, bestRank: 1 }],
- *   ["b", { rounds: [1, 2], first: 1, bestRank: 9 }],
- * ])); // ["b", "a"]
  */
 export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_DEPTH): DocId[] {
   return [...kept.entries()]
@@ -162,14 +156,6 @@ function traceConfig(ctx: ReactContext): ReactTrace["config"] {
  * records the rounds it was kept in, its first such round and its best BM25 rank. After every
  * round the ranking so far is snapshotted with the candidate pool. LLM errors propagate (the
  * providers retry); an oversize article is a ChatError "BUDGET".
- *
- * @example
- * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
- * const trace = await runReact(bench.queries[0], {
- *   corpus, scorer: corpus.index.withParams(), docs: bench.docs, planner: llm, observer: llm, prompts,
- * });
- * trace.ranking; // kept articles, best first
- * trace.rounds[0].planner.query; // the first keyword query
  */
 export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTrace> {
   const s = settings(ctx);
@@ -342,10 +328,6 @@ export interface ReactRunResult {
  * A REACT-BM25 run: the final kept rankings, plus everything the run produced (every round's
  * rankings and candidate pools, the traces, per-query costs) for the round table and the
  * appendix C.4 diagnostic.
- *
- * @example
- * const run = await (await createRetriever("react-bm25", bench, { rounds: 10 })).retrieve(bench.queries, 100);
- * if (isReactRun(run)) reactRoundTable(run.react, bench.qrels);
  */
 export interface ReactRun extends Run {
   react: ReactRunResult;
@@ -353,9 +335,6 @@ export interface ReactRun extends Run {
 
 /**
  * Whether a run came from REACT-BM25 (and so carries the whole `ReactRunResult`).
- *
- * @example
- * if (isReactRun(run)) console.log(run.react.rounds);
  */
 export function isReactRun(run: Run): run is ReactRun {
   return (run as Partial<ReactRun>).react !== undefined;
@@ -395,11 +374,6 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
  * of a finished query. Returns, for every round r (the paper reports 1, 2, 3, 5, 10), the kept
  * rankings and the candidate pools, plus per-query costs. On a failure the queries in flight
  * finish (their traces are written) and the first error is rethrown.
- *
- * @example
- * const result = await reactRun(bench.queries, ctx, { traceDir: "outputs/react", resume: true, concurrency: 4 });
- * evaluate(result.kept.get(10)!.rankings, bench.qrels).mean["Recall@100"];
- * reactRoundTable(result, bench.qrels);
  */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);

@@ -17,17 +17,11 @@ import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } fro
 
 /**
  * Which retriever the rewrite is for.
- *
- * @example
- * const kind: RewriteKind = retriever.startsWith("dense:") ? "dense" : "sparse";
  */
 export type RewriteKind = "sparse" | "dense";
 
 /**
  * Sampling settings of the paper's reformulation calls (DESIGN.md §6, the notebook's chat()).
- *
- * @example
- * await model.complete({ system, user, ...REFORMULATION_PARAMS });
  */
 export const REFORMULATION_PARAMS = {
   temperature: 0.2,
@@ -76,10 +70,6 @@ function unwrap(s: string): string {
  * the whole answer; reasoning blocks removed; items split on commas and line breaks, bullets
  * (`-`, `*`, `•`) and numbering (`1.`, `2)`) dropped, then joined with ", ". "" when nothing is
  * left (the caller falls back to the original query).
- *
- * @example
- * parseSparseRewrite("**KEYWORDS**:\n1. μίσθωση\n2. καταγγελία, ΑΚ 597"); // "μίσθωση, καταγγελία, ΑΚ 597"
- * parseSparseRewrite("<think>…</think>KEYWORDS: έγκληση");              // "έγκληση"
  */
 export function parseSparseRewrite(text: string): string {
   const body = afterLabel(stripReasoning(text), ["KEYWORDS"]);
@@ -95,9 +85,6 @@ export function parseSparseRewrite(text: string): string {
  * The paragraph of a dense rewrite: the text after the `QUERY:` label (also `**QUERY**:`,
  * `REWRITTEN_QUERY:`), else the whole answer; reasoning removed, whitespace collapsed into one
  * paragraph, wrapping quotes and emphasis dropped. "" when nothing is left.
- *
- * @example
- * parseDenseRewrite("QUERY:\nΑστική ευθύνη οδηγού\nαπό αδικοπραξία."); // "Αστική ευθύνη οδηγού από αδικοπραξία."
  */
 export function parseDenseRewrite(text: string): string {
   const body = afterLabel(stripReasoning(text), ["QUERY", "REWRITTEN_QUERY"]);
@@ -112,10 +99,6 @@ export function parseDenseRewrite(text: string): string {
 
 /**
  * One rewrite (as v0.8 stored it per line of its result file, and as `onRecords` reports it).
- *
- * @example
- * const recs = (await readCacheFile(file)).records as unknown as RewriteRecord[];
- * recs.filter((r) => r.fallback).map((r) => r.id); // queries whose answer was empty
  */
 export interface RewriteRecord extends CachedRecord {
   kind: RewriteKind;
@@ -130,9 +113,6 @@ let projectRewriteSystem: string | undefined;
  * else the project's for the project set, and an error for the official set (the notebook writes
  * it inline in the rewrite call, which `gbr prompts pull` reads; a notebook where it is not found
  * cannot be reproduced request for request).
- *
- * @example
- * rewriteSystemFor(loadPromptSet()); // "Είσαι βοηθός που αναδιατυπώνει …"
  */
 export function rewriteSystemFor(prompts: PromptSet): string {
   if (prompts.extras.REWRITE_SYSTEM !== undefined) return prompts.extras.REWRITE_SYSTEM;
@@ -155,10 +135,6 @@ export function rewriteSystemFor(prompts: PromptSet): string {
 /**
  * The exact chat request for one query: the set's rewrite system message, the sparse or dense
  * prompt with {original_query} filled by the query text verbatim, and the paper's settings.
- *
- * @example
- * const req = buildRewriteRequest("Ο Α μίσθωσε …", "sparse", loadPromptSet());
- * req.user.endsWith("Απάντησε τώρα μόνο με τη γραμμή KEYWORDS:."); // true
  */
 export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompts: PromptSet): ChatRequest {
   const template = kind === "sparse" ? prompts.texts.SPARSE_REWRITE_PROMPT : prompts.texts.DENSE_REWRITE_PROMPT;
@@ -175,10 +151,6 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
  *   original query when that is empty (`fallback`);
  * - "official": the authors' `parseRewriteOfficial`, and an empty result stays empty, as the
  *   notebook searches with it (`empty`).
- *
- * @example
- * rewriteOf("KEYWORDS: α, β", "sparse", "official", "Ερώτημα;"); // { text: "α, β", fallback: false, empty: false }
- * rewriteOf("", "sparse", "project", "Ερώτημα;");                // { text: "Ερώτημα;", fallback: true, empty: false }
  */
 export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
   if (parser === "official") {
@@ -199,12 +171,6 @@ export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, or
  * and an empty rewrite stays empty (logged). A reused record is parsed again from its raw answer,
  * so the parser in force always decides. Resumable through the model's store (`withReplay`); a
  * v0.8 result file (`legacyFile`) is read too.
- *
- * @example
- * const rewrites = await reformulate(benchmark.queries, "sparse", model, loadPromptSet(), {
- *   concurrency: 8, log: console.error,
- * });
- * bm25.retrieve(benchmark.queries.map((q) => ({ id: q.id, text: rewrites.get(q.id)! })), 100);
  */
 export async function reformulate(
   queries: readonly { id: string; text: string }[],

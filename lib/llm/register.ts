@@ -95,11 +95,6 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
  * prose for dense models), the rewrites saved per query (resumable), then the inner retriever
  * run on the rewrites. The run carries the rewritten queries, the requests' record and the work
  * of both the rewrites and the inner retriever (e.g. the query embeddings of `reform:dense:*`).
- *
- * @example
- * const r = await createRetriever("reform:bm25-greekstemmer", bench, { llm: "openai/gpt-oss-120b" });
- * const run = await r.retrieve(bench.queries, 100);
- * run.queries; run.info?.llm?.requests; run.cost?.online.llmCalls;
  */
 export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("reform:".length);
@@ -132,9 +127,6 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
  * item, resumable), then the inner retriever (e.g. bm25-english, or a dense preset) run on the
  * English benchmark. Translating the corpus is one-time work (the cost table's corpus column);
  * translating the queries is online.
- *
- * @example
- * const r = await createRetriever("translate:bm25-english", bench, { llm: "openai/gpt-oss-120b" });
  */
 export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
@@ -176,9 +168,6 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
  * rounds, default 10), one JSON trace per query in the trace folder, resumable per query. The
  * rendering of documents, history and kept texts is the authors' for every prompt set; the
  * answers are read by the prompt set's parser. Returns a `ReactRun`.
- *
- * @example
- * const r = await createRetriever("react-bm25", bench, { rounds: 10, traceDir: "outputs/hf/traces" });
  */
 export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
   const prompts = loadPromptSet(opts.promptSet ?? "project");

@@ -26,9 +26,6 @@ import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest
  * re-ranker that answers differently on a rerun makes the ranking noise; reasoning effort "low"
  * and the 42,000-token cap as in the project's other calls (reformulate.ts), since gpt-oss spends
  * its output budget on reasoning first and a small cap would cut the permutation off.
- *
- * @example
- * await model.complete({ system, user, ...RERANK_PARAMS }); // temperature 0, top_p 1, reasoning "low"
  */
 export const RERANK_PARAMS = {
   temperature: 0,
@@ -88,11 +85,6 @@ function readPermutation(answer: string, size: number): ReadPermutation {
  * numbered "1. 3") are read; ids outside 1..size are ignored, a repeated id counts at its first
  * place, and ids the answer left out follow in their original order (so an empty or unreadable
  * answer leaves the window as it was).
- *
- * @example
- * parsePermutation("[3] > [1] > [2]", 3);            // [2, 0, 1]
- * parsePermutation("<think>…</think>[2] > [9]", 3);  // [1, 0, 2]: 9 ignored, 1 and 3 appended
- * parsePermutation("δεν μπορώ", 3);                  // [0, 1, 2]
  */
 export function parsePermutation(answer: string, size: number): number[] {
   return readPermutation(answer, size).order;
@@ -100,9 +92,6 @@ export function parsePermutation(answer: string, size: number): number[] {
 
 /**
  * The items in the order of a permutation: item `perm[i]` goes to place i.
- *
- * @example
- * applyPermutation(["α", "β", "γ"], [2, 0, 1]); // ["γ", "α", "β"]
  */
 export function applyPermutation<T>(items: readonly T[], perm: readonly number[]): T[] {
   const seen = new Set(perm);
@@ -118,9 +107,6 @@ export function applyPermutation<T>(items: readonly T[], perm: readonly number[]
 
 /**
  * One window of the sliding pass: positions start (inclusive) to end (exclusive), 0-based.
- *
- * @example
- * const w: RerankWindow = { start: 80, end: 100 };
  */
 export interface RerankWindow {
   start: number;
@@ -134,11 +120,6 @@ export interface RerankWindow {
  * out when n−window is not a multiple of step), the last window here is cut at 0, as RankGPT's own
  * clamp intends, so the top of the list is always re-ranked. A window of fewer than two articles
  * needs no call and is left out. Calls per query: 1 when n ≤ window, else ⌈(n−window)/step⌉ + 1.
- *
- * @example
- * slidingWindows(100, 20, 10).length; // 9: [80,100), [70,90), …, [0,20)
- * slidingWindows(95, 20, 10).at(-1);  // { start: 0, end: 15 }
- * slidingWindows(12, 20, 10);         // [{ start: 0, end: 12 }]
  */
 export function slidingWindows(n: number, window: number, step: number): RerankWindow[] {
   checkWindow(window, step);
@@ -167,9 +148,6 @@ function checkWindow(window: number, step: number): void {
 
 /**
  * The project's re-ranking prompts, as sent, with their sha256 (what `info.llm.prompts` records).
- *
- * @example
- * const { system, user, sha256 } = rerankPrompts();
  */
 export interface RerankPrompts {
   system: string;
@@ -200,9 +178,6 @@ function readPromptFile(name: string, placeholders: readonly string[]): string {
 /**
  * The project's listwise prompts (RERANK_SYSTEM.txt, RERANK_USER.txt) with their sha256, read
  * once per process.
- *
- * @example
- * rerankPrompts().sha256.RERANK_USER; // "…" (64 hex digits)
  */
 export function rerankPrompts(): RerankPrompts {
   if (!loaded) {
@@ -216,9 +191,6 @@ export function rerankPrompts(): RerankPrompts {
 /**
  * An article as the model sees it: whitespace runs made one space (line breaks inside an
  * article would blur where the next `[n]` starts), cut to `maxChars` characters with "…".
- *
- * @example
- * excerpt("Κλοπή.  Όποιος αφαιρεί …", 10); // "Κλοπή. Όπο…"
  */
 export function excerpt(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -229,10 +201,6 @@ export function excerpt(text: string, maxChars: number): string {
 /**
  * The exact request for one window: the project's system prompt, and the question followed by
  * the articles numbered [1]…[n] (each cut to `maxChars`), with RERANK_PARAMS.
- *
- * @example
- * const req = buildRerankRequest("Ο Α μίσθωσε …", ["Μίσθωση πράγματος. …", "Κλοπή. …"], 1500);
- * req.user.includes("[2] Κλοπή."); // true
  */
 export function buildRerankRequest(queryText: string, passages: readonly string[], maxChars: number): ChatRequest {
   const p = rerankPrompts();
@@ -250,9 +218,6 @@ export function buildRerankRequest(queryText: string, passages: readonly string[
 
 /**
  * Options of `listwiseRerankRun`.
- *
- * @example
- * const opts: ListwiseRerankOptions = { depth: 100, window: 20, step: 10, k: 100, concurrency: 4 };
  */
 export interface ListwiseRerankOptions {
   /** The run's retriever name (default "rerank:llm:" + the first stage's). */
@@ -307,12 +272,6 @@ function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): Gb
  * order and is counted (`info.rerank.unparsed`). The run records the requests as sent (role
  * "rerank"), the project's two prompts' sha256, and costs the first stage's work plus every
  * call's recorded usage (replayed ones too, so a rerun reports the same cost).
- *
- * @example
- * const model = await chatForMethod(opts);
- * const first = await bm25.retrieve(bench.queries, 100);
- * const run = await listwiseRerankRun(model, bench.queries, first, new Map(bench.docs.map((d) => [d.id, d.text])));
- * run.info?.rerank?.calls; // 9 per query for depth 100, window 20, step 10 (0 on a rerun)
  */
 export async function listwiseRerankRun(
   model: ChatModel,

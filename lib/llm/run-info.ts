@@ -11,9 +11,6 @@ import type { ChatModel, ChatParams, ChatUsage } from "./types";
 
 /**
  * One request a method made (or whose saved answer it reused), for the record.
- *
- * @example
- * const e: RequestEntry = { role: "planner", params: chatParams(req), reused: res.replayed === true };
  */
 export interface RequestEntry {
   /** planner, observer, rewrite-sparse, rewrite-dense, translate-article, translate-query … */
@@ -30,10 +27,6 @@ export interface RequestEntry {
 /**
  * The distinct generation parameters per role with their request counts (in first-seen order),
  * and how many requests were reused.
- *
- * @example
- * tallyRequests([{ role: "planner", params: { temperature: 0.2 }, reused: false }]);
- * // { requests: { planner: [{ temperature: 0.2, calls: 1 }] }, reused: 0, servedModels: [], standIn: false }
  */
 export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
   const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
@@ -64,9 +57,6 @@ export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo,
  * The record of an LLM run: the model as the provider knows it, the provider, the endpoint's
  * scheme://host:port, the prompt set with the sha256 of the prompts it used, the parser, and the
  * tallied requests.
- *
- * @example
- * llmRunInfo(model, loadPromptSet("official"), ["PLANNER_SYSTEM", "OBSERVER_USER"], entries).prompts.commit;
  */
 export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly string[], entries: Iterable<RequestEntry>): LlmRunInfo {
   const { provider, model: name } = splitModelId(model.id);
@@ -91,9 +81,6 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
 
 /**
  * Chat calls and tokens as provider work.
- *
- * @example
- * llmWork([{ input: 900, output: 120 }]); // { llmCalls: 1, llmInput: 900, llmOutput: 120, … }
  */
 export function llmWork(usages: Iterable<ChatUsage>): Work {
   const w = zeroWork();

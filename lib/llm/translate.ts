@@ -13,9 +13,6 @@ import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } fro
 
 /**
  * What is being translated; filled into {text_type}.
- *
- * @example
- * await translateItems(benchmark.queries, "query" satisfies TextType, model, prompts);
  */
 export type TextType = "article" | "query";
 
@@ -23,9 +20,6 @@ export type TextType = "article" | "query";
  * Sampling settings of the translation calls. The notebook translates deterministically
  * (temperature 0) with a 32,768-token output limit, unlike the 0.2 / 42,000 of the other calls:
  * a translation has one right answer, and an article's English is about as long as its Greek.
- *
- * @example
- * await model.complete({ system, user, ...TRANSLATION_PARAMS });
  */
 export const TRANSLATION_PARAMS = {
   temperature: 0,
@@ -36,10 +30,6 @@ export const TRANSLATION_PARAMS = {
 
 /**
  * One translation (as v0.8 stored it per line of its result file); `kind` is the text type.
- *
- * @example
- * const recs = (await readCacheFile(file)).records as unknown as TranslationRecord[];
- * recs.filter((r) => r.kind === "article").length;
  */
 export interface TranslationRecord extends CachedRecord {
   kind: TextType;
@@ -50,10 +40,6 @@ export interface TranslationRecord extends CachedRecord {
 /**
  * The exact chat request for one item: TRANSLATION_SYSTEM, and TRANSLATION_USER filled with the
  * text type, the item's id and its text verbatim.
- *
- * @example
- * const req = buildTranslationRequest({ id: "ΑΚ::914", text: "Όποιος ζημιώσει …" }, "article", loadPromptSet());
- * req.user.includes("ΑΚ::914"); // true
  */
 export function buildTranslationRequest(item: { id: string; text: string }, textType: TextType, prompts: PromptSet): ChatRequest {
   return {
@@ -67,9 +53,6 @@ export function buildTranslationRequest(item: { id: string; text: string }, text
  * The translation in a model's answer: reasoning removed, and a code fence wrapped around the
  * whole answer (which models add despite being told not to) dropped. Inner line breaks are kept:
  * they carry the article's structure.
- *
- * @example
- * cleanTranslation("```\nWhoever unlawfully damages another…\n```"); // "Whoever unlawfully damages another…"
  */
 export function cleanTranslation(text: string): string {
   const t = stripReasoning(text);
@@ -82,10 +65,6 @@ export function cleanTranslation(text: string): string {
  * fence around the whole answer (`cleanTranslation`) and falls back to the source text when
  * nothing is left; "official" keeps the answer as the authors' notebook stores it
  * (`parseTranslationOfficial`), empty or not.
- *
- * @example
- * translationOf("```\nWhoever…\n```", "project", "Όποιος…");  // { text: "Whoever…", fallback: false }
- * translationOf("", "official", "Όποιος…");                     // { text: "", fallback: false }
  */
 export function translationOf(raw: string, parser: ParserName, source: string): { text: string; fallback: boolean } {
   if (parser === "official") return { text: parseTranslationOfficial(raw), fallback: false };
@@ -100,12 +79,6 @@ export function translationOf(raw: string, parser: ParserName, source: string): 
  * `fallback: true`); with the official ones it stays as the authors stored it. A reused record is
  * read again from its raw answer. Resumable through the model's store (`withReplay`): a second run
  * with the same prompts and model makes no calls.
- *
- * @example
- * const english = await translateItems(benchmark.docs, "article", model, loadPromptSet(), {
- *   concurrency: 8, log: console.error,
- * });
- * english.get("ΑΚ::914"); // "Whoever unlawfully and culpably damages another …"
  */
 export async function translateItems(
   items: readonly { id: string; text: string }[],

@@ -24,10 +24,6 @@ export interface ChatRequest {
  * A request's generation parameters under the names of the OpenAI chat API (the body fields the
  * OpenAI-compatible provider sends; Gemini maps them to its own). What runs record, so a
  * recorded parameter is always one that was sent.
- *
- * @example
- * chatParams({ system: "s", user: "u", temperature: 0.2, topP: 1, maxTokens: 42000, reasoningEffort: "low" });
- * // { temperature: 0.2, top_p: 1, max_tokens: 42000, reasoning_effort: "low" }
  */
 export interface ChatParams {
   temperature?: number;
@@ -40,9 +36,6 @@ export interface ChatParams {
 /**
  * The generation parameters of a request (see ChatParams); fields the request leaves unset are
  * absent, as they are from the request body.
- *
- * @example
- * chatParams({ system: "", user: "u", temperature: 0 }); // { temperature: 0 }
  */
 export function chatParams(req: ChatRequest): ChatParams {
   const p: ChatParams = {};
@@ -57,9 +50,6 @@ export function chatParams(req: ChatRequest): ChatParams {
 /**
  * Which parsers read the answers: "official" (the authors' notebook, exactly; official-parsers.ts)
  * or "project" (the project's lenient ones). Chosen by the prompt set and recorded with each run.
- *
- * @example
- * const parser: ParserName = promptSet.name === "official" ? "official" : "project";
  */
 export type ParserName = "official" | "project";
 
@@ -91,10 +81,6 @@ export interface ChatResponse {
 
 /**
  * A chat model behind one provider.
- *
- * @example
- * const r = await model.complete({ system: "…", user: "…", temperature: 0.2, topP: 1 });
- * r.text; r.usage.input; r.seconds;
  */
 export interface ChatModel {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b" or "gemini:gemini-2.5-flash". */
@@ -125,9 +111,6 @@ export interface EndpointCounts {
 /**
  * `inner` with another `complete` (one that calls inner's, say) and everything else of it passed
  * through: its id, endpoint, per-endpoint counts, in-flight limit and capacity.
- *
- * @example
- * const seeded = withComplete(llm, (req) => llm.complete({ ...req, seed: 7 }));
  */
 export function withComplete(inner: ChatModel, complete: ChatModel["complete"]): ChatModel {
   return {
@@ -144,9 +127,6 @@ export function withComplete(inner: ChatModel, complete: ChatModel["complete"]):
  * Raised by chat providers and the LLM methods; `code` is stable for callers to switch on:
  * NOT_CONFIGURED (no provider or model set up: unavailable, so experiments are skipped),
  * PROVIDER (the server failed), EMPTY, BUDGET (an article too long for an observer prompt).
- *
- * @example
- * throw new ChatError("no chat server configured; set GBR_CHAT_BASE_URL", "NOT_CONFIGURED");
  */
 export class ChatError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "EMPTY" | "BUDGET";
@@ -162,10 +142,6 @@ export class ChatError extends GbrError {
  * connection failures), so callers can tell a bad key (401/403) or unknown model (404) from an
  * outage (5xx). `code` is always "PROVIDER" (or "NOT_CONFIGURED" for bad options). Shared by every
  * chat provider, so callers need not know which one answered.
- *
- * @example
- * try { await model.complete(req); }
- * catch (e) { if (e instanceof ChatProviderError && e.status === 429) console.error("rate limited"); }
  */
 export class ChatProviderError extends ChatError {
   constructor(
@@ -186,9 +162,6 @@ export class ChatProviderError extends ChatError {
  * an unterminated block at the start, which means the model ran out of tokens while thinking),
  * then trims. The project's parsers read answers through it; the official ones do exactly what
  * the authors' notebook does instead (official-parsers.ts).
- *
- * @example
- * stripReasoning("<think>ο χρήστης ρωτά…</think>\nKEYWORDS: μίσθωση"); // "KEYWORDS: μίσθωση"
  */
 export function stripReasoning(text: string): string {
   let out = harmonyFinal(text).replace(/<(think|analysis)>[\s\S]*?<\/\1>/gi, "");
@@ -201,9 +174,6 @@ export function stripReasoning(text: string): string {
  * or LM Studio without a reasoning parser print `<|channel|>analysis<|message|>…<|end|>
  * <|start|>assistant<|channel|>final<|message|>…`). An answer that has only an analysis channel
  * ran out of tokens while thinking: nothing of it is the answer. Other text passes unchanged.
- *
- * @example
- * harmonyFinal("<|channel|>analysis<|message|>…<|end|><|start|>assistant<|channel|>final<|message|>α"); // "α"
  */
 export function harmonyFinal(raw: string): string {
   if (!raw.includes("<|channel|>")) return raw;

@@ -21,11 +21,6 @@ export interface LimitRecord {
 
 /**
  * Ties a semaphore's size to a server's answers.
- *
- * @example
- * const limit = createSemaphore(16);
- * const aimd = new AdaptiveLimit(limit, 16);
- * aimd.observe(429); // the semaphore now has 8 slots
  */
 export class AdaptiveLimit {
   private successes = 0;
@@ -69,9 +64,6 @@ export class AdaptiveLimit {
 /**
  * A `fetch` that tells `adaptive` the status of every answer it gets: what the OpenAI SDK is
  * given, so that its own retries steer the limit too.
- *
- * @example
- * const client = new OpenAI({ baseURL, fetch: observingFetch(new AdaptiveLimit(limit, 8)) });
  */
 export function observingFetch(adaptive: AdaptiveLimit): typeof fetch {
   return (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {

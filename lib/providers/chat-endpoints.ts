@@ -21,10 +21,6 @@ function serverFailure(err: unknown): boolean {
 
 /**
  * `models` (one per endpoint, each limiting its own requests in flight) as one chat model.
- *
- * @example
- * const llm = spreadChat([openaiChat({ model, baseURL: "http://gpu1:8000/v1" }), openaiChat({ model, baseURL: "http://gpu2:8000/v1" })]);
- * await llm.complete(req); llm.endpointStats(); // [{ endpoint: "http://gpu1:8000", sent: 1, … }, …]
  */
 export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {}): SpreadChatModel {
   if (models.length === 0) throw new ChatError("spreadChat: no endpoint", "NOT_CONFIGURED");

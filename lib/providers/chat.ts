@@ -21,12 +21,6 @@ import { ChatError, type ChatModel } from "../llm/types";
  *   model would silently change the experiment (and start a paid API).
  *
  * The ids ChatModels report ("openai:…", "gemini:…") parse back to the same provider and model.
- *
- * @example
- * parseChatModelName("gemini-2.5-flash");     // { provider: "gemini", model: "gemini-2.5-flash" }
- * parseChatModelName("openai:gemini-2.5-pro"); // { provider: "openai", model: "gemini-2.5-pro" } (e.g. via LiteLLM)
- * parseChatModelName("gpt-oss:20b");          // { provider: "openai", model: "gpt-oss:20b" }
- * parseChatModelName(undefined);              // { provider: "openai", model: undefined } (the provider's default)
  */
 export function parseChatModelName(name: string | undefined): { provider: "openai" | "gemini"; model: string | undefined } {
   const n = name?.trim();
@@ -44,10 +38,6 @@ export function parseChatModelName(name: string | undefined): { provider: "opena
  * The chat model named by `name` (else `GBR_CHAT_MODEL`, else gpt-oss-120b), on the servers of
  * its provider in `config` (see `parseChatModelName` for the rules). Throws ChatError
  * "NOT_CONFIGURED", saying which variables to set, when that provider is not configured.
- *
- * @example
- * chatModelFrom(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1" })).id; // "openai:openai/gpt-oss-120b"
- * chatModelFrom(readConfig({ GEMINI_API_KEY: "…" }), "gemini-2.5-flash").id;          // "gemini:gemini-2.5-flash"
  */
 export function chatModelFrom(config: Config, name?: string): ChatModel {
   const { provider, model } = parseChatModelName(name?.trim() || config.chat.model);
@@ -58,10 +48,6 @@ export function chatModelFrom(config: Config, name?: string): ChatModel {
  * The id (`<provider>:<model>`) of the model `chatModelFrom(config, name)` would return, without
  * needing its provider configured: `gbr reproduce --plan` looks the requests up in the replay
  * cache under it before any server is set up.
- *
- * @example
- * chatModelId(readConfig({}));                     // "openai:openai/gpt-oss-120b"
- * chatModelId(readConfig({}), "gemini-2.5-flash"); // "gemini:gemini-2.5-flash"
  */
 export function chatModelId(config: Config, name?: string): string {
   const { provider, model } = parseChatModelName(name?.trim() || config.chat.model);

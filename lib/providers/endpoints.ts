@@ -30,10 +30,6 @@ export interface SpreadOptions {
 /**
  * Clients of several endpoints used as one: `run(send)` calls `send` with the client to use,
  * and tries another when `isServerFailure` says the failure was the endpoint's.
- *
- * @example
- * const spread = new EndpointSpread(clients.map((c) => ({ client: c, endpoint: c.endpoint })), isServerFailure);
- * const answer = await spread.run((c) => c.complete(req));
  */
 export class EndpointSpread<C> {
   private readonly state: { client: C; inFlight: number; downUntil: number; strikes: number; stats: EndpointStats }[];

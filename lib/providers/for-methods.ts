@@ -26,9 +26,6 @@ export function providersOf(opts: RetrieverOptions): Providers {
  * with `opts.plan`, the plan's stand-in, which answers what the store holds and counts the rest.
  * A `--repeat` sample's seed is added outside the store, so it is part of the key as well as of
  * the request.
- *
- * @example
- * const llm = await chatForMethod({ llm: "openai/gpt-oss-120b", providers });
  */
 export async function chatForMethod(opts: RetrieverOptions): Promise<ChatModel> {
   const providers = providersOf(opts);
@@ -52,9 +49,6 @@ export async function chatForMethod(opts: RetrieverOptions): Promise<ChatModel> 
 /**
  * The embedder of a preset: the run's server for it, or with `opts.plan` a stand-in that sends
  * nothing and counts each text's o200k tokens (the vector store is read as it is, never written).
- *
- * @example
- * const e = embedderForMethod(preset("qwen3-8b"), { providers });
  */
 export function embedderForMethod(p: EmbeddingPreset, opts: RetrieverOptions): Embedder {
   const plan = opts.plan;
@@ -65,9 +59,6 @@ export function embedderForMethod(p: EmbeddingPreset, opts: RetrieverOptions): E
 /**
  * The cross-encoder server, or with `opts.plan` a stand-in that counts the pairs and scores
  * nothing (the store's scores are read, never written).
- *
- * @example
- * const client = rerankerForMethod({ providers });
  */
 export function rerankerForMethod(opts: RetrieverOptions): RerankClient {
   const plan = opts.plan;

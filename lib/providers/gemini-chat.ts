@@ -28,17 +28,11 @@ import { servedByGemini } from "./served-by";
 
 /**
  * The Gemini chat model used when neither an argument nor GBR_CHAT_MODEL names one.
- *
- * @example
- * geminiChat({ apiKey, model: GEMINI_CHAT_DEFAULT_MODEL }).id; // "gemini:gemini-2.5-flash"
  */
 export const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
 
 /**
  * How to reach the Gemini API (or a local double of it), and how patiently.
- *
- * @example
- * const opts: GeminiChatOptions = { apiKey: readConfig().gemini.apiKey!, model: "gemini-2.5-flash", attempts: 3 };
  */
 export interface GeminiChatOptions {
   apiKey: string;
@@ -69,11 +63,6 @@ export interface GeminiChatOptions {
  * if a model sends them, are never part of the answer); `usage.output` counts thinking tokens
  * too, as Google bills them. An empty answer (e.g. finishReason MAX_TOKENS or SAFETY) is
  * returned as such: the caller decides.
- *
- * @example
- * const llm = geminiChat({ apiKey: readConfig().gemini.apiKey!, model: "gemini-2.5-flash" });
- * const r = await llm.complete({ system: "…", user: "…", temperature: 0.2, topP: 1, maxTokens: 42_000 });
- * r.text; r.usage.output; r.seconds;
  */
 export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const apiKey = opts.apiKey?.trim();
@@ -160,9 +149,6 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
  * The Gemini chat model of a configuration: key from `GEMINI_API_KEY` (else `GOOGLE_API_KEY`),
  * endpoint from `GBR_GEMINI_BASE_URL` (else Google's), deadline from `GBR_REQUEST_TIMEOUT_S`,
  * model from the argument, else `geminiChatModel`. Throws ChatError "NOT_CONFIGURED" without a key.
- *
- * @example
- * geminiChatFrom(readConfig({ GEMINI_API_KEY: "…", GBR_CHAT_MODEL: "gemini-2.5-pro" })).id; // "gemini:gemini-2.5-pro"
  */
 export function geminiChatFrom(
   config: Config,
@@ -184,9 +170,6 @@ export function geminiChatFrom(
  * The Gemini chat model asked for: `model`, else a Gemini name in `configured`
  * (`GBR_CHAT_MODEL`; a gpt-oss name there is meant for the OpenAI-compatible server), else
  * gemini-2.5-flash; without a "models/" prefix, as the model's id has it.
- *
- * @example
- * geminiChatModel(undefined, "gemini:models/gemini-2.5-pro"); // "gemini-2.5-pro"
  */
 export function geminiChatModel(model: string | undefined, configured: string | undefined): string {
   const fromConfig = configured?.trim().replace(/^gemini:/i, "");

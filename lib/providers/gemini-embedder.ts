@@ -23,17 +23,11 @@ import { servedByGemini } from "./served-by";
 
 /**
  * The model the paper ran.
- *
- * @example
- * geminiEmbedder({ apiKey, model: GEMINI_DEFAULT_MODEL }).id; // "gemini:gemini-embedding-001@3072"
  */
 export const GEMINI_DEFAULT_MODEL = "gemini-embedding-001";
 
 /**
  * The paper's vector size: gemini-embedding-001 at full size (it also serves 768 or 1536).
- *
- * @example
- * geminiEmbedder({ apiKey }).dims === GEMINI_DEFAULT_DIMS; // true
  */
 export const GEMINI_DEFAULT_DIMS = 3072;
 
@@ -41,9 +35,6 @@ export const GEMINI_DEFAULT_DIMS = 3072;
 /**
  * Gemini takes the retrieval side as a task type instead of a text prefix, so the gemini-001
  * preset's templates are plain `{text}` and the side travels here.
- *
- * @example
- * GEMINI_TASK_TYPES.query; // "RETRIEVAL_QUERY"
  */
 export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
   query: "RETRIEVAL_QUERY",
@@ -52,9 +43,6 @@ export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
 
 /**
  * How to reach the Gemini API (or a local double of it) for embeddings, and how patiently.
- *
- * @example
- * const opts: GeminiEmbedderOptions = { apiKey: readConfig().gemini.apiKey!, dims: 768, concurrency: 2 };
  */
 export interface GeminiEmbedderOptions {
   apiKey: string;
@@ -85,10 +73,6 @@ export interface GeminiEmbedderOptions {
 /**
  * An embedding failure with the HTTP status the provider answered (undefined for time-outs and
  * network errors), so callers can tell a bad key (400/403) from an outage (5xx).
- *
- * @example
- * try { await embedder.embed(texts, "document"); }
- * catch (e) { if (e instanceof GeminiEmbeddingError && e.status === 429) console.error("quota"); }
  */
 export class GeminiEmbeddingError extends EmbeddingError {
   constructor(
@@ -108,11 +92,6 @@ export class GeminiEmbeddingError extends EmbeddingError {
  * An Embedder for the Gemini API. `embed(texts, side)` sends all `texts` in one
  * `batchEmbedContents` request (the caller splits by `maxBatch`) with the side's task type and
  * `outputDimensionality = dims`, and returns the vectors in input order.
- *
- * @example
- * const gemini = geminiEmbedder({ apiKey: readConfig().gemini.apiKey! });
- * const { vectors, tokens } = await gemini.embed(["Ποια είναι η προθεσμία έφεσης;"], "query");
- * vectors[0].length; // 3072
  */
 export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const apiKey = opts.apiKey?.trim();
@@ -232,9 +211,6 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
  * The Gemini embedder of a configuration: the key from `GEMINI_API_KEY` (else `GOOGLE_API_KEY`),
  * the endpoint from `GBR_GEMINI_BASE_URL` (else Google's), requests in flight from the embedding
  * settings; `more` sets the rest (e.g. `batchSize: 1`, one text per call as the authors embedded).
- *
- * @example
- * const gemini = geminiEmbedderFrom(readConfig()); // throws EmbeddingError "NOT_CONFIGURED" without a key
  */
 export function geminiEmbedderFrom(
   config: Config,

@@ -19,28 +19,18 @@ import type { Config } from "../config";
 
 /**
  * Where the Gemini API is served when no base URL is configured (what runs record as its endpoint).
- *
- * @example
- * endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN);
  */
 export const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
 /**
  * Status codes worth another attempt: the server is busy or briefly broken, not refusing the
  * request (400 bad argument, 403 bad key, 404 unknown model are final).
- *
- * @example
- * GEMINI_RETRYABLE_STATUS.has(429); // true
- * GEMINI_RETRYABLE_STATUS.has(400); // false
  */
 export const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /**
  * One failed attempt, already described for people (key-free) and classified for the retry loop
  * of `retryWithBackoff`.
- *
- * @example
- * throw new GeminiAttemptFailure("HTTP 503 UNAVAILABLE: overloaded", 503, true, undefined); // retried by classifyGeminiAttempt
  */
 export class GeminiAttemptFailure extends GbrError {
   constructor(
@@ -60,9 +50,6 @@ export class GeminiAttemptFailure extends GbrError {
 /**
  * The `retryWithBackoff` verdict on one attempt: a GeminiAttemptFailure says itself whether to
  * retry and how long the server asked us to wait; anything else is a bug, not a hiccup.
- *
- * @example
- * await retryWithBackoff(() => attemptOnce(req), { attempts: 5, classify: classifyGeminiAttempt });
  */
 export function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?: number } {
   return err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false };
@@ -71,10 +58,6 @@ export function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?:
 /**
  * A Gemini API client that makes exactly one attempt per call, so the caller owns the retry
  * policy (the SDK's own retries would ignore Retry-After).
- *
- * @example
- * const ai = geminiClient({ apiKey, baseUrl: "http://127.0.0.1:8089", timeoutMs: 120_000 });
- * await ai.models.embedContent({ model, contents, config: { httpOptions: { fetch: seen.fetch } } });
  */
 export function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }): GoogleGenAI {
   return new (genaiSdk().GoogleGenAI)({
@@ -89,11 +72,6 @@ export function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: n
 
 /**
  * A `fetch` for one SDK call, and what it saw of the answer.
- *
- * @example
- * const seen: ObservedFetch = observeGeminiFetch();
- * await ai.models.generateContent({ model, contents, config: { httpOptions: { fetch: seen.fetch } } });
- * seen.retryAfterMs(); // undefined: the answer had no Retry-After
  */
 export interface ObservedFetch {
   /** Pass as `config.httpOptions.fetch` of exactly one SDK call. */
@@ -110,14 +88,6 @@ export interface ObservedFetch {
 /**
  * A fetch wrapper that remembers the `Retry-After` header (and optionally the body) of the
  * answer. Create one per SDK call: the state is that call's alone.
- *
- * @example
- * const seen = observeGeminiFetch({ dispatcher: longRequestDispatcher() });
- * try {
- *   await ai.models.generateContent({ model, contents, config: { httpOptions: { fetch: seen.fetch } } });
- * } catch (err) {
- *   throw describeGeminiFailure(err, { retryAfterHeaderMs: seen.retryAfterMs(), timeoutMs, where, redact });
- * }
  */
 export function observeGeminiFetch(o: { dispatcher?: object; readBody?: boolean } = {}): ObservedFetch {
   let wait: number | undefined;
@@ -141,10 +111,6 @@ export function observeGeminiFetch(o: { dispatcher?: object; readBody?: boolean 
  * Turns whatever the SDK threw into a GeminiAttemptFailure. The SDK's ApiError carries the status
  * and, as its message, the JSON error body `{"error": {"code", "message", "status", "details"}}`;
  * time-outs surface as AbortError, refused or dropped connections as TypeError "fetch failed".
- *
- * @example
- * describeGeminiFailure(err, { retryAfterHeaderMs: 2000, timeoutMs: 60000, where: "the Gemini API", redact })
- *   .message; // "HTTP 429 RESOURCE_EXHAUSTED: Resource has been exhausted (e.g. check quota)."
  */
 export function describeGeminiFailure(
   err: unknown,
@@ -177,10 +143,6 @@ export function describeGeminiFailure(
 
 /**
  * The fields we use from a Google API error body; tolerant of non-JSON bodies.
- *
- * @example
- * parseGoogleError('{"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED",' +
- *   '"details":[{"retryDelay":"7s"}]}}'); // { message: "slow down", status: "RESOURCE_EXHAUSTED", retryDelayMs: 7000 }
  */
 export function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
   try {
@@ -203,18 +165,12 @@ export function parseGoogleError(text: string): { message?: string; status?: str
 /**
  * Re-exported from lib/util/http.ts, where it now lives (it serves the OpenAI SDK too), for the
  * callers that still import it from here.
- *
- * @example
- * const seen = observeGeminiFetch({ dispatcher: longRequestDispatcher() });
  */
 export { longRequestDispatcher } from "../util/http";
 
 /**
  * What a configuration says of the Gemini endpoint, for the chat model and the embedder alike:
  * `GBR_GEMINI_BASE_URL` (credentials in it refused) and the deadline of `GBR_REQUEST_TIMEOUT_S`.
- *
- * @example
- * geminiEndpoint(readConfig({ GBR_REQUEST_TIMEOUT_S: "30" })); // { baseUrl: undefined, timeoutMs: 30000 }
  */
 export function geminiEndpoint(config: Config): { baseUrl: string | undefined; timeoutMs?: number } {
   const { baseUrl, timeoutS } = config.gemini;

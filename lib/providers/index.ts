@@ -29,11 +29,6 @@ import { rerankClientFrom, type RerankClient } from "./rerank-client";
 
 /**
  * One run's model servers, built on first use and shared by every method of the run.
- *
- * @example
- * const providers = createProviders(readConfig());
- * const llm = providers.chat();                      // GBR_CHAT_MODEL, else gpt-oss-120b
- * const e = providers.embedder(preset("qwen3-8b"));
  */
 export interface Providers {
   readonly config: Config;
@@ -51,10 +46,6 @@ export interface Providers {
 
 /**
  * The providers of a run.
- *
- * @example
- * const providers = createProviders(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1", GBR_CHAT_RPM: "500" }));
- * await providers.chat().complete({ system: "…", user: "…" }); // waits for the 500-a-minute window
  */
 export function createProviders(config: Config = readConfig(), opts: { pricer?: Pricer } = {}): Providers {
   const meter = new UsageMeter(opts.pricer);

@@ -28,18 +28,11 @@ import { servedByOpenAI } from "./served-by";
 /**
  * Re-exported from ./types, where every chat provider now finds it, for the callers (and tests)
  * that import it from here.
- *
- * @example
- * import { ChatProviderError } from "./openai-chat";
- * if (err instanceof ChatProviderError && err.status === 401) console.error("bad key");
  */
 export { ChatProviderError } from "../llm/types";
 
 /**
  * How to reach an OpenAI-compatible chat server, and how patiently.
- *
- * @example
- * const opts: OpenAIChatOptions = { model: "gpt-oss:120b", baseURL: "http://localhost:11434/v1", concurrency: 1 };
  */
 export interface OpenAIChatOptions {
   /** Model name as the server knows it, e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */
@@ -77,12 +70,6 @@ const DEFAULT_MODEL = "openai/gpt-oss-120b";
  * gpt-oss "harmony" channels when the server leaves them in); reasoning the server returns in a
  * separate `reasoning` / `reasoning_content` field is ignored. An empty answer is returned as
  * such: whether that is an error is the caller's decision.
- *
- * @example
- * const llm = openaiChat({ model: "openai/gpt-oss-120b", baseURL: "http://localhost:8000/v1" });
- * const r = await llm.complete({ system: "…", user: "Ο Α μίσθωσε…", temperature: 0.2, topP: 1,
- *   maxTokens: 42_000, reasoningEffort: "low" });
- * r.text; r.usage; // { input: 812, output: 164 }
  */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const { model, baseURL } = opts;
@@ -157,10 +144,6 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
  * `OPENAI_API_KEY`), requests in flight per server and deadline; the model from the argument,
  * else `openaiChatModel`. Throws ChatError "NOT_CONFIGURED" without a base URL, because
  * defaulting to api.openai.com would send the benchmark to a paid API nobody chose.
- *
- * @example
- * const llm = openaiChatFrom(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1" })); // openai:openai/gpt-oss-120b
- * const small = openaiChatFrom(config, "gpt-oss:20b", { maxRetries: 0 });
  */
 export function openaiChatFrom(
   config: Config,
@@ -191,9 +174,6 @@ export function openaiChatFrom(
  * The model the OpenAI-compatible server is asked for: `model`, else `configured`
  * (`GBR_CHAT_MODEL`) unless it names a Gemini model (its "openai:" prefix dropped), else
  * openai/gpt-oss-120b.
- *
- * @example
- * openaiChatModel(undefined, "openai:gpt-oss:20b"); // "gpt-oss:20b"
  */
 export function openaiChatModel(model: string | undefined, configured: string | undefined): string {
   const fromConfig = configured?.trim();

@@ -22,9 +22,6 @@ import { servedByOpenAI } from "./served-by";
 
 /**
  * How to reach an OpenAI-compatible embeddings server, and how patiently.
- *
- * @example
- * const opts: OpenAIEmbedderOptions = { model: "Qwen/Qwen3-Embedding-8B", baseURL: "http://localhost:8000/v1", dims: 4096 };
  */
 export interface OpenAIEmbedderOptions {
   /** Model name as the server knows it (e.g. "Qwen/Qwen3-Embedding-8B"). */
@@ -62,11 +59,6 @@ const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.em
  * An Embedder over an OpenAI-compatible server. `embed()` sends exactly one request with every
  * text it is given (batching to `maxBatch` is the caller's job) and may be called concurrently;
  * at most `concurrency` requests are in flight at once.
- *
- * @example
- * const e = openaiEmbedder({ model: "Qwen/Qwen3-Embedding-0.6B", baseURL: "http://localhost:8000/v1", dims: 1024 });
- * const { vectors, tokens } = await e.embed(["Instruct: …\nQuery:Ο Α …"], "query");
- * vectors[0].length; // 1024
  */
 export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const { model, baseURL, dims, sendDimensions = false } = opts;
@@ -149,10 +141,6 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
  * in flight per server and deadline. Throws `EmbeddingError` "NOT_CONFIGURED" when no base URL is
  * set, because silently defaulting to api.openai.com would send the corpus to a paid API nobody
  * chose.
- *
- * @example
- * const e = openaiEmbedderFrom(readConfig({ GBR_EMBED_BASE_URL: "http://localhost:8000/v1" }).embed, "google/embeddinggemma-300m", 768, 64);
- * e.id; // "openai:google/embeddinggemma-300m@768"
  */
 export function openaiEmbedderFrom(
   c: EndpointsConfig,

@@ -13,18 +13,11 @@ import { describeCause } from "../util/http";
  * The key local servers get: the SDK insists on some string, and most local servers ignore it.
  * Never redacted, since it is no secret and would otherwise turn "not-needed" in any text into
  * "[redacted]".
- *
- * @example
- * new OpenAI({ baseURL, apiKey: opts.apiKey || OPENAI_PLACEHOLDER_KEY });
  */
 export const OPENAI_PLACEHOLDER_KEY = "not-needed";
 
 /**
  * The base URL without credentials or query (proxies sometimes carry keys there), for messages.
- *
- * @example
- * safeBaseURL("http://user:pw@localhost:8000/v1/?key=abc"); // "http://localhost:8000/v1"
- * safeBaseURL("not a url");                                   // "(invalid base URL)"
  */
 export function safeBaseURL(url: string): string {
   try {
@@ -43,9 +36,6 @@ export function safeBaseURL(url: string): string {
  * `text` with every occurrence of the key replaced by "[redacted]", in case a server echoes the
  * Authorization header back. The placeholder and keys under four characters are left alone:
  * redacting them would mangle ordinary text and protect nothing.
- *
- * @example
- * redactKey("Incorrect API key provided: sk-abc123", "sk-abc123"); // "Incorrect API key provided: [redacted]"
  */
 export function redactKey(text: string, apiKey: string): string {
   if (!isSecret(apiKey)) return text;
@@ -56,9 +46,6 @@ export function redactKey(text: string, apiKey: string): string {
  * Whether the key appears anywhere in the error as `inspect` would print it (nested causes,
  * request options, headers), so a caller can leave the error out as `cause` rather than leak the
  * key that its message redacts.
- *
- * @example
- * new ChatProviderError(message, "PROVIDER", status, errorMentionsKey(err, apiKey) ? undefined : { cause: err });
  */
 export function errorMentionsKey(err: unknown, apiKey: string): boolean {
   return isSecret(apiKey) && inspect(err, { depth: 6 }).includes(apiKey);
@@ -70,11 +57,6 @@ export function errorMentionsKey(err: unknown, apiKey: string): boolean {
  * failed (…): ECONNREFUSED …". `status` is the HTTP status of the answer, undefined when there was
  * none. Retry counts are mentioned only for what the SDK retries (408, 409, 429, 5xx, connection
  * errors, time-outs).
- *
- * @example
- * const { message, status } = describeOpenAIError(err, { where: "openai:m at http://localhost:8000/v1",
- *   apiKey, timeoutMs: 60_000, maxRetries: 4 });
- * message; // "openai:m at http://localhost:8000/v1: HTTP 503: overloaded (after 5 attempts)"
  */
 export function describeOpenAIError(
   err: unknown,
@@ -110,9 +92,6 @@ export function describeOpenAIError(
  * Whether a failure is an answer cut short: the server's headers came, then its body stopped
  * (undici's "terminated", "other side closed", a reset socket). The SDK reads the body after its
  * retry loop, so such a failure is retried by the caller, like a dropped connection.
- *
- * @example
- * cutShort(new TypeError("terminated", { cause: new Error("other side closed") })); // true
  */
 export function cutShort(err: unknown): boolean {
   const { APIError: SdkAPIError } = openaiSdk();

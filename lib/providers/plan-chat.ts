@@ -12,9 +12,6 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";
 /**
  * Output tokens assumed per new call: the mean of the answers the replay cache holds for the
  * model, when it holds some, else `fallback`.
- *
- * @example
- * const guess = await outputGuess(cache, "openai:openai/gpt-oss-120b"); // { perCall: 412, basis: "mean of 850 recorded answers" }
  */
 export async function outputGuess(cache: ReplayCache | undefined, modelId: string, fallback = 1000): Promise<{ perCall: number; basis: string }> {
   if (cache) {
@@ -35,10 +32,6 @@ export async function outputGuess(cache: ReplayCache | undefined, modelId: strin
 
 /**
  * A chat model that answers from the replay cache or counts the request and answers "".
- *
- * @example
- * const llm = planChatModel("openai:openai/gpt-oss-120b", cache, 400);
- * await llm.complete({ system: "…", user: "…" }); // { text: "", usage: { input: <o200k count>, output: 400 }, … }
  */
 export function planChatModel(
   modelId: string,

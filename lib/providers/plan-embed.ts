@@ -27,10 +27,6 @@ function madeUp(text: string): Float32Array {
 /**
  * An embedder that answers every text with a deterministic made-up unit vector, and no token
  * count.
- *
- * @example
- * const e = planEmbedder(preset("qwen3-8b"));
- * (await e.embed(["κείμενο"], "query")).tokens; // undefined
  */
 export function planEmbedder(p: EmbeddingPreset, tally: (texts: string[]) => void = () => {}, maxBatch = p.batchSize ?? 64): Embedder {
   return {
@@ -50,9 +46,6 @@ export function planEmbedder(p: EmbeddingPreset, tally: (texts: string[]) => voi
  * The store as plan mode sees it: reads go to the real store (what it holds is found, its tokens
  * set to 0 since cached vectors cost nothing, its vectors replaced by made-up ones), writes go
  * nowhere, and no lock is taken.
- *
- * @example
- * const view = planVectorView(await openVectorStore());
  */
 export function planVectorView(store: Pick<VectorCache, "get">): VectorCache {
   return {

@@ -10,9 +10,6 @@ import type { RateCaps as CapSettings } from "../config";
 
 /**
  * Caps over a sliding window (60 s unless a test shortens it).
- *
- * @example
- * const caps: RateCaps = { requestsPerMinute: 500, tokensPerMinute: 2_000_000 };
  */
 export interface RateCaps extends CapSettings {
   windowMs?: number;
@@ -25,11 +22,6 @@ interface Entry {
 
 /**
  * A sliding-window limiter of requests and tokens.
- *
- * @example
- * const cap = new RateCap({ requestsPerMinute: 60 });
- * const ticket = await cap.acquire(1200); // waits while 60 requests were sent in the last minute
- * ticket.settle(1350);                    // what the answer reported
  */
 export class RateCap {
   private readonly entries: Entry[] = [];
@@ -81,9 +73,6 @@ export class RateCap {
   /**
    * Runs one request under the caps: it reserves `tokens`, and its reservation becomes what
    * `used` reads from the answer (when the answer says).
-   *
-   * @example
-   * const res = await cap.run(1200, () => chat.complete(req), (r) => r.usage.input + r.usage.output);
    */
   async run<R>(tokens: number, call: () => Promise<R>, used: (answer: R) => number | undefined): Promise<R> {
     const ticket = await this.acquire(tokens);

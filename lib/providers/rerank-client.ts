@@ -16,9 +16,6 @@ import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
 /**
  * What one rerank request returned.
- *
- * @example
- * const r: RerankResult = { scores: [0.91, 0.02], servedModel: "BAAI/bge-reranker-v2-m3", standIn: false, tokens: 812 };
  */
 export interface RerankResult {
   /** One score per document sent, in the order sent. */
@@ -34,10 +31,6 @@ export interface RerankResult {
 /**
  * Scores documents against a query through a rerank server. `rerank` may be called concurrently;
  * limiting requests in flight is the caller's choice.
- *
- * @example
- * const client = rerankClientFrom(readConfig().rerank);
- * const { scores } = await client.rerank("BAAI/bge-reranker-v2-m3", "Ο Α πώλησε …", ["Άρθρο 513 …", "Άρθρο 914 …"]);
  */
 export interface RerankClient {
   /** "rerank@<origin>" or "tei@<origin>", for messages. */
@@ -60,17 +53,11 @@ export interface RerankClient {
 /**
  * The request body a server takes: "rerank" (Cohere, Jina, vLLM: `{model, query, documents,
  * top_n}`) or "tei" (Text Embeddings Inference: `{query, texts}`; it serves one model).
- *
- * @example
- * const api: RerankApi = "tei";
  */
 export type RerankApi = "rerank" | "tei";
 
 /**
  * How to reach a rerank server, and how patiently.
- *
- * @example
- * const o: RerankClientOptions = { baseUrl: "http://localhost:8000/v1", timeoutMs: 60_000 };
  */
 export interface RerankClientOptions {
   /** Up to the path the server puts "/rerank" under, e.g. "http://localhost:8000" or "https://api.jina.ai/v1". */
@@ -93,9 +80,6 @@ export interface RerankClientOptions {
  * A failed rerank request. Codes: NOT_CONFIGURED (unavailable: no server set), HTTP (the server
  * answered with an error status), NETWORK (no answer), TIMEOUT, BAD_ANSWER (a 200 that does not
  * say what was asked).
- *
- * @example
- * catch (e) { if (e instanceof RerankError && e.status === 401) console.error("check GBR_RERANK_API_KEY"); }
  */
 export class RerankError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "HTTP" | "NETWORK" | "TIMEOUT" | "BAD_ANSWER";
@@ -124,10 +108,6 @@ const MESSAGE_CHARS = 300;
  * A client of `POST {baseUrl}/rerank`. The answer may be `{results: [{index, relevance_score}]}`
  * (Cohere, Jina, vLLM) or a bare `[{index, score}]` (TEI), whichever `api` was asked for; scores
  * come back in the order of the documents sent.
- *
- * @example
- * const c = rerankClient({ baseUrl: "http://localhost:8000", apiKey: "…" });
- * (await c.rerank("BAAI/bge-reranker-v2-m3", "q", ["a", "b"])).scores; // [0.73, 0.01]
  */
 export function rerankClient(o: RerankClientOptions): RerankClient {
   const api = o.api ?? "rerank";
@@ -222,10 +202,6 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
  * (`GBR_RERANK_TIMEOUT_MS`, else `GBR_REQUEST_TIMEOUT_S`). Without a base URL the error is
  * `unavailable`, so an experiment that needs a re-ranker is skipped with the reason rather than
  * failed.
- *
- * @example
- * const client = rerankClientFrom(readConfig({ GBR_RERANK_BASE_URL: "http://localhost:8000" }).rerank);
- * client.endpoint; // "http://localhost:8000"
  */
 export function rerankClientFrom(
   c: EndpointsConfig & { api: "rerank" | "tei" },
@@ -268,9 +244,6 @@ export function rerankClientFrom(
  * bare `[{index, score}]`. Every index 0..n-1 must appear exactly once with a finite score; the
  * error names the missing and repeated indexes. The double's mark (`gbr_test_double` on the
  * body, or on the items of a bare array) makes the result a stand-in.
- *
- * @example
- * parseRerankAnswer({ results: [{ index: 1, relevance_score: 0.9 }, { index: 0, relevance_score: 0.1 }] }, 2, "x").scores; // [0.1, 0.9]
  */
 export function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
   const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;

@@ -7,9 +7,6 @@
 
 /**
  * From an OpenAI-style answer (chat or embeddings): its `model`, and the double's mark.
- *
- * @example
- * servedByOpenAI({ model: "gpt-oss-120b", gbr_test_double: true }); // { servedModel: "gpt-oss-120b", standIn: true }
  */
 export function servedByOpenAI(response: unknown): { servedModel?: string; standIn?: true } {
   const r = response as { model?: unknown; gbr_test_double?: unknown } | null;
@@ -22,9 +19,6 @@ export function servedByOpenAI(response: unknown): { servedModel?: string; stand
 /**
  * From a Gemini answer's raw body (the SDK drops fields it does not know) and, for chat, the
  * `modelVersion` it reports.
- *
- * @example
- * servedByGemini({ gbrTestDouble: true }, "gemini-2.5-flash-001"); // { servedModel: "gemini-2.5-flash-001", standIn: true }
  */
 export function servedByGemini(body: unknown, modelVersion?: string): { servedModel?: string; standIn?: true } {
   return {

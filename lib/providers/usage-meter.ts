@@ -29,9 +29,6 @@ export type Pricer = (kind: "chat" | "embed" | "rerank", usage: PricedUsage) => 
 /**
  * One long step as it ended (`gbr reproduce` records them into metadata.json's `progress`):
  * done/total, wall time, rate, and the provider work and cost it made.
- *
- * @example
- * const s: StepRecord = { label: "REACT-BM25", done: 283, total: 283, seconds: 5400, perSecond: 0.05, work: meter.snapshot() };
  */
 export interface StepRecord {
   label: string;
@@ -45,11 +42,6 @@ export interface StepRecord {
 /**
  * The provider work of one run (its `Providers` own one): every answered request, priced when
  * the run has prices, and the long steps as they ended.
- *
- * @example
- * const meter = new UsageMeter((kind, u) => (kind === "chat" ? (u.input * 0.15 + u.output * 0.6) / 1e6 : 0));
- * meter.record("chat", 1_234, { input: 1_000, output: 234 });
- * meter.snapshot().chatCalls; // 1
  */
 export class UsageMeter {
   private readonly totals: UsageTotals = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0, cost: 0 };

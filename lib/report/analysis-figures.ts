@@ -19,9 +19,6 @@ const LOSS = "#b91c1c";
  * Wins, ties and losses of A against B as stacked horizontal bars: one bar for all questions,
  * then one per legal area when the counts have them; each bar is split in shares of its
  * questions, the counts in the hover text.
- *
- * @example
- * showFigure(winLossChart(winLoss(reform, bm25, "Recall@100", { meta: bench.meta }), "reform", "bm25"));
  */
 export function winLossChart(w: WinLoss, a: string, b: string): Figure {
   const groups = [{ group: "all questions", ...w.total }, ...(w.byArea ?? []).map((g) => ({ ...g, group: areaLabel(g.group) }))];
@@ -51,9 +48,6 @@ export function winLossChart(w: WinLoss, a: string, b: string): Figure {
 /**
  * Where each run puts its first relevant article: grouped bars of the share of questions per
  * rank bucket (1, 2–3, 4–10, …, not found), one colour per run.
- *
- * @example
- * showFigure(rankDistributionChart(firstGoldRankDistribution(ranksByRun)));
  */
 export function rankDistributionChart(dist: RankDistribution): Figure {
   return {
@@ -78,9 +72,6 @@ export function rankDistributionChart(dist: RankDistribution): Figure {
 /**
  * Every question as a point: its score under A (x) and under B (y), coloured by legal area,
  * with the diagonal where both are equal; points above it are questions B does better on.
- *
- * @example
- * showFigure(perQueryScatter(bm25.perQuery, reform.perQuery, "Recall@100", "bm25", "reform", bench.meta));
  */
 export function perQueryScatter(
   a: ReadonlyMap<QueryId, MetricValues>,
@@ -127,9 +118,6 @@ export function perQueryScatter(
 /**
  * Spearman's rho between the per-query scores of every pair of runs, as a symmetric heatmap
  * (1 on the diagonal): high rho means the two methods find the same questions hard.
- *
- * @example
- * showFigure(correlationHeatmap(perQueryCorrelation(byExperiment, "Recall@100"), "Recall@100"));
  */
 export function correlationHeatmap(rows: readonly RunCorrelation[], metric: Metric): Figure {
   const names = [...new Set(rows.flatMap((r) => [r.a, r.b]))];

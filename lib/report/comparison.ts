@@ -13,9 +13,6 @@ const SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛ
 
 /**
  * Options of `formatComparison` (the swaps, seed and query count only feed the legend).
- *
- * @example
- * formatComparison(runs, comparison, METRICS, { alpha: 0.01, swaps: 100_000, seed: 42, queries: 283 });
  */
 export interface ComparisonTableOptions {
   /** Family-wise level for the superscripts (default 0.05). */
@@ -33,9 +30,6 @@ export interface ComparisonTableOptions {
  * with a higher mean), a legend, then every test with delta, p and p_Holm. Values have 4
  * decimals rounded half to even; p-values as many decimals as 1/(swaps+1) needs. With more
  * than 25 runs the superscripts run out, and beaten runs are listed in brackets instead.
- *
- * @example
- * io.stdout(formatComparison(runs.map((r) => ({ name: r.name, mean: r.mean })), comparison, METRICS, { swaps: 100000, seed: 42 }));
  */
 export function formatComparison(
   runs: readonly { name: string; mean: MetricValues }[],

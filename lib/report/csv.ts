@@ -15,11 +15,6 @@ export type CsvRecord = Record<string, string>;
 /**
  * Records from CSV text (header line first). A leading byte-order mark is ignored; a malformed
  * record throws a DataError whose message starts "<file>:<line>: ".
- *
- * @example
- * parseCsvRecords('experiment,reason\nbm25,"no ""key"", see docs"\n');
- * // [{ experiment: "bm25", reason: 'no "key", see docs' }]
- * parseCsvRecords("a,b\n1\n", "summary.csv"); // throws "summary.csv:2: expected 2 fields (as in the header), found 1"
  */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
   return parseCsv(text, file).rows.map((row) => {
@@ -31,10 +26,6 @@ export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
 
 /**
  * All records of a CSV file; throws (with the file and line) when it is malformed or missing.
- *
- * @example
- * const rows = await readCsv("outputs/sample/summary.csv");
- * rows[0].experiment; // "bm25-greekstemmer"
  */
 export async function readCsv(file: string): Promise<CsvRecord[]> {
   return parseCsvRecords(await fs.readFile(file, "utf8"), file);
@@ -43,10 +34,6 @@ export async function readCsv(file: string): Promise<CsvRecord[]> {
 /**
  * Like `readCsv`, but `undefined` when the file does not exist (the optional outputs:
  * cost.csv, react-rounds.csv). Other errors (unreadable, malformed) still throw.
- *
- * @example
- * const cost = await readCsvIfExists("outputs/sample/cost.csv");
- * if (!cost) console.log("no cost table for this run");
  */
 export async function readCsvIfExists(file: string): Promise<CsvRecord[] | undefined> {
   try {
@@ -60,11 +47,6 @@ export async function readCsvIfExists(file: string): Promise<CsvRecord[] | undef
 /**
  * A cell as a number: `undefined` for an empty cell, `null`, `undefined` or text that is not a
  * finite number (so a skipped experiment's blank metrics are not mistaken for 0).
- *
- * @example
- * toNumber("0.5110"); // 0.511
- * toNumber(""); // undefined
- * toNumber(3); // 3
  */
 export function toNumber(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;

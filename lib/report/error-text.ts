@@ -13,9 +13,6 @@ import { formatTable } from "./text-table";
  * decimals rounded half to even, as `gbr eval` prints them; a gold article outside a run's top
  * 100 shows as ">100". The area column appears only when some query has an area (with no
  * metadata every row would say "(no area)").
- *
- * @example
- * io.stdout(formatErrorAnalysis(analyseErrors(a, b, qrels, { metric: "Recall@100", top: 10 })));
  */
 export function formatErrorAnalysis(e: ErrorAnalysis): string {
   const { total, byArea, tie } = e.winLoss;

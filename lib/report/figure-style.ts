@@ -23,17 +23,11 @@ export interface Figure {
 const FONT = { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', Arial, sans-serif", size: 13 };
 /**
  * A metric value as the figures print it: four decimals, rounded half to even.
- *
- * @example
- * fmt4(0.41235); // "0.4124"
  */
 export const fmt4 = (x: number): string => formatFixed(x, 4);
 
 /**
  * The layout every figure starts from: the title at the top left, the house font, white.
- *
- * @example
- * const layout = baseLayout("Recall@100 by area", { height: 400 });
  */
 export function baseLayout(title: string, extra: Record<string, unknown> = {}): Layout {
   return {
@@ -48,9 +42,6 @@ export function baseLayout(title: string, extra: Record<string, unknown> = {}): 
 
 /**
  * An axis with a title, room for its labels and light grid lines.
- *
- * @example
- * axis("Recall@100", { range: [0, 1] });
  */
 export function axis(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { title: { text: title }, automargin: true, gridcolor: "#e5e7eb", zerolinecolor: "#9ca3af", ...extra };
@@ -70,9 +61,6 @@ export const LEGEND = { orientation: "h", x: 0, xref: "paper", xanchor: "left", 
  * templates). Plotly reads them as pseudo-HTML (`<br>`, `<b>`, entities) and hover templates
  * also expand `%{…}`; an experiment named `a<b>` or `x%{y}` must show as written, so `&`, `<`,
  * `>` become entities (which plotly decodes for display) and `%{` is broken up.
- *
- * @example
- * plotlyText("rrf:a+b <test>"); // "rrf:a+b &lt;test&gt;"
  */
 export function plotlyText(s: string): string {
   return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")).replace(/%\{/g, "%&#123;");

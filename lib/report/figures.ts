@@ -22,11 +22,6 @@ import { areaLabel, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LA
  * The top of a metric axis that starts at 0: the data's largest value plus 15%, so that an
  * nDCG@10 of 0.04 is a bar and not a sliver on a 0–1 axis, capped at 1 (no metric goes higher)
  * but never below the data itself (a mean plus its sd can pass 1). 1 when there is no data.
- *
- * @example
- * valueAxisTop(0.04); // 0.046
- * valueAxisTop(0.95); // 1
- * valueAxisTop(1.03); // 1.03
  */
 export function valueAxisTop(max: number): number {
   if (!(max > 0) || !Number.isFinite(max)) return 1;
@@ -58,10 +53,6 @@ function marksOf(rows: readonly RowLike[], given: RowMarks | undefined): RowMark
 
 /**
  * Options of the figures that show experiments.
- *
- * @example
- * const opts: FigureMarks = { marks: rowMarks(summaryRows) };
- * areaBreakdownChart(perQueryRows, undefined, "Recall@100", opts);
  */
 export interface FigureMarks {
   /** Tuning and stand-in marks per experiment (default: read from the rows given). */
@@ -79,11 +70,6 @@ export interface FigureMarks {
  * a little above the largest bar (`valueAxisTop`). Rows that are not plain results get their
  * own trace and a legend entry: `oracle:` rows (the upper bound, amber), `tuned:` rows (5-fold
  * cross-validated, teal) and stand-ins (summary.csv's `standIn`: grey and hatched).
- *
- * @example
- * const fig = metricBarChart(await readCsv("outputs/sample/summary.csv"), "Recall@100");
- * fig.data[0].y; // ["bm25-greekstemmer", "bm25-grnlp", …]
- * Plotly.newPlot(div, fig.data, fig.layout);
  */
 export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
   const marks = marksOf(summaryRows, opts.marks);
@@ -154,11 +140,6 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
  * without an area are one group, `NO_AREA`. The value axis starts at 0 and ends a little above
  * the tallest bar; the legend names `oracle:` and `tuned:` bars for what they are, and
  * stand-ins (`opts.marks`) are hatched.
- *
- * @example
- * const perQuery = await readCsv("outputs/sample/per-query.csv");
- * const fig = areaBreakdownChart(perQuery, ["bm25-greekstemmer", "lsi"], "Recall@100");
- * fig.data.length; // 2 (one trace per experiment)
  */
 export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
   const marks = marksOf(perQueryRows, opts.marks);
@@ -222,10 +203,6 @@ export interface SweepPoint {
  * The sweep as written to sweep.json: z rows by b, columns by k1 (null where no setting). The
  * best setting on the test queries is `oracle` (`best` in folders written before the sweep had
  * an `oracle:` and a `tuned:` row, and in notebooks that pass a `SweepResult`'s own `best`).
- *
- * @example
- * const sweep: SweepJson = JSON.parse(await fs.readFile("outputs/sample/sweep.json", "utf8"));
- * (sweep.oracle ?? sweep.best)?.value;
  */
 export interface SweepJson {
   k1s: readonly number[];
@@ -243,11 +220,6 @@ export interface SweepJson {
  * categorical because the grids are not evenly spaced: 1.5 and 0.75 sit between grid steps),
  * with the best setting on the test queries (star, the oracle upper bound) and rank_bm25's
  * default (cross) marked.
- *
- * @example
- * const sweep = JSON.parse(await fs.readFile("outputs/sample/sweep.json", "utf8"));
- * const fig = sweepHeatmap(sweep);
- * fig.data[0].type; // "heatmap"
  */
 export function sweepHeatmap(sweep: SweepJson): Figure {
   const metric = sweep.metric ?? "Recall@100";
@@ -297,13 +269,6 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
  * (gold found anywhere among the candidates retrieved so far), the gap being what the observer
  * dropped. Rows as in react-rounds.csv. The recall axis starts at 0 and ends a little above the
  * highest point.
- *
- * @example
- * const fig = reactRoundsChart([
- *   { round: 1, keptRecall100: 0.45, candidateRecall100: 0.59 },
- *   { round: 10, keptRecall100: 0.67, candidateRecall100: 0.77 },
- * ]);
- * fig.data.map((t) => t.name); // ["observer-kept Recall@100", "candidate-pool recall"]
  */
 export function reactRoundsChart(rows: readonly RowLike[]): Figure {
   const sorted = rows
@@ -340,10 +305,6 @@ export function reactRoundsChart(rows: readonly RowLike[]): Figure {
 /**
  * `sweepHeatmap` of a sweep computed in this process (`bm25Sweep`, `tuneBm25`) rather than read
  * from sweep.json: the grid of `metric` (default the sweep's), its best setting and the default.
- *
- * @example
- * const { sweep } = tuneBm25(corpus, bench.queries, bench.qrels);
- * showFigure(tuningHeatmap(sweep));
  */
 export function tuningHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): Figure {
   return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
@@ -363,13 +324,6 @@ export interface QualityCostPoint {
  * The Pareto front: the points no other point dominates (costs no more and scores no less,
  * and is strictly better in one of the two), sorted by cost, then quality, ascending. Equal
  * points are all kept.
- *
- * @example
- * paretoFront([
- *   { name: "bm25", cost: 0, quality: 0.36 },
- *   { name: "reform-bm25", cost: 0.002, quality: 0.6 },
- *   { name: "worse", cost: 0.003, quality: 0.5 },
- * ]).map((p) => p.name); // ["bm25", "reform-bm25"]
  */
 export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P[] {
   const dominated = (p: P) =>
@@ -381,9 +335,6 @@ export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P
  * Each method that ran, placed by its mean `quality` (summary rows) and its cost per query
  * (cost.csv's `costPerQuery`, joined on experiment = method); methods missing from either table
  * are left out.
- *
- * @example
- * paretoFront(qualityCostPoints(frameRows(f.summary), frameRows(f.cost!), "Recall@100")).map((p) => p.name);
  */
 export function qualityCostPoints(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): QualityCostPoint[] {
   const cost = new Map<string, number>();
@@ -424,10 +375,6 @@ export function qualityCostFront(summaryRows: readonly RowLike[], costRows: read
  * The quality axis fits the points (with a margin; its title says where it starts when that is
  * not 0). Legend entries name `oracle:` and `tuned:` methods for what they are; stand-ins
  * (summary.csv's `standIn`) are grey and marked so in the legend and the front's labels.
- *
- * @example
- * const fig = qualityCostScatter(summaryRows, costRows, "Recall@100");
- * fig.data.at(-1)!.name; // "Pareto front"
  */
 export function qualityCostScatter(
   summaryRows: readonly RowLike[],
@@ -499,10 +446,6 @@ export function qualityCostScatter(
  * A metric axis fitted to the values: their span plus a margin on each side (a tenth of the
  * span, at least 0.02), kept within 0 … 1.05; it starts at 0 when the margin would take it
  * below 0.1 anyway (a nearly-from-0 axis reads as one from 0). [0, 1] when there are no values.
- *
- * @example
- * fittedRange([0.31, 0.62]); // [0.279, 0.651]
- * fittedRange([0.05, 0.4]); // [0, 0.435]
  */
 export function fittedRange(values: readonly number[]): [number, number] {
   const finite = values.filter((v) => Number.isFinite(v));
@@ -537,13 +480,6 @@ export interface SignificanceTest {
  * one row per test ("A vs B (metric)"), with the 0.05 level drawn as a dashed line. `title`
  * (plotly text, see `plotlyText`) says which family the tests are, when there are several;
  * `opts.marks` adds "[stand-in]" to the names of experiments that came through test doubles.
- *
- * @example
- * const { tests } = JSON.parse(await fs.readFile("saved-compare.json", "utf8")); // gbr compare --json
- * const fig = pValueChart(tests);
- * (fig.layout.xaxis as { type: string }).type; // "log"
- * const sig = JSON.parse(await fs.readFile("outputs/sample/significance.json", "utf8")); // gbr reproduce
- * pValueChart(sig.paper.tests.filter((t) => t.status === "computed"), 0.05, "The paper's tests");
  */
 export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, title = "Paired randomization tests: p before and after Holm correction", opts: FigureMarks = {}): Figure {
   const seen = new Map<string, number>();

@@ -16,11 +16,6 @@
  *
  * danfojs (about 1 s to load, with TensorFlow.js) is required on the first call of a view,
  * never when this module is imported.
- *
- * @example
- * const result = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "lsi"] });
- * const f = resultFrames(result);
- * showTable(f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean());
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -45,10 +40,6 @@ function cellText(v: unknown): string {
 /**
  * The typed cells of a table: the one rule both views follow (numbers for numeric columns with
  * NaN for a blank, text otherwise with "" for a blank).
- *
- * @example
- * typedCells({ columns: ["query", "rank"], rows: [["17", 3], ["18", ""]] });
- * // [["17", 3], ["18", NaN]]
  */
 export function typedCells(table: Table): unknown[][] {
   const text = table.rows.map((r) => table.columns.map((_, j) => cellText(r[j])));
@@ -60,10 +51,6 @@ export function typedCells(table: Table): unknown[][] {
 
 /**
  * A DataFrame of a table, typed as described above (an empty table keeps its columns).
- *
- * @example
- * const df = tableFrame(result.tables.summary);
- * df.loc({ rows: df["status"].eq("ok") }).sortValues("Recall@100", { ascending: false });
  */
 export function tableFrame(table: Table): DataFrame {
   const { DataFrame: Frame } = danfoSdk();
@@ -72,9 +59,6 @@ export function tableFrame(table: Table): DataFrame {
 
 /**
  * A DataFrame of row objects (columns in first-seen key order; arrays and objects become text).
- *
- * @example
- * rowsFrame(reactRoundTable(react, qrels, [1, 2, 3])).describe();
  */
 export function rowsFrame(rows: readonly object[]): DataFrame {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
@@ -128,9 +112,6 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
  * (each re-ranked run against its first stage), one row per test: family ("paper", "baseline"
  * or "rerank"), a, b, metric, meanA, meanB, delta, p, pHolm, status (a
  * paper test whose run is absent is "missing", with NaN means).
- *
- * @example
- * significanceRows(result.assessment.significance).filter((t) => t.family === "paper" && t.pHolm < 0.05);
  */
 export function significanceRows(report: SignificanceReport): Record<string, unknown>[] {
   const paper = report.paper.tests.map((t) => ({
@@ -153,10 +134,6 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
 
 /**
  * `significanceRows` as a DataFrame.
- *
- * @example
- * const sig = significanceFrame(result.assessment.significance);
- * showTable(sig.loc({ rows: sig["pHolm"].lt(0.05) }));
  */
 export function significanceFrame(report: SignificanceReport): DataFrame {
   return rowsFrame(significanceRows(report));
@@ -165,10 +142,6 @@ export function significanceFrame(report: SignificanceReport): DataFrame {
 /**
  * The BM25 sweep grid, one row per (k1, b) with the five mean metrics, in grid order; pivot it
  * with `sweepHeatmap` (lib/eval/sweep-result.ts) for the paper's figure.
- *
- * @example
- * const grid = sweepFrame(bm25Sweep(corpus, bench.queries, bench.qrels));
- * showTable(grid.sortValues("Recall@100", { ascending: false }).head(5));
  */
 export function sweepFrame(sweep: SweepResult): DataFrame {
   return rowsFrame(sweep.grid.map((e) => ({ k1: e.k1, b: e.b, ...Object.fromEntries(METRICS.map((m) => [m, e.mean[m]])) })));

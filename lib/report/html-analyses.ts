@@ -50,9 +50,6 @@ const DELTA_LEGEND =
 
 /**
  * Significance: the paired randomization tests of significance.json, in either of its shapes.
- *
- * @example
- * significanceSection(inputs, figs).html;
  */
 export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
   const sig = inp.significance;
@@ -134,9 +131,6 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
  * The BM25 tuning sweep: rank_bm25's default, the oracle upper bound (tuned on the test
  * queries) and the 5-fold cross-validated estimate, each labelled so, and the k1 × b heatmap.
  * Reads sweep.json as reproduce writes it (`oracle`) and as older folders have it (`best`).
- *
- * @example
- * sweepSection(inputs, figs).html;
  */
 export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   const sw = inp.sweep;
@@ -171,9 +165,6 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
 
 /**
  * REACT rounds: recall and work per round, and the gold articles retrieved but never kept.
- *
- * @example
- * reactSection(inputs, figs).html;
  */
 export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.reactRounds;
@@ -240,9 +231,6 @@ function missedGold(rows: CsvRecord[], cols: string[], pairs: CsvRecord[] | unde
 
 /**
  * Cost: per-query and one-time work and price per method, and quality against cost.
- *
- * @example
- * costSection(inputs, figs).html;
  */
 export function costSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.cost;

@@ -11,10 +11,6 @@ import { STAND_IN_LABEL, tuningLabel, type RowMarks } from "./labels";
 
 /**
  * Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–".
- *
- * @example
- * num("0.5"); // "0.5000"
- * num(""); // "–"
  */
 export function num(value: unknown, digits = 4): string {
   const n = toNumber(value);
@@ -23,10 +19,6 @@ export function num(value: unknown, digits = 4): string {
 
 /**
  * Counts and statistics: integers as integers, anything else like `num`.
- *
- * @example
- * numAuto("283"); // "283"
- * numAuto("2.7385", 2); // "2.74"
  */
 export function numAuto(value: unknown, digits = 4): string {
   const n = toNumber(value);
@@ -35,9 +27,6 @@ export function numAuto(value: unknown, digits = 4): string {
 
 /**
  * A p-value as HTML: 4 decimals, or "&lt; 0.0001" below that.
- *
- * @example
- * pValue(0.00001); // "&lt; 0.0001"
  */
 export function pValue(value: unknown): string {
   const n = toNumber(value);
@@ -47,9 +36,6 @@ export function pValue(value: unknown): string {
 
 /**
  * One table cell: its HTML (already escaped), an optional class and tooltip.
- *
- * @example
- * const c: Cell = { html: "0.4200", cls: "num" };
  */
 export interface Cell {
   html: string;
@@ -59,43 +45,27 @@ export interface Cell {
 
 /**
  * A cell, or plain text to be escaped into one.
- *
- * @example
- * const row: CellLike[] = ["bm25-greekstemmer", number(0.42)];
  */
 export type CellLike = Cell | string;
 
 /**
  * A text cell (escaped), with an optional class.
- *
- * @example
- * text(row.experiment, "name");
  */
 export const text = (value: unknown, cls?: string): Cell => ({ html: escapeHtml(value), cls });
 
 /**
  * A right-aligned number cell formatted by `num`.
- *
- * @example
- * number(row.seconds, 2);
  */
 export const number = (value: unknown, digits = 4): Cell => ({ html: num(value, digits), cls: "num" });
 
 /**
  * A right-aligned count cell formatted by `numAuto`.
- *
- * @example
- * count(row.queries);
  */
 export const count = (value: unknown, digits = 4): Cell => ({ html: numAuto(value, digits), cls: "num" });
 
 /**
  * An HTML table in a scrolling wrapper; plain-string cells are escaped. `rowClass` gives a row
  * a class (e.g. "stand-in", greyed by the style sheet), by its index.
- *
- * @example
- * table(["field", "value"], [["dataset", "sample"]], { cls: "kv" });
- * table(["experiment"], rows, { rowClass: (i) => (standIn[i] ? "stand-in" : undefined) });
  */
 export function table(
   header: string[],
@@ -120,10 +90,6 @@ export function table(
 /**
  * The page's figures, numbered in the order they are added: each becomes a placeholder div and
  * its plotly spec as a JSON block, which the page's script draws.
- *
- * @example
- * const figs = new FigureSet();
- * body += figs.add(metricBarChart(summary, "Recall@100"), "Mean Recall@100 per experiment");
  */
 export class FigureSet {
   private specs: { id: string; fig: Figure }[] = [];
@@ -147,25 +113,16 @@ export class FigureSet {
 
 /**
  * A paragraph of explanation (HTML, not escaped) in a note box, or another box class.
- *
- * @example
- * note(`table1.csv not found in ${code(dir)}.`);
  */
 export const note = (html: string, cls = "note") => `<p class="${cls}">${html}</p>`;
 
 /**
  * Inline code (escaped).
- *
- * @example
- * code("gbr compare --json …"); // "<code>gbr compare --json …</code>"
  */
 export const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
 
 /**
  * One section of the page: its anchor, its title (for the navigation) and its HTML.
- *
- * @example
- * const { id, title, html }: Section = section("cost", "Cost", body);
  */
 export interface Section {
   id: string;
@@ -175,9 +132,6 @@ export interface Section {
 
 /**
  * A section with its heading.
- *
- * @example
- * return section("sweep", "BM25 tuning sweep", body);
  */
 export function section(id: string, title: string, body: string): Section {
   return { id, title, html: `<section id="${id}">\n<h2>${escapeHtml(title)}</h2>\n${body}\n</section>` };
@@ -185,9 +139,6 @@ export function section(id: string, title: string, body: string): Section {
 
 /**
  * A string made safe as a CSS class name (letters, digits and dashes, lower-case).
- *
- * @example
- * safeClass("Failed: 429"); // "failed--429"
  */
 export function safeClass(s: string): string {
   return s.replace(/[^a-z0-9-]/gi, "-").toLowerCase();
@@ -195,9 +146,6 @@ export function safeClass(s: string): string {
 
 /**
  * A signed difference, coloured by size: |Δ| ≤ 0.02 close, ≤ 0.05 near, else far.
- *
- * @example
- * diffCell(-0.031); // { html: "-0.0310", cls: "num diff near down" }
  */
 export function diffCell(value: unknown): Cell {
   const d = toNumber(value);
@@ -210,10 +158,6 @@ export function diffCell(value: unknown): Cell {
  * An experiment's name cell with its marks as badges: the tuning kind in words ("oracle upper
  * bound (tuned on the test queries)", "5-fold cross-validated") and "stand-in" for a row made
  * through the test doubles. Without marks it is exactly `text(id, "name")`.
- *
- * @example
- * experimentCell("oracle:bm25-greekstemmer", marks).html;
- * // 'oracle:bm25-greekstemmer <span class="badge oracle">oracle upper bound (tuned on the test queries)</span>'
  */
 export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
   const kind = marks?.tuning(id);
@@ -225,9 +169,6 @@ export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
 
 /**
  * A small labelled mark inside a cell (escaped text; `kind` picks its colours).
- *
- * @example
- * badge("stand-in", "stand-in"); // '<span class="badge stand-in">stand-in</span>'
  */
 export function badge(label: string, kind: string, title?: string): string {
   return `<span class="badge ${safeClass(kind)}"${title ? ` title="${escapeHtml(title)}"` : ""}>${escapeHtml(label)}</span>`;
@@ -237,10 +178,6 @@ export function badge(label: string, kind: string, title?: string): string {
  * A significance test's difference A − B, coloured by what the test says, not by size: green
  * for a significant gain of A over B, red for a significant loss, neutral (grey) when not
  * significant at `alpha` after Holm. The class names the verdict too, for a reader without colour.
- *
- * @example
- * testDeltaCell(0.067, 0.01); // { html: "+0.0670", cls: "num delta gain", title: "significant gain of A over B (p Holm < 0.05)" }
- * testDeltaCell(0.067, 0.3).cls; // "num delta ns"
  */
 export function testDeltaCell(delta: unknown, pHolm: unknown, alpha = 0.05): Cell {
   const d = toNumber(delta);

@@ -12,9 +12,6 @@ import path from "node:path";
 
 /**
  * Text for HTML element content or a quoted attribute value.
- *
- * @example
- * escapeHtml(`Άρθρο 5 «ΑΚ» & "x" <b>’`); // "Άρθρο 5 «ΑΚ» &amp; &quot;x&quot; &lt;b&gt;’"
  */
 export function escapeHtml(value: unknown): string {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -23,9 +20,6 @@ export function escapeHtml(value: unknown): string {
 /**
  * JSON that is safe inside an HTML <script> element: `<`, `>` and `&` (and the JavaScript line
  * separators U+2028/U+2029) are written as \u escapes, which JSON.parse reads back unchanged.
- *
- * @example
- * jsonForScript({ name: "a</script>’" }); // '{"name":"a\\u003c/script\\u003e’"}'
  */
 export function jsonForScript(value: unknown): string {
   return JSON.stringify(value)
@@ -41,9 +35,6 @@ export function jsonForScript(value: unknown): string {
  * becomes `<\/script` and every `<!--` becomes `<\!--`, which mean the same inside the string
  * literals, regular expressions and comments where they can occur, but can no longer close
  * the element or switch the HTML parser into its escaped-script states.
- *
- * @example
- * inlineScriptSource('var s = "</script>";'); // 'var s = "<\\/script>";'
  */
 export function inlineScriptSource(source: string): string {
   return source.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
@@ -78,10 +69,6 @@ export const CARTESIAN_TRACES: ReadonlySet<string> = new Set([
 /**
  * The smallest build that draws every trace of the given figures (a trace without `type` is a
  * scatter, as plotly reads it).
- *
- * @example
- * plotlyBuildFor([{ data: [{ type: "bar" }, { y: [1, 2] }] }]);  // "cartesian"
- * plotlyBuildFor([{ data: [{ type: "parcoords" }] }]);           // "full"
  */
 export function plotlyBuildFor(figures: Iterable<{ data: readonly unknown[] }>): PlotlyBuild {
   for (const fig of figures) {
@@ -104,10 +91,6 @@ const plotlyCache = new Map<PlotlyBuild, { source: string; version: string; buil
  * One of plotly.js's pinned minified builds (read once per process), made safe to inline, with
  * its version. The notebooks and the report inline the cartesian build unless a figure needs
  * another trace type, so an executed notebook or a report stays a few MB and opens offline.
- *
- * @example
- * plotlyBundle().version;                  // "3.7.0"
- * plotlyBundle("full").source.length;      // about 4.9 million characters
  */
 export function plotlyBundle(build: PlotlyBuild = "cartesian"): { source: string; version: string; build: PlotlyBuild } {
   let bundle = plotlyCache.get(build);

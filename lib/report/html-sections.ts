@@ -14,9 +14,6 @@ import { reportMarks, type ReportInputs } from "./report-inputs";
 /**
  * Run metadata: dataset, origin, revision, sizes, LLM, when and with what the run was made, and a
  * warning when the numbers are on the demo set because the benchmark could not be loaded.
- *
- * @example
- * metadataSection(inputs, "sample", plotlyBundle().version).html;
  */
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
   const m = inp.metadata;
@@ -82,9 +79,6 @@ const TABLE1_LABELS: Record<string, [string, "int" | "share" | "num" | "median"]
 
 /**
  * Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv.
- *
- * @example
- * datasetSection(inputs).html;
  */
 export function datasetSection(inp: ReportInputs): Section {
   let body = "";
@@ -123,9 +117,6 @@ function metricCell(r: CsvRecord, m: Metric, best: number | undefined, contends:
 /**
  * Results: every experiment that ran with its five metrics (best in bold), what produced each
  * row, two bar charts, and the experiments that did not run grouped by reason.
- *
- * @example
- * resultsSection(inputs, figs).html;
  */
 export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   const ok = inp.summary.filter((r) => r.status === "ok");
@@ -173,9 +164,6 @@ export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
 
 /**
  * What the badges of a table mean, for the kinds present among `ids` (empty when none is).
- *
- * @example
- * marksNote(ok.map((r) => r.experiment), reportMarks(inputs));
  */
 export function marksNote(ids: readonly string[], marks: RowMarks): string {
   const kinds = new Set(ids.map((id) => marks.tuning(id)));
@@ -233,9 +221,6 @@ function provenanceFromMetadata(metadata: Record<string, unknown> | undefined): 
 
 /**
  * Reproduction: the paper's numbers next to ours, with the difference coloured by size.
- *
- * @example
- * reproductionSection(inputs).html;
  */
 export function reproductionSection(inp: ReportInputs): Section {
   const rows = inp.reproduction;
@@ -286,9 +271,6 @@ function areaExperiments(inp: ReportInputs, metric: Metric): string[] {
 /**
  * Per-area breakdown: mean Recall@100 per legal area, as bars for up to 8 experiments and as a
  * table for all.
- *
- * @example
- * areaSection(inputs, figs).html;
  */
 export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.perQuery;

@@ -4,9 +4,6 @@
 
 /**
  * The page's CSS: system fonts only, so the page loads nothing.
- *
- * @example
- * `<style>${CSS}</style>`;
  */
 export const CSS = `
 :root { --fg: #111827; --muted: #6b7280; --line: #e5e7eb; --bg-alt: #f9fafb; }
@@ -70,9 +67,6 @@ footer { margin-top: 48px; color: var(--muted); font-size: 13px; }
 /**
  * The page's drawing script: draws every figure from its JSON block, and sets data-figures on
  * <body> when all are done ("drawn" or "error") so tests and scripts can wait for it.
- *
- * @example
- * `<script>${DRAW}</script>`;
  */
 export const DRAW = `
 (function () {

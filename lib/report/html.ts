@@ -27,12 +27,6 @@ import { isStandInReport, readReportInputs, reportMarks, type ReportInputs } fro
  * What a report is about, for its title: the dataset (metadata.json's, else the folder's name)
  * and, when `gbr reproduce --queries FILE` wrote the folder as `<dataset>--<queries file>`, the
  * queries file, as "greeklaws-2021 — queries-sample".
- *
- * @example
- * reportSubject("outputs/hf--queries-sample", { dataset: "greeklaws-2021" }); // "greeklaws-2021 — queries-sample"
- * reportSubject("outputs/sample", { dataset: "sample" }); // "sample"
- * reportSubject("outputs/sample", undefined); // "sample"
- * reportSubject("outputs/my-set--q2024", undefined); // "my-set — q2024"
  */
 export function reportSubject(outDir: string, metadata: Record<string, unknown> | undefined): string {
   const folder = path.basename(path.resolve(outDir));
@@ -64,10 +58,6 @@ function standInBanner(inp: ReportInputs): string {
  * a missing optional file gives a note in its section instead. The title names the queries
  * file when the folder is `<dataset>--<queries file>`; a banner at the top says so when the
  * numbers come from the project's test doubles.
- *
- * @example
- * const html = await buildReport("outputs/sample");
- * await fs.writeFile("outputs/sample/report.html", html);
  */
 export async function buildReport(outDir: string): Promise<string> {
   const inp = await readReportInputs(outDir);
@@ -118,9 +108,6 @@ ${plotly.source}
 
 /**
  * Builds the report for `outDir` and writes it (default `<outDir>/report.html`); returns the path.
- *
- * @example
- * await writeReport("outputs/sample"); // "outputs/sample/report.html"
  */
 export async function writeReport(outDir: string, file = path.join(outDir, "report.html")): Promise<string> {
   const html = await buildReport(outDir);
@@ -132,9 +119,6 @@ export async function writeReport(outDir: string, file = path.join(outDir, "repo
 /**
  * Writes a report for every dataset folder under `outRoot` that has a summary.csv (or only
  * `<outRoot>/<only>`), in name order; returns the written paths. Throws when there is none.
- *
- * @example
- * await writeReports("outputs"); // ["outputs/hf/report.html", "outputs/sample/report.html"]
  */
 export async function writeReports(outRoot: string, only?: string): Promise<string[]> {
   const has = async (dir: string) =>

@@ -11,9 +11,6 @@ import { NO_AREA } from "../types";
 
 /**
  * The one name for queries (and articles) without a legal area, in every table and figure.
- *
- * @example
- * areaLabel(""); // NO_AREA, "(no area)"
  */
 export { NO_AREA };
 
@@ -21,11 +18,6 @@ export { NO_AREA };
  * An area as the report shows it: blanks (per-query.csv leaves the cell empty) and the
  * evaluation's and Table 6's "unknown" group (UNKNOWN_GROUP) all read `NO_AREA`, so one set of
  * queries has one name in every table and figure; other names are kept, trimmed.
- *
- * @example
- * areaLabel(" ποινικό "); // "ποινικό"
- * areaLabel("unknown"); // "(no area)"
- * areaLabel(undefined); // "(no area)"
  */
 export function areaLabel(area: unknown): string {
   const s = area === undefined || area === null ? "" : String(area).trim();
@@ -34,53 +26,33 @@ export function areaLabel(area: unknown): string {
 
 /**
  * How an `oracle:` row is labelled wherever it appears: tuned on the queries it is scored on.
- *
- * @example
- * `${id} — ${ORACLE_LABEL}`; // "oracle:bm25-greekstemmer — oracle upper bound (tuned on the test queries)"
  */
 export const ORACLE_LABEL = "oracle upper bound (tuned on the test queries)";
 
 /**
  * How a `tuned:` row is labelled wherever it appears: the estimate a user may cite.
- *
- * @example
- * `${id} — ${TUNED_LABEL}`; // "tuned:bm25-greekstemmer — 5-fold cross-validated"
  */
 export const TUNED_LABEL = "5-fold cross-validated";
 
 /**
  * The badge on a row that came through the project's test doubles (summary.csv's `standIn`).
- *
- * @example
- * row.standIn === STAND_IN_LABEL; // true for such a row
  */
 export const STAND_IN_LABEL = "stand-in";
 
 /**
  * The banner at the top of a report whose numbers (some or all) come from the test doubles.
- *
- * @example
- * note(escapeHtml(STAND_IN_BANNER), "banner");
  */
 export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
 
 /**
  * Which of a sweep's two rows an experiment is: the oracle upper bound or the cross-validated
  * estimate.
- *
- * @example
- * const kind: TuningKind = "oracle";
  */
 export type TuningKind = "oracle" | "tuned";
 
 /**
  * What a report knows about each experiment beyond its numbers: whether it is a tuning row (and
  * which) and whether it came through the test doubles.
- *
- * @example
- * const marks = rowMarks(summaryRows);
- * marks.tuning("oracle:bm25-greekstemmer"); // "oracle"
- * marks.standIn("reform:bm25-greekstemmer"); // true when its row says "stand-in"
  */
 export interface RowMarks {
   tuning(id: string): TuningKind | undefined;
@@ -91,11 +63,6 @@ export interface RowMarks {
 
 /**
  * Whether a `standIn` cell (summary.csv, reproduction.csv) or field (metadata.json) says stand-in.
- *
- * @example
- * isStandInValue("stand-in"); // true
- * isStandInValue(""); // false
- * isStandInValue(true); // true
  */
 export function isStandInValue(value: unknown): boolean {
   if (value === true) return true;
@@ -109,10 +76,6 @@ export function isStandInValue(value: unknown): boolean {
  * elsewhere, e.g. metadata.json's experiments). Output folders written before the sweep had two
  * rows (no `standIn` column and no `oracle:` row) named the oracle row `tuned:`; there a
  * `tuned:` row is marked "oracle", which is what it was.
- *
- * @example
- * const marks = rowMarks(await readCsv("outputs/sample/summary.csv"));
- * marks.tuning("tuned:bm25-greekstemmer"); // "tuned" ("oracle" in an older folder)
  */
 export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[], standIn: Iterable<string> = []): RowMarks {
   const ids = summaryRows.map((r) => String(r.experiment ?? ""));
@@ -128,9 +91,6 @@ export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>
 
 /**
  * The words for a tuning kind.
- *
- * @example
- * tuningLabel("tuned"); // "5-fold cross-validated"
  */
 export function tuningLabel(kind: TuningKind): string {
   return kind === "oracle" ? ORACLE_LABEL : TUNED_LABEL;
@@ -139,10 +99,6 @@ export function tuningLabel(kind: TuningKind): string {
 /**
  * An experiment's name with its marks in words, for plain-text places (figure legends and
  * hover text, where a badge cannot go).
- *
- * @example
- * markedName("oracle:bm25-greekstemmer", marks); // "oracle:bm25-greekstemmer — oracle upper bound (tuned on the test queries)"
- * markedName("lsi", marks); // "lsi"
  */
 export function markedName(id: string, marks: RowMarks | undefined): string {
   if (!marks) return id;

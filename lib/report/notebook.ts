@@ -7,11 +7,6 @@
  * console, so a notebook's code also runs as a script.
  *
  * Notebooks reach these through the face's `show` (below).
- *
- * @example
- * import { show } from "./lib/index"; // in notebooks/ (notebooks/lib links to build/lib, lib/ compiled)
- * show.table([{ run: "bm25-greekstemmer", "Recall@100": 0.41234 }]);  // an HTML table, 0.4123
- * show.figure({ data: [{ type: "bar", x: ["a", "b"], y: [1, 2] }], layout: { title: { text: "Two bars" } } });
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -100,12 +95,6 @@ const DECIMAL = /^-?\d+\.\d+(e[-+]?\d+)?$/i;
 /**
  * How a cell prints: integers as they are, other numbers with `digits` decimals rounded half
  * to even (`formatFixed`), arrays joined by ", ", empty for null and undefined.
- *
- * @example
- * formatCell(0.03125); // "0.0312"
- * formatCell(283);     // "283"
- * formatCell(NaN);     // "" (a missing number)
- * formatCell("0.123456"); // "0.1235" (decimal strings, as CSV cells are, print as numbers)
  */
 export function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
@@ -140,11 +129,6 @@ function frameRows(df: FrameLike): Row[] {
  * Renders rows (or a danfojs DataFrame) as an HTML table in the notebook: numbers with 4
  * decimals rounded half to even, numeric columns right-aligned, at most `maxRows` rows (25 by
  * default) with a note of how many more there are. Without a kernel it prints a text table.
- *
- * @example
- * showTable([{ metric: "nDCG@10", value: 0.03125 }]);            // 0.0312
- * showTable(toDataFrame(rows).head(5), { caption: "First five" });
- * showTable(rows, { columns: ["experiment", "Recall@100"], maxRows: 10 });
  */
 export function showTable(rows: readonly object[] | FrameLike, opts: TableOptions = {}): void {
   const all: Row[] = isFrame(rows) ? frameRows(rows) : (rows as readonly Row[]).slice();
@@ -188,12 +172,6 @@ let plotlyLoaded: PlotlyBuild | undefined;
  * outputs). Jupyter pages may carry RequireJS, whose `define` would capture plotly instead of
  * letting it set `window.Plotly`, so `window.define` is hidden while the bundle loads and
  * restored afterwards. `showFigure` calls this itself, with the build its figure needs.
- *
- * @example
- * loadPlotly();                   // first call: inlines the cartesian build
- * loadPlotly();                   // no-op
- * loadPlotly({ build: "full" });  // for a parcoords or 3-D figure
- * loadPlotly({ force: true });    // again, e.g. after "Clear all outputs"
  */
 export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}): void {
   const build = opts.build ?? "cartesian";
@@ -217,9 +195,6 @@ export function figuresDir(): string {
 
 /**
  * A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser.
- *
- * @example
- * writeFileSync("fig.html", figureHtml(spec, "Recall@100 by method"));
  */
 export function figureHtml(spec: FigureSpec, title = "figure"): string {
   return (
@@ -235,10 +210,6 @@ export function figureHtml(spec: FigureSpec, title = "figure"): string {
  * and with `save` also writes `<name>.json` (the spec) and `<name>.html` (standalone page)
  * under outputs/figures/ (the paths are shown under the figure). Without a kernel it only saves
  * (and says so), so a script can produce the same files.
- *
- * @example
- * showFigure({ data: [{ type: "bar", x: ["BM25", "LSI"], y: [0.41, 0.38] }], layout: { title: { text: "Recall@100" } } });
- * showFigure(metricBarChart(rows), { save: "00-quickstart-recall" }); // outputs/figures/00-quickstart-recall.{json,html}
  */
 export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
   const written: string[] = [];
@@ -290,9 +261,6 @@ export function toDataFrame(rows: readonly object[]): DataFrame {
 /**
  * Shows Markdown in the notebook (plain text without a kernel): for conclusions written from
  * the numbers a run produced.
- *
- * @example
- * showMarkdown(`BM25 finds **${formatFixed(mean["Recall@100"] * 100, 1)}%** of the relevant articles.`);
  */
 export function showMarkdown(markdown: string): void {
   const display = kernelDisplay();
@@ -310,11 +278,6 @@ export interface ProgressDisplay {
  * One output line that long jobs overwrite with their latest message, instead of hundreds of
  * lines: pass `log` to `reproduce` or `loadBenchmark`, `onProgress` to `createRetriever`.
  * Without a kernel, messages go to stderr.
- *
- * @example
- * const progress = progressDisplay();
- * await reproduce(loaded, { outRoot: "../outputs/notebooks/02", only: ids, log: progress.log });
- * await createRetriever("react-bm25", bench, { onProgress: progress.onProgress });
  */
 export function progressDisplay(): ProgressDisplay {
   if (!kernelDisplay()) {
@@ -347,10 +310,6 @@ export interface OutcomeLike {
  * or failed. The experiment names carry the report's marks in words: `oracle:` rows "oracle
  * upper bound (tuned on the test queries)", `tuned:` rows "5-fold cross-validated", and
  * "stand-in" for rows made through the test doubles.
- *
- * @example
- * const { outcomes } = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "dense:qwen3-8b"] });
- * showOutcomes(outcomes);
  */
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
   const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
@@ -372,9 +331,6 @@ export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOption
 /**
  * The report's red stand-in banner, in a notebook: shown above any table whose rows came
  * through the project's test doubles, so a screenshot of it cannot pass for a result.
- *
- * @example
- * showStandInBanner(["reform:bm25-greekstemmer"]);
  */
 export function showStandInBanner(ids: readonly string[]): void {
   const text = `${STAND_IN_BANNER} (${ids.join(", ")}).`;
@@ -384,10 +340,6 @@ export function showStandInBanner(ids: readonly string[]): void {
 /**
  * The stand-in banner for runs made outside `reproduce` (a retriever called directly), when any
  * of them came through the project's test doubles; shows nothing otherwise.
- *
- * @example
- * const run = await react.retrieve(bench.queries, 100);
- * showStandInRuns({ "react-bm25": run });
  */
 export function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
   const ids = Object.entries(runs)

@@ -9,9 +9,6 @@ const int = (n: number): string => Math.round(n).toLocaleString("en-US").replace
 /**
  * One line per experiment (calls, cached, input and output tokens still to spend, USD, exact or
  * estimated), then the output-token assumptions and the notes.
- *
- * @example
- * io.stdout(formatPlan(plan, "outputs/hf/plan.json"));
  */
 export function formatPlan(plan: Plan, file: string): string {
   const rows = plan.experiments.map((e) =>

@@ -14,18 +14,11 @@ import { isStandInValue, rowMarks, type RowMarks } from "./labels";
  * the paper's 20 tests and, apart, the exploratory family against BM25), or the older flat
  * shape `{ tests }` that `gbr compare --json` prints (earlier reproduce runs wrote it too, with
  * `scope`, `swaps` and `seed` beside it).
- *
- * @example
- * const sig: SignificanceFile = JSON.parse(await fs.readFile("outputs/sample/significance.json", "utf8"));
- * isSignificanceReport(sig) ? sig.paper.computed : sig.tests.length;
  */
 export type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
 
 /**
  * Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`).
- *
- * @example
- * isSignificanceReport({ tests: [] }); // false
  */
 export function isSignificanceReport(value: unknown): value is SignificanceReport {
   const paper = (value as { paper?: unknown } | null)?.paper;
@@ -34,9 +27,6 @@ export function isSignificanceReport(value: unknown): value is SignificanceRepor
 
 /**
  * Everything the report reads from one dataset folder (optional parts undefined when absent).
- *
- * @example
- * const { summary, sweep }: ReportInputs = await readReportInputs("outputs/sample");
  */
 export interface ReportInputs {
   dir: string;
@@ -72,10 +62,6 @@ async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
 /**
  * Reads a dataset folder written by `gbr reproduce` (and `gbr compare`, the sweep): summary.csv
  * is required; every other file is optional and left undefined when missing.
- *
- * @example
- * const inputs = await readReportInputs("outputs/sample");
- * inputs.summary.length; // one row per experiment
  */
 export async function readReportInputs(dir: string): Promise<ReportInputs> {
   const f = (name: string) => path.join(dir, name);
@@ -108,10 +94,6 @@ const marksCache = new WeakMap<ReportInputs, RowMarks>();
  * The marks of a folder's experiments (tuning kind, stand-in), from the `standIn` of
  * summary.csv's and reproduction.csv's rows and of metadata.json's `experiments[]`; computed
  * once per inputs.
- *
- * @example
- * const marks = reportMarks(await readReportInputs("outputs/sample"));
- * marks.standIn("reform:bm25-greekstemmer");
  */
 export function reportMarks(inp: ReportInputs): RowMarks {
   let marks = marksCache.get(inp);
@@ -131,9 +113,6 @@ export function reportMarks(inp: ReportInputs): RowMarks {
 /**
  * Whether the folder's numbers (some or all) came through the project's test doubles:
  * metadata.json says so (`standIn: true`) or a row of summary.csv or metadata.json does.
- *
- * @example
- * if (isStandInReport(inputs)) body = banner + body;
  */
 export function isStandInReport(inp: ReportInputs): boolean {
   return inp.metadata?.standIn === true || reportMarks(inp).anyStandIn;

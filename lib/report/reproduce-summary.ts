@@ -11,9 +11,6 @@ import { formatTable } from "./text-table";
 
 /**
  * The text summary of a reproduce.
- *
- * @example
- * io.stdout(formatReproduceSummary(loaded, await reproduce(loaded, { outRoot: "outputs" })));
  */
 export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult): string {
   const bench = loaded.benchmark;

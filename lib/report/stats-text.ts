@@ -5,9 +5,6 @@ import { formatTable } from "./text-table";
 
 /**
  * Human-readable Tables 1 and 6.
- *
- * @example
- * io.stdout(formatStats("sample", datasetStats(b), areaStats(b)));
  */
 export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): string {
   const pct = (x: number) => `${formatFixed(100 * x, 2)}%`;

@@ -1,10 +1,6 @@
 /**
  * A plain-text table for terminals: columns padded to their widest cell, numbers (cells that
  * parse as numbers) right-aligned, a rule under the header.
- *
- * @example
- * formatTable(["run", "nDCG@10"], [["bm25", "0.7025"]]);
- * // "run   nDCG@10\n----  -------\nbm25   0.7025\n"
  */
 export function formatTable(header: string[], rows: string[][]): string {
   const width = header.map((h, i) => Math.max(len(h), ...rows.map((r) => len(r[i] ?? ""))));

@@ -27,9 +27,6 @@ import { pairKey, type CachedScore, type ScoreCache } from "../store";
 
 /**
  * How `crossEncoderRerankRun` re-ranks; every field is optional.
- *
- * @example
- * const o: CrossEncoderOptions = { depth: 100, k: 100, cache: await openScoreCache(await openDataStore()), concurrency: 4 };
  */
 export interface CrossEncoderOptions {
   /** Articles of the first stage re-scored per query (default 100). */
@@ -61,12 +58,6 @@ interface Batch {
  * In `info.rerank`, `pairs` counts (query, article) pairs re-scored and `reusedPairs` those not
  * requested now (from the cache, or an article whose text repeats another's for the same query),
  * so `pairs - reusedPairs` pairs were sent; `truncated` counts distinct articles cut.
- *
- * @example
- * const first = await bm25.retrieve(bench.queries, 100);
- * const run = await crossEncoderRerankRun(rerankPreset("bge-reranker-v2-m3"), rerankClientFrom(readConfig().rerank), bench.queries,
- *   first, new Map(bench.docs.map((d) => [d.id, d.text])), { cache: await openScoreCache(await openDataStore()) });
- * run.info?.rerank?.reusedPairs; // pairs taken from the cache
  */
 export async function crossEncoderRerankRun(
   preset: RerankPreset,

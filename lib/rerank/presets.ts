@@ -27,10 +27,6 @@ import { userPresetsFile } from "../dense/presets";
 /**
  * One cross-encoder re-ranker: model name as the server knows it, the text framing of each side
  * (`{query}` and `{text}` are replaced), the longest article sent, and the documents per request.
- *
- * @example
- * const p: RerankPreset = { name: "mine", model: "BAAI/bge-reranker-v2-m3", queryTemplate: "{query}",
- *   documentTemplate: "{text}", maxDocumentChars: 6000, batchSize: 32 };
  */
 export interface RerankPreset {
   name: string;
@@ -110,9 +106,6 @@ export const BUILTIN_RERANK_PRESETS: readonly RerankPreset[] = [
 
 /**
  * Fills the query template.
- *
- * @example
- * renderRerankQuery(rerankPreset("bge-reranker-v2-m3"), "Ο Α πώλησε …"); // "Ο Α πώλησε …"
  */
 export function renderRerankQuery(p: RerankPreset, query: string): string {
   // split/join, not replace: a "$" in legal text must not be read as a replacement pattern.
@@ -122,9 +115,6 @@ export function renderRerankQuery(p: RerankPreset, query: string): string {
 /**
  * An article as sent: cut to `maxDocumentChars` (never inside a surrogate pair), then framed by
  * the document template; `truncated` says whether it was cut.
- *
- * @example
- * renderRerankDocument({ ...rerankPreset("bge-reranker-v2-m3"), maxDocumentChars: 5 }, "Άρθρο 914"); // { text: "Άρθρο", truncated: true }
  */
 export function renderRerankDocument(p: RerankPreset, article: string): { text: string; truncated: boolean } {
   let body = article;
@@ -141,9 +131,6 @@ export function renderRerankDocument(p: RerankPreset, article: string): { text: 
  * The identity of a preset's scores: model, both templates and the article limit (not the name,
  * nor the batch size, which change no score). Part of every score cache key, so a changed
  * template or limit is scored again and nothing stale is reused.
- *
- * @example
- * rerankFingerprint(rerankPreset("bge-reranker-v2-m3")); // 16 hex characters
  */
 export function rerankFingerprint(p: RerankPreset): string {
   const identity = JSON.stringify([p.model, p.queryTemplate, p.documentTemplate, p.maxDocumentChars]);
@@ -157,10 +144,6 @@ export function rerankFingerprint(p: RerankPreset): string {
  * replaces it, its missing fields taken from the built-in (so `{name, model}` renames the model
  * for one server); a new name needs `model` and `maxDocumentChars`. `null` reads no file (an
  * explicit undefined, as any default parameter, means the default file).
- *
- * @example
- * allRerankPresets().map((p) => p.name); // ["bge-reranker-v2-m3", …, "qwen3-reranker-8b", …user presets]
- * allRerankPresets(null).length;           // 5: the built-ins only
  */
 export function allRerankPresets(file: string | null | undefined = userPresetsFile()): RerankPreset[] {
   const byName = new Map(BUILTIN_RERANK_PRESETS.map((p) => [p.name, { ...p }]));
@@ -170,9 +153,6 @@ export function allRerankPresets(file: string | null | undefined = userPresetsFi
 
 /**
  * A re-ranker preset by name (built-in or user); a usage error with the nearest name otherwise.
- *
- * @example
- * rerankPreset("qwen3-reranker-8b").model; // "Qwen/Qwen3-Reranker-8B"
  */
 export function rerankPreset(name: string, presets: readonly RerankPreset[] = allRerankPresets()): RerankPreset {
   const p = presets.find((x) => x.name === name);

@@ -18,9 +18,6 @@ import { openDataStore, openScoreCache } from "../store";
 /**
  * The re-ranker and the first stage a `rerank:` name holds. Re-ranker names (presets, `llm`)
  * have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`).
- *
- * @example
- * parseRerankName("rerank:bge-reranker-v2-m3:react-bm25"); // { reranker: "bge-reranker-v2-m3", retriever: "react-bm25" }
  */
 export function parseRerankName(name: string): { reranker: string; retriever: string } {
   const m = /^rerank:([^:]+):(.+)$/.exec(name);
@@ -39,9 +36,6 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
 
 /**
  * `rerank:<reranker>:<retriever>` over a benchmark: the first stage comes from `part`.
- *
- * @example
- * const r = await rerankRetriever("rerank:llm:bm25-greekstemmer", bench, opts, (n) => createRetriever(n, bench, opts));
  */
 export async function rerankRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
   const { reranker, retriever } = parseRerankName(name);

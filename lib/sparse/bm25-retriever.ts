@@ -7,10 +7,6 @@ import type { BuildCache } from "../registry";
  * A tokenised corpus ready for BM25: the index plus the doc ids in corpus order. Tokenising
  * is the expensive step, so build this once per (corpus, tokenizer) and derive scorers for as
  * many parameter settings as needed.
- *
- * @example
- * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
- * const run = bm25Search(corpus, corpus.index.withParams(), bench.queries, 100);
  */
 export interface IndexedCorpus {
   tokenizer: Tokenizer;
@@ -47,9 +43,6 @@ export function indexCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer): Inde
  * The corpus indexed with a tokenizer, built once per job when `opts.cache` is given (every
  * method over the same corpus and tokenizer — BM25 and its PRF, LSI, REACT, the tuning sweep —
  * then shares one index), and logged once when it is built.
- *
- * @example
- * const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), { cache, log: console.error });
  */
 export function sharedCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer, opts: { cache?: BuildCache; log?: (message: string) => void } = {}): Promise<IndexedCorpus> {
   const build = async () => {
@@ -76,9 +69,6 @@ function numbersOf(values: Float64Array): number[] {
 
 /**
  * Runs every query through one scorer and returns the top-k run with scores.
- *
- * @example
- * const run = bm25Search(corpus, corpus.index.withParams({ k1: 1.2 }), bench.queries, 100);
  */
 export function bm25Search(
   corpus: IndexedCorpus,
@@ -99,9 +89,6 @@ export function bm25Search(
 
 /**
  * Convenience: index, score and rank in one call.
- *
- * @example
- * const run = bm25Run(bench, greekStemmerTokenizer(), { k1: 1.5, b: 0.75 });
  */
 export function bm25Run(
   bench: Pick<Benchmark, "docs" | "queries">,

@@ -32,11 +32,6 @@ export interface SearchOptions {
  * An immutable inverted index over tokenised documents; `withParams` derives a scorer for any
  * (k1, b, ε) without re-tokenising or rebuilding postings, which is what makes the 192-setting
  * sweep take seconds.
- *
- * @example
- * const index = Bm25Index.build([["ΑΓΩΓ", "ΑΚΥΡ"], ["ΑΓΩΓ"]]);
- * const bm25 = index.withParams({ k1: 1.2, b: 0.75, epsilon: 0.25 });
- * bm25.search(["ΑΚΥΡ"], 10).docs; // Int32Array [0, 1]
  */
 export class Bm25Index {
   private constructor(
@@ -59,9 +54,6 @@ export class Bm25Index {
 
   /**
    * Builds the index from token lists in corpus order.
-   *
-   * @example
-   * const index = Bm25Index.build(docs.map((d) => tokenizer.tokenize(d.text)));
    */
   static build(docs: readonly (readonly string[])[]): Bm25Index {
     const vocab = new Map<string, number>();
@@ -86,11 +78,6 @@ export class Bm25Index {
    * Builds the index from documents already mapped to term ids (`terms[id]` is the term).
    * Ids must be assigned in order of first appearance in the corpus, as `Analyzer` does:
    * that order decides how the mean idf is summed, as in rank_bm25.
-   *
-   * @example
-   * const analyzer = new Analyzer(greekStemmerTokenizer());
-   * const docs = texts.map((t) => analyzer.analyze(t));
-   * const index = Bm25Index.fromTermIds(analyzer.terms.slice(), docs);
    */
   static fromTermIds(terms: readonly string[], docs: readonly Int32Array[]): Bm25Index {
     const offsets = new Int32Array(docs.length + 1);
@@ -103,10 +90,6 @@ export class Bm25Index {
   /**
    * `fromTermIds` for a corpus already laid out flat: the ids of document d are
    * `ids.subarray(offsets[d], offsets[d + 1])` (what `Analyzer.analyzeMany` returns).
-   *
-   * @example
-   * const { ids, offsets } = analyzer.analyzeMany(texts);
-   * const index = Bm25Index.fromFlat(analyzer.terms.slice(), ids, offsets);
    */
   static fromFlat(terms: readonly string[], ids: Int32Array, offsets: Int32Array): Bm25Index {
     const V = terms.length;
@@ -163,10 +146,6 @@ export class Bm25Index {
   /**
    * The document-major view of the postings (each document's terms, ascending, with their
    * frequencies), built on first use: feedback methods need "the terms of these documents".
-   *
-   * @example
-   * const f = index.forward();
-   * for (let p = f.start[d]; p < f.start[d + 1]; p++) console.log(f.term[p], f.tf[p]);
    */
   forward(): { start: Int32Array; term: Int32Array; tf: Int32Array } {
     if (this.forwardIndex) return this.forwardIndex;
@@ -190,9 +169,6 @@ export class Bm25Index {
 
   /**
    * Term texts by term id.
-   *
-   * @example
-   * index.terms()[index.vocab.get("ΑΓΩΓ")!]; // "ΑΓΩΓ"
    */
   terms(): string[] {
     this.termList ??= Array.from(this.vocab.keys());
@@ -212,9 +188,6 @@ export class Bm25Index {
 
   /**
    * A scorer for the given parameters (missing ones take rank_bm25's defaults).
-   *
-   * @example
-   * const bm25 = index.withParams({ k1: 0.9, b: 0.4 });
    */
   withParams(params: Partial<Bm25Params> = {}): Bm25Scorer {
     return new Bm25Scorer(this, { ...DEFAULT_BM25, ...params });
@@ -224,9 +197,6 @@ export class Bm25Index {
 /**
  * Okapi idf per term id, floored as rank_bm25 does: terms in more than half the corpus get
  * ε times the mean idf over the whole vocabulary (the mean summed in first-occurrence order).
- *
- * @example
- * const idf = okapiIdf(index, 0.25);
  */
 export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
   const V = index.termCount;
@@ -292,9 +262,6 @@ export class Bm25Scorer {
   /**
    * Full score vector for one query; repeated query terms count again, unknown terms add 0.
    * The returned array is owned by the caller.
-   *
-   * @example
-   * const s = bm25.scoreAll(["ΑΓΩΓ", "ΑΓΩΓ"]); // s[d] for every corpus position d
    */
   scoreAll(queryTokens: readonly string[]): Float64Array {
     const out = new Float64Array(this.index.docCount);
@@ -339,9 +306,6 @@ export class Bm25Scorer {
    * The k best documents, ties in corpus order, exactly as a stable descending sort of
    * rank_bm25's scores. With `positiveOnly`, documents scoring <= 0 are left out (so fewer
    * than k may come back).
-   *
-   * @example
-   * const { docs, scores } = bm25.search(tokenizer.tokenize("καταγγελία σύμβασης εργασίας"), 100);
    */
   search(queryTokens: readonly string[], k: number, opts: SearchOptions = {}): TopK {
     this.accumulate(this.termIdsOf(queryTokens), this.scores);
@@ -350,9 +314,6 @@ export class Bm25Scorer {
 
   /**
    * `search` for a query already mapped to term ids (ids outside the vocabulary add 0).
-   *
-   * @example
-   * const top = bm25.searchIds(analyzer.analyze(query.text), 100);
    */
   searchIds(termIds: ArrayLike<number>, k: number, opts: SearchOptions = {}): TopK {
     this.accumulate(termIds, this.scores);

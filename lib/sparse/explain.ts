@@ -11,9 +11,6 @@ import { expandQuery, type SparsePrfOptions } from "./prf";
 
 /**
  * One query term's part in an article's BM25 score.
- *
- * @example
- * // { term: "ΜΙΣΘΩΤ", inQuery: 2, docFreq: 41, idf: 4.87, tf: 3, contribution: 13.9 }
  */
 export interface TermContribution {
   /** The term as the tokenizer makes it (e.g. a stem). */

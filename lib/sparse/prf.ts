@@ -12,10 +12,6 @@ export interface SparsePrfOptions {
  * every term they contain by (its total frequency in them) × idf, drop terms already in the
  * query and terms whose idf is not > 0 (idf as rank_bm25 stores it, after the ε floor), and
  * return the query's term ids followed by the best `terms` new ones (ties by term text).
- *
- * @example
- * const expanded = expandQuery(scorer, queryIds, firstPass.docs.subarray(0, 10), terms);
- * const second = scorer.searchIds(expanded, 100);
  */
 export function expandQuery(
   scorer: Bm25Scorer,

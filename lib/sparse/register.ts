@@ -8,10 +8,6 @@ import { expandQuery } from "./prf";
 /**
  * A BM25 retriever, which also lends its indexed corpus to the methods built on the same index
  * (LSI, REACT-BM25, the tuning sweep).
- *
- * @example
- * const r = (await createRetriever("bm25-greekstemmer", bench)) as Bm25Retriever;
- * r.corpus.index.termCount;
  */
 export interface Bm25Retriever extends FeedbackRetriever {
   readonly corpus: IndexedCorpus;
@@ -21,9 +17,6 @@ export interface Bm25Retriever extends FeedbackRetriever {
  * The BM25 variants of the paper as named retrievers, with query-expansion feedback for `prf:`.
  * Every run records its BM25 parameters and tokenizer, and its cost: the search time online and
  * the indexing time as the one-time part.
- *
- * @example
- * const r = await bm25Retriever("bm25-greekstemmer", bench, { bm25: { k1: 1.2 } });
  */
 export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Bm25Retriever> {
   const tokenizer = await createTokenizer(name, opts);

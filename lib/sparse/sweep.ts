@@ -23,20 +23,11 @@ function gridFromHundredths(start: number, stop: number, step: number, extra: nu
 
 /**
  * The paper's k1 grid: 0.2, 0.4, …, 3.0 plus rank_bm25's default 1.5 (16 values, ascending).
- *
- * @example
- * SWEEP_K1.length; // 16
- * SWEEP_K1.slice(0, 3); // [0.2, 0.4, 0.6]
- * SWEEP_K1.includes(1.5); // true
  */
 export const SWEEP_K1: readonly number[] = Object.freeze(gridFromHundredths(20, 300, 20, 150));
 
 /**
  * The paper's b grid: 0.0, 0.1, …, 1.0 plus rank_bm25's default 0.75 (12 values, ascending).
- *
- * @example
- * SWEEP_B.length; // 12
- * SWEEP_B.slice(7, 10); // [0.7, 0.75, 0.8]
  */
 export const SWEEP_B: readonly number[] = Object.freeze(gridFromHundredths(0, 100, 10, 75));
 
@@ -67,11 +58,6 @@ export const SWEEP_B: readonly number[] = Object.freeze(gridFromHundredths(0, 10
  * operations, same order) and ordered by those exact scores, ties by corpus position. The other
  * documents' order is certain from the intervals. Typically a few documents per query and
  * setting need the exact pass.
- *
- * @example
- * const engine = new QuerySweep(corpus, [{ k1: 1.2, b: 0.75 }, { k1: 1.5, b: 0.75 }], 0.25);
- * engine.setQuery(corpus.analyze(query.text));
- * engine.rank(1, 100); // Int32Array of corpus positions, as scorer.searchIds(…, 100, { positiveOnly: true }).docs
  */
 export class QuerySweep {
   private readonly N: number;
@@ -150,9 +136,6 @@ export class QuerySweep {
 
   /**
    * Precomputes the setting-independent part for a query given as term ids.
-   *
-   * @example
-   * engine.setQuery(corpus.analyze("καταγγελία σύμβασης εργασίας"));
    */
   setQuery(termIds: ArrayLike<number>): void {
     const { V, N, idf, slotOf, count, posOf, index } = this;
@@ -286,9 +269,6 @@ export class QuerySweep {
   /**
    * The positive-only top-k documents (corpus positions) of the current query under setting s,
    * in the direct scorer's order: exact score descending, ties by corpus position.
-   *
-   * @example
-   * const top = engine.rank(0, 100);
    */
   rank(s: number, k: number): Int32Array {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);

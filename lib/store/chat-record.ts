@@ -34,9 +34,6 @@ import type { RecordKind } from "./store";
 /**
  * What the cache keeps of a chat request: the two messages, the generation parameters and the
  * seed. lib/llm's ChatRequest has exactly these fields, so it is one.
- *
- * @example
- * const req: ReplayRequest = { system: "Είσαι νομικός βοηθός.", user: "…", maxTokens: 42000, temperature: 0.2, topP: 1, reasoningEffort: "low" };
  */
 export interface ReplayRequest {
   system: string;
@@ -50,9 +47,6 @@ export interface ReplayRequest {
 
 /**
  * The recorded part of an answer (lib/llm's ChatResponse without `replayed`).
- *
- * @example
- * const res: ReplayResponse = { text: "μίσθωση", raw: "<think>…</think>μίσθωση", usage: { input: 812, output: 95 }, seconds: 3.41 };
  */
 export interface ReplayResponse {
   /** The answer as the chat layer cleaned it. */
@@ -70,13 +64,6 @@ export interface ReplayResponse {
 
 /**
  * One completed call: a chat record of the store.
- *
- * @example
- * const r: ReplayRecord = {
- *   key: replayKey("openai:gpt-oss-120b", req, 0), provider: "openai", model: "gpt-oss-120b",
- *   request: req, sample: 0, response: { text: "…", raw: "…", usage: { input: 10, output: 5 }, seconds: 1.2 },
- *   at: new Date().toISOString(),
- * };
  */
 export interface ReplayRecord {
   /** `replayKey(provider:model, request, sample)`; checked on every write and read. */
@@ -95,10 +82,6 @@ export interface ReplayRecord {
  * The content address of one call (see the module comment for the exact definition).
  * Throws on a non-finite numeric parameter (NaN would otherwise hash like "unset") or a sample
  * that is not a non-negative integer.
- *
- * @example
- * replayKey("openai:openai/gpt-oss-120b", { system: "S", user: "U", temperature: 0.2, topP: 1 }, 0);
- * // sha256 of '["openai:openai/gpt-oss-120b","S","U",null,0.2,1,null,null,0]'
  */
 export function replayKey(modelId: string, req: ReplayRequest, sample = 0): string {
   checkSample(sample);
@@ -123,10 +106,6 @@ export function replayKey(modelId: string, req: ReplayRequest, sample = 0): stri
 
 /**
  * Throws a TypeError unless `sample` is a non-negative safe integer (the sample part of a key).
- *
- * @example
- * checkSample(0);  // ok
- * checkSample(-1); // TypeError
  */
 export function checkSample(sample: number): void {
   if (!Number.isSafeInteger(sample) || sample < 0) throw new TypeError(`replay: sample must be a non-negative integer, got ${String(sample)}`);
@@ -134,9 +113,6 @@ export function checkSample(sample: number): void {
 
 /**
  * The request fields, copied one by one in a fixed order (and nothing else: no stray secrets).
- *
- * @example
- * pickRequest({ system: "s", user: "u", apiKey: "sk-…" } as ReplayRequest); // { system: "s", user: "u" }
  */
 export function pickRequest(req: ReplayRequest): ReplayRequest {
   const out: ReplayRequest = { system: req.system, user: req.user };
@@ -150,10 +126,6 @@ export function pickRequest(req: ReplayRequest): ReplayRequest {
 
 /**
  * The recorded answer fields of a response, copied (a provider's extras, and `replayed`, dropped).
- *
- * @example
- * copyResponse({ text: "α", raw: "α", usage: { input: 1, output: 1 }, seconds: 0.1, replayed: true } as ReplayResponse);
- * // { text: "α", raw: "α", usage: { input: 1, output: 1 }, seconds: 0.1 }
  */
 export function copyResponse(r: ReplayResponse): ReplayResponse {
   return {
@@ -168,9 +140,6 @@ export function copyResponse(r: ReplayResponse): ReplayResponse {
 
 /**
  * The chat kind of the store: records checked field by field, keyed by `replayKey`.
- *
- * @example
- * const rec = await store.get(CHAT, replayKey(model.id, req, 0));
  */
 export const CHAT: RecordKind<ReplayRecord> = {
   name: "chat",
@@ -180,9 +149,6 @@ export const CHAT: RecordKind<ReplayRecord> = {
 
 /**
  * A record in the store's field order with only the known fields (what `CHAT` writes).
- *
- * @example
- * await store.put(CHAT, cleanRecord(record));
  */
 export function cleanRecord(record: ReplayRecord): ReplayRecord {
   return {

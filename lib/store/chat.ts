@@ -19,10 +19,6 @@ import path from "node:path";
 
 /**
  * The chat records of a store, by replay key.
- *
- * @example
- * const cache = replayCache(await openDataStore());
- * if (cache.has(key)) console.log((await cache.get(key))!.response.text);
  */
 export interface ReplayCache {
   /** The store the records live in. */
@@ -41,9 +37,6 @@ export interface ReplayCache {
 
 /**
  * The chat view of a store.
- *
- * @example
- * const llm = withReplay(chatModel, replayCache(store));
  */
 export function replayCache(store: Store): ReplayCache {
   return {
@@ -59,10 +52,6 @@ export function replayCache(store: Store): ReplayCache {
 /**
  * An answer as the wrapper returns it: the recorded fields, and whether it came from the cache
  * (lib/llm's ChatResponse has exactly these fields).
- *
- * @example
- * const r: ReplayAnswer = await llm.complete(req);
- * if (r.replayed) console.log(`from the cache, originally ${r.seconds} s`);
  */
 export interface ReplayAnswer extends ReplayResponse {
   /** True when served from the replay cache without a call to the wrapped model. */
@@ -72,12 +61,6 @@ export interface ReplayAnswer extends ReplayResponse {
 /**
  * What `withReplay` needs of a chat model: its id (part of every key), the endpoint it reports,
  * and `complete`. lib/llm's ChatModel is one.
- *
- * @example
- * const echo: ReplayableModel = {
- *   id: "test:echo",
- *   complete: async (req) => ({ text: req.user, raw: req.user, usage: { input: 1, output: 1 }, seconds: 0 }),
- * };
  */
 export interface ReplayableModel {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b". */
@@ -93,17 +76,11 @@ export interface ReplayableModel {
 
 /**
  * What `withReplay` does with the cache.
- *
- * @example
- * const mode: ReplayMode = flags.noCache ? "refresh" : "use";
  */
 export type ReplayMode = "use" | "refresh" | "off";
 
 /**
  * Options of `withReplay`.
- *
- * @example
- * withReplay(model, cache, { mode: "use", sample: 2, offline: false });
  */
 export interface WithReplayOptions {
   /**
@@ -128,10 +105,6 @@ export interface WithReplayOptions {
 /**
  * A model wrapped by `withReplay` (a ChatModel to lib/llm), which also knows the keys it served
  * or recorded.
- *
- * @example
- * const llm: ReplayingModel = withReplay(chatModel, cache);
- * await exportReplay(cache, "run.replay.jsonl", llm.keys);
  */
 export interface ReplayingModel extends ReplayableModel {
   /** Keys of every call made through this wrapper (not in mode "off"): what `exportReplay` needs to share one run. */
@@ -144,9 +117,6 @@ export interface ReplayingModel extends ReplayableModel {
  * missing record can be found (or the run repeated online). Its `code` is always
  * "NOT_CONFIGURED", the value lib/llm's ChatError uses for a provider that is not configured, so
  * callers that switch on the code treat a missing record like a missing provider.
- *
- * @example
- * try { await model.complete(req); } catch (e) { if (e instanceof ReplayMissError) console.log(e.code, e.key, e.file); }
  */
 export class ReplayMissError extends GbrError {
   /** Stable, for callers to switch on: the answer is not here, as a provider not configured is not. */
@@ -176,12 +146,6 @@ export class ReplayMissError extends GbrError {
  * returned, and is returned exactly as recorded. In mode "use" a new call is claimed first
  * (`Store.produce`): identical calls of this process or of another sharing the data folder wait
  * for the one being made and replay its record (`replayed: true`, so costs are not counted twice).
- *
- * @example
- * const cache = await openReplayCache();
- * const llm = withReplay(chatModel, cache, { mode: flags.noCache ? "refresh" : "use" });
- * const r = await llm.complete({ system, user, temperature: 0.2, topP: 1 }); // second run: r.replayed === true
- * await exportReplay(cache, "outputs/run-42.replay.jsonl", llm.keys);
  */
 export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: WithReplayOptions = {}): ReplayingModel {
   const mode = opts.mode ?? "use";
@@ -232,10 +196,6 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
 /**
  * The JSONL file of chat records a run replays from, when one is set: `GBR_REPLAY_FILE`
  * (an export, or a v0.8 replay file), imported into the store when the run opens it.
- *
- * @example
- * // GBR_REPLAY_FILE=/tmp/shared-run.jsonl
- * defaultReplayFile(); // "/tmp/shared-run.jsonl"
  */
 export function defaultReplayFile(): string | undefined {
   return readConfig().replayFile;
@@ -243,10 +203,6 @@ export function defaultReplayFile(): string | undefined {
 
 /**
  * Which records `exportReplay` writes: a set of keys (e.g. `model.keys`) or a predicate.
- *
- * @example
- * const one: ReplayFilter = llm.keys;
- * const greek: ReplayFilter = (r) => r.model === "openai/gpt-oss-120b";
  */
 export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
 
@@ -255,9 +211,6 @@ export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean
  * another researcher: they import it (`gbr replay import FILE`, or `GBR_REPLAY_FILE=FILE`, with
  * `GBR_OFFLINE=1` to be sure nothing is called) and get the same answers, hence the same
  * numbers. `missing` lists requested keys the store does not hold.
- *
- * @example
- * const { records, missing } = await exportReplay(cache, "outputs/reform-bm25.replay.jsonl", llm.keys);
  */
 export async function exportReplay(cache: ReplayCache, outFile: string, filter?: ReplayFilter): Promise<{ file: string; records: number; missing: string[] }> {
   const wanted = filter === undefined || typeof filter === "function" ? undefined : new Set(filter);
@@ -270,9 +223,6 @@ export async function exportReplay(cache: ReplayCache, outFile: string, filter?:
 /**
  * Imports a JSONL file of chat records (an export, or a v0.8 replay file) into the store, keeping
  * the store's own records; damaged lines are reported through `log` and skipped.
- *
- * @example
- * const { added, skipped } = await mergeReplay(await openReplayCache(), "colleague.replay.jsonl");
  */
 export async function mergeReplay(into: ReplayCache, fromFile: string, opts: { log?: (m: string) => void } = {}): Promise<{ added: number; skipped: number }> {
   const from = path.resolve(fromFile);

@@ -19,9 +19,6 @@ import { openStore, type Store } from "./store";
 
 /**
  * Options of `openDataStore`.
- *
- * @example
- * await openDataStore({ dataDir: "/tmp/d", replayFile: "colleague.jsonl", log: console.error });
  */
 export interface DataStoreOptions {
   /** The data folder (default: lib/paths.ts's, `GBR_DATA_DIR` or ./data). */
@@ -34,10 +31,6 @@ export interface DataStoreOptions {
 /**
  * Opens `<data>/store`, migrating a v0.8 data folder's caches and importing the replay file
  * first (see the module comment).
- *
- * @example
- * const store = await openDataStore();
- * const llm = withReplay(chatModel, replayCache(store));
  */
 export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store> {
   const data = path.resolve(opts.dataDir ?? defaultDataDir());
@@ -63,9 +56,6 @@ export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store>
 
 /**
  * The chat records of a data folder's store (`openDataStore`).
- *
- * @example
- * const llm = withReplay(chatModel, await openReplayCache({ log: console.error }));
  */
 export async function openReplayCache(opts: DataStoreOptions = {}): Promise<ReplayCache> {
   return replayCache(await openDataStore(opts));

@@ -11,9 +11,6 @@ import { decodeRecord, writeAtomically, type RecordKind, type Store } from "./st
  * Writes every record of `kind` (or those `keep` selects) to `outFile`, one JSON line each, in key
  * order: the same records give the same bytes whoever made them and in what order. Written to a
  * temporary name, fsynced and renamed, so a crash never leaves half an export under the real name.
- *
- * @example
- * const { records } = await exportKind(store, CHAT, "run-42.replay.jsonl", (r) => keys.has(r.key));
  */
 export async function exportKind<T extends { key: string }>(
   store: Store,
@@ -44,9 +41,6 @@ export async function exportKind<T extends { key: string }>(
  * mid-write) ignored, and a record glued after another process's torn line recovered. When the
  * file holds several records of one key, the last wins (as in v0.8's replay file). `convert`
  * turns a line of another format into records (the v0.8 score cache's pair lines).
- *
- * @example
- * const { added, skipped } = await importFile(store, CHAT, "colleague.replay.jsonl");
  */
 export async function importFile<T extends { key: string }>(
   store: Store,
@@ -126,9 +120,6 @@ async function* jsonLines(file: string, log: (m: string) => void, bad: () => voi
  * A file's lines as bytes, streamed; the last has `complete: false` when the file does not end
  * with a newline. Splitting bytes on 0x0A is safe in UTF-8 (the byte never occurs inside a
  * multi-byte character).
- *
- * @example
- * for await (const { line, complete } of readLines("calls.jsonl")) if (complete) use(line);
  */
 export async function* readLines(file: string): AsyncGenerator<{ line: Buffer; complete: boolean }> {
   let pieces: Buffer[] = [];

@@ -13,9 +13,6 @@ import type { RecordKind, Store } from "./store";
 
 /**
  * One cached pair score.
- *
- * @example
- * const c: CachedScore = { score: 0.83, seconds: 0.0041, standIn: false };
  */
 export interface CachedScore {
   score: number;
@@ -41,9 +38,6 @@ export interface RerankRecord {
 
 /**
  * The content address of a group of pairs (a request): sha256 of the JSON array of their keys.
- *
- * @example
- * groupKey([pairKey(fp, q, a1), pairKey(fp, q, a2)]); // 64 hex characters
  */
 export function groupKey(pairKeys: readonly string[]): string {
   return createHash("sha256").update(JSON.stringify(pairKeys)).digest("hex");
@@ -51,9 +45,6 @@ export function groupKey(pairKeys: readonly string[]): string {
 
 /**
  * The rerank kind of the store.
- *
- * @example
- * for await (const r of store.records(RERANK)) console.log(r.scores.length);
  */
 export const RERANK: RecordKind<RerankRecord> = {
   name: "rerank",
@@ -75,9 +66,6 @@ export const RERANK: RecordKind<RerankRecord> = {
  * The cache key of one pair: sha256 of the preset's fingerprint (model, templates, article
  * limit), the query text and the whole article text, as sent through JSON so no separator can be
  * forged by the texts.
- *
- * @example
- * pairKey(rerankFingerprint(preset), query.text, doc.text); // 64 hex characters
  */
 export function pairKey(fingerprint: string, query: string, article: string): string {
   return createHash("sha256").update(JSON.stringify([fingerprint, query, article])).digest("hex");
@@ -85,10 +73,6 @@ export function pairKey(fingerprint: string, query: string, article: string): st
 
 /**
  * The pair scores of a store: lookups in memory, and requests made once.
- *
- * @example
- * const scores = await openScoreCache(store);
- * scores.get(pairKey(fp, q, a))?.score;
  */
 export interface ScoreCache {
   /** Distinct pairs held. */
@@ -104,9 +88,6 @@ export interface ScoreCache {
 /**
  * Opens the pair scores of a store. With `readOnly` (the plan), nothing is written: `produce`
  * just scores.
- *
- * @example
- * const cache = await openScoreCache(await openDataStore());
  */
 export async function openScoreCache(store: Store, opts: { readOnly?: boolean } = {}): Promise<ScoreCache> {
   const scores = new Map<string, CachedScore>();
@@ -143,9 +124,6 @@ function fromStored(p: StoredPair): CachedScore {
 /**
  * Pair lines of v0.8's score cache (`{"k", "s", "t"?, "d"?}`) as rerank records of up to
  * `per` pairs each (how they are grouped does not matter: lookups are by pair).
- *
- * @example
- * await importFile(store, RERANK, "data/rerank/scores.jsonl", { convert: (l) => pairLinesToRecords(l) });
  */
 export async function* pairLinesToRecords(lines: AsyncIterable<unknown>, per = 500): AsyncGenerator<RerankRecord> {
   let group: StoredPair[] = [];

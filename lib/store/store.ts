@@ -42,11 +42,6 @@ import { withFileLock } from "../util/file-lock";
 /**
  * What the store needs to know of one kind of record: how its key follows from its content, and
  * what makes it invalid.
- *
- * @example
- * const notes: RecordKind<{ key: string; text: string }> = {
- *   name: "notes", keyOf: (r) => sha256(r.text), problem: (r) => (typeof r.text === "string" ? undefined : "no text"),
- * };
  */
 export interface RecordKind<T extends { key: string }> {
   /** Folder name under the store, e.g. "chat". */
@@ -59,10 +54,6 @@ export interface RecordKind<T extends { key: string }> {
 
 /**
  * An opened store folder.
- *
- * @example
- * const store = await openStore(path.join(dataDir(), "store"));
- * const { record, made } = await store.produce(CHAT, key, () => callModel());
  */
 export interface Store {
   /** Absolute folder. */
@@ -86,9 +77,6 @@ export interface Store {
 
 /**
  * Options of `openStore`.
- *
- * @example
- * await openStore(dir, { log: (m) => console.error(m) });
  */
 export interface StoreOptions {
   /** Warnings (a record set aside, a wait for another process); default: stderr. */
@@ -97,10 +85,6 @@ export interface StoreOptions {
 
 /**
  * Opens a store folder (created on the first write; opening writes nothing).
- *
- * @example
- * const store = await openStore("/data/store");
- * await store.put(CHAT, record);
  */
 export async function openStore(dir: string, opts: StoreOptions = {}): Promise<Store> {
   return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
@@ -109,9 +93,6 @@ export async function openStore(dir: string, opts: StoreOptions = {}): Promise<S
 /**
  * The error a full disk (ENOSPC, EDQUOT) becomes: a message naming the folder that is full,
  * anything else passed through unchanged.
- *
- * @example
- * try { await fs.promises.writeFile(f, s); } catch (err) { throw diskFull(err, path.dirname(f)); }
  */
 export function diskFull(err: unknown, folder: string): unknown {
   const code = (err as NodeJS.ErrnoException)?.code;
@@ -125,10 +106,6 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 /**
  * Parses one record's bytes: strict UTF-8, JSON, the kind's checks and the key; returns the
  * record or what is wrong with it.
- *
- * @example
- * const r = decodeRecord(CHAT, bytes, key);
- * if (typeof r === "string") console.warn(r);
  */
 export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, bytes: Uint8Array, key?: string): T | string {
   let text: string;
@@ -245,9 +222,6 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
  * Writes a file whole or not at all: `write` fills a temporary file beside it, which is fsynced
  * and renamed over `file`, then the folder is fsynced (the rename is durable only then). A full
  * disk is an error naming `folder`.
- *
- * @example
- * await writeAtomically(out, (fh) => fh.writeFile(text), path.dirname(out));
  */
 export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
@@ -271,10 +245,6 @@ export async function writeAtomically(file: string, write: (fh: fs.promises.File
 /**
  * Syncs a folder, which makes the names just created or renamed in it durable (best effort:
  * not every platform can open a folder).
- *
- * @example
- * await fs.promises.rename(tmp, out);
- * await syncDir(path.dirname(out));
  */
 export async function syncDir(dir: string): Promise<void> {
   try {

@@ -17,9 +17,6 @@ export interface WordTokenizer extends Tokenizer {
 
 /**
  * Type guard for `WordTokenizer`.
- *
- * @example
- * if (isWordTokenizer(tok)) new Analyzer(tok);
  */
 export function isWordTokenizer(t: Tokenizer): t is WordTokenizer {
   return typeof (t as WordTokenizer).isWordChar === "function" && typeof (t as WordTokenizer).term === "function";
@@ -36,11 +33,6 @@ const FNV_PRIME = 0x01000193;
  * open-addressing hash table keyed by a hash computed while scanning, so a word seen before
  * costs no substring allocation and no Map lookup. Term ids are assigned in order of first
  * appearance, which is the order rank_bm25's dictionaries iterate in.
- *
- * @example
- * const analyzer = new Analyzer(greekStemmerTokenizer());
- * const ids = analyzer.analyze("Η αγωγή απορρίπτεται"); // Int32Array [0, 1]
- * analyzer.terms[ids[0]]; // "ΑΓΩΓ"
  */
 export class Analyzer {
   /** term id -> term */
@@ -75,9 +67,6 @@ export class Analyzer {
 
   /**
    * Term ids of a text, in order (dropped words leave no id).
-   *
-   * @example
-   * analyzer.analyze("άρθρο 5"); // Int32Array [ … ]
    */
   analyze(text: string): Int32Array {
     const s = this.tokenizer.prepare ? this.tokenizer.prepare(text) : text;
@@ -89,9 +78,6 @@ export class Analyzer {
   /**
    * Term ids of many texts at once, back to back: the ids of text i are
    * `ids.subarray(offsets[i], offsets[i + 1])`. One allocation for a whole corpus.
-   *
-   * @example
-   * const { ids, offsets } = analyzer.analyzeMany(bench.docs.map((d) => d.text));
    */
   analyzeMany(texts: readonly string[]): { ids: Int32Array; offsets: Int32Array } {
     const prepared = this.tokenizer.prepare ? texts.map(this.tokenizer.prepare) : texts;
@@ -111,9 +97,6 @@ export class Analyzer {
 
   /**
    * Terms (strings) of a text; the same output as the tokenizer's own `tokenize`.
-   *
-   * @example
-   * analyzer.tokenize("Η αγωγή"); // ["ΑΓΩΓ"]
    */
   tokenize(text: string): string[] {
     return Array.from(this.analyze(text), (id) => this.terms[id]);

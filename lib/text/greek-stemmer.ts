@@ -316,10 +316,6 @@ function applySteps(word: string, steps: readonly Step[]): string {
 
 /**
  * Whether `word` is on the stemmer's list of function words kept verbatim.
- *
- * @example
- * isProtected("ΕΠΙΣΗΣ"); // true
- * isProtected("ΑΓΩΓΗ"); // false
  */
 export function isProtected(word: string): boolean {
   return PROTECTED_WORDS.has(word);
@@ -329,12 +325,6 @@ export function isProtected(word: string): boolean {
  * Stems one folded (accent-free, upper-case) Greek word exactly as python_greek_stemmer 0.1.1.
  * Words shorter than 3 characters, words with any non-Greek character (digits, Latin, Greek
  * with leftover accents) and protected words come back unchanged.
- *
- * @example
- * stem("ΑΓΩΓΗ"); // "ΑΓΩΓ"
- * stem("ΔΙΚΑΣΤΗΡΙΟΥ"); // "ΔΙΚΑΣΤΗΡ"
- * stem("ΓΡΑΜΜΑΤΑ"); // "ΓΡΑΜΜΑ"
- * stem("ΑΡΘΡΟ5"); // "ΑΡΘΡΟ5" (not all Greek)
  */
 export function stem(word: string): string {
   if (word.length < 3 || !isGreekWord(word) || PROTECTED_WORDS.has(word)) return word;
@@ -373,11 +363,6 @@ export function stem(word: string): string {
  * Returns a memoised `stem`: statutory corpora repeat a few tens of thousands of distinct words
  * millions of times, so caching per word removes nearly all stemming cost. Each call creates an
  * independent cache, which lives as long as the returned function.
- *
- * @example
- * const stemCached = createCachedStemmer();
- * stemCached("ΑΓΩΓΕΣ"); // "ΑΓΩΓ" (computed)
- * stemCached("ΑΓΩΓΕΣ"); // "ΑΓΩΓ" (from the cache)
  */
 export function createCachedStemmer(): (word: string) => string {
   const cache = new Map<string, string>();

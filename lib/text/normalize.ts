@@ -16,9 +16,6 @@ const ARTIFACTS_RE = new RegExp(SPACE_LITERALS.map((s) => s.replace(/[\\^$.*+?()
  * The paper's `clean`: no-break and zero-width spaces (as characters or as the literal texts
  * that leaked into the corpus) become spaces, CR/CRLF become LF, runs of spaces or tabs
  * collapse to one space, and the ends are stripped of Python's whitespace (`str.strip()`).
- *
- * @example
- * clean("Άρθρο\u00a05 NBSP  παρ.\r\n2 "); // "Άρθρο 5 παρ.\n2"
  */
 export function clean(text: string): string {
   return pyStrip(
@@ -34,9 +31,6 @@ const COMBINING = /\p{M}/gu;
 /**
  * Decomposes (NFD), drops combining marks and upper-cases: the fold applied to every word
  * before the Greek stopword list and stemmer, so "Δικαστήριο" and "ΔΙΚΑΣΤΗΡΙΟ" meet.
- *
- * @example
- * foldUpper("ακυρώσιμη"); // "ΑΚΥΡΩΣΙΜΗ"
  */
 export function foldUpper(word: string): string {
   // Decomposition, mark removal and upper-casing all act character by character (canonical
@@ -57,9 +51,6 @@ const UPPER_FOLD: (string | undefined)[] = new Array(65536);
 
 /**
  * Same fold but lower-cased: the form the spaCy-based and BERT-style tokenizers compare.
- *
- * @example
- * foldLower("Σύμβαση"); // "συμβαση"
  */
 export function foldLower(word: string): string {
   return word.normalize("NFD").replace(COMBINING, "").toLowerCase();
@@ -97,9 +88,6 @@ export function words(text: string): string[] {
 /**
  * `words(text).length` without making the words: the statistics count words over every
  * article, and the strings were most of that time.
- *
- * @example
- * wordCount("Άρθρο 5, παρ. 2α"); // 4
  */
 export function wordCount(text: string): number {
   const table = (wordChars ??= wordCharTable());

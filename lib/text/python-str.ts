@@ -8,9 +8,6 @@
  * Python 3's whitespace (`str.isspace()`, and what `\s` matches in a `str` regex): JavaScript's
  * `\s` set without U+FEFF, plus the information separators U+001C–U+001F and NEL U+0085. As a
  * regex character-class body, to be wrapped in `[…]`.
- *
- * @example
- * new RegExp(`^[${PY_WHITESPACE}]+`).test("\x1c x"); // true (JavaScript's \s would say false)
  */
 export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 
@@ -33,10 +30,6 @@ function isPySpace(c: number): boolean {
 /**
  * Python's `s.strip()`: removes Python whitespace from both ends (unlike `trim()`, it keeps
  * U+FEFF and removes U+001C–U+001F and U+0085).
- *
- * @example
- * pyStrip("\x85 ΑΚ::914 \t"); // "ΑΚ::914"
- * pyStrip("\ufeffx");          // "\ufeffx"
  */
 export function pyStrip(s: string): string {
   let start = 0;
@@ -49,10 +42,6 @@ export function pyStrip(s: string): string {
 /**
  * Python's `s.splitlines()`: splits at \n, \r, \r\n, \v, \f, \x1c, \x1d, \x1e, \x85, U+2028 and
  * U+2029, drops the line breaks, and gives no empty last line for a trailing break.
- *
- * @example
- * pySplitLines("a\r\nb\x85c\n"); // ["a", "b", "c"]
- * pySplitLines("");              // []
  */
 export function pySplitLines(s: string): string[] {
   const lines = s.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);

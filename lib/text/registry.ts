@@ -17,27 +17,18 @@ export const TOKENIZERS = {
 } as const;
 /**
  * A canonical tokenizer name.
- *
- * @example
- * const id: TokenizerId = canonicalTokenizer("spacy"); // "bm25-spacy"
  */
 export type TokenizerId = keyof typeof TOKENIZERS;
 
 /**
  * Supplies spaCy's tables for one language. text/ does no I/O, so the lemma tokenizers get
  * their tables through this; the real one is `loadSpacyLexicon` of lib/data/spacy-tables.ts.
- *
- * @example
- * const fromMemory: SpacyLexiconLoader = async (lang) => (lang === "en" ? englishLex : greekLex);
  */
 export type SpacyLexiconLoader = (lang: SpacyLang, ctx: TokenizerContext) => Promise<SpacyLexicon>;
 
 /**
  * How a tokenizer gets what it needs beyond code: the spaCy tables, through a loader that is
  * given `cacheDir`, `offline` and `log` as they are here.
- *
- * @example
- * await createTokenizer("bm25-spacy", { offline: true, log: console.error });
  */
 export interface TokenizerContext {
   /** Where the loader caches downloaded resources (spaCy lookup tables); its default is `<dataDir()>/spacy`. */
@@ -88,9 +79,6 @@ function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promi
 
 /**
  * The canonical name for a tokenizer name or alias; throws listing the valid names otherwise.
- *
- * @example
- * canonicalTokenizer("spacy"); // "bm25-spacy"
  */
 export function canonicalTokenizer(name: string): TokenizerId {
   const full = name.startsWith("bm25-") ? name : `bm25-${name}`;

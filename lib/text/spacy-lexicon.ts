@@ -17,13 +17,6 @@ export type SpacyFileRole = "lemma_lookup" | "lemma_index" | "lemma_exc" | "lemm
 
 /**
  * The tables of spaCy's Greek rule lemmatizer, keyed by lower-case universal POS ("noun", "verb", ...).
- *
- * @example
- * const tables: GreekRuleTables = {
- *   index: new Map([["noun", new Set(["σύμβαση"])]]),
- *   exc: new Map([["verb", new Map([["παραδώσει", ["παραδίδω"]]])]]),
- *   rules: new Map([["noun", [["εως", "η"]]]]),
- * };
  */
 export interface GreekRuleTables {
   /** Known lemmas per POS (lower-case, accented, as published). */
@@ -36,9 +29,6 @@ export interface GreekRuleTables {
 
 /**
  * Where one table of a lexicon came from, so a run can record exactly what it used.
- *
- * @example
- * const f: SpacyLexiconFile = { role: "stop_words", url: "https://…/stop_words.py", sha256: "ab…", size: 1234 };
  */
 export interface SpacyLexiconFile {
   role: SpacyFileRole;
@@ -49,10 +39,6 @@ export interface SpacyLexiconFile {
 
 /**
  * spaCy's lemma data and stopwords for one language, ready for the tokenizers.
- *
- * @example
- * const lex = englishLexicon(new Map([["courts", "court"]]), new Set(["the"]));
- * lex.lemma.get("courts"); // "court"
  */
 export interface SpacyLexicon {
   lang: SpacyLang;
@@ -71,17 +57,11 @@ export interface SpacyLexicon {
 
 /**
  * POS tried first when a Greek word's POS is unknown: content words common in statutes come first.
- *
- * @example
- * GREEK_POS_ORDER[0]; // "noun"
  */
 export const GREEK_POS_ORDER = ["noun", "verb", "adj", "adv", "propn"] as const;
 
 /**
  * The English lexicon from the parsed lookup table and stopword list.
- *
- * @example
- * englishLexicon(new Map([["were", "be"]]), new Set(["be"])).lang; // "en"
  */
 export function englishLexicon(lookup: Map<string, string>, stopwords: Set<string>, files: SpacyLexiconFile[] = []): SpacyLexicon {
   return { lang: "en", lemma: lookup, stopwords, source: { files } };
@@ -90,10 +70,6 @@ export function englishLexicon(lookup: Map<string, string>, stopwords: Set<strin
 /**
  * The Greek lexicon from the parsed rule tables and stopword list; `lemma` is the exception
  * table flattened over POS, so a form listed under several POS gets the first POS's lemma.
- *
- * @example
- * const lex = greekLexicon({ index: new Map(), exc: new Map([["verb", new Map([["είχαμε", ["έχω"]]])]]), rules: new Map() }, new Set());
- * lex.lemma.get("είχαμε"); // "έχω"
  */
 export function greekLexicon(greek: GreekRuleTables, stopwords: Set<string>, files: SpacyLexiconFile[] = []): SpacyLexicon {
   return { lang: "el", lemma: flattenExceptions(greek.exc), greek, stopwords, source: { files } };

@@ -58,11 +58,6 @@ function foldedStopwords(lex: SpacyLexicon): Set<string> {
  * candidate, the first rule output even if unknown; without a POS that guess is too risky.
  * An accent-blind match returns the rule output as written, not the indexed spelling; the
  * tokenizer strips accents afterwards, so only direct callers see the difference.
- *
- * @example
- * const lemmatize = greekLemmatizer(await loadSpacyLexicon("el"));
- * lemmatize("παραδώσει"); // e.g. "παραδίδω" (exception table)
- * lemmatize("πωλήσεως"); // e.g. "πωλήση" (rule εως -> η, matched to the indexed "πώληση" without accents)
  */
 export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
   const g = lex.greek;
@@ -103,10 +98,6 @@ export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => strin
 /**
  * BM25-SPACY: Greek words lemmatised with spaCy's Greek lemma tables, accents stripped and
  * lower-cased, spaCy's Greek stopwords (compared in the same folded form) and punctuation dropped.
- *
- * @example
- * const tok = spacyGreekTokenizer(await loadSpacyLexicon("el"));
- * tok.tokenize("Ο εκμισθωτής υποχρεούται να παραδώσει το μίσθιο."); // e.g. ["εκμισθωτης", "υποχρεουμαι", "παραδιδω", "μισθιο"]
  */
 export function spacyGreekTokenizer(lex: SpacyLexicon): Tokenizer {
   if (lex.lang !== "el") throw new Error(`spacyGreekTokenizer needs the Greek lexicon, got '${lex.lang}'`);
@@ -145,10 +136,6 @@ const EMPTY: readonly string[] = Object.freeze([]);
  * English stopwords and punctuation dropped. Contractions are split as spaCy does ("didn't" →
  * "did" + "n't", "court's" → "court" + "'s"); the clitics are all stopwords, so only the stem
  * survives, and only if its lemma is not a stopword.
- *
- * @example
- * const tok = spacyEnglishTokenizer(await loadSpacyLexicon("en"));
- * tok.tokenize("The courts were considering the claims."); // ["court", "consider", "claim"]
  */
 export function spacyEnglishTokenizer(lex: SpacyLexicon): Tokenizer {
   if (lex.lang !== "en") throw new Error(`spacyEnglishTokenizer needs the English lexicon, got '${lex.lang}'`);

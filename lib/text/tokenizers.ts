@@ -10,9 +10,6 @@ const CLEAN_TRIGGERS = ["NBSP", "NARROW", "\\"];
 /**
  * The paper's BM25-GREEKSTEMMER tokenizer: clean, Python-style `\w+` words, accents removed
  * and upper-cased, the 43 stopwords dropped, each word stemmed with the Ntais rules.
- *
- * @example
- * greekStemmerTokenizer().tokenize("Η αγωγή απορρίπτεται ως αόριστη."); // ["ΑΓΩΓ", "ΑΠΟΡΡΙΠΤ", "ΑΟΡΙΣΤ"]
  */
 export function greekStemmerTokenizer(): WordTokenizer {
   // Case variants of a word fold to one form, so stems are cached per folded form.
@@ -70,9 +67,6 @@ const BERT_SPLIT = /[\p{P}!-\/:-@[-`{-~]|[\s\p{Cc}]+/u;
  * accents and lower-cases (its Greek BERT is uncased), then splits on whitespace and on every
  * punctuation character as BERT's basic tokenizer does; punctuation tokens are dropped and
  * nothing is stemmed. See docs/tokenizers.md for what differs from running the toolkit.
- *
- * @example
- * grnlpTokenizer().tokenize("Κατά το άρθρο 281 Α.Κ., η άσκηση..."); // ["κατα","το","αρθρο","281","α","κ","η","ασκηση"]
  */
 export function grnlpTokenizer(): Tokenizer {
   const splitter = new RegExp(BERT_SPLIT.source, "gu");
@@ -108,9 +102,6 @@ const CHUNK_CACHE_LIMIT = 500_000;
 /**
  * The gr-nlp tokens as first written: the whole text folded, then split. The reference the
  * cached `grnlpTokenizer` is tested against.
- *
- * @example
- * grnlpTokensDirect("ΟΔΟΣ 'Α"); // ["οδος", "α"]
  */
 export function grnlpTokensDirect(text: string): string[] {
   const splitter = new RegExp(BERT_SPLIT.source, "gu");

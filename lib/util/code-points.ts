@@ -6,9 +6,6 @@
 
 /**
  * Negative, zero or positive as `a` sorts before, with or after `b` in code-point order.
- *
- * @example
- * ["β", "\u{1D400}", "\uFB01"].sort(compareCodePoints); // ["β", "\uFB01", "\u{1D400}"] (UTF-16 order puts 𝐀 first)
  */
 export function compareCodePoints(a: string, b: string): number {
   if (a === b) return 0;

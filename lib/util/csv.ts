@@ -8,9 +8,6 @@ import { DataError } from "./errors";
 
 /**
  * One row of delimited text, keyed by the header's column names.
- *
- * @example
- * const row: CsvRow = { experiment: "bm25-greekstemmer", "Recall@100": "0.9576" };
  */
 export type CsvRow = Record<string, string>;
 
@@ -23,10 +20,6 @@ export type CsvRow = Record<string, string>;
  * an unquoted field is kept literally (`5" screen`), as Python's csv module, which the Hub's
  * dataset owners use, also reads it; so is a field with text after its closing quote (`"a"b`
  * reads as `"a"b`, quotes and all), where a strict parser would refuse the whole file.
- *
- * @example
- * parseCsv('id,text\n1,"a, ""b""\nc"\n').rows; // [{ id: "1", text: 'a, "b"\nc' }]
- * parseCsv('id,text\n1,"a\nb"\n2,c\n').lines; // [2, 4]
  */
 export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines: number[] } {
   return parseDelimited(text, file, ",");
@@ -98,9 +91,6 @@ function csvProblem(err: CsvError): string {
 /**
  * Delimited text (csv with `,`, tsv with a tab) into rows keyed by the trimmed header, with the
  * line each row starts on; see parseCsv for the rules.
- *
- * @example
- * parseDelimited("a\tb\n1\t2\n", "x.tsv", "\t").rows; // [{ a: "1", b: "2" }]
  */
 export function parseDelimited(text: string, file: string, sep: string): { rows: CsvRow[]; lines: number[] } {
   const records = readRecords(text, file, sep);
@@ -128,9 +118,6 @@ export function parseDelimited(text: string, file: string, sep: string): { rows:
 
 /**
  * Quotes a CSV field when needed (RFC 4180).
- *
- * @example
- * csvField('a "b", c'); // "\"a \"\"b\"\", c\""
  */
 export function csvField(value: unknown): string {
   const s = value === undefined || value === null ? "" : String(value);
@@ -139,9 +126,6 @@ export function csvField(value: unknown): string {
 
 /**
  * CSV text from a header and rows.
- *
- * @example
- * toCsv(["a", "b"], [[1, "x"]]); // "a,b\n1,x\n"
  */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
   return [header.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n") + "\n";

@@ -12,14 +12,6 @@ import { GbrError } from "./errors";
 /**
  * Raised when a download cannot be completed; `code` is stable for callers to switch on
  * (`reproduce`, for one, treats OFFLINE as "skip this experiment" rather than a failure).
- *
- * @example
- * try {
- *   await pullHub({ offline: true });
- * } catch (err) {
- *   if (!(err instanceof DownloadError && err.code === "OFFLINE")) throw err;
- *   console.warn(err.message); // names the missing files and how to get them
- * }
  */
 export class DownloadError extends GbrError {
   declare readonly code: "HTTP" | "NETWORK" | "INTEGRITY" | "OFFLINE";
@@ -41,9 +33,6 @@ export class DownloadError extends GbrError {
 
 /**
  * How `downloadFile` talks to the server; every field is optional.
- *
- * @example
- * const opts: DownloadOptions = { attempts: 2, backoffMs: 1, headers: { Authorization: `Bearer ${token}` } };
  */
 export interface DownloadOptions {
   /** Extra request headers (e.g. Authorization). Never logged. */
@@ -60,9 +49,6 @@ export interface DownloadOptions {
 
 /**
  * What landed on disk: the final path, its size in bytes and its sha256 (hex).
- *
- * @example
- * const { path, size, sha256 }: DownloadResult = await downloadFile(url, "data/x.jsonl");
  */
 export interface DownloadResult {
   path: string;
@@ -82,9 +68,6 @@ function retryable(err: DownloadError): boolean {
  * Streams `url` into `dest` atomically (temp file + rename), hashing as it goes, with retries
  * and exponential backoff that honours Retry-After. A body shorter than its Content-Length is
  * treated as a failed attempt, so a dropped connection never leaves a truncated file behind.
- *
- * @example
- * const { sha256, size } = await downloadFile("http://127.0.0.1:8080/x.jsonl", "data/x.jsonl");
  */
 export async function downloadFile(url: string, dest: string, opts: DownloadOptions = {}): Promise<DownloadResult> {
   await fs.mkdir(path.dirname(dest), { recursive: true });
@@ -154,9 +137,6 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
 
 /**
  * sha256 (hex) and size of a file on disk.
- *
- * @example
- * const { sha256 } = await hashFile("data/hf/corpus.jsonl");
  */
 export async function hashFile(file: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash("sha256");

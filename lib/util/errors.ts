@@ -8,9 +8,6 @@
 
 /**
  * Options of a GbrError.
- *
- * @example
- * new ChatError("no chat server configured", "NOT_CONFIGURED", { hint: "set GBR_CHAT_BASE_URL" });
  */
 export interface GbrErrorOptions {
   cause?: unknown;
@@ -22,10 +19,6 @@ export interface GbrErrorOptions {
 
 /**
  * The base of every error the toolkit raises on purpose.
- *
- * @example
- * try { await run(); }
- * catch (e) { if (e instanceof GbrError && e.unavailable) console.log(`skipped: ${e.message}`); }
  */
 export class GbrError extends Error {
   /** Stable, for callers to switch on (each subclass documents its codes). */
@@ -45,9 +38,6 @@ export class GbrError extends Error {
 
 /**
  * Whether an error means "cannot run here" (a GbrError with `unavailable`).
- *
- * @example
- * const status = isUnavailable(err) ? "skipped" : "failed";
  */
 export function isUnavailable(err: unknown): boolean {
   return err instanceof GbrError && err.unavailable;
@@ -56,9 +46,6 @@ export function isUnavailable(err: unknown): boolean {
 /**
  * A problem with input data. The message always names the file and, where one exists, the line
  * or id, so a researcher can open the file and fix it; `code` is "DATA".
- *
- * @example
- * throw new DataError("duplicate id 'ΑΚ::914'", "corpus.jsonl", 12);
  */
 export class DataError extends GbrError {
   constructor(

@@ -24,26 +24,17 @@ import { lockfileSdk } from "./sdk";
 
 /**
  * Age (ms) after which a lock whose holder stopped refreshing it is taken over.
- *
- * @example
- * console.log(`a lock left by a killed process is taken over after ${LOCK_STALE_MS / 1000} s`);
  */
 export const LOCK_STALE_MS = 10_000;
 
 /**
  * How often (ms) a holder refreshes its lock's mtime (well inside `LOCK_STALE_MS`, so a holder
  * whose event loop is busy for a few seconds keeps its lock).
- *
- * @example
- * LOCK_UPDATE_MS < LOCK_STALE_MS / 2; // true
  */
 export const LOCK_UPDATE_MS = 2_000;
 
 /**
  * Options of `withFileLock`.
- *
- * @example
- * await withFileLock(lockPath, work, { what: "the vector table qwen3-8b-…", log: console.error });
  */
 export interface FileLockOptions {
   /** What the lock protects, for messages ("the replay key 3f2a… of data/replay/llm-calls.jsonl"). */
@@ -85,12 +76,6 @@ const turns = new Map<string, Promise<void>>();
  * all (a read-only folder, say) `fn` runs without it and the reason is logged: the lock saves
  * repeated work, nothing depends on it for correctness. Errors of `fn` are passed through after
  * the lock is released.
- *
- * @example
- * const answer = await withFileLock(`${file}.locks/${key}.lock`, async () => {
- *   await cache.refresh();
- *   return cache.has(key) ? replay(key) : callProvider();
- * }, { inProcess: "exclusive" });
  */
 export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, opts: FileLockOptions = {}): Promise<T> {
   const target = path.resolve(lockPath);

@@ -16,10 +16,6 @@ const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
  *
  * Returns undefined outside Node or when undici's global dispatcher cannot be found, in which
  * case callers simply keep the defaults.
- *
- * @example
- * const client = new OpenAI({ baseURL, apiKey, timeout: 600_000,
- *   fetchOptions: { dispatcher: longRequestDispatcher() } as OpenAI["fetchOptions"] });
  */
 export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}): object | undefined {
   const g = globalThis as Record<symbol, unknown>;
@@ -42,10 +38,6 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
 /**
  * The part of a server URL a run records: scheme, host and port only, so credentials, paths and
  * query strings (which may carry tokens) never reach metadata or reports.
- *
- * @example
- * endpointOrigin("http://user:KEY@10.0.0.5:8000/v1?token=x"); // "http://10.0.0.5:8000"
- * endpointOrigin("not a url");                                 // "(invalid URL)"
  */
 export function endpointOrigin(url: string): string {
   try {
@@ -58,9 +50,6 @@ export function endpointOrigin(url: string): string {
 
 /**
  * A URL with any user name or password replaced by `***`, for messages.
- *
- * @example
- * maskCredentials("http://u:KEY@127.0.0.1:8000/v1"); // "http://***:***@127.0.0.1:8000/v1"
  */
 export function maskCredentials(url: string): string {
   try {
@@ -80,10 +69,6 @@ export function maskCredentials(url: string): string {
  * once when it carries a user name or password: such a URL would be sent with every request and
  * could end up in messages, logs or outputs, and the key belongs in the matching *_API_KEY
  * variable. The error shows the URL with the credentials masked and never contains them.
- *
- * @example
- * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://localhost:8000/v1"); // "http://localhost:8000/v1"
- * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://u:KEY@localhost:8000/v1", "GBR_CHAT_API_KEY"); // throws, showing http://***:***@localhost:8000/v1
  */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
   let withCredentials = false;
@@ -104,10 +89,6 @@ export function checkedBaseUrl(source: string, url: string, keyVariable?: string
 /**
  * An error and its causes in one line: undici hides the useful part ("ECONNREFUSED", "other side
  * closed") in nested causes, with its code beside the message.
- *
- * @example
- * describeCause(new TypeError("fetch failed", { cause: Object.assign(new Error("connect refused"), { code: "ECONNREFUSED" }) }));
- * // "fetch failed: connect refused [ECONNREFUSED]"
  */
 export function describeCause(err: unknown): string {
   const parts: string[] = [];

@@ -5,10 +5,6 @@
 
 /**
  * The provider and the model name of a chat model id ("" as provider when the id names none).
- *
- * @example
- * splitModelId("openai:gpt-oss:120b"); // { provider: "openai", model: "gpt-oss:120b" }
- * splitModelId("local-model");         // { provider: "", model: "local-model" }
  */
 export function splitModelId(id: string): { provider: string; model: string } {
   const i = id.indexOf(":");

@@ -6,9 +6,6 @@ import type { UsageTotals } from "../providers/usage-meter";
 
 /**
  * Seconds as a person reads them: "42 s", "3 min 05 s", "1 h 02 min".
- *
- * @example
- * duration(185); // "3 min 05 s"
  */
 export function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
@@ -23,10 +20,6 @@ const short = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ?
 /**
  * The progress line of a job that started `elapsed` seconds ago, with the provider work made
  * since it started; the time left assumes the rate so far holds.
- *
- * @example
- * progressLine("react-bm25", 120, 283, 38, { chatCalls: 2400, chatTokens: 3.4e6, … });
- * // "react-bm25 120/283 (42%) · 3.2/s · 2,400 chat calls (63/s), 3.4M tokens (89k/s) · 38 s, about 52 s left"
  */
 export function progressLine(label: string, done: number, total: number, elapsed: number, work: UsageTotals): string {
   const parts = [`${label} ${done}/${total} (${total ? Math.floor((100 * done) / total) : 100}%)`, `${rate(done, elapsed).toFixed(1)}/s`];
@@ -42,9 +35,6 @@ export function progressLine(label: string, done: number, total: number, elapsed
 
 /**
  * The provider work between two snapshots.
- *
- * @example
- * workSince(before, usageSnapshot()).chatCalls;
  */
 export function workSince(before: UsageTotals, now: UsageTotals): UsageTotals {
   return {

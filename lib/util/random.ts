@@ -13,11 +13,6 @@
  *
  * Not cryptographic, and not numpy's generator: p-values agree with a Python implementation
  * of the same test within Monte-Carlo error, not digit for digit.
- *
- * @example
- * const rng = Xoshiro128ss.fromSeed(42);
- * rng.nextUint32(); // an integer in [0, 2^32)
- * rng.nextFloat();  // a number in [0, 1)
  */
 export class Xoshiro128ss {
   /** The four state words, kept as int32 so every step stays in V8's small-integer fast path. */
@@ -31,9 +26,6 @@ export class Xoshiro128ss {
 
   /**
    * A generator seeded from an integer (taken modulo 2^32).
-   *
-   * @example
-   * Xoshiro128ss.fromSeed(42).nextUint32() === Xoshiro128ss.fromSeed(42).nextUint32(); // true
    */
   static fromSeed(seed: number): Xoshiro128ss {
     return new Xoshiro128ss(seedState(seed));
@@ -41,9 +33,6 @@ export class Xoshiro128ss {
 
   /**
    * The next 32 random bits as an unsigned integer.
-   *
-   * @example
-   * new Xoshiro128ss([1, 2, 3, 4]).nextUint32(); // 11520, the reference implementation's first output
    */
   nextUint32(): number {
     const s = this.state;
@@ -63,9 +52,6 @@ export class Xoshiro128ss {
 
   /**
    * A uniform number in [0, 1) with 32 random bits (plenty for resampling indices).
-   *
-   * @example
-   * Math.floor(rng.nextFloat() * n); // a uniform index below n (bias < n / 2^32)
    */
   nextFloat(): number {
     return this.nextUint32() / 4294967296;
@@ -74,9 +60,6 @@ export class Xoshiro128ss {
 
 /**
  * 32-bit rotate left (xoshiro's building block; inlined by hot loops that cannot afford a call).
- *
- * @example
- * rotl(1, 31); // -2147483648
  */
 export function rotl(x: number, k: number): number {
   return (x << k) | (x >>> (32 - k));
@@ -85,9 +68,6 @@ export function rotl(x: number, k: number): number {
 /**
  * Four SplitMix32 outputs from a seed: the initial xoshiro128** state. The mixer is a bijection
  * of distinct inputs, so the four words are distinct and never all zero.
- *
- * @example
- * seedState(42); // Int32Array of 4 words
  */
 export function seedState(seed: number): Int32Array {
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);

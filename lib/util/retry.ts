@@ -9,10 +9,6 @@ export const RETRY_AFTER_CEILING_MS = 5 * 60_000;
 /**
  * Milliseconds a `Retry-After` header asks for: delta-seconds ("17", "0.5") or an HTTP date;
  * undefined when absent or unreadable.
- *
- * @example
- * retryAfterMs("2"); // 2000
- * retryAfterMs("Wed, 21 Oct 2026 07:28:00 GMT", Date.parse("Wed, 21 Oct 2026 07:27:58 GMT")); // 2000
  */
 export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {
   if (value == null || value.trim() === "") return undefined;
@@ -42,10 +38,6 @@ export interface RetryOptions {
  * The wait before attempt `attempt + 1`: the server's hint when it gave one (capped at five
  * minutes), else exponential backoff `baseMs · 2^(attempt-1)` up to `maxMs`, with "equal
  * jitter" (half fixed, half random) so parallel clients spread out but never retry at once.
- *
- * @example
- * backoffDelay(3, { baseMs: 1000, maxMs: 60000, random: () => 0 }); // 2000 (half of 4000)
- * backoffDelay(3, { baseMs: 1000, maxMs: 60000, afterMs: 7000 });    // 7000
  */
 export function backoffDelay(
   attempt: number,
@@ -59,12 +51,6 @@ export function backoffDelay(
 /**
  * Runs `fn(attempt)` (attempt counts from 1) until it succeeds, `classify` says the error is
  * final, or the attempts run out; then the last error is thrown unchanged.
- *
- * @example
- * const page = await retryWithBackoff(() => fetchJson(url), {
- *   attempts: 5,
- *   classify: (e) => ({ retry: e instanceof HttpError && e.status >= 500 }),
- * });
  */
 export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o: RetryOptions): Promise<T> {
   const attempts = Math.max(1, o.attempts ?? 5);

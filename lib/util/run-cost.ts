@@ -6,9 +6,6 @@ import type { Work, RunCost } from "../types";
 
 /**
  * No work at all.
- *
- * @example
- * const w = zeroWork(); w.llmCalls; // 0
  */
 export function zeroWork(): Work {
   return { seconds: 0, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
@@ -16,9 +13,6 @@ export function zeroWork(): Work {
 
 /**
  * The sum of some provider work.
- *
- * @example
- * addWork({ ...zeroWork(), llmCalls: 1 }, { ...zeroWork(), llmCalls: 2 }).llmCalls; // 3
  */
 export function addWork(...parts: readonly (Work | undefined)[]): Work {
   const w = zeroWork();
@@ -40,9 +34,6 @@ export function addWork(...parts: readonly (Work | undefined)[]): Work {
 
 /**
  * Runs `make` and returns its value with its wall time in seconds.
- *
- * @example
- * const { value: run, seconds } = await timed(() => inner.retrieve(queries, 100));
  */
 export async function timed<T>(make: () => Promise<T> | T): Promise<{ value: T; seconds: number }> {
   const t0 = performance.now();
@@ -52,9 +43,6 @@ export async function timed<T>(make: () => Promise<T> | T): Promise<{ value: T; 
 
 /**
  * Work of the given wall time and nothing else (a method that calls no provider).
- *
- * @example
- * const online = secondsOf(0.21); // 0.21 s, no calls
  */
 export function secondsOf(seconds: number): Work {
   return { ...zeroWork(), seconds };
@@ -63,9 +51,6 @@ export function secondsOf(seconds: number): Work {
 /**
  * The cost of runs made together (a fusion of their rankings, say): online and one-time work
  * added, the first chat and embedding model named kept. Undefined when none of them has a cost.
- *
- * @example
- * addCosts(bm25Run.cost, denseRun.cost)?.online.embeddingCalls;
  */
 export function addCosts(...costs: readonly (RunCost | undefined)[]): RunCost | undefined {
   const present = costs.filter((c): c is RunCost => c !== undefined);

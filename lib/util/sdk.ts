@@ -13,9 +13,6 @@
 
 /**
  * The `openai` SDK (OpenAI-compatible chat and embeddings).
- *
- * @example
- * const client = new (openaiSdk().default)({ apiKey, baseURL });
  */
 export function openaiSdk(): typeof import("openai") {
   return require("openai") as typeof import("openai");
@@ -23,9 +20,6 @@ export function openaiSdk(): typeof import("openai") {
 
 /**
  * The `@google/genai` SDK (Gemini chat and embeddings).
- *
- * @example
- * const ai = new (genaiSdk().GoogleGenAI)({ apiKey });
  */
 export function genaiSdk(): typeof import("@google/genai") {
   return require("@google/genai") as typeof import("@google/genai");
@@ -33,9 +27,6 @@ export function genaiSdk(): typeof import("@google/genai") {
 
 /**
  * LanceDB (the embedding cache).
- *
- * @example
- * const db = await lancedbSdk().connect(uri);
  */
 export function lancedbSdk(): typeof import("@lancedb/lancedb") {
   return require("@lancedb/lancedb") as typeof import("@lancedb/lancedb");
@@ -43,9 +34,6 @@ export function lancedbSdk(): typeof import("@lancedb/lancedb") {
 
 /**
  * Apache Arrow (LanceDB's column format; the vector cache builds its batches with it).
- *
- * @example
- * const { Float32, Utf8 } = arrowSdk();
  */
 export function arrowSdk(): typeof import("apache-arrow") {
   return require("apache-arrow") as typeof import("apache-arrow");
@@ -53,9 +41,6 @@ export function arrowSdk(): typeof import("apache-arrow") {
 
 /**
  * danfojs-node (DataFrames in the notebooks).
- *
- * @example
- * const df = new (danfoSdk().DataFrame)(rows);
  */
 export function danfoSdk(): typeof import("danfojs-node") {
   return require("danfojs-node") as typeof import("danfojs-node");
@@ -63,9 +48,6 @@ export function danfoSdk(): typeof import("danfojs-node") {
 
 /**
  * tslab (present only inside a tslab kernel; throws elsewhere, which callers expect).
- *
- * @example
- * tslabSdk().display.html("<b>hi</b>");
  */
 export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
@@ -75,9 +57,6 @@ export function tslabSdk(): typeof import("tslab") {
  * proper-lockfile (the cross-process locks of lib/cache/file-lock.ts). Light (~9 ms) but loaded on
  * first use all the same: on load it hooks the process's exit and signal handling (signal-exit) to
  * remove held locks, which a command that never locks (`gbr stem`, `gbr eval`) should not carry.
- *
- * @example
- * const release = await lockfileSdk().lock(dir, { lockfilePath: dir, stale: 10_000 });
  */
 export function lockfileSdk(): typeof import("proper-lockfile") {
   return require("proper-lockfile") as typeof import("proper-lockfile");
@@ -87,9 +66,6 @@ export function lockfileSdk(): typeof import("proper-lockfile") {
  * Whether a tslab notebook cell is running now: tslab's own `display` throws "Not ready" outside a
  * cell, and its jupyter module (the one the kernel runs) holds the writer that check reads. False
  * outside a kernel (a script, a test) and when tslab is not installed.
- *
- * @example
- * if (tslabCellRunning()) tslabSdk().display.html(html);
  */
 export function tslabCellRunning(): boolean {
   try {
@@ -104,9 +80,6 @@ export function tslabCellRunning(): boolean {
  * The little of gpt-tokenizer's o200k_harmony encoder that token counting uses. Declared here
  * rather than imported: the package's own declarations use `export { x as "quoted-name" }`,
  * which TypeScript before 5.6 (tslab's 5.0) cannot parse.
- *
- * @example
- * const enc: O200kEncoder = o200kHarmony();
  */
 export interface O200kEncoder {
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
@@ -116,9 +89,6 @@ export interface O200kEncoder {
  * gpt-tokenizer's o200k_harmony encoding (building its rank table takes ~0.1 s and some MB).
  * A CommonJS deep path: the package's root export is ESM-first under classic resolution, while
  * this file's `exports` entry ("./cjs/*") resolves under require() on Node 20 and in tsx.
- *
- * @example
- * o200kHarmony().countTokens("hello world"); // 2
  */
 export function o200kHarmony(): O200kEncoder {
   return require("gpt-tokenizer/cjs/encoding/o200k_harmony") as O200kEncoder;

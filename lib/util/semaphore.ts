@@ -24,11 +24,6 @@ export interface Semaphore {
 /**
  * A semaphore with `n` slots. Waiters are served first come, first served, so a long queue of
  * batches is embedded roughly in the order it was submitted.
- *
- * @example
- * const limit = createSemaphore(2);
- * // Six requests, never more than two at the server at once:
- * const answers = await Promise.all(batches.map((b) => limit.run(() => client.embeddings.create(b))));
  */
 export function createSemaphore(n: number): Semaphore {
   const check = (k: number) => {

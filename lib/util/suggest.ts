@@ -8,10 +8,6 @@ import { distance } from "fastest-levenshtein";
  * The candidate nearest to `input`, when it is near enough to be a likely typo (an edit distance
  * of at most a third of the input's length, at least 2), else undefined. A candidate that starts
  * with the input, or contains it, counts as near.
- *
- * @example
- * nearest("bm25-greekstemer", ["bm25-greekstemmer", "bm25-spacy"]); // "bm25-greekstemmer"
- * nearest("zzz", ["bm25-greekstemmer"]);                            // undefined
  */
 export function nearest(input: string, candidates: readonly string[]): string | undefined {
   const needle = input.toLowerCase();
@@ -27,9 +23,6 @@ export function nearest(input: string, candidates: readonly string[]): string | 
 
 /**
  * " (did you mean 'x'?)" for the nearest candidate, or "" when none is near.
- *
- * @example
- * `unknown retriever 'bm25-greek'${didYouMean("bm25-greek", names)}`; // "… (did you mean 'bm25-greekstemmer'?)"
  */
 export function didYouMean(input: string, candidates: readonly string[]): string {
   const n = nearest(input, candidates);

@@ -13,9 +13,6 @@ import { o200kHarmony, type O200kEncoder } from "./sdk";
 
 /**
  * Name of the encoding `countTokens` uses.
- *
- * @example
- * console.log(`observer prompts counted with ${TOKEN_ENCODING}`); // "o200k_harmony"
  */
 export const TOKEN_ENCODING = "o200k_harmony";
 
@@ -44,9 +41,6 @@ let core: BpeCore | null | undefined;
 /**
  * Whether `countTokens` counts through its piece cache (true) or had to fall back to
  * gpt-tokenizer's public count, slower on long prompts (another gpt-tokenizer version).
- *
- * @example
- * assert.ok(piecewiseCounting());
  */
 export function piecewiseCounting(): boolean {
   return bpeCore() !== null;
@@ -103,10 +97,6 @@ function countPieces(text: string, c: BpeCore): number {
  *
  * o200k_harmony shares o200k_base's vocabulary, merges and pre-tokenizer and only adds special
  * tokens, so with special tokens read as text the two counts are the same (a test checks it).
- *
- * @example
- * countTokens("hello world"); // 2
- * countTokens("Η αγωγή απορρίπτεται ως αόριστη."); // 16
  */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
@@ -117,9 +107,6 @@ export function countTokens(text: string): number {
 /**
  * The same count through gpt-tokenizer's public `countTokens`, without the piece cache: the
  * reference the tests hold `countTokens` to.
- *
- * @example
- * referenceCountTokens("hello world"); // 2
  */
 export function referenceCountTokens(text: string): number {
   return text.length === 0 ? 0 : load().countTokens(text, ORDINARY_TEXT);
@@ -142,9 +129,6 @@ const MAX_CACHED_SEGMENTS = 50_000;
 /**
  * `countTokens(text)`, remembered for the next time the same text is counted (up to 50,000
  * texts): for texts counted again and again, such as an article in every round of REACT.
- *
- * @example
- * countTokensRemembered("Όποιος ζημιώσει άλλον…") === countTokens("Όποιος ζημιώσει άλλον…"); // true
  */
 export function countTokensRemembered(text: string): number {
   let n = segmentCounts.get(text);
@@ -162,10 +146,6 @@ export function countTokensRemembered(text: string): number {
  * is neither white space nor "/"), else together, and each counted span is remembered. REACT
  * counts observer prompts that differ by which articles they hold; with each article's block as
  * a part, a recount costs little more than looking up its blocks.
- *
- * @example
- * countTokensJoined(["Ερώτηση:\n", "[DOC]\nΑΚ::914\n[/DOC]", "\n\n", "[DOC]\nΑΚ::915\n[/DOC]"]);
- * // === countTokens("Ερώτηση:\n[DOC]\nΑΚ::914\n[/DOC]\n\n[DOC]\nΑΚ::915\n[/DOC]")
  */
 export function countTokensJoined(parts: readonly string[]): number {
   let total = 0;

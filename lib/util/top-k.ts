@@ -8,11 +8,6 @@ export interface TopK {
  * Bounded heap whose root is the worst kept entry: lower score, or equal score and later
  * corpus position. Keeps the selection O(N log k) instead of sorting all N scores, and gives
  * every retriever the same tie rule (corpus order).
- *
- * @example
- * const heap = new TopKHeap(2);
- * [0.1, 0.9, 0.9, 0.5].forEach((s, d) => heap.offer(d, s));
- * heap.sorted().docs; // Int32Array [1, 2]
  */
 export class TopKHeap {
   private readonly doc: Int32Array;
@@ -101,9 +96,6 @@ export class TopKHeap {
  * offered to a `TopKHeap` in order, so with fewer than k positive scores the list fills with
  * zeros in index order, as a stable descending sort would. `positiveOnly` leaves out indices
  * scoring <= 0.
- *
- * @example
- * selectTop(Float64Array.of(0.1, 0.9, 0.9, 0.5), 2, false).docs; // Int32Array [1, 2]
  */
 export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean): TopK {
   const n = scores.length;

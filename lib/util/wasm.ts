@@ -23,10 +23,6 @@ export const WASM_PAGE = 65536;
 /**
  * A function that instantiates the module embedded as base64, compiling it on first use only:
  * every instance has its own memory, the compiled code is shared.
- *
- * @example
- * const instantiate = wasmKernel(DOT_KERNEL_WASM_BASE64);
- * const { memory, exports } = instantiate();
  */
 export function wasmKernel(base64: string): () => { memory: WasmMemory; exports: Record<string, unknown> } {
   let compiled: object | undefined;
@@ -39,9 +35,6 @@ export function wasmKernel(base64: string): () => { memory: WasmMemory; exports:
 
 /**
  * Grows `memory` to hold at least `bytes`; a no-op when it already does.
- *
- * @example
- * ensureWasmBytes(memory, 1 << 20); // at least 1 MiB
  */
 export function ensureWasmBytes(memory: WasmMemory, bytes: number): void {
   const have = memory.buffer.byteLength;
