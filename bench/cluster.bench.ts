@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     for (const n of LEVELS) {
       process.env.GBR_CHAT_CONCURRENCY = String(n);
       // Each level starts from nothing: its own work folder, no replay cache.
-      const r = await createRetriever(method, bench, { rounds: 2, replay: "off", workDir: path.join(tmp, `work-${method.replace(/\W+/g, "_")}-${n}`), traceDir: path.join(tmp, `traces-${n}`) });
+      const r = await createRetriever(method, bench, { rounds: 2 }, { replay: "off", workDir: path.join(tmp, `work-${method.replace(/\W+/g, "_")}-${n}`), traceDir: path.join(tmp, `traces-${n}`) });
       const before = calls();
       const t0 = performance.now();
       const run = await r.retrieve(queries, 100);

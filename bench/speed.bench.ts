@@ -29,7 +29,7 @@ import { evaluate } from "../lib/eval/metrics";
 import { bm25Search, indexCorpus } from "../lib/sparse/bm25-retriever";
 import { bm25Sweep } from "../lib/experiments/sweep-run";
 import { fitLsi } from "../lib/dense/lsi";
-import { vectorRetriever } from "../lib/dense/register";
+import { vectorRetriever } from "../lib/dense/retriever";
 import { greekStemmerTokenizer } from "../lib/text/tokenizers";
 import type { Benchmark, Query } from "../lib/types";
 

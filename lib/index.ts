@@ -26,7 +26,7 @@ export { explainBm25, explainPrf, type Bm25Explanation, type PrfExplanation, typ
 export { tuneBm25 } from "./experiments/tuning";
 export type { SweepResult } from "./eval/sweep-result";
 export type { CvResult } from "./eval/cross-validation";
-export { rewriteQueries } from "./llm/register";
+export { rewriteQueries } from "./retrievers";
 export type { RewriteKind } from "./llm/reformulate";
 
 // Evaluation: the five metrics, breakdowns, error analysis, statistics and significance.

@@ -16,65 +16,59 @@ export interface PlanMode {
   tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number): void;
 }
 
-export interface RetrieverOptions extends TokenizerContext {
-  /**
-   * The run's model servers (lib/providers): built once per run from its configuration, so every
-   * method of the run shares their limits and rate caps. Absent: made from the environment by
-   * `createRetriever`.
-   */
-  providers?: Providers;
+/**
+ * A method's own parameters: what makes one retriever differ from another of the same name
+ * (and so what a BuildCache keys a built retriever by). What the run supplies is a RunContext.
+ */
+export interface RetrieverOptions {
   /** BM25 parameters (rank_bm25 defaults when absent). */
   bm25?: Partial<Bm25Params>;
   /** Drop documents scoring <= 0 (BM25). */
   positiveOnly?: boolean;
-  /** Progress messages for long steps such as indexing. */
-  log?: (message: string) => void;
-  /** LanceDB URI of the embedding cache (default `<data>/lancedb`). */
-  vectorStore?: string;
-  /**
-   * Dense retrieval through the store's approximate (IVF_PQ) index instead of exact search;
-   * built on first use. Its recall@100 against exact search is logged.
-   */
+  /** Dense retrieval through LanceDB's IVF_PQ index instead of exact search; its recall@100 against exact search is logged. */
   ann?: { nprobes?: number; refineFactor?: number };
   /** Chat model for the LLM methods (`--llm`; default GBR_CHAT_MODEL or the provider's default). */
   llm?: string;
-  /**
-   * The run's store of chat answers and rerank scores (lib/store), opened once by the command;
-   * default: the data folder's (`openDataStore`).
-   */
-  store?: Store;
-  /** Replay cache mode for LLM calls: "use" (default), "refresh" (`--no-cache`), "off". */
-  replay?: "use" | "refresh" | "off";
   /** Sample index for `--repeat N` (part of the replay key) and the provider seed to send. */
   sample?: number;
   seed?: number;
   /** Prompt set for the LLM methods: the project's (default) or the authors' official ones. */
   promptSet?: "project" | "official";
-  /** REACT-BM25 rounds (default 10) and trace folder. */
+  /** REACT-BM25 rounds (default 10). */
   rounds?: number;
-  traceDir?: string;
-  /** `rerank:` retrievers: how many of the first stage's articles are re-scored (default 100). */
+  /** `rerank:` retrievers: how many first-stage articles are re-scored (default 100), and the listwise window and step (20, 10). */
   rerankDepth?: number;
-  /** The listwise LLM re-ranker's sliding window and step (default 20 and 10, as RankGPT). */
   rerankWindow?: number;
   rerankStep?: number;
-  /** Where LLM methods keep rewrites, translations and traces (default `<data>/llm`). */
-  workDir?: string;
-  /** Reports progress of long embedding jobs. */
-  onProgress?: (label: string, done: number, total: number) => void;
-  /**
-   * Shares what is built between retrievers: with a cache, a retriever asked for twice with the
-   * same name and options is built once, its runs for the same queries are computed once, and
-   * an indexed corpus is built once per tokenizer (`gbr reproduce` uses one per run).
-   */
-  cache?: BuildCache;
-  /**
-   * `gbr reproduce --plan`: build every run without calling a model (lib/experiments/plan.ts).
-   * Chat requests are answered from the replay cache or counted and answered empty, texts to
-   * embed or pairs to score are counted, and no cache or work file is written.
-   */
-  plan?: PlanMode;
 }
+
+/**
+ * What a run gives every retriever it builds: its model servers, its store, what it shares, where
+ * it writes and how it reports. `runContext` (lib/retrievers.ts) fills the defaults.
+ */
+export interface RunContext extends TokenizerContext {
+  /** The run's model servers, built once so every method shares their limits and rate caps. */
+  providers: Providers;
+  /** The run's store of chat answers, rerank scores and traces, opened once on first use. */
+  store: () => Promise<Store>;
+  /** LLM answers: "use" the store (default), "refresh" them (`--no-cache`), or keep none ("off"). */
+  replay: "use" | "refresh" | "off";
+  log: (message: string) => void;
+  /** Progress of long jobs (embedding, REACT). */
+  onProgress?: (label: string, done: number, total: number) => void;
+  /** Shares built retrievers, their runs and indexed corpora within a job. */
+  cache?: BuildCache;
+  /** `gbr reproduce --plan`: count the work a real run would send, call nothing, write nothing. */
+  plan?: PlanMode;
+  /** LanceDB URI of the embedding cache (default `<data>/lancedb`). */
+  vectorStore?: string;
+  /** Where LLM methods keep traces and v0.8's per-item files (default `<data>/llm`), and the REACT trace folder. */
+  workDir?: string;
+  traceDir?: string;
+}
+
+/** A RunContext in part: `runContext` completes it; `store` may be an open store. */
+export type RunContextInit = Partial<Omit<RunContext, "store">> & { store?: Store | (() => Promise<Store>) };
 
 /**
  * What one job builds once and shares: values keyed by an owner object (a benchmark, a corpus's
@@ -112,7 +106,7 @@ export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
 }
 
 /** Builds a retriever over a benchmark's corpus. */
-export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverOptions) => Promise<Retriever>;
+export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext) => Promise<Retriever>;
 
 /**
  * How a composite retriever gets its parts (the first stage of a re-ranker, the inner retriever

@@ -6,14 +6,18 @@
  * User retrievers come in through `registerRetriever`.
  */
 import type { Benchmark, Query, Retriever, Run } from "./types";
-import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type RetrieverFactory, type RetrieverOptions } from "./registry";
+import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
+import { denseRetriever, lsiRetriever } from "./dense/retriever";
+import { rrfRetriever } from "./fusion/retriever";
+import { reactRetriever, reformRetriever, translateRetriever } from "./llm/retriever";
 import { loadSpacyLexicon } from "./data/spacy-tables";
-import { denseRetriever, lsiRetriever } from "./dense/register";
-import { rrfRetriever } from "./fusion/register";
-import { reactRetriever, reformRetriever, translateRetriever } from "./llm/register";
 import { createProviders } from "./providers";
-import { parseRerankName, rerankRetriever } from "./rerank/register";
-import { bm25Retriever } from "./sparse/register";
+import { chatForMethod } from "./providers/for-methods";
+import { openDataStore, type Store } from "./store";
+import { loadPromptSet, type PromptSetName } from "./llm/prompts";
+import { reformulate, type RewriteKind } from "./llm/reformulate";
+import { parseRerankName, rerankRetriever } from "./rerank/retriever";
+import { bm25Retriever } from "./sparse/retriever";
 import { TOKENIZERS } from "./text/registry";
 import { GbrError } from "./util/errors";
 import { didYouMean } from "./util/suggest";
@@ -108,31 +112,69 @@ export function parseRetrieverName(name: string): RetrieverSpec {
 /**
  * A retriever by name: `bm25-greekstemmer`, `bm25-spacy`, `bm25-grnlp`, `bm25-english`,
  * `dense:<preset>`, `lsi`, `prf:<name>`, `rrf:<a>+<b>`, `reform:<name>`, `translate:<name>`,
- * `react-bm25`, `rerank:<reranker>:<name>`, or a registered name. The corpus is indexed (or
- * embedded) once, when the retriever is created; with `opts.cache`, once per job (see
- * BuildCache). Without `opts.providers`, the model servers are configured from the environment.
+ * `react-bm25`, `rerank:<reranker>:<name>`, or a registered name. `opts` are the method's
+ * parameters; `ctx` what the run supplies (see RunContext; missing parts come from the
+ * environment). The corpus is indexed (or embedded) once, when the retriever is created; with
+ * `ctx.cache`, once per job (see BuildCache).
  *
  * @example
  * const bm25 = await createRetriever("bm25-greekstemmer", bench, { bm25: { k1: 1.2 } });
  * const run = await bm25.retrieve(bench.queries, 100);
  */
-export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}): Promise<Retriever> {
+export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> {
   const spec = parseRetrieverName(name);
-  const full: RetrieverOptions = { loadSpacyLexicon, ...opts, providers: opts.providers ?? createProviders() };
-  if (full.cache) return full.cache.once(bench, `retriever ${name} ${optionsKey(full)}`, async () => withRunMemo(await build(spec, bench, full)));
-  return build(spec, bench, full);
+  const run = runContext(ctx);
+  if (run.cache) return run.cache.once(bench, `retriever ${name} ${JSON.stringify(opts, Object.keys(opts).sort())}`, async () => withRunMemo(await build(spec, bench, opts, run)));
+  return build(spec, bench, opts, run);
+}
+
+/**
+ * A complete RunContext: the providers configured from the environment, the data folder's store
+ * (opened once, on first use), answers replayed, the spaCy tables of lib/data, no log.
+ */
+export function runContext(init: RunContextInit = {}): RunContext {
+  if (isComplete(init)) return init;
+  const log = init.log ?? (() => {});
+  const given = init.store;
+  let opened: Promise<Store> | undefined;
+  const store = typeof given === "function" ? given : () => (opened ??= given ? Promise.resolve(given) : openDataStore({ log }));
+  return { loadSpacyLexicon, replay: "use", ...init, log, providers: init.providers ?? createProviders(), store };
+}
+
+function isComplete(ctx: RunContextInit): ctx is RunContext {
+  return ctx.providers !== undefined && typeof ctx.store === "function" && ctx.replay !== undefined && ctx.log !== undefined && ctx.loadSpacyLexicon !== undefined;
+}
+
+/**
+ * Queries rewritten by the chat model as `reform:` rewrites them: "sparse" into keywords for
+ * BM25, "dense" into legal prose for an embedding model, with the project's prompts unless
+ * `prompts` says "official"; through the replay cache, so asking again costs nothing. Rejects
+ * when no chat model is configured (the error says what to set).
+ *
+ * @example
+ * const rewrites = await rewriteQueries(bench.queries.slice(0, 1), "sparse");
+ * rewrites.get(bench.queries[0].id); // "μίσθωση καταγγελία …"
+ */
+export async function rewriteQueries(
+  queries: readonly { id: string; text: string }[],
+  kind: RewriteKind,
+  opts: { llm?: string; prompts?: PromptSetName } = {},
+  ctx: RunContextInit = {},
+): Promise<Map<string, string>> {
+  const model = await chatForMethod(opts, runContext(ctx));
+  return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project"));
 }
 
 /** Builds a parsed retriever from its parts. */
-async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
-  const part: PartBuilder = (name, on = bench) => createRetriever(name, on, opts);
+async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
+  const part: PartBuilder = (name, on = bench) => createRetriever(name, on, opts, ctx);
   switch (spec.kind) {
     case "bm25":
-      return bm25Retriever(spec.name, bench, opts);
+      return bm25Retriever(spec.name, bench, opts, ctx);
     case "dense":
-      return denseRetriever(spec.name, bench, opts);
+      return denseRetriever(spec.name, bench, opts, ctx);
     case "lsi":
-      return lsiRetriever(spec.name, bench, opts, part, spec.dims);
+      return lsiRetriever(spec.name, bench, ctx, part, spec.dims);
     case "prf":
       return prfRetriever(spec.name, await part(spec.of.name));
     case "rrf": {
@@ -141,15 +183,15 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
       return rrfRetriever(spec.name, inputs);
     }
     case "reform":
-      return reformRetriever(spec.name, bench, opts, part);
+      return reformRetriever(spec.name, bench, opts, ctx, part);
     case "translate":
-      return translateRetriever(spec.name, bench, opts, part);
+      return translateRetriever(spec.name, bench, opts, ctx, part);
     case "react":
-      return reactRetriever(spec.name, bench, opts);
+      return reactRetriever(spec.name, bench, opts, ctx);
     case "rerank":
-      return rerankRetriever(spec.name, bench, opts, part);
+      return rerankRetriever(spec.name, bench, opts, ctx, part);
     case "user":
-      return spec.factory(spec.name, bench, opts);
+      return spec.factory(spec.name, bench, opts, ctx);
   }
 }
 
@@ -164,12 +206,6 @@ function prfRetriever(name: string, inner: Retriever): Retriever {
 
 function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");
-}
-
-/** The options that make one retriever differ from another of the same name (not callbacks, the cache or the providers). */
-function optionsKey(opts: RetrieverOptions): string {
-  const { log: _log, onProgress: _progress, cache: _cache, providers: _providers, store: _store, loadSpacyLexicon: _load, ...rest } = opts;
-  return JSON.stringify(rest, Object.keys(rest).sort());
 }
 
 /**

@@ -12,7 +12,7 @@ import { evaluate, METRICS } from "../eval/metrics";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
-import { createRetriever } from "../retrievers";
+import { createRetriever, type RetrieverOptions, type RunContextInit } from "../retrievers";
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
@@ -30,7 +30,7 @@ import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
 import { foldUpper } from "../text/normalize";
 import { readConfig } from "../config";
-import { createProviders } from "../providers";
+import { createProviders, type Providers } from "../providers";
 import { loadSpacyLexicon } from "../data/spacy-tables";
 import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
@@ -59,25 +59,24 @@ const llmHelp = [
   "GBR_REPLAY_FILE=FILE to replay a shared file of chat answers (imported into the store); GBR_OFFLINE=1 to forbid network calls.",
 ];
 
-/** The LLM-related retriever options from parsed flags. */
-function llmRetrieverOptions(values: Record<string, unknown>, more: { pricer?: Pricer } = {}) {
+/** The LLM-related flags: the retrievers' parameters, and what the run supplies them (one set of providers per command). */
+function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {}): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
   // The configuration is read once per command, with --concurrency (GBR_CONCURRENCY's
   // command-line form) applied, and its providers serve the whole command.
   const concurrency = values.concurrency === undefined ? undefined : numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 });
   const providers = createProviders(readConfig(undefined, { concurrency }), more);
   const promptSet = values.prompts === undefined ? undefined : String(values.prompts);
   if (promptSet !== undefined && promptSet !== "project" && promptSet !== "official") throw new CliError(`--prompts must be project or official, got '${promptSet}'`, 2);
-  return {
-    providers,
+  const options: RetrieverOptions = {
     llm: values.llm as string | undefined,
-    replay: values["no-cache"] ? ("refresh" as const) : undefined,
     promptSet: promptSet as "project" | "official" | undefined,
     rounds: values.rounds === undefined ? undefined : numberOption(values.rounds, "--rounds", 10, { integer: true, min: 1 }),
-    traceDir: values["trace-dir"] as string | undefined,
     rerankDepth: values["rerank-depth"] === undefined ? undefined : numberOption(values["rerank-depth"], "--rerank-depth", 100, { integer: true, min: 1 }),
     rerankWindow: values["rerank-window"] === undefined ? undefined : numberOption(values["rerank-window"], "--rerank-window", 20, { integer: true, min: 2 }),
     rerankStep: values["rerank-step"] === undefined ? undefined : numberOption(values["rerank-step"], "--rerank-step", 10, { integer: true, min: 1 }),
   };
+  const context = { providers, traceDir: values["trace-dir"] as string | undefined, ...(values["no-cache"] ? { replay: "refresh" as const } : {}) };
+  return { options, context };
 }
 
 const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, quiet: { type: "boolean" as const, short: "q" } };
@@ -255,14 +254,13 @@ const search = withHelp(
           refineFactor: values.refine === undefined ? undefined : numberOption(values.refine, "--refine", 1, { integer: true, min: 1 }),
         }
       : undefined;
-    const retriever = await createRetriever(name, bench, {
-      bm25,
-      positiveOnly: Boolean(values["positive-only"]),
-      log,
-      ann,
-      vectorStore: values["vector-store"] as string | undefined,
-      ...llmRetrieverOptions(values),
-    });
+    const llm = llmFlags(values);
+    const retriever = await createRetriever(
+      name,
+      bench,
+      { bm25, positiveOnly: Boolean(values["positive-only"]), ann, ...llm.options },
+      { ...llm.context, log, vectorStore: values["vector-store"] as string | undefined },
+    );
     const t0 = performance.now();
     const run = await retriever.retrieve(bench.queries, k);
     log?.(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
@@ -341,14 +339,15 @@ const reproduceCmd = withHelp(
     const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
     // Progress lines show the cost so far at the price table.
-    const retrieverOptions = llmRetrieverOptions(values, { pricer: pricerFrom(loadPrices()) });
+    const llm = llmFlags(values, { pricer: pricerFrom(loadPrices()) });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q).
-    const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: retrieverOptions.providers.meter });
+    const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });
     const opts = {
       outRoot: String(values.out ?? "outputs"),
       only,
       log,
-      retrieverOptions: { ...retrieverOptions, onProgress },
+      retrieverOptions: llm.options,
+      context: { ...llm.context, onProgress },
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     };

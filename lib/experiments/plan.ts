@@ -1,7 +1,7 @@
 /**
  * `gbr reproduce --plan`: the bill before the run. Every selected experiment is built as a real
  * run would build it, through the same code, with plan mode's stand-ins for the providers
- * (lib/llm/plan-chat.ts, lib/dense/plan-embed.ts, the rerank stand-in in lib/rerank/register.ts):
+ * (lib/providers/plan-chat.ts, plan-embed.ts and the rerank stand-in of for-methods.ts):
  * no model is called and no cache or work file is written. What the replay cache, the vector
  * store and the rerank score cache already hold is served from them and counted as cached: it
  * costs nothing. Each row's calls and tokens are what the real run's cost table will count.
@@ -220,7 +220,8 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       log: opts.log,
       repeat: opts.repeat,
       seed: opts.seed,
-      retrieverOptions: { ...opts.retrieverOptions, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
+      retrieverOptions: opts.retrieverOptions,
+      context: { ...opts.context, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
     });
     const experiments: PlanRow[] = records.map((r) => {
       const row = rowOf(r.experiment.id, r.samples.map((s) => s.result.run), prices);

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
-import type { RetrieverOptions } from "../retrievers";
+import { runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
@@ -12,7 +12,6 @@ import { writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { outputTables, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
-import { createProviders } from "../providers";
 
 export type { ExperimentOutcome } from "./assess";
 
@@ -26,8 +25,10 @@ export interface ReproduceOptions {
   only?: string[];
   log?: (message: string) => void;
   experiments?: readonly Experiment[];
-  /** Options passed to every retriever (LLM model, replay mode, prompt set, REACT rounds …). */
+  /** Parameters given to every retriever (LLM model, prompt set, REACT rounds …). */
   retrieverOptions?: RetrieverOptions;
+  /** What the run supplies (providers, store, replay mode …); missing parts come from the environment. */
+  context?: RunContextInit;
   /** Runs of each LLM experiment (samples 0..repeat-1 with seeds seed..seed+repeat-1); default 1. */
   repeat?: number;
   /** First provider seed for repeats (default 42). */
@@ -89,19 +90,20 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
 
-  // One set of providers for the whole run: its limits, rate caps and meter serve every experiment.
-  const providers = opts.retrieverOptions?.providers ?? createProviders();
+  // One context for the whole run: its providers' limits, rate caps and meter, and its store, serve every experiment.
+  const context = runContext({ log: opts.log, ...opts.context });
+  const providers = context.providers;
   // Each experiment's run files reach the outputs as it ends: a fault later on (a full disk, a
   // crash) cannot take a finished experiment's results away.
   const records = await runExperiments(loaded, selected, {
     ...opts,
-    retrieverOptions: { ...opts.retrieverOptions, providers },
+    context,
     onRecord: async (r) => void (await writeExperimentOutputs(outDir, r)),
   });
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
     seed: opts.seed,
-    replay: opts.retrieverOptions?.replay,
+    replay: context.replay,
     replayFile: providers.config.replayFile,
   });
   const tables = outputTables(loaded, records, assessment);

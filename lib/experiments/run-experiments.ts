@@ -8,14 +8,12 @@
  */
 import type { LoadedBenchmark } from "../data/source";
 import { evaluate, type MetricValues } from "../eval/metrics";
-import { BuildCache, createRetriever, type RetrieverOptions } from "../retrievers";
+import { BuildCache, createRetriever, runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { createTokenizer } from "../text/registry";
 import type { QueryId } from "../types";
 import { GbrError, isUnavailable } from "../util/errors";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
-import { createProviders } from "../providers";
-import { loadSpacyLexicon } from "../data/spacy-tables";
 
 /**
  * One sample of an experiment: what it returned and its per-query metrics.
@@ -47,8 +45,10 @@ export interface ExperimentRecord {
  */
 export interface RunExperimentsOptions {
   log?: (message: string) => void;
-  /** Options passed to every retriever (LLM model, replay mode, prompt set, REACT rounds …). */
+  /** Parameters given to every retriever (LLM model, prompt set, REACT rounds …). */
   retrieverOptions?: RetrieverOptions;
+  /** What the run supplies every retriever (providers, store, replay mode, plan …); the job's BuildCache is added. */
+  context?: RunContextInit;
   /** Samples of each LLM experiment (seeds seed..seed+repeat-1); default 1. */
   repeat?: number;
   /** First provider seed for repeats (default 42). */
@@ -70,14 +70,15 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const repeat = opts.repeat ?? 1;
   const seed = opts.seed ?? 42;
   const cache = new BuildCache();
-  // One set of providers for the whole run: its limits and rate caps are shared by every experiment.
-  const base: RetrieverOptions = { log, loadSpacyLexicon, ...opts.retrieverOptions, providers: opts.retrieverOptions?.providers ?? createProviders(), cache };
+  // One context for the whole run: its providers' limits and rate caps, and its store, are shared by every experiment.
+  const run = runContext({ log, ...opts.context, cache });
+  const base: RetrieverOptions = opts.retrieverOptions ?? {};
   const records: ExperimentRecord[] = [];
   const contextFor = (options: RetrieverOptions): ExperimentContext => ({
     loaded,
     log,
-    run: async (name) => (await createRetriever(name, bench, options)).retrieve(bench.queries, 100),
-    corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, options), options),
+    run: async (name) => (await createRetriever(name, bench, options, run)).retrieve(bench.queries, 100),
+    corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, run), run),
     once: (owner, key, make) => cache.once(owner, key, make),
   });
   // Each distinct reason is printed once; later experiments it covers point back to the first.

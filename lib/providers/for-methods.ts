@@ -7,39 +7,32 @@
 import type { EmbeddingPreset } from "../dense/presets";
 import type { Embedder } from "../dense/types";
 import { withComplete, type ChatModel } from "../llm/types";
-import type { RetrieverOptions } from "../registry";
-import { openReplayCache, replayCache, withReplay } from "../store";
+import type { RetrieverOptions, RunContext } from "../registry";
+import { replayCache, withReplay } from "../store";
 import { countTokens } from "../util/tokens";
-import { createProviders, type Providers } from "./index";
 import { planChatModel } from "./plan-chat";
 import { planEmbedder } from "./plan-embed";
 import type { RerankClient } from "./rerank-client";
 
-/** The run's providers, or the environment's when a library caller gave none. */
-export function providersOf(opts: RetrieverOptions): Providers {
-  return opts.providers ?? createProviders();
-}
-
 /**
  * The chat model the LLM methods use: `--llm` (else `GBR_CHAT_MODEL`) on the run's servers,
- * behind the store (`opts.replay`: "use" by default, "refresh" asks again, "off" keeps nothing);
- * with `opts.plan`, the plan's stand-in, which answers what the store holds and counts the rest.
+ * behind the store (`ctx.replay`: "use" by default, "refresh" asks again, "off" keeps nothing);
+ * with `ctx.plan`, the plan's stand-in, which answers what the store holds and counts the rest.
  * A `--repeat` sample's seed is added outside the store, so it is part of the key as well as of
  * the request.
  */
-export async function chatForMethod(opts: RetrieverOptions): Promise<ChatModel> {
-  const providers = providersOf(opts);
-  const cache = () => (opts.store ? replayCache(opts.store) : openReplayCache({ log: opts.log }));
+export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample" | "seed">, ctx: RunContext): Promise<ChatModel> {
+  const cache = async () => replayCache(await ctx.store());
   let model: ChatModel;
-  if (opts.plan) {
-    const plan = opts.plan;
-    const id = providers.chatId(opts.llm);
-    const held = opts.replay === "off" ? undefined : await cache();
+  if (ctx.plan) {
+    const plan = ctx.plan;
+    const id = ctx.providers.chatId(opts.llm);
+    const held = ctx.replay === "off" ? undefined : await cache();
     const guess = await plan.outputGuess(id, held);
-    model = planChatModel(id, opts.replay === "refresh" ? undefined : held, guess, opts.sample, (input, output) => plan.tally("chat", id, 1, input, output));
+    model = planChatModel(id, ctx.replay === "refresh" ? undefined : held, guess, opts.sample, (input, output) => plan.tally("chat", id, 1, input, output));
   } else {
-    const server = providers.chat(opts.llm);
-    model = opts.replay === "off" ? server : withReplay(server, await cache(), { mode: opts.replay ?? "use", sample: opts.sample });
+    const server = ctx.providers.chat(opts.llm);
+    model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample });
   }
   if (opts.seed === undefined) return model;
   const inner = model;
@@ -47,22 +40,22 @@ export async function chatForMethod(opts: RetrieverOptions): Promise<ChatModel> 
 }
 
 /**
- * The embedder of a preset: the run's server for it, or with `opts.plan` a stand-in that sends
+ * The embedder of a preset: the run's server for it, or with `ctx.plan` a stand-in that sends
  * nothing and counts each text's o200k tokens (the vector store is read as it is, never written).
  */
-export function embedderForMethod(p: EmbeddingPreset, opts: RetrieverOptions): Embedder {
-  const plan = opts.plan;
-  if (!plan) return providersOf(opts).embedder(p);
+export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext): Embedder {
+  const plan = ctx.plan;
+  if (!plan) return ctx.providers.embedder(p);
   return planEmbedder(p, (texts) => plan.tally("embedding", p.model, texts.length, texts.reduce((n, t) => n + countTokens(t), 0), 0));
 }
 
 /**
- * The cross-encoder server, or with `opts.plan` a stand-in that counts the pairs and scores
+ * The cross-encoder server, or with `ctx.plan` a stand-in that counts the pairs and scores
  * nothing (the store's scores are read, never written).
  */
-export function rerankerForMethod(opts: RetrieverOptions): RerankClient {
-  const plan = opts.plan;
-  if (!plan) return providersOf(opts).reranker();
+export function rerankerForMethod(ctx: RunContext): RerankClient {
+  const plan = ctx.plan;
+  if (!plan) return ctx.providers.reranker();
   return {
     id: "plan",
     endpoint: "plan",

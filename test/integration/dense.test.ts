@@ -8,7 +8,7 @@ import { readBeir } from "../../lib/data/beir";
 import { createRetriever } from "../../lib/retrievers";
 import { QWEN_TASK } from "../../lib/dense/presets";
 import { EmbeddingError } from "../../lib/dense/types";
-import type { DenseRetriever, VectorRetriever } from "../../lib/dense/register";
+import type { DenseRetriever, VectorRetriever } from "../../lib/dense/retriever";
 import type { Benchmark } from "../../lib/types";
 import { fakeTokens, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
@@ -258,7 +258,7 @@ test("a failure half-way names the articles; the rerun embeds only what is missi
     const start = openai.embeddingRequests().length;
     let armed = false;
     await assert.rejects(
-      createRetriever("dense:resume", bench, {
+      createRetriever("dense:resume", bench, {}, {
         onProgress: (_label, done) => {
           if (!armed && done >= 40) {
             armed = true;
@@ -326,7 +326,7 @@ test("--ann: the IVF_PQ index is built once and its recall against exact search 
   const queries = Array.from({ length: 5 }, (_, i) => ({ id: `q${i}`, text: `θέμα ${i}` }));
   const big: Benchmark = { name: "ann", docs, queries, qrels: new Map(queries.map((q) => [q.id, new Set([`Χ::${q.id.slice(1)}`])])), meta: new Map() };
   const logs: string[] = [];
-  const r = await createRetriever("dense:qwen3-8b", big, { ann: { nprobes: 64, refineFactor: 10 }, log: (m) => logs.push(m) });
+  const r = await createRetriever("dense:qwen3-8b", big, { ann: { nprobes: 64, refineFactor: 10 } }, { log: (m) => logs.push(m) });
   const run = await r.retrieve(queries, 100);
   assert.equal(run.rankings.get("q0")!.length, 100);
   const line = logs.find((l) => l.includes("ANN recall@100"));
@@ -335,6 +335,6 @@ test("--ann: the IVF_PQ index is built once and its recall against exact search 
   assert.ok(recall > 0.5 && recall <= 1, line);
   assert.ok(logs.some((l) => l.includes("building the IVF_PQ index")));
   const logs2: string[] = [];
-  await createRetriever("dense:qwen3-8b", big, { ann: {}, log: (m) => logs2.push(m) });
+  await createRetriever("dense:qwen3-8b", big, { ann: {} }, { log: (m) => logs2.push(m) });
   assert.ok(!logs2.some((l) => l.includes("building")), "the index is reused");
 });

@@ -52,7 +52,7 @@ test("with one request in flight per endpoint, reformulation over two servers ke
     Object.assign(process.env, env, { GBR_DATA_DIR: path.join(tmp, "capacity") });
     const { loadBenchmark, createRetriever } = await import("../../lib/index");
     const { benchmark } = await loadBenchmark("sample");
-    const r = await createRetriever("reform:bm25-greekstemmer", benchmark, { replay: "off", workDir: path.join(tmp, "capacity-work") });
+    const r = await createRetriever("reform:bm25-greekstemmer", benchmark, {}, { replay: "off", workDir: path.join(tmp, "capacity-work") });
     await r.retrieve(benchmark.queries, 10);
     // Each server held one request at a time, and both had work at once: 2 in flight in all.
     assert.equal(a.maxInFlight(), 1);

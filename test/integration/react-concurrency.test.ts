@@ -50,7 +50,7 @@ test("16 questions at once: at least 8 times faster, the same run and traces", a
     assert.equal(readConfig().chat.concurrency, n);
     const traceDir = path.join(tmp, `traces-${n}`);
     const store = await openStore(path.join(tmp, `store-${n}`));
-    const react = await createRetriever("react-bm25", bench, { rounds: 2, traceDir, store });
+    const react = await createRetriever("react-bm25", bench, { rounds: 2 }, { traceDir, store });
     const t0 = performance.now();
     const run = await react.retrieve(queries, 100);
     const seconds = (performance.now() - t0) / 1000;

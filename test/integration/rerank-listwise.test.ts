@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadBenchmark } from "../../lib/data/source";
 import { chatForMethod } from "../../lib/providers/for-methods";
+import { runContext } from "../../lib/retrievers";
 import { listwiseRerankRun, slidingWindows } from "../../lib/llm/rerank-listwise";
 import { bm25Run } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
@@ -60,7 +61,7 @@ test("rerank:llm over BM25 through chatForMethod: calls once, replays on a rerun
   const expectedCalls = queries.reduce((n, q) => n + slidingWindows(Math.min(40, first.rankings.get(q.id)!.length), 20, 10).length, 0);
   assert.ok(expectedCalls >= queries.length, "the sample gives every query a window");
 
-  const run1 = await listwiseRerankRun(await chatForMethod({}), queries, first, docText, opts);
+  const run1 = await listwiseRerankRun(await chatForMethod({}, runContext()), queries, first, docText, opts);
   const sent = api.chatRequests();
   assert.equal(sent.length, expectedCalls);
   for (const b of sent) {
@@ -79,7 +80,7 @@ test("rerank:llm over BM25 through chatForMethod: calls once, replays on a rerun
   assert.equal(run1.cost?.online.llmCalls, expectedCalls);
   assert.equal(run1.cost?.online.llmInput, 500 * expectedCalls);
 
-  const run2 = await listwiseRerankRun(await chatForMethod({}), queries, first, docText, opts);
+  const run2 = await listwiseRerankRun(await chatForMethod({}, runContext()), queries, first, docText, opts);
   assert.equal(api.chatRequests().length, expectedCalls, "the rerun made no chat call");
   assert.deepEqual(run2.rankings, run1.rankings);
   assert.equal(run2.info?.rerank?.calls, 0);

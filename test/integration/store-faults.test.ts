@@ -92,7 +92,7 @@ test("defect 1: a full disk after the first experiment keeps its results in outp
   let failure: unknown;
   try {
     const loaded = await loadBenchmark("sample");
-    await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"], retrieverOptions: { store } });
+    await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"], context: { store } });
   } catch (err) {
     failure = err;
   } finally {

@@ -22,8 +22,8 @@ import { firstGoldRankDistribution, firstGoldRanks, goldRankDistribution } from 
 import { figures, paretoFront, qualityCostFront, sweepHeatmap, tuningHeatmap } from "../../lib/report/figures";
 import { show, showTable } from "../../lib/report/notebook";
 import { stats, describe } from "../../lib/eval/statistics";
-import { rewriteQueries } from "../../lib/llm/register";
 import { chatForMethod } from "../../lib/providers/for-methods";
+import { rewriteQueries, runContext } from "../../lib/retrievers";
 import { reformulate } from "../../lib/llm/reformulate";
 import { loadPromptSet } from "../../lib/llm/prompts";
 import { startOpenAIDouble } from "../fakes/openai-server";
@@ -116,7 +116,7 @@ test("rewriteQueries is reformulate with the configured chat model and the proje
     const rewrites = await rewriteQueries(queries, "sparse");
     assert.equal(api.count("chat/completions"), 2);
     assert.deepEqual([...rewrites.keys()], queries.map((q) => q.id));
-    const again = await reformulate(queries, "sparse", await chatForMethod({}), loadPromptSet("project"));
+    const again = await reformulate(queries, "sparse", await chatForMethod({}, runContext()), loadPromptSet("project"));
     assert.deepEqual(again, rewrites);
     assert.equal(api.count("chat/completions"), 2, "the second ask is answered from the replay cache");
   } finally {

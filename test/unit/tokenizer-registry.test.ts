@@ -52,7 +52,7 @@ test("createRetriever brings the project's loader: nothing is installed by impor
   const { createRetriever } = await import("../../lib/retrievers");
   const bench = { name: "t", docs: [{ id: "a", text: "σύμβαση" }], queries: [], qrels: new Map(), meta: new Map() };
   const seen: Array<[SpacyLang, TokenizerContext]> = [];
-  const r = await createRetriever("bm25-spacy", bench, { loadSpacyLexicon: recordingLoader(seen) });
+  const r = await createRetriever("bm25-spacy", bench, {}, { loadSpacyLexicon: recordingLoader(seen) });
   assert.equal(r.name, "bm25-spacy");
   assert.deepEqual(seen.map(([lang]) => lang), ["el"], "the caller's loader wins over the project's");
 });

@@ -1,6 +1,6 @@
 import type { Benchmark, Query, Run } from "../types";
 import { secondsOf, timed } from "../util/run-cost";
-import type { FeedbackRetriever, RetrieverOptions } from "../registry";
+import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
 import { createTokenizer } from "../text/registry";
 import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
@@ -18,9 +18,9 @@ export interface Bm25Retriever extends FeedbackRetriever {
  * Every run records its BM25 parameters and tokenizer, and its cost: the search time online and
  * the indexing time as the one-time part.
  */
-export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Bm25Retriever> {
-  const tokenizer = await createTokenizer(name, opts);
-  const corpus = await sharedCorpus(bench.docs, tokenizer, opts);
+export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Bm25Retriever> {
+  const tokenizer = await createTokenizer(name, ctx);
+  const corpus = await sharedCorpus(bench.docs, tokenizer, ctx);
   const scorer = corpus.index.withParams(opts.bm25);
   const search = { positiveOnly: opts.positiveOnly };
   // The parameters the scorer was built with, not the ones asked for: what ran is what is recorded.

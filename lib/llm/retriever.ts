@@ -1,49 +1,29 @@
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
 import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
-import type { PartBuilder, RetrieverOptions } from "../registry";
+import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
 import { dataDir } from "../paths";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, secondsOf, timed } from "../util/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "./types";
-import { loadPromptSet, parserFor, type PromptSet, type PromptSetName } from "./prompts";
+import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor, reactPromptsOf } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
 import { chatForMethod } from "../providers/for-methods";
-import { openDataStore } from "../store";
-import { reformulate, type RewriteKind } from "./reformulate";
+import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
 
-/**
- * Queries rewritten by the chat model as `reform:` rewrites them: "sparse" into keywords for
- * BM25, "dense" into legal prose for an embedding model, with the project's prompts unless
- * `prompts` says "official"; through the replay cache, so asking again costs nothing. Rejects
- * when no chat model is configured (the error says what to set).
- *
- * @example
- * const rewrites = await rewriteQueries(bench.queries.slice(0, 1), "sparse");
- * rewrites.get(bench.queries[0].id); // "μίσθωση καταγγελία …"
- */
-export async function rewriteQueries(
-  queries: readonly { id: string; text: string }[],
-  kind: RewriteKind,
-  opts: RetrieverOptions & { prompts?: PromptSetName } = {},
-): Promise<Map<string, string>> {
-  const model = await chatForMethod(opts);
-  return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project"));
-}
-
 /** Where an LLM method keeps its REACT traces, and v0.8 kept its per-item results, for one benchmark. */
-function workDir(bench: Benchmark, opts: RetrieverOptions, method: string, model: ChatModel, prompts: PromptSet): string {
+function workDir(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, method: string, model: ChatModel, prompts: PromptSet): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_");
   // Each --repeat sample keeps its own results: the per-item files would otherwise resume from
   // another sample's answers.
   const sample = opts.sample !== undefined || opts.seed !== undefined ? `-sample${opts.sample ?? 0}-seed${opts.seed ?? "none"}` : "";
-  return path.join(opts.workDir ?? path.join(dataDir(), "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
+  return path.join(ctx.workDir ?? path.join(dataDir(), "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
 }
 
 /** The requests behind a batch of cached answers, for the run's record. */
@@ -96,22 +76,22 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
  * run on the rewrites. The run carries the rewritten queries, the requests' record and the work
  * of both the rewrites and the inner retriever (e.g. the query embeddings of `reform:dense:*`).
  */
-export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
+export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("reform:".length);
   const inner = await part(innerName);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const model = await chatForMethod(opts);
+  const model = await chatForMethod(opts, ctx);
   const kind = rewriteKindFor(innerName);
   const promptName = kind === "sparse" ? "SPARSE_REWRITE_PROMPT" : "DENSE_REWRITE_PROMPT";
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      const dir = workDir(bench, opts, `reform-${kind}`, model, prompts);
+      const dir = workDir(bench, opts, ctx, `reform-${kind}`, model, prompts);
       let outcomes: CachedOutcome[] = [];
       const { value: rewrites, seconds } = await timed(() =>
         reformulate(queries, kind, model, prompts, {
           legacyFile: path.join(dir, "rewrites.jsonl"),
-          log: opts.log,
+          log: ctx.log,
           onRecords: (o) => (outcomes = o),
         }),
       );
@@ -128,16 +108,16 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
  * English benchmark. Translating the corpus is one-time work (the cost table's corpus column);
  * translating the queries is online.
  */
-export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
+export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const model = await chatForMethod(opts);
-  const dir = workDir(bench, opts, "translate", model, prompts);
+  const model = await chatForMethod(opts, ctx);
+  const dir = workDir(bench, opts, ctx, "translate", model, prompts);
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
     translateItems(bench.docs, "article", model, prompts, {
       legacyFile: path.join(dir, "articles.jsonl"),
-      log: opts.log,
+      log: ctx.log,
       concurrency: 4,
       onRecords: (o) => (articles = o),
     }),
@@ -151,7 +131,7 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
       const { value: q, seconds } = await timed(() =>
         translateItems(queries, "query", model, prompts, {
           legacyFile: path.join(dir, "queries.jsonl"),
-          log: opts.log,
+          log: ctx.log,
           onRecords: (o) => (outcomes = o),
         }),
       );
@@ -169,16 +149,16 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
  * rendering of documents, history and kept texts is the authors' for every prompt set; the
  * answers are read by the prompt set's parser. Returns a `ReactRun`.
  */
-export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<Retriever> {
+export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const model = await chatForMethod(opts);
-  const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), opts);
+  const model = await chatForMethod(opts, ctx);
+  const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), ctx);
   const scorer = corpus.index.withParams();
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<ReactRun> {
-      const traceDir = opts.traceDir ?? path.join(workDir(bench, opts, "react", model, prompts), "traces");
-      const ctx: ReactContext = {
+      const traceDir = ctx.traceDir ?? path.join(workDir(bench, opts, ctx, "react", model, prompts), "traces");
+      const react: ReactContext = {
         corpus,
         scorer,
         docs: bench.docs,
@@ -190,16 +170,16 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
         seed: opts.seed,
       };
       // Traces are kept only where the answers are ("use"): a plan writes nothing, a refresh asks again.
-      const store = opts.plan || (opts.replay ?? "use") !== "use" ? undefined : (opts.store ?? (await openDataStore({ log: opts.log })));
+      const store = ctx.plan || ctx.replay !== "use" ? undefined : await ctx.store();
       const { value: result, seconds } = await timed(() =>
-        reactRun(queries, ctx, {
+        reactRun(queries, react, {
           traceDir,
           resume: true,
           ...(store ? { store } : {}),
           // As many questions at once as the chat server takes requests: rounds within a question
           // stay in order, and every result lands by question, whatever finishes first.
           concurrency: model.capacity ?? DEFAULT_CONCURRENCY.chat,
-          onQuery: ({ index, total, resumed }) => opts.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
+          onQuery: ({ index, total, resumed }) => ctx.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
         }),
       );
       // The record and the work come from the traces, resumed queries included: the requests

@@ -1,25 +1,24 @@
 import type { Benchmark, Query, Retriever, Run, Work } from "../types";
 import { secondsOf, timed, zeroWork } from "../util/run-cost";
-import type { FeedbackRetriever, PartBuilder, RetrieverOptions } from "../registry";
+import type { FeedbackRetriever, PartBuilder, RetrieverOptions, RunContext } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
-import type { Providers } from "../providers";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
 import { planVectorView } from "../providers/plan-embed";
-import { embedderForMethod, providersOf } from "../providers/for-methods";
+import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
 
 /**
  * The vector store at a URI, opened once per job (its BuildCache) so that the retrievers of a
  * run share one LanceDB connection; without a job, once per retriever.
  */
-function storeFor(opts: RetrieverOptions, providers: Providers): Promise<VectorStore> {
-  const uri = opts.vectorStore ?? defaultVectorStoreUri(providers.config);
-  return opts.cache ? opts.cache.once(providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
+function storeFor(ctx: RunContext): Promise<VectorStore> {
+  const uri = ctx.vectorStore ?? defaultVectorStoreUri(ctx.providers.config);
+  return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
 /**
@@ -151,19 +150,18 @@ export function vectorRetriever(
  * `dense:<preset>`: one of the paper's embedding models (or a user preset) through its API,
  * every vector cached in the LanceDB store, so nothing is embedded twice.
  */
-export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions): Promise<DenseRetriever> {
-  const providers = providersOf(opts);
-  const naming = providers.config.embed.naming;
-  const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(providers.config), naming));
+export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<DenseRetriever> {
+  const naming = ctx.providers.config.embed.naming;
+  const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(ctx.providers.config), naming));
   // --plan: nothing is sent or stored (plan-embed.ts); the store is only read.
-  const embedder = embedderForMethod(p, { ...opts, providers });
-  const realStore = await storeFor(opts, providers);
-  const store = opts.plan ? planVectorView(realStore) : realStore;
+  const embedder = embedderForMethod(p, ctx);
+  const realStore = await storeFor(ctx);
+  const store = ctx.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
     const r = await embedItems(items, side, p, embedder, store, {
-      log: opts.log,
-      onProgress: opts.onProgress && ((done, total) => opts.onProgress!(`${p.name} ${side}s`, done, total)),
+      log: ctx.log,
+      onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side}s`, done, total)),
       estimateTokens: countTokens,
     });
     usage.requests += r.requests;
@@ -203,7 +201,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   };
   usage.documentCachedVectors = docs.cached;
   const endpoints = embedder.endpointStats ? () => embedder.endpointStats!() : undefined;
-  return recorded(opts.ann && !opts.plan ? await annRetriever(exact, realStore, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts) : exact, bench.docs.length, endpoints);
+  return recorded(opts.ann && !ctx.plan ? await annRetriever(exact, realStore, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts.ann, ctx.log) : exact, bench.docs.length, endpoints);
 }
 
 /**
@@ -247,10 +245,11 @@ async function annRetriever(
   bench: Benchmark,
   docKeys: string[],
   embedQueries: (queries: Query[]) => Promise<{ vectors: Float32Array[] }>,
-  opts: RetrieverOptions,
+  ann: RetrieverOptions["ann"],
+  log: RunContext["log"],
 ): Promise<DenseRetriever> {
   if (!(await store.hasCurrentAnnIndex(fingerprint))) {
-    opts.log?.(`${exact.name}: building the IVF_PQ index (once per preset; may take a minute)`);
+    log(`${exact.name}: building the IVF_PQ index (once per preset; may take a minute)`);
     await store.buildAnnIndex(fingerprint);
   }
   const byKey = new Map<string, number[]>();
@@ -260,7 +259,7 @@ async function annRetriever(
     name: `${exact.name} (ANN)`,
     async retrieve(queries: Query[], k: number): Promise<Run> {
       const { vectors } = await embedQueries(queries);
-      const found = await store.annSearch(fingerprint, vectors, 2 * k, opts.ann);
+      const found = await store.annSearch(fingerprint, vectors, 2 * k, ann);
       const rankings = new Map<string, string[]>();
       const scores = new Map<string, number[]>();
       queries.forEach((q, i) => {
@@ -280,7 +279,7 @@ async function annRetriever(
         const got = new Set(rankings.get(qid));
         overlap += list.filter((d) => got.has(d)).length / Math.max(1, list.length);
       }
-      opts.log?.(`${exact.name}: ANN recall@${k} against exact search ${(overlap / Math.max(1, queries.length)).toFixed(4)}`);
+      log(`${exact.name}: ANN recall@${k} against exact search ${(overlap / Math.max(1, queries.length)).toFixed(4)}`);
       return { rankings, scores };
     },
   };
@@ -290,13 +289,13 @@ async function annRetriever(
  * `lsi` (or `lsi:<dims>`): latent semantic indexing over the BM25-GREEKSTEMMER index, fitted on
  * the corpus at creation (seeded, so every run gives the same vectors). Needs no server.
  */
-export async function lsiRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder, dims = 256): Promise<VectorRetriever> {
+export async function lsiRetriever(name: string, bench: Benchmark, ctx: RunContext, part: PartBuilder, dims = 256): Promise<VectorRetriever> {
   // The BM25-GREEKSTEMMER retriever lends its indexed corpus (shared with BM25, its PRF, REACT
   // and the sweep when the job has a build cache), so the corpus is tokenised once.
   const bm25 = await part("bm25-greekstemmer");
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
   const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims }));
-  opts.log?.(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
+  ctx.log(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
   const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
   const corpus = secondsOf(bm25.corpus.seconds + fitSeconds);
   const record = (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) => async (queries: Query[], k: number): Promise<Run> => {

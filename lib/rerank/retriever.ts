@@ -7,13 +7,13 @@
  * server, no chat model) is reported before the first stage is built.
  */
 import type { Benchmark, DocId, Query, Retriever } from "../types";
-import type { PartBuilder, RetrieverOptions } from "../registry";
+import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
 import { GbrError } from "../util/errors";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
 import { chatForMethod, rerankerForMethod } from "../providers/for-methods";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
-import { openDataStore, openScoreCache } from "../store";
+import { openScoreCache } from "../store";
 
 /**
  * The re-ranker and the first stage a `rerank:` name holds. Re-ranker names (presets, `llm`)
@@ -37,12 +37,12 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
 /**
  * `rerank:<reranker>:<retriever>` over a benchmark: the first stage comes from `part`.
  */
-export async function rerankRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, part: PartBuilder): Promise<Retriever> {
+export async function rerankRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const { reranker, retriever } = parseRerankName(name);
   const depth = opts.rerankDepth ?? 100;
-  const common = { name, depth, log: opts.log, onProgress: opts.onProgress };
+  const common = { name, depth, log: ctx.log, onProgress: ctx.onProgress };
   if (reranker === "llm") {
-    const model = await chatForMethod(opts);
+    const model = await chatForMethod(opts, ctx);
     const first = await part(retriever);
     return {
       name,
@@ -52,8 +52,8 @@ export async function rerankRetriever(name: string, bench: Benchmark, opts: Retr
   }
   const preset = rerankPreset(reranker);
   // --plan: pairs are counted, not scored; the store's scores are read, never written.
-  const client = rerankerForMethod(opts);
-  const cache = await openScoreCache(opts.store ?? (await openDataStore({ log: opts.log })), { readOnly: opts.plan !== undefined });
+  const client = rerankerForMethod(ctx);
+  const cache = await openScoreCache(await ctx.store(), { readOnly: ctx.plan !== undefined });
   const first = await part(retriever);
   return {
     name,
