@@ -1,9 +1,4 @@
-/**
- * Figures of the error analysis (lib/eval/error-analysis.ts) and of the per-query statistics
- * (lib/eval/statistics.ts): where one method wins or loses against another, per legal area;
- * where each method puts its first relevant article; each question as a point of two methods'
- * scores; which methods find the same questions hard. Plain plotly specs, like ./figures.ts.
- */
+/** Plotly specs of the error analysis and per-query statistics (lib/eval/error-analysis.ts, statistics.ts). */
 import type { QueryId, QueryMeta } from "../types";
 import type { Metric, MetricValues } from "../eval/metrics";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
@@ -15,11 +10,7 @@ const WIN = "#15803d";
 const TIE = "#9ca3af";
 const LOSS = "#b91c1c";
 
-/**
- * Wins, ties and losses of A against B as stacked horizontal bars: one bar for all questions,
- * then one per legal area when the counts have them; each bar is split in shares of its
- * questions, the counts in the hover text.
- */
+/** Wins, ties and losses of A against B as stacked shares: one bar for all questions, then one per area. */
 export function winLossChart(w: WinLoss, a: string, b: string): Figure {
   const groups = [{ group: "all questions", ...w.total }, ...(w.byArea ?? []).map((g) => ({ ...g, group: areaLabel(g.group) }))];
   const labels = groups.map((g) => plotlyText(`${g.group} (${g.queries})`));
@@ -45,10 +36,7 @@ export function winLossChart(w: WinLoss, a: string, b: string): Figure {
   };
 }
 
-/**
- * Where each run puts its first relevant article: grouped bars of the share of questions per
- * rank bucket (1, 2–3, 4–10, …, not found), one colour per run.
- */
+/** Share of questions per rank bucket of the first relevant article, as grouped bars, one colour per run. */
 export function rankDistributionChart(dist: RankDistribution): Figure {
   return {
     data: dist.runs.map((r) => ({
@@ -69,10 +57,7 @@ export function rankDistributionChart(dist: RankDistribution): Figure {
   };
 }
 
-/**
- * Every question as a point: its score under A (x) and under B (y), coloured by legal area,
- * with the diagonal where both are equal; points above it are questions B does better on.
- */
+/** Each question as a point (score under A, under B) coloured by area; points above the diagonal favour B. */
 export function perQueryScatter(
   a: ReadonlyMap<QueryId, MetricValues>,
   b: ReadonlyMap<QueryId, MetricValues>,
@@ -115,10 +100,7 @@ export function perQueryScatter(
   };
 }
 
-/**
- * Spearman's rho between the per-query scores of every pair of runs, as a symmetric heatmap
- * (1 on the diagonal): high rho means the two methods find the same questions hard.
- */
+/** Spearman's rho between every pair of runs' per-query scores: high rho, the same questions are hard. */
 export function correlationHeatmap(rows: readonly RunCorrelation[], metric: Metric): Figure {
   const names = [...new Set(rows.flatMap((r) => [r.a, r.b]))];
   const rho = (x: string, y: string) => (x === y ? 1 : rows.find((r) => (r.a === x && r.b === y) || (r.a === y && r.b === x))?.rho ?? NaN);

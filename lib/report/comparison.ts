@@ -1,7 +1,4 @@
-/**
- * The human-readable `gbr compare` output: a ranx-style table of the runs with superscripts for
- * significant wins, a legend, and the list of tests.
- */
+/** The `gbr compare` text: a ranx-style table with superscripts for significant wins, a legend, the tests. */
 import type { Metric, MetricValues } from "../eval/metrics";
 import type { Comparison } from "../eval/compare-runs";
 import { formatFixed } from "./format";
@@ -11,25 +8,18 @@ import { formatTable } from "./text-table";
 const LETTERS = "abcdefghijklmnoprstuvwxyz";
 const SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ";
 
-/**
- * Options of `formatComparison` (the swaps, seed and query count only feed the legend).
- */
+/** Options of `formatComparison` (swaps, seed and queries only feed the legend). */
 export interface ComparisonTableOptions {
   /** Family-wise level for the superscripts (default 0.05). */
   alpha?: number;
-  /** Swaps and seed, for the legend. */
   swaps?: number;
   seed?: number;
-  /** Number of queries, for the legend. */
   queries?: number;
 }
 
 /**
- * The human-readable comparison: a ranx-style table (one row per run, labelled a, b, c …;
- * after each value the superscript labels of the runs it beats significantly, i.e. p_Holm < α
- * with a higher mean), a legend, then every test with delta, p and p_Holm. Values have 4
- * decimals rounded half to even; p-values as many decimals as 1/(swaps+1) needs. With more
- * than 25 runs the superscripts run out, and beaten runs are listed in brackets instead.
+ * Runs labelled a, b, c …, each value followed by the labels of the runs it beats (p_Holm < α, higher mean);
+ * p-values get the decimals 1/(swaps+1) needs. Past 25 runs, beaten runs are listed in brackets instead.
  */
 export function formatComparison(
   runs: readonly { name: string; mean: MetricValues }[],

@@ -1,10 +1,6 @@
 /**
- * Reading back the CSV files `gbr reproduce` writes (summary.csv, per-query.csv, table1.csv,
- * cost.csv, …) for the report. Parsing is `parseCsv` of lib/data/tabular.ts (csv-parse
- * underneath, with the same header, field-count and line-number rules as the Hub's csv files,
- * so both kinds of error read "<file>:<line>: …"); this module only adds the conveniences the
- * report needs: string-valued records, a missing-file answer for the optional outputs, and
- * number coercion that treats an empty cell as "no value" rather than 0.
+ * Reading back the CSV files `gbr reproduce` writes, over `parseCsv` (the Hub files' rules, so errors read
+ * "<file>:<line>: …"), with string records, a missing-file answer and empty cells as "no value", not 0.
  */
 import { promises as fs } from "node:fs";
 import { parseCsv } from "../util/csv";
@@ -12,10 +8,7 @@ import { parseCsv } from "../util/csv";
 /** One CSV record keyed by header name; every value is the cell's text. */
 export type CsvRecord = Record<string, string>;
 
-/**
- * Records from CSV text (header line first). A leading byte-order mark is ignored; a malformed
- * record throws a DataError whose message starts "<file>:<line>: ".
- */
+/** Records from CSV text; a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
   return parseCsv(text, file).rows.map((row) => {
     const out: CsvRecord = {};
@@ -24,17 +17,12 @@ export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
   });
 }
 
-/**
- * All records of a CSV file; throws (with the file and line) when it is malformed or missing.
- */
+/** All records of a CSV file; throws (with the file and line) when it is malformed or missing. */
 export async function readCsv(file: string): Promise<CsvRecord[]> {
   return parseCsvRecords(await fs.readFile(file, "utf8"), file);
 }
 
-/**
- * Like `readCsv`, but `undefined` when the file does not exist (the optional outputs:
- * cost.csv, react-rounds.csv). Other errors (unreadable, malformed) still throw.
- */
+/** Like `readCsv`, but `undefined` when the file does not exist (the optional outputs); other errors throw. */
 export async function readCsvIfExists(file: string): Promise<CsvRecord[] | undefined> {
   try {
     return await readCsv(file);
@@ -44,10 +32,7 @@ export async function readCsvIfExists(file: string): Promise<CsvRecord[] | undef
   }
 }
 
-/**
- * A cell as a number: `undefined` for an empty cell, `null`, `undefined` or text that is not a
- * finite number (so a skipped experiment's blank metrics are not mistaken for 0).
- */
+/** A cell as a number; `undefined` for a blank or non-finite cell, so a skipped experiment's blanks are not 0. */
 export function toNumber(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (typeof value === "number") return Number.isFinite(value) ? value : undefined;

@@ -1,18 +1,12 @@
-/**
- * The human-readable `gbr errors` output: win/tie/loss counts (per area when known), the
- * queries where the runs differ most with where each gold article stands, and where each run
- * puts its first gold article.
- */
+/** The `gbr errors` text: win/tie/loss counts, the largest per-query differences, first-gold ranks. */
 import { NO_AREA } from "../types";
 import type { ErrorAnalysis, GoldRankPair } from "../eval/error-analysis";
 import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
 
 /**
- * The error analysis as terminal text, three tables separated by blank lines. Values have 4
- * decimals rounded half to even, as `gbr eval` prints them; a gold article outside a run's top
- * 100 shows as ">100". The area column appears only when some query has an area (with no
- * metadata every row would say "(no area)").
+ * Three tables. Values to 4 decimals, half to even as `gbr eval` prints; a gold article outside the top 100
+ * shows as ">100"; the area column only when some query has an area.
  */
 export function formatErrorAnalysis(e: ErrorAnalysis): string {
   const { total, byArea, tie } = e.winLoss;

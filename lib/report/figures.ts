@@ -1,13 +1,6 @@
 /**
- * Plotly figure specs for the report and the notebooks: pure functions from rows (as read back
- * from the CSV/JSON files `gbr reproduce` and `gbr compare` write) to `{ data, layout }`
- * objects in plotly.js 3 conventions (`layout.title` is `{ text }`, never a bare string). No
- * DOM, no plotly import: the specs are plain JSON, drawn in a page with
- * `Plotly.newPlot(div, fig.data, fig.layout)` or shown in JupyterLab as
- * `application/vnd.plotly.v1+json`.
- *
- * Rows are accepted loosely (`Record<string, unknown>`): the string records of lib/report/csv.ts,
- * dataframe rows, or hand-made objects with numbers all work; an empty cell means "no value".
+ * Plotly figure specs for the report and the notebooks: pure functions from loosely typed rows (an empty cell is
+ * "no value") to plain-JSON `{ data, layout }` in plotly.js 3 conventions (`layout.title` is `{ text }`).
  */
 import type { Metric } from "../eval/metrics";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
@@ -18,11 +11,7 @@ import { formatFixed } from "./format";
 import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
-/**
- * The top of a metric axis that starts at 0: the data's largest value plus 15%, so that an
- * nDCG@10 of 0.04 is a bar and not a sliver on a 0–1 axis, capped at 1 (no metric goes higher)
- * but never below the data itself (a mean plus its sd can pass 1). 1 when there is no data.
- */
+/** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
 export function valueAxisTop(max: number): number {
   if (!(max > 0) || !Number.isFinite(max)) return 1;
   return Math.max(max, Math.min(1, max * 1.15));
@@ -32,11 +21,8 @@ export function valueAxisTop(max: number): number {
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
 
 /**
- * Pixels a bottom legend of these entries takes, so the figure can grow by as much instead of
- * squeezing its plot. Plotly lays a horizontal legend out within the plot area's width: on one
- * line when it fits, otherwise on a grid whose columns are as wide as the widest entry; an entry
- * is about 40 px of symbol and padding plus its text (estimated at 7 px a character of the 13 px
- * font). `width` is the plot area's, by default that of a figure about 1100 px wide.
+ * Pixels a bottom legend of these names takes, so the figure grows instead of squeezing its plot: one line when
+ * it fits the plot width, else a grid as wide as the widest entry (40 px plus 7 px a character of the 13 px font).
  */
 function legendHeight(names: readonly string[], width = 1000): number {
   if (!names.length) return 0;
@@ -51,25 +37,17 @@ function marksOf(rows: readonly RowLike[], given: RowMarks | undefined): RowMark
   return given ?? rowMarks(rows);
 }
 
-/**
- * Options of the figures that show experiments.
- */
+/** Options of the figures that show experiments. */
 export interface FigureMarks {
   /** Tuning and stand-in marks per experiment (default: read from the rows given). */
   marks?: RowMarks;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Results
+// Results ---------------------------------------------------------------------------------------
 
 /**
- * Horizontal bars of one metric per experiment (experiments that ran, in the rows' order,
- * top to bottom), labelled with the value to 4 decimals, with ± sd error bars when any
- * experiment was run more than once (`samples` > 1 and an `sd <metric>` column; those bars
- * form a trace of their own, the only kind with `error_x`). The value axis starts at 0 and ends
- * a little above the largest bar (`valueAxisTop`). Rows that are not plain results get their
- * own trace and a legend entry: `oracle:` rows (the upper bound, amber), `tuned:` rows (5-fold
- * cross-validated, teal) and stand-ins (summary.csv's `standIn`: grey and hatched).
+ * Horizontal bars of one metric per experiment that ran, in row order, with ± sd error bars for repeated ones
+ * (`samples` > 1). `oracle:`, `tuned:` and stand-in rows get their own trace and legend entry.
  */
 export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
   const marks = marksOf(summaryRows, opts.marks);
@@ -81,9 +59,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
   const hasSd = sds.some((s) => s !== undefined);
   const kinds = ids.map((id): TuningKind | "result" => marks.tuning(id) ?? "result");
   const standIn = ids.map((id) => marks.standIn(id));
-  // Repeated experiments get their own trace with error bars: plotly draws a cap even for a
-  // null or zero error, so single-sample bars stay in a trace without error_x. All traces
-  // share the category axis (overlay: one bar per row, in the rows' order).
+  // Repeated experiments get their own trace: plotly draws a cap even for a null or zero error.
   const bars = (idx: number[], withSd: boolean, kind: TuningKind | "result", stand: boolean): Trace => {
     const label = [kind === "oracle" ? ORACLE_LABEL : kind === "tuned" ? `tuned: ${TUNED_LABEL}` : "", stand ? `${STAND_IN_LABEL} (test doubles: mechanics, not results)` : ""].filter(Boolean).join(", ");
     const name = label ? `${label}${withSd ? " (mean ± sd)" : ""}` : withSd ? `${metric} (mean ± sd)` : metric;
@@ -134,12 +110,8 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
 }
 
 /**
- * Grouped bars: the mean of `metric` per legal area (x, with its number of queries), one bar
- * per experiment. Per-query rows of every sample are averaged together. `experiments` picks
- * and orders the bars (default: every experiment in the rows, in order of appearance). Queries
- * without an area are one group, `NO_AREA`. The value axis starts at 0 and ends a little above
- * the tallest bar; the legend names `oracle:` and `tuned:` bars for what they are, and
- * stand-ins (`opts.marks`) are hatched.
+ * Grouped bars: mean `metric` per legal area, one bar per experiment (`experiments` picks and orders them),
+ * samples averaged together; `oracle:` and `tuned:` bars named in the legend, stand-ins hatched.
  */
 export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
   const marks = marksOf(perQueryRows, opts.marks);
@@ -189,8 +161,7 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// BM25 sweep
+// BM25 sweep ------------------------------------------------------------------------------------
 
 /** A setting of the sweep and its value. */
 export interface SweepPoint {
@@ -200,9 +171,8 @@ export interface SweepPoint {
 }
 
 /**
- * The sweep as written to sweep.json: z rows by b, columns by k1 (null where no setting). The
- * best setting on the test queries is `oracle` (`best` in folders written before the sweep had
- * an `oracle:` and a `tuned:` row, and in notebooks that pass a `SweepResult`'s own `best`).
+ * The sweep as in sweep.json: z rows by b, columns by k1 (null where no setting). The best setting is `oracle`,
+ * or `best` in older folders and from a `SweepResult`.
  */
 export interface SweepJson {
   k1s: readonly number[];
@@ -216,10 +186,8 @@ export interface SweepJson {
 }
 
 /**
- * Heatmap of the BM25 tuning sweep (x = k1, y = b, colour = mean metric; the axes are
- * categorical because the grids are not evenly spaced: 1.5 and 0.75 sit between grid steps),
- * with the best setting on the test queries (star, the oracle upper bound) and rank_bm25's
- * default (cross) marked.
+ * Heatmap of the BM25 sweep (x = k1, y = b; categorical, as the grids are uneven: 1.5 and 0.75 sit between steps),
+ * with the oracle setting (star) and rank_bm25's default (cross) marked.
  */
 export function sweepHeatmap(sweep: SweepJson): Figure {
   const metric = sweep.metric ?? "Recall@100";
@@ -261,15 +229,9 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// REACT rounds
+// REACT rounds ----------------------------------------------------------------------------------
 
-/**
- * REACT-BM25 by round: Recall@100 of the observer-kept ranking against candidate-pool recall
- * (gold found anywhere among the candidates retrieved so far), the gap being what the observer
- * dropped. Rows as in react-rounds.csv. The recall axis starts at 0 and ends a little above the
- * highest point.
- */
+/** REACT-BM25 by round: observer-kept Recall@100 against candidate-pool recall (the gap: what the observer dropped). */
 export function reactRoundsChart(rows: readonly RowLike[]): Figure {
   const sorted = rows
     .map((r) => ({ round: toNumber(r.round), kept: toNumber(r.keptRecall100), pool: toNumber(r.candidateRecall100) }))
@@ -302,16 +264,12 @@ export function reactRoundsChart(rows: readonly RowLike[]): Figure {
   };
 }
 
-/**
- * `sweepHeatmap` of a sweep computed in this process (`bm25Sweep`, `tuneBm25`) rather than read
- * from sweep.json: the grid of `metric` (default the sweep's), its best setting and the default.
- */
+/** `sweepHeatmap` of a sweep computed in this process (`bm25Sweep`, `tuneBm25`), not read from sweep.json. */
 export function tuningHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): Figure {
   return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
 }
 
-// ---------------------------------------------------------------------------------------------
-// Quality vs cost
+// Quality vs cost -------------------------------------------------------------------------------
 
 /** A method placed by cost (to minimise) and quality (to maximise). */
 export interface QualityCostPoint {
@@ -321,9 +279,8 @@ export interface QualityCostPoint {
 }
 
 /**
- * The Pareto front: the points no other point dominates (costs no more and scores no less,
- * and is strictly better in one of the two), sorted by cost, then quality, ascending. Equal
- * points are all kept.
+ * The Pareto front: the points no other point dominates (costs no more, scores no less, strictly better in one),
+ * sorted by cost, then quality; equal points are all kept.
  */
 export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P[] {
   const dominated = (p: P) =>
@@ -331,11 +288,7 @@ export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P
   return points.filter((p) => !dominated(p)).sort((a, b) => a.cost - b.cost || a.quality - b.quality);
 }
 
-/**
- * Each method that ran, placed by its mean `quality` (summary rows) and its cost per query
- * (cost.csv's `costPerQuery`, joined on experiment = method); methods missing from either table
- * are left out.
- */
+/** Each method that ran, by mean `quality` and cost.csv's `costPerQuery` (joined on experiment = method). */
 export function qualityCostPoints(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): QualityCostPoint[] {
   const cost = new Map<string, number>();
   for (const r of costRows) {
@@ -355,8 +308,7 @@ export function qualityCostPoints(summaryRows: readonly RowLike[], costRows: rea
 }
 
 /**
- * The methods on the quality–cost Pareto front (`paretoFront` of `qualityCostPoints`), cheapest
- * first: those no other method beats on both quality and cost per query.
+ * The methods on the quality–cost Pareto front, cheapest first.
  *
  * @example
  * const f = resultFrames(result);
@@ -367,14 +319,8 @@ export function qualityCostFront(summaryRows: readonly RowLike[], costRows: read
 }
 
 /**
- * Quality (mean `quality` metric, Recall@100 or nDCG@10, from summary rows) against
- * API-equivalent cost per query (cost.csv's `costPerQuery`, joined on experiment = method),
- * one marker per method, with the Pareto front (maximise quality, minimise cost) drawn as a
- * dashed line through its labelled members. Methods missing from either table are left out.
- *
- * The quality axis fits the points (with a margin; its title says where it starts when that is
- * not 0). Legend entries name `oracle:` and `tuned:` methods for what they are; stand-ins
- * (summary.csv's `standIn`) are grey and marked so in the legend and the front's labels.
+ * Quality against API-equivalent cost per query, one marker per method, with the Pareto front dashed through its
+ * labelled members. The quality axis fits the points; its title says where it starts when that is not 0.
  */
 export function qualityCostScatter(
   summaryRows: readonly RowLike[],
@@ -401,8 +347,7 @@ export function qualityCostScatter(
   });
   // The front's labels are short; the legend carries the full words.
   const short = (id: string) => `${id}${marks.tuning(id) === "oracle" ? " (upper bound)" : ""}${marks.standIn(id) ? ` [${STAND_IN_LABEL}]` : ""}`;
-  // Methods at the same spot on the front share one label (one name per line) instead of
-  // printing their names over each other.
+  // Methods at the same spot on the front share one label (one name per line) rather than overprint.
   const spots: { cost: number; quality: number; names: string[] }[] = [];
   for (const p of front) {
     const last = spots[spots.length - 1];
@@ -443,9 +388,8 @@ export function qualityCostScatter(
 }
 
 /**
- * A metric axis fitted to the values: their span plus a margin on each side (a tenth of the
- * span, at least 0.02), kept within 0 … 1.05; it starts at 0 when the margin would take it
- * below 0.1 anyway (a nearly-from-0 axis reads as one from 0). [0, 1] when there are no values.
+ * A metric axis fitted to the values: their span plus a margin (a tenth of it, at least 0.02) within 0 … 1.05,
+ * from 0 when it would start below 0.1 anyway (a nearly-from-0 axis reads as one from 0).
  */
 export function fittedRange(values: readonly number[]): [number, number] {
   const finite = values.filter((v) => Number.isFinite(v));
@@ -460,8 +404,7 @@ export function fittedRange(values: readonly number[]): [number, number] {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-// ---------------------------------------------------------------------------------------------
-// Significance
+// Significance ----------------------------------------------------------------------------------
 
 /** One paired test as `gbr compare --json` prints it. */
 export interface SignificanceTest {
@@ -475,16 +418,10 @@ export interface SignificanceTest {
   pHolm: number;
 }
 
-/**
- * p-values of paired randomization tests before and after Holm correction, on a log scale,
- * one row per test ("A vs B (metric)"), with the 0.05 level drawn as a dashed line. `title`
- * (plotly text, see `plotlyText`) says which family the tests are, when there are several;
- * `opts.marks` adds "[stand-in]" to the names of experiments that came through test doubles.
- */
+/** p before and after Holm per test, log scale, α dashed; `opts.marks` adds "[stand-in]" to stand-in names. */
 export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, title = "Paired randomization tests: p before and after Holm correction", opts: FigureMarks = {}): Figure {
   const seen = new Map<string, number>();
-  // Only stand-ins are marked here: the names already say oracle: and tuned:, and a label per
-  // test with the full words would crowd the axis.
+  // Only stand-ins are marked: names already say oracle:/tuned:, and full words per test would crowd the axis.
   const name = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
   const labels = tests.map((t) => {
     const base = `${name(t.a)} vs ${name(t.b)} (${t.metric})`;
@@ -522,9 +459,7 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
 }
 
 /**
- * Every figure of the project, by name: each function returns a plotly spec (`Figure`) to pass
- * to `show.figure`, from the rows, runs or analyses named in its parameters. The HTML report
- * draws the same specs.
+ * Every figure of the project, by name: each returns a plotly spec for `show.figure`; the report draws the same.
  *
  * @example
  * const f = resultFrames(result);

@@ -1,7 +1,6 @@
 /**
- * Fixed-point formatting that rounds exact ties half to even, as C's printf (trec_eval) and
- * Python do: 0.03125 prints as "0.0312", where JavaScript's toFixed gives "0.0313".
- * Values that are not exact ties are rounded to nearest, like toFixed.
+ * Fixed-point formatting that rounds exact ties half to even, as C's printf (trec_eval) and Python do:
+ * 0.03125 prints as "0.0312", where JavaScript's toFixed gives "0.0313". Non-ties round to nearest.
  *
  * @example
  * formatFixed(0.03125, 4); // "0.0312"
@@ -10,13 +9,11 @@
 export function formatFixed(x: number, digits = 4): string {
   if (!Number.isFinite(x)) return String(x);
   const plain = x.toFixed(digits);
-  // toFixed(100) is the exact decimal expansion for any value whose binary fraction fits in
-  // 100 digits, which covers every metric value we print; a tie is "5" followed only by zeros.
+  // toFixed(100) is exact for every metric value we print; a tie is "5" followed only by zeros.
   const exact = Math.abs(x).toFixed(100);
   const dot = exact.indexOf(".");
   const tail = exact.slice(dot + 1 + digits);
   if (!/^50*$/.test(tail)) return plain;
-  // Exact tie: keep the truncated value if its last digit is even, otherwise round away.
   const truncated = exact.slice(0, dot + 1 + digits).replace(/\.$/, "");
   const lastDigit = Number(truncated[truncated.length - 1]);
   const sign = x < 0 ? "-" : "";

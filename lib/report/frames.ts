@@ -1,21 +1,7 @@
 /**
- * DataFrame views (danfojs-node) of everything `gbr reproduce` and the notebooks compute: the
- * summary, per-query metrics (with legal area, exam session and the gold articles' statutes),
- * each gold article's rank, the reproduction table, the significance tests, the cost table,
- * the BM25 sweep grid and the REACT round table. A notebook then works as with pandas:
- * `groupby`, `sortValues`, `loc({ rows: mask })`, `describe`, and `showTable` to display.
- * Filter with `loc`, not `query()`: danfojs makes every column a property of the frame, and
- * the per-query tables have a column named "query", which hides the method.
- *
- * One typing rule for every view, in memory or read back from the CSV files: a column is
- * numeric when every non-empty cell reads as a number, boolean when every one reads true or
- * false (ids, areas, statutes and sessions stay text whatever they look like); a missing number is NaN, never null, because danfojs counts a
- * null as 0 in a group's mean, while NaN stays visible (drop it with `dropNa()` first); a
- * missing text is "". So a view of a reproduce's results and the view of its CSV files agree
- * cell for cell (test/integration/frames.test.ts).
- *
- * danfojs (about 1 s to load, with TensorFlow.js) is required on the first call of a view,
- * never when this module is imported.
+ * DataFrame views (danfojs-node) of everything `gbr reproduce` computes, for pandas-style notebooks. Filter with
+ * `loc`, not `query()`: danfojs makes every column a property, and the column "query" hides the method. A missing
+ * number is NaN, never null (danfojs counts null as 0 in a mean). danfojs loads on a view's first call.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -38,8 +24,8 @@ function cellText(v: unknown): string {
 }
 
 /**
- * The typed cells of a table: the one rule both views follow (numbers for numeric columns with
- * NaN for a blank, text otherwise with "" for a blank).
+ * The one typing rule both views follow, so a reproduce's views and those of its CSV files agree cell for cell:
+ * numeric (NaN for a blank) or boolean when every non-empty cell reads so, else text ("" for a blank).
  */
 export function typedCells(table: Table): unknown[][] {
   const text = table.rows.map((r) => table.columns.map((_, j) => cellText(r[j])));
@@ -49,17 +35,13 @@ export function typedCells(table: Table): unknown[][] {
   return text.map((r) => r.map((cell, j) => (numeric[j] ? (cell === "" ? NaN : Number(cell)) : boolean[j] && cell !== "" ? cell === "true" : cell)));
 }
 
-/**
- * A DataFrame of a table, typed as described above (an empty table keeps its columns).
- */
+/** A DataFrame of a table, typed by `typedCells` (an empty table keeps its columns). */
 export function tableFrame(table: Table): DataFrame {
   const { DataFrame: Frame } = danfoSdk();
   return new Frame(typedCells(table), { columns: table.columns });
 }
 
-/**
- * A DataFrame of row objects (columns in first-seen key order; arrays and objects become text).
- */
+/** A DataFrame of row objects (columns in first-seen key order; arrays and objects become text). */
 export function rowsFrame(rows: readonly object[]): DataFrame {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cell = (v: unknown) => (v !== null && typeof v === "object" ? (Array.isArray(v) ? v.join(", ") : JSON.stringify(v)) : v);
@@ -77,10 +59,8 @@ export function frameRows(df: Pick<DataFrame, "columns" | "values">): Record<str
 }
 
 /**
- * A long table made wide, as pandas' `pivot` does (danfojs has none): one row per distinct
- * value of `index`, one column per distinct value of `columns` (both in first-seen order),
- * cells from `values`; a combination that does not occur is NaN, and one that occurs twice is
- * an error naming it (aggregate with `groupby` first).
+ * A long table made wide, as pandas' `pivot` (danfojs has none): rows by `index`, columns by `columns`, both in
+ * first-seen order; a missing combination is NaN, a repeated one an error (aggregate with `groupby` first).
  *
  * @example
  * const means = f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean();
@@ -107,12 +87,7 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
   return tableFrame({ columns: [spec.index, ...cols], rows: [...rows].map(([key, row]) => [key, ...cols.map((c) => row.get(c) ?? "")]) });
 }
 
-/**
- * The paper's 20 tests, the exploratory family against the baseline and the re-ranking family
- * (each re-ranked run against its first stage), one row per test: family ("paper", "baseline"
- * or "rerank"), a, b, metric, meanA, meanB, delta, p, pHolm, status (a
- * paper test whose run is absent is "missing", with NaN means).
- */
+/** One row per test of the paper, baseline and rerank families; a paper test whose run is absent is "missing". */
 export function significanceRows(report: SignificanceReport): Record<string, unknown>[] {
   const paper = report.paper.tests.map((t) => ({
     family: "paper",
@@ -127,22 +102,17 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
     status: t.status,
   }));
   const baseline = (report.baseline?.tests ?? []).map((t) => ({ family: "baseline", ...t, status: "computed" }));
-  // Files written before the re-ranking family existed have no `rerank` key.
+  // Older files have no `rerank` key.
   const rerank = (report.rerank?.tests ?? []).map((t) => ({ family: "rerank", ...t, status: "computed" }));
   return [...paper, ...baseline, ...rerank];
 }
 
-/**
- * `significanceRows` as a DataFrame.
- */
+/** `significanceRows` as a DataFrame. */
 export function significanceFrame(report: SignificanceReport): DataFrame {
   return rowsFrame(significanceRows(report));
 }
 
-/**
- * The BM25 sweep grid, one row per (k1, b) with the five mean metrics, in grid order; pivot it
- * with `sweepHeatmap` (lib/eval/sweep-result.ts) for the paper's figure.
- */
+/** The BM25 sweep grid, one row per (k1, b) with the five mean metrics (`sweepHeatmap` pivots it). */
 export function sweepFrame(sweep: SweepResult): DataFrame {
   return rowsFrame(sweep.grid.map((e) => ({ k1: e.k1, b: e.b, ...Object.fromEntries(METRICS.map((m) => [m, e.mean[m]])) })));
 }
@@ -176,9 +146,8 @@ export function resultFrames(result: { tables: OutputTables; assessment: { signi
 }
 
 /**
- * The same views from a folder `gbr reproduce` wrote (its CSV files and significance.json), to
- * work on a finished run without running it again. A table whose file is absent is undefined
- * (a required one missing throws, naming the file).
+ * The same views from a folder `gbr reproduce` wrote, without running it again; an absent optional table is
+ * undefined, a missing required one throws.
  *
  * @example
  * const f = await outputFrames("outputs/sample");

@@ -1,8 +1,4 @@
-/**
- * The report's sections about analyses beyond the main table, each present when its file is:
- * significance, the BM25 tuning sweep, REACT rounds (with the gold retrieved but never kept)
- * and cost.
- */
+/** The report's sections on analyses beyond the main table, each present when its file is. */
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
 import { toNumber, type CsvRecord } from "./csv";
@@ -17,10 +13,7 @@ const ALPHA = 0.05;
 
 type TestLike = { a: string; b: string; metric: string; meanA?: unknown; meanB?: unknown; delta?: unknown; p: unknown; pHolm: unknown };
 
-/**
- * One row of a test table: `pHolm` in bold when significant at 0.05 after Holm, and Δ coloured
- * by the test's verdict (not by its size: a large difference can be noise, a small one not).
- */
+/** A test row: `pHolm` bold below α; Δ coloured by verdict, not size (a large Δ can be noise, a small one not). */
 function testRow(t: TestLike, marks: RowMarks): CellLike[] {
   const sigHolm = Number(t.pHolm) < ALPHA;
   return [
@@ -48,9 +41,7 @@ const DELTA_LEGEND =
   `Δ (A − B): <span class="delta gain">significant gain of A over B</span> <span class="delta loss">significant loss</span> ` +
   `<span class="delta ns">not significant</span> (two-sided, p Holm &lt; ${ALPHA}).`;
 
-/**
- * Significance: the paired randomization tests of significance.json, in either of its shapes.
- */
+/** Significance: the paired randomization tests of significance.json, in either of its shapes. */
 export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
   const sig = inp.significance;
   if (!sig) {
@@ -117,7 +108,7 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
     body += testTable(base.tests, marks);
     body += figs.add(pValueChart(base.tests, ALPHA, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`, { marks }));
   }
-  // Files written before the re-ranking family existed have no `rerank` key.
+  // Older files have no `rerank` key.
   const rerank = (sig as { rerank?: { of?: unknown; tests: TestLike[] } | null }).rerank;
   if (rerank?.tests.length) {
     body += `<h3>Re-rankers against their first stage</h3>\n`;
@@ -128,16 +119,15 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
 }
 
 /**
- * The BM25 tuning sweep: rank_bm25's default, the oracle upper bound (tuned on the test
- * queries) and the 5-fold cross-validated estimate, each labelled so, and the k1 × b heatmap.
- * Reads sweep.json as reproduce writes it (`oracle`) and as older folders have it (`best`).
+ * The BM25 tuning sweep: rank_bm25's default, the oracle upper bound and the 5-fold cross-validated estimate,
+ * each labelled so, and the k1 × b heatmap. The oracle is sweep.json's `oracle` (`best` in older folders).
  */
 export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   const sw = inp.sweep;
   if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));
   const metric = sw.metric ?? "Recall@100";
   const ids = new Set(inp.summary.map((r) => r.experiment));
-  // The summary rows these numbers are (reproduce's ids for the sweep over BM25-GREEKSTEMMER).
+  // The summary row each number is (reproduce's ids for the sweep over BM25-GREEKSTEMMER).
   const rowOf = (id: string) => (ids.has(id) ? ` <span class="sd">(row ${code(id)})</span>` : "");
   const rows: CellLike[][] = [];
   const point = (label: CellLike, p: { k1?: unknown; b?: unknown; value?: unknown } | undefined) => {
@@ -163,9 +153,7 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   return section("sweep", "BM25 tuning sweep", body);
 }
 
-/**
- * REACT rounds: recall and work per round, and the gold articles retrieved but never kept.
- */
+/** REACT rounds: recall and work per round, and the gold articles retrieved but never kept. */
 export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.reactRounds;
   if (!rows) return section("react", "REACT rounds", note(`react-rounds.csv not found in ${code(inp.dir)}: REACT-BM25 did not run (it needs a chat model).`));
@@ -195,11 +183,7 @@ export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
   return section("react", "REACT rounds", body);
 }
 
-/**
- * The appendix C.4 diagnostic: gold articles the planner's queries retrieved that the observer
- * never kept, by round (react-rounds.csv's missedGold* columns) and pair by pair
- * (react-missed.csv); empty when neither is there, so older outputs render as before.
- */
+/** Appendix C.4: gold retrieved but never kept by the observer, by round and by pair ("" without either file). */
 function missedGold(rows: CsvRecord[], cols: string[], pairs: CsvRecord[] | undefined): string {
   const byRound = cols.includes("missedGoldPairs") && cols.includes("missedGoldQueries");
   if (!byRound && !pairs) return "";
@@ -229,9 +213,7 @@ function missedGold(rows: CsvRecord[], cols: string[], pairs: CsvRecord[] | unde
   return body;
 }
 
-/**
- * Cost: per-query and one-time work and price per method, and quality against cost.
- */
+/** Cost: per-query and one-time work and price per method, and quality against cost. */
 export function costSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.cost;
   if (!rows) return section("cost", "Cost", note(`cost.csv not found in ${code(inp.dir)}.`));
@@ -241,7 +223,7 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
       "The one-time work on the corpus (indexing, embedding or translating the articles, fitting) is kept apart, as in the paper's Table 17, and never counted per query. " +
       "Embedding tokens are the provider's counts, stored with each cached vector, or o200k estimates where the provider reported none (source column).",
   );
-  // Files written before v0.5 lack the one-time columns and the token source: those cells stay empty.
+  // Older files lack the one-time columns and the token source: those cells stay empty.
   const cell = (v: unknown, digits: number) => (v === undefined || v === "" ? text("") : number(v, digits));
   const marks = reportMarks(inp);
   body += table(

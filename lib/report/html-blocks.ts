@@ -1,7 +1,6 @@
 /**
- * The building blocks every section of the HTML report is made of: number formats, table cells
- * and tables, notes, figures (as JSON blocks drawn by the page's script) and the section frame.
- * Text always goes in through `escapeHtml`, data through `jsonForScript`.
+ * The building blocks of the report's sections: number formats, cells and tables, notes, figures, the section
+ * frame. Text always goes in through `escapeHtml`, data through `jsonForScript`.
  */
 import { formatFixed } from "./format";
 import { toNumber } from "./csv";
@@ -9,64 +8,45 @@ import type { Figure } from "./figures";
 import { escapeHtml, jsonForScript } from "./html-inline";
 import { STAND_IN_LABEL, tuningLabel, type RowMarks } from "./labels";
 
-/**
- * Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–".
- */
+/** Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–". */
 export function num(value: unknown, digits = 4): string {
   const n = toNumber(value);
   return n === undefined ? "–" : formatFixed(n, digits);
 }
 
-/**
- * Counts and statistics: integers as integers, anything else like `num`.
- */
+/** Counts and statistics: integers as integers, anything else like `num`. */
 export function numAuto(value: unknown, digits = 4): string {
   const n = toNumber(value);
   return n !== undefined && Number.isInteger(n) ? String(n) : num(value, digits);
 }
 
-/**
- * A p-value as HTML: 4 decimals, or "&lt; 0.0001" below that.
- */
+/** A p-value as HTML: 4 decimals, or "&lt; 0.0001" below that. */
 export function pValue(value: unknown): string {
   const n = toNumber(value);
   if (n === undefined) return "–";
   return n < 0.0001 ? "&lt; 0.0001" : formatFixed(n, 4);
 }
 
-/**
- * One table cell: its HTML (already escaped), an optional class and tooltip.
- */
+/** One table cell: its HTML (already escaped), an optional class and tooltip. */
 export interface Cell {
   html: string;
   cls?: string;
   title?: string;
 }
 
-/**
- * A cell, or plain text to be escaped into one.
- */
+/** A cell, or plain text to be escaped into one. */
 export type CellLike = Cell | string;
 
-/**
- * A text cell (escaped), with an optional class.
- */
+/** A text cell (escaped). */
 export const text = (value: unknown, cls?: string): Cell => ({ html: escapeHtml(value), cls });
 
-/**
- * A right-aligned number cell formatted by `num`.
- */
+/** A right-aligned number cell formatted by `num`. */
 export const number = (value: unknown, digits = 4): Cell => ({ html: num(value, digits), cls: "num" });
 
-/**
- * A right-aligned count cell formatted by `numAuto`.
- */
+/** A right-aligned count cell formatted by `numAuto`. */
 export const count = (value: unknown, digits = 4): Cell => ({ html: numAuto(value, digits), cls: "num" });
 
-/**
- * An HTML table in a scrolling wrapper; plain-string cells are escaped. `rowClass` gives a row
- * a class (e.g. "stand-in", greyed by the style sheet), by its index.
- */
+/** An HTML table in a scrolling wrapper; string cells are escaped, `rowClass` classes a row by its index. */
 export function table(
   header: string[],
   rows: CellLike[][],
@@ -87,10 +67,7 @@ export function table(
   return `<div class="table-wrap"><table${opts.cls ? ` class="${opts.cls}"` : ""}>${caption}<thead><tr>${head}</tr></thead>\n<tbody>\n${body}\n</tbody></table></div>`;
 }
 
-/**
- * The page's figures, numbered in the order they are added: each becomes a placeholder div and
- * its plotly spec as a JSON block, which the page's script draws.
- */
+/** The page's figures, numbered as added: each a placeholder div plus its spec as a JSON block the page draws. */
 export class FigureSet {
   private specs: { id: string; fig: Figure }[] = [];
   add(fig: Figure, caption?: string): string {
@@ -111,42 +88,29 @@ export class FigureSet {
   }
 }
 
-/**
- * A paragraph of explanation (HTML, not escaped) in a note box, or another box class.
- */
+/** A paragraph of explanation (HTML, not escaped) in a note box, or another box class. */
 export const note = (html: string, cls = "note") => `<p class="${cls}">${html}</p>`;
 
-/**
- * Inline code (escaped).
- */
+/** Inline code (escaped). */
 export const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
 
-/**
- * One section of the page: its anchor, its title (for the navigation) and its HTML.
- */
+/** One section of the page: its anchor, its title (for the navigation) and its HTML. */
 export interface Section {
   id: string;
   title: string;
   html: string;
 }
 
-/**
- * A section with its heading.
- */
 export function section(id: string, title: string, body: string): Section {
   return { id, title, html: `<section id="${id}">\n<h2>${escapeHtml(title)}</h2>\n${body}\n</section>` };
 }
 
-/**
- * A string made safe as a CSS class name (letters, digits and dashes, lower-case).
- */
+/** A string made safe as a CSS class name (letters, digits and dashes, lower-case). */
 export function safeClass(s: string): string {
   return s.replace(/[^a-z0-9-]/gi, "-").toLowerCase();
 }
 
-/**
- * A signed difference, coloured by size: |Δ| ≤ 0.02 close, ≤ 0.05 near, else far.
- */
+/** A signed difference, coloured by size: |Δ| ≤ 0.02 close, ≤ 0.05 near, else far. */
 export function diffCell(value: unknown): Cell {
   const d = toNumber(value);
   if (d === undefined) return { html: "–", cls: "num" };
@@ -154,11 +118,7 @@ export function diffCell(value: unknown): Cell {
   return { html: `${d > 0 ? "+" : ""}${num(d)}`, cls: `num diff ${cls} ${d >= 0 ? "up" : "down"}` };
 }
 
-/**
- * An experiment's name cell with its marks as badges: the tuning kind in words ("oracle upper
- * bound (tuned on the test queries)", "5-fold cross-validated") and "stand-in" for a row made
- * through the test doubles. Without marks it is exactly `text(id, "name")`.
- */
+/** An experiment's name cell with its marks as badges; without marks it is exactly `text(id, "name")`. */
 export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
   const kind = marks?.tuning(id);
   const stand = marks?.standIn(id) ?? false;
@@ -167,17 +127,14 @@ export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
   return { html: `${escapeHtml(id)} ${badges.join(" ")}`, cls: "name marked" };
 }
 
-/**
- * A small labelled mark inside a cell (escaped text; `kind` picks its colours).
- */
+/** A small labelled mark inside a cell (escaped text; `kind` picks its colours). */
 export function badge(label: string, kind: string, title?: string): string {
   return `<span class="badge ${safeClass(kind)}"${title ? ` title="${escapeHtml(title)}"` : ""}>${escapeHtml(label)}</span>`;
 }
 
 /**
- * A significance test's difference A − B, coloured by what the test says, not by size: green
- * for a significant gain of A over B, red for a significant loss, neutral (grey) when not
- * significant at `alpha` after Holm. The class names the verdict too, for a reader without colour.
+ * A test's Δ (A − B) coloured by the test's verdict, not by size: gain, loss, or not significant at `alpha`
+ * after Holm. The class names the verdict too, for a reader without colour.
  */
 export function testDeltaCell(delta: unknown, pHolm: unknown, alpha = 0.05): Cell {
   const d = toNumber(delta);

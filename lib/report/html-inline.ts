@@ -1,25 +1,18 @@
 /**
- * What goes inline into the self-contained report page: text for HTML, JSON for <script>
- * blocks, script sources defused for inlining, and the pinned plotly.js bundle so prepared.
- *
- * Escaping: text goes into HTML through `escapeHtml`; data goes into JSON blocks through
- * `jsonForScript`, which writes `<`, `>`, `&`, U+2028 and U+2029 as \u escapes, so neither a
- * Greek apostrophe (’), quotes nor `</script>` in an experiment name or reason can end a block
- * or break a string early; the inlined bundle has `</script` and `<!--` defused the same way.
+ * What goes inline into the self-contained report page: text for HTML, JSON for <script> blocks, script
+ * sources defused for inlining, and the pinned plotly.js bundle so prepared.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-/**
- * Text for HTML element content or a quoted attribute value.
- */
+/** Text for HTML element content or a quoted attribute value. */
 export function escapeHtml(value: unknown): string {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
 /**
- * JSON that is safe inside an HTML <script> element: `<`, `>` and `&` (and the JavaScript line
- * separators U+2028/U+2029) are written as \u escapes, which JSON.parse reads back unchanged.
+ * JSON safe inside a <script> element: `<`, `>`, `&` and U+2028/U+2029 as \u escapes, so neither a Greek
+ * apostrophe (’), quotes nor `</script>` in a name can end the block; JSON.parse reads them back unchanged.
  */
 export function jsonForScript(value: unknown): string {
   return JSON.stringify(value)
@@ -31,23 +24,16 @@ export function jsonForScript(value: unknown): string {
 }
 
 /**
- * JavaScript source made safe to inline in a <script> element: every `</script` (any case)
- * becomes `<\/script` and every `<!--` becomes `<\!--`, which mean the same inside the string
- * literals, regular expressions and comments where they can occur, but can no longer close
- * the element or switch the HTML parser into its escaped-script states.
+ * JavaScript source safe to inline in <script>: `</script` (any case) becomes `<\/script`, `<!--` becomes `<\!--`;
+ * the same inside strings, regexes and comments, but unable to close the element or enter escaped-script states.
  */
 export function inlineScriptSource(source: string): string {
   return source.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
 }
 
-// ---------------------------------------------------------------------------------------------
-// Plotly bundle
+// Plotly bundle ---------------------------------------------------------------------------------
 
-/**
- * Which of plotly.js's own minified builds a page carries: "cartesian" (plotly.js-cartesian-dist-min,
- * about 1.4 MB: every figure this project draws) or "full" (plotly.js-dist-min, about 4.9 MB: every
- * trace type, for figures a user builds with e.g. `parcoords` or `scatter3d`).
- */
+/** plotly.js's own minified builds: "cartesian" (about 1.4 MB, every figure we draw) or "full" (about 4.9 MB). */
 export type PlotlyBuild = "cartesian" | "full";
 
 /** The trace types plotly.js-cartesian-dist-min registers (its README, version 3.7.0). */
@@ -66,10 +52,7 @@ export const CARTESIAN_TRACES: ReadonlySet<string> = new Set([
   "violin",
 ]);
 
-/**
- * The smallest build that draws every trace of the given figures (a trace without `type` is a
- * scatter, as plotly reads it).
- */
+/** The smallest build that draws every trace of the figures (a trace without `type` is a scatter). */
 export function plotlyBuildFor(figures: Iterable<{ data: readonly unknown[] }>): PlotlyBuild {
   for (const fig of figures) {
     for (const trace of fig.data) {
@@ -87,11 +70,7 @@ const BUILD_FILES: Record<PlotlyBuild, string> = {
 
 const plotlyCache = new Map<PlotlyBuild, { source: string; version: string; build: PlotlyBuild }>();
 
-/**
- * One of plotly.js's pinned minified builds (read once per process), made safe to inline, with
- * its version. The notebooks and the report inline the cartesian build unless a figure needs
- * another trace type, so an executed notebook or a report stays a few MB and opens offline.
- */
+/** A pinned plotly.js build (read once per process), made safe to inline, with its version. */
 export function plotlyBundle(build: PlotlyBuild = "cartesian"): { source: string; version: string; build: PlotlyBuild } {
   let bundle = plotlyCache.get(build);
   if (!bundle) {

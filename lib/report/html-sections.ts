@@ -1,7 +1,4 @@
-/**
- * The report's sections about the run and its results: metadata, dataset statistics, results,
- * reproduction (paper vs ours) and the per-area breakdown.
- */
+/** The report's sections on the run and its results: metadata, dataset, results, reproduction, areas. */
 import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { toNumber, type CsvRecord } from "./csv";
@@ -11,10 +8,7 @@ import { badge, code, count, diffCell, experimentCell, note, num, number, safeCl
 import { areaLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
 
-/**
- * Run metadata: dataset, origin, revision, sizes, LLM, when and with what the run was made, and a
- * warning when the numbers are on the demo set because the benchmark could not be loaded.
- */
+/** Run metadata, with a warning when the numbers are on the demo set because the benchmark could not load. */
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
   const m = inp.metadata;
   const rows: CellLike[][] = [];
@@ -77,9 +71,7 @@ const TABLE1_LABELS: Record<string, [string, "int" | "share" | "num" | "median"]
   medianQueryWords: ["median query length (words)", "median"],
 };
 
-/**
- * Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv.
- */
+/** Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv. */
 export function datasetSection(inp: ReportInputs): Section {
   let body = "";
   if (inp.table1?.length) {
@@ -114,10 +106,7 @@ function metricCell(r: CsvRecord, m: Metric, best: number | undefined, contends:
   return { html: contends && v === best ? `<strong>${shown}</strong>` : shown, cls: "num" };
 }
 
-/**
- * Results: every experiment that ran with its five metrics (best in bold), what produced each
- * row, two bar charts, and the experiments that did not run grouped by reason.
- */
+/** Results: every experiment that ran (best in bold), what produced each row, two bar charts, what did not run. */
 export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   const ok = inp.summary.filter((r) => r.status === "ok");
   const marks = reportMarks(inp);
@@ -162,9 +151,7 @@ export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   return section("results", "Results", body);
 }
 
-/**
- * What the badges of a table mean, for the kinds present among `ids` (empty when none is).
- */
+/** What the badges of a table mean, for the kinds present among `ids` ("" when none is). */
 export function marksNote(ids: readonly string[], marks: RowMarks): string {
   const kinds = new Set(ids.map((id) => marks.tuning(id)));
   const parts: string[] = [];
@@ -175,10 +162,8 @@ export function marksNote(ids: readonly string[], marks: RowMarks): string {
 }
 
 /**
- * The folded table of what produced each row: summary.csv's setup (parameters as sent,
- * prompts, parser) and provenance (provider, endpoint host, model as requested and as served),
- * each column when any row has it (both are absent from older folders); provenance falls back
- * to metadata.json's `experiments[].provenance`.
+ * The folded table of what produced each row: summary.csv's setup and provenance, each column when some row has
+ * it; provenance falls back to metadata.json's `experiments[].provenance`.
  */
 function producedBy(inp: ReportInputs, ok: readonly CsvRecord[], marks: RowMarks): string {
   const fromMetadata = provenanceFromMetadata(inp.metadata);
@@ -219,9 +204,7 @@ function provenanceFromMetadata(metadata: Record<string, unknown> | undefined): 
   return out;
 }
 
-/**
- * Reproduction: the paper's numbers next to ours, with the difference coloured by size.
- */
+/** Reproduction: the paper's numbers next to ours, with the difference coloured by size. */
 export function reproductionSection(inp: ReportInputs): Section {
   const rows = inp.reproduction;
   if (!rows?.length) return section("reproduction", "Reproduction: paper vs ours", note(`reproduction.csv not found in ${code(inp.dir)}.`));
@@ -268,10 +251,7 @@ function areaExperiments(inp: ReportInputs, metric: Metric): string[] {
   return ok.map((r) => r.experiment).filter((id) => chosen.includes(id));
 }
 
-/**
- * Per-area breakdown: mean Recall@100 per legal area, as bars for up to 8 experiments and as a
- * table for all.
- */
+/** Per-area breakdown: mean Recall@100 per legal area, as bars for up to 8 experiments and a table for all. */
 export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.perQuery;
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));

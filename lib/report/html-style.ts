@@ -1,10 +1,6 @@
-/**
- * The report page's own style sheet and drawing script, inlined into every page.
- */
+/** The report page's own style sheet and drawing script, inlined into every page. */
 
-/**
- * The page's CSS: system fonts only, so the page loads nothing.
- */
+/** The page's CSS: system fonts only, so the page loads nothing. */
 export const CSS = `
 :root { --fg: #111827; --muted: #6b7280; --line: #e5e7eb; --bg-alt: #f9fafb; }
 * { box-sizing: border-box; }
@@ -64,10 +60,7 @@ figure.plot { margin: 12px 0 20px; border: 1px solid var(--line); border-radius:
 footer { margin-top: 48px; color: var(--muted); font-size: 13px; }
 `;
 
-/**
- * The page's drawing script: draws every figure from its JSON block, and sets data-figures on
- * <body> when all are done ("drawn" or "error") so tests and scripts can wait for it.
- */
+/** Draws every figure from its JSON block; sets <body data-figures> to "drawn" or "error" for tests to wait on. */
 export const DRAW = `
 (function () {
   var divs = Array.prototype.slice.call(document.querySelectorAll("div.figure[data-spec]"));

@@ -1,16 +1,6 @@
 /**
- * The HTML report: one self-contained page per dataset folder that `gbr reproduce` wrote.
- *
- * Everything the page needs is inside it: plotly.js's own minified build inlined in a <script>
- * (the cartesian build, 1.4 MB, unless a figure needs another trace type), every table as HTML,
- * and every figure as a JSON block (`<script type="application/json">`) that a small inline
- * script hands to `Plotly.newPlot`. The page loads nothing from anywhere (no
- * CDN, no fonts, no images), so it opens offline and can be mailed or archived as one file.
- *
- * Escaping: text goes into HTML through `escapeHtml`; data goes into JSON blocks through
- * `jsonForScript`, which writes `<`, `>`, `&`, U+2028 and U+2029 as \u escapes, so neither a
- * Greek apostrophe (’), quotes nor `</script>` in an experiment name or reason can end a block
- * or break a string early; the inlined bundle has `</script` and `<!--` defused the same way.
+ * The HTML report: one self-contained page per dataset folder `gbr reproduce` wrote, plotly.js inlined, loading
+ * nothing (no CDN, fonts or images), so it opens offline and can be mailed or archived as one file.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -23,16 +13,11 @@ import { CSS, DRAW } from "./html-style";
 import { STAND_IN_BANNER, STAND_IN_LABEL } from "./labels";
 import { isStandInReport, readReportInputs, reportMarks, type ReportInputs } from "./report-inputs";
 
-/**
- * What a report is about, for its title: the dataset (metadata.json's, else the folder's name)
- * and, when `gbr reproduce --queries FILE` wrote the folder as `<dataset>--<queries file>`, the
- * queries file, as "greeklaws-2021 — queries-sample".
- */
+/** The title's subject: the dataset, plus the queries file when the folder is `<dataset>--<queries file>`. */
 export function reportSubject(outDir: string, metadata: Record<string, unknown> | undefined): string {
   const folder = path.basename(path.resolve(outDir));
   const named = typeof metadata?.dataset === "string" && metadata.dataset ? metadata.dataset : "";
-  // The folder is "<source>--<queries file>"; the source part is the dataset's name or its
-  // origin (hf, sample), so the queries file is what follows the dataset's name, else the first "--".
+  // The source part is the dataset's name or its origin (hf, sample): cut after the name, else at the first "--".
   const cut = named && folder.startsWith(`${named}--`) ? named.length : folder.indexOf("--");
   const queries = cut > 0 ? folder.slice(cut + 2) : "";
   const dataset = named || (cut > 0 ? folder.slice(0, cut) : folder);
@@ -51,13 +36,8 @@ function standInBanner(inp: ReportInputs): string {
 }
 
 /**
- * The report for one dataset folder of `gbr reproduce` outputs, as one self-contained HTML
- * page (plotly.js inlined, no external URL loaded). Sections: run metadata, dataset statistics
- * (Tables 1 and 6), results, reproduction (paper vs ours), per-area breakdown, and, when their
- * files are present, significance, BM25 sweep, REACT rounds and cost (with quality vs cost);
- * a missing optional file gives a note in its section instead. The title names the queries
- * file when the folder is `<dataset>--<queries file>`; a banner at the top says so when the
- * numbers come from the project's test doubles.
+ * The report for one dataset folder as one self-contained page; a missing optional file gives a note in its
+ * section instead, and a banner says so when the numbers come from the project's test doubles.
  */
 export async function buildReport(outDir: string): Promise<string> {
   const inp = await readReportInputs(outDir);
@@ -106,9 +86,7 @@ ${plotly.source}
 `;
 }
 
-/**
- * Builds the report for `outDir` and writes it (default `<outDir>/report.html`); returns the path.
- */
+/** Builds the report for `outDir` and writes it (default `<outDir>/report.html`); returns the path. */
 export async function writeReport(outDir: string, file = path.join(outDir, "report.html")): Promise<string> {
   const html = await buildReport(outDir);
   await fs.mkdir(path.dirname(file), { recursive: true });
@@ -116,10 +94,7 @@ export async function writeReport(outDir: string, file = path.join(outDir, "repo
   return file;
 }
 
-/**
- * Writes a report for every dataset folder under `outRoot` that has a summary.csv (or only
- * `<outRoot>/<only>`), in name order; returns the written paths. Throws when there is none.
- */
+/** Reports for every folder under `outRoot` with a summary.csv (or only `only`), in name order; throws if none. */
 export async function writeReports(outRoot: string, only?: string): Promise<string[]> {
   const has = async (dir: string) =>
     fs.stat(path.join(dir, "summary.csv")).then(

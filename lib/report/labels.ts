@@ -1,59 +1,35 @@
 /**
- * What the report (tables, figures, banner) and the notebooks call things, in one place: the
- * group of queries without a legal area, the two rows of a tuning sweep (the oracle upper bound
- * and the cross-validated estimate), and rows produced through the project's test doubles.
- *
- * Pure: no DOM, no files. The marks are read from summary rows as `gbr reproduce` writes them
- * (its `standIn` column) and from experiment ids (`oracle:` and `tuned:` prefixes).
+ * What the report and the notebooks call things, in one place: queries without a legal area, the sweep's oracle
+ * and cross-validated rows, and rows made through the test doubles. Pure: no DOM, no files.
  */
 import { UNKNOWN_GROUP } from "../eval/breakdown";
 import { NO_AREA } from "../types";
 
-/**
- * The one name for queries (and articles) without a legal area, in every table and figure.
- */
+/** The one name for queries (and articles) without a legal area, in every table and figure. */
 export { NO_AREA };
 
-/**
- * An area as the report shows it: blanks (per-query.csv leaves the cell empty) and the
- * evaluation's and Table 6's "unknown" group (UNKNOWN_GROUP) all read `NO_AREA`, so one set of
- * queries has one name in every table and figure; other names are kept, trimmed.
- */
+/** An area as shown: blanks and UNKNOWN_GROUP read `NO_AREA`, so one set of queries has one name everywhere. */
 export function areaLabel(area: unknown): string {
   const s = area === undefined || area === null ? "" : String(area).trim();
   return s === "" || s === UNKNOWN_GROUP ? NO_AREA : s;
 }
 
-/**
- * How an `oracle:` row is labelled wherever it appears: tuned on the queries it is scored on.
- */
+/** How an `oracle:` row is labelled: tuned on the queries it is scored on. */
 export const ORACLE_LABEL = "oracle upper bound (tuned on the test queries)";
 
-/**
- * How a `tuned:` row is labelled wherever it appears: the estimate a user may cite.
- */
+/** How a `tuned:` row is labelled: the estimate a user may cite. */
 export const TUNED_LABEL = "5-fold cross-validated";
 
-/**
- * The badge on a row that came through the project's test doubles (summary.csv's `standIn`).
- */
+/** The badge on a row that came through the project's test doubles (summary.csv's `standIn`). */
 export const STAND_IN_LABEL = "stand-in";
 
-/**
- * The banner at the top of a report whose numbers (some or all) come from the test doubles.
- */
+/** The banner atop a report whose numbers (some or all) come from the test doubles. */
 export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
 
-/**
- * Which of a sweep's two rows an experiment is: the oracle upper bound or the cross-validated
- * estimate.
- */
+/** Which of a sweep's two rows an experiment is: the oracle upper bound or the cross-validated estimate. */
 export type TuningKind = "oracle" | "tuned";
 
-/**
- * What a report knows about each experiment beyond its numbers: whether it is a tuning row (and
- * which) and whether it came through the test doubles.
- */
+/** What a report knows about each experiment beyond its numbers: its tuning kind and whether it is a stand-in. */
 export interface RowMarks {
   tuning(id: string): TuningKind | undefined;
   standIn(id: string): boolean;
@@ -61,9 +37,7 @@ export interface RowMarks {
   readonly anyStandIn: boolean;
 }
 
-/**
- * Whether a `standIn` cell (summary.csv, reproduction.csv) or field (metadata.json) says stand-in.
- */
+/** Whether a `standIn` cell (summary.csv, reproduction.csv) or field (metadata.json) says stand-in. */
 export function isStandInValue(value: unknown): boolean {
   if (value === true) return true;
   if (typeof value !== "string") return false;
@@ -72,10 +46,8 @@ export function isStandInValue(value: unknown): boolean {
 }
 
 /**
- * The marks of the experiments in summary rows (plus `standIn`, ids known to be stand-ins from
- * elsewhere, e.g. metadata.json's experiments). Output folders written before the sweep had two
- * rows (no `standIn` column and no `oracle:` row) named the oracle row `tuned:`; there a
- * `tuned:` row is marked "oracle", which is what it was.
+ * The marks of the experiments in summary rows (plus `standIn`: ids known as stand-ins from elsewhere). Folders
+ * with neither a `standIn` column nor an `oracle:` row named the oracle row `tuned:`; there it is marked "oracle".
  */
 export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[], standIn: Iterable<string> = []): RowMarks {
   const ids = summaryRows.map((r) => String(r.experiment ?? ""));
@@ -89,17 +61,11 @@ export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>
   };
 }
 
-/**
- * The words for a tuning kind.
- */
 export function tuningLabel(kind: TuningKind): string {
   return kind === "oracle" ? ORACLE_LABEL : TUNED_LABEL;
 }
 
-/**
- * An experiment's name with its marks in words, for plain-text places (figure legends and
- * hover text, where a badge cannot go).
- */
+/** An id with its marks in words, for plain-text places (figure legends, hover text) where a badge cannot go. */
 export function markedName(id: string, marks: RowMarks | undefined): string {
   if (!marks) return id;
   const kind = marks.tuning(id);

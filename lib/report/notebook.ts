@@ -1,12 +1,6 @@
 /**
- * Display helpers for the tslab notebooks: HTML tables, plotly figures, danfojs DataFrames.
- *
- * This is the only module of lib/ that touches tslab, and it loads tslab (and danfojs) lazily,
- * inside the functions, so importing it costs nothing and everything else in lib/ runs and
- * tests without a Jupyter kernel. Outside a kernel the helpers fall back to plain text on the
- * console, so a notebook's code also runs as a script.
- *
- * Notebooks reach these through the face's `show` (below).
+ * Display helpers for the tslab notebooks, reached through the face's `show`. tslab and danfojs load lazily, so
+ * lib/ runs without a kernel; outside one the helpers print text, so a notebook's code also runs as a script.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -24,8 +18,7 @@ import type { RunInfo } from "../types";
 import { markedName, rowMarks, STAND_IN_BANNER } from "./labels";
 import { readConfig } from "../config";
 
-// The report's one name for queries without a legal area, for notebook tables and figures:
-// `areaLabel(bench.meta.get(q.id)?.area)` reads "(no area)" as the report does (see ./labels).
+// The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, NO_AREA } from "./labels";
 
 /** A table row: column name -> cell. */
@@ -44,16 +37,12 @@ export interface TableOptions {
   digits?: number;
   /** At most this many rows are shown, with a note of how many were left out (default 25). */
   maxRows?: number;
-  /** A caption above the table. */
   caption?: string;
   /** Columns to show, in this order (default: every column, in first-seen order). */
   columns?: string[];
   /** Longer cells are cut to this many characters, the full text kept as a tooltip (default 240). */
   maxChars?: number;
-  /**
-   * Every number with `digits` decimals, integers too (a table of one metric, whose columns are
-   * not named after it: 1.0000 beside 0.9524). By default only metric columns print so.
-   */
+  /** Every number with `digits` decimals, integers too (by default only metric columns print so). */
   fixed?: boolean;
 }
 
@@ -65,10 +54,7 @@ export interface FigureSpec {
 }
 
 export interface FigureOptions {
-  /**
-   * Also write the figure to `<dir>/<save>.json` (the spec) and `<dir>/<save>.html` (a page
-   * that opens offline: plotly's minified build is inlined, about 1.4 MB).
-   */
+  /** Also write `<dir>/<save>.json` (the spec) and `<dir>/<save>.html` (opens offline: plotly inlined). */
   save?: string;
   /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`). */
   dir?: string;
@@ -92,10 +78,7 @@ function emit(html: string, fallback: string): void {
 
 const DECIMAL = /^-?\d+\.\d+(e[-+]?\d+)?$/i;
 
-/**
- * How a cell prints: integers as they are, other numbers with `digits` decimals rounded half
- * to even (`formatFixed`), arrays joined by ", ", empty for null and undefined.
- */
+/** How a cell prints: integers as they are, other numbers with `digits` decimals rounded half to even. */
 export function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
   // NaN is how the DataFrame views hold a missing number (frames.ts): blank, as in the CSV file.
@@ -119,17 +102,12 @@ function frameRows(df: FrameLike): Row[] {
   return (df.values as unknown[]).map((v, i) => {
     const cells = Array.isArray(v) ? v : [v];
     const row: Row = labelled ? { "": df.index![i] } : {};
-    // A view's missing number is NaN (frames.ts); it reads as a blank cell, as in the CSV file.
     df.columns.forEach((c, j) => (row[c] = typeof cells[j] === "number" && Number.isNaN(cells[j]) ? undefined : cells[j]));
     return row;
   });
 }
 
-/**
- * Renders rows (or a danfojs DataFrame) as an HTML table in the notebook: numbers with 4
- * decimals rounded half to even, numeric columns right-aligned, at most `maxRows` rows (25 by
- * default) with a note of how many more there are. Without a kernel it prints a text table.
- */
+/** Rows or a DataFrame as an HTML table: 4 decimals half to even, numbers right-aligned, at most `maxRows`. */
 export function showTable(rows: readonly object[] | FrameLike, opts: TableOptions = {}): void {
   const all: Row[] = isFrame(rows) ? frameRows(rows) : (rows as readonly Row[]).slice();
   const digits = opts.digits ?? 4;
@@ -137,8 +115,7 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   const columns = opts.columns ?? [...new Set(all.flatMap((r) => Object.keys(r)))];
   const maxChars = opts.maxChars ?? 240;
   const shown = all.slice(0, maxRows);
-  // Metric columns print every number with `digits` decimals, so a Recall@100 of exactly 1 reads 1.0000;
-  // elsewhere integers stay integers (a count next to a share in the same column reads naturally).
+  // Metric columns print every number with `digits` decimals (1.0000); elsewhere integers stay integers.
   const decimal = columns.map((c) => opts.fixed === true || METRICS.some((m) => c.includes(m)));
   const asDecimal = (v: unknown) => (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && /^-?\d+$/.test(v));
   const full = shown.map((r) => columns.map((c, j) => (decimal[j] && asDecimal(r[c]) ? formatFixed(Number(r[c]), digits) : formatCell(r[c], digits))));
@@ -165,13 +142,9 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
 let plotlyLoaded: PlotlyBuild | undefined;
 
 /**
- * Inlines plotly.js (one of its own minified builds, pinned in package.json, no network) into
- * the notebook page, once per notebook: the cartesian build (1.4 MB, every trace type this
- * project draws) unless `build` asks for the full one (4.9 MB), which also replaces a cartesian
- * build loaded earlier. Later calls do nothing unless `force` is set (after clearing the
- * outputs). Jupyter pages may carry RequireJS, whose `define` would capture plotly instead of
- * letting it set `window.Plotly`, so `window.define` is hidden while the bundle loads and
- * restored afterwards. `showFigure` calls this itself, with the build its figure needs.
+ * Inlines a pinned plotly.js build once per notebook: cartesian unless `build` asks for the full one (which also
+ * replaces it); `force` reloads after clearing outputs. `window.define` is hidden while it loads, or a page's
+ * RequireJS would capture plotly instead of letting it set `window.Plotly`.
  */
 export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}): void {
   const build = opts.build ?? "cartesian";
@@ -193,9 +166,7 @@ export function figuresDir(): string {
   return readConfig().figuresDir ?? path.join(PACKAGE_ROOT, "outputs", "figures");
 }
 
-/**
- * A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser.
- */
+/** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser. */
 export function figureHtml(spec: FigureSpec, title = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
@@ -206,10 +177,8 @@ export function figureHtml(spec: FigureSpec, title = "figure"): string {
 }
 
 /**
- * Draws a plotly figure in a fresh div (inlining plotly first if this notebook has not yet),
- * and with `save` also writes `<name>.json` (the spec) and `<name>.html` (standalone page)
- * under outputs/figures/ (the paths are shown under the figure). Without a kernel it only saves
- * (and says so), so a script can produce the same files.
+ * Draws a plotly figure in a fresh div (inlining plotly first); `save` also writes `<name>.json` and `<name>.html`
+ * under outputs/figures/. Without a kernel it only saves, so a script produces the same files.
  */
 export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
   const written: string[] = [];
@@ -245,10 +214,7 @@ export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
 }
 
 /**
- * A danfojs-node DataFrame from rows (danfojs is loaded on first use, about a second), typed as
- * every view of lib/report/frames.ts is: numeric columns hold numbers (NaN for a blank), names
- * stay text, arrays and objects become text. Use `.groupby()`, `.sortValues()`,
- * `.loc({ rows: mask })`, `.describe()` on the result and `showTable` to display it.
+ * A DataFrame from rows, typed as every view of ./frames.ts (danfojs loads on first use, about a second).
  *
  * @example
  * const df = toDataFrame([{ area: "civil", recall: 0.25 }, { area: "criminal", recall: 0.18 }]);
@@ -258,10 +224,7 @@ export function toDataFrame(rows: readonly object[]): DataFrame {
   return rowsFrame(rows);
 }
 
-/**
- * Shows Markdown in the notebook (plain text without a kernel): for conclusions written from
- * the numbers a run produced.
- */
+/** Shows Markdown in the notebook (plain text without a kernel), for conclusions written from a run's numbers. */
 export function showMarkdown(markdown: string): void {
   const display = kernelDisplay();
   if (display) display.markdown(markdown);
@@ -274,11 +237,7 @@ export interface ProgressDisplay {
   onProgress: (label: string, done: number, total: number) => void;
 }
 
-/**
- * One output line that long jobs overwrite with their latest message, instead of hundreds of
- * lines: pass `log` to `reproduce` or `loadBenchmark`, `onProgress` to `createRetriever`.
- * Without a kernel, messages go to stderr.
- */
+/** One line long jobs overwrite: `log` for `reproduce`/`loadBenchmark`, `onProgress` for `createRetriever`. */
 export function progressDisplay(): ProgressDisplay {
   if (!kernelDisplay()) {
     return {
@@ -304,13 +263,7 @@ export interface OutcomeLike {
   standIn?: boolean;
 }
 
-/**
- * The experiments a `reproduce` call ran, as one table: status, the five metrics and seconds
- * for those that ran, the reason for those skipped (no provider configured, resource offline)
- * or failed. The experiment names carry the report's marks in words: `oracle:` rows "oracle
- * upper bound (tuned on the test queries)", `tuned:` rows "5-fold cross-validated", and
- * "stand-in" for rows made through the test doubles.
- */
+/** The experiments a `reproduce` call ran, as one table: status, metrics, seconds, reasons, marks in words. */
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
   const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
   if (standIns.length) showStandInBanner(standIns);
@@ -328,19 +281,13 @@ export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOption
   );
 }
 
-/**
- * The report's red stand-in banner, in a notebook: shown above any table whose rows came
- * through the project's test doubles, so a screenshot of it cannot pass for a result.
- */
+/** The stand-in banner, above a table whose rows came through the test doubles, so it cannot pass for a result. */
 export function showStandInBanner(ids: readonly string[]): void {
   const text = `${STAND_IN_BANNER} (${ids.join(", ")}).`;
   emit(`<div style="background:#fde8e8;border:2px solid #b91c1c;color:#7f1d1d;padding:8px 12px;font-weight:bold">${escapeHtml(text)}</div>`, `!! ${text}`);
 }
 
-/**
- * The stand-in banner for runs made outside `reproduce` (a retriever called directly), when any
- * of them came through the project's test doubles; shows nothing otherwise.
- */
+/** The stand-in banner for runs made outside `reproduce`, when any came through the test doubles. */
 export function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
   const ids = Object.entries(runs)
     .filter(([, r]) => provenanceOf(r?.info).some((p) => p.standIn))
@@ -349,10 +296,7 @@ export function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo }
 }
 
 /**
- * What a notebook shows, in one place: `show.table` (rows or a DataFrame), `show.figure` (a
- * plotly spec, e.g. from `figures`), `show.markdown`, `show.outcomes` (what `reproduce` ran,
- * skipped and why), `show.standInRuns` (the stand-in banner for runs made outside `reproduce`)
- * and `show.progress` (one live line for long jobs). Without a kernel each prints text instead.
+ * What a notebook shows, in one place; without a kernel each prints text instead.
  *
  * @example
  * const progress = show.progress();

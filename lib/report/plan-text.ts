@@ -1,15 +1,10 @@
-/**
- * The terminal table of `gbr reproduce --plan` (plan.json has the same numbers, unrounded).
- */
+/** The terminal table of `gbr reproduce --plan` (plan.json has the same numbers, unrounded). */
 import type { Plan } from "../experiments/plan";
 import { formatTable } from "./text-table";
 
 const int = (n: number): string => Math.round(n).toLocaleString("en-US").replace(/,/g, "");
 
-/**
- * One line per experiment (calls, cached, input and output tokens still to spend, USD, exact or
- * estimated), then the output-token assumptions and the notes.
- */
+/** One line per experiment, then the output-token assumptions and the notes. */
 export function formatPlan(plan: Plan, file: string): string {
   const rows = plan.experiments.map((e) =>
     e.status === "ok"

@@ -1,7 +1,4 @@
-/**
- * What the HTML report reads: the files `gbr reproduce` (and `gbr compare`, the sweep) wrote
- * into one dataset folder, summary.csv required and everything else optional.
- */
+/** What the HTML report reads from a dataset folder that `gbr reproduce` (and `gbr compare`, the sweep) wrote. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
@@ -10,24 +7,18 @@ import type { SignificanceTest, SweepJson } from "./figures";
 import { isStandInValue, rowMarks, type RowMarks } from "./labels";
 
 /**
- * significance.json as the report reads it: what `gbr reproduce` writes (`SignificanceReport`:
- * the paper's 20 tests and, apart, the exploratory family against BM25), or the older flat
- * shape `{ tests }` that `gbr compare --json` prints (earlier reproduce runs wrote it too, with
- * `scope`, `swaps` and `seed` beside it).
+ * significance.json as read: reproduce's `SignificanceReport` (the paper's 20 tests and, apart, the exploratory
+ * family against BM25) or the flat `{ tests }` that `gbr compare --json` prints (and older reproduce runs wrote).
  */
 export type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
 
-/**
- * Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`).
- */
+/** Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`). */
 export function isSignificanceReport(value: unknown): value is SignificanceReport {
   const paper = (value as { paper?: unknown } | null)?.paper;
   return typeof paper === "object" && paper !== null && Array.isArray((paper as { tests?: unknown }).tests);
 }
 
-/**
- * Everything the report reads from one dataset folder (optional parts undefined when absent).
- */
+/** Everything the report reads from one dataset folder (optional parts undefined when absent). */
 export interface ReportInputs {
   dir: string;
   summary: CsvRecord[];
@@ -59,10 +50,7 @@ async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
   }
 }
 
-/**
- * Reads a dataset folder written by `gbr reproduce` (and `gbr compare`, the sweep): summary.csv
- * is required; every other file is optional and left undefined when missing.
- */
+/** Reads a dataset folder: summary.csv is required, every other file is left undefined when missing. */
 export async function readReportInputs(dir: string): Promise<ReportInputs> {
   const f = (name: string) => path.join(dir, name);
   const summary = await readCsvIfExists(f("summary.csv"));
@@ -90,11 +78,7 @@ function checkSignificance(sig: SignificanceFile, file: string): void {
 
 const marksCache = new WeakMap<ReportInputs, RowMarks>();
 
-/**
- * The marks of a folder's experiments (tuning kind, stand-in), from the `standIn` of
- * summary.csv's and reproduction.csv's rows and of metadata.json's `experiments[]`; computed
- * once per inputs.
- */
+/** Marks from the `standIn` of summary.csv, reproduction.csv and metadata.json's `experiments[]`; cached. */
 export function reportMarks(inp: ReportInputs): RowMarks {
   let marks = marksCache.get(inp);
   if (!marks) {
@@ -110,10 +94,7 @@ export function reportMarks(inp: ReportInputs): RowMarks {
   return marks;
 }
 
-/**
- * Whether the folder's numbers (some or all) came through the project's test doubles:
- * metadata.json says so (`standIn: true`) or a row of summary.csv or metadata.json does.
- */
+/** Whether some of the folder's numbers came through the test doubles (metadata.json or a row says so). */
 export function isStandInReport(inp: ReportInputs): boolean {
   return inp.metadata?.standIn === true || reportMarks(inp).anyStandIn;
 }

@@ -1,7 +1,4 @@
-/**
- * What `gbr reproduce` prints when it is done: the dataset's tables, the results of the
- * experiments that ran, those that did not (grouped by reason) and where the files are.
- */
+/** What `gbr reproduce` prints when done: tables, results, what did not run (by reason), where the files are. */
 import type { LoadedBenchmark } from "../data/source";
 import { METRICS } from "../eval/metrics";
 import type { ExperimentOutcome, ReproduceResult } from "../experiments/reproduce";
@@ -9,9 +6,6 @@ import { formatFixed } from "./format";
 import { formatStats } from "./stats-text";
 import { formatTable } from "./text-table";
 
-/**
- * The text summary of a reproduce.
- */
 export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult): string {
   const bench = loaded.benchmark;
   const { table1, table6 } = result.assessment;
@@ -28,7 +22,6 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
     (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are upper bounds (tuned on the test queries); cite the tuned: rows (5-fold cross-validated).\n" : "") +
     formatNotRun(result.outcomes) +
-    // The closing block: what the numbers are on, what happened, where everything is.
     `\n${notes || `Dataset: ${bench.name} (${loaded.origin}).\n`}` +
     `Written to ${result.outDir}/: ${result.files.join(", ")}\n` +
     `${ran} ran, ${skipped} skipped, ${failed} failed${failed ? " (see the reasons above; the exit code is 1)" : ""}.\n`
@@ -45,10 +38,7 @@ function datasetStatus(loaded: LoadedBenchmark, end: string): string {
   return "";
 }
 
-/**
- * Experiments that did not run, grouped by reason so that nine presets without a server take
- * one paragraph, not nine.
- */
+/** Experiments that did not run, grouped by reason so that nine presets without a server take one paragraph. */
 function formatNotRun(outcomes: readonly ExperimentOutcome[]): string {
   const groups = new Map<string, string[]>();
   for (const o of outcomes) {

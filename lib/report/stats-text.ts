@@ -3,9 +3,7 @@ import { formatFixed } from "./format";
 import { areaLabel } from "./labels";
 import { formatTable } from "./text-table";
 
-/**
- * Human-readable Tables 1 and 6.
- */
+/** Human-readable Tables 1 and 6. */
 export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): string {
   const pct = (x: number) => `${formatFixed(100 * x, 2)}%`;
   const rows1 = [
@@ -19,7 +17,7 @@ export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): st
     ["median article length (words)", String(t1.medianArticleWords)],
     ["median query length (words)", String(t1.medianQueryWords)],
   ];
-  // Queries without an area under the report's one name for them, as in the HTML report.
+  // Queries without an area get the report's one name for them, as in the HTML report.
   const rows6 = t6.map((r) => [areaLabel(r.area), String(r.queries), String(r.goldArticles), formatFixed(r.relevantPerQuery, 2), String(r.medianGoldWords)]);
   return (
     `Table 1 — ${name}\n` +

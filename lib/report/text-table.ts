@@ -1,7 +1,4 @@
-/**
- * A plain-text table for terminals: columns padded to their widest cell, numbers (cells that
- * parse as numbers) right-aligned, a rule under the header.
- */
+/** A plain-text table: columns padded to the widest cell, numeric cells right-aligned, a rule under the header. */
 export function formatTable(header: string[], rows: string[][]): string {
   const width = header.map((h, i) => Math.max(len(h), ...rows.map((r) => len(r[i] ?? ""))));
   const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => /^-?[\d.]+%?$/.test(r[i] ?? "")));
