@@ -2,10 +2,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
-/**
- * An error the command line reports as one line on stderr, without a stack trace. Exit code 2
- * marks a usage error (bad or missing option), 1 (the default) anything else.
- */
+/** A command-line error shown as one stderr line without a stack; exit 2 is a usage error, 1 anything else. */
 export class CliError extends GbrError {
   constructor(
     message: string,
@@ -28,10 +25,7 @@ export interface CommandSpec {
   help: string[];
 }
 
-/**
- * Parses argv for one command, with `--help` everywhere; unknown options are usage errors
- * that name the option and point at `--help`.
- */
+/** Parses argv for one command, with `--help` everywhere; unknown options are usage errors naming `--help`. */
 export function parseCommand(spec: CommandSpec, argv: string[]) {
   try {
     return parseArgs({
@@ -64,16 +58,12 @@ function parseProblem(err: unknown, spec: CommandSpec): string {
   }
 }
 
-/**
- * Help text for a command.
- */
+/** Help text for a command. */
 export function helpText(spec: CommandSpec): string {
   return [`${spec.summary}`, "", `Usage: gbr ${spec.usage}`, "", "Options:", ...spec.help.map((l) => `  ${l}`), "  -h, --help  show this help"].join("\n");
 }
 
-/**
- * A numeric option, with a usage error naming the option when it is not a number in range.
- */
+/** A numeric option; a usage error naming the option when it is not a number in range. */
 export function numberOption(
   raw: unknown,
   name: string,
@@ -111,10 +101,7 @@ export interface Command {
   run(argv: string[], io: Io): Promise<number | void>;
 }
 
-/**
- * A command from its spec and body: `--help` prints the spec's help, everything else is parsed
- * by `parseCommand` (usage errors exit 2) and handed to the body.
- */
+/** A command from spec and body: `--help` prints help, else `parseCommand` (usage errors exit 2) feeds the body. */
 export function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number | void>): Command {
   return {
     spec,

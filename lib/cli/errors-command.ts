@@ -1,8 +1,4 @@
-/**
- * `gbr errors`: where and why run A wins or loses against run B (lib/eval/error-analysis.ts).
- * In its own file because commands.ts is near the size limit; it is written as the commands
- * there are (help, usage errors with exit code 2, the same run and qrels checks as `gbr compare`).
- */
+/** `gbr errors`: where run A wins or loses against run B (lib/eval/error-analysis.ts); here as commands.ts is full. */
 import path from "node:path";
 import { CliError, numberOption, withHelp } from "./args";
 import { readQrels } from "../data/qrels";
@@ -13,9 +9,6 @@ import { analyseErrors } from "../eval/error-analysis";
 import { formatErrorAnalysis } from "../report/error-text";
 
 
-/**
- * `gbr errors --qrels FILE --run A --run B [--metric M] [--top N] [--meta FILE] [--json]`.
- */
 export const errorsCmd = withHelp(
   {
     name: "errors",

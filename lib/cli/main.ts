@@ -15,10 +15,7 @@ ${Object.entries(COMMANDS)
   .join("\n")}
 `;
 
-/**
- * Runs the command line in-process and returns the exit code; errors become one clear line
- * on stderr (with the file and line for data errors) instead of a stack trace.
- */
+/** Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [first, second] = argv;
   if (!first || first === "--help" || first === "-h" || first === "help") {
@@ -55,9 +52,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/**
- * The real process streams.
- */
+/** The real process streams. */
 export function processIo(): Io {
   return {
     stdout: (t) => void process.stdout.write(t),

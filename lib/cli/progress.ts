@@ -1,9 +1,4 @@
-/**
- * The progress of long steps on stderr (`gbr reproduce` without -q): one line per step that
- * says done/total, the rate, the provider calls and tokens per second made since the step
- * began, elapsed and estimated time left (lib/util/progress-line.ts). On a terminal the line
- * is redrawn in place; in a log, printed at most every few seconds and when the step ends.
- */
+/** Progress of long steps on stderr (`gbr reproduce` without -q): redrawn on a terminal, throttled in a log. */
 import type { Io } from "./args";
 import { progressLine, workSince } from "../util/progress-line";
 import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
@@ -22,9 +17,7 @@ export interface ProgressOptions {
   meter: UsageMeter;
 }
 
-/**
- * An `onProgress(label, done, total)` that reports to `io.stderr`.
- */
+/** An `onProgress(label, done, total)` that reports to `io.stderr`. */
 export function progressReporter(io: Io, opts: ProgressOptions): (label: string, done: number, total: number) => void {
   const now = opts.now ?? (() => performance.now());
   const interval = opts.intervalMs ?? (opts.tty ? 250 : 5000);

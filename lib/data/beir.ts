@@ -12,10 +12,7 @@ export interface JsonlRecord {
   value: Record<string, unknown>;
 }
 
-/**
- * Reads a whole file as UTF-8, refusing invalid bytes (see `decodeUtf8`); a BOM is kept for the
- * caller to strip or report. An unreadable file is a DataError naming it.
- */
+/** Reads a file as strict UTF-8 (see `decodeUtf8`), keeping any BOM; an unreadable file is a DataError. */
 export async function readUtf8(file: string): Promise<string> {
   let bytes: Buffer;
   try {
@@ -31,10 +28,8 @@ export async function readUtf8(file: string): Promise<string> {
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * UTF-8 bytes to text. Invalid bytes are a DataError naming the file, the line and the byte
- * offset of the first bad sequence, not U+FFFD: a lenient decode would turn a Windows-1253 or
- * ISO-8859-7 file into question marks silently, and two ids differing only in their bad bytes
- * would become the same id.
+ * UTF-8 bytes to text. Invalid bytes are a DataError (file, line, byte offset), not U+FFFD: a lenient decode
+ * would silently garble a Windows-1253 file and merge ids differing only in their bad bytes.
  */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
   try {
@@ -51,10 +46,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
   }
 }
 
-/**
- * The byte offset where the first ill-formed UTF-8 sequence starts (Unicode's table 3-7, the one
- * the WHATWG decoder applies: no overlong forms, no surrogates, nothing above U+10FFFF), or -1.
- */
+/** Offset of the first ill-formed UTF-8 sequence (Unicode table 3-7, as the WHATWG decoder applies), or -1. */
 function firstInvalidUtf8(bytes: Uint8Array): number {
   const n = bytes.length;
   let i = 0;
@@ -95,11 +87,7 @@ function lineAt(bytes: Uint8Array, offset: number): number {
   return line;
 }
 
-/**
- * Reads a UTF-8 text file (invalid bytes are an error, see `decodeUtf8`), stripping a BOM and
- * normalising CRLF line ends; both are reported through `warn` because they usually mean the
- * file passed through a spreadsheet or editor that may have changed it in other ways too.
- */
+/** Reads UTF-8 lines; a BOM or CRLF is dropped with a warning (often a sign of a spreadsheet round-trip). */
 export async function readTextLines(file: string, warn?: Warn): Promise<string[]> {
   let text = await readUtf8(file);
   if (text.charCodeAt(0) === 0xfeff) {
@@ -115,18 +103,12 @@ export async function readTextLines(file: string, warn?: Warn): Promise<string[]
   return lines;
 }
 
-/**
- * Parses a JSON-lines file; every non-blank line must be a JSON object holding `required`
- * fields. Errors name the file and line.
- */
+/** Parses a JSON-lines file of objects holding `required` fields; errors name the file and line. */
 export async function readJsonl(file: string, required: string[] = [], warn?: Warn): Promise<JsonlRecord[]> {
   return parseJsonlLines(await readTextLines(file, warn), file, required);
 }
 
-/**
- * The parsing half of `readJsonl`, for text already split into lines (`file` only names the
- * source in errors).
- */
+/** The parsing half of `readJsonl` (`file` only names the source in errors). */
 export function parseJsonlLines(lines: readonly string[], file: string, required: readonly string[] = []): JsonlRecord[] {
   const out: JsonlRecord[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -150,11 +132,7 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
   return out;
 }
 
-/**
- * Why `id` cannot be an id (the whole error detail, `what` naming the field), or undefined when
- * it can. Ids are compared exactly, never trimmed: a trimmed " q1" and "q1" would silently be
- * one query. They also end up in whitespace-separated run files, so no whitespace at all.
- */
+/** Why `id` cannot be an id, or undefined: ids are compared untrimmed and go into whitespace-separated runs. */
 export function idProblem(what: string, id: string): string | undefined {
   const head = `${what} '${id}' is empty or contains whitespace`;
   if (id === "") return `${head}: every ${what} needs at least one character`;
@@ -182,10 +160,7 @@ function toItems(records: JsonlRecord[], file: string): { id: string; text: stri
   });
 }
 
-/**
- * One line of a qrels file: a query, an article and the judged relevance, with the 1-based line
- * it came from so later checks (against the corpus, say) can point at it.
- */
+/** One qrels line, with its 1-based line number so later checks can point at it. */
 export interface Judgment {
   query: QueryId;
   doc: DocId;
@@ -194,11 +169,8 @@ export interface Judgment {
 }
 
 /**
- * A relevance score as written in a qrels file: a plain decimal integer and nothing else. Number()
- * alone would read "" as 0 (silently dropping the judgment), "0x10" as 16 and "1e2" as 100;
- * graded relevance is integral in TREC and BEIR alike, so "1.5", "+1" and " 1" are refused too.
- * A negative integer (TREC's -1 or -2 for junk) is accepted and, as 0, means not relevant.
- * Returns the number, or the error detail (`what` names the column).
+ * A qrels score: a plain decimal integer only (Number() reads "" as 0, "0x10" as 16, "1e2" as 100; TREC and
+ * BEIR grades are integral). Negatives (TREC junk) mean not relevant. Returns the number or the error detail.
  */
 export function parseScore(text: string, what: string): number | string {
   if (/^-?[0-9]+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
@@ -208,26 +180,17 @@ export function parseScore(text: string, what: string): number | string {
   return `${what} '${text}' ${kind}; ${fix}`;
 }
 
-/**
- * Reads a BEIR qrels TSV (`query-id corpus-id score` header, tab separated); pairs with
- * score <= 0 are not relevant and are dropped.
- */
+/** Reads a BEIR qrels TSV (`query-id corpus-id score` header); pairs with score <= 0 are dropped. */
 export async function readQrelsTsv(file: string, warn?: Warn): Promise<Map<QueryId, Set<DocId>>> {
   return parseQrelsTsv(await readTextLines(file, warn), file);
 }
 
-/**
- * The parsing half of `readQrelsTsv`, for lines already read (`file` names the source in errors).
- */
+/** The parsing half of `readQrelsTsv`. */
 export function parseQrelsTsv(lines: readonly string[], file: string): Map<QueryId, Set<DocId>> {
   return relevantOf(parseJudgmentsTsv(lines, file), file);
 }
 
-/**
- * Every judgment of a BEIR qrels TSV, score 0 and negative included, in file order. The header
- * is checked, ids are taken verbatim (see `idProblem`), scores strictly (see `parseScore`), and a
- * file without a single judgment is an error.
- */
+/** Every judgment of a qrels TSV in file order, scores <= 0 included; header, ids and scores checked strictly. */
 export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgment[] {
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
   if (header.join("\t") !== "query-id\tcorpus-id\tscore") {
@@ -253,10 +216,7 @@ export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgm
   return out;
 }
 
-/**
- * The relevant articles per query (score > 0), queries in the order they first appear. Qrels
- * where nothing is relevant cannot score a run (every metric would be 0), so that is an error.
- */
+/** Relevant articles per query (score > 0), in first-seen order; none at all is an error (every metric 0). */
 export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
   const qrels = new Map<QueryId, Set<DocId>>();
   for (const j of judgments) {
@@ -280,11 +240,7 @@ export interface ReadBeirOptions {
   warn?: Warn;
 }
 
-/**
- * Loads a benchmark folder in BEIR layout: corpus.jsonl, queries.jsonl, qrels/test.tsv and
- * optional meta.jsonl. Validates ids, texts and the qrels against both sides, naming the
- * file and line of the first problem.
- */
+/** Loads and cross-validates a BEIR-layout folder (corpus, queries, qrels/test.tsv, optional meta.jsonl). */
 export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise<Benchmark> {
   const corpusFile = path.join(dir, "corpus.jsonl");
   const queriesFile = opts.queriesFile ?? path.join(dir, "queries.jsonl");
@@ -299,8 +255,7 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   const docIds = new Set(docs.map((d) => d.id));
   const queryIds = new Set(queries.map((q) => q.id));
   const restricted = opts.queriesFile !== undefined;
-  // Every judgment is checked, not only the relevant ones: a score-0 line naming a missing
-  // article is as much a sign of a mismatched corpus as a score-1 line.
+    // Score-0 lines are checked too: one naming a missing article signals a mismatched corpus just as well.
   for (const j of judgments) {
     if (!queryIds.has(j.query) && !restricted) {
       throw new DataError(`qrels name query '${j.query}', which is not in ${queriesFile} (line ${j.line})`, qrelsFile);
@@ -331,9 +286,7 @@ async function exists(file: string): Promise<boolean> {
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 
-/**
- * Writes a benchmark as a BEIR folder that `readBeir` reads back unchanged (corpus order kept).
- */
+/** Writes a BEIR folder that `readBeir` reads back unchanged (corpus order kept). */
 export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
   await fs.mkdir(path.join(dir, "qrels"), { recursive: true });
   await fs.writeFile(path.join(dir, "corpus.jsonl"), jsonl(b.docs.map((d) => ({ id: d.id, text: d.text }))));
@@ -348,10 +301,8 @@ export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
 }
 
 /**
- * A meta.jsonl (`{"id","area","date","number"}` per query), checked as `readBeir` checks it: a
- * string or number id without whitespace, no duplicate, a numeric "number". With `queryIds`, a
- * query it names outside them is an error (or skipped with `skipUnknown`, when the queries were
- * narrowed to a subset); without, every line is kept.
+ * Reads a meta.jsonl (`{"id","area","date","number"}` per query) with `readBeir`'s checks. A query outside
+ * `queryIds` is an error, or skipped with `skipUnknown` (queries narrowed to a subset).
  */
 export async function readMeta(
   metaFile: string,

@@ -1,23 +1,16 @@
-/**
- * A Hugging Face dataset card's `configs`: which repository files hold which config and split.
- * Pure: the card's text and the repository's file list come in, repository paths come out.
- */
+/** A Hugging Face dataset card's `configs` (which repository files hold which config and split); pure. */
 import YAML from "yaml";
 import { DataError } from "../util/errors";
 
-/**
- * A config's data files for one split, as written in the card (paths or globs).
- */
+/** A config's data files for one split, as written in the card (paths or globs). */
 export interface SplitSpec {
   split: string;
   patterns: string[];
 }
 
 /**
- * The `configs` of a dataset card's YAML front matter, normalised: config name -> splits.
- * `data_files` may be a path, a list of paths, a list of `{split, path}` (path a string or a
- * list), or a `{split: path}` map, as the `datasets` library accepts; bare paths form the
- * split `train`, as there.
+ * The card's YAML `configs` as config name -> splits. `data_files` takes each shape the `datasets` library does
+ * (path, list, `{split, path}` list, `{split: path}` map); bare paths form the split `train`, as there.
  */
 export function parseCard(text: string, file = "README.md"): Map<string, SplitSpec[]> {
   const src = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
@@ -61,9 +54,8 @@ function normaliseDataFiles(df: unknown, config: string, file: string): SplitSpe
 }
 
 /**
- * The repository files of a config: the `test` split (the benchmark's only one), or the sole
- * split when there is exactly one. Globs follow fsspec: `*` and `?` stay within one folder,
- * `**` crosses folders; matches are sorted by path so sharded files keep their shard order.
+ * A config's repository files: the `test` split, or the sole split. fsspec globs (`*`, `?` within a folder, `**`
+ * across); matches are sorted by path so shards keep their order.
  */
 export function resolveDataFiles(config: string, specs: SplitSpec[], siblings: { rfilename: string }[], file = "README.md"): string[] {
   const spec = specs.find((s) => s.split === "test") ?? (specs.length === 1 ? specs[0] : undefined);

@@ -1,7 +1,4 @@
-/**
- * A pull's benchmark as a BEIR folder (what `--data D` reads back), with a manifest that ties it
- * to the commit it came from and records the BEIR files' own checksums.
- */
+/** A pull's benchmark as a BEIR folder (for `--data D`), with a manifest of its source commit and checksums. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark } from "../types";
@@ -9,9 +6,7 @@ import { hashFile } from "../util/download";
 import { writeBeir } from "./beir";
 import { verifyCached, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 
-/**
- * True when `dir` already holds the BEIR copy of exactly this pull, its files intact.
- */
+/** True when `dir` already holds the BEIR copy of exactly this pull, its files intact. */
 export async function beirIsCurrent(dir: string, manifest: Manifest): Promise<boolean> {
   try {
     const prev = JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8")) as Manifest;
@@ -22,9 +17,7 @@ export async function beirIsCurrent(dir: string, manifest: Manifest): Promise<bo
     return false;
   }
 }
-/**
- * writeBeir plus a manifest that records the source commit and the BEIR files' checksums.
- */
+/** writeBeir plus a manifest that records the source commit and the BEIR files' checksums. */
 export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manifest): Promise<void> {
   // writeBeir skips meta.jsonl when there is no metadata; a stale one must not survive.
   if (b.meta.size === 0) await fs.rm(path.join(dir, "meta.jsonl"), { force: true });

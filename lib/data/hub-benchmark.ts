@@ -1,7 +1,4 @@
-/**
- * The cached files of a pull, read as a Benchmark: rows of the corpus, queries, qrels and
- * metadata configs, checked so that every error names its file and line.
- */
+/** A pull's cached files read as a Benchmark, checked so every error names its file and line. */
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
 import { DataError } from "../util/errors";
 import type { Manifest } from "./hub-manifest";
@@ -9,10 +6,7 @@ import { HUB_CONFIGS, localPath } from "./hub-settings";
 import { readTable, type Table } from "./tabular";
 import { idProblem, parseScore } from "./beir";
 
-/**
- * The benchmark in a pull's cache, in the files' order; `log` hears about metadata rows that
- * match no query.
- */
+/** The benchmark in a pull's cache, in file order; `log` hears of metadata rows that match no query. */
 export async function benchmarkFromCache(cacheDir: string, manifest: Manifest, log: (msg: string) => void): Promise<Benchmark> {
   const tables = async (config: string) =>
     Promise.all((manifest.configs[config] ?? []).map((p) => readTable(localPath(cacheDir, p))));
@@ -63,9 +57,8 @@ function idOf(t: Table, i: number, names: string[], what = "id"): string {
 }
 
 /**
- * Docs or queries, in file order. Text is the `text` field verbatim: the paper indexes it so,
- * and prepending a `title` would change every BM25 score. A corpus row without `text` falls
- * back to its `title`, so title-only passages are not lost.
+ * Docs or queries in file order, `text` verbatim as the paper indexes it (prepending `title` would change every
+ * BM25 score); a corpus row without `text` falls back to its `title`.
  */
 function toItems(tables: Table[], what: string, titleFallback: boolean) {
   const items: { id: string; text: string }[] = [];
@@ -115,10 +108,7 @@ function toQrels(tables: Table[], docs: Doc[], queries: Query[]): Map<QueryId, S
   return ordered;
 }
 
-/**
- * A relevance score from any format: a JSON or parquet integer, or the text of a plain integer
- * (csv, tsv); see parseScore for why "", "0x10", "1.5" and " 1" are refused.
- */
+/** A relevance score from a JSON/parquet integer or plain-integer text (csv, tsv); see parseScore. */
 function scoreOf(t: Table, i: number, raw: unknown): number {
   if (typeof raw === "number") {
     if (Number.isSafeInteger(raw)) return raw;
@@ -134,11 +124,7 @@ function filesOf(tables: Table[]): string {
   return tables.map((t) => t.file).join(", ");
 }
 
-/**
- * Area, exam session and question number per query, from the `greekbarbench` rows. That
- * config also holds questions outside the retrieval subset (held-out 2024 exams), so rows
- * that match no query are counted and skipped rather than rejected.
- */
+/** Area, session and number per query from `greekbarbench`; rows of no query (held-out 2024 exams) are skipped. */
 function toMeta(tables: Table[], queryIds: Set<string>, log: (msg: string) => void): Map<QueryId, QueryMeta> {
   const meta = new Map<QueryId, QueryMeta>();
   let unmatched = 0;

@@ -1,8 +1,5 @@
 /**
- * Talking to the Hub: resolving a revision to a commit with its file list, and fetching files
- * from that commit, each checked against the checksums the Hub lists.
- *
- * Protocol (mirrored by test/fakes/hub-server.ts):
+ * Talking to the Hub (protocol mirrored by test/fakes/hub-server.ts):
  *   GET {endpoint}/api/datasets/{repo}/revision/{rev}?blobs=true  -> { sha, siblings: [{ rfilename, size, blobId, lfs? }] }
  *   GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}           -> the file's bytes
  */
@@ -14,9 +11,7 @@ import { DownloadError, downloadFile } from "../util/download";
 import type { ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
-/**
- * One file of a revision as the Hub lists it, with what its bytes must hash to.
- */
+/** One file of a revision as the Hub lists it, with what its bytes must hash to. */
 export interface Sibling {
   rfilename: string;
   size?: number;
@@ -24,9 +19,7 @@ export interface Sibling {
   lfs?: { sha256?: string; oid?: string; size?: number };
 }
 
-/**
- * A revision resolved: the commit every file is fetched from, and its files.
- */
+/** A revision resolved: the commit every file is fetched from, and its files. */
 export interface RevisionInfo {
   sha: string;
   siblings: Sibling[];
@@ -39,11 +32,7 @@ function fileUrl(cfg: HubSettings, rev: string, repoPath: string): string {
   return `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encodeURIComponent(rev)}/${repoPath.split("/").map(encodeURIComponent).join("/")}`;
 }
 
-/**
- * Resolves the revision to a commit and lists its files with sizes and checksums. The JSON goes
- * through downloadFile for its retries, into a temporary folder so a failed call leaves no
- * trace in the cache.
- */
+/** Resolves the revision to a commit and its file list, via downloadFile (retries) into a temp folder. */
 export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
   const url = `${cfg.endpoint}/api/datasets/${cfg.repo}/revision/${encodeURIComponent(cfg.revision)}?blobs=true`;
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-hub-"));
@@ -64,10 +53,8 @@ export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
 }
 
 /**
- * Downloads one file from the resolved commit (so a tag moved mid-pull cannot mix commits)
- * and checks it against what the Hub lists: sha256 for LFS files, the git blob id for small
- * files, the size otherwise. downloadFile already retries dropped and short bodies; this
- * loop adds retries for bytes that arrive whole but wrong.
+ * Downloads one file from the resolved commit (a tag moved mid-pull cannot mix commits), checked against the Hub's
+ * LFS sha256, git blob id or size; retries bytes that arrive whole but wrong.
  */
 export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPath: string): Promise<ManifestFile> {
   const dest = localPath(cfg.cacheDir, repoPath);
@@ -109,9 +96,7 @@ async function gitBlobSha1(file: string, size: number): Promise<string> {
   return hash.digest("hex");
 }
 
-/**
- * The error for "no usable cache and no Hub": what is missing, why, and the two ways on.
- */
+/** The error for "no usable cache and no Hub": what is missing, why, and the two ways on. */
 export function offlineError(cfg: HubSettings, cacheState: string, why: string): DownloadError {
   return new DownloadError(
     `cannot load ${cfg.repo}@${cfg.revision}: ${why} and ${cacheState}. ` +
@@ -121,10 +106,7 @@ export function offlineError(cfg: HubSettings, cacheState: string, why: string):
   );
 }
 
-/**
- * An HTTP error from the Hub with the likely cause added (token for 401/403, repository or
- * revision for 404); any other error is returned as is.
- */
+/** A Hub HTTP error with its likely cause (token for 401/403, repo or revision for 404); others as is. */
 export function explainHttp(err: unknown, cfg: HubSettings): unknown {
   if (!(err instanceof DownloadError) || err.code !== "HTTP") return err;
   const hint =

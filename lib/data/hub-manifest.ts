@@ -1,24 +1,17 @@
-/**
- * The record of a pull (manifest.json): which commit, which files, and what each must hash to,
- * so a later run can prove its cache is whole without the network.
- */
+/** The record of a pull (manifest.json), so a later run can prove its cache is whole without the network. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { hashFile } from "../util/download";
 import { localPath, type HubSettings } from "./hub-settings";
 
-/**
- * One cached file: its path in the repository, and what it must hash to on disk.
- */
+/** One cached file: its repository path and what it must hash to on disk. */
 export interface ManifestFile {
   path: string;
   size: number;
   sha256: string;
 }
 
-/**
- * What a pull fetched, so a later run can prove its cache is whole without the network.
- */
+/** What a pull fetched: commit, configs and file hashes. */
 export interface Manifest {
   repo: string;
   /** The revision asked for (a tag such as v2.0, a branch or a commit). */
@@ -33,10 +26,7 @@ export interface Manifest {
   beir?: ManifestFile[];
 }
 
-/**
- * The cached manifest with the paths that failed verification (missing, wrong size or hash);
- * undefined when there is no usable manifest for this dataset and revision.
- */
+/** The cached manifest with the paths that failed verification; undefined when none is usable. */
 export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manifest; bad: Set<string> } | undefined> {
   const file = path.join(cfg.cacheDir, "manifest.json");
   let manifest: Manifest;
@@ -65,11 +55,7 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
   return { manifest, bad };
 }
 
-/**
- * The cached files a new pull may keep instead of fetching: those that verified and either
- * come from the commit now being pulled or hash to what the Hub now lists for them (an LFS
- * file unchanged across commits).
- */
+/** Verified cached files a pull may keep: from the commit pulled, or LFS files whose hash the Hub still lists. */
 export function reusableFiles(
   cached: { manifest: Manifest; bad: Set<string> } | undefined,
   commit: string,
@@ -87,9 +73,7 @@ export function reusableFiles(
   return reusable;
 }
 
-/**
- * Why a file on disk is not the one the manifest records, or undefined when it is.
- */
+/** Why a file on disk is not the one the manifest records, or undefined. */
 export async function verifyCached(file: string, expected: ManifestFile): Promise<string | undefined> {
   let size: number;
   try {
@@ -104,9 +88,7 @@ export async function verifyCached(file: string, expected: ManifestFile): Promis
   return undefined;
 }
 
-/**
- * Writes a manifest atomically (temp file + rename), so a crash never leaves half of one.
- */
+/** Writes a manifest atomically (temp file + rename), so a crash never leaves half of one. */
 export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}`;

@@ -1,7 +1,4 @@
-/**
- * What a Hub pull is about and where it goes: the dataset and revision, the endpoint and token,
- * the cache folder, all resolved once from the caller's options and the environment.
- */
+/** A Hub pull's dataset, revision, endpoint, token and cache folder, resolved once from options and env. */
 import path from "node:path";
 import { dataDir } from "../paths";
 import type { DownloadOptions } from "../util/download";
@@ -10,23 +7,15 @@ import type { ProgressFn } from "./progress-bar";
 import { checkedBaseUrl } from "../util/http";
 import { readConfig } from "../config";
 
-/**
- * The dataset of the paper on the Hugging Face Hub.
- */
+/** The paper's dataset on the Hugging Face Hub. */
 export const DEFAULT_REPO = "AUEB-NLP/greek-bar-bench";
-/**
- * The paper's release of the dataset (a tag of {@link DEFAULT_REPO}).
- */
+/** The paper's release of the dataset (a tag of {@link DEFAULT_REPO}). */
 export const DEFAULT_REVISION = "v2.0";
 
-/**
- * Config names in the dataset card, by role.
- */
+/** Config names in the dataset card, by role. */
 export const HUB_CONFIGS = { corpus: "corpus", queries: "queries", qrels: "qrels", meta: "greekbarbench" } as const;
 
-/**
- * What a caller may say about a pull; everything has a default.
- */
+/** What a caller may say about a pull; everything has a default. */
 export interface PullOptions {
   /** Dataset repository (default AUEB-NLP/greek-bar-bench). */
   repo?: string;
@@ -48,9 +37,7 @@ export interface PullOptions {
   retry?: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 
-/**
- * A pull's options with every default applied (see {@link hubSettings}).
- */
+/** A pull's options with every default applied (see {@link hubSettings}). */
 export interface HubSettings {
   repo: string;
   revision: string;
@@ -63,15 +50,11 @@ export interface HubSettings {
   retry: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 
-/**
- * Resolves a pull's options against the environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE,
- * GBR_DATA_DIR); refuses a repository or revision that could escape a URL or the cache.
- */
+/** Resolves pull options against the environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, GBR_DATA_DIR). */
 export function hubSettings(opts: PullOptions): HubSettings {
   const repo = opts.repo ?? DEFAULT_REPO;
   const revision = opts.revision ?? DEFAULT_REVISION;
-  // The repo name becomes part of URLs and of the cache path: refuse anything that could
-  // climb out of either.
+  // Repo and revision become parts of URLs and the cache path: refuse anything that could climb out.
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || repo.split("/").some((s) => s === "." || s === "..")) {
     throw new Error(`invalid dataset repository '${repo}': expected owner/name`);
   }
@@ -95,9 +78,7 @@ export function hubSettings(opts: PullOptions): HubSettings {
   };
 }
 
-/**
- * Where a repository path lives in the cache; rejects paths that would escape it.
- */
+/** Where a repository path lives in the cache; rejects paths that would escape it. */
 export function localPath(cacheDir: string, repoPath: string): string {
   const parts = repoPath.split("/");
   if (path.isAbsolute(repoPath) || parts.some((s) => s === "" || s === "." || s === "..") || repoPath.includes("\\")) {

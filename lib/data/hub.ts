@@ -1,23 +1,7 @@
 /**
- * The Hugging Face Hub loader: downloads the GreekBarRetrieval subsets of
- * AUEB-NLP/greek-bar-bench at a pinned revision, verifies and caches them, and turns them into
- * a Benchmark.
- *
- * Facts about the real dataset this relies on (from the authors' quickstart notebooks in
- * github.com/nlpaueb/greek-bar-bench): the retrieval data ships as the configs `corpus`
- * (`id`, `text`; 6,308 rows), `queries` (`id`, `text`; 257 rows) and `qrels` (`query-id`,
- * `corpus-id`, `score`, always 1), each with a single `test` split; query ids join on `id` to
- * the `greekbarbench` config, whose rows also carry `area`, `date` (exam session) and
- * `number` (question number), plus fields this loader ignores (facts, question, answer,
- * chapters, spans, articles). The card's earlier revisions held only `greekbarbench` and
- * `gbb-jme` as csv files, which is why a missing config is reported by name.
- *
- * The loader's parts, one job each: hub-settings (options and defaults), hub-download (the Hub
- * protocol and checksums), hub-manifest (the cache's record and its verification),
- * dataset-card (the card's configs), hub-benchmark (rows -> Benchmark), hub-beir (the BEIR
- * copy), progress-bar (terminal progress); the protocol subset of the Hub API is described in
- * hub-download. This module runs a pull and is the public face: what callers imported from
- * here before the split is still exported here.
+ * Hugging Face Hub loader: fetches AUEB-NLP/greek-bar-bench's retrieval configs (corpus 6,308 rows, queries 257,
+ * qrels; area/date/number from `greekbarbench`) at a pinned revision, verifies and caches them as a Benchmark.
+ * Public face of the hub-* modules.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -36,9 +20,7 @@ export type { Manifest, ManifestFile } from "./hub-manifest";
 export { DEFAULT_REPO, DEFAULT_REVISION, HUB_CONFIGS, type PullOptions } from "./hub-settings";
 export { progressBar, type ProgressFn } from "./progress-bar";
 
-/**
- * What a pull gives: the benchmark, where its files are, and the manifest that proves them.
- */
+/** What a pull gives: the benchmark, where its files are, and the manifest that proves them. */
 export interface PullResult {
   benchmark: Benchmark;
   /** The cache folder (raw files under files/, manifest.json). */
@@ -49,10 +31,8 @@ export interface PullResult {
 }
 
 /**
- * Downloads (or reuses from the verified cache) the benchmark at a pinned revision and returns
- * it with the manifest that proves what was read. A cached file whose size or sha256 no
- * longer matches the manifest is reported through `log` and fetched again; with no network
- * the verified cache is used as is, and without one the error says how to proceed.
+ * Returns the benchmark at a pinned revision, fetched or from the verified cache; a cached file that no longer
+ * matches the manifest is fetched again, and without network the verified cache is used as is.
  */
 export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
   const cfg = hubSettings(opts);
@@ -130,11 +110,7 @@ export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
   return finish(cfg, manifest, fetchedAny);
 }
 
-/**
- * `gbr data pull --dir D`: pulls through the cache, then writes exactly a BEIR folder at `dir`
- * (corpus.jsonl, queries.jsonl, qrels/test.tsv, meta.jsonl when the card has metadata) plus
- * its manifest.json, so `--data D` reads the same benchmark back without the raw files.
- */
+/** `gbr data pull --dir D`: pulls, then writes a BEIR folder plus manifest.json at `dir` for `--data D`. */
 export async function pullHubToDir(dir: string, opts: PullOptions = {}): Promise<PullResult> {
   const result = await pullHub(opts);
   const out = path.resolve(dir);

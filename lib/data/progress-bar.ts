@@ -1,19 +1,11 @@
-/**
- * Byte-level progress of a pull, for people at a terminal and for nobody else.
- */
+/** Byte-level progress of a pull, for people at a terminal and for nobody else. */
 import cliProgress from "cli-progress";
 import { readConfig } from "../config";
 
-/**
- * Bytes received so far for one repository file; `total` is undefined without a Content-Length.
- */
+/** Bytes received so far for one repository file; `total` is undefined without a Content-Length. */
 export type ProgressFn = (file: string, received: number, total: number | undefined) => void;
 
-/**
- * A stderr progress display for `onProgress`, silent unless stderr is a terminal and CI is
- * unset, so that scripts, logs and tests never receive control characters. `log` prints
- * above the bars instead of through them.
- */
+/** A stderr progress display, silent unless stderr is a TTY and CI is unset (no control characters in logs). */
 export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
   onProgress: ProgressFn;
   log: (msg: string) => void;

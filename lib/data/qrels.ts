@@ -4,22 +4,14 @@ import type { DocId, QueryId } from "../types";
 import { parseQrelsTsv, parseScore, readTextLines, relevantOf, type Judgment } from "./beir";
 import { DataError } from "../util/errors";
 
-/**
- * Reads qrels in either BEIR TSV form (header `query-id corpus-id score`) or TREC form
- * (`qid 0 docid rel`, no header), told apart by the first line. Relevance > 0 counts; a score
- * must be a plain integer (see `parseScore`), and a file with no judgment, or none relevant, is
- * an error naming it.
- */
+/** Reads qrels as BEIR TSV or TREC (`qid 0 docid rel`), told apart by the first line; relevance > 0 counts. */
 export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>> {
   const lines = await readTextLines(file);
   if ((lines[0] ?? "").startsWith("query-id")) return parseQrelsTsv(lines, file);
   return relevantOf(parseTrecJudgments(lines, file), file);
 }
 
-/**
- * Every judgment of TREC qrels (`qid 0 docid rel`, whitespace separated, so an id cannot carry
- * whitespace), in file order, score 0 and negative included.
- */
+/** Every judgment of TREC qrels (whitespace separated) in file order, scores <= 0 included. */
 export function parseTrecJudgments(lines: readonly string[], file: string): Judgment[] {
   const out: Judgment[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -43,9 +35,7 @@ export function parseTrecJudgments(lines: readonly string[], file: string): Judg
   return out;
 }
 
-/**
- * Writes qrels in TREC form (`qid 0 docid 1`), the input trec_eval expects.
- */
+/** Writes qrels in TREC form (`qid 0 docid 1`), the input trec_eval expects. */
 export async function writeTrecQrels(file: string, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const lines: string[] = [];

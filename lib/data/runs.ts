@@ -4,19 +4,13 @@ import type { DocId, QueryId, Ranking, Run } from "../types";
 import { idProblem, readTextLines, readUtf8, type Warn } from "./beir";
 import { DataError } from "../util/errors";
 
-/**
- * Serialises a run in TREC format (`qid Q0 docid rank score tag`). Scores are the run's own
- * when it has them, printed at full precision; otherwise `101 − rank`, the paper's convention,
- * which keeps the order unambiguous for tools that re-sort by score.
- */
+/** Writes a TREC run (`qid Q0 docid rank score tag`); without scores, the paper's `101 − rank` stands in. */
 export async function writeTrec(file: string, run: Run, tag: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, formatTrec(run, tag));
 }
 
-/**
- * The TREC text of a run (see `writeTrec`).
- */
+/** The TREC text of a run (see `writeTrec`). */
 export function formatTrec(run: Run, tag: string): string {
   if (/\s/.test(tag)) throw new Error(`run tag '${tag}' must not contain whitespace`);
   const parts: string[] = [];
@@ -37,11 +31,7 @@ function pyRepr(x: number): string {
   return String(x);
 }
 
-/**
- * Reads a TREC run; each query's documents are ordered by the rank column (ties in rank, or
- * a file without meaningful ranks, fall back to score descending, then file order). A
- * document listed twice for a query is an error naming the line.
- */
+/** Reads a TREC run ordered by rank, then score descending, then file order; a duplicate document is an error. */
 export async function readTrec(file: string, warn?: Warn): Promise<Run> {
   const lines = await readTextLines(file, warn);
   const rows = new Map<QueryId, { doc: string; rank: number; score: number; line: number }[]>();
@@ -74,27 +64,19 @@ export async function readTrec(file: string, warn?: Warn): Promise<Run> {
   return { rankings, scores };
 }
 
-/**
- * Writes `{qid: [docid, …]}` with one query per line, so diffs between runs stay readable.
- */
+/** Writes `{qid: [docid, …]}`, one query per line so diffs between runs stay readable. */
 export async function writeJsonRun(file: string, run: Run): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, formatJsonRun(run));
 }
 
-/**
- * The JSON text of a run, queries in run order (which `JSON.stringify` of an object would not
- * keep for integer-like ids), one query per line.
- */
+/** The JSON text of a run, in run order (which `JSON.stringify` would not keep for integer-like ids). */
 export function formatJsonRun(run: Run): string {
   const entries = [...run.rankings].map(([q, r]) => `${JSON.stringify(q)}: ${JSON.stringify(r)}`);
   return `{\n${entries.join(",\n")}\n}\n`;
 }
 
-/**
- * Reads a JSON run `{qid: [docid, …]}` (best first). The file must be UTF-8; query and document
- * ids are taken verbatim (see `idProblem`), and errors about one query name its line.
- */
+/** Reads a JSON run `{qid: [docid, …]}` (best first) as strict UTF-8, ids verbatim (see `idProblem`). */
 export async function readJsonRun(file: string): Promise<Run> {
   const text = await readUtf8(file);
   let parsed: unknown;
@@ -151,9 +133,7 @@ function topLevelKeys(text: string): { key: string; offset: number }[] {
   return keys;
 }
 
-/**
- * How a run covers the queries of the qrels it is scored against.
- */
+/** How a run covers the queries of the qrels it is scored against. */
 export interface RunCoverage {
   /** Queries with at least one relevant article in the qrels: what the metrics average over. */
   judged: number;
@@ -166,10 +146,8 @@ export interface RunCoverage {
 }
 
 /**
- * Checks that a run can be scored against qrels before it is: an empty run (no document ranked
- * for any query) or one that shares no query with the qrels is a DataError naming the run file,
- * since both would score a silent 0 that looks like a result. A partial overlap is allowed (a
- * retriever may legitimately return nothing for a query) and comes back with a `warning`.
+ * Checks a run can be scored: an empty run, or one sharing no query with the qrels, is a DataError (both would
+ * score a silent 0); a partial overlap is allowed but comes back with a `warning`.
  */
 export function checkRunCoverage(
   run: Run,

@@ -1,17 +1,9 @@
-/**
- * The formats of spaCy's published lemma and stopword files, turned into the values
- * lib/text/spacy-lexicon.ts holds. Pure: the caller reads the file and passes its content, plus
- * the file's name so that a DataError can say which file is malformed.
- */
+/** Pure parsers of spaCy's lemma and stopword files into the values lib/text/spacy-lexicon.ts holds. */
 import { DataError } from "../util/errors";
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/**
- * `en_lemma_lookup.json`: `{ form: lemma }`; non-string values are skipped, forms and lemmas NFC.
- *
- * @throws DataError when the value is not an object or yields no entry.
- */
+/** `en_lemma_lookup.json`: `{ form: lemma }`, NFC, non-strings skipped; DataError when not an object or empty. */
 export function parseLemmaLookup(json: unknown, file: string): Map<string, string> {
   if (!isObject(json)) throw new DataError("expected a JSON object of form -> lemma", file);
   const out = new Map<string, string>();
@@ -20,11 +12,7 @@ export function parseLemmaLookup(json: unknown, file: string): Map<string, strin
   return out;
 }
 
-/**
- * `el_lemma_index.json`: `{ pos: [lemma, ...] }` -> pos -> Set of lower-cased lemmas.
- *
- * @throws DataError when the value is not an object or has no POS list.
- */
+/** `el_lemma_index.json`: `{ pos: [lemma, ...] }` -> pos -> Set of lower-cased lemmas; DataError if it has none. */
 export function parseLemmaIndex(json: unknown, file: string): Map<string, Set<string>> {
   if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [lemma, ...]", file);
   const out = new Map<string, Set<string>>();
@@ -38,12 +26,7 @@ export function parseLemmaIndex(json: unknown, file: string): Map<string, Set<st
   return out;
 }
 
-/**
- * `el_lemma_exc.json`: `{ pos: { form: [lemma, ...] } }`; forms are lower-cased (spaCy
- * lower-cases the word before looking it up), the first listing of a form wins.
- *
- * @throws DataError when the value is not an object.
- */
+/** `el_lemma_exc.json`: `{ pos: { form: [lemma, ...] } }`, forms lower-cased as spaCy looks them up; first wins. */
 export function parseLemmaExceptions(json: unknown, file: string): Map<string, Map<string, string[]>> {
   if (!isObject(json)) throw new DataError("expected a JSON object of pos -> { form: [lemma, ...] }", file);
   const out = new Map<string, Map<string, string[]>>();
@@ -60,12 +43,7 @@ export function parseLemmaExceptions(json: unknown, file: string): Map<string, M
   return out;
 }
 
-/**
- * `el_lemma_rules.json`: `{ pos: [[old, new], ...] }`; malformed pairs (the published Greek
- * file has a few) are skipped.
- *
- * @throws DataError when the value is not an object.
- */
+/** `el_lemma_rules.json`: `{ pos: [[old, new], ...] }`; malformed pairs (the Greek file has a few) are skipped. */
 export function parseLemmaRules(json: unknown, file: string): Map<string, Array<[string, string]>> {
   if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [[suffix, replacement], ...]", file);
   const out = new Map<string, Array<[string, string]>>();
@@ -83,12 +61,8 @@ export function parseLemmaRules(json: unknown, file: string): Map<string, Array<
 }
 
 /**
- * Extracts spaCy's stopwords from its `stop_words.py` without running Python: every
- * triple-quoted string literal (`"""…"""` or `'''…'''`, optionally prefixed r/u) is split on
- * whitespace. spaCy's English file also adds a `contractions = ["n't", "'d", …]` list and its
- * ‘ and ’ spellings in code; that list is read too when present.
- *
- * @throws DataError when a triple-quoted string is unterminated or no stopword is found.
+ * spaCy's stopwords from `stop_words.py` without running Python: every triple-quoted literal split on whitespace,
+ * plus English's `contractions` list and its ‘ ’ spellings. DataError when unterminated or empty.
  */
 export function parseStopWordsPy(source: string, file = "stop_words.py"): Set<string> {
   const out = new Set<string>();
@@ -97,7 +71,6 @@ export function parseStopWordsPy(source: string, file = "stop_words.py"): Set<st
   while (i < source.length) {
     const ch = source[i];
     if (ch === "#") {
-      // comment to end of line
       const nl = source.indexOf("\n", i);
       i = nl < 0 ? source.length : nl + 1;
       continue;

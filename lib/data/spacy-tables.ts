@@ -1,22 +1,6 @@
 /**
- * spaCy's published lemma tables and stopword lists, fetched on first use and cached; the
- * parsed tables are handed to lib/text as a SpacyLexicon value.
- *
- * We cannot run spaCy here, so the BM25-SPACY and BM25-ENGLISH tokenizers work from the data
- * files spaCy itself is built from:
- *
- * - English: `en_lemma_lookup.json` of explosion/spacy-lookups-data, a flat
- *   `{ "surface form": "lemma" }` table.
- * - Greek: spacy-lookups-data has no Greek lookup table, only the tables of spaCy's Greek
- *   rule lemmatizer: `el_lemma_index.json` (`{ pos: [lemma, ...] }`), `el_lemma_exc.json`
- *   (`{ pos: { form: [lemma, ...] } }`) and `el_lemma_rules.json` (`{ pos: [[suffix, replacement], ...] }`).
- * - Stopwords: `spacy/lang/{el,en}/stop_words.py` of explosion/spaCy, Python files holding a
- *   whitespace-separated triple-quoted string (parsed, never evaluated).
- *
- * The files are pinned to release tags and land in `<cacheDir>/<lang>/` beside a
- * `manifest.json` of their sizes and sha256; a later load re-hashes them, re-fetches any that
- * changed on disk, and works without network. Nothing downloaded is committed to the repo.
- * See docs/tokenizers.md.
+ * spaCy's published lemma tables and stopword lists (pinned upstream files, since spaCy cannot run here), fetched
+ * on first use into `<cacheDir>/<lang>/` with a sha256 manifest and handed to lib/text. See docs/tokenizers.md.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -37,22 +21,14 @@ import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRule
 import { checkedBaseUrl } from "../util/http";
 import { readConfig } from "../config";
 
-/**
- * Release tag of explosion/spacy-lookups-data the lemma tables are read from.
- */
+/** Release tag of explosion/spacy-lookups-data the lemma tables are read from. */
 export const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
-/**
- * Release tag of explosion/spaCy the stopword lists are read from.
- */
+/** Release tag of explosion/spaCy the stopword lists are read from. */
 export const SPACY_REF = "v3.8.7";
-/**
- * Where raw GitHub files are served; `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests).
- */
+/** Raw GitHub file server; `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests). */
 export const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
-/**
- * One upstream file: `<owner>/<repo>/<ref>/<path>` under the base URL.
- */
+/** One upstream file: `<owner>/<repo>/<ref>/<path>` under the base URL. */
 export interface SpacyUpstreamFile {
   role: SpacyFileRole;
   owner: string;
@@ -76,9 +52,7 @@ const stopWords = (lang: SpacyLang): SpacyUpstreamFile => ({
   path: `spacy/lang/${lang}/stop_words.py`,
 });
 
-/**
- * The files each language needs, in load order.
- */
+/** The files each language needs, in load order. */
 export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
   el: [
     lookups("lemma_index", "el_lemma_index.json"),
@@ -89,22 +63,16 @@ export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
   en: [lookups("lemma_lookup", "en_lemma_lookup.json"), stopWords("en")],
 };
 
-/**
- * The URL path of an upstream file below the base URL (also what the test double serves).
- */
+/** The URL path of an upstream file below the base URL (also what the test double serves). */
 export function upstreamPath(f: SpacyUpstreamFile): string {
   return `/${f.owner}/${f.repo}/${f.ref}/${f.path}`;
 }
 
-/** The cache path of an upstream file relative to `<cacheDir>/<lang>/`: `<repo>@<ref>/<basename>`. */
 function cacheRelPath(f: SpacyUpstreamFile): string {
   return `${f.repo}@${f.ref}/${path.posix.basename(f.path)}`;
 }
 
-/**
- * Where the tables are cached and fetched from. A tokenizer's context (cacheDir, offline, log)
- * is a valid value, which is how lib/data/register.ts passes it through.
- */
+/** Where the tables are cached and fetched from; a tokenizer's context is a valid value. */
 export interface LoadSpacyLexiconOptions {
   /** Cache folder; default `<dataDir()>/spacy` (follows GBR_DATA_DIR). Files go to `<cacheDir>/<lang>/`. */
   cacheDir?: string;
@@ -130,13 +98,9 @@ interface Manifest {
 }
 
 /**
- * Loads spaCy's lemma table(s) and stopword list for `lang`, downloading them into the cache on
- * first use. A cached file whose sha256 or size no longer matches the manifest is fetched again;
- * a file that does not parse is fetched once more (unless offline) before giving up.
- *
- * @throws DownloadError code "OFFLINE" when a file is neither cached (intact) nor reachable; the
- *   message names the missing files and how to obtain them. Code "HTTP" when the server answers
- *   with an error (e.g. 404 for a wrong ref).
+ * Loads spaCy's lemma table(s) and stopwords for `lang`, caching them on first use; a cached file that no longer
+ * matches the manifest is fetched again, and one that does not parse is fetched once more (unless offline).
+ * @throws DownloadError "OFFLINE" when a file is neither cached intact nor reachable, "HTTP" on a server error.
  * @throws DataError when a file cannot be parsed.
  */
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions = {}): Promise<SpacyLexicon> {
@@ -151,8 +115,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   const missing: string[] = [];
   const ready = new Map<SpacyUpstreamFile, { local: string; url: string; entry: ManifestEntry }>();
   let manifestDirty = false;
-  // Once one file could not be fetched for network reasons, the others will not be either:
-  // report them all at once instead of waiting through each one's retries.
+  // After one network failure, report all missing files at once instead of waiting through each one's retries.
   let unreachable = false;
   let cause: string | undefined;
 
@@ -169,7 +132,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
     if (onDisk && recorded) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
     if (opts.offline || unreachable) {
       if (onDisk && !recorded) {
-        // A file placed by hand (or a manifest lost in a crash): trust it, and record what it is now.
+        // A file placed by hand (or a manifest lost in a crash): trust it and record it.
         log(`spaCy ${lang}: ${rel} has no manifest entry; using it as found (offline)`);
         const entry = { url, size: onDisk.size, sha256: onDisk.sha256, fetchedAt: new Date().toISOString() };
         manifest.files[rel] = entry;
@@ -198,8 +161,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   if (manifestDirty) await writeManifest(manifestFile, manifest);
   if (missing.length > 0) throw offlineError(lang, cacheDir, missing, cause);
 
-  // Parse; a file that does not parse is fetched once more (a proxy or server may
-  // have served a broken body with a consistent length, which no checksum of ours can catch).
+  // A file that does not parse is fetched once more: a broken body with a consistent length passes any checksum.
   const parsed = new Map<SpacyFileRole, unknown>();
   const files: SpacyLexiconFile[] = [];
   for (const spec of specs) {

@@ -31,9 +31,7 @@ export interface AreaStats {
 // The statute of an article id: defined beside the id types, which every layer shares.
 export { sourceOf };
 
-/**
- * Median of a list of numbers (mean of the middle two for even lengths); NaN when empty.
- */
+/** Median (mean of the middle two for even lengths); NaN when empty. */
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -42,8 +40,7 @@ export function median(xs: readonly number[]): number {
 }
 
 /**
- * Table 1 figures for a benchmark. Lengths count `\w+` words, the unit the paper's
- * tokenizers start from.
+ * Table 1 figures for a benchmark; lengths count `\w+` words, the unit the paper's tokenizers start from.
  *
  * @example
  * datasetStats(await readBeir("data/sample")).goldPerQuery;
@@ -74,8 +71,7 @@ export function datasetStats(b: Benchmark): DatasetStats {
 }
 
 /**
- * Table 6: per legal area, from the benchmark's query metadata (queries without an area are
- * grouped as NO_AREA, "(no area)"). Rows are sorted by area name.
+ * Table 6 per legal area from query metadata (no area: NO_AREA, "(no area)"), sorted by area name.
  *
  * @example
  * areaStats(bench).map((r) => [r.area, r.queries]);

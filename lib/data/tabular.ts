@@ -1,8 +1,6 @@
 /**
- * Row readers for the file formats a Hugging Face dataset card may point at: csv (RFC 4180),
- * tsv, jsonl, json and parquet. Every reader yields plain objects keyed by column name, and
- * remembers where each row came from so a later validation error can name the file and the
- * line (text formats) or row (binary formats) a researcher has to open.
+ * Row readers for the formats a Hugging Face dataset card may point at (csv, tsv, jsonl, json, parquet), keeping
+ * each row's line or row number so validation errors can name it.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -13,44 +11,30 @@ import { parseJsonlLines, readUtf8 } from "./beir";
 import { DataError } from "../util/errors";
 import { parseDelimited } from "../util/csv";
 
-/**
- * One data row keyed by column name: strings from csv and tsv, JSON values from jsonl and json,
- * decoded parquet values (INT64 as a number, or a string when it does not fit one).
- */
+/** A row keyed by column: strings (csv, tsv), JSON values (jsonl, json), parquet values (INT64: number/string). */
 export type Row = Record<string, unknown>;
 
-/**
- * Rows plus where each one sits in its file.
- */
+/** Rows plus where each one sits in its file. */
 export interface Table {
   file: string;
   rows: Row[];
-  /**
-   * 1-based source line of row `i` for line-oriented formats (csv, tsv, jsonl), where an
-   * editor can jump to it; undefined for json and parquet, whose rows have no stable line.
-   */
+  /** 1-based source line of row `i` (csv, tsv, jsonl); undefined for json and parquet. */
   lineOf(i: number): number | undefined;
   /** Human wording for row `i`: "line 12" or "row 3". */
   describe(i: number): string;
 }
 
 const FORMATS = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"] as const;
-/**
- * A file format `readTable` reads, named by its extension.
- */
+/** A file format `readTable` reads, named by its extension. */
 export type Format = (typeof FORMATS)[number];
 
-/**
- * The format implied by a file name, or undefined when it is none we read.
- */
+/** The format implied by a file name, or undefined. */
 export function formatOf(file: string): Format | undefined {
   const ext = path.extname(file).slice(1).toLowerCase();
   return (FORMATS as readonly string[]).includes(ext) ? (ext as Format) : undefined;
 }
 
-/**
- * Reads a table and keeps each row's position, choosing the parser by extension.
- */
+/** Reads a table, keeping row positions; the parser is chosen by extension. */
 export async function readTable(file: string): Promise<Table> {
   const format = formatOf(file);
   switch (format) {
@@ -73,9 +57,7 @@ export async function readTable(file: string): Promise<Table> {
   }
 }
 
-/**
- * All rows of a csv, tsv, jsonl, json or parquet file as plain objects.
- */
+/** All rows of a csv, tsv, jsonl, json or parquet file as plain objects. */
 export async function readRows(file: string): Promise<Row[]> {
   return (await readTable(file)).rows;
 }
@@ -117,11 +99,7 @@ function parseJsonRows(text: string, file: string): Row[] {
   return arr as Row[];
 }
 
-/**
- * hyparquet decodes snappy itself; gzip and brotli come from node's zlib so files written
- * with those codecs also load. ZSTD (pyarrow's optional codec) has no decoder in node 20 and
- * fails with a message that says so.
- */
+/** hyparquet decodes snappy itself, zlib gzip and brotli; ZSTD has no node 20 decoder and fails saying so. */
 const COMPRESSORS: Compressors = {
   GZIP: (input) => new Uint8Array(zlib.gunzipSync(input)),
   BROTLI: (input) => new Uint8Array(zlib.brotliDecompressSync(input)),
@@ -130,8 +108,7 @@ const COMPRESSORS: Compressors = {
 async function readParquet(file: string): Promise<Row[]> {
   let rows: Record<string, unknown>[];
   try {
-    // Whole-file read: the benchmark's files are a few MB, and an ArrayBuffer is the AsyncBuffer
-    // hyparquet's CommonJS-visible typings accept (asyncBufferFromFile is typed only for ESM).
+    // Whole-file read: files are a few MB, and ArrayBuffer is what hyparquet's CommonJS typings accept.
     const buf = await fs.readFile(file);
     const bytes = buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength) as ArrayBuffer;
     rows = (await parquetReadObjects({ file: bytes, compressors: COMPRESSORS })) as Record<string, unknown>[];

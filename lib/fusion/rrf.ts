@@ -14,11 +14,8 @@ export interface RrfOptions {
 }
 
 /**
- * Reciprocal rank fusion: each document scores Σ 1/(k + rank) over the input runs that rank it
- * within `depth` (ranks from 1); the fused ranking sorts by that score, ties by doc id, and keeps
- * `top`. Ties by doc id compare code points, as the reference's Python sort does. Queries present
- * in any input are fused; a query missing from one input simply gets nothing from it. The fused
- * run records its inputs' `info` as parts and the sum of their `cost`.
+ * Reciprocal rank fusion: Σ 1/(k + rank) over the runs ranking a document within `depth`, sorted by score,
+ * ties by doc id in code-point order (as the reference's Python sort); keeps `top`. Records inputs' info and cost.
  *
  * @example
  * const fused = rrf([bm25Run, denseRun]); // k = 60, top 100, as in the paper
@@ -49,7 +46,6 @@ export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
     rankings.set(q, fused.map(([d]) => d));
     scores.set(q, fused.map(([, s]) => s));
   }
-  // The fused run is its inputs' work and its inputs' settings.
   const out: Run = { rankings, scores, info: { retriever: opts.name ?? "rrf", parts: runs.flatMap((r) => (r.info ? [r.info] : [])) } };
   const cost = addCosts(...runs.map((r) => r.cost));
   if (cost) out.cost = cost;

@@ -1,25 +1,14 @@
-/**
- * CSV, both ways: reading delimited text through csv-parse (RFC 4180) with the checks and line
- * numbers error messages need, and writing the tables `gbr reproduce` produces. Used by the data
- * loaders (lib/data/tabular.ts) and by the report, which reads the tables back.
- */
+/** CSV both ways: reading via csv-parse with checks and line numbers, and writing `gbr reproduce`'s tables. */
 import { CsvError, parse } from "csv-parse/sync";
 import { DataError } from "./errors";
 
-/**
- * One row of delimited text, keyed by the header's column names.
- */
+/** One row of delimited text, keyed by the header's column names. */
 export type CsvRow = Record<string, string>;
 
 /**
- * RFC 4180 csv (quoted fields, doubled quotes, line breaks inside quotes, CRLF, LF or CR line
- * ends, a missing final line end) through csv-parse, plus what the loader adds on top: rows
- * keyed by the trimmed header, a duplicate header name or a row whose field count differs from
- * the header's is an error, blank lines are not rows, and every row keeps the 1-based line it
- * starts on (records may span lines), which is what error messages point at. A quote inside
- * an unquoted field is kept literally (`5" screen`), as Python's csv module, which the Hub's
- * dataset owners use, also reads it; so is a field with text after its closing quote (`"a"b`
- * reads as `"a"b`, quotes and all), where a strict parser would refuse the whole file.
+ * RFC 4180 csv via csv-parse, rows keyed by the trimmed header; duplicate header names and wrong field counts are
+ * errors, blank lines are skipped, and each row keeps its 1-based start line. Stray quotes (`5" screen`, `"a"b`)
+ * are kept literally, as Python's csv module (which the Hub's dataset owners use) reads them.
  */
 export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines: number[] } {
   return parseDelimited(text, file, ",");
@@ -41,10 +30,8 @@ function breaksIn(fields: string[]): number {
 }
 
 function readRecords(text: string, file: string, sep: string): SourceRecord[] {
-  // Start lines are counted here rather than read from csv-parse's info.lines, which (7.0.3)
-  // counts a CRLF inside a quoted field as two lines and so drifts after such a field. What
-  // it does count reliably is the skipped blank lines; a record then starts one line after the
-  // previous one ends, past those blanks, and ends as many lines later as its fields hold breaks.
+  // Start lines are counted here: csv-parse 7.0.3's info.lines counts a quoted CRLF as two lines and drifts.
+  // Its blank-line count is reliable: a record starts past the previous one's end and blanks, spanning its breaks.
   const records: SourceRecord[] = [];
   let next = 1;
   let blanksSeen = 0;
@@ -54,8 +41,7 @@ function readRecords(text: string, file: string, sep: string): SourceRecord[] {
       delimiter: sep,
       // Spreadsheet exports start with one; callers that strip it themselves lose nothing.
       bom: true,
-      // A fixed list, not csv-parse's detection, which locks onto the first line end it meets
-      // and would then read a later bare LF (a hand-edited CRLF file) as field text.
+      // A fixed list: csv-parse's detection locks onto the first line end and would read a later bare LF as text.
       record_delimiter: ["\r\n", "\n", "\r"],
       relax_quotes: true,
       // Field counts are checked below against the header, with this module's wording and line.
@@ -88,10 +74,7 @@ function csvProblem(err: CsvError): string {
   }
 }
 
-/**
- * Delimited text (csv with `,`, tsv with a tab) into rows keyed by the trimmed header, with the
- * line each row starts on; see parseCsv for the rules.
- */
+/** Delimited text (`,` or tab) into rows keyed by the trimmed header, with start lines; rules as in parseCsv. */
 export function parseDelimited(text: string, file: string, sep: string): { rows: CsvRow[]; lines: number[] } {
   const records = readRecords(text, file, sep);
   if (records.length === 0) return { rows: [], lines: [] };
@@ -116,17 +99,13 @@ export function parseDelimited(text: string, file: string, sep: string): { rows:
   return { rows, lines };
 }
 
-/**
- * Quotes a CSV field when needed (RFC 4180).
- */
+/** Quotes a CSV field when needed (RFC 4180). */
 export function csvField(value: unknown): string {
   const s = value === undefined || value === null ? "" : String(value);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/**
- * CSV text from a header and rows.
- */
+/** CSV text from a header and rows. */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
   return [header.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n") + "\n";
 }

@@ -1,18 +1,11 @@
-/**
- * Fetching one URL into one file, verified and retried. It lives in util/ because three
- * folders that may not import each other need it: the Hub loader and the spaCy tables (data),
- * and the official prompts pull (llm).
- */
+/** Fetching one URL into one file, verified and retried; in util/ because data/ and llm/ both need it. */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { retryAfterMs, retryWithBackoff } from "./retry";
 import { GbrError } from "./errors";
 
-/**
- * Raised when a download cannot be completed; `code` is stable for callers to switch on
- * (`reproduce`, for one, treats OFFLINE as "skip this experiment" rather than a failure).
- */
+/** A failed download; `code` is stable to switch on (`reproduce` skips an experiment on OFFLINE). */
 export class DownloadError extends GbrError {
   declare readonly code: "HTTP" | "NETWORK" | "INTEGRITY" | "OFFLINE";
 
@@ -31,9 +24,7 @@ export class DownloadError extends GbrError {
   }
 }
 
-/**
- * How `downloadFile` talks to the server; every field is optional.
- */
+/** How `downloadFile` talks to the server; every field is optional. */
 export interface DownloadOptions {
   /** Extra request headers (e.g. Authorization). Never logged. */
   headers?: Record<string, string>;
@@ -47,9 +38,7 @@ export interface DownloadOptions {
   onProgress?: (received: number, total: number | undefined) => void;
 }
 
-/**
- * What landed on disk: the final path, its size in bytes and its sha256 (hex).
- */
+/** What landed on disk: the final path, its size in bytes and its sha256 (hex). */
 export interface DownloadResult {
   path: string;
   size: number;
@@ -65,9 +54,8 @@ function retryable(err: DownloadError): boolean {
 }
 
 /**
- * Streams `url` into `dest` atomically (temp file + rename), hashing as it goes, with retries
- * and exponential backoff that honours Retry-After. A body shorter than its Content-Length is
- * treated as a failed attempt, so a dropped connection never leaves a truncated file behind.
+ * Streams `url` into `dest` atomically (temp file + rename), hashing, with backoff that honours Retry-After. A body
+ * shorter than its Content-Length is a failed attempt, so no truncated file is left behind.
  */
 export async function downloadFile(url: string, dest: string, opts: DownloadOptions = {}): Promise<DownloadResult> {
   await fs.mkdir(path.dirname(dest), { recursive: true });
@@ -135,9 +123,7 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
   }
 }
 
-/**
- * sha256 (hex) and size of a file on disk.
- */
+/** sha256 (hex) and size of a file on disk. */
 export async function hashFile(file: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash("sha256");
   let size = 0;

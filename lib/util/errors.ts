@@ -1,14 +1,9 @@
 /**
- * The one error family of the toolkit. Every module's errors extend `GbrError`, so a caller can
- * switch on a stable `code`, show a `hint` (what to do about it), and tell from `unavailable`
- * alone whether something cannot run here (a provider not configured, a resource offline, a
- * prompt set not pulled: `gbr reproduce` lists such an experiment as skipped, with the reason) or
- * broke (listed as failed).
+ * The toolkit's one error family: a stable `code`, a `hint`, and `unavailable` for "cannot run here" (not
+ * configured, offline, prompts not pulled), which `gbr reproduce` lists as skipped rather than failed.
  */
 
-/**
- * Options of a GbrError.
- */
+/** Options of a GbrError. */
 export interface GbrErrorOptions {
   cause?: unknown;
   /** What the user can do about it, in one sentence. */
@@ -17,9 +12,7 @@ export interface GbrErrorOptions {
   unavailable?: boolean;
 }
 
-/**
- * The base of every error the toolkit raises on purpose.
- */
+/** The base of every error the toolkit raises on purpose. */
 export class GbrError extends Error {
   /** Stable, for callers to switch on (each subclass documents its codes). */
   readonly code: string;
@@ -36,17 +29,12 @@ export class GbrError extends Error {
   }
 }
 
-/**
- * Whether an error means "cannot run here" (a GbrError with `unavailable`).
- */
+/** Whether an error means "cannot run here" (a GbrError with `unavailable`). */
 export function isUnavailable(err: unknown): boolean {
   return err instanceof GbrError && err.unavailable;
 }
 
-/**
- * A problem with input data. The message always names the file and, where one exists, the line
- * or id, so a researcher can open the file and fix it; `code` is "DATA".
- */
+/** A problem with input data; the message names the file and, where one exists, the line or id. Code "DATA". */
 export class DataError extends GbrError {
   constructor(
     readonly detail: string,

@@ -1,21 +1,12 @@
-/**
- * HTTP plumbing that is no provider's own: any client that calls Node's built-in fetch (the
- * `openai` SDK, `@google/genai` through our observing fetch) may need it.
- */
+/** HTTP plumbing shared by every client on Node's built-in fetch (the `openai` SDK, `@google/genai`). */
 import { GbrError } from "./errors";
 
 /** Where Node keeps the undici dispatcher its built-in fetch uses (undici's own well-known symbol). */
 const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 
 /**
- * An undici dispatcher for Node's built-in fetch that delegates to the global one with other
- * header/body timeouts. Node's defaults (300 s each) would cut a non-streamed answer of a
- * reasoning model that needs longer before its first byte, whatever timeout the SDK was given;
- * with 0 (no limit) the SDK's own abort timer is the only deadline. Works with the OpenAI SDK
- * (`fetchOptions: { dispatcher }`) as well as with `observeGeminiFetch`.
- *
- * Returns undefined outside Node or when undici's global dispatcher cannot be found, in which
- * case callers simply keep the defaults.
+ * A dispatcher for Node's fetch delegating to the global one with other header/body timeouts (default 0, none):
+ * Node's 300 s would cut a slow reasoning model's first byte whatever the SDK's timeout. Undefined outside Node.
  */
 export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}): object | undefined {
   const g = globalThis as Record<symbol, unknown>;
@@ -35,10 +26,7 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
   };
 }
 
-/**
- * The part of a server URL a run records: scheme, host and port only, so credentials, paths and
- * query strings (which may carry tokens) never reach metadata or reports.
- */
+/** Scheme, host and port of a URL, so credentials, paths and query tokens never reach metadata or reports. */
 export function endpointOrigin(url: string): string {
   try {
     const u = new URL(url);
@@ -48,9 +36,7 @@ export function endpointOrigin(url: string): string {
   }
 }
 
-/**
- * A URL with any user name or password replaced by `***`, for messages.
- */
+/** A URL with any user name or password replaced by `***`, for messages. */
 export function maskCredentials(url: string): string {
   try {
     const u = new URL(url);
@@ -64,12 +50,7 @@ export function maskCredentials(url: string): string {
   }
 }
 
-/**
- * A base URL read from configuration (`source` names where, e.g. "GBR_CHAT_BASE_URL"), refused at
- * once when it carries a user name or password: such a URL would be sent with every request and
- * could end up in messages, logs or outputs, and the key belongs in the matching *_API_KEY
- * variable. The error shows the URL with the credentials masked and never contains them.
- */
+/** A configured base URL (`source` says where), refused if it carries credentials (masked; use *_API_KEY). */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
   let withCredentials = false;
   try {
@@ -86,10 +67,7 @@ export function checkedBaseUrl(source: string, url: string, keyVariable?: string
   return url;
 }
 
-/**
- * An error and its causes in one line: undici hides the useful part ("ECONNREFUSED", "other side
- * closed") in nested causes, with its code beside the message.
- */
+/** An error and its causes in one line: undici hides the useful part ("ECONNREFUSED") in nested causes. */
 export function describeCause(err: unknown): string {
   const parts: string[] = [];
   let cur: unknown = err;

@@ -1,12 +1,7 @@
-/**
- * One line that says how a long job is going and how long it will take: done/total, the share,
- * items and provider calls and tokens per second, elapsed and estimated time left.
- */
+/** One line on how a long job is going: done/total, items, calls and tokens per second, elapsed and time left. */
 import type { UsageTotals } from "../providers/usage-meter";
 
-/**
- * Seconds as a person reads them: "42 s", "3 min 05 s", "1 h 02 min".
- */
+/** Seconds as a person reads them: "42 s", "3 min 05 s", "1 h 02 min". */
 export function duration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   if (s < 60) return `${s} s`;
@@ -17,10 +12,7 @@ export function duration(seconds: number): string {
 const rate = (n: number, seconds: number) => (seconds > 0 ? n / seconds : 0);
 const short = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e4 ? `${Math.round(n / 1e3)}k` : String(Math.round(n)));
 
-/**
- * The progress line of a job that started `elapsed` seconds ago, with the provider work made
- * since it started; the time left assumes the rate so far holds.
- */
+/** The progress line of a job `elapsed` seconds in, with its provider work; time left assumes the rate so far. */
 export function progressLine(label: string, done: number, total: number, elapsed: number, work: UsageTotals): string {
   const parts = [`${label} ${done}/${total} (${total ? Math.floor((100 * done) / total) : 100}%)`, `${rate(done, elapsed).toFixed(1)}/s`];
   const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
@@ -33,9 +25,7 @@ export function progressLine(label: string, done: number, total: number, elapsed
   return parts.join(" · ");
 }
 
-/**
- * The provider work between two snapshots.
- */
+/** The provider work between two snapshots. */
 export function workSince(before: UsageTotals, now: UsageTotals): UsageTotals {
   return {
     chatCalls: now.chatCalls - before.chatCalls,

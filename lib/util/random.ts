@@ -1,18 +1,8 @@
-/**
- * The project's one seeded random generator: LSI's random projection, the cross-validation folds
- * of the tuning sweep and the significance tests all draw from xoshiro128**, so a seed means the
- * same stream everywhere and nothing depends on Math.random (which cannot be seeded).
- */
+/** The one seeded generator (LSI, tuning folds, significance tests): a seed means one stream everywhere. */
 
 /**
- * xoshiro128** 1.1 (Blackman & Vigna, 2018): 128 bits of state, 32-bit outputs, period
- * 2^128 − 1, passes BigCrush, and needs only 32-bit integer operations, which JavaScript does
- * natively (`Math.imul`, `>>>`). The state comes from the seed through SplitMix32 (a Weyl
- * sequence step of 0x9E3779B9 through Wellons' low-bias 32-bit mixer), the usual way to turn a
- * small seed into a well-spread, never all-zero state.
- *
- * Not cryptographic, and not numpy's generator: p-values agree with a Python implementation
- * of the same test within Monte-Carlo error, not digit for digit.
+ * xoshiro128** 1.1 (Blackman & Vigna, 2018), seeded through SplitMix32; 32-bit integer ops only. Not cryptographic,
+ * not numpy's: p-values agree with a Python implementation within Monte-Carlo error, not digit for digit.
  */
 export class Xoshiro128ss {
   /** The four state words, kept as int32 so every step stays in V8's small-integer fast path. */
@@ -24,16 +14,12 @@ export class Xoshiro128ss {
     if ((this.state[0] | this.state[1] | this.state[2] | this.state[3]) === 0) throw new RangeError("xoshiro128** state must not be all zero");
   }
 
-  /**
-   * A generator seeded from an integer (taken modulo 2^32).
-   */
+  /** A generator seeded from an integer (taken modulo 2^32). */
   static fromSeed(seed: number): Xoshiro128ss {
     return new Xoshiro128ss(seedState(seed));
   }
 
-  /**
-   * The next 32 random bits as an unsigned integer.
-   */
+  /** The next 32 random bits as an unsigned integer. */
   nextUint32(): number {
     const s = this.state;
     const s0 = s[0];
@@ -50,25 +36,18 @@ export class Xoshiro128ss {
     return out;
   }
 
-  /**
-   * A uniform number in [0, 1) with 32 random bits (plenty for resampling indices).
-   */
+  /** A uniform number in [0, 1) with 32 random bits (plenty for resampling indices). */
   nextFloat(): number {
     return this.nextUint32() / 4294967296;
   }
 }
 
-/**
- * 32-bit rotate left (xoshiro's building block; inlined by hot loops that cannot afford a call).
- */
+/** 32-bit rotate left (inlined by hot loops that cannot afford a call). */
 export function rotl(x: number, k: number): number {
   return (x << k) | (x >>> (32 - k));
 }
 
-/**
- * Four SplitMix32 outputs from a seed: the initial xoshiro128** state. The mixer is a bijection
- * of distinct inputs, so the four words are distinct and never all zero.
- */
+/** Four SplitMix32 outputs from a seed: the initial state, four distinct words, never all zero. */
 export function seedState(seed: number): Int32Array {
   if (!Number.isInteger(seed)) throw new RangeError(`seed must be an integer, got ${seed}`);
   // Fold the bits above 2^32 in too, so large seeds (e.g. Date.now()) do not collide trivially.

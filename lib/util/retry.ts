@@ -1,15 +1,9 @@
-/**
- * Retry helpers shared by every client that talks to a remote service (Hub downloads, embedding
- * and chat providers): reading Retry-After, exponential backoff with jitter, a retry loop.
- */
+/** Retry helpers for every client of a remote service: Retry-After, backoff with jitter, a retry loop. */
 
 /** However long a server asks us to wait, we wait no longer than this per attempt. */
 export const RETRY_AFTER_CEILING_MS = 5 * 60_000;
 
-/**
- * Milliseconds a `Retry-After` header asks for: delta-seconds ("17", "0.5") or an HTTP date;
- * undefined when absent or unreadable.
- */
+/** Milliseconds a `Retry-After` header asks for (delta-seconds or HTTP date); undefined if absent or unreadable. */
 export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {
   if (value == null || value.trim() === "") return undefined;
   const v = value.trim();
@@ -35,9 +29,8 @@ export interface RetryOptions {
 }
 
 /**
- * The wait before attempt `attempt + 1`: the server's hint when it gave one (capped at five
- * minutes), else exponential backoff `baseMs · 2^(attempt-1)` up to `maxMs`, with "equal
- * jitter" (half fixed, half random) so parallel clients spread out but never retry at once.
+ * The wait before attempt `attempt + 1`: the server's hint (capped at five minutes), else `baseMs · 2^(attempt-1)`
+ * up to `maxMs` with "equal jitter" (half fixed, half random) so parallel clients spread out.
  */
 export function backoffDelay(
   attempt: number,
@@ -48,10 +41,7 @@ export function backoffDelay(
   return cap / 2 + (o.random ?? Math.random)() * (cap / 2);
 }
 
-/**
- * Runs `fn(attempt)` (attempt counts from 1) until it succeeds, `classify` says the error is
- * final, or the attempts run out; then the last error is thrown unchanged.
- */
+/** Runs `fn(attempt)` until success, a final error (per `classify`) or the last attempt, then rethrows. */
 export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o: RetryOptions): Promise<T> {
   const attempts = Math.max(1, o.attempts ?? 5);
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));

@@ -1,19 +1,12 @@
-/**
- * Arithmetic on the provider work a run reports (`RunCost`, lib/types.ts), so that composite
- * retrievers (fusion, feedback, reformulation, translation) add up their parts in one way.
- */
+/** Arithmetic on a run's provider work (`RunCost`), so composite retrievers add up their parts one way. */
 import type { Work, RunCost } from "../types";
 
-/**
- * No work at all.
- */
+/** No work at all. */
 export function zeroWork(): Work {
   return { seconds: 0, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
 }
 
-/**
- * The sum of some provider work.
- */
+/** The sum of some provider work. */
 export function addWork(...parts: readonly (Work | undefined)[]): Work {
   const w = zeroWork();
   for (const p of parts) {
@@ -32,26 +25,19 @@ export function addWork(...parts: readonly (Work | undefined)[]): Work {
   return w;
 }
 
-/**
- * Runs `make` and returns its value with its wall time in seconds.
- */
+/** Runs `make` and returns its value with its wall time in seconds. */
 export async function timed<T>(make: () => Promise<T> | T): Promise<{ value: T; seconds: number }> {
   const t0 = performance.now();
   const value = await make();
   return { value, seconds: (performance.now() - t0) / 1000 };
 }
 
-/**
- * Work of the given wall time and nothing else (a method that calls no provider).
- */
+/** Work of the given wall time and nothing else (a method that calls no provider). */
 export function secondsOf(seconds: number): Work {
   return { ...zeroWork(), seconds };
 }
 
-/**
- * The cost of runs made together (a fusion of their rankings, say): online and one-time work
- * added, the first chat and embedding model named kept. Undefined when none of them has a cost.
- */
+/** The cost of runs made together: work added, first chat and embedding model kept; undefined when none has one. */
 export function addCosts(...costs: readonly (RunCost | undefined)[]): RunCost | undefined {
   const present = costs.filter((c): c is RunCost => c !== undefined);
   if (present.length === 0) return undefined;

@@ -1,8 +1,4 @@
-/**
- * A counting semaphore small enough to read in one go. Providers throttle (or fall over) when a
- * pipeline fires every batch at once, so each embedder caps its own in-flight requests; the
- * caller may then call `embed()` as concurrently as it likes.
- */
+/** A counting semaphore: each embedder caps its own in-flight requests, since providers throttle bursts. */
 
 /** Runs async work with at most `n` tasks in flight. */
 export interface Semaphore {
@@ -14,17 +10,11 @@ export interface Semaphore {
   readonly waiting: number;
   /** Slots now. */
   readonly size: number;
-  /**
-   * Changes the number of slots: more wakes waiters at once; fewer lets running tasks finish
-   * and hands out no slot until fewer than the new size are running.
-   */
+  /** Changes the slot count: more wakes waiters at once; fewer lets running tasks finish first. */
   resize(size: number): void;
 }
 
-/**
- * A semaphore with `n` slots. Waiters are served first come, first served, so a long queue of
- * batches is embedded roughly in the order it was submitted.
- */
+/** A semaphore with `n` slots, first come first served, so batches are embedded roughly in submission order. */
 export function createSemaphore(n: number): Semaphore {
   const check = (k: number) => {
     if (!(Number.isInteger(k) && k >= 1)) throw new RangeError(`semaphore size must be a positive integer, got ${k}`);
@@ -35,9 +25,7 @@ export function createSemaphore(n: number): Semaphore {
   const queue: (() => void)[] = [];
 
   const release = () => {
-    // Hand the slot straight to the next waiter (active stays the same) so no newcomer can
-    // overtake the queue between the release and the waiter's wake-up; after a shrink, a slot
-    // above the new size is given back instead.
+    // Hand the slot straight to the next waiter so no newcomer overtakes the queue; after a shrink, give it back.
     if (active > size) {
       active--;
       return;

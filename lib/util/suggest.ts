@@ -1,14 +1,7 @@
-/**
- * "Did you mean …": the nearest valid name to a mistyped one (a command, an option, a retriever,
- * a preset, an experiment id), by edit distance.
- */
+/** "Did you mean …": the nearest valid name to a mistyped one, by edit distance. */
 import { distance } from "fastest-levenshtein";
 
-/**
- * The candidate nearest to `input`, when it is near enough to be a likely typo (an edit distance
- * of at most a third of the input's length, at least 2), else undefined. A candidate that starts
- * with the input, or contains it, counts as near.
- */
+/** The nearest candidate within edit distance max(2, length/3) (a prefix or substring is near), or undefined. */
 export function nearest(input: string, candidates: readonly string[]): string | undefined {
   const needle = input.toLowerCase();
   let best: { name: string; d: number } | undefined;
@@ -21,9 +14,7 @@ export function nearest(input: string, candidates: readonly string[]): string | 
   return best.d <= Math.max(2, Math.floor(input.length / 3)) ? best.name : undefined;
 }
 
-/**
- * " (did you mean 'x'?)" for the nearest candidate, or "" when none is near.
- */
+/** " (did you mean 'x'?)" for the nearest candidate, or "" when none is near. */
 export function didYouMean(input: string, candidates: readonly string[]): string {
   const n = nearest(input, candidates);
   return n && n !== input ? ` (did you mean '${n}'?)` : "";

@@ -4,11 +4,7 @@ export interface TopK {
   scores: Float64Array;
 }
 
-/**
- * Bounded heap whose root is the worst kept entry: lower score, or equal score and later
- * corpus position. Keeps the selection O(N log k) instead of sorting all N scores, and gives
- * every retriever the same tie rule (corpus order).
- */
+/** Bounded heap rooted at the worst kept entry: O(N log k), and one tie rule (corpus order) for every retriever. */
 export class TopKHeap {
   private readonly doc: Int32Array;
   private readonly score: Float64Array;
@@ -22,11 +18,7 @@ export class TopKHeap {
     return this.size;
   }
 
-  /**
-   * The score a new entry must beat once the heap is full: the worst kept score (a later
-   * position with an equal score never enters, since ties go to corpus order). -Infinity
-   * while the heap has room.
-   */
+  /** The score a new entry must beat once full (ties lose to earlier positions); -Infinity while there is room. */
   get floor(): number {
     return this.size < this.capacity ? -Infinity : this.score[0];
   }
@@ -63,8 +55,7 @@ export class TopKHeap {
     this.score[j] = s;
   }
   sorted(): TopK {
-    // Heap sort in place: the root (worst) goes to the end of the kept part, repeatedly, so
-    // the arrays end up best first; no closure, no allocation but the two results.
+    // Heap sort in place (the worst root goes to the end), so the arrays end up best first without allocation.
     const n = this.size;
     for (let end = n - 1; end > 0; end--) {
       this.swap(0, end);
@@ -92,10 +83,8 @@ export class TopKHeap {
 }
 
 /**
- * The k best of `scores` (indices and values, best first, ties in index order): every index
- * offered to a `TopKHeap` in order, so with fewer than k positive scores the list fills with
- * zeros in index order, as a stable descending sort would. `positiveOnly` leaves out indices
- * scoring <= 0.
+ * The k best of `scores`, best first, ties in index order; with fewer than k positive scores the rest fill with
+ * zeros in index order, as a stable descending sort would. `positiveOnly` drops scores <= 0.
  */
 export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean): TopK {
   const n = scores.length;
@@ -105,8 +94,7 @@ export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean
     if (positiveOnly && !(scores[d] > 0)) continue;
     heap.offer(d, scores[d]);
   }
-  // Full: a later index with an equal score is worse, so only a strictly higher score enters
-  // (and, positive-only, the floor is then above 0).
+  // Full: a later index with an equal score is worse, so only a strictly higher score enters.
   let floor = heap.floor;
   for (; d < n; d++) {
     if (scores[d] > floor) {

@@ -1,8 +1,4 @@
-/**
- * The few parts of the WebAssembly API the project's SIMD kernels use (lib/dense/exact-search.ts,
- * lib/dense/gather-kernel.ts). The WebAssembly global is not in the type libraries this project
- * compiles with (no DOM lib, and tslab's older @types/node), so they are typed here, once.
- */
+/** The WebAssembly API parts the SIMD kernels use, typed here (no DOM lib; tslab's older @types/node lack them). */
 
 /** A kernel's linear memory: grows by 64 KiB pages; its buffer is replaced when it grows. */
 export interface WasmMemory {
@@ -20,10 +16,7 @@ const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 /** Bytes in a WebAssembly memory page. */
 export const WASM_PAGE = 65536;
 
-/**
- * A function that instantiates the module embedded as base64, compiling it on first use only:
- * every instance has its own memory, the compiled code is shared.
- */
+/** Instantiates the base64-embedded module, compiled once: each instance has its own memory, the code is shared. */
 export function wasmKernel(base64: string): () => { memory: WasmMemory; exports: Record<string, unknown> } {
   let compiled: object | undefined;
   return () => {
@@ -33,9 +26,7 @@ export function wasmKernel(base64: string): () => { memory: WasmMemory; exports:
   };
 }
 
-/**
- * Grows `memory` to hold at least `bytes`; a no-op when it already does.
- */
+/** Grows `memory` to hold at least `bytes`; a no-op when it already does. */
 export function ensureWasmBytes(memory: WasmMemory, bytes: number): void {
   const have = memory.buffer.byteLength;
   if (bytes > have) memory.grow(Math.ceil((bytes - have) / WASM_PAGE));
