@@ -1,9 +1,6 @@
 /**
- * One chat call per item (reformulation, translation), over a model whose answers the store keeps
- * (lib/store's `withReplay`): a rerun, or a run resumed after a crash, replays every answer
- * already made and asks only for what is missing. What this adds is the per-item loop, the
- * outcomes the cost tables and run records count (reused answers with their recorded usage), and
- * the reading of v0.8's per-item result files, whose answers are reused as they are.
+ * One chat call per item (reformulation, translation) over a store-backed model (`withReplay`): a rerun or resumed
+ * run asks only for what is missing. Adds the per-item loop, the outcomes cost tables count, and v0.8 file reuse.
  */
 import { DEFAULT_CONCURRENCY } from "../config";
 import { createHash } from "node:crypto";
@@ -11,9 +8,6 @@ import { promises as fs } from "node:fs";
 import { GbrError } from "../util/errors";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
 
-/**
- * Options of every cached LLM batch (reformulation, translation).
- */
 export interface CachedCallOptions {
   /** A v0.8 per-item result file (JSONL): records there for the same request and model are reused. */
   legacyFile?: string;
@@ -21,32 +15,22 @@ export interface CachedCallOptions {
   concurrency?: number;
   /** Progress and fallback reports (default: silent). */
   log?: (msg: string) => void;
-  /**
-   * Receives every item's outcome at the end, reused or new, in item order: the cost table counts
-   * the usage recorded with reused answers too (a resumed run stands for the same work), and runs
-   * record the parameters of the requests behind the answers.
-   */
+  /** Every item's outcome, reused or new, in item order; cost tables count reused usage too (same work). */
   onRecords?: (outcomes: CachedOutcome[]) => void;
 }
 
-/**
- * One item of a batch: its record, the request its answer belongs to, and whether the answer
- * came from the store (or a v0.8 result file) rather than a call made now.
- */
+/** `reused`: the answer came from the store or a v0.8 result file, not a call made now. */
 export interface CachedOutcome<R extends CachedRecord = CachedRecord> {
   record: R;
   request: ChatRequest;
   reused: boolean;
 }
 
-/**
- * Fields every cached record carries, whatever it holds.
- */
 export interface CachedRecord {
   id: string;
   /** The batch kind ("sparse"/"dense" for rewrites, "article"/"query" for translations). */
   kind: string;
-  /** The answer exactly as the provider returned it (reasoning included), so parsing can be redone. */
+  /** The answer exactly as returned (reasoning included), so parsing can be redone. */
   raw: string;
   usage: ChatUsage;
   seconds: number;
@@ -54,24 +38,18 @@ export interface CachedRecord {
   fallback?: boolean;
   /** ChatModel.id that answered. */
   model?: string;
-  /** The answer came from the store (recorded earlier), not from a call made for this record. */
+  /** The answer came from the store, not from a call made for this record. */
   replayed?: boolean;
   /** The model the server said answered, when it said. */
   servedModel?: string;
-  /** Answered by the project's test double: a stand-in. */
+  /** Answered by the project's test double. */
   standIn?: boolean;
-  /** The parser that made the stored text (`parser` of the prompt set); the text is re-parsed from `raw` on reuse. */
+  /** The prompt set's parser that made the stored text; re-parsed from `raw` on reuse. */
   parser?: ParserName;
-  /**
-   * sha256 of the exact request (system, user, sampling settings): a v0.8 record is reused only
-   * for the same request, so a changed prompt set, query text or setting is asked again.
-   */
+  /** sha256 of the exact request: a v0.8 record is reused only for the same prompt, text and settings. */
   requestSha256?: string;
 }
 
-/**
- * What a batch must say about itself to run through `runCachedCalls`.
- */
 export interface CachedCallSpec<T extends { id: string }, R extends CachedRecord> {
   /** Names the batch in logs and errors, e.g. "reformulate sparse". */
   label: string;
@@ -83,10 +61,7 @@ export interface CachedCallSpec<T extends { id: string }, R extends CachedRecord
   toRecord(item: T, res: ChatResponse, base: Omit<CachedRecord, "fallback">): R;
 }
 
-/**
- * sha256 of a chat request, fields in a fixed order so the hash does not depend on how the
- * object was built.
- */
+/** sha256 of a chat request, fields in a fixed order so the hash does not depend on how the object was built. */
 export function requestSha256(req: ChatRequest): string {
   const canonical = JSON.stringify([
     req.system,
@@ -100,11 +75,7 @@ export function requestSha256(req: ChatRequest): string {
   return createHash("sha256").update(canonical, "utf8").digest("hex");
 }
 
-/**
- * Reads a v0.8 per-item result file, tolerating what a crash can leave: a torn last line, blank
- * lines. Lines that are not strict UTF-8 JSON objects with a string `id` are skipped and counted
- * (the item is simply asked again).
- */
+/** Reads a v0.8 result file; torn, blank or invalid lines (not UTF-8 JSON with a string `id`) are skipped. */
 export async function readCacheFile(file: string): Promise<{ records: Record<string, unknown>[]; skipped: number }> {
   let bytes: Buffer;
   try {
@@ -136,11 +107,8 @@ export async function readCacheFile(file: string): Promise<{ records: Record<str
 }
 
 /**
- * Runs one chat call per item through `model` (a model over the store: each answer is kept the
- * moment it arrives). Records of a v0.8 result file (`opts.legacyFile`) for the same id, kind,
- * request and model are reused without a call. On a failed call no new calls start, the calls in
- * flight finish (their answers are in the store), and the error is raised, so a rerun continues
- * where this one stopped. Returns the records by id, in the order of `items`.
+ * One call per item; v0.8 records for the same id, kind, request and model are reused. On a failure no new calls
+ * start, those in flight finish (stored), and the error is raised, so a rerun continues where this one stopped.
  */
 export async function runCachedCalls<T extends { id: string }, R extends CachedRecord>(
   items: readonly T[],
@@ -215,9 +183,7 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
     const { error, id } = failure;
     const saved = `; ${finished} answer(s) done, rerun to continue`;
     const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}${saved}`;
-    // Keep the error's family: a ChatError its code (callers switch on it), any GbrError its
-    // code and whether it means "cannot run here" (an offline replay miss is skipped, not
-    // failed); anything else (a full disk, a bug) stays a plain Error, with the same context.
+    // Keep the error's family and code: callers switch on it, and an offline replay miss stays skipped, not failed.
     if (error instanceof ChatError) throw new ChatError(msg, error.code, { cause: error, unavailable: error.unavailable, hint: error.hint });
     if (error instanceof GbrError) throw new GbrError(msg, error.code, { cause: error, unavailable: error.unavailable, hint: error.hint });
     throw new Error(msg, { cause: error });

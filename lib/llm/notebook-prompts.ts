@@ -1,17 +1,13 @@
 /**
- * The paper's prompts as the authors' notebook defines them: its code cells, the nine prompt
- * constants read out of them (python-literals.ts), and, best-effort, the system message the
- * notebook writes inline for the rewrite calls. Pure functions of the notebook's JSON; the
- * download and the cache are in official-prompts.ts.
+ * The paper's prompts as the authors' notebook defines them: nine constants plus, best-effort, the inline rewrite
+ * system message. Pure functions of the notebook JSON; download and cache are in official-prompts.ts.
  */
 import { extractStringConstants, literalStartsAt, parsePythonStringLiteral, type ConstantResult } from "./python-literals";
 import { PROMPT_NAMES, PromptError, type ExtraPromptName, type PromptName } from "./prompts";
 
 /**
- * The code cells of a Jupyter notebook (nbformat 4) as Python source. Cells under a `%%` cell
- * magic are skipped (their body is not Python); `%`/`!` lines are left in place for
- * `extractStringConstants`, which skips them only where a statement starts (blanking them here
- * would also hit a prompt line that happens to start with "!" inside a triple-quoted string).
+ * Code cells (nbformat 4), skipping `%%` cell magics. `%`/`!` lines stay for `extractStringConstants`: blanking
+ * them here would also hit a prompt line starting with "!" inside a triple-quoted string.
  */
 export function notebookCodeCells(notebookJson: string): string[] {
   let nb: unknown;
@@ -32,19 +28,12 @@ export function notebookCodeCells(notebookJson: string): string[] {
   return out;
 }
 
-/**
- * What the notebook yielded: the nine constants, any extras found, and how each extra was found.
- */
 export interface NotebookPrompts {
   texts: Record<PromptName, string>;
   extras: Partial<Record<ExtraPromptName, { text: string; foundBy: string }>>;
 }
 
-/**
- * Reads the nine prompt constants (and, best-effort, the rewrite system message) out of the
- * notebook's code cells. Constants missing or not readable as plain literals raise one
- * PromptError (MISSING_CONSTANTS) listing every one of them with the reason.
- */
+/** Missing or non-literal constants raise one PromptError (MISSING_CONSTANTS) listing each with its reason. */
 export function extractPromptsFromNotebook(notebookJson: string): NotebookPrompts {
   const cells = notebookCodeCells(notebookJson);
   const results = new Map<string, ConstantResult & { cell: number }>();
@@ -72,12 +61,8 @@ export function extractPromptsFromNotebook(notebookJson: string): NotebookPrompt
 }
 
 /**
- * The notebook sends the rewrite prompts as the user message with a system message written
- * inline as the first argument of the chat call (not one of the named constants). Look for it
- * where the rewrite prompts are used (a cell that mentions SPARSE_REWRITE_PROMPT without defining
- * it): the first call whose first argument is a string literal and whose line goes on to fill
- * `original_query`. Best-effort by design: when absent, reformulation uses the project's own
- * system message and says so.
+ * The notebook writes the rewrite system message inline as the chat call's first argument: in a cell using but not
+ * defining SPARSE_REWRITE_PROMPT, the first string-literal call whose line fills `original_query`. Best-effort.
  */
 function findRewriteSystem(cells: string[]): { text: string; foundBy: string } | undefined {
   for (let c = 0; c < cells.length; c++) {

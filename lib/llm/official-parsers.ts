@@ -1,26 +1,17 @@
 /**
- * The answer parsers of the authors' notebook (DESIGN.md §6, nlpaueb/greek-bar-bench
- * quickstart/greekbarretrieval_paper_experiments.ipynb at commit 992f5224), for `--prompts
- * official`: what a model answers is read exactly as the authors read it, so a run with their
- * prompts is their method request for request and answer for answer.
- *
- * They are deliberately strict where the project's own parsers (react.ts, reformulate.ts) are
- * lenient: `1. ΑΚ::914 | λόγος` keeps nothing, `**ΑΚ::914** | λόγος` keeps nothing, a reasoning
- * block left unterminated stays in the text. Python's regex and string semantics are
- * reproduced: its whitespace set, `^` only after "\n", Unicode case folding for IGNORECASE,
- * `str.strip()` and `str.splitlines()`.
+ * The authors' notebook answer parsers (DESIGN.md §6, commit 992f5224) for `--prompts official`, read exactly as
+ * they read them: deliberately strict (`1. ΑΚ::914 | λόγος` keeps nothing). Python semantics reproduced: its
+ * whitespace set, `^` only after "\n", Unicode IGNORECASE folding, `str.strip()`, `str.splitlines()`.
  */
 import { clean } from "../text/normalize";
 import { PY_WHITESPACE, pySplitLines, pyStrip } from "../text/python-str";
 import type { DocId } from "../types";
 
 const WS = `[${PY_WHITESPACE}]`;
-/** Python's `^` under re.MULTILINE: the start of the text or just after "\n" (JavaScript's `m`
- * flag would also match after "\r", U+2028 and U+2029). */
+/** Python's re.MULTILINE `^`: start or after "\n" only (JS's `m` also matches after "\r", U+2028, U+2029). */
 const LINE_START = "(?:^|(?<=\\n))";
 
-// The notebook's `chat()` and both REACT parsers remove terminated blocks only, and accept a
-// block opened with one tag and closed with the other (re.S | re.I).
+// As the notebook's `chat()` and REACT parsers: terminated blocks only, either closing tag (re.S | re.I).
 const THINK_BLOCK = /<(?:think|analysis)>[\s\S]*?<\/(?:think|analysis)>/giu;
 const PLANNER_SPLIT = new RegExp(`${LINE_START}${WS}*(?:\\*\\*)?QUERY(?:\\*\\*)?${WS}*:${WS}*`, "iu");
 const OBSERVER_CUT = new RegExp(`${LINE_START}${WS}*(?:NOT_RELEVANT|MISSING|OBSERVATION|ANSWER)${WS}*:`, "iu");
@@ -28,21 +19,12 @@ const BULLET = new RegExp(`^${WS}*[-*•]+${WS}*`, "u");
 const REWRITE_LABEL = new RegExp(`(?:KEYWORDS|REWRITTEN_QUERY|QUERY)${WS}*:${WS}*([\\s\\S]*)`, "iu");
 const RELEVANT_NONE = new RegExp(`${LINE_START}${WS}*RELEVANT${WS}*:${WS}*NONE\\b`, "iu");
 
-/**
- * The notebook's `chat()` post-processing of every answer: terminated `<think>`/`<analysis>`
- * blocks removed (case-insensitive, across lines), then Python `strip()`. An unterminated block
- * is left as it is, as there.
- */
+/** As `chat()`: terminated `<think>`/`<analysis>` blocks removed, then `strip()`; unterminated ones stay. */
 export function officialAnswerText(raw: string): string {
   return pyStrip(raw.replace(THINK_BLOCK, ""));
 }
 
-/**
- * The planner's keyword query as the notebook reads it (`parse_planner(...) or original`):
- * reasoning blocks removed; the answer split once at the first line that starts, after
- * whitespace, with `QUERY:` or `**QUERY**:` (any case, whitespace around the colon); the text
- * after it, else the whole answer; `clean`; the original query when that is empty.
- */
+/** `parse_planner(...) or original`: the text after the first `QUERY:`/`**QUERY**:` line (else all), `clean`ed. */
 export function parsePlannerOfficial(raw: string, originalQuery: string): string {
   const text = officialAnswerText(raw);
   const m = PLANNER_SPLIT.exec(text);
@@ -50,10 +32,7 @@ export function parsePlannerOfficial(raw: string, originalQuery: string): string
   return query !== "" ? query : originalQuery;
 }
 
-/**
- * What the observer kept, as the notebook's `parse_observer` reads it, with the details the
- * project's traces record beside the kept ids.
- */
+/** `parse_observer`'s kept ids, plus the details traces record. */
 export interface OfficialObserverAnswer {
   /** Kept ids in the order listed, each once. */
   ids: DocId[];
@@ -66,12 +45,8 @@ export interface OfficialObserverAnswer {
 }
 
 /**
- * The observer's kept ids as the notebook reads them: reasoning blocks removed; everything from
- * the first line starting (after whitespace) with `NOT_RELEVANT:`, `MISSING:`, `OBSERVATION:` or
- * `ANSWER:` dropped; then, per line (Python `splitlines()`), the line stripped, leading bullets
- * `-`, `*`, `•` removed, and the id taken as `clean` of the text before the first `|` (the whole
- * line when there is none); an id counts when it is one of the batch and not listed already.
- * Numbering, bold or backticks around an id make it a different string, which keeps nothing.
+ * As `parse_observer`: cut at the first NOT_RELEVANT:/MISSING:/OBSERVATION:/ANSWER: line; per `splitlines()` line,
+ * strip, drop `-*•` bullets, id = `clean` of the text before the first `|`. Numbering or bold keeps nothing.
  */
 export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>): OfficialObserverAnswer {
   let text = officialAnswerText(raw);
@@ -95,11 +70,8 @@ export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>)
 }
 
 /**
- * A reformulation answer as the notebook reads it: the first match of
- * `(KEYWORDS|REWRITTEN_QUERY|QUERY)\s*:\s*(.*)` (case-insensitive, `.` spanning lines, no word
- * boundary: "SUBQUERY:" matches too) anywhere in the answer, its group, else the whole answer;
- * then `clean`. Nothing else: no comma re-joining, no numbering removed, and an empty result stays
- * empty (the notebook searches with it).
+ * First match of `(KEYWORDS|REWRITTEN_QUERY|QUERY)\s*:\s*(.*)` (re.I | re.S, no word boundary: "SUBQUERY:" matches),
+ * else the whole answer; then `clean`, nothing more. An empty result stays empty (the notebook searches with it).
  */
 export function parseRewriteOfficial(raw: string): string {
   const text = officialAnswerText(raw);
@@ -107,10 +79,7 @@ export function parseRewriteOfficial(raw: string): string {
   return clean(m ? m[1] : text);
 }
 
-/**
- * A translation as the notebook stores it: the answer after `chat()`'s post-processing
- * (reasoning blocks removed, stripped), nothing else; an empty answer stays empty.
- */
+/** As the notebook stores translations: `chat()`'s post-processing only; an empty answer stays empty. */
 export function parseTranslationOfficial(raw: string): string {
   return officialAnswerText(raw);
 }

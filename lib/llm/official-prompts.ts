@@ -1,13 +1,6 @@
 /**
- * Fetches the paper's official prompts at run time, for exact reproduction.
- *
- * The authors publish their prompts only as Python string constants inside a Jupyter notebook
- * (github.com/nlpaueb/greek-bar-bench, quickstart/greekbarretrieval_paper_experiments.ipynb).
- * We may not copy them into this repository, so `pullOfficialPrompts` downloads the notebook at a
- * pinned commit, reads the constants out of its code cells (notebook-prompts.ts, with the small
- * Python string-literal parser of python-literals.ts: no Python, no eval), and caches them under
- * data/ (git-ignored) with a manifest of hashes. `loadPromptSet("official")` (prompts.ts) reads
- * that cache.
+ * Fetches the paper's prompts at run time. We may not copy them, so the authors' notebook is downloaded at a pinned
+ * commit, its constants read (no Python, no eval) and cached under data/ with a hash manifest for `loadPromptSet`.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -26,26 +19,13 @@ import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-pro
 import { checkedBaseUrl } from "../util/http";
 import { readConfig } from "../config";
 
-/**
- * The repository that publishes the official prompts.
- */
 export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
-/**
- * The commit the paper's prompts are pinned to (DESIGN.md §6).
- */
+/** The commit the paper's prompts are pinned to (DESIGN.md §6). */
 export const OFFICIAL_COMMIT = "992f5224a6cb75d12d956994a820a9b83e18c0f5";
-/**
- * The notebook holding the constants, inside the repository.
- */
 export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experiments.ipynb";
-/**
- * Where GitHub serves raw files; `GBR_GITHUB_RAW_URL` overrides it (tests point it at a local double).
- */
+/** `GBR_GITHUB_RAW_URL` overrides it (tests point it at a local double). */
 export const DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com";
 
-/**
- * Options of `pullOfficialPrompts`.
- */
 export interface PullOfficialOptions {
   /** Raw-file host (default GBR_GITHUB_RAW_URL, else https://raw.githubusercontent.com). */
   baseUrl?: string;
@@ -58,9 +38,6 @@ export interface PullOfficialOptions {
   log?: (msg: string) => void;
 }
 
-/**
- * What `pullOfficialPrompts` cached.
- */
 export interface PullOfficialResult {
   cacheDir: string;
   manifest: OfficialManifest;
@@ -74,11 +51,8 @@ async function writeAtomic(file: string, text: string): Promise<void> {
 }
 
 /**
- * Downloads the official notebook at a pinned commit, extracts the nine prompt constants and
- * caches them: `<cacheDir>/<NAME>.txt` (the exact text), the notebook itself, and
- * `manifest.json` (repo, commit, URL, sha256 of the notebook and of every prompt). The old cache
- * stays intact until the new notebook has been read successfully, and the manifest is written
- * last, so an interrupted pull never leaves a set that loads half-new.
+ * Caches `<NAME>.txt` per prompt, the notebook and `manifest.json` (sha256 of each). The old cache stays until the
+ * new notebook reads, and the manifest is written last, so an interrupted pull never loads half-new.
  */
 export async function pullOfficialPrompts(opts: PullOfficialOptions = {}): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});

@@ -1,12 +1,6 @@
 /**
- * Prompt sets for the LLM methods (reformulation, translation, REACT-BM25).
- *
- * Two sets share one shape, so every method can run with either:
- * - "project": texts written for this project, shipped as UTF-8 files in `lib/llm/prompts/project/`
- *   (one file per prompt, named after the paper's constants);
- * - "official": the authors' own prompts, which we may not redistribute; `pullOfficialPrompts`
- *   (official-prompts.ts) fetches them from GitHub at a pinned commit into the data cache, and
- *   this module only reads that cache.
+ * Prompt sets for the LLM methods, both of one shape: "project" (UTF-8 files in `lib/llm/prompts/project/`) and
+ * "official" (the authors', not redistributable: read from the cache `pullOfficialPrompts` fills).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -15,9 +9,7 @@ import { dataDir, PACKAGE_ROOT } from "../paths";
 import type { ParserName } from "./types";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
-/**
- * The nine prompt constants of the paper's notebook, in the notebook's order.
- */
+/** The nine prompt constants of the paper's notebook, in its order. */
 export const PROMPT_NAMES = [
   "SPARSE_REWRITE_PROMPT",
   "DENSE_REWRITE_PROMPT",
@@ -30,25 +22,13 @@ export const PROMPT_NAMES = [
   "OBSERVER_USER",
 ] as const;
 
-/**
- * One of the nine prompt constants.
- */
 export type PromptName = (typeof PROMPT_NAMES)[number];
 
-/**
- * Prompts that are not among the nine constants. REWRITE_SYSTEM is the system message sent with
- * both rewrite prompts: the notebook passes it as a literal argument rather than a named constant,
- * so for the official set it is found in the rewrite call's code cell (see notebook-prompts.ts) and may be absent.
- */
+/** REWRITE_SYSTEM: the notebook passes it as a literal, not a constant, so the official set may lack it. */
 export const EXTRA_PROMPT_NAMES = ["REWRITE_SYSTEM"] as const;
-/**
- * A prompt beyond the nine constants.
- */
 export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
 
-/**
- * Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name it is given).
- */
+/** Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name given). */
 export const PLACEHOLDERS = [
   "original_query",
   "round_idx",
@@ -60,16 +40,9 @@ export const PLACEHOLDERS = [
   "item_id",
   "source_text",
 ] as const;
-/**
- * One placeholder name, without braces.
- */
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
-/**
- * The placeholders each prompt is filled with by the methods. The project's files must contain
- * all of them (checked at load, so an edit that drops one fails loudly instead of sending a prompt
- * without the query); for the official set this is informational only.
- */
+/** Project files must contain all of these (checked at load, so a dropped `{original_query}` fails loudly). */
 export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placeholder[]>> = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
   DENSE_REWRITE_PROMPT: ["original_query"],
@@ -82,15 +55,9 @@ export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placehold
   OBSERVER_USER: ["original_query", "retrieved_docs_block"],
 };
 
-/**
- * Name of a prompt set.
- */
 export type PromptSetName = "project" | "official";
 
-/**
- * A loaded prompt set: the texts plus where they came from and their hashes, so every run can
- * record exactly which prompts produced it.
- */
+/** Texts with their source and hashes, so every run records exactly which prompts produced it. */
 export interface PromptSet {
   name: PromptSetName;
   /** The folder of the project's files, or the URL (which names the commit) of the official notebook. */
@@ -104,19 +71,12 @@ export interface PromptSet {
   extras: Partial<Record<ExtraPromptName, string>>;
 }
 
-/**
- * The parsers that go with a prompt set: the authors' exact ones with their prompts (what
- * `--prompts official` promises), the project's lenient ones with the project's.
- */
+/** The authors' exact parsers with their prompts (what `--prompts official` promises), else the project's. */
 export function parserFor(set: Pick<PromptSet, "name">): ParserName {
   return set.name === "official" ? "official" : "project";
 }
 
-/**
- * Raised for prompt problems; `code` is stable for callers to switch on:
- * NOT_PULLED (the official set is not in the cache), MISSING_VALUE (fillPrompt lacks a value),
- * MISSING_CONSTANTS (the notebook lacks constants), INVALID (a file or notebook is damaged).
- */
+/** Prompt problems; `code` is stable for callers to switch on. */
 export class PromptError extends GbrError {
   declare readonly code: "NOT_PULLED" | "MISSING_VALUE" | "MISSING_CONSTANTS" | "INVALID";
 
@@ -127,22 +87,15 @@ export class PromptError extends GbrError {
   }
 }
 
-/**
- * The folder of the project's prompt files (inside the package, so it does not depend on the cwd).
- */
+/** Inside the package, so it does not depend on the cwd. */
 export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
-/**
- * Where `pullOfficialPrompts` caches the official prompts by default: `<dataDir>/prompts/official`
- * (under data/, which git ignores: the official texts are never committed).
- */
+/** Default official cache: under data/, which git ignores (the official texts are never committed). */
 export function officialPromptsDir(): string {
   return path.join(dataDir(), "prompts", "official");
 }
 
-/**
- * The manifest `pullOfficialPrompts` writes beside the cached prompt files.
- */
+/** Written by `pullOfficialPrompts` beside the cached prompt files. */
 export interface OfficialManifest {
   repo: string;
   commit: string;
@@ -156,14 +109,9 @@ export interface OfficialManifest {
   extras: Partial<Record<ExtraPromptName, { file: string; sha256: string; chars: number; foundBy: string }>>;
 }
 
-/**
- * File name of the manifest inside the official cache folder.
- */
 export const OFFICIAL_MANIFEST = "manifest.json";
 
-/**
- * sha256 (hex) of a string's UTF-8 bytes.
- */
+/** sha256 (hex) of the UTF-8 bytes. */
 export function sha256Text(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
@@ -180,20 +128,12 @@ function readUtf8(file: string): string {
   }
 }
 
-/**
- * A project prompt file as the model should see it: CRLF made LF (an editor on Windows must not
- * change the hash) and the one final newline editors add dropped (the official constants end
- * without one, and a trailing newline after `{original_query}` is noise).
- */
+/** CRLF made LF (Windows editors must not change the hash); the final newline dropped (constants have none). */
 function normalizeFileText(text: string): string {
   return text.replace(/\r\n?/g, "\n").replace(/\n$/, "");
 }
 
-/**
- * Loads a prompt set: "project" (default) from the package's own files, "official" from the
- * cache written by `pullOfficialPrompts` (run `gbr prompts pull` first), its files verified
- * against the manifest's sha256.
- */
+/** "project" from the package's files; "official" from the `gbr prompts pull` cache, checked against its sha256. */
 export function loadPromptSet(
   name: PromptSetName = "project",
   opts: { dir?: string; cacheDir?: string } = {},
@@ -267,19 +207,13 @@ function loadOfficialSet(dir: string): PromptSet {
   return { name: "official", source: manifest.url, commit: manifest.commit, sha256, texts, extras };
 }
 
-/**
- * Values for `fillPrompt`: the known placeholders, plus any other names a caller wants substituted.
- */
+/** The known placeholders plus any other names a caller wants substituted. */
 export type PromptValues = Partial<Record<Placeholder, string | number>> & Record<string, string | number | undefined>;
 
 /**
- * Substitutes `{name}` placeholders in one pass. A `{name}` is a placeholder when `name` is one of
- * PLACEHOLDERS or a key of `values`; every other brace (JSON in a prompt, `{}` in a legal text) is
- * left alone, and substituted values are never scanned again (a query that happens to contain
- * "{original_query}" stays as it is). A placeholder present in the template without a value is an
- * error naming it, because a prompt sent with a literal "{source_text}" fails silently. Values for
- * placeholders the template lacks are ignored, as Python's str.format ignores extra keywords.
- * Unlike str.format, "{{" and "}}" are not collapsed (none of the official constants use them).
+ * One pass over `{name}` for names in PLACEHOLDERS or `values`; other braces stay, values are never rescanned. A
+ * placeholder without a value is an error (a literal "{source_text}" fails silently); extra values are ignored, as
+ * str.format does, but "{{"/"}}" are not collapsed (no official constant uses them).
  */
 export function fillPrompt(template: string, values: PromptValues): string {
   const known = new Set<string>(PLACEHOLDERS);

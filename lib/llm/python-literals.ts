@@ -1,15 +1,10 @@
 /**
- * Reading string constants out of Python source without running Python: a parser for Python
- * string literals (every escape a str literal decodes) and a scanner that finds `NAME = "…"`
- * assignments while skipping strings, comments and bracketed code. Used to read the authors'
- * prompt constants out of their notebook (notebook-prompts.ts); nothing here knows about prompts.
+ * String constants out of Python source without running Python: a str-literal parser and a scanner for `NAME = "…"`
+ * that skips strings, comments and bracketed code. Used on the authors' notebook; knows nothing about prompts.
  */
 import { GbrError } from "../util/errors";
 
-/**
- * A Python source construct we cannot (or will not) turn into a string: an f-string, a bytes
- * literal, a `\N{…}` escape, an unterminated literal. `pos` is the offset in the source.
- */
+/** An f-string, bytes literal, `\N{…}` escape or unterminated literal we will not read; `pos` is the offset. */
 export class PythonLiteralError extends GbrError {
   constructor(
     message: string,
@@ -23,9 +18,7 @@ export class PythonLiteralError extends GbrError {
 /** A literal's prefix and opening quote, anchored at one offset. */
 const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
 
-/**
- * Does a string literal (with an optional prefix such as r, u, b, f) start at `pos`?
- */
+/** Does a string literal (with an optional prefix such as r, u, b, f) start at `pos`? */
 export function literalStartsAt(src: string, pos: number): boolean {
   LITERAL_START.lastIndex = pos;
   const m = LITERAL_START.exec(src);
@@ -46,14 +39,9 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 };
 
 /**
- * Parses one Python string literal starting at `pos` (its prefix included) and returns its value
- * and the offset just past its closing quote. Handles '…', "…", '''…''', """…""", the r/R and u/U
- * prefixes, and every escape Python 3 decodes in a str literal: \\ \' \" \a \b \f \n \r \t \v,
- * octal \ooo, \xhh, \uXXXX, \UXXXXXXXX, backslash-newline (a continuation, removed); an unknown
- * escape such as \d keeps its backslash, as Python does. Raw strings keep every backslash (but a
- * backslash still stops the next quote from closing the literal). f-strings and bytes cannot be
- * turned into a str without running Python, and \N{NAME} needs the Unicode name table: all three
- * raise PythonLiteralError rather than yield a wrong text.
+ * One literal at `pos` (prefix included): its value and the offset past its closing quote. Every Python 3 str
+ * escape is decoded; an unknown one (\d) keeps its backslash, as in Python. f-strings, bytes and \N{NAME}
+ * (needs the Unicode name table) raise rather than yield a wrong text.
  */
 export function parsePythonStringLiteral(src: string, pos: number): { value: string; end: number } {
   LITERAL_START.lastIndex = pos;
@@ -130,20 +118,14 @@ function skipStringLiteral(src: string, pos: number): number {
       continue;
     }
     if (src.startsWith(q, i)) return i + q.length;
-    // An unterminated one-line literal ends at the line break (Python would reject the cell;
-    // scanning on keeps one bad line from hiding the rest of the cell).
+    // An unterminated one-line literal ends at the line break, so one bad line does not hide the rest of the cell.
     if (src[i] === "\n" && q.length === 1) return i;
     i++;
   }
   return src.length;
 }
 
-/**
- * The right-hand side of an assignment, if it is a plain string: one literal, or adjacent
- * literals concatenated implicitly (inside parentheses across lines, or on one line / joined by
- * backslash continuations). Anything else (a call, `+`, `.strip()` after the literal) is an error,
- * because its value depends on running Python.
- */
+/** A right-hand side of (adjacent) literals only; anything else (a call, `+`, `.strip()`) would need Python. */
 function parseStringExpression(src: string, pos: number): { value: string; end: number } {
   let i = pos;
   while (src[i] === " " || src[i] === "\t") i++;
@@ -151,8 +133,7 @@ function parseStringExpression(src: string, pos: number): { value: string; end: 
   if (paren) i++;
   const parts: string[] = [];
   for (;;) {
-    // Skip what may separate adjacent literals: inside parentheses any whitespace and comments;
-    // outside, spaces and backslash continuations only (a bare newline ends the statement).
+    // Between literals: inside parentheses any whitespace and comments; outside, spaces and continuations only.
     for (;;) {
       if (src[i] === " " || src[i] === "\t" || src[i] === "\f") i++;
       else if (src[i] === "\\" && src[i + 1] === "\n") i += 2;
@@ -188,9 +169,6 @@ function describeAt(src: string, pos: number): string {
   return `'${line.length > 40 ? line.slice(0, 40) + "…" : line}'`;
 }
 
-/**
- * What `extractStringConstants` found for one name.
- */
 export type ConstantResult =
   | { ok: true; value: string; offset: number }
   | { ok: false; error: string; offset: number };
@@ -203,12 +181,8 @@ const IPYTHON_LINE = /[ \t]*[%!]/y;
 const AUGMENTED = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\+|-|\*\*?|\/\/?|%|@|&|\||\^|<<|>>)=/y;
 
 /**
- * Finds assignments of string constants in Python source: `NAME = <literal>` at the start of a
- * logical line (any indentation), where <literal> is what `parseStringExpression` accepts.
- * Strings, comments and bracketed continuations are skipped properly, so a `NAME =` inside a
- * string or an argument list is not mistaken for one. When a name is assigned several times the
- * last assignment wins (as when the cell runs); one that is not a plain literal, or that is later
- * changed with `+=`, gives an error result instead of a wrong value.
+ * `NAME = <literal>` at a logical line start; a `NAME =` inside a string or argument list does not count. The last
+ * assignment wins (as when the cell runs); a non-literal or a later `+=` gives an error result, not a wrong value.
  */
 export function extractStringConstants(source: string, names: Iterable<string>): Map<string, ConstantResult> {
   const wanted = new Set(names);

@@ -1,7 +1,6 @@
 /**
- * Observer batching as the authors do it: the retrieved articles, in rank order, go to the
- * observer in batches whose whole prompt (system + user message, o200k_harmony tokens + 64) stays
- * strictly under 84,000 tokens; an article that does not fit alone is an error.
+ * Observer batching as the authors do it: articles in rank order, each batch's whole prompt (system + user,
+ * o200k_harmony tokens + 64) strictly under 84,000 tokens; an article that does not fit alone is an error.
  */
 import type { DocId } from "../types";
 import { countTokens, countTokensJoined, countTokensRemembered } from "../util/tokens";
@@ -12,10 +11,7 @@ import { ChatError } from "./types";
 /** Observer prompt budget in o200k tokens (system + user + chat overhead must stay below it). */
 export const OBSERVER_BUDGET_TOKENS = 84_000;
 
-/**
- * Tokens added to every counted observer prompt for the chat template's role and turn markers,
- * as the authors' batching code does (`len(enc.encode(prompt)) + 64`).
- */
+/** Chat-template markers, counted as the authors do: `len(enc.encode(prompt)) + 64`. */
 export const CHAT_OVERHEAD_TOKENS = 64;
 
 
@@ -27,20 +23,10 @@ export interface ObserverBatch {
 }
 
 /**
- * Splits the retrieved articles, in rank order, into observer batches whose full prompt stays
- * below `budgetTokens` (strictly, as the reference does): each batch is the longest run of the
- * next articles that fits, which is exactly what adding articles one by one and starting a new
- * batch at the first misfit gives, because the prompt grows with every article.
- *
- * `promptTokens(docs)` counts the whole prompt for those articles; REACT passes
- * `observerPromptTokens`, which renders the real prompt and counts it with o200k. Every decision
- * rests on such exact counts of rendered prompts. To need few of them (a 100-article prompt is
- * ~100k tokens), the cut is first guessed from each article's own token count plus the average
- * per-article wrapping (calibrated on the two exact counts already made), then confirmed with
- * exact counts around the guess, falling back to bisection when the guess is off.
- *
- * An article that does not fit even alone is a `ChatError` with code "BUDGET" naming it and its
- * token counts. No articles, no batches.
+ * Each batch is the longest run of next articles whose prompt stays strictly below `budgetTokens`, as the
+ * reference's one-by-one filling gives. Decisions rest on exact counts of rendered prompts; to need few (100
+ * articles ≈ 100k tokens), the cut is guessed from per-article counts plus calibrated wrapping, confirmed around
+ * the guess, and bisected when off. An article too big alone is a ChatError "BUDGET".
  */
 export function observerBatches(
   docs: readonly { id: DocId; text: string }[],
@@ -101,18 +87,12 @@ export function observerBatches(
   return out;
 }
 
-/**
- * Counts a full observer prompt the way the authors do: o200k tokens of the system prompt
- * followed directly by the rendered user prompt, plus `CHAT_OVERHEAD_TOKENS` for the chat
- * template.
- */
+/** As the authors count it: o200k tokens of the system prompt then the user prompt, plus `CHAT_OVERHEAD_TOKENS`. */
 export function observerPromptTokens(
   prompts: Pick<ReactPrompts, "observerSystem" | "observerUser">,
   originalQuery: string,
 ): (docs: { id: DocId; text: string }[]) => number {
-  // The prompt is the system text, the template up to the articles, the articles' blocks joined
-  // by a blank line, and the rest of the template: counted as those parts (countTokensJoined),
-  // which gives the whole prompt's count while each article's block is counted once.
+  // Counted in parts (countTokensJoined): the whole prompt's count, with each article's block counted once.
   const mark = "\u0000gbr-docs\u0000";
   const frame = prompts.observerSystem + fillPrompt(prompts.observerUser, { original_query: originalQuery, retrieved_docs_block: mark });
   const at = frame.indexOf(mark);

@@ -1,25 +1,16 @@
 /**
- * The project's own readers of REACT answers (used with the project's prompts): lenient about
- * the formats models drift into (bold labels, bullets and numbering, backticks around ids, a
- * missing `|`). With the official prompts the authors' exact parsers are used instead
- * (official-parsers.ts).
+ * The project's REACT answer readers, lenient about what models drift into (bold labels, bullets, numbering,
+ * backticks, a missing `|`). The official prompts use the authors' exact parsers (official-parsers.ts).
  */
 import { clean } from "../text/normalize";
 import type { DocId } from "../types";
 import { stripReasoning } from "./types";
 
 
-// A `QUERY:` label at the start of a line, as `QUERY:`, `Query :`, `**QUERY**:`, `**QUERY:**`,
-// `__QUERY__:`, or after a heading/bullet marker. Anchoring at line start keeps "…the query: …"
-// inside the REASON prose from being taken for the label (the authors' regex is anchored too).
+// Anchored at line start so "…the query: …" in the REASON prose is not the label (the authors' regex is too).
 const QUERY_LABEL = /^[ \t]*(?:(?:#{1,6}|[-*•>])[ \t]+)?(?:\*\*|__|\*)?[ \t]*QUERY[ \t]*(?:\*\*|__|\*)?[ \t]*[:：][ \t]*(?:\*\*|__|\*)?/im;
 
-/**
- * The planner's keyword query: the text after the first `QUERY:` label (any case, spaces around
- * the colon, markdown bold around the label), the whole answer when there is no label, and the
- * original query when that comes out empty. Whitespace is normalised with the paper's `clean`.
- * Reasoning blocks are removed first, in case a provider left them in.
- */
+/** The text after the first `QUERY:` label (else the whole answer), `clean`ed; the original query when empty. */
 export function parsePlannerAnswer(text: string, originalQuery: string): string {
   const answer = stripReasoning(text);
   const m = QUERY_LABEL.exec(answer);
@@ -39,8 +30,7 @@ export interface ObserverAnswer {
   ignored: string[];
 }
 
-// Everything after a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section is not a keep list (the
-// authors cut there too: models sometimes go on to list rejected articles).
+// The keep list ends at a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section (rejects may follow; the authors cut too).
 const OBSERVER_STOP = /^[ \t]*(?:[*_#]+[ \t]*)?(?:NOT[_ ]RELEVANT|MISSING|OBSERVATION|ANSWER)\b[ \t]*(?:[*_]+)?[ \t]*:/im;
 // List markers: "-", "•", "+", a single "*" (not bold "**"), "1." / "1)".
 const BULLET = /^(?:[-•+]+[ \t]*|\*(?!\*)[ \t]*|\d{1,3}[.)][ \t]+)/;
@@ -61,13 +51,8 @@ function bareId(s: string): string {
 }
 
 /**
- * Parses one observer answer against the ids of the batch it judged. Lines are `doc_id | reason`
- * after a `RELEVANT:` header, or `RELEVANT: NONE`. Tolerated: markdown bullets (`-`, `*`, `1.`),
- * backticks or bold around ids, extra spaces, a missing reason (the id alone on its line), a
- * colon or dash instead of the bar (`id: reason`, `id - reason`), the first id on the
- * `RELEVANT:` line itself, markdown table rows, and an echoed `doc_id:` label. A line that only
- * starts with an id is prose and keeps nothing. Only ids of the batch count; others are listed in `ignored`. Text after
- * a `NOT_RELEVANT:`/`MISSING:` section is not read.
+ * `doc_id | reason` lines after `RELEVANT:`, or `RELEVANT: NONE`; tolerates bullets, bold or backticks, a lone id,
+ * `id: reason`/`id - reason`, table rows, an echoed `doc_id:`. Only batch ids count; others go to `ignored`.
  */
 export function parseObserverAnswer(text: string, batchIds: ReadonlySet<string>): ObserverAnswer {
   let answer = stripReasoning(text);
@@ -102,8 +87,7 @@ export function parseObserverAnswer(text: string, batchIds: ReadonlySet<string>)
       else if (/[\p{L}\p{N}]/u.test(id) && !/^doc[_ ]?id$/i.test(id) && !ignored.includes(id)) ignored.push(id);
       continue;
     }
-    // No "|": the id alone, or "id: reason" / "id - reason". A line that merely starts with an
-    // id ("ΑΚ::914 δεν σχετίζεται") is prose, not a keep, as in the reference.
+    // No "|": the id alone, or "id: reason" / "id - reason"; "ΑΚ::914 δεν σχετίζεται" is prose, as in the reference.
     const whole = bareId(line);
     if (batchIds.has(whole)) {
       keep(whole, "");

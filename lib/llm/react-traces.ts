@@ -1,8 +1,6 @@
 /**
- * The record REACT-BM25 keeps of every query (one JSON file per query in the trace folder,
- * written after every round): what each call cost and was sent with, what was retrieved and
- * kept, the ranking after each round; the file handling of the trace folder; and the store kind
- * complete traces are kept in, so a rerun (or another process) takes a finished query from there.
+ * REACT-BM25's record of each query (a JSON file, rewritten every round): calls, retrieved and kept ids, rankings;
+ * the trace folder's file handling; and the store kind from which a rerun takes finished queries.
  */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -17,11 +15,11 @@ export interface ReactCall {
   seconds: number;
   /** Served from the replay cache. */
   replayed?: boolean;
-  /** The generation parameters of the request that was sent (what runs record as their settings). */
+  /** Generation parameters of the request sent (what runs record as their settings). */
   params: ChatParams;
   /** The model the server said answered, when it said. */
   servedModel?: string;
-  /** Answered by the project's test double: a stand-in. */
+  /** Answered by the project's test double. */
   standIn?: boolean;
 }
 
@@ -60,8 +58,7 @@ export interface ReactRoundTrace {
   kept: { id: DocId; reason: string }[];
   /** The kept ranking after this round (the snapshot). */
   ranking: DocId[];
-  /** Ids retrieved for the first time in this round, in rank order; the candidate pool after
-   * round r is the concatenation of this list over rounds 1..r. */
+  /** Ids first retrieved this round, in rank order; concatenated over rounds 1..r they are the pool after r. */
   newCandidates: DocId[];
   /** This round's calls. */
   totals: ReactTotals;
@@ -69,14 +66,13 @@ export interface ReactRoundTrace {
 
 /** The JSON-serialisable record of one query's REACT run, as written to `<traceDir>/<id>.json`. */
 export interface ReactTrace {
-  /** 2 since the authors' rendering of documents, history and kept texts (v0.5); older traces are run again. */
+  /** Traces of an older version are run again. */
   version: 2;
   query: { id: QueryId; text: string };
   config: {
     rounds: number;
-    /** The parser that read the answers. */
     parser: ParserName;
-    /** sha256 of the five prompt templates (`reactPromptsSha256`): a trace is reused only for the same prompts. */
+    /** `reactPromptsSha256`: a trace is reused only for the same prompts. */
     promptsSha256: string;
     planner: string;
     observer: string;
@@ -99,14 +95,8 @@ export interface ReactTrace {
   wallSeconds: number;
 }
 
-/**
- * No calls yet.
- */
 export const zeroTotals = (): ReactTotals => ({ calls: 0, input: 0, output: 0, seconds: 0 });
 
-/**
- * Counts one call into running totals.
- */
 export function addCall(t: ReactTotals, c: ReactCall): void {
   t.calls += 1;
   t.input += c.usage.input;
@@ -114,9 +104,6 @@ export function addCall(t: ReactTotals, c: ReactCall): void {
   t.seconds += c.seconds;
 }
 
-/**
- * The sum of some totals.
- */
 export function sumTotals(list: readonly ReactTotals[]): ReactTotals {
   const t = zeroTotals();
   for (const x of list) {
@@ -128,10 +115,6 @@ export function sumTotals(list: readonly ReactTotals[]): ReactTotals {
   return t;
 }
 
-/**
- * A call as the trace records it: usage, time, whether it was replayed, and the parameters of the
- * request that was sent.
- */
 export function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
   const c: ReactCall = { usage: { input: r.usage.input, output: r.usage.output }, seconds: r.seconds, params: chatParams(req) };
   if (r.replayed) c.replayed = true;
@@ -140,11 +123,7 @@ export function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
   return c;
 }
 
-/**
- * The trace file name of a query id: the id itself when it is a safe file name, otherwise its
- * letters, digits, `_`, `.` and `-` with the rest as `_`, plus a short hash of the id so two ids
- * never share a file.
- */
+/** The id when it is a safe file name, else a sanitised id plus a short hash so two ids never share a file. */
 export function traceFileName(queryId: QueryId): string {
   const safe = queryId.replace(/[^A-Za-z0-9_.-]/g, "_");
   if (safe === queryId && safe.length > 0 && safe.length <= 120 && !safe.startsWith(".")) return `${safe}.json`;
@@ -152,10 +131,6 @@ export function traceFileName(queryId: QueryId): string {
   return `${safe.replace(/^\.+/, "_").slice(0, 80)}.${hash}.json`;
 }
 
-/**
- * Writes a file so that a reader (or a resumed run) never sees half of it: a temp file in the
- * same folder, then a rename.
- */
 export async function writeAtomic(file: string, data: string): Promise<void> {
   // Rename within one folder is atomic, so a reader (or a resumed run) never sees half a file.
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
@@ -163,9 +138,6 @@ export async function writeAtomic(file: string, data: string): Promise<void> {
   await fs.rename(tmp, file);
 }
 
-/**
- * A saved trace, or undefined when it is missing or unreadable (the query then runs again).
- */
 export async function readTrace(file: string): Promise<ReactTrace | undefined> {
   try {
     return JSON.parse(await fs.readFile(file, "utf8")) as ReactTrace;
@@ -181,17 +153,12 @@ export interface StoredTrace {
   trace: ReactTrace;
 }
 
-/**
- * The content address of a query's trace: sha256 of the query (id and text), the method's
- * config (models, parser, prompts, settings, rounds) and the seed, which is all `usable` checks.
- */
+/** sha256 of the query (id and text), the method's config and the seed, which is all `usable` checks. */
 export function traceKey(query: { id: QueryId; text: string }, config: ReactTrace["config"], seed: number | undefined | null): string {
   return createHash("sha256").update(JSON.stringify(["react-trace", 2, query.id, query.text, config, seed ?? null])).digest("hex");
 }
 
-/**
- * The store kind of complete REACT traces.
- */
+/** The store kind of complete REACT traces. */
 export const REACT_TRACE: RecordKind<StoredTrace> = {
   name: "react",
   keyOf: (r) => traceKey(r.trace.query, r.trace.config, r.seed),

@@ -1,12 +1,6 @@
 /**
- * One-shot LLM query reformulation (the paper's "Reform-" runs): one chat call per query and
- * kind, turning a bar-exam case (facts + question) into
- * - sparse: a comma-separated list of 20–30 Greek legal keywords for BM25, or
- * - dense: one paragraph of Greek legal prose for an embedding model.
- *
- * Calls are expensive (a 120B model, 283 queries × 2 kinds), so every answer is kept in the store
- * as it arrives (the model is wrapped by lib/store's `withReplay`) and a rerun only asks for what
- * is missing (cached-calls.ts).
+ * One-shot LLM query reformulation (the paper's "Reform-" runs): a bar-exam case becomes 20–30 Greek legal keywords
+ * (sparse, BM25) or one paragraph of legal prose (dense). Calls are expensive, so answers are stored as they arrive.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -15,24 +9,15 @@ import { parseRewriteOfficial } from "./official-parsers";
 import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, type PromptSet } from "./prompts";
 import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } from "./types";
 
-/**
- * Which retriever the rewrite is for.
- */
 export type RewriteKind = "sparse" | "dense";
 
-/**
- * Sampling settings of the paper's reformulation calls (DESIGN.md §6, the notebook's chat()).
- */
+/** The paper's reformulation sampling settings (DESIGN.md §6, the notebook's chat()). */
 export const REFORMULATION_PARAMS = {
   temperature: 0.2,
   topP: 1,
   reasoningEffort: "low",
   maxTokens: 42000,
 } as const satisfies Partial<ChatRequest>;
-
-// ---------------------------------------------------------------------------------------------
-// Parsing the answers
-// ---------------------------------------------------------------------------------------------
 
 /** `LABEL:` with optional markdown emphasis around the label and/or the colon; case-insensitive. */
 function labelPattern(labels: readonly string[]): RegExp {
@@ -65,11 +50,8 @@ function unwrap(s: string): string {
 }
 
 /**
- * The keyword list of a sparse rewrite, as one comma-separated string: the text after the
- * `KEYWORDS:` label when there is one (also `**KEYWORDS**:`, `**KEYWORDS:**`, any case), else
- * the whole answer; reasoning blocks removed; items split on commas and line breaks, bullets
- * (`-`, `*`, `•`) and numbering (`1.`, `2)`) dropped, then joined with ", ". "" when nothing is
- * left (the caller falls back to the original query).
+ * Items after a `KEYWORDS:` label (else the whole answer), split on commas and line breaks, bullets and numbering
+ * dropped, joined with ", "; "" when nothing is left (the caller falls back to the original query).
  */
 export function parseSparseRewrite(text: string): string {
   const body = afterLabel(stripReasoning(text), ["KEYWORDS"]);
@@ -81,11 +63,7 @@ export function parseSparseRewrite(text: string): string {
     .join(", ");
 }
 
-/**
- * The paragraph of a dense rewrite: the text after the `QUERY:` label (also `**QUERY**:`,
- * `REWRITTEN_QUERY:`), else the whole answer; reasoning removed, whitespace collapsed into one
- * paragraph, wrapping quotes and emphasis dropped. "" when nothing is left.
- */
+/** Text after `QUERY:`/`REWRITTEN_QUERY:` (else all) as one paragraph, wrapping quotes and emphasis dropped. */
 export function parseDenseRewrite(text: string): string {
   const body = afterLabel(stripReasoning(text), ["QUERY", "REWRITTEN_QUERY"]);
   const para = body.replace(/\s+/g, " ").trim();
@@ -93,13 +71,7 @@ export function parseDenseRewrite(text: string): string {
   return para.replace(/^(\*\*|__|["«“])+|(\*\*|__|["»”])+$/g, "").trim();
 }
 
-// ---------------------------------------------------------------------------------------------
-// Reformulation
-// ---------------------------------------------------------------------------------------------
-
-/**
- * One rewrite (as v0.8 stored it per line of its result file, and as `onRecords` reports it).
- */
+/** One rewrite, as a v0.8 result file line stores it and as `onRecords` reports it. */
 export interface RewriteRecord extends CachedRecord {
   kind: RewriteKind;
   /** The text to search with: the parsed answer, or the original query on fallback. */
@@ -108,16 +80,10 @@ export interface RewriteRecord extends CachedRecord {
 
 let projectRewriteSystem: string | undefined;
 
-/**
- * The system message sent with the rewrite prompts: the set's REWRITE_SYSTEM when it has one;
- * else the project's for the project set, and an error for the official set (the notebook writes
- * it inline in the rewrite call, which `gbr prompts pull` reads; a notebook where it is not found
- * cannot be reproduced request for request).
- */
+/** The set's REWRITE_SYSTEM, else the project's for the project set; an official set without one is an error. */
 export function rewriteSystemFor(prompts: PromptSet): string {
   if (prompts.extras.REWRITE_SYSTEM !== undefined) return prompts.extras.REWRITE_SYSTEM;
-  // With the official prompts a stand-in system message would make every request differ from
-  // the authors' and nothing would show it: refuse instead.
+  // A stand-in system message would silently make every official request differ from the authors': refuse.
   if (prompts.name === "official") {
     throw new PromptError(
       `the official prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
@@ -132,10 +98,7 @@ export function rewriteSystemFor(prompts: PromptSet): string {
   return projectRewriteSystem;
 }
 
-/**
- * The exact chat request for one query: the set's rewrite system message, the sparse or dense
- * prompt with {original_query} filled by the query text verbatim, and the paper's settings.
- */
+/** The set's rewrite system message, the kind's prompt with the query text verbatim, and the paper's settings. */
 export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompts: PromptSet): ChatRequest {
   const template = kind === "sparse" ? prompts.texts.SPARSE_REWRITE_PROMPT : prompts.texts.DENSE_REWRITE_PROMPT;
   return {
@@ -146,31 +109,22 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
 }
 
 /**
- * The text to search with for one rewrite answer, as the prompt set's parser reads it:
- * - "project": the lenient parser of the kind (`parseSparseRewrite`/`parseDenseRewrite`), and the
- *   original query when that is empty (`fallback`);
- * - "official": the authors' `parseRewriteOfficial`, and an empty result stays empty, as the
- *   notebook searches with it (`empty`).
+ * The project parser falls back to the original query when empty (`fallback`); the authors' `parseRewriteOfficial`
+ * leaves it empty, as the notebook searches with it (`empty`).
  */
 export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
   if (parser === "official") {
     const text = parseRewriteOfficial(raw);
     return { text, fallback: false, empty: text === "" };
   }
-  // stripReasoning here too: a provider's `text` is clean already, but a replayed or raw answer
-  // may not be, and a think block must never reach BM25.
+  // A replayed or raw answer may still hold a think block, which must never reach BM25.
   const parsed = (kind === "sparse" ? parseSparseRewrite : parseDenseRewrite)(stripReasoning(raw));
   return parsed === "" ? { text: original, fallback: true, empty: false } : { text: parsed, fallback: false, empty: false };
 }
 
 /**
- * Rewrites every query for sparse or dense retrieval; returns the rewrite per query id, in the
- * order of `queries`. Answers are read by the prompt set's parser (`parserFor`): with the project
- * prompts an answer that parses to nothing falls back to the original query (logged, stored with
- * `fallback: true`); with the official prompts it is parsed exactly as the authors' notebook does,
- * and an empty rewrite stays empty (logged). A reused record is parsed again from its raw answer,
- * so the parser in force always decides. Resumable through the model's store (`withReplay`); a
- * v0.8 result file (`legacyFile`) is read too.
+ * The rewrite per query id, in `queries` order, read by the set's parser. Reused records are re-parsed from their
+ * raw answer, so the parser in force always decides. Resumable through the store; v0.8 files are read too.
  */
 export async function reformulate(
   queries: readonly { id: string; text: string }[],

@@ -1,13 +1,7 @@
 /**
- * Listwise LLM re-ranking over any first-stage run (`rerank:llm:<retriever>`), as RankGPT
- * (sunnweiwei/RankGPT) does it: the model sees the question and a window of numbered articles and
- * answers a permutation such as `[3] > [1] > [2]`; the window slides from the bottom of the
- * first stage's top `depth` up to the top, so a strong article low in the list can climb all
- * the way in one pass.
- *
- * The prompts are always the project's (RERANK_SYSTEM.txt, RERANK_USER.txt), whatever
- * `--prompts` says: the paper's authors have no re-ranking prompts, so there is nothing official
- * to reproduce, and the run records prompt set "project" with these two prompts' sha256.
+ * Listwise LLM re-ranking of any first-stage run, as RankGPT does it: a window of numbered articles is answered with
+ * a permutation (`[3] > [1] > [2]`), sliding bottom-up so a strong low article can climb in one pass. The prompts
+ * are always the project's, whatever `--prompts` says: the authors have none for re-ranking to reproduce.
  */
 import { DEFAULT_CONCURRENCY } from "../config";
 import { readFileSync } from "node:fs";
@@ -22,10 +16,8 @@ import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "./types";
 
 /**
- * Generation parameters of every re-ranking request. Temperature 0 and top_p 1 because a
- * re-ranker that answers differently on a rerun makes the ranking noise; reasoning effort "low"
- * and the 42,000-token cap as in the project's other calls (reformulate.ts), since gpt-oss spends
- * its output budget on reasoning first and a small cap would cut the permutation off.
+ * Temperature 0 so a rerun does not make the ranking noise; "low" effort and the 42,000-token cap as elsewhere,
+ * since gpt-oss spends its output budget on reasoning first and a small cap would cut the permutation off.
  */
 export const RERANK_PARAMS = {
   temperature: 0,
@@ -37,10 +29,6 @@ export const RERANK_PARAMS = {
 /** The role the requests are recorded under in `info.llm.requests`. */
 const ROLE = "rerank";
 
-// ---------------------------------------------------------------------------------------------
-// Reading the model's permutation
-// ---------------------------------------------------------------------------------------------
-
 /** A model's answer read as a permutation, and how many of its ids were usable. */
 interface ReadPermutation {
   order: number[];
@@ -48,11 +36,7 @@ interface ReadPermutation {
   found: number;
 }
 
-/**
- * Numbers of a list the model numbered itself ("1. 3\n2. 1"): the leading 1., 2., … are
- * dropped only when every line carries them in sequence, so that "3. 1. 2." or a bare
- * "3\n1\n2" is never mistaken for numbering.
- */
+/** Drops a list's own "1.", "2.", … only when every line has them in sequence, so "3. 1. 2." is never numbering. */
 function dropListNumbering(text: string): string {
   const lines = text.split("\n").filter((l) => l.trim() !== "");
   if (lines.length < 2) return text;
@@ -63,8 +47,7 @@ function dropListNumbering(text: string): string {
 
 function readPermutation(answer: string, size: number): ReadPermutation {
   const text = stripReasoning(answer);
-  // Bracketed ids are what the prompt asks for; when an answer has them, bare numbers around
-  // them (an article's number in a remark, "Άρθρο 914") are prose, not ids.
+  // The prompt asks for bracketed ids; when present, bare numbers ("Άρθρο 914") are prose, not ids.
   let ids = [...text.matchAll(/\[\s*(\d+)\s*\]/g)].map((m) => Number(m[1]));
   if (ids.length === 0) ids = [...dropListNumbering(text).matchAll(/\d+/g)].map((m) => Number(m[0]));
   const seen = new Set<number>();
@@ -80,19 +63,14 @@ function readPermutation(answer: string, size: number): ReadPermutation {
 }
 
 /**
- * A listwise answer as 0-based positions, always a permutation of 0..size-1. Reasoning blocks
- * are removed first; `[3] > [1]`, `[3], [1]`, `Passage [3]`, `3 > 1` and one id per line (also
- * numbered "1. 3") are read; ids outside 1..size are ignored, a repeated id counts at its first
- * place, and ids the answer left out follow in their original order (so an empty or unreadable
- * answer leaves the window as it was).
+ * 0-based positions, always a permutation of 0..size-1. Ids outside 1..size are ignored, a repeat counts at its
+ * first place, and left-out ids follow in original order (so an unreadable answer leaves the window as it was).
  */
 export function parsePermutation(answer: string, size: number): number[] {
   return readPermutation(answer, size).order;
 }
 
-/**
- * The items in the order of a permutation: item `perm[i]` goes to place i.
- */
+/** Item `perm[i]` goes to place i. */
 export function applyPermutation<T>(items: readonly T[], perm: readonly number[]): T[] {
   const seen = new Set(perm);
   if (perm.length !== items.length || seen.size !== perm.length || perm.some((p) => !Number.isInteger(p) || p < 0 || p >= items.length)) {
@@ -101,25 +79,15 @@ export function applyPermutation<T>(items: readonly T[], perm: readonly number[]
   return perm.map((p) => items[p]);
 }
 
-// ---------------------------------------------------------------------------------------------
-// The sliding window
-// ---------------------------------------------------------------------------------------------
-
-/**
- * One window of the sliding pass: positions start (inclusive) to end (exclusive), 0-based.
- */
+/** Positions start (inclusive) to end (exclusive), 0-based. */
 export interface RerankWindow {
   start: number;
   end: number;
 }
 
 /**
- * The windows RankGPT's sliding pass re-orders over a list of `n` articles, in the order they are
- * sent: the first at the bottom (n−window..n), each next one `step` higher, the last at the top.
- * Where RankGPT's loop stops when the next start would be negative (leaving the top few articles
- * out when n−window is not a multiple of step), the last window here is cut at 0, as RankGPT's own
- * clamp intends, so the top of the list is always re-ranked. A window of fewer than two articles
- * needs no call and is left out. Calls per query: 1 when n ≤ window, else ⌈(n−window)/step⌉ + 1.
+ * RankGPT's windows in sending order, bottom first, each `step` higher. RankGPT's loop can leave the top few out;
+ * here the last window is cut at 0, as its clamp intends. Calls: 1 when n ≤ window, else ⌈(n−window)/step⌉ + 1.
  */
 export function slidingWindows(n: number, window: number, step: number): RerankWindow[] {
   checkWindow(window, step);
@@ -142,13 +110,7 @@ function checkWindow(window: number, step: number): void {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Prompts
-// ---------------------------------------------------------------------------------------------
-
-/**
- * The project's re-ranking prompts, as sent, with their sha256 (what `info.llm.prompts` records).
- */
+/** The project's re-ranking prompts as sent, with their sha256 (what `info.llm.prompts` records). */
 export interface RerankPrompts {
   system: string;
   user: string;
@@ -175,10 +137,7 @@ function readPromptFile(name: string, placeholders: readonly string[]): string {
   return text;
 }
 
-/**
- * The project's listwise prompts (RERANK_SYSTEM.txt, RERANK_USER.txt) with their sha256, read
- * once per process.
- */
+/** Read once per process. */
 export function rerankPrompts(): RerankPrompts {
   if (!loaded) {
     const system = readPromptFile("RERANK_SYSTEM", []);
@@ -188,20 +147,14 @@ export function rerankPrompts(): RerankPrompts {
   return loaded;
 }
 
-/**
- * An article as the model sees it: whitespace runs made one space (line breaks inside an
- * article would blur where the next `[n]` starts), cut to `maxChars` characters with "…".
- */
+/** Whitespace made single spaces (line breaks would blur where `[n]` starts); cut to `maxChars` with "…". */
 export function excerpt(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   const chars = Array.from(flat); // code points, so a cut never splits a surrogate pair
   return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars).join("").trimEnd()}…`;
 }
 
-/**
- * The exact request for one window: the project's system prompt, and the question followed by
- * the articles numbered [1]…[n] (each cut to `maxChars`), with RERANK_PARAMS.
- */
+/** The system prompt; the question and articles numbered [1]…[n], each cut to `maxChars`; RERANK_PARAMS. */
 export function buildRerankRequest(queryText: string, passages: readonly string[], maxChars: number): ChatRequest {
   const p = rerankPrompts();
   const block = passages.map((t, i) => `[${i + 1}] ${excerpt(t, maxChars)}`).join("\n\n");
@@ -212,13 +165,6 @@ export function buildRerankRequest(queryText: string, passages: readonly string[
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// The re-ranked run
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Options of `listwiseRerankRun`.
- */
 export interface ListwiseRerankOptions {
   /** The run's retriever name (default "rerank:llm:" + the first stage's). */
   name?: string;
@@ -265,13 +211,9 @@ function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): Gb
 }
 
 /**
- * Re-ranks the first stage's top `depth` articles of every query with RankGPT's sliding window
- * (see `slidingWindows`), then appends the first stage's remainder and cuts to `k`. Every call
- * goes through `model` (pass `chatForMethod(opts)`, the replay cache, so a rerun calls nothing).
- * A failed call fails the run with its reason; an answer with no usable id keeps the window's
- * order and is counted (`info.rerank.unparsed`). The run records the requests as sent (role
- * "rerank"), the project's two prompts' sha256, and costs the first stage's work plus every
- * call's recorded usage (replayed ones too, so a rerun reports the same cost).
+ * Re-ranks each query's top `depth`, appends the rest and cuts to `k`; pass `chatForMethod(opts)` so a rerun calls
+ * nothing. A failed call fails the run; an unusable answer keeps the window (`info.rerank.unparsed`). Replayed
+ * calls' usage counts too, so a rerun reports the same cost.
  */
 export async function listwiseRerankRun(
   model: ChatModel,
@@ -293,8 +235,7 @@ export async function listwiseRerankRun(
   const limit = createSemaphore(opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat);
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
 
-  // A failure stops queries that have not made their next call yet, instead of paying for a
-  // run that is already lost.
+  // A failure stops queries before their next call, instead of paying for a run already lost.
   let failed = false;
   let done = 0;
   const rerankOne = async (q: Query): Promise<{ ranking: DocId[]; calls: Call[] }> => {
@@ -368,8 +309,7 @@ export async function listwiseRerankRun(
   );
 
   const llm: LlmRunInfo = {
-    // The project set stands for the prompt set's name and parser only; the prompts used are the
-    // two re-ranking files, which belong to no prompt set (see the file header).
+    // "project" gives the set's name and parser only; the prompts are the two re-ranking files (see the header).
     ...llmRunInfo(model, loadPromptSet("project"), [], entries),
     prompts: { name: "project", commit: null, sha256: { ...prompts.sha256 } },
     parser: "project",
@@ -393,8 +333,7 @@ export async function listwiseRerankRun(
     },
     parts: firstStage.info ? [firstStage.info] : [],
   };
-  // Seconds are the calls' own (recorded ones for replayed answers): the windows of a query run
-  // one after another, so their sum is the query's latency, and a rerun reports the same.
+  // The calls' own (recorded) seconds: a query's windows run in sequence, so their sum is its latency.
   const own: RunCost = {
     online: { ...llmWork(calls.map((c) => c.usage)), seconds: calls.reduce((s, c) => s + c.seconds, 0) },
     corpus: zeroWork(),

@@ -1,6 +1,5 @@
 /**
- * What an LLM run records about itself (`LlmRunInfo`, lib/types.ts), built from the request
- * objects the method made and the model it called, never from a table of intended settings: a
+ * What an LLM run records (`LlmRunInfo`), built from the requests made, never from a table of intended settings: a
  * parameter in metadata.json or summary.csv is one that was sent.
  */
 import type { LlmRunInfo, Work } from "../types";
@@ -9,9 +8,7 @@ import { zeroWork } from "../util/run-cost";
 import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
 import type { ChatModel, ChatParams, ChatUsage } from "./types";
 
-/**
- * One request a method made (or whose saved answer it reused), for the record.
- */
+/** One request a method made (or whose saved answer it reused). */
 export interface RequestEntry {
   /** planner, observer, rewrite-sparse, rewrite-dense, translate-article, translate-query … */
   role: string;
@@ -24,10 +21,7 @@ export interface RequestEntry {
   standIn?: boolean;
 }
 
-/**
- * The distinct generation parameters per role with their request counts (in first-seen order),
- * and how many requests were reused.
- */
+/** Distinct generation parameters per role with request counts (first-seen order), and how many were reused. */
 export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
   const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
   let reused = 0;
@@ -53,11 +47,6 @@ export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo,
   return { requests, reused, servedModels: [...served], standIn };
 }
 
-/**
- * The record of an LLM run: the model as the provider knows it, the provider, the endpoint's
- * scheme://host:port, the prompt set with the sha256 of the prompts it used, the parser, and the
- * tallied requests.
- */
 export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly string[], entries: Iterable<RequestEntry>): LlmRunInfo {
   const { provider, model: name } = splitModelId(model.id);
   const sha256: Record<string, string> = {};
@@ -79,9 +68,7 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
   };
 }
 
-/**
- * Chat calls and tokens as provider work.
- */
+/** Chat calls and tokens as provider work. */
 export function llmWork(usages: Iterable<ChatUsage>): Work {
   const w = zeroWork();
   for (const u of usages) {

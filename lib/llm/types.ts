@@ -1,8 +1,4 @@
-/**
- * The chat side of the toolkit: one small interface every provider (OpenAI-compatible servers
- * such as vLLM serving gpt-oss-120b, Gemini) implements, so that reformulation, translation and
- * REACT-BM25 never see a provider's SDK.
- */
+/** One small chat interface every provider (OpenAI-compatible, Gemini) implements: methods never see an SDK. */
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 export interface ChatRequest {
@@ -20,11 +16,7 @@ export interface ChatRequest {
   seed?: number;
 }
 
-/**
- * A request's generation parameters under the names of the OpenAI chat API (the body fields the
- * OpenAI-compatible provider sends; Gemini maps them to its own). What runs record, so a
- * recorded parameter is always one that was sent.
- */
+/** Generation parameters under OpenAI chat API names (Gemini maps them); runs record these, so they were sent. */
 export interface ChatParams {
   temperature?: number;
   top_p?: number;
@@ -33,10 +25,7 @@ export interface ChatParams {
   seed?: number;
 }
 
-/**
- * The generation parameters of a request (see ChatParams); fields the request leaves unset are
- * absent, as they are from the request body.
- */
+/** Fields the request leaves unset are absent, as they are from the request body. */
 export function chatParams(req: ChatRequest): ChatParams {
   const p: ChatParams = {};
   if (req.temperature !== undefined) p.temperature = req.temperature;
@@ -47,10 +36,7 @@ export function chatParams(req: ChatRequest): ChatParams {
   return p;
 }
 
-/**
- * Which parsers read the answers: "official" (the authors' notebook, exactly; official-parsers.ts)
- * or "project" (the project's lenient ones). Chosen by the prompt set and recorded with each run.
- */
+/** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
 export type ParserName = "official" | "project";
 
 export interface ChatUsage {
@@ -72,16 +58,10 @@ export interface ChatResponse {
   replayed?: boolean;
   /** The model the server says answered (OpenAI's `model`, Gemini's `modelVersion`), when it says. */
   servedModel?: string;
-  /**
-   * The answer came from the project's own test double, which says so in every answer: whatever
-   * is made from it is a stand-in that shows the mechanics, not a result.
-   */
+  /** From the project's test double: whatever is made from it shows the mechanics, not a result. */
   standIn?: boolean;
 }
 
-/**
- * A chat model behind one provider.
- */
 export interface ChatModel {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b" or "gemini:gemini-2.5-flash". */
   readonly id: string;
@@ -92,10 +72,7 @@ export interface ChatModel {
   endpointStats?(): EndpointCounts[];
   /** The in-flight limit as the server's answers steered it (lib/providers/adaptive-limit.ts), when the client adapts it. */
   limitState?(): { max: number; current: number; lowest: number; refusals: number };
-  /**
-   * Requests it takes in flight in all: the per-endpoint concurrency times its endpoints. The
-   * per-question methods work on this many questions at once, so every server has work.
-   */
+  /** Per-endpoint concurrency × endpoints; per-question methods run this many at once so every server has work. */
   readonly capacity?: number;
 }
 
@@ -108,10 +85,7 @@ export interface EndpointCounts {
   lastError?: string;
 }
 
-/**
- * `inner` with another `complete` (one that calls inner's, say) and everything else of it passed
- * through: its id, endpoint, per-endpoint counts, in-flight limit and capacity.
- */
+/** `inner` with another `complete`, everything else (id, endpoint, counts, limit, capacity) passed through. */
 export function withComplete(inner: ChatModel, complete: ChatModel["complete"]): ChatModel {
   return {
     id: inner.id,
@@ -123,11 +97,7 @@ export function withComplete(inner: ChatModel, complete: ChatModel["complete"]):
   };
 }
 
-/**
- * Raised by chat providers and the LLM methods; `code` is stable for callers to switch on:
- * NOT_CONFIGURED (no provider or model set up: unavailable, so experiments are skipped),
- * PROVIDER (the server failed), EMPTY, BUDGET (an article too long for an observer prompt).
- */
+/** `code` is stable for callers to switch on; NOT_CONFIGURED is "unavailable", so experiments are skipped. */
 export class ChatError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "EMPTY" | "BUDGET";
 
@@ -138,10 +108,8 @@ export class ChatError extends GbrError {
 }
 
 /**
- * A provider failure with the HTTP status of the last answer (undefined for time-outs and
- * connection failures), so callers can tell a bad key (401/403) or unknown model (404) from an
- * outage (5xx). `code` is always "PROVIDER" (or "NOT_CONFIGURED" for bad options). Shared by every
- * chat provider, so callers need not know which one answered.
+ * A provider failure with the last HTTP status (undefined for time-outs), so callers can tell a bad key (401/403) or
+ * unknown model (404) from an outage (5xx). Shared by every chat provider.
  */
 export class ChatProviderError extends ChatError {
   constructor(
@@ -157,11 +125,8 @@ export class ChatProviderError extends ChatError {
 }
 
 /**
- * Removes reasoning some models print before their answer: a gpt-oss "harmony" analysis channel
- * left in the text (`harmonyFinal`), `<think>…</think>` and `<analysis>…</analysis>` blocks (also
- * an unterminated block at the start, which means the model ran out of tokens while thinking),
- * then trims. The project's parsers read answers through it; the official ones do exactly what
- * the authors' notebook does instead (official-parsers.ts).
+ * Removes reasoning: an unparsed harmony analysis channel, `<think>`/`<analysis>` blocks (an unterminated one at the
+ * start means the model ran out of tokens thinking), then trims. For the project's parsers, not the official ones.
  */
 export function stripReasoning(text: string): string {
   let out = harmonyFinal(text).replace(/<(think|analysis)>[\s\S]*?<\/\1>/gi, "");
@@ -170,10 +135,8 @@ export function stripReasoning(text: string): string {
 }
 
 /**
- * The final channel of a gpt-oss answer whose "harmony" markup the server did not parse (llama.cpp
- * or LM Studio without a reasoning parser print `<|channel|>analysis<|message|>…<|end|>
- * <|start|>assistant<|channel|>final<|message|>…`). An answer that has only an analysis channel
- * ran out of tokens while thinking: nothing of it is the answer. Other text passes unchanged.
+ * The final channel of gpt-oss "harmony" markup the server left unparsed (llama.cpp, LM Studio without a reasoning
+ * parser). Only an analysis channel means it ran out of tokens thinking: "". Other text passes unchanged.
  */
 export function harmonyFinal(raw: string): string {
   if (!raw.includes("<|channel|>")) return raw;

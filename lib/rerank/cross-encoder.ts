@@ -1,19 +1,6 @@
 /**
- * Re-ranking a first stage's run with a cross-encoder: each query's top articles are scored as
- * (query, article) pairs by a rerank server, and re-ordered by those scores.
- *
- * Order: scores descending; equal scores keep the first stage's order (a cross-encoder's scores
- * tie more often than one would think: identical repealed articles, saturated sigmoids), so the
- * result never depends on sort internals. The first stage's articles past `depth` follow in their
- * order, and the list is cut to `k`.
- *
- * Work: every pair not in the score cache is sent, `batchSize` per request, at most
- * `concurrency` requests in flight; each answered request's scores go to the cache at once, so an
- * interrupted run resumes where it stopped. The run's cost counts what the scores took when they
- * were made, whether they came from the server now or from the cache: pairs re-scored, calls as
- * ceil(pairs / batchSize) per query (how a run from scratch batches them), and seconds as the sum
- * of the pairs' shares of their requests' time (sequential request time, not this run's wall
- * clock, which depends on concurrency and on what was cached).
+ * Re-ranking a first stage's run with a cross-encoder: (query, article) pairs scored by a rerank server. Each
+ * answered request's scores go to the cache at once, so an interrupted run resumes where it stopped.
  */
 import { DEFAULT_CONCURRENCY } from "../config";
 import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
@@ -25,9 +12,6 @@ import type { RerankClient } from "../providers/rerank-client";
 import { renderRerankDocument, renderRerankQuery, rerankFingerprint, type RerankPreset } from "./presets";
 import { pairKey, type CachedScore, type ScoreCache } from "../store";
 
-/**
- * How `crossEncoderRerankRun` re-ranks; every field is optional.
- */
 export interface CrossEncoderOptions {
   /** Articles of the first stage re-scored per query (default 100). */
   depth?: number;
@@ -51,13 +35,9 @@ interface Batch {
 }
 
 /**
- * The first stage re-ranked by a cross-encoder (see the module comment for order and cost).
- * `scores` holds the cross-encoder's scores for a query when every returned article was
- * re-scored (always, when k <= depth); a query whose list continues into the unscored remainder
- * has none, rather than invented ones (TREC output then uses its rank convention for it).
- * In `info.rerank`, `pairs` counts (query, article) pairs re-scored and `reusedPairs` those not
- * requested now (from the cache, or an article whose text repeats another's for the same query),
- * so `pairs - reusedPairs` pairs were sent; `truncated` counts distinct articles cut.
+ * Scores descending, ties in first-stage order (they are common: repealed duplicates, saturated sigmoids), then the
+ * rest past `depth`, cut to `k`. Cost counts what scores took when made, cached or not: calls as ceil(pairs /
+ * batchSize) per query, seconds as summed request shares. `scores` only when all returned articles were scored.
  */
 export async function crossEncoderRerankRun(
   preset: RerankPreset,
@@ -114,8 +94,7 @@ export async function crossEncoderRerankRun(
     rerankCalls += Math.ceil(head.length / batchSize);
   }
 
-  // Score what is missing; a failure stops new requests, lets those in flight land in the cache,
-  // and is then thrown.
+  // A failure stops new requests, lets those in flight land in the cache, and is then thrown.
   const limit = createSemaphore(concurrency);
   // A 429 or 503 halves the requests in flight, a run of successes adds one back.
   const adaptive = new AdaptiveLimit(limit, concurrency);
