@@ -1,11 +1,6 @@
-/**
- * Percentile bootstrap intervals of a mean, drawn from the project's seeded generator.
- */
+/** Percentile bootstrap intervals of a mean, drawn from the project's seeded generator. */
 import { Xoshiro128ss } from "../util/random";
 
-/**
- * Options of `bootstrapCI`.
- */
 export interface BootstrapOptions {
   /** Resamples drawn (default 10,000). */
   resamples?: number;
@@ -15,9 +10,7 @@ export interface BootstrapOptions {
   level?: number;
 }
 
-/**
- * A percentile bootstrap interval of the mean, with the settings that produced it.
- */
+/** A percentile bootstrap interval of the mean, with the settings that produced it. */
 export interface BootstrapInterval {
   mean: number;
   lower: number;
@@ -27,11 +20,8 @@ export interface BootstrapInterval {
 }
 
 /**
- * Percentile bootstrap confidence interval of the mean: resample the values with replacement
- * `resamples` times, and take the (1 − level)/2 and (1 + level)/2 quantiles of the resampled
- * means (linear interpolation between order statistics, numpy's default). Deterministic for a
- * seed. The percentile interval is the simplest one and fine for means of bounded metrics over
- * hundreds of queries; it is not the BCa interval.
+ * Percentile bootstrap CI of the mean: the (1 − level)/2 and (1 + level)/2 quantiles of `resamples` resampled
+ * means (linear interpolation, numpy's default). Deterministic for a seed; not the BCa interval.
  */
 export function bootstrapCI(values: readonly number[], opts: BootstrapOptions = {}): BootstrapInterval {
   const n = values.length;
@@ -54,8 +44,7 @@ export function bootstrapCI(values: readonly number[], opts: BootstrapOptions = 
   return { mean: total / n, lower: quantile(means, (1 - level) / 2), upper: quantile(means, (1 + level) / 2), level, resamples };
 }
 
-// Not simple-statistics' quantileSorted: that is R type 2 (no interpolation), and would move every interval.
-/** Quantile of sorted values, linear between order statistics (numpy "linear", R type 7). */
+// numpy "linear" (R type 7), not simple-statistics' quantileSorted (type 2): that would move every interval.
 function quantile(sorted: Float64Array, q: number): number {
   const h = (sorted.length - 1) * q;
   const lo = Math.floor(h);

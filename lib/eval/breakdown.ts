@@ -1,32 +1,22 @@
-/**
- * Per-group breakdowns of a run's per-query metrics: by legal area (the paper's and the
- * quickstart's per-area Recall@100) and by statute (source) of the gold articles.
- */
+/** Per-group breakdowns of per-query metrics: by legal area (the paper's per-area Recall@100) and by statute. */
 import { NO_AREA, type DocId, type QueryId, type QueryMeta } from "../types";
 import { meanOf, METRICS, type MetricValues } from "./metrics";
 import { describe } from "./statistics";
 
-/**
- * One group: its name, how many queries fall in it, and their mean of every metric.
- */
 export interface GroupMetrics {
   group: string;
   queries: number;
   mean: MetricValues;
-  /** Sample standard deviation of the group's per-query values (n − 1; NaN for a group of one). */
+  /** Sample SD of the group's per-query values (n − 1; NaN for a group of one). */
   sd: MetricValues;
 }
 
-/**
- * Group name of `bySource` for queries without a relevant article (`byArea` uses NO_AREA).
- */
+/** Group name of `bySource` for queries without a relevant article (`byArea` uses NO_AREA). */
 export const UNKNOWN_GROUP = "unknown";
 
 /**
- * Mean metrics per legal area. Each query belongs to exactly one group: its area from the
- * benchmark metadata, or NO_AREA, "(no area)", when it has none (so group counts always add up to the
- * number of queries). Means are macro averages in perQuery order (qrels order when perQuery
- * comes from `evaluate`); rows are sorted by area name, as `areaStats` sorts them.
+ * Mean metrics per legal area; a query without one goes to NO_AREA, so group counts add up to the number of
+ * queries. Macro averages in perQuery order; rows sorted by area name, as `areaStats` sorts them.
  *
  * @example
  * const { perQuery } = evaluate(run.rankings, bench.qrels);
@@ -40,14 +30,9 @@ export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: Reado
 }
 
 /**
- * Mean metrics per source statute of the gold articles, as `sourceOf` names it (the data
- * layer's `sourceOf` in lib/data/stats.ts gives the `ΑΚ` of `ΑΚ::914`; it is passed in because
- * evaluation reads no dataset conventions of its own).
- * A query counts once for every distinct source among its gold articles — a question whose
- * answer needs both the Civil Code and the Code of Civil Procedure says something about
- * retrieval in both — so group counts can add up to more than the number of queries, and a
- * group's mean is over the whole query's values (not only over its articles of that source).
- * A query without relevant articles goes to "unknown".
+ * Mean metrics per source statute of the gold articles (`sourceOf` is passed in: evaluation reads no dataset
+ * conventions). A query counts once per distinct source, so counts can exceed the number of queries, and a
+ * group's mean is over whole-query values. A query without relevant articles goes to "unknown".
  */
 export function bySource(
   perQuery: ReadonlyMap<QueryId, MetricValues>,

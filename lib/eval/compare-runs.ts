@@ -1,22 +1,15 @@
-/**
- * Paired randomization tests between runs, every pair (or the given pairs) × every metric, with
- * Holm's correction over all of them: what `gbr compare` computes.
- */
+/** Paired randomization tests, run pairs × metrics, Holm-corrected over all: what `gbr compare` computes. */
 import type { DocId, QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
 
-/**
- * One run's per-query metric values, as `evaluate(...).perQuery` gives them.
- */
+/** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export interface RunScores {
   name: string;
   perQuery: ReadonlyMap<QueryId, MetricValues>;
 }
 
-/**
- * One test, with exactly the fields (and order) of `gbr compare --json` (DESIGN.md §4).
- */
+/** One test, with exactly the fields (and order) of `gbr compare --json` (DESIGN.md §4). */
 export interface SignificanceTest {
   a: string;
   b: string;
@@ -30,29 +23,21 @@ export interface SignificanceTest {
   pHolm: number;
 }
 
-/**
- * What `compareRuns` returns; `JSON.stringify` of it is the `gbr compare --json` output.
- */
+/** `JSON.stringify` of it is the `gbr compare --json` output. */
 export interface Comparison {
   tests: SignificanceTest[];
 }
 
-/**
- * Options of `compareRuns`: which tests, and the randomization settings shared by all of them.
- */
 export interface CompareOptions extends RandomizationOptions {
-  /** Metrics to test (default all five, in METRICS order). */
+  /** Default all five, in METRICS order. */
   metrics?: readonly Metric[];
-  /** Run-name pairs to test, a against b (default every pair, in the order the runs are given). */
+  /** Pairs tested a against b (default every pair, in run order). */
   pairs?: readonly (readonly [string, string])[];
 }
 
 /**
- * Paired randomization tests between runs, for every pair (or the given pairs) and every
- * metric, with Holm's correction over all tests returned. Queries are those of the qrels that
- * have a relevant document (as `evaluate` counts them), in qrels order; a query missing from a
- * run's per-query values scores 0 on every metric, as `evaluate` scores a missing ranking.
- * Every test is seeded with the same seed, so its p does not depend on the other tests.
+ * Queries are those of the qrels with a relevant document, in qrels order; a query missing from a run scores 0,
+ * as in `evaluate`. Every test gets the same seed, so its p does not depend on the other tests.
  */
 export function compareRuns(
   runs: readonly RunScores[],
@@ -87,14 +72,11 @@ export function compareRuns(
     }
   }
   const adjusted = holm(raw.map((t) => t.p));
-  // Build each object with its keys in the documented order: JSON output follows it.
+  // Keys in the documented order: JSON output follows it.
   return { tests: raw.map((t, i) => ({ a: t.a, b: t.b, metric: t.metric, meanA: t.meanA, meanB: t.meanB, delta: t.delta, p: t.p, pHolm: adjusted[i] })) };
 }
 
-/**
- * The queries a comparison runs over, in order: a qrels map's queries with a relevant document
- * (as `evaluate` counts them), or the ids as given.
- */
+/** A qrels map's queries with a relevant document (as `evaluate` counts them), or the ids as given. */
 export function comparedQueries(queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>): QueryId[] {
   return queries instanceof Map
     ? [...(queries as ReadonlyMap<QueryId, ReadonlySet<DocId>>)].filter(([, g]) => g.size > 0).map(([q]) => q)

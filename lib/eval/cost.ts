@@ -5,15 +5,12 @@ import { PACKAGE_ROOT } from "../paths";
 import type { Work, RunCost } from "../types";
 import { readConfig } from "../config";
 
-/**
- * What one method spent: the work of its run (`RunCost`: online and one-time corpus work, with
- * the models behind it) and the wall time of answering the queries and of preparing the corpus.
- */
+/** What one method spent: its run's `RunCost` and the wall time of the queries and of corpus preparation. */
 export interface MethodUsage {
   method: string;
   queries: number;
   cost: RunCost;
-  /** Wall time spent answering the queries (the run itself), in seconds. */
+  /** Wall time of the run itself, in seconds. */
   seconds: number;
   /** Wall time of the one-time corpus work (indexing, embedding, translating, fitting), in seconds. */
   corpusSeconds: number;
@@ -26,21 +23,15 @@ export interface PriceTable {
   embedding: Record<string, number>;
 }
 
-/**
- * One row of the cost table (the paper's Table 17, plus the one-time columns).
- */
+/** One row of the cost table (the paper's Table 17, plus the one-time columns). */
 export interface CostRow {
   method: string;
   /** Online chat calls plus query embeddings plus rerank requests, per query. */
   callsPerQuery: number;
   /** Online LLM tokens (input + output) per query. */
   llmTokensPerQuery: number;
-  /** Online embedding tokens per query. */
   embeddingTokensPerQuery: number;
-  /**
-   * Where the embedding tokens come from: "provider" (reported by the server, stored with each
-   * cached vector), "estimated" (o200k counts: the server reported none), "mixed", or "" (none).
-   */
+  /** "provider" (server-reported, cached with each vector), "estimated" (o200k counts), "mixed", or "" (none). */
   embeddingTokensSource: string;
   /** (query, article) pairs a cross-encoder scored, per query (0 for everything else). */
   rerankPairsPerQuery: number;
@@ -67,18 +58,14 @@ export function loadPrices(file = readConfig().pricesFile ?? path.join(PACKAGE_R
   return { llm: parsed.llm, embedding: parsed.embedding };
 }
 
-/**
- * USD per million input and output tokens of a chat model (the "default" entry for an unlisted one).
- */
+/** USD per million input and output tokens of a chat model (the "default" entry for an unlisted one). */
 export function llmPrice(prices: PriceTable, model?: string): { input: number; output: number } {
   const p = (model && prices.llm[model]) || prices.llm.default;
   if (!p) throw new Error(`no LLM price for '${model}' and no "default" in the price table`);
   return p;
 }
 
-/**
- * USD per million tokens of an embedding model (the "default" entry for an unlisted one).
- */
+/** USD per million tokens of an embedding model (the "default" entry for an unlisted one). */
 export function embeddingPrice(prices: PriceTable, model?: string): number {
   const p = (model !== undefined ? prices.embedding[model] : undefined) ?? prices.embedding.default;
   if (p === undefined) throw new Error(`no embedding price for '${model}' and no "default" in the price table`);
@@ -92,11 +79,7 @@ function tokenSource(tokens: number, estimated: number): string {
   return estimated >= tokens ? "estimated" : "mixed";
 }
 
-/**
- * The paper's Table 17 for a set of methods: online calls (chat calls plus one embedding per
- * query), LLM tokens (input + output), embedding tokens and wall time per query, API-equivalent
- * cost per query; and the one-time corpus work apart (never part of the per-query columns).
- */
+/** The paper's Table 17: per-query online calls, tokens, time and cost; one-time corpus work kept apart. */
 export function costTable(usages: readonly MethodUsage[], prices: PriceTable): CostRow[] {
   return usages.map((u) => {
     const n = Math.max(1, u.queries);
@@ -119,19 +102,13 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable): C
   });
 }
 
-/**
- * API-equivalent USD of some provider work: its chat tokens at the chat model's input and output
- * prices, its embedding tokens at the embedding model's.
- */
+/** API-equivalent USD of provider work, each token kind at its model's price. */
 export function workCost(prices: PriceTable, w: Work, llmModel?: string, embeddingModel?: string): number {
   const lp = llmPrice(prices, llmModel);
   return (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * embeddingPrice(prices, embeddingModel)) / 1e6;
 }
 
-/**
- * The usage meter's pricer for a price table: chat calls at their model's input and output
- * prices, embeddings at their model's price, rerank requests free (no price is known).
- */
+/** Usage-meter pricer: chat and embeddings at their model's prices, rerank requests free (no price known). */
 export function pricerFrom(prices: PriceTable): Pricer {
   return (kind, u) => {
     if (kind === "chat") {

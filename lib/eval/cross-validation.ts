@@ -1,18 +1,12 @@
 /**
- * The honest counterpart of the paper's oracle tuning. The paper picks the best (k1, b) on the
- * very queries it reports, so its "+0.05 (original queries), +0.01 (reformulated)" (DESIGN.md
- * §7) is an upper bound, not a deployable gain: it had no development split. k-fold
- * cross-validation over the same finished sweep scores each query with a setting chosen
- * without it.
+ * k-fold cross-validated (k1, b) tuning: the honest counterpart of the paper's oracle tuning, which picks the
+ * best setting on the very queries it reports, so its +0.05 / +0.01 (DESIGN.md §7) is an upper bound.
  */
 import type { QueryId } from "../types";
 import { meanOf, type Metric, type MetricValues } from "./metrics";
 import { checkMetric, firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
 import { Xoshiro128ss } from "../util/random";
 
-/**
- * One fold of a cross-validated tuning.
- */
 export interface CvFold {
   fold: number;
   /** The setting chosen on the other folds' queries. */
@@ -26,17 +20,11 @@ export interface CvFold {
   testMean: MetricValues;
 }
 
-/**
- * What `crossValidatedTuning` returns: the honest estimate next to the oracle and the default.
- */
+/** The honest estimate next to the oracle and the default. */
 export interface CvResult {
   metric: Metric;
   folds: CvFold[];
-  /**
-   * Pooled held-out estimate: every query counted once, with the setting chosen without it,
-   * macro-averaged in the order of `queryIds` (not the mean of fold means, which would weigh
-   * the smaller folds' queries more).
-   */
+  /** Pooled held-out means, each query once (not the mean of fold means, which over-weighs small folds). */
   mean: MetricValues;
   perQuery: Map<QueryId, MetricValues>;
   /** The oracle (best on all these queries, the paper's number) for comparison. */
@@ -45,9 +33,6 @@ export interface CvResult {
   default: SweepChoice & { mean: MetricValues };
 }
 
-/**
- * Options of `crossValidatedTuning`.
- */
 export interface CvOptions {
   /** Number of folds (default 5). */
   folds?: number;
@@ -58,13 +43,9 @@ export interface CvOptions {
 }
 
 /**
- * k-fold cross-validated tuning from a finished sweep (no retrieval is re-run): the queries
- * are shuffled with the project's seeded generator (xoshiro128**, Fisher–Yates) and dealt
- * round-robin into k folds (sizes differ by at most one); for each fold, the setting with the
- * best mean `metric` on the other folds' queries (ties: first in grid order) is evaluated on the
- * held-out fold. The pooled held-out means are the deployable estimate of tuning, which the
- * paper, lacking a development split, does not report; `oracle` and `default` on the same
- * queries sit beside it.
+ * k-fold cross-validated tuning from a finished sweep (no retrieval re-run): queries shuffled (xoshiro128**,
+ * Fisher–Yates), dealt round-robin into k folds; each fold is scored with the best setting on the other folds
+ * (ties: first in grid order).
  */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
   const k = opts.folds ?? 5;

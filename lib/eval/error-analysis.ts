@@ -1,52 +1,33 @@
 /**
- * Error analysis: where and why one method wins or loses against another. A mean hides whether
- * a gain comes from many small improvements or a few large ones, and which questions no method
- * answers; these functions say it per query, per legal area and per gold article.
- *
- * Pure, over the project's types. Ranks follow the metrics' convention (`dedupeCut`): a repeated
- * doc id counts once, at its first rank, and nothing beyond rank 100 (DEPTH) counts, so a rank
- * shown here is the rank the metrics scored.
+ * Error analysis: where and why one method wins or loses against another, per query, legal area and gold
+ * article. Ranks follow the metrics' `dedupeCut` (a repeated id once, nothing past DEPTH 100).
  */
 import { NO_AREA, sourceOf, type DocId, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
 import { dedupeCut, DEPTH, evaluate, METRICS, queryMetrics, type Metric, type MetricValues } from "./metrics";
 
-/**
- * One run's per-query metric values, as `evaluate(...).perQuery` gives them.
- */
+/** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
 
 /**
- * The default tie tolerance of `winLoss` and `largestDifferences`. Two rankings that put the
- * gold at the same ranks get bit-identical values (one computation), but values that went
- * through another path (a per-query.csv read back, another tool's evaluation, a different
- * summation order) can differ in the last bits; 1e-12 absorbs that and stays far below what
- * moving one gold article by one rank changes (about 1e-6 at worst, MAP@100 with 100 gold
- * articles near rank 100). The randomization test uses the same tolerance.
+ * Tie tolerance of `winLoss`, `largestDifferences` and the randomization test: absorbs last-bit summation
+ * differences, far below one gold article moving one rank (about 1e-6 at worst, MAP@100).
  */
 export const DEFAULT_TIE = 1e-12;
 
-/**
- * Wins, ties and losses of run A against run B over some queries (`queries` = their sum).
- */
+/** Wins, ties and losses of run A against run B (`queries` = their sum). */
 export interface WinLossCounts {
   queries: number;
-  /** Queries where A scores higher than B by more than the tie tolerance. */
+  /** A scores higher than B by more than the tie tolerance. */
   wins: number;
   ties: number;
-  /** Queries where B scores higher than A by more than the tie tolerance. */
   losses: number;
 }
 
-/**
- * `WinLossCounts` of one legal area.
- */
+/** `WinLossCounts` of one legal area. */
 export interface WinLossGroup extends WinLossCounts {
   group: string;
 }
 
-/**
- * What `winLoss` returns.
- */
 export interface WinLoss {
   metric: Metric;
   tie: number;
@@ -58,9 +39,6 @@ export interface WinLoss {
   onlyInB: QueryId[];
 }
 
-/**
- * Options of `winLoss`.
- */
 export interface WinLossOptions {
   /** A query is a tie when |A − B| ≤ tie (default DEFAULT_TIE, 1e-12). */
   tie?: number;
@@ -69,11 +47,8 @@ export interface WinLossOptions {
 }
 
 /**
- * Per-query wins, ties and losses of run A against run B on one metric, over the queries both
- * have (in A's order), in total and, with `meta`, per legal area. Per-query values from
- * `evaluate` on the same qrels always share every query (a missing ranking scores 0 there, so
- * it is a loss, not an absence); queries of only one map are listed, not counted, since there
- * is nothing to compare them with.
+ * Per-query wins, ties and losses of A against B on one metric over the queries both have (in A's order), in
+ * total and per area with `meta`. Queries of only one map are listed, not counted.
  */
 export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossOptions = {}): WinLoss {
   checkMetric(metric);
@@ -105,11 +80,7 @@ export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossO
   return out;
 }
 
-/**
- * Where each gold article of a query stands in a ranking: its 1-based rank as the metrics count
- * it (duplicates once, at the first rank), or null when it is not in the top 100. In the
- * order of `gold`.
- */
+/** Each gold article's 1-based rank as the metrics count it, or null outside the top 100; in `gold` order. */
 export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId, number | null> {
   const rankOf = new Map<DocId, number>();
   dedupeCut(ranking).forEach((id, i) => {
@@ -118,18 +89,14 @@ export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId
   return new Map([...gold].map((id) => [id, rankOf.get(id) ?? null]));
 }
 
-/**
- * One gold article of a query, with its rank in each run (null: not in the top 100).
- */
+/** One gold article of a query, with its rank in each run (null: not in the top 100). */
 export interface GoldRankPair {
   article: DocId;
   rankA: number | null;
   rankB: number | null;
 }
 
-/**
- * One query of `largestDifferences`: Δ = a − b on the metric, and where the gold articles stand.
- */
+/** One query of `largestDifferences`: Δ = a − b on the metric, and where the gold articles stand. */
 export interface QueryDifference {
   query: QueryId;
   area: string;
@@ -139,9 +106,6 @@ export interface QueryDifference {
   gold: GoldRankPair[];
 }
 
-/**
- * Options of `largestDifferences`.
- */
 export interface DifferenceOptions {
   /** How many queries (default 10). */
   n?: number;
@@ -152,13 +116,9 @@ export interface DifferenceOptions {
 }
 
 /**
- * The `n` queries where two runs differ most on a metric (largest |Δ| first; equal |Δ| in
- * qrels order), with each run's value and, for every gold article, its rank in each run: the
- * ranks say why (A found an article B missed, or ranked it higher). The queries are those of
- * the qrels with a relevant article, scored exactly as `evaluate` scores them (a query missing
- * from a run scores 0, its gold unranked); ties (|Δ| ≤ tie) are left out, since a list padded
- * with them explains nothing. Gold articles are ordered by their better rank in either run,
- * unranked last, then by id.
+ * The `n` queries where two runs differ most on a metric (largest |Δ| first, then qrels order), with each gold
+ * article's rank in each run: the ranks say why. Scored as `evaluate` scores them; ties (|Δ| ≤ tie) left out.
+ * Gold articles by their better rank, unranked last, then by id.
  */
 export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
@@ -190,11 +150,7 @@ export function largestDifferences(
   return all.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta)).slice(0, n);
 }
 
-/**
- * Per query of the qrels with a relevant article (in qrels order), the rank of its first gold
- * article as the metrics count ranks (1-based, duplicates once), or null when no gold article
- * is in the top 100 or the run has no ranking for it.
- */
+/** Per qrels query with a relevant article: its first gold article's rank as the metrics count it, or null. */
 export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Map<QueryId, number | null> {
   const out = new Map<QueryId, number | null>();
   for (const [query, gold] of qrels) {
@@ -206,10 +162,8 @@ export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: R
 }
 
 /**
- * The buckets of `firstGoldRankDistribution`, each up to and including `max`: rank 1 (the answer
- * on top), 2–3 (what a reader takes in at a glance), 4–10 (the cut of nDCG@10 and Recall@10),
- * 11–20 (a second page), 21–50, 51–100 (the rest of the evaluated depth). Labels use an ASCII
- * hyphen so they are typed as easily as they are read.
+ * Buckets of `firstGoldRankDistribution`, each up to and including `max` (4–10: the cut of nDCG@10 and
+ * Recall@10). ASCII hyphens, so labels are as easy to type as to read.
  */
 export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
   { label: "1", max: 1 },
@@ -220,26 +174,19 @@ export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
   { label: "51-100", max: DEPTH },
 ];
 
-/**
- * The last bucket of `firstGoldRankDistribution`: no gold article in the top 100.
- */
+/** The last bucket of `firstGoldRankDistribution`: no gold article in the top 100. */
 export const NOT_FOUND = "not found";
 
 /**
- * What `firstGoldRankDistribution` returns: bucket labels (RANK_BUCKETS, then NOT_FOUND) and,
- * per run in the order given, its number of queries in each bucket (aligned with `buckets`).
- * Arrays rather than objects keyed by run name, so a run named "1" cannot reorder the keys.
+ * Bucket labels (RANK_BUCKETS, then NOT_FOUND) and each run's counts aligned with them; arrays, not objects
+ * keyed by run name, so a run named "1" cannot reorder the keys.
  */
 export interface RankDistribution {
   buckets: string[];
   runs: { name: string; queries: number; counts: number[] }[];
 }
 
-/**
- * Buckets the first-gold ranks of several runs at once (see RANK_BUCKETS), so one table shows
- * where each run puts its first relevant article. A rank beyond 100 counts as not found, as the
- * metrics ignore anything deeper.
- */
+/** First-gold ranks of several runs bucketed (RANK_BUCKETS); a rank beyond 100 counts as not found. */
 export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, ReadonlyMap<QueryId, number | null>>): RankDistribution {
   const buckets = [...RANK_BUCKETS.map((b) => b.label), NOT_FOUND];
   const runs = [...ranksByRun].map(([name, ranks]) => {
@@ -255,8 +202,7 @@ export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, Readon
 }
 
 /**
- * `firstGoldRankDistribution` straight from runs: each run's first-gold ranks
- * (`firstGoldRanks`) bucketed, runs in the order given.
+ * `firstGoldRankDistribution` straight from runs (`firstGoldRanks` of each, in the order given).
  *
  * @example
  * const dist = goldRankDistribution(new Map([["bm25", bm25.rankings], ["lsi", lsi.rankings]]), bench.qrels);
@@ -266,10 +212,7 @@ export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["ran
   return firstGoldRankDistribution(new Map([...rankingsByRun].map(([name, r]) => [name, firstGoldRanks(r, qrels)])));
 }
 
-/**
- * One question of `hardestQuestions`: its best and mean score over the methods, each method's
- * value (in the order the methods were given), and its gold articles with their statutes.
- */
+/** One question of `hardestQuestions`: best and mean score over the methods, each one's value, gold articles. */
 export interface HardQuestion {
   query: QueryId;
   area: string;
@@ -280,11 +223,8 @@ export interface HardQuestion {
 }
 
 /**
- * The `n` questions no method answers well: ranked by their best score over every method
- * (lowest first), then by the mean over the methods, then in qrels order — a question only one
- * method gets right is not hard, it is that method's strength. Questions are those of the qrels
- * with a relevant article that every method has a value for (one a method never scored cannot
- * be called hard for it). Gold articles come in qrels order with their statute.
+ * The `n` questions no method answers well: by best score over the methods (lowest first), then mean, then qrels
+ * order — one that only one method gets right is that method's strength. Only questions every method scored.
  *
  * @example
  * const byRun = new Map([["bm25", evaluate(bm25.rankings, qrels).perQuery], ["dense", evaluate(dense.rankings, qrels).perQuery]]);
@@ -316,17 +256,13 @@ export function hardestQuestions(
   return all.sort((x, y) => x.max - y.max || x.mean - y.mean).slice(0, n);
 }
 
-/**
- * One named run for `analyseErrors`: its name (the CLI uses the file name) and its rankings.
- */
+/** A run for `analyseErrors`: its name (the CLI uses the file name) and its rankings. */
 export interface NamedRankings {
   name: string;
   rankings: Run["rankings"];
 }
 
-/**
- * Everything `gbr errors` shows of two runs; `JSON.stringify` of it is `gbr errors --json`.
- */
+/** Everything `gbr errors` shows of two runs; `JSON.stringify` of it is `gbr errors --json`. */
 export interface ErrorAnalysis {
   a: string;
   b: string;
@@ -338,9 +274,6 @@ export interface ErrorAnalysis {
   firstGoldRanks: RankDistribution;
 }
 
-/**
- * Options of `analyseErrors`.
- */
 export interface ErrorAnalysisOptions {
   /** Default Recall@100, the paper's headline metric. */
   metric?: Metric;
@@ -351,10 +284,8 @@ export interface ErrorAnalysisOptions {
 }
 
 /**
- * The error analysis of run A against run B, as one value for the terminal and for JSON: the
- * win/tie/loss counts (per area with `meta`), the largest differences with gold ranks, and the
- * first-gold-rank distribution of both runs. Queries are the qrels' with a relevant article,
- * scored as `evaluate` scores them, so every count adds up to that number.
+ * Error analysis of A against B for the terminal and JSON: win/tie/loss counts, largest differences with gold
+ * ranks, both runs' first-gold-rank distributions. Queries as `evaluate` counts them.
  *
  * @example
  * const analysis = analyseErrors({ name: "bm25", rankings: a.rankings }, { name: "lsi", rankings: b.rankings }, qrels);

@@ -8,27 +8,18 @@ import type { DocId, QueryId, Ranking, Run } from "../types";
  */
 export const METRICS = ["nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@100"] as const;
 
-/**
- * One metric's name, exactly as `gbr eval --json` prints it.
- */
+/** One metric's name, exactly as `gbr eval --json` prints it. */
 export type Metric = (typeof METRICS)[number];
 
-/**
- * A value for each of the five metrics.
- */
 export type MetricValues = Record<Metric, number>;
 
-/**
- * Ranking depth the paper evaluates at; deeper entries are ignored.
- */
+/** Ranking depth the paper evaluates at; deeper entries are ignored. */
 export const DEPTH = 100;
 
-/** The DCG discount 1 / log2(rank + 1) of each 0-based rank up to DEPTH, computed once for every ranking. */
+/** DCG discount 1 / log2(rank + 1) of each 0-based rank, computed once. */
 const DISCOUNT = Float64Array.from({ length: DEPTH }, (_, i) => 1 / Math.log2(i + 2));
 
-/**
- * Unique doc ids in rank order, cut at `depth`: a repeated id counts once, at its first rank.
- */
+/** Unique doc ids in rank order, cut at `depth`: a repeated id counts once, at its first rank. */
 export function dedupeCut(ranking: Ranking, depth = DEPTH): DocId[] {
   const seen = new Set<DocId>();
   const out: DocId[] = [];
@@ -48,10 +39,8 @@ function idealDcg(nGold: number, k: number): number {
 }
 
 /**
- * The one computation of the five metrics, shared by `queryMetrics` and `PositionalEvaluator`
- * so that both give the same values to the last bit: `rel[i]` says whether the (already
- * de-duplicated) i-th ranked document is relevant, for i < n ≤ DEPTH; g is the number of
- * relevant documents.
+ * The one computation of the metrics, shared by `queryMetrics` and `PositionalEvaluator` so both agree to the
+ * last bit: `rel[i]` marks the (de-duplicated) i-th document relevant, i < n ≤ DEPTH; g is the number relevant.
  */
 function metricsOfRelevance(rel: ArrayLike<boolean | number>, n: number, g: number): MetricValues {
   if (g === 0) throw new RangeError("a query needs at least one relevant document to be evaluated");
@@ -79,22 +68,15 @@ function metricsOfRelevance(rel: ArrayLike<boolean | number>, n: number, g: numb
   };
 }
 
-/**
- * The paper's metrics for one query, computed on the ranking in its given order (never
- * re-sorted by score, unlike trec_eval, so tied scores cannot change the result).
- */
+/** One query's metrics on the given order (never re-sorted by score as trec_eval does: ties change nothing). */
 export function queryMetrics(ranking: Ranking, gold: ReadonlySet<DocId>): MetricValues {
   const list = dedupeCut(ranking);
   return metricsOfRelevance(list.map((id) => gold.has(id)), list.length, gold.size);
 }
 
 /**
- * `queryMetrics` for rankings given as positions in a fixed list of doc ids (a corpus), for
- * callers that score many rankings of the same query, such as a tuning sweep's 192 settings:
- * the query's relevant documents are marked once (`setGold`), and each ranking is then scored
- * without building id strings or sets. The values are `queryMetrics`' to the last bit (same
- * computation); positions whose doc ids repeat in the list count once, at their first rank, as
- * `dedupeCut` counts repeated ids.
+ * `queryMetrics` for rankings of positions in a fixed doc-id list, for scoring many rankings of one query (a
+ * sweep's 192 settings) without building ids or sets. Same values to the last bit; repeated ids count once.
  */
 export class PositionalEvaluator {
   /** Each position's representative: the first position with the same doc id. */
@@ -104,7 +86,7 @@ export class PositionalEvaluator {
   private readonly isGold: Uint8Array;
   private goldMarked: number[] = [];
   private goldCount = 0;
-  /** By representative position: the stamp of the last ranking that listed it (de-duplication without clearing). */
+  /** By representative position: stamp of the last ranking that listed it (dedupe without clearing). */
   private readonly seen: Int32Array;
   private stamp = 0;
   private readonly rel = new Uint8Array(DEPTH);
@@ -121,10 +103,7 @@ export class PositionalEvaluator {
     this.seen = new Int32Array(docIds.length);
   }
 
-  /**
-   * Makes `gold` the relevant documents of the rankings scored next; ids outside the list count
-   * toward |gold| but can never be retrieved, as in `queryMetrics`.
-   */
+  /** Gold of the rankings scored next; ids outside the list count toward |gold|, as in `queryMetrics`. */
   setGold(gold: ReadonlySet<DocId>): void {
     for (const d of this.goldMarked) this.isGold[d] = 0;
     this.goldMarked = [];
@@ -136,9 +115,7 @@ export class PositionalEvaluator {
     this.goldCount = gold.size;
   }
 
-  /**
-   * The five metrics of a ranking of positions (best first) against the current gold.
-   */
+  /** The five metrics of a ranking of positions (best first) against the current gold. */
   metrics(ranking: ArrayLike<number>): MetricValues {
     const { canon, isGold, seen, rel } = this;
     if (this.stamp === 0x7fffffff) {
@@ -159,9 +136,7 @@ export class PositionalEvaluator {
   }
 }
 
-/**
- * A run's evaluation: the macro averages and every query's values.
- */
+/** A run's evaluation: the macro averages and every query's values. */
 export interface Evaluation {
   mean: MetricValues;
   perQuery: Map<QueryId, MetricValues>;
@@ -184,9 +159,7 @@ export function evaluate(rankings: Run["rankings"], qrels: ReadonlyMap<QueryId, 
   return { mean: meanOf([...perQuery.values()]), perQuery };
 }
 
-/**
- * Macro average of per-query values, summed in the given order.
- */
+/** Macro average of per-query values, summed in the given order. */
 export function meanOf(rows: readonly MetricValues[]): MetricValues {
   const out = Object.fromEntries(METRICS.map((m) => [m, 0])) as MetricValues;
   if (rows.length === 0) return out;

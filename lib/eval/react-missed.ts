@@ -1,37 +1,23 @@
 /**
- * The REACT diagnostic of the paper's appendix C.4: gold articles that the planner's queries
- * brought into BM25's top 100 but that the observer never kept. Candidate-pool recall minus
- * observer-kept recall says how much recall is lost this way; this says which query–article
- * pairs it is, and how many queries it touches.
- *
- * Pure: it reads the rounds REACT records per query (any value with the fields below; REACT's
- * trace rounds have them) and the qrels, and knows nothing about how REACT ran.
+ * The REACT diagnostic of the paper's appendix C.4: gold articles the planner's queries brought into BM25's top
+ * 100 but the observer never kept. Pure: reads the recorded rounds and the qrels only.
  */
 import type { DocId, QueryId } from "../types";
 
-/**
- * What the diagnostic needs of one REACT round: the BM25 results of the planner's query (1-based
- * ranks) and the articles the observer kept. REACT's `ReactRoundTrace` is one of these.
- */
+/** One REACT round's BM25 results (1-based ranks) and the articles the observer kept; `ReactRoundTrace` fits. */
 export interface ReactRoundLike {
   retrieved: readonly { id: DocId; rank: number }[];
   kept: readonly { id: DocId }[];
 }
 
-/**
- * The missed gold of one round r: pairs (query, gold article) retrieved in some round ≤ r and
- * kept by the observer in no round ≤ r, and the queries with at least one such pair.
- */
+/** Missed gold of round r: (query, gold) pairs retrieved in some round ≤ r and kept in none, and their queries. */
 export interface MissedGoldRound {
   round: number;
   missedGoldPairs: number;
   missedGoldQueries: number;
 }
 
-/**
- * One gold article retrieved but never kept by the last round, with how it was retrieved. The
- * fields, in this order, are the columns of react-missed.csv (MISSED_GOLD_COLUMNS).
- */
+/** A gold article retrieved but never kept by the last round; fields in the order of MISSED_GOLD_COLUMNS. */
 export interface MissedGoldPair {
   query: QueryId;
   article: DocId;
@@ -39,14 +25,10 @@ export interface MissedGoldPair {
   firstRetrievedRound: number;
   /** Its best (smallest) 1-based BM25 rank over the rounds that retrieved it. */
   bestRank: number;
-  /** The number of rounds that retrieved it. */
   roundsRetrieved: number;
 }
 
-/**
- * What `reactMissedGold` returns: one entry per requested round that the run has, in the order
- * asked, and the pairs still missed after the run's last round.
- */
+/** One entry per requested round the run has (in the order asked), and the pairs still missed after the last. */
 export interface MissedGold {
   rounds: MissedGoldRound[];
   /** The run's last round (the most rounds any query has); `pairs` are as of this round. */
@@ -54,15 +36,12 @@ export interface MissedGold {
   pairs: MissedGoldPair[];
 }
 
-/**
- * The columns of react-missed.csv, in order: the fields of `MissedGoldPair`.
- */
+/** The columns of react-missed.csv, in order: the fields of `MissedGoldPair`. */
 export const MISSED_GOLD_COLUMNS = ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"] as const;
 
 /**
- * The paper's figure for this diagnostic (appendix C.4), on its 283 queries: by round 10, 98
- * relevant query–article pairs retrieved by the planner's queries are never kept by the
- * observer, in 64 queries. A reference line next to ours, not comparable on another query set.
+ * The paper's figure (appendix C.4, 283 queries): by round 10, 98 retrieved gold pairs never kept, in 64
+ * queries. A reference line, not comparable on another query set.
  */
 export const PAPER_MISSED_GOLD = { round: 10, pairs: 98, queries: 64, ofQueries: 283 } as const;
 
@@ -70,17 +49,10 @@ export const PAPER_MISSED_GOLD = { round: 10, pairs: 98, queries: 64, ofQueries:
 const DEFAULT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
 /**
- * Gold articles REACT retrieved but the observer did not keep. `roundsByQuery` holds per query
- * its rounds in order (index r − 1 = round r); `qrels` the gold articles. For each requested
- * round r (default 1, 2, 3, 5, 10; those beyond the run's last round are left out), it counts
- * the (query, gold article) pairs retrieved in some round ≤ r yet kept in no round ≤ r, and
- * the queries with at least one; a gold article kept only after r counts as missed at r. Then
- * it lists the pairs still missed after the run's last round, with the first round that
- * retrieved each, its best BM25 rank and the number of rounds that retrieved it, sorted by
- * query (in `roundsByQuery` order), first round, best rank, then article id.
- *
- * Queries without gold, and gold of queries absent from `roundsByQuery`, contribute nothing.
- * A query with fewer rounds than r (a run cut short) counts with the rounds it has.
+ * Gold articles REACT retrieved but the observer did not keep. Per requested round r (default 1, 2, 3, 5, 10;
+ * those past the run's last round left out), the pairs retrieved in some round ≤ r yet kept in none ≤ r, and
+ * their queries; then the pairs still missed after the last round, sorted by query, first round, best rank, id.
+ * A query with fewer rounds than r counts with the rounds it has.
  */
 export function reactMissedGold(
   roundsByQuery: ReadonlyMap<QueryId, readonly ReactRoundLike[]>,
@@ -92,8 +64,7 @@ export function reactMissedGold(
   for (const rs of roundsByQuery.values()) lastRound = Math.max(lastRound, rs.length);
   const asked = rounds.filter((r) => r >= 1 && r <= lastRound);
 
-  // Per gold article of each query: the first round that retrieved it and the first that kept
-  // it. Missed at r exactly when firstRetrieved ≤ r < firstKept (never kept: firstKept = ∞).
+  // Missed at r exactly when firstRetrieved ≤ r < firstKept (never kept: firstKept = ∞).
   const perQuery: { query: QueryId; gold: { article: DocId; firstRetrieved: number; firstKept: number; bestRank: number; times: number }[] }[] = [];
   for (const [query, rs] of roundsByQuery) {
     const gold = qrels.get(query);
@@ -114,8 +85,7 @@ export function reactMissedGold(
       }
       for (const { id } of round.kept) {
         const g = found.get(id);
-        // The observer only judges what this round retrieved, so a kept gold article is in `found`;
-        // anything else kept (not gold) does not matter here.
+        // The observer judges only this round's results, so kept gold is always in `found`.
         if (g && g.firstKept === Infinity) g.firstKept = r;
       }
     });
@@ -144,10 +114,7 @@ export function reactMissedGold(
   return { rounds: summary, lastRound, pairs };
 }
 
-/**
- * One row of `missedGoldByFirstRound`: of the pairs still missed after the last round, those
- * whose article first came up in this round, and the queries they belong to.
- */
+/** Of the pairs still missed after the last round, those first retrieved in this round, and their queries. */
 export interface MissedFirstRoundRow {
   round: number;
   pairs: number;
@@ -155,12 +122,8 @@ export interface MissedFirstRoundRow {
 }
 
 /**
- * In which round the missed gold appeared: per round 1 … `lastRound`, how many of the missed
- * pairs (`reactMissedGold(…).pairs`) were first retrieved in it. Many pairs in round 1 mean
- * the observer let go of gold that the planner's first query had already found; many late
- * ones, that the planner reached it only after several rounds and the observer still let it
- * go. Every round has a row (zeros included), so the rows sum to the number of pairs and
- * tables line up across runs.
+ * Per round 1 … `lastRound`, how many missed pairs were first retrieved in it: early means the observer let go
+ * of gold the first query found, late that the planner reached it slowly. Zero rows kept, so tables line up.
  */
 export function missedGoldByFirstRound(pairs: readonly MissedGoldPair[], lastRound: number): MissedFirstRoundRow[] {
   if (!(Number.isInteger(lastRound) && lastRound >= 0)) throw new RangeError(`lastRound must be an integer >= 0, got ${lastRound}`);

@@ -1,20 +1,14 @@
 /**
- * The paper's REACT round table (appendix C.4): after rounds 1, 2, 3, 5 and 10, the Recall@100 of
- * what the observer kept against the recall of the candidate pool (all that was retrieved), and
- * the calls and tokens per query so far. Evaluation only: it reads a REACT run's per-round
- * rankings and costs through a structural view, so it depends on nothing of lib/llm.
+ * The paper's REACT round table (appendix C.4): observer-kept vs candidate-pool Recall@100, with calls and tokens
+ * per query. Reads a run through a structural view, so it depends on nothing of lib/llm.
  */
 import type { DocId, QueryId, Run } from "../types";
 import { evaluate } from "./metrics";
 
-/**
- * The rounds the paper's round table reports.
- */
+/** The rounds the paper's round table reports. */
 export const PAPER_SNAPSHOT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
-/**
- * What the round table reads of a REACT run (a `ReactRunResult` is one).
- */
+/** What the round table reads of a REACT run (a `ReactRunResult` is one). */
 export interface ReactRoundsView {
   rounds: number;
   queryIds: readonly QueryId[];
@@ -44,12 +38,9 @@ export interface ReactRoundRow {
 }
 
 /**
- * The paper's round table: for rounds 1, 2, 3, 5 and 10 (those the run has), observer-kept
- * Recall@100 (via `evaluate`), candidate-pool recall (gold found anywhere among the candidates
- * retrieved so far / |gold|; the pool is not cut at 100, so it is computed here rather than by
- * `evaluate`), both macro over the qrels' queries as `evaluate` averages (a query missing from
- * the run counts 0), and the mean calls and tokens per query up to that round over the run's
- * queries.
+ * The round table for rounds 1, 2, 3, 5, 10 (those the run has): kept Recall@100 (via `evaluate`) and
+ * candidate-pool recall (the pool is not cut at 100, so computed here), both macro over the qrels' queries as
+ * `evaluate` averages; mean calls and tokens per query up to that round.
  */
 export function reactRoundTable(
   result: ReactRoundsView,

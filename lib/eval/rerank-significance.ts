@@ -1,18 +1,13 @@
 /**
- * The re-ranking family of significance tests, beyond the paper: every re-ranked run
- * (`rerank:<reranker>:<first stage>`) against its own first stage, on the paper's four metrics,
- * with Holm's correction over this family alone — a re-ranker is judged by what it adds to the
- * ranking it was given, not against BM25, and apart from the paper's 20 tests.
+ * Re-ranking significance, beyond the paper: each re-ranked run against its own first stage, Holm over this
+ * family alone — a re-ranker is judged by what it adds to the ranking it was given, not against BM25.
  */
 import type { DocId, QueryId } from "../types";
 import { comparedQueries, compareRuns, type SignificanceTest } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";
 import type { RandomizationOptions } from "./randomization";
 
-/**
- * What significance.json holds under `rerank` (null when no re-ranked run and its first stage
- * both ran).
- */
+/** significance.json's `rerank` (null when no re-ranked run ran with its first stage). */
 export interface RerankSignificance {
   /** Tests in this family (re-ranked runs × metrics). */
   of: number;
@@ -21,19 +16,13 @@ export interface RerankSignificance {
   tests: SignificanceTest[];
 }
 
-/**
- * The first stage a re-ranked run's id names (`rerank:<reranker>:<first stage>`), or undefined
- * for any other id. Re-ranker names hold no colon; first stages may (`reform:bm25-greekstemmer`).
- */
+/** First stage of a `rerank:<reranker>:<first stage>` id, else undefined; first stages may hold colons. */
 export function firstStageOf(id: string): string | undefined {
   const m = /^rerank:[^:]+:(.+)$/.exec(id);
   return m?.[1];
 }
 
-/**
- * Every re-ranked run of `perQuery` whose first stage also ran, tested against that first stage
- * on `metrics`, Holm over these tests only; null when there is no such pair.
- */
+/** Each re-ranked run whose first stage also ran, against it on `metrics`, Holm over these only; null if none. */
 export function rerankSignificance(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
   queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,

@@ -1,7 +1,6 @@
 /**
- * The significance the paper reports, and significance.json: the paper's family of 20 tests
- * (PAPER_TESTS, Holm over all 20 even when some runs are missing) and, apart, an exploratory
- * family of every other experiment against BM25. The tests themselves are `compareRuns`'.
+ * significance.json: the paper's family of 20 tests (Holm over all 20 even when runs are missing) and, apart,
+ * an exploratory family of every other experiment against BM25. The tests are `compareRuns`'.
  */
 import type { DocId, QueryId } from "../types";
 import type { Metric, MetricValues } from "./metrics";
@@ -10,9 +9,8 @@ import { comparedQueries, compareRuns, type RunScores, type SignificanceTest } f
 import { rerankSignificance, type RerankSignificance } from "./rerank-significance";
 
 /**
- * The paper's 20 tests: five pairs × four metrics, each pair written as "method vs the system
- * it is claimed to improve on", so a positive delta is an improvement. Names are retriever
- * names (DESIGN.md §4); Holm runs over exactly these 20.
+ * The paper's 20 tests: five pairs × four metrics, each "method vs the system it claims to improve on", so a
+ * positive delta is an improvement. Names are retriever names (DESIGN.md §4).
  */
 export const PAPER_TESTS: { readonly pairs: readonly (readonly [string, string])[]; readonly metrics: readonly Metric[] } = {
   pairs: [
@@ -29,21 +27,13 @@ export const PAPER_TESTS: { readonly pairs: readonly (readonly [string, string])
 const PAPER_SWAPS = 100_000;
 const PAPER_SEED = 42;
 
-/**
- * The run the exploratory family tests every other experiment against: the paper's BM25.
- */
+/** The run the exploratory family tests every other experiment against: the paper's BM25. */
 export const BASELINE_RUN = "bm25-greekstemmer";
 
-/**
- * Per-query metric values of every experiment that ran, keyed by experiment id (a retriever
- * name, as in PAPER_TESTS), as `gbr reproduce` collects them from `evaluate(...).perQuery`.
- */
+/** Per-query metric values of every experiment that ran, by experiment id (retriever name, as PAPER_TESTS). */
 export type PerQueryByExperiment = ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>;
 
-/**
- * A test of the paper's family whose two runs exist: exactly what `compareRuns` gives for it
- * (same p, since every test is seeded on its own), with pHolm over the whole family of 20.
- */
+/** A paper test whose runs exist: `compareRuns`' result for it, with pHolm over the whole family of 20. */
 export interface ComputedPaperTest {
   a: string;
   b: string;
@@ -58,10 +48,7 @@ export interface ComputedPaperTest {
   pHolm: number;
 }
 
-/**
- * A test of the paper's family that could not be computed because a run is absent. It enters
- * Holm's correction as p = 1, and its own p and pHolm are reported as 1.
- */
+/** A paper test with a run absent: it enters Holm as p = 1, and its p and pHolm are reported as 1. */
 export interface MissingPaperTest {
   a: string;
   b: string;
@@ -75,15 +62,10 @@ export interface MissingPaperTest {
   pHolm: 1;
 }
 
-/**
- * One of the paper's 20 tests; `status` tells which kind.
- */
+/** One of the paper's 20 tests; `status` tells which kind. */
 export type PaperTest = ComputedPaperTest | MissingPaperTest;
 
-/**
- * The paper's family: always its 20 tests (PAPER_TESTS' pairs × metrics, in that order), of
- * which `computed` could run; Holm over all 20, missing tests at p = 1.
- */
+/** The paper's family: always its 20 tests, in PAPER_TESTS order; Holm over all 20, missing tests at p = 1. */
 export interface PaperSignificance {
   /** Tests whose two runs exist. */
   computed: number;
@@ -94,10 +76,7 @@ export interface PaperSignificance {
   tests: PaperTest[];
 }
 
-/**
- * The exploratory family beyond the paper: every other experiment against one baseline run,
- * on the paper's four metrics, with its own Holm correction over these tests only.
- */
+/** The exploratory family: every other experiment against one baseline run, Holm over these tests only. */
 export interface BaselineSignificance {
   /** The run every other experiment is tested against (b of every test). */
   against: string;
@@ -108,13 +87,8 @@ export interface BaselineSignificance {
 }
 
 /**
- * What `gbr reproduce` writes to significance.json (key order as listed):
- * `{ swaps, seed, queries, paper: { computed, of: 20, correction, tests: PaperTest[20] },
- * baseline: { against, of, correction, tests: SignificanceTest[] } | null,
- * rerank: { of, correction, tests: SignificanceTest[] } | null }`.
- * `queries` counts the queries compared (those of the qrels with a relevant article);
- * `baseline` is null when the baseline run is absent. The two families are corrected
- * separately. (`gbr compare --json` keeps its own `{ tests }` shape.)
+ * What `gbr reproduce` writes to significance.json, keys in this order. `queries` counts the queries compared;
+ * `baseline` is null when its run is absent; the two families are corrected separately.
  */
 export interface SignificanceReport {
   swaps: number;
@@ -126,19 +100,12 @@ export interface SignificanceReport {
   rerank: RerankSignificance | null;
 }
 
-/**
- * Options of `paperSignificance` and `baselineSignificance`: the randomization settings (the
- * paper's by default) and, optionally, why experiments did not run, quoted in the reasons of
- * missing tests.
- */
+/** Randomization settings (the paper's by default) and why experiments did not run, quoted in missing tests. */
 export interface SignificanceFamilyOptions extends RandomizationOptions {
   /** Experiment id → why it did not run (e.g. "skipped: no chat model configured"). */
   notRun?: ReadonlyMap<string, string>;
 }
 
-/**
- * Options of `significanceReport` and `baselineSignificance`.
- */
 export interface SignificanceReportOptions extends SignificanceFamilyOptions {
   /** The exploratory family's baseline run (default BASELINE_RUN, "bm25-greekstemmer"). */
   baseline?: string;
@@ -149,16 +116,9 @@ function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunSc
 }
 
 /**
- * The paper's 20 significance tests (PAPER_TESTS: five pairs × four metrics, in that order),
- * always all 20. A test whose two runs exist is computed exactly as `compareRuns` computes it
- * (same queries, swaps and seed, so the same p); a test with a run absent is `missing`, names
- * the absent ids and why (from `notRun` when given), and enters Holm's correction as p = 1.
- *
- * Why p = 1 rather than a smaller family: Holm's adjusted p-values only grow when any raw p
- * grows, so counting a missing test as p = 1 gives every computed test the largest adjusted p
- * it could have whatever the missing test would have shown. A computed test significant here is
- * therefore significant in the paper's full family too, and the correction never weakens
- * because a run could not be made (Holm over the computed tests alone would).
+ * The paper's 20 tests, always all 20: computed as `compareRuns` computes them (same p), or `missing` with the
+ * absent ids and why, entering Holm as p = 1. Why p = 1, not a smaller family: adjusted p only grows with any
+ * raw p, so a computed test significant here is significant in the full family too.
  */
 export function paperSignificance(
   perQuery: PerQueryByExperiment,
@@ -194,9 +154,7 @@ export function paperSignificance(
   };
 }
 
-/**
- * A pair of the paper's family whose tests are missing, with the metrics concerned and why.
- */
+/** A pair of the paper's family whose tests are missing, with the metrics concerned and why. */
 export interface MissingPair {
   a: string;
   b: string;
@@ -204,10 +162,7 @@ export interface MissingPair {
   reason: string;
 }
 
-/**
- * The missing tests of a family, one entry per pair and reason (a pair's four metrics share
- * theirs), in the family's order: the short list to show a reader instead of up to 20 rows.
- */
+/** Missing tests, one entry per pair and reason, in family order: the short list to show instead of 20 rows. */
 export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
   const out: MissingPair[] = [];
   for (const t of tests) {
@@ -220,10 +175,8 @@ export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
 }
 
 /**
- * The exploratory family beyond the paper: every other experiment of `perQuery` (in its order)
- * against the baseline run (default BM25-GREEKSTEMMER), on the paper's four metrics, with Holm
- * over these tests alone. `null` when the baseline did not run; no tests when nothing else did.
- * The tests are `compareRuns`' with the same swaps and seed.
+ * The exploratory family: every other experiment (in `perQuery` order) against the baseline (default BM25) on
+ * the paper's four metrics, Holm over these alone; null when the baseline did not run.
  */
 export function baselineSignificance(
   perQuery: PerQueryByExperiment,
@@ -250,11 +203,8 @@ export function baselineSignificance(
 }
 
 /**
- * The whole significance.json of `gbr reproduce` (shape: `SignificanceReport`): the swaps and
- * seed used (default the paper's 100,000 and 42), the number of queries compared, the paper's
- * family of 20 (`paperSignificance`) and, apart, the exploratory family against BM25
- * (`baselineSignificance`, null when that run is absent). Written even when nothing ran: then
- * the paper's 20 tests are all missing, with their reasons.
+ * The whole significance.json of `gbr reproduce` (swaps and seed default to the paper's 100,000 and 42).
+ * Written even when nothing ran: then the paper's 20 tests are all missing, with their reasons.
  */
 export function significanceReport(
   perQuery: PerQueryByExperiment,

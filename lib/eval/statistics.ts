@@ -1,8 +1,6 @@
 /**
- * Descriptive statistics, a paired t-test and Spearman's rank correlation over per-query values,
- * computed by simple-statistics; jStat supplies the Student t distribution, which
- * simple-statistics lacks. The paper's test stays the randomization test (randomization.ts):
- * the t-test is here to set beside it, since readers of IR papers often expect one.
+ * Descriptive statistics, a paired t-test and Spearman's rho over per-query values (simple-statistics; jStat for
+ * the Student t CDF). The paper's test stays randomization.ts; the t-test is here to set beside it.
  */
 import { max, mean, median, min, quantile, sampleCorrelation, sampleStandardDeviation } from "simple-statistics";
 import type { DocId, QueryId } from "../types";
@@ -29,11 +27,6 @@ function checkPaired(a: readonly number[], b: readonly number[], what: string): 
   checkFinite(b, what);
 }
 
-// ---------------------------------------------------------------- descriptive statistics
-
-/**
- * What `describe` returns.
- */
 export interface Descriptive {
   n: number;
   mean: number;
@@ -49,19 +42,9 @@ export interface Descriptive {
 }
 
 /**
- * Count, mean, sample standard deviation, median, quartiles and range of a list of numbers.
- *
- * The sd is the sample one (n − 1): the values are almost always a sample (queries drawn from
- * an exam pool, a few seeds of an LLM), and the population formula understates their spread.
- * With one value it is NaN, not 0: one value says nothing about spread, and a 0 would read as
- * "perfectly stable".
- *
- * Quartiles are simple-statistics' `quantile`, the inverse of the empirical CDF averaged at its
- * jumps (R's type 2): with the n values sorted, the ⌈n·p⌉-th when n·p is not whole, else the
- * mean of the (n·p)-th and (n·p + 1)-th. (For odd n and whole n·p the library takes the
- * (n·p + 1)-th instead, which never happens for p = 0.25, 0.5, 0.75.) It is not numpy's default
- * linear interpolation (R's type 7, what bootstrap.ts uses): for [1, 2, 3, 4], q1 is 1.5 here
- * and 1.75 in numpy.
+ * Count, mean, sample sd, median, quartiles and range. The sd divides by n − 1 (the values are a sample) and is
+ * NaN for one value, not a 0 that would read as "perfectly stable". Quartiles are simple-statistics' `quantile`
+ * (R type 2), not numpy's linear (type 7, bootstrap.ts): for [1, 2, 3, 4], q1 is 1.5 here and 1.75 in numpy.
  */
 export function describe(values: readonly number[]): Descriptive {
   if (values.length === 0) throw new RangeError("describe needs at least one value");
@@ -80,11 +63,6 @@ export function describe(values: readonly number[]): Descriptive {
   };
 }
 
-// ---------------------------------------------------------------- paired t-test
-
-/**
- * What `pairedTTest` returns.
- */
 export interface PairedTTest {
   /** Pairs (queries) tested. */
   n: number;
@@ -98,18 +76,9 @@ export interface PairedTTest {
 }
 
 /**
- * Two-sided paired t-test of H0 "the mean of a − b is 0" on the per-query differences:
- * t = mean(d) / (s_d / √n) with s_d the sample standard deviation, df = n − 1, and
- * p = 2·F(−|t|) with F the Student t CDF (jStat).
- *
- * Why not simple-statistics' `tTest(d, 0)`: it divides by the POPULATION standard deviation
- * (its `standardDeviation`, divisor n), which inflates t by √(n/(n−1)) (12% at n = 5) and makes
- * p too small. The mean and the sample sd still come from the library.
- *
- * Edge cases: when every difference is 0 (identical runs), t is 0/0; we return t = 0 and p = 1,
- * because there is no evidence at all of a difference and the randomization test gives p = 1
- * there too (every flip ties), so the two tests agree on the one case both can decide exactly.
- * When the differences are all equal but not 0, there is no spread: t = ±Infinity, p = 0.
+ * Two-sided paired t-test on d = a − b: t = mean(d) / (s_d / √n), df = n − 1, p = 2·F(−|t|) (jStat). Not
+ * simple-statistics' `tTest(d, 0)`: it divides by the population sd, inflating t by √(n/(n−1)). All-zero
+ * differences give t = 0, p = 1 (as the randomization test does); equal non-zero ones t = ±Infinity, p = 0.
  */
 export function pairedTTest(a: readonly number[], b: readonly number[]): PairedTTest {
   checkPaired(a, b, "pairedTTest");
@@ -124,8 +93,6 @@ export function pairedTTest(a: readonly number[], b: readonly number[]): PairedT
   const p = Number.isFinite(t) ? Math.min(1, 2 * studentt.cdf(-Math.abs(t), df)) : 0;
   return { n, meanDiff, t, df, p };
 }
-
-// ---------------------------------------------------------------- rank correlation
 
 /** 1-based ranks, tied values sharing the mean of the ranks they span. */
 function averageRanks(xs: readonly number[]): number[] {
@@ -142,16 +109,9 @@ function averageRanks(xs: readonly number[]): number[] {
 }
 
 /**
- * Spearman's rank correlation: Pearson's correlation (simple-statistics' `sampleCorrelation`)
- * of the two lists' ranks, tied values sharing the average of the ranks they span.
- *
- * Why not simple-statistics' `sampleRankCorrelation`: it ranks ties by their position in the
- * input (0, 1, 2, … in a stable sort), not by average ranks, so the result depends on query
- * order wherever values tie. Per-query IR metrics tie all the time (every query a run misses
- * scores 0), and there that ranking invents an order: [0, 0, 0.2, 0.5, 1] against
- * [0, 0.1, 0, 0.6, 0.6] gives 0.9 by position and 0.73 with average ranks.
- *
- * NaN when either list is constant (no ranks to correlate), e.g. a run that scores 0 everywhere.
+ * Spearman's rho: Pearson's correlation (`sampleCorrelation`) of average ranks. Not `sampleRankCorrelation`: it
+ * ranks ties by input position, and per-query metrics tie constantly ([0, 0, 0.2, 0.5, 1] vs [0, 0.1, 0, 0.6,
+ * 0.6]: 0.9 by position, 0.73 with average ranks). NaN when either list is constant.
  */
 export function spearman(a: readonly number[], b: readonly number[]): number {
   checkPaired(a, b, "spearman");
@@ -159,9 +119,7 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
   return sampleCorrelation(averageRanks(a), averageRanks(b));
 }
 
-/**
- * Spearman's correlation of one metric between two runs, over the queries both have.
- */
+/** Spearman's correlation of one metric between two runs, over the queries both have. */
 export interface RunCorrelation {
   a: string;
   b: string;
@@ -171,9 +129,8 @@ export interface RunCorrelation {
 }
 
 /**
- * Spearman's rho of `metric` for every pair of runs (in the map's order, a before b), over the
- * queries both runs have (in a's order): do two methods find the same queries hard? rho is NaN
- * when fewer than two queries are shared or when either run is constant on them.
+ * Spearman's rho of `metric` for every pair of runs (map order) over their shared queries: do two methods find
+ * the same queries hard? NaN with fewer than two shared queries or a constant run.
  */
 export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, metric: Metric): RunCorrelation[] {
   const runs = [...perQuery];
@@ -192,12 +149,7 @@ export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<Qu
   return out;
 }
 
-// ---------------------------------------------------------------- both tests side by side
-
-/**
- * One row of `pairedTests`: the randomization test exactly as `gbr compare` gives it (p and
- * Holm's pHolm over all rows) beside the paired t-test on the same per-query values.
- */
+/** A `pairedTests` row: the randomization test as `gbr compare` gives it, beside the paired t-test. */
 export interface PairedTestRow {
   a: string;
   b: string;
@@ -215,12 +167,9 @@ export interface PairedTestRow {
 }
 
 /**
- * The randomization test and the paired t-test for every pair (or the given pairs) × metric,
- * over the same queries as `compareRuns` (the qrels' queries with a relevant document; a query
- * missing from a run scores 0). The randomization side IS `compareRuns` (same swaps and seed,
- * defaults 100,000 and 42), so its p and pHolm equal `gbr compare`'s. `disagree` compares the
- * raw p-values: the t-test has no family correction here, and setting a Holm-adjusted p against
- * a raw one would flag the correction, not a disagreement between the tests.
+ * The randomization test (exactly `compareRuns`, so p and pHolm equal `gbr compare`'s) and the paired t-test for
+ * every pair × metric. `disagree` compares raw p-values: setting a Holm-adjusted p against a raw one would flag
+ * the correction, not a disagreement.
  */
 export function pairedTests(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
@@ -248,10 +197,7 @@ export function pairedTests(
 }
 
 /**
- * The statistics of per-query scores, by name: descriptive (`describe`, `bootstrapCI`), paired
- * tests of two runs (`pairedRandomizationTest`, the paper's; `pairedTTest`; `pairedTests`, both
- * side by side for many pairs; `holm`), the paper's family of 20 tests (`PAPER_TESTS`,
- * `paperSignificance`, `missingPairs`) and rank correlation (`spearman`, `perQueryCorrelation`).
+ * The statistics of per-query scores by name: descriptive, paired tests, the paper's 20, rank correlation.
  *
  * @example
  * const pq = result.assessment.perQuery;                 // experiment -> query -> metrics

@@ -1,36 +1,29 @@
 /**
- * A parameter sweep as evaluation sees it: every (k1, b) setting with its per-query metrics, the
- * best and the default. `bm25Sweep` (lib/experiments/tuning.ts) produces it; cross-validation
- * (./cross-validation.ts) and `sweepHeatmap` read it, without re-running any retrieval.
+ * A parameter sweep as evaluation sees it: every (k1, b) setting with its per-query metrics, the best and the
+ * default. `bm25Sweep` produces it; cross-validation and `sweepHeatmap` read it without re-running retrieval.
  */
 import type { DocId, QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 
-/**
- * One (k1, b) setting of a sweep and how it scored.
- */
+/** One (k1, b) setting of a sweep and how it scored. */
 export interface SweepEntry {
   k1: number;
   b: number;
-  /** Macro average over the evaluated queries, summed in qrels order (as `evaluate` does). */
+  /** Macro average, summed in qrels order (as `evaluate` does). */
   mean: MetricValues;
   perQuery: Map<QueryId, MetricValues>;
-  /** Positive-only top-100 doc ids per query; only with `keepRankings` (192 × queries × 100 ids otherwise held for nothing). */
+  /** Positive-only top-100 ids per query; only with `keepRankings` (192 × queries × 100 ids held for nothing). */
   rankings?: Map<QueryId, DocId[]>;
 }
 
-/**
- * A setting and its value of the sweep's chosen metric.
- */
+/** A setting and its value of the sweep's chosen metric. */
 export interface SweepChoice {
   k1: number;
   b: number;
   value: number;
 }
 
-/**
- * What `bm25Sweep` returns: every setting's scores, the oracle best and the default.
- */
+/** What `bm25Sweep` returns: every setting's scores, the oracle best and the default. */
 export interface SweepResult {
   /** Entries in grid order: k1 ascending, then b ascending within each k1. */
   grid: SweepEntry[];
@@ -48,16 +41,12 @@ export interface SweepResult {
   queryIds: QueryId[];
 }
 
-/**
- * The first item with the highest value: the one tie rule of every tuning choice (a sweep's
- * best, each cross-validation fold's), so that on a tie the earlier setting in grid order wins.
- */
+/** The first item with the highest value: the one tie rule of every tuning choice (earlier in grid order wins). */
 export function firstBest<T>(items: readonly T[], value: (item: T) => number): T {
   let best = items[0];
   let bestValue = value(best);
   for (let i = 1; i < items.length; i++) {
     const v = value(items[i]);
-    // Strict ">" keeps the earlier item on ties.
     if (v > bestValue) {
       best = items[i];
       bestValue = v;
@@ -66,30 +55,21 @@ export function firstBest<T>(items: readonly T[], value: (item: T) => number): T
   return best;
 }
 
-/**
- * Refuses a metric name that is not one of the five (names can come from user input).
- */
+/** Refuses a metric name that is not one of the five (names can come from user input). */
 export function checkMetric(metric: Metric): void {
   if (!METRICS.includes(metric)) throw new RangeError(`unknown metric '${metric}' (one of ${METRICS.join(", ")})`);
 }
 
-/**
- * A sweep as a plottable matrix (see `sweepHeatmap`).
- */
+/** A sweep as a plottable matrix (see `sweepHeatmap`). */
 export interface SweepHeatmap {
   metric: Metric;
-  /** Column labels (x axis), ascending. */
   k1s: number[];
-  /** Row labels (y axis), ascending. */
   bs: number[];
   /** z[i][j] = mean metric at b = bs[i], k1 = k1s[j]; NaN where the grid has no such setting. */
   z: number[][];
 }
 
-/**
- * The sweep's mean `metric` as a matrix with rows by b and columns by k1 — the layout heatmap
- * plotters (plotly's `{ type: "heatmap", x, y, z }`) expect, z indexed [row][column] = [y][x].
- */
+/** Mean `metric` with rows by b, columns by k1: the layout heatmap plotters (plotly) expect, z[y][x]. */
 export function sweepHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): SweepHeatmap {
   checkMetric(metric);
   const k1s = [...new Set(sweep.grid.map((e) => e.k1))].sort((x, y) => x - y);

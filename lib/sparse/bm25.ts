@@ -1,11 +1,6 @@
 /**
- * BM25Okapi with the exact semantics of rank_bm25 0.2.2 (the paper's implementation), on a
- * term-major inverted index of typed arrays. Per-posting weights are computed eagerly, so a
- * query is a scatter-add of a few posting slices followed by a top-k selection.
- *
- * Floating-point operations follow rank_bm25's order term by term, so scores agree to the
- * last bit in practice and ties (common in statutory text) fall exactly where the reference
- * puts them: equal scores keep corpus order.
+ * BM25Okapi with the exact semantics of rank_bm25 0.2.2 (the paper's), on a term-major index of eager per-posting
+ * weights. Float operations follow rank_bm25's order, so scores agree to the last bit and ties keep corpus order.
  */
 
 export interface Bm25Params {
@@ -28,11 +23,7 @@ export interface SearchOptions {
   positiveOnly?: boolean;
 }
 
-/**
- * An immutable inverted index over tokenised documents; `withParams` derives a scorer for any
- * (k1, b, ε) without re-tokenising or rebuilding postings, which is what makes the 192-setting
- * sweep take seconds.
- */
+/** Immutable inverted index; `withParams` makes a scorer for any (k1, b, ε) without rebuilding (sweep speed). */
 export class Bm25Index {
   private constructor(
     /** term -> term id, ids assigned in order of first occurrence (rank_bm25's dict order). */
@@ -52,9 +43,7 @@ export class Bm25Index {
     return this.postingDoc.length;
   }
 
-  /**
-   * Builds the index from token lists in corpus order.
-   */
+  /** Builds the index from token lists in corpus order. */
   static build(docs: readonly (readonly string[])[]): Bm25Index {
     const vocab = new Map<string, number>();
     const terms: string[] = [];
@@ -74,11 +63,7 @@ export class Bm25Index {
     return Bm25Index.fromTermIds(terms, ids);
   }
 
-  /**
-   * Builds the index from documents already mapped to term ids (`terms[id]` is the term).
-   * Ids must be assigned in order of first appearance in the corpus, as `Analyzer` does:
-   * that order decides how the mean idf is summed, as in rank_bm25.
-   */
+  /** From term-id docs, ids in first-appearance order (as `Analyzer`): rank_bm25 sums mean idf in that order. */
   static fromTermIds(terms: readonly string[], docs: readonly Int32Array[]): Bm25Index {
     const offsets = new Int32Array(docs.length + 1);
     for (let d = 0; d < docs.length; d++) offsets[d + 1] = offsets[d] + docs[d].length;
@@ -87,17 +72,13 @@ export class Bm25Index {
     return Bm25Index.fromFlat(terms, ids, offsets);
   }
 
-  /**
-   * `fromTermIds` for a corpus already laid out flat: the ids of document d are
-   * `ids.subarray(offsets[d], offsets[d + 1])` (what `Analyzer.analyzeMany` returns).
-   */
+  /** `fromTermIds` for a flat corpus (`analyzeMany`'s): doc d is `ids.subarray(offsets[d], offsets[d + 1])`. */
   static fromFlat(terms: readonly string[], ids: Int32Array, offsets: Int32Array): Bm25Index {
     const V = terms.length;
     const N = offsets.length - 1;
     const docLen = new Int32Array(N);
     const totalTokens = offsets[N];
-    // First pass: each document's distinct terms and their frequencies, back to back in flat
-    // arrays (one allocation instead of two per document).
+    // First pass: each doc's distinct terms and tfs back to back in flat arrays (not two allocations per doc).
     const df = new Int32Array(V);
     const lastDoc = new Int32Array(V).fill(-1);
     const slotOf = new Int32Array(V);
@@ -143,10 +124,7 @@ export class Bm25Index {
 
   private forwardIndex?: { start: Int32Array; term: Int32Array; tf: Int32Array };
 
-  /**
-   * The document-major view of the postings (each document's terms, ascending, with their
-   * frequencies), built on first use: feedback methods need "the terms of these documents".
-   */
+  /** Document-major view of the postings (terms ascending, with tfs), built on first use for feedback methods. */
   forward(): { start: Int32Array; term: Int32Array; tf: Int32Array } {
     if (this.forwardIndex) return this.forwardIndex;
     const N = this.docCount;
@@ -167,9 +145,7 @@ export class Bm25Index {
     return this.forwardIndex;
   }
 
-  /**
-   * Term texts by term id.
-   */
+  /** Term texts by term id. */
   terms(): string[] {
     this.termList ??= Array.from(this.vocab.keys());
     return this.termList;
@@ -186,9 +162,7 @@ export class Bm25Index {
     return this.termStart[t + 1] - this.termStart[t];
   }
 
-  /**
-   * A scorer for the given parameters (missing ones take rank_bm25's defaults).
-   */
+  /** A scorer for the given parameters (missing ones take rank_bm25's defaults). */
   withParams(params: Partial<Bm25Params> = {}): Bm25Scorer {
     return new Bm25Scorer(this, { ...DEFAULT_BM25, ...params });
   }
@@ -259,10 +233,7 @@ export class Bm25Scorer {
     this.distinct = new Int32Array(this.idf.length);
   }
 
-  /**
-   * Full score vector for one query; repeated query terms count again, unknown terms add 0.
-   * The returned array is owned by the caller.
-   */
+  /** Full score vector for one query (repeated terms count again, unknown add 0); the caller owns the array. */
   scoreAll(queryTokens: readonly string[]): Float64Array {
     const out = new Float64Array(this.index.docCount);
     this.accumulate(this.termIdsOf(queryTokens), out);
@@ -276,12 +247,9 @@ export class Bm25Scorer {
   }
 
   /**
-   * Adds the query's term weights into `scores`. A term repeated in the query counts again, as
-   * in rank_bm25, but its postings are read once, with the weight times the count: a long
-   * question repeats its terms about 3.5 times on average, so this reads a third of the
-   * postings. rank_bm25 adds a repeated term's weight once per occurrence, in query order; the
-   * sum here differs from that in the last bits at most (about 1e-15 relative), which the
-   * parity tests bound and which has moved no ranking of the shared oracles.
+   * Adds the query's term weights into `scores`: a repeated term counts again, as in rank_bm25, but its postings
+   * are read once with weight × count (a third of the reads for long questions). The sum differs from rank_bm25's
+   * per-occurrence order by ~1e-15 relative at most, bounded by the parity tests; no oracle ranking moved.
    */
   private accumulate(termIds: ArrayLike<number>, scores: Float64Array): void {
     const V = this.index.termCount;
@@ -303,18 +271,15 @@ export class Bm25Scorer {
   }
 
   /**
-   * The k best documents, ties in corpus order, exactly as a stable descending sort of
-   * rank_bm25's scores. With `positiveOnly`, documents scoring <= 0 are left out (so fewer
-   * than k may come back).
+   * The k best documents, ties in corpus order, as a stable descending sort of rank_bm25's scores. With
+   * `positiveOnly`, documents scoring <= 0 are left out (fewer than k may come back).
    */
   search(queryTokens: readonly string[], k: number, opts: SearchOptions = {}): TopK {
     this.accumulate(this.termIdsOf(queryTokens), this.scores);
     return this.select(k, opts);
   }
 
-  /**
-   * `search` for a query already mapped to term ids (ids outside the vocabulary add 0).
-   */
+  /** `search` for a query already mapped to term ids (ids outside the vocabulary add 0). */
   searchIds(termIds: ArrayLike<number>, k: number, opts: SearchOptions = {}): TopK {
     this.accumulate(termIds, this.scores);
     return this.select(k, opts);

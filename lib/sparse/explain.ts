@@ -1,21 +1,17 @@
 /**
- * One BM25 score taken apart: which query terms an article shares, how rare each is (idf), how
- * often it occurs in the article, and what it adds to the score. For teaching and for error
- * analysis ("why did BM25 rank this article here?"); the contributions add up to the score the
- * retriever computed (the test checks it against `Bm25Scorer.scoreAll`).
+ * One BM25 score taken apart per shared query term (idf, tf, contribution), for teaching and error analysis; the
+ * contributions add up to the retriever's score (tested against `Bm25Scorer.scoreAll`).
  */
 import type { DocId } from "../types";
 import type { Bm25Params } from "./bm25";
 import type { IndexedCorpus } from "./bm25-retriever";
 import { expandQuery, type SparsePrfOptions } from "./prf";
 
-/**
- * One query term's part in an article's BM25 score.
- */
+/** One query term's part in an article's BM25 score. */
 export interface TermContribution {
   /** The term as the tokenizer makes it (e.g. a stem). */
   term: string;
-  /** How often it occurs in the query: rank_bm25 adds a repeated term again, so it counts this many times. */
+  /** Count in the query: rank_bm25 adds a repeated term again. */
   inQuery: number;
   /** Articles containing it. */
   docFreq: number;
@@ -26,10 +22,7 @@ export interface TermContribution {
   contribution: number;
 }
 
-/**
- * What `explainBm25` returns: the article's score and rank for the query, its length against
- * the average, and the shared terms, largest contribution first.
- */
+/** The article's score and rank, its length against the average, and the shared terms, largest first. */
 export interface Bm25Explanation {
   docId: DocId;
   score: number;
@@ -44,8 +37,7 @@ export interface Bm25Explanation {
 }
 
 /**
- * Why BM25 gives `docId` its score for `queryText`: the query terms it shares with the article
- * and what each contributes (the parameters default to rank_bm25's: k1 1.5, b 0.75, ε 0.25).
+ * Why BM25 gives `docId` its score for `queryText`, term by term (defaults rank_bm25's: k1 1.5, b 0.75, ε 0.25).
  *
  * @example
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
@@ -86,10 +78,7 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
   };
 }
 
-/**
- * What `explainPrf` returns: the terms feedback added to the query, and the rankings before and
- * after it.
- */
+/** The terms feedback added to the query, and the rankings before and after it. */
 export interface PrfExplanation {
   /** The added terms as the tokenizer makes them, best first. */
   added: string[];
@@ -100,8 +89,7 @@ export interface PrfExplanation {
 }
 
 /**
- * One query through BM25 pseudo-relevance feedback as `prf:` runs it (rank_bm25's default
- * parameters): the first pass, the terms its top articles add (`expandQuery`), the second pass.
+ * One query through BM25 PRF as `prf:` runs it (rank_bm25's defaults): first pass, added terms, second pass.
  *
  * @example
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());

@@ -8,10 +8,8 @@ export interface SparsePrfOptions {
 }
 
 /**
- * BM25 pseudo-relevance feedback as in the paper: take the first pass's top documents, score
- * every term they contain by (its total frequency in them) × idf, drop terms already in the
- * query and terms whose idf is not > 0 (idf as rank_bm25 stores it, after the ε floor), and
- * return the query's term ids followed by the best `terms` new ones (ties by term text).
+ * The paper's BM25 pseudo-relevance feedback: terms of the top feedback docs scored by total tf × idf; query terms
+ * and idf ≤ 0 (rank_bm25's, after the ε floor) dropped. Returns the query ids, then the best `terms` new ones.
  */
 export function expandQuery(
   scorer: Bm25Scorer,

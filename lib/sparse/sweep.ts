@@ -1,19 +1,13 @@
 /**
- * The engine of the paper's BM25 tuning sweep (DESIGN.md §6): its grid (16 values of k1 × 12
- * values of b) and the exact, fast positive-only top-100 rankings of a query under every
- * setting (`QuerySweep`). Scoring the rankings and choosing a setting is evaluation's and the
- * experiments' business (`bm25Sweep` in lib/experiments/tuning.ts): this module hands out
- * rankings as corpus positions and knows nothing of metrics.
+ * The engine of the paper's BM25 tuning sweep (DESIGN.md §6): its 16 × 12 (k1, b) grid and exact, fast
+ * positive-only top-100 rankings per setting (`QuerySweep`), as corpus positions; scoring them is `bm25Sweep`'s.
  */
 import type { IndexedCorpus } from "./bm25-retriever";
 import { okapiIdf } from "./bm25";
 
 /**
- * Values built from integers and divided once, so every value is the double nearest its
- * decimal (0.6, not 0.2 + 0.2 + 0.2 = 0.6000000000000001) and equals the literal a user would
- * type: `SWEEP_K1.includes(0.6)` holds, and run labels print as "0.6". Hundredths rather than
- * tenths only because b's 0.75 needs them; division is correctly rounded, so 20 / 100 and
- * 2 / 10 are the same double. Deduplicating the integers adds 1.5 and 0.75 without repeats.
+ * Values built from integers and divided once, so each is the double nearest its decimal (0.6, not 0.2 + 0.2 +
+ * 0.2) and equals the literal a user types (`SWEEP_K1.includes(0.6)`); hundredths because b's 0.75 needs them.
  */
 function gridFromHundredths(start: number, stop: number, step: number, extra: number): number[] {
   const set = new Set<number>([extra]);
@@ -21,43 +15,25 @@ function gridFromHundredths(start: number, stop: number, step: number, extra: nu
   return [...set].sort((x, y) => x - y).map((v) => v / 100);
 }
 
-/**
- * The paper's k1 grid: 0.2, 0.4, …, 3.0 plus rank_bm25's default 1.5 (16 values, ascending).
- */
+/** The paper's k1 grid: 0.2, 0.4, …, 3.0 plus rank_bm25's default 1.5 (16 values, ascending). */
 export const SWEEP_K1: readonly number[] = Object.freeze(gridFromHundredths(20, 300, 20, 150));
 
-/**
- * The paper's b grid: 0.0, 0.1, …, 1.0 plus rank_bm25's default 0.75 (12 values, ascending).
- */
+/** The paper's b grid: 0.0, 0.1, …, 1.0 plus rank_bm25's default 0.75 (12 values, ascending). */
 export const SWEEP_B: readonly number[] = Object.freeze(gridFromHundredths(0, 100, 10, 75));
 
 /**
- * Exact positive-only top-k BM25 rankings of one query under many (k1, b) settings; the
- * engine behind `bm25Sweep` (lib/experiments/tuning.ts), which scores each ranking it returns.
- *
- * The direct scorer adds, for each query token in order, idf · F(tf, L_d) to every document
- * containing it, F(tf, L) = tf·(k1+1) / (tf + L), L_d = k1·(1 − b + b·|d|/avgdl). For a
- * 300-token query that is ~300,000 additions per setting, most of them for a few very common
- * terms repeated many times. But the score depends on the setting only through F, and a
- * document has few distinct tf values, so
+ * Exact positive-only top-k BM25 rankings of one query under many (k1, b) settings, the engine behind `bm25Sweep`.
+ * The score depends on the setting only through F(tf, L) = tf·(k1+1) / (tf + L), L_d = k1·(1 − b + b·|d|/avgdl),
+ * and a document has few distinct tf values, so
  *
  *   score(d) ≈ Σ over the distinct tf values v of d:  F(v, L_d) · S_d(v),
  *   S_d(v) = Σ over distinct query terms t with tf(t, d) = v of qtf(t) · idf(t),
  *
- * where S_d(v) does not depend on (k1, b) and is computed once per query: a handful of
- * operations per document and setting. F grows with tf and shrinks with L, so a document
- * scores at most F(max tf, min L)·A_d with A_d = Σ_v |S_d(v)|; visiting documents by
- * decreasing A_d lets a setting stop once that bound falls below the k-th best score found so
- * far (about a quarter of the matching documents get visited on greeklaws-2021).
- *
- * Regrouping changes the floating-point summation order, so it can move a score by a few ulps,
- * and documents whose scores are equal in exact arithmetic (common: terms with the same df share
- * an idf) could swap places. To stay bit-for-bit faithful, each approximate score carries a
- * rigorous error bound (a few n·2⁻⁵³ times the sum of absolute contributions); documents whose
- * intervals overlap each other or zero are re-scored exactly as the direct scorer does (same
- * operations, same order) and ordered by those exact scores, ties by corpus position. The other
- * documents' order is certain from the intervals. Typically a few documents per query and
- * setting need the exact pass.
+ * with S_d computed once per query. A document scores at most F(max tf, min L)·Σ_v |S_d(v)|, so visiting by
+ * decreasing bound lets a setting stop early (about a quarter of matching documents on greeklaws-2021).
+ * Regrouping can move a score by a few ulps and swap exact ties, so each score carries a rigorous error bound;
+ * documents whose intervals overlap each other or zero are re-scored exactly as the direct scorer does and
+ * ordered by those scores, ties by corpus position.
  */
 export class QuerySweep {
   private readonly N: number;
@@ -104,8 +80,7 @@ export class QuerySweep {
   private cand = new Int32Array(0);
 
   constructor(corpus: Pick<IndexedCorpus, "index">, settings: readonly { k1: number; b: number }[], epsilon: number) {
-    // The early stop relies on L growing with |d| and F being at most F(max tf, min L): true for
-    // k1 >= 0 and 0 <= b <= 1, the ranges any BM25 tuning uses.
+    // The early stop needs L growing with |d| and F ≤ F(max tf, min L): true for k1 >= 0, 0 <= b <= 1.
     for (const { k1, b } of settings) {
       if (!(Number.isFinite(k1) && k1 >= 0 && Number.isFinite(b) && b >= 0 && b <= 1)) {
         throw new RangeError(`QuerySweep needs k1 >= 0 and 0 <= b <= 1, got k1=${k1} b=${b}`);
@@ -125,8 +100,7 @@ export class QuerySweep {
     this.k1 = Float64Array.from(settings, (s) => s.k1);
     this.b = Float64Array.from(settings, (s) => s.b);
     this.k1p1 = Float64Array.from(settings, (s) => s.k1 + 1);
-    // L grows with |d| (k1, b >= 0, and every rounding step is monotone), so the shortest
-    // document has the smallest L.
+    // L grows with |d| (k1, b >= 0; every rounding step is monotone), so the shortest document has the smallest L.
     const minLen = index.docLen.reduce((m, v) => Math.min(m, v), Infinity);
     this.minLenNorm = Float64Array.from(settings, ({ k1, b }) => k1 * (1 - b + (b * minLen) / avgdl));
     this.slotOf = new Int32Array(this.V).fill(-1);
@@ -134,9 +108,7 @@ export class QuerySweep {
     this.posOf = new Int32Array(this.N);
   }
 
-  /**
-   * Precomputes the setting-independent part for a query given as term ids.
-   */
+  /** Precomputes the setting-independent part for a query given as term ids. */
   setQuery(termIds: ArrayLike<number>): void {
     const { V, N, idf, slotOf, count, posOf, index } = this;
     const n = termIds.length;
@@ -208,9 +180,8 @@ export class QuerySweep {
     for (let m = 0; m < M; m++) order[m] = m;
     order.sort((x, y) => absSum[y] - absSum[x] || x - y);
 
-    // Per document in visit order: its raw (slot, tf) pairs, and entries merging the
-    // contributions that share a tf value (small tf only: large ones are rare and stay separate
-    // entries, which is still correct, only less compact).
+    // Per document in visit order: its raw (slot, tf) pairs, and entries merging contributions sharing a tf value
+    // (small tf only: large ones stay separate entries, still correct, only less compact).
     const docs = new Int32Array(M);
     const docAbs = new Float64Array(M);
     const docLenQ = new Float64Array(M);
@@ -266,10 +237,7 @@ export class QuerySweep {
     }
   }
 
-  /**
-   * The positive-only top-k documents (corpus positions) of the current query under setting s,
-   * in the direct scorer's order: exact score descending, ties by corpus position.
-   */
+  /** Positive-only top-k positions for setting s, in the direct scorer's order (exact score, ties by position). */
   rank(s: number, k: number): Int32Array {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     if (!(Number.isInteger(s) && s >= 0 && s < this.k1.length)) throw new RangeError(`no setting ${s}`);
@@ -282,17 +250,14 @@ export class QuerySweep {
     if (this.heap.length < k) this.heap = new Float64Array(k);
     const heap = this.heap;
     let size = 0;
-    // F(v, L) ≤ F(maxTf, min L) for every entry of this query, so a document scores at most
-    // fMax·A_d (the margin covers rounding in computing either side).
+    // F(v, L) ≤ F(maxTf, min L), so a document scores at most fMax·A_d (the margin covers rounding on either side).
     const fMax = ((this.maxTf * k1p1) / (this.maxTf + this.minLenNorm[s])) * (1 + 4 * tol);
-    // Intervals [lo, hi] certainly holding each exact score; the k-th largest lower bound among
-    // documents that may score > 0 bounds which documents can still reach the top k.
+    // [lo, hi] certainly holds each exact score; the k-th largest lo among possibly-positive docs bounds the top k.
     let visited = 0;
     for (let m = 0; m < M; m++) {
       if (size === k && fMax * docAbs[m] < heap[0]) break;
       visited++;
-      // L_d by the scorer's own expression: recomputing it from a sequential |d| beats looking it
-      // up in one of 192 per-setting tables, which do not stay in cache together.
+      // L_d recomputed from a sequential |d|: faster than 192 per-setting tables, which do not share the cache.
       const Ld = k1 * (1 - b + (b * docLen[m]) / avgdl);
       let a = 0;
       let e: number;
@@ -359,9 +324,8 @@ export class QuerySweep {
   }
 
   /**
-   * The direct scorer's score of the m-th matched document: same terms, same operations, same
-   * order — each distinct query term once, in order of first occurrence, its weight times its
-   * count in the query (Bm25Scorer's accumulate).
+   * The direct scorer's score of the m-th matched document, same operations in the same order: each distinct
+   * query term once, in first-occurrence order, weight times query count (Bm25Scorer's accumulate).
    */
   private exactScore(m: number, s: number): number {
     const { slotTerm, slotQtf, tfBySlot, rawFrom, rawTo, rawSlot, rawTf, idf } = this;

@@ -1,10 +1,8 @@
 import type { Tokenizer } from "../types";
 
 /**
- * A tokenizer that works word by word: text splits into maximal runs of "word characters",
- * and each word maps on its own to one term or to nothing (a stopword). Declaring this shape
- * lets the indexer intern raw words once and reuse the result, which is what makes
- * tokenising 1.9M words take tens of milliseconds instead of a second.
+ * A tokenizer that works word by word: maximal runs of word characters, each mapped on its own to one term or
+ * none. It lets the indexer intern raw words once (1.9M words in tens of milliseconds instead of a second).
  */
 export interface WordTokenizer extends Tokenizer {
   /** Whether a code point belongs to a word. Must not depend on context. */
@@ -15,9 +13,6 @@ export interface WordTokenizer extends Tokenizer {
   prepare?(text: string): string;
 }
 
-/**
- * Type guard for `WordTokenizer`.
- */
 export function isWordTokenizer(t: Tokenizer): t is WordTokenizer {
   return typeof (t as WordTokenizer).isWordChar === "function" && typeof (t as WordTokenizer).term === "function";
 }
@@ -29,10 +24,8 @@ const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
 /**
- * Maps text to term ids through a word-level cache. Raw words are interned in an
- * open-addressing hash table keyed by a hash computed while scanning, so a word seen before
- * costs no substring allocation and no Map lookup. Term ids are assigned in order of first
- * appearance, which is the order rank_bm25's dictionaries iterate in.
+ * Maps text to term ids through a word cache: raw words are interned in an open-addressing table keyed by a hash
+ * computed while scanning (no substring, no Map lookup). Ids in first-appearance order, as rank_bm25 iterates.
  */
 export class Analyzer {
   /** term id -> term */
@@ -65,9 +58,7 @@ export class Analyzer {
     this.slotMask = capacity * 2 - 1;
   }
 
-  /**
-   * Term ids of a text, in order (dropped words leave no id).
-   */
+  /** Term ids of a text, in order (dropped words leave no id). */
   analyze(text: string): Int32Array {
     const s = this.tokenizer.prepare ? this.tokenizer.prepare(text) : text;
     if (this.buffer.length < (s.length >> 1) + 1) this.buffer = new Int32Array((s.length >> 1) + 1);
@@ -75,10 +66,7 @@ export class Analyzer {
     return this.buffer.slice(0, n);
   }
 
-  /**
-   * Term ids of many texts at once, back to back: the ids of text i are
-   * `ids.subarray(offsets[i], offsets[i + 1])`. One allocation for a whole corpus.
-   */
+  /** Term ids of many texts back to back (text i: `ids.subarray(offsets[i], offsets[i + 1])`), one allocation. */
   analyzeMany(texts: readonly string[]): { ids: Int32Array; offsets: Int32Array } {
     const prepared = this.tokenizer.prepare ? texts.map(this.tokenizer.prepare) : texts;
     // A text has at most one word per two characters, so this bound needs no growth checks.
@@ -95,17 +83,12 @@ export class Analyzer {
     return { ids: ids.subarray(0, n), offsets };
   }
 
-  /**
-   * Terms (strings) of a text; the same output as the tokenizer's own `tokenize`.
-   */
+  /** Terms of a text; the same output as the tokenizer's own `tokenize`. */
   tokenize(text: string): string[] {
     return Array.from(this.analyze(text), (id) => this.terms[id]);
   }
 
-  /**
-   * Writes the term ids of `s` into `out` from position `n` and returns the new end. `out` must
-   * have room for (s.length >> 1) + 1 ids: words are separated, so there are at most that many.
-   */
+  /** Writes `s`'s term ids into `out` from `n` and returns the new end; needs room for (s.length >> 1) + 1. */
   private scan(s: string, out: Int32Array, n: number): number {
     const cls = this.charClass;
     const len = s.length;

@@ -1,25 +1,10 @@
 /**
- * The Ntais (2006) rule-based Greek stemmer, reproducing `greek_stemmer.GreekStemmer.stem`
- * (python_greek_stemmer 0.1.1, the paper's implementation; same rules as Skroutz's Ruby
- * greek_stemmer) output for output, including its quirks:
- *
- * - every step runs on the output of the previous one, and each "restore" condition is tested
- *   on the stripped stem, not on the original word;
- * - the catch-all ending list (`LONG_ENDINGS`) runs only when the earlier steps left the stem
- *   at its original *length* (a restore such as ΠΑΛΙΑ -> ΠΑΛΑΙ counts as unchanged);
- * - the reference's ^(.+?)(…)$ patterns strip the longest listed ending that leaves at least
- *   one letter, while its step-1 pattern (.*)(…)$ takes the shortest exception and may consume
- *   the whole word (ΦΩΣ -> ΦΩ).
- *
- * Input is expected in the pipeline's fold (NFD, marks dropped, upper-cased), but the guards
- * follow Python's case-insensitive letter test too, so any string gets the reference's answer.
- * Suffix tests are Set lookups on a few slice lengths: no regular expressions at call time.
+ * The Ntais (2006) Greek stemmer, reproducing python_greek_stemmer 0.1.1's `GreekStemmer.stem` (the paper's) output
+ * for output, quirks included: each step runs on the previous one's output and restore tests the stripped stem.
+ * Input is expected folded; guards follow Python's case-insensitive test, so any string gets the reference's answer.
  */
 
-/**
- * A set of endings, probed only at the lengths that occur among the endings sharing the word's
- * last letter: most words are tested with one or two slices instead of one per length.
- */
+/** A set of endings, probed only at the lengths of endings sharing the word's last letter (one or two slices). */
 class EndingSet {
   private readonly set: ReadonlySet<string>;
   /** Last char code -> distinct lengths of the endings ending in it, longest first. */
@@ -40,10 +25,7 @@ class EndingSet {
     return this.lengthsByLast.get(word.charCodeAt(word.length - 1)) ?? NO_LENGTHS;
   }
 
-  /**
-   * Length of the longest ending that leaves a non-empty stem, or 0. This is what the
-   * reference's lazy `^(.+?)(A|B|…)$` selects.
-   */
+  /** Length of the longest ending that leaves a non-empty stem, or 0: what the lazy `^(.+?)(A|B|…)$` selects. */
   longestStrippable(word: string): number {
     for (const n of this.lengthsFor(word)) {
       if (n < word.length && this.set.has(word.slice(word.length - n))) return n;
@@ -69,10 +51,8 @@ const NO_LENGTHS: readonly number[] = [];
 
 const endings = (list: string): EndingSet => new EndingSet(list.split("|"));
 
-// ---------------------------------------------------------------------------------------------
-// Letter classes. Python compiled these with re.IGNORECASE, which also admits lower-case
-// letters and the code points whose case mapping lands in the Greek block (µ, ϐ, ϑ, Ω-ohm, …).
-// The extras are listed so a caller that skips the fold still sees the reference's answer.
+// Letter classes: Python compiled these with re.IGNORECASE, which also admits lower case and code points whose
+// case mapping lands in the Greek block (µ, ϐ, ϑ, Ω-ohm, …); listed so an unfolded caller gets the same answer.
 
 const CASE_INSENSITIVE_EXTRAS = [0x00b5, 0x0345, 0x03d0, 0x03d1, 0x03d5, 0x03d6, 0x03f0, 0x03f1, 0x03f4, 0x03f5, 0x1fbe, 0x2126];
 const GREEK_EXTRAS: ReadonlySet<number> = new Set(CASE_INSENSITIVE_EXTRAS);
@@ -101,9 +81,6 @@ function isGreekWord(word: string): boolean {
 const endsOnVowel = (s: string): boolean => s.length > 0 && VOWELS.has(s.charCodeAt(s.length - 1));
 const endsOnVowelNoY = (s: string): boolean => s.length > 0 && VOWELS_NO_Y.has(s.charCodeAt(s.length - 1));
 
-// ---------------------------------------------------------------------------------------------
-// Rule data, carried over from the reference's rule lists.
-
 /** Irregular nouns rewritten before any other step (ending -> replacement). */
 const STEP1_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
   ["ΦΑΓΙΑ", "ΦΑ"], ["ΦΑΓΙΟΥ", "ΦΑ"], ["ΦΑΓΙΩΝ", "ΦΑ"],
@@ -119,10 +96,7 @@ const STEP1_EXCEPTIONS: ReadonlyMap<string, string> = new Map([
 ]);
 const STEP1_LENGTHS: readonly number[] = [...new Set([...STEP1_EXCEPTIONS.keys()].map((k) => k.length))].sort((a, b) => a - b);
 
-/**
- * Function words and abbreviations the reference never stems. Version 0.1.1 ships without the
- * acronym block found in some forks (the oracles stem ΟΤΑ -> ΟΤ and ΝΑΤΟ -> ΝΑΤ).
- */
+/** Function words the reference never stems; 0.1.1 lacks some forks' acronym block (the oracles stem ΟΤΑ -> ΟΤ). */
 const PROTECTED_WORDS: ReadonlySet<string> = new Set(
   (
     "ΑΚΡΙΒΩΣ ΑΛΑ ΑΛΛΑ ΑΛΛΙΩΣ ΑΛΛΟΤΕ ΑΜΑ ΑΝΩ ΑΝΑ ΑΝΑΜΕΣΑ ΑΝΑΜΕΤΑΞΥ ΑΝΕΥ ΑΝΤΙ ΑΝΤΙΠΕΡΑ ΑΝΤΙΟ " +
@@ -142,11 +116,7 @@ const PROTECTED_WORDS: ReadonlySet<string> = new Set(
   ).split(" "),
 );
 
-/**
- * One suffix-stripping step: remove the longest listed ending (keeping at least one letter),
- * then `restore(stem)` says what to glue back, because Ntais lists the stems whose "ending"
- * is really part of the root.
- */
+/** Strip the longest listed ending (keeping a letter); `restore(stem)` glues back what Ntais lists as root. */
 interface Step {
   endings: EndingSet;
   restore?: (stem: string) => string;
@@ -154,8 +124,7 @@ interface Step {
 
 const when = (cond: boolean, text: string): string => (cond ? text : "");
 
-// Each `*_EXACT` set is matched against the whole stem, each `*_TAIL` set against its end,
-// mirroring which of the reference's patterns were anchored at the start.
+// `*_EXACT` sets match the whole stem, `*_TAIL` sets its end: which reference patterns were anchored at the start.
 
 const S2A_TAIL = endings("ΟΚ|ΜΑΜ|ΜΑΝ|ΜΠΑΜΠ|ΠΑΤΕΡ|ΓΙΑΓΙ|ΝΤΑΝΤ|ΚΥΡ|ΘΕΙ|ΠΕΘΕΡ|ΜΟΥΣΑΜ|ΚΑΠΛΑΜ|ΠΑΡ|ΨΑΡ|ΤΖΟΥΡ|ΤΑΜΠΟΥΡ");
 const S2B_TAIL = endings("ΟΠ|ΙΠ|ΕΜΠ|ΥΠ|ΓΗΠ|ΔΑΠ|ΚΡΑΣΠ|ΜΙΛ");
@@ -314,17 +283,14 @@ function applySteps(word: string, steps: readonly Step[]): string {
   return s;
 }
 
-/**
- * Whether `word` is on the stemmer's list of function words kept verbatim.
- */
+/** Whether `word` is on the stemmer's list of function words kept verbatim. */
 export function isProtected(word: string): boolean {
   return PROTECTED_WORDS.has(word);
 }
 
 /**
- * Stems one folded (accent-free, upper-case) Greek word exactly as python_greek_stemmer 0.1.1.
- * Words shorter than 3 characters, words with any non-Greek character (digits, Latin, Greek
- * with leftover accents) and protected words come back unchanged.
+ * Stems one folded (accent-free, upper-case) Greek word exactly as python_greek_stemmer 0.1.1. Words under 3
+ * characters, with any non-Greek character (digits, Latin, leftover accents) or protected come back unchanged.
  */
 export function stem(word: string): string {
   if (word.length < 3 || !isGreekWord(word) || PROTECTED_WORDS.has(word)) return word;
@@ -359,11 +325,7 @@ export function stem(word: string): string {
   return s;
 }
 
-/**
- * Returns a memoised `stem`: statutory corpora repeat a few tens of thousands of distinct words
- * millions of times, so caching per word removes nearly all stemming cost. Each call creates an
- * independent cache, which lives as long as the returned function.
- */
+/** A memoised `stem` with its own cache: corpora repeat a few tens of thousands of words millions of times. */
 export function createCachedStemmer(): (word: string) => string {
   const cache = new Map<string, string>();
   return (word) => {

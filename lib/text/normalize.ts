@@ -1,21 +1,16 @@
-/**
- * Text normalisation shared by every tokenizer: the paper's `clean` step and the
- * accent-stripping, upper-casing fold of its Greek stemmer pipeline.
- */
+/** Text normalisation shared by every tokenizer: the paper's `clean` and its Greek stemmer pipeline's fold. */
 
 import { pyStrip } from "./python-str";
 
-// One pass over literals and characters together, as the reference's single regex does: two
-// passes would also replace a literal that only appears once a no-break space inside it became
-// a space. (The literals differ in their second letter, so their order does not matter.) The
-// escaped forms appear because the source texts went through tools that printed them literally.
+// One pass over literals and characters, as the reference's single regex (two passes would also replace a literal
+// formed once a no-break space inside it became a space); order is free, the literals differ in their 2nd letter.
+// The escaped forms are there because tools printed them literally into the source texts.
 const SPACE_LITERALS = ["NNBSP", "NBSP", "NARROW NO-BREAK SPACE", "\\u202f", "\\u00a0", "\\xa0"];
 const ARTIFACTS_RE = new RegExp(SPACE_LITERALS.map((s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")).join("|") + "|[\u202F\u00A0\u2009\u200A\u200B\uFEFF]", "g");
 
 /**
- * The paper's `clean`: no-break and zero-width spaces (as characters or as the literal texts
- * that leaked into the corpus) become spaces, CR/CRLF become LF, runs of spaces or tabs
- * collapse to one space, and the ends are stripped of Python's whitespace (`str.strip()`).
+ * The paper's `clean`: no-break and zero-width spaces (characters or leaked literal texts) become spaces, CR/CRLF
+ * LF, runs of spaces or tabs one space, and the ends are stripped as Python's `str.strip()` does.
  */
 export function clean(text: string): string {
   return pyStrip(
@@ -28,14 +23,10 @@ export function clean(text: string): string {
 
 const COMBINING = /\p{M}/gu;
 
-/**
- * Decomposes (NFD), drops combining marks and upper-cases: the fold applied to every word
- * before the Greek stopword list and stemmer, so "Δικαστήριο" and "ΔΙΚΑΣΤΗΡΙΟ" meet.
- */
+/** NFD, marks dropped, upper-cased: the fold applied before the Greek stopword list and stemmer. */
 export function foldUpper(word: string): string {
-  // Decomposition, mark removal and upper-casing all act character by character (canonical
-  // reordering only moves marks, which are dropped anyway), so a per-character table gives the
-  // same result without running the Unicode normaliser on every word.
+  // NFD, mark removal and upper-casing act per character (canonical reordering only moves marks, dropped anyway),
+  // so a per-character table gives the same result without normalising every word.
   let out = "";
   for (let i = 0; i < word.length; i++) {
     const c = word.charCodeAt(i);
@@ -49,9 +40,7 @@ export function foldUpper(word: string): string {
 
 const UPPER_FOLD: (string | undefined)[] = new Array(65536);
 
-/**
- * Same fold but lower-cased: the form the spaCy-based and BERT-style tokenizers compare.
- */
+/** Same fold but lower-cased: the form the spaCy-based and BERT-style tokenizers compare. */
 export function foldLower(word: string): string {
   return word.normalize("NFD").replace(COMBINING, "").toLowerCase();
 }
@@ -60,8 +49,8 @@ export function foldLower(word: string): string {
 export const WORD_RE = /[\p{L}\p{N}_]+/gu;
 
 /**
- * Splits text into the maximal runs of letters, digits and underscores, as Python's
- * `re.findall(r"\w+", text)` does; a one-character word such as the "5" of "άρθρο 5" is kept.
+ * Maximal runs of letters, digits and underscores, as Python's `re.findall(r"\w+", text)`; one-letter words kept.
+ *
  *
  * @example
  * words("Άρθρο 5, παρ. 2α"); // ["Άρθρο", "5", "παρ", "2α"]
@@ -85,10 +74,7 @@ export function words(text: string): string[] {
   return out;
 }
 
-/**
- * `words(text).length` without making the words: the statistics count words over every
- * article, and the strings were most of that time.
- */
+/** `words(text).length` without making the words (the strings were most of the statistics' time). */
 export function wordCount(text: string): number {
   const table = (wordChars ??= wordCharTable());
   let n = 0;
@@ -103,8 +89,7 @@ export function wordCount(text: string): number {
   return n;
 }
 
-// Which BMP characters WORD_RE matches, asked of the regex itself once per character: the scan
-// above then gives its matches exactly, two and a half times faster than matching.
+// Which BMP characters WORD_RE matches, asked of the regex once per character: the scan is then exact, 2.5× faster.
 let wordChars: Uint8Array | undefined;
 
 function wordCharTable(): Uint8Array {

@@ -1,26 +1,16 @@
 /**
- * BM25-SPACY and BM25-ENGLISH without spaCy: spaCy's own lemma tables and stopword lists
- * (a SpacyLexicon value, see spacy-lexicon.ts; lib/data/spacy-tables.ts fetches them) applied
- * to word tokens, then normalised exactly as the paper's notebook normalises spaCy's output:
- *
- *   Greek:   token = strip_marks(lemma).lower();  dropped if in {strip_marks(s).lower() for s in STOP_WORDS}
- *   English: token = lemma.lower();               dropped if in {strip_marks(s).lower() for s in STOP_WORDS}
- *
- * so stopwords are removed after lemmatisation and (for Greek) after accent stripping: an
- * unaccented capitalised "ΑΛΛΑ" and an inflected "είχαμε" → "έχω" are both dropped, while a
- * stopword-looking surface form whose lemma is not a stopword is kept. What differs from running
- * the spaCy pipelines is listed in docs/tokenizers.md.
+ * BM25-SPACY and BM25-ENGLISH without spaCy: its lemma tables and stopwords (spacy-lexicon.ts) on word tokens,
+ * normalised as the paper's notebook does (Greek `strip_marks(lemma).lower()`, English `lemma.lower()`); stopwords
+ * are dropped after lemmatisation and accent stripping. What differs from spaCy: docs/tokenizers.md.
  */
 import type { Tokenizer } from "../types";
 import { clean, foldLower } from "./normalize";
 import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
 
 /**
- * Word tokens, approximating spaCy's tokenizer on statute text: numbers keep internal `.`, `,`
- * and `/` ("1.000", "4172/2013", "3,5"), which spaCy's infix rules never split; otherwise a token
- * is a maximal run of letters, combining marks, digits and underscore, so hyphens and all
- * punctuation separate tokens (spaCy splits hyphens between letters too) and punctuation tokens
- * never appear. English also keeps apostrophes between letters so clitics can be handled.
+ * Word tokens approximating spaCy's tokenizer on statutes: numbers keep internal `.`, `,`, `/` ("4172/2013"), which
+ * spaCy never splits; else runs of letters, marks, digits and `_`, so hyphens and punctuation separate tokens.
+ * English also keeps apostrophes between letters, for clitics.
  */
 const GREEK_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+)*`;
 const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+|['’][\p{L}\p{M}\p{N}_]+)*`;
@@ -49,15 +39,10 @@ function foldedStopwords(lex: SpacyLexicon): Set<string> {
 }
 
 /**
- * A POS-blind version of spaCy's GreekLemmatizer.rule_lemmatize for a lower-cased word:
- * a word that is itself a listed lemma (of any POS) is returned as is; else its exception entry;
- * else the first suffix-rule output found in the lemma index, trying POS in
- * {@link GREEK_POS_ORDER} order, first with accents as written and then ignoring accents (the
- * rules rewrite endings without moving the accent, "συμβάσεως" → "συμβάση" vs the indexed
- * "σύμβαση"); else the word itself. spaCy would instead use the tagger's POS and, with no indexed
- * candidate, the first rule output even if unknown; without a POS that guess is too risky.
- * An accent-blind match returns the rule output as written, not the indexed spelling; the
- * tokenizer strips accents afterwards, so only direct callers see the difference.
+ * A POS-blind spaCy GreekLemmatizer.rule_lemmatize for a lower-cased word: a listed lemma as is; else its
+ * exception; else the first rule output in the index (POS in {@link GREEK_POS_ORDER} order; exact, then
+ * accent-blind, as rules do not move accents: "συμβάσεως" → "συμβάση" vs "σύμβαση"); else the word. Without a
+ * POS, spaCy's fallback (the first rule output even if unknown) is too risky.
  */
 export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
   const g = lex.greek;
@@ -95,10 +80,7 @@ export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => strin
   };
 }
 
-/**
- * BM25-SPACY: Greek words lemmatised with spaCy's Greek lemma tables, accents stripped and
- * lower-cased, spaCy's Greek stopwords (compared in the same folded form) and punctuation dropped.
- */
+/** BM25-SPACY: spaCy's Greek lemmas in accentless lower case; stopwords (same fold) and punctuation dropped. */
 export function spacyGreekTokenizer(lex: SpacyLexicon): Tokenizer {
   if (lex.lang !== "el") throw new Error(`spacyGreekTokenizer needs the Greek lexicon, got '${lex.lang}'`);
   const lemmatize = greekLemmatizer(lex);
@@ -131,11 +113,9 @@ const CLITIC = /^(.+)['’](?:s|ll|re|ve|d|m)$/i;
 const EMPTY: readonly string[] = Object.freeze([]);
 
 /**
- * BM25-ENGLISH (the translation baseline's BM25-ENGLISH-SPACY): English words lemmatised with
- * spaCy's English lookup table (surface form first, then lower-cased), lower-cased, spaCy's
- * English stopwords and punctuation dropped. Contractions are split as spaCy does ("didn't" →
- * "did" + "n't", "court's" → "court" + "'s"); the clitics are all stopwords, so only the stem
- * survives, and only if its lemma is not a stopword.
+ * BM25-ENGLISH (the translation baseline's BM25-ENGLISH-SPACY): spaCy's English lookup lemmas (surface form, then
+ * lower-cased), lower-cased, stopwords and punctuation dropped. Contractions split as spaCy does ("didn't" →
+ * "did" + "n't"); the clitics are all stopwords, so only the stem survives, if its lemma is not one.
  */
 export function spacyEnglishTokenizer(lex: SpacyLexicon): Tokenizer {
   if (lex.lang !== "en") throw new Error(`spacyEnglishTokenizer needs the English lexicon, got '${lex.lang}'`);

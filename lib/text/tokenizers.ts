@@ -7,10 +7,7 @@ import { GREEK_STEMMER_STOPWORDS } from "./stopwords";
 const PY_WORD_CHAR = /[\p{L}\p{N}_]/u;
 const CLEAN_TRIGGERS = ["NBSP", "NARROW", "\\"];
 
-/**
- * The paper's BM25-GREEKSTEMMER tokenizer: clean, Python-style `\w+` words, accents removed
- * and upper-cased, the 43 stopwords dropped, each word stemmed with the Ntais rules.
- */
+/** The paper's BM25-GREEKSTEMMER: clean, Python `\w+` words, accentless upper case, stopwords out, Ntais stems. */
 export function greekStemmerTokenizer(): WordTokenizer {
   // Case variants of a word fold to one form, so stems are cached per folded form.
   const stem = createCachedStemmer();
@@ -21,8 +18,7 @@ export function greekStemmerTokenizer(): WordTokenizer {
       const folded = foldUpper(word);
       return GREEK_STEMMER_STOPWORDS.has(folded) ? null : stem(folded);
     },
-    // Of all that clean() does, only the replacement of literal "NBSP"-style texts can change
-    // which words a text has; skipping it for the texts without them saves a pass per document.
+    // Only clean()'s literal "NBSP"-style replacements can change the words: skip it for texts without them.
     prepare: (text) => (CLEAN_TRIGGERS.some((t) => text.includes(t)) ? clean(text) : text),
     tokenize: (text) => analyzer.tokenize(text),
   };
@@ -30,10 +26,7 @@ export function greekStemmerTokenizer(): WordTokenizer {
   return self;
 }
 
-/**
- * One word through BM25-GREEKSTEMMER's steps: the word, without accents and upper-cased, whether
- * it is a stopword (then dropped, no stem) and its stem.
- */
+/** One word through BM25-GREEKSTEMMER's steps: folded form, stopword or not (then no stem), stem. */
 export interface StemmingStep {
   word: string;
   folded: string;
@@ -42,8 +35,7 @@ export interface StemmingStep {
 }
 
 /**
- * A text taken through BM25-GREEKSTEMMER word by word, for teaching what the tokenizer does:
- * cleaned and split into words, each folded, checked against the stopwords, stemmed.
+ * A text taken through BM25-GREEKSTEMMER word by word, for teaching what the tokenizer does.
  *
  * @example
  * explainStemming("Ο μισθωτής οφείλει");
@@ -63,19 +55,14 @@ const BERT_PUNCT = /[\p{P}!-\/:-@[-`{-~]/u;
 const BERT_SPLIT = /[\p{P}!-\/:-@[-`{-~]|[\s\p{Cc}]+/u;
 
 /**
- * Approximates the gr-nlp-toolkit tokens used by BM25-GR-NLP-TOOLKIT: the toolkit strips
- * accents and lower-cases (its Greek BERT is uncased), then splits on whitespace and on every
- * punctuation character as BERT's basic tokenizer does; punctuation tokens are dropped and
- * nothing is stemmed. See docs/tokenizers.md for what differs from running the toolkit.
+ * Approximates BM25-GR-NLP-TOOLKIT's tokens: accentless lower case (its Greek BERT is uncased), split on
+ * whitespace and punctuation as BERT's basic tokenizer, punctuation dropped, no stems (docs/tokenizers.md).
  */
 export function grnlpTokenizer(): Tokenizer {
   const splitter = new RegExp(BERT_SPLIT.source, "gu");
   const tokensOf = (text: string) => foldLower(text).split(splitter).filter((t) => t !== "" && !BERT_PUNCT.test(t));
-  // Each whitespace-separated chunk is folded and split once, then reused. The same tokens as
-  // folding the whole text: NFD and dropping marks act character by character, whitespace
-  // splits in both, and lower-casing's one context rule (final sigma) never looks across
-  // whitespace, which is neither cased nor case-ignorable (a test compares the two on random
-  // text and on a whole corpus).
+  // Each whitespace chunk is folded and split once, then reused: the same tokens as folding the whole text, as
+  // folding is per character and final sigma never looks across whitespace (a test checks it on a corpus).
   const cache = new Map<string, string[]>();
   return {
     name: "bm25-grnlp",
@@ -99,10 +86,7 @@ const WHITESPACE = /\s+/u;
 /** Distinct chunks kept (a corpus the size of greeklaws has about 60,000). */
 const CHUNK_CACHE_LIMIT = 500_000;
 
-/**
- * The gr-nlp tokens as first written: the whole text folded, then split. The reference the
- * cached `grnlpTokenizer` is tested against.
- */
+/** The uncached gr-nlp tokens (whole text folded, then split): the reference `grnlpTokenizer` is tested against. */
 export function grnlpTokensDirect(text: string): string[] {
   const splitter = new RegExp(BERT_SPLIT.source, "gu");
   return foldLower(clean(text)).split(splitter).filter((t) => t !== "" && !BERT_PUNCT.test(t));
