@@ -23,7 +23,7 @@ import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
-import { withFileLock } from "../util/file-lock";
+import { FileLocks } from "../util/file-lock";
 import { lancedbSdk } from "../util/sdk";
 import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type Side } from "./types";
 import {
@@ -66,6 +66,7 @@ export interface LanceVectorStoreOptions {
  * promises). Built by `openVectorStore`, which chooses the connection's options.
  */
 export class LanceVectorStore implements VectorStore {
+  private readonly locks = new FileLocks();
   /** Open table handles by table name (LanceDB tables are meant to be long-lived). */
   private readonly open = new Map<string, lancedb.Table>();
   /** Per-table tail of the write queue: puts to one table run one at a time. */
@@ -94,7 +95,7 @@ export class LanceVectorStore implements VectorStore {
   /** Runs `fn` holding the table's cross-process lock (shared within this process). */
   private locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
     if (!this.localDir) return fn();
-    return withFileLock(path.join(this.localDir, ".locks", `${name}.lock`), fn, { what: `the vector table ${this.where(name)}`, log: this.log });
+    return this.locks.run(path.join(this.localDir, ".locks", `${name}.lock`), fn, { what: `the vector table ${this.where(name)}`, log: this.log });
   }
 
   /** Forgets what this store knew of a table (its handle and key set). */

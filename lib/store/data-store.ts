@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { dataDir as defaultDataDir } from "../paths";
-import { withFileLock } from "../util/file-lock";
+import { FileLocks } from "../util/file-lock";
 import { CHAT } from "./chat-record";
 import { defaultReplayFile, replayCache, type ReplayCache } from "./chat";
 import { importFile } from "./jsonl";
@@ -41,7 +41,7 @@ export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store>
   const replayFile = opts.replayFile ?? defaultReplayFile();
   const shared = replayFile !== undefined && path.resolve(replayFile) !== legacyReplay ? path.resolve(replayFile) : undefined;
   if (!fs.existsSync(legacyReplay) && !fs.existsSync(legacyScores) && (shared === undefined || imported(store, shared))) return store;
-  await withFileLock(path.join(store.dir, ".locks", "migrate.lock"), async () => {
+  await new FileLocks().run(path.join(store.dir, ".locks", "migrate.lock"), async () => {
     await migrate(store, CHAT, legacyReplay, "chat", {}, log);
     await migrate(store, RERANK, legacyScores, "rerank", { convert: (l) => pairLinesToRecords(l) }, log);
     if (shared !== undefined && !imported(store, shared)) {

@@ -37,7 +37,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { GbrError } from "../util/errors";
-import { withFileLock } from "../util/file-lock";
+import { FileLocks } from "../util/file-lock";
 
 /**
  * What the store needs to know of one kind of record: how its key follows from its content, and
@@ -130,6 +130,7 @@ export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, byt
 }
 
 class FileStore implements Store {
+  private readonly locks = new FileLocks();
   constructor(
     readonly dir: string,
     private readonly log: (message: string) => void,
@@ -173,7 +174,7 @@ class FileStore implements Store {
   async produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }> {
     const hit = await this.get(kind, key);
     if (hit) return { record: hit, made: false };
-    return withFileLock(
+    return this.locks.run(
       path.join(this.dir, ".locks", kind.name, `${key}.lock`),
       async () => {
         // Another process (or caller) may have made it while this one waited for the lock.

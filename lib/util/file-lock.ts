@@ -1,154 +1,131 @@
 /**
- * Cross-process locks on a local folder, so that two processes sharing one data folder never pay
- * for the same provider call or write the same vector twice: the replay cache takes one per call
- * key, the vector store one per table.
- *
- * The lock itself is proper-lockfile's: a directory created with mkdir (atomic on local file
- * systems and NFS), whose mtime the holder refreshes every `LOCK_UPDATE_MS`. A lock whose mtime is
- * older than `LOCK_STALE_MS` belongs to a process that died without releasing it (kill -9, a
- * power cut) and is taken over. The library cannot tell a dead holder from a slow one by its pid,
- * so the takeover waits for the staleness period: 10 s, the library's default. Shorter would hand
- * the lock away when a live holder's event loop stalls for a few seconds (a large synchronous
- * tokenisation, say), and the only cost of a stall past the period is repeated work, which is
- * reported; longer would make every run after a crash wait longer.
- *
- * Within one process the callers of one lock either share a single hold (the default: the vector
- * store's batches are already coordinated, distinct batches and one write queue per table, and
- * queueing them would take away their concurrency; other processes wait until the last of them is
- * done) or take turns (`inProcess: "exclusive"`: a replay key, which two cache objects of one
- * process may both be about to call).
+ * Cross-process locks on a local folder, so that two processes sharing a data folder never pay for the same
+ * provider call or write the same vector twice. The lock is proper-lockfile's: a directory made with mkdir, its
+ * mtime refreshed every `LOCK_UPDATE_MS`; one older than `LOCK_STALE_MS` belongs to a dead process and is taken
+ * over. 10 s (the library's default): shorter would hand a live holder's lock away during an event-loop stall,
+ * longer makes every run after a crash wait longer; a stall past it costs only repeated work, which is reported.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { lockfileSdk } from "./sdk";
 
-/**
- * Age (ms) after which a lock whose holder stopped refreshing it is taken over.
- */
+/** Age (ms) after which a lock whose holder stopped refreshing it is taken over. */
 export const LOCK_STALE_MS = 10_000;
 
-/**
- * How often (ms) a holder refreshes its lock's mtime (well inside `LOCK_STALE_MS`, so a holder
- * whose event loop is busy for a few seconds keeps its lock).
- */
+/** How often (ms) a holder refreshes its lock (well inside `LOCK_STALE_MS`). */
 export const LOCK_UPDATE_MS = 2_000;
 
-/**
- * Options of `withFileLock`.
- */
 export interface FileLockOptions {
-  /** What the lock protects, for messages ("the replay key 3f2a… of data/replay/llm-calls.jsonl"). */
+  /** What the lock protects, for messages. */
   what?: string;
-  /** Where a lock lost to a takeover and a lock that cannot be taken are reported (default: none). */
+  /** Where a lock lost to a takeover, or one that cannot be taken, is reported. */
   log?: (message: string) => void;
-  /**
-   * Told, with a message to show, when a wait for another process has lasted a second (default:
-   * `log`). A caller taking many locks passes one that reports only the first wait.
-   */
+  /** Told when a wait for another process has lasted a second (default `log`). */
   onWait?: (message: string) => void;
-  /**
-   * "shared" (default): callers in this process share one hold and run together. "exclusive":
-   * they take turns, each holding the lock alone.
-   */
+  /** "shared" (default): this object's callers of one lock share one hold. "exclusive": they take turns. */
   inProcess?: "shared" | "exclusive";
 }
 
-/** A hold on one lock path shared by every caller in this process. */
 interface Hold {
   holders: number;
   /** Resolves to the release function, or undefined when the lock could not be taken (run unlocked). */
   ready: Promise<(() => Promise<void>) | undefined>;
 }
 
-const holds = new Map<string, Hold>();
-/** Folders whose locks could not be taken, reported once each (not once per key). */
-const unlockable = new Set<string>();
-/** A release in progress per path: the next hold waits for it instead of finding the lock taken. */
-const releasing = new Map<string, Promise<void>>();
-/** Tail of the queue of "exclusive" callers per path. */
-const turns = new Map<string, Promise<void>>();
-
 /**
- * Runs `fn` while this process holds the lock directory `lockPath` (created, with its parent
- * folders, when needed). Callers in this process share the hold, or take turns with
- * `inProcess: "exclusive"`; another process's callers wait, polling, until it is released or goes
- * stale (`LOCK_STALE_MS`). When the lock cannot be taken at
- * all (a read-only folder, say) `fn` runs without it and the reason is logged: the lock saves
- * repeated work, nothing depends on it for correctness. Errors of `fn` are passed through after
- * the lock is released.
+ * The locks one owner (a store, a vector store) takes. Its callers of one lock share a single hold (the vector
+ * store's batches are coordinated already) or take turns (`inProcess: "exclusive"`); other processes, and other
+ * owners, wait for the lock directory. When a lock cannot be taken at all (a read-only folder) `fn` runs without
+ * it and the reason is logged once per folder: the lock saves repeated work, correctness does not depend on it.
+ *
+ * @example
+ * const locks = new FileLocks();
+ * await locks.run("data/store/.locks/x.lock", async () => 42); // 42
  */
-export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, opts: FileLockOptions = {}): Promise<T> {
-  const target = path.resolve(lockPath);
-  if (opts.inProcess !== "exclusive") return holding(target, fn, opts);
-  const before = turns.get(target) ?? Promise.resolve();
-  let done!: () => void;
-  const released = new Promise<void>((r) => (done = r));
-  const mine = before.then(() => released);
-  turns.set(target, mine);
-  await before;
-  try {
-    return await holding(target, fn, opts);
-  } finally {
-    done();
-    if (turns.get(target) === mine) turns.delete(target);
-  }
-}
+export class FileLocks {
+  private readonly holds = new Map<string, Hold>();
+  private readonly unlockable = new Set<string>();
+  /** A release in progress per path: the next hold waits for it instead of finding the lock taken. */
+  private readonly releasing = new Map<string, Promise<void>>();
+  /** Tail of the queue of "exclusive" callers per path. */
+  private readonly turns = new Map<string, Promise<void>>();
 
-async function holding<T>(target: string, fn: () => Promise<T>, opts: FileLockOptions): Promise<T> {
-  let hold = holds.get(target);
-  if (!hold) {
-    hold = { holders: 0, ready: acquire(target, opts) };
-    holds.set(target, hold);
-  }
-  hold.holders++;
-  try {
-    await hold.ready;
-    return await fn();
-  } finally {
-    hold.holders--;
-    if (hold.holders === 0) {
-      holds.delete(target);
-      const done = hold.ready
-        .then((release) => release?.())
-        .catch((err: unknown) => {
-          // ERELEASED: the lock was lost to a takeover, which onCompromised already reported.
-          if ((err as NodeJS.ErrnoException).code !== "ERELEASED") opts.log?.(`could not release the lock ${target}: ${(err as Error).message}`);
-        });
-      releasing.set(target, done);
-      await done;
-      if (releasing.get(target) === done) releasing.delete(target);
+  /** Runs `fn` holding the lock directory `lockPath` (made with its parents when needed); errors of `fn` pass through after release. */
+  async run<T>(lockPath: string, fn: () => Promise<T>, opts: FileLockOptions = {}): Promise<T> {
+    const target = path.resolve(lockPath);
+    if (opts.inProcess !== "exclusive") return this.holding(target, fn, opts);
+    const before = this.turns.get(target) ?? Promise.resolve();
+    let done!: () => void;
+    const released = new Promise<void>((r) => (done = r));
+    const mine = before.then(() => released);
+    this.turns.set(target, mine);
+    await before;
+    try {
+      return await this.holding(target, fn, opts);
+    } finally {
+      done();
+      if (this.turns.get(target) === mine) this.turns.delete(target);
     }
   }
+
+  private async holding<T>(target: string, fn: () => Promise<T>, opts: FileLockOptions): Promise<T> {
+    let hold = this.holds.get(target);
+    if (!hold) {
+      hold = { holders: 0, ready: this.acquire(target, opts) };
+      this.holds.set(target, hold);
+    }
+    hold.holders++;
+    try {
+      await hold.ready;
+      return await fn();
+    } finally {
+      hold.holders--;
+      if (hold.holders === 0) {
+        this.holds.delete(target);
+        const done = hold.ready
+          .then((release) => release?.())
+          .catch((err: unknown) => {
+            // ERELEASED: the lock was lost to a takeover, which onCompromised already reported.
+            if ((err as NodeJS.ErrnoException).code !== "ERELEASED") opts.log?.(`could not release the lock ${target}: ${(err as Error).message}`);
+          });
+        this.releasing.set(target, done);
+        await done;
+        if (this.releasing.get(target) === done) this.releasing.delete(target);
+      }
+    }
+  }
+
+  private async acquire(target: string, opts: FileLockOptions): Promise<(() => Promise<void>) | undefined> {
+    await this.releasing.get(target);
+    return acquire(target, opts, this.unlockable);
+  }
 }
 
-async function acquire(target: string, opts: FileLockOptions): Promise<(() => Promise<void>) | undefined> {
-  await releasing.get(target);
+async function acquire(target: string, opts: FileLockOptions, unlockable: Set<string>): Promise<(() => Promise<void>) | undefined> {
   const what = opts.what ?? target;
   try {
     await fs.promises.mkdir(path.dirname(target), { recursive: true });
   } catch (err) {
-    return unlocked(target, what, err, opts);
+    return unlocked(target, what, err, opts, unlockable);
   }
   const started = Date.now();
   let told = false;
   let delay = 25;
   for (;;) {
     try {
-      // The lock directory is the target itself (lockfilePath): no empty marker file is needed.
       return await lockfileSdk().lock(target, {
         lockfilePath: target,
         realpath: false,
         stale: LOCK_STALE_MS,
         update: LOCK_UPDATE_MS,
         retries: 0,
-        // The library's default throws from a timer, which would end the process: a lock lost to
-        // a long stall only means another process may repeat work, so say so and go on.
+        // The library's default throws from a timer and ends the process; a lost lock only means repeated work.
         onCompromised: (err) =>
           opts.log?.(`lost the lock on ${what} (${err.message}): another process took it over after ${LOCK_STALE_MS / 1000} s without a refresh; it may repeat work in progress here`),
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ELOCKED") return unlocked(target, what, err, opts);
+      if (code !== "ELOCKED") return unlocked(target, what, err, opts, unlockable);
       if (!told && Date.now() - started >= 1000) {
         told = true;
         (opts.onWait ?? opts.log)?.(
@@ -157,13 +134,12 @@ async function acquire(target: string, opts: FileLockOptions): Promise<(() => Pr
         );
       }
       await new Promise((r) => setTimeout(r, delay));
-      // Polling: up to half a second between attempts keeps a waiting run responsive and cheap.
       delay = Math.min(delay * 2, 500);
     }
   }
 }
 
-function unlocked(target: string, what: string, err: unknown, opts: FileLockOptions): undefined {
+function unlocked(target: string, what: string, err: unknown, opts: FileLockOptions, unlockable: Set<string>): undefined {
   const dir = path.dirname(target);
   if (!unlockable.has(dir)) {
     unlockable.add(dir);

@@ -9,7 +9,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, test } from "node:test";
-import { withFileLock } from "../../lib/util/file-lock";
+import { FileLocks } from "../../lib/util/file-lock";
+
+const locks = new FileLocks();
+const withFileLock: FileLocks["run"] = (lockPath, fn, opts) => locks.run(lockPath, fn, opts);
 import { openReplayCache, withReplay, type ReplayableModel } from "../../lib/store";
 
 const dirs: string[] = [];
