@@ -2,69 +2,56 @@ import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
 import { EmbeddingError, mergeProvenance, type CachedVector, type Embedder, type EmbeddingProvenance, type Side } from "./types";
 
-/**
- * The part of the vector store the embedding pipeline needs (see vector-store.ts).
- */
+/** The part of the vector store the embedding pipeline needs (see vector-store.ts). */
 export interface VectorCache {
   get(fingerprint: string, keys: string[]): Promise<Map<string, CachedVector>>;
   put(fingerprint: string, rows: { key: string; id: string; side: Side; vector: Float32Array; tokens?: number }[]): Promise<void>;
   /**
-   * Runs `fn` holding the fingerprint's cross-process lock (`VectorStore.exclusive`), when the
-   * cache is shared between processes. Each batch is embedded inside it, after its keys are
-   * looked up again, so a batch another process embedded meanwhile is read rather than paid for.
+   * Runs `fn` under the fingerprint's cross-process lock (`VectorStore.exclusive`); each batch re-reads its
+   * keys inside it, so a batch another process embedded meanwhile is read rather than paid for.
    */
   exclusive?<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
-  /** What produced the fingerprint's stored vectors (`VectorStore.provenance`); absent: unknown. */
+  /** What produced the fingerprint's stored vectors; absent: unknown. */
   provenance?(fingerprint: string): Promise<EmbeddingProvenance>;
-  /** Records what produced newly stored vectors (`VectorStore.noteProvenance`). */
   noteProvenance?(fingerprint: string, p: EmbeddingProvenance): Promise<void>;
 }
 
 export interface EmbedItemsOptions {
   /** Batches in flight at once (default: the embedder's capacity, else 2; the embedder may limit further). */
   concurrency?: number;
-  /** Called after every finished batch with items done so far (cached ones count as done). */
+  /** Called after every batch with items done so far (cached ones count as done). */
   onProgress?: (done: number, total: number) => void;
   log?: (message: string) => void;
   /**
-   * Token estimate of a rendered text (the project passes the o200k `countTokens`). It weighs a
-   * batch's reported count when splitting it over the batch's texts, and stands in for a count
-   * nobody knows (a provider without usage; rows cached before counts were stored). Without it
-   * such counts are 0 and a batch's count is split equally.
+   * Token estimate of a rendered text (o200k `countTokens`): weighs a batch's count over its texts and stands
+   * in for unknown counts. Without it unknown counts are 0 and a batch's count is split equally.
    */
   estimateTokens?: (text: string) => number;
 }
 
 export interface EmbedItemsResult {
-  /** One vector per item, in item order, exactly as the provider returned it. */
+  /** One vector per item, in item order, as the provider returned it. */
   vectors: Float32Array[];
   /** Each item's cache key (what the store and its ANN index know the vector by). */
   keys: string[];
-  /** Items served from the cache. */
   cached: number;
-  /** Requests sent for the rest. */
   requests: number;
   /**
-   * Tokens of every item, fresh or cached (a repeated item counts each time): the count the
-   * provider reported when its vector was embedded (stored with it), else the estimate. A rerun
-   * served from the cache therefore reports what the run that paid for the vectors did.
+   * Tokens of every item, cached or not (repeats count each time): the provider's stored count, else the
+   * estimate, so a cached rerun reports what the paying run did.
    */
   tokens: number;
-  /** The part of `tokens` that is an estimate (0 when the provider's counts cover every item). */
+  /** The part of `tokens` that is an estimate. */
   estimatedTokens: number;
-  /**
-   * Model names the servers reported for these vectors: this call's answers and, when some
-   * vectors came from the cache, what the cache recorded for its table.
-   */
+  /** Model names the servers reported, this call's and those the cache recorded for its table. */
   servedModels: string[];
-  /** Some of these vectors came from the project's test double (now or when they were cached). */
+  /** Some vectors came from the project's test double (now or when cached). */
   standIn: boolean;
 }
 
 /**
- * Splits an integer total over weights by the largest-remainder method: integer shares that sum
- * exactly to `total`, each within 1 of its proportional quota; equal weights when all are 0;
- * ties in the remainder go to the earlier item.
+ * Largest-remainder split of an integer total over weights: shares sum to `total`, each within 1 of its
+ * quota; equal weights when all are 0; remainder ties go to the earlier item.
  */
 export function apportion(total: number, weights: readonly number[]): number[] {
   if (!(Number.isInteger(total) && total >= 0)) throw new RangeError(`apportion: total must be a non-negative integer, got ${total}`);
@@ -96,17 +83,9 @@ export function apportion(total: number, weights: readonly number[]): number[] {
 }
 
 /**
- * Embeds articles or queries with a preset, through the persistent vector cache: each item's
- * templated text is hashed (with its side) into a key, cached vectors are reused, and the
- * rest go to the provider in batches, each stored as soon as it returns. A run that stops
- * half-way therefore resumes with only the missing batches, and a second run sends nothing.
- * With a cache shared between processes (`VectorCache.exclusive`), each batch's keys are looked
- * up again holding the table's lock and only those still missing are sent, so two runs embedding
- * the same texts at once pay for each text once.
- * Every batch is checked (one vector per text, a consistent size, finite values) before it is
- * stored; a failure names the items of the batch. A batch's reported token count is split over
- * its texts in proportion to their estimates (`apportion`) and stored with each vector, so a
- * cached rerun reports the same tokens as the run that paid for them.
+ * Embeds items with a preset through the persistent vector cache: cached vectors are reused and the rest sent
+ * in batches, each stored as soon as it returns, so an interrupted run resumes with only the missing batches.
+ * Each batch is checked (count, size, finite values) before it is stored; a failure names its items.
  */
 export async function embedItems(
   items: readonly { id: string; text: string }[],
@@ -121,8 +100,7 @@ export async function embedItems(
   // The side is part of the key: providers such as Gemini embed the same text differently per side.
   const keys = rendered.map((r) => textKey(`${side}\n${r}`));
   const found = await cache.get(fingerprint, [...new Set(keys)]);
-  // Estimates are computed only where needed (o200k over thousands of articles takes a while),
-  // once per distinct text.
+  // Estimated lazily, once per distinct text: o200k over thousands of articles takes a while.
   const estimates = new Map<string, number>();
   const estimate = (i: number): number => {
     let e = estimates.get(keys[i]);
@@ -130,7 +108,6 @@ export async function embedItems(
     return e;
   };
 
-  // One request per distinct missing text, in item order.
   const missing: number[] = [];
   const seen = new Set<string>();
   keys.forEach((k, i) => {
@@ -140,7 +117,7 @@ export async function embedItems(
     }
   });
   const cachedAtStart = items.length - keys.filter((k) => !found.has(k)).length;
-  /** Keys this call embedded (the others were served from the cache, some found only under the lock). */
+  /** Keys this call embedded; the rest came from the cache (some found only under the lock). */
   const embedded = new Set<string>();
   const batchSize = Math.max(1, embedder.maxBatch);
   const batches: number[][] = [];
@@ -153,10 +130,8 @@ export async function embedItems(
   let done = items.length - missing.length;
   opts.onProgress?.(done, items.length);
 
-  // Requests leave in batch order, as when nothing came before them: with a shared cache each
-  // batch first looks its keys up again, and lookups of varying length must not reorder what the
-  // provider (and its request log) sees. `sent[b]` settles once batch b's request is sent or the
-  // batch needs none.
+  // Requests leave in batch order even when shared-cache re-lookups take varying time, so the provider's
+  // request log is stable. `sent[b]` settles once batch b's request is sent or needs none.
   const sent = batches.map(() => {
     let settle!: () => void;
     const promise = new Promise<void>((r) => (settle = r));
@@ -227,8 +202,7 @@ export async function embedItems(
     opts.onProgress?.(done, items.length);
   };
 
-  // A small pool: up to `concurrency` batches in flight; the first failure stops new batches,
-  // and everything stored before it stays stored.
+  // The first failure stops new batches; everything stored before it stays stored.
   let next = 0;
   let failure: unknown;
   const worker = async () => {
@@ -271,9 +245,7 @@ function describe(ids: string[], side: Side, b: number, total: number, name: str
   return `embedding ${kind} ${shown} with ${name} (batch ${b + 1} of ${total})`;
 }
 
-/**
- * An in-memory VectorCache, for tests and one-off runs that should leave nothing on disk.
- */
+/** An in-memory VectorCache, for tests and one-off runs that should leave nothing on disk. */
 export function memoryCache(): VectorCache & { size(): number } {
   const tables = new Map<string, Map<string, CachedVector>>();
   const notes = new Map<string, EmbeddingProvenance>();

@@ -9,9 +9,7 @@ const TILE_DOCS = 48;
 /** Queries per scoring chunk; bounds the score matrix at CHUNK × documents floats. */
 const QUERY_CHUNK = 256;
 
-/**
- * L2-normalises a vector into a new Float32Array (a zero vector stays zero).
- */
+/** L2-normalises a vector into a new Float32Array (a zero vector stays zero). */
 export function normalize(v: ArrayLike<number>): Float32Array {
   let s = 0;
   for (let i = 0; i < v.length; i++) s += v[i] * v[i];
@@ -23,15 +21,13 @@ export function normalize(v: ArrayLike<number>): Float32Array {
 }
 
 /**
- * Exact maximum-inner-product search over a fixed set of document vectors: the paper's dense
- * setting (L2-normalised vectors, dot product, top 100). The documents live in the memory of a
- * WebAssembly SIMD kernel that scores blocks of 3 documents × 4 queries at a time; ties keep
- * document order, as everywhere in this project.
+ * Exact maximum-inner-product search, the paper's dense setting (L2-normalised vectors, dot product), in a
+ * WebAssembly SIMD kernel; ties keep document order.
  */
 export class ExactIndex {
   readonly size: number;
   readonly dim: number;
-  /** Row length in the kernel's memory: dim rounded up to a multiple of 4 (zero padded). */
+  /** dim rounded up to a multiple of 4 (zero padded). */
   private readonly stride: number;
   private readonly memory: WasmMemory;
   private readonly dots: (docs: number, nd: number, queries: number, dim: number, out: number, stride: number) => void;
@@ -55,10 +51,7 @@ export class ExactIndex {
     });
   }
 
-  /**
-   * Document i as stored (normalised unless the index was built with normalize: false). A copy,
-   * because the kernel's memory may move when it grows.
-   */
+  /** Document i as stored; a copy, because the kernel's memory may move when it grows. */
   vector(i: number): Float32Array {
     if (!(i >= 0 && i < this.size)) throw new RangeError(`document ${i} is outside 0..${this.size - 1}`);
     return new Float32Array(this.memory.buffer, i * this.stride * 4, this.dim).slice();
@@ -68,10 +61,7 @@ export class ExactIndex {
     ensureWasmBytes(this.memory, bytes);
   }
 
-  /**
-   * Scores every document for every query (queries are normalised like the documents) and
-   * keeps the k best per query.
-   */
+  /** The k best documents per query (queries normalised like the documents). */
   search(queries: readonly ArrayLike<number>[], k: number, opts: { normalize?: boolean } = {}): TopK[] {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     const results: TopK[] = [];
@@ -88,10 +78,7 @@ export class ExactIndex {
     return results;
   }
 
-  /**
-   * The full score matrix for up to QUERY_CHUNK queries: row q holds the dot product of query
-   * q with every document, in document order (a copy, safe to keep).
-   */
+  /** The full score matrix: row q holds query q's dot product with every document (a copy). */
   scores(queries: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}): Float32Array {
     const out = new Float32Array(queries.length * this.size);
     for (let start = 0; start < queries.length; start += QUERY_CHUNK) {

@@ -1,29 +1,22 @@
 /**
- * How cached vectors sit in a LanceDB table: the table's name for a fingerprint, its Arrow schema,
- * encoding rows into one record batch and decoding query results back, the checks a row passes
- * before it is written, and reading back what survives of a damaged table. The store
- * (lance-vector-store.ts) does the I/O around these.
+ * How cached vectors sit in a LanceDB table: naming, Arrow schema, encoding and decoding, row checks and
+ * salvage reads of a damaged table. The store (lance-vector-store.ts) does the I/O around these.
  */
 import { createHash } from "node:crypto";
 import type * as lancedb from "@lancedb/lancedb";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
-// apache-arrow is LanceDB's peer dependency (installed with it); building the Arrow columns
-// ourselves lets a batch of Float32Arrays go in as one contiguous buffer, exact to the bit,
-// instead of LanceDB's row-by-row conversion of JS objects.
+// Building Arrow columns ourselves puts a batch in as one contiguous buffer, exact to the bit, not row by row.
 import type { Data, Field, FixedSizeList, Float32, RecordBatch, Schema, Table as ArrowTable } from "apache-arrow";
 import { arrowSdk } from "../util/sdk";
 import type { CachedVector } from "./types";
 import type { VectorRow } from "./vector-store";
 
-/**
- * Suffix of the per-fingerprint table that holds document rows and the ANN index.
- */
+/** Suffix of the per-fingerprint table that holds document rows and the ANN index. */
 export const DOCS_SUFFIX = "__docs";
 
 /**
- * The LanceDB table name for a fingerprint. LanceDB accepts only letters, digits, `_`, `-` and
- * `.` (and panics on anything else), so other characters become `_`; a changed name gets a hash
- * of the original appended so that two fingerprints never share a table.
+ * The LanceDB table name for a fingerprint. LanceDB panics on characters other than letters, digits, `_`,
+ * `-`, `.`, so others become `_` and a hash of the original is appended so two fingerprints never collide.
  */
 export function tableName(fingerprint: string): string {
   if (fingerprint === "") throw new Error("vector store: empty fingerprint");
@@ -32,10 +25,7 @@ export function tableName(fingerprint: string): string {
   return `${safe}-${createHash("sha256").update(fingerprint).digest("hex").slice(0, 12)}`;
 }
 
-/**
- * The table schema: key, id, side, vector, and (unless writing to a table created before it
- * existed) a nullable int32 `tokens` column.
- */
+/** key, id, side, vector, and a nullable int32 `tokens` column unless the table predates it. */
 function schemaFor(dims: number, withTokens: boolean): Schema {
   const { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } = arrowSdk();
   const fields: Field[] = [
@@ -49,10 +39,7 @@ function schemaFor(dims: number, withTokens: boolean): Schema {
   return new Schema(fields);
 }
 
-/**
- * Rows as one Arrow table of one record batch, the vectors copied into a single Float32 buffer;
- * `withTokens` adds the nullable tokens column (a table created before it existed has none).
- */
+/** Rows as one Arrow table of one record batch, the vectors copied into a single Float32 buffer. */
 export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: boolean): ArrowTable {
   const { Float32, Int32, makeData, RecordBatch, Struct, Table: ArrowTable, Utf8, vectorFromArray } = arrowSdk();
   const schema = schemaFor(dims, withTokens);
@@ -80,17 +67,12 @@ export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: bo
   return new ArrowTable([batch]);
 }
 
-/**
- * What a table's schema says: the vector size, and whether it has the tokens column.
- */
+/** What a table's schema says: the vector size, and whether it has the tokens column. */
 export interface TableShape {
   dims: number;
   tokens: boolean;
 }
 
-/**
- * Reads a table's shape from its schema; throws when it has no fixed-size vector column.
- */
 export async function tableShape(table: lancedb.Table): Promise<TableShape> {
   const fields = (await table.schema()).fields;
   const type = fields.find((f) => f.name === "vector")?.type;
@@ -99,24 +81,16 @@ export async function tableShape(table: lancedb.Table): Promise<TableShape> {
   return { dims: type.listSize, tokens: fields.some((f) => f.name === "tokens") };
 }
 
-/**
- * Dimension of the table's vector column.
- */
 export async function tableDims(table: lancedb.Table): Promise<number> {
   return (await tableShape(table)).dims;
 }
 
-/**
- * SQL string literal (keys are hex, but ids and anything else must not break the query).
- */
+/** SQL string literal (keys are hex, but ids must not break the query). */
 export function sqlString(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-/**
- * Copies `key → {vector, tokens}` out of query results, keeping only wanted keys (all when
- * undefined). A result without a tokens column (an old table) gives rows without tokens.
- */
+/** Copies `key → {vector, tokens}` out of query results, keeping only wanted keys (all when undefined). */
 export function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Set<string> | undefined, out: Map<string, CachedVector>): void {
   for (const batch of batches) {
     const keys = batch.getChild("key");
@@ -140,9 +114,7 @@ export function collect(batches: Iterable<RecordBatch>, dims: number, wanted: Se
   }
 }
 
-/**
- * Throws, naming the row's id, unless the row is well formed and its vector has `dims` finite values.
- */
+/** Throws, naming the row's id, unless the row is well formed and its vector has `dims` finite values. */
 export function validateRow(fingerprint: string, r: VectorRow, dims: number): void {
   const who = `vector store ${fingerprint}: row for id '${r.id}'`;
   if (typeof r.key !== "string" || r.key === "") throw new Error(`${who} has no key`);
@@ -154,9 +126,6 @@ export function validateRow(fingerprint: string, r: VectorRow, dims: number): vo
   validateVector(fingerprint, r.id, r.vector, dims);
 }
 
-/**
- * Throws, naming the id, unless `vector` is a Float32Array of `dims` finite values.
- */
 export function validateVector(fingerprint: string, id: string, vector: Float32Array, dims: number): void {
   const who = `vector store ${fingerprint}: vector for id '${id}'`;
   if (!(vector instanceof Float32Array)) throw new Error(`${who} is not a Float32Array`);
@@ -167,11 +136,7 @@ export function validateVector(fingerprint: string, id: string, vector: Float32A
   }
 }
 
-/**
- * A vector table that cannot be used as it is and could not be repaired here (code "DAMAGED"),
- * or whose ANN copy was damaged and has been dropped (code "ANN_DAMAGED"). The message names the
- * table's folder; `hint` says what to do.
- */
+/** A vector table that could not be repaired ("DAMAGED"), or whose damaged ANN copy was dropped. */
 export class VectorStoreError extends GbrError {
   declare readonly code: "DAMAGED" | "ANN_DAMAGED";
 
@@ -182,12 +147,9 @@ export class VectorStoreError extends GbrError {
 }
 
 /**
- * Whether a LanceDB error means that stored files are damaged or missing (a data file truncated,
- * deleted or corrupt), as opposed to a fault of the query or of the moment. LanceDB reports these
- * only through its message text (`LanceError(IO)` with "Invalid range … for object of size",
- * "not found", "corrupt file", "does not have sufficient data"; "Not found: <data file>" from an
- * index search); resource errors that may pass
- * (permissions, open files, a full disk) are not damage.
+ * Whether a LanceDB error means stored files are damaged or missing, not a fault of the query or the
+ * moment. LanceDB says so only in message text; transient resource errors (permissions, open files, a full
+ * disk) are not damage.
  */
 export function isDamage(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err);
@@ -195,11 +157,7 @@ export function isDamage(err: unknown): boolean {
   return /LanceError\(IO\)|Encountered corrupt file|does not have sufficient data|Invalid range \d+\.\.\d+ for object of size|Not found: [^,\s]*\.lance\b/i.test(m);
 }
 
-/**
- * The useful part of a LanceDB error message: without the "Failed to get next batch … lance
- * error: LanceError(IO): Generic … error:" wrappers, the "Caused by" chain and the Rust source
- * locations, which say nothing to a user.
- */
+/** A LanceDB error message without its wrappers, "Caused by" chain and Rust source locations. */
 export function lanceReason(err: unknown): string {
   let m = (err instanceof Error ? err.message : String(err)).split(/\s+Caused by:/)[0];
   m = m.replace(/,\s*\/(rustc|usr\/local\/cargo|root\/\.cargo|home\/[^,]*\/\.cargo)\/[^,]*/g, "");
@@ -211,25 +169,19 @@ export function lanceReason(err: unknown): string {
   return m.trim() || "unreadable";
 }
 
-/**
- * What `salvageRows` could read of a table: its rows (the first of each key), how many rows it
- * should hold (from its manifest), how many could not be read, and the first read error.
- */
+/** What `salvageRows` could read: rows (first of each key), the manifest's total, rows lost, the first error. */
 export interface Salvage {
   rows: VectorRow[];
   total: number;
   lost: number;
-  /** The first damage error met (undefined when every row could be read). */
+  /** Undefined when every row could be read. */
   cause?: unknown;
 }
 
 /**
- * Reads every row of a table that can still be read. The whole table is tried first; when a read
- * fails with damage (`isDamage`), it is split where the table's fragments begin (each `add` wrote
- * one fragment, and the manifest of every version records the rows up to it) and each part is
- * read on its own by row offset, so a damaged data file costs only its own rows. A fragment whose
- * first row cannot be read has lost its file or footer and is given up whole; any other failing
- * range is halved down to single rows, each retried once before it counts as lost.
+ * Reads every row that can still be read: on damage the table is split at fragment starts, so a damaged file
+ * costs only its own rows. A fragment whose first row fails is given up whole; other failing ranges are
+ * halved down to single rows, each retried once.
  */
 export async function salvageRows(table: lancedb.Table): Promise<Salvage> {
   const total = await table.countRows(); // from the manifest: no data file is read
@@ -284,8 +236,7 @@ async function fragmentBounds(table: lancedb.Table, total: number): Promise<numb
   try {
     for (const v of await table.listVersions()) {
       const n = Number((v.metadata as Record<string, string> | undefined)?.total_rows);
-      // Counts of versions before a rebuild are not boundaries of the current fragments; as extra
-      // split points they only make some reads smaller.
+      // Counts from before a rebuild are not fragment starts; as extra split points they only shrink some reads.
       if (Number.isInteger(n) && n > 0 && n < total) bounds.add(n);
     }
   } catch {

@@ -1,23 +1,7 @@
 /**
- * The LanceDB implementation of the embedding cache (the contract is `VectorStore` in
- * vector-store.ts; the table layout, encoding, row checks and salvage reads are in lance-table.ts).
- *
- * ## Several processes
- * Every write to a table (put, drop, the ANN copy, a rebuild) runs holding the table's
- * cross-process lock (`<uri>/.locks/<table>.lock`, see lib/cache/file-lock.ts) and, inside this
- * process, in the table's write queue; a put re-reads the stored keys once it holds the lock, so
- * keys another process wrote meanwhile are not written again. `exclusive` lends the same lock to
- * the embedding pipeline, which re-checks a batch's keys under it before calling the provider.
- * Object-store URIs (s3://, gs://, az://) get no lock: LanceDB's commits stay atomic there, but
- * two processes may embed and store the same vector.
- *
- * ## Damage
- * A read that fails because a data file is truncated, missing or corrupt (`isDamage`) rebuilds
- * the table, under the lock, from every row that can still be read (`salvageRows`), as a new
- * version written with mode "overwrite" (atomic: a crash during the rebuild leaves the damaged
- * version, and the next read tries again); the read is then repeated. The damaged file stays on
- * disk, referenced only by the table's older versions. What was lost is simply missing from the
- * cache, so the pipeline embeds exactly that again.
+ * The LanceDB embedding cache (contract: `VectorStore`). Writes hold the table's cross-process lock
+ * (`<uri>/.locks/<table>.lock`; none for object stores) and its in-process queue. A damaged table is
+ * rebuilt atomically from its readable rows, and what was lost is simply embedded again.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -44,37 +28,29 @@ import {
 import type { AnnIndexOptions, AnnResult, AnnSearchOptions, VectorRow, VectorStore } from "./vector-store";
 
 /**
- * Above this many requested keys `get` reads the whole table once and filters in memory; below
- * it, an `IN` filter reads only matching rows. Measured on 6,308 × 1,024 vectors written in 99
- * puts (2 busy CPUs): a full read takes 180–420 ms whatever is asked, an `IN` lookup ~40 ms for
- * 64 keys and ~125 ms for 512.
+ * Above this many keys `get` scans the whole table instead of an `IN` filter. On 6,308 × 1,024 vectors in 99
+ * puts: a full read 180–420 ms, an `IN` lookup ~40 ms for 64 keys and ~125 ms for 512.
  */
 const SCAN_ALL_ABOVE = 512;
 /** Keys per SQL `IN (…)` list (keeps the generated SQL a reasonable size). */
 const IN_CHUNK = 512;
 
-/**
- * Options of a LanceVectorStore.
- */
 export interface LanceVectorStoreOptions {
   /** Where repairs and waits for other processes are reported (default: a line on stderr). */
   log?: (message: string) => void;
 }
 
-/**
- * The embedding cache on one LanceDB connection (see `VectorStore` for what each method
- * promises). Built by `openVectorStore`, which chooses the connection's options.
- */
+/** The embedding cache on one LanceDB connection; built by `openVectorStore`. */
 export class LanceVectorStore implements VectorStore {
   private readonly locks = new FileLocks();
-  /** Open table handles by table name (LanceDB tables are meant to be long-lived). */
+  /** Open handles by table name (LanceDB tables are meant to be long-lived). */
   private readonly open = new Map<string, lancedb.Table>();
-  /** Per-table tail of the write queue: puts to one table run one at a time. */
+  /** Per-table tail of the write queue. */
   private readonly queues = new Map<string, Promise<unknown>>();
-  /** Keys known to be stored, per table name, with the table version they reflect. */
+  /** Keys known to be stored, with the table version they reflect. */
   private readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
   private readonly log: (message: string) => void;
-  /** The folder of a local database (undefined for an object store, which gets no locks). */
+  /** Undefined for an object store, which gets no locks. */
   private readonly localDir: string | undefined;
 
   constructor(
@@ -87,7 +63,6 @@ export class LanceVectorStore implements VectorStore {
     else if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(uri)) this.localDir = path.resolve(uri);
   }
 
-  /** Where a table's files are, for messages. */
   private where(name: string): string {
     return this.localDir ? path.join(this.localDir, `${name}.lance`) : `${this.uri.replace(/\/+$/, "")}/${name}.lance`;
   }
@@ -98,7 +73,6 @@ export class LanceVectorStore implements VectorStore {
     return this.locks.run(path.join(this.localDir, ".locks", `${name}.lock`), fn, { what: `the vector table ${this.where(name)}`, log: this.log });
   }
 
-  /** Forgets what this store knew of a table (its handle and key set). */
   private forget(name: string): void {
     this.open.get(name)?.close();
     this.open.delete(name);
@@ -109,11 +83,7 @@ export class LanceVectorStore implements VectorStore {
     return this.locked(tableName(fingerprint), fn);
   }
 
-  /**
-   * Runs a read of a table; when it fails because the table is damaged, repairs the table (under
-   * its lock, in its write queue) and reads once more. `absent` answers for a table that does not
-   * exist (or that the repair found nothing to keep of).
-   */
+  /** Runs a read; on damage repairs the table and reads once more. `absent` answers for a missing table. */
   private async reading<R>(fingerprint: string, name: string, absent: () => R, op: (table: lancedb.Table) => Promise<R>): Promise<R> {
     const table = await this.table(name);
     if (!table) return absent();
@@ -132,7 +102,7 @@ export class LanceVectorStore implements VectorStore {
     }
   }
 
-  /** The error for a table a rebuild did not make readable (or a non-damage error, unchanged). */
+  /** The error for a table a rebuild did not make readable (a non-damage error passes unchanged). */
   private stillDamaged(name: string, err: unknown): unknown {
     if (!isDamage(err)) return err;
     return new VectorStoreError(`vector store: ${this.where(name)} is still unreadable after rebuilding it (${lanceReason(err)})`, "DAMAGED", {
@@ -142,9 +112,8 @@ export class LanceVectorStore implements VectorStore {
   }
 
   /**
-   * Rebuilds a damaged table from the rows that can still be read (see the module comment). Call
-   * holding the table's lock, inside its write queue. Does nothing when the table reads whole
-   * (another caller repaired it first) or no longer exists.
+   * Rebuilds a damaged table from its readable rows; call holding its lock, inside its queue. Does nothing
+   * when the table reads whole (another caller repaired it first) or no longer exists.
    */
   private async heal(fingerprint: string, name: string, cause: unknown): Promise<void> {
     const where = this.where(name);
@@ -173,17 +142,15 @@ export class LanceVectorStore implements VectorStore {
     );
     this.forget(name);
     if (rows.length === 0) {
-      // Nothing to keep: the next put creates the table afresh.
       await this.db.dropTable(name);
       return;
     }
-    // One new version holding only fresh data files; the damaged one is no longer referenced.
+    // "overwrite" is atomic: a crash leaves the damaged version and the next read tries again.
     const rebuilt = await this.db.createTable(name, toArrow(rows, shape.dims, shape.tokens), { mode: "overwrite" });
     this.open.set(name, rebuilt);
     this.keyCache.set(name, { version: await rebuilt.version(), keys: new Set(rows.map((r) => r.key)) });
   }
 
-  /** The table, or undefined when it does not exist. */
   private async table(name: string): Promise<lancedb.Table | undefined> {
     const cached = this.open.get(name);
     if (cached) return cached;
@@ -194,7 +161,6 @@ export class LanceVectorStore implements VectorStore {
     return t;
   }
 
-  /** Runs `fn` after every earlier write to the same table has settled. */
   private serial<T>(name: string, fn: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(name) ?? Promise.resolve();
     const next = prev.then(fn, fn);
@@ -238,8 +204,7 @@ export class LanceVectorStore implements VectorStore {
   put(fingerprint: string, rows: readonly VectorRow[]): Promise<void> {
     const name = tableName(fingerprint);
     if (rows.length === 0) return Promise.resolve();
-    // Serialised per table, across processes by the lock and within this one by the queue, so
-    // that two overlapping puts cannot both see a key as new.
+    // Lock and queue: two overlapping puts must not both see a key as new.
     return this.locked(name, () => this.serial(name, () => this.putNow(fingerprint, name, rows)));
   }
 
@@ -247,7 +212,7 @@ export class LanceVectorStore implements VectorStore {
     let table = await this.table(name);
     const shape = table ? await tableShape(table) : { dims: rows[0].vector?.length ?? 0, tokens: true };
     const { dims } = shape;
-    // Validate everything before writing anything, so a bad vector leaves no partial batch.
+    // Validate all first, so a bad vector leaves no partial batch.
     const fresh: VectorRow[] = [];
     const seen = new Set<string>();
     for (const r of rows) {
@@ -263,7 +228,7 @@ export class LanceVectorStore implements VectorStore {
         this.keyCache.set(name, { version: await table.version(), keys: seen });
         return;
       } catch (err) {
-        // Another process may have created it in between: fall through to an ordinary append.
+        // Another process may have created it meanwhile: fall through to an append.
         table = await this.table(name);
         if (!table) throw err;
         const existing = await tableShape(table);
@@ -283,9 +248,8 @@ export class LanceVectorStore implements VectorStore {
     }
     const toWrite = fresh.filter((r) => !stored.keys.has(r.key));
     if (toWrite.length === 0) return;
-    // One add = one committed version: durable (against a killed process) when it resolves.
-    // A table from before the tokens column is appended to in its own four-column schema (not
-    // migrated): its new rows simply have unknown tokens.
+    // One add is one committed version, durable when it resolves. An old table without the tokens column
+    // keeps its schema (not migrated): its new rows have unknown tokens.
     const { version } = await table.add(toArrow(toWrite, dims, shape.tokens));
     // Only our own commit in between: the key set stays exact without a re-read.
     if (version === stored.version + 1) {
@@ -295,10 +259,8 @@ export class LanceVectorStore implements VectorStore {
   }
 
   /**
-   * Keys stored in a table, read once and then kept up to date by our own puts; re-read when
-   * the table's version shows a write we did not make (another process sharing the cache).
-   * Checking 64 keys with an `IN` query would instead rescan the key column of every fragment on
-   * each put, which made writing 6,308 vectors in batches of 64 take ~1.6 times as long.
+   * Keys stored in a table, read once, kept up to date by our puts and re-read when the version shows another
+   * writer. An `IN` query per put rescans every fragment (6,308 vectors in batches of 64 took ~1.6× as long).
    */
   private async storedKeys(table: lancedb.Table): Promise<{ version: number; keys: Set<string> }> {
     const version = await table.version();
@@ -335,7 +297,6 @@ export class LanceVectorStore implements VectorStore {
         standIn: j.standIn === true,
       };
     } catch {
-      // A damaged note says nothing trustworthy; keep the run going and say so.
       this.log(`${file} is not valid JSON; the provenance of ${this.where(tableName(fingerprint))} is unknown`);
       return none;
     }
@@ -357,7 +318,6 @@ export class LanceVectorStore implements VectorStore {
   }
 
   async count(fingerprint: string, side?: Side): Promise<number> {
-    // Counting all rows reads only the manifest; counting one side reads the side column.
     return this.reading(fingerprint, tableName(fingerprint), () => 0, (table) => (side === undefined ? table.countRows() : table.countRows(`side = ${sqlString(side)}`)));
   }
 
@@ -418,7 +378,7 @@ export class LanceVectorStore implements VectorStore {
     const docsName = name + DOCS_SUFFIX;
     this.open.get(docsName)?.close();
     this.open.delete(docsName);
-    // Re-encode through our own builder: the query result's schema may differ in nullability.
+    // Re-encoded: the query result's schema may differ in nullability.
     const rows: VectorRow[] = [];
     for (const batch of docs.batches) {
       const got = new Map<string, CachedVector>();
@@ -430,14 +390,13 @@ export class LanceVectorStore implements VectorStore {
         rows.push({ key, id: ids.get(i) as string, side: "document", vector: got.get(key)!.vector });
       }
     }
-    // Drop then create, not mode "overwrite": overwriting a table that does not exist yet makes
-    // LanceDB log a warning to stderr.
+    // Not mode "overwrite": overwriting a table that does not exist makes LanceDB warn on stderr.
     if ((await this.db.tableNames()).includes(docsName)) await this.db.dropTable(docsName);
-    // The ANN copy needs no token counts (searches read only key, id and vector).
+    // No tokens column: searches read only key, id and vector.
     const docsTable = await this.db.createTable(docsName, toArrow(rows, dims, false), { mode: "create" });
     this.open.set(docsName, docsTable);
     await docsTable.createIndex("vector", {
-      // "dot" explicitly: LanceDB defaults to L2, and the index and the search must agree.
+      // LanceDB defaults to L2; the index and the search must agree.
       config: lancedbSdk().Index.ivfPq({ distanceType: "dot", numPartitions: partitions, numSubVectors: subVectors }),
       replace: true,
     });
@@ -463,7 +422,7 @@ export class LanceVectorStore implements VectorStore {
     }
     for (const knob of ["nprobes", "refineFactor"] as const) {
       const v = opts[knob];
-      // Checked here: LanceDB's native layer rejects a bad value with an opaque conversion error.
+      // LanceDB's native layer would reject it with an opaque conversion error.
       if (v != null && !(Number.isInteger(v) && v > 0)) throw new Error(`annSearch: ${knob} must be a positive integer, got ${v}`);
     }
     const dims = await tableDims(docs);
@@ -472,8 +431,7 @@ export class LanceVectorStore implements VectorStore {
       return await this.searchAnn(docs, queries, k, opts);
     } catch (err) {
       if (!isDamage(err)) throw err;
-      // The ANN copy holds nothing that is not in the main table: drop it, and a rebuild makes it
-      // again (with the partitions the caller chooses, which only the caller knows).
+      // The ANN copy is derived: drop it and let the caller rebuild it (only it knows the partitions).
       const docsName = name + DOCS_SUFFIX;
       await this.locked(name, () =>
         this.serial(name, async () => {
@@ -491,8 +449,7 @@ export class LanceVectorStore implements VectorStore {
   private searchAnn(docs: lancedb.Table, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions): Promise<AnnResult[]> {
     return Promise.all(
       queries.map(async (q) => {
-        // "_distance" named explicitly: leaving it out makes LanceDB log a deprecation warning
-        // to stderr on every query.
+        // Without "_distance" LanceDB logs a deprecation warning on every query.
         let search = docs.vectorSearch(q).distanceType("dot").limit(k).select(["key", "id", "_distance"]);
         if (opts.nprobes != null) search = search.nprobes(opts.nprobes);
         if (opts.refineFactor != null) search = search.refineFactor(opts.refineFactor);

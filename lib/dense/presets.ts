@@ -6,13 +6,9 @@ import { readConfig, type Config, type EmbedNaming } from "../config";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
-/** Where a preset's vectors come from. */
 export type Provider = "openai" | "gemini" | "lsi";
 
-/**
- * One embedding model as the paper ran it: provider, model name as the server knows it, and the
- * text templates for each side (`{text}` is replaced by the query or article).
- */
+/** One embedding model as the paper ran it; `{text}` in a template is replaced by the query or article. */
 export interface EmbeddingPreset {
   name: string;
   provider: Provider;
@@ -24,16 +20,9 @@ export interface EmbeddingPreset {
   documentTemplate: string;
   /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini; 1 when `input` is "string"). */
   batchSize?: number;
-  /**
-   * How texts travel to an OpenAI-compatible server: "array" (default) sends a list per request;
-   * "string" sends one text per request as a plain string, the body holding only `model` and
-   * `input`, exactly as the authors' notebook posted it. Batch size must then be 1.
-   */
+  /** "string": one text per request, the body only `model` and `input`, as the authors' notebook posted. */
   input?: "array" | "string";
-  /**
-   * "lmstudio": the preset is served by LM Studio, so it goes to `GBR_LMSTUDIO_BASE_URL` (with
-   * `GBR_LMSTUDIO_API_KEY`) when that is set, else to `GBR_EMBED_BASE_URL` like any other.
-   */
+  /** "lmstudio": sent to `GBR_LMSTUDIO_BASE_URL` when set, else to `GBR_EMBED_BASE_URL`. */
   server?: "lmstudio";
   /** Paper's Recall@100 on all 283 queries, for the reproduction table. */
   paperRecall100?: number;
@@ -55,11 +44,8 @@ const qwen = (name: string, model: string, dims: number, paperRecall100: number)
 });
 
 /**
- * The paper's nine embedding models with their templates (DESIGN.md §6), plus `embgemma-300m-raw`
- * (EmbeddingGemma without its prompts, as the authors' retrieval quickstart encodes). Model names
- * are the Hugging Face ids most servers (vLLM, TEI) use; `GBR_EMBED_NAMES=authors` switches to the
- * names the authors served (see `builtinPresets`), and a user preset of the same name fixes any
- * other server's naming.
+ * The paper's nine embedding models (DESIGN.md §6) plus `embgemma-300m-raw` (as the authors' quickstart encodes),
+ * under Hugging Face ids; `GBR_EMBED_NAMES=authors` switches to the authors' served names.
  */
 export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   qwen("qwen3-8b", "Qwen/Qwen3-Embedding-8B", 4096, 0.67),
@@ -118,12 +104,7 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
 
 export type { EmbedNaming };
 
-/**
- * The model name each built-in preset had in the authors' runs (their experiments notebook at
- * commit 992f5224): LM Studio's names for the five models it served, Hugging Face ids on their
- * other OpenAI-compatible server, and Gemini's own. EmbeddingGemma without prompts is the same
- * model as with them, so it takes the same LM Studio name.
- */
+/** Each built-in preset's model name in the authors' runs (experiments notebook at commit 992f5224). */
 export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; server?: "lmstudio" }>> = Object.freeze({
   "qwen3-8b": { model: "text-embedding-qwen3-embedding-8b", server: "lmstudio" },
   "qwen3-4b": { model: "text-embedding-qwen3-embedding-4b", server: "lmstudio" },
@@ -138,10 +119,8 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
 });
 
 /**
- * The built-in presets under a naming mode. "authors" sends the names the authors served
- * (`AUTHORS_SERVED_NAMES`), one text per request (batch size 1), and, for OpenAI-compatible
- * servers, the text as a plain string: request for request what their notebook sent. The model
- * name is part of the fingerprint, so vectors of the two namings are cached apart.
+ * The built-in presets under a naming mode; "authors" sends request for request what their notebook sent
+ * (served names, one plain-string text per request). The model name is in the fingerprint, so namings cache apart.
  */
 export function builtinPresets(naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
   if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
@@ -155,57 +134,38 @@ export function builtinPresets(naming: EmbedNaming = readConfig().embed.naming):
   });
 }
 
-/**
- * Fills a template for one side.
- */
 export function renderTemplate(p: EmbeddingPreset, side: Side, text: string): string {
   const template = side === "query" ? p.queryTemplate : p.documentTemplate;
   // split/join, not replace: a "$" in legal text must not be read as a replacement pattern.
   return template.split("{text}").join(text);
 }
 
-/**
- * The identity of a vector space: provider, model, size and the template of each side. Two
- * presets with the same fingerprint produce interchangeable vectors, so it names the cache
- * table; any change to a template or model gives a new table and nothing stale is reused.
- */
+/** The identity of a vector space (provider, model, size, templates); it names the cache table. */
 export function presetFingerprint(p: EmbeddingPreset): string {
   const identity = JSON.stringify([p.provider, p.model, p.dims ?? null, p.queryTemplate, p.documentTemplate]);
   const hash = createHash("sha256").update(identity).digest("hex").slice(0, 12);
   return `${p.name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;
 }
 
-/**
- * Key of one cached vector: the rendered text's hash, so the same article embedded under the
- * same preset is never sent twice, even from another benchmark.
- */
+/** The rendered text's hash, so a text is never sent twice, even from another benchmark. */
 export function textKey(rendered: string): string {
   return createHash("sha256").update(rendered).digest("hex");
 }
 
-/**
- * File that may hold user presets: `GBR_PRESETS`, else `gbr-presets.json` in the working directory.
- */
+/** `GBR_PRESETS`, else `gbr-presets.json` in the working directory if present. */
 export function userPresetsFile(config: Pick<Config, "presetsFile"> = readConfig()): string | undefined {
   if (config.presetsFile) return config.presetsFile;
   const local = path.resolve("gbr-presets.json");
   return existsSync(local) ? local : undefined;
 }
 
-/**
- * Built-in presets under the naming mode (`GBR_EMBED_NAMES`) plus the user's (`{"presets":
- * [{name, provider, model, dims?, queryTemplate, documentTemplate, batchSize?, input?, server?}]}`);
- * a user preset with a built-in's name replaces it whatever the naming mode.
- */
+/** Built-in presets plus the user's (`{"presets": [...]}`); a user preset replaces a built-in of its name. */
 export function allPresets(file = userPresetsFile(), naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
   const byName = new Map(builtinPresets(naming).map((p) => [p.name, p]));
   if (file) for (const p of readUserPresets(file)) byName.set(p.name, p);
   return [...byName.values()];
 }
 
-/**
- * A preset by name (built-in or user), with an error listing the known names otherwise.
- */
 export function preset(name: string, presets: readonly EmbeddingPreset[] = allPresets()): EmbeddingPreset {
   const p = presets.find((x) => x.name === name);
   if (!p) throw new GbrError(`unknown embedding preset '${name}'${didYouMean(name, presets.map((x) => x.name))}; known: ${presets.map((x) => x.name).join(", ")}`, "USAGE");

@@ -1,19 +1,12 @@
 /**
- * The linear algebra of LSI's seeded randomized truncated SVD (Halko, Martinsson & Tropp 2011),
- * on typed arrays with no native code: products of the sparse documents × terms matrix with
- * dense blocks (through a WebAssembly SIMD kernel, ./gather-kernel.ts), Gram–Schmidt orthonormalisation, the Gram product, the cyclic Jacobi
- * eigen-solver, the sign convention, and the Gaussian test matrix. lsi.ts composes them (its
- * module comment gives the algorithm). Dense matrices are row-major Float64Arrays throughout.
+ * The linear algebra of LSI's seeded randomized truncated SVD (Halko, Martinsson & Tropp 2011), composed by lsi.ts.
+ * Dense matrices are row-major Float64Arrays throughout.
  */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { Xoshiro128ss } from "../util/random";
 import { gatherKernel } from "./gather-kernel";
 
-/**
- * A documents × terms matrix in compressed sparse column form: column t holds
- * `weight[termStart[t] .. termStart[t+1])` at rows `postingDoc[…]`. Column-major storage serves
- * both A·X (through `csrOf`) and Aᵀ·Y with one pass each.
- */
+/** Documents × terms in CSC form: column t holds `weight[termStart[t] .. termStart[t+1])` at rows `postingDoc[…]`. */
 export interface DocTermMatrix {
   rows: number;
   cols: number;
@@ -23,11 +16,8 @@ export interface DocTermMatrix {
 }
 
 /**
- * Eigen-decomposition of a symmetric n × n matrix (row-major; only its symmetric part is
- * meaningful), by ml-matrix's symmetric solver (Householder tridiagonalisation, then the QL
- * method with implicit shifts): for the l ≈ 266 of LSI about a tenth of a second, where the
- * cyclic Jacobi method this replaced took 0.4 s. Values come sorted descending (ties in
- * solver order); column i of `vectors` (row-major n × n) is the unit eigenvector of values[i].
+ * Eigen-decomposition of the symmetric part of an n × n matrix by ml-matrix's symmetric solver. Values sorted
+ * descending (ties in solver order); column i of `vectors` (row-major) is the unit eigenvector of values[i].
  */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
   if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
@@ -52,17 +42,11 @@ export function symmetricEigen(S: Float64Array, n: number): { values: Float64Arr
 }
 
 /**
- * Orthonormalises the columns of a row-major m × n matrix, left to right, by classical
- * Gram–Schmidt with re-orthogonalisation: each column is projected against all earlier ones,
- * and again whenever its norm fell below 1/√2 of what it was (the DGKS criterion; "twice is
- * enough", Giraud et al. 2005), which keeps orthogonality at round-off level like Householder
- * QR. Classical rather than modified Gram–Schmidt because its projections are independent, so
- * four columns are handled per pass over memory, about twice as fast in JavaScript. A column
- * numerically dependent on the earlier ones becomes zero rather than noise, so the rank of
- * the result is the numerical rank of the input. Returns a new row-major matrix.
+ * Orthonormalises the columns of a row-major m × n matrix by classical Gram–Schmidt, re-projecting when a norm
+ * falls below 1/√2 (DGKS; Giraud et al. 2005). Classical, not modified: independent projections allow four
+ * columns per pass, about twice as fast. A numerically dependent column becomes zero rather than noise.
  */
 export function orthonormalRows(X: Float64Array, m: number, n: number): Float64Array {
-  // Column-major scratch: every step below walks whole columns.
   const C = new Float64Array(m * n);
   for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) C[j * m + r] = X[r * n + j];
   const h = new Float64Array(n);
@@ -130,10 +114,7 @@ function project(C: Float64Array, m: number, j: number, h: Float64Array): void {
   }
 }
 
-/**
- * Σ a[oa + r] · b[ob + r] for r < m. Four accumulators break the add dependency chain, roughly
- * doubling throughput.
- */
+/** Σ a[oa + r] · b[ob + r] for r < m; four accumulators break the add dependency chain (about 2× faster). */
 export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m: number): number {
   let s0 = 0;
   let s1 = 0;
@@ -150,9 +131,7 @@ export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m:
   return s0 + s1 + s2 + s3;
 }
 
-/**
- * The same matrix by rows, for A X: gathering into one output row beats scattering into many.
- */
+/** The same matrix by rows, for A X: gathering into one output row beats scattering into many. */
 export interface CsrMatrix {
   rows: number;
   rowStart: Int32Array;
@@ -160,9 +139,6 @@ export interface CsrMatrix {
   rowWeight: Float64Array;
 }
 
-/**
- * The row-major (CSR) copy of a column-major matrix, for `mulA`.
- */
 export function csrOf(A: DocTermMatrix): CsrMatrix {
   const rowStart = new Int32Array(A.rows + 1);
   for (let p = 0; p < A.postingDoc.length; p++) rowStart[A.postingDoc[p] + 1]++;
@@ -180,18 +156,14 @@ export function csrOf(A: DocTermMatrix): CsrMatrix {
   return { rows: A.rows, rowStart, rowTerm, rowWeight };
 }
 
-/**
- * A X for X terms × c (row-major); the result is documents × c.
- */
+/** A X for X terms × c; the result is documents × c. */
 export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.rows * c);
   gatherRows(A.rowStart, A.rowTerm, A.rowWeight, X, c, out, 0, A.rows);
   return out;
 }
 
-/**
- * Aᵀ Y for Y documents × c (row-major); the result is terms × c.
- */
+/** Aᵀ Y for Y documents × c; the result is terms × c. */
 export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.cols * c);
   gatherRows(A.termStart, A.postingDoc, A.weight, Y, c, out, 0, A.cols);
@@ -199,11 +171,8 @@ export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Arra
 }
 
 /**
- * Rows [from, to) of a product into `out` (row r at (r − base) · c): out[r] = Σ weight[p] ·
- * X[index[p]] over p in [starts[r], starts[r + 1]), summed from zero. The WebAssembly SIMD kernel
- * (./gather-kernel.ts) when `kernel` is "wasm" (the default, about twice as fast), the
- * JavaScript `gatherRow` when "js"; both compute every element with the same operations in the
- * same order, so the two are equal to the bit (test/unit/gather-kernel.test.ts).
+ * Rows [from, to) of out[r] = Σ weight[p] · X[index[p]], p in [starts[r], starts[r + 1]), row r at (r − base) · c.
+ * The "wasm" kernel (about 2× faster) and the "js" `gatherRow` do the same operations in order: equal to the bit.
  */
 export function gatherRows(
   starts: Int32Array,
@@ -224,11 +193,8 @@ export function gatherRows(
 }
 
 /**
- * out[o .. o+c) += Σ weight[p] · X[index[p]·c .. +c) over p in [start, end): the kernel of
- * both sparse products. Four postings per pass over the output row cut its loads and stores
- * by four, which (not the multiplications) is what bounds this loop; 2.5× faster measured.
- * The reference for the WebAssembly kernel, which computes the same operations in the same
- * order two columns per instruction (another 2-3×).
+ * out[o .. o+c) += Σ weight[p] · X[index[p]·c .. +c) over p in [start, end); the WebAssembly kernel's reference.
+ * Four postings per pass cut the loads and stores that bound this loop by four (2.5× faster).
  */
 function gatherRow(
   start: number,
@@ -259,11 +225,7 @@ function gatherRow(
   }
 }
 
-/**
- * out[o + j] + (w0·X[x0 + j] + w1·X[x1 + j] + w2·X[x2 + j] + w3·X[x3 + j]) into out[o + j], for
- * j in [from, to): the four-row step of both JavaScript reference kernels (`gatherRow`,
- * `gramUpper`), in the order the WebAssembly kernel adds.
- */
+/** out[o + j] += w0·X[x0 + j] + … + w3·X[x3 + j] for j in [from, to), in the order the WebAssembly kernel adds. */
 function addFourRows(
   out: Float64Array,
   o: number,
@@ -282,13 +244,10 @@ function addFourRows(
   for (let j = from; j < to; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
 }
 
-/**
- * X (m × n) times the first `c` columns of Y (n × yCols), all row-major; the result is m × c.
- */
+/** X (m × n) times the first `c` columns of Y (n × yCols); the result is m × c. */
 export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array, yCols: number, c: number): Float64Array {
   const out = new Float64Array(m * c);
   const scratch = new Float64Array(c * n);
-  // Y's first c columns, contiguous by rows, so the kernel can read them as a dense n × c block.
   for (let i = 0; i < n; i++) for (let j = 0; j < c; j++) scratch[i * c + j] = Y[i * yCols + j];
   // Row r of X is a "sparse" row holding every column: entries [r·n, (r+1)·n) at rows 0..n-1.
   const all = new Int32Array(m * n);
@@ -298,19 +257,14 @@ export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array,
   return out;
 }
 
-/**
- * G = Xᵀ Y for row-major m × n X and Y whose product is known to be symmetric (here Qᵀ A Aᵀ Q):
- * only the upper triangle is accumulated, four rows per pass over G, by the WebAssembly SIMD
- * kernel (./gather-kernel.ts) or, with kernel "js", its JavaScript reference: the same
- * operations in the same order, so the same bits.
- */
+/** G = Xᵀ Y for a product known to be symmetric: only the upper triangle is summed (wasm or "js", same bits). */
 export function gram(X: Float64Array, Y: Float64Array, m: number, n: number, kernel: "wasm" | "js" = "wasm"): Float64Array {
   const G = (kernel === "wasm" ? gatherKernel().gramUpper(X, Y, m, n) : undefined) ?? gramUpper(X, Y, m, n);
   for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) G[i * n + j] = G[j * n + i];
   return G;
 }
 
-/** The upper triangle of Xᵀ Y, the JavaScript reference of the WebAssembly kernel's `gramUpper`. */
+/** The JavaScript reference of the WebAssembly kernel's `gramUpper`. */
 function gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array {
   const G = new Float64Array(n * n);
   let r = 0;
@@ -338,11 +292,7 @@ function gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Floa
   return G;
 }
 
-/**
- * Makes the largest-magnitude entry of every column of U (m × k) positive (ties: the first), as
- * scikit-learn's svd_flip does, so equal inputs give equal singular vectors whatever the solver's
- * signs.
- */
+/** Makes each column's largest-magnitude entry positive (ties: the first), as scikit-learn's svd_flip does. */
 export function flipSigns(U: Float64Array, m: number, k: number): void {
   for (let j = 0; j < k; j++) {
     let best = 0;
@@ -352,19 +302,14 @@ export function flipSigns(U: Float64Array, m: number, k: number): void {
 }
 
 /**
- * `size` independent standard normal samples: the random test matrix of the range finder. The
- * random bits come from the project's one seeded generator (xoshiro128**, util/random.ts), so the
- * matrix, and therefore every fitted vector, is fixed by the seed alone. Normals by Box–Muller,
- * both outputs of each pair used, from uniforms of 53 random bits (two 32-bit outputs, as numpy
- * builds its doubles) rather than `nextFloat`'s 32: the normals then have full double resolution
- * and tails out to 8.6σ instead of being cut at 6.7σ, for one extra generator step per uniform.
+ * `size` standard normals from the seeded xoshiro128** (so the seed alone fixes every fitted vector): Box–Muller,
+ * both outputs used, on 53-bit uniforms built as numpy builds its doubles (tails to 8.6σ, not 6.7σ with 32 bits).
  */
 export function gaussianMatrix(size: number, seed: number, out: Float64Array = new Float64Array(size)): Float64Array {
   const rng = Xoshiro128ss.fromSeed(seed);
   // 27 + 26 high bits of two outputs: a multiple of 2^-53 in [0, 1).
   const uniform = () => ((rng.nextUint32() >>> 5) * 67108864 + (rng.nextUint32() >>> 6)) / 9007199254740992;
   for (let i = 0; i < size; i += 2) {
-    // 1 − u is in (0, 1], so the logarithm is finite.
     const radius = Math.sqrt(-2 * Math.log(1 - uniform()));
     const angle = 2 * Math.PI * uniform();
     out[i] = radius * Math.cos(angle);
@@ -374,14 +319,9 @@ export function gaussianMatrix(size: number, seed: number, out: Float64Array = n
 }
 
 /**
- * The Rayleigh–Ritz step of a randomized SVD on a basis Y (N × l, row-major) that is not
- * orthonormal: the eigenpairs of Qᵀ A Aᵀ Q for Q = Y R⁻¹ with Yᵀ Y = Rᵀ R (Cholesky), found in
- * the small space as those of L⁻¹ (Yᵀ A Aᵀ Y) L⁻ᵀ with L = Rᵀ. This replaces orthonormalising
- * the tall Y (Gram–Schmidt, about 2·N·l² operations twice over) by one more Gram matrix (N·l²/2)
- * and l × l work. Returns the eigenvalues (descending) and Z (l × l, row-major) such that the
- * columns of Y Z are the orthonormal Ritz vectors; undefined when Yᵀ Y is too ill-conditioned
- * for Cholesky to be trusted (a pivot below 1e-10 of its diagonal), so that the caller
- * orthonormalises instead.
+ * Rayleigh–Ritz on a non-orthonormal basis Y (N × l): eigenpairs of L⁻¹ (Yᵀ A Aᵀ Y) L⁻ᵀ with Yᵀ Y = L Lᵀ, cheaper
+ * than orthonormalising the tall Y. Returns the values (descending) and Z with Y Z the orthonormal Ritz vectors;
+ * undefined when a Cholesky pivot is below 1e-10 of its diagonal, so the caller orthonormalises instead.
  */
 export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: number): { values: Float64Array; vectors: Float64Array } | undefined {
   const G = gram(Y, Y, m, l);
@@ -400,8 +340,7 @@ export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: 
     }
   }
   const H = gram(Y, AAtY, m, l);
-  // X = L⁻¹ H (forward substitution), a whole row at a time: row i of X is row i of H less
-  // L[i][p] times each earlier row p, in order, over L[i][i].
+  // X = L⁻¹ H (forward substitution), a whole row at a time.
   const X = H.slice();
   for (let i = 0; i < l; i++) {
     const oi = i * l;
@@ -416,7 +355,6 @@ export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: 
   // M = X L⁻ᵀ = (L⁻¹ Xᵀ)ᵀ, symmetric in exact arithmetic; its symmetric part is taken.
   const M = new Float64Array(l * l);
   for (let r = 0; r < l; r++) {
-    // Row r of M solves L mᵀ = (row r of X)ᵀ.
     for (let i = 0; i < l; i++) {
       let s = X[r * l + i];
       for (let p = 0; p < i; p++) s -= L[i * l + p] * M[r * l + p];

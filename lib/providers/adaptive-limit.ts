@@ -1,9 +1,6 @@
 /**
- * An in-flight limit that follows what a server can take (additive increase, multiplicative
- * decrease, as TCP does): a 429 or 503 halves it (at most once per second, so one burst of
- * refusals counts once), and each run of as many successes as the limit adds one slot back, up
- * to the limit the user set. The waiting a refusal asks for (Retry-After) is the client's own
- * retry's business; this only decides how many requests are out at once.
+ * An AIMD in-flight limit, as TCP: a 429 or 503 halves it (once per second at most, so a burst counts once), and
+ * each run of as many successes as the limit adds a slot back, up to the user's limit.
  */
 import type { Semaphore } from "../util/semaphore";
 
@@ -11,17 +8,13 @@ import type { Semaphore } from "../util/semaphore";
 export interface LimitRecord {
   /** The limit the user set (the ceiling). */
   max: number;
-  /** The limit now. */
   current: number;
-  /** The lowest it went. */
   lowest: number;
   /** Refusals seen (429, 503). */
   refusals: number;
 }
 
-/**
- * Ties a semaphore's size to a server's answers.
- */
+/** Ties a semaphore's size to a server's answers. */
 export class AdaptiveLimit {
   private successes = 0;
   private lastDecrease = -Infinity;
@@ -55,16 +48,12 @@ export class AdaptiveLimit {
     this.record.lowest = Math.min(this.record.lowest, size);
   }
 
-  /** The record so far (a copy). */
   state(): LimitRecord {
     return { ...this.record };
   }
 }
 
-/**
- * A `fetch` that tells `adaptive` the status of every answer it gets: what the OpenAI SDK is
- * given, so that its own retries steer the limit too.
- */
+/** A `fetch` that reports every status to `adaptive`; given to the OpenAI SDK so its retries steer the limit too. */
 export function observingFetch(adaptive: AdaptiveLimit): typeof fetch {
   return (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const res = await fetch(input, init);

@@ -1,15 +1,9 @@
-/**
- * One chat model behind several servers (a base URL given as a comma-separated list: vLLM on
- * several GPUs or machines), through `EndpointSpread` (lib/providers/endpoints.ts): fewest requests
- * in flight first, a failing server set aside while the run completes on the others, a client
- * error (400, 401, 404) thrown at once, per-endpoint counts kept.
- */
+/** One chat model behind several servers (a comma-separated base URL), through `EndpointSpread`. */
 import { EndpointSpread, type EndpointStats, type SpreadOptions } from "./endpoints";
 import { ChatError, ChatProviderError, type ChatModel } from "../llm/types";
 
 export type { EndpointStats, SpreadOptions };
 
-/** A chat model over several endpoints, with their records. */
 export interface SpreadChatModel extends ChatModel {
   endpointStats(): EndpointStats[];
 }
@@ -19,9 +13,7 @@ function serverFailure(err: unknown): boolean {
   return err instanceof ChatProviderError && (err.status === undefined || err.status === 429 || err.status >= 500);
 }
 
-/**
- * `models` (one per endpoint, each limiting its own requests in flight) as one chat model.
- */
+/** `models` (one per endpoint, each limiting its own requests in flight) as one chat model. */
 export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {}): SpreadChatModel {
   if (models.length === 0) throw new ChatError("spreadChat: no endpoint", "NOT_CONFIGURED");
   const spread = new EndpointSpread(

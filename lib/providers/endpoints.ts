@@ -1,14 +1,9 @@
 /**
- * Requests spread over several servers of one model (a base URL given as a comma-separated
- * list): each goes to the endpoint with the fewest requests in flight; an endpoint that fails
- * in a way that is the server's (no answer, a time-out, 429, 5xx) is set aside for a while,
- * with a backoff that doubles while it keeps failing, and the request is sent to another, so a
- * run completes on the endpoints that remain. Any other error is the request's and is thrown at
- * once. Used by the chat, embedding and rerank clients alike.
+ * Requests spread over several servers of one model: fewest in flight first; a server failure sets the endpoint
+ * aside with doubling backoff and retries elsewhere, any other error is thrown at once.
  */
 import { backoffDelay } from "../util/retry";
 
-/** One endpoint's record: requests sent, answered, failed, and the last error. */
 export interface EndpointStats {
   endpoint: string;
   sent: number;
@@ -17,20 +12,15 @@ export interface EndpointStats {
   lastError?: string;
 }
 
-/** Options of `EndpointSpread`. */
 export interface SpreadOptions {
   /** Tries of one request over the endpoints before its error is thrown (default 8). */
   attempts?: number;
   /** First time an endpoint is set aside, in ms (default 1000; doubles while it keeps failing, up to 60 s). */
   baseMs?: number;
-  /** Replaceable for tests. */
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * Clients of several endpoints used as one: `run(send)` calls `send` with the client to use,
- * and tries another when `isServerFailure` says the failure was the endpoint's.
- */
+/** Clients of several endpoints as one: `run` tries another when `isServerFailure` blames the endpoint. */
 export class EndpointSpread<C> {
   private readonly state: { client: C; inFlight: number; downUntil: number; strikes: number; stats: EndpointStats }[];
   private readonly attempts: number;
@@ -47,7 +37,7 @@ export class EndpointSpread<C> {
     this.sleep = opts.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   }
 
-  /** The endpoint to use now: available, fewest in flight, then the earliest in the list. */
+  /** Available, fewest in flight, then the earliest in the list. */
   private pick() {
     const now = Date.now();
     const up = this.state.filter((s) => s.downUntil <= now);
@@ -84,7 +74,6 @@ export class EndpointSpread<C> {
     throw last;
   }
 
-  /** Each endpoint's record so far. */
   stats(): EndpointStats[] {
     return this.state.map((s) => ({ ...s.stats }));
   }

@@ -1,21 +1,7 @@
 /**
- * Chat with Gemini models through the official `@google/genai` SDK:
- *
- *   POST {baseUrl}/v1beta/models/{model}:generateContent      header x-goog-api-key: <key>
- *   {"contents": [{"role": "user", "parts": [{"text": user}]}],
- *    "systemInstruction": {"role": "user", "parts": [{"text": system}]},
- *    "generationConfig": {"temperature"?, "topP"?, "maxOutputTokens"?, "seed"?}}
- *   -> {"candidates": [{"content": {"parts": [{"text", "thought"?}]}, "finishReason"}],
- *       "usageMetadata": {"promptTokenCount", "candidatesTokenCount", "thoughtsTokenCount"?}}
- *
- * The SDK makes a single attempt when given no `retryOptions`, and its own retries would ignore
- * Retry-After, so this module retries 408/429/5xx, time-outs and dropped connections itself with
- * lib/util/retry.ts, reading the server's wait through the observing fetch of
- * lib/providers/gemini-http.ts.
- *
- * `reasoningEffort` is not sent: Gemini models control thinking differently by generation
- * (2.5: a token `thinkingBudget` with per-model limits; 3: a `thinkingLevel`), a wrong one is a
- * 400, and the paper uses reasoning effort only for gpt-oss. The models' default thinking applies.
+ * Chat with Gemini through `@google/genai` (`generateContent`). The SDK's retries ignore Retry-After, so this
+ * retries 408/429/5xx, time-outs and dropped connections itself. `reasoningEffort` is not sent: thinking controls
+ * differ by Gemini generation, a wrong one is a 400, and the paper uses it only for gpt-oss.
  */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
@@ -26,43 +12,29 @@ import { retryWithBackoff } from "../util/retry";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
 import { servedByGemini } from "./served-by";
 
-/**
- * The Gemini chat model used when neither an argument nor GBR_CHAT_MODEL names one.
- */
+/** Used when neither an argument nor GBR_CHAT_MODEL names one. */
 export const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
 
-/**
- * How to reach the Gemini API (or a local double of it), and how patiently.
- */
 export interface GeminiChatOptions {
   apiKey: string;
-  /** Model name as the Gemini API knows it, e.g. "gemini-2.5-flash" ("models/" prefix optional). */
+  /** e.g. "gemini-2.5-flash" ("models/" prefix optional). */
   model: string;
-  /** API root without version, e.g. a local double "http://127.0.0.1:PORT" (default: Google's). */
+  /** API root without version (default: Google's). */
   baseUrl?: string;
   /** Attempts per call, the first included (default 5). */
   attempts?: number;
-  /**
-   * Deadline of one attempt in ms, answer included (default 600 000: thinking models with a large
-   * output budget take minutes; Google itself ends unary calls after 10 minutes).
-   */
+  /** One attempt's deadline in ms (default 600 000: thinking models take minutes; Google stops at 10 min). */
   timeoutMs?: number;
-  /** Requests in flight at once from this model (default 4). */
   concurrency?: number;
-  /** First backoff delay in ms when the server gives no Retry-After (default 1000; tests use 1). */
+  /** First backoff in ms without Retry-After (default 1000). */
   retryBaseMs?: number;
-  /** Longest backoff delay in ms without Retry-After (default 60000). */
+  /** Longest backoff in ms without Retry-After (default 60000). */
   retryMaxMs?: number;
 }
 
 /**
- * A ChatModel over the Gemini API. `complete()` sends one `generateContent` request with the
- * system prompt as `systemInstruction`, the user text as the only turn, and the sampling settings
- * in `generationConfig`; it may be called concurrently, with at most `concurrency` requests in
- * flight. `text` and `raw` are the first candidate's non-thought text parts (thought summaries,
- * if a model sends them, are never part of the answer); `usage.output` counts thinking tokens
- * too, as Google bills them. An empty answer (e.g. finishReason MAX_TOKENS or SAFETY) is
- * returned as such: the caller decides.
+ * A ChatModel over the Gemini API. The answer is the first candidate's non-thought text; `usage.output` counts
+ * thinking tokens too, as Google bills them. An empty answer (MAX_TOKENS, SAFETY) is returned as such.
  */
 export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const apiKey = opts.apiKey?.trim();
@@ -84,12 +56,11 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const redact = (s: string) => s.split(apiKey).join("[redacted]");
 
   const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
-  // Our fetch replaces the SDK's, and with it the SDK's untimed dispatcher: put one back so Node's
-  // 300 s limits cannot cut an answer that `timeoutMs` still allows.
+  // Our fetch drops the SDK's untimed dispatcher: put one back so Node's 300 s limits do not cut an answer.
   const dispatcher = longRequestDispatcher();
   const limit = createSemaphore(concurrency);
 
-  /** One HTTP attempt; failures come back as GeminiAttemptFailure so the retry loop can judge them. */
+  /** One HTTP attempt; failures come back as GeminiAttemptFailure for the retry loop to judge. */
   async function attemptOnce(req: ChatRequest): Promise<{ response: GenerateContentResponse; body: unknown }> {
     // The raw body too: the SDK drops fields it does not know, such as the test double's mark.
     const seen = observeGeminiFetch({ dispatcher, readBody: true });
@@ -111,8 +82,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   }
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
-    // The slot is held across backoff sleeps on purpose: when the server says "slow down", this
-    // model as a whole should send less, not refill the freed slot at once.
+    // The slot is held across backoff sleeps: when told to slow down, the model as a whole should send less.
     return limit.run(async () => {
       const started = performance.now();
       let made = 0;
@@ -145,11 +115,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   return { id, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN), complete };
 }
 
-/**
- * The Gemini chat model of a configuration: key from `GEMINI_API_KEY` (else `GOOGLE_API_KEY`),
- * endpoint from `GBR_GEMINI_BASE_URL` (else Google's), deadline from `GBR_REQUEST_TIMEOUT_S`,
- * model from the argument, else `geminiChatModel`. Throws ChatError "NOT_CONFIGURED" without a key.
- */
+/** The Gemini chat model of a configuration; ChatError "NOT_CONFIGURED" without a key. */
 export function geminiChatFrom(
   config: Config,
   model?: string,
@@ -166,11 +132,7 @@ export function geminiChatFrom(
   return geminiChat({ concurrency: config.chat.concurrency, ...geminiEndpoint(config), ...more, apiKey, model: geminiChatModel(model, config.chat.model) });
 }
 
-/**
- * The Gemini chat model asked for: `model`, else a Gemini name in `configured`
- * (`GBR_CHAT_MODEL`; a gpt-oss name there is meant for the OpenAI-compatible server), else
- * gemini-2.5-flash; without a "models/" prefix, as the model's id has it.
- */
+/** `model`, else a Gemini name in `configured` (a gpt-oss name there is for the other server), else the default. */
 export function geminiChatModel(model: string | undefined, configured: string | undefined): string {
   const fromConfig = configured?.trim().replace(/^gemini:/i, "");
   const named = fromConfig && /^(models\/)?gemini/i.test(fromConfig) ? fromConfig : undefined;
@@ -182,10 +144,7 @@ function geminiModelName(name: string): string {
   return name.trim().replace(/^models\//, "");
 }
 
-/**
- * The first candidate's answer: its text parts that are not thoughts, joined. Read from the parts
- * rather than the SDK's `text` getter, which logs warnings to the console for non-text parts.
- */
+/** The first candidate's non-thought text parts, not the SDK's `text` getter, which warns on non-text parts. */
 function answerText(response: GenerateContentResponse): string {
   const parts = response.candidates?.[0]?.content?.parts ?? [];
   return parts.map((p) => (typeof p.text === "string" && p.thought !== true ? p.text : "")).join("");

@@ -1,17 +1,6 @@
 /**
- * Gemini embeddings (gemini-embedding-001, the paper's strongest dense model, DESIGN.md §6)
- * through the official `@google/genai` SDK, so requests are exactly what Google's client sends:
- *
- *   POST {baseUrl}/v1beta/models/{model}:batchEmbedContents      header x-goog-api-key: <key>
- *   {"requests": [{"content": {"role": "user", "parts": [{"text": …}]},
- *                  "taskType": "RETRIEVAL_QUERY", "outputDimensionality": 3072,
- *                  "model": "models/{model}"}, …]}
- *   -> {"embeddings": [{"values": [...]}, …]}
- *
- * The SDK uses `batchEmbedContents` for every Gemini API call (one text or many) and, unless
- * given `retryOptions`, never retries; its own retries would ignore Retry-After, so this module
- * retries 408/429/5xx, time-outs and dropped connections itself with lib/util/retry.ts, reading
- * the server's wait through the observing fetch of lib/providers/gemini-http.ts.
+ * Gemini embeddings (gemini-embedding-001, the paper's strongest dense model) through `@google/genai`, so requests
+ * are exactly what Google's client sends; retried here, since the SDK's own retries ignore Retry-After.
  */
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
@@ -21,66 +10,46 @@ import { createSemaphore } from "../util/semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../dense/types";
 import { servedByGemini } from "./served-by";
 
-/**
- * The model the paper ran.
- */
+/** The model the paper ran. */
 export const GEMINI_DEFAULT_MODEL = "gemini-embedding-001";
 
-/**
- * The paper's vector size: gemini-embedding-001 at full size (it also serves 768 or 1536).
- */
+/** The paper's vector size: gemini-embedding-001 at full size (it also serves 768 or 1536). */
 export const GEMINI_DEFAULT_DIMS = 3072;
 
 
-/**
- * Gemini takes the retrieval side as a task type instead of a text prefix, so the gemini-001
- * preset's templates are plain `{text}` and the side travels here.
- */
+/** Gemini takes the side as a task type instead of a text prefix. */
 export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
   query: "RETRIEVAL_QUERY",
   document: "RETRIEVAL_DOCUMENT",
 });
 
-/**
- * How to reach the Gemini API (or a local double of it) for embeddings, and how patiently.
- */
 export interface GeminiEmbedderOptions {
   apiKey: string;
-  /** Model name as the Gemini API knows it (default "gemini-embedding-001"; "models/" prefix optional). */
+  /** Default "gemini-embedding-001" ("models/" prefix optional). */
   model?: string;
   /** `outputDimensionality` requested and checked on every vector (default 3072). */
   dims?: number;
-  /** API root without version, e.g. a local double "http://127.0.0.1:PORT" (default: Google's). */
+  /** API root without version (default: Google's). */
   baseUrl?: string;
   /** Texts per request; the Gemini API accepts at most 100 (default 100). */
   batchSize?: number;
-  /**
-   * Deadline of one attempt in ms, response body included (default 120000). Keep it under
-   * five minutes: with our own fetch the SDK drops its no-timeout dispatcher, so Node's
-   * default 300 s header/body timeouts apply as well.
-   */
+  /** One attempt's deadline in ms (default 120000); keep it under Node's 300 s header/body timeouts. */
   timeoutMs?: number;
   /** Attempts per batch, the first included (default 5). */
   attempts?: number;
-  /** Requests in flight at once from this embedder (default 4). */
   concurrency?: number;
-  /** First backoff delay in ms when the server gives no Retry-After (default 1000; tests use 1). */
+  /** First backoff in ms without Retry-After (default 1000). */
   retryBaseMs?: number;
-  /** Longest backoff delay in ms without Retry-After (default 60000). */
+  /** Longest backoff in ms without Retry-After (default 60000). */
   retryMaxMs?: number;
 }
 
-/**
- * An embedding failure with the HTTP status the provider answered (undefined for time-outs and
- * network errors), so callers can tell a bad key (400/403) from an outage (5xx).
- */
+/** An embedding failure with the last HTTP status (undefined without an answer) and the attempts made. */
 export class GeminiEmbeddingError extends EmbeddingError {
   constructor(
     message: string,
     code: EmbeddingError["code"],
-    /** HTTP status of the last answer, when there was one. */
     override readonly status: number | undefined,
-    /** Attempts made before giving up. */
     readonly attempts: number,
   ) {
     super(message, code, {}, status);
@@ -88,15 +57,11 @@ export class GeminiEmbeddingError extends EmbeddingError {
   }
 }
 
-/**
- * An Embedder for the Gemini API. `embed(texts, side)` sends all `texts` in one
- * `batchEmbedContents` request (the caller splits by `maxBatch`) with the side's task type and
- * `outputDimensionality = dims`, and returns the vectors in input order.
- */
+/** An Embedder for the Gemini API: one `batchEmbedContents` request per call (the caller splits by `maxBatch`). */
 export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const apiKey = opts.apiKey?.trim();
   if (!apiKey) throw new EmbeddingError("geminiEmbedder: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
-  // The SDK adds "models/" itself; accept either spelling but keep one identity.
+  // The SDK adds "models/" itself; either spelling, one identity.
   const model = (opts.model ?? GEMINI_DEFAULT_MODEL).replace(/^models\//, "");
   const dims = opts.dims ?? GEMINI_DEFAULT_DIMS;
   const batchSize = opts.batchSize ?? 100;
@@ -117,18 +82,15 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const limit = createSemaphore(concurrency);
   const taskLabel = (n: number, side: Side) => `${n} ${side} text${n === 1 ? "" : "s"}`;
 
-  /** One HTTP attempt; failures come back as GeminiAttemptFailure so the retry loop can judge them. */
+  /** One HTTP attempt; failures come back as GeminiAttemptFailure for the retry loop to judge. */
   async function attemptOnce(texts: string[], side: Side): Promise<EmbedResult> {
-    // The SDK keeps neither the response headers of a failure nor the body's usageMetadata, so
-    // a fetch of our own (scoped to this one call, hence safe under concurrency) reads both.
-    // No long-request dispatcher: `timeoutMs` is meant to stay under Node's 300 s limits.
+    // Our own per-call fetch reads what the SDK drops: a failure's headers and the body's usageMetadata.
     const seen = observeGeminiFetch({ readBody: true });
     let response;
     try {
       response = await ai.models.embedContent({
         model,
-        // Content objects rather than bare strings: for gemini-embedding-2 models the SDK merges
-        // a string[] into ONE multi-part content, which would return one vector for the batch.
+        // Not bare strings: for gemini-embedding-2 the SDK merges a string[] into ONE content, one vector.
         contents: texts.map((text) => ({ role: "user", parts: [{ text }] })),
         config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch: seen.fetch } },
       });
@@ -174,8 +136,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
       if (texts.length > batchSize) {
         throw new RangeError(`geminiEmbedder: ${texts.length} texts in one call, but maxBatch is ${batchSize}; split the batch first`);
       }
-      // The slot is held across backoff sleeps on purpose: when the server says "slow down",
-      // this embedder as a whole should send less, not refill the freed slot at once.
+      // The slot is held across backoff sleeps: when told to slow down, the embedder as a whole should send less.
       return limit.run(async () => {
         let made = 0;
         try {
@@ -207,11 +168,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   };
 }
 
-/**
- * The Gemini embedder of a configuration: the key from `GEMINI_API_KEY` (else `GOOGLE_API_KEY`),
- * the endpoint from `GBR_GEMINI_BASE_URL` (else Google's), requests in flight from the embedding
- * settings; `more` sets the rest (e.g. `batchSize: 1`, one text per call as the authors embedded).
- */
+/** The Gemini embedder of a configuration; `more` sets the rest (e.g. `batchSize: 1`, as the authors embedded). */
 export function geminiEmbedderFrom(
   config: Config,
   model?: string,

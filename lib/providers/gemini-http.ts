@@ -1,14 +1,6 @@
 /**
- * HTTP plumbing for calling the Gemini API through `@google/genai`, shared by the Gemini chat
- * model and the Gemini embedder.
- *
- * Why it exists: the SDK, given no `retryOptions`, makes one attempt and throws an ApiError that
- * keeps the status and the body but drops the response headers, so a `Retry-After` never
- * reaches the caller. Passing our own `fetch` (per call, so safe under concurrency) lets us read
- * the headers before the SDK sees the response. Doing so also drops the SDK's own undici
- * dispatcher, which turns off Node's 300 s header/body timeouts; `longRequestDispatcher`
- * (lib/util/http.ts) puts that back, which matters for reasoning models that think for minutes
- * before the first byte.
+ * HTTP plumbing for the Gemini chat model and embedder. The SDK's ApiError drops the response headers, so a
+ * per-call `fetch` of our own reads `Retry-After` before the SDK sees the response.
  */
 import type { GoogleGenAI } from "@google/genai";
 import { genaiSdk } from "../util/sdk";
@@ -17,27 +9,17 @@ import { GbrError } from "../util/errors";
 import { checkedBaseUrl } from "../util/http";
 import type { Config } from "../config";
 
-/**
- * Where the Gemini API is served when no base URL is configured (what runs record as its endpoint).
- */
+/** Where the Gemini API is served when no base URL is configured. */
 export const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
-/**
- * Status codes worth another attempt: the server is busy or briefly broken, not refusing the
- * request (400 bad argument, 403 bad key, 404 unknown model are final).
- */
+/** Busy or briefly broken, not refusing the request (400, 403, 404 are final). */
 export const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
-/**
- * One failed attempt, already described for people (key-free) and classified for the retry loop
- * of `retryWithBackoff`.
- */
+/** One failed attempt, described key-free and classified for `retryWithBackoff`. */
 export class GeminiAttemptFailure extends GbrError {
   constructor(
     message: string,
-    /** HTTP status, when the server answered at all. */
     readonly status: number | undefined,
-    /** Whether another attempt may succeed. */
     readonly retryable: boolean,
     /** The wait the server asked for (Retry-After header, else Google's RetryInfo), in ms. */
     readonly retryAfterMs: number | undefined,
@@ -47,54 +29,36 @@ export class GeminiAttemptFailure extends GbrError {
   }
 }
 
-/**
- * The `retryWithBackoff` verdict on one attempt: a GeminiAttemptFailure says itself whether to
- * retry and how long the server asked us to wait; anything else is a bug, not a hiccup.
- */
+/** The `retryWithBackoff` verdict on one attempt; anything but a GeminiAttemptFailure is a bug, not retried. */
 export function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?: number } {
   return err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false };
 }
 
-/**
- * A Gemini API client that makes exactly one attempt per call, so the caller owns the retry
- * policy (the SDK's own retries would ignore Retry-After).
- */
+/** A client making exactly one attempt per call (no retryOptions): the SDK's retries would ignore Retry-After. */
 export function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }): GoogleGenAI {
   return new (genaiSdk().GoogleGenAI)({
     apiKey: o.apiKey,
-    // Explicit, so GOOGLE_GENAI_USE_VERTEXAI in the environment cannot reroute us to Vertex AI,
-    // whose paths, payloads and auth differ.
+    // So GOOGLE_GENAI_USE_VERTEXAI cannot reroute us to Vertex AI (other paths, payloads and auth).
     vertexai: false,
-    // No retryOptions: the SDK then makes exactly one attempt and we own the retry policy.
     httpOptions: { ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}), timeout: o.timeoutMs },
   });
 }
 
-/**
- * A `fetch` for one SDK call, and what it saw of the answer.
- */
+/** A `fetch` for one SDK call, and what it saw of the answer. */
 export interface ObservedFetch {
-  /** Pass as `config.httpOptions.fetch` of exactly one SDK call. */
   fetch: (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => Promise<Response>;
-  /** The wait the last answer's `Retry-After` asked for, in ms (undefined when absent). */
+  /** In ms; undefined when absent. */
   retryAfterMs(): number | undefined;
-  /**
-   * The JSON body of the last successful answer (read from a clone), for fields the SDK drops
-   * (e.g. `usageMetadata` of embedding calls); undefined unless `readBody` was set.
-   */
+  /** The last successful answer's JSON body (from a clone), for fields the SDK drops; needs `readBody`. */
   body(): Promise<unknown> | undefined;
 }
 
-/**
- * A fetch wrapper that remembers the `Retry-After` header (and optionally the body) of the
- * answer. Create one per SDK call: the state is that call's alone.
- */
+/** Create one per SDK call: the state is that call's alone. */
 export function observeGeminiFetch(o: { dispatcher?: object; readBody?: boolean } = {}): ObservedFetch {
   let wait: number | undefined;
   let body: Promise<unknown> | undefined;
   return {
     async fetch(input, init) {
-      // Our dispatcher only when the caller did not bring one of its own.
       const withDispatcher =
         o.dispatcher && !(init && "dispatcher" in init) ? ({ ...init, dispatcher: o.dispatcher } as RequestInit) : init;
       const res = await fetch(input, withDispatcher);
@@ -107,11 +71,7 @@ export function observeGeminiFetch(o: { dispatcher?: object; readBody?: boolean 
   };
 }
 
-/**
- * Turns whatever the SDK threw into a GeminiAttemptFailure. The SDK's ApiError carries the status
- * and, as its message, the JSON error body `{"error": {"code", "message", "status", "details"}}`;
- * time-outs surface as AbortError, refused or dropped connections as TypeError "fetch failed".
- */
+/** Whatever the SDK threw as a GeminiAttemptFailure; an ApiError's message is Google's JSON error body. */
 export function describeGeminiFailure(
   err: unknown,
   o: { retryAfterHeaderMs?: number; timeoutMs: number; where: string; redact: (s: string) => string },
@@ -124,7 +84,7 @@ export function describeGeminiFailure(
     const body = parseGoogleError(message);
     const text = body.message ?? message.slice(0, 500);
     const label = body.status ? ` ${body.status}` : "";
-    // Google states the wait in the body (RetryInfo) more often than in a header; take either.
+    // Google states the wait in the body (RetryInfo) more often than in a header.
     const afterMs = o.retryAfterHeaderMs ?? body.retryDelayMs;
     return new GeminiAttemptFailure(o.redact(`HTTP ${status}${label}: ${text}`), status, GEMINI_RETRYABLE_STATUS.has(status), afterMs);
   }
@@ -135,15 +95,13 @@ export function describeGeminiFailure(
     // A 200 whose body is not JSON: usually a cut connection or a proxy page, worth another try.
     return new GeminiAttemptFailure(o.redact(`unreadable answer from ${o.where}: ${message}`), undefined, true, undefined);
   }
-  // fetch() reports refused or dropped connections as "fetch failed" with the reason in cause.
+  // Refused or dropped connections: TypeError "fetch failed", the reason in cause.
   const cause = e?.cause as { code?: string; message?: string } | undefined;
   const reason = cause ? ` (${cause.code ?? cause.message ?? String(cause)})` : "";
   return new GeminiAttemptFailure(o.redact(`cannot reach ${o.where}: ${message}${reason}`), undefined, e?.name === "TypeError", undefined);
 }
 
-/**
- * The fields we use from a Google API error body; tolerant of non-JSON bodies.
- */
+/** The fields we use from a Google API error body; tolerant of non-JSON bodies. */
 export function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown; details?: unknown } };
@@ -162,16 +120,9 @@ export function parseGoogleError(text: string): { message?: string; status?: str
   }
 }
 
-/**
- * Re-exported from lib/util/http.ts, where it now lives (it serves the OpenAI SDK too), for the
- * callers that still import it from here.
- */
 export { longRequestDispatcher } from "../util/http";
 
-/**
- * What a configuration says of the Gemini endpoint, for the chat model and the embedder alike:
- * `GBR_GEMINI_BASE_URL` (credentials in it refused) and the deadline of `GBR_REQUEST_TIMEOUT_S`.
- */
+/** `GBR_GEMINI_BASE_URL` (credentials in it refused) and the `GBR_REQUEST_TIMEOUT_S` deadline. */
 export function geminiEndpoint(config: Config): { baseUrl: string | undefined; timeoutMs?: number } {
   const { baseUrl, timeoutS } = config.gemini;
   return {

@@ -1,17 +1,6 @@
 /**
- * Chat completions from any server that speaks the OpenAI chat API (vLLM serving the paper's
- * gpt-oss-120b, LM Studio, Ollama, llama.cpp, OpenAI itself), through the official `openai` SDK:
- *
- *   POST {baseURL}/chat/completions
- *   {"model", "messages": [{"role": "system", …}, {"role": "user", …}],
- *    "temperature"?, "top_p"?, "max_tokens"?, "reasoning_effort"?, "seed"?}
- *   -> {"choices": [{"message": {"content", "reasoning"? | "reasoning_content"?}}], "usage": {…}}
- *
- * The SDK retries 408/409/429/5xx, connection errors and time-outs, honouring `Retry-After` and
- * `retry-after-ms`, so there is no retry loop here (a second loop would multiply attempts and
- * ignore the server's pacing). What this adds: a cap on requests in flight, reasoning removed from
- * the answer, token usage, wall time, and errors that carry the status and the server's own
- * message but never the key.
+ * Chat completions from any OpenAI-compatible server through the `openai` SDK. The SDK retries and honours
+ * `Retry-After`, so there is no second retry loop here (it would multiply attempts and ignore the server's pacing).
  */
 import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
@@ -25,51 +14,32 @@ import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type Chat
 import { openaiSdk } from "../util/sdk";
 import { servedByOpenAI } from "./served-by";
 
-/**
- * Re-exported from ./types, where every chat provider now finds it, for the callers (and tests)
- * that import it from here.
- */
 export { ChatProviderError } from "../llm/types";
 
-/**
- * How to reach an OpenAI-compatible chat server, and how patiently.
- */
 export interface OpenAIChatOptions {
-  /** Model name as the server knows it, e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */
+  /** e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */
   model: string;
-  /** Base URL up to and including the API version, e.g. "http://localhost:8000/v1"; the SDK appends "/chat/completions". */
+  /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
   baseURL: string;
-  /** Bearer key; local servers usually ignore it (default "not-needed"). */
+  /** Local servers usually ignore it. */
   apiKey?: string;
   /** Retries the SDK makes after the first attempt (default 4). */
   maxRetries?: number;
-  /**
-   * Per-attempt time-out in ms until the answer's headers arrive (default 600 000: a reasoning
-   * model with a 42,000-token budget can think for minutes, and the answer is not streamed).
-   */
+  /** Per-attempt ms until headers arrive (default 600 000: a reasoning model can think for minutes, unstreamed). */
   timeoutMs?: number;
-  /** Requests in flight at once, over all concurrent `complete()` calls (default 4). */
   concurrency?: number;
-  /**
-   * The request field that carries `maxTokens` (default "max_tokens"). vLLM, LM Studio, Ollama
-   * and llama.cpp all accept `max_tokens`; OpenAI's own reasoning models (o-series, gpt-5) refuse
-   * it and want "max_completion_tokens", which the local servers do not all know.
-   */
+  /** OpenAI's reasoning models (o-series, gpt-5) want "max_completion_tokens", which local servers may not know. */
   maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
 
 const DEFAULTS = { maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.chat * 1000 } as const;
 
-/** The paper's chat model (DESIGN.md §6): used when neither an argument nor GBR_CHAT_MODEL names one. */
+/** The paper's chat model (DESIGN.md §6). */
 const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
 /**
- * A ChatModel over an OpenAI-compatible server. `complete()` sends one chat completion (system
- * message, then the user message) and may be called concurrently; at most `concurrency` requests
- * are in flight at once. `text` is the answer without reasoning (`<think>`/`<analysis>` blocks, or
- * gpt-oss "harmony" channels when the server leaves them in); reasoning the server returns in a
- * separate `reasoning` / `reasoning_content` field is ignored. An empty answer is returned as
- * such: whether that is an error is the caller's decision.
+ * A ChatModel over an OpenAI-compatible server; `text` is the answer without reasoning blocks or channels, and
+ * a separate `reasoning` field is ignored. An empty answer is returned as such: the caller decides.
  */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const { model, baseURL } = opts;
@@ -84,12 +54,9 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
   const maxTokensField = opts.maxTokensField ?? "max_tokens";
 
-  // Node's fetch would otherwise give up after 300 s without response headers, whatever `timeout`
-  // says; the SDK's timer bounds the wait for headers, undici's body timeout a stalled body.
+  // Else Node's fetch gives up after 300 s without headers, whatever `timeout` says.
   const dispatcher = longRequestDispatcher({ headersTimeoutMs: 0, bodyTimeoutMs: timeout });
   const limit = createSemaphore(concurrency);
-  // Every answer's status, retries included, steers how many requests are out at once: a 429
-  // or 503 halves it, a run of successes adds one back (lib/providers/adaptive-limit.ts).
   const adaptive = new AdaptiveLimit(limit, concurrency);
   const client = new (openaiSdk().default)({
     apiKey,
@@ -105,8 +72,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   async function complete(req: ChatRequest): Promise<ChatResponse> {
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
       model,
-      // An empty system prompt is left out rather than sent empty: some chat templates reject or
-      // mis-render an empty system turn, and it carries nothing.
+      // Some chat templates reject or mis-render an empty system turn.
       messages: [
         ...(req.system ? [{ role: "system" as const, content: req.system }] : []),
         { role: "user" as const, content: req.user },
@@ -117,8 +83,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       ...(req.reasoningEffort !== undefined ? { reasoning_effort: req.reasoningEffort } : {}),
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
     };
-    // The slot is held through the SDK's retries and Retry-After sleeps on purpose: a server that
-    // asked us to wait should not meanwhile receive the other queued requests.
+    // The slot is held through the SDK's retries: a server that asked us to wait gets no other queued requests.
     return limit.run(async () => {
       const started = performance.now();
       let response: OpenAI.Chat.ChatCompletion;
@@ -139,11 +104,8 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
 }
 
 /**
- * The OpenAI-compatible chat model of a configuration: its servers (`GBR_CHAT_BASE_URL`, else
- * `OPENAI_BASE_URL`; several make one model spread over them), key (`GBR_CHAT_API_KEY`, else
- * `OPENAI_API_KEY`), requests in flight per server and deadline; the model from the argument,
- * else `openaiChatModel`. Throws ChatError "NOT_CONFIGURED" without a base URL, because
- * defaulting to api.openai.com would send the benchmark to a paid API nobody chose.
+ * The OpenAI-compatible chat model of a configuration (several base URLs: one model spread over them).
+ * No base URL is "NOT_CONFIGURED": defaulting to api.openai.com would send the benchmark to a paid API.
  */
 export function openaiChatFrom(
   config: Config,
@@ -165,30 +127,21 @@ export function openaiChatFrom(
   const name = openaiChatModel(model, c.model);
   const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model: name, apiKey: c.apiKey };
   if (c.baseUrls.length === 1) return openaiChat({ ...opts, baseURL: c.baseUrls[0] });
-  // With other endpoints to turn to, a failing one is not retried in place: spreadChat sets it
-  // aside and sends the request elsewhere.
+  // No retry in place: spreadChat sets a failing endpoint aside and sends the request elsewhere.
   return spreadChat(c.baseUrls.map((u) => openaiChat({ maxRetries: 0, ...opts, baseURL: u })));
 }
 
-/**
- * The model the OpenAI-compatible server is asked for: `model`, else `configured`
- * (`GBR_CHAT_MODEL`) unless it names a Gemini model (its "openai:" prefix dropped), else
- * openai/gpt-oss-120b.
- */
+/** `model`, else `configured` unless it names a Gemini model, else openai/gpt-oss-120b. */
 export function openaiChatModel(model: string | undefined, configured: string | undefined): string {
   const fromConfig = configured?.trim();
   const named = fromConfig && !/^gemini/i.test(fromConfig) ? fromConfig.replace(/^openai:/i, "") : undefined;
   return model?.trim() || named || DEFAULT_MODEL;
 }
 
-/**
- * The answer's text as the server sent it. `content` may be null (vLLM's gpt-oss when the whole
- * budget went to reasoning) or, on a few servers, an array of text parts.
- */
+/** `content` may be null (vLLM's gpt-oss when reasoning took the whole budget) or an array of text parts. */
 function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): string {
   const choices: unknown = (response as { choices?: unknown })?.choices;
   if (!Array.isArray(choices) || choices.length === 0) {
-    // Not an empty answer but a broken one: there is no answer at all to judge.
     throw new ChatProviderError(`${where}: response has no choices`, "PROVIDER", 200);
   }
   const content: unknown = (choices[0] as { message?: { content?: unknown } })?.message?.content;
@@ -206,10 +159,9 @@ function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output:
   return { input: n(u?.prompt_tokens), output: n(u?.completion_tokens) };
 }
 
-/** An SDK failure as ChatProviderError "PROVIDER", described and redacted by lib/providers/openai-errors.ts. */
 function providerError(err: unknown, where: string, apiKey: string, cfg: { timeout: number; maxRetries: number }): ChatError {
   if (err instanceof ChatError) return err;
   const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
-  // The cause helps debugging, but not when it would carry the key that the message redacts.
+  // No cause when it would carry the key that the message redacts.
   return new ChatProviderError(message, "PROVIDER", status, errorMentionsKey(err, apiKey) ? undefined : { cause: err });
 }

@@ -1,12 +1,6 @@
 /**
- * Embeddings from any server that speaks the OpenAI embeddings API (OpenAI itself, vLLM, TEI,
- * LM Studio, Ollama, llama.cpp …), through the official `openai` SDK.
- *
- * The SDK already retries what is worth retrying (408, 409, 429, 5xx, connection errors and
- * timeouts), honours `Retry-After` / `retry-after-ms`, and backs off exponentially otherwise, so
- * this adapter adds no retry loop of its own: a second loop would multiply attempts and hide the
- * server's own pacing. What it adds is a cap on requests in flight, input-order vectors as
- * Float32Array, token usage, and errors that say what the server said without leaking the key.
+ * Embeddings from any OpenAI-compatible server through the `openai` SDK, which already retries and honours
+ * `Retry-After`: a second retry loop would multiply attempts and hide the server's pacing.
  */
 import { EndpointSpread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
@@ -20,46 +14,31 @@ import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../d
 import { openaiSdk } from "../util/sdk";
 import { servedByOpenAI } from "./served-by";
 
-/**
- * How to reach an OpenAI-compatible embeddings server, and how patiently.
- */
 export interface OpenAIEmbedderOptions {
-  /** Model name as the server knows it (e.g. "Qwen/Qwen3-Embedding-8B"). */
+  /** e.g. "Qwen/Qwen3-Embedding-8B". */
   model: string;
-  /** Base URL up to and including the API version, e.g. "http://localhost:8000/v1"; the SDK appends "/embeddings". */
+  /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
   baseURL: string;
-  /** Bearer key; local servers usually ignore it (default "not-needed"). */
+  /** Local servers usually ignore it. */
   apiKey?: string;
   /** Expected vector size; part of the id, and sent as `dimensions` when `sendDimensions`. */
   dims?: number;
-  /**
-   * Send `dimensions` in the request (default false). Only Matryoshka-capable models accept it;
-   * vLLM and others reject the field for the rest, so it is opt-in.
-   */
+  /** Opt-in: only Matryoshka-capable models accept `dimensions`; vLLM and others reject it for the rest. */
   sendDimensions?: boolean;
-  /** Largest batch the caller should send in one request (`maxBatch`, default 32; 1 when `input` is "string"). */
+  /** `maxBatch` (default 32; 1 when `input` is "string"). */
   batchSize?: number;
-  /**
-   * "array" (default): `input` is a list and the SDK's body (`encoding_format: "float"` added).
-   * "string": one text per request, posted as `{"model", "input": "<text>"}` and nothing else,
-   * exactly the authors' requests; `batchSize` must then be 1.
-   */
+  /** "string": one text per request, posted as `{"model", "input": "<text>"}` only, as the authors did. */
   input?: "array" | "string";
   /** Retries the SDK makes after the first attempt (default 4). */
   maxRetries?: number;
-  /** Per-attempt timeout in milliseconds (default 60 000). */
+  /** Per-attempt timeout in ms (default 60 000). */
   timeoutMs?: number;
-  /** Requests in flight at once, over all concurrent `embed()` calls (default 2). */
   concurrency?: number;
 }
 
 const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.embed * 1000 } as const;
 
-/**
- * An Embedder over an OpenAI-compatible server. `embed()` sends exactly one request with every
- * text it is given (batching to `maxBatch` is the caller's job) and may be called concurrently;
- * at most `concurrency` requests are in flight at once.
- */
+/** An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). */
 export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const { model, baseURL, dims, sendDimensions = false } = opts;
   if (!model) throw new EmbeddingError("openai embedder: model name is empty", "NOT_CONFIGURED");
@@ -83,8 +62,6 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
 
   const limit = createSemaphore(concurrency);
-  // As for chat: every answer's status, retries included, steers the requests in flight (a 429
-  // or 503 halves them, a run of successes adds one back; lib/providers/adaptive-limit.ts).
   const adaptive = new AdaptiveLimit(limit, concurrency);
   const client = new (openaiSdk().default)({
     apiKey,
@@ -96,32 +73,28 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
   const where = `${id} at ${safeBaseURL(baseURL)}`;
 
-  // `_side` is unused: these servers have no notion of query vs document; the side is already in
-  // the template the caller applied to each text.
+  // `_side` is unused: the side is already in the template the caller applied.
   async function embed(texts: string[], _side: Side): Promise<EmbedResult> {
-    // The API rejects an empty input list; nothing to ask, nothing to pay.
+    // The API rejects an empty input list.
     if (texts.length === 0) return { vectors: [], tokens: 0 };
     if (asString && texts.length !== 1) {
       throw new RangeError(`openai embedder (${model}): ${texts.length} texts in one call, but input "string" takes one per request; split the batch first`);
     }
     const dimensions = sendDimensions && dims !== undefined ? { dimensions: dims } : {};
     const send = asString
-      ? // The generic post, not embeddings.create: create() adds encoding_format to every body,
-        // and this mode is meant to send the authors' body and nothing more.
+      ? // Not embeddings.create, which adds encoding_format: this mode sends the authors' body only.
         () => client.post<OpenAI.CreateEmbeddingResponse>("/embeddings", { body: { model, input: texts[0], ...dimensions } })
       : () =>
           client.embeddings.create({
             model,
             input: texts,
-            // Explicit "float": without it the SDK asks for base64 and decodes it itself, which some
-            // OpenAI-compatible servers do not implement.
+            // Else the SDK asks for base64, which some OpenAI-compatible servers do not implement.
             encoding_format: "float",
             ...dimensions,
           });
     let response: OpenAI.CreateEmbeddingResponse;
     try {
-      // The slot is held through the SDK's retries and Retry-After sleeps on purpose: a server
-      // that asked us to wait should not meanwhile receive the other queued batches.
+      // The slot is held through the SDK's retries: a server that asked us to wait gets no other queued batches.
       // A body cut short is past the SDK's retries: retried here, like a dropped connection.
       response = await limit.run(() => retryWithBackoff(send, { attempts: maxRetries + 1, baseMs: 500, classify: (e) => ({ retry: cutShort(e) }) }));
     } catch (err) {
@@ -136,11 +109,8 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
 }
 
 /**
- * The OpenAI-compatible embedder of a configuration's `embed` servers (`GBR_EMBED_BASE_URL`,
- * else `OPENAI_BASE_URL`; several make one embedder spread over them) and key, with its requests
- * in flight per server and deadline. Throws `EmbeddingError` "NOT_CONFIGURED" when no base URL is
- * set, because silently defaulting to api.openai.com would send the corpus to a paid API nobody
- * chose.
+ * The OpenAI-compatible embedder of a configuration (several base URLs: one embedder spread over them).
+ * No base URL is "NOT_CONFIGURED": defaulting to api.openai.com would send the corpus to a paid API.
  */
 export function openaiEmbedderFrom(
   c: EndpointsConfig,
@@ -161,7 +131,7 @@ export function openaiEmbedderFrom(
   for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model, apiKey: c.apiKey, dims, batchSize };
   if (c.baseUrls.length === 1) return openaiEmbedder({ ...opts, baseURL: c.baseUrls[0] });
-  // With other endpoints to turn to, a failing one is not retried in place but set aside.
+  // No retry in place: a failing endpoint is set aside.
   const embedders = c.baseUrls.map((u) => openaiEmbedder({ maxRetries: 0, ...opts, baseURL: u }));
   const spread = new EndpointSpread(
     embedders.map((e) => ({ client: e, endpoint: e.endpoint })),
@@ -184,7 +154,7 @@ function positiveInt(n: number, name: string): number {
   return n;
 }
 
-/** Vectors in input order. The API may answer out of order; `index` says which input each is. */
+/** Vectors in input order: the API may answer out of order, `index` says which input each is. */
 function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, where: string): Float32Array[] {
   const data: unknown = (response as { data?: unknown })?.data;
   if (!Array.isArray(data)) throw new EmbeddingError(`${where}: response has no "data" array`, "PROVIDER");
@@ -203,10 +173,7 @@ function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, whe
   return out as Float32Array[];
 }
 
-/**
- * One embedding as Float32Array. Checked element by element before conversion, because
- * Float32Array.from turns `null` into 0 and would hide a broken vector from the caller.
- */
+/** Checked element by element: Float32Array.from turns `null` into 0 and would hide a broken vector. */
 function toVector(embedding: unknown, index: number, where: string): Float32Array {
   // A server that ignores encoding_format may still answer in base64 (little-endian float32).
   if (typeof embedding === "string") {
@@ -238,14 +205,13 @@ function checkFinite(v: Float32Array, index: number, where: string): Float32Arra
   return v;
 }
 
-/** The reported token count; undefined when the answer has no `usage` (not every server sends it) or it is not a count. */
+/** Undefined when the answer has no `usage` (not every server sends it) or it is not a count. */
 function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefined {
   const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null }).usage;
   const t = usage?.prompt_tokens ?? usage?.total_tokens;
   return typeof t === "number" && Number.isInteger(t) && t >= 0 ? t : undefined;
 }
 
-/** An SDK failure as EmbeddingError "PROVIDER", described and redacted by lib/providers/openai-errors.ts. */
 function providerError(
   err: unknown,
   where: string,
@@ -254,7 +220,6 @@ function providerError(
 ): EmbeddingError {
   if (err instanceof EmbeddingError) return err;
   const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
-  // An SDK error can carry the request headers; one that mentions the key is not kept as cause,
-  // so no log of the error can print it.
+  // An SDK error can carry the request headers: not kept as cause when it mentions the key.
   return new EmbeddingError(message, "PROVIDER", errorMentionsKey(err, apiKey) ? {} : { cause: err }, status);
 }

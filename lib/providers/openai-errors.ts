@@ -1,24 +1,13 @@
-/**
- * What every client of the official `openai` SDK (the OpenAI-compatible embedder and chat model)
- * says when a call fails: the HTTP status and the server's own message when there was an answer,
- * the kind of connection failure otherwise, and never the key. Kept in one place so both report a
- * failure alike and a fix to the redaction reaches both.
- */
+/** How the `openai` SDK's clients report a failure: status and server message, never the key. */
 import { inspect } from "node:util";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
 import { describeCause } from "../util/http";
 
-/**
- * The key local servers get: the SDK insists on some string, and most local servers ignore it.
- * Never redacted, since it is no secret and would otherwise turn "not-needed" in any text into
- * "[redacted]".
- */
+/** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
 export const OPENAI_PLACEHOLDER_KEY = "not-needed";
 
-/**
- * The base URL without credentials or query (proxies sometimes carry keys there), for messages.
- */
+/** The base URL without credentials or query (proxies sometimes carry keys there), for messages. */
 export function safeBaseURL(url: string): string {
   try {
     const u = new URL(url);
@@ -32,32 +21,18 @@ export function safeBaseURL(url: string): string {
   }
 }
 
-/**
- * `text` with every occurrence of the key replaced by "[redacted]", in case a server echoes the
- * Authorization header back. The placeholder and keys under four characters are left alone:
- * redacting them would mangle ordinary text and protect nothing.
- */
+/** Redacts the key, in case a server echoes it back; not the placeholder or keys under 4 characters. */
 export function redactKey(text: string, apiKey: string): string {
   if (!isSecret(apiKey)) return text;
   return text.split(apiKey).join("[redacted]");
 }
 
-/**
- * Whether the key appears anywhere in the error as `inspect` would print it (nested causes,
- * request options, headers), so a caller can leave the error out as `cause` rather than leak the
- * key that its message redacts.
- */
+/** Whether `inspect` of the error would print the key, so the caller leaves it out as `cause`. */
 export function errorMentionsKey(err: unknown, apiKey: string): boolean {
   return isSecret(apiKey) && inspect(err, { depth: 6 }).includes(apiKey);
 }
 
-/**
- * An `openai` SDK failure described for people, key redacted: "<where>: HTTP 401: <server's
- * message>", "<where>: timed out after … ms per attempt (5 attempts)", "<where>: connection
- * failed (…): ECONNREFUSED …". `status` is the HTTP status of the answer, undefined when there was
- * none. Retry counts are mentioned only for what the SDK retries (408, 409, 429, 5xx, connection
- * errors, time-outs).
- */
+/** An SDK failure described for people, key redacted; retry counts only for what the SDK retries. */
 export function describeOpenAIError(
   err: unknown,
   o: { where: string; apiKey: string; timeoutMs: number; maxRetries: number },
@@ -88,11 +63,7 @@ export function describeOpenAIError(
   return { message: redactKey(`${o.where}: ${detail}`, o.apiKey), status };
 }
 
-/**
- * Whether a failure is an answer cut short: the server's headers came, then its body stopped
- * (undici's "terminated", "other side closed", a reset socket). The SDK reads the body after its
- * retry loop, so such a failure is retried by the caller, like a dropped connection.
- */
+/** An answer cut short after its headers; the SDK reads bodies after its retry loop, so the caller retries. */
 export function cutShort(err: unknown): boolean {
   const { APIError: SdkAPIError } = openaiSdk();
   if (!(err instanceof Error) || err instanceof SdkAPIError || err instanceof SyntaxError) return false;

@@ -1,18 +1,12 @@
 /**
- * The chat model of `gbr reproduce --plan`: it sends nothing. A request the replay cache holds is
- * answered from it (as a real run would be); any other is counted — its input tokens exactly,
- * o200k tokens of the system and user messages as rendered — and answered with an empty text,
- * which every method reads as "nothing new" (a rewrite falls back to the input, REACT's planner
- * searches the question itself, the observer keeps nothing). Nothing is written anywhere.
+ * The chat model of `gbr reproduce --plan`: sends nothing. Replay-cache hits are answered from it; others are
+ * counted (o200k input tokens) and answered "", which every method reads as "nothing new".
  */
 import { replayKey, type ReplayCache } from "../store";
 import { countTokens } from "../util/tokens";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";
 
-/**
- * Output tokens assumed per new call: the mean of the answers the replay cache holds for the
- * model, when it holds some, else `fallback`.
- */
+/** Output tokens assumed per new call: the mean of the model's cached answers, else `fallback`. */
 export async function outputGuess(cache: ReplayCache | undefined, modelId: string, fallback = 1000): Promise<{ perCall: number; basis: string }> {
   if (cache) {
     const i = modelId.indexOf(":");
@@ -30,9 +24,6 @@ export async function outputGuess(cache: ReplayCache | undefined, modelId: strin
   return { perCall: fallback, basis: `assumed: the replay cache holds no answer of this model` };
 }
 
-/**
- * A chat model that answers from the replay cache or counts the request and answers "".
- */
 export function planChatModel(
   modelId: string,
   cache: ReplayCache | undefined,
@@ -48,7 +39,7 @@ export function planChatModel(
         const key = replayKey(modelId, req, sample);
         if (cache.has(key)) {
           const hit = await cache.get(key);
-          // Cached calls cost nothing: their usage is left out of the plan's token counts.
+          // Cached calls cost nothing.
           if (hit) return { text: hit.response.text, raw: hit.response.raw, usage: { input: 0, output: 0 }, seconds: 0, replayed: true };
         }
       }

@@ -1,17 +1,12 @@
 /**
- * Embedding in `gbr reproduce --plan`: nothing is sent and nothing is stored. What the store
- * holds is found there (it costs nothing, so its tokens count 0); every other text gets no
- * reported usage, so the pipeline counts it with its o200k estimate, exactly as a real run against
- * a server that reports no usage would. The vectors themselves do not matter to a plan: every one
- * is a made-up unit vector of PLAN_DIMS numbers, so planning ten models over a corpus holds a few
- * megabytes, not the gigabytes of their real vectors.
+ * Embedding in `gbr reproduce --plan`: nothing sent or stored. Stored texts cost 0, others get the o200k estimate
+ * as with a server that reports no usage; vectors are small made-up unit vectors, to hold megabytes, not gigabytes.
  */
 import { createHash } from "node:crypto";
 import type { VectorCache } from "../dense/embed";
 import type { EmbeddingPreset } from "../dense/presets";
 import type { CachedVector, Embedder, EmbedResult } from "../dense/types";
 
-/** Size of plan mode's made-up vectors. */
 export const PLAN_DIMS = 8;
 
 function madeUp(text: string): Float32Array {
@@ -24,10 +19,7 @@ function madeUp(text: string): Float32Array {
   return v;
 }
 
-/**
- * An embedder that answers every text with a deterministic made-up unit vector, and no token
- * count.
- */
+/** Answers every text with a deterministic made-up unit vector and no token count. */
 export function planEmbedder(p: EmbeddingPreset, tally: (texts: string[]) => void = () => {}, maxBatch = p.batchSize ?? 64): Embedder {
   return {
     id: `plan:${p.model}`,
@@ -42,11 +34,7 @@ export function planEmbedder(p: EmbeddingPreset, tally: (texts: string[]) => voi
   };
 }
 
-/**
- * The store as plan mode sees it: reads go to the real store (what it holds is found, its tokens
- * set to 0 since cached vectors cost nothing, its vectors replaced by made-up ones), writes go
- * nowhere, and no lock is taken.
- */
+/** The store as plan mode sees it: real reads (tokens 0, vectors made up), no writes, no lock. */
 export function planVectorView(store: Pick<VectorCache, "get">): VectorCache {
   return {
     async get(fingerprint: string, keys: string[]): Promise<Map<string, CachedVector>> {

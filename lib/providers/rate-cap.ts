@@ -1,16 +1,10 @@
 /**
- * Requests- and tokens-per-minute caps for paid APIs, whose documented limits are per account
- * (not per endpoint): a request is sent only when, over the last 60 seconds, the requests sent
- * plus this one stay within the requests cap and the tokens spent or reserved plus this one's
- * reservation stay within the tokens cap. A request reserves its input estimate plus its output
- * limit, the most it can spend, and the reservation becomes its reported usage when it answers,
- * so the caps hold even before the answers say what was spent.
+ * Requests- and tokens-per-minute caps for paid APIs (per account, not per endpoint), over a sliding window. A
+ * request reserves the most it can spend, replaced by its reported usage, so the caps hold before answers arrive.
  */
 import type { RateCaps as CapSettings } from "../config";
 
-/**
- * Caps over a sliding window (60 s unless a test shortens it).
- */
+/** Caps over a sliding window (60 s unless a test shortens it). */
 export interface RateCaps extends CapSettings {
   windowMs?: number;
 }
@@ -20,14 +14,10 @@ interface Entry {
   tokens: number;
 }
 
-/**
- * A sliding-window limiter of requests and tokens.
- */
 export class RateCap {
   private readonly entries: Entry[] = [];
   private waiting: Promise<void> = Promise.resolve();
   private readonly windowMs: number;
-  /** Milliseconds spent waiting for the caps, in all. */
   waitedMs = 0;
 
   constructor(
@@ -42,10 +32,8 @@ export class RateCap {
   }
 
   /**
-   * Waits until a request reserving `tokens` fits in the window, records it, and returns its
-   * ticket: `settle(actual)` replaces the reservation by what was spent. Requests are admitted in
-   * the order they asked. A reservation larger than the whole tokens cap is admitted alone in an
-   * otherwise empty window (it could never fit otherwise).
+   * Waits, in arrival order, until a reservation of `tokens` fits; `settle(actual)` replaces it by what was spent.
+   * One larger than the whole tokens cap is admitted alone in an empty window (it could never fit otherwise).
    */
   acquire(tokens = 0): Promise<{ settle(actual: number): void }> {
     const turn = this.waiting.then(async () => {
@@ -70,10 +58,7 @@ export class RateCap {
     return turn;
   }
 
-  /**
-   * Runs one request under the caps: it reserves `tokens`, and its reservation becomes what
-   * `used` reads from the answer (when the answer says).
-   */
+  /** Runs one request under the caps; its reservation becomes what `used` reads from the answer. */
   async run<R>(tokens: number, call: () => Promise<R>, used: (answer: R) => number | undefined): Promise<R> {
     const ticket = await this.acquire(tokens);
     const answer = await call();
@@ -82,7 +67,6 @@ export class RateCap {
     return answer;
   }
 
-  /** Milliseconds until a request of `tokens` fits (0: now). */
   private waitFor(tokens: number): number {
     const now = this.now();
     while (this.entries.length && this.entries[0].at <= now - this.windowMs) this.entries.shift();

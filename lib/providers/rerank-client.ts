@@ -1,11 +1,6 @@
 /**
- * A client of the rerank endpoint that vLLM, Jina, Cohere-compatible servers and Text Embeddings
- * Inference expose: one query, some documents, one relevance score per document.
- *
- * Plain `fetch` rather than an SDK: there is no official SDK for this shape, and the request is
- * one JSON POST. The retry policy is ours (`retryWithBackoff`): 408, 429, 5xx, time-outs and
- * dropped connections are tried again, honouring Retry-After; any other status is final at once,
- * with the server's message, since sending the same request again cannot change the answer.
+ * A client of the rerank endpoint of vLLM, Jina, Cohere-compatible servers and TEI, over plain `fetch` (no
+ * official SDK for this shape); 408, 429, 5xx, time-outs and dropped connections are retried.
  */
 import { GbrError } from "../util/errors";
 import { EndpointSpread, type EndpointStats } from "./endpoints";
@@ -14,84 +9,57 @@ import { checkedBaseUrl, describeCause, endpointOrigin, longRequestDispatcher, m
 import { redactKey } from "./openai-errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
-/**
- * What one rerank request returned.
- */
 export interface RerankResult {
   /** One score per document sent, in the order sent. */
   scores: number[];
-  /** The model the server says answered, when it says. */
   servedModel?: string;
-  /** Answered by the project's test double (it marks its answers): a stand-in, not a result. */
+  /** Answered by the project's test double: a stand-in, not a result. */
   standIn: boolean;
-  /** Tokens the server reported for the request, when it reported any. */
   tokens?: number;
 }
 
-/**
- * Scores documents against a query through a rerank server. `rerank` may be called concurrently;
- * limiting requests in flight is the caller's choice.
- */
+/** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */
 export interface RerankClient {
   /** "rerank@<origin>" or "tei@<origin>", for messages. */
   readonly id: string;
   /** scheme://host:port of the server (never credentials or a path). */
   readonly endpoint: string;
   rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
-  /**
-   * Calls `listener` with the HTTP status of every answer (retries included) until the returned
-   * function is called: the cross-encoder steers its requests in flight with them
-   * (lib/providers/adaptive-limit.ts).
-   */
+  /** Reports every answer's status (retries included); the cross-encoder steers its requests in flight by them. */
   onStatus?(listener: (status: number) => void): () => void;
-  /** With several endpoints: each one's requests sent, answered and failed so far (lib/providers/endpoints.ts). */
   endpointStats?(): EndpointStats[];
-  /** Requests to keep in flight over all its endpoints (`GBR_RERANK_CONCURRENCY` or `--concurrency` per endpoint). */
+  /** Requests to keep in flight over all its endpoints. */
   readonly capacity?: number;
 }
 
-/**
- * The request body a server takes: "rerank" (Cohere, Jina, vLLM: `{model, query, documents,
- * top_n}`) or "tei" (Text Embeddings Inference: `{query, texts}`; it serves one model).
- */
+/** "rerank" (Cohere, Jina, vLLM: `{model, query, documents, top_n}`) or "tei" (`{query, texts}`; one model). */
 export type RerankApi = "rerank" | "tei";
 
-/**
- * How to reach a rerank server, and how patiently.
- */
 export interface RerankClientOptions {
   /** Up to the path the server puts "/rerank" under, e.g. "http://localhost:8000" or "https://api.jina.ai/v1". */
   baseUrl: string;
-  /** Sent as `Authorization: Bearer …`; never logged or put in a message. */
+  /** Never logged or put in a message. */
   apiKey?: string;
-  /** Request shape (default "rerank"). */
   api?: RerankApi;
-  /** Per-attempt timeout in milliseconds (default 120 000). */
+  /** Per-attempt timeout in ms (default 120 000). */
   timeoutMs?: number;
   /** Attempts in all, the first included (default 5). */
   attempts?: number;
   /** First backoff delay without a Retry-After, in ms (default 1000; doubles per attempt). */
   backoffMs?: number;
-  /** Replaceable for tests (the waits between attempts). */
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * A failed rerank request. Codes: NOT_CONFIGURED (unavailable: no server set), HTTP (the server
- * answered with an error status), NETWORK (no answer), TIMEOUT, BAD_ANSWER (a 200 that does not
- * say what was asked).
- */
+/** A failed rerank request; NOT_CONFIGURED is "unavailable", BAD_ANSWER a 200 that does not say what was asked. */
 export class RerankError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "HTTP" | "NETWORK" | "TIMEOUT" | "BAD_ANSWER";
 
   constructor(
     message: string,
     code: RerankError["code"],
-    /** HTTP status, when the server answered. */
     readonly status?: number,
-    /** Whether another attempt may succeed. */
     readonly retryable = false,
-    /** The wait the server asked for (Retry-After), in ms. */
+    /** Retry-After, in ms. */
     readonly retryAfterMs?: number,
     hint?: string,
   ) {
@@ -104,11 +72,7 @@ const DEFAULTS = { timeoutMs: DEFAULT_TIMEOUT_S.rerank * 1000, attempts: 5, back
 /** How much of a server's error text a message keeps (HTML error pages can be long). */
 const MESSAGE_CHARS = 300;
 
-/**
- * A client of `POST {baseUrl}/rerank`. The answer may be `{results: [{index, relevance_score}]}`
- * (Cohere, Jina, vLLM) or a bare `[{index, score}]` (TEI), whichever `api` was asked for; scores
- * come back in the order of the documents sent.
- */
+/** A client of `POST {baseUrl}/rerank`; scores come back in the order of the documents sent. */
 export function rerankClient(o: RerankClientOptions): RerankClient {
   const api = o.api ?? "rerank";
   if (api !== "rerank" && api !== "tei") throw new RerankError(`rerank client: api must be "rerank" or "tei", got ${JSON.stringify(api)}`, "NOT_CONFIGURED");
@@ -164,7 +128,7 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   }
 
   async function rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult> {
-    // Servers reject an empty list; nothing to score, nothing to pay.
+    // Servers reject an empty list.
     if (documents.length === 0) return { scores: [], standIn: false };
     const body = JSON.stringify(
       api === "tei" ? { query, texts: documents, raw_scores: false } : { model, query, documents, top_n: documents.length },
@@ -196,13 +160,7 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   return { id: `${api}@${endpoint}`, endpoint, rerank, onStatus };
 }
 
-/**
- * The rerank client of a configuration's `rerank` servers (`GBR_RERANK_BASE_URL`, required;
- * credentials in it are refused), key, API (`GBR_RERANK_API`: "rerank" or "tei") and deadline
- * (`GBR_RERANK_TIMEOUT_MS`, else `GBR_REQUEST_TIMEOUT_S`). Without a base URL the error is
- * `unavailable`, so an experiment that needs a re-ranker is skipped with the reason rather than
- * failed.
- */
+/** The rerank client of a configuration; without a base URL the error is `unavailable`, so experiments skip. */
 export function rerankClientFrom(
   c: EndpointsConfig & { api: "rerank" | "tei" },
   more: Partial<Pick<RerankClientOptions, "attempts" | "backoffMs" | "sleep" | "timeoutMs">> = {},
@@ -220,7 +178,7 @@ export function rerankClientFrom(
   for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const opts = { timeoutMs: c.timeoutMs, ...more, apiKey: c.apiKey, api: c.api };
   if (c.baseUrls.length === 1) return { ...rerankClient({ ...opts, baseUrl: c.baseUrls[0] }), capacity: c.concurrency };
-  // With other endpoints to turn to, a failing one is not retried in place but set aside.
+  // No retry in place: a failing endpoint is set aside.
   const clients = c.baseUrls.map((u) => rerankClient({ ...opts, attempts: 1, baseUrl: u }));
   const spread = new EndpointSpread(
     clients.map((cl) => ({ client: cl, endpoint: cl.endpoint })),
@@ -240,10 +198,8 @@ export function rerankClientFrom(
 }
 
 /**
- * Scores in document order from a rerank answer: `{results: [{index, relevance_score}]}` or a
- * bare `[{index, score}]`. Every index 0..n-1 must appear exactly once with a finite score; the
- * error names the missing and repeated indexes. The double's mark (`gbr_test_double` on the
- * body, or on the items of a bare array) makes the result a stand-in.
+ * Scores in document order from `{results: [{index, relevance_score}]}` or a bare `[{index, score}]` (TEI).
+ * Every index 0..n-1 must appear exactly once with a finite score.
  */
 export function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
   const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;
@@ -276,14 +232,14 @@ export function parseRerankAnswer(json: unknown, n: number, where: string): { sc
   return { scores: scores as number[], ...(servedModel ? { servedModel } : {}), standIn };
 }
 
-/** Tokens as vLLM/Jina (`usage.total_tokens`) or Cohere (`meta.billed_units.search_units` is no token count, so not read) report them. */
+/** `usage.total_tokens` (vLLM, Jina); Cohere's `search_units` are no token count, so not read. */
 function usageOf(json: unknown): { tokens?: number } {
   const usage = (json as { usage?: { total_tokens?: unknown; prompt_tokens?: unknown } } | null)?.usage;
   const t = usage?.total_tokens ?? usage?.prompt_tokens;
   return typeof t === "number" && Number.isFinite(t) ? { tokens: t } : {};
 }
 
-/** The server's own words from an error body: OpenAI/vLLM `error.message`, `message`, TEI `error`, FastAPI `detail`, else the text. */
+/** The server's own words from an error body (OpenAI/vLLM, TEI, FastAPI shapes), else the text. */
 function serverMessage(text: string): string {
   try {
     const j = JSON.parse(text) as { error?: unknown; message?: unknown; detail?: unknown };

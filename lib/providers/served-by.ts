@@ -1,13 +1,5 @@
-/**
- * Who answered a provider call, as the answer itself says: the model name the server reports,
- * and whether it is the project's own test double, which marks every answer (`gbr_test_double`
- * in OpenAI-style bodies, `gbrTestDouble` in Gemini-style ones) so that results made through it
- * are shown as stand-ins.
- */
+/** Who answered a provider call: the model the server reports, and the project's test double's mark. */
 
-/**
- * From an OpenAI-style answer (chat or embeddings): its `model`, and the double's mark.
- */
 export function servedByOpenAI(response: unknown): { servedModel?: string; standIn?: true } {
   const r = response as { model?: unknown; gbr_test_double?: unknown } | null;
   return {
@@ -16,10 +8,7 @@ export function servedByOpenAI(response: unknown): { servedModel?: string; stand
   };
 }
 
-/**
- * From a Gemini answer's raw body (the SDK drops fields it does not know) and, for chat, the
- * `modelVersion` it reports.
- */
+/** From a Gemini answer's raw body (the SDK drops fields it does not know) and, for chat, its `modelVersion`. */
 export function servedByGemini(body: unknown, modelVersion?: string): { servedModel?: string; standIn?: true } {
   return {
     ...(modelVersion ? { servedModel: modelVersion } : {}),

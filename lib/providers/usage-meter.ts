@@ -1,10 +1,5 @@
-/**
- * Provider work made by a run so far (calls sent now, not answers replayed from a cache),
- * counted as the answers arrive: what a progress line turns into calls and tokens per second,
- * and what metadata.json records per long step.
- */
+/** Provider work a run has made so far (calls sent, not replayed), for progress lines and metadata.json. */
 
-/** Totals per kind of provider. */
 export interface UsageTotals {
   chatCalls: number;
   chatTokens: number;
@@ -16,20 +11,16 @@ export interface UsageTotals {
   cost: number;
 }
 
-/** What one answered request was, for pricing. */
 export interface PricedUsage {
   model?: string;
   input: number;
   output: number;
 }
 
-/** Turns one request's usage into USD. */
+/** One request's usage in USD. */
 export type Pricer = (kind: "chat" | "embed" | "rerank", usage: PricedUsage) => number;
 
-/**
- * One long step as it ended (`gbr reproduce` records them into metadata.json's `progress`):
- * done/total, wall time, rate, and the provider work and cost it made.
- */
+/** One long step as it ended (metadata.json's `progress`). */
 export interface StepRecord {
   label: string;
   done: number;
@@ -39,10 +30,7 @@ export interface StepRecord {
   work: UsageTotals;
 }
 
-/**
- * The provider work of one run (its `Providers` own one): every answered request, priced when
- * the run has prices, and the long steps as they ended.
- */
+/** The provider work of one run (its `Providers` own one). */
 export class UsageMeter {
   private readonly totals: UsageTotals = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0, cost: 0 };
   private readonly finished: StepRecord[] = [];
@@ -68,17 +56,15 @@ export class UsageMeter {
     }
   }
 
-  /** The totals so far (a copy). */
   snapshot(): UsageTotals {
     return { ...this.totals };
   }
 
-  /** Records a finished step. */
   noteStep(step: StepRecord): void {
     this.finished.push(step);
   }
 
-  /** The steps recorded so far, oldest first (copies). */
+  /** Oldest first (copies). */
   steps(): StepRecord[] {
     return this.finished.map((s) => ({ ...s, work: { ...s.work } }));
   }
