@@ -4,15 +4,10 @@ import type { TokenizerContext } from "./text/registry";
 import type { ReplayCache, Store } from "./store";
 import type { Providers } from "./providers";
 
-/**
- * What plan mode needs from its caller: the output tokens to assume per new chat call.
- */
+/** What plan mode needs from its caller: the output tokens to assume per new chat call, and a tally of the work. */
 export interface PlanMode {
   outputGuess(modelId: string, cache: ReplayCache | undefined): Promise<number>;
-  /**
-   * Counts work a real run would send (each once: a run shared by several experiments is built
-   * once), for the plan's total: chat calls, texts embedded or rerank requests, and tokens.
-   */
+  /** Counts work a real run would send: chat calls, texts embedded or rerank requests, and tokens. */
   tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number): void;
 }
 
@@ -71,16 +66,12 @@ export interface RunContext extends TokenizerContext {
 export type RunContextInit = Partial<Omit<RunContext, "store">> & { store?: Store | (() => Promise<Store>) };
 
 /**
- * What one job builds once and shares: values keyed by an owner object (a benchmark, a corpus's
- * documents) and a string, kept only while the owner lives. A failure is kept too, so everything
- * that depends on, say, an unconfigured provider reports the same reason without trying again.
+ * What one job builds once and shares, keyed by an owner object and a string, kept while the owner lives. A
+ * failure is kept too, so everything depending on an unconfigured provider reports the same reason once.
  */
 export class BuildCache {
   private readonly byOwner = new WeakMap<object, Map<string, Promise<unknown>>>();
 
-  /**
-   * The value for (owner, key), made by `make` the first time it is asked for.
-   */
   once<T>(owner: object, key: string, make: () => Promise<T>): Promise<T> {
     let values = this.byOwner.get(owner);
     if (!values) this.byOwner.set(owner, (values = new Map()));
@@ -90,17 +81,11 @@ export class BuildCache {
   }
 }
 
-/**
- * A retriever that can run a second, pseudo-relevance-feedback pass of its own kind (query
- * expansion for BM25, Rocchio for dense); `prf:<name>` uses it.
- */
+/** A retriever with a pseudo-relevance-feedback pass of its own kind (query expansion, Rocchio), for `prf:`. */
 export interface FeedbackRetriever extends Retriever {
   retrieveWithFeedback(queries: Query[], k: number): Promise<Run> | Run;
 }
 
-/**
- * Type guard for `FeedbackRetriever`.
- */
 export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
   return typeof (r as FeedbackRetriever).retrieveWithFeedback === "function";
 }
@@ -109,9 +94,7 @@ export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
 export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext) => Promise<Retriever>;
 
 /**
- * How a composite retriever gets its parts (the first stage of a re-ranker, the inner retriever
- * of a reformulation): by name, built by the wiring (lib/retrievers.ts) with the same options, so
- * that with a job's BuildCache a part is the very retriever the other experiments use. `bench`
- * defaults to the composite's own (translation builds its part on the English benchmark).
+ * How a composite gets its parts: by name, through the wiring with the same options and context, so with a job's
+ * BuildCache a part is the very retriever the other experiments use. `bench` defaults to the composite's own.
  */
 export type PartBuilder = (name: string, bench?: Benchmark) => Promise<Retriever>;

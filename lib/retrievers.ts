@@ -1,9 +1,6 @@
 /**
- * The wiring: a retriever name is parsed once into a typed description (`parseRetrieverName`),
- * and one function builds it from its parts by calling the plain constructors each folder
- * exports. Composite retrievers get their parts through `createRetriever` with the same options,
- * so with a job's BuildCache a part is the very retriever (and run) the other experiments use.
- * User retrievers come in through `registerRetriever`.
+ * The wiring: a retriever name is parsed once into a typed description, and `build` makes it by calling the plain
+ * constructors each folder exports; user retrievers come in through `registerRetriever`.
  */
 import type { Benchmark, Query, Retriever, Run } from "./types";
 import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
@@ -24,9 +21,7 @@ import { didYouMean } from "./util/suggest";
 
 export * from "./registry";
 
-/**
- * What a retriever name means, parsed once. Composite kinds hold the descriptions of their parts.
- */
+/** What a retriever name means; composite kinds hold the descriptions of their parts. */
 export type RetrieverSpec =
   | { kind: "bm25"; name: string }
   | { kind: "dense"; name: string; preset: string }
@@ -146,10 +141,8 @@ function isComplete(ctx: RunContextInit): ctx is RunContext {
 }
 
 /**
- * Queries rewritten by the chat model as `reform:` rewrites them: "sparse" into keywords for
- * BM25, "dense" into legal prose for an embedding model, with the project's prompts unless
- * `prompts` says "official"; through the replay cache, so asking again costs nothing. Rejects
- * when no chat model is configured (the error says what to set).
+ * Queries rewritten by the chat model as `reform:` rewrites them ("sparse": keywords for BM25, "dense": legal
+ * prose), through the store, so asking again costs nothing. Rejects, saying what to set, without a chat model.
  *
  * @example
  * const rewrites = await rewriteQueries(bench.queries.slice(0, 1), "sparse");

@@ -1,37 +1,13 @@
 /**
- * The one store of what must survive a run: chat answers, cross-encoder scores, and any other
- * result that took a paid or slow call to make (vectors stay in LanceDB).
- *
- * ## Format
- * One JSON file per record, `<dir>/<kind>/<first 2 hex of key>/<key>.json`, holding one JSON
- * object with a `key` field. A key is content-addressed: the sha256 of what determines the
- * record (each kind's `keyOf` recomputes it from the record), so a record is written once and
- * never changes, and two processes that make the same record make the same bytes' worth of
- * meaning under the same name.
- *
- * ## Atomic, durable
- * A record is written to a temporary file beside its name, fsynced, renamed over its name and its
- * folder fsynced: a reader sees the whole record or none, and a crash (kill -9, power) loses at
- * most the records being written. No file is ever appended to or edited in place, so there is no
- * torn line to repair and no ordering to restore: the store is the same whatever the concurrency.
- *
- * ## Once, across processes
- * `produce` claims a key before making its record: it holds the lock `<dir>/.locks/<kind>/<key>.lock`
- * (util/file-lock.ts, the lock the vector store uses too) across the call and the write, so a
- * second process (or a second caller in this one) asking the same key waits, then reads the
- * first one's record instead of paying again. A holder killed mid-call leaves a lock that is taken
- * over once stale (10 s).
- *
- * ## Validated on read
- * A record is used only if its bytes are strict UTF-8 (a fatal TextDecoder: no silent U+FFFD),
- * parse as JSON, pass the kind's checks and carry the key they hash to. Anything else is set
- * aside (renamed `<key>.json.bad`) with a warning naming the file and the key, and reads as a
- * miss, so the record is made again.
- *
- * ## Sharing
- * `exportKind` writes one kind's records as one key-sorted JSONL file (bytes independent of who
- * made them when); `importFile` reads such a file (or a v0.8 replay file, the same line format)
- * and adds the records it lacks.
+ * The one store of what must survive a run: chat answers, cross-encoder scores, REACT traces (vectors stay in
+ * LanceDB). One JSON file per record, `<dir>/<kind>/<2 hex>/<key>.json`; a key is the sha256 of what determines
+ * the record (the kind's `keyOf` recomputes it), so a record is written once and never changes.
+ * - Atomic: written to a temporary file, fsynced, renamed, folder fsynced; a reader sees all or nothing.
+ * - Once across processes: `produce` holds `<dir>/.locks/<kind>/<key>.lock` across the call and the write, so a
+ *   second asker waits and reads the record instead of paying again; a killed holder's lock goes stale in 10 s.
+ * - Validated on read: strict UTF-8, JSON, the kind's checks and the key; anything else is renamed `.bad` with a
+ *   warning and reads as a miss.
+ * - Shared by `exportKind` (one key-sorted JSONL file) and `importFile` (which adds the records it lacks).
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
