@@ -1,9 +1,4 @@
-/**
- * Step 2 of `gbr reproduce`: from the experiments' records, everything the outputs show — each
- * experiment's outcome (means, sd over samples, setup), the paper's significance tests, the cost
- * table, the reproduction table, the REACT round table and diagnostic, the dataset tables and the
- * LLM metadata. Pure: no files.
- */
+/** Step 2 of `gbr reproduce`: every experiment's outcome and the tests and tables over them. Pure: no files. */
 import type { LoadedBenchmark } from "../data/source";
 import { areaStats, datasetStats, type AreaStats, type DatasetStats } from "../data/stats";
 import { costTable, loadPrices, type CostRow, type MethodUsage } from "../eval/cost";
@@ -20,9 +15,7 @@ import { reproductionTable, type ReproductionRow } from "./paper";
 import type { ExperimentRecord } from "./run-experiments";
 import { describeRun, provenanceOf, type Provenance } from "./setup";
 
-/**
- * One experiment as the outputs list it.
- */
+/** One experiment as the outputs list it. */
 export interface ExperimentOutcome {
   id: string;
   title: string;
@@ -36,11 +29,7 @@ export interface ExperimentOutcome {
   samples?: number;
   /** What produced the run, recorded while it ran (parameters as sent, models, prompts, parser). */
   info?: RunInfo;
-  /**
-   * The provider work of sample 0's run as counted (chat calls and tokens, embeddings, rerank
-   * requests; online and one-time apart): cost.csv's numbers before division, and what
-   * `gbr reproduce --plan` predicts.
-   */
+  /** Sample 0's provider work as counted: cost.csv's numbers before division, what `--plan` predicts. */
   work?: RunCost;
   /** `info` in one line (the setup column of summary.csv and reproduction.csv). */
   setup?: string;
@@ -52,9 +41,7 @@ export interface ExperimentOutcome {
   details?: Record<string, unknown>;
 }
 
-/**
- * Everything step 3 writes, computed.
- */
+/** Everything step 3 writes, computed. */
 export interface Assessment {
   outcomes: ExperimentOutcome[];
   /** Sample 0's per-query metrics of every experiment that ran (the significance tests' input). */
@@ -69,9 +56,7 @@ export interface Assessment {
   llm: LlmMetadata | null;
 }
 
-/**
- * Step 2: the outcome of every experiment and the tables and tests over them.
- */
+/** Step 2: the outcome of every experiment and the tables and tests over them. */
 export function assess(
   loaded: LoadedBenchmark,
   records: readonly ExperimentRecord[],
@@ -82,9 +67,7 @@ export function assess(
   const ran = records.filter((r) => r.status === "ok");
   const perQuery = new Map(ran.map((r) => [r.experiment.id, r.samples[0].perQuery]));
   const notRun = new Map(outcomes.filter((o) => o.status !== "ok").map((o) => [o.id, `${o.status}: ${o.reason}`]));
-  // Sample 0 stands for an experiment in the cost table, as in per-query.csv. Its run's own
-  // timing splits online work from one-time corpus work; a run that reports none (a plugged-in
-  // retriever, say) counts its sample's wall time online.
+  // Sample 0 stands for the experiment, as in per-query.csv; a run reporting no timing counts wall time online.
   const usages: MethodUsage[] = ran.map((r) => {
     const s = r.samples[0];
     const cost = s.result.run.cost ?? { online: { ...zeroWork(), seconds: s.seconds }, corpus: zeroWork() };
@@ -95,8 +78,7 @@ export function assess(
   return {
     outcomes,
     perQuery,
-    // The paper's 20 tests always (missing ones enter Holm as p = 1), and every experiment
-    // against BM25-GREEKSTEMMER as a family of its own.
+    // The paper's 20 tests always (missing ones enter Holm as p = 1), plus each experiment vs BM25-GREEKSTEMMER.
     significance: significanceReport(perQuery, bench.qrels, { swaps: 100_000, seed: 42, notRun }),
     cost: costTable(usages, loadPrices()),
     reproduction: reproductionTable(outcomes, datasetLabel(loaded)),
@@ -108,22 +90,20 @@ export function assess(
 }
 
 /**
- * What `reactAnalysis` finds in a REACT-BM25 run: the round table with the gold retrieved but
- * never kept by each round (react-rounds.csv), the missed pairs after the last round
- * (react-missed.csv), and those pairs by the round that first retrieved them.
+ * A REACT-BM25 run's round table with the gold each round retrieved but never kept (react-rounds.csv), the missed
+ * pairs after the last round (react-missed.csv), and those pairs by the round that first retrieved them.
  */
 export interface ReactAnalysis {
   rounds: (ReactRoundRow & { missedGoldPairs: number; missedGoldQueries: number })[];
   missed: MissedGold;
   missedByFirstRound: MissedFirstRoundRow[];
-  /** The run's rounds, kept rankings and traces (planner, retrieved, observer) per query. */
+  /** The run's rounds, kept rankings and traces per query. */
   react: ReactRunResult;
 }
 
 /**
- * The REACT-BM25 tables of a run, as `reproduce` writes them: by default at the paper's
- * snapshot rounds (1, 2, 3, 5, 10), with `rounds: "all"` at every round. Undefined for a run
- * that is not REACT-BM25's.
+ * The REACT-BM25 tables of a run, at the paper's snapshot rounds (1, 2, 3, 5, 10) by default or every round with
+ * `rounds: "all"`; undefined for a run that is not REACT-BM25's.
  *
  * @example
  * const run = await (await createRetriever("react-bm25", bench)).retrieve(bench.queries, 100);
@@ -151,8 +131,7 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
   if (r.status !== "ok") return { ...base, status: r.status, reason: r.reason };
   const means = r.samples.map((s) => s.mean);
   const mean = meanOf(means);
-  // Sample 0 stands for the experiment in the record (the others differ only by their seed,
-  // which metadata.json's llm.seed gives).
+  // Sample 0 stands for the experiment in the record (the others differ only by seed: metadata.json's llm.seed).
   const { run, details } = r.samples[0].result;
   const info = run.info;
   return {
@@ -171,10 +150,7 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
   };
 }
 
-/**
- * Sample standard deviation (n − 1) per metric over repeated samples: the N runs are a few draws
- * of the LLM's randomness, not all of it, and the population formula (n) understated the spread.
- */
+/** Sample sd (n − 1) per metric: the N runs are a few draws of the LLM's randomness, not all of it. */
 function sdOf(rows: readonly MetricValues[]): MetricValues {
   return Object.fromEntries(METRICS.map((m) => [m, describe(rows.map((r) => r[m])).sd])) as MetricValues;
 }

@@ -1,7 +1,4 @@
-/**
- * What an experiment is: its context, its result, and how it says it cannot run here. Apart from
- * the registry so that modules defining experiments (tuning.ts) import no cycle back into it.
- */
+/** What an experiment is; apart from the registry so experiment modules (tuning.ts) import no cycle into it. */
 import type { Run } from "../types";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { LoadedBenchmark } from "../data/source";
@@ -12,21 +9,13 @@ export interface ExperimentContext {
   loaded: LoadedBenchmark;
   log: (message: string) => void;
   /**
-   * The top-100 run of a named retriever on the benchmark's queries, computed once per
-   * reproduce and shared: `rrf:a+b` fuses the runs of a and b, `prf:x` reuses x's index. The run
-   * carries what produced it (`info`), its provider work (`cost`) and, for `reform:`, the
-   * rewritten queries (`queries`).
+   * The top-100 run of a named retriever, made once per reproduce and shared (`rrf:a+b` fuses a's and b's runs,
+   * `prf:x` reuses x's index); it carries `info`, `cost` and, for `reform:`, the rewritten `queries`.
    */
   run(name: string): Promise<Run>;
-  /**
-   * The benchmark's corpus tokenised and indexed with a tokenizer (e.g. "greekstemmer"), built
-   * once per reproduce and shared with every retriever that indexes the same corpus.
-   */
+  /** The corpus indexed with a tokenizer (e.g. "greekstemmer"), built once per reproduce and shared. */
   corpus(tokenizer: string): Promise<IndexedCorpus>;
-  /**
-   * A value made once per reproduce for (owner, key), shared by the experiments that ask for it
-   * (the job's BuildCache): the tuning rows of a pair share one sweep.
-   */
+  /** A value made once per reproduce for (owner, key) (the job's BuildCache): a tuning pair shares one sweep. */
   once<T>(owner: object, key: string, make: () => Promise<T>): Promise<T>;
 }
 
@@ -38,10 +27,7 @@ export interface ExperimentResult {
   artifacts?: Record<string, unknown>;
 }
 
-/**
- * One named experiment of the paper. The registry is the single place a number is computed,
- * shared by the CLI, the notebooks and the report.
- */
+/** One named experiment of the paper; the registry is the single place a number is computed. */
 export interface Experiment {
   id: string;
   /** Paper section, e.g. "4.1". */
@@ -52,10 +38,7 @@ export interface Experiment {
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
 }
 
-/**
- * Thrown by an experiment that cannot run here; the message is the reason shown to the user.
- * `reproduce` lists the experiment as skipped, not failed, and goes on with the others.
- */
+/** Thrown by an experiment that cannot run here: listed as skipped with the message as reason; the rest go on. */
 export class SkipExperiment extends GbrError {
   constructor(reason: string, options: GbrErrorOptions = {}) {
     super(reason, "SKIP", { ...options, unavailable: true });

@@ -1,14 +1,8 @@
-/**
- * The `llm` block of metadata.json: which chat models (with their endpoints), prompt set (with
- * the sha256 of every prompt) and parser produced the LLM rows, read from the runs' own records,
- * so it says what ran (the default model included), not what was asked for.
- */
+/** metadata.json's `llm` block, from the runs' own records: what ran (the default model too), not what was asked. */
 import { loadPromptSet } from "../llm/prompts";
 import type { LlmRunInfo, RunInfo } from "../types";
 
-/**
- * The LLM side of a reproduce, for metadata.json.
- */
+/** The LLM side of a reproduce, for metadata.json. */
 export interface LlmMetadata {
   /** The chat model, or the models when several ran. */
   model: string | string[];
@@ -27,9 +21,7 @@ export interface LlmMetadata {
   endpoints?: Record<string, NonNullable<LlmRunInfo["endpoints"]>>;
 }
 
-/**
- * The LLM metadata of a reproduce from its experiments' run records; null when no LLM ran.
- */
+/** The LLM metadata of a reproduce from its experiments' run records; null when no LLM ran. */
 export function llmMetadata(
   infos: ReadonlyMap<string, RunInfo>,
   opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string } = {},
@@ -38,7 +30,6 @@ export function llmMetadata(
   if (llm.length === 0) return null;
   const distinct = <T>(xs: T[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
   const models = distinct(llm.map(({ l }) => ({ model: l.model, provider: l.provider, endpoint: l.endpoint })));
-  // Per experiment, with several chat servers: how the requests spread and which server failed.
   const endpoints = Object.fromEntries(llm.flatMap(({ id, l }) => (l.endpoints ? [[id, l.endpoints]] : [])));
   const setName = llm[0].l.prompts.name;
   let prompts: Record<string, unknown> = { name: setName, commit: llm[0].l.prompts.commit };

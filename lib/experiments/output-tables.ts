@@ -1,9 +1,4 @@
-/**
- * The tables of a `gbr reproduce`, as columns and rows of plain values: what write-outputs.ts
- * writes as CSV files and what the notebooks' DataFrame views (lib/report/frames.ts) are made
- * of. One place builds each table, so a DataFrame in a notebook and the CSV file beside it
- * cannot disagree.
- */
+/** A reproduce's tables, built once for the CSV files and the notebooks' DataFrames, so the two cannot disagree. */
 import { NO_AREA, sourceOf, type Benchmark, type DocId, type QueryId } from "../types";
 import { dedupeCut, METRICS } from "../eval/metrics";
 import { MISSED_GOLD_COLUMNS } from "../eval/react-missed";
@@ -12,23 +7,17 @@ import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
 import { describeProvenance } from "./setup";
 
-/**
- * A table: column names and rows of cells (numbers stay numbers; "" or null for no value).
- */
+/** A table: column names and rows of cells (numbers stay numbers; "" or null for no value). */
 export interface Table {
   columns: string[];
   rows: unknown[][];
 }
 
-/**
- * Every table of a reproduce, keyed by the CSV file it is written to (without `.csv`); `cost`,
- * `reactRounds` and `reactMissed` only when there is something to put in them.
- */
+/** Every table, by CSV file name (without .csv); `cost` and the `react*` ones only when non-empty. */
 export interface OutputTables {
   summary: Table;
-  /** One row per experiment, sample and query: area, exam session, the five metrics, the gold articles' sources. */
   perQuery: Table;
-  /** One row per experiment, query and gold article: its source and its rank (1-based, empty when not in the top 100). */
+  /** Per experiment, query and gold article: its rank (1-based; empty when not in the top 100). */
   goldRanks: Table;
   table1: Table;
   table6: Table;
@@ -62,9 +51,7 @@ function goldSources(qrels: Benchmark["qrels"], qid: QueryId): string {
   return [...new Set([...(qrels.get(qid) ?? [])].map(sourceOf))].sort().join(" ");
 }
 
-/**
- * The tables of one reproduce, from the records of step 1 and the assessment of step 2.
- */
+/** The tables of one reproduce, from the records of step 1 and the assessment of step 2. */
 export function outputTables(loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): OutputTables {
   const bench = loaded.benchmark;
   const area = (qid: QueryId) => bench.meta.get(qid)?.area || NO_AREA;

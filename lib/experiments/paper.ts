@@ -13,10 +13,7 @@ export interface PaperNumber {
 
 const R = "Recall@100" as const;
 
-/**
- * The paper's reference numbers (DESIGN.md §7). Derived entries (e.g. "reformulation adds
- * +0.24") are stated as the resulting value with the derivation in `source`.
- */
+/** The paper's reference numbers (DESIGN.md §7); a derived one as its value, with the derivation in `source`. */
 export const PAPER_NUMBERS: readonly PaperNumber[] = [
   { experiment: "bm25-greekstemmer", metric: R, value: 0.36, scope: "paper-283", source: "Table (vanilla sparse)" },
   { experiment: "dense:gemini-001", metric: R, value: 0.77, scope: "paper-283", source: "Table (vanilla dense)" },
@@ -67,7 +64,7 @@ export interface ReproductionRow {
   status: string;
   /** What "ours" ran on: e.g. "hf (257 public queries)", "sample (demo set, 26 queries)". */
   dataset: string;
-  /** What produced "ours", as recorded with the run (models and endpoints, prompts, parser, parameters sent). */
+  /** What produced "ours", as recorded with the run. */
   setup: string;
   /** Why there is no number, for experiments that did not run. */
   reason: string;
@@ -76,9 +73,8 @@ export interface ReproductionRow {
 }
 
 /**
- * The paper's numbers next to ours. On the Hub data the public-release numbers (257 queries) are
- * the like-for-like comparison; the paper's 283-query numbers are listed too, since the held-out
- * 2024 questions are not public. Experiments that did not run keep their row, with the reason.
+ * The paper's numbers next to ours. On the Hub data the 257-query public numbers are like-for-like; the 283-query
+ * ones are listed too (the held-out 2024 questions are not public). Experiments not run keep their row and reason.
  */
 export function reproductionTable(
   outcomes: readonly { id: string; status: string; reason?: string; mean?: Record<Metric, number>; setup?: string; standIn?: boolean }[],

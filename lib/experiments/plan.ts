@@ -1,10 +1,6 @@
 /**
- * `gbr reproduce --plan`: the bill before the run. Every selected experiment is built as a real
- * run would build it, through the same code, with plan mode's stand-ins for the providers
- * (lib/providers/plan-chat.ts, plan-embed.ts and the rerank stand-in of for-methods.ts):
- * no model is called and no cache or work file is written. What the replay cache, the vector
- * store and the rerank score cache already hold is served from them and counted as cached: it
- * costs nothing. Each row's calls and tokens are what the real run's cost table will count.
+ * `gbr reproduce --plan`: the bill before the run. Experiments are built by the real code with plan mode's stand-in
+ * providers: nothing is called or written; what the caches hold is served and counted as cached (free).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { promises as fs } from "node:fs";
@@ -20,11 +16,7 @@ import { runExperiments } from "./run-experiments";
 import { selection, type ReproduceOptions } from "./reproduce";
 import { readConfig } from "../config";
 
-/**
- * One experiment of the plan (plan.json's `experiments[]`). `calls` counts chat calls, texts
- * embedded and rerank requests as the cost table does (cached ones included); `inputTokens` and
- * `outputTokens` count only the work still to do, which `cost` prices.
- */
+/** One experiment of plan.json: `calls` as cost.csv counts them (cached included); tokens only of work to do. */
 export interface PlanRow {
   id: string;
   calls: number;
@@ -32,18 +24,13 @@ export interface PlanRow {
   outputTokens: number;
   /** Calls the caches answer (replay cache, vector store; rerank requests whose pairs are all scored). */
   cached: number;
-  /**
-   * Calls and input tokens all computed from requests rendered in advance (true), or partly
-   * estimated (false: REACT's later rounds, listwise re-ranking, embeddings of model-written text;
-   * `basis` says which). Calls are exact for every method but REACT and listwise re-ranking.
-   */
+  /** False when partly estimated (`basis` says what); calls are exact for every method but REACT and listwise. */
   exact: boolean;
   /** USD at the price table for the tokens still to spend (rerank requests are not priced). */
   cost: number;
   status: "ok" | "skipped" | "failed";
   /** Why it would not run (skipped) or what broke while planning (failed). */
   reason?: string;
-  /** How the numbers were found. */
   basis: string;
   /** The parts of `inputTokens`. */
   chatInputTokens: number;
@@ -55,10 +42,7 @@ export interface PlanRow {
   rerankPairs: number;
 }
 
-/**
- * The new work of a whole plan: chat calls, texts to embed and rerank requests a real run would
- * send, each counted once, with their tokens and price.
- */
+/** A plan's new work: every chat call, text to embed and rerank request counted once, with tokens and price. */
 export interface PlanTotal {
   calls: number;
   inputTokens: number;
@@ -70,9 +54,7 @@ export interface PlanTotal {
   rerankPairs: number;
 }
 
-/**
- * What plan.json holds.
- */
+/** What plan.json holds. */
 export interface Plan {
   dataset: string;
   queries: number;
@@ -82,7 +64,6 @@ export interface Plan {
   total: PlanTotal;
   /** The output tokens assumed per new chat call, per chat model, and why. */
   outputGuesses: { model: string; perCall: number; basis: string }[];
-  /** The price table used. */
   prices: string;
   notes: string[];
 }
@@ -178,11 +159,7 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
   };
 }
 
-/**
- * Plans the selected experiments on a loaded benchmark and writes `<outDir>/plan.json`; returns
- * the plan and the file. Runs in seconds for sparse and dense methods; REACT's stand-in rounds
- * search and count prompts for every question (about a third of a second per question).
- */
+/** Plans the selected experiments into `<outDir>/plan.json`: seconds, but ~⅓ s a question for REACT's stand-ins. */
 export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
   const { selected, outDir } = selection(loaded, opts);
   const prices = loadPrices();
@@ -212,8 +189,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       }
     },
   };
-  // Work files and traces go to a folder removed afterwards: nothing of the plan's stand-in
-  // answers may be found by a later real run.
+  // Work files and traces go to a scratch folder, so no stand-in answer is found by a later real run.
   const scratch = mkdtempSync(path.join(os.tmpdir(), "gbr-plan-"));
   try {
     const records = await runExperiments(loaded, selected, {

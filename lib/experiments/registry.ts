@@ -5,11 +5,7 @@ import { readConfig, type Config } from "../config";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
-/**
- * An experiment that is one named retriever's run (any name `createRetriever` accepts,
- * composites included: `prf:…`, `rrf:a+b`). Its parameters are recorded from the run itself
- * (`Run.info`); `details` only adds what the run does not say about itself.
- */
+/** One named retriever's run as an experiment (composites too); `details` adds what `Run.info` does not say. */
 function retrieverExperiment(id: string, section: string, title: string, needs: Experiment["needs"], details?: Record<string, unknown>): Experiment {
   return {
     id,
@@ -23,8 +19,7 @@ function retrieverExperiment(id: string, section: string, title: string, needs: 
 }
 
 const API_PRESETS = BUILTIN_PRESETS.filter((p) => p.provider !== "lsi");
-// The paper's nine models. The raw-text EmbeddingGemma variant is the authors' quickstart
-// setting, compared with the paper as a plain dense run only (docs/dense.md says why).
+// The paper's nine models; the raw-text EmbeddingGemma (quickstart setting) is a dense row only (docs/dense.md).
 const PAPER_PRESETS = API_PRESETS.filter((p) => p.name !== "embgemma-300m-raw");
 const LOCAL_PRESETS = PAPER_PRESETS.filter((p) => p.provider === "openai");
 
@@ -34,9 +29,8 @@ export const RERANK_FIRST_STAGES = ["bm25-greekstemmer", "reform:bm25-greekstemm
 export const DEFAULT_RERANKERS = ["bge-reranker-v2-m3"];
 
 /**
- * Re-ranking rows: each configured cross-encoder (`GBR_RERANKERS`, the presets your rerank
- * server serves; default bge-reranker-v2-m3; a name that is no preset is still a row, which
- * fails with the list of known presets) and the listwise LLM over each first stage.
+ * Re-ranking rows over each first stage: each cross-encoder of `GBR_RERANKERS` (default bge-reranker-v2-m3; a name
+ * that is no preset is still a row, which fails listing the presets) and the listwise LLM.
  */
 function rerankExperiments(rerankers: readonly string[]): Experiment[] {
   const needs = (first: string, own: Experiment["needs"]): Experiment["needs"] => (first === "bm25-greekstemmer" ? own : [...new Set([...own, "llm" as const])]);
@@ -49,9 +43,8 @@ function rerankExperiments(rerankers: readonly string[]): Experiment[] {
 }
 
 /**
- * The paper's experiments, in the order of its tables, plus `lsi` (an offline dense baseline
- * made here) and, beyond the paper, re-rankers over BM25, Reform-BM25 and REACT-BM25. Dense rows need an embedding provider; without one they are skipped with the
- * reason.
+ * The paper's experiments in the order of its tables, plus `lsi` (an offline dense baseline) and re-rankers over
+ * BM25, Reform-BM25 and REACT-BM25. Dense rows without an embedding provider are skipped with the reason.
  *
  * @example
  * experiments().map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "dense:qwen3-8b", …]

@@ -1,7 +1,4 @@
-/**
- * `gbr reproduce`: the paper's experiments, in three steps — run them (run-experiments.ts),
- * assess them (assess.ts: outcomes, tests, tables), write the outputs (write-outputs.ts).
- */
+/** `gbr reproduce` in three steps: run (run-experiments.ts), assess (assess.ts), write (write-outputs.ts). */
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
@@ -15,9 +12,7 @@ import { didYouMean } from "../util/suggest";
 
 export type { ExperimentOutcome } from "./assess";
 
-/**
- * Options of `reproduce`.
- */
+/** Options of `reproduce`. */
 export interface ReproduceOptions {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
   outRoot: string;
@@ -35,10 +30,7 @@ export interface ReproduceOptions {
   seed?: number;
 }
 
-/**
- * What a reproduce did: where it wrote, each experiment's outcome, and the assessment the
- * outputs were written from (tables, tests, metadata).
- */
+/** What a reproduce did: where it wrote, the outcomes, and the assessment the outputs were written from. */
 export interface ReproduceResult {
   outDir: string;
   outcomes: ExperimentOutcome[];
@@ -49,20 +41,13 @@ export interface ReproduceResult {
   files: string[];
 }
 
-/**
- * Folder name for a loaded benchmark: hf, sample, or the BEIR folder's name, followed by the
- * queries file's name when one replaced the source's queries (so runs on different query sets
- * of one corpus do not overwrite each other).
- */
+/** hf, sample or the BEIR folder's name, plus any replacing queries file's name (so query sets don't collide). */
 function datasetName(loaded: LoadedBenchmark): string {
   const base = loaded.origin === "dir" ? path.basename(loaded.dir) : loaded.origin;
   return loaded.queriesFile ? `${base}--${path.basename(loaded.queriesFile).replace(/\.jsonl?$/, "")}` : base;
 }
 
-/**
- * The experiments `--only` selects (all by default; an unknown id is a usage error naming the
- * closest known one) and the folder their outputs go to.
- */
+/** The experiments `--only` selects (an unknown id is a usage error naming the closest) and their output folder. */
 export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments">): { selected: Experiment[]; outDir: string } {
   const all = opts.experiments ?? experiments();
   const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
@@ -76,10 +61,8 @@ export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, 
 }
 
 /**
- * Runs every selected experiment on a loaded benchmark and writes its outputs under
- * `<outRoot>/<dataset>/` (see write-outputs.ts). An experiment that cannot run here (a resource
- * offline, a provider not configured) is listed as skipped with the reason; one that fails is
- * listed as failed; neither stops the others.
+ * Runs the selected experiments and writes their outputs under `<outRoot>/<dataset>/`. One that cannot run here is
+ * listed as skipped with the reason, one that fails as failed; neither stops the others.
  *
  * @example
  * const loaded = await loadBenchmark("sample");
@@ -90,11 +73,10 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
 
-  // One context for the whole run: its providers' limits, rate caps and meter, and its store, serve every experiment.
+  // One context, so its providers' limits, rate caps and meter, and its store, span every experiment.
   const context = runContext({ log: opts.log, ...opts.context });
   const providers = context.providers;
-  // Each experiment's run files reach the outputs as it ends: a fault later on (a full disk, a
-  // crash) cannot take a finished experiment's results away.
+  // Each experiment's files are written as it ends: a later fault cannot take a finished one's results away.
   const records = await runExperiments(loaded, selected, {
     ...opts,
     context,

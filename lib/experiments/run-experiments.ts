@@ -1,10 +1,6 @@
 /**
- * Step 1 of `gbr reproduce`: run the selected experiments. Everything built along the way
- * (retrievers, indexed corpora, runs) is built once and shared through one BuildCache, so a
- * composite (`prf:x`, `rrf:a+b`, `reform:x`) reuses its parts and the corpus is indexed once per
- * tokenizer. An experiment whose error says it cannot run here (`GbrError.unavailable`: a
- * provider not configured, a resource offline, prompts not pulled) is recorded as skipped with
- * the reason; any other error as failed; neither stops the others.
+ * Step 1 of `gbr reproduce`: run the selected experiments through one BuildCache (composites reuse their parts,
+ * the corpus is indexed once per tokenizer). An unavailable one is skipped, other errors fail; none stops the rest.
  */
 import type { LoadedBenchmark } from "../data/source";
 import { evaluate, type MetricValues } from "../eval/metrics";
@@ -15,9 +11,7 @@ import type { QueryId } from "../types";
 import { GbrError, isUnavailable } from "../util/errors";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
 
-/**
- * One sample of an experiment: what it returned and its per-query metrics.
- */
+/** One sample of an experiment: what it returned and its per-query metrics. */
 export interface SampleRecord {
   result: ExperimentResult;
   perQuery: Map<QueryId, MetricValues>;
@@ -26,9 +20,7 @@ export interface SampleRecord {
   seconds: number;
 }
 
-/**
- * What happened to one experiment.
- */
+/** What happened to one experiment. */
 export interface ExperimentRecord {
   experiment: Experiment;
   status: "ok" | "skipped" | "failed";
@@ -40,9 +32,7 @@ export interface ExperimentRecord {
   seconds: number;
 }
 
-/**
- * Options of step 1.
- */
+/** Options of step 1. */
 export interface RunExperimentsOptions {
   log?: (message: string) => void;
   /** Parameters given to every retriever (LLM model, prompt set, REACT rounds …). */
@@ -53,24 +43,18 @@ export interface RunExperimentsOptions {
   repeat?: number;
   /** First provider seed for repeats (default 42). */
   seed?: number;
-  /**
-   * Told each experiment's record as soon as it is done (reproduce writes its run files there),
-   * so no later fault can take a finished experiment's results away; an error it throws stops the run.
-   */
+  /** Told each record as soon as it is done (reproduce writes its run files there); its error stops the run. */
   onRecord?: (record: ExperimentRecord) => Promise<void>;
 }
 
-/**
- * Runs the experiments in order and records each: its samples' results with per-query metrics,
- * or why it did not run.
- */
+/** Runs the experiments in order, recording each: its samples with per-query metrics, or why it did not run. */
 export async function runExperiments(loaded: LoadedBenchmark, experiments: readonly Experiment[], opts: RunExperimentsOptions = {}): Promise<ExperimentRecord[]> {
   const log = opts.log ?? (() => {});
   const bench = loaded.benchmark;
   const repeat = opts.repeat ?? 1;
   const seed = opts.seed ?? 42;
   const cache = new BuildCache();
-  // One context for the whole run: its providers' limits and rate caps, and its store, are shared by every experiment.
+  // One context, so providers' limits, rate caps and store are shared by every experiment.
   const run = runContext({ log, ...opts.context, cache });
   const base: RetrieverOptions = opts.retrieverOptions ?? {};
   const records: ExperimentRecord[] = [];

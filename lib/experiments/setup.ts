@@ -1,7 +1,4 @@
-/**
- * One line saying what produced a run, written from the run's own record (`RunInfo`): the setup
- * column of summary.csv and reproduction.csv.
- */
+/** What produced a run, in one line from its `RunInfo`: the setup column of summary.csv and reproduction.csv. */
 import type { LlmRunInfo, RerankRunInfo, RunInfo } from "../types";
 
 function describeParams(p: Record<string, string | number>): string {
@@ -44,20 +41,13 @@ function describeOne(info: RunInfo): string[] {
   return out;
 }
 
-/**
- * The setup of a run in one line: BM25 parameters, embedding model and endpoint, chat model,
- * endpoint, prompt set, parser and the generation parameters of each kind of request with their
- * counts, REACT rounds; parts of composite runs included, each fact once.
- */
+/** The setup of a run in one line, parts of composite runs included, each fact once. */
 export function describeRun(info: RunInfo | undefined): string {
   if (!info) return "";
   return [...new Set(describeOne(info))].join("; ");
 }
 
-/**
- * One provider a run called, as recorded: the kind of call, the provider, the endpoint's host,
- * the model as requested and as the server reported it.
- */
+/** One provider a run called, as recorded. */
 export interface Provenance {
   kind: "chat" | "embedding" | "rerank";
   provider: string;
@@ -69,9 +59,7 @@ export interface Provenance {
   standIn: boolean;
 }
 
-/**
- * Every provider behind a run (its parts included), each once.
- */
+/** Every provider behind a run (its parts included), each once. */
 export function provenanceOf(info: RunInfo | undefined): Provenance[] {
   const out = new Map<string, Provenance>();
   const visit = (i: RunInfo) => {
@@ -104,9 +92,7 @@ export function provenanceOf(info: RunInfo | undefined): Provenance[] {
   return [...out.values()];
 }
 
-/**
- * The providers behind a run in one line (the provenance column of summary.csv).
- */
+/** The providers behind a run in one line (the provenance column of summary.csv). */
 export function describeProvenance(list: readonly Provenance[]): string {
   return list
     .map((p) => `${p.kind} ${p.provider} at ${p.endpoint || "(local)"}: ${p.requestedModel}${p.servedModel && p.servedModel !== p.requestedModel ? ` (served as ${p.servedModel})` : ""}${p.standIn ? " [test double]" : ""}`)

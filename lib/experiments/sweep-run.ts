@@ -1,7 +1,4 @@
-/**
- * Running the BM25 tuning sweep: every (k1, b) setting's positive-only top-100 rankings from the
- * sparse engine (`QuerySweep`), scored by eval's one implementation (`PositionalEvaluator`).
- */
+/** The BM25 tuning sweep: the sparse engine's rankings (`QuerySweep`) scored by eval's `PositionalEvaluator`. */
 import type { DocId, Query, QueryId } from "../types";
 import { DEPTH, meanOf, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../eval/metrics";
 import { checkMetric, firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
@@ -12,9 +9,7 @@ import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
 const DEFAULT_K1 = 1.5;
 const DEFAULT_B = 0.75;
 
-/**
- * Options of `bm25Sweep`; every one defaults to the paper's setup.
- */
+/** Options of `bm25Sweep`; each defaults to the paper's setup. */
 export interface SweepOptions {
   /** k1 values (default `SWEEP_K1`). */
   k1s?: readonly number[];
@@ -26,27 +21,17 @@ export interface SweepOptions {
   metric?: Metric;
   /** Keep each setting's rankings on its entry (default false). */
   keepRankings?: boolean;
-  /** Called after each query with the queries done and their total (a sweep of long queries takes seconds). */
+  /** Called after each query with (done, total): a sweep of long queries takes seconds. */
   onProgress?: (done: number, total: number) => void;
 }
 
 /**
- * Runs BM25 positive-only top-100 for every (k1, b) of the grid and evaluates each setting.
- *
- * The rankings are exactly those of `Bm25Index.withParams({ k1, b, epsilon })` followed by
- * `searchIds(terms, 100, { positiveOnly: true })` — same order, same ties (corpus order) — but
- * computed without scoring every query token against every posting 192 times (see
- * `QuerySweep`), which for ~300-token queries is the difference between a minute and seconds.
- * Each query is analysed once. Evaluation follows `evaluate`: every query of `qrels` with at
- * least one relevant document counts, in qrels order, and one missing from `queries` scores 0;
- * queries without qrels are not run.
- *
- * `best` is the setting with the highest mean of `metric`; on a tie the first setting in grid
- * order (k1 ascending, then b ascending) wins, so the choice is reproducible and favours the
- * smaller k1 and b.
- *
- * `default` is (1.5, 0.75), evaluated positive-only; when the grid lacks it, it is run apart
- * (and not added to `grid`).
+ * BM25 positive-only top-100 for every (k1, b) of the grid, each setting evaluated. The rankings are exactly those
+ * of `Bm25Index.withParams({ k1, b, epsilon })` + `searchIds(terms, 100, { positiveOnly: true })` (same order, ties
+ * in corpus order), without scoring every query token against every posting 192 times (`QuerySweep`): seconds,
+ * not a minute, for ~300-token queries. Evaluation follows `evaluate`: every judged query counts, in qrels order,
+ * one missing from `queries` scoring 0; unjudged queries are not run. `best` maximises `metric`, a tie going to the
+ * first in grid order (k1, then b, ascending); `default` (1.5, 0.75) is run apart when the grid lacks it.
  */
 export function bm25Sweep(
   corpus: IndexedCorpus,
@@ -69,9 +54,8 @@ export function bm25Sweep(
 }
 
 /**
- * The positive-only top-100 rankings of the given settings of a sweep, set on its entries (the
- * sweep's own rankings, as `keepRankings` would have kept them): for the few settings a
- * result needs (the oracle's, the cross-validation folds') without keeping all 192.
+ * Sets the given settings' rankings on a sweep's entries (as `keepRankings` would have): the few a result needs
+ * (the oracle's, the cross-validation folds') without keeping all 192.
  */
 export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[], sweep: SweepResult, settings: readonly { k1: number; b: number }[]): void {
   const textOf = new Map<QueryId, string>();
@@ -153,7 +137,7 @@ function planSweep(corpus: IndexedCorpus, queries: readonly Query[], qrels: Read
 function finishSweep(plan: SweepPlan): SweepResult {
   const { entries, hasDefault, metric } = plan;
   for (const e of entries) {
-    // Filled out of order (unjudged-text queries first): put back in qrels order, the order every mean is summed in, as `evaluate` does.
+    // Filled out of order: back to qrels order, the order every mean is summed in (as `evaluate` does).
     e.perQuery = new Map(plan.queryIds.map((q) => [q, e.perQuery.get(q)!]));
     if (e.rankings) e.rankings = new Map(plan.queryIds.map((q) => [q, e.rankings!.get(q)!]));
     e.mean = meanOf([...e.perQuery.values()]);
@@ -174,10 +158,7 @@ function finishSweep(plan: SweepPlan): SweepResult {
   };
 }
 
-/**
- * Every setting's metrics for one query (and, through `keep`, each ranking): the engine ranks,
- * the evaluator scores.
- */
+/** Every setting's metrics for one query (and, through `keep`, each ranking). */
 export function sweepQuery(
   engine: QuerySweep,
   evaluator: PositionalEvaluator,

@@ -1,13 +1,9 @@
 /**
- * The paper's BM25 tuning sweep (DESIGN.md §6) as an experiment: 16 values of k1 × 12 values of
- * b, positive-only top-100 rankings, the five metrics per setting, the best setting by mean
- * Recall@100 (an oracle upper bound, since it is tuned on the test queries), and beside it the
- * 5-fold cross-validated estimate. The rankings come from the sparse engine (`QuerySweep`), the
- * metrics from eval's one implementation (`PositionalEvaluator`); ./sweep-run.ts joins the two,
- * this module makes the experiments of it.
+ * The paper's BM25 tuning sweep (DESIGN.md §6: 16 k1 × 12 b, by mean Recall@100) as experiments: the oracle upper
+ * bound (tuned on the test queries) and the 5-fold cross-validated estimate. The sweep itself is ./sweep-run.ts.
  */
 
-// The sweep itself lives in ./sweep-run.ts; re-exported where notebooks and tests import it.
+// Re-exported for the notebooks and tests that import it from here.
 export { bm25Sweep, type SweepOptions };
 import type { DocId, Query, QueryId, Run } from "../types";
 import { sweepHeatmap, type SweepResult } from "../eval/sweep-result";
@@ -21,10 +17,8 @@ import { addCosts, secondsOf } from "../util/run-cost";
 const FOLDS = 5;
 
 /**
- * The paper's BM25 tuning on one set of queries, as the `oracle:` and `tuned:` rows make it: the
- * sweep over the grid (`bm25Sweep`) and its cross-validated estimate (`crossValidatedTuning`,
- * 5 folds, seed 42 unless given). `cv.oracle` is the upper bound, tuned on the very queries it is
- * scored on; `cv.mean` is the number to cite.
+ * The paper's BM25 tuning on one query set: the sweep and its cross-validated estimate (5 folds, seed 42 unless
+ * given). `cv.oracle` is the upper bound (tuned on the queries it is scored on); `cv.mean` is the number to cite.
  *
  * @example
  * const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
@@ -87,18 +81,14 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
 }
 
 /**
- * The two rows of a tuning sweep (DESIGN.md §6: BM25-GREEKSTEMMER, positive-only, all 192 (k1, b)
- * settings, by mean Recall@100):
- * - `oracle:<x>`: the best setting on all the test queries — an upper bound, since it is tuned
- *   on the queries it is scored on (the paper's "+0.05" row);
- * - `tuned:<x>`: the 5-fold cross-validated estimate, what a user may cite — each query ranked
- *   with the setting chosen on the other four folds (seeded folds).
+ * The two rows of a tuning sweep (DESIGN.md §6: positive-only, 192 settings, by mean Recall@100): `oracle:<x>`,
+ * the best setting on the test queries (an upper bound; the paper's "+0.05"), and `tuned:<x>`, the 5-fold
+ * cross-validated estimate to cite (each query ranked with the setting chosen on the other folds).
  * `queriesFrom` names the retriever whose (rewritten) queries are swept.
  */
 export function tuningExperiments(base: string, label: string, needs: Experiment["needs"], artifact: string, queriesFrom?: string): [Experiment, Experiment] {
   const record = (id: string, k1: number, b: number, o: SweepOutcome): Run["info"] => {
-    // The rewrites' LLM record is kept (the parameters that made the swept queries), without
-    // the BM25 they were first searched with: the setting chosen here is this run's BM25.
+    // Keep the rewrites' LLM record, not the BM25 they were first searched with: this run's BM25 is the one chosen.
     const rewrites = o.source?.info?.llm ? [{ retriever: o.source.info.retriever, llm: o.source.info.llm }] : [];
     return { retriever: id, bm25: { tokenizer: "greekstemmer", k1, b, epsilon: o.sweep.epsilon, positiveOnly: true }, ...(rewrites.length ? { parts: rewrites } : {}) };
   };

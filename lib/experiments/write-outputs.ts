@@ -1,9 +1,6 @@
 /**
- * Step 3 of `gbr reproduce`: the files under `<outRoot>/<dataset>/`, from the records of step 1
- * and the assessment of step 2 — runs/<id>.trec and .json, summary.csv, per-query.csv,
- * gold-ranks.csv, table1.csv, table6.csv, qrels.txt, cost.csv, reproduction.csv, significance.json,
- * metadata.json, the experiments' own artefacts (sweep.json …) and, when REACT-BM25 ran,
- * react-rounds.csv and react-missed.csv.
+ * Step 3 of `gbr reproduce`: the files under `<outRoot>/<dataset>/` (runs/, experiments/, the CSV tables,
+ * qrels.txt, significance.json, metadata.json, the experiments' artefacts), from the records and the assessment.
  */
 import type { Providers } from "../providers";
 import { configRecord } from "../config";
@@ -25,10 +22,8 @@ export const STAND_IN_NOTE =
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 
 /**
- * Writes what one experiment left the moment it is done: its run files (`runs/<id>.trec` and
- * `.json`, one pair per sample), its artefacts, and its record `experiments/<id>.json` (status,
- * reason, seconds, each sample's mean metrics); returns the names written (relative to outDir).
- * A full disk is an error naming the outputs folder.
+ * Writes one experiment's files the moment it is done (runs/<id>.trec and .json per sample, its artefacts,
+ * experiments/<id>.json); returns their names relative to outDir. A full disk is an error naming the folder.
  */
 export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord): Promise<string[]> {
   const names: string[] = [];
@@ -61,10 +56,7 @@ function safeName(id: string): string {
   return id.replace(/[^A-Za-z0-9_.+-]+/g, "_");
 }
 
-/**
- * Writes every output file of a reproduce into `outDir` (each experiment's own files again, then
- * the tables over all of them); returns their names (relative to it; the runs folder as "runs/").
- */
+/** Writes every output of a reproduce (experiments' files again, then the tables); returns names under outDir. */
 export async function writeOutputs(
   outDir: string,
   loaded: LoadedBenchmark,
@@ -73,7 +65,7 @@ export async function writeOutputs(
   tables: OutputTables = outputTables(loaded, records, a),
   providers?: Providers,
 ): Promise<string[]> {
-  // Every file written, relative to outDir, for the summary a person reads at the end.
+  // For the summary a person reads at the end.
   const written = new Set<string>();
   const file = (name: string) => {
     written.add(name.startsWith("runs/") ? "runs/" : name.startsWith("experiments/") ? "experiments/" : name);
@@ -119,8 +111,7 @@ async function writeTables(
     // The run's provider configuration as read (endpoints as scheme://host:port, keys only as set or not).
     providers: providers ? configRecord(providers.config) : null,
     experiments: a.outcomes,
-    // The long steps as they ended (when progress was reported): done/total, seconds, rate, and
-    // the provider calls, tokens and cost they made.
+    // The long steps as they ended: done/total, seconds, rate, and the provider calls, tokens and cost they made.
     progress: providers?.meter.steps() ?? [],
   };
   await fs.writeFile(file("metadata.json"), json(metadata));

@@ -1,40 +1,11 @@
 /**
- * One chat record of the store: what a chat call was and what it answered, and its content
- * address.
- *
- * The store depends on nothing but util/ and the root files (DESIGN.md §3), so the request and
- * answer are described here structurally: the chat layer's ChatRequest and ChatResponse (lib/llm)
- * have exactly these fields and are passed in as they are.
- *
- * ## Format
- * One JSON object, fields always in this order (a record file of the store, or one line of an
- * export and of v0.8's replay file):
- * ```
- * {"key":"<64 hex>","provider":"openai","model":"openai/gpt-oss-120b",
- *  "request":{"system":"…","user":"…","maxTokens":42000,"temperature":0.2,"topP":1,"reasoningEffort":"low","seed":7},
- *  "sample":0,"response":{"text":"…","raw":"…","usage":{"input":812,"output":95},"seconds":3.41},
- *  "at":"2026-03-01T10:00:00.000Z"}
- * ```
- * `provider`/`model` are the chat model's id split at its first ":" (an id without ":" gives
- * provider ""). `request` holds only the ReplayRequest fields listed (unset ones omitted), copied
- * field by field, so nothing else a caller attaches to a request object (an API key, a client)
- * can reach the store; providers keep their credentials in their clients, never in requests.
- *
- * ## Key
- * `key = sha256_hex(JSON.stringify([id, system, user, maxTokens, temperature, topP,
- * reasoningEffort, seed, sample]))` where `id` is the model id ("<provider>:<model>"), an unset
- * optional parameter is `null`, and `sample` defaults to 0 (see `replayKey`). JSON.stringify of
- * an array of strings, finite numbers and null is canonical (fixed order, shortest round-trip
- * number form), so the same call always gives the same key and a change of any of them gives
- * another. (The definition of v0.8's replay cache, so its records keep their keys.)
+ * One chat record of the store: a call, its answer and its content address. The store imports only util/ and
+ * the root files (DESIGN.md §3), so both are typed structurally; lib/llm's ChatRequest and ChatResponse fit.
  */
 import { createHash } from "node:crypto";
 import type { RecordKind } from "./store";
 
-/**
- * What the cache keeps of a chat request: the two messages, the generation parameters and the
- * seed. lib/llm's ChatRequest has exactly these fields, so it is one.
- */
+/** What the cache keeps of a chat request (lib/llm's ChatRequest has exactly these fields). */
 export interface ReplayRequest {
   system: string;
   user: string;
@@ -45,9 +16,7 @@ export interface ReplayRequest {
   seed?: number;
 }
 
-/**
- * The recorded part of an answer (lib/llm's ChatResponse without `replayed`).
- */
+/** The recorded part of an answer (lib/llm's ChatResponse without `replayed`). */
 export interface ReplayResponse {
   /** The answer as the chat layer cleaned it. */
   text: string;
@@ -62,12 +31,11 @@ export interface ReplayResponse {
   standIn?: boolean;
 }
 
-/**
- * One completed call: a chat record of the store.
- */
+/** One completed call: a chat record of the store, a line of an export or of v0.8's replay file. */
 export interface ReplayRecord {
   /** `replayKey(provider:model, request, sample)`; checked on every write and read. */
   key: string;
+  /** `provider` and `model`: the model id split at its first ":" (an id without ":" gives provider ""). */
   provider: string;
   model: string;
   request: ReplayRequest;
@@ -79,9 +47,10 @@ export interface ReplayRecord {
 }
 
 /**
- * The content address of one call (see the module comment for the exact definition).
- * Throws on a non-finite numeric parameter (NaN would otherwise hash like "unset") or a sample
- * that is not a non-negative integer.
+ * The content address of one call: `sha256_hex(JSON.stringify([modelId, system, user, maxTokens, temperature, topP,
+ * reasoningEffort, seed, sample]))`, unset parameters as `null`. JSON.stringify of strings, finite numbers and null
+ * is canonical, so a call always gets the same key (v0.8's replay-cache definition: its records keep their keys).
+ * Throws on a non-finite number (NaN would hash like "unset") or a sample that is not a non-negative integer.
  */
 export function replayKey(modelId: string, req: ReplayRequest, sample = 0): string {
   checkSample(sample);
@@ -104,16 +73,12 @@ export function replayKey(modelId: string, req: ReplayRequest, sample = 0): stri
   return createHash("sha256").update(JSON.stringify(parts), "utf8").digest("hex");
 }
 
-/**
- * Throws a TypeError unless `sample` is a non-negative safe integer (the sample part of a key).
- */
+/** Throws a TypeError unless `sample` is a non-negative safe integer (the sample part of a key). */
 export function checkSample(sample: number): void {
   if (!Number.isSafeInteger(sample) || sample < 0) throw new TypeError(`replay: sample must be a non-negative integer, got ${String(sample)}`);
 }
 
-/**
- * The request fields, copied one by one in a fixed order (and nothing else: no stray secrets).
- */
+/** The request fields copied one by one in a fixed order; nothing else (API key, client) reaches the store. */
 export function pickRequest(req: ReplayRequest): ReplayRequest {
   const out: ReplayRequest = { system: req.system, user: req.user };
   if (req.maxTokens !== undefined) out.maxTokens = req.maxTokens;
@@ -124,9 +89,7 @@ export function pickRequest(req: ReplayRequest): ReplayRequest {
   return out;
 }
 
-/**
- * The recorded answer fields of a response, copied (a provider's extras, and `replayed`, dropped).
- */
+/** The recorded answer fields of a response, copied (a provider's extras, and `replayed`, dropped). */
 export function copyResponse(r: ReplayResponse): ReplayResponse {
   return {
     text: r.text,
@@ -138,18 +101,14 @@ export function copyResponse(r: ReplayResponse): ReplayResponse {
   };
 }
 
-/**
- * The chat kind of the store: records checked field by field, keyed by `replayKey`.
- */
+/** The chat kind of the store: records checked field by field, keyed by `replayKey`. */
 export const CHAT: RecordKind<ReplayRecord> = {
   name: "chat",
   keyOf: (r) => replayKey(joinModelId(r.provider, r.model), r.request, r.sample),
   problem: recordProblem,
 };
 
-/**
- * A record in the store's field order with only the known fields (what `CHAT` writes).
- */
+/** A record in the store's field order with only the known fields (what `CHAT` writes). */
 export function cleanRecord(record: ReplayRecord): ReplayRecord {
   return {
     key: record.key,

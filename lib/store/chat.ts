@@ -1,12 +1,6 @@
 /**
- * The chat records of the store as the chat layer uses them: `withReplay`, the wrapper every chat
- * call goes through (a recorded answer is replayed, a new one is made once and recorded), the
- * cache view it works on (`ReplayCache`), the error it raises offline when a call was never
- * recorded, and the export and import that share a run's answers.
- *
- * The store may not import lib/llm (DESIGN.md §3), so the model it wraps is described
- * structurally (`ReplayableModel`): lib/llm's ChatModel is one, and the wrapper it gets back is a
- * ChatModel again, so the chat layer passes its models through without adapters.
+ * The store's chat records as the chat layer uses them: `withReplay` (a recorded answer is replayed, a new one made
+ * once and recorded), its cache view, the offline miss error, and the export and import that share a run's answers.
  */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
@@ -17,11 +11,8 @@ import type { Store } from "./store";
 import fs from "node:fs";
 import path from "node:path";
 
-/**
- * The chat records of a store, by replay key.
- */
+/** The chat records of a store, by replay key. */
 export interface ReplayCache {
-  /** The store the records live in. */
   readonly store: Store;
   /** Whether a record file exists under `key` (`get` says whether it is valid). */
   has(key: string): boolean;
@@ -35,9 +26,7 @@ export interface ReplayCache {
   records(): AsyncGenerator<ReplayRecord>;
 }
 
-/**
- * The chat view of a store.
- */
+/** The chat view of a store. */
 export function replayCache(store: Store): ReplayCache {
   return {
     store,
@@ -49,18 +38,15 @@ export function replayCache(store: Store): ReplayCache {
   };
 }
 
-/**
- * An answer as the wrapper returns it: the recorded fields, and whether it came from the cache
- * (lib/llm's ChatResponse has exactly these fields).
- */
+/** An answer as the wrapper returns it (lib/llm's ChatResponse has exactly these fields). */
 export interface ReplayAnswer extends ReplayResponse {
   /** True when served from the replay cache without a call to the wrapped model. */
   replayed?: boolean;
 }
 
 /**
- * What `withReplay` needs of a chat model: its id (part of every key), the endpoint it reports,
- * and `complete`. lib/llm's ChatModel is one.
+ * What `withReplay` needs of a chat model. The store may not import lib/llm (DESIGN.md §3), so it is structural:
+ * lib/llm's ChatModel is one, and the wrapper is a ChatModel again, so no adapters are needed.
  */
 export interface ReplayableModel {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b". */
@@ -74,52 +60,35 @@ export interface ReplayableModel {
   readonly capacity?: number;
 }
 
-/**
- * What `withReplay` does with the cache.
- */
+/** What `withReplay` does with the cache. */
 export type ReplayMode = "use" | "refresh" | "off";
 
-/**
- * Options of `withReplay`.
- */
+/** Options of `withReplay`. */
 export interface WithReplayOptions {
   /**
-   * "use" (default): answer from the cache when the call is recorded, else call and record.
-   * "refresh" (the CLI's `--no-cache`): always call and record; the new record supersedes the old.
-   * "off": neither read nor write the cache.
+   * "use" (default): replay when recorded, else call and record. "refresh" (the CLI's `--no-cache`): always call
+   * and record, superseding the old record. "off": neither read nor write the cache.
    */
   mode?: ReplayMode;
   /**
-   * Sample index, part of the key. For `--repeat N --seed S`, repetition i (0-based) wraps the
-   * model with `sample: i` and sends `seed: S + i`, so the N samples are cached separately even
-   * with a provider that ignores seeds.
+   * Sample index, part of the key: with `--repeat N --seed S`, sample i sends seed S + i, so the N samples are
+   * cached apart even with a provider that ignores seeds.
    */
   sample?: number;
-  /**
-   * Never call the wrapped model: a call not in the cache throws `ReplayMissError`.
-   * Default: env `GBR_OFFLINE` is "1" or "true" (read at each call).
-   */
+  /** Never call the model (a miss throws `ReplayMissError`); default: GBR_OFFLINE is "1"/"true", read per call. */
   offline?: boolean;
 }
 
-/**
- * A model wrapped by `withReplay` (a ChatModel to lib/llm), which also knows the keys it served
- * or recorded.
- */
+/** A model wrapped by `withReplay` (a ChatModel to lib/llm) that also knows the keys it served or recorded. */
 export interface ReplayingModel extends ReplayableModel {
   /** Keys of every call made through this wrapper (not in mode "off"): what `exportReplay` needs to share one run. */
   readonly keys: ReadonlySet<string>;
   complete(req: ReplayRequest): Promise<ReplayAnswer>;
 }
 
-/**
- * Raised in offline mode when a call has no recorded answer; names the key and the store so the
- * missing record can be found (or the run repeated online). Its `code` is always
- * "NOT_CONFIGURED", the value lib/llm's ChatError uses for a provider that is not configured, so
- * callers that switch on the code treat a missing record like a missing provider.
- */
+/** Raised offline when a call has no recorded answer; names the key and the store so the record can be found. */
 export class ReplayMissError extends GbrError {
-  /** Stable, for callers to switch on: the answer is not here, as a provider not configured is not. */
+  /** lib/llm's ChatError code for a provider not configured: callers switching on it treat a miss like one. */
   declare readonly code: "NOT_CONFIGURED";
 
   constructor(
@@ -140,12 +109,9 @@ export class ReplayMissError extends GbrError {
 }
 
 /**
- * Wraps a chat model so every call goes through the store's chat records (see
- * `WithReplayOptions` for the modes). A replayed answer has `replayed: true` and the original
- * call's text, raw text, usage and seconds; a fresh answer is recorded (fsynced) before it is
- * returned, and is returned exactly as recorded. In mode "use" a new call is claimed first
- * (`Store.produce`): identical calls of this process or of another sharing the data folder wait
- * for the one being made and replay its record (`replayed: true`, so costs are not counted twice).
+ * Wraps a chat model so every call goes through the store's chat records. A fresh answer is recorded (fsynced)
+ * before it is returned, exactly as recorded; in mode "use" a new call is claimed first (`Store.produce`), so
+ * identical calls here or in another process wait and replay its record (`replayed: true`: costs count once).
  */
 export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: WithReplayOptions = {}): ReplayingModel {
   const mode = opts.mode ?? "use";
@@ -193,24 +159,17 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
   };
 }
 
-/**
- * The JSONL file of chat records a run replays from, when one is set: `GBR_REPLAY_FILE`
- * (an export, or a v0.8 replay file), imported into the store when the run opens it.
- */
+/** The JSONL file a run replays from, if any: `GBR_REPLAY_FILE` (export or v0.8 replay file), imported on open. */
 export function defaultReplayFile(): string | undefined {
   return readConfig().replayFile;
 }
 
-/**
- * Which records `exportReplay` writes: a set of keys (e.g. `model.keys`) or a predicate.
- */
+/** Which records `exportReplay` writes: a set of keys (e.g. `model.keys`) or a predicate. */
 export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
 
 /**
- * Writes the selected chat records (all when no filter) as one key-sorted JSONL file, to hand to
- * another researcher: they import it (`gbr replay import FILE`, or `GBR_REPLAY_FILE=FILE`, with
- * `GBR_OFFLINE=1` to be sure nothing is called) and get the same answers, hence the same
- * numbers. `missing` lists requested keys the store does not hold.
+ * Writes the selected chat records (all without a filter) as one key-sorted JSONL file: whoever imports it (with
+ * `GBR_OFFLINE=1` to be sure nothing is called) gets the same answers. `missing`: requested keys the store lacks.
  */
 export async function exportReplay(cache: ReplayCache, outFile: string, filter?: ReplayFilter): Promise<{ file: string; records: number; missing: string[] }> {
   const wanted = filter === undefined || typeof filter === "function" ? undefined : new Set(filter);
@@ -220,10 +179,7 @@ export async function exportReplay(cache: ReplayCache, outFile: string, filter?:
   return { file, records, missing: wanted ? [...wanted].filter((k) => !found.has(k)) : [] };
 }
 
-/**
- * Imports a JSONL file of chat records (an export, or a v0.8 replay file) into the store, keeping
- * the store's own records; damaged lines are reported through `log` and skipped.
- */
+/** Imports a chat-record JSONL (an export or a v0.8 replay file) keeping the store's own; damaged lines skipped. */
 export async function mergeReplay(into: ReplayCache, fromFile: string, opts: { log?: (m: string) => void } = {}): Promise<{ added: number; skipped: number }> {
   const from = path.resolve(fromFile);
   // A missing source is a mistake (a typo in a path), not an empty file.

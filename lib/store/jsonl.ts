@@ -1,16 +1,11 @@
-/**
- * A store kind as one JSONL file and back: the export that hands a run's records to someone
- * else, and the import that takes such a file in (v0.8's replay file has the same line format, so
- * it is imported the same way).
- */
+/** A store kind as one JSONL file and back: export to share a run's records, import (v0.8's replay file too). */
 import fs from "node:fs";
 import path from "node:path";
 import { decodeRecord, writeAtomically, type RecordKind, type Store } from "./store";
 
 /**
- * Writes every record of `kind` (or those `keep` selects) to `outFile`, one JSON line each, in key
- * order: the same records give the same bytes whoever made them and in what order. Written to a
- * temporary name, fsynced and renamed, so a crash never leaves half an export under the real name.
+ * Writes the records of `kind` (or those `keep` selects) to `outFile`, one JSON line each in key order, so the same
+ * records give the same bytes; via a temporary name, fsynced and renamed, so a crash leaves no half export.
  */
 export async function exportKind<T extends { key: string }>(
   store: Store,
@@ -35,12 +30,10 @@ export async function exportKind<T extends { key: string }>(
 }
 
 /**
- * Adds the records of a JSONL file that the store lacks (its own records are never replaced).
- * Each line is checked as a stored record is (strict UTF-8, JSON, the kind's checks, the key); a
- * damaged line is reported with its number and skipped, an incomplete last line (a crash
- * mid-write) ignored, and a record glued after another process's torn line recovered. When the
- * file holds several records of one key, the last wins (as in v0.8's replay file). `convert`
- * turns a line of another format into records (the v0.8 score cache's pair lines).
+ * Adds a JSONL file's records the store lacks (its own are never replaced), each line checked as a stored record
+ * is: a damaged line is reported and skipped, an incomplete last line (a crash mid-write) ignored, a record glued
+ * after a torn line recovered. Of several records of one key the last wins (as in v0.8's replay file). `convert`
+ * turns lines of another format into records (the v0.8 score cache's pair lines).
  */
 export async function importFile<T extends { key: string }>(
   store: Store,
@@ -117,9 +110,8 @@ async function* jsonLines(file: string, log: (m: string) => void, bad: () => voi
 }
 
 /**
- * A file's lines as bytes, streamed; the last has `complete: false` when the file does not end
- * with a newline. Splitting bytes on 0x0A is safe in UTF-8 (the byte never occurs inside a
- * multi-byte character).
+ * A file's lines as bytes, streamed; the last is `complete: false` without a final newline. Splitting on 0x0A is
+ * safe in UTF-8 (the byte never occurs inside a multi-byte character).
  */
 export async function* readLines(file: string): AsyncGenerator<{ line: Buffer; complete: boolean }> {
   let pieces: Buffer[] = [];

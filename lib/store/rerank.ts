@@ -1,19 +1,11 @@
 /**
- * The cross-encoder's pair scores in the store: one record per rerank request (the scores of
- * the pairs it sent), so a run is hundreds of records, not tens of thousands, and a request is
- * made once even with several processes on one data folder (its record is claimed before it is
- * sent). On open, every record's pairs are indexed in memory (about a hundred bytes a pair).
- *
- * Record: `{"key": sha256 of the JSON array of its pair keys, "scores": [{"k": pair key, "s":
- * score, "t"?: the pair's share of its request's seconds, "d"?: true when the test double
- * answered}]}`.
+ * Cross-encoder pair scores in the store: one record per rerank request (hundreds of records, not tens of
+ * thousands), claimed before it is sent so it is made once across processes; pairs indexed in memory (~100 B each).
  */
 import { createHash } from "node:crypto";
 import type { RecordKind, Store } from "./store";
 
-/**
- * One cached pair score.
- */
+/** One cached pair score. */
 export interface CachedScore {
   score: number;
   /** The pair's share of the request's time when it was scored, when recorded. */
@@ -22,7 +14,7 @@ export interface CachedScore {
   standIn: boolean;
 }
 
-/** One pair of a rerank record, as stored. */
+/** A pair as stored: k key, s score, t share of the request's seconds, d true if the test double answered. */
 interface StoredPair {
   k: string;
   s: number;
@@ -36,16 +28,12 @@ export interface RerankRecord {
   scores: StoredPair[];
 }
 
-/**
- * The content address of a group of pairs (a request): sha256 of the JSON array of their keys.
- */
+/** The content address of a group of pairs (a request): sha256 of the JSON array of their keys. */
 export function groupKey(pairKeys: readonly string[]): string {
   return createHash("sha256").update(JSON.stringify(pairKeys)).digest("hex");
 }
 
-/**
- * The rerank kind of the store.
- */
+/** The rerank kind of the store. */
 export const RERANK: RecordKind<RerankRecord> = {
   name: "rerank",
   keyOf: (r) => groupKey(r.scores.map((p) => p.k)),
@@ -62,33 +50,21 @@ export const RERANK: RecordKind<RerankRecord> = {
   },
 };
 
-/**
- * The cache key of one pair: sha256 of the preset's fingerprint (model, templates, article
- * limit), the query text and the whole article text, as sent through JSON so no separator can be
- * forged by the texts.
- */
+/** One pair's key: sha256 of JSON [preset fingerprint, query, whole article], so texts cannot forge a separator. */
 export function pairKey(fingerprint: string, query: string, article: string): string {
   return createHash("sha256").update(JSON.stringify([fingerprint, query, article])).digest("hex");
 }
 
-/**
- * The pair scores of a store: lookups in memory, and requests made once.
- */
+/** The pair scores of a store: lookups in memory, and requests made once. */
 export interface ScoreCache {
   /** Distinct pairs held. */
   readonly size: number;
   get(key: string): CachedScore | undefined;
-  /**
-   * The scores of a request's pairs: from the store when a process already made that request,
-   * else from `score` (called once across the processes sharing the store), then stored.
-   */
+  /** A request's scores: stored ones if any process made it, else `score`'s (once across processes), then stored. */
   produce(keys: readonly string[], score: () => Promise<(CachedScore & { key: string })[]>): Promise<{ entries: (CachedScore & { key: string })[]; made: boolean }>;
 }
 
-/**
- * Opens the pair scores of a store. With `readOnly` (the plan), nothing is written: `produce`
- * just scores.
- */
+/** Opens the pair scores of a store; with `readOnly` (the plan) nothing is written and `produce` just scores. */
 export async function openScoreCache(store: Store, opts: { readOnly?: boolean } = {}): Promise<ScoreCache> {
   const scores = new Map<string, CachedScore>();
   const learn = (r: RerankRecord) => {
@@ -121,10 +97,7 @@ function fromStored(p: StoredPair): CachedScore {
   return { score: p.s, standIn: p.d === true, ...(p.t !== undefined ? { seconds: p.t } : {}) };
 }
 
-/**
- * Pair lines of v0.8's score cache (`{"k", "s", "t"?, "d"?}`) as rerank records of up to
- * `per` pairs each (how they are grouped does not matter: lookups are by pair).
- */
+/** v0.8 score-cache pair lines as rerank records of up to `per` pairs (lookups are by pair, so grouping is free). */
 export async function* pairLinesToRecords(lines: AsyncIterable<unknown>, per = 500): AsyncGenerator<RerankRecord> {
   let group: StoredPair[] = [];
   const flush = (): RerankRecord => {
