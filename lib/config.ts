@@ -1,13 +1,7 @@
 /**
- * The one reader of the environment: every `GBR_*` (and provider) variable is turned here into
- * one typed configuration, and nothing else in lib/ reads `process.env`. A command reads it once
- * (`readConfig`), applies its flags, and passes it down; a library call that is given none reads
- * it at that call. Every variable keeps its documented name and meaning (docs/scale.md,
- * docs/llm.md); a malformed value is a usage error that names the variable.
- *
- * Secrets (API keys, tokens) sit in the configuration because the clients need them, but
- * `configRecord` is what outputs record of it: endpoints as scheme://host:port, keys only as
- * "set" or absent.
+ * The one reader of the environment: `GBR_*` and provider variables (docs/scale.md, docs/llm.md) become one typed
+ * configuration here, and nothing else in lib/ reads `process.env`. A command reads it once and passes it down; a
+ * library call given none reads it then. A malformed value is a usage error naming the variable.
  */
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
@@ -17,17 +11,12 @@ import { endpointOrigin } from "./util/http";
 /** The variables a configuration is read from (a copy of `process.env`, or a test's own). */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** The kinds of provider the project calls. */
 export type ProviderKind = "chat" | "embed" | "rerank";
 
-/** Requests in flight per endpoint when nothing is set (an embedding batch of 32 texts is already a large request). */
+/** Requests in flight per endpoint by default (an embedding batch of 32 texts is already a large request). */
 export const DEFAULT_CONCURRENCY: Readonly<Record<ProviderKind, number>> = { chat: 4, embed: 2, rerank: 4 };
 
-/**
- * Each kind's deadline for one request when `GBR_REQUEST_TIMEOUT_S` is unset, in seconds. Chat
- * is long because a REACT observer answer of a reasoning model with a 42,000-token budget is not
- * streamed and can take minutes.
- */
+/** Default request deadlines (s); chat's is long as an unstreamed REACT observer answer can take minutes. */
 export const DEFAULT_TIMEOUT_S: Readonly<Record<ProviderKind, number>> = { chat: 600, embed: 60, rerank: 120 };
 
 /** Requests and tokens per sliding minute (`GBR_<KIND>_RPM`, `GBR_<KIND>_TPM`). */
@@ -36,18 +25,16 @@ export interface RateCaps {
   tokensPerMinute?: number;
 }
 
-/** How to reach one kind of OpenAI-compatible (or rerank) server. */
 export interface EndpointsConfig {
-  /** The base URLs (a comma-separated variable); empty when none is set. */
+  /** From a comma-separated variable; empty when none is set. */
   baseUrls: string[];
-  /** The variable the URLs came from, for messages ("GBR_CHAT_BASE_URL", "OPENAI_BASE_URL", …). */
+  /** The variable the URLs came from, for messages. */
   urlVariable: string;
   /** The variable a key for these servers belongs in, for messages. */
   keyVariable: string;
   apiKey?: string;
-  /** Requests in flight per endpoint. */
   concurrency: number;
-  /** One request's deadline in milliseconds, after which it is retried (elsewhere when there is another endpoint). */
+  /** One request's deadline, after which it is retried (elsewhere when there is another endpoint). */
   timeoutMs: number;
   caps?: RateCaps;
 }
@@ -55,9 +42,6 @@ export interface EndpointsConfig {
 /** How embedding models are named on the server: Hugging Face ids, or the names the authors served. */
 export type EmbedNaming = "hf" | "authors";
 
-/**
- * Everything the environment configures, typed and checked.
- */
 export interface Config {
   /** Root of every cache (`GBR_DATA_DIR`, else `<package>/data`). */
   dataDir: string;
@@ -104,22 +88,15 @@ export interface Config {
   githubRawUrl?: string;
 }
 
-/**
- * Root of the installed package, so defaults do not depend on the working directory: the folder
- * above lib/, or above build/ when lib/ runs compiled for the notebooks (which reach it through
- * the link notebooks/lib, hence the real path).
- */
+/** Package root, so defaults don't depend on the cwd: above lib/ or build/lib (notebooks reach it via a link). */
 export const PACKAGE_ROOT = ((here: string) => path.resolve(here, existsSync(path.join(here, "BUILD.json")) ? "../.." : ".."))(realpathSync(__dirname));
 
-/** What a command's flags change in the configuration. */
 export interface ConfigFlags {
   /** `--concurrency N`: requests in flight per endpoint for every kind without its own variable. */
   concurrency?: number;
 }
 
-/**
- * The process's environment, read once per call into a configuration.
- */
+/** The environment, read once per call into a configuration. */
 export function readConfig(env: Environment = process.env, flags: ConfigFlags = {}): Config {
   const v = (name: string): string | undefined => {
     const raw = env[name]?.trim();
@@ -184,27 +161,18 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   };
 }
 
-/**
- * The data folder alone (`GBR_DATA_DIR`, else `<package>/data`), for the code that only needs to
- * know where caches live and must not fail on an unrelated malformed variable.
- */
+/** The data folder alone, for code that must not fail on an unrelated malformed variable. */
 export function configuredDataDir(env: Environment = process.env): string {
   const dir = env.GBR_DATA_DIR?.trim();
   return dir ? path.resolve(dir) : path.join(PACKAGE_ROOT, "data");
 }
 
-/**
- * Whether notebooks may run a build older than the sources (`GBR_ALLOW_STALE_BUILD=1`); read on
- * its own because it is checked when lib/ loads.
- */
+/** Notebooks may run a build older than the sources; read on its own because it is checked when lib/ loads. */
 export function allowStaleBuild(env: Environment = process.env): boolean {
   return env.GBR_ALLOW_STALE_BUILD === "1";
 }
 
-/**
- * What a run records of its configuration (metadata.json): the settings that shape requests,
- * endpoints as scheme://host:port, keys only as whether they are set.
- */
+/** What a run records of its configuration (metadata.json): endpoints as scheme://host:port, keys only as set. */
 export function configRecord(config: Config): Record<string, unknown> {
   const kind = (e: EndpointsConfig) => ({
     endpoints: e.baseUrls.map(endpointOrigin),
@@ -223,9 +191,7 @@ export function configRecord(config: Config): Record<string, unknown> {
   };
 }
 
-/**
- * The comma-separated list a base-URL variable may hold, trimmed, empty entries dropped.
- */
+/** A base-URL variable's comma-separated list, trimmed, empty entries dropped. */
 export function endpointList(value: string): string[] {
   return value
     .split(",")

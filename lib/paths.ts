@@ -3,19 +3,16 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { allowStaleBuild, configuredDataDir, PACKAGE_ROOT } from "./config";
 
-/** This module's folder, through symlinks (notebooks reach it through the link notebooks/lib). */
+/** Through symlinks: notebooks reach this folder through the link notebooks/lib. */
 const HERE = realpathSync(__dirname);
-/** The record `npm run build` writes beside the compiled lib/ that the notebooks load. */
+/** What `npm run build` writes beside the compiled lib/. */
 const BUILD_RECORD = "BUILD.json";
-/** Running compiled, from build/lib (the notebooks), rather than from the sources (gbr, tests). */
+/** Running from build/lib (the notebooks) rather than the sources (gbr, tests). */
 const COMPILED = existsSync(path.join(HERE, BUILD_RECORD));
 
 export { PACKAGE_ROOT };
 
-/**
- * The sources of lib/ that differ from what build/lib was compiled from (changed, added or
- * removed files, relative to lib/); empty when the build is current.
- */
+/** Files of lib/ changed, added or removed since build/lib was compiled; empty when the build is current. */
 export function staleSources(record: string, libDir: string): string[] {
   const built = (JSON.parse(readFileSync(record, "utf8")) as { sources: Record<string, string> }).sources;
   const now = new Map<string, string>();
@@ -31,8 +28,7 @@ export function staleSources(record: string, libDir: string): string[] {
   return [...stale, ...Object.keys(built).filter((f) => !now.has(f))].sort();
 }
 
-// A notebook running lib/ compiled before the last edit or pull would print numbers that `gbr`
-// (which runs the sources) does not: refuse, naming the files, before anything is computed.
+// A stale build would print numbers `gbr` (which runs the sources) does not: refuse before anything is computed.
 if (COMPILED && !allowStaleBuild()) {
   const stale = staleSources(path.join(HERE, BUILD_RECORD), path.join(PACKAGE_ROOT, "lib"));
   if (stale.length) {
@@ -47,10 +43,7 @@ if (COMPILED && !allowStaleBuild()) {
 /** The bundled demo set (always inside the package). */
 export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
 
-/**
- * Root of every download cache (Hub dataset, spaCy tables, …): `GBR_DATA_DIR` when set,
- * otherwise `<package>/data`. Read at call time so tests and scripts can redirect it.
- */
+/** Root of every download cache; read at call time so tests and scripts can redirect it. */
 export function dataDir(): string {
   return configuredDataDir();
 }

@@ -59,10 +59,8 @@ const llmHelp = [
   "GBR_REPLAY_FILE=FILE to replay a shared file of chat answers (imported into the store); GBR_OFFLINE=1 to forbid network calls.",
 ];
 
-/** The LLM-related flags: the retrievers' parameters, and what the run supplies them (one set of providers per command). */
+/** The LLM flags as retriever options, plus the run context (one configuration and set of providers per command). */
 function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {}): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
-  // The configuration is read once per command, with --concurrency (GBR_CONCURRENCY's
-  // command-line form) applied, and its providers serve the whole command.
   const concurrency = values.concurrency === undefined ? undefined : numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 });
   const providers = createProviders(readConfig(undefined, { concurrency }), more);
   const promptSet = values.prompts === undefined ? undefined : String(values.prompts);
@@ -86,10 +84,7 @@ const dataHelp = [
   "-q, --quiet      no progress messages on stderr",
 ];
 
-/**
- * Progress messages to stderr, or undefined with -q: callers that draw progress (the download
- * bar) draw it only when they are given a logger.
- */
+/** Progress to stderr, or undefined with -q: callers draw progress (the download bar) only when given a logger. */
 function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
   return quiet ? undefined : (msg) => io.stderr(`${msg}\n`);
 }
@@ -338,7 +333,6 @@ const reproduceCmd = withHelp(
     const src = String(values.data ?? "hf");
     const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
-    // Progress lines show the cost so far at the price table.
     const llm = llmFlags(values, { pricer: pricerFrom(loadPrices()) });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q).
     const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });
@@ -446,7 +440,6 @@ const compare = withHelp(
     ],
   },
   async (values, _pos, io) => {
-    // Loaded here, not at the top, so this command's code stays in its own definition.
     const files = (values.run as string[] | undefined) ?? [];
     if (!values.qrels) throw new CliError("gbr compare needs --qrels FILE (see --help)", 2);
     if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);

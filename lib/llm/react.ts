@@ -1,14 +1,7 @@
 /**
- * REACT-BM25, the paper's agentic sparse retriever: for up to 10 rounds per query a planner LLM
- * writes a Greek keyword query, BM25-GREEKSTEMMER (positive scores only) retrieves its top 100,
- * and an observer LLM reads the full retrieved articles and keeps the useful ones. The final
- * ranking contains only kept articles: kept in more rounds first, then kept earlier, then with a
- * better BM25 rank, then by id.
- *
- * Every decision follows DESIGN.md §6 and the authors' public notebook. This file is the loop;
- * what is sent and how answers are read is react-prompts.ts (with react-parse.ts and
- * official-parsers.ts), the observer's token budget react-batches.ts, the per-query traces and
- * their files react-traces.ts, and the round table lib/eval/react-rounds.ts.
+ * REACT-BM25 (DESIGN.md §6, the authors' notebook): per round a planner LLM writes a Greek keyword query, BM25
+ * (positive scores only) retrieves its top 100 and an observer LLM keeps the useful ones. This file is the loop;
+ * prompts and parsing are in react-prompts.ts, batching in react-batches.ts, traces in react-traces.ts.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -36,9 +29,6 @@ import {
 import type { ChatModel, ChatRequest } from "./types";
 import type { Store } from "../store";
 
-// ---------------------------------------------------------------------------------------------
-// Constants of the method (DESIGN.md §6)
-
 /** Rounds per query in the paper. */
 export const REACT_ROUNDS = 10;
 /** BM25 depth per round and the cap of the final ranking. */
@@ -49,17 +39,13 @@ export const REACT_DEPTH = 100;
 export interface KeptInfo {
   /** Rounds in which the observer kept it, ascending. */
   rounds: number[];
-  /** The first of those rounds. */
   first: number;
   /** Best (smallest) 1-based BM25 rank over the rounds in which it was kept. */
   bestRank: number;
 }
 
 
-/**
- * The REACT ranking of kept articles: more rounds kept first, then the earlier first round,
- * then the better best BM25 rank, then the id (code-point order); at most `limit`.
- */
+/** Kept articles by rounds kept (most first), first round, best BM25 rank, id (code points); at most `limit`. */
 export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_DEPTH): DocId[] {
   return [...kept.entries()]
     .sort(
@@ -70,7 +56,6 @@ export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_D
     .map(([id]) => id);
 }
 
-/** Everything REACT needs for one query. */
 export interface ReactContext {
   /** BM25-GREEKSTEMMER over the benchmark's corpus. */
   corpus: IndexedCorpus;
@@ -83,19 +68,14 @@ export interface ReactContext {
   prompts: ReactPrompts;
   /** How answers are read (default: the project's parsers, `reactParserFor("project")`). */
   parser?: ReactParser;
-  /** Default 10. */
   rounds?: number;
   /** Planner output limit, default 42,000. */
   maxTokens?: number;
   /** Observer output limit, default 44,096. */
   observerMaxTokens?: number;
-  /** Default 0.2. */
   temperature?: number;
-  /** Default 1. */
   topP?: number;
-  /** Default "low". */
   reasoningEffort?: "low" | "medium" | "high";
-  /** Provider sampling seed, passed through when set. */
   seed?: number;
   /** Observer prompt budget, default 84,000. */
   budgetTokens?: number;
@@ -149,12 +129,8 @@ function traceConfig(ctx: ReactContext): ReactTrace["config"] {
 }
 
 /**
- * Runs REACT-BM25 for one query (DESIGN.md §6). Each round: the planner writes a keyword query
- * (round 1 from the original query; later rounds also from "round i of N", the earlier queries
- * and the full texts of the top 27 kept articles in ranking order); BM25 retrieves its top 100
- * with positive scores; the observer judges them in token-budgeted batches; every kept article
- * records the rounds it was kept in, its first such round and its best BM25 rank. After every
- * round the ranking so far is snapshotted with the candidate pool. LLM errors propagate (the
+ * Runs REACT-BM25 for one query. After round 1 the planner also sees "round i of N", the earlier queries and the
+ * full texts of the top 27 kept articles; the observer judges in token-budgeted batches. LLM errors propagate (the
  * providers retry); an oversize article is a ChatError "BUDGET".
  */
 export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTrace> {
@@ -189,7 +165,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   for (let round = 1; round <= s.rounds; round++) {
     const totals = zeroTotals();
 
-    // 1. Planner.
     const plannerUser = plannerMessage(prompts, {
       originalQuery: query.text,
       round,
@@ -205,7 +180,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     const keywordQuery = parser.planner(p.raw, query.text);
     history.push(keywordQuery);
 
-    // 2. BM25-GREEKSTEMMER, positive scores only, top 100.
     const top = scorer.searchIds(corpus.analyze(keywordQuery), REACT_DEPTH, { positiveOnly: true });
     const retrieved: ReactRoundTrace["retrieved"] = [];
     const rankOf = new Map<DocId, number>();
@@ -220,7 +194,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       }
     }
 
-    // 3. Observer, in batches under the token budget.
     const retrievedDocs = Array.from(top.docs, (d) => {
       const doc = docs[d];
       if (doc.id !== corpus.docIds[d]) throw new RangeError(`docs[${d}] is '${doc.id}' but the index has '${corpus.docIds[d]}' there`);
@@ -251,7 +224,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       }
     }
 
-    // 4. Bookkeeping and snapshot.
     for (const { id } of keptThisRound) {
       const rank = rankOf.get(id)!;
       const info = kept.get(id);
@@ -282,19 +254,12 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   return trace;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Many queries, resumable
-
-/** Options of `reactRun`. */
 export interface ReactRunOptions {
   /** Folder for one `<sanitized query id>.json` trace per query (written after every round). */
   traceDir?: string;
   /** Reuse complete traces found in `traceDir` instead of calling the models again. */
   resume?: boolean;
-  /**
-   * The store complete traces are kept in (and taken from: a query another process is running is
-   * waited for, then read). Without one, only `traceDir` resumes.
-   */
+  /** Store of complete traces (one another process is running is waited for, then read); else `traceDir` resumes. */
   store?: Store;
   /** Queries in flight at once (default 1). */
   concurrency?: number;
@@ -304,45 +269,33 @@ export interface ReactRunOptions {
 
 /** Rankings, candidate pools and costs of a REACT run, per round. */
 export interface ReactRunResult {
-  /** Rounds per query. */
   rounds: number;
   /** Query ids in input order. */
   queryIds: QueryId[];
   /** round r (1-based) -> the kept rankings after round r. `kept.get(rounds)` is REACT-BM25. */
   kept: Map<number, Run>;
-  /**
-   * round r -> every article retrieved in rounds 1..r (first retrieval round, then BM25 rank).
-   * Not a ranking: it may hold up to 100·r ids and is meant for candidate-pool recall.
-   */
+  /** round r -> every article retrieved in rounds 1..r (by first round, rank): not a ranking, for pool recall. */
   candidates: Map<number, Run>;
   /** Per query: the calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
   perRound: Map<QueryId, ReactTotals[]>;
-  /** Per query: the whole run's totals. */
   totals: Map<QueryId, ReactTotals>;
   traces: Map<QueryId, ReactTrace>;
   /** Queries taken from existing trace files (no model call). */
   resumed: QueryId[];
 }
 
-/**
- * A REACT-BM25 run: the final kept rankings, plus everything the run produced (every round's
- * rankings and candidate pools, the traces, per-query costs) for the round table and the
- * appendix C.4 diagnostic.
- */
+/** A REACT-BM25 run: the final kept rankings plus all the run produced, for the round table and appendix C.4. */
 export interface ReactRun extends Run {
   react: ReactRunResult;
 }
 
-/**
- * Whether a run came from REACT-BM25 (and so carries the whole `ReactRunResult`).
- */
+/** Whether a run came from REACT-BM25 (and so carries the whole `ReactRunResult`). */
 export function isReactRun(run: Run): run is ReactRun {
   return (run as Partial<ReactRun>).react !== undefined;
 }
 
 /**
- * A saved trace serves a query when it is complete and was made by the same method for the same
- * query: same text, models, parser, prompt templates and settings, and the same number of rounds
+ * A saved trace serves a query when complete and made by the same method for the same query and number of rounds
  * (every planner prompt says "round i of N", so a 10-round trace is not a 5-round run).
  */
 function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
@@ -368,12 +321,9 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
 }
 
 /**
- * Runs REACT-BM25 over many queries. With `traceDir`, each query's trace is written after every
- * round (atomically: temp file + rename) and marked complete at the end; with `resume`, queries
- * whose complete trace is already there are not run again, so a crash half-way repeats no call
- * of a finished query. Returns, for every round r (the paper reports 1, 2, 3, 5, 10), the kept
- * rankings and the candidate pools, plus per-query costs. On a failure the queries in flight
- * finish (their traces are written) and the first error is rethrown.
+ * Runs REACT-BM25 over many queries, writing each trace atomically after every round; with `resume` complete traces
+ * are reused, so a crash repeats no finished query's call. Returns each round's kept rankings and candidate pools
+ * (the paper reports rounds 1, 2, 3, 5, 10). On failure queries in flight finish and the first error is rethrown.
  */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);
@@ -404,7 +354,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     if (file && opts.resume) {
       const saved = await readTrace(file);
       if (usable(saved, q, ctx)) {
-        // A trace of the folder (v0.8 kept them only there) goes into the store too.
+        // A folder-only trace (as v0.8 kept them) goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
         return done(saved, true);
       }

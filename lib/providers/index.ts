@@ -1,17 +1,7 @@
 /**
- * The providers of one run: every call to a model server (chat, embeddings, re-ranking) goes
- * through an object made here, once per run, from the run's configuration. Each kind is composed
- * the same way:
- *
- *   endpoints (one server, or several spread with a failing one set aside; each request with a
- *   deadline, retried, elsewhere when there is another endpoint)
- *   -> limits (requests in flight per endpoint, adapted to 429/503; the kind's rate caps, one
- *   window per kind and run, since a paid API's limits are the account's)
- *   -> meter (every answered request counted and priced, for progress lines and metadata.json;
- *   lib/providers/usage-meter.ts)
- *
- * and the methods receive the ready objects. What survives a run (the replay of chat answers,
- * rerank scores) and plan mode's stand-ins wrap these objects where the methods are built.
+ * Every model-server call of a run goes through objects made here once per run: endpoints (deadlines, retries,
+ * failover) -> limits (in flight per endpoint, adapted to 429/503; one rate-cap window per kind and run, since a
+ * paid API's limits are the account's) -> meter. Replay and plan stand-ins wrap these where the methods are built.
  */
 import { readConfig, type Config } from "../config";
 import type { EmbeddingPreset } from "../dense/presets";
@@ -27,9 +17,7 @@ import { UsageMeter, type Pricer } from "./usage-meter";
 import { splitModelId } from "../util/model-id";
 import { rerankClientFrom, type RerankClient } from "./rerank-client";
 
-/**
- * One run's model servers, built on first use and shared by every method of the run.
- */
+/** One run's model servers, built on first use and shared by every method of the run. */
 export interface Providers {
   readonly config: Config;
   /** The run's provider work: answered requests (priced when the run has prices) and its long steps. */
@@ -44,9 +32,6 @@ export interface Providers {
   reranker(): RerankClient;
 }
 
-/**
- * The providers of a run.
- */
 export function createProviders(config: Config = readConfig(), opts: { pricer?: Pricer } = {}): Providers {
   const meter = new UsageMeter(opts.pricer);
   const caps = {
@@ -79,13 +64,12 @@ export function createProviders(config: Config = readConfig(), opts: { pricer?: 
   };
 }
 
-/** A preset's server: Gemini, LM Studio for the presets named as the authors served them (when set), else the embedding servers. */
+/** A preset's server: Gemini, LM Studio for authors-named presets (when set), else the embedding servers. */
 function presetEmbedder(config: Config, p: EmbeddingPreset): Embedder {
   if (p.provider === "gemini") return geminiEmbedderFrom(config, p.model, p.dims, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   if (p.provider === "openai") {
     const lmstudio = p.server === "lmstudio" ? config.embed.lmstudio : undefined;
-    // Only LM Studio's own key goes to LM Studio: the general embedding or OpenAI key is meant
-    // for another server and must not be sent to this one.
+    // Only LM Studio's own key goes to LM Studio: the embedding or OpenAI key is meant for another server.
     const servers = lmstudio
       ? { ...config.embed, baseUrls: [checkedBaseUrl("GBR_LMSTUDIO_BASE_URL", lmstudio.baseUrl, "GBR_LMSTUDIO_API_KEY")], urlVariable: "GBR_LMSTUDIO_BASE_URL", keyVariable: "GBR_LMSTUDIO_API_KEY", apiKey: lmstudio.apiKey }
       : config.embed;
@@ -117,7 +101,6 @@ function capRerank(client: RerankClient, cap: RateCap | undefined): RerankClient
   return { ...client, rerank };
 }
 
-/** Every answered chat request counted, at the model's price. */
 function meterChat(chat: ChatModel, meter: UsageMeter): ChatModel {
   const model = splitModelId(chat.id).model;
   return withComplete(chat, async (req) => {
@@ -127,7 +110,6 @@ function meterChat(chat: ChatModel, meter: UsageMeter): ChatModel {
   });
 }
 
-/** Every answered embedding request counted, with the tokens the server reported. */
 function meterEmbedder(embedder: Embedder, meter: UsageMeter, model: string): Embedder {
   const embed: Embedder["embed"] = async (texts, side) => {
     const res = await embedder.embed(texts, side);
@@ -137,7 +119,6 @@ function meterEmbedder(embedder: Embedder, meter: UsageMeter, model: string): Em
   return { ...embedder, embed };
 }
 
-/** Every answered rerank request counted, with its pairs. */
 function meterRerank(client: RerankClient, meter: UsageMeter): RerankClient {
   const rerank: RerankClient["rerank"] = async (model, query, documents) => {
     const res = await client.rerank(model, query, documents);

@@ -3,11 +3,7 @@ import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from 
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
-/**
- * A tokenised corpus ready for BM25: the index plus the doc ids in corpus order. Tokenising
- * is the expensive step, so build this once per (corpus, tokenizer) and derive scorers for as
- * many parameter settings as needed.
- */
+/** Index plus doc ids in corpus order; tokenising is costly, so build once and derive scorers per setting. */
 export interface IndexedCorpus {
   tokenizer: Tokenizer;
   docIds: string[];
@@ -39,11 +35,7 @@ export function indexCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer): Inde
   return { tokenizer, docIds, index, analyze, seconds: (performance.now() - t0) / 1000 };
 }
 
-/**
- * The corpus indexed with a tokenizer, built once per job when `opts.cache` is given (every
- * method over the same corpus and tokenizer — BM25 and its PRF, LSI, REACT, the tuning sweep —
- * then shares one index), and logged once when it is built.
- */
+/** Indexed once per job with `opts.cache` (BM25, PRF, LSI, REACT, the tuning sweep share it); logged when built. */
 export function sharedCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer, opts: { cache?: BuildCache; log?: (message: string) => void } = {}): Promise<IndexedCorpus> {
   const build = async () => {
     const corpus = indexCorpus(docs, tokenizer);
@@ -54,8 +46,7 @@ export function sharedCorpus(docs: Benchmark["docs"], tokenizer: Tokenizer, opts
   return opts.cache ? opts.cache.once(docs, `corpus ${tokenizer.name}`, build) : build();
 }
 
-// Plain loops: Array.from over a typed array with a map function costs ten times as much, which
-// at 15,000 queries a second is a quarter of a query's time.
+// Plain loops: Array.from with a map function costs 10x, a quarter of a query's time at 15,000 queries/s.
 function idsOf(corpus: IndexedCorpus, docs: Int32Array): string[] {
   const out = new Array<string>(docs.length);
   for (let i = 0; i < docs.length; i++) out[i] = corpus.docIds[docs[i]];
@@ -67,9 +58,7 @@ function numbersOf(values: Float64Array): number[] {
   return out;
 }
 
-/**
- * Runs every query through one scorer and returns the top-k run with scores.
- */
+/** Every query through one scorer: the top-k run with scores. */
 export function bm25Search(
   corpus: IndexedCorpus,
   scorer: Bm25Scorer,
@@ -87,9 +76,7 @@ export function bm25Search(
   return { rankings, scores };
 }
 
-/**
- * Convenience: index, score and rank in one call.
- */
+/** Index, score and rank in one call. */
 export function bm25Run(
   bench: Pick<Benchmark, "docs" | "queries">,
   tokenizer: Tokenizer,

@@ -15,38 +15,24 @@ export const TOKENIZERS = {
   "bm25-grnlp": "gr-nlp-toolkit style: lower-case, accents removed, BERT punctuation split, no stemming",
   "bm25-english": "spaCy English lemma lookup, lower-case, spaCy stopwords (translation baseline)",
 } as const;
-/**
- * A canonical tokenizer name.
- */
 export type TokenizerId = keyof typeof TOKENIZERS;
 
-/**
- * Supplies spaCy's tables for one language. text/ does no I/O, so the lemma tokenizers get
- * their tables through this; the real one is `loadSpacyLexicon` of lib/data/spacy-tables.ts.
- */
+/** Supplies spaCy's tables for one language, as text/ does no I/O; the real one is in lib/data/spacy-tables.ts. */
 export type SpacyLexiconLoader = (lang: SpacyLang, ctx: TokenizerContext) => Promise<SpacyLexicon>;
 
-/**
- * How a tokenizer gets what it needs beyond code: the spaCy tables, through a loader that is
- * given `cacheDir`, `offline` and `log` as they are here.
- */
+/** What a tokenizer needs beyond code: the spaCy tables, through a loader given `cacheDir`, `offline` and `log`. */
 export interface TokenizerContext {
   /** Where the loader caches downloaded resources (spaCy lookup tables); its default is `<dataDir()>/spacy`. */
   cacheDir?: string;
   offline?: boolean;
   log?: (message: string) => void;
-  /**
-   * Supplies the spaCy tables (the lemma tokenizers need them). `createRetriever` and the
-   * command line pass the one of lib/data/spacy-tables.ts.
-   */
+  /** Needed by the lemma tokenizers; `createRetriever` and the command line pass lib/data/spacy-tables.ts's. */
   loadSpacyLexicon?: SpacyLexiconLoader;
 }
 
 /**
- * Resolves a tokenizer by name; the short forms `greekstemmer`, `spacy`, `grnlp`, `english`
- * are accepted too. Lemma-based tokenizers get spaCy's tables from `ctx.loadSpacyLexicon`; the
- * project's (lib/data/spacy-tables.ts) downloads them on first use and fails with a
- * DownloadError (code OFFLINE) when they can be neither fetched nor found cached.
+ * Resolves a tokenizer by name or short form (`greekstemmer`, `spacy`, `grnlp`, `english`). The project's spaCy
+ * loader downloads on first use and fails with DownloadError OFFLINE when tables are neither fetched nor cached.
  *
  * @example
  * const tok = await createTokenizer("bm25-greekstemmer");
@@ -77,9 +63,7 @@ function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promi
   return load(lang, ctx);
 }
 
-/**
- * The canonical name for a tokenizer name or alias; throws listing the valid names otherwise.
- */
+/** The canonical name for a tokenizer name or alias; throws listing the valid names otherwise. */
 export function canonicalTokenizer(name: string): TokenizerId {
   const full = name.startsWith("bm25-") ? name : `bm25-${name}`;
   if (full in TOKENIZERS) return full as TokenizerId;
