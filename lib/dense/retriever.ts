@@ -71,9 +71,7 @@ const emptyUsage = (): DenseUsage => ({
   standIn: false,
 });
 
-/**
- * A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback.
- */
+/** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
 export interface VectorRetriever extends FeedbackRetriever {
   usage: DenseUsage;
   /** Exact top k for query vectors already at hand (embeds nothing, so counts no usage). */
@@ -102,9 +100,7 @@ export interface DenseRetrieverInfo {
   naming: EmbedNaming;
 }
 
-/**
- * A `dense:` retriever: a VectorRetriever over an embedding API, saying what it runs.
- */
+/** A `dense:` retriever: a VectorRetriever over an embedding API, saying what it runs. */
 export interface DenseRetriever extends VectorRetriever {
   readonly info: DenseRetrieverInfo;
 }

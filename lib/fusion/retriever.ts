@@ -1,9 +1,7 @@
 import type { Query, Retriever, Run } from "../types";
 import { rrf } from "./rrf";
 
-/**
- * `rrf:<a>+<b>[+<c>…]`: reciprocal rank fusion (k = 60) of its inputs' top 100.
- */
+/** `rrf:<a>+<b>[+<c>…]`: reciprocal rank fusion (k = 60) of its inputs' top 100. */
 export function rrfRetriever(name: string, inputs: readonly Retriever[]): Retriever {
   return {
     name,

@@ -34,9 +34,7 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
   return m;
 }
 
-/**
- * `rerank:<reranker>:<retriever>` over a benchmark: the first stage comes from `part`.
- */
+/** `rerank:<reranker>:<retriever>` over a benchmark: the first stage comes from `part`. */
 export async function rerankRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const { reranker, retriever } = parseRerankName(name);
   const depth = opts.rerankDepth ?? 100;

@@ -17,9 +17,7 @@ import { importFile } from "./jsonl";
 import { pairLinesToRecords, RERANK } from "./rerank";
 import { openStore, type Store } from "./store";
 
-/**
- * Options of `openDataStore`.
- */
+/** Options of `openDataStore`. */
 export interface DataStoreOptions {
   /** The data folder (default: lib/paths.ts's, `GBR_DATA_DIR` or ./data). */
   dataDir?: string;
@@ -54,9 +52,7 @@ export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store>
   return store;
 }
 
-/**
- * The chat records of a data folder's store (`openDataStore`).
- */
+/** The chat records of a data folder's store (`openDataStore`). */
 export async function openReplayCache(opts: DataStoreOptions = {}): Promise<ReplayCache> {
   return replayCache(await openDataStore(opts));
 }

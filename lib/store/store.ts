@@ -28,9 +28,7 @@ export interface RecordKind<T extends { key: string }> {
   problem(value: unknown): string | undefined;
 }
 
-/**
- * An opened store folder.
- */
+/** An opened store folder. */
 export interface Store {
   /** Absolute folder. */
   readonly dir: string;
@@ -51,17 +49,13 @@ export interface Store {
   records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T>;
 }
 
-/**
- * Options of `openStore`.
- */
+/** Options of `openStore`. */
 export interface StoreOptions {
   /** Warnings (a record set aside, a wait for another process); default: stderr. */
   log?: (message: string) => void;
 }
 
-/**
- * Opens a store folder (created on the first write; opening writes nothing).
- */
+/** Opens a store folder (created on the first write; opening writes nothing). */
 export async function openStore(dir: string, opts: StoreOptions = {}): Promise<Store> {
   return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
 }
