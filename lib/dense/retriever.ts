@@ -12,20 +12,15 @@ import { planVectorView } from "../providers/plan-embed";
 import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
 
-/**
- * The vector store at a URI, opened once per job (its BuildCache) so that the retrievers of a
- * run share one LanceDB connection; without a job, once per retriever.
- */
+/** The vector store at a URI, opened once per job (its BuildCache): the run's retrievers share one connection. */
 function storeFor(ctx: RunContext): Promise<VectorStore> {
   const uri = ctx.vectorStore ?? defaultVectorStoreUri(ctx.providers.config);
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
 /**
- * Usage of a dense retriever so far, split into the one-time corpus side and the online query
- * side as the cost table needs it. Tokens are what the provider reported when each vector was
- * embedded (stored with the vector, so a rerun served from the cache reports the same), plus an
- * o200k estimate where no count is known; the `…Estimated` fields are those estimated parts.
+ * Usage of a dense retriever so far, corpus (one-time) and queries (online) apart. Tokens are what the provider
+ * reported when each vector was embedded (stored with it), plus an o200k estimate where none is known (`…Estimated`).
  */
 export interface DenseUsage {
   /** Requests sent to the provider (documents and queries). */
@@ -78,10 +73,7 @@ export interface VectorRetriever extends FeedbackRetriever {
   searchVectors(queries: Query[], vectors: readonly Float32Array[], k: number): Run;
 }
 
-/**
- * What a `dense:` retriever actually runs, for run metadata and reports. Holds nothing secret:
- * the endpoint is scheme, host and port only.
- */
+/** What a `dense:` retriever actually runs, for run metadata; nothing secret (the endpoint is scheme, host, port). */
 export interface DenseRetrieverInfo {
   /** Preset name, as in `dense:<preset>`. */
   preset: string;
@@ -105,10 +97,7 @@ export interface DenseRetriever extends VectorRetriever {
   readonly info: DenseRetrieverInfo;
 }
 
-/**
- * The common part of every dense retriever: documents embedded once into an exact index,
- * queries embedded per call, Rocchio (β = 0.25 over the top 10) for `prf:`.
- */
+/** Documents embedded once into an exact index, queries per call, Rocchio (β = 0.25 over the top 10) for `prf:`. */
 export function vectorRetriever(
   name: string,
   bench: Benchmark,
@@ -142,10 +131,7 @@ export function vectorRetriever(
   };
 }
 
-/**
- * `dense:<preset>`: one of the paper's embedding models (or a user preset) through its API,
- * every vector cached in the LanceDB store, so nothing is embedded twice.
- */
+/** `dense:<preset>`: an embedding model through its API, every vector cached in LanceDB, so nothing is embedded twice. */
 export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<DenseRetriever> {
   const naming = ctx.providers.config.embed.naming;
   const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(ctx.providers.config), naming));
@@ -201,10 +187,8 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
 }
 
 /**
- * The retriever with every run carrying its record: what ran (`info`) and its work, the query
- * embeddings of this run online (one call per query text, whatever the batching) and the
- * corpus embedding as the one-time part (one call per article). The online part is the change in
- * `usage` during the call, so one retriever's runs must not overlap (reproduce runs them in turn).
+ * Every run carries its record: what ran, the query embeddings online (one call per query text) and the corpus as
+ * the one-time part (one per article). Online is the change in `usage` during the call: runs must not overlap.
  */
 function recorded(r: DenseRetriever, articles: number, endpoints?: () => EndpointStats[]): DenseRetriever {
   const u = r.usage;
@@ -230,8 +214,7 @@ function recorded(r: DenseRetriever, articles: number, endpoints?: () => Endpoin
 }
 
 /**
- * Wraps a dense retriever so that `retrieve` uses the store's IVF_PQ index. The index may hold
- * documents of other corpora embedded with the same preset (the cache is shared), so results
+ * `retrieve` through the store's IVF_PQ index. It may hold other corpora's documents of the same preset, so results
  * are mapped back through this corpus's keys and over-fetched to fill k.
  */
 async function annRetriever(
@@ -267,8 +250,7 @@ async function annRetriever(
         rankings.set(q.id, ids);
         scores.set(q.id, sc);
       });
-      // Recall against exact search, so nobody trades accuracy for speed without seeing it; the
-      // same query vectors, so the queries are not embedded (nor counted) twice.
+      // Recall against exact search on the same vectors, so nobody trades accuracy for speed unseen.
       const reference = exact.searchVectors(queries, vectors, k);
       let overlap = 0;
       for (const [qid, list] of reference.rankings) {
@@ -281,13 +263,9 @@ async function annRetriever(
   };
 }
 
-/**
- * `lsi` (or `lsi:<dims>`): latent semantic indexing over the BM25-GREEKSTEMMER index, fitted on
- * the corpus at creation (seeded, so every run gives the same vectors). Needs no server.
- */
+/** `lsi` (or `lsi:<dims>`): LSI over the BM25-GREEKSTEMMER index, fitted (seeded) at creation; no server. */
 export async function lsiRetriever(name: string, bench: Benchmark, ctx: RunContext, part: PartBuilder, dims = 256): Promise<VectorRetriever> {
-  // The BM25-GREEKSTEMMER retriever lends its indexed corpus (shared with BM25, its PRF, REACT
-  // and the sweep when the job has a build cache), so the corpus is tokenised once.
+  // BM25-GREEKSTEMMER lends its indexed corpus (shared in a job with PRF, REACT, the sweep): tokenised once.
   const bm25 = await part("bm25-greekstemmer");
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
   const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims }));

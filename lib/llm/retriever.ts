@@ -20,8 +20,7 @@ import { translateItems } from "./translate";
 /** Where an LLM method keeps its REACT traces, and v0.8 kept its per-item results, for one benchmark. */
 function workDir(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, method: string, model: ChatModel, prompts: PromptSet): string {
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_");
-  // Each --repeat sample keeps its own results: the per-item files would otherwise resume from
-  // another sample's answers.
+  // Each --repeat sample keeps its own results, or one would resume from another's answers.
   const sample = opts.sample !== undefined || opts.seed !== undefined ? `-sample${opts.sample ?? 0}-seed${opts.seed ?? "none"}` : "";
   return path.join(ctx.workDir ?? path.join(dataDir(), "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
 }
@@ -37,10 +36,7 @@ function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEnt
   }));
 }
 
-/**
- * The online and one-time chat work of cached answers (reused ones count with their recorded
- * usage), with the wall time each part took.
- */
+/** The online and one-time chat work of cached answers (reused ones with their recorded usage), with wall times. */
 function llmCost(model: ChatModel, online: { outcomes: readonly CachedOutcome[]; seconds: number }, corpus = { outcomes: [] as readonly CachedOutcome[], seconds: 0 }): RunCost {
   return {
     online: { ...llmWork(online.outcomes.map((o) => o.record.usage)), seconds: online.seconds },
@@ -49,11 +45,7 @@ function llmCost(model: ChatModel, online: { outcomes: readonly CachedOutcome[];
   };
 }
 
-/**
- * The inner retriever's run on the queries an LLM wrote (rewrites, translations), recorded as
- * this retriever's: the queries searched with, the LLM record with the inner run's as a part, and
- * the work of both.
- */
+/** The inner retriever's run on the queries an LLM wrote, recorded as this one's: queries, LLM record, work of both. */
 async function runOn(name: string, inner: Retriever, searched: Query[], k: number, llm: LlmRunInfo, own: RunCost): Promise<Run> {
   const run = await inner.retrieve(searched, k);
   return {
@@ -71,10 +63,8 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
 }
 
 /**
- * `reform:<retriever>`: each query rewritten once by the LLM (sparse keywords for BM25, legal
- * prose for dense models), the rewrites saved per query (resumable), then the inner retriever
- * run on the rewrites. The run carries the rewritten queries, the requests' record and the work
- * of both the rewrites and the inner retriever (e.g. the query embeddings of `reform:dense:*`).
+ * `reform:<retriever>`: each query rewritten once by the LLM (keywords for BM25, legal prose for dense models),
+ * then the inner retriever run on the rewrites.
  */
 export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("reform:".length);
@@ -103,10 +93,8 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
 }
 
 /**
- * `translate:<retriever>`: every article and query translated to English by the LLM (cached per
- * item, resumable), then the inner retriever (e.g. bm25-english, or a dense preset) run on the
- * English benchmark. Translating the corpus is one-time work (the cost table's corpus column);
- * translating the queries is online.
+ * `translate:<retriever>`: every article and query translated to English by the LLM, then the inner retriever run
+ * on the English benchmark. Translating the corpus is one-time work; translating the queries is online.
  */
 export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
@@ -144,10 +132,8 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
 }
 
 /**
- * `react-bm25`: the paper's agentic method (planner → BM25-GREEKSTEMMER → observer, `rounds`
- * rounds, default 10), one JSON trace per query in the trace folder, resumable per query. The
- * rendering of documents, history and kept texts is the authors' for every prompt set; the
- * answers are read by the prompt set's parser. Returns a `ReactRun`.
+ * `react-bm25`: the paper's agentic method (planner → BM25-GREEKSTEMMER → observer, `rounds` rounds, default 10),
+ * one trace per query, resumable. Rendering is the authors' for every prompt set; answers go through its parser.
  */
 export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
   const prompts = loadPromptSet(opts.promptSet ?? "project");
@@ -176,14 +162,12 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
           traceDir,
           resume: true,
           ...(store ? { store } : {}),
-          // As many questions at once as the chat server takes requests: rounds within a question
-          // stay in order, and every result lands by question, whatever finishes first.
+          // As many questions at once as the chat server takes; rounds within a question stay in order.
           concurrency: model.capacity ?? DEFAULT_CONCURRENCY.chat,
           onQuery: ({ index, total, resumed }) => ctx.onProgress?.(`react-bm25${resumed ? " (resumed)" : ""}`, index + 1, total),
         }),
       );
-      // The record and the work come from the traces, resumed queries included: the requests
-      // whose answers the run used, with the usage recorded when they were made.
+      // The record and the work come from the traces (resumed queries included), with the usage recorded then.
       const entries: RequestEntry[] = [];
       const usages: ChatUsage[] = [];
       const resumed = new Set(result.resumed);
