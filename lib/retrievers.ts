@@ -117,6 +117,8 @@ export function parseRetrieverName(name: string): RetrieverSpec {
  * const run = await bm25.retrieve(bench.queries, 100);
  */
 export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> {
+  const moved = Object.keys(opts).filter((k) => CONTEXT_KEYS.has(k));
+  if (moved.length) throw usage(`createRetriever: ${moved.join(", ")} belong${moved.length > 1 ? "" : "s"} to the run context now: pass { ${moved.join(", ")} } as the fourth argument`);
   const spec = parseRetrieverName(name);
   const run = runContext(ctx);
   if (run.cache) return run.cache.once(bench, `retriever ${name} ${JSON.stringify(opts, Object.keys(opts).sort())}`, async () => withRunMemo(await build(spec, bench, opts, run)));
@@ -157,6 +159,9 @@ export async function rewriteQueries(
   const model = await chatForMethod(opts, runContext(ctx));
   return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project"));
 }
+
+/** RunContext fields, which before 0.9 were given with the options (a JavaScript caller would see them ignored). */
+const CONTEXT_KEYS = new Set(["providers", "store", "replay", "log", "onProgress", "cache", "plan", "vectorStore", "workDir", "traceDir", "cacheDir", "offline", "loadSpacyLexicon"]);
 
 /** Builds a parsed retriever from its parts. */
 async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
