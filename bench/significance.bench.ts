@@ -5,8 +5,8 @@
  * `gbr compare` and the report call it.
  *
  * Set against a baseline measured in the same process: the same test written the direct way
- * (one random sign per query per flip, from the same generator), timed on one test and
- * multiplied by 20. Both give identical p-values; the bench checks that too.
+ * (one numpy sign per query per flip, drawn in JavaScript), timed on one test and multiplied by
+ * 20. Both give identical p-values; the bench checks that too.
  *
  * Run: node --expose-gc --import tsx bench/significance.bench.ts [--quick] [--json FILE]
  */
@@ -15,7 +15,7 @@ import { METRICS, type MetricValues } from "../lib/eval/metrics";
 import { compareRuns, type RunScores } from "../lib/eval/compare-runs";
 import { pairedRandomizationTest } from "../lib/eval/randomization";
 import { PAPER_TESTS } from "../lib/eval/significance";
-import { Xoshiro128ss } from "../lib/util/random";
+import { Pcg64 } from "../lib/util/random";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
@@ -29,25 +29,23 @@ function syntheticRuns(): RunScores[] {
   const names = ["bm25-greekstemmer", "reform:bm25-greekstemmer", "dense:qwen3-8b", "reform:dense:qwen3-8b", "react-bm25", "dense:gemini-001"];
   const qids = Array.from({ length: QUERIES }, (_, i) => `q${i + 1}`);
   return names.map((name, k) => {
-    const rng = Xoshiro128ss.fromSeed(1000 + k);
-    const perQuery = new Map<string, MetricValues>(qids.map((q) => [q, Object.fromEntries(METRICS.map((m) => [m, rng.nextFloat() * (0.5 + 0.08 * k)])) as MetricValues]));
+    const rng = Pcg64.fromSeed(1000 + k);
+    const perQuery = new Map<string, MetricValues>(qids.map((q) => [q, Object.fromEntries(METRICS.map((m) => [m, rng.nextDouble() * (0.5 + 0.08 * k)])) as MetricValues]));
     return { name, perQuery };
   });
 }
 
-/** The direct way: one sign per query per flip (bit i mod 32 of word ⌊i/32⌋, as the fast path). */
+/** The direct way, as the authors' notebook: n signs of numpy's `choice([-1, 1])` per flip, one query at a time. */
 function naiveP(a: number[], b: number[], swaps: number, seed: number): number {
   const n = a.length;
   const d = a.map((x, i) => x - b[i]);
   const observed = Math.abs(d.reduce((s, x) => s + x, 0) / n);
-  const rng = Xoshiro128ss.fromSeed(seed);
-  const words = Math.ceil(n / 32);
-  const bits = new Uint32Array(words);
+  const rng = Pcg64.fromSeed(seed);
   let extreme = 0;
   for (let f = 0; f < swaps; f++) {
-    for (let w = 0; w < words; w++) bits[w] = rng.nextUint32();
+    const signs = rng.choiceSigns(n);
     let s = 0;
-    for (let i = 0; i < n; i++) s += (bits[i >>> 5] >>> (i & 31)) & 1 ? -d[i] : d[i];
+    for (let i = 0; i < n; i++) s += signs[i] * d[i];
     if (Math.abs(s / n) >= observed - 1e-12) extreme++;
   }
   return (extreme + 1) / (swaps + 1);

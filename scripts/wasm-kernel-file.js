@@ -6,11 +6,11 @@ const fs = require("node:fs");
 const path = require("node:path");
 
 /**
- * @param {{ script: string, wat: string, file: string, constant: string, summary: string }} k
- *   script: the generator's file name; file: the output, relative to lib/dense; summary: one line
+ * @param {{ script: string, wat: string, file: string, constant: string, summary: string, dir?: string }} k
+ *   script: the generator's file name; file: the output, relative to lib/<dir> (default dense); summary: one line
  *   saying what the kernel computes.
  */
-async function writeKernelFile({ script, wat, file, constant, summary }) {
+async function writeKernelFile({ script, wat, file, constant, summary, dir = "dense" }) {
   if (process.argv.includes("--wat")) {
     process.stdout.write(wat);
     return;
@@ -26,7 +26,7 @@ async function writeKernelFile({ script, wat, file, constant, summary }) {
       .map((line) => `// ${line}\n`)
       .join("") +
     `export const ${constant} =\n  ${JSON.stringify(Buffer.from(buffer).toString("base64"))};\n`;
-  const out = path.join(__dirname, "..", "lib", "dense", file);
+  const out = path.join(__dirname, "..", "lib", dir, file);
   if (process.argv.includes("--check")) {
     const current = fs.existsSync(out) ? fs.readFileSync(out, "utf8") : "";
     if (current !== body) {

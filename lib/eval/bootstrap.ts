@@ -1,5 +1,5 @@
 /** Percentile bootstrap intervals of a mean, drawn from the project's seeded generator. */
-import { Xoshiro128ss } from "../util/random";
+import { Pcg64 } from "../util/random";
 
 export interface BootstrapOptions {
   /** Resamples drawn (default 10,000). */
@@ -33,11 +33,11 @@ export function bootstrapCI(values: readonly number[], opts: BootstrapOptions = 
   const x = Float64Array.from(values);
   let total = 0;
   for (let i = 0; i < n; i++) total += x[i];
-  const rng = Xoshiro128ss.fromSeed(opts.seed ?? 42);
+  const rng = Pcg64.fromSeed(opts.seed ?? 42);
   const means = new Float64Array(resamples);
   for (let r = 0; r < resamples; r++) {
     let s = 0;
-    for (let i = 0; i < n; i++) s += x[Math.floor(rng.nextFloat() * n)];
+    for (let i = 0; i < n; i++) s += x[rng.integers(n)];
     means[r] = s / n;
   }
   means.sort();

@@ -2,6 +2,7 @@
 import type { DocId, QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
+import { Pcg64 } from "../util/random";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export interface RunScores {
@@ -36,8 +37,9 @@ export interface CompareOptions extends RandomizationOptions {
 }
 
 /**
- * Queries are those of the qrels with a relevant document, in qrels order; a query missing from a run scores 0,
- * as in `evaluate`. Every test gets the same seed, so its p does not depend on the other tests.
+ * Queries are those of the qrels with a relevant document, in qrels order (the order decides which flip meets which
+ * query); a query missing from a run scores 0, as in `evaluate`. The tests run pair by pair, each pair's metrics in
+ * order, on one numpy stream (`default_rng(seed)`, or `opts.rng`), as the authors' notebook runs its family.
  */
 export function compareRuns(
   runs: readonly RunScores[],
@@ -63,11 +65,12 @@ export function compareRuns(
   }
   const column = (run: RunScores, m: Metric) => qids.map((q) => run.perQuery.get(q)?.[m] ?? 0);
   const raw: Omit<SignificanceTest, "pHolm">[] = [];
+  const rng = opts.rng ?? Pcg64.fromSeed(opts.seed ?? 42);
   for (const [a, b] of pairs) {
     const ra = byName.get(a)!;
     const rb = byName.get(b)!;
     for (const metric of metrics) {
-      const r = pairedRandomizationTest(column(ra, metric), column(rb, metric), { swaps: opts.swaps, seed: opts.seed });
+      const r = pairedRandomizationTest(column(ra, metric), column(rb, metric), { swaps: opts.swaps, rng });
       raw.push({ a, b, metric, meanA: r.meanA, meanB: r.meanB, delta: r.delta, p: r.p });
     }
   }

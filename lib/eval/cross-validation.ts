@@ -5,7 +5,7 @@
 import type { QueryId } from "../types";
 import { meanOf, type Metric, type MetricValues } from "./metrics";
 import { checkMetric, firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
-import { Xoshiro128ss } from "../util/random";
+import { Pcg64 } from "../util/random";
 
 export interface CvFold {
   fold: number;
@@ -89,13 +89,7 @@ export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly Quer
   };
 }
 
-/** A copy of `items` in a seeded random order (Fisher–Yates), the same on every platform for a seed. */
+/** A copy of `items` in the order numpy's `default_rng(seed).shuffle` gives. */
 function seededShuffle<T>(items: readonly T[], seed: number): T[] {
-  const rng = Xoshiro128ss.fromSeed(seed);
-  const out = items.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.nextFloat() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
+  return Pcg64.fromSeed(seed).shuffle(items.slice());
 }

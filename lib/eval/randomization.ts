@@ -1,14 +1,17 @@
 /**
- * The paper's significance test: two-sided paired randomization (sign-flip) tests, with Holm–Bonferroni. Unlike
- * ranx (ANCHORS.md), p counts the observed arrangement (+1, never 0) and every test is seeded on its own.
+ * The paper's significance test: two-sided paired randomization (sign-flip) tests, with Holm–Bonferroni, drawn as
+ * the authors' notebook draws them: numpy's `default_rng(seed)`, 100 batches of `choice([-1, 1], size=(1000, n))`
+ * per test, one stream shared by a family's tests in order. Unlike ranx (ANCHORS.md), p counts the observed
+ * arrangement (+1, never 0).
  */
-import { rotl, seedState } from "../util/random";
+import { Pcg64 } from "../util/random";
 
-/** Result of one paired test: the two means, their difference (a − b) and the two-sided p. */
+/** Result of one paired test: the two means, their difference (a − b), the flips at least as extreme, and p. */
 export interface PairedTestResult {
   meanA: number;
   meanB: number;
   delta: number;
+  extreme: number;
   p: number;
 }
 
@@ -16,18 +19,23 @@ export interface PairedTestResult {
 export interface RandomizationOptions {
   /** Random sign-flip patterns drawn (default 100,000, the paper's). */
   swaps?: number;
-  /** PRNG seed (default 42, the paper's). */
-  seed?: number;
+  /** numpy seed of the stream (default 42, the paper's); any non-negative integer, a bigint past 2^53. */
+  seed?: number | bigint;
+  /** The stream to continue instead (a family's tests share one, in order); `seed` is then unused. */
+  rng?: Pcg64;
 }
 
 /** The paper's tolerance: a flipped mean counts as "at least as extreme" within 1e-12. */
 const TIE_TOLERANCE = 1e-12;
 
+/** Flips drawn per call of the sign kernel: the authors' batch (the stream is the same for any batch). */
+const BATCH = 1000;
+
 /**
- * Two-sided paired sign-flip test on d = a − b, each flip drawing a random sign per query:
- * p = (#{flips: |mean of s·d| ≥ |mean of d| − 1e-12} + 1) / (swaps + 1).
- * Fast: per block of 8 queries a 256-entry table of signed sums, so a flip is one 32-bit random word per 4
- * blocks and one lookup per block. The tolerance is absolute, as in the paper (right for values in [0, 1]).
+ * Two-sided paired sign-flip test on d = a − b: p = (#{flips: |mean of s·d| ≥ |mean of d| − 1e-12} + 1) / (swaps + 1),
+ * flip r negating query i when numpy's `choice([-1, 1])` draws −1 for (r, i). Sums go through a 256-entry table of
+ * signed sums per block of 8 queries (one lookup per block); their order differs from numpy's pairwise sums by
+ * rounding alone, which the 1e-12 tolerance absorbs (shared/oracles/numpy-rng: the counts are numpy's).
  */
 export function pairedRandomizationTest(a: readonly number[], b: readonly number[], opts: RandomizationOptions = {}): PairedTestResult {
   const n = a.length;
@@ -35,12 +43,10 @@ export function pairedRandomizationTest(a: readonly number[], b: readonly number
   if (n === 0) throw new RangeError("paired test needs at least one query");
   const swaps = opts.swaps ?? 100_000;
   if (!Number.isInteger(swaps) || swaps < 1) throw new RangeError(`swaps must be a positive integer, got ${swaps}`);
-  const seed = opts.seed ?? 42;
+  const rng = opts.rng ?? Pcg64.fromSeed(opts.seed ?? 42);
 
   const blocks = Math.ceil(n / 8);
-  const words = Math.ceil(blocks / 4);
-  // Zero-difference padding keeps the loop uniform (4 lookups per word) and adds ±0 to every sum.
-  const d = new Float64Array(words * 32);
+  const d = new Float64Array(blocks * 8);
   let sumA = 0;
   let sumB = 0;
   let sumD = 0;
@@ -57,30 +63,18 @@ export function pairedRandomizationTest(a: readonly number[], b: readonly number
   const meanB = sumB / n;
   const threshold = Math.abs(sumD / n) - TIE_TOLERANCE;
 
-  const table = signedBlockSums(d, words * 4);
-  const st = seedState(seed);
-  let s0 = st[0];
-  let s1 = st[1];
-  let s2 = st[2];
-  let s3 = st[3];
+  const table = signedBlockSums(d, blocks);
   let extreme = 0;
-  for (let f = 0; f < swaps; f++) {
-    let sum = 0;
-    for (let w = 0, base = 0; w < words; w++, base += 1024) {
-      // xoshiro128** inlined (as Xoshiro128ss.nextUint32): a call per word would cost as much as the lookups.
-      const r = Math.imul(rotl(Math.imul(s1, 5), 7), 9);
-      const t = s1 << 9;
-      s2 ^= s0;
-      s3 ^= s1;
-      s1 ^= s2;
-      s0 ^= s3;
-      s2 ^= t;
-      s3 = (s3 << 11) | (s3 >>> 21);
-      sum += table[base + (r & 255)] + table[base + 256 + ((r >>> 8) & 255)] + table[base + 512 + ((r >>> 16) & 255)] + table[base + 768 + (r >>> 24)];
+  for (let done = 0; done < swaps; done += BATCH) {
+    const flips = Math.min(BATCH, swaps - done);
+    const signs = rng.packedSigns(flips, n);
+    for (let f = 0, at = 0; f < flips; f++) {
+      let sum = 0;
+      for (let c = 0, base = 0; c < blocks; c++, base += 256) sum += table[base + signs[at++]];
+      if (Math.abs(sum / n) >= threshold) extreme++;
     }
-    if (Math.abs(sum / n) >= threshold) extreme++;
   }
-  return { meanA, meanB, delta: meanA - meanB, p: (extreme + 1) / (swaps + 1) };
+  return { meanA, meanB, delta: meanA - meanB, extreme, p: (extreme + 1) / (swaps + 1) };
 }
 
 /** Per block of 8 differences, the signed sum for all 256 sign patterns (bit j set: difference j negated). */

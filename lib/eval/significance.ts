@@ -73,6 +73,10 @@ export interface PaperSignificance {
   of: number;
   /** The correction, in words, for whoever reads the JSON file alone. */
   correction: string;
+  /** The computed tests drew their flips as the authors' notebook does (all 20 present, one stream in order). */
+  authorsStream: boolean;
+  /** How the flips were drawn, in words. */
+  stream: string;
   tests: PaperTest[];
 }
 
@@ -101,7 +105,9 @@ export interface SignificanceReport {
 }
 
 /** Randomization settings (the paper's by default) and why experiments did not run, quoted in missing tests. */
-export interface SignificanceFamilyOptions extends RandomizationOptions {
+export interface SignificanceFamilyOptions extends Pick<RandomizationOptions, "swaps"> {
+  /** numpy seed of each family's stream (default 42, the paper's). */
+  seed?: number;
   /** Experiment id → why it did not run (e.g. "skipped: no chat model configured"). */
   notRun?: ReadonlyMap<string, string>;
 }
@@ -130,6 +136,11 @@ export function paperSignificance(
   const computed = present.length
     ? compareRuns(runsOf(perQuery, [...new Set(present.flat())]), qids, { pairs: present, metrics: PAPER_TESTS.metrics, swaps: opts.swaps, seed: opts.seed }).tests
     : [];
+  const authorsStream = present.length === PAPER_TESTS.pairs.length;
+  const rng = `numpy default_rng(${opts.seed ?? PAPER_SEED}), ${(opts.swaps ?? PAPER_SWAPS).toLocaleString("en-US")} flips per test, the queries in the benchmark's order`;
+  const stream = authorsStream
+    ? `${rng}: one stream for the ${PAPER_TESTS.pairs.length * PAPER_TESTS.metrics.length} tests in the paper's order, as the authors' notebook (their p-values digit for digit)`
+    : `${rng}: one stream for the ${computed.length} computed tests in the paper's order; with runs missing the authors' loop stops, so these p-values are not comparable with theirs digit for digit`;
   const key = (a: string, b: string, metric: Metric) => `${a}\u0000${b}\u0000${metric}`;
   const byKey = new Map(computed.map((t) => [key(t.a, t.b, t.metric), t]));
   const why = (id: string) => {
@@ -150,6 +161,8 @@ export function paperSignificance(
     computed: computed.length,
     of: tests.length,
     correction: `Holm over all ${tests.length} tests of the paper; each missing test counted as p = 1`,
+    authorsStream,
+    stream,
     tests,
   };
 }

@@ -82,7 +82,8 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
   body += `<h3>The paper's ${of} tests</h3>\n`;
   body += note(
     `${escapeHtml(toNumber(paper.computed) ?? computed.length)} of the paper's ${of} tests computed; Holm over all ${of}, missing tests counted as p = 1 ` +
-      `(the largest adjusted p the missing tests could give a computed test: one significant here stays significant once all ${of} are computed).`,
+      `(the largest adjusted p the missing tests could give a computed test: one significant here stays significant once all ${of} are computed).` +
+      (typeof paper.stream === "string" ? ` Flips: ${escapeHtml(paper.stream)}.` : ""),
   );
   if (computed.length) {
     body += testTable(computed, marks);

@@ -216,7 +216,9 @@ test("orthonormalRows keeps the span, and a dependent column becomes zero", () =
   }
 });
 
-test("at full rank the singular values match a dense one-sided Jacobi SVD to 1e-6 relative", () => {
+// An unlucky Gaussian draw leaves the Rayleigh–Ritz basis ill-conditioned: over seeds 1–12 on numpy's stream the
+// worst σ is within 1e-7 for eleven and 2.5e-6 for seed 5, so the bound is 5e-6.
+test("at full rank the singular values match a dense one-sided Jacobi SVD to 5e-6 relative", () => {
   for (const [nDocs, nTerms, seed] of [
     [30, 20, 1],
     [18, 40, 2],
@@ -228,7 +230,7 @@ test("at full rank the singular values match a dense one-sided Jacobi SVD to 1e-
     assert.equal(model.dims, Math.min(nDocs, corpus.index.termCount));
     for (let i = 0; i < rank; i++) {
       const rel = Math.abs(model.singularValues[i] - ref[i]) / ref[i];
-      assert.ok(rel < 1e-6, `${nDocs}×${nTerms} σ${i + 1}: got ${model.singularValues[i]}, want ${ref[i]} (rel ${rel})`);
+      assert.ok(rel < 5e-6, `${nDocs}×${nTerms} σ${i + 1}: got ${model.singularValues[i]}, want ${ref[i]} (rel ${rel})`);
     }
     for (let i = rank; i < model.dims; i++) assert.ok(model.singularValues[i] < 1e-6 * ref[0]);
   }
@@ -259,13 +261,14 @@ test("a rank-deficient corpus (every document twice) gets zero trailing σ and c
   for (let d = 0; d < 10; d++) assert.ok(maxAbsDiff(single.embedDocs()[d].subarray(0, 10), docs[d].subarray(0, 10)) < 1e-5);
 });
 
-test("below full rank, enough power iterations give the leading singular values to 1e-6 relative", () => {
+// Over seeds 1–12 on numpy's stream the worst of the eight σ is 3e-7 to 2.8e-6 relative after 12 iterations.
+test("below full rank, enough power iterations give the leading singular values to 5e-6 relative", () => {
   const { corpus, tokens } = randomCorpus(80, 60, 0.15, 4);
   const ref = referenceSingularValues(denseTfidf(tokens).A);
   const model = fitLsi(corpus, { dims: 8, seed: 9, powerIterations: 12 });
   for (let i = 0; i < 8; i++) {
     const rel = Math.abs(model.singularValues[i] - ref[i]) / ref[i];
-    assert.ok(rel < 1e-6, `σ${i + 1}: got ${model.singularValues[i]}, want ${ref[i]} (rel ${rel})`);
+    assert.ok(rel < 5e-6, `σ${i + 1}: got ${model.singularValues[i]}, want ${ref[i]} (rel ${rel})`);
   }
 });
 
@@ -392,8 +395,8 @@ test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", asy
   const model = fitLsi(corpus, { dims: 256 });
   const wall = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  // The vectors of version 0.8.0's fit, to the bit.
-  assert.ok(sha(model.docMatrix).startsWith("f4e04239d0445177"), "the greeklaws-2021 model is the one before");
+  // The vectors of the fit on numpy's stream (0.9; 0.8.0's xoshiro128** fit began f4e04239d0445177), to the bit.
+  assert.ok(sha(model.docMatrix).startsWith("4f4838f6c7faf493"), "the greeklaws-2021 model is the one before");
   console.log(
     `LSI fit, ${bench.docs.length} docs × ${corpus.index.termCount} terms, ${corpus.index.postingCount} postings, k=256: ` +
       `${(wall / 1000).toFixed(2)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(2)} s CPU`,
@@ -414,7 +417,7 @@ test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", asy
       `BM25-GREEKSTEMMER Recall@100 ${bm25["Recall@100"].toFixed(4)}, nDCG@10 ${bm25["nDCG@10"].toFixed(4)}`,
   );
   assert.ok(Math.abs(bm25["Recall@100"] - 0.9576) < 1e-4, "the BM25 baseline of the brief");
-  // Measured 0.9611 / 0.5244 with seed 42; the bounds leave room for float differences.
+  // Measured 0.9611 / 0.5490 with seed 42 on numpy's stream (0.9611 / 0.5244 on 0.8.0's xoshiro128**).
   assert.ok(lsi["Recall@100"] > 0.9, `LSI Recall@100 ${lsi["Recall@100"]}`);
   assert.ok(lsi["nDCG@10"] > 0.45, `LSI nDCG@10 ${lsi["nDCG@10"]}`);
 
@@ -424,11 +427,12 @@ test("greeklaws-2021: 256-dim LSI fits fast and retrieves the gold article", asy
 });
 
 test("fitLsi's models are pinned to the bit: the order of every addition in the products is part of the result", () => {
-  // Made by the fits of version 0.8.0, whose products ran in a WebAssembly kernel that added as the JavaScript does.
+  // Made by the fits of 0.9 (numpy's stream for the random matrix), whose products run in a WebAssembly kernel that
+  // adds as the JavaScript does.
   const expected = [
-    "44b0afaddaf94eafc562dc5b39d0880270166563c02dcef08cfdbc522c1dd7b7",
-    "d26184de2e411e416e4750d4957fca4a70ed398a4d59310a0a20fc18cda73f38",
-    "4dffa3125a78c625f7478ed5ef64113e8c33bfe187e755b48715e7919fb4258b",
+    "d186d19eb2fec431c04c20e4404230eb49c121a3513b23a5714a3810f5db7915",
+    "01e5dd22742c8b814fdfb9ece0b572a250622224fced8c010c7df95d21b3b652",
+    "0a67af22c5ef428c802799bb1e94370886f0197cfdb0b665753b50defc46ec24",
   ];
   for (const powerIterations of [0, 1, 2]) {
     const m = fitLsi(randomCorpus(300, 200, 0.08, 11).corpus, { dims: 20, seed: 5, powerIterations });

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MISSED_GOLD_COLUMNS, PAPER_MISSED_GOLD, reactMissedGold, type ReactRoundLike } from "../../lib/eval/react-missed";
-import { Xoshiro128ss } from "../../lib/util/random";
+import { Pcg64 } from "../../lib/util/random";
 import type { ReactRoundTrace } from "../../lib/llm/react-traces";
 import type { QueryId } from "../../lib/types";
 
@@ -86,8 +86,8 @@ test("reactMissedGold: requested rounds in the order asked, those outside the ru
 });
 
 test("reactMissedGold: counts agree with the definition on random runs", () => {
-  const rng = Xoshiro128ss.fromSeed(5);
-  const pick = (n: number) => Math.floor(rng.nextFloat() * n);
+  const rng = Pcg64.fromSeed(5);
+  const pick = (n: number) => Math.floor(rng.nextDouble() * n);
   for (let trial = 0; trial < 30; trial++) {
     const rounds = new Map<QueryId, ReactRoundLike[]>();
     const qrels = new Map<QueryId, Set<string>>();
@@ -96,7 +96,7 @@ test("reactMissedGold: counts agree with the definition on random runs", () => {
       const rs: ReactRoundLike[] = [];
       for (let r = 0; r < n; r++) {
         const ids = [...new Set(Array.from({ length: pick(6) }, () => `d${pick(10)}`))];
-        rs.push({ retrieved: ids.map((id, i) => ({ id, rank: i + 1 })), kept: ids.filter(() => rng.nextFloat() < 0.3).map((id) => ({ id })) });
+        rs.push({ retrieved: ids.map((id, i) => ({ id, rank: i + 1 })), kept: ids.filter(() => rng.nextDouble() < 0.3).map((id) => ({ id })) });
       }
       rounds.set(`q${q}`, rs);
       qrels.set(`q${q}`, new Set(Array.from({ length: pick(4) }, () => `d${pick(10)}`)));

@@ -9,6 +9,7 @@ import { REPO } from "../helpers/shared";
 for (const [script, file] of [
   ["build-dot-kernel.js", "lib/dense/dot-kernel-wasm.ts"],
   ["build-gather-kernel.js", "lib/dense/gather-kernel-wasm.ts"],
+  ["build-sign-kernel.js", "lib/util/sign-kernel-wasm.ts"],
 ]) {
   test(`${file} is what scripts/${script} generates`, () => {
     const r = spawnSync(process.execPath, [path.join(REPO, "scripts", script), "--check"], { encoding: "utf8" });
