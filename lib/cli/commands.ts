@@ -8,7 +8,7 @@ import { readQrels } from "../data/qrels";
 import { checkRunCoverage, formatJsonRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
-import { evaluate, METRICS } from "../eval/metrics";
+import { evaluate, METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
@@ -24,7 +24,7 @@ import { formatPlan } from "../report/plan-text";
 import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
-import { formatComparison } from "../report/comparison";
+import { formatComparison, streamNote } from "../report/comparison";
 import { errorsCmd } from "./errors-command";
 import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
@@ -58,6 +58,15 @@ const llmHelp = [
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
   "GBR_REPLAY_FILE=FILE to replay a shared file of chat answers (imported into the store); GBR_OFFLINE=1 to forbid network calls.",
 ];
+
+/** `--seed`: a non-negative integer of any size (numpy seeds past 2^64 included), default 42. */
+function seedOption(value: unknown): number | bigint {
+  if (value === undefined) return 42;
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text)) throw new CliError(`--seed must be a non-negative integer, got '${text}'`, 2);
+  const big = BigInt(text);
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+}
 
 /** The LLM flags as retriever options, plus the run context (one configuration and set of providers per command). */
 function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {}): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
@@ -419,10 +428,11 @@ const compare = withHelp(
   {
     name: "compare",
     summary: "Paired randomization tests with Holm correction between runs.",
-    usage: "compare --qrels FILE --run A --run B … [--swaps 100000] [--seed 42] [--metric M …] [--json]",
+    usage: "compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--json]",
     options: {
       qrels: { type: "string" },
       run: { type: "string", multiple: true },
+      pair: { type: "string", multiple: true },
       swaps: { type: "string" },
       seed: { type: "string" },
       metric: { type: "string", multiple: true },
@@ -432,11 +442,14 @@ const compare = withHelp(
       "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
       "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension",
       "--swaps N      random sign flips per test (default 100000)",
-      "--seed S       PRNG seed, the same for every test (default 42)",
-      `--metric M     test only these metrics (repeatable or comma-separated; default all: ${METRICS.join(", ")})`,
+      "--pair A,B     test run A against run B (names: file names without extension; repeatable, in this order);",
+      "               default every pair of runs in the order given",
+      "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
+      `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")})`,
       '--json         {"tests": [{"a", "b", "metric", "meanA", "meanB", "delta", "p", "pHolm"}]} at full precision',
-      "Every pair of runs × every metric, two-sided, Holm over all tests. In the table a superscript marks each run",
-      "a value beats significantly (p_Holm < 0.05).",
+      "Two-sided, Holm over all tests. The flips are drawn as the authors' notebook draws them: numpy's",
+      "default_rng(seed), pair by pair, each pair's metrics in order, queries in the order of the qrels file. In the",
+      "table a superscript marks each run a value beats significantly (p_Holm < 0.05)."
     ],
   },
   async (values, _pos, io) => {
@@ -447,12 +460,18 @@ const compare = withHelp(
     for (const m of metricNames) {
       if (!(METRICS as readonly string[]).includes(m)) throw new CliError(`gbr compare: unknown metric '${m}' (known: ${METRICS.join(", ")})`, 2);
     }
-    const metrics = metricNames.length ? METRICS.filter((m) => metricNames.includes(m)) : [...METRICS];
+    const metrics = metricNames.length ? ([...new Set(metricNames)] as Metric[]) : [...METRICS];
     const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
-    const seed = numberOption(values.seed, "--seed", 42, { integer: true });
+    const seed = seedOption(values.seed);
     const names = files.map((f) => path.parse(f).name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
+    const pairs = ((values.pair as string[] | undefined) ?? []).map((p): [string, string] => {
+      const parts = p.split(",").map((x) => x.trim());
+      if (parts.length !== 2 || !parts[0] || !parts[1]) throw new CliError(`gbr compare: --pair takes A,B (two run names), got '${p}'`, 2);
+      for (const n of parts) if (!names.includes(n)) throw new CliError(`gbr compare: --pair ${p}: no run named '${n}' (runs: ${names.join(", ")})`, 2);
+      return [parts[0], parts[1]];
+    });
     const qrels = await readQrels(String(values.qrels));
     const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
     for (let i = 0; i < files.length; i++) {
@@ -464,9 +483,10 @@ const compare = withHelp(
       const { mean, perQuery } = evaluate(run.rankings, qrels);
       runs.push({ name: names[i], mean, perQuery });
     }
-    const comparison = compareRuns(runs, qrels, { metrics, swaps, seed });
+    const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
     if (values.json) {
       io.stdout(JSON.stringify(comparison, null, 2) + "\n");
+      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
       return;
     }
     io.stdout(formatComparison(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size }));

@@ -13,8 +13,13 @@ export interface ComparisonTableOptions {
   /** Family-wise level for the superscripts (default 0.05). */
   alpha?: number;
   swaps?: number;
-  seed?: number;
+  seed?: number | bigint;
   queries?: number;
+}
+
+/** How `compareRuns` drew its flips, in words (the comparison's record of its stream and order). */
+export function streamNote(seed: number | bigint, tests: number): string {
+  return `Flips: numpy default_rng(${seed}), one stream for the ${tests} tests in the order listed (pairs as given, each pair's metrics as given), queries in qrels order.`;
 }
 
 /**
@@ -63,7 +68,13 @@ export function formatComparison(
     ? `[x,y]: significantly better than runs x and y (${what}; p_Holm < ${alpha}).`
     : `Superscripts: significantly better than the run with that label (${what}; p_Holm < ${alpha}).`;
   const testRows = comparison.tests.map((t) => [t.a, t.b, t.metric, formatFixed(t.delta, 4), formatFixed(t.p, pDigits), formatFixed(t.pHolm, pDigits)]);
-  return [formatTable(["#", "run", ...metrics], rows), legend, "", formatTable(["a", "b", "metric", "delta", "p", "pHolm"], testRows)].join("\n");
+  return [
+    formatTable(["#", "run", ...metrics], rows),
+    legend,
+    streamNote(opts.seed ?? 42, comparison.tests.length),
+    "",
+    formatTable(["a", "b", "metric", "delta", "p", "pHolm"], testRows),
+  ].join("\n");
 }
 
 /** a … z, aa, ab … (q included: these labels are never superscripted). */

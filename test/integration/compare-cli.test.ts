@@ -103,3 +103,47 @@ test("gbr compare: usage errors name the problem (exit 2)", async () => {
   assert.equal(dup.code, 2);
   assert.match(dup.stderr, /two runs are named 'good'/);
 });
+
+test("gbr compare --pair … --seed S: the tests in the order given on one stream, the counts of the authors' loop", async () => {
+  const args = ["compare", "--qrels", file("qrels.tsv"), "--run", file("good.trec"), "--run", file("bad.trec"), "--run", file("half.json")];
+  const seed = "18446744073709551619"; // past 2^64: numpy takes any non-negative integer
+  const r = await gbr([...args, "--pair", "half,good", "--pair", "bad,half", "--metric", "Recall@100,nDCG@10", "--swaps", "3000", "--seed", seed, "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const tests = (JSON.parse(r.stdout) as { tests: { a: string; b: string; metric: string; p: number }[] }).tests;
+  assert.deepEqual(
+    tests.map((t) => `${t.a}|${t.b}|${t.metric}`),
+    ["half|good|Recall@100", "half|good|nDCG@10", "bad|half|Recall@100", "bad|half|nDCG@10"],
+  );
+  assert.match(r.stderr, new RegExp(`numpy default_rng\\(${seed}\\), one stream for the 4 tests in the order listed`));
+  // The authors' loop on the same per-query values (in qrels order), one generator for the family.
+  const { Pcg64 } = await import("../../lib/util/random");
+  const { pairedRandomizationTest } = await import("../../lib/eval/randomization");
+  const { evaluate } = await import("../../lib/eval/metrics");
+  const { readRun } = await import("../../lib/data/runs");
+  const { readQrels } = await import("../../lib/data/qrels");
+  const qrels = await readQrels(file("qrels.tsv"));
+  const per = async (f: string) => evaluate((await readRun(file(f))).rankings, qrels).perQuery;
+  const runs = { good: await per("good.trec"), bad: await per("bad.trec"), half: await per("half.json") };
+  const qids = [...qrels.keys()];
+  const rng = Pcg64.fromSeed(BigInt(seed));
+  const column = (name: keyof typeof runs, m: "Recall@100" | "nDCG@10") => qids.map((q) => runs[name].get(q)?.[m] ?? 0);
+  const want = (
+    [
+      ["half", "good"],
+      ["bad", "half"],
+    ] as const
+  ).flatMap(([a, b]) => (["Recall@100", "nDCG@10"] as const).map((m) => pairedRandomizationTest(column(a, m), column(b, m), { rng, swaps: 3000 }).p));
+  assert.deepEqual(
+    tests.map((t) => t.p),
+    want,
+  );
+  const bad = await gbr([...args, "--pair", "good"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--pair takes A,B/);
+  const unknown = await gbr([...args, "--pair", "good,nope"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /no run named 'nope'/);
+  const negative = await gbr([...args, "--seed=-3"]);
+  assert.equal(negative.code, 2);
+  assert.match(negative.stderr, /--seed must be a non-negative integer/);
+});
