@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Generates lib/util/sign-kernel-wasm.ts: numpy's PCG64 stream as the sign flips of
-// `rng.choice([-1, 1], size=(flips, n))`, packed for the randomization test (lib/eval/randomization.ts).
+// `rng.choice([-1, 1], size=(flips, n))`, packed for the randomization test (lib/eval/randomization.ts), and as
+// `random()` doubles in bulk (doubles(out, count): (output >> 11) × 2^-53, f64 from `out`; no spare half is used).
 // Run `node scripts/build-sign-kernel.js` after editing; a test checks the committed file is current.
 //
 // signs(out, flips, n): the generator state is at byte 0 (state low, state high, inc low, inc high:
@@ -17,6 +18,28 @@ const MH = "0x2360ED051FC65DA4";
 const B0 = "0x9FCCF645";
 const B1 = "0x4385DF64";
 const MASK = "0xFFFFFFFF";
+
+// One PCG64 draw: the state steps, and $o is the XSL-RR output of the new state.
+const STEP = `            ;; the 128-bit step: low 64 bits of state × M, and its high 64 bits
+            (local.set $p (i64.mul (local.get $sl) (i64.const ${ML})))
+            (local.set $a0 (i64.and (local.get $sl) (i64.const ${MASK})))
+            (local.set $a1 (i64.shr_u (local.get $sl) (i64.const 32)))
+            (local.set $t (i64.mul (local.get $a0) (i64.const ${B0})))
+            (local.set $k (i64.shr_u (local.get $t) (i64.const 32)))
+            (local.set $t (i64.add (i64.mul (local.get $a1) (i64.const ${B0})) (local.get $k)))
+            (local.set $w1 (i64.and (local.get $t) (i64.const ${MASK})))
+            (local.set $w2 (i64.shr_u (local.get $t) (i64.const 32)))
+            (local.set $t (i64.add (i64.mul (local.get $a0) (i64.const ${B1})) (local.get $w1)))
+            (local.set $k (i64.shr_u (local.get $t) (i64.const 32)))
+            (local.set $sh
+              (i64.add
+                (i64.add
+                  (i64.add (i64.mul (local.get $a1) (i64.const ${B1})) (i64.add (local.get $w2) (local.get $k)))
+                  (i64.add (i64.mul (local.get $sl) (i64.const ${MH})) (i64.mul (local.get $sh) (i64.const ${ML}))))
+                (local.get $ih)))
+            (local.set $sl (i64.add (local.get $p) (local.get $il)))
+            (local.set $sh (i64.add (local.get $sh) (i64.extend_i32_u (i64.lt_u (local.get $sl) (local.get $p)))))
+            (local.set $o (i64.rotr (i64.xor (local.get $sh) (local.get $sl)) (i64.shr_u (local.get $sh) (i64.const 58))))`;
 
 const wat = `(module
   (memory (export "memory") 1)
@@ -42,27 +65,7 @@ const wat = `(module
             (local.set $bit (i32.shr_u (local.get $spare) (i32.const 31)))
             (local.set $has (i32.const 0)))
           (else
-            ;; the 128-bit step: low 64 bits of state × M, and its high 64 bits
-            (local.set $p (i64.mul (local.get $sl) (i64.const ${ML})))
-            (local.set $a0 (i64.and (local.get $sl) (i64.const ${MASK})))
-            (local.set $a1 (i64.shr_u (local.get $sl) (i64.const 32)))
-            (local.set $t (i64.mul (local.get $a0) (i64.const ${B0})))
-            (local.set $k (i64.shr_u (local.get $t) (i64.const 32)))
-            (local.set $t (i64.add (i64.mul (local.get $a1) (i64.const ${B0})) (local.get $k)))
-            (local.set $w1 (i64.and (local.get $t) (i64.const ${MASK})))
-            (local.set $w2 (i64.shr_u (local.get $t) (i64.const 32)))
-            (local.set $t (i64.add (i64.mul (local.get $a0) (i64.const ${B1})) (local.get $w1)))
-            (local.set $k (i64.shr_u (local.get $t) (i64.const 32)))
-            (local.set $sh
-              (i64.add
-                (i64.add
-                  (i64.add (i64.mul (local.get $a1) (i64.const ${B1})) (i64.add (local.get $w2) (local.get $k)))
-                  (i64.add (i64.mul (local.get $sl) (i64.const ${MH})) (i64.mul (local.get $sh) (i64.const ${ML}))))
-                (local.get $ih)))
-            (local.set $sl (i64.add (local.get $p) (local.get $il)))
-            (local.set $sh (i64.add (local.get $sh) (i64.extend_i32_u (i64.lt_u (local.get $sl) (local.get $p)))))
-            (local.set $o (i64.rotr (i64.xor (local.get $sh) (local.get $sl)) (i64.shr_u (local.get $sh) (i64.const 58))))
-            (local.set $bit (i32.wrap_i64 (i64.and (i64.shr_u (local.get $o) (i64.const 31)) (i64.const 1))))
+${STEP}            (local.set $bit (i32.wrap_i64 (i64.and (i64.shr_u (local.get $o) (i64.const 31)) (i64.const 1))))
             (local.set $spare (i32.wrap_i64 (i64.shr_u (local.get $o) (i64.const 32))))
             (local.set $has (i32.const 1))))
         (local.set $acc (i32.or (local.get $acc) (i32.shl (i32.xor (local.get $bit) (i32.const 1)) (i32.and (local.get $i) (i32.const 7)))))
@@ -83,6 +86,22 @@ const wat = `(module
     (i64.store (i32.const 8) (local.get $sh))
     (i32.store (i32.const 32) (local.get $has))
     (i32.store (i32.const 36) (local.get $spare)))
+  (func (export "doubles") (param $out i32) (param $count i32)
+    (local $sl i64) (local $sh i64) (local $il i64) (local $ih i64) (local $end i32)
+    (local $p i64) (local $a0 i64) (local $a1 i64) (local $t i64) (local $k i64) (local $w1 i64) (local $w2 i64) (local $o i64)
+    (local.set $sl (i64.load (i32.const 0)))
+    (local.set $sh (i64.load (i32.const 8)))
+    (local.set $il (i64.load (i32.const 16)))
+    (local.set $ih (i64.load (i32.const 24)))
+    (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 3))))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
+${STEP}
+      (f64.store (local.get $out) (f64.mul (f64.convert_i64_u (i64.shr_u (local.get $o) (i64.const 11))) (f64.const 0x1p-53)))
+      (local.set $out (i32.add (local.get $out) (i32.const 8)))
+      (br $next)))
+    (i64.store (i32.const 0) (local.get $sl))
+    (i64.store (i32.const 8) (local.get $sh)))
 )
 `;
 
@@ -93,6 +112,6 @@ run(() =>
     file: "sign-kernel-wasm.ts",
     dir: "util",
     constant: "SIGN_KERNEL_WASM_BASE64",
-    summary: "numpy's PCG64 stream as packed sign flips of choice([-1, 1], size=(flips, n)).",
+    summary: "numpy's PCG64 stream as packed sign flips of choice([-1, 1], size=(flips, n)), and as random() doubles.",
   }),
 );

@@ -306,11 +306,10 @@ export function flipSigns(U: Float64Array, m: number, k: number): void {
  * Box–Muller, both outputs used, on its 53-bit `random()` doubles (not numpy's ziggurat `standard_normal`).
  */
 export function gaussianMatrix(size: number, seed: number, out: Float64Array = new Float64Array(size)): Float64Array {
-  const rng = Pcg64.fromSeed(seed);
-  const uniform = () => rng.nextDouble();
+  const u = Pcg64.fromSeed(seed).fillDoubles(new Float64Array(size + (size % 2)));
   for (let i = 0; i < size; i += 2) {
-    const radius = Math.sqrt(-2 * Math.log(1 - uniform()));
-    const angle = 2 * Math.PI * uniform();
+    const radius = Math.sqrt(-2 * Math.log(1 - u[i]));
+    const angle = 2 * Math.PI * u[i + 1];
     out[i] = radius * Math.cos(angle);
     if (i + 1 < size) out[i + 1] = radius * Math.sin(angle);
   }

@@ -43,8 +43,8 @@ export interface CvOptions {
 }
 
 /**
- * k-fold cross-validated tuning from a finished sweep (no retrieval re-run): queries shuffled (xoshiro128**,
- * Fisher–Yates), dealt round-robin into k folds; each fold is scored with the best setting on the other folds
+ * k-fold cross-validated tuning from a finished sweep (no retrieval re-run): queries shuffled (numpy's
+ * `default_rng(seed).shuffle`), dealt round-robin into k folds; each fold is scored with the best setting on the other folds
  * (ties: first in grid order).
  */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {

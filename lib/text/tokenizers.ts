@@ -50,44 +50,72 @@ export function explainStemming(text: string): StemmingStep[] {
   });
 }
 
-// BERT's basic tokenizer treats ASCII symbols as punctuation too, not only Unicode P* characters.
-const BERT_PUNCT = /[\p{P}!-\/:-@[-`{-~]/u;
-const BERT_SPLIT = /[\p{P}!-\/:-@[-`{-~]|[\s\p{Cc}]+/u;
+// BERT's basic tokenizer splits off every punctuation character, ASCII symbols included, as a token of its own.
+const BERT_TOKEN = /[\p{P}!-\/:-@[-`{-~]|[^\s\p{Cc}\p{P}!-\/:-@[-`{-~]+/gu;
+
+/** The authors' punctuation tokens, dropped after tokenising (their fixed set, not every Unicode punctuation mark). */
+export const GRNLP_DROPPED = new Set(Array.from("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~·΄—«»“”…‚„‘’–؛،"));
+
+/** The authors' slice length: the toolkit is given `text[i:i+2000]`, in code points as Python counts them. */
+export const GRNLP_SLICE = 2000;
 
 /**
- * Approximates BM25-GR-NLP-TOOLKIT's tokens: accentless lower case (its Greek BERT is uncased), split on
- * whitespace and punctuation as BERT's basic tokenizer, punctuation dropped, no stems (docs/tokenizers.md).
+ * BM25-GR-NLP-TOOLKIT as the authors' code runs it: the raw text in 2,000-character slices, each cleaned and
+ * tokenised, each token cleaned, empty ones and those in their fixed punctuation set dropped. The toolkit's own
+ * tokenizer (a Greek BERT, uncased) is approximated by accentless lower case and BERT's basic split on whitespace
+ * and punctuation (docs/tokenizers.md).
  */
 export function grnlpTokenizer(): Tokenizer {
-  const splitter = new RegExp(BERT_SPLIT.source, "gu");
-  const tokensOf = (text: string) => foldLower(text).split(splitter).filter((t) => t !== "" && !BERT_PUNCT.test(t));
-  // Each whitespace chunk is folded and split once, then reused: the same tokens as folding the whole text, as
-  // folding is per character and final sigma never looks across whitespace (a test checks it on a corpus).
+  // Each whitespace chunk of a cleaned slice is folded and split once, then reused: the same tokens as folding the
+  // whole slice, as folding is per character and final sigma never looks across whitespace (a test checks it).
   const cache = new Map<string, string[]>();
   return {
     name: "bm25-grnlp",
     tokenize(text: string): string[] {
       const out: string[] = [];
-      for (const chunk of clean(text).split(WHITESPACE)) {
-        if (chunk === "") continue;
-        let tokens = cache.get(chunk);
-        if (!tokens) {
-          if (cache.size >= CHUNK_CACHE_LIMIT) cache.clear();
-          cache.set(chunk, (tokens = tokensOf(chunk)));
+      for (const slice of grnlpSlices(text)) {
+        for (const chunk of clean(slice).split(WHITESPACE)) {
+          if (chunk === "") continue;
+          let tokens = cache.get(chunk);
+          if (!tokens) {
+            if (cache.size >= CHUNK_CACHE_LIMIT) cache.clear();
+            cache.set(chunk, (tokens = kept(foldLower(chunk).match(BERT_TOKEN) ?? [])));
+          }
+          for (const t of tokens) out.push(t);
         }
-        for (const t of tokens) out.push(t);
       }
       return out;
     },
   };
 }
 
+function kept(tokens: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const t of tokens) {
+    const c = clean(t);
+    if (c !== "" && !GRNLP_DROPPED.has(c)) out.push(c);
+  }
+  return out;
+}
+
+/** `text[i:i+2000]` for i = 0, 2000, …, counting code points as Python does (a surrogate pair is one). */
+export function grnlpSlices(text: string): string[] {
+  if (!/[\ud800-\udfff]/.test(text)) {
+    const out: string[] = [];
+    for (let i = 0; i < text.length; i += GRNLP_SLICE) out.push(text.slice(i, i + GRNLP_SLICE));
+    return out;
+  }
+  const cps = Array.from(text);
+  const out: string[] = [];
+  for (let i = 0; i < cps.length; i += GRNLP_SLICE) out.push(cps.slice(i, i + GRNLP_SLICE).join(""));
+  return out;
+}
+
 const WHITESPACE = /\s+/u;
 /** Distinct chunks kept (a corpus the size of greeklaws has about 60,000). */
 const CHUNK_CACHE_LIMIT = 500_000;
 
-/** The uncached gr-nlp tokens (whole text folded, then split): the reference `grnlpTokenizer` is tested against. */
+/** The uncached gr-nlp tokens (each cleaned slice folded and split whole): the reference `grnlpTokenizer` is tested against. */
 export function grnlpTokensDirect(text: string): string[] {
-  const splitter = new RegExp(BERT_SPLIT.source, "gu");
-  return foldLower(clean(text)).split(splitter).filter((t) => t !== "" && !BERT_PUNCT.test(t));
+  return grnlpSlices(text).flatMap((slice) => kept(foldLower(clean(slice)).match(BERT_TOKEN) ?? []));
 }

@@ -4,7 +4,7 @@
  * `choice`). Not cryptographic.
  */
 
-import { ensureWasmBytes, wasmKernel } from "./wasm";
+import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";
 import { SIGN_KERNEL_WASM_BASE64 } from "./sign-kernel-wasm";
 
 const MASK32 = 0xffffffffn;
@@ -215,9 +215,30 @@ export class Pcg64 {
    * set when query 8b + j is negated. The same stream as `choiceSigns`, drawn in WebAssembly (about 40× faster).
    */
   packedSigns(flips: number, n: number): Uint8Array {
-    const k = signKernel();
     const bytes = flips * Math.ceil(n / 8);
-    ensureWasmBytes(k.memory, 64 + bytes);
+    const k = this.toKernel(64 + bytes);
+    k.signs(64, flips, n);
+    this.fromKernel(k);
+    return new Uint8Array(k.memory.buffer, 64, bytes).slice();
+  }
+
+  /** `out.length` doubles of `random()` (the same stream as `nextDouble`), drawn in WebAssembly. */
+  fillDoubles(out: Float64Array): Float64Array {
+    const CHUNK = 1 << 16;
+    for (let at = 0; at < out.length; at += CHUNK) {
+      const count = Math.min(CHUNK, out.length - at);
+      const k = this.toKernel(64 + 8 * count);
+      k.doubles(64, count);
+      this.fromKernel(k);
+      out.set(new Float64Array(k.memory.buffer, 64, count), at);
+    }
+    return out;
+  }
+
+  /** The state, increment and spare half into the kernel's memory (of at least `bytes`). */
+  private toKernel(bytes: number): SignKernel {
+    const k = signKernel();
+    ensureWasmBytes(k.memory, bytes);
     const words = new Uint32Array(k.memory.buffer, 0, 10);
     const limb32 = (l: Float64Array, i: number) => l[2 * i + 1] * 65536 + l[2 * i];
     for (let i = 0; i < 4; i++) {
@@ -226,14 +247,16 @@ export class Pcg64 {
     }
     words[8] = this.spare < 0 ? 0 : 1;
     words[9] = this.spare < 0 ? 0 : this.spare;
-    k.signs(64, flips, n);
+    return k;
+  }
+
+  private fromKernel(k: SignKernel): void {
     const after = new Uint32Array(k.memory.buffer, 0, 10);
     for (let i = 0; i < 4; i++) {
       this.s[2 * i] = after[i] & 0xffff;
       this.s[2 * i + 1] = after[i] >>> 16;
     }
     this.spare = after[8] ? after[9] : -1;
-    return new Uint8Array(k.memory.buffer, 64, bytes).slice();
   }
 
   /** numpy's `Generator.shuffle` of an array in place: from the end, each index drawn by masked rejection. */
@@ -262,11 +285,17 @@ export class Pcg64 {
   }
 }
 
-let kernel: { memory: import("./wasm").WasmMemory; signs: (out: number, flips: number, n: number) => void } | undefined;
-function signKernel(): NonNullable<typeof kernel> {
+interface SignKernel {
+  memory: WasmMemory;
+  signs: (out: number, flips: number, n: number) => void;
+  doubles: (out: number, count: number) => void;
+}
+
+let kernel: SignKernel | undefined;
+function signKernel(): SignKernel {
   if (!kernel) {
     const { memory, exports } = wasmKernel(SIGN_KERNEL_WASM_BASE64)();
-    kernel = { memory, signs: exports.signs as (out: number, flips: number, n: number) => void };
+    kernel = { memory, signs: exports.signs as SignKernel["signs"], doubles: exports.doubles as SignKernel["doubles"] };
   }
   return kernel;
 }

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import fc from "fast-check";
-import { grnlpTokenizer, grnlpTokensDirect } from "../../lib/text/tokenizers";
+import { GRNLP_DROPPED, grnlpSlices, grnlpTokenizer, grnlpTokensDirect } from "../../lib/text/tokenizers";
 import { readBeir } from "../../lib/data/beir";
 import { requireShared } from "../helpers/shared";
 
@@ -31,4 +31,22 @@ test("a whole corpus (greeklaws-2021, 5,692 articles) gives the same tokens", as
   const tok = grnlpTokenizer();
   for (const d of bench.docs) assert.deepEqual(tok.tokenize(d.text), grnlpTokensDirect(d.text), d.id);
   for (const q of bench.queries) assert.deepEqual(tok.tokenize(q.text), grnlpTokensDirect(q.text), q.id);
+});
+
+test("the authors' rule: 2,000-code-point slices tokenised apart, their fixed punctuation set dropped, other marks kept", () => {
+  const tok = grnlpTokenizer();
+  // A word across position 2,000 becomes two tokens, as text[i:i+2000] cuts it.
+  const pad = "α ".repeat(998) + "βγ";
+  assert.equal(pad.length, 1998);
+  // "βγ" + "δεζ" spans characters 1,996–2,000: the first slice ends after "βγδε", the second starts with "ζ".
+  assert.deepEqual(tok.tokenize(pad + "δεζ ηθ").slice(-3), ["βγδε", "ζ", "ηθ"]);
+  assert.deepEqual(tok.tokenize("α ".repeat(900) + "βγδεζ ηθ").slice(-2), ["βγδεζ", "ηθ"], "no cut below 2,000");
+  // Counted in code points: an astral character before the boundary moves it by one code point, not two.
+  const astral = "𝔸" + "α".repeat(1999) + "β";
+  assert.deepEqual(grnlpSlices(astral).map((s) => Array.from(s).length), [2000, 1]);
+  assert.deepEqual(tok.tokenize(astral).slice(-1), ["β"]);
+  // Punctuation: the fixed set goes, any other mark stays as a token of its own.
+  assert.deepEqual(tok.tokenize("Άρθρο 5 § 2, «όπως» … και ― το ¶ τέλος."), ["αρθρο", "5", "§", "2", "οπως", "και", "―", "το", "¶", "τελος"]);
+  for (const p of ["!", "·", "΄", "—", "«", "»", "“", "”", "…", "‚", "„", "‘", "’", "–", "؛", "،"]) assert.ok(GRNLP_DROPPED.has(p), p);
+  assert.deepEqual(tok.tokenize("α—β"), ["α", "β"]);
 });

@@ -162,3 +162,13 @@ test("compareRuns runs a family as the authors do: pairs in order, each pair's m
   // Not the per-test seeding of 0.8: the second test continues the first one's stream.
   assert.notDeepEqual(got[1].p, pairedRandomizationTest(column("c", metrics[1]), column("a", metrics[1]), { seed: 7, swaps: 5_000 }).p);
 });
+
+test("fillDoubles is nextDouble in bulk, across its chunks, and leaves a spare 32-bit half alone", () => {
+  const bulk = Pcg64.fromSeed(11);
+  const one = Pcg64.fromSeed(11);
+  const first = bulk.nextUint32();
+  assert.equal(one.nextUint32(), first);
+  const got = bulk.fillDoubles(new Float64Array(70_000));
+  for (let i = 0; i < got.length; i++) if (got[i] !== one.nextDouble()) assert.fail(`double ${i}`);
+  assert.equal(bulk.nextUint32(), one.nextUint32(), "the spare half survives");
+});
