@@ -94,6 +94,8 @@ export const PACKAGE_ROOT = ((here: string) => path.resolve(here, existsSync(pat
 export interface ConfigFlags {
   /** `--concurrency N`: requests in flight per endpoint for every kind without its own variable. */
   concurrency?: number;
+  /** `--official`: the authors' dense serving, whatever GBR_EMBED_NAMES says. */
+  embedNaming?: "hf" | "authors";
 }
 
 /** The environment, read once per call into a configuration. */
@@ -125,7 +127,7 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   }
   const api = v("GBR_RERANK_API") ?? "rerank";
   if (api !== "rerank" && api !== "tei") throw usage("GBR_RERANK_API", '"rerank" or "tei"', api);
-  const naming = (v("GBR_EMBED_NAMES") ?? "hf").toLowerCase();
+  const naming = flags.embedNaming ?? (v("GBR_EMBED_NAMES") ?? "hf").toLowerCase();
   if (naming !== "hf" && naming !== "authors") throw usage("GBR_EMBED_NAMES", '"hf" or "authors"', env.GBR_EMBED_NAMES ?? "");
   const lmstudioUrl = v("GBR_LMSTUDIO_BASE_URL");
   const lmstudioKey = v("GBR_LMSTUDIO_API_KEY");

@@ -35,6 +35,7 @@ import { loadSpacyLexicon } from "../data/spacy-tables";
 import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
 const llmOptions = {
+  official: { type: "boolean" as const },
   llm: { type: "string" as const },
   "no-cache": { type: "boolean" as const },
   prompts: { type: "string" as const },
@@ -46,6 +47,10 @@ const llmOptions = {
   "rerank-step": { type: "string" as const },
 };
 const llmHelp = [
+  "--official       the authors' whole setup: their prompts (--prompts official), their dense serving (their model",
+  "                 names, one plain-string text per request: GBR_EMBED_NAMES=authors), their significance stream and,",
+  "                 for reproduce, their experiment list (rows beyond it are left out; without --official they are",
+  "                 marked 'beyond the authors')",
   "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
   "--no-cache       call the LLM again even when the store has the answer (the new answer replaces it)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
@@ -71,9 +76,11 @@ function seedOption(value: unknown): number | bigint {
 /** The LLM flags as retriever options, plus the run context (one configuration and set of providers per command). */
 function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {}): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
   const concurrency = values.concurrency === undefined ? undefined : numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 });
-  const providers = createProviders(readConfig(undefined, { concurrency }), more);
-  const promptSet = values.prompts === undefined ? undefined : String(values.prompts);
+  const official = values.official === true;
+  const providers = createProviders(readConfig(undefined, { concurrency, ...(official ? { embedNaming: "authors" as const } : {}) }), more);
+  const promptSet = values.prompts === undefined ? (official ? "official" : undefined) : String(values.prompts);
   if (promptSet !== undefined && promptSet !== "project" && promptSet !== "official") throw new CliError(`--prompts must be project or official, got '${promptSet}'`, 2);
+  if (official && promptSet !== "official") throw new CliError(`--official uses the authors' prompts; drop --prompts ${promptSet} (or --official)`, 2);
   const options: RetrieverOptions = {
     llm: values.llm as string | undefined,
     promptSet: promptSet as "project" | "official" | undefined,
@@ -320,7 +327,7 @@ const reproduceCmd = withHelp(
   {
     name: "reproduce",
     summary: "The main job: load the benchmark, run every experiment the configured providers allow, evaluate, and write runs and tables.",
-    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS] [--plan]",
+    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS] [--official] [--plan]",
     options: { ...dataOption, out: { type: "string" }, only: { type: "string" }, repeat: { type: "string" }, seed: { type: "string" }, plan: { type: "boolean" }, ...llmOptions },
     help: [
       dataHelp[0],
@@ -351,6 +358,7 @@ const reproduceCmd = withHelp(
       log,
       retrieverOptions: llm.options,
       context: { ...llm.context, onProgress },
+      official: values.official === true,
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     };
@@ -428,8 +436,9 @@ const compare = withHelp(
   {
     name: "compare",
     summary: "Paired randomization tests with Holm correction between runs.",
-    usage: "compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--json]",
+    usage: "compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--official] [--json]",
     options: {
+      official: { type: "boolean" },
       qrels: { type: "string" },
       run: { type: "string", multiple: true },
       pair: { type: "string", multiple: true },
@@ -442,6 +451,7 @@ const compare = withHelp(
       "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
       "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension",
       "--swaps N      random sign flips per test (default 100000)",
+      "--official     the authors' significance setup: their stream (the default here too) and 100,000 flips",
       "--pair A,B     test run A against run B (names: file names without extension; repeatable, in this order);",
       "               default every pair of runs in the order given",
       "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
@@ -462,6 +472,7 @@ const compare = withHelp(
     }
     const metrics = metricNames.length ? ([...new Set(metricNames)] as Metric[]) : [...METRICS];
     const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
+    if (values.official && swaps !== 100_000) throw new CliError(`gbr compare --official draws the authors' 100,000 flips per test; drop --swaps ${swaps} (or --official)`, 2);
     const seed = seedOption(values.seed);
     const names = files.map((f) => path.parse(f).name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);

@@ -20,6 +20,8 @@ export interface ExperimentOutcome {
   id: string;
   title: string;
   section: string;
+  /** Why it is beyond the authors' experiment list (absent: one of their runs). */
+  beyond?: string;
   status: "ok" | "skipped" | "failed";
   reason?: string;
   seconds?: number;
@@ -41,6 +43,20 @@ export interface ExperimentOutcome {
   details?: Record<string, unknown>;
 }
 
+/** Which parts of a run's setup were the authors' own. */
+export interface AuthorsSetup {
+  /** `--official` asked for all of them. */
+  official: boolean;
+  /** The authors' prompts and parsers (`--prompts official`). */
+  prompts: boolean;
+  /** Their dense serving: their model names, one plain-string text per request (`GBR_EMBED_NAMES=authors`). */
+  serving: boolean;
+  /** The paper's 20 tests on their numpy stream (all 20 computed). */
+  significance: boolean;
+  /** Only rows of their experiment list were selected. */
+  experiments: boolean;
+}
+
 /** Everything step 3 writes, computed. */
 export interface Assessment {
   outcomes: ExperimentOutcome[];
@@ -54,13 +70,15 @@ export interface Assessment {
   table1: DatasetStats;
   table6: AreaStats[];
   llm: LlmMetadata | null;
+  /** Which parts of the setup were the authors' (metadata.json `authorsSetup`): `--official` makes them all so. */
+  authorsSetup: AuthorsSetup;
 }
 
 /** Step 2: the outcome of every experiment and the tables and tests over them. */
 export function assess(
   loaded: LoadedBenchmark,
   records: readonly ExperimentRecord[],
-  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string } = {},
+  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string; official?: boolean; promptSet?: string; embedNaming?: string } = {},
 ): Assessment {
   const bench = loaded.benchmark;
   const outcomes = records.map(outcomeOf);
@@ -75,11 +93,19 @@ export function assess(
   });
   const reactRun = ran.map((r) => r.samples[0].result.run).find(isReactRun);
   const react = reactRun && reactAnalysis(reactRun, bench.qrels);
+  // The paper's 20 tests always (missing ones enter Holm as p = 1), plus each experiment vs BM25-GREEKSTEMMER.
+  const significance = significanceReport(perQuery, bench.qrels, { swaps: 100_000, seed: 42, notRun });
   return {
     outcomes,
     perQuery,
-    // The paper's 20 tests always (missing ones enter Holm as p = 1), plus each experiment vs BM25-GREEKSTEMMER.
-    significance: significanceReport(perQuery, bench.qrels, { swaps: 100_000, seed: 42, notRun }),
+    significance,
+    authorsSetup: {
+      official: opts.official === true,
+      prompts: opts.promptSet === "official",
+      serving: opts.embedNaming === "authors",
+      significance: significance.paper.authorsStream,
+      experiments: outcomes.every((o) => !o.beyond),
+    },
     cost: costTable(usages, loadPrices()),
     reproduction: reproductionTable(outcomes, datasetLabel(loaded)),
     react,
@@ -127,7 +153,7 @@ export function reactAnalysis(run: Run, qrels: ReadonlyMap<QueryId, ReadonlySet<
 }
 
 function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
-  const base = { id: r.experiment.id, title: r.experiment.title, section: r.experiment.section };
+  const base = { id: r.experiment.id, title: r.experiment.title, section: r.experiment.section, ...(r.experiment.beyond ? { beyond: r.experiment.beyond } : {}) };
   if (r.status !== "ok") return { ...base, status: r.status, reason: r.reason };
   const means = r.samples.map((s) => s.mean);
   const mean = meanOf(means);

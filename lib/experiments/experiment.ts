@@ -35,6 +35,8 @@ export interface Experiment {
   title: string;
   /** Outside resources it needs; missing ones make it skipped, not failed. */
   needs: ("lemma-tables" | "llm" | "embeddings" | "rerank")[];
+  /** Why the row is beyond the authors' experiment list (absent: one of their runs); `--official` leaves it out. */
+  beyond?: string;
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
 }
 

@@ -1,4 +1,5 @@
 /** A reproduce's tables, built once for the CSV files and the notebooks' DataFrames, so the two cannot disagree. */
+import { listOf } from "./authors-list";
 import { NO_AREA, sourceOf, type Benchmark, type DocId, type QueryId } from "../types";
 import { dedupeCut, METRICS } from "../eval/metrics";
 import { MISSED_GOLD_COLUMNS } from "../eval/react-missed";
@@ -74,7 +75,7 @@ export function outputTables(loaded: LoadedBenchmark, records: readonly Experime
   const t6Columns = ["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"] as const;
   return {
     summary: {
-      columns: ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason", "setup", "standIn", "provenance"],
+      columns: ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason", "setup", "standIn", "provenance", "list"],
       rows: a.outcomes.map((o) => [
         o.id,
         o.section,
@@ -87,6 +88,7 @@ export function outputTables(loaded: LoadedBenchmark, records: readonly Experime
         o.setup ?? "",
         o.standIn ? "stand-in" : "",
         describeProvenance(o.provenance ?? []),
+        listOf(o.beyond),
       ]),
     },
     perQuery: { columns: ["experiment", "sample", "query", "area", ...METRICS, "session", "goldSources"], rows: perQuery },
@@ -103,3 +105,4 @@ export function outputTables(loaded: LoadedBenchmark, records: readonly Experime
       : {}),
   };
 }
+

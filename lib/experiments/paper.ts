@@ -1,4 +1,5 @@
 import type { Metric } from "../eval/metrics";
+import { beyondAuthors, listOf } from "./authors-list";
 
 /** One number the paper reports, tied to the experiment id that reproduces it. */
 export interface PaperNumber {
@@ -70,6 +71,8 @@ export interface ReproductionRow {
   reason: string;
   /** "stand-in" when "ours" came through the project's test doubles (mechanics, not a result). */
   standIn: string;
+  /** "authors", or "beyond the authors: why" (see `beyondAuthors`). */
+  list: string;
 }
 
 /**
@@ -95,6 +98,7 @@ export function reproductionTable(
       setup: o?.status === "ok" ? o.setup ?? "" : "",
       reason: o?.status === "ok" ? "" : o?.reason ?? "not selected with --only",
       standIn: o?.status === "ok" && o.standIn ? "stand-in" : "",
+      list: listOf(beyondAuthors(p.experiment)),
     };
   });
 }

@@ -2,6 +2,7 @@ import { tuningExperiments } from "./tuning";
 import { BUILTIN_PRESETS } from "../dense/presets";
 import type { Experiment } from "./experiment";
 import { readConfig, type Config } from "../config";
+import { beyondAuthors } from "./authors-list";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
@@ -72,5 +73,8 @@ export function experiments(config: Pick<Config, "rerankers"> = readConfig()): E
   ...tuningExperiments("reform:bm25-greekstemmer", "Reform-BM25 (on the rewrites)", ["llm"], "sweep-reform.json", "reform:bm25-greekstemmer"),
   retrieverExperiment("react-bm25", "4.5", "REACT-BM25 (planner → BM25 → observer; rounds as recorded)", ["llm"]),
   ...rerankExperiments(config.rerankers),
-  ];
+  ].map((e) => {
+    const why = beyondAuthors(e.id);
+    return why ? { ...e, beyond: why } : e;
+  });
 }

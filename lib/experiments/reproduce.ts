@@ -24,6 +24,8 @@ export interface ReproduceOptions {
   retrieverOptions?: RetrieverOptions;
   /** What the run supplies (providers, store, replay mode …); missing parts come from the environment. */
   context?: RunContextInit;
+  /** `--official`: the authors' experiment list only (the CLI sets their prompts and serving too). */
+  official?: boolean;
   /** Runs of each LLM experiment (samples 0..repeat-1 with seeds seed..seed+repeat-1); default 1. */
   repeat?: number;
   /** First provider seed for repeats (default 42). */
@@ -48,8 +50,17 @@ function datasetName(loaded: LoadedBenchmark): string {
 }
 
 /** The experiments `--only` selects (an unknown id is a usage error naming the closest) and their output folder. */
-export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments">): { selected: Experiment[]; outDir: string } {
-  const all = opts.experiments ?? experiments();
+export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official">): { selected: Experiment[]; outDir: string } {
+  const every = opts.experiments ?? experiments();
+  if (opts.official) {
+    const beyond = every.filter((e) => e.beyond && opts.only?.includes(e.id));
+    if (beyond.length) {
+      throw new GbrError(`--official runs the authors' experiment list; ${beyond.map((e) => `'${e.id}' (${e.beyond})`).join(", ")} ${beyond.length > 1 ? "are" : "is"} beyond it`, "USAGE", {
+        hint: "drop --official to run it (its row is then marked beyond the authors)",
+      });
+    }
+  }
+  const all = opts.official ? every.filter((e) => !e.beyond) : every;
   const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
   if (unknown.length) {
     const ids = all.map((e) => e.id);
@@ -86,6 +97,9 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     repeat: opts.repeat,
     seed: opts.seed,
     replay: context.replay,
+    official: opts.official,
+    promptSet: opts.retrieverOptions?.promptSet,
+    embedNaming: providers.config.embed.naming,
     replayFile: providers.config.replayFile,
   });
   const tables = outputTables(loaded, records, assessment);

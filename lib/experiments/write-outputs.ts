@@ -108,6 +108,7 @@ async function writeTables(
     createdAt: new Date().toISOString(),
     node: process.version,
     llm: a.llm,
+    authorsSetup: a.authorsSetup,
     // The run's provider configuration as read (endpoints as scheme://host:port, keys only as set or not).
     providers: providers ? configRecord(providers.config) : null,
     experiments: a.outcomes,

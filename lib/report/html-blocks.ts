@@ -6,7 +6,7 @@ import { formatFixed } from "./format";
 import { toNumber } from "./csv";
 import type { Figure } from "./figures";
 import { escapeHtml, jsonForScript } from "./html-inline";
-import { STAND_IN_LABEL, tuningLabel, type RowMarks } from "./labels";
+import { BEYOND_LABEL, STAND_IN_LABEL, tuningLabel, type RowMarks } from "./labels";
 
 /** Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–". */
 export function num(value: unknown, digits = 4): string {
@@ -122,8 +122,13 @@ export function diffCell(value: unknown): Cell {
 export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
   const kind = marks?.tuning(id);
   const stand = marks?.standIn(id) ?? false;
-  if (!kind && !stand) return text(id, "name");
-  const badges = [kind ? badge(tuningLabel(kind), kind) : "", stand ? badge(STAND_IN_LABEL, "stand-in", "made through the project's test doubles: it shows the mechanics, not a result") : ""].filter(Boolean);
+  const beyond = marks?.beyond(id);
+  if (!kind && !stand && beyond === undefined) return text(id, "name");
+  const badges = [
+    kind ? badge(tuningLabel(kind), kind) : "",
+    stand ? badge(STAND_IN_LABEL, "stand-in", "made through the project's test doubles: it shows the mechanics, not a result") : "",
+    beyond !== undefined ? badge(BEYOND_LABEL, "beyond", beyond || "not in the authors' experiment list") : "",
+  ].filter(Boolean);
   return { html: `${escapeHtml(id)} ${badges.join(" ")}`, cls: "name marked" };
 }
 

@@ -5,7 +5,7 @@ import { toNumber, type CsvRecord } from "./csv";
 import { areaBreakdownChart, metricBarChart } from "./figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { areaLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
+import { areaLabel, BEYOND_LABEL, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
 
 /** Run metadata, with a warning when the numbers are on the demo set because the benchmark could not load. */
@@ -158,6 +158,7 @@ export function marksNote(ids: readonly string[], marks: RowMarks): string {
   if (kinds.has("oracle")) parts.push(`${badge(ORACLE_LABEL, "oracle")}: k1 and b chosen on the very queries it is scored on, so an upper bound, not a result to cite`);
   if (kinds.has("tuned")) parts.push(`${badge(TUNED_LABEL, "tuned")}: each query ranked with the k1 and b chosen on the other four folds, the tuned number a user may cite`);
   if (ids.some((id) => marks.standIn(id))) parts.push(`${badge(STAND_IN_LABEL, "stand-in")}: made through the project's test doubles, it shows the mechanics, not a result`);
+  if (ids.some((id) => marks.beyond(id) !== undefined)) parts.push(`${badge(BEYOND_LABEL, "beyond")}: not among the authors' runs (LSI, re-ranking, the cross-validated estimate, Gemini reformulation, more dense PRF); \`--official\` leaves these out`);
   return parts.length ? note(parts.join(". ") + ".") : "";
 }
 

@@ -42,6 +42,7 @@ td.name.marked { white-space: normal; min-width: 14em; }
 .badge.oracle { background: #fef3c7; color: #92400e; border-color: #f59e0b; }
 .badge.tuned { background: #ccfbf1; color: #115e59; border-color: #14b8a6; }
 .badge.stand-in { background: #e5e7eb; color: #111827; border-color: #4b5563; font-weight: 600; text-transform: uppercase; letter-spacing: 0.03em; }
+.badge.beyond { background: #ede9fe; color: #4c1d95; border-color: #8b5cf6; }
 tr.stand-in td { color: #6b7280; background-image: repeating-linear-gradient(135deg, transparent 0 7px, rgba(107, 114, 128, 0.10) 7px 9px); }
 .banner { margin: 14px 0 6px; padding: 12px 16px; border: 2px solid #b91c1c; border-left-width: 8px; background: #fef2f2; color: #7f1d1d; border-radius: 4px; }
 .banner strong { font-size: 17px; display: block; }

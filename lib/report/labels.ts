@@ -23,6 +23,9 @@ export const TUNED_LABEL = "5-fold cross-validated";
 /** The badge on a row that came through the project's test doubles (summary.csv's `standIn`). */
 export const STAND_IN_LABEL = "stand-in";
 
+/** The badge on a row beyond the authors' experiment list (summary.csv's `list`). */
+export const BEYOND_LABEL = "beyond the authors";
+
 /** The banner atop a report whose numbers (some or all) come from the test doubles. */
 export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
 
@@ -33,6 +36,8 @@ export type TuningKind = "oracle" | "tuned";
 export interface RowMarks {
   tuning(id: string): TuningKind | undefined;
   standIn(id: string): boolean;
+  /** Why the row is beyond the authors' experiment list, or undefined (one of theirs, or a folder without `list`). */
+  beyond(id: string): string | undefined;
   /** Some experiment came through the test doubles. */
   readonly anyStandIn: boolean;
 }
@@ -54,7 +59,13 @@ export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>
   const legacy = !summaryRows.some((r) => "standIn" in r) && !ids.some((id) => id.startsWith("oracle:"));
   const standIns = new Set(standIn);
   for (const r of summaryRows) if (isStandInValue(r.standIn)) standIns.add(String(r.experiment ?? ""));
+  const beyond = new Map<string, string>();
+  for (const r of summaryRows) {
+    const list = typeof r.list === "string" ? r.list : "";
+    if (list.startsWith(BEYOND_LABEL)) beyond.set(String(r.experiment ?? ""), list.slice(BEYOND_LABEL.length).replace(/^:\s*/, ""));
+  }
   return {
+    beyond: (id) => beyond.get(id),
     tuning: (id) => (id.startsWith("oracle:") ? "oracle" : id.startsWith("tuned:") ? (legacy ? "oracle" : "tuned") : undefined),
     standIn: (id) => standIns.has(id),
     anyStandIn: standIns.size > 0,
@@ -69,6 +80,6 @@ export function tuningLabel(kind: TuningKind): string {
 export function markedName(id: string, marks: RowMarks | undefined): string {
   if (!marks) return id;
   const kind = marks.tuning(id);
-  const extra = [kind ? tuningLabel(kind) : "", marks.standIn(id) ? `${STAND_IN_LABEL} (test doubles)` : ""].filter(Boolean);
+  const extra = [kind ? tuningLabel(kind) : "", marks.standIn(id) ? `${STAND_IN_LABEL} (test doubles)` : "", marks.beyond(id) !== undefined ? BEYOND_LABEL : ""].filter(Boolean);
   return extra.length ? `${id} — ${extra.join(", ")}` : id;
 }

@@ -260,3 +260,75 @@ test("official mode: the authors' requests, parsing and a record that matches wh
   }
   void withoutKept;
 });
+
+test("--official: the authors' prompts, serving and experiment list in one switch; rows beyond them marked otherwise", async () => {
+  const lmstudio = await startOpenAIDouble({ dims: 4096 });
+  const noPresets = path.join(tmp, "no-presets.json");
+  await fs.writeFile(noPresets, JSON.stringify({ presets: [] }));
+  const env = {
+    GBR_GITHUB_RAW_URL: raw.url,
+    GBR_CHAT_BASE_URL: `${api.url}/v1`,
+    GBR_CHAT_API_KEY: SECRET,
+    GBR_EMBED_BASE_URL: `${api.url}/v1`,
+    GBR_EMBED_API_KEY: SECRET,
+    GBR_LMSTUDIO_BASE_URL: `${lmstudio.url}/v1`,
+    GBR_LMSTUDIO_API_KEY: "lm-studio",
+    GBR_PRESETS: noPresets,
+  };
+  // A data folder of its own: the first test's answers would be replayed, with no request to look at.
+  const run = (args: string[]) => runGbr(args, { dataDir: path.join(tmp, "data-official"), env });
+  try {
+    assert.equal((await run(["prompts", "pull"])).code, 0);
+    // The list: a row beyond it is refused by name; --prompts project contradicts the switch.
+    const beyond = await run(["reproduce", "--data", "sample", "--official", "--plan", "--only", "bm25-greekstemmer,lsi", "--out", path.join(tmp, "o0")]);
+    assert.equal(beyond.code, 2);
+    assert.match(beyond.stderr, /--official runs the authors' experiment list; 'lsi' \(LSI is the project's addition\) is beyond it/);
+    const contra = await run(["reproduce", "--data", "sample", "--official", "--prompts", "project", "--plan", "--out", path.join(tmp, "o0")]);
+    assert.equal(contra.code, 2);
+    assert.match(contra.stderr, /--official uses the authors' prompts/);
+    // A plan of the whole selection holds the authors' rows only.
+    const plan = await run(["reproduce", "--data", "sample", "--official", "--plan", "--out", path.join(tmp, "o1")]);
+    assert.equal(plan.code, 0, plan.stderr);
+    const planned = JSON.parse(readFileSync(path.join(tmp, "o1", "sample", "plan.json"), "utf8")) as { experiments: { id: string }[] };
+    const ids = planned.experiments.map((e) => e.id);
+    assert.ok(ids.includes("react-bm25") && ids.includes("prf:dense:qwen3-8b") && ids.includes("oracle:bm25-greekstemmer"));
+    for (const id of ["lsi", "prf:lsi", "tuned:bm25-greekstemmer", "prf:dense:qwen3-4b", "reform:dense:gemini-001", "dense:embgemma-300m-raw"]) assert.ok(!ids.includes(id), id);
+    assert.ok(!ids.some((id) => id.startsWith("rerank:")));
+    assert.equal(lmstudio.count(), 0, "a plan sends nothing");
+
+    // A run: their served name, one plain-string text per request, their prompts; the record says so.
+    api.reset();
+    const out = path.join(tmp, "o2");
+    const r = await run(["reproduce", "--data", "sample", "--official", "--only", "dense:qwen3-8b,reform:bm25-greekstemmer", "--out", out]);
+    assert.equal(r.code, 0, r.stderr);
+    const sent = lmstudio.requests.filter((q) => q.route === "embeddings");
+    assert.ok(sent.length > 0);
+    for (const q of sent) {
+      assert.deepEqual(Object.keys(q.body!).sort(), ["input", "model"]);
+      assert.equal(q.body!.model, "text-embedding-qwen3-embedding-8b");
+      assert.equal(typeof q.body!.input, "string");
+    }
+    assert.ok(api.chatRequests().some((b) => userOf(b).startsWith("[SPARSE-REWRITE]")), "the authors' rewrite prompt");
+    const meta = JSON.parse(readFileSync(path.join(out, "sample", "metadata.json"), "utf8"));
+    assert.deepEqual(meta.authorsSetup, { official: true, prompts: true, serving: true, significance: false, experiments: true });
+    const summary = readFileSync(path.join(out, "sample", "summary.csv"), "utf8").trim().split("\n");
+    assert.match(summary[0], /,list$/);
+    for (const line of summary.slice(1)) assert.match(line, /,authors$/);
+
+    // Without the switch a row beyond the list runs, marked in summary.csv and in the report.
+    const out3 = path.join(tmp, "o3");
+    const plain = await run(["reproduce", "--data", "sample", "--only", "bm25-greekstemmer,lsi", "--out", out3]);
+    assert.equal(plain.code, 0, plain.stderr);
+    const rows = readFileSync(path.join(out3, "sample", "summary.csv"), "utf8");
+    assert.match(rows, /^lsi,.*,beyond the authors: LSI is the project's addition$/m);
+    assert.match(rows, /^bm25-greekstemmer,.*,authors$/m);
+    const meta3 = JSON.parse(readFileSync(path.join(out3, "sample", "metadata.json"), "utf8"));
+    assert.deepEqual(meta3.authorsSetup, { official: false, prompts: false, serving: false, significance: false, experiments: false });
+    const report = await run(["report", "--out", out3]);
+    assert.equal(report.code, 0, report.stderr);
+    const html = readFileSync(path.join(out3, "sample", "report.html"), "utf8");
+    assert.match(html, /<span class="badge beyond" title="LSI is the project&#39;s addition">beyond the authors<\/span>/);
+  } finally {
+    await lmstudio.close();
+  }
+});
