@@ -9,7 +9,7 @@ import { toNumber } from "./csv";
 export { plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
 import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
-import { areaLabel, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
+import { areaLabel, BEYOND_LABEL, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
 export function valueAxisTop(max: number): number {
@@ -53,7 +53,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
   const marks = marksOf(summaryRows, opts.marks);
   const rows = summaryRows.filter((r) => (r.status === undefined || r.status === "ok") && toNumber(r[metric]) !== undefined);
   const ids = rows.map((r) => String(r.experiment ?? ""));
-  const names = ids.map(plotlyText);
+  const names = ids.map((id) => plotlyText(marks.beyond(id) !== undefined ? `${id} [${BEYOND_LABEL}]` : id));
   const values = rows.map((r) => toNumber(r[metric])!);
   const sds = rows.map((r) => ((toNumber(r.samples) ?? 1) > 1 ? toNumber(r[`sd ${metric}`]) : undefined));
   const hasSd = sds.some((s) => s !== undefined);

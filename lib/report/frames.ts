@@ -7,9 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { DataFrame } from "danfojs-node";
 import { danfoSdk } from "../util/sdk";
-import { METRICS } from "../eval/metrics";
 import type { SignificanceReport } from "../eval/significance";
-import type { SweepResult } from "../eval/sweep-result";
 import { TABLE_FILES, type OutputTables, type Table } from "../experiments/output-tables";
 import { parseCsvRecords } from "./csv";
 
@@ -110,11 +108,6 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
 /** `significanceRows` as a DataFrame. */
 export function significanceFrame(report: SignificanceReport): DataFrame {
   return rowsFrame(significanceRows(report));
-}
-
-/** The BM25 sweep grid, one row per (k1, b) with the five mean metrics (`sweepHeatmap` pivots it). */
-export function sweepFrame(sweep: SweepResult): DataFrame {
-  return rowsFrame(sweep.grid.map((e) => ({ k1: e.k1, b: e.b, ...Object.fromEntries(METRICS.map((m) => [m, e.mean[m]])) })));
 }
 
 /** The DataFrame views of one reproduce (the optional tables only when they were written). */

@@ -2,6 +2,7 @@
  * Display helpers for the tslab notebooks, reached through the face's `show`. tslab and danfojs load lazily, so
  * lib/ runs without a kernel; outside one the helpers print text, so a notebook's code also runs as a script.
  */
+import { listOf } from "../experiments/authors-list";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -261,6 +262,8 @@ export interface OutcomeLike {
   mean?: Partial<Record<Metric, number>>;
   /** Made through the project's test doubles. */
   standIn?: boolean;
+  /** Why it is beyond the authors' experiment list. */
+  beyond?: string;
 }
 
 /** The experiments a `reproduce` call ran, as one table: status, metrics, seconds, reasons, marks in words. */
@@ -268,7 +271,7 @@ export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOption
   const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
   if (standIns.length) showStandInBanner(standIns);
   // Outcomes always come from this version's reproduce, so `tuned:` is the cross-validated row.
-  const marks = rowMarks(outcomes.map((o) => ({ experiment: o.id, standIn: o.standIn ? "stand-in" : "" })));
+  const marks = rowMarks(outcomes.map((o) => ({ experiment: o.id, standIn: o.standIn ? "stand-in" : "", list: listOf(o.beyond) })));
   showTable(
     outcomes.map((o) => ({
       experiment: markedName(o.id, marks),

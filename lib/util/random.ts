@@ -65,8 +65,7 @@ function integerSeed(seed: number): bigint {
   return BigInt(seed);
 }
 
-// PCG64's multiplier 0x2360ED051FC65DA4_4385DF649FCCF645 in 16-bit limbs, least significant first.
-const M16 = [0xf645, 0x9fcc, 0xdf64, 0x4385, 0x5da4, 0x1fc6, 0xed05, 0x2360];
+// PCG64's multiplier 0x2360ED051FC65DA4_4385DF649FCCF645 enters `step` as 16-bit limbs, least significant first.
 
 /**
  * numpy's PCG64. The 128-bit state and increment are kept as eight 16-bit limbs each, so a step is exact in doubles.
