@@ -58,7 +58,6 @@ function parseProblem(err: unknown, spec: CommandSpec): string {
   }
 }
 
-/** Help text for a command. */
 export function helpText(spec: CommandSpec): string {
   return [`${spec.summary}`, "", `Usage: gbr ${spec.usage}`, "", "Options:", ...spec.help.map((l) => `  ${l}`), "  -h, --help  show this help"].join("\n");
 }

@@ -516,7 +516,7 @@ export const COMMANDS: Record<string, Command> = {
   "prompts pull": promptsPull,
   "replay export": replayExport,
   "replay import": replayImport,
-  // v0.8's name for the import.
+  // The import's earlier name, still accepted.
   "replay merge": replayImport,
   compare,
   errors: errorsCmd,

@@ -52,7 +52,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
   }
 }
 
-/** The real process streams. */
 export function processIo(): Io {
   return {
     stdout: (t) => void process.stdout.write(t),

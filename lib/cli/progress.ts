@@ -3,7 +3,6 @@ import type { Io } from "./args";
 import { progressLine, workSince } from "../util/progress-line";
 import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
 
-/** Options of `progressReporter`. */
 export interface ProgressOptions {
   /** Redraw one line in place (a terminal) instead of printing lines (a log). */
   tty: boolean;

@@ -19,10 +19,7 @@ export interface BootstrapInterval {
   resamples: number;
 }
 
-/**
- * Percentile bootstrap CI of the mean: the (1 − level)/2 and (1 + level)/2 quantiles of `resamples` resampled
- * means (linear interpolation, numpy's default). Deterministic for a seed; not the BCa interval.
- */
+/** Percentile bootstrap CI of the mean (numpy's linear quantiles of the resampled means), seeded; not BCa. */
 export function bootstrapCI(values: readonly number[], opts: BootstrapOptions = {}): BootstrapInterval {
   const n = values.length;
   if (n === 0) throw new RangeError("bootstrap needs at least one value");

@@ -15,8 +15,7 @@ export interface GroupMetrics {
 export const UNKNOWN_GROUP = "unknown";
 
 /**
- * Mean metrics per legal area; a query without one goes to NO_AREA, so group counts add up to the number of
- * queries. Macro averages in perQuery order; rows sorted by area name, as `areaStats` sorts them.
+ * Mean metrics per legal area (none: NO_AREA, so counts add up), macro in perQuery order, rows by area name.
  *
  * @example
  * const { perQuery } = evaluate(run.rankings, bench.qrels);
@@ -30,9 +29,8 @@ export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: Reado
 }
 
 /**
- * Mean metrics per source statute of the gold articles (`sourceOf` is passed in: evaluation reads no dataset
- * conventions). A query counts once per distinct source, so counts can exceed the number of queries, and a
- * group's mean is over whole-query values. A query without relevant articles goes to "unknown".
+ * Mean metrics per source statute of the gold articles (`sourceOf` passed in: evaluation reads no dataset
+ * conventions). A query counts once per distinct source, so counts can exceed the queries; none goes to "unknown".
  */
 export function bySource(
   perQuery: ReadonlyMap<QueryId, MetricValues>,

@@ -37,9 +37,8 @@ export interface CompareOptions extends RandomizationOptions {
 }
 
 /**
- * Queries are those of the qrels with a relevant document, in qrels order (the order decides which flip meets which
- * query); a query missing from a run scores 0, as in `evaluate`. The tests run pair by pair, each pair's metrics in
- * order, on one numpy stream (`default_rng(seed)`, or `opts.rng`), as the authors' notebook runs its family.
+ * Queries as `evaluate` counts them, in qrels order (it decides which flip meets which query). Tests run pair by
+ * pair, metrics in order, on one numpy stream (`default_rng(seed)` or `opts.rng`), as the authors' notebook does.
  */
 export function compareRuns(
   runs: readonly RunScores[],

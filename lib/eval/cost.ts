@@ -72,7 +72,6 @@ export function embeddingPrice(prices: PriceTable, model?: string): number {
   return p;
 }
 
-/** "provider", "estimated", "mixed" or "" for a token count and its estimated part. */
 function tokenSource(tokens: number, estimated: number): string {
   if (tokens === 0) return "";
   if (estimated === 0) return "provider";

@@ -1,7 +1,4 @@
-/**
- * k-fold cross-validated (k1, b) tuning: the honest counterpart of the paper's oracle tuning, which picks the
- * best setting on the very queries it reports, so its +0.05 / +0.01 (DESIGN.md §7) is an upper bound.
- */
+/** k-fold CV tuning: the honest estimate beside the paper's oracle, an upper bound (+0.05/+0.01, DESIGN.md §7). */
 import type { QueryId } from "../types";
 import { meanOf, type Metric, type MetricValues } from "./metrics";
 import { checkMetric, firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
@@ -42,11 +39,7 @@ export interface CvOptions {
   metric?: Metric;
 }
 
-/**
- * k-fold cross-validated tuning from a finished sweep (no retrieval re-run): queries shuffled (numpy's
- * `default_rng(seed).shuffle`), dealt round-robin into k folds; each fold is scored with the best setting on the other folds
- * (ties: first in grid order).
- */
+/** Queries shuffled as numpy's `default_rng(seed)`, dealt round-robin into k folds, each scored by the others' best. */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
   const k = opts.folds ?? 5;
   const seed = opts.seed ?? 42;

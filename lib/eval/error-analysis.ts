@@ -1,17 +1,11 @@
-/**
- * Error analysis: where and why one method wins or loses against another, per query, legal area and gold
- * article. Ranks follow the metrics' `dedupeCut` (a repeated id once, nothing past DEPTH 100).
- */
+/** Error analysis per query, area and gold article; ranks as the metrics' `dedupeCut` (repeats once, none past 100). */
 import { NO_AREA, sourceOf, type DocId, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
 import { dedupeCut, DEPTH, evaluate, METRICS, queryMetrics, type Metric, type MetricValues } from "./metrics";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
 
-/**
- * Tie tolerance of `winLoss`, `largestDifferences` and the randomization test: absorbs last-bit summation
- * differences, far below one gold article moving one rank (about 1e-6 at worst, MAP@100).
- */
+/** Tie tolerance: absorbs last-bit summation noise, far below one gold article moving a rank (~1e-6, MAP@100). */
 export const DEFAULT_TIE = 1e-12;
 
 /** Wins, ties and losses of run A against run B (`queries` = their sum). */
@@ -23,7 +17,6 @@ export interface WinLossCounts {
   losses: number;
 }
 
-/** `WinLossCounts` of one legal area. */
 export interface WinLossGroup extends WinLossCounts {
   group: string;
 }
@@ -46,10 +39,7 @@ export interface WinLossOptions {
   meta?: ReadonlyMap<QueryId, QueryMeta>;
 }
 
-/**
- * Per-query wins, ties and losses of A against B on one metric over the queries both have (in A's order), in
- * total and per area with `meta`. Queries of only one map are listed, not counted.
- */
+/** Per-query wins, ties and losses of A against B over the queries both have, in A's order; the rest listed. */
 export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossOptions = {}): WinLoss {
   checkMetric(metric);
   const tie = checkTie(opts.tie);
@@ -115,11 +105,7 @@ export interface DifferenceOptions {
   meta?: ReadonlyMap<QueryId, QueryMeta>;
 }
 
-/**
- * The `n` queries where two runs differ most on a metric (largest |Δ| first, then qrels order), with each gold
- * article's rank in each run: the ranks say why. Scored as `evaluate` scores them; ties (|Δ| ≤ tie) left out.
- * Gold articles by their better rank, unranked last, then by id.
- */
+/** The `n` queries where two runs differ most (largest |Δ|, then qrels order), with gold ranks that say why. */
 export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
   b: ReadonlyMap<QueryId, Ranking>,
@@ -161,10 +147,7 @@ export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: R
   return out;
 }
 
-/**
- * Buckets of `firstGoldRankDistribution`, each up to and including `max` (4–10: the cut of nDCG@10 and
- * Recall@10). ASCII hyphens, so labels are as easy to type as to read.
- */
+/** Buckets up to and including `max` (4–10: the cut of nDCG@10 and Recall@10); ASCII hyphens, easy to type. */
 export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
   { label: "1", max: 1 },
   { label: "2-3", max: 3 },
@@ -177,10 +160,7 @@ export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
 /** The last bucket of `firstGoldRankDistribution`: no gold article in the top 100. */
 export const NOT_FOUND = "not found";
 
-/**
- * Bucket labels (RANK_BUCKETS, then NOT_FOUND) and each run's counts aligned with them; arrays, not objects
- * keyed by run name, so a run named "1" cannot reorder the keys.
- */
+/** Bucket labels and each run's counts; arrays, not objects keyed by run, so a run named "1" cannot reorder keys. */
 export interface RankDistribution {
   buckets: string[];
   runs: { name: string; queries: number; counts: number[] }[];
@@ -223,8 +203,7 @@ export interface HardQuestion {
 }
 
 /**
- * The `n` questions no method answers well: by best score over the methods (lowest first), then mean, then qrels
- * order — one that only one method gets right is that method's strength. Only questions every method scored.
+ * The `n` questions no method answers well (lowest best score, then mean, then qrels order), of those all scored.
  *
  * @example
  * const byRun = new Map([["bm25", evaluate(bm25.rankings, qrels).perQuery], ["dense", evaluate(dense.rankings, qrels).perQuery]]);
@@ -284,8 +263,7 @@ export interface ErrorAnalysisOptions {
 }
 
 /**
- * Error analysis of A against B for the terminal and JSON: win/tie/loss counts, largest differences with gold
- * ranks, both runs' first-gold-rank distributions. Queries as `evaluate` counts them.
+ * Error analysis of A against B: win/tie/loss counts, largest differences with gold ranks, first-gold-rank buckets.
  *
  * @example
  * const analysis = analyseErrors({ name: "bm25", rankings: a.rankings }, { name: "lsi", rankings: b.rankings }, qrels);

@@ -38,10 +38,7 @@ function idealDcg(nGold: number, k: number): number {
   return s;
 }
 
-/**
- * The one computation of the metrics, shared by `queryMetrics` and `PositionalEvaluator` so both agree to the
- * last bit: `rel[i]` marks the (de-duplicated) i-th document relevant, i < n ≤ DEPTH; g is the number relevant.
- */
+/** The one metric computation, shared by `queryMetrics` and `PositionalEvaluator` so both agree to the last bit. */
 function metricsOfRelevance(rel: ArrayLike<boolean | number>, n: number, g: number): MetricValues {
   if (g === 0) throw new RangeError("a query needs at least one relevant document to be evaluated");
   let dcg10 = 0;
@@ -74,10 +71,7 @@ export function queryMetrics(ranking: Ranking, gold: ReadonlySet<DocId>): Metric
   return metricsOfRelevance(list.map((id) => gold.has(id)), list.length, gold.size);
 }
 
-/**
- * `queryMetrics` for rankings of positions in a fixed doc-id list, for scoring many rankings of one query (a
- * sweep's 192 settings) without building ids or sets. Same values to the last bit; repeated ids count once.
- */
+/** `queryMetrics` for rankings of positions in a fixed doc-id list (a sweep's 192 settings), same to the last bit. */
 export class PositionalEvaluator {
   /** Each position's representative: the first position with the same doc id. */
   private readonly canon: Int32Array;
@@ -143,8 +137,7 @@ export interface Evaluation {
 }
 
 /**
- * Evaluates a run against binary qrels: every query of the qrels with at least one relevant
- * document counts (a query missing from the run scores 0), macro-averaged in qrels order.
+ * Evaluates a run on binary qrels: each query with a relevant document counts (absent from the run: 0), in qrels order.
  *
  * @example
  * const { mean, perQuery } = evaluate(run.rankings, bench.qrels);

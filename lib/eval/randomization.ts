@@ -1,8 +1,6 @@
 /**
- * The paper's significance test: two-sided paired randomization (sign-flip) tests, with Holm–Bonferroni, drawn as
- * the authors' notebook draws them: numpy's `default_rng(seed)`, 100 batches of `choice([-1, 1], size=(1000, n))`
- * per test, one stream shared by a family's tests in order. Unlike ranx (ANCHORS.md), p counts the observed
- * arrangement (+1, never 0).
+ * The paper's paired sign-flip test and Holm, drawn as the authors' notebook: numpy's `default_rng(seed)`, 100 batches
+ * of `choice([-1, 1], size=(1000, n))` per test, one stream per family in order; unlike ranx (ANCHORS.md), p counts +1.
  */
 import { Pcg64 } from "../util/random";
 
@@ -15,7 +13,6 @@ export interface PairedTestResult {
   p: number;
 }
 
-/** Options of the randomization test; the defaults are the paper's. */
 export interface RandomizationOptions {
   /** Random sign-flip patterns drawn (default 100,000, the paper's). */
   swaps?: number;
@@ -33,9 +30,8 @@ const BATCH = 1000;
 
 /**
  * Two-sided paired sign-flip test on d = a − b: p = (#{flips: |mean of s·d| ≥ |mean of d| − 1e-12} + 1) / (swaps + 1),
- * flip r negating query i when numpy's `choice([-1, 1])` draws −1 for (r, i). Sums go through a 256-entry table of
- * signed sums per block of 8 queries (one lookup per block); their order differs from numpy's pairwise sums by
- * rounding alone, which the 1e-12 tolerance absorbs (shared/oracles/numpy-rng: the counts are numpy's).
+ * flip r negating query i when numpy's `choice([-1, 1])` draws −1 for (r, i). Sums come from a 256-entry table per
+ * block of 8 queries, differing from numpy's by rounding the 1e-12 absorbs (shared/oracles/numpy-rng: numpy's counts).
  */
 export function pairedRandomizationTest(a: readonly number[], b: readonly number[], opts: RandomizationOptions = {}): PairedTestResult {
   const n = a.length;
@@ -90,10 +86,7 @@ function signedBlockSums(d: Float64Array, blocks: number): Float64Array {
   return table;
 }
 
-/**
- * Holm–Bonferroni adjusted p-values in input order (sorted, i-th smallest × (m − i), running max, capped at 1).
- * Controls family-wise error without assuming independence: the paper's 20 tests share runs and queries.
- */
+/** Holm–Bonferroni adjusted p in input order; no independence assumed (the paper's 20 tests share runs and queries). */
 export function holm(pValues: readonly number[]): number[] {
   const m = pValues.length;
   for (const p of pValues) if (!(p >= 0 && p <= 1)) throw new RangeError(`p-values must lie in [0, 1], got ${p}`);

@@ -1,7 +1,4 @@
-/**
- * The REACT diagnostic of the paper's appendix C.4: gold articles the planner's queries brought into BM25's top
- * 100 but the observer never kept. Pure: reads the recorded rounds and the qrels only.
- */
+/** REACT diagnostic of the paper's appendix C.4: gold the planner's queries brought into BM25's top 100, never kept. */
 import type { DocId, QueryId } from "../types";
 
 /** One REACT round's BM25 results (1-based ranks) and the articles the observer kept; `ReactRoundTrace` fits. */
@@ -39,20 +36,15 @@ export interface MissedGold {
 /** The columns of react-missed.csv, in order: the fields of `MissedGoldPair`. */
 export const MISSED_GOLD_COLUMNS = ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"] as const;
 
-/**
- * The paper's figure (appendix C.4, 283 queries): by round 10, 98 retrieved gold pairs never kept, in 64
- * queries. A reference line, not comparable on another query set.
- */
+/** The paper's figure (C.4, 283 queries): by round 10, 98 gold pairs never kept, in 64 queries; not for other sets. */
 export const PAPER_MISSED_GOLD = { round: 10, pairs: 98, queries: 64, ofQueries: 283 } as const;
 
 /** The rounds the paper reports REACT at (as its round table). */
 const DEFAULT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
 /**
- * Gold articles REACT retrieved but the observer did not keep. Per requested round r (default 1, 2, 3, 5, 10;
- * those past the run's last round left out), the pairs retrieved in some round ≤ r yet kept in none ≤ r, and
- * their queries; then the pairs still missed after the last round, sorted by query, first round, best rank, id.
- * A query with fewer rounds than r counts with the rounds it has.
+ * Per requested round r (those past the run's last left out), the gold pairs retrieved in some round ≤ r yet kept
+ * in none ≤ r; then the pairs still missed after the last round. A query with fewer rounds counts with those it has.
  */
 export function reactMissedGold(
   roundsByQuery: ReadonlyMap<QueryId, readonly ReactRoundLike[]>,
@@ -121,10 +113,7 @@ export interface MissedFirstRoundRow {
   queries: number;
 }
 
-/**
- * Per round 1 … `lastRound`, how many missed pairs were first retrieved in it: early means the observer let go
- * of gold the first query found, late that the planner reached it slowly. Zero rows kept, so tables line up.
- */
+/** Missed pairs by first-retrieved round (early: the observer let go; late: the planner was slow); zero rows kept. */
 export function missedGoldByFirstRound(pairs: readonly MissedGoldPair[], lastRound: number): MissedFirstRoundRow[] {
   if (!(Number.isInteger(lastRound) && lastRound >= 0)) throw new RangeError(`lastRound must be an integer >= 0, got ${lastRound}`);
   const rows = Array.from({ length: lastRound }, (_, i) => ({ round: i + 1, pairs: 0, queries: new Set<QueryId>() }));

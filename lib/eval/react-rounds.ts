@@ -1,7 +1,4 @@
-/**
- * The paper's REACT round table (appendix C.4): observer-kept vs candidate-pool Recall@100, with calls and tokens
- * per query. Reads a run through a structural view, so it depends on nothing of lib/llm.
- */
+/** The paper's REACT round table (C.4): kept vs candidate-pool Recall@100, calls, tokens; no lib/llm dependency. */
 import type { DocId, QueryId, Run } from "../types";
 import { evaluate } from "./metrics";
 
@@ -20,7 +17,6 @@ export interface ReactRoundsView {
   perRound: ReadonlyMap<QueryId, readonly { calls: number; input: number; output: number; seconds: number }[]>;
 }
 
-/** One row of the REACT round table. */
 export interface ReactRoundRow {
   round: number;
   /** Macro Recall@100 of the observer-kept ranking after this round. */
@@ -37,11 +33,7 @@ export interface ReactRoundRow {
   secondsPerQuery: number;
 }
 
-/**
- * The round table for rounds 1, 2, 3, 5, 10 (those the run has): kept Recall@100 (via `evaluate`) and
- * candidate-pool recall (the pool is not cut at 100, so computed here), both macro over the qrels' queries as
- * `evaluate` averages; mean calls and tokens per query up to that round.
- */
+/** The table for the rounds the run has: kept and pool recall (macro over qrels, as `evaluate`), mean cost to then. */
 export function reactRoundTable(
   result: ReactRoundsView,
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,

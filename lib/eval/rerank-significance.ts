@@ -1,7 +1,4 @@
-/**
- * Re-ranking significance, beyond the paper: each re-ranked run against its own first stage, Holm over this
- * family alone — a re-ranker is judged by what it adds to the ranking it was given, not against BM25.
- */
+/** Beyond the paper: each re-ranked run against its own first stage (what it adds, not vs BM25), Holm apart. */
 import type { DocId, QueryId } from "../types";
 import { comparedQueries, compareRuns, type SignificanceTest } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";

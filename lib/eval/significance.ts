@@ -1,17 +1,11 @@
-/**
- * significance.json: the paper's family of 20 tests (Holm over all 20 even when runs are missing) and, apart,
- * an exploratory family of every other experiment against BM25. The tests are `compareRuns`'.
- */
+/** significance.json: the paper's 20 tests (Holm over all 20 even with runs missing) and an exploratory family. */
 import type { DocId, QueryId } from "../types";
 import type { Metric, MetricValues } from "./metrics";
 import { holm, type RandomizationOptions } from "./randomization";
 import { comparedQueries, compareRuns, type RunScores, type SignificanceTest } from "./compare-runs";
 import { rerankSignificance, type RerankSignificance } from "./rerank-significance";
 
-/**
- * The paper's 20 tests: five pairs × four metrics, each "method vs the system it claims to improve on", so a
- * positive delta is an improvement. Names are retriever names (DESIGN.md §4).
- */
+/** The paper's 20 tests: five "method vs what it claims to improve on" pairs × four metrics (DESIGN.md §4). */
 export const PAPER_TESTS: { readonly pairs: readonly (readonly [string, string])[]; readonly metrics: readonly Metric[] } = {
   pairs: [
     ["reform:bm25-greekstemmer", "bm25-greekstemmer"],
@@ -62,7 +56,6 @@ export interface MissingPaperTest {
   pHolm: 1;
 }
 
-/** One of the paper's 20 tests; `status` tells which kind. */
 export type PaperTest = ComputedPaperTest | MissingPaperTest;
 
 /** The paper's family: always its 20 tests, in PAPER_TESTS order; Holm over all 20, missing tests at p = 1. */
@@ -90,10 +83,7 @@ export interface BaselineSignificance {
   tests: SignificanceTest[];
 }
 
-/**
- * What `gbr reproduce` writes to significance.json, keys in this order. `queries` counts the queries compared;
- * `baseline` is null when its run is absent; the two families are corrected separately.
- */
+/** significance.json, keys in this order; `baseline` is null when its run is absent. */
 export interface SignificanceReport {
   swaps: number;
   seed: number;
@@ -122,9 +112,8 @@ function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunSc
 }
 
 /**
- * The paper's 20 tests, always all 20: computed as `compareRuns` computes them (same p), or `missing` with the
- * absent ids and why, entering Holm as p = 1. Why p = 1, not a smaller family: adjusted p only grows with any
- * raw p, so a computed test significant here is significant in the full family too.
+ * All 20 paper tests, computed as `compareRuns` does or `missing` (ids and why) at p = 1 in Holm. Not a smaller
+ * family: adjusted p only grows with any raw p, so a test significant here is significant in the full family too.
  */
 export function paperSignificance(
   perQuery: PerQueryByExperiment,
@@ -187,10 +176,7 @@ export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
   return out;
 }
 
-/**
- * The exploratory family: every other experiment (in `perQuery` order) against the baseline (default BM25) on
- * the paper's four metrics, Holm over these alone; null when the baseline did not run.
- */
+/** The exploratory family: every other experiment against the baseline on the paper's four metrics; null without it. */
 export function baselineSignificance(
   perQuery: PerQueryByExperiment,
   queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
@@ -215,10 +201,7 @@ export function baselineSignificance(
   };
 }
 
-/**
- * The whole significance.json of `gbr reproduce` (swaps and seed default to the paper's 100,000 and 42).
- * Written even when nothing ran: then the paper's 20 tests are all missing, with their reasons.
- */
+/** significance.json of `gbr reproduce`; written even when nothing ran (all 20 paper tests missing, with reasons). */
 export function significanceReport(
   perQuery: PerQueryByExperiment,
   queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,

@@ -1,7 +1,4 @@
-/**
- * Descriptive statistics, a paired t-test and Spearman's rho over per-query values (simple-statistics; jStat for
- * the Student t CDF). The paper's test stays randomization.ts; the t-test is here to set beside it.
- */
+/** Descriptive stats, a paired t-test (beside the paper's randomization.ts) and Spearman's rho on per-query values. */
 import { max, mean, median, min, quantile, sampleCorrelation, sampleStandardDeviation } from "simple-statistics";
 import type { DocId, QueryId } from "../types";
 import { comparedQueries, compareRuns, type CompareOptions } from "./compare-runs";
@@ -42,9 +39,8 @@ export interface Descriptive {
 }
 
 /**
- * Count, mean, sample sd, median, quartiles and range. The sd divides by n − 1 (the values are a sample) and is
- * NaN for one value, not a 0 that would read as "perfectly stable". Quartiles are simple-statistics' `quantile`
- * (R type 2), not numpy's linear (type 7, bootstrap.ts): for [1, 2, 3, 4], q1 is 1.5 here and 1.75 in numpy.
+ * The sd divides by n − 1 and is NaN for one value, not a 0 reading as "perfectly stable". Quartiles are R type 2,
+ * not numpy's linear type 7 (bootstrap.ts): for [1, 2, 3, 4], q1 is 1.5 here and 1.75 in numpy.
  */
 export function describe(values: readonly number[]): Descriptive {
   if (values.length === 0) throw new RangeError("describe needs at least one value");
@@ -76,9 +72,8 @@ export interface PairedTTest {
 }
 
 /**
- * Two-sided paired t-test on d = a − b: t = mean(d) / (s_d / √n), df = n − 1, p = 2·F(−|t|) (jStat). Not
- * simple-statistics' `tTest(d, 0)`: it divides by the population sd, inflating t by √(n/(n−1)). All-zero
- * differences give t = 0, p = 1 (as the randomization test does); equal non-zero ones t = ±Infinity, p = 0.
+ * Two-sided paired t-test on d = a − b (jStat's t CDF). Not simple-statistics' `tTest(d, 0)`: its population sd
+ * inflates t by √(n/(n−1)). All-zero differences give t = 0, p = 1; equal non-zero ones t = ±Infinity, p = 0.
  */
 export function pairedTTest(a: readonly number[], b: readonly number[]): PairedTTest {
   checkPaired(a, b, "pairedTTest");
@@ -101,7 +96,6 @@ function averageRanks(xs: readonly number[]): number[] {
   for (let lo = 0; lo < order.length; ) {
     let hi = lo + 1;
     while (hi < order.length && xs[order[hi]] === xs[order[lo]]) hi++;
-    // Positions lo..hi−1 (ranks lo+1..hi) are tied: each gets their mean.
     for (let k = lo; k < hi; k++) ranks[order[k]] = (lo + 1 + hi) / 2;
     lo = hi;
   }
@@ -109,9 +103,8 @@ function averageRanks(xs: readonly number[]): number[] {
 }
 
 /**
- * Spearman's rho: Pearson's correlation (`sampleCorrelation`) of average ranks. Not `sampleRankCorrelation`: it
- * ranks ties by input position, and per-query metrics tie constantly ([0, 0, 0.2, 0.5, 1] vs [0, 0.1, 0, 0.6,
- * 0.6]: 0.9 by position, 0.73 with average ranks). NaN when either list is constant.
+ * Pearson's r of average ranks; not `sampleRankCorrelation`, which ranks ties by position (per-query metrics tie:
+ * [0, 0, 0.2, 0.5, 1] vs [0, 0.1, 0, 0.6, 0.6] is 0.9 by position, 0.73 averaged). NaN when either is constant.
  */
 export function spearman(a: readonly number[], b: readonly number[]): number {
   checkPaired(a, b, "spearman");
@@ -128,10 +121,7 @@ export interface RunCorrelation {
   n: number;
 }
 
-/**
- * Spearman's rho of `metric` for every pair of runs (map order) over their shared queries: do two methods find
- * the same queries hard? NaN with fewer than two shared queries or a constant run.
- */
+/** Spearman's rho of `metric` per pair of runs over shared queries: do two methods find the same queries hard? */
 export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, metric: Metric): RunCorrelation[] {
   const runs = [...perQuery];
   const out: RunCorrelation[] = [];
@@ -162,15 +152,11 @@ export interface PairedTestRow {
   pTTest: number;
   /** The randomization p, Holm-adjusted over every row returned. */
   pHolm: number;
-  /** One raw p is below 0.05 and the other is not. */
+  /** The raw p-values fall either side of 0.05 (Holm against raw would flag the correction, not a disagreement). */
   disagree: boolean;
 }
 
-/**
- * The randomization test (exactly `compareRuns`, so p and pHolm equal `gbr compare`'s) and the paired t-test for
- * every pair × metric. `disagree` compares raw p-values: setting a Holm-adjusted p against a raw one would flag
- * the correction, not a disagreement.
- */
+/** The randomization test (exactly `gbr compare`'s p and pHolm) and the paired t-test for every pair × metric. */
 export function pairedTests(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
   queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,

@@ -1,7 +1,4 @@
-/**
- * A parameter sweep as evaluation sees it: every (k1, b) setting with its per-query metrics, the best and the
- * default. `bm25Sweep` produces it; cross-validation and `sweepHeatmap` read it without re-running retrieval.
- */
+/** A sweep as evaluation sees it: each (k1, b) setting's per-query metrics, the best and the default. */
 import type { DocId, QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 

@@ -22,10 +22,7 @@ export function streamNote(seed: number | bigint, tests: number): string {
   return `Flips: numpy default_rng(${seed}), one stream for the ${tests} tests in the order listed (pairs as given, each pair's metrics as given), queries in qrels order.`;
 }
 
-/**
- * Runs labelled a, b, c …, each value followed by the labels of the runs it beats (p_Holm < α, higher mean);
- * p-values get the decimals 1/(swaps+1) needs. Past 25 runs, beaten runs are listed in brackets instead.
- */
+/** Runs labelled a, b, c …, each value followed by the runs it beats (p_Holm < α); past 25 runs, in brackets. */
 export function formatComparison(
   runs: readonly { name: string; mean: MetricValues }[],
   comparison: Comparison,

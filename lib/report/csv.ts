@@ -1,7 +1,4 @@
-/**
- * Reading back the CSV files `gbr reproduce` writes, over `parseCsv` (the Hub files' rules, so errors read
- * "<file>:<line>: …"), with string records, a missing-file answer and empty cells as "no value", not 0.
- */
+/** Reading back `gbr reproduce`'s CSV files over `parseCsv`: string records, "<file>:<line>" errors, blanks not 0. */
 import { promises as fs } from "node:fs";
 import { parseCsv } from "../util/csv";
 

@@ -4,10 +4,7 @@ import type { ErrorAnalysis, GoldRankPair } from "../eval/error-analysis";
 import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
 
-/**
- * Three tables. Values to 4 decimals, half to even as `gbr eval` prints; a gold article outside the top 100
- * shows as ">100"; the area column only when some query has an area.
- */
+/** Three tables, 4 decimals half to even as `gbr eval`; gold outside the top 100 shows ">100"; areas only if any. */
 export function formatErrorAnalysis(e: ErrorAnalysis): string {
   const { total, byArea, tie } = e.winLoss;
   const out: string[] = [];

@@ -36,16 +36,10 @@ export function axis(title: string, extra: Record<string, unknown> = {}): Record
   return { title: { text: title }, automargin: true, gridcolor: "#e5e7eb", zerolinecolor: "#9ca3af", ...extra };
 }
 
-/**
- * The legend of every figure: horizontal at the bottom, placed against the container so plotly reserves it a
- * margin below the axis labels; placed in plot-area units (y < 0) it runs into long or rotated tick labels.
- */
+/** Bottom legend placed against the container, so plotly reserves it a margin (at y < 0 it hits long tick labels). */
 export const LEGEND = { orientation: "h", x: 0, xref: "paper", xanchor: "left", y: 0, yref: "container", yanchor: "bottom", traceorder: "normal" };
 
-/**
- * Text for plotly's text fields, which it reads as pseudo-HTML (hover templates also expand `%{…}`): `&`, `<`,
- * `>` become entities and `%{` is broken up, so a name like `a<b>` or `x%{y}` shows as written.
- */
+/** For plotly's pseudo-HTML text: `&<>` as entities, `%{` broken up, so `a<b>` or `x%{y}` shows as written. */
 export function plotlyText(s: string): string {
   return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")).replace(/%\{/g, "%&#123;");
 }

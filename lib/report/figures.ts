@@ -1,7 +1,4 @@
-/**
- * Plotly figure specs for the report and the notebooks: pure functions from loosely typed rows (an empty cell is
- * "no value") to plain-JSON `{ data, layout }` in plotly.js 3 conventions (`layout.title` is `{ text }`).
- */
+/** Plotly figure specs for report and notebooks: loosely typed rows (empty cell = no value) → plotly.js 3 JSON. */
 import type { Metric } from "../eval/metrics";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
 import { correlationHeatmap, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
@@ -20,10 +17,7 @@ export function valueAxisTop(max: number): number {
 /** Stand-in bars: grey and hatched, whatever kind of row they are. */
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
 
-/**
- * Pixels a bottom legend of these names takes, so the figure grows instead of squeezing its plot: one line when
- * it fits the plot width, else a grid as wide as the widest entry (40 px plus 7 px a character of the 13 px font).
- */
+/** Pixels a bottom legend of these names takes: one row if it fits, else a grid (7 px a char of the 13 px font). */
 function legendHeight(names: readonly string[], width = 1000): number {
   if (!names.length) return 0;
   const widths = names.map((n) => 40 + 7 * n.replace(/&[a-z#0-9]+;/gi, "x").length);
@@ -32,7 +26,6 @@ function legendHeight(names: readonly string[], width = 1000): number {
   return 22 * Math.ceil(names.length / perRow) + 10;
 }
 
-/** The marks a figure uses: those given, or the ones the rows themselves carry. */
 function marksOf(rows: readonly RowLike[], given: RowMarks | undefined): RowMarks {
   return given ?? rowMarks(rows);
 }
@@ -45,10 +38,7 @@ export interface FigureMarks {
 
 // Results ---------------------------------------------------------------------------------------
 
-/**
- * Horizontal bars of one metric per experiment that ran, in row order, with ± sd error bars for repeated ones
- * (`samples` > 1). `oracle:`, `tuned:` and stand-in rows get their own trace and legend entry.
- */
+/** Bars of one metric per experiment that ran, ± sd when repeated; oracle, tuned and stand-in rows get own traces. */
 export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
   const marks = marksOf(summaryRows, opts.marks);
   const rows = summaryRows.filter((r) => (r.status === undefined || r.status === "ok") && toNumber(r[metric]) !== undefined);
@@ -109,10 +99,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
   };
 }
 
-/**
- * Grouped bars: mean `metric` per legal area, one bar per experiment (`experiments` picks and orders them),
- * samples averaged together; `oracle:` and `tuned:` bars named in the legend, stand-ins hatched.
- */
+/** Grouped bars of mean `metric` per legal area, one per experiment (samples averaged); stand-ins hatched. */
 export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
   const marks = marksOf(perQueryRows, opts.marks);
   const areaOf = (r: RowLike) => areaLabel(r.area);
@@ -163,17 +150,13 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
 
 // BM25 sweep ------------------------------------------------------------------------------------
 
-/** A setting of the sweep and its value. */
 export interface SweepPoint {
   k1: number;
   b: number;
   value: number;
 }
 
-/**
- * The sweep as in sweep.json: z rows by b, columns by k1 (null where no setting). The best setting is `oracle`,
- * or `best` in older folders and from a `SweepResult`.
- */
+/** sweep.json's grid: z rows by b, columns by k1 (null: no setting); best is `oracle` (`best` in old folders). */
 export interface SweepJson {
   k1s: readonly number[];
   bs: readonly number[];
@@ -185,10 +168,7 @@ export interface SweepJson {
   cv?: unknown;
 }
 
-/**
- * Heatmap of the BM25 sweep (x = k1, y = b; categorical, as the grids are uneven: 1.5 and 0.75 sit between steps),
- * with the oracle setting (star) and rank_bm25's default (cross) marked.
- */
+/** Heatmap of the sweep (categorical axes: the grids are uneven), oracle starred, rank_bm25's default crossed. */
 export function sweepHeatmap(sweep: SweepJson): Figure {
   const metric = sweep.metric ?? "Recall@100";
   const label = (v: number) => String(v);
@@ -278,10 +258,7 @@ export interface QualityCostPoint {
   quality: number;
 }
 
-/**
- * The Pareto front: the points no other point dominates (costs no more, scores no less, strictly better in one),
- * sorted by cost, then quality; equal points are all kept.
- */
+/** The points none dominates (costs no more, scores no less, better in one), by cost then quality; ties all kept. */
 export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P[] {
   const dominated = (p: P) =>
     points.some((q) => q.cost <= p.cost && q.quality >= p.quality && (q.cost < p.cost || q.quality > p.quality));
@@ -318,10 +295,7 @@ export function qualityCostFront(summaryRows: readonly RowLike[], costRows: read
   return paretoFront(qualityCostPoints(summaryRows, costRows, quality));
 }
 
-/**
- * Quality against API-equivalent cost per query, one marker per method, with the Pareto front dashed through its
- * labelled members. The quality axis fits the points; its title says where it starts when that is not 0.
- */
+/** Quality vs API-equivalent cost per query, one marker per method, the Pareto front dashed through its labels. */
 export function qualityCostScatter(
   summaryRows: readonly RowLike[],
   costRows: readonly RowLike[],
@@ -387,10 +361,7 @@ export function qualityCostScatter(
   return { data, layout };
 }
 
-/**
- * A metric axis fitted to the values: their span plus a margin (a tenth of it, at least 0.02) within 0 … 1.05,
- * from 0 when it would start below 0.1 anyway (a nearly-from-0 axis reads as one from 0).
- */
+/** Metric axis fitted to the values: span ± max(0.02, a tenth), within 0…1.05, from 0 if it would start below 0.1. */
 export function fittedRange(values: readonly number[]): [number, number] {
   const finite = values.filter((v) => Number.isFinite(v));
   if (!finite.length) return [0, 1];

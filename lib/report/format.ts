@@ -1,6 +1,5 @@
 /**
- * Fixed-point formatting that rounds exact ties half to even, as C's printf (trec_eval) and Python do:
- * 0.03125 prints as "0.0312", where JavaScript's toFixed gives "0.0313". Non-ties round to nearest.
+ * Fixed-point formatting with exact ties half to even, as printf (trec_eval) and Python (toFixed rounds 0.03125 up).
  *
  * @example
  * formatFixed(0.03125, 4); // "0.0312"

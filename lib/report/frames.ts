@@ -1,7 +1,6 @@
 /**
- * DataFrame views (danfojs-node) of everything `gbr reproduce` computes, for pandas-style notebooks. Filter with
- * `loc`, not `query()`: danfojs makes every column a property, and the column "query" hides the method. A missing
- * number is NaN, never null (danfojs counts null as 0 in a mean). danfojs loads on a view's first call.
+ * danfojs DataFrame views of everything `gbr reproduce` computes. Filter with `loc`, not `query()` (the column
+ * "query" hides the method); a missing number is NaN, never null (danfojs counts null as 0 in a mean).
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -16,15 +15,11 @@ const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "artic
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
-/** A cell as the CSV file holds it (what `toCsv` writes, before quoting). */
 function cellText(v: unknown): string {
   return v === undefined || v === null ? "" : String(v);
 }
 
-/**
- * The one typing rule both views follow, so a reproduce's views and those of its CSV files agree cell for cell:
- * numeric (NaN for a blank) or boolean when every non-empty cell reads so, else text ("" for a blank).
- */
+/** One typing rule for both views, so they agree cell for cell: numeric (blank NaN) or boolean if all cells read so. */
 export function typedCells(table: Table): unknown[][] {
   const text = table.rows.map((r) => table.columns.map((_, j) => cellText(r[j])));
   const all = (j: number, re: RegExp) => !TEXT_COLUMNS.has(table.columns[j]) && text.some((r) => r[j] !== "") && text.every((r) => r[j] === "" || re.test(r[j]));
@@ -57,8 +52,7 @@ export function frameRows(df: Pick<DataFrame, "columns" | "values">): Record<str
 }
 
 /**
- * A long table made wide, as pandas' `pivot` (danfojs has none): rows by `index`, columns by `columns`, both in
- * first-seen order; a missing combination is NaN, a repeated one an error (aggregate with `groupby` first).
+ * A long table made wide, as pandas' `pivot` (danfojs has none); a missing combination is NaN, a repeated one an error.
  *
  * @example
  * const means = f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean();
@@ -105,7 +99,6 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
   return [...paper, ...baseline, ...rerank];
 }
 
-/** `significanceRows` as a DataFrame. */
 export function significanceFrame(report: SignificanceReport): DataFrame {
   return rowsFrame(significanceRows(report));
 }
@@ -139,8 +132,7 @@ export function resultFrames(result: { tables: OutputTables; assessment: { signi
 }
 
 /**
- * The same views from a folder `gbr reproduce` wrote, without running it again; an absent optional table is
- * undefined, a missing required one throws.
+ * The same views from a `gbr reproduce` folder; an absent optional table is undefined, a missing required one throws.
  *
  * @example
  * const f = await outputFrames("outputs/sample");

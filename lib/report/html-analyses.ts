@@ -36,7 +36,6 @@ function testTable(tests: readonly TestLike[], marks: RowMarks): string {
   );
 }
 
-/** What the colours of Δ mean. */
 const DELTA_LEGEND =
   `Δ (A − B): <span class="delta gain">significant gain of A over B</span> <span class="delta loss">significant loss</span> ` +
   `<span class="delta ns">not significant</span> (two-sided, p Holm &lt; ${ALPHA}).`;
@@ -119,10 +118,7 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
   return body;
 }
 
-/**
- * The BM25 tuning sweep: rank_bm25's default, the oracle upper bound and the 5-fold cross-validated estimate,
- * each labelled so, and the k1 × b heatmap. The oracle is sweep.json's `oracle` (`best` in older folders).
- */
+/** The BM25 sweep: rank_bm25's default, the oracle upper bound and the cross-validated estimate, and the heatmap. */
 export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   const sw = inp.sweep;
   if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));

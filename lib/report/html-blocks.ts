@@ -1,7 +1,4 @@
-/**
- * The building blocks of the report's sections: number formats, cells and tables, notes, figures, the section
- * frame. Text always goes in through `escapeHtml`, data through `jsonForScript`.
- */
+/** Building blocks of the report's sections; text always goes in through `escapeHtml`, data through `jsonForScript`. */
 import { formatFixed } from "./format";
 import { toNumber } from "./csv";
 import type { Figure } from "./figures";
@@ -137,10 +134,7 @@ export function badge(label: string, kind: string, title?: string): string {
   return `<span class="badge ${safeClass(kind)}"${title ? ` title="${escapeHtml(title)}"` : ""}>${escapeHtml(label)}</span>`;
 }
 
-/**
- * A test's Δ (A − B) coloured by the test's verdict, not by size: gain, loss, or not significant at `alpha`
- * after Holm. The class names the verdict too, for a reader without colour.
- */
+/** A test's Δ (A − B) coloured by its Holm verdict at `alpha`, not by size; the class names it too (for no colour). */
 export function testDeltaCell(delta: unknown, pHolm: unknown, alpha = 0.05): Cell {
   const d = toNumber(delta);
   if (d === undefined) return { html: "–", cls: "num" };

@@ -1,7 +1,4 @@
-/**
- * What goes inline into the self-contained report page: text for HTML, JSON for <script> blocks, script
- * sources defused for inlining, and the pinned plotly.js bundle so prepared.
- */
+/** What goes inline into the self-contained report page: escaped text and JSON, defused scripts, pinned plotly.js. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
@@ -10,10 +7,7 @@ export function escapeHtml(value: unknown): string {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
 
-/**
- * JSON safe inside a <script> element: `<`, `>`, `&` and U+2028/U+2029 as \u escapes, so neither a Greek
- * apostrophe (’), quotes nor `</script>` in a name can end the block; JSON.parse reads them back unchanged.
- */
+/** JSON safe in <script>: `<`, `>`, `&`, U+2028/9 as \u escapes, so no name (’, quotes, `</script>`) ends the block. */
 export function jsonForScript(value: unknown): string {
   return JSON.stringify(value)
     .replace(/</g, "\\u003c")
@@ -23,10 +17,7 @@ export function jsonForScript(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
-/**
- * JavaScript source safe to inline in <script>: `</script` (any case) becomes `<\/script`, `<!--` becomes `<\!--`;
- * the same inside strings, regexes and comments, but unable to close the element or enter escaped-script states.
- */
+/** JS safe to inline: `</script` (any case) → `<\/script`, `<!--` → `<\!--`; same meaning in strings and regexes. */
 export function inlineScriptSource(source: string): string {
   return source.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
 }

@@ -162,10 +162,7 @@ export function marksNote(ids: readonly string[], marks: RowMarks): string {
   return parts.length ? note(parts.join(". ") + ".") : "";
 }
 
-/**
- * The folded table of what produced each row: summary.csv's setup and provenance, each column when some row has
- * it; provenance falls back to metadata.json's `experiments[].provenance`.
- */
+/** The folded table of what produced each row: setup and provenance (else metadata.json's), columns if any has one. */
 function producedBy(inp: ReportInputs, ok: readonly CsvRecord[], marks: RowMarks): string {
   const fromMetadata = provenanceFromMetadata(inp.metadata);
   const provenance = (r: CsvRecord) => (r.provenance ?? "").trim() || fromMetadata.get(r.experiment) || "";

@@ -1,7 +1,4 @@
-/**
- * The HTML report: one self-contained page per dataset folder `gbr reproduce` wrote, plotly.js inlined, loading
- * nothing (no CDN, fonts or images), so it opens offline and can be mailed or archived as one file.
- */
+/** The HTML report: one self-contained page per dataset folder, plotly.js inlined, loading nothing (opens offline). */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toNumber } from "./csv";
@@ -35,10 +32,7 @@ function standInBanner(inp: ReportInputs): string {
   return `<div class="banner stand-in" role="alert"><strong>${escapeHtml(STAND_IN_BANNER)}</strong>${detail ? `<p>${detail}</p>` : ""}</div>`;
 }
 
-/**
- * The report for one dataset folder as one self-contained page; a missing optional file gives a note in its
- * section instead, and a banner says so when the numbers come from the project's test doubles.
- */
+/** One folder's report page; a missing optional file gives a note in its section, test-double numbers a banner. */
 export async function buildReport(outDir: string): Promise<string> {
   const inp = await readReportInputs(outDir);
   const dataset = reportSubject(outDir, inp.metadata);

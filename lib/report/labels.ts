@@ -1,7 +1,4 @@
-/**
- * What the report and the notebooks call things, in one place: queries without a legal area, the sweep's oracle
- * and cross-validated rows, and rows made through the test doubles. Pure: no DOM, no files.
- */
+/** What the report and notebooks call things: queries without an area, oracle and cross-validated rows, stand-ins. */
 import { UNKNOWN_GROUP } from "../eval/breakdown";
 import { NO_AREA } from "../types";
 
@@ -50,10 +47,7 @@ export function isStandInValue(value: unknown): boolean {
   return s === STAND_IN_LABEL || s === "true" || s === "yes";
 }
 
-/**
- * The marks of the experiments in summary rows (plus `standIn`: ids known as stand-ins from elsewhere). Folders
- * with neither a `standIn` column nor an `oracle:` row named the oracle row `tuned:`; there it is marked "oracle".
- */
+/** Marks of summary rows (+ known stand-ins); in legacy folders (no `standIn`, no `oracle:`) `tuned:` is the oracle. */
 export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[], standIn: Iterable<string> = []): RowMarks {
   const ids = summaryRows.map((r) => String(r.experiment ?? ""));
   const legacy = !summaryRows.some((r) => "standIn" in r) && !ids.some((id) => id.startsWith("oracle:"));

@@ -1,7 +1,4 @@
-/**
- * Display helpers for the tslab notebooks, reached through the face's `show`. tslab and danfojs load lazily, so
- * lib/ runs without a kernel; outside one the helpers print text, so a notebook's code also runs as a script.
- */
+/** Notebook display helpers behind `show`; tslab and danfojs load lazily, and without a kernel they print text. */
 import { listOf } from "../experiments/authors-list";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -22,7 +19,6 @@ import { readConfig } from "../config";
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, NO_AREA } from "./labels";
 
-/** A table row: column name -> cell. */
 export type Row = Record<string, unknown>;
 
 /** What `showTable` accepts besides rows: anything shaped like a danfojs DataFrame. */
@@ -139,13 +135,11 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   emit(html, text);
 }
 
-/** The plotly build this notebook page carries (none yet). */
 let plotlyLoaded: PlotlyBuild | undefined;
 
 /**
- * Inlines a pinned plotly.js build once per notebook: cartesian unless `build` asks for the full one (which also
- * replaces it); `force` reloads after clearing outputs. `window.define` is hidden while it loads, or a page's
- * RequireJS would capture plotly instead of letting it set `window.Plotly`.
+ * Inlines a pinned plotly.js once per notebook (`build` "full" replaces cartesian; `force` reloads after clearing
+ * outputs). `window.define` is hidden while it loads, or a page's RequireJS would capture plotly.
  */
 export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}): void {
   const build = opts.build ?? "cartesian";
@@ -177,10 +171,7 @@ export function figureHtml(spec: FigureSpec, title = "figure"): string {
   );
 }
 
-/**
- * Draws a plotly figure in a fresh div (inlining plotly first); `save` also writes `<name>.json` and `<name>.html`
- * under outputs/figures/. Without a kernel it only saves, so a script produces the same files.
- */
+/** Draws a plotly figure; `save` also writes `<name>.json` and `.html` (without a kernel it only saves). */
 export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
   const written: string[] = [];
   if (opts.save) {

@@ -6,10 +6,7 @@ import { readCsvIfExists, type CsvRecord } from "./csv";
 import type { SignificanceTest, SweepJson } from "./figures";
 import { isStandInValue, rowMarks, type RowMarks } from "./labels";
 
-/**
- * significance.json as read: reproduce's `SignificanceReport` (the paper's 20 tests and, apart, the exploratory
- * family against BM25) or the flat `{ tests }` that `gbr compare --json` prints (and older reproduce runs wrote).
- */
+/** significance.json: reproduce's `SignificanceReport`, or `gbr compare --json`'s `{ tests }` (old reproduce too). */
 export type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
 
 /** Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`). */

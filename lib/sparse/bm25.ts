@@ -1,7 +1,4 @@
-/**
- * BM25Okapi with the exact semantics of rank_bm25 0.2.2 (the paper's), on a term-major index of eager per-posting
- * weights. Float operations follow rank_bm25's order, so scores agree to the last bit and ties keep corpus order.
- */
+/** BM25Okapi as rank_bm25 0.2.2 (the paper's): float operations in its order, so scores agree to the last bit. */
 
 export interface Bm25Params {
   /** Term-frequency saturation (rank_bm25 default 1.5). */
@@ -152,12 +149,10 @@ export class Bm25Index {
   }
   private termList?: string[];
 
-  /** Number of distinct terms. */
   get termCount(): number {
     return this.termStart.length - 1;
   }
 
-  /** Number of documents containing term id `t`. */
   docFreq(t: number): number {
     return this.termStart[t + 1] - this.termStart[t];
   }
@@ -168,10 +163,7 @@ export class Bm25Index {
   }
 }
 
-/**
- * Okapi idf per term id, floored as rank_bm25 does: terms in more than half the corpus get
- * ε times the mean idf over the whole vocabulary (the mean summed in first-occurrence order).
- */
+/** Okapi idf, floored as rank_bm25: terms in over half the corpus get ε·mean idf (summed in first-occurrence order). */
 export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
   const V = index.termCount;
   const N = index.docCount;
@@ -190,7 +182,6 @@ export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
   return idf;
 }
 
-/** scores[d] += times · w for the postings [from, to). */
 function addPostings(from: number, to: number, postingDoc: Int32Array, weight: Float64Array, scores: Float64Array, times: number): void {
   for (let p = from; p < to; p++) scores[postingDoc[p]] += times * weight[p];
 }
@@ -240,16 +231,14 @@ export class Bm25Scorer {
     return out;
   }
 
-  /** Term ids of tokens, -1 for tokens outside the vocabulary. */
   private termIdsOf(queryTokens: readonly string[]): Int32Array {
     const { vocab } = this.index;
     return Int32Array.from(queryTokens, (tok) => vocab.get(tok) ?? -1);
   }
 
   /**
-   * Adds the query's term weights into `scores`: a repeated term counts again, as in rank_bm25, but its postings
-   * are read once with weight × count (a third of the reads for long questions). The sum differs from rank_bm25's
-   * per-occurrence order by ~1e-15 relative at most, bounded by the parity tests; no oracle ranking moved.
+   * Adds the query's term weights into `scores`; a repeated term's postings are read once with weight × count (a
+   * third of the reads), ~1e-15 relative from rank_bm25's per-occurrence sum (parity tests; no oracle ranking moved).
    */
   private accumulate(termIds: ArrayLike<number>, scores: Float64Array): void {
     const V = this.index.termCount;
@@ -270,10 +259,7 @@ export class Bm25Scorer {
     }
   }
 
-  /**
-   * The k best documents, ties in corpus order, as a stable descending sort of rank_bm25's scores. With
-   * `positiveOnly`, documents scoring <= 0 are left out (fewer than k may come back).
-   */
+  /** The k best documents, ties in corpus order (a stable sort of rank_bm25's scores); `positiveOnly` drops <= 0. */
   search(queryTokens: readonly string[], k: number, opts: SearchOptions = {}): TopK {
     this.accumulate(this.termIdsOf(queryTokens), this.scores);
     return this.select(k, opts);

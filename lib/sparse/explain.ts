@@ -1,7 +1,4 @@
-/**
- * One BM25 score taken apart per shared query term (idf, tf, contribution), for teaching and error analysis; the
- * contributions add up to the retriever's score (tested against `Bm25Scorer.scoreAll`).
- */
+/** One BM25 score taken apart per shared query term; the contributions add up to `Bm25Scorer.scoreAll`'s (tested). */
 import type { DocId } from "../types";
 import type { Bm25Params } from "./bm25";
 import type { IndexedCorpus } from "./bm25-retriever";

@@ -5,19 +5,12 @@ import { createTokenizer } from "../text/registry";
 import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
 
-/**
- * A BM25 retriever, which also lends its indexed corpus to the methods built on the same index
- * (LSI, REACT-BM25, the tuning sweep).
- */
+/** A BM25 retriever that lends its indexed corpus to the methods on the same index (LSI, REACT-BM25, the sweep). */
 export interface Bm25Retriever extends FeedbackRetriever {
   readonly corpus: IndexedCorpus;
 }
 
-/**
- * The BM25 variants of the paper as named retrievers, with query-expansion feedback for `prf:`.
- * Every run records its BM25 parameters and tokenizer, and its cost: the search time online and
- * the indexing time as the one-time part.
- */
+/** The paper's BM25 variants as retrievers (with `prf:` feedback); runs record params, tokenizer and cost. */
 export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Bm25Retriever> {
   const tokenizer = await createTokenizer(name, ctx);
   const corpus = await sharedCorpus(bench.docs, tokenizer, ctx);

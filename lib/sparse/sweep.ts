@@ -1,14 +1,8 @@
-/**
- * The engine of the paper's BM25 tuning sweep (DESIGN.md §6): its 16 × 12 (k1, b) grid and exact, fast
- * positive-only top-100 rankings per setting (`QuerySweep`), as corpus positions; scoring them is `bm25Sweep`'s.
- */
+/** Engine of the paper's BM25 sweep (DESIGN.md §6): its 16 × 12 (k1, b) grid and exact, fast top-100s per setting. */
 import type { IndexedCorpus } from "./bm25-retriever";
 import { okapiIdf } from "./bm25";
 
-/**
- * Values built from integers and divided once, so each is the double nearest its decimal (0.6, not 0.2 + 0.2 +
- * 0.2) and equals the literal a user types (`SWEEP_K1.includes(0.6)`); hundredths because b's 0.75 needs them.
- */
+/** Integers divided once, so each value equals its typed literal (0.6, not 0.2 + 0.2 + 0.2); 0.75 needs hundredths. */
 function gridFromHundredths(start: number, stop: number, step: number, extra: number): number[] {
   const set = new Set<number>([extra]);
   for (let v = start; v <= stop; v += step) set.add(v);
@@ -22,18 +16,14 @@ export const SWEEP_K1: readonly number[] = Object.freeze(gridFromHundredths(20, 
 export const SWEEP_B: readonly number[] = Object.freeze(gridFromHundredths(0, 100, 10, 75));
 
 /**
- * Exact positive-only top-k BM25 rankings of one query under many (k1, b) settings, the engine behind `bm25Sweep`.
- * The score depends on the setting only through F(tf, L) = tf·(k1+1) / (tf + L), L_d = k1·(1 − b + b·|d|/avgdl),
- * and a document has few distinct tf values, so
+ * Exact positive-only top-k BM25 rankings of one query under many (k1, b) settings. The setting enters only through
+ * F(tf, L) = tf·(k1+1) / (tf + L), L_d = k1·(1 − b + b·|d|/avgdl), and a document has few distinct tf values, so
  *
- *   score(d) ≈ Σ over the distinct tf values v of d:  F(v, L_d) · S_d(v),
- *   S_d(v) = Σ over distinct query terms t with tf(t, d) = v of qtf(t) · idf(t),
+ *   score(d) ≈ Σ over distinct tf values v of d: F(v, L_d) · S_d(v),  S_d(v) = Σ_{t: tf(t,d) = v} qtf(t) · idf(t).
  *
- * with S_d computed once per query. A document scores at most F(max tf, min L)·Σ_v |S_d(v)|, so visiting by
- * decreasing bound lets a setting stop early (about a quarter of matching documents on greeklaws-2021).
- * Regrouping can move a score by a few ulps and swap exact ties, so each score carries a rigorous error bound;
- * documents whose intervals overlap each other or zero are re-scored exactly as the direct scorer does and
- * ordered by those scores, ties by corpus position.
+ * A document scores at most F(max tf, min L)·Σ_v |S_d(v)|, so visiting by decreasing bound stops early (about a
+ * quarter of matching documents on greeklaws-2021). Regrouped scores carry a rigorous error bound; documents whose
+ * intervals overlap each other or zero are re-scored exactly as the direct scorer does, ties by corpus position.
  */
 export class QuerySweep {
   private readonly N: number;
@@ -129,8 +119,7 @@ export class QuerySweep {
     this.tfBySlot = new Int32Array(slotTerm.length);
     this.slotTerm = Int32Array.from(slotTerm);
     this.slotQtf = Int32Array.from(qtf);
-    // |approx − exact| ≤ 2·γ(n+2)·Σ|contributions| with γ(m) ≈ m·2⁻⁵³; 2⁻⁵⁰ per token gives a
-    // safety factor of about 4 on top of that (a looser bound only costs more exact re-scoring).
+    // |approx − exact| ≤ 2·γ(n+2)·Σ|c| with γ(m) ≈ m·2⁻⁵³; 2⁻⁵⁰ a token is ~4× safer (looser only costs re-scoring).
     this.tolerance = (n + 16) * 2 ** -50;
 
     // Counting sort of the query terms' postings by document (corpus order first).
@@ -180,8 +169,7 @@ export class QuerySweep {
     for (let m = 0; m < M; m++) order[m] = m;
     order.sort((x, y) => absSum[y] - absSum[x] || x - y);
 
-    // Per document in visit order: its raw (slot, tf) pairs, and entries merging contributions sharing a tf value
-    // (small tf only: large ones stay separate entries, still correct, only less compact).
+    // Per document in visit order: raw (slot, tf) pairs, and entries merging equal small tf values (large stay apart).
     const docs = new Int32Array(M);
     const docAbs = new Float64Array(M);
     const docLenQ = new Float64Array(M);
@@ -323,10 +311,7 @@ export class QuerySweep {
     return n === out.length ? out : out.slice(0, n);
   }
 
-  /**
-   * The direct scorer's score of the m-th matched document, same operations in the same order: each distinct
-   * query term once, in first-occurrence order, weight times query count (Bm25Scorer's accumulate).
-   */
+  /** Bm25Scorer's score of the m-th document, same operations: distinct terms, first-occurrence order, weight × qtf. */
   private exactScore(m: number, s: number): number {
     const { slotTerm, slotQtf, tfBySlot, rawFrom, rawTo, rawSlot, rawTf, idf } = this;
     const L = this.k1[s] * (1 - this.b[s] + (this.b[s] * this.docLen[m]) / this.avgdl);
