@@ -1,8 +1,4 @@
-/**
- * The one reader of the environment: `GBR_*` and provider variables (docs/scale.md, docs/llm.md) become one typed
- * configuration here, and nothing else in lib/ reads `process.env`. A command reads it once and passes it down; a
- * library call given none reads it then. A malformed value is a usage error naming the variable.
- */
+/** The one reader of the environment (docs/scale.md, docs/llm.md): nothing else in lib/ reads `process.env`. */
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { GbrError } from "./util/errors";
@@ -28,7 +24,6 @@ export interface RateCaps {
 export interface EndpointsConfig {
   /** From a comma-separated variable; empty when none is set. */
   baseUrls: string[];
-  /** The variable the URLs came from, for messages. */
   urlVariable: string;
   /** The variable a key for these servers belongs in, for messages. */
   keyVariable: string;
@@ -98,7 +93,6 @@ export interface ConfigFlags {
   embedNaming?: "hf" | "authors";
 }
 
-/** The environment, read once per call into a configuration. */
 export function readConfig(env: Environment = process.env, flags: ConfigFlags = {}): Config {
   const v = (name: string): string | undefined => {
     const raw = env[name]?.trim();
@@ -193,7 +187,6 @@ export function configRecord(config: Config): Record<string, unknown> {
   };
 }
 
-/** A base-URL variable's comma-separated list, trimmed, empty entries dropped. */
 export function endpointList(value: string): string[] {
   return value
     .split(",")

@@ -1,10 +1,4 @@
-/**
- * The public face of greekbar-retrieval: what a user of the library, or a notebook, needs. Load
- * a benchmark, build a retriever (or register one), run it, evaluate, compare, fuse, reproduce
- * the paper, take results apart, look at them as DataFrames and show them. At most 40 values
- * (test/unit/face.test.ts); types are free. Everything else is internal: tests import it from
- * its own module.
- */
+/** The public face: at most 40 values (test/unit/face.test.ts), types free; tests import the rest from its module. */
 export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
 export { NO_AREA, sourceOf } from "./types";
 

@@ -11,10 +11,7 @@ export interface PlanMode {
   tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number): void;
 }
 
-/**
- * A method's own parameters: what makes one retriever differ from another of the same name
- * (and so what a BuildCache keys a built retriever by). What the run supplies is a RunContext.
- */
+/** A method's own parameters (what a BuildCache keys a built retriever by); the run supplies a RunContext. */
 export interface RetrieverOptions {
   /** BM25 parameters (rank_bm25 defaults when absent). */
   bm25?: Partial<Bm25Params>;
@@ -37,10 +34,7 @@ export interface RetrieverOptions {
   rerankStep?: number;
 }
 
-/**
- * What a run gives every retriever it builds: its model servers, its store, what it shares, where
- * it writes and how it reports. `runContext` (lib/retrievers.ts) fills the defaults.
- */
+/** What a run gives every retriever it builds; `runContext` (lib/retrievers.ts) fills the defaults. */
 export interface RunContext extends TokenizerContext {
   /** The run's model servers, built once so every method shares their limits and rate caps. */
   providers: Providers;
@@ -65,10 +59,7 @@ export interface RunContext extends TokenizerContext {
 /** A RunContext in part: `runContext` completes it; `store` may be an open store. */
 export type RunContextInit = Partial<Omit<RunContext, "store">> & { store?: Store | (() => Promise<Store>) };
 
-/**
- * What one job builds once and shares, keyed by an owner object and a string, kept while the owner lives. A
- * failure is kept too, so everything depending on an unconfigured provider reports the same reason once.
- */
+/** What a job builds once and shares, per (owner, key); a failure is kept too, so it is reported once. */
 export class BuildCache {
   private readonly byOwner = new WeakMap<object, Map<string, Promise<unknown>>>();
 
@@ -93,8 +84,5 @@ export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
 /** Builds a retriever over a benchmark's corpus. */
 export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext) => Promise<Retriever>;
 
-/**
- * How a composite gets its parts: by name, through the wiring with the same options and context, so with a job's
- * BuildCache a part is the very retriever the other experiments use. `bench` defaults to the composite's own.
- */
+/** A composite's parts by name, with its options and context (so a job's BuildCache shares them). */
 export type PartBuilder = (name: string, bench?: Benchmark) => Promise<Retriever>;

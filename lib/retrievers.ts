@@ -1,7 +1,4 @@
-/**
- * The wiring: a retriever name is parsed once into a typed description, and `build` makes it by calling the plain
- * constructors each folder exports; user retrievers come in through `registerRetriever`.
- */
+/** The wiring: a retriever name is parsed into a typed description, and `build` calls each folder's constructors. */
 import type { Benchmark, Query, Retriever, Run } from "./types";
 import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
 import { denseRetriever, lsiRetriever } from "./dense/retriever";
@@ -38,9 +35,8 @@ export type RetrieverSpec =
 const userFactories = new Map<string, RetrieverFactory>();
 
 /**
- * Makes a retriever of your own available by name to `createRetriever`, `gbr search` and
- * `reproduce`, alongside the built-in ones (it wins over a built-in of the same name). A name
- * ending in `:` registers a prefix (`mine:` serves `mine:anything`).
+ * Makes a retriever of your own available by name to `createRetriever`, `gbr search` and `reproduce` (it wins over
+ * a built-in of the same name). A name ending in `:` registers a prefix (`mine:` serves `mine:anything`).
  *
  * @example
  * registerRetriever("first-doc", async (_name, bench) => ({
@@ -55,8 +51,7 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
 const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>", "rrf:<a>+<b>", "reform:<retriever>", "translate:<retriever>", "react-bm25", "rerank:<reranker>:<retriever>"];
 
 /**
- * The names and forms `createRetriever` accepts: the BM25 variants, the built-in forms, then
- * registered user names.
+ * The names and forms `createRetriever` accepts: the BM25 variants, the built-in forms, then registered user names.
  *
  * @example
  * retrieverNames().slice(0, 4); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "bm25-english"]
@@ -65,10 +60,7 @@ export function retrieverNames(): string[] {
   return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...userFactories.keys()];
 }
 
-/**
- * A retriever name as a typed description; a malformed name is a usage error (exit 2 on the
- * command line) that says which form was meant.
- */
+/** A retriever name as a typed description; a malformed name is a usage error saying which form was meant. */
 export function parseRetrieverName(name: string): RetrieverSpec {
   const colon = name.indexOf(":");
   const user = userFactories.get(name) ?? (colon > 0 ? userFactories.get(name.slice(0, colon + 1)) : undefined);
@@ -105,12 +97,8 @@ export function parseRetrieverName(name: string): RetrieverSpec {
 }
 
 /**
- * A retriever by name: `bm25-greekstemmer`, `bm25-spacy`, `bm25-grnlp`, `bm25-english`,
- * `dense:<preset>`, `lsi`, `prf:<name>`, `rrf:<a>+<b>`, `reform:<name>`, `translate:<name>`,
- * `react-bm25`, `rerank:<reranker>:<name>`, or a registered name. `opts` are the method's
- * parameters; `ctx` what the run supplies (see RunContext; missing parts come from the
- * environment). The corpus is indexed (or embedded) once, when the retriever is created; with
- * `ctx.cache`, once per job (see BuildCache).
+ * A retriever by name (see `retrieverNames`); `opts` are the method's parameters, `ctx` what the run supplies (defaults
+ * from the environment). The corpus is indexed (or embedded) once, when created; with `ctx.cache`, once per job.
  *
  * @example
  * const bm25 = await createRetriever("bm25-greekstemmer", bench, { bm25: { k1: 1.2 } });
@@ -125,10 +113,7 @@ export async function createRetriever(name: string, bench: Benchmark, opts: Retr
   return build(spec, bench, opts, run);
 }
 
-/**
- * A complete RunContext: the providers configured from the environment, the data folder's store
- * (opened once, on first use), answers replayed, the spaCy tables of lib/data, no log.
- */
+/** A complete RunContext: providers from the environment, the data store (opened on first use), replay, no log. */
 export function runContext(init: RunContextInit = {}): RunContext {
   if (isComplete(init)) return init;
   const log = init.log ?? (() => {});
@@ -160,10 +145,9 @@ export async function rewriteQueries(
   return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project"));
 }
 
-/** RunContext fields, which before 0.9 were given with the options (a JavaScript caller would see them ignored). */
+/** RunContext fields a JavaScript caller may still pass in the options, where they would be silently ignored. */
 const CONTEXT_KEYS = new Set(["providers", "store", "replay", "log", "onProgress", "cache", "plan", "vectorStore", "workDir", "traceDir", "cacheDir", "offline", "loadSpacyLexicon"]);
 
-/** Builds a parsed retriever from its parts. */
 async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
   const part: PartBuilder = (name, on = bench) => createRetriever(name, on, opts, ctx);
   switch (spec.kind) {
@@ -193,10 +177,7 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
   }
 }
 
-/**
- * `prf:<name>`: the named retriever's own pseudo-relevance feedback (query expansion for BM25,
- * Rocchio for dense and LSI), which it declares by implementing `FeedbackRetriever`.
- */
+/** `prf:<name>`: the retriever's own `FeedbackRetriever` pass (query expansion for BM25, Rocchio for dense and LSI). */
 function prfRetriever(name: string, inner: Retriever): Retriever {
   if (!supportsFeedback(inner)) throw usage(`'${inner.name}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
   return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
@@ -206,11 +187,7 @@ function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");
 }
 
-/**
- * The retriever with its runs memoised per (queries array, k): shared parts of composite
- * retrievers (the BM25 of an RRF, the index of a PRF) retrieve once per job. Everything else the
- * retriever declares (usage, info, extra methods) is reached through the prototype.
- */
+/** Runs memoised per (queries array, k): a composite's shared parts retrieve once a job; the rest via the prototype. */
 function withRunMemo(r: Retriever): Retriever {
   const runs = new WeakMap<readonly Query[], Map<string, Promise<Run>>>();
   const memo =

@@ -64,10 +64,7 @@ export interface Work {
   rerankPairs?: number;
 }
 
-/**
- * A run's cost as the paper's Table 17 splits it: online (answering queries) and corpus (one-time indexing,
- * embedding, translating, LSI). Cached calls count with the usage recorded when made, so a rerun reports the same.
- */
+/** Cost split as the paper's Table 17: online (queries) and corpus (one-time work); cached calls count as when made. */
 export interface RunCost {
   online: Work;
   corpus: Work;
@@ -119,7 +116,6 @@ export interface RerankRunInfo {
   kind: "cross-encoder" | "listwise-llm";
   /** As sent (the chat model for "llm"). */
   model: string;
-  /** scheme://host:port (never credentials or a path). */
   endpoint: string;
   /** First-stage articles re-scored per query. */
   depth: number;
@@ -143,9 +139,7 @@ export interface RerankRunInfo {
 export interface Run {
   rankings: Map<QueryId, Ranking>;
   scores?: Map<QueryId, number[]>;
-  /** What produced the run, when the retriever records it. */
   info?: RunInfo;
-  /** Provider work, when the run called providers. */
   cost?: RunCost;
   /** The queries actually searched with, when they differ from the input (e.g. LLM rewrites). */
   queries?: Query[];

@@ -27,10 +27,7 @@ export async function readUtf8(file: string): Promise<string> {
 // ignoreBOM keeps a leading BOM in the text, so readers can warn about it rather than lose it.
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/**
- * UTF-8 bytes to text. Invalid bytes are a DataError (file, line, byte offset), not U+FFFD: a lenient decode
- * would silently garble a Windows-1253 file and merge ids differing only in their bad bytes.
- */
+/** UTF-8 to text; invalid bytes are a DataError (file, line, offset), not U+FFFD, which would garble Windows-1253. */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
   try {
     return STRICT_UTF8.decode(bytes);
@@ -141,7 +138,6 @@ export function idProblem(what: string, id: string): string | undefined {
   return undefined;
 }
 
-/** Converts id/text records to docs or queries, rejecting duplicate ids and empty texts. */
 function toItems(records: JsonlRecord[], file: string): { id: string; text: string }[] {
   const seen = new Map<string, number>();
   return records.map(({ line, value }) => {
@@ -168,10 +164,7 @@ export interface Judgment {
   line: number;
 }
 
-/**
- * A qrels score: a plain decimal integer only (Number() reads "" as 0, "0x10" as 16, "1e2" as 100; TREC and
- * BEIR grades are integral). Negatives (TREC junk) mean not relevant. Returns the number or the error detail.
- */
+/** A qrels score, plain decimal integers only (Number() reads "" as 0, "0x10" as 16), or the error detail. */
 export function parseScore(text: string, what: string): number | string {
   if (/^-?[0-9]+$/.test(text) && Number.isSafeInteger(Number(text))) return Number(text);
   const fix = "write relevance as a plain integer such as 0, 1 or 2 (0 or a negative integer means not relevant)";
@@ -185,7 +178,6 @@ export async function readQrelsTsv(file: string, warn?: Warn): Promise<Map<Query
   return parseQrelsTsv(await readTextLines(file, warn), file);
 }
 
-/** The parsing half of `readQrelsTsv`. */
 export function parseQrelsTsv(lines: readonly string[], file: string): Map<QueryId, Set<DocId>> {
   return relevantOf(parseJudgmentsTsv(lines, file), file);
 }
@@ -300,10 +292,7 @@ export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
   }
 }
 
-/**
- * Reads a meta.jsonl (`{"id","area","date","number"}` per query) with `readBeir`'s checks. A query outside
- * `queryIds` is an error, or skipped with `skipUnknown` (queries narrowed to a subset).
- */
+/** Reads a meta.jsonl with `readBeir`'s checks; a query outside `queryIds` fails, or is skipped with `skipUnknown`. */
 export async function readMeta(
   metaFile: string,
   opts: { queryIds?: ReadonlySet<QueryId>; queriesFile?: string; skipUnknown?: boolean; warn?: (message: string) => void } = {},

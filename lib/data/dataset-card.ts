@@ -8,10 +8,7 @@ export interface SplitSpec {
   patterns: string[];
 }
 
-/**
- * The card's YAML `configs` as config name -> splits. `data_files` takes each shape the `datasets` library does
- * (path, list, `{split, path}` list, `{split: path}` map); bare paths form the split `train`, as there.
- */
+/** The card's YAML `configs` as name -> splits, `data_files` read as `datasets` reads it (bare paths: `train`). */
 export function parseCard(text: string, file = "README.md"): Map<string, SplitSpec[]> {
   const src = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const m = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(src);
@@ -53,10 +50,7 @@ function normaliseDataFiles(df: unknown, config: string, file: string): SplitSpe
   throw bad();
 }
 
-/**
- * A config's repository files: the `test` split, or the sole split. fsspec globs (`*`, `?` within a folder, `**`
- * across); matches are sorted by path so shards keep their order.
- */
+/** A config's files: the `test` split or the sole one; fsspec globs, sorted by path so shards keep their order. */
 export function resolveDataFiles(config: string, specs: SplitSpec[], siblings: { rfilename: string }[], file = "README.md"): string[] {
   const spec = specs.find((s) => s.split === "test") ?? (specs.length === 1 ? specs[0] : undefined);
   if (!spec) {

@@ -56,10 +56,7 @@ function idOf(t: Table, i: number, names: string[], what = "id"): string {
   return id;
 }
 
-/**
- * Docs or queries in file order, `text` verbatim as the paper indexes it (prepending `title` would change every
- * BM25 score); a corpus row without `text` falls back to its `title`.
- */
+/** Docs or queries in file order, `text` verbatim as the paper indexes it (a `title` prepended changes BM25 scores). */
 function toItems(tables: Table[], what: string, titleFallback: boolean) {
   const items: { id: string; text: string }[] = [];
   const where = new Map<string, { table: Table; i: number }>();

@@ -1,7 +1,6 @@
 /**
- * Talking to the Hub (protocol mirrored by test/fakes/hub-server.ts):
- *   GET {endpoint}/api/datasets/{repo}/revision/{rev}?blobs=true  -> { sha, siblings: [{ rfilename, size, blobId, lfs? }] }
- *   GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}           -> the file's bytes
+ * The Hub protocol (test/fakes/hub-server.ts mirrors it): GET {endpoint}/api/datasets/{repo}/revision/{rev}?blobs=true
+ * -> { sha, siblings: [{ rfilename, size, blobId, lfs? }] }; GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}.
  */
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
@@ -52,10 +51,7 @@ export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
   }
 }
 
-/**
- * Downloads one file from the resolved commit (a tag moved mid-pull cannot mix commits), checked against the Hub's
- * LFS sha256, git blob id or size; retries bytes that arrive whole but wrong.
- */
+/** One file from the resolved commit (so a tag moved mid-pull cannot mix commits), checked against the Hub's hashes. */
 export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPath: string): Promise<ManifestFile> {
   const dest = localPath(cfg.cacheDir, repoPath);
   const url = fileUrl(cfg, info.sha, repoPath);

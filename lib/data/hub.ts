@@ -30,10 +30,7 @@ export interface PullResult {
   manifest: Manifest;
 }
 
-/**
- * Returns the benchmark at a pinned revision, fetched or from the verified cache; a cached file that no longer
- * matches the manifest is fetched again, and without network the verified cache is used as is.
- */
+/** The benchmark at a pinned revision, fetched or from the verified cache (used as is without network). */
 export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
   const cfg = hubSettings(opts);
   const cached = await inspectCache(cfg);

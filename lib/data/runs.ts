@@ -10,7 +10,6 @@ export async function writeTrec(file: string, run: Run, tag: string): Promise<vo
   await fs.writeFile(file, formatTrec(run, tag));
 }
 
-/** The TREC text of a run (see `writeTrec`). */
 export function formatTrec(run: Run, tag: string): string {
   if (/\s/.test(tag)) throw new Error(`run tag '${tag}' must not contain whitespace`);
   const parts: string[] = [];
@@ -104,7 +103,6 @@ export async function readJsonRun(file: string): Promise<Run> {
   return { rankings };
 }
 
-/** The 1-based line of a character offset. */
 function lineOf(text: string, offset: number): number {
   let line = 1;
   for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
@@ -145,10 +143,7 @@ export interface RunCoverage {
   warning?: string;
 }
 
-/**
- * Checks a run can be scored: an empty run, or one sharing no query with the qrels, is a DataError (both would
- * score a silent 0); a partial overlap is allowed but comes back with a `warning`.
- */
+/** An empty run, or one sharing no query with the qrels, is a DataError (a silent 0); a partial overlap warns. */
 export function checkRunCoverage(
   run: Run,
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,

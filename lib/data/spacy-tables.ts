@@ -1,7 +1,4 @@
-/**
- * spaCy's published lemma tables and stopword lists (pinned upstream files, since spaCy cannot run here), fetched
- * on first use into `<cacheDir>/<lang>/` with a sha256 manifest and handed to lib/text. See docs/tokenizers.md.
- */
+/** spaCy's pinned lemma tables and stopwords (spaCy cannot run here), cached with sha256s; docs/tokenizers.md. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -98,10 +95,8 @@ interface Manifest {
 }
 
 /**
- * Loads spaCy's lemma table(s) and stopwords for `lang`, caching them on first use; a cached file that no longer
- * matches the manifest is fetched again, and one that does not parse is fetched once more (unless offline).
- * @throws DownloadError "OFFLINE" when a file is neither cached intact nor reachable, "HTTP" on a server error.
- * @throws DataError when a file cannot be parsed.
+ * spaCy's tables for `lang`, cached on first use; a file failing its manifest or its parse is fetched again.
+ * @throws DownloadError "OFFLINE" (neither cached intact nor reachable) or "HTTP"; DataError when a file won't parse.
  */
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions = {}): Promise<SpacyLexicon> {
   if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);

@@ -28,7 +28,6 @@ export interface AreaStats {
   medianGoldWords: number;
 }
 
-// The statute of an article id: defined beside the id types, which every layer shares.
 export { sourceOf };
 
 /** Median (mean of the middle two for even lengths); NaN when empty. */

@@ -1,7 +1,4 @@
-/**
- * Row readers for the formats a Hugging Face dataset card may point at (csv, tsv, jsonl, json, parquet), keeping
- * each row's line or row number so validation errors can name it.
- */
+/** Row readers for the formats a dataset card may point at, keeping each row's line or row number for errors. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
@@ -28,7 +25,6 @@ const FORMATS = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"] as const;
 /** A file format `readTable` reads, named by its extension. */
 export type Format = (typeof FORMATS)[number];
 
-/** The format implied by a file name, or undefined. */
 export function formatOf(file: string): Format | undefined {
   const ext = path.extname(file).slice(1).toLowerCase();
   return (FORMATS as readonly string[]).includes(ext) ? (ext as Format) : undefined;

@@ -20,7 +20,6 @@ export interface ExperimentOutcome {
   id: string;
   title: string;
   section: string;
-  /** Why it is beyond the authors' experiment list (absent: one of their runs). */
   beyond?: string;
   status: "ok" | "skipped" | "failed";
   reason?: string;
@@ -70,11 +69,9 @@ export interface Assessment {
   table1: DatasetStats;
   table6: AreaStats[];
   llm: LlmMetadata | null;
-  /** Which parts of the setup were the authors' (metadata.json `authorsSetup`): `--official` makes them all so. */
   authorsSetup: AuthorsSetup;
 }
 
-/** Step 2: the outcome of every experiment and the tables and tests over them. */
 export function assess(
   loaded: LoadedBenchmark,
   records: readonly ExperimentRecord[],
@@ -115,10 +112,7 @@ export function assess(
   };
 }
 
-/**
- * A REACT-BM25 run's round table with the gold each round retrieved but never kept (react-rounds.csv), the missed
- * pairs after the last round (react-missed.csv), and those pairs by the round that first retrieved them.
- */
+/** REACT-BM25's round table (react-rounds.csv) and the gold retrieved but never kept (react-missed.csv). */
 export interface ReactAnalysis {
   rounds: (ReactRoundRow & { missedGoldPairs: number; missedGoldQueries: number })[];
   missed: MissedGold;
@@ -157,7 +151,6 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
   if (r.status !== "ok") return { ...base, status: r.status, reason: r.reason };
   const means = r.samples.map((s) => s.mean);
   const mean = meanOf(means);
-  // Sample 0 stands for the experiment in the record (the others differ only by seed: metadata.json's llm.seed).
   const { run, details } = r.samples[0].result;
   const info = run.info;
   return {

@@ -8,10 +8,7 @@ import { GbrError, type GbrErrorOptions } from "../util/errors";
 export interface ExperimentContext {
   loaded: LoadedBenchmark;
   log: (message: string) => void;
-  /**
-   * The top-100 run of a named retriever, made once per reproduce and shared (`rrf:a+b` fuses a's and b's runs,
-   * `prf:x` reuses x's index); it carries `info`, `cost` and, for `reform:`, the rewritten `queries`.
-   */
+  /** A retriever's top-100 run, made once per reproduce and shared; with `info`, `cost` and (`reform:`) `queries`. */
   run(name: string): Promise<Run>;
   /** The corpus indexed with a tokenizer (e.g. "greekstemmer"), built once per reproduce and shared. */
   corpus(tokenizer: string): Promise<IndexedCorpus>;

@@ -2,7 +2,6 @@
 import { loadPromptSet } from "../llm/prompts";
 import type { LlmRunInfo, RunInfo } from "../types";
 
-/** The LLM side of a reproduce, for metadata.json. */
 export interface LlmMetadata {
   /** The chat model, or the models when several ran. */
   model: string | string[];

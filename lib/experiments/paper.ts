@@ -53,7 +53,6 @@ export const PAPER_NUMBERS: readonly PaperNumber[] = [
   },
 ];
 
-/** One row of the reproduction table. */
 export interface ReproductionRow {
   experiment: string;
   metric: Metric;
@@ -75,10 +74,7 @@ export interface ReproductionRow {
   list: string;
 }
 
-/**
- * The paper's numbers next to ours. On the Hub data the 257-query public numbers are like-for-like; the 283-query
- * ones are listed too (the held-out 2024 questions are not public). Experiments not run keep their row and reason.
- */
+/** The paper's numbers beside ours (on Hub data the 257-query ones are like-for-like); rows not run keep a reason. */
 export function reproductionTable(
   outcomes: readonly { id: string; status: string; reason?: string; mean?: Record<Metric, number>; setup?: string; standIn?: boolean }[],
   dataset: string,

@@ -1,7 +1,4 @@
-/**
- * `gbr reproduce --plan`: the bill before the run. Experiments are built by the real code with plan mode's stand-in
- * providers: nothing is called or written; what the caches hold is served and counted as cached (free).
- */
+/** `gbr reproduce --plan`: the bill before the run, by the real code on stand-ins that call and write nothing. */
 import { mkdtempSync, rmSync } from "node:fs";
 import { promises as fs } from "node:fs";
 import os from "node:os";

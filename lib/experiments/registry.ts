@@ -29,10 +29,7 @@ export const RERANK_FIRST_STAGES = ["bm25-greekstemmer", "reform:bm25-greekstemm
 /** The cross-encoder reproduce runs when GBR_RERANKERS does not name others. */
 export const DEFAULT_RERANKERS = ["bge-reranker-v2-m3"];
 
-/**
- * Re-ranking rows over each first stage: each cross-encoder of `GBR_RERANKERS` (default bge-reranker-v2-m3; a name
- * that is no preset is still a row, which fails listing the presets) and the listwise LLM.
- */
+/** Each first stage re-ranked by every `GBR_RERANKERS` cross-encoder (a non-preset's row fails) and by the LLM. */
 function rerankExperiments(rerankers: readonly string[]): Experiment[] {
   const needs = (first: string, own: Experiment["needs"]): Experiment["needs"] => (first === "bm25-greekstemmer" ? own : [...new Set([...own, "llm" as const])]);
   return [

@@ -12,7 +12,6 @@ import { didYouMean } from "../util/suggest";
 
 export type { ExperimentOutcome } from "./assess";
 
-/** Options of `reproduce`. */
 export interface ReproduceOptions {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
   outRoot: string;

@@ -1,7 +1,4 @@
-/**
- * Step 1 of `gbr reproduce`: run the selected experiments through one BuildCache (composites reuse their parts,
- * the corpus is indexed once per tokenizer). An unavailable one is skipped, other errors fail; none stops the rest.
- */
+/** Step 1 of `gbr reproduce`: the experiments through one BuildCache; unavailable ones are skipped, errors fail. */
 import type { LoadedBenchmark } from "../data/source";
 import { evaluate, type MetricValues } from "../eval/metrics";
 import { BuildCache, createRetriever, runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
@@ -32,16 +29,13 @@ export interface ExperimentRecord {
   seconds: number;
 }
 
-/** Options of step 1. */
 export interface RunExperimentsOptions {
   log?: (message: string) => void;
-  /** Parameters given to every retriever (LLM model, prompt set, REACT rounds …). */
   retrieverOptions?: RetrieverOptions;
   /** What the run supplies every retriever (providers, store, replay mode, plan …); the job's BuildCache is added. */
   context?: RunContextInit;
   /** Samples of each LLM experiment (seeds seed..seed+repeat-1); default 1. */
   repeat?: number;
-  /** First provider seed for repeats (default 42). */
   seed?: number;
   /** Told each record as soon as it is done (reproduce writes its run files there); its error stops the run. */
   onRecord?: (record: ExperimentRecord) => Promise<void>;
@@ -54,7 +48,6 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const repeat = opts.repeat ?? 1;
   const seed = opts.seed ?? 42;
   const cache = new BuildCache();
-  // One context, so providers' limits, rate caps and store are shared by every experiment.
   const run = runContext({ log, ...opts.context, cache });
   const base: RetrieverOptions = opts.retrieverOptions ?? {};
   const records: ExperimentRecord[] = [];

@@ -26,12 +26,9 @@ export interface SweepOptions {
 }
 
 /**
- * BM25 positive-only top-100 for every (k1, b) of the grid, each setting evaluated. The rankings are exactly those
- * of `Bm25Index.withParams({ k1, b, epsilon })` + `searchIds(terms, 100, { positiveOnly: true })` (same order, ties
- * in corpus order), without scoring every query token against every posting 192 times (`QuerySweep`): seconds,
- * not a minute, for ~300-token queries. Evaluation follows `evaluate`: every judged query counts, in qrels order,
- * one missing from `queries` scoring 0; unjudged queries are not run. `best` maximises `metric`, a tie going to the
- * first in grid order (k1, then b, ascending); `default` (1.5, 0.75) is run apart when the grid lacks it.
+ * BM25 positive-only top-100 for every (k1, b), evaluated: exactly `Bm25Index.withParams(...).searchIds(terms, 100,
+ * { positiveOnly: true })` (ties in corpus order), in seconds (`QuerySweep`). As in `evaluate`, every judged query
+ * counts, in qrels order (0 when not in `queries`); `best` is the first maximum in grid order (k1, then b).
  */
 export function bm25Sweep(
   corpus: IndexedCorpus,
@@ -53,10 +50,7 @@ export function bm25Sweep(
   return finishSweep(plan);
 }
 
-/**
- * Sets the given settings' rankings on a sweep's entries (as `keepRankings` would have): the few a result needs
- * (the oracle's, the cross-validation folds') without keeping all 192.
- */
+/** Sets the given settings' rankings on a sweep's entries: the few a result needs (oracle, CV folds), not all 192. */
 export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[], sweep: SweepResult, settings: readonly { k1: number; b: number }[]): void {
   const textOf = new Map<QueryId, string>();
   for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
@@ -74,7 +68,6 @@ export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[],
   }
 }
 
-/** One query of a sweep: its id, its term ids and its gold articles. */
 export interface SweepWork {
   id: QueryId;
   termIds: Int32Array;

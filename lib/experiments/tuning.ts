@@ -1,7 +1,4 @@
-/**
- * The paper's BM25 tuning sweep (DESIGN.md §6: 16 k1 × 12 b, by mean Recall@100) as experiments: the oracle upper
- * bound (tuned on the test queries) and the 5-fold cross-validated estimate. The sweep itself is ./sweep-run.ts.
- */
+/** The paper's BM25 tuning (DESIGN.md §6: 16 k1 × 12 b, by mean Recall@100) as oracle and 5-fold CV experiments. */
 
 // Re-exported for the notebooks and tests that import it from here.
 export { bm25Sweep, type SweepOptions };
@@ -13,7 +10,6 @@ import { attachRankings, bm25Sweep, type SweepOptions } from "./sweep-run";
 import { SkipExperiment, type Experiment, type ExperimentContext } from "./experiment";
 import { addCosts, secondsOf } from "../util/run-cost";
 
-/** Folds of the cross-validated estimate. */
 const FOLDS = 5;
 
 /**
@@ -64,7 +60,6 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   const source = queriesFrom ? await ctx.run(queriesFrom) : undefined;
   const queries: readonly Query[] = source?.queries ?? bench.queries;
   const corpus = await ctx.corpus("greekstemmer");
-  // The pair's two experiments ask for the same sweep: it is made once per (corpus, queries) in the job.
   return ctx.once(queries, "bm25 tuning sweep", async () => {
     const t0 = performance.now();
     const sweep = bm25Sweep(corpus, queries, bench.qrels, { ...sweepOptions, onProgress: sweepProgress(ctx, t0) });
@@ -81,10 +76,8 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
 }
 
 /**
- * The two rows of a tuning sweep (DESIGN.md §6: positive-only, 192 settings, by mean Recall@100): `oracle:<x>`,
- * the best setting on the test queries (an upper bound; the paper's "+0.05"), and `tuned:<x>`, the 5-fold
- * cross-validated estimate to cite (each query ranked with the setting chosen on the other folds).
- * `queriesFrom` names the retriever whose (rewritten) queries are swept.
+ * `oracle:<x>`, the best of 192 settings on the test queries (an upper bound; the paper's "+0.05"), and `tuned:<x>`,
+ * the 5-fold cross-validated estimate to cite; `queriesFrom` names the retriever whose (rewritten) queries are swept.
  */
 export function tuningExperiments(base: string, label: string, needs: Experiment["needs"], artifact: string, queriesFrom?: string): [Experiment, Experiment] {
   const record = (id: string, k1: number, b: number, o: SweepOutcome): Run["info"] => {

@@ -1,7 +1,4 @@
-/**
- * Step 3 of `gbr reproduce`: the files under `<outRoot>/<dataset>/` (runs/, experiments/, the CSV tables,
- * qrels.txt, significance.json, metadata.json, the experiments' artefacts), from the records and the assessment.
- */
+/** Step 3 of `gbr reproduce`: the files under `<outRoot>/<dataset>/`, from the records and the assessment. */
 import type { Providers } from "../providers";
 import { configRecord } from "../config";
 import { promises as fs } from "node:fs";
@@ -21,10 +18,7 @@ export const STAND_IN_NOTE =
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 
-/**
- * Writes one experiment's files the moment it is done (runs/<id>.trec and .json per sample, its artefacts,
- * experiments/<id>.json); returns their names relative to outDir. A full disk is an error naming the folder.
- */
+/** Writes one experiment's files the moment it is done; returns their names relative to outDir. */
 export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord): Promise<string[]> {
   const names: string[] = [];
   const file = (name: string) => (names.push(name), path.join(outDir, name));
@@ -65,7 +59,6 @@ export async function writeOutputs(
   tables: OutputTables = outputTables(loaded, records, a),
   providers?: Providers,
 ): Promise<string[]> {
-  // For the summary a person reads at the end.
   const written = new Set<string>();
   const file = (name: string) => {
     written.add(name.startsWith("runs/") ? "runs/" : name.startsWith("experiments/") ? "experiments/" : name);
@@ -109,10 +102,8 @@ async function writeTables(
     node: process.version,
     llm: a.llm,
     authorsSetup: a.authorsSetup,
-    // The run's provider configuration as read (endpoints as scheme://host:port, keys only as set or not).
     providers: providers ? configRecord(providers.config) : null,
     experiments: a.outcomes,
-    // The long steps as they ended: done/total, seconds, rate, and the provider calls, tokens and cost they made.
     progress: providers?.meter.steps() ?? [],
   };
   await fs.writeFile(file("metadata.json"), json(metadata));

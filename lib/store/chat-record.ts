@@ -1,7 +1,4 @@
-/**
- * One chat record of the store: a call, its answer and its content address. The store imports only util/ and
- * the root files (DESIGN.md §3), so both are typed structurally; lib/llm's ChatRequest and ChatResponse fit.
- */
+/** One chat record of the store, typed structurally: the store imports only util/ and the root files (DESIGN.md §3). */
 import { createHash } from "node:crypto";
 import type { RecordKind } from "./store";
 
@@ -47,10 +44,8 @@ export interface ReplayRecord {
 }
 
 /**
- * The content address of one call: `sha256_hex(JSON.stringify([modelId, system, user, maxTokens, temperature, topP,
- * reasoningEffort, seed, sample]))`, unset parameters as `null`. JSON.stringify of strings, finite numbers and null
- * is canonical, so a call always gets the same key (v0.8's replay-cache definition: its records keep their keys).
- * Throws on a non-finite number (NaN would hash like "unset") or a sample that is not a non-negative integer.
+ * The content address of a call: `sha256_hex(JSON.stringify([modelId, system, user, maxTokens, temperature, topP,
+ * reasoningEffort, seed, sample]))`, unset as `null`: canonical, so v0.8's keys hold; NaN throws (it hashes as unset).
  */
 export function replayKey(modelId: string, req: ReplayRequest, sample = 0): string {
   checkSample(sample);

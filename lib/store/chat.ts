@@ -1,7 +1,4 @@
-/**
- * The store's chat records as the chat layer uses them: `withReplay` (a recorded answer is replayed, a new one made
- * once and recorded), its cache view, the offline miss error, and the export and import that share a run's answers.
- */
+/** The store's chat records as the chat layer uses them: `withReplay`, cache view, offline misses, export, import. */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
 import { readConfig } from "../config";
@@ -16,7 +13,6 @@ export interface ReplayCache {
   readonly store: Store;
   /** Whether a record file exists under `key` (`get` says whether it is valid). */
   has(key: string): boolean;
-  /** The valid record under `key`, or undefined. */
   get(key: string): Promise<ReplayRecord | undefined>;
   /** Writes a record (validated, key checked against its content), durably. */
   put(record: ReplayRecord): Promise<void>;
@@ -26,7 +22,6 @@ export interface ReplayCache {
   records(): AsyncGenerator<ReplayRecord>;
 }
 
-/** The chat view of a store. */
 export function replayCache(store: Store): ReplayCache {
   return {
     store,
@@ -44,10 +39,7 @@ export interface ReplayAnswer extends ReplayResponse {
   replayed?: boolean;
 }
 
-/**
- * What `withReplay` needs of a chat model. The store may not import lib/llm (DESIGN.md §3), so it is structural:
- * lib/llm's ChatModel is one, and the wrapper is a ChatModel again, so no adapters are needed.
- */
+/** What `withReplay` needs of a chat model, structural as the store may not import lib/llm: a ChatModel fits. */
 export interface ReplayableModel {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b". */
   readonly id: string;
@@ -60,20 +52,12 @@ export interface ReplayableModel {
   readonly capacity?: number;
 }
 
-/** What `withReplay` does with the cache. */
 export type ReplayMode = "use" | "refresh" | "off";
 
-/** Options of `withReplay`. */
 export interface WithReplayOptions {
-  /**
-   * "use" (default): replay when recorded, else call and record. "refresh" (the CLI's `--no-cache`): always call
-   * and record, superseding the old record. "off": neither read nor write the cache.
-   */
+  /** "use" (default): replay, else call and record; "refresh" (`--no-cache`): call and supersede; "off": no cache. */
   mode?: ReplayMode;
-  /**
-   * Sample index, part of the key: with `--repeat N --seed S`, sample i sends seed S + i, so the N samples are
-   * cached apart even with a provider that ignores seeds.
-   */
+  /** Sample index, part of the key, so `--repeat` samples are cached apart even where a provider ignores seeds. */
   sample?: number;
   /** Never call the model (a miss throws `ReplayMissError`); default: GBR_OFFLINE is "1"/"true", read per call. */
   offline?: boolean;
@@ -109,9 +93,8 @@ export class ReplayMissError extends GbrError {
 }
 
 /**
- * Wraps a chat model so every call goes through the store's chat records. A fresh answer is recorded (fsynced)
- * before it is returned, exactly as recorded; in mode "use" a new call is claimed first (`Store.produce`), so
- * identical calls here or in another process wait and replay its record (`replayed: true`: costs count once).
+ * Wraps a chat model so every call goes through the store; a fresh answer is recorded (fsynced) before it returns. In
+ * mode "use" a call is claimed first (`Store.produce`): identical calls anywhere wait and replay it (costs count once).
  */
 export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: WithReplayOptions = {}): ReplayingModel {
   const mode = opts.mode ?? "use";
@@ -167,10 +150,7 @@ export function defaultReplayFile(): string | undefined {
 /** Which records `exportReplay` writes: a set of keys (e.g. `model.keys`) or a predicate. */
 export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
 
-/**
- * Writes the selected chat records (all without a filter) as one key-sorted JSONL file: whoever imports it (with
- * `GBR_OFFLINE=1` to be sure nothing is called) gets the same answers. `missing`: requested keys the store lacks.
- */
+/** The selected chat records (all without a filter) as key-sorted JSONL; `missing`: requested keys the store lacks. */
 export async function exportReplay(cache: ReplayCache, outFile: string, filter?: ReplayFilter): Promise<{ file: string; records: number; missing: string[] }> {
   const wanted = filter === undefined || typeof filter === "function" ? undefined : new Set(filter);
   const keep = typeof filter === "function" ? filter : (r: ReplayRecord) => wanted === undefined || wanted.has(r.key);

@@ -1,10 +1,6 @@
 /**
- * The store of a data folder (`<data>/store`), with what v0.8 left there taken in: its replay file
- * (`<data>/replay/llm-calls.jsonl`) and its score cache (`<data>/rerank/scores.jsonl`) are
- * imported once and renamed `*.migrated` (a one-line message each), so no paid call is lost; and
- * a replay file a run is pointed at (`GBR_REPLAY_FILE`) is imported, once per version of the file.
- * Importing keeps the store's own records and is idempotent: a migration cut short by a crash is
- * simply done again on the next open.
+ * The store of a data folder (`<data>/store`). v0.8's replay file and score cache there are imported once and renamed
+ * `*.migrated`, so no paid call is lost; `GBR_REPLAY_FILE` is imported once per version. Importing is idempotent.
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -17,7 +13,6 @@ import { importFile } from "./jsonl";
 import { pairLinesToRecords, RERANK } from "./rerank";
 import { openStore, type Store } from "./store";
 
-/** Options of `openDataStore`. */
 export interface DataStoreOptions {
   /** The data folder (default: lib/paths.ts's, `GBR_DATA_DIR` or ./data). */
   dataDir?: string;
@@ -26,10 +21,7 @@ export interface DataStoreOptions {
   log?: (message: string) => void;
 }
 
-/**
- * Opens `<data>/store`, migrating a v0.8 data folder's caches and importing the replay file
- * first (see the module comment).
- */
+/** Opens `<data>/store`, migrating v0.8 caches and importing the replay file first (see the module comment). */
 export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store> {
   const data = path.resolve(opts.dataDir ?? defaultDataDir());
   const log = opts.log ?? ((m: string) => process.stderr.write(`store: ${m}\n`));

@@ -3,10 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { decodeRecord, writeAtomically, type RecordKind, type Store } from "./store";
 
-/**
- * Writes the records of `kind` (or those `keep` selects) to `outFile`, one JSON line each in key order, so the same
- * records give the same bytes; via a temporary name, fsynced and renamed, so a crash leaves no half export.
- */
+/** The records of `kind` (or those `keep` selects) as JSONL in key order (same records, same bytes), atomically. */
 export async function exportKind<T extends { key: string }>(
   store: Store,
   kind: RecordKind<T>,
@@ -30,10 +27,8 @@ export async function exportKind<T extends { key: string }>(
 }
 
 /**
- * Adds a JSONL file's records the store lacks (its own are never replaced), each line checked as a stored record
- * is: a damaged line is reported and skipped, an incomplete last line (a crash mid-write) ignored, a record glued
- * after a torn line recovered. Of several records of one key the last wins (as in v0.8's replay file). `convert`
- * turns lines of another format into records (the v0.8 score cache's pair lines).
+ * Adds the records of a JSONL file the store lacks (never replacing its own), checked as stored ones: damaged lines
+ * skipped, a torn last line ignored, a record glued after one recovered, the last of a key winning (as v0.8's).
  */
 export async function importFile<T extends { key: string }>(
   store: Store,
@@ -109,10 +104,7 @@ async function* jsonLines(file: string, log: (m: string) => void, bad: () => voi
   }
 }
 
-/**
- * A file's lines as bytes, streamed; the last is `complete: false` without a final newline. Splitting on 0x0A is
- * safe in UTF-8 (the byte never occurs inside a multi-byte character).
- */
+/** A file's lines as bytes, streamed (0x0A is never inside a UTF-8 character); an unended last line: `complete: false`. */
 export async function* readLines(file: string): AsyncGenerator<{ line: Buffer; complete: boolean }> {
   let pieces: Buffer[] = [];
   for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {

@@ -1,11 +1,7 @@
-/**
- * Cross-encoder pair scores in the store: one record per rerank request (hundreds of records, not tens of
- * thousands), claimed before it is sent so it is made once across processes; pairs indexed in memory (~100 B each).
- */
+/** Cross-encoder pair scores: a store record per rerank request (hundreds, not tens of thousands), pairs in memory. */
 import { createHash } from "node:crypto";
 import type { RecordKind, Store } from "./store";
 
-/** One cached pair score. */
 export interface CachedScore {
   score: number;
   /** The pair's share of the request's time when it was scored, when recorded. */
@@ -33,7 +29,6 @@ export function groupKey(pairKeys: readonly string[]): string {
   return createHash("sha256").update(JSON.stringify(pairKeys)).digest("hex");
 }
 
-/** The rerank kind of the store. */
 export const RERANK: RecordKind<RerankRecord> = {
   name: "rerank",
   keyOf: (r) => groupKey(r.scores.map((p) => p.k)),

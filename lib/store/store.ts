@@ -1,13 +1,7 @@
 /**
- * The one store of what must survive a run: chat answers, cross-encoder scores, REACT traces (vectors stay in
- * LanceDB). One JSON file per record, `<dir>/<kind>/<2 hex>/<key>.json`; a key is the sha256 of what determines
- * the record (the kind's `keyOf` recomputes it), so a record is written once and never changes.
- * - Atomic: written to a temporary file, fsynced, renamed, folder fsynced; a reader sees all or nothing.
- * - Once across processes: `produce` holds `<dir>/.locks/<kind>/<key>.lock` across the call and the write, so a
- *   second asker waits and reads the record instead of paying again; a killed holder's lock goes stale in 10 s.
- * - Validated on read: strict UTF-8, JSON, the kind's checks and the key; anything else is renamed `.bad` with a
- *   warning and reads as a miss.
- * - Shared by `exportKind` (one key-sorted JSONL file) and `importFile` (which adds the records it lacks).
+ * What must survive a run (chat answers, cross-encoder scores, REACT traces; vectors stay in LanceDB): a JSON file per
+ * record at `<dir>/<kind>/<2 hex>/<key>.json`, keyed by its content's sha256. Writes are atomic; `produce` makes a
+ * record once across processes (a killed holder's lock is stale in 10 s); one failing its checks is renamed `.bad`.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -15,10 +9,7 @@ import path from "node:path";
 import { GbrError } from "../util/errors";
 import { FileLocks } from "../util/file-lock";
 
-/**
- * What the store needs to know of one kind of record: how its key follows from its content, and
- * what makes it invalid.
- */
+/** What the store needs of a kind of record: how its key follows from its content, and what makes it invalid. */
 export interface RecordKind<T extends { key: string }> {
   /** Folder name under the store, e.g. "chat". */
   readonly name: string;
@@ -28,11 +19,8 @@ export interface RecordKind<T extends { key: string }> {
   problem(value: unknown): string | undefined;
 }
 
-/** An opened store folder. */
 export interface Store {
-  /** Absolute folder. */
   readonly dir: string;
-  /** The file a record of `kind` under `key` lives in. */
   fileOf(kind: RecordKind<{ key: string }>, key: string): string;
   /** The valid record under `key`, or undefined (a damaged one is set aside with a warning). */
   get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined>;
@@ -40,16 +28,12 @@ export interface Store {
   has(kind: RecordKind<{ key: string }>, key: string): boolean;
   /** Writes a record atomically (validated, key checked); a record already there is replaced. */
   put<T extends { key: string }>(kind: RecordKind<T>, record: T): Promise<void>;
-  /**
-   * The record under `key`, made by `make` when there is none, exactly once across the processes
-   * sharing the folder: `made` says whether this caller made it.
-   */
+  /** The record under `key`, made by `make` when there is none, once across processes; `made`: by this caller. */
   produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }>;
   /** Every valid record of a kind, in key order. */
   records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T>;
 }
 
-/** Options of `openStore`. */
 export interface StoreOptions {
   /** Warnings (a record set aside, a wait for another process); default: stderr. */
   log?: (message: string) => void;
@@ -60,10 +44,7 @@ export async function openStore(dir: string, opts: StoreOptions = {}): Promise<S
   return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
 }
 
-/**
- * The error a full disk (ENOSPC, EDQUOT) becomes: a message naming the folder that is full,
- * anything else passed through unchanged.
- */
+/** A full disk (ENOSPC, EDQUOT) as an error naming the folder; anything else passed through. */
 export function diskFull(err: unknown, folder: string): unknown {
   const code = (err as NodeJS.ErrnoException)?.code;
   if (code !== "ENOSPC" && code !== "EDQUOT") return err;
@@ -73,10 +54,7 @@ export function diskFull(err: unknown, folder: string): unknown {
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
-/**
- * Parses one record's bytes: strict UTF-8, JSON, the kind's checks and the key; returns the
- * record or what is wrong with it.
- */
+/** One record's bytes checked (strict UTF-8, JSON, the kind's checks, the key): the record, or what is wrong. */
 export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, bytes: Uint8Array, key?: string): T | string {
   let text: string;
   try {
@@ -189,11 +167,7 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
   }
 }
 
-/**
- * Writes a file whole or not at all: `write` fills a temporary file beside it, which is fsynced
- * and renamed over `file`, then the folder is fsynced (the rename is durable only then). A full
- * disk is an error naming `folder`.
- */
+/** A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced (making it durable). */
 export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
@@ -213,10 +187,7 @@ export async function writeAtomically(file: string, write: (fh: fs.promises.File
   await syncDir(path.dirname(file));
 }
 
-/**
- * Syncs a folder, which makes the names just created or renamed in it durable (best effort:
- * not every platform can open a folder).
- */
+/** Syncs a folder, making names just created or renamed in it durable (best effort: some platforms can't open one). */
 export async function syncDir(dir: string): Promise<void> {
   try {
     const d = await fs.promises.open(dir, "r");

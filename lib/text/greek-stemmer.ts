@@ -1,7 +1,6 @@
 /**
- * The Ntais (2006) Greek stemmer, reproducing python_greek_stemmer 0.1.1's `GreekStemmer.stem` (the paper's) output
- * for output, quirks included: each step runs on the previous one's output and restore tests the stripped stem.
- * Input is expected folded; guards follow Python's case-insensitive test, so any string gets the reference's answer.
+ * The Ntais (2006) Greek stemmer, matching python_greek_stemmer 0.1.1's `GreekStemmer.stem` (the paper's), quirks
+ * included. Input is expected folded; guards follow Python's case-insensitive test, so any string gets its answer.
  */
 
 /** A set of endings, probed only at the lengths of endings sharing the word's last letter (one or two slices). */
@@ -192,8 +191,7 @@ const STEPS_2_TO_4: readonly Step[] = [
   { endings: endings("ΟΥΔΕΣ|ΟΥΔΩΝ"), restore: (s) => when(S2C_TAIL.endsAny(s), "ΟΥΔ") },
   { endings: endings("ΕΩΣ|ΕΩΝ|ΕΑΣ|ΕΑ"), restore: (s) => when(S2D_EXACT.has(s), "Ε") },
   {
-    // 3: ΠΑΛ is rebuilt as ΠΑΛΑΙ (the reference's one-word special case); note that ΠΑΛΙΑ ->
-    // ΠΑΛΑΙ keeps the word's length, so the generic pass below still trims it to ΠΑΛΑ.
+    // 3: ΠΑΛ is rebuilt as ΠΑΛΑΙ (the reference's one-word special case; see the length test below).
     endings: endings("ΙΟΥΣ|ΙΑΣ|ΙΕΣ|ΙΟΣ|ΙΟΥ|ΙΟΙ|ΙΩΝ|ΙΟΝ|ΙΑ|ΙΟ"),
     restore: (s) => when(endsOnVowel(s) || s.length < 2 || S3_EXACT.has(s), "Ι") + when(s === "ΠΑΛ", "ΑΙ"),
   },
@@ -288,10 +286,7 @@ export function isProtected(word: string): boolean {
   return PROTECTED_WORDS.has(word);
 }
 
-/**
- * Stems one folded (accent-free, upper-case) Greek word exactly as python_greek_stemmer 0.1.1. Words under 3
- * characters, with any non-Greek character (digits, Latin, leftover accents) or protected come back unchanged.
- */
+/** Stems a folded Greek word as python_greek_stemmer 0.1.1; short (< 3), non-Greek or protected words are kept. */
 export function stem(word: string): string {
   if (word.length < 3 || !isGreekWord(word) || PROTECTED_WORDS.has(word)) return word;
 

@@ -2,16 +2,12 @@
 
 import { pyStrip } from "./python-str";
 
-// One pass over literals and characters, as the reference's single regex (two passes would also replace a literal
-// formed once a no-break space inside it became a space); order is free, the literals differ in their 2nd letter.
-// The escaped forms are there because tools printed them literally into the source texts.
+// One pass, as the reference's single regex (two would also replace a literal formed once an inner no-break space
+// became a space); order is free (the literals differ in their 2nd letter); tools printed the escaped forms literally.
 const SPACE_LITERALS = ["NNBSP", "NBSP", "NARROW NO-BREAK SPACE", "\\u202f", "\\u00a0", "\\xa0"];
 const ARTIFACTS_RE = new RegExp(SPACE_LITERALS.map((s) => s.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")).join("|") + "|[\u202F\u00A0\u2009\u200A\u200B\uFEFF]", "g");
 
-/**
- * The paper's `clean`: no-break and zero-width spaces (characters or leaked literal texts) become spaces, CR/CRLF
- * LF, runs of spaces or tabs one space, and the ends are stripped as Python's `str.strip()` does.
- */
+/** The paper's `clean`: odd spaces (and leaked literals) to spaces, CR to LF, blank runs to one, Python's strip. */
 export function clean(text: string): string {
   return pyStrip(
     text
@@ -50,7 +46,6 @@ export const WORD_RE = /[\p{L}\p{N}_]+/gu;
 
 /**
  * Maximal runs of letters, digits and underscores, as Python's `re.findall(r"\w+", text)`; one-letter words kept.
- *
  *
  * @example
  * words("Άρθρο 5, παρ. 2α"); // ["Άρθρο", "5", "παρ", "2α"]

@@ -1,9 +1,6 @@
 /** Python `str` behaviours the paper's reference code relies on (whitespace, strip, splitlines), byte for byte. */
 
-/**
- * Python 3's whitespace (`str.isspace()`, `\s` in a `str` regex): JavaScript's `\s` without U+FEFF, plus
- * U+001C–U+001F and NEL U+0085. A character-class body, to be wrapped in `[…]`.
- */
+/** Python 3's whitespace (`str.isspace()`): JS's `\s` without U+FEFF, plus U+001C–U+001F and U+0085; a `[…]` body. */
 export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 
 function isPySpace(c: number): boolean {

@@ -1,7 +1,4 @@
-/**
- * What the BM25-SPACY and BM25-ENGLISH tokenizers know of spaCy (lemma tables, stopwords), as values: fetching
- * and parsing is lib/data/spacy-tables.ts, so tokenizers can be built from any tables the same way.
- */
+/** What the spaCy-based tokenizers know of spaCy, as values; fetching and parsing is lib/data/spacy-tables.ts. */
 
 export type SpacyLang = "el" | "en";
 
@@ -29,10 +26,7 @@ export interface SpacyLexiconFile {
 /** spaCy's lemma data and stopwords for one language, ready for the tokenizers. */
 export interface SpacyLexicon {
   lang: SpacyLang;
-  /**
-   * Surface form -> lemma. English: `en_lemma_lookup` as published (case-sensitive). Greek: the exception table
-   * flattened over POS (keys lower-cased, first POS in {@link GREEK_POS_ORDER} wins).
-   */
+  /** Form -> lemma: English `en_lemma_lookup` as published, Greek the exceptions flattened (`greekLexicon`). */
   lemma: Map<string, string>;
   /** Greek only: the rule lemmatizer's tables. */
   greek?: GreekRuleTables;

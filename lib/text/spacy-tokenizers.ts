@@ -1,16 +1,14 @@
 /**
- * BM25-SPACY and BM25-ENGLISH without spaCy: its lemma tables and stopwords (spacy-lexicon.ts) on word tokens,
- * normalised as the paper's notebook does (Greek `strip_marks(lemma).lower()`, English `lemma.lower()`); stopwords
- * are dropped after lemmatisation and accent stripping. What differs from spaCy: docs/tokenizers.md.
+ * BM25-SPACY and BM25-ENGLISH without spaCy: its tables on word tokens, normalised as the paper's notebook does
+ * (Greek `strip_marks(lemma).lower()`, English `lemma.lower()`), then stopwords dropped; see docs/tokenizers.md.
  */
 import type { Tokenizer } from "../types";
 import { clean, foldLower } from "./normalize";
 import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
 
 /**
- * Word tokens approximating spaCy's tokenizer on statutes: numbers keep internal `.`, `,`, `/` ("4172/2013"), which
- * spaCy never splits; else runs of letters, marks, digits and `_`, so hyphens and punctuation separate tokens.
- * English also keeps apostrophes between letters, for clitics.
+ * Tokens approximating spaCy's on statutes: numbers keep internal `.`, `,`, `/` ("4172/2013"), which spaCy never
+ * splits; else runs of letters, marks, digits and `_`. English also keeps apostrophes between letters, for clitics.
  */
 const GREEK_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+)*`;
 const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+|['’][\p{L}\p{M}\p{N}_]+)*`;
@@ -39,10 +37,9 @@ function foldedStopwords(lex: SpacyLexicon): Set<string> {
 }
 
 /**
- * A POS-blind spaCy GreekLemmatizer.rule_lemmatize for a lower-cased word: a listed lemma as is; else its
- * exception; else the first rule output in the index (POS in {@link GREEK_POS_ORDER} order; exact, then
- * accent-blind, as rules do not move accents: "συμβάσεως" → "συμβάση" vs "σύμβαση"); else the word. Without a
- * POS, spaCy's fallback (the first rule output even if unknown) is too risky.
+ * A POS-blind spaCy GreekLemmatizer.rule_lemmatize for a lower-cased word: a listed lemma as is; else its exception;
+ * else the first rule output in the index (POS in {@link GREEK_POS_ORDER} order; exact, then accent-blind, as rules do
+ * not move accents: "συμβάσεως" → "συμβάση" vs "σύμβαση"); else the word (spaCy's POS-less fallback is too risky).
  */
 export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
   const g = lex.greek;
@@ -113,9 +110,8 @@ const CLITIC = /^(.+)['’](?:s|ll|re|ve|d|m)$/i;
 const EMPTY: readonly string[] = Object.freeze([]);
 
 /**
- * BM25-ENGLISH (the translation baseline's BM25-ENGLISH-SPACY): spaCy's English lookup lemmas (surface form, then
- * lower-cased), lower-cased, stopwords and punctuation dropped. Contractions split as spaCy does ("didn't" →
- * "did" + "n't"); the clitics are all stopwords, so only the stem survives, if its lemma is not one.
+ * BM25-ENGLISH (the baseline's BM25-ENGLISH-SPACY): spaCy's lookup lemmas (surface form, then lower-cased), lower
+ * case, stopwords and punctuation dropped. Contractions split as spaCy's; the clitics are stopwords, only stems stay.
  */
 export function spacyEnglishTokenizer(lex: SpacyLexicon): Tokenizer {
   if (lex.lang !== "en") throw new Error(`spacyEnglishTokenizer needs the English lexicon, got '${lex.lang}'`);

@@ -60,10 +60,9 @@ export const GRNLP_DROPPED = new Set(Array.from("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{
 export const GRNLP_SLICE = 2000;
 
 /**
- * BM25-GR-NLP-TOOLKIT as the authors' code runs it: the raw text in 2,000-character slices, each cleaned and
- * tokenised, each token cleaned, empty ones and those in their fixed punctuation set dropped. The toolkit's own
- * tokenizer (a Greek BERT, uncased) is approximated by accentless lower case and BERT's basic split on whitespace
- * and punctuation (docs/tokenizers.md).
+ * BM25-GR-NLP-TOOLKIT as the authors' code runs it: 2,000-character slices, each cleaned and tokenised, each token
+ * cleaned, empty ones and their fixed punctuation set dropped; the toolkit's Greek BERT (uncased) tokenizer is
+ * approximated by accentless lower case and BERT's basic split (docs/tokenizers.md).
  */
 export function grnlpTokenizer(): Tokenizer {
   // Each whitespace chunk of a cleaned slice is folded and split once, then reused: the same tokens as folding the

@@ -1,6 +1,5 @@
 /** Python's `str` order (by code point, unlike JS's UTF-16 `<`), for tie-breaks matching the reference code. */
 
-/** Negative, zero or positive as `a` sorts before, with or after `b` in code-point order. */
 export function compareCodePoints(a: string, b: string): number {
   if (a === b) return 0;
   const n = Math.min(a.length, b.length);

@@ -6,15 +6,13 @@ import { DataError } from "./errors";
 export type CsvRow = Record<string, string>;
 
 /**
- * RFC 4180 csv via csv-parse, rows keyed by the trimmed header; duplicate header names and wrong field counts are
- * errors, blank lines are skipped, and each row keeps its 1-based start line. Stray quotes (`5" screen`, `"a"b`)
- * are kept literally, as Python's csv module (which the Hub's dataset owners use) reads them.
+ * RFC 4180 csv, rows keyed by the trimmed header, each with its start line; duplicate headers and wrong field counts
+ * are errors, blank lines skipped, stray quotes (`5" screen`) kept literally as Python's csv module reads them.
  */
 export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines: number[] } {
   return parseDelimited(text, file, ",");
 }
 
-/** One csv-parse record and the line it starts on. */
 interface SourceRecord {
   fields: string[];
   line: number;
@@ -105,7 +103,6 @@ export function csvField(value: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/** CSV text from a header and rows. */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
   return [header.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n") + "\n";
 }

@@ -24,7 +24,6 @@ export class DownloadError extends GbrError {
   }
 }
 
-/** How `downloadFile` talks to the server; every field is optional. */
 export interface DownloadOptions {
   /** Extra request headers (e.g. Authorization). Never logged. */
   headers?: Record<string, string>;
@@ -53,10 +52,7 @@ function retryable(err: DownloadError): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
-/**
- * Streams `url` into `dest` atomically (temp file + rename), hashing, with backoff that honours Retry-After. A body
- * shorter than its Content-Length is a failed attempt, so no truncated file is left behind.
- */
+/** Streams `url` into `dest` atomically, hashing, with backoff honouring Retry-After; a short body is a failure. */
 export async function downloadFile(url: string, dest: string, opts: DownloadOptions = {}): Promise<DownloadResult> {
   await fs.mkdir(path.dirname(dest), { recursive: true });
   return retryWithBackoff(

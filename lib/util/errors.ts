@@ -1,9 +1,5 @@
-/**
- * The toolkit's one error family: a stable `code`, a `hint`, and `unavailable` for "cannot run here" (not
- * configured, offline, prompts not pulled), which `gbr reproduce` lists as skipped rather than failed.
- */
+/** The toolkit's one error family: a stable `code`, a `hint`, `unavailable` (`gbr reproduce` skips, not fails). */
 
-/** Options of a GbrError. */
 export interface GbrErrorOptions {
   cause?: unknown;
   /** What the user can do about it, in one sentence. */

@@ -1,9 +1,7 @@
 /**
- * Cross-process locks on a local folder, so that two processes sharing a data folder never pay for the same
- * provider call or write the same vector twice. The lock is proper-lockfile's: a directory made with mkdir, its
- * mtime refreshed every `LOCK_UPDATE_MS`; one older than `LOCK_STALE_MS` belongs to a dead process and is taken
- * over. 10 s (the library's default): shorter would hand a live holder's lock away during an event-loop stall,
- * longer makes every run after a crash wait longer; a stall past it costs only repeated work, which is reported.
+ * Cross-process locks (proper-lockfile's mkdir directories), so processes sharing a data folder never pay for a call
+ * twice. Stale after 10 s (the library's default): shorter hands a live holder's lock away in an event-loop stall,
+ * longer makes every run after a crash wait longer; a stall past it only repeats work, which is reported.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -33,10 +31,8 @@ interface Hold {
 }
 
 /**
- * The locks one owner (a store, a vector store) takes. Its callers of one lock share a single hold (the vector
- * store's batches are coordinated already) or take turns (`inProcess: "exclusive"`); other processes, and other
- * owners, wait for the lock directory. When a lock cannot be taken at all (a read-only folder) `fn` runs without
- * it and the reason is logged once per folder: the lock saves repeated work, correctness does not depend on it.
+ * The locks one owner (a store, a vector store) takes: its callers of a lock share a hold or take turns ("exclusive").
+ * A lock that cannot be taken (read-only folder) is skipped, logged once: it saves work; correctness needs none.
  *
  * @example
  * const locks = new FileLocks();
@@ -50,7 +46,7 @@ export class FileLocks {
   /** Tail of the queue of "exclusive" callers per path. */
   private readonly turns = new Map<string, Promise<void>>();
 
-  /** Runs `fn` holding the lock directory `lockPath` (made with its parents when needed); errors of `fn` pass through after release. */
+  /** Runs `fn` holding the lock directory `lockPath` (parents made as needed); `fn`'s errors pass after release. */
   async run<T>(lockPath: string, fn: () => Promise<T>, opts: FileLockOptions = {}): Promise<T> {
     const target = path.resolve(lockPath);
     if (opts.inProcess !== "exclusive") return this.holding(target, fn, opts);

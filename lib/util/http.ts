@@ -4,10 +4,7 @@ import { GbrError } from "./errors";
 /** Where Node keeps the undici dispatcher its built-in fetch uses (undici's own well-known symbol). */
 const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 
-/**
- * A dispatcher for Node's fetch delegating to the global one with other header/body timeouts (default 0, none):
- * Node's 300 s would cut a slow reasoning model's first byte whatever the SDK's timeout. Undefined outside Node.
- */
+/** Node's fetch dispatcher with other header/body timeouts (default none): its 300 s cuts a slow model's first byte. */
 export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}): object | undefined {
   const g = globalThis as Record<symbol, unknown>;
   if (typeof process === "undefined" || !process.versions?.node) return undefined;

@@ -1,7 +1,6 @@
 /**
- * The one seeded generator of the project: numpy's `default_rng(seed)`, that is PCG64 (XSL-RR 128/64) seeded through
- * SeedSequence, so a seed gives the stream a numpy user gets (shared/oracles/numpy-rng checks states, outputs and
- * `choice`). Not cryptographic.
+ * The project's one seeded generator, numpy's `default_rng(seed)`: PCG64 (XSL-RR 128/64) seeded through SeedSequence,
+ * so a seed gives numpy's stream (shared/oracles/numpy-rng checks it). Not cryptographic.
  */
 
 import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";

@@ -12,7 +12,6 @@ export function retryAfterMs(value: string | null | undefined, now = Date.now())
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-/** How to retry in `retryWithBackoff`. */
 export interface RetryOptions {
   /** Attempts in all, the first included (default 5). */
   attempts?: number;

@@ -1,12 +1,10 @@
 /** Arithmetic on a run's provider work (`RunCost`), so composite retrievers add up their parts one way. */
 import type { Work, RunCost } from "../types";
 
-/** No work at all. */
 export function zeroWork(): Work {
   return { seconds: 0, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
 }
 
-/** The sum of some provider work. */
 export function addWork(...parts: readonly (Work | undefined)[]): Work {
   const w = zeroWork();
   for (const p of parts) {

@@ -1,7 +1,6 @@
 /**
- * The heavy optional packages, loaded on first use in this one place so commands such as `gbr stem` or `gbr eval`
- * start without them (openai ~25 ms, @google/genai ~50 ms, LanceDB+Arrow ~100 ms, o200k ~115 ms, danfojs ~550 ms).
- * A typed `require`, not `import()`: the call sites are synchronous, and this is what `import()` compiles to here.
+ * The heavy optional packages, loaded on first use so `gbr stem` or `gbr eval` start without them (openai ~25 ms,
+ * @google/genai ~50 ms, LanceDB+Arrow ~100 ms, o200k ~115 ms, danfojs ~550 ms); a typed `require`, as callers are sync.
  */
 
 /** The `openai` SDK (OpenAI-compatible chat and embeddings). */
@@ -34,18 +33,12 @@ export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
 }
 
-/**
- * proper-lockfile, lazy though light (~9 ms): on load it hooks exit and signal handling (signal-exit), which a
- * command that never locks should not carry.
- */
+/** proper-lockfile, lazy though light (~9 ms): on load it hooks exit and signals, needless where nothing locks. */
 export function lockfileSdk(): typeof import("proper-lockfile") {
   return require("proper-lockfile") as typeof import("proper-lockfile");
 }
 
-/**
- * Whether a tslab notebook cell is running now (its jupyter module holds the writer `display` checks). False
- * outside a kernel and when tslab is not installed.
- */
+/** Whether a tslab notebook cell is running now (its jupyter module holds the writer `display` checks); else false. */
 export function tslabCellRunning(): boolean {
   try {
     const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData?: unknown };
@@ -60,10 +53,7 @@ export interface O200kEncoder {
   countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
 }
 
-/**
- * gpt-tokenizer's o200k_harmony encoding (~0.1 s to build). A CommonJS deep path: the package root is ESM-first
- * under classic resolution, while "./cjs/*" resolves under require() on Node 20 and in tsx.
- */
+/** gpt-tokenizer's o200k_harmony (~0.1 s to build) via "./cjs/*": the root is ESM-first under classic resolution. */
 export function o200kHarmony(): O200kEncoder {
   return require("gpt-tokenizer/cjs/encoding/o200k_harmony") as O200kEncoder;
 }

@@ -6,9 +6,7 @@ export interface Semaphore {
   run<T>(fn: () => Promise<T>): Promise<T>;
   /** Tasks running now (for tests and progress displays). */
   readonly active: number;
-  /** Tasks waiting for a slot. */
   readonly waiting: number;
-  /** Slots now. */
   readonly size: number;
   /** Changes the slot count: more wakes waiters at once; fewer lets running tasks finish first. */
   resize(size: number): void;

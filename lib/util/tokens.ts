@@ -1,7 +1,4 @@
-/**
- * o200k_harmony token counts (gpt-oss-120b's encoding) that keep REACT observer prompts under the 84,000-token
- * budget as the authors' tiktoken code counts, special tokens as text (`disallowed_special=()`). Lazy: see sdk.ts.
- */
+/** o200k_harmony counts (gpt-oss-120b's), so REACT prompts keep the 84,000-token budget as the authors' tiktoken. */
 import { o200kHarmony, type O200kEncoder } from "./sdk";
 
 
@@ -17,10 +14,7 @@ function load(): O200kEncoder {
   return encoder;
 }
 
-/**
- * The private byte-pair core of gpt-tokenizer 4.0.0 (pinned), looked up at run time; when absent (another
- * version), counting falls back to the public `countTokens`.
- */
+/** gpt-tokenizer 4.0.0's private byte-pair core (pinned), found at run time; absent, counting uses the public API. */
 interface BpeCore {
   tokenSplitRegex: RegExp;
   getBpeRankFromString(piece: string): number | undefined;
@@ -73,10 +67,7 @@ function countPieces(text: string, c: BpeCore): number {
   return total;
 }
 
-/**
- * Number of o200k_harmony tokens in `text` (special-token markers as plain text), cached per pre-tokenized piece.
- * Equals the o200k_base count, which shares vocabulary, merges and pre-tokenizer (a test checks it).
- */
+/** o200k_harmony tokens in `text`, cached per piece; equal to o200k_base's count (same vocabulary, merges; tested). */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   const c = bpeCore();
@@ -111,10 +102,7 @@ export function countTokensRemembered(text: string): number {
   return n;
 }
 
-/**
- * `countTokens(parts.join(""))`, counting parts apart where the pre-tokenizer always cuts (see `cutsHere`) and
- * remembering each span, so recounting a REACT prompt made of article blocks is mostly lookups.
- */
+/** `countTokens(parts.join(""))`, parts counted apart where the pre-tokenizer always cuts, each span remembered. */
 export function countTokensJoined(parts: readonly string[]): number {
   let total = 0;
   let span = "";

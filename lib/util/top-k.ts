@@ -13,7 +13,6 @@ export class TopKHeap {
     this.doc = new Int32Array(capacity);
     this.score = new Float64Array(capacity);
   }
-  /** Entries kept so far. */
   get count(): number {
     return this.size;
   }
@@ -82,10 +81,7 @@ export class TopKHeap {
 
 }
 
-/**
- * The k best of `scores`, best first, ties in index order; with fewer than k positive scores the rest fill with
- * zeros in index order, as a stable descending sort would. `positiveOnly` drops scores <= 0.
- */
+/** The k best of `scores`, best first, ties in index order (as a stable descending sort); `positiveOnly` drops <= 0. */
 export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean): TopK {
   const n = scores.length;
   const heap = new TopKHeap(Math.min(k, n));

@@ -13,7 +13,6 @@ interface WasmApi {
 
 const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-/** Bytes in a WebAssembly memory page. */
 export const WASM_PAGE = 65536;
 
 /** Instantiates the base64-embedded module, compiled once: each instance has its own memory, the code is shared. */
