@@ -6,10 +6,7 @@ import { EmbeddingError, mergeProvenance, type CachedVector, type Embedder, type
 export interface VectorCache {
   get(fingerprint: string, keys: string[]): Promise<Map<string, CachedVector>>;
   put(fingerprint: string, rows: { key: string; id: string; side: Side; vector: Float32Array; tokens?: number }[]): Promise<void>;
-  /**
-   * Runs `fn` under the fingerprint's cross-process lock (`VectorStore.exclusive`); each batch re-reads its
-   * keys inside it, so a batch another process embedded meanwhile is read rather than paid for.
-   */
+  /** `VectorStore.exclusive`: batches re-read their keys inside it, so another process's work is read, not paid for. */
   exclusive?<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
   /** What produced the fingerprint's stored vectors; absent: unknown. */
   provenance?(fingerprint: string): Promise<EmbeddingProvenance>;
@@ -22,10 +19,7 @@ export interface EmbedItemsOptions {
   /** Called after every batch with items done so far (cached ones count as done). */
   onProgress?: (done: number, total: number) => void;
   log?: (message: string) => void;
-  /**
-   * Token estimate of a rendered text (o200k `countTokens`): weighs a batch's count over its texts and stands
-   * in for unknown counts. Without it unknown counts are 0 and a batch's count is split equally.
-   */
+  /** o200k estimate of a rendered text: splits a batch's count, stands in for unknown ones (else 0, split evenly). */
   estimateTokens?: (text: string) => number;
 }
 
@@ -36,10 +30,7 @@ export interface EmbedItemsResult {
   keys: string[];
   cached: number;
   requests: number;
-  /**
-   * Tokens of every item, cached or not (repeats count each time): the provider's stored count, else the
-   * estimate, so a cached rerun reports what the paying run did.
-   */
+  /** Every item's tokens, cached or not (stored count, else the estimate): a cached rerun reports the paying run's. */
   tokens: number;
   /** The part of `tokens` that is an estimate. */
   estimatedTokens: number;
@@ -83,9 +74,8 @@ export function apportion(total: number, weights: readonly number[]): number[] {
 }
 
 /**
- * Embeds items with a preset through the persistent vector cache: cached vectors are reused and the rest sent
- * in batches, each stored as soon as it returns, so an interrupted run resumes with only the missing batches.
- * Each batch is checked (count, size, finite values) before it is stored; a failure names its items.
+ * Embeds items through the persistent vector cache: uncached ones go in batches, each checked and stored
+ * as soon as it returns, so an interrupted run resumes with only the missing batches; a failure names its items.
  */
 export async function embedItems(
   items: readonly { id: string; text: string }[],

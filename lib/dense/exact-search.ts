@@ -20,10 +20,7 @@ export function normalize(v: ArrayLike<number>): Float32Array {
   return out;
 }
 
-/**
- * Exact maximum-inner-product search, the paper's dense setting (L2-normalised vectors, dot product), in a
- * WebAssembly SIMD kernel; ties keep document order.
- */
+/** Exact max-inner-product search on unit vectors (the paper's setting), WebAssembly SIMD; ties keep document order. */
 export class ExactIndex {
   readonly size: number;
   readonly dim: number;

@@ -1,7 +1,4 @@
-/**
- * LSI's product kernel in WebAssembly SIMD: out[r] += Σ w[p] · X[idx[p]], with the operations and order of
- * `gatherRow` (./svd.ts), so products are the same to the bit. X is copied in once per call, rows go in chunks.
- */
+/** LSI's product kernel in WebAssembly SIMD: `gatherRow`'s (./svd.ts) operations in its order, so equal to the bit. */
 import { ensureWasmBytes, wasmKernel, type WasmMemory } from "../util/wasm";
 import { GATHER_KERNEL_WASM_BASE64 } from "./gather-kernel-wasm";
 
@@ -58,10 +55,7 @@ export class GatherKernel {
     }
   }
 
-  /**
-   * Rows [from, to) of a product into `out`, written from zero in the order of `gatherRow` (./svd.ts); false,
-   * with nothing written, when the memory cannot hold X and a chunk.
-   */
+  /** Rows [from, to) into `out` as `gatherRow` computes them; false, writing nothing, if X and a chunk don't fit. */
   rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): boolean {
     if (to <= from || c === 0) return true;
     if ((to - base) * c > out.length || (from - base) * c < 0) throw new RangeError(`rows ${from}..${to} (base ${base}) × ${c} do not fit an output of ${out.length}`);

@@ -1,7 +1,4 @@
-/**
- * How cached vectors sit in a LanceDB table: naming, Arrow schema, encoding and decoding, row checks and
- * salvage reads of a damaged table. The store (lance-vector-store.ts) does the I/O around these.
- */
+/** A LanceDB vector table's layout: naming, Arrow schema and codec, row checks, salvage of a damaged table. */
 import { createHash } from "node:crypto";
 import type * as lancedb from "@lancedb/lancedb";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
@@ -14,10 +11,7 @@ import type { VectorRow } from "./vector-store";
 /** Suffix of the per-fingerprint table that holds document rows and the ANN index. */
 export const DOCS_SUFFIX = "__docs";
 
-/**
- * The LanceDB table name for a fingerprint. LanceDB panics on characters other than letters, digits, `_`,
- * `-`, `.`, so others become `_` and a hash of the original is appended so two fingerprints never collide.
- */
+/** The table name: LanceDB panics on chars outside [A-Za-z0-9_.-], so those become `_` and a hash is appended. */
 export function tableName(fingerprint: string): string {
   if (fingerprint === "") throw new Error("vector store: empty fingerprint");
   const safe = fingerprint.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -146,11 +140,7 @@ export class VectorStoreError extends GbrError {
   }
 }
 
-/**
- * Whether a LanceDB error means stored files are damaged or missing, not a fault of the query or the
- * moment. LanceDB says so only in message text; transient resource errors (permissions, open files, a full
- * disk) are not damage.
- */
+/** Whether a LanceDB error (its message text) means damaged or missing files; transient resource errors are not. */
 export function isDamage(err: unknown): boolean {
   const m = err instanceof Error ? err.message : String(err);
   if (/Permission denied|Too many open files|No space left|os error (13|24|28)\b/i.test(m)) return false;
@@ -179,9 +169,8 @@ export interface Salvage {
 }
 
 /**
- * Reads every row that can still be read: on damage the table is split at fragment starts, so a damaged file
- * costs only its own rows. A fragment whose first row fails is given up whole; other failing ranges are
- * halved down to single rows, each retried once.
+ * Reads every row still readable, split at fragment starts so a damaged file costs only its own rows. A fragment whose
+ * first row fails is given up whole; other failing ranges are halved down to single rows, each retried once.
  */
 export async function salvageRows(table: lancedb.Table): Promise<Salvage> {
   const total = await table.countRows(); // from the manifest: no data file is read

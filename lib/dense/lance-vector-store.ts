@@ -1,7 +1,6 @@
 /**
- * The LanceDB embedding cache (contract: `VectorStore`). Writes hold the table's cross-process lock
- * (`<uri>/.locks/<table>.lock`; none for object stores) and its in-process queue. A damaged table is
- * rebuilt atomically from its readable rows, and what was lost is simply embedded again.
+ * The LanceDB `VectorStore`. Writes hold the table's cross-process lock (`<uri>/.locks/<table>.lock`; none for object
+ * stores) and its in-process queue. A damaged table is rebuilt atomically from its readable rows; lost ones re-embed.
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
@@ -50,7 +49,7 @@ export class LanceVectorStore implements VectorStore {
   /** Keys known to be stored, with the table version they reflect. */
   private readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
   private readonly log: (message: string) => void;
-  /** Undefined for an object store, which gets no locks. */
+  /** Undefined for an object store (no locks). */
   private readonly localDir: string | undefined;
 
   constructor(
@@ -67,7 +66,6 @@ export class LanceVectorStore implements VectorStore {
     return this.localDir ? path.join(this.localDir, `${name}.lance`) : `${this.uri.replace(/\/+$/, "")}/${name}.lance`;
   }
 
-  /** Runs `fn` holding the table's cross-process lock (shared within this process). */
   private locked<T>(name: string, fn: () => Promise<T>): Promise<T> {
     if (!this.localDir) return fn();
     return this.locks.run(path.join(this.localDir, ".locks", `${name}.lock`), fn, { what: `the vector table ${this.where(name)}`, log: this.log });
@@ -111,10 +109,7 @@ export class LanceVectorStore implements VectorStore {
     });
   }
 
-  /**
-   * Rebuilds a damaged table from its readable rows; call holding its lock, inside its queue. Does nothing
-   * when the table reads whole (another caller repaired it first) or no longer exists.
-   */
+  /** Rebuilds a damaged table from its readable rows (holding its lock, in its queue); no-op if whole or gone. */
   private async heal(fingerprint: string, name: string, cause: unknown): Promise<void> {
     const where = this.where(name);
     if (!(await this.db.tableNames()).includes(name)) {
@@ -248,8 +243,7 @@ export class LanceVectorStore implements VectorStore {
     }
     const toWrite = fresh.filter((r) => !stored.keys.has(r.key));
     if (toWrite.length === 0) return;
-    // One add is one committed version, durable when it resolves. An old table without the tokens column
-    // keeps its schema (not migrated): its new rows have unknown tokens.
+    // An old table without the tokens column keeps its schema (not migrated): its new rows have unknown tokens.
     const { version } = await table.add(toArrow(toWrite, dims, shape.tokens));
     // Only our own commit in between: the key set stays exact without a re-read.
     if (version === stored.version + 1) {

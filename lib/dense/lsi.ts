@@ -1,7 +1,6 @@
 /**
- * Latent semantic indexing (Deerwester et al. 1990), a reproducible offline dense baseline: a seeded randomized
- * truncated SVD (Halko, Martinsson & Tropp 2011, Algorithms 4.4 and 5.1) of TF-IDF built from the BM25 index's
- * postings, read through `LsiCorpus` so dense/ does not depend on sparse/. Linear algebra in svd.ts.
+ * Latent semantic indexing (Deerwester et al. 1990), a reproducible offline dense baseline: seeded randomized truncated
+ * SVD (Halko et al. 2011, Alg. 4.4 and 5.1) of TF-IDF from the BM25 postings, read via `LsiCorpus` (no sparse/ import).
  */
 import { createHash } from "node:crypto";
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
@@ -44,10 +43,7 @@ export interface TfidfMatrix extends DocTermMatrix {
   idf: Float64Array;
 }
 
-/**
- * A[d, t] = (1 + ln tf) · ln(N/df), rows L2-normalised. Sublinear tf damps boilerplate; the plain idf (not
- * BM25's floored one) is 0 for a term in every document; row norms keep long articles from dominating.
- */
+/** A[d, t] = (1 + ln tf) · ln(N/df), rows L2-normalised; plain idf (not BM25's floored one), 0 for a term in all. */
 export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
   const { termStart, postingDoc, postingTf } = corpus.index;
   const N = corpus.index.docCount;
@@ -78,20 +74,18 @@ export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
 export class LsiModel {
   /** @internal built by `fitLsi` */
   constructor(
-    /** Latent dimensions kept (`dims` capped at min(documents, terms)). */
     readonly dims: number,
     readonly seed: number,
     readonly oversample: number,
     readonly powerIterations: number,
     /** Row d of every per-document array is docIds[d]. */
     readonly docIds: readonly string[],
-    /** ln(N/df) per term id of the corpus index. */
     readonly idf: Float64Array,
     /** V_k, terms × dims, row-major. */
     readonly termProjection: Float64Array,
     /** σ_1 ≥ … ≥ σ_k. */
     readonly singularValues: Float64Array,
-    /** U_k, documents × dims, row-major (kept for `reconstructionError`). */
+    /** U_k, documents × dims, row-major (for `reconstructionError`). */
     readonly docFactors: Float64Array,
     /** L2-normalised rows of A V_k, documents × dims, row-major. */
     readonly docMatrix: Float32Array,
@@ -104,10 +98,7 @@ export class LsiModel {
     return Array.from({ length: this.docIds.length }, (_, d) => this.docMatrix.subarray(d * k, (d + 1) * k));
   }
 
-  /**
-   * Folds a text in: (1 + ln tf) · idf × V_k, L2-normalised; a text with only unseen or idf-0 terms gets the
-   * zero vector. A corpus document's own text gives its `embedDocs()` vector up to float32 rounding.
-   */
+  /** Folds a text in: (1 + ln tf) · idf × V_k, L2-normalised; only unseen or idf-0 terms give the zero vector. */
   embedQuery(text: string): Float32Array {
     const k = this.dims;
     const V = this.idf.length;
@@ -149,9 +140,8 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
 
   const rows = csrOf(A);
 
-  // Range finder Q (N × l). Only the document side is orthonormalised (Aᵀ Q's span is all that matters;
-  // this loses only σ_j/σ_1 < √ε, for a third of the cost), and A Ω only when no power iteration follows.
-  // Ω goes straight into the kernel's memory; the 35 MB terms × l intermediates are not held in variables.
+  // Range finder Q (N × l). Only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost),
+  // and A Ω only if no power iteration follows. Ω goes straight into kernel memory; 35 MB of terms × l is not held.
   let Q = mulA(rows, gaussianMatrix(V * l, seed, gatherKernel().xArea(V * l) ?? new Float64Array(V * l)), l);
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
   for (let i = 0; i < powerIterations; i++) {
@@ -172,14 +162,12 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   }
   const { values, vectors } = small;
 
-  // U_k = Q Ũ_k.
   const U = mulDense(Q, N, l, vectors, l, k);
   const sigma = new Float64Array(k);
   for (let j = 0; j < k; j++) sigma[j] = Math.sqrt(Math.max(values[j], 0));
   flipSigns(U, N, k);
 
-  // V_k = Aᵀ U_k Σ_k⁻¹. From √λ of a Gram matrix a zero σ shows up as about √(l·ε)·σ_1; below that dividing
-  // would only amplify round-off.
+  // From √λ of a Gram matrix a zero σ shows up as about √(l·ε)·σ_1; dividing below that only amplifies round-off.
   const termProjection = mulAt(A, U, k);
   const tol = sigma[0] * Math.sqrt(l * 1e-14);
   const scale = new Float64Array(k);
@@ -192,7 +180,6 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
     }
   }
 
-  // A V_k, not U_k Σ_k: the map queries use, so a corpus text folds in onto its document vector.
   const docRaw = mulA(rows, termProjection, k);
   const docMatrix = new Float32Array(N * k);
   for (let d = 0; d < N; d++) docMatrix.set(unitFloat32(docRaw, d * k, k), d * k);
@@ -212,10 +199,7 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   );
 }
 
-/**
- * A fitted model as an `Embedder`; both sides fold the text in (`embedQuery`). The id names the space:
- * dims, seed, oversampling, power iterations and a hash of the corpus doc ids.
- */
+/** The model as an `Embedder`, both sides folding in; the id names the space (options, hash of the doc ids). */
 export function lsiEmbedder(model: LsiModel): Embedder {
   const hash = createHash("sha256").update(model.docIds.join("\n")).digest("hex").slice(0, 12);
   return {
@@ -244,7 +228,6 @@ export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = mode
   const K = model.dims;
   const N = A.rows;
   const V = A.cols;
-  // Leading k columns of V_k and of C = U_k Σ_k, contiguous.
   const Vk = new Float64Array(V * k);
   for (let t = 0; t < V; t++) for (let j = 0; j < k; j++) Vk[t * k + j] = model.termProjection[t * K + j];
   const C = new Float64Array(N * k);

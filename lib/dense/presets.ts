@@ -43,10 +43,7 @@ const qwen = (name: string, model: string, dims: number, paperRecall100: number)
   paperRecall100,
 });
 
-/**
- * The paper's nine embedding models (DESIGN.md §6) plus `embgemma-300m-raw` (as the authors' quickstart encodes),
- * under Hugging Face ids; `GBR_EMBED_NAMES=authors` switches to the authors' served names.
- */
+/** The paper's nine embedding models (DESIGN.md §6) plus `embgemma-300m-raw` (the authors' quickstart), by HF id. */
 export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   qwen("qwen3-8b", "Qwen/Qwen3-Embedding-8B", 4096, 0.67),
   qwen("qwen3-4b", "Qwen/Qwen3-Embedding-4B", 2560, 0.62),

@@ -18,10 +18,7 @@ function storeFor(ctx: RunContext): Promise<VectorStore> {
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
-/**
- * Usage of a dense retriever so far, corpus (one-time) and queries (online) apart. Tokens are what the provider
- * reported when each vector was embedded (stored with it), plus an o200k estimate where none is known (`…Estimated`).
- */
+/** Usage so far, corpus (one-time) and queries (online) apart; tokens as reported when embedded, else estimated. */
 export interface DenseUsage {
   /** Requests sent to the provider (documents and queries). */
   requests: number;
@@ -213,10 +210,7 @@ function recorded(r: DenseRetriever, articles: number, endpoints?: () => Endpoin
   };
 }
 
-/**
- * `retrieve` through the store's IVF_PQ index. It may hold other corpora's documents of the same preset, so results
- * are mapped back through this corpus's keys and over-fetched to fill k.
- */
+/** `retrieve` via the store's IVF_PQ index; it may hold other corpora, so results map via our keys, over-fetched. */
 async function annRetriever(
   exact: DenseRetriever,
   store: VectorStore,

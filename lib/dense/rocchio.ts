@@ -1,9 +1,6 @@
 import { normalize } from "./exact-search";
 
-/**
- * Rocchio pseudo-relevance feedback for dense retrieval: q' = q + β · mean(feedback vectors),
- * renormalised (the paper: β = 0.25 over the top 10 documents of the first pass).
- */
+/** Rocchio PRF for dense retrieval: q' = q + β · mean(feedback), renormalised (paper: β = 0.25 over the top 10). */
 export function rocchio(query: ArrayLike<number>, feedback: readonly ArrayLike<number>[], beta = 0.25): Float32Array {
   const q = normalize(query);
   if (feedback.length === 0) return q;

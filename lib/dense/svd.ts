@@ -1,7 +1,4 @@
-/**
- * The linear algebra of LSI's seeded randomized truncated SVD (Halko, Martinsson & Tropp 2011), composed by lsi.ts.
- * Dense matrices are row-major Float64Arrays throughout.
- */
+/** Linear algebra of LSI's seeded randomized truncated SVD (Halko et al. 2011); dense matrices row-major Float64. */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
 import { Pcg64 } from "../util/random";
 import { gatherKernel } from "./gather-kernel";
@@ -15,10 +12,7 @@ export interface DocTermMatrix {
   weight: Float64Array;
 }
 
-/**
- * Eigen-decomposition of the symmetric part of an n × n matrix by ml-matrix's symmetric solver. Values sorted
- * descending (ties in solver order); column i of `vectors` (row-major) is the unit eigenvector of values[i].
- */
+/** Eigenpairs of S's symmetric part (ml-matrix), values descending (ties in solver order); column i is values[i]'s. */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
   if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
   const rows: number[][] = [];
@@ -42,9 +36,8 @@ export function symmetricEigen(S: Float64Array, n: number): { values: Float64Arr
 }
 
 /**
- * Orthonormalises the columns of a row-major m × n matrix by classical Gram–Schmidt, re-projecting when a norm
- * falls below 1/√2 (DGKS; Giraud et al. 2005). Classical, not modified: independent projections allow four
- * columns per pass, about twice as fast. A numerically dependent column becomes zero rather than noise.
+ * Orthonormalises the columns of a row-major m × n matrix by classical Gram–Schmidt (four columns per pass, 2× the
+ * modified one), re-projecting when a norm falls below 1/√2 (DGKS). A dependent column becomes zero, not noise.
  */
 export function orthonormalRows(X: Float64Array, m: number, n: number): Float64Array {
   const C = new Float64Array(m * n);
@@ -170,10 +163,7 @@ export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Arra
   return out;
 }
 
-/**
- * Rows [from, to) of out[r] = Σ weight[p] · X[index[p]], p in [starts[r], starts[r + 1]), row r at (r − base) · c.
- * The "wasm" kernel (about 2× faster) and the "js" `gatherRow` do the same operations in order: equal to the bit.
- */
+/** Rows [from, to) of out[r] = Σ weight[p] · X[index[p]], row r at (r − base)·c; "wasm" (2× faster) = "js", bitwise. */
 export function gatherRows(
   starts: Int32Array,
   index: Int32Array,
@@ -192,10 +182,7 @@ export function gatherRows(
   for (let r = from; r < to; r++) gatherRow(starts[r], starts[r + 1], index, weight, X, c, out, (r - base) * c);
 }
 
-/**
- * out[o .. o+c) += Σ weight[p] · X[index[p]·c .. +c) over p in [start, end); the WebAssembly kernel's reference.
- * Four postings per pass cut the loads and stores that bound this loop by four (2.5× faster).
- */
+/** out[o .. o+c) += Σ weight[p] · X[index[p]·c ..) over [start, end): wasm kernel's reference, 4 postings a pass. */
 function gatherRow(
   start: number,
   end: number,
@@ -249,7 +236,7 @@ export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array,
   const out = new Float64Array(m * c);
   const scratch = new Float64Array(c * n);
   for (let i = 0; i < n; i++) for (let j = 0; j < c; j++) scratch[i * c + j] = Y[i * yCols + j];
-  // Row r of X is a "sparse" row holding every column: entries [r·n, (r+1)·n) at rows 0..n-1.
+  // Row r of X as a "sparse" row holding every column.
   const all = new Int32Array(m * n);
   for (let r = 0; r < m; r++) for (let i = 0; i < n; i++) all[r * n + i] = i;
   const starts = Int32Array.from({ length: m + 1 }, (_, r) => r * n);
@@ -317,9 +304,8 @@ export function gaussianMatrix(size: number, seed: number, out: Float64Array = n
 }
 
 /**
- * Rayleigh–Ritz on a non-orthonormal basis Y (N × l): eigenpairs of L⁻¹ (Yᵀ A Aᵀ Y) L⁻ᵀ with Yᵀ Y = L Lᵀ, cheaper
- * than orthonormalising the tall Y. Returns the values (descending) and Z with Y Z the orthonormal Ritz vectors;
- * undefined when a Cholesky pivot is below 1e-10 of its diagonal, so the caller orthonormalises instead.
+ * Rayleigh–Ritz on a non-orthonormal basis Y (N × l), cheaper than orthonormalising the tall Y: values (descending) and
+ * Z with Y Z the orthonormal Ritz vectors; undefined when a Cholesky pivot is below 1e-10 of its diagonal.
  */
 export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: number): { values: Float64Array; vectors: Float64Array } | undefined {
   const G = gram(Y, Y, m, l);

@@ -6,7 +6,6 @@ import { GbrError, type GbrErrorOptions } from "../util/errors";
 export type Side = "query" | "document";
 
 export interface EmbedResult {
-  /** One vector per input text, in input order. */
   vectors: Float32Array[];
   /** Tokens the provider reported; undefined without usage, so an unknown count is never taken for a free call. */
   tokens: number | undefined;

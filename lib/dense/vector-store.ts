@@ -1,7 +1,6 @@
 /**
- * The persistent embedding cache in LanceDB (contract and entry point): one table per preset fingerprint, one row
- * per rendered-text hash. Every `put` is committed when it resolves, so a killed run loses only what was in flight.
- * Exact search is done in memory (faster for a few thousand articles); IVF_PQ here is optional.
+ * The embedding cache in LanceDB: a table per preset fingerprint, a row per rendered-text hash; a resolved `put` is
+ * committed, so a killed run loses only what was in flight. IVF_PQ is optional (exact in-memory search is faster).
  */
 import path from "node:path";
 import { lancedbSdk } from "../util/sdk";
@@ -15,11 +14,10 @@ export { DOCS_SUFFIX, tableName, VectorStoreError } from "./lance-table";
 
 export type OpenVectorStoreOptions = LanceVectorStoreOptions;
 
-/** One cached embedding. */
 export interface VectorRow {
   /** `textKey(rendered text)`; a key already stored is never written again. */
   key: string;
-  /** Article or query id the vector was first computed for (informational; returned by ANN). */
+  /** Article or query id the vector was first computed for (informational; ANN returns it). */
   id: string;
   side: Side;
   vector: Float32Array;
@@ -27,7 +25,6 @@ export interface VectorRow {
   tokens?: number;
 }
 
-/** Shape of the IVF_PQ index built by `buildAnnIndex`. */
 export interface AnnIndexOptions {
   /** IVF partitions (default: about √(documents), at most documents / 40 so k-means has data). */
   partitions?: number;
@@ -35,7 +32,6 @@ export interface AnnIndexOptions {
   subVectors?: number;
 }
 
-/** Recall/latency knobs of one ANN search. */
 export interface AnnSearchOptions {
   /** IVF partitions probed per query (LanceDB's default is 20). */
   nprobes?: number;
@@ -55,46 +51,32 @@ export interface AnnResult {
 /** The embedding cache. The fingerprint (`presetFingerprint(preset)`) names the table, so spaces never mix. */
 export interface VectorStore {
   readonly uri: string;
-  /**
-   * Stored vectors for those keys (missing keys absent). A damaged table is first rebuilt from what can still
-   * be read, so lost keys are absent too; one that cannot be rebuilt rejects with a `VectorStoreError`.
-   */
+  /** Vectors stored for those keys; a damaged table is first rebuilt from what is readable, else `VectorStoreError`. */
   get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>>;
-  /**
-   * Appends rows whose key is not yet stored. The whole batch is validated first (dimension, finite values,
-   * token count): a bad row rejects the put, naming its id, and nothing is stored. Resolves once committed.
-   */
+  /** Appends rows with new keys, resolving once committed; one invalid row (named) rejects the whole batch. */
   put(fingerprint: string, rows: readonly VectorRow[]): Promise<void>;
   /**
    * Runs `fn` holding the fingerprint's cross-process write lock (shared within this process; puts inside it
    * do not wait). A killed process's lock is taken over at 10 s old; object stores have no lock.
    */
   exclusive<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
-  /**
-   * Who embedded a fingerprint's vectors, kept in `<uri>/.provenance/` so a cached run still says so; a table
-   * partly filled by the test double is marked whole. Empty for an unknown table or an object store.
-   */
+  /** Who embedded the vectors (in `<uri>/.provenance/`; a test-double row marks the whole table); empty if unknown. */
   provenance(fingerprint: string): Promise<EmbeddingProvenance>;
   /** Adds to the provenance (a union: a stand-in mark is never removed). */
   noteProvenance(fingerprint: string, p: EmbeddingProvenance): Promise<void>;
   /** Rows stored, optionally of one side only (0 when there is no table). */
   count(fingerprint: string, side?: Side): Promise<number>;
-  /** Undefined when nothing is stored yet. */
   dims(fingerprint: string): Promise<number | undefined>;
   /** Names of the stored vector tables (a fingerprint under its sanitized form, see `tableName`). */
   tables(): Promise<string[]>;
   /** Deletes a fingerprint's vectors and ANN table; no error when there are none. */
   drop(fingerprint: string): Promise<void>;
-  /**
-   * Builds the IVF_PQ index (distance "dot") over a copy of the document vectors in `<table>__docs`, so searches
-   * need no side filter; `annSearch` refuses it once documents are added after the build.
-   */
+  /** IVF_PQ ("dot") over a `<table>__docs` copy of the documents (no side filter); stale once documents are added. */
   buildAnnIndex(fingerprint: string, opts?: AnnIndexOptions): Promise<void>;
-  /** Approximate top-k documents by dot product for each query vector, best first. */
   annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts?: AnnSearchOptions): Promise<AnnResult[]>;
   /** Whether an ANN index exists and covers every stored document vector. */
   hasCurrentAnnIndex(fingerprint: string): Promise<boolean>;
-  /** Optional: resources are also freed when collected. */
+  /** Optional: also freed when collected. */
   close(): void;
 }
 

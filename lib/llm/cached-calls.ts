@@ -1,7 +1,4 @@
-/**
- * One chat call per item (reformulation, translation) over a store-backed model (`withReplay`): a rerun or resumed
- * run asks only for what is missing. Adds the per-item loop, the outcomes cost tables count, and v0.8 file reuse.
- */
+/** One chat call per item (rewrites, translations) over a `withReplay` model: a rerun asks only for what is missing. */
 import { DEFAULT_CONCURRENCY } from "../config";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -38,9 +35,7 @@ export interface CachedRecord {
   fallback?: boolean;
   /** ChatModel.id that answered. */
   model?: string;
-  /** The answer came from the store, not from a call made for this record. */
   replayed?: boolean;
-  /** The model the server said answered, when it said. */
   servedModel?: string;
   /** Answered by the project's test double. */
   standIn?: boolean;

@@ -1,7 +1,4 @@
-/**
- * The paper's prompts as the authors' notebook defines them: nine constants plus, best-effort, the inline rewrite
- * system message. Pure functions of the notebook JSON; download and cache are in official-prompts.ts.
- */
+/** The paper's prompts from the notebook JSON: nine constants plus, best-effort, the inline rewrite system message. */
 import { extractStringConstants, literalStartsAt, parsePythonStringLiteral, type ConstantResult } from "./python-literals";
 import { PROMPT_NAMES, PromptError, type ExtraPromptName, type PromptName } from "./prompts";
 

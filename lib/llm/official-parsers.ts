@@ -1,7 +1,6 @@
 /**
- * The authors' notebook answer parsers (DESIGN.md §6, commit 992f5224) for `--prompts official`, read exactly as
- * they read them: deliberately strict (`1. ΑΚ::914 | λόγος` keeps nothing). Python semantics reproduced: its
- * whitespace set, `^` only after "\n", Unicode IGNORECASE folding, `str.strip()`, `str.splitlines()`.
+ * The authors' notebook answer parsers (DESIGN.md §6, commit 992f5224) for `--prompts official`, strict as theirs
+ * (`1. ΑΚ::914 | λόγος` keeps nothing), with Python's whitespace, `^`, IGNORECASE, `strip()` and `splitlines()`.
  */
 import { clean } from "../text/normalize";
 import { PY_WHITESPACE, pySplitLines, pyStrip } from "../text/python-str";

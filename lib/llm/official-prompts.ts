@@ -1,7 +1,4 @@
-/**
- * Fetches the paper's prompts at run time. We may not copy them, so the authors' notebook is downloaded at a pinned
- * commit, its constants read (no Python, no eval) and cached under data/ with a hash manifest for `loadPromptSet`.
- */
+/** Pulls the paper's prompts at run time (not ours to copy): the pinned notebook's constants, cached under data/. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { downloadFile, type DownloadOptions } from "../util/download";
@@ -50,10 +47,7 @@ async function writeAtomic(file: string, text: string): Promise<void> {
   await fs.rename(tmp, file);
 }
 
-/**
- * Caches `<NAME>.txt` per prompt, the notebook and `manifest.json` (sha256 of each). The old cache stays until the
- * new notebook reads, and the manifest is written last, so an interrupted pull never loads half-new.
- */
+/** Caches each `<NAME>.txt`, the notebook and, last, `manifest.json`, so an interrupted pull never loads half-new. */
 export async function pullOfficialPrompts(opts: PullOfficialOptions = {}): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});
   const base = checkedBaseUrl(opts.baseUrl ? "the raw-file base URL" : "GBR_GITHUB_RAW_URL", opts.baseUrl ?? readConfig().githubRawUrl ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");

@@ -211,9 +211,8 @@ function loadOfficialSet(dir: string): PromptSet {
 export type PromptValues = Partial<Record<Placeholder, string | number>> & Record<string, string | number | undefined>;
 
 /**
- * One pass over `{name}` for names in PLACEHOLDERS or `values`; other braces stay, values are never rescanned. A
- * placeholder without a value is an error (a literal "{source_text}" fails silently); extra values are ignored, as
- * str.format does, but "{{"/"}}" are not collapsed (no official constant uses them).
+ * One pass over `{name}` for names in PLACEHOLDERS or `values` (values never rescanned). A placeholder without a value
+ * is an error; extra values are ignored as str.format does, but "{{"/"}}" stay (no official constant uses them).
  */
 export function fillPrompt(template: string, values: PromptValues): string {
   const known = new Set<string>(PLACEHOLDERS);

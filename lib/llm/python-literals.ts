@@ -15,7 +15,7 @@ export class PythonLiteralError extends GbrError {
   }
 }
 
-/** A literal's prefix and opening quote, anchored at one offset. */
+/** Prefix and opening quote, sticky. */
 const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
 
 /** Does a string literal (with an optional prefix such as r, u, b, f) start at `pos`? */
@@ -39,9 +39,8 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 };
 
 /**
- * One literal at `pos` (prefix included): its value and the offset past its closing quote. Every Python 3 str
- * escape is decoded; an unknown one (\d) keeps its backslash, as in Python. f-strings, bytes and \N{NAME}
- * (needs the Unicode name table) raise rather than yield a wrong text.
+ * One literal at `pos` (prefix included): its value and the offset past its closing quote. Every Python 3 str escape
+ * is decoded; f-strings, bytes and \N{NAME} (needs the Unicode name table) raise rather than yield a wrong text.
  */
 export function parsePythonStringLiteral(src: string, pos: number): { value: string; end: number } {
   LITERAL_START.lastIndex = pos;

@@ -1,7 +1,4 @@
-/**
- * Observer batching as the authors do it: articles in rank order, each batch's whole prompt (system + user,
- * o200k_harmony tokens + 64) strictly under 84,000 tokens; an article that does not fit alone is an error.
- */
+/** Observer batching as the authors do it: rank order, each prompt under budget, an article too big alone an error. */
 import type { DocId } from "../types";
 import { countTokens, countTokensJoined, countTokensRemembered } from "../util/tokens";
 import { fillPrompt } from "./prompts";
@@ -15,7 +12,6 @@ export const OBSERVER_BUDGET_TOKENS = 84_000;
 export const CHAT_OVERHEAD_TOKENS = 64;
 
 
-/** One observer call's articles and the counted size of its full prompt. */
 export interface ObserverBatch {
   docs: { id: DocId; text: string }[];
   /** o200k tokens of the whole prompt as `promptTokens` counted it. */
@@ -23,10 +19,8 @@ export interface ObserverBatch {
 }
 
 /**
- * Each batch is the longest run of next articles whose prompt stays strictly below `budgetTokens`, as the
- * reference's one-by-one filling gives. Decisions rest on exact counts of rendered prompts; to need few (100
- * articles ≈ 100k tokens), the cut is guessed from per-article counts plus calibrated wrapping, confirmed around
- * the guess, and bisected when off. An article too big alone is a ChatError "BUDGET".
+ * Each batch is the longest run of next articles whose prompt stays strictly below `budgetTokens` (the reference fills
+ * one by one). To need few exact counts the cut is guessed from per-article counts, confirmed around, bisected if off.
  */
 export function observerBatches(
   docs: readonly { id: DocId; text: string }[],

@@ -1,7 +1,4 @@
-/**
- * The project's REACT answer readers, lenient about what models drift into (bold labels, bullets, numbering,
- * backticks, a missing `|`). The official prompts use the authors' exact parsers (official-parsers.ts).
- */
+/** The project's REACT answer readers, lenient about bold labels, bullets, numbering, backticks, a missing `|`. */
 import { clean } from "../text/normalize";
 import type { DocId } from "../types";
 import { stripReasoning } from "./types";
@@ -18,7 +15,6 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
   return query.length > 0 ? query : originalQuery;
 }
 
-/** What the observer kept from one batch. */
 export interface ObserverAnswer {
   /** Kept ids of the batch, in the order the observer listed them, each once. */
   ids: DocId[];
@@ -50,10 +46,7 @@ function bareId(s: string): string {
   }
 }
 
-/**
- * `doc_id | reason` lines after `RELEVANT:`, or `RELEVANT: NONE`; tolerates bullets, bold or backticks, a lone id,
- * `id: reason`/`id - reason`, table rows, an echoed `doc_id:`. Only batch ids count; others go to `ignored`.
- */
+/** `doc_id | reason` lines after `RELEVANT:`, or `RELEVANT: NONE`, markdown-tolerant; non-batch ids go to `ignored`. */
 export function parseObserverAnswer(text: string, batchIds: ReadonlySet<string>): ObserverAnswer {
   let answer = stripReasoning(text);
   const stop = OBSERVER_STOP.exec(answer);
@@ -68,7 +61,6 @@ export function parseObserverAnswer(text: string, batchIds: ReadonlySet<string>)
     reasons.set(id, clean(reason));
   };
   for (const rawLine of answer.split("\n")) {
-    // Bullets, and the leading pipe of a markdown table row.
     let line = rawLine.trim().replace(BULLET, "").replace(/^\|[ \t]*/, "").trim();
     const label = RELEVANT_LABEL.exec(line);
     if (label) line = line.slice(label[0].length).trim();

@@ -1,7 +1,4 @@
-/**
- * What REACT-BM25 sends and how it reads answers, the same for every prompt set (the method, not the prompt): the
- * templates filled exactly as the authors' notebook fills them, and the set's parser.
- */
+/** REACT-BM25's messages, filled exactly as the authors' notebook does for every prompt set, and the set's parser. */
 import { createHash } from "node:crypto";
 import type { DocId } from "../types";
 import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial } from "./official-parsers";
@@ -46,7 +43,6 @@ export function renderObserverDocs(docs: readonly { id: DocId; text: string }[])
   return docs.map((d) => `[DOC]\ndoc_id: ${d.id}\ntext: ${d.text}\n[/DOC]`).join(OBSERVER_DOC_SEPARATOR);
 }
 
-/** What stands between two articles' blocks in `{retrieved_docs_block}`: a blank line. */
 export const OBSERVER_DOC_SEPARATOR = "\n\n";
 
 /** `{query_history}`: one `- Γύρος {round}: {query}` line per earlier round, round 1 first. */

@@ -1,7 +1,4 @@
-/**
- * REACT-BM25's record of each query (a JSON file, rewritten every round): calls, retrieved and kept ids, rankings;
- * the trace folder's file handling; and the store kind from which a rerun takes finished queries.
- */
+/** REACT-BM25's per-query trace (JSON, rewritten every round), its files, and the store kind reruns take it from. */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import type { DocId, QueryId } from "../types";
@@ -9,11 +6,9 @@ import type { RecordKind } from "../store";
 import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
 
 
-/** One LLM call as the trace records it. */
 export interface ReactCall {
   usage: ChatUsage;
   seconds: number;
-  /** Served from the replay cache. */
   replayed?: boolean;
   /** Generation parameters of the request sent (what runs record as their settings). */
   params: ChatParams;
@@ -23,7 +18,6 @@ export interface ReactCall {
   standIn?: boolean;
 }
 
-/** Calls, tokens and time, summed. */
 export interface ReactTotals {
   calls: number;
   input: number;
@@ -47,7 +41,6 @@ export interface ReactObserverTrace extends ReactCall {
   ignored: string[];
 }
 
-/** Everything one REACT round did. */
 export interface ReactRoundTrace {
   round: number;
   planner: ReactCall & { raw: string; text: string; query: string };
@@ -56,7 +49,7 @@ export interface ReactRoundTrace {
   observer: ReactObserverTrace[];
   /** Articles kept in this round (over all batches, first mention wins). */
   kept: { id: DocId; reason: string }[];
-  /** The kept ranking after this round (the snapshot). */
+  /** The kept ranking after this round. */
   ranking: DocId[];
   /** Ids first retrieved this round, in rank order; concatenated over rounds 1..r they are the pool after r. */
   newCandidates: DocId[];

@@ -1,7 +1,6 @@
 /**
  * REACT-BM25 (DESIGN.md §6, the authors' notebook): per round a planner LLM writes a Greek keyword query, BM25
- * (positive scores only) retrieves its top 100 and an observer LLM keeps the useful ones. This file is the loop;
- * prompts and parsing are in react-prompts.ts, batching in react-batches.ts, traces in react-traces.ts.
+ * (positive scores only) retrieves its top 100, an observer LLM keeps the useful ones. The loop; the rest: react-*.ts.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
@@ -35,7 +34,6 @@ export const REACT_ROUNDS = 10;
 export const REACT_DEPTH = 100;
 
 
-/** What REACT remembers about one kept article. */
 export interface KeptInfo {
   /** Rounds in which the observer kept it, ascending. */
   rounds: number[];
@@ -129,9 +127,8 @@ function traceConfig(ctx: ReactContext): ReactTrace["config"] {
 }
 
 /**
- * Runs REACT-BM25 for one query. After round 1 the planner also sees "round i of N", the earlier queries and the
- * full texts of the top 27 kept articles; the observer judges in token-budgeted batches. LLM errors propagate (the
- * providers retry); an oversize article is a ChatError "BUDGET".
+ * REACT-BM25 for one query: after round 1 the planner also sees "round i of N", the earlier queries and the top 27 kept
+ * articles' texts; observer batches are token-budgeted. LLM errors propagate; an oversize article is a "BUDGET" error.
  */
 export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTrace> {
   const s = settings(ctx);
@@ -294,10 +291,7 @@ export function isReactRun(run: Run): run is ReactRun {
   return (run as Partial<ReactRun>).react !== undefined;
 }
 
-/**
- * A saved trace serves a query when complete and made by the same method for the same query and number of rounds
- * (every planner prompt says "round i of N", so a 10-round trace is not a 5-round run).
- */
+/** A complete saved trace serves only the same method, query and rounds (each planner prompt says "round i of N"). */
 function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
   if (t === undefined || t.version !== 2 || t.complete !== true || !t.config || !Array.isArray(t.rounds)) return false;
   const s = settings(ctx);
@@ -321,9 +315,8 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
 }
 
 /**
- * Runs REACT-BM25 over many queries, writing each trace atomically after every round; with `resume` complete traces
- * are reused, so a crash repeats no finished query's call. Returns each round's kept rankings and candidate pools
- * (the paper reports rounds 1, 2, 3, 5, 10). On failure queries in flight finish and the first error is rethrown.
+ * REACT-BM25 over many queries, each trace written atomically after every round; with `resume` complete traces are
+ * reused, so a crash repeats no finished query. On failure queries in flight finish, then the first error is rethrown.
  */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);
@@ -354,7 +347,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     if (file && opts.resume) {
       const saved = await readTrace(file);
       if (usable(saved, q, ctx)) {
-        // A folder-only trace (as v0.8 kept them) goes into the store too.
+        // A folder-only trace goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
         return done(saved, true);
       }

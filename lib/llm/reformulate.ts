@@ -1,7 +1,4 @@
-/**
- * One-shot LLM query reformulation (the paper's "Reform-" runs): a bar-exam case becomes 20–30 Greek legal keywords
- * (sparse, BM25) or one paragraph of legal prose (dense). Calls are expensive, so answers are stored as they arrive.
- */
+/** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
@@ -49,10 +46,7 @@ function unwrap(s: string): string {
   return t;
 }
 
-/**
- * Items after a `KEYWORDS:` label (else the whole answer), split on commas and line breaks, bullets and numbering
- * dropped, joined with ", "; "" when nothing is left (the caller falls back to the original query).
- */
+/** Items after `KEYWORDS:` (else all), bullets and numbering dropped, joined by ", "; "" if none is left. */
 export function parseSparseRewrite(text: string): string {
   const body = afterLabel(stripReasoning(text), ["KEYWORDS"]);
   return body
@@ -122,10 +116,7 @@ export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, or
   return parsed === "" ? { text: original, fallback: true, empty: false } : { text: parsed, fallback: false, empty: false };
 }
 
-/**
- * The rewrite per query id, in `queries` order, read by the set's parser. Reused records are re-parsed from their
- * raw answer, so the parser in force always decides. Resumable through the store; v0.8 files are read too.
- */
+/** The rewrite per query id by the set's parser (reused records re-parsed from `raw`); resumable through the store. */
 export async function reformulate(
   queries: readonly { id: string; text: string }[],
   kind: RewriteKind,

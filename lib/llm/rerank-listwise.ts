@@ -1,7 +1,6 @@
 /**
- * Listwise LLM re-ranking of any first-stage run, as RankGPT does it: a window of numbered articles is answered with
- * a permutation (`[3] > [1] > [2]`), sliding bottom-up so a strong low article can climb in one pass. The prompts
- * are always the project's, whatever `--prompts` says: the authors have none for re-ranking to reproduce.
+ * RankGPT-style listwise LLM re-ranking of any first-stage run: numbered article windows answered `[3] > [1] > [2]`,
+ * sliding bottom-up so a strong low article climbs in one pass. Always the project's prompts (the authors have none).
  */
 import { DEFAULT_CONCURRENCY } from "../config";
 import { readFileSync } from "node:fs";
@@ -15,10 +14,7 @@ import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, PromptError, sha256Text
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "./types";
 
-/**
- * Temperature 0 so a rerun does not make the ranking noise; "low" effort and the 42,000-token cap as elsewhere,
- * since gpt-oss spends its output budget on reasoning first and a small cap would cut the permutation off.
- */
+/** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
 export const RERANK_PARAMS = {
   temperature: 0,
   topP: 1,
@@ -29,7 +25,6 @@ export const RERANK_PARAMS = {
 /** The role the requests are recorded under in `info.llm.requests`. */
 const ROLE = "rerank";
 
-/** A model's answer read as a permutation, and how many of its ids were usable. */
 interface ReadPermutation {
   order: number[];
   /** Distinct ids in 1..size the answer named; 0 means the answer said nothing usable. */
@@ -62,10 +57,7 @@ function readPermutation(answer: string, size: number): ReadPermutation {
   return { order, found };
 }
 
-/**
- * 0-based positions, always a permutation of 0..size-1. Ids outside 1..size are ignored, a repeat counts at its
- * first place, and left-out ids follow in original order (so an unreadable answer leaves the window as it was).
- */
+/** A 0-based permutation of 0..size-1: bad ids skipped, a repeat at its first place, left-out ones after, in order. */
 export function parsePermutation(answer: string, size: number): number[] {
   return readPermutation(answer, size).order;
 }
@@ -183,7 +175,6 @@ export interface ListwiseRerankOptions {
   onProgress?: (label: string, done: number, total: number) => void;
 }
 
-/** One answered call, for the record and the cost. */
 interface Call {
   entry: RequestEntry;
   usage: ChatUsage;
@@ -198,7 +189,6 @@ function dedupe(ranking: readonly DocId[]): DocId[] {
   return [...new Set(ranking)];
 }
 
-/** A failed call as the run's failure: what failed, where, and the provider's reason. */
 function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): GbrError {
   const reason = err instanceof Error ? err.message : String(err);
   const code = err instanceof ChatError ? err.code : err instanceof GbrError && err.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "PROVIDER";
@@ -211,9 +201,8 @@ function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): Gb
 }
 
 /**
- * Re-ranks each query's top `depth`, appends the rest and cuts to `k`; pass `chatForMethod(opts)` so a rerun calls
- * nothing. A failed call fails the run; an unusable answer keeps the window (`info.rerank.unparsed`). Replayed
- * calls' usage counts too, so a rerun reports the same cost.
+ * Re-ranks each query's top `depth`, appends the rest, cuts to `k`; pass `chatForMethod(opts)` so reruns call nothing.
+ * A failed call fails the run; an unusable answer keeps the window (`info.rerank.unparsed`); replayed usage counts too.
  */
 export async function listwiseRerankRun(
   model: ChatModel,

@@ -62,10 +62,7 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
   return inner.startsWith("bm25-") || inner.startsWith("prf:bm25-") ? "sparse" : "dense";
 }
 
-/**
- * `reform:<retriever>`: each query rewritten once by the LLM (keywords for BM25, legal prose for dense models),
- * then the inner retriever run on the rewrites.
- */
+/** `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense). */
 export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("reform:".length);
   const inner = await part(innerName);
@@ -92,10 +89,7 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
   };
 }
 
-/**
- * `translate:<retriever>`: every article and query translated to English by the LLM, then the inner retriever run
- * on the English benchmark. Translating the corpus is one-time work; translating the queries is online.
- */
+/** `translate:<retriever>`: the inner retriever on the LLM's English benchmark (corpus one-time, queries online). */
 export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
   const prompts = loadPromptSet(opts.promptSet ?? "project");

@@ -1,7 +1,4 @@
-/**
- * What an LLM run records (`LlmRunInfo`), built from the requests made, never from a table of intended settings: a
- * parameter in metadata.json or summary.csv is one that was sent.
- */
+/** What an LLM run records, built from the requests made (not intended settings): a recorded parameter was sent. */
 import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../util/run-cost";
@@ -15,7 +12,6 @@ export interface RequestEntry {
   params: ChatParams;
   /** Answered from the replay cache or a saved result rather than by a call made now. */
   reused: boolean;
-  /** The model the server said answered, when it said. */
   servedModel?: string;
   /** Answered by the project's test double. */
   standIn?: boolean;

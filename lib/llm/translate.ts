@@ -1,7 +1,4 @@
-/**
- * The translation baseline: one LLM translates every article and query into English for English BM25 and the dense
- * models. The paper's costliest LLM job (6,308 articles), so cached per item like reformulation.
- */
+/** The translation baseline: every article and query into English by one LLM, cached per item (6,308 articles). */
 import { parseTranslationOfficial } from "./official-parsers";
 import { fillPrompt, parserFor, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
@@ -51,10 +48,7 @@ export function translationOf(raw: string, parser: ParserName, source: string): 
   return english === "" ? { text: source, fallback: true } : { text: english, fallback: false };
 }
 
-/**
- * English text per id, in `items` order; a reused record is re-read from its raw answer. Resumable through the
- * store: a second run with the same prompts and model makes no calls.
- */
+/** English text per id, in `items` order (reused records re-read from `raw`); resumable through the store. */
 export async function translateItems(
   items: readonly { id: string; text: string }[],
   textType: TextType,

@@ -107,15 +107,11 @@ export class ChatError extends GbrError {
   }
 }
 
-/**
- * A provider failure with the last HTTP status (undefined for time-outs), so callers can tell a bad key (401/403) or
- * unknown model (404) from an outage (5xx). Shared by every chat provider.
- */
+/** A provider failure with the last HTTP status (undefined on time-out): tells 401/403/404 from an outage (5xx). */
 export class ChatProviderError extends ChatError {
   constructor(
     message: string,
     code: ChatError["code"],
-    /** HTTP status of the last answer, when there was one. */
     readonly status: number | undefined,
     options: GbrErrorOptions = {},
   ) {
@@ -134,10 +130,7 @@ export function stripReasoning(text: string): string {
   return out.trim();
 }
 
-/**
- * The final channel of gpt-oss "harmony" markup the server left unparsed (llama.cpp, LM Studio without a reasoning
- * parser). Only an analysis channel means it ran out of tokens thinking: "". Other text passes unchanged.
- */
+/** The final channel of unparsed gpt-oss harmony markup (llama.cpp, LM Studio); only analysis: "" (out of tokens). */
 export function harmonyFinal(raw: string): string {
   if (!raw.includes("<|channel|>")) return raw;
   const marker = /<\|channel\|>final(?:\s[^<]*)?<\|message\|>/g;

@@ -1,7 +1,4 @@
-/**
- * An AIMD in-flight limit, as TCP: a 429 or 503 halves it (once per second at most, so a burst counts once), and
- * each run of as many successes as the limit adds a slot back, up to the user's limit.
- */
+/** AIMD in-flight limit, as TCP: 429/503 halves it (at most once a second); a limit's worth of successes adds one. */
 import type { Semaphore } from "../util/semaphore";
 
 /** What happened to the limit, for the run's record and for tests. */

@@ -1,7 +1,4 @@
-/**
- * Requests spread over several servers of one model: fewest in flight first; a server failure sets the endpoint
- * aside with doubling backoff and retries elsewhere, any other error is thrown at once.
- */
+/** One model over several servers, fewest in flight first; a failing server is set aside (doubling backoff). */
 import { backoffDelay } from "../util/retry";
 
 export interface EndpointStats {

@@ -1,8 +1,6 @@
 /**
- * The last layer of the providers' composition: what a method is handed is the run's model
- * behind the store (chat answers kept by their content address, so a rerun costs nothing), or,
- * in `gbr reproduce --plan`, a stand-in that calls nothing and counts what a real run would send.
- * The methods (lib/llm, lib/dense, lib/rerank) receive these ready objects and never choose.
+ * What a method is handed (it never chooses): the run's model behind the store (answers by content address, so a rerun
+ * costs nothing), or in `gbr reproduce --plan` a stand-in that calls nothing and counts what a real run would send.
  */
 import type { EmbeddingPreset } from "../dense/presets";
 import type { Embedder } from "../dense/types";
@@ -15,11 +13,8 @@ import { planEmbedder } from "./plan-embed";
 import type { RerankClient } from "./rerank-client";
 
 /**
- * The chat model the LLM methods use: `--llm` (else `GBR_CHAT_MODEL`) on the run's servers,
- * behind the store (`ctx.replay`: "use" by default, "refresh" asks again, "off" keeps nothing);
- * with `ctx.plan`, the plan's stand-in, which answers what the store holds and counts the rest.
- * A `--repeat` sample's seed is added outside the store, so it is part of the key as well as of
- * the request.
+ * `--llm` (else `GBR_CHAT_MODEL`) behind the store (`ctx.replay`: "use", "refresh" asks again, "off" keeps nothing), or
+ * the plan's stand-in. A `--repeat` sample's seed is added outside the store, so it is in the key and the request.
  */
 export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample" | "seed">, ctx: RunContext): Promise<ChatModel> {
   const cache = async () => replayCache(await ctx.store());
@@ -39,20 +34,14 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
   return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
 }
 
-/**
- * The embedder of a preset: the run's server for it, or with `ctx.plan` a stand-in that sends
- * nothing and counts each text's o200k tokens (the vector store is read as it is, never written).
- */
+/** A preset's embedder, or with `ctx.plan` a stand-in that counts o200k tokens (the store read, never written). */
 export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext): Embedder {
   const plan = ctx.plan;
   if (!plan) return ctx.providers.embedder(p);
   return planEmbedder(p, (texts) => plan.tally("embedding", p.model, texts.length, texts.reduce((n, t) => n + countTokens(t), 0), 0));
 }
 
-/**
- * The cross-encoder server, or with `ctx.plan` a stand-in that counts the pairs and scores
- * nothing (the store's scores are read, never written).
- */
+/** The cross-encoder server, or with `ctx.plan` a stand-in counting pairs (the store's scores read, never written). */
 export function rerankerForMethod(ctx: RunContext): RerankClient {
   const plan = ctx.plan;
   if (!plan) return ctx.providers.reranker();

@@ -1,7 +1,6 @@
 /**
- * Chat with Gemini through `@google/genai` (`generateContent`). The SDK's retries ignore Retry-After, so this
- * retries 408/429/5xx, time-outs and dropped connections itself. `reasoningEffort` is not sent: thinking controls
- * differ by Gemini generation, a wrong one is a 400, and the paper uses it only for gpt-oss.
+ * Gemini chat via `@google/genai`, retrying 408/429/5xx, time-outs and drops itself (the SDK ignores Retry-After). No
+ * `reasoningEffort`: thinking controls differ by generation, a wrong one is a 400, the paper uses it only for gpt-oss.
  */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";

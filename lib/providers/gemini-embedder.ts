@@ -1,7 +1,4 @@
-/**
- * Gemini embeddings (gemini-embedding-001, the paper's strongest dense model) through `@google/genai`, so requests
- * are exactly what Google's client sends; retried here, since the SDK's own retries ignore Retry-After.
- */
+/** Gemini embeddings (gemini-embedding-001) via `@google/genai`; retried here: the SDK's retries ignore Retry-After. */
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
 import { retryWithBackoff } from "../util/retry";

@@ -1,7 +1,4 @@
-/**
- * HTTP plumbing for the Gemini chat model and embedder. The SDK's ApiError drops the response headers, so a
- * per-call `fetch` of our own reads `Retry-After` before the SDK sees the response.
- */
+/** Gemini HTTP plumbing: our own per-call `fetch` reads `Retry-After`, which the SDK's ApiError drops. */
 import type { GoogleGenAI } from "@google/genai";
 import { genaiSdk } from "../util/sdk";
 import { retryAfterMs } from "../util/retry";

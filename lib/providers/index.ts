@@ -1,7 +1,6 @@
 /**
- * Every model-server call of a run goes through objects made here once per run: endpoints (deadlines, retries,
- * failover) -> limits (in flight per endpoint, adapted to 429/503; one rate-cap window per kind and run, since a
- * paid API's limits are the account's) -> meter. Replay and plan stand-ins wrap these where the methods are built.
+ * A run's model-server calls go through objects made here once: endpoints (deadlines, retries, failover) -> limits (per
+ * endpoint, adapted to 429/503; one rate-cap window per kind, as paid limits are per account) -> meter.
  */
 import { readConfig, type Config } from "../config";
 import type { EmbeddingPreset } from "../dense/presets";

@@ -1,7 +1,4 @@
-/**
- * Chat completions from any OpenAI-compatible server through the `openai` SDK. The SDK retries and honours
- * `Retry-After`, so there is no second retry loop here (it would multiply attempts and ignore the server's pacing).
- */
+/** OpenAI-compatible chat via the `openai` SDK, whose retries honour `Retry-After` (no second loop on top). */
 import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spreadChat } from "./chat-endpoints";
@@ -37,10 +34,7 @@ const DEFAULTS = { maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.chat * 1000 } as 
 /** The paper's chat model (DESIGN.md §6). */
 const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
-/**
- * A ChatModel over an OpenAI-compatible server; `text` is the answer without reasoning blocks or channels, and
- * a separate `reasoning` field is ignored. An empty answer is returned as such: the caller decides.
- */
+/** A ChatModel over an OpenAI-compatible server; `text` drops reasoning (and a `reasoning` field); "" stays "". */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const { model, baseURL } = opts;
   if (!model) throw new ChatError("openai chat: model name is empty", "NOT_CONFIGURED");
@@ -103,10 +97,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   return { id, endpoint: endpointOrigin(baseURL), complete, limitState: () => adaptive.state(), capacity: concurrency };
 }
 
-/**
- * The OpenAI-compatible chat model of a configuration (several base URLs: one model spread over them).
- * No base URL is "NOT_CONFIGURED": defaulting to api.openai.com would send the benchmark to a paid API.
- */
+/** The configured chat model over its base URLs; none is "NOT_CONFIGURED" (not a default to paid api.openai.com). */
 export function openaiChatFrom(
   config: Config,
   model?: string,

@@ -1,7 +1,4 @@
-/**
- * Embeddings from any OpenAI-compatible server through the `openai` SDK, which already retries and honours
- * `Retry-After`: a second retry loop would multiply attempts and hide the server's pacing.
- */
+/** OpenAI-compatible embeddings via the `openai` SDK, whose retries honour `Retry-After` (no second loop on top). */
 import { EndpointSpread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { retryWithBackoff } from "../util/retry";
@@ -108,10 +105,7 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed, limitState: () => adaptive.state(), capacity: concurrency };
 }
 
-/**
- * The OpenAI-compatible embedder of a configuration (several base URLs: one embedder spread over them).
- * No base URL is "NOT_CONFIGURED": defaulting to api.openai.com would send the corpus to a paid API.
- */
+/** The configured embedder over its base URLs; none is "NOT_CONFIGURED" (not a default to paid api.openai.com). */
 export function openaiEmbedderFrom(
   c: EndpointsConfig,
   model: string,

@@ -1,7 +1,4 @@
-/**
- * The chat model of `gbr reproduce --plan`: sends nothing. Replay-cache hits are answered from it; others are
- * counted (o200k input tokens) and answered "", which every method reads as "nothing new".
- */
+/** `--plan` chat: sends nothing; replay hits answered, others counted (o200k input) and answered "" ("nothing new"). */
 import { replayKey, type ReplayCache } from "../store";
 import { countTokens } from "../util/tokens";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";

@@ -1,7 +1,4 @@
-/**
- * Embedding in `gbr reproduce --plan`: nothing sent or stored. Stored texts cost 0, others get the o200k estimate
- * as with a server that reports no usage; vectors are small made-up unit vectors, to hold megabytes, not gigabytes.
- */
+/** `--plan` embedding: nothing sent or stored; new texts cost their o200k estimate; vectors small and made up. */
 import { createHash } from "node:crypto";
 import type { VectorCache } from "../dense/embed";
 import type { EmbeddingPreset } from "../dense/presets";

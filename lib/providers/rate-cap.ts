@@ -1,7 +1,4 @@
-/**
- * Requests- and tokens-per-minute caps for paid APIs (per account, not per endpoint), over a sliding window. A
- * request reserves the most it can spend, replaced by its reported usage, so the caps hold before answers arrive.
- */
+/** RPM/TPM caps per paid account over a sliding window; a request reserves its maximum until its usage is known. */
 import type { RateCaps as CapSettings } from "../config";
 
 /** Caps over a sliding window (60 s unless a test shortens it). */

@@ -1,7 +1,4 @@
-/**
- * A client of the rerank endpoint of vLLM, Jina, Cohere-compatible servers and TEI, over plain `fetch` (no
- * official SDK for this shape); 408, 429, 5xx, time-outs and dropped connections are retried.
- */
+/** Rerank client (vLLM, Jina, Cohere-style, TEI) over `fetch` (no SDK fits); retries 408/429/5xx, time-outs, drops. */
 import { GbrError } from "../util/errors";
 import { EndpointSpread, type EndpointStats } from "./endpoints";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
@@ -197,10 +194,7 @@ export function rerankClientFrom(
   };
 }
 
-/**
- * Scores in document order from `{results: [{index, relevance_score}]}` or a bare `[{index, score}]` (TEI).
- * Every index 0..n-1 must appear exactly once with a finite score.
- */
+/** Scores by document from `{results: [{index, relevance_score}]}` or TEI's `[{index, score}]`: each once, finite. */
 export function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
   const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;
   const items: unknown = Array.isArray(json) ? json : body?.results;

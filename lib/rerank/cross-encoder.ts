@@ -1,7 +1,4 @@
-/**
- * Re-ranking a first stage's run with a cross-encoder: (query, article) pairs scored by a rerank server. Each
- * answered request's scores go to the cache at once, so an interrupted run resumes where it stopped.
- */
+/** Cross-encoder re-ranking of a first-stage run; each answered request's scores are cached at once (runs resume). */
 import { DEFAULT_CONCURRENCY } from "../config";
 import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
 import { GbrError } from "../util/errors";
@@ -35,9 +32,8 @@ interface Batch {
 }
 
 /**
- * Scores descending, ties in first-stage order (they are common: repealed duplicates, saturated sigmoids), then the
- * rest past `depth`, cut to `k`. Cost counts what scores took when made, cached or not: calls as ceil(pairs /
- * batchSize) per query, seconds as summed request shares. `scores` only when all returned articles were scored.
+ * Scores descending, ties in first-stage order (common: repealed duplicates, saturated sigmoids), then the rest, cut to
+ * `k`. Cost as made, cached or not (ceil(pairs / batchSize) calls a query); `scores` only if every article was scored.
  */
 export async function crossEncoderRerankRun(
   preset: RerankPreset,

@@ -1,7 +1,6 @@
 /**
- * Cross-encoder presets. Articles are cut client-side: vLLM and TEI fail a whole batch on one long article
- * (400/413), others cut unseen. Limits assume ~3 characters per token for Greek legal text (English's ~4 would
- * overflow), leaving room for the query (the long variant: 3,500 characters, ~1,200 tokens) and the template.
+ * Cross-encoder presets. Articles are cut client-side (vLLM and TEI fail a whole batch on one long one, 400/413);
+ * limits assume ~3 chars/token for Greek legal text (not English's ~4), with room for the query (long: ~1,200 tokens).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";

@@ -1,10 +1,7 @@
 /**
- * `rerank:<reranker>:<retriever>`: any retriever's ranking, its top `rerankDepth` (default 100)
- * re-ordered by a re-ranker — a cross-encoder preset served at GBR_RERANK_BASE_URL (./presets.ts,
- * ./cross-encoder.ts) or `llm`, the listwise chat re-ranker (lib/llm/rerank-listwise.ts). The
- * first stage is built by the wiring (lib/retrievers.ts) with the same options, so with a job's
- * BuildCache it is the very run the other experiments use. A re-ranker that cannot run here (no
- * server, no chat model) is reported before the first stage is built.
+ * `rerank:<reranker>:<retriever>`: any retriever's top `rerankDepth` (default 100) re-ordered by a cross-encoder preset
+ * (GBR_RERANK_BASE_URL) or `llm` (listwise). The first stage has the same options, so with a job's BuildCache it is the
+ * very run the other experiments use; a re-ranker that cannot run here is reported before the first stage is built.
  */
 import type { Benchmark, DocId, Query, Retriever } from "../types";
 import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
@@ -15,10 +12,7 @@ import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
 import { openScoreCache } from "../store";
 
-/**
- * The re-ranker and the first stage a `rerank:` name holds. Re-ranker names (presets, `llm`)
- * have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`).
- */
+/** Re-ranker names (presets, `llm`) have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`). */
 export function parseRerankName(name: string): { reranker: string; retriever: string } {
   const m = /^rerank:([^:]+):(.+)$/.exec(name);
   if (!m) throw new GbrError(`'${name}' is not rerank:<reranker>:<retriever> (e.g. rerank:bge-reranker-v2-m3:bm25-greekstemmer or rerank:llm:react-bm25)`, "USAGE");
@@ -34,7 +28,6 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
   return m;
 }
 
-/** `rerank:<reranker>:<retriever>` over a benchmark: the first stage comes from `part`. */
 export async function rerankRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const { reranker, retriever } = parseRerankName(name);
   const depth = opts.rerankDepth ?? 100;
