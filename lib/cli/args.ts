@@ -29,7 +29,7 @@ export interface CommandSpec {
 export function parseCommand(spec: CommandSpec, argv: string[]) {
   try {
     return parseArgs({
-      args: argv,
+      args: negativeValuesJoined(spec, argv),
       options: { ...spec.options, help: { type: "boolean", short: "h" } },
       allowPositionals: false,
       strict: true,
@@ -37,6 +37,23 @@ export function parseCommand(spec: CommandSpec, argv: string[]) {
   } catch (err) {
     throw new CliError(`gbr ${spec.name}: ${parseProblem(err, spec)}\nRun 'gbr ${spec.name} --help' for usage.`, 2);
   }
+}
+
+/**
+ * `--k -1` as `--k=-1`: node's parser takes a value starting with "-" for an option, so a negative number would be
+ * reported as "takes no value" instead of reaching the option's own range check.
+ */
+function negativeValuesJoined(spec: CommandSpec, argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i].startsWith("--") ? argv[i].slice(2) : undefined;
+    const next = argv[i + 1];
+    if (name && spec.options[name]?.type === "string" && next !== undefined && /^-(\d|\.\d|Infinity|NaN)/.test(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(argv[i]);
+  }
+  return out;
 }
 
 /** Node's parser error in the command line's own words, with the nearest option for a typo. */
@@ -79,9 +96,11 @@ export function numberOption(
     (opts.min !== undefined && n < opts.min) ||
     (opts.max !== undefined && n > opts.max);
   if (bad) {
-    const range = [opts.integer ? "an integer" : "a number", opts.min !== undefined ? `>= ${opts.min}` : "", opts.max !== undefined ? `<= ${opts.max}` : ""]
-      .filter(Boolean)
-      .join(" ");
+    const kind = opts.integer ? "an integer" : "a number";
+    const range =
+      opts.min !== undefined && opts.max !== undefined
+        ? `${kind} from ${opts.min} to ${opts.max}`
+        : [kind, opts.min !== undefined ? `>= ${opts.min}` : "", opts.max !== undefined ? `<= ${opts.max}` : ""].filter(Boolean).join(" ");
     throw new CliError(`${name} must be ${range}, got '${String(raw)}'`, 2);
   }
   return n;

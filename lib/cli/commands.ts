@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import type { Benchmark } from "../types";
 import { CliError, numberOption, withHelp, type Command, type Io } from "./args";
@@ -54,7 +55,7 @@ const llmHelp = [
   "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
   "--no-cache       call the LLM again even when the store has the answer (the new answer replaces it)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
-  "--rounds N       REACT-BM25 rounds (default 10);  --trace-dir D  where REACT writes one JSON trace per query",
+  "--rounds N       REACT-BM25 rounds (default 10, at most 100);  --trace-dir D  where REACT writes one JSON trace per query",
   "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
   "                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default 4); REACT and the other per-question methods",
   "                 work on that many questions at once per server",
@@ -84,7 +85,7 @@ function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {
   const options: RetrieverOptions = {
     llm: values.llm as string | undefined,
     promptSet: promptSet as "project" | "official" | undefined,
-    rounds: values.rounds === undefined ? undefined : numberOption(values.rounds, "--rounds", 10, { integer: true, min: 1 }),
+    rounds: values.rounds === undefined ? undefined : numberOption(values.rounds, "--rounds", 10, { integer: true, min: 1, max: 100 }),
     rerankDepth: values["rerank-depth"] === undefined ? undefined : numberOption(values["rerank-depth"], "--rerank-depth", 100, { integer: true, min: 1 }),
     rerankWindow: values["rerank-window"] === undefined ? undefined : numberOption(values["rerank-window"], "--rerank-window", 20, { integer: true, min: 2 }),
     rerankStep: values["rerank-step"] === undefined ? undefined : numberOption(values["rerank-step"], "--rerank-step", 10, { integer: true, min: 1 }),
@@ -112,6 +113,8 @@ function warner(io: Io): (msg: string) => void {
 
 async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark> {
   const loaded = await loadBenchmark(String(values.data ?? "hf"), {
+    // As reproduce: with no --data and no Hub, the demo set (said on stderr), not a failure.
+    fallbackToSample: values.data === undefined,
     queriesFile: values.queries as string | undefined,
     log: logger(io, values.quiet),
     warn: warner(io),
@@ -250,9 +253,10 @@ const search = withHelp(
     const name = String(values.retriever ?? "bm25-greekstemmer");
     const k = numberOption(values.k, "--k", 100, { integer: true, min: 1 });
     const bm25 = {
-      k1: numberOption(values.k1, "--k1", DEFAULT_BM25.k1, { min: 0 }),
+      // Past 1e6, k1 · |d| / avgdl overflows scores into NaN and Infinity, which no run file may hold.
+      k1: numberOption(values.k1, "--k1", DEFAULT_BM25.k1, { min: 0, max: 1e6 }),
       b: numberOption(values.b, "--b", DEFAULT_BM25.b, { min: 0, max: 1 }),
-      epsilon: numberOption(values.epsilon, "--epsilon", DEFAULT_BM25.epsilon),
+      epsilon: numberOption(values.epsilon, "--epsilon", DEFAULT_BM25.epsilon, { min: 0, max: 1e6 }),
     };
     const out = values.out as string | undefined;
     const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
@@ -346,14 +350,18 @@ const reproduceCmd = withHelp(
   },
   async (values, _pos, io) => {
     const log = logger(io, values.quiet);
+    const only = values.only === undefined ? undefined : String(values.only).split(",").map((s) => s.trim()).filter(Boolean);
+    if (only && !only.length) throw new CliError("gbr reproduce: --only needs experiment ids, comma-separated (leave it out to run them all)", 2);
+    const outRoot = String(values.out ?? "outputs");
+    // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
+    if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
     const src = String(values.data ?? "hf");
     const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
-    const only = values.only ? String(values.only).split(",").map((s) => s.trim()).filter(Boolean) : undefined;
     const llm = llmFlags(values, { pricer: pricerFrom(loadPrices()) });
-    // Each long step's figures go to metadata.json (`progress`), printed or not (-q).
-    const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });
+    // Each long step's figures go to metadata.json (`progress`), printed or not (-q); a plan's stand-in steps are not shown.
+    const onProgress = values.plan ? undefined : progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });
     const opts = {
-      outRoot: String(values.out ?? "outputs"),
+      outRoot,
       only,
       log,
       retrieverOptions: llm.options,
@@ -369,8 +377,18 @@ const reproduceCmd = withHelp(
     }
     const result = await reproduce(loaded, opts);
     io.stdout(formatReproduceSummary(loaded, result));
-    // Skipped experiments (a provider not configured, a resource offline) are not failures.
-    return result.outcomes.some((o) => o.status === "failed") ? 1 : 0;
+    // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
+    const failed = result.outcomes.filter((o) => o.status === "failed" || (only && o.status === "skipped"));
+    if (failed.length) {
+      // Without -q each reason was printed once as the experiment ended; with -q this is where it is said.
+      const byReason = new Map<string, string[]>();
+      for (const o of failed) {
+        const why = values.quiet ? `${o.status}: ${o.reason ?? ""}` : `${o.status} (the reason is above)`;
+        byReason.set(why, [...(byReason.get(why) ?? []), o.id]);
+      }
+      for (const [why, ids] of byReason) io.stderr(`gbr reproduce: ${ids.join(", ")} ${why}\n`);
+    }
+    return failed.length ? 1 : 0;
   },
 );
 

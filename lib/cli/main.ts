@@ -4,6 +4,7 @@ import { GbrError } from "../util/errors";
 import { version } from "../../package.json";
 import { didYouMean } from "../util/suggest";
 import { readConfig } from "../config";
+import { decodeUtf8 } from "../data/beir";
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
 
@@ -18,11 +19,17 @@ ${Object.entries(COMMANDS)
 /** Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. */
 export async function main(argv: string[], io: Io): Promise<number> {
   const [first, second] = argv;
-  if (!first || first === "--help" || first === "-h" || first === "help") {
-    io.stdout(USAGE);
-    return first ? 0 : 2;
+  if (!first) {
+    // No command is a usage error: the usage goes where errors go, so `gbr | …` does not pass it on as output.
+    io.stderr(USAGE);
+    return 2;
   }
-  if (first === "--version") {
+  if (first === "help" && second) return main([...argv.slice(1), "--help"], io);
+  if (first === "--help" || first === "-h" || first === "help") {
+    io.stdout(USAGE);
+    return 0;
+  }
+  if (first === "--version" || first === "-V" || first === "version") {
     io.stdout(`${version}\n`);
     return 0;
   }
@@ -53,13 +60,19 @@ export async function main(argv: string[], io: Io): Promise<number> {
 }
 
 export function processIo(): Io {
+  // A reader that stops early (`gbr search … | head -1`) closes the pipe: that ends the output, not in a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE") throw err;
+    process.exit(process.exitCode ?? 0);
+  });
   return {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
     stdin: async () => {
       const chunks: Buffer[] = [];
       for await (const c of process.stdin) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString("utf8");
+      // As strict as every file reader: invalid bytes are an error naming where they are, not U+FFFD.
+      return decodeUtf8(Buffer.concat(chunks), "<stdin>");
     },
   };
 }

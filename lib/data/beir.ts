@@ -138,13 +138,22 @@ export function idProblem(what: string, id: string): string | undefined {
   return undefined;
 }
 
+/**
+ * An id as written: a JSON string. A number is refused, not converted: JSON.parse has already turned `1.0` into 1 and
+ * rounded a 20-digit id, so two ids could become one without a word.
+ */
+function stringId(raw: unknown, file: string, line: number): string {
+  if (typeof raw === "string") return raw;
+  if (typeof raw === "number") throw new DataError(`id ${raw} is a JSON number: write ids as strings ("id": "${raw}"), so that none is rounded or merged`, file, line);
+  throw new DataError(`id ${JSON.stringify(raw)} is not a string`, file, line);
+}
+
 function toItems(records: JsonlRecord[], file: string): { id: string; text: string }[] {
   const seen = new Map<string, number>();
   return records.map(({ line, value }) => {
     const rawId = value.id ?? value._id;
     if (rawId === undefined || rawId === null) throw new DataError('missing field "id"', file, line);
-    if (typeof rawId !== "string" && typeof rawId !== "number") throw new DataError(`id ${JSON.stringify(rawId)} is not a string or number`, file, line);
-    const id = String(rawId);
+    const id = stringId(rawId, file, line);
     if (typeof value.text !== "string") throw new DataError(`field "text" of id '${id}' is not a string`, file, line);
     const bad = idProblem("id", id);
     if (bad) throw new DataError(bad, file, line);
@@ -299,8 +308,7 @@ export async function readMeta(
 ): Promise<Map<QueryId, QueryMeta>> {
   const meta = new Map<QueryId, QueryMeta>();
   for (const { line, value } of await readJsonl(metaFile, ["id"], opts.warn)) {
-    if (typeof value.id !== "string" && typeof value.id !== "number") throw new DataError(`id ${JSON.stringify(value.id)} is not a string or number`, metaFile, line);
-    const id = String(value.id);
+    const id = stringId(value.id, metaFile, line);
     const bad = idProblem("id", id);
     if (bad) throw new DataError(bad, metaFile, line);
     if (meta.has(id)) throw new DataError(`duplicate metadata for query '${id}'`, metaFile, line);

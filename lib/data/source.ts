@@ -1,4 +1,7 @@
+import fs from "node:fs";
 import path from "node:path";
+import { GbrError } from "../util/errors";
+import { didYouMean } from "../util/suggest";
 import type { Benchmark } from "../types";
 import { readBeir, type Warn } from "./beir";
 import { DownloadError } from "../util/download";
@@ -68,5 +71,18 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
     return { benchmark, origin: "hf", dir, queriesFile: opts.queriesFile };
   }
   const dir = path.resolve(src);
+  if (!fs.existsSync(path.join(dir, "corpus.jsonl"))) throw notAFolder(src, dir);
   return { benchmark: await readBeir(dir, readOpts), origin: "dir", dir, queriesFile: opts.queriesFile };
+}
+
+/** A `--data` that is no BEIR folder: a usage error with the near source name, or the BEIR folders inside it. */
+function notAFolder(src: string, dir: string): GbrError {
+  const inside = fs.existsSync(dir) && fs.statSync(dir).isDirectory()
+    ? fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, "corpus.jsonl"))).sort()
+    : [];
+  const where = !fs.existsSync(dir) ? "does not exist" : fs.statSync(dir).isDirectory() ? "has no corpus.jsonl" : "is a file";
+  const hint = inside.length
+    ? `it holds the BEIR folders ${inside.map((d) => path.join(src, d)).join(", ")}: pass one of them`
+    : "expected hf (the benchmark on the Hugging Face Hub), sample (the bundled demo) or a folder in BEIR layout";
+  return new GbrError(`--data ${src}: ${dir} ${where}${didYouMean(src, ["hf", "sample"])}`, "USAGE", { hint });
 }

@@ -140,7 +140,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
     const r = await embedItems(items, side, p, embedder, store, {
       log: ctx.log,
-      onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side}s`, done, total)),
+      onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side === "query" ? "queries" : "documents"}`, done, total)),
       estimateTokens: countTokens,
     });
     usage.requests += r.requests;

@@ -79,7 +79,8 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       const seconds = (performance.now() - t0) / 1000;
       records.push({ experiment, status: "ok", samples, seconds });
       const recall = samples.map((x) => x.mean["Recall@100"].toFixed(4)).join(", ");
-      log(`${tag}: Recall@100 ${recall} in ${seconds.toFixed(1)} s`);
+      // A plan's runs are built from stand-in answers: their metrics are no result, so none is printed.
+      log(run.plan ? `${tag}: planned in ${seconds.toFixed(1)} s` : `${tag}: Recall@100 ${recall} in ${seconds.toFixed(1)} s`);
       await opts.onRecord?.(records[records.length - 1]);
     } catch (err) {
       if (records[records.length - 1]?.experiment === experiment) throw err; // onRecord's own failure

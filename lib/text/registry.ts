@@ -1,3 +1,5 @@
+import { GbrError } from "../util/errors";
+import { didYouMean } from "../util/suggest";
 import type { Tokenizer } from "../types";
 import type { SpacyLang, SpacyLexicon } from "./spacy-lexicon";
 import { spacyEnglishTokenizer, spacyGreekTokenizer } from "./spacy-tokenizers";
@@ -67,5 +69,5 @@ function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promi
 export function canonicalTokenizer(name: string): TokenizerId {
   const full = name.startsWith("bm25-") ? name : `bm25-${name}`;
   if (full in TOKENIZERS) return full as TokenizerId;
-  throw new Error(`unknown tokenizer '${name}'; choose one of ${Object.keys(TOKENIZERS).join(", ")}`);
+  throw new GbrError(`unknown tokenizer '${name}'${didYouMean(full, Object.keys(TOKENIZERS))}; choose one of ${Object.keys(TOKENIZERS).join(", ")}`, "USAGE");
 }

@@ -43,7 +43,7 @@ const CLEARED = [
  */
 export function runGbr(
   args: string[],
-  opts: { dataDir: string; env?: Record<string, string | undefined>; input?: string; cwd?: string; timeoutMs?: number },
+  opts: { dataDir: string; env?: Record<string, string | undefined>; input?: string | Buffer; cwd?: string; timeoutMs?: number },
 ): Promise<GbrResult> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [path.join(REPO, "bin", "gbr.js"), ...args], {

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { promises as fs, readFileSync } from "node:fs";
@@ -8,14 +9,14 @@ import { readBeir } from "../../lib/data/beir";
 import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
 import { startHubDouble, type HubDouble } from "../fakes/hub-server";
-import { sharedPath } from "../helpers/shared";
+import { REPO, sharedPath } from "../helpers/shared";
 import { runGbr } from "../helpers/gbr";
 
 let tmp = "";
 let hub: HubDouble;
 
 /** The real `gbr` process, with this test's data folder (see runGbr). */
-function gbr(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
+function gbr(args: string[], opts: { input?: string | Buffer; env?: Record<string, string> } = {}) {
   return runGbr(args, { dataDir: path.join(tmp, "data"), input: opts.input ?? "", env: opts.env, timeoutMs: 120_000 });
 }
 
@@ -92,7 +93,7 @@ test("gbr tokenize: one output line per input line; an unknown tokenizer is a cl
   assert.deepEqual(r.stdout.split("\n"), ["ΑΓΩΓ ΑΠΟΡΡΙΠΤ", "", "ΑΡΘΡ 5 ΠΑΡ 2", ""]);
   assert.equal((await gbr(["tokenize", "--tokenizer", "grnlp"], { input: "Το Άρθρο 5.\n" })).stdout, "το αρθρο 5\n");
   const bad = await gbr(["tokenize", "--tokenizer", "nope"]);
-  assert.equal(bad.code, 1);
+  assert.equal(bad.code, 2, "a usage error");
   assert.match(bad.stderr, /unknown tokenizer 'nope'.*bm25-greekstemmer/);
   const offline = await gbr(["tokenize", "--tokenizer", "spacy"], { input: "x\n" });
   assert.equal(offline.code, 1);
@@ -132,10 +133,60 @@ test("gbr search options: --k, --k1/--b, --positive-only, stdout output, and val
   assert.equal(badK.code, 2);
   assert.match(badK.stderr, /--k must be an integer >= 1/);
   const badB = await gbr(["search", "--data", mini, "--b", "1.5"]);
-  assert.match(badB.stderr, /--b must be a number >= 0 <= 1/);
+  assert.match(badB.stderr, /--b must be a number from 0 to 1/);
   const missing = await gbr(["search", "--data", path.join(tmp, "nowhere")]);
-  assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /nowhere.*corpus\.jsonl.*cannot read file/);
+  assert.equal(missing.code, 2, "a usage error");
+  assert.match(missing.stderr, /--data .*nowhere: .*nowhere does not exist/);
+});
+
+test("hardening (issue 22, items 6, 9, 11, 18): negative values, ranges, strict stdin, help and version, pipes, --data", async () => {
+  // 9: a negative number reaches the option's range check; a huge k1 is refused before it makes NaN scores.
+  const negK = await gbr(["search", "--data", "sample", "--k", "-1"]);
+  assert.equal(negK.code, 2);
+  assert.match(negK.stderr, /--k must be an integer >= 1, got '-1'/);
+  const negK1 = await gbr(["search", "--data", "sample", "--k1", "-1"]);
+  assert.match(negK1.stderr, /--k1 must be a number from 0 to 1000000, got '-1'/);
+  const hugeK1 = await gbr(["search", "--data", "sample", "--k1", "1e308"]);
+  assert.equal(hugeK1.code, 2);
+  const tok = await gbr(["tokenize", "--tokenizer", "greekstemer"], { input: "x\n" });
+  assert.equal(tok.code, 2);
+  assert.match(tok.stderr, /did you mean 'bm25-greekstemmer'/);
+  // 6: stdin is as strict as every file.
+  const stem = await gbr(["stem"], { input: Buffer.from([0x61, 0x62, 0xff, 0x63, 0x64, 0x0a]) });
+  assert.equal(stem.code, 1);
+  assert.match(stem.stderr, /<stdin>:1: invalid UTF-8 at byte offset 2/);
+  assert.equal(stem.stdout, "");
+  // 11: bare gbr is a usage error on stderr; -V, version and help <command>.
+  const bare = await gbr([]);
+  assert.equal(bare.code, 2);
+  assert.equal(bare.stdout, "");
+  assert.match(bare.stderr, /Usage: gbr <command>/);
+  for (const v of [["-V"], ["version"], ["--version"]]) assert.match((await gbr(v)).stdout, /^\d+\.\d+\.\d+\n$/);
+  const help = await gbr(["help", "eval"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /^Evaluate a run/);
+  // 18: a mistyped source gets the near name; a parent folder lists the datasets in it.
+  const typo = await gbr(["search", "--data", "smaple"]);
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /did you mean 'sample'\?/);
+  const parent = await gbr(["search", "--data", path.dirname(G21)]);
+  assert.equal(parent.code, 2);
+  assert.match(parent.stderr, /holds the BEIR folders .*greeklaws-2021/);
+  // …and with no --data and no Hub, search falls back to the demo set as reproduce does, saying so.
+  const fallback = await gbr(["search", "--retriever", "bm25-greekstemmer"]);
+  assert.equal(fallback.code, 0, fallback.stderr);
+  assert.match(fallback.stderr, /falling back to the bundled demo set/);
+  assert.match(fallback.stdout, /^Q01 Q0 /);
+});
+
+test("hardening (issue 22, item 11): a reader that stops early ends the output quietly", async () => {
+  const r = spawnSync("bash", ["-c", `set -o pipefail; node ${JSON.stringify(path.join(REPO, "bin", "gbr.js"))} search --data sample -q | head -1`], {
+    encoding: "utf8",
+    env: { ...process.env, GBR_DATA_DIR: path.join(tmp, "pipe-data") },
+  });
+  assert.equal(r.stdout.split("\n").filter(Boolean).length, 1);
+  assert.doesNotMatch(r.stderr, /EPIPE|Error/);
+  assert.equal(r.status, 0);
 });
 
 test("gbr eval matches the paper's metrics and trec_eval on the oracle run", async () => {

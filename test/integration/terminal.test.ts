@@ -4,7 +4,7 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { promises as fs, readFileSync } from "node:fs";
+import { promises as fs, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
@@ -46,7 +46,9 @@ test("the terminal lists each skip reason once with the experiments it covers, a
   const out = path.join(tmp, "out");
   const ids = ["bm25-greekstemmer", "lsi", "prf:bm25-greekstemmer", "dense:qwen3-8b", "prf:dense:qwen3-8b"];
   const r = await runGbr(["reproduce", "--data", "sample", "--out", out, "--only", ids.join(",")], { dataDir: path.join(tmp, "data") });
-  assert.equal(r.code, 0, r.stderr);
+  // Asked for by name and not run: exit 1, as `gbr search` would, with the experiments named last on stderr.
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr.trim().split("\n").pop()!, /^gbr reproduce: dense:qwen3-8b, prf:dense:qwen3-8b skipped \(the reason is above\)$/);
   // Once in the progress on stderr (the next experiment refers to it), once in the summary on stdout.
   const reason = /no OpenAI-compatible embedding server configured/g;
   assert.equal(r.stdout.match(reason)?.length, 1, r.stdout);
@@ -100,4 +102,31 @@ test("gbr stem folds case and accents itself: ordinary Greek gives the stems of 
   assert.equal(ordinary.code, 0, ordinary.stderr);
   assert.equal(ordinary.stdout, normalised.stdout);
   assert.equal(ordinary.stdout.trim().split("\n").length, 3);
+});
+
+test("hardening (issue 22, items 7, 8, 10, 13): --only, -q, --out, --rounds and --plan say what they mean", async () => {
+  const run = (args: string[]) => runGbr(["reproduce", "--data", "sample", ...args], { dataDir: path.join(tmp, "data-hard") });
+  // 7: --only "" is not "everything".
+  const empty = await run(["--only", "", "--out", path.join(tmp, "h0")]);
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /--only needs experiment ids/);
+  // 8: -q silences progress, not the reason an experiment asked for did not run.
+  const quiet = await run(["-q", "--only", "dense:qwen3-8b", "--out", path.join(tmp, "h1")]);
+  assert.equal(quiet.code, 1);
+  assert.match(quiet.stderr, /^gbr reproduce: dense:qwen3-8b skipped: no OpenAI-compatible embedding server configured/m);
+  // 10: a file where the outputs go is refused before any experiment runs; REACT's rounds have a ceiling.
+  const file = path.join(tmp, "a-file");
+  writeFileSync(file, "x");
+  const onFile = await run(["--only", "bm25-greekstemmer", "--out", file]);
+  assert.equal(onFile.code, 2);
+  assert.match(onFile.stderr, /--out .*a-file is a file, not a folder/);
+  assert.doesNotMatch(onFile.stderr, /\[1\/1\]/, "nothing ran");
+  const rounds = await run(["--plan", "--rounds", "1000000000", "--out", path.join(tmp, "h2")]);
+  assert.equal(rounds.code, 2);
+  assert.match(rounds.stderr, /--rounds must be an integer from 1 to 100/);
+  // 13: a plan prints no metric of its stand-in runs.
+  const plan = await run(["--plan", "--only", "bm25-greekstemmer,lsi", "--out", path.join(tmp, "h3")]);
+  assert.equal(plan.code, 0, plan.stderr);
+  assert.doesNotMatch(plan.stderr, /Recall@100/);
+  assert.match(plan.stderr, /\[1\/2\] bm25-greekstemmer: planned in/);
 });
