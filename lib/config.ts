@@ -2,7 +2,20 @@
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { GbrError } from "./util/errors";
-import { endpointOrigin } from "./util/http";
+import { checkedBaseUrl, endpointOrigin } from "./util/http";
+
+/** The URL variables, each with the variable its key belongs in. */
+const URL_VARIABLES: readonly (readonly [string, string | undefined])[] = [
+  ["GBR_CHAT_BASE_URL", "GBR_CHAT_API_KEY"],
+  ["OPENAI_BASE_URL", "OPENAI_API_KEY"],
+  ["GBR_EMBED_BASE_URL", "GBR_EMBED_API_KEY"],
+  ["GBR_LMSTUDIO_BASE_URL", "GBR_LMSTUDIO_API_KEY"],
+  ["GBR_RERANK_BASE_URL", "GBR_RERANK_API_KEY"],
+  ["GBR_GEMINI_BASE_URL", "GEMINI_API_KEY"],
+  ["HF_ENDPOINT", "HF_TOKEN"],
+  ["GBR_SPACY_BASE_URL", undefined],
+  ["GBR_GITHUB_RAW_URL", undefined],
+];
 
 /** The variables a configuration is read from (a copy of `process.env`, or a test's own). */
 export type Environment = Readonly<Record<string, string | undefined>>;
@@ -98,6 +111,8 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
     const raw = env[name]?.trim();
     return raw ? raw : undefined;
   };
+  // Every URL of the configuration, checked once here: none may carry a secret (a user:pass@ or a ?key=).
+  for (const [name, keyVariable] of URL_VARIABLES) for (const url of endpointList(v(name) ?? "")) checkedBaseUrl(name, url, keyVariable);
   const timeoutS = seconds(env, "GBR_REQUEST_TIMEOUT_S");
   const endpoints = (kind: ProviderKind, urlVars: string[], keyVars: string[]): EndpointsConfig => {
     const urlVariable = urlVars.find((n) => v(n)) ?? urlVars[0];

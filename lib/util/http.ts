@@ -33,13 +33,18 @@ export function endpointOrigin(url: string): string {
   }
 }
 
-/** A URL with any user name or password replaced by `***`, for messages. */
+/** Query parameters that carry a secret (`?api_key=`, `?key=`, `?token=` …), matched case-insensitively. */
+const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|authorization|secret|password|pass|sig|signature|x-api-key)$/i;
+
+/** A URL with its user name, password and secret-bearing query values replaced by `***`, for messages. */
 export function maskCredentials(url: string): string {
   try {
     const u = new URL(url);
-    if (!u.username && !u.password) return url;
+    const secrets = [...u.searchParams.keys()].filter((k) => SECRET_PARAM.test(k));
+    if (!u.username && !u.password && !secrets.length) return url;
     if (u.username) u.username = "***";
     if (u.password) u.password = "***";
+    for (const k of secrets) u.searchParams.set(k, "***");
     return u.toString();
   } catch {
     // Not parseable: hide whatever sits before an "@" in the authority.
@@ -47,14 +52,17 @@ export function maskCredentials(url: string): string {
   }
 }
 
-/** A configured base URL (`source` says where), refused if it carries credentials (masked; use *_API_KEY). */
+/**
+ * A configured base URL (`source` says where), refused if it carries credentials: a user name or password, or a
+ * secret in its query string (`?api_key=…`), which a server echoing its path would put into every output.
+ */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
   let withCredentials = false;
   try {
     const u = new URL(url);
-    withCredentials = u.username !== "" || u.password !== "";
+    withCredentials = u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k));
   } catch {
-    withCredentials = /\/\/[^/@]*@/.test(url);
+    withCredentials = /\/\/[^/@]*@/.test(url) || /[?&](api[-_]?key|key|token|access[-_]?token|secret|password|sig)=/i.test(url);
   }
   if (withCredentials) {
     throw new GbrError(`${source} carries credentials (${maskCredentials(url)}): they are never sent or recorded from a URL`, "CREDENTIALS_IN_URL", {

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { configRecord, DEFAULT_CONCURRENCY, readConfig } from "../../lib/config";
+import { maskCredentials } from "../../lib/util/http";
 import { REPO } from "../helpers/shared";
 
 test("concurrency: per kind, then --concurrency, then GBR_CONCURRENCY, then the kind's default; a bad value names its variable", () => {
@@ -61,11 +62,11 @@ test("the other settings: caps, naming, rerank API, rerankers, offline, data fol
 
 test("what a run records of its configuration has endpoints as scheme://host:port and no key", () => {
   const secret = "test-secret-not-a-real-key-42";
-  const c = readConfig({ GBR_CHAT_BASE_URL: "http://gpu1:8000/v1?token=abc", GBR_CHAT_API_KEY: secret, GEMINI_API_KEY: secret, GBR_RERANK_API_KEY: secret, GBR_REPLAY_FILE: "/shared/run.jsonl" });
+  const c = readConfig({ GBR_CHAT_BASE_URL: "http://gpu1:8000/v1?mode=abc", GBR_CHAT_API_KEY: secret, GEMINI_API_KEY: secret, GBR_RERANK_API_KEY: secret, GBR_REPLAY_FILE: "/shared/run.jsonl" });
   const record = configRecord(c);
   const text = JSON.stringify(record);
   assert.ok(!text.includes(secret), text);
-  assert.ok(!text.includes("token=abc"), text);
+  assert.ok(!text.includes("mode=abc"), "no path or query string is recorded");
   assert.deepEqual((record.chat as { endpoints: string[] }).endpoints, ["http://gpu1:8000"]);
   assert.equal((record.chat as { key: boolean }).key, true);
 });
@@ -85,4 +86,24 @@ test("lib/ reads the environment in one file: lib/config.ts", () => {
   };
   walk(path.join(REPO, "lib"));
   assert.deepEqual(readers, ["lib/config.ts"]);
+});
+
+test("issue 22, item 2: a secret in a URL's query string is refused for every URL variable, masked in the message", () => {
+  for (const name of ["GBR_CHAT_BASE_URL", "OPENAI_BASE_URL", "GBR_EMBED_BASE_URL", "GBR_LMSTUDIO_BASE_URL", "GBR_RERANK_BASE_URL", "GBR_GEMINI_BASE_URL", "HF_ENDPOINT", "GBR_SPACY_BASE_URL", "GBR_GITHUB_RAW_URL"]) {
+    for (const query of ["api_key=sk-SECRET1", "key=SECRET2", "token=SECRET3", "Access_Token=SECRET4"]) {
+      const url = `http://localhost:8000/v1?${query}`;
+      assert.throws(
+        () => readConfig({ [name]: `http://other:1/v1,${url}` }),
+        (err: Error & { code?: string }) => {
+          assert.equal(err.code, "CREDENTIALS_IN_URL", name);
+          assert.ok(err.message.includes(name), err.message);
+          assert.doesNotMatch(err.message, /SECRET/, "the secret never reaches the message");
+          return true;
+        },
+      );
+    }
+  }
+  // A harmless query string passes.
+  assert.deepEqual(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1?mode=fast" }).chat.baseUrls, ["http://localhost:8000/v1?mode=fast"]);
+  assert.equal(maskCredentials("http://u:p@h/v1?token=abc&x=1"), "http://***:***@h/v1?token=***&x=1");
 });
