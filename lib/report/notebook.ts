@@ -216,11 +216,24 @@ export function toDataFrame(rows: readonly object[]): DataFrame {
   return rowsFrame(rows);
 }
 
-/** Shows Markdown in the notebook (plain text without a kernel), for conclusions written from a run's numbers. */
-export function showMarkdown(markdown: string): void {
+/**
+ * Shows Markdown in the notebook (plain text without a kernel). Used as a tag, show.markdown`**${id}**`, every
+ * interpolated value is escaped (HTML and Markdown), so a query id or area from the data stays text; a plain string
+ * is shown as written, for Markdown the notebook itself composed.
+ */
+export function showMarkdown(markdown: string | TemplateStringsArray, ...values: unknown[]): void {
+  const join = (esc: (v: unknown) => string) =>
+    typeof markdown === "string" ? markdown : markdown.reduce((out, part, i) => out + part + (i < values.length ? esc(values[i]) : ""), "");
   const display = kernelDisplay();
-  if (display) display.markdown(markdown);
-  else console.log(markdown);
+  // Plain text outside a kernel renders nothing, so it needs no escaping.
+  if (display) display.markdown(join(escapeMarkdown));
+  else console.log(join((v) => (typeof v === "number" ? formatCell(v) : String(v ?? ""))));
+}
+
+/** A value as literal Markdown text: HTML's special characters as entities, Markdown's punctuation backslashed. */
+export function escapeMarkdown(value: unknown): string {
+  const s = typeof value === "number" ? formatCell(value) : String(value ?? "");
+  return escapeHtml(s).replace(/[\\`*_{}[\]()#+\-.!|~]/g, "\\$&");
 }
 
 /** Where long jobs report progress: `log` for messages, `onProgress` for counters. */

@@ -1,0 +1,47 @@
+/**
+ * Issue 22, item 1: data shown in a notebook's Markdown stays text. `show.markdown` as a tag escapes every value
+ * (HTML and Markdown), and no notebook interpolates data into a plain Markdown string.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { test } from "node:test";
+import { escapeMarkdown, showMarkdown } from "../../lib/report/notebook";
+import { REPO } from "../helpers/shared";
+
+test("escapeMarkdown: a hostile query id or area is inert text in Markdown and in the HTML it becomes", () => {
+  const id = "Q-<script>alert(1)</script>";
+  const out = escapeMarkdown(id);
+  assert.doesNotMatch(out, /<script>/);
+  assert.equal(out, "Q\\-&lt;script&gt;alert\\(1\\)&lt;/script&gt;");
+  assert.equal(escapeMarkdown("**bold** [x](javascript:alert(1)) `c` #h |t|"), "\\*\\*bold\\*\\* \\[x\\]\\(javascript:alert\\(1\\)\\) \\`c\\` \\#h \\|t\\|");
+  assert.equal(escapeMarkdown('a & "b"'), "a &amp; &quot;b&quot;");
+  assert.equal(escapeMarkdown(0.123456), "0\\.1235", "numbers as the tables print them");
+});
+
+test("show.markdown as a tag: values escaped, the template's own Markdown kept; plain text outside a kernel", () => {
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (s: string) => void printed.push(s);
+  try {
+    showMarkdown`**${"Q-<b>1</b>"}** (${"Αστικό"}), ${0.5}`;
+    showMarkdown("**as written**");
+  } finally {
+    console.log = log;
+  }
+  assert.deepEqual(printed, ["**Q-<b>1</b>** (Αστικό), 0.5000", "**as written**"]);
+});
+
+test("no notebook interpolates data into a plain Markdown string: show.markdown(`…${…}…`) is written show.markdown`…`", () => {
+  const dir = path.join(REPO, "notebooks");
+  const bad: string[] = [];
+  for (const f of readdirSync(dir).filter((n) => n.endsWith(".ipynb"))) {
+    const nb = JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { cells: { cell_type: string; source: string[] }[] };
+    for (const c of nb.cells) {
+      if (c.cell_type !== "code") continue;
+      const src = c.source.join("");
+      for (const m of src.matchAll(/show\.markdown\(`[^`]*\$\{/g)) bad.push(`${f}: ${m[0].slice(0, 60)}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
