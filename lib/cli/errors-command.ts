@@ -25,7 +25,7 @@ export const errorsCmd = withHelp(
     help: [
       "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
       "--run FILE     exactly two runs (TREC or JSON), A then B; a run's name is its file name without extension",
-      `--metric M     the metric compared (default Recall@100; one of ${METRICS.join(", ")})`,
+      `--metric M     the metric compared (default nDCG@10, which ranks within the top 10; one of ${METRICS.join(", ")})`,
       "--top N        rows of the largest-differences table (default 10)",
       "--meta FILE    a BEIR meta.jsonl ({\"id\", \"area\"} per query): wins/ties/losses per legal area too",
       "--json         {a, b, metric, means, winLoss, largestDifferences, firstGoldRanks} at full precision",
@@ -37,7 +37,8 @@ export const errorsCmd = withHelp(
     const files = (values.run as string[] | undefined) ?? [];
     if (!values.qrels) throw new CliError("gbr errors needs --qrels FILE (see --help)", 2);
     if (files.length !== 2) throw new CliError(`gbr errors needs exactly two runs (--run A --run B), got ${files.length}`, 2);
-    const metric = String(values.metric ?? "Recall@100");
+    // nDCG@10, not Recall@100: recall ties on every question of a known-item set, and a demo set, where rank still differs.
+    const metric = String(values.metric ?? "nDCG@10");
     if (!(METRICS as readonly string[]).includes(metric)) throw new CliError(`gbr errors: unknown metric '${metric}' (known: ${METRICS.join(", ")})`, 2);
     const top = numberOption(values.top, "--top", 10, { integer: true, min: 1 });
     const names = files.map((f) => path.parse(f).name);

@@ -63,13 +63,13 @@ export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly Quer
     // Both sides keep the order of `queryIds`, so the sums (and any float tie) do not depend on the shuffle.
     const train = queryIds.filter((q) => foldOf.get(q) !== f);
     const test = queryIds.filter((q) => foldOf.get(q) === f);
-    const chosen = firstBest(sweep.grid, (e) => meanOver(e, train)[metric]);
+    const chosen = firstBest(sweep.grid, (e) => meanOver(e, train)[metric], sweep.defaultEntry);
     for (const q of test) perQuery.set(q, chosen.perQuery.get(q)!);
     folds.push({ fold: f, k1: chosen.k1, b: chosen.b, trainValue: meanOver(chosen, train)[metric], testQueryIds: test, testMean: meanOver(chosen, test) });
   }
   const pooled = new Map(queryIds.map((q) => [q, perQuery.get(q)!] as const));
 
-  const oracleEntry = firstBest(sweep.grid, (e) => meanOver(e, queryIds)[metric]);
+  const oracleEntry = firstBest(sweep.grid, (e) => meanOver(e, queryIds)[metric], sweep.defaultEntry);
   const oracleMean = meanOver(oracleEntry, queryIds);
   const defaultMean = meanOver(sweep.defaultEntry, queryIds);
   return {

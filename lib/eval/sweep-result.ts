@@ -18,13 +18,15 @@ export interface SweepChoice {
   k1: number;
   b: number;
   value: number;
+  /** Settings of the grid that reach the same value (1: a unique best). */
+  ties?: number;
 }
 
 /** What `bm25Sweep` returns: every setting's scores, the oracle best and the default. */
 export interface SweepResult {
   /** Entries in grid order: k1 ascending, then b ascending within each k1. */
   grid: SweepEntry[];
-  /** The setting with the highest mean of `metric`; ties go to the first in grid order. */
+  /** The setting with the highest mean of `metric`; ties keep the default, else go to the first in grid order. */
   best: SweepChoice;
   /** rank_bm25's default (k1 1.5, b 0.75) on the same queries, positive-only like the rest. */
   default: SweepChoice;
@@ -38,8 +40,11 @@ export interface SweepResult {
   queryIds: QueryId[];
 }
 
-/** The first item with the highest value: the one tie rule of every tuning choice (earlier in grid order wins). */
-export function firstBest<T>(items: readonly T[], value: (item: T) => number): T {
+/**
+ * The item with the highest value: the one tie rule of every tuning choice. `prefer` (the default setting) wins a
+ * tie, so a flat grid keeps the defaults instead of its first corner; otherwise the earlier in grid order wins.
+ */
+export function firstBest<T>(items: readonly T[], value: (item: T) => number, prefer?: T): T {
   let best = items[0];
   let bestValue = value(best);
   for (let i = 1; i < items.length; i++) {
@@ -49,7 +54,7 @@ export function firstBest<T>(items: readonly T[], value: (item: T) => number): T
       bestValue = v;
     }
   }
-  return best;
+  return prefer !== undefined && value(prefer) === bestValue ? prefer : best;
 }
 
 /** Refuses a metric name that is not one of the five (names can come from user input). */

@@ -136,11 +136,12 @@ function finishSweep(plan: SweepPlan): SweepResult {
     e.mean = meanOf([...e.perQuery.values()]);
   }
   const grid = hasDefault ? entries : entries.slice(0, -1);
-  const bestEntry = firstBest(grid, (e) => e.mean[metric]);
   const defaultEntry = hasDefault ? grid.find((e) => e.k1 === DEFAULT_K1 && e.b === DEFAULT_B)! : entries[entries.length - 1];
+  const bestEntry = firstBest(grid, (e) => e.mean[metric], defaultEntry);
+  const ties = grid.filter((e) => e.mean[metric] === bestEntry.mean[metric]).length;
   return {
     grid,
-    best: { k1: bestEntry.k1, b: bestEntry.b, value: bestEntry.mean[metric] },
+    best: { k1: bestEntry.k1, b: bestEntry.b, value: bestEntry.mean[metric], ties },
     default: { k1: DEFAULT_K1, b: DEFAULT_B, value: defaultEntry.mean[metric] },
     defaultEntry,
     metric,

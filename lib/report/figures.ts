@@ -320,7 +320,7 @@ export function qualityCostScatter(
     };
   });
   // The front's labels are short; the legend carries the full words.
-  const short = (id: string) => `${id}${marks.tuning(id) === "oracle" ? " (upper bound)" : ""}${marks.standIn(id) ? ` [${STAND_IN_LABEL}]` : ""}`;
+  const short = (id: string) => `${id}${marks.tuning(id) === "oracle" ? " (oracle for Recall@100)" : ""}${marks.standIn(id) ? ` [${STAND_IN_LABEL}]` : ""}`;
   // Methods at the same spot on the front share one label (one name per line) rather than overprint.
   const spots: { cost: number; quality: number; names: string[] }[] = [];
   for (const p of front) {

@@ -142,7 +142,7 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
     if (toNumber(value) !== undefined) rows.push([{ html: badge(label, "tuned") + rowOf(legacy ? "" : "tuned:bm25-greekstemmer") }, text("per fold"), text(""), number(value)]);
   }
   let body = note(
-    `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The ${escapeHtml(ORACLE_LABEL)} is the best setting chosen on the very queries it is scored on, so its gain over the default is an upper bound, not a result; ` +
+    `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The oracle row (${escapeHtml(ORACLE_LABEL)}) is the best setting chosen on the very queries it is scored on, so its ${escapeHtml(metric)} gain over the default is an upper bound for ${escapeHtml(metric)} only, not a result (the other metrics were not tuned, and may be lower than the default's); a tie with the default keeps the default; ` +
       `the ${escapeHtml(TUNED_LABEL)} row (when present) ranks each query with the setting chosen on the other folds: the tuned number to cite.`,
   );
   if (rows.length) body += table(["setting", "k1", "b", metric], rows, { numericHeader: [false, true, true, true] });

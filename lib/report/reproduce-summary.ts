@@ -20,7 +20,7 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
     formatStats(bench.name, table1, table6) +
     `\nResults — ${bench.name} (${bench.queries.length} queries)\n` +
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
-    (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are upper bounds (tuned on the test queries); cite the tuned: rows (5-fold cross-validated).\n" : "") +
+    (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are tuned for Recall@100 on the test queries: an upper bound for Recall@100 only; cite the tuned: rows (5-fold cross-validated).\n" : "") +
     formatNotRun(result.outcomes) +
     `\n${notes || `Dataset: ${bench.name} (${loaded.origin}).\n`}` +
     `Written to ${result.outDir}/: ${result.files.join(", ")}\n` +

@@ -90,7 +90,9 @@ test("without a rerank server or chat model the re-ranked rows are skipped with 
   const r = await runGbr(["reproduce", "--data", "sample", "--out", path.join(tmp, "out3"), "--only", "bm25-greekstemmer,rerank:bge-reranker-v2-m3:bm25-greekstemmer,rerank:llm:bm25-greekstemmer"], {
     dataDir: path.join(tmp, "data3"),
   });
-  assert.equal(r.code, 0, r.stderr);
+  // Named with --only and not run: exit 1 (issue 22, item 7), the rows still "skipped" with their reason.
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /gbr reproduce: rerank:bge-reranker-v2-m3:bm25-greekstemmer(, rerank:llm:bm25-greekstemmer)? skipped/);
   const summary = parseCsvRecords(await fs.readFile(path.join(tmp, "out3", "sample", "summary.csv"), "utf8"));
   const ce = summary.find((x) => x.experiment === "rerank:bge-reranker-v2-m3:bm25-greekstemmer")!;
   assert.equal(ce.status, "skipped");

@@ -314,13 +314,13 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
   test("results: badges for stand-in, oracle and cross-validated rows; best among real results; provenance folded", async () => {
     const results = sectionOf(visible(await buildReport(marked)), "results");
     assert.match(results, /<tr class="stand-in"><td class="name marked">lsi <span class="badge stand-in" title="[^"]*">stand-in<\/span><\/td>/);
-    assert.match(results, /<tr class="stand-in"><td class="name marked">oracle:bm25-greekstemmer <span class="badge oracle">oracle upper bound \(tuned on the test queries\)<\/span> <span class="badge stand-in"/);
+    assert.match(results, /<tr class="stand-in"><td class="name marked">oracle:bm25-greekstemmer <span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span> <span class="badge stand-in"/);
     assert.ok(results.includes(`<td class="name marked">tuned:bm25-greekstemmer <span class="badge tuned">${TUNED_LABEL}</span></td>`));
     assert.match(results, /<tr><td class="name">bm25-greekstemmer<\/td>/, "plain rows as before");
     // The oracle's 0.0520 is not the best nDCG@10: an upper bound is nobody's result.
     assert.match(results, /<strong>0\.0430<\/strong>/);
     assert.doesNotMatch(results, /<strong>0\.0520<\/strong>/);
-    assert.match(results, /oracle upper bounds and stand-ins not counted/);
+    assert.match(results, /oracle rows, tuned on the test queries, and stand-ins not counted/);
     // The provenance column sits folded with the setup.
     assert.match(results, /<details><summary>What produced each row \(4\): [^<]*providers, endpoints, models as requested and as served<\/summary>/);
     assert.match(results, /<th>experiment<\/th><th>setup<\/th><th>provenance<\/th>/);
@@ -331,7 +331,7 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
     const html = await buildReport(marked);
     const page = visible(html);
     const repro = sectionOf(page, "reproduction");
-    assert.match(repro, /<tr class="stand-in"><td class="name marked">oracle:bm25-greekstemmer <span class="badge oracle">oracle upper bound \(tuned on the test queries\)<\/span> <span class="badge stand-in"/);
+    assert.match(repro, /<tr class="stand-in"><td class="name marked">oracle:bm25-greekstemmer <span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span> <span class="badge stand-in"/);
     // Areas: blank and "unknown" are one group, "(no area)", in Table 6, the area table and the figure.
     assert.match(sectionOf(page, "dataset"), /<td>\(no area\)<\/td>/);
     assert.doesNotMatch(page, />unknown</);
@@ -348,7 +348,7 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
     assert.match(sig, /<span class="delta gain">significant gain of A over B<\/span>/);
     // The sweep: the oracle upper bound and the 5-fold cross-validated estimate, with their rows.
     const sweep = sectionOf(page, "sweep");
-    assert.match(sweep, /<td><span class="badge oracle">oracle upper bound \(tuned on the test queries\)<\/span> <span class="sd">\(row <code>oracle:bm25-greekstemmer<\/code>\)<\/span><\/td><td class="num">1\.20<\/td><td class="num">0\.75<\/td><td class="num">0\.5000<\/td>/);
+    assert.match(sweep, /<td><span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span> <span class="sd">\(row <code>oracle:bm25-greekstemmer<\/code>\)<\/span><\/td><td class="num">1\.20<\/td><td class="num">0\.75<\/td><td class="num">0\.5000<\/td>/);
     assert.match(sweep, /<td><span class="badge tuned">5-fold cross-validated<\/span> <span class="sd">\(row <code>tuned:bm25-greekstemmer<\/code>\)<\/span><\/td><td>per fold<\/td><td><\/td><td class="num">0\.4200<\/td>/);
     // The metadata names the test doubles.
     assert.match(sectionOf(page, "metadata"), /<td>test doubles<\/td><td>Some results were produced/);
@@ -361,7 +361,7 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
     assert.doesNotMatch(results, /provenance/);
     assert.doesNotMatch(page, /badge stand-in|class="stand-in"/);
     const sweep = sectionOf(page, "sweep");
-    assert.match(sweep, /<span class="badge oracle">oracle upper bound \(tuned on the test queries\)<\/span> <span class="sd">\(row <code>tuned:bm25-greekstemmer<\/code>\)<\/span><\/td><td class="num">1\.20<\/td>/);
+    assert.match(sweep, /<span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span> <span class="sd">\(row <code>tuned:bm25-greekstemmer<\/code>\)<\/span><\/td><td class="num">1\.20<\/td>/);
     assert.match(sweep, /<span class="badge tuned">5-fold cross-validated<\/span><\/td><td>per fold<\/td><td><\/td><td class="num">0\.9300<\/td>/);
   });
 });
