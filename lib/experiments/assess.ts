@@ -104,7 +104,7 @@ export function assess(
       experiments: outcomes.every((o) => !o.beyond),
     },
     cost: costTable(usages, loadPrices()),
-    reproduction: reproductionTable(outcomes, datasetLabel(loaded)),
+    reproduction: reproductionTable(outcomes, datasetLabel(loaded), loaded.origin === "hf"),
     react,
     table1: datasetStats(bench),
     table6: areaStats(bench),

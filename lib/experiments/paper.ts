@@ -59,7 +59,7 @@ export interface ReproductionRow {
   paper: number;
   scope: PaperNumber["scope"];
   ours: number | null;
-  /** ours − paper, when both exist. */
+  /** ours − paper, when both exist and are comparable (the benchmark itself, not a stand-in): else null. */
   diff: number | null;
   status: string;
   /** What "ours" ran on: e.g. "hf (257 public queries)", "sample (demo set, 26 queries)". */
@@ -78,6 +78,8 @@ export interface ReproductionRow {
 export function reproductionTable(
   outcomes: readonly { id: string; status: string; reason?: string; mean?: Record<Metric, number>; setup?: string; standIn?: boolean }[],
   dataset: string,
+  /** Ours ran on the benchmark (hf): a difference means something. On the demo set or another folder it does not. */
+  comparable = true,
 ): ReproductionRow[] {
   return PAPER_NUMBERS.map((p) => {
     const o = outcomes.find((x) => x.id === p.experiment);
@@ -88,7 +90,7 @@ export function reproductionTable(
       paper: p.value,
       scope: p.scope,
       ours,
-      diff: ours === null ? null : ours - p.value,
+      diff: ours === null || !comparable || o?.standIn ? null : ours - p.value,
       status: o?.status ?? "not selected",
       dataset,
       setup: o?.status === "ok" ? o.setup ?? "" : "",

@@ -416,7 +416,8 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
   return {
     data: [marker("p (uncorrected)", ps, "circle", "#2563eb"), marker("p (Holm)", holm, "diamond", "#dc2626")],
     layout: baseLayout(title, {
-      xaxis: axis("p-value (log scale)", { type: "log", range: [Math.log10(lo) - 0.3, 0.05] }),
+      // Powers of ten, not SI prefixes: plotly's default reads 1e-5 as "10µ".
+      xaxis: axis("p-value (log scale)", { type: "log", range: [Math.log10(lo) - 0.3, 0.05], exponentformat: "power", dtick: 1 }),
       yaxis: axis("", { autorange: "reversed", type: "category", ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
       // On a log axis, shape coordinates are data values (annotations would want log10).
       shapes: [

@@ -225,7 +225,8 @@ export function reproductionSection(inp: ReportInputs): Section {
       text(r.scope),
       number(r.paper, 2),
       number(r.ours),
-      diffCell(r.diff),
+      // A number on another query set, or from the test doubles, is no difference from the paper's: none is shown.
+      toNumber(r.diff) === undefined && toNumber(r.ours) !== undefined ? text("not comparable", "num") : diffCell(r.diff),
       r.status === "ok" || !r.reason
         ? text(r.status, `status-${safeClass(r.status)}`)
         : { html: `<details><summary>${escapeHtml(r.status)}</summary><span class="reason">${escapeHtml(r.reason)}</span></details>`, cls: `status-${safeClass(r.status)}` },

@@ -28,3 +28,13 @@ test("the reproduction table sets ours next to the paper's, with the difference,
   assert.equal(react.setup, "");
   assert.equal(rows.find((r) => r.experiment === "dense:qwen3-8b")!.status, "not selected");
 });
+
+test("issue 22, item 16: no difference from the paper's number for another query set or a stand-in run", () => {
+  const mean = { "nDCG@10": 0.5, "nDCG@100": 0.55, "Recall@10": 0.6, "Recall@100": 0.95, "MAP@100": 0.3 } as MetricValues;
+  const demo = reproductionTable([{ id: "bm25-greekstemmer", status: "ok", mean }], "sample (demo set, 26 queries; not comparable)", false);
+  const row = demo.find((r) => r.experiment === "bm25-greekstemmer" && r.metric === "Recall@100")!;
+  assert.equal(row.ours, 0.95, "ours is still shown");
+  assert.equal(row.diff, null, "but no difference: the demo set is not the paper's queries");
+  const standIn = reproductionTable([{ id: "bm25-greekstemmer", status: "ok", mean, standIn: true }], "hf (257 public queries)");
+  assert.equal(standIn.find((r) => r.experiment === "bm25-greekstemmer")!.diff, null, "a test double's number is no result");
+});
