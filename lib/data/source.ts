@@ -8,6 +8,7 @@ import { DownloadError } from "../util/download";
 import { progressBar, pullHub } from "./hub";
 
 import { dataDir, SAMPLE_DIR } from "../paths";
+import { PACKAGE_ROOT } from "../config";
 
 export interface LoadedBenchmark {
   benchmark: Benchmark;
@@ -70,7 +71,10 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
       : { ...pulled.benchmark, name: "hf" };
     return { benchmark, origin: "hf", dir, queriesFile: opts.queriesFile };
   }
-  const dir = path.resolve(src);
+  // A relative path is tried against the working folder, then the package's: a notebook runs in notebooks/, while
+  // the path it was given is usually the one the command line takes from the repository's root.
+  const tried = [path.resolve(src), path.resolve(PACKAGE_ROOT, src)];
+  const dir = tried.find((d) => fs.existsSync(path.join(d, "corpus.jsonl"))) ?? tried[0];
   if (!fs.existsSync(path.join(dir, "corpus.jsonl"))) throw notAFolder(src, dir);
   return { benchmark: await readBeir(dir, readOpts), origin: "dir", dir, queriesFile: opts.queriesFile };
 }

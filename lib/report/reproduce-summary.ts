@@ -1,4 +1,5 @@
 /** What `gbr reproduce` prints when done: tables, results, what did not run (by reason), where the files are. */
+import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { METRICS } from "../eval/metrics";
 import type { ExperimentOutcome, ReproduceResult } from "../experiments/reproduce";
@@ -24,7 +25,8 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
     formatNotRun(result.outcomes) +
     `\n${notes || `Dataset: ${bench.name} (${loaded.origin}).\n`}` +
     `Written to ${result.outDir}/: ${result.files.join(", ")}\n` +
-    `${ran} ran, ${skipped} skipped, ${failed} failed${failed ? " (see the reasons above; the exit code is 1)" : ""}.\n`
+    `${ran} ran, ${skipped} skipped, ${failed} failed${failed ? " (see the reasons above; the exit code is 1)" : ""}.\n` +
+    `Next: npx gbr report --out ${path.dirname(result.outDir)} (one HTML page with every table and figure), or open ${path.join(result.outDir, "summary.csv")}.\n`
   );
 }
 

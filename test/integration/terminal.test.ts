@@ -56,11 +56,13 @@ test("the terminal lists each skip reason once with the experiments it covers, a
   assert.match(r.stderr, /prf:dense:qwen3-8b: skipped: the same reason as dense:qwen3-8b/);
   assert.match(r.stdout, /dense:qwen3-8b, prf:dense:qwen3-8b\n\s+skipped: no OpenAI-compatible embedding server configured/);
   // The closing block: what the numbers are on, every file written, the counts last.
-  const tail = r.stdout.trim().split("\n").slice(-3);
+  const tail = r.stdout.trim().split("\n").slice(-4);
   assert.match(tail[0], /demo set/);
   assert.match(tail[1], /^Written to .*sample\/: /);
   for (const f of ["summary.csv", "per-query.csv", "significance.json", "reproduction.csv", "metadata.json"]) assert.ok(tail[1].includes(f), `${f} in ${tail[1]}`);
   assert.equal(tail[2], "3 ran, 2 skipped, 0 failed.");
+  // The last line says what to do next (issue 22, item 17).
+  assert.equal(tail[3], `Next: npx gbr report --out ${out} (one HTML page with every table and figure), or open ${path.join(out, "sample", "summary.csv")}.`);
 });
 
 test("-q silences progress on stderr, the Hub download included; without it the download reports progress", async () => {

@@ -431,3 +431,18 @@ test("metadata with a non-numeric number or a repeated query id is an error nami
   const dup = beirDir({ meta: ['{"id": "q1", "area": "civil"}', '{"id": "q1", "area": "public"}'] });
   await rejectsData(readBeir(dup), /meta\.jsonl:2: duplicate metadata for query 'q1'/);
 });
+
+test("issue 22, item 19: a relative --data path given from the repository's root also works from notebooks/", async () => {
+  const { loadBenchmark } = await import("../../lib/data/source");
+  const { PACKAGE_ROOT } = await import("../../lib/config");
+  const here = process.cwd();
+  process.chdir(path.join(PACKAGE_ROOT, "notebooks"));
+  try {
+    const loaded = await loadBenchmark("data/sample");
+    assert.equal(loaded.dir, path.join(PACKAGE_ROOT, "data", "sample"));
+    assert.ok(loaded.benchmark.docs.length > 0);
+    await assert.rejects(loadBenchmark("data/nowhere"), /--data data\/nowhere: .* does not exist/);
+  } finally {
+    process.chdir(here);
+  }
+});

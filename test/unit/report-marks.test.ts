@@ -389,7 +389,7 @@ describe("notebooks", () => {
 
 test("issue 22, item 15: the p-value axis reads powers of ten, not SI prefixes (10µ)", () => {
   const fig = pValueChart([{ a: "a", b: "b", metric: "nDCG@10", p: 1e-5, pHolm: 2e-4 }]);
-  const x = (fig.layout as { xaxis: { type: string; exponentformat?: string; dtick?: number } }).xaxis;
+  const x = (fig.layout as unknown as { xaxis: { type: string; exponentformat?: string; dtick?: number } }).xaxis;
   assert.equal(x.type, "log");
   assert.equal(x.exponentformat, "power");
   assert.equal(x.dtick, 1, "one tick per decade");
