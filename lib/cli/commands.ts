@@ -367,6 +367,8 @@ const reproduceCmd = withHelp(
       retrieverOptions: llm.options,
       context: { ...llm.context, onProgress },
       official: values.official === true,
+      // The closing summary groups every skip by reason; a reason is told as it happens only for experiments asked for.
+      reportSkips: only !== undefined,
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
     };

@@ -23,6 +23,8 @@ export interface ReproduceOptions {
   retrieverOptions?: RetrieverOptions;
   /** What the run supplies (providers, store, replay mode …); missing parts come from the environment. */
   context?: RunContextInit;
+  /** Log each new skip reason as it happens (default true; the command line's summary lists them instead). */
+  reportSkips?: boolean;
   /** `--official`: the authors' experiment list only (the CLI sets their prompts and serving too). */
   official?: boolean;
   /** Runs of each LLM experiment (samples 0..repeat-1 with seeds seed..seed+repeat-1); default 1. */

@@ -39,6 +39,8 @@ export interface RunExperimentsOptions {
   seed?: number;
   /** Told each record as soon as it is done (reproduce writes its run files there); its error stops the run. */
   onRecord?: (record: ExperimentRecord) => Promise<void>;
+  /** Log each new skip reason as it happens (default); off, the caller lists them (reproduce's summary groups them). */
+  reportSkips?: boolean;
 }
 
 /** Runs the experiments in order, recording each: its samples with per-query metrics, or why it did not run. */
@@ -58,12 +60,13 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, run), run),
     once: (owner, key, make) => cache.once(owner, key, make),
   });
-  // Each distinct reason is printed once; later experiments it covers point back to the first.
+  // Each distinct skip reason is printed once (the summary lists every experiment it covers); failures always.
   const firstWithReason = new Map<string, string>();
   for (const [i, experiment] of experiments.entries()) {
     const tag = `[${i + 1}/${experiments.length}] ${experiment.id}`;
     const n = experiment.needs.includes("llm") ? repeat : 1;
-    log(`${tag} …`);
+    // A start line only for an experiment still running after 2 s: a quick or skipped one gets its one line at the end.
+    const slow = setTimeout(() => log(`${tag} …`), 2000);
     const t0 = performance.now();
     const samples: SampleRecord[] = [];
     try {
@@ -90,10 +93,13 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       records.push({ experiment, status: skipped ? "skipped" : "failed", reason, samples: [], seconds: (performance.now() - t0) / 1000 });
       const first = firstWithReason.get(reason);
       if (first === undefined) firstWithReason.set(reason, experiment.id);
-      log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${first === undefined ? reason : `the same reason as ${first}`}`);
+      if (first === undefined && (!skipped || opts.reportSkips !== false)) log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
+      else if (!skipped) log(`${tag}: FAILED: the same reason as ${first}`);
       await opts.onRecord?.(records[records.length - 1]);
       // A full disk fails every experiment after it, and would waste the calls they pay for.
       if (err instanceof GbrError && err.code === "DISK_FULL") throw err;
+    } finally {
+      clearTimeout(slow);
     }
   }
   return records;

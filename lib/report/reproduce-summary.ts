@@ -4,12 +4,11 @@ import type { LoadedBenchmark } from "../data/source";
 import { METRICS } from "../eval/metrics";
 import type { ExperimentOutcome, ReproduceResult } from "../experiments/reproduce";
 import { formatFixed } from "./format";
-import { formatStats } from "./stats-text";
 import { formatTable } from "./text-table";
 
 export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult): string {
   const bench = loaded.benchmark;
-  const { table1, table6 } = result.assessment;
+  const { table1 } = result.assessment;
   const ok = result.outcomes.filter((o) => o.status === "ok");
   const count = (status: string) => result.outcomes.filter((o) => o.status === status).length;
   const [ran, skipped, failed] = [ok.length, count("skipped"), count("failed")];
@@ -17,9 +16,7 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
   const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}`;
   return (
-    (notes ? `${notes}\n` : "") +
-    formatStats(bench.name, table1, table6) +
-    `\nResults — ${bench.name} (${bench.queries.length} queries)\n` +
+    `Results — ${bench.name} (${bench.queries.length} queries, ${table1.articles} articles; the paper's Tables 1 and 6 of them: table1.csv, table6.csv)\n` +
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
     (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are tuned for Recall@100 on the test queries: an upper bound for Recall@100 only; cite the tuned: rows (5-fold cross-validated).\n" : "") +
     formatNotRun(result.outcomes) +
@@ -49,6 +46,7 @@ function formatNotRun(outcomes: readonly ExperimentOutcome[]): string {
     groups.set(key, [...(groups.get(key) ?? []), o.id]);
   }
   if (groups.size === 0) return "";
-  const parts = [...groups].map(([why, ids]) => `  ${ids.join(", ")}\n    ${why}`);
+  // One line per reason, with the setting that enables them; summary.csv lists every experiment.
+  const parts = [...groups].map(([why, ids]) => `  ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ` and ${ids.length - 3} more` : ""} — ${why}`);
   return `\nNot run (${outcomes.filter((o) => o.status !== "ok").length}):\n${parts.join("\n")}\n`;
 }

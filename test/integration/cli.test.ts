@@ -239,7 +239,7 @@ test("gbr reproduce runs the sparse baselines, lists the unavailable one as skip
   const r = await gbr(["reproduce", "--data", path.join(tmp, "mini"), "--out", out]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /bm25-greekstemmer\s+[\d.]+/);
-  assert.match(r.stdout, /Not run[^]*bm25-spacy\n\s+skipped: spaCy/);
+  assert.match(r.stdout, /Not run[^]*bm25-spacy — skipped: spaCy/);
   const dir = path.join(out, "mini");
   for (const f of ["summary.csv", "per-query.csv", "table1.csv", "table6.csv", "metadata.json", "qrels.txt", "runs/bm25-greekstemmer.trec", "runs/bm25-grnlp.json"]) {
     await fs.access(path.join(dir, f));
@@ -252,7 +252,7 @@ test("gbr reproduce runs the sparse baselines, lists the unavailable one as skip
 test("gbr reproduce --data hf loads from the Hub when reachable and falls back to the sample when not", async () => {
   const viaHub = await gbr(["reproduce", "--data", "hf", "--out", path.join(tmp, "out-hf"), "--only", "bm25-greekstemmer"], { env: { HF_ENDPOINT: hub.url } });
   assert.equal(viaHub.code, 0, viaHub.stderr);
-  assert.match(viaHub.stdout, /Results — hf \(2 queries\)/);
+  assert.match(viaHub.stdout, /Results — hf \(2 queries, /);
   const fallback = await gbr(["reproduce", "--out", path.join(tmp, "out-fb"), "--only", "bm25-greekstemmer"], { env: { GBR_DATA_DIR: path.join(tmp, "no-cache") } });
   assert.equal(fallback.code, 0, fallback.stderr);
   assert.match(fallback.stderr, /falling back to the bundled demo set/);

@@ -53,8 +53,8 @@ test("the terminal lists each skip reason once with the experiments it covers, a
   const reason = /no OpenAI-compatible embedding server configured/g;
   assert.equal(r.stdout.match(reason)?.length, 1, r.stdout);
   assert.equal(r.stderr.match(reason)?.length, 1, r.stderr);
-  assert.match(r.stderr, /prf:dense:qwen3-8b: skipped: the same reason as dense:qwen3-8b/);
-  assert.match(r.stdout, /dense:qwen3-8b, prf:dense:qwen3-8b\n\s+skipped: no OpenAI-compatible embedding server configured/);
+  assert.doesNotMatch(r.stderr, /prf:dense:qwen3-8b: skipped/, "a reason told once is not told again");
+  assert.match(r.stdout, /^  dense:qwen3-8b, prf:dense:qwen3-8b — skipped: no OpenAI-compatible embedding server configured/m);
   // The closing block: what the numbers are on, every file written, the counts last.
   const tail = r.stdout.trim().split("\n").slice(-4);
   assert.match(tail[0], /demo set/);
@@ -131,4 +131,20 @@ test("hardening (issue 22, items 7, 8, 10, 13): --only, -q, --out, --rounds and 
   assert.equal(plan.code, 0, plan.stderr);
   assert.doesNotMatch(plan.stderr, /Recall@100/);
   assert.match(plan.stderr, /\[1\/2\] bm25-greekstemmer: planned in/);
+});
+
+test("issue 22, item 17: a first run with no server is calm: at most 40 lines, one per skip reason, the next step last", async () => {
+  // As `npm start` on a fresh machine: the Hub unreachable (the demo set instead), no model server, no spaCy tables.
+  const out = path.join(tmp, "first");
+  const r = await runGbr(["reproduce", "--out", out], { dataDir: path.join(tmp, "data-first") });
+  assert.equal(r.code, 0, r.stderr);
+  const lines = (r.stdout + r.stderr).trimEnd().split("\n");
+  assert.ok(lines.length <= 40, `${lines.length} lines:\n${lines.join("\n")}`);
+  // Every skip reason once on stdout, on one line with the experiments it covers; none of them on stderr.
+  const reasons = r.stdout.split("\n").filter((l) => / — skipped: /.test(l));
+  assert.ok(reasons.length >= 4, reasons.join("\n"));
+  assert.equal(new Set(reasons.map((l) => l.split(" — ")[1])).size, reasons.length);
+  assert.doesNotMatch(r.stderr, /skipped/);
+  assert.match(r.stdout, /and \d+ more — skipped: no OpenAI-compatible embedding server configured: set GBR_EMBED_BASE_URL/);
+  assert.match(r.stdout.trimEnd().split("\n").pop()!, /^Next: npx gbr report --out /);
 });
