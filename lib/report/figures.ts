@@ -6,7 +6,7 @@ import { toNumber } from "./csv";
 export { plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
 import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
-import { areaLabel, BEYOND_LABEL, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
+import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
 export function valueAxisTop(max: number): number {
@@ -105,6 +105,17 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   const areaOf = (r: RowLike) => areaLabel(r.area);
   const chosen = experiments && experiments.length ? [...experiments] : [...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))];
   const areas = [...new Set(perQueryRows.map(areaOf))].sort((a, b) => a.localeCompare(b));
+  // Data without areas has nothing to break down: a chart of one "(no area)" bar per run would only repeat the means.
+  if (areas.length === 1 && areas[0] === NO_AREA) {
+    return {
+      data: [],
+      layout: baseLayout(`${metric} by legal area: the data has no legal areas`, {
+        xaxis: { visible: false },
+        yaxis: { visible: false },
+        annotations: [{ text: "No query has a legal area (meta.jsonl), so there is nothing to break down.", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
+      }),
+    };
+  }
   const queriesPerArea = new Map<string, Set<string>>();
   for (const r of perQueryRows) {
     const a = areaOf(r);

@@ -258,6 +258,9 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const marks = reportMarks(inp);
   const areaOf = (r: CsvRecord) => areaLabel(r.area);
   const areas = [...new Set(rows.map(areaOf))].sort((a, b) => a.localeCompare(b));
+  if (areas.length === 1 && areas[0] === NO_AREA) {
+    return section("areas", "Per-area breakdown", note("No query of this dataset has a legal area (meta.jsonl), so there is no breakdown: it would repeat the means."));
+  }
   const experiments = [...new Set(rows.map((r) => r.experiment))];
   const acc = new Map<string, { s: number; n: number }>();
   for (const r of rows) {

@@ -394,3 +394,13 @@ test("issue 22, item 15: the p-value axis reads powers of ten, not SI prefixes (
   assert.equal(x.exponentformat, "power");
   assert.equal(x.dtick, 1, "one tick per decade");
 });
+
+test("issue 22, item 15: data without legal areas gets no one-bar area chart, in the figures and the report", () => {
+  const rows = ["q1", "q2"].flatMap((query) => ["a", "b"].map((experiment) => ({ experiment, query, area: "", "Recall@100": 0.5 })));
+  const fig = areaBreakdownChart(rows, ["a", "b"], "Recall@100");
+  assert.equal(fig.data.length, 0, "no bars");
+  assert.match(String((fig.layout as unknown as { title: { text: string } }).title?.text ?? JSON.stringify(fig.layout)), /no legal areas/);
+  // With areas, the chart is drawn as before.
+  const withAreas = areaBreakdownChart(rows.map((r, i) => ({ ...r, area: i % 2 ? "civil" : "criminal" })), ["a", "b"], "Recall@100");
+  assert.equal(withAreas.data.length, 2);
+});
