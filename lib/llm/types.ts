@@ -1,20 +1,9 @@
 /** One small chat interface every provider (OpenAI-compatible, Gemini) implements: methods never see an SDK. */
 import { GbrError, type GbrErrorOptions } from "../util/errors";
+import type { ReplayRequest } from "../store/chat-record";
 
-export interface ChatRequest {
-  system: string;
-  user: string;
-  /** Output token limit (the paper: 42,000; the REACT observer 44,096). */
-  maxTokens?: number;
-  /** The paper uses 0.2. */
-  temperature?: number;
-  /** The paper uses 1. */
-  topP?: number;
-  /** Passed through to models that take it (gpt-oss: "low" in the paper). */
-  reasoningEffort?: "low" | "medium" | "high";
-  /** Provider-side sampling seed, when the provider supports one (used by --repeat/--seed). */
-  seed?: number;
-}
+/** One chat request: the store's record of it is the request itself, so the type is defined once, there. */
+export type ChatRequest = ReplayRequest;
 
 /** Generation parameters under OpenAI chat API names (Gemini maps them); runs record these, so they were sent. */
 export interface ChatParams {

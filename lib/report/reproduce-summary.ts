@@ -8,7 +8,6 @@ import { formatTable } from "./text-table";
 
 export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult): string {
   const bench = loaded.benchmark;
-  const { table1 } = result.assessment;
   const ok = result.outcomes.filter((o) => o.status === "ok");
   const count = (status: string) => result.outcomes.filter((o) => o.status === status).length;
   const [ran, skipped, failed] = [ok.length, count("skipped"), count("failed")];
@@ -16,7 +15,7 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
   const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}`;
   return (
-    `Results — ${bench.name} (${bench.queries.length} queries, ${table1.articles} articles; the paper's Tables 1 and 6 of them: table1.csv, table6.csv)\n` +
+    `Results — ${bench.name} (${bench.queries.length} queries, ${bench.docs.length} articles; the paper's Tables 1 and 6 of them: table1.csv, table6.csv)\n` +
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
     (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are tuned for Recall@100 on the test queries: an upper bound for Recall@100 only; cite the tuned: rows (5-fold cross-validated).\n" : "") +
     formatNotRun(result.outcomes) +

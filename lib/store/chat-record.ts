@@ -2,14 +2,19 @@
 import { createHash } from "node:crypto";
 import type { RecordKind } from "./store";
 
-/** What the cache keeps of a chat request (lib/llm's ChatRequest has exactly these fields). */
+/** A chat request, as sent and as the store keeps it (lib/llm's `ChatRequest` is this type). */
 export interface ReplayRequest {
   system: string;
   user: string;
+  /** Output token limit (the paper: 42,000; the REACT observer 44,096). */
   maxTokens?: number;
+  /** The paper uses 0.2. */
   temperature?: number;
+  /** The paper uses 1. */
   topP?: number;
+  /** Passed through to models that take it (gpt-oss: "low" in the paper). */
   reasoningEffort?: "low" | "medium" | "high";
+  /** Provider-side sampling seed, when the provider supports one (used by --repeat/--seed). */
   seed?: number;
 }
 
