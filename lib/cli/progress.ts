@@ -26,19 +26,19 @@ export function progressReporter(io: Io, opts: ProgressOptions): (label: string,
     let step = steps.get(label);
     if (!step || done < 1) steps.set(label, (step = { started: t, before: opts.meter.snapshot(), printed: -Infinity }));
     const finished = done >= total;
-    // A rate and a time left need some time behind them; before a second, only the end is shown.
     if (finished) {
       const seconds = (t - step.started) / 1000;
       opts.meter.noteStep({ label, done, total, seconds, perSecond: seconds > 0 ? done / seconds : 0, work: workSince(step.before, opts.meter.snapshot()) });
     }
-    if (opts.quiet) {
-      if (finished) steps.delete(label);
-      return;
+    // Before a second a rate and a time left mean little; a step that ends within it has nothing to tell (its result
+    // line follows).
+    const early = t - step.started < Math.min(1000, interval);
+    const show = !opts.quiet && (finished ? !early || step.printed > -Infinity : !early && t - step.printed >= interval);
+    if (show) {
+      step.printed = t;
+      const line = progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, opts.meter.snapshot()));
+      io.stderr(opts.tty ? `\r\x1b[K${line}${finished ? "\n" : ""}` : `${line}\n`);
     }
-    if (!finished && (t - step.printed < interval || t - step.started < Math.min(1000, interval))) return;
-    step.printed = t;
-    const line = progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, opts.meter.snapshot()));
-    io.stderr(opts.tty ? `\r\x1b[K${line}${finished ? "\n" : ""}` : `${line}\n`);
     if (finished) steps.delete(label);
   };
 }

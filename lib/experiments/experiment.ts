@@ -14,6 +14,8 @@ export interface ExperimentContext {
   corpus(tokenizer: string): Promise<IndexedCorpus>;
   /** A value made once per reproduce for (owner, key) (the job's BuildCache): a tuning pair shares one sweep. */
   once<T>(owner: object, key: string, make: () => Promise<T>): Promise<T>;
+  /** Progress of a long step (the run's reporter: one redrawn line on a terminal, a line every few seconds in a log). */
+  progress(label: string, done: number, total: number): void;
 }
 
 export interface ExperimentResult {

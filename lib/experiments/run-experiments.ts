@@ -53,12 +53,14 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const run = runContext({ log, ...opts.context, cache });
   const base: RetrieverOptions = opts.retrieverOptions ?? {};
   const records: ExperimentRecord[] = [];
+  const progress = run.onProgress ?? everyFewSeconds(log);
   const contextFor = (options: RetrieverOptions): ExperimentContext => ({
     loaded,
     log,
     run: async (name) => (await createRetriever(name, bench, options, run)).retrieve(bench.queries, 100),
     corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, run), run),
     once: (owner, key, make) => cache.once(owner, key, make),
+    progress,
   });
   // Each distinct skip reason is printed once (the summary lists every experiment it covers); failures always.
   const firstWithReason = new Map<string, string>();
@@ -66,7 +68,9 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     const tag = `[${i + 1}/${experiments.length}] ${experiment.id}`;
     const n = experiment.needs.includes("llm") ? repeat : 1;
     // A start line only for an experiment still running after 2 s: a quick or skipped one gets its one line at the end.
-    const slow = setTimeout(() => log(`${tag} …`), 2000);
+    // A synchronous step (the sweep) holds the timer back until it ends, so `ended` keeps it from firing after the result.
+    let ended = false;
+    const slow = setTimeout(() => ended || log(`${tag} …`), 2000);
     const t0 = performance.now();
     const samples: SampleRecord[] = [];
     try {
@@ -80,6 +84,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
         samples.push({ result, perQuery, mean, seconds: (performance.now() - started) / 1000 });
       }
       const seconds = (performance.now() - t0) / 1000;
+      ended = true;
       records.push({ experiment, status: "ok", samples, seconds });
       const recall = samples.map((x) => x.mean["Recall@100"].toFixed(4)).join(", ");
       // A plan's runs are built from stand-in answers: their metrics are no result, so none is printed.
@@ -87,6 +92,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       await opts.onRecord?.(records[records.length - 1]);
     } catch (err) {
       if (records[records.length - 1]?.experiment === experiment) throw err; // onRecord's own failure
+      ended = true;
       const skipped = isUnavailable(err);
       const hint = err instanceof GbrError && err.hint ? `; ${err.hint}` : "";
       const reason = `${(err as Error).message}${hint}`;
@@ -103,4 +109,18 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     }
   }
   return records;
+}
+
+/** Progress as a log line at most every 5 s, for a caller that gave a log but no progress reporter. */
+function everyFewSeconds(log: (message: string) => void): (label: string, done: number, total: number) => void {
+  const started = new Map<string, number>();
+  let next = 0;
+  return (label, done, total) => {
+    const now = performance.now();
+    if (!started.has(label) || done <= 1) started.set(label, now);
+    if (done >= total) started.delete(label);
+    if (now < next || done >= total || now - started.get(label)! < 2000) return;
+    next = now + 5000;
+    log(`${label}: ${done}/${total}, ${((now - started.get(label)!) / 1000).toFixed(0)} s`);
+  };
 }

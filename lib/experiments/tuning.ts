@@ -43,17 +43,6 @@ interface SweepOutcome {
 
 const sweepOptions: SweepOptions = { metric: "Recall@100" };
 
-/** A line every 2 s while a sweep runs: one of long queries takes several seconds. */
-function sweepProgress(ctx: ExperimentContext, t0: number): (done: number, total: number) => void {
-  let next = t0 + 2000;
-  return (done, total) => {
-    const now = performance.now();
-    if (now < next || done === total) return;
-    next = now + 2000;
-    ctx.log(`sweep: ${done}/${total} queries, ${((now - t0) / 1000).toFixed(0)} s`);
-  };
-}
-
 async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<SweepOutcome> {
   const bench = ctx.loaded.benchmark;
   // The rewrites' run (made once, or reused): its queries are swept and its record is a part.
@@ -62,7 +51,8 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   const corpus = await ctx.corpus("greekstemmer");
   return ctx.once(queries, "bm25 tuning sweep", async () => {
     const t0 = performance.now();
-    const sweep = bm25Sweep(corpus, queries, bench.qrels, { ...sweepOptions, onProgress: sweepProgress(ctx, t0) });
+    const label = `BM25 sweep (192 settings)${queriesFrom ? ` of ${queriesFrom}` : ""}, queries`;
+    const sweep = bm25Sweep(corpus, queries, bench.qrels, { ...sweepOptions, onProgress: (done, total) => ctx.progress(label, done, total) });
     const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS, seed: 42 }) : undefined;
     // Only the oracle's and the folds' settings need rankings: a few, not all 192.
     attachRankings(corpus, queries, sweep, [sweep.best, ...(cv?.folds ?? [])]);

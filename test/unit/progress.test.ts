@@ -68,3 +68,20 @@ test("with prices installed the meter adds up the cost, the line shows it, and a
   assert.equal(step[0].work.embedCalls, 1);
   assert.equal(step[0].work.embedTokens, 300);
 });
+
+test("a step that ends within its first second prints nothing; one that ran longer ends with its line", () => {
+  const meter = new UsageMeter();
+  const lines: string[] = [];
+  let t = 0;
+  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: false, intervalMs: 5000, now: () => t, meter });
+  report("BM25 sweep (192 settings), queries", 1, 26);
+  t = 200;
+  report("BM25 sweep (192 settings), queries", 26, 26);
+  assert.deepEqual(lines, [], "a 0.2 s step adds no line to a first run");
+  assert.equal(meter.steps().length, 1, "it is still recorded for metadata.json");
+  report("lsi", 1, 3);
+  t = 1500;
+  report("lsi", 3, 3);
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /^lsi 3\/3 \(100%\)/);
+});
