@@ -63,6 +63,7 @@ const SLOW = new Set([
   "unit/grnlp-tokenizer.test.ts",
   "unit/token-count.test.ts",
   "unit/react.test.ts",
+  "integration/large-corpus.test.ts", // a corpus of 1.1 GB written and read
   // child processes: the CLI, tsc, tslab's compiler, several processes sharing a cache
   "integration/cli.test.ts",
   "integration/compare-cli.test.ts",

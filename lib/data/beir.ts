@@ -1,7 +1,10 @@
-import { promises as fs } from "node:fs";
+import { createReadStream, promises as fs } from "node:fs";
+import { constants as bufferConstants } from "node:buffer";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
 import { DataError } from "../util/errors";
+
+const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 
 /** Reports tolerated oddities (BOM, CRLF) without failing the load. */
 export type Warn = (message: string) => void;
@@ -27,18 +30,37 @@ export async function readUtf8(file: string): Promise<string> {
 // ignoreBOM keeps a leading BOM in the text, so readers can warn about it rather than lose it.
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** UTF-8 to text; invalid bytes are a DataError (file, line, offset), not U+FFFD, which would garble Windows-1253. */
-export function decodeUtf8(bytes: Uint8Array, file: string): string {
+/** Where a piece of a file starts: its byte offset and 1-based line, so errors name the file's own position. */
+interface PieceStart {
+  offset: number;
+  line: number;
+}
+
+/**
+ * UTF-8 to text; invalid bytes are a DataError (file, line, offset), not U+FFFD, which would garble Windows-1253. Valid
+ * bytes too many for one JavaScript string are a DataError that says so (V8 caps a string's length).
+ */
+export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = { offset: 0, line: 1 }): string {
   try {
     return STRICT_UTF8.decode(bytes);
-  } catch {
+  } catch (err) {
     // The decoder says only that the bytes are bad; finding where is worth a second pass.
-    const at = Math.max(0, firstInvalidUtf8(bytes));
-    const shown = Array.from(bytes.subarray(at, Math.min(at + 4, bytes.length)), (b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`);
+    const at = firstInvalidUtf8(bytes);
+    if (at < 0) {
+      throw new DataError(
+        `${bytes.length.toLocaleString("en-US")} bytes from line ${from.line} on are valid UTF-8 but too long for one JavaScript string ` +
+          `(at most ${MAX_STRING_LENGTH.toLocaleString("en-US")} characters; ${(err as Error).message}): split the text into lines or records`,
+        file,
+        from.line,
+      );
+    }
+    // Up to 4 bytes, within the line (so a file read in pieces shows the same).
+    const lineEnd = bytes.indexOf(0x0a, at);
+    const shown = Array.from(bytes.subarray(at, Math.min(at + 4, lineEnd < 0 ? bytes.length : lineEnd)), (b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`);
     throw new DataError(
-      `invalid UTF-8 at byte offset ${at} (bytes ${shown.join(" ")}); the file must be UTF-8: re-save it as UTF-8 or convert it (e.g. iconv -f WINDOWS-1253 -t UTF-8)`,
+      `invalid UTF-8 at byte offset ${from.offset + at} (bytes ${shown.join(" ")}); the file must be UTF-8: re-save it as UTF-8 or convert it (e.g. iconv -f WINDOWS-1253 -t UTF-8)`,
       file,
-      lineAt(bytes, at),
+      from.line - 1 + lineAt(bytes, at),
     );
   }
 }
@@ -84,19 +106,52 @@ function lineAt(bytes: Uint8Array, offset: number): number {
   return line;
 }
 
-/** Reads UTF-8 lines; a BOM or CRLF is dropped with a warning (often a sign of a spreadsheet round-trip). */
-export async function readTextLines(file: string, warn?: Warn): Promise<string[]> {
-  let text = await readUtf8(file);
-  if (text.charCodeAt(0) === 0xfeff) {
-    warn?.(`${file}: starts with a byte-order mark (BOM); ignored`);
-    text = text.slice(1);
+/** Bytes decoded at a time by `readTextLines`: far below V8's string limit, large enough to cost nothing. */
+const PIECE_BYTES = 64 << 20;
+
+/**
+ * Reads UTF-8 lines; a BOM or CRLF is dropped with a warning (often a sign of a spreadsheet round-trip). The file is
+ * decoded in pieces cut at line ends, so a corpus past V8's string limit (about 512 M characters) still reads.
+ */
+export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIECE_BYTES): Promise<string[]> {
+  const lines: string[] = [];
+  const at: PieceStart = { offset: 0, line: 1 };
+  let sawCr = false;
+  const take = (piece: Buffer) => {
+    let text = decodeUtf8(piece, file, at);
+    if (at.offset === 0 && text.charCodeAt(0) === 0xfeff) {
+      warn?.(`${file}: starts with a byte-order mark (BOM); ignored`);
+      text = text.slice(1);
+    }
+    if (text.includes("\r")) {
+      if (!sawCr) warn?.(`${file}: has CRLF or CR line ends; read as LF`);
+      sawCr = true;
+      text = text.replace(/\r\n?/g, "\n");
+    }
+    const got = text.split("\n");
+    // A piece ends with its line's LF (the last piece may not): the empty string after it is no line.
+    if (got[got.length - 1] === "") got.pop();
+    for (const line of got) lines.push(line);
+    at.offset += piece.length;
+    at.line += got.length;
+  };
+  // Bytes after the last line end so far; a line longer than a chunk gathers chunks without copying them again.
+  let pending: Buffer[] = [];
+  try {
+    for await (const chunk of createReadStream(file, { highWaterMark: pieceBytes }) as AsyncIterable<Buffer>) {
+      const cut = chunk.lastIndexOf(0x0a) + 1;
+      if (cut === 0) {
+        pending.push(chunk);
+        continue;
+      }
+      take(pending.length ? Buffer.concat([...pending, chunk.subarray(0, cut)]) : chunk.subarray(0, cut));
+      pending = cut < chunk.length ? [chunk.subarray(cut)] : [];
+    }
+  } catch (err) {
+    if (err instanceof DataError) throw err;
+    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
   }
-  if (text.includes("\r")) {
-    warn?.(`${file}: has CRLF or CR line ends; read as LF`);
-    text = text.replace(/\r\n?/g, "\n");
-  }
-  const lines = text.split("\n");
-  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  if (pending.length) take(Buffer.concat(pending));
   return lines;
 }
 
