@@ -331,14 +331,25 @@ const reproduceCmd = withHelp(
   {
     name: "reproduce",
     summary: "The main job: load the benchmark, run every experiment the configured providers allow, evaluate, and write runs and tables.",
-    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS] [--official] [--plan]",
-    options: { ...dataOption, out: { type: "string" }, only: { type: "string" }, repeat: { type: "string" }, seed: { type: "string" }, plan: { type: "boolean" }, ...llmOptions },
+    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS] [--replace] [--official] [--plan]",
+    options: {
+      ...dataOption,
+      out: { type: "string" },
+      only: { type: "string" },
+      replace: { type: "boolean" },
+      repeat: { type: "string" },
+      seed: { type: "string" },
+      plan: { type: "boolean" },
+      ...llmOptions,
+    },
     help: [
       dataHelp[0],
       "                 (with hf, an unreachable Hub falls back to sample, with a message)",
       dataHelp[1],
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
-      "--only IDS       comma-separated experiment ids (default: all)",
+      "--only IDS       comma-separated experiment ids (default: all); the folder keeps an earlier run's other rows",
+      "                 (marked [earlier]; summary.csv's ranAt says when each ran)",
+      "--replace        start DIR/<dataset>/ again: remove an earlier run's results instead of keeping them",
       "--repeat N       run each LLM experiment N times (samples 0..N-1, seeds S..S+N-1): mean ± sd",
       "--seed S         first provider seed for --repeat (default 42)",
       "--plan           call no model: count the calls and tokens each selected experiment needs (exact where the",
@@ -371,6 +382,7 @@ const reproduceCmd = withHelp(
       reportSkips: only !== undefined,
       repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
+      replace: values.replace === true,
     };
     if (values.plan) {
       const { plan, file } = await planReproduce(loaded, opts);
@@ -380,12 +392,13 @@ const reproduceCmd = withHelp(
     const result = await reproduce(loaded, opts);
     io.stdout(formatReproduceSummary(loaded, result));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
-    const failed = result.outcomes.filter((o) => o.status === "failed" || (only && o.status === "skipped"));
+    const failed = result.outcomes.filter((o) => (o.earlier ? only && o.skippedNow : o.status === "failed" || (only && o.status === "skipped")));
     if (failed.length) {
       // Without -q each reason was printed once as the experiment ended; with -q this is where it is said.
       const byReason = new Map<string, string[]>();
       for (const o of failed) {
-        const why = values.quiet ? `${o.status}: ${o.reason ?? ""}` : `${o.status} (the reason is above)`;
+        const [status, reason] = o.skippedNow ? ["skipped (its earlier result is kept)", o.skippedNow] : [o.status, o.reason ?? ""];
+        const why = values.quiet ? `${status}: ${reason}` : `${status} (the reason is above)`;
         byReason.set(why, [...(byReason.get(why) ?? []), o.id]);
       }
       for (const [why, ids] of byReason) io.stderr(`gbr reproduce: ${ids.join(", ")} ${why}\n`);

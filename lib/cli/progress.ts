@@ -30,9 +30,9 @@ export function progressReporter(io: Io, opts: ProgressOptions): (label: string,
       const seconds = (t - step.started) / 1000;
       opts.meter.noteStep({ label, done, total, seconds, perSecond: seconds > 0 ? done / seconds : 0, work: workSince(step.before, opts.meter.snapshot()) });
     }
-    // Before a second a rate and a time left mean little; a step that ends within it has nothing to tell (its result
-    // line follows).
-    const early = t - step.started < Math.min(1000, interval);
+    // Early on a rate and a time left mean little, and a step that ends that soon has nothing to tell (its result
+    // follows): a terminal waits a second before its first line, a log one interval.
+    const early = t - step.started < (opts.tty ? Math.min(1000, interval) : interval);
     const show = !opts.quiet && (finished ? !early || step.printed > -Infinity : !early && t - step.printed >= interval);
     if (show) {
       step.printed = t;

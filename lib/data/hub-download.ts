@@ -99,6 +99,10 @@ export function offlineError(cfg: HubSettings, cacheState: string, why: string):
       `Run once with access to a Hub (set HF_ENDPOINT to a reachable mirror if huggingface.co is blocked), ` +
       `or use --data sample for the bundled demo set.`,
     "OFFLINE",
+    undefined,
+    false,
+    undefined,
+    { brief: `${cfg.repo}@${cfg.revision}: ${why.replace(/ \(.*\)$/, "")}, and nothing usable is cached (HF_ENDPOINT sets a mirror)` },
   );
 }
 

@@ -59,8 +59,9 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
       // Only an unreachable Hub falls back; a broken dataset or a bad argument must be seen.
       const unreachable = err instanceof DownloadError && (err.code === "OFFLINE" || err.code === "NETWORK");
       if (!opts.fallbackToSample || !unreachable) throw err;
-      const reason = `the Hugging Face Hub could not be used (${(err as Error).message})`;
-      opts.log?.(`${reason}; falling back to the bundled demo set data/sample (not the official benchmark)`);
+      const reason = `the Hugging Face Hub could not be used (${err.message})`;
+      // The whole reason goes to metadata.json (`fallback`); the terminal gets its one-line form.
+      opts.log?.(`the Hugging Face Hub could not be used (${err.brief ?? err.message}); falling back to the bundled demo set data/sample (not the official benchmark)`);
       if (opts.queriesFile) opts.log?.(`--queries ${opts.queriesFile} is ignored for the demo set`);
       const benchmark = await readBeir(SAMPLE_DIR, { name: "sample", warn: opts.warn });
       return { benchmark, origin: "sample", fallback: reason, dir: SAMPLE_DIR };

@@ -223,6 +223,10 @@ function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], caus
       `Run once with network access (the files are fetched and cached), or set GBR_SPACY_BASE_URL to a mirror ` +
       `serving <owner>/<repo>/<ref>/<path>.`,
     "OFFLINE",
+    undefined,
+    false,
+    undefined,
+    { brief: `spaCy ${what} not available offline: run once with network access, or set GBR_SPACY_BASE_URL to a mirror` },
   );
 }
 

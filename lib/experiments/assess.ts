@@ -40,6 +40,14 @@ export interface ExperimentOutcome {
   standIn?: boolean;
   /** What the experiment adds about itself beyond the run (e.g. the tuning sweep's best setting). */
   details?: Record<string, unknown>;
+  /** When it ended (ISO 8601). */
+  ranAt?: string;
+  /** Kept from an earlier run of the outputs folder: this run did not run it again. */
+  earlier?: boolean;
+  /** Kept from an earlier run because this one could not run it: why it could not. */
+  skippedNow?: string;
+  /** `reason` in one short line, where the error gave one. */
+  brief?: string;
 }
 
 /** Which parts of a run's setup were the authors' own. */
@@ -147,8 +155,16 @@ export function reactAnalysis(run: Run, qrels: ReadonlyMap<QueryId, ReadonlySet<
 }
 
 function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
-  const base = { id: r.experiment.id, title: r.experiment.title, section: r.experiment.section, ...(r.experiment.beyond ? { beyond: r.experiment.beyond } : {}) };
-  if (r.status !== "ok") return { ...base, status: r.status, reason: r.reason };
+  const base = {
+    id: r.experiment.id,
+    title: r.experiment.title,
+    section: r.experiment.section,
+    ...(r.experiment.beyond ? { beyond: r.experiment.beyond } : {}),
+    ranAt: r.ranAt,
+    ...(r.earlier ? { earlier: true } : {}),
+    ...(r.skippedNow ? { skippedNow: r.skippedNow } : {}),
+  };
+  if (r.status !== "ok") return { ...base, status: r.status, reason: r.reason, ...(r.brief ? { brief: r.brief } : {}) };
   const means = r.samples.map((s) => s.mean);
   const mean = meanOf(means);
   const { run, details } = r.samples[0].result;

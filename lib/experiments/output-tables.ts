@@ -75,7 +75,7 @@ export function outputTables(loaded: LoadedBenchmark, records: readonly Experime
   const t6Columns = ["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"] as const;
   return {
     summary: {
-      columns: ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "reason", "setup", "standIn", "provenance", "list"],
+      columns: ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "ranAt", "reason", "setup", "standIn", "provenance", "list"],
       rows: a.outcomes.map((o) => [
         o.id,
         o.section,
@@ -84,6 +84,7 @@ export function outputTables(loaded: LoadedBenchmark, records: readonly Experime
         o.samples ?? "",
         ...METRICS.map((m) => o.sd?.[m] ?? ""),
         o.seconds ?? "",
+        o.ranAt ?? "",
         o.reason ?? "",
         o.setup ?? "",
         o.standIn ? "stand-in" : "",

@@ -6,7 +6,9 @@ import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { writeExperimentOutputs, writeOutputs } from "./write-outputs";
-import { outputTables, type OutputTables } from "./output-tables";
+import { earlierRun, mergeRecords, recordFiles, type EarlierRun } from "./earlier-records";
+import { promises as fs } from "node:fs";
+import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
@@ -31,6 +33,12 @@ export interface ReproduceOptions {
   repeat?: number;
   /** First provider seed for repeats (default 42). */
   seed?: number;
+  /**
+   * Start the outputs folder again: an earlier run's records and files are removed first. Without it, a run keeps
+   * the earlier results of every experiment it does not run again (and of one it could not run now), each row with
+   * the time it ran; results on other judgments are refused.
+   */
+  replace?: boolean;
 }
 
 /** What a reproduce did: where it wrote, the outcomes, and the assessment the outputs were written from. */
@@ -42,6 +50,8 @@ export interface ReproduceResult {
   tables: OutputTables;
   /** The files written, relative to outDir (the runs folder as "runs/"). */
   files: string[];
+  /** What of the earlier run could not be kept (said on the log too). */
+  notes: string[];
 }
 
 /** hf, sample or the BEIR folder's name, plus any replacing queries file's name (so query sets don't collide). */
@@ -51,7 +61,10 @@ function datasetName(loaded: LoadedBenchmark): string {
 }
 
 /** The experiments `--only` selects (an unknown id is a usage error naming the closest) and their output folder. */
-export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official">): { selected: Experiment[]; outDir: string } {
+export function selection(
+  loaded: LoadedBenchmark,
+  opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official">,
+): { selected: Experiment[]; all: readonly Experiment[]; outDir: string } {
   const every = opts.experiments ?? experiments();
   if (opts.official) {
     const beyond = every.filter((e) => e.beyond && opts.only?.includes(e.id));
@@ -69,7 +82,7 @@ export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, 
     throw new GbrError(`unknown experiment id${unknown.length > 1 ? "s" : ""} ${named}`, "USAGE", { hint: `known: ${ids.join(", ")}` });
   }
   const selected = opts.only ? all.filter((e) => opts.only!.includes(e.id)) : [...all];
-  return { selected, outDir: path.join(opts.outRoot, datasetName(loaded)) };
+  return { selected, all, outDir: path.join(opts.outRoot, datasetName(loaded)) };
 }
 
 /**
@@ -81,19 +94,23 @@ export function selection(loaded: LoadedBenchmark, opts: Pick<ReproduceOptions, 
  * const { outcomes } = await reproduce(loaded, { outRoot: "outputs" });
  */
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
-  const { selected, outDir } = selection(loaded, opts);
+  const { selected, all, outDir } = selection(loaded, opts);
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
+  // Read (and checked) before anything runs: results on other judgments stop the run here, not after it.
+  const earlier = opts.replace ? await clearEarlier(outDir) : await earlierRun(outDir, loaded);
 
   // One context, so its providers' limits, rate caps and meter, and its store, span every experiment.
   const context = runContext({ log: opts.log, ...opts.context });
   const providers = context.providers;
   // Each experiment's files are written as it ends: a later fault cannot take a finished one's results away.
-  const records = await runExperiments(loaded, selected, {
+  const ran = await runExperiments(loaded, selected, {
     ...opts,
     context,
     onRecord: async (r) => void (await writeExperimentOutputs(outDir, r)),
   });
+  const records = await mergeRecords(outDir, loaded, all, ran, earlier);
+  for (const note of earlier.notes) opts.log?.(note);
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
     seed: opts.seed,
@@ -104,6 +121,15 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     replayFile: providers.config.replayFile,
   });
   const tables = outputTables(loaded, records, assessment);
-  const files = await writeOutputs(outDir, loaded, records, assessment, tables, providers);
-  return { outDir, outcomes: assessment.outcomes, assessment, tables, files };
+  const files = await writeOutputs(outDir, loaded, ran, assessment, tables, providers);
+  return { outDir, outcomes: assessment.outcomes, assessment, tables, files, notes: earlier.notes };
+}
+
+/** `--replace`: the folder's own files of an earlier run go (its records name them), so none is left unlisted. */
+async function clearEarlier(outDir: string): Promise<EarlierRun> {
+  const named = (await recordFiles(outDir)).flatMap((r) => r.samples.flatMap((s) => s.files ?? []));
+  for (const f of [...named, "runs", "experiments", ...Object.values(TABLE_FILES), "significance.json", "metadata.json", "qrels.txt"]) {
+    await fs.rm(path.join(outDir, f), { recursive: true, force: true });
+  }
+  return { saved: [], notes: [] };
 }

@@ -27,6 +27,14 @@ export interface ExperimentRecord {
   samples: SampleRecord[];
   /** Wall time of all its samples. */
   seconds: number;
+  /** When it ended (ISO 8601). */
+  ranAt: string;
+  /** Read back from the outputs folder of an earlier run (a partial rerun keeps what it does not run again). */
+  earlier?: boolean;
+  /** An earlier result kept because this run could not run it: why it could not. */
+  skippedNow?: string;
+  /** The reason in one short line (the error's `brief`), for the summary that groups skipped experiments. */
+  brief?: string;
 }
 
 export interface RunExperimentsOptions {
@@ -42,6 +50,9 @@ export interface RunExperimentsOptions {
   /** Log each new skip reason as it happens (default); off, the caller lists them (reproduce's summary groups them). */
   reportSkips?: boolean;
 }
+
+/** How long an experiment runs before it gets lines of its own on the log. */
+const SLOW_MS = 2000;
 
 /** Runs the experiments in order, recording each: its samples with per-query metrics, or why it did not run. */
 export async function runExperiments(loaded: LoadedBenchmark, experiments: readonly Experiment[], opts: RunExperimentsOptions = {}): Promise<ExperimentRecord[]> {
@@ -67,10 +78,10 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   for (const [i, experiment] of experiments.entries()) {
     const tag = `[${i + 1}/${experiments.length}] ${experiment.id}`;
     const n = experiment.needs.includes("llm") ? repeat : 1;
-    // A start line only for an experiment still running after 2 s: a quick or skipped one gets its one line at the end.
+    // A start and a result line only for an experiment that runs past 2 s: a quick one is told by the caller's table.
     // A synchronous step (the sweep) holds the timer back until it ends, so `ended` keeps it from firing after the result.
     let ended = false;
-    const slow = setTimeout(() => ended || log(`${tag} …`), 2000);
+    const slow = setTimeout(() => ended || log(`${tag} …`), SLOW_MS);
     const t0 = performance.now();
     const samples: SampleRecord[] = [];
     try {
@@ -85,10 +96,10 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       }
       const seconds = (performance.now() - t0) / 1000;
       ended = true;
-      records.push({ experiment, status: "ok", samples, seconds });
+      records.push({ experiment, status: "ok", samples, seconds, ranAt: new Date().toISOString() });
       const recall = samples.map((x) => x.mean["Recall@100"].toFixed(4)).join(", ");
       // A plan's runs are built from stand-in answers: their metrics are no result, so none is printed.
-      log(run.plan ? `${tag}: planned in ${seconds.toFixed(1)} s` : `${tag}: Recall@100 ${recall} in ${seconds.toFixed(1)} s`);
+      if (seconds * 1000 >= SLOW_MS) log(run.plan ? `${tag}: planned in ${seconds.toFixed(1)} s` : `${tag}: Recall@100 ${recall} in ${seconds.toFixed(1)} s`);
       await opts.onRecord?.(records[records.length - 1]);
     } catch (err) {
       if (records[records.length - 1]?.experiment === experiment) throw err; // onRecord's own failure
@@ -96,7 +107,16 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       const skipped = isUnavailable(err);
       const hint = err instanceof GbrError && err.hint ? `; ${err.hint}` : "";
       const reason = `${(err as Error).message}${hint}`;
-      records.push({ experiment, status: skipped ? "skipped" : "failed", reason, samples: [], seconds: (performance.now() - t0) / 1000 });
+      const brief = err instanceof GbrError ? err.brief : undefined;
+      records.push({
+        experiment,
+        status: skipped ? "skipped" : "failed",
+        reason,
+        ...(brief ? { brief } : {}),
+        samples: [],
+        seconds: (performance.now() - t0) / 1000,
+        ranAt: new Date().toISOString(),
+      });
       const first = firstWithReason.get(reason);
       if (first === undefined) firstWithReason.set(reason, experiment.id);
       if (first === undefined && (!skipped || opts.reportSkips !== false)) log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);

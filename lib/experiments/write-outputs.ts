@@ -11,6 +11,7 @@ import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
 import { outputTables, TABLE_FILES, type OutputTables, type Table } from "./output-tables";
 import { diskFull } from "../store";
+import type { RecordFile } from "./earlier-records";
 
 /** What every output says when results came through the project's own test doubles. */
 export const STAND_IN_NOTE =
@@ -25,18 +26,25 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
   try {
     await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
     await fs.mkdir(path.join(outDir, "experiments"), { recursive: true });
+    const samples: RecordFile["samples"] = [];
     for (const [s, sample] of r.samples.entries()) {
       const name = r.samples.length > 1 ? `${r.experiment.id}.s${s}` : r.experiment.id;
-      await writeTrec(file(`runs/${name}.trec`), sample.result.run, r.experiment.id);
-      await writeJsonRun(file(`runs/${name}.json`), sample.result.run);
-      for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(file(artefact), json(value));
+      const own: string[] = [];
+      const mine = (n: string) => (own.push(n), file(n));
+      await writeTrec(mine(`runs/${name}.trec`), sample.result.run, r.experiment.id);
+      await writeJsonRun(mine(`runs/${name}.json`), sample.result.run);
+      for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(mine(artefact), json(value));
+      samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own });
     }
-    const record = {
+    // What a later partial rerun needs to put this experiment back in the tables (lib/experiments/earlier-records.ts).
+    const record: RecordFile = {
       id: r.experiment.id,
       status: r.status,
       reason: r.reason ?? null,
       seconds: r.seconds,
-      samples: r.samples.map((s) => ({ mean: s.mean, seconds: s.seconds, info: s.result.run.info ?? null })),
+      ranAt: r.ranAt,
+      details: r.samples[0]?.result.details ?? null,
+      samples,
     };
     await fs.writeFile(file(`experiments/${safeName(r.experiment.id)}.json`), json(record));
   } catch (err) {

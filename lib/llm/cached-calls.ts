@@ -179,8 +179,9 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
     const saved = `; ${finished} answer(s) done, rerun to continue`;
     const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}${saved}`;
     // Keep the error's family and code: callers switch on it, and an offline replay miss stays skipped, not failed.
-    if (error instanceof ChatError) throw new ChatError(msg, error.code, { cause: error, unavailable: error.unavailable, hint: error.hint });
-    if (error instanceof GbrError) throw new GbrError(msg, error.code, { cause: error, unavailable: error.unavailable, hint: error.hint });
+    const keep = { cause: error, unavailable: error instanceof GbrError && error.unavailable, hint: (error as GbrError).hint, brief: (error as GbrError).brief };
+    if (error instanceof ChatError) throw new ChatError(msg, error.code, keep);
+    if (error instanceof GbrError) throw new GbrError(msg, error.code, keep);
     throw new Error(msg, { cause: error });
   }
   const fallbacks = [...done.values()].filter((r) => r.fallback).length;

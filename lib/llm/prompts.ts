@@ -175,7 +175,7 @@ function loadOfficialSet(dir: string): PromptSet {
   const notPulled =
     `the official prompts are not in the cache (${manifestFile} is missing); ` +
     "run `gbr prompts pull` to fetch them from github.com/nlpaueb/greek-bar-bench, or use the project prompts";
-  if (!existsSync(manifestFile)) throw new PromptError(notPulled, "NOT_PULLED");
+  if (!existsSync(manifestFile)) throw new PromptError(notPulled, "NOT_PULLED", { brief: "the official prompts are not pulled: run `gbr prompts pull`" });
   let manifest: OfficialManifest;
   try {
     manifest = JSON.parse(readUtf8(manifestFile)) as OfficialManifest;

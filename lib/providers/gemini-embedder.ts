@@ -178,6 +178,7 @@ export function geminiEmbedderFrom(
       "Gemini embeddings need an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from " +
         "https://aistudio.google.com/apikey; set GBR_GEMINI_BASE_URL to use another endpoint.",
       "NOT_CONFIGURED",
+      { brief: "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)" },
     );
   }
   return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey, model, dims });

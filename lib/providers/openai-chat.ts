@@ -112,6 +112,7 @@ export function openaiChatFrom(
         "Ollama), and GBR_CHAT_API_KEY (or OPENAI_API_KEY) if it needs a key; or pick a Gemini model " +
         "(--llm gemini-2.5-flash with GEMINI_API_KEY)",
       "NOT_CONFIGURED",
+      { brief: "no OpenAI-compatible chat server configured: set GBR_CHAT_BASE_URL (or OPENAI_BASE_URL), or --llm gemini-2.5-flash with GEMINI_API_KEY" },
     );
   }
   for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);

@@ -120,6 +120,7 @@ export function openaiEmbedderFrom(
         `OpenAI-compatible endpoint such as http://localhost:8000/v1 (vLLM, TEI, LM Studio, Ollama), and ` +
         `GBR_EMBED_API_KEY (or OPENAI_API_KEY) if it needs a key`,
       "NOT_CONFIGURED",
+      { brief: "no OpenAI-compatible embedding server configured: set GBR_EMBED_BASE_URL (or OPENAI_BASE_URL)" },
     );
   }
   for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);

@@ -59,8 +59,9 @@ export class RerankError extends GbrError {
     /** Retry-After, in ms. */
     readonly retryAfterMs?: number,
     hint?: string,
+    brief?: string,
   ) {
-    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...(hint ? { hint } : {}) });
+    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...(hint ? { hint } : {}), ...(brief ? { brief } : {}) });
     this.name = "RerankError";
   }
 }
@@ -170,6 +171,7 @@ export function rerankClientFrom(
       false,
       undefined,
       "also set GBR_RERANK_API_KEY if the server needs a key, and GBR_RERANK_API=tei for Text Embeddings Inference",
+      "no rerank server configured: set GBR_RERANK_BASE_URL",
     );
   }
   for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);

@@ -9,19 +9,23 @@ import { formatTable } from "./text-table";
 export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult): string {
   const bench = loaded.benchmark;
   const ok = result.outcomes.filter((o) => o.status === "ok");
-  const count = (status: string) => result.outcomes.filter((o) => o.status === status).length;
-  const [ran, skipped, failed] = [ok.length, count("skipped"), count("failed")];
+  const now = result.outcomes.filter((o) => !o.earlier);
+  const count = (status: string) => now.filter((o) => o.status === status).length;
+  const [ran, skipped, failed] = [count("ok"), count("skipped") + result.outcomes.filter((o) => o.skippedNow).length, count("failed")];
+  const kept = result.outcomes.length - now.length;
   const standIn = ok.some((o) => o.standIn);
   const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
-  const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}`;
+  const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}${o.earlier ? " [earlier]" : ""}`;
   return (
     `Results — ${bench.name} (${bench.queries.length} queries, ${bench.docs.length} articles; the paper's Tables 1 and 6 of them: table1.csv, table6.csv)\n` +
     formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
     (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are tuned for Recall@100 on the test queries: an upper bound for Recall@100 only; cite the tuned: rows (5-fold cross-validated).\n" : "") +
+    (ok.some((o) => o.earlier) ? `[earlier]: kept from an earlier run into ${result.outDir} (not run this time); summary.csv's ranAt says when each row ran.\n` : "") +
     formatNotRun(result.outcomes) +
     `\n${notes || `Dataset: ${bench.name} (${loaded.origin}).\n`}` +
     `Written to ${result.outDir}/: ${result.files.join(", ")}\n` +
-    `${ran} ran, ${skipped} skipped, ${failed} failed${failed ? " (see the reasons above; the exit code is 1)" : ""}.\n` +
+    `${ran} ran, ${skipped} skipped, ${failed} failed${kept ? `; ${kept} kept from an earlier run (--replace starts the folder again)` : ""}` +
+    `${failed ? " (see the reasons above; the exit code is 1)" : ""}.\n` +
     `Next: npx gbr report --out ${path.dirname(result.outDir)} (one HTML page with every table and figure), or open ${path.join(result.outDir, "summary.csv")}.\n`
   );
 }
@@ -40,12 +44,19 @@ function datasetStatus(loaded: LoadedBenchmark, end: string): string {
 function formatNotRun(outcomes: readonly ExperimentOutcome[]): string {
   const groups = new Map<string, string[]>();
   for (const o of outcomes) {
-    if (o.status === "ok") continue;
-    const key = `${o.status}: ${o.reason}`;
+    if (o.status === "ok" && !o.skippedNow) continue;
+    const key = o.skippedNow ? `skipped now (the earlier result is kept): ${o.skippedNow}` : `${o.status}: ${o.brief ?? o.reason}`;
     groups.set(key, [...(groups.get(key) ?? []), o.id]);
   }
   if (groups.size === 0) return "";
   // One line per reason, with the setting that enables them; summary.csv lists every experiment.
-  const parts = [...groups].map(([why, ids]) => `  ${ids.slice(0, 3).join(", ")}${ids.length > 3 ? ` and ${ids.length - 3} more` : ""} — ${why}`);
-  return `\nNot run (${outcomes.filter((o) => o.status !== "ok").length}):\n${parts.join("\n")}\n`;
+  const parts = [...groups].map(([why, ids]) => `  ${someOf(ids)} — ${why}`);
+  return `\nNot run (${[...groups.values()].flat().length}):\n${parts.join("\n")}\n`;
+}
+
+/** The first ids of a list, as many as fit in about 70 characters (at least one), and how many more. */
+function someOf(ids: readonly string[]): string {
+  let n = 1;
+  while (n < ids.length && ids.slice(0, n + 1).join(", ").length <= 70) n++;
+  return ids.slice(0, n).join(", ") + (n < ids.length ? ` and ${ids.length - n} more` : "");
 }

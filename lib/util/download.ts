@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { retryAfterMs, retryWithBackoff } from "./retry";
-import { GbrError } from "./errors";
+import { GbrError, type GbrErrorOptions } from "./errors";
 
 /** A failed download; `code` is stable to switch on (`reproduce` skips an experiment on OFFLINE). */
 export class DownloadError extends GbrError {
@@ -17,9 +17,10 @@ export class DownloadError extends GbrError {
     readonly permanent = false,
     /** The wait the server asked for (Retry-After), in ms. */
     readonly retryAfterMs?: number,
+    options: GbrErrorOptions = {},
   ) {
     // Offline (no network, nothing cached) is a resource not here: skip, not fail.
-    super(message, code, { unavailable: code === "OFFLINE" });
+    super(message, code, { unavailable: code === "OFFLINE", ...options });
     this.name = "DownloadError";
   }
 }

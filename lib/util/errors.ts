@@ -6,6 +6,8 @@ export interface GbrErrorOptions {
   hint?: string;
   /** Cannot run here, rather than broken (default: decided by the subclass from its code). */
   unavailable?: boolean;
+  /** The message in one short line, for listings that group many errors (what is missing, the setting that fixes it). */
+  brief?: string;
 }
 
 /** The base of every error the toolkit raises on purpose. */
@@ -15,6 +17,7 @@ export class GbrError extends Error {
   /** True when the failure means "cannot run here" (not configured, offline), not a fault. */
   readonly unavailable: boolean;
   readonly hint?: string;
+  readonly brief?: string;
 
   constructor(message: string, code: string, opts: GbrErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -22,6 +25,7 @@ export class GbrError extends Error {
     this.code = code;
     this.unavailable = opts.unavailable ?? false;
     if (opts.hint !== undefined) this.hint = opts.hint;
+    if (opts.brief !== undefined) this.brief = opts.brief;
   }
 }
 

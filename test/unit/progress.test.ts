@@ -69,19 +69,34 @@ test("with prices installed the meter adds up the cost, the line shows it, and a
   assert.equal(step[0].work.embedTokens, 300);
 });
 
-test("a step that ends within its first second prints nothing; one that ran longer ends with its line", () => {
+test("a step that ends early prints nothing (a log: within its first interval; a terminal: its first second)", () => {
   const meter = new UsageMeter();
   const lines: string[] = [];
   let t = 0;
-  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: false, intervalMs: 5000, now: () => t, meter });
-  report("BM25 sweep (192 settings), queries", 1, 26);
-  t = 200;
-  report("BM25 sweep (192 settings), queries", 26, 26);
-  assert.deepEqual(lines, [], "a 0.2 s step adds no line to a first run");
+  const io = { stdout: () => {}, stderr: (s: string) => lines.push(s), stdin: async () => "" };
+  const log = progressReporter(io, { tty: false, intervalMs: 5000, now: () => t, meter });
+  log("BM25 sweep (192 settings), queries", 1, 26);
+  t = 4900;
+  log("BM25 sweep (192 settings), queries", 26, 26);
+  assert.deepEqual(lines, [], "a 4.9 s step adds no line to a log");
   assert.equal(meter.steps().length, 1, "it is still recorded for metadata.json");
-  report("lsi", 1, 3);
-  t = 1500;
-  report("lsi", 3, 3);
+  log("lsi", 1, 3);
+  t += 5200;
+  log("lsi", 2, 3);
+  t += 100;
+  log("lsi", 3, 3);
+  assert.equal(lines.length, 2);
+  assert.match(lines[0], /^lsi 2\/3 \(66%\)/);
+  assert.match(lines[1], /^lsi 3\/3 \(100%\)/);
+  lines.length = 0;
+  const tty = progressReporter(io, { tty: true, now: () => t, meter });
+  tty("sweep", 1, 2);
+  t += 200;
+  tty("sweep", 2, 2);
+  assert.deepEqual(lines, []);
+  tty("embed", 1, 2);
+  t += 1500;
+  tty("embed", 2, 2);
   assert.equal(lines.length, 1);
-  assert.match(lines[0], /^lsi 3\/3 \(100%\)/);
+  assert.match(lines[0], /^\r\x1b\[Kembed 2\/2 \(100%\).*\n$/);
 });

@@ -1,0 +1,147 @@
+/**
+ * The records an earlier `gbr reproduce` left in an outputs folder, read back so that a partial rerun (`--only`)
+ * merges with them instead of replacing the tables with its own rows. Each experiment's record
+ * (experiments/<id>.json) names its run files; the metrics are computed again from those runs.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { LoadedBenchmark } from "../data/source";
+import { readQrels } from "../data/qrels";
+import { readTrec } from "../data/runs";
+import { evaluate } from "../eval/metrics";
+import type { DocId, QueryId, RunCost, RunInfo } from "../types";
+import { GbrError } from "../util/errors";
+import type { Experiment } from "./experiment";
+import type { ExperimentRecord, SampleRecord } from "./run-experiments";
+
+/** experiments/<id>.json as written by `writeExperimentOutputs` (files, cost, details and ranAt since 0.9). */
+export interface RecordFile {
+  id: string;
+  status: ExperimentRecord["status"];
+  reason: string | null;
+  seconds: number;
+  ranAt?: string;
+  details?: Record<string, unknown> | null;
+  samples: { mean: unknown; seconds: number; info: RunInfo | null; cost?: RunCost | null; files?: string[] }[];
+}
+
+/** An outputs folder's earlier records, checked to be on the judgments loaded now, and what of them is unreadable. */
+export interface EarlierRun {
+  saved: SavedRecord[];
+  notes: string[];
+}
+
+/**
+ * Reads the experiment records an earlier run left in `outDir`. A folder holding results on other judgments is a usage
+ * error (its numbers cannot share a table with these).
+ */
+export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promise<EarlierRun> {
+  const all = await recordFiles(outDir);
+  if (all.length) await checkSameJudgments(outDir, loaded.benchmark.qrels);
+  return {
+    saved: all.filter((r) => !r.unreadable),
+    notes: all.flatMap((r) => (r.unreadable ? [`${r.file}: unreadable (${r.unreadable}); left out of the tables`] : [])),
+  };
+}
+
+/**
+ * This run's records with the earlier ones it did not replace, in the experiment list's order. An experiment that
+ * could not run now (skipped) keeps an earlier result: a run without a server does not erase what one made. What
+ * cannot be kept is added to `notes`.
+ */
+export async function mergeRecords(
+  outDir: string,
+  loaded: LoadedBenchmark,
+  list: readonly Experiment[],
+  ran: readonly ExperimentRecord[],
+  earlier: EarlierRun,
+): Promise<ExperimentRecord[]> {
+  const now = new Map(ran.map((r) => [r.experiment.id, r]));
+  const listed = new Set(list.map((e) => e.id));
+  for (const r of earlier.saved) {
+    if (!listed.has(r.id)) earlier.notes.push(`${r.id} (ran ${r.ranAt}) is not in this run's experiment list; left out of the tables, its files kept`);
+  }
+  const before = new Map(earlier.saved.map((r) => [r.id, r]));
+  const records: ExperimentRecord[] = [];
+  for (const e of list) {
+    const [n, b] = [now.get(e.id), before.get(e.id)];
+    if (n && !(n.status === "skipped" && b?.status === "ok")) {
+      records.push(n);
+      continue;
+    }
+    if (!b) continue;
+    try {
+      const kept = await restore(outDir, loaded, e, b);
+      records.push(n ? { ...kept, skippedNow: n.brief ?? n.reason ?? "skipped" } : kept);
+    } catch (err) {
+      earlier.notes.push(`${b.id}: its earlier results cannot be read (${(err as Error).message}); left out of the tables`);
+      if (n) records.push(n);
+    }
+  }
+  return records;
+}
+
+/** A record file as read: its record with `ranAt` filled in, or why it could not be read. */
+export type SavedRecord = RecordFile & { file: string; ranAt: string; unreadable?: string };
+
+/** Every experiment record of an outputs folder, in file name order; none when there is no such folder. */
+export async function recordFiles(outDir: string): Promise<SavedRecord[]> {
+  const dir = path.join(outDir, "experiments");
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((f) => f.endsWith(".json")).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw err;
+  }
+  return Promise.all(
+    names.map(async (name): Promise<SavedRecord> => {
+      const file = path.join(dir, name);
+      // Written before 0.9, a record has no `ranAt`: the time its file was written stands in.
+      const written = (await fs.stat(file)).mtime.toISOString();
+      try {
+        const r = JSON.parse(await fs.readFile(file, "utf8")) as RecordFile;
+        if (typeof r?.id !== "string" || !Array.isArray(r.samples)) throw new Error("not an experiment record");
+        return { ...r, file, ranAt: r.ranAt ?? written };
+      } catch (err) {
+        return { id: "", status: "failed", reason: null, seconds: 0, samples: [], file, ranAt: written, unreadable: (err as Error).message };
+      }
+    }),
+  );
+}
+
+/** The folder's qrels.txt must judge the same (query, article) pairs relevant as the benchmark loaded now. */
+async function checkSameJudgments(outDir: string, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Promise<void> {
+  const file = path.join(outDir, "qrels.txt");
+  let earlier: ReadonlyMap<QueryId, ReadonlySet<DocId>> | undefined;
+  try {
+    earlier = await readQrels(file);
+  } catch {
+    earlier = undefined;
+  }
+  const pairs = (q: ReadonlyMap<QueryId, ReadonlySet<DocId>>) => new Set([...q].flatMap(([id, docs]) => [...docs].map((d) => `${id}\t${d}`)));
+  const [a, b] = [earlier && pairs(earlier), pairs(qrels)];
+  if (a && a.size === b.size && [...a].every((p) => b.has(p))) return;
+  throw new GbrError(
+    `${outDir} holds results of an earlier run on ${earlier ? "other judgments" : "judgments it did not record (no readable qrels.txt)"}: they cannot share tables with this run's`,
+    "USAGE",
+    { hint: "add --replace to start the folder again, or give another --out" },
+  );
+}
+
+/** A record as `runExperiments` made it, its samples' runs read from the files it names and evaluated again. */
+async function restore(outDir: string, loaded: LoadedBenchmark, experiment: Experiment, saved: SavedRecord): Promise<ExperimentRecord> {
+  const base = { experiment, status: saved.status, seconds: saved.seconds, ranAt: saved.ranAt, earlier: true };
+  if (saved.status !== "ok") return { ...base, reason: saved.reason ?? undefined, samples: [] };
+  const samples: SampleRecord[] = [];
+  for (const [s, sample] of saved.samples.entries()) {
+    // Records before 0.9 named no files: their run was runs/<id>.trec (a sample's <id>.s<n>.trec).
+    const name = sample.files?.find((f) => f.endsWith(".trec")) ?? `runs/${saved.samples.length > 1 ? `${saved.id}.s${s}` : saved.id}.trec`;
+    const run = await readTrec(path.join(outDir, name));
+    if (sample.info) run.info = sample.info;
+    if (sample.cost) run.cost = sample.cost;
+    const { mean, perQuery } = evaluate(run.rankings, loaded.benchmark.qrels);
+    samples.push({ result: { run, ...(saved.details ? { details: saved.details } : {}) }, perQuery, mean, seconds: sample.seconds });
+  }
+  return { ...base, samples };
+}

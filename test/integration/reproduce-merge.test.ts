@@ -1,0 +1,119 @@
+/**
+ * Issue 22, item 14: `gbr reproduce --only lsi` after a full run replaced summary.csv's rows with its one, leaving the
+ * other run files beside it, unlisted. A partial rerun now merges with the rows already there (each row saying when it
+ * ran); results on other judgments are refused; `replace` starts the folder again.
+ */
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { loadBenchmark } from "../../lib/data/source";
+import { SkipExperiment, type Experiment } from "../../lib/experiments/experiment";
+import { experiments } from "../../lib/experiments/registry";
+import { reproduce } from "../../lib/experiments/reproduce";
+import { parseCsvRecords } from "../../lib/report/csv";
+import { formatReproduceSummary } from "../../lib/report/reproduce-summary";
+import type { LoadedBenchmark } from "../../lib/data/source";
+import { GbrError } from "../../lib/util/errors";
+
+const IDS = ["bm25-greekstemmer", "bm25-grnlp", "lsi", "prf:bm25-greekstemmer", "rrf:bm25-greekstemmer+lsi"];
+const LIST = experiments({ rerankers: [] }).filter((e) => IDS.includes(e.id));
+
+let tmp = "";
+let loaded: LoadedBenchmark;
+const saved = process.env.GBR_DATA_DIR;
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-merge-"));
+  process.env.GBR_DATA_DIR = path.join(tmp, "data");
+  loaded = await loadBenchmark("sample");
+});
+after(async () => {
+  process.env.GBR_DATA_DIR = saved;
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+const summaryOf = async (dir: string) => parseCsvRecords(await fs.readFile(path.join(dir, "summary.csv"), "utf8"));
+const perQueryIds = async (dir: string) => new Set(parseCsvRecords(await fs.readFile(path.join(dir, "per-query.csv"), "utf8")).map((r) => r.experiment));
+
+test("--only after a full run keeps every other row, with the same numbers, and says which ran when", async () => {
+  const outRoot = path.join(tmp, "a");
+  const full = await reproduce(loaded, { outRoot, experiments: LIST });
+  const before = await summaryOf(full.outDir);
+  assert.deepEqual(before.map((r) => r.experiment), IDS);
+  await new Promise((r) => setTimeout(r, 20)); // a later ranAt for the rerun row
+  const again = await reproduce(loaded, { outRoot, experiments: LIST, only: ["lsi"] });
+  const after = await summaryOf(again.outDir);
+  assert.deepEqual(after.map((r) => r.experiment), IDS, "every row is still there, in the list's order");
+  for (const [i, row] of after.entries()) {
+    for (const m of ["nDCG@10", "Recall@100", "MAP@100"]) assert.equal(row[m], before[i][m], `${row.experiment} ${m}`);
+    if (row.experiment === "lsi") assert.ok(row.ranAt > before[i].ranAt, "the rerun row has the rerun's time");
+    else assert.equal(row.ranAt, before[i].ranAt, `${row.experiment} keeps its earlier time`);
+  }
+  assert.deepEqual([...(await perQueryIds(again.outDir))].sort(), [...IDS].sort(), "per-query.csv holds every experiment");
+  assert.deepEqual(again.outcomes.filter((o) => o.earlier).map((o) => o.id), IDS.filter((id) => id !== "lsi"));
+  // The paper family's BM25 row and the baseline tests see the kept runs too.
+  assert.ok(again.assessment.significance.baseline?.tests.some((t) => t.b === "bm25-grnlp" || t.a === "bm25-grnlp"));
+  const text = formatReproduceSummary(loaded, again);
+  assert.match(text, /^bm25-grnlp \[earlier\] /m);
+  assert.match(text, /^lsi {2,}/m);
+  assert.match(text, /1 ran, 0 skipped, 0 failed; 4 kept from an earlier run \(--replace starts the folder again\)\./);
+});
+
+test("a record written before runs were named in it (no files, no ranAt) is read from runs/<id>.trec", async () => {
+  const outRoot = path.join(tmp, "legacy");
+  const full = await reproduce(loaded, { outRoot, experiments: LIST, only: ["bm25-greekstemmer", "lsi"] });
+  const file = path.join(full.outDir, "experiments", "bm25-greekstemmer.json");
+  const record = JSON.parse(await fs.readFile(file, "utf8"));
+  delete record.ranAt;
+  for (const s of record.samples) delete s.files;
+  await fs.writeFile(file, JSON.stringify(record));
+  const again = await reproduce(loaded, { outRoot, experiments: LIST, only: ["lsi"] });
+  const kept = again.outcomes.find((o) => o.id === "bm25-greekstemmer");
+  assert.equal(kept?.earlier, true);
+  assert.deepEqual(kept?.mean, full.outcomes.find((o) => o.id === "bm25-greekstemmer")?.mean);
+  assert.equal(kept?.ranAt, (await fs.stat(file)).mtime.toISOString());
+});
+
+test("a folder holding results on other judgments is refused before anything runs; --replace starts it again", async () => {
+  const outRoot = path.join(tmp, "other");
+  const first = await reproduce(loaded, { outRoot, experiments: LIST, only: ["bm25-greekstemmer", "bm25-grnlp"] });
+  const qrels = path.join(first.outDir, "qrels.txt");
+  await fs.writeFile(qrels, (await fs.readFile(qrels, "utf8")).split("\n").slice(1).join("\n"));
+  await assert.rejects(reproduce(loaded, { outRoot, experiments: LIST, only: ["lsi"] }), (e: unknown) => {
+    assert.ok(e instanceof GbrError && e.code === "USAGE", String(e));
+    assert.match(e.message, /holds results of an earlier run on other judgments/);
+    assert.match(e.hint ?? "", /--replace/);
+    return true;
+  });
+  const replaced = await reproduce(loaded, { outRoot, experiments: LIST, only: ["lsi"], replace: true });
+  assert.deepEqual((await summaryOf(replaced.outDir)).map((r) => r.experiment), ["lsi"]);
+  assert.deepEqual((await fs.readdir(path.join(replaced.outDir, "runs"))).sort(), ["lsi.json", "lsi.trec"], "no run file of the earlier run is left unlisted");
+  assert.deepEqual(await fs.readdir(path.join(replaced.outDir, "experiments")), ["lsi.json"]);
+});
+
+test("an experiment that cannot run now keeps its earlier result, marked, and counts as skipped", async () => {
+  const outRoot = path.join(tmp, "skip");
+  let server = true;
+  const flaky: Experiment = {
+    ...LIST[0],
+    id: "needs-a-server",
+    async run(ctx) {
+      if (!server) throw new SkipExperiment("no server configured: set GBR_TEST_URL");
+      return { run: await ctx.run("bm25-greekstemmer") };
+    },
+  };
+  const list = [flaky, ...LIST.slice(1, 2)];
+  const first = await reproduce(loaded, { outRoot, experiments: list });
+  server = false;
+  const again = await reproduce(loaded, { outRoot, experiments: list });
+  const kept = again.outcomes.find((o) => o.id === "needs-a-server");
+  assert.equal(kept?.status, "ok");
+  assert.equal(kept?.earlier, true);
+  assert.equal(kept?.skippedNow, "no server configured: set GBR_TEST_URL");
+  assert.deepEqual(kept?.mean, first.outcomes[0].mean);
+  const text = formatReproduceSummary(loaded, again);
+  assert.match(text, /needs-a-server — skipped now \(the earlier result is kept\): no server configured: set GBR_TEST_URL/);
+  assert.match(text, /1 ran, 1 skipped, 0 failed; 1 kept from an earlier run/);
+});
