@@ -88,33 +88,57 @@ const TOLD: Record<keyof typeof DAMAGE, RegExp> = {
   "random bytes": /\(a data file is unreadable: file does not appear to be a Lance file/,
 };
 
+/** The first run: 24 articles in 6 requests, stored as 6 fragments in 6 versions; the batches' texts, sorted. */
+async function firstRun(dir: string): Promise<string[][]> {
+  const first = await embedItems(ITEMS, "document", P, embedder(), await open(dir));
+  assert.equal(first.requests, 6);
+  const batches = inputsOf(api.embeddingRequests());
+  assert.equal(batches.length, 6);
+  for (const s of stores.splice(0)) s.close();
+  api.reset();
+  return batches;
+}
+
+/** The run after the damage: exactly one request, for the texts of one first-run batch; every vector the provider's. */
+async function rerunResendsOneBatch(dir: string, firstBatches: string[][]): Promise<string[]> {
+  const logs: string[] = [];
+  const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
+  const resent = inputsOf(api.embeddingRequests());
+  assert.equal(resent.length, 1, `requests on the rerun: ${JSON.stringify(resent)}`);
+  assert.ok(
+    firstBatches.some((b) => JSON.stringify(b) === JSON.stringify(resent[0])),
+    `the rerun sent ${JSON.stringify(resent[0])}, not one of the first run's batches`,
+  );
+  assert.equal(again.requests, 1);
+  assert.equal(again.cached, 20);
+  // Every vector is the provider's, bit for bit, whether it survived or was embedded again.
+  ITEMS.forEach((it, i) => assert.deepEqual(again.vectors[i], Float32Array.from(fakeVector(MODEL, it.text, DIMS)), it.id));
+  return logs;
+}
+
+/** The table is whole again: a third run sends nothing, every row is there once, and nothing is told. */
+async function assertWholeAgain(dir: string): Promise<void> {
+  for (const s of stores.splice(0)) s.close();
+  api.reset();
+  const quiet: string[] = [];
+  const store = await open(dir, (m) => quiet.push(m));
+  const third = await embedItems(ITEMS, "document", P, embedder(), store);
+  assert.equal(api.count("embeddings"), 0);
+  assert.equal(third.cached, 24);
+  assert.equal(await store.count(FP), 24);
+  assert.deepEqual(quiet, []);
+}
+
 for (const damage of Object.keys(DAMAGE) as (keyof typeof DAMAGE)[]) {
   test(`a ${damage} data file: the rerun reports it, keeps every readable vector and embeds only the lost batch again`, async () => {
     const dir = tempDir();
-    const first = await embedItems(ITEMS, "document", P, embedder(), await open(dir));
-    assert.equal(first.requests, 6);
-    const firstBatches = inputsOf(api.embeddingRequests());
-    assert.equal(firstBatches.length, 6);
-    for (const s of stores.splice(0)) s.close();
-
+    const firstBatches = await firstRun(dir);
     const files = dataFiles(dir, FP);
     assert.equal(files.length, 6, "one data file per stored batch");
     DAMAGE[damage](files[2]);
-    api.reset();
 
-    const logs: string[] = [];
-    const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
     // Exactly one request, for exactly the texts of one original batch: the file that was damaged.
-    const resent = inputsOf(api.embeddingRequests());
-    assert.equal(resent.length, 1, `requests on the rerun: ${JSON.stringify(resent)}`);
-    assert.ok(
-      firstBatches.some((b) => JSON.stringify(b) === JSON.stringify(resent[0])),
-      `the rerun sent ${JSON.stringify(resent[0])}, not one of the first run's batches`,
-    );
-    assert.equal(again.requests, 1);
-    assert.equal(again.cached, 20);
-    // Every vector is the provider's, bit for bit, whether it survived or was embedded again.
-    ITEMS.forEach((it, i) => assert.deepEqual(again.vectors[i], Float32Array.from(fakeVector(MODEL, it.text, DIMS)), it.id));
+    const logs = await rerunResendsOneBatch(dir, firstBatches);
 
     // One report, naming the table's folder, the cause in plain words, and what happens.
     assert.equal(logs.length, 1, logs.join("\n"));
@@ -124,17 +148,7 @@ for (const damage of Object.keys(DAMAGE) as (keyof typeof DAMAGE)[]) {
     assert.match(logs[0], TOLD[damage]);
     assert.doesNotMatch(logs[0], /rustc|cargo|LanceError/, "no Rust internals reach the user");
     console.log(`${damage} data file, rerun: ${logs[0]}`);
-
-    // The table is whole again: a third run sends nothing and every row is there once.
-    for (const s of stores.splice(0)) s.close();
-    api.reset();
-    const quiet: string[] = [];
-    const store = await open(dir, (m) => quiet.push(m));
-    const third = await embedItems(ITEMS, "document", P, embedder(), store);
-    assert.equal(api.count("embeddings"), 0);
-    assert.equal(third.cached, 24);
-    assert.equal(await store.count(FP), 24);
-    assert.deepEqual(quiet, []);
+    await assertWholeAgain(dir);
   });
 }
 
@@ -162,24 +176,14 @@ const MANIFEST_DAMAGE = ["zero-filled", "random bytes", "truncated"] as const;
 for (const damage of MANIFEST_DAMAGE) {
   test(`a ${damage} latest manifest: the table goes back to the version before it and only the batch written after it is embedded again`, async () => {
     const dir = tempDir();
-    await embedItems(ITEMS, "document", P, embedder(), await open(dir));
-    const firstBatches = inputsOf(api.embeddingRequests());
-    assert.equal(firstBatches.length, 6);
-    for (const s of stores.splice(0)) s.close();
+    const firstBatches = await firstRun(dir);
     const [latest, previous] = manifests(dir, FP);
     assert.equal(latest.version, 6n, "one version per stored batch");
     assert.equal(previous.version, 5n);
     DAMAGE[damage](latest.file);
-    api.reset();
 
-    const logs: string[] = [];
-    const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
-    const resent = inputsOf(api.embeddingRequests());
-    assert.equal(resent.length, 1, `requests on the rerun: ${JSON.stringify(resent)}`);
-    assert.ok(firstBatches.some((b) => JSON.stringify(b) === JSON.stringify(resent[0])), `the rerun sent ${JSON.stringify(resent[0])}`);
-    assert.equal(again.cached, 20);
-    ITEMS.forEach((it, i) => assert.deepEqual(again.vectors[i], Float32Array.from(fakeVector(MODEL, it.text, DIMS)), it.id));
-
+    // The batch the lost version added, and nothing else, is embedded again.
+    const logs = await rerunResendsOneBatch(dir, firstBatches);
     const tableDir = path.join(dir, `${tableName(FP)}.lance`);
     assert.equal(logs.length, 1, logs.join("\n"));
     assert.ok(logs[0].startsWith(`${tableDir} is damaged (its latest version, 6, cannot be read: `), logs[0]);
@@ -190,16 +194,7 @@ for (const damage of MANIFEST_DAMAGE) {
     assert.doesNotMatch(logs[0], /rustc|cargo|LanceError|Encountered corrupt file/, "no Rust internals reach the user");
     assert.equal(fs.readdirSync(path.join(tableDir, "_damaged")).length, 1, "the unreadable manifest is kept, out of LanceDB's way");
     console.log(`${damage} latest manifest, rerun: ${logs[0]}`);
-
-    for (const s of stores.splice(0)) s.close();
-    api.reset();
-    const quiet: string[] = [];
-    const store = await open(dir, (m) => quiet.push(m));
-    const third = await embedItems(ITEMS, "document", P, embedder(), store);
-    assert.equal(api.count("embeddings"), 0);
-    assert.equal(third.cached, 24);
-    assert.equal(await store.count(FP), 24);
-    assert.deepEqual(quiet, []);
+    await assertWholeAgain(dir);
   });
 
   test(`a ${damage} manifest with no older version: an error naming the table and the command that clears it, the folder left as it was`, async () => {
