@@ -13,6 +13,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
+import * as lancedb from "@lancedb/lancedb";
 import { embedItems } from "../../lib/dense/embed";
 import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 import { presetFingerprint, type EmbeddingPreset } from "../../lib/dense/presets";
@@ -306,6 +307,28 @@ describe("vector store repair", () => {
     assert.equal(logs.length, 1, logs.join("\n"));
     assert.match(logs[0], /from the 4 vectors/);
     assert.equal(await writer.count("fp"), 8);
+  });
+
+  test("a LanceDB failure that is not damage names the table and a remedy, and rebuilds nothing", async () => {
+    const dir = tempDir();
+    // A table another tool wrote, with numeric keys: the store's string lookup is an error, not damage.
+    const db = await lancedb.connect(dir);
+    await db.createTable(tableName("fp"), [{ key: 1, id: "a", side: "document", vector: [1, 2, 3, 4] }]);
+    db.close();
+    const before = listing(dir);
+    const logs: string[] = [];
+    const store = await open(dir, (m) => logs.push(m));
+    const tableDir = path.join(dir, `${tableName("fp")}.lance`);
+    await assert.rejects(store.get("fp", ["k"]), (err: unknown) => {
+      assert.ok(err instanceof VectorStoreError, String(err));
+      assert.equal(err.code, "FAILED");
+      assert.ok(err.message.startsWith(`vector store: LanceDB failed on ${tableDir} (`), err.message);
+      assert.doesNotMatch(err.message, /lance error|LanceError|rustc|cargo/);
+      assert.equal(err.hint, `run again; if it fails the same way, clear the table with rm -rf '${tableDir}' (its vectors will be embedded again)`);
+      return true;
+    });
+    assert.deepEqual(logs, []);
+    assert.deepEqual(listing(dir).filter((f) => !f.startsWith(".locks")), before, "nothing rebuilt, nothing set aside");
   });
 
   for (const damage of ["every data file deleted", "latest manifest zero-filled"] as const) {
