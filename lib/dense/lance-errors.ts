@@ -78,6 +78,8 @@ export function fromLanceDb(err: unknown): boolean {
 export function lanceReason(err: unknown): string {
   let m = (err instanceof Error ? err.message : String(err)).split(/\s+Caused by:/)[0];
   m = m.replace(/,\s*\/(rustc|usr\/local\/cargo|root\/\.cargo|home\/[^,]*\/\.cargo)\/[^,]*/g, "");
+  // The raw bytes a short read got (`bytes: b"\x81\0…"`) say nothing to a reader.
+  m = m.replace(/,\s*bytes: b"(?:[^"\\]|\\.)*"/g, "");
   for (;;) {
     // Case-sensitive: "failed to decode Protobuf message:" is the reason, "Failed to get next batch …:" a wrapper.
     const next = m.replace(/^\s*(Failed to [^:]+:|lance error:|LanceError\(\w+\):|GenericFailure,|Generic [\w/ ]*error:|Cloned error:|Invalid user input:)\s*/, "");

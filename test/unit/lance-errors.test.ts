@@ -60,8 +60,8 @@ const SHAPES: { what: string; kind: LanceFailure; message: string; reason: strin
   {
     what: "a manifest cut to a few bytes",
     kind: "unreadable",
-    message: `lance error: LanceError(IO): does not have sufficient data, len: 12, bytes: b"W", ${CARGO}/lance-io-8.0.0/src/utils.rs:70:9`,
-    reason: `does not have sufficient data, len: 12, bytes: b"W"`,
+    message: `lance error: LanceError(IO): does not have sufficient data, len: 10, bytes: b"\\x81\\0\\0\\0\\x08\\x04\\x12$c1", ${CARGO}/lance-io-8.0.0/src/utils.rs:70:9`,
+    reason: "does not have sufficient data, len: 10",
   },
   {
     what: "an empty manifest",
