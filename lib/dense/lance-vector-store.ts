@@ -257,18 +257,18 @@ export class LanceVectorStore implements VectorStore {
       });
     }
     const moved: SetAside[] = [];
-    for (const manifest of await listManifests(where)) {
-      moved.push(await setAside(where, manifest));
-      let t: lancedb.Table;
-      try {
-        t = await this.openChecked(name);
-      } catch (err) {
-        if (isDamage(err)) continue;
-        await putBack(moved);
-        throw err;
+    try {
+      for (const manifest of await listManifests(where)) {
+        moved.push(await setAside(where, manifest));
+        const t = await this.openChecked(name).catch((err: unknown) => (isDamage(err) ? undefined : Promise.reject(err)));
+        if (!t) continue;
+        this.log(await fallbackReport(where, t, moved, cause));
+        return t;
       }
-      this.log(await fallbackReport(where, t, moved, cause));
-      return t;
+    } catch (err) {
+      // A move or an open that failed for another reason (permissions, say): leave the folder as it was found.
+      await putBack(moved);
+      throw err;
     }
     await putBack(moved);
     throw new VectorStoreError(`vector store: ${where} is damaged and no version of it can be read (${manifestReason(cause)})`, "DAMAGED", {

@@ -234,6 +234,24 @@ for (const damage of MANIFEST_DAMAGE) {
   });
 }
 
+test("the two latest manifests unreadable: the table goes back two versions and exactly those two batches are embedded again", async () => {
+  const dir = tempDir();
+  const firstBatches = await firstRun(dir);
+  const [v6, v5] = manifests(dir, FP);
+  DAMAGE["zero-filled"](v6.file);
+  DAMAGE.truncated(v5.file);
+  const logs: string[] = [];
+  const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
+  const resent = inputsOf(api.embeddingRequests());
+  assert.equal(resent.length, 2, `requests on the rerun: ${JSON.stringify(resent)}`);
+  for (const b of resent) assert.ok(firstBatches.some((f) => JSON.stringify(f) === JSON.stringify(b)), `the rerun sent ${JSON.stringify(b)}`);
+  assert.equal(again.cached, 16);
+  assert.equal(logs.length, 1, logs.join("\n"));
+  assert.match(logs[0], /is damaged \(its latest versions, 6, 5, cannot be read: .*\); going back to version 4, the newest readable one, with its 16 vectors;/);
+  assert.match(logs[0], /\(the unreadable manifests are kept in .*_damaged\)$/);
+  await assertWholeAgain(dir);
+});
+
 describe("vector store repair", () => {
   /** Deterministic rows: the vector is a function of the key. */
   function rows(prefix: string, n: number, dims = 4): VectorRow[] {
