@@ -5,6 +5,7 @@ import { GbrError, type GbrErrorOptions } from "../util/errors";
 // Building Arrow columns ourselves puts a batch in as one contiguous buffer, exact to the bit, not row by row.
 import type { Data, Field, FixedSizeList, Float32, RecordBatch, Schema, Table as ArrowTable } from "apache-arrow";
 import { arrowSdk } from "../util/sdk";
+import { isDamage } from "./lance-errors";
 import type { CachedVector } from "./types";
 import type { VectorRow } from "./vector-store";
 
@@ -130,33 +131,19 @@ export function validateVector(fingerprint: string, id: string, vector: Float32A
   }
 }
 
-/** A vector table that could not be repaired ("DAMAGED"), or whose damaged ANN copy was dropped. */
-export class VectorStoreError extends GbrError {
-  declare readonly code: "DAMAGED" | "ANN_DAMAGED";
+/**
+ * A vector table that could not be repaired ("DAMAGED"), whose damaged ANN copy was dropped ("ANN_DAMAGED"), or that
+ * LanceDB failed to read or write for another reason ("FAILED"); the message names the table, the hint a remedy.
+ */
+export type VectorStoreErrorCode = "DAMAGED" | "ANN_DAMAGED" | "FAILED";
 
-  constructor(message: string, code: "DAMAGED" | "ANN_DAMAGED", opts: GbrErrorOptions = {}) {
+export class VectorStoreError extends GbrError {
+  declare readonly code: VectorStoreErrorCode;
+
+  constructor(message: string, code: VectorStoreErrorCode, opts: GbrErrorOptions = {}) {
     super(message, code, opts);
     this.name = "VectorStoreError";
   }
-}
-
-/** Whether a LanceDB error (its message text) means damaged or missing files; transient resource errors are not. */
-export function isDamage(err: unknown): boolean {
-  const m = err instanceof Error ? err.message : String(err);
-  if (/Permission denied|Too many open files|No space left|os error (13|24|28)\b/i.test(m)) return false;
-  return /LanceError\(IO\)|Encountered corrupt file|does not have sufficient data|Invalid range \d+\.\.\d+ for object of size|Not found: [^,\s]*\.lance\b/i.test(m);
-}
-
-/** A LanceDB error message without its wrappers, "Caused by" chain and Rust source locations. */
-export function lanceReason(err: unknown): string {
-  let m = (err instanceof Error ? err.message : String(err)).split(/\s+Caused by:/)[0];
-  m = m.replace(/,\s*\/(rustc|usr\/local\/cargo|root\/\.cargo|home\/[^,]*\/\.cargo)\/[^,]*/g, "");
-  for (;;) {
-    const next = m.replace(/^\s*(Failed to [^:]+:|lance error:|LanceError\(\w+\):|GenericFailure,|Generic [\w/ ]*error:|Cloned error:)\s*/i, "");
-    if (next === m) break;
-    m = next;
-  }
-  return m.trim() || "unreadable";
 }
 
 /** What `salvageRows` could read: rows (first of each key), the manifest's total, rows lost, the first error. */

@@ -9,11 +9,11 @@ import type * as lancedb from "@lancedb/lancedb";
 import { FileLocks } from "../util/file-lock";
 import { lancedbSdk } from "../util/sdk";
 import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type Side } from "./types";
+import { clearCommand, fromLanceDb, isDamage, lanceFailure, lanceReason } from "./lance-errors";
+import { listManifests, putBack, setAside, type SetAside } from "./lance-manifests";
 import {
   collect,
   DOCS_SUFFIX,
-  isDamage,
-  lanceReason,
   salvageRows,
   sqlString,
   tableDims,
@@ -48,6 +48,8 @@ export class LanceVectorStore implements VectorStore {
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Keys known to be stored, with the table version they reflect. */
   private readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
+  /** A fallback from an unreadable latest version in progress, per table: concurrent openers share it. */
+  private readonly fallingBack = new Map<string, Promise<lancedb.Table | undefined>>();
   private readonly log: (message: string) => void;
   /** Undefined for an object store (no locks). */
   private readonly localDir: string | undefined;
@@ -103,10 +105,48 @@ export class LanceVectorStore implements VectorStore {
   /** The error for a table a rebuild did not make readable (a non-damage error passes unchanged). */
   private stillDamaged(name: string, err: unknown): unknown {
     if (!isDamage(err)) return err;
-    return new VectorStoreError(`vector store: ${this.where(name)} is still unreadable after rebuilding it (${lanceReason(err)})`, "DAMAGED", {
+    const where = this.where(name);
+    return new VectorStoreError(`vector store: ${where} is still unreadable after rebuilding it (${lanceReason(err)})`, "DAMAGED", {
       cause: err,
-      hint: `remove ${this.where(name)}; its vectors will be embedded again`,
+      hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
     });
+  }
+
+  /**
+   * A LanceDB error as a `VectorStoreError` naming the table (or store) and a remedy, so no raw native message reaches
+   * the user; the toolkit's own errors pass unchanged.
+   */
+  private named(where: string, err: unknown): unknown {
+    if (!fromLanceDb(err)) return err;
+    const reason = lanceReason(err);
+    const opts = { cause: err };
+    switch (lanceFailure(err)) {
+      case "missing":
+      case "unreadable":
+        return new VectorStoreError(`vector store: ${where} is damaged (${reason})`, "DAMAGED", {
+          ...opts,
+          hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
+        });
+      case "environment":
+        return new VectorStoreError(`vector store: cannot use ${where} (${reason})`, "FAILED", {
+          ...opts,
+          hint: "check that it can be read and written and that its disk has free space, then run again",
+        });
+      default:
+        return new VectorStoreError(`vector store: LanceDB failed on ${where} (${reason})`, "FAILED", {
+          ...opts,
+          hint: `run again; if it fails the same way, clear the table with ${clearCommand(where)} (its vectors will be embedded again)`,
+        });
+    }
+  }
+
+  /** Runs a public operation, its LanceDB errors named (see `named`). */
+  private async guard<T>(where: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw this.named(where, err);
+    }
   }
 
   /** Rebuilds a damaged table from its readable rows (holding its lock, in its queue); no-op if whole or gone. */
@@ -116,8 +156,14 @@ export class LanceVectorStore implements VectorStore {
       this.forget(name);
       return;
     }
-    const table = await this.table(name);
+    let table = await this.table(name);
     if (!table) return;
+    if (!(await manifestReadable(table))) {
+      // The latest version went bad after the handle was opened: open again, falling back to a readable version.
+      this.forget(name);
+      table = await this.table(name);
+      if (!table) return;
+    }
     let salvage;
     let shape;
     try {
@@ -126,13 +172,13 @@ export class LanceVectorStore implements VectorStore {
     } catch (err) {
       throw new VectorStoreError(`vector store ${fingerprint}: ${where} is damaged (${lanceReason(cause)}) and what is left could not be read (${lanceReason(err)})`, "DAMAGED", {
         cause: err,
-        hint: `remove ${where}; its vectors will be embedded again`,
+        hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
       });
     }
     if (salvage.cause === undefined) return;
     const { rows, lost } = salvage;
     this.log(
-      `${where} is damaged (${lanceReason(salvage.cause)}); rebuilding it from the ${rows.length} vectors that can still be read; ` +
+      `${where} is damaged (${damageInWords(salvage.cause)}); rebuilding it from the ${rows.length} vectors that can still be read; ` +
         `the rest (${lost} of ${salvage.total} rows) will be embedded again`,
     );
     this.forget(name);
@@ -146,14 +192,89 @@ export class LanceVectorStore implements VectorStore {
     this.keyCache.set(name, { version: await rebuilt.version(), keys: new Set(rows.map((r) => r.key)) });
   }
 
-  private async table(name: string): Promise<lancedb.Table | undefined> {
+  /**
+   * An open handle, its latest version checked readable. When it is not, the table falls back to its newest readable
+   * version (`fallBack`), except with `fallback` false (the ANN copy, which is dropped instead).
+   */
+  private async table(name: string, fallback = true): Promise<lancedb.Table | undefined> {
     const cached = this.open.get(name);
     if (cached) return cached;
     // tableNames, not a failed openTable: an absent table is the normal case for a new preset.
     if (!(await this.db.tableNames()).includes(name)) return undefined;
-    const t = await this.db.openTable(name);
+    let t: lancedb.Table | undefined;
+    try {
+      t = await this.openChecked(name);
+    } catch (err) {
+      if (!fallback || !isDamage(err)) throw err;
+      t = await this.fallBack(name, err);
+      if (!t) return undefined;
+    }
     this.open.set(name, t);
     return t;
+  }
+
+  /** Opens a table and reads its latest manifest (schema and row count come from it, no data file is read). */
+  private async openChecked(name: string): Promise<lancedb.Table> {
+    const t = await this.db.openTable(name);
+    try {
+      await t.countRows();
+      await t.schema();
+      return t;
+    } catch (err) {
+      t.close();
+      throw err;
+    }
+  }
+
+  /** One fallback per table at a time, holding its lock: concurrent openers wait for it and share its result. */
+  private fallBack(name: string, cause: unknown): Promise<lancedb.Table | undefined> {
+    const running = this.fallingBack.get(name);
+    if (running) return running;
+    const run = this.locked(name, () => this.fallBackNow(name, cause)).finally(() => this.fallingBack.delete(name));
+    this.fallingBack.set(name, run);
+    return run;
+  }
+
+  /**
+   * Sets unreadable manifests aside, newest first, until a version opens: that version becomes the latest, and the
+   * vectors written after it are missing, so they are embedded again. LanceDB's checkout and restore cannot do this
+   * (opening an older version, and every commit, read the latest manifest first). Nothing changes unless it helps:
+   * when no version opens every manifest goes back, and the error names the table and the command that clears it.
+   */
+  private async fallBackNow(name: string, cause: unknown): Promise<lancedb.Table | undefined> {
+    if (!(await this.db.tableNames()).includes(name)) return undefined;
+    try {
+      // Another process may have done it while this one waited for the lock.
+      return await this.openChecked(name);
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+    }
+    const where = this.where(name);
+    if (!this.localDir) {
+      throw new VectorStoreError(`vector store: the latest version of ${where} cannot be read (${lanceReason(cause)})`, "DAMAGED", {
+        cause,
+        hint: `${clearCommand(where)} (its vectors will be embedded again), or delete its newest manifest in ${where}/_versions`,
+      });
+    }
+    const moved: SetAside[] = [];
+    try {
+      for (const manifest of await listManifests(where)) {
+        moved.push(await setAside(where, manifest));
+        const t = await this.openChecked(name).catch((err: unknown) => (isDamage(err) ? undefined : Promise.reject(err)));
+        if (!t) continue;
+        this.log(await fallbackReport(where, t, moved, cause));
+        return t;
+      }
+    } catch (err) {
+      // A move or an open that failed for another reason (permissions, say): leave the folder as it was found.
+      await putBack(moved);
+      throw err;
+    }
+    await putBack(moved);
+    throw new VectorStoreError(`vector store: ${where} is damaged and no version of it can be read (${manifestReason(cause)})`, "DAMAGED", {
+      cause,
+      hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
+    });
   }
 
   private serial<T>(name: string, fn: () => Promise<T>): Promise<T> {
@@ -168,7 +289,8 @@ export class LanceVectorStore implements VectorStore {
   }
 
   async get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>> {
-    return this.reading(fingerprint, tableName(fingerprint), () => new Map<string, CachedVector>(), (table) => this.getFrom(table, keys));
+    const name = tableName(fingerprint);
+    return this.guard(this.where(name), () => this.reading(fingerprint, name, () => new Map<string, CachedVector>(), (table) => this.getFrom(table, keys)));
   }
 
   private async getFrom(table: lancedb.Table, keys: readonly string[]): Promise<Map<string, CachedVector>> {
@@ -200,7 +322,7 @@ export class LanceVectorStore implements VectorStore {
     const name = tableName(fingerprint);
     if (rows.length === 0) return Promise.resolve();
     // Lock and queue: two overlapping puts must not both see a key as new.
-    return this.locked(name, () => this.serial(name, () => this.putNow(fingerprint, name, rows)));
+    return this.guard(this.where(name), () => this.locked(name, () => this.serial(name, () => this.putNow(fingerprint, name, rows))));
   }
 
   private async putNow(fingerprint: string, name: string, rows: readonly VectorRow[], healed = false): Promise<void> {
@@ -312,34 +434,42 @@ export class LanceVectorStore implements VectorStore {
   }
 
   async count(fingerprint: string, side?: Side): Promise<number> {
-    return this.reading(fingerprint, tableName(fingerprint), () => 0, (table) => (side === undefined ? table.countRows() : table.countRows(`side = ${sqlString(side)}`)));
+    const name = tableName(fingerprint);
+    return this.guard(this.where(name), () =>
+      this.reading(fingerprint, name, () => 0, (table) => (side === undefined ? table.countRows() : table.countRows(`side = ${sqlString(side)}`))),
+    );
   }
 
   async dims(fingerprint: string): Promise<number | undefined> {
-    const table = await this.table(tableName(fingerprint));
-    return table ? tableDims(table) : undefined;
+    const name = tableName(fingerprint);
+    return this.guard(this.where(name), async () => {
+      const table = await this.table(name);
+      return table ? tableDims(table) : undefined;
+    });
   }
 
   async tables(): Promise<string[]> {
-    return (await this.db.tableNames()).filter((n) => !n.endsWith(DOCS_SUFFIX));
+    return this.guard(this.uri, async () => (await this.db.tableNames()).filter((n) => !n.endsWith(DOCS_SUFFIX)));
   }
 
   async drop(fingerprint: string): Promise<void> {
     const name = tableName(fingerprint);
-    await this.locked(name, () =>
-      this.serial(name, async () => {
-        const names = await this.db.tableNames();
-        for (const n of [name, name + DOCS_SUFFIX]) {
-          this.forget(n);
-          if (names.includes(n)) await this.db.dropTable(n);
-        }
-      }),
+    await this.guard(this.where(name), () =>
+      this.locked(name, () =>
+        this.serial(name, async () => {
+          const names = await this.db.tableNames();
+          for (const n of [name, name + DOCS_SUFFIX]) {
+            this.forget(n);
+            if (names.includes(n)) await this.db.dropTable(n);
+          }
+        }),
+      ),
     );
   }
 
   async buildAnnIndex(fingerprint: string, opts: AnnIndexOptions = {}): Promise<void> {
     const name = tableName(fingerprint);
-    await this.locked(name, () => this.serial(name, () => this.buildAnnNow(fingerprint, name, opts)));
+    await this.guard(this.where(name), () => this.locked(name, () => this.serial(name, () => this.buildAnnNow(fingerprint, name, opts))));
   }
 
   private async buildAnnNow(fingerprint: string, name: string, opts: AnnIndexOptions): Promise<void> {
@@ -398,16 +528,30 @@ export class LanceVectorStore implements VectorStore {
 
   async hasCurrentAnnIndex(fingerprint: string): Promise<boolean> {
     const name = tableName(fingerprint);
-    const docs = await this.table(name + DOCS_SUFFIX);
-    if (!docs) return false;
-    const stored = await this.reading(fingerprint, name, () => undefined, (main) => main.countRows("side = 'document'"));
-    return stored !== undefined && (await docs.countRows()) === stored;
+    return this.guard(this.where(name + DOCS_SUFFIX), async () => {
+      let docs;
+      try {
+        docs = await this.annCopy(fingerprint, name);
+      } catch (err) {
+        if (!(err instanceof VectorStoreError && err.code === "ANN_DAMAGED")) throw err;
+        // The caller builds it again on a false answer: told, not thrown.
+        this.log(err.message);
+        return false;
+      }
+      if (!docs) return false;
+      const stored = await this.reading(fingerprint, name, () => undefined, (main) => main.countRows("side = 'document'"));
+      return stored !== undefined && (await docs.countRows()) === stored;
+    });
   }
 
   async annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions = {}): Promise<AnnResult[]> {
     if (!(Number.isInteger(k) && k > 0)) throw new Error(`annSearch: k must be a positive integer, got ${k}`);
     const name = tableName(fingerprint);
-    const docs = await this.table(name + DOCS_SUFFIX);
+    return this.guard(this.where(name + DOCS_SUFFIX), () => this.annSearchNow(fingerprint, name, queries, k, opts));
+  }
+
+  private async annSearchNow(fingerprint: string, name: string, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions): Promise<AnnResult[]> {
+    const docs = await this.annCopy(fingerprint, name);
     const stored = docs ? await this.reading(fingerprint, name, () => undefined, (main) => main.countRows("side = 'document'")) : undefined;
     if (!docs || stored === undefined) throw new Error(`vector store ${fingerprint}: no ANN index; call buildAnnIndex first`);
     const indexed = await docs.countRows();
@@ -425,19 +569,33 @@ export class LanceVectorStore implements VectorStore {
       return await this.searchAnn(docs, queries, k, opts);
     } catch (err) {
       if (!isDamage(err)) throw err;
-      // The ANN copy is derived: drop it and let the caller rebuild it (only it knows the partitions).
-      const docsName = name + DOCS_SUFFIX;
-      await this.locked(name, () =>
-        this.serial(name, async () => {
-          this.forget(docsName);
-          if ((await this.db.tableNames()).includes(docsName)) await this.db.dropTable(docsName);
-        }),
-      );
-      throw new VectorStoreError(`vector store ${fingerprint}: the ANN copy ${this.where(docsName)} was damaged (${lanceReason(err)}) and has been dropped`, "ANN_DAMAGED", {
-        cause: err,
-        hint: "call buildAnnIndex again (an ann: retriever does so by itself on its next run)",
-      });
+      throw await this.dropAnnCopy(fingerprint, name, err);
     }
+  }
+
+  /** The ANN copy, if any; a damaged one (its latest version or a file) is dropped and reported as ANN_DAMAGED. */
+  private async annCopy(fingerprint: string, name: string): Promise<lancedb.Table | undefined> {
+    try {
+      return await this.table(name + DOCS_SUFFIX, false);
+    } catch (err) {
+      if (!isDamage(err)) throw err;
+      throw await this.dropAnnCopy(fingerprint, name, err);
+    }
+  }
+
+  /** Drops a damaged ANN copy; it is derived, and only the caller knows the partitions to build it again with. */
+  private async dropAnnCopy(fingerprint: string, name: string, err: unknown): Promise<VectorStoreError> {
+    const docsName = name + DOCS_SUFFIX;
+    await this.locked(name, () =>
+      this.serial(name, async () => {
+        this.forget(docsName);
+        if ((await this.db.tableNames()).includes(docsName)) await this.db.dropTable(docsName);
+      }),
+    );
+    return new VectorStoreError(`vector store ${fingerprint}: the ANN copy ${this.where(docsName)} was damaged (${lanceReason(err)}) and has been dropped`, "ANN_DAMAGED", {
+      cause: err,
+      hint: "call buildAnnIndex again (an ann: retriever does so by itself on its next run)",
+    });
   }
 
   private searchAnn(docs: lancedb.Table, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions): Promise<AnnResult[]> {
@@ -470,4 +628,37 @@ export class LanceVectorStore implements VectorStore {
     this.open.clear();
     this.db.close();
   }
+}
+
+/** Whether a handle's latest manifest can be read (an error other than damage passes). */
+async function manifestReadable(table: lancedb.Table): Promise<boolean> {
+  try {
+    await table.countRows();
+    return true;
+  } catch (err) {
+    if (!isDamage(err)) throw err;
+    return false;
+  }
+}
+
+/** A data file's damage in plain words, then LanceDB's reason. */
+function damageInWords(err: unknown): string {
+  const what = lanceFailure(err) === "missing" ? "a data file is missing" : "a data file is unreadable";
+  return `${what}: ${lanceReason(err)}`;
+}
+
+/** Why a manifest cannot be read; LanceDB's path for it (relative, its leading slash lost) adds nothing to the table's. */
+function manifestReason(err: unknown): string {
+  return lanceReason(err).replace(/^Encountered corrupt file \S+: /, "");
+}
+
+/** The one line told when a table went back to an older version. */
+async function fallbackReport(where: string, table: lancedb.Table, moved: readonly SetAside[], cause: unknown): Promise<string> {
+  const versions = moved.map((m) => String(m.manifest.version));
+  const which = versions.length === 1 ? `its latest version, ${versions[0]}, cannot` : `its latest versions, ${versions.join(", ")}, cannot`;
+  return (
+    `${where} is damaged (${which} be read: ${manifestReason(cause)}); going back to version ${await table.version()}, the newest readable ` +
+    `one, with its ${await table.countRows()} vectors; the vectors written after it will be embedded again ` +
+    `(the unreadable manifest${moved.length === 1 ? " is" : "s are"} kept in ${path.dirname(moved[0].to)})`
+  );
 }

@@ -1,14 +1,19 @@
 /**
- * A damaged vector table heals: a truncated or deleted data file is detected when the table is
- * read, reported with the table's folder and what will happen, and the table is rebuilt from every
- * vector that can still be read, so the pipeline embeds again only what was lost (counted at the
- * OpenAI double, which sees every embedding request).
+ * A damaged vector table heals: a data file that is truncated, deleted, zero-filled or random bytes
+ * is detected when the table is read, reported with the table's folder and what will happen, and
+ * the table is rebuilt from every vector that can still be read; an unreadable latest manifest
+ * (zero-filled, random, truncated) sends the table back to its newest readable version. Either way
+ * the pipeline embeds again only what was lost (counted at the OpenAI double, which sees every
+ * embedding request). A table with no readable version is an error naming the command that clears it.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, describe, test } from "node:test";
+import * as lancedb from "@lancedb/lancedb";
 import { embedItems } from "../../lib/dense/embed";
 import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 import { presetFingerprint, type EmbeddingPreset } from "../../lib/dense/presets";
@@ -48,7 +53,7 @@ async function open(dir: string, log?: (m: string) => void): Promise<VectorStore
 }
 
 /** Batches of 4 texts, two in flight: 24 articles are 6 requests, stored as 6 LanceDB fragments. */
-const embedder = () => openaiEmbedder({ model: MODEL, baseURL: `${api.url}/v1`, dims: DIMS, batchSize: 4, maxRetries: 0 });
+const embedder = (batchSize = 4) => openaiEmbedder({ model: MODEL, baseURL: `${api.url}/v1`, dims: DIMS, batchSize, maxRetries: 0 });
 
 /** The data files of a table (one per fragment here, one fragment per put). */
 function dataFiles(dir: string, fingerprint: string): string[] {
@@ -61,57 +66,191 @@ function dataFiles(dir: string, fingerprint: string): string[] {
 
 const inputsOf = (reqs: { input: string[] }[]) => reqs.map((r) => [...r.input].sort());
 
-for (const damage of ["truncated", "deleted"] as const) {
+/** Bytes that look random and are the same on every run (a sha256 chain), so no run can hit Lance's magic by luck. */
+function noise(n: number): Buffer {
+  const out = Buffer.alloc(n);
+  for (let i = 0; i < n; i += 32) createHash("sha256").update(`noise ${i}`).digest().copy(out, i);
+  return out;
+}
+
+/** What a power loss or a crash leaves in a file, applied in place. */
+const DAMAGE = {
+  truncated: (f: string) => fs.truncateSync(f, Math.floor(fs.statSync(f).size / 3)),
+  deleted: (f: string) => fs.rmSync(f),
+  "zero-filled": (f: string) => fs.writeFileSync(f, Buffer.alloc(fs.statSync(f).size)),
+  "random bytes": (f: string) => fs.writeFileSync(f, noise(fs.statSync(f).size)),
+};
+
+/** How each damage to a data file is told (LanceDB's own words, after the plain ones). */
+const TOLD: Record<keyof typeof DAMAGE, RegExp> = {
+  truncated: /\(a data file is unreadable: Invalid range \d+\.\.\d+ for object of size \d+ bytes\)/,
+  deleted: /\(a data file is missing: Object at location .*not found: No such file or directory/,
+  "zero-filled": /\(a data file is unreadable: file does not appear to be a Lance file/,
+  "random bytes": /\(a data file is unreadable: file does not appear to be a Lance file/,
+};
+
+/** The first run: 24 articles in 6 requests, stored as 6 fragments in 6 versions; the batches' texts, sorted. */
+async function firstRun(dir: string): Promise<string[][]> {
+  const first = await embedItems(ITEMS, "document", P, embedder(), await open(dir));
+  assert.equal(first.requests, 6);
+  const batches = inputsOf(api.embeddingRequests());
+  assert.equal(batches.length, 6);
+  for (const s of stores.splice(0)) s.close();
+  api.reset();
+  return batches;
+}
+
+/** The run after the damage: exactly one request, for the texts of one first-run batch; every vector the provider's. */
+async function rerunResendsOneBatch(dir: string, firstBatches: string[][]): Promise<string[]> {
+  const logs: string[] = [];
+  const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
+  const resent = inputsOf(api.embeddingRequests());
+  assert.equal(resent.length, 1, `requests on the rerun: ${JSON.stringify(resent)}`);
+  assert.ok(
+    firstBatches.some((b) => JSON.stringify(b) === JSON.stringify(resent[0])),
+    `the rerun sent ${JSON.stringify(resent[0])}, not one of the first run's batches`,
+  );
+  assert.equal(again.requests, 1);
+  assert.equal(again.cached, 20);
+  // Every vector is the provider's, bit for bit, whether it survived or was embedded again.
+  ITEMS.forEach((it, i) => assert.deepEqual(again.vectors[i], Float32Array.from(fakeVector(MODEL, it.text, DIMS)), it.id));
+  return logs;
+}
+
+/** The table is whole again: a third run sends nothing, every row is there once, and nothing is told. */
+async function assertWholeAgain(dir: string): Promise<void> {
+  for (const s of stores.splice(0)) s.close();
+  api.reset();
+  const quiet: string[] = [];
+  const store = await open(dir, (m) => quiet.push(m));
+  const third = await embedItems(ITEMS, "document", P, embedder(), store);
+  assert.equal(api.count("embeddings"), 0);
+  assert.equal(third.cached, 24);
+  assert.equal(await store.count(FP), 24);
+  assert.deepEqual(quiet, []);
+}
+
+for (const damage of Object.keys(DAMAGE) as (keyof typeof DAMAGE)[]) {
   test(`a ${damage} data file: the rerun reports it, keeps every readable vector and embeds only the lost batch again`, async () => {
     const dir = tempDir();
-    const first = await embedItems(ITEMS, "document", P, embedder(), await open(dir));
-    assert.equal(first.requests, 6);
-    const firstBatches = inputsOf(api.embeddingRequests());
-    assert.equal(firstBatches.length, 6);
-    for (const s of stores.splice(0)) s.close();
-
+    const firstBatches = await firstRun(dir);
     const files = dataFiles(dir, FP);
     assert.equal(files.length, 6, "one data file per stored batch");
-    const victim = files[2];
-    if (damage === "truncated") fs.truncateSync(victim, Math.floor(fs.statSync(victim).size / 3));
-    else fs.rmSync(victim);
-    api.reset();
+    DAMAGE[damage](files[2]);
 
-    const logs: string[] = [];
-    const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
     // Exactly one request, for exactly the texts of one original batch: the file that was damaged.
-    const resent = inputsOf(api.embeddingRequests());
-    assert.equal(resent.length, 1, `requests on the rerun: ${JSON.stringify(resent)}`);
-    assert.ok(
-      firstBatches.some((b) => JSON.stringify(b) === JSON.stringify(resent[0])),
-      `the rerun sent ${JSON.stringify(resent[0])}, not one of the first run's batches`,
-    );
-    assert.equal(again.requests, 1);
-    assert.equal(again.cached, 20);
-    // Every vector is the provider's, bit for bit, whether it survived or was embedded again.
-    ITEMS.forEach((it, i) => assert.deepEqual(again.vectors[i], Float32Array.from(fakeVector(MODEL, it.text, DIMS)), it.id));
+    const logs = await rerunResendsOneBatch(dir, firstBatches);
 
     // One report, naming the table's folder, the cause in plain words, and what happens.
     assert.equal(logs.length, 1, logs.join("\n"));
     const tableDir = path.join(dir, `${tableName(FP)}.lance`);
     assert.ok(logs[0].startsWith(`${tableDir} is damaged (`), logs[0]);
     assert.match(logs[0], /; rebuilding it from the 20 vectors that can still be read; the rest \(4 of 24 rows\) will be embedded again$/);
-    assert.match(logs[0], damage === "truncated" ? /Invalid range \d+\.\.\d+ for object of size \d+ bytes/ : /not found: No such file or directory/);
+    assert.match(logs[0], TOLD[damage]);
     assert.doesNotMatch(logs[0], /rustc|cargo|LanceError/, "no Rust internals reach the user");
     console.log(`${damage} data file, rerun: ${logs[0]}`);
-
-    // The table is whole again: a third run sends nothing and every row is there once.
-    for (const s of stores.splice(0)) s.close();
-    api.reset();
-    const quiet: string[] = [];
-    const store = await open(dir, (m) => quiet.push(m));
-    const third = await embedItems(ITEMS, "document", P, embedder(), store);
-    assert.equal(api.count("embeddings"), 0);
-    assert.equal(third.cached, 24);
-    assert.equal(await store.count(FP), 24);
-    assert.deepEqual(quiet, []);
+    await assertWholeAgain(dir);
   });
 }
+
+/** A table's manifests, newest first: Lance names version v's manifest u64::MAX − v (so the newest sorts first). */
+function manifests(dir: string, fingerprint: string): { version: bigint; file: string }[] {
+  const versions = path.join(dir, `${tableName(fingerprint)}.lance`, "_versions");
+  return fs
+    .readdirSync(versions)
+    .filter((f) => f.endsWith(".manifest"))
+    .map((f) => ({ version: (1n << 64n) - 1n - BigInt(f.replace(".manifest", "")), file: path.join(versions, f) }))
+    .sort((a, b) => (a.version < b.version ? 1 : -1));
+}
+
+/** Every file under a folder with its size: what "nothing changed" is checked against. */
+function listing(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => `${path.relative(dir, path.join(e.parentPath, e.name))} ${fs.statSync(path.join(e.parentPath, e.name)).size}`)
+    .sort();
+}
+
+const MANIFEST_DAMAGE = ["zero-filled", "random bytes", "truncated"] as const;
+
+for (const damage of MANIFEST_DAMAGE) {
+  test(`a ${damage} latest manifest: the table goes back to the version before it and only the batch written after it is embedded again`, async () => {
+    const dir = tempDir();
+    const firstBatches = await firstRun(dir);
+    const [latest, previous] = manifests(dir, FP);
+    assert.equal(latest.version, 6n, "one version per stored batch");
+    assert.equal(previous.version, 5n);
+    DAMAGE[damage](latest.file);
+
+    // The batch the lost version added, and nothing else, is embedded again.
+    const logs = await rerunResendsOneBatch(dir, firstBatches);
+    const tableDir = path.join(dir, `${tableName(FP)}.lance`);
+    assert.equal(logs.length, 1, logs.join("\n"));
+    assert.ok(logs[0].startsWith(`${tableDir} is damaged (its latest version, 6, cannot be read: `), logs[0]);
+    assert.match(
+      logs[0],
+      /\); going back to version 5, the newest readable one, with its 20 vectors; the vectors written after it will be embedded again \(the unreadable manifest is kept in .*_damaged\)$/,
+    );
+    assert.doesNotMatch(logs[0], /rustc|cargo|LanceError|Encountered corrupt file/, "no Rust internals reach the user");
+    assert.equal(fs.readdirSync(path.join(tableDir, "_damaged")).length, 1, "the unreadable manifest is kept, out of LanceDB's way");
+    console.log(`${damage} latest manifest, rerun: ${logs[0]}`);
+    await assertWholeAgain(dir);
+  });
+
+  test(`a ${damage} manifest with no older version: an error naming the table and the command that clears it, the folder left as it was`, async () => {
+    const dir = tempDir();
+    await embedItems(ITEMS, "document", P, embedder(24), await open(dir));
+    assert.equal(api.count("embeddings"), 1);
+    for (const s of stores.splice(0)) s.close();
+    const all = manifests(dir, FP);
+    assert.equal(all.length, 1, "one batch, one version");
+    DAMAGE[damage](all[0].file);
+    const before = listing(dir);
+    api.reset();
+
+    const tableDir = path.join(dir, `${tableName(FP)}.lance`);
+    const logs: string[] = [];
+    const err = await embedItems(ITEMS, "document", P, embedder(24), await open(dir, (m) => logs.push(m))).then(
+      () => assert.fail("a table with no readable version was used"),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof VectorStoreError, String(err));
+    assert.equal(err.code, "DAMAGED");
+    assert.ok(err.message.startsWith(`vector store: ${tableDir} is damaged and no version of it can be read (`), err.message);
+    assert.equal(err.hint, `clear it with rm -rf '${tableDir}'; its vectors will be embedded again`);
+    assert.doesNotMatch(`${err.message} ${err.hint}`, /rustc|cargo|LanceError|lance error/, "no Rust internals reach the user");
+    console.log(`${damage} only manifest: ${err.message}\n  ${err.hint}`);
+    assert.equal(api.count("embeddings"), 0, "nothing is embedded into a table that cannot be opened");
+    assert.deepEqual(logs, []);
+    assert.deepEqual(listing(dir).filter((f) => !f.startsWith(".locks")), before.filter((f) => !f.startsWith(".locks")), "every manifest is back");
+
+    // The command the hint names clears it: the next run embeds everything again, once.
+    for (const s of stores.splice(0)) s.close();
+    execFileSync("sh", ["-c", err.hint!.replace(/^clear it with (.*); its vectors will be embedded again$/, "$1")]);
+    const fresh = await embedItems(ITEMS, "document", P, embedder(24), await open(dir));
+    assert.equal(api.count("embeddings"), 1);
+    assert.equal(fresh.cached, 0);
+  });
+}
+
+test("the two latest manifests unreadable: the table goes back two versions and exactly those two batches are embedded again", async () => {
+  const dir = tempDir();
+  const firstBatches = await firstRun(dir);
+  const [v6, v5] = manifests(dir, FP);
+  DAMAGE["zero-filled"](v6.file);
+  DAMAGE.truncated(v5.file);
+  const logs: string[] = [];
+  const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
+  const resent = inputsOf(api.embeddingRequests());
+  assert.equal(resent.length, 2, `requests on the rerun: ${JSON.stringify(resent)}`);
+  for (const b of resent) assert.ok(firstBatches.some((f) => JSON.stringify(f) === JSON.stringify(b)), `the rerun sent ${JSON.stringify(b)}`);
+  assert.equal(again.cached, 16);
+  assert.equal(logs.length, 1, logs.join("\n"));
+  assert.match(logs[0], /is damaged \(its latest versions, 6, 5, cannot be read: .*\); going back to version 4, the newest readable one, with its 16 vectors;/);
+  assert.match(logs[0], /\(the unreadable manifests are kept in .*_damaged\)$/);
+  await assertWholeAgain(dir);
+});
 
 describe("vector store repair", () => {
   /** Deterministic rows: the vector is a function of the key. */
@@ -188,24 +327,52 @@ describe("vector store repair", () => {
     assert.equal(await writer.count("fp"), 8);
   });
 
-  test("a damaged ANN copy is dropped with a VectorStoreError saying to build it again", async () => {
+  test("a LanceDB failure that is not damage names the table and a remedy, and rebuilds nothing", async () => {
     const dir = tempDir();
-    const store = await open(dir);
-    await store.put("fp", rows("d", 300, 16));
-    await store.buildAnnIndex("fp", { partitions: 4 });
-    const docsData = path.join(dir, `${tableName("fp")}__docs.lance`, "data");
-    for (const f of fs.readdirSync(docsData)) fs.rmSync(path.join(docsData, f));
-    const reader = await open(dir);
-    await assert.rejects(reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5), (err: unknown) => {
+    // A table another tool wrote, with numeric keys: the store's string lookup is an error, not damage.
+    const db = await lancedb.connect(dir);
+    await db.createTable(tableName("fp"), [{ key: 1, id: "a", side: "document", vector: [1, 2, 3, 4] }]);
+    db.close();
+    const before = listing(dir);
+    const logs: string[] = [];
+    const store = await open(dir, (m) => logs.push(m));
+    const tableDir = path.join(dir, `${tableName("fp")}.lance`);
+    await assert.rejects(store.get("fp", ["k"]), (err: unknown) => {
       assert.ok(err instanceof VectorStoreError, String(err));
-      assert.equal(err.code, "ANN_DAMAGED");
-      assert.match(err.message, /__docs\.lance was damaged \(.*not found.*\) and has been dropped/i);
-      assert.match(err.hint ?? "", /buildAnnIndex again/);
+      assert.equal(err.code, "FAILED");
+      assert.ok(err.message.startsWith(`vector store: LanceDB failed on ${tableDir} (`), err.message);
+      assert.doesNotMatch(err.message, /lance error|LanceError|rustc|cargo/);
+      assert.equal(err.hint, `run again; if it fails the same way, clear the table with rm -rf '${tableDir}' (its vectors will be embedded again)`);
       return true;
     });
-    assert.equal(await reader.hasCurrentAnnIndex("fp"), false);
-    await reader.buildAnnIndex("fp", { partitions: 4 });
-    const [hit] = await reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5, { refineFactor: 5 });
-    assert.equal(hit.ids[0], "d0");
+    assert.deepEqual(logs, []);
+    assert.deepEqual(listing(dir).filter((f) => !f.startsWith(".locks")), before, "nothing rebuilt, nothing set aside");
   });
+
+  for (const damage of ["every data file deleted", "latest manifest zero-filled"] as const) {
+    test(`a damaged ANN copy (${damage}) is dropped with a VectorStoreError saying to build it again`, async () => {
+      const dir = tempDir();
+      const store = await open(dir);
+      await store.put("fp", rows("d", 300, 16));
+      await store.buildAnnIndex("fp", { partitions: 4 });
+      const docsDir = path.join(dir, `${tableName("fp")}__docs.lance`);
+      if (damage === "every data file deleted") {
+        for (const f of fs.readdirSync(path.join(docsDir, "data"))) fs.rmSync(path.join(docsDir, "data", f));
+      } else {
+        DAMAGE["zero-filled"](manifests(dir, "fp__docs")[0].file);
+      }
+      const reader = await open(dir);
+      await assert.rejects(reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5), (err: unknown) => {
+        assert.ok(err instanceof VectorStoreError, String(err));
+        assert.equal(err.code, "ANN_DAMAGED");
+        assert.match(err.message, damage === "every data file deleted" ? /__docs\.lance was damaged \(.*not found.*\) and has been dropped/i : /__docs\.lance was damaged \(.*magic number does not match\) and has been dropped/);
+        assert.match(err.hint ?? "", /buildAnnIndex again/);
+        return true;
+      });
+      assert.equal(await reader.hasCurrentAnnIndex("fp"), false);
+      await reader.buildAnnIndex("fp", { partitions: 4 });
+      const [hit] = await reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5, { refineFactor: 5 });
+      assert.equal(hit.ids[0], "d0");
+    });
+  }
 });

@@ -1,0 +1,96 @@
+/**
+ * What a LanceDB failure is. The Node binding turns every Rust error into a plain `Error` whose `code` is napi's status
+ * (nearly always "GenericFailure") and whose message is the Rust error's text: the error's class survives only as the
+ * shape of that text (Lance's variant, `LanceError(IO)`, `Encountered corrupt file`, …; object_store's `Object at
+ * location … not found`; prost's `failed to decode Protobuf message`; a Rust panic). So this is the one place that
+ * reads those shapes, each seen in LanceDB 0.31 on a damaged table and each with its test (test/unit/lance-errors).
+ */
+import { GbrError } from "../util/errors";
+
+/**
+ * - "missing": a file the table's manifest names is gone;
+ * - "unreadable": a file is there but is not what Lance wrote (zero-filled, random, cut short, garbled metadata);
+ * - "environment": the files may be fine, the machine is not (permissions, open files, disk space, network);
+ * - "other": anything else (a bad query, a bug), never taken for damage.
+ */
+export type LanceFailure = "missing" | "unreadable" | "environment" | "other";
+
+/** Checked first: a full disk or a permission problem must never be "repaired" by dropping vectors. */
+const ENVIRONMENT = [
+  /Permission denied|os error 13\b/i,
+  /Too many open files|os error 24\b/i,
+  /No space left on device|os error 28\b/i,
+  /Read-only file system|os error 30\b/i,
+  /timed out|error sending request|connection (?:reset|refused|closed)|dns error/i,
+];
+
+const MISSING = [
+  // object_store, for a data file or manifest removed from a local folder or a bucket.
+  /Object at location \S+ not found/i,
+  // Lance's own NotFound variant.
+  /\bNot found: \S+/,
+  /No such file or directory|os error 2\b/i,
+];
+
+const UNREADABLE = [
+  // A data file whose footer is not Lance's: zero-filled, random bytes, or a tail overwritten.
+  /does not appear to be a Lance file|invalid magic/i,
+  /Unknown Lance storage version/i,
+  // A manifest whose footer is not Lance's.
+  /Encountered corrupt file|magic number does not match/i,
+  // A file cut short: the reader asks for bytes past its end.
+  /Invalid range \d+\.\.\d+ for object of size \d+/i,
+  /file size is too small|does not have sufficient data/i,
+  // Metadata that is there but garbled.
+  /failed to decode Protobuf message/i,
+  // Some garbled pages make LanceDB 0.31 panic instead of failing (seen only on damaged bytes).
+  /panicked with message|Panic in async function|called `Option::unwrap\(\)` on a `None` value/i,
+  // Lance's I/O class as a whole: every read of a file's bytes fails as this.
+  /LanceError\(IO\)/,
+];
+
+/** The class of a failure (see `LanceFailure`). */
+export function lanceFailure(err: unknown): LanceFailure {
+  const m = err instanceof Error ? err.message : String(err);
+  if (ENVIRONMENT.some((re) => re.test(m))) return "environment";
+  if (MISSING.some((re) => re.test(m))) return "missing";
+  if (UNREADABLE.some((re) => re.test(m))) return "unreadable";
+  return "other";
+}
+
+/** Whether a failure means damaged or missing files (what a rebuild or a fallback can cure). */
+export function isDamage(err: unknown): boolean {
+  const kind = lanceFailure(err);
+  return kind === "missing" || kind === "unreadable";
+}
+
+/**
+ * Whether an error comes from LanceDB's native layer: its `code` is a napi status (PascalCase, "GenericFailure"),
+ * unlike Node's system errors ("ENOENT"), the toolkit's own (no code, or a GbrError's "DAMAGED").
+ */
+export function fromLanceDb(err: unknown): boolean {
+  if (!(err instanceof Error) || err instanceof GbrError) return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && /^[A-Z][a-z]+(?:[A-Z][a-z]*)*$/.test(code);
+}
+
+/** A LanceDB error message without its wrappers, "Caused by" chain and Rust source locations. */
+export function lanceReason(err: unknown): string {
+  let m = (err instanceof Error ? err.message : String(err)).split(/\s+Caused by:/)[0];
+  m = m.replace(/,\s*\/(rustc|usr\/local\/cargo|root\/\.cargo|home\/[^,]*\/\.cargo)\/[^,]*/g, "");
+  // The raw bytes a short read got (`bytes: b"\x81\0…"`) say nothing to a reader.
+  m = m.replace(/,\s*bytes: b"(?:[^"\\]|\\.)*"/g, "");
+  for (;;) {
+    // Case-sensitive: "failed to decode Protobuf message:" is the reason, "Failed to get next batch …:" a wrapper.
+    const next = m.replace(/^\s*(Failed to [^:]+:|lance error:|LanceError\(\w+\):|GenericFailure,|Generic [\w/ ]*error:|Cloned error:|Invalid user input:)\s*/, "");
+    if (next === m) break;
+    m = next;
+  }
+  return m.trim() || "unreadable";
+}
+
+/** The command that clears a table (its vectors are embedded again): `rm -rf` for a folder, a delete for a bucket. */
+export function clearCommand(where: string): string {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(where)) return `delete every object under ${where}`;
+  return `rm -rf '${where.replace(/'/g, `'\\''`)}'`;
+}
