@@ -4,6 +4,9 @@ import fc from "fast-check";
 import { rrf } from "../../lib/fusion/rrf";
 import { combFuse } from "../../lib/fusion/comb";
 import { normalizeScores } from "../../lib/fusion/normalize";
+import { createRetriever, parseRetrieverName, retrieverNames } from "../../lib/retrievers";
+import { loadBenchmark } from "../../lib/data/source";
+import { main } from "../../lib/cli/main";
 import { GbrError } from "../../lib/util/errors";
 import { rocchio } from "../../lib/dense/rocchio";
 import { normalize } from "../../lib/dense/exact-search";
@@ -208,4 +211,67 @@ test("property: the fusions equal the reference on random runs (ties, overlaps, 
     }),
     { numRuns: 300 },
   );
+});
+
+test("fuse: names parse into a typed fusion and parts whose own names hold colons; rrf: is unchanged", () => {
+  const s = parseRetrieverName("fuse:combsum-minmax:bm25-greekstemmer+dense:qwen3-8b");
+  assert.equal(s.kind, "fuse");
+  assert.ok(s.kind === "fuse");
+  assert.deepEqual(s.fusion, { kind: "comb", method: "combsum", norm: "minmax" });
+  assert.deepEqual(s.of.map((p) => [p.kind, p.name]), [["bm25", "bm25-greekstemmer"], ["dense", "dense:qwen3-8b"]]);
+  const w = parseRetrieverName("fuse:wrrf:0.7,.3,2e-1:rerank:bge-reranker-v2-m3:bm25-greekstemmer+lsi:64+prf:lsi");
+  assert.ok(w.kind === "fuse");
+  assert.deepEqual(w.fusion, { kind: "wrrf", weights: [0.7, 0.3, 0.2] });
+  assert.deepEqual(w.of.map((p) => p.kind), ["rerank", "lsi", "prf"]);
+  // ranx's spellings of two normalisations are taken as ours.
+  for (const [name, norm] of [["fuse:combmnz-zmuv:lsi+bm25-spacy", "zscore"], ["fuse:combmnz-min-max:lsi+bm25-spacy", "minmax"], ["fuse:combmnz-max:lsi+bm25-spacy", "max"]] as const) {
+    const p = parseRetrieverName(name);
+    assert.ok(p.kind === "fuse" && p.fusion.kind === "comb" && p.fusion.norm === norm && p.fusion.method === "combmnz", name);
+  }
+  assert.deepEqual(parseRetrieverName("rrf:bm25-greekstemmer+lsi").kind, "rrf");
+  assert.ok(retrieverNames().includes("fuse:<method>:<a>+<b>"));
+});
+
+test("fuse: a malformed name is a usage error that says what was meant", () => {
+  const cases: [string, RegExp][] = [
+    ["fuse:combsun-minmax:bm25-greekstemmer+lsi", /unknown fusion 'combsun-minmax' \(did you mean 'combsum-minmax'\?\)/],
+    ["fuse:combmnz-zscor:bm25-greekstemmer+lsi", /did you mean 'combmnz-zscore'/],
+    ["fuse:rrf:bm25-greekstemmer+lsi", /did you mean 'wrrf'\?\); plain RRF is rrf:<a>\+<b>/],
+    ["fuse:combsum:bm25-greekstemmer+lsi", /unknown fusion 'combsum' \(did you mean 'combsum-minmax'\?\)/],
+    ["fuse:wrrf:0.7:bm25-greekstemmer+lsi", /1 weight for 2 retrievers/],
+    ["fuse:wrrf:0.5,0.3,0.2:bm25-greekstemmer+lsi", /3 weights for 2 retrievers/],
+    ["fuse:wrrf:bm25-greekstemmer+lsi", /expected fuse:wrrf:<w1>,<w2>/],
+    ["fuse:wrrf:bm25-greekstemmer+dense:qwen3-8b", /expected fuse:wrrf:<w1>,<w2>/],
+    ["fuse:wrrf:0,1:bm25-greekstemmer+lsi", /positive weights/],
+    ["fuse:wrrf:0.5,abc:bm25-greekstemmer+lsi", /positive weights/],
+    ["fuse:wrrf:0x1,1:bm25-greekstemmer+lsi", /positive weights/],
+    ["fuse:combsum-max:bm25-greekstemmer", /at least two retrievers/],
+    ["fuse:combsum-max:bm25-greekstemmer++lsi", /at least two retrievers/],
+    ["fuse:combsum-max", /expected fuse:<comb>-<norm>/],
+    ["fuse:combsum-max:bm25-greekstemer+lsi", /unknown retriever 'bm25-greekstemer' \(did you mean 'bm25-greekstemmer'\?\)/],
+  ];
+  for (const [name, message] of cases) {
+    assert.throws(() => parseRetrieverName(name), (e: GbrError) => e instanceof GbrError && e.code === "USAGE" && message.test(e.message), name);
+  }
+});
+
+test("gbr search --retriever fuse:…: the fused run of its parts; a malformed name exits 2 with a suggestion", async () => {
+  const bench = (await loadBenchmark("sample")).benchmark;
+  const parts = await Promise.all(["bm25-greekstemmer", "prf:bm25-greekstemmer"].map(async (n) => (await createRetriever(n, bench)).retrieve(bench.queries, 100)));
+  const io = () => {
+    const o = { out: "", err: "", stdout: (t: string) => void (o.out += t), stderr: (t: string) => void (o.err += t), stdin: async () => "" };
+    return o;
+  };
+  for (const [name, want] of [
+    ["fuse:combmnz-zscore:bm25-greekstemmer+prf:bm25-greekstemmer", combFuse(parts, { method: "combmnz", norm: "zscore", top: 10 })],
+    ["fuse:wrrf:0.7,0.3:bm25-greekstemmer+prf:bm25-greekstemmer", rrf(parts, { weights: [0.7, 0.3], top: 10 })],
+  ] as const) {
+    const ok = io();
+    assert.equal(await main(["search", "--data", "sample", "--retriever", name, "--k", "10", "--format", "json", "-q"], ok), 0, ok.err);
+    assert.deepEqual(JSON.parse(ok.out), Object.fromEntries(want.rankings));
+  }
+  const bad = io();
+  assert.equal(await main(["search", "--data", "sample", "--retriever", "fuse:combsum-minmx:bm25-greekstemmer+lsi", "-q"], bad), 2);
+  assert.match(bad.err, /did you mean 'combsum-minmax'/);
+  assert.equal(bad.out, "");
 });
