@@ -2,7 +2,7 @@
 import type { Benchmark, Query, Retriever, Run } from "./types";
 import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
 import { denseRetriever, lsiRetriever } from "./dense/retriever";
-import { rrfRetriever } from "./fusion/retriever";
+import { fuseRetriever, parseFuseName, rrfRetriever, type Fusion } from "./fusion/retriever";
 import { reactRetriever, reformRetriever, translateRetriever } from "./llm/retriever";
 import { loadSpacyLexicon } from "./data/spacy-tables";
 import { createProviders } from "./providers";
@@ -25,6 +25,7 @@ export type RetrieverSpec =
   | { kind: "lsi"; name: string; dims: number }
   | { kind: "prf"; name: string; of: RetrieverSpec }
   | { kind: "rrf"; name: string; of: RetrieverSpec[] }
+  | { kind: "fuse"; name: string; fusion: Fusion; of: RetrieverSpec[] }
   | { kind: "reform"; name: string; of: RetrieverSpec }
   | { kind: "translate"; name: string; of: RetrieverSpec }
   | { kind: "react"; name: string }
@@ -48,7 +49,7 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
   userFactories.set(name, factory);
 }
 
-const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>", "rrf:<a>+<b>", "reform:<retriever>", "translate:<retriever>", "react-bm25", "rerank:<reranker>:<retriever>"];
+const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>", "rrf:<a>+<b>", "fuse:<method>:<a>+<b>", "reform:<retriever>", "translate:<retriever>", "react-bm25", "rerank:<reranker>:<retriever>"];
 
 /**
  * The names and forms `createRetriever` accepts: the BM25 variants, the built-in forms, then registered user names.
@@ -83,6 +84,10 @@ export function parseRetrieverName(name: string): RetrieverSpec {
       const parts = rest.split("+").filter(Boolean);
       if (parts.length < 2) throw usage(`'${name}': rrf needs at least two retrievers, as rrf:<a>+<b>`);
       return { kind: "rrf", name, of: parts.map(parseRetrieverName) };
+    }
+    case "fuse": {
+      const { fusion, parts } = parseFuseName(name);
+      return { kind: "fuse", name, fusion, of: parts.map(parseRetrieverName) };
     }
     case "reform":
       return { kind: "reform", name, of: parseRetrieverName(rest) };
@@ -163,6 +168,11 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
       const inputs: Retriever[] = [];
       for (const p of spec.of) inputs.push(await part(p.name));
       return rrfRetriever(spec.name, inputs);
+    }
+    case "fuse": {
+      const inputs: Retriever[] = [];
+      for (const p of spec.of) inputs.push(await part(p.name));
+      return fuseRetriever(spec.name, spec.fusion, inputs);
     }
     case "reform":
       return reformRetriever(spec.name, bench, opts, ctx, part);

@@ -11,19 +11,25 @@ export interface RrfOptions {
   top?: number;
   /** The fused run's name in its record (default "rrf"). */
   name?: string;
+  /** One weight per run, for weighted RRF: Σ w_i / (k + rank_i) (default: all 1, plain RRF). */
+  weights?: readonly number[];
 }
 
 /**
- * Reciprocal rank fusion: Σ 1/(k + rank) over the runs ranking a document within `depth`, sorted by score,
- * ties by doc id in code-point order (as the reference's Python sort); keeps `top`. Records inputs' info and cost.
+ * Reciprocal rank fusion: Σ 1/(k + rank) (with `weights`, Σ w/(k + rank)) over the runs ranking a document within
+ * `depth`, sorted by score, ties by doc id in code-point order (as the reference's Python sort); keeps `top`. Records
+ * inputs' info and cost.
  *
  * @example
  * const fused = rrf([bm25Run, denseRun]); // k = 60, top 100, as in the paper
+ * const weighted = rrf([bm25Run, denseRun], { weights: [0.7, 0.3] });
  */
 export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
   const k = opts.k ?? 60;
   const depth = opts.depth ?? 100;
   const top = opts.top ?? 100;
+  const weights = opts.weights ?? runs.map(() => 1);
+  if (weights.length !== runs.length) throw new RangeError(`rrf: ${weights.length} weights for ${runs.length} runs`);
   const queries: string[] = [];
   const seenQ = new Set<string>();
   for (const r of runs) for (const q of r.rankings.keys()) if (!seenQ.has(q)) (seenQ.add(q), queries.push(q));
@@ -31,7 +37,7 @@ export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
   const scores = new Map<string, number[]>();
   for (const q of queries) {
     const acc = new Map<string, number>();
-    for (const r of runs) {
+    runs.forEach((r, i) => {
       const list = r.rankings.get(q) ?? [];
       const seen = new Set<string>();
       let rank = 0;
@@ -39,9 +45,9 @@ export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
         if (seen.has(d)) continue; // a duplicate keeps its first (best) rank
         seen.add(d);
         if (++rank > depth) break;
-        acc.set(d, (acc.get(d) ?? 0) + 1 / (k + rank));
+        acc.set(d, (acc.get(d) ?? 0) + weights[i] / (k + rank));
       }
-    }
+    });
     const fused = [...acc].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, top);
     rankings.set(q, fused.map(([d]) => d));
     scores.set(q, fused.map(([, s]) => s));
