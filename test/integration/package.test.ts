@@ -136,6 +136,9 @@ test("the tarball holds the build, the bin and the files read at run time, and n
   assert.deepEqual(unwanted, []);
   console.log(`# ${packed.filename}: ${(packed.size / 1e3).toFixed(0)} kB packed, ${(packed.unpackedSize / 1e6).toFixed(1)} MB unpacked, ${files.size} files`);
   assert.ok(packed.size < 1_500_000, `the tarball grew to ${packed.size} bytes`);
+  // The README tells users to copy the overrides that this test's project uses: the same ones.
+  const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
+  for (const [name, spec] of Object.entries(PKG.overrides)) assert.ok(readme.includes(`"${name}": "${spec}"`), `README.md lacks the override "${name}": "${spec}"`);
 });
 
 test("installed: ESM (.mjs, .mts under tsx), CommonJS (.cjs) and a .ts under tsx each load the sample, retrieve and evaluate", async () => {
