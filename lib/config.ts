@@ -1,5 +1,6 @@
 /** The one reader of the environment (docs/scale.md, docs/llm.md): nothing else in lib/ reads `process.env`. */
 import { existsSync, realpathSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { GbrError } from "./util/errors";
 import { checkedBaseUrl, endpointOrigin } from "./util/http";
@@ -172,10 +173,31 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   };
 }
 
+/**
+ * Installed as a dependency (from a tarball, the registry or git), which ships lib/ compiled without its sources,
+ * rather than a checkout. The installed folder may be read-only (a global install) and is replaced on every upgrade,
+ * so caches and outputs do not go inside it.
+ */
+export const INSTALLED = !existsSync(path.join(PACKAGE_ROOT, "lib", "index.ts"));
+
+/**
+ * The cache folder an installed package uses by default, one per user as Hugging Face's is, so every project shares
+ * one download of the benchmark: `$XDG_CACHE_HOME/greekbar-retrieval`, else the platform's cache folder.
+ */
+export function userCacheDir(env: Environment = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
+  const xdg = env.XDG_CACHE_HOME?.trim();
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "greekbar-retrieval");
+  if (platform === "darwin") return path.join(home, "Library", "Caches", "greekbar-retrieval");
+  const local = env.LOCALAPPDATA?.trim();
+  if (platform === "win32") return path.join(local || path.join(home, "AppData", "Local"), "greekbar-retrieval", "Cache");
+  return path.join(home, ".cache", "greekbar-retrieval");
+}
+
 /** The data folder alone, for code that must not fail on an unrelated malformed variable. */
-export function configuredDataDir(env: Environment = process.env): string {
+export function configuredDataDir(env: Environment = process.env, installed = INSTALLED): string {
   const dir = env.GBR_DATA_DIR?.trim();
-  return dir ? path.resolve(dir) : path.join(PACKAGE_ROOT, "data");
+  if (dir) return path.resolve(dir);
+  return installed ? userCacheDir(env) : path.join(PACKAGE_ROOT, "data");
 }
 
 /** Notebooks may run a build older than the sources; read on its own because it is checked when lib/ loads. */

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { allowStaleBuild, configuredDataDir, PACKAGE_ROOT } from "./config";
+import { allowStaleBuild, configuredDataDir, INSTALLED, PACKAGE_ROOT } from "./config";
 
 /** Through symlinks: notebooks reach this folder through the link notebooks/lib. */
 const HERE = realpathSync(__dirname);
@@ -10,9 +10,12 @@ const BUILD_RECORD = "BUILD.json";
 /** Running from build/lib (the notebooks) rather than the sources (gbr, tests). */
 const COMPILED = existsSync(path.join(HERE, BUILD_RECORD));
 
-export { PACKAGE_ROOT };
+export { INSTALLED, PACKAGE_ROOT };
 
-/** Files of lib/ changed, added or removed since build/lib was compiled; empty when the build is current. */
+/**
+ * Files of lib/ changed, added or removed since build/lib was compiled; empty when the build is current, and when
+ * there are no sources to compare with (an installed package ships the build alone, lib/ holding only data files).
+ */
 export function staleSources(record: string, libDir: string): string[] {
   const built = (JSON.parse(readFileSync(record, "utf8")) as { sources: Record<string, string> }).sources;
   const now = new Map<string, string>();
@@ -23,7 +26,8 @@ export function staleSources(record: string, libDir: string): string[] {
       else if (e.name.endsWith(".ts")) now.set(r, createHash("sha256").update(readFileSync(path.join(dir, e.name))).digest("hex").slice(0, 16));
     }
   };
-  walk(libDir, "");
+  if (existsSync(libDir)) walk(libDir, "");
+  if (now.size === 0) return [];
   const stale = [...now].filter(([f, h]) => built[f] !== h).map(([f]) => f);
   return [...stale, ...Object.keys(built).filter((f) => !now.has(f))].sort();
 }

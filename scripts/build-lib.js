@@ -51,6 +51,9 @@ keep.add("BUILD.json");
   }
 })(OUT);
 
+// Left by builds that imported package.json (tsc copied it): a second package.json inside the package.
+fs.rmSync(path.join(ROOT, "build", "package.json"), { force: true });
+
 const hashes = Object.fromEntries(files.map((f) => [f, createHash("sha256").update(fs.readFileSync(path.join(LIB, f))).digest("hex").slice(0, 16)]));
 fs.writeFileSync(path.join(OUT, "BUILD.json"), JSON.stringify({ sources: hashes }, null, 1) + "\n");
 if (!quiet) console.log(`build/lib: ${files.length} modules of lib/ compiled for the notebooks in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -80,6 +80,7 @@ const SLOW = new Set([
   "integration/dense-llm-shared.test.ts",
   "unit/replay-shared.test.ts",
   "unit/run-tests.test.ts",
+  "integration/package.test.ts", // npm pack, npm install into a new project, the library and gbr run from it
   // LanceDB: tables written, reopened and searched
   "integration/vector-store.test.ts",
   // a browser

@@ -1,10 +1,16 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { CliError } from "./args";
 import { COMMANDS, type Io } from "./commands";
 import { GbrError } from "../util/errors";
-import { version } from "../../package.json";
 import { didYouMean } from "../util/suggest";
-import { readConfig } from "../config";
+import { PACKAGE_ROOT, readConfig } from "../config";
 import { decodeUtf8 } from "../data/beir";
+
+/** Read when asked: importing package.json would make tsc copy it into build/, a second package.json inside the package. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+}
 
 const USAGE = `gbr — GreekBarRetrieval toolkit
 
@@ -30,7 +36,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   if (first === "--version" || first === "-V" || first === "version") {
-    io.stdout(`${version}\n`);
+    io.stdout(`${packageVersion()}\n`);
     return 0;
   }
   const two = `${first} ${second ?? ""}`.trim();

@@ -7,7 +7,7 @@ import type { DataFrame } from "danfojs-node";
 import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "./text-table";
-import { PACKAGE_ROOT } from "../paths";
+import { INSTALLED, PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
 import { tslabCellRunning, tslabSdk } from "../util/sdk";
 import { rowsFrame } from "./frames";
@@ -53,7 +53,7 @@ export interface FigureSpec {
 export interface FigureOptions {
   /** Also write `<dir>/<save>.json` (the spec) and `<dir>/<save>.html` (opens offline: plotly inlined). */
   save?: string;
-  /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`). */
+  /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`, or `./outputs/figures` when installed). */
   dir?: string;
   /** Height of the plot in pixels when the layout gives none (default 420). */
   height?: number;
@@ -156,9 +156,9 @@ export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}):
   plotlyLoaded = build;
 }
 
-/** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures`. */
+/** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures` (`outputs/figures` of the cwd when installed, as `gbr`'s outputs). */
 export function figuresDir(): string {
-  return readConfig().figuresDir ?? path.join(PACKAGE_ROOT, "outputs", "figures");
+  return readConfig().figuresDir ?? path.join(INSTALLED ? process.cwd() : PACKAGE_ROOT, "outputs", "figures");
 }
 
 /** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser. */

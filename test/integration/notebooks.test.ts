@@ -90,6 +90,10 @@ test("a build older than lib/ refuses to load, naming the changed files", async 
     const record = { sources: { "paths.ts": hash("// paths\n"), "eval/metrics.ts": hash("// old\n"), "gone.ts": hash("x") } };
     await writeFile(path.join(tmp, "build", "lib", "BUILD.json"), JSON.stringify(record));
     assert.deepEqual(staleSources(path.join(tmp, "build", "lib", "BUILD.json"), path.join(tmp, "lib")), ["eval/metrics.ts", "gone.ts"]);
+    // An installed package ships the build without lib/'s sources (lib/ holds only prompt files): nothing to be stale against.
+    await mkdir(path.join(tmp, "installed", "lib", "llm"), { recursive: true });
+    await writeFile(path.join(tmp, "installed", "lib", "llm", "PROMPT.txt"), "x\n");
+    assert.deepEqual(staleSources(path.join(tmp, "build", "lib", "BUILD.json"), path.join(tmp, "installed", "lib")), []);
     // The compiled paths module itself refuses to load from such a build.
     // (with what it loads: the configuration reader and its two utilities)
     await mkdir(path.join(tmp, "build", "lib", "util"), { recursive: true });

@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { configRecord, DEFAULT_CONCURRENCY, readConfig } from "../../lib/config";
+import { configRecord, configuredDataDir, DEFAULT_CONCURRENCY, INSTALLED, PACKAGE_ROOT, readConfig, userCacheDir } from "../../lib/config";
 import { maskCredentials } from "../../lib/util/http";
 import { REPO } from "../helpers/shared";
 
@@ -58,6 +58,19 @@ test("the other settings: caps, naming, rerank API, rerankers, offline, data fol
   assert.equal(readConfig({ GBR_OFFLINE: "yes" }).offline, true);
   assert.equal(readConfig({ GBR_OFFLINE: "0" }).offline, false);
   assert.equal(readConfig({ GBR_DATA_DIR: "/tmp/x" }).dataDir, "/tmp/x");
+});
+
+test("the data folder: GBR_DATA_DIR, else data/ of a checkout, else (an installed package) the user's cache folder", () => {
+  assert.equal(INSTALLED, false, "the repository is a checkout");
+  assert.equal(configuredDataDir({}), path.join(PACKAGE_ROOT, "data"));
+  assert.equal(configuredDataDir({ GBR_DATA_DIR: "/tmp/x" }, true), "/tmp/x");
+  assert.equal(configuredDataDir({ XDG_CACHE_HOME: "/c" }, true), "/c/greekbar-retrieval");
+  assert.equal(userCacheDir({}, "linux", "/home/u"), "/home/u/.cache/greekbar-retrieval");
+  // The XDG specification: a relative path is invalid and ignored.
+  assert.equal(userCacheDir({ XDG_CACHE_HOME: "cache" }, "linux", "/home/u"), "/home/u/.cache/greekbar-retrieval");
+  assert.equal(userCacheDir({}, "darwin", "/Users/u"), "/Users/u/Library/Caches/greekbar-retrieval");
+  assert.equal(userCacheDir({ LOCALAPPDATA: "D:/local" }, "win32", "C:/Users/u"), path.join("D:/local", "greekbar-retrieval", "Cache"));
+  assert.equal(userCacheDir({}, "win32", "C:/Users/u"), path.join("C:/Users/u", "AppData", "Local", "greekbar-retrieval", "Cache"));
 });
 
 test("what a run records of its configuration has endpoints as scheme://host:port and no key", () => {
