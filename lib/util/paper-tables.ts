@@ -131,7 +131,8 @@ const LATEX_SPECIALS: Record<string, string> = {
   _: "\\_",
   "&": "\\&",
   "%": "\\%",
-  $: "\\$",
+  // Text-mode \$ takes its glyph from a bitmap (TS1) font under LaTeX's default OT1 encoding; math's is Type 1.
+  $: "\\ensuremath{\\$}",
   "#": "\\#",
   "~": "\\textasciitilde{}",
   "^": "\\textasciicircum{}",
@@ -183,6 +184,7 @@ export function renderLatex(t: PaperTable): string {
   const notes = (t.footnotes ?? []).filter((f) => used.has(f.mark));
   return [
     "% Made by greekbar-retrieval (gbr). Needs \\usepackage{booktabs} in the preamble.",
+    "% Too wide for the page? Try \\small or \\setlength{\\tabcolsep}{4pt} after \\centering, or table* in two columns.",
     ...(nonAscii ? ["% Some names hold non-ASCII characters: pdflatex needs fonts for them (or use xelatex or lualatex)."] : []),
     "\\begin{table}[htbp]",
     "\\centering",

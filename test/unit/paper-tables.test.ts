@@ -131,7 +131,7 @@ test("LaTeX escaping: the ten specials, < > |, whitespace; ordinary ids and acce
   assert.equal(escapeLatex("rrf:bm25-greekstemmer+dense:qwen3-8b"), "rrf:bm25-greekstemmer+dense:qwen3-8b");
   assert.equal(
     escapeLatex("a_b & c% $d #e {f} ~g ^h \\i <j> k|l"),
-    "a\\_b \\& c\\% \\$d \\#e \\{f\\} \\textasciitilde{}g \\textasciicircum{}h \\textbackslash{}i \\textless{}j\\textgreater{} k\\textbar{}l",
+    "a\\_b \\& c\\% \\ensuremath{\\$}d \\#e \\{f\\} \\textasciitilde{}g \\textasciicircum{}h \\textbackslash{}i \\textless{}j\\textgreater{} k\\textbar{}l",
   );
   // One pass: the braces a replacement adds are not escaped again.
   assert.equal(escapeLatex("\\{"), "\\textbackslash{}\\{");
