@@ -26,7 +26,7 @@ import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison, streamNote } from "../report/comparison";
-import { comparisonPaperTable, evalPaperTable, PAPER_FORMATS, renderPaperTable } from "../report/paper-tables";
+import { comparisonPaperTable, evalPaperTable, PAPER_FORMATS, renderPaperTable, type PaperFormat } from "../report/paper-tables";
 import { didYouMean } from "../util/suggest";
 import { errorsCmd } from "./errors-command";
 import { progressReporter } from "./progress";
@@ -82,6 +82,11 @@ const FORMATS = {
   compare: ["text", ...PAPER_FORMATS],
   reproduce: ["text", ...PAPER_FORMATS],
 } as const;
+
+/** The paper-table format asked for, or undefined for any other output. */
+function paperFormat(format: string): PaperFormat | undefined {
+  return (PAPER_FORMATS as readonly string[]).includes(format) ? (format as PaperFormat) : undefined;
+}
 
 /** `--format` of a command: one of its values, else a usage error with the nearest. */
 function formatOption<C extends keyof typeof FORMATS>(command: C, value: unknown): (typeof FORMATS)[C][number] {
@@ -325,9 +330,9 @@ const evalCmd = withHelp(
   },
   async (values, _pos, io) => {
     if (!values.qrels || !values.run) throw new CliError("gbr eval needs --qrels FILE and --run FILE (see --help)", 2);
-    const format = formatOption("eval", values.format);
-    if (format !== "text" && values.json) throw new CliError(`gbr eval: --json and --format ${format} are two outputs; give one`, 2);
-    if (format !== "text" && values["per-query"]) throw new CliError(`gbr eval: --format ${format} tables the mean; leave out --per-query (or use --json for per-query values)`, 2);
+    const paper = paperFormat(formatOption("eval", values.format));
+    if (paper && values.json) throw new CliError(`gbr eval: --json and --format ${paper} are two outputs; give one`, 2);
+    if (paper && values["per-query"]) throw new CliError(`gbr eval: --format ${paper} tables the mean; leave out --per-query (or use --json for per-query values)`, 2);
     const qrels = await readQrels(String(values.qrels));
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
@@ -336,8 +341,8 @@ const evalCmd = withHelp(
     if (unknown.length) io.stderr(`note: ${unknown.length} run queries have no qrels and are ignored (e.g. '${unknown[0]}')\n`);
     if (coverage.warning) io.stderr(`${coverage.warning}\n`);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
-    if (format !== "text") {
-      io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), format));
+    if (paper) {
+      io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
       return;
     }
     if (values.json) {
@@ -380,8 +385,8 @@ const reproduceCmd = withHelp(
     const log = logger(io, values.quiet);
     const only = values.only === undefined ? undefined : String(values.only).split(",").map((s) => s.trim()).filter(Boolean);
     if (only && !only.length) throw new CliError("gbr reproduce: --only needs experiment ids, comma-separated (leave it out to run them all)", 2);
-    const format = formatOption("reproduce", values.format);
-    if (format !== "text" && values.plan) throw new CliError(`gbr reproduce: --format ${format} is for the results table; --plan prints none`, 2);
+    const paper = paperFormat(formatOption("reproduce", values.format));
+    if (paper && values.plan) throw new CliError(`gbr reproduce: --format ${paper} is for the results table; --plan prints none`, 2);
     const outRoot = String(values.out ?? "outputs");
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
@@ -408,7 +413,7 @@ const reproduceCmd = withHelp(
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
     const result = await reproduce(loaded, opts);
-    io.stdout(formatReproduceSummary(loaded, result, { format }));
+    io.stdout(formatReproduceSummary(loaded, result, { format: paper ?? "text" }));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
     const failed = result.outcomes.filter((o) => o.status === "failed" || (only && o.status === "skipped"));
     if (failed.length) {
@@ -519,8 +524,8 @@ const compare = withHelp(
     const files = (values.run as string[] | undefined) ?? [];
     if (!values.qrels) throw new CliError("gbr compare needs --qrels FILE (see --help)", 2);
     if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);
-    const format = formatOption("compare", values.format);
-    if (format !== "text" && values.json) throw new CliError(`gbr compare: --json and --format ${format} are two outputs; give one`, 2);
+    const paper = paperFormat(formatOption("compare", values.format));
+    if (paper && values.json) throw new CliError(`gbr compare: --json and --format ${paper} are two outputs; give one`, 2);
     const metricNames = ((values.metric as string[] | undefined) ?? []).flatMap((m) => m.split(",")).map((m) => m.trim()).filter(Boolean);
     for (const m of metricNames) {
       if (!(METRICS as readonly string[]).includes(m)) throw new CliError(`gbr compare: unknown metric '${m}' (known: ${METRICS.join(", ")})`, 2);
@@ -555,9 +560,9 @@ const compare = withHelp(
       io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
       return;
     }
-    if (format !== "text") {
+    if (paper) {
       const table = comparisonPaperTable(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size, ...(pairs.length ? { pairs } : {}) });
-      io.stdout(renderPaperTable(table, format));
+      io.stdout(renderPaperTable(table, paper));
       io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
       return;
     }
