@@ -70,6 +70,7 @@ const SLOW = new Set([
   "integration/errors-cli.test.ts",
   "integration/eval-compare-cli-strict.test.ts",
   "integration/terminal.test.ts",
+  "integration/paper-tables-latex.test.ts", // pdflatex
   "integration/trust.test.ts",
   "integration/plan.test.ts",
   "integration/official-mode.test.ts",

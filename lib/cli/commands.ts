@@ -26,6 +26,8 @@ import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison, streamNote } from "../report/comparison";
+import { comparisonPaperTable, evalPaperTable, PAPER_FORMATS, renderPaperTable, type PaperFormat } from "../report/paper-tables";
+import { didYouMean } from "../util/suggest";
 import { errorsCmd } from "./errors-command";
 import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
@@ -72,6 +74,27 @@ function seedOption(value: unknown): number | bigint {
   if (!/^\d+$/.test(text)) throw new CliError(`--seed must be a non-negative integer, got '${text}'`, 2);
   const big = BigInt(text);
   return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+}
+
+/** Each command's `--format` values, the default first: the one list its check, help and errors read. */
+const FORMATS = {
+  eval: ["text", ...PAPER_FORMATS],
+  compare: ["text", ...PAPER_FORMATS],
+  reproduce: ["text", ...PAPER_FORMATS],
+} as const;
+
+/** The paper-table format asked for, or undefined for any other output. */
+function paperFormat(format: string): PaperFormat | undefined {
+  return (PAPER_FORMATS as readonly string[]).includes(format) ? (format as PaperFormat) : undefined;
+}
+
+/** `--format` of a command: one of its values, else a usage error with the nearest. */
+function formatOption<C extends keyof typeof FORMATS>(command: C, value: unknown): (typeof FORMATS)[C][number] {
+  const formats: readonly string[] = FORMATS[command];
+  if (value === undefined) return formats[0] as (typeof FORMATS)[C][number];
+  const f = String(value);
+  if (!formats.includes(f)) throw new CliError(`gbr ${command}: unknown --format '${f}'${didYouMean(f, formats)} (known: ${formats.join(", ")})`, 2);
+  return f as (typeof FORMATS)[C][number];
 }
 
 /** The LLM flags as retriever options, plus the run context (one configuration and set of providers per command). */
@@ -296,17 +319,21 @@ const evalCmd = withHelp(
   {
     name: "eval",
     summary: "Evaluate a run: nDCG@10, nDCG@100, Recall@10, Recall@100, MAP@100 (mean, or per query).",
-    usage: "eval --qrels FILE --run FILE [--per-query] [--json]",
-    options: { qrels: { type: "string" }, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" } },
+    usage: `eval --qrels FILE --run FILE [--per-query] [--json] [--format ${FORMATS.eval.join("|")}]`,
+    options: { qrels: { type: "string" }, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" }, format: { type: "string" } },
     help: [
       "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
       "--run FILE     TREC run (ordered by its rank column) or JSON {qid: [docid, …]}",
       "--per-query    one row per query (in qrels order) before the mean",
       "--json         {\"mean\": {metric: value}} (and \"perQuery\") at full precision",
+      "--format F     text (default), latex (a booktabs table for a paper) or markdown (a GitHub table) of the mean",
     ],
   },
   async (values, _pos, io) => {
     if (!values.qrels || !values.run) throw new CliError("gbr eval needs --qrels FILE and --run FILE (see --help)", 2);
+    const paper = paperFormat(formatOption("eval", values.format));
+    if (paper && values.json) throw new CliError(`gbr eval: --json and --format ${paper} are two outputs; give one`, 2);
+    if (paper && values["per-query"]) throw new CliError(`gbr eval: --format ${paper} tables the mean; leave out --per-query (or use --json for per-query values)`, 2);
     const qrels = await readQrels(String(values.qrels));
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
@@ -315,6 +342,10 @@ const evalCmd = withHelp(
     if (unknown.length) io.stderr(`note: ${unknown.length} run queries have no qrels and are ignored (e.g. '${unknown[0]}')\n`);
     if (coverage.warning) io.stderr(`${coverage.warning}\n`);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
+    if (paper) {
+      io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
+      return;
+    }
     if (values.json) {
       const body: Record<string, unknown> = { mean };
       if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
@@ -332,7 +363,7 @@ const reproduceCmd = withHelp(
   {
     name: "reproduce",
     summary: "The main job: load the benchmark, run every experiment the configured providers allow, evaluate, and write runs and tables.",
-    usage: "reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS] [--replace] [--official] [--plan]",
+    usage: `reproduce [--data SRC] [--queries FILE] [--out DIR] [--only IDS] [--replace] [--official] [--plan] [--format ${FORMATS.reproduce.join("|")}]`,
     options: {
       ...dataOption,
       out: { type: "string" },
@@ -341,6 +372,7 @@ const reproduceCmd = withHelp(
       repeat: { type: "string" },
       seed: { type: "string" },
       plan: { type: "boolean" },
+      format: { type: "string" },
       ...llmOptions,
     },
     help: [
@@ -356,6 +388,8 @@ const reproduceCmd = withHelp(
       "--plan           call no model: count the calls and tokens each selected experiment needs (exact where the",
       "                 requests can be rendered in advance), what the caches already hold, and the price (config/",
       "                 prices.json or GBR_PRICES); a table, and DIR/<dataset>/plan.json",
+      "--format F       the closing results table as text (default), latex or markdown (as tables.tex and tables.md,",
+      "                 which are written either way)",
       ...llmHelp,
       "-q, --quiet      no progress messages on stderr",
     ],
@@ -364,6 +398,8 @@ const reproduceCmd = withHelp(
     const log = logger(io, values.quiet);
     const only = values.only === undefined ? undefined : String(values.only).split(",").map((s) => s.trim()).filter(Boolean);
     if (only && !only.length) throw new CliError("gbr reproduce: --only needs experiment ids, comma-separated (leave it out to run them all)", 2);
+    const paper = paperFormat(formatOption("reproduce", values.format));
+    if (paper && values.plan) throw new CliError(`gbr reproduce: --format ${paper} is for the results table; --plan prints none`, 2);
     const outRoot = String(values.out ?? "outputs");
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
@@ -391,7 +427,7 @@ const reproduceCmd = withHelp(
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
     const result = await reproduce(loaded, opts);
-    io.stdout(formatReproduceSummary(loaded, result));
+    io.stdout(formatReproduceSummary(loaded, result, { format: paper ?? "text" }));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
     const failed = result.outcomes.filter((o) => (o.earlier ? only && o.skippedNow : o.status === "failed" || (only && o.status === "skipped")));
     if (failed.length) {
@@ -470,7 +506,7 @@ const compare = withHelp(
   {
     name: "compare",
     summary: "Paired randomization tests with Holm correction between runs.",
-    usage: "compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--official] [--json]",
+    usage: `compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--official] [--json] [--format ${FORMATS.compare.join("|")}]`,
     options: {
       official: { type: "boolean" },
       qrels: { type: "string" },
@@ -480,6 +516,7 @@ const compare = withHelp(
       seed: { type: "string" },
       metric: { type: "string", multiple: true },
       json: { type: "boolean" },
+      format: { type: "string" },
     },
     help: [
       "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
@@ -491,6 +528,8 @@ const compare = withHelp(
       "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
       `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")})`,
       '--json         {"tests": [{"a", "b", "metric", "meanA", "meanB", "delta", "p", "pHolm"}]} at full precision',
+      "--format F     text (default: the table, its legend and every test), or the table alone as latex (booktabs, the",
+      "               best of each column bold, superscripts, the test in the caption) or markdown (a GitHub table)",
       "Two-sided, Holm over all tests. The flips are drawn as the authors' notebook draws them: numpy's",
       "default_rng(seed), pair by pair, each pair's metrics in order, queries in the order of the qrels file. In the",
       "table a superscript marks each run a value beats significantly (p_Holm < 0.05)."
@@ -500,6 +539,8 @@ const compare = withHelp(
     const files = (values.run as string[] | undefined) ?? [];
     if (!values.qrels) throw new CliError("gbr compare needs --qrels FILE (see --help)", 2);
     if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);
+    const paper = paperFormat(formatOption("compare", values.format));
+    if (paper && values.json) throw new CliError(`gbr compare: --json and --format ${paper} are two outputs; give one`, 2);
     const metricNames = ((values.metric as string[] | undefined) ?? []).flatMap((m) => m.split(",")).map((m) => m.trim()).filter(Boolean);
     for (const m of metricNames) {
       if (!(METRICS as readonly string[]).includes(m)) throw new CliError(`gbr compare: unknown metric '${m}' (known: ${METRICS.join(", ")})`, 2);
@@ -531,6 +572,12 @@ const compare = withHelp(
     const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
     if (values.json) {
       io.stdout(JSON.stringify(comparison, null, 2) + "\n");
+      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
+      return;
+    }
+    if (paper) {
+      const table = comparisonPaperTable(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size, ...(pairs.length ? { pairs } : {}) });
+      io.stdout(renderPaperTable(table, paper));
       io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
       return;
     }

@@ -12,6 +12,8 @@ import type { ExperimentRecord } from "./run-experiments";
 import { outputTables, TABLE_FILES, type OutputTables, type Table } from "./output-tables";
 import { diskFull } from "../store";
 import type { RecordFile } from "./earlier-records";
+import { renderLatex, renderMarkdown } from "../util/paper-tables";
+import { resultsTable } from "./results-table";
 
 /** What every output says when results came through the project's own test doubles. */
 export const STAND_IN_NOTE =
@@ -92,6 +94,12 @@ async function writeTables(
   const bench = loaded.benchmark;
   for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
     if (t) await fs.writeFile(file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
+  }
+  // The main results table for a paper, when anything ran (a table without rows would only say so in LaTeX).
+  if (a.outcomes.some((o) => o.status === "ok")) {
+    const results = resultsTable(loaded, a);
+    await fs.writeFile(file("tables.tex"), renderLatex(results));
+    await fs.writeFile(file("tables.md"), renderMarkdown(results));
   }
   await writeTrecQrels(file("qrels.txt"), bench.qrels);
   await fs.writeFile(file("significance.json"), json(a.significance));

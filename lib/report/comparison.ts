@@ -3,10 +3,10 @@ import type { Metric, MetricValues } from "../eval/metrics";
 import type { Comparison } from "../eval/compare-runs";
 import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
+import { rowLabels, significanceLetters } from "../util/paper-tables";
 
-/** ranx's superscript alphabet; Unicode has no superscript q, so q is skipped in labels too. */
-const LETTERS = "abcdefghijklmnoprstuvwxyz";
-const SUPERSCRIPTS = "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ";
+/** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
+const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([..."abcdefghijklmnoprstuvwxyz"].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
 
 /** Options of `formatComparison` (swaps, seed and queries only feed the legend). */
 export interface ComparisonTableOptions {
@@ -31,27 +31,20 @@ export function formatComparison(
 ): string {
   const alpha = opts.alpha ?? 0.05;
   const swaps = opts.swaps ?? 100_000;
-  const ascii = runs.length > LETTERS.length;
-  const label = (i: number) => (ascii ? spreadsheetLabel(i) : LETTERS[i]);
-  const index = new Map(runs.map((r, i) => [r.name, i]));
-  // beats[winner][metric] = indices of the runs it beats significantly on that metric
-  const beats = runs.map(() => new Map<Metric, number[]>());
-  for (const t of comparison.tests) {
-    if (!(t.pHolm < alpha) || t.delta === 0) continue;
-    const [w, l] = t.delta > 0 ? [t.a, t.b] : [t.b, t.a];
-    const wi = index.get(w);
-    const li = index.get(l);
-    if (wi === undefined || li === undefined) continue;
-    const list = beats[wi].get(t.metric) ?? [];
-    list.push(li);
-    beats[wi].set(t.metric, list);
-  }
-  const marks = (lost: number[] | undefined) => {
-    if (!lost?.length) return "";
-    const sorted = [...new Set(lost)].sort((x, y) => x - y);
-    return ascii ? ` [${sorted.map(label).join(",")}]` : sorted.map((i) => SUPERSCRIPTS[i]).join("");
+  const labels = rowLabels(runs.length);
+  const ascii = labels.some((l) => l.length > 1);
+  const letters = significanceLetters(
+    runs.map((r, i) => ({ name: r.name, label: labels[i] })),
+    metrics,
+    runs.map((r) => metrics.map((m) => r.mean[m])),
+    comparison.tests,
+    alpha,
+  );
+  const marks = (beaten: string[]) => {
+    if (!beaten.length) return "";
+    return ascii ? ` [${beaten.join(",")}]` : beaten.map((l) => SUPERSCRIPTS[l]).join("");
   };
-  const rows = runs.map((r, i) => [label(i), r.name, ...metrics.map((m) => formatFixed(r.mean[m], 4) + marks(beats[i].get(m)))]);
+  const rows = runs.map((r, i) => [labels[i], r.name, ...metrics.map((m, j) => formatFixed(r.mean[m], 4) + marks(letters[i][j]))]);
   const pDigits = Math.max(4, Math.ceil(Math.log10(swaps + 1)));
   const what = [
     `two-sided paired randomization test, ${swaps.toLocaleString("en-US")} random sign flips`,
@@ -72,11 +65,4 @@ export function formatComparison(
     "",
     formatTable(["a", "b", "metric", "delta", "p", "pHolm"], testRows),
   ].join("\n");
-}
-
-/** a … z, aa, ab … (q included: these labels are never superscripted). */
-function spreadsheetLabel(i: number): string {
-  let s = "";
-  for (let k = i + 1; k > 0; k = Math.floor((k - 1) / 26)) s = String.fromCharCode(97 + ((k - 1) % 26)) + s;
-  return s;
 }

@@ -5,8 +5,11 @@ import { METRICS } from "../eval/metrics";
 import type { ExperimentOutcome, ReproduceResult } from "../experiments/reproduce";
 import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
+import { renderPaperTable, type PaperFormat } from "../util/paper-tables";
+import { resultsTable } from "../experiments/results-table";
 
-export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult): string {
+/** The summary; with a paper format its results table is tables.tex's or tables.md's, the rest unchanged. */
+export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult, opts: { format?: "text" | PaperFormat } = {}): string {
   const bench = loaded.benchmark;
   const ok = result.outcomes.filter((o) => o.status === "ok");
   const now = result.outcomes.filter((o) => !o.earlier);
@@ -16,10 +19,18 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   const standIn = ok.some((o) => o.standIn);
   const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
   const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}${o.earlier ? " [earlier]" : ""}`;
+  const format = opts.format ?? "text";
+  // The paper table carries its own notes (oracle, stand-in) and caption.
+  const results =
+    format === "text"
+      ? formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
+        (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are tuned for Recall@100 on the test queries: an upper bound for Recall@100 only; cite the tuned: rows (5-fold cross-validated).\n" : "")
+      : ok.length
+        ? `\n${renderPaperTable(resultsTable(loaded, result.assessment), format)}`
+        : "(no experiment ran: no table)\n";
   return (
     `Results — ${bench.name} (${bench.queries.length} queries, ${bench.docs.length} articles; the paper's Tables 1 and 6 of them: table1.csv, table6.csv)\n` +
-    formatTable(["experiment", ...METRICS, "seconds"], ok.map((o) => [name(o), ...METRICS.map((m) => formatFixed(o.mean![m], 4)), o.seconds!.toFixed(2)])) +
-    (ok.some((o) => o.id.startsWith("oracle:")) ? "oracle: rows are tuned for Recall@100 on the test queries: an upper bound for Recall@100 only; cite the tuned: rows (5-fold cross-validated).\n" : "") +
+    results +
     (ok.some((o) => o.earlier) ? `[earlier]: kept from an earlier run into ${result.outDir} (not run this time); summary.csv's ranAt says when each row ran.\n` : "") +
     formatNotRun(result.outcomes) +
     `\n${notes || `Dataset: ${bench.name} (${loaded.origin}).\n`}` +

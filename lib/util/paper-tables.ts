@@ -1,0 +1,262 @@
+/**
+ * Tables for a paper: one model (rows × metrics, bold best, significance letters, caption, label) rendered as booktabs
+ * LaTeX or as a GitHub Markdown table. Pure; in util/ so that `reproduce` (experiments/) can write tables.tex too.
+ */
+import { formatFixed } from "./format-fixed";
+
+/** A row: its letter (which other rows' superscripts refer to), its name, and footnote marks after the name. */
+export interface PaperTableRow {
+  /** Omitted by every row of a table without a letters column (one run, nothing tested). */
+  label?: string;
+  name: string;
+  marks?: FootnoteMark[];
+}
+
+/** The two footnote marks a row may carry (LaTeX \dag and \ddag, Unicode † and ‡ in Markdown). */
+export type FootnoteMark = "dagger" | "ddagger";
+
+export interface PaperTable {
+  rows: PaperTableRow[];
+  /** Column headers, one per metric. */
+  metrics: string[];
+  /** values[row][metric]; null when the row has no value there. */
+  values: (number | null)[][];
+  /** superscripts[row][metric]: the labels of the rows this value beats significantly, in row order. */
+  superscripts: string[][][];
+  /** best[row][metric]: set in bold. */
+  best: boolean[][];
+  /** Plain text (escaped by each renderer); names the test and correction when there are superscripts. */
+  caption: string;
+  /** LaTeX \label (characters other than letters, digits and `:._-` become `-`). */
+  label: string;
+  /** What each mark used by a row means, in this order. */
+  footnotes?: { mark: FootnoteMark; text: string }[];
+  /** Decimals shown (default 4, as the text tables). */
+  digits?: number;
+  /** Header of the name column (default "Run"). */
+  nameHeader?: string;
+}
+
+/** The formats a command can print a paper table in. */
+export const PAPER_FORMATS = ["latex", "markdown"] as const;
+export type PaperFormat = (typeof PAPER_FORMATS)[number];
+
+export function renderPaperTable(table: PaperTable, format: PaperFormat): string {
+  return format === "latex" ? renderLatex(table) : renderMarkdown(table);
+}
+
+// ---- labels, best values, significance letters -------------------------------------------------------------------
+
+/** ranx's letters; Unicode has no superscript q, so the text tables skip it and these labels do too (one lettering). */
+const LETTERS = "abcdefghijklmnoprstuvwxyz";
+
+/** Row labels a, b, c …; past 25 rows a … z, aa, ab … (q included: such labels are never Unicode superscripts). */
+export function rowLabels(count: number): string[] {
+  if (count <= LETTERS.length) return [...LETTERS.slice(0, count)];
+  return Array.from({ length: count }, (_, i) => {
+    let s = "";
+    for (let k = i + 1; k > 0; k = Math.floor((k - 1) / 26)) s = String.fromCharCode(97 + ((k - 1) % 26)) + s;
+    return s;
+  });
+}
+
+/**
+ * Per column, the rows holding the highest value as shown (rounded to `digits`): every tied row is best. Rows not
+ * `eligible` (an oracle, a stand-in) are never best and do not compete; a column without an eligible value has none.
+ */
+export function bestPerColumn(values: readonly (readonly (number | null)[])[], digits = 4, eligible?: readonly boolean[]): boolean[][] {
+  const shown = values.map((row) => row.map((v) => (v === null || !Number.isFinite(v) ? null : Number(formatFixed(v, digits)))));
+  const columns = values[0]?.length ?? 0;
+  const top = Array.from({ length: columns }, (_, m) => {
+    let max: number | null = null;
+    shown.forEach((row, r) => {
+      const v = row[m];
+      if (v !== null && (eligible?.[r] ?? true) && (max === null || v > max)) max = v;
+    });
+    return max;
+  });
+  return shown.map((row, r) => row.map((v, m) => v !== null && (eligible?.[r] ?? true) && v === top[m]));
+}
+
+/** A test as `gbr compare --json` and significance.json give it (a against b; delta = meanA − meanB). */
+export interface TestOutcome {
+  a: string;
+  b: string;
+  metric: string;
+  delta: number;
+  pHolm: number;
+}
+
+/**
+ * Each row's letters per metric: the rows it beats, i.e. a test of the pair on that metric has pHolm < alpha, its
+ * delta favours this row, and this row's value as given is higher too (with --repeat the values are means over
+ * samples while the tests use sample 0: a disagreement marks nothing). Pairs never tested get no letter. When one
+ * pair and metric were tested more than once (two families), the first test listed decides.
+ */
+export function significanceLetters(
+  rows: readonly { name: string; label: string }[],
+  metrics: readonly string[],
+  values: readonly (readonly (number | null)[])[],
+  tests: readonly TestOutcome[],
+  alpha = 0.05,
+): string[][][] {
+  const index = new Map(rows.map((r, i) => [r.name, i]));
+  const column = new Map(metrics.map((m, j) => [m, j]));
+  const beaten = rows.map(() => metrics.map(() => new Set<number>()));
+  const seen = new Set<string>();
+  for (const t of tests) {
+    const key = [[t.a, t.b].sort().join("\u0000"), t.metric].join("\u0001");
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const j = column.get(t.metric);
+    const ia = index.get(t.a);
+    const ib = index.get(t.b);
+    if (j === undefined || ia === undefined || ib === undefined || ia === ib) continue;
+    if (!(t.pHolm < alpha) || t.delta === 0 || !Number.isFinite(t.delta)) continue;
+    const [w, l] = t.delta > 0 ? [ia, ib] : [ib, ia];
+    const vw = values[w][j];
+    const vl = values[l][j];
+    if (vw === null || vl === null || !(vw > vl)) continue;
+    beaten[w][j].add(l);
+  }
+  return beaten.map((perMetric) => perMetric.map((set) => [...set].sort((x, y) => x - y).map((i) => rows[i].label)));
+}
+
+// ---- LaTeX -------------------------------------------------------------------------------------------------------
+
+const LATEX_SPECIALS: Record<string, string> = {
+  "\\": "\\textbackslash{}",
+  "{": "\\{",
+  "}": "\\}",
+  _: "\\_",
+  "&": "\\&",
+  "%": "\\%",
+  // Text-mode \$ takes its glyph from a bitmap (TS1) font under LaTeX's default OT1 encoding; math's is Type 1.
+  $: "\\ensuremath{\\$}",
+  "#": "\\#",
+  "~": "\\textasciitilde{}",
+  "^": "\\textasciicircum{}",
+  // In LaTeX's default OT1 font encoding these three print as other glyphs (¡, ¿, —).
+  "<": "\\textless{}",
+  ">": "\\textgreater{}",
+  "|": "\\textbar{}",
+};
+
+/** Text as LaTeX text-mode source: the ten special characters and < > | escaped, whitespace runs one space. */
+export function escapeLatex(text: string): string {
+  return text.replace(/\s+/g, " ").replace(/[\\{}_&%$#~^<>|]/g, (c) => LATEX_SPECIALS[c]);
+}
+
+// Math-mode daggers: text-mode \dag pulls in a bitmap (TS1) font under LaTeX's default encoding.
+const LATEX_MARK: Record<FootnoteMark, string> = { dagger: "\\dagger", ddagger: "\\ddagger" };
+
+function latexLabel(label: string): string {
+  return label.replace(/[^A-Za-z0-9:._-]/g, "-");
+}
+
+/** The letters of beaten rows: run together when all are single letters, else comma-separated. */
+function joinLabels(labels: readonly string[]): string {
+  return labels.join(labels.some((l) => l.length > 1) ? "," : "");
+}
+
+/**
+ * A `table` float with a booktabs tabular, caption above, notes below; needs `\usepackage{booktabs}`. Letters and
+ * notes follow ranx's Report layout (rows a, b, c …; a value's superscripts are the rows it beats).
+ */
+export function renderLatex(t: PaperTable): string {
+  const digits = t.digits ?? 4;
+  const letters = t.rows.some((r) => r.label !== undefined);
+  const nonAscii = [t.caption, ...t.rows.map((r) => r.name), ...t.metrics].some((s) => /[^\x00-\x7f]/.test(s));
+  const head = [...(letters ? ["\\#"] : []), escapeLatex(t.nameHeader ?? "Run"), ...t.metrics.map(escapeLatex)];
+  const body = t.rows.map((row, r) => {
+    const marks = (row.marks ?? []).map((m) => LATEX_MARK[m]).join(",");
+    const name = escapeLatex(row.name) + (marks ? `$^{${marks}}$` : "");
+    const cells = t.metrics.map((_, m) => {
+      const v = t.values[r][m];
+      if (v === null) return "--";
+      const text = formatFixed(v, digits);
+      const sup = t.superscripts[r]?.[m] ?? [];
+      return (t.best[r]?.[m] ? `\\textbf{${text}}` : text) + (sup.length ? `\\textsuperscript{${escapeLatex(joinLabels(sup))}}` : "");
+    });
+    return [...(letters ? [escapeLatex(row.label ?? "")] : []), name, ...cells].join(" & ") + " \\\\";
+  });
+  const used = new Set(t.rows.flatMap((r) => r.marks ?? []));
+  const notes = (t.footnotes ?? []).filter((f) => used.has(f.mark));
+  return [
+    "% Made by greekbar-retrieval (gbr). Needs \\usepackage{booktabs} in the preamble.",
+    "% Too wide for the page? Try \\small or \\setlength{\\tabcolsep}{4pt} after \\centering, or table* in two columns.",
+    ...(nonAscii ? ["% Some names hold non-ASCII characters: pdflatex needs fonts for them (or use xelatex or lualatex)."] : []),
+    "\\begin{table}[htbp]",
+    "\\centering",
+    `\\caption{${escapeLatex(t.caption)}}`,
+    `\\label{${latexLabel(t.label)}}`,
+    `\\begin{tabular}{${letters ? "c" : ""}l${"l".repeat(t.metrics.length)}}`,
+    "\\toprule",
+    head.join(" & ") + " \\\\",
+    "\\midrule",
+    ...body,
+    "\\bottomrule",
+    "\\end{tabular}",
+    ...(notes.length
+      ? ["\\par\\smallskip", `{\\footnotesize ${notes.map((n) => `$^{${LATEX_MARK[n.mark]}}$${escapeLatex(n.text)}`).join("\\\\\n")}\\par}`]
+      : []),
+    "\\end{table}",
+    "",
+  ].join("\n");
+}
+
+// ---- Markdown ----------------------------------------------------------------------------------------------------
+
+const MARKDOWN_MARK: Record<FootnoteMark, string> = { dagger: "†", ddagger: "‡" };
+
+/**
+ * Prose as GitHub Markdown text: a backslash before each character that could start formatting, a link, math (`$`)
+ * or an entity, before `<` when a tag or autolink could follow, and before `|` (a cell's end); whitespace runs one
+ * space. "p < 0.05" stays as it is.
+ */
+export function escapeMarkdown(text: string): string {
+  return text.replace(/\s+/g, " ").replace(/[\\`*_[\]|~$&]|<(?=[A-Za-z/!?])/g, (c) => `\\${c}`);
+}
+
+/**
+ * A name as a code span for a table cell: nothing inside is formatting (no emphasis, emoji shortcode or math), so
+ * only `|` needs its backslash (GitHub splits cells on it first); the fence outgrows any backticks in the name.
+ */
+export function markdownCode(text: string): string {
+  const s = text.replace(/\s+/g, " ").trim();
+  const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = s.startsWith("`") || s.endsWith("`") ? " " : "";
+  return `${fence}${pad}${s.replace(/\|/g, "\\|")}${pad}${fence}`;
+}
+
+/** A pipe table: `Table: caption` before it (pandoc reads that as the caption), names as code, notes after. */
+export function renderMarkdown(t: PaperTable): string {
+  const digits = t.digits ?? 4;
+  const letters = t.rows.some((r) => r.label !== undefined);
+  const head = [...(letters ? ["#"] : []), escapeMarkdown(t.nameHeader ?? "Run"), ...t.metrics.map(escapeMarkdown)];
+  const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+  const body = t.rows.map((row, r) => {
+    const marks = (row.marks ?? []).map((m) => MARKDOWN_MARK[m]).join("");
+    const name = markdownCode(row.name) + (marks ? ` ${marks}` : "");
+    const cells = t.metrics.map((_, m) => {
+      const v = t.values[r][m];
+      if (v === null) return "–";
+      const text = formatFixed(v, digits);
+      const sup = t.superscripts[r]?.[m] ?? [];
+      return (t.best[r]?.[m] ? `**${text}**` : text) + (sup.length ? `<sup>${escapeMarkdown(joinLabels(sup))}</sup>` : "");
+    });
+    return line([...(letters ? [escapeMarkdown(row.label ?? "")] : []), name, ...cells]);
+  });
+  const used = new Set(t.rows.flatMap((r) => r.marks ?? []));
+  const notes = (t.footnotes ?? []).filter((f) => used.has(f.mark)).map((n) => `${MARKDOWN_MARK[n.mark]} ${escapeMarkdown(n.text)}`);
+  return [
+    `Table: ${escapeMarkdown(t.caption)}`,
+    "",
+    line(head),
+    line(head.map(() => "---")),
+    ...body,
+    ...(notes.length ? ["", notes.join("\\\n")] : []),
+    "",
+  ].join("\n");
+}
