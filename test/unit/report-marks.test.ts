@@ -17,7 +17,10 @@ import {
 import { buildReport, reportSubject } from "../../lib/report/html";
 import { testDeltaCell } from "../../lib/report/html-blocks";
 import { escapeHtml } from "../../lib/report/html-inline";
-import { areaLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
+import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
+import { areaStats, datasetStats } from "../../lib/data/stats";
+import { costTable } from "../../lib/eval/cost";
+import { zeroWork } from "../../lib/util/run-cost";
 import * as notebook from "../../lib/report/notebook";
 import { formatStats } from "../../lib/report/stats-text";
 import { toCsv } from "../../lib/util/csv";
@@ -145,7 +148,7 @@ describe("figures: axes fitted to the data, legends clear of the labels", () => 
     const y = scatter.layout.yaxis as Range;
     assert.deepEqual(y.range, fittedRange([0.61, 0.72]));
     assert.equal(y.title.text, "Recall@100 (axis from 0.59, not 0)");
-    const low = qualityCostScatter([{ experiment: "a", status: "ok", "Recall@100": "0.05" }], [{ method: "a", costPerQuery: "0" }]);
+    const low = qualityCostScatter([{ experiment: "a", status: "ok", "Recall@100": "0.05" }], [{ method: "a", costPerQuery: "0.001" }]);
     assert.equal((low.layout.yaxis as Range).range[0], 0);
     assert.equal((low.layout.yaxis as Range).title.text, "Recall@100");
   });
@@ -157,7 +160,7 @@ describe("figures: axes fitted to the data, legends clear of the labels", () => 
       areaBreakdownChart(perQueryRows(["a", "b"], ["civil"])),
       sweepHeatmap({ k1s: [1.2, 1.5], bs: [0.75], z: [[0.4, 0.5]], oracle: { k1: 1.5, b: 0.75, value: 0.5 } }),
       reactRoundsChart([{ round: 1, keptRecall100: 0.2, candidateRecall100: 0.3 }]),
-      qualityCostScatter(rows, [{ method: "lsi", costPerQuery: "0" }]),
+      qualityCostScatter(rows, [{ method: "lsi", costPerQuery: "0.001" }]),
       pValueChart([{ a: "a", b: "b", metric: "nDCG@10", p: 0.01, pHolm: 0.02 }]),
     ];
     for (const f of figures) {
@@ -197,7 +200,7 @@ describe("figures: oracle, cross-validated and stand-in rows", () => {
     assert.deepEqual(area.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, `tuned:bm25-greekstemmer — ${TUNED_LABEL}`]);
     assert.equal((area.data[0].marker as { pattern: { shape: string } }).pattern.shape, "/");
     assert.equal(area.data[2].marker, undefined);
-    const scatter = qualityCostScatter(rows(), [{ method: "lsi", costPerQuery: "0" }, { method: "oracle:bm25-greekstemmer", costPerQuery: "0" }]);
+    const scatter = qualityCostScatter(rows(), [{ method: "lsi", costPerQuery: "0.001" }, { method: "oracle:bm25-greekstemmer", costPerQuery: "0.002" }]);
     assert.deepEqual(scatter.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, "Pareto front"]);
     const p = pValueChart([{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", p: 0.1, pHolm: 0.2 }], 0.05, undefined, { marks });
     assert.deepEqual(p.data[0].y, ["lsi [stand-in] vs bm25-greekstemmer (nDCG@10)"]);
@@ -403,4 +406,61 @@ test("issue 22, item 15: data without legal areas gets no one-bar area chart, in
   // With areas, the chart is drawn as before.
   const withAreas = areaBreakdownChart(rows.map((r, i) => ({ ...r, area: i % 2 ? "civil" : "criminal" })), ["a", "b"], "Recall@100");
   assert.equal(withAreas.data.length, 2);
+});
+
+test("issue 22, item 15: Tables 1 and 6, cost and REACT columns are shown by one label table, never by their code keys", async () => {
+  // Every key the tables have, taken from the functions that make them, has a label of words.
+  const bench = {
+    name: "toy",
+    docs: [{ id: "ΑΚ::1", text: "ένα δύο τρία" }, { id: "ΠΚ::2", text: "τέσσερα πέντε" }, { id: "ΠΚ::3", text: "έξι" }],
+    queries: [{ id: "q1", text: "ερώτηση ένα" }],
+    qrels: new Map([["q1", new Set(["ΑΚ::1", "ΠΚ::2"])]]),
+    meta: new Map([["q1", { area: "civil" }]]),
+  };
+  const table1 = datasetStats(bench);
+  const usage = { method: "m", queries: 1, cost: { online: zeroWork(), corpus: zeroWork() }, seconds: 0, corpusSeconds: 0 };
+  const cost = costTable([usage], { llm: { default: { input: 0, output: 0 } }, embedding: { default: 0 } })[0];
+  const react = ["round", "keptRecall100", "candidateRecall100", "missedGoldPairs", "missedGoldQueries", "callsPerQuery", "tokensPerQuery", "inputTokensPerQuery", "outputTokensPerQuery", "secondsPerQuery"];
+  for (const key of [...Object.keys(table1), ...Object.keys(areaStats(bench)[0]), ...Object.keys(cost), ...react]) {
+    assert.ok(Object.hasOwn(COLUMN_LABELS, key), `no label for ${key}`);
+    assert.doesNotMatch(columnLabel(key), /[a-z][A-Z]/, `${key} reads as a code key: ${columnLabel(key)}`);
+  }
+  assert.equal(columnLabel("relevantShareOfPool"), "relevant share of the pool (distinct relevant / articles)");
+  assert.equal(columnLabel("Recall@100"), "Recall@100", "names that are already words stay as written");
+
+  // The notebook's tables: Table 1 through show.statistics, cost.csv's frame through show.table (text fallback here).
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (...args: unknown[]) => void lines.push(args.join(" "));
+  try {
+    notebook.show.statistics({ "this data": table1, "paper (283)": { queries: 283, relevantShareOfPool: 0.0737 } });
+    notebook.showTable([cost]);
+  } finally {
+    console.log = log;
+  }
+  const out = lines.join("\n");
+  for (const key of ["relevantShareOfPool", "multiGoldShare", "goldPerQuery", "callsPerQuery", "costPerQuery", "oneTimeTokens"]) {
+    assert.ok(!out.includes(key), `${key} shown to the reader:\n${out}`);
+    assert.ok(out.includes(columnLabel(key)), `${columnLabel(key)} missing:\n${out}`);
+  }
+  assert.match(out, /relevant share of the pool \(distinct relevant \/ articles\) +0\.6667 +0\.0737/);
+
+  // The terminal's Table 1 and the report's dataset, REACT and cost sections use the same labels.
+  assert.ok(formatStats("toy", table1, areaStats(bench)).includes(columnLabel("multiGoldShare")));
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-labels-"));
+  try {
+    await fs.writeFile(path.join(dir, "summary.csv"), toCsv(NEW_HEADER, [row("bm25-greekstemmer", [0.5, 0.6, 0.5, 0.9, 0.4])]));
+    await fs.writeFile(path.join(dir, "table1.csv"), toCsv(Object.keys(table1), [Object.values(table1)]));
+    await fs.writeFile(path.join(dir, "table6.csv"), toCsv(Object.keys(areaStats(bench)[0]), areaStats(bench).map((r) => Object.values(r))));
+    await fs.writeFile(path.join(dir, "cost.csv"), toCsv(Object.keys(cost), [Object.values(cost)]));
+    await fs.writeFile(path.join(dir, "react-rounds.csv"), toCsv(react, [react.map((_, i) => i + 1)]));
+    const page = visible(await buildReport(dir));
+    for (const id of ["dataset", "react", "cost"]) {
+      const s = sectionOf(page, id);
+      assert.doesNotMatch(s.replace(/<[^>]*>/g, " "), /\b[a-z]+[A-Z][A-Za-z0-9]*\b/, `a code key in the ${id} section`);
+    }
+    assert.ok(sectionOf(page, "dataset").includes(escapeHtml(columnLabel("relevantShareOfPool"))));
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 });
