@@ -5,9 +5,13 @@ import os from "node:os";
 import path from "node:path";
 import {
   areaBreakdownChart,
+  costAxis,
+  costMeasure,
+  costValue,
   fittedRange,
   metricBarChart,
   pValueChart,
+  qualityCostFront,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
@@ -463,4 +467,98 @@ test("issue 22, item 15: Tables 1 and 6, cost and REACT columns are shown by one
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
+});
+
+describe("issue 22, item 15: the cost scatter draws no axis of zeros and says what x is", () => {
+  const summary = [
+    { experiment: "bm25-greekstemmer", status: "ok", "Recall@100": "0.4" },
+    { experiment: "lsi", status: "ok", "Recall@100": "0.3" },
+    { experiment: "prf:bm25-greekstemmer", status: "ok", "Recall@100": "0.45" },
+  ];
+  const offline = (seconds: (number | string)[]) =>
+    summary.map((r, i) => ({ method: r.experiment, callsPerQuery: "0", llmTokensPerQuery: "0", embeddingTokensPerQuery: "0", rerankPairsPerQuery: "0", secondsPerQuery: String(seconds[i]), costPerQuery: "0" }));
+  type Axis = { type?: string; range: number[]; title: { text: string }; tickvals?: number[]; ticktext?: string[] };
+  const xs = (f: Figure) => f.data.filter((t) => t.mode === "markers").map((t) => (t.x as number[])[0]);
+  const notes = (f: Figure) => ((f.layout.annotations as { text: string }[] | undefined) ?? []).map((a) => a.text).join(" ").replace(/<br>/g, " ");
+
+  test("offline methods only (what a first run with no server has): x is wall time, not $0 for all", () => {
+    const fig = qualityCostScatter(summary, offline([0.002, 0.004, 0.003]));
+    const x = fig.layout.xaxis as Axis;
+    assert.doesNotMatch(x.title.text, /USD|cost/);
+    assert.match(x.title.text, /^wall time per query \(seconds/);
+    assert.match(fig.layout.title.text, /^Recall@100 vs wall time per query/);
+    assert.deepEqual(xs(fig), [0.002, 0.004, 0.003], "each method at its own x, none at 0");
+    assert.match(notes(fig), /No method calls a model/);
+    assert.deepEqual(fig.data.map((t) => t.customdata), [["0.002 s per query"], ["0.004 s per query"], ["0.003 s per query"], undefined]);
+    assert.equal(costMeasure(offline([0.002, 0.004, 0.003])), "seconds");
+  });
+
+  test("nothing known above 0: no cost axis at all, a note instead", () => {
+    for (const cost of [offline([0, 0, 0]), offline(["", "", ""]), []]) {
+      const fig = qualityCostScatter(summary, cost);
+      assert.equal(fig.data.length, 0);
+      assert.equal((fig.layout.xaxis as { visible: boolean }).visible, false);
+      assert.match(fig.layout.title.text, /no cost is known/);
+      assert.match(notes(fig), /Nothing to put on a cost axis\. 3 methods \(bm25-greekstemmer, lsi, prf:bm25-greekstemmer\)/);
+    }
+    assert.deepEqual(qualityCostFront(summary, offline([0, 0, 0])), []);
+  });
+
+  test("the measure: USD when any method costs anything, else tokens, else calls, else wall time", () => {
+    const row = (o: Record<string, string>) => ({ callsPerQuery: "0", llmTokensPerQuery: "0", embeddingTokensPerQuery: "0", secondsPerQuery: "1", costPerQuery: "0", ...o });
+    assert.equal(costMeasure([row({}), row({ costPerQuery: "0.001", callsPerQuery: "1", embeddingTokensPerQuery: "60" })]), "usd");
+    assert.equal(costMeasure([row({}), row({ callsPerQuery: "1", embeddingTokensPerQuery: "60" })]), "tokens", "prices of 0");
+    assert.equal(costMeasure([row({}), row({ callsPerQuery: "3", rerankPairsPerQuery: "100" })]), "calls", "a cross-encoder: requests, no tokens, no price");
+    assert.equal(costMeasure([row({}), row({})]), "seconds");
+    assert.equal(costMeasure([row({ secondsPerQuery: "0" })]), undefined);
+    assert.equal(costValue(row({ costPerQuery: "0.001", rerankPairsPerQuery: "100" }), "usd"), undefined, "USD without the rerank requests' price is not comparable");
+    assert.equal(costValue(undefined, "calls"), undefined);
+  });
+
+  test("a method without a known cost is named, not drawn at 0", () => {
+    const cost = [
+      { method: "bm25-greekstemmer", callsPerQuery: "0", costPerQuery: "0", secondsPerQuery: "0.01" },
+      { method: "lsi", callsPerQuery: "1", costPerQuery: "0.0001", secondsPerQuery: "0.2" },
+      { method: "prf:bm25-greekstemmer", callsPerQuery: "4", costPerQuery: "0", rerankPairsPerQuery: "100", secondsPerQuery: "2" },
+    ];
+    const fig = qualityCostScatter(summary, cost);
+    assert.deepEqual(fig.data.map((t) => t.name), ["bm25-greekstemmer", "lsi", "Pareto front"]);
+    assert.match(notes(fig), /Not drawn, no known API-equivalent cost per query \(cross-encoder rerank requests have no price or token count\): prf:bm25-greekstemmer\./);
+    assert.match((fig.layout.xaxis as Axis).title.text, /^API-equivalent cost per query \(USD\)/);
+  });
+
+  test("costs over orders of magnitude: a log axis, 0 drawn apart and labelled, hover reads the value", () => {
+    const cost = [
+      { method: "bm25-greekstemmer", costPerQuery: "0" },
+      { method: "lsi", costPerQuery: "0.000001" },
+      { method: "prf:bm25-greekstemmer", costPerQuery: "0.012" },
+    ];
+    const fig = qualityCostScatter(summary, cost);
+    const x = fig.layout.xaxis as Axis;
+    assert.equal(x.type, "log");
+    assert.match(x.title.text, /log scale, 0 drawn apart at the left/);
+    const [free, cheap, dear] = xs(fig);
+    assert.ok(free > 0 && free < cheap && cheap < dear, "a $0.000001 method is not drawn on top of a free one");
+    assert.equal(x.ticktext![0], "0");
+    assert.equal(x.tickvals![0], free);
+    assert.ok(Math.log10(free) > x.range[0] && Math.log10(dear) < x.range[1], "every point inside the range (log10 units)");
+    assert.deepEqual(fig.data[0].customdata, ["$0 per query"]);
+    assert.deepEqual(fig.data[1].customdata, ["$0.000001 per query"]);
+    // A narrow spread stays linear from 0.
+    assert.equal(costAxis([0, 0.002, 0.003]).type, "linear");
+    assert.deepEqual(costAxis([0, 0.002, 0.003]).range, [-0.04 * 0.003, 1.12 * 0.003]);
+  });
+
+  test("the report's cost section of an offline run has no USD axis either", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-cost-"));
+    try {
+      await fs.writeFile(path.join(dir, "summary.csv"), toCsv(NEW_HEADER, [row("bm25-greekstemmer", [0.3, 0.4, 0.3, 0.5, 0.2]), row("lsi", [0.2, 0.3, 0.2, 0.4, 0.1])]));
+      await fs.writeFile(path.join(dir, "cost.csv"), toCsv(["method", "callsPerQuery", "llmTokensPerQuery", "embeddingTokensPerQuery", "secondsPerQuery", "costPerQuery"], [["bm25-greekstemmer", 0, 0, 0, 0.001, 0], ["lsi", 0, 0, 0, 0.004, 0]]));
+      const fig = specs(await buildReport(dir)).find((f) => / vs /.test(f.layout.title.text))!;
+      assert.match((fig.layout.xaxis as Axis).title.text, /^wall time per query/);
+      assert.deepEqual(xs(fig), [0.001, 0.004]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
 });
