@@ -1,7 +1,7 @@
 /** Plotly figure specs for report and notebooks: loosely typed rows (empty cell = no value) → plotly.js 3 JSON. */
 import type { Metric } from "../eval/metrics";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
-import { correlationHeatmap, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
+import { correlationHeatmap, perQueryChart, perQueryCounts, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "./csv";
 import { qualityCostScatter } from "./cost-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
@@ -326,5 +326,7 @@ export const figures = {
   winLossChart,
   rankDistributionChart,
   correlationHeatmap,
+  perQueryChart,
   perQueryScatter,
+  perQueryCounts,
 } as const;
