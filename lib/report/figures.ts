@@ -4,6 +4,7 @@ import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-resul
 import { correlationHeatmap, perQueryChart, perQueryCounts, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "./csv";
 import { qualityCostScatter } from "./cost-figures";
+import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 export { costAxis, costMeasure, costText, costValue, paretoFront, qualityCostFront, qualityCostPoints, qualityCostScatter, type CostAxis, type CostMeasure, type MeasuredPoint, type QualityCostPoint } from "./cost-figures";
 import { axis, baseLayout, fmt4, legendHeight, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
@@ -316,6 +317,7 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
  * show.figure(figures.winLossChart(analysis.winLoss, "lsi", "bm25-greekstemmer"));
  */
 export const figures = {
+  lengthHistograms,
   metricBarChart,
   areaBreakdownChart,
   sweepHeatmap,
