@@ -3,7 +3,7 @@ import type { QueryId, QueryMeta } from "../types";
 import type { Metric, MetricValues } from "../eval/metrics";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
 import type { RunCorrelation } from "../eval/statistics";
-import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure } from "./figure-style";
+import { axis, baseLayout, fmt4, LEGEND, plotlyText, wrapLines, type Figure } from "./figure-style";
 import { formatFixed } from "./format";
 import { areaLabel } from "./labels";
 
@@ -90,9 +90,13 @@ const valueLabel = (v: number) => formatFixed(v, 4).replace(/\.?0+$/, "") || "0"
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
-/** A note under the title, against the plot's top left (plotly does not wrap it: one line). */
-function topNote(text: string): Record<string, unknown> {
-  return { text, xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } };
+/** A note between the title and the plot, wrapped (plotly does not wrap), and the top margin that makes room for it. */
+function topNote(text: string): { annotations: Record<string, unknown>[]; margin: Record<string, number> } {
+  const lines = wrapLines(text);
+  return {
+    annotations: [{ text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } }],
+    margin: { l: 60, r: 30, t: 66 + 18 * lines.length, b: 60 },
+  };
 }
 
 /**
@@ -136,8 +140,7 @@ export function perQueryScatter(
       height: 540,
       xaxis: axis(plotlyText(`${nameA}, ${metric}`), { range: [0, 1], constrain: "domain" }),
       yaxis: axis(plotlyText(`${nameB}, ${metric}`), { range: [0, 1], scaleanchor: "x", constrain: "domain" }),
-      annotations: [topNote(plotlyText(note))],
-      margin: { l: 60, r: 30, t: 84, b: 60 },
+      ...topNote(plotlyText(note)),
       legend: LEGEND,
     }),
   };
@@ -185,7 +188,8 @@ export function perQueryCounts(
         texttemplate: "%{text}",
         customdata: cells.map((row) => row.map((c) => `${plural(c.count, "question")} (${pct(c.count)})${byArea(c.areas)}`)),
         zmin: 0,
-        colorscale: "Blues",
+        // Light for few, dark for many (plotly's own "Blues" runs the other way).
+        colorscale: [[0, "#eff6ff"], [1, "#1e3a8a"]],
         colorbar: { title: { text: "questions" }, thickness: 14 },
         xgap: 2,
         ygap: 2,
@@ -193,13 +197,12 @@ export function perQueryCounts(
       },
     ],
     layout: baseLayout(plotlyText(`${metric} per question: ${nameA} (x) against ${nameB} (y), questions per pair of scores`), {
-      height: 260 + 60 * Math.min(values.length, 8),
+      height: Math.min(720, Math.max(460, 220 + 70 * values.length)),
       // Category axes: one column per value taken, so no axis runs past the metric's 0…1.
       xaxis: axis(plotlyText(`${nameA}, ${metric}`), { type: "category", categoryorder: "array", categoryarray: labels, constrain: "domain" }),
       yaxis: axis(plotlyText(`${nameB}, ${metric}`), { type: "category", categoryorder: "array", categoryarray: labels, scaleanchor: "x", constrain: "domain" }),
       shapes: [{ type: "line", xref: "x", yref: "y", x0: -0.5, y0: -0.5, x1: values.length - 0.5, y1: values.length - 0.5, line: { color: "#6b7280", dash: "dot", width: 1 } }],
-      annotations: [topNote(plotlyText(note))],
-      margin: { l: 60, r: 30, t: 84, b: 60 },
+      ...topNote(plotlyText(note)),
     }),
   };
 }
@@ -242,7 +245,7 @@ export function correlationHeatmap(rows: readonly RunCorrelation[], metric: Metr
     layout: baseLayout(`Spearman correlation of per-question ${metric}`, {
       height: 200 + 36 * names.length,
       // A blank cell would read as a missing run; say why rho has no value.
-      ...(z.some((row) => row.some(Number.isNaN)) ? { annotations: [topNote(`n/a: no rho, as one of the two runs has the same ${metric} on every question (or they share fewer than two)`)], margin: { l: 60, r: 30, t: 84, b: 60 } } : {}),
+      ...(z.some((row) => row.some(Number.isNaN)) ? topNote(`n/a: no rho, as one of the two runs has the same ${metric} on every question (or they share fewer than two)`) : {}),
       xaxis: axis("", { type: "category", tickangle: -30 }),
       yaxis: axis("", { type: "category", autorange: "reversed" }),
     }),

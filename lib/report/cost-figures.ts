@@ -1,6 +1,6 @@
 /** Quality against what each method spends per query; the cost axis shows only what is known and comparable. */
 import { toNumber } from "./csv";
-import { axis, baseLayout, fittedRange, legendHeight, LEGEND, plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, fittedRange, legendHeight, LEGEND, plotlyText, wrapLines, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
 import { markedName, rowMarks, STAND_IN_LABEL, type RowMarks } from "./labels";
 
@@ -155,17 +155,6 @@ export function costAxis(values: readonly number[]): CostAxis {
   };
 }
 
-/** Lines of at most `width` characters (plotly does not wrap annotations). */
-function wrap(text: string, width = 110): string[] {
-  const lines: string[] = [];
-  for (const word of text.split(" ")) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last].length + 1 + word.length <= width) lines[last] += ` ${word}`;
-    else lines.push(word);
-  }
-  return lines;
-}
-
 /** Why the axis is not USD, in words. */
 const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
   tokens: "No method has an API-equivalent cost above 0 (the price table gives its models none): x is the model tokens each spends per query.",
@@ -195,7 +184,7 @@ export function qualityCostScatter(
         xaxis: { visible: false },
         yaxis: { visible: false },
         height: 260,
-        annotations: [{ text: `Nothing to put on a cost axis. ${why}`, showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
+        annotations: [{ text: wrapLines(`Nothing to put on a cost axis. ${why}`).join("<br>"), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
       }),
     };
   }
@@ -236,29 +225,36 @@ export function qualityCostScatter(
     y: spots.map((p) => p.quality),
     // En spaces keep each line of the label clear of its marker.
     text: spots.map((p) => p.names.map((n) => `\u2002\u2002${plotlyText(label(n))}`).join("<br>")),
-    textposition: "middle right",
+    // Above the step's level: the dashed line leaves each point to the right, through a label beside it.
+    textposition: "top right",
     cliponaxis: false,
     line: { color: "#111827", dash: "dash", width: 1.5, shape: "hv" },
     hoverinfo: "skip",
   });
   const notes: string[] = [];
-  if (measure !== "usd") notes.push(...wrap(FALLBACK_NOTE[measure]));
-  if (unknown.length) notes.push(...wrap(`Not drawn, no known ${spec.title}${unpriced.length ? " (cross-encoder rerank requests have no price or token count)" : ""}: ${names(unknown)}.`));
+  if (measure !== "usd") notes.push(...wrapLines(FALLBACK_NOTE[measure]));
+  const unrecorded = unknown.filter((id) => !unpriced.includes(id));
+  if (unrecorded.length) notes.push(...wrapLines(`Not drawn, no known ${spec.title}: ${names(unrecorded)}.`));
+  if (unpriced.length) notes.push(...wrapLines(`Not drawn, as cross-encoder rerank requests have no price or token count: ${names(unpriced)}.`));
   const [lo, hi] = fittedRange(points.map((p) => p.quality));
   // A stack of names at one spot is centred on its marker: room above the plot for the top half.
   const stack = Math.max(1, ...spots.map((p) => p.names.length));
-  const top = 60 + 9 * (stack - 1) + 18 * notes.length;
+  const top = 60 + 18 * (stack - 1) + 18 * notes.length;
+  // The labels of the rightmost spot run past the plot: room for them in the right margin.
+  const rightmost = spots.filter((p) => p.cost === Math.max(...spots.map((q) => q.cost)));
+  const right = 30 + 7 * Math.max(0, ...rightmost.flatMap((p) => p.names.map((n) => label(n).length + 2)));
   const layout: Layout = baseLayout(`${quality} vs ${spec.title} (Pareto front dashed)`, {
     xaxis: axis(x.type === "log" ? `${spec.axis}; log scale${x.zeroAt !== undefined ? ", 0 drawn apart at the left" : ""}` : spec.axis, {
       type: x.type,
       range: x.range,
-      ...(x.tickvals ? { tickmode: "array", tickvals: x.tickvals, ticktext: x.ticktext } : {}),
+      // Decimals on a linear axis: plotly's default reads $0.0004 as "400µ".
+      ...(x.tickvals ? { tickmode: "array", tickvals: x.tickvals, ticktext: x.ticktext } : { exponentformat: "none" }),
     }),
     // A scatter reads by position, not length, so its axis need not start at 0; the title says so when it does not.
     yaxis: axis(lo > 0 ? `${quality} (axis from ${formatFixed(lo, 2)}, not 0)` : quality, { range: [lo, hi] }),
     legend: LEGEND,
     height: 420 + 18 * notes.length + legendHeight(data.map((t) => String(t.name))),
-    margin: { l: 60, r: 30, t: top, b: 60 },
+    margin: { l: 60, r: right, t: top, b: 60 },
   });
   if (notes.length) {
     layout.annotations = [

@@ -66,3 +66,14 @@ export function fittedRange(values: readonly number[]): [number, number] {
 }
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+
+/** Lines of at most `width` characters (plotly does not wrap annotations). */
+export function wrapLines(text: string, width = 110): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= width) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}

@@ -71,7 +71,7 @@ test("issue 22, item 15: a 0/1 per-question metric is drawn as counts per pair o
   const x = fig.layout.xaxis as { type: string; range?: number[] };
   assert.equal(x.type, "category");
   assert.equal(x.range, undefined);
-  const note = (fig.layout.annotations as { text: string }[])[0].text;
+  const note = (fig.layout.annotations as { text: string }[])[0].text.replace(/<br>/g, " ");
   assert.match(note, /^4,355 questions in 2 values per method; /);
   assert.match(note, new RegExp(`${expect.bOnly} questions above it \\(lsi better\\), ${expect.aOnly} questions below \\(bm25 better\\)`));
 });
@@ -91,7 +91,7 @@ test("issue 22, item 15: continuous scores stay a scatter on 0…1, with the sta
   const many = (f: (i: number) => number) => new Map(ids.map((q, i) => [q, m(f(i))]));
   const scatter = perQueryChart(many((i) => (i < 5 ? 0 : i / 40)), many((i) => (i < 5 ? 0 : 1 - i / 40)), "nDCG@10", "A", "B");
   assert.equal(scatter.data[0].type, "scatter");
-  assert.match((scatter.layout.annotations as { text: string }[])[0].text, /^40 questions, one point each; 4 questions on the same spot as another/);
+  assert.match((scatter.layout.annotations as { text: string }[])[0].text.replace(/<br>/g, " "), /^40 questions, one point each; 4 questions on the same spot as another/);
 });
 
 test("perQueryView: counts only when both take few values and some questions share a point", () => {
@@ -105,6 +105,6 @@ test("perQueryView: counts only when both take few values and some questions sha
 test("correlation heatmap: an undefined rho reads n/a, with the reason", () => {
   const fig = correlationHeatmap([{ a: "A", b: "B", rho: NaN, n: 4 }], "Recall@100");
   assert.deepEqual((fig.data[0] as { text: string[][] }).text, [["1.0000", "n/a"], ["n/a", "1.0000"]]);
-  assert.match((fig.layout.annotations as { text: string }[])[0].text, /^n\/a: no rho, as one of the two runs has the same Recall@100 on every question/);
+  assert.match((fig.layout.annotations as { text: string }[])[0].text.replace(/<br>/g, " "), /^n\/a: no rho, as one of the two runs has the same Recall@100 on every question/);
   assert.equal(correlationHeatmap([{ a: "A", b: "B", rho: 0.5, n: 4 }], "Recall@100").layout.annotations, undefined);
 });

@@ -523,7 +523,10 @@ describe("issue 22, item 15: the cost scatter draws no axis of zeros and says wh
     ];
     const fig = qualityCostScatter(summary, cost);
     assert.deepEqual(fig.data.map((t) => t.name), ["bm25-greekstemmer", "lsi", "Pareto front"]);
-    assert.match(notes(fig), /Not drawn, no known API-equivalent cost per query \(cross-encoder rerank requests have no price or token count\): prf:bm25-greekstemmer\./);
+    assert.match(notes(fig), /Not drawn, as cross-encoder rerank requests have no price or token count: prf:bm25-greekstemmer\./);
+    assert.equal((fig.layout.xaxis as { exponentformat?: string }).exponentformat, "none", "dollars in decimals, not 400µ");
+    const noRow = qualityCostScatter(summary, cost.slice(0, 2));
+    assert.match(notes(noRow), /^Not drawn, no known API-equivalent cost per query: prf:bm25-greekstemmer\.$/);
     assert.match((fig.layout.xaxis as Axis).title.text, /^API-equivalent cost per query \(USD\)/);
   });
 
