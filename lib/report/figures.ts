@@ -54,10 +54,15 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
       text: idx.map((i) => (withSd ? `${fmt4(values[i])} ± ${fmt4(sds[i]!)}` : fmt4(values[i]))),
-      textposition: "inside",
+      // Inside when it fits, else past the bar's end: a 0.0168 or 0 bar keeps a readable value (inside, plotly
+      // would shrink or hide it, and a 0 would look like a missing row).
+      textposition: "auto",
+      textangle: 0,
       // The whisker sits at the bar's end: keep the label at the other end.
       insidetextanchor: withSd ? "start" : "end",
-      textfont: { color: stand ? "#111827" : "white" },
+      insidetextfont: { color: stand ? "#111827" : "white" },
+      outsidetextfont: { color: "#111827" },
+      cliponaxis: false,
       marker: stand ? { color, pattern: STAND_IN_PATTERN, line: { color: "#6b7280", width: 1 } } : { color },
       hovertemplate: `%{y}<br>${metric} %{x:.4f}${withSd ? " ± %{error_x.array:.4f}" : ""}${label ? `<br>${label}` : ""}<extra></extra>`,
     };
@@ -74,6 +79,11 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
     }
   }
   if (!data.length) data.push(bars([], false, "result", false));
+  // plotly draws no text for a bar of length 0: its value is written beside the axis, or the row reads as missing.
+  const zeros = ids.map((_, i) => i).filter((i) => values[i] === 0);
+  if (zeros.length) {
+    data.push({ type: "scatter", mode: "text", name: `${metric} of 0`, x: zeros.map(() => 0), y: zeros.map((i) => names[i]), text: zeros.map(() => fmt4(0)), textposition: "middle right", textfont: { color: "#111827" }, cliponaxis: false, showlegend: false, hoverinfo: "skip" });
+  }
   // A legend only when the bars are not all plain results (the error-bar trace explains itself).
   const legend = kinds.some((k) => k !== "result") || standIn.some(Boolean);
   const top = valueAxisTop(Math.max(0, ...values.map((v, i) => v + (sds[i] ?? 0))));
@@ -84,7 +94,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
       xaxis: axis(metric, { range: [0, top] }),
       yaxis: axis("", { autorange: "reversed", type: "category", categoryorder: "array", categoryarray: names, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
       // The category labels take their width out of the plot area, which the legend wraps in.
-      height: 120 + 26 * Math.max(1, names.length) + (legend ? legendHeight(data.map((t) => String(t.name)), 1040 - 7 * Math.max(0, ...ids.map((id) => id.length))) : 0),
+      height: 120 + 26 * Math.max(1, names.length) + (legend ? legendHeight(data.filter((t) => t.showlegend !== false).map((t) => String(t.name)), 1040 - 7 * Math.max(0, ...ids.map((id) => id.length))) : 0),
       showlegend: legend,
       ...(legend ? { legend: LEGEND } : {}),
       margin: { l: 20, r: 30, t: 50, b: 50 },

@@ -565,3 +565,15 @@ describe("issue 22, item 15: the cost scatter draws no axis of zeros and says wh
     }
   });
 });
+
+test("issue 22, item 15 (found): a bar of 0 or of a few hundredths keeps a readable value", () => {
+  const rows = [["a", 0.511], ["b", 0.0168], ["c", 0]].map(([experiment, v]) => ({ experiment, status: "ok", "nDCG@10": String(v) }));
+  const fig = metricBarChart(rows, "nDCG@10");
+  const [bars, zero] = fig.data as { type: string; textposition: string; textangle: number; text: string[]; y: string[]; x: number[]; showlegend?: boolean }[];
+  // Inside when it fits, else beside the bar, upright: not shrunk to nothing inside a sliver.
+  assert.deepEqual([bars.textposition, bars.textangle], ["auto", 0]);
+  assert.deepEqual(bars.text, ["0.5110", "0.0168", "0.0000"]);
+  // plotly draws no text on a bar of length 0: the value is written at the axis instead.
+  assert.deepEqual([zero.type, zero.y, zero.x, zero.text, zero.showlegend], ["scatter", ["c"], [0], ["0.0000"], false]);
+  assert.equal(metricBarChart(rows.slice(0, 2), "nDCG@10").data.length, 1, "no zero, no extra trace");
+});
