@@ -188,7 +188,7 @@ function missedGold(rows: CsvRecord[], cols: string[], pairs: CsvRecord[] | unde
   else if (pairs) {
     const queries = new Set(pairs.map((p) => p.query)).size;
     const list = table(
-      ["query", "article", "first retrieved in round", "best BM25 rank", "rounds retrieved"],
+      ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"].map(columnLabel),
       pairs.map((p) => [text(p.query, "name"), text(p.article, "name"), count(p.firstRetrievedRound), count(p.bestRank), count(p.roundsRetrieved)]),
       { numericHeader: [false, false, true, true, true] },
     );

@@ -121,6 +121,12 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   tokensPerQuery: "tokens / query",
   inputTokensPerQuery: "input tokens / query",
   outputTokensPerQuery: "output tokens / query",
+  // Gold retrieved but never kept (react-missed.csv)
+  query: "query",
+  article: "article",
+  firstRetrievedRound: "first retrieved in round",
+  bestRank: "best BM25 rank",
+  roundsRetrieved: "rounds retrieved",
 };
 
 /** A column as people read it: its label, or the name itself when it is not a code key (already words, a metric). */

@@ -424,8 +424,9 @@ test("issue 22, item 15: Tables 1 and 6, cost and REACT columns are shown by one
   const table1 = datasetStats(bench);
   const usage = { method: "m", queries: 1, cost: { online: zeroWork(), corpus: zeroWork() }, seconds: 0, corpusSeconds: 0 };
   const cost = costTable([usage], { llm: { default: { input: 0, output: 0 } }, embedding: { default: 0 } })[0];
+  const missed = ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"];
   const react = ["round", "keptRecall100", "candidateRecall100", "missedGoldPairs", "missedGoldQueries", "callsPerQuery", "tokensPerQuery", "inputTokensPerQuery", "outputTokensPerQuery", "secondsPerQuery"];
-  for (const key of [...Object.keys(table1), ...Object.keys(areaStats(bench)[0]), ...Object.keys(cost), ...react]) {
+  for (const key of [...Object.keys(table1), ...Object.keys(areaStats(bench)[0]), ...Object.keys(cost), ...react, ...missed]) {
     assert.ok(Object.hasOwn(COLUMN_LABELS, key), `no label for ${key}`);
     assert.doesNotMatch(columnLabel(key), /[a-z][A-Z]/, `${key} reads as a code key: ${columnLabel(key)}`);
   }
