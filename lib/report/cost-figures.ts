@@ -20,7 +20,8 @@ export interface MeasuredPoint extends QualityCostPoint {
   costText: string;
 }
 
-const short = (v: number) => (v === 0 ? "0" : v.toPrecision(2).replace(/(\.\d*?)0+(e|$)/, "$1$2").replace(/\.(e|$)/, "$1"));
+/** Two significant digits, no trailing zeros; whole numbers from 100 on (toPrecision would print 1.5e+2). */
+const short = (v: number) => (v === 0 ? "0" : v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toPrecision(2).replace(/(\.\d*?)0+(e|$)/, "$1$2").replace(/\.(e|$)/, "$1"));
 
 const MEASURES: Record<CostMeasure, { title: string; axis: string; text: (v: number) => string }> = {
   usd: { title: "API-equivalent cost per query", axis: "API-equivalent cost per query (USD)", text: (v) => `$${short(v)} per query` },

@@ -7,6 +7,7 @@ import {
   areaBreakdownChart,
   costAxis,
   costMeasure,
+  costText,
   costValue,
   fittedRange,
   metricBarChart,
@@ -577,4 +578,11 @@ test("issue 22, item 15 (found): a bar of 0 or of a few hundredths keeps a reada
   // plotly draws no text on a bar of length 0: the value is written at the axis instead.
   assert.deepEqual([zero.type, zero.y, zero.x, zero.text, zero.showlegend], ["scatter", ["c"], [0], ["0.0000"], false]);
   assert.equal(metricBarChart(rows.slice(0, 2), "nDCG@10").data.length, 1, "no zero, no extra trace");
+});
+
+test("costText: two significant digits with the unit, whole numbers from 100", () => {
+  assert.deepEqual(
+    [costText(0, "usd"), costText(0.0020, "usd"), costText(0.000001, "usd"), costText(2600.4, "tokens"), costText(2.5, "calls"), costText(150, "seconds"), costText(0.0045, "seconds")],
+    ["$0 per query", "$0.002 per query", "$0.000001 per query", "2600 tokens per query", "2.5 calls per query", "150 s per query", "0.0045 s per query"],
+  );
 });
