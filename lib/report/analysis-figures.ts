@@ -162,7 +162,9 @@ export function perQueryCounts(
   const n = s.queries.length;
   // One value list for both axes, so the diagonal of the grid is the diagonal of equal scores.
   const values = [...new Set([...s.x, ...s.y])].sort((p, q) => p - q);
-  const labels = values.map(valueLabel);
+  // Two values that print alike would merge into one category: then they print in full.
+  const short = values.map(valueLabel);
+  const labels = new Set(short).size === short.length ? short : values.map(String);
   const at = new Map(values.map((v, i) => [v, i]));
   const cells = values.map(() => values.map(() => ({ count: 0, areas: new Map<string, number>() })));
   s.queries.forEach((_, i) => {

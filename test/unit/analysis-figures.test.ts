@@ -94,6 +94,14 @@ test("issue 22, item 15: continuous scores stay a scatter on 0…1, with the sta
   assert.match((scatter.layout.annotations as { text: string }[])[0].text.replace(/<br>/g, " "), /^40 questions, one point each; 4 questions on the same spot as another/);
 });
 
+test("per-question counts: values that print alike at four decimals stay apart", () => {
+  const ids = ["q1", "q2", "q3", "q4"];
+  const x = new Map(ids.map((q, i) => [q, m(i < 2 ? 0.33333 : 0.33334)]));
+  const cells = perQueryChart(x, x, "nDCG@10", "A", "B").data[0] as { type: string; x: string[] };
+  assert.equal(cells.type, "heatmap");
+  assert.deepEqual(cells.x, ["0.33333", "0.33334"]);
+});
+
 test("perQueryView: counts only when both take few values and some questions share a point", () => {
   assert.equal(perQueryView([[0, 1], [1, 1], [1, 1]]), "counts");
   assert.equal(perQueryView([[0, 1], [1, 0], [0.5, 0.5]]), "points", "no two on one spot: a scatter hides nothing");
