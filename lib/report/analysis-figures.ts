@@ -172,7 +172,8 @@ export function perQueryCounts(
     cell.count++;
     cell.areas.set(s.area[i], (cell.areas.get(s.area[i]) ?? 0) + 1);
   });
-  const pct = (c: number) => `${formatFixed((100 * c) / Math.max(1, n), 1)}%`;
+  // One question of 4,355 is not "0.0%".
+  const pct = (c: number) => (c > 0 && (100 * c) / n < 0.05 ? "<0.1%" : `${formatFixed((100 * c) / Math.max(1, n), 1)}%`);
   const byArea = (m: Map<string, number>) => (m.size > 1 ? `<br>${[...m].sort((p, q) => q[1] - p[1]).map(([area, c]) => `${plotlyText(area)} ${c}`).join(", ")}` : "");
   const same = values.reduce((t, _, i) => t + cells[i][i].count, 0);
   const above = s.queries.filter((_, i) => s.y[i] > s.x[i]).length;

@@ -67,6 +67,10 @@ test("issue 22, item 15: a 0/1 per-question metric is drawn as counts per pair o
   }
   assert.deepEqual([count(1, 1), count(0, 0), count(0, 1), count(1, 0)], [expect.both, expect.none, expect.aOnly, expect.bOnly]);
   assert.match(cells.text[1][1], new RegExp(`^${expect.both.toLocaleString("en-US")}<br>\\(\\d+\\.\\d%\\)$`), "each cell prints its count");
+  // A single question of thousands is not "0.0%".
+  const [one] = knownItem(4355, (i) => i === 0, () => true);
+  const rare = perQueryChart(one, knownItem(4355, () => true, () => true)[0], "Recall@100", "A", "B").data[0] as { text: string[][] };
+  assert.equal(rare.text[1][1], "1<br>(<0.1%)");
   // Category axes hold only the values 0 and 1: no range past the metric's.
   const x = fig.layout.xaxis as { type: string; range?: number[] };
   assert.equal(x.type, "category");
