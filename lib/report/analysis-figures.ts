@@ -3,7 +3,8 @@ import type { QueryId, QueryMeta } from "../types";
 import type { Metric, MetricValues } from "../eval/metrics";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
 import type { RunCorrelation } from "../eval/statistics";
-import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure } from "./figure-style";
+import { axis, baseLayout, fmt4, LEGEND, plotlyText, wrapLines, type Figure } from "./figure-style";
+import { formatFixed } from "./format";
 import { areaLabel } from "./labels";
 
 const WIN = "#15803d";
@@ -57,7 +58,51 @@ export function rankDistributionChart(dist: RankDistribution): Figure {
   };
 }
 
-/** Each question as a point (score under A, under B) coloured by area; points above the diagonal favour B. */
+/** Most distinct values either method's per-question scores may take for them to be drawn as counts. */
+export const MAX_DISCRETE_VALUES = 12;
+
+/**
+ * How two methods' per-question scores are drawn: "counts" (questions per pair of values) when each takes at most
+ * `maxValues` values and some questions share a point, which a scatter would draw as one marker (a 0/1 Recall@100
+ * puts 4,355 questions on 4 points); otherwise "points".
+ */
+export function perQueryView(pairs: readonly (readonly [number, number])[], maxValues = MAX_DISCRETE_VALUES): "counts" | "points" {
+  const xs = new Set(pairs.map((p) => p[0]));
+  const ys = new Set(pairs.map((p) => p[1]));
+  const spots = new Set(pairs.map(([x, y]) => `${x} ${y}`)).size;
+  return xs.size <= maxValues && ys.size <= maxValues && spots < pairs.length ? "counts" : "points";
+}
+
+interface Shared {
+  queries: QueryId[];
+  x: number[];
+  y: number[];
+  area: string[];
+}
+
+function sharedScores(a: ReadonlyMap<QueryId, MetricValues>, b: ReadonlyMap<QueryId, MetricValues>, metric: Metric, meta?: ReadonlyMap<QueryId, QueryMeta>): Shared {
+  const queries = [...a.keys()].filter((q) => b.has(q));
+  return { queries, x: queries.map((q) => a.get(q)![metric]), y: queries.map((q) => b.get(q)![metric]), area: queries.map((q) => areaLabel(meta?.get(q)?.area)) };
+}
+
+/** A metric value as an axis category: up to four decimals, no trailing zeros (0, 0.5, 0.3333, 1). */
+const valueLabel = (v: number) => formatFixed(v, 4).replace(/\.?0+$/, "") || "0";
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
+
+/** A note between the title and the plot, wrapped (plotly does not wrap), and the top margin that makes room for it. */
+function topNote(text: string): { annotations: Record<string, unknown>[]; margin: Record<string, number> } {
+  const lines = wrapLines(text);
+  return {
+    annotations: [{ text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } }],
+    margin: { l: 60, r: 30, t: 66 + 18 * lines.length, b: 60 },
+  };
+}
+
+/**
+ * Each question as a point (score under A, under B) coloured by area; points above the diagonal favour B. Both axes
+ * span the metric's range, 0 to 1, whatever the plot's shape (the square aspect shrinks the plot, not the range).
+ */
 export function perQueryScatter(
   a: ReadonlyMap<QueryId, MetricValues>,
   b: ReadonlyMap<QueryId, MetricValues>,
@@ -66,38 +111,117 @@ export function perQueryScatter(
   nameB: string,
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
-  const shared = [...a.keys()].filter((q) => b.has(q));
-  const byArea = new Map<string, QueryId[]>();
-  for (const q of shared) {
-    const area = areaLabel(meta?.get(q)?.area);
-    byArea.set(area, [...(byArea.get(area) ?? []), q]);
-  }
-  const areas = [...byArea.keys()].sort();
-  const same = shared.filter((q) => a.get(q)![metric] === b.get(q)![metric]).length;
+  const s = sharedScores(a, b, metric, meta);
+  const areas = [...new Set(s.area)].sort();
+  const same = s.queries.filter((_, i) => s.x[i] === s.y[i]).length;
+  // Questions drawn exactly on top of another: the markers are translucent, so a stack reads darker.
+  const hidden = s.queries.length - new Set(s.queries.map((_, i) => `${s.x[i]} ${s.y[i]}`)).size;
+  const note = `${plural(s.queries.length, "question")}, one point each${hidden ? `; ${plural(hidden, "question")} on the same spot as another (darker where points stack)` : ""}; above the diagonal ${plural(s.queries.filter((_, i) => s.y[i] > s.x[i]).length, "question")} where ${nameB} does better`;
   return {
     data: [
       ...areas.map((area) => {
-        const qs = byArea.get(area)!;
+        const idx = s.queries.map((_, i) => i).filter((i) => s.area[i] === area);
         return {
           type: "scatter",
           mode: "markers",
-          name: plotlyText(`${area} (${qs.length})`),
-          x: qs.map((q) => a.get(q)![metric]),
-          y: qs.map((q) => b.get(q)![metric]),
-          text: qs.map(plotlyText),
-          marker: { size: 8, opacity: 0.6 },
+          name: plotlyText(`${area} (${idx.length})`),
+          x: idx.map((i) => s.x[i]),
+          y: idx.map((i) => s.y[i]),
+          text: idx.map((i) => plotlyText(s.queries[i])),
+          // Points at 0 or 1 sit on the axis lines whole, not cut in half.
+          cliponaxis: false,
+          marker: { size: 8, opacity: 0.5 },
           hovertemplate: `%{text}<br>${plotlyText(nameA)}: %{x:.4f}<br>${plotlyText(nameB)}: %{y:.4f}<extra>${plotlyText(area)}</extra>`,
         };
       }),
       { type: "scatter", mode: "lines", x: [0, 1], y: [0, 1], line: { color: "#6b7280", dash: "dot", width: 1 }, hoverinfo: "skip", showlegend: false },
     ],
-    layout: baseLayout(plotlyText(`${metric} per question: ${nameA} (x) and ${nameB} (y); ${same} of ${shared.length} on the diagonal`), {
-      height: 520,
-      xaxis: axis(plotlyText(`${nameA}, ${metric}`), { range: [-0.03, 1.03] }),
-      yaxis: axis(plotlyText(`${nameB}, ${metric}`), { range: [-0.03, 1.03], scaleanchor: "x" }),
+    layout: baseLayout(plotlyText(`${metric} per question: ${nameA} (x) and ${nameB} (y); ${same} of ${s.queries.length} on the diagonal`), {
+      height: 540,
+      xaxis: axis(plotlyText(`${nameA}, ${metric}`), { range: [0, 1], constrain: "domain" }),
+      yaxis: axis(plotlyText(`${nameB}, ${metric}`), { range: [0, 1], scaleanchor: "x", constrain: "domain" }),
+      ...topNote(plotlyText(note)),
       legend: LEGEND,
     }),
   };
+}
+
+/**
+ * Questions per pair of values (A's on x, B's on y) when the scores take few values: each cell says how many
+ * questions, so 4,000 questions at (1, 1) do not look like one. Cells above the diagonal favour B.
+ */
+export function perQueryCounts(
+  a: ReadonlyMap<QueryId, MetricValues>,
+  b: ReadonlyMap<QueryId, MetricValues>,
+  metric: Metric,
+  nameA: string,
+  nameB: string,
+  meta?: ReadonlyMap<QueryId, QueryMeta>,
+): Figure {
+  const s = sharedScores(a, b, metric, meta);
+  const n = s.queries.length;
+  // One value list for both axes, so the diagonal of the grid is the diagonal of equal scores.
+  const values = [...new Set([...s.x, ...s.y])].sort((p, q) => p - q);
+  // Two values that print alike would merge into one category: then they print in full.
+  const short = values.map(valueLabel);
+  const labels = new Set(short).size === short.length ? short : values.map(String);
+  const at = new Map(values.map((v, i) => [v, i]));
+  const cells = values.map(() => values.map(() => ({ count: 0, areas: new Map<string, number>() })));
+  s.queries.forEach((_, i) => {
+    const cell = cells[at.get(s.y[i])!][at.get(s.x[i])!];
+    cell.count++;
+    cell.areas.set(s.area[i], (cell.areas.get(s.area[i]) ?? 0) + 1);
+  });
+  // One question of 4,355 is not "0.0%".
+  const pct = (c: number) => (c > 0 && (100 * c) / n < 0.05 ? "<0.1%" : `${formatFixed((100 * c) / Math.max(1, n), 1)}%`);
+  const byArea = (m: Map<string, number>) => (m.size > 1 ? `<br>${[...m].sort((p, q) => q[1] - p[1]).map(([area, c]) => `${plotlyText(area)} ${c}`).join(", ")}` : "");
+  const same = values.reduce((t, _, i) => t + cells[i][i].count, 0);
+  const above = s.queries.filter((_, i) => s.y[i] > s.x[i]).length;
+  const note = `${plural(n, "question")} in ${plural(values.length, "value")} per method; ${plural(same, "question")} on the diagonal (the same score), ${plural(above, "question")} above it (${nameB} better), ${plural(n - same - above, "question")} below (${nameA} better)`;
+  return {
+    data: [
+      {
+        type: "heatmap",
+        name: "questions",
+        x: labels,
+        y: labels,
+        // Empty cells stay blank rather than the colour of 0.
+        z: cells.map((row) => row.map((c) => (c.count ? c.count : null))),
+        text: cells.map((row) => row.map((c) => (c.count ? `${c.count.toLocaleString("en-US")}<br>(${pct(c.count)})` : ""))),
+        texttemplate: "%{text}",
+        customdata: cells.map((row) => row.map((c) => `${plural(c.count, "question")} (${pct(c.count)})${byArea(c.areas)}`)),
+        zmin: 0,
+        // Light for few, dark for many (plotly's own "Blues" runs the other way).
+        colorscale: [[0, "#eff6ff"], [1, "#1e3a8a"]],
+        colorbar: { title: { text: "questions" }, thickness: 14 },
+        xgap: 2,
+        ygap: 2,
+        hovertemplate: `${plotlyText(nameA)} %{x}, ${plotlyText(nameB)} %{y}:<br>%{customdata}<extra></extra>`,
+      },
+    ],
+    layout: baseLayout(plotlyText(`${metric} per question: ${nameA} (x) against ${nameB} (y), questions per pair of scores`), {
+      height: Math.min(720, Math.max(460, 220 + 70 * values.length)),
+      // Category axes: one column per value taken, so no axis runs past the metric's 0…1.
+      xaxis: axis(plotlyText(`${nameA}, ${metric}`), { type: "category", categoryorder: "array", categoryarray: labels, constrain: "domain" }),
+      yaxis: axis(plotlyText(`${nameB}, ${metric}`), { type: "category", categoryorder: "array", categoryarray: labels, scaleanchor: "x", constrain: "domain" }),
+      shapes: [{ type: "line", xref: "x", yref: "y", x0: -0.5, y0: -0.5, x1: values.length - 0.5, y1: values.length - 0.5, line: { color: "#6b7280", dash: "dot", width: 1 } }],
+      ...topNote(plotlyText(note)),
+    }),
+  };
+}
+
+/** Two methods' per-question scores as `perQueryView` decides: counts when the scores take few values, else points. */
+export function perQueryChart(
+  a: ReadonlyMap<QueryId, MetricValues>,
+  b: ReadonlyMap<QueryId, MetricValues>,
+  metric: Metric,
+  nameA: string,
+  nameB: string,
+  meta?: ReadonlyMap<QueryId, QueryMeta>,
+): Figure {
+  const s = sharedScores(a, b, metric);
+  const view = perQueryView(s.x.map((x, i) => [x, s.y[i]] as const));
+  return (view === "counts" ? perQueryCounts : perQueryScatter)(a, b, metric, nameA, nameB, meta);
 }
 
 /** Spearman's rho between every pair of runs' per-query scores: high rho, the same questions are hard. */
@@ -112,7 +236,7 @@ export function correlationHeatmap(rows: readonly RunCorrelation[], metric: Metr
         x: names.map(plotlyText),
         y: names.map(plotlyText),
         z: z.map((row) => row.map((v) => (Number.isNaN(v) ? null : v))),
-        text: z.map((row) => row.map((v) => (Number.isNaN(v) ? "" : fmt4(v)))),
+        text: z.map((row) => row.map((v) => (Number.isNaN(v) ? "n/a" : fmt4(v)))),
         texttemplate: "%{text}",
         zmin: -1,
         zmax: 1,
@@ -123,6 +247,8 @@ export function correlationHeatmap(rows: readonly RunCorrelation[], metric: Metr
     ],
     layout: baseLayout(`Spearman correlation of per-question ${metric}`, {
       height: 200 + 36 * names.length,
+      // A blank cell would read as a missing run; say why rho has no value.
+      ...(z.some((row) => row.some(Number.isNaN)) ? topNote(`n/a: no rho, as one of the two runs has the same ${metric} on every question (or they share fewer than two)`) : {}),
       xaxis: axis("", { type: "category", tickangle: -30 }),
       yaxis: axis("", { type: "category", autorange: "reversed" }),
     }),

@@ -43,3 +43,37 @@ export const LEGEND = { orientation: "h", x: 0, xref: "paper", xanchor: "left", 
 export function plotlyText(s: string): string {
   return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")).replace(/%\{/g, "%&#123;");
 }
+
+/** Pixels a bottom legend of these names takes: one row if it fits, else a grid (7 px a char of the 13 px font). */
+export function legendHeight(names: readonly string[], width = 1000): number {
+  if (!names.length) return 0;
+  const widths = names.map((n) => 40 + 7 * n.replace(/&[a-z#0-9]+;/gi, "x").length);
+  const total = widths.reduce((a, b) => a + b, 0);
+  const perRow = total <= width ? names.length : Math.max(1, Math.floor(width / Math.max(...widths)));
+  return 22 * Math.ceil(names.length / perRow) + 10;
+}
+
+/** Metric axis fitted to the values: span ± max(0.02, a tenth), within 0…1.05, from 0 if it would start below 0.1. */
+export function fittedRange(values: readonly number[]): [number, number] {
+  const finite = values.filter((v) => Number.isFinite(v));
+  if (!finite.length) return [0, 1];
+  const min = Math.min(...finite);
+  const max = Math.max(...finite);
+  const pad = Math.max(0.02, 0.1 * (max - min));
+  const lo = min - pad < 0.1 ? 0 : min - pad;
+  const hi = Math.min(1.05, max + pad);
+  return [round4(lo), round4(Math.max(hi, lo + 0.05))];
+}
+
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
+
+/** Lines of at most `width` characters (plotly does not wrap annotations). */
+export function wrapLines(text: string, width = 110): string[] {
+  const lines: string[] = [];
+  for (const word of text.split(" ")) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last].length + 1 + word.length <= width) lines[last] += ` ${word}`;
+    else lines.push(word);
+  }
+  return lines;
+}

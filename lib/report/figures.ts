@@ -1,11 +1,13 @@
 /** Plotly figure specs for report and notebooks: loosely typed rows (empty cell = no value) → plotly.js 3 JSON. */
 import type { Metric } from "../eval/metrics";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
-import { correlationHeatmap, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
+import { correlationHeatmap, perQueryChart, perQueryCounts, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "./csv";
-export { plotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
-import { formatFixed } from "./format";
-import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
+import { qualityCostScatter } from "./cost-figures";
+import { lengthHistograms } from "./dataset-figures";
+export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+export { costAxis, costMeasure, costText, costValue, paretoFront, qualityCostFront, qualityCostPoints, qualityCostScatter, type CostAxis, type CostMeasure, type MeasuredPoint, type QualityCostPoint } from "./cost-figures";
+import { axis, baseLayout, fmt4, legendHeight, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
@@ -16,15 +18,6 @@ export function valueAxisTop(max: number): number {
 
 /** Stand-in bars: grey and hatched, whatever kind of row they are. */
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
-
-/** Pixels a bottom legend of these names takes: one row if it fits, else a grid (7 px a char of the 13 px font). */
-function legendHeight(names: readonly string[], width = 1000): number {
-  if (!names.length) return 0;
-  const widths = names.map((n) => 40 + 7 * n.replace(/&[a-z#0-9]+;/gi, "x").length);
-  const total = widths.reduce((a, b) => a + b, 0);
-  const perRow = total <= width ? names.length : Math.max(1, Math.floor(width / Math.max(...widths)));
-  return 22 * Math.ceil(names.length / perRow) + 10;
-}
 
 function marksOf(rows: readonly RowLike[], given: RowMarks | undefined): RowMarks {
   return given ?? rowMarks(rows);
@@ -61,10 +54,15 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
       text: idx.map((i) => (withSd ? `${fmt4(values[i])} ± ${fmt4(sds[i]!)}` : fmt4(values[i]))),
-      textposition: "inside",
+      // Inside when it fits, else past the bar's end: a 0.0168 or 0 bar keeps a readable value (inside, plotly
+      // would shrink or hide it, and a 0 would look like a missing row).
+      textposition: "auto",
+      textangle: 0,
       // The whisker sits at the bar's end: keep the label at the other end.
       insidetextanchor: withSd ? "start" : "end",
-      textfont: { color: stand ? "#111827" : "white" },
+      insidetextfont: { color: stand ? "#111827" : "white" },
+      outsidetextfont: { color: "#111827" },
+      cliponaxis: false,
       marker: stand ? { color, pattern: STAND_IN_PATTERN, line: { color: "#6b7280", width: 1 } } : { color },
       hovertemplate: `%{y}<br>${metric} %{x:.4f}${withSd ? " ± %{error_x.array:.4f}" : ""}${label ? `<br>${label}` : ""}<extra></extra>`,
     };
@@ -81,6 +79,11 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
     }
   }
   if (!data.length) data.push(bars([], false, "result", false));
+  // plotly draws no text for a bar of length 0: its value is written beside the axis, or the row reads as missing.
+  const zeros = ids.map((_, i) => i).filter((i) => values[i] === 0);
+  if (zeros.length) {
+    data.push({ type: "scatter", mode: "text", name: `${metric} of 0`, x: zeros.map(() => 0), y: zeros.map((i) => names[i]), text: zeros.map(() => fmt4(0)), textposition: "middle right", textfont: { color: "#111827" }, cliponaxis: false, showlegend: false, hoverinfo: "skip" });
+  }
   // A legend only when the bars are not all plain results (the error-bar trace explains itself).
   const legend = kinds.some((k) => k !== "result") || standIn.some(Boolean);
   const top = valueAxisTop(Math.max(0, ...values.map((v, i) => v + (sds[i] ?? 0))));
@@ -91,7 +94,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
       xaxis: axis(metric, { range: [0, top] }),
       yaxis: axis("", { autorange: "reversed", type: "category", categoryorder: "array", categoryarray: names, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
       // The category labels take their width out of the plot area, which the legend wraps in.
-      height: 120 + 26 * Math.max(1, names.length) + (legend ? legendHeight(data.map((t) => String(t.name)), 1040 - 7 * Math.max(0, ...ids.map((id) => id.length))) : 0),
+      height: 120 + 26 * Math.max(1, names.length) + (legend ? legendHeight(data.filter((t) => t.showlegend !== false).map((t) => String(t.name)), 1040 - 7 * Math.max(0, ...ids.map((id) => id.length))) : 0),
       showlegend: legend,
       ...(legend ? { legend: LEGEND } : {}),
       margin: { l: 20, r: 30, t: 50, b: 50 },
@@ -260,132 +263,6 @@ export function tuningHeatmap(sweep: SweepResult, metric: Metric = sweep.metric)
   return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
 }
 
-// Quality vs cost -------------------------------------------------------------------------------
-
-/** A method placed by cost (to minimise) and quality (to maximise). */
-export interface QualityCostPoint {
-  name: string;
-  cost: number;
-  quality: number;
-}
-
-/** The points none dominates (costs no more, scores no less, better in one), by cost then quality; ties all kept. */
-export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P[] {
-  const dominated = (p: P) =>
-    points.some((q) => q.cost <= p.cost && q.quality >= p.quality && (q.cost < p.cost || q.quality > p.quality));
-  return points.filter((p) => !dominated(p)).sort((a, b) => a.cost - b.cost || a.quality - b.quality);
-}
-
-/** Each method that ran, by mean `quality` and cost.csv's `costPerQuery` (joined on experiment = method). */
-export function qualityCostPoints(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): QualityCostPoint[] {
-  const cost = new Map<string, number>();
-  for (const r of costRows) {
-    const c = toNumber(r.costPerQuery);
-    if (c !== undefined) cost.set(String(r.method ?? ""), c);
-  }
-  const points: QualityCostPoint[] = [];
-  for (const r of summaryRows) {
-    if (r.status !== undefined && r.status !== "ok") continue;
-    const name = String(r.experiment ?? "");
-    const q = toNumber(r[quality]);
-    const c = cost.get(name);
-    if (q === undefined || c === undefined) continue;
-    points.push({ name, cost: c, quality: q });
-  }
-  return points;
-}
-
-/**
- * The methods on the quality–cost Pareto front, cheapest first.
- *
- * @example
- * const f = resultFrames(result);
- * qualityCostFront(frameRows(f.summary), f.cost ? frameRows(f.cost) : [], "Recall@100").map((p) => `${p.name} $${p.cost}`);
- */
-export function qualityCostFront(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): QualityCostPoint[] {
-  return paretoFront(qualityCostPoints(summaryRows, costRows, quality));
-}
-
-/** Quality vs API-equivalent cost per query, one marker per method, the Pareto front dashed through its labels. */
-export function qualityCostScatter(
-  summaryRows: readonly RowLike[],
-  costRows: readonly RowLike[],
-  quality: "Recall@100" | "nDCG@10" = "Recall@100",
-  opts: FigureMarks = {},
-): Figure {
-  const marks = marksOf(summaryRows, opts.marks);
-  const points = qualityCostPoints(summaryRows, costRows, quality);
-  const front = paretoFront(points);
-  const onFront = new Set(front.map((p) => p.name));
-  const data: Trace[] = points.map((p) => {
-    const name = plotlyText(markedName(p.name, marks));
-    const grey = marks.standIn(p.name) ? { color: "#9ca3af" } : {};
-    return {
-      type: "scatter",
-      mode: "markers",
-      name,
-      x: [p.cost],
-      y: [p.quality],
-      marker: { size: 11, symbol: onFront.has(p.name) ? "circle" : "circle-open", line: { width: 2, ...grey }, ...grey },
-      hovertemplate: `${name}<br>cost/query $%{x:.6f}<br>${quality} %{y:.4f}<extra></extra>`,
-    };
-  });
-  // The front's labels are short; the legend carries the full words.
-  const short = (id: string) => `${id}${marks.tuning(id) === "oracle" ? " (oracle for Recall@100)" : ""}${marks.standIn(id) ? ` [${STAND_IN_LABEL}]` : ""}`;
-  // Methods at the same spot on the front share one label (one name per line) rather than overprint.
-  const spots: { cost: number; quality: number; names: string[] }[] = [];
-  for (const p of front) {
-    const last = spots[spots.length - 1];
-    if (last && last.cost === p.cost && last.quality === p.quality) last.names.push(p.name);
-    else spots.push({ cost: p.cost, quality: p.quality, names: [p.name] });
-  }
-  data.push({
-    type: "scatter",
-    mode: "lines+text",
-    name: "Pareto front",
-    x: spots.map((p) => p.cost),
-    y: spots.map((p) => p.quality),
-    // En spaces keep each line of the label clear of its marker.
-    text: spots.map((p) => p.names.map((n) => `\u2002\u2002${plotlyText(short(n))}`).join("<br>")),
-    textposition: "middle right",
-    cliponaxis: false,
-    line: { color: "#111827", dash: "dash", width: 1.5, shape: "hv" },
-    hoverinfo: "skip",
-  });
-  const maxCost = Math.max(0, ...points.map((p) => p.cost));
-  const [lo, hi] = fittedRange(points.map((p) => p.quality));
-  // A stack of names at one spot is centred on its marker: room above the plot for the top half.
-  const stack = Math.max(1, ...spots.map((p) => p.names.length));
-  const layout = baseLayout(`${quality} vs API-equivalent cost per query (Pareto front dashed)`, {
-    xaxis: axis("cost per query (USD)", { range: maxCost > 0 ? [-0.04 * maxCost, 1.12 * maxCost] : [-0.001, 0.01] }),
-    // A scatter reads by position, not length, so its axis need not start at 0; the title says so when it does not.
-    yaxis: axis(lo > 0 ? `${quality} (axis from ${formatFixed(lo, 2)}, not 0)` : quality, { range: [lo, hi] }),
-    legend: LEGEND,
-    height: 420 + legendHeight(data.map((t) => String(t.name))),
-    margin: { l: 60, r: 30, t: 60 + 9 * (stack - 1), b: 60 },
-  });
-  if (points.length && maxCost === 0) {
-    layout.annotations = [
-      { text: "every method here costs nothing per query (local models only)", xref: "paper", yref: "paper", x: 1, y: 0.02, xanchor: "right", showarrow: false, font: { color: "#6b7280" } },
-    ];
-  }
-  return { data, layout };
-}
-
-/** Metric axis fitted to the values: span ± max(0.02, a tenth), within 0…1.05, from 0 if it would start below 0.1. */
-export function fittedRange(values: readonly number[]): [number, number] {
-  const finite = values.filter((v) => Number.isFinite(v));
-  if (!finite.length) return [0, 1];
-  const min = Math.min(...finite);
-  const max = Math.max(...finite);
-  const pad = Math.max(0.02, 0.1 * (max - min));
-  const lo = min - pad < 0.1 ? 0 : min - pad;
-  const hi = Math.min(1.05, max + pad);
-  return [round4(lo), round4(Math.max(hi, lo + 0.05))];
-}
-
-const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
-
 // Significance ----------------------------------------------------------------------------------
 
 /** One paired test as `gbr compare --json` prints it. */
@@ -450,6 +327,7 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
  * show.figure(figures.winLossChart(analysis.winLoss, "lsi", "bm25-greekstemmer"));
  */
 export const figures = {
+  lengthHistograms,
   metricBarChart,
   areaBreakdownChart,
   sweepHeatmap,
@@ -460,5 +338,7 @@ export const figures = {
   winLossChart,
   rankDistributionChart,
   correlationHeatmap,
+  perQueryChart,
   perQueryScatter,
+  perQueryCounts,
 } as const;

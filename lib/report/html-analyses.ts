@@ -5,7 +5,7 @@ import { toNumber, type CsvRecord } from "./csv";
 import { plotlyText, pValueChart, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "./figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
+import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
 import { isSignificanceReport, reportMarks, type ReportInputs } from "./report-inputs";
 
 /** The significance level the tables and charts mark (after Holm). */
@@ -156,23 +156,11 @@ export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
   if (!rows) return section("react", "REACT rounds", note(`react-rounds.csv not found in ${code(inp.dir)}: REACT-BM25 did not run (it needs a chat model).`));
   if (!rows.length) return section("react", "REACT rounds", note("react-rounds.csv has no rows."));
   const cols = Object.keys(rows[0]);
-  const labels: Record<string, string> = {
-    round: "round",
-    keptRecall100: "kept Recall@100",
-    candidateRecall100: "candidate-pool recall",
-    missedGoldPairs: "gold retrieved, never kept",
-    missedGoldQueries: "queries affected",
-    callsPerQuery: "calls / query",
-    tokensPerQuery: "tokens / query",
-    inputTokensPerQuery: "input tokens / query",
-    outputTokensPerQuery: "output tokens / query",
-    secondsPerQuery: "seconds / query",
-  };
   const counts = new Set(["round", "missedGoldPairs", "missedGoldQueries"]);
   const digits = (c: string) => (/tokens/i.test(c) ? 1 : /seconds|calls/i.test(c) ? 2 : 4);
   let body = figs.add(reactRoundsChart(rows));
   body += table(
-    cols.map((c) => labels[c] ?? c),
+    cols.map(columnLabel),
     rows.map((r) => cols.map((c) => (counts.has(c) ? count(r[c]) : number(r[c], digits(c))))),
     { numericHeader: cols.map(() => true) },
   );
@@ -200,7 +188,7 @@ function missedGold(rows: CsvRecord[], cols: string[], pairs: CsvRecord[] | unde
   else if (pairs) {
     const queries = new Set(pairs.map((p) => p.query)).size;
     const list = table(
-      ["query", "article", "first retrieved in round", "best BM25 rank", "rounds retrieved"],
+      ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"].map(columnLabel),
       pairs.map((p) => [text(p.query, "name"), text(p.article, "name"), count(p.firstRetrievedRound), count(p.bestRank), count(p.roundsRetrieved)]),
       { numericHeader: [false, false, true, true, true] },
     );
@@ -218,19 +206,21 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
   let body = note(
     "Per query: online LLM calls plus one embedding per query, tokens, wall time and API-equivalent cost (USD, from the price table). " +
       "The one-time work on the corpus (indexing, embedding or translating the articles, fitting) is kept apart, as in the paper's Table 17, and never counted per query. " +
-      "Embedding tokens are the provider's counts, stored with each cached vector, or o200k estimates where the provider reported none (source column).",
+      "Embedding tokens are the provider's counts, stored with each cached vector, or o200k estimates where the provider reported none (source column). " +
+      "Cross-encoder rerank requests have no price: a run with rerank pairs has USD for its other work only.",
   );
-  // Older files lack the one-time columns and the token source: those cells stay empty.
+  // Older files lack the one-time columns, the token source and the rerank pairs: those cells stay empty.
   const cell = (v: unknown, digits: number) => (v === undefined || v === "" ? text("") : number(v, digits));
   const marks = reportMarks(inp);
   body += table(
-    ["method", "calls / query", "LLM tokens / query", "embedding tokens / query", "token source", "seconds / query", "USD / query", "one-time calls", "one-time tokens", "one-time seconds", "one-time USD"],
+    ["method", "callsPerQuery", "llmTokensPerQuery", "embeddingTokensPerQuery", "embeddingTokensSource", "rerankPairsPerQuery", "secondsPerQuery", "costPerQuery", "oneTimeCalls", "oneTimeTokens", "oneTimeSeconds", "oneTimeCost"].map(columnLabel),
     rows.map((r) => [
       experimentCell(r.method, marks),
       number(r.callsPerQuery, 2),
       number(r.llmTokensPerQuery, 1),
       number(r.embeddingTokensPerQuery, 1),
       text(r.embeddingTokensSource ?? ""),
+      cell(r.rerankPairsPerQuery, 1),
       number(r.secondsPerQuery),
       number(r.costPerQuery, 6),
       cell(r.oneTimeCalls, 0),
@@ -238,7 +228,7 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
       cell(r.oneTimeSeconds, 2),
       number(r.oneTimeCost, 4),
     ]),
-    { numericHeader: [false, true, true, true, false, true, true, true, true, true, true], rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined) },
+    { numericHeader: [false, true, true, true, false, true, true, true, true, true, true, true], rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined) },
   );
   body += figs.add(qualityCostScatter(inp.summary, rows, "Recall@100", { marks }));
   return section("cost", "Cost", body);

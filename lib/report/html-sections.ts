@@ -5,7 +5,7 @@ import { toNumber, type CsvRecord } from "./csv";
 import { areaBreakdownChart, metricBarChart } from "./figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { areaLabel, BEYOND_LABEL, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
+import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
 
 /** Run metadata, with a warning when the numbers are on the demo set because the benchmark could not load. */
@@ -58,17 +58,18 @@ function describeObject(value: unknown): string {
     .join("; ");
 }
 
-const TABLE1_LABELS: Record<string, [string, "int" | "share" | "num" | "median"]> = {
-  queries: ["queries", "int"],
-  articles: ["articles", "int"],
-  sources: ["sources", "int"],
-  judgments: ["relevance judgments", "int"],
-  distinctRelevant: ["distinct relevant articles", "int"],
-  relevantShareOfPool: ["share of the pool that is relevant", "share"],
-  goldPerQuery: ["gold articles per query", "num"],
-  multiGoldShare: ["queries with more than one gold article", "share"],
-  medianArticleWords: ["median article length (words)", "median"],
-  medianQueryWords: ["median query length (words)", "median"],
+/** How each Table 1 number prints (its label is the shared one of ./labels). */
+const TABLE1_KINDS: Record<string, "int" | "share" | "num" | "median"> = {
+  queries: "int",
+  articles: "int",
+  sources: "int",
+  judgments: "int",
+  distinctRelevant: "int",
+  relevantShareOfPool: "share",
+  goldPerQuery: "num",
+  multiGoldShare: "share",
+  medianArticleWords: "median",
+  medianQueryWords: "median",
 };
 
 /** Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv. */
@@ -77,7 +78,8 @@ export function datasetSection(inp: ReportInputs): Section {
   if (inp.table1?.length) {
     const r = inp.table1[0];
     const rows = Object.keys(r).map((k): CellLike[] => {
-      const [label, kind] = TABLE1_LABELS[k] ?? [k, "num"];
+      const label = columnLabel(k);
+      const kind = TABLE1_KINDS[k] ?? "num";
       const v = toNumber(r[k]);
       const shown = v === undefined ? text(r[k]) : kind === "share" ? { html: `${num(v)} (${formatFixed(100 * v, 2)}%)`, cls: "num" } : count(v, kind === "median" ? 1 : 4);
       return [label, shown];
@@ -86,11 +88,10 @@ export function datasetSection(inp: ReportInputs): Section {
   } else body += note(`table1.csv not found in ${code(inp.dir)}.`);
   if (inp.table6?.length) {
     const cols = Object.keys(inp.table6[0]);
-    const labels: Record<string, string> = { area: "area", queries: "queries", goldArticles: "gold articles", relevantPerQuery: "relevant per query", medianGoldWords: "median gold length (words)" };
     body +=
       `<h3>Table 6 — per legal area</h3>\n` +
       table(
-        cols.map((c) => labels[c] ?? c),
+        cols.map(columnLabel),
         inp.table6.map((r) => cols.map((c) => (c === "area" ? text(areaLabel(r[c])) : count(r[c], /^median/i.test(c) ? 1 : 4)))),
         { numericHeader: cols.map((c) => c !== "area") },
       );

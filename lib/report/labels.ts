@@ -77,3 +77,59 @@ export function markedName(id: string, marks: RowMarks | undefined): string {
   const extra = [kind ? tuningLabel(kind) : "", marks.standIn(id) ? `${STAND_IN_LABEL} (test doubles)` : "", marks.beyond(id) !== undefined ? BEYOND_LABEL : ""].filter(Boolean);
   return extra.length ? `${id} — ${extra.join(", ")}` : id;
 }
+
+/**
+ * What a column of our tables is called where people read it (report, notebooks, terminal). The CSV files and JSON
+ * keep the code keys: the report reads them back by key, and scripts and tests rely on them.
+ */
+export const COLUMN_LABELS: Readonly<Record<string, string>> = {
+  // Table 1 (table1.csv, datasetStats)
+  queries: "queries",
+  articles: "articles",
+  sources: "sources (statutes)",
+  judgments: "relevance judgments",
+  distinctRelevant: "distinct relevant articles",
+  relevantShareOfPool: "relevant share of the pool (distinct relevant / articles)",
+  goldPerQuery: "gold articles per query",
+  multiGoldShare: "share of queries with more than one gold article",
+  medianArticleWords: "median article length (words)",
+  medianQueryWords: "median query length (words)",
+  // Table 6 (table6.csv, areaStats)
+  area: "area",
+  goldArticles: "distinct gold articles",
+  relevantPerQuery: "gold articles per query",
+  medianGoldWords: "median gold length (words)",
+  // Cost (cost.csv, the paper's Table 17)
+  method: "method",
+  callsPerQuery: "calls / query",
+  llmTokensPerQuery: "LLM tokens / query",
+  embeddingTokensPerQuery: "embedding tokens / query",
+  embeddingTokensSource: "embedding token source",
+  rerankPairsPerQuery: "rerank pairs / query",
+  secondsPerQuery: "seconds / query",
+  costPerQuery: "USD / query",
+  oneTimeCalls: "one-time calls",
+  oneTimeTokens: "one-time tokens",
+  oneTimeSeconds: "one-time seconds",
+  oneTimeCost: "one-time USD",
+  // REACT rounds (react-rounds.csv)
+  round: "round",
+  keptRecall100: "kept Recall@100",
+  candidateRecall100: "candidate-pool recall",
+  missedGoldPairs: "gold retrieved, never kept",
+  missedGoldQueries: "queries affected",
+  tokensPerQuery: "tokens / query",
+  inputTokensPerQuery: "input tokens / query",
+  outputTokensPerQuery: "output tokens / query",
+  // Gold retrieved but never kept (react-missed.csv)
+  query: "query",
+  article: "article",
+  firstRetrievedRound: "first retrieved in round",
+  bestRank: "best BM25 rank",
+  roundsRetrieved: "rounds retrieved",
+};
+
+/** A column as people read it: its label, or the name itself when it is not a code key (already words, a metric). */
+export function columnLabel(key: string): string {
+  return Object.prototype.hasOwnProperty.call(COLUMN_LABELS, key) ? COLUMN_LABELS[key] : key;
+}

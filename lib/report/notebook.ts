@@ -13,11 +13,11 @@ import { tslabCellRunning, tslabSdk } from "../util/sdk";
 import { rowsFrame } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
-import { markedName, rowMarks, STAND_IN_BANNER } from "./labels";
+import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "./labels";
 import { readConfig } from "../config";
 
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
-export { areaLabel, NO_AREA } from "./labels";
+export { areaLabel, columnLabel, NO_AREA } from "./labels";
 
 export type Row = Record<string, unknown>;
 
@@ -120,6 +120,8 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   const isNumber = (v: unknown) => typeof v === "number" || (typeof v === "string" && (DECIMAL.test(v) || /^-?\d+$/.test(v)));
   const numeric = columns.map((c) => shown.some((r) => isNumber(r[c])) && shown.every((r) => isNumber(r[c]) || r[c] === null || r[c] === undefined || r[c] === ""));
   const more = all.length - shown.length;
+  // Code keys (callsPerQuery, relevantShareOfPool, …) are shown by their one label; other names as written.
+  const headers = columns.map(columnLabel);
   const note = more > 0 ? `… ${more} more row${more === 1 ? "" : "s"} (${all.length} in all)` : "";
 
   const align = (i: number) => (numeric[i] ? ' style="text-align:right"' : ' style="text-align:left;white-space:pre-wrap"');
@@ -127,12 +129,22 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   const html =
     `<table class="gbr-table">` +
     (opts.caption ? `<caption style="text-align:left;font-weight:bold">${escapeHtml(opts.caption)}</caption>` : "") +
-    `<thead><tr>${columns.map((c, i) => `<th${align(i)}>${escapeHtml(c)}</th>`).join("")}</tr></thead>` +
+    `<thead><tr>${headers.map((c, i) => `<th${align(i)}>${escapeHtml(c)}</th>`).join("")}</tr></thead>` +
     `<tbody>${full.map((r) => `<tr>${r.map(td).join("")}</tr>`).join("")}</tbody>` +
     `</table>` +
     (note ? `<p style="font-size:smaller;color:#666">${escapeHtml(note)}</p>` : "");
-  const text = (opts.caption ? `${opts.caption}\n` : "") + formatTable(columns, full.map((r) => r.map(cut))) + (note ? `${note}\n` : "");
+  const text = (opts.caption ? `${opts.caption}\n` : "") + formatTable(headers, full.map((r) => r.map(cut))) + (note ? `${note}\n` : "");
   emit(html, text);
+}
+
+/**
+ * Named statistics side by side: one row per statistic, by its label (a code key such as `relevantShareOfPool`
+ * reads as words), one column per source; a statistic a source lacks stays blank.
+ */
+export function showStatistics(sources: Readonly<Record<string, object>>, opts: TableOptions = {}): void {
+  const keys = [...new Set(Object.values(sources).flatMap((s) => Object.keys(s)))];
+  const rows = keys.map((k) => ({ statistic: columnLabel(k), ...Object.fromEntries(Object.entries(sources).map(([name, s]) => [name, (s as Record<string, unknown>)[k]])) }));
+  showTable(rows, { maxRows: Math.max(25, keys.length), ...opts });
 }
 
 let plotlyLoaded: PlotlyBuild | undefined;
@@ -310,9 +322,11 @@ export function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo }
  * const result = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "lsi"], log: progress.log });
  * show.outcomes(result.outcomes);
  * show.table([{ run: "bm25-greekstemmer", "Recall@100": 0.41234 }], { caption: "One row" });
+ * show.statistics({ "this data": datasetStats(bench), "paper (283)": { queries: 283, articles: 6308 } });
  */
 export const show = {
   table: showTable,
+  statistics: showStatistics,
   figure: showFigure,
   markdown: showMarkdown,
   outcomes: showOutcomes,

@@ -1,21 +1,22 @@
 import type { AreaStats, DatasetStats } from "../data/stats";
 import { formatFixed } from "./format";
-import { areaLabel } from "./labels";
+import { areaLabel, columnLabel } from "./labels";
 import { formatTable } from "./text-table";
 
 /** Human-readable Tables 1 and 6. */
 export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): string {
   const pct = (x: number) => `${formatFixed(100 * x, 2)}%`;
+  const label = columnLabel;
   const rows1 = [
-    ["queries", String(t1.queries)],
-    ["articles", String(t1.articles)],
-    ["sources", String(t1.sources)],
-    ["relevance judgments", String(t1.judgments)],
-    ["distinct relevant articles", `${t1.distinctRelevant} (${pct(t1.relevantShareOfPool)} of the pool)`],
-    ["gold articles per query", formatFixed(t1.goldPerQuery, 2)],
-    ["queries with more than one", pct(t1.multiGoldShare)],
-    ["median article length (words)", String(t1.medianArticleWords)],
-    ["median query length (words)", String(t1.medianQueryWords)],
+    [label("queries"), String(t1.queries)],
+    [label("articles"), String(t1.articles)],
+    [label("sources"), String(t1.sources)],
+    [label("judgments"), String(t1.judgments)],
+    [label("distinctRelevant"), `${t1.distinctRelevant} (${pct(t1.relevantShareOfPool)} of the pool)`],
+    [label("goldPerQuery"), formatFixed(t1.goldPerQuery, 2)],
+    [label("multiGoldShare"), pct(t1.multiGoldShare)],
+    [label("medianArticleWords"), String(t1.medianArticleWords)],
+    [label("medianQueryWords"), String(t1.medianQueryWords)],
   ];
   // Queries without an area get the report's one name for them, as in the HTML report.
   const rows6 = t6.map((r) => [areaLabel(r.area), String(r.queries), String(r.goldArticles), formatFixed(r.relevantPerQuery, 2), String(r.medianGoldWords)]);
@@ -23,7 +24,7 @@ export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): st
     `Table 1 — ${name}\n` +
     formatTable(["statistic", "value"], rows1) +
     `\nTable 6 — per legal area\n` +
-    formatTable(["area", "queries", "gold articles", "relevant/query", "median gold length"], rows6)
+    formatTable(["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"].map(label), rows6)
   );
 }
 

@@ -99,8 +99,8 @@ test("qualityCostFront is the Pareto front of the methods that ran and have a co
     { method: "failed", costPerQuery: 0 },
   ];
   assert.deepEqual(qualityCostFront(summary, cost), paretoFront([
-    { name: "bm25", cost: 0, quality: 0.36 },
-    { name: "reform", cost: 0.002, quality: 0.6 },
+    { name: "bm25", cost: 0, quality: 0.36, measure: "usd" as const, costText: "$0 per query" },
+    { name: "reform", cost: 0.002, quality: 0.6, measure: "usd" as const, costText: "$0.002 per query" },
   ]));
   assert.deepEqual(qualityCostFront(summary, cost).map((p) => p.name), ["bm25", "reform"]);
 });

@@ -5,9 +5,14 @@ import os from "node:os";
 import path from "node:path";
 import {
   areaBreakdownChart,
+  costAxis,
+  costMeasure,
+  costText,
+  costValue,
   fittedRange,
   metricBarChart,
   pValueChart,
+  qualityCostFront,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
@@ -17,7 +22,10 @@ import {
 import { buildReport, reportSubject } from "../../lib/report/html";
 import { testDeltaCell } from "../../lib/report/html-blocks";
 import { escapeHtml } from "../../lib/report/html-inline";
-import { areaLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
+import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
+import { areaStats, datasetStats } from "../../lib/data/stats";
+import { costTable } from "../../lib/eval/cost";
+import { zeroWork } from "../../lib/util/run-cost";
 import * as notebook from "../../lib/report/notebook";
 import { formatStats } from "../../lib/report/stats-text";
 import { toCsv } from "../../lib/util/csv";
@@ -145,7 +153,7 @@ describe("figures: axes fitted to the data, legends clear of the labels", () => 
     const y = scatter.layout.yaxis as Range;
     assert.deepEqual(y.range, fittedRange([0.61, 0.72]));
     assert.equal(y.title.text, "Recall@100 (axis from 0.59, not 0)");
-    const low = qualityCostScatter([{ experiment: "a", status: "ok", "Recall@100": "0.05" }], [{ method: "a", costPerQuery: "0" }]);
+    const low = qualityCostScatter([{ experiment: "a", status: "ok", "Recall@100": "0.05" }], [{ method: "a", costPerQuery: "0.001" }]);
     assert.equal((low.layout.yaxis as Range).range[0], 0);
     assert.equal((low.layout.yaxis as Range).title.text, "Recall@100");
   });
@@ -157,7 +165,7 @@ describe("figures: axes fitted to the data, legends clear of the labels", () => 
       areaBreakdownChart(perQueryRows(["a", "b"], ["civil"])),
       sweepHeatmap({ k1s: [1.2, 1.5], bs: [0.75], z: [[0.4, 0.5]], oracle: { k1: 1.5, b: 0.75, value: 0.5 } }),
       reactRoundsChart([{ round: 1, keptRecall100: 0.2, candidateRecall100: 0.3 }]),
-      qualityCostScatter(rows, [{ method: "lsi", costPerQuery: "0" }]),
+      qualityCostScatter(rows, [{ method: "lsi", costPerQuery: "0.001" }]),
       pValueChart([{ a: "a", b: "b", metric: "nDCG@10", p: 0.01, pHolm: 0.02 }]),
     ];
     for (const f of figures) {
@@ -197,7 +205,7 @@ describe("figures: oracle, cross-validated and stand-in rows", () => {
     assert.deepEqual(area.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, `tuned:bm25-greekstemmer — ${TUNED_LABEL}`]);
     assert.equal((area.data[0].marker as { pattern: { shape: string } }).pattern.shape, "/");
     assert.equal(area.data[2].marker, undefined);
-    const scatter = qualityCostScatter(rows(), [{ method: "lsi", costPerQuery: "0" }, { method: "oracle:bm25-greekstemmer", costPerQuery: "0" }]);
+    const scatter = qualityCostScatter(rows(), [{ method: "lsi", costPerQuery: "0.001" }, { method: "oracle:bm25-greekstemmer", costPerQuery: "0.002" }]);
     assert.deepEqual(scatter.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, "Pareto front"]);
     const p = pValueChart([{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", p: 0.1, pHolm: 0.2 }], 0.05, undefined, { marks });
     assert.deepEqual(p.data[0].y, ["lsi [stand-in] vs bm25-greekstemmer (nDCG@10)"]);
@@ -403,4 +411,178 @@ test("issue 22, item 15: data without legal areas gets no one-bar area chart, in
   // With areas, the chart is drawn as before.
   const withAreas = areaBreakdownChart(rows.map((r, i) => ({ ...r, area: i % 2 ? "civil" : "criminal" })), ["a", "b"], "Recall@100");
   assert.equal(withAreas.data.length, 2);
+});
+
+test("issue 22, item 15: Tables 1 and 6, cost and REACT columns are shown by one label table, never by their code keys", async () => {
+  // Every key the tables have, taken from the functions that make them, has a label of words.
+  const bench = {
+    name: "toy",
+    docs: [{ id: "ΑΚ::1", text: "ένα δύο τρία" }, { id: "ΠΚ::2", text: "τέσσερα πέντε" }, { id: "ΠΚ::3", text: "έξι" }],
+    queries: [{ id: "q1", text: "ερώτηση ένα" }],
+    qrels: new Map([["q1", new Set(["ΑΚ::1", "ΠΚ::2"])]]),
+    meta: new Map([["q1", { area: "civil" }]]),
+  };
+  const table1 = datasetStats(bench);
+  const usage = { method: "m", queries: 1, cost: { online: zeroWork(), corpus: zeroWork() }, seconds: 0, corpusSeconds: 0 };
+  const cost = costTable([usage], { llm: { default: { input: 0, output: 0 } }, embedding: { default: 0 } })[0];
+  const missed = ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"];
+  const react = ["round", "keptRecall100", "candidateRecall100", "missedGoldPairs", "missedGoldQueries", "callsPerQuery", "tokensPerQuery", "inputTokensPerQuery", "outputTokensPerQuery", "secondsPerQuery"];
+  for (const key of [...Object.keys(table1), ...Object.keys(areaStats(bench)[0]), ...Object.keys(cost), ...react, ...missed]) {
+    assert.ok(Object.hasOwn(COLUMN_LABELS, key), `no label for ${key}`);
+    assert.doesNotMatch(columnLabel(key), /[a-z][A-Z]/, `${key} reads as a code key: ${columnLabel(key)}`);
+  }
+  assert.equal(columnLabel("relevantShareOfPool"), "relevant share of the pool (distinct relevant / articles)");
+  assert.equal(columnLabel("Recall@100"), "Recall@100", "names that are already words stay as written");
+
+  // The notebook's tables: Table 1 through show.statistics, cost.csv's frame through show.table (text fallback here).
+  const lines: string[] = [];
+  const log = console.log;
+  console.log = (...args: unknown[]) => void lines.push(args.join(" "));
+  try {
+    notebook.show.statistics({ "this data": table1, "paper (283)": { queries: 283, relevantShareOfPool: 0.0737 } });
+    notebook.showTable([cost]);
+  } finally {
+    console.log = log;
+  }
+  const out = lines.join("\n");
+  for (const key of ["relevantShareOfPool", "multiGoldShare", "goldPerQuery", "callsPerQuery", "costPerQuery", "oneTimeTokens"]) {
+    assert.ok(!out.includes(key), `${key} shown to the reader:\n${out}`);
+    assert.ok(out.includes(columnLabel(key)), `${columnLabel(key)} missing:\n${out}`);
+  }
+  assert.match(out, /relevant share of the pool \(distinct relevant \/ articles\) +0\.6667 +0\.0737/);
+
+  // The terminal's Table 1 and the report's dataset, REACT and cost sections use the same labels.
+  assert.ok(formatStats("toy", table1, areaStats(bench)).includes(columnLabel("multiGoldShare")));
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-labels-"));
+  try {
+    await fs.writeFile(path.join(dir, "summary.csv"), toCsv(NEW_HEADER, [row("bm25-greekstemmer", [0.5, 0.6, 0.5, 0.9, 0.4])]));
+    await fs.writeFile(path.join(dir, "table1.csv"), toCsv(Object.keys(table1), [Object.values(table1)]));
+    await fs.writeFile(path.join(dir, "table6.csv"), toCsv(Object.keys(areaStats(bench)[0]), areaStats(bench).map((r) => Object.values(r))));
+    await fs.writeFile(path.join(dir, "cost.csv"), toCsv(Object.keys(cost), [Object.values(cost)]));
+    await fs.writeFile(path.join(dir, "react-rounds.csv"), toCsv(react, [react.map((_, i) => i + 1)]));
+    const page = visible(await buildReport(dir));
+    for (const id of ["dataset", "react", "cost"]) {
+      const s = sectionOf(page, id);
+      assert.doesNotMatch(s.replace(/<[^>]*>/g, " "), /\b[a-z]+[A-Z][A-Za-z0-9]*\b/, `a code key in the ${id} section`);
+    }
+    assert.ok(sectionOf(page, "dataset").includes(escapeHtml(columnLabel("relevantShareOfPool"))));
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
+
+describe("issue 22, item 15: the cost scatter draws no axis of zeros and says what x is", () => {
+  const summary = [
+    { experiment: "bm25-greekstemmer", status: "ok", "Recall@100": "0.4" },
+    { experiment: "lsi", status: "ok", "Recall@100": "0.3" },
+    { experiment: "prf:bm25-greekstemmer", status: "ok", "Recall@100": "0.45" },
+  ];
+  const offline = (seconds: (number | string)[]) =>
+    summary.map((r, i) => ({ method: r.experiment, callsPerQuery: "0", llmTokensPerQuery: "0", embeddingTokensPerQuery: "0", rerankPairsPerQuery: "0", secondsPerQuery: String(seconds[i]), costPerQuery: "0" }));
+  type Axis = { type?: string; range: number[]; title: { text: string }; tickvals?: number[]; ticktext?: string[] };
+  const xs = (f: Figure) => f.data.filter((t) => t.mode === "markers").map((t) => (t.x as number[])[0]);
+  const notes = (f: Figure) => ((f.layout.annotations as { text: string }[] | undefined) ?? []).map((a) => a.text).join(" ").replace(/<br>/g, " ");
+
+  test("offline methods only (what a first run with no server has): x is wall time, not $0 for all", () => {
+    const fig = qualityCostScatter(summary, offline([0.002, 0.004, 0.003]));
+    const x = fig.layout.xaxis as Axis;
+    assert.doesNotMatch(x.title.text, /USD|cost/);
+    assert.match(x.title.text, /^wall time per query \(seconds/);
+    assert.match(fig.layout.title.text, /^Recall@100 vs wall time per query/);
+    assert.deepEqual(xs(fig), [0.002, 0.004, 0.003], "each method at its own x, none at 0");
+    assert.match(notes(fig), /No method calls a model/);
+    assert.deepEqual(fig.data.map((t) => t.customdata), [["0.002 s per query"], ["0.004 s per query"], ["0.003 s per query"], undefined]);
+    assert.equal(costMeasure(offline([0.002, 0.004, 0.003])), "seconds");
+  });
+
+  test("nothing known above 0: no cost axis at all, a note instead", () => {
+    for (const cost of [offline([0, 0, 0]), offline(["", "", ""]), []]) {
+      const fig = qualityCostScatter(summary, cost);
+      assert.equal(fig.data.length, 0);
+      assert.equal((fig.layout.xaxis as { visible: boolean }).visible, false);
+      assert.match(fig.layout.title.text, /no cost is known/);
+      assert.match(notes(fig), /Nothing to put on a cost axis\. 3 methods \(bm25-greekstemmer, lsi, prf:bm25-greekstemmer\)/);
+    }
+    assert.deepEqual(qualityCostFront(summary, offline([0, 0, 0])), []);
+  });
+
+  test("the measure: USD when any method costs anything, else tokens, else calls, else wall time", () => {
+    const row = (o: Record<string, string>) => ({ callsPerQuery: "0", llmTokensPerQuery: "0", embeddingTokensPerQuery: "0", secondsPerQuery: "1", costPerQuery: "0", ...o });
+    assert.equal(costMeasure([row({}), row({ costPerQuery: "0.001", callsPerQuery: "1", embeddingTokensPerQuery: "60" })]), "usd");
+    assert.equal(costMeasure([row({}), row({ callsPerQuery: "1", embeddingTokensPerQuery: "60" })]), "tokens", "prices of 0");
+    assert.equal(costMeasure([row({}), row({ callsPerQuery: "3", rerankPairsPerQuery: "100" })]), "calls", "a cross-encoder: requests, no tokens, no price");
+    assert.equal(costMeasure([row({}), row({})]), "seconds");
+    assert.equal(costMeasure([row({ secondsPerQuery: "0" })]), undefined);
+    assert.equal(costValue(row({ costPerQuery: "0.001", rerankPairsPerQuery: "100" }), "usd"), undefined, "USD without the rerank requests' price is not comparable");
+    assert.equal(costValue(undefined, "calls"), undefined);
+  });
+
+  test("a method without a known cost is named, not drawn at 0", () => {
+    const cost = [
+      { method: "bm25-greekstemmer", callsPerQuery: "0", costPerQuery: "0", secondsPerQuery: "0.01" },
+      { method: "lsi", callsPerQuery: "1", costPerQuery: "0.0001", secondsPerQuery: "0.2" },
+      { method: "prf:bm25-greekstemmer", callsPerQuery: "4", costPerQuery: "0", rerankPairsPerQuery: "100", secondsPerQuery: "2" },
+    ];
+    const fig = qualityCostScatter(summary, cost);
+    assert.deepEqual(fig.data.map((t) => t.name), ["bm25-greekstemmer", "lsi", "Pareto front"]);
+    assert.match(notes(fig), /Not drawn, as cross-encoder rerank requests have no price or token count: prf:bm25-greekstemmer\./);
+    assert.equal((fig.layout.xaxis as { exponentformat?: string }).exponentformat, "none", "dollars in decimals, not 400µ");
+    const noRow = qualityCostScatter(summary, cost.slice(0, 2));
+    assert.match(notes(noRow), /^Not drawn, no known API-equivalent cost per query: prf:bm25-greekstemmer\.$/);
+    assert.match((fig.layout.xaxis as Axis).title.text, /^API-equivalent cost per query \(USD\)/);
+  });
+
+  test("costs over orders of magnitude: a log axis, 0 drawn apart and labelled, hover reads the value", () => {
+    const cost = [
+      { method: "bm25-greekstemmer", costPerQuery: "0" },
+      { method: "lsi", costPerQuery: "0.000001" },
+      { method: "prf:bm25-greekstemmer", costPerQuery: "0.012" },
+    ];
+    const fig = qualityCostScatter(summary, cost);
+    const x = fig.layout.xaxis as Axis;
+    assert.equal(x.type, "log");
+    assert.match(x.title.text, /log scale, 0 drawn apart at the left/);
+    const [free, cheap, dear] = xs(fig);
+    assert.ok(free > 0 && free < cheap && cheap < dear, "a $0.000001 method is not drawn on top of a free one");
+    assert.equal(x.ticktext![0], "0");
+    assert.equal(x.tickvals![0], free);
+    assert.ok(Math.log10(free) > x.range[0] && Math.log10(dear) < x.range[1], "every point inside the range (log10 units)");
+    assert.deepEqual(fig.data[0].customdata, ["$0 per query"]);
+    assert.deepEqual(fig.data[1].customdata, ["$0.000001 per query"]);
+    // A narrow spread stays linear from 0.
+    assert.equal(costAxis([0, 0.002, 0.003]).type, "linear");
+    assert.deepEqual(costAxis([0, 0.002, 0.003]).range, [-0.04 * 0.003, 1.12 * 0.003]);
+  });
+
+  test("the report's cost section of an offline run has no USD axis either", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-cost-"));
+    try {
+      await fs.writeFile(path.join(dir, "summary.csv"), toCsv(NEW_HEADER, [row("bm25-greekstemmer", [0.3, 0.4, 0.3, 0.5, 0.2]), row("lsi", [0.2, 0.3, 0.2, 0.4, 0.1])]));
+      await fs.writeFile(path.join(dir, "cost.csv"), toCsv(["method", "callsPerQuery", "llmTokensPerQuery", "embeddingTokensPerQuery", "secondsPerQuery", "costPerQuery"], [["bm25-greekstemmer", 0, 0, 0, 0.001, 0], ["lsi", 0, 0, 0, 0.004, 0]]));
+      const fig = specs(await buildReport(dir)).find((f) => / vs /.test(f.layout.title.text))!;
+      assert.match((fig.layout.xaxis as Axis).title.text, /^wall time per query/);
+      assert.deepEqual(xs(fig), [0.001, 0.004]);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+test("issue 22, item 15 (found): a bar of 0 or of a few hundredths keeps a readable value", () => {
+  const rows = [["a", 0.511], ["b", 0.0168], ["c", 0]].map(([experiment, v]) => ({ experiment, status: "ok", "nDCG@10": String(v) }));
+  const fig = metricBarChart(rows, "nDCG@10");
+  const [bars, zero] = fig.data as { type: string; textposition: string; textangle: number; text: string[]; y: string[]; x: number[]; showlegend?: boolean }[];
+  // Inside when it fits, else beside the bar, upright: not shrunk to nothing inside a sliver.
+  assert.deepEqual([bars.textposition, bars.textangle], ["auto", 0]);
+  assert.deepEqual(bars.text, ["0.5110", "0.0168", "0.0000"]);
+  // plotly draws no text on a bar of length 0: the value is written at the axis instead.
+  assert.deepEqual([zero.type, zero.y, zero.x, zero.text, zero.showlegend], ["scatter", ["c"], [0], ["0.0000"], false]);
+  assert.equal(metricBarChart(rows.slice(0, 2), "nDCG@10").data.length, 1, "no zero, no extra trace");
+});
+
+test("costText: two significant digits with the unit, whole numbers from 100", () => {
+  assert.deepEqual(
+    [costText(0, "usd"), costText(0.0020, "usd"), costText(0.000001, "usd"), costText(2600.4, "tokens"), costText(2.5, "calls"), costText(150, "seconds"), costText(0.0045, "seconds")],
+    ["$0 per query", "$0.002 per query", "$0.000001 per query", "2600 tokens per query", "2.5 calls per query", "150 s per query", "0.0045 s per query"],
+  );
 });

@@ -1,0 +1,121 @@
+/** Figures of the benchmark itself (notebook 01): how long its texts are. */
+import { axis, baseLayout, LEGEND, plotlyText, type Figure, type Trace } from "./figure-style";
+
+/** One kind of text and its lengths. */
+export interface LengthSeries {
+  /** What is counted, plural: "articles", "questions". */
+  name: string;
+  lengths: readonly number[];
+}
+
+/** Equal bins from `start`, `size` wide; a long tail gathered into `overflow`. */
+export interface LengthBins {
+  start: number;
+  size: number;
+  counts: number[];
+  /** Values from `from` on (up to `max`), drawn as one last bar apart. */
+  overflow?: { from: number; count: number; max: number };
+}
+
+/** A 1, 2 or 5 × 10^k width, at least 1 (lengths are whole numbers). */
+function niceWidth(raw: number): number {
+  if (!(raw > 1)) return 1;
+  const p = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / p;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+}
+
+/**
+ * Bins of one series' own: about `target` bars of a round width over its range. When the longest text is over twice
+ * the 99th percentile, the tail past it is one last bar, so a few very long texts do not squeeze the rest into the
+ * first bars.
+ */
+export function lengthBins(values: readonly number[], target = 30): LengthBins {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (!sorted.length) return { start: 0, size: 1, counts: [] };
+  const min = sorted[0];
+  const max = sorted[sorted.length - 1];
+  const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
+  const cap = max > 2 * p99 ? p99 : max;
+  const size = niceWidth((cap - min) / target);
+  const start = Math.floor(min / size) * size;
+  const counts = new Array<number>(Math.floor((cap - start) / size) + 1).fill(0);
+  let over = 0;
+  for (const v of sorted) {
+    const i = Math.floor((v - start) / size);
+    if (i < counts.length) counts[i]++;
+    else over++;
+  }
+  return { start, size, counts, ...(over ? { overflow: { from: start + counts.length * size, count: over, max } } : {}) };
+}
+
+const COLORS = ["#2563eb", "#d97706", "#0f766e", "#7c3aed"];
+const n0 = (v: number) => v.toLocaleString("en-US");
+
+/**
+ * Histograms of text lengths, one panel per series with its own bins and x axis: questions of ten words and articles
+ * of thousands share no scale on which both are visible. `unit` is what a length counts, e.g. "words".
+ */
+export function lengthHistograms(series: readonly LengthSeries[], unit = "words"): Figure {
+  const gap = 0.16;
+  const h = (1 - gap * Math.max(0, series.length - 1)) / Math.max(1, series.length);
+  const data: Trace[] = [];
+  const layout: Record<string, unknown> = {};
+  series.forEach((s, k) => {
+    const bins = lengthBins(s.lengths);
+    const suffix = k === 0 ? "" : String(k + 1);
+    const color = COLORS[k % COLORS.length];
+    const sorted = [...s.lengths].sort((a, b) => a - b);
+    const median = sorted.length ? (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2 : NaN;
+    const name = plotlyText(s.name);
+    data.push({
+      type: "bar",
+      name,
+      xaxis: `x${suffix}`,
+      yaxis: `y${suffix}`,
+      x: bins.counts.map((_, i) => bins.start + (i + 0.5) * bins.size),
+      y: bins.counts,
+      width: bins.counts.map(() => bins.size),
+      customdata: bins.counts.map((_, i) => (bins.size === 1 ? n0(bins.start + i) : `${n0(bins.start + i * bins.size)}–${n0(bins.start + (i + 1) * bins.size - 1)}`)),
+      marker: { color, line: { color: "white", width: 0.5 } },
+      showlegend: false,
+      hovertemplate: `%{customdata} ${unit}: %{y} ${name}<extra></extra>`,
+    });
+    if (bins.overflow) {
+      const o = bins.overflow;
+      const label = `${n0(o.count)} ${s.name} of ${n0(o.from)} to ${n0(o.max)} ${unit}, in one bar`;
+      data.push({
+        type: "bar",
+        name: plotlyText(label),
+        xaxis: `x${suffix}`,
+        yaxis: `y${suffix}`,
+        x: [o.from + 0.5 * bins.size],
+        y: [o.count],
+        width: [bins.size],
+        text: [`≥ ${n0(o.from)}`],
+        textposition: "outside",
+        cliponaxis: false,
+        marker: { color: "#d1d5db", pattern: { shape: "/", fgcolor: color, size: 6 }, line: { color, width: 1 } },
+        hovertemplate: `${plotlyText(label)}<extra></extra>`,
+      });
+    }
+    const top = 1 - k * (h + gap);
+    const end = bins.start + (bins.counts.length + (bins.overflow ? 1 : 0)) * bins.size;
+    layout[`xaxis${suffix}`] = axis(plotlyText(`${s.name}: length in ${unit}${Number.isFinite(median) ? ` (median ${n0(median)})` : ""}`), {
+      anchor: `y${suffix}`,
+      range: [bins.start, end],
+    });
+    layout[`yaxis${suffix}`] = axis(plotlyText(`number of ${s.name}`), { anchor: `x${suffix}`, domain: [Math.max(0, top - h), top], rangemode: "tozero" });
+  });
+  const legend = data.some((t) => t.showlegend !== false);
+  return {
+    data,
+    layout: baseLayout(plotlyText(`Length of the texts in ${unit}, each kind with its own bins`), {
+      ...layout,
+      bargap: 0,
+      height: 140 + 240 * Math.max(1, series.length) + (legend ? 30 : 0),
+      showlegend: legend,
+      ...(legend ? { legend: LEGEND } : {}),
+    }),
+  };
+}
