@@ -84,6 +84,7 @@ const SLOW = new Set([
   "integration/vector-store.test.ts",
   // a browser
   "integration/report-browser.test.ts",
+  "integration/render-figure.test.ts",
   // many requests through the local doubles, whole reproduce runs
   "integration/react-concurrency.test.ts",
   "integration/llm-methods.test.ts",
