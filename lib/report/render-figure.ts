@@ -5,7 +5,6 @@
  */
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
-import { crc32 } from "node:zlib";
 import type { Browser, Page } from "playwright-core";
 import type { BrowserSearch } from "../config";
 import { GbrError } from "../util/errors";
@@ -259,11 +258,21 @@ export function withPngResolution(png: Buffer, dpi: number): Buffer {
   return Buffer.concat(chunks);
 }
 
+/** CRC-32 (ISO 3309, as PNG checks its chunks); zlib's own is not in every @types/node the notebooks compile with. */
+export function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
 function pngChunk(type: string, body: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt32BE(body.length, 0);
   head.write(type, 4, "latin1");
   const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])), 0);
   return Buffer.concat([head, body, crc]);
 }

@@ -2,13 +2,12 @@
 // for, and the PNG resolution chunk. test/integration/render-figure.test.ts draws them in Chromium.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { deflateSync } from "node:zlib";
-import { crc32 } from "node:zlib";
+import { crc32 as zlibCrc32, deflateSync } from "node:zlib";
 import path from "node:path";
 import { readConfig } from "../../lib/config";
 import { metricBarChart, sweepHeatmap } from "../../lib/report/figures";
 import { MIN_FONT_PT, PAPER_INCHES, paperFigure, paperInches, PX_PER_INCH, wrapPlotlyText } from "../../lib/report/paper-figures";
-import { browserCandidates, BrowserNotFoundError, findBrowser, pngSize, withPngResolution } from "../../lib/report/render-figure";
+import { browserCandidates, BrowserNotFoundError, crc32, findBrowser, pngSize, withPngResolution } from "../../lib/report/render-figure";
 import { defaultPaperWidth } from "../../lib/report/export-figures";
 import { FigureSet } from "../../lib/report/html-blocks";
 
@@ -134,7 +133,7 @@ function tinyPng(): Buffer {
     head.writeUInt32BE(body.length, 0);
     head.write(type, 4, "latin1");
     const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
+    crc.writeUInt32BE(zlibCrc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
     return Buffer.concat([head, body, crc]);
   };
   const ihdr = Buffer.alloc(13);
@@ -156,11 +155,18 @@ function chunks(png: Buffer): { types: string[]; perMetre?: number; crcOk: boole
     const type = png.toString("latin1", at + 4, at + 8);
     types.push(type);
     if (type === "pHYs") perMetre = png.readUInt32BE(at + 8);
-    crcOk &&= (crc32(png.subarray(at + 4, at + 8 + length)) >>> 0) === png.readUInt32BE(at + 8 + length);
+    crcOk &&= (zlibCrc32(png.subarray(at + 4, at + 8 + length)) >>> 0) === png.readUInt32BE(at + 8 + length);
     at += 12 + length;
   }
   return { types, perMetre, crcOk };
 }
+
+test("crc32 is the CRC of PNG chunks (check value of '123456789': 0xCBF43926)", () => {
+  assert.equal(crc32(Buffer.from("123456789")), 0xcbf43926);
+  assert.equal(crc32(Buffer.alloc(0)), 0);
+  const bytes = Buffer.from("IHDR and some bytes \u00ff\u0000");
+  assert.equal(crc32(bytes), zlibCrc32(bytes) >>> 0, "as zlib computes it");
+});
 
 test("PNG resolution: one pHYs chunk after the header (replacing any), the pixels unchanged", () => {
   const png = tinyPng();
