@@ -7,7 +7,7 @@ import type { Figure, Layout } from "./figure-style";
 /** One column of a two-column paper, the whole text width, or a width in inches. */
 export type PaperWidth = "column" | "page" | number;
 
-/** Inches of the named widths: ACL, IEEE and ACM two-column columns are 3.3 in or a little more; text 7 in. */
+/** Inches of the named widths: ACM's column is 3.33 in, IEEE's 3.5 in (ACL's 3.03 in: ask for 3); text about 7 in. */
 export const PAPER_INCHES: Readonly<Record<"column" | "page", number>> = { column: 3.3, page: 7 };
 
 /** Plotly's sizes are CSS pixels: 96 to the inch, so 1 px prints as 0.75 pt at the figure's width. */
