@@ -170,12 +170,12 @@ function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
 
 const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
 
-/** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser. */
-export function figureHtml(spec: FigureSpec, title = "figure"): string {
+/** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser; `name` names its SVG download. */
+export function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
     `<script>${plotlyBundle(plotlyBuildFor([spec])).source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
-    `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, ${jsonForScript(plotConfig(spec, title.replace(/[^\w.-]+/g, "-")))});</script>\n` +
+    `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, ${jsonForScript(plotConfig(spec, name))});</script>\n` +
     `</body></html>\n`
   );
 }
@@ -252,7 +252,7 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
     const json = path.join(dir, `${opts.save}.json`);
     const html = path.join(dir, `${opts.save}.html`);
     writeFileSync(json, JSON.stringify(spec, null, 1) + "\n");
-    writeFileSync(html, figureHtml(spec, titleOf(spec) ?? opts.save));
+    writeFileSync(html, figureHtml(spec, titleOf(spec) ?? opts.save, opts.save));
     written.push(json, html);
   }
   const note = written.length ? `figure saved: ${written.join(", ")}` : "";
