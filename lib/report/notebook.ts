@@ -190,7 +190,9 @@ export const NOTEBOOK_IMAGE_WIDTH = 900;
  */
 export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
   const { id, height, png } = opts;
-  const alt = `Figure: ${(titleOf(spec) ?? opts.name).replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "")}`;
+  // The title is plotly's pseudo-HTML: its tags dropped and its entities read back, so the alternative text is plain.
+  const plain = (titleOf(spec) ?? opts.name).replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "");
+  const alt = `Figure: ${plain.replace(/&(lt|gt|amp|#123);/g, (_m, e: string) => ({ lt: "<", gt: ">", amp: "&", "#123": "{" })[e]!)}`;
   const body = png
     ? `<div class="gbr-figure" id="${id}" style="width:100%"><img src="data:image/png;base64,${png.base64}" alt="${escapeHtml(alt)}" width="${png.width}" height="${png.height}" style="max-width:100%;height:auto"></div>\n`
     : `<div class="gbr-figure" id="${id}" style="width:100%;height:${height}px"></div>\n`;
