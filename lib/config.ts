@@ -95,6 +95,18 @@ export interface Config {
   spacyBaseUrl?: string;
   /** `GBR_GITHUB_RAW_URL`: where `gbr prompts pull` fetches the authors' notebook from. */
   githubRawUrl?: string;
+  /** Where to look for the Chromium or Chrome that draws figures as files (`gbr figures`, notebooks' static images). */
+  browser: BrowserSearch;
+}
+
+/** The browser the figures are drawn in: the one a variable names, else the usual places. */
+export interface BrowserSearch {
+  /** `GBR_CHROMIUM`, else `CHROME_PATH` (the name other tools read): the executable to use, and no other. */
+  explicit?: { path: string; variable: "GBR_CHROMIUM" | "CHROME_PATH" };
+  /** The folders of `PATH`, searched for chromium, chromium-browser, google-chrome and chrome. */
+  pathDirs: string[];
+  /** Windows' program folders (`PROGRAMFILES`, `PROGRAMFILES(X86)`, `LOCALAPPDATA`) that are set. */
+  programDirs: string[];
 }
 
 /** Package root, so defaults don't depend on the cwd: above lib/ or build/lib (notebooks reach it via a link). */
@@ -170,6 +182,7 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
     hub: { endpoint: v("HF_ENDPOINT") ?? "https://huggingface.co", ...optional("token", hfToken), offline: flag(env.HF_HUB_OFFLINE) },
     ...optional("spacyBaseUrl", v("GBR_SPACY_BASE_URL")),
     ...optional("githubRawUrl", v("GBR_GITHUB_RAW_URL")),
+    browser: browserSearch(env, v),
   };
 }
 
@@ -191,6 +204,18 @@ export function userCacheDir(env: Environment = process.env, platform: NodeJS.Pl
   const local = env.LOCALAPPDATA?.trim();
   if (platform === "win32") return path.join(local || path.join(home, "AppData", "Local"), "greekbar-retrieval", "Cache");
   return path.join(home, ".cache", "greekbar-retrieval");
+}
+
+function browserSearch(env: Environment, v: (name: string) => string | undefined): BrowserSearch {
+  const variable = v("GBR_CHROMIUM") !== undefined ? "GBR_CHROMIUM" : v("CHROME_PATH") !== undefined ? "CHROME_PATH" : undefined;
+  // Windows spells its variables in any case (Path, ProgramFiles); a test's environment is a plain object.
+  const anyCase = (name: string) => {
+    const key = Object.keys(env).find((k) => k.toUpperCase() === name);
+    return key === undefined ? undefined : v(key);
+  };
+  const pathDirs = (anyCase("PATH") ?? "").split(path.delimiter).filter(Boolean);
+  const programDirs = ["PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA"].map(anyCase).filter((d): d is string => d !== undefined);
+  return { ...(variable ? { explicit: { path: path.resolve(v(variable)!), variable } } : {}), pathDirs, programDirs };
 }
 
 /** The data folder alone, for code that must not fail on an unrelated malformed variable. */

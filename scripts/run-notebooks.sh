@@ -16,6 +16,11 @@
 # first (scripts/serve-doubles.ts), so that the LLM and embedding notebooks run their real code
 # paths against scripted answers, and are stopped at the end.
 #
+# Each figure is stored interactive and, drawn by a local Chromium or Chrome (GBR_CHROMIUM, else the
+# usual places; lib/report/render-figure.ts), as a PNG that shows where scripts do not run (GitHub,
+# nbviewer, `jupyter nbconvert --to html` read without JavaScript). Without a browser the figures are
+# interactive only, and each notebook says so once.
+#
 # Needs Jupyter and the tslab kernel:
 #   apt-get install -y jupyter-nbconvert python3-nbclient python3-ipykernel
 #   npx tslab install --python=/usr/bin/python3
@@ -32,7 +37,7 @@ while [ $# -gt 0 ]; do
     --keep) keep="$2"; shift 2 ;;
     --data-dir) datadir="$2"; shift 2 ;;
     --no-doubles) doubles=0; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) selected+=("$1"); shift ;;
   esac
 done
@@ -112,8 +117,8 @@ for nb in "${selected[@]}"; do
   if [ "$status" = ok ]; then
     bytes=$(stat -c %s "$out/$name.ipynb")
     size=$(printf '%d.%d MB' $((bytes / 1000000)) $(((bytes % 1000000) / 100000)))
-    # An executed notebook carries plotly once, minified (lib/report/notebook.ts): a few MB at
-    # most, so that it opens quickly in a browser and stays reasonable to share.
+    # An executed notebook carries plotly once, minified (lib/report/notebook.ts), and a PNG of
+    # 30-70 KB per figure: a few MB at most, so that it opens quickly and stays reasonable to share.
     if [ "$bytes" -gt "$MAX_NOTEBOOK_BYTES" ]; then
       status=TOO-BIG
       failed+=("$name")

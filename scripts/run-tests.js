@@ -86,6 +86,8 @@ const SLOW = new Set([
   "integration/vector-store.test.ts",
   // a browser
   "integration/report-browser.test.ts",
+  "integration/render-figure.test.ts",
+  "integration/notebook-figures.test.ts", // and Jupyter executing a notebook
   // many requests through the local doubles, whole reproduce runs
   "integration/react-concurrency.test.ts",
   "integration/llm-methods.test.ts",

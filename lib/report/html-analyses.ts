@@ -58,7 +58,7 @@ export function significanceSection(inp: ReportInputs, figs: FigureSet): Section
     `Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}; p-values before and after Holm correction over all the tests listed. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`,
   );
   body += testTable(sig.tests, marks);
-  body += figs.add(pValueChart(sig.tests, ALPHA, undefined, { marks }));
+  body += figs.add("p-values", pValueChart(sig.tests, ALPHA, undefined, { marks }));
   return section("significance", "Significance", body);
 }
 
@@ -86,7 +86,7 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
   );
   if (computed.length) {
     body += testTable(computed, marks);
-    body += figs.add(pValueChart(computed, ALPHA, `The paper's tests: p before and after Holm over all ${of} (missing tests at p = 1)`, { marks }));
+    body += figs.add("p-values-paper", pValueChart(computed, ALPHA, `The paper's tests: p before and after Holm over all ${of} (missing tests at p = 1)`, { marks }));
   }
   if (missing.length) {
     body +=
@@ -106,7 +106,7 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
       `Exploratory, not among the paper's claims: its own family, with Holm over these ${toNumber(base.of) ?? base.tests.length} tests only (not combined with the paper's ${of}).`,
     );
     body += testTable(base.tests, marks);
-    body += figs.add(pValueChart(base.tests, ALPHA, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`, { marks }));
+    body += figs.add("p-values-baseline", pValueChart(base.tests, ALPHA, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`, { marks }));
   }
   // Older files have no `rerank` key.
   const rerank = (sig as { rerank?: { of?: unknown; tests: TestLike[] } | null }).rerank;
@@ -146,7 +146,7 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
       `the ${escapeHtml(TUNED_LABEL)} row (when present) ranks each query with the setting chosen on the other folds: the tuned number to cite.`,
   );
   if (rows.length) body += table(["setting", "k1", "b", metric], rows, { numericHeader: [false, true, true, true] });
-  body += figs.add(sweepHeatmap(sw));
+  body += figs.add("bm25-sweep", sweepHeatmap(sw));
   return section("sweep", "BM25 tuning sweep", body);
 }
 
@@ -158,7 +158,7 @@ export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
   const cols = Object.keys(rows[0]);
   const counts = new Set(["round", "missedGoldPairs", "missedGoldQueries"]);
   const digits = (c: string) => (/tokens/i.test(c) ? 1 : /seconds|calls/i.test(c) ? 2 : 4);
-  let body = figs.add(reactRoundsChart(rows));
+  let body = figs.add("react-rounds", reactRoundsChart(rows));
   body += table(
     cols.map(columnLabel),
     rows.map((r) => cols.map((c) => (counts.has(c) ? count(r[c]) : number(r[c], digits(c))))),
@@ -230,6 +230,6 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
     ]),
     { numericHeader: [false, true, true, true, false, true, true, true, true, true, true, true], rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined) },
   );
-  body += figs.add(qualityCostScatter(inp.summary, rows, "Recall@100", { marks }));
+  body += figs.add("recall100-vs-cost", qualityCostScatter(inp.summary, rows, "Recall@100", { marks }));
   return section("cost", "Cost", body);
 }

@@ -129,8 +129,8 @@ export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
         { numericHeader: [false, false, ...METRICS.map(() => true), true, true], rowClass: (i) => (marks.standIn(ok[i].experiment) ? "stand-in" : undefined) },
       );
     body += producedBy(inp, ok, marks);
-    body += figs.add(metricBarChart(inp.summary, "Recall@100", { marks }));
-    body += figs.add(metricBarChart(inp.summary, "nDCG@10", { marks }));
+    body += figs.add("recall100-by-experiment", metricBarChart(inp.summary, "Recall@100", { marks }));
+    body += figs.add("ndcg10-by-experiment", metricBarChart(inp.summary, "nDCG@10", { marks }));
   } else {
     body += note("No experiment ran successfully.");
   }
@@ -278,7 +278,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
     shown.length < experiments.length ? `Bars for ${shown.length} of ${experiments.length} experiments (the paper's headline methods that ran, then the best others); the table has all.` : "",
     areas.includes(NO_AREA) ? `${NO_AREA}: queries without a legal area.` : "",
   ].filter(Boolean);
-  let body = figs.add(areaBreakdownChart(rows, shown, metric, { marks }), captions.length ? captions.join(" ") : undefined);
+  let body = figs.add("recall100-by-area", areaBreakdownChart(rows, shown, metric, { marks }), captions.length ? captions.join(" ") : undefined);
   body += table(
     ["experiment", ...areas],
     experiments.map((e) => [

@@ -77,7 +77,10 @@ export const DRAW = `
     try {
       if (typeof Plotly === "undefined") throw new Error("plotly.js did not load");
       var spec = JSON.parse(document.getElementById(div.getAttribute("data-spec")).textContent);
-      return Promise.resolve(Plotly.newPlot(div, spec.data, spec.layout, { responsive: true, displaylogo: false, showLink: false, showSendToCloud: false }))
+      // The camera button downloads a vector SVG named after the figure, as gbr figures names its files.
+      var name = div.getAttribute("data-name") || div.id;
+      var config = { responsive: true, displaylogo: false, showLink: false, showSendToCloud: false, toImageButtonOptions: { format: "svg", filename: name } };
+      return Promise.resolve(Plotly.newPlot(div, spec.data, spec.layout, config))
         .then(function () { return true; }, function (err) { fail(div, err); return false; });
     } catch (err) { fail(div, err); return Promise.resolve(false); }
   });

@@ -2,7 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toNumber } from "./csv";
-import { code, FigureSet } from "./html-blocks";
+import { code, FigureSet, type NamedFigure, type Section } from "./html-blocks";
 import { escapeHtml, plotlyBuildFor, plotlyBundle } from "./html-inline";
 import { areaSection, datasetSection, metadataSection, reproductionSection, resultsSection } from "./html-sections";
 import { costSection, reactSection, significanceSection, sweepSection } from "./html-analyses";
@@ -32,13 +32,9 @@ function standInBanner(inp: ReportInputs): string {
   return `<div class="banner stand-in" role="alert"><strong>${escapeHtml(STAND_IN_BANNER)}</strong>${detail ? `<p>${detail}</p>` : ""}</div>`;
 }
 
-/** One folder's report page; a missing optional file gives a note in its section, test-double numbers a banner. */
-export async function buildReport(outDir: string): Promise<string> {
-  const inp = await readReportInputs(outDir);
-  const dataset = reportSubject(outDir, inp.metadata);
-  const banner = standInBanner(inp);
-  const figs = new FigureSet();
-  const sections = [
+/** The report's sections in page order; their figures are added to `figs`. */
+function reportSections(inp: ReportInputs, dataset: string, figs: FigureSet): Section[] {
+  return [
     metadataSection(inp, dataset, plotlyBundle().version),
     datasetSection(inp),
     resultsSection(inp, figs),
@@ -49,6 +45,23 @@ export async function buildReport(outDir: string): Promise<string> {
     reactSection(inp, figs),
     costSection(inp, figs),
   ];
+}
+
+/** The figures of a dataset folder's report, in page order, each with its stable name (what `gbr figures` exports). */
+export async function reportFigures(outDir: string): Promise<NamedFigure[]> {
+  const inp = await readReportInputs(outDir);
+  const figs = new FigureSet();
+  reportSections(inp, reportSubject(outDir, inp.metadata), figs);
+  return figs.named;
+}
+
+/** One folder's report page; a missing optional file gives a note in its section, test-double numbers a banner. */
+export async function buildReport(outDir: string): Promise<string> {
+  const inp = await readReportInputs(outDir);
+  const dataset = reportSubject(outDir, inp.metadata);
+  const banner = standInBanner(inp);
+  const figs = new FigureSet();
+  const sections = reportSections(inp, dataset, figs);
   const plotly = plotlyBundle(plotlyBuildFor(figs.figures));
   const queries = toNumber(inp.metadata?.queries);
   const articles = toNumber(inp.metadata?.articles);

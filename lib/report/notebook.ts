@@ -9,12 +9,14 @@ import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "./text-table";
 import { INSTALLED, PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
-import { tslabCellRunning, tslabSdk } from "../util/sdk";
+import { tslabCellRunning, tslabDisplayWriter, tslabSdk } from "../util/sdk";
 import { rowsFrame } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "./labels";
 import { readConfig } from "../config";
+import type { GbrError } from "../util/errors";
+import { findBrowser, FigureRenderer } from "./render-figure";
 
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, columnLabel, NO_AREA } from "./labels";
@@ -173,18 +175,89 @@ export function figuresDir(): string {
   return readConfig().figuresDir ?? path.join(INSTALLED ? process.cwd() : PACKAGE_ROOT, "outputs", "figures");
 }
 
-/** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser. */
-export function figureHtml(spec: FigureSpec, title = "figure"): string {
+/** plotly's options for our figures: no logo, and the camera button downloads an SVG named after the figure. */
+function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
+  return { responsive: true, displaylogo: false, toImageButtonOptions: { format: "svg", filename: name }, ...(spec.config ?? {}) };
+}
+
+const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
+
+/** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser; `name` names its SVG download. */
+export function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
     `<script>${plotlyBundle(plotlyBuildFor([spec])).source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
-    `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, Object.assign({ responsive: true }, spec.config || {}));</script>\n` +
+    `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, ${jsonForScript(plotConfig(spec, name))});</script>\n` +
     `</body></html>\n`
   );
 }
 
-/** Draws a plotly figure; `save` also writes `<name>.json` and `.html` (without a kernel it only saves). */
-export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
+/** Width of a figure's static image in a notebook (CSS px): about a notebook's output area, so it is not scaled up. */
+export const NOTEBOOK_IMAGE_WIDTH = 900;
+
+/**
+ * A notebook figure's HTML: a div that the script draws the interactive plot into once plotly.js is there (loadPlotly
+ * inlined it in an earlier output). With `png`, the div first holds the figure as an image, which stays where scripts
+ * do not run (GitHub, nbviewer, an untrusted JupyterLab, nbconvert's HTML read without JavaScript).
+ */
+export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
+  const { id, height, png } = opts;
+  // The title is plotly's pseudo-HTML: its tags dropped and its entities read back, so the alternative text is plain.
+  const plain = (titleOf(spec) ?? opts.name).replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "");
+  const alt = `Figure: ${plain.replace(/&(lt|gt|amp|#123);/g, (_m, e: string) => ({ lt: "<", gt: ">", amp: "&", "#123": "{" })[e]!)}`;
+  const body = png
+    ? `<div class="gbr-figure" id="${id}" style="width:100%"><img src="data:image/png;base64,${png.base64}" alt="${escapeHtml(alt)}" width="${png.width}" height="${png.height}" style="max-width:100%;height:auto"></div>\n`
+    : `<div class="gbr-figure" id="${id}" style="width:100%;height:${height}px"></div>\n`;
+  return (
+    body +
+    `<script>(function () {\n` +
+    `  var spec = ${jsonForScript(spec)};\n` +
+    `  var config = ${jsonForScript(plotConfig(spec, opts.name))};\n` +
+    `  function draw(tries) {\n` +
+    `    var el = document.getElementById(${JSON.stringify(id)});\n` +
+    // The image gives way to the plot only once plotly can draw it: without plotly, the image stays.
+    `    if (el && window.Plotly) { el.innerHTML = ""; el.style.height = ${JSON.stringify(`${height}px`)}; return window.Plotly.newPlot(el, spec.data, spec.layout || {}, config); }\n` +
+    `    if (tries > 0) setTimeout(function () { draw(tries - 1); }, 100);\n` +
+    `  }\n` +
+    `  draw(100);\n` +
+    `})();</script>`
+  );
+}
+
+/** The browser that draws notebook figures' static images: one per kernel, started on the first figure. */
+let imageRenderer: Promise<FigureRenderer | undefined> | undefined;
+
+/** The renderer, or undefined (said once, in the notebook) when there is no browser or it does not start. */
+function notebookRenderer(say: (html: string) => void): Promise<FigureRenderer | undefined> {
+  imageRenderer ??= (async () => {
+    try {
+      return await FigureRenderer.open(findBrowser(readConfig().browser));
+    } catch (err) {
+      const e = err as GbrError;
+      say(
+        `<div style="font-size:smaller;color:#92400e">Figures here are interactive only, without a static image for where scripts do not run (GitHub, nbviewer): ` +
+          `${escapeHtml(e.message)}${e.hint ? `. ${escapeHtml(e.hint)}` : ""}.</div>`,
+      );
+      return undefined;
+    }
+  })();
+  return imageRenderer;
+}
+
+/** Closes the browser that draws notebook figures' static images (a kernel's ends with it; a script may call this). */
+export async function closeFigureImages(): Promise<void> {
+  const renderer = await imageRenderer;
+  imageRenderer = undefined;
+  await renderer?.close();
+}
+
+/**
+ * Draws a plotly figure: interactive at once, then, when a Chromium or Chrome is found, the same output updated to
+ * also carry the figure as a PNG (inside the HTML, and as image/png for the viewers that pick it). Await it, so the
+ * image is in place before the cell ends (a notebook run headless keeps only what arrives while its cell runs).
+ * `save` also writes `<name>.json` and `.html`; without a kernel it only saves and prints a line.
+ */
+export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Promise<void> {
   const written: string[] = [];
   if (opts.save) {
     if (!/^[\w.-]+$/.test(opts.save)) throw new Error(`figure name '${opts.save}' must be a plain file name (letters, digits, _ . -)`);
@@ -193,28 +266,43 @@ export function showFigure(spec: FigureSpec, opts: FigureOptions = {}): void {
     const json = path.join(dir, `${opts.save}.json`);
     const html = path.join(dir, `${opts.save}.html`);
     writeFileSync(json, JSON.stringify(spec, null, 1) + "\n");
-    const title = (spec.layout?.title as { text?: string } | undefined)?.text ?? opts.save;
-    writeFileSync(html, figureHtml(spec, title));
+    writeFileSync(html, figureHtml(spec, titleOf(spec) ?? opts.save, opts.save));
     written.push(json, html);
+  }
+  const note = written.length ? `figure saved: ${written.join(", ")}` : "";
+  const text = `[figure: ${titleOf(spec) ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : "");
+  // This cell's writer, kept: the image's update then goes to this cell even if it arrives late.
+  const write = tslabDisplayWriter();
+  if (!write) {
+    console.log(text);
+    return;
   }
   loadPlotly({ build: plotlyBuildFor([spec]) });
   const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
+  const name = opts.save ?? "figure";
   const height = typeof spec.layout?.height === "number" ? spec.layout.height : (opts.height ?? 420);
-  const html =
-    `<div id="${id}" style="width:100%;height:${height}px"></div>\n` +
-    `<script>(function () {\n` +
-    `  var spec = ${jsonForScript(spec)};\n` +
-    `  var config = Object.assign({ responsive: true, displaylogo: false }, spec.config || {});\n` +
-    `  function draw(tries) {\n` +
-    `    var el = document.getElementById(${JSON.stringify(id)});\n` +
-    `    if (el && window.Plotly) return window.Plotly.newPlot(el, spec.data, spec.layout || {}, config);\n` +
-    `    if (tries > 0) setTimeout(function () { draw(tries - 1); }, 100);\n` +
-    `  }\n` +
-    `  draw(100);\n` +
-    `})();</script>`;
-  const note = written.length ? `figure saved: ${written.join(", ")}` : "";
-  const fallback = `[figure: ${(spec.layout?.title as { text?: string } | undefined)?.text ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : "");
-  emit(html + (note ? `\n<div style="font-size:smaller;color:#666">${escapeHtml(note)}</div>` : ""), fallback);
+  const noteHtml = note ? `\n<div style="font-size:smaller;color:#666">${escapeHtml(note)}</div>` : "";
+  const display = { display_id: randomBytes(8).toString("hex") };
+  write({ data: { "text/html": figureOutputHtml(spec, { id, name, height }) + noteHtml, "text/plain": text }, metadata: {}, transient: display }, false);
+
+  const renderer = await notebookRenderer((html) => write({ data: { "text/html": html }, metadata: {} }, false));
+  if (!renderer) return;
+  let png: Buffer;
+  try {
+    png = await renderer.render({ data: spec.data, layout: spec.layout }, "png", { width: NOTEBOOK_IMAGE_WIDTH, height });
+  } catch (err) {
+    write({ data: { "text/html": `<div style="font-size:smaller;color:#92400e">No static image of this figure: ${escapeHtml((err as Error).message)}</div>` }, metadata: {} }, false);
+    return;
+  }
+  const image = { base64: png.toString("base64"), width: NOTEBOOK_IMAGE_WIDTH, height };
+  write(
+    {
+      data: { "text/html": figureOutputHtml(spec, { id, name, height, png: image }) + noteHtml, "image/png": image.base64, "text/plain": text },
+      metadata: { "image/png": { width: image.width, height: image.height } },
+      transient: display,
+    },
+    true,
+  );
 }
 
 /**

@@ -33,6 +33,11 @@ export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
 }
 
+/** playwright-core, to drive a local Chromium (it never downloads one); ~150 ms to load, so only when figures are drawn. */
+export function playwrightSdk(): typeof import("playwright-core") {
+  return require("playwright-core") as typeof import("playwright-core");
+}
+
 /** proper-lockfile, lazy though light (~9 ms): on load it hooks exit and signals, needless where nothing locks. */
 export function lockfileSdk(): typeof import("proper-lockfile") {
   return require("proper-lockfile") as typeof import("proper-lockfile");
@@ -40,11 +45,26 @@ export function lockfileSdk(): typeof import("proper-lockfile") {
 
 /** Whether a tslab notebook cell is running now (its jupyter module holds the writer `display` checks); else false. */
 export function tslabCellRunning(): boolean {
+  return tslabDisplayWriter() !== undefined;
+}
+
+/** One display message: outputs by MIME type (binary ones base64), with a display id to update it later. */
+export interface DisplayBundle {
+  data: Record<string, string>;
+  metadata: Record<string, unknown>;
+  transient?: { display_id?: string };
+}
+
+/**
+ * The running cell's display writer (`update` true sends update_display_data), or undefined outside a kernel.
+ * tslab's public `display` sends one MIME type per message; a figure needs several in one (HTML, PNG, text).
+ */
+export function tslabDisplayWriter(): ((bundle: DisplayBundle, update: boolean) => void) | undefined {
   try {
-    const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData?: unknown };
-    return jupyter.lastWriteDisplayData != null;
+    const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData?: ((bundle: DisplayBundle, update: boolean) => void) | null };
+    return jupyter.lastWriteDisplayData ?? undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 

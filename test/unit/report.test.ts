@@ -15,7 +15,7 @@ import {
   type Figure,
 } from "../../lib/report/figures";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/report/csv";
-import { buildReport, writeReports } from "../../lib/report/html";
+import { buildReport, reportFigures, writeReports } from "../../lib/report/html";
 import { CARTESIAN_TRACES, escapeHtml, inlineScriptSource, jsonForScript, plotlyBuildFor, plotlyBundle } from "../../lib/report/html-inline";
 import { toCsv } from "../../lib/util/csv";
 import { main } from "../../lib/cli/main";
@@ -346,6 +346,22 @@ describe("buildReport", () => {
     assert.ok(Buffer.byteLength(html) < 5_000_000, `${Buffer.byteLength(html)} bytes`);
     assert.equal(html.split(plotlyBundle("cartesian").source).length, 2, "the cartesian build, exactly once");
     assert.ok(!html.includes(plotlyBundle("full").source.slice(0, 2000)), "not the full build: every figure here is cartesian");
+  });
+
+  test("issue 23, item 5: each figure has a stable name, the same in the page (its SVG download) and for gbr figures", async () => {
+    const html = await buildReport(full);
+    const named = await reportFigures(full);
+    assert.deepEqual(
+      named.map((f) => f.name),
+      ["recall100-by-experiment", "ndcg10-by-experiment", "recall100-by-area", "p-values", "bm25-sweep", "react-rounds", "recall100-vs-cost"],
+    );
+    assert.deepEqual([...html.matchAll(/<div class="figure" id="fig-\d+" data-spec="fig-\d+-spec" data-name="([^"]+)"/g)].map((m) => m[1]), named.map((f) => f.name));
+    // The same figures as the page draws, spec for spec.
+    const specs = [...html.matchAll(/<script type="application\/json" id="fig-\d+-spec">([\s\S]*?)<\/script>/g)].map((m) => JSON.parse(m[1]) as Figure);
+    assert.deepEqual(specs, JSON.parse(JSON.stringify(named.map((f) => f.fig))));
+    // plotly's camera button downloads an SVG named after the figure.
+    assert.match(html, /toImageButtonOptions: \{ format: "svg", filename: name \}/);
+    assert.match(html, /var name = div\.getAttribute\("data-name"\)/);
   });
 
   test("text is escaped: Greek apostrophe, quotes, < and </script> in names and reasons", async () => {

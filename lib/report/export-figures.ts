@@ -1,0 +1,98 @@
+/** `gbr figures`: the report's figures of one dataset folder, as files laid out for a paper. */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { BrowserSearch } from "../config";
+import { GbrError } from "../util/errors";
+import { reportFigures } from "./html";
+import type { NamedFigure } from "./html-blocks";
+import { paperFigure, PRINT_DPI, PX_PER_INCH, type PaperWidth } from "./paper-figures";
+import { findBrowser, FigureRenderer, type ImageFormat } from "./render-figure";
+
+/**
+ * How wide each report figure prints by default: the charts with one labelled row per experiment or test (and a
+ * legend of them) need the whole text width to keep their labels at 8 pt; the rest fit one column.
+ */
+const COLUMN_FIGURES: ReadonlySet<string> = new Set(["bm25-sweep", "react-rounds"]);
+
+/** The width a report figure is exported at unless one is asked for. */
+export function defaultPaperWidth(name: string): PaperWidth {
+  return COLUMN_FIGURES.has(name) ? "column" : "page";
+}
+
+const hasSummary = (dir: string) =>
+  fs.stat(path.join(dir, "summary.csv")).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+
+/**
+ * The dataset folder `dir` names: itself when it holds a summary.csv, else its one subfolder that does (an outputs
+ * root with a single dataset); several are a usage error naming them.
+ */
+export async function datasetFolder(dir: string): Promise<string> {
+  if (await hasSummary(dir)) return dir;
+  let entries: string[];
+  try {
+    entries = (await fs.readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new GbrError(`${dir} does not exist`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });
+    if (code === "ENOTDIR") throw new GbrError(`${dir} is a file, not a dataset folder`, "USAGE");
+    throw err;
+  }
+  const inside: string[] = [];
+  for (const name of entries) if (await hasSummary(path.join(dir, name))) inside.push(path.join(dir, name));
+  if (inside.length === 1) return inside[0];
+  if (inside.length > 1) throw new GbrError(`${dir} holds ${inside.length} dataset folders: name one with --out (${inside.join(", ")})`, "USAGE");
+  throw new GbrError(`no summary.csv in ${dir} (nor in a folder inside it)`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });
+}
+
+export interface ExportOptions {
+  formats: readonly ImageFormat[];
+  /** One width for every figure (default: `defaultPaperWidth` of each). */
+  width?: PaperWidth;
+  /** Keep the titles (default true); false leaves them to the paper's captions. */
+  title?: boolean;
+  browser: BrowserSearch;
+  log?: (message: string) => void;
+}
+
+export interface ExportResult {
+  /** The dataset folder the figures come from. */
+  dir: string;
+  /** Every file written, figure by figure, format by format. */
+  files: string[];
+  /** The browser that drew them (undefined when the folder has no figure). */
+  browser?: string;
+}
+
+/** Writes each figure of `dir`'s report to `<dataset folder>/figures/<name>.<format>`, all drawn in one browser. */
+export async function exportFigures(dir: string, opts: ExportOptions): Promise<ExportResult> {
+  const folder = await datasetFolder(dir);
+  const figures = await reportFigures(folder);
+  if (!figures.length) return { dir: folder, files: [] };
+  const executable = findBrowser(opts.browser);
+  const out = path.join(folder, "figures");
+  await fs.mkdir(out, { recursive: true });
+  const renderer = await FigureRenderer.open(executable);
+  const files: string[] = [];
+  try {
+    for (const named of figures) files.push(...(await exportOne(renderer, named, out, opts)));
+  } finally {
+    await renderer.close();
+  }
+  return { dir: folder, files, browser: executable };
+}
+
+async function exportOne(renderer: FigureRenderer, { name, fig }: NamedFigure, out: string, opts: ExportOptions): Promise<string[]> {
+  const paper = paperFigure(fig, { width: opts.width ?? defaultPaperWidth(name), title: opts.title });
+  const files: string[] = [];
+  for (const format of opts.formats) {
+    const bytes = await renderer.render(paper.figure, format, { width: paper.width, height: paper.height, scale: PRINT_DPI / PX_PER_INCH });
+    const file = path.join(out, `${name}.${format}`);
+    await fs.writeFile(file, bytes);
+    files.push(file);
+    opts.log?.(`${file} (${(paper.width / PX_PER_INCH).toFixed(1)} × ${(paper.height / PX_PER_INCH).toFixed(1)} in)`);
+  }
+  return files;
+}

@@ -1,0 +1,229 @@
+/**
+ * Figures as files, drawn by the local Chromium (issue 23, items 5 and 6): the renderer's SVG, PNG and PDF of a
+ * real figure; `gbr figures` on an outputs folder that `gbr reproduce --data sample` wrote, one file per report
+ * figure; the message when no browser is found; and a notebook figure's display (in a stand-in for tslab's
+ * kernel) carrying its static image. Needs Chromium: it fails, not skips, without one (CI installs it).
+ * Everything is written under a temporary folder.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { readConfig } from "../../lib/config";
+import { parseCsvRecords } from "../../lib/report/csv";
+import { metricBarChart } from "../../lib/report/figures";
+import { reportFigures } from "../../lib/report/html";
+import { closeFigureImages, NOTEBOOK_IMAGE_WIDTH, showFigure } from "../../lib/report/notebook";
+import { MIN_FONT_PT, paperFigure, PRINT_DPI, PX_PER_INCH } from "../../lib/report/paper-figures";
+import { findBrowser, FigureRenderer, HEADLESS_ARGS, pngSize } from "../../lib/report/render-figure";
+import type { DisplayBundle } from "../../lib/util/sdk";
+import { runGbr } from "../helpers/gbr";
+import { REPO } from "../helpers/shared";
+
+const MIN_FONT_PX = (MIN_FONT_PT * PX_PER_INCH) / 72;
+const INSTALL = "Install it with 'apt-get update && apt-get install -y chromium' (the CI script does), or set GBR_CHROMIUM.";
+
+let tmp = "";
+let outs = "";
+let dataset = "";
+let executable = "";
+/** A browser of the test's own, to read what the renderer wrote. */
+let reader: Browser | undefined;
+let page: Page | undefined;
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-render-figure-"));
+  outs = path.join(tmp, "outs");
+  try {
+    executable = findBrowser(readConfig().browser);
+  } catch (err) {
+    throw new Error(`this test needs Chromium or Chrome: ${(err as Error).message}. ${INSTALL}`);
+  }
+  const rep = await runGbr(["reproduce", "--data", "sample", "--out", outs, "-q"], { dataDir: path.join(tmp, "data"), cwd: REPO });
+  assert.equal(rep.code, 0, rep.stderr);
+  dataset = path.join(outs, "sample");
+  const { chromium } = await import("playwright-core");
+  reader = await chromium.launch({ executablePath: executable, args: [...HEADLESS_ARGS], headless: true });
+  page = await (await reader.newContext({ offline: true })).newPage();
+});
+
+after(async () => {
+  await reader?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+interface SvgFacts {
+  error: string | null;
+  width: string | null;
+  height: string | null;
+  bars: number;
+  texts: string[];
+  minFontPx: number;
+}
+
+/** The SVG parsed by the browser: parse errors, size, bars, text and the smallest font. */
+async function readSvg(svg: string): Promise<SvgFacts> {
+  return (await page!.evaluate(`(() => {
+    const doc = new DOMParser().parseFromString(${JSON.stringify(svg)}, "image/svg+xml");
+    const error = doc.querySelector("parsererror");
+    const root = doc.documentElement;
+    const texts = Array.from(doc.querySelectorAll("text")).map((t) => (t.textContent || "").trim()).filter(Boolean);
+    const sizes = Array.from(doc.querySelectorAll("text"))
+      .filter((t) => (t.textContent || "").trim())
+      .map((t) => parseFloat((/font-size:\\s*([0-9.]+)px/.exec(t.getAttribute("style") || "") || [])[1] || "NaN"));
+    return {
+      error: error ? error.textContent : null,
+      width: root.getAttribute("width"),
+      height: root.getAttribute("height"),
+      bars: doc.querySelectorAll("g.trace.bars g.point").length,
+      texts,
+      minFontPx: Math.min(...sizes.filter((s) => !Number.isNaN(s))),
+    };
+  })()`)) as SvgFacts;
+}
+
+/** The PDF's pages and their media boxes (Chromium writes page dictionaries uncompressed). */
+function pdfPages(pdf: Buffer): { pages: number; boxes: number[][] } {
+  const text = pdf.toString("latin1");
+  const pages = (text.match(/\/Type\s*\/Page\b(?!s)/g) ?? []).length;
+  const boxes = [...text.matchAll(/\/MediaBox\s*\[([^\]]+)\]/g)].map((m) => m[1].trim().split(/\s+/).map(Number));
+  return { pages, boxes };
+}
+
+test("the renderer draws a real figure as SVG (parses, every bar and label, no text under 8 pt), PNG at 300 dpi and a one-page PDF", { timeout: 300_000 }, async (t) => {
+  const summary = parseCsvRecords(await fs.readFile(path.join(dataset, "summary.csv"), "utf8"));
+  const ran = summary.filter((r) => r.status === "ok");
+  const paper = paperFigure(metricBarChart(summary, "Recall@100"), { width: "column" });
+  const t0 = performance.now();
+  const renderer = await FigureRenderer.open(executable);
+  const opened = performance.now();
+  try {
+    const svg = (await renderer.render(paper.figure, "svg", { width: paper.width, height: paper.height })).toString("utf8");
+    const png = await renderer.render(paper.figure, "png", { width: paper.width, height: paper.height, scale: PRINT_DPI / PX_PER_INCH });
+    const pdf = await renderer.render(paper.figure, "pdf", { width: paper.width, height: paper.height });
+    t.diagnostic(`browser ${((opened - t0) / 1000).toFixed(1)} s, three files ${((performance.now() - opened) / 1000).toFixed(1)} s (${svg.length} B svg, ${png.length} B png, ${pdf.length} B pdf)`);
+
+    const facts = await readSvg(svg);
+    assert.equal(facts.error, null, "the SVG parses");
+    assert.deepEqual([facts.width, facts.height], [String(paper.width), String(paper.height)]);
+    assert.equal(facts.bars, ran.length, "one bar per experiment that ran");
+    for (const r of ran) assert.ok(facts.texts.some((s) => s.startsWith(r.experiment)), `the label of ${r.experiment}`);
+    assert.ok(facts.texts.includes("Recall@100"), "the axis title");
+    assert.ok(facts.minFontPx >= MIN_FONT_PX - 1e-9, `smallest text ${facts.minFontPx}px: under 8 pt at ${paper.width / PX_PER_INCH} in`);
+
+    const size = pngSize(png)!;
+    // 3.125 pixels to each CSS pixel (300 dpi), within the one pixel a canvas drops in rounding.
+    assert.ok(Math.abs(size.width - paper.width * 3.125) <= 1 && Math.abs(size.height - paper.height * 3.125) <= 1, JSON.stringify(size));
+    const phys = png.indexOf("pHYs");
+    assert.ok(phys > 0 && png.readUInt32BE(phys + 4) === Math.round(300 / 0.0254), "the PNG says 300 dpi");
+    const decoded = (await page!.evaluate(`new Promise((resolve) => { const i = new Image(); i.onload = () => resolve([i.naturalWidth, i.naturalHeight]); i.onerror = () => resolve(null); i.src = "data:image/png;base64,${png.toString("base64")}"; })`)) as number[] | null;
+    assert.deepEqual(decoded, [size.width, size.height], "the browser decodes the PNG");
+
+    assert.equal(pdf.subarray(0, 5).toString("latin1"), "%PDF-");
+    const { pages, boxes } = pdfPages(pdf);
+    assert.equal(pages, 1, "one page");
+    assert.deepEqual(boxes[0].map(Math.round), [0, 0, Math.round(paper.width * 0.75), Math.round(paper.height * 0.75)], "the page is the figure's size in points");
+    assert.match(pdf.toString("latin1"), /\/FontFile2|\/FontFile3|\/FontName/, "the text is text, its font embedded");
+  } finally {
+    await renderer.close();
+  }
+});
+
+test("gbr figures writes each of the report's figures as <name>.<format> under DIR/figures", { timeout: 300_000 }, async (t) => {
+  const gbr = (args: string[], env: Record<string, string> = {}) => runGbr(args, { dataDir: path.join(tmp, "data"), cwd: REPO, env });
+  const names = (await reportFigures(dataset)).map((f) => f.name);
+  assert.ok(names.length >= 5, `the sample's report has ${names.length} figures`);
+
+  const r = await gbr(["figures", "--out", dataset, "--format", "svg,png,pdf"]);
+  assert.equal(r.code, 0, r.stderr);
+  t.diagnostic(`gbr figures: ${names.length} figures × 3 formats in ${r.seconds.toFixed(1)} s (process start included); ${r.stderr.trim()}`);
+  const expected = names.flatMap((n) => ["svg", "png", "pdf"].map((f) => path.join(dataset, "figures", `${n}.${f}`)));
+  assert.deepEqual(r.stdout.trim().split("\n"), expected, "one file per figure and format, in the report's order");
+  assert.deepEqual((await fs.readdir(path.join(dataset, "figures"))).sort(), expected.map((f) => path.basename(f)).sort());
+  for (const name of names) {
+    const svg = await fs.readFile(path.join(dataset, "figures", `${name}.svg`), "utf8");
+    assert.match(svg, /^<svg [^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, name);
+    const sizes = [...svg.matchAll(/font-size: ?([0-9.]+)px/g)].map((m) => Number(m[1]));
+    assert.ok(sizes.length > 0 && Math.min(...sizes) >= MIN_FONT_PX - 1e-9, `${name}: text of ${Math.min(...sizes)}px is under 8 pt`);
+    assert.ok(pngSize(await fs.readFile(path.join(dataset, "figures", `${name}.png`))), `${name}.png is a PNG`);
+    assert.equal(pdfPages(await fs.readFile(path.join(dataset, "figures", `${name}.pdf`))).pages, 1, `${name}.pdf has one page`);
+  }
+
+  // The outputs root holding this one dataset folder will do; with two, it must be named.
+  const root = await gbr(["figures", "--out", outs, "--format", "svg", "--width", "column", "--no-title", "-q"]);
+  assert.equal(root.code, 0, root.stderr);
+  assert.equal(root.stderr, "");
+  assert.deepEqual(root.stdout.trim().split("\n"), names.map((n) => path.join(dataset, "figures", `${n}.svg`)));
+  assert.match(await fs.readFile(path.join(dataset, "figures", `${names[0]}.svg`), "utf8"), new RegExp(`width="${Math.round(3.3 * 96)}"`));
+  await fs.cp(dataset, path.join(outs, "sample-copy"), { recursive: true });
+  const two = await gbr(["figures", "--out", outs]);
+  assert.equal(two.code, 2, two.stderr);
+  assert.match(two.stderr, /holds 2 dataset folders: name one with --out .*sample-copy/);
+  await fs.rm(path.join(outs, "sample-copy"), { recursive: true });
+
+  const typo = await gbr(["figures", "--out", dataset, "--format", "svgz"]);
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /unknown format 'svgz' \(did you mean 'svg'\?\)/);
+  const help = await gbr(["--help"]);
+  assert.match(help.stdout, /\n {2}figures +Every figure of a dataset folder's report as files/);
+});
+
+test("no browser: gbr figures exits 1 naming GBR_CHROMIUM and how to install one, writing nothing", { timeout: 120_000 }, async () => {
+  const empty = path.join(tmp, "no-browser");
+  await fs.cp(dataset, empty, { recursive: true, filter: (src) => !src.includes(`${path.sep}figures`) });
+  const r = await runGbr(["figures", "--out", empty, "--format", "pdf"], { dataDir: path.join(tmp, "data"), cwd: REPO, env: { GBR_CHROMIUM: path.join(tmp, "no", "such", "chromium") } });
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.match(r.stderr, /^gbr figures: GBR_CHROMIUM is '.*no\/such\/chromium', which is not a browser executable here\n {2}point GBR_CHROMIUM at a Chromium or Chrome executable.*apt-get install chromium/);
+  assert.equal(existsSync(path.join(empty, "figures")), false, "nothing written");
+});
+
+test("issue 23, item 6: a notebook figure is shown interactive, then updated to carry its PNG (in the HTML and as image/png); no browser is said once", { timeout: 180_000 }, async () => {
+  // A stand-in for tslab's kernel: the writer its display functions send through while a cell runs.
+  const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData: ((b: DisplayBundle, update: boolean) => void) | null };
+  const sent: { bundle: DisplayBundle; update: boolean }[] = [];
+  jupyter.lastWriteDisplayData = (bundle, update) => void sent.push({ bundle, update });
+  const fig = metricBarChart(parseCsvRecords(await fs.readFile(path.join(dataset, "summary.csv"), "utf8")), "nDCG@10");
+  try {
+    await showFigure(fig, { save: "ndcg10", dir: path.join(tmp, "notebook-figures") });
+    const figures = sent.filter((s) => s.bundle.transient?.display_id);
+    assert.equal(figures.length, 2, "a display and its update");
+    const [shown, updated] = figures;
+    assert.equal(shown.update, false);
+    assert.equal(updated.update, true);
+    assert.equal(updated.bundle.transient?.display_id, shown.bundle.transient?.display_id);
+    assert.doesNotMatch(shown.bundle.data["text/html"], /<img/);
+    const png = Buffer.from(updated.bundle.data["image/png"], "base64");
+    assert.deepEqual(pngSize(png), { width: NOTEBOOK_IMAGE_WIDTH, height: Number(fig.layout.height) });
+    assert.ok(updated.bundle.data["text/html"].includes(`<img src="data:image/png;base64,${updated.bundle.data["image/png"]}"`), "the same PNG inside the HTML");
+    assert.ok(updated.bundle.data["image/png"].length < 150_000, `${updated.bundle.data["image/png"].length} base64 characters`);
+    assert.match(updated.bundle.data["text/plain"], /^\[figure: nDCG@10 by experiment/);
+    // The script draws the interactive plot in place of the image, and asks for SVG downloads named after the figure.
+    assert.match(updated.bundle.data["text/html"], /el\.innerHTML = ""; el\.style\.height = "\d+px"; return window\.Plotly\.newPlot/);
+    assert.match(updated.bundle.data["text/html"], /"toImageButtonOptions":\{"format":"svg","filename":"ndcg10"\}/);
+    assert.ok(existsSync(path.join(tmp, "notebook-figures", "ndcg10.html")));
+  } finally {
+    await closeFigureImages();
+  }
+
+  // No browser: the figures stay interactive, and the notebook says why once.
+  sent.length = 0;
+  const saved = process.env.GBR_CHROMIUM;
+  process.env.GBR_CHROMIUM = path.join(tmp, "no", "such", "chromium");
+  try {
+    await showFigure(fig);
+    await showFigure(fig);
+  } finally {
+    if (saved === undefined) delete process.env.GBR_CHROMIUM;
+    else process.env.GBR_CHROMIUM = saved;
+    jupyter.lastWriteDisplayData = null;
+    await closeFigureImages();
+  }
+  assert.equal(sent.filter((s) => s.update).length, 0, "no update without a browser");
+  const notes = sent.filter((s) => /interactive only/.test(s.bundle.data["text/html"] ?? ""));
+  assert.equal(notes.length, 1, "said once");
+  assert.match(notes[0].bundle.data["text/html"], /GBR_CHROMIUM is .*apt-get install chromium/);
+  assert.equal(sent.filter((s) => s.bundle.transient?.display_id).length, 2, "both figures shown");
+});
