@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Generates lib/dense/gather-kernel-wasm.ts: the WebAssembly SIMD kernel of LSI's sparse and
-// dense products (lib/dense/gather-kernel.ts). The WAT text is produced here, assembled with the
-// `wabt` devDependency and embedded as base64, as scripts/build-dot-kernel.js does for the dot
-// kernel. Run `node scripts/build-gather-kernel.js` after editing; a test checks the committed
-// file is current.
+// Generates lib/util/gather-kernel-wasm.ts: the WebAssembly SIMD kernel of LSI's sparse and
+// dense products and of the bootstrap's resample means (lib/util/gather-kernel.ts). The WAT text
+// is produced here, assembled with the `wabt` devDependency and embedded as base64, as
+// scripts/build-dot-kernel.js does for the dot kernel. Run `node scripts/build-gather-kernel.js`
+// after editing; a test checks the committed file is current.
 //
 // Kernel 1: gather(starts, nRows, idx, w, X, c, out), every pointer a byte offset in its memory
 //   starts  nRows + 1 int32 positions into idx/w: row r's entries are [starts[r], starts[r+1])
@@ -147,6 +147,7 @@ run(() =>
     script: "build-gather-kernel.js",
     wat: wat(),
     file: "gather-kernel-wasm.ts",
+    dir: "util",
     constant: "GATHER_KERNEL_WASM_BASE64",
     summary: "WebAssembly SIMD kernels: out[r] += Σ w[p] · X[idx[p]] over each row's entries, and the\nupper triangle of a Gram product Xᵀ Y; float64.",
   }),

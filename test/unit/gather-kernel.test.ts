@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gatherRows, gram, mulDense } from "../../lib/dense/svd";
-import { GatherKernel, gatherKernel, releaseGatherKernel } from "../../lib/dense/gather-kernel";
+import { GatherKernel, gatherKernel, releaseGatherKernel } from "../../lib/util/gather-kernel";
 import { Pcg64 } from "../../lib/util/random";
 
 /** A random sparse matrix by rows: `rows` rows of 0..maxLen entries into `xRows` rows of X. */

@@ -8,7 +8,7 @@ import { REPO } from "../helpers/shared";
 // templates in scripts/ are the one place to read and change them.
 for (const [script, file] of [
   ["build-dot-kernel.js", "lib/dense/dot-kernel-wasm.ts"],
-  ["build-gather-kernel.js", "lib/dense/gather-kernel-wasm.ts"],
+  ["build-gather-kernel.js", "lib/util/gather-kernel-wasm.ts"],
   ["build-sign-kernel.js", "lib/util/sign-kernel-wasm.ts"],
 ]) {
   test(`${file} is what scripts/${script} generates`, () => {

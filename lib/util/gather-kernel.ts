@@ -1,5 +1,5 @@
-/** LSI's product kernel in WebAssembly SIMD: `gatherRow`'s (./svd.ts) operations in its order, so equal to the bit. */
-import { ensureWasmBytes, wasmKernel, type WasmMemory } from "../util/wasm";
+/** Sparse rows × dense matrix in WebAssembly SIMD: LSI's products (`gatherRow` of lib/dense/svd.ts, equal to the bit) and the bootstrap's resample means (lib/eval/bootstrap.ts). */
+import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";
 import { GATHER_KERNEL_WASM_BASE64 } from "./gather-kernel-wasm";
 
 const instantiate = wasmKernel(GATHER_KERNEL_WASM_BASE64);
