@@ -1,4 +1,5 @@
-/** Percentile bootstrap intervals of a mean, drawn from the project's seeded generator. */
+/** Percentile bootstrap intervals of means, drawn from the project's seeded generator. */
+import { GatherKernel } from "../util/gather-kernel";
 import { Pcg64 } from "../util/random";
 
 export interface BootstrapOptions {
@@ -20,25 +21,89 @@ export interface BootstrapInterval {
 }
 
 /** Percentile bootstrap CI of the mean (numpy's linear quantiles of the resampled means), seeded; not BCa. */
-export function bootstrapCI(values: readonly number[], opts: BootstrapOptions = {}): BootstrapInterval {
-  const n = values.length;
-  if (n === 0) throw new RangeError("bootstrap needs at least one value");
+export function bootstrapCI(values: ArrayLike<number>, opts: BootstrapOptions = {}): BootstrapInterval {
+  return bootstrapCIs([values], opts)[0];
+}
+
+/** Resampled index entries held at once (16 bytes each with the doubles they come from): about 32 MB. */
+const BLOCK_ENTRIES = 1 << 21;
+
+// Items are indexed with 32-bit integers (`| 0`, the kernel's Int32 indices).
+const MAX_ITEMS = 2 ** 31 - 1;
+
+/**
+ * `bootstrapCI` of several series measured on the same items (experiments' scores on the same queries, in the same
+ * order), paired: one set of resamples, drawn once, serves every series. A series gets exactly the interval
+ * `bootstrapCI` gives it alone (its column's arithmetic does not depend on the others), and differences between two
+ * series' resampled means are those of a paired bootstrap.
+ *
+ * Resample r takes item ⌊u · n⌋ for each of n consecutive doubles u of numpy's `random()` on `default_rng(seed)`
+ * (numpy: `idx = (rng.random((resamples, n)) * n).astype(int)`, `x[idx].mean(axis=1)`, `np.quantile(…, [0.025,
+ * 0.975])`, equal up to the summation order's last bits). Its mean is Σ count(i) · x(i) / n over the items drawn, the
+ * counts summed in WebAssembly SIMD (lib/util/gather-kernel.ts): 10,000 resamples of 4,355 queries for 134 series
+ * is a 10,000 × 4,355 by 4,355 × 134 product, about five times faster there than in JavaScript.
+ */
+export function bootstrapCIs(series: readonly ArrayLike<number>[], opts: BootstrapOptions = {}): BootstrapInterval[] {
   const resamples = opts.resamples ?? 10_000;
   const level = opts.level ?? 0.95;
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError(`resamples must be a positive integer, got ${resamples}`);
   if (!(level > 0 && level < 1)) throw new RangeError(`level must lie strictly between 0 and 1, got ${level}`);
-  const x = Float64Array.from(values);
-  let total = 0;
-  for (let i = 0; i < n; i++) total += x[i];
-  const rng = Pcg64.fromSeed(opts.seed ?? 42);
-  const means = new Float64Array(resamples);
-  for (let r = 0; r < resamples; r++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += x[rng.integers(n)];
-    means[r] = s / n;
+  const s = series.length;
+  if (s === 0) return [];
+  const n = series[0].length;
+  if (n === 0) throw new RangeError("bootstrap needs at least one value");
+  if (n > MAX_ITEMS) throw new RangeError(`bootstrap of more than ${MAX_ITEMS} items`);
+  for (const [k, v] of series.entries()) if (v.length !== n) throw new RangeError(`paired series must have the same length: series ${k} has ${v.length}, series 0 has ${n}`);
+  // Row i of X: item i's value in every series (the kernel gathers whole rows).
+  const X = new Float64Array(n * s);
+  const means = new Float64Array(s);
+  for (let k = 0; k < s; k++) {
+    const v = series[k];
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      X[i * s + k] = v[i];
+      total += v[i];
+    }
+    means[k] = total / n;
   }
-  means.sort();
-  return { mean: total / n, lower: quantile(means, (1 - level) / 2), upper: quantile(means, (1 + level) / 2), level, resamples };
+
+  const rng = Pcg64.fromSeed(opts.seed ?? 42);
+  const kernel = new GatherKernel();
+  const block = Math.max(1, Math.min(resamples, Math.floor(BLOCK_ENTRIES / n)));
+  const u = new Float64Array(block * n);
+  const counts = new Int32Array(n);
+  const starts = new Int32Array(block + 1);
+  const index = new Int32Array(block * n);
+  const weight = new Float64Array(block * n);
+  const sums = new Float64Array(block * s);
+  // Resampled means by series (column k of the resamples × series product), then sorted for the quantiles.
+  const resampled = Array.from({ length: s }, () => new Float64Array(resamples));
+  for (let r0 = 0; r0 < resamples; r0 += block) {
+    const rows = Math.min(block, resamples - r0);
+    const draws = u.subarray(0, rows * n);
+    rng.fillDoubles(draws);
+    let e = 0;
+    for (let r = 0; r < rows; r++) {
+      counts.fill(0);
+      const at = r * n;
+      // u < 1 - 2^-53, so u · n rounds below n: ⌊u · n⌋ is an item.
+      for (let i = 0; i < n; i++) counts[(draws[at + i] * n) | 0]++;
+      // Items in order (X's rows read forwards); written whether drawn or not, kept only if drawn: no branch to miss.
+      for (let i = 0; i < n; i++) {
+        const c = counts[i];
+        index[e] = i;
+        weight[e] = c;
+        e += c === 0 ? 0 : 1;
+      }
+      starts[r + 1] = e;
+    }
+    if (!kernel.rows(starts, index, weight, X, s, sums, 0, rows)) throw new RangeError(`bootstrap of ${n} items × ${s} series does not fit the kernel's memory (4 GiB)`);
+    for (let r = 0; r < rows; r++) for (let k = 0; k < s; k++) resampled[k][r0 + r] = sums[r * s + k] / n;
+  }
+  return resampled.map((m, k) => {
+    m.sort();
+    return { mean: means[k], lower: quantile(m, (1 - level) / 2), upper: quantile(m, (1 + level) / 2), level, resamples };
+  });
 }
 
 // numpy "linear" (R type 7), not simple-statistics' quantileSorted (type 2): that would move every interval.

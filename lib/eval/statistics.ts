@@ -3,7 +3,7 @@ import { max, mean, median, min, quantile, sampleCorrelation, sampleStandardDevi
 import type { DocId, QueryId } from "../types";
 import { comparedQueries, compareRuns, type CompareOptions } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";
-import { bootstrapCI } from "./bootstrap";
+import { bootstrapCI, bootstrapCIs } from "./bootstrap";
 import { holm, pairedRandomizationTest } from "./randomization";
 import { missingPairs, PAPER_TESTS, paperSignificance } from "./significance";
 
@@ -194,6 +194,7 @@ export function pairedTests(
 export const stats = {
   describe,
   bootstrapCI,
+  bootstrapCIs,
   pairedRandomizationTest,
   pairedTTest,
   pairedTests,

@@ -4,7 +4,7 @@ import { byArea, bySource } from "../../lib/eval/breakdown";
 import { sourceOf } from "../../lib/data/stats";
 import { METRICS, meanOf, type Metric, type MetricValues } from "../../lib/eval/metrics";
 import { holm, pairedRandomizationTest } from "../../lib/eval/randomization";
-import { bootstrapCI } from "../../lib/eval/bootstrap";
+import { bootstrapCI, bootstrapCIs } from "../../lib/eval/bootstrap";
 import { compareRuns, type RunScores } from "../../lib/eval/compare-runs";
 import { baselineSignificance, missingPairs, paperSignificance, PAPER_TESTS, significanceReport, type PerQueryByExperiment } from "../../lib/eval/significance";
 import { firstStageOf, rerankSignificance } from "../../lib/eval/rerank-significance";
@@ -194,6 +194,33 @@ test("bootstrapCI: contains the mean, shrinks with more data, widens with the le
   assert.deepEqual(bootstrapCI([0.25, 0.25, 0.25]), { mean: 0.25, lower: 0.25, upper: 0.25, level: 0.95, resamples: 10_000 });
   assert.throws(() => bootstrapCI([]), /at least one/);
   assert.throws(() => bootstrapCI([1], { level: 1 }), /level/);
+});
+
+test("bootstrapCI draws numpy's resamples: idx = (rng.random((R, n)) * n).astype(int), np.quantile of the means", () => {
+  // numpy 2.4: x[idx].mean(axis=1) over default_rng(7)'s 2,000 × 10 doubles; np.quantile at 0.025/0.975 and 0.05/0.95.
+  const x = [0, 1, 0.5, 0.25, 1, 0, 0.75, 1 / 3, 1, 0.2];
+  const ci = bootstrapCI(x, { seed: 7, resamples: 2_000 });
+  close(ci.lower, 0.265, 1e-12, "2.5%");
+  close(ci.upper, 0.745, 1e-12, "97.5%");
+  const ninety = bootstrapCI(x, { seed: 7, resamples: 2_000, level: 0.9 });
+  close(ninety.lower, 0.2983333333333334, 1e-12, "5%");
+  close(ninety.upper, 0.7, 1e-12, "95%");
+});
+
+test("bootstrapCIs: one set of resamples for every series, each series' interval what bootstrapCI gives it alone", () => {
+  const a = uniform(300, 3);
+  const b = uniform(300, 4, 0.5, 0.2);
+  const lumpy = a.map((v) => (v < 0.3 ? 0 : 1));
+  const all = bootstrapCIs([a, b, lumpy], { resamples: 3_000, seed: 9 });
+  assert.deepEqual(all, [a, b, lumpy].map((v) => bootstrapCI(v, { resamples: 3_000, seed: 9 })), "to the bit: a column's sums do not depend on the others");
+  // Paired: a series shifted by a constant has the very resamples, so its interval shifts by that constant.
+  const [shifted] = bootstrapCIs([a.map((v) => v + 0.25)], { resamples: 3_000, seed: 9 });
+  close(shifted.lower, all[0].lower + 0.25, 1e-12, "shifted lower");
+  close(shifted.upper, all[0].upper + 0.25, 1e-12, "shifted upper");
+  for (const ci of all) assert.ok(ci.lower <= ci.mean && ci.mean <= ci.upper, JSON.stringify(ci));
+  assert.deepEqual(bootstrapCIs([]), []);
+  assert.throws(() => bootstrapCIs([a, b.slice(1)]), /same length: series 1 has 299, series 0 has 300/);
+  assert.throws(() => bootstrapCIs([a], { resamples: 0 }), /resamples/);
 });
 
 // ---------------------------------------------------------------- comparing runs
