@@ -1,5 +1,7 @@
 /** Plotly figure specs for report and notebooks: loosely typed rows (empty cell = no value) → plotly.js 3 JSON. */
+import type { BootstrapInterval } from "../eval/bootstrap";
 import type { Metric } from "../eval/metrics";
+import { formatFixed } from "./format";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
 import { correlationHeatmap, perQueryChart, perQueryCounts, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "./csv";
@@ -31,54 +33,92 @@ export interface FigureMarks {
 
 // Results ---------------------------------------------------------------------------------------
 
-/** Bars of one metric per experiment that ran, ± sd when repeated; oracle, tuned and stand-in rows get own traces. */
-export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
+/** Options of `metricBarChart`. */
+export interface MetricBarOptions extends FigureMarks {
+  /** Bootstrap interval of each experiment's mean (`metricIntervals`): drawn as whiskers, in place of the sd. */
+  intervals?: ReadonlyMap<string, BootstrapInterval>;
+}
+
+/** What a bar's whisker shows: a bootstrap interval, the sd over repeated samples, or nothing. */
+type Whisker = "interval" | "sd" | "none";
+
+/**
+ * Bars of one metric per experiment that ran; oracle, tuned and stand-in rows get own traces. Whiskers: the bootstrap
+ * interval of the mean over queries when `opts.intervals` has one (the sd of repeated runs then goes in the label),
+ * else ± sd when repeated.
+ */
+export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100", opts: MetricBarOptions = {}): Figure {
   const marks = marksOf(summaryRows, opts.marks);
   const rows = summaryRows.filter((r) => (r.status === undefined || r.status === "ok") && toNumber(r[metric]) !== undefined);
   const ids = rows.map((r) => String(r.experiment ?? ""));
   const names = ids.map((id) => plotlyText(marks.beyond(id) !== undefined ? `${id} [${BEYOND_LABEL}]` : id));
   const values = rows.map((r) => toNumber(r[metric])!);
   const sds = rows.map((r) => ((toNumber(r.samples) ?? 1) > 1 ? toNumber(r[`sd ${metric}`]) : undefined));
-  const hasSd = sds.some((s) => s !== undefined);
+  const cis = ids.map((id) => opts.intervals?.get(id));
+  const whiskers = ids.map((_, i): Whisker => (cis[i] ? "interval" : sds[i] !== undefined ? "sd" : "none"));
   const kinds = ids.map((id): TuningKind | "result" => marks.tuning(id) ?? "result");
   const standIn = ids.map((id) => marks.standIn(id));
-  // Repeated experiments get their own trace: plotly draws a cap even for a null or zero error.
-  const bars = (idx: number[], withSd: boolean, kind: TuningKind | "result", stand: boolean): Trace => {
-    const label = [kind === "oracle" ? ORACLE_LABEL : kind === "tuned" ? `tuned: ${TUNED_LABEL}` : "", stand ? `${STAND_IN_LABEL} (test doubles: mechanics, not results)` : ""].filter(Boolean).join(", ");
-    const name = label ? `${label}${withSd ? " (mean ± sd)" : ""}` : withSd ? `${metric} (mean ± sd)` : metric;
+  const label = (i: number) => (sds[i] !== undefined ? `${fmt4(values[i])} ± ${fmt4(sds[i]!)}` : fmt4(values[i]));
+  // Each kind of whisker gets its own trace: plotly draws a cap even for a null or zero error.
+  const bars = (idx: number[], whisker: Whisker, kind: TuningKind | "result", stand: boolean): Trace => {
+    const withSd = whisker === "sd";
+    const labelText = [kind === "oracle" ? ORACLE_LABEL : kind === "tuned" ? `tuned: ${TUNED_LABEL}` : "", stand ? `${STAND_IN_LABEL} (test doubles: mechanics, not results)` : ""].filter(Boolean).join(", ");
+    const name = labelText ? `${labelText}${withSd ? " (mean ± sd)" : ""}` : withSd ? `${metric} (mean ± sd)` : metric;
     const color = stand ? "#d1d5db" : kind === "oracle" ? "#d97706" : kind === "tuned" ? "#0f766e" : withSd ? "#1e40af" : "#2563eb";
+    // customdata: the interval's ends and, for a repeated run, what its numbers are.
+    const hoverCi = whisker === "interval" ? `<br>%{customdata[2]}: %{customdata[0]:.4f} to %{customdata[1]:.4f}%{customdata[3]}` : "";
     const trace: Trace = {
       type: "bar",
       orientation: "h",
       name,
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
-      text: idx.map((i) => (withSd ? `${fmt4(values[i])} ± ${fmt4(sds[i]!)}` : fmt4(values[i]))),
+      text: idx.map(label),
       // Inside when it fits, else past the bar's end: a 0.0168 or 0 bar keeps a readable value (inside, plotly
       // would shrink or hide it, and a 0 would look like a missing row).
       textposition: "auto",
       textangle: 0,
       // The whisker sits at the bar's end: keep the label at the other end.
-      insidetextanchor: withSd ? "start" : "end",
+      insidetextanchor: whisker === "none" ? "end" : "start",
       insidetextfont: { color: stand ? "#111827" : "white" },
       outsidetextfont: { color: "#111827" },
       cliponaxis: false,
       marker: stand ? { color, pattern: STAND_IN_PATTERN, line: { color: "#6b7280", width: 1 } } : { color },
-      hovertemplate: `%{y}<br>${metric} %{x:.4f}${withSd ? " ± %{error_x.array:.4f}" : ""}${label ? `<br>${label}` : ""}<extra></extra>`,
+      hovertemplate: `%{y}<br>${metric} %{x:.4f}${withSd ? " ± %{error_x.array:.4f} (sd over samples)" : ""}${hoverCi}${labelText ? `<br>${labelText}` : ""}<extra></extra>`,
     };
     if (withSd) trace.error_x = { type: "data", array: idx.map((i) => sds[i]!), visible: true, color: "#111827", thickness: 1.5, width: 6 };
+    if (whisker === "interval") {
+      // Relative to the bar's end (the summary's mean); a repeated run's bar is the mean over samples, its interval
+      // sample 0's, which may sit a little off: never a negative arm.
+      trace.error_x = {
+        type: "data",
+        symmetric: false,
+        array: idx.map((i) => Math.max(0, cis[i]!.upper - values[i])),
+        arrayminus: idx.map((i) => Math.max(0, values[i] - cis[i]!.lower)),
+        visible: true,
+        color: "#111827",
+        thickness: 1.5,
+        width: 6,
+      };
+      trace.customdata = idx.map((i) => [
+        cis[i]!.lower,
+        cis[i]!.upper,
+        `${formatFixed(100 * cis[i]!.level, 0)}% bootstrap interval of the mean`,
+        sds[i] !== undefined ? `<br>mean over samples, ± ${fmt4(sds[i]!)} sd; the interval is sample 0's (mean ${fmt4(cis[i]!.mean)})` : "",
+      ]);
+    }
     return trace;
   };
   const data: Trace[] = [];
-  for (const withSd of [false, true]) {
+  for (const whisker of ["none", "interval", "sd"] as const) {
     for (const kind of ["result", "tuned", "oracle"] as const) {
       for (const stand of [false, true]) {
-        const idx = ids.map((_, i) => i).filter((i) => (sds[i] !== undefined) === withSd && kinds[i] === kind && standIn[i] === stand);
-        if (idx.length) data.push(bars(idx, withSd, kind, stand));
+        const idx = ids.map((_, i) => i).filter((i) => whiskers[i] === whisker && kinds[i] === kind && standIn[i] === stand);
+        if (idx.length) data.push(bars(idx, whisker, kind, stand));
       }
     }
   }
-  if (!data.length) data.push(bars([], false, "result", false));
+  if (!data.length) data.push(bars([], "none", "result", false));
   // plotly draws no text for a bar of length 0: its value is written beside the axis, or the row reads as missing.
   const zeros = ids.map((_, i) => i).filter((i) => values[i] === 0);
   if (zeros.length) {
@@ -86,18 +126,33 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
   }
   // A legend only when the bars are not all plain results (the error-bar trace explains itself).
   const legend = kinds.some((k) => k !== "result") || standIn.some(Boolean);
-  const top = valueAxisTop(Math.max(0, ...values.map((v, i) => v + (sds[i] ?? 0))));
+  const ends = values.map((v, i) => (whiskers[i] === "interval" ? Math.max(v, cis[i]!.upper) : v + (whiskers[i] === "sd" ? sds[i]! : 0)));
+  const top = valueAxisTop(Math.max(0, ...ends));
+  // The title says what the whiskers are, in the figure itself (an exported SVG has no caption).
+  const shown = cis.filter((c): c is BootstrapInterval => c !== undefined);
+  const repeatedWithCi = ids.some((_, i) => whiskers[i] === "interval" && sds[i] !== undefined);
+  const lines = [`${metric} by experiment${whiskers.includes("sd") ? " (mean ± sd over samples)" : ""}`];
+  if (shown.length) {
+    const { level, resamples } = shown[0];
+    lines.push(
+      plotlyText(
+        `whiskers: ${formatFixed(100 * level, 0)}% bootstrap interval of the mean over queries, ${resamples.toLocaleString("en-US")} resamples` +
+          (repeatedWithCi ? " (sample 0 of repeated runs; ± in the label: sd over samples)" : ""),
+      ),
+    );
+  }
+  const title = lines.map((l, i) => (i ? `<span style="font-size:13px;color:#4b5563">${l}</span>` : l)).join("<br>");
   return {
     data,
-    layout: baseLayout(`${metric} by experiment${hasSd ? " (mean ± sd over samples)" : ""}`, {
+    layout: baseLayout(title, {
       barmode: "overlay",
       xaxis: axis(metric, { range: [0, top] }),
       yaxis: axis("", { autorange: "reversed", type: "category", categoryorder: "array", categoryarray: names, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
       // The category labels take their width out of the plot area, which the legend wraps in.
-      height: 120 + 26 * Math.max(1, names.length) + (legend ? legendHeight(data.filter((t) => t.showlegend !== false).map((t) => String(t.name)), 1040 - 7 * Math.max(0, ...ids.map((id) => id.length))) : 0),
+      height: 120 + 20 * (lines.length - 1) + 26 * Math.max(1, names.length) + (legend ? legendHeight(data.filter((t) => t.showlegend !== false).map((t) => String(t.name)), 1040 - 7 * Math.max(0, ...ids.map((id) => id.length))) : 0),
       showlegend: legend,
       ...(legend ? { legend: LEGEND } : {}),
-      margin: { l: 20, r: 30, t: 50, b: 50 },
+      margin: { l: 20, r: 30, t: 50 + 20 * (lines.length - 1), b: 50 },
     }),
   };
 }

@@ -3,6 +3,7 @@ import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { toNumber, type CsvRecord } from "./csv";
 import { areaBreakdownChart, metricBarChart } from "./figures";
+import { metricIntervals } from "./intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
@@ -129,8 +130,10 @@ export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
         { numericHeader: [false, false, ...METRICS.map(() => true), true, true], rowClass: (i) => (marks.standIn(ok[i].experiment) ? "stand-in" : undefined) },
       );
     body += producedBy(inp, ok, marks);
-    body += figs.add("recall100-by-experiment", metricBarChart(inp.summary, "Recall@100", { marks }));
-    body += figs.add("ndcg10-by-experiment", metricBarChart(inp.summary, "nDCG@10", { marks }));
+    // Both charts' intervals in one bootstrap: the same resamples for every experiment and metric (paired).
+    const intervals = inp.perQuery?.length ? metricIntervals(inp.perQuery, ["Recall@100", "nDCG@10"], { experiments: ok.map((r) => r.experiment) }) : undefined;
+    body += figs.add("recall100-by-experiment", metricBarChart(inp.summary, "Recall@100", { marks, intervals: intervals?.get("Recall@100") }));
+    body += figs.add("ndcg10-by-experiment", metricBarChart(inp.summary, "nDCG@10", { marks, intervals: intervals?.get("nDCG@10") }));
   } else {
     body += note("No experiment ran successfully.");
   }
