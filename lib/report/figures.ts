@@ -373,6 +373,156 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
   };
 }
 
+/** A test of a heatmap's family: `gbr compare`'s fields, and reproduce's status and missing runs for the paper's. */
+export interface HeatmapTest extends Omit<SignificanceTest, "p" | "pHolm"> {
+  p: number | string;
+  pHolm: number | string;
+  /** "missing": a run absent, the test not run (reproduce's paper family). */
+  status?: string;
+  /** The absent runs of a missing test. */
+  missing?: readonly string[];
+}
+
+export interface PValueHeatmapOptions extends FigureMarks {
+  /** The level a cell must be below, after Holm, to pass (default 0.05). */
+  alpha?: number;
+  /** What the tests are (the title's first line), e.g. "The paper's 20 tests". */
+  family?: string;
+  /** Sign flips per test, named in the title and colour bar (significance.json's `swaps`). */
+  swaps?: number;
+}
+
+/** A p-value in few characters: 4 decimals from 0.001, else two significant digits times a power of ten. */
+export function pValueText(p: number): string {
+  if (p >= 0.001) return formatFixed(p, 4);
+  const [mantissa, exponent] = p.toExponential(1).split("e");
+  return `${mantissa}×10<sup>${exponent.replace("-", "−")}</sup>`;
+}
+
+/** Six significant digits, for the hover: the p as computed, not as rounded for the cell. */
+const exactP = (p: number) => (p >= 0.001 ? String(Number(p.toPrecision(6))) : p.toExponential(5).replace(/\.?0+e/, "e"));
+
+/**
+ * The tests of one family as a grid, rows = the pairs tested (in the family's order), columns = the metrics: colour =
+ * p after Holm on a log scale with a break at α, cells that pass (p Holm < α) starred, bold and outlined, the p in
+ * each cell and in full in the hover; a pair × metric with no test, or a missing one, grey and "not run".
+ */
+export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmapOptions = {}): Figure {
+  const alpha = opts.alpha ?? 0.05;
+  const standIn = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
+  const against = tests.length && tests.every((t) => t.b === tests[0].b) ? tests[0].b : undefined;
+  const metrics = [...new Set(tests.map((t) => t.metric))];
+  // Rows by pair in order of appearance; a pair × metric seen twice opens the pair's next row (#2 …).
+  const rows: { label: string; cells: Map<string, HeatmapTest> }[] = [];
+  const seen = new Map<string, number[]>();
+  for (const t of tests) {
+    // Two lines ("A", "vs B"): a pair's label takes half the width, which the cells need for their p.
+    const base = against !== undefined ? standIn(t.a) : `${standIn(t.a)}\n vs ${standIn(t.b)}`;
+    const indices = seen.get(`${t.a}\u0000${t.b}`) ?? [];
+    let row = indices.find((i) => !rows[i].cells.has(t.metric));
+    if (row === undefined) {
+      row = rows.length;
+      rows.push({ label: plotlyText(indices.length ? `${base} #${indices.length + 1}` : base).replace("\n", "<br>"), cells: new Map() });
+      indices.push(row);
+      seen.set(`${t.a}\u0000${t.b}`, indices);
+    }
+    rows[row].cells.set(t.metric, t);
+  }
+  const ran = (t: HeatmapTest | undefined): t is HeatmapTest => t !== undefined && t.status !== "missing" && Number(t.pHolm) > 0 && Number(t.pHolm) <= 1;
+  const holm = tests.filter(ran).map((t) => Number(t.pHolm));
+  // Log scale from a power of ten at or below the smallest p (at least 10^-3) to 1; α sits where the colours break.
+  const zmin = Math.min(-3, Math.floor(Math.log10(Math.min(1, ...holm))));
+  const at = (Math.log10(alpha) - zmin) / -zmin;
+  const grid = <T,>(f: (t: HeatmapTest | undefined, metric: string) => T) => rows.map((r) => metrics.map((m) => f(r.cells.get(m), m)));
+  const pass = (t: HeatmapTest | undefined) => ran(t) && Number(t.pHolm) < alpha;
+  const flips = opts.swaps !== undefined ? `, ${opts.swaps.toLocaleString("en-US")} sign flips` : "";
+  const what = `Holm-corrected p (two-sided paired randomization test${flips})`;
+  const pair = (t: HeatmapTest) => plotlyText(`${standIn(t.a)} vs ${standIn(t.b)}, ${t.metric}`);
+  const hover = (t: HeatmapTest) => {
+    const means = [t.meanA, t.meanB, t.delta].every((v) => typeof v === "number") ? `<br>mean A ${fmt4(t.meanA!)}, mean B ${fmt4(t.meanB!)}, Δ ${t.delta! > 0 ? "+" : ""}${fmt4(t.delta!)}` : "";
+    return `${pair(t)}<br>p (Holm) ${exactP(Number(t.pHolm))}${pass(t) ? ` &lt; ${alpha}: passes` : ` ≥ ${alpha}: does not pass`}<br>p (uncorrected) ${exactP(Number(t.p))}${means}`;
+  };
+  const notRun = (t: HeatmapTest | undefined, metric: string, r: number) =>
+    t
+      ? `${pair(t)}<br>not run: ${plotlyText((t.missing ?? []).join(", ") || "a run")} absent; counted as p = 1 in Holm`
+      : `${rows[r].label.replace("<br>", "")}, ${plotlyText(metric)}<br>not run: no test of this pair on this metric`;
+  const ticks = [...Array.from({ length: -zmin + 1 }, (_, k) => zmin + k).filter((z) => Math.abs(z - Math.log10(alpha)) > 0.4), Math.log10(alpha)].sort((x, y) => x - y);
+  const data: Trace[] = [
+    {
+      type: "heatmap",
+      name: "not run",
+      x: metrics.map(plotlyText),
+      y: rows.map((r) => r.label),
+      z: grid((t) => (ran(t) ? null : 1)),
+      text: grid((t) => (ran(t) ? "" : "not run")),
+      texttemplate: "%{text}",
+      textfont: { color: "#1f2937", size: 12 },
+      hovertext: rows.map((r, i) => metrics.map((m) => (ran(r.cells.get(m)) ? "" : notRun(r.cells.get(m), m, i)))),
+      hovertemplate: "%{hovertext}<extra></extra>",
+      hoverongaps: false,
+      colorscale: [
+        [0, "#9ca3af"],
+        [1, "#9ca3af"],
+      ],
+      showscale: false,
+      xgap: 3,
+      ygap: 3,
+    },
+    {
+      type: "heatmap",
+      name: what,
+      x: metrics.map(plotlyText),
+      y: rows.map((r) => r.label),
+      z: grid((t) => (ran(t) ? Math.max(zmin, Math.log10(Number(t.pHolm))) : null)),
+      zmin,
+      zmax: 0,
+      text: grid((t) => (ran(t) ? (pass(t) ? `<b>★ ${pValueText(Number(t.pHolm))}</b>` : pValueText(Number(t.pHolm))) : "")),
+      texttemplate: "%{text}",
+      textfont: { size: 12 },
+      hovertext: rows.map((r) => metrics.map((m) => { const t = r.cells.get(m); return ran(t) ? hover(t) : ""; })),
+      hovertemplate: "%{hovertext}<extra></extra>",
+      hoverongaps: false,
+      // Blues below α (darker: smaller p), a break, then pale sand up to p = 1: the threshold reads as a colour edge.
+      colorscale: [
+        [0, "#08306b"],
+        [at, "#6baed6"],
+        [at, "#f3ead7"],
+        [1, "#fbf8f1"],
+      ],
+      colorbar: {
+        title: { text: "Holm-corrected p<br>(two-sided paired<br>randomization test" + (flips ? `,<br>${flips.slice(2)})` : ")"), side: "top", font: { size: 12 } },
+        tickvals: ticks,
+        ticktext: ticks.map((z) => (z === Math.log10(alpha) ? `${alpha} (α)` : z === 0 ? "1" : `10<sup>${String(z).replace("-", "−")}</sup>`)),
+        thickness: 14,
+        len: 1,
+        lenmode: "fraction",
+      },
+      xgap: 3,
+      ygap: 3,
+    },
+  ];
+  // A bold outline on each cell that passes, besides its star (categories sit at 0, 1, … on both axes).
+  const shapes = rows.flatMap((r, i) =>
+    metrics.flatMap((m, j) => (pass(r.cells.get(m)) ? [{ type: "rect", xref: "x", yref: "y", x0: j - 0.46, x1: j + 0.46, y0: i - 0.44, y1: i + 0.44, line: { color: "#111827", width: 2.5 } }] : [])),
+  );
+  const grey = rows.some((r) => metrics.some((m) => !ran(r.cells.get(m))));
+  const lines = [
+    plotlyText(opts.family ?? "Paired tests"),
+    what,
+    `<span style="font-size:13px;color:#4b5563">★, bold and outlined: p (Holm) &lt; ${alpha}${grey ? `; grey: not run${tests.some((t) => t.status === "missing") ? " (counted as p = 1 in Holm)" : ""}` : ""}; p in each cell</span>`,
+  ];
+  return {
+    data,
+    layout: baseLayout(lines.join("<br>"), {
+      xaxis: axis("", { type: "category", showgrid: false, zeroline: false, ticks: "" }),
+      yaxis: axis(against !== undefined ? `against ${plotlyText(against)}` : "", { type: "category", autorange: "reversed", categoryorder: "array", categoryarray: rows.map((r) => r.label), showgrid: false, zeroline: false, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
+      shapes,
+      height: 190 + (against !== undefined ? 34 : 44) * Math.max(1, rows.length),
+      margin: { l: 20, r: 30, t: 120, b: 40 },
+    }),
+  };
+}
+
 /**
  * Every figure of the project, by name: each returns a plotly spec for `show.figure`; the report draws the same.
  *
@@ -389,6 +539,7 @@ export const figures = {
   tuningHeatmap,
   reactRoundsChart,
   pValueChart,
+  pValueHeatmap,
   qualityCostScatter,
   winLossChart,
   rankDistributionChart,

@@ -2,7 +2,7 @@
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
 import { toNumber, type CsvRecord } from "./csv";
-import { plotlyText, pValueChart, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "./figures";
+import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "./figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
@@ -58,7 +58,8 @@ export function significanceSection(inp: ReportInputs, figs: FigureSet): Section
     `Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}; p-values before and after Holm correction over all the tests listed. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`,
   );
   body += testTable(sig.tests, marks);
-  body += figs.add("p-values", pValueChart(sig.tests, ALPHA, undefined, { marks }));
+  const listed = `${sig.tests.length} test${sig.tests.length === 1 ? "" : "s"}${typeof sig.scope === "string" && sig.scope ? ` (${sig.scope})` : ""}, Holm over all listed`;
+  body += figs.add("p-values", pValueHeatmap(sig.tests, { alpha: ALPHA, family: listed, swaps: toNumber(sig.swaps), marks }));
   return section("significance", "Significance", body);
 }
 
@@ -86,7 +87,8 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
   );
   if (computed.length) {
     body += testTable(computed, marks);
-    body += figs.add("p-values-paper", pValueChart(computed, ALPHA, `The paper's tests: p before and after Holm over all ${of} (missing tests at p = 1)`, { marks }));
+    // All of the family, the missing tests greyed: the grid shows what the paper claims and what could be checked.
+    body += figs.add("p-values-paper", pValueHeatmap(paper.tests, { alpha: ALPHA, family: `The paper's ${of} tests, Holm over all ${of}`, swaps: toNumber(sig.swaps), marks }));
   }
   if (missing.length) {
     body +=
@@ -106,7 +108,7 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
       `Exploratory, not among the paper's claims: its own family, with Holm over these ${toNumber(base.of) ?? base.tests.length} tests only (not combined with the paper's ${of}).`,
     );
     body += testTable(base.tests, marks);
-    body += figs.add("p-values-baseline", pValueChart(base.tests, ALPHA, `Against ${plotlyText(base.against)} (exploratory): p before and after Holm over these ${base.tests.length} tests`, { marks }));
+    body += figs.add("p-values-baseline", pValueHeatmap(base.tests, { alpha: ALPHA, family: `Every experiment against ${base.against} (exploratory), Holm over these ${base.tests.length} tests`, swaps: toNumber(sig.swaps), marks }));
   }
   // Older files have no `rerank` key.
   const rerank = (sig as { rerank?: { of?: unknown; tests: TestLike[] } | null }).rerank;

@@ -1,13 +1,18 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { bootstrapCIs } from "../../lib/eval/bootstrap";
-import { metricBarChart } from "../../lib/report/figures";
+import { metricBarChart, pValueHeatmap, pValueText, type Figure, type HeatmapTest } from "../../lib/report/figures";
+import { reportFigures } from "../../lib/report/html";
 import { metricIntervals, REPORT_BOOTSTRAP } from "../../lib/report/intervals";
 import { ORACLE_LABEL, rowMarks } from "../../lib/report/labels";
 import { Pcg64 } from "../../lib/util/random";
+import { toCsv } from "../../lib/util/csv";
 
 // Issue 23, item 7: the metric bars carry 95% bootstrap intervals (per-query.csv, sample 0, one set of resamples for
-// every experiment).
+// every experiment), and the significance section shows p after Holm as a heatmap with the passing tests marked.
 
 /** per-query.csv rows: `n` queries of each experiment, values from `value(experiment index, query index)`. */
 function perQueryRows(ids: readonly string[], n: number, value: (e: number, q: number) => number, sample = 0): Record<string, string>[] {
@@ -137,4 +142,120 @@ describe("metricBarChart: whiskers are the bootstrap interval, and the figure sa
     assert.equal(bare.layout.title.text, "Recall@100 by experiment");
     assert.ok(bare.data.every((t) => t.error_x === undefined));
   });
+});
+
+describe("pValueHeatmap: p after Holm, log colour scale, the tests that pass marked, the missing ones grey", () => {
+  const test_ = (a: string, b: string, metric: string, p: number, pHolm: number): HeatmapTest => ({ a, b, metric, meanA: 0.6, meanB: 0.5, delta: 0.1, p, pHolm });
+  const missing = (a: string, b: string, metric: string): HeatmapTest => ({ a, b, metric, status: "missing", missing: [a], p: 1, pHolm: 1 });
+  // The paper's layout: pairs × metrics, one pair run, one missing; pHolm 0.0499 passes, exactly 0.05 does not.
+  const tests: HeatmapTest[] = [
+    test_("reform:bm25-greekstemmer", "bm25-greekstemmer", "nDCG@10", 1e-5, 2e-4),
+    test_("reform:bm25-greekstemmer", "bm25-greekstemmer", "Recall@100", 0.004, 0.0499),
+    test_("reform:bm25-greekstemmer", "bm25-greekstemmer", "MAP@100", 0.01, 0.05),
+    missing("react-bm25", "dense:gemini-001", "nDCG@10"),
+    missing("react-bm25", "dense:gemini-001", "Recall@100"),
+    missing("react-bm25", "dense:gemini-001", "MAP@100"),
+    test_("lsi", "bm25-greekstemmer", "nDCG@10", 0.3, 0.9),
+  ];
+  type Heat = { z: (number | null)[][]; text: string[][]; hovertext: string[][]; x: string[]; y: string[]; zmin?: number; zmax?: number; colorscale: [number, string][]; colorbar?: { title: { text: string }; tickvals: number[]; ticktext: string[] } };
+  const fig = pValueHeatmap(tests, { family: "The paper's tests", swaps: 100_000 });
+  const [grey, heat] = fig.data as unknown as Heat[];
+
+  test("rows are the pairs in the family's order, columns the metrics; every cell once", () => {
+    assert.deepEqual(heat.y, ["reform:bm25-greekstemmer<br> vs bm25-greekstemmer", "react-bm25<br> vs dense:gemini-001", "lsi<br> vs bm25-greekstemmer"]);
+    assert.deepEqual(heat.x, ["nDCG@10", "Recall@100", "MAP@100"]);
+    assert.deepEqual(grey.y, heat.y);
+  });
+
+  test("colour is log10 of p after Holm, from a power of ten to 1, with the colours breaking at α", () => {
+    assert.deepEqual(heat.z, [
+      [Math.log10(2e-4), Math.log10(0.0499), Math.log10(0.05)],
+      [null, null, null],
+      [Math.log10(0.9), null, null],
+    ]);
+    assert.deepEqual([heat.zmin, heat.zmax], [-4, 0]);
+    const at = (Math.log10(0.05) + 4) / 4;
+    const stops = heat.colorscale.map(([pos]) => pos);
+    assert.deepEqual(stops, [0, at, at, 1], "two colours meet at α: the threshold is an edge");
+    assert.notEqual(heat.colorscale[1][1], heat.colorscale[2][1]);
+    const bar = heat.colorbar!;
+    assert.ok(bar.tickvals.includes(Math.log10(0.05)));
+    assert.equal(bar.ticktext[bar.tickvals.indexOf(Math.log10(0.05))], "0.05 (α)");
+    assert.deepEqual(bar.tickvals.filter(Number.isInteger), [-4, -3, -2, 0], "decades (10⁻¹ gives way to α beside it)");
+    assert.equal(bar.ticktext[0], "10<sup>−4</sup>");
+  });
+
+  test("exactly the tests with p (Holm) < 0.05 are starred, bold and outlined", () => {
+    assert.deepEqual(heat.text, [
+      [`<b>★ ${pValueText(2e-4)}</b>`, "<b>★ 0.0499</b>", "0.0500"],
+      ["", "", ""],
+      ["0.9000", "", ""],
+    ]);
+    const shapes = fig.layout.shapes as { x0: number; x1: number; y0: number; y1: number }[];
+    assert.deepEqual(
+      shapes.map((s) => [Math.round((s.x0 + s.x1) / 2), Math.round((s.y0 + s.y1) / 2)]),
+      [
+        [0, 0],
+        [1, 0],
+      ],
+    );
+    assert.equal(pValueText(2e-4), "2.0×10<sup>−4</sup>");
+    assert.match(heat.hovertext[0][0], /p \(Holm\) 2e-4 &lt; 0\.05: passes<br>p \(uncorrected\) 1e-5/);
+    assert.match(heat.hovertext[0][2], /p \(Holm\) 0\.05 ≥ 0\.05: does not pass/);
+  });
+
+  test("missing tests and pairs × metrics never tested: grey, \"not run\", and why in the hover", () => {
+    assert.deepEqual(grey.z, [
+      [null, null, null],
+      [1, 1, 1],
+      [null, 1, 1],
+    ]);
+    assert.deepEqual(grey.text[1], ["not run", "not run", "not run"]);
+    assert.deepEqual(grey.text[2], ["", "not run", "not run"]);
+    assert.match(grey.hovertext[1][0], /not run: react-bm25 absent; counted as p = 1 in Holm/);
+    assert.match(grey.hovertext[2][1], /not run: no test of this pair on this metric/);
+  });
+
+  test("the title and the colour bar say what the colour is", () => {
+    const lines = fig.layout.title.text.split("<br>");
+    assert.deepEqual(lines.slice(0, 2), ["The paper's tests", "Holm-corrected p (two-sided paired randomization test, 100,000 sign flips)"]);
+    assert.match(lines[2], /★, bold and outlined: p \(Holm\) &lt; 0\.05; grey: not run \(counted as p = 1 in Holm\)/);
+    assert.equal(heat.colorbar!.title.text.replace(/<br>/g, " "), "Holm-corrected p (two-sided paired randomization test, 100,000 sign flips)");
+  });
+
+  test("one baseline for all: rows are the experiments, the axis names it; stand-ins marked; a repeated test gets a row of its own", () => {
+    const marks = rowMarks([{ experiment: "lsi", standIn: "stand-in" }]);
+    const f = pValueHeatmap([test_("lsi", "bm25", "nDCG@10", 0.01, 0.02), test_("prf", "bm25", "nDCG@10", 0.5, 0.5), test_("lsi", "bm25", "nDCG@10", 0.2, 0.4)], { marks });
+    const h = f.data[1] as unknown as Heat;
+    assert.deepEqual(h.y, ["lsi [stand-in]", "prf", "lsi [stand-in] #2"]);
+    assert.equal((f.layout.yaxis as { title: { text: string } }).title.text, "against bm25");
+    assert.match(f.layout.title.text, /^Paired tests<br>Holm-corrected p \(two-sided paired randomization test\)<br>/);
+    assert.doesNotMatch(f.layout.title.text, /grey/, "no grey cell, no word about it");
+  });
+});
+
+test("the report: bars with intervals from per-query.csv, heatmaps under the p-value figures' names", async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-report-uncertainty-"));
+  try {
+    const ids = ["bm25-greekstemmer", "lsi"];
+    const rows = perQueryRows(ids, 30, uniform(5));
+    const means = ids.map((id) => mean(rows.filter((r) => r.experiment === id).map((r) => Number(r["Recall@100"]))));
+    await fs.writeFile(path.join(dir, "summary.csv"), toCsv(["experiment", "status", "Recall@100", "nDCG@10", "samples"], ids.map((id, i) => [id, "ok", means[i], means[i] / 2, 1])));
+    await fs.writeFile(path.join(dir, "per-query.csv"), toCsv(["experiment", "sample", "query", "Recall@100", "nDCG@10"], rows.map((r) => [r.experiment, r.sample, r.query, r["Recall@100"], r["nDCG@10"]])));
+    const tests = [{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.3, meanB: 0.2, delta: 0.1, p: 0.01, pHolm: 0.01 }];
+    await fs.writeFile(path.join(dir, "significance.json"), JSON.stringify({ swaps: 1000, seed: 42, tests }));
+    const named = await reportFigures(dir);
+    assert.deepEqual(named.map((f) => f.name), ["recall100-by-experiment", "ndcg10-by-experiment", "p-values"]);
+    const bars = named[0].fig.data[0] as { error_x: { array: number[]; arrayminus: number[] } };
+    const cis = metricIntervals(rows, ["Recall@100"]).get("Recall@100")!;
+    ids.forEach((id, i) => {
+      assert.ok(Math.abs(bars.error_x.array[i] - (cis.get(id)!.upper - means[i])) < 1e-12);
+      assert.ok(Math.abs(bars.error_x.arrayminus[i] - (means[i] - cis.get(id)!.lower)) < 1e-12);
+    });
+    const heat: Figure = named[2].fig;
+    assert.equal(heat.data[1].type, "heatmap");
+    assert.match(heat.layout.title.text, /Holm-corrected p \(two-sided paired randomization test, 1,000 sign flips\)/);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
 });
