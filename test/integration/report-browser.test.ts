@@ -11,6 +11,7 @@ import { holm } from "../../lib/eval/randomization";
 import { PAPER_TESTS } from "../../lib/eval/significance";
 import { parseCsvRecords, toNumber } from "../../lib/report/csv";
 import { fittedRange, valueAxisTop } from "../../lib/report/figures";
+import { metricIntervals } from "../../lib/report/intervals";
 import { ORACLE_LABEL, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
 import { runGbr } from "../helpers/gbr";
 
@@ -46,6 +47,8 @@ interface PageState {
   provenanceHeader: boolean;
   /** The first figure's traces: name and hatch pattern. */
   barTraces: { name: string; pattern: string }[];
+  /** The text drawn in each figure's plot, by figure name (cells of the heatmaps). */
+  plotTexts: Record<string, string[]>;
 }
 
 /** The stand-in fixture's marks: one plain experiment, one oracle row. */
@@ -91,10 +94,21 @@ async function addStandInMarks(dir: string): Promise<void> {
   await fs.writeFile(metaFile, JSON.stringify(meta));
 }
 
-/** The largest value the bar chart of `metric` draws for a folder: mean plus sd where repeated. */
-function barMax(summaryText: string, metric: string): number {
+/**
+ * The farthest end the bar chart of `metric` draws for a folder: the bootstrap interval's upper end where per-query.csv
+ * has the experiment, else the mean plus the sd where repeated.
+ */
+function barMax(summaryText: string, perQueryText: string, metric: "Recall@100" | "nDCG@10"): number {
   const ok = parseCsvRecords(summaryText).filter((r) => r.status === "ok");
-  return Math.max(0, ...ok.map((r) => (toNumber(r[metric]) ?? 0) + ((toNumber(r.samples) ?? 1) > 1 ? (toNumber(r[`sd ${metric}`]) ?? 0) : 0)));
+  const cis = metricIntervals(parseCsvRecords(perQueryText), [metric], { experiments: ok.map((r) => r.experiment) }).get(metric)!;
+  return Math.max(
+    0,
+    ...ok.map((r) => {
+      const v = toNumber(r[metric]) ?? 0;
+      const ci = cis.get(r.experiment);
+      return ci ? Math.max(v, ci.upper) : v + ((toNumber(r.samples) ?? 1) > 1 ? (toNumber(r[`sd ${metric}`]) ?? 0) : 0);
+    }),
+  );
 }
 
 let tmp = "";
@@ -259,13 +273,14 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
         provenanceHeader: Array.from(document.querySelectorAll("#results th")).some((th) => th.textContent === "provenance"),
         barTraces: fig1 && fig1._fullData ? fig1._fullData.map((t) => ({ name: t.name, pattern: (t.marker && t.marker.pattern && t.marker.pattern.shape) || "" })) : [],
         flag: document.body.getAttribute("data-figures"),
-        figures: figs.map((d) => ({ id: d.id, plotted: d.classList.contains("js-plotly-plot") && d.querySelector(".main-svg") !== null, traces: d.querySelectorAll(".trace").length })),
+        figures: figs.map((d) => ({ id: d.id, plotted: d.classList.contains("js-plotly-plot") && d.querySelector(".main-svg") !== null, traces: d.querySelectorAll(".trace, .heatmaplayer .hm").length })),
         sections: Array.from(document.querySelectorAll("section h2")).map((h) => h.textContent),
         notes: Array.from(document.querySelectorAll("p.note")).map((p) => p.textContent || ""),
         pwned: window.__pwned !== undefined,
         nameCells: Array.from(document.querySelectorAll("td.name")).map((td) => td.textContent),
         firstFigureTicks: Array.from(document.querySelectorAll("#fig-1 .ytick text")).map((t) => t.textContent),
         errorBars: document.querySelectorAll("#fig-1 .errorbar").length,
+        plotTexts: Object.fromEntries(figs.map((d) => [d.getAttribute("data-name"), Array.from(d.querySelectorAll(".cartesianlayer text, .heatmaplayer text, g.trace text")).map((t) => t.textContent || "")])),
       };
     })()`)) as PageState;
     const seconds = (performance.now() - t0) / 1000;
@@ -298,14 +313,17 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
 
     // Metric axes follow the data: bars from 0 to a little above the largest bar (not 0–1).
     const summaryText = await fs.readFile(path.join(path.dirname(file), "summary.csv"), "utf8");
+    const perQueryText = await fs.readFile(path.join(path.dirname(file), "per-query.csv"), "utf8");
     const axis = (title: RegExp) => {
       const found = state.axes.find((a) => title.test(a.title));
       assert.ok(found, `no figure titled ${title}: ${JSON.stringify(state.axes.map((a) => a.title))}`);
       return found;
     };
-    for (const metric of ["Recall@100", "nDCG@10"]) {
-      const max = barMax(summaryText, metric);
-      const { x } = axis(new RegExp(`^${metric} by experiment`));
+    for (const metric of ["Recall@100", "nDCG@10"] as const) {
+      const max = barMax(summaryText, perQueryText, metric);
+      const { x, title } = axis(new RegExp(`^${metric} by experiment`));
+      // Whiskers: every experiment of per-query.csv has its interval, and the figure says what they are.
+      assert.match(title, /whiskers: 95% bootstrap interval of the mean over queries, 10,000 resamples/);
       assert.equal(x[0], 0, `${metric} bars start at 0`);
       assert.ok(Math.abs(x[1] - valueAxisTop(max)) < 1e-9, `${metric} axis ends at ${x[1]}, expected ${valueAxisTop(max)} for a largest bar of ${max}`);
       assert.ok(x[1] >= max && x[1] <= Math.max(max, Math.min(1, max * 1.15)) + 1e-9);
@@ -355,6 +373,15 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
       assert.ok(state.nameCells.includes(EVIL), "name cell");
       assert.ok(state.firstFigureTicks.includes(EVIL), `tick labels: ${JSON.stringify(state.firstFigureTicks)}`);
       assert.ok(state.errorBars > 0, "sd error bars for the repeated experiment");
+      // The paper's family as a heatmap of Holm p: the first pair's four tests, two of them below 0.05 after Holm
+      // (2e-4 and 0.0076; 0.054 and 1 not), starred; the 16 missing tests grey, "not run".
+      const cells = state.plotTexts["p-values-paper"] ?? [];
+      assert.equal(cells.filter((c) => c.startsWith("★")).length, 2, JSON.stringify(cells));
+      assert.equal(cells.filter((c) => c === "not run").length, 16, JSON.stringify(cells));
+      assert.ok(cells.includes("0.0540") && cells.includes("1.0000"), JSON.stringify(cells));
+      // The exploratory family: three tests, two passing, no cell left out (one metric each: the rest "not run").
+      const base = state.plotTexts["p-values-baseline"] ?? [];
+      assert.equal(base.filter((c) => c.startsWith("★")).length, 2, JSON.stringify(base));
       // The cost scatter's quality axis holds every point, fitted as fittedRange does.
       const cost = axis(/vs API-equivalent cost/);
       const okRows = parseCsvRecords(summaryText).filter((r) => r.status === "ok" && toNumber(r["Recall@100"]) !== undefined);
