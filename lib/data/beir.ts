@@ -148,12 +148,22 @@ function stringId(raw: unknown, file: string, line: number): string {
   throw new DataError(`id ${JSON.stringify(raw)} is not a string`, file, line);
 }
 
+/**
+ * A record's id: BEIR's `_id` or this project's older `id`, either spelling; a line with both must give one id (two
+ * different ones would leave which article a judgment means to the reader).
+ */
+function recordId(value: Record<string, unknown>, file: string, line: number): string {
+  const has = (k: string) => value[k] !== undefined && value[k] !== null;
+  if (!has("_id") && !has("id")) throw new DataError('missing field "_id" (BEIR\'s id field; "id" is read too)', file, line);
+  const ids = ["_id", "id"].filter(has).map((k) => stringId(value[k], file, line));
+  if (ids.length === 2 && ids[0] !== ids[1]) throw new DataError(`"_id" '${ids[0]}' and "id" '${ids[1]}' disagree; keep one id field`, file, line);
+  return ids[0];
+}
+
 function toItems(records: JsonlRecord[], file: string): { id: string; text: string }[] {
   const seen = new Map<string, number>();
   return records.map(({ line, value }) => {
-    const rawId = value.id ?? value._id;
-    if (rawId === undefined || rawId === null) throw new DataError('missing field "id"', file, line);
-    const id = stringId(rawId, file, line);
+    const id = recordId(value, file, line);
     if (typeof value.text !== "string") throw new DataError(`field "text" of id '${id}' is not a string`, file, line);
     const bad = idProblem("id", id);
     if (bad) throw new DataError(bad, file, line);
@@ -247,9 +257,9 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   const queriesFile = opts.queriesFile ?? path.join(dir, "queries.jsonl");
   const qrelsFile = opts.qrelsFile ?? path.join(dir, "qrels", "test.tsv");
   const docs: Doc[] = toItems(await readJsonl(corpusFile, ["text"], opts.warn), corpusFile);
-  if (docs.length === 0) throw new DataError("the corpus is empty (no article); a corpus.jsonl needs one {\"id\", \"text\"} line per article", corpusFile);
+  if (docs.length === 0) throw new DataError("the corpus is empty (no article); a corpus.jsonl needs one {\"_id\", \"title\", \"text\"} line per article", corpusFile);
   const queries: Query[] = toItems(await readJsonl(queriesFile, ["text"], opts.warn), queriesFile);
-  if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"id\", \"text\"} line per query", queriesFile);
+  if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"_id\", \"text\"} line per query", queriesFile);
   const judgments = parseJudgmentsTsv(await readTextLines(qrelsFile, opts.warn), qrelsFile);
   const allQrels = relevantOf(judgments, qrelsFile);
 
@@ -287,11 +297,15 @@ async function exists(file: string): Promise<boolean> {
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 
-/** Writes a BEIR folder that `readBeir` reads back unchanged (corpus order kept). */
+/**
+ * Writes a BEIR folder that `readBeir` reads back unchanged (corpus order kept) and beir's GenericDataLoader reads as
+ * BEIR's own: articles `{"_id", "title", "text"}` (the title empty: an article's heading is part of its text), queries
+ * `{"_id", "text"}`. meta.jsonl is this project's (`{"id", "area", "date", "number"}`), which beir does not read.
+ */
 export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
   await fs.mkdir(path.join(dir, "qrels"), { recursive: true });
-  await fs.writeFile(path.join(dir, "corpus.jsonl"), jsonl(b.docs.map((d) => ({ id: d.id, text: d.text }))));
-  await fs.writeFile(path.join(dir, "queries.jsonl"), jsonl(b.queries.map((q) => ({ id: q.id, text: q.text }))));
+  await fs.writeFile(path.join(dir, "corpus.jsonl"), jsonl(b.docs.map((d) => ({ _id: d.id, title: "", text: d.text }))));
+  await fs.writeFile(path.join(dir, "queries.jsonl"), jsonl(b.queries.map((q) => ({ _id: q.id, text: q.text }))));
   const lines = ["query-id\tcorpus-id\tscore"];
   for (const q of b.queries) for (const d of b.qrels.get(q.id) ?? []) lines.push(`${q.id}\t${d}\t1`);
   await fs.writeFile(path.join(dir, "qrels", "test.tsv"), lines.join("\n") + "\n");
@@ -307,8 +321,8 @@ export async function readMeta(
   opts: { queryIds?: ReadonlySet<QueryId>; queriesFile?: string; skipUnknown?: boolean; warn?: (message: string) => void } = {},
 ): Promise<Map<QueryId, QueryMeta>> {
   const meta = new Map<QueryId, QueryMeta>();
-  for (const { line, value } of await readJsonl(metaFile, ["id"], opts.warn)) {
-    const id = stringId(value.id, metaFile, line);
+  for (const { line, value } of await readJsonl(metaFile, [], opts.warn)) {
+    const id = recordId(value, metaFile, line);
     const bad = idProblem("id", id);
     if (bad) throw new DataError(bad, metaFile, line);
     if (meta.has(id)) throw new DataError(`duplicate metadata for query '${id}'`, metaFile, line);
