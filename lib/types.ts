@@ -139,6 +139,8 @@ export interface RerankRunInfo {
 export interface Run {
   rankings: Map<QueryId, Ranking>;
   scores?: Map<QueryId, number[]>;
+  /** The tag a TREC run file carries on every line (written as the experiment id), when it has one tag. */
+  tag?: string;
   info?: RunInfo;
   cost?: RunCost;
   /** The queries actually searched with, when they differ from the input (e.g. LLM rewrites). */

@@ -6,7 +6,8 @@ import { CliError, numberOption, withHelp, type Command, type Io } from "./args"
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
 import { readQrels } from "../data/qrels";
-import { checkRunCoverage, formatJsonRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, METRICS, type Metric } from "../eval/metrics";
@@ -210,8 +211,8 @@ function splitLines(text: string): string[] {
 const search = withHelp(
   {
     name: "search",
-    summary: "Run one retriever over the queries and write the run (TREC or JSON).",
-    usage: "search --data SRC --retriever NAME [--queries FILE] [--k 100] [--k1 X --b Y] [--out FILE] [--format trec|json]",
+    summary: "Run one retriever over the queries and write the run (TREC, ranx JSON or JSON).",
+    usage: "search --data SRC --retriever NAME [--queries FILE] [--k 100] [--k1 X --b Y] [--out FILE] [--format trec|json|ranx]",
     options: {
       ...dataOption,
       retriever: { type: "string" },
@@ -239,7 +240,8 @@ const search = withHelp(
       "--epsilon E       idf floor as a fraction of the mean idf (default 0.25)",
       "--positive-only   leave out documents whose score is not > 0",
       "--out FILE        write the run here (default: stdout)",
-      "--format F        trec (default; json when --out ends in .json) or json",
+      "--format F        trec (default; json when --out ends in .json), json ({qid: [docid, …]}) or ranx",
+      "                  ({qid: {docid: score}}, what ranx's Run.from_file and pytrec_eval read)",
       "--tag T           TREC run tag (default: the retriever name)",
       "--ann             dense: search the IVF_PQ index instead of exact search (recall against exact is logged)",
       "--nprobes N       ANN partitions probed (default 20);  --refine N  re-rank N × k candidates exactly",
@@ -260,7 +262,7 @@ const search = withHelp(
     };
     const out = values.out as string | undefined;
     const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
-    if (format !== "trec" && format !== "json") throw new CliError(`--format must be trec or json, got '${format}'`, 2);
+    if (format !== "trec" && format !== "json" && format !== "ranx") throw new CliError(`--format must be trec, json or ranx, got '${format}'${didYouMean(format, ["trec", "json", "ranx"])}`, 2);
     const log = logger(io, values.quiet);
     const bench = await load(values, io);
     const ann = values.ann
@@ -281,9 +283,9 @@ const search = withHelp(
     log?.(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
     const tag = String(values.tag ?? name).replace(/\s+/g, "_");
     if (!out) {
-      io.stdout(format === "json" ? formatJsonRun(run) : formatTrec(run, tag));
-    } else if (format === "json") {
-      await writeJsonRun(out, run);
+      io.stdout(format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag));
+    } else if (format !== "trec") {
+      await writeJsonRun(out, run, format);
     } else {
       await writeTrec(out, run, tag);
     }

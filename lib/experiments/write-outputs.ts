@@ -6,6 +6,7 @@ import path from "node:path";
 import { toCsv } from "../util/csv";
 import { writeTrecQrels } from "../data/qrels";
 import { writeJsonRun, writeTrec } from "../data/runs";
+import { fileNameOf } from "../util/file-name";
 import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
@@ -26,9 +27,10 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
     await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
     await fs.mkdir(path.join(outDir, "experiments"), { recursive: true });
     for (const [s, sample] of r.samples.entries()) {
-      const name = r.samples.length > 1 ? `${r.experiment.id}.s${s}` : r.experiment.id;
+      // The id stays inside: the TREC tag, and summary.csv's runFile column maps it to this name.
+      const name = r.samples.length > 1 ? `${fileNameOf(r.experiment.id)}.s${s}` : fileNameOf(r.experiment.id);
       await writeTrec(file(`runs/${name}.trec`), sample.result.run, r.experiment.id);
-      await writeJsonRun(file(`runs/${name}.json`), sample.result.run);
+      await writeJsonRun(file(`runs/${name}.json`), sample.result.run, "ranx");
       for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(file(artefact), json(value));
     }
     const record = {
@@ -38,16 +40,11 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
       seconds: r.seconds,
       samples: r.samples.map((s) => ({ mean: s.mean, seconds: s.seconds, info: s.result.run.info ?? null })),
     };
-    await fs.writeFile(file(`experiments/${safeName(r.experiment.id)}.json`), json(record));
+    await fs.writeFile(file(`experiments/${fileNameOf(r.experiment.id)}.json`), json(record));
   } catch (err) {
     throw diskFull(err, outDir);
   }
   return names;
-}
-
-/** An experiment id as a file name (ids hold ":" and "+", which some file systems refuse). */
-function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9_.+-]+/g, "_");
 }
 
 /** Writes every output of a reproduce (experiments' files again, then the tables); returns names under outDir. */
