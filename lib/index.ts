@@ -25,6 +25,7 @@ export type { RewriteKind } from "./llm/reformulate";
 
 // Evaluation: the five metrics, breakdowns, error analysis, statistics and significance.
 export { evaluate, METRICS, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
+export type { MetricName, MetricSpelling } from "./eval/metric-names";
 export { byArea, type GroupMetrics } from "./eval/breakdown";
 export {
   analyseErrors,

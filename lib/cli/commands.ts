@@ -10,7 +10,8 @@ import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, wr
 import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
-import { evaluate, METRICS, type Metric } from "../eval/metrics";
+import { evaluate, METRICS } from "../eval/metrics";
+import { metricsOf } from "./eval-inputs";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
@@ -477,7 +478,8 @@ const compare = withHelp(
       "--pair A,B     test run A against run B (names: file names without extension; repeatable, in this order);",
       "               default every pair of runs in the order given",
       "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
-      `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")})`,
+      `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")};`,
+      "               ranx's ndcg@10, ir_measures' R@100 or AP@100 and trec_eval's ndcg_cut_10 … are read too)",
       '--json         {"tests": [{"a", "b", "metric", "meanA", "meanB", "delta", "p", "pHolm"}]} at full precision',
       "Two-sided, Holm over all tests. The flips are drawn as the authors' notebook draws them: numpy's",
       "default_rng(seed), pair by pair, each pair's metrics in order, queries in the order of the qrels file. In the",
@@ -488,11 +490,8 @@ const compare = withHelp(
     const files = (values.run as string[] | undefined) ?? [];
     if (!values.qrels) throw new CliError("gbr compare needs --qrels FILE (see --help)", 2);
     if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);
-    const metricNames = ((values.metric as string[] | undefined) ?? []).flatMap((m) => m.split(",")).map((m) => m.trim()).filter(Boolean);
-    for (const m of metricNames) {
-      if (!(METRICS as readonly string[]).includes(m)) throw new CliError(`gbr compare: unknown metric '${m}' (known: ${METRICS.join(", ")})`, 2);
-    }
-    const metrics = metricNames.length ? ([...new Set(metricNames)] as Metric[]) : [...METRICS];
+    const chosen = metricsOf(values.metric, "compare");
+    const metrics = chosen.length ? chosen : [...METRICS];
     const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
     if (values.official && swaps !== 100_000) throw new CliError(`gbr compare --official draws the authors' 100,000 flips per test; drop --swaps ${swaps} (or --official)`, 2);
     const seed = seedOption(values.seed);

@@ -4,7 +4,8 @@ import { CliError, numberOption, withHelp } from "./args";
 import { readQrels } from "../data/qrels";
 import { checkRunCoverage, readRun } from "../data/runs";
 import { readMeta } from "../data/beir";
-import { METRICS, type Metric } from "../eval/metrics";
+import { METRICS } from "../eval/metrics";
+import { metricOf } from "./eval-inputs";
 import { analyseErrors } from "../eval/error-analysis";
 import { formatErrorAnalysis } from "../report/error-text";
 
@@ -25,7 +26,8 @@ export const errorsCmd = withHelp(
     help: [
       "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
       "--run FILE     exactly two runs (TREC or JSON), A then B; a run's name is its file name without extension",
-      `--metric M     the metric compared (default nDCG@10, which ranks within the top 10; one of ${METRICS.join(", ")})`,
+      `--metric M     the metric compared (default nDCG@10, which ranks within the top 10; one of ${METRICS.join(", ")},`,
+      "               or its ranx, ir_measures or trec_eval spelling)",
       "--top N        rows of the largest-differences table (default 10)",
       "--meta FILE    a BEIR meta.jsonl ({\"id\", \"area\"} per query): wins/ties/losses per legal area too",
       "--json         {a, b, metric, means, winLoss, largestDifferences, firstGoldRanks} at full precision",
@@ -38,8 +40,7 @@ export const errorsCmd = withHelp(
     if (!values.qrels) throw new CliError("gbr errors needs --qrels FILE (see --help)", 2);
     if (files.length !== 2) throw new CliError(`gbr errors needs exactly two runs (--run A --run B), got ${files.length}`, 2);
     // nDCG@10, not Recall@100: recall ties on every question of a known-item set, and a demo set, where rank still differs.
-    const metric = String(values.metric ?? "nDCG@10");
-    if (!(METRICS as readonly string[]).includes(metric)) throw new CliError(`gbr errors: unknown metric '${metric}' (known: ${METRICS.join(", ")})`, 2);
+    const metric = metricOf(String(values.metric ?? "nDCG@10"), "errors");
     const top = numberOption(values.top, "--top", 10, { integer: true, min: 1 });
     const names = files.map((f) => path.parse(f).name);
     if (names[0] === names[1]) throw new CliError(`gbr errors: both runs are named '${names[0]}' (a run's name is its file name without extension)`, 2);
@@ -54,7 +55,7 @@ export const errorsCmd = withHelp(
       if (coverage.warning) io.stderr(`${coverage.warning}\n`);
       runs.push({ name: names[i], rankings: run.rankings });
     }
-    const analysis = analyseErrors(runs[0], runs[1], qrels, { metric: metric as Metric, top, meta });
+    const analysis = analyseErrors(runs[0], runs[1], qrels, { metric, top, meta });
     if (values.json) {
       io.stdout(JSON.stringify(analysis, null, 2) + "\n");
       return;

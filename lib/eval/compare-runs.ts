@@ -1,6 +1,7 @@
 /** Paired randomization tests, run pairs × metrics, Holm-corrected over all: what `gbr compare` computes. */
 import type { DocId, QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
+import { resolveMetric, type MetricName } from "./metric-names";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
 import { Pcg64 } from "../util/random";
 
@@ -30,8 +31,8 @@ export interface Comparison {
 }
 
 export interface CompareOptions extends RandomizationOptions {
-  /** Default all five, in METRICS order. */
-  metrics?: readonly Metric[];
+  /** Default all five, in METRICS order; any spelling `resolveMetric` reads. */
+  metrics?: readonly MetricName[];
   /** Pairs tested a against b (default every pair, in run order). */
   pairs?: readonly (readonly [string, string])[];
 }
@@ -46,8 +47,7 @@ export function compareRuns(
   opts: CompareOptions = {},
 ): Comparison {
   const qids = comparedQueries(queries);
-  const metrics = opts.metrics ?? METRICS;
-  for (const m of metrics) if (!(METRICS as readonly string[]).includes(m)) throw new RangeError(`unknown metric '${m}' (known: ${METRICS.join(", ")})`);
+  const metrics = [...new Set((opts.metrics ?? METRICS).map(resolveMetric))];
   const byName = new Map<string, RunScores>();
   for (const r of runs) {
     if (byName.has(r.name)) throw new RangeError(`two runs are named '${r.name}'`);

@@ -1,6 +1,7 @@
 /** Error analysis per query, area and gold article; ranks as the metrics' `dedupeCut` (repeats once, none past 100). */
 import { NO_AREA, sourceOf, type DocId, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
-import { dedupeCut, DEPTH, evaluate, METRICS, queryMetrics, type Metric, type MetricValues } from "./metrics";
+import { dedupeCut, DEPTH, evaluate, queryMetrics, type Metric, type MetricValues } from "./metrics";
+import { resolveMetric, type MetricName } from "./metric-names";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
@@ -40,8 +41,8 @@ export interface WinLossOptions {
 }
 
 /** Per-query wins, ties and losses of A against B over the queries both have, in A's order; the rest listed. */
-export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossOptions = {}): WinLoss {
-  checkMetric(metric);
+export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: WinLossOptions = {}): WinLoss {
+  const metric = resolveMetric(name);
   const tie = checkTie(opts.tie);
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();
@@ -110,10 +111,10 @@ export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
   b: ReadonlyMap<QueryId, Ranking>,
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  metric: Metric,
+  name: MetricName,
   opts: DifferenceOptions = {},
 ): QueryDifference[] {
-  checkMetric(metric);
+  const metric = resolveMetric(name);
   const n = checkCount(opts.n ?? 10, "n");
   const tie = checkTie(opts.tie);
   const all: QueryDifference[] = [];
@@ -213,10 +214,10 @@ export function hardestQuestions(
   perQueryByRun: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
   meta: ReadonlyMap<QueryId, QueryMeta>,
-  metric: Metric,
+  name: MetricName,
   n: number,
 ): HardQuestion[] {
-  checkMetric(metric);
+  const metric = resolveMetric(name);
   checkCount(n, "n");
   if (perQueryByRun.size === 0) throw new RangeError("hardestQuestions needs the per-query values of at least one method");
   const runs = [...perQueryByRun];
@@ -255,7 +256,7 @@ export interface ErrorAnalysis {
 
 export interface ErrorAnalysisOptions {
   /** Default Recall@100, the paper's headline metric. */
-  metric?: Metric;
+  metric?: MetricName;
   /** Rows of `largestDifferences` (default 10). */
   top?: number;
   tie?: number;
@@ -270,8 +271,7 @@ export interface ErrorAnalysisOptions {
  * analysis.winLoss.total; // { queries: 283, wins: …, ties: …, losses: … }
  */
 export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
-  const metric = opts.metric ?? "Recall@100";
-  checkMetric(metric);
+  const metric = resolveMetric(opts.metric ?? "Recall@100");
   // The distribution is keyed by name: one name for both runs would merge them.
   if (a.name === b.name) throw new RangeError(`both runs are named '${a.name}'`);
   const ea = evaluate(a.rankings, qrels);
@@ -300,10 +300,6 @@ function emptyCounts(): WinLossCounts {
 // Code-unit order, as breakdown.ts: locale-independent, so tables do not change between machines.
 function compareCodeUnits(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function checkMetric(metric: Metric): void {
-  if (!(METRICS as readonly string[]).includes(metric)) throw new RangeError(`unknown metric '${metric}' (known: ${METRICS.join(", ")})`);
 }
 
 function checkTie(tie: number | undefined): number {

@@ -1,6 +1,7 @@
 /** Plotly specs of the error analysis and per-query statistics (lib/eval/error-analysis.ts, statistics.ts). */
 import type { QueryId, QueryMeta } from "../types";
-import type { Metric, MetricValues } from "../eval/metrics";
+import type { MetricValues } from "../eval/metrics";
+import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
 import type { RunCorrelation } from "../eval/statistics";
 import { axis, baseLayout, fmt4, LEGEND, plotlyText, type Figure } from "./figure-style";
@@ -61,11 +62,12 @@ export function rankDistributionChart(dist: RankDistribution): Figure {
 export function perQueryScatter(
   a: ReadonlyMap<QueryId, MetricValues>,
   b: ReadonlyMap<QueryId, MetricValues>,
-  metric: Metric,
+  name: MetricName,
   nameA: string,
   nameB: string,
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
+  const metric = resolveMetric(name);
   const shared = [...a.keys()].filter((q) => b.has(q));
   const byArea = new Map<string, QueryId[]>();
   for (const q of shared) {
@@ -101,7 +103,8 @@ export function perQueryScatter(
 }
 
 /** Spearman's rho between every pair of runs' per-query scores: high rho, the same questions are hard. */
-export function correlationHeatmap(rows: readonly RunCorrelation[], metric: Metric): Figure {
+export function correlationHeatmap(rows: readonly RunCorrelation[], name: MetricName): Figure {
+  const metric = resolveMetric(name);
   const names = [...new Set(rows.flatMap((r) => [r.a, r.b]))];
   const rho = (x: string, y: string) => (x === y ? 1 : rows.find((r) => (r.a === x && r.b === y) || (r.a === y && r.b === x))?.rho ?? NaN);
   const z = names.map((y) => names.map((x) => rho(x, y)));
