@@ -1,5 +1,5 @@
 /** The public face: at most 40 values (test/unit/face.test.ts), types free; tests import the rest from its module. */
-export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
+export type { Benchmark, Doc, DocId, Judged, Qrels, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
 export { NO_AREA, sourceOf } from "./types";
 
 // The data: a benchmark, its statistics (Tables 1 and 6), run files.

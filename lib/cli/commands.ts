@@ -1,17 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Benchmark } from "../types";
+import type { Benchmark, Run } from "../types";
 import { CliError, numberOption, withHelp, type Command, type Io } from "./args";
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { readQrels } from "../data/qrels";
-import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, notInTrecEvalOrder, readRun, runName, writeJsonRun, writeTrec } from "../data/runs";
+import { metricsOf, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
+import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, METRICS } from "../eval/metrics";
-import { metricsOf } from "./eval-inputs";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
@@ -298,18 +298,24 @@ const evalCmd = withHelp(
   {
     name: "eval",
     summary: "Evaluate a run: nDCG@10, nDCG@100, Recall@10, Recall@100, MAP@100 (mean, or per query).",
-    usage: "eval --qrels FILE --run FILE [--per-query] [--json]",
-    options: { qrels: { type: "string" }, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" } },
+    usage: "eval --qrels FILE --run FILE [--binary] [--per-query] [--json] [--format trec_eval]",
+    options: { ...qrelsOptions, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" }, format: { type: "string" } },
     help: [
-      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
-      "--run FILE     TREC run (ordered by its rank column) or JSON {qid: [docid, …]}",
+      ...qrelsHelp,
+      "--run FILE     TREC run (ordered by its rank column), ranx JSON {qid: {docid: score}} or JSON {qid: [docid, …]}",
       "--per-query    one row per query (in qrels order) before the mean",
       "--json         {\"mean\": {metric: value}} (and \"perQuery\") at full precision",
+      "--format F     trec_eval: trec_eval's layout (measure, query, value; its names ndcg_cut_10 …; with --per-query",
+      "               its -q rows for the run's queries, sorted by id; 'all' is the mean, a query missing from the run",
+      "               counting 0 as with trec_eval -c). The values are the project's, on the file's order of each ranking.",
     ],
   },
   async (values, _pos, io) => {
     if (!values.qrels || !values.run) throw new CliError("gbr eval needs --qrels FILE and --run FILE (see --help)", 2);
-    const qrels = await readQrels(String(values.qrels));
+    const format = values.format === undefined ? undefined : String(values.format);
+    if (format !== undefined && format !== "trec_eval") throw new CliError(`gbr eval: --format must be trec_eval, got '${format}'${didYouMean(format, ["trec_eval"])}`, 2);
+    if (format && values.json) throw new CliError("gbr eval: --json and --format are two outputs; give one", 2);
+    const qrels = await qrelsOf(values, io);
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
     const coverage = checkRunCoverage(run, qrels, String(values.run), String(values.qrels));
@@ -321,6 +327,15 @@ const evalCmd = withHelp(
       const body: Record<string, unknown> = { mean };
       if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
       io.stdout(JSON.stringify(body, null, 2) + "\n");
+      return;
+    }
+    if (format === "trec_eval") {
+      const reordered = notInTrecEvalOrder(run).filter((q) => perQuery.has(q));
+      if (reordered.length) {
+        io.stderr(`note: ${reordered.length} rankings (e.g. '${reordered[0]}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, these values follow the file's order\n`);
+      }
+      const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
+      io.stdout(formatTrecEval(mean, rows));
       return;
     }
     const rows: string[][] = [];
@@ -459,10 +474,10 @@ const compare = withHelp(
   {
     name: "compare",
     summary: "Paired randomization tests with Holm correction between runs.",
-    usage: "compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--official] [--json]",
+    usage: "compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--binary] [--official] [--json]",
     options: {
       official: { type: "boolean" },
-      qrels: { type: "string" },
+      ...qrelsOptions,
       run: { type: "string", multiple: true },
       pair: { type: "string", multiple: true },
       swaps: { type: "string" },
@@ -471,11 +486,12 @@ const compare = withHelp(
       json: { type: "boolean" },
     },
     help: [
-      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
-      "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension",
+      ...qrelsHelp,
+      "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension, or the",
+      "               experiment id in its TREC tag for a file gbr reproduce wrote (runs/rrf__a+b.trec is rrf:a+b)",
       "--swaps N      random sign flips per test (default 100000)",
       "--official     the authors' significance setup: their stream (the default here too) and 100,000 flips",
-      "--pair A,B     test run A against run B (names: file names without extension; repeatable, in this order);",
+      "--pair A,B     test run A against run B (a run's name, or its file name without extension; repeatable, in order);",
       "               default every pair of runs in the order given",
       "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
       `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")};`,
@@ -495,19 +511,27 @@ const compare = withHelp(
     const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
     if (values.official && swaps !== 100_000) throw new CliError(`gbr compare --official draws the authors' 100,000 flips per test; drop --swaps ${swaps} (or --official)`, 2);
     const seed = seedOption(values.seed);
-    const names = files.map((f) => path.parse(f).name);
-    const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
-    const pairs = ((values.pair as string[] | undefined) ?? []).map((p): [string, string] => {
+    const pairSpecs = ((values.pair as string[] | undefined) ?? []).map((p): [string, string] => {
       const parts = p.split(",").map((x) => x.trim());
       if (parts.length !== 2 || !parts[0] || !parts[1]) throw new CliError(`gbr compare: --pair takes A,B (two run names), got '${p}'`, 2);
-      for (const n of parts) if (!names.includes(n)) throw new CliError(`gbr compare: --pair ${p}: no run named '${n}' (runs: ${names.join(", ")})`, 2);
       return [parts[0], parts[1]];
     });
-    const qrels = await readQrels(String(values.qrels));
+    const qrels = await qrelsOf(values, io);
+    const read: Run[] = [];
+    for (const f of files) read.push(await readRun(f));
+    const names = files.map((f, i) => runName(f, read[i]));
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
+    const bases = files.map((f) => path.parse(f).name);
+    const nameOf = (n: string, p: string) => {
+      const i = names.includes(n) ? names.indexOf(n) : bases.indexOf(n);
+      if (i < 0) throw new CliError(`gbr compare: --pair ${p}: no run named '${n}' (runs: ${names.join(", ")})`, 2);
+      return names[i];
+    };
+    const pairs = pairSpecs.map(([a, b]): [string, string] => [nameOf(a, `${a},${b}`), nameOf(b, `${a},${b}`)]);
     const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
     for (let i = 0; i < files.length; i++) {
-      const run = await readRun(files[i]);
+      const run = read[i];
       const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
       const unknown = coverage.unjudged.length;
       if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);

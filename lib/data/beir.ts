@@ -227,19 +227,48 @@ export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgm
   return out;
 }
 
-/** Relevant articles per query (score > 0), in first-seen order; none at all is an error (every metric 0). */
-export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
-  const qrels = new Map<QueryId, Set<DocId>>();
+/**
+ * Each query's judged articles with their grades, in first-seen order: 0 and negative grades are kept (judged not
+ * relevant). The same pair judged twice must carry one grade: two different ones are an error naming both lines.
+ * Queries come in the order of their first relevant judgment (as the binary reading always had them: it decides which
+ * query meets which random flip in `gbr compare`), those without one after.
+ */
+export function gradesOf(judgments: readonly Judgment[], file: string): Map<QueryId, Map<DocId, number>> {
+  const grades = new Map<QueryId, Map<DocId, number>>();
+  const lineOf = new Map<string, number>();
+  const firstRelevant = new Set<QueryId>();
   for (const j of judgments) {
-    if (j.score <= 0) continue;
-    let set = qrels.get(j.query);
-    if (!set) qrels.set(j.query, (set = new Set()));
-    set.add(j.doc);
+    let docs = grades.get(j.query);
+    if (!docs) grades.set(j.query, (docs = new Map()));
+    const prev = docs.get(j.doc);
+    if (prev !== undefined && prev !== j.score) {
+      throw new DataError(`query '${j.query}' judges article '${j.doc}' twice, ${prev} on line ${lineOf.get(`${j.query}\t${j.doc}`)} and ${j.score} here; keep one grade`, file, j.line);
+    }
+    if (prev === undefined) lineOf.set(`${j.query}\t${j.doc}`, j.line);
+    docs.set(j.doc, j.score);
+    if (j.score >= 1) firstRelevant.add(j.query);
   }
-  if (qrels.size === 0) {
+  if (firstRelevant.size === 0) {
     throw new DataError(`no relevant judgment: all ${judgments.length} judgments have a score <= 0 (a relevant article has score >= 1)`, file);
   }
+  const ordered = new Map([...firstRelevant].map((q) => [q, grades.get(q)!]));
+  for (const [q, docs] of grades) if (!ordered.has(q)) ordered.set(q, docs);
+  return ordered;
+}
+
+/** Relevant articles per query (grade >= 1), in first-seen order: the binary reading; none at all is an error. */
+export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
+  const qrels = new Map<QueryId, Set<DocId>>();
+  for (const [query, docs] of gradesOf(judgments, file)) {
+    const relevant = [...docs].filter(([, g]) => g >= 1).map(([d]) => d);
+    if (relevant.length) qrels.set(query, new Set(relevant));
+  }
   return qrels;
+}
+
+/** The highest grade of the judgments (1 for binary qrels). */
+export function maxGrade(judgments: readonly Judgment[]): number {
+  return judgments.reduce((m, j) => Math.max(m, j.score), -Infinity);
 }
 
 export interface ReadBeirOptions {
@@ -262,6 +291,9 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"_id\", \"text\"} line per query", queriesFile);
   const judgments = parseJudgmentsTsv(await readTextLines(qrelsFile, opts.warn), qrelsFile);
   const allQrels = relevantOf(judgments, qrelsFile);
+  const top = maxGrade(judgments);
+  // The experiments score binary relevance; said once, since nDCG on the grades would differ.
+  if (top > 1) opts.warn?.(`${qrelsFile}: graded judgments (grades up to ${top}): retrieval experiments count grade >= 1 as relevant; 'gbr eval --qrels ${qrelsFile}' scores with the grades`);
 
   const docIds = new Set(docs.map((d) => d.id));
   const queryIds = new Set(queries.map((q) => q.id));

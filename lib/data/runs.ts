@@ -1,6 +1,6 @@
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import type { DocId, QueryId, Ranking, Run } from "../types";
+import { relevantCount, type Qrels, type QueryId, type Ranking, type Run } from "../types";
 import { idProblem, readTextLines, readUtf8, type Warn } from "./beir";
 import { DataError } from "../util/errors";
 import { fileNameOf } from "../util/file-name";
@@ -219,7 +219,7 @@ export interface RunCoverage {
 /** An empty run, or one sharing no query with the qrels, is a DataError (a silent 0); a partial overlap warns. */
 export function checkRunCoverage(
   run: Run,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  qrels: Qrels,
   runFile: string,
   qrelsFile = "the qrels",
 ): RunCoverage {
@@ -229,7 +229,7 @@ export function checkRunCoverage(
     const queries = run.rankings.size === 0 ? "no query" : `${run.rankings.size} queries, each with an empty ranking`;
     throw new DataError(`the run is empty (${queries}): nothing to evaluate; check that the retriever wrote its output to this file`, runFile);
   }
-  const judged = [...qrels.keys()].filter((q) => (qrels.get(q)?.size ?? 0) > 0);
+  const judged = [...qrels].filter(([, j]) => relevantCount(j) > 0).map(([q]) => q);
   const ranked = judged.filter((q) => run.rankings.has(q)).length;
   const unjudged = [...run.rankings.keys()].filter((q) => !qrels.has(q));
   if (ranked === 0) {

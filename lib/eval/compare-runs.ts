@@ -1,5 +1,5 @@
 /** Paired randomization tests, run pairs × metrics, Holm-corrected over all: what `gbr compare` computes. */
-import type { DocId, QueryId } from "../types";
+import { relevantCount, type Qrels, type QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
@@ -43,7 +43,7 @@ export interface CompareOptions extends RandomizationOptions {
  */
 export function compareRuns(
   runs: readonly RunScores[],
-  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  queries: Qrels | Iterable<QueryId>,
   opts: CompareOptions = {},
 ): Comparison {
   const qids = comparedQueries(queries);
@@ -79,8 +79,8 @@ export function compareRuns(
 }
 
 /** A qrels map's queries with a relevant document (as `evaluate` counts them), or the ids as given. */
-export function comparedQueries(queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>): QueryId[] {
+export function comparedQueries(queries: Qrels | Iterable<QueryId>): QueryId[] {
   return queries instanceof Map
-    ? [...(queries as ReadonlyMap<QueryId, ReadonlySet<DocId>>)].filter(([, g]) => g.size > 0).map(([q]) => q)
+    ? [...(queries as Qrels)].filter(([, g]) => relevantCount(g) > 0).map(([q]) => q)
     : [...(queries as Iterable<QueryId>)];
 }

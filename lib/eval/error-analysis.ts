@@ -1,5 +1,5 @@
 /** Error analysis per query, area and gold article; ranks as the metrics' `dedupeCut` (repeats once, none past 100). */
-import { NO_AREA, sourceOf, type DocId, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
+import { NO_AREA, relevantCount, relevantDocs, sourceOf, type DocId, type Qrels, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
 import { dedupeCut, DEPTH, evaluate, queryMetrics, type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 
@@ -110,7 +110,7 @@ export interface DifferenceOptions {
 export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
   b: ReadonlyMap<QueryId, Ranking>,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  qrels: Qrels,
   name: MetricName,
   opts: DifferenceOptions = {},
 ): QueryDifference[] {
@@ -118,12 +118,13 @@ export function largestDifferences(
   const n = checkCount(opts.n ?? 10, "n");
   const tie = checkTie(opts.tie);
   const all: QueryDifference[] = [];
-  for (const [query, gold] of qrels) {
+  for (const [query, judged] of qrels) {
+    const gold = relevantDocs(judged);
     if (gold.size === 0) continue;
     const ra = a.get(query) ?? [];
     const rb = b.get(query) ?? [];
-    const va = queryMetrics(ra, gold)[metric];
-    const vb = queryMetrics(rb, gold)[metric];
+    const va = queryMetrics(ra, judged)[metric];
+    const vb = queryMetrics(rb, judged)[metric];
     const delta = va - vb;
     if (Math.abs(delta) <= tie) continue;
     const inA = goldRanks(ra, gold);
@@ -138,9 +139,10 @@ export function largestDifferences(
 }
 
 /** Per qrels query with a relevant article: its first gold article's rank as the metrics count it, or null. */
-export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Map<QueryId, number | null> {
+export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: Qrels): Map<QueryId, number | null> {
   const out = new Map<QueryId, number | null>();
-  for (const [query, gold] of qrels) {
+  for (const [query, judged] of qrels) {
+    const gold = relevantDocs(judged);
     if (gold.size === 0) continue;
     const i = dedupeCut(rankings.get(query) ?? []).findIndex((id) => gold.has(id));
     out.set(query, i < 0 ? null : i + 1);
@@ -189,7 +191,7 @@ export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, Readon
  * const dist = goldRankDistribution(new Map([["bm25", bm25.rankings], ["lsi", lsi.rankings]]), bench.qrels);
  * dist.runs.map((r) => [r.name, r.counts[0]]); // queries with a gold article at rank 1
  */
-export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["rankings"]>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): RankDistribution {
+export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["rankings"]>, qrels: Qrels): RankDistribution {
   return firstGoldRankDistribution(new Map([...rankingsByRun].map(([name, r]) => [name, firstGoldRanks(r, qrels)])));
 }
 
@@ -212,7 +214,7 @@ export interface HardQuestion {
  */
 export function hardestQuestions(
   perQueryByRun: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  qrels: Qrels,
   meta: ReadonlyMap<QueryId, QueryMeta>,
   name: MetricName,
   n: number,
@@ -222,8 +224,9 @@ export function hardestQuestions(
   if (perQueryByRun.size === 0) throw new RangeError("hardestQuestions needs the per-query values of at least one method");
   const runs = [...perQueryByRun];
   const all: HardQuestion[] = [];
-  for (const [query, gold] of qrels) {
-    if (gold.size === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
+  for (const [query, judged] of qrels) {
+    if (relevantCount(judged) === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
+    const gold = relevantDocs(judged);
     const values = runs.map(([run, pq]) => ({ run, value: pq.get(query)![metric] }));
     let max = -Infinity;
     let sum = 0;
@@ -270,7 +273,7 @@ export interface ErrorAnalysisOptions {
  * const analysis = analyseErrors({ name: "bm25", rankings: a.rankings }, { name: "lsi", rankings: b.rankings }, qrels);
  * analysis.winLoss.total; // { queries: 283, wins: …, ties: …, losses: … }
  */
-export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
+export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
   const metric = resolveMetric(opts.metric ?? "Recall@100");
   // The distribution is keyed by name: one name for both runs would merge them.
   if (a.name === b.name) throw new RangeError(`both runs are named '${a.name}'`);
