@@ -222,3 +222,22 @@ test("binary qrels score the same through the graded reader as through the binar
   assert.deepEqual(graded, binary);
   assert.ok(graded.perQuery.get("Q01")!["Recall@100"] > 0);
 });
+
+test("a BEIR folder with grades loads binary for the experiments, with one warning that names gbr eval", async () => {
+  const { readBeir } = await import("../../lib/data/beir");
+  const { mkdirSync } = await import("node:fs");
+  const dir = file("beir-graded");
+  mkdirSync(path.join(dir, "qrels"), { recursive: true });
+  writeFileSync(path.join(dir, "corpus.jsonl"), ['{"_id": "d1", "title": "", "text": "ένα"}', '{"_id": "d2", "title": "", "text": "δύο"}'].join("\n") + "\n");
+  writeFileSync(path.join(dir, "queries.jsonl"), '{"_id": "q1", "text": "ερώτηση"}\n');
+  writeFileSync(path.join(dir, "qrels", "test.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\n");
+  const warnings: string[] = [];
+  const bench = await readBeir(dir, { warn: (m) => warnings.push(m) });
+  assert.deepEqual([...bench.qrels.get("q1")!], ["d1"]);
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /graded judgments \(grades up to 2\): retrieval experiments count grade >= 1 as relevant; 'gbr eval --qrels .*test\.tsv' scores with the grades/);
+  writeFileSync(path.join(dir, "qrels", "test.tsv"), "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td2\t0\n");
+  warnings.length = 0;
+  await readBeir(dir, { warn: (m) => warnings.push(m) });
+  assert.deepEqual(warnings, [], "0/1 qrels are binary: nothing to say");
+});
