@@ -5,7 +5,7 @@ import { CliError, numberOption, withHelp, type Command, type Io } from "./args"
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, notInTrecEvalOrder, readRun, runName, writeJsonRun, writeTrec } from "../data/runs";
+import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, runName, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
 import { metricsOf, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
@@ -330,9 +330,14 @@ const evalCmd = withHelp(
       return;
     }
     if (format === "trec_eval") {
-      const reordered = notInTrecEvalOrder(run).filter((q) => perQuery.has(q));
+      // trec_eval scores its own order of each ranking; say where that is not the file's, and what it changes.
+      const theirs = trecEvalOrder(run);
+      const reordered = [...perQuery.keys()].filter((q) => run.rankings.get(q)?.some((d, i) => theirs.get(q)![i] !== d));
       if (reordered.length) {
-        io.stderr(`note: ${reordered.length} rankings (e.g. '${reordered[0]}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, these values follow the file's order\n`);
+        const other = evaluate(theirs, qrels).perQuery;
+        const changed = reordered.filter((q) => METRICS.some((m) => formatFixed(perQuery.get(q)![m], 4) !== formatFixed(other.get(q)![m], 4)));
+        const effect = changed.length ? `which changes the printed values of ${changed.length} (e.g. '${changed[0]}')` : "which changes no printed value";
+        io.stderr(`note: ${reordered.length} rankings (e.g. '${reordered[0]}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, ${effect}; the values here follow the file's order\n`);
       }
       const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
       io.stdout(formatTrecEval(mean, rows));

@@ -270,27 +270,23 @@ export function runName(file: string, run: Run): string {
 }
 
 /**
- * Queries whose ranking is not in trec_eval's order (score descending, equal scores by doc id descending): trec_eval
- * re-sorts them, while the project scores the file's order, so the two may differ there.
+ * Each ranking as trec_eval ranks it: by score descending, equal scores by doc id descending (byte order), the order it
+ * scores whatever the file's. Rankings without scores stay as they are.
  */
-export function notInTrecEvalOrder(run: Run): QueryId[] {
-  const out: QueryId[] = [];
+export function trecEvalOrder(run: Run): Map<QueryId, Ranking> {
+  const out = new Map<QueryId, Ranking>();
   for (const [qid, ranking] of run.rankings) {
     const scores = run.scores?.get(qid);
-    if (!scores) continue;
-    for (let i = 0; i + 1 < Math.min(ranking.length, DEPTH_CHECKED); i++) {
-      const s = scores[i] - scores[i + 1];
-      if (s < 0 || (s === 0 && Buffer.compare(Buffer.from(ranking[i]), Buffer.from(ranking[i + 1])) < 0)) {
-        out.push(qid);
-        break;
-      }
+    if (!scores) {
+      out.set(qid, ranking);
+      continue;
     }
+    const rows = ranking.map((doc, i) => ({ doc, score: scores[i], key: Buffer.from(doc) }));
+    rows.sort((x, y) => y.score - x.score || Buffer.compare(y.key, x.key));
+    out.set(qid, rows.map((r) => r.doc));
   }
   return out;
 }
-
-/** Only the ranks the metrics read matter (they cut at 100). */
-const DEPTH_CHECKED = 100;
 
 /**
  * Reads a run file (TREC, or JSON in either shape when the name ends in .json), or, given an outputs folder and an
