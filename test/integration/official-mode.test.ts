@@ -312,16 +312,16 @@ test("--official: the authors' prompts, serving and experiment list in one switc
     const meta = JSON.parse(readFileSync(path.join(out, "sample", "metadata.json"), "utf8"));
     assert.deepEqual(meta.authorsSetup, { official: true, prompts: true, serving: true, significance: false, experiments: true });
     const summary = readFileSync(path.join(out, "sample", "summary.csv"), "utf8").trim().split("\n");
-    assert.match(summary[0], /,list$/);
-    for (const line of summary.slice(1)) assert.match(line, /,authors$/);
+    assert.match(summary[0], /,list,runFile$/);
+    for (const line of summary.slice(1)) assert.match(line, /,authors,[^,]*$/);
 
     // Without the switch a row beyond the list runs, marked in summary.csv and in the report.
     const out3 = path.join(tmp, "o3");
     const plain = await run(["reproduce", "--data", "sample", "--only", "bm25-greekstemmer,lsi", "--out", out3]);
     assert.equal(plain.code, 0, plain.stderr);
     const rows = readFileSync(path.join(out3, "sample", "summary.csv"), "utf8");
-    assert.match(rows, /^lsi,.*,beyond the authors: LSI is the project's addition$/m);
-    assert.match(rows, /^bm25-greekstemmer,.*,authors$/m);
+    assert.match(rows, /^lsi,.*,beyond the authors: LSI is the project's addition,lsi$/m);
+    assert.match(rows, /^bm25-greekstemmer,.*,authors,bm25-greekstemmer$/m);
     const meta3 = JSON.parse(readFileSync(path.join(out3, "sample", "metadata.json"), "utf8"));
     assert.deepEqual(meta3.authorsSetup, { official: false, prompts: false, serving: false, significance: false, experiments: false });
     const report = await run(["report", "--out", out3]);

@@ -129,7 +129,7 @@ test("--format trec_eval says when a ranking is not in trec_eval's order (it re-
 test("usage errors exit 2: an unknown --format, and --format with --json", async () => {
   const bad = await gbr(["eval", "--qrels", file("graded.txt"), "--run", file("run.trec"), "--format", "trec-eval"]);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /--format must be trec_eval, got 'trec-eval' \(did you mean 'trec_eval'\?\)/);
+  assert.match(bad.stderr, /unknown --format 'trec-eval' \(did you mean 'trec_eval'\?\) \(known: text, latex, markdown, trec_eval\)/);
   const both = await gbr(["eval", "--qrels", file("graded.txt"), "--run", file("run.trec"), "--format", "trec_eval", "--json"]);
   assert.equal(both.code, 2);
 });
