@@ -78,8 +78,8 @@ function filesOf(r: RecordFile): string[] {
 
 /**
  * This run's records with the earlier ones it did not replace, in the experiment list's order. An experiment that
- * could not run now (skipped) keeps an earlier result: a run without a server does not erase what one made. What
- * cannot be kept is added to `notes`.
+ * could not run now (skipped) or broke (failed) keeps an earlier result, marked `now`: a run without a server does not
+ * erase what one made. What cannot be kept is added to `notes`.
  */
 export async function mergeRecords(
   outDir: string,
