@@ -1,5 +1,5 @@
 /** The public face: at most 40 values (test/unit/face.test.ts), types free; tests import the rest from its module. */
-export type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
+export type { Benchmark, Doc, DocId, Judged, Qrels, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
 export { NO_AREA, sourceOf } from "./types";
 
 // The data: a benchmark, its statistics (Tables 1 and 6), run files.
@@ -25,6 +25,7 @@ export type { RewriteKind } from "./llm/reformulate";
 
 // Evaluation: the five metrics, breakdowns, error analysis, statistics and significance.
 export { evaluate, METRICS, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
+export type { MetricName, MetricSpelling } from "./eval/metric-names";
 export { byArea, type GroupMetrics } from "./eval/breakdown";
 export {
   analyseErrors,

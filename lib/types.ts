@@ -44,6 +44,30 @@ export interface Benchmark {
   meta: Map<QueryId, QueryMeta>;
 }
 
+/**
+ * One query's judgments: the set of relevant documents (binary), or each judged document's grade (graded). A grade of
+ * 1 or more is relevant (trec_eval's default level, `-l 1`) and is nDCG's gain; 0 and negative grades are judged not
+ * relevant.
+ */
+export type Judged = ReadonlySet<DocId> | ReadonlyMap<DocId, number>;
+
+/** Judgments of every query, binary or graded (see `Judged`); what `evaluate` scores a run against. */
+export type Qrels = ReadonlyMap<QueryId, Judged>;
+
+/** The relevant documents (grade >= 1), in judgment order. */
+export function relevantDocs(judged: Judged): ReadonlySet<DocId> {
+  if (judged instanceof Set) return judged;
+  return new Set([...(judged as ReadonlyMap<DocId, number>)].filter(([, g]) => g >= 1).map(([d]) => d));
+}
+
+/** How many relevant documents (grade >= 1) a query has: 0 means it is not evaluated. */
+export function relevantCount(judged: Judged): number {
+  if (judged instanceof Set) return judged.size;
+  let n = 0;
+  for (const g of (judged as ReadonlyMap<DocId, number>).values()) if (g >= 1) n++;
+  return n;
+}
+
 /** Doc ids, best first, unique. */
 export type Ranking = DocId[];
 
@@ -139,6 +163,8 @@ export interface RerankRunInfo {
 export interface Run {
   rankings: Map<QueryId, Ranking>;
   scores?: Map<QueryId, number[]>;
+  /** The tag a TREC run file carries on every line (written as the experiment id), when it has one tag. */
+  tag?: string;
   info?: RunInfo;
   cost?: RunCost;
   /** The queries actually searched with, when they differ from the input (e.g. LLM rewrites). */

@@ -7,7 +7,7 @@
  * lib/paths.ts compares the hashes with the sources when it runs from the build, so a notebook
  * never runs a build older than lib/ without saying so.
  *
- * Usage: node scripts/build-lib.js [--quiet]   (npm run build; npm ci runs it through `prepare`)
+ * Usage: node scripts/build-lib.js [--quiet] [--force]   (npm run build; npm ci runs it through `prepare`)
  */
 "use strict";
 const { spawnSync } = require("node:child_process");
@@ -29,6 +29,25 @@ function sources(dir, rel = "") {
       if (e.isDirectory()) return sources(path.join(dir, e.name), r);
       return e.name.endsWith(".ts") ? [r] : [];
     });
+}
+
+const hashOf = (f) => createHash("sha256").update(fs.readFileSync(path.join(LIB, f))).digest("hex").slice(0, 16);
+
+// A build that matches every source is left as it is (`--force` compiles anyway): npm runs this on every `npm ci`,
+// `npm test` and `npx gbr` (npx installs the checkout into its cache through `prepare`), each time 10 s or more.
+function isCurrent(files) {
+  let recorded;
+  try {
+    recorded = JSON.parse(fs.readFileSync(path.join(OUT, "BUILD.json"), "utf8")).sources;
+  } catch {
+    return false;
+  }
+  if (!recorded || Object.keys(recorded).length !== files.length) return false;
+  return files.every((f) => recorded[f] === hashOf(f) && fs.existsSync(path.join(OUT, f.replace(/\.ts$/, ".js"))));
+}
+if (!process.argv.includes("--force") && isCurrent(sources(LIB))) {
+  if (!quiet) console.log("build/lib: current with lib/ (--force compiles it again)");
+  process.exit(0);
 }
 
 const started = Date.now();
@@ -54,6 +73,6 @@ keep.add("BUILD.json");
 // Left by builds that imported package.json (tsc copied it): a second package.json inside the package.
 fs.rmSync(path.join(ROOT, "build", "package.json"), { force: true });
 
-const hashes = Object.fromEntries(files.map((f) => [f, createHash("sha256").update(fs.readFileSync(path.join(LIB, f))).digest("hex").slice(0, 16)]));
+const hashes = Object.fromEntries(files.map((f) => [f, hashOf(f)]));
 fs.writeFileSync(path.join(OUT, "BUILD.json"), JSON.stringify({ sources: hashes }, null, 1) + "\n");
 if (!quiet) console.log(`build/lib: ${files.length} modules of lib/ compiled for the notebooks in ${((Date.now() - started) / 1000).toFixed(1)} s`);

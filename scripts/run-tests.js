@@ -82,6 +82,7 @@ const SLOW = new Set([
   "unit/replay-shared.test.ts",
   "unit/run-tests.test.ts",
   "integration/package.test.ts", // npm pack, npm install into a new project, the library and gbr run from it
+  "integration/doc-examples.test.ts", // every example of the README and docs/: gbr reproduce on greeklaws-2021, tsx, tsc
   // LanceDB: tables written, reopened and searched
   "integration/vector-store.test.ts",
   // a browser

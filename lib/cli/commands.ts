@@ -1,15 +1,17 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Benchmark } from "../types";
+import type { Benchmark, Run } from "../types";
 import { CliError, numberOption, withHelp, type Command, type Io } from "./args";
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { readQrels } from "../data/qrels";
-import { checkRunCoverage, formatJsonRun, formatTrec, readRun, writeJsonRun, writeTrec } from "../data/runs";
+import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, runName, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
+import { metricsOf, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
+import { formatTrecEval } from "../report/trec-eval-text";
+import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
-import { evaluate, METRICS, type Metric } from "../eval/metrics";
+import { evaluate, METRICS } from "../eval/metrics";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
@@ -17,7 +19,7 @@ import { createRetriever, type RetrieverOptions, type RunContextInit } from "../
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce } from "../experiments/reproduce";
+import { reproduce, type ExperimentOutcome } from "../experiments/reproduce";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
 import type { Pricer } from "../providers/usage-meter";
@@ -27,7 +29,6 @@ import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison, streamNote } from "../report/comparison";
 import { comparisonPaperTable, evalPaperTable, PAPER_FORMATS, renderPaperTable, type PaperFormat } from "../report/paper-tables";
-import { didYouMean } from "../util/suggest";
 import { errorsCmd } from "./errors-command";
 import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
@@ -81,7 +82,7 @@ function seedOption(value: unknown): number | bigint {
 
 /** Each command's `--format` values, the default first: the one list its check, help and errors read. */
 const FORMATS = {
-  eval: ["text", ...PAPER_FORMATS],
+  eval: ["text", ...PAPER_FORMATS, "trec_eval"],
   compare: ["text", ...PAPER_FORMATS],
   reproduce: ["text", ...PAPER_FORMATS],
 } as const;
@@ -236,8 +237,8 @@ function splitLines(text: string): string[] {
 const search = withHelp(
   {
     name: "search",
-    summary: "Run one retriever over the queries and write the run (TREC or JSON).",
-    usage: "search --data SRC --retriever NAME [--queries FILE] [--k 100] [--k1 X --b Y] [--out FILE] [--format trec|json]",
+    summary: "Run one retriever over the queries and write the run (TREC, ranx JSON or JSON).",
+    usage: "search --data SRC --retriever NAME [--queries FILE] [--k 100] [--k1 X --b Y] [--out FILE] [--format trec|json|ranx]",
     options: {
       ...dataOption,
       retriever: { type: "string" },
@@ -266,7 +267,8 @@ const search = withHelp(
       "--epsilon E       idf floor as a fraction of the mean idf (default 0.25)",
       "--positive-only   leave out documents whose score is not > 0",
       "--out FILE        write the run here (default: stdout)",
-      "--format F        trec (default; json when --out ends in .json) or json",
+      "--format F        trec (default; json when --out ends in .json), json ({qid: [docid, …]}) or ranx",
+      "                  ({qid: {docid: score}}, what ranx's Run.from_file and pytrec_eval read)",
       "--tag T           TREC run tag (default: the retriever name)",
       "--ann             dense: search the IVF_PQ index instead of exact search (recall against exact is logged)",
       "--nprobes N       ANN partitions probed (default 20);  --refine N  re-rank N × k candidates exactly",
@@ -287,7 +289,7 @@ const search = withHelp(
     };
     const out = values.out as string | undefined;
     const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
-    if (format !== "trec" && format !== "json") throw new CliError(`--format must be trec or json, got '${format}'`, 2);
+    if (format !== "trec" && format !== "json" && format !== "ranx") throw new CliError(`--format must be trec, json or ranx, got '${format}'${didYouMean(format, ["trec", "json", "ranx"])}`, 2);
     const log = logger(io, values.quiet);
     const bench = await load(values, io);
     const ann = values.ann
@@ -308,9 +310,9 @@ const search = withHelp(
     log?.(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
     const tag = String(values.tag ?? name).replace(/\s+/g, "_");
     if (!out) {
-      io.stdout(format === "json" ? formatJsonRun(run) : formatTrec(run, tag));
-    } else if (format === "json") {
-      await writeJsonRun(out, run);
+      io.stdout(format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag));
+    } else if (format !== "trec") {
+      await writeJsonRun(out, run, format);
     } else {
       await writeTrec(out, run, tag);
     }
@@ -322,22 +324,26 @@ const evalCmd = withHelp(
   {
     name: "eval",
     summary: "Evaluate a run: nDCG@10, nDCG@100, Recall@10, Recall@100, MAP@100 (mean, or per query).",
-    usage: `eval --qrels FILE --run FILE [--per-query] [--json] [--format ${FORMATS.eval.join("|")}]`,
-    options: { qrels: { type: "string" }, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" }, format: { type: "string" } },
+    usage: `eval --qrels FILE --run FILE [--binary] [--per-query] [--json] [--format ${FORMATS.eval.join("|")}]`,
+    options: { ...qrelsOptions, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" }, format: { type: "string" } },
     help: [
-      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
-      "--run FILE     TREC run (ordered by its rank column) or JSON {qid: [docid, …]}",
+      ...qrelsHelp,
+      "--run FILE     TREC run (ordered by its rank column), ranx JSON {qid: {docid: score}} or JSON {qid: [docid, …]}",
       "--per-query    one row per query (in qrels order) before the mean",
       "--json         {\"mean\": {metric: value}} (and \"perQuery\") at full precision",
-      "--format F     text (default), latex (a booktabs table for a paper) or markdown (a GitHub table) of the mean",
+      "--format F     text (default), latex (a booktabs table for a paper) or markdown (a GitHub table) of the mean;",
+      "               trec_eval: trec_eval's layout (measure, query, value; its names ndcg_cut_10 …; with --per-query",
+      "               its -q rows for the run's queries, sorted by id; 'all' is the mean, a query missing from the run",
+      "               counting 0 as with trec_eval -c). The values are the project's, on the file's order of each ranking.",
     ],
   },
   async (values, _pos, io) => {
     if (!values.qrels || !values.run) throw new CliError("gbr eval needs --qrels FILE and --run FILE (see --help)", 2);
-    const paper = paperFormat(formatOption("eval", values.format));
-    if (paper && values.json) throw new CliError(`gbr eval: --json and --format ${paper} are two outputs; give one`, 2);
+    const format = formatOption("eval", values.format);
+    const paper = paperFormat(format);
+    if (format !== "text" && values.json) throw new CliError(`gbr eval: --json and --format ${format} are two outputs; give one`, 2);
     if (paper && values["per-query"]) throw new CliError(`gbr eval: --format ${paper} tables the mean; leave out --per-query (or use --json for per-query values)`, 2);
-    const qrels = await readQrels(String(values.qrels));
+    const qrels = await qrelsOf(values, io);
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
     const coverage = checkRunCoverage(run, qrels, String(values.run), String(values.qrels));
@@ -353,6 +359,20 @@ const evalCmd = withHelp(
       const body: Record<string, unknown> = { mean };
       if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
       io.stdout(JSON.stringify(body, null, 2) + "\n");
+      return;
+    }
+    if (format === "trec_eval") {
+      // trec_eval scores its own order of each ranking; say where that is not the file's, and what it changes.
+      const theirs = trecEvalOrder(run);
+      const reordered = [...perQuery.keys()].filter((q) => run.rankings.get(q)?.some((d, i) => theirs.get(q)![i] !== d));
+      if (reordered.length) {
+        const other = evaluate(theirs, qrels).perQuery;
+        const changed = reordered.filter((q) => METRICS.some((m) => formatFixed(perQuery.get(q)![m], 4) !== formatFixed(other.get(q)![m], 4)));
+        const effect = changed.length ? `which changes the printed values of ${changed.length} (e.g. '${changed[0]}')` : "which changes no printed value";
+        io.stderr(`note: ${reordered.length} rankings (e.g. '${reordered[0]}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, ${effect}; the values here follow the file's order\n`);
+      }
+      const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
+      io.stdout(formatTrecEval(mean, rows));
       return;
     }
     const rows: string[][] = [];
@@ -432,13 +452,14 @@ const reproduceCmd = withHelp(
     const result = await reproduce(loaded, opts);
     io.stdout(formatReproduceSummary(loaded, result, { format: paper ?? "text" }));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
-    const failed = result.outcomes.filter((o) => (o.earlier ? only && o.skippedNow : o.status === "failed" || (only && o.status === "skipped")));
+    const [status, earlier] = [(o: ExperimentOutcome) => o.now?.status ?? o.status, (o: ExperimentOutcome) => o.earlier && !o.now];
+    const failed = result.outcomes.filter((o) => !earlier(o) && (status(o) === "failed" || (only && status(o) === "skipped")));
     if (failed.length) {
       // Without -q each reason was printed once as the experiment ended; with -q this is where it is said.
       const byReason = new Map<string, string[]>();
       for (const o of failed) {
-        const [status, reason] = o.skippedNow ? ["skipped (its earlier result is kept)", o.skippedNow] : [o.status, o.reason ?? ""];
-        const why = values.quiet ? `${status}: ${reason}` : `${status} (the reason is above)`;
+        const [what, reason] = o.now ? [`${o.now.status} (its earlier result is kept)`, o.now.reason] : [o.status, o.reason ?? ""];
+        const why = values.quiet ? `${what}: ${reason}` : `${what} (the reason is above)`;
         byReason.set(why, [...(byReason.get(why) ?? []), o.id]);
       }
       for (const [why, ids] of byReason) io.stderr(`gbr reproduce: ${ids.join(", ")} ${why}\n`);
@@ -509,10 +530,10 @@ const compare = withHelp(
   {
     name: "compare",
     summary: "Paired randomization tests with Holm correction between runs.",
-    usage: `compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--official] [--json] [--format ${FORMATS.compare.join("|")}]`,
+    usage: `compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--binary] [--official] [--json] [--format ${FORMATS.compare.join("|")}]`,
     options: {
       official: { type: "boolean" },
-      qrels: { type: "string" },
+      ...qrelsOptions,
       run: { type: "string", multiple: true },
       pair: { type: "string", multiple: true },
       swaps: { type: "string" },
@@ -522,14 +543,16 @@ const compare = withHelp(
       format: { type: "string" },
     },
     help: [
-      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
-      "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension",
+      ...qrelsHelp,
+      "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension, or the",
+      "               experiment id in its TREC tag for a file gbr reproduce wrote (runs/rrf__a+b.trec is rrf:a+b)",
       "--swaps N      random sign flips per test (default 100000)",
       "--official     the authors' significance setup: their stream (the default here too) and 100,000 flips",
-      "--pair A,B     test run A against run B (names: file names without extension; repeatable, in this order);",
+      "--pair A,B     test run A against run B (a run's name, or its file name without extension; repeatable, in order);",
       "               default every pair of runs in the order given",
       "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
-      `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")})`,
+      `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")};`,
+      "               ranx's ndcg@10, ir_measures' R@100 or AP@100 and trec_eval's ndcg_cut_10 … are read too)",
       '--json         {"tests": [{"a", "b", "metric", "meanA", "meanB", "delta", "p", "pHolm"}]} at full precision',
       "--format F     text (default: the table, its legend and every test), or the table alone as latex (booktabs, the",
       "               best of each column bold, superscripts, the test in the caption) or markdown (a GitHub table)",
@@ -544,27 +567,32 @@ const compare = withHelp(
     if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);
     const paper = paperFormat(formatOption("compare", values.format));
     if (paper && values.json) throw new CliError(`gbr compare: --json and --format ${paper} are two outputs; give one`, 2);
-    const metricNames = ((values.metric as string[] | undefined) ?? []).flatMap((m) => m.split(",")).map((m) => m.trim()).filter(Boolean);
-    for (const m of metricNames) {
-      if (!(METRICS as readonly string[]).includes(m)) throw new CliError(`gbr compare: unknown metric '${m}' (known: ${METRICS.join(", ")})`, 2);
-    }
-    const metrics = metricNames.length ? ([...new Set(metricNames)] as Metric[]) : [...METRICS];
+    const chosen = metricsOf(values.metric, "compare");
+    const metrics = chosen.length ? chosen : [...METRICS];
     const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
     if (values.official && swaps !== 100_000) throw new CliError(`gbr compare --official draws the authors' 100,000 flips per test; drop --swaps ${swaps} (or --official)`, 2);
     const seed = seedOption(values.seed);
-    const names = files.map((f) => path.parse(f).name);
-    const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
-    const pairs = ((values.pair as string[] | undefined) ?? []).map((p): [string, string] => {
+    const pairSpecs = ((values.pair as string[] | undefined) ?? []).map((p): [string, string] => {
       const parts = p.split(",").map((x) => x.trim());
       if (parts.length !== 2 || !parts[0] || !parts[1]) throw new CliError(`gbr compare: --pair takes A,B (two run names), got '${p}'`, 2);
-      for (const n of parts) if (!names.includes(n)) throw new CliError(`gbr compare: --pair ${p}: no run named '${n}' (runs: ${names.join(", ")})`, 2);
       return [parts[0], parts[1]];
     });
-    const qrels = await readQrels(String(values.qrels));
+    const qrels = await qrelsOf(values, io);
+    const read: Run[] = [];
+    for (const f of files) read.push(await readRun(f));
+    const names = files.map((f, i) => runName(f, read[i]));
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
+    const bases = files.map((f) => path.parse(f).name);
+    const nameOf = (n: string, p: string) => {
+      const i = names.includes(n) ? names.indexOf(n) : bases.indexOf(n);
+      if (i < 0) throw new CliError(`gbr compare: --pair ${p}: no run named '${n}' (runs: ${names.join(", ")})`, 2);
+      return names[i];
+    };
+    const pairs = pairSpecs.map(([a, b]): [string, string] => [nameOf(a, `${a},${b}`), nameOf(b, `${a},${b}`)]);
     const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
     for (let i = 0; i < files.length; i++) {
-      const run = await readRun(files[i]);
+      const run = read[i];
       const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
       const unknown = coverage.unjudged.length;
       if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);

@@ -1,10 +1,9 @@
 /** `gbr errors`: where run A wins or loses against run B (lib/eval/error-analysis.ts); here as commands.ts is full. */
-import path from "node:path";
 import { CliError, numberOption, withHelp } from "./args";
-import { readQrels } from "../data/qrels";
-import { checkRunCoverage, readRun } from "../data/runs";
+import { checkRunCoverage, readRun, runName } from "../data/runs";
 import { readMeta } from "../data/beir";
-import { METRICS, type Metric } from "../eval/metrics";
+import { METRICS } from "../eval/metrics";
+import { metricOf, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
 import { analyseErrors } from "../eval/error-analysis";
 import { formatErrorAnalysis } from "../report/error-text";
 
@@ -13,9 +12,9 @@ export const errorsCmd = withHelp(
   {
     name: "errors",
     summary: "Error analysis of run A against run B: per-query wins/ties/losses, the largest differences, first-gold ranks.",
-    usage: "errors --qrels FILE --run A --run B [--metric M] [--top N] [--meta FILE] [--json]",
+    usage: "errors --qrels FILE --run A --run B [--metric M] [--top N] [--meta FILE] [--binary] [--json]",
     options: {
-      qrels: { type: "string" },
+      ...qrelsOptions,
       run: { type: "string", multiple: true },
       metric: { type: "string" },
       top: { type: "string" },
@@ -23,9 +22,11 @@ export const errorsCmd = withHelp(
       json: { type: "boolean" },
     },
     help: [
-      "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel)",
-      "--run FILE     exactly two runs (TREC or JSON), A then B; a run's name is its file name without extension",
-      `--metric M     the metric compared (default nDCG@10, which ranks within the top 10; one of ${METRICS.join(", ")})`,
+      ...qrelsHelp,
+      "--run FILE     exactly two runs (TREC or JSON), A then B; a run's name is its file name without extension (or the",
+      "               experiment id in the TREC tag of a run gbr reproduce wrote)",
+      `--metric M     the metric compared (default nDCG@10, which ranks within the top 10; one of ${METRICS.join(", ")},`,
+      "               or its ranx, ir_measures or trec_eval spelling)",
       "--top N        rows of the largest-differences table (default 10)",
       "--meta FILE    a BEIR meta.jsonl ({\"id\", \"area\"} per query): wins/ties/losses per legal area too",
       "--json         {a, b, metric, means, winLoss, largestDifferences, firstGoldRanks} at full precision",
@@ -38,23 +39,23 @@ export const errorsCmd = withHelp(
     if (!values.qrels) throw new CliError("gbr errors needs --qrels FILE (see --help)", 2);
     if (files.length !== 2) throw new CliError(`gbr errors needs exactly two runs (--run A --run B), got ${files.length}`, 2);
     // nDCG@10, not Recall@100: recall ties on every question of a known-item set, and a demo set, where rank still differs.
-    const metric = String(values.metric ?? "nDCG@10");
-    if (!(METRICS as readonly string[]).includes(metric)) throw new CliError(`gbr errors: unknown metric '${metric}' (known: ${METRICS.join(", ")})`, 2);
+    const metric = metricOf(String(values.metric ?? "nDCG@10"), "errors");
     const top = numberOption(values.top, "--top", 10, { integer: true, min: 1 });
-    const names = files.map((f) => path.parse(f).name);
+    const read = [await readRun(files[0]), await readRun(files[1])];
+    const names = files.map((f, i) => runName(f, read[i]));
     if (names[0] === names[1]) throw new CliError(`gbr errors: both runs are named '${names[0]}' (a run's name is its file name without extension)`, 2);
-    const qrels = await readQrels(String(values.qrels));
+    const qrels = await qrelsOf(values, io);
     const meta = values.meta === undefined ? undefined : await readMeta(String(values.meta));
     const runs = [];
     for (let i = 0; i < files.length; i++) {
-      const run = await readRun(files[i]);
+      const run = read[i];
       const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
       const unknown = coverage.unjudged.length;
       if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);
       if (coverage.warning) io.stderr(`${coverage.warning}\n`);
       runs.push({ name: names[i], rankings: run.rankings });
     }
-    const analysis = analyseErrors(runs[0], runs[1], qrels, { metric: metric as Metric, top, meta });
+    const analysis = analyseErrors(runs[0], runs[1], qrels, { metric, top, meta });
     if (values.json) {
       io.stdout(JSON.stringify(analysis, null, 2) + "\n");
       return;

@@ -203,12 +203,22 @@ function stringId(raw: unknown, file: string, line: number): string {
   throw new DataError(`id ${JSON.stringify(raw)} is not a string`, file, line);
 }
 
+/**
+ * A record's id: BEIR's `_id` or this project's older `id`, either spelling; a line with both must give one id (two
+ * different ones would leave which article a judgment means to the reader).
+ */
+function recordId(value: Record<string, unknown>, file: string, line: number): string {
+  const has = (k: string) => value[k] !== undefined && value[k] !== null;
+  if (!has("_id") && !has("id")) throw new DataError('missing field "_id" (BEIR\'s id field; "id" is read too)', file, line);
+  const ids = ["_id", "id"].filter(has).map((k) => stringId(value[k], file, line));
+  if (ids.length === 2 && ids[0] !== ids[1]) throw new DataError(`"_id" '${ids[0]}' and "id" '${ids[1]}' disagree; keep one id field`, file, line);
+  return ids[0];
+}
+
 function toItems(records: JsonlRecord[], file: string): { id: string; text: string }[] {
   const seen = new Map<string, number>();
   return records.map(({ line, value }) => {
-    const rawId = value.id ?? value._id;
-    if (rawId === undefined || rawId === null) throw new DataError('missing field "id"', file, line);
-    const id = stringId(rawId, file, line);
+    const id = recordId(value, file, line);
     if (typeof value.text !== "string") throw new DataError(`field "text" of id '${id}' is not a string`, file, line);
     const bad = idProblem("id", id);
     if (bad) throw new DataError(bad, file, line);
@@ -272,19 +282,48 @@ export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgm
   return out;
 }
 
-/** Relevant articles per query (score > 0), in first-seen order; none at all is an error (every metric 0). */
-export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
-  const qrels = new Map<QueryId, Set<DocId>>();
+/**
+ * Each query's judged articles with their grades, in first-seen order: 0 and negative grades are kept (judged not
+ * relevant). The same pair judged twice must carry one grade: two different ones are an error naming both lines.
+ * Queries come in the order of their first relevant judgment (as the binary reading always had them: it decides which
+ * query meets which random flip in `gbr compare`), those without one after.
+ */
+export function gradesOf(judgments: readonly Judgment[], file: string): Map<QueryId, Map<DocId, number>> {
+  const grades = new Map<QueryId, Map<DocId, number>>();
+  const lineOf = new Map<string, number>();
+  const firstRelevant = new Set<QueryId>();
   for (const j of judgments) {
-    if (j.score <= 0) continue;
-    let set = qrels.get(j.query);
-    if (!set) qrels.set(j.query, (set = new Set()));
-    set.add(j.doc);
+    let docs = grades.get(j.query);
+    if (!docs) grades.set(j.query, (docs = new Map()));
+    const prev = docs.get(j.doc);
+    if (prev !== undefined && prev !== j.score) {
+      throw new DataError(`query '${j.query}' judges article '${j.doc}' twice, ${prev} on line ${lineOf.get(`${j.query}\t${j.doc}`)} and ${j.score} here; keep one grade`, file, j.line);
+    }
+    if (prev === undefined) lineOf.set(`${j.query}\t${j.doc}`, j.line);
+    docs.set(j.doc, j.score);
+    if (j.score >= 1) firstRelevant.add(j.query);
   }
-  if (qrels.size === 0) {
+  if (firstRelevant.size === 0) {
     throw new DataError(`no relevant judgment: all ${judgments.length} judgments have a score <= 0 (a relevant article has score >= 1)`, file);
   }
+  const ordered = new Map([...firstRelevant].map((q) => [q, grades.get(q)!]));
+  for (const [q, docs] of grades) if (!ordered.has(q)) ordered.set(q, docs);
+  return ordered;
+}
+
+/** Relevant articles per query (grade >= 1), in first-seen order: the binary reading; none at all is an error. */
+export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
+  const qrels = new Map<QueryId, Set<DocId>>();
+  for (const [query, docs] of gradesOf(judgments, file)) {
+    const relevant = [...docs].filter(([, g]) => g >= 1).map(([d]) => d);
+    if (relevant.length) qrels.set(query, new Set(relevant));
+  }
   return qrels;
+}
+
+/** The highest grade of the judgments (1 for binary qrels). */
+export function maxGrade(judgments: readonly Judgment[]): number {
+  return judgments.reduce((m, j) => Math.max(m, j.score), -Infinity);
 }
 
 export interface ReadBeirOptions {
@@ -302,11 +341,14 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   const queriesFile = opts.queriesFile ?? path.join(dir, "queries.jsonl");
   const qrelsFile = opts.qrelsFile ?? path.join(dir, "qrels", "test.tsv");
   const docs: Doc[] = toItems(await readJsonl(corpusFile, ["text"], opts.warn), corpusFile);
-  if (docs.length === 0) throw new DataError("the corpus is empty (no article); a corpus.jsonl needs one {\"id\", \"text\"} line per article", corpusFile);
+  if (docs.length === 0) throw new DataError("the corpus is empty (no article); a corpus.jsonl needs one {\"_id\", \"title\", \"text\"} line per article", corpusFile);
   const queries: Query[] = toItems(await readJsonl(queriesFile, ["text"], opts.warn), queriesFile);
-  if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"id\", \"text\"} line per query", queriesFile);
+  if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"_id\", \"text\"} line per query", queriesFile);
   const judgments = parseJudgmentsTsv(await readTextLines(qrelsFile, opts.warn), qrelsFile);
   const allQrels = relevantOf(judgments, qrelsFile);
+  const top = maxGrade(judgments);
+  // The experiments score binary relevance; said once, since nDCG on the grades would differ.
+  if (top > 1) opts.warn?.(`${qrelsFile}: graded judgments (grades up to ${top}): retrieval experiments count grade >= 1 as relevant; 'gbr eval --qrels ${qrelsFile}' scores with the grades`);
 
   const docIds = new Set(docs.map((d) => d.id));
   const queryIds = new Set(queries.map((q) => q.id));
@@ -342,11 +384,15 @@ async function exists(file: string): Promise<boolean> {
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 
-/** Writes a BEIR folder that `readBeir` reads back unchanged (corpus order kept). */
+/**
+ * Writes a BEIR folder that `readBeir` reads back unchanged (corpus order kept) and beir's GenericDataLoader reads as
+ * BEIR's own: articles `{"_id", "title", "text"}` (the title empty: an article's heading is part of its text), queries
+ * `{"_id", "text"}`. meta.jsonl is this project's (`{"id", "area", "date", "number"}`), which beir does not read.
+ */
 export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
   await fs.mkdir(path.join(dir, "qrels"), { recursive: true });
-  await fs.writeFile(path.join(dir, "corpus.jsonl"), jsonl(b.docs.map((d) => ({ id: d.id, text: d.text }))));
-  await fs.writeFile(path.join(dir, "queries.jsonl"), jsonl(b.queries.map((q) => ({ id: q.id, text: q.text }))));
+  await fs.writeFile(path.join(dir, "corpus.jsonl"), jsonl(b.docs.map((d) => ({ _id: d.id, title: "", text: d.text }))));
+  await fs.writeFile(path.join(dir, "queries.jsonl"), jsonl(b.queries.map((q) => ({ _id: q.id, text: q.text }))));
   const lines = ["query-id\tcorpus-id\tscore"];
   for (const q of b.queries) for (const d of b.qrels.get(q.id) ?? []) lines.push(`${q.id}\t${d}\t1`);
   await fs.writeFile(path.join(dir, "qrels", "test.tsv"), lines.join("\n") + "\n");
@@ -362,8 +408,8 @@ export async function readMeta(
   opts: { queryIds?: ReadonlySet<QueryId>; queriesFile?: string; skipUnknown?: boolean; warn?: (message: string) => void } = {},
 ): Promise<Map<QueryId, QueryMeta>> {
   const meta = new Map<QueryId, QueryMeta>();
-  for (const { line, value } of await readJsonl(metaFile, ["id"], opts.warn)) {
-    const id = stringId(value.id, metaFile, line);
+  for (const { line, value } of await readJsonl(metaFile, [], opts.warn)) {
+    const id = recordId(value, metaFile, line);
     const bad = idProblem("id", id);
     if (bad) throw new DataError(bad, metaFile, line);
     if (meta.has(id)) throw new DataError(`duplicate metadata for query '${id}'`, metaFile, line);

@@ -6,11 +6,14 @@ import { hashFile } from "../util/download";
 import { writeBeir } from "./beir";
 import { verifyCached, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 
+/** The layout `writeBeir` writes now (see `Manifest.beirLayout`): a folder in an older one is written again. */
+const BEIR_LAYOUT = 2;
+
 /** True when `dir` already holds the BEIR copy of exactly this pull, its files intact. */
 export async function beirIsCurrent(dir: string, manifest: Manifest): Promise<boolean> {
   try {
     const prev = JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8")) as Manifest;
-    if (prev.sha !== manifest.sha || JSON.stringify(prev.files) !== JSON.stringify(manifest.files) || !prev.beir) return false;
+    if (prev.sha !== manifest.sha || JSON.stringify(prev.files) !== JSON.stringify(manifest.files) || !prev.beir || prev.beirLayout !== BEIR_LAYOUT) return false;
     for (const f of prev.beir) if (await verifyCached(path.join(dir, ...f.path.split("/")), f)) return false;
     return true;
   } catch {
@@ -25,5 +28,5 @@ export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manif
   const written = ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv", ...(b.meta.size > 0 ? ["meta.jsonl"] : [])];
   const beir: ManifestFile[] = [];
   for (const p of written) beir.push({ path: p, ...(await hashFile(path.join(dir, ...p.split("/")))) });
-  await writeManifest(path.join(dir, "manifest.json"), { ...manifest, beir });
+  await writeManifest(path.join(dir, "manifest.json"), { ...manifest, beir, beirLayout: BEIR_LAYOUT });
 }

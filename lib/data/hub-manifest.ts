@@ -24,6 +24,8 @@ export interface Manifest {
   fetchedAt: string;
   /** Only in a BEIR folder's manifest: checksums of the BEIR files written from the above. */
   beir?: ManifestFile[];
+  /** The BEIR files' layout: 2 writes `_id` and `title` as beir's loader reads them (absent: the older `id`). */
+  beirLayout?: number;
 }
 
 /** The cached manifest with the paths that failed verification; undefined when none is usable. */

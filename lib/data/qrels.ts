@@ -1,14 +1,26 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { DocId, QueryId } from "../types";
-import { parseQrelsTsv, parseScore, readTextLines, relevantOf, type Judgment } from "./beir";
+import type { DocId, Qrels, QueryId } from "../types";
+import { gradesOf, parseJudgmentsTsv, parseScore, readTextLines, relevantOf, type Judgment } from "./beir";
 import { DataError } from "../util/errors";
 
-/** Reads qrels as BEIR TSV or TREC (`qid 0 docid rel`), told apart by the first line; relevance > 0 counts. */
-export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>> {
+/** Every judgment of a qrels file, BEIR TSV or TREC (`qid 0 docid rel`), told apart by the first line. */
+export async function readJudgments(file: string): Promise<Judgment[]> {
   const lines = await readTextLines(file);
-  if ((lines[0] ?? "").startsWith("query-id")) return parseQrelsTsv(lines, file);
-  return relevantOf(parseTrecJudgments(lines, file), file);
+  return (lines[0] ?? "").startsWith("query-id") ? parseJudgmentsTsv(lines, file) : parseTrecJudgments(lines, file);
+}
+
+/** Reads qrels (BEIR TSV or TREC) as binary relevance: the articles with grade >= 1. */
+export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>> {
+  return relevantOf(await readJudgments(file), file);
+}
+
+/**
+ * Reads qrels (BEIR TSV or TREC) with their grades, as `evaluate` scores them the way trec_eval does: nDCG's gain is
+ * the grade, Recall and MAP count grade >= 1; 0 and negative grades are judged not relevant.
+ */
+export async function readGradedQrels(file: string): Promise<Map<QueryId, Map<DocId, number>>> {
+  return gradesOf(await readJudgments(file), file);
 }
 
 /** Every judgment of TREC qrels (whitespace separated) in file order, scores <= 0 included. */
@@ -35,10 +47,13 @@ export function parseTrecJudgments(lines: readonly string[], file: string): Judg
   return out;
 }
 
-/** Writes qrels in TREC form (`qid 0 docid 1`), the input trec_eval expects. */
-export async function writeTrecQrels(file: string, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Promise<void> {
+/** Writes qrels in TREC form (`qid 0 docid rel`, rel 1 for binary qrels), the input trec_eval expects. */
+export async function writeTrecQrels(file: string, qrels: Qrels): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const lines: string[] = [];
-  for (const [q, docs] of qrels) for (const d of docs) lines.push(`${q} 0 ${d} 1`);
+  for (const [q, judged] of qrels) {
+    if (judged instanceof Set) for (const d of judged) lines.push(`${q} 0 ${d} 1`);
+    else for (const [d, grade] of judged as ReadonlyMap<DocId, number>) lines.push(`${q} 0 ${d} ${grade}`);
+  }
   await fs.writeFile(file, lines.join("\n") + (lines.length ? "\n" : ""));
 }

@@ -1,8 +1,9 @@
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import type { DocId, QueryId, Ranking, Run } from "../types";
+import { relevantCount, type Qrels, type QueryId, type Ranking, type Run } from "../types";
 import { idProblem, readTextLines, readUtf8, type Warn } from "./beir";
 import { DataError } from "../util/errors";
+import { fileNameOf } from "../util/file-name";
 
 /** Writes a TREC run (`qid Q0 docid rank score tag`); without scores, the paper's `101 − rank` stands in. */
 export async function writeTrec(file: string, run: Run, tag: string): Promise<void> {
@@ -14,14 +15,26 @@ export function formatTrec(run: Run, tag: string): string {
   if (/\s/.test(tag)) throw new Error(`run tag '${tag}' must not contain whitespace`);
   const parts: string[] = [];
   for (const [qid, ranking] of run.rankings) {
-    const scores = run.scores?.get(qid);
-    if (scores && scores.length < ranking.length) throw new Error(`run has ${scores.length} scores for ${ranking.length} documents of query '${qid}'`);
+    const scores = scoresOf(run, qid);
     for (let i = 0; i < ranking.length; i++) {
-      const score = scores ? pyRepr(scores[i]) : String(101 - (i + 1));
+      const score = scores ? pyRepr(scores[i]) : String(standInScore(i));
       parts.push(`${qid} Q0 ${ranking[i]} ${i + 1} ${score} ${tag}\n`);
     }
   }
   return parts.join("");
+}
+
+/** A query's scores, checked against its ranking; undefined when the run has none. */
+function scoresOf(run: Run, qid: QueryId): number[] | undefined {
+  const scores = run.scores?.get(qid);
+  const n = run.rankings.get(qid)?.length ?? 0;
+  if (scores && scores.length < n) throw new Error(`run has ${scores.length} scores for ${n} documents of query '${qid}'`);
+  return scores;
+}
+
+/** The paper's `101 − rank` for runs without scores (0-based `i`): decreasing, so tools that sort by score keep the order. */
+function standInScore(i: number): number {
+  return 101 - (i + 1);
 }
 
 /** Python's repr of a float for the magnitudes BM25 produces (shortest round-trip digits). */
@@ -30,16 +43,21 @@ function pyRepr(x: number): string {
   return String(x);
 }
 
-/** Reads a TREC run ordered by rank, then score descending, then file order; a duplicate document is an error. */
+/**
+ * Reads a TREC run ordered by rank, then score descending, then file order; a duplicate document is an error. The tag
+ * is kept when every line carries the same one (`gbr reproduce` writes the experiment id there).
+ */
 export async function readTrec(file: string, warn?: Warn): Promise<Run> {
   const lines = await readTextLines(file, warn);
   const rows = new Map<QueryId, { doc: string; rank: number; score: number; line: number }[]>();
+  const tags = new Set<string>();
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].trim();
     if (raw === "") continue;
     const cols = raw.split(/\s+/);
     if (cols.length !== 6) throw new DataError(`expected 6 columns "qid Q0 docid rank score tag", found ${cols.length}`, file, i + 1);
-    const [qid, , doc, rankText, scoreText] = cols;
+    const [qid, , doc, rankText, scoreText, tag] = cols;
+    tags.add(tag);
     const rank = Number(rankText);
     const score = Number(scoreText);
     if (!Number.isFinite(rank) || !Number.isFinite(score)) throw new DataError("rank and score must be numbers", file, i + 1);
@@ -60,22 +78,45 @@ export async function readTrec(file: string, warn?: Warn): Promise<Run> {
     rankings.set(qid, list.map((r) => r.doc));
     scores.set(qid, list.map((r) => r.score));
   }
-  return { rankings, scores };
+  return { rankings, scores, ...(tags.size === 1 ? { tag: [...tags][0] } : {}) };
 }
 
-/** Writes `{qid: [docid, …]}`, one query per line so diffs between runs stay readable. */
-export async function writeJsonRun(file: string, run: Run): Promise<void> {
+/** The JSON shapes of a run: ranx's `{qid: {docid: score}}` (what ranx and pytrec_eval read) and `{qid: [docid, …]}`. */
+export type JsonRunShape = "ranx" | "json";
+
+/** Writes a JSON run in either shape, one query per line so diffs between runs stay readable (`ranx` keeps the scores). */
+export async function writeJsonRun(file: string, run: Run, shape: JsonRunShape): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, formatJsonRun(run));
+  await fs.writeFile(file, shape === "ranx" ? formatRanxRun(run) : formatJsonRun(run));
 }
 
-/** The JSON text of a run, in run order (which `JSON.stringify` would not keep for integer-like ids). */
+/** The bare JSON text of a run, `{qid: [docid, …]}` in run order (which `JSON.stringify` would not keep for integer-like ids). */
 export function formatJsonRun(run: Run): string {
   const entries = [...run.rankings].map(([q, r]) => `${JSON.stringify(q)}: ${JSON.stringify(r)}`);
   return `{\n${entries.join(",\n")}\n}\n`;
 }
 
-/** Reads a JSON run `{qid: [docid, …]}` (best first) as strict UTF-8, ids verbatim (see `idProblem`). */
+/**
+ * ranx's JSON run, `{qid: {docid: score}}`, queries and documents in run order (Python's json keeps it). Without
+ * scores the paper's `101 − rank` stands in, as in TREC files, since ranx and pytrec_eval rank by score.
+ */
+export function formatRanxRun(run: Run): string {
+  const entries = [...run.rankings].map(([q, ranking]) => {
+    const scores = scoresOf(run, q);
+    const docs = ranking.map((d, i) => {
+      const score = scores ? scores[i] : standInScore(i);
+      if (!Number.isFinite(score)) throw new Error(`query '${q}': score ${score} of '${d}' cannot be written as JSON`);
+      return `${JSON.stringify(d)}: ${JSON.stringify(score)}`;
+    });
+    return `${JSON.stringify(q)}: {${docs.join(", ")}}`;
+  });
+  return `{\n${entries.join(",\n")}\n}\n`;
+}
+
+/**
+ * Reads a JSON run as strict UTF-8, ids verbatim (see `idProblem`): ranx's `{qid: {docid: score}}` (ranked by score,
+ * descending; equal scores in file order) or `{qid: [docid, …]}` (best first). Queries keep the file's order.
+ */
 export async function readJsonRun(file: string): Promise<Run> {
   const text = await readUtf8(file);
   let parsed: unknown;
@@ -84,23 +125,45 @@ export async function readJsonRun(file: string): Promise<Run> {
   } catch (err) {
     throw new DataError(`not a readable JSON run (${(err as Error).message})`, file);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new DataError('expected an object {"qid": ["docid", …]}', file);
+  const expected = 'expected an object, ranx\'s {"qid": {"docid": score, …}} or {"qid": ["docid", …]}';
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new DataError(expected, file);
   const obj = parsed as Record<string, unknown>;
   const rankings = new Map<QueryId, Ranking>();
-  // Object key order puts integer-like ids first; the file's order is the one to keep.
-  for (const { key: qid, offset } of topLevelKeys(text)) {
-    const list = obj[qid];
-    if (rankings.has(qid)) throw new DataError(`query '${qid}' appears twice`, file);
-    if (!Array.isArray(list) || !list.every((x) => typeof x === "string")) throw new DataError(`query '${qid}': expected an array of doc ids`, file);
+  const scores = new Map<QueryId, number[]>();
+  let shape: JsonRunShape | undefined;
+  // Object key order puts integer-like ids first; the file's order is the one to keep (and breaks equal scores).
+  for (const { key: qid, offset, children } of objectKeys(text)) {
+    const value = obj[qid];
+    const line = lineOf(text, offset);
+    if (rankings.has(qid)) throw new DataError(`query '${qid}' appears twice`, file, line);
     const badQuery = idProblem("query id", qid);
-    if (badQuery) throw new DataError(badQuery, file, lineOf(text, offset));
+    if (badQuery) throw new DataError(badQuery, file, line);
+    const here: JsonRunShape | undefined = Array.isArray(value) ? "json" : value !== null && typeof value === "object" ? "ranx" : undefined;
+    if (here === undefined || (shape !== undefined && here !== shape)) {
+      const like = shape === "ranx" ? "an object {docid: score} like the queries before it" : shape === "json" ? "an array of doc ids like the queries before it" : expected;
+      throw new DataError(`query '${qid}': expected ${like}`, file, line);
+    }
+    shape = here;
+    let list: string[];
+    if (here === "json") {
+      if (!(value as unknown[]).every((x) => typeof x === "string")) throw new DataError(`query '${qid}': expected an array of doc ids`, file, line);
+      list = value as string[];
+    } else {
+      const docScores = value as Record<string, unknown>;
+      const order = children ?? [];
+      const bad = order.find((d) => typeof docScores[d] !== "number" || !Number.isFinite(docScores[d]));
+      if (bad !== undefined) throw new DataError(`query '${qid}': the score of '${bad}' is ${JSON.stringify(docScores[bad])}, not a number`, file, line);
+      // Array.prototype.sort is stable: equal scores keep the file's order.
+      list = [...order].sort((x, y) => (docScores[y] as number) - (docScores[x] as number));
+      scores.set(qid, list.map((d) => docScores[d] as number));
+    }
     const badDoc = list.map((d) => idProblem("document id", d)).find((p) => p !== undefined);
-    if (badDoc) throw new DataError(`${badDoc} (in the ranking of query '${qid}')`, file, lineOf(text, offset));
+    if (badDoc) throw new DataError(`${badDoc} (in the ranking of query '${qid}')`, file, line);
     const dup = list.find((d, i) => list.indexOf(d) !== i);
-    if (dup !== undefined) throw new DataError(`document '${dup}' listed twice for query '${qid}'`, file);
-    rankings.set(qid, list as string[]);
+    if (dup !== undefined) throw new DataError(`document '${dup}' listed twice for query '${qid}'`, file, line);
+    rankings.set(qid, list);
   }
-  return { rankings };
+  return shape === "ranx" ? { rankings, scores } : { rankings };
 }
 
 function lineOf(text: string, offset: number): number {
@@ -109,24 +172,34 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-/** Keys of the outermost JSON object and where each starts, in file order (the text is valid JSON). */
-function topLevelKeys(text: string): { key: string; offset: number }[] {
-  const keys: { key: string; offset: number }[] = [];
-  let depth = 0;
+/**
+ * Keys of the outermost JSON object in file order, where each starts, and the keys of its value when that is an
+ * object (the text is valid JSON; a repeated key is listed each time).
+ */
+function objectKeys(text: string): { key: string; offset: number; children?: string[] }[] {
+  const keys: { key: string; offset: number; children?: string[] }[] = [];
+  const open: string[] = [];
   let expectKey = false;
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === '"') {
       let j = i + 1;
       while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
-      if (depth === 1 && expectKey) keys.push({ key: JSON.parse(text.slice(i, j + 1)) as string, offset: i });
+      if (expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (open.length === 1) keys.push({ key, offset: i });
+        else if (open.length === 2) (keys[keys.length - 1].children ??= []).push(key);
+      }
       expectKey = false;
       i = j;
     } else if (c === "{" || c === "[") {
-      depth++;
-      expectKey = c === "{" && depth === 1;
-    } else if (c === "}" || c === "]") depth--;
-    else if (c === "," && depth === 1) expectKey = true;
+      open.push(c);
+      expectKey = c === "{";
+      if (c === "{" && open.length === 2) keys[keys.length - 1].children ??= [];
+    } else if (c === "}" || c === "]") {
+      open.pop();
+      expectKey = false;
+    } else if (c === ",") expectKey = open[open.length - 1] === "{";
   }
   return keys;
 }
@@ -146,7 +219,7 @@ export interface RunCoverage {
 /** An empty run, or one sharing no query with the qrels, is a DataError (a silent 0); a partial overlap warns. */
 export function checkRunCoverage(
   run: Run,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  qrels: Qrels,
   runFile: string,
   qrelsFile = "the qrels",
 ): RunCoverage {
@@ -156,7 +229,7 @@ export function checkRunCoverage(
     const queries = run.rankings.size === 0 ? "no query" : `${run.rankings.size} queries, each with an empty ranking`;
     throw new DataError(`the run is empty (${queries}): nothing to evaluate; check that the retriever wrote its output to this file`, runFile);
   }
-  const judged = [...qrels.keys()].filter((q) => (qrels.get(q)?.size ?? 0) > 0);
+  const judged = [...qrels].filter(([, j]) => relevantCount(j) > 0).map(([q]) => q);
   const ranked = judged.filter((q) => run.rankings.has(q)).length;
   const unjudged = [...run.rankings.keys()].filter((q) => !qrels.has(q));
   if (ranked === 0) {
@@ -172,12 +245,58 @@ export function checkRunCoverage(
   return coverage;
 }
 
+/** Where `gbr reproduce` writes an experiment's run in an outputs folder: runs/<fileNameOf(id)>.trec and .json. */
+export function runFiles(outDir: string, id: string): { trec: string; json: string } {
+  const base = path.join(outDir, "runs", fileNameOf(id));
+  return { trec: `${base}.trec`, json: `${base}.json` };
+}
+
+/** An experiment's run file in an outputs folder: JSON before TREC, then the names older outputs folders used (the id itself, colon and all). */
+export function findRunFile(outDir: string, id: string): string {
+  const { json, trec } = runFiles(outDir, id);
+  const legacy = path.join(outDir, "runs", id);
+  const found = [json, trec, `${legacy}.json`, `${legacy}.trec`].find((f) => existsSync(f));
+  if (!found) throw new DataError(`no run of experiment '${id}' (looked for ${path.basename(json)} and ${path.basename(trec)})`, path.join(outDir, "runs"));
+  return found;
+}
+
 /**
- * Reads a run in either format, chosen by extension (`.json` or anything else as TREC).
+ * The name a run goes by in `gbr compare` and `gbr errors`: its file name without extension, or the TREC tag when the
+ * file name is that tag made safe (`rrf__a+b.trec` tagged `rrf:a+b`, as `gbr reproduce` writes it).
+ */
+export function runName(file: string, run: Run): string {
+  const base = path.parse(file).name;
+  return run.tag !== undefined && fileNameOf(run.tag) === base ? run.tag : base;
+}
+
+/**
+ * Each ranking as trec_eval ranks it: by score descending, equal scores by doc id descending (byte order), the order it
+ * scores whatever the file's. Rankings without scores stay as they are.
+ */
+export function trecEvalOrder(run: Run): Map<QueryId, Ranking> {
+  const out = new Map<QueryId, Ranking>();
+  for (const [qid, ranking] of run.rankings) {
+    const scores = run.scores?.get(qid);
+    if (!scores) {
+      out.set(qid, ranking);
+      continue;
+    }
+    const rows = ranking.map((doc, i) => ({ doc, score: scores[i], key: Buffer.from(doc) }));
+    rows.sort((x, y) => y.score - x.score || Buffer.compare(y.key, x.key));
+    out.set(qid, rows.map((r) => r.doc));
+  }
+  return out;
+}
+
+/**
+ * Reads a run file (TREC, or JSON in either shape when the name ends in .json), or, given an outputs folder and an
+ * experiment id, that experiment's run there (see `findRunFile`).
  *
  * @example
  * const run = await readRun("outputs/sample/runs/bm25-greekstemmer.trec");
+ * const fused = await readRun("outputs/sample", "rrf:bm25-greekstemmer+lsi");
  */
-export function readRun(file: string): Promise<Run> {
+export function readRun(file: string, experimentId?: string): Promise<Run> {
+  if (experimentId !== undefined) return readRun(findRunFile(file, experimentId));
   return file.endsWith(".json") ? readJsonRun(file) : readTrec(file);
 }

@@ -1,6 +1,7 @@
 /** Paired randomization tests, run pairs × metrics, Holm-corrected over all: what `gbr compare` computes. */
-import type { DocId, QueryId } from "../types";
+import { relevantCount, type Qrels, type QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
+import { resolveMetric, type MetricName } from "./metric-names";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
 import { Pcg64 } from "../util/random";
 
@@ -30,8 +31,8 @@ export interface Comparison {
 }
 
 export interface CompareOptions extends RandomizationOptions {
-  /** Default all five, in METRICS order. */
-  metrics?: readonly Metric[];
+  /** Default all five, in METRICS order; any spelling `resolveMetric` reads. */
+  metrics?: readonly MetricName[];
   /** Pairs tested a against b (default every pair, in run order). */
   pairs?: readonly (readonly [string, string])[];
 }
@@ -42,12 +43,11 @@ export interface CompareOptions extends RandomizationOptions {
  */
 export function compareRuns(
   runs: readonly RunScores[],
-  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  queries: Qrels | Iterable<QueryId>,
   opts: CompareOptions = {},
 ): Comparison {
   const qids = comparedQueries(queries);
-  const metrics = opts.metrics ?? METRICS;
-  for (const m of metrics) if (!(METRICS as readonly string[]).includes(m)) throw new RangeError(`unknown metric '${m}' (known: ${METRICS.join(", ")})`);
+  const metrics = [...new Set((opts.metrics ?? METRICS).map(resolveMetric))];
   const byName = new Map<string, RunScores>();
   for (const r of runs) {
     if (byName.has(r.name)) throw new RangeError(`two runs are named '${r.name}'`);
@@ -79,8 +79,8 @@ export function compareRuns(
 }
 
 /** A qrels map's queries with a relevant document (as `evaluate` counts them), or the ids as given. */
-export function comparedQueries(queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>): QueryId[] {
+export function comparedQueries(queries: Qrels | Iterable<QueryId>): QueryId[] {
   return queries instanceof Map
-    ? [...(queries as ReadonlyMap<QueryId, ReadonlySet<DocId>>)].filter(([, g]) => g.size > 0).map(([q]) => q)
+    ? [...(queries as Qrels)].filter(([, g]) => relevantCount(g) > 0).map(([q]) => q)
     : [...(queries as Iterable<QueryId>)];
 }

@@ -1,7 +1,8 @@
 /** k-fold CV tuning: the honest estimate beside the paper's oracle, an upper bound (+0.05/+0.01, DESIGN.md §7). */
 import type { QueryId } from "../types";
 import { meanOf, type Metric, type MetricValues } from "./metrics";
-import { checkMetric, firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
+import { firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
+import { resolveMetric, type MetricName } from "./metric-names";
 import { Pcg64 } from "../util/random";
 
 export interface CvFold {
@@ -36,15 +37,14 @@ export interface CvOptions {
   /** Shuffle seed (default 42). */
   seed?: number;
   /** Metric to tune (default: the sweep's). */
-  metric?: Metric;
+  metric?: MetricName;
 }
 
 /** Queries shuffled as numpy's `default_rng(seed)`, dealt round-robin into k folds, each scored by the others' best. */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
   const k = opts.folds ?? 5;
   const seed = opts.seed ?? 42;
-  const metric = opts.metric ?? sweep.metric;
-  checkMetric(metric);
+  const metric = resolveMetric(opts.metric ?? sweep.metric);
   if (!Number.isInteger(k) || k < 2) throw new RangeError(`folds must be an integer >= 2, got ${k}`);
   if (queryIds.length < k) throw new RangeError(`${queryIds.length} queries cannot fill ${k} folds`);
   if (new Set(queryIds).size !== queryIds.length) throw new RangeError("queryIds has duplicates");

@@ -1,6 +1,7 @@
 /** Error analysis per query, area and gold article; ranks as the metrics' `dedupeCut` (repeats once, none past 100). */
-import { NO_AREA, sourceOf, type DocId, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
-import { dedupeCut, DEPTH, evaluate, METRICS, queryMetrics, type Metric, type MetricValues } from "./metrics";
+import { NO_AREA, relevantCount, relevantDocs, sourceOf, type DocId, type Qrels, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
+import { dedupeCut, DEPTH, evaluate, queryMetrics, type Metric, type MetricValues } from "./metrics";
+import { resolveMetric, type MetricName } from "./metric-names";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
@@ -40,8 +41,8 @@ export interface WinLossOptions {
 }
 
 /** Per-query wins, ties and losses of A against B over the queries both have, in A's order; the rest listed. */
-export function winLoss(a: PerQuery, b: PerQuery, metric: Metric, opts: WinLossOptions = {}): WinLoss {
-  checkMetric(metric);
+export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: WinLossOptions = {}): WinLoss {
+  const metric = resolveMetric(name);
   const tie = checkTie(opts.tie);
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();
@@ -109,20 +110,21 @@ export interface DifferenceOptions {
 export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
   b: ReadonlyMap<QueryId, Ranking>,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  metric: Metric,
+  qrels: Qrels,
+  name: MetricName,
   opts: DifferenceOptions = {},
 ): QueryDifference[] {
-  checkMetric(metric);
+  const metric = resolveMetric(name);
   const n = checkCount(opts.n ?? 10, "n");
   const tie = checkTie(opts.tie);
   const all: QueryDifference[] = [];
-  for (const [query, gold] of qrels) {
+  for (const [query, judged] of qrels) {
+    const gold = relevantDocs(judged);
     if (gold.size === 0) continue;
     const ra = a.get(query) ?? [];
     const rb = b.get(query) ?? [];
-    const va = queryMetrics(ra, gold)[metric];
-    const vb = queryMetrics(rb, gold)[metric];
+    const va = queryMetrics(ra, judged)[metric];
+    const vb = queryMetrics(rb, judged)[metric];
     const delta = va - vb;
     if (Math.abs(delta) <= tie) continue;
     const inA = goldRanks(ra, gold);
@@ -137,9 +139,10 @@ export function largestDifferences(
 }
 
 /** Per qrels query with a relevant article: its first gold article's rank as the metrics count it, or null. */
-export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Map<QueryId, number | null> {
+export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: Qrels): Map<QueryId, number | null> {
   const out = new Map<QueryId, number | null>();
-  for (const [query, gold] of qrels) {
+  for (const [query, judged] of qrels) {
+    const gold = relevantDocs(judged);
     if (gold.size === 0) continue;
     const i = dedupeCut(rankings.get(query) ?? []).findIndex((id) => gold.has(id));
     out.set(query, i < 0 ? null : i + 1);
@@ -188,7 +191,7 @@ export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, Readon
  * const dist = goldRankDistribution(new Map([["bm25", bm25.rankings], ["lsi", lsi.rankings]]), bench.qrels);
  * dist.runs.map((r) => [r.name, r.counts[0]]); // queries with a gold article at rank 1
  */
-export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["rankings"]>, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): RankDistribution {
+export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["rankings"]>, qrels: Qrels): RankDistribution {
   return firstGoldRankDistribution(new Map([...rankingsByRun].map(([name, r]) => [name, firstGoldRanks(r, qrels)])));
 }
 
@@ -211,18 +214,19 @@ export interface HardQuestion {
  */
 export function hardestQuestions(
   perQueryByRun: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  qrels: Qrels,
   meta: ReadonlyMap<QueryId, QueryMeta>,
-  metric: Metric,
+  name: MetricName,
   n: number,
 ): HardQuestion[] {
-  checkMetric(metric);
+  const metric = resolveMetric(name);
   checkCount(n, "n");
   if (perQueryByRun.size === 0) throw new RangeError("hardestQuestions needs the per-query values of at least one method");
   const runs = [...perQueryByRun];
   const all: HardQuestion[] = [];
-  for (const [query, gold] of qrels) {
-    if (gold.size === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
+  for (const [query, judged] of qrels) {
+    if (relevantCount(judged) === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
+    const gold = relevantDocs(judged);
     const values = runs.map(([run, pq]) => ({ run, value: pq.get(query)![metric] }));
     let max = -Infinity;
     let sum = 0;
@@ -255,7 +259,7 @@ export interface ErrorAnalysis {
 
 export interface ErrorAnalysisOptions {
   /** Default Recall@100, the paper's headline metric. */
-  metric?: Metric;
+  metric?: MetricName;
   /** Rows of `largestDifferences` (default 10). */
   top?: number;
   tie?: number;
@@ -269,9 +273,8 @@ export interface ErrorAnalysisOptions {
  * const analysis = analyseErrors({ name: "bm25", rankings: a.rankings }, { name: "lsi", rankings: b.rankings }, qrels);
  * analysis.winLoss.total; // { queries: 283, wins: …, ties: …, losses: … }
  */
-export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
-  const metric = opts.metric ?? "Recall@100";
-  checkMetric(metric);
+export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
+  const metric = resolveMetric(opts.metric ?? "Recall@100");
   // The distribution is keyed by name: one name for both runs would merge them.
   if (a.name === b.name) throw new RangeError(`both runs are named '${a.name}'`);
   const ea = evaluate(a.rankings, qrels);
@@ -300,10 +303,6 @@ function emptyCounts(): WinLossCounts {
 // Code-unit order, as breakdown.ts: locale-independent, so tables do not change between machines.
 function compareCodeUnits(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function checkMetric(metric: Metric): void {
-  if (!(METRICS as readonly string[]).includes(metric)) throw new RangeError(`unknown metric '${metric}' (known: ${METRICS.join(", ")})`);
 }
 
 function checkTie(tie: number | undefined): number {

@@ -1,4 +1,6 @@
-import type { DocId, QueryId, Ranking, Run } from "../types";
+import { relevantCount, type DocId, type Judged, type Qrels, type QueryId, type Ranking, type Run } from "../types";
+
+export type { Judged, Qrels } from "../types";
 
 /**
  * The five metrics of the paper, in its column order.
@@ -18,6 +20,8 @@ export const DEPTH = 100;
 
 /** DCG discount 1 / log2(rank + 1) of each 0-based rank, computed once. */
 const DISCOUNT = Float64Array.from({ length: DEPTH }, (_, i) => 1 / Math.log2(i + 2));
+/** log2(rank + 1): a graded gain is divided by it, as trec_eval divides (g · (1/x) can differ from g / x in the last bit). */
+const LOG2_RANK = Float64Array.from({ length: DEPTH }, (_, i) => Math.log2(i + 2));
 
 /** Unique doc ids in rank order, cut at `depth`: a repeated id counts once, at its first rank. */
 export function dedupeCut(ranking: Ranking, depth = DEPTH): DocId[] {
@@ -32,14 +36,65 @@ export function dedupeCut(ranking: Ranking, depth = DEPTH): DocId[] {
   return out;
 }
 
-function idealDcg(nGold: number, k: number): number {
-  let s = 0;
-  for (let i = 0; i < Math.min(k, nGold); i++) s += DISCOUNT[i];
-  return s;
+/** One ranked document's DCG term; a gain of 1 takes the discount as is, so binary qrels keep their numbers to the bit. */
+function dcgTerm(gain: number, i: number): number {
+  return gain === 1 ? DISCOUNT[i] : gain / LOG2_RANK[i];
 }
 
-/** The one metric computation, shared by `queryMetrics` and `PositionalEvaluator` so both agree to the last bit. */
-function metricsOfRelevance(rel: ArrayLike<boolean | number>, n: number, g: number): MetricValues {
+/** A document's gain: its grade when >= 1, else 0 (binary: 1 for a relevant one). */
+export function gainOf(judged: Judged, doc: DocId): number {
+  if (judged instanceof Set) return judged.has(doc) ? 1 : 0;
+  const grade = (judged as ReadonlyMap<DocId, number>).get(doc) ?? 0;
+  return grade >= 1 ? grade : 0;
+}
+
+/** True when some judgment has a grade above 1: nDCG then differs from the binary reading of the same file. */
+export function isGraded(qrels: Qrels): boolean {
+  for (const judged of qrels.values()) {
+    if (judged instanceof Set) continue;
+    for (const g of (judged as ReadonlyMap<DocId, number>).values()) if (g > 1) return true;
+  }
+  return false;
+}
+
+/** The ideal ranking's DCG at 10 and 100 and the relevant count: what a query's metrics are normalised by. */
+interface Ideal {
+  relevant: number;
+  dcg10: number;
+  dcg100: number;
+}
+
+/** Binary: min(k, |gold|) gains of 1. */
+function binaryIdeal(nGold: number): Ideal {
+  let dcg10 = 0;
+  let dcg100 = 0;
+  for (let i = 0; i < Math.min(DEPTH, nGold); i++) {
+    if (i < 10) dcg10 += DISCOUNT[i];
+    dcg100 += DISCOUNT[i];
+  }
+  return { relevant: nGold, dcg10, dcg100 };
+}
+
+/** Graded: every judged grade >= 1, largest first (trec_eval fills the ideal ranking level by level from the top). */
+function idealOf(judged: Judged): Ideal {
+  if (judged instanceof Set) return binaryIdeal(judged.size);
+  const gains = [...(judged as ReadonlyMap<DocId, number>).values()].filter((g) => g >= 1).sort((a, b) => b - a);
+  let dcg10 = 0;
+  let dcg100 = 0;
+  for (let i = 0; i < Math.min(DEPTH, gains.length); i++) {
+    const t = dcgTerm(gains[i], i);
+    if (i < 10) dcg10 += t;
+    dcg100 += t;
+  }
+  return { relevant: gains.length, dcg10, dcg100 };
+}
+
+/**
+ * The one metric computation, shared by `queryMetrics` and `PositionalEvaluator` so both agree to the last bit. `gain`
+ * holds each ranked document's gain (0: not relevant); Recall and MAP count a document with gain >= 1 as one hit.
+ */
+function metricsOfGains(gain: ArrayLike<number>, n: number, ideal: Ideal): MetricValues {
+  const g = ideal.relevant;
   if (g === 0) throw new RangeError("a query needs at least one relevant document to be evaluated");
   let dcg10 = 0;
   let dcg100 = 0;
@@ -47,28 +102,33 @@ function metricsOfRelevance(rel: ArrayLike<boolean | number>, n: number, g: numb
   let hits100 = 0;
   let apSum = 0;
   for (let i = 0; i < n; i++) {
-    if (!rel[i]) continue;
+    if (!(gain[i] > 0)) continue;
+    const t = dcgTerm(gain[i], i);
     hits100++;
     if (i < 10) {
       hits10++;
-      dcg10 += DISCOUNT[i];
+      dcg10 += t;
     }
-    dcg100 += DISCOUNT[i];
+    dcg100 += t;
     apSum += hits100 / (i + 1);
   }
   return {
-    "nDCG@10": dcg10 / idealDcg(g, 10),
-    "nDCG@100": dcg100 / idealDcg(g, 100),
+    "nDCG@10": dcg10 / ideal.dcg10,
+    "nDCG@100": dcg100 / ideal.dcg100,
     "Recall@10": hits10 / g,
     "Recall@100": hits100 / g,
+    // The paper's denominator, min(100, |relevant|); trec_eval's map_cut_100 divides by |relevant| (same up to 100).
     "MAP@100": apSum / Math.min(DEPTH, g),
   };
 }
 
-/** One query's metrics on the given order (never re-sorted by score as trec_eval does: ties change nothing). */
-export function queryMetrics(ranking: Ranking, gold: ReadonlySet<DocId>): MetricValues {
+/**
+ * One query's metrics on the given order (never re-sorted by score as trec_eval does: ties change nothing). With
+ * graded judgments nDCG takes the grades as gains, as trec_eval's ndcg_cut does.
+ */
+export function queryMetrics(ranking: Ranking, judged: Judged): MetricValues {
   const list = dedupeCut(ranking);
-  return metricsOfRelevance(list.map((id) => gold.has(id)), list.length, gold.size);
+  return metricsOfGains(list.map((id) => gainOf(judged, id)), list.length, idealOf(judged));
 }
 
 /** `queryMetrics` for rankings of positions in a fixed doc-id list (a sweep's 192 settings), same to the last bit. */
@@ -79,7 +139,7 @@ export class PositionalEvaluator {
   /** By representative position: relevant to the current query. */
   private readonly isGold: Uint8Array;
   private goldMarked: number[] = [];
-  private goldCount = 0;
+  private ideal: Ideal = binaryIdeal(0);
   /** By representative position: stamp of the last ranking that listed it (dedupe without clearing). */
   private readonly seen: Int32Array;
   private stamp = 0;
@@ -106,7 +166,7 @@ export class PositionalEvaluator {
       if (d !== undefined) this.goldMarked.push(d);
     }
     for (const d of this.goldMarked) this.isGold[d] = 1;
-    this.goldCount = gold.size;
+    this.ideal = binaryIdeal(gold.size);
   }
 
   /** The five metrics of a ranking of positions (best first) against the current gold. */
@@ -126,7 +186,7 @@ export class PositionalEvaluator {
       seen[d] = stamp;
       rel[n++] = isGold[d];
     }
-    return metricsOfRelevance(rel, n, this.goldCount);
+    return metricsOfGains(rel, n, this.ideal);
   }
 }
 
@@ -137,17 +197,18 @@ export interface Evaluation {
 }
 
 /**
- * Evaluates a run on binary qrels: each query with a relevant document counts (absent from the run: 0), in qrels order.
+ * Evaluates a run on binary or graded qrels (see `Judged`): each query with a relevant document counts (absent from the
+ * run: 0), in qrels order.
  *
  * @example
  * const { mean, perQuery } = evaluate(run.rankings, bench.qrels);
  * mean["Recall@100"];
  */
-export function evaluate(rankings: Run["rankings"], qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Evaluation {
+export function evaluate(rankings: Run["rankings"], qrels: Qrels): Evaluation {
   const perQuery = new Map<QueryId, MetricValues>();
-  for (const [qid, gold] of qrels) {
-    if (gold.size === 0) continue;
-    perQuery.set(qid, queryMetrics(rankings.get(qid) ?? [], gold));
+  for (const [qid, judged] of qrels) {
+    if (relevantCount(judged) === 0) continue;
+    perQuery.set(qid, queryMetrics(rankings.get(qid) ?? [], judged));
   }
   return { mean: meanOf([...perQuery.values()]), perQuery };
 }

@@ -1,5 +1,5 @@
 /** Beyond the paper: each re-ranked run against its own first stage (what it adds, not vs BM25), Holm apart. */
-import type { DocId, QueryId } from "../types";
+import type { Qrels, QueryId } from "../types";
 import { comparedQueries, compareRuns, type SignificanceTest } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";
 import type { RandomizationOptions } from "./randomization";
@@ -22,7 +22,7 @@ export function firstStageOf(id: string): string | undefined {
 /** Each re-ranked run whose first stage also ran, against it on `metrics`, Holm over these only; null if none. */
 export function rerankSignificance(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
-  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  queries: Qrels | Iterable<QueryId>,
   metrics: readonly Metric[],
   opts: RandomizationOptions = {},
 ): RerankSignificance | null {

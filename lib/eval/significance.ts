@@ -1,5 +1,5 @@
 /** significance.json: the paper's 20 tests (Holm over all 20 even with runs missing) and an exploratory family. */
-import type { DocId, QueryId } from "../types";
+import type { Qrels, QueryId } from "../types";
 import type { Metric, MetricValues } from "./metrics";
 import { holm, type RandomizationOptions } from "./randomization";
 import { comparedQueries, compareRuns, type RunScores, type SignificanceTest } from "./compare-runs";
@@ -117,7 +117,7 @@ function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunSc
  */
 export function paperSignificance(
   perQuery: PerQueryByExperiment,
-  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  queries: Qrels | Iterable<QueryId>,
   opts: SignificanceFamilyOptions = {},
 ): PaperSignificance {
   const qids = comparedQueries(queries);
@@ -179,7 +179,7 @@ export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
 /** The exploratory family: every other experiment against the baseline on the paper's four metrics; null without it. */
 export function baselineSignificance(
   perQuery: PerQueryByExperiment,
-  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  queries: Qrels | Iterable<QueryId>,
   opts: SignificanceReportOptions = {},
 ): BaselineSignificance | null {
   const against = opts.baseline ?? BASELINE_RUN;
@@ -204,7 +204,7 @@ export function baselineSignificance(
 /** significance.json of `gbr reproduce`; written even when nothing ran (all 20 paper tests missing, with reasons). */
 export function significanceReport(
   perQuery: PerQueryByExperiment,
-  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  queries: Qrels | Iterable<QueryId>,
   opts: SignificanceReportOptions = {},
 ): SignificanceReport {
   const swaps = opts.swaps ?? PAPER_SWAPS;

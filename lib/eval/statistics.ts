@@ -1,8 +1,9 @@
 /** Descriptive stats, a paired t-test (beside the paper's randomization.ts) and Spearman's rho on per-query values. */
 import { max, mean, median, min, quantile, sampleCorrelation, sampleStandardDeviation } from "simple-statistics";
-import type { DocId, QueryId } from "../types";
+import type { Qrels, QueryId } from "../types";
 import { comparedQueries, compareRuns, type CompareOptions } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";
+import { resolveMetric, type MetricName } from "./metric-names";
 import { bootstrapCI, bootstrapCIs } from "./bootstrap";
 import { holm, pairedRandomizationTest } from "./randomization";
 import { missingPairs, PAPER_TESTS, paperSignificance } from "./significance";
@@ -122,7 +123,8 @@ export interface RunCorrelation {
 }
 
 /** Spearman's rho of `metric` per pair of runs over shared queries: do two methods find the same queries hard? */
-export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, metric: Metric): RunCorrelation[] {
+export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, name: MetricName): RunCorrelation[] {
+  const metric = resolveMetric(name);
   const runs = [...perQuery];
   const out: RunCorrelation[] = [];
   for (let i = 0; i < runs.length; i++) {
@@ -159,7 +161,7 @@ export interface PairedTestRow {
 /** The randomization test (exactly `gbr compare`'s p and pHolm) and the paired t-test for every pair × metric. */
 export function pairedTests(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
-  queries: ReadonlyMap<QueryId, ReadonlySet<DocId>> | Iterable<QueryId>,
+  queries: Qrels | Iterable<QueryId>,
   opts: CompareOptions = {},
 ): PairedTestRow[] {
   const qids = comparedQueries(queries);

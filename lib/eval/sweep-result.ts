@@ -1,6 +1,7 @@
 /** A sweep as evaluation sees it: each (k1, b) setting's per-query metrics, the best and the default. */
 import type { DocId, QueryId } from "../types";
-import { METRICS, type Metric, type MetricValues } from "./metrics";
+import { type Metric, type MetricValues } from "./metrics";
+import { resolveMetric, type MetricName } from "./metric-names";
 
 /** One (k1, b) setting of a sweep and how it scored. */
 export interface SweepEntry {
@@ -57,11 +58,6 @@ export function firstBest<T>(items: readonly T[], value: (item: T) => number, pr
   return prefer !== undefined && value(prefer) === bestValue ? prefer : best;
 }
 
-/** Refuses a metric name that is not one of the five (names can come from user input). */
-export function checkMetric(metric: Metric): void {
-  if (!METRICS.includes(metric)) throw new RangeError(`unknown metric '${metric}' (one of ${METRICS.join(", ")})`);
-}
-
 /** A sweep as a plottable matrix (see `sweepHeatmap`). */
 export interface SweepHeatmap {
   metric: Metric;
@@ -72,8 +68,8 @@ export interface SweepHeatmap {
 }
 
 /** Mean `metric` with rows by b, columns by k1: the layout heatmap plotters (plotly) expect, z[y][x]. */
-export function sweepHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): SweepHeatmap {
-  checkMetric(metric);
+export function sweepHeatmap(sweep: SweepResult, name: MetricName = sweep.metric): SweepHeatmap {
+  const metric = resolveMetric(name);
   const k1s = [...new Set(sweep.grid.map((e) => e.k1))].sort((x, y) => x - y);
   const bs = [...new Set(sweep.grid.map((e) => e.b))].sort((x, y) => x - y);
   const z = bs.map(() => k1s.map(() => Number.NaN));

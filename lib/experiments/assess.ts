@@ -12,7 +12,7 @@ import type { DocId, QueryId, Run, RunCost, RunInfo } from "../types";
 import { zeroWork } from "../util/run-cost";
 import { llmMetadata, type LlmMetadata } from "./llm-metadata";
 import { reproductionTable, type ReproductionRow } from "./paper";
-import type { ExperimentRecord } from "./run-experiments";
+import type { ExperimentRecord, NotNow } from "./run-experiments";
 import { describeRun, provenanceOf, type Provenance } from "./setup";
 
 /** One experiment as the outputs list it. */
@@ -44,8 +44,8 @@ export interface ExperimentOutcome {
   ranAt?: string;
   /** Kept from an earlier run of the outputs folder: this run did not run it again. */
   earlier?: boolean;
-  /** Kept from an earlier run because this one could not run it: why it could not. */
-  skippedNow?: string;
+  /** Kept from an earlier run because this one could not run it (skipped) or it broke (failed), and why. */
+  now?: NotNow;
   /** `reason` in one short line, where the error gave one. */
   brief?: string;
 }
@@ -162,7 +162,7 @@ function outcomeOf(r: ExperimentRecord): ExperimentOutcome {
     ...(r.experiment.beyond ? { beyond: r.experiment.beyond } : {}),
     ranAt: r.ranAt,
     ...(r.earlier ? { earlier: true } : {}),
-    ...(r.skippedNow ? { skippedNow: r.skippedNow } : {}),
+    ...(r.now ? { now: r.now } : {}),
   };
   if (r.status !== "ok") return { ...base, status: r.status, reason: r.reason, ...(r.brief ? { brief: r.brief } : {}) };
   const means = r.samples.map((s) => s.mean);

@@ -27,8 +27,11 @@ export interface RecordFile {
 
 /** An outputs folder's earlier records, checked to be on the judgments loaded now, and what of them is unreadable. */
 export interface EarlierRun {
+  /** The latest record of each experiment. */
   saved: SavedRecord[];
   notes: string[];
+  /** Older records of the same experiments (an older version's file names): their files go when it runs again. */
+  replaced: SavedRecord[];
 }
 
 /**
@@ -38,16 +41,45 @@ export interface EarlierRun {
 export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promise<EarlierRun> {
   const all = await recordFiles(outDir);
   if (all.length) await checkSameJudgments(outDir, loaded.benchmark.qrels);
+  // One record per experiment: a folder written by an older version may hold one under an older file name too.
+  const latest = new Map<string, SavedRecord>();
+  for (const r of all) if (!r.unreadable && !(r.ranAt < (latest.get(r.id)?.ranAt ?? ""))) latest.set(r.id, r);
   return {
-    saved: all.filter((r) => !r.unreadable),
+    saved: [...latest.values()],
     notes: all.flatMap((r) => (r.unreadable ? [`${r.file}: unreadable (${r.unreadable}); left out of the tables`] : [])),
+    replaced: all.filter((r) => !r.unreadable && latest.get(r.id) !== r),
   };
+}
+
+/** Whether this run's record leaves an earlier result in place: it could not run (skipped) or broke (failed). */
+export function keepsEarlier(earlier: EarlierRun, r: ExperimentRecord): boolean {
+  return r.status !== "ok" && earlier.saved.some((s) => s.id === r.experiment.id && s.status === "ok");
+}
+
+/**
+ * Removes what an experiment's earlier records left (their run files and the records themselves) that its new files
+ * did not overwrite, so no file of a replaced result stays behind unlisted (an older version named files otherwise).
+ */
+export async function dropReplaced(outDir: string, earlier: EarlierRun, id: string, written: readonly string[]): Promise<void> {
+  const keep = new Set(written);
+  for (const r of [...earlier.saved, ...earlier.replaced].filter((s) => s.id === id)) {
+    for (const f of [...filesOf(r), path.relative(outDir, r.file)]) if (!keep.has(f)) await fs.rm(path.join(outDir, f), { force: true });
+  }
+}
+
+/** The run files a record names; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
+function filesOf(r: RecordFile): string[] {
+  return r.samples.flatMap((s, i) => {
+    if (s.files) return s.files;
+    const base = `runs/${r.samples.length > 1 ? `${r.id}.s${i}` : r.id}`;
+    return [`${base}.trec`, `${base}.json`];
+  });
 }
 
 /**
  * This run's records with the earlier ones it did not replace, in the experiment list's order. An experiment that
- * could not run now (skipped) keeps an earlier result: a run without a server does not erase what one made. What
- * cannot be kept is added to `notes`.
+ * could not run now (skipped) or broke (failed) keeps an earlier result, marked `now`: a run without a server does not
+ * erase what one made. What cannot be kept is added to `notes`.
  */
 export async function mergeRecords(
   outDir: string,
@@ -65,14 +97,14 @@ export async function mergeRecords(
   const records: ExperimentRecord[] = [];
   for (const e of list) {
     const [n, b] = [now.get(e.id), before.get(e.id)];
-    if (n && !(n.status === "skipped" && b?.status === "ok")) {
+    if (n && !keepsEarlier(earlier, n)) {
       records.push(n);
       continue;
     }
     if (!b) continue;
     try {
       const kept = await restore(outDir, loaded, e, b);
-      records.push(n ? { ...kept, skippedNow: n.brief ?? n.reason ?? "skipped" } : kept);
+      records.push(n ? { ...kept, now: { status: n.status as "skipped" | "failed", reason: n.brief ?? n.reason ?? n.status } } : kept);
     } catch (err) {
       earlier.notes.push(`${b.id}: its earlier results cannot be read (${(err as Error).message}); left out of the tables`);
       if (n) records.push(n);
@@ -134,10 +166,9 @@ async function restore(outDir: string, loaded: LoadedBenchmark, experiment: Expe
   const base = { experiment, status: saved.status, seconds: saved.seconds, ranAt: saved.ranAt, earlier: true };
   if (saved.status !== "ok") return { ...base, reason: saved.reason ?? undefined, samples: [] };
   const samples: SampleRecord[] = [];
+  const trecs = filesOf(saved).filter((f) => f.endsWith(".trec"));
   for (const [s, sample] of saved.samples.entries()) {
-    // Records before 0.9 named no files: their run was runs/<id>.trec (a sample's <id>.s<n>.trec).
-    const name = sample.files?.find((f) => f.endsWith(".trec")) ?? `runs/${saved.samples.length > 1 ? `${saved.id}.s${s}` : saved.id}.trec`;
-    const run = await readTrec(path.join(outDir, name));
+    const run = await readTrec(path.join(outDir, trecs[s]));
     if (sample.info) run.info = sample.info;
     if (sample.cost) run.cost = sample.cost;
     const { mean, perQuery } = evaluate(run.rankings, loaded.benchmark.qrels);

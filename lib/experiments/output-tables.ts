@@ -1,4 +1,5 @@
 /** A reproduce's tables, built once for the CSV files and the notebooks' DataFrames, so the two cannot disagree. */
+import { fileNameOf } from "../util/file-name";
 import { listOf } from "./authors-list";
 import { NO_AREA, sourceOf, type Benchmark, type DocId, type QueryId } from "../types";
 import { dedupeCut, METRICS } from "../eval/metrics";
@@ -75,7 +76,7 @@ export function outputTables(loaded: LoadedBenchmark, records: readonly Experime
   const t6Columns = ["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"] as const;
   return {
     summary: {
-      columns: ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "ranAt", "reason", "setup", "standIn", "provenance", "list"],
+      columns: ["experiment", "section", "status", ...METRICS, "samples", ...METRICS.map((m) => `sd ${m}`), "seconds", "ranAt", "reason", "setup", "standIn", "provenance", "list", "runFile"],
       rows: a.outcomes.map((o) => [
         o.id,
         o.section,
@@ -90,6 +91,8 @@ export function outputTables(loaded: LoadedBenchmark, records: readonly Experime
         o.standIn ? "stand-in" : "",
         describeProvenance(o.provenance ?? []),
         listOf(o.beyond),
+        // runs/<runFile>.trec and .json (".s0", ".s1" … before the extension with --repeat); the id itself may hold ":".
+        o.status === "ok" ? fileNameOf(o.id) : "",
       ]),
     },
     perQuery: { columns: ["experiment", "sample", "query", "area", ...METRICS, "session", "goldSources"], rows: perQuery },

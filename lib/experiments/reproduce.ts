@@ -6,7 +6,7 @@ import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { writeExperimentOutputs, writeOutputs } from "./write-outputs";
-import { earlierRun, mergeRecords, recordFiles, type EarlierRun } from "./earlier-records";
+import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, type EarlierRun } from "./earlier-records";
 import { promises as fs } from "node:fs";
 import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
 import { GbrError } from "../util/errors";
@@ -104,10 +104,16 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   const context = runContext({ log: opts.log, ...opts.context });
   const providers = context.providers;
   // Each experiment's files are written as it ends: a later fault cannot take a finished one's results away.
+  const written: string[] = [];
   const ran = await runExperiments(loaded, selected, {
     ...opts,
     context,
-    onRecord: async (r) => void (await writeExperimentOutputs(outDir, r)),
+    onRecord: async (r) => {
+      if (keepsEarlier(earlier, r)) return;
+      const files = await writeExperimentOutputs(outDir, r);
+      written.push(...files);
+      await dropReplaced(outDir, earlier, r.experiment.id, files);
+    },
   });
   const records = await mergeRecords(outDir, loaded, all, ran, earlier);
   for (const note of earlier.notes) opts.log?.(note);
@@ -121,7 +127,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     replayFile: providers.config.replayFile,
   });
   const tables = outputTables(loaded, records, assessment);
-  const files = await writeOutputs(outDir, loaded, ran, assessment, tables, providers);
+  const files = await writeOutputs(outDir, loaded, written, assessment, tables, providers);
   return { outDir, outcomes: assessment.outcomes, assessment, tables, files, notes: earlier.notes };
 }
 
@@ -131,5 +137,5 @@ async function clearEarlier(outDir: string): Promise<EarlierRun> {
   for (const f of [...named, "runs", "experiments", ...Object.values(TABLE_FILES), "significance.json", "metadata.json", "qrels.txt"]) {
     await fs.rm(path.join(outDir, f), { recursive: true, force: true });
   }
-  return { saved: [], notes: [] };
+  return { saved: [], notes: [], replaced: [] };
 }

@@ -17,6 +17,12 @@ export interface SampleRecord {
   seconds: number;
 }
 
+/** Why a run did not replace an earlier result. */
+export interface NotNow {
+  status: "skipped" | "failed";
+  reason: string;
+}
+
 /** What happened to one experiment. */
 export interface ExperimentRecord {
   experiment: Experiment;
@@ -31,8 +37,8 @@ export interface ExperimentRecord {
   ranAt: string;
   /** Read back from the outputs folder of an earlier run (a partial rerun keeps what it does not run again). */
   earlier?: boolean;
-  /** An earlier result kept because this run could not run it: why it could not. */
-  skippedNow?: string;
+  /** An earlier result kept because this run could not run it (skipped) or it broke (failed), and why. */
+  now?: NotNow;
   /** The reason in one short line (the error's `brief`), for the summary that groups skipped experiments. */
   brief?: string;
 }

@@ -1,7 +1,8 @@
 /** The BM25 tuning sweep: the sparse engine's rankings (`QuerySweep`) scored by eval's `PositionalEvaluator`. */
 import type { DocId, Query, QueryId } from "../types";
 import { DEPTH, meanOf, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../eval/metrics";
-import { checkMetric, firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
+import { firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
+import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
 
@@ -18,7 +19,7 @@ export interface SweepOptions {
   /** Negative-idf floor, fixed across the sweep as in the paper (default 0.25). */
   epsilon?: number;
   /** The metric `best` maximises (default "Recall@100", the paper's). */
-  metric?: Metric;
+  metric?: MetricName;
   /** Keep each setting's rankings on its entry (default false). */
   keepRankings?: boolean;
   /** Called after each query with (done, total): a sweep of long queries takes seconds. */
@@ -91,8 +92,7 @@ function planSweep(corpus: IndexedCorpus, queries: readonly Query[], qrels: Read
   const k1s = validGrid(opts.k1s ?? SWEEP_K1, "k1s", (v) => v >= 0);
   const bs = validGrid(opts.bs ?? SWEEP_B, "bs", (v) => v >= 0 && v <= 1);
   const epsilon = opts.epsilon ?? 0.25;
-  const metric = opts.metric ?? "Recall@100";
-  checkMetric(metric);
+  const metric = resolveMetric(opts.metric ?? "Recall@100");
   if (!Number.isFinite(epsilon)) throw new RangeError(`epsilon must be finite, got ${epsilon}`);
 
   const settings: { k1: number; b: number }[] = [];

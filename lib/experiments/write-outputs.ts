@@ -6,10 +6,11 @@ import path from "node:path";
 import { toCsv } from "../util/csv";
 import { writeTrecQrels } from "../data/qrels";
 import { writeJsonRun, writeTrec } from "../data/runs";
+import { fileNameOf } from "../util/file-name";
 import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
-import { outputTables, TABLE_FILES, type OutputTables, type Table } from "./output-tables";
+import { TABLE_FILES, type OutputTables, type Table } from "./output-tables";
 import { diskFull } from "../store";
 import type { RecordFile } from "./earlier-records";
 import { renderLatex, renderMarkdown } from "../util/paper-tables";
@@ -30,11 +31,12 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
     await fs.mkdir(path.join(outDir, "experiments"), { recursive: true });
     const samples: RecordFile["samples"] = [];
     for (const [s, sample] of r.samples.entries()) {
-      const name = r.samples.length > 1 ? `${r.experiment.id}.s${s}` : r.experiment.id;
+      // The id stays inside: the TREC tag, and summary.csv's runFile column maps it to this name.
+      const name = r.samples.length > 1 ? `${fileNameOf(r.experiment.id)}.s${s}` : fileNameOf(r.experiment.id);
       const own: string[] = [];
       const mine = (n: string) => (own.push(n), file(n));
       await writeTrec(mine(`runs/${name}.trec`), sample.result.run, r.experiment.id);
-      await writeJsonRun(mine(`runs/${name}.json`), sample.result.run);
+      await writeJsonRun(mine(`runs/${name}.json`), sample.result.run, "ranx");
       for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(mine(artefact), json(value));
       samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own });
     }
@@ -48,25 +50,20 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
       details: r.samples[0]?.result.details ?? null,
       samples,
     };
-    await fs.writeFile(file(`experiments/${safeName(r.experiment.id)}.json`), json(record));
+    await fs.writeFile(file(`experiments/${fileNameOf(r.experiment.id)}.json`), json(record));
   } catch (err) {
     throw diskFull(err, outDir);
   }
   return names;
 }
 
-/** An experiment id as a file name (ids hold ":" and "+", which some file systems refuse). */
-function safeName(id: string): string {
-  return id.replace(/[^A-Za-z0-9_.+-]+/g, "_");
-}
-
-/** Writes every output of a reproduce (experiments' files again, then the tables); returns names under outDir. */
+/** Writes a reproduce's tables, after its experiments' files (`experimentFiles`); returns every name under outDir. */
 export async function writeOutputs(
   outDir: string,
   loaded: LoadedBenchmark,
-  records: readonly ExperimentRecord[],
+  experimentFiles: readonly string[],
   a: Assessment,
-  tables: OutputTables = outputTables(loaded, records, a),
+  tables: OutputTables,
   providers?: Providers,
 ): Promise<string[]> {
   const written = new Set<string>();
@@ -74,7 +71,7 @@ export async function writeOutputs(
     written.add(name.startsWith("runs/") ? "runs/" : name.startsWith("experiments/") ? "experiments/" : name);
     return path.join(outDir, name);
   };
-  for (const r of records) for (const name of await writeExperimentOutputs(outDir, r)) file(name);
+  for (const name of experimentFiles) file(name);
   try {
     await writeTables(outDir, loaded, a, tables, file, providers);
   } catch (err) {

@@ -45,7 +45,7 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
   const dash = method.indexOf("-");
   const comb = method.slice(0, dash) as CombMethod;
   const normName = method.slice(dash + 1);
-  const norm = NORM_ALIASES[normName] ?? (SCORE_NORMS as readonly string[]).find((n) => n === normName);
+  const norm: ScoreNorm | undefined = NORM_ALIASES[normName] ?? SCORE_NORMS.find((n) => n === normName);
   if (dash < 0 || !COMB_METHODS.includes(comb) || !norm) {
     // Plain RRF keeps its own form (the paper's method, exactly); say so rather than only suggest wrrf.
     const rrfHint = method === "rrf" ? "; plain RRF is rrf:<a>+<b>" : "";

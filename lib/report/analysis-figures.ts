@@ -1,6 +1,7 @@
 /** Plotly specs of the error analysis and per-query statistics (lib/eval/error-analysis.ts, statistics.ts). */
 import type { QueryId, QueryMeta } from "../types";
 import type { Metric, MetricValues } from "../eval/metrics";
+import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
 import type { RunCorrelation } from "../eval/statistics";
 import { axis, baseLayout, fmt4, LEGEND, plotlyText, wrapLines, type Figure } from "./figure-style";
@@ -106,11 +107,12 @@ function topNote(text: string): { annotations: Record<string, unknown>[]; margin
 export function perQueryScatter(
   a: ReadonlyMap<QueryId, MetricValues>,
   b: ReadonlyMap<QueryId, MetricValues>,
-  metric: Metric,
+  name: MetricName,
   nameA: string,
   nameB: string,
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
+  const metric = resolveMetric(name);
   const s = sharedScores(a, b, metric, meta);
   const areas = [...new Set(s.area)].sort();
   const same = s.queries.filter((_, i) => s.x[i] === s.y[i]).length;
@@ -153,11 +155,12 @@ export function perQueryScatter(
 export function perQueryCounts(
   a: ReadonlyMap<QueryId, MetricValues>,
   b: ReadonlyMap<QueryId, MetricValues>,
-  metric: Metric,
+  name: MetricName,
   nameA: string,
   nameB: string,
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
+  const metric = resolveMetric(name);
   const s = sharedScores(a, b, metric, meta);
   const n = s.queries.length;
   // One value list for both axes, so the diagonal of the grid is the diagonal of equal scores.
@@ -214,18 +217,20 @@ export function perQueryCounts(
 export function perQueryChart(
   a: ReadonlyMap<QueryId, MetricValues>,
   b: ReadonlyMap<QueryId, MetricValues>,
-  metric: Metric,
+  name: MetricName,
   nameA: string,
   nameB: string,
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
+  const metric = resolveMetric(name);
   const s = sharedScores(a, b, metric);
   const view = perQueryView(s.x.map((x, i) => [x, s.y[i]] as const));
   return (view === "counts" ? perQueryCounts : perQueryScatter)(a, b, metric, nameA, nameB, meta);
 }
 
 /** Spearman's rho between every pair of runs' per-query scores: high rho, the same questions are hard. */
-export function correlationHeatmap(rows: readonly RunCorrelation[], metric: Metric): Figure {
+export function correlationHeatmap(rows: readonly RunCorrelation[], name: MetricName): Figure {
+  const metric = resolveMetric(name);
   const names = [...new Set(rows.flatMap((r) => [r.a, r.b]))];
   const rho = (x: string, y: string) => (x === y ? 1 : rows.find((r) => (r.a === x && r.b === y) || (r.a === y && r.b === x))?.rho ?? NaN);
   const z = names.map((y) => names.map((x) => rho(x, y)));

@@ -1,6 +1,6 @@
 /** Plotly figure specs for report and notebooks: loosely typed rows (empty cell = no value) → plotly.js 3 JSON. */
 import type { BootstrapInterval } from "../eval/bootstrap";
-import type { Metric } from "../eval/metrics";
+import { resolveMetric, type MetricName } from "../eval/metric-names";
 import { formatFixed } from "./format";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
 import { correlationHeatmap, perQueryChart, perQueryCounts, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
@@ -47,7 +47,8 @@ type Whisker = "interval" | "sd" | "none";
  * interval of the mean over queries when `opts.intervals` has one (the sd of repeated runs then goes in the label),
  * else ± sd when repeated.
  */
-export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric = "Recall@100", opts: MetricBarOptions = {}): Figure {
+export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName = "Recall@100", opts: MetricBarOptions = {}): Figure {
+  const metric = resolveMetric(name);
   const marks = marksOf(summaryRows, opts.marks);
   const rows = summaryRows.filter((r) => (r.status === undefined || r.status === "ok") && toNumber(r[metric]) !== undefined);
   const ids = rows.map((r) => String(r.experiment ?? ""));
@@ -158,7 +159,8 @@ export function metricBarChart(summaryRows: readonly RowLike[], metric: Metric =
 }
 
 /** Grouped bars of mean `metric` per legal area, one per experiment (samples averaged); stand-ins hatched. */
-export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], metric: Metric = "Recall@100", opts: FigureMarks = {}): Figure {
+export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: FigureMarks = {}): Figure {
+  const metric = resolveMetric(name);
   const marks = marksOf(perQueryRows, opts.marks);
   const areaOf = (r: RowLike) => areaLabel(r.area);
   const chosen = experiments && experiments.length ? [...experiments] : [...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))];
@@ -314,7 +316,7 @@ export function reactRoundsChart(rows: readonly RowLike[]): Figure {
 }
 
 /** `sweepHeatmap` of a sweep computed in this process (`bm25Sweep`, `tuneBm25`), not read from sweep.json. */
-export function tuningHeatmap(sweep: SweepResult, metric: Metric = sweep.metric): Figure {
+export function tuningHeatmap(sweep: SweepResult, metric: MetricName = sweep.metric): Figure {
   return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
 }
 

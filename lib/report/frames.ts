@@ -11,7 +11,7 @@ import { TABLE_FILES, type OutputTables, type Table } from "../experiments/outpu
 import { parseCsvRecords } from "./csv";
 
 /** Columns that hold names, whatever their cells look like (a query id "17" is not a number). */
-const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method"]);
+const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method", "runFile"]);
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 

@@ -13,8 +13,9 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   const bench = loaded.benchmark;
   const ok = result.outcomes.filter((o) => o.status === "ok");
   const now = result.outcomes.filter((o) => !o.earlier);
+  const keptFor = (status: string) => result.outcomes.filter((o) => o.now?.status === status).length;
   const count = (status: string) => now.filter((o) => o.status === status).length;
-  const [ran, skipped, failed] = [count("ok"), count("skipped") + result.outcomes.filter((o) => o.skippedNow).length, count("failed")];
+  const [ran, skipped, failed] = [count("ok"), count("skipped") + keptFor("skipped"), count("failed") + keptFor("failed")];
   const kept = result.outcomes.length - now.length;
   const standIn = ok.some((o) => o.standIn);
   const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
@@ -55,8 +56,8 @@ function datasetStatus(loaded: LoadedBenchmark, end: string): string {
 function formatNotRun(outcomes: readonly ExperimentOutcome[]): string {
   const groups = new Map<string, string[]>();
   for (const o of outcomes) {
-    if (o.status === "ok" && !o.skippedNow) continue;
-    const key = o.skippedNow ? `skipped now (the earlier result is kept): ${o.skippedNow}` : `${o.status}: ${o.brief ?? o.reason}`;
+    if (o.status === "ok" && !o.now) continue;
+    const key = o.now ? `${o.now.status} now (the earlier result is kept): ${o.now.reason}` : `${o.status}: ${o.brief ?? o.reason}`;
     groups.set(key, [...(groups.get(key) ?? []), o.id]);
   }
   if (groups.size === 0) return "";

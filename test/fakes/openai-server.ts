@@ -179,6 +179,8 @@ export interface OpenAIDoubleOptions {
   honourDimensions?: boolean;
   /** Report `usage` in embedding answers (default true; false plays a server that leaves it out). */
   usage?: boolean;
+  /** The port to listen on (default 0: a random free one); a fixed one is for running a documented command exactly as written. */
+  port?: number;
 }
 
 export interface OpenAIDouble {
@@ -245,7 +247,7 @@ const CONTENT_FAULTS: ReadonlySet<FaultKind> = new Set(["wrongCount", "wrongDims
 type RouteResult = { status: number; json: unknown };
 type RouteHandler = (
   body: Record<string, unknown>,
-  ctx: { opts: Required<Omit<OpenAIDoubleOptions, "apiKey">>; fault?: Fault },
+  ctx: { opts: Required<Omit<OpenAIDoubleOptions, "apiKey" | "port">>; fault?: Fault },
 ) => RouteResult | Promise<RouteResult>;
 
 const apiError = (status: number, message: string, type = "invalid_request_error", code: string | null = null): RouteResult => ({
@@ -473,7 +475,13 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject); // a fixed port already taken
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
 
   return {

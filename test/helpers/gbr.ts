@@ -14,7 +14,7 @@ export interface GbrResult {
  * Provider settings of the developer's own environment that must never leak into a test: each is
  * set empty unless the test sets it.
  */
-const CLEARED = [
+export const CLEARED = [
   "OPENAI_BASE_URL",
   "OPENAI_API_KEY",
   "GBR_EMBED_BASE_URL",

@@ -101,9 +101,10 @@ test("per-query rows carry area, session and the gold articles' statutes; gold r
   assert.equal(row.session, q1.date);
   assert.match(String(row.goldSources), /^\S+( \S+)*$/);
   // A gold article's rank is its place in the run file (1-based), blank when not in the top 100.
-  const run = JSON.parse(await fs.readFile(path.join(result.outDir, "runs", "lsi.json"), "utf8")) as Record<string, string[]>;
+  // ranx's shape, {qid: {docid: score}}, documents in rank order.
+  const run = JSON.parse(await fs.readFile(path.join(result.outDir, "runs", "lsi.json"), "utf8")) as Record<string, Record<string, number>>;
   for (const g of frameRows(f.goldRanks).filter((r) => r.experiment === "lsi")) {
-    const at = run[g.query as string].slice(0, 100).indexOf(g.article as string);
+    const at = Object.keys(run[g.query as string]).slice(0, 100).indexOf(g.article as string);
     assert.equal(g.rank, at < 0 ? undefined : at + 1, `${g.query} ${g.article}`);
   }
 });

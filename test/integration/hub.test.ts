@@ -453,6 +453,23 @@ describe("pullHubToDir", () => {
     const m = JSON.parse(await fs.readFile(path.join(out, "manifest.json"), "utf8"));
     assert.equal(m.sha, manifest.sha);
     for (const f of m.beir) assert.deepEqual(await hashFile(path.join(out, f.path)), { sha256: f.sha256, size: f.size });
+    // BEIR's own fields, as beir's GenericDataLoader reads them.
+    const first = JSON.parse((await fs.readFile(path.join(out, "corpus.jsonl"), "utf8")).split("\n")[0]) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(first), ["_id", "title", "text"]);
+    assert.equal(m.beirLayout, 2);
+  });
+
+  test("the cache's BEIR copy in the older layout (\"id\") is written again on the next load", async () => {
+    const h = await hub();
+    const root = await tmpDir();
+    const opts = pullOpts(h, path.join(root, "cache"));
+    const { beirDir } = await pullHub(opts);
+    const manifestFile = path.join(beirDir, "manifest.json");
+    const old = JSON.parse(await fs.readFile(manifestFile, "utf8")) as Record<string, unknown>;
+    delete old.beirLayout;
+    await fs.writeFile(manifestFile, JSON.stringify(old));
+    await pullHub(opts);
+    assert.equal((JSON.parse(await fs.readFile(manifestFile, "utf8")) as { beirLayout?: number }).beirLayout, 2);
   });
 });
 

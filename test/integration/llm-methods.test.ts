@@ -129,7 +129,10 @@ test("--repeat 2 runs an LLM experiment twice with different seeds and reports m
   assert.equal(row.split(",")[8], "2");
   const seeds = new Set(api.chatRequests().map((b) => b.seed));
   assert.ok(seeds.has(7) && seeds.has(8), `seeds sent: ${[...seeds].join(", ")}`);
-  await fs.access(path.join(out, "sample", "runs", "reform:bm25-greekstemmer.s1.trec"));
+  // A file name every file system accepts (":" becomes "__"), the id itself in the TREC tag and summary.csv's runFile.
+  const trec = path.join(out, "sample", "runs", "reform__bm25-greekstemmer.s1.trec");
+  assert.match(readFileSync(trec, "utf8").split("\n")[0], / reform:bm25-greekstemmer$/);
+  assert.equal(row.split(",").at(-1), "reform__bm25-greekstemmer");
 });
 
 test("metadata.json records the model and the prompt set (with hashes) behind the LLM rows", () => {

@@ -15,48 +15,15 @@ import { promises as fs, readFileSync, readdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadBenchmark } from "../../lib/data/source";
-import { OFFICIAL_COMMIT, OFFICIAL_NOTEBOOK_PATH, OFFICIAL_REPO } from "../../lib/llm/official-prompts";
+import { OFFICIAL_COMMIT } from "../../lib/llm/official-prompts";
 import type { ReactTrace } from "../../lib/llm/react-traces";
 import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
+import { OFFICIAL_NOTEBOOK_URL_PATH, SYNTHETIC_NOTEBOOK, SYNTHETIC_PROMPTS } from "../fakes/official-notebook";
 import { startStaticServer, type StaticServer } from "../fakes/static-server";
 import { runGbr } from "../helpers/gbr";
 
-// ---------------------------------------------------------------------------------------------
-// The synthetic notebook: the cells that hold the constants in the authors' notebook, in their
-// order (the two rewrite prompts in one cell, the rewrite call in the next, the two translation
-// prompts together, then one cell per REACT prompt), with placeholder texts.
-
-const P = {
-  SPARSE_REWRITE_PROMPT: "[SPARSE-REWRITE] Λέξεις-κλειδιά για το ερώτημα:\n\n{original_query}",
-  DENSE_REWRITE_PROMPT: "[DENSE-REWRITE] Μία παράγραφος για το ερώτημα:\n\n{original_query}",
-  REWRITE_SYSTEM: "[REWRITER] Rewrite as asked.",
-  TRANSLATION_SYSTEM: "[TRANSLATOR] Translate Greek legal text into English.",
-  TRANSLATION_USER: "Type: {text_type}\nId: {item_id}\n\n<<<\n{source_text}\n>>>",
-  PLANNER_SYSTEM: "[PLANNER] Γράψε REASON: και QUERY:.",
-  PLANNER_FIRST: "[FIRST] Ερώτημα:\n\n{original_query}\n\nΠρώτο query.",
-  PLANNER_NEXT: "[NEXT] Ερώτημα:\n\n{original_query}\n\nΓύρος:\n{round_idx} από {max_rounds}\n\nΠριν:\n{query_history}\n\nΚείμενα:\n{kept_docs_summary}\n\nΕπόμενο query.",
-  OBSERVER_SYSTEM: "[OBSERVER] Κράτησε τα χρήσιμα: RELEVANT: ή RELEVANT: NONE.",
-  OBSERVER_USER: "[OBS-USER] Ερώτημα:\n\n{original_query}\n\nΑποτελέσματα:\n\n{retrieved_docs_block}\n\nΜόνο αυτά.",
-};
-
-const py = (s: string) => `"""${s}"""`;
-const CELLS = [
-  `from pathlib import Path\nCHAT_MODEL = "openai/gpt-oss-120b"\n`,
-  `SPARSE_REWRITE_PROMPT = ${py(P.SPARSE_REWRITE_PROMPT)}\n\nDENSE_REWRITE_PROMPT = ${py(P.DENSE_REWRITE_PROMPT)}\n`,
-  `def rewrite_all(kind):\n    prompt = SPARSE_REWRITE_PROMPT if kind == "sparse" else DENSE_REWRITE_PROMPT\n    for qid, original in queries.items():\n        raw = chat(${JSON.stringify(P.REWRITE_SYSTEM)}, prompt.format(original_query=original))\n`,
-  `TRANSLATION_SYSTEM = ${py(P.TRANSLATION_SYSTEM)}\n\nTRANSLATION_USER = ${py(P.TRANSLATION_USER)}\n`,
-  `PLANNER_SYSTEM = ${py(P.PLANNER_SYSTEM)}\n`,
-  `PLANNER_FIRST = ${py(P.PLANNER_FIRST)}\n`,
-  `PLANNER_NEXT = ${py(P.PLANNER_NEXT)}\n`,
-  `OBSERVER_SYSTEM = ${py(P.OBSERVER_SYSTEM)}\n`,
-  `OBSERVER_USER = ${py(P.OBSERVER_USER)}\n`,
-];
-const NOTEBOOK = JSON.stringify({
-  cells: CELLS.map((src) => ({ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source: src.split(/(?<=\n)/) })),
-  metadata: {},
-  nbformat: 4,
-  nbformat_minor: 5,
-});
+// The synthetic notebook (test/fakes/official-notebook.ts): the authors' cell structure, placeholder texts.
+const P = SYNTHETIC_PROMPTS;
 
 // ---------------------------------------------------------------------------------------------
 // The scripted model, by role (each placeholder system prompt carries a marker).
@@ -131,7 +98,7 @@ const IDS = ["reform:bm25-greekstemmer", "reform:dense:qwen3-8b", "translate:den
 
 before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-official-"));
-  raw = await startStaticServer({ [`/${OFFICIAL_REPO}/${OFFICIAL_COMMIT}/${OFFICIAL_NOTEBOOK_PATH}`]: NOTEBOOK });
+  raw = await startStaticServer({ [OFFICIAL_NOTEBOOK_URL_PATH]: SYNTHETIC_NOTEBOOK });
   api = await startOpenAIDouble({ dims: 16, apiKey: SECRET });
   api.chat(scripted);
   await fs.writeFile(
@@ -312,16 +279,16 @@ test("--official: the authors' prompts, serving and experiment list in one switc
     const meta = JSON.parse(readFileSync(path.join(out, "sample", "metadata.json"), "utf8"));
     assert.deepEqual(meta.authorsSetup, { official: true, prompts: true, serving: true, significance: false, experiments: true });
     const summary = readFileSync(path.join(out, "sample", "summary.csv"), "utf8").trim().split("\n");
-    assert.match(summary[0], /,list$/);
-    for (const line of summary.slice(1)) assert.match(line, /,authors$/);
+    assert.match(summary[0], /,list,runFile$/);
+    for (const line of summary.slice(1)) assert.match(line, /,authors,[^,]*$/);
 
     // Without the switch a row beyond the list runs, marked in summary.csv and in the report.
     const out3 = path.join(tmp, "o3");
     const plain = await run(["reproduce", "--data", "sample", "--only", "bm25-greekstemmer,lsi", "--out", out3]);
     assert.equal(plain.code, 0, plain.stderr);
     const rows = readFileSync(path.join(out3, "sample", "summary.csv"), "utf8");
-    assert.match(rows, /^lsi,.*,beyond the authors: LSI is the project's addition$/m);
-    assert.match(rows, /^bm25-greekstemmer,.*,authors$/m);
+    assert.match(rows, /^lsi,.*,beyond the authors: LSI is the project's addition,lsi$/m);
+    assert.match(rows, /^bm25-greekstemmer,.*,authors,bm25-greekstemmer$/m);
     const meta3 = JSON.parse(readFileSync(path.join(out3, "sample", "metadata.json"), "utf8"));
     assert.deepEqual(meta3.authorsSetup, { official: false, prompts: false, serving: false, significance: false, experiments: false });
     const report = await run(["report", "--out", out3]);

@@ -111,9 +111,38 @@ test("an experiment that cannot run now keeps its earlier result, marked, and co
   const kept = again.outcomes.find((o) => o.id === "needs-a-server");
   assert.equal(kept?.status, "ok");
   assert.equal(kept?.earlier, true);
-  assert.equal(kept?.skippedNow, "no server configured: set GBR_TEST_URL");
+  assert.deepEqual(kept?.now, { status: "skipped", reason: "no server configured: set GBR_TEST_URL" });
   assert.deepEqual(kept?.mean, first.outcomes[0].mean);
   const text = formatReproduceSummary(loaded, again);
   assert.match(text, /needs-a-server — skipped now \(the earlier result is kept\): no server configured: set GBR_TEST_URL/);
   assert.match(text, /1 ran, 1 skipped, 0 failed; 1 kept from an earlier run/);
+  // Its record is still the earlier one: a third run, with the server back or not, still has it.
+  const third = await reproduce(loaded, { outRoot, experiments: list, only: ["bm25-grnlp"] });
+  assert.deepEqual(third.outcomes.find((o) => o.id === "needs-a-server")?.mean, first.outcomes[0].mean);
+  // A run that fails keeps the earlier result too, and says so.
+  const broken: Experiment = { ...flaky, run: async () => Promise.reject(new Error("the server answered 500")) };
+  const failed = await reproduce(loaded, { outRoot, experiments: [broken, list[1]], only: ["needs-a-server"] });
+  const kept2 = failed.outcomes.find((o) => o.id === "needs-a-server");
+  assert.equal(kept2?.status, "ok");
+  assert.deepEqual(kept2?.now, { status: "failed", reason: "the server answered 500" });
+  assert.match(formatReproduceSummary(loaded, failed), /needs-a-server — failed now \(the earlier result is kept\): the server answered 500/);
+});
+
+test("a folder written with the older file names (the id itself, colon and all) is read, and a rerun leaves none of its files behind", async () => {
+  const outRoot = path.join(tmp, "old-names");
+  const first = await reproduce(loaded, { outRoot, experiments: LIST, only: ["rrf:bm25-greekstemmer+lsi", "lsi"] });
+  // As an older version wrote it: runs/<id>.trec and .json, experiments/<id with ':' as '_'>.json, no files, no ranAt.
+  const dir = first.outDir;
+  const record = JSON.parse(await fs.readFile(path.join(dir, "experiments", "rrf__bm25-greekstemmer+lsi.json"), "utf8"));
+  delete record.ranAt;
+  for (const s of record.samples) delete s.files;
+  await fs.rm(path.join(dir, "experiments", "rrf__bm25-greekstemmer+lsi.json"));
+  await fs.writeFile(path.join(dir, "experiments", "rrf_bm25-greekstemmer+lsi.json"), JSON.stringify(record));
+  await fs.rename(path.join(dir, "runs", "rrf__bm25-greekstemmer+lsi.trec"), path.join(dir, "runs", "rrf:bm25-greekstemmer+lsi.trec"));
+  await fs.rename(path.join(dir, "runs", "rrf__bm25-greekstemmer+lsi.json"), path.join(dir, "runs", "rrf:bm25-greekstemmer+lsi.json"));
+  const kept = await reproduce(loaded, { outRoot, experiments: LIST, only: ["lsi"] });
+  assert.deepEqual(kept.outcomes.find((o) => o.id === "rrf:bm25-greekstemmer+lsi")?.mean, first.outcomes.find((o) => o.id === "rrf:bm25-greekstemmer+lsi")?.mean);
+  await reproduce(loaded, { outRoot, experiments: LIST, only: ["rrf:bm25-greekstemmer+lsi"] });
+  assert.deepEqual((await fs.readdir(path.join(dir, "runs"))).sort(), ["lsi.json", "lsi.trec", "rrf__bm25-greekstemmer+lsi.json", "rrf__bm25-greekstemmer+lsi.trec"]);
+  assert.deepEqual((await fs.readdir(path.join(dir, "experiments"))).sort(), ["lsi.json", "rrf__bm25-greekstemmer+lsi.json"]);
 });

@@ -107,7 +107,7 @@ test("defect 1: a full disk after the first experiment keeps its results in outp
   const first = JSON.parse(readFileSync(path.join(dir, "experiments", "bm25-greekstemmer.json"), "utf8"));
   assert.equal(first.status, "ok");
   assert.ok(first.samples[0].mean["Recall@100"] > 0);
-  const second = JSON.parse(readFileSync(path.join(dir, "experiments", "reform_bm25-greekstemmer.json"), "utf8"));
+  const second = JSON.parse(readFileSync(path.join(dir, "experiments", "reform__bm25-greekstemmer.json"), "utf8"));
   assert.equal(second.status, "failed");
   assert.match(second.reason, /no space left on the disk holding/);
   assert.ok(!existsSync(path.join(dir, "experiments", "react-bm25.json")), "the run stopped at the full disk");

@@ -117,7 +117,10 @@ test("writeBeir writes the documented BEIR layout", async () => {
   assert.equal(qrels.length - 2, 5, "one line per judgment");
   const corpus = readFileSync(path.join(dir, "corpus.jsonl"), "utf8").trimEnd().split("\n");
   assert.equal(corpus.length, 5);
-  assert.deepEqual(JSON.parse(corpus[0]), { id: "ΑΚ::914", text: BENCH.docs[0].text });
+  // BEIR's own field names (beir's GenericDataLoader reads "_id", "title", "text"), title empty.
+  assert.deepEqual(JSON.parse(corpus[0]), { _id: "ΑΚ::914", title: "", text: BENCH.docs[0].text });
+  const queries = readFileSync(path.join(dir, "queries.jsonl"), "utf8").trimEnd().split("\n");
+  assert.deepEqual(JSON.parse(queries[0]), { _id: BENCH.queries[0].id, text: BENCH.queries[0].text });
   // No meta: no meta.jsonl, and an empty meta map back.
   const bare = path.join(TMP, "layout-bare");
   await writeBeir(bare, { ...BENCH, meta: new Map() });
@@ -145,6 +148,20 @@ test("malformed JSON line: error names the file and line number", async () => {
 test("a line that is JSON but not an object is an error naming the line", async () => {
   const dir = beirDir({ corpus: [CORPUS[0], '["d2", "Δεύτερο"]', CORPUS[2]] });
   await rejectsData(readBeir(dir), names(corpusOf(dir), 2, "expected a JSON object"));
+});
+
+test('ids are read as BEIR\'s "_id" or as "id"; a line with both that disagree is an error naming the line', async () => {
+  const mixed = beirDir({
+    corpus: ['{"_id": "d1", "title": "", "text": "Άρθρο 1. Πρώτο."}', CORPUS[1], '{"_id": "d3", "id": "d3", "text": "τρίτο"}'],
+    queries: ['{"_id": "q1", "text": "ερώτηση ένα"}', QUERIES[1]],
+  });
+  const b = await readBeir(mixed);
+  assert.deepEqual(b.docs.map((d) => d.id), ["d1", "d2", "d3"]);
+  assert.deepEqual(b.queries.map((q) => q.id), ["q1", "q2"]);
+  const clash = beirDir({ corpus: [CORPUS[0], '{"_id": "d2", "id": "d9", "text": "Δεύτερο"}', CORPUS[2]] });
+  await rejectsData(readBeir(clash), names(corpusOf(clash), 2, `"_id" 'd2' and "id" 'd9' disagree; keep one id field`));
+  const none = beirDir({ queries: [QUERIES[0], '{"text": "χωρίς id"}'] });
+  await rejectsData(readBeir(none), names(queriesOf(none), 2, 'missing field "_id"'));
 });
 
 test('missing "text" field: error names the file and line', async () => {

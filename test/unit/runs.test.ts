@@ -129,7 +129,7 @@ test("non-numeric rank or score is an error naming the line", async () => {
 
 test("JSON run write -> read keeps queries and rankings, one query per line", async () => {
   const file = tmp("sub/run.json");
-  await writeJsonRun(file, SCORED);
+  await writeJsonRun(file, SCORED, "json");
   const lines = readFileSync(file, "utf8").split("\n");
   assert.equal(lines[0], "{");
   assert.equal(lines[1], '"Q-N4765-16": ["N4831::40","N4765::17","N4765::16","N4766::πρώτο","N4858::15Α"],');
@@ -138,7 +138,7 @@ test("JSON run write -> read keeps queries and rankings, one query per line", as
   assert.deepEqual(back.rankings, SCORED.rankings);
   // Non-numeric ids keep file order.
   const named: Run = { rankings: new Map([["qb", ["1"]], ["qa", ["2"]], ["qc", []]]) };
-  await writeJsonRun(file, named);
+  await writeJsonRun(file, named, "json");
   assert.deepEqual([...(await readJsonRun(file)).rankings], [...named.rankings]);
 });
 
@@ -147,8 +147,10 @@ test(
   async () => {
     const file = tmp("numeric-ids.json");
     const run: Run = { rankings: new Map([["q", ["a"]], ["10", ["b"]], ["2", ["c"]]]) };
-    await writeJsonRun(file, run);
-    assert.deepEqual([...(await readJsonRun(file)).rankings.keys()], ["q", "10", "2"]);
+    for (const shape of ["json", "ranx"] as const) {
+      await writeJsonRun(file, run, shape);
+      assert.deepEqual([...(await readJsonRun(file)).rankings.keys()], ["q", "10", "2"], shape);
+    }
   },
 );
 
@@ -159,7 +161,7 @@ test("malformed JSON runs are errors naming the file", async () => {
   writeFileSync(file, '["a"]');
   await assert.rejects(readJsonRun(file), new RegExp(`${esc(file)}: expected an object`));
   writeFileSync(file, '{"q1": ["a", 3]}');
-  await assert.rejects(readJsonRun(file), new RegExp(`${esc(file)}: query 'q1': expected an array of doc ids`));
+  await assert.rejects(readJsonRun(file), new RegExp(`${esc(file)}:1: query 'q1': expected an array of doc ids`));
 });
 
 test("readRun picks the format by extension", async () => {
@@ -167,7 +169,7 @@ test("readRun picks the format by extension", async () => {
   const trec = tmp("pick.trec");
   const txt = tmp("pick.txt");
   const run: Run = { rankings: new Map([["q1", ["a", "b"]]]) };
-  await writeJsonRun(json, run);
+  await writeJsonRun(json, run, "json");
   await writeTrec(trec, run, "t");
   await writeTrec(txt, run, "t");
   const fromJson = await readRun(json);

@@ -1,0 +1,43 @@
+/** What `gbr eval`, `gbr compare` and `gbr errors` read the same way: the qrels (graded or not) and metric names. */
+import type { Qrels } from "../types";
+import { readGradedQrels, readQrels } from "../data/qrels";
+import { isGraded, type Metric } from "../eval/metrics";
+import { resolveMetric } from "../eval/metric-names";
+import { CliError, type Io } from "./args";
+
+export const qrelsOptions = { qrels: { type: "string" as const }, binary: { type: "boolean" as const } };
+
+export const qrelsHelp = [
+  "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel); graded",
+  "               judgments are scored as trec_eval scores them (nDCG's gain is the grade; Recall and MAP count",
+  "               grade >= 1), with a note on stderr",
+  "--binary       count every grade >= 1 as 1 (how graded qrels were read before)",
+];
+
+/** The qrels of `--qrels`, graded unless `--binary`; one stderr line when grades above 1 change nDCG. */
+export async function qrelsOf(values: Record<string, unknown>, io: Io): Promise<Qrels> {
+  const file = String(values.qrels);
+  if (values.binary) return readQrels(file);
+  const qrels = await readGradedQrels(file);
+  if (isGraded(qrels)) {
+    let top = 1;
+    for (const docs of qrels.values()) for (const g of docs.values()) top = Math.max(top, g);
+    io.stderr(`note: ${file} has graded judgments (grades up to ${top}): nDCG takes the grade as gain, Recall and MAP count grade >= 1, as trec_eval does (--binary: every grade >= 1 as 1)\n`);
+  }
+  return qrels;
+}
+
+/** Metric names from a repeatable, comma-separated option, in any common spelling; a usage error names the bad one. */
+export function metricsOf(raw: unknown, command: string): Metric[] {
+  const names = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((m) => String(m).split(",")).map((m) => m.trim()).filter(Boolean);
+  return [...new Set(names.map((n) => metricOf(n, command)))];
+}
+
+/** One metric name, in any common spelling; a usage error (exit 2) with a suggestion otherwise. */
+export function metricOf(name: string, command: string): Metric {
+  try {
+    return resolveMetric(name);
+  } catch (err) {
+    throw new CliError(`gbr ${command}: ${(err as Error).message}`, 2);
+  }
+}

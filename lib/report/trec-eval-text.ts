@@ -1,0 +1,30 @@
+/** `gbr eval --format trec_eval`: the five metrics in trec_eval's output layout, for scripts written against it. */
+import type { QueryId } from "../types";
+import type { Metric, MetricValues } from "../eval/metrics";
+import { trecEvalName } from "../eval/metric-names";
+import { formatFixed } from "./format";
+
+/** trec_eval prints its measures in the order of its measure table: recall, then ndcg_cut, then map_cut. */
+const TREC_EVAL_ORDER: readonly Metric[] = ["Recall@10", "Recall@100", "nDCG@10", "nDCG@100", "MAP@100"];
+
+/** One line as trec_eval's printf("%-22s\t%s\t%6.4f\n") writes it (exact ties half to even, as printf rounds). */
+function line(metric: Metric, query: string, value: number): string {
+  return `${trecEvalName(metric).padEnd(22)}\t${query}\t${formatFixed(value, 4).padStart(6)}\n`;
+}
+
+/**
+ * The values as trec_eval prints them: with `perQuery` (its `-q`) every query's five lines first, queries in byte
+ * order of their ids as trec_eval sorts them, then the five lines of the mean under the query id "all".
+ *
+ * @example
+ * formatTrecEval(mean); // "recall_10             \tall\t0.8587\n…"
+ */
+export function formatTrecEval(mean: MetricValues, perQuery?: Iterable<readonly [QueryId, MetricValues]>): string {
+  const out: string[] = [];
+  if (perQuery) {
+    const rows = [...perQuery].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    for (const [q, m] of rows) for (const metric of TREC_EVAL_ORDER) out.push(line(metric, q, m[metric]));
+  }
+  for (const metric of TREC_EVAL_ORDER) out.push(line(metric, "all", mean[metric]));
+  return out.join("");
+}
