@@ -46,6 +46,14 @@ export function paperInches(width: PaperWidth): number {
   return inches;
 }
 
+/** Line height of plotly's text, in font sizes. */
+const LINE = 1.3;
+
+/** An annotation standing on the plot's top edge (a note under the title). */
+function isAbovePlot(a: Record<string, unknown>): boolean {
+  return a.yref === "paper" && typeof a.y === "number" && a.y >= 1 && a.yanchor === "bottom";
+}
+
 /** Pixels of font for a size in points. */
 const px = (pt: number) => (pt * PX_PER_INCH) / 72;
 
@@ -64,16 +72,40 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const height = Math.round(Math.min(MAX_HEIGHT_IN * PX_PER_INCH, Math.max(width / 2, (ownHeight * font) / 13)));
   const keepTitle = opts.title !== false && Boolean(own.title?.text);
   const titleFont = font + 1;
-  const titleLines = keepTitle ? wrapPlotlyText(own.title.text, Math.floor((width - 8) / (0.55 * titleFont))) : [];
-  const top = keepTitle ? Math.ceil(titleLines.length * titleFont * 1.25) + 10 : 6;
+  const chars = (size: number) => Math.floor((width - 8) / (0.55 * size));
+  const titleLines = keepTitle ? wrapPlotlyText(own.title.text, chars(titleFont)) : [];
+  // Notes between the title and the plot (annotations standing on its top edge), rewrapped to the paper's width.
+  const notes = ((own.annotations ?? []) as Record<string, unknown>[]).map((a) =>
+    // Their lines were broken for the interactive width: one paragraph again, broken for the paper's.
+    isAbovePlot(a) ? { ...a, text: wrapPlotlyText(String(a.text ?? "").replace(/<br\s*\/?>/gi, " "), chars(font)).join("<br>"), font: { ...(a.font as object), size: font } } : a,
+  );
+  const noteLines = Math.max(0, ...notes.filter(isAbovePlot).map((a) => String(a.text).split("<br>").length));
+  const notesHeight = noteLines ? Math.ceil(noteLines * font * LINE) + 8 : 0;
+  const titleHeight = keepTitle ? Math.ceil(titleLines.length * titleFont * LINE) + 10 : 0;
   const layout: Layout = {
     ...own,
-    title: keepTitle ? { ...own.title, text: titleLines.join("<br>"), font: { size: titleFont }, x: 0, xref: "container", xanchor: "left", y: 1, yref: "container", yanchor: "top", pad: { l: 2, t: 4 } } : { text: "" },
+    // At the top of the figure. Plotly centres a title of several lines on its anchor before anchoring it at the top,
+    // which leaves its first lines above the figure: half a line per line after the first makes up for it.
+    title: keepTitle
+      ? {
+          ...own.title,
+          text: titleLines.join("<br>"),
+          font: { size: titleFont },
+          x: 0,
+          xref: "container",
+          xanchor: "left",
+          y: 1,
+          yref: "container",
+          yanchor: "top",
+          pad: { l: 2, t: 4 + ((titleLines.length - 1) * titleFont * LINE) / 2 },
+        }
+      : { text: "" },
+    annotations: notes,
     font: { family: PAPER_FONT_FAMILY, size: font, color: "#000000" },
     width,
     height,
     autosize: false,
-    margin: { l: 4, r: 10, t: top, b: 4, pad: 0 },
+    margin: { l: 4, r: 10, t: titleHeight + notesHeight + 6, b: 4, pad: 0 },
     // A bar's inside label that would shrink below the floor is left out (the axis still tells the value).
     uniformtext: { minsize: Math.ceil(px(MIN_FONT_PT)), mode: "hide" },
   };

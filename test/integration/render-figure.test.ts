@@ -131,6 +131,33 @@ test("the renderer draws a real figure as SVG (parses, every bar and label, no t
   }
 });
 
+test("a title of several lines and the note under it are drawn whole, one above the other, above the plot", { timeout: 120_000 }, async () => {
+  // Plotly centred a title of several lines on its anchor: exported, its first line was cut off at the top, and a
+  // note standing on the plot's top edge ran into it.
+  const note = { text: "x is the wall time per query on this machine,<br>in this run", xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, showarrow: false, font: { size: 12 } };
+  const fig = {
+    data: [{ type: "bar", x: [0.5, 0.9], y: ["a", "b"], orientation: "h" }],
+    layout: { title: { text: "Recall@100 by experiment<br><span style='font-size:13px'>whiskers: 95% bootstrap interval of the mean over queries, 10,000 resamples</span>" }, annotations: [note], height: 420 },
+  };
+  const renderer = await FigureRenderer.open(executable);
+  try {
+    for (const width of ["column", "page"] as const) {
+      const paper = paperFigure(fig, { width });
+      const svg = (await renderer.render(paper.figure, "svg", { width: paper.width, height: paper.height })).toString("utf8");
+      const box = (await page!.evaluate(`(() => {
+        document.body.innerHTML = ${JSON.stringify(svg)};
+        const rect = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; };
+        return { title: rect(document.querySelector(".gtitle")), note: rect(document.querySelector(".annotation")), plot: rect(document.querySelector(".bglayer .bg, .gridlayer")), svg: rect(document.querySelector("svg")) };
+      })()`)) as Record<"title" | "note" | "plot" | "svg", { top: number; bottom: number }>;
+      assert.ok(box.title.top >= box.svg.top, `${width}: the title's first line is inside the figure (${JSON.stringify(box)})`);
+      assert.ok(box.title.bottom <= box.note.top + 1, `${width}: the note is under the title (${JSON.stringify(box)})`);
+      assert.ok(box.note.bottom <= box.plot.top + 1, `${width}: the note is above the plot (${JSON.stringify(box)})`);
+    }
+  } finally {
+    await renderer.close();
+  }
+});
+
 test("gbr figures writes each of the report's figures as <name>.<format> under DIR/figures", { timeout: 300_000 }, async (t) => {
   const gbr = (args: string[], env: Record<string, string> = {}) => runGbr(args, { dataDir: path.join(tmp, "data"), cwd: REPO, env });
   const names = (await reportFigures(dataset)).map((f) => f.name);
