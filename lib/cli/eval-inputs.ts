@@ -1,7 +1,7 @@
 /** What `gbr eval`, `gbr compare` and `gbr errors` read the same way: the qrels (graded or not) and metric names. */
 import type { Qrels } from "../types";
 import { readGradedQrels, readQrels } from "../data/qrels";
-import { isGraded, type Metric } from "../eval/metrics";
+import { topGrade, type Metric } from "../eval/metrics";
 import { resolveMetric } from "../eval/metric-names";
 import { CliError, type Io } from "./args";
 
@@ -19,9 +19,8 @@ export async function qrelsOf(values: Record<string, unknown>, io: Io): Promise<
   const file = String(values.qrels);
   if (values.binary) return readQrels(file);
   const qrels = await readGradedQrels(file);
-  if (isGraded(qrels)) {
-    let top = 1;
-    for (const docs of qrels.values()) for (const g of docs.values()) top = Math.max(top, g);
+  const top = topGrade(qrels);
+  if (top > 1) {
     io.stderr(`note: ${file} has graded judgments (grades up to ${top}): nDCG takes the grade as gain, Recall and MAP count grade >= 1, as trec_eval does (--binary: every grade >= 1 as 1)\n`);
   }
   return qrels;

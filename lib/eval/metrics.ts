@@ -48,13 +48,14 @@ export function gainOf(judged: Judged, doc: DocId): number {
   return grade >= 1 ? grade : 0;
 }
 
-/** True when some judgment has a grade above 1: nDCG then differs from the binary reading of the same file. */
-export function isGraded(qrels: Qrels): boolean {
+/** The highest grade of the judgments, at least 1 (binary qrels): above 1, nDCG differs from the binary reading. */
+export function topGrade(qrels: Qrels): number {
+  let top = 1;
   for (const judged of qrels.values()) {
     if (judged instanceof Set) continue;
-    for (const g of (judged as ReadonlyMap<DocId, number>).values()) if (g > 1) return true;
+    for (const g of (judged as ReadonlyMap<DocId, number>).values()) top = Math.max(top, g);
   }
-  return false;
+  return top;
 }
 
 /** The ideal ranking's DCG at 10 and 100 and the relevant count: what a query's metrics are normalised by. */
