@@ -1,6 +1,6 @@
 /** Quality against what each method spends per query; the cost axis shows only what is known and comparable. */
 import { toNumber } from "./csv";
-import { axis, baseLayout, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
 import { markedName, rowMarks, STAND_IN_LABEL, type RowMarks } from "./labels";
 
@@ -145,13 +145,12 @@ export function costAxis(values: readonly number[]): CostAxis {
   const zeroLog = lo - 0.8;
   const decades: number[] = [];
   for (let k = Math.ceil(lo - 1e-9); k <= Math.floor(hi + 1e-9); k++) decades.push(k);
-  const power = (k: number) => (k === 0 ? "1" : k === 1 ? "10" : `10<sup>${k < 0 ? "\u2212" : ""}${Math.abs(k)}</sup>`);
   return {
     type: "log",
     range: [(zero ? zeroLog : lo) - 0.3, hi + 0.3],
     at: (v) => (v > 0 ? v : 10 ** zeroLog),
     tickvals: [...(zero ? [10 ** zeroLog] : []), ...decades.map((k) => 10 ** k)],
-    ticktext: [...(zero ? ["0"] : []), ...decades.map(power)],
+    ticktext: [...(zero ? ["0"] : []), ...decades.map(powerOfTen)],
     ...(zero ? { zeroAt: 10 ** zeroLog, breakAt: 10 ** ((zeroLog + lo) / 2) } : {}),
   };
 }

@@ -67,6 +67,11 @@ export function fittedRange(values: readonly number[]): [number, number] {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
+/** 10^k as a log axis' tick label: 1, 10, else 10 with a superscript (a true minus sign). */
+export function powerOfTen(k: number): string {
+  return k === 0 ? "1" : k === 1 ? "10" : `10<sup>${k < 0 ? "\u2212" : ""}${Math.abs(k)}</sup>`;
+}
+
 /**
  * Plotly's pseudo-HTML text cut into lines of at most `max` characters at spaces (plotly wraps neither annotations nor
  * titles; an entity such as `&lt;` counts as one character; a word longer than a line stays whole); lines the text
