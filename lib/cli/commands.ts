@@ -19,7 +19,8 @@ import { createRetriever, type RetrieverOptions, type RunContextInit } from "../
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce, type ExperimentOutcome } from "../experiments/reproduce";
+import { reproduce } from "../experiments/reproduce";
+import { statusNow } from "../experiments/assess";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
 import type { Pricer } from "../providers/usage-meter";
@@ -452,8 +453,7 @@ const reproduceCmd = withHelp(
     const result = await reproduce(loaded, opts);
     io.stdout(formatReproduceSummary(loaded, result, { format: paper ?? "text" }));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
-    const [status, earlier] = [(o: ExperimentOutcome) => o.now?.status ?? o.status, (o: ExperimentOutcome) => o.earlier && !o.now];
-    const failed = result.outcomes.filter((o) => !earlier(o) && (status(o) === "failed" || (only && status(o) === "skipped")));
+    const failed = result.outcomes.filter((o) => statusNow(o) === "failed" || (only && statusNow(o) === "skipped"));
     if (failed.length) {
       // Without -q each reason was printed once as the experiment ended; with -q this is where it is said.
       const byReason = new Map<string, string[]>();
