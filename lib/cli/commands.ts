@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Benchmark, Run } from "../types";
+import type { Benchmark } from "../types";
 import { CliError, numberOption, withHelp, type Command, type Io } from "./args";
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, runName, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
-import { metricsOf, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
+import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
+import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
@@ -578,9 +578,8 @@ const compare = withHelp(
       return [parts[0], parts[1]];
     });
     const qrels = await qrelsOf(values, io);
-    const read: Run[] = [];
-    for (const f of files) read.push(await readRun(f));
-    const names = files.map((f, i) => runName(f, read[i]));
+    const read = await readNamedRuns(files);
+    const names = read.map((r) => r.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
     const bases = files.map((f) => path.parse(f).name);
@@ -591,14 +590,10 @@ const compare = withHelp(
     };
     const pairs = pairSpecs.map(([a, b]): [string, string] => [nameOf(a, `${a},${b}`), nameOf(b, `${a},${b}`)]);
     const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
-    for (let i = 0; i < files.length; i++) {
-      const run = read[i];
-      const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
-      const unknown = coverage.unjudged.length;
-      if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);
-      if (coverage.warning) io.stderr(`${coverage.warning}\n`);
-      const { mean, perQuery } = evaluate(run.rankings, qrels);
-      runs.push({ name: names[i], mean, perQuery });
+    for (const r of read) {
+      noteCoverage(r, qrels, String(values.qrels), io);
+      const { mean, perQuery } = evaluate(r.run.rankings, qrels);
+      runs.push({ name: r.name, mean, perQuery });
     }
     const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
     if (values.json) {

@@ -1,6 +1,7 @@
 /** What `gbr eval`, `gbr compare` and `gbr errors` read the same way: the qrels (graded or not) and metric names. */
-import type { Qrels } from "../types";
+import type { Qrels, Run } from "../types";
 import { readGradedQrels, readQrels } from "../data/qrels";
+import { checkRunCoverage, readRun, runName } from "../data/runs";
 import { topGrade, type Metric } from "../eval/metrics";
 import { resolveMetric } from "../eval/metric-names";
 import { CliError, type Io } from "./args";
@@ -39,4 +40,22 @@ export function metricOf(name: string, command: string): Metric {
   } catch (err) {
     throw new CliError(`gbr ${command}: ${(err as Error).message}`, 2);
   }
+}
+
+/** Run files read in order, each with the name `gbr compare` and `gbr errors` give it (see `runName`). */
+export async function readNamedRuns(files: readonly string[]): Promise<{ file: string; name: string; run: Run }[]> {
+  const out: { file: string; name: string; run: Run }[] = [];
+  for (const file of files) {
+    const run = await readRun(file);
+    out.push({ file, name: runName(file, run), run });
+  }
+  return out;
+}
+
+/** A run checked against the qrels (`checkRunCoverage`): its queries without judgments and any warning said on stderr. */
+export function noteCoverage(r: { file: string; name: string; run: Run }, qrels: Qrels, qrelsFile: string, io: Io): void {
+  const coverage = checkRunCoverage(r.run, qrels, r.file, qrelsFile);
+  const unknown = coverage.unjudged.length;
+  if (unknown) io.stderr(`note: ${r.name}: ${unknown} run queries have no qrels and are ignored\n`);
+  if (coverage.warning) io.stderr(`${coverage.warning}\n`);
 }
