@@ -73,7 +73,7 @@ export async function writeOutputs(
   };
   for (const name of experimentFiles) file(name);
   try {
-    await writeTables(outDir, loaded, a, tables, file, providers);
+    await writeTables(loaded, a, tables, file, providers);
   } catch (err) {
     throw diskFull(err, outDir);
   }
@@ -81,7 +81,6 @@ export async function writeOutputs(
 }
 
 async function writeTables(
-  outDir: string,
   loaded: LoadedBenchmark,
   a: Assessment,
   tables: OutputTables,
