@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import type { Benchmark, Run } from "../types";
+import type { Benchmark } from "../types";
 import { CliError, numberOption, withHelp, type Command, type Io } from "./args";
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, runName, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
-import { metricsOf, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
+import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
+import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
@@ -19,7 +19,8 @@ import { createRetriever, type RetrieverOptions, type RunContextInit } from "../
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce, type ExperimentOutcome } from "../experiments/reproduce";
+import { reproduce } from "../experiments/reproduce";
+import { statusNow } from "../experiments/assess";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
 import type { Pricer } from "../providers/usage-meter";
@@ -28,7 +29,8 @@ import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison, streamNote } from "../report/comparison";
-import { comparisonPaperTable, evalPaperTable, PAPER_FORMATS, renderPaperTable, type PaperFormat } from "../report/paper-tables";
+import { comparisonPaperTable, evalPaperTable } from "../report/paper-tables";
+import { PAPER_FORMATS, renderPaperTable, type PaperFormat } from "../util/paper-tables";
 import { errorsCmd } from "./errors-command";
 import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
@@ -452,8 +454,7 @@ const reproduceCmd = withHelp(
     const result = await reproduce(loaded, opts);
     io.stdout(formatReproduceSummary(loaded, result, { format: paper ?? "text" }));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
-    const [status, earlier] = [(o: ExperimentOutcome) => o.now?.status ?? o.status, (o: ExperimentOutcome) => o.earlier && !o.now];
-    const failed = result.outcomes.filter((o) => !earlier(o) && (status(o) === "failed" || (only && status(o) === "skipped")));
+    const failed = result.outcomes.filter((o) => statusNow(o) === "failed" || (only && statusNow(o) === "skipped"));
     if (failed.length) {
       // Without -q each reason was printed once as the experiment ended; with -q this is where it is said.
       const byReason = new Map<string, string[]>();
@@ -578,9 +579,8 @@ const compare = withHelp(
       return [parts[0], parts[1]];
     });
     const qrels = await qrelsOf(values, io);
-    const read: Run[] = [];
-    for (const f of files) read.push(await readRun(f));
-    const names = files.map((f, i) => runName(f, read[i]));
+    const read = await readNamedRuns(files);
+    const names = read.map((r) => r.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
     const bases = files.map((f) => path.parse(f).name);
@@ -591,14 +591,10 @@ const compare = withHelp(
     };
     const pairs = pairSpecs.map(([a, b]): [string, string] => [nameOf(a, `${a},${b}`), nameOf(b, `${a},${b}`)]);
     const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
-    for (let i = 0; i < files.length; i++) {
-      const run = read[i];
-      const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
-      const unknown = coverage.unjudged.length;
-      if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);
-      if (coverage.warning) io.stderr(`${coverage.warning}\n`);
-      const { mean, perQuery } = evaluate(run.rankings, qrels);
-      runs.push({ name: names[i], mean, perQuery });
+    for (const r of read) {
+      noteCoverage(r, qrels, String(values.qrels), io);
+      const { mean, perQuery } = evaluate(r.run.rankings, qrels);
+      runs.push({ name: r.name, mean, perQuery });
     }
     const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
     if (values.json) {

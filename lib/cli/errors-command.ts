@@ -1,9 +1,8 @@
 /** `gbr errors`: where run A wins or loses against run B (lib/eval/error-analysis.ts); here as commands.ts is full. */
 import { CliError, numberOption, withHelp } from "./args";
-import { checkRunCoverage, readRun, runName } from "../data/runs";
 import { readMeta } from "../data/beir";
 import { METRICS } from "../eval/metrics";
-import { metricOf, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
+import { metricOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { analyseErrors } from "../eval/error-analysis";
 import { formatErrorAnalysis } from "../report/error-text";
 
@@ -41,20 +40,13 @@ export const errorsCmd = withHelp(
     // nDCG@10, not Recall@100: recall ties on every question of a known-item set, and a demo set, where rank still differs.
     const metric = metricOf(String(values.metric ?? "nDCG@10"), "errors");
     const top = numberOption(values.top, "--top", 10, { integer: true, min: 1 });
-    const read = [await readRun(files[0]), await readRun(files[1])];
-    const names = files.map((f, i) => runName(f, read[i]));
+    const read = await readNamedRuns(files);
+    const names = read.map((r) => r.name);
     if (names[0] === names[1]) throw new CliError(`gbr errors: both runs are named '${names[0]}' (a run's name is its file name without extension)`, 2);
     const qrels = await qrelsOf(values, io);
     const meta = values.meta === undefined ? undefined : await readMeta(String(values.meta));
-    const runs = [];
-    for (let i = 0; i < files.length; i++) {
-      const run = read[i];
-      const coverage = checkRunCoverage(run, qrels, files[i], String(values.qrels));
-      const unknown = coverage.unjudged.length;
-      if (unknown) io.stderr(`note: ${names[i]}: ${unknown} run queries have no qrels and are ignored\n`);
-      if (coverage.warning) io.stderr(`${coverage.warning}\n`);
-      runs.push({ name: names[i], rankings: run.rankings });
-    }
+    for (const r of read) noteCoverage(r, qrels, String(values.qrels), io);
+    const runs = read.map((r) => ({ name: r.name, rankings: r.run.rankings }));
     const analysis = analyseErrors(runs[0], runs[1], qrels, { metric, top, meta });
     if (values.json) {
       io.stdout(JSON.stringify(analysis, null, 2) + "\n");

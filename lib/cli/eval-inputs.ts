@@ -1,7 +1,8 @@
 /** What `gbr eval`, `gbr compare` and `gbr errors` read the same way: the qrels (graded or not) and metric names. */
-import type { Qrels } from "../types";
+import type { Qrels, Run } from "../types";
 import { readGradedQrels, readQrels } from "../data/qrels";
-import { isGraded, type Metric } from "../eval/metrics";
+import { checkRunCoverage, readRun, runName } from "../data/runs";
+import { topGrade, type Metric } from "../eval/metrics";
 import { resolveMetric } from "../eval/metric-names";
 import { CliError, type Io } from "./args";
 
@@ -19,9 +20,8 @@ export async function qrelsOf(values: Record<string, unknown>, io: Io): Promise<
   const file = String(values.qrels);
   if (values.binary) return readQrels(file);
   const qrels = await readGradedQrels(file);
-  if (isGraded(qrels)) {
-    let top = 1;
-    for (const docs of qrels.values()) for (const g of docs.values()) top = Math.max(top, g);
+  const top = topGrade(qrels);
+  if (top > 1) {
     io.stderr(`note: ${file} has graded judgments (grades up to ${top}): nDCG takes the grade as gain, Recall and MAP count grade >= 1, as trec_eval does (--binary: every grade >= 1 as 1)\n`);
   }
   return qrels;
@@ -40,4 +40,22 @@ export function metricOf(name: string, command: string): Metric {
   } catch (err) {
     throw new CliError(`gbr ${command}: ${(err as Error).message}`, 2);
   }
+}
+
+/** Run files read in order, each with the name `gbr compare` and `gbr errors` give it (see `runName`). */
+export async function readNamedRuns(files: readonly string[]): Promise<{ file: string; name: string; run: Run }[]> {
+  const out: { file: string; name: string; run: Run }[] = [];
+  for (const file of files) {
+    const run = await readRun(file);
+    out.push({ file, name: runName(file, run), run });
+  }
+  return out;
+}
+
+/** A run checked against the qrels (`checkRunCoverage`): its queries without judgments and any warning said on stderr. */
+export function noteCoverage(r: { file: string; name: string; run: Run }, qrels: Qrels, qrelsFile: string, io: Io): void {
+  const coverage = checkRunCoverage(r.run, qrels, r.file, qrelsFile);
+  const unknown = coverage.unjudged.length;
+  if (unknown) io.stderr(`note: ${r.name}: ${unknown} run queries have no qrels and are ignored\n`);
+  if (coverage.warning) io.stderr(`${coverage.warning}\n`);
 }

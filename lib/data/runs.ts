@@ -245,15 +245,18 @@ export function checkRunCoverage(
   return coverage;
 }
 
-/** Where `gbr reproduce` writes an experiment's run in an outputs folder: runs/<fileNameOf(id)>.trec and .json. */
-export function runFiles(outDir: string, id: string): { trec: string; json: string } {
-  const base = path.join(outDir, "runs", fileNameOf(id));
-  return { trec: `${base}.trec`, json: `${base}.json` };
+/**
+ * Where `gbr reproduce` writes an experiment's run, relative to its outputs folder and without the extension (.trec
+ * and .json): runs/<fileNameOf(id)>, with `.s<sample>` when the experiment ran several samples.
+ */
+export function runFileBase(id: string, sample?: number): string {
+  return `runs/${fileNameOf(id)}${sample === undefined ? "" : `.s${sample}`}`;
 }
 
 /** An experiment's run file in an outputs folder: JSON before TREC, then the names older outputs folders used (the id itself, colon and all). */
 export function findRunFile(outDir: string, id: string): string {
-  const { json, trec } = runFiles(outDir, id);
+  const base = path.join(outDir, runFileBase(id));
+  const [json, trec] = [`${base}.json`, `${base}.trec`];
   const legacy = path.join(outDir, "runs", id);
   const found = [json, trec, `${legacy}.json`, `${legacy}.trec`].find((f) => existsSync(f));
   if (!found) throw new DataError(`no run of experiment '${id}' (looked for ${path.basename(json)} and ${path.basename(trec)})`, path.join(outDir, "runs"));

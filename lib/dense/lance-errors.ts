@@ -94,3 +94,8 @@ export function clearCommand(where: string): string {
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(where)) return `delete every object under ${where}`;
   return `rm -rf '${where.replace(/'/g, `'\\''`)}'`;
 }
+
+/** The remedy for a damaged table: the command that clears it, and what that costs. */
+export function clearHint(where: string): string {
+  return `clear it with ${clearCommand(where)}; its vectors will be embedded again`;
+}

@@ -9,7 +9,7 @@ import type * as lancedb from "@lancedb/lancedb";
 import { FileLocks } from "../util/file-lock";
 import { lancedbSdk } from "../util/sdk";
 import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type Side } from "./types";
-import { clearCommand, fromLanceDb, isDamage, lanceFailure, lanceReason } from "./lance-errors";
+import { clearCommand, clearHint, fromLanceDb, isDamage, lanceFailure, lanceReason } from "./lance-errors";
 import { listManifests, putBack, setAside, type SetAside } from "./lance-manifests";
 import {
   collect,
@@ -108,7 +108,7 @@ export class LanceVectorStore implements VectorStore {
     const where = this.where(name);
     return new VectorStoreError(`vector store: ${where} is still unreadable after rebuilding it (${lanceReason(err)})`, "DAMAGED", {
       cause: err,
-      hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
+      hint: clearHint(where),
     });
   }
 
@@ -125,7 +125,7 @@ export class LanceVectorStore implements VectorStore {
       case "unreadable":
         return new VectorStoreError(`vector store: ${where} is damaged (${reason})`, "DAMAGED", {
           ...opts,
-          hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
+          hint: clearHint(where),
         });
       case "environment":
         return new VectorStoreError(`vector store: cannot use ${where} (${reason})`, "FAILED", {
@@ -172,7 +172,7 @@ export class LanceVectorStore implements VectorStore {
     } catch (err) {
       throw new VectorStoreError(`vector store ${fingerprint}: ${where} is damaged (${lanceReason(cause)}) and what is left could not be read (${lanceReason(err)})`, "DAMAGED", {
         cause: err,
-        hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
+        hint: clearHint(where),
       });
     }
     if (salvage.cause === undefined) return;
@@ -273,7 +273,7 @@ export class LanceVectorStore implements VectorStore {
     await putBack(moved);
     throw new VectorStoreError(`vector store: ${where} is damaged and no version of it can be read (${manifestReason(cause)})`, "DAMAGED", {
       cause,
-      hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again`,
+      hint: clearHint(where),
     });
   }
 

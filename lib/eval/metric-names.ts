@@ -26,14 +26,13 @@ export const METRIC_SPELLINGS: readonly MetricSpelling[] = [
 /** trec_eval's `-m` form (`ndcg_cut.10`) of a measure name (`ndcg_cut_10`). */
 const trecEvalOption = (name: string) => name.replace(/_(\d+)$/, ".$1");
 
-const BY_SPELLING: ReadonlyMap<string, Metric> = new Map(
-  METRIC_SPELLINGS.flatMap((s) => [s.metric, s.ranx, s.irMeasures, s.trecEval, trecEvalOption(s.trecEval)].map((n) => [n.toLowerCase(), s.metric] as const)),
-);
+/** A row's spellings: ours, ranx's, ir_measures', trec_eval's and its `-m` form. */
+const spellingsOf = (s: MetricSpelling) => [s.metric, s.ranx, s.irMeasures, s.trecEval, trecEvalOption(s.trecEval)];
+
+const BY_SPELLING: ReadonlyMap<string, Metric> = new Map(METRIC_SPELLINGS.flatMap((s) => spellingsOf(s).map((n) => [n.toLowerCase(), s.metric] as const)));
 
 /** Every accepted spelling, in table order (the did-you-mean candidates). */
-export const METRIC_ALIASES: readonly string[] = [
-  ...new Set(METRIC_SPELLINGS.flatMap((s) => [s.metric, s.ranx, s.irMeasures, s.trecEval, trecEvalOption(s.trecEval)])),
-];
+export const METRIC_ALIASES: readonly string[] = [...new Set(METRIC_SPELLINGS.flatMap(spellingsOf))];
 
 /**
  * The project's name of a metric given in any common spelling, case-insensitive; a RangeError with a suggestion

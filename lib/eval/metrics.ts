@@ -48,13 +48,14 @@ export function gainOf(judged: Judged, doc: DocId): number {
   return grade >= 1 ? grade : 0;
 }
 
-/** True when some judgment has a grade above 1: nDCG then differs from the binary reading of the same file. */
-export function isGraded(qrels: Qrels): boolean {
+/** The highest grade of the judgments, at least 1 (binary qrels): above 1, nDCG differs from the binary reading. */
+export function topGrade(qrels: Qrels): number {
+  let top = 1;
   for (const judged of qrels.values()) {
     if (judged instanceof Set) continue;
-    for (const g of (judged as ReadonlyMap<DocId, number>).values()) if (g > 1) return true;
+    for (const g of (judged as ReadonlyMap<DocId, number>).values()) top = Math.max(top, g);
   }
-  return false;
+  return top;
 }
 
 /** The ideal ranking's DCG at 10 and 100 and the relevant count: what a query's metrics are normalised by. */
@@ -64,29 +65,21 @@ interface Ideal {
   dcg100: number;
 }
 
-/** Binary: min(k, |gold|) gains of 1. */
-function binaryIdeal(nGold: number): Ideal {
-  let dcg10 = 0;
-  let dcg100 = 0;
-  for (let i = 0; i < Math.min(DEPTH, nGold); i++) {
-    if (i < 10) dcg10 += DISCOUNT[i];
-    dcg100 += DISCOUNT[i];
-  }
-  return { relevant: nGold, dcg10, dcg100 };
-}
-
-/** Graded: every judged grade >= 1, largest first (trec_eval fills the ideal ranking level by level from the top). */
+/**
+ * The ideal ranking of a query's judgments: every grade >= 1, largest first (trec_eval fills it level by level from
+ * the top); binary judgments are |gold| gains of 1.
+ */
 function idealOf(judged: Judged): Ideal {
-  if (judged instanceof Set) return binaryIdeal(judged.size);
-  const gains = [...(judged as ReadonlyMap<DocId, number>).values()].filter((g) => g >= 1).sort((a, b) => b - a);
+  const gains = judged instanceof Set ? undefined : [...(judged as ReadonlyMap<DocId, number>).values()].filter((g) => g >= 1).sort((a, b) => b - a);
+  const relevant = gains?.length ?? (judged as ReadonlySet<DocId>).size;
   let dcg10 = 0;
   let dcg100 = 0;
-  for (let i = 0; i < Math.min(DEPTH, gains.length); i++) {
-    const t = dcgTerm(gains[i], i);
+  for (let i = 0; i < Math.min(DEPTH, relevant); i++) {
+    const t = dcgTerm(gains?.[i] ?? 1, i);
     if (i < 10) dcg10 += t;
     dcg100 += t;
   }
-  return { relevant: gains.length, dcg10, dcg100 };
+  return { relevant, dcg10, dcg100 };
 }
 
 /**
@@ -139,7 +132,7 @@ export class PositionalEvaluator {
   /** By representative position: relevant to the current query. */
   private readonly isGold: Uint8Array;
   private goldMarked: number[] = [];
-  private ideal: Ideal = binaryIdeal(0);
+  private ideal: Ideal = idealOf(new Set());
   /** By representative position: stamp of the last ranking that listed it (dedupe without clearing). */
   private readonly seen: Int32Array;
   private stamp = 0;
@@ -166,7 +159,7 @@ export class PositionalEvaluator {
       if (d !== undefined) this.goldMarked.push(d);
     }
     for (const d of this.goldMarked) this.isGold[d] = 1;
-    this.ideal = binaryIdeal(gold.size);
+    this.ideal = idealOf(gold);
   }
 
   /** The five metrics of a ranking of positions (best first) against the current gold. */

@@ -50,6 +50,11 @@ export interface ExperimentOutcome {
   brief?: string;
 }
 
+/** What this run did with an experiment: its status now, or undefined for an earlier result it left untouched. */
+export function statusNow(o: Pick<ExperimentOutcome, "status" | "earlier" | "now">): ExperimentOutcome["status"] | undefined {
+  return o.now?.status ?? (o.earlier ? undefined : o.status);
+}
+
 /** Which parts of a run's setup were the authors' own. */
 export interface AuthorsSetup {
   /** `--official` asked for all of them. */

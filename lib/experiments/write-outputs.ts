@@ -5,7 +5,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toCsv } from "../util/csv";
 import { writeTrecQrels } from "../data/qrels";
-import { writeJsonRun, writeTrec } from "../data/runs";
+import { runFileBase, writeJsonRun, writeTrec } from "../data/runs";
 import { fileNameOf } from "../util/file-name";
 import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
@@ -32,11 +32,11 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
     const samples: RecordFile["samples"] = [];
     for (const [s, sample] of r.samples.entries()) {
       // The id stays inside: the TREC tag, and summary.csv's runFile column maps it to this name.
-      const name = r.samples.length > 1 ? `${fileNameOf(r.experiment.id)}.s${s}` : fileNameOf(r.experiment.id);
+      const name = runFileBase(r.experiment.id, r.samples.length > 1 ? s : undefined);
       const own: string[] = [];
       const mine = (n: string) => (own.push(n), file(n));
-      await writeTrec(mine(`runs/${name}.trec`), sample.result.run, r.experiment.id);
-      await writeJsonRun(mine(`runs/${name}.json`), sample.result.run, "ranx");
+      await writeTrec(mine(`${name}.trec`), sample.result.run, r.experiment.id);
+      await writeJsonRun(mine(`${name}.json`), sample.result.run, "ranx");
       for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(mine(artefact), json(value));
       samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own });
     }
@@ -73,7 +73,7 @@ export async function writeOutputs(
   };
   for (const name of experimentFiles) file(name);
   try {
-    await writeTables(outDir, loaded, a, tables, file, providers);
+    await writeTables(loaded, a, tables, file, providers);
   } catch (err) {
     throw diskFull(err, outDir);
   }
@@ -81,7 +81,6 @@ export async function writeOutputs(
 }
 
 async function writeTables(
-  outDir: string,
   loaded: LoadedBenchmark,
   a: Assessment,
   tables: OutputTables,

@@ -1,8 +1,7 @@
 /** CombSUM and CombMNZ (Fox and Shaw, 1993) over normalised scores, as ranx computes them. */
 import type { Run } from "../types";
-import { compareCodePoints } from "../util/code-points";
 import { GbrError } from "../util/errors";
-import { addCosts } from "../util/run-cost";
+import { fusedRun } from "./fused-run";
 import { normalizeScores, type ScoreNorm } from "./normalize";
 
 /** combsum: Σ of a document's normalised scores; combmnz: that sum × the number of runs that retrieved it. */
@@ -34,9 +33,7 @@ export function combFuse(runs: readonly Run[], opts: CombOptions): Run {
   const depth = opts.depth ?? 100;
   const top = opts.top ?? 100;
   const name = opts.name ?? `${opts.method}-${opts.norm}`;
-  const rankings = new Map<string, string[]>();
-  const scores = new Map<string, number[]>();
-  for (const q of queryIds(runs)) {
+  return fusedRun(runs, name, top, (q) => {
     const sums = new Map<string, number>();
     const hits = new Map<string, number>();
     runs.forEach((run, i) => {
@@ -47,24 +44,8 @@ export function combFuse(runs: readonly Run[], opts: CombOptions): Run {
         hits.set(d, (hits.get(d) ?? 0) + 1);
       });
     });
-    const fused = [...sums]
-      .map(([d, s]): [string, number] => [d, opts.method === "combmnz" ? s * hits.get(d)! : s])
-      .sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0]))
-      .slice(0, top);
-    rankings.set(q, fused.map(([d]) => d));
-    scores.set(q, fused.map(([, s]) => s));
-  }
-  const out: Run = { rankings, scores, info: { retriever: name, parts: runs.flatMap((r) => (r.info ? [r.info] : [])) } };
-  const cost = addCosts(...runs.map((r) => r.cost));
-  if (cost) out.cost = cost;
-  return out;
-}
-
-/** Every query of any input, in first-seen order (a query one input lacks is an empty list there). */
-function queryIds(runs: readonly Run[]): string[] {
-  const seen = new Set<string>();
-  for (const r of runs) for (const q of r.rankings.keys()) seen.add(q);
-  return [...seen];
+    return opts.method === "combmnz" ? new Map([...sums].map(([d, s]) => [d, s * hits.get(d)!])) : sums;
+  });
 }
 
 /** A run's first `depth` distinct documents for a query with their scores; a duplicate keeps its first (best) place. */

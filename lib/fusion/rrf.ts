@@ -1,6 +1,5 @@
 import type { Run } from "../types";
-import { compareCodePoints } from "../util/code-points";
-import { addCosts } from "../util/run-cost";
+import { fusedRun } from "./fused-run";
 
 export interface RrfOptions {
   /** The constant in 1 / (k + rank); the paper uses 60. */
@@ -30,12 +29,7 @@ export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
   const top = opts.top ?? 100;
   const weights = opts.weights ?? runs.map(() => 1);
   if (weights.length !== runs.length) throw new RangeError(`rrf: ${weights.length} weights for ${runs.length} runs`);
-  const queries: string[] = [];
-  const seenQ = new Set<string>();
-  for (const r of runs) for (const q of r.rankings.keys()) if (!seenQ.has(q)) (seenQ.add(q), queries.push(q));
-  const rankings = new Map<string, string[]>();
-  const scores = new Map<string, number[]>();
-  for (const q of queries) {
+  return fusedRun(runs, opts.name ?? "rrf", top, (q) => {
     const acc = new Map<string, number>();
     runs.forEach((r, i) => {
       const list = r.rankings.get(q) ?? [];
@@ -48,12 +42,6 @@ export function rrf(runs: readonly Run[], opts: RrfOptions = {}): Run {
         acc.set(d, (acc.get(d) ?? 0) + weights[i] / (k + rank));
       }
     });
-    const fused = [...acc].sort((a, b) => b[1] - a[1] || compareCodePoints(a[0], b[0])).slice(0, top);
-    rankings.set(q, fused.map(([d]) => d));
-    scores.set(q, fused.map(([, s]) => s));
-  }
-  const out: Run = { rankings, scores, info: { retriever: opts.name ?? "rrf", parts: runs.flatMap((r) => (r.info ? [r.info] : [])) } };
-  const cost = addCosts(...runs.map((r) => r.cost));
-  if (cost) out.cost = cost;
-  return out;
+    return acc;
+  });
 }

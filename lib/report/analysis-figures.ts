@@ -4,7 +4,7 @@ import type { Metric, MetricValues } from "../eval/metrics";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
 import type { RunCorrelation } from "../eval/statistics";
-import { axis, baseLayout, fmt4, LEGEND, plotlyText, wrapLines, type Figure } from "./figure-style";
+import { axis, baseLayout, fmt4, LEGEND, noteAbovePlot, plotlyText, wrapPlotlyText, type Figure } from "./figure-style";
 import { formatFixed } from "./format";
 import { areaLabel } from "./labels";
 
@@ -93,9 +93,9 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString
 
 /** A note between the title and the plot, wrapped (plotly does not wrap), and the top margin that makes room for it. */
 function topNote(text: string): { annotations: Record<string, unknown>[]; margin: Record<string, number> } {
-  const lines = wrapLines(text);
+  const lines = wrapPlotlyText(text);
   return {
-    annotations: [{ text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } }],
+    annotations: [noteAbovePlot(lines)],
     margin: { l: 60, r: 30, t: 66 + 18 * lines.length, b: 60 },
   };
 }

@@ -3,10 +3,10 @@ import type { Metric, MetricValues } from "../eval/metrics";
 import type { Comparison } from "../eval/compare-runs";
 import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
-import { rowLabels, significanceLetters } from "../util/paper-tables";
+import { LETTERS, rowLabels, significanceLetters } from "../util/paper-tables";
 
 /** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
-const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([..."abcdefghijklmnoprstuvwxyz"].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
+const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([...LETTERS].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
 
 /** Options of `formatComparison` (swaps, seed and queries only feed the legend). */
 export interface ComparisonTableOptions {

@@ -1,6 +1,6 @@
 /** Quality against what each method spends per query; the cost axis shows only what is known and comparable. */
 import { toNumber } from "./csv";
-import { axis, baseLayout, fittedRange, legendHeight, LEGEND, plotlyText, wrapLines, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
 import { markedName, rowMarks, STAND_IN_LABEL, type RowMarks } from "./labels";
 
@@ -145,13 +145,12 @@ export function costAxis(values: readonly number[]): CostAxis {
   const zeroLog = lo - 0.8;
   const decades: number[] = [];
   for (let k = Math.ceil(lo - 1e-9); k <= Math.floor(hi + 1e-9); k++) decades.push(k);
-  const power = (k: number) => (k === 0 ? "1" : k === 1 ? "10" : `10<sup>${k < 0 ? "\u2212" : ""}${Math.abs(k)}</sup>`);
   return {
     type: "log",
     range: [(zero ? zeroLog : lo) - 0.3, hi + 0.3],
     at: (v) => (v > 0 ? v : 10 ** zeroLog),
     tickvals: [...(zero ? [10 ** zeroLog] : []), ...decades.map((k) => 10 ** k)],
-    ticktext: [...(zero ? ["0"] : []), ...decades.map(power)],
+    ticktext: [...(zero ? ["0"] : []), ...decades.map(powerOfTen)],
     ...(zero ? { zeroAt: 10 ** zeroLog, breakAt: 10 ** ((zeroLog + lo) / 2) } : {}),
   };
 }
@@ -185,7 +184,7 @@ export function qualityCostScatter(
         xaxis: { visible: false },
         yaxis: { visible: false },
         height: 260,
-        annotations: [{ text: wrapLines(`Nothing to put on a cost axis. ${why}`).join("<br>"), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
+        annotations: [{ text: wrapPlotlyText(`Nothing to put on a cost axis. ${why}`).join("<br>"), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
       }),
     };
   }
@@ -233,10 +232,10 @@ export function qualityCostScatter(
     hoverinfo: "skip",
   });
   const notes: string[] = [];
-  if (measure !== "usd") notes.push(...wrapLines(FALLBACK_NOTE[measure]));
+  if (measure !== "usd") notes.push(...wrapPlotlyText(FALLBACK_NOTE[measure]));
   const unrecorded = unknown.filter((id) => !unpriced.includes(id));
-  if (unrecorded.length) notes.push(...wrapLines(`Not drawn, no known ${spec.title}: ${names(unrecorded)}.`));
-  if (unpriced.length) notes.push(...wrapLines(`Not drawn, as cross-encoder rerank requests have no price or token count: ${names(unpriced)}.`));
+  if (unrecorded.length) notes.push(...wrapPlotlyText(`Not drawn, no known ${spec.title}: ${names(unrecorded)}.`));
+  if (unpriced.length) notes.push(...wrapPlotlyText(`Not drawn, as cross-encoder rerank requests have no price or token count: ${names(unpriced)}.`));
   const [lo, hi] = fittedRange(points.map((p) => p.quality));
   // A stack of names at one spot is centred on its marker: room above the plot for the top half.
   const stack = Math.max(1, ...spots.map((p) => p.names.length));
@@ -258,9 +257,7 @@ export function qualityCostScatter(
     margin: { l: 60, r: right, t: top, b: 60 },
   });
   if (notes.length) {
-    layout.annotations = [
-      { text: notes.join("<br>"), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } },
-    ];
+    layout.annotations = [noteAbovePlot(notes)];
   }
   if (x.breakAt !== undefined) {
     layout.shapes = [{ type: "line", xref: "x", yref: "paper", x0: x.breakAt, x1: x.breakAt, y0: 0, y1: 1, line: { color: "#9ca3af", dash: "dot", width: 1 } }];

@@ -5,6 +5,7 @@ import type { BrowserSearch } from "../config";
 import { GbrError } from "../util/errors";
 import { reportFigures } from "./html";
 import type { NamedFigure } from "./html-blocks";
+import { datasetFoldersIn, isDatasetFolder } from "./report-inputs";
 import { paperFigure, PRINT_DPI, PX_PER_INCH, type PaperWidth } from "./paper-figures";
 import { findBrowser, FigureRenderer, type ImageFormat } from "./render-figure";
 
@@ -19,29 +20,21 @@ export function defaultPaperWidth(name: string): PaperWidth {
   return COLUMN_FIGURES.has(name) ? "column" : "page";
 }
 
-const hasSummary = (dir: string) =>
-  fs.stat(path.join(dir, "summary.csv")).then(
-    (s) => s.isFile(),
-    () => false,
-  );
-
 /**
  * The dataset folder `dir` names: itself when it holds a summary.csv, else its one subfolder that does (an outputs
  * root with a single dataset); several are a usage error naming them.
  */
 export async function datasetFolder(dir: string): Promise<string> {
-  if (await hasSummary(dir)) return dir;
-  let entries: string[];
+  if (await isDatasetFolder(dir)) return dir;
+  let inside: string[];
   try {
-    entries = (await fs.readdir(dir, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    inside = await datasetFoldersIn(dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new GbrError(`${dir} does not exist`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });
     if (code === "ENOTDIR") throw new GbrError(`${dir} is a file, not a dataset folder`, "USAGE");
     throw err;
   }
-  const inside: string[] = [];
-  for (const name of entries) if (await hasSummary(path.join(dir, name))) inside.push(path.join(dir, name));
   if (inside.length === 1) return inside[0];
   if (inside.length > 1) throw new GbrError(`${dir} holds ${inside.length} dataset folders: name one with --out (${inside.join(", ")})`, "USAGE");
   throw new GbrError(`no summary.csv in ${dir} (nor in a folder inside it)`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });

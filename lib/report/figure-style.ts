@@ -44,6 +44,15 @@ export function plotlyText(s: string): string {
   return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")).replace(/%\{/g, "%&#123;");
 }
 
+/** Plotly's pseudo-HTML as plain text (an image's alternative text): breaks as spaces, tags dropped, `plotlyText`'s entities read back. */
+export function plotlyPlain(s: string): string {
+  const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", "#123": "{" };
+  return s
+    .replace(/<br\s*\/?>/gi, " ")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(lt|gt|amp|#123);/g, (_m, e: string) => ENTITIES[e]);
+}
+
 /** Pixels a bottom legend of these names takes: one row if it fits, else a grid (7 px a char of the 13 px font). */
 export function legendHeight(names: readonly string[], width = 1000): number {
   if (!names.length) return 0;
@@ -67,13 +76,38 @@ export function fittedRange(values: readonly number[]): [number, number] {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** Lines of at most `width` characters (plotly does not wrap annotations). */
-export function wrapLines(text: string, width = 110): string[] {
+/** 10^k as a log axis' tick label: 1, 10, else 10 with a superscript (a true minus sign). */
+export function powerOfTen(k: number): string {
+  return k === 0 ? "1" : k === 1 ? "10" : `10<sup>${k < 0 ? "\u2212" : ""}${Math.abs(k)}</sup>`;
+}
+
+/**
+ * Plotly's pseudo-HTML text cut into lines of at most `max` characters at spaces (plotly wraps neither annotations nor
+ * titles; an entity such as `&lt;` counts as one character; a word longer than a line stays whole); lines the text
+ * already breaks with `<br>` are kept.
+ */
+export function wrapPlotlyText(text: string, max = 110): string[] {
+  const visible = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
   const lines: string[] = [];
-  for (const word of text.split(" ")) {
-    const last = lines.length - 1;
-    if (last >= 0 && lines[last].length + 1 + word.length <= width) lines[last] += ` ${word}`;
-    else lines.push(word);
+  for (const given of text.split(/<br\s*\/?>/i)) {
+    let line = "";
+    for (const word of given.split(" ")) {
+      if (line && visible(line) + 1 + visible(word) > max) {
+        lines.push(line);
+        line = word;
+      } else line = line ? `${line} ${word}` : word;
+    }
+    lines.push(line);
   }
   return lines;
+}
+
+/** A note between the title and the plot: its lines (wrapped by the caller) standing on the plot's top edge. */
+export function noteAbovePlot(lines: readonly string[]): Record<string, unknown> {
+  return { text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } };
+}
+
+/** Whether an annotation stands on the plot's top edge, as `noteAbovePlot` places it. */
+export function isNoteAbovePlot(a: Record<string, unknown>): boolean {
+  return a.yref === "paper" && typeof a.y === "number" && a.y >= 1 && a.yanchor === "bottom";
 }

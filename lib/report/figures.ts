@@ -9,7 +9,7 @@ import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 export { costAxis, costMeasure, costText, costValue, paretoFront, qualityCostFront, qualityCostPoints, qualityCostScatter, type CostAxis, type CostMeasure, type MeasuredPoint, type QualityCostPoint } from "./cost-figures";
-import { axis, baseLayout, fmt4, legendHeight, LEGEND, plotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, fmt4, legendHeight, LEGEND, plotlyText, powerOfTen, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
@@ -494,7 +494,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
       colorbar: {
         title: { text: "Holm-corrected p<br>(two-sided paired<br>randomization test" + (flips ? `,<br>${flips.slice(2)})` : ")"), side: "top", font: { size: 12 } },
         tickvals: ticks,
-        ticktext: ticks.map((z) => (z === Math.log10(alpha) ? `${alpha} (α)` : z === 0 ? "1" : `10<sup>${String(z).replace("-", "−")}</sup>`)),
+        ticktext: ticks.map((z) => (z === Math.log10(alpha) ? `${alpha} (α)` : powerOfTen(z))),
         thickness: 14,
         len: 1,
         lenmode: "fraction",

@@ -8,7 +8,7 @@ import { areaSection, datasetSection, metadataSection, reproductionSection, resu
 import { costSection, reactSection, significanceSection, sweepSection } from "./html-analyses";
 import { CSS, DRAW } from "./html-style";
 import { STAND_IN_BANNER, STAND_IN_LABEL } from "./labels";
-import { isStandInReport, readReportInputs, reportMarks, type ReportInputs } from "./report-inputs";
+import { datasetFoldersIn, isDatasetFolder, isStandInReport, readReportInputs, reportMarks, type ReportInputs } from "./report-inputs";
 
 /** The title's subject: the dataset, plus the queries file when the folder is `<dataset>--<queries file>`. */
 export function reportSubject(outDir: string, metadata: Record<string, unknown> | undefined): string {
@@ -103,26 +103,18 @@ export async function writeReport(outDir: string, file = path.join(outDir, "repo
 
 /** Reports for every folder under `outRoot` with a summary.csv (or only `only`), in name order; throws if none. */
 export async function writeReports(outRoot: string, only?: string): Promise<string[]> {
-  const has = async (dir: string) =>
-    fs.stat(path.join(dir, "summary.csv")).then(
-      (s) => s.isFile(),
-      () => false,
-    );
   let dirs: string[];
   if (only !== undefined) {
     const dir = path.join(outRoot, only);
-    if (!(await has(dir))) throw new Error(`${path.join(dir, "summary.csv")} not found: run 'gbr reproduce --data ${only} --out ${outRoot}' first`);
+    if (!(await isDatasetFolder(dir))) throw new Error(`${path.join(dir, "summary.csv")} not found: run 'gbr reproduce --data ${only} --out ${outRoot}' first`);
     dirs = [dir];
   } else {
-    let names: string[];
     try {
-      names = (await fs.readdir(outRoot, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      dirs = await datasetFoldersIn(outRoot);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${outRoot} does not exist: run 'gbr reproduce --out ${outRoot}' first`);
       throw err;
     }
-    dirs = [];
-    for (const n of names) if (await has(path.join(outRoot, n))) dirs.push(path.join(outRoot, n));
     if (!dirs.length) throw new Error(`no dataset folder with a summary.csv under ${outRoot}: run 'gbr reproduce --out ${outRoot}' first`);
   }
   const written: string[] = [];

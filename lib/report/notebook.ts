@@ -17,6 +17,7 @@ import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "./labels";
 import { readConfig } from "../config";
 import type { GbrError } from "../util/errors";
 import { findBrowser, FigureRenderer } from "./render-figure";
+import { plotlyPlain } from "./figure-style";
 
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, columnLabel, NO_AREA } from "./labels";
@@ -202,9 +203,7 @@ export const NOTEBOOK_IMAGE_WIDTH = 900;
  */
 export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
   const { id, height, png } = opts;
-  // The title is plotly's pseudo-HTML: its tags dropped and its entities read back, so the alternative text is plain.
-  const plain = (titleOf(spec) ?? opts.name).replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, "");
-  const alt = `Figure: ${plain.replace(/&(lt|gt|amp|#123);/g, (_m, e: string) => ({ lt: "<", gt: ">", amp: "&", "#123": "{" })[e]!)}`;
+  const alt = `Figure: ${plotlyPlain(titleOf(spec) ?? opts.name)}`;
   const body = png
     ? `<div class="gbr-figure" id="${id}" style="width:100%"><img src="data:image/png;base64,${png.base64}" alt="${escapeHtml(alt)}" width="${png.width}" height="${png.height}" style="max-width:100%;height:auto"></div>\n`
     : `<div class="gbr-figure" id="${id}" style="width:100%;height:${height}px"></div>\n`;

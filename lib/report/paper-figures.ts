@@ -2,7 +2,7 @@
  * Figures sized for a paper: a layout laid over each figure's own (never changing the interactive one) so that, printed
  * one column wide in a two-column paper (3.3 in) or across the page (7 in), no text is smaller than 8 pt.
  */
-import type { Figure, Layout } from "./figure-style";
+import { isNoteAbovePlot, wrapPlotlyText, type Figure, type Layout } from "./figure-style";
 
 /** One column of a two-column paper, the whole text width, or a width in inches. */
 export type PaperWidth = "column" | "page" | number;
@@ -49,11 +49,6 @@ export function paperInches(width: PaperWidth): number {
 /** Line height of plotly's text, in font sizes. */
 const LINE = 1.3;
 
-/** An annotation standing on the plot's top edge (a note under the title). */
-function isAbovePlot(a: Record<string, unknown>): boolean {
-  return a.yref === "paper" && typeof a.y === "number" && a.y >= 1 && a.yanchor === "bottom";
-}
-
 /** Pixels of font for a size in points. */
 const px = (pt: number) => (pt * PX_PER_INCH) / 72;
 
@@ -77,9 +72,9 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   // Notes between the title and the plot (annotations standing on its top edge), rewrapped to the paper's width.
   const notes = ((own.annotations ?? []) as Record<string, unknown>[]).map((a) =>
     // Their lines were broken for the interactive width: one paragraph again, broken for the paper's.
-    isAbovePlot(a) ? { ...a, text: wrapPlotlyText(String(a.text ?? "").replace(/<br\s*\/?>/gi, " "), chars(font)).join("<br>"), font: { ...(a.font as object), size: font } } : a,
+    isNoteAbovePlot(a) ? { ...a, text: wrapPlotlyText(String(a.text ?? "").replace(/<br\s*\/?>/gi, " "), chars(font)).join("<br>"), font: { ...(a.font as object), size: font } } : a,
   );
-  const noteLines = Math.max(0, ...notes.filter(isAbovePlot).map((a) => String(a.text).split("<br>").length));
+  const noteLines = Math.max(0, ...notes.filter(isNoteAbovePlot).map((a) => String(a.text).split("<br>").length));
   const notesHeight = noteLines ? Math.ceil(noteLines * font * LINE) + 8 : 0;
   const titleHeight = keepTitle ? Math.ceil(titleLines.length * titleFont * LINE) + 10 : 0;
   const layout: Layout = {
@@ -113,24 +108,4 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const nameChars = Math.floor((width - 50) / (0.55 * font));
   const data = fig.data.map((trace) => (typeof trace.name === "string" && trace.showlegend !== false ? { ...trace, name: wrapPlotlyText(trace.name, nameChars).join("<br>") } : trace));
   return { figure: { data, layout }, width, height };
-}
-
-/**
- * Plotly's pseudo-HTML text cut into lines of at most `max` characters at spaces (an entity such as `&lt;` counts as
- * one character; a word longer than a line stays whole); lines the text already breaks with `<br>` are kept.
- */
-export function wrapPlotlyText(text: string, max: number): string[] {
-  const visible = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
-  const lines: string[] = [];
-  for (const given of text.split(/<br\s*\/?>/i)) {
-    let line = "";
-    for (const word of given.split(" ")) {
-      if (line && visible(line) + 1 + visible(word) > max) {
-        lines.push(line);
-        line = word;
-      } else line = line ? `${line} ${word}` : word;
-    }
-    lines.push(line);
-  }
-  return lines;
 }

@@ -3,8 +3,6 @@ import type { Metric, MetricValues } from "../eval/metrics";
 import type { Comparison } from "../eval/compare-runs";
 import { bestPerColumn, rowLabels, significanceLetters, type PaperTable } from "../util/paper-tables";
 
-export { PAPER_FORMATS, renderLatex, renderMarkdown, renderPaperTable, type PaperFormat, type PaperTable } from "../util/paper-tables";
-
 /** One run's mean metrics: a single row, nothing bold (one row is trivially best), no letters (nothing tested). */
 export function evalPaperTable(run: { name: string; mean: MetricValues }, metrics: readonly Metric[], queries: number): PaperTable {
   return {

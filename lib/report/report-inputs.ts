@@ -15,6 +15,22 @@ export function isSignificanceReport(value: unknown): value is SignificanceRepor
   return typeof paper === "object" && paper !== null && Array.isArray((paper as { tests?: unknown }).tests);
 }
 
+/** Whether `dir` is a dataset folder: it holds the summary.csv `gbr reproduce` writes. */
+export function isDatasetFolder(dir: string): Promise<boolean> {
+  return fs.stat(path.join(dir, "summary.csv")).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+}
+
+/** The dataset folders directly inside `root`, in name order; an unreadable `root` throws readdir's error. */
+export async function datasetFoldersIn(root: string): Promise<string[]> {
+  const names = (await fs.readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const found: string[] = [];
+  for (const name of names) if (await isDatasetFolder(path.join(root, name))) found.push(path.join(root, name));
+  return found;
+}
+
 /** Everything the report reads from one dataset folder (optional parts undefined when absent). */
 export interface ReportInputs {
   dir: string;
