@@ -253,12 +253,16 @@ export function runFileBase(id: string, sample?: number): string {
   return `runs/${fileNameOf(id)}${sample === undefined ? "" : `.s${sample}`}`;
 }
 
-/** An experiment's run file in an outputs folder: JSON before TREC, then the names older outputs folders used (the id itself, colon and all). */
+/**
+ * An experiment's run file in an outputs folder: JSON before TREC; with `--repeat`, sample 0's (which stands for the
+ * experiment, as in the significance tests); then the names older outputs folders used (the id itself, colon and all).
+ */
 export function findRunFile(outDir: string, id: string): string {
   const base = path.join(outDir, runFileBase(id));
   const [json, trec] = [`${base}.json`, `${base}.trec`];
+  const first = path.join(outDir, runFileBase(id, 0));
   const legacy = path.join(outDir, "runs", id);
-  const found = [json, trec, `${legacy}.json`, `${legacy}.trec`].find((f) => existsSync(f));
+  const found = [json, trec, `${first}.json`, `${first}.trec`, `${legacy}.json`, `${legacy}.trec`].find((f) => existsSync(f));
   if (!found) throw new DataError(`no run of experiment '${id}' (looked for ${path.basename(json)} and ${path.basename(trec)})`, path.join(outDir, "runs"));
   return found;
 }

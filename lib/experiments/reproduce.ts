@@ -5,7 +5,7 @@ import { runContext, type RetrieverOptions, type RunContextInit } from "../retri
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
-import { writeExperimentOutputs, writeOutputs } from "./write-outputs";
+import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, type EarlierRun } from "./earlier-records";
 import { promises as fs } from "node:fs";
 import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
@@ -134,7 +134,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
 /** `--replace`: the folder's own files of an earlier run go (its records name them), so none is left unlisted. */
 async function clearEarlier(outDir: string): Promise<EarlierRun> {
   const named = (await recordFiles(outDir)).flatMap((r) => r.samples.flatMap((s) => s.files ?? []));
-  for (const f of [...named, "runs", "experiments", ...Object.values(TABLE_FILES), "significance.json", "metadata.json", "qrels.txt"]) {
+  for (const f of [...named, "runs", "experiments", ...Object.values(TABLE_FILES), ...Object.values(FOLDER_FILES)]) {
     await fs.rm(path.join(outDir, f), { recursive: true, force: true });
   }
   return { saved: [], notes: [], replaced: [] };

@@ -16,6 +16,15 @@ import type { RecordFile } from "./earlier-records";
 import { renderLatex, renderMarkdown } from "../util/paper-tables";
 import { resultsTable } from "./results-table";
 
+/** The files of a dataset folder besides the CSV tables (TABLE_FILES), the runs/ and the experiments/. */
+export const FOLDER_FILES = {
+  latex: "tables.tex",
+  markdown: "tables.md",
+  qrels: "qrels.txt",
+  significance: "significance.json",
+  metadata: "metadata.json",
+} as const;
+
 /** What every output says when results came through the project's own test doubles. */
 export const STAND_IN_NOTE =
   "Some results were produced through the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality, and must not be cited.";
@@ -27,7 +36,8 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
   const names: string[] = [];
   const file = (name: string) => (names.push(name), path.join(outDir, name));
   try {
-    await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
+    // No runs/ for an experiment without a run (skipped, failed): an empty folder would say one was written.
+    if (r.samples.length) await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
     await fs.mkdir(path.join(outDir, "experiments"), { recursive: true });
     const samples: RecordFile["samples"] = [];
     for (const [s, sample] of r.samples.entries()) {
@@ -73,7 +83,7 @@ export async function writeOutputs(
   };
   for (const name of experimentFiles) file(name);
   try {
-    await writeTables(loaded, a, tables, file, providers);
+    await writeTables(outDir, loaded, a, tables, file, providers);
   } catch (err) {
     throw diskFull(err, outDir);
   }
@@ -81,6 +91,7 @@ export async function writeOutputs(
 }
 
 async function writeTables(
+  outDir: string,
   loaded: LoadedBenchmark,
   a: Assessment,
   tables: OutputTables,
@@ -91,14 +102,17 @@ async function writeTables(
   for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
     if (t) await fs.writeFile(file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
   }
-  // The main results table for a paper, when anything ran (a table without rows would only say so in LaTeX).
+  // The main results table for a paper, when anything ran (a table without rows would only say so in LaTeX); else
+  // none, rather than an earlier run's beside this run's summary.
   if (a.outcomes.some((o) => o.status === "ok")) {
     const results = resultsTable(loaded, a);
-    await fs.writeFile(file("tables.tex"), renderLatex(results));
-    await fs.writeFile(file("tables.md"), renderMarkdown(results));
+    await fs.writeFile(file(FOLDER_FILES.latex), renderLatex(results));
+    await fs.writeFile(file(FOLDER_FILES.markdown), renderMarkdown(results));
+  } else {
+    for (const f of [FOLDER_FILES.latex, FOLDER_FILES.markdown]) await fs.rm(path.join(outDir, f), { force: true });
   }
-  await writeTrecQrels(file("qrels.txt"), bench.qrels);
-  await fs.writeFile(file("significance.json"), json(a.significance));
+  await writeTrecQrels(file(FOLDER_FILES.qrels), bench.qrels);
+  await fs.writeFile(file(FOLDER_FILES.significance), json(a.significance));
   const standIn = a.outcomes.some((o) => o.standIn);
   const metadata = {
     dataset: bench.name,
@@ -118,5 +132,5 @@ async function writeTables(
     experiments: a.outcomes,
     progress: providers?.meter.steps() ?? [],
   };
-  await fs.writeFile(file("metadata.json"), json(metadata));
+  await fs.writeFile(file(FOLDER_FILES.metadata), json(metadata));
 }

@@ -16,6 +16,7 @@ import { parseCsvRecords } from "../../lib/report/csv";
 import { formatReproduceSummary } from "../../lib/report/reproduce-summary";
 import type { LoadedBenchmark } from "../../lib/data/source";
 import { GbrError } from "../../lib/util/errors";
+import { findRunFile, readRun } from "../../lib/data/runs";
 
 const IDS = ["bm25-greekstemmer", "bm25-grnlp", "lsi", "prf:bm25-greekstemmer", "rrf:bm25-greekstemmer+lsi"];
 const LIST = experiments({ rerankers: [] }).filter((e) => IDS.includes(e.id));
@@ -91,6 +92,23 @@ test("a folder holding results on other judgments is refused before anything run
   assert.deepEqual((await summaryOf(replaced.outDir)).map((r) => r.experiment), ["lsi"]);
   assert.deepEqual((await fs.readdir(path.join(replaced.outDir, "runs"))).sort(), ["lsi.json", "lsi.trec"], "no run file of the earlier run is left unlisted");
   assert.deepEqual(await fs.readdir(path.join(replaced.outDir, "experiments")), ["lsi.json"]);
+  // Every file in the folder is one this run wrote and listed: none of the earlier run's is left unlisted.
+  assert.deepEqual((await fs.readdir(replaced.outDir)).sort(), replaced.files.map((f) => f.replace(/\/$/, "")).sort());
+  // Started again with nothing that runs: no earlier table for a paper stays beside the new summary.
+  const broken: Experiment = { ...LIST[0], id: "bm25-greekstemmer", run: async () => Promise.reject(new Error("broken")) };
+  const none = await reproduce(loaded, { outRoot, experiments: [broken], replace: true });
+  assert.deepEqual((await fs.readdir(none.outDir)).sort(), none.files.map((f) => f.replace(/\/$/, "")).sort());
+  assert.ok(!none.files.includes("tables.tex"));
+});
+
+test("readRun(outDir, id) finds a repeated experiment's run: sample 0's, which stands for it", async () => {
+  const outRoot = path.join(tmp, "repeat");
+  const flakyFree: Experiment = { ...LIST[0], needs: ["llm"] };
+  const r = await reproduce(loaded, { outRoot, experiments: [flakyFree], repeat: 2 });
+  assert.deepEqual((await fs.readdir(path.join(r.outDir, "runs"))).sort(), ["bm25-greekstemmer.s0.json", "bm25-greekstemmer.s0.trec", "bm25-greekstemmer.s1.json", "bm25-greekstemmer.s1.trec"]);
+  assert.equal(findRunFile(r.outDir, "bm25-greekstemmer"), path.join(r.outDir, "runs", "bm25-greekstemmer.s0.json"));
+  const run = await readRun(r.outDir, "bm25-greekstemmer");
+  assert.equal(run.rankings.size, loaded.benchmark.queries.length);
 });
 
 test("an experiment that cannot run now keeps its earlier result, marked, and counts as skipped", async () => {
