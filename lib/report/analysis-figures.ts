@@ -113,7 +113,10 @@ export function perQueryScatter(
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
   const metric = resolveMetric(name);
-  const s = sharedScores(a, b, metric, meta);
+  return scatterOf(sharedScores(a, b, metric, meta), metric, nameA, nameB);
+}
+
+function scatterOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const areas = [...new Set(s.area)].sort();
   const same = s.queries.filter((_, i) => s.x[i] === s.y[i]).length;
   // Questions drawn exactly on top of another: the markers are translucent, so a stack reads darker.
@@ -161,7 +164,10 @@ export function perQueryCounts(
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
   const metric = resolveMetric(name);
-  const s = sharedScores(a, b, metric, meta);
+  return countsOf(sharedScores(a, b, metric, meta), metric, nameA, nameB);
+}
+
+function countsOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const n = s.queries.length;
   // One value list for both axes, so the diagonal of the grid is the diagonal of equal scores.
   const values = [...new Set([...s.x, ...s.y])].sort((p, q) => p - q);
@@ -223,9 +229,9 @@ export function perQueryChart(
   meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
   const metric = resolveMetric(name);
-  const s = sharedScores(a, b, metric);
+  const s = sharedScores(a, b, metric, meta);
   const view = perQueryView(s.x.map((x, i) => [x, s.y[i]] as const));
-  return (view === "counts" ? perQueryCounts : perQueryScatter)(a, b, metric, nameA, nameB, meta);
+  return (view === "counts" ? countsOf : scatterOf)(s, metric, nameA, nameB);
 }
 
 /** Spearman's rho between every pair of runs' per-query scores: high rho, the same questions are hard. */
