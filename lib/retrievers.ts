@@ -49,6 +49,33 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
   userFactories.set(name, factory);
 }
 
+/**
+ * The names registered with `registerRetriever`, in registration order.
+ *
+ * @example
+ * registerRetriever("mine", factory);
+ * registeredRetrievers(); // ["mine"]
+ */
+export function registeredRetrievers(): string[] {
+  return [...userFactories.keys()];
+}
+
+/**
+ * Whether a retriever name is one registered with `registerRetriever` or is composed with one (false when malformed).
+ *
+ * @example
+ * registerRetriever("mine", factory);
+ * usesUserRetriever("rrf:bm25-greekstemmer+mine"); // true
+ */
+export function usesUserRetriever(name: string): boolean {
+  const uses = (s: RetrieverSpec): boolean => s.kind === "user" || ("of" in s && [s.of].flat().some(uses));
+  try {
+    return uses(parseRetrieverName(name));
+  } catch {
+    return false;
+  }
+}
+
 const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>", "rrf:<a>+<b>", "fuse:<method>:<a>+<b>", "reform:<retriever>", "translate:<retriever>", "react-bm25", "rerank:<reranker>:<retriever>"];
 
 /**
@@ -58,7 +85,7 @@ const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>"
  * retrieverNames().slice(0, 4); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "bm25-english"]
  */
 export function retrieverNames(): string[] {
-  return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...userFactories.keys()];
+  return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...registeredRetrievers()];
 }
 
 /** A retriever name as a typed description; a malformed name is a usage error saying which form was meant. */

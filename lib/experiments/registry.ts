@@ -3,6 +3,7 @@ import { BUILTIN_PRESETS } from "../dense/presets";
 import type { Experiment } from "./experiment";
 import { readConfig, type Config } from "../config";
 import { beyondAuthors } from "./authors-list";
+import { usesUserRetriever } from "../retrievers";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
@@ -74,4 +75,19 @@ export function experiments(config: Pick<Config, "rerankers"> = readConfig()): E
     const why = beyondAuthors(e.id);
     return why ? { ...e, beyond: why } : e;
   });
+}
+
+/**
+ * An experiment for each id that `list` lacks and that names a retriever of the user's (`registerRetriever`), alone
+ * or composed with built-in ones: it runs that retriever, a row beyond the authors' list.
+ *
+ * @example
+ * registerRetriever("mine", factory);
+ * userExperiments(["mine", "rrf:bm25-greekstemmer+mine", "lsi"], experiments()).map((e) => e.id); // ["mine", "rrf:bm25-greekstemmer+mine"]
+ */
+export function userExperiments(ids: readonly string[], list: readonly Experiment[]): Experiment[] {
+  const listed = new Set(list.map((e) => e.id));
+  return [...new Set(ids)]
+    .filter((id) => !listed.has(id) && usesUserRetriever(id))
+    .map((id) => ({ ...retrieverExperiment(id, "own", `${id} (a retriever of your own)`, []), beyond: "a retriever of your own (registerRetriever)" }));
 }

@@ -1,9 +1,9 @@
 /** `gbr reproduce` in three steps: run (run-experiments.ts), assess (assess.ts), write (write-outputs.ts). */
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
-import { runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
+import { registeredRetrievers, runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
-import { experiments, type Experiment } from "./registry";
+import { experiments, userExperiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, type EarlierRun } from "./earlier-records";
@@ -65,7 +65,8 @@ export function selection(
   loaded: LoadedBenchmark,
   opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official">,
 ): { selected: Experiment[]; all: readonly Experiment[]; outDir: string } {
-  const every = opts.experiments ?? experiments();
+  const listed = opts.experiments ?? experiments();
+  const every = [...listed, ...userExperiments(opts.only ?? [], listed)];
   if (opts.official) {
     const beyond = every.filter((e) => e.beyond && opts.only?.includes(e.id));
     if (beyond.length) {
@@ -77,7 +78,7 @@ export function selection(
   const all = opts.official ? every.filter((e) => !e.beyond) : every;
   const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
   if (unknown.length) {
-    const ids = all.map((e) => e.id);
+    const ids = [...all.map((e) => e.id), ...registeredRetrievers()];
     const named = unknown.map((id) => `'${id}'${didYouMean(id, ids)}`).join(", ");
     throw new GbrError(`unknown experiment id${unknown.length > 1 ? "s" : ""} ${named}`, "USAGE", { hint: `known: ${ids.join(", ")}` });
   }
@@ -115,7 +116,9 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
       await dropReplaced(outDir, earlier, r.experiment.id, files);
     },
   });
-  const records = await mergeRecords(outDir, loaded, all, ran, earlier);
+  // An earlier row of the user's own retriever stays in the tables while that retriever is registered.
+  const listed = opts.official ? all : [...all, ...userExperiments(earlier.saved.map((r) => r.id), all)];
+  const records = await mergeRecords(outDir, loaded, listed, ran, earlier);
   for (const note of earlier.notes) opts.log?.(note);
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
