@@ -69,6 +69,7 @@ const SLOW = new Set([
   "integration/compare-cli.test.ts",
   "integration/errors-cli.test.ts",
   "integration/eval-compare-cli-strict.test.ts",
+  "integration/user-retriever-cli.test.ts",
   "integration/terminal.test.ts",
   "integration/paper-tables-latex.test.ts", // pdflatex
   "integration/trust.test.ts",

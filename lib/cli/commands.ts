@@ -32,6 +32,7 @@ import { formatComparison, streamNote } from "../report/comparison";
 import { comparisonPaperTable, evalPaperTable } from "../report/paper-tables";
 import { PAPER_FORMATS, renderPaperTable, type PaperFormat } from "../util/paper-tables";
 import { errorsCmd } from "./errors-command";
+import { loadPlugins } from "./plugins";
 import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
 import { exportFigures } from "../report/export-figures";
@@ -122,6 +123,9 @@ function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {
   const context = { providers, traceDir: values["trace-dir"] as string | undefined, ...(values["no-cache"] ? { replay: "refresh" as const } : {}) };
   return { options, context };
 }
+
+const requireOption = { require: { type: "string" as const, multiple: true } };
+const requireHelp = "--require FILE   first load this module of yours (.js, .mjs or .cjs; repeatable), e.g. one that calls registerRetriever";
 
 const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, quiet: { type: "boolean" as const, short: "q" } };
 const dataHelp = [
@@ -256,6 +260,7 @@ const search = withHelp(
       nprobes: { type: "string" },
       refine: { type: "string" },
       "vector-store": { type: "string" },
+      ...requireOption,
       ...llmOptions,
     },
     help: [
@@ -263,7 +268,9 @@ const search = withHelp(
       "--retriever NAME  bm25-greekstemmer (default), bm25-spacy, bm25-grnlp, bm25-english, dense:<preset>, lsi[:dims],",
       "                  prf:<retriever>, rrf:<a>+<b>, reform:<retriever>, translate:<retriever>, react-bm25   (presets: qwen3-8b qwen3-4b qwen3-0.6b euler-legal-v1 jina-v5-small",
       "                  arctic-v2 embgemma-300m nomic-v1.5 gemini-001, and user presets from gbr-presets.json),",
-      "                  fuse:<combsum|combmnz>-<minmax|max|zscore>:<a>+<b>, fuse:wrrf:<w1>,<w2>:<a>+<b> (score fusions and weighted RRF, as ranx)",
+      "                  fuse:<combsum|combmnz>-<minmax|max|zscore>:<a>+<b>, fuse:wrrf:<w1>,<w2>:<a>+<b> (score fusions and weighted RRF, as ranx),",
+      "                  or a name a --require'd module registers",
+      requireHelp,
       "--k N             ranking depth (default 100)",
       "--k1 X --b Y      BM25 parameters (default 1.5 and 0.75, as rank_bm25)",
       "--epsilon E       idf floor as a fraction of the mean idf (default 0.25)",
@@ -293,6 +300,7 @@ const search = withHelp(
     const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
     if (format !== "trec" && format !== "json" && format !== "ranx") throw new CliError(`--format must be trec, json or ranx, got '${format}'${didYouMean(format, ["trec", "json", "ranx"])}`, 2);
     const log = logger(io, values.quiet);
+    await loadPlugins((values.require as string[] | undefined) ?? []);
     const bench = await load(values, io);
     const ann = values.ann
       ? {
@@ -398,6 +406,7 @@ const reproduceCmd = withHelp(
       seed: { type: "string" },
       plan: { type: "boolean" },
       format: { type: "string" },
+      ...requireOption,
       ...llmOptions,
     },
     help: [
@@ -406,7 +415,9 @@ const reproduceCmd = withHelp(
       dataHelp[1],
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all); the folder keeps an earlier run's other rows",
-      "                 (marked [earlier]; summary.csv's ranAt says when each ran)",
+      "                 (marked [earlier]; summary.csv's ranAt says when each ran); a retriever a --require'd module",
+      "                 registers is an id too, alone or composed (my-name, rrf:bm25-greekstemmer+my-name)",
+      requireHelp,
       "--replace        start DIR/<dataset>/ again: remove an earlier run's results instead of keeping them",
       "--repeat N       run each LLM experiment N times (samples 0..N-1, seeds S..S+N-1): mean ± sd",
       "--seed S         first provider seed for --repeat (default 42)",
@@ -426,6 +437,7 @@ const reproduceCmd = withHelp(
     const paper = paperFormat(formatOption("reproduce", values.format));
     if (paper && values.plan) throw new CliError(`gbr reproduce: --format ${paper} is for the results table; --plan prints none`, 2);
     const outRoot = String(values.out ?? "outputs");
+    await loadPlugins((values.require as string[] | undefined) ?? []);
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
     const src = String(values.data ?? "hf");
