@@ -61,18 +61,18 @@ export function registeredRetrievers(): string[] {
 }
 
 /**
- * Whether a retriever name is one registered with `registerRetriever` or is composed with one (false when malformed).
+ * A retriever name's description and those of all its parts, outermost first (none when the name is malformed).
  *
  * @example
  * registerRetriever("mine", factory);
- * usesUserRetriever("rrf:bm25-greekstemmer+mine"); // true
+ * retrieverParts("rrf:bm25-greekstemmer+mine").map((p) => p.kind); // ["rrf", "bm25", "user"]
  */
-export function usesUserRetriever(name: string): boolean {
-  const uses = (s: RetrieverSpec): boolean => s.kind === "user" || ("of" in s && [s.of].flat().some(uses));
+export function retrieverParts(name: string): RetrieverSpec[] {
+  const flat = (s: RetrieverSpec): RetrieverSpec[] => [s, ...("of" in s ? [s.of].flat().flatMap(flat) : [])];
   try {
-    return uses(parseRetrieverName(name));
+    return flat(parseRetrieverName(name));
   } catch {
-    return false;
+    return [];
   }
 }
 

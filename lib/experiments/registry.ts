@@ -3,7 +3,7 @@ import { BUILTIN_PRESETS } from "../dense/presets";
 import type { Experiment } from "./experiment";
 import { readConfig, type Config } from "../config";
 import { beyondAuthors } from "./authors-list";
-import { usesUserRetriever } from "../retrievers";
+import { retrieverParts } from "../retrievers";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
@@ -83,11 +83,20 @@ export function experiments(config: Pick<Config, "rerankers"> = readConfig()): E
  *
  * @example
  * registerRetriever("mine", factory);
- * userExperiments(["mine", "rrf:bm25-greekstemmer+mine", "lsi"], experiments()).map((e) => e.id); // ["mine", "rrf:bm25-greekstemmer+mine"]
+ * userExperiments(["mine", "reform:mine", "lsi"], experiments()).map((e) => e.id); // ["mine", "reform:mine"]
  */
 export function userExperiments(ids: readonly string[], list: readonly Experiment[]): Experiment[] {
   const listed = new Set(list.map((e) => e.id));
-  return [...new Set(ids)]
-    .filter((id) => !listed.has(id) && usesUserRetriever(id))
-    .map((id) => ({ ...retrieverExperiment(id, "own", `${id} (a retriever of your own)`, []), beyond: "a retriever of your own (registerRetriever)" }));
+  return [...new Set(ids)].flatMap((id) => {
+    const parts = listed.has(id) ? [] : retrieverParts(id);
+    if (!parts.some((p) => p.kind === "user")) return [];
+    // What the built-in parts need, as the paper's rows say it (the chat model's decides --repeat's samples).
+    const needs = new Set<Experiment["needs"][number]>();
+    for (const p of parts) {
+      if (p.kind === "reform" || p.kind === "translate" || p.kind === "react" || (p.kind === "rerank" && p.reranker === "llm")) needs.add("llm");
+      if (p.kind === "rerank" && p.reranker !== "llm") needs.add("rerank");
+      if (p.kind === "dense") needs.add("embeddings");
+    }
+    return [{ ...retrieverExperiment(id, "own", `${id} (a retriever of your own)`, [...needs]), beyond: "a retriever of your own (registerRetriever)" }];
+  });
 }

@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { loadBenchmark, type LoadedBenchmark } from "../../lib/data/source";
+import { userExperiments } from "../../lib/experiments/registry";
 import { reproduce } from "../../lib/experiments/reproduce";
 import { parseCsvRecords } from "../../lib/report/csv";
 import { buildReport } from "../../lib/report/html";
@@ -66,4 +67,12 @@ test("a later --only run keeps the registered retriever's earlier row; an unknow
   });
   await assert.rejects(reproduce(loaded, { outRoot, only: ["rrf:bm25-spacy+lsi"] }), /unknown experiment id 'rrf:bm25-spacy\+lsi'/, "a composition of built-ins alone is no new experiment");
   await assert.rejects(reproduce(loaded, { outRoot, only: ["oracle-probe"], official: true }), /beyond it/, "--official runs the authors' list only");
+});
+
+test("a composition with an LLM method needs the chat model, so --repeat samples it as it does the paper's", () => {
+  const needs = (id: string) => userExperiments([id], [])[0]?.needs;
+  assert.deepEqual(needs("oracle-probe"), []);
+  assert.deepEqual(needs("rrf:bm25-greekstemmer+oracle-probe"), []);
+  for (const id of ["reform:oracle-probe", "translate:oracle-probe", "rerank:llm:oracle-probe", "rrf:react-bm25+oracle-probe"]) assert.deepEqual(needs(id), ["llm"], id);
+  assert.deepEqual(needs("rerank:bge-reranker-v2-m3:oracle-probe"), ["rerank"]);
 });
