@@ -36,8 +36,9 @@ export type RetrieverSpec =
 const userFactories = new Map<string, RetrieverFactory>();
 
 /**
- * Makes a retriever of your own available by name to `createRetriever`, `gbr search` and `reproduce` (it wins over
- * a built-in of the same name). A name ending in `:` registers a prefix (`mine:` serves `mine:anything`).
+ * Makes a retriever of your own available by name, alone or composed, to `createRetriever` and as an experiment id to
+ * `reproduce`'s `only` (`gbr search` and `gbr reproduce` load the module that calls this with `--require FILE`). It
+ * wins over a built-in of the same name. A name ending in `:` registers a prefix (`mine:` serves `mine:anything`).
  *
  * @example
  * registerRetriever("first-doc", async (_name, bench) => ({
