@@ -5,7 +5,7 @@ import { CliError, numberOption, withHelp, type Command, type Io } from "./args"
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
+import { formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
 import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
@@ -348,10 +348,7 @@ const evalCmd = withHelp(
     const qrels = await qrelsOf(values, io);
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
-    const coverage = checkRunCoverage(run, qrels, String(values.run), String(values.qrels));
-    const unknown = coverage.unjudged;
-    if (unknown.length) io.stderr(`note: ${unknown.length} run queries have no qrels and are ignored (e.g. '${unknown[0]}')\n`);
-    if (coverage.warning) io.stderr(`${coverage.warning}\n`);
+    noteCoverage({ file: String(values.run), name: String(values.run), run }, qrels, String(values.qrels), io);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
     if (paper) {
       io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
