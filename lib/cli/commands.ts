@@ -141,9 +141,8 @@ function warner(io: Io): (msg: string) => void {
 }
 
 async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark> {
-  const loaded = await loadBenchmark(String(values.data ?? "hf"), {
-    // As reproduce: with no --data and no Hub, the demo set (said on stderr), not a failure.
-    fallbackToSample: values.data === undefined,
+  // With no --data and no Hub, the demo set (said on stderr); a source named is that source or an error.
+  const loaded = await loadBenchmark(values.data as string | undefined, {
     queriesFile: values.queries as string | undefined,
     log: logger(io, values.quiet),
     warn: warner(io),
@@ -399,7 +398,8 @@ const reproduceCmd = withHelp(
     },
     help: [
       dataHelp[0],
-      "                 (with hf, an unreachable Hub falls back to sample, with a message)",
+      "                 (without --data, an unreachable Hub with nothing cached falls back to sample, saying so;",
+      "                 --data hf fails instead)",
       dataHelp[1],
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all); the folder keeps an earlier run's other rows",
@@ -425,8 +425,7 @@ const reproduceCmd = withHelp(
     const outRoot = String(values.out ?? "outputs");
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
-    const src = String(values.data ?? "hf");
-    const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
+    const loaded = await loadBenchmark(values.data as string | undefined, { log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const llm = llmFlags(values, { pricer: pricerFrom(loadPrices()) });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q); a plan's stand-in steps are not shown.
     const onProgress = values.plan ? undefined : progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });

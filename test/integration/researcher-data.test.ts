@@ -1,8 +1,10 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { promises as fs, readFileSync } from "node:fs";
+import { existsSync, promises as fs, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { loadBenchmark } from "../../lib/data/source";
+import { DownloadError } from "../../lib/util/download";
 import { REPO } from "../helpers/shared";
 import { runGbr } from "../helpers/gbr";
 
@@ -89,4 +91,39 @@ test("item 1: reproduce writes run files of every query (tuned and oracle runs i
   const report = await gbr(["report", "--out", path.join(tmp, "out")]);
   assert.equal(report.code, 0, report.stderr);
   assert.match(readFileSync(path.join(dir, "report.html"), "utf8"), /29 queries \(3 without judgments: not evaluated\)/);
+});
+
+test("item 8: a source named is that source or an error; only the default falls back to the demo set", async () => {
+  // No Hub (runGbr's HF_ENDPOINT never resolves) and an empty data folder: nothing cached.
+  const env = { GBR_DATA_DIR: path.join(tmp, "empty-cache") };
+  const out = path.join(tmp, "out-hf");
+  for (const args of [["reproduce", "--out", out, "--only", "bm25-greekstemmer"], ["search", "-q"], ["data", "stats"]]) {
+    const asked = await gbr([...args, "--data", "hf"], env);
+    assert.equal(asked.code, 1, `${args[0]} --data hf: ${asked.stdout}`);
+    assert.match(asked.stderr, /cannot load AUEB-NLP\/greek-bar-bench@v2\.0: cannot reach http:\/\/unreachable\.invalid .* no cache at .*HF_ENDPOINT/, args[0]);
+    assert.doesNotMatch(asked.stderr, /falling back/, args[0]);
+    assert.equal(asked.stdout, "", args[0]);
+    const byDefault = await gbr(args, env);
+    assert.equal(byDefault.code, 0, `${args[0]}: ${byDefault.stderr}`);
+    assert.match(byDefault.stderr, /falling back to the bundled demo set/, args[0]);
+  }
+  assert.ok(existsSync(path.join(out, "sample")), "the default's demo run wrote its outputs");
+  assert.ok(!existsSync(path.join(out, "hf")));
+});
+
+test("item 8: the library follows the same rule (loadBenchmark with a source, or none)", async () => {
+  const saved = process.env.HF_ENDPOINT;
+  process.env.HF_ENDPOINT = "http://unreachable.invalid";
+  try {
+    const dataDir = path.join(tmp, "lib-cache");
+    await assert.rejects(loadBenchmark("hf", { dataDir }), (e: unknown) => e instanceof DownloadError && e.code === "OFFLINE" && /HF_ENDPOINT/.test(e.message));
+    const byDefault = await loadBenchmark(undefined, { dataDir });
+    assert.equal(byDefault.origin, "sample");
+    assert.match(byDefault.fallback ?? "", /could not be used/);
+    const own = await loadBenchmark(extra);
+    assert.deepEqual([own.origin, own.benchmark.queries.length, own.benchmark.qrels.size], ["dir", 29, 26]);
+  } finally {
+    if (saved === undefined) delete process.env.HF_ENDPOINT;
+    else process.env.HF_ENDPOINT = saved;
+  }
 });
