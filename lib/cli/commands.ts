@@ -125,7 +125,9 @@ function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {
 
 const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, quiet: { type: "boolean" as const, short: "q" } };
 const dataHelp = [
-  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder (default hf)",
+  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder; without it, hf",
+  "                 or, when the Hub cannot be reached and nothing is cached, sample, saying so (a source named never",
+  "                 falls back)",
   "--queries FILE   a queries.jsonl replacing the source's queries",
   "-q, --quiet      no progress messages on stderr",
 ];
@@ -397,10 +399,7 @@ const reproduceCmd = withHelp(
       ...llmOptions,
     },
     help: [
-      dataHelp[0],
-      "                 (without --data, an unreachable Hub with nothing cached falls back to sample, saying so;",
-      "                 --data hf fails instead)",
-      dataHelp[1],
+      ...dataHelp.slice(0, 4),
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all); the folder keeps an earlier run's other rows",
       "                 (marked [earlier]; summary.csv's ranAt says when each ran)",
