@@ -53,6 +53,12 @@ test("item 1: search ranks every query; eval, compare and errors leave out the u
   const search = await gbr(["search", "--data", extra, "--out", run, "-q"]);
   assert.equal(search.code, 0, search.stderr);
   assert.equal(trecQueries(run).size, 29);
+  // An ad-hoc query, judged nowhere, searched against a source's corpus.
+  const adhoc = path.join(tmp, "adhoc.jsonl");
+  await fs.writeFile(adhoc, JSON.stringify({ _id: "mine", text: "Ποια αξίωση έχει ο αγοραστής για ελάττωμα του πράγματος;" }) + "\n");
+  const mine = await gbr(["search", "--data", "sample", "--queries", adhoc, "--format", "json", "-q"]);
+  assert.equal(mine.code, 0, mine.stderr);
+  assert.deepEqual(Object.keys(JSON.parse(mine.stdout)), ["mine"]);
   const qrels = path.join(extra, "qrels", "test.tsv");
   const evaluated = await gbr(["eval", "--qrels", qrels, "--run", run, "--json", "--per-query"]);
   assert.equal(evaluated.code, 0, evaluated.stderr);
