@@ -59,6 +59,11 @@ test("item 1: search ranks every query; eval, compare and errors leave out the u
   const mine = await gbr(["search", "--data", "sample", "--queries", adhoc, "--format", "json", "-q"]);
   assert.equal(mine.code, 0, mine.stderr);
   assert.deepEqual(Object.keys(JSON.parse(mine.stdout)), ["mine"]);
+  // Reproduce evaluates: with no judged query at all, every mean would be a 0 that looks like a result.
+  const nothing = await gbr(["reproduce", "--data", "sample", "--queries", adhoc, "--out", path.join(tmp, "out-adhoc"), "--only", "bm25-greekstemmer"]);
+  assert.equal(nothing.code, 1, nothing.stdout);
+  assert.ok(nothing.stderr.includes(`${adhoc}: its one query has no relevant judgment: nothing to evaluate`), nothing.stderr);
+  assert.ok(!existsSync(path.join(tmp, "out-adhoc")), "nothing written");
   const qrels = path.join(extra, "qrels", "test.tsv");
   const evaluated = await gbr(["eval", "--qrels", qrels, "--run", run, "--json", "--per-query"]);
   assert.equal(evaluated.code, 0, evaluated.stderr);
