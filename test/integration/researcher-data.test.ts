@@ -39,7 +39,7 @@ after(() => fs.rm(tmp, { recursive: true, force: true }));
 test("item 1: data stats counts the queries without judgments in one line and keeps them out of the per-query figures", async () => {
   const text = await gbr(["data", "stats", "--data", extra]);
   assert.equal(text.code, 0, text.stderr);
-  assert.ok(text.stdout.includes(`${NOTE}; the per-query figures and Table 6 are of the other 26`), text.stdout);
+  assert.ok(text.stdout.includes(`${NOTE}; the gold figures and Table 6 are of the other 26`), text.stdout);
   const json = await gbr(["data", "stats", "--data", extra, "--json"]);
   const s = JSON.parse(json.stdout) as { table1: { queries: number; unjudged: number; goldPerQuery: number }; table6: { queries: number }[] };
   const sample = JSON.parse((await gbr(["data", "stats", "--data", "sample", "--json"])).stdout) as typeof s;
