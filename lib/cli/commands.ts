@@ -5,7 +5,7 @@ import { CliError, numberOption, withHelp, type Command, type Io } from "./args"
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
+import { formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
 import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
@@ -129,7 +129,9 @@ const requireHelp = "--require FILE   first load this module of yours (.js, .mjs
 
 const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, quiet: { type: "boolean" as const, short: "q" } };
 const dataHelp = [
-  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder (default hf)",
+  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder; without it, hf",
+  "                 or, when the Hub cannot be reached and nothing is cached, sample, saying so (a source named never",
+  "                 falls back)",
   "--queries FILE   a queries.jsonl replacing the source's queries",
   "-q, --quiet      no progress messages on stderr",
 ];
@@ -145,9 +147,8 @@ function warner(io: Io): (msg: string) => void {
 }
 
 async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark> {
-  const loaded = await loadBenchmark(String(values.data ?? "hf"), {
-    // As reproduce: with no --data and no Hub, the demo set (said on stderr), not a failure.
-    fallbackToSample: values.data === undefined,
+  // With no --data and no Hub, the demo set (said on stderr); a source named is that source or an error.
+  const loaded = await loadBenchmark(values.data as string | undefined, {
     queriesFile: values.queries as string | undefined,
     log: logger(io, values.quiet),
     warn: warner(io),
@@ -356,10 +357,7 @@ const evalCmd = withHelp(
     const qrels = await qrelsOf(values, io);
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
-    const coverage = checkRunCoverage(run, qrels, String(values.run), String(values.qrels));
-    const unknown = coverage.unjudged;
-    if (unknown.length) io.stderr(`note: ${unknown.length} run queries have no qrels and are ignored (e.g. '${unknown[0]}')\n`);
-    if (coverage.warning) io.stderr(`${coverage.warning}\n`);
+    noteCoverage({ file: String(values.run), name: String(values.run), run }, qrels, String(values.qrels), io);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
     if (paper) {
       io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
@@ -410,9 +408,7 @@ const reproduceCmd = withHelp(
       ...llmOptions,
     },
     help: [
-      dataHelp[0],
-      "                 (with hf, an unreachable Hub falls back to sample, with a message)",
-      dataHelp[1],
+      ...dataHelp.slice(0, 4),
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all); the folder keeps an earlier run's other rows",
       "                 (marked [earlier]; summary.csv's ranAt says when each ran); a retriever a --require'd module",
@@ -440,8 +436,7 @@ const reproduceCmd = withHelp(
     await loadPlugins((values.require as string[] | undefined) ?? []);
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
-    const src = String(values.data ?? "hf");
-    const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
+    const loaded = await loadBenchmark(values.data as string | undefined, { log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const llm = llmFlags(values, { pricer: pricerFrom(loadPrices()) });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q); a plan's stand-in steps are not shown.
     const onProgress = values.plan ? undefined : progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });

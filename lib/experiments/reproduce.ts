@@ -9,7 +9,8 @@ import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outp
 import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, type EarlierRun } from "./earlier-records";
 import { promises as fs } from "node:fs";
 import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
-import { GbrError } from "../util/errors";
+import { DataError, GbrError } from "../util/errors";
+import { unjudgedQueries } from "../types";
 import { didYouMean } from "../util/suggest";
 
 export type { ExperimentOutcome } from "./assess";
@@ -97,6 +98,12 @@ export function selection(
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
   const { selected, all, outDir } = selection(loaded, opts);
   const bench = loaded.benchmark;
+  if (unjudgedQueries(bench).length === bench.queries.length) {
+    // Every mean would be a 0 that looks like a result.
+    const n = bench.queries.length;
+    const what = `${n === 1 ? "its one query has no" : `none of its ${n} queries has a`} relevant judgment: nothing to evaluate; gbr search ranks queries without judgments`;
+    throw new DataError(what, loaded.queriesFile ?? path.join(loaded.dir, "queries.jsonl"));
+  }
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
   // Read (and checked) before anything runs: results on other judgments stop the run here, not after it.
   const earlier = opts.replace ? await clearEarlier(outDir) : await earlierRun(outDir, loaded);

@@ -15,6 +15,7 @@ import { diskFull } from "../store";
 import type { RecordFile } from "./earlier-records";
 import { renderLatex, renderMarkdown } from "../util/paper-tables";
 import { resultsTable } from "./results-table";
+import { unjudgedQueries } from "../types";
 
 /** The files of a dataset folder besides the CSV tables (TABLE_FILES), the runs/ and the experiments/. */
 export const FOLDER_FILES = {
@@ -124,6 +125,7 @@ async function writeTables(
     revision: bench.revision ?? null,
     articles: bench.docs.length,
     queries: bench.queries.length,
+    unjudged: unjudgedQueries(bench).length,
     createdAt: new Date().toISOString(),
     node: process.version,
     llm: a.llm,
