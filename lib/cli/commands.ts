@@ -16,7 +16,6 @@ import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
 import { createRetriever, type RetrieverOptions, type RunContextInit } from "../retrievers";
-import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce } from "../experiments/reproduce";
@@ -40,7 +39,7 @@ import { PAPER_INCHES, type PaperWidth } from "../report/paper-figures";
 import { foldUpper } from "../text/normalize";
 import { readConfig } from "../config";
 import { createProviders, type Providers } from "../providers";
-import { loadSpacyLexicon } from "../data/spacy-tables";
+import { createTokenizer } from "../data/spacy-tables";
 import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
 const llmOptions = {
@@ -224,7 +223,7 @@ const tokenize = withHelp(
     help: ["--tokenizer NAME   greekstemmer (default), spacy, grnlp or english (bm25-… forms accepted)", "-q, --quiet        no messages on stderr"],
   },
   async (values, _pos, io) => {
-    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet), loadSpacyLexicon });
+    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet) });
     const lines = splitLines(await io.stdin());
     io.stdout(lines.map((l) => tok.tokenize(l).join(" ")).join("\n") + (lines.length ? "\n" : ""));
   },
