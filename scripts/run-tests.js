@@ -94,6 +94,7 @@ const SLOW = new Set([
   "integration/report-browser.test.ts",
   "integration/render-figure.test.ts",
   "integration/notebook-figures.test.ts", // and Jupyter executing a notebook
+  "integration/notebook-kernel.test.ts", // Jupyter starting the tslab kernel
   // many requests through the local doubles, whole reproduce runs
   "integration/react-concurrency.test.ts",
   "integration/llm-methods.test.ts",

@@ -58,7 +58,7 @@ test(`${NOTEBOOK}, executed and converted to HTML, shows every figure as an imag
   const nbconvert = spawnSync("jupyter", ["nbconvert", "--version"], { encoding: "utf8" });
   assert.equal(nbconvert.status, 0, "jupyter nbconvert is missing: apt-get install -y jupyter-nbconvert python3-nbclient python3-ipykernel");
   const kernel = spawnSync("/usr/bin/python3", ["-c", 'import jupyter_client.kernelspec as k; k.KernelSpecManager().get_kernel_spec("tslab")'], { encoding: "utf8" });
-  assert.equal(kernel.status, 0, "the tslab kernel is not registered: npx tslab install --python=/usr/bin/python3");
+  assert.equal(kernel.status, 0, "the tslab kernel is not registered: npx tslab install --binary=\"$PWD/node_modules/.bin/tslab\" --python=/usr/bin/python3");
   assert.deepEqual(staleSources(path.join(REPO, "build", "lib", "BUILD.json"), path.join(REPO, "lib")), [], "the notebooks run build/lib: run `npm run build`");
   const executable = findBrowser(readConfig().browser);
 
