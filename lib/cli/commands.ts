@@ -15,8 +15,10 @@ import { evaluate, METRICS } from "../eval/metrics";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
-import { createRetriever, type RetrieverOptions, type RunContextInit } from "../retrievers";
-import { createTokenizer } from "../text/registry";
+import { createRetriever, retrieverNames, type RetrieverOptions, type RunContextInit } from "../retrievers";
+import { BUILTIN_PRESETS } from "../dense/presets";
+import { BUILTIN_RERANK_PRESETS } from "../rerank/presets";
+import { FUSION_METHODS } from "../fusion/retriever";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce } from "../experiments/reproduce";
@@ -39,9 +41,9 @@ import { exportFigures } from "../report/export-figures";
 import { IMAGE_FORMATS, type ImageFormat } from "../report/render-figure";
 import { PAPER_INCHES, type PaperWidth } from "../report/paper-figures";
 import { foldUpper } from "../text/normalize";
-import { readConfig } from "../config";
+import { DEFAULT_CONCURRENCY, readConfig } from "../config";
 import { createProviders, type Providers } from "../providers";
-import { loadSpacyLexicon } from "../data/spacy-tables";
+import { createTokenizer } from "../data/spacy-tables";
 import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
 const llmOptions = {
@@ -66,8 +68,8 @@ const llmHelp = [
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
   "--rounds N       REACT-BM25 rounds (default 10, at most 100);  --trace-dir D  where REACT writes one JSON trace per query",
   "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
-  "                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default 4); REACT and the other per-question methods",
-  "                 work on that many questions at once per server",
+  `                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default chat ${DEFAULT_CONCURRENCY.chat}, embeddings ${DEFAULT_CONCURRENCY.embed}, rerank ${DEFAULT_CONCURRENCY.rerank});`,
+  "                 REACT and the other per-question methods work on that many questions at once per server",
   "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
   "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
@@ -229,7 +231,7 @@ const tokenize = withHelp(
     help: ["--tokenizer NAME   greekstemmer (default), spacy, grnlp or english (bm25-… forms accepted)", "-q, --quiet        no messages on stderr"],
   },
   async (values, _pos, io) => {
-    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet), loadSpacyLexicon });
+    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet) });
     const lines = splitLines(await io.stdin());
     io.stdout(lines.map((l) => tok.tokenize(l).join(" ")).join("\n") + (lines.length ? "\n" : ""));
   },
@@ -239,6 +241,29 @@ function splitLines(text: string): string[] {
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
   return lines;
+}
+
+/** Words filled into lines of `width`, each after `indent` (the first after `first`). */
+function wrapped(first: string, words: readonly string[], indent = " ".repeat(first.length), width = 118): string[] {
+  const lines = [first];
+  for (const w of words) {
+    const last = lines[lines.length - 1];
+    if (last.length + 1 + w.length > width && last.trim() !== "" && last !== first) lines.push(`${indent}${w}`);
+    else lines[lines.length - 1] = last === first ? `${last}${w}` : `${last} ${w}`;
+  }
+  return lines;
+}
+
+/** `--retriever`'s help, from the lists the code reads (so it names every form): names, presets, re-rankers, fusions. */
+function retrieverHelp(): string[] {
+  const pad = " ".repeat(18);
+  const list = (items: readonly string[]) => items.map((x, i) => `${x}${i < items.length - 1 ? "," : ""}`);
+  return [
+    ...wrapped("--retriever NAME  ", list(retrieverNames().map((n) => (n === "bm25-greekstemmer" ? `${n} (default)` : n)))),
+    ...wrapped(`${pad}<preset>: `, [...list(BUILTIN_PRESETS.map((p) => p.name)), "or a user preset of gbr-presets.json"], pad),
+    ...wrapped(`${pad}<reranker>: `, [...list([...BUILTIN_RERANK_PRESETS.map((p) => p.name), "llm (the listwise chat model)"]), "or a user preset"], pad),
+    ...wrapped(`${pad}<method> of fuse: `, [...list(FUSION_METHODS.map((f) => (f === "wrrf" ? "wrrf:<w1>,<w2> (weighted RRF)" : f))), "as ranx defines them"], pad),
+  ];
 }
 
 const search = withHelp(
@@ -266,10 +291,7 @@ const search = withHelp(
     },
     help: [
       ...dataHelp,
-      "--retriever NAME  bm25-greekstemmer (default), bm25-spacy, bm25-grnlp, bm25-english, dense:<preset>, lsi[:dims],",
-      "                  prf:<retriever>, rrf:<a>+<b>, reform:<retriever>, translate:<retriever>, react-bm25   (presets: qwen3-8b qwen3-4b qwen3-0.6b euler-legal-v1 jina-v5-small",
-      "                  arctic-v2 embgemma-300m nomic-v1.5 gemini-001, and user presets from gbr-presets.json),",
-      "                  fuse:<combsum|combmnz>-<minmax|max|zscore>:<a>+<b>, fuse:wrrf:<w1>,<w2>:<a>+<b> (score fusions and weighted RRF, as ranx),",
+      ...retrieverHelp(),
       "                  or a name a --require'd module registers",
       requireHelp,
       "--k N             ranking depth (default 100)",
