@@ -9,7 +9,7 @@ import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 export { costAxis, costMeasure, costText, costValue, paretoFront, qualityCostFront, qualityCostPoints, qualityCostScatter, type CostAxis, type CostMeasure, type MeasuredPoint, type QualityCostPoint } from "./cost-figures";
-import { axis, baseLayout, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, powerOfTen, ROLE_COLOURS, shortLabel, type Figure, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
@@ -256,7 +256,8 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
       y: sweep.bs.map(label),
       z: sweep.z.map((row) => row.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null))),
       colorscale: "Viridis",
-      colorbar: { title: { text: metric }, thickness: 14 },
+      // The title along the bar: above it, it sat on the top tick's label.
+      colorbar: { title: { text: metric, side: "right" }, thickness: 14 },
       hovertemplate: `k1 %{x}<br>b %{y}<br>${metric} %{z:.4f}<extra></extra>`,
     },
   ];
@@ -457,6 +458,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
   // −log10 p from 0 to a power of ten at or beyond the smallest p (at least 3), signed by Δ: losses left, gains right.
   const top = Math.max(3, Math.ceil(-Math.log10(Math.min(1, ...holm))));
   const cut = -Math.log10(alpha);
+  const at = (z: number) => (z + top) / (2 * top);
   const grid = <T,>(f: (t: HeatmapTest | undefined, metric: string) => T) => rows.map((r) => metrics.map((m) => f(r.cells.get(m), m)));
   const pass = (t: HeatmapTest | undefined) => ran(t) && Number(t.pHolm) < alpha;
   const flips = opts.swaps !== undefined ? `, ${opts.swaps.toLocaleString("en-US")} sign flips` : "";
@@ -477,10 +479,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
     const first = pass(t) ? `<b>${signedDelta(d)}\u2009★</b>` : signedDelta(d);
     return `${first}<br>${pValueText(Number(t.pHolm))}`;
   };
-  // Colour-bar ticks: the decades on both sides and α at the break, each labelled with its p.
-  const decades = Array.from({ length: top }, (_, k) => k + 1).filter((z) => Math.abs(z - cut) > 0.4);
-  const ticks = [...decades.map((z) => -z), -cut, 0, cut, ...decades].sort((x, y) => x - y);
-  const at = (z: number) => (z + top) / (2 * top);
   const data: Trace[] = [
     {
       type: "heatmap",
@@ -530,14 +528,8 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
         [at(cut), "#6baed6"],
         [1, "#08306b"],
       ],
-      colorbar: {
-        title: { text: `◀ loss · Holm-corrected p · gain ▶<br>(two-sided paired randomization test${flips})`, side: "top", font: { size: 12 } },
-        tickvals: ticks,
-        ticktext: ticks.map((z) => (Math.abs(z) === cut ? "α" : z === 0 ? "1" : powerOfTen(-Math.abs(z)))),
-        thickness: 14,
-        len: 1,
-        lenmode: "fraction",
-      },
+      // No colour bar: each cell writes its Δ and p, and the title says what the colours are.
+      showscale: false,
       xgap: 3,
       ygap: 3,
     },
@@ -549,21 +541,23 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
   const grey = rows.some((r) => metrics.some((m) => !ran(r.cells.get(m))));
   const blind = tests.some((t) => ran(t) && !signed(t));
   const lines = [
-    plotlyText(opts.family ?? "Paired tests"),
-    `Δ = ${difference}, over p (Holm); blue: a gain, red: a loss`,
-    `<span style="color:#4b5563">deeper: smaller Holm-corrected p (two-sided paired randomization test${flips}); ★, bold and outlined: p (Holm) &lt; α = ${alpha}` +
-      `${grey ? `; grey: not run${tests.some((t) => t.status === "missing") ? " (counted as p = 1 in Holm)" : ""}` : ""}${blind ? "; light grey: Δ not recorded" : ""}</span>`,
+    ...wrapPlotlyText(plotlyText(opts.family ?? "Paired tests")),
+    ...wrapPlotlyText(`Δ = ${difference}, over p (Holm); blue: a gain, red: a loss, deeper as p is smaller, pale: p (Holm) ≥ α`),
+    ...wrapPlotlyText(
+      `<span style="color:#4b5563">Holm-corrected p of a two-sided paired randomization test${flips}; ★, bold and outlined: p (Holm) &lt; α = ${alpha}` +
+        `${grey ? `; grey: not run${tests.some((t) => t.status === "missing") ? " (counted as p = 1 in Holm)" : ""}` : ""}${blind ? "; light grey: Δ not recorded" : ""}</span>`,
+    ),
   ];
-  return {
-    data,
-    layout: baseLayout(lines.join("<br>"), {
-      xaxis: axis("", { type: "category", showgrid: false, zeroline: false, ticks: "" }),
+  const layout = baseLayout(lines.join("<br>"), {
+    xaxis: axis("", { type: "category", showgrid: false, zeroline: false, ticks: "" }),
       yaxis: axis("", { type: "category", autorange: "reversed", categoryorder: "array", categoryarray: rows.map((r) => r.label), showgrid: false, zeroline: false, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
       shapes,
-      height: 200 + (against !== undefined ? 40 : 48) * Math.max(1, rows.length),
-      margin: { l: 20, r: 30, t: 120, b: 40 },
-    }),
-  };
+      height: 110 + 24 * lines.length + (against !== undefined ? 40 : 48) * Math.max(1, rows.length),
+      margin: { l: 20, r: 30, t: 30 + 24 * lines.length, b: 40 },
+  });
+  // From the top edge down: centred in the margin (plotly's default), a title of several lines runs into the grid.
+  layout.title = { ...layout.title, y: 1, yref: "container", yanchor: "top", pad: { l: 14, t: 14 } };
+  return { data, layout };
 }
 
 /**

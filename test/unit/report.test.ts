@@ -498,7 +498,7 @@ describe("buildReport: significance families and the REACT diagnostic", () => {
         ["Every experiment against bm25-greekstemmer (exploratory), Holm over these 8 tests", 2],
       ],
     );
-    assert.match(figs[0].layout.title.text, /Δ = A minus B .*Holm-corrected p \(two-sided paired randomization test, 999 sign flips\)/);
+    assert.match(figs[0].layout.title.text.replace(/<br>/g, " "), /Δ = A minus B .*Holm-corrected p of a two-sided paired randomization test, 999 sign flips/);
     assert.match(figs[1].layout.title.text, /Δ = row minus bm25-greekstemmer, over p \(Holm\); blue: a gain, red: a loss/);
 
     // Without BM25 there is no exploratory family; with nothing computed, no chart of the paper's tests.
