@@ -462,7 +462,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
   const grid = <T,>(f: (t: HeatmapTest | undefined, metric: string) => T) => rows.map((r) => metrics.map((m) => f(r.cells.get(m), m)));
   const pass = (t: HeatmapTest | undefined) => ran(t) && Number(t.pHolm) < alpha;
   const flips = opts.swaps !== undefined ? `, ${opts.swaps.toLocaleString("en-US")} sign flips` : "";
-  const difference = against !== undefined ? `row minus ${plotlyText(standIn(against))}` : "A minus B (a row is A<br>vs B)";
+  const difference = against !== undefined ? `row minus ${plotlyText(standIn(against))}` : "A minus B (a row: A vs B)";
   const pair = (t: HeatmapTest) => plotlyText(`${standIn(t.a)} vs ${standIn(t.b)}, ${t.metric}`);
   const hover = (t: HeatmapTest) => {
     const d = testDelta(t);

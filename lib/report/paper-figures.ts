@@ -83,7 +83,7 @@ function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories
  * The figure laid out for print: the paper font (8.25 pt in a column, 9 pt across the page; titles 1 pt larger,
  * wrapped to the width with the notes above the plot, as are legend entries and axis titles), tight margins (axes make
  * their own room), bar labels hidden rather than shrunk below 8 pt, category labels wrapped to their room (cut with "…"
- * past three lines: the interactive figure's hover has them whole), no colour bar where the cells write their numbers,
+ * past four lines: the interactive figure's hover has them whole), no colour bar where the cells write their numbers,
  * and a height that holds the title, the legend, the axes and a plot scaled from the figure's own, within a page's.
  *
  * @example
@@ -139,7 +139,7 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
     const room = letter === "y" ? Math.floor((width * share) / (0.55 * font)) : Math.floor(plotWidth / Math.max(1, categories.length) / (0.55 * font)) - 1;
     // Short words that do not fit side by side (metric names) stand upright; longer ones are wrapped, level.
     const upright = letter === "x" && labels.some((l) => l.length > room) && labels.every((l) => l.length <= 12 && !l.includes(" "));
-    const text = upright ? labels : labels.map((l) => shortLabel(l, letter === "y" ? room : Math.max(6, room), letter === "y" ? 3 : 4));
+    const text = upright ? labels : labels.map((l) => shortLabel(l, Math.max(6, room), 4));
     axes[key] = { ...ax, tickmode: "array", tickvals: categories, ticktext: text, automargin: true, ...(letter === "x" ? { tickangle: upright ? -90 : 0 } : {}) };
     if (letter === "y") rowsNeed = Math.max(rowsNeed, text.reduce((sum, t) => sum + t.split("<br>").length * font * LINE + 8, 0));
   }

@@ -14,6 +14,7 @@ import type { Browser, Page } from "playwright-core";
 import { readConfig } from "../../lib/config";
 import { parseCsvRecords } from "../../lib/report/csv";
 import { toCsv } from "../../lib/util/csv";
+import { PAPER_TESTS } from "../../lib/eval/significance";
 import { metricBarChart } from "../../lib/report/figures";
 import { reportFigures } from "../../lib/report/html";
 import { closeFigureImages, NOTEBOOK_IMAGE_WIDTH, showFigure } from "../../lib/report/notebook";
@@ -185,6 +186,13 @@ test("issue 28, item 4: every report figure, a column wide and across the page, 
   assert.equal(rep.code, 0, rep.stderr);
   const pair = path.join(pairOuts, "sample");
   const areas = await longAreaNames(pair);
+  // The paper's family as reproduce writes it, its first pair computed: rows of two ids each ("A vs B").
+  const sig = JSON.parse(await fs.readFile(path.join(pair, "significance.json"), "utf8")) as { paper: { tests: Record<string, unknown>[]; computed: number } };
+  sig.paper.tests = PAPER_TESTS.pairs.flatMap(([a, b], i) =>
+    PAPER_TESTS.metrics.map((metric, m) => (i === 0 ? { a, b, metric, status: "computed", meanA: 0.6, meanB: 0.36 + 0.1 * m, delta: 0.24 - 0.1 * m, p: 1e-5 * 10 ** m, pHolm: 2e-4 * 10 ** m } : { a, b, metric, status: "missing", missing: [a], reason: `no run of ${a}`, p: 1, pHolm: 1 })),
+  );
+  sig.paper.computed = PAPER_TESTS.metrics.length;
+  await fs.writeFile(path.join(pair, "significance.json"), JSON.stringify(sig));
   assert.ok(areas.length >= 3 && areas.every((a) => a.length >= 100), JSON.stringify(areas));
   const renderer = await FigureRenderer.open(executable);
   const faults: string[] = [];
@@ -193,6 +201,7 @@ test("issue 28, item 4: every report figure, a column wide and across the page, 
     for (const dir of [dataset, pair]) {
       const named = await reportFigures(dir);
       assert.ok(named.some((f) => f.name.startsWith("p-values")), `${dir}: a p-value figure`);
+      if (dir === pair) assert.deepEqual(named.filter((f) => f.name.startsWith("p-values")).map((f) => f.name), ["p-values-paper", "p-values-baseline"]);
       for (const { name, fig } of named) {
         for (const width of ["column", "page"] as const) {
           const paper = paperFigure(fig, { width });

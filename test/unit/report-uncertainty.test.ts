@@ -181,7 +181,7 @@ describe("pValueHeatmap: Δ and p after Holm in each cell, coloured by direction
     assert.notEqual(heat.colorscale[0][1], heat.colorscale[6][1], "a loss and a gain are different colours");
     // Each cell writes its numbers, so no colour bar: the title says what the colours are.
     assert.equal((heat as unknown as { showscale: boolean }).showscale, false);
-    assert.match(fig.layout.title.text, /blue: a gain, red: a loss, deeper as p is smaller, pale: p \(Holm\) ≥ α/);
+    assert.match(fig.layout.title.text.replace(/<br>/g, " "), /blue: a gain, red: a loss, deeper as p is smaller, pale: p \(Holm\) ≥ α/);
   });
 
   test("each cell holds Δ with its sign and p; exactly the tests with p (Holm) < 0.05 are starred, bold and outlined", () => {
@@ -219,7 +219,7 @@ describe("pValueHeatmap: Δ and p after Holm in each cell, coloured by direction
   test("the title says what the colour is and which way Δ goes", () => {
     const lines = fig.layout.title.text.split("<br>");
     assert.equal(lines[0], "The paper's tests");
-    assert.match(fig.layout.title.text, /Δ = A minus B \(a row is A<br>vs B\), over p \(Holm\); blue: a gain, red: a loss/);
+    assert.match(fig.layout.title.text, /Δ = A minus B \(a row: A vs B\), over p \(Holm\); blue: a gain, red: a loss/);
     assert.match(fig.layout.title.text.replace(/<br>/g, " "), /Holm-corrected p of a two-sided paired randomization test, 100,000 sign flips; ★, bold and outlined: p \(Holm\) &lt; α = 0\.05; grey: not run \(counted as p = 1 in Holm\)/);
   });
 
