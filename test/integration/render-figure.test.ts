@@ -193,6 +193,8 @@ test("issue 28, item 4: every report figure, a column wide and across the page, 
   );
   sig.paper.computed = PAPER_TESTS.metrics.length;
   await fs.writeFile(path.join(pair, "significance.json"), JSON.stringify(sig));
+  // REACT rounds, hand-made (no chat model here), so that its figure is measured too.
+  await fs.writeFile(path.join(pair, "react-rounds.csv"), "round,keptRecall100,candidateRecall100\n" + [[1, 0.45, 0.59], [2, 0.52, 0.65], [5, 0.62, 0.73], [10, 0.67, 0.77]].map((r) => r.join(",")).join("\n") + "\n");
   assert.ok(areas.length >= 3 && areas.every((a) => a.length >= 100), JSON.stringify(areas));
   const renderer = await FigureRenderer.open(executable);
   const faults: string[] = [];
@@ -201,7 +203,7 @@ test("issue 28, item 4: every report figure, a column wide and across the page, 
     for (const dir of [dataset, pair]) {
       const named = await reportFigures(dir);
       assert.ok(named.some((f) => f.name.startsWith("p-values")), `${dir}: a p-value figure`);
-      if (dir === pair) assert.deepEqual(named.filter((f) => f.name.startsWith("p-values")).map((f) => f.name), ["p-values-paper", "p-values-baseline"]);
+      if (dir === pair) assert.deepEqual(named.filter((f) => /^(p-values|react)/.test(f.name)).map((f) => f.name), ["p-values-paper", "p-values-baseline", "react-rounds"]);
       for (const { name, fig } of named) {
         for (const width of ["column", "page"] as const) {
           const paper = paperFigure(fig, { width });
