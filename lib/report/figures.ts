@@ -347,7 +347,7 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
   // Only stand-ins are marked: names already say oracle:/tuned:, and full words per test would crowd the axis.
   const name = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
   // Each test's Δ (A − B) in its label, signed: a p says how sure, not which way.
-  const deltas = tests.map((t) => (typeof t.delta === "number" ? t.delta : typeof t.meanA === "number" && typeof t.meanB === "number" ? t.meanA - t.meanB : undefined));
+  const deltas = tests.map(testDelta);
   const labels = tests.map((t, i) => {
     const base = `${name(t.a)} vs ${name(t.b)} (${t.metric}${deltas[i] !== undefined ? `, Δ ${signedDelta(deltas[i]!)}` : ""})`;
     const n = (seen.get(base) ?? 0) + 1;
@@ -414,12 +414,12 @@ export function pValueText(p: number): string {
 const exactP = (p: number) => (p >= 0.001 ? String(Number(p.toPrecision(6))) : p.toExponential(5).replace(/\.?0+e/, "e"));
 
 /** A difference with its sign (a true minus), three decimals: "+0.062", "−0.154". */
-export function signedDelta(d: number): string {
+function signedDelta(d: number): string {
   return `${d > 0 ? "+" : d < 0 ? "\u2212" : ""}${formatFixed(Math.abs(d), 3)}`;
 }
 
 /** A test's difference A − B: its `delta`, else its means' difference, else undefined (not recorded). */
-function testDelta(t: HeatmapTest): number | undefined {
+function testDelta(t: Pick<SignificanceTest, "delta" | "meanA" | "meanB">): number | undefined {
   if (typeof t.delta === "number" && Number.isFinite(t.delta)) return t.delta;
   return typeof t.meanA === "number" && typeof t.meanB === "number" ? t.meanA - t.meanB : undefined;
 }

@@ -130,8 +130,9 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   let rowsNeed = 0;
   for (const { key, letter, categories } of categoryAxes(fig)) {
     const ax = own[key] as Record<string, unknown>;
-    const given = Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext) ? new Map((ax.tickvals as unknown[]).map((v, i) => [String(v), String((ax.ticktext as unknown[])[i])])) : undefined;
-    const labels = categories.map((c) => given?.get(c) ?? c);
+    // The figure's own tick text where it has one (an area's count and the start of its name), else the category.
+    const ticks = Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext) ? new Map((ax.tickvals as unknown[]).map((v, i) => [String(v), String((ax.ticktext as unknown[])[i])])) : undefined;
+    const labels = categories.map((c) => ticks?.get(c) ?? c);
     // Beside labelled rows, the plot has about half the width.
     const plotWidth = width * ((own.yaxis as { type?: unknown } | undefined)?.type === "category" ? 0.5 : 0.8);
     // A grid of cells with text in them needs more of the width than bars do.
