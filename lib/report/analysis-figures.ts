@@ -202,7 +202,7 @@ function countsOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figu
         zmin: 0,
         // Light for few, dark for many (plotly's own "Blues" runs the other way).
         colorscale: [[0, "#eff6ff"], [1, "#1e3a8a"]],
-        colorbar: { title: { text: "questions" }, thickness: 14 },
+        colorbar: { title: { text: "questions", side: "right" }, thickness: 14 },
         xgap: 2,
         ygap: 2,
         hovertemplate: `${plotlyText(nameA)} %{x}, ${plotlyText(nameB)} %{y}:<br>%{customdata}<extra></extra>`,

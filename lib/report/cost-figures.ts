@@ -1,8 +1,8 @@
 /** Quality against what each method spends per query; the cost axis shows only what is known and comparable. */
 import { toNumber } from "./csv";
-import { axis, baseLayout, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, experimentColours, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, ROLE_COLOURS, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "./format";
-import { markedName, rowMarks, STAND_IN_LABEL, type RowMarks } from "./labels";
+import { markedName, rowMarks, type RowMarks } from "./labels";
 
 /** A method placed by cost (to minimise) and quality (to maximise). */
 export interface QualityCostPoint {
@@ -163,7 +163,8 @@ const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
 };
 
 /**
- * Quality against cost per query, one marker per method, the Pareto front dashed through its labels. The x axis is
+ * Quality against cost per query, one marker per method in its colour (filled on the Pareto front, which is dashed),
+ * named in the legend (labels beside points would overprint where methods cost alike). The x axis is
  * `costMeasure`'s choice and says what it counts; methods without a known cost are named in a note, not drawn at 0;
  * with no cost known at all the figure says so and draws no axis.
  */
@@ -192,9 +193,10 @@ export function qualityCostScatter(
   const x = costAxis(points.map((p) => p.cost));
   const front = paretoFront(points);
   const onFront = new Set(front.map((p) => p.name));
+  const colour = experimentColours(summaryRows.filter((r) => r.status === undefined || r.status === "ok").map((r) => String(r.experiment ?? "")), marks);
   const data: Trace[] = points.map((p) => {
     const name = plotlyText(markedName(p.name, marks));
-    const grey = marks.standIn(p.name) ? { color: "#9ca3af" } : {};
+    const c = marks.standIn(p.name) ? ROLE_COLOURS.standIn : colour(p.name);
     return {
       type: "scatter",
       mode: "markers",
@@ -204,30 +206,16 @@ export function qualityCostScatter(
       // The hover reads the value itself: on a log axis a free method is drawn apart, not at its x.
       customdata: [p.costText],
       cliponaxis: false,
-      marker: { size: 11, symbol: onFront.has(p.name) ? "circle" : "circle-open", line: { width: 2, ...grey }, ...grey },
+      marker: { size: 11, symbol: onFront.has(p.name) ? "circle" : "circle-open", color: c, line: { width: 2, color: c } },
       hovertemplate: `${name}<br>%{customdata}<br>${quality} %{y:.4f}<extra></extra>`,
     };
   });
-  // The front's labels are short; the legend carries the full words.
-  const label = (id: string) => `${id}${marks.tuning(id) === "oracle" ? " (oracle for Recall@100)" : ""}${marks.standIn(id) ? ` [${STAND_IN_LABEL}]` : ""}`;
-  // Methods at the same spot on the front share one label (one name per line) rather than overprint.
-  const spots: { cost: number; quality: number; names: string[] }[] = [];
-  for (const p of front) {
-    const last = spots[spots.length - 1];
-    if (last && last.cost === p.cost && last.quality === p.quality) last.names.push(p.name);
-    else spots.push({ cost: p.cost, quality: p.quality, names: [p.name] });
-  }
   data.push({
     type: "scatter",
-    mode: "lines+text",
+    mode: "lines",
     name: "Pareto front",
-    x: spots.map((p) => x.at(p.cost)),
-    y: spots.map((p) => p.quality),
-    // En spaces keep each line of the label clear of its marker.
-    text: spots.map((p) => p.names.map((n) => `\u2002\u2002${plotlyText(label(n))}`).join("<br>")),
-    // Above the step's level: the dashed line leaves each point to the right, through a label beside it.
-    textposition: "top right",
-    cliponaxis: false,
+    x: front.map((p) => x.at(p.cost)),
+    y: front.map((p) => p.quality),
     line: { color: "#111827", dash: "dash", width: 1.5, shape: "hv" },
     hoverinfo: "skip",
   });
@@ -237,13 +225,8 @@ export function qualityCostScatter(
   if (unrecorded.length) notes.push(...wrapPlotlyText(`Not drawn, no known ${spec.title}: ${names(unrecorded)}.`));
   if (unpriced.length) notes.push(...wrapPlotlyText(`Not drawn, as cross-encoder rerank requests have no price or token count: ${names(unpriced)}.`));
   const [lo, hi] = fittedRange(points.map((p) => p.quality));
-  // A stack of names at one spot is centred on its marker: room above the plot for the top half.
-  const stack = Math.max(1, ...spots.map((p) => p.names.length));
-  const top = 60 + 18 * (stack - 1) + 18 * notes.length;
-  // The labels of the rightmost spot run past the plot: room for them in the right margin.
-  const rightmost = spots.filter((p) => p.cost === Math.max(...spots.map((q) => q.cost)));
-  const right = 30 + 7 * Math.max(0, ...rightmost.flatMap((p) => p.names.map((n) => label(n).length + 2)));
-  const layout: Layout = baseLayout(`${quality} vs ${spec.title} (Pareto front dashed)`, {
+  const top = 60 + 18 * notes.length;
+  const layout: Layout = baseLayout(`${quality} vs ${spec.title} (Pareto front dashed, its methods filled)`, {
     xaxis: axis(x.type === "log" ? `${spec.axis}; log scale${x.zeroAt !== undefined ? ", 0 drawn apart at the left" : ""}` : spec.axis, {
       type: x.type,
       range: x.range,
@@ -254,7 +237,7 @@ export function qualityCostScatter(
     yaxis: axis(lo > 0 ? `${quality} (axis from ${formatFixed(lo, 2)}, not 0)` : quality, { range: [lo, hi] }),
     legend: LEGEND,
     height: 420 + 18 * notes.length + legendHeight(data.map((t) => String(t.name))),
-    margin: { l: 60, r: right, t: top, b: 60 },
+    margin: { l: 60, r: 30, t: top, b: 60 },
   });
   if (notes.length) {
     layout.annotations = [noteAbovePlot(notes)];

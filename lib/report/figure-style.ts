@@ -81,25 +81,96 @@ export function powerOfTen(k: number): string {
   return k === 0 ? "1" : k === 1 ? "10" : `10<sup>${k < 0 ? "\u2212" : ""}${Math.abs(k)}</sup>`;
 }
 
+/** Characters a reader sees in plotly's pseudo-HTML: tags take none, an entity such as `&lt;` one. */
+const visibleLength = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
+
 /**
  * Plotly's pseudo-HTML text cut into lines of at most `max` characters at spaces (plotly wraps neither annotations nor
- * titles; an entity such as `&lt;` counts as one character; a word longer than a line stays whole); lines the text
+ * titles; an entity such as `&lt;` counts as one character, a tag as none and is never cut); a word longer than a line
+ * is cut after its `:`, `+`, `/`, `-` or `_` where it has them (an experiment id), else stays whole; lines the text
  * already breaks with `<br>` are kept.
+ *
+ * @example
+ * wrapPlotlyText("rrf:bm25-greekstemmer+lsi [beyond the authors]", 22); // ["rrf:bm25-greekstemmer+", "lsi [beyond the", "authors]"]
  */
 export function wrapPlotlyText(text: string, max = 110): string[] {
-  const visible = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
+  // A space inside a tag (<span style="…">) is no place to break: held as U+0000 until the lines are made.
+  const held = text.replace(/<[^>]*>/g, (tag) => tag.replace(/ /g, "\u0000"));
   const lines: string[] = [];
-  for (const given of text.split(/<br\s*\/?>/i)) {
+  for (const given of held.split(/<br\s*\/?>/i)) {
     let line = "";
-    for (const word of given.split(" ")) {
-      if (line && visible(line) + 1 + visible(word) > max) {
+    for (const word of given.split(" ").flatMap((w) => cutWord(w, max))) {
+      if (line && visibleLength(line) + 1 + visibleLength(word) > max) {
         lines.push(line);
         line = word;
       } else line = line ? `${line} ${word}` : word;
     }
     lines.push(line);
   }
-  return lines;
+  return lines.map((l) => l.replace(/\u0000/g, " "));
+}
+
+/** A word longer than `max` in pieces of at most `max` cut after `:+/-_` (none inside a tag or an entity). */
+function cutWord(word: string, max: number): string[] {
+  if (visibleLength(word) <= max || /[<&]/.test(word)) return [word];
+  const pieces: string[] = [];
+  for (const part of word.split(/(?<=[:+/_-])/)) {
+    const last = pieces.length - 1;
+    if (last >= 0 && pieces[last].length + part.length <= max) pieces[last] += part;
+    else pieces.push(part);
+  }
+  return pieces;
+}
+
+/**
+ * A label in at most `lines` lines of `max` characters (`wrapPlotlyText`), its end cut with "…" when longer, so that
+ * a tick label keeps its place; the full text belongs in the hover.
+ *
+ * @example
+ * shortLabel("civil: Κώδικας Πολιτικής Δικονομίας και ειδικοί νόμοι", 12, 2); // "civil:<br>Κώδικας…"
+ */
+export function shortLabel(text: string, max: number, lines: number): string {
+  const cut = (line: string) => {
+    // Visible characters one by one (an entity is one), to cut none in half.
+    const units = line.match(/&[a-z#0-9]+;|<[^>]*>|[\s\S]/giu) ?? [];
+    let out = "";
+    let n = 0;
+    for (const u of units) {
+      if (!u.startsWith("<")) n++;
+      if (n > max - 1) break;
+      out += u;
+    }
+    return `${out.trimEnd()}…`;
+  };
+  const wrapped = wrapPlotlyText(text, max).map((l) => (visibleLength(l) > max ? cut(l) : l));
+  if (wrapped.length <= lines) return wrapped.join("<br>");
+  const kept = wrapped.slice(0, lines);
+  kept[lines - 1] = visibleLength(kept[lines - 1]) >= max ? cut(kept[lines - 1]) : `${kept[lines - 1]}…`;
+  return kept.join("<br>");
+}
+
+/** Colours that mean one role in every figure: the oracle upper bound, the cross-validated row, stand-ins, plain results. */
+export const ROLE_COLOURS = { oracle: "#d97706", tuned: "#0f766e", standIn: "#9ca3af", result: "#334155" } as const;
+
+/** One colour per experiment, none of them a role's (no amber, teal, grey or slate). */
+const EXPERIMENT_PALETTE = ["#2563eb", "#dc2626", "#7c3aed", "#16a34a", "#db2777", "#92400e", "#0e7490", "#4d7c0f", "#9d174d", "#1e3a8a"];
+
+/**
+ * The colour of each experiment, the same in every figure of a dataset: an oracle or tuned row its role's, the others
+ * the palette in the order of `ids` (the experiments that ran, in summary order, which every figure is given).
+ *
+ * @example
+ * const colour = experimentColours(["bm25-greekstemmer", "lsi", "oracle:bm25-greekstemmer"], rowMarks(summary));
+ * colour("lsi"); // "#dc2626", in the bar chart, the area chart and the cost scatter alike
+ */
+export function experimentColours(ids: readonly string[], marks: { tuning(id: string): "oracle" | "tuned" | undefined }): (id: string) => string {
+  const plain = [...new Set(ids)].filter((id) => !marks.tuning(id));
+  return (id) => {
+    const kind = marks.tuning(id);
+    if (kind) return ROLE_COLOURS[kind];
+    const k = plain.indexOf(id);
+    return EXPERIMENT_PALETTE[(k < 0 ? plain.length : k) % EXPERIMENT_PALETTE.length];
+  };
 }
 
 /** A note between the title and the plot: its lines (wrapped by the caller) standing on the plot's top edge. */

@@ -9,7 +9,7 @@ import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 export { costAxis, costMeasure, costText, costValue, paretoFront, qualityCostFront, qualityCostPoints, qualityCostScatter, type CostAxis, type CostMeasure, type MeasuredPoint, type QualityCostPoint } from "./cost-figures";
-import { axis, baseLayout, fmt4, legendHeight, LEGEND, plotlyText, powerOfTen, type Figure, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
@@ -65,7 +65,8 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
     const withSd = whisker === "sd";
     const labelText = [kind === "oracle" ? ORACLE_LABEL : kind === "tuned" ? `tuned: ${TUNED_LABEL}` : "", stand ? `${STAND_IN_LABEL} (test doubles: mechanics, not results)` : ""].filter(Boolean).join(", ");
     const name = labelText ? `${labelText}${withSd ? " (mean ± sd)" : ""}` : withSd ? `${metric} (mean ± sd)` : metric;
-    const color = stand ? "#d1d5db" : kind === "oracle" ? "#d97706" : kind === "tuned" ? "#0f766e" : withSd ? "#1e40af" : "#2563eb";
+    // The roles' colours, as in every figure; plain results one colour that no experiment has elsewhere.
+    const color = stand ? "#d1d5db" : kind === "result" ? ROLE_COLOURS.result : ROLE_COLOURS[kind];
     // customdata: the interval's ends and, for a repeated run, what its numbers are.
     const hoverCi = whisker === "interval" ? `<br>%{customdata[2]}: %{customdata[0]:.4f} to %{customdata[1]:.4f}%{customdata[3]}` : "";
     const trace: Trace = {
@@ -183,6 +184,10 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
     queriesPerArea.get(a)!.add(String(r.query ?? ""));
   }
   const labels = areas.map((a) => plotlyText(`${a} (${queriesPerArea.get(a)?.size ?? 0})`));
+  // An area's name can run to 120 characters: the axis shows its query count, then its start in two lines (what is
+  // cut from a label is its end); the hover has it all.
+  const ticks = areas.map((a) => `(${queriesPerArea.get(a)?.size ?? 0})<br>${shortLabel(plotlyText(a), 24, 2)}`);
+  const colour = experimentColours([...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))], marks);
   const sums = new Map<string, { sum: number; n: number }>();
   for (const r of perQueryRows) {
     const v = toNumber(r[metric]);
@@ -201,16 +206,16 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
       return s && s.n ? s.sum / s.n : null;
     });
     for (const v of y) if (v !== null && v > max) max = v;
-    const trace: Trace = { type: "bar", name, x: labels, y, hovertemplate: `${name}<br>%{x}<br>${metric} %{y:.4f}<extra></extra>` };
+    const trace: Trace = { type: "bar", name, x: labels, y, marker: { color: colour(exp) }, hovertemplate: `${name}<br>%{x}<br>${metric} %{y:.4f}<extra></extra>` };
     // Hatched in the trace's own colour, so stand-ins stay told apart from each other.
-    if (marks.standIn(exp)) trace.marker = { pattern: { shape: "/", size: 7, solidity: 0.45 }, line: { width: 1 } };
+    if (marks.standIn(exp)) trace.marker = { color: colour(exp), pattern: { shape: "/", size: 7, solidity: 0.45 }, line: { width: 1 } };
     return trace;
   });
   return {
     data,
     layout: baseLayout(`${metric} by legal area (queries per area in brackets)`, {
       barmode: "group",
-      xaxis: axis("legal area"),
+      xaxis: axis("legal area", { type: "category", tickmode: "array", tickvals: labels, ticktext: ticks }),
       yaxis: axis(`mean ${metric}`, { range: [0, valueAxisTop(max)] }),
       legend: LEGEND,
       height: 400 + legendHeight(data.map((t) => String(t.name))),
@@ -251,7 +256,8 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
       y: sweep.bs.map(label),
       z: sweep.z.map((row) => row.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null))),
       colorscale: "Viridis",
-      colorbar: { title: { text: metric }, thickness: 14 },
+      // The title along the bar: above it, it sat on the top tick's label.
+      colorbar: { title: { text: metric, side: "right" }, thickness: 14 },
       hovertemplate: `k1 %{x}<br>b %{y}<br>${metric} %{z:.4f}<extra></extra>`,
     },
   ];
@@ -302,8 +308,9 @@ export function reactRoundsChart(rows: readonly RowLike[]): Figure {
   const max = Math.max(0, ...sorted.flatMap((r) => [r.kept ?? 0, r.pool ?? 0]));
   return {
     data: [
-      line("observer-kept Recall@100", sorted.map((r) => r.kept), "#2563eb", "solid"),
-      line("candidate-pool recall", sorted.map((r) => r.pool), "#d97706", "dash"),
+      // Black and grey: blue, amber and the other hues name experiments and roles in the other figures.
+      line("observer-kept Recall@100", sorted.map((r) => r.kept), "#111827", "solid"),
+      line("candidate-pool recall", sorted.map((r) => r.pool), "#6b7280", "dash"),
     ],
     layout: baseLayout("REACT-BM25: observer-kept vs candidate-pool recall by round", {
       xaxis: axis("round", { tickmode: "array", tickvals: rounds }),
@@ -339,8 +346,10 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
   const seen = new Map<string, number>();
   // Only stand-ins are marked: names already say oracle:/tuned:, and full words per test would crowd the axis.
   const name = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
-  const labels = tests.map((t) => {
-    const base = `${name(t.a)} vs ${name(t.b)} (${t.metric})`;
+  // Each test's Δ (A − B) in its label, signed: a p says how sure, not which way.
+  const deltas = tests.map(testDelta);
+  const labels = tests.map((t, i) => {
+    const base = `${name(t.a)} vs ${name(t.b)} (${t.metric}${deltas[i] !== undefined ? `, Δ ${signedDelta(deltas[i]!)}` : ""})`;
     const n = (seen.get(base) ?? 0) + 1;
     seen.set(base, n);
     return plotlyText(n === 1 ? base : `${base} #${n}`);
@@ -359,8 +368,8 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
     hovertemplate: `%{y}<br>${name} %{x:.5f}<extra></extra>`,
   });
   return {
-    data: [marker("p (uncorrected)", ps, "circle", "#2563eb"), marker("p (Holm)", holm, "diamond", "#dc2626")],
-    layout: baseLayout(title, {
+    data: [marker("p (uncorrected)", ps, "circle", "#6b7280"), marker("p (Holm)", holm, "diamond", "#111827")],
+    layout: baseLayout(deltas.some((d) => d !== undefined) ? `${title}<br><span style="color:#4b5563">Δ = A minus B of the metric's mean: + a gain of A, − a loss</span>` : title, {
       // Powers of ten, not SI prefixes: plotly's default reads 1e-5 as "10µ".
       xaxis: axis("p-value (log scale)", { type: "log", range: [Math.log10(lo) - 0.3, 0.05], exponentformat: "power", dtick: 1 }),
       yaxis: axis("", { autorange: "reversed", type: "category", ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
@@ -369,8 +378,8 @@ export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, ti
         { type: "line", name: `α = ${alpha}`, showlegend: true, xref: "x", yref: "paper", x0: alpha, x1: alpha, y0: 0, y1: 1, line: { color: "#6b7280", dash: "dash", width: 1.5 } },
       ],
       legend: LEGEND,
-      height: 210 + 30 * Math.max(1, labels.length),
-      margin: { l: 20, r: 30, t: 60, b: 40 },
+      height: 230 + 30 * Math.max(1, labels.length),
+      margin: { l: 20, r: 30, t: 80, b: 40 },
     }),
   };
 }
@@ -404,10 +413,23 @@ export function pValueText(p: number): string {
 /** Six significant digits, for the hover: the p as computed, not as rounded for the cell. */
 const exactP = (p: number) => (p >= 0.001 ? String(Number(p.toPrecision(6))) : p.toExponential(5).replace(/\.?0+e/, "e"));
 
+/** A difference with its sign (a true minus), three decimals: "+0.062", "−0.154". */
+function signedDelta(d: number): string {
+  return `${d > 0 ? "+" : d < 0 ? "\u2212" : ""}${formatFixed(Math.abs(d), 3)}`;
+}
+
+/** A test's difference A − B: its `delta`, else its means' difference, else undefined (not recorded). */
+function testDelta(t: Pick<SignificanceTest, "delta" | "meanA" | "meanB">): number | undefined {
+  if (typeof t.delta === "number" && Number.isFinite(t.delta)) return t.delta;
+  return typeof t.meanA === "number" && typeof t.meanB === "number" ? t.meanA - t.meanB : undefined;
+}
+
 /**
- * The tests of one family as a grid, rows = the pairs tested (in the family's order), columns = the metrics: colour =
- * p after Holm on a log scale with a break at α, cells that pass (p Holm < α) starred, bold and outlined, the p in
- * each cell and in full in the hover; a pair × metric with no test, or a missing one, grey and "not run".
+ * The tests of one family as a grid, rows = the pairs tested (in the family's order), columns = the metrics. Each
+ * cell holds Δ (row minus the baseline, or A minus B) and the p after Holm; its colour says both which way and how
+ * sure: blue a gain, red a loss, deeper as p (Holm, log scale) is smaller, pale at or above α. Cells that pass
+ * (p Holm < α) are starred, bold and outlined; the hover has every number in full. A pair × metric with no test, or a
+ * missing one, is grey and "not run"; a test without its means shows its p on light grey, no direction.
  */
 export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmapOptions = {}): Figure {
   const alpha = opts.alpha ?? 0.05;
@@ -418,7 +440,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
   const rows: { label: string; cells: Map<string, HeatmapTest> }[] = [];
   const seen = new Map<string, number[]>();
   for (const t of tests) {
-    // Two lines ("A", "vs B"): a pair's label takes half the width, which the cells need for their p.
+    // Two lines ("A", "vs B"): a pair's label takes half the width, which the cells need.
     const base = against !== undefined ? standIn(t.a) : `${standIn(t.a)}\n vs ${standIn(t.b)}`;
     const indices = seen.get(`${t.a}\u0000${t.b}`) ?? [];
     let row = indices.find((i) => !rows[i].cells.has(t.metric));
@@ -431,39 +453,50 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
     rows[row].cells.set(t.metric, t);
   }
   const ran = (t: HeatmapTest | undefined): t is HeatmapTest => t !== undefined && t.status !== "missing" && Number(t.pHolm) > 0 && Number(t.pHolm) <= 1;
+  const signed = (t: HeatmapTest | undefined): boolean => ran(t) && testDelta(t) !== undefined;
   const holm = tests.filter(ran).map((t) => Number(t.pHolm));
-  // Log scale from a power of ten at or below the smallest p (at least 10^-3) to 1; α sits where the colours break.
-  const zmin = Math.min(-3, Math.floor(Math.log10(Math.min(1, ...holm))));
-  const at = (Math.log10(alpha) - zmin) / -zmin;
+  // −log10 p from 0 to a power of ten at or beyond the smallest p (at least 3), signed by Δ: losses left, gains right.
+  const top = Math.max(3, Math.ceil(-Math.log10(Math.min(1, ...holm))));
+  const cut = -Math.log10(alpha);
+  const at = (z: number) => (z + top) / (2 * top);
   const grid = <T,>(f: (t: HeatmapTest | undefined, metric: string) => T) => rows.map((r) => metrics.map((m) => f(r.cells.get(m), m)));
   const pass = (t: HeatmapTest | undefined) => ran(t) && Number(t.pHolm) < alpha;
   const flips = opts.swaps !== undefined ? `, ${opts.swaps.toLocaleString("en-US")} sign flips` : "";
-  const what = `Holm-corrected p (two-sided paired randomization test${flips})`;
+  const difference = against !== undefined ? `row minus ${plotlyText(standIn(against))}` : "A minus B (a row: A vs B)";
   const pair = (t: HeatmapTest) => plotlyText(`${standIn(t.a)} vs ${standIn(t.b)}, ${t.metric}`);
   const hover = (t: HeatmapTest) => {
-    const means = [t.meanA, t.meanB, t.delta].every((v) => typeof v === "number") ? `<br>mean A ${fmt4(t.meanA!)}, mean B ${fmt4(t.meanB!)}, Δ ${t.delta! > 0 ? "+" : ""}${fmt4(t.delta!)}` : "";
-    return `${pair(t)}<br>p (Holm) ${exactP(Number(t.pHolm))}${pass(t) ? ` &lt; ${alpha}: passes` : ` ≥ ${alpha}: does not pass`}<br>p (uncorrected) ${exactP(Number(t.p))}${means}`;
+    const d = testDelta(t);
+    const means = typeof t.meanA === "number" && typeof t.meanB === "number" ? `<br>mean A ${fmt4(t.meanA)}, mean B ${fmt4(t.meanB)}` : "";
+    const delta = d === undefined ? "<br>Δ not recorded: no direction shown" : `<br>Δ (A − B) ${d > 0 ? "+" : ""}${fmt4(d)}: ${d > 0 ? "A gains" : d < 0 ? "A loses" : "no difference"}`;
+    return `${pair(t)}<br>p (Holm) ${exactP(Number(t.pHolm))}${pass(t) ? ` &lt; ${alpha}: passes` : ` ≥ ${alpha}: does not pass`}<br>p (uncorrected) ${exactP(Number(t.p))}${means}${delta}`;
   };
   const notRun = (t: HeatmapTest | undefined, metric: string, r: number) =>
     t
       ? `${pair(t)}<br>not run: ${plotlyText((t.missing ?? []).join(", ") || "a run")} absent; counted as p = 1 in Holm`
       : `${rows[r].label.replace("<br>", "")}, ${plotlyText(metric)}<br>not run: no test of this pair on this metric`;
-  const ticks = [...Array.from({ length: -zmin + 1 }, (_, k) => zmin + k).filter((z) => Math.abs(z - Math.log10(alpha)) > 0.4), Math.log10(alpha)].sort((x, y) => x - y);
+  const cellText = (t: HeatmapTest) => {
+    const d = testDelta(t)!;
+    const first = pass(t) ? `<b>${signedDelta(d)}\u2009★</b>` : signedDelta(d);
+    return `${first}<br>${pValueText(Number(t.pHolm))}`;
+  };
   const data: Trace[] = [
     {
       type: "heatmap",
       name: "not run",
       x: metrics.map(plotlyText),
       y: rows.map((r) => r.label),
-      z: grid((t) => (ran(t) ? null : 1)),
-      text: grid((t) => (ran(t) ? "" : "not run")),
+      // 1: not run (grey); 0: ran, no direction recorded (light grey).
+      z: grid((t) => (signed(t) ? null : ran(t) ? 0 : 1)),
+      zmin: 0,
+      zmax: 1,
+      text: grid((t) => (signed(t) ? "" : ran(t) ? pValueText(Number(t.pHolm)) : "not run")),
       texttemplate: "%{text}",
       textfont: { color: "#1f2937", size: 12 },
-      hovertext: rows.map((r, i) => metrics.map((m) => (ran(r.cells.get(m)) ? "" : notRun(r.cells.get(m), m, i)))),
+      hovertext: rows.map((r, i) => metrics.map((m) => { const t = r.cells.get(m); return signed(t) ? "" : ran(t) ? hover(t) : notRun(t, m, i); })),
       hovertemplate: "%{hovertext}<extra></extra>",
       hoverongaps: false,
       colorscale: [
-        [0, "#9ca3af"],
+        [0, "#e5e7eb"],
         [1, "#9ca3af"],
       ],
       showscale: false,
@@ -472,33 +505,31 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
     },
     {
       type: "heatmap",
-      name: what,
+      name: "Δ and Holm-corrected p",
       x: metrics.map(plotlyText),
       y: rows.map((r) => r.label),
-      z: grid((t) => (ran(t) ? Math.max(zmin, Math.log10(Number(t.pHolm))) : null)),
-      zmin,
-      zmax: 0,
-      text: grid((t) => (ran(t) ? (pass(t) ? `<b>★ ${pValueText(Number(t.pHolm))}</b>` : pValueText(Number(t.pHolm))) : "")),
+      z: grid((t) => (t && signed(t) ? Math.sign(testDelta(t)!) * Math.min(top, -Math.log10(Number(t.pHolm))) : null)),
+      zmin: -top,
+      zmax: top,
+      text: grid((t) => (t && signed(t) ? cellText(t) : "")),
       texttemplate: "%{text}",
       textfont: { size: 12 },
-      hovertext: rows.map((r) => metrics.map((m) => { const t = r.cells.get(m); return ran(t) ? hover(t) : ""; })),
+      hovertext: rows.map((r) => metrics.map((m) => { const t = r.cells.get(m); return t && signed(t) ? hover(t) : ""; })),
       hovertemplate: "%{hovertext}<extra></extra>",
       hoverongaps: false,
-      // Blues below α (darker: smaller p), a break, then pale sand up to p = 1: the threshold reads as a colour edge.
+      // Reds for losses and blues for gains, deeper as p is smaller; pale sand on both sides of 0 up to α, so that
+      // the threshold reads as a colour edge.
       colorscale: [
-        [0, "#08306b"],
-        [at, "#6baed6"],
-        [at, "#f3ead7"],
-        [1, "#fbf8f1"],
+        [0, "#67000d"],
+        [at(-cut), "#fc9272"],
+        [at(-cut), "#f3ead7"],
+        [0.5, "#fbf8f1"],
+        [at(cut), "#f3ead7"],
+        [at(cut), "#6baed6"],
+        [1, "#08306b"],
       ],
-      colorbar: {
-        title: { text: "Holm-corrected p<br>(two-sided paired<br>randomization test" + (flips ? `,<br>${flips.slice(2)})` : ")"), side: "top", font: { size: 12 } },
-        tickvals: ticks,
-        ticktext: ticks.map((z) => (z === Math.log10(alpha) ? `${alpha} (α)` : powerOfTen(z))),
-        thickness: 14,
-        len: 1,
-        lenmode: "fraction",
-      },
+      // No colour bar: each cell writes its Δ and p, and the title says what the colours are.
+      showscale: false,
       xgap: 3,
       ygap: 3,
     },
@@ -508,21 +539,25 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
     metrics.flatMap((m, j) => (pass(r.cells.get(m)) ? [{ type: "rect", xref: "x", yref: "y", x0: j - 0.46, x1: j + 0.46, y0: i - 0.44, y1: i + 0.44, line: { color: "#111827", width: 2.5 } }] : [])),
   );
   const grey = rows.some((r) => metrics.some((m) => !ran(r.cells.get(m))));
+  const blind = tests.some((t) => ran(t) && !signed(t));
   const lines = [
-    plotlyText(opts.family ?? "Paired tests"),
-    what,
-    `<span style="font-size:13px;color:#4b5563">★, bold and outlined: p (Holm) &lt; ${alpha}${grey ? `; grey: not run${tests.some((t) => t.status === "missing") ? " (counted as p = 1 in Holm)" : ""}` : ""}; p in each cell</span>`,
+    ...wrapPlotlyText(plotlyText(opts.family ?? "Paired tests")),
+    ...wrapPlotlyText(`Δ = ${difference}, over p (Holm); blue: a gain, red: a loss, deeper as p is smaller, pale: p (Holm) ≥ α`),
+    ...wrapPlotlyText(
+      `<span style="color:#4b5563">Holm-corrected p of a two-sided paired randomization test${flips}; ★, bold and outlined: p (Holm) &lt; α = ${alpha}` +
+        `${grey ? `; grey: not run${tests.some((t) => t.status === "missing") ? " (counted as p = 1 in Holm)" : ""}` : ""}${blind ? "; light grey: Δ not recorded" : ""}</span>`,
+    ),
   ];
-  return {
-    data,
-    layout: baseLayout(lines.join("<br>"), {
-      xaxis: axis("", { type: "category", showgrid: false, zeroline: false, ticks: "" }),
-      yaxis: axis(against !== undefined ? `against ${plotlyText(against)}` : "", { type: "category", autorange: "reversed", categoryorder: "array", categoryarray: rows.map((r) => r.label), showgrid: false, zeroline: false, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
+  const layout = baseLayout(lines.join("<br>"), {
+    xaxis: axis("", { type: "category", showgrid: false, zeroline: false, ticks: "" }),
+      yaxis: axis("", { type: "category", autorange: "reversed", categoryorder: "array", categoryarray: rows.map((r) => r.label), showgrid: false, zeroline: false, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
       shapes,
-      height: 190 + (against !== undefined ? 34 : 44) * Math.max(1, rows.length),
-      margin: { l: 20, r: 30, t: 120, b: 40 },
-    }),
-  };
+      height: 110 + 24 * lines.length + (against !== undefined ? 40 : 48) * Math.max(1, rows.length),
+      margin: { l: 20, r: 30, t: 30 + 24 * lines.length, b: 40 },
+  });
+  // From the top edge down: centred in the margin (plotly's default), a title of several lines runs into the grid.
+  layout.title = { ...layout.title, y: 1, yref: "container", yanchor: "top", pad: { l: 14, t: 14 } };
+  return { data, layout };
 }
 
 /**

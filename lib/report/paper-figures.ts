@@ -2,7 +2,7 @@
  * Figures sized for a paper: a layout laid over each figure's own (never changing the interactive one) so that, printed
  * one column wide in a two-column paper (3.3 in) or across the page (7 in), no text is smaller than 8 pt.
  */
-import { isNoteAbovePlot, wrapPlotlyText, type Figure, type Layout } from "./figure-style";
+import { isNoteAbovePlot, legendHeight, shortLabel, wrapPlotlyText, type Figure, type Layout } from "./figure-style";
 
 /** One column of a two-column paper, the whole text width, or a width in inches. */
 export type PaperWidth = "column" | "page" | number;
@@ -52,10 +52,43 @@ const LINE = 1.3;
 /** Pixels of font for a size in points. */
 const px = (pt: number) => (pt * PX_PER_INCH) / 72;
 
+/** Pixels of one line of legend entries, and of the legend: entries side by side as far as they fit the width. */
+function legendPixels(names: readonly string[], width: number, font: number): number {
+  if (!names.length) return 0;
+  const lines = names.map((n) => n.split("<br>"));
+  const entry = Math.max(...lines.map((ls) => 40 + 0.55 * font * Math.max(...ls.map((l) => l.length))));
+  const perRow = Math.max(1, Math.floor(width / entry));
+  let px = 10;
+  for (let i = 0; i < lines.length; i += perRow) px += Math.max(...lines.slice(i, i + perRow).map((ls) => ls.length)) * font * LINE + 6;
+  return Math.ceil(px);
+}
+
+/** The category axes of a layout (its own `type: "category"`), each with the categories its traces draw, in order. */
+function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories: string[] }[] {
+  const found: { key: string; letter: "x" | "y"; categories: string[] }[] = [];
+  for (const [key, value] of Object.entries(fig.layout)) {
+    const m = /^([xy])axis(\d*)$/.exec(key);
+    const ax = value as Record<string, unknown> | undefined;
+    if (!m || ax?.type !== "category") continue;
+    const letter = m[1] as "x" | "y";
+    const ref = `${letter}${m[2]}`;
+    const seen = new Set<string>(Array.isArray(ax.categoryarray) ? (ax.categoryarray as unknown[]).map(String) : []);
+    for (const t of fig.data) if ((t[`${letter}axis`] ?? letter) === ref && Array.isArray(t[letter])) for (const v of t[letter] as unknown[]) seen.add(String(v));
+    found.push({ key, letter, categories: [...seen] });
+  }
+  return found;
+}
+
 /**
  * The figure laid out for print: the paper font (8.25 pt in a column, 9 pt across the page; titles 1 pt larger,
- * wrapped to the width, as are legend entries), tight margins (axes make their own room), bar labels hidden rather than shrunk below 8 pt,
- * and a height scaled from the figure's own by the smaller font, within half the width and a page's height.
+ * wrapped to the width with the notes above the plot, as are legend entries and axis titles), tight margins (axes make
+ * their own room), bar labels hidden rather than shrunk below 8 pt, category labels wrapped to their room (cut with "…"
+ * past four lines: the interactive figure's hover has them whole), no colour bar where the cells write their numbers,
+ * and a height that holds the title, the legend, the axes and a plot scaled from the figure's own, within a page's.
+ *
+ * @example
+ * const { figure, width, height } = paperFigure(metricBarChart(summary, "nDCG@10"), { width: "column" });
+ * await renderer.render(figure, "pdf", { width, height });
  */
 export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const inches = paperInches(opts.width ?? "page");
@@ -64,24 +97,74 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const font = inches < 5 ? 11 : 12;
   const own = fig.layout as Layout;
   const ownHeight = typeof own.height === "number" && own.height > 0 ? own.height : 450;
-  const height = Math.round(Math.min(MAX_HEIGHT_IN * PX_PER_INCH, Math.max(width / 2, (ownHeight * font) / 13)));
   const keepTitle = opts.title !== false && Boolean(own.title?.text);
   const titleFont = font + 1;
   const chars = (size: number) => Math.floor((width - 8) / (0.55 * size));
-  const titleLines = keepTitle ? wrapPlotlyText(own.title.text, chars(titleFont)) : [];
-  // Notes between the title and the plot (annotations standing on its top edge), rewrapped to the paper's width.
-  const notes = ((own.annotations ?? []) as Record<string, unknown>[]).map((a) =>
-    // Their lines were broken for the interactive width: one paragraph again, broken for the paper's.
-    isNoteAbovePlot(a) ? { ...a, text: wrapPlotlyText(String(a.text ?? "").replace(/<br\s*\/?>/gi, " "), chars(font)).join("<br>"), font: { ...(a.font as object), size: font } } : a,
-  );
-  const noteLines = Math.max(0, ...notes.filter(isNoteAbovePlot).map((a) => String(a.text).split("<br>").length));
-  const notesHeight = noteLines ? Math.ceil(noteLines * font * LINE) + 8 : 0;
-  const titleHeight = keepTitle ? Math.ceil(titleLines.length * titleFont * LINE) + 10 : 0;
+  // One size for the whole title: a size a figure gives part of it (a smaller second line) is the screen's.
+  const titleText = String(own.title?.text ?? "").replace(/font-size:\s*[\d.]+px;?/g, "");
+  // Notes between the title and the plot (annotations standing on its top edge) join the title, which spans the
+  // figure: anchored at the plot's left edge, they ran past the right one. One paragraph, broken for the paper.
+  const given = (own.annotations ?? []) as Record<string, unknown>[];
+  const noteText = given.filter(isNoteAbovePlot).map((a) => String(a.text ?? "").replace(/<br\s*\/?>/gi, " ")).join(" ");
+  const titleLines = [...(keepTitle ? wrapPlotlyText(titleText, chars(titleFont)) : []), ...(noteText ? wrapPlotlyText(`<span style="color:#4b5563">${noteText}</span>`, chars(titleFont)) : [])];
+  const titleHeight = titleLines.length ? Math.ceil(titleLines.length * titleFont * LINE) + 12 : 0;
+  // A legend entry is one line that plotly never wraps: a long name would run off the figure's edge.
+  const nameChars = Math.floor((width - 50) / (0.55 * font));
+  const data = fig.data.map((trace) => {
+    let t = trace;
+    if (typeof t.name === "string" && t.showlegend !== false) t = { ...t, name: wrapPlotlyText(t.name, nameChars).join("<br>") };
+    // A grid whose cells write their numbers needs no colour bar (the title says what the colours are), and one
+    // beside the plot takes a third of a column; any other colour bar has its title along it, clear of its top tick.
+    if (t.colorbar && t.showscale !== false) {
+      const bar = t.colorbar as Record<string, unknown> & { title?: { text?: string } };
+      t = t.texttemplate ? { ...t, showscale: false } : { ...t, colorbar: { ...bar, thickness: 10, title: { ...bar.title, text: shortLabel(String(bar.title?.text ?? "").replace(/<br\s*\/?>/gi, " "), 40, 1), side: "right" } } };
+    }
+    if (t.type === "heatmap" && t.texttemplate) t = { ...t, textfont: { ...(t.textfont as object), size: font } };
+    return t;
+  });
+  const legendNames = own.showlegend === false ? [] : data.filter((t) => t.showlegend !== false && typeof t.name === "string" && t.name).map((t) => String(t.name));
+  const legend = own.legend && legendNames.length > (own.showlegend === true ? 0 : 1) ? legendPixels(legendNames, width, font) : 0;
+  const ownLegend = legend ? legendHeight(fig.data.filter((t) => t.showlegend !== false && typeof t.name === "string" && t.name).map((t) => String(t.name))) : 0;
+  // Category labels wrapped to their room, and rows tall enough for them.
+  const axes: Record<string, unknown> = {};
+  let rowsNeed = 0;
+  for (const { key, letter, categories } of categoryAxes(fig)) {
+    const ax = own[key] as Record<string, unknown>;
+    // The figure's own tick text where it has one (an area's count and the start of its name), else the category.
+    const ticks = Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext) ? new Map((ax.tickvals as unknown[]).map((v, i) => [String(v), String((ax.ticktext as unknown[])[i])])) : undefined;
+    const labels = categories.map((c) => ticks?.get(c) ?? c);
+    // Beside labelled rows, the plot has about half the width.
+    const plotWidth = width * ((own.yaxis as { type?: unknown } | undefined)?.type === "category" ? 0.5 : 0.8);
+    // A grid of cells with text in them needs more of the width than bars do.
+    const share = fig.data.some((t) => t.type === "heatmap" && t.texttemplate) ? 0.3 : 0.4;
+    const room = letter === "y" ? Math.floor((width * share) / (0.55 * font)) : Math.floor(plotWidth / Math.max(1, categories.length) / (0.55 * font)) - 1;
+    // Short words that do not fit side by side (metric names) stand upright; longer ones are wrapped, level.
+    const upright = letter === "x" && labels.some((l) => l.length > room) && labels.every((l) => l.length <= 12 && !l.includes(" "));
+    const text = upright ? labels : labels.map((l) => shortLabel(l, Math.max(6, room), 4));
+    axes[key] = { ...ax, tickmode: "array", tickvals: categories, ticktext: text, automargin: true, ...(letter === "x" ? { tickangle: upright ? -90 : 0 } : {}) };
+    if (letter === "y") rowsNeed = Math.max(rowsNeed, text.reduce((sum, t) => sum + t.split("<br>").length * font * LINE + 8, 0));
+  }
+  // The plot's own share of the figure's height, at the paper's font, without the screen's legend and title.
+  const ownTop = Number((own.margin as { t?: number } | undefined)?.t ?? 60);
+  const plot = Math.max(width * 0.4, rowsNeed, ((ownHeight - ownTop - ownLegend) * font) / 13);
+  // Axis titles, which plotly never wraps, wrapped to the plot's side.
+  for (const [key, value] of Object.entries(own)) {
+    const m = /^([xy])axis\d*$/.exec(key);
+    const title = (value as { title?: { text?: unknown } } | undefined)?.title;
+    if (!m || typeof title?.text !== "string" || !title.text) continue;
+    const ax = (axes[key] ?? value) as Record<string, unknown>;
+    const room = Math.floor(((m[1] === "x" ? 0.9 * width : 0.9 * plot) - 20) / (0.55 * font));
+    axes[key] = { ...ax, title: { ...title, text: wrapPlotlyText(title.text, room).join("<br>") } };
+  }
+  // Room under the plot for the x axis' labels and title (automargin takes it from the plot otherwise).
+  const axisRoom = 3 * font * LINE;
+  const height = Math.round(Math.min(MAX_HEIGHT_IN * PX_PER_INCH, titleHeight + 6 + plot + axisRoom + legend + 4));
   const layout: Layout = {
     ...own,
-    // At the top of the figure. Plotly centres a title of several lines on its anchor before anchoring it at the top,
-    // which leaves its first lines above the figure: half a line per line after the first makes up for it.
-    title: keepTitle
+    ...axes,
+    // At the top of the figure. Anchored at the top, a title of several lines still starts about half a line above
+    // the figure's edge (whatever its number of lines: measured in Chromium): a little more than that makes up for it.
+    title: titleLines.length
       ? {
           ...own.title,
           text: titleLines.join("<br>"),
@@ -92,20 +175,17 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
           y: 1,
           yref: "container",
           yanchor: "top",
-          pad: { l: 2, t: 4 + ((titleLines.length - 1) * titleFont * LINE) / 2 },
+          pad: { l: 2, t: 4 + (titleLines.length > 1 ? 0.6 * titleFont * LINE : 0) },
         }
       : { text: "" },
-    annotations: notes,
+    annotations: given.filter((a) => !isNoteAbovePlot(a)),
     font: { family: PAPER_FONT_FAMILY, size: font, color: "#000000" },
     width,
     height,
     autosize: false,
-    margin: { l: 4, r: 10, t: titleHeight + notesHeight + 6, b: 4, pad: 0 },
+    margin: { l: 4, r: 10, t: titleHeight + 6, b: 4, pad: 0 },
     // A bar's inside label that would shrink below the floor is left out (the axis still tells the value).
     uniformtext: { minsize: Math.ceil(px(MIN_FONT_PT)), mode: "hide" },
   };
-  // A legend entry is one line that plotly never wraps: a long name would run off the figure's edge.
-  const nameChars = Math.floor((width - 50) / (0.55 * font));
-  const data = fig.data.map((trace) => (typeof trace.name === "string" && trace.showlegend !== false ? { ...trace, name: wrapPlotlyText(trace.name, nameChars).join("<br>") } : trace));
   return { figure: { data, layout }, width, height };
 }

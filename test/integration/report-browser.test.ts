@@ -13,6 +13,7 @@ import { parseCsvRecords, toNumber } from "../../lib/report/csv";
 import { fittedRange, valueAxisTop } from "../../lib/report/figures";
 import { metricIntervals } from "../../lib/report/intervals";
 import { ORACLE_LABEL, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
+import { describeFaults, pageFigureFaults } from "../helpers/figure-faults";
 import { runGbr } from "../helpers/gbr";
 
 // The report as a reader sees it: `gbr reproduce` on the bundled sample, `gbr report`, then the
@@ -283,10 +284,14 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
         plotTexts: Object.fromEntries(figs.map((d) => [d.getAttribute("data-name"), Array.from(d.querySelectorAll(".cartesianlayer text, .heatmaplayer text, g.trace text")).map((t) => t.textContent || "")])),
       };
     })()`)) as PageState;
+    // Issue 28, item 4: no figure of the page shows markup as text, runs off its box or draws text over text (the
+    // hostile name is shown as written, its tags and entities included, on purpose).
+    const faults: string[] = Object.entries(await pageFigureFaults(page)).flatMap(([name, f]) => describeFaults(name, { ...f, markup: f.markup.filter((m) => !m.includes("evil ’")) }));
     const seconds = (performance.now() - t0) / 1000;
     t.diagnostic(`${path.relative(out, file)}: ${state.figures.length} figures drawn in ${seconds.toFixed(1)} s`);
 
     assert.deepEqual(problems, [], `errors in ${file}`);
+    assert.deepEqual(faults, [], `figures of ${file}`);
     assert.deepEqual(requests, [], "the page requested something besides itself");
     assert.equal(state.pwned, false, "a script smuggled in through an experiment name ran");
     assert.equal(state.flag, "drawn");
@@ -373,15 +378,16 @@ test("the report renders offline in headless Chromium: every figure drawn, no er
       assert.ok(state.nameCells.includes(EVIL), "name cell");
       assert.ok(state.firstFigureTicks.includes(EVIL), `tick labels: ${JSON.stringify(state.firstFigureTicks)}`);
       assert.ok(state.errorBars > 0, "sd error bars for the repeated experiment");
-      // The paper's family as a heatmap of Holm p: the first pair's four tests, two of them below 0.05 after Holm
-      // (2e-4 and 0.0076; 0.054 and 1 not), starred; the 16 missing tests grey, "not run".
+      // The paper's family as a heatmap of Δ and Holm p: the first pair's four tests (Δ +0.240), two of them below
+      // 0.05 after Holm (2e-4 and 0.0076; 0.054 and 1 not), starred; the 16 missing tests grey, "not run".
       const cells = state.plotTexts["p-values-paper"] ?? [];
-      assert.equal(cells.filter((c) => c.startsWith("★")).length, 2, JSON.stringify(cells));
+      assert.equal(cells.filter((c) => /^\+0\.240\s★/.test(c)).length, 2, JSON.stringify(cells));
       assert.equal(cells.filter((c) => c === "not run").length, 16, JSON.stringify(cells));
-      assert.ok(cells.includes("0.0540") && cells.includes("1.0000"), JSON.stringify(cells));
-      // The exploratory family: three tests, two passing, no cell left out (one metric each: the rest "not run").
+      assert.ok(cells.includes("+0.2400.0540") && cells.includes("+0.2401.0000"), JSON.stringify(cells));
+      // The exploratory family: three tests, two passing (a gain of rrf, a loss of prf), no cell left out (one metric
+      // each: the rest "not run").
       const base = state.plotTexts["p-values-baseline"] ?? [];
-      assert.equal(base.filter((c) => c.startsWith("★")).length, 2, JSON.stringify(base));
+      assert.deepEqual(base.filter((c) => c.includes("★")).sort(), ["+0.045\u2009★0.0160", "\u22120.238\u2009★4.0×10\u200b\u22125\u200b"].sort(), JSON.stringify(base));
       // The cost scatter's quality axis holds every point, fitted as fittedRange does.
       const cost = axis(/vs API-equivalent cost/);
       const okRows = parseCsvRecords(summaryText).filter((r) => r.status === "ok" && toNumber(r["Recall@100"]) !== undefined);

@@ -5,9 +5,9 @@ import assert from "node:assert/strict";
 import { crc32 as zlibCrc32, deflateSync } from "node:zlib";
 import path from "node:path";
 import { readConfig } from "../../lib/config";
-import { metricBarChart, sweepHeatmap } from "../../lib/report/figures";
+import { metricBarChart, pValueHeatmap, sweepHeatmap } from "../../lib/report/figures";
 import { MIN_FONT_PT, PAPER_INCHES, paperFigure, paperInches, PX_PER_INCH } from "../../lib/report/paper-figures";
-import { wrapPlotlyText } from "../../lib/report/figure-style";
+import { shortLabel, wrapPlotlyText } from "../../lib/report/figure-style";
 import { browserCandidates, BrowserNotFoundError, crc32, findBrowser, pngSize, withPngResolution } from "../../lib/report/render-figure";
 import { defaultPaperWidth } from "../../lib/report/export-figures";
 import { FigureSet } from "../../lib/report/html-blocks";
@@ -40,9 +40,11 @@ test("the print layout: no font under 8 pt, the figure's own layout kept underne
       assert.equal(layout.width, p.width);
       assert.equal(layout.height, p.height);
       assert.ok(p.height >= p.width / 2 && p.height <= 9 * 96, `height ${p.height}`);
-      // The figure's own axes and data stay as they are.
-      assert.deepEqual(layout.xaxis, fig.layout.xaxis);
-      assert.deepEqual(layout.yaxis, fig.layout.yaxis);
+      // The figure's own axes stay as they are, but for category labels and axis titles wrapped to the paper's width.
+      const own = (ax: unknown) => { const { tickmode, tickvals, ticktext, automargin, tickangle, title, ...rest } = ax as Record<string, unknown>; void [tickmode, tickvals, ticktext, automargin, tickangle, title]; return rest; };
+      assert.deepEqual(own(layout.xaxis), own(fig.layout.xaxis));
+      assert.deepEqual(own(layout.yaxis), own(fig.layout.yaxis));
+      for (const key of ["xaxis", "yaxis"]) assert.equal(((layout[key] as { title: { text: string } }).title.text).replace(/<br>/g, " "), (fig.layout[key] as { title: { text: string } }).title.text);
       assert.equal(p.figure.data.length, fig.data.length);
     }
     assert.equal(JSON.stringify(fig), before, "the interactive figure is not changed");
@@ -63,11 +65,34 @@ test("titles wrap to the width or go (for a caption); long legend names wrap", (
   assert.match(String(oracle.name), /<br>/, "the oracle's legend entry is wrapped to the column");
 });
 
-test("wrapPlotlyText: at spaces, an entity as one character, a long word kept whole, given breaks kept", () => {
+test("wrapPlotlyText: at spaces, an entity as one character, a tag as none and never cut, a long id cut after : + - /, given breaks kept", () => {
   assert.deepEqual(wrapPlotlyText("aaa bbb ccc", 7), ["aaa bbb", "ccc"]);
   assert.deepEqual(wrapPlotlyText("a&lt;b c&gt;d", 7), ["a&lt;b c&gt;d"]);
   assert.deepEqual(wrapPlotlyText("averyveryverylongword x", 5), ["averyveryverylongword", "x"]);
   assert.deepEqual(wrapPlotlyText("one<br>two three", 20), ["one", "two three"]);
+  // Issue 28, item 4: a title's second line in a span was cut inside its tag, and plotly drew the markup.
+  assert.deepEqual(wrapPlotlyText('Recall@100<br><span style="font-size:13px;color:#4b5563">whiskers: 95% bootstrap interval</span>', 20), [
+    "Recall@100",
+    '<span style="font-size:13px;color:#4b5563">whiskers: 95%',
+    "bootstrap interval</span>",
+  ]);
+  assert.deepEqual(wrapPlotlyText("rrf:bm25-greekstemmer+lsi [beyond the authors]", 22), ["rrf:bm25-greekstemmer+", "lsi [beyond the", "authors]"]);
+  assert.equal(shortLabel("civil: Κώδικας Πολιτικής Δικονομίας και ειδικοί νόμοι", 12, 2), "civil:<br>Κώδικας…");
+  assert.equal(shortLabel("a&lt;b", 12, 2), "a&lt;b");
+  assert.equal(shortLabel("abcdefghijklmnop&amp;q", 8, 1), "abcdefg…");
+});
+
+test("issue 28, item 4: at a column's width a figure keeps its plot: the title, notes and legend are added to its height, category labels wrapped", () => {
+  const many = ["bm25-greekstemmer", "bm25-grnlp", "lsi", "prf:bm25-greekstemmer", "rrf:bm25-greekstemmer+lsi"].map((experiment) => ({ experiment, status: "ok", "Recall@100": "0.9" }));
+  // The exploratory family of two experiments: one row under a title of six lines (plotly could not draw it).
+  const one = pValueHeatmap([{ a: "prf:bm25-greekstemmer", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.6, meanB: 0.7, delta: -0.1, p: 0.001, pHolm: 0.004 }], { family: "Every experiment against bm25-greekstemmer (exploratory), Holm over these 4 tests", swaps: 100_000 });
+  for (const fig of [one, metricBarChart(many)]) {
+    const p = paperFigure(fig, { width: "column" });
+    const margin = p.figure.layout.margin as { t: number; b: number };
+    assert.ok(p.height - margin.t - margin.b >= p.width * 0.4, `a plot of ${p.height - margin.t - margin.b} px under ${margin.t} px of title`);
+    const ticks = (p.figure.layout.yaxis as { ticktext: string[] }).ticktext;
+    for (const t of ticks) for (const line of t.split("<br>")) assert.ok(line.length <= 22, `'${line}' fits beside the plot`);
+  }
 });
 
 test("the report's wide charts print across the page, the sweep and REACT rounds in a column", () => {

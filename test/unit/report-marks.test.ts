@@ -19,6 +19,7 @@ import {
   valueAxisTop,
   type Figure,
 } from "../../lib/report/figures";
+import { ROLE_COLOURS } from "../../lib/report/figure-style";
 import { buildReport, reportSubject } from "../../lib/report/html";
 import { testDeltaCell } from "../../lib/report/html-blocks";
 import { escapeHtml } from "../../lib/report/html-inline";
@@ -204,11 +205,34 @@ describe("figures: oracle, cross-validated and stand-in rows", () => {
     const area = areaBreakdownChart(perQueryRows(["lsi", "oracle:bm25-greekstemmer", "tuned:bm25-greekstemmer"], ["civil"]), undefined, "Recall@100", { marks });
     assert.deepEqual(area.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, `tuned:bm25-greekstemmer — ${TUNED_LABEL}`]);
     assert.equal((area.data[0].marker as { pattern: { shape: string } }).pattern.shape, "/");
-    assert.equal(area.data[2].marker, undefined);
+    assert.deepEqual(area.data[2].marker, { color: ROLE_COLOURS.tuned }, "the cross-validated row in its role's colour, not hatched");
     const scatter = qualityCostScatter(rows(), [{ method: "lsi", costPerQuery: "0.001" }, { method: "oracle:bm25-greekstemmer", costPerQuery: "0.002" }]);
     assert.deepEqual(scatter.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, "Pareto front"]);
     const p = pValueChart([{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", p: 0.1, pHolm: 0.2 }], 0.05, undefined, { marks });
     assert.deepEqual(p.data[0].y, ["lsi [stand-in] vs bm25-greekstemmer (nDCG@10)"]);
+  });
+
+  test("issue 28, item 9: a colour means one experiment or one role in every figure", () => {
+    const ids = ["bm25-greekstemmer", "bm25-grnlp", "lsi", "oracle:bm25-greekstemmer", "tuned:bm25-greekstemmer"];
+    const summary = ids.map((experiment, i) => ({ experiment, status: "ok", "Recall@100": String(0.5 + i / 20), "nDCG@10": "0.3" }));
+    const marks = rowMarks(summary);
+    const colourOf = (fig: Figure, id: string) => {
+      const t = fig.data.find((d) => String(d.name).startsWith(id) && !String(d.name).startsWith(`${id}:`))!;
+      return (t.marker as { color: string }).color;
+    };
+    // Each figure is given a different part of the experiments, as the notebooks do.
+    const area = areaBreakdownChart(perQueryRows(ids, ["civil"]), ["lsi", "oracle:bm25-greekstemmer", "bm25-grnlp"], "Recall@100", { marks });
+    const cost = qualityCostScatter(summary, ids.slice(1).map((method, i) => ({ method, costPerQuery: String(0.001 * (i + 1)) })), "Recall@100", { marks });
+    const bars = metricBarChart(summary, "Recall@100", { marks });
+    for (const id of ["bm25-grnlp", "lsi", "oracle:bm25-greekstemmer"]) assert.equal(colourOf(area, id), colourOf(cost, id), `${id}: one colour in the area chart and the cost scatter`);
+    assert.equal(colourOf(cost, "tuned:bm25-greekstemmer"), ROLE_COLOURS.tuned);
+    const barColour = (name: RegExp) => (bars.data.find((t) => name.test(String(t.name)))!.marker as { color: string }).color;
+    assert.equal(barColour(/^oracle/), colourOf(area, "oracle:bm25-greekstemmer"), "the oracle's colour in the bars too");
+    assert.equal(barColour(/^tuned/), ROLE_COLOURS.tuned);
+    // No experiment wears a role's colour, nor the bar chart's plain-result colour: amber is the oracle's only.
+    const plain = ["bm25-grnlp", "lsi"].map((id) => colourOf(area, id));
+    assert.equal(new Set(plain).size, 2);
+    for (const c of plain) assert.ok(!Object.values(ROLE_COLOURS).includes(c as never) && c !== barColour(/^Recall@100/), c);
   });
 
   test("the sweep heatmap marks the oracle upper bound, from sweep.json's oracle or an older best", () => {

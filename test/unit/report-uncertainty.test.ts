@@ -144,8 +144,8 @@ describe("metricBarChart: whiskers are the bootstrap interval, and the figure sa
   });
 });
 
-describe("pValueHeatmap: p after Holm, log colour scale, the tests that pass marked, the missing ones grey", () => {
-  const test_ = (a: string, b: string, metric: string, p: number, pHolm: number): HeatmapTest => ({ a, b, metric, meanA: 0.6, meanB: 0.5, delta: 0.1, p, pHolm });
+describe("pValueHeatmap: Δ and p after Holm in each cell, coloured by direction and p, the tests that pass marked, the missing ones grey", () => {
+  const test_ = (a: string, b: string, metric: string, p: number, pHolm: number, delta = 0.1): HeatmapTest => ({ a, b, metric, meanA: 0.5 + delta, meanB: 0.5, delta, p, pHolm });
   const missing = (a: string, b: string, metric: string): HeatmapTest => ({ a, b, metric, status: "missing", missing: [a], p: 1, pHolm: 1 });
   // The paper's layout: pairs × metrics, one pair run, one missing; pHolm 0.0499 passes, exactly 0.05 does not.
   const tests: HeatmapTest[] = [
@@ -155,9 +155,9 @@ describe("pValueHeatmap: p after Holm, log colour scale, the tests that pass mar
     missing("react-bm25", "dense:gemini-001", "nDCG@10"),
     missing("react-bm25", "dense:gemini-001", "Recall@100"),
     missing("react-bm25", "dense:gemini-001", "MAP@100"),
-    test_("lsi", "bm25-greekstemmer", "nDCG@10", 0.3, 0.9),
+    test_("lsi", "bm25-greekstemmer", "nDCG@10", 0.3, 0.9, -0.02),
   ];
-  type Heat = { z: (number | null)[][]; text: string[][]; hovertext: string[][]; x: string[]; y: string[]; zmin?: number; zmax?: number; colorscale: [number, string][]; colorbar?: { title: { text: string }; tickvals: number[]; ticktext: string[] } };
+  type Heat = { z: (number | null)[][]; text: string[][]; hovertext: string[][]; x: string[]; y: string[]; zmin?: number; zmax?: number; colorscale: [number, string][] };
   const fig = pValueHeatmap(tests, { family: "The paper's tests", swaps: 100_000 });
   const [grey, heat] = fig.data as unknown as Heat[];
 
@@ -167,29 +167,28 @@ describe("pValueHeatmap: p after Holm, log colour scale, the tests that pass mar
     assert.deepEqual(grey.y, heat.y);
   });
 
-  test("colour is log10 of p after Holm, from a power of ten to 1, with the colours breaking at α", () => {
+  test("colour is −log10 of p after Holm signed by Δ, from −3 (or a larger power of ten) to +3, the colours breaking at ±α; no colour bar", () => {
     assert.deepEqual(heat.z, [
-      [Math.log10(2e-4), Math.log10(0.0499), Math.log10(0.05)],
+      [-Math.log10(2e-4), -Math.log10(0.0499), -Math.log10(0.05)],
       [null, null, null],
       [Math.log10(0.9), null, null],
     ]);
-    assert.deepEqual([heat.zmin, heat.zmax], [-4, 0]);
-    const at = (Math.log10(0.05) + 4) / 4;
+    assert.deepEqual([heat.zmin, heat.zmax], [-4, 4]);
+    const cut = -Math.log10(0.05);
     const stops = heat.colorscale.map(([pos]) => pos);
-    assert.deepEqual(stops, [0, at, at, 1], "two colours meet at α: the threshold is an edge");
+    assert.deepEqual(stops, [0, (4 - cut) / 8, (4 - cut) / 8, 0.5, (4 + cut) / 8, (4 + cut) / 8, 1], "two colours meet at ±α: the threshold is an edge on both sides");
     assert.notEqual(heat.colorscale[1][1], heat.colorscale[2][1]);
-    const bar = heat.colorbar!;
-    assert.ok(bar.tickvals.includes(Math.log10(0.05)));
-    assert.equal(bar.ticktext[bar.tickvals.indexOf(Math.log10(0.05))], "0.05 (α)");
-    assert.deepEqual(bar.tickvals.filter(Number.isInteger), [-4, -3, -2, 0], "decades (10⁻¹ gives way to α beside it)");
-    assert.equal(bar.ticktext[0], "10<sup>−4</sup>");
+    assert.notEqual(heat.colorscale[0][1], heat.colorscale[6][1], "a loss and a gain are different colours");
+    // Each cell writes its numbers, so no colour bar: the title says what the colours are.
+    assert.equal((heat as unknown as { showscale: boolean }).showscale, false);
+    assert.match(fig.layout.title.text.replace(/<br>/g, " "), /blue: a gain, red: a loss, deeper as p is smaller, pale: p \(Holm\) ≥ α/);
   });
 
-  test("exactly the tests with p (Holm) < 0.05 are starred, bold and outlined", () => {
+  test("each cell holds Δ with its sign and p; exactly the tests with p (Holm) < 0.05 are starred, bold and outlined", () => {
     assert.deepEqual(heat.text, [
-      [`<b>★ ${pValueText(2e-4)}</b>`, "<b>★ 0.0499</b>", "0.0500"],
+      [`<b>+0.100\u2009★</b><br>${pValueText(2e-4)}`, "<b>+0.100\u2009★</b><br>0.0499", "+0.100<br>0.0500"],
       ["", "", ""],
-      ["0.9000", "", ""],
+      ["\u22120.020<br>0.9000", "", ""],
     ]);
     const shapes = fig.layout.shapes as { x0: number; x1: number; y0: number; y1: number }[];
     assert.deepEqual(
@@ -200,8 +199,9 @@ describe("pValueHeatmap: p after Holm, log colour scale, the tests that pass mar
       ],
     );
     assert.equal(pValueText(2e-4), "2.0×10<sup>−4</sup>");
-    assert.match(heat.hovertext[0][0], /p \(Holm\) 2e-4 &lt; 0\.05: passes<br>p \(uncorrected\) 1e-5/);
+    assert.match(heat.hovertext[0][0], /p \(Holm\) 2e-4 &lt; 0\.05: passes<br>p \(uncorrected\) 1e-5<br>mean A 0\.6000, mean B 0\.5000<br>Δ \(A − B\) \+0\.1000: A gains/);
     assert.match(heat.hovertext[0][2], /p \(Holm\) 0\.05 ≥ 0\.05: does not pass/);
+    assert.match(heat.hovertext[2][0], /Δ \(A − B\) -0\.0200: A loses/);
   });
 
   test("missing tests and pairs × metrics never tested: grey, \"not run\", and why in the hover", () => {
@@ -216,21 +216,37 @@ describe("pValueHeatmap: p after Holm, log colour scale, the tests that pass mar
     assert.match(grey.hovertext[2][1], /not run: no test of this pair on this metric/);
   });
 
-  test("the title and the colour bar say what the colour is", () => {
+  test("the title says what the colour is and which way Δ goes", () => {
     const lines = fig.layout.title.text.split("<br>");
-    assert.deepEqual(lines.slice(0, 2), ["The paper's tests", "Holm-corrected p (two-sided paired randomization test, 100,000 sign flips)"]);
-    assert.match(lines[2], /★, bold and outlined: p \(Holm\) &lt; 0\.05; grey: not run \(counted as p = 1 in Holm\)/);
-    assert.equal(heat.colorbar!.title.text.replace(/<br>/g, " "), "Holm-corrected p (two-sided paired randomization test, 100,000 sign flips)");
+    assert.equal(lines[0], "The paper's tests");
+    assert.match(fig.layout.title.text, /Δ = A minus B \(a row: A vs B\), over p \(Holm\); blue: a gain, red: a loss/);
+    assert.match(fig.layout.title.text.replace(/<br>/g, " "), /Holm-corrected p of a two-sided paired randomization test, 100,000 sign flips; ★, bold and outlined: p \(Holm\) &lt; α = 0\.05; grey: not run \(counted as p = 1 in Holm\)/);
   });
 
-  test("one baseline for all: rows are the experiments, the axis names it; stand-ins marked; a repeated test gets a row of its own", () => {
+  test("one baseline for all: rows are the experiments, the title names the baseline Δ is taken from; stand-ins marked; a repeated test gets a row of its own", () => {
     const marks = rowMarks([{ experiment: "lsi", standIn: "stand-in" }]);
     const f = pValueHeatmap([test_("lsi", "bm25", "nDCG@10", 0.01, 0.02), test_("prf", "bm25", "nDCG@10", 0.5, 0.5), test_("lsi", "bm25", "nDCG@10", 0.2, 0.4)], { marks });
     const h = f.data[1] as unknown as Heat;
     assert.deepEqual(h.y, ["lsi [stand-in]", "prf", "lsi [stand-in] #2"]);
-    assert.equal((f.layout.yaxis as { title: { text: string } }).title.text, "against bm25");
-    assert.match(f.layout.title.text, /^Paired tests<br>Holm-corrected p \(two-sided paired randomization test\)<br>/);
+    assert.match(f.layout.title.text, /^Paired tests<br>Δ = row minus bm25, over p \(Holm\)/);
     assert.doesNotMatch(f.layout.title.text, /grey/, "no grey cell, no word about it");
+  });
+
+  test("issue 28, item 5: a significant loss is not drawn as a gain: Δ signed in the cell, opposite colours, the title says row minus baseline", () => {
+    // greeklaws-2021's exploratory family: lsi loses 0.154 nDCG@10 against BM25 (p Holm 1e-4); a made-up gain beside it.
+    const f = pValueHeatmap([test_("lsi", "bm25-greekstemmer", "nDCG@10", 1e-5, 1e-4, -0.154), test_("rrf", "bm25-greekstemmer", "nDCG@10", 1e-5, 1e-4, 0.154)], { family: "Every experiment against bm25-greekstemmer" });
+    const h = f.data[1] as unknown as Heat;
+    const [loss, gain] = [h.z[0][0]!, h.z[1][0]!];
+    assert.ok(loss < 0 && gain > 0 && loss === -gain, `a loss and a gain of the same p sit on opposite sides: ${loss}, ${gain}`);
+    assert.match(h.text[0][0], /^<b>\u22120\.154\u2009★<\/b>/);
+    assert.match(h.text[1][0], /^<b>\+0\.154\u2009★<\/b>/);
+    assert.match(f.layout.title.text, /Δ = row minus bm25-greekstemmer/);
+    assert.match(f.layout.title.text, /red: a loss/);
+    // A test without its means shows no direction rather than a guessed one.
+    const blind = pValueHeatmap([{ a: "lsi", b: "bm25", metric: "nDCG@10", p: 1e-5, pHolm: 1e-4 }]);
+    assert.deepEqual((blind.data[1] as unknown as Heat).z, [[null]]);
+    assert.deepEqual((blind.data[0] as unknown as Heat).text, [[pValueText(1e-4)]]);
+    assert.match(blind.layout.title.text.replace(/<br>/g, " "), /light grey: Δ not recorded/);
   });
 });
 
@@ -254,7 +270,7 @@ test("the report: bars with intervals from per-query.csv, heatmaps under the p-v
     });
     const heat: Figure = named[2].fig;
     assert.equal(heat.data[1].type, "heatmap");
-    assert.match(heat.layout.title.text, /Holm-corrected p \(two-sided paired randomization test, 1,000 sign flips\)/);
+    assert.match(heat.layout.title.text.replace(/<br>/g, " "), /Holm-corrected p of a two-sided paired randomization test, 1,000 sign flips/);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }

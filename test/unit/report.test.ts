@@ -145,7 +145,7 @@ describe("figures", () => {
     assert.deepEqual(paretoFront([]), []);
   });
 
-  test("qualityCostScatter: joins on method, draws the front as a line with labels", () => {
+  test("qualityCostScatter: joins on method, draws the front as a line, its methods filled, each named in the legend in its own colour", () => {
     const summary = [
       { experiment: "bm25", status: "ok", "Recall@100": "0.36", "nDCG@10": "0.2" },
       { experiment: "reform", status: "ok", "Recall@100": "0.6", "nDCG@10": "0.3" },
@@ -162,11 +162,15 @@ describe("figures", () => {
     const fig = qualityCostScatter(summary, cost, "Recall@100");
     allTitlesAreObjects(fig);
     assert.deepEqual(fig.data.map((t) => t.name), ["bm25", "reform", "worse", "Pareto front"]);
-    const front = fig.data[3] as { mode: string; x: number[]; y: number[]; text: string[] };
+    const front = fig.data[3] as { mode: string; x: number[]; y: number[]; text?: string[] };
     assert.match(front.mode, /lines/);
     assert.deepEqual(front.x, [0, 0.002]);
     assert.deepEqual(front.y, [0.36, 0.6]);
-    assert.deepEqual(front.text.map((s) => s.trim()), ["bm25", "reform"]);
+    // No labels on the plot to overprint each other: the legend names each marker.
+    assert.equal(front.text, undefined);
+    const markers = fig.data.slice(0, 3).map((t) => t.marker as { symbol: string; color: string });
+    assert.deepEqual(markers.map((m) => m.symbol), ["circle", "circle", "circle-open"]);
+    assert.equal(new Set(markers.map((m) => m.color)).size, 3);
     // By nDCG@10 "worse" is on the front too.
     const byNdcg = qualityCostScatter(summary, cost, "nDCG@10");
     assert.deepEqual((byNdcg.data.at(-1) as { x: number[] }).x, [0, 0.002, 0.003]);
@@ -484,15 +488,18 @@ describe("buildReport: significance families and the REACT diagnostic", () => {
     assert.match(sig, /<h3>Beyond the paper: every experiment against bm25-greekstemmer<\/h3>/);
     assert.match(sig, /Holm over these 8 tests only \(not combined with the paper's 20\)/);
     assert.ok(sig.indexOf("Beyond the paper") > sig.indexOf("Missing tests"), "the paper's family comes first");
-    // Heatmaps of p after Holm: the paper's 5 pairs (4 of them not run, grey) and the 2 experiments against BM25.
+    // Heatmaps of Δ and p after Holm: the paper's 5 pairs (4 of them not run, grey) and the 2 experiments against BM25,
+    // each saying which way Δ goes.
     const figs = specs(html).filter((f) => /Holm/.test(f.layout.title.text));
     assert.deepEqual(
-      figs.map((f) => [f.layout.title.text.split("<br>").slice(0, 2), (f.data[0] as { y: string[] }).y.length]),
+      figs.map((f) => [f.layout.title.text.split("<br>")[0], (f.data[0] as { y: string[] }).y.length]),
       [
-        [["The paper's 20 tests, Holm over all 20", "Holm-corrected p (two-sided paired randomization test, 999 sign flips)"], 5],
-        [["Every experiment against bm25-greekstemmer (exploratory), Holm over these 8 tests", "Holm-corrected p (two-sided paired randomization test, 999 sign flips)"], 2],
+        ["The paper's 20 tests, Holm over all 20", 5],
+        ["Every experiment against bm25-greekstemmer (exploratory), Holm over these 8 tests", 2],
       ],
     );
+    assert.match(figs[0].layout.title.text.replace(/<br>/g, " "), /Δ = A minus B .*Holm-corrected p of a two-sided paired randomization test, 999 sign flips/);
+    assert.match(figs[1].layout.title.text, /Δ = row minus bm25-greekstemmer, over p \(Holm\); blue: a gain, red: a loss/);
 
     // Without BM25 there is no exploratory family; with nothing computed, no chart of the paper's tests.
     const none = await folder("no-baseline", { "significance.json": JSON.stringify(significanceReport(new Map(), QRELS, { swaps: 999 })) });
