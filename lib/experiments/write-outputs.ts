@@ -11,10 +11,10 @@ import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
 import { TABLE_FILES, type OutputTables, type Table } from "./output-tables";
-import { diskFull } from "../store";
 import type { RecordFile } from "./earlier-records";
 import { renderLatex, renderMarkdown } from "../util/paper-tables";
 import { resultsTable } from "./results-table";
+import { writeFault } from "../util/errors";
 
 /** The files of a dataset folder besides the CSV tables (TABLE_FILES), the runs/ and the experiments/. */
 export const FOLDER_FILES = {
@@ -62,7 +62,7 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
     };
     await fs.writeFile(file(`experiments/${fileNameOf(r.experiment.id)}.json`), json(record));
   } catch (err) {
-    throw diskFull(err, outDir);
+    throw writeFault(err, outDir, "--out");
   }
   return names;
 }
@@ -85,7 +85,7 @@ export async function writeOutputs(
   try {
     await writeTables(outDir, loaded, a, tables, file, providers);
   } catch (err) {
-    throw diskFull(err, outDir);
+    throw writeFault(err, outDir, "--out");
   }
   return [...written];
 }
