@@ -19,7 +19,9 @@ import { createRetriever, type RetrieverOptions, type RunContextInit } from "../
 import { createTokenizer } from "../text/registry";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce } from "../experiments/reproduce";
+import { reproduce, selection } from "../experiments/reproduce";
+import { finishedSoFar } from "../experiments/earlier-records";
+import { onInterrupt } from "./interrupt";
 import { statusNow } from "../experiments/assess";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
@@ -451,7 +453,13 @@ const reproduceCmd = withHelp(
       io.stdout(formatPlan(plan, file));
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
-    const result = await reproduce(loaded, opts);
+    const { outDir } = selection(loaded, opts);
+    const interrupted = onInterrupt(async (signal) => {
+      const kept = await finishedSoFar(outDir);
+      const what = kept.length ? `${kept.length} finished experiment${kept.length > 1 ? "s are" : " is"} kept in ${outDir} (${kept.join(", ")})` : `no experiment had finished (${outDir})`;
+      return `gbr reproduce: interrupted (${signal}): ${what}; rerun the same command to continue`;
+    }, io);
+    const result = await reproduce(loaded, opts).finally(interrupted);
     io.stdout(formatReproduceSummary(loaded, result, { format: paper ?? "text" }));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
     const failed = result.outcomes.filter((o) => statusNow(o) === "failed" || (only && statusNow(o) === "skipped"));
