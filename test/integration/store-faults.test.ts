@@ -3,7 +3,9 @@
  * - a stored chat answer whose bytes are not valid UTF-8 is discarded with a warning naming it and
  *   asked again, so the numbers stay the clean run's (v0.8 replayed it with U+FFFD, silently);
  * - a full disk under the store fails only the experiments that need it (naming the folder, and
- *   sending no call whose answer it could not keep); the others finish and every table is written.
+ *   sending no call whose answer it could not keep); the others finish and every table is written;
+ * - a full disk under a download (the Hub's and spaCy's caches) is an error naming the folder, not
+ *   a crash of the process (an unhandled 'error' event) nor a network fault retried.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -17,6 +19,9 @@ import { parseCsvRecords } from "../../lib/report/csv";
 import { loadBenchmark } from "../../lib/data/source";
 import { reproduce } from "../../lib/experiments/reproduce";
 import { openStore } from "../../lib/store";
+import { downloadFile } from "../../lib/util/download";
+import { GbrError } from "../../lib/util/errors";
+import { startStaticServer } from "../fakes/static-server";
 
 const METRICS = ["nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@100"];
 const ENV = ["GBR_CHAT_BASE_URL", "GBR_CHAT_MODEL", "GBR_DATA_DIR", "GBR_OFFLINE"];
@@ -143,4 +148,26 @@ test("gbr replay export / import (and v0.8's replay merge): another data folder 
   assert.equal(b.status, "ok", b.reason);
   for (const m of METRICS) assert.equal(b[m], a[m], m);
   assert.equal((await runGbr(["replay", "export"], { dataDir: theirs })).code, 2);
+});
+
+test("issue 28: a download onto a full disk fails naming the folder, once, instead of ending the process", async () => {
+  const body = Buffer.alloc(1 << 20, 7);
+  const server = await startStaticServer({ "/tables.bin": body });
+  const dest = path.join(tmp, "cache-full", "tables.bin");
+  // The cache's disk is full: every write of the file fails as write(2) does then (/dev/full answers ENOSPC).
+  const create = fs.createWriteStream;
+  fs.createWriteStream = ((file: fs.PathLike, ...rest: unknown[]) =>
+    String(file).startsWith(dest) ? create("/dev/full") : (create as (...a: unknown[]) => fs.WriteStream)(file, ...rest)) as typeof fs.createWriteStream;
+  try {
+    await assert.rejects(downloadFile(`${server.url}/tables.bin`, dest, { backoffMs: 1 }), (e: unknown) => {
+      assert.ok(e instanceof GbrError && e.code === "DISK_FULL", String(e));
+      assert.equal(e.message, `no space left on the disk holding ${path.dirname(dest)} (ENOSPC)`);
+      return true;
+    });
+  } finally {
+    fs.createWriteStream = create;
+    await server.close();
+  }
+  assert.equal(server.total(), 1, "not retried as a network fault");
+  assert.ok(!existsSync(dest));
 });
