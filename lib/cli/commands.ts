@@ -410,6 +410,7 @@ const reproduceCmd = withHelp(
       "--only IDS       comma-separated experiment ids (default: all); the folder keeps an earlier run's other rows",
       "                 (marked [earlier]; summary.csv's ranAt says when each ran)",
       "--replace        start DIR/<dataset>/ again: remove an earlier run's results instead of keeping them",
+      "                 (without it, a run stopped by Ctrl-C, kill -9 or a full disk is continued by the same command)",
       "--repeat N       run each LLM experiment N times (samples 0..N-1, seeds S..S+N-1): mean ± sd",
       "--seed S         first provider seed for --repeat (default 42)",
       "--plan           call no model: count the calls and tokens each selected experiment needs (exact where the",
