@@ -8,7 +8,8 @@ export { datasetStats, areaStats, type DatasetStats, type AreaStats } from "./da
 export { readRun } from "./data/runs";
 
 // Text: the tokenizers, and one text taken through the paper's.
-export { createTokenizer, TOKENIZERS } from "./text/registry";
+export { TOKENIZERS, type TokenizerContext } from "./text/registry";
+export { createTokenizer } from "./data/spacy-tables";
 export { words } from "./text/normalize";
 export { explainStemming, type StemmingStep } from "./text/tokenizers";
 

@@ -36,8 +36,9 @@ export type RetrieverSpec =
 const userFactories = new Map<string, RetrieverFactory>();
 
 /**
- * Makes a retriever of your own available by name to `createRetriever`, `gbr search` and `reproduce` (it wins over
- * a built-in of the same name). A name ending in `:` registers a prefix (`mine:` serves `mine:anything`).
+ * Makes a retriever of your own available by name, alone or composed, to `createRetriever` and as an experiment id to
+ * `reproduce`'s `only` (`gbr search` and `gbr reproduce` load the module that calls this with `--require FILE`). It
+ * wins over a built-in of the same name. A name ending in `:` registers a prefix (`mine:` serves `mine:anything`).
  *
  * @example
  * registerRetriever("first-doc", async (_name, bench) => ({
@@ -49,6 +50,33 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
   userFactories.set(name, factory);
 }
 
+/**
+ * The names registered with `registerRetriever`, in registration order.
+ *
+ * @example
+ * registerRetriever("mine", factory);
+ * registeredRetrievers(); // ["mine"]
+ */
+export function registeredRetrievers(): string[] {
+  return [...userFactories.keys()];
+}
+
+/**
+ * A retriever name's description and those of all its parts, outermost first (none when the name is malformed).
+ *
+ * @example
+ * registerRetriever("mine", factory);
+ * retrieverParts("rrf:bm25-greekstemmer+mine").map((p) => p.kind); // ["rrf", "bm25", "user"]
+ */
+export function retrieverParts(name: string): RetrieverSpec[] {
+  const flat = (s: RetrieverSpec): RetrieverSpec[] => [s, ...("of" in s ? [s.of].flat().flatMap(flat) : [])];
+  try {
+    return flat(parseRetrieverName(name));
+  } catch {
+    return [];
+  }
+}
+
 const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>", "rrf:<a>+<b>", "fuse:<method>:<a>+<b>", "reform:<retriever>", "translate:<retriever>", "react-bm25", "rerank:<reranker>:<retriever>"];
 
 /**
@@ -58,7 +86,7 @@ const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>"
  * retrieverNames().slice(0, 4); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "bm25-english"]
  */
 export function retrieverNames(): string[] {
-  return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...userFactories.keys()];
+  return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...registeredRetrievers()];
 }
 
 /** A retriever name as a typed description; a malformed name is a usage error saying which form was meant. */

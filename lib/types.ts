@@ -68,6 +68,27 @@ export function relevantCount(judged: Judged): number {
   return n;
 }
 
+/**
+ * Queries without a relevant document (BEIR sets often ship more queries than judgments): searched and in every run
+ * file, but left out of every metric. In the benchmark's order.
+ *
+ * @example
+ * unjudgedQueries(bench).length; // 0 on the benchmark
+ */
+export function unjudgedQueries(b: { queries: readonly Query[]; qrels: Qrels }): QueryId[] {
+  return b.queries.filter((q) => relevantCount(b.qrels.get(q.id) ?? new Set()) === 0).map((q) => q.id);
+}
+
+/**
+ * The one line that counts them, as every command and table says it.
+ *
+ * @example
+ * notEvaluatedNote(3); // "3 queries have no judgments: not evaluated"
+ */
+export function notEvaluatedNote(n: number): string {
+  return `${n} ${n === 1 ? "query has" : "queries have"} no judgments: not evaluated`;
+}
+
 /** Doc ids, best first, unique. */
 export type Ranking = DocId[];
 

@@ -21,9 +21,9 @@
 # nbviewer, `jupyter nbconvert --to html` read without JavaScript). Without a browser the figures are
 # interactive only, and each notebook says so once.
 #
-# Needs Jupyter and the tslab kernel:
+# Needs Jupyter and the tslab kernel, registered with its full path (registered here when missing):
 #   apt-get install -y jupyter-nbconvert python3-nbclient python3-ipykernel
-#   npx tslab install --python=/usr/bin/python3
+#   npx tslab install --binary="$PWD/node_modules/.bin/tslab" --python=/usr/bin/python3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -50,9 +50,13 @@ if ! command -v jupyter >/dev/null || ! jupyter nbconvert --version >/dev/null 2
   echo "  apt-get install -y jupyter-nbconvert python3-nbclient python3-ipykernel" >&2
   exit 1
 fi
-if ! /usr/bin/python3 -c 'import jupyter_client.kernelspec as k; k.KernelSpecManager().get_kernel_spec("tslab")' 2>/dev/null; then
-  echo "registering the tslab kernel (npx tslab install --python=/usr/bin/python3)"
-  npx tslab install --python=/usr/bin/python3 >/dev/null
+register=(npx tslab install "--binary=$ROOT/node_modules/.bin/tslab" --python=/usr/bin/python3)
+if ! kernel=$(/usr/bin/python3 -c 'import jupyter_client.kernelspec as k; print(k.KernelSpecManager().get_kernel_spec("tslab").argv[0])' 2>/dev/null); then
+  echo "registering the tslab kernel (${register[*]})"
+  "${register[@]}" >/dev/null
+elif ! command -v "$kernel" >/dev/null; then
+  # Found below through node_modules/.bin on PATH; Jupyter started any other way would not find it.
+  echo "note: the tslab kernel's command '$kernel' is not on PATH, so 'jupyter nbconvert --execute' and 'jupyter notebook' run by hand cannot start it; register it with its full path: ${register[*]}" >&2
 fi
 
 # The notebooks load lib/ compiled (notebooks/lib -> build/lib); bring the build up to date with

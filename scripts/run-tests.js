@@ -24,10 +24,15 @@
 // out. Opted-out tests are listed after the run too, so they stay visible. Tests that need
 // ../shared fail rather than skip when it is missing (test/helpers/shared.ts, requireShared).
 //
+// A test removes what it made. The tests run with a temporary folder of their own (TMPDIR, which
+// os.tmpdir() reads) inside this script's; after the run, any gbr-* entry left there fails the run,
+// listed by name, and the folder is removed with everything in it. (Comparing the system's folder
+// before and after would blame this run for what other runs on the machine make meanwhile.)
+//
 // Output: node's spec reporter on a terminal and TAP otherwise, as node itself picks; a second
 // reporter (scripts/skip-reporter.mjs) writes the skipped tests to a temporary file that this
 // script reads. If that file is missing the run fails: the check did not happen.
-const { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } = require("node:fs");
+const { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } = require("node:fs");
 const os = require("node:os");
 const { join, relative } = require("node:path");
 const { pathToFileURL } = require("node:url");
@@ -69,6 +74,7 @@ const SLOW = new Set([
   "integration/compare-cli.test.ts",
   "integration/errors-cli.test.ts",
   "integration/eval-compare-cli-strict.test.ts",
+  "integration/user-retriever-cli.test.ts",
   "integration/terminal.test.ts",
   "integration/paper-tables-latex.test.ts", // pdflatex
   "integration/trust.test.ts",
@@ -89,6 +95,7 @@ const SLOW = new Set([
   "integration/report-browser.test.ts",
   "integration/render-figure.test.ts",
   "integration/notebook-figures.test.ts", // and Jupyter executing a notebook
+  "integration/notebook-kernel.test.ts", // Jupyter starting the tslab kernel
   // many requests through the local doubles, whole reproduce runs
   "integration/react-concurrency.test.ts",
   "integration/llm-methods.test.ts",
@@ -136,7 +143,10 @@ const args = [
   `--test-reporter=${skipReporter}`, `--test-reporter-destination=${skipsFile}`,
   ...files,
 ];
-const r = spawnSync(process.execPath, args, { stdio: "inherit" });
+const testTmp = join(tmp, "tmp");
+mkdirSync(testTmp);
+const r = spawnSync(process.execPath, args, { stdio: "inherit", env: { ...process.env, TMPDIR: testTmp } });
+const leftovers = readdirSync(testTmp).filter((name) => name.startsWith("gbr-")).sort();
 
 let skipped;
 try {
@@ -176,9 +186,12 @@ if (optedOut.length > 0) {
   console.error(`\nrun-tests: ${optedOut.length} test(s) not run, opted out with "${OPT_OUT}":`);
   for (const s of optedOut) console.error(describeSkip(s));
 }
+if (leftovers.length > 0) {
+  console.error(`\nrun-tests: FAIL: the tests left ${leftovers.length} entries in the temporary folder: ${leftovers.join(", ")} (their prefix names the test; it must remove what it made)`);
+}
 if (refused.length > 0) {
   console.error(`\nrun-tests: FAIL: ${refused.length} test(s) skipped or todo without an "${OPT_OUT}" reason (see the header of scripts/run-tests.js):`);
   for (const s of refused) console.error(describeSkip(s));
-  process.exit(r.status || 1);
 }
+if (refused.length > 0 || leftovers.length > 0) process.exit(r.status || 1);
 process.exit(r.status ?? 1);

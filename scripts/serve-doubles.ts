@@ -20,7 +20,7 @@
  * node --import tsx scripts/serve-doubles.ts --dir /tmp/nb > /tmp/nb/doubles.env &
  * until grep -q '^# ready' /tmp/nb/doubles.env; do sleep 0.2; done; . /tmp/nb/doubles.env
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { builtinPresets } from "../lib/dense/presets";
@@ -35,7 +35,8 @@ const DIMS = 32;
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const dirAt = args.indexOf("--dir");
-  const dir = dirAt >= 0 && args[dirAt + 1] ? path.resolve(args[dirAt + 1]) : mkdtempSync(path.join(os.tmpdir(), "gbr-doubles-"));
+  const given = dirAt >= 0 && args[dirAt + 1] ? path.resolve(args[dirAt + 1]) : undefined;
+  const dir = given ?? mkdtempSync(path.join(os.tmpdir(), "gbr-doubles-"));
   mkdirSync(dir, { recursive: true });
 
   const openai = await startOpenAIDouble({ dims: DIMS });
@@ -76,6 +77,8 @@ async function main(): Promise<void> {
   const stop = async () => {
     process.stderr.write(`serve-doubles: ${openai.count("chat/completions")} chat and ${openai.count("embeddings")} embedding requests, ${gemini.count()} Gemini requests, ${rerank.count()} rerank requests; stopping\n`);
     await Promise.allSettled([openai.close(), gemini.close(), rerank.close()]);
+    // A folder it made itself goes with it; one given with --dir is the caller's.
+    if (!given) rmSync(dir, { recursive: true, force: true });
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop());

@@ -5,7 +5,7 @@ import { CliError, numberOption, withHelp, type Command, type Io } from "./args"
 
 export type { Command, Io } from "./args";
 import { loadBenchmark } from "../data/source";
-import { checkRunCoverage, formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
+import { formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, writeJsonRun, writeTrec } from "../data/runs";
 import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
@@ -15,8 +15,10 @@ import { evaluate, METRICS } from "../eval/metrics";
 import { formatTable } from "../report/text-table";
 import { formatStats } from "../report/stats-text";
 import { formatFixed } from "../report/format";
-import { createRetriever, type RetrieverOptions, type RunContextInit } from "../retrievers";
-import { createTokenizer } from "../text/registry";
+import { createRetriever, retrieverNames, type RetrieverOptions, type RunContextInit } from "../retrievers";
+import { BUILTIN_PRESETS } from "../dense/presets";
+import { BUILTIN_RERANK_PRESETS } from "../rerank/presets";
+import { FUSION_METHODS } from "../fusion/retriever";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { reproduce, selection } from "../experiments/reproduce";
@@ -34,15 +36,16 @@ import { formatComparison, streamNote } from "../report/comparison";
 import { comparisonPaperTable, evalPaperTable } from "../report/paper-tables";
 import { PAPER_FORMATS, renderPaperTable, type PaperFormat } from "../util/paper-tables";
 import { errorsCmd } from "./errors-command";
+import { loadPlugins } from "./plugins";
 import { progressReporter } from "./progress";
 import { writeReports } from "../report/html";
 import { exportFigures } from "../report/export-figures";
 import { IMAGE_FORMATS, type ImageFormat } from "../report/render-figure";
 import { PAPER_INCHES, type PaperWidth } from "../report/paper-figures";
 import { foldUpper } from "../text/normalize";
-import { readConfig } from "../config";
+import { DEFAULT_CONCURRENCY, readConfig } from "../config";
 import { createProviders, type Providers } from "../providers";
-import { loadSpacyLexicon } from "../data/spacy-tables";
+import { createTokenizer } from "../data/spacy-tables";
 import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
 const llmOptions = {
@@ -67,8 +70,8 @@ const llmHelp = [
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
   "--rounds N       REACT-BM25 rounds (default 10, at most 100);  --trace-dir D  where REACT writes one JSON trace per query",
   "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
-  "                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default 4); REACT and the other per-question methods",
-  "                 work on that many questions at once per server",
+  `                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default chat ${DEFAULT_CONCURRENCY.chat}, embeddings ${DEFAULT_CONCURRENCY.embed}, rerank ${DEFAULT_CONCURRENCY.rerank});`,
+  "                 REACT and the other per-question methods work on that many questions at once per server",
   "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
   "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
   "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
@@ -125,9 +128,14 @@ function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {
   return { options, context };
 }
 
+const requireOption = { require: { type: "string" as const, multiple: true } };
+const requireHelp = "--require FILE   first load this module of yours (.js, .mjs or .cjs; repeatable), e.g. one that calls registerRetriever";
+
 const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, quiet: { type: "boolean" as const, short: "q" } };
 const dataHelp = [
-  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder (default hf)",
+  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder; without it, hf",
+  "                 or, when the Hub cannot be reached and nothing is cached, sample, saying so (a source named never",
+  "                 falls back)",
   "--queries FILE   a queries.jsonl replacing the source's queries",
   "-q, --quiet      no progress messages on stderr",
 ];
@@ -143,9 +151,8 @@ function warner(io: Io): (msg: string) => void {
 }
 
 async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark> {
-  const loaded = await loadBenchmark(String(values.data ?? "hf"), {
-    // As reproduce: with no --data and no Hub, the demo set (said on stderr), not a failure.
-    fallbackToSample: values.data === undefined,
+  // With no --data and no Hub, the demo set (said on stderr); a source named is that source or an error.
+  const loaded = await loadBenchmark(values.data as string | undefined, {
     queriesFile: values.queries as string | undefined,
     log: logger(io, values.quiet),
     warn: warner(io),
@@ -226,7 +233,7 @@ const tokenize = withHelp(
     help: ["--tokenizer NAME   greekstemmer (default), spacy, grnlp or english (bm25-… forms accepted)", "-q, --quiet        no messages on stderr"],
   },
   async (values, _pos, io) => {
-    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet), loadSpacyLexicon });
+    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet) });
     const lines = splitLines(await io.stdin());
     io.stdout(lines.map((l) => tok.tokenize(l).join(" ")).join("\n") + (lines.length ? "\n" : ""));
   },
@@ -236,6 +243,29 @@ function splitLines(text: string): string[] {
   const lines = text.replace(/\r\n?/g, "\n").split("\n");
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
   return lines;
+}
+
+/** Words filled into lines of `width`, each after `indent` (the first after `first`). */
+function wrapped(first: string, words: readonly string[], indent = " ".repeat(first.length), width = 118): string[] {
+  const lines = [first];
+  for (const w of words) {
+    const last = lines[lines.length - 1];
+    if (last.length + 1 + w.length > width && last.trim() !== "" && last !== first) lines.push(`${indent}${w}`);
+    else lines[lines.length - 1] = last === first ? `${last}${w}` : `${last} ${w}`;
+  }
+  return lines;
+}
+
+/** `--retriever`'s help, from the lists the code reads (so it names every form): names, presets, re-rankers, fusions. */
+function retrieverHelp(): string[] {
+  const pad = " ".repeat(18);
+  const list = (items: readonly string[]) => items.map((x, i) => `${x}${i < items.length - 1 ? "," : ""}`);
+  return [
+    ...wrapped("--retriever NAME  ", list(retrieverNames().map((n) => (n === "bm25-greekstemmer" ? `${n} (default)` : n)))),
+    ...wrapped(`${pad}<preset>: `, [...list(BUILTIN_PRESETS.map((p) => p.name)), "or a user preset of gbr-presets.json"], pad),
+    ...wrapped(`${pad}<reranker>: `, [...list([...BUILTIN_RERANK_PRESETS.map((p) => p.name), "llm (the listwise chat model)"]), "or a user preset"], pad),
+    ...wrapped(`${pad}<method> of fuse: `, [...list(FUSION_METHODS.map((f) => (f === "wrrf" ? "wrrf:<w1>,<w2> (weighted RRF)" : f))), "as ranx defines them"], pad),
+  ];
 }
 
 const search = withHelp(
@@ -258,14 +288,14 @@ const search = withHelp(
       nprobes: { type: "string" },
       refine: { type: "string" },
       "vector-store": { type: "string" },
+      ...requireOption,
       ...llmOptions,
     },
     help: [
       ...dataHelp,
-      "--retriever NAME  bm25-greekstemmer (default), bm25-spacy, bm25-grnlp, bm25-english, dense:<preset>, lsi[:dims],",
-      "                  prf:<retriever>, rrf:<a>+<b>, reform:<retriever>, translate:<retriever>, react-bm25   (presets: qwen3-8b qwen3-4b qwen3-0.6b euler-legal-v1 jina-v5-small",
-      "                  arctic-v2 embgemma-300m nomic-v1.5 gemini-001, and user presets from gbr-presets.json),",
-      "                  fuse:<combsum|combmnz>-<minmax|max|zscore>:<a>+<b>, fuse:wrrf:<w1>,<w2>:<a>+<b> (score fusions and weighted RRF, as ranx)",
+      ...retrieverHelp(),
+      "                  or a name a --require'd module registers",
+      requireHelp,
       "--k N             ranking depth (default 100)",
       "--k1 X --b Y      BM25 parameters (default 1.5 and 0.75, as rank_bm25)",
       "--epsilon E       idf floor as a fraction of the mean idf (default 0.25)",
@@ -295,6 +325,7 @@ const search = withHelp(
     const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
     if (format !== "trec" && format !== "json" && format !== "ranx") throw new CliError(`--format must be trec, json or ranx, got '${format}'${didYouMean(format, ["trec", "json", "ranx"])}`, 2);
     const log = logger(io, values.quiet);
+    await loadPlugins((values.require as string[] | undefined) ?? []);
     const bench = await load(values, io);
     const ann = values.ann
       ? {
@@ -350,10 +381,7 @@ const evalCmd = withHelp(
     const qrels = await qrelsOf(values, io);
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
-    const coverage = checkRunCoverage(run, qrels, String(values.run), String(values.qrels));
-    const unknown = coverage.unjudged;
-    if (unknown.length) io.stderr(`note: ${unknown.length} run queries have no qrels and are ignored (e.g. '${unknown[0]}')\n`);
-    if (coverage.warning) io.stderr(`${coverage.warning}\n`);
+    noteCoverage({ file: String(values.run), name: String(values.run), run }, qrels, String(values.qrels), io);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
     if (paper) {
       io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
@@ -400,15 +428,16 @@ const reproduceCmd = withHelp(
       seed: { type: "string" },
       plan: { type: "boolean" },
       format: { type: "string" },
+      ...requireOption,
       ...llmOptions,
     },
     help: [
-      dataHelp[0],
-      "                 (with hf, an unreachable Hub falls back to sample, with a message)",
-      dataHelp[1],
+      ...dataHelp.slice(0, 4),
       "--out DIR        output root (default outputs); results go to DIR/<dataset>/",
       "--only IDS       comma-separated experiment ids (default: all); the folder keeps an earlier run's other rows",
-      "                 (marked [earlier]; summary.csv's ranAt says when each ran)",
+      "                 (marked [earlier]; summary.csv's ranAt says when each ran); a retriever a --require'd module",
+      "                 registers is an id too, alone or composed (my-name, rrf:bm25-greekstemmer+my-name)",
+      requireHelp,
       "--replace        start DIR/<dataset>/ again: remove an earlier run's results instead of keeping them",
       "                 (without it, a run stopped by Ctrl-C, kill -9 or a full disk is continued by the same command)",
       "--repeat N       run each LLM experiment N times (samples 0..N-1, seeds S..S+N-1): mean ± sd",
@@ -429,10 +458,10 @@ const reproduceCmd = withHelp(
     const paper = paperFormat(formatOption("reproduce", values.format));
     if (paper && values.plan) throw new CliError(`gbr reproduce: --format ${paper} is for the results table; --plan prints none`, 2);
     const outRoot = String(values.out ?? "outputs");
+    await loadPlugins((values.require as string[] | undefined) ?? []);
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
-    const src = String(values.data ?? "hf");
-    const loaded = await loadBenchmark(src, { fallbackToSample: src === "hf", log, warn: warner(io), queriesFile: values.queries as string | undefined });
+    const loaded = await loadBenchmark(values.data as string | undefined, { log, warn: warner(io), queriesFile: values.queries as string | undefined });
     const llm = llmFlags(values, { pricer: pricerFrom(loadPrices()) });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q); a plan's stand-in steps are not shown.
     const onProgress = values.plan ? undefined : progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });

@@ -1,5 +1,5 @@
 /** What `gbr eval`, `gbr compare` and `gbr errors` read the same way: the qrels (graded or not) and metric names. */
-import type { Qrels, Run } from "../types";
+import { notEvaluatedNote, type Qrels, type Run } from "../types";
 import { readGradedQrels, readQrels } from "../data/qrels";
 import { checkRunCoverage, readRun, runName } from "../data/runs";
 import { topGrade, type Metric } from "../eval/metrics";
@@ -55,7 +55,7 @@ export async function readNamedRuns(files: readonly string[]): Promise<{ file: s
 /** A run checked against the qrels (`checkRunCoverage`): its queries without judgments and any warning said on stderr. */
 export function noteCoverage(r: { file: string; name: string; run: Run }, qrels: Qrels, qrelsFile: string, io: Io): void {
   const coverage = checkRunCoverage(r.run, qrels, r.file, qrelsFile);
-  const unknown = coverage.unjudged.length;
-  if (unknown) io.stderr(`note: ${r.name}: ${unknown} run queries have no qrels and are ignored\n`);
+  const { unjudged } = coverage;
+  if (unjudged.length) io.stderr(`note: ${r.name}: ${notEvaluatedNote(unjudged.length)} (e.g. '${unjudged[0]}')\n`);
   if (coverage.warning) io.stderr(`${coverage.warning}\n`);
 }

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { CliError } from "./args";
-import { COMMANDS, type Io } from "./commands";
+import { COMMANDS, type Command, type Io } from "./commands";
 import { GbrError } from "../util/errors";
-import { didYouMean } from "../util/suggest";
+import { didYouMean, nearest } from "../util/suggest";
 import { PACKAGE_ROOT, readConfig } from "../config";
 import { decodeUtf8 } from "../data/beir";
 
@@ -21,6 +21,20 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(11)} ${c.spec.summary}`)
   .join("\n")}
 `;
+
+/** The sub-commands of a group ("pull" and "stats" of "data"), with their summaries; an alias is listed once. */
+function subCommands(group: string): [string, Command][] {
+  const seen = new Set<Command>();
+  return Object.entries(COMMANDS).flatMap(([words, c]): [string, Command][] => {
+    if (!words.startsWith(`${group} `) || seen.has(c)) return [];
+    seen.add(c);
+    return [[words.slice(group.length + 1), c]];
+  });
+}
+
+function groupListing(group: string, subs: [string, Command][]): string {
+  return `(gbr ${group} <sub-command> --help for details):\n\n${subs.map(([w, c]) => `  ${w.padEnd(9)} ${c.spec.summary}`).join("\n")}\n`;
+}
 
 /** Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. */
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -42,8 +56,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
   const two = `${first} ${second ?? ""}`.trim();
   const [name, rest] = COMMANDS[two] ? [two, argv.slice(2)] : [first, argv.slice(1)];
   const command = COMMANDS[name];
+  const subs = command ? [] : subCommands(first);
+  if (subs.length && (second === undefined || second === "--help" || second === "-h")) {
+    // A group: its help on stdout, or, with no sub-command, the same listing as a usage error.
+    if (second) io.stdout(`gbr ${first}: its sub-commands ${groupListing(first, subs)}`);
+    else io.stderr(`gbr ${first}: give a sub-command ${groupListing(first, subs)}`);
+    return second ? 0 : 2;
+  }
   if (!command) {
-    const hint = first === "data" ? " (did you mean 'gbr data pull' or 'gbr data stats'?)" : first === "prompts" ? " (did you mean 'gbr prompts pull'?)" : first === "replay" ? " (did you mean 'gbr replay export' or 'gbr replay import'?)" : didYouMean(first, Object.keys(COMMANDS));
+    const near = subs.length ? nearest(two, subs.map(([w]) => `${first} ${w}`)) : undefined;
+    const hint = subs.length ? (near ? ` (did you mean 'gbr ${near}'?)` : ` (gbr ${first} has ${subs.map(([w]) => w).join(", ")})`) : didYouMean(first, Object.keys(COMMANDS));
     io.stderr(`gbr: unknown command '${argv.slice(0, 2).join(" ")}'${hint}\n\n${USAGE}`);
     return 2;
   }

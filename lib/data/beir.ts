@@ -364,9 +364,6 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   }
   const qrels = new Map<QueryId, Set<DocId>>();
   for (const [qid, rel] of allQrels) if (queryIds.has(qid)) qrels.set(qid, rel);
-  for (const q of queries) {
-    if (!qrels.has(q.id)) throw new DataError(`query '${q.id}' has no relevant article in ${qrelsFile}`, queriesFile);
-  }
 
   const metaFile = path.join(dir, "meta.jsonl");
   const meta = (await exists(metaFile)) ? await readMeta(metaFile, { queryIds, queriesFile, skipUnknown: restricted, warn: opts.warn }) : new Map<QueryId, QueryMeta>();

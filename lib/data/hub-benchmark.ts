@@ -13,28 +13,18 @@ export async function benchmarkFromCache(cacheDir: string, manifest: Manifest, l
 
   const corpusTables = await tables(HUB_CONFIGS.corpus);
   const docs = toItems(corpusTables, "corpus", true);
-  if (docs.items.length === 0) throw new DataError(`the corpus is empty: the '${HUB_CONFIGS.corpus}' config has no row`, filesOf(corpusTables));
+  if (docs.length === 0) throw new DataError(`the corpus is empty: the '${HUB_CONFIGS.corpus}' config has no row`, filesOf(corpusTables));
   const queryTables = await tables(HUB_CONFIGS.queries);
   const queries = toItems(queryTables, "queries", false);
-  if (queries.items.length === 0) throw new DataError(`no queries: the '${HUB_CONFIGS.queries}' config has no row`, filesOf(queryTables));
+  if (queries.length === 0) throw new DataError(`no queries: the '${HUB_CONFIGS.queries}' config has no row`, filesOf(queryTables));
   const qrelTables = await tables(HUB_CONFIGS.qrels);
-  const qrels = toQrels(qrelTables, docs.items, queries.items);
+  const qrels = toQrels(qrelTables, docs, queries);
 
-  for (const q of queries.items) {
-    if (!qrels.has(q.id)) {
-      const at = queries.where.get(q.id)!;
-      throw new DataError(
-        `query '${q.id}' has no relevant article in ${qrelTables.map((t) => t.file).join(", ")}`,
-        at.table.file,
-        at.table.lineOf(at.i),
-      );
-    }
-  }
   const meta = manifest.configs[HUB_CONFIGS.meta]
-    ? toMeta(await tables(HUB_CONFIGS.meta), new Set(queries.items.map((q) => q.id)), log)
+    ? toMeta(await tables(HUB_CONFIGS.meta), new Set(queries.map((q) => q.id)), log)
     : new Map<QueryId, QueryMeta>();
 
-  return { name: manifest.repo, revision: manifest.revision, docs: docs.items, queries: queries.items, qrels, meta };
+  return { name: manifest.repo, revision: manifest.revision, docs, queries, qrels, meta };
 }
 
 function fail(t: Table, i: number, detail: string): never {
@@ -75,7 +65,7 @@ function toItems(tables: Table[], what: string, titleFallback: boolean) {
       items.push({ id, text });
     }
   }
-  return { items, where };
+  return items;
 }
 
 function toQrels(tables: Table[], docs: Doc[], queries: Query[]): Map<QueryId, Set<DocId>> {

@@ -210,7 +210,7 @@ export interface RunCoverage {
   judged: number;
   /** Of those, the ones the run has a ranking for. */
   ranked: number;
-  /** Run queries the qrels do not judge (the metrics ignore them), in run order. */
+  /** Run queries without a relevant article in the qrels (the metrics leave them out), in run order. */
   unjudged: QueryId[];
   /** Set when some judged queries have no ranking: they score 0, which lowers every mean. */
   warning?: string;
@@ -231,7 +231,7 @@ export function checkRunCoverage(
   }
   const judged = [...qrels].filter(([, j]) => relevantCount(j) > 0).map(([q]) => q);
   const ranked = judged.filter((q) => run.rankings.has(q)).length;
-  const unjudged = [...run.rankings.keys()].filter((q) => !qrels.has(q));
+  const unjudged = [...run.rankings.keys()].filter((q) => relevantCount(qrels.get(q) ?? new Set()) === 0);
   if (ranked === 0) {
     throw new DataError(
       `the run shares no query with ${qrelsFile}: its ${run.rankings.size} queries (e.g. '${unjudged[0]}') are none of the qrels' ${judged.length} (e.g. '${judged[0]}'); check that run and qrels come from the same query set`,

@@ -12,7 +12,7 @@ import { PACKAGE_ROOT } from "../config";
 
 export interface LoadedBenchmark {
   benchmark: Benchmark;
-  /** What was actually loaded: differs from the request when `hf` fell back to `sample`. */
+  /** What was actually loaded: `sample` when the default (no source named) fell back to it. */
   origin: "hf" | "sample" | "dir";
   /** Human-readable reason when the requested source could not be used. */
   fallback?: string;
@@ -25,8 +25,6 @@ export interface LoadedBenchmark {
 export interface LoadOptions {
   /** queries.jsonl overriding the source's queries (qrels restricted to them). */
   queriesFile?: string;
-  /** When `hf` cannot be reached and nothing is cached, load the bundled sample instead of failing. */
-  fallbackToSample?: boolean;
   /** Root of the dataset cache (default `GBR_DATA_DIR` or `<package>/data`). */
   dataDir?: string;
   log?: (message: string) => void;
@@ -34,13 +32,18 @@ export interface LoadOptions {
 }
 
 /**
- * Loads `hf` (the Hub dataset, cached), `sample` (the bundled demo) or a BEIR folder.
+ * Loads `hf` (the Hub dataset, cached), `sample` (the bundled demo) or a BEIR folder. A source named is that source or
+ * an error; only the default (`src` undefined: `hf`) falls back to the demo set, saying so, when the Hub cannot be
+ * reached and nothing is cached, so that a first run works offline and a script that asked for the benchmark never
+ * gets the demo.
  *
  * @example
- * const { benchmark, origin } = await loadBenchmark("sample");
+ * const { benchmark, origin, fallback } = await loadBenchmark(process.env.GBR_NOTEBOOK_DATA);
  * const own = await loadBenchmark("../shared/data/greeklaws-2021", { queriesFile: "…/queries-sample.jsonl" });
  */
-export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promise<LoadedBenchmark> {
+export async function loadBenchmark(src: string | undefined, opts: LoadOptions = {}): Promise<LoadedBenchmark> {
+  const fallbackToSample = src === undefined;
+  src ??= "hf";
   const readOpts = { queriesFile: opts.queriesFile, warn: opts.warn };
   if (src === "sample") {
     return { benchmark: await readBeir(SAMPLE_DIR, { ...readOpts, name: "sample" }), origin: "sample", dir: SAMPLE_DIR, queriesFile: opts.queriesFile };
@@ -58,11 +61,13 @@ export async function loadBenchmark(src: string, opts: LoadOptions = {}): Promis
     } catch (err) {
       // Only an unreachable Hub falls back; a broken dataset or a bad argument must be seen.
       const unreachable = err instanceof DownloadError && (err.code === "OFFLINE" || err.code === "NETWORK");
-      if (!opts.fallbackToSample || !unreachable) throw err;
+      if (!fallbackToSample || !unreachable) throw err;
       const reason = `the Hugging Face Hub could not be used (${err.message})`;
-      // The whole reason goes to metadata.json (`fallback`); the terminal gets its one-line form.
-      opts.log?.(`the Hugging Face Hub could not be used (${err.brief ?? err.message}); falling back to the bundled demo set data/sample (not the official benchmark)`);
-      if (opts.queriesFile) opts.log?.(`--queries ${opts.queriesFile} is ignored for the demo set`);
+      // The whole reason goes to metadata.json (`fallback`); the terminal gets its one-line form, as a warning (even -q
+      // must not hide that the numbers are the demo's).
+      const say = opts.warn ?? opts.log;
+      say?.(`the Hugging Face Hub could not be used (${err.brief ?? err.message}); falling back to the bundled demo set data/sample (not the official benchmark)`);
+      if (opts.queriesFile) say?.(`--queries ${opts.queriesFile} is ignored for the demo set`);
       const benchmark = await readBeir(SAMPLE_DIR, { name: "sample", warn: opts.warn });
       return { benchmark, origin: "sample", fallback: reason, dir: SAMPLE_DIR };
     }

@@ -17,6 +17,8 @@ import { DataError } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
 import { readConfig } from "../config";
+import { buildTokenizer, type TokenizerContext } from "../text/registry";
+import type { Tokenizer } from "../types";
 
 /** Release tag of explosion/spacy-lookups-data the lemma tables are read from. */
 export const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
@@ -59,6 +61,21 @@ export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
   ],
   en: [lookups("lemma_lookup", "en_lemma_lookup.json"), stopWords("en")],
 };
+
+/**
+ * A tokenizer by name or short form (`greekstemmer`, `spacy`, `grnlp`, `english`; see `TOKENIZERS`). The spaCy-based
+ * ones take spaCy's tables from `ctx.loadSpacyLexicon` when given, else from `loadSpacyLexicon`: downloaded on first
+ * use into `<data folder>/spacy` (`GBR_SPACY_BASE_URL` names a mirror), a DownloadError OFFLINE when neither cached
+ * nor reachable.
+ *
+ * @example
+ * const tok = await createTokenizer("bm25-greekstemmer");
+ * tok.tokenize("Οι συμβάσεις ερμηνεύονται"); // ["ΟΙ", "ΣΥΜΒΑΣ", "ΕΡΜΗΝΕΥ"]
+ * (await createTokenizer("spacy")).tokenize("Η σύμβαση"); // ["συμβαση"]
+ */
+export function createTokenizer(name: string, ctx: TokenizerContext = {}): Promise<Tokenizer> {
+  return buildTokenizer(name, { ...ctx, loadSpacyLexicon: ctx.loadSpacyLexicon ?? loadSpacyLexicon });
+}
 
 /** The URL path of an upstream file below the base URL (also what the test double serves). */
 export function upstreamPath(f: SpacyUpstreamFile): string {

@@ -1,9 +1,12 @@
-import { NO_AREA, sourceOf, type Benchmark } from "../types";
+import { NO_AREA, sourceOf, unjudgedQueries, type Benchmark } from "../types";
 import { wordCount } from "../text/normalize";
 
 /** The paper's Table 1: size of the benchmark and of its relevance judgments. */
 export interface DatasetStats {
+  /** Every query, searched. */
   queries: number;
+  /** Of them, those with no relevant article: not evaluated, and not in the per-query figures below. */
+  unjudged: number;
   articles: number;
   sources: number;
   judgments: number;
@@ -11,15 +14,16 @@ export interface DatasetStats {
   /** distinct relevant articles / articles */
   relevantShareOfPool: number;
   goldPerQuery: number;
-  /** share of queries with more than one relevant article */
+  /** share of judged queries with more than one relevant article */
   multiGoldShare: number;
   medianArticleWords: number;
   medianQueryWords: number;
 }
 
-/** The paper's Table 6: one row per legal area. */
+/** The paper's Table 6: one row per legal area, of the judged queries. */
 export interface AreaStats {
   area: string;
+  /** judged queries of the area */
   queries: number;
   /** distinct relevant articles of the area's queries */
   goldArticles: number;
@@ -54,9 +58,11 @@ export function datasetStats(b: Benchmark): DatasetStats {
     if (gold.size > 1) multi++;
     for (const d of gold) relevant.add(d);
   }
-  const nq = b.queries.length;
+  const unjudged = unjudgedQueries(b).length;
+  const nq = b.queries.length - unjudged;
   return {
-    queries: nq,
+    queries: b.queries.length,
+    unjudged,
     articles: b.docs.length,
     sources: new Set(b.docs.map((d) => sourceOf(d.id))).size,
     judgments,
@@ -70,7 +76,7 @@ export function datasetStats(b: Benchmark): DatasetStats {
 }
 
 /**
- * Table 6 per legal area from query metadata (no area: NO_AREA, "(no area)"), sorted by area name.
+ * Table 6 per legal area from query metadata, over the judged queries (no area: NO_AREA, "(no area)"), sorted by area name.
  *
  * @example
  * areaStats(bench).map((r) => [r.area, r.queries]);
@@ -79,6 +85,7 @@ export function areaStats(b: Benchmark): AreaStats[] {
   const textOf = new Map(b.docs.map((d) => [d.id, d.text]));
   const groups = new Map<string, { queries: number; judgments: number; gold: Set<string> }>();
   for (const q of b.queries) {
+    if (!b.qrels.has(q.id)) continue;
     const area = b.meta.get(q.id)?.area || NO_AREA;
     let g = groups.get(area);
     if (!g) groups.set(area, (g = { queries: 0, judgments: 0, gold: new Set() }));

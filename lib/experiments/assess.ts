@@ -8,7 +8,7 @@ import { reactRoundTable, type ReactRoundRow } from "../eval/react-rounds";
 import { significanceReport, type SignificanceReport } from "../eval/significance";
 import { describe } from "../eval/statistics";
 import { isReactRun, type ReactRunResult } from "../llm/react";
-import type { DocId, QueryId, Run, RunCost, RunInfo } from "../types";
+import { unjudgedQueries, type DocId, type QueryId, type Run, type RunCost, type RunInfo } from "../types";
 import { zeroWork } from "../util/run-cost";
 import { llmMetadata, type LlmMetadata } from "./llm-metadata";
 import { reproductionTable, type ReproductionRow } from "./paper";
@@ -197,7 +197,8 @@ function sdOf(rows: readonly MetricValues[]): MetricValues {
 
 /** What a run's numbers are on, in words, for the reproduction table. */
 function datasetLabel(loaded: LoadedBenchmark): string {
-  const n = loaded.benchmark.queries.length;
+  // The queries the means are over: the judged ones.
+  const n = loaded.benchmark.queries.length - unjudgedQueries(loaded.benchmark).length;
   if (loaded.origin === "hf") return `hf (${n} public queries)`;
   if (loaded.origin === "sample") return `sample (demo set, ${n} queries; not comparable)`;
   return `${loaded.dir.split(/[\\/]/).filter(Boolean).pop()} (${n} queries; not comparable)`;

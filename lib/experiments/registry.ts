@@ -3,6 +3,7 @@ import { BUILTIN_PRESETS } from "../dense/presets";
 import type { Experiment } from "./experiment";
 import { readConfig, type Config } from "../config";
 import { beyondAuthors } from "./authors-list";
+import { retrieverParts } from "../retrievers";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
@@ -73,5 +74,29 @@ export function experiments(config: Pick<Config, "rerankers"> = readConfig()): E
   ].map((e) => {
     const why = beyondAuthors(e.id);
     return why ? { ...e, beyond: why } : e;
+  });
+}
+
+/**
+ * An experiment for each id that `list` lacks and that names a retriever of the user's (`registerRetriever`), alone
+ * or composed with built-in ones: it runs that retriever, a row beyond the authors' list.
+ *
+ * @example
+ * registerRetriever("mine", factory);
+ * userExperiments(["mine", "reform:mine", "lsi"], experiments()).map((e) => e.id); // ["mine", "reform:mine"]
+ */
+export function userExperiments(ids: readonly string[], list: readonly Experiment[]): Experiment[] {
+  const listed = new Set(list.map((e) => e.id));
+  return [...new Set(ids)].flatMap((id) => {
+    const parts = listed.has(id) ? [] : retrieverParts(id);
+    if (!parts.some((p) => p.kind === "user")) return [];
+    // What the built-in parts need, as the paper's rows say it (the chat model's decides --repeat's samples).
+    const needs = new Set<Experiment["needs"][number]>();
+    for (const p of parts) {
+      if (p.kind === "reform" || p.kind === "translate" || p.kind === "react" || (p.kind === "rerank" && p.reranker === "llm")) needs.add("llm");
+      if (p.kind === "rerank" && p.reranker !== "llm") needs.add("rerank");
+      if (p.kind === "dense") needs.add("embeddings");
+    }
+    return [{ ...retrieverExperiment(id, "own", `${id} (a retriever of your own)`, [...needs]), beyond: "a retriever of your own (registerRetriever)" }];
   });
 }

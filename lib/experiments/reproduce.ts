@@ -1,16 +1,17 @@
 /** `gbr reproduce` in three steps: run (run-experiments.ts), assess (assess.ts), write (write-outputs.ts). */
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
-import { runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
+import { registeredRetrievers, runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
-import { experiments, type Experiment } from "./registry";
+import { experiments, userExperiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, startRun, UNFINISHED, type EarlierRun } from "./earlier-records";
 import type { ExperimentRecord } from "./run-experiments";
 import { promises as fs } from "node:fs";
 import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
-import { GbrError } from "../util/errors";
+import { DataError, GbrError } from "../util/errors";
+import { unjudgedQueries } from "../types";
 import { didYouMean } from "../util/suggest";
 
 export type { ExperimentOutcome } from "./assess";
@@ -66,7 +67,8 @@ export function selection(
   loaded: LoadedBenchmark,
   opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official">,
 ): { selected: Experiment[]; all: readonly Experiment[]; outDir: string } {
-  const every = opts.experiments ?? experiments();
+  const listed = opts.experiments ?? experiments();
+  const every = [...listed, ...userExperiments(opts.only ?? [], listed)];
   if (opts.official) {
     const beyond = every.filter((e) => e.beyond && opts.only?.includes(e.id));
     if (beyond.length) {
@@ -78,7 +80,7 @@ export function selection(
   const all = opts.official ? every.filter((e) => !e.beyond) : every;
   const unknown = (opts.only ?? []).filter((id) => !all.some((e) => e.id === id));
   if (unknown.length) {
-    const ids = all.map((e) => e.id);
+    const ids = [...all.map((e) => e.id), ...registeredRetrievers()];
     const named = unknown.map((id) => `'${id}'${didYouMean(id, ids)}`).join(", ");
     throw new GbrError(`unknown experiment id${unknown.length > 1 ? "s" : ""} ${named}`, "USAGE", { hint: `known: ${ids.join(", ")}` });
   }
@@ -97,6 +99,12 @@ export function selection(
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
   const { selected, all, outDir } = selection(loaded, opts);
   const bench = loaded.benchmark;
+  if (unjudgedQueries(bench).length === bench.queries.length) {
+    // Every mean would be a 0 that looks like a result.
+    const n = bench.queries.length;
+    const what = `${n === 1 ? "its one query has no" : `none of its ${n} queries has a`} relevant judgment: nothing to evaluate; gbr search ranks queries without judgments`;
+    throw new DataError(what, loaded.queriesFile ?? path.join(loaded.dir, "queries.jsonl"));
+  }
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
   // Read (and checked) before anything runs: results on other judgments stop the run here, not after it.
   const earlier = opts.replace ? await clearEarlier(outDir) : await earlierRun(outDir, loaded);
@@ -142,8 +150,10 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   } catch (err) {
     stopped = err;
   }
+  // An earlier row of the user's own retriever stays in the tables while that retriever is registered.
+  const listed = opts.official ? all : [...all, ...userExperiments(earlier.saved.map((r) => r.id), all)];
   // An interrupted run's finished experiments are this run's own: listed as run, not as an earlier run's.
-  const records = (await mergeRecords(outDir, loaded, all, ran, earlier)).map((r) => (done.has(r.experiment.id) && r.earlier ? { ...r, earlier: undefined } : r));
+  const records = (await mergeRecords(outDir, loaded, listed, ran, earlier)).map((r) => (done.has(r.experiment.id) && r.earlier ? { ...r, earlier: undefined } : r));
   for (const note of earlier.notes) opts.log?.(note);
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,

@@ -3,6 +3,7 @@ import { METRICS } from "../eval/metrics";
 import type { LoadedBenchmark } from "../data/source";
 import { bestPerColumn, rowLabels, significanceLetters, type FootnoteMark, type PaperTable, type TestOutcome } from "../util/paper-tables";
 import type { Assessment } from "./assess";
+import { notEvaluatedNote, unjudgedQueries } from "../types";
 
 /** What an oracle row is, under its dagger. */
 export const ORACLE_NOTE = "oracle: tuned on the test queries, an upper bound for Recall@100 only; never in bold.";
@@ -38,8 +39,9 @@ export function resultsTable(loaded: Pick<LoadedBenchmark, "benchmark" | "origin
     loaded.origin === "sample"
       ? `the bundled demo set (made up for testing, not the benchmark${loaded.fallback ? "; the Hugging Face Hub could not be reached" : ""})`
       : bench.name;
+  const unjudged = unjudgedQueries(bench).length;
   const parts = [
-    `Results on ${where}: ${bench.queries.length} queries, ${bench.docs.length} articles.`,
+    `Results on ${where}: ${unjudged ? `${bench.queries.length - unjudged} queries evaluated (${notEvaluatedNote(unjudged)})` : `${bench.queries.length} queries`}, ${bench.docs.length} articles.`,
     `Bold: the best value of each column${rows.some((r) => r.marks) ? " among rows without a mark" : ""} (tied values all bold).`,
   ];
   if (families.length) {

@@ -3,7 +3,7 @@ import type { LoadedBenchmark } from "../data/source";
 import { evaluate, type MetricValues } from "../eval/metrics";
 import { BuildCache, createRetriever, runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
 import { sharedCorpus } from "../sparse/bm25-retriever";
-import { createTokenizer } from "../text/registry";
+import { buildTokenizer } from "../text/registry";
 import type { QueryId } from "../types";
 import { GbrError, isUnavailable } from "../util/errors";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
@@ -75,7 +75,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     loaded,
     log,
     run: async (name) => (await createRetriever(name, bench, options, run)).retrieve(bench.queries, 100),
-    corpus: async (tokenizer) => sharedCorpus(bench.docs, await createTokenizer(tokenizer, run), run),
+    corpus: async (tokenizer) => sharedCorpus(bench.docs, await buildTokenizer(tokenizer, run), run),
     once: (owner, key, make) => cache.once(owner, key, make),
     progress,
   });

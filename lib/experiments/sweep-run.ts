@@ -51,17 +51,21 @@ export function bm25Sweep(
   return finishSweep(plan);
 }
 
-/** Sets the given settings' rankings on a sweep's entries: the few a result needs (oracle, CV folds), not all 192. */
+/**
+ * Sets the given settings' rankings on a sweep's entries: the few a result needs (oracle, CV folds), not all 192. Every
+ * query is ranked, the swept ones in their order, then those without judgments: a run file covers all queries.
+ */
 export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[], sweep: SweepResult, settings: readonly { k1: number; b: number }[]): void {
   const textOf = new Map<QueryId, string>();
   for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
+  const ids = [...new Set([...sweep.queryIds, ...textOf.keys()])];
   for (const { k1, b } of settings) {
     const entry = [...sweep.grid, sweep.defaultEntry].find((e) => e.k1 === k1 && e.b === b);
     if (!entry) throw new Error(`attachRankings: no setting (k1 ${k1}, b ${b}) in the sweep`);
     if (entry.rankings) continue;
     const scorer = corpus.index.withParams({ k1, b, epsilon: sweep.epsilon });
     entry.rankings = new Map(
-      sweep.queryIds.map((q) => {
+      ids.map((q) => {
         const text = textOf.get(q);
         return [q, text === undefined ? [] : Array.from(scorer.searchIds(corpus.analyze(text), DEPTH, { positiveOnly: true }).docs, (d) => corpus.docIds[d])];
       }),

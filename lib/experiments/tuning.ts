@@ -112,6 +112,9 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
         const entry = o.sweep.grid.find((e) => e.k1 === f.k1 && e.b === f.b)!;
         for (const q of f.testQueryIds) rankings.set(q, entry.rankings!.get(q) ?? []);
       }
+      // A query without judgments is in no fold: it is ranked with the setting tuned on all judged queries.
+      const best = o.sweep.grid.find((e) => e.k1 === o.sweep.best.k1 && e.b === o.sweep.best.b)!;
+      for (const [q, r] of best.rankings!) if (!rankings.has(q)) rankings.set(q, r);
       // The record names the setting most folds chose; details list every fold's.
       const votes = new Map<string, { k1: number; b: number; n: number }>();
       for (const f of cv.folds) {

@@ -16,6 +16,7 @@ import type { RecordFile } from "./earlier-records";
 import { renderLatex, renderMarkdown } from "../util/paper-tables";
 import { resultsTable } from "./results-table";
 import { writeFault } from "../util/errors";
+import { unjudgedQueries } from "../types";
 
 /** The files of a dataset folder besides the CSV tables (TABLE_FILES), the runs/ and the experiments/. */
 export const FOLDER_FILES = {
@@ -128,6 +129,7 @@ async function writeTables(
     revision: bench.revision ?? null,
     articles: bench.docs.length,
     queries: bench.queries.length,
+    unjudged: unjudgedQueries(bench).length,
     createdAt: new Date().toISOString(),
     node: process.version,
     llm: a.llm,

@@ -8,6 +8,7 @@ import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
+import { notEvaluatedNote } from "../types";
 
 /** Run metadata, with a warning when the numbers are on the demo set because the benchmark could not load. */
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
@@ -28,6 +29,7 @@ export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersio
     add("revision", m.revision);
     add("articles", m.articles);
     add("queries", m.queries);
+    if (m.unjudged) add("not evaluated", notEvaluatedNote(Number(m.unjudged)));
     add("LLM", m.llm);
     if (m.standIn === true) add("test doubles", typeof m.standInNote === "string" && m.standInNote ? m.standInNote : "some results came through the project's test doubles");
     add("created", m.createdAt);
@@ -62,6 +64,7 @@ function describeObject(value: unknown): string {
 /** How each Table 1 number prints (its label is the shared one of ./labels). */
 const TABLE1_KINDS: Record<string, "int" | "share" | "num" | "median"> = {
   queries: "int",
+  unjudged: "int",
   articles: "int",
   sources: "int",
   judgments: "int",

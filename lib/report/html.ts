@@ -65,7 +65,8 @@ export async function buildReport(outDir: string): Promise<string> {
   const plotly = plotlyBundle(plotlyBuildFor(figs.figures));
   const queries = toNumber(inp.metadata?.queries);
   const articles = toNumber(inp.metadata?.articles);
-  const subtitle = [queries !== undefined ? `${queries} queries` : "", articles !== undefined ? `${articles} articles` : "", `${figs.count} figures`].filter(Boolean).join(" · ");
+  const unjudged = toNumber(inp.metadata?.unjudged);
+  const subtitle = [queries !== undefined ? `${queries} queries${unjudged ? ` (${unjudged} without judgments: not evaluated)` : ""}` : "", articles !== undefined ? `${articles} articles` : "", `${figs.count} figures`].filter(Boolean).join(" · ");
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

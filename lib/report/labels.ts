@@ -85,13 +85,14 @@ export function markedName(id: string, marks: RowMarks | undefined): string {
 export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   // Table 1 (table1.csv, datasetStats)
   queries: "queries",
+  unjudged: "queries without judgments (not evaluated)",
   articles: "articles",
   sources: "sources (statutes)",
   judgments: "relevance judgments",
   distinctRelevant: "distinct relevant articles",
   relevantShareOfPool: "relevant share of the pool (distinct relevant / articles)",
   goldPerQuery: "gold articles per query",
-  multiGoldShare: "share of queries with more than one gold article",
+  multiGoldShare: "share of judged queries with more than one gold article",
   medianArticleWords: "median article length (words)",
   medianQueryWords: "median query length (words)",
   // Table 6 (table6.csv, areaStats)

@@ -8,6 +8,7 @@ import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
 import { renderPaperTable, type PaperFormat } from "../util/paper-tables";
 import { resultsTable } from "../experiments/results-table";
+import { notEvaluatedNote, unjudgedQueries } from "../types";
 
 /** The summary; with a paper format its results table is tables.tex's or tables.md's, the rest unchanged. */
 export function formatReproduceSummary(loaded: LoadedBenchmark, result: ReproduceResult, opts: { format?: "text" | PaperFormat } = {}): string {
@@ -20,6 +21,7 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
   const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}${o.earlier ? " [earlier]" : ""}`;
   const format = opts.format ?? "text";
+  const unjudged = unjudgedQueries(bench).length;
   // The paper table carries its own notes (oracle, stand-in) and caption.
   const results =
     format === "text"
@@ -30,6 +32,7 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
         : "(no experiment ran: no table)\n";
   return (
     `Results — ${bench.name} (${bench.queries.length} queries, ${bench.docs.length} articles; the paper's Tables 1 and 6 of them: table1.csv, table6.csv)\n` +
+    (unjudged ? `${notEvaluatedNote(unjudged)} (searched, in the run files; the metrics are over the other ${bench.queries.length - unjudged})\n` : "") +
     results +
     (ok.some((o) => o.earlier) ? `[earlier]: kept from an earlier run into ${result.outDir} (not run this time); summary.csv's ranAt says when each row ran.\n` : "") +
     formatNotRun(result.outcomes) +

@@ -1,4 +1,5 @@
 import type { AreaStats, DatasetStats } from "../data/stats";
+import { notEvaluatedNote } from "../types";
 import { formatFixed } from "./format";
 import { areaLabel, columnLabel } from "./labels";
 import { formatTable } from "./text-table";
@@ -23,6 +24,7 @@ export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): st
   return (
     `Table 1 — ${name}\n` +
     formatTable(["statistic", "value"], rows1) +
+    (t1.unjudged ? `${notEvaluatedNote(t1.unjudged)}; the gold figures and Table 6 are of the other ${t1.queries - t1.unjudged}\n` : "") +
     `\nTable 6 — per legal area\n` +
     formatTable(["area", "queries", "goldArticles", "relevantPerQuery", "medianGoldWords"].map(label), rows6)
   );

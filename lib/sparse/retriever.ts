@@ -1,7 +1,7 @@
 import type { Benchmark, Query, Run } from "../types";
 import { secondsOf, timed } from "../util/run-cost";
 import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
-import { createTokenizer } from "../text/registry";
+import { buildTokenizer } from "../text/registry";
 import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
 
@@ -12,7 +12,7 @@ export interface Bm25Retriever extends FeedbackRetriever {
 
 /** The paper's BM25 variants as retrievers (with `prf:` feedback); runs record params, tokenizer and cost. */
 export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Bm25Retriever> {
-  const tokenizer = await createTokenizer(name, ctx);
+  const tokenizer = await buildTokenizer(name, ctx);
   const corpus = await sharedCorpus(bench.docs, tokenizer, ctx);
   const scorer = corpus.index.withParams(opts.bm25);
   const search = { positiveOnly: opts.positiveOnly };

@@ -19,7 +19,7 @@ export const TOKENIZERS = {
 } as const;
 export type TokenizerId = keyof typeof TOKENIZERS;
 
-/** Supplies spaCy's tables for one language, as text/ does no I/O; the real one is in lib/data/spacy-tables.ts. */
+/** Supplies spaCy's tables for one language, as text/ does no I/O (the project's: `loadSpacyLexicon`, data/). */
 export type SpacyLexiconLoader = (lang: SpacyLang, ctx: TokenizerContext) => Promise<SpacyLexicon>;
 
 /** What a tokenizer needs beyond code: the spaCy tables, through a loader given `cacheDir`, `offline` and `log`. */
@@ -28,19 +28,19 @@ export interface TokenizerContext {
   cacheDir?: string;
   offline?: boolean;
   log?: (message: string) => void;
-  /** Needed by the lemma tokenizers; `createRetriever` and the command line pass lib/data/spacy-tables.ts's. */
+  /** Needed by the lemma tokenizers; the public `createTokenizer` and `createRetriever` pass the project's. */
   loadSpacyLexicon?: SpacyLexiconLoader;
 }
 
 /**
- * Resolves a tokenizer by name or short form (`greekstemmer`, `spacy`, `grnlp`, `english`). The project's spaCy
- * loader downloads on first use and fails with DownloadError OFFLINE when tables are neither fetched nor cached.
+ * A tokenizer by name or short form (`greekstemmer`, `spacy`, `grnlp`, `english`), the spaCy tables through
+ * `ctx.loadSpacyLexicon`. The public face's `createTokenizer` (lib/data/spacy-tables.ts) supplies the project's loader.
  *
  * @example
- * const tok = await createTokenizer("bm25-greekstemmer");
+ * const tok = await buildTokenizer("bm25-greekstemmer");
  * tok.tokenize("Οι συμβάσεις ερμηνεύονται"); // ["ΟΙ", "ΣΥΜΒΑΣ", "ΕΡΜΗΝΕΥ"]
  */
-export async function createTokenizer(name: string, ctx: TokenizerContext = {}): Promise<Tokenizer> {
+export async function buildTokenizer(name: string, ctx: TokenizerContext = {}): Promise<Tokenizer> {
   const id = canonicalTokenizer(name);
   switch (id) {
     case "bm25-greekstemmer":
@@ -55,14 +55,9 @@ export async function createTokenizer(name: string, ctx: TokenizerContext = {}):
 }
 
 function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promise<SpacyLexicon> {
-  const load = ctx.loadSpacyLexicon;
-  if (!load) {
-    throw new Error(
-      `${id} needs spaCy's lemma tables: pass a loader as ctx.loadSpacyLexicon (the project's is loadSpacyLexicon of ` +
-        `lib/data/spacy-tables.ts; createRetriever and the command line pass it)`,
-    );
-  }
-  return load(lang, ctx);
+  // Only a caller inside lib/ can get here without a loader: every public entry passes one.
+  if (!ctx.loadSpacyLexicon) throw new Error(`${id} needs spaCy's lemma tables: pass a loader as ctx.loadSpacyLexicon`);
+  return ctx.loadSpacyLexicon(lang, ctx);
 }
 
 /** The canonical name for a tokenizer name or alias; throws listing the valid names otherwise. */

@@ -167,18 +167,19 @@ export function renderLatex(t: PaperTable): string {
   const digits = t.digits ?? 4;
   const letters = t.rows.some((r) => r.label !== undefined);
   const nonAscii = [t.caption, ...t.rows.map((r) => r.name), ...t.metrics].some((s) => /[^\x00-\x7f]/.test(s));
-  const head = [...(letters ? ["\\#"] : []), escapeLatex(t.nameHeader ?? "Run"), ...t.metrics.map(escapeLatex)];
+  // A metric is two columns, r@{}l: the number right-aligned so its digits line up, its letters just after it.
+  const head = [...(letters ? ["\\#"] : []), escapeLatex(t.nameHeader ?? "Run"), ...t.metrics.map((m) => `\\multicolumn{2}{c}{${escapeLatex(m)}}`)];
   const body = t.rows.map((row, r) => {
     const marks = (row.marks ?? []).map((m) => LATEX_MARK[m]).join(",");
     const name = escapeLatex(row.name) + (marks ? `$^{${marks}}$` : "");
-    const cells = t.metrics.map((_, m) => {
+    const cells = t.metrics.flatMap((_, m) => {
       const v = t.values[r][m];
-      if (v === null) return "--";
+      if (v === null) return ["--", ""];
       const text = formatFixed(v, digits);
       const sup = t.superscripts[r]?.[m] ?? [];
-      return (t.best[r]?.[m] ? `\\textbf{${text}}` : text) + (sup.length ? `\\textsuperscript{${escapeLatex(joinLabels(sup))}}` : "");
+      return [t.best[r]?.[m] ? `\\textbf{${text}}` : text, sup.length ? `\\textsuperscript{${escapeLatex(joinLabels(sup))}}` : ""];
     });
-    return [...(letters ? [escapeLatex(row.label ?? "")] : []), name, ...cells].join(" & ") + " \\\\";
+    return [...(letters ? [escapeLatex(row.label ?? "")] : []), name, ...cells].reduce((line, c) => (c ? `${line} & ${c}` : `${line} &`)) + " \\\\";
   });
   const used = new Set(t.rows.flatMap((r) => r.marks ?? []));
   const notes = (t.footnotes ?? []).filter((f) => used.has(f.mark));
@@ -190,7 +191,7 @@ export function renderLatex(t: PaperTable): string {
     "\\centering",
     `\\caption{${escapeLatex(t.caption)}}`,
     `\\label{${latexLabel(t.label)}}`,
-    `\\begin{tabular}{${letters ? "c" : ""}l${"l".repeat(t.metrics.length)}}`,
+    `\\begin{tabular}{${letters ? "c" : ""}l${"r@{}l".repeat(t.metrics.length)}}`,
     "\\toprule",
     head.join(" & ") + " \\\\",
     "\\midrule",
@@ -254,7 +255,7 @@ export function renderMarkdown(t: PaperTable): string {
     `Table: ${escapeMarkdown(t.caption)}`,
     "",
     line(head),
-    line(head.map(() => "---")),
+    line(head.map((_, i) => (i < head.length - t.metrics.length ? "---" : "---:"))),
     ...body,
     ...(notes.length ? ["", notes.join("\\\n")] : []),
     "",

@@ -27,12 +27,12 @@
  *   imported), run by node with tsx; a later block may read what an earlier one wrote. They are
  *   type-checked too (strict, node16 resolution), as a user's editor would.
  * - The outside world: no provider variable of the developer's environment; the Hub, spaCy's
- *   tables and GitHub unreachable (`gbr reproduce --data hf` falls back to the demo set), except
+ *   tables and GitHub unreachable (`gbr reproduce` without --data falls back to the demo set), except
  *   for the local doubles a block needs, chosen from what it says: a block using
  *   `--prompts official` or `--official` gets the official prompts pulled first (`gbr prompts
  *   pull` from a raw-file double serving the synthetic notebook, test/fakes/official-notebook.ts);
- *   a `localhost:PORT` in a block gets an OpenAI-compatible double on that port; a command other
- *   than reproduce reading `--data hf` gets a Hub double serving the demo set as the benchmark.
+ *   a `localhost:PORT` in a block gets an OpenAI-compatible double on that port; a command
+ *   reading `--data hf` gets a Hub double serving the demo set as the benchmark (a source named never falls back).
  */
 import { spawn, spawnSync } from "node:child_process";
 import { after, before, describe, test } from "node:test";
@@ -228,7 +228,7 @@ function run(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.Proce
 
 const tail = (s: string, n = 60) => s.split("\n").slice(-n).join("\n");
 
-/** The demo set served as the benchmark by a Hub double, for commands that read `--data hf` without falling back. */
+/** The demo set served as the benchmark by a Hub double, for commands that read `--data hf` (named, it never falls back). */
 async function hubServingTheDemoSet(): Promise<HubDouble> {
   const sample = (f: string) => readFileSync(path.join(REPO, "data", "sample", f), "utf8");
   const qrels = sample("qrels/test.tsv")
@@ -274,7 +274,7 @@ async function runShellBlock(b: Block, checkout: Checkout): Promise<Ran> {
     assert.equal(pulled.code, 0, `gbr prompts pull (from the local double, before ${where(b)}):\n${pulled.out}`);
     checkout.promptsPulled = true;
   }
-  if (b.code.split("\n").some((l) => /\bgbr\s+data\s+pull\b/.test(l) || (/\bgbr\s+(?!reproduce\b)/.test(l) && /--data\s+hf\b/.test(l)))) {
+  if (b.code.split("\n").some((l) => /\bgbr\s+data\s+pull\b/.test(l) || (/\bgbr\s/.test(l) && /--data\s+hf\b/.test(l)))) {
     hub ??= await hubServingTheDemoSet();
     env.HF_ENDPOINT = hub.url;
   }

@@ -137,8 +137,9 @@ for (const { name, text, nb } of parsed) {
     assert.equal(nb.cells[0].cell_type, "markdown");
     assert.match(sourceOf(nb.cells[0]), /^# \d\d · /);
     const first = codeCells(nb)[0];
-    assert.match(first, /const DATA = process\.env\.GBR_NOTEBOOK_DATA \?\? "hf"/);
-    assert.match(first, /loadBenchmark\(DATA, \{ fallbackToSample: true \}\)/);
+    // Unset, the default (hf, or the demo set when the Hub cannot be reached); named, that source or an error.
+    assert.match(first, /const DATA = process\.env\.GBR_NOTEBOOK_DATA;/);
+    assert.match(first, /loadBenchmark\(DATA\)/);
     const tail = nb.cells.slice(-3).map(sourceOf).join("\n");
     assert.match(tail, /## What the numbers say/);
   });

@@ -21,8 +21,8 @@ import { runGbr } from "../helpers/gbr";
 // react-rounds.csv and react-missed.csv) exercises the optional sections' figures in the browser
 // too; a third (a copy with hand-made stand-in marks, named as `--queries FILE` names folders)
 // the stand-in banner, badges and hatched bars, and the title naming the queries file.
-// Screenshots go to a temporary folder of their own, kept and printed: the test writes nothing
-// inside the repository.
+// Screenshots go to GBR_TEST_SCREENSHOTS when set (a folder outside the repository, kept, for
+// looking at the pages), else to a temporary folder removed at the end.
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
@@ -193,8 +193,8 @@ let shots = "";
 
 before(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-report-browser-"));
-  // Kept after the run (unlike tmp), for looking at the pages: its path is printed.
-  shots = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-report-screenshots-"));
+  shots = process.env.GBR_TEST_SCREENSHOTS ?? path.join(tmp, "screenshots");
+  await fs.mkdir(shots, { recursive: true });
 });
 
 after(async () => {

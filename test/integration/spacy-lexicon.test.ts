@@ -389,3 +389,61 @@ describe("spaCy-style tokenizers", () => {
     assert.ok(ms < 2_000, `took ${ms.toFixed(0)} ms for 200k words`);
   });
 });
+
+describe("createTokenizer of the public face: spaCy's tables without a loader", () => {
+  /** Runs `fn` with GBR_DATA_DIR and GBR_SPACY_BASE_URL set, restoring both after. */
+  async function withEnv<T>(env: { GBR_DATA_DIR: string; GBR_SPACY_BASE_URL: string }, fn: () => Promise<T>): Promise<T> {
+    const saved = { GBR_DATA_DIR: process.env.GBR_DATA_DIR, GBR_SPACY_BASE_URL: process.env.GBR_SPACY_BASE_URL };
+    Object.assign(process.env, env);
+    try {
+      return await fn();
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  }
+
+  test("bm25-spacy and bm25-english download the tables once into <data>/spacy and tokenize", async () => {
+    const { createTokenizer } = await import("../../lib/index");
+    const data = freshDir();
+    await withEnv({ GBR_DATA_DIR: data, GBR_SPACY_BASE_URL: srv.url }, async () => {
+      const first = await requestsDuring(async () => {
+        assert.deepEqual((await createTokenizer("bm25-spacy")).tokenize("Η σύμβαση το μίσθιο παραδώσει"), ["συμβαση", "μισθιο", "παραδιδω"]);
+        assert.deepEqual((await createTokenizer("english")).tokenize("The courts were"), ["court"]);
+      });
+      assert.equal([...first.values()].reduce((a, b) => a + b, 0), SPACY_FILES.el.length + SPACY_FILES.en.length);
+      for (const lang of ["el", "en"]) assert.ok(JSON.parse(await fs.readFile(path.join(data, "spacy", lang, "manifest.json"), "utf8")).files);
+      // The cache serves the next tokenizer, with nothing fetched.
+      const again = await requestsDuring(() => createTokenizer("spacy"));
+      assert.equal(again.size, 0);
+    });
+  });
+
+  test("offline and uncached, the error names the tokenizer and GBR_SPACY_BASE_URL, briefly too, and no source file", async () => {
+    const { createTokenizer } = await import("../../lib/index");
+    await withEnv({ GBR_DATA_DIR: freshDir(), GBR_SPACY_BASE_URL: srv.url }, async () => {
+      const reqs = await requestsDuring(async () => {
+        await assert.rejects(createTokenizer("bm25-spacy", { offline: true }), (err: unknown) => {
+          assert.ok(err instanceof DownloadError && err.code === "OFFLINE", String(err));
+          assert.match(err.message, /BM25-SPACY/);
+          assert.match(err.message, /GBR_SPACY_BASE_URL/);
+          assert.match(err.brief ?? "", /BM25-SPACY.*GBR_SPACY_BASE_URL/);
+          assert.doesNotMatch(err.message, /lib\/|\.ts\b|ctx\./);
+          return true;
+        });
+      });
+      assert.equal(reqs.size, 0);
+    });
+  });
+
+  test("a loader given in the context is used instead", async () => {
+    const { createTokenizer } = await import("../../lib/index");
+    const lex = await loadSpacyLexicon("en", opts(freshDir()));
+    const langs: string[] = [];
+    const tok = await createTokenizer("bm25-english", { loadSpacyLexicon: async (lang) => (langs.push(lang), lex) });
+    assert.deepEqual(tok.tokenize("courts"), ["court"]);
+    assert.deepEqual(langs, ["en"]);
+  });
+});

@@ -6,7 +6,7 @@ import path from "node:path";
 import { readBeir, readJsonl, readQrelsTsv, readTextLines, writeBeir } from "../../lib/data/beir";
 import { DataError } from "../../lib/util/errors";
 import { readQrels, writeTrecQrels } from "../../lib/data/qrels";
-import type { Benchmark } from "../../lib/types";
+import { notEvaluatedNote, unjudgedQueries, type Benchmark } from "../../lib/types";
 
 const SHARED = path.resolve(__dirname, "../../../shared");
 const TMP = mkdtempSync(path.join(os.tmpdir(), "gbr-beir-test-"));
@@ -226,12 +226,19 @@ test("qrels naming an unknown article: error names the qrels file, the article a
   );
 });
 
-test("a query with no relevant article: error names the queries file and the query id", async () => {
-  const dir = beirDir({ queries: [...QUERIES, '{"id": "q3", "text": "ορφανή"}'] });
-  await rejectsData(readBeir(dir), names(queriesOf(dir), undefined, `query 'q3' has no relevant article in ${esc(qrelsOf(dir))}`));
-  // Judgments with score 0 are not relevant, so they do not rescue the query.
-  const dir2 = beirDir({ queries: [...QUERIES, '{"id": "q3", "text": "ορφανή"}'], qrels: [...QRELS, "q3\td1\t0"] });
-  await rejectsData(readBeir(dir2), names(queriesOf(dir2), undefined, "query 'q3' has no relevant article"));
+test("issue 28, item 1: a query without judgments is loaded (as BEIR ships scifact), to be searched and not evaluated", async () => {
+  const extra = ['{"_id": "q3", "text": "ορφανή"}', '{"_id": "q4", "text": "κρίση μηδέν"}'];
+  // q4's one judgment has score 0: judged not relevant, so it has no relevant article either.
+  const dir = beirDir({ queries: [...QUERIES, ...extra], qrels: [...QRELS, "q4\td1\t0"] });
+  const b = await readBeir(dir);
+  assert.deepEqual(b.queries.map((q) => q.id), ["q1", "q2", "q3", "q4"]);
+  assert.deepEqual([...b.qrels.keys()], ["q1", "q2"]);
+  assert.deepEqual(unjudgedQueries(b), ["q3", "q4"]);
+  assert.equal(notEvaluatedNote(2), "2 queries have no judgments: not evaluated");
+  assert.equal(notEvaluatedNote(1), "1 query has no judgments: not evaluated");
+  // What is left out of the metrics is only the metrics: a judged query's article missing from the corpus is an error still.
+  const bad = beirDir({ queries: [...QUERIES, ...extra], qrels: [...QRELS, "q3\tgone\t1"] });
+  await rejectsData(readBeir(bad), names(qrelsOf(bad), undefined, `qrels name article 'gone' \\(query 'q3'\\), which is not in ${esc(corpusOf(bad))} \\(line 5\\)`));
 });
 
 test("wrong TSV header: error names the qrels file and line 1", async () => {
@@ -348,10 +355,11 @@ test("queriesFile override restricts qrels and meta to the given queries", async
   assert.equal(b.docs.length, 3, "the corpus is not restricted");
 });
 
-test("queriesFile override: a given query without judgments is still an error naming the override file", async () => {
+test("queriesFile override: a given query without judgments is loaded, not evaluated", async () => {
   const dir = beirDir({ extra: { "other.jsonl": '{"id": "q1", "text": "x"}\n{"id": "q5", "text": "y"}\n' } });
-  const file = path.join(dir, "other.jsonl");
-  await rejectsData(readBeir(dir, { queriesFile: file }), names(file, undefined, "query 'q5' has no relevant article"));
+  const b = await readBeir(dir, { queriesFile: path.join(dir, "other.jsonl") });
+  assert.deepEqual(b.queries.map((q) => q.id), ["q1", "q5"]);
+  assert.deepEqual(unjudgedQueries(b), ["q5"]);
 });
 
 test("qrelsFile option reads another qrels file", async () => {

@@ -101,3 +101,12 @@ test("Hub: an empty corpus, an empty query set or qrels without a judgment is an
   const zero = cache({ qrels: "query-id,corpus-id,score\nq1,ΑΚ::914,0\nq2,ΠΚ::375,0\n" });
   await assert.rejects(zero.load(), dataErrorAt(zero.file("qrels.csv"), undefined, /^no relevant judgment: all 2 judgments have a score <= 0/));
 });
+
+test("issue 28, item 1: a Hub query without judgments is loaded, to be searched and not evaluated; a qrels row of an unknown query is an error naming its line", async () => {
+  const withExtra = cache({ queries: '[{"id": "q1", "text": "Ποια αξίωση;"}, {"id": "q2", "text": "Τι αδίκημα;"}, {"id": "q3", "text": "Χωρίς κρίση;"}]' });
+  const b = await withExtra.load();
+  assert.deepEqual(b.queries.map((q) => q.id), ["q1", "q2", "q3"]);
+  assert.deepEqual([...b.qrels.keys()], ["q1", "q2"]);
+  const unknown = cache({ qrels: `${QRELS}q9,ΑΚ::914,1\n` });
+  await assert.rejects(unknown.load(), dataErrorAt(unknown.file("qrels.csv"), 4, /^qrels name query 'q9', which is not in the queries config/));
+});

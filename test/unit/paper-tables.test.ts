@@ -169,7 +169,7 @@ const sample: PaperTable = {
   ],
 };
 
-test("LaTeX: a booktabs float, caption and label above, letters and names escaped, best bold, notes for marks used", () => {
+test("LaTeX: a booktabs float, caption and label above, letters and names escaped, best bold, numbers right-aligned with their letters beside, notes for marks used", () => {
   const tex = renderLatex(sample);
   const lines = tex.split("\n");
   const at = (s: string) => lines.indexOf(s);
@@ -177,17 +177,18 @@ test("LaTeX: a booktabs float, caption and label above, letters and names escape
   assert.ok(at("\\begin{table}[htbp]") < at("\\centering"));
   assert.equal(lines[at("\\centering") + 1], "\\caption{Runs \\& tests: p \\textless{} 0.05, 100\\% of *them*}");
   assert.equal(lines[at("\\centering") + 2], "\\label{tab:my-results-1}");
-  assert.ok(at("\\begin{tabular}{clll}") > 0);
+  // Each metric is two columns: the number right-aligned (its digits line up), its letters left-aligned after it.
+  assert.ok(at("\\begin{tabular}{clr@{}lr@{}l}") > 0, tex);
   assert.ok(at("\\toprule") < at("\\midrule") && at("\\midrule") < at("\\bottomrule") && at("\\bottomrule") < at("\\end{tabular}"));
-  assert.equal(lines[at("\\toprule") + 1], "\\# & Run & nDCG@10 & MAP@100 \\\\");
-  assert.equal(lines[at("\\midrule") + 1], "a & bm25\\_x\\&y & 0.4123\\textsuperscript{c} & 0.2000 \\\\");
-  assert.equal(lines[at("\\midrule") + 2], "b & oracle:bm25\\textbar{}v2$^{\\dagger}$ & \\textbf{0.5000}\\textsuperscript{ac} & -- \\\\");
-  assert.equal(lines[at("\\midrule") + 3], "c & odd`name$^{\\dagger,\\ddagger}$ & 0.3000 & \\textbf{0.2500}\\textsuperscript{a} \\\\");
+  assert.equal(lines[at("\\toprule") + 1], "\\# & Run & \\multicolumn{2}{c}{nDCG@10} & \\multicolumn{2}{c}{MAP@100} \\\\");
+  assert.equal(lines[at("\\midrule") + 1], "a & bm25\\_x\\&y & 0.4123 & \\textsuperscript{c} & 0.2000 & \\\\");
+  assert.equal(lines[at("\\midrule") + 2], "b & oracle:bm25\\textbar{}v2$^{\\dagger}$ & \\textbf{0.5000} & \\textsuperscript{ac} & -- & \\\\");
+  assert.equal(lines[at("\\midrule") + 3], "c & odd`name$^{\\dagger,\\ddagger}$ & 0.3000 & & \\textbf{0.2500} & \\textsuperscript{a} \\\\");
   assert.match(tex, /\{\\footnotesize \$\^\{\\dagger\}\$tuned on the test queries\\\\\n\$\^\{\\ddagger\}\$stand-in\\par\}\n\\end\{table\}\n$/);
   // A table without marks has no notes; one without labels no letters column.
   const plain = renderLatex({ ...sample, rows: sample.rows.map((r) => ({ name: r.name })), superscripts: sample.rows.map(() => [[], []]) });
   assert.doesNotMatch(plain, /footnotesize|\\#/);
-  assert.match(plain, /\\begin\{tabular\}\{lll\}/);
+  assert.match(plain, /\\begin\{tabular\}\{lr@\{\}lr@\{\}l\}/);
   // Non-ASCII names get a comment saying what pdflatex needs.
   assert.match(renderLatex({ ...sample, rows: [{ name: "ΑΚ-τρέξιμο", label: "a" }], values: [[0.1, 0.2]], superscripts: [[[], []]], best: [[false, false]] }), /^% Some names hold non-ASCII/m);
 });
@@ -198,7 +199,7 @@ test("Markdown: a GitHub pipe table, names as code spans, | escaped, best bold, 
   assert.equal(lines[0], "Table: Runs \\& tests: p < 0.05, 100% of \\*them\\*");
   assert.equal(lines[1], "");
   assert.deepEqual(cells(lines[2]), ["#", "Run", "nDCG@10", "MAP@100"]);
-  assert.deepEqual(cells(lines[3]), ["---", "---", "---", "---"]);
+  assert.deepEqual(cells(lines[3]), ["---", "---", "---:", "---:"], "numbers right-aligned");
   assert.deepEqual(cells(lines[4]), ["a", "`bm25_x&y`", "0.4123<sup>c</sup>", "0.2000"]);
   assert.deepEqual(cells(lines[5]), ["b", "`oracle:bm25\\|v2` †", "**0.5000**<sup>ac</sup>", "–"]);
   assert.deepEqual(cells(lines[6]), ["c", "``odd`name`` †‡", "0.3000", "**0.2500**<sup>a</sup>"]);

@@ -1,4 +1,4 @@
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -16,8 +16,14 @@ import {
 } from "../../lib/store";
 import type { ChatError, ChatModel, ChatRequest } from "../../lib/llm/types";
 
+const made: string[] = [];
+after(() => {
+  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+});
 function tmpData(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "gbr-replay-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gbr-replay-"));
+  made.push(dir);
+  return dir;
 }
 function tmpFile(name = "calls.jsonl"): string {
   return path.join(tmpData(), "nested", name);

@@ -87,7 +87,7 @@ describe("labels", () => {
     assert.equal(notebook.areaLabel, areaLabel);
     assert.equal(notebook.NO_AREA, NO_AREA);
     // And the text Table 6 that `gbr stats` and `gbr reproduce` print.
-    const t1 = { queries: 3, articles: 9, sources: 2, judgments: 4, distinctRelevant: 4, relevantShareOfPool: 0.44, goldPerQuery: 1.33, multiGoldShare: 0.33, medianArticleWords: 80, medianQueryWords: 20 };
+    const t1 = { queries: 3, unjudged: 0, articles: 9, sources: 2, judgments: 4, distinctRelevant: 4, relevantShareOfPool: 0.44, goldPerQuery: 1.33, multiGoldShare: 0.33, medianArticleWords: 80, medianQueryWords: 20 };
     const text = formatStats("x", t1, [{ area: "unknown", queries: 2, goldArticles: 3, relevantPerQuery: 1.5, medianGoldWords: 70 }]);
     assert.match(text, /^\(no area\) +2 +3 +1\.50 +70$/m);
     assert.doesNotMatch(text, /unknown/);

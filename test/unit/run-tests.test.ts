@@ -1,7 +1,7 @@
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "../helpers/shared";
@@ -39,6 +39,14 @@ test("broken", () => { throw new Error("boom"); });
 test("opted", { skip: "opt-out: irrelevant" }, () => {});
 `,
 };
+// A test that leaves a folder in the temporary folder, and one that cleans up after itself.
+SUITES["leak.test.ts"] = `import { test } from "node:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+test("leaves one", () => { mkdtempSync(path.join(os.tmpdir(), "gbr-leak-")); writeFileSync(path.join(os.tmpdir(), "gbr-leak-file.json"), "{}"); });
+test("cleans up", () => { rmSync(mkdtempSync(path.join(os.tmpdir(), "gbr-tidy-")), { recursive: true }); });
+`;
 // A file of the runner's SLOW list (the full suite's only), here with a skip that must surface in
 // the full run and not in the quick one.
 SUITES["unit/lsi.test.ts"] = `import { test } from "node:test";
@@ -101,4 +109,18 @@ test("--quick alone finds no file when every one is slow", () => {
   const r = run("--quick", "unit/lsi");
   assert.equal(r.code, 1);
   assert.match(r.stderr, /no test files found/);
+});
+
+test("a test leaving gbr-* entries in the temporary folder fails the run, naming them; the system's folder keeps none", () => {
+  const before = readdirSync(os.tmpdir()).filter((n) => n.startsWith("gbr-leak-"));
+  const r = run("leak.test");
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /^ok \d+ - leaves one$/m, "the test itself passes");
+  const named = /FAIL: the tests left 2 entries in the temporary folder: (\S+), (\S+) \(/.exec(r.stderr);
+  assert.ok(named, r.stderr);
+  assert.deepEqual([named[1], named[2]].map((n) => n.replace(/^gbr-leak-\w{6}$/, "gbr-leak-XXXXXX")).sort(), ["gbr-leak-XXXXXX", "gbr-leak-file.json"]);
+  assert.doesNotMatch(r.stderr, /gbr-tidy-/);
+  assert.deepEqual(readdirSync(os.tmpdir()).filter((n) => n.startsWith("gbr-leak-")), before, "the runner removed them");
+  const clean = run("opt-out.test");
+  assert.doesNotMatch(clean.stderr, /temporary folder/);
 });

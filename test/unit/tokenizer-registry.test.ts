@@ -1,11 +1,11 @@
 /**
- * How text/registry.ts gets spaCy's tables without doing I/O: from the context's loader, else
- * from the installed one. This file never imports lib/retrievers.ts or lib/index.ts, so no
- * loader is installed until a test installs one. The tables are tiny made-up ones.
+ * How text/registry.ts gets spaCy's tables without doing I/O: from the context's loader only (the public
+ * createTokenizer, tested in test/integration/spacy-lexicon.test.ts, supplies the project's). The tables are tiny
+ * made-up ones.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { createTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../../lib/text/registry";
+import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../../lib/text/registry";
 import { englishLexicon, greekLexicon, type SpacyLang } from "../../lib/text/spacy-lexicon";
 
 const greek = greekLexicon(
@@ -26,18 +26,18 @@ function recordingLoader(calls: Array<[SpacyLang, TokenizerContext]>): SpacyLexi
 }
 
 test("with no loader given, a spaCy tokenizer is a clear error; the others need none", async () => {
-  await assert.rejects(createTokenizer("spacy"), /bm25-spacy needs spaCy's lemma tables: pass a loader/);
-  await assert.rejects(createTokenizer("bm25-english"), /ctx\.loadSpacyLexicon/);
-  assert.equal((await createTokenizer("greekstemmer")).name, "bm25-greekstemmer");
-  assert.equal((await createTokenizer("grnlp")).name, "bm25-grnlp");
+  await assert.rejects(buildTokenizer("spacy"), /bm25-spacy needs spaCy's lemma tables: pass a loader as ctx\.loadSpacyLexicon/);
+  await assert.rejects(buildTokenizer("bm25-english"), /ctx\.loadSpacyLexicon/);
+  assert.equal((await buildTokenizer("greekstemmer")).name, "bm25-greekstemmer");
+  assert.equal((await buildTokenizer("grnlp")).name, "bm25-grnlp");
 });
 
 test("the context's loader is asked for the right language and receives the context", async () => {
   const calls: Array<[SpacyLang, TokenizerContext]> = [];
   const ctx: TokenizerContext = { cacheDir: "/nowhere", offline: true, loadSpacyLexicon: recordingLoader(calls) };
-  const el = await createTokenizer("bm25-spacy", ctx);
+  const el = await buildTokenizer("bm25-spacy", ctx);
   assert.deepEqual(el.tokenize("Η σύμβαση το μίσθιο παραδώσει"), ["συμβαση", "μισθιο", "παραδιδω"]);
-  const en = await createTokenizer("english", ctx);
+  const en = await buildTokenizer("english", ctx);
   assert.deepEqual(en.tokenize("The courts were"), ["court"]);
   assert.deepEqual(
     calls.map(([lang, c]) => [lang, c.cacheDir, c.offline]),
@@ -59,5 +59,5 @@ test("createRetriever brings the project's loader: nothing is installed by impor
 
 test("a loader's failure reaches the caller unchanged", async () => {
   const offline = new Error("spaCy tables not available offline");
-  await assert.rejects(createTokenizer("spacy", { loadSpacyLexicon: async () => Promise.reject(offline) }), (err) => err === offline);
+  await assert.rejects(buildTokenizer("spacy", { loadSpacyLexicon: async () => Promise.reject(offline) }), (err) => err === offline);
 });
