@@ -9,6 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { GbrError, writeFault } from "../../lib/util/errors";
 import { openStore, type RecordKind } from "../../lib/store";
+import { writeAtomic } from "../../lib/llm/react-traces";
 
 const sysErr = (code: string) => Object.assign(new Error(`${code}: refused, open '/x/y.tmp'`), { code });
 
@@ -55,4 +56,20 @@ test("a store whose disk refused one record claims no other: make is not called 
     fs.promises.open = open;
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("a REACT trace onto a full disk fails naming its folder, and leaves no temporary file", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gbr-write-fault-"));
+  const writeFile = fs.promises.writeFile;
+  fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
+    await (writeFile as (...a: unknown[]) => Promise<void>)(file, "{\"half\":");
+    throw sysErr("ENOSPC");
+  }) as typeof writeFile;
+  try {
+    await assert.rejects(writeAtomic(path.join(dir, "Q01.json"), "{}"), { code: "DISK_FULL", message: `no space left on the disk holding ${dir} (ENOSPC)` });
+  } finally {
+    fs.promises.writeFile = writeFile;
+  }
+  assert.deepEqual(fs.readdirSync(dir), []);
+  fs.rmSync(dir, { recursive: true, force: true });
 });
