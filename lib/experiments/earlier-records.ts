@@ -95,7 +95,12 @@ export async function startRun(outDir: string, loaded: LoadedBenchmark, settings
   return { done: new Set(), startedAt };
 }
 
-/** The ids of the experiments an unfinished run of `outDir` finished (what its rerun keeps); none when it finished. */
+/**
+ * The ids of the experiments an unfinished run of `outDir` finished (what its rerun keeps); none when it finished.
+ *
+ * @example
+ * process.on("SIGINT", async () => console.error(`kept: ${(await finishedSoFar("outputs/sample")).join(", ")}`));
+ */
 export async function finishedSoFar(outDir: string): Promise<string[]> {
   let since: string;
   try {
