@@ -21,7 +21,9 @@ import { BUILTIN_RERANK_PRESETS } from "../rerank/presets";
 import { FUSION_METHODS } from "../fusion/retriever";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce } from "../experiments/reproduce";
+import { reproduce, selection } from "../experiments/reproduce";
+import { finishedSoFar } from "../experiments/earlier-records";
+import { onInterrupt } from "./interrupt";
 import { statusNow } from "../experiments/assess";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
@@ -437,6 +439,7 @@ const reproduceCmd = withHelp(
       "                 registers is an id too, alone or composed (my-name, rrf:bm25-greekstemmer+my-name)",
       requireHelp,
       "--replace        start DIR/<dataset>/ again: remove an earlier run's results instead of keeping them",
+      "                 (without it, a run stopped by Ctrl-C, kill -9 or a full disk is continued by the same command)",
       "--repeat N       run each LLM experiment N times (samples 0..N-1, seeds S..S+N-1): mean ± sd",
       "--seed S         first provider seed for --repeat (default 42)",
       "--plan           call no model: count the calls and tokens each selected experiment needs (exact where the",
@@ -480,7 +483,13 @@ const reproduceCmd = withHelp(
       io.stdout(formatPlan(plan, file));
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
-    const result = await reproduce(loaded, opts);
+    const { outDir } = selection(loaded, opts);
+    const interrupted = onInterrupt(async (signal) => {
+      const kept = await finishedSoFar(outDir);
+      const what = kept.length ? `${kept.length} finished experiment${kept.length > 1 ? "s are" : " is"} kept in ${outDir} (${kept.join(", ")})` : `no experiment had finished (${outDir})`;
+      return `gbr reproduce: interrupted (${signal}): ${what}; rerun the same command to continue`;
+    }, io);
+    const result = await reproduce(loaded, opts).finally(interrupted);
     io.stdout(formatReproduceSummary(loaded, result, { format: paper ?? "text" }));
     // Failures reach stderr even with -q. Skipped experiments are not failures, unless --only asked for them by name.
     const failed = result.outcomes.filter((o) => statusNow(o) === "failed" || (only && statusNow(o) === "skipped"));

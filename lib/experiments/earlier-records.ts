@@ -3,14 +3,15 @@
  * merges with them instead of replacing the tables with its own rows. Each experiment's record
  * (experiments/<id>.json) names its run files; the metrics are computed again from those runs.
  */
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
-import { readQrels } from "../data/qrels";
+import { readQrels, writeTrecQrels } from "../data/qrels";
+import { writeAtomically } from "../store/store";
 import { readTrec } from "../data/runs";
 import { evaluate } from "../eval/metrics";
 import type { DocId, QueryId, RunCost, RunInfo } from "../types";
-import { GbrError } from "../util/errors";
+import { GbrError, writeFault } from "../util/errors";
 import type { Experiment } from "./experiment";
 import type { ExperimentRecord, SampleRecord } from "./run-experiments";
 
@@ -49,6 +50,65 @@ export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promi
     notes: all.flatMap((r) => (r.unreadable ? [`${r.file}: unreadable (${r.unreadable}); left out of the tables`] : [])),
     replaced: all.filter((r) => !r.unreadable && latest.get(r.id) !== r),
   };
+}
+
+/** The mark of a run that has not finished (it is removed when the tables are written): `unfinished.json`. */
+export const UNFINISHED = "unfinished.json";
+
+interface UnfinishedMark {
+  startedAt: string;
+  /** What decides the results (options, models, samples): a run with other settings does not continue this one. */
+  settings: unknown;
+}
+
+/**
+ * Marks `outDir` as holding a run in progress, its judgments recorded first (qrels.txt), so that the same command
+ * continues it after Ctrl-C, kill -9 or a full disk. When the folder holds an unfinished run with the same
+ * `settings`, that run is continued: the result lists its experiments that ended ok with their files complete
+ * (they are not run again).
+ *
+ * @example
+ * const { done } = await startRun(outDir, loaded, { repeat: 1 }, await earlierRun(outDir, loaded));
+ */
+export async function startRun(outDir: string, loaded: LoadedBenchmark, settings: unknown, earlier: EarlierRun): Promise<{ done: Set<string>; startedAt: string }> {
+  const file = path.join(outDir, UNFINISHED);
+  let mark: UnfinishedMark | undefined;
+  try {
+    mark = JSON.parse(await fs.readFile(file, "utf8")) as UnfinishedMark;
+  } catch {
+    mark = undefined;
+  }
+  if (mark && typeof mark.startedAt === "string" && JSON.stringify(mark.settings) === JSON.stringify(settings)) {
+    const since = mark.startedAt;
+    const complete = (r: SavedRecord) => r.status === "ok" && r.ranAt >= since && filesOf(r).every((f) => existsSync(path.join(outDir, f)));
+    return { done: new Set(earlier.saved.filter(complete).map((r) => r.id)), startedAt: since };
+  }
+  if (mark) earlier.notes.push(`${file}: an unfinished run with other settings; not continued (its experiments run again)`);
+  const startedAt = new Date().toISOString();
+  try {
+    // With records present the judgments were checked against qrels.txt; otherwise they are recorded now.
+    if (!earlier.saved.length) await writeTrecQrels(path.join(outDir, "qrels.txt"), loaded.benchmark.qrels);
+    await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify({ startedAt, settings } satisfies UnfinishedMark, null, 2) + "\n"), outDir, "--out");
+  } catch (err) {
+    throw writeFault(err, outDir, "--out");
+  }
+  return { done: new Set(), startedAt };
+}
+
+/**
+ * The ids of the experiments an unfinished run of `outDir` finished (what its rerun keeps); none when it finished.
+ *
+ * @example
+ * process.on("SIGINT", async () => console.error(`kept: ${(await finishedSoFar("outputs/sample")).join(", ")}`));
+ */
+export async function finishedSoFar(outDir: string): Promise<string[]> {
+  let since: string;
+  try {
+    since = (JSON.parse(await fs.readFile(path.join(outDir, UNFINISHED), "utf8")) as UnfinishedMark).startedAt;
+  } catch {
+    return [];
+  }
+  return (await recordFiles(outDir)).filter((r) => !r.unreadable && r.status === "ok" && r.ranAt >= since).map((r) => r.id);
 }
 
 /** Whether this run's record leaves an earlier result in place: it could not run (skipped) or broke (failed). */

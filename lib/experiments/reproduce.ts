@@ -6,7 +6,8 @@ import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, userExperiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outputs";
-import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, type EarlierRun } from "./earlier-records";
+import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, startRun, UNFINISHED, type EarlierRun } from "./earlier-records";
+import type { ExperimentRecord } from "./run-experiments";
 import { promises as fs } from "node:fs";
 import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
 import { DataError, GbrError } from "../util/errors";
@@ -111,21 +112,48 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   // One context, so its providers' limits, rate caps and meter, and its store, span every experiment.
   const context = runContext({ log: opts.log, ...opts.context });
   const providers = context.providers;
+  // What decides the results: an interrupted run continues only with the same.
+  const settings = {
+    options: opts.retrieverOptions ?? {},
+    repeat: opts.repeat ?? 1,
+    seed: opts.seed ?? 42,
+    official: opts.official === true,
+    replay: context.replay,
+    chat: providers.config.chat.model ?? null,
+    embed: providers.config.embed.naming,
+    rerank: providers.config.rerank.api,
+  };
+  const { done, startedAt } = await startRun(outDir, loaded, settings, earlier);
+  const todo = selected.filter((e) => !done.has(e.id));
+  if (todo.length < selected.length) {
+    const kept = selected.filter((e) => done.has(e.id)).map((e) => e.id);
+    opts.log?.(`continuing the run started ${startedAt} (interrupted): ${kept.length} experiment${kept.length > 1 ? "s" : ""} it finished kept (${kept.join(", ")})`);
+  }
   // Each experiment's files are written as it ends: a later fault cannot take a finished one's results away.
   const written: string[] = [];
-  const ran = await runExperiments(loaded, selected, {
-    ...opts,
-    context,
-    onRecord: async (r) => {
-      if (keepsEarlier(earlier, r)) return;
-      const files = await writeExperimentOutputs(outDir, r);
-      written.push(...files);
-      await dropReplaced(outDir, earlier, r.experiment.id, files);
-    },
-  });
+  const ran: ExperimentRecord[] = [];
+  // What stopped the run (the outputs folder's disk refusing a write): the tables of what finished are still written.
+  let stopped: unknown;
+  try {
+    await runExperiments(loaded, todo, {
+      ...opts,
+      context,
+      onRecord: async (r) => {
+        if (!keepsEarlier(earlier, r)) {
+          const files = await writeExperimentOutputs(outDir, r);
+          written.push(...files);
+          await dropReplaced(outDir, earlier, r.experiment.id, files);
+        }
+        ran.push(r);
+      },
+    });
+  } catch (err) {
+    stopped = err;
+  }
   // An earlier row of the user's own retriever stays in the tables while that retriever is registered.
   const listed = opts.official ? all : [...all, ...userExperiments(earlier.saved.map((r) => r.id), all)];
-  const records = await mergeRecords(outDir, loaded, listed, ran, earlier);
+  // An interrupted run's finished experiments are this run's own: listed as run, not as an earlier run's.
+  const records = (await mergeRecords(outDir, loaded, listed, ran, earlier)).map((r) => (done.has(r.experiment.id) && r.earlier ? { ...r, earlier: undefined } : r));
   for (const note of earlier.notes) opts.log?.(note);
   const assessment = assess(loaded, records, {
     repeat: opts.repeat,
@@ -137,14 +165,21 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     replayFile: providers.config.replayFile,
   });
   const tables = outputTables(loaded, records, assessment);
-  const files = await writeOutputs(outDir, loaded, written, assessment, tables, providers);
+  let files: string[];
+  try {
+    files = await writeOutputs(outDir, loaded, written, assessment, tables, providers);
+  } catch (err) {
+    throw stopped ?? err;
+  }
+  if (stopped) throw stopped;
+  await fs.rm(path.join(outDir, UNFINISHED), { force: true });
   return { outDir, outcomes: assessment.outcomes, assessment, tables, files, notes: earlier.notes };
 }
 
 /** `--replace`: the folder's own files of an earlier run go (its records name them), so none is left unlisted. */
 async function clearEarlier(outDir: string): Promise<EarlierRun> {
   const named = (await recordFiles(outDir)).flatMap((r) => r.samples.flatMap((s) => s.files ?? []));
-  for (const f of [...named, "runs", "experiments", ...Object.values(TABLE_FILES), ...Object.values(FOLDER_FILES)]) {
+  for (const f of [...named, "runs", "experiments", UNFINISHED, ...Object.values(TABLE_FILES), ...Object.values(FOLDER_FILES)]) {
     await fs.rm(path.join(outDir, f), { recursive: true, force: true });
   }
   return { saved: [], notes: [], replaced: [] };

@@ -127,9 +127,8 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       if (first === undefined) firstWithReason.set(reason, experiment.id);
       if (first === undefined && (!skipped || opts.reportSkips !== false)) log(`${tag}: ${skipped ? "skipped" : "FAILED"}: ${reason}`);
       else if (!skipped) log(`${tag}: FAILED: the same reason as ${first}`);
+      // Not even a full disk stops the run here: a store that cannot write fails only the experiments that need it.
       await opts.onRecord?.(records[records.length - 1]);
-      // A full disk fails every experiment after it, and would waste the calls they pay for.
-      if (err instanceof GbrError && err.code === "DISK_FULL") throw err;
     } finally {
       clearTimeout(slow);
     }

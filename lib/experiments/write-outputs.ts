@@ -5,16 +5,17 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { toCsv } from "../util/csv";
 import { writeTrecQrels } from "../data/qrels";
-import { runFileBase, writeJsonRun, writeTrec } from "../data/runs";
+import { formatRanxRun, formatTrec, runFileBase } from "../data/runs";
+import { writeAtomically } from "../store/store";
 import { fileNameOf } from "../util/file-name";
 import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
 import { TABLE_FILES, type OutputTables, type Table } from "./output-tables";
-import { diskFull } from "../store";
 import type { RecordFile } from "./earlier-records";
 import { renderLatex, renderMarkdown } from "../util/paper-tables";
 import { resultsTable } from "./results-table";
+import { writeFault } from "../util/errors";
 import { unjudgedQueries } from "../types";
 
 /** The files of a dataset folder besides the CSV tables (TABLE_FILES), the runs/ and the experiments/. */
@@ -32,10 +33,13 @@ export const STAND_IN_NOTE =
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 
-/** Writes one experiment's files the moment it is done; returns their names relative to outDir. */
+/**
+ * Writes one experiment's files the moment it is done, each whole or not at all (a full disk or a kill leaves an
+ * earlier file intact), its record last; returns their names relative to outDir.
+ */
 export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord): Promise<string[]> {
   const names: string[] = [];
-  const file = (name: string) => (names.push(name), path.join(outDir, name));
+  const put = (name: string, text: string) => (names.push(name), writeAtomically(path.join(outDir, name), (fh) => fh.writeFile(text), outDir, "--out"));
   try {
     // No runs/ for an experiment without a run (skipped, failed): an empty folder would say one was written.
     if (r.samples.length) await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
@@ -45,10 +49,10 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
       // The id stays inside: the TREC tag, and summary.csv's runFile column maps it to this name.
       const name = runFileBase(r.experiment.id, r.samples.length > 1 ? s : undefined);
       const own: string[] = [];
-      const mine = (n: string) => (own.push(n), file(n));
-      await writeTrec(mine(`${name}.trec`), sample.result.run, r.experiment.id);
-      await writeJsonRun(mine(`${name}.json`), sample.result.run, "ranx");
-      for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await fs.writeFile(mine(artefact), json(value));
+      const mine = (n: string, text: string) => (own.push(n), put(n, text));
+      await mine(`${name}.trec`, formatTrec(sample.result.run, r.experiment.id));
+      await mine(`${name}.json`, formatRanxRun(sample.result.run));
+      for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await mine(artefact, json(value));
       samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own });
     }
     // What a later partial rerun needs to put this experiment back in the tables (lib/experiments/earlier-records.ts).
@@ -61,9 +65,9 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
       details: r.samples[0]?.result.details ?? null,
       samples,
     };
-    await fs.writeFile(file(`experiments/${fileNameOf(r.experiment.id)}.json`), json(record));
+    await put(`experiments/${fileNameOf(r.experiment.id)}.json`, json(record));
   } catch (err) {
-    throw diskFull(err, outDir);
+    throw writeFault(err, outDir, "--out");
   }
   return names;
 }
@@ -86,7 +90,7 @@ export async function writeOutputs(
   try {
     await writeTables(outDir, loaded, a, tables, file, providers);
   } catch (err) {
-    throw diskFull(err, outDir);
+    throw writeFault(err, outDir, "--out");
   }
   return [...written];
 }

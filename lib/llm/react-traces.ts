@@ -1,6 +1,8 @@
 /** REACT-BM25's per-query trace (JSON, rewritten every round), its files, and the store kind reruns take it from. */
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
+import path from "node:path";
+import { writeFault } from "../util/errors";
 import type { DocId, QueryId } from "../types";
 import type { RecordKind } from "../store";
 import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
@@ -127,8 +129,13 @@ export function traceFileName(queryId: QueryId): string {
 export async function writeAtomic(file: string, data: string): Promise<void> {
   // Rename within one folder is atomic, so a reader (or a resumed run) never sees half a file.
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  await fs.writeFile(tmp, data);
-  await fs.rename(tmp, file);
+  try {
+    await fs.writeFile(tmp, data);
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw writeFault(err, path.dirname(file), "GBR_DATA_DIR");
+  }
 }
 
 export async function readTrace(file: string): Promise<ReactTrace | undefined> {

@@ -1,5 +1,5 @@
 /** The one store of what must survive a run: chat answers and cross-encoder scores, shared as key-sorted JSONL. */
-export { openStore, diskFull, type RecordKind, type Store, type StoreOptions } from "./store";
+export { openStore, type RecordKind, type Store, type StoreOptions } from "./store";
 export { openDataStore, openReplayCache, type DataStoreOptions } from "./data-store";
 export { replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
 export {

@@ -22,6 +22,7 @@ export async function exportKind<T extends { key: string }>(
       }
     },
     path.dirname(out),
+    "--file",
   );
   return { file: out, records };
 }

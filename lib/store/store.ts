@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { GbrError } from "../util/errors";
+import { GbrError, writeFault } from "../util/errors";
 import { FileLocks } from "../util/file-lock";
 
 /** What the store needs of a kind of record: how its key follows from its content, and what makes it invalid. */
@@ -44,14 +44,6 @@ export async function openStore(dir: string, opts: StoreOptions = {}): Promise<S
   return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
 }
 
-/** A full disk (ENOSPC, EDQUOT) as an error naming the folder; anything else passed through. */
-export function diskFull(err: unknown, folder: string): unknown {
-  const code = (err as NodeJS.ErrnoException)?.code;
-  if (code !== "ENOSPC" && code !== "EDQUOT") return err;
-  const what = code === "ENOSPC" ? "no space left on the disk" : "the disk quota is exhausted";
-  return new GbrError(`${what} holding ${folder} (${code}): free some space there, then run again`, "DISK_FULL", { cause: err });
-}
-
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** One record's bytes checked (strict UTF-8, JSON, the kind's checks, the key): the record, or what is wrong. */
@@ -85,6 +77,8 @@ class FileStore implements Store {
   ) {}
 
   private toldWaiting = false;
+  /** The first write the disk refused: later records are not made (their calls would be paid and lost). */
+  private refused?: unknown;
 
   fileOf(kind: RecordKind<{ key: string }>, key: string): string {
     if (!/^[0-9a-f]{64}$/.test(key)) throw new TypeError(`store: a key is 64 hex characters, got ${JSON.stringify(key)}`);
@@ -116,15 +110,31 @@ class FileStore implements Store {
     if (problem) throw new TypeError(`store: refusing an invalid ${kind.name} record: ${problem}`);
     const key = kind.keyOf(record);
     if (record.key !== key) throw new TypeError(`store: the ${kind.name} record's key ${record.key} does not match its content (${key})`);
-    await writeAtomically(this.fileOf(kind, key), (fh) => fh.writeFile(`${JSON.stringify(record)}\n`, "utf8"), this.dir);
+    if (this.refused) throw this.refused;
+    try {
+      await writeAtomically(this.fileOf(kind, key), (fh) => fh.writeFile(`${JSON.stringify(record)}\n`, "utf8"), this.dir);
+    } catch (err) {
+      throw this.refuses(err);
+    }
+  }
+
+  /** A write fault of the store's folder, remembered (see `refused`); any other error passed through. */
+  private refuses(err: unknown): unknown {
+    const fault = writeFault(err, this.dir, "GBR_DATA_DIR");
+    if (fault instanceof GbrError && (fault.code === "DISK_FULL" || fault.code === "UNWRITABLE")) this.refused ??= fault;
+    return fault;
   }
 
   async produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }> {
     const hit = await this.get(kind, key);
     if (hit) return { record: hit, made: false };
+    if (this.refused) throw this.refused;
+    // A lock the disk refuses is the store's write fault too (named, remembered), not a raw mkdir error.
+    let locked = false;
     return this.locks.run(
       path.join(this.dir, ".locks", kind.name, `${key}.lock`),
       async () => {
+        locked = true;
         // Another process (or caller) may have made it while this one waited for the lock.
         const again = await this.get(kind, key);
         if (again) return { record: again, made: false };
@@ -142,7 +152,9 @@ class FileStore implements Store {
           this.log(`${m} (its record will be read here; further waits are not reported)`);
         },
       },
-    );
+    ).catch((err: unknown) => {
+      throw locked ? err : this.refuses(err);
+    });
   }
 
   async *records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T> {
@@ -167,8 +179,11 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
   }
 }
 
-/** A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced (making it durable). */
-export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string): Promise<void> {
+/**
+ * A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced (making it durable). A write
+ * the disk refuses is an error naming `folder` and the `setting` that places it.
+ */
+export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string, setting = "GBR_DATA_DIR"): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
     await fs.promises.mkdir(path.dirname(file), { recursive: true });
@@ -182,7 +197,7 @@ export async function writeAtomically(file: string, write: (fh: fs.promises.File
     await fs.promises.rename(tmp, file);
   } catch (err) {
     await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
-    throw diskFull(err, folder);
+    throw writeFault(err, folder, setting);
   }
   await syncDir(path.dirname(file));
 }

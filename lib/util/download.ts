@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { retryAfterMs, retryWithBackoff } from "./retry";
-import { GbrError, type GbrErrorOptions } from "./errors";
+import { GbrError, writeFault, type GbrErrorOptions } from "./errors";
 
 /** A failed download; `code` is stable to switch on (`reproduce` skips an experiment on OFFLINE). */
 export class DownloadError extends GbrError {
@@ -61,6 +61,9 @@ export async function downloadFile(url: string, dest: string, opts: DownloadOpti
       try {
         return await attemptDownload(url, dest, opts);
       } catch (err) {
+        // A disk that refuses the file is no network fault: named, and not retried.
+        const fault = writeFault(err, path.dirname(dest), "GBR_DATA_DIR");
+        if (fault !== err) throw fault;
         throw err instanceof DownloadError ? err : new DownloadError(`${url}: ${(err as Error).message}`, "NETWORK");
       }
     },
@@ -94,21 +97,30 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
     const total = lengthHeader ? Number(lengthHeader) : undefined;
     const hash = createHash("sha256");
     const out = createWriteStream(tmp);
+    // The file's own failure (a full disk): without a listener it would end the process.
+    let refused: Error | undefined;
+    const failed = new Promise<never>((_, reject) => out.once("error", (e) => reject((refused = e))));
+    failed.catch(() => undefined);
     let received = 0;
     try {
       if (res.body) {
         for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
           hash.update(chunk);
           received += chunk.length;
-          if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+          if (!out.write(chunk)) await Promise.race([new Promise<void>((r) => out.once("drain", () => r())), failed]);
+          if (refused) throw refused;
           opts.onProgress?.(received, total);
         }
       }
     } catch (err) {
+      if (refused) throw refused;
       throw new DownloadError(`${url}: connection dropped after ${received} bytes (${(err as Error).message})`, "NETWORK");
     } finally {
-      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+      await Promise.race([new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve()))), failed]).catch((e: unknown) => {
+        if (!refused) throw e;
+      });
     }
+    if (refused) throw refused;
     if (total !== undefined && received !== total) {
       throw new DownloadError(`${url}: truncated body, ${received} of ${total} bytes`, "NETWORK");
     }

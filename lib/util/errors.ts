@@ -45,3 +45,30 @@ export class DataError extends GbrError {
     this.name = "DataError";
   }
 }
+
+const WRITE_FAULTS: Readonly<Record<string, string>> = {
+  ENOSPC: "no space left on the disk holding",
+  EDQUOT: "the disk quota is exhausted for",
+  EROFS: "a read-only file system holds",
+  EACCES: "no permission to write to",
+  EPERM: "no permission to write to",
+};
+
+/**
+ * A write that the disk refused (full, over quota, read-only, no permission) as a GbrError naming the folder and, in
+ * the hint, the setting that moves it: code DISK_FULL for space, UNWRITABLE otherwise. Any other error passes unchanged.
+ *
+ * @example
+ * try { await fs.writeFile(file, text); } catch (err) { throw writeFault(err, dir, "--out"); }
+ */
+export function writeFault(err: unknown, folder: string, setting: string): unknown {
+  if (err instanceof GbrError) return err;
+  const code = (err as NodeJS.ErrnoException)?.code ?? "";
+  const what = WRITE_FAULTS[code];
+  if (!what) return err;
+  const full = code === "ENOSPC" || code === "EDQUOT";
+  return new GbrError(`${what} ${folder} (${code})`, full ? "DISK_FULL" : "UNWRITABLE", {
+    cause: err,
+    hint: `${full ? "free some space there" : "make it writable"} (or give ${setting} another folder), then run again`,
+  });
+}

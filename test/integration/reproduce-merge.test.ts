@@ -4,7 +4,7 @@
  * ran); results on other judgments are refused; `replace` starts the folder again.
  */
 import assert from "node:assert/strict";
-import { promises as fs } from "node:fs";
+import fsSync, { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -163,4 +163,60 @@ test("a folder written with the older file names (the id itself, colon and all) 
   await reproduce(loaded, { outRoot, experiments: LIST, only: ["rrf:bm25-greekstemmer+lsi"] });
   assert.deepEqual((await fs.readdir(path.join(dir, "runs"))).sort(), ["lsi.json", "lsi.trec", "rrf__bm25-greekstemmer+lsi.json", "rrf__bm25-greekstemmer+lsi.trec"]);
   assert.deepEqual((await fs.readdir(path.join(dir, "experiments"))).sort(), ["lsi.json", "rrf__bm25-greekstemmer+lsi.json"]);
+});
+
+test("issue 28: a full outputs disk stops the run, writes the tables of what finished, names the folder; the same call continues", async () => {
+  const outRoot = path.join(tmp, "full-out");
+  const dir = path.join(outRoot, "sample");
+  // The outputs disk fills up as lsi's run is written: every new file there fails as write(2) does then.
+  const { open, writeFile } = fsSync.promises;
+  const full = (file: unknown) => {
+    if (String(file).startsWith(path.join(dir, "runs", "lsi"))) throw Object.assign(new Error(`ENOSPC: no space left on device, open '${String(file)}'`), { code: "ENOSPC" });
+  };
+  fsSync.promises.open = (async (file: fsSync.PathLike, ...rest: unknown[]) => {
+    full(file);
+    return (open as (...a: unknown[]) => Promise<fsSync.promises.FileHandle>)(file, ...rest);
+  }) as typeof open;
+  fsSync.promises.writeFile = (async (file: fsSync.PathLike, ...rest: unknown[]) => {
+    full(file);
+    return (writeFile as (...a: unknown[]) => Promise<void>)(file, ...rest);
+  }) as typeof writeFile;
+  try {
+    await assert.rejects(reproduce(loaded, { outRoot, experiments: LIST }), (e: unknown) => {
+      assert.ok(e instanceof GbrError && e.code === "DISK_FULL", String(e));
+      assert.equal(e.message, `no space left on the disk holding ${dir} (ENOSPC)`);
+      assert.match(e.hint ?? "", /free some space there \(or give --out another folder\)/);
+      return true;
+    });
+  } finally {
+    Object.assign(fsSync.promises, { open, writeFile });
+  }
+  // What finished before the disk filled is in the tables; nothing ran after it; lsi left no half-written run.
+  assert.deepEqual((await summaryOf(dir)).map((r) => r.experiment), ["bm25-greekstemmer", "bm25-grnlp"]);
+  assert.deepEqual((await fs.readdir(path.join(dir, "runs"))).sort(), ["bm25-greekstemmer.json", "bm25-greekstemmer.trec", "bm25-grnlp.json", "bm25-grnlp.trec"]);
+  const ranAt = async (id: string) => JSON.parse(await fs.readFile(path.join(dir, "experiments", `${id}.json`), "utf8")).ranAt as string;
+  const kept = await ranAt("bm25-greekstemmer");
+
+  const lines: string[] = [];
+  const again = await reproduce(loaded, { outRoot, experiments: LIST, log: (m) => lines.push(m) });
+  assert.ok(lines.some((l) => /^continuing the run started \S+ \(interrupted\): 2 experiments it finished kept \(bm25-greekstemmer, bm25-grnlp\)$/.test(l)), lines.join("\n"));
+  assert.equal(await ranAt("bm25-greekstemmer"), kept, "not run again");
+  assert.deepEqual(again.outcomes.map((o) => [o.id, o.status, o.earlier ?? false]), IDS.map((id) => [id, "ok", false]));
+  const whole = await reproduce(loaded, { outRoot: path.join(tmp, "full-out-whole"), experiments: LIST });
+  const metrics = (rows: Record<string, string>[]) => rows.map((r) => [r.experiment, r["nDCG@10"], r["Recall@100"], r["MAP@100"]]);
+  assert.deepEqual(metrics(await summaryOf(dir)), metrics(await summaryOf(whole.outDir)));
+  assert.ok(!fsSync.existsSync(path.join(dir, "unfinished.json")));
+  assert.deepEqual((await fs.readdir(dir)).sort(), again.files.map((f) => f.replace(/\/$/, "")).sort(), "every file listed");
+});
+
+test("an unfinished run is continued only with the same settings: with others, every experiment runs again", async () => {
+  const outRoot = path.join(tmp, "other-settings");
+  const stop: Experiment = { ...LIST[2], run: async () => Promise.reject(new Error("never reached")) };
+  // An unfinished first run: its mark and one finished experiment, as a kill after bm25-greekstemmer leaves them.
+  const first = await reproduce(loaded, { outRoot, experiments: [LIST[0], stop] });
+  await fs.writeFile(path.join(first.outDir, "unfinished.json"), JSON.stringify({ startedAt: "2000-01-01T00:00:00.000Z", settings: { repeat: 9 } }));
+  const lines: string[] = [];
+  await reproduce(loaded, { outRoot, experiments: [LIST[0]], log: (m) => lines.push(m) });
+  assert.ok(lines.some((l) => l.endsWith("unfinished.json: an unfinished run with other settings; not continued (its experiments run again)")), lines.join("\n"));
+  assert.ok(!lines.some((l) => l.startsWith("continuing")));
 });
