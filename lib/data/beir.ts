@@ -1,8 +1,9 @@
-import { createReadStream, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import { constants as bufferConstants } from "node:buffer";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
 import { DataError } from "../util/errors";
+import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
 
 const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 
@@ -111,13 +112,14 @@ const PIECE_BYTES = 64 << 20;
 
 /**
  * Reads UTF-8 lines; a BOM or CRLF is dropped with a warning (often a sign of a spreadsheet round-trip). The file is
- * decoded in pieces cut at line ends, so a corpus past V8's string limit (about 512 M characters) still reads.
+ * decoded in pieces cut at line ends, so a corpus past V8's string limit (about 512 M characters) still reads; one line
+ * longer than `maxLineBytes` (default: that limit) is a DataError naming it, found before its bytes are gathered.
  */
-export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIECE_BYTES): Promise<string[]> {
+export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIECE_BYTES, maxLineBytes = MAX_LINE_BYTES): Promise<string[]> {
   const lines: string[] = [];
   const at: PieceStart = { offset: 0, line: 1 };
   let sawCr = false;
-  const take = (piece: Buffer) => {
+  for await (const piece of linePieces(file, { pieceBytes, maxLineBytes, line: () => at.line })) {
     let text = decodeUtf8(piece, file, at);
     if (at.offset === 0 && text.charCodeAt(0) === 0xfeff) {
       warn?.(`${file}: starts with a byte-order mark (BOM); ignored`);
@@ -134,24 +136,7 @@ export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIEC
     for (const line of got) lines.push(line);
     at.offset += piece.length;
     at.line += got.length;
-  };
-  // Bytes after the last line end so far; a line longer than a chunk gathers chunks without copying them again.
-  let pending: Buffer[] = [];
-  try {
-    for await (const chunk of createReadStream(file, { highWaterMark: pieceBytes }) as AsyncIterable<Buffer>) {
-      const cut = chunk.lastIndexOf(0x0a) + 1;
-      if (cut === 0) {
-        pending.push(chunk);
-        continue;
-      }
-      take(pending.length ? Buffer.concat([...pending, chunk.subarray(0, cut)]) : chunk.subarray(0, cut));
-      pending = cut < chunk.length ? [chunk.subarray(cut)] : [];
-    }
-  } catch (err) {
-    if (err instanceof DataError) throw err;
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
   }
-  if (pending.length) take(Buffer.concat(pending));
   return lines;
 }
 
