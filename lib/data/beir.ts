@@ -169,12 +169,23 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
   return out;
 }
 
+/**
+ * Characters no id may hold besides whitespace (`\s`, which has the line and paragraph separators): C0 and C1
+ * controls and DEL. `\s` misses U+001C–U+001F and U+0085, which Python's `str.split()` splits on.
+ */
+const ID_CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+
 /** Why `id` cannot be an id, or undefined: ids are compared untrimmed and go into whitespace-separated runs. */
 export function idProblem(what: string, id: string): string | undefined {
   const head = `${what} '${id}' is empty or contains whitespace`;
   if (id === "") return `${head}: every ${what} needs at least one character`;
   if (id.trim() !== id) return `${head}: it has leading or trailing whitespace, which is not trimmed (ids are compared exactly); remove it`;
   if (/\s/.test(id)) return `${head}: ids end up in whitespace-separated run files; replace the whitespace (e.g. with '_')`;
+  const control = ID_CONTROL.exec(id);
+  if (control) {
+    const code = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    return `${what} ${JSON.stringify(id)} contains the control character ${code}: ids end up in whitespace-separated run files, which some readers split there; remove it`;
+  }
   return undefined;
 }
 
@@ -400,7 +411,9 @@ export async function readMeta(
       throw new DataError(`meta names query '${id}', which is not in ${opts.queriesFile ?? "the queries"}`, metaFile, line);
     }
     const m: QueryMeta = {};
-    if (value.area !== undefined && value.area !== null) m.area = String(value.area);
+    const area = areaOf(value.area);
+    if (typeof area === "object") throw new DataError(`"area" of query '${id}' ${area.problem}`, metaFile, line);
+    if (area !== undefined) m.area = area;
     if (value.date !== undefined && value.date !== null) m.date = String(value.date);
     if (value.number !== undefined && value.number !== null) {
       m.number = Number(value.number);
@@ -409,4 +422,17 @@ export async function readMeta(
     meta.set(id, m);
   }
   return meta;
+}
+
+/**
+ * A query's legal area as written: a string, trimmed; absent, null, empty or blank is no area (one "(no area)" row, not
+ * two), anything else a problem to report.
+ *
+ * @example
+ * areaOf(" Civil law ") // "Civil law"; areaOf("  ") and areaOf(null) are undefined; areaOf(3) is { problem }
+ */
+export function areaOf(raw: unknown): string | undefined | { problem: string } {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== "string") return { problem: `is ${JSON.stringify(raw)}, not a string: write the area as text, or leave it out for none` };
+  return raw.trim() || undefined;
 }
