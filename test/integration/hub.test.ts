@@ -571,3 +571,34 @@ describe("progressBar", () => {
     }
   });
 });
+
+// Issue 29, row 11: `gbr data pull --dir D` replaced a user's own corpus.jsonl without a word.
+describe("pullHubToDir into a folder it did not write", () => {
+  test("refuses to replace a file it did not write or that changed since, before downloading; its own folder it pulls again", async () => {
+    const h = await hub();
+    const root = await tmpDir();
+    const mine = path.join(root, "mine");
+    await fs.mkdir(mine, { recursive: true });
+    await fs.writeFile(path.join(mine, "corpus.jsonl"), '{"_id": "x", "text": "my own"}\n');
+    await fs.writeFile(path.join(mine, "notes.txt"), "mine");
+    const requests = h.authorizations.length;
+    await assert.rejects(pullHubToDir(mine, pullOpts(h, path.join(root, "cache"))), (e: unknown) => {
+      assert.ok(e instanceof DataError, String(e));
+      assert.equal(e.message, `${mine}: corpus.jsonl was not written by gbr data pull (or changed since): not replacing it; choose a new or empty folder, or move it away`);
+      return true;
+    });
+    assert.equal(h.authorizations.length, requests, "nothing asked of the Hub");
+    assert.equal(await fs.readFile(path.join(mine, "corpus.jsonl"), "utf8"), '{"_id": "x", "text": "my own"}\n');
+
+    // A folder of its own is pulled into again; once a file of it is edited, it is the user's.
+    const out = path.join(root, "pulled");
+    await fs.mkdir(out);
+    await fs.writeFile(path.join(out, "notes.txt"), "other files are left alone");
+    await pullHubToDir(out, pullOpts(h, path.join(root, "cache")));
+    await pullHubToDir(out, pullOpts(h, path.join(root, "cache")));
+    await fs.appendFile(path.join(out, "queries.jsonl"), '{"_id": "mine", "text": "added by hand"}\n');
+    await assert.rejects(pullHubToDir(out, pullOpts(h, path.join(root, "cache"))), /queries\.jsonl was not written by gbr data pull \(or changed since\)/);
+    assert.match(await fs.readFile(path.join(out, "queries.jsonl"), "utf8"), /added by hand/);
+    assert.equal(await fs.readFile(path.join(out, "notes.txt"), "utf8"), "other files are left alone");
+  });
+});
