@@ -391,6 +391,32 @@ describe("pullHub", () => {
     });
   });
 
+  // Issue 29, row 11: a number as the area was taken as its text, and a blank one made a second "(no area)" row.
+  test("an area that is not a string fails naming the file and line; a blank one is no area", async () => {
+    const rows = (area: unknown) =>
+      [
+        { id: "q-2019-civil-1", area: " civil ", date: "2019-A", number: 1 },
+        { id: "q-2020-criminal-2", area: "   ", date: "2020-B", number: 2 },
+        { id: "q-2021-commercial-3", area, date: "2021-A", number: 3 },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n");
+    const readme = CARD().replace("path: greekbarbench.csv", "path: greekbarbench.jsonl");
+    const files = dataset().files;
+    delete files["greekbarbench.csv"];
+    const bad = await hub(dataset({ readme, files: { ...files, "greekbarbench.jsonl": rows(7) } }));
+    await assert.rejects(pullHub(pullOpts(bad, path.join(await tmpDir(), "cache"))), (err: unknown) => {
+      assert.ok(err instanceof DataError, String(err));
+      assert.ok(err.file?.endsWith("greekbarbench.jsonl"), err.file);
+      assert.equal(err.line, 3);
+      assert.match(err.message, /area of id 'q-2021-commercial-3' is 7, not a string/);
+      return true;
+    });
+    const good = await hub(dataset({ readme, files: { ...files, "greekbarbench.jsonl": rows("") } }));
+    const { benchmark } = await pullHub(pullOpts(good, path.join(await tmpDir(), "cache")));
+    assert.deepEqual([...benchmark.meta.values()].map((m) => m.area), ["civil", undefined, undefined]);
+  });
+
   test("qrels naming an unknown article fail with the qrels file and line", async () => {
     const files = dataset().files;
     files["qrels.csv"] = QRELS_CSV + "\r\nq-2020-criminal-2,ΠΚ::999,1,x";
