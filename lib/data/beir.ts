@@ -1,11 +1,8 @@
 import { promises as fs } from "node:fs";
-import { constants as bufferConstants } from "node:buffer";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
 import { DataError } from "../util/errors";
 import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
-
-const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
 
 /** Reports tolerated oddities (BOM, CRLF) without failing the load. */
 export type Warn = (message: string) => void;
@@ -50,7 +47,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
     if (at < 0) {
       throw new DataError(
         `${bytes.length.toLocaleString("en-US")} bytes from line ${from.line} on are valid UTF-8 but too long for one JavaScript string ` +
-          `(at most ${MAX_STRING_LENGTH.toLocaleString("en-US")} characters; ${(err as Error).message}): split the text into lines or records`,
+          `(at most ${MAX_LINE_BYTES.toLocaleString("en-US")} characters; ${(err as Error).message}): split the text into lines or records`,
         file,
         from.line,
       );

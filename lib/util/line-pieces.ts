@@ -30,10 +30,8 @@ export async function* linePieces(file: string, opts: LinePieceOptions): AsyncGe
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   const withPending = (part: Buffer) => (pending.length ? Buffer.concat([...pending, part]) : part);
-  let stream: AsyncIterable<Buffer>;
   try {
-    stream = createReadStream(file, { highWaterMark: opts.pieceBytes }) as AsyncIterable<Buffer>;
-    for await (const chunk of stream) {
+    for await (const chunk of createReadStream(file, { highWaterMark: opts.pieceBytes }) as AsyncIterable<Buffer>) {
       // Only when the gathered bytes and this read could hold a line past the limit is it worth finding the lines.
       if (pendingBytes + chunk.length > max) {
         let start = 0;
