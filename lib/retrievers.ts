@@ -99,6 +99,8 @@ export function parseRetrieverName(name: string): RetrieverSpec {
   if (name === "lsi" || name.startsWith("lsi:")) {
     const dims = name === "lsi" ? 256 : Number(name.slice(4));
     if (!(Number.isInteger(dims) && dims >= 1)) throw usage(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
+    // A fit holds dense documents × dimensions matrices: past this it takes minutes and gigabytes (the paper uses 256).
+    if (dims > MAX_LSI_DIMS) throw usage(`'${name}': at most ${MAX_LSI_DIMS} dimensions (the paper uses 256)`);
     return { kind: "lsi", name, dims };
   }
   const rest = name.slice(colon + 1);
@@ -189,6 +191,8 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
     case "dense":
       return denseRetriever(spec.name, bench, opts, ctx);
     case "lsi":
+      // Plain `lsi` fits min(256, documents); dimensions asked for by name must exist.
+      if (spec.name !== "lsi" && spec.dims > bench.docs.length) throw usage(`'${spec.name}': ${spec.dims} dimensions, more than the ${bench.docs.length} documents of ${bench.name}; use at most lsi:${bench.docs.length}`);
       return lsiRetriever(spec.name, bench, ctx, part, spec.dims);
     case "prf":
       return prfRetriever(spec.name, await part(spec.of.name));
@@ -220,6 +224,8 @@ function prfRetriever(name: string, inner: Retriever): Retriever {
   if (!supportsFeedback(inner)) throw usage(`'${inner.name}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
   return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
 }
+
+const MAX_LSI_DIMS = 4096;
 
 function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");

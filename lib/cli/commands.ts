@@ -474,7 +474,7 @@ const reproduceCmd = withHelp(
       official: values.official === true,
       // The closing summary groups every skip by reason; a reason is told as it happens only for experiments asked for.
       reportSkips: only !== undefined,
-      repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1 }),
+      repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1, max: 1000 }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
       replace: values.replace === true,
     };

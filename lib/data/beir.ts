@@ -1,10 +1,8 @@
-import { createReadStream, promises as fs } from "node:fs";
-import { constants as bufferConstants } from "node:buffer";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
 import { DataError } from "../util/errors";
-
-const MAX_STRING_LENGTH = bufferConstants.MAX_STRING_LENGTH;
+import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
 
 /** Reports tolerated oddities (BOM, CRLF) without failing the load. */
 export type Warn = (message: string) => void;
@@ -49,7 +47,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
     if (at < 0) {
       throw new DataError(
         `${bytes.length.toLocaleString("en-US")} bytes from line ${from.line} on are valid UTF-8 but too long for one JavaScript string ` +
-          `(at most ${MAX_STRING_LENGTH.toLocaleString("en-US")} characters; ${(err as Error).message}): split the text into lines or records`,
+          `(at most ${MAX_LINE_BYTES.toLocaleString("en-US")} characters; ${(err as Error).message}): split the text into lines or records`,
         file,
         from.line,
       );
@@ -111,13 +109,14 @@ const PIECE_BYTES = 64 << 20;
 
 /**
  * Reads UTF-8 lines; a BOM or CRLF is dropped with a warning (often a sign of a spreadsheet round-trip). The file is
- * decoded in pieces cut at line ends, so a corpus past V8's string limit (about 512 M characters) still reads.
+ * decoded in pieces cut at line ends, so a corpus past V8's string limit (about 512 M characters) still reads; one line
+ * longer than `maxLineBytes` (default: that limit) is a DataError naming it, found before its bytes are gathered.
  */
-export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIECE_BYTES): Promise<string[]> {
+export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIECE_BYTES, maxLineBytes = MAX_LINE_BYTES): Promise<string[]> {
   const lines: string[] = [];
   const at: PieceStart = { offset: 0, line: 1 };
   let sawCr = false;
-  const take = (piece: Buffer) => {
+  for await (const piece of linePieces(file, { pieceBytes, maxLineBytes, line: () => at.line })) {
     let text = decodeUtf8(piece, file, at);
     if (at.offset === 0 && text.charCodeAt(0) === 0xfeff) {
       warn?.(`${file}: starts with a byte-order mark (BOM); ignored`);
@@ -134,24 +133,7 @@ export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIEC
     for (const line of got) lines.push(line);
     at.offset += piece.length;
     at.line += got.length;
-  };
-  // Bytes after the last line end so far; a line longer than a chunk gathers chunks without copying them again.
-  let pending: Buffer[] = [];
-  try {
-    for await (const chunk of createReadStream(file, { highWaterMark: pieceBytes }) as AsyncIterable<Buffer>) {
-      const cut = chunk.lastIndexOf(0x0a) + 1;
-      if (cut === 0) {
-        pending.push(chunk);
-        continue;
-      }
-      take(pending.length ? Buffer.concat([...pending, chunk.subarray(0, cut)]) : chunk.subarray(0, cut));
-      pending = cut < chunk.length ? [chunk.subarray(cut)] : [];
-    }
-  } catch (err) {
-    if (err instanceof DataError) throw err;
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
   }
-  if (pending.length) take(Buffer.concat(pending));
   return lines;
 }
 
@@ -184,12 +166,23 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
   return out;
 }
 
+/**
+ * Characters no id may hold besides whitespace (`\s`, which has the line and paragraph separators): C0 and C1
+ * controls and DEL. `\s` misses U+001C–U+001F and U+0085, which Python's `str.split()` splits on.
+ */
+const ID_CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+
 /** Why `id` cannot be an id, or undefined: ids are compared untrimmed and go into whitespace-separated runs. */
 export function idProblem(what: string, id: string): string | undefined {
   const head = `${what} '${id}' is empty or contains whitespace`;
   if (id === "") return `${head}: every ${what} needs at least one character`;
   if (id.trim() !== id) return `${head}: it has leading or trailing whitespace, which is not trimmed (ids are compared exactly); remove it`;
   if (/\s/.test(id)) return `${head}: ids end up in whitespace-separated run files; replace the whitespace (e.g. with '_')`;
+  const control = ID_CONTROL.exec(id);
+  if (control) {
+    const code = `U+${control[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    return `${what} ${JSON.stringify(id)} contains the control character ${code}: ids end up in whitespace-separated run files, which some readers split there; remove it`;
+  }
   return undefined;
 }
 
@@ -415,7 +408,9 @@ export async function readMeta(
       throw new DataError(`meta names query '${id}', which is not in ${opts.queriesFile ?? "the queries"}`, metaFile, line);
     }
     const m: QueryMeta = {};
-    if (value.area !== undefined && value.area !== null) m.area = String(value.area);
+    const area = areaOf(value.area);
+    if (typeof area === "object") throw new DataError(`"area" of query '${id}' ${area.problem}`, metaFile, line);
+    if (area !== undefined) m.area = area;
     if (value.date !== undefined && value.date !== null) m.date = String(value.date);
     if (value.number !== undefined && value.number !== null) {
       m.number = Number(value.number);
@@ -424,4 +419,17 @@ export async function readMeta(
     meta.set(id, m);
   }
   return meta;
+}
+
+/**
+ * A query's legal area as written: a string, trimmed; absent, null, empty or blank is no area (one "(no area)" row, not
+ * two), anything else a problem to report.
+ *
+ * @example
+ * areaOf(" Civil law ") // "Civil law"; areaOf("  ") and areaOf(null) are undefined; areaOf(3) is { problem }
+ */
+export function areaOf(raw: unknown): string | undefined | { problem: string } {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== "string") return { problem: `is ${JSON.stringify(raw)}, not a string: write the area as text, or leave it out for none` };
+  return raw.trim() || undefined;
 }

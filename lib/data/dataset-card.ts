@@ -1,6 +1,7 @@
 /** A Hugging Face dataset card's `configs` (which repository files hold which config and split); pure. */
 import YAML from "yaml";
 import { DataError } from "../util/errors";
+import { compileGlob, isGlob, matchGlob } from "./glob";
 
 /** A config's data files for one split, as written in the card (paths or globs). */
 export interface SplitSpec {
@@ -60,7 +61,7 @@ export function resolveDataFiles(config: string, specs: SplitSpec[], siblings: {
   const out: string[] = [];
   for (const raw of spec.patterns) {
     const pattern = raw.replace(/^\.\//, "");
-    const matches = isGlob(pattern) ? names.filter((n) => globToRegExp(pattern).test(n)) : names.filter((n) => n === pattern);
+    const matches = isGlob(pattern) ? names.filter(globMatcher(pattern, config, file)) : names.filter((n) => n === pattern);
     if (matches.length === 0) {
       throw new DataError(`config '${config}' names '${raw}', which matches no file of the repository at this revision`, file);
     }
@@ -69,32 +70,12 @@ export function resolveDataFiles(config: string, specs: SplitSpec[], siblings: {
   return out;
 }
 
-function isGlob(p: string): boolean {
-  return /[*?[]/.test(p);
-}
-
-function globToRegExp(glob: string): RegExp {
-  let re = "";
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i];
-    if (c === "*") {
-      if (glob[i + 1] === "*") {
-        i++;
-        if (glob[i + 1] === "/") {
-          i++;
-          re += "(?:.*/)?";
-        } else re += ".*";
-      } else re += "[^/]*";
-    } else if (c === "?") re += "[^/]";
-    else if (c === "[") {
-      const end = glob.indexOf("]", i + 1);
-      if (end < 0) re += "\\[";
-      else {
-        const body = glob.slice(i + 1, end).replace(/^!/, "^").replace(/\\/g, "\\\\");
-        re += `[${body}]`;
-        i = end;
-      }
-    } else re += c.replace(/[.+^${}()|\\\]]/g, "\\$&");
+/** A test of names against one of the card's globs; a malformed one is a DataError naming the card and the pattern. */
+function globMatcher(pattern: string, config: string, file: string): (name: string) => boolean {
+  try {
+    const steps = compileGlob(pattern);
+    return (name) => matchGlob(steps, name);
+  } catch (err) {
+    throw new DataError(`config '${config}' names the pattern '${pattern}', which is malformed: ${(err as Error).message}`, file);
   }
-  return new RegExp(`^${re}$`);
 }

@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark } from "../types";
 import { hashFile } from "../util/download";
+import { DataError } from "../util/errors";
 import { writeBeir } from "./beir";
 import { verifyCached, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 
@@ -29,4 +30,37 @@ export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manif
   const beir: ManifestFile[] = [];
   for (const p of written) beir.push({ path: p, ...(await hashFile(path.join(dir, ...p.split("/")))) });
   await writeManifest(path.join(dir, "manifest.json"), { ...manifest, beir, beirLayout: BEIR_LAYOUT });
+}
+
+/** The files `writeBeirFolder` writes or removes. */
+const BEIR_FILES = ["manifest.json", "corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "meta.jsonl"];
+
+/**
+ * Refuses a folder where a file `writeBeirFolder` would replace was not written by it as it is now (no manifest.json of
+ * a pull lists it, or it changed since): a user's own corpus.jsonl is never overwritten. Other files are left alone.
+ *
+ * @example
+ * await refuseForeignFiles("my-folder"); // throws DataError "my-folder: corpus.jsonl was not written by gbr data pull …"
+ */
+export async function refuseForeignFiles(dir: string): Promise<void> {
+  const present: string[] = [];
+  for (const p of BEIR_FILES) if (await fs.stat(path.join(dir, ...p.split("/"))).then(() => true, () => false)) present.push(p);
+  if (present.length === 0) return;
+  let ours: ManifestFile[] | undefined;
+  try {
+    ours = (JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8")) as Manifest).beir;
+  } catch {
+    ours = undefined;
+  }
+  const foreign: string[] = [];
+  for (const p of present) {
+    const f = ours?.find((o) => o.path === p);
+    if (p === "manifest.json" ? !Array.isArray(ours) : !f || (await verifyCached(path.join(dir, ...p.split("/")), f))) foreign.push(p);
+  }
+  if (foreign.length > 0) {
+    throw new DataError(
+      `${foreign.join(", ")} ${foreign.length === 1 ? "was" : "were"} not written by gbr data pull (or changed since): not replacing ${foreign.length === 1 ? "it" : "them"}; choose a new or empty folder, or move ${foreign.length === 1 ? "it" : "them"} away`,
+      dir,
+    );
+  }
 }

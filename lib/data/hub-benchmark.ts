@@ -4,7 +4,7 @@ import { DataError } from "../util/errors";
 import type { Manifest } from "./hub-manifest";
 import { HUB_CONFIGS, localPath } from "./hub-settings";
 import { readTable, type Table } from "./tabular";
-import { idProblem, parseScore } from "./beir";
+import { areaOf, idProblem, parseScore } from "./beir";
 
 /** The benchmark in a pull's cache, in file order; `log` hears of metadata rows that match no query. */
 export async function benchmarkFromCache(cacheDir: string, manifest: Manifest, log: (msg: string) => void): Promise<Benchmark> {
@@ -126,7 +126,9 @@ function toMeta(tables: Table[], queryIds: Set<string>, log: (msg: string) => vo
       }
       if (meta.has(id)) fail(t, i, `duplicate id '${id}'`);
       const m: QueryMeta = {};
-      if (present(row.area)) m.area = String(row.area).trim();
+      const area = areaOf(typeof row.area === "number" && Number.isNaN(row.area) ? undefined : row.area);
+      if (typeof area === "object") fail(t, i, `area of id '${id}' ${area.problem}`);
+      if (area !== undefined) m.area = area;
       if (present(row.date)) m.date = row.date instanceof Date ? row.date.toISOString().slice(0, 10) : String(row.date).trim();
       if (present(row.number)) {
         const n = Number(row.number);

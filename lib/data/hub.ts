@@ -9,7 +9,7 @@ import type { Benchmark } from "../types";
 import { DownloadError } from "../util/download";
 import { parseCard, resolveDataFiles } from "./dataset-card";
 import { DataError } from "../util/errors";
-import { beirIsCurrent, writeBeirFolder } from "./hub-beir";
+import { beirIsCurrent, refuseForeignFiles, writeBeirFolder } from "./hub-beir";
 import { benchmarkFromCache } from "./hub-benchmark";
 import { explainHttp, fetchRevision, fetchVerified, offlineError, type RevisionInfo } from "./hub-download";
 import { inspectCache, reusableFiles, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
@@ -109,8 +109,10 @@ export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
 
 /** `gbr data pull --dir D`: pulls, then writes a BEIR folder plus manifest.json at `dir` for `--data D`. */
 export async function pullHubToDir(dir: string, opts: PullOptions = {}): Promise<PullResult> {
-  const result = await pullHub(opts);
   const out = path.resolve(dir);
+  // Before the download, so a refusal costs nothing.
+  await refuseForeignFiles(out);
+  const result = await pullHub(opts);
   await writeBeirFolder(out, result.benchmark, result.manifest);
   return { ...result, dir: out, beirDir: out };
 }

@@ -57,6 +57,8 @@ export async function readTrec(file: string, warn?: Warn): Promise<Run> {
     const cols = raw.split(/\s+/);
     if (cols.length !== 6) throw new DataError(`expected 6 columns "qid Q0 docid rank score tag", found ${cols.length}`, file, i + 1);
     const [qid, , doc, rankText, scoreText, tag] = cols;
+    const badId = idProblem("query id", qid) ?? idProblem("document id", doc);
+    if (badId) throw new DataError(badId, file, i + 1);
     tags.add(tag);
     const rank = Number(rankText);
     const score = Number(scoreText);

@@ -130,18 +130,24 @@ export function openaiChatModel(model: string | undefined, configured: string | 
   return model?.trim() || named || DEFAULT_MODEL;
 }
 
-/** `content` may be null (vLLM's gpt-oss when reasoning took the whole budget) or an array of text parts. */
+/**
+ * `content` is a string or an array of text parts. Null (vLLM's gpt-oss when reasoning took the whole budget) is no
+ * answer: an EMPTY error for the request, so that it is reported and asked again, never kept as an empty answer.
+ */
 function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): string {
   const choices: unknown = (response as { choices?: unknown })?.choices;
   if (!Array.isArray(choices) || choices.length === 0) {
     throw new ChatProviderError(`${where}: response has no choices`, "PROVIDER", 200);
   }
-  const content: unknown = (choices[0] as { message?: { content?: unknown } })?.message?.content;
+  const choice = choices[0] as { message?: { content?: unknown }; finish_reason?: unknown };
+  const content = choice?.message?.content;
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
     return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("");
   }
-  return "";
+  const finish = typeof choice?.finish_reason === "string" ? `, finish_reason ${choice.finish_reason}` : "";
+  const why = choice?.finish_reason === "length" ? "the output budget ran out before an answer (reasoning can take it all)" : "the server sent no text";
+  throw new ChatProviderError(`${where}: the answer has no content (content ${JSON.stringify(content ?? null)}${finish}): ${why}; not kept, asked again on the next run`, "EMPTY", 200);
 }
 
 

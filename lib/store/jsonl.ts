@@ -1,6 +1,6 @@
 /** A store kind as one JSONL file and back: export to share a run's records, import (v0.8's replay file too). */
-import fs from "node:fs";
 import path from "node:path";
+import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
 import { decodeRecord, writeAtomically, type RecordKind, type Store } from "./store";
 
 /** The records of `kind` (or those `keep` selects) as JSONL in key order (same records, same bytes), atomically. */
@@ -35,7 +35,7 @@ export async function importFile<T extends { key: string }>(
   store: Store,
   kind: RecordKind<T>,
   file: string,
-  opts: { log?: (m: string) => void; convert?: (lines: AsyncIterable<unknown>) => AsyncIterable<T> } = {},
+  opts: { log?: (m: string) => void; convert?: (lines: AsyncIterable<unknown>) => AsyncIterable<T>; maxLineBytes?: number } = {},
 ): Promise<{ added: number; skipped: number; damaged: number }> {
   const log = opts.log ?? (() => {});
   let damaged = 0;
@@ -53,10 +53,10 @@ export async function importFile<T extends { key: string }>(
     mine.add(r.key);
   };
   if (opts.convert) {
-    for await (const r of opts.convert(jsonLines(file, log, () => damaged++))) await take(r);
+    for await (const r of opts.convert(jsonLines(file, log, () => damaged++, opts.maxLineBytes))) await take(r);
   } else {
     let lineNo = 0;
-    for await (const { line, complete } of readLines(file)) {
+    for await (const { line, complete } of readLines(file, opts.maxLineBytes)) {
       lineNo++;
       if (!complete) {
         log(`${file}: ignoring an incomplete last line (a write cut short)`);
@@ -89,38 +89,43 @@ function decodeLine<T extends { key: string }>(kind: RecordKind<T>, line: Buffer
 }
 
 /** The JSON values of a file's complete lines (strict UTF-8); others reported and counted. */
-async function* jsonLines(file: string, log: (m: string) => void, bad: () => void): AsyncGenerator<unknown> {
+async function* jsonLines(file: string, log: (m: string) => void, bad: () => void, maxLineBytes?: number): AsyncGenerator<unknown> {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   let lineNo = 0;
-  for await (const { line, complete } of readLines(file)) {
+  for await (const { line, complete } of readLines(file, maxLineBytes)) {
     lineNo++;
     if (!complete) break;
     if (isBlank(line)) continue;
+    let value: unknown;
     try {
-      yield JSON.parse(utf8.decode(line));
-    } catch {
+      value = JSON.parse(utf8.decode(line));
+    } catch (err) {
       bad();
-      log(`${file}: skipping line ${lineNo} (not valid UTF-8 JSON)`);
+      // Lines are within V8's string limit (readLines), so a decoder error is bad bytes and any other is the JSON.
+      log(`${file}: skipping line ${lineNo} (${err instanceof SyntaxError ? "not valid JSON" : "not valid UTF-8"})`);
+      continue;
     }
+    yield value;
   }
 }
 
-/** A file's lines as bytes, streamed (0x0A is never inside a UTF-8 character); an unended last line: `complete: false`. */
-export async function* readLines(file: string): AsyncGenerator<{ line: Buffer; complete: boolean }> {
-  let pieces: Buffer[] = [];
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+/**
+ * A file's lines as bytes, streamed (0x0A is never inside a UTF-8 character); an unended last line: `complete: false`.
+ * A line longer than `maxLineBytes` is a DataError naming the file and line (see `linePieces`).
+ */
+export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<{ line: Buffer; complete: boolean }> {
+  let lineNo = 1;
+  for await (const piece of linePieces(file, { pieceBytes: 1 << 20, maxLineBytes, line: () => lineNo })) {
     let from = 0;
     for (;;) {
-      const nl = chunk.indexOf(0x0a, from);
+      const nl = piece.indexOf(0x0a, from);
       if (nl < 0) break;
-      const part = chunk.subarray(from, nl);
-      yield { line: pieces.length ? Buffer.concat([...pieces, part]) : part, complete: true };
-      pieces = [];
+      lineNo++;
+      yield { line: piece.subarray(from, nl), complete: true };
       from = nl + 1;
     }
-    if (from < chunk.length) pieces.push(chunk.subarray(from));
+    if (from < piece.length) yield { line: piece.subarray(from), complete: false };
   }
-  if (pieces.length) yield { line: Buffer.concat(pieces), complete: false };
 }
 
 function isBlank(line: Buffer): boolean {

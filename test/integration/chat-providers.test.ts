@@ -15,6 +15,10 @@ import { ChatError, type ChatRequest } from "../../lib/llm/types";
 import { longRequestDispatcher } from "../../lib/providers/gemini-http";
 import { echoGeminiText, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 import { echoChatContent, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openStore, replayCache, withReplay } from "../../lib/store";
 
 // The SDKs read some of these themselves; the tests pass their environment explicitly.
 for (const k of ["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_LOG", "GBR_CHAT_BASE_URL", "GBR_CHAT_API_KEY", "GBR_CHAT_MODEL"]) delete process.env[k];
@@ -122,10 +126,23 @@ describe("openaiChat", () => {
     assert.deepEqual([b.text, b.raw], ["ΑΚ 597", "ΑΚ 597"]);
   });
 
-  test("null content (all tokens spent on reasoning) is an empty answer, not an error", async () => {
+  // Issue 29, row 11: it was an empty answer, which the store kept and replayed as a success.
+  test("null content (all tokens spent on reasoning) is an EMPTY error for the request, never kept by the store", async () => {
     api.queueChat({ content: null, reasoning: "thinking… thinking…", finish_reason: "length" });
-    const r = await make().complete(PAPER);
-    assert.deepEqual([r.text, r.raw], ["", ""]);
+    const err = await rejection(make().complete(PAPER));
+    assert.equal(err.code, "EMPTY");
+    assert.match(err.message, /the answer has no content \(content null, finish_reason length\): the output budget ran out before an answer/);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gbr-null-content-"));
+    try {
+      const cache = replayCache(await openStore(dir, { log: () => {} }));
+      const model = withReplay(make(), cache, { offline: false });
+      api.queueChat({ content: null, finish_reason: "stop" }, { content: "ΑΚ 597" });
+      assert.match((await rejection(model.complete(PAPER))).message, /content null, finish_reason stop\): the server sent no text/);
+      assert.equal((await model.complete(PAPER)).text, "ΑΚ 597", "asked again, not replayed as an empty answer");
+      assert.equal((await model.complete(PAPER)).replayed, true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("takes the final channel of unparsed gpt-oss harmony output", async () => {

@@ -295,3 +295,9 @@ test("gbr reproduce --data hf does not hide a broken dataset behind the sample f
     await broken.close();
   }
 });
+
+test("issue 29, row 11: --repeat has a ceiling (a million repeats ran for minutes and gigabytes)", async () => {
+  const huge = await gbr(["reproduce", "--plan", "--repeat", "1000000", "--out", path.join(tmp, "repeat-huge")]);
+  assert.equal(huge.code, 2, huge.stderr);
+  assert.match(huge.stderr, /--repeat must be an integer from 1 to 1000, got '1000000'/);
+});

@@ -391,6 +391,32 @@ describe("pullHub", () => {
     });
   });
 
+  // Issue 29, row 11: a number as the area was taken as its text, and a blank one made a second "(no area)" row.
+  test("an area that is not a string fails naming the file and line; a blank one is no area", async () => {
+    const rows = (area: unknown) =>
+      [
+        { id: "q-2019-civil-1", area: " civil ", date: "2019-A", number: 1 },
+        { id: "q-2020-criminal-2", area: "   ", date: "2020-B", number: 2 },
+        { id: "q-2021-commercial-3", area, date: "2021-A", number: 3 },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join("\n");
+    const readme = CARD().replace("path: greekbarbench.csv", "path: greekbarbench.jsonl");
+    const files = dataset().files;
+    delete files["greekbarbench.csv"];
+    const bad = await hub(dataset({ readme, files: { ...files, "greekbarbench.jsonl": rows(7) } }));
+    await assert.rejects(pullHub(pullOpts(bad, path.join(await tmpDir(), "cache"))), (err: unknown) => {
+      assert.ok(err instanceof DataError, String(err));
+      assert.ok(err.file?.endsWith("greekbarbench.jsonl"), err.file);
+      assert.equal(err.line, 3);
+      assert.match(err.message, /area of id 'q-2021-commercial-3' is 7, not a string/);
+      return true;
+    });
+    const good = await hub(dataset({ readme, files: { ...files, "greekbarbench.jsonl": rows("") } }));
+    const { benchmark } = await pullHub(pullOpts(good, path.join(await tmpDir(), "cache")));
+    assert.deepEqual([...benchmark.meta.values()].map((m) => m.area), ["civil", undefined, undefined]);
+  });
+
   test("qrels naming an unknown article fail with the qrels file and line", async () => {
     const files = dataset().files;
     files["qrels.csv"] = QRELS_CSV + "\r\nq-2020-criminal-2,ΠΚ::999,1,x";
@@ -569,5 +595,36 @@ describe("progressBar", () => {
       if (ci === undefined) delete process.env.CI;
       else process.env.CI = ci;
     }
+  });
+});
+
+// Issue 29, row 11: `gbr data pull --dir D` replaced a user's own corpus.jsonl without a word.
+describe("pullHubToDir into a folder it did not write", () => {
+  test("refuses to replace a file it did not write or that changed since, before downloading; its own folder it pulls again", async () => {
+    const h = await hub();
+    const root = await tmpDir();
+    const mine = path.join(root, "mine");
+    await fs.mkdir(mine, { recursive: true });
+    await fs.writeFile(path.join(mine, "corpus.jsonl"), '{"_id": "x", "text": "my own"}\n');
+    await fs.writeFile(path.join(mine, "notes.txt"), "mine");
+    const requests = h.authorizations.length;
+    await assert.rejects(pullHubToDir(mine, pullOpts(h, path.join(root, "cache"))), (e: unknown) => {
+      assert.ok(e instanceof DataError, String(e));
+      assert.equal(e.message, `${mine}: corpus.jsonl was not written by gbr data pull (or changed since): not replacing it; choose a new or empty folder, or move it away`);
+      return true;
+    });
+    assert.equal(h.authorizations.length, requests, "nothing asked of the Hub");
+    assert.equal(await fs.readFile(path.join(mine, "corpus.jsonl"), "utf8"), '{"_id": "x", "text": "my own"}\n');
+
+    // A folder of its own is pulled into again; once a file of it is edited, it is the user's.
+    const out = path.join(root, "pulled");
+    await fs.mkdir(out);
+    await fs.writeFile(path.join(out, "notes.txt"), "other files are left alone");
+    await pullHubToDir(out, pullOpts(h, path.join(root, "cache")));
+    await pullHubToDir(out, pullOpts(h, path.join(root, "cache")));
+    await fs.appendFile(path.join(out, "queries.jsonl"), '{"_id": "mine", "text": "added by hand"}\n');
+    await assert.rejects(pullHubToDir(out, pullOpts(h, path.join(root, "cache"))), /queries\.jsonl was not written by gbr data pull \(or changed since\)/);
+    assert.match(await fs.readFile(path.join(out, "queries.jsonl"), "utf8"), /added by hand/);
+    assert.equal(await fs.readFile(path.join(out, "notes.txt"), "utf8"), "other files are left alone");
   });
 });

@@ -287,3 +287,50 @@ test("readTextLines reads a file piece by piece exactly as whole: lines, warning
     { numRuns: 300 },
   );
 });
+
+// ---------------------------------------------------------------------------------------------
+// Issue 29, row 11: ids with control characters (U+001C–U+001F, U+0085: Python's str.split() splits there, JavaScript's
+// \s does not) and areas that are not strings or are blank.
+
+test("an id holding a control character is refused in every file, naming the file, line and character", async () => {
+  for (const ch of ["\u001c", "\u001f", "\u0085", "\u0000", "\u007f", "\u009f"]) {
+    const code = `U\\+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}`;
+    const id = JSON.stringify(`d${ch}1`);
+    const corpus = beirDir({ corpus: [`{"id": ${id}, "text": "x"}`, ...CORPUS], qrels: QRELS });
+    await rejectsAt(readBeir(corpus), corpusOf(corpus), 1, new RegExp(`^id .* contains the control character ${code}`, "s"));
+    const queries = beirDir({ queries: [QUERIES[0], `{"_id": ${JSON.stringify(`q${ch}`)}, "text": "x"}`] });
+    await rejectsAt(readBeir(queries), queriesOf(queries), 2, new RegExp(`contains the control character ${code}`, "s"));
+    const qrels = beirDir({ qrels: [...QRELS, `q1\td${ch}2\t1`] });
+    await rejectsAt(readBeir(qrels), qrelsOf(qrels), 4, new RegExp(`^corpus id .* contains the control character ${code}`, "s"));
+    const meta = beirDir({ meta: [`{"id": ${JSON.stringify(`q1${ch}`)}, "area": "Αστικό"}`] });
+    await rejectsAt(readBeir(meta), metaOf(meta), 1, new RegExp(`contains the control character ${code}`, "s"));
+  }
+});
+
+test("the line and paragraph separators are whitespace to ids", async () => {
+  for (const ch of ["\u2028", "\u2029"]) {
+    const dir = beirDir({ corpus: [`{"id": ${JSON.stringify(`d${ch}1`)}, "text": "x"}`, ...CORPUS] });
+    await rejectsAt(readBeir(dir), corpusOf(dir), 1, /is empty or contains whitespace: ids end up in whitespace-separated run files/);
+  }
+});
+
+test("a TREC run's ids are checked the same way", async () => {
+  const { readTrec } = await import("../../lib/data/runs");
+  const file = path.join(TMP, "control.trec");
+  writeFileSync(file, "q1 Q0 d1 1 2.0 t\nq1 Q0 d\u001c2 2 1.0 t\n");
+  await rejectsAt(readTrec(file), file, 2, /^document id .* contains the control character U\+001C/);
+});
+
+test("an area must be a string; it is trimmed, and empty or blank means no area (one '(no area)' row)", async () => {
+  const { areaStats } = await import("../../lib/data/stats");
+  for (const bad of ["3", "true", '["Αστικό"]', '{"name": "Αστικό"}']) {
+    const dir = beirDir({ meta: [`{"id": "q1", "area": ${bad}}`] });
+    await rejectsAt(readBeir(dir), metaOf(dir), 1, /^"area" of query 'q1' is .*, not a string/);
+  }
+  const queries = ['{"id": "q1", "text": "α"}', '{"id": "q2", "text": "β"}', '{"id": "q3", "text": "γ"}', '{"id": "q4", "text": "δ"}'];
+  const qrels = ["query-id\tcorpus-id\tscore", "q1\td1\t1", "q2\td1\t1", "q3\td2\t1", "q4\td2\t1"];
+  const meta = ['{"id": "q1", "area": ""}', '{"id": "q2", "area": "   "}', '{"id": "q3", "area": " Αστικό "}', '{"id": "q4", "area": null}'];
+  const b = await readBeir(beirDir({ queries, qrels, meta }));
+  assert.deepEqual([...b.meta.values()].map((m) => m.area), [undefined, undefined, "Αστικό", undefined]);
+  assert.deepEqual(areaStats(b).map((r) => [r.area, r.queries]), [["(no area)", 3], ["Αστικό", 1]]);
+});

@@ -439,3 +439,17 @@ test("fitLsi's models are pinned to the bit: the order of every addition in the 
     assert.equal(sha(m.docMatrix, m.termProjection, m.singularValues, m.docFactors), expected[powerIterations], `powerIterations ${powerIterations}`);
   }
 });
+
+// Issue 29, row 11: `lsi:99999999` ran for minutes and gigabytes; dimensions are bounded by name and by the corpus.
+test("lsi:<dims> past 4096 or past the number of documents is a usage error; plain lsi still fits a small corpus", async () => {
+  const { createRetriever } = await import("../../lib/retrievers");
+  const { GbrError } = await import("../../lib/util/errors");
+  const docs = ["Άρθρο ένα για μισθώσεις", "Άρθρο δύο για κληρονομιές", "Άρθρο τρία για εταιρείες"].map((text, i) => ({ id: `d${i}`, text }));
+  const bench = { name: "tiny", docs, queries: [{ id: "q1", text: "μισθώσεις" }], qrels: new Map([["q1", new Set(["d0"])]]), meta: new Map() };
+  const usage = (re: RegExp) => (e: unknown) => e instanceof GbrError && e.code === "USAGE" && re.test(e.message);
+  await assert.rejects(createRetriever("lsi:99999999", bench), usage(/'lsi:99999999': at most 4096 dimensions/));
+  await assert.rejects(createRetriever("lsi:4", bench), usage(/'lsi:4': 4 dimensions, more than the 3 documents of tiny; use at most lsi:3/));
+  const run = await (await createRetriever("lsi", bench)).retrieve(bench.queries, 3);
+  assert.equal(run.rankings.get("q1")?.[0], "d0");
+  assert.equal((await (await createRetriever("lsi:3", bench)).retrieve(bench.queries, 3)).rankings.get("q1")?.length, 3);
+});
