@@ -4,7 +4,7 @@ import type { FeedbackRetriever, PartBuilder, RetrieverOptions, RunContext } fro
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
 import { countTokens } from "../util/tokens";
@@ -137,8 +137,11 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   const realStore = await storeFor(ctx);
   const store = ctx.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
+  // A plan counts the benchmark's own texts once across experiments, by their vector store key (embed.ts's).
+  const fingerprint = presetFingerprint(p);
+  const planShared = ctx.plan && embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
-    const r = await embedItems(items, side, p, embedder, store, {
+    const r = await embedItems(items, side, p, planShared && ctx.plan!.given(items) ? planShared : embedder, store, {
       log: ctx.log,
       onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side === "query" ? "queries" : "documents"}`, done, total)),
       estimateTokens: countTokens,
@@ -180,7 +183,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   };
   usage.documentCachedVectors = docs.cached;
   const endpoints = embedder.endpointStats ? () => embedder.endpointStats!() : undefined;
-  return recorded(opts.ann && !ctx.plan ? await annRetriever(exact, realStore, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts.ann, ctx.log) : exact, bench.docs.length, endpoints);
+  return recorded(opts.ann && !ctx.plan ? await annRetriever(exact, realStore, fingerprint, bench, docs.keys, (queries) => run(queries, "query"), opts.ann, ctx.log) : exact, bench.docs.length, endpoints);
 }
 
 /**
