@@ -15,6 +15,8 @@ export interface PlanMode {
   tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number, key?: string): void;
   /** Whether the items are the benchmark's own questions or articles, not texts made from stand-in answers. */
   given(items: readonly object[]): boolean;
+  /** `count()`, remembered by `key` for the plan: a request several experiments or rounds render is counted once. */
+  tokensOf(key: string, count: () => number): number;
 }
 
 /** A method's own parameters (what a BuildCache keys a built retriever by); the run supplies a RunContext. */

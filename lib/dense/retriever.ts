@@ -7,7 +7,7 @@ import { fitLsi } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
-import { countTokens } from "../util/tokens";
+import { countTokens, countTokensRemembered } from "../util/tokens";
 import { planVectorView } from "../providers/plan-embed";
 import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
@@ -144,7 +144,8 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
     const r = await embedItems(items, side, p, planShared && ctx.plan!.given(items) ? planShared : embedder, store, {
       log: ctx.log,
       onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side === "query" ? "queries" : "documents"}`, done, total)),
-      estimateTokens: countTokens,
+      // A plan's stand-in counts each text too: remembered, it is counted once.
+      estimateTokens: ctx.plan ? countTokensRemembered : countTokens,
     });
     usage.requests += r.requests;
     usage.tokens += r.tokens;

@@ -215,6 +215,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
   const newCalls = new Map<string, number>();
   const firstBy = new Map<string, string>();
   const requestedFrom = new Map<string, Set<string>>();
+  const tokens = new Map<string, number>();
   const mode: PlanMode = {
     async outputGuess(modelId, cache) {
       let g = guesses.get(modelId);
@@ -222,6 +223,11 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       return g.perCall;
     },
     given: (items) => items.every((it) => given.has(it)),
+    tokensOf(key, count) {
+      let n = tokens.get(key);
+      if (n === undefined) tokens.set(key, (n = count()));
+      return n;
+    },
     tally(kind, model, calls, input, output, key) {
       if (key !== undefined) {
         const k = `${kind} ${model} ${key}`;

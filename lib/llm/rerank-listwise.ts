@@ -142,8 +142,10 @@ export function rerankPrompts(): RerankPrompts {
 /** Whitespace made single spaces (line breaks would blur where `[n]` starts); cut to `maxChars` with "…". */
 export function excerpt(text: string, maxChars: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  const chars = Array.from(flat); // code points, so a cut never splits a surrogate pair
-  return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars).join("").trimEnd()}…`;
+  // The first maxChars code points (a cut never splits a surrogate pair), found without splitting the whole article.
+  let end = 0;
+  for (let n = 0; n < maxChars && end < flat.length; n++) end += flat.codePointAt(end)! > 0xffff ? 2 : 1;
+  return end >= flat.length ? flat : `${flat.slice(0, end).trimEnd()}…`;
 }
 
 /** The system prompt; the question and articles numbered [1]…[n], each cut to `maxChars`; RERANK_PARAMS. */

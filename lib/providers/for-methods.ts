@@ -30,7 +30,7 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
     const held = ctx.replay === "off" ? undefined : await cache();
     const guess = await plan.outputGuess(id, held);
     const tally = (input: number, output: number, key?: string) => plan.tally("chat", id, 1, input, output, key);
-    model = planChatModel(id, ctx.replay === "refresh" ? undefined : held, guess, opts.sample, tally, inputs !== undefined && plan.given(inputs));
+    model = planChatModel(id, ctx.replay === "refresh" ? undefined : held, guess, opts.sample, tally, inputs !== undefined && plan.given(inputs), plan.tokensOf);
   } else {
     const server = ctx.providers.chat(opts.llm);
     model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample });
