@@ -1,6 +1,6 @@
 /** `--plan` chat: sends nothing; replay hits answered, others counted (o200k input) and answered "" ("nothing new"). */
 import { replayKey, type ReplayCache } from "../store";
-import { countTokens } from "../util/tokens";
+import { countTokensJoined } from "../util/tokens";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";
 
 /** Output tokens assumed per new call: the mean of the model's cached answers, else `fallback`. */
@@ -19,6 +19,12 @@ export async function outputGuess(cache: ReplayCache | undefined, modelId: strin
     if (n > 0) return { perCall: Math.round(sum / n), basis: `the mean of the ${n} answers of ${model} in the replay cache` };
   }
   return { perCall: fallback, basis: `assumed: the replay cache holds no answer of this model` };
+}
+
+/** o200k tokens of a message, its paragraphs counted apart where the pre-tokenizer cuts anyway and remembered: the
+ * same articles fill thousands of a plan's prompts (REACT's observer, listwise windows, translations). */
+function messageTokens(text: string): number {
+  return countTokensJoined(text.split(/(?<=\n\n)/));
 }
 
 /**
@@ -51,7 +57,7 @@ export function planChatModel(
         // Cached calls cost nothing.
         if (hit) return { text: hit.response.text, raw: hit.response.raw, usage: { input: 0, output: 0 }, seconds: 0, replayed: true };
       }
-      const input = tokensOf(key, () => countTokens(req.system) + countTokens(req.user));
+      const input = tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));
       tally(input, outputPerCall, exact ? key : undefined);
       return { text: "", raw: "", usage: { input, output: outputPerCall }, seconds: 0 };
     },
