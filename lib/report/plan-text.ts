@@ -14,7 +14,8 @@ export function formatPlan(plan: Plan, file: string): string {
   const rows = plan.experiments.map((e) =>
     e.status === "ok"
       ? [e.id, int(e.calls), int(e.cached), int(e.newCalls), int(e.inputTokens), int(e.outputTokens), e.cost.toFixed(2), e.exact ? "exact" : "estimate", sharers(e.sharedWith)]
-      : [e.id, "-", "-", "-", "-", "-", "-", `${e.status}: ${clipAtWord(e.reason ?? "", 80)}`, ""],
+      : // What it sent before it stopped (a translation before a missing tokenizer) is in the total too.
+        [e.id, "-", "-", e.newCalls ? int(e.newCalls) : "-", "-", "-", "-", `${e.status}: ${clipAtWord(e.reason ?? "", 80)}`, ""],
   );
   const lines = [
     `Plan for ${plan.dataset}: ${plan.queries} queries, ${plan.articles} articles. No model was called.`,

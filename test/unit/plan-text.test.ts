@@ -61,6 +61,11 @@ test("the plan table cuts a skip reason at a word, never mid-word", () => {
   assert.ok(REASON.startsWith(shown.slice(0, -2) + " "), `cut mid-word: ${line}`);
 });
 
+test("a skipped row shows the calls it sent before it stopped, so the new column still adds up to the total", () => {
+  const text = formatPlan(plan([row("translate:bm25-english", { status: "skipped", reason: "no English tables", newCalls: 26 })]), "plan.json");
+  assert.match(text, /translate:bm25-english +- +- +26 +- /);
+});
+
 test("shared calls: each row says what it needs, what is new, and whom it shares the rest with", () => {
   const text = formatPlan(
     plan([row("reform:bm25-greekstemmer"), row("reform:bm25-grnlp", { newCalls: 0, sharedWith: ["reform:bm25-greekstemmer"] })]),
