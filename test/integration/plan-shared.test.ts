@@ -12,6 +12,8 @@ import os from "node:os";
 import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { startRerankDouble, type RerankDouble } from "../fakes/rerank-server";
+import { startStaticServer, type StaticServer } from "../fakes/static-server";
+import { OFFICIAL_NOTEBOOK_URL_PATH, SYNTHETIC_NOTEBOOK } from "../fakes/official-notebook";
 import { scriptedModel } from "../fakes/scripted-model";
 import { runGbr } from "../helpers/gbr";
 import { builtinPresets } from "../../lib/dense/presets";
@@ -20,6 +22,7 @@ import type { Plan } from "../../lib/experiments/plan";
 let tmp = "";
 let api: OpenAIDouble;
 let rerank: RerankDouble;
+let raw: StaticServer;
 let presets = "";
 
 before(async () => {
@@ -27,6 +30,7 @@ before(async () => {
   api = await startOpenAIDouble({ dims: 16, usage: false });
   api.chat((body) => scriptedModel(body));
   rerank = await startRerankDouble();
+  raw = await startStaticServer({ [OFFICIAL_NOTEBOOK_URL_PATH]: SYNTHETIC_NOTEBOOK });
   const two = builtinPresets().filter((x) => x.name === "qwen3-0.6b" || x.name === "qwen3-4b");
   presets = path.join(tmp, "presets.json");
   await fs.writeFile(
@@ -38,13 +42,21 @@ before(async () => {
 after(async () => {
   await api?.close();
   await rerank?.close();
+  await raw?.close();
   await fs.rm(tmp, { recursive: true, force: true });
 });
 
 function gbr(name: string, only: string[], args: string[]) {
-  return runGbr(["reproduce", "--data", "sample", "--out", path.join(tmp, name), "--rounds", "2", "--only", only.join(","), ...args], {
+  return runGbr(only.length ? ["reproduce", "--data", "sample", "--out", path.join(tmp, name), "--rounds", "2", "--only", only.join(","), ...args] : args, {
     dataDir: path.join(tmp, `data-${name}`),
-    env: { GBR_CHAT_BASE_URL: `${api.url}/v1`, GBR_CHAT_MODEL: "openai/gpt-oss-120b", GBR_EMBED_BASE_URL: `${api.url}/v1`, GBR_PRESETS: presets, GBR_RERANK_BASE_URL: rerank.url },
+    env: {
+      GBR_CHAT_BASE_URL: `${api.url}/v1`,
+      GBR_CHAT_MODEL: "openai/gpt-oss-120b",
+      GBR_EMBED_BASE_URL: `${api.url}/v1`,
+      GBR_PRESETS: presets,
+      GBR_RERANK_BASE_URL: rerank.url,
+      GBR_GITHUB_RAW_URL: raw.url,
+    },
     timeoutMs: 300_000,
   });
 }
@@ -137,4 +149,21 @@ test("a plan prints nothing per question or per article", async () => {
   const lines = planned.stderr.split("\n").filter((l) => l.trim() !== "");
   assert.doesNotMatch(planned.stderr, /empty after parsing/);
   assert.ok(lines.length < 10, `${lines.length} lines on stderr:\n${planned.stderr}`);
+});
+
+test("texts made from stand-in answers count one each: with the official parsers an empty answer is no shared text", async () => {
+  assert.equal((await gbr("official", [], ["prompts", "pull", "-q"])).code, 0);
+  const only = ["reform:dense:qwen3-0.6b", "translate:dense:qwen3-0.6b"];
+  api.reset();
+  const planned = await gbr("official", only, ["--plan", "--prompts", "official"]);
+  assert.equal(planned.code, 0, planned.stderr);
+  const plan = await readPlan("official");
+  for (const e of plan.experiments) assert.equal(e.status, "ok", `${e.id}: ${e.reason}`);
+  api.reset();
+  const ran = await gbr("official", only, ["-q", "--prompts", "official"]);
+  assert.equal(ran.code, 0, ran.stderr);
+  const texts = api.embeddingRequests().reduce((n, r) => n + r.input.length, 0);
+  // The question and article vectors are shared; the rewrites and translations, one per question and article, are not.
+  assert.equal(plan.total.embeddedTexts, texts, `texts to embed planned ${plan.total.embeddedTexts}, sent ${texts}`);
+  assert.equal(plan.total.chatCalls, api.chatRequests().length);
 });
