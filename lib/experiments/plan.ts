@@ -195,8 +195,9 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
 }
 
 /**
- * Plans the selected experiments into `<outDir>/plan.json`, in seconds: each experiment through the real code on
- * stand-ins, each request counted once in the total (by the store's key) and named in the rows that share it.
+ * Plans the selected experiments into `<outDir>/plan.json` (the paper's whole list in under a minute of CPU): each
+ * experiment through the real code on stand-ins, each request counted once in the total (by the store's key), and
+ * the rows that share it named.
  *
  * @example
  * const { plan } = await planReproduce(loaded, { only: ["reform:bm25-greekstemmer", "reform:bm25-grnlp"], context });
