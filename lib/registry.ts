@@ -7,8 +7,16 @@ import type { Providers } from "./providers";
 /** What plan mode needs from its caller: the output tokens to assume per new chat call, and a tally of the work. */
 export interface PlanMode {
   outputGuess(modelId: string, cache: ReplayCache | undefined): Promise<number>;
-  /** Counts work a real run would send: chat calls, texts embedded or rerank requests, and tokens. */
-  tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number): void;
+  /**
+   * Counts work a real run would send: chat calls, texts embedded or rerank requests, and tokens. `key` (the store's
+   * content address) comes with a request rendered from the benchmark's own texts alone: it is counted once however
+   * many experiments send it, as a run asks the store first. Without one (built on stand-in answers) it counts each time.
+   */
+  tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number, key?: string): void;
+  /** Whether the items are the benchmark's own questions or articles, not texts made from stand-in answers. */
+  given(items: readonly object[]): boolean;
+  /** `count()`, remembered by `key` for the plan: a request several experiments or rounds render is counted once. */
+  tokensOf(key: string, count: () => number): number;
 }
 
 /** A method's own parameters (what a BuildCache keys a built retriever by); the run supplies a RunContext. */

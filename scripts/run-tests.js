@@ -79,6 +79,7 @@ const SLOW = new Set([
   "integration/paper-tables-latex.test.ts", // pdflatex
   "integration/trust.test.ts",
   "integration/plan.test.ts",
+  "integration/plan-shared.test.ts",
   "integration/official-mode.test.ts",
   "integration/tslab-compat.test.ts",
   "integration/notebooks.test.ts",

@@ -4,11 +4,11 @@ import type { FeedbackRetriever, PartBuilder, RetrieverOptions, RunContext } fro
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, type EmbedNaming, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
-import { countTokens } from "../util/tokens";
-import { planVectorView } from "../providers/plan-embed";
+import { countTokens, countTokensRemembered } from "../util/tokens";
+import { planEmbedder, planVectorView } from "../providers/plan-embed";
 import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
 
@@ -132,17 +132,24 @@ export function vectorRetriever(
 export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<DenseRetriever> {
   const naming = ctx.providers.config.embed.naming;
   const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(ctx.providers.config), naming));
-  // --plan: nothing is sent or stored (plan-embed.ts); the store is only read.
-  const embedder = embedderForMethod(p, ctx);
+  // --plan: nothing is sent or stored (plan-embed.ts); the store is only read. The benchmark's own texts are counted
+  // by the stand-in, once across experiments by their vector store key (embed.ts's).
+  const fingerprint = presetFingerprint(p);
+  const embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
   const realStore = await storeFor(ctx);
   const store = ctx.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
-    const r = await embedItems(items, side, p, embedder, store, {
+    // Texts made from a plan's stand-in answers (rewrites, translations) count one each: a run's would differ, even
+    // where these are equal (an empty answer under the official parsers).
+    const made = ctx.plan && !ctx.plan.given(items) ? ctx.plan : undefined;
+    const r = await embedItems(items, side, p, made ? planEmbedder(p) : embedder, store, {
       log: ctx.log,
       onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side === "query" ? "queries" : "documents"}`, done, total)),
-      estimateTokens: countTokens,
+      // A plan's stand-in counts each text too: remembered, it is counted once.
+      estimateTokens: ctx.plan ? countTokensRemembered : countTokens,
     });
+    made?.tally("embedding", p.model, items.length - r.cached, r.tokens, 0);
     usage.requests += r.requests;
     usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
@@ -180,7 +187,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
   };
   usage.documentCachedVectors = docs.cached;
   const endpoints = embedder.endpointStats ? () => embedder.endpointStats!() : undefined;
-  return recorded(opts.ann && !ctx.plan ? await annRetriever(exact, realStore, presetFingerprint(p), bench, docs.keys, (queries) => run(queries, "query"), opts.ann, ctx.log) : exact, bench.docs.length, endpoints);
+  return recorded(opts.ann && !ctx.plan ? await annRetriever(exact, realStore, fingerprint, bench, docs.keys, (queries) => run(queries, "query"), opts.ann, ctx.log) : exact, bench.docs.length, endpoints);
 }
 
 /**

@@ -19,8 +19,12 @@ export interface PlanRow {
   calls: number;
   inputTokens: number;
   outputTokens: number;
-  /** Calls the caches answer (replay cache, vector store; rerank requests whose pairs are all scored). */
+  /** Calls the caches held before the plan (replay cache, vector store; rerank requests whose pairs are all scored). */
   cached: number;
+  /** Calls no earlier row counts: what this row adds to the total (the rows' newCalls add up to `total.calls`). */
+  newCalls: number;
+  /** The earlier rows that count the rest of its calls: they send the same requests, or built the part it reuses. */
+  sharedWith: string[];
   /** False when partly estimated (`basis` says what); calls are exact for every method but REACT and listwise. */
   exact: boolean;
   /** USD at the price table for the tokens still to spend (rerank requests are not priced). */
@@ -70,7 +74,8 @@ const EMBED_BASIS = "embedding tokens: o200k counts of each templated text (a se
 const REACT_BASIS =
   "REACT: round 1's planner prompts are exact; the rest is estimated by running every round with empty answers (each round searches the question itself, the observer keeps nothing), so observer prompts are sized like real ones and later planner prompts lack the kept articles (an underestimate)";
 const RESULT_EMBED_BASIS = "embedding tokens of texts a model writes first (rewrites, translations) estimated from the texts it is given";
-const RERANK_REACT_BASIS = "re-ranking REACT-BM25's kept articles is not counted: how many it keeps only the run knows (the stand-in rounds keep none)";
+const RERANK_REACT_BASIS =
+  "re-ranking REACT-BM25's output is planned at its most, 100 articles a question (the articles its stand-in rounds retrieved): how many it keeps only the run knows, so an upper bound";
 const RERANK_BASIS = "cross-encoder: one request per question and batch of its first stage's articles (pairs are not priced)";
 const LISTWISE_BASIS = "listwise re-ranking: the windows of the first stage's top articles as they stand, without the model's reordering (the same calls; tokens approximate)";
 
@@ -80,8 +85,41 @@ function walk(info: RunInfo | undefined, visit: (i: RunInfo) => void): void {
   for (const p of info.parts ?? []) walk(p, visit);
 }
 
+/** Whether a run, or a part of it, calls a model server (the stand-ins answer as endpoint "plan"; LSI is "local"). */
+function callsModels(info: RunInfo): boolean {
+  let calls = false;
+  walk(info, (i) => {
+    if (i.llm || i.rerank || i.rounds !== undefined || (i.embedding && i.embedding.endpoint !== "local")) calls = true;
+  });
+  return calls;
+}
+
+/**
+ * The earlier rows each row shares calls with: those that first sent a request it sends again (`requestedFrom`, by
+ * the store's key), and the row that made a run it reuses as a part (a job makes each run once) if that calls models.
+ */
+function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFrom: ReadonlyMap<string, Set<string>>): Map<string, string[]> {
+  const madeIn = new Map<RunInfo, string>();
+  const out = new Map<string, string[]>();
+  for (const row of rows) {
+    const found = new Set(requestedFrom.get(row.id) ?? []);
+    for (const info of row.infos) {
+      for (const part of info.parts ?? []) {
+        walk(part, (i) => {
+          const first = madeIn.get(i);
+          if (first !== undefined && callsModels(i)) found.add(first);
+        });
+      }
+    }
+    for (const info of row.infos) walk(info, (i) => void (madeIn.has(i) || madeIn.set(i, row.id)));
+    found.delete(row.id);
+    out.set(row.id, [...found]);
+  }
+  return out;
+}
+
 /** The plan's numbers for one experiment's runs (a --repeat gives several). */
-function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Work; corpus: Work; llmModel?: string; embeddingModel?: string } }[], prices: PriceTable): Omit<PlanRow, "status" | "reason"> {
+function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Work; corpus: Work; llmModel?: string; embeddingModel?: string } }[], prices: PriceTable): Omit<PlanRow, "status" | "reason" | "newCalls" | "sharedWith"> {
   let work = addWork();
   let cached = 0;
   let exact = true;
@@ -156,20 +194,53 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
   };
 }
 
-/** Plans the selected experiments into `<outDir>/plan.json`: seconds, but ~⅓ s a question for REACT's stand-ins. */
+/**
+ * Plans the selected experiments into `<outDir>/plan.json` (the paper's whole list in under a minute of CPU): each
+ * experiment through the real code on stand-ins, each request counted once in the total (by the store's key), and
+ * the rows that share it named.
+ *
+ * @example
+ * const { plan } = await planReproduce(loaded, { only: ["reform:bm25-greekstemmer", "reform:bm25-grnlp"], context });
+ * plan.total.chatCalls; // one rewrite per question, though both rows need it
+ */
 export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
   const { selected, outDir } = selection(loaded, opts);
   const prices = loadPrices();
   const guesses = new Map<string, { perCall: number; basis: string }>();
   const price = pricerFrom(prices);
   const total: PlanTotal = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, chatCalls: 0, embeddedTexts: 0, rerankRequests: 0, rerankPairs: 0 };
+  const bench = loaded.benchmark;
+  const given = new WeakSet<object>([...bench.docs, ...bench.queries]);
+  // The experiment being planned (they run one after another), the calls each adds, who first sent each request.
+  let current = "";
+  const newCalls = new Map<string, number>();
+  const firstBy = new Map<string, string>();
+  const requestedFrom = new Map<string, Set<string>>();
+  const tokens = new Map<string, number>();
   const mode: PlanMode = {
     async outputGuess(modelId, cache) {
       let g = guesses.get(modelId);
       if (!g) guesses.set(modelId, (g = await outputGuess(cache, modelId)));
       return g.perCall;
     },
-    tally(kind, model, calls, input, output) {
+    given: (items) => items.every((it) => given.has(it)),
+    tokensOf(key, count) {
+      let n = tokens.get(key);
+      if (n === undefined) tokens.set(key, (n = count()));
+      return n;
+    },
+    tally(kind, model, calls, input, output, key) {
+      if (key !== undefined) {
+        const k = `${kind} ${model} ${key}`;
+        const first = firstBy.get(k);
+        if (first !== undefined) {
+          if (!requestedFrom.has(current)) requestedFrom.set(current, new Set());
+          requestedFrom.get(current)!.add(first);
+          return;
+        }
+        firstBy.set(k, current);
+      }
+      newCalls.set(current, (newCalls.get(current) ?? 0) + calls);
       total.calls += calls;
       if (kind === "chat") {
         total.chatCalls += calls;
@@ -189,18 +260,22 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
   // Work files and traces go to a scratch folder, so no stand-in answer is found by a later real run.
   const scratch = mkdtempSync(path.join(os.tmpdir(), "gbr-plan-"));
   try {
-    const records = await runExperiments(loaded, selected, {
+    const tracked = selected.map((e) => ({ ...e, run: (ctx: Parameters<typeof e.run>[0]) => ((current = e.id), e.run(ctx)) }));
+    const records = await runExperiments(loaded, tracked, {
       log: opts.log,
       repeat: opts.repeat,
       seed: opts.seed,
       retrieverOptions: opts.retrieverOptions,
-      context: { ...opts.context, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
+      // The methods' own progress lines (per batch, per item) describe stand-in work: a plan prints only its table.
+      context: { ...opts.context, log: () => {}, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
     });
+    const infos = (r: (typeof records)[number]) => r.samples.flatMap((s) => (s.result.run.info ? [s.result.run.info] : []));
+    const shared = sharers(records.map((r) => ({ id: r.experiment.id, infos: infos(r) })), requestedFrom);
     const experiments: PlanRow[] = records.map((r) => {
-      const row = rowOf(r.experiment.id, r.samples.map((s) => s.result.run), prices);
+      const id = r.experiment.id;
+      const row = { ...rowOf(id, r.samples.map((s) => s.result.run), prices), newCalls: newCalls.get(id) ?? 0, sharedWith: shared.get(id) ?? [] };
       return r.status === "ok" ? { ...row, status: "ok" } : { ...row, status: r.status, reason: r.reason, basis: r.status === "skipped" ? "skipped here" : "failed while planning" };
     });
-    const bench = loaded.benchmark;
     const plan: Plan = {
       dataset: bench.name,
       queries: bench.queries.length,
@@ -210,8 +285,9 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       outputGuesses: [...guesses].map(([model, g]) => ({ model, perCall: g.perCall, basis: g.basis })),
       prices: readConfig().pricesFile ?? "config/prices.json",
       notes: [
-        "calls count chat calls, texts embedded and rerank requests, as cost.csv does; cached counts those answered without a new request: held by the caches before the run, or made once for an earlier experiment of the same selection; inputTokens, outputTokens and cost leave out what the caches held before the run",
-        "an experiment built on another (rrf:, prf:, rerank:, oracle:) includes that one's work, as cost.csv does: the rows overlap; total counts each call once",
+        "calls count the chat calls, texts embedded and rerank requests an experiment needs, as cost.csv does (one built on another, as rrf:, prf:, rerank:, oracle:, includes that one's work); cached counts those the caches held before the run; inputTokens, outputTokens and cost leave out only what the caches held",
+        "the rows overlap: new counts the calls no earlier row counts, and shared with names the rows that count the rest; total counts each call once and is the sum of new",
+        "a request made of the benchmark's own texts (a rewrite, a translation, an embedding) is counted once however many experiments send it, as a run asks the store first; one built on stand-in answers (REACT's rounds, listwise windows, re-ranking an LLM method's output) is counted each time it is sent",
       ],
     };
     await fs.mkdir(outDir, { recursive: true });

@@ -158,6 +158,9 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const kept = new Map<DocId, KeptInfo>();
   const history: string[] = [];
   const candidates = new Set<DocId>();
+  // A round that retrieves the very articles of an earlier one (a planner repeating its query) reuses its batches
+  // and their requests, so they are counted and rendered once.
+  const batchesOf = new Map<string, { batch: ReturnType<typeof observerBatches>[number]; req: ChatRequest }[]>();
 
   for (let round = 1; round <= s.rounds; round++) {
     const totals = zeroTotals();
@@ -199,13 +202,16 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     const observerTraces: ReactObserverTrace[] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];
     const keptIds = new Set<DocId>();
-    for (const batch of observerBatches(retrievedDocs, s.budgetTokens, count)) {
-      const observerReq: ChatRequest = {
-        ...base,
-        system: prompts.observerSystem,
-        user: observerMessage(prompts, query.text, batch.docs),
-        maxTokens: s.observerMaxTokens,
-      };
+    const retrievedIds = retrievedDocs.map((d) => d.id).join("\n");
+    let batches = batchesOf.get(retrievedIds);
+    if (!batches) {
+      batches = observerBatches(retrievedDocs, s.budgetTokens, count).map((batch) => ({
+        batch,
+        req: { ...base, system: prompts.observerSystem, user: observerMessage(prompts, query.text, batch.docs), maxTokens: s.observerMaxTokens },
+      }));
+      batchesOf.set(retrievedIds, batches);
+    }
+    for (const { batch, req: observerReq } of batches) {
       const r = await ctx.observer.complete(observerReq);
       const call = callRecord(observerReq, r);
       addCall(totals, call);

@@ -141,9 +141,16 @@ export function rerankPrompts(): RerankPrompts {
 
 /** Whitespace made single spaces (line breaks would blur where `[n]` starts); cut to `maxChars` with "…". */
 export function excerpt(text: string, maxChars: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const chars = Array.from(flat); // code points, so a cut never splits a surrogate pair
-  return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars).join("").trimEnd()}…`;
+  // Only as much of a long article is flattened as the cut needs (flattening only shortens it), doubled until enough.
+  for (let n = 2 * maxChars + 16; ; n *= 2) {
+    const whole = n >= text.length;
+    const flat = (whole ? text : text.slice(0, n)).replace(/\s+/g, " ").trim();
+    // The first maxChars code points (a cut never splits a surrogate pair), found without splitting the text.
+    let end = 0;
+    for (let c = 0; c < maxChars && end < flat.length; c++) end += flat.codePointAt(end)! > 0xffff ? 2 : 1;
+    if (end < flat.length) return `${flat.slice(0, end).trimEnd()}…`;
+    if (whole) return flat;
+  }
 }
 
 /** The system prompt; the question and articles numbered [1]…[n], each cut to `maxChars`; RERANK_PARAMS. */

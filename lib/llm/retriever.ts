@@ -75,8 +75,10 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
     async retrieve(queries: Query[], k: number): Promise<Run> {
       const dir = workDir(bench, opts, ctx, `reform-${kind}`, model, prompts);
       let outcomes: CachedOutcome[] = [];
+      // A plan counts a rewrite of the benchmark's own question once, whichever experiment asks for it.
+      const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
       const { value: rewrites, seconds } = await timed(() =>
-        reformulate(queries, kind, model, prompts, {
+        reformulate(queries, kind, asked, prompts, {
           legacyFile: path.join(dir, "rewrites.jsonl"),
           log: ctx.log,
           onRecords: (o) => (outcomes = o),
@@ -93,7 +95,7 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
 export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
-  const model = await chatForMethod(opts, ctx);
+  const model = await chatForMethod(opts, ctx, bench.docs);
   const dir = workDir(bench, opts, ctx, "translate", model, prompts);
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
@@ -110,8 +112,9 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
       let outcomes: CachedOutcome[] = [];
+      const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
       const { value: q, seconds } = await timed(() =>
-        translateItems(queries, "query", model, prompts, {
+        translateItems(queries, "query", asked, prompts, {
           legacyFile: path.join(dir, "queries.jsonl"),
           log: ctx.log,
           onRecords: (o) => (outcomes = o),
@@ -179,7 +182,9 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
           }
         }
       }
-      const final = result.kept.get(result.rounds)!;
+      // A plan's stand-in rounds keep nothing: what a re-ranker over REACT gets is planned at its most, the articles
+      // the rounds retrieved (the question's top 100, as many as REACT keeps at most).
+      const final = result[ctx.plan ? "candidates" : "kept"].get(result.rounds)!;
       const { k1, b, epsilon } = scorer.params;
       return {
         rankings: new Map([...final.rankings].map(([q, r]) => [q, r.slice(0, k)])),

@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import type { VectorCache } from "../dense/embed";
 import type { EmbeddingPreset } from "../dense/presets";
-import type { CachedVector, Embedder, EmbedResult } from "../dense/types";
+import type { CachedVector, Embedder, EmbedResult, Side } from "../dense/types";
 
 export const PLAN_DIMS = 8;
 
@@ -16,15 +16,18 @@ function madeUp(text: string): Float32Array {
   return v;
 }
 
-/** Answers every text with a deterministic made-up unit vector and no token count. */
-export function planEmbedder(p: EmbeddingPreset, tally: (texts: string[]) => void = () => {}, maxBatch = p.batchSize ?? 64): Embedder {
+/**
+ * Answers every text with a deterministic made-up unit vector and no token count, and tallies each text; `keyOf` (the
+ * vector store's key of a text) is given for the benchmark's own texts, so one embedded for two experiments counts once.
+ */
+export function planEmbedder(p: EmbeddingPreset, tally: (text: string, key?: string) => void = () => {}, keyOf?: (text: string, side: Side) => string, maxBatch = p.batchSize ?? 64): Embedder {
   return {
     id: `plan:${p.model}`,
     dims: PLAN_DIMS,
     maxBatch,
     endpoint: "plan",
-    async embed(texts: string[]): Promise<EmbedResult> {
-      tally(texts);
+    async embed(texts: string[], side: Side): Promise<EmbedResult> {
+      for (const t of texts) tally(t, keyOf?.(t, side));
       const vectors = texts.map(madeUp);
       return { vectors, tokens: undefined };
     },

@@ -12,3 +12,16 @@ function len(s: string): number {
   return s.normalize("NFC").length;
 }
 
+
+/**
+ * `text` in at most `max` characters: whole, or cut at the last space that leaves room for " …" (a single word longer
+ * than that is cut with "…"), so a reason in a narrow column never ends mid-word.
+ *
+ * @example
+ * clipAtWord("spaCy Greek lemma tables not available", 24); // "spaCy Greek lemma …"
+ */
+export function clipAtWord(text: string, max: number): string {
+  if (len(text) <= max) return text;
+  const space = text.lastIndexOf(" ", max - 2);
+  return space > 0 ? `${text.slice(0, space).trimEnd()} …` : `${text.slice(0, Math.max(0, max - 1))}…`;
+}
