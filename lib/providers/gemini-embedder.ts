@@ -82,7 +82,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   /** One HTTP attempt; failures come back as GeminiAttemptFailure for the retry loop to judge. */
   async function attemptOnce(texts: string[], side: Side): Promise<EmbedResult> {
     // Our own per-call fetch reads what the SDK drops: a failure's headers and the body's usageMetadata.
-    const seen = observeGeminiFetch({ readBody: true });
+    const seen = observeGeminiFetch({ timeoutMs, readBody: true });
     let response;
     try {
       response = await ai.models.embedContent({
@@ -142,7 +142,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
               made = attempt;
               return attemptOnce(texts, side);
             },
-            { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt },
+            { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt, maxWaitMs: timeoutMs, label: `Gemini ${model}` },
           );
         } catch (err) {
           // A wrong count or size is the server's bug, not a hiccup: no retry, but say which attempt.

@@ -23,6 +23,41 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
   };
 }
 
+/**
+ * A `fetch` whose every exchange (connection, headers and body) must be over within `timeoutMs`, else it fails with a
+ * TimeoutError (`deadlinePassed`). The SDKs' own timeouts stop at the headers, and undici's body timeout is idle time,
+ * which a server dripping one byte at a time resets forever; so every client of a model server or the Hub fetches
+ * through this, with undici's own limits off.
+ *
+ * @example
+ * const res = await deadlineFetch(5000)("http://localhost:8000/v1/models");
+ * await res.json(); // rejects with a TimeoutError 5 s after the request began, wherever it is by then
+ */
+export function deadlineFetch(timeoutMs: number, base: typeof fetch = (input, init) => fetch(input, init)): typeof fetch {
+  const dispatcher = longRequestDispatcher();
+  return ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    // Not AbortSignal.timeout/any: they hold their signals weakly, and a collected one never fires mid-body.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, "TimeoutError")), timeoutMs);
+    timer.unref?.();
+    const outer = init?.signal;
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
+    const withDispatcher = dispatcher && !(init && "dispatcher" in init) ? { dispatcher } : {};
+    return base(input, { ...init, signal: controller.signal, ...withDispatcher } as RequestInit);
+  }) as typeof fetch;
+}
+
+/** Whether `err` (or a cause of it) is a `deadlineFetch` deadline that passed. */
+export function deadlinePassed(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let depth = 0; cur && typeof cur === "object" && depth < 4; depth++) {
+    if ((cur as { name?: unknown }).name === "TimeoutError") return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Scheme, host and port of a URL, so credentials, paths and query tokens never reach metadata or reports. */
 export function endpointOrigin(url: string): string {
   try {
