@@ -88,20 +88,33 @@ export function maskCredentials(url: string): string {
 }
 
 /**
- * A configured base URL (`source` says where), refused if it carries credentials: a user name or password, or a
- * secret in its query string (`?api_key=…`), which a server echoing its path would put into every output.
+ * A configured base URL (`source` says where), refused if it carries credentials (a user name or password, a secret
+ * in its query string) or any query string or fragment: requests are appended to its path, which a query would mangle
+ * and a fragment cut off, and a server echoing its path would put whatever the query holds into every output.
+ *
+ * @example
+ * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://localhost:8000/v1", "GBR_CHAT_API_KEY"); // returned as is
+ * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://h/v1?code=x", "GBR_CHAT_API_KEY"); // throws QUERY_IN_URL
  */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
-  let withCredentials = false;
+  let u: URL | undefined;
   try {
-    const u = new URL(url);
-    withCredentials = u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k));
+    u = new URL(url);
   } catch {
-    withCredentials = /\/\/[^/@]*@/.test(url) || /[?&](api[-_]?key|key|token|access[-_]?token|secret|password|sig)=/i.test(url);
+    u = undefined;
   }
+  const withCredentials = u
+    ? u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k))
+    : /\/\/[^/@]*@/.test(url) || /[?&](api[-_]?key|key|token|access[-_]?token|secret|password|sig)=/i.test(url);
   if (withCredentials) {
     throw new GbrError(`${source} carries credentials (${maskCredentials(url)}): they are never sent or recorded from a URL`, "CREDENTIALS_IN_URL", {
       hint: keyVariable ? `remove them from the URL and set ${keyVariable} instead` : "remove them from the URL",
+    });
+  }
+  if (u ? u.search !== "" || u.hash !== "" : /[?#]/.test(url)) {
+    const shown = u ? `${endpointOrigin(url)}${u.pathname}` : "(the URL)";
+    throw new GbrError(`${source} has a query string or fragment after ${shown}: a base URL is a path that requests are appended to`, "QUERY_IN_URL", {
+      hint: keyVariable ? `remove it; a key goes in ${keyVariable}, which is sent as a header` : "remove it from the URL",
     });
   }
   return url;
