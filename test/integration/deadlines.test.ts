@@ -11,6 +11,13 @@ import { openaiChat, openaiChatFrom } from "../../lib/providers/openai-chat";
 import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 import { geminiChat } from "../../lib/providers/gemini-chat";
 import { retryWithBackoff } from "../../lib/util/retry";
+import { downloadFile } from "../../lib/util/download";
+import { rerankClient } from "../../lib/providers/rerank-client";
+import { promises as fs } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 
@@ -90,6 +97,41 @@ describe("one deadline per request, body included", () => {
     const r = await settle(chat.complete({ system: "", user: "Ερώτηση" }));
     assert.equal(r.outcome, "rejected", `after ${r.ms} ms`);
     assert.match(String((r.error as Error).message), /within 1000 ms/);
+  });
+});
+
+/** A server answering every request with 200 headers and then one byte every 300 ms, forever. */
+async function startDripServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "1000000" });
+    const t = setInterval(() => res.write(" "), 300);
+    res.once("close", () => clearInterval(t));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+describe("the same deadline for rerank and downloads", () => {
+  test("rerank and a Hub-style download of a dripping body fail at the deadline", async () => {
+    const drip = await startDripServer();
+    const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-deadline-"));
+    try {
+      const rerank = await settle(rerankClient({ baseUrl: drip.url, timeoutMs: 1000, attempts: 1 }).rerank("m", "q", ["α"]));
+      assert.equal(rerank.outcome, "rejected", `after ${rerank.ms} ms`);
+      assert.match(String((rerank.error as Error).message), /timed out after 1000 ms/);
+      const download = await settle(downloadFile(`${drip.url}/file.json`, path.join(tmp, "file.json"), { timeoutMs: 1000, attempts: 1 }));
+      assert.equal(download.outcome, "rejected", `after ${download.ms} ms`);
+    } finally {
+      await drip.close();
+      await fs.rm(tmp, { recursive: true, force: true });
+    }
   });
 });
 
