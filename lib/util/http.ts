@@ -120,6 +120,16 @@ export function checkedBaseUrl(source: string, url: string, keyVariable?: string
   return url;
 }
 
+/**
+ * `text` with each of `secrets` replaced by "[redacted]": a server may echo a key it was sent into its error text.
+ *
+ * @example
+ * redactSecrets("bad key sk-abc123", ["sk-abc123"]); // "bad key [redacted]"
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((t, secret) => (secret ? t.split(secret).join("[redacted]") : t), text);
+}
+
 /** An error and its causes in one line: undici hides the useful part ("ECONNREFUSED") in nested causes. */
 export function describeCause(err: unknown): string {
   const parts: string[] = [];
