@@ -6,7 +6,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
-import { endpointOrigin } from "../util/http";
+import { endpointOrigin, redactSecrets } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
 import { servedByGemini } from "./served-by";
@@ -52,7 +52,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const where = baseUrl ?? "the Gemini API";
   const id = `gemini:${model}`;
   // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
-  const redact = (s: string) => s.split(apiKey).join("[redacted]");
+  const redact = (s: string) => redactSecrets(s, [apiKey]);
 
   const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
   const limit = createSemaphore(concurrency);

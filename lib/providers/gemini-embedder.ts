@@ -2,7 +2,7 @@
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
 import { retryWithBackoff } from "../util/retry";
-import { endpointOrigin } from "../util/http";
+import { endpointOrigin, redactSecrets } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../dense/types";
 import { servedByGemini } from "./served-by";
@@ -73,7 +73,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const baseUrl = opts.baseUrl?.replace(/\/+$/, "");
   const where = baseUrl ?? "the Gemini API";
   // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
-  const redact = (s: string) => s.split(apiKey).join("[redacted]");
+  const redact = (s: string) => redactSecrets(s, [apiKey]);
 
   const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
   const limit = createSemaphore(concurrency);

@@ -2,7 +2,7 @@
 import { inspect } from "node:util";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
-import { deadlinePassed, describeCause } from "../util/http";
+import { deadlinePassed, describeCause, redactSecrets } from "../util/http";
 import { retryAfterMs } from "../util/retry";
 
 /** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
@@ -24,8 +24,7 @@ export function safeBaseURL(url: string): string {
 
 /** Redacts the key, in case a server echoes it back; not the placeholder or keys under 4 characters. */
 export function redactKey(text: string, apiKey: string): string {
-  if (!isSecret(apiKey)) return text;
-  return text.split(apiKey).join("[redacted]");
+  return isSecret(apiKey) ? redactSecrets(text, [apiKey]) : text;
 }
 
 /** Whether `inspect` of the error would print the key, so the caller leaves it out as `cause`. */
