@@ -230,6 +230,12 @@ export function allowStaleBuild(env: Environment = process.env): boolean {
   return env.GBR_ALLOW_STALE_BUILD === "1";
 }
 
+/** The configured secrets (API keys, the Hub token) of four characters or more, for `redactSecrets`. */
+export function configSecrets(c: Config): string[] {
+  const keys = [c.chat.apiKey, c.embed.apiKey, c.embed.lmstudio?.apiKey, c.rerank.apiKey, c.gemini.apiKey, c.hub.token];
+  return keys.filter((k): k is string => typeof k === "string" && k.length >= 4);
+}
+
 /** What a run records of its configuration (metadata.json): endpoints as scheme://host:port, keys only as set. */
 export function configRecord(config: Config): Record<string, unknown> {
   const kind = (e: EndpointsConfig) => ({

@@ -6,6 +6,8 @@ import { sharedCorpus } from "../sparse/bm25-retriever";
 import { buildTokenizer } from "../text/registry";
 import type { QueryId } from "../types";
 import { GbrError, isUnavailable } from "../util/errors";
+import { redactSecrets } from "../util/http";
+import { configSecrets } from "../config";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
 
 /** One sample of an experiment: what it returned and its per-query metrics. */
@@ -112,8 +114,10 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
       ended = true;
       const skipped = isUnavailable(err);
       const hint = err instanceof GbrError && err.hint ? `; ${err.hint}` : "";
-      const reason = `${(err as Error).message}${hint}`;
-      const brief = err instanceof GbrError ? err.brief : undefined;
+      // A server's text may echo a key it was sent: no configured secret reaches a record or the log.
+      const secrets = run.providers ? configSecrets(run.providers.config) : [];
+      const reason = redactSecrets(`${(err as Error).message}${hint}`, secrets);
+      const brief = err instanceof GbrError && err.brief ? redactSecrets(err.brief, secrets) : undefined;
       records.push({
         experiment,
         status: skipped ? "skipped" : "failed",

@@ -5,6 +5,7 @@ import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
 import { dataDir } from "../paths";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
+import { buildTokenizer, TOKENIZERS } from "../text/registry";
 import { addCosts, secondsOf, timed } from "../util/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
@@ -91,9 +92,14 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
   };
 }
 
-/** `translate:<retriever>`: the inner retriever on the LLM's English benchmark (corpus one-time, queries online). */
+/**
+ * `translate:<retriever>`: the inner retriever on the LLM's English benchmark (corpus one-time, queries online). The
+ * inner part is built on the translations, so its tokenizers' tables are loaded first: one that cannot be had skips
+ * the method before the first paid call rather than after the whole corpus is translated.
+ */
 export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
+  for (const tokenizer of new Set(innerName.match(/bm25-[a-z]+/g) ?? [])) if (tokenizer in TOKENIZERS) await buildTokenizer(tokenizer, ctx);
   const prompts = loadPromptSet(opts.promptSet ?? "project");
   const model = await chatForMethod(opts, ctx, bench.docs);
   const dir = workDir(bench, opts, ctx, "translate", model, prompts);

@@ -6,7 +6,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { createSemaphore } from "../util/semaphore";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
-import { endpointOrigin, longRequestDispatcher } from "../util/http";
+import { endpointOrigin, redactSecrets } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
 import { servedByGemini } from "./served-by";
@@ -52,17 +52,15 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const where = baseUrl ?? "the Gemini API";
   const id = `gemini:${model}`;
   // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
-  const redact = (s: string) => s.split(apiKey).join("[redacted]");
+  const redact = (s: string) => redactSecrets(s, [apiKey]);
 
   const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
-  // Our fetch drops the SDK's untimed dispatcher: put one back so Node's 300 s limits do not cut an answer.
-  const dispatcher = longRequestDispatcher();
   const limit = createSemaphore(concurrency);
 
   /** One HTTP attempt; failures come back as GeminiAttemptFailure for the retry loop to judge. */
   async function attemptOnce(req: ChatRequest): Promise<{ response: GenerateContentResponse; body: unknown }> {
     // The raw body too: the SDK drops fields it does not know, such as the test double's mark.
-    const seen = observeGeminiFetch({ dispatcher, readBody: true });
+    const seen = observeGeminiFetch({ timeoutMs, readBody: true });
     const config: GenerateContentConfig = {
       // Left out when empty: Gemini rejects a systemInstruction without text.
       ...(req.system ? { systemInstruction: req.system } : {}),
@@ -92,7 +90,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
             made = attempt;
             return attemptOnce(req);
           },
-          { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt },
+          { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt, maxWaitMs: timeoutMs, label: `${id} at ${where}` },
         );
       } catch (err) {
         const tries = `${made} attempt${made === 1 ? "" : "s"}`;

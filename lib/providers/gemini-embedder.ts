@@ -2,7 +2,7 @@
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
 import { retryWithBackoff } from "../util/retry";
-import { endpointOrigin } from "../util/http";
+import { endpointOrigin, redactSecrets } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../dense/types";
 import { servedByGemini } from "./served-by";
@@ -73,7 +73,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const baseUrl = opts.baseUrl?.replace(/\/+$/, "");
   const where = baseUrl ?? "the Gemini API";
   // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
-  const redact = (s: string) => s.split(apiKey).join("[redacted]");
+  const redact = (s: string) => redactSecrets(s, [apiKey]);
 
   const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
   const limit = createSemaphore(concurrency);
@@ -82,7 +82,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   /** One HTTP attempt; failures come back as GeminiAttemptFailure for the retry loop to judge. */
   async function attemptOnce(texts: string[], side: Side): Promise<EmbedResult> {
     // Our own per-call fetch reads what the SDK drops: a failure's headers and the body's usageMetadata.
-    const seen = observeGeminiFetch({ readBody: true });
+    const seen = observeGeminiFetch({ timeoutMs, readBody: true });
     let response;
     try {
       response = await ai.models.embedContent({
@@ -142,7 +142,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
               made = attempt;
               return attemptOnce(texts, side);
             },
-            { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt },
+            { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt, maxWaitMs: timeoutMs, label: `Gemini ${model}` },
           );
         } catch (err) {
           // A wrong count or size is the server's bug, not a hiccup: no retry, but say which attempt.

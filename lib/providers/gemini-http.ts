@@ -3,7 +3,7 @@ import type { GoogleGenAI } from "@google/genai";
 import { genaiSdk } from "../util/sdk";
 import { retryAfterMs } from "../util/retry";
 import { GbrError } from "../util/errors";
-import { checkedBaseUrl } from "../util/http";
+import { checkedBaseUrl, deadlineFetch, deadlinePassed } from "../util/http";
 import type { Config } from "../config";
 
 /** Where the Gemini API is served when no base URL is configured. */
@@ -50,15 +50,14 @@ export interface ObservedFetch {
   body(): Promise<unknown> | undefined;
 }
 
-/** Create one per SDK call: the state is that call's alone. */
-export function observeGeminiFetch(o: { dispatcher?: object; readBody?: boolean } = {}): ObservedFetch {
+/** Create one per SDK call: the state is that call's alone; `timeoutMs` is the exchange's deadline, body included. */
+export function observeGeminiFetch(o: { timeoutMs: number; readBody?: boolean }): ObservedFetch {
   let wait: number | undefined;
   let body: Promise<unknown> | undefined;
+  const timed = deadlineFetch(o.timeoutMs);
   return {
     async fetch(input, init) {
-      const withDispatcher =
-        o.dispatcher && !(init && "dispatcher" in init) ? ({ ...init, dispatcher: o.dispatcher } as RequestInit) : init;
-      const res = await fetch(input, withDispatcher);
+      const res = await timed(input, init);
       wait = retryAfterMs(res.headers.get("retry-after"));
       if (o.readBody && res.ok) body = res.clone().json().catch(() => undefined);
       return res;
@@ -85,7 +84,7 @@ export function describeGeminiFailure(
     const afterMs = o.retryAfterHeaderMs ?? body.retryDelayMs;
     return new GeminiAttemptFailure(o.redact(`HTTP ${status}${label}: ${text}`), status, GEMINI_RETRYABLE_STATUS.has(status), afterMs);
   }
-  if (e?.name === "AbortError" || e?.name === "TimeoutError") {
+  if (e?.name === "AbortError" || deadlinePassed(err)) {
     return new GeminiAttemptFailure(`no complete answer from ${o.where} within ${o.timeoutMs} ms`, undefined, true, undefined);
   }
   if (e?.name === "SyntaxError") {
@@ -116,8 +115,6 @@ export function parseGoogleError(text: string): { message?: string; status?: str
     return {};
   }
 }
-
-export { longRequestDispatcher } from "../util/http";
 
 /** `GBR_GEMINI_BASE_URL` (credentials in it refused) and the `GBR_REQUEST_TIMEOUT_S` deadline. */
 export function geminiEndpoint(config: Config): { baseUrl: string | undefined; timeoutMs?: number } {

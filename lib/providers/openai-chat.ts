@@ -1,11 +1,11 @@
-/** OpenAI-compatible chat via the `openai` SDK, whose retries honour `Retry-After` (no second loop on top). */
+/** OpenAI-compatible chat via the `openai` SDK, one attempt per SDK call, retried and timed by our own loop and deadline. */
 import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spreadChat } from "./chat-endpoints";
 import type OpenAI from "openai";
 import { createSemaphore } from "../util/semaphore";
-import { checkedBaseUrl, endpointOrigin, longRequestDispatcher } from "../util/http";
-import { cutShort, describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
+import { checkedBaseUrl, deadlineFetch, endpointOrigin } from "../util/http";
+import { classifyOpenAIAttempt, describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
 import { retryWithBackoff } from "../util/retry";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
 import { openaiSdk } from "../util/sdk";
@@ -20,9 +20,9 @@ export interface OpenAIChatOptions {
   baseURL: string;
   /** Local servers usually ignore it. */
   apiKey?: string;
-  /** Retries the SDK makes after the first attempt (default 4). */
+  /** Retries after the first attempt (default 4). */
   maxRetries?: number;
-  /** Per-attempt ms until headers arrive (default 600 000: a reasoning model can think for minutes, unstreamed). */
+  /** Per-attempt deadline in ms, body included (default 600 000: a reasoning model can think for minutes, unstreamed). */
   timeoutMs?: number;
   concurrency?: number;
   /** OpenAI's reasoning models (o-series, gpt-5) want "max_completion_tokens", which local servers may not know. */
@@ -48,17 +48,14 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
   const maxTokensField = opts.maxTokensField ?? "max_tokens";
 
-  // Else Node's fetch gives up after 300 s without headers, whatever `timeout` says.
-  const dispatcher = longRequestDispatcher({ headersTimeoutMs: 0, bodyTimeoutMs: timeout });
   const limit = createSemaphore(concurrency);
   const adaptive = new AdaptiveLimit(limit, concurrency);
   const client = new (openaiSdk().default)({
     apiKey,
     baseURL,
-    maxRetries,
+    maxRetries: 0,
     timeout,
-    fetch: observingFetch(adaptive) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
-    ...(dispatcher ? { fetchOptions: { dispatcher } as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetchOptions"] } : {}),
+    fetch: observingFetch(adaptive, deadlineFetch(timeout)) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
   });
   const id = `openai:${model}`;
   const where = `${id} at ${safeBaseURL(baseURL)}`;
@@ -77,13 +74,19 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       ...(req.reasoningEffort !== undefined ? { reasoning_effort: req.reasoningEffort } : {}),
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
     };
-    // The slot is held through the SDK's retries: a server that asked us to wait gets no other queued requests.
+    // The slot is held through the retries: a server that asked us to wait gets no other queued requests.
     return limit.run(async () => {
       const started = performance.now();
       let response: OpenAI.Chat.ChatCompletion;
       try {
-        // A body cut short is past the SDK's retries: retried here, as the SDK retries a dropped connection.
-        response = await retryWithBackoff(() => client.chat.completions.create(body), { attempts: maxRetries + 1, baseMs: 500, classify: (e) => ({ retry: cutShort(e) }) });
+        response = await retryWithBackoff(() => client.chat.completions.create(body), {
+          attempts: maxRetries + 1,
+          baseMs: 500,
+          maxMs: 8000,
+          classify: classifyOpenAIAttempt,
+          maxWaitMs: timeout,
+          label: where,
+        });
       } catch (err) {
         throw providerError(err, where, apiKey, { timeout, maxRetries });
       }

@@ -1,10 +1,10 @@
-/** OpenAI-compatible embeddings via the `openai` SDK, whose retries honour `Retry-After` (no second loop on top). */
+/** OpenAI-compatible embeddings via the `openai` SDK, one attempt per SDK call, retried and timed by our loop and deadline. */
 import { EndpointSpread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { retryWithBackoff } from "../util/retry";
 import type OpenAI from "openai";
-import { cutShort, errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
-import { checkedBaseUrl, endpointOrigin } from "../util/http";
+import { classifyOpenAIAttempt, errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
+import { checkedBaseUrl, deadlineFetch, endpointOrigin } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
 import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../dense/types";
@@ -26,9 +26,9 @@ export interface OpenAIEmbedderOptions {
   batchSize?: number;
   /** "string": one text per request, posted as `{"model", "input": "<text>"}` only, as the authors did. */
   input?: "array" | "string";
-  /** Retries the SDK makes after the first attempt (default 4). */
+  /** Retries after the first attempt (default 4). */
   maxRetries?: number;
-  /** Per-attempt timeout in ms (default 60 000). */
+  /** Per-attempt deadline in ms, body included (default 60 000). */
   timeoutMs?: number;
   concurrency?: number;
 }
@@ -63,9 +63,9 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const client = new (openaiSdk().default)({
     apiKey,
     baseURL,
-    maxRetries,
+    maxRetries: 0,
     timeout,
-    fetch: observingFetch(adaptive) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
+    fetch: observingFetch(adaptive, deadlineFetch(timeout)) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
   });
   const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
   const where = `${id} at ${safeBaseURL(baseURL)}`;
@@ -91,9 +91,10 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
           });
     let response: OpenAI.CreateEmbeddingResponse;
     try {
-      // The slot is held through the SDK's retries: a server that asked us to wait gets no other queued batches.
-      // A body cut short is past the SDK's retries: retried here, like a dropped connection.
-      response = await limit.run(() => retryWithBackoff(send, { attempts: maxRetries + 1, baseMs: 500, classify: (e) => ({ retry: cutShort(e) }) }));
+      // The slot is held through the retries: a server that asked us to wait gets no other queued batches.
+      response = await limit.run(() =>
+        retryWithBackoff(send, { attempts: maxRetries + 1, baseMs: 500, maxMs: 8000, classify: classifyOpenAIAttempt, maxWaitMs: timeout, label: where }),
+      );
     } catch (err) {
       throw providerError(err, where, apiKey, { timeout, maxRetries });
     }

@@ -2,7 +2,8 @@
 import { inspect } from "node:util";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
-import { describeCause } from "../util/http";
+import { deadlinePassed, describeCause, redactSecrets } from "../util/http";
+import { retryAfterMs } from "../util/retry";
 
 /** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
 export const OPENAI_PLACEHOLDER_KEY = "not-needed";
@@ -23,8 +24,7 @@ export function safeBaseURL(url: string): string {
 
 /** Redacts the key, in case a server echoes it back; not the placeholder or keys under 4 characters. */
 export function redactKey(text: string, apiKey: string): string {
-  if (!isSecret(apiKey)) return text;
-  return text.split(apiKey).join("[redacted]");
+  return isSecret(apiKey) ? redactSecrets(text, [apiKey]) : text;
 }
 
 /** Whether `inspect` of the error would print the key, so the caller leaves it out as `cause`. */
@@ -42,7 +42,7 @@ export function describeOpenAIError(
   let detail: string;
   // The SDK is loaded already: only an error it raised reaches here.
   const { APIConnectionError, APIConnectionTimeoutError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
-  if (err instanceof APIConnectionTimeoutError) {
+  if (err instanceof APIConnectionTimeoutError || deadlinePassed(err)) {
     detail = `timed out after ${o.timeoutMs} ms per attempt (${attempts})`;
   } else if (err instanceof APIUserAbortError) {
     detail = "request aborted";
@@ -63,7 +63,27 @@ export function describeOpenAIError(
   return { message: redactKey(`${o.where}: ${detail}`, o.apiKey), status };
 }
 
-/** An answer cut short after its headers; the SDK reads bodies after its retry loop, so the caller retries. */
+/**
+ * The retry verdict on one SDK attempt (the SDK itself makes one: its loop would sleep a Retry-After of days): a
+ * refused, dropped, timed-out or cut-short exchange, 408/409/429 and 5xx are retried, with the server's wait.
+ *
+ * @example
+ * retryWithBackoff(() => client.chat.completions.create(body), { attempts: 5, classify: classifyOpenAIAttempt });
+ */
+export function classifyOpenAIAttempt(err: unknown): { retry: boolean; afterMs?: number } {
+  const { APIConnectionError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
+  if (err instanceof APIUserAbortError) return { retry: false };
+  if (err instanceof APIConnectionError) return { retry: true };
+  if (err instanceof SdkAPIError && err.status !== undefined) {
+    const retry = [408, 409, 429].includes(err.status) || err.status >= 500;
+    const headers = err.headers as { get(name: string): string | null } | undefined;
+    const ms = Number(headers?.get("retry-after-ms") ?? NaN);
+    return { retry, afterMs: Number.isFinite(ms) && ms >= 0 ? ms : retryAfterMs(headers?.get("retry-after")) };
+  }
+  return { retry: deadlinePassed(err) || cutShort(err) };
+}
+
+/** An answer cut short after its headers; the SDK reads bodies after its own attempt, so the caller retries. */
 export function cutShort(err: unknown): boolean {
   const { APIError: SdkAPIError } = openaiSdk();
   if (!(err instanceof Error) || err instanceof SdkAPIError || err instanceof SyntaxError) return false;

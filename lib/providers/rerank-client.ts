@@ -2,7 +2,7 @@
 import { GbrError } from "../util/errors";
 import { EndpointSpread, type EndpointStats } from "./endpoints";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
-import { checkedBaseUrl, describeCause, endpointOrigin, longRequestDispatcher, maskCredentials } from "../util/http";
+import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
 import { redactKey } from "./openai-errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
@@ -83,46 +83,40 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   // Messages show the URL without its query string, which proxies sometimes use for tokens.
   const where = `${api} at ${maskCredentials(url.split("?")[0])}`;
   const endpoint = endpointOrigin(url);
-  const dispatcher = longRequestDispatcher();
+  const timedFetch = deadlineFetch(timeoutMs);
   const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
   if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
   const listeners = new Set<(status: number) => void>();
 
   async function attempt(body: string, n: number): Promise<RerankResult> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const timedOut = () => new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
+    let res: Response;
     try {
-      let res: Response;
-      try {
-        res = await fetch(url, { method: "POST", headers, body, signal: controller.signal, ...(dispatcher ? { dispatcher } : {}) } as RequestInit);
-        for (const l of listeners) l(res.status);
-      } catch (err) {
-        if (controller.signal.aborted) throw new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
-        throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
-      }
-      let text: string;
-      try {
-        text = await res.text();
-      } catch (err) {
-        if (controller.signal.aborted) throw new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
-        throw new RerankError(`${where}: connection dropped while reading the answer (${describeCause(err)})`, "NETWORK", undefined, true);
-      }
-      if (!res.ok) {
-        const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
-        const message = redactKey(`${where}: HTTP ${res.status}: ${serverMessage(text)}`, apiKey);
-        throw new RerankError(message, "HTTP", res.status, retryable, retryAfterMs(res.headers.get("retry-after")));
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
-      }
-      const answer = { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
-      return answer;
-    } finally {
-      clearTimeout(timer);
+      res = await timedFetch(url, { method: "POST", headers, body });
+      for (const l of listeners) l(res.status);
+    } catch (err) {
+      if (deadlinePassed(err)) throw timedOut();
+      throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
     }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      if (deadlinePassed(err)) throw timedOut();
+      throw new RerankError(`${where}: connection dropped while reading the answer (${describeCause(err)})`, "NETWORK", undefined, true);
+    }
+    if (!res.ok) {
+      const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
+      const message = redactKey(`${where}: HTTP ${res.status}: ${serverMessage(text)}`, apiKey);
+      throw new RerankError(message, "HTTP", res.status, retryable, retryAfterMs(res.headers.get("retry-after")));
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
+    }
+    return { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
   }
 
   async function rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult> {
@@ -142,6 +136,8 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
           attempts,
           baseMs: o.backoffMs ?? DEFAULTS.backoffMs,
           sleep: o.sleep,
+          maxWaitMs: timeoutMs,
+          label: where,
           classify: (e) => (e instanceof RerankError ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false }),
         },
       );

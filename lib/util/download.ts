@@ -4,6 +4,7 @@ import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
 import { retryAfterMs, retryWithBackoff } from "./retry";
 import { GbrError, writeFault, type GbrErrorOptions } from "./errors";
+import { deadlineFetch } from "./http";
 
 /** A failed download; `code` is stable to switch on (`reproduce` skips an experiment on OFFLINE). */
 export class DownloadError extends GbrError {
@@ -32,7 +33,7 @@ export interface DownloadOptions {
   attempts?: number;
   /** First backoff delay in ms, doubled per retry (default 500). */
   backoffMs?: number;
-  /** Per-attempt timeout in ms (default 60 000). */
+  /** Per-attempt deadline in ms, body included (default 60 000). */
   timeoutMs?: number;
   /** Called as bytes arrive; `total` is undefined when the server sends no length. */
   onProgress?: (received: number, total: number | undefined) => void;
@@ -70,19 +71,19 @@ export async function downloadFile(url: string, dest: string, opts: DownloadOpti
     {
       attempts: opts.attempts ?? 4,
       baseMs: opts.backoffMs ?? 500,
+      maxWaitMs: opts.timeoutMs ?? 60_000,
+      label: url,
       classify: (err) => ({ retry: retryable(err as DownloadError), afterMs: (err as DownloadError).retryAfterMs }),
     },
   );
 }
 
 async function attemptDownload(url: string, dest: string, opts: DownloadOptions): Promise<DownloadResult> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), opts.timeoutMs ?? 60_000);
   const tmp = `${dest}.part-${process.pid}`;
   try {
     let res: Response;
     try {
-      res = await fetch(url, { headers: opts.headers, signal: controller.signal, redirect: "follow" });
+      res = await deadlineFetch(opts.timeoutMs ?? 60_000)(url, { headers: opts.headers, redirect: "follow" });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
       // An unknown host stays unknown for the next few seconds; a refused or reset connection may not.
@@ -127,7 +128,6 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
     await fs.rename(tmp, dest);
     return { path: dest, size: received, sha256: hash.digest("hex") };
   } finally {
-    clearTimeout(timer);
     await fs.rm(tmp, { force: true });
   }
 }

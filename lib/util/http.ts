@@ -23,6 +23,41 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
   };
 }
 
+/**
+ * A `fetch` whose every exchange (connection, headers and body) must be over within `timeoutMs`, else it fails with a
+ * TimeoutError (`deadlinePassed`). The SDKs' own timeouts stop at the headers, and undici's body timeout is idle time,
+ * which a server dripping one byte at a time resets forever; so every client of a model server or the Hub fetches
+ * through this, with undici's own limits off.
+ *
+ * @example
+ * const res = await deadlineFetch(5000)("http://localhost:8000/v1/models");
+ * await res.json(); // rejects with a TimeoutError 5 s after the request began, wherever it is by then
+ */
+export function deadlineFetch(timeoutMs: number, base: typeof fetch = (input, init) => fetch(input, init)): typeof fetch {
+  const dispatcher = longRequestDispatcher();
+  return ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
+    // Not AbortSignal.timeout/any: they hold their signals weakly, and a collected one never fires mid-body.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`no complete answer within ${timeoutMs} ms`, "TimeoutError")), timeoutMs);
+    timer.unref?.();
+    const outer = init?.signal;
+    if (outer?.aborted) controller.abort(outer.reason);
+    else outer?.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
+    const withDispatcher = dispatcher && !(init && "dispatcher" in init) ? { dispatcher } : {};
+    return base(input, { ...init, signal: controller.signal, ...withDispatcher } as RequestInit);
+  }) as typeof fetch;
+}
+
+/** Whether `err` (or a cause of it) is a `deadlineFetch` deadline that passed. */
+export function deadlinePassed(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let depth = 0; cur && typeof cur === "object" && depth < 4; depth++) {
+    if ((cur as { name?: unknown }).name === "TimeoutError") return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** Scheme, host and port of a URL, so credentials, paths and query tokens never reach metadata or reports. */
 export function endpointOrigin(url: string): string {
   try {
@@ -53,23 +88,46 @@ export function maskCredentials(url: string): string {
 }
 
 /**
- * A configured base URL (`source` says where), refused if it carries credentials: a user name or password, or a
- * secret in its query string (`?api_key=…`), which a server echoing its path would put into every output.
+ * A configured base URL (`source` says where), refused if it carries credentials (a user name or password, a secret
+ * in its query string) or any query string or fragment: requests are appended to its path, which a query would mangle
+ * and a fragment cut off, and a server echoing its path would put whatever the query holds into every output.
+ *
+ * @example
+ * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://localhost:8000/v1", "GBR_CHAT_API_KEY"); // returned as is
+ * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://h/v1?code=x", "GBR_CHAT_API_KEY"); // throws QUERY_IN_URL
  */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
-  let withCredentials = false;
+  let u: URL | undefined;
   try {
-    const u = new URL(url);
-    withCredentials = u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k));
+    u = new URL(url);
   } catch {
-    withCredentials = /\/\/[^/@]*@/.test(url) || /[?&](api[-_]?key|key|token|access[-_]?token|secret|password|sig)=/i.test(url);
+    u = undefined;
   }
+  const withCredentials = u
+    ? u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k))
+    : /\/\/[^/@]*@/.test(url) || /[?&](api[-_]?key|key|token|access[-_]?token|secret|password|sig)=/i.test(url);
   if (withCredentials) {
     throw new GbrError(`${source} carries credentials (${maskCredentials(url)}): they are never sent or recorded from a URL`, "CREDENTIALS_IN_URL", {
       hint: keyVariable ? `remove them from the URL and set ${keyVariable} instead` : "remove them from the URL",
     });
   }
+  if (u ? u.search !== "" || u.hash !== "" : /[?#]/.test(url)) {
+    const shown = u ? `${endpointOrigin(url)}${u.pathname}` : "(the URL)";
+    throw new GbrError(`${source} has a query string or fragment after ${shown}: a base URL is a path that requests are appended to`, "QUERY_IN_URL", {
+      hint: keyVariable ? `remove it; a key goes in ${keyVariable}, which is sent as a header` : "remove it from the URL",
+    });
+  }
   return url;
+}
+
+/**
+ * `text` with each of `secrets` replaced by "[redacted]": a server may echo a key it was sent into its error text.
+ *
+ * @example
+ * redactSecrets("bad key sk-abc123", ["sk-abc123"]); // "bad key [redacted]"
+ */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  return secrets.reduce((t, secret) => (secret ? t.split(secret).join("[redacted]") : t), text);
 }
 
 /** An error and its causes in one line: undici hides the useful part ("ECONNREFUSED") in nested causes. */

@@ -25,17 +25,26 @@ export interface RetryOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Jitter source in [0, 1), replaceable for tests. */
   random?: () => number;
+  /** The longest wait a server's Retry-After gets, in ms (default and at most five minutes): the request's deadline. */
+  maxWaitMs?: number;
+  /** Who waits, for the line announcing a long server-requested wait (default: no announcement). */
+  label?: string;
+  /** Where that line goes (default stderr). */
+  announce?: (line: string) => void;
 }
 
+/** A server-requested wait at least this long is announced: minutes of silence look like a hang. */
+export const LONG_WAIT_MS = 10_000;
+
 /**
- * The wait before attempt `attempt + 1`: the server's hint (capped at five minutes), else `baseMs · 2^(attempt-1)`
+ * The wait before attempt `attempt + 1`: the server's hint (capped at `maxWaitMs`, at most five minutes), else `baseMs · 2^(attempt-1)`
  * up to `maxMs` with "equal jitter" (half fixed, half random) so parallel clients spread out.
  */
 export function backoffDelay(
   attempt: number,
-  o: { baseMs?: number; maxMs?: number; afterMs?: number; random?: () => number } = {},
+  o: { baseMs?: number; maxMs?: number; afterMs?: number; random?: () => number; maxWaitMs?: number } = {},
 ): number {
-  if (o.afterMs !== undefined) return Math.min(Math.max(0, o.afterMs), RETRY_AFTER_CEILING_MS);
+  if (o.afterMs !== undefined) return Math.min(Math.max(0, o.afterMs), o.maxWaitMs ?? RETRY_AFTER_CEILING_MS, RETRY_AFTER_CEILING_MS);
   const cap = Math.min(o.maxMs ?? 60_000, (o.baseMs ?? 1000) * 2 ** (attempt - 1));
   return cap / 2 + (o.random ?? Math.random)() * (cap / 2);
 }
@@ -50,7 +59,14 @@ export async function retryWithBackoff<T>(fn: (attempt: number) => Promise<T>, o
     } catch (err) {
       const verdict = o.classify(err);
       if (!verdict.retry || attempt >= attempts) throw err;
-      await sleep(backoffDelay(attempt, { baseMs: o.baseMs, maxMs: o.maxMs, afterMs: verdict.afterMs, random: o.random }));
+      const ms = backoffDelay(attempt, { baseMs: o.baseMs, maxMs: o.maxMs, afterMs: verdict.afterMs, random: o.random, maxWaitMs: o.maxWaitMs });
+      if (o.label && verdict.afterMs !== undefined && ms >= LONG_WAIT_MS) {
+        const asked = verdict.afterMs > ms ? ` (it asked for ${Math.round(verdict.afterMs / 1000)} s)` : "";
+        (o.announce ?? ((line: string) => void process.stderr.write(`${line}\n`)))(
+          `${o.label}: the server asked to wait; retrying in ${Math.round(ms / 1000)} s${asked}`,
+        );
+      }
+      await sleep(ms);
     }
   }
 }

@@ -82,10 +82,11 @@ export type RouteHandler = (ctx: RouteContext) => RouteAnswer | Promise<RouteAns
  * - "500": internal error (`extra.status` for another code, `extra.message` for the text).
  * - "slow": answers normally after `extra.delayMs` (default 1000).
  * - "drop": destroys the connection without an answer.
+ * - "drip": 200 headers, then one byte every `extra.everyMs` (default 300) until the client goes.
  * - "wrong-count": one vector fewer than asked (`extra.delta` to change by another amount).
  * - "wrong-dims": vectors of `extra.dims` values (default the requested size + 1).
  */
-export type FaultKind = "429" | "500" | "slow" | "drop" | "wrong-count" | "wrong-dims";
+export type FaultKind = "429" | "500" | "slow" | "drop" | "drip" | "wrong-count" | "wrong-dims";
 
 export interface FaultExtra {
   retryAfter?: string;
@@ -93,6 +94,7 @@ export interface FaultExtra {
   status?: number;
   message?: string;
   delayMs?: number;
+  everyMs?: number;
   delta?: number;
   dims?: number;
   /** Only requests to this method count (default: any). */
@@ -398,6 +400,17 @@ export async function startGeminiDouble(opts: GeminiDoubleOptions = {}): Promise
         rec.status = -1;
         req.socket.destroy();
         return;
+      case "drip": {
+        rec.status = 200;
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "1000000" });
+        const t = setInterval(() => res.write(" "), fault.everyMs ?? 300);
+        timers.add(t);
+        res.once("close", () => {
+          clearInterval(t);
+          timers.delete(t);
+        });
+        return;
+      }
       case "slow":
         await new Promise<void>((resolve) => {
           const t = setTimeout(() => {

@@ -41,6 +41,7 @@ import type { AddressInfo } from "node:net";
  * - "drop":      destroy the connection without answering.
  * - "malformed": 200 with a body that is not JSON.
  * - "truncate":  200 promising more bytes than it sends, then destroy the connection.
+ * - "drip":      200 headers, then one byte every `extra.everyMs` (default 300; 0 sends none) until the client goes.
  * Embedding content faults (a 200 whose content is wrong):
  * - "wrongCount": `extra.count` embeddings (default: one fewer than inputs).
  * - "wrongDims":  vectors of `extra.dims` entries (default: one more than asked).
@@ -54,6 +55,7 @@ export type FaultKind =
   | "drop"
   | "malformed"
   | "truncate"
+  | "drip"
   | "wrongCount"
   | "wrongDims"
   | "badValue"
@@ -70,6 +72,8 @@ export interface FaultExtra {
   message?: string;
   /** Delay before answering ("slow"; default 1000 ms). */
   delayMs?: number;
+  /** Time between the bytes of a "drip" answer (default 300 ms; 0: headers, then silence). */
+  everyMs?: number;
   /** Number of embeddings to return ("wrongCount"). */
   count?: number;
   /** Vector length to return ("wrongDims"). */
@@ -447,6 +451,19 @@ export async function startOpenAIDouble(options: OpenAIDoubleOptions = {}): Prom
         const buf = Buffer.from('{"object": "list", "data": [');
         res.writeHead(200, { "Content-Type": "application/json", "Content-Length": String(buf.length) });
         res.end(buf);
+        return;
+      }
+      case "drip": {
+        res.writeHead(200, { "Content-Type": "application/json", "Content-Length": "1000000" });
+        const every = fault.everyMs ?? 300;
+        if (every > 0) {
+          const t = setInterval(() => res.write(" "), every);
+          timers.add(t);
+          res.once("close", () => {
+            clearInterval(t);
+            timers.delete(t);
+          });
+        }
         return;
       }
       case "truncate": {

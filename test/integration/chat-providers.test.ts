@@ -12,7 +12,7 @@ import { chatModelFrom, parseChatModelName } from "../../lib/providers/chat";
 import { geminiChat, geminiChatFrom, type GeminiChatOptions } from "../../lib/providers/gemini-chat";
 import { ChatProviderError, openaiChat, openaiChatFrom, type OpenAIChatOptions } from "../../lib/providers/openai-chat";
 import { ChatError, type ChatRequest } from "../../lib/llm/types";
-import { longRequestDispatcher } from "../../lib/providers/gemini-http";
+import { longRequestDispatcher } from "../../lib/util/http";
 import { echoGeminiText, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 import { echoChatContent, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { mkdtempSync, rmSync } from "node:fs";

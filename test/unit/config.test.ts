@@ -75,7 +75,7 @@ test("the data folder: GBR_DATA_DIR, else data/ of a checkout, else (an installe
 
 test("what a run records of its configuration has endpoints as scheme://host:port and no key", () => {
   const secret = "test-secret-not-a-real-key-42";
-  const c = readConfig({ GBR_CHAT_BASE_URL: "http://gpu1:8000/v1?mode=abc", GBR_CHAT_API_KEY: secret, GEMINI_API_KEY: secret, GBR_RERANK_API_KEY: secret, GBR_REPLAY_FILE: "/shared/run.jsonl" });
+  const c = readConfig({ GBR_CHAT_BASE_URL: "http://gpu1:8000/v1/route-abc", GBR_CHAT_API_KEY: secret, GEMINI_API_KEY: secret, GBR_RERANK_API_KEY: secret, GBR_REPLAY_FILE: "/shared/run.jsonl" });
   const record = configRecord(c);
   const text = JSON.stringify(record);
   assert.ok(!text.includes(secret), text);
@@ -116,7 +116,32 @@ test("issue 22, item 2: a secret in a URL's query string is refused for every UR
       );
     }
   }
-  // A harmless query string passes.
-  assert.deepEqual(readConfig({ GBR_CHAT_BASE_URL: "http://localhost:8000/v1?mode=fast" }).chat.baseUrls, ["http://localhost:8000/v1?mode=fast"]);
   assert.equal(maskCredentials("http://u:p@h/v1?token=abc&x=1"), "http://***:***@h/v1?token=***&x=1");
+});
+
+test("issue 29, row 6: any query string or fragment in a base URL is refused, naming the variable and the key variable, value unshown", () => {
+  // Requests are appended to the base URL's path: a query would mangle it, a fragment would cut it off.
+  const cases: [string, string | undefined][] = [
+    ["GBR_CHAT_BASE_URL", "GBR_CHAT_API_KEY"],
+    ["GBR_EMBED_BASE_URL", "GBR_EMBED_API_KEY"],
+    ["GBR_RERANK_BASE_URL", "GBR_RERANK_API_KEY"],
+    ["GBR_GEMINI_BASE_URL", "GEMINI_API_KEY"],
+    ["HF_ENDPOINT", "HF_TOKEN"],
+    ["GBR_SPACY_BASE_URL", undefined],
+  ];
+  for (const [name, keyVariable] of cases) {
+    for (const tail of ["?subscription-key=SECRET5", "?code=SECRET6", "?mode=fast", "#SECRET7"]) {
+      assert.throws(
+        () => readConfig({ [name]: `http://localhost:8000/v1${tail}` }),
+        (err: Error & { code?: string; hint?: string }) => {
+          assert.equal(err.code, "QUERY_IN_URL", `${name}${tail}: ${err.message}`);
+          assert.ok(err.message.includes(name), err.message);
+          assert.ok(err.message.includes("http://localhost:8000/v1"), err.message);
+          assert.doesNotMatch(`${err.message} ${err.hint ?? ""}`, /SECRET|fast/, "the query's values never reach the message");
+          if (keyVariable) assert.ok(String(err.hint).includes(keyVariable), String(err.hint));
+          return true;
+        },
+      );
+    }
+  }
 });
