@@ -16,6 +16,8 @@ export interface ExperimentContext {
   once<T>(owner: object, key: string, make: () => Promise<T>): Promise<T>;
   /** Progress of a long step (the run's reporter: one redrawn line on a terminal, a line every few seconds in a log). */
   progress(label: string, done: number, total: number): void;
+  /** `--plan`: runs are made of stand-in answers and only the calls they would send count. */
+  planning?: boolean;
 }
 
 export interface ExperimentResult {

@@ -80,6 +80,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     corpus: async (tokenizer) => sharedCorpus(bench.docs, await buildTokenizer(tokenizer, run), run),
     once: (owner, key, make) => cache.once(owner, key, make),
     progress,
+    planning: run.plan !== undefined,
   });
   // Each distinct skip reason is printed once (the summary lists every experiment it covers); failures always.
   const firstWithReason = new Map<string, string>();

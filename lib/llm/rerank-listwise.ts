@@ -153,10 +153,24 @@ export function excerpt(text: string, maxChars: number): string {
   }
 }
 
+// Each article's excerpt, made once (up to 20,000 kept): the same articles fill the windows of many queries and
+// experiments.
+const excerpts = new Map<number, Map<string, string>>();
+function excerptOnce(text: string, maxChars: number): string {
+  let byText = excerpts.get(maxChars);
+  if (!byText) excerpts.set(maxChars, (byText = new Map()));
+  let e = byText.get(text);
+  if (e === undefined) {
+    if (byText.size >= 20_000) byText.clear();
+    byText.set(text, (e = excerpt(text, maxChars)));
+  }
+  return e;
+}
+
 /** The system prompt; the question and articles numbered [1]…[n], each cut to `maxChars`; RERANK_PARAMS. */
 export function buildRerankRequest(queryText: string, passages: readonly string[], maxChars: number): ChatRequest {
   const p = rerankPrompts();
-  const block = passages.map((t, i) => `[${i + 1}] ${excerpt(t, maxChars)}`).join("\n\n");
+  const block = passages.map((t, i) => `[${i + 1}] ${excerptOnce(t, maxChars)}`).join("\n\n");
   return {
     system: p.system,
     user: fillPrompt(p.user, { query: queryText, passages: block, count: passages.length, chars: maxChars }),

@@ -22,9 +22,10 @@ export async function outputGuess(cache: ReplayCache | undefined, modelId: strin
 }
 
 /** o200k tokens of a message, its paragraphs counted apart where the pre-tokenizer cuts anyway and remembered: the
- * same articles fill thousands of a plan's prompts (REACT's observer, listwise windows, translations). */
+ * same articles fill thousands of a plan's prompts (REACT's observer, listwise windows, translations), and a numbered
+ * one ("[3] text") is counted apart from its number, which changes with its place. */
 function messageTokens(text: string): number {
-  return countTokensJoined(text.split(/(?<=\n\n)/));
+  return countTokensJoined(text.split(/(?<=\n\n)|(?<=(?:^|\n)\[\d{1,4}\])(?= )/));
 }
 
 /**

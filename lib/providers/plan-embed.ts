@@ -1,16 +1,23 @@
 /** `--plan` embedding: nothing sent or stored; new texts cost their o200k estimate; vectors small and made up. */
-import { createHash } from "node:crypto";
 import type { VectorCache } from "../dense/embed";
 import type { EmbeddingPreset } from "../dense/presets";
 import type { CachedVector, Embedder, EmbedResult, Side } from "../dense/types";
 
 export const PLAN_DIMS = 8;
 
+// A deterministic unit vector from the text (FNV-1a, then a xorshift per dimension): a stand-in, so no digest is
+// needed, and a plan makes one for every text of every preset.
 function madeUp(text: string): Float32Array {
-  const h = createHash("sha256").update(text, "utf8").digest();
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   const v = new Float32Array(PLAN_DIMS);
   let norm = 0;
-  for (let i = 0; i < PLAN_DIMS; i++) norm += (v[i] = h[i] - 127.5) ** 2;
+  for (let i = 0; i < PLAN_DIMS; i++) {
+    h ^= h << 13;
+    h ^= h >>> 17;
+    h ^= h << 5;
+    norm += (v[i] = ((h >>> 0) % 255) - 127) ** 2;
+  }
   const s = 1 / Math.sqrt(norm || 1);
   for (let i = 0; i < PLAN_DIMS; i++) v[i] *= s;
   return v;
@@ -20,14 +27,14 @@ function madeUp(text: string): Float32Array {
  * Answers every text with a deterministic made-up unit vector and no token count, and tallies each text; `keyOf` (the
  * vector store's key of a text) is given for the benchmark's own texts, so one embedded for two experiments counts once.
  */
-export function planEmbedder(p: EmbeddingPreset, tally: (text: string, key?: string) => void = () => {}, keyOf?: (text: string, side: Side) => string, maxBatch = p.batchSize ?? 64): Embedder {
+export function planEmbedder(p: EmbeddingPreset, tally: (text: string, side: Side, key?: string) => void = () => {}, keyOf?: (text: string, side: Side) => string, maxBatch = p.batchSize ?? 64): Embedder {
   return {
     id: `plan:${p.model}`,
     dims: PLAN_DIMS,
     maxBatch,
     endpoint: "plan",
     async embed(texts: string[], side: Side): Promise<EmbedResult> {
-      for (const t of texts) tally(t, keyOf?.(t, side));
+      for (const t of texts) tally(t, side, keyOf?.(t, side));
       const vectors = texts.map(madeUp);
       return { vectors, tokens: undefined };
     },

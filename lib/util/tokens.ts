@@ -79,13 +79,16 @@ export function referenceCountTokens(text: string): number {
   return text.length === 0 ? 0 : load().countTokens(text, ORDINARY_TEXT);
 }
 
-// Where the pre-tokenizer always cuts: after a line feed, before a character neither white space nor "/"; no
-// o200k piece holds "\n" followed by such a character, so counting the two sides apart gives the same sum.
+// Where the pre-tokenizer always cuts, so counting the two sides apart gives the same sum: after a line feed, before
+// a character neither white space nor "/" (no o200k piece holds "\n" followed by one); and after a mark (neither white
+// space, letter nor digit) before a space, as in "[3] text": a run of marks stops at the space, and the pieces from
+// the space on are matched without looking back.
+const MARK = /[^\s\p{L}\p{N}]/u;
 function cutsHere(left: string, right: string): boolean {
   if (left.length === 0 || right.length === 0) return true;
-  if (left.charCodeAt(left.length - 1) !== 10) return false;
-  const c = right.charCodeAt(0);
-  return c !== 47 && !/\s/u.test(right[0]!);
+  const last = left.charCodeAt(left.length - 1);
+  if (last === 10) return right.charCodeAt(0) !== 47 && !/\s/u.test(right[0]!);
+  return right.charCodeAt(0) === 32 && last < 0xd800 && MARK.test(left[left.length - 1]!);
 }
 
 const segmentCounts = new Map<string, number>();

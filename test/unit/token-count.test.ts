@@ -56,18 +56,30 @@ test("countTokensJoined equals the count of the joined text, wherever the parts 
   const docs = corpusTexts(200);
   const r = rng(11);
   for (let i = 0; i < 400; i++) {
-    // Real text and edge-case text, cut at random places, often right after a line feed.
+    // Real text and edge-case text, cut at random places, often right after a line feed or a mark before a space.
     const source = i % 2 === 0 ? docs[Math.floor(r() * docs.length)].text + edgeText(r, 6) : edgeText(r, 60);
     const parts: string[] = [];
     let at = 0;
     while (at < source.length) {
       let next = at + 1 + Math.floor(r() * 80);
       const nl = source.indexOf("\n", at);
-      if (nl >= at && r() < 0.6) next = nl + 1;
+      const mark = source.slice(at).search(/[^\s\p{L}\p{N}](?= )/u); // "] text": a cut the counter takes
+      if (nl >= at && r() < 0.5) next = nl + 1;
+      else if (mark >= 0 && r() < 0.5) next = at + mark + 1;
       parts.push(source.slice(at, Math.min(next, source.length)));
       at = Math.min(next, source.length);
     }
     assert.equal(countTokensJoined(parts), referenceCountTokens(parts.join("")), JSON.stringify(parts.slice(0, 8)));
+  }
+});
+
+test("a numbered passage (\"[3] text\") counts the same apart from its number as joined to it", () => {
+  const docs = corpusTexts(50);
+  for (const [i, d] of docs.entries()) {
+    for (const text of [d.text, ` ${d.text}`, `«${d.text}»`, `1. ${d.text}`, `\n${d.text}`, ` \n${d.text}`]) {
+      const parts = [`[${i + 1}]`, ` ${text}`, "\n\n", `[${i + 2}]`, "", " ", "—", " /x", "]", " ", "\u{1F600} a"];
+      assert.equal(countTokensJoined(parts), referenceCountTokens(parts.join("")), JSON.stringify(parts.slice(0, 2)));
+    }
   }
 });
 
