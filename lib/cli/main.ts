@@ -6,6 +6,7 @@ import { GbrError } from "../util/errors";
 import { didYouMean, nearest } from "../util/suggest";
 import { PACKAGE_ROOT, readConfig } from "../config";
 import { decodeUtf8 } from "../data/beir";
+import { printable } from "../util/printable";
 
 /** Read when asked: importing package.json would make tsc copy it into build/, a second package.json inside the package. */
 function packageVersion(): string {
@@ -72,16 +73,18 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     return (await command.run(rest, io)) ?? 0;
   } catch (err) {
+    // Messages quote the user's files and servers; their parts from outside are one line each already.
+    const said = (text: string) => printable(text, { newlines: true });
     if (err instanceof CliError) {
-      io.stderr(`${err.message}\n`);
+      io.stderr(`${said(err.message)}\n`);
       return err.exitCode;
     }
     if (err instanceof GbrError) {
       // One line, the hint after it; a usage error (an unknown experiment id, say) exits 2.
-      io.stderr(`gbr ${name}: ${err.message}${err.hint ? `\n  ${err.hint}` : ""}\n`);
+      io.stderr(`gbr ${name}: ${said(err.message)}${err.hint ? `\n  ${said(err.hint)}` : ""}\n`);
       return err.code === "USAGE" ? 2 : 1;
     }
-    io.stderr(`gbr ${name}: ${(err as Error).message ?? String(err)}\n`);
+    io.stderr(`gbr ${name}: ${said((err as Error).message ?? String(err))}\n`);
     if (debugging()) io.stderr(`${(err as Error).stack}\n`);
     return 1;
   }

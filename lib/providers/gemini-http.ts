@@ -4,6 +4,7 @@ import { genaiSdk } from "../util/sdk";
 import { retryAfterMs } from "../util/retry";
 import { GbrError } from "../util/errors";
 import { checkedBaseUrl } from "../util/http";
+import { printable } from "../util/printable";
 import type { Config } from "../config";
 
 /** Where the Gemini API is served when no base URL is configured. */
@@ -79,7 +80,7 @@ export function describeGeminiFailure(
   if (typeof e?.status === "number") {
     const status = e.status;
     const body = parseGoogleError(message);
-    const text = body.message ?? message.slice(0, 500);
+    const text = printable(body.message ?? message.slice(0, 500));
     const label = body.status ? ` ${body.status}` : "";
     // Google states the wait in the body (RetryInfo) more often than in a header.
     const afterMs = o.retryAfterHeaderMs ?? body.retryDelayMs;
@@ -90,12 +91,12 @@ export function describeGeminiFailure(
   }
   if (e?.name === "SyntaxError") {
     // A 200 whose body is not JSON: usually a cut connection or a proxy page, worth another try.
-    return new GeminiAttemptFailure(o.redact(`unreadable answer from ${o.where}: ${message}`), undefined, true, undefined);
+    return new GeminiAttemptFailure(o.redact(`unreadable answer from ${o.where}: ${printable(message)}`), undefined, true, undefined);
   }
   // Refused or dropped connections: TypeError "fetch failed", the reason in cause.
   const cause = e?.cause as { code?: string; message?: string } | undefined;
   const reason = cause ? ` (${cause.code ?? cause.message ?? String(cause)})` : "";
-  return new GeminiAttemptFailure(o.redact(`cannot reach ${o.where}: ${message}${reason}`), undefined, e?.name === "TypeError", undefined);
+  return new GeminiAttemptFailure(o.redact(`cannot reach ${o.where}: ${printable(message + reason)}`), undefined, e?.name === "TypeError", undefined);
 }
 
 /** The fields we use from a Google API error body; tolerant of non-JSON bodies. */

@@ -3,6 +3,7 @@ import { inspect } from "node:util";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
 import { describeCause } from "../util/http";
+import { printable } from "../util/printable";
 
 /** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
 export const OPENAI_PLACEHOLDER_KEY = "not-needed";
@@ -74,8 +75,12 @@ function isSecret(apiKey: string): boolean {
   return apiKey !== OPENAI_PLACEHOLDER_KEY && apiKey.length >= 4;
 }
 
-/** The server's message without the SDK's leading status (it is already in our text). */
+/** The server's message without the SDK's leading status (it is already in our text), its controls shown. */
 function serverMessage(err: APIError): string {
+  return printable(serverWords(err));
+}
+
+function serverWords(err: APIError): string {
   const body = err.error as { message?: unknown } | string | undefined;
   if (typeof body === "string" && body) return body;
   if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;

@@ -1,0 +1,137 @@
+/**
+ * Issue 29, row 7: nothing from outside reaches the terminal raw. A model server's error message (chat, embeddings,
+ * rerank, Gemini) and ids, run file names and `--pair` from the user's files are printed with every control character
+ * shown as its escape: no ESC/OSC sequence acts, and a CR-LF cannot forge a line of its own (`FAKE: 0 failed`).
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { printable } from "../../lib/util/printable";
+import { openaiChat } from "../../lib/providers/openai-chat";
+import { openaiEmbedder } from "../../lib/providers/openai-embedder";
+import { geminiChat } from "../../lib/providers/gemini-chat";
+import { rerankClient } from "../../lib/providers/rerank-client";
+import { startOpenAIDouble } from "../fakes/openai-server";
+import { startGeminiDouble } from "../fakes/gemini-server";
+import { startRerankDouble } from "../fakes/rerank-server";
+import { runGbr } from "../helpers/gbr";
+
+const HOSTILE = "\x1b]0;pwned\x07\r\nFAKE: 0 failed";
+/** Any character a terminal would act on (C0 but LF and the tab trec_eval's layout is made of, DEL, C1, bidi, U+2028/9). */
+const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+let tmp = "";
+
+before(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-terminal-escaping-"));
+});
+
+after(async () => {
+  await fs.rm(tmp, { recursive: true, force: true });
+});
+
+/** Output a terminal shows as the project wrote it: no raw control, no line the outside text started. */
+function assertInert(text: string, what: string): void {
+  assert.doesNotMatch(text, RAW, `${what}: ${JSON.stringify(text)}`);
+  assert.doesNotMatch(text, /^FAKE/m, `${what}: a forged line: ${JSON.stringify(text)}`);
+}
+
+async function messageOf(call: () => Promise<unknown>): Promise<string> {
+  try {
+    await call();
+  } catch (err) {
+    return (err as Error).message;
+  }
+  return assert.fail("expected the call to fail");
+}
+
+test("printable: every control character shown as its escape, LF kept only when asked", () => {
+  assert.equal(printable(HOSTILE), "\\x1b]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed");
+  assert.equal(printable("a\u202eb\u2066c\u2028d\u0085e\u009bf\x7fg\th"), "a\\u202eb\\u2066c\\u2028d\\x85e\\x9bf\\x7fg\\x09h");
+  assert.equal(printable("line 1\nline\r 2", { newlines: true }), "line 1\nline\\x0d 2");
+  assert.equal(printable("Άρθρο 914 ΑΚ — «ok» 😀"), "Άρθρο 914 ΑΚ — «ok» 😀", "printable text is untouched");
+});
+
+test("a model server's error message (chat, embeddings, rerank, Gemini) is quoted with its controls shown", async () => {
+  const api = await startOpenAIDouble({ dims: 4 });
+  const rerank = await startRerankDouble();
+  const gemini = await startGeminiDouble();
+  try {
+    api.queueChat({ status: 400, message: HOSTILE });
+    const chat = await messageOf(() => openaiChat({ model: "m", baseURL: `${api.url}/v1`, maxRetries: 0 }).complete({ system: "s", user: "u" }));
+    api.fault("status", 1, { status: 400, message: HOSTILE });
+    const embed = await messageOf(() => openaiEmbedder({ model: "m", baseURL: `${api.url}/v1`, dims: 4 }).embed(["κείμενο"], "document"));
+    rerank.fault({ status: 400, message: HOSTILE });
+    const rr = await messageOf(() => rerankClient({ baseUrl: rerank.url, backoffMs: 1 }).rerank("m", "ερώτηση", ["α"]));
+    gemini.fault("500", 1, { status: 400, message: HOSTILE });
+    const gem = await messageOf(() => geminiChat({ apiKey: "TEST-key-0123", model: "gemini-2.5-flash", baseUrl: gemini.url, attempts: 1 }).complete({ system: "s", user: "u" }));
+    for (const [what, m] of Object.entries({ chat, embed, rr, gem })) {
+      assertInert(m, what);
+      assert.doesNotMatch(m, /\n/, `${what}: one line`);
+      assert.match(m, /\\x1b\]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed/, `${what}: the server's words, visibly: ${m}`);
+    }
+  } finally {
+    await Promise.all([api.close(), rerank.close(), gemini.close()]);
+  }
+});
+
+test("gbr search and gbr reproduce print a hostile chat server's message inert (the error line, the log, the summary)", async () => {
+  const api = await startOpenAIDouble();
+  try {
+    api.chat(() => ({ status: 400, message: HOSTILE }));
+    const env = { GBR_CHAT_BASE_URL: `${api.url}/v1` };
+    const dataDir = path.join(tmp, "data-chat");
+    const search = await runGbr(["search", "--data", "sample", "--retriever", "reform:bm25-greekstemmer"], { dataDir, env });
+    assert.equal(search.code, 1, search.stderr);
+    assertInert(search.stderr, "search stderr");
+    assert.match(search.stderr, /\\x1b\]0;pwned/);
+    const out = path.join(tmp, "out-chat");
+    const repro = await runGbr(["reproduce", "--data", "sample", "--out", out, "--only", "reform:bm25-greekstemmer"], { dataDir, env });
+    assert.equal(repro.code, 1, repro.stderr);
+    assertInert(repro.stderr, "reproduce stderr");
+    assertInert(repro.stdout, "reproduce stdout");
+    assert.match(repro.stdout, /\\x1b\]0;pwned/, "the summary says what the server said");
+    const quiet = await runGbr(["reproduce", "--data", "sample", "--out", out, "--only", "reform:bm25-greekstemmer", "-q"], { dataDir, env });
+    assertInert(quiet.stderr, "reproduce -q stderr");
+    assert.match(quiet.stderr, /^gbr reproduce: reform:bm25-greekstemmer failed: .*\\x1b\]0;pwned/m);
+  } finally {
+    await api.close();
+  }
+});
+
+test("ids, run file names and --pair from the user's files reach eval, errors, trec_eval and compare inert", async () => {
+  const dir = path.join(tmp, "ids");
+  await fs.mkdir(dir, { recursive: true });
+  const q1 = "Q1\x1b[2J\u202e";
+  const qrels = path.join(dir, "qrels.tsv");
+  await fs.writeFile(qrels, `query-id\tcorpus-id\tscore\n${q1}\tD1\t1\nQ2\tD2\t1\n`);
+  // A file name holding ESC and BEL: its name is the run's name in compare's table and messages.
+  const runA = path.join(dir, "a\x1b]0;x\x07.trec");
+  const runB = path.join(dir, "b.trec");
+  await fs.writeFile(runA, `${q1} Q0 D1 1 2.0 a\n${q1} Q0 D2 2 1.0 a\nQ2 Q0 D2 1 1.0 a\n`);
+  await fs.writeFile(runB, `${q1} Q0 D2 1 2.0 b\n${q1} Q0 D1 2 1.0 b\nQ2 Q0 D1 1 1.0 b\n`);
+  const meta = path.join(dir, "meta.jsonl");
+  await fs.writeFile(meta, `${JSON.stringify({ id: q1, area: "=civil\x1b[31m" })}\n${JSON.stringify({ id: "Q2", area: "civil" })}\n`);
+  const gbr = (args: string[]) => runGbr(args, { dataDir: path.join(tmp, "data-ids"), timeoutMs: 120_000 });
+  const runs = [
+    await gbr(["eval", "--qrels", qrels, "--run", runA, "--per-query"]),
+    await gbr(["eval", "--qrels", qrels, "--run", runA, "--per-query", "--format", "trec_eval"]),
+    await gbr(["errors", "--qrels", qrels, "--run", runA, "--run", runB, "--meta", meta]),
+    await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100"]),
+    await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--pair", `a\x1b]0;x\x07,nope\r\nFAKE: 0 failed`]),
+  ];
+  for (const [i, r] of runs.entries()) {
+    assertInert(r.stdout, `command ${i} stdout`);
+    assertInert(r.stderr, `command ${i} stderr`);
+  }
+  for (const r of runs.slice(0, 4)) assert.equal(r.code, 0, r.stderr);
+  assert.match(runs[0].stdout, /^Q1\\x1b\[2J\\u202e /m, "eval --per-query shows the id, visibly");
+  assert.match(runs[1].stdout, /\tQ1\\x1b\[2J\\u202e\t/, "trec_eval's query column too");
+  assert.match(runs[2].stdout, /Q1\\x1b\[2J\\u202e/);
+  assert.match(runs[2].stdout, /=civil\\x1b\[31m/, "an area too");
+  assert.match(runs[3].stdout, /a\\x1b\]0;x\\x07/, "compare names the run by its file name, visibly");
+  assert.equal(runs[4].code, 2);
+  assert.match(runs[4].stderr, /no run named 'nope\\x0d\\x0aFAKE: 0 failed'/);
+});
