@@ -23,7 +23,7 @@ export async function qrelsOf(values: Record<string, unknown>, io: Io): Promise<
   const qrels = await readGradedQrels(file);
   const top = topGrade(qrels);
   if (top > 1) {
-    io.stderr(`note: ${file} has graded judgments (grades up to ${top}): nDCG takes the grade as gain, Recall and MAP count grade >= 1, as trec_eval does (--binary: every grade >= 1 as 1)\n`);
+    io.stderr(`note: ${printable(file)} has graded judgments (grades up to ${top}): nDCG takes the grade as gain, Recall and MAP count grade >= 1, as trec_eval does (--binary: every grade >= 1 as 1)\n`);
   }
   return qrels;
 }

@@ -112,6 +112,9 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
   const runB = path.join(dir, "b.trec");
   await fs.writeFile(runA, `${q1} Q0 D1 1 2.0 a\n${q1} Q0 D2 2 1.0 a\nQ2 Q0 D2 1 1.0 a\n`);
   await fs.writeFile(runB, `${q1} Q0 D2 1 2.0 b\n${q1} Q0 D1 2 1.0 b\nQ2 Q0 D1 1 1.0 b\n`);
+  // A malformed file whose name holds a CR-LF: the error line names it without starting a line of its own.
+  const badQrels = path.join(dir, "q\x1b[1m\r\nFAKE: 0 failed.tsv");
+  await fs.writeFile(badQrels, "query-id\tcorpus-id\tscore\nQ1\tD1\n");
   const meta = path.join(dir, "meta.jsonl");
   await fs.writeFile(meta, `${JSON.stringify({ id: q1, area: "=civil\x1b[31m" })}\n${JSON.stringify({ id: "Q2", area: "civil" })}\n`);
   const gbr = (args: string[]) => runGbr(args, { dataDir: path.join(tmp, "data-ids"), timeoutMs: 120_000 });
@@ -121,6 +124,7 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
     await gbr(["errors", "--qrels", qrels, "--run", runA, "--run", runB, "--meta", meta]),
     await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100"]),
     await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--pair", `a\x1b]0;x\x07,nope\r\nFAKE: 0 failed`]),
+    await gbr(["eval", "--qrels", badQrels, "--run", runB]),
   ];
   for (const [i, r] of runs.entries()) {
     assertInert(r.stdout, `command ${i} stdout`);
@@ -134,4 +138,6 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
   assert.match(runs[3].stdout, /a\\x1b\]0;x\\x07/, "compare names the run by its file name, visibly");
   assert.equal(runs[4].code, 2);
   assert.match(runs[4].stderr, /no run named 'nope\\x0d\\x0aFAKE: 0 failed'/);
+  assert.equal(runs[5].code, 1);
+  assert.match(runs[5].stderr, /^gbr eval: .*q\\x1b\[1m\\x0d\\x0aFAKE: 0 failed\.tsv:2: /m);
 });
