@@ -140,11 +140,13 @@ const LATEX_SPECIALS: Record<string, string> = {
   "<": "\\textless{}",
   ">": "\\textgreater{}",
   "|": "\\textbar{}",
+  // Braced, so that the \\ or \midrule before a cell does not read "[2pt]…" as its optional argument.
+  "[": "{[}",
 };
 
-/** Text as LaTeX text-mode source: the ten special characters and < > | escaped, whitespace runs one space. */
+/** Text as LaTeX text-mode source: the ten special characters, < > | and [ escaped, whitespace runs one space. */
 export function escapeLatex(text: string): string {
-  return text.replace(/\s+/g, " ").replace(/[\\{}_&%$#~^<>|]/g, (c) => LATEX_SPECIALS[c]);
+  return text.replace(/\s+/g, " ").replace(/[\\{}_&%$#~^<>|[]/g, (c) => LATEX_SPECIALS[c]);
 }
 
 // Math-mode daggers: text-mode \dag pulls in a bitmap (TS1) font under LaTeX's default encoding.
