@@ -125,6 +125,8 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
     await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100"]),
     await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--pair", `a\x1b]0;x\x07,nope\r\nFAKE: 0 failed`]),
     await gbr(["eval", "--qrels", badQrels, "--run", runB]),
+    await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--format", "latex"]),
+    await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--format", "markdown"]),
   ];
   for (const [i, r] of runs.entries()) {
     assertInert(r.stdout, `command ${i} stdout`);
@@ -138,6 +140,8 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
   assert.match(runs[3].stdout, /a\\x1b\]0;x\\x07/, "compare names the run by its file name, visibly");
   assert.equal(runs[4].code, 2);
   assert.match(runs[4].stderr, /no run named 'nope\\x0d\\x0aFAKE: 0 failed'/);
+  assert.match(runs[6].stdout, /^a & a\\textbackslash\{\}x1b\]0;x\\textbackslash\{\}x07 & /m, "a paper table names the run visibly, as LaTeX text");
+  assert.match(runs[7].stdout, /^\| a \| `a\\x1b\]0;x\\x07` \| /m);
   assert.equal(runs[5].code, 1);
   assert.match(runs[5].stderr, /^gbr eval: .*q\\x1b\[1m\\x0d\\x0aFAKE: 0 failed\.tsv:2: /m);
 });
