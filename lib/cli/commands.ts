@@ -9,7 +9,7 @@ import { formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, write
 import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
-import { printable } from "../util/printable";
+import { printable, printableJson } from "../util/printable";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, METRICS } from "../eval/metrics";
@@ -201,7 +201,7 @@ const dataStats = withHelp(
     const table1 = datasetStats(bench);
     const table6 = areaStats(bench);
     if (values.json) {
-      io.stdout(JSON.stringify({ dataset: bench.name, table1, table6 }, null, 2) + "\n");
+      io.stdout(printableJson({ dataset: bench.name, table1, table6 }) + "\n");
       return;
     }
     io.stdout(formatStats(bench.name, table1, table6));
@@ -389,7 +389,7 @@ const evalCmd = withHelp(
     if (values.json) {
       const body: Record<string, unknown> = { mean };
       if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
-      io.stdout(JSON.stringify(body, null, 2) + "\n");
+      io.stdout(printableJson(body) + "\n");
       return;
     }
     if (format === "trec_eval") {
@@ -628,7 +628,7 @@ const compare = withHelp(
     }
     const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
     if (values.json) {
-      io.stdout(JSON.stringify(comparison, null, 2) + "\n");
+      io.stdout(printableJson(comparison) + "\n");
       io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
       return;
     }

@@ -5,7 +5,7 @@ import { METRICS } from "../eval/metrics";
 import { metricOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { analyseErrors } from "../eval/error-analysis";
 import { formatErrorAnalysis } from "../report/error-text";
-import { printable } from "../util/printable";
+import { printable, printableJson } from "../util/printable";
 
 
 export const errorsCmd = withHelp(
@@ -50,7 +50,7 @@ export const errorsCmd = withHelp(
     const runs = read.map((r) => ({ name: r.name, rankings: r.run.rankings }));
     const analysis = analyseErrors(runs[0], runs[1], qrels, { metric, top, meta });
     if (values.json) {
-      io.stdout(JSON.stringify(analysis, null, 2) + "\n");
+      io.stdout(printableJson(analysis) + "\n");
       return;
     }
     io.stdout(formatErrorAnalysis(analysis));

@@ -21,3 +21,14 @@ function shown(c: string): string {
 export function printable(text: string, opts: { newlines?: boolean } = {}): string {
   return text.replace(opts.newlines ? CONTROL_BUT_NEWLINE : CONTROL, shown);
 }
+
+/**
+ * `JSON.stringify(value, null, 2)` for a terminal: JSON escapes C0 itself; the other controls `printable` shows
+ * become `\u` escapes too, which read back as the same value.
+ *
+ * @example
+ * printableJson({ id: "Q\u202e1" }); // '{\n  "id": "Q\\u202e1"\n}'
+ */
+export function printableJson(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

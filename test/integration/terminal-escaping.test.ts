@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { printable } from "../../lib/util/printable";
+import { printable, printableJson } from "../../lib/util/printable";
 import { openaiChat } from "../../lib/providers/openai-chat";
 import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 import { geminiChat } from "../../lib/providers/gemini-chat";
@@ -47,11 +47,14 @@ async function messageOf(call: () => Promise<unknown>): Promise<string> {
   return assert.fail("expected the call to fail");
 }
 
-test("printable: every control character shown as its escape, LF kept only when asked", () => {
+test("printable: every control character shown as its escape, LF kept only when asked; printableJson: the same value", () => {
   assert.equal(printable(HOSTILE), "\\x1b]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed");
   assert.equal(printable("a\u202eb\u2066c\u2028d\u0085e\u009bf\x7fg\th"), "a\\u202eb\\u2066c\\u2028d\\x85e\\x9bf\\x7fg\\x09h");
   assert.equal(printable("line 1\nline\r 2", { newlines: true }), "line 1\nline\\x0d 2");
   assert.equal(printable("Άρθρο 914 ΑΚ — «ok» 😀"), "Άρθρο 914 ΑΚ — «ok» 😀", "printable text is untouched");
+  const value = { [HOSTILE]: ["a\u202eb\u0085\u2028", "Άρθρο 😀"] };
+  assert.doesNotMatch(printableJson(value), RAW);
+  assert.deepEqual(JSON.parse(printableJson(value)), value, "the same JSON value");
 });
 
 test("a model server's error message (chat, embeddings, rerank, Gemini) is quoted with its controls shown", async () => {
@@ -127,6 +130,8 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
     await gbr(["eval", "--qrels", badQrels, "--run", runB]),
     await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--format", "latex"]),
     await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--format", "markdown"]),
+    await gbr(["eval", "--qrels", qrels, "--run", runA, "--per-query", "--json"]),
+    await gbr(["errors", "--qrels", qrels, "--run", runA, "--run", runB, "--meta", meta, "--json"]),
   ];
   for (const [i, r] of runs.entries()) {
     assertInert(r.stdout, `command ${i} stdout`);
@@ -142,6 +147,9 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
   assert.match(runs[4].stderr, /no run named 'nope\\x0d\\x0aFAKE: 0 failed'/);
   assert.match(runs[6].stdout, /^a & a\\textbackslash\{\}x1b\]0;x\\textbackslash\{\}x07 & /m, "a paper table names the run visibly, as LaTeX text");
   assert.match(runs[7].stdout, /^\| a \| `a\\x1b\]0;x\\x07` \| /m);
+  // JSON escapes C0 itself; C1 and bidi controls are \u escapes too, the same JSON value.
+  assert.deepEqual(Object.keys(JSON.parse(runs[8].stdout).perQuery), [q1, "Q2"]);
+  assert.equal(JSON.parse(runs[9].stdout).a, path.basename(runA, ".trec"));
   assert.equal(runs[5].code, 1);
   assert.match(runs[5].stderr, /^gbr eval: .*q\\x1b\[1m\\x0d\\x0aFAKE: 0 failed\.tsv:2: /m);
 });
