@@ -107,7 +107,8 @@ test("gbr search and gbr reproduce print a hostile chat server's message inert (
 test("ids, run file names and --pair from the user's files reach eval, errors, trec_eval and compare inert", async () => {
   const dir = path.join(tmp, "ids");
   await fs.mkdir(dir, { recursive: true });
-  const q1 = "Q1\x1b[2J\u202e";
+  // Ids may not hold C0/C1 controls (refused at load); bidi overrides and isolates pass, and reorder a terminal's text.
+  const q1 = "Q1\u202e\u2066";
   const qrels = path.join(dir, "qrels.tsv");
   await fs.writeFile(qrels, `query-id\tcorpus-id\tscore\n${q1}\tD1\t1\nQ2\tD2\t1\n`);
   // A file name holding ESC and BEL: its name is the run's name in compare's table and messages.
@@ -138,9 +139,9 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
     assertInert(r.stderr, `command ${i} stderr`);
   }
   for (const r of runs.slice(0, 4)) assert.equal(r.code, 0, r.stderr);
-  assert.match(runs[0].stdout, /^Q1\\x1b\[2J\\u202e /m, "eval --per-query shows the id, visibly");
-  assert.match(runs[1].stdout, /\tQ1\\x1b\[2J\\u202e\t/, "trec_eval's query column too");
-  assert.match(runs[2].stdout, /Q1\\x1b\[2J\\u202e/);
+  assert.match(runs[0].stdout, /^Q1\\u202e\\u2066 /m, "eval --per-query shows the id, visibly");
+  assert.match(runs[1].stdout, /\tQ1\\u202e\\u2066\t/, "trec_eval's query column too");
+  assert.match(runs[2].stdout, /Q1\\u202e\\u2066/);
   assert.match(runs[2].stdout, /=civil\\x1b\[31m/, "an area too");
   assert.match(runs[3].stdout, /a\\x1b\]0;x\\x07/, "compare names the run by its file name, visibly");
   assert.equal(runs[4].code, 2);
