@@ -76,7 +76,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     // Messages quote the user's files and servers; their parts from outside are one line each already.
     const said = (text: string) => printable(text, { newlines: true });
     if (err instanceof CliError) {
-      io.stderr(`${said(err.message)}\n`);
+      // One line: it quotes the command line as given.
+      io.stderr(`${printable(err.message)}${err.hint ? `\n${said(err.hint)}` : ""}\n`);
       return err.exitCode;
     }
     if (err instanceof GbrError) {

@@ -133,6 +133,9 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
     await gbr(["compare", "--qrels", qrels, "--run", runA, "--run", runB, "--swaps", "100", "--format", "markdown"]),
     await gbr(["eval", "--qrels", qrels, "--run", runA, "--per-query", "--json"]),
     await gbr(["errors", "--qrels", qrels, "--run", runA, "--run", runB, "--meta", meta, "--json"]),
+    // Usage errors quote the command line: one line each, and the parser's "--help" line after it.
+    await gbr(["eval", "--qrels", qrels, "--run", runA, "--format", "x\r\nFAKE: 0 failed"]),
+    await gbr(["eval", "--qrels", qrels, "--run", runA, "--\x1b[31mbad\nFAKE: 0 failed"]),
   ];
   for (const [i, r] of runs.entries()) {
     assertInert(r.stdout, `command ${i} stdout`);
@@ -151,6 +154,10 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
   // JSON escapes C0 itself; C1 and bidi controls are \u escapes too, the same JSON value.
   assert.deepEqual(Object.keys(JSON.parse(runs[8].stdout).perQuery), [q1, "Q2"]);
   assert.equal(JSON.parse(runs[9].stdout).a, path.basename(runA, ".trec"));
+  assert.equal(runs[10].code, 2);
+  assert.match(runs[10].stderr, /^gbr eval: unknown --format 'x\\x0d\\x0aFAKE: 0 failed'/);
+  assert.equal(runs[11].code, 2);
+  assert.deepEqual(runs[11].stderr.trimEnd().split("\n").slice(1), ["Run 'gbr eval --help' for usage."], runs[11].stderr);
   assert.equal(runs[5].code, 1);
   assert.match(runs[5].stderr, /^gbr eval: .*q\\x1b\[1m\\x0d\\x0aFAKE: 0 failed\.tsv:2: /m);
 });
