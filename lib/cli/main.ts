@@ -67,7 +67,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (!command) {
     const near = subs.length ? nearest(two, subs.map(([w]) => `${first} ${w}`)) : undefined;
     const hint = subs.length ? (near ? ` (did you mean 'gbr ${near}'?)` : ` (gbr ${first} has ${subs.map(([w]) => w).join(", ")})`) : didYouMean(first, Object.keys(COMMANDS));
-    io.stderr(`gbr: unknown command '${argv.slice(0, 2).join(" ")}'${hint}\n\n${USAGE}`);
+    io.stderr(`gbr: unknown command '${printable(argv.slice(0, 2).join(" "))}'${hint}\n\n${USAGE}`);
     return 2;
   }
   try {

@@ -136,6 +136,7 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
     // Usage errors quote the command line: one line each, and the parser's "--help" line after it.
     await gbr(["eval", "--qrels", qrels, "--run", runA, "--format", "x\r\nFAKE: 0 failed"]),
     await gbr(["eval", "--qrels", qrels, "--run", runA, "--\x1b[31mbad\nFAKE: 0 failed"]),
+    await gbr(["\x1b[31mnope\r\nFAKE: 0 failed"]),
   ];
   for (const [i, r] of runs.entries()) {
     assertInert(r.stdout, `command ${i} stdout`);
@@ -158,6 +159,7 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
   assert.match(runs[10].stderr, /^gbr eval: unknown --format 'x\\x0d\\x0aFAKE: 0 failed'/);
   assert.equal(runs[11].code, 2);
   assert.deepEqual(runs[11].stderr.trimEnd().split("\n").slice(1), ["Run 'gbr eval --help' for usage."], runs[11].stderr);
+  assert.match(runs[12].stderr, /^gbr: unknown command '\\x1b\[31mnope\\x0d\\x0aFAKE: 0 failed'/);
   assert.equal(runs[5].code, 1);
   assert.match(runs[5].stderr, /^gbr eval: .*q\\x1b\[1m\\x0d\\x0aFAKE: 0 failed\.tsv:2: /m);
 });
