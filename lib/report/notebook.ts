@@ -325,7 +325,7 @@ export function showMarkdown(markdown: string | TemplateStringsArray, ...values:
   const join = (esc: (v: unknown) => string) =>
     typeof markdown === "string" ? markdown : markdown.reduce((out, part, i) => out + part + (i < values.length ? esc(values[i]) : ""), "");
   const display = kernelDisplay();
-  // Plain text outside a kernel renders nothing, so it needs no escaping.
+  // Plain text outside a kernel renders no Markdown, so it needs no Markdown escaping; it is on a terminal, though.
   if (display) display.markdown(join(escapeMarkdown));
   else console.log(join((v) => printable(typeof v === "number" ? formatCell(v) : String(v ?? ""))));
 }
