@@ -349,9 +349,9 @@ export interface ProgressDisplay {
 export function progressDisplay(): ProgressDisplay {
   if (!kernelDisplay()) {
     return {
-      log: (m) => console.error(m),
+      log: (m) => console.error(printable(m, { newlines: true })),
       onProgress: (label, done, total) => {
-        if (done === total) console.error(`${label}: ${done}/${total}`);
+        if (done === total) console.error(printable(`${label}: ${done}/${total}`));
       },
     };
   }

@@ -7,7 +7,7 @@ import ts from "typescript";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { escapeMarkdown, figureOutputHtml, showMarkdown } from "../../lib/report/notebook";
+import { escapeMarkdown, figureOutputHtml, progressDisplay, showMarkdown } from "../../lib/report/notebook";
 import { REPO } from "../helpers/shared";
 
 test("escapeMarkdown: a hostile query id or area is inert text in Markdown and in the HTML it becomes", () => {
@@ -40,6 +40,18 @@ test("show.markdown outside a kernel prints an id's control characters as escape
     console.log = log;
   }
   assert.deepEqual(printed, ["**Q1\\x1b]0;pwned\\x07\\x0d\\x0aFAKE**"]);
+  // The progress of long jobs outside a kernel (reproduce's log: a server's words, ids) likewise.
+  const errors: string[] = [];
+  const error = console.error;
+  console.error = (s: string) => void errors.push(s);
+  try {
+    const p = progressDisplay();
+    p.log("lsi failed: Q1\x1b[2J\nsecond line");
+    p.onProgress("my\x1b[31mstep", 2, 2);
+  } finally {
+    console.error = error;
+  }
+  assert.deepEqual(errors, ["lsi failed: Q1\\x1b[2J\nsecond line", "my\\x1b[31mstep: 2/2"]);
 });
 
 test("show.markdown as a tag: values escaped, the template's own Markdown kept; plain text outside a kernel", () => {
