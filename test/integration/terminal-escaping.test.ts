@@ -1,5 +1,5 @@
 /**
- * Issue 29, row 7: nothing from outside reaches the terminal raw. A model server's error message (chat, embeddings,
+ * Issue 29, row 7 and row 11 (CSV): nothing from outside reaches the terminal or a spreadsheet raw. A model server's error message (chat, embeddings,
  * rerank, Gemini) and ids, run file names and `--pair` from the user's files are printed with every control character
  * shown as its escape: no ESC/OSC sequence acts, and a CR-LF cannot forge a line of its own (`FAKE: 0 failed`).
  */
@@ -17,6 +17,7 @@ import { startOpenAIDouble } from "../fakes/openai-server";
 import { startGeminiDouble } from "../fakes/gemini-server";
 import { startRerankDouble } from "../fakes/rerank-server";
 import { runGbr } from "../helpers/gbr";
+import { outputFrames, frameRows } from "../../lib/report/frames";
 
 const HOSTILE = "\x1b]0;pwned\x07\r\nFAKE: 0 failed";
 /** Any character a terminal would act on (C0 but LF and the tab trec_eval's layout is made of, DEL, C1, bidi, U+2028/9). */
@@ -162,4 +163,32 @@ test("ids, run file names and --pair from the user's files reach eval, errors, t
   assert.match(runs[12].stderr, /^gbr: unknown command '\\x1b\[31mnope\\x0d\\x0aFAKE: 0 failed'/);
   assert.equal(runs[5].code, 1);
   assert.match(runs[5].stderr, /^gbr eval: .*q\\x1b\[1m\\x0d\\x0aFAKE: 0 failed\.tsv:2: /m);
+});
+
+test("issue 29, row 11: reproduce's CSVs write an id or area a spreadsheet would evaluate as text, and read it back as it was", async () => {
+  const data = path.join(tmp, "formula-data");
+  await fs.mkdir(path.join(data, "qrels"), { recursive: true });
+  const q = "=HYPERLINK(\"http://x\")";
+  const docs = [
+    { _id: "D1", text: "μίσθωση ακινήτου και ενοίκιο" },
+    { _id: "D2", text: "πώληση αυτοκινήτου με ελάττωμα" },
+    { _id: "D3", text: "κλοπή και υπεξαίρεση κινητού" },
+  ];
+  await fs.writeFile(path.join(data, "corpus.jsonl"), docs.map((d) => JSON.stringify(d)).join("\n") + "\n");
+  await fs.writeFile(path.join(data, "queries.jsonl"), [{ _id: q, text: "μίσθωση ενοίκιο" }, { _id: "+Q2", text: "πώληση ελάττωμα" }].map((x) => JSON.stringify(x)).join("\n") + "\n");
+  await fs.writeFile(path.join(data, "qrels", "test.tsv"), `query-id\tcorpus-id\tscore\n${q}\tD1\t1\n+Q2\tD2\t1\n`);
+  await fs.writeFile(path.join(data, "meta.jsonl"), [{ id: q, area: "-civil" }, { id: "+Q2", area: "@sales" }].map((x) => JSON.stringify(x)).join("\n") + "\n");
+  const out = path.join(tmp, "formula-out");
+  const r = await runGbr(["reproduce", "--data", data, "--out", out, "--only", "bm25-greekstemmer", "-q"], { dataDir: path.join(tmp, "data-formula") });
+  assert.equal(r.code, 0, r.stderr);
+  const dir = path.join(out, "formula-data");
+  const perQuery = await fs.readFile(path.join(dir, "per-query.csv"), "utf8");
+  assert.ok(perQuery.includes(`"'=HYPERLINK(""http://x"")"`), perQuery);
+  assert.match(perQuery, /,'\+Q2,/);
+  assert.match(perQuery, /,'-civil,/);
+  assert.match(perQuery, /,'@sales,/);
+  assert.doesNotMatch(perQuery, /(^|,)[=+@]/m, "no cell starts with a formula character");
+  // The project's reader gives the values back as they were.
+  const rows = frameRows((await outputFrames(dir)).perQuery) as Record<string, unknown>[];
+  assert.deepEqual([...new Set(rows.map((row) => `${String(row.query)} ${String(row.area)}`))].sort(), ["+Q2 @sales", `${q} -civil`].sort());
 });
