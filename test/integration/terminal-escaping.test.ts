@@ -1,7 +1,8 @@
 /**
- * Issue 29, row 7 and row 11 (CSV): nothing from outside reaches the terminal or a spreadsheet raw. A model server's error message (chat, embeddings,
- * rerank, Gemini) and ids, run file names and `--pair` from the user's files are printed with every control character
- * shown as its escape: no ESC/OSC sequence acts, and a CR-LF cannot forge a line of its own (`FAKE: 0 failed`).
+ * Issue 29, row 7 and the CSV part of row 11: nothing from outside reaches the terminal or a spreadsheet raw. A model
+ * server's error message (chat, embeddings, rerank, Gemini) and ids, run file names and `--pair` from the user's files
+ * are printed with every control character shown as its escape: no ESC/OSC sequence acts, and a CR-LF cannot forge a
+ * line of its own (`FAKE: 0 failed`). A CSV cell a spreadsheet would evaluate is written as text.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
