@@ -1,10 +1,10 @@
 /** Gemini HTTP plumbing: our own per-call `fetch` reads `Retry-After`, which the SDK's ApiError drops. */
 import type { GoogleGenAI } from "@google/genai";
 import { genaiSdk } from "../util/sdk";
+import { printable } from "../util/printable";
 import { retryAfterMs } from "../util/retry";
 import { GbrError } from "../util/errors";
 import { checkedBaseUrl } from "../util/http";
-import { printable } from "../util/printable";
 import type { Config } from "../config";
 
 /** Where the Gemini API is served when no base URL is configured. */

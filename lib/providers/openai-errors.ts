@@ -1,9 +1,9 @@
 /** How the `openai` SDK's clients report a failure: status and server message, never the key. */
 import { inspect } from "node:util";
+import { printable } from "../util/printable";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
 import { describeCause } from "../util/http";
-import { printable } from "../util/printable";
 
 /** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
 export const OPENAI_PLACEHOLDER_KEY = "not-needed";
