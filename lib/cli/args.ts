@@ -2,13 +2,17 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
-/** A command-line error shown as one stderr line without a stack; exit 2 is a usage error, 1 anything else. */
+/**
+ * A command-line error shown as one stderr line without a stack (then its hint, if any); exit 2 is a usage error, 1
+ * anything else.
+ */
 export class CliError extends GbrError {
   constructor(
     message: string,
     readonly exitCode = 1,
+    hint?: string,
   ) {
-    super(message, exitCode === 2 ? "USAGE" : "CLI");
+    super(message, exitCode === 2 ? "USAGE" : "CLI", hint === undefined ? {} : { hint });
     this.name = "CliError";
   }
 }
@@ -35,7 +39,7 @@ export function parseCommand(spec: CommandSpec, argv: string[]) {
       strict: true,
     });
   } catch (err) {
-    throw new CliError(`gbr ${spec.name}: ${parseProblem(err, spec)}\nRun 'gbr ${spec.name} --help' for usage.`, 2);
+    throw new CliError(`gbr ${spec.name}: ${parseProblem(err, spec)}`, 2, `Run 'gbr ${spec.name} --help' for usage.`);
   }
 }
 

@@ -9,6 +9,7 @@ import { formatJsonRun, formatRanxRun, formatTrec, readRun, trecEvalOrder, write
 import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { formatTrecEval } from "../report/trec-eval-text";
 import { didYouMean } from "../util/suggest";
+import { printable, printableJson } from "../util/printable";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { areaStats, datasetStats } from "../data/stats";
 import { evaluate, METRICS } from "../eval/metrics";
@@ -142,12 +143,12 @@ const dataHelp = [
 
 /** Progress to stderr, or undefined with -q: callers draw progress (the download bar) only when given a logger. */
 function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
-  return quiet ? undefined : (msg) => io.stderr(`${msg}\n`);
+  return quiet ? undefined : (msg) => io.stderr(`${printable(msg, { newlines: true })}\n`);
 }
 
 /** Warnings reach stderr even with -q: they change what the numbers mean (e.g. the demo set stands in). */
 function warner(io: Io): (msg: string) => void {
-  return (msg) => io.stderr(`${msg}\n`);
+  return (msg) => io.stderr(`${printable(msg, { newlines: true })}\n`);
 }
 
 async function load(values: Record<string, unknown>, io: Io): Promise<Benchmark> {
@@ -202,7 +203,7 @@ const dataStats = withHelp(
     const table1 = datasetStats(bench);
     const table6 = areaStats(bench);
     if (values.json) {
-      io.stdout(JSON.stringify({ dataset: bench.name, table1, table6 }, null, 2) + "\n");
+      io.stdout(printableJson({ dataset: bench.name, table1, table6 }) + "\n");
       return;
     }
     io.stdout(formatStats(bench.name, table1, table6));
@@ -390,7 +391,7 @@ const evalCmd = withHelp(
     if (values.json) {
       const body: Record<string, unknown> = { mean };
       if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
-      io.stdout(JSON.stringify(body, null, 2) + "\n");
+      io.stdout(printableJson(body) + "\n");
       return;
     }
     if (format === "trec_eval") {
@@ -400,8 +401,8 @@ const evalCmd = withHelp(
       if (reordered.length) {
         const other = evaluate(theirs, qrels).perQuery;
         const changed = reordered.filter((q) => METRICS.some((m) => formatFixed(perQuery.get(q)![m], 4) !== formatFixed(other.get(q)![m], 4)));
-        const effect = changed.length ? `which changes the printed values of ${changed.length} (e.g. '${changed[0]}')` : "which changes no printed value";
-        io.stderr(`note: ${reordered.length} rankings (e.g. '${reordered[0]}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, ${effect}; the values here follow the file's order\n`);
+        const effect = changed.length ? `which changes the printed values of ${changed.length} (e.g. '${printable(changed[0])}')` : "which changes no printed value";
+        io.stderr(`note: ${reordered.length} rankings (e.g. '${printable(reordered[0])}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, ${effect}; the values here follow the file's order\n`);
       }
       const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
       io.stdout(formatTrecEval(mean, rows));
@@ -501,7 +502,7 @@ const reproduceCmd = withHelp(
         const why = values.quiet ? `${what}: ${reason}` : `${what} (the reason is above)`;
         byReason.set(why, [...(byReason.get(why) ?? []), o.id]);
       }
-      for (const [why, ids] of byReason) io.stderr(`gbr reproduce: ${ids.join(", ")} ${why}\n`);
+      for (const [why, ids] of byReason) io.stderr(`gbr reproduce: ${printable(`${ids.join(", ")} ${why}`)}\n`);
     }
     return failed.length ? 1 : 0;
   },
@@ -613,18 +614,18 @@ const compare = withHelp(
     const seed = seedOption(values.seed);
     const pairSpecs = ((values.pair as string[] | undefined) ?? []).map((p): [string, string] => {
       const parts = p.split(",").map((x) => x.trim());
-      if (parts.length !== 2 || !parts[0] || !parts[1]) throw new CliError(`gbr compare: --pair takes A,B (two run names), got '${p}'`, 2);
+      if (parts.length !== 2 || !parts[0] || !parts[1]) throw new CliError(`gbr compare: --pair takes A,B (two run names), got '${printable(p)}'`, 2);
       return [parts[0], parts[1]];
     });
     const qrels = await qrelsOf(values, io);
     const read = await readNamedRuns(files);
     const names = read.map((r) => r.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${dup}' (a run's name is its file name without extension)`, 2);
+    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${printable(dup)}' (a run's name is its file name without extension)`, 2);
     const bases = files.map((f) => path.parse(f).name);
     const nameOf = (n: string, p: string) => {
       const i = names.includes(n) ? names.indexOf(n) : bases.indexOf(n);
-      if (i < 0) throw new CliError(`gbr compare: --pair ${p}: no run named '${n}' (runs: ${names.join(", ")})`, 2);
+      if (i < 0) throw new CliError(`gbr compare: --pair ${printable(p)}: no run named '${printable(n)}' (runs: ${printable(names.join(", "))})`, 2);
       return names[i];
     };
     const pairs = pairSpecs.map(([a, b]): [string, string] => [nameOf(a, `${a},${b}`), nameOf(b, `${a},${b}`)]);
@@ -636,7 +637,7 @@ const compare = withHelp(
     }
     const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
     if (values.json) {
-      io.stdout(JSON.stringify(comparison, null, 2) + "\n");
+      io.stdout(printableJson(comparison) + "\n");
       io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
       return;
     }

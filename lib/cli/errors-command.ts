@@ -5,6 +5,7 @@ import { METRICS } from "../eval/metrics";
 import { metricOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { analyseErrors } from "../eval/error-analysis";
 import { formatErrorAnalysis } from "../report/error-text";
+import { printable, printableJson } from "../util/printable";
 
 
 export const errorsCmd = withHelp(
@@ -42,14 +43,14 @@ export const errorsCmd = withHelp(
     const top = numberOption(values.top, "--top", 10, { integer: true, min: 1 });
     const read = await readNamedRuns(files);
     const names = read.map((r) => r.name);
-    if (names[0] === names[1]) throw new CliError(`gbr errors: both runs are named '${names[0]}' (a run's name is its file name without extension)`, 2);
+    if (names[0] === names[1]) throw new CliError(`gbr errors: both runs are named '${printable(names[0])}' (a run's name is its file name without extension)`, 2);
     const qrels = await qrelsOf(values, io);
     const meta = values.meta === undefined ? undefined : await readMeta(String(values.meta));
     for (const r of read) noteCoverage(r, qrels, String(values.qrels), io);
     const runs = read.map((r) => ({ name: r.name, rankings: r.run.rankings }));
     const analysis = analyseErrors(runs[0], runs[1], qrels, { metric, top, meta });
     if (values.json) {
-      io.stdout(JSON.stringify(analysis, null, 2) + "\n");
+      io.stdout(printableJson(analysis) + "\n");
       return;
     }
     io.stdout(formatErrorAnalysis(analysis));

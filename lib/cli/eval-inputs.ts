@@ -5,6 +5,7 @@ import { checkRunCoverage, readRun, runName } from "../data/runs";
 import { topGrade, type Metric } from "../eval/metrics";
 import { resolveMetric } from "../eval/metric-names";
 import { CliError, type Io } from "./args";
+import { printable } from "../util/printable";
 
 export const qrelsOptions = { qrels: { type: "string" as const }, binary: { type: "boolean" as const } };
 
@@ -22,7 +23,7 @@ export async function qrelsOf(values: Record<string, unknown>, io: Io): Promise<
   const qrels = await readGradedQrels(file);
   const top = topGrade(qrels);
   if (top > 1) {
-    io.stderr(`note: ${file} has graded judgments (grades up to ${top}): nDCG takes the grade as gain, Recall and MAP count grade >= 1, as trec_eval does (--binary: every grade >= 1 as 1)\n`);
+    io.stderr(`note: ${printable(file)} has graded judgments (grades up to ${top}): nDCG takes the grade as gain, Recall and MAP count grade >= 1, as trec_eval does (--binary: every grade >= 1 as 1)\n`);
   }
   return qrels;
 }
@@ -56,6 +57,6 @@ export async function readNamedRuns(files: readonly string[]): Promise<{ file: s
 export function noteCoverage(r: { file: string; name: string; run: Run }, qrels: Qrels, qrelsFile: string, io: Io): void {
   const coverage = checkRunCoverage(r.run, qrels, r.file, qrelsFile);
   const { unjudged } = coverage;
-  if (unjudged.length) io.stderr(`note: ${r.name}: ${notEvaluatedNote(unjudged.length)} (e.g. '${unjudged[0]}')\n`);
-  if (coverage.warning) io.stderr(`${coverage.warning}\n`);
+  if (unjudged.length) io.stderr(`note: ${printable(r.name)}: ${notEvaluatedNote(unjudged.length)} (e.g. '${printable(unjudged[0])}')\n`);
+  if (coverage.warning) io.stderr(`${printable(coverage.warning, { newlines: true })}\n`);
 }

@@ -6,6 +6,7 @@ import { GbrError } from "../util/errors";
 import { didYouMean, nearest } from "../util/suggest";
 import { PACKAGE_ROOT, readConfig } from "../config";
 import { decodeUtf8 } from "../data/beir";
+import { printable } from "../util/printable";
 
 /** Read when asked: importing package.json would make tsc copy it into build/, a second package.json inside the package. */
 function packageVersion(): string {
@@ -66,22 +67,25 @@ export async function main(argv: string[], io: Io): Promise<number> {
   if (!command) {
     const near = subs.length ? nearest(two, subs.map(([w]) => `${first} ${w}`)) : undefined;
     const hint = subs.length ? (near ? ` (did you mean 'gbr ${near}'?)` : ` (gbr ${first} has ${subs.map(([w]) => w).join(", ")})`) : didYouMean(first, Object.keys(COMMANDS));
-    io.stderr(`gbr: unknown command '${argv.slice(0, 2).join(" ")}'${hint}\n\n${USAGE}`);
+    io.stderr(`gbr: unknown command '${printable(argv.slice(0, 2).join(" "))}'${hint}\n\n${USAGE}`);
     return 2;
   }
   try {
     return (await command.run(rest, io)) ?? 0;
   } catch (err) {
+    // Messages quote the user's files and servers; their parts from outside are one line each already.
+    const said = (text: string) => printable(text, { newlines: true });
     if (err instanceof CliError) {
-      io.stderr(`${err.message}\n`);
+      // One line: it quotes the command line as given.
+      io.stderr(`${printable(err.message)}${err.hint ? `\n${said(err.hint)}` : ""}\n`);
       return err.exitCode;
     }
     if (err instanceof GbrError) {
       // One line, the hint after it; a usage error (an unknown experiment id, say) exits 2.
-      io.stderr(`gbr ${name}: ${err.message}${err.hint ? `\n  ${err.hint}` : ""}\n`);
+      io.stderr(`gbr ${name}: ${said(err.message)}${err.hint ? `\n  ${said(err.hint)}` : ""}\n`);
       return err.code === "USAGE" ? 2 : 1;
     }
-    io.stderr(`gbr ${name}: ${(err as Error).message ?? String(err)}\n`);
+    io.stderr(`gbr ${name}: ${said((err as Error).message ?? String(err))}\n`);
     if (debugging()) io.stderr(`${(err as Error).stack}\n`);
     return 1;
   }

@@ -1,6 +1,7 @@
 /** Progress of long steps on stderr (`gbr reproduce` without -q): redrawn on a terminal, throttled in a log. */
 import type { Io } from "./args";
 import { progressLine, workSince } from "../util/progress-line";
+import { printable } from "../util/printable";
 import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
 
 export interface ProgressOptions {
@@ -36,7 +37,7 @@ export function progressReporter(io: Io, opts: ProgressOptions): (label: string,
     const show = !opts.quiet && (finished ? !early || step.printed > -Infinity : !early && t - step.printed >= interval);
     if (show) {
       step.printed = t;
-      const line = progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, opts.meter.snapshot()));
+      const line = printable(progressLine(label, done, total, (t - step.started) / 1000, workSince(step.before, opts.meter.snapshot())));
       io.stderr(opts.tty ? `\r\x1b[K${line}${finished ? "\n" : ""}` : `${line}\n`);
     }
     if (finished) steps.delete(label);

@@ -1,6 +1,7 @@
 /** Gemini HTTP plumbing: our own per-call `fetch` reads `Retry-After`, which the SDK's ApiError drops. */
 import type { GoogleGenAI } from "@google/genai";
 import { genaiSdk } from "../util/sdk";
+import { printable } from "../util/printable";
 import { retryAfterMs } from "../util/retry";
 import { GbrError } from "../util/errors";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed } from "../util/http";
@@ -78,7 +79,7 @@ export function describeGeminiFailure(
   if (typeof e?.status === "number") {
     const status = e.status;
     const body = parseGoogleError(message);
-    const text = body.message ?? message.slice(0, 500);
+    const text = printable(body.message ?? message.slice(0, 500));
     const label = body.status ? ` ${body.status}` : "";
     // Google states the wait in the body (RetryInfo) more often than in a header.
     const afterMs = o.retryAfterHeaderMs ?? body.retryDelayMs;
@@ -89,12 +90,12 @@ export function describeGeminiFailure(
   }
   if (e?.name === "SyntaxError") {
     // A 200 whose body is not JSON: usually a cut connection or a proxy page, worth another try.
-    return new GeminiAttemptFailure(o.redact(`unreadable answer from ${o.where}: ${message}`), undefined, true, undefined);
+    return new GeminiAttemptFailure(o.redact(`unreadable answer from ${o.where}: ${printable(message)}`), undefined, true, undefined);
   }
   // Refused or dropped connections: TypeError "fetch failed", the reason in cause.
   const cause = e?.cause as { code?: string; message?: string } | undefined;
   const reason = cause ? ` (${cause.code ?? cause.message ?? String(cause)})` : "";
-  return new GeminiAttemptFailure(o.redact(`cannot reach ${o.where}: ${message}${reason}`), undefined, e?.name === "TypeError", undefined);
+  return new GeminiAttemptFailure(o.redact(`cannot reach ${o.where}: ${printable(message + reason)}`), undefined, e?.name === "TypeError", undefined);
 }
 
 /** The fields we use from a Google API error body; tolerant of non-JSON bodies. */

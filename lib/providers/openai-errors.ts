@@ -1,5 +1,6 @@
 /** How the `openai` SDK's clients report a failure: status and server message, never the key. */
 import { inspect } from "node:util";
+import { printable } from "../util/printable";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
 import { deadlinePassed, describeCause, redactSecrets } from "../util/http";
@@ -94,8 +95,12 @@ function isSecret(apiKey: string): boolean {
   return apiKey !== OPENAI_PLACEHOLDER_KEY && apiKey.length >= 4;
 }
 
-/** The server's message without the SDK's leading status (it is already in our text). */
+/** The server's message without the SDK's leading status (it is already in our text), its controls shown. */
 function serverMessage(err: APIError): string {
+  return printable(serverWords(err));
+}
+
+function serverWords(err: APIError): string {
   const body = err.error as { message?: unknown } | string | undefined;
   if (typeof body === "string" && body) return body;
   if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;

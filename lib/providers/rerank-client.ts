@@ -4,6 +4,7 @@ import { EndpointSpread, type EndpointStats } from "./endpoints";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
 import { redactKey } from "./openai-errors";
+import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
 export interface RerankResult {
@@ -245,8 +246,9 @@ function serverMessage(text: string): string {
   return text.trim() ? clip(text.trim()) : "(no message)";
 }
 
+/** A server's text as a message quotes it: cut short, its controls shown. */
 function clip(s: string): string {
-  return s.length > MESSAGE_CHARS ? `${s.slice(0, MESSAGE_CHARS)}… (${s.length} characters)` : s;
+  return printable(s.length > MESSAGE_CHARS ? `${s.slice(0, MESSAGE_CHARS)}… (${s.length} characters)` : s);
 }
 
 function list(xs: readonly unknown[]): string {

@@ -1,15 +1,15 @@
 /** Reading back `gbr reproduce`'s CSV files over `parseCsv`: string records, "<file>:<line>" errors, blanks not 0. */
 import { promises as fs } from "node:fs";
-import { parseCsv } from "../util/csv";
+import { csvText, parseCsv } from "../util/csv";
 
 /** One CSV record keyed by header name; every value is the cell's text. */
 export type CsvRecord = Record<string, string>;
 
-/** Records from CSV text; a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
+/** Records from CSV text as `toCsv` was given them (see `csvText`); a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
   return parseCsv(text, file).rows.map((row) => {
     const out: CsvRecord = {};
-    for (const [k, v] of Object.entries(row)) out[k] = v === undefined || v === null ? "" : String(v);
+    for (const [k, v] of Object.entries(row)) out[k] = v === undefined || v === null ? "" : csvText(String(v));
     return out;
   });
 }

@@ -3,13 +3,14 @@ import { NO_AREA } from "../types";
 import type { ErrorAnalysis, GoldRankPair } from "../eval/error-analysis";
 import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
+import { printable } from "../util/printable";
 
 /** Three tables, 4 decimals half to even as `gbr eval`; gold outside the top 100 shows ">100"; areas only if any. */
 export function formatErrorAnalysis(e: ErrorAnalysis): string {
   const { total, byArea, tie } = e.winLoss;
   const out: string[] = [];
   out.push(
-    `${e.metric}: ${e.a} (A, mean ${formatFixed(e.means.a, 4)}) against ${e.b} (B, mean ${formatFixed(e.means.b, 4)}), ` +
+    `${e.metric}: ${printable(e.a)} (A, mean ${formatFixed(e.means.a, 4)}) against ${printable(e.b)} (B, mean ${formatFixed(e.means.b, 4)}), ` +
       `${total.queries} queries; a tie is |A − B| ≤ ${tie}`,
     "",
   );

@@ -7,6 +7,7 @@ import type { DataFrame } from "danfojs-node";
 import { formatFixed } from "./format";
 import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "./text-table";
+import { printable } from "../util/printable";
 import { INSTALLED, PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
 import { tslabCellRunning, tslabDisplayWriter, tslabSdk } from "../util/sdk";
@@ -324,15 +325,18 @@ export function showMarkdown(markdown: string | TemplateStringsArray, ...values:
   const join = (esc: (v: unknown) => string) =>
     typeof markdown === "string" ? markdown : markdown.reduce((out, part, i) => out + part + (i < values.length ? esc(values[i]) : ""), "");
   const display = kernelDisplay();
-  // Plain text outside a kernel renders nothing, so it needs no escaping.
+  // Plain text outside a kernel renders no Markdown, so it needs no Markdown escaping; it is on a terminal, though.
   if (display) display.markdown(join(escapeMarkdown));
-  else console.log(join((v) => (typeof v === "number" ? formatCell(v) : String(v ?? ""))));
+  else console.log(join((v) => printable(typeof v === "number" ? formatCell(v) : String(v ?? ""))));
 }
 
-/** A value as literal Markdown text: HTML's special characters as entities, Markdown's punctuation backslashed. */
+/**
+ * A value as literal Markdown text: HTML's special characters as entities, Markdown's punctuation backslashed, `:`
+ * and `@` too, so that no renderer's autolinking (a URL, www., an e-mail address) makes a link of an id.
+ */
 export function escapeMarkdown(value: unknown): string {
   const s = typeof value === "number" ? formatCell(value) : String(value ?? "");
-  return escapeHtml(s).replace(/[\\`*_{}[\]()#+\-.!|~]/g, "\\$&");
+  return escapeHtml(s).replace(/[\\`*_{}[\]()#+\-.!|~:@]/g, "\\$&");
 }
 
 /** Where long jobs report progress: `log` for messages, `onProgress` for counters. */
@@ -345,9 +349,9 @@ export interface ProgressDisplay {
 export function progressDisplay(): ProgressDisplay {
   if (!kernelDisplay()) {
     return {
-      log: (m) => console.error(m),
+      log: (m) => console.error(printable(m, { newlines: true })),
       onProgress: (label, done, total) => {
-        if (done === total) console.error(`${label}: ${done}/${total}`);
+        if (done === total) console.error(printable(`${label}: ${done}/${total}`));
       },
     };
   }

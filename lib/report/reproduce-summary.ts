@@ -6,6 +6,7 @@ import type { ExperimentOutcome, ReproduceResult } from "../experiments/reproduc
 import { statusNow } from "../experiments/assess";
 import { formatFixed } from "./format";
 import { formatTable } from "./text-table";
+import { printable } from "../util/printable";
 import { renderPaperTable, type PaperFormat } from "../util/paper-tables";
 import { resultsTable } from "../experiments/results-table";
 import { notEvaluatedNote, unjudgedQueries } from "../types";
@@ -64,7 +65,7 @@ function formatNotRun(outcomes: readonly ExperimentOutcome[]): string {
   }
   if (groups.size === 0) return "";
   // One line per reason, with the setting that enables them; summary.csv lists every experiment.
-  const parts = [...groups].map(([why, ids]) => `  ${someOf(ids)} — ${why}`);
+  const parts = [...groups].map(([why, ids]) => `  ${printable(`${someOf(ids)} — ${why}`)}`);
   return `\nNot run (${[...groups.values()].flat().length}):\n${parts.join("\n")}\n`;
 }
 

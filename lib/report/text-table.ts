@@ -1,5 +1,15 @@
-/** A plain-text table: columns padded to the widest cell, numeric cells right-aligned, a rule under the header. */
-export function formatTable(header: string[], rows: string[][]): string {
+import { printable } from "../util/printable";
+
+/**
+ * A plain-text table: columns padded to the widest cell, numeric cells right-aligned, a rule under the header. Cells
+ * hold ids and names from the user's files: their control characters are shown as escapes (`printable`).
+ *
+ * @example
+ * formatTable(["query", "nDCG@10"], [["Q1", "0.5000"]]); // "query  nDCG@10\n-----  -------\nQ1      0.5000\n"
+ */
+export function formatTable(head: string[], body: string[][]): string {
+  const header = head.map((h) => printable(h));
+  const rows = body.map((r) => r.map((c) => printable(c ?? "")));
   const width = header.map((h, i) => Math.max(len(h), ...rows.map((r) => len(r[i] ?? ""))));
   const numeric = header.map((_, i) => rows.length > 0 && rows.every((r) => /^-?[\d.]+%?$/.test(r[i] ?? "")));
   const cell = (text: string, i: number) => (numeric[i] ? text.padStart(width[i]) : text.padEnd(width[i]));

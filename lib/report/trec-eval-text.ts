@@ -3,13 +3,14 @@ import type { QueryId } from "../types";
 import type { Metric, MetricValues } from "../eval/metrics";
 import { trecEvalName } from "../eval/metric-names";
 import { formatFixed } from "./format";
+import { printable } from "../util/printable";
 
 /** trec_eval prints its measures in the order of its measure table: recall, then ndcg_cut, then map_cut. */
 const TREC_EVAL_ORDER: readonly Metric[] = ["Recall@10", "Recall@100", "nDCG@10", "nDCG@100", "MAP@100"];
 
 /** One line as trec_eval's printf("%-22s\t%s\t%6.4f\n") writes it (exact ties half to even, as printf rounds). */
 function line(metric: Metric, query: string, value: number): string {
-  return `${trecEvalName(metric).padEnd(22)}\t${query}\t${formatFixed(value, 4).padStart(6)}\n`;
+  return `${trecEvalName(metric).padEnd(22)}\t${printable(query)}\t${formatFixed(value, 4).padStart(6)}\n`;
 }
 
 /**

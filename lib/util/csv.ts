@@ -97,10 +97,33 @@ export function parseDelimited(text: string, file: string, sep: string): { rows:
   return { rows, lines };
 }
 
-/** Quotes a CSV field when needed (RFC 4180). */
+// What a spreadsheet evaluates at a cell's start (a formula, or a tab or CR before one); a ' before them was written here.
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+
+/**
+ * A CSV field, quoted when needed (RFC 4180). A text cell a spreadsheet would evaluate (starting with `=`, `+`, `-`,
+ * `@`, a tab or CR) gets the common leading `'`, so it opens as text; a number, or text that is one (`-0.154`),
+ * stays as it is. `csvText` takes the `'` off again.
+ *
+ * @example
+ * csvField("=1+1"); // "'=1+1"
+ * csvField(-0.154); // "-0.154"
+ */
 export function csvField(value: unknown): string {
-  const s = value === undefined || value === null ? "" : String(value);
+  const raw = value === undefined || value === null ? "" : String(value);
+  const s = typeof value !== "number" && FORMULA_START.test(raw) && !Number.isFinite(Number(raw)) ? `'${raw}` : raw;
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/**
+ * A cell `csvField` wrote, as it was given: the leading `'` off text that starts like a formula.
+ *
+ * @example
+ * csvText("'=1+1"); // "=1+1"
+ * csvText("'plain"); // "'plain"
+ */
+export function csvText(cell: string): string {
+  return cell.startsWith("'") && FORMULA_START.test(cell) ? cell.slice(1) : cell;
 }
 
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {

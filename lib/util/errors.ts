@@ -1,4 +1,5 @@
 /** The toolkit's one error family: a stable `code`, a `hint`, `unavailable` (`gbr reproduce` skips, not fails). */
+import { printable } from "./printable";
 
 export interface GbrErrorOptions {
   cause?: unknown;
@@ -41,7 +42,8 @@ export class DataError extends GbrError {
     readonly file?: string,
     readonly line?: number,
   ) {
-    super(file ? `${file}${line !== undefined ? `:${line}` : ""}: ${detail}` : detail, "DATA");
+    // A file's name may hold any character but "/" and NUL: shown escaped, it cannot forge a line of the message.
+    super(file ? `${printable(file)}${line !== undefined ? `:${line}` : ""}: ${detail}` : detail, "DATA");
     this.name = "DataError";
   }
 }

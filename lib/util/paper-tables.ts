@@ -3,6 +3,7 @@
  * LaTeX or as a GitHub Markdown table. Pure; in util/ so that `reproduce` (experiments/) can write tables.tex too.
  */
 import { formatFixed } from "./format-fixed";
+import { printable } from "./printable";
 
 /** A row: its letter (which other rows' superscripts refer to), its name, and footnote marks after the name. */
 export interface PaperTableRow {
@@ -140,11 +141,16 @@ const LATEX_SPECIALS: Record<string, string> = {
   "<": "\\textless{}",
   ">": "\\textgreater{}",
   "|": "\\textbar{}",
+  // Braced, so that the \\ or \midrule before a cell does not read "[2pt]…" as its optional argument.
+  "[": "{[}",
 };
 
-/** Text as LaTeX text-mode source: the ten special characters and < > | escaped, whitespace runs one space. */
+/**
+ * Text as LaTeX text-mode source: the ten special characters, < > | and [ escaped, whitespace runs one space, other
+ * control characters shown as escapes (`printable`), which no TeX typesets and no terminal should act on.
+ */
 export function escapeLatex(text: string): string {
-  return text.replace(/\s+/g, " ").replace(/[\\{}_&%$#~^<>|]/g, (c) => LATEX_SPECIALS[c]);
+  return printable(text.replace(/\s+/g, " ")).replace(/[\\{}_&%$#~^<>|[]/g, (c) => LATEX_SPECIALS[c]);
 }
 
 // Math-mode daggers: text-mode \dag pulls in a bitmap (TS1) font under LaTeX's default encoding.
@@ -213,18 +219,19 @@ const MARKDOWN_MARK: Record<FootnoteMark, string> = { dagger: "†", ddagger: "�
 /**
  * Prose as GitHub Markdown text: a backslash before each character that could start formatting, a link, math (`$`)
  * or an entity, before `<` when a tag or autolink could follow, and before `|` (a cell's end); whitespace runs one
- * space. "p < 0.05" stays as it is.
+ * space, other controls shown as escapes. "p < 0.05" stays as it is.
  */
 export function escapeMarkdown(text: string): string {
-  return text.replace(/\s+/g, " ").replace(/[\\`*_[\]|~$&]|<(?=[A-Za-z/!?])/g, (c) => `\\${c}`);
+  return printable(text.replace(/\s+/g, " ")).replace(/[\\`*_[\]|~$&]|<(?=[A-Za-z/!?])/g, (c) => `\\${c}`);
 }
 
 /**
  * A name as a code span for a table cell: nothing inside is formatting (no emphasis, emoji shortcode or math), so
  * only `|` needs its backslash (GitHub splits cells on it first); the fence outgrows any backticks in the name.
+ * Control characters are shown as escapes.
  */
 export function markdownCode(text: string): string {
-  const s = text.replace(/\s+/g, " ").trim();
+  const s = printable(text.replace(/\s+/g, " ").trim());
   const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
   const fence = "`".repeat(longest + 1);
   const pad = s.startsWith("`") || s.endsWith("`") ? " " : "";

@@ -72,7 +72,8 @@ test("--format latex from gbr eval, compare and reproduce compiles with pdflatex
   assert.match(tablesMd, /^\| [a-z] \| `oracle:bm25-greekstemmer` † \|/m);
 
   // The demo's runs under names holding every character LaTeX treats specially.
-  const awkward = ["bm25_greek&stem", "lsi~50%^{x}", "prf$#\\1", "rrf <a>|b é"];
+  // "[x]r" after "\\" or "\midrule" would be read as their optional argument (issue 29: pdflatex loops on it).
+  const awkward = ["bm25_greek&stem", "lsi~50%^{x}", "prf$#\\1", "rrf <a>|b é", "[x]r"];
   const runFiles = (await fs.readdir(path.join(dir, "runs"))).filter((f) => f.endsWith(".trec")).sort();
   assert.ok(runFiles.length >= awkward.length, runFiles.join(", "));
   const runs = await Promise.all(
@@ -88,19 +89,26 @@ test("--format latex from gbr eval, compare and reproduce compiles with pdflatex
   assert.match(ev.stdout, /^bm25\\_greek\\&stem & \d\.\d{4} /m);
   const cmp = await runGbr(["compare", "--qrels", qrels, ...runs.flatMap((r) => ["--run", r]), "--swaps", "2000", "--format", "latex"], { dataDir });
   assert.equal(cmp.code, 0, cmp.stderr);
-  for (const row of ["a & bm25\\_greek\\&stem & ", "b & lsi\\textasciitilde{}50\\%\\textasciicircum{}\\{x\\} & ", "c & prf\\ensuremath{\\$}\\#\\textbackslash{}1 & ", "d & rrf \\textless{}a\\textgreater{}\\textbar{}b é & "]) {
+  for (const row of ["a & bm25\\_greek\\&stem & ", "b & lsi\\textasciitilde{}50\\%\\textasciicircum{}\\{x\\} & ", "c & prf\\ensuremath{\\$}\\#\\textbackslash{}1 & ", "d & rrf \\textless{}a\\textgreater{}\\textbar{}b é & ", "e & {[}x]r & "]) {
     assert.ok(cmp.stdout.includes(row), `${row} in\n${cmp.stdout}`);
   }
   const md = await runGbr(["compare", "--qrels", qrels, ...runs.flatMap((r) => ["--run", r]), "--swaps", "2000", "--format", "markdown"], { dataDir });
   assert.equal(md.code, 0, md.stderr);
   assert.match(md.stdout, /^\| d \| `rrf <a>\\\|b é` \| /m);
 
-  const parts = { "eval.tex": ev.stdout, "compare.tex": cmp.stdout, "reproduce.tex": tablesTex, "synthetic.tex": syntheticResults() };
+  // The one row of an eval table follows "\midrule" directly: "[2pt]" would be taken as its width and vanish.
+  const lead = path.join(tmp, "[2pt]lead.trec");
+  await fs.copyFile(runs[0], lead);
+  const evLead = await runGbr(["eval", "--qrels", qrels, "--run", lead, "--format", "latex"], { dataDir });
+  assert.equal(evLead.code, 0, evLead.stderr);
+  assert.match(evLead.stdout, /^\\midrule\n\{\[\}2pt\]lead & /m);
+
+  const parts = { "eval.tex": ev.stdout, "eval-lead.tex": evLead.stdout, "compare.tex": cmp.stdout, "reproduce.tex": tablesTex, "synthetic.tex": syntheticResults() };
   for (const [name, text] of Object.entries(parts)) await fs.writeFile(path.join(tmp, name), text);
   const doc = path.join(tmp, "paper.tex");
   await fs.writeFile(
     doc,
-    ["\\documentclass{article}", "\\usepackage{booktabs}", "\\begin{document}", ...Object.keys(parts).map((f) => `\\input{${f}}`), "\\end{document}", ""].join("\n"),
+    ["\\pdfcompresslevel=0", "\\documentclass{article}", "\\usepackage{booktabs}", "\\begin{document}", ...Object.keys(parts).map((f) => `\\input{${f}}`), "\\end{document}", ""].join("\n"),
   );
   const r = await pdflatex(doc);
   assert.equal(r.code, 0, r.output.split("\n").slice(-40).join("\n"));
@@ -108,6 +116,10 @@ test("--format latex from gbr eval, compare and reproduce compiles with pdflatex
   // Every glyph from a Type 1 font: a bitmap (.600pk, e.g. from text-mode \dag) would print blurred.
   assert.doesNotMatch(r.output, /\.\d+pk\b/);
   assert.match(r.output, /Output written on paper\.pdf \(\d+ pages?/);
+  // Uncompressed, the page's text is in the file: the row names starting with "[" were typeset, not eaten.
+  const pdf = await fs.readFile(path.join(tmp, "paper.pdf"), "latin1");
+  assert.match(pdf, /\(\[2pt\]lead\)/);
+  assert.match(pdf, /\(\[(\)-?\d+\()?x\]r\)/, "the braces may leave a kern between [ and x");
   t.diagnostic(`pdflatex ${r.seconds.toFixed(1)} s for 4 tables; gbr reproduce ${rep.seconds.toFixed(1)} s, eval ${ev.seconds.toFixed(1)} s, compare ${cmp.seconds.toFixed(1)} s`);
 });
 

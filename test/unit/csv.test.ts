@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { readTable } from "../../lib/data/tabular";
 import { parseCsv } from "../../lib/util/csv";
 import { parseCsvRecords, readCsv, readCsvIfExists } from "../../lib/report/csv";
-import { toCsv } from "../../lib/util/csv";
+import { csvText, toCsv } from "../../lib/util/csv";
 import { dataErrorAt } from "../helpers/assertions";
 
 // The csv readers over csv-parse: the grammar, the line each row starts on (what errors point
@@ -67,13 +67,13 @@ describe("parseCsv", () => {
   });
 
   test("whatever toCsv writes reads back, each row on the line it starts on", () => {
-    const cell = fc.array(fc.constantFrom("a", "α", " ", ",", '"', "\n", "\r", "\r\n", "\t", "x y"), { maxLength: 6 }).map((parts) => parts.join(""));
+    const cell = fc.array(fc.constantFrom("a", "α", " ", ",", '"', "\n", "\r", "\r\n", "\t", "x y", "=", "+", "-", "@", "'", "1"), { maxLength: 6 }).map((parts) => parts.join(""));
     fc.assert(
       fc.property(fc.integer({ min: 2, max: 4 }), fc.array(fc.array(cell, { minLength: 4, maxLength: 4 }), { maxLength: 8 }), (width, cells) => {
         const header = Array.from({ length: width }, (_, i) => `c${i}`);
         const rows = cells.map((r) => r.slice(0, width));
         const { rows: back, lines } = parseCsv(toCsv(header, rows));
-        assert.deepEqual(back.map((r) => header.map((h) => r[h])), rows);
+        assert.deepEqual(back.map((r) => header.map((h) => csvText(r[h]))), rows);
         let line = 2;
         rows.forEach((r, i) => {
           assert.equal(lines[i], line);
@@ -82,6 +82,35 @@ describe("parseCsv", () => {
           line += 1;
         });
       }),
+    );
+  });
+});
+
+describe("toCsv: what a spreadsheet would evaluate is written as text", () => {
+  test("issue 29: a text cell starting with = + - @, a tab or CR gets a leading ', numbers stay numbers, and it reads back", () => {
+    const header = ["query", "area", "nDCG@10", "delta"];
+    const rows = [
+      ["=HYPERLINK(\"http://x\")", "-civil", 0.5, -0.154],
+      ["+Q1", "@SUM(A1)", "0.25", "-0.154"],
+      ["\tQ2", "\rQ3", "-", "'=already"],
+      ["Q4", "'plain", "1e-5", "-1e-5"],
+    ];
+    const text = toCsv(header, rows);
+    assert.equal(
+      text,
+      [
+        "query,area,nDCG@10,delta",
+        `"'=HYPERLINK(""http://x"")",'-civil,0.5,-0.154`,
+        "'+Q1,'@SUM(A1),0.25,-0.154",
+        `'\tQ2,"'\rQ3",'-,''=already`,
+        "Q4,'plain,1e-5,-1e-5",
+        "",
+      ].join("\n"),
+    );
+    assert.deepEqual(
+      parseCsvRecords(text).map((r) => header.map((h) => r[h])),
+      rows.map((r) => r.map(String)),
+      "the project's reader takes the ' off again; a cell that began with ' keeps it",
     );
   });
 });

@@ -7,7 +7,7 @@ import ts from "typescript";
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { escapeMarkdown, figureOutputHtml, showMarkdown } from "../../lib/report/notebook";
+import { escapeMarkdown, figureOutputHtml, progressDisplay, showMarkdown } from "../../lib/report/notebook";
 import { REPO } from "../helpers/shared";
 
 test("escapeMarkdown: a hostile query id or area is inert text in Markdown and in the HTML it becomes", () => {
@@ -15,9 +15,43 @@ test("escapeMarkdown: a hostile query id or area is inert text in Markdown and i
   const out = escapeMarkdown(id);
   assert.doesNotMatch(out, /<script>/);
   assert.equal(out, "Q\\-&lt;script&gt;alert\\(1\\)&lt;/script&gt;");
-  assert.equal(escapeMarkdown("**bold** [x](javascript:alert(1)) `c` #h |t|"), "\\*\\*bold\\*\\* \\[x\\]\\(javascript:alert\\(1\\)\\) \\`c\\` \\#h \\|t\\|");
+  assert.equal(escapeMarkdown("**bold** [x](javascript:alert(1)) `c` #h |t|"), "\\*\\*bold\\*\\* \\[x\\]\\(javascript\\:alert\\(1\\)\\) \\`c\\` \\#h \\|t\\|");
   assert.equal(escapeMarkdown('a & "b"'), "a &amp; &quot;b&quot;");
   assert.equal(escapeMarkdown(0.123456), "0\\.1235", "numbers as the tables print them");
+});
+
+test("issue 29: a query id holding a URL, a www. name or an e-mail address does not become a link", () => {
+  // GitHub/Jupyter (marked) and VS Code (markdown-it's linkify) link these on sight; an escape inside breaks each.
+  assert.equal(escapeMarkdown("https://evil.example/x?a=b"), "https\\://evil\\.example/x?a=b");
+  assert.equal(escapeMarkdown("mailto:a@b.example"), "mailto\\:a\\@b\\.example");
+  for (const id of ["https://evil.example/x", "ftp://evil.example", "www.evil.example", "a@b.example", "<https://evil.example>"]) {
+    const out = escapeMarkdown(id);
+    assert.doesNotMatch(out, /[a-z]:\/\/|www\.|[^\\]@|<[a-z]/i, `${id} -> ${out}`);
+  }
+});
+
+test("show.markdown outside a kernel prints an id's control characters as escapes", () => {
+  const printed: string[] = [];
+  const log = console.log;
+  console.log = (s: string) => void printed.push(s);
+  try {
+    showMarkdown`**${"Q1\x1b]0;pwned\x07\r\nFAKE"}**`;
+  } finally {
+    console.log = log;
+  }
+  assert.deepEqual(printed, ["**Q1\\x1b]0;pwned\\x07\\x0d\\x0aFAKE**"]);
+  // The progress of long jobs outside a kernel (reproduce's log: a server's words, ids) likewise.
+  const errors: string[] = [];
+  const error = console.error;
+  console.error = (s: string) => void errors.push(s);
+  try {
+    const p = progressDisplay();
+    p.log("lsi failed: Q1\x1b[2J\nsecond line");
+    p.onProgress("my\x1b[31mstep", 2, 2);
+  } finally {
+    console.error = error;
+  }
+  assert.deepEqual(errors, ["lsi failed: Q1\\x1b[2J\nsecond line", "my\\x1b[31mstep: 2/2"]);
 });
 
 test("show.markdown as a tag: values escaped, the template's own Markdown kept; plain text outside a kernel", () => {

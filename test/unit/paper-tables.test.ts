@@ -137,6 +137,9 @@ test("LaTeX escaping: the ten specials, < > |, whitespace; ordinary ids and acce
   assert.equal(escapeLatex("\\{"), "\\textbackslash{}\\{");
   assert.equal(escapeLatex("two\n\nlines\tand tabs"), "two lines and tabs");
   assert.equal(escapeLatex("café"), "café");
+  // Issue 29: a "[" first would be read as the optional argument of the "\\" or "\midrule" before the cell.
+  assert.equal(escapeLatex("[2pt]lead"), "{[}2pt]lead");
+  assert.equal(escapeLatex("a[x]"), "a{[}x]");
 });
 
 const sample: PaperTable = {

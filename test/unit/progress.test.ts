@@ -100,3 +100,14 @@ test("a step that ends early prints nothing (a log: within its first interval; a
   assert.equal(lines.length, 1);
   assert.match(lines[0], /^\r\x1b\[Kembed 2\/2 \(100%\).*\n$/);
 });
+
+test("issue 29: a step's label from outside (a registered retriever's name) is printed with its controls shown", () => {
+  let t = 0;
+  const lines: string[] = [];
+  const report = progressReporter({ stdout: () => {}, stderr: (s) => lines.push(s), stdin: async () => "" }, { tty: true, intervalMs: 10, now: () => t, meter: new UsageMeter() });
+  report("my\x1b]0;x\x07\r\nFAKE", 0, 2);
+  t = 2000;
+  report("my\x1b]0;x\x07\r\nFAKE", 2, 2);
+  // The terminal's own redraw (CR, erase line) stays; the label's controls do not act.
+  assert.deepEqual(lines, ["\r\x1b[Kmy\\x1b]0;x\\x07\\x0d\\x0aFAKE 2/2 (100%) · 1.0/s · 2 s\n"]);
+});
