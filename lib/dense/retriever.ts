@@ -7,7 +7,7 @@ import { fitLsi } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
-import { countTokens, countTokensRemembered } from "../util/tokens";
+import { countTemplated, countTokens } from "../util/tokens";
 import { planEmbedder, planVectorView } from "../providers/plan-embed";
 import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
@@ -147,7 +147,7 @@ export async function denseRetriever(name: string, bench: Benchmark, opts: Retri
       log: ctx.log,
       onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side === "query" ? "queries" : "documents"}`, done, total)),
       // A plan's stand-in counts each text too: remembered, it is counted once.
-      estimateTokens: ctx.plan ? countTokensRemembered : countTokens,
+      estimateTokens: ctx.plan ? (text) => countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text) : countTokens,
     });
     made?.tally("embedding", p.model, items.length - r.cached, r.tokens, 0);
     usage.requests += r.requests;

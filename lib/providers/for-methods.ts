@@ -7,7 +7,7 @@ import type { Embedder, Side } from "../dense/types";
 import { withComplete, type ChatModel } from "../llm/types";
 import type { RetrieverOptions, RunContext } from "../registry";
 import { replayCache, withReplay } from "../store";
-import { countTokensJoined } from "../util/tokens";
+import { countTemplated } from "../util/tokens";
 import { planChatModel } from "./plan-chat";
 import { planEmbedder } from "./plan-embed";
 import type { RerankClient } from "./rerank-client";
@@ -47,17 +47,7 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
 export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext, keyOf?: (text: string, side: Side) => string): Embedder {
   const plan = ctx.plan;
   if (!plan) return ctx.providers.embedder(p);
-  // A template's words counted apart from the text where the pre-tokenizer cuts there: an article is then counted
-  // once for all the presets that embed it, whatever their templates.
-  const lead = (side: Side) => {
-    const t = side === "query" ? p.queryTemplate : p.documentTemplate;
-    return t.slice(0, Math.max(0, t.indexOf("{text}"))).trimEnd();
-  };
-  const tokens = (text: string, side: Side) => {
-    const l = lead(side);
-    return countTokensJoined(l && text.startsWith(l) ? [l, text.slice(l.length)] : [text]);
-  };
-  return planEmbedder(p, (text, side, key) => plan.tally("embedding", p.model, 1, tokens(text, side), 0, key), keyOf);
+  return planEmbedder(p, (text, side, key) => plan.tally("embedding", p.model, 1, countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text), 0, key), keyOf);
 }
 
 /** The cross-encoder server, or with `ctx.plan` a stand-in counting pairs (the store's scores read, never written). */

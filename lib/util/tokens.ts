@@ -127,3 +127,15 @@ export function countTokensJoined(parts: readonly string[]): number {
   flush();
   return total;
 }
+
+/**
+ * `countTokens(text)` of a text rendered from `template` ("search_document: {text}"), the template's lead counted
+ * apart where the pre-tokenizer cuts there and each side remembered: an article is counted once for every template.
+ *
+ * @example
+ * countTemplated("query: {text}", "query: Τι ισχύει;") === countTokens("query: Τι ισχύει;"); // true
+ */
+export function countTemplated(template: string, text: string): number {
+  const lead = template.slice(0, Math.max(0, template.indexOf("{text}"))).trimEnd();
+  return countTokensJoined(lead && text.startsWith(lead) ? [lead, text.slice(lead.length)] : [text]);
+}

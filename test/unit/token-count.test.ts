@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { countTokens, countTokensJoined, piecewiseCounting, referenceCountTokens } from "../../lib/util/tokens";
+import { countTemplated, countTokens, countTokensJoined, piecewiseCounting, referenceCountTokens } from "../../lib/util/tokens";
 import { CHAT_OVERHEAD_TOKENS, observerPromptTokens } from "../../lib/llm/react-batches";
 import { observerMessage } from "../../lib/llm/react-prompts";
 import { requireShared } from "../helpers/shared";
@@ -79,6 +79,19 @@ test("a numbered passage (\"[3] text\") counts the same apart from its number as
     for (const text of [d.text, ` ${d.text}`, `«${d.text}»`, `1. ${d.text}`, `\n${d.text}`, ` \n${d.text}`]) {
       const parts = [`[${i + 1}]`, ` ${text}`, "\n\n", `[${i + 2}]`, "", " ", "—", " /x", "]", " ", "\u{1F600} a"];
       assert.equal(countTokensJoined(parts), referenceCountTokens(parts.join("")), JSON.stringify(parts.slice(0, 2)));
+    }
+  }
+});
+
+test("countTemplated equals the count of the rendered text, for every preset's kind of template", () => {
+  const docs = corpusTexts(40);
+  const templates = ["{text}", "query: {text}", "search_document: {text}", "title: none | text: {text}", "Instruct: Βρες άρθρα\nQuery:{text}", "x{text}", "{text} end"];
+  for (const t of templates) {
+    for (const d of docs) {
+      for (const text of [d.text, ` ${d.text}`, `1. ${d.text}`]) {
+        const rendered = t.split("{text}").join(text);
+        assert.equal(countTemplated(t, rendered), referenceCountTokens(rendered), JSON.stringify([t, text.slice(0, 30)]));
+      }
     }
   }
 });
