@@ -79,6 +79,7 @@ const SLOW = new Set([
   "integration/paper-tables-latex.test.ts", // pdflatex
   "integration/trust.test.ts",
   "integration/plan.test.ts",
+  "integration/outputs-tamper.test.ts", // three reproduces at once into one folder; one waiting out another's lock
   "integration/official-mode.test.ts",
   "integration/tslab-compat.test.ts",
   "integration/notebooks.test.ts",

@@ -81,12 +81,34 @@ export async function readReportInputs(dir: string): Promise<ReportInputs> {
   return { dir, summary, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
 }
 
+/** significance.json's shape, down to each test's fields: an error names the file and the field, not a TypeError later. */
 function checkSignificance(sig: SignificanceFile, file: string): void {
   const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …} or {"tests": [...]}`;
-  if (isSignificanceReport(sig)) {
-    const base = (sig as { baseline?: unknown }).baseline;
-    if (base !== undefined && base !== null && !Array.isArray((base as { tests?: unknown }).tests)) throw new Error(`${file}: "baseline" must be null or have "tests": [...] (${expected})`);
-  } else if (!Array.isArray((sig as { tests?: unknown }).tests)) throw new Error(`${file}: ${expected}`);
+  const obj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const fail = (field: string, what: string, v: unknown) => {
+    throw new Error(`${file}: "${field}" must be ${what} (found ${(JSON.stringify(v) ?? String(v)).slice(0, 60)}; ${expected})`);
+  };
+  const family = (name: string, v: unknown, optional: boolean) => {
+    if (optional && (v === undefined || v === null)) return;
+    if (!obj(v) || !Array.isArray(v.tests)) {
+      if (!name) throw new Error(`${file}: ${expected}`);
+      return fail(name, `${optional ? "null or " : ""}have "tests": [...]`, v);
+    }
+    for (const [i, t] of v.tests.entries()) {
+      const at = `${name ? `${name}.` : ""}tests[${i}]`;
+      if (!obj(t)) return fail(at, "an object", t);
+      for (const k of ["a", "b", "metric"]) if (typeof t[k] !== "string") fail(`${at}.${k}`, "a string", t[k]);
+      for (const k of ["p", "pHolm"]) if (typeof t[k] !== "number") fail(`${at}.${k}`, "a number", t[k]);
+      for (const k of ["meanA", "meanB", "delta"]) if (t[k] !== undefined && t[k] !== null && typeof t[k] !== "number") fail(`${at}.${k}`, "a number", t[k]);
+      if (t.missing !== undefined && !(Array.isArray(t.missing) && t.missing.every((m) => typeof m === "string"))) fail(`${at}.missing`, "a list of ids", t.missing);
+    }
+  };
+  if (!obj(sig)) throw new Error(`${file}: ${expected}`);
+  if ("paper" in sig) {
+    family("paper", sig.paper, false);
+    family("baseline", (sig as { baseline?: unknown }).baseline, true);
+    family("rerank", (sig as { rerank?: unknown }).rerank, true);
+  } else family("", sig, false);
 }
 
 const marksCache = new WeakMap<ReportInputs, RowMarks>();
