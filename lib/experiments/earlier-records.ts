@@ -267,6 +267,9 @@ export async function recordFiles(outDir: string): Promise<SavedRecord[]> {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const found = (v: unknown) => `found ${JSON.stringify(v) ?? String(v)}`.slice(0, 80);
 
+/** The counts of a `Work` (lib/types.ts); the rerank ones may be absent. */
+const WORK_COUNTS = ["seconds", "llmCalls", "llmInput", "llmOutput", "embeddingCalls", "embeddingTokens", "embeddingTokensEstimated", "rerankCalls", "rerankPairs"] as const;
+
 /** What is wrong with a parsed experiments/<id>.json, naming the field, or undefined when it reads as a record. */
 function recordProblem(r: unknown): string | undefined {
   if (!isObject(r)) return `not an experiment record (${found(r)})`;
@@ -290,6 +293,14 @@ function recordProblem(r: unknown): string | undefined {
     for (const [m, v] of Object.entries(s.mean)) if (!number(v)) return `"${at}.mean.${m}" must be a number (${found(v)})`;
     if (!number(s.seconds)) return `"${at}.seconds" must be a number (${found(s.seconds)})`;
     for (const k of ["info", "cost"]) if (s[k] !== undefined && s[k] !== null && !isObject(s[k])) return `"${at}.${k}" must be an object or null (${found(s[k])})`;
+    if (isObject(s.cost)) {
+      for (const part of ["online", "corpus"]) {
+        const work = s.cost[part];
+        if (!isObject(work)) return `"${at}.cost.${part}" must be an object (${found(work)})`;
+        for (const k of WORK_COUNTS) if (!number(work[k]) && !(work[k] === undefined && k.startsWith("rerank"))) return `"${at}.cost.${part}.${k}" must be a number (${found(work[k])})`;
+      }
+      for (const k of ["llmModel", "embeddingModel"]) if (s.cost[k] !== undefined && typeof s.cost[k] !== "string") return `"${at}.cost.${k}" must be a string (${found(s.cost[k])})`;
+    }
     if (s.files !== undefined && !Array.isArray(s.files)) return `"${at}.files" must be a list (${found(s.files)})`;
     for (const [j, f] of ((s.files as unknown[] | undefined) ?? []).entries()) {
       const problem = pathProblem(f);

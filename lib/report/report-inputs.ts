@@ -2,6 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
+import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, type CsvRecord } from "./csv";
 import type { SignificanceTest, SweepJson } from "./figures";
 import { isStandInValue, rowMarks, type RowMarks } from "./labels";
@@ -65,23 +66,35 @@ async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
 
 /** Reads a dataset folder: summary.csv is required, every other file is left undefined when missing. */
 export async function readReportInputs(dir: string): Promise<ReportInputs> {
+  const names = ["summary.csv", "per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv", "metadata.json", "significance.json", "sweep.json"];
+  // A link planted in the folder is not followed out of it.
+  for (const name of names) await insideFolder(dir, name, "followed");
   const f = (name: string) => path.join(dir, name);
   const summary = await readCsvIfExists(f("summary.csv"));
   if (!summary) throw new Error(`${f("summary.csv")} not found: run 'gbr reproduce --out ${path.dirname(dir)}' first`);
-  const [perQuery, table1, table6, reproduction, cost, reactRounds, reactMissed] = await Promise.all(
-    ["per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv"].map((n) => readCsvIfExists(f(n))),
-  );
+  const [perQuery, table1, table6, reproduction, cost, reactRounds, reactMissed] = await Promise.all(names.slice(1, 8).map((n) => readCsvIfExists(f(n))));
   const metadata = await readJsonIfExists<Record<string, unknown>>(f("metadata.json"));
-  const significance = await readJsonIfExists<SignificanceFile>(f("significance.json"));
+  const significance = await readSignificance(f("significance.json"));
   const sweep = await readJsonIfExists<SweepJson>(f("sweep.json"));
-  if (significance) checkSignificance(significance, f("significance.json"));
   if (sweep && !(Array.isArray(sweep.k1s) && Array.isArray(sweep.bs) && Array.isArray(sweep.z))) {
     throw new Error(`${f("sweep.json")}: expected {k1s, bs, z, …}`);
   }
   return { dir, summary, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
 }
 
-/** significance.json's shape, down to each test's fields: an error names the file and the field, not a TypeError later. */
+/**
+ * A significance.json, its shape checked down to each test's fields (an error names the file and the field, not a
+ * TypeError later); undefined when there is none.
+ *
+ * @example
+ * const sig = await readSignificance("outputs/sample/significance.json");
+ */
+export async function readSignificance(file: string): Promise<SignificanceFile | undefined> {
+  const sig = await readJsonIfExists<SignificanceFile>(file);
+  if (sig !== undefined) checkSignificance(sig, file);
+  return sig;
+}
+
 function checkSignificance(sig: SignificanceFile, file: string): void {
   const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …} or {"tests": [...]}`;
   const obj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -91,6 +91,13 @@ test("row 8: links planted in the folder are replaced, never written through; a 
     assert.ok((await fs.lstat(path.join(dir, name))).isFile(), `${name} is the folder's own file again`);
   }
 
+  // Nor does the report read through one.
+  await fs.writeFile(path.join(base, "outside.csv"), "experiment\nnot-ours\n");
+  await fs.rm(path.join(dir, "per-query.csv"));
+  await fs.symlink(path.join(base, "outside.csv"), path.join(dir, "per-query.csv"));
+  await assert.rejects(readReportInputs(dir), /per-query\.csv leads out of /);
+  await fs.rm(path.join(dir, "per-query.csv"));
+
   // A runs/ folder that is a link out: nothing is written or removed there.
   const elsewhere = path.join(base, "elsewhere");
   await fs.mkdir(elsewhere);
@@ -140,6 +147,12 @@ test("row 11: malformed records are named with the field, left out or run again;
   assert.ok(named("bm25-greekstemmer.json", '"seconds"'), notes.join("\n"));
   assert.ok(named("bm25-grnlp.json", '"samples[0].mean.nDCG@10"'), notes.join("\n"));
   assert.ok(named("x.json", '"id"'), notes.join("\n"));
+  // Deeper fields too: what a cost table would read.
+  await reproduce(loaded, { outRoot, experiments: LIST });
+  await editRecord(dir, "bm25-grnlp", (r) => (r.samples[0].cost = { online: { seconds: "x" } }));
+  notes.length = 0;
+  formatReproduceSummary(loaded, await reproduce(loaded, { outRoot, experiments: LIST, only: ["lsi"], log: (m) => notes.push(m) }));
+  assert.ok(named("bm25-grnlp.json", '"samples[0].cost.online.seconds"'), notes.join("\n"));
 
   const sig = path.join(dir, "significance.json");
   await fs.writeFile(sig, JSON.stringify({ paper: { tests: [{ a: 5, b: null, metric: "nDCG@10" }] }, baseline: null }));
@@ -148,6 +161,27 @@ test("row 11: malformed records are named with the field, left out or run again;
     assert.match(String((e as Error).message), new RegExp(`${sig.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: "paper.tests\\[0\\].a"`));
     return true;
   });
+});
+
+test("row 10: gbr report reads a folder while reproduce rewrites it: whole files only, no crash", async () => {
+  const out = path.join(tmp, "reading");
+  const dir = path.join(out, "sample");
+  await reproduce(loaded, { outRoot: out, experiments: LIST });
+  const writer = (async () => {
+    for (let i = 0; i < 3; i++) await runGbr(["reproduce", "--data", "sample", "--out", out], { dataDir: path.join(tmp, "data") });
+  })();
+  let done = false;
+  void writer.finally(() => (done = true));
+  let reads = 0;
+  try {
+    while (!done) {
+      await readReportInputs(dir);
+      reads++;
+    }
+  } finally {
+    await writer;
+  }
+  assert.ok(reads > 3, `${reads} reads`);
 });
 
 test("row 10: three concurrent reproduces into one folder lose no row; one that cannot go on says why", async () => {
