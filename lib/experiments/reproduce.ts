@@ -99,6 +99,13 @@ export function selection(
  */
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
   const { outDir } = selection(loaded, opts);
+  const bench = loaded.benchmark;
+  if (unjudgedQueries(bench).length === bench.queries.length) {
+    // Every mean would be a 0 that looks like a result.
+    const n = bench.queries.length;
+    const what = `${n === 1 ? "its one query has no" : `none of its ${n} queries has a`} relevant judgment: nothing to evaluate; gbr search ranks queries without judgments`;
+    throw new DataError(what, loaded.queriesFile ?? path.join(loaded.dir, "queries.jsonl"));
+  }
   // One run writes a folder at a time: two would each merge the records they found and lose the other's rows.
   try {
     return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts), {
@@ -120,12 +127,6 @@ const LOCK = ".reproduce.lock";
 async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
   const { selected, all, outDir } = selection(loaded, opts);
   const bench = loaded.benchmark;
-  if (unjudgedQueries(bench).length === bench.queries.length) {
-    // Every mean would be a 0 that looks like a result.
-    const n = bench.queries.length;
-    const what = `${n === 1 ? "its one query has no" : `none of its ${n} queries has a`} relevant judgment: nothing to evaluate; gbr search ranks queries without judgments`;
-    throw new DataError(what, loaded.queriesFile ?? path.join(loaded.dir, "queries.jsonl"));
-  }
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
   // Read (and checked) before anything runs: results on other judgments stop the run here, not after it.
   const earlier = opts.replace ? await clearEarlier(outDir) : await earlierRun(outDir, loaded);
