@@ -12,6 +12,7 @@ import { readTrec } from "../data/runs";
 import { evaluate } from "../eval/metrics";
 import type { DocId, Qrels, QueryId, RunCost, RunInfo } from "../types";
 import { GbrError, writeFault } from "../util/errors";
+import { idOfFileName } from "../util/file-name";
 import type { Experiment } from "./experiment";
 import type { ExperimentRecord, SampleRecord } from "./run-experiments";
 
@@ -46,13 +47,13 @@ export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promi
   // One record per experiment: a folder written by an older version may hold one under an older file name too.
   const latest = new Map<string, SavedRecord>();
   for (const r of all) if (!r.unreadable && !(r.ranAt < (latest.get(r.id)?.ranAt ?? ""))) latest.set(r.id, r);
-  const saved = [...latest.values()];
-  for (const r of saved) if (r.status === "ok") r.damaged = await damage(outDir, r, loaded.benchmark.qrels);
-  return {
-    saved,
-    notes: all.flatMap((r) => (r.unreadable ? [`${r.file}: unreadable (${r.unreadable}); left out of the tables`] : [])),
-    replaced: all.filter((r) => !r.unreadable && latest.get(r.id) !== r),
-  };
+  for (const r of latest.values()) if (r.status === "ok") r.damaged = await damage(outDir, r, loaded.benchmark.qrels);
+  // A record that cannot be read stands for the experiment its file is named after, damaged: it runs again if listed.
+  for (const r of all) {
+    const id = idOfFileName(path.basename(r.file, ".json"));
+    if (r.unreadable && !latest.has(id)) latest.set(id, { ...r, id, damaged: `${r.file}: unreadable (${r.unreadable})` });
+  }
+  return { saved: [...latest.values()], notes: [], replaced: all.filter((r) => !r.unreadable && latest.get(r.id) !== r) };
 }
 
 /**
@@ -208,7 +209,7 @@ export async function mergeRecords(
   const now = new Map(ran.map((r) => [r.experiment.id, r]));
   const listed = new Set(list.map((e) => e.id));
   for (const r of earlier.saved) {
-    if (!listed.has(r.id)) earlier.notes.push(`${r.id} (ran ${r.ranAt}) is not in this run's experiment list; left out of the tables, its files kept`);
+    if (!listed.has(r.id) && !r.damaged) earlier.notes.push(`${r.id} (ran ${r.ranAt}) is not in this run's experiment list; left out of the tables, its files kept`);
   }
   const before = new Map(earlier.saved.map((r) => [r.id, r]));
   const records: ExperimentRecord[] = [];

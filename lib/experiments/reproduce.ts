@@ -176,7 +176,7 @@ async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions): P
     stopped = err;
   }
   // An earlier row of the user's own retriever stays in the tables while that retriever is registered.
-  const listed = opts.official ? all : [...all, ...userExperiments(earlier.saved.map((r) => r.id), all)];
+  const listed = opts.official ? all : [...all, ...userExperiments(earlier.saved.filter((r) => !r.unreadable).map((r) => r.id), all)];
   // An interrupted run's finished experiments are this run's own: listed as run, not as an earlier run's.
   const records = (await mergeRecords(outDir, loaded, listed, ran, earlier)).map((r) => (done.has(r.experiment.id) && r.earlier ? { ...r, earlier: undefined } : r));
   for (const note of earlier.notes) opts.log?.(note);
