@@ -24,7 +24,7 @@ export interface RecordFile {
   seconds: number;
   ranAt?: string;
   details?: Record<string, unknown> | null;
-  /** Each sample's files (relative to the outputs folder) and their sha256, in the same order (since 0.10). */
+  /** Each sample's files (relative to the outputs folder) and their sha256, in the same order (older records: none). */
   samples: { mean: unknown; seconds: number; info: RunInfo | null; cost?: RunCost | null; files?: string[]; sha256?: string[] }[];
 }
 
@@ -58,7 +58,7 @@ export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promi
 
 /**
  * Why an ok record's files cannot be read back as they were written, if so: one is missing, leads out of the folder or
- * has another sha256 than the record's; or, for a record without digests (before 0.10), its run gives other numbers.
+ * has another sha256 than the record's; or, for a record without digests, its run gives other numbers than its means.
  */
 async function damage(outDir: string, r: RecordFile, qrels: Qrels): Promise<string | undefined> {
   for (const [i, s] of r.samples.entries()) {
@@ -174,14 +174,14 @@ export async function dropReplaced(outDir: string, earlier: EarlierRun, id: stri
 }
 
 /** Removes `name` from `outDir` (a link itself, not its target); nothing when the path leads out of the folder. */
-export async function removeInside(outDir: string, name: string, recursive = false): Promise<void> {
+export async function removeInside(outDir: string, name: string): Promise<void> {
   let file: string;
   try {
     file = await insideFolder(outDir, name, "replaced");
   } catch {
     return;
   }
-  await fs.rm(file, { recursive, force: true });
+  await fs.rm(file, { force: true });
 }
 
 /** The run files a record names; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
