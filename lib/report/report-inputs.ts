@@ -73,6 +73,11 @@ export async function readReportInputs(dir: string): Promise<ReportInputs> {
   const summary = await readCsvIfExists(f("summary.csv"));
   if (!summary) throw new Error(`${f("summary.csv")} not found: run 'gbr reproduce --out ${path.dirname(dir)}' first`);
   const [perQuery, table1, table6, reproduction, cost, reactRounds, reactMissed] = await Promise.all(names.slice(1, 8).map((n) => readCsvIfExists(f(n))));
+  for (const [name, rows] of [["summary.csv", summary], ["per-query.csv", perQuery], ["reproduction.csv", reproduction], ["cost.csv", cost]] as const) {
+    // The columns rows are found by: without one, every row would be read as undefined.
+    const missing = (name === "cost.csv" ? ["method"] : ["experiment"]).find((c) => rows?.length && !(c in rows[0]));
+    if (missing) throw new Error(`${f(name)}: no "${missing}" column (expected the header gbr reproduce writes)`);
+  }
   const metadata = await readJsonIfExists<Record<string, unknown>>(f("metadata.json"));
   const significance = await readSignificance(f("significance.json"));
   const sweep = await readJsonIfExists<SweepJson>(f("sweep.json"));
@@ -99,21 +104,21 @@ function checkSignificance(sig: SignificanceFile, file: string): void {
   const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …} or {"tests": [...]}`;
   const obj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   const fail = (field: string, what: string, v: unknown) => {
-    throw new Error(`${file}: "${field}" must be ${what} (found ${(JSON.stringify(v) ?? String(v)).slice(0, 60)}; ${expected})`);
+    throw new Error(`${file}: "${field}" must ${what} (found ${(JSON.stringify(v) ?? String(v)).slice(0, 60)}; ${expected})`);
   };
   const family = (name: string, v: unknown, optional: boolean) => {
     if (optional && (v === undefined || v === null)) return;
     if (!obj(v) || !Array.isArray(v.tests)) {
       if (!name) throw new Error(`${file}: ${expected}`);
-      return fail(name, `${optional ? "null or " : ""}have "tests": [...]`, v);
+      return fail(name, `${optional ? "be null or " : ""}have "tests": [...]`, v);
     }
     for (const [i, t] of v.tests.entries()) {
       const at = `${name ? `${name}.` : ""}tests[${i}]`;
-      if (!obj(t)) return fail(at, "an object", t);
-      for (const k of ["a", "b", "metric"]) if (typeof t[k] !== "string") fail(`${at}.${k}`, "a string", t[k]);
-      for (const k of ["p", "pHolm"]) if (typeof t[k] !== "number") fail(`${at}.${k}`, "a number", t[k]);
-      for (const k of ["meanA", "meanB", "delta"]) if (t[k] !== undefined && t[k] !== null && typeof t[k] !== "number") fail(`${at}.${k}`, "a number", t[k]);
-      if (t.missing !== undefined && !(Array.isArray(t.missing) && t.missing.every((m) => typeof m === "string"))) fail(`${at}.missing`, "a list of ids", t.missing);
+      if (!obj(t)) return fail(at, "be an object", t);
+      for (const k of ["a", "b", "metric"]) if (typeof t[k] !== "string") fail(`${at}.${k}`, "be a string", t[k]);
+      for (const k of ["p", "pHolm"]) if (typeof t[k] !== "number") fail(`${at}.${k}`, "be a number", t[k]);
+      for (const k of ["meanA", "meanB", "delta"]) if (t[k] !== undefined && t[k] !== null && typeof t[k] !== "number") fail(`${at}.${k}`, "be a number", t[k]);
+      if (t.missing !== undefined && !(Array.isArray(t.missing) && t.missing.every((m) => typeof m === "string"))) fail(`${at}.missing`, "be a list of ids", t.missing);
     }
   };
   if (!obj(sig)) throw new Error(`${file}: ${expected}`);

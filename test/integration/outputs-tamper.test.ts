@@ -163,6 +163,14 @@ test("row 11: malformed records are named with the field, left out or run again;
     assert.match(String((e as Error).message), new RegExp(`${sig.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: "paper.tests\\[0\\].a"`));
     return true;
   });
+  await fs.rm(sig);
+  // summary.csv without the column its rows are found by: named, not a TypeError in the page.
+  await fs.writeFile(path.join(dir, "summary.csv"), "name,status\nlsi,ok\n");
+  await assert.rejects(writeReport(dir), (e: unknown) => {
+    assert.ok(!(e instanceof TypeError), String(e));
+    assert.equal((e as Error).message, `${path.join(dir, "summary.csv")}: no "experiment" column (expected the header gbr reproduce writes)`);
+    return true;
+  });
 });
 
 test("row 10: gbr report reads a folder while reproduce rewrites it: whole files only, no crash", async () => {
@@ -208,7 +216,10 @@ test("row 10: a folder another run keeps writing is refused after a bounded wait
   await fs.writeFile(path.join(dir, "unfinished.json"), JSON.stringify({ startedAt: new Date().toISOString(), pid: 4242, settings: {} }));
   let release!: () => void;
   const holding = new Promise<void>((r) => (release = r));
-  const held = new FileLocks().run(path.join(dir, ".reproduce.lock"), () => holding);
+  let taken!: () => void;
+  const isTaken = new Promise<void>((r) => (taken = r));
+  const held = new FileLocks().run(path.join(dir, ".reproduce.lock"), () => (taken(), holding));
+  await isTaken; // the other run holds the lock before this one starts
   const waits: string[] = [];
   const t0 = Date.now();
   try {
