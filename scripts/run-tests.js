@@ -80,6 +80,7 @@ const SLOW = new Set([
   "integration/trust.test.ts",
   "integration/plan.test.ts",
   "integration/plan-shared.test.ts",
+  "integration/outputs-tamper.test.ts", // three reproduces at once into one folder; one waiting out another's lock
   "integration/official-mode.test.ts",
   "integration/tslab-compat.test.ts",
   "integration/notebooks.test.ts",

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { DocId, Qrels, QueryId } from "../types";
 import { gradesOf, parseJudgmentsTsv, parseScore, readTextLines, relevantOf, type Judgment } from "./beir";
 import { DataError } from "../util/errors";
+import { writeAtomically } from "../util/safe-files";
 
 /** Every judgment of a qrels file, BEIR TSV or TREC (`qid 0 docid rel`), told apart by the first line. */
 export async function readJudgments(file: string): Promise<Judgment[]> {
@@ -47,13 +48,12 @@ export function parseTrecJudgments(lines: readonly string[], file: string): Judg
   return out;
 }
 
-/** Writes qrels in TREC form (`qid 0 docid rel`, rel 1 for binary qrels), the input trec_eval expects. */
+/** Writes qrels in TREC form (`qid 0 docid rel`, rel 1 for binary qrels), the input trec_eval expects; whole or not at all. */
 export async function writeTrecQrels(file: string, qrels: Qrels): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
   const lines: string[] = [];
   for (const [q, judged] of qrels) {
     if (judged instanceof Set) for (const d of judged) lines.push(`${q} 0 ${d} 1`);
     else for (const [d, grade] of judged as ReadonlyMap<DocId, number>) lines.push(`${q} 0 ${d} ${grade}`);
   }
-  await fs.writeFile(file, lines.join("\n") + (lines.length ? "\n" : ""));
+  await writeAtomically(file, (fh) => fh.writeFile(lines.join("\n") + (lines.length ? "\n" : "")), path.dirname(file), "--out");
 }

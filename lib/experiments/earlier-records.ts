@@ -3,15 +3,16 @@
  * merges with them instead of replacing the tables with its own rows. Each experiment's record
  * (experiments/<id>.json) names its run files; the metrics are computed again from those runs.
  */
-import { existsSync, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { readQrels, writeTrecQrels } from "../data/qrels";
-import { writeAtomically } from "../store/store";
+import { digestOf, insideFolder, pathProblem, writeAtomically } from "../util/safe-files";
 import { readTrec } from "../data/runs";
 import { evaluate } from "../eval/metrics";
-import type { DocId, QueryId, RunCost, RunInfo } from "../types";
+import type { DocId, Qrels, QueryId, RunCost, RunInfo } from "../types";
 import { GbrError, writeFault } from "../util/errors";
+import { idOfFileName } from "../util/file-name";
 import type { Experiment } from "./experiment";
 import type { ExperimentRecord, SampleRecord } from "./run-experiments";
 
@@ -23,7 +24,8 @@ export interface RecordFile {
   seconds: number;
   ranAt?: string;
   details?: Record<string, unknown> | null;
-  samples: { mean: unknown; seconds: number; info: RunInfo | null; cost?: RunCost | null; files?: string[] }[];
+  /** Each sample's files (relative to the outputs folder) and their sha256, in the same order (older records: none). */
+  samples: { mean: unknown; seconds: number; info: RunInfo | null; cost?: RunCost | null; files?: string[]; sha256?: string[] }[];
 }
 
 /** An outputs folder's earlier records, checked to be on the judgments loaded now, and what of them is unreadable. */
@@ -45,11 +47,41 @@ export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promi
   // One record per experiment: a folder written by an older version may hold one under an older file name too.
   const latest = new Map<string, SavedRecord>();
   for (const r of all) if (!r.unreadable && !(r.ranAt < (latest.get(r.id)?.ranAt ?? ""))) latest.set(r.id, r);
-  return {
-    saved: [...latest.values()],
-    notes: all.flatMap((r) => (r.unreadable ? [`${r.file}: unreadable (${r.unreadable}); left out of the tables`] : [])),
-    replaced: all.filter((r) => !r.unreadable && latest.get(r.id) !== r),
-  };
+  for (const r of latest.values()) if (r.status === "ok") r.damaged = await damage(outDir, r, loaded.benchmark.qrels);
+  // A record that cannot be read stands for the experiment its file is named after, damaged: it runs again if listed.
+  for (const r of all) {
+    const id = idOfFileName(path.basename(r.file, ".json"));
+    if (r.unreadable && !latest.has(id)) latest.set(id, { ...r, id, damaged: `${r.file}: unreadable (${r.unreadable})` });
+  }
+  return { saved: [...latest.values()], notes: [], replaced: all.filter((r) => !r.unreadable && latest.get(r.id) !== r) };
+}
+
+/**
+ * Why an ok record's files cannot be read back as they were written, if so: one is missing, leads out of the folder or
+ * has another sha256 than the record's; or, for a record without digests, its run gives other numbers than its means.
+ */
+async function damage(outDir: string, r: RecordFile, qrels: Qrels): Promise<string | undefined> {
+  for (const [i, s] of r.samples.entries()) {
+    const names = sampleFiles(r, i);
+    const sha256 = s.files ? s.sha256 : undefined;
+    const trec = names.find((f) => f.endsWith(".trec"));
+    if (!trec) return `samples[${i}] names no run file (.trec)`;
+    for (const [j, name] of names.entries()) {
+      const file = path.join(outDir, name);
+      try {
+        const text = await fs.readFile(await insideFolder(outDir, name, "followed"));
+        if (sha256 && digestOf(text) !== sha256[j]) return `${file} is damaged: it is not the file its record names (another sha256)`;
+        if (sha256 || name !== trec) continue;
+        const { mean } = evaluate((await readTrec(file)).rankings, qrels);
+        const stored = s.mean as Record<string, number>;
+        const differ = Object.entries(mean).find(([m, v]) => m in stored && Math.abs(stored[m] - v) > 1e-9);
+        if (differ) return `${file} is damaged: its ${differ[0]} is ${differ[1]}, its record says ${stored[differ[0]]}`;
+      } catch (err) {
+        return `${file} cannot be read (${(err as Error).message})`;
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The mark of a run that has not finished (it is removed when the tables are written): `unfinished.json`. */
@@ -57,6 +89,8 @@ export const UNFINISHED = "unfinished.json";
 
 interface UnfinishedMark {
   startedAt: string;
+  /** The process writing the folder, for the message of another that finds it busy. */
+  pid: number;
   /** What decides the results (options, models, samples): a run with other settings does not continue this one. */
   settings: unknown;
 }
@@ -78,21 +112,33 @@ export async function startRun(outDir: string, loaded: LoadedBenchmark, settings
   } catch {
     mark = undefined;
   }
-  if (mark && typeof mark.startedAt === "string" && JSON.stringify(mark.settings) === JSON.stringify(settings)) {
-    const since = mark.startedAt;
-    const complete = (r: SavedRecord) => r.status === "ok" && r.ranAt >= since && filesOf(r).every((f) => existsSync(path.join(outDir, f)));
-    return { done: new Set(earlier.saved.filter(complete).map((r) => r.id)), startedAt: since };
-  }
-  if (mark) earlier.notes.push(`${file}: an unfinished run with other settings; not continued (its experiments run again)`);
-  const startedAt = new Date().toISOString();
+  const continued = mark && typeof mark.startedAt === "string" && JSON.stringify(mark.settings) === JSON.stringify(settings);
+  if (mark && !continued) earlier.notes.push(`${file}: an unfinished run with other settings; not continued (its experiments run again)`);
+  const startedAt = continued ? mark!.startedAt : new Date().toISOString();
   try {
     // With records present the judgments were checked against qrels.txt; otherwise they are recorded now.
     if (!earlier.saved.length) await writeTrecQrels(path.join(outDir, "qrels.txt"), loaded.benchmark.qrels);
-    await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify({ startedAt, settings } satisfies UnfinishedMark, null, 2) + "\n"), outDir, "--out");
+    await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify({ startedAt, pid: process.pid, settings } satisfies UnfinishedMark, null, 2) + "\n"), outDir, "--out");
   } catch (err) {
     throw writeFault(err, outDir, "--out");
   }
-  return { done: new Set(), startedAt };
+  const complete = (r: SavedRecord) => continued && r.status === "ok" && r.ranAt >= startedAt && !r.damaged;
+  return { done: new Set(earlier.saved.filter(complete).map((r) => r.id)), startedAt };
+}
+
+/**
+ * The process id an unfinished run of `outDir` recorded (the one writing it now, when its lock is held), if any.
+ *
+ * @example
+ * await holderOf("outputs/sample"); // 4242
+ */
+export async function holderOf(outDir: string): Promise<number | undefined> {
+  try {
+    const pid = (JSON.parse(await fs.readFile(path.join(outDir, UNFINISHED), "utf8")) as UnfinishedMark).pid;
+    return Number.isInteger(pid) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -113,7 +159,7 @@ export async function finishedSoFar(outDir: string): Promise<string[]> {
 
 /** Whether this run's record leaves an earlier result in place: it could not run (skipped) or broke (failed). */
 export function keepsEarlier(earlier: EarlierRun, r: ExperimentRecord): boolean {
-  return r.status !== "ok" && earlier.saved.some((s) => s.id === r.experiment.id && s.status === "ok");
+  return r.status !== "ok" && earlier.saved.some((s) => s.id === r.experiment.id && s.status === "ok" && !s.damaged);
 }
 
 /**
@@ -123,17 +169,29 @@ export function keepsEarlier(earlier: EarlierRun, r: ExperimentRecord): boolean 
 export async function dropReplaced(outDir: string, earlier: EarlierRun, id: string, written: readonly string[]): Promise<void> {
   const keep = new Set(written);
   for (const r of [...earlier.saved, ...earlier.replaced].filter((s) => s.id === id)) {
-    for (const f of [...filesOf(r), path.relative(outDir, r.file)]) if (!keep.has(f)) await fs.rm(path.join(outDir, f), { force: true });
+    for (const f of [...filesOf(r), path.relative(outDir, r.file)]) if (!keep.has(f)) await removeInside(outDir, f);
   }
+}
+
+/** Removes `name` from `outDir` (a link itself, not its target); nothing when the path leads out of the folder. */
+export async function removeInside(outDir: string, name: string): Promise<void> {
+  let file: string;
+  try {
+    file = await insideFolder(outDir, name, "replaced");
+  } catch {
+    return;
+  }
+  await fs.rm(file, { force: true });
 }
 
 /** The run files a record names; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
 function filesOf(r: RecordFile): string[] {
-  return r.samples.flatMap((s, i) => {
-    if (s.files) return s.files;
-    const base = `runs/${r.samples.length > 1 ? `${r.id}.s${i}` : r.id}`;
-    return [`${base}.trec`, `${base}.json`];
-  });
+  return r.samples.flatMap((_, i) => sampleFiles(r, i));
+}
+
+function sampleFiles(r: RecordFile, i: number): string[] {
+  const base = `runs/${r.samples.length > 1 ? `${r.id}.s${i}` : r.id}`;
+  return r.samples[i].files ?? [`${base}.trec`, `${base}.json`];
 }
 
 /**
@@ -151,7 +209,7 @@ export async function mergeRecords(
   const now = new Map(ran.map((r) => [r.experiment.id, r]));
   const listed = new Set(list.map((e) => e.id));
   for (const r of earlier.saved) {
-    if (!listed.has(r.id)) earlier.notes.push(`${r.id} (ran ${r.ranAt}) is not in this run's experiment list; left out of the tables, its files kept`);
+    if (!listed.has(r.id) && !r.damaged) earlier.notes.push(`${r.id} (ran ${r.ranAt}) is not in this run's experiment list; left out of the tables, its files kept`);
   }
   const before = new Map(earlier.saved.map((r) => [r.id, r]));
   const records: ExperimentRecord[] = [];
@@ -161,7 +219,7 @@ export async function mergeRecords(
       records.push(n);
       continue;
     }
-    if (!b) continue;
+    if (!b || b.damaged) continue;
     try {
       const kept = await restore(outDir, loaded, e, b);
       records.push(n ? { ...kept, now: { status: n.status as "skipped" | "failed", reason: n.brief ?? n.reason ?? n.status } } : kept);
@@ -173,8 +231,11 @@ export async function mergeRecords(
   return records;
 }
 
-/** A record file as read: its record with `ranAt` filled in, or why it could not be read. */
-export type SavedRecord = RecordFile & { file: string; ranAt: string; unreadable?: string };
+/**
+ * A record file as read: its record with `ranAt` filled in, or why it could not be read (`unreadable`), or why its
+ * files cannot be restored (`damaged`: the experiment runs again when listed).
+ */
+export type SavedRecord = RecordFile & { file: string; ranAt: string; unreadable?: string; damaged?: string };
 
 /** Every experiment record of an outputs folder, in file name order; none when there is no such folder. */
 export async function recordFiles(outDir: string): Promise<SavedRecord[]> {
@@ -189,17 +250,70 @@ export async function recordFiles(outDir: string): Promise<SavedRecord[]> {
   return Promise.all(
     names.map(async (name): Promise<SavedRecord> => {
       const file = path.join(dir, name);
-      // Written before 0.9, a record has no `ranAt`: the time its file was written stands in.
-      const written = (await fs.stat(file)).mtime.toISOString();
+      let written = "";
       try {
-        const r = JSON.parse(await fs.readFile(file, "utf8")) as RecordFile;
-        if (typeof r?.id !== "string" || !Array.isArray(r.samples)) throw new Error("not an experiment record");
-        return { ...r, file, ranAt: r.ranAt ?? written };
+        // Written before 0.9, a record has no `ranAt`: the time its file was written stands in.
+        written = (await fs.stat(await insideFolder(outDir, path.join("experiments", name), "followed"))).mtime.toISOString();
+        const r: unknown = JSON.parse(await fs.readFile(file, "utf8"));
+        const problem = recordProblem(r);
+        if (problem) throw new Error(problem);
+        return { ...(r as RecordFile), file, ranAt: (r as RecordFile).ranAt ?? written };
       } catch (err) {
         return { id: "", status: "failed", reason: null, seconds: 0, samples: [], file, ranAt: written, unreadable: (err as Error).message };
       }
     }),
   );
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const found = (v: unknown) => `found ${JSON.stringify(v) ?? String(v)}`.slice(0, 80);
+
+/** The counts of a `Work` (lib/types.ts); the rerank ones may be absent. */
+const WORK_COUNTS = ["seconds", "llmCalls", "llmInput", "llmOutput", "embeddingCalls", "embeddingTokens", "embeddingTokensEstimated", "rerankCalls", "rerankPairs"] as const;
+
+/** What is wrong with a parsed experiments/<id>.json, naming the field, or undefined when it reads as a record. */
+function recordProblem(r: unknown): string | undefined {
+  if (!isObject(r)) return `not an experiment record (${found(r)})`;
+  const field = (name: string, ok: boolean, what: string) => (ok ? undefined : `"${name}" must be ${what} (${found(r[name])})`);
+  const number = (v: unknown) => typeof v === "number" && Number.isFinite(v);
+  const problems = [
+    field("id", typeof r.id === "string" && r.id !== "", "a non-empty string"),
+    field("status", ["ok", "skipped", "failed"].includes(r.status as string), `"ok", "skipped" or "failed"`),
+    field("reason", r.reason === undefined || r.reason === null || typeof r.reason === "string", "a string or null"),
+    field("seconds", number(r.seconds), "a number"),
+    field("ranAt", r.ranAt === undefined || typeof r.ranAt === "string", "a time (ISO text)"),
+    field("details", r.details === undefined || r.details === null || isObject(r.details), "an object or null"),
+    field("samples", Array.isArray(r.samples), "a list"),
+  ];
+  const first = problems.find((p) => p !== undefined);
+  if (first) return first;
+  for (const [i, s] of (r.samples as unknown[]).entries()) {
+    const at = `samples[${i}]`;
+    if (!isObject(s)) return `"${at}" must be an object (${found(s)})`;
+    if (!isObject(s.mean)) return `"${at}.mean" must be an object of metric values (${found(s.mean)})`;
+    for (const [m, v] of Object.entries(s.mean)) if (!number(v)) return `"${at}.mean.${m}" must be a number (${found(v)})`;
+    if (!number(s.seconds)) return `"${at}.seconds" must be a number (${found(s.seconds)})`;
+    for (const k of ["info", "cost"]) if (s[k] !== undefined && s[k] !== null && !isObject(s[k])) return `"${at}.${k}" must be an object or null (${found(s[k])})`;
+    if (isObject(s.cost)) {
+      for (const part of ["online", "corpus"]) {
+        const work = s.cost[part];
+        if (!isObject(work)) return `"${at}.cost.${part}" must be an object (${found(work)})`;
+        for (const k of WORK_COUNTS) if (!number(work[k]) && !(work[k] === undefined && k.startsWith("rerank"))) return `"${at}.cost.${part}.${k}" must be a number (${found(work[k])})`;
+      }
+      for (const k of ["llmModel", "embeddingModel"]) if (s.cost[k] !== undefined && typeof s.cost[k] !== "string") return `"${at}.cost.${k}" must be a string (${found(s.cost[k])})`;
+    }
+    if (s.files !== undefined && !Array.isArray(s.files)) return `"${at}.files" must be a list (${found(s.files)})`;
+    for (const [j, f] of ((s.files as unknown[] | undefined) ?? []).entries()) {
+      const problem = pathProblem(f);
+      if (problem) return `"${at}.files[${j}]": ${problem}`;
+    }
+    // Digests are of the files named: without `files` (a record before 0.9) there is nothing they could be of.
+    const sums = s.sha256;
+    if (sums !== undefined && Array.isArray(s.files) && !(Array.isArray(sums) && sums.length === s.files.length && sums.every((d) => typeof d === "string" && /^[0-9a-f]{64}$/.test(d)))) {
+      return `"${at}.sha256" must be a list of hex digests, one per file (${found(sums)})`;
+    }
+  }
+  return undefined;
 }
 
 /** The folder's qrels.txt must judge the same (query, article) pairs relevant as the benchmark loaded now. */
@@ -226,9 +340,10 @@ async function restore(outDir: string, loaded: LoadedBenchmark, experiment: Expe
   const base = { experiment, status: saved.status, seconds: saved.seconds, ranAt: saved.ranAt, earlier: true };
   if (saved.status !== "ok") return { ...base, reason: saved.reason ?? undefined, samples: [] };
   const samples: SampleRecord[] = [];
-  const trecs = filesOf(saved).filter((f) => f.endsWith(".trec"));
   for (const [s, sample] of saved.samples.entries()) {
-    const run = await readTrec(path.join(outDir, trecs[s]));
+    // Checked (`damage`) when the folder was read: inside it, and the file its record names.
+    const trec = sampleFiles(saved, s).find((f) => f.endsWith(".trec"))!;
+    const run = await readTrec(await insideFolder(outDir, trec, "followed"));
     if (sample.info) run.info = sample.info;
     if (sample.cost) run.cost = sample.cost;
     const { mean, perQuery } = evaluate(run.rankings, loaded.benchmark.qrels);

@@ -6,13 +6,14 @@ import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, userExperiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
 import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outputs";
-import { dropReplaced, earlierRun, keepsEarlier, mergeRecords, recordFiles, startRun, UNFINISHED, type EarlierRun } from "./earlier-records";
+import { dropReplaced, earlierRun, holderOf, keepsEarlier, mergeRecords, recordFiles, removeInside, startRun, UNFINISHED, type EarlierRun } from "./earlier-records";
 import type { ExperimentRecord } from "./run-experiments";
 import { promises as fs } from "node:fs";
 import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
 import { DataError, GbrError } from "../util/errors";
 import { unjudgedQueries } from "../types";
 import { didYouMean } from "../util/suggest";
+import { FileLocks, LOCK_STALE_MS } from "../util/file-lock";
 
 export type { ExperimentOutcome } from "./assess";
 
@@ -97,7 +98,7 @@ export function selection(
  * const { outcomes } = await reproduce(loaded, { outRoot: "outputs" });
  */
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
-  const { selected, all, outDir } = selection(loaded, opts);
+  const { outDir } = selection(loaded, opts);
   const bench = loaded.benchmark;
   if (unjudgedQueries(bench).length === bench.queries.length) {
     // Every mean would be a 0 that looks like a result.
@@ -105,6 +106,27 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     const what = `${n === 1 ? "its one query has no" : `none of its ${n} queries has a`} relevant judgment: nothing to evaluate; gbr search ranks queries without judgments`;
     throw new DataError(what, loaded.queriesFile ?? path.join(loaded.dir, "queries.jsonl"));
   }
+  // One run writes a folder at a time: two would each merge the records they found and lose the other's rows.
+  try {
+    return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts), {
+      what: `${outDir} (another gbr reproduce is writing it)`,
+      log: opts.log,
+      waitMs: LOCK_STALE_MS + 5000,
+    });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
+    throw new GbrError(`another gbr reproduce is writing ${outDir} (pid ${(await holderOf(outDir)) ?? "unknown"})`, "USAGE", {
+      hint: "wait for it to finish, or give another --out",
+    });
+  }
+}
+
+/** The lock folder inside an outputs folder while a run writes it. */
+const LOCK = ".reproduce.lock";
+
+async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
+  const { selected, all, outDir } = selection(loaded, opts);
+  const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
   // Read (and checked) before anything runs: results on other judgments stop the run here, not after it.
   const earlier = opts.replace ? await clearEarlier(outDir) : await earlierRun(outDir, loaded);
@@ -124,7 +146,10 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     rerank: providers.config.rerank.api,
   };
   const { done, startedAt } = await startRun(outDir, loaded, settings, earlier);
-  const todo = selected.filter((e) => !done.has(e.id));
+  // An earlier result whose files are damaged is not restored: listed, it runs again.
+  const damaged = new Set(earlier.saved.flatMap((r) => (r.damaged ? [r.id] : [])));
+  for (const r of earlier.saved) if (r.damaged) earlier.notes.push(`${r.id}: ${r.damaged}; ${all.some((e) => e.id === r.id) ? "it runs again" : "left out of the tables"}`);
+  const todo = all.filter((e) => (selected.includes(e) || damaged.has(e.id)) && !done.has(e.id));
   if (todo.length < selected.length) {
     const kept = selected.filter((e) => done.has(e.id)).map((e) => e.id);
     opts.log?.(`continuing the run started ${startedAt} (interrupted): ${kept.length} experiment${kept.length > 1 ? "s" : ""} it finished kept (${kept.join(", ")})`);
@@ -151,7 +176,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     stopped = err;
   }
   // An earlier row of the user's own retriever stays in the tables while that retriever is registered.
-  const listed = opts.official ? all : [...all, ...userExperiments(earlier.saved.map((r) => r.id), all)];
+  const listed = opts.official ? all : [...all, ...userExperiments(earlier.saved.filter((r) => !r.unreadable).map((r) => r.id), all)];
   // An interrupted run's finished experiments are this run's own: listed as run, not as an earlier run's.
   const records = (await mergeRecords(outDir, loaded, listed, ran, earlier)).map((r) => (done.has(r.experiment.id) && r.earlier ? { ...r, earlier: undefined } : r));
   for (const note of earlier.notes) opts.log?.(note);
@@ -172,14 +197,16 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
     throw stopped ?? err;
   }
   if (stopped) throw stopped;
-  await fs.rm(path.join(outDir, UNFINISHED), { force: true });
+  await removeInside(outDir, UNFINISHED);
   return { outDir, outcomes: assessment.outcomes, assessment, tables, files, notes: earlier.notes };
 }
 
 /** `--replace`: the folder's own files of an earlier run go (its records name them), so none is left unlisted. */
 async function clearEarlier(outDir: string): Promise<EarlierRun> {
-  const named = (await recordFiles(outDir)).flatMap((r) => r.samples.flatMap((s) => s.files ?? []));
-  for (const f of [...named, "runs", "experiments", UNFINISHED, ...Object.values(TABLE_FILES), ...Object.values(FOLDER_FILES)]) {
+  const named = (await recordFiles(outDir)).flatMap((r) => (r.unreadable ? [] : r.samples.flatMap((s) => s.files ?? [])));
+  for (const f of named) await removeInside(outDir, f);
+  // A link among these goes itself: fs.rm does not follow one.
+  for (const f of ["runs", "experiments", UNFINISHED, ...Object.values(TABLE_FILES), ...Object.values(FOLDER_FILES)]) {
     await fs.rm(path.join(outDir, f), { recursive: true, force: true });
   }
   return { saved: [], notes: [], replaced: [] };

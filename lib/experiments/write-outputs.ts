@@ -6,7 +6,7 @@ import path from "node:path";
 import { toCsv } from "../util/csv";
 import { writeTrecQrels } from "../data/qrels";
 import { formatRanxRun, formatTrec, runFileBase } from "../data/runs";
-import { writeAtomically } from "../store/store";
+import { digestOf, insideFolder, writeAtomically } from "../util/safe-files";
 import { fileNameOf } from "../util/file-name";
 import type { LoadedBenchmark } from "../data/source";
 import type { Assessment } from "./assess";
@@ -39,21 +39,19 @@ const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
  */
 export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord): Promise<string[]> {
   const names: string[] = [];
-  const put = (name: string, text: string) => (names.push(name), writeAtomically(path.join(outDir, name), (fh) => fh.writeFile(text), outDir, "--out"));
+  const put = (name: string, text: string) => (names.push(name), writeOutput(outDir, name, text));
   try {
-    // No runs/ for an experiment without a run (skipped, failed): an empty folder would say one was written.
-    if (r.samples.length) await fs.mkdir(path.join(outDir, "runs"), { recursive: true });
-    await fs.mkdir(path.join(outDir, "experiments"), { recursive: true });
     const samples: RecordFile["samples"] = [];
     for (const [s, sample] of r.samples.entries()) {
       // The id stays inside: the TREC tag, and summary.csv's runFile column maps it to this name.
       const name = runFileBase(r.experiment.id, r.samples.length > 1 ? s : undefined);
       const own: string[] = [];
-      const mine = (n: string, text: string) => (own.push(n), put(n, text));
+      const sha256: string[] = [];
+      const mine = (n: string, text: string) => (own.push(n), sha256.push(digestOf(text)), put(n, text));
       await mine(`${name}.trec`, formatTrec(sample.result.run, r.experiment.id));
       await mine(`${name}.json`, formatRanxRun(sample.result.run));
       for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await mine(artefact, json(value));
-      samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own });
+      samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own, sha256 });
     }
     // What a later partial rerun needs to put this experiment back in the tables (lib/experiments/earlier-records.ts).
     const record: RecordFile = {
@@ -72,6 +70,16 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
   return names;
 }
 
+/**
+ * Writes `name` under `outDir` whole (a temporary file renamed over it), never through a link leading out of it.
+ *
+ * @example
+ * await writeOutput("outputs/sample", "summary.csv", csv);
+ */
+export async function writeOutput(outDir: string, name: string, text: string): Promise<void> {
+  await writeAtomically(await insideFolder(outDir, name, "replaced"), (fh) => fh.writeFile(text), outDir, "--out");
+}
+
 /** Writes a reproduce's tables, after its experiments' files (`experimentFiles`); returns every name under outDir. */
 export async function writeOutputs(
   outDir: string,
@@ -84,7 +92,7 @@ export async function writeOutputs(
   const written = new Set<string>();
   const file = (name: string) => {
     written.add(name.startsWith("runs/") ? "runs/" : name.startsWith("experiments/") ? "experiments/" : name);
-    return path.join(outDir, name);
+    return name;
   };
   for (const name of experimentFiles) file(name);
   try {
@@ -105,19 +113,19 @@ async function writeTables(
 ): Promise<void> {
   const bench = loaded.benchmark;
   for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
-    if (t) await fs.writeFile(file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
+    if (t) await writeOutput(outDir, file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
   }
   // The main results table for a paper, when anything ran (a table without rows would only say so in LaTeX); else
   // none, rather than an earlier run's beside this run's summary.
   if (a.outcomes.some((o) => o.status === "ok")) {
     const results = resultsTable(loaded, a);
-    await fs.writeFile(file(FOLDER_FILES.latex), renderLatex(results));
-    await fs.writeFile(file(FOLDER_FILES.markdown), renderMarkdown(results));
+    await writeOutput(outDir, file(FOLDER_FILES.latex), renderLatex(results));
+    await writeOutput(outDir, file(FOLDER_FILES.markdown), renderMarkdown(results));
   } else {
     for (const f of [FOLDER_FILES.latex, FOLDER_FILES.markdown]) await fs.rm(path.join(outDir, f), { force: true });
   }
-  await writeTrecQrels(file(FOLDER_FILES.qrels), bench.qrels);
-  await fs.writeFile(file(FOLDER_FILES.significance), json(a.significance));
+  await writeTrecQrels(path.join(outDir, file(FOLDER_FILES.qrels)), bench.qrels);
+  await writeOutput(outDir, file(FOLDER_FILES.significance), json(a.significance));
   const standIn = a.outcomes.some((o) => o.standIn);
   const metadata = {
     dataset: bench.name,
@@ -138,5 +146,5 @@ async function writeTables(
     experiments: a.outcomes,
     progress: providers?.meter.steps() ?? [],
   };
-  await fs.writeFile(file(FOLDER_FILES.metadata), json(metadata));
+  await writeOutput(outDir, file(FOLDER_FILES.metadata), json(metadata));
 }

@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { BrowserSearch } from "../config";
 import { GbrError } from "../util/errors";
+import { insideFolder, writeAtomically } from "../util/safe-files";
 import { reportFigures } from "./html";
 import type { NamedFigure } from "./html-blocks";
 import { datasetFoldersIn, isDatasetFolder } from "./report-inputs";
@@ -65,7 +66,8 @@ export async function exportFigures(dir: string, opts: ExportOptions): Promise<E
   const figures = await reportFigures(folder);
   if (!figures.length) return { dir: folder, files: [] };
   const executable = findBrowser(opts.browser);
-  const out = path.join(folder, "figures");
+  // A figures/ that is a link out of the dataset folder is refused, not written through.
+  const out = await insideFolder(folder, "figures", "followed");
   await fs.mkdir(out, { recursive: true });
   const renderer = await FigureRenderer.open(executable);
   const files: string[] = [];
@@ -82,8 +84,8 @@ async function exportOne(renderer: FigureRenderer, { name, fig }: NamedFigure, o
   const files: string[] = [];
   for (const format of opts.formats) {
     const bytes = await renderer.render(paper.figure, format, { width: paper.width, height: paper.height, scale: PRINT_DPI / PX_PER_INCH });
-    const file = path.join(out, `${name}.${format}`);
-    await fs.writeFile(file, bytes);
+    const file = await insideFolder(out, `${name}.${format}`, "replaced");
+    await writeAtomically(file, (fh) => fh.writeFile(bytes), out, "--out");
     files.push(file);
     opts.log?.(`${file} (${(paper.width / PX_PER_INCH).toFixed(1)} × ${(paper.height / PX_PER_INCH).toFixed(1)} in)`);
   }

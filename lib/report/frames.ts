@@ -8,7 +8,9 @@ import type { DataFrame } from "danfojs-node";
 import { danfoSdk } from "../util/sdk";
 import type { SignificanceReport } from "../eval/significance";
 import { TABLE_FILES, type OutputTables, type Table } from "../experiments/output-tables";
+import { insideFolder } from "../util/safe-files";
 import { parseCsvRecords } from "./csv";
+import { isSignificanceReport, readSignificance } from "./report-inputs";
 
 /** Columns that hold names, whatever their cells look like (a query id "17" is not a number). */
 const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method", "runFile"]);
@@ -141,7 +143,7 @@ export function resultFrames(result: { tables: OutputTables; assessment: { signi
 export async function outputFrames(dir: string): Promise<ResultFrames> {
   const out: Partial<ResultFrames> = {};
   for (const [key, name] of Object.entries(TABLE_FILES) as [keyof OutputTables, string][]) {
-    const file = path.join(dir, name);
+    const file = await insideFolder(dir, name, "followed");
     let text: string;
     try {
       text = await fs.readFile(file, "utf8");
@@ -158,6 +160,8 @@ export async function outputFrames(dir: string): Promise<ResultFrames> {
     out[key] = tableFrame({ columns, rows: records.map((r) => columns.map((c) => r[c])) });
   }
   const sigFile = path.join(dir, "significance.json");
-  out.significance = significanceFrame(JSON.parse(await fs.readFile(sigFile, "utf8")) as SignificanceReport);
+  const sig = await readSignificance(sigFile);
+  if (!isSignificanceReport(sig)) throw new Error(`${sigFile}: ${sig ? "not the shape gbr reproduce writes" : "not found"}`);
+  out.significance = significanceFrame(sig);
   return out as ResultFrames;
 }

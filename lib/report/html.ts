@@ -1,6 +1,6 @@
 /** The HTML report: one self-contained page per dataset folder, plotly.js inlined, loading nothing (opens offline). */
-import { promises as fs } from "node:fs";
 import path from "node:path";
+import { writeAtomically } from "../util/safe-files";
 import { toNumber } from "./csv";
 import { code, FigureSet, type NamedFigure, type Section } from "./html-blocks";
 import { escapeHtml, plotlyBuildFor, plotlyBundle } from "./html-inline";
@@ -97,8 +97,8 @@ ${plotly.source}
 /** Builds the report for `outDir` and writes it (default `<outDir>/report.html`); returns the path. */
 export async function writeReport(outDir: string, file = path.join(outDir, "report.html")): Promise<string> {
   const html = await buildReport(outDir);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, html);
+  // Whole or not at all, and a link planted at the name is replaced, not written through.
+  await writeAtomically(file, (fh) => fh.writeFile(html), path.dirname(file), "--out");
   return file;
 }
 

@@ -2,6 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
+import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, type CsvRecord } from "./csv";
 import type { SignificanceTest, SweepJson } from "./figures";
 import { isStandInValue, rowMarks, type RowMarks } from "./labels";
@@ -65,28 +66,67 @@ async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
 
 /** Reads a dataset folder: summary.csv is required, every other file is left undefined when missing. */
 export async function readReportInputs(dir: string): Promise<ReportInputs> {
+  const names = ["summary.csv", "per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv", "metadata.json", "significance.json", "sweep.json"];
+  // A link planted in the folder is not followed out of it.
+  for (const name of names) await insideFolder(dir, name, "followed");
   const f = (name: string) => path.join(dir, name);
   const summary = await readCsvIfExists(f("summary.csv"));
   if (!summary) throw new Error(`${f("summary.csv")} not found: run 'gbr reproduce --out ${path.dirname(dir)}' first`);
-  const [perQuery, table1, table6, reproduction, cost, reactRounds, reactMissed] = await Promise.all(
-    ["per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv"].map((n) => readCsvIfExists(f(n))),
-  );
+  const [perQuery, table1, table6, reproduction, cost, reactRounds, reactMissed] = await Promise.all(names.slice(1, 8).map((n) => readCsvIfExists(f(n))));
+  for (const [name, rows] of [["summary.csv", summary], ["per-query.csv", perQuery], ["reproduction.csv", reproduction], ["cost.csv", cost]] as const) {
+    // The columns rows are found by: without one, every row would be read as undefined.
+    const missing = (name === "cost.csv" ? ["method"] : ["experiment"]).find((c) => rows?.length && !(c in rows[0]));
+    if (missing) throw new Error(`${f(name)}: no "${missing}" column (expected the header gbr reproduce writes)`);
+  }
   const metadata = await readJsonIfExists<Record<string, unknown>>(f("metadata.json"));
-  const significance = await readJsonIfExists<SignificanceFile>(f("significance.json"));
+  const significance = await readSignificance(f("significance.json"));
   const sweep = await readJsonIfExists<SweepJson>(f("sweep.json"));
-  if (significance) checkSignificance(significance, f("significance.json"));
   if (sweep && !(Array.isArray(sweep.k1s) && Array.isArray(sweep.bs) && Array.isArray(sweep.z))) {
     throw new Error(`${f("sweep.json")}: expected {k1s, bs, z, …}`);
   }
   return { dir, summary, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
 }
 
+/**
+ * A significance.json, its shape checked down to each test's fields (an error names the file and the field, not a
+ * TypeError later); undefined when there is none.
+ *
+ * @example
+ * const sig = await readSignificance("outputs/sample/significance.json");
+ */
+export async function readSignificance(file: string): Promise<SignificanceFile | undefined> {
+  const sig = await readJsonIfExists<SignificanceFile>(file);
+  if (sig !== undefined) checkSignificance(sig, file);
+  return sig;
+}
+
 function checkSignificance(sig: SignificanceFile, file: string): void {
   const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …} or {"tests": [...]}`;
-  if (isSignificanceReport(sig)) {
-    const base = (sig as { baseline?: unknown }).baseline;
-    if (base !== undefined && base !== null && !Array.isArray((base as { tests?: unknown }).tests)) throw new Error(`${file}: "baseline" must be null or have "tests": [...] (${expected})`);
-  } else if (!Array.isArray((sig as { tests?: unknown }).tests)) throw new Error(`${file}: ${expected}`);
+  const obj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const fail = (field: string, what: string, v: unknown) => {
+    throw new Error(`${file}: "${field}" must ${what} (found ${(JSON.stringify(v) ?? String(v)).slice(0, 60)}; ${expected})`);
+  };
+  const family = (name: string, v: unknown, optional: boolean) => {
+    if (optional && (v === undefined || v === null)) return;
+    if (!obj(v) || !Array.isArray(v.tests)) {
+      if (!name) throw new Error(`${file}: ${expected}`);
+      return fail(name, `${optional ? "be null or " : ""}have "tests": [...]`, v);
+    }
+    for (const [i, t] of v.tests.entries()) {
+      const at = `${name ? `${name}.` : ""}tests[${i}]`;
+      if (!obj(t)) return fail(at, "be an object", t);
+      for (const k of ["a", "b", "metric"]) if (typeof t[k] !== "string") fail(`${at}.${k}`, "be a string", t[k]);
+      for (const k of ["p", "pHolm"]) if (typeof t[k] !== "number") fail(`${at}.${k}`, "be a number", t[k]);
+      for (const k of ["meanA", "meanB", "delta"]) if (t[k] !== undefined && t[k] !== null && typeof t[k] !== "number") fail(`${at}.${k}`, "be a number", t[k]);
+      if (t.missing !== undefined && !(Array.isArray(t.missing) && t.missing.every((m) => typeof m === "string"))) fail(`${at}.missing`, "be a list of ids", t.missing);
+    }
+  };
+  if (!obj(sig)) throw new Error(`${file}: ${expected}`);
+  if ("paper" in sig) {
+    family("paper", sig.paper, false);
+    family("baseline", (sig as { baseline?: unknown }).baseline, true);
+    family("rerank", (sig as { rerank?: unknown }).rerank, true);
+  } else family("", sig, false);
 }
 
 const marksCache = new WeakMap<ReportInputs, RowMarks>();

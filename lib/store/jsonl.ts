@@ -1,7 +1,8 @@
 /** A store kind as one JSONL file and back: export to share a run's records, import (v0.8's replay file too). */
 import path from "node:path";
 import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
-import { decodeRecord, writeAtomically, type RecordKind, type Store } from "./store";
+import { decodeRecord, type RecordKind, type Store } from "./store";
+import { writeAtomically } from "../util/safe-files";
 
 /** The records of `kind` (or those `keep` selects) as JSONL in key order (same records, same bytes), atomically. */
 export async function exportKind<T extends { key: string }>(

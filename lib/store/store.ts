@@ -3,10 +3,10 @@
  * record at `<dir>/<kind>/<2 hex>/<key>.json`, keyed by its content's sha256. Writes are atomic; `produce` makes a
  * record once across processes (a killed holder's lock is stale in 10 s); one failing its checks is renamed `.bad`.
  */
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { GbrError, writeFault } from "../util/errors";
+import { writeAtomically } from "../util/safe-files";
 import { FileLocks } from "../util/file-lock";
 
 /** What the store needs of a kind of record: how its key follows from its content, and what makes it invalid. */
@@ -179,39 +179,3 @@ async function readdirOrEmpty(dir: string): Promise<string[]> {
   }
 }
 
-/**
- * A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced (making it durable). A write
- * the disk refuses is an error naming `folder` and the `setting` that places it.
- */
-export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string, setting = "GBR_DATA_DIR"): Promise<void> {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    const fh = await fs.promises.open(tmp, "w");
-    try {
-      await write(fh);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await fs.promises.rename(tmp, file);
-  } catch (err) {
-    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
-    throw writeFault(err, folder, setting);
-  }
-  await syncDir(path.dirname(file));
-}
-
-/** Syncs a folder, making names just created or renamed in it durable (best effort: some platforms can't open one). */
-export async function syncDir(dir: string): Promise<void> {
-  try {
-    const d = await fs.promises.open(dir, "r");
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    /* best effort */
-  }
-}

@@ -22,6 +22,8 @@ export interface FileLockOptions {
   onWait?: (message: string) => void;
   /** "shared" (default): this object's callers of one lock share one hold. "exclusive": they take turns. */
   inProcess?: "shared" | "exclusive";
+  /** How long (ms) to wait for another process before giving up with its error (code ELOCKED); default: as long as it holds. */
+  waitMs?: number;
 }
 
 interface Hold {
@@ -82,7 +84,7 @@ export class FileLocks {
           .then((release) => release?.())
           .catch((err: unknown) => {
             // ERELEASED: the lock was lost to a takeover, which onCompromised already reported.
-            if ((err as NodeJS.ErrnoException).code !== "ERELEASED") opts.log?.(`could not release the lock ${target}: ${(err as Error).message}`);
+            if (!["ERELEASED", "ELOCKED"].includes((err as NodeJS.ErrnoException).code ?? "")) opts.log?.(`could not release the lock ${target}: ${(err as Error).message}`);
           });
         this.releasing.set(target, done);
         await done;
@@ -122,6 +124,7 @@ async function acquire(target: string, opts: FileLockOptions, unlockable: Set<st
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ELOCKED") return unlocked(target, what, err, opts, unlockable);
+      if (opts.waitMs !== undefined && Date.now() - started >= opts.waitMs) throw err;
       if (!told && Date.now() - started >= 1000) {
         told = true;
         (opts.onWait ?? opts.log)?.(

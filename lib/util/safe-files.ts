@@ -1,0 +1,106 @@
+/**
+ * Files written whole (a temporary file renamed over the name: a rename replaces a link planted there, never its
+ * target) and paths read from a folder someone else may have written, kept inside it.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { GbrError, writeFault } from "./errors";
+
+/**
+ * A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced (making it durable). A write
+ * the disk refuses is an error naming `folder` and the `setting` that places it.
+ *
+ * @example
+ * await writeAtomically("out/sample/summary.csv", (fh) => fh.writeFile(csv), "out/sample", "--out");
+ */
+export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string, setting = "GBR_DATA_DIR"): Promise<void> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    await fs.promises.mkdir(path.dirname(file), { recursive: true });
+    // "wx": a new file, so a link planted under the temporary name is not followed either.
+    const fh = await fs.promises.open(tmp, "wx");
+    try {
+      await write(fh);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fs.promises.rename(tmp, file);
+  } catch (err) {
+    await fs.promises.rm(tmp, { force: true }).catch(() => undefined);
+    throw writeFault(err, folder, setting);
+  }
+  await syncDir(path.dirname(file));
+}
+
+/** Syncs a folder, making names just created or renamed in it durable (best effort: some platforms can't open one). */
+export async function syncDir(dir: string): Promise<void> {
+  try {
+    const d = await fs.promises.open(dir, "r");
+    try {
+      await d.sync();
+    } finally {
+      await d.close();
+    }
+  } catch {
+    /* best effort */
+  }
+}
+
+/**
+ * The sha256 of a file's content (hex): a record of the files written keeps it, so a damaged one is not read as whole.
+ *
+ * @example
+ * digestOf("a\n"); // "87428fc5…"
+ */
+export const digestOf = (content: string | Buffer): string => createHash("sha256").update(content).digest("hex");
+
+/**
+ * Why `name` (read from a file of a folder) is not a relative path that stays inside that folder, or undefined when it
+ * is: not a string, empty, absolute, with a ".." part or a NUL.
+ *
+ * @example
+ * pathProblem("runs/lsi.trec"); // undefined
+ * pathProblem("../../victim"); // "\"../../victim\" is not a path inside the folder"
+ */
+export function pathProblem(name: unknown): string | undefined {
+  const bad = typeof name !== "string" || name === "" || name.includes("\0") || path.isAbsolute(name) || path.win32.isAbsolute(name) || name.split(/[\\/]/).includes("..");
+  return bad ? `${JSON.stringify(name)} is not a path inside the folder` : undefined;
+}
+
+/**
+ * `folder`/`name`, checked to stay inside `folder`: `name` passes `pathProblem`, and no link on the way leads out
+ * (the name itself may be a link when `end` is "replaced", as a write by rename or a removal replaces it; a read,
+ * "followed", follows it too). Parts that do not exist yet are fine. Throws a GbrError (code OUTSIDE) naming both.
+ *
+ * @example
+ * const file = await insideFolder("outputs/sample", "runs/lsi.trec", "followed");
+ */
+export async function insideFolder(folder: string, name: string, end: "followed" | "replaced"): Promise<string> {
+  const file = path.join(folder, name);
+  const problem = pathProblem(name);
+  if (problem) throw new GbrError(`${problem} ${folder}`, "OUTSIDE");
+  const root = await realOrUndefined(folder);
+  if (!root) return file;
+  // The deepest part that exists, resolved: any link on the way is followed by the system, so it must stay inside.
+  for (let at = end === "followed" ? file : path.dirname(file); ; at = path.dirname(at)) {
+    const real = await realOrUndefined(at);
+    if (real === undefined && at !== path.dirname(at)) continue;
+    if (real !== undefined && real !== root && !real.startsWith(root + path.sep)) {
+      throw new GbrError(`${path.relative(folder, at) || "."} leads out of ${folder} (to ${real}): not followed`, "OUTSIDE", {
+        hint: `remove the link ${at}, or give --out another folder`,
+      });
+    }
+    return file;
+  }
+}
+
+async function realOrUndefined(file: string): Promise<string | undefined> {
+  try {
+    return await fs.promises.realpath(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
