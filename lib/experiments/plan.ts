@@ -10,6 +10,7 @@ import type { PlanMode } from "../registry";
 import type { RunInfo, Work } from "../types";
 import { addWork } from "../util/run-cost";
 import { runExperiments } from "./run-experiments";
+import { writeOutput } from "./write-outputs";
 import { selection, type ReproduceOptions } from "./reproduce";
 import { readConfig } from "../config";
 
@@ -292,7 +293,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
     };
     await fs.mkdir(outDir, { recursive: true });
     const file = path.join(outDir, "plan.json");
-    await fs.writeFile(file, JSON.stringify(plan, null, 2) + "\n");
+    await writeOutput(outDir, "plan.json", JSON.stringify(plan, null, 2) + "\n");
     return { plan, file };
   } finally {
     rmSync(scratch, { recursive: true, force: true });

@@ -11,6 +11,7 @@ import { after, before, test } from "node:test";
 import { loadBenchmark, type LoadedBenchmark } from "../../lib/data/source";
 import { experiments } from "../../lib/experiments/registry";
 import { reproduce } from "../../lib/experiments/reproduce";
+import { planReproduce } from "../../lib/experiments/plan";
 import { parseCsvRecords } from "../../lib/report/csv";
 import { readReportInputs } from "../../lib/report/report-inputs";
 import { writeReport } from "../../lib/report/html";
@@ -72,6 +73,21 @@ test("row 1: a record naming ../../victim neither deletes nor reads outside the 
   await reproduce(loaded, { outRoot, experiments: LIST, only: ["lsi"], replace: true });
   assert.equal(await fs.readFile(path.join(base, "victim", "keep.txt"), "utf8"), "mine\n", "--replace deleted a folder outside");
   assert.ok(existsSync(path.join(base, "victim.trec")));
+});
+
+test("row 8: a plan.json planted as a link is replaced, its target kept", async () => {
+  const base = path.join(tmp, "plan-link");
+  const outRoot = path.join(base, "out");
+  const dir = path.join(outRoot, "sample");
+  await fs.mkdir(dir, { recursive: true });
+  const target = path.join(base, "target");
+  await fs.writeFile(target, "theirs\n");
+  await fs.symlink(target, path.join(dir, "plan.json"));
+  const { file } = await planReproduce(loaded, { outRoot, experiments: LIST });
+  assert.equal(file, path.join(dir, "plan.json"));
+  assert.equal(await fs.readFile(target, "utf8"), "theirs\n");
+  assert.ok((await fs.lstat(file)).isFile());
+  assert.ok(JSON.parse(await fs.readFile(file, "utf8")).total);
 });
 
 test("row 8: links planted in the folder are replaced, never written through; a linked runs/ folder is refused", async () => {
