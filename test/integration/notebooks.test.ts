@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "../helpers/shared";
@@ -95,9 +95,10 @@ test("a build older than lib/ refuses to load, naming the changed files", async 
     await writeFile(path.join(tmp, "installed", "lib", "llm", "PROMPT.txt"), "x\n");
     assert.deepEqual(staleSources(path.join(tmp, "build", "lib", "BUILD.json"), path.join(tmp, "installed", "lib")), []);
     // The compiled paths module itself refuses to load from such a build.
-    // (with what it loads: the configuration reader and its two utilities)
+    // (with what it loads: the configuration reader and the utilities, all of util/ so that a new import there is found)
     await mkdir(path.join(tmp, "build", "lib", "util"), { recursive: true });
-    for (const f of ["paths.js", "config.js", "util/errors.js", "util/http.js"]) await copyFile(path.join(REPO, "build", "lib", f), path.join(tmp, "build", "lib", f));
+    const utils = (await readdir(path.join(REPO, "build", "lib", "util"))).filter((f) => f.endsWith(".js")).map((f) => `util/${f}`);
+    for (const f of ["paths.js", "config.js", ...utils]) await copyFile(path.join(REPO, "build", "lib", f), path.join(tmp, "build", "lib", f));
     const r = spawnSync(process.execPath, ["-e", `require(${JSON.stringify(path.join(tmp, "build", "lib", "paths.js"))})`], { encoding: "utf8" });
     assert.notEqual(r.status, 0);
     assert.match(r.stderr, /lib\/eval\/metrics\.ts, lib\/gone\.ts changed since it was built: run `npm run build`/);
