@@ -103,7 +103,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
       }
       const seconds = (performance.now() - started) / 1000;
       const { response, body } = answer;
-      const raw = answerText(response);
+      const raw = answerText(response, `${id} at ${where}`);
       const usage = usageOf(response);
       return { text: stripReasoning(raw), raw, usage, seconds, ...servedByGemini(body, response.modelVersion) };
     });
@@ -141,10 +141,17 @@ function geminiModelName(name: string): string {
   return name.trim().replace(/^models\//, "");
 }
 
-/** The first candidate's non-thought text parts, not the SDK's `text` getter, which warns on non-text parts. */
-function answerText(response: GenerateContentResponse): string {
-  const parts = response.candidates?.[0]?.content?.parts ?? [];
-  return parts.map((p) => (typeof p.text === "string" && p.thought !== true ? p.text : "")).join("");
+/**
+ * The first candidate's non-thought text parts, not the SDK's `text` getter, which warns on non-text parts. No such
+ * part (a safety stop, a budget spent on thoughts) is no answer: an EMPTY error, reported and asked again, never kept.
+ */
+function answerText(response: GenerateContentResponse, where: string): string {
+  const candidate = response.candidates?.[0];
+  const texts = (candidate?.content?.parts ?? []).filter((p) => typeof p.text === "string" && p.thought !== true);
+  if (texts.length > 0) return texts.map((p) => p.text).join("");
+  const finish = candidate?.finishReason;
+  const why = finish === "MAX_TOKENS" ? "the output budget ran out before an answer (thoughts can take it all)" : "the server sent no text";
+  throw new ChatProviderError(`${where}: the answer has no text (finishReason ${finish ?? "none"}): ${why}; not kept, asked again on the next run`, "EMPTY", 200);
 }
 
 function usageOf(response: GenerateContentResponse): { input: number; output: number } {

@@ -264,6 +264,25 @@ describe("geminiChat", () => {
     assert.equal(r.text, echoGeminiText("gemini-2.5-flash", PAPER.user));
   });
 
+  // The Gemini side of issue 29, row 11's null content: no text part is no answer.
+  test("an answer with no text part (a safety stop, a budget spent on thoughts) is an EMPTY error, never kept by the store", async () => {
+    gemini.queueGenerate({ parts: [], finishReason: "SAFETY" });
+    const err = await rejection(make().complete(PAPER));
+    assert.equal(err.code, "EMPTY");
+    assert.match(err.message, /the answer has no text \(finishReason SAFETY\)/);
+    const dir = mkdtempSync(path.join(os.tmpdir(), "gbr-gemini-empty-"));
+    try {
+      const cache = replayCache(await openStore(dir, { log: () => {} }));
+      const model = withReplay(make(), cache, { offline: false });
+      gemini.queueGenerate({ parts: [{ text: "**only a thought**", thought: true }], finishReason: "MAX_TOKENS" }, { text: "ΑΚ 597" });
+      assert.match((await rejection(model.complete(PAPER))).message, /finishReason MAX_TOKENS\): the output budget ran out/);
+      assert.equal((await model.complete(PAPER)).text, "ΑΚ 597", "asked again, not replayed as an empty answer");
+      assert.equal((await model.complete(PAPER)).replayed, true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("leaves out what the request does not set; id drops a models/ prefix", async () => {
     const m = make({ model: "models/gemini-2.5-pro" });
     assert.equal(m.id, "gemini:gemini-2.5-pro");
@@ -287,8 +306,8 @@ describe("geminiChat", () => {
     assert.ok(r.seconds >= 0.07 && r.seconds < 5, `seconds ${r.seconds}`);
   });
 
-  test("an answer cut off while thinking is empty, not an error; missing usage counts 0", async () => {
-    gemini.queueGenerate({ parts: [{ text: "only thoughts", thought: true }], finishReason: "MAX_TOKENS", usageMetadata: null });
+  test("missing usage counts 0; an empty text part is an empty answer (no text part at all is EMPTY, below)", async () => {
+    gemini.queueGenerate({ parts: [{ text: "only thoughts", thought: true }, { text: "" }], finishReason: "STOP", usageMetadata: null });
     const r = await make().complete(PAPER);
     assert.deepEqual([r.text, r.raw], ["", ""]);
     assert.deepEqual(r.usage, { input: 0, output: 0 });
