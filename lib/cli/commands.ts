@@ -22,7 +22,7 @@ import { BUILTIN_RERANK_PRESETS } from "../rerank/presets";
 import { FUSION_METHODS } from "../fusion/retriever";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
-import { reproduce, selection } from "../experiments/reproduce";
+import { MAX_REPEAT, reproduce, selection } from "../experiments/reproduce";
 import { finishedSoFar } from "../experiments/earlier-records";
 import { onInterrupt } from "./interrupt";
 import { statusNow } from "../experiments/assess";
@@ -475,7 +475,7 @@ const reproduceCmd = withHelp(
       official: values.official === true,
       // The closing summary groups every skip by reason; a reason is told as it happens only for experiments asked for.
       reportSkips: only !== undefined,
-      repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1, max: 1000 }),
+      repeat: numberOption(values.repeat, "--repeat", 1, { integer: true, min: 1, max: MAX_REPEAT }),
       seed: numberOption(values.seed, "--seed", 42, { integer: true }),
       replace: values.replace === true,
     };

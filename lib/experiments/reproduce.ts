@@ -63,11 +63,18 @@ function datasetName(loaded: LoadedBenchmark): string {
   return loaded.queriesFile ? `${base}--${path.basename(loaded.queriesFile).replace(/\.jsonl?$/, "")}` : base;
 }
 
+/** Samples of an LLM experiment a run may ask for (`--repeat`): each one is a full set of paid calls. */
+export const MAX_REPEAT = 1000;
+
 /** The experiments `--only` selects (an unknown id is a usage error naming the closest) and their output folder. */
 export function selection(
   loaded: LoadedBenchmark,
-  opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official">,
+  opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official" | "repeat">,
 ): { selected: Experiment[]; all: readonly Experiment[]; outDir: string } {
+  const repeat = opts.repeat ?? 1;
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > MAX_REPEAT) {
+    throw new GbrError(`repeat must be a whole number from 1 to ${MAX_REPEAT}, got ${repeat}`, "USAGE");
+  }
   const listed = opts.experiments ?? experiments();
   const every = [...listed, ...userExperiments(opts.only ?? [], listed)];
   if (opts.official) {

@@ -257,3 +257,12 @@ test("row 10: a folder another run keeps writing is refused after a bounded wait
   const r = await reproduce(loaded, { outRoot, experiments: LIST });
   assert.deepEqual(r.outcomes.map((o) => o.status), ["ok", "ok", "ok"]);
 });
+
+test("issue 29, row 11: the library's reproduce and plan refuse a repeat past 1000 before anything runs or is written", async () => {
+  const outRoot = path.join(tmp, "repeat-lib");
+  for (const repeat of [1_000_000, 0, 2.5]) {
+    await assert.rejects(reproduce(loaded, { outRoot, experiments: LIST, repeat }), (e: GbrError) => e.code === "USAGE" && /repeat must be a whole number from 1 to 1000/.test(e.message));
+    await assert.rejects(planReproduce(loaded, { outRoot, experiments: LIST, repeat }), (e: GbrError) => e.code === "USAGE");
+  }
+  assert.equal(existsSync(outRoot), false, "nothing written");
+});
