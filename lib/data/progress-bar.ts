@@ -1,6 +1,7 @@
 /** Byte-level progress of a pull, for people at a terminal and for nobody else. */
 import cliProgress from "cli-progress";
 import { readConfig } from "../config";
+import { printable } from "../util/printable";
 
 /** Bytes received so far for one repository file; `total` is undefined without a Content-Length. */
 export type ProgressFn = (file: string, received: number, total: number | undefined) => void;
@@ -12,7 +13,7 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
   stop: () => void;
 } {
   if (!stream.isTTY || readConfig().ci) {
-    return { onProgress: () => {}, log: (msg) => void stream.write(`${msg}\n`), stop: () => {} };
+    return { onProgress: () => {}, log: (msg) => void stream.write(`${printable(msg)}\n`), stop: () => {} };
   }
   const multi = new cliProgress.MultiBar(
     { stream, format: "{file} |{bar}| {percentage}% {value}/{total} bytes", hideCursor: true, clearOnComplete: false },
@@ -22,11 +23,13 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
   return {
     onProgress(file, received, total) {
       let bar = bars.get(file);
-      if (!bar) bars.set(file, (bar = multi.create(total ?? 0, 0, { file })));
+      // A file name from the Hub is shown, never obeyed: its control characters as escapes.
+      const shown = printable(file);
+      if (!bar) bars.set(file, (bar = multi.create(total ?? 0, 0, { file: shown })));
       if (total !== undefined) bar.setTotal(total);
-      bar.update(received, { file });
+      bar.update(received, { file: shown });
     },
-    log: (msg) => multi.log(`${msg}\n`),
+    log: (msg) => multi.log(`${printable(msg)}\n`),
     stop: () => multi.stop(),
   };
 }

@@ -576,6 +576,29 @@ describe("tabular", () => {
 });
 
 describe("progressBar", () => {
+  test("issue 29, row 7: a file name or message from the Hub reaches the terminal with its control characters as escapes", () => {
+    const written: string[] = [];
+    const log = { isTTY: false, write: (t: string) => (written.push(t), true) } as unknown as NodeJS.WriteStream;
+    progressBar(log).log("pulled x\u001b]0;pwned\u0007\r\nFAKE: 0 failed");
+    // One line: the pull's messages are one line each, so a line feed inside one is shown, not obeyed.
+    assert.deepEqual(written, ["pulled x\\x1b]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed\n"]);
+    const ci = process.env.CI;
+    delete process.env.CI;
+    try {
+      const drawn: string[] = [];
+      const tty = { isTTY: true, columns: 120, write: (t: string) => (drawn.push(t), true), on: () => tty, removeListener: () => tty, cursorTo: () => true, clearLine: () => true, moveCursor: () => true } as unknown as NodeJS.WriteStream;
+      const bar = progressBar(tty);
+      bar.onProgress("data/\u001b[2Jcorpus.parquet", 10, 100);
+      bar.stop();
+      const all = drawn.join("");
+      assert.ok(all.includes("data/\\x1b[2Jcorpus.parquet"), all);
+      assert.ok(!all.includes("\u001b[2J"), "the name's own escape sequence is not sent");
+    } finally {
+      if (ci !== undefined) process.env.CI = ci;
+    }
+  });
+
+
   test("draws nothing when the stream is not a terminal or CI is set", () => {
     let writes = 0;
     const fake = { isTTY: false, write: () => (writes++, true) } as unknown as NodeJS.WriteStream;
