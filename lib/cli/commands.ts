@@ -480,7 +480,9 @@ const reproduceCmd = withHelp(
       replace: values.replace === true,
     };
     if (values.plan) {
-      const { plan, file } = await planReproduce(loaded, opts);
+      // A plan writes nothing but plan.json at its end: stopping it loses nothing, and says so.
+      const stop = onInterrupt(async (signal) => `gbr reproduce --plan: interrupted (${signal}); nothing was called or written`, io);
+      const { plan, file } = await planReproduce(loaded, opts).finally(stop);
       io.stdout(formatPlan(plan, file));
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }

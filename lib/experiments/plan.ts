@@ -260,6 +260,9 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
   };
   // Work files and traces go to a scratch folder, so no stand-in answer is found by a later real run.
   const scratch = mkdtempSync(path.join(os.tmpdir(), "gbr-plan-"));
+  // Removed on an exit too: an interrupted plan (Ctrl-C ends the process) must not leave it behind.
+  const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
+  process.once("exit", removeScratch);
   try {
     const tracked = selected.map((e) => ({ ...e, run: (ctx: Parameters<typeof e.run>[0]) => ((current = e.id), e.run(ctx)) }));
     const records = await runExperiments(loaded, tracked, {
@@ -296,6 +299,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
     await writeOutput(outDir, "plan.json", JSON.stringify(plan, null, 2) + "\n");
     return { plan, file };
   } finally {
-    rmSync(scratch, { recursive: true, force: true });
+    process.off("exit", removeScratch);
+    removeScratch();
   }
 }

@@ -14,7 +14,7 @@ import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { CLEARED, runGbr } from "../helpers/gbr";
-import { REPO } from "../helpers/shared";
+import { REPO, requireShared } from "../helpers/shared";
 import { parseCsvRecords } from "../../lib/report/csv";
 
 const ONLY = "bm25-greekstemmer,lsi,reform:bm25-greekstemmer,reform:bm25-grnlp";
@@ -122,3 +122,30 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGKILL"] as const) {
     console.log(`# ${signal} after ${first.asked} answers: the rerun continued, ${calls} chat requests over both runs`);
   });
 }
+
+test("a plan stopped by Ctrl-C says that nothing was called or written, and exits 130", async () => {
+  const data = requireShared("data", "greeklaws-2021");
+  const out = path.join(tmp, "out-plan");
+  const before = chat.chatRequests().length + chat.embeddingRequests().length;
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO, "bin", "gbr.js"), "reproduce", "--plan", "--data", data, "--queries", path.join(data, "queries-sample.jsonl"), "--out", out],
+    { env: { ...envOf(path.join(tmp, "data-plan")), GBR_EMBED_BASE_URL: `${chat.url}/v1` } },
+  );
+  let stderr = "";
+  let sent = false;
+  // The plan's first skip line (spaCy is unreachable) comes once it is under way: the signal lands inside it.
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+    if (!sent && stderr.includes("skipped")) {
+      sent = true;
+      child.kill("SIGINT");
+    }
+  });
+  child.stdout.resume();
+  const code = await new Promise<number | null>((resolve, reject) => child.on("error", reject).on("close", (c) => resolve(c)));
+  assert.equal(code, 130, stderr);
+  assert.match(stderr, /gbr reproduce --plan: interrupted \(SIGINT\); nothing was called or written/);
+  assert.equal(existsSync(path.join(out, "greeklaws-2021--queries-sample", "plan.json")), false);
+  assert.equal(chat.chatRequests().length + chat.embeddingRequests().length, before, "no model was called");
+});
