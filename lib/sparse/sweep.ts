@@ -1,6 +1,6 @@
 /** Engine of the paper's BM25 sweep (DESIGN.md §6): its 16 × 12 (k1, b) grid and exact, fast top-100s per setting. */
 import type { IndexedCorpus } from "./bm25-retriever";
-import { okapiIdf } from "./bm25";
+import { bm25Weight, lengthNorm, okapiIdf, tfSaturation } from "./bm25";
 
 /** Integers divided once, so each value equals its typed literal (0.6, not 0.2 + 0.2 + 0.2); 0.75 needs hundredths. */
 function gridFromHundredths(start: number, stop: number, step: number, extra: number): number[] {
@@ -29,10 +29,9 @@ export class QuerySweep {
   private readonly N: number;
   private readonly V: number;
   private readonly idf: Float64Array;
-  /** Per setting: k1, b, k1 + 1 and the smallest L_d. */
+  /** Per setting: k1, b and the smallest L_d. */
   private readonly k1: Float64Array;
   private readonly b: Float64Array;
-  private readonly k1p1: Float64Array;
   private readonly minLenNorm: Float64Array;
   private readonly avgdl: number;
   private readonly index: IndexedCorpus["index"];
@@ -89,10 +88,9 @@ export class QuerySweep {
     this.avgdl = avgdl;
     this.k1 = Float64Array.from(settings, (s) => s.k1);
     this.b = Float64Array.from(settings, (s) => s.b);
-    this.k1p1 = Float64Array.from(settings, (s) => s.k1 + 1);
     // L grows with |d| (k1, b >= 0; every rounding step is monotone), so the shortest document has the smallest L.
     const minLen = index.docLen.reduce((m, v) => Math.min(m, v), Infinity);
-    this.minLenNorm = Float64Array.from(settings, ({ k1, b }) => k1 * (1 - b + (b * minLen) / avgdl));
+    this.minLenNorm = Float64Array.from(settings, ({ k1, b }) => lengthNorm(k1, b, minLen, avgdl));
     this.slotOf = new Int32Array(this.V).fill(-1);
     this.count = new Int32Array(this.N);
     this.posOf = new Int32Array(this.N);
@@ -232,35 +230,30 @@ export class QuerySweep {
     const { docs, docAbs, docLen, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
     const k1 = this.k1[s];
     const b = this.b[s];
-    const k1p1 = this.k1p1[s];
     const tol = this.tolerance;
     const M = docs.length;
     if (this.heap.length < k) this.heap = new Float64Array(k);
     const heap = this.heap;
     let size = 0;
     // F(v, L) ≤ F(maxTf, min L), so a document scores at most fMax·A_d (the margin covers rounding on either side).
-    const fMax = ((this.maxTf * k1p1) / (this.maxTf + this.minLenNorm[s])) * (1 + 4 * tol);
+    const fMax = tfSaturation(this.maxTf, k1, this.minLenNorm[s]) * (1 + 4 * tol);
     // [lo, hi] certainly holds each exact score; the k-th largest lo among possibly-positive docs bounds the top k.
     let visited = 0;
     for (let m = 0; m < M; m++) {
       if (size === k && fMax * docAbs[m] < heap[0]) break;
       visited++;
       // L_d recomputed from a sequential |d|: faster than 192 per-setting tables, which do not share the cache.
-      const Ld = k1 * (1 - b + (b * docLen[m]) / avgdl);
+      const Ld = lengthNorm(k1, b, docLen[m], avgdl);
       let a = 0;
       let e: number;
       if (nonNegative) {
-        for (let j = entStart[m]; j < entStart[m + 1]; j++) {
-          const tf = entTf[j];
-          // The same F the direct scorer computes (same operations); only the grouping differs.
-          a += entS[j] * ((tf * k1p1) / (tf + Ld));
-        }
+        // The same F the direct scorer computes (same function); only the grouping differs.
+        for (let j = entStart[m]; j < entStart[m + 1]; j++) a += entS[j] * tfSaturation(entTf[j], k1, Ld);
         e = tol * a;
       } else {
         let abs = 0;
         for (let j = entStart[m]; j < entStart[m + 1]; j++) {
-          const tf = entTf[j];
-          const F = (tf * k1p1) / (tf + Ld);
+          const F = tfSaturation(entTf[j], k1, Ld);
           a += entS[j] * F;
           abs += entA[j] * F;
         }
@@ -314,15 +307,15 @@ export class QuerySweep {
   /** Bm25Scorer's score of the m-th document, same operations: distinct terms, first-occurrence order, weight × qtf. */
   private exactScore(m: number, s: number): number {
     const { slotTerm, slotQtf, tfBySlot, rawFrom, rawTo, rawSlot, rawTf, idf } = this;
-    const L = this.k1[s] * (1 - this.b[s] + (this.b[s] * this.docLen[m]) / this.avgdl);
-    const k1p1 = this.k1p1[s];
+    const k1 = this.k1[s];
+    const L = lengthNorm(k1, this.b[s], this.docLen[m], this.avgdl);
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = rawTf[i];
     let score = 0;
     for (let slot = 0; slot < slotTerm.length; slot++) {
       const tf = tfBySlot[slot];
       if (tf === 0) continue;
       const times = slotQtf[slot];
-      const w = idf[slotTerm[slot]] * ((tf * k1p1) / (tf + L));
+      const w = bm25Weight(idf[slotTerm[slot]], tf, k1, L);
       score += times === 1 ? w : times * w;
     }
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = 0;

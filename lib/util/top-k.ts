@@ -100,3 +100,61 @@ export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean
   }
   return heap.sorted();
 }
+
+/** Reusable buffers of `selectTopClearing` for one corpus size (a scorer keeps one: no big allocation per query). */
+export interface SelectScratch {
+  hist: Int32Array;
+  doc: Int32Array;
+  score: Float64Array;
+  heap?: TopKHeap;
+}
+
+const BUCKETS = 1024;
+
+/** Buffers for `selectTopClearing` over `n` scores. */
+export function newSelectScratch(n: number): SelectScratch {
+  return { hist: new Int32Array(BUCKETS), doc: new Int32Array(n), score: new Float64Array(n) };
+}
+
+/**
+ * `selectTop` for scores known to lie in [0, bound], leaving `scores` all zero: the same result in two passes. A
+ * histogram over [0, bound] finds the lowest bucket b > 0 with at least k scores at or above it; bucketing is monotone,
+ * so the k best and every tie of the k-th lie in buckets >= b, and only those (little more than k) enter the heap.
+ * Otherwise (bound not positive and finite, or fewer than k scores above bucket 0) it is `selectTop`, then a clear.
+ *
+ * @example
+ * const s = Float64Array.of(0.1, 0.9, 0.9, 0.5);
+ * selectTopClearing(s, 2, false, 1, newSelectScratch(4)).docs; // Int32Array [1, 2]; s is now all 0
+ */
+export function selectTopClearing(scores: Float64Array, k: number, positiveOnly: boolean, bound: number, scratch: SelectScratch): TopK {
+  const n = scores.length;
+  const cap = Math.min(k, n);
+  if (cap > 0 && bound > 0 && bound < Infinity) {
+    const { hist, doc, score } = scratch;
+    const scale = (BUCKETS - 1) / bound;
+    for (let d = 0; d < n; d++) hist[(scores[d] * scale) | 0]++;
+    let b = BUCKETS - 1;
+    let above = hist[b];
+    while (b > 0 && above < cap) above += hist[--b];
+    hist.fill(0);
+    if (b > 0) {
+      let m = 0;
+      for (let d = 0; d < n; d++) {
+        const s = scores[d];
+        if (((s * scale) | 0) >= b) {
+          doc[m] = d;
+          score[m++] = s;
+        }
+        scores[d] = 0;
+      }
+      // A heap left holding entries (a selection that threw half-way) is not reused.
+      if (scratch.heap?.capacity !== cap || scratch.heap.count !== 0) scratch.heap = new TopKHeap(cap);
+      const heap = scratch.heap;
+      for (let i = 0; i < m; i++) heap.offer(doc[i], score[i]);
+      return heap.sorted();
+    }
+  }
+  const top = selectTop(scores, k, positiveOnly);
+  scores.fill(0);
+  return top;
+}
