@@ -216,15 +216,28 @@ export function bm25Weight(idf: number, tf: number, k1: number, lenNorm: number)
 /** scores[d] += times · w over the postings [from, to): four at a time, as a term lists a document once the four adds are independent and their loads overlap (each score gets the same additions in the same order). */
 function addPostings(from: number, to: number, postingDoc: Int32Array, weight: Float64Array, scores: Float64Array, times: number): void {
   let p = from;
-  for (; p + 3 < to; p += 4) {
-    const d0 = postingDoc[p];
-    const d1 = postingDoc[p + 1];
-    const d2 = postingDoc[p + 2];
-    const d3 = postingDoc[p + 3];
-    scores[d0] += times * weight[p];
-    scores[d1] += times * weight[p + 1];
-    scores[d2] += times * weight[p + 2];
-    scores[d3] += times * weight[p + 3];
+  if (times === 1) {
+    for (; p + 3 < to; p += 4) {
+      const d0 = postingDoc[p];
+      const d1 = postingDoc[p + 1];
+      const d2 = postingDoc[p + 2];
+      const d3 = postingDoc[p + 3];
+      scores[d0] += weight[p];
+      scores[d1] += weight[p + 1];
+      scores[d2] += weight[p + 2];
+      scores[d3] += weight[p + 3];
+    }
+  } else {
+    for (; p + 3 < to; p += 4) {
+      const d0 = postingDoc[p];
+      const d1 = postingDoc[p + 1];
+      const d2 = postingDoc[p + 2];
+      const d3 = postingDoc[p + 3];
+      scores[d0] += times * weight[p];
+      scores[d1] += times * weight[p + 1];
+      scores[d2] += times * weight[p + 2];
+      scores[d3] += times * weight[p + 3];
+    }
   }
   for (; p < to; p++) scores[postingDoc[p]] += times * weight[p];
 }
