@@ -48,6 +48,8 @@ export class QuerySweep {
   private docAbs = new Float64Array(0);
   /** |d| of each matched document, in visit order (read sequentially instead of a random L_d lookup). */
   private docLen = new Float64Array(0);
+  /** The largest tf among each matched document's query terms, in visit order: its own bound F(max tf, L_d)·A_d. */
+  private docMaxTf = new Int32Array(0);
   private entStart = new Int32Array(1);
   private entTf = new Int32Array(0);
   private entS = new Float64Array(0);
@@ -171,6 +173,7 @@ export class QuerySweep {
     const docs = new Int32Array(M);
     const docAbs = new Float64Array(M);
     const docLenQ = new Float64Array(M);
+    const docMaxTf = new Int32Array(M);
     const rFrom = new Int32Array(M);
     const entTf = new Int32Array(total);
     const entS = new Float64Array(total);
@@ -201,12 +204,18 @@ export class QuerySweep {
         entA[E] = Math.abs(c);
         E++;
       }
-      for (let j = first; j < E; j++) if (entTf[j] < SMALL) bucket[entTf[j]] = -1;
+      let most = 1;
+      for (let j = first; j < E; j++) {
+        if (entTf[j] < SMALL) bucket[entTf[j]] = -1;
+        if (entTf[j] > most) most = entTf[j];
+      }
+      docMaxTf[m] = most;
     }
     entStart[M] = E;
     this.docs = docs;
     this.docAbs = docAbs;
     this.docLen = docLenQ;
+    this.docMaxTf = docMaxTf;
     this.rawFrom = rFrom;
     const rawTo = new Int32Array(M);
     for (let m = 0; m < M; m++) rawTo[m] = start[order[m] + 1];
@@ -227,7 +236,7 @@ export class QuerySweep {
   rank(s: number, k: number): Int32Array {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     if (!(Number.isInteger(s) && s >= 0 && s < this.k1.length)) throw new RangeError(`no setting ${s}`);
-    const { docs, docAbs, docLen, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
+    const { docs, docAbs, docLen, docMaxTf, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
     const k1 = this.k1[s];
     const b = this.b[s];
     const tol = this.tolerance;
@@ -244,6 +253,11 @@ export class QuerySweep {
       visited++;
       // L_d recomputed from a sequential |d|: faster than 192 per-setting tables, which do not share the cache.
       const Ld = lengthNorm(k1, b, docLen[m], avgdl);
+      // Its own bound, tighter than fMax·A_d: below the k-th lower bound, k documents certainly score above it.
+      if (size === k && tfSaturation(docMaxTf[m], k1, Ld) * (1 + 4 * tol) * docAbs[m] < heap[0]) {
+        hi[m] = -Infinity;
+        continue;
+      }
       let a = 0;
       let e: number;
       if (nonNegative) {
@@ -272,7 +286,7 @@ export class QuerySweep {
     let nc = 0;
     for (let m = 0; m < visited; m++) if (hi[m] > 0 && hi[m] >= threshold) this.cand[nc++] = m;
     const cand = this.cand;
-    cand.subarray(0, nc).sort((x, y) => hi[y] - hi[x] || x - y);
+    sortByKeyDescending(cand, nc, hi);
 
     const out = new Int32Array(Math.min(k, nc));
     let n = 0;
@@ -320,6 +334,28 @@ export class QuerySweep {
     }
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = 0;
     return score;
+  }
+}
+
+/**
+ * Sorts items[0, n) by key descending, ties by item ascending (items come ascending). Insertion sort, as the candidates
+ * arrive nearly in order (visited by decreasing bound): a typed array's sort calling a comparator was a sixth of the
+ * sweep; a long list (a large k) takes that sort.
+ */
+function sortByKeyDescending(items: Int32Array, n: number, key: Float64Array): void {
+  if (n > 512) {
+    items.subarray(0, n).sort((x, y) => key[y] - key[x] || x - y);
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const x = items[i];
+    const kx = key[x];
+    let j = i - 1;
+    while (j >= 0 && key[items[j]] < kx) {
+      items[j + 1] = items[j];
+      j--;
+    }
+    items[j + 1] = x;
   }
 }
 
