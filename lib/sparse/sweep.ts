@@ -50,6 +50,9 @@ export class QuerySweep {
   private docLen = new Float64Array(0);
   /** The largest tf among each matched document's query terms, in visit order: its own bound F(max tf, L_d)·A_d. */
   private docMaxTf = new Int32Array(0);
+  /** A_d split: Σ|c| of the terms occurring once in the document (weighed at most F(1, L_d)) and of the others. */
+  private docAbsOnce = new Float64Array(0);
+  private docAbsMore = new Float64Array(0);
   private entStart = new Int32Array(1);
   private entTf = new Int32Array(0);
   private entS = new Float64Array(0);
@@ -174,6 +177,8 @@ export class QuerySweep {
     const docAbs = new Float64Array(M);
     const docLenQ = new Float64Array(M);
     const docMaxTf = new Int32Array(M);
+    const docAbsOnce = new Float64Array(M);
+    const docAbsMore = new Float64Array(M);
     const rFrom = new Int32Array(M);
     const entTf = new Int32Array(total);
     const entS = new Float64Array(total);
@@ -208,6 +213,8 @@ export class QuerySweep {
       for (let j = first; j < E; j++) {
         if (entTf[j] < SMALL) bucket[entTf[j]] = -1;
         if (entTf[j] > most) most = entTf[j];
+        if (entTf[j] === 1) docAbsOnce[m] += entA[j];
+        else docAbsMore[m] += entA[j];
       }
       docMaxTf[m] = most;
     }
@@ -216,6 +223,8 @@ export class QuerySweep {
     this.docAbs = docAbs;
     this.docLen = docLenQ;
     this.docMaxTf = docMaxTf;
+    this.docAbsOnce = docAbsOnce;
+    this.docAbsMore = docAbsMore;
     this.rawFrom = rFrom;
     const rawTo = new Int32Array(M);
     for (let m = 0; m < M; m++) rawTo[m] = start[order[m] + 1];
@@ -236,7 +245,7 @@ export class QuerySweep {
   rank(s: number, k: number): Int32Array {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     if (!(Number.isInteger(s) && s >= 0 && s < this.k1.length)) throw new RangeError(`no setting ${s}`);
-    const { docs, docAbs, docLen, docMaxTf, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
+    const { docs, docAbs, docAbsOnce, docAbsMore, docLen, docMaxTf, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
     const k1 = this.k1[s];
     const b = this.b[s];
     const tol = this.tolerance;
@@ -253,8 +262,9 @@ export class QuerySweep {
       visited++;
       // L_d recomputed from a sequential |d|: faster than 192 per-setting tables, which do not share the cache.
       const Ld = lengthNorm(k1, b, docLen[m], avgdl);
-      // Its own bound, tighter than fMax·A_d: below the k-th lower bound, k documents certainly score above it.
-      if (size === k && tfSaturation(docMaxTf[m], k1, Ld) * (1 + 4 * tol) * docAbs[m] < heap[0]) {
+      // Its own bound, tighter than fMax·A_d (F grows with tf): below the k-th lower bound, k documents certainly
+      // score above it.
+      if (size === k && (tfSaturation(1, k1, Ld) * docAbsOnce[m] + tfSaturation(docMaxTf[m], k1, Ld) * docAbsMore[m]) * (1 + 4 * tol) < heap[0]) {
         hi[m] = -Infinity;
         continue;
       }
