@@ -11,7 +11,7 @@ export interface Bm25Params {
 
 export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.75, epsilon: 0.25 });
 
-import { selectTop, type TopK } from "../util/top-k";
+import { newSelectScratch, selectTop, selectTopClearing, type SelectScratch, type TopK } from "../util/top-k";
 
 export type { TopK };
 
@@ -182,8 +182,64 @@ export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
   return idf;
 }
 
+/**
+ * L_d = k1·(1 − b + b·|d|/avgdl), BM25's length normalisation of document d: its operations in rank_bm25's order.
+ *
+ * @example
+ * lengthNorm(1.5, 0.75, 120, 80); // 1.5 · (0.25 + 0.75 · 1.5) = 2.0625
+ */
+export function lengthNorm(k1: number, b: number, docLen: number, avgdl: number): number {
+  return k1 * (1 - b + (b * docLen) / avgdl);
+}
+
+/**
+ * BM25's tf saturation tf·(k1+1) / (tf + L_d): the weight without its idf, which the sweep groups by tf.
+ *
+ * @example
+ * tfSaturation(1, 1.5, 2.5); // 2.5 / 3.5
+ */
+export function tfSaturation(tf: number, k1: number, lenNorm: number): number {
+  return (tf * (k1 + 1)) / (tf + lenNorm);
+}
+
+/**
+ * BM25's term weight idf · tf·(k1+1) / (tf + L_d), rank_bm25's operations in its order: search, the sweep's exact
+ * re-scoring and explain all weigh a term with this one function, so they agree to the bit.
+ *
+ * @example
+ * bm25Weight(2, 1, 1.5, lengthNorm(1.5, 0.75, 80, 80)); // 2 · 2.5 / 2.5 = 2
+ */
+export function bm25Weight(idf: number, tf: number, k1: number, lenNorm: number): number {
+  return idf * tfSaturation(tf, k1, lenNorm);
+}
+
+/** scores[d] += times · w over the postings [from, to): four at a time, as a term lists a document once the four adds are independent and their loads overlap (each score gets the same additions in the same order). */
 function addPostings(from: number, to: number, postingDoc: Int32Array, weight: Float64Array, scores: Float64Array, times: number): void {
-  for (let p = from; p < to; p++) scores[postingDoc[p]] += times * weight[p];
+  let p = from;
+  if (times === 1) {
+    for (; p + 3 < to; p += 4) {
+      const d0 = postingDoc[p];
+      const d1 = postingDoc[p + 1];
+      const d2 = postingDoc[p + 2];
+      const d3 = postingDoc[p + 3];
+      scores[d0] += weight[p];
+      scores[d1] += weight[p + 1];
+      scores[d2] += weight[p + 2];
+      scores[d3] += weight[p + 3];
+    }
+  } else {
+    for (; p + 3 < to; p += 4) {
+      const d0 = postingDoc[p];
+      const d1 = postingDoc[p + 1];
+      const d2 = postingDoc[p + 2];
+      const d3 = postingDoc[p + 3];
+      scores[d0] += times * weight[p];
+      scores[d1] += times * weight[p + 1];
+      scores[d2] += times * weight[p + 2];
+      scores[d3] += times * weight[p + 3];
+    }
+  }
+  for (; p < to; p++) scores[postingDoc[p]] += times * weight[p];
 }
 
 /** Scores queries against a `Bm25Index` for one parameter setting. */
@@ -196,6 +252,13 @@ export class Bm25Scorer {
   /** Scratch for `accumulate`: each term's count in the current query, and the distinct terms. */
   private readonly times: Int32Array;
   private readonly distinct: Int32Array;
+  /** Each term's largest posting weight: over a query's terms they bound its scores (`selectTopClearing`). */
+  private readonly termMax: Float64Array;
+  /** Every posting weight is >= 0 (unless idf goes negative), so scores lie in [0, bound]. */
+  private readonly nonNegative: boolean;
+  /** An upper bound of the current query's scores, set by `accumulate`. */
+  private bound = 0;
+  private readonly scratch: SelectScratch;
 
   constructor(
     readonly index: Bm25Index,
@@ -208,17 +271,26 @@ export class Bm25Scorer {
     this.avgdl = total / N;
     this.idf = okapiIdf(index, epsilon);
     const lenNorm = new Float64Array(N);
-    for (let d = 0; d < N; d++) lenNorm[d] = k1 * (1 - b + (b * index.docLen[d]) / this.avgdl);
+    for (let d = 0; d < N; d++) lenNorm[d] = lengthNorm(k1, b, index.docLen[d], this.avgdl);
     const w = new Float64Array(index.postingCount);
+    const termMax = new Float64Array(this.idf.length);
+    let nonNegative = true;
     const { termStart, postingDoc, postingTf } = index;
     for (let t = 0; t < this.idf.length; t++) {
       const idf = this.idf[t];
+      let max = 0;
       for (let p = termStart[t]; p < termStart[t + 1]; p++) {
-        const tf = postingTf[p];
-        w[p] = idf * ((tf * (k1 + 1)) / (tf + lenNorm[postingDoc[p]]));
+        const v = bm25Weight(idf, postingTf[p], k1, lenNorm[postingDoc[p]]);
+        w[p] = v;
+        if (v > max) max = v;
+        if (!(v >= 0)) nonNegative = false;
       }
+      termMax[t] = max;
     }
     this.weight = w;
+    this.termMax = termMax;
+    this.nonNegative = nonNegative;
+    this.scratch = newSelectScratch(N);
     this.scores = new Float64Array(N);
     this.times = new Int32Array(this.idf.length);
     this.distinct = new Int32Array(this.idf.length);
@@ -251,12 +323,16 @@ export class Bm25Scorer {
       if (times[t]++ === 0) distinct[n++] = t;
     }
     const { termStart, postingDoc } = this.index;
+    let bound = 0;
     for (let i = 0; i < n; i++) {
       const t = distinct[i];
       const c = times[t];
       times[t] = 0;
+      bound += c * this.termMax[t];
       addPostings(termStart[t], termStart[t + 1], postingDoc, this.weight, scores, c);
     }
+    // A little above the sum, so that rounding in the additions cannot carry a score past it.
+    this.bound = bound * (1 + 1e-9);
   }
 
   /** The k best documents, ties in corpus order (a stable sort of rank_bm25's scores); `positiveOnly` drops <= 0. */
@@ -276,10 +352,9 @@ export class Bm25Scorer {
       this.scores.fill(0);
       throw new RangeError(`k must be a positive integer, got ${k}`);
     }
+    if (this.nonNegative) return selectTopClearing(this.scores, k, opts.positiveOnly === true, this.bound, this.scratch);
     const top = selectTop(this.scores, k, opts.positiveOnly === true);
     this.scores.fill(0);
     return top;
   }
-
-
 }

@@ -1,6 +1,6 @@
 /** One BM25 score taken apart per shared query term; the contributions add up to `Bm25Scorer.scoreAll`'s (tested). */
 import type { DocId } from "../types";
-import type { Bm25Params } from "./bm25";
+import { bm25Weight, lengthNorm, type Bm25Params } from "./bm25";
 import type { IndexedCorpus } from "./bm25-retriever";
 import { expandQuery, type SparsePrfOptions } from "./prf";
 
@@ -15,7 +15,7 @@ export interface TermContribution {
   idf: number;
   /** Occurrences in this article. */
   tf: number;
-  /** inQuery · idf · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)) */
+  /** inQuery · bm25Weight: idf · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)), as the scorer adds it */
   contribution: number;
 }
 
@@ -48,7 +48,7 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
   const { k1, b } = scorer.params;
   const tokens = corpus.tokenizer.tokenize(queryText);
   const scores = scorer.scoreAll(tokens);
-  const lengthNorm = k1 * (1 - b + (b * corpus.index.docLen[d]) / scorer.avgdl);
+  const L = lengthNorm(k1, b, corpus.index.docLen[d], scorer.avgdl);
   const fw = corpus.index.forward();
   const tfInDoc = new Map<number, number>();
   for (let p = fw.start[d]; p < fw.start[d + 1]; p++) tfInDoc.set(fw.term[p], fw.tf[p]);
@@ -60,7 +60,7 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
     const tf = id === undefined ? undefined : tfInDoc.get(id);
     if (id === undefined || tf === undefined) continue;
     const idf = scorer.idf[id];
-    terms.push({ term, inQuery, docFreq: corpus.index.docFreq(id), idf, tf, contribution: (inQuery * idf * tf * (k1 + 1)) / (tf + lengthNorm) });
+    terms.push({ term, inQuery, docFreq: corpus.index.docFreq(id), idf, tf, contribution: inQuery * bm25Weight(idf, tf, k1, L) });
   }
   terms.sort((x, y) => y.contribution - x.contribution || (x.term < y.term ? -1 : 1));
   return {

@@ -1,6 +1,11 @@
 /** Engine of the paper's BM25 sweep (DESIGN.md §6): its 16 × 12 (k1, b) grid and exact, fast top-100s per setting. */
 import type { IndexedCorpus } from "./bm25-retriever";
-import { okapiIdf } from "./bm25";
+import * as bm25 from "./bm25";
+import { okapiIdf, type Bm25Index, type Bm25Params } from "./bm25";
+
+// Bound once: the hot loops call these directly, not through the import's live binding, which a CommonJS build (tsx,
+// the tests, the benches) reads through a getter per call; that made the sweep twice as slow.
+const { bm25Weight, lengthNorm, tfSaturation } = bm25;
 
 /** Integers divided once, so each value equals its typed literal (0.6, not 0.2 + 0.2 + 0.2); 0.75 needs hundredths. */
 function gridFromHundredths(start: number, stop: number, step: number, extra: number): number[] {
@@ -29,10 +34,9 @@ export class QuerySweep {
   private readonly N: number;
   private readonly V: number;
   private readonly idf: Float64Array;
-  /** Per setting: k1, b, k1 + 1 and the smallest L_d. */
+  /** Per setting: k1, b and the smallest L_d. */
   private readonly k1: Float64Array;
   private readonly b: Float64Array;
-  private readonly k1p1: Float64Array;
   private readonly minLenNorm: Float64Array;
   private readonly avgdl: number;
   private readonly index: IndexedCorpus["index"];
@@ -49,6 +53,11 @@ export class QuerySweep {
   private docAbs = new Float64Array(0);
   /** |d| of each matched document, in visit order (read sequentially instead of a random L_d lookup). */
   private docLen = new Float64Array(0);
+  /** The largest tf among each matched document's query terms, in visit order: its own bound F(max tf, L_d)·A_d. */
+  private docMaxTf = new Int32Array(0);
+  /** A_d split: Σ|c| of the terms occurring once in the document (weighed at most F(1, L_d)) and of the others. */
+  private docAbsOnce = new Float64Array(0);
+  private docAbsMore = new Float64Array(0);
   private entStart = new Int32Array(1);
   private entTf = new Int32Array(0);
   private entS = new Float64Array(0);
@@ -89,10 +98,9 @@ export class QuerySweep {
     this.avgdl = avgdl;
     this.k1 = Float64Array.from(settings, (s) => s.k1);
     this.b = Float64Array.from(settings, (s) => s.b);
-    this.k1p1 = Float64Array.from(settings, (s) => s.k1 + 1);
     // L grows with |d| (k1, b >= 0; every rounding step is monotone), so the shortest document has the smallest L.
     const minLen = index.docLen.reduce((m, v) => Math.min(m, v), Infinity);
-    this.minLenNorm = Float64Array.from(settings, ({ k1, b }) => k1 * (1 - b + (b * minLen) / avgdl));
+    this.minLenNorm = Float64Array.from(settings, ({ k1, b }) => lengthNorm(k1, b, minLen, avgdl));
     this.slotOf = new Int32Array(this.V).fill(-1);
     this.count = new Int32Array(this.N);
     this.posOf = new Int32Array(this.N);
@@ -173,6 +181,9 @@ export class QuerySweep {
     const docs = new Int32Array(M);
     const docAbs = new Float64Array(M);
     const docLenQ = new Float64Array(M);
+    const docMaxTf = new Int32Array(M);
+    const docAbsOnce = new Float64Array(M);
+    const docAbsMore = new Float64Array(M);
     const rFrom = new Int32Array(M);
     const entTf = new Int32Array(total);
     const entS = new Float64Array(total);
@@ -203,12 +214,22 @@ export class QuerySweep {
         entA[E] = Math.abs(c);
         E++;
       }
-      for (let j = first; j < E; j++) if (entTf[j] < SMALL) bucket[entTf[j]] = -1;
+      let most = 1;
+      for (let j = first; j < E; j++) {
+        if (entTf[j] < SMALL) bucket[entTf[j]] = -1;
+        if (entTf[j] > most) most = entTf[j];
+        if (entTf[j] === 1) docAbsOnce[m] += entA[j];
+        else docAbsMore[m] += entA[j];
+      }
+      docMaxTf[m] = most;
     }
     entStart[M] = E;
     this.docs = docs;
     this.docAbs = docAbs;
     this.docLen = docLenQ;
+    this.docMaxTf = docMaxTf;
+    this.docAbsOnce = docAbsOnce;
+    this.docAbsMore = docAbsMore;
     this.rawFrom = rFrom;
     const rawTo = new Int32Array(M);
     for (let m = 0; m < M; m++) rawTo[m] = start[order[m] + 1];
@@ -229,38 +250,39 @@ export class QuerySweep {
   rank(s: number, k: number): Int32Array {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     if (!(Number.isInteger(s) && s >= 0 && s < this.k1.length)) throw new RangeError(`no setting ${s}`);
-    const { docs, docAbs, docLen, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
+    const { docs, docAbs, docAbsOnce, docAbsMore, docLen, docMaxTf, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
     const k1 = this.k1[s];
     const b = this.b[s];
-    const k1p1 = this.k1p1[s];
     const tol = this.tolerance;
     const M = docs.length;
     if (this.heap.length < k) this.heap = new Float64Array(k);
     const heap = this.heap;
     let size = 0;
     // F(v, L) ≤ F(maxTf, min L), so a document scores at most fMax·A_d (the margin covers rounding on either side).
-    const fMax = ((this.maxTf * k1p1) / (this.maxTf + this.minLenNorm[s])) * (1 + 4 * tol);
+    const fMax = tfSaturation(this.maxTf, k1, this.minLenNorm[s]) * (1 + 4 * tol);
     // [lo, hi] certainly holds each exact score; the k-th largest lo among possibly-positive docs bounds the top k.
     let visited = 0;
     for (let m = 0; m < M; m++) {
       if (size === k && fMax * docAbs[m] < heap[0]) break;
       visited++;
       // L_d recomputed from a sequential |d|: faster than 192 per-setting tables, which do not share the cache.
-      const Ld = k1 * (1 - b + (b * docLen[m]) / avgdl);
+      const Ld = lengthNorm(k1, b, docLen[m], avgdl);
+      // Its own bound, tighter than fMax·A_d (F grows with tf): below the k-th lower bound, k documents certainly
+      // score above it.
+      if (size === k && (tfSaturation(1, k1, Ld) * docAbsOnce[m] + tfSaturation(docMaxTf[m], k1, Ld) * docAbsMore[m]) * (1 + 4 * tol) < heap[0]) {
+        hi[m] = -Infinity;
+        continue;
+      }
       let a = 0;
       let e: number;
       if (nonNegative) {
-        for (let j = entStart[m]; j < entStart[m + 1]; j++) {
-          const tf = entTf[j];
-          // The same F the direct scorer computes (same operations); only the grouping differs.
-          a += entS[j] * ((tf * k1p1) / (tf + Ld));
-        }
+        // The same F the direct scorer computes (same function); only the grouping differs.
+        for (let j = entStart[m]; j < entStart[m + 1]; j++) a += entS[j] * tfSaturation(entTf[j], k1, Ld);
         e = tol * a;
       } else {
         let abs = 0;
         for (let j = entStart[m]; j < entStart[m + 1]; j++) {
-          const tf = entTf[j];
-          const F = (tf * k1p1) / (tf + Ld);
+          const F = tfSaturation(entTf[j], k1, Ld);
           a += entS[j] * F;
           abs += entA[j] * F;
         }
@@ -279,7 +301,7 @@ export class QuerySweep {
     let nc = 0;
     for (let m = 0; m < visited; m++) if (hi[m] > 0 && hi[m] >= threshold) this.cand[nc++] = m;
     const cand = this.cand;
-    cand.subarray(0, nc).sort((x, y) => hi[y] - hi[x] || x - y);
+    sortByKeyDescending(cand, nc, hi);
 
     const out = new Int32Array(Math.min(k, nc));
     let n = 0;
@@ -314,19 +336,68 @@ export class QuerySweep {
   /** Bm25Scorer's score of the m-th document, same operations: distinct terms, first-occurrence order, weight × qtf. */
   private exactScore(m: number, s: number): number {
     const { slotTerm, slotQtf, tfBySlot, rawFrom, rawTo, rawSlot, rawTf, idf } = this;
-    const L = this.k1[s] * (1 - this.b[s] + (this.b[s] * this.docLen[m]) / this.avgdl);
-    const k1p1 = this.k1p1[s];
+    const k1 = this.k1[s];
+    const L = lengthNorm(k1, this.b[s], this.docLen[m], this.avgdl);
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = rawTf[i];
     let score = 0;
     for (let slot = 0; slot < slotTerm.length; slot++) {
       const tf = tfBySlot[slot];
       if (tf === 0) continue;
       const times = slotQtf[slot];
-      const w = idf[slotTerm[slot]] * ((tf * k1p1) / (tf + L));
+      const w = bm25Weight(idf[slotTerm[slot]], tf, k1, L);
       score += times === 1 ? w : times * w;
     }
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = 0;
     return score;
+  }
+}
+
+/**
+ * The sweep's reference, the plainest route to what `QuerySweep.rank` and `searchIds(…, { positiveOnly: true })` give:
+ * each document's score summed over the query's distinct terms (first occurrence first, `bm25Weight` × count, as the
+ * scorer adds), then a stable sort. The whole corpus per call: for the tests to compare the fast paths with.
+ *
+ * @example
+ * referenceRank(corpus.index, corpus.analyze("καταγγελία σύμβασης"), { k1: 1.2, b: 0.6, epsilon: 0.25 }, 100);
+ */
+export function referenceRank(index: Bm25Index, termIds: ArrayLike<number>, params: Bm25Params, k: number): Int32Array {
+  const { k1, b, epsilon } = params;
+  const idf = okapiIdf(index, epsilon);
+  let total = 0;
+  for (let d = 0; d < index.docCount; d++) total += index.docLen[d];
+  const avgdl = total / index.docCount;
+  const counts = new Map<number, number>();
+  for (const t of Array.from(termIds)) if (t >= 0 && t < index.termCount) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const scores = new Float64Array(index.docCount);
+  for (const [t, c] of counts) {
+    for (let p = index.termStart[t]; p < index.termStart[t + 1]; p++) {
+      const d = index.postingDoc[p];
+      scores[d] += c * bm25Weight(idf[t], index.postingTf[p], k1, lengthNorm(k1, b, index.docLen[d], avgdl));
+    }
+  }
+  const ranked = [...scores.keys()].filter((d) => scores[d] > 0).sort((x, y) => scores[y] - scores[x] || x - y);
+  return Int32Array.from(ranked.slice(0, k));
+}
+
+/**
+ * Sorts items[0, n) by key descending, ties by item ascending (items come ascending). Insertion sort, as the candidates
+ * arrive nearly in order (visited by decreasing bound): a typed array's sort calling a comparator was a sixth of the
+ * sweep; a long list (a large k) takes that sort.
+ */
+function sortByKeyDescending(items: Int32Array, n: number, key: Float64Array): void {
+  if (n > 512) {
+    items.subarray(0, n).sort((x, y) => key[y] - key[x] || x - y);
+    return;
+  }
+  for (let i = 1; i < n; i++) {
+    const x = items[i];
+    const kx = key[x];
+    let j = i - 1;
+    while (j >= 0 && key[items[j]] < kx) {
+      items[j + 1] = items[j];
+      j--;
+    }
+    items[j + 1] = x;
   }
 }
 

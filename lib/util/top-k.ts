@@ -60,8 +60,12 @@ export class TopKHeap {
       this.swap(0, end);
       this.siftDown(0, end);
     }
-    const docs = this.doc.slice(0, n);
-    const scores = this.score.slice(0, n);
+    // One allocation for both arrays: a search of thousands of queries pays per query for allocations, not copies.
+    const buffer = new ArrayBuffer(n * 12);
+    const scores = new Float64Array(buffer, 0, n);
+    const docs = new Int32Array(buffer, n * 8, n);
+    scores.set(this.score.subarray(0, n));
+    docs.set(this.doc.subarray(0, n));
     this.size = 0;
     return { docs, scores };
   }
@@ -99,4 +103,83 @@ export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean
     }
   }
   return heap.sorted();
+}
+
+/** Reusable buffers of `selectTopClearing` for one corpus size (a scorer keeps one: no big allocation per query). */
+export interface SelectScratch {
+  hist: Int32Array;
+  doc: Int32Array;
+  score: Float64Array;
+  heap?: TopKHeap;
+}
+
+const BUCKETS = 1024;
+
+/** Buffers for `selectTopClearing` over `n` scores. */
+export function newSelectScratch(n: number): SelectScratch {
+  return { hist: new Int32Array(BUCKETS), doc: new Int32Array(n), score: new Float64Array(n) };
+}
+
+/**
+ * `selectTop` for scores known to lie in [0, bound], leaving `scores` all zero: the same result in two passes. A
+ * histogram over [0, bound] finds the lowest bucket b > 0 with at least k scores at or above it; bucketing is monotone,
+ * so the k best and every tie of the k-th lie in buckets >= b, and only those (little more than k) enter the heap.
+ * Otherwise (bound not positive and finite, or fewer than k scores above bucket 0) it is `selectTop`, then a clear.
+ *
+ * @example
+ * const s = Float64Array.of(0.1, 0.9, 0.9, 0.5);
+ * selectTopClearing(s, 2, false, 1, newSelectScratch(4)).docs; // Int32Array [1, 2]; s is now all 0
+ */
+export function selectTopClearing(scores: Float64Array, k: number, positiveOnly: boolean, bound: number, scratch: SelectScratch): TopK {
+  const n = scores.length;
+  const cap = Math.min(k, n);
+  if (cap > 0 && bound > 0 && bound < Infinity) {
+    const { hist, doc, score } = scratch;
+    const scale = (BUCKETS - 1) / bound;
+    let d = 0;
+    // Four at a time: the loads overlap (the counts are the same in any order).
+    for (; d + 3 < n; d += 4) {
+      const b0 = (scores[d] * scale) | 0;
+      const b1 = (scores[d + 1] * scale) | 0;
+      const b2 = (scores[d + 2] * scale) | 0;
+      const b3 = (scores[d + 3] * scale) | 0;
+      hist[b0]++;
+      hist[b1]++;
+      hist[b2]++;
+      hist[b3]++;
+    }
+    for (; d < n; d++) hist[(scores[d] * scale) | 0]++;
+    let b = BUCKETS - 1;
+    let above = hist[b];
+    while (b > 0 && above < cap) above += hist[--b];
+    hist.fill(0);
+    if (b > 0) {
+      let m = 0;
+      // Buckets compared as the histogram computed them; four at a time, as there.
+      for (d = 0; d + 3 < n; d += 4) {
+        const s0 = scores[d];
+        const s1 = scores[d + 1];
+        const s2 = scores[d + 2];
+        const s3 = scores[d + 3];
+        scores[d] = scores[d + 1] = scores[d + 2] = scores[d + 3] = 0;
+        if (((s0 * scale) | 0) >= b) (doc[m] = d), (score[m++] = s0);
+        if (((s1 * scale) | 0) >= b) (doc[m] = d + 1), (score[m++] = s1);
+        if (((s2 * scale) | 0) >= b) (doc[m] = d + 2), (score[m++] = s2);
+        if (((s3 * scale) | 0) >= b) (doc[m] = d + 3), (score[m++] = s3);
+      }
+      for (; d < n; d++) {
+        const s = scores[d];
+        if (((s * scale) | 0) >= b) (doc[m] = d), (score[m++] = s);
+        scores[d] = 0;
+      }
+      // A heap left holding entries (a selection that threw half-way) is not reused.
+      if (scratch.heap?.capacity !== cap || scratch.heap.count !== 0) scratch.heap = new TopKHeap(cap);
+      const heap = scratch.heap;
+      for (let i = 0; i < m; i++) heap.offer(doc[i], score[i]);
+      return heap.sorted();
+    }
+  }
+  const top = selectTop(scores, k, positiveOnly);
+  scores.fill(0);
+  return top;
 }

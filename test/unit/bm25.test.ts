@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Bm25Index, okapiIdf } from "../../lib/sparse/bm25";
-import { selectTop } from "../../lib/util/top-k";
+import { newSelectScratch, selectTop, selectTopClearing } from "../../lib/util/top-k";
 
 /** rank_bm25's get_scores written the slow, obvious way, as the reference to compare with. */
 function referenceScores(docs: string[][], query: string[], k1 = 1.5, b = 0.75, epsilon = 0.25): number[] {
@@ -153,6 +153,29 @@ test("selectTop: the k best of a stable descending sort, ties in corpus order, z
       assert.deepEqual(Array.from(got.docs), want.map((w) => w.d));
       assert.deepEqual(Array.from(got.scores), want.map((w) => w.s));
     }),
+    { numRuns: 500 },
+  );
+});
+
+test("selectTopClearing: selectTop's answer for scores in [0, bound], one scratch reused, the scores left all zero", () => {
+  const value = fc.oneof(fc.constantFrom(0, 0, 0.5, 1, 1, 2.25, 7), fc.double({ min: 0, max: 10, noNaN: true }));
+  const scratch = newSelectScratch(300);
+  fc.assert(
+    fc.property(
+      fc.array(value, { minLength: 1, maxLength: 300 }),
+      fc.integer({ min: 1, max: 120 }),
+      fc.boolean(),
+      fc.constantFrom(1, 1 + 1e-9, 3, 1e6),
+      (values, k, positiveOnly, slack) => {
+        const scores = new Float64Array(300);
+        scores.set(values);
+        const want = selectTop(scores.slice(), k, positiveOnly);
+        const got = selectTopClearing(scores, k, positiveOnly, Math.max(...values) * slack, scratch);
+        assert.deepEqual(Array.from(got.docs), Array.from(want.docs));
+        assert.deepEqual(Array.from(got.scores), Array.from(want.scores));
+        assert.ok(scores.every((s) => s === 0));
+      },
+    ),
     { numRuns: 500 },
   );
 });

@@ -22,3 +22,21 @@ test("the contributions add up to the retriever's score, and the rank is its pla
   }
   assert.throws(() => explainBm25(corpus, "x", "NOPE::1"), /no article 'NOPE::1'/);
 });
+
+test("each contribution is to the bit what the scorer adds for that term (one weight function)", async () => {
+  const { benchmark: bench } = await loadBenchmark("sample");
+  const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+  const scorer = corpus.index.withParams({ k1: 1.2, b: 0.6 });
+  let compared = 0;
+  for (const q of bench.queries.slice(0, 6)) {
+    for (const id of bench.qrels.get(q.id)!) {
+      const d = corpus.docIds.indexOf(id);
+      for (const t of explainBm25(corpus, q.text, id, { k1: 1.2, b: 0.6 }).terms) {
+        const alone = scorer.scoreAll(Array(t.inQuery).fill(t.term))[d];
+        assert.equal(t.contribution, alone, `${q.id} ${id} '${t.term}'`);
+        compared++;
+      }
+    }
+  }
+  assert.ok(compared > 20, `only ${compared} terms compared`);
+});

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { readBeir } from "../../lib/data/beir";
 import { evaluate, meanOf, METRICS, queryMetrics, type MetricValues } from "../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../lib/sparse/bm25-retriever";
-import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../../lib/sparse/sweep";
+import { QuerySweep, referenceRank, SWEEP_B, SWEEP_K1 } from "../../lib/sparse/sweep";
 import { bm25Sweep } from "../../lib/experiments/tuning";
 import { crossValidatedTuning } from "../../lib/eval/cross-validation";
 import { sweepHeatmap, type SweepEntry, type SweepResult } from "../../lib/eval/sweep-result";
@@ -105,6 +105,7 @@ test("QuerySweep.rank equals searchIds(…, { positiveOnly: true }) for a cut sm
       for (const k of [1, 2, 3, 100]) {
         const want = corpus.index.withParams({ ...p, epsilon: 0.25 }).searchIds(corpus.analyze(text), k, { positiveOnly: true }).docs;
         assert.deepEqual(Array.from(engine.rank(s, k)), Array.from(want), `"${text}" k1=${p.k1} b=${p.b} k=${k}`);
+        assert.deepEqual(Array.from(referenceRank(corpus.index, corpus.analyze(text), { ...p, epsilon: 0.25 }, k)), Array.from(want));
       }
     });
   }
@@ -125,8 +126,10 @@ test("QuerySweep.rank equals the direct scorer for any cut k, where the early st
         const ids = corpus.analyze(queryTerms.join(" "));
         engine.setQuery(ids);
         settings.forEach((p, s) => {
-          const want = corpus.index.withParams({ ...p, epsilon: 0.25 }).searchIds(ids, k, { positiveOnly: true }).docs;
+          const want = referenceRank(corpus.index, ids, { ...p, epsilon: 0.25 }, k);
           assert.deepEqual(Array.from(engine.rank(s, k)), Array.from(want), `k1=${p.k1} b=${p.b} k=${k}`);
+          const direct = corpus.index.withParams({ ...p, epsilon: 0.25 }).searchIds(ids, k, { positiveOnly: true }).docs;
+          assert.deepEqual(Array.from(direct), Array.from(want), `searchIds k1=${p.k1} b=${p.b} k=${k}`);
         });
       },
     ),
@@ -169,6 +172,15 @@ test("greeklaws-2021 long queries (~300 tokens): rankings equal the direct score
       const want = directRankings(corpus, queries, k1, b);
       const e = entryAt(sweep, k1, b);
       for (const q of queries) assert.equal(e.rankings!.get(q.id)!.join(" "), want.get(q.id)!.join(" "), `k1=${k1} b=${b} ${q.id}`);
+    }
+  }
+  // And the reference, for the corners and the default (all three routes agree).
+  for (const [k1, b] of [[0.2, 0], [1.5, 0.75], [3, 1]]) {
+    const e = sweep.grid.find((x) => x.k1 === k1 && x.b === b) ?? sweep.defaultEntry;
+    assert.ok(e.k1 === k1 && e.b === b && e.rankings, `no rankings for k1=${k1} b=${b}`);
+    for (const q of queries) {
+      const ref = Array.from(referenceRank(corpus.index, corpus.analyze(q.text), { k1, b, epsilon: 0.25 }, 100), (d) => corpus.docIds[d]);
+      assert.equal(e.rankings!.get(q.id)!.join(" "), ref.join(" "), `reference k1=${k1} b=${b} ${q.id}`);
     }
   }
 });
