@@ -95,6 +95,15 @@ interface UnfinishedMark {
   settings: unknown;
 }
 
+/** The folder's unfinished-run mark, if it has one that reads as JSON. */
+async function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undefined> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(outDir, UNFINISHED), "utf8")) as Partial<UnfinishedMark>;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Marks `outDir` as holding a run in progress, its judgments recorded first (qrels.txt), so that the same command
  * continues it after Ctrl-C, kill -9 or a full disk. When the folder holds an unfinished run with the same
@@ -106,15 +115,11 @@ interface UnfinishedMark {
  */
 export async function startRun(outDir: string, loaded: LoadedBenchmark, settings: unknown, earlier: EarlierRun): Promise<{ done: Set<string>; startedAt: string }> {
   const file = path.join(outDir, UNFINISHED);
-  let mark: UnfinishedMark | undefined;
-  try {
-    mark = JSON.parse(await fs.readFile(file, "utf8")) as UnfinishedMark;
-  } catch {
-    mark = undefined;
-  }
-  const continued = mark && typeof mark.startedAt === "string" && JSON.stringify(mark.settings) === JSON.stringify(settings);
+  const mark = await unfinishedMark(outDir);
+  const earlierStart = typeof mark?.startedAt === "string" && JSON.stringify(mark.settings) === JSON.stringify(settings) ? mark.startedAt : undefined;
+  const continued = earlierStart !== undefined;
   if (mark && !continued) earlier.notes.push(`${file}: an unfinished run with other settings; not continued (its experiments run again)`);
-  const startedAt = continued ? mark!.startedAt : new Date().toISOString();
+  const startedAt = earlierStart ?? new Date().toISOString();
   try {
     // With records present the judgments were checked against qrels.txt; otherwise they are recorded now.
     if (!earlier.saved.length) await writeTrecQrels(path.join(outDir, "qrels.txt"), loaded.benchmark.qrels);
@@ -133,12 +138,8 @@ export async function startRun(outDir: string, loaded: LoadedBenchmark, settings
  * await holderOf("outputs/sample"); // 4242
  */
 export async function holderOf(outDir: string): Promise<number | undefined> {
-  try {
-    const pid = (JSON.parse(await fs.readFile(path.join(outDir, UNFINISHED), "utf8")) as UnfinishedMark).pid;
-    return Number.isInteger(pid) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+  const pid = (await unfinishedMark(outDir))?.pid;
+  return Number.isInteger(pid) ? pid : undefined;
 }
 
 /**
@@ -148,12 +149,8 @@ export async function holderOf(outDir: string): Promise<number | undefined> {
  * process.on("SIGINT", async () => console.error(`kept: ${(await finishedSoFar("outputs/sample")).join(", ")}`));
  */
 export async function finishedSoFar(outDir: string): Promise<string[]> {
-  let since: string;
-  try {
-    since = (JSON.parse(await fs.readFile(path.join(outDir, UNFINISHED), "utf8")) as UnfinishedMark).startedAt;
-  } catch {
-    return [];
-  }
+  const since = (await unfinishedMark(outDir))?.startedAt;
+  if (typeof since !== "string") return [];
   return (await recordFiles(outDir)).filter((r) => !r.unreadable && r.status === "ok" && r.ranAt >= since).map((r) => r.id);
 }
 
