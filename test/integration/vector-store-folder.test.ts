@@ -8,7 +8,7 @@ import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { openVectorStore } from "../../lib/dense/vector-store";
+import { openVectorStore } from "../../lib/store/vector-store";
 
 const FIXTURE = path.join(__dirname, "..", "fixtures", "vector-cache", "lancedb");
 const FP = "openai:fixture-model@4|doc:{text}|q:{text}";

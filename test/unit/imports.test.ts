@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   text: [],
   data: ["text"],
   sparse: ["text"],
-  dense: ["text", "data", "providers"],
+  dense: ["text", "data", "store", "providers"],
   llm: ["text", "sparse", "store", "providers"],
   store: [],
   providers: ["store"],
