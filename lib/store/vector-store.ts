@@ -66,38 +66,6 @@ export interface AnnResult {
   scores: number[];
 }
 
-/** The embedding cache. The fingerprint (`presetFingerprint(preset)`) names the table, so spaces never mix. */
-export interface VectorStore {
-  readonly uri: string;
-  /** Vectors stored for those keys; a damaged table is first rebuilt from what is readable, else `VectorStoreError`. */
-  get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>>;
-  /** Appends rows with new keys, resolving once committed; one invalid row (named) rejects the whole batch. */
-  put(fingerprint: string, rows: readonly VectorRow[]): Promise<void>;
-  /**
-   * Runs `fn` holding the fingerprint's cross-process write lock (shared within this process; puts inside it
-   * do not wait). A killed process's lock is taken over at 10 s old; object stores have no lock.
-   */
-  exclusive<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
-  /** Who embedded the vectors (in `<uri>/.provenance/`; a test-double row marks the whole table); empty if unknown. */
-  provenance(fingerprint: string): Promise<EmbeddingProvenance>;
-  /** Adds to the provenance (a union: a stand-in mark is never removed). */
-  noteProvenance(fingerprint: string, p: EmbeddingProvenance): Promise<void>;
-  /** Rows stored, optionally of one side only (0 when there is no table). */
-  count(fingerprint: string, side?: Side): Promise<number>;
-  dims(fingerprint: string): Promise<number | undefined>;
-  /** Names of the stored vector tables (a fingerprint under its sanitized form, see `tableName`). */
-  tables(): Promise<string[]>;
-  /** Deletes a fingerprint's vectors and ANN table; no error when there are none. */
-  drop(fingerprint: string): Promise<void>;
-  /** IVF_PQ ("dot") over a `<table>__docs` copy of the documents (no side filter); stale once documents are added. */
-  buildAnnIndex(fingerprint: string, opts?: AnnIndexOptions): Promise<void>;
-  annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts?: AnnSearchOptions): Promise<AnnResult[]>;
-  /** Whether an ANN index exists and covers every stored document vector. */
-  hasCurrentAnnIndex(fingerprint: string): Promise<boolean>;
-  /** Optional: also freed when collected. */
-  close(): void;
-}
-
 export interface OpenVectorStoreOptions {
   /** Where repairs and waits for other processes are reported (default: a line on stderr). */
   log?: (message: string) => void;
@@ -115,25 +83,33 @@ export interface OpenVectorStoreOptions {
 export async function openVectorStore(uri: string, opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
   // 0: every read sees other processes' commits; a cheap directory read locally, one request on an object store.
   const db = await lancedbSdk().connect(uri, { readConsistencyInterval: 0 });
-  return new LanceVectorStore(new VectorTables(uri, db, opts.log ?? ((m) => process.stderr.write(`vector store: ${m}\n`))));
+  return new VectorStore(new VectorTables(uri, db, opts.log ?? ((m) => process.stderr.write(`vector store: ${m}\n`))));
 }
 
-class LanceVectorStore implements VectorStore {
+/** The embedding cache. The fingerprint (`presetFingerprint(preset)`) names the table, so spaces never mix. */
+export class VectorStore {
   readonly uri: string;
 
+  /** Use `openVectorStore`. */
   constructor(private readonly t: VectorTables) {
     this.uri = t.uri;
   }
 
+  /**
+   * Runs `fn` holding the fingerprint's cross-process write lock (shared within this process; puts inside it
+   * do not wait). A killed process's lock is taken over at 10 s old; object stores have no lock.
+   */
   exclusive<T>(fingerprint: string, fn: () => Promise<T>): Promise<T> {
     return this.t.locked(tableName(fingerprint), fn, "shared");
   }
 
+  /** Vectors stored for those keys; a damaged table is first rebuilt from what is readable, else `VectorStoreError`. */
   async get(fingerprint: string, keys: readonly string[]): Promise<Map<string, CachedVector>> {
     const name = tableName(fingerprint);
     return this.t.guard(this.t.where(name), () => reading(this.t, fingerprint, name, () => new Map<string, CachedVector>(), (table) => getFrom(table, keys)));
   }
 
+  /** Appends rows with new keys, resolving once committed; one invalid row (named) rejects the whole batch. */
   put(fingerprint: string, rows: readonly VectorRow[]): Promise<void> {
     const name = tableName(fingerprint);
     if (rows.length === 0) return Promise.resolve();
@@ -207,14 +183,17 @@ class LanceVectorStore implements VectorStore {
     return fresh;
   }
 
+  /** Who embedded the vectors (in `<uri>/.provenance/`; a test-double row marks the whole table); empty if unknown. */
   async provenance(fingerprint: string): Promise<EmbeddingProvenance> {
     return readProvenance(this.t, tableName(fingerprint));
   }
 
+  /** Adds to the provenance (a union: a stand-in mark is never removed). */
   async noteProvenance(fingerprint: string, p: EmbeddingProvenance): Promise<void> {
     return noteProvenance(this.t, tableName(fingerprint), p);
   }
 
+  /** Rows stored, optionally of one side only (0 when there is no table). */
   async count(fingerprint: string, side?: Side): Promise<number> {
     const name = tableName(fingerprint);
     return this.t.guard(this.t.where(name), () =>
@@ -230,10 +209,12 @@ class LanceVectorStore implements VectorStore {
     });
   }
 
+  /** Names of the stored vector tables (a fingerprint under its sanitized form, see `tableName`). */
   async tables(): Promise<string[]> {
     return this.t.guard(this.uri, async () => (await this.t.db.tableNames()).filter((n) => !n.endsWith(DOCS_SUFFIX)));
   }
 
+  /** Deletes a fingerprint's vectors and ANN table; no error when there are none. */
   async drop(fingerprint: string): Promise<void> {
     const name = tableName(fingerprint);
     return this.t.guard(this.t.where(name), () =>
@@ -244,11 +225,13 @@ class LanceVectorStore implements VectorStore {
     );
   }
 
+  /** IVF_PQ ("dot") over a `<table>__docs` copy of the documents (no side filter); stale once documents are added. */
   async buildAnnIndex(fingerprint: string, opts: AnnIndexOptions = {}): Promise<void> {
     const name = tableName(fingerprint);
     return this.t.guard(this.t.where(name), () => this.t.locked(name, () => buildAnn(this.t, fingerprint, name, opts)));
   }
 
+  /** Whether an ANN index exists and covers every stored document vector. */
   async hasCurrentAnnIndex(fingerprint: string): Promise<boolean> {
     const name = tableName(fingerprint);
     return this.t.guard(this.t.where(name + DOCS_SUFFIX), () => annIsCurrent(this.t, fingerprint, name));
@@ -260,6 +243,7 @@ class LanceVectorStore implements VectorStore {
     return this.t.guard(this.t.where(name + DOCS_SUFFIX), () => annSearch(this.t, fingerprint, name, queries, k, opts));
   }
 
+  /** Optional: also freed when collected. */
   close(): void {
     this.t.close();
   }
