@@ -109,9 +109,9 @@ export function clearCommand(where: string): string {
   return `rm -rf '${where.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The remedy for a damaged table: the command that clears it, and what that costs. */
-export function clearHint(where: string): string {
-  return `clear it with ${clearCommand(where)}; its vectors will be embedded again`;
+/** The error for a damaged table: its hint is the command that clears it, and what that costs. */
+export function damaged(message: string, where: string, cause: unknown): VectorStoreError {
+  return new VectorStoreError(message, "DAMAGED", { cause, hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again` });
 }
 
 /**
@@ -127,7 +127,7 @@ export function namedLanceError(where: string, err: unknown): unknown {
   switch (lanceFailure(err)) {
     case "missing":
     case "unreadable":
-      return new VectorStoreError(`vector store: ${where} is damaged (${reason})`, "DAMAGED", { cause: err, hint: clearHint(where) });
+      return damaged(`vector store: ${where} is damaged (${reason})`, where, err);
     case "environment":
       return new VectorStoreError(`vector store: cannot use ${where} (${reason})`, "FAILED", {
         cause: err,

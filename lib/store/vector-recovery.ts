@@ -6,7 +6,7 @@
 import path from "node:path";
 import type * as lancedb from "@lancedb/lancedb";
 import type { RecordBatch } from "apache-arrow";
-import { clearCommand, clearHint, isDamage, lanceFailure, lanceReason, VectorStoreError } from "./lance-errors";
+import { clearCommand, damaged, isDamage, lanceFailure, lanceReason, VectorStoreError } from "./lance-errors";
 import { listManifests, putBack, setAside, type SetAside } from "./vector-manifests";
 import { decodeRows, tableShape, toArrow } from "./vector-layout";
 import type { VectorTables } from "./vector-tables";
@@ -35,10 +35,7 @@ export async function reading<R>(t: VectorTables, fingerprint: string, name: str
 export function stillDamaged(t: VectorTables, name: string, err: unknown): unknown {
   if (!isDamage(err)) return err;
   const where = t.where(name);
-  return new VectorStoreError(`vector store: ${where} is still unreadable after rebuilding it (${lanceReason(err)})`, "DAMAGED", {
-    cause: err,
-    hint: clearHint(where),
-  });
+  return damaged(`vector store: ${where} is still unreadable after rebuilding it (${lanceReason(err)})`, where, err);
 }
 
 /** Rebuilds a damaged table from its readable rows (the caller holds its lock); no-op if whole or gone. */
@@ -65,10 +62,7 @@ export async function heal(t: VectorTables, fingerprint: string, name: string, c
     shape = await tableShape(table);
     salvage = await salvageRows(table);
   } catch (err) {
-    throw new VectorStoreError(`vector store ${fingerprint}: ${where} is damaged (${lanceReason(cause)}) and what is left could not be read (${lanceReason(err)})`, "DAMAGED", {
-      cause: err,
-      hint: clearHint(where),
-    });
+    throw damaged(`vector store ${fingerprint}: ${where} is damaged (${lanceReason(cause)}) and what is left could not be read (${lanceReason(err)})`, where, err);
   }
   if (salvage.cause === undefined) return;
   const { rows, lost } = salvage;
@@ -132,10 +126,7 @@ async function fallBackNow(t: VectorTables, name: string, cause: unknown): Promi
     throw err;
   }
   await putBack(moved);
-  throw new VectorStoreError(`vector store: ${where} is damaged and no version of it can be read (${manifestReason(cause)})`, "DAMAGED", {
-    cause,
-    hint: clearHint(where),
-  });
+  throw damaged(`vector store: ${where} is damaged and no version of it can be read (${manifestReason(cause)})`, where, cause);
 }
 
 /** Why a manifest cannot be read; LanceDB's path for it (relative, its leading slash lost) adds nothing to the table's. */
