@@ -13,8 +13,6 @@ import { errorsCommand } from "./errors-command";
 import { figures } from "./figures-command";
 import { report } from "./report-command";
 
-export type { Command, Io } from "./args";
-
 export const COMMANDS: Record<string, Command> = {
   "data pull": dataPull,
   "data stats": dataStats,

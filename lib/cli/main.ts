@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { CliError, helpText, parseCommand } from "./args";
-import { COMMANDS, type Command, type Io } from "./commands";
+import { CliError, helpText, parseCommand, type Command, type Io } from "./args";
+import { COMMANDS } from "./commands";
 import { configFlags } from "./options";
 import { GbrError } from "../util/errors";
 import { didYouMean, nearest } from "../util/suggest";

@@ -85,14 +85,14 @@ export const dataHelp = [
   "-q, --quiet      no progress messages on stderr",
 ];
 
-/** Progress to stderr, or undefined with -q: callers draw progress (the download bar) only when given a logger. */
-export function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
-  return quiet ? undefined : (msg) => io.stderr(`${printable(msg, { newlines: true })}\n`);
-}
-
 /** Warnings reach stderr even with -q: they change what the numbers mean (e.g. the demo set stands in). */
 export function warner(io: Io): (msg: string) => void {
   return (msg) => io.stderr(`${printable(msg, { newlines: true })}\n`);
+}
+
+/** Progress to stderr, or undefined with -q: callers draw progress (the download bar) only when given a logger. */
+export function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
+  return quiet ? undefined : warner(io);
 }
 
 /** The benchmark of `--data` and `--queries`: with no --data and no Hub, the demo set (said on stderr). */
