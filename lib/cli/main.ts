@@ -40,12 +40,12 @@ function groupListing(group: string, subs: [string, Command][]): string {
 
 /**
  * Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. The
- * environment is read here, once, into the configuration the command receives.
+ * environment (`env`, default the process's) is read here, once, into the configuration the command receives.
  *
  * @example
  * const code = await main(["eval", "--qrels", "qrels.tsv", "--run", "run.trec"], processIo());
  */
-export async function main(argv: string[], io: Io, env: Environment = process.env): Promise<number> {
+export async function main(argv: string[], io: Io, env?: Environment): Promise<number> {
   const [first, second] = argv;
   if (!first) {
     // No command is a usage error: the usage goes where errors go, so `gbr | …` does not pass it on as output.
