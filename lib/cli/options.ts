@@ -118,9 +118,9 @@ export function paperFormat(format: string): PaperFormat | undefined {
   return (PAPER_FORMATS as readonly string[]).includes(format) ? (format as PaperFormat) : undefined;
 }
 
-/** Lines of stdin without their line ends (the last line's end optional). */
-export function splitLines(text: string): string[] {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
+/** Each line of stdin (its end, and the last line's, optional) through `f`, one line of stdout per line. */
+export async function eachLine(io: Io, f: (line: string) => string): Promise<void> {
+  const lines = (await io.stdin()).replace(/\r\n?/g, "\n").split("\n");
   if (lines.length && lines[lines.length - 1] === "") lines.pop();
-  return lines;
+  io.stdout(lines.map(f).join("\n") + (lines.length ? "\n" : ""));
 }

@@ -1,6 +1,6 @@
 /** `gbr stem`: the Greek stemmer over stdin's words. */
 import type { Command } from "./args";
-import { splitLines } from "./options";
+import { eachLine } from "./options";
 import { createCachedStemmer } from "../text/greek-stemmer";
 import { foldUpper } from "../text/normalize";
 
@@ -14,7 +14,6 @@ export const stem: Command = {
   },
   async run(_values, io) {
     const stemWord = createCachedStemmer();
-    const lines = splitLines(await io.stdin());
-    io.stdout(lines.map((w) => stemWord(foldUpper(w.trim()))).join("\n") + (lines.length ? "\n" : ""));
+    await eachLine(io, (w) => stemWord(foldUpper(w.trim())));
   },
 };

@@ -1,6 +1,6 @@
 /** `gbr tokenize`: a BM25 variant's tokenizer over stdin's lines. */
 import type { Command } from "./args";
-import { logger, quietOption, splitLines } from "./options";
+import { eachLine, logger, quietOption } from "./options";
 import { createTokenizer } from "../data/spacy-tables";
 
 export const tokenize: Command = {
@@ -13,7 +13,6 @@ export const tokenize: Command = {
   },
   async run(values, io) {
     const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet) });
-    const lines = splitLines(await io.stdin());
-    io.stdout(lines.map((l) => tok.tokenize(l).join(" ")).join("\n") + (lines.length ? "\n" : ""));
+    await eachLine(io, (l) => tok.tokenize(l).join(" "));
   },
 };
