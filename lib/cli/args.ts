@@ -118,9 +118,12 @@ export interface Io {
   stdin: () => Promise<string>;
 }
 
-/** A command: its spec (name, options, help) and what it does with the parsed options and the run's configuration. */
+/**
+ * A command: its spec (name, options, help) and what it does with the parsed options and the run's configuration,
+ * read on first ask, so a command that needs none is not stopped by a variable it never reads.
+ */
 export interface Command {
   spec: CommandSpec;
   /** Resolves to the exit code (0 when it returns nothing). */
-  run(values: Record<string, unknown>, io: Io, config: Config): Promise<number | void>;
+  run(values: Record<string, unknown>, io: Io, config: () => Config): Promise<number | void>;
 }

@@ -44,7 +44,7 @@ export const dataStats: Command = {
     help: [...dataHelp, "--json           machine-readable output"],
   },
   async run(values, io, config) {
-    const bench = (await load(values, io, config)).benchmark;
+    const bench = (await load(values, io, config())).benchmark;
     const table1 = datasetStats(bench);
     const table6 = areaStats(bench);
     if (values.json) {

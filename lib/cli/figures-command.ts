@@ -55,7 +55,7 @@ export const figures: Command = {
       formats,
       ...(width === undefined ? {} : { width }),
       title: values["no-title"] !== true,
-      browser: config.browser,
+      browser: config().browser,
     });
     io.stdout(result.files.map((f) => `${f}\n`).join(""));
     if (!result.files.length) io.stderr(`gbr figures: ${result.dir} has no figure to export (its report draws none)\n`);

@@ -84,8 +84,7 @@ export async function main(argv: string[], io: Io, env?: Environment): Promise<n
       io.stdout(helpText(command.spec) + "\n");
       return 0;
     }
-    config = readConfig(env, configFlags(values));
-    return (await command.run(values, io, config)) ?? 0;
+    return (await command.run(values, io, () => (config ??= readConfig(env, configFlags(values))))) ?? 0;
   } catch (err) {
     // Messages quote the user's files and servers; their parts from outside are one line each already.
     const said = (text: string) => printable(text, { newlines: true });
@@ -100,8 +99,17 @@ export async function main(argv: string[], io: Io, env?: Environment): Promise<n
       return err.code === "USAGE" ? 2 : 1;
     }
     io.stderr(`gbr ${name}: ${said((err as Error).message ?? String(err))}\n`);
-    if (config?.debug) io.stderr(`${(err as Error).stack}\n`);
+    if (debugOn(config, env)) io.stderr(`${(err as Error).stack}\n`);
     return 1;
+  }
+}
+
+/** GBR_DEBUG, from the configuration the command read, or else read now; a bad environment shows no stack. */
+function debugOn(config: Config | undefined, env: Environment | undefined): boolean {
+  try {
+    return (config ?? readConfig(env)).debug;
+  } catch {
+    return false;
   }
 }
 

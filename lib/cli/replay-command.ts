@@ -24,7 +24,7 @@ export const replayExport: Command = {
   async run(values, io, config) {
     if (typeof values.file !== "string") throw new CliError("gbr replay export: give the file to write (--file FILE)", 2);
     const model = values.model as string | undefined;
-    const r = await exportReplay(await replayCacheOf(io, values.quiet, config), values.file, model === undefined ? undefined : (rec) => rec.model === model);
+    const r = await exportReplay(await replayCacheOf(io, values.quiet, config()), values.file, model === undefined ? undefined : (rec) => rec.model === model);
     io.stdout(`${r.records} chat answers -> ${r.file}\n`);
   },
 };
@@ -39,7 +39,7 @@ export const replayImport: Command = {
   },
   async run(values, io, config) {
     if (typeof values.file !== "string") throw new CliError("gbr replay import: give the file to read (--file FILE)", 2);
-    const cache = await replayCacheOf(io, values.quiet, config);
+    const cache = await replayCacheOf(io, values.quiet, config());
     const r = await mergeReplay(cache, values.file, { log: warner(io) });
     io.stdout(`${r.added} chat answers added to ${cache.store.dir} (${r.skipped} already there)\n`);
   },

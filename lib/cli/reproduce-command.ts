@@ -55,7 +55,8 @@ export const reproduceCommand: Command = {
       "-q, --quiet      no progress messages on stderr",
     ],
   },
-  async run(values, io, config) {
+  async run(values, io, configOf) {
+    const config = configOf();
     const log = logger(io, values.quiet);
     const only = values.only === undefined ? undefined : String(values.only).split(",").map((s) => s.trim()).filter(Boolean);
     if (only && !only.length) throw new CliError("gbr reproduce: --only needs experiment ids, comma-separated (leave it out to run them all)", 2);

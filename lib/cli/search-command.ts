@@ -91,14 +91,14 @@ export const search: Command = {
     if (format !== "trec" && format !== "json" && format !== "ranx") throw new CliError(`--format must be trec, json or ranx, got '${format}'${didYouMean(format, ["trec", "json", "ranx"])}`, 2);
     const log = logger(io, values.quiet);
     await loadPlugins((values.require as string[] | undefined) ?? []);
-    const bench = (await load(values, io, config)).benchmark;
+    const bench = (await load(values, io, config())).benchmark;
     const ann = values.ann
       ? {
           nprobes: values.nprobes === undefined ? undefined : numberOption(values.nprobes, "--nprobes", 20, { integer: true, min: 1 }),
           refineFactor: values.refine === undefined ? undefined : numberOption(values.refine, "--refine", 1, { integer: true, min: 1 }),
         }
       : undefined;
-    const llm = llmFlags(values, config);
+    const llm = llmFlags(values, config());
     const retriever = await createRetriever(
       name,
       bench,

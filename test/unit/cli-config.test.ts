@@ -10,8 +10,8 @@ import path from "node:path";
 import { main } from "../../lib/cli/main";
 import { REPO } from "../helpers/shared";
 
-async function gbr(argv: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string; err: string }> {
-  const o = { out: "", err: "", stdout: (t: string) => void (o.out += t), stderr: (t: string) => void (o.err += t), stdin: async () => "" };
+async function gbr(argv: string[], env: Record<string, string | undefined>, stdin = ""): Promise<{ code: number; out: string; err: string }> {
+  const o = { out: "", err: "", stdout: (t: string) => void (o.out += t), stderr: (t: string) => void (o.err += t), stdin: async () => stdin };
   const code = await main(argv, o, env);
   return { code, out: o.out, err: o.err };
 }
@@ -31,6 +31,10 @@ test("a command uses the environment main was given: a bad setting there is the 
     assert.equal(r.code, 2, r.err);
     assert.match(r.err, /^gbr search: GBR_RERANK_API must be "rerank" or "tei", got 'nope'\n$/);
     assert.equal(r.out, "");
+    // A command that reads no configuration is not stopped by a variable it never reads.
+    const stem = await gbr(["stem"], { GBR_DATA_DIR: data, GBR_RERANK_API: "nope" }, "νόμος\n");
+    assert.equal(stem.code, 0, stem.err);
+    assert.equal(stem.out, "ΝΟΜ\n");
     // Help needs no configuration: it is printed whatever the environment holds.
     assert.equal((await gbr(["search", "--help"], { GBR_RERANK_API: "nope" })).code, 0);
   } finally {
