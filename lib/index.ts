@@ -51,4 +51,4 @@ export { reactAnalysis, type ReactAnalysis } from "./experiments/assess";
 export { outputFrames, resultFrames, pivot, frameRows, type ResultFrames } from "./report/frames";
 export { figures, qualityCostFront, type QualityCostPoint } from "./report/figures";
 export { show, toDataFrame, type TableOptions, type FigureOptions, type FigureSpec } from "./report/notebook";
-export { formatFixed } from "./report/format";
+export { formatFixed } from "./util/format-fixed";

@@ -5,7 +5,7 @@ import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
 import type { RunCorrelation } from "../eval/statistics";
 import { axis, baseLayout, fmt4, LEGEND, noteAbovePlot, plotlyText, wrapPlotlyText, type Figure } from "./figure-style";
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { areaLabel } from "./labels";
 
 const WIN = "#15803d";

@@ -1,5 +1,5 @@
 /** The look every figure shares (fonts, titles, axes, the bottom legend) and the types of a plotly spec. */
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 
 /** A row of any of our tables, keyed by column name. */
 export type RowLike = Readonly<Record<string, unknown>>;

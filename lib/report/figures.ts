@@ -1,7 +1,7 @@
 /** Plotly figure specs for report and notebooks: loosely typed rows (empty cell = no value) → plotly.js 3 JSON. */
 import type { BootstrapInterval } from "../eval/bootstrap";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
 import { correlationHeatmap, perQueryChart, perQueryCounts, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "./csv";

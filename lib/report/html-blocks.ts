@@ -1,5 +1,5 @@
 /** Building blocks of the report's sections; text always goes in through `escapeHtml`, data through `jsonForScript`. */
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { toNumber } from "./csv";
 import type { Figure } from "./figures";
 import { escapeHtml, jsonForScript } from "./html-inline";

@@ -1,5 +1,5 @@
 /** The report's sections on the run and its results: metadata, dataset, results, reproduction, areas. */
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { METRICS, type Metric } from "../eval/metrics";
 import { toNumber, type CsvRecord } from "./csv";
 import { areaBreakdownChart, metricBarChart } from "./figures";

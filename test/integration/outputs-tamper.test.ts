@@ -15,7 +15,7 @@ import { planReproduce } from "../../lib/experiments/plan";
 import { parseCsvRecords } from "../../lib/report/csv";
 import { readReportInputs } from "../../lib/report/report-inputs";
 import { writeReport } from "../../lib/report/html";
-import { formatReproduceSummary } from "../../lib/report/reproduce-summary";
+import { formatReproduceSummary } from "../../lib/cli/print-reproduce";
 import { FileLocks } from "../../lib/util/file-lock";
 import { GbrError } from "../../lib/util/errors";
 import { runGbr } from "../helpers/gbr";

@@ -13,7 +13,7 @@ import { SkipExperiment, type Experiment } from "../../lib/experiments/experimen
 import { experiments } from "../../lib/experiments/registry";
 import { reproduce } from "../../lib/experiments/reproduce";
 import { parseCsvRecords } from "../../lib/report/csv";
-import { formatReproduceSummary } from "../../lib/report/reproduce-summary";
+import { formatReproduceSummary } from "../../lib/cli/print-reproduce";
 import type { LoadedBenchmark } from "../../lib/data/source";
 import { GbrError } from "../../lib/util/errors";
 import { findRunFile, readRun } from "../../lib/data/runs";

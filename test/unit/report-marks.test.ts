@@ -28,7 +28,7 @@ import { areaStats, datasetStats } from "../../lib/data/stats";
 import { costTable } from "../../lib/eval/cost";
 import { zeroWork } from "../../lib/util/run-cost";
 import * as notebook from "../../lib/report/notebook";
-import { formatStats } from "../../lib/report/stats-text";
+import { formatStats } from "../../lib/cli/print-stats";
 import { toCsv } from "../../lib/util/csv";
 
 // The report's fixes of issue 10: metric axes fitted to the data, legends clear of labels, the

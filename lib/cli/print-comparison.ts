@@ -1,8 +1,8 @@
 /** The `gbr compare` text: a ranx-style table with superscripts for significant wins, a legend, the tests. */
 import type { Metric, MetricValues } from "../eval/metrics";
 import type { Comparison } from "../eval/compare-runs";
-import { formatFixed } from "./format";
-import { formatTable } from "./text-table";
+import { formatFixed } from "../util/format-fixed";
+import { formatTable } from "../util/text-table";
 import { LETTERS, rowLabels, significanceLetters } from "../util/paper-tables";
 
 /** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
