@@ -7,7 +7,7 @@ import { statusNow } from "../experiments/assess";
 import { formatFixed } from "../util/format-fixed";
 import { formatTable } from "../util/text-table";
 import { printable } from "../util/printable";
-import { renderPaperTable, type PaperFormat } from "../util/paper-tables";
+import { renderPaperTable, type PaperFormat } from "../eval/results-table";
 import { resultsTable } from "../experiments/results-table";
 import { notEvaluatedNote, unjudgedQueries } from "../types";
 

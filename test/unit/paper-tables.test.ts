@@ -14,10 +14,10 @@ import {
   renderMarkdown,
   rowLabels,
   significanceLetters,
-  type PaperTable,
+  type ResultsTable as PaperTable,
   type TestOutcome,
-} from "../../lib/util/paper-tables";
-import { comparisonPaperTable, evalPaperTable } from "../../lib/report/paper-tables";
+} from "../../lib/eval/results-table";
+import { comparisonPaperTable, evalPaperTable } from "../../lib/eval/results-table";
 import { resultsTable } from "../../lib/experiments/results-table";
 import { compareRuns } from "../../lib/eval/compare-runs";
 import { significanceReport } from "../../lib/eval/significance";
