@@ -7,13 +7,14 @@ import path from "node:path";
 import type { DataFrame } from "danfojs-node";
 import { danfoSdk } from "../util/sdk";
 import type { SignificanceReport } from "../eval/significance";
+import type { ResultsTable } from "../eval/results-table";
 import { TABLE_FILES, type OutputTables, type Table } from "../experiments/output-tables";
 import { insideFolder } from "../util/safe-files";
 import { parseCsvRecords } from "./csv";
 import { isSignificanceReport, readSignificance } from "./report-inputs";
 
 /** Columns that hold names, whatever their cells look like (a query id "17" is not a number). */
-const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method", "runFile"]);
+const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method", "runFile", "#", "Run", "Experiment"]);
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
@@ -79,6 +80,20 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
     rows.set(key, row);
   }
   return tableFrame({ columns: [spec.index, ...cols], rows: [...rows].map(([key, row]) => [key, ...cols.map((c) => row.get(c) ?? "")]) });
+}
+
+/**
+ * The results table (eval/results-table.ts) as a DataFrame: a row per run, a number column per metric (NaN when
+ * missing) and beside it the letters of the rows that value beats.
+ *
+ * @example
+ * showTable(resultsTableFrame(resultsTable(loaded, result.assessment)));
+ */
+export function resultsTableFrame(t: ResultsTable): DataFrame {
+  const letters = t.rows.some((r) => r.label !== undefined);
+  const columns = [...(letters ? ["#"] : []), t.nameHeader ?? "Run", ...t.metrics.flatMap((m) => [m, `${m} beats`])];
+  const rows = t.rows.map((row, r) => [...(letters ? [row.label ?? ""] : []), row.name, ...t.metrics.flatMap((_, m) => [t.values[r][m] ?? "", (t.superscripts[r]?.[m] ?? []).join(",")])]);
+  return tableFrame({ columns, rows });
 }
 
 /** One row per test of the paper, baseline and rerank families; a paper test whose run is absent is "missing". */
