@@ -60,7 +60,7 @@ export function rankDistributionChart(dist: RankDistribution): Figure {
 }
 
 /** Most distinct values either method's per-question scores may take for them to be drawn as counts. */
-export const MAX_DISCRETE_VALUES = 12;
+const MAX_DISCRETE_VALUES = 12;
 
 /**
  * How two methods' per-question scores are drawn: "counts" (questions per pair of values) when each takes at most
@@ -155,18 +155,6 @@ function scatterOf(s: Shared, metric: Metric, nameA: string, nameB: string): Fig
  * Questions per pair of values (A's on x, B's on y) when the scores take few values: each cell says how many
  * questions, so 4,000 questions at (1, 1) do not look like one. Cells above the diagonal favour B.
  */
-export function perQueryCounts(
-  a: ReadonlyMap<QueryId, MetricValues>,
-  b: ReadonlyMap<QueryId, MetricValues>,
-  name: MetricName,
-  nameA: string,
-  nameB: string,
-  meta?: ReadonlyMap<QueryId, QueryMeta>,
-): Figure {
-  const metric = resolveMetric(name);
-  return countsOf(sharedScores(a, b, metric, meta), metric, nameA, nameB);
-}
-
 function countsOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const n = s.queries.length;
   // One value list for both axes, so the diagonal of the grid is the diagonal of equal scores.

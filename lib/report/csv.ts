@@ -14,19 +14,25 @@ export function parseCsvRecords(text: string, file = "<csv>"): CsvRecord[] {
   });
 }
 
+/** A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw. */
+export async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
 /** All records of a CSV file; throws (with the file and line) when it is malformed or missing. */
 export async function readCsv(file: string): Promise<CsvRecord[]> {
   return parseCsvRecords(await fs.readFile(file, "utf8"), file);
 }
 
-/** Like `readCsv`, but `undefined` when the file does not exist (the optional outputs); other errors throw. */
+/** Like `readCsv`, but `undefined` when the file does not exist. */
 export async function readCsvIfExists(file: string): Promise<CsvRecord[] | undefined> {
-  try {
-    return await readCsv(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+  const text = await readIfExists(file);
+  return text === undefined ? undefined : parseCsvRecords(text, file);
 }
 
 /** A cell as a number; `undefined` for a blank or non-finite cell, so a skipped experiment's blanks are not 0. */

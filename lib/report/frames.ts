@@ -2,7 +2,6 @@
  * danfojs DataFrame views of everything `gbr reproduce` computes. Filter with `loc`, not `query()` (the column
  * "query" hides the method); a missing number is NaN, never null (danfojs counts null as 0 in a mean).
  */
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { DataFrame } from "danfojs-node";
 import { danfoSdk } from "../util/sdk";
@@ -10,7 +9,7 @@ import type { SignificanceReport } from "../eval/significance";
 import type { ResultsTable } from "../eval/results-table";
 import { TABLE_FILES, type OutputTables, type Table } from "../experiments/output-tables";
 import { insideFolder } from "../util/safe-files";
-import { parseCsvRecords } from "./csv";
+import { parseCsvRecords, readIfExists } from "./csv";
 import { isSignificanceReport, readSignificance } from "./report-inputs";
 
 /** Columns that hold names, whatever their cells look like (a query id "17" is not a number). */
@@ -159,14 +158,10 @@ export async function outputFrames(dir: string): Promise<ResultFrames> {
   const out: Partial<ResultFrames> = {};
   for (const [key, name] of Object.entries(TABLE_FILES) as [keyof OutputTables, string][]) {
     const file = await insideFolder(dir, name, "followed");
-    let text: string;
-    try {
-      text = await fs.readFile(file, "utf8");
-    } catch (err) {
-      const optional = key === "cost" || key === "reactRounds" || key === "reactMissed";
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" && optional) continue;
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${file} not found: is ${dir} a folder that 'gbr reproduce' wrote?`);
-      throw err;
+    const text = await readIfExists(file);
+    if (text === undefined) {
+      if (key === "cost" || key === "reactRounds" || key === "reactMissed") continue;
+      throw new Error(`${file} not found: is ${dir} a folder that 'gbr reproduce' wrote?`);
     }
     const header = text.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0];
     const records = parseCsvRecords(text, file);

@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
-import { readCsvIfExists, type CsvRecord } from "./csv";
+import { readCsvIfExists, readIfExists, type CsvRecord } from "./csv";
 import type { SignificanceTest, SweepJson } from "./figures";
 import { isStandInValue, rowMarks, type RowMarks } from "./labels";
 
@@ -50,13 +50,8 @@ export interface ReportInputs {
 }
 
 async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+  const text = await readIfExists(file);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as T;
   } catch (err) {
