@@ -159,6 +159,29 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
   };
 }
 
+/**
+ * Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out.
+ *
+ * @example
+ * areaMeans(perQueryRows, "Recall@100")("bm25-greekstemmer", "civil law"); // 0.41, or undefined without a value
+ */
+export function areaMeans(perQueryRows: readonly RowLike[], metric: string): (experiment: string, area: string) => number | undefined {
+  const sums = new Map<string, { sum: number; n: number }>();
+  for (const r of perQueryRows) {
+    const v = toNumber(r[metric]);
+    if (v === undefined) continue;
+    const key = `${String(r.experiment ?? "")}\u0000${areaLabel(r.area)}`;
+    const s = sums.get(key) ?? { sum: 0, n: 0 };
+    s.sum += v;
+    s.n++;
+    sums.set(key, s);
+  }
+  return (experiment, area) => {
+    const s = sums.get(`${experiment}\u0000${area}`);
+    return s && s.n ? s.sum / s.n : undefined;
+  };
+}
+
 /** Grouped bars of mean `metric` per legal area, one per experiment (samples averaged); stand-ins hatched. */
 export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: FigureMarks = {}): Figure {
   const metric = resolveMetric(name);
@@ -188,23 +211,11 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   // cut from a label is its end); the hover has it all.
   const ticks = areas.map((a) => `(${queriesPerArea.get(a)?.size ?? 0})<br>${shortLabel(plotlyText(a), 24, 2)}`);
   const colour = experimentColours([...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))], marks);
-  const sums = new Map<string, { sum: number; n: number }>();
-  for (const r of perQueryRows) {
-    const v = toNumber(r[metric]);
-    if (v === undefined) continue;
-    const key = `${String(r.experiment ?? "")}\u0000${areaOf(r)}`;
-    const s = sums.get(key) ?? { sum: 0, n: 0 };
-    s.sum += v;
-    s.n++;
-    sums.set(key, s);
-  }
+  const mean = areaMeans(perQueryRows, metric);
   let max = 0;
   const data: Trace[] = chosen.map((exp) => {
     const name = plotlyText(markedName(exp, marks));
-    const y = areas.map((a) => {
-      const s = sums.get(`${exp}\u0000${a}`);
-      return s && s.n ? s.sum / s.n : null;
-    });
+    const y = areas.map((a) => mean(exp, a) ?? null);
     for (const v of y) if (v !== null && v > max) max = v;
     const trace: Trace = { type: "bar", name, x: labels, y, marker: { color: colour(exp) }, hovertemplate: `${name}<br>%{x}<br>${metric} %{y:.4f}<extra></extra>` };
     // Hatched in the trace's own colour, so stand-ins stay told apart from each other.

@@ -2,7 +2,7 @@
 import { formatFixed } from "../util/format-fixed";
 import { METRICS, type Metric } from "../eval/metrics";
 import { toNumber, type CsvRecord } from "./csv";
-import { areaBreakdownChart, metricBarChart } from "./figures";
+import { areaBreakdownChart, areaMeans, metricBarChart } from "./figures";
 import { metricIntervals } from "./intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
@@ -269,16 +269,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
     return section("areas", "Per-area breakdown", note("No query of this dataset has a legal area (meta.jsonl), so there is no breakdown: it would repeat the means."));
   }
   const experiments = [...new Set(rows.map((r) => r.experiment))];
-  const acc = new Map<string, { s: number; n: number }>();
-  for (const r of rows) {
-    const v = toNumber(r[metric]);
-    if (v === undefined) continue;
-    const k = `${r.experiment}\u0000${areaOf(r)}`;
-    const a = acc.get(k) ?? { s: 0, n: 0 };
-    a.s += v;
-    a.n++;
-    acc.set(k, a);
-  }
+  const mean = areaMeans(rows, metric);
   const shown = areaExperiments(inp, metric);
   const captions = [
     shown.length < experiments.length ? `Bars for ${shown.length} of ${experiments.length} experiments (the paper's headline methods that ran, then the best others); the table has all.` : "",
@@ -289,10 +280,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
     ["experiment", ...areas],
     experiments.map((e) => [
       experimentCell(e, marks),
-      ...areas.map((a) => {
-        const x = acc.get(`${e}\u0000${a}`);
-        return number(x && x.n ? x.s / x.n : undefined);
-      }),
+      ...areas.map((a) => number(mean(e, a))),
     ]),
     { caption: `Mean ${metric} per legal area`, numericHeader: [false, ...areas.map(() => true)], rowClass: (i) => (marks.standIn(experiments[i]) ? "stand-in" : undefined) },
   );
