@@ -1,5 +1,5 @@
 /** Quality against what each method spends per query; the cost axis shows only what is known and comparable. */
-import { toNumber } from "./csv";
+import { toNumber } from "../util/csv";
 import { axis, baseLayout, experimentColours, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, ROLE_COLOURS, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "../util/format-fixed";
 import { markedName, rowMarks, type RowMarks } from "./labels";

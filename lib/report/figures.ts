@@ -4,7 +4,7 @@ import { resolveMetric, type MetricName } from "../eval/metric-names";
 import { formatFixed } from "../util/format-fixed";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
 import { correlationHeatmap, perQueryChart, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
-import { toNumber } from "./csv";
+import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";

@@ -9,7 +9,7 @@ import type { SignificanceReport } from "../eval/significance";
 import type { ResultsTable } from "../eval/results-table";
 import { TABLE_FILES, type OutputTables, type Table } from "../experiments/output-tables";
 import { insideFolder } from "../util/safe-files";
-import { parseCsvRecords, readIfExists } from "./csv";
+import { parseCsvRecords, readIfExists } from "../util/csv";
 import { isSignificanceReport, readSignificance } from "./report-inputs";
 
 /** Columns that hold names, whatever their cells look like (a query id "17" is not a number). */

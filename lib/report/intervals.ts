@@ -1,7 +1,7 @@
 /** Bootstrap intervals of each experiment's mean, from per-query.csv's rows, for the bar charts' whiskers. */
 import { bootstrapCIs, type BootstrapInterval, type BootstrapOptions } from "../eval/bootstrap";
 import type { Metric } from "../eval/metrics";
-import { toNumber } from "./csv";
+import { toNumber } from "../util/csv";
 import type { RowLike } from "./figure-style";
 
 /** The report's bootstrap: 10,000 resamples, seed 42, 95% (the whiskers' caption says so). */

@@ -12,7 +12,7 @@ import { loadBenchmark, type LoadedBenchmark } from "../../lib/data/source";
 import { experiments } from "../../lib/experiments/registry";
 import { reproduce } from "../../lib/experiments/reproduce";
 import { planReproduce } from "../../lib/experiments/plan";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { readReportInputs } from "../../lib/report/report-inputs";
 import { writeReport } from "../../lib/report/html";
 import { formatReproduceSummary } from "../../lib/cli/print-reproduce";

@@ -9,7 +9,7 @@ import { REPO } from "../helpers/shared";
 import { csvField, toCsv } from "../../lib/util/csv";
 import { holm } from "../../lib/eval/randomization";
 import { PAPER_TESTS } from "../../lib/eval/significance";
-import { parseCsvRecords, toNumber } from "../../lib/report/csv";
+import { parseCsvRecords, toNumber } from "../../lib/util/csv";
 import { fittedRange, valueAxisTop } from "../../lib/report/figures";
 import { metricIntervals } from "../../lib/report/intervals";
 import { ORACLE_LABEL, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";

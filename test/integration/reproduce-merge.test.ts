@@ -12,7 +12,7 @@ import { loadBenchmark } from "../../lib/data/source";
 import { SkipExperiment, type Experiment } from "../../lib/experiments/experiment";
 import { experiments } from "../../lib/experiments/registry";
 import { reproduce } from "../../lib/experiments/reproduce";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { formatReproduceSummary } from "../../lib/cli/print-reproduce";
 import type { LoadedBenchmark } from "../../lib/data/source";
 import { GbrError } from "../../lib/util/errors";

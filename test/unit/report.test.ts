@@ -14,7 +14,7 @@ import {
   sweepHeatmap,
   type Figure,
 } from "../../lib/report/figures";
-import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/report/csv";
+import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/util/csv";
 import { buildReport, reportFigures, writeReports } from "../../lib/report/html";
 import { CARTESIAN_TRACES, escapeHtml, inlineScriptSource, jsonForScript, plotlyBuildFor, plotlyBundle } from "../../lib/report/html-inline";
 import { toCsv } from "../../lib/util/csv";
