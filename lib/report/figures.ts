@@ -8,7 +8,7 @@ import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
-export { costAxis, costMeasure, costText, costValue, paretoFront, qualityCostFront, qualityCostPoints, qualityCostScatter, type CostAxis, type CostMeasure, type MeasuredPoint, type QualityCostPoint } from "./cost-figures";
+export { costAxis, qualityCostScatter, type CostAxis } from "./cost-figures";
 import { axis, baseLayout, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 

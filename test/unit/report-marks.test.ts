@@ -6,19 +6,16 @@ import path from "node:path";
 import {
   areaBreakdownChart,
   costAxis,
-  costMeasure,
-  costText,
-  costValue,
   fittedRange,
   metricBarChart,
   pValueChart,
-  qualityCostFront,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
   valueAxisTop,
   type Figure,
 } from "../../lib/report/figures";
+import { costMeasure, costText, costValue, qualityCostFront } from "../../lib/eval/quality-cost";
 import { ROLE_COLOURS } from "../../lib/report/figure-style";
 import { buildReport, reportSubject } from "../../lib/report/html";
 import { testDeltaCell } from "../../lib/report/html-blocks";

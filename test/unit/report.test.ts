@@ -6,7 +6,6 @@ import path from "node:path";
 import {
   areaBreakdownChart,
   metricBarChart,
-  paretoFront,
   plotlyText,
   pValueChart,
   qualityCostScatter,
@@ -14,6 +13,7 @@ import {
   sweepHeatmap,
   type Figure,
 } from "../../lib/report/figures";
+import { paretoFront } from "../../lib/eval/quality-cost";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/util/csv";
 import { buildReport, reportFigures, writeReports } from "../../lib/report/html";
 import { CARTESIAN_TRACES, escapeHtml, inlineScriptSource, jsonForScript, plotlyBuildFor, plotlyBundle } from "../../lib/report/html-inline";
