@@ -104,18 +104,6 @@ function topNote(text: string): { annotations: Record<string, unknown>[]; margin
  * Each question as a point (score under A, under B) coloured by area; points above the diagonal favour B. Both axes
  * span the metric's range, 0 to 1, whatever the plot's shape (the square aspect shrinks the plot, not the range).
  */
-export function perQueryScatter(
-  a: ReadonlyMap<QueryId, MetricValues>,
-  b: ReadonlyMap<QueryId, MetricValues>,
-  name: MetricName,
-  nameA: string,
-  nameB: string,
-  meta?: ReadonlyMap<QueryId, QueryMeta>,
-): Figure {
-  const metric = resolveMetric(name);
-  return scatterOf(sharedScores(a, b, metric, meta), metric, nameA, nameB);
-}
-
 function scatterOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const areas = [...new Set(s.area)].sort();
   const same = s.queries.filter((_, i) => s.x[i] === s.y[i]).length;

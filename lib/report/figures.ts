@@ -3,7 +3,7 @@ import type { BootstrapInterval } from "../eval/bootstrap";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
 import { formatFixed } from "../util/format-fixed";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
-import { correlationHeatmap, perQueryChart, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
+import { correlationHeatmap, perQueryChart, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
@@ -593,5 +593,4 @@ export const figures = {
   rankDistributionChart,
   correlationHeatmap,
   perQueryChart,
-  perQueryScatter,
 } as const;
