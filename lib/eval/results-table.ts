@@ -137,11 +137,11 @@ export function significanceLetters(
 /** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
 const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([...LETTERS].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
 
-/** Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (two-letter labels). */
+/** Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (`rowLabels`' q then has none). */
 export function renderText(t: ResultsTable): string {
   const digits = t.digits ?? 4;
   const letters = t.rows.some((r) => r.label !== undefined);
-  const ascii = t.rows.some((r) => (r.label ?? "").length > 1);
+  const ascii = t.rows.length > LETTERS.length;
   const marks = (sup: readonly string[]) => (!sup.length ? "" : ascii ? ` [${sup.join(",")}]` : sup.map((l) => SUPERSCRIPTS[l]).join(""));
   const body = t.rows.map((row, r) => {
     const name = row.name + (row.marks?.length ? ` ${row.marks.map((m) => MARKDOWN_MARK[m]).join("")}` : "");

@@ -188,6 +188,22 @@ test("text: the same table for a terminal, letters as Unicode superscripts, mark
   );
 });
 
+test("text past 25 rows: letters in brackets for every row (the 26th table's q has no Unicode superscript), never 'undefined'", () => {
+  const labels = rowLabels(26);
+  const t: PaperTable = {
+    rows: labels.map((label, i) => ({ name: `run-${i}`, label })),
+    metrics: ["nDCG@10"],
+    values: labels.map(() => [0.5]),
+    superscripts: labels.map((l) => (l === "a" ? [["q"]] : [[]])),
+    best: labels.map(() => [false]),
+    caption: "",
+    label: "tab:x",
+  };
+  const text = renderText(t);
+  assert.doesNotMatch(text, /undefined/);
+  assert.match(text, /^a {2}run-0 {3}0\.5000 \[q\]$/m);
+});
+
 test("DataFrame: one row per run (letter, name), a number column per metric (NaN when missing), the letters it beats beside", () => {
   const df = resultsTableFrame(sample);
   assert.deepEqual(df.columns, ["#", "Run", "nDCG@10", "nDCG@10 beats", "MAP@100", "MAP@100 beats"]);
