@@ -69,13 +69,20 @@ export interface QualityCostData {
   unpriced: string[];
 }
 
-export function qualityCostData(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: string, measure?: CostMeasure): QualityCostData {
+/**
+ * Each method that ran with a `quality`, placed by its cost under `costMeasure`'s choice, and the methods left out for
+ * want of a known cost.
+ *
+ * @example
+ * const { measure, points, unknown } = qualityCostData(summaryRows, costRows, "Recall@100");
+ */
+export function qualityCostData(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: string): QualityCostData {
   const byMethod = new Map(costRows.map((r) => [String(r.method ?? ""), r]));
   const ran = summaryRows
     .filter((r) => r.status === undefined || r.status === "ok")
     .map((r) => ({ name: String(r.experiment ?? ""), quality: toNumber(r[quality]), row: byMethod.get(String(r.experiment ?? "")) }))
     .filter((r): r is { name: string; quality: number; row: RowLike | undefined } => r.quality !== undefined);
-  const m = measure ?? costMeasure(ran.flatMap((r) => (r.row ? [r.row] : [])));
+  const m = costMeasure(ran.flatMap((r) => (r.row ? [r.row] : [])));
   const points: MeasuredPoint[] = [];
   const unknown: string[] = [];
   const unpriced: string[] = [];

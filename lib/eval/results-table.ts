@@ -137,7 +137,13 @@ export function significanceLetters(
 /** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
 const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([...LETTERS].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
 
-/** Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (`rowLabels`' q then has none). */
+/**
+ * Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (`rowLabels`' q then has
+ * none).
+ *
+ * @example
+ * renderText(comparisonPaperTable(runs, comparison, ["nDCG@10"], { swaps, seed, queries })); // "#  run  nDCG@10\n…"
+ */
 export function renderText(t: ResultsTable): string {
   const digits = t.digits ?? 4;
   const letters = t.rows.some((r) => r.label !== undefined);

@@ -141,7 +141,12 @@ export function parseCsvRecords(text: string, file = "<csv>"): CsvRow[] {
   return parseCsv(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v ?? "")])));
 }
 
-/** A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw. */
+/**
+ * A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw.
+ *
+ * @example
+ * const sweep = await readIfExists("outputs/sample/sweep.json"); // undefined when the sweep did not run
+ */
 export async function readIfExists(file: string): Promise<string | undefined> {
   try {
     return await fs.readFile(file, "utf8");
