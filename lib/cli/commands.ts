@@ -28,10 +28,10 @@ import { onInterrupt } from "./interrupt";
 import { statusNow } from "../experiments/assess";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
-import type { Pricer } from "../providers/usage-meter";
 import { formatPlan } from "../report/plan-text";
 import { formatReproduceSummary } from "../report/reproduce-summary";
 import { pullOfficialPrompts } from "../llm/official-prompts";
+import { officialPromptsDir } from "../llm/prompts";
 import { compareRuns } from "../eval/compare-runs";
 import { formatComparison, streamNote } from "../report/comparison";
 import { comparisonPaperTable, evalPaperTable } from "../report/paper-tables";
@@ -110,10 +110,11 @@ function formatOption<C extends keyof typeof FORMATS>(command: C, value: unknown
 }
 
 /** The LLM flags as retriever options, plus the run context (one configuration and set of providers per command). */
-function llmFlags(values: Record<string, unknown>, more: { pricer?: Pricer } = {}): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
+function llmFlags(values: Record<string, unknown>, priced = false): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
   const concurrency = values.concurrency === undefined ? undefined : numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 });
   const official = values.official === true;
-  const providers = createProviders(readConfig(undefined, { concurrency, ...(official ? { embedNaming: "authors" as const } : {}) }), more);
+  const config = readConfig(undefined, { concurrency, ...(official ? { embedNaming: "authors" as const } : {}) });
+  const providers = createProviders(config, priced ? { pricer: pricerFrom(loadPrices(config.pricesFile)) } : {});
   const promptSet = values.prompts === undefined ? (official ? "official" : undefined) : String(values.prompts);
   if (promptSet !== undefined && promptSet !== "project" && promptSet !== "official") throw new CliError(`--prompts must be project or official, got '${promptSet}'`, 2);
   if (official && promptSet !== "official") throw new CliError(`--official uses the authors' prompts; drop --prompts ${promptSet} (or --official)`, 2);
@@ -176,9 +177,10 @@ const dataPull = withHelp(
     ],
   },
   async (values, _pos, io) => {
-    const bar = values.quiet ? undefined : progressBar();
+    const config = readConfig();
+    const bar = values.quiet ? undefined : progressBar(config.ci);
     const log = bar?.log ?? (() => {});
-    const opts = { repo: values.repo as string | undefined, revision: values.revision as string | undefined, log, onProgress: bar?.onProgress };
+    const opts = { ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), repo: values.repo as string | undefined, revision: values.revision as string | undefined, log, onProgress: bar?.onProgress };
     let result;
     try {
       result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);
@@ -462,8 +464,8 @@ const reproduceCmd = withHelp(
     await loadPlugins((values.require as string[] | undefined) ?? []);
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
-    const loaded = await loadBenchmark(values.data as string | undefined, { log, warn: warner(io), queriesFile: values.queries as string | undefined });
-    const llm = llmFlags(values, { pricer: pricerFrom(loadPrices()) });
+    const llm = llmFlags(values, true);
+    const loaded = await loadBenchmark(values.data as string | undefined, { log, warn: warner(io), queriesFile: values.queries as string | undefined, config: llm.context.providers.config });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q); a plan's stand-in steps are not shown.
     const onProgress = values.plan ? undefined : progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });
     const opts = {
@@ -486,7 +488,7 @@ const reproduceCmd = withHelp(
       io.stdout(formatPlan(plan, file));
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
-    const { outDir } = selection(loaded, opts);
+    const { outDir } = selection(loaded, opts, llm.context.providers.config);
     const interrupted = onInterrupt(async (signal) => {
       const kept = await finishedSoFar(outDir);
       const what = kept.length ? `${kept.length} finished experiment${kept.length > 1 ? "s are" : " is"} kept in ${outDir} (${kept.join(", ")})` : `no experiment had finished (${outDir})`;
@@ -522,14 +524,16 @@ const promptsPull = withHelp(
     ],
   },
   async (values, _pos, io) => {
-    const r = await pullOfficialPrompts({ commit: values.commit as string | undefined, log: logger(io, values.quiet) });
+    const config = readConfig();
+    const r = await pullOfficialPrompts({ commit: values.commit as string | undefined, log: logger(io, values.quiet), baseUrl: config.githubRawUrl, cacheDir: officialPromptsDir(config.dataDir) });
     io.stdout(`${Object.keys(r.texts).length} official prompts -> ${r.cacheDir}\n`);
   },
 );
 
 /** The data folder's chat records, for `gbr replay export|import`. */
 async function replayCacheOf(io: Io, quiet: unknown) {
-  return openReplayCache({ log: logger(io, quiet) ?? (() => {}) });
+  const { dataDir, replayFile } = readConfig();
+  return openReplayCache({ dataDir, replayFile, log: logger(io, quiet) ?? (() => {}) });
 }
 
 const replayExport = withHelp(

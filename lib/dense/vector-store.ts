@@ -6,7 +6,7 @@ import path from "node:path";
 import { lancedbSdk } from "../util/sdk";
 import { LanceVectorStore, type LanceVectorStoreOptions } from "./lance-vector-store";
 import type { CachedVector, EmbeddingProvenance, Side } from "./types";
-import { readConfig, type Config } from "../config";
+import type { Config } from "../config";
 
 export type { EmbeddingProvenance } from "./types";
 
@@ -81,7 +81,7 @@ export interface VectorStore {
 }
 
 /** `GBR_VECTOR_STORE` (a folder or any LanceDB URI), else `<data folder>/lancedb`. */
-export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "dataDir"> = readConfig()): string {
+export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "dataDir">): string {
   return config.vectorStore ?? path.join(config.dataDir, "lancedb");
 }
 
@@ -89,7 +89,7 @@ export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "data
  * Opens (creating on first write) the embedding cache at a local directory or object-store URI (`s3://`, `gs://`,
  * `az://`); LanceDB reads object-store credentials from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
  */
-export async function openVectorStore(uri: string = defaultVectorStoreUri(), opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
+export async function openVectorStore(uri: string, opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
   // 0: every read sees other processes' commits; a cheap directory read locally, one request on an object store.
   const db = await lancedbSdk().connect(uri, { readConsistencyInterval: 0 });
   return new LanceVectorStore(uri, db, opts);

@@ -1,7 +1,7 @@
 import { tuningExperiments } from "./tuning";
 import { BUILTIN_PRESETS } from "../dense/presets";
 import type { Experiment } from "./experiment";
-import { readConfig, type Config } from "../config";
+import type { Config } from "../config";
 import { beyondAuthors } from "./authors-list";
 import { retrieverParts } from "../retrievers";
 
@@ -48,7 +48,7 @@ function rerankExperiments(rerankers: readonly string[]): Experiment[] {
  * @example
  * experiments().map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "dense:qwen3-8b", …]
  */
-export function experiments(config: Pick<Config, "rerankers"> = readConfig()): Experiment[] {
+export function experiments(config: Pick<Config, "rerankers"> = { rerankers: [] }): Experiment[] {
   return [
 
   retrieverExperiment("bm25-greekstemmer", "4.1", "BM25-GREEKSTEMMER (Ntais stemmer, 43 stopwords)", []),
