@@ -49,7 +49,7 @@ export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
 
 /**
  * The configuration of a library user who passes none (a notebook, a script): the environment's, read at the face's
- * entry (`runContext`, `loadBenchmark`, `createTokenizer`, notebook display) and passed down from there.
+ * entry (`runContext`, `loadBenchmark`, `createTokenizer`, `experiments`, notebook display) and passed down from there.
  *
  * @example
  * const providers = createProviders(environmentConfig());

@@ -45,16 +45,7 @@ export interface PlanRow {
 }
 
 /** A plan's new work: every chat call, text to embed and rerank request counted once, with tokens and price. */
-export interface PlanTotal {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-  chatCalls: number;
-  embeddedTexts: number;
-  rerankRequests: number;
-  rerankPairs: number;
-}
+export type PlanTotal = Pick<PlanRow, "calls" | "inputTokens" | "outputTokens" | "cost" | "chatCalls" | "embeddedTexts" | "rerankRequests" | "rerankPairs">;
 
 /** What plan.json holds. */
 export interface Plan {

@@ -14,7 +14,9 @@ import { DownloadError, hashFile } from "../../lib/util/download";
 import { DataError } from "../../lib/util/errors";
 import { parseCard, progressBar, pullHub, pullHubToDir, resolveDataFiles, type PullOptions } from "../../lib/data/hub";
 import { readConfig } from "../../lib/config";
-import { readRows } from "../../lib/data/tabular";
+import { readTable } from "../../lib/data/tabular";
+
+const readRows = async (file: string) => (await readTable(file)).rows;
 import { parseCsv } from "../../lib/util/csv";
 import { API, startHubDouble, type HubDouble, type HubDoubleOptions } from "../fakes/hub-server";
 

@@ -167,7 +167,8 @@ test("lib/ has no import cycle at load time (tslab cannot load one)", () => {
 
 /**
  * Configuration is read once, at an entry, and passed down as a value: the command line, and for a library user
- * who passes none, the face's entries through `environmentConfig` (lib/paths.ts). Nothing below calls these.
+ * who passes none, the face's entries (runContext, loadBenchmark, createTokenizer, experiments, notebook display)
+ * through `environmentConfig` (lib/paths.ts). Nothing below calls these.
  */
 const READS_CONFIG = new Set([
   "config.ts",
@@ -175,6 +176,7 @@ const READS_CONFIG = new Set([
   "retrievers.ts",
   path.join("data", "source.ts"),
   path.join("data", "spacy-tables.ts"),
+  path.join("experiments", "registry.ts"),
   path.join("report", "notebook.ts"),
 ]);
 
