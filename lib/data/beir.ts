@@ -305,11 +305,6 @@ export function relevantOf(judgments: readonly Judgment[], file: string): Map<Qu
   return qrels;
 }
 
-/** The highest grade of the judgments (1 for binary qrels). */
-export function maxGrade(judgments: readonly Judgment[]): number {
-  return judgments.reduce((m, j) => Math.max(m, j.score), -Infinity);
-}
-
 export interface ReadBeirOptions {
   /** A queries.jsonl that replaces the folder's own (qrels are then restricted to its queries). */
   queriesFile?: string;
@@ -330,7 +325,7 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"_id\", \"text\"} line per query", queriesFile);
   const judgments = parseJudgmentsTsv(await readTextLines(qrelsFile, opts.warn), qrelsFile);
   const allQrels = relevantOf(judgments, qrelsFile);
-  const top = maxGrade(judgments);
+  const top = judgments.reduce((m, j) => Math.max(m, j.score), -Infinity);
   // The experiments score binary relevance; said once, since nDCG on the grades would differ.
   if (top > 1) opts.warn?.(`${qrelsFile}: graded judgments (grades up to ${top}): retrieval experiments count grade >= 1 as relevant; 'gbr eval --qrels ${qrelsFile}' scores with the grades`);
 

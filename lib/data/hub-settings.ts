@@ -59,13 +59,12 @@ export function hubSettings(opts: PullOptions): HubSettings {
   if (revision === "" || revision.split("/").some((s) => s === "" || s === "." || s === "..")) {
     throw new Error(`invalid revision '${revision}'`);
   }
-  const { token } = opts;
   if (opts.cacheDir === undefined && opts.cacheRoot === undefined) throw new Error("a Hub pull needs cacheDir or cacheRoot (<data folder>/hf)");
   return {
     repo,
     revision,
     endpoint: checkedBaseUrl("HF_ENDPOINT", opts.endpoint ?? "https://huggingface.co", "HF_TOKEN").replace(/\/+$/, ""),
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
+    headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
     cacheDir: path.resolve(
       opts.cacheDir ?? path.join(opts.cacheRoot!, repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
     ),

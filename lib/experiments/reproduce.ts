@@ -110,7 +110,8 @@ export function selection(
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
   // One context, so its configuration, providers (limits, rate caps, meter) and store span every experiment.
   const context = runContext({ log: opts.log, ...opts.context });
-  const { outDir } = selection(loaded, opts, context.providers.config);
+  const chosen = selection(loaded, opts, context.providers.config);
+  const { outDir } = chosen;
   const bench = loaded.benchmark;
   if (unjudgedQueries(bench).length === bench.queries.length) {
     // Every mean would be a 0 that looks like a result.
@@ -120,7 +121,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   }
   // One run writes a folder at a time: two would each merge the records they found and lose the other's rows.
   try {
-    return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts, context), {
+    return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts, context, chosen), {
       what: `${outDir} (another gbr reproduce is writing it)`,
       log: opts.log,
       waitMs: LOCK_STALE_MS + 5000,
@@ -136,9 +137,9 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
 /** The lock folder inside an outputs folder while a run writes it. */
 const LOCK = ".reproduce.lock";
 
-async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, context: RunContext): Promise<ReproduceResult> {
+async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, context: RunContext, chosen: ReturnType<typeof selection>): Promise<ReproduceResult> {
   const providers = context.providers;
-  const { selected, all, outDir } = selection(loaded, opts, providers.config);
+  const { selected, all, outDir } = chosen;
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
   // Read (and checked) before anything runs: results on other judgments stop the run here, not after it.
