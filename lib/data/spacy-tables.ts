@@ -16,6 +16,7 @@ import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../
 import { DataError } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
+import { writeAtomically } from "../util/safe-files";
 import type { Config } from "../config";
 import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../text/registry";
 import type { Tokenizer } from "../types";
@@ -287,10 +288,7 @@ async function readManifest(file: string, lang: SpacyLang, log: (m: string) => v
 }
 
 async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  await fs.writeFile(tmp, JSON.stringify(manifest, null, 2) + "\n", "utf8");
-  await fs.rename(tmp, file);
+  await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(manifest, null, 2) + "\n", "utf8"), path.dirname(file));
 }
 
 async function readText(file: string): Promise<string> {

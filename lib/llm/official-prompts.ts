@@ -13,6 +13,7 @@ import {
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
+import { writeAtomically } from "../util/safe-files";
 
 export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
 /** The commit the paper's prompts are pinned to (DESIGN.md §6). */
@@ -39,12 +40,6 @@ export interface PullOfficialResult {
   texts: Record<PromptName, string>;
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(tmp, text, "utf8");
-  await fs.rename(tmp, file);
-}
-
 /** Caches each `<NAME>.txt`, the notebook and, last, `manifest.json`, so an interrupted pull never loads half-new. */
 export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});
@@ -55,6 +50,7 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
   }
   if (!/^[0-9a-f]{40}$/.test(commit)) log(`prompts: '${commit}' is not a commit sha; the texts it names may change over time`);
   const { cacheDir } = opts;
+  const writeAtomic = (file: string, text: string) => writeAtomically(file, (fh) => fh.writeFile(text, "utf8"), cacheDir);
   const url = `${base}/${OFFICIAL_REPO}/${commit}/${OFFICIAL_NOTEBOOK_PATH}`;
 
   await fs.mkdir(cacheDir, { recursive: true });
