@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { allowStaleBuild, configuredDataDir, INSTALLED, PACKAGE_ROOT } from "./config";
+import { allowStaleBuild, INSTALLED, PACKAGE_ROOT, readConfig, type Config } from "./config";
 
 /** Through symlinks: notebooks reach this folder through the link notebooks/lib. */
 const HERE = realpathSync(__dirname);
@@ -47,7 +47,13 @@ if (COMPILED && !allowStaleBuild()) {
 /** The bundled demo set (always inside the package). */
 export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
 
-/** Root of every download cache; read at call time so tests and scripts can redirect it. */
-export function dataDir(): string {
-  return configuredDataDir();
+/**
+ * The configuration of a library user who passes none (a notebook, a script): the environment's, read at the face's
+ * entry (`runContext`, `loadBenchmark`, `createTokenizer`, `experiments`, notebook display) and passed down from there.
+ *
+ * @example
+ * const providers = createProviders(environmentConfig());
+ */
+export function environmentConfig(): Config {
+  return readConfig();
 }

@@ -4,11 +4,12 @@ import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type Retrie
 import { denseRetriever, lsiRetriever } from "./dense/retriever";
 import { fuseRetriever, parseFuseName, rrfRetriever, type Fusion } from "./fusion/retriever";
 import { reactRetriever, reformRetriever, translateRetriever } from "./llm/retriever";
-import { loadSpacyLexicon } from "./data/spacy-tables";
+import { spacyLoader } from "./data/spacy-tables";
+import { environmentConfig } from "./paths";
 import { createProviders } from "./providers";
 import { chatForMethod } from "./providers/for-methods";
 import { openDataStore, type Store } from "./store";
-import { loadPromptSet, type PromptSetName } from "./llm/prompts";
+import { loadPromptSet, officialPromptsDir, type PromptSetName } from "./llm/prompts";
 import { reformulate, type RewriteKind } from "./llm/reformulate";
 import { parseRerankName, rerankRetriever } from "./rerank/retriever";
 import { bm25Retriever } from "./sparse/retriever";
@@ -148,14 +149,22 @@ export async function createRetriever(name: string, bench: Benchmark, opts: Retr
   return build(spec, bench, opts, run);
 }
 
-/** A complete RunContext: providers from the environment, the data store (opened on first use), replay, no log. */
+/**
+ * A complete RunContext, made once per run: its configuration is the providers' (without providers, the
+ * environment's), and the store of that configuration's data folder is opened on first use.
+ *
+ * @example
+ * const ctx = runContext({ providers: createProviders(config), log: console.error });
+ */
 export function runContext(init: RunContextInit = {}): RunContext {
   if (isComplete(init)) return init;
   const log = init.log ?? (() => {});
+  const providers = init.providers ?? createProviders(environmentConfig());
+  const { dataDir, replayFile } = providers.config;
   const given = init.store;
   let opened: Promise<Store> | undefined;
-  const store = typeof given === "function" ? given : () => (opened ??= given ? Promise.resolve(given) : openDataStore({ log }));
-  return { loadSpacyLexicon, replay: "use", ...init, log, providers: init.providers ?? createProviders(), store };
+  const store = typeof given === "function" ? given : () => (opened ??= given ? Promise.resolve(given) : openDataStore({ dataDir, replayFile, log }));
+  return { loadSpacyLexicon: spacyLoader(providers.config), replay: "use", ...init, log, providers, store };
 }
 
 function isComplete(ctx: RunContextInit): ctx is RunContext {
@@ -176,8 +185,9 @@ export async function rewriteQueries(
   opts: { llm?: string; prompts?: PromptSetName } = {},
   ctx: RunContextInit = {},
 ): Promise<Map<string, string>> {
-  const model = await chatForMethod(opts, runContext(ctx));
-  return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project"));
+  const run = runContext(ctx);
+  const model = await chatForMethod(opts, run);
+  return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project", { cacheDir: officialPromptsDir(run.providers.config.dataDir) }));
 }
 
 /** RunContext fields a JavaScript caller may still pass in the options, where they would be silently ignored. */

@@ -1,4 +1,5 @@
 /** `gbr data pull` and `gbr data stats`: the benchmark from the Hub, and its tables 1 and 6. */
+import path from "node:path";
 import type { Command } from "./args";
 import { dataHelp, dataOption, load, quietOption } from "./options";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
@@ -20,10 +21,11 @@ export const dataPull: Command = {
       "Environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN for gated or private copies.",
     ],
   },
-  async run(values, io) {
-    const bar = values.quiet ? undefined : progressBar();
+  async run(values, io, configOf) {
+    const config = configOf();
+    const bar = values.quiet ? undefined : progressBar(config.ci);
     const log = bar?.log ?? (() => {});
-    const opts = { repo: values.repo as string | undefined, revision: values.revision as string | undefined, log, onProgress: bar?.onProgress };
+    const opts = { ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), repo: values.repo as string | undefined, revision: values.revision as string | undefined, log, onProgress: bar?.onProgress };
     let result;
     try {
       result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);

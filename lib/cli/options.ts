@@ -101,7 +101,7 @@ export async function load(values: Record<string, unknown>, io: Io, config: Conf
     queriesFile: values.queries as string | undefined,
     log: logger(io, values.quiet),
     warn: warner(io),
-    dataDir: config.dataDir,
+    config,
   });
 }
 

@@ -2,6 +2,7 @@
 import type { Command } from "./args";
 import { logger, quietOption } from "./options";
 import { pullOfficialPrompts } from "../llm/official-prompts";
+import { officialPromptsDir } from "../llm/prompts";
 
 export const promptsPull: Command = {
   spec: {
@@ -14,8 +15,9 @@ export const promptsPull: Command = {
       "Environment: GBR_GITHUB_RAW_URL for a mirror of raw.githubusercontent.com. Use them with --prompts official.",
     ],
   },
-  async run(values, io) {
-    const r = await pullOfficialPrompts({ commit: values.commit as string | undefined, log: logger(io, values.quiet) });
+  async run(values, io, configOf) {
+    const config = configOf();
+    const r = await pullOfficialPrompts({ commit: values.commit as string | undefined, log: logger(io, values.quiet), baseUrl: config.githubRawUrl, cacheDir: officialPromptsDir(config.dataDir) });
     io.stdout(`${Object.keys(r.texts).length} official prompts -> ${r.cacheDir}\n`);
   },
 };

@@ -6,7 +6,7 @@ import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
 /** The data folder's chat records. */
 async function replayCacheOf(io: Io, quiet: unknown, config: Config) {
-  return openReplayCache({ dataDir: config.dataDir, log: logger(io, quiet) ?? (() => {}) });
+  return openReplayCache({ dataDir: config.dataDir, replayFile: config.replayFile, log: logger(io, quiet) ?? (() => {}) });
 }
 
 export const replayExport: Command = {

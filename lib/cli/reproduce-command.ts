@@ -91,7 +91,7 @@ export const reproduceCommand: Command = {
       io.stdout(formatPlan(plan, file));
       return plan.experiments.some((e) => e.status === "failed") ? 1 : 0;
     }
-    const { outDir } = selection(loaded, opts);
+    const { outDir } = selection(loaded, opts, config);
     const interrupted = onInterrupt(async (signal) => {
       const kept = await finishedSoFar(outDir);
       const what = kept.length ? `${kept.length} finished experiment${kept.length > 1 ? "s are" : " is"} kept in ${outDir} (${kept.join(", ")})` : `no experiment had finished (${outDir})`;

@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
 import { DataError } from "../util/errors";
@@ -240,15 +240,6 @@ export function parseScore(text: string, what: string): number | string {
   return `${what} '${text}' ${kind}; ${fix}`;
 }
 
-/** Reads a BEIR qrels TSV (`query-id corpus-id score` header); pairs with score <= 0 are dropped. */
-export async function readQrelsTsv(file: string, warn?: Warn): Promise<Map<QueryId, Set<DocId>>> {
-  return parseQrelsTsv(await readTextLines(file, warn), file);
-}
-
-export function parseQrelsTsv(lines: readonly string[], file: string): Map<QueryId, Set<DocId>> {
-  return relevantOf(parseJudgmentsTsv(lines, file), file);
-}
-
 /** Every judgment of a qrels TSV in file order, scores <= 0 included; header, ids and scores checked strictly. */
 export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgment[] {
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
@@ -314,11 +305,6 @@ export function relevantOf(judgments: readonly Judgment[], file: string): Map<Qu
   return qrels;
 }
 
-/** The highest grade of the judgments (1 for binary qrels). */
-export function maxGrade(judgments: readonly Judgment[]): number {
-  return judgments.reduce((m, j) => Math.max(m, j.score), -Infinity);
-}
-
 export interface ReadBeirOptions {
   /** A queries.jsonl that replaces the folder's own (qrels are then restricted to its queries). */
   queriesFile?: string;
@@ -339,7 +325,7 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   if (queries.length === 0) throw new DataError("no queries (the file has no record); a queries file needs one {\"_id\", \"text\"} line per query", queriesFile);
   const judgments = parseJudgmentsTsv(await readTextLines(qrelsFile, opts.warn), qrelsFile);
   const allQrels = relevantOf(judgments, qrelsFile);
-  const top = maxGrade(judgments);
+  const top = judgments.reduce((m, j) => Math.max(m, j.score), -Infinity);
   // The experiments score binary relevance; said once, since nDCG on the grades would differ.
   if (top > 1) opts.warn?.(`${qrelsFile}: graded judgments (grades up to ${top}): retrieval experiments count grade >= 1 as relevant; 'gbr eval --qrels ${qrelsFile}' scores with the grades`);
 
@@ -359,17 +345,8 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   for (const [qid, rel] of allQrels) if (queryIds.has(qid)) qrels.set(qid, rel);
 
   const metaFile = path.join(dir, "meta.jsonl");
-  const meta = (await exists(metaFile)) ? await readMeta(metaFile, { queryIds, queriesFile, skipUnknown: restricted, warn: opts.warn }) : new Map<QueryId, QueryMeta>();
+  const meta = existsSync(metaFile) ? await readMeta(metaFile, { queryIds, queriesFile, skipUnknown: restricted, warn: opts.warn }) : new Map<QueryId, QueryMeta>();
   return { name: opts.name ?? path.basename(path.resolve(dir)), docs, queries, qrels, meta };
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");

@@ -2,6 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { hashFile } from "../util/download";
+import { writeAtomically } from "../util/safe-files";
 import { localPath, type HubSettings } from "./hub-settings";
 
 /** One cached file: its repository path and what it must hash to on disk. */
@@ -90,10 +91,7 @@ export async function verifyCached(file: string, expected: ManifestFile): Promis
   return undefined;
 }
 
-/** Writes a manifest atomically (temp file + rename), so a crash never leaves half of one. */
+/** Writes a manifest whole or not at all, so a crash never leaves half of one. */
 export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(tmp, JSON.stringify(manifest, null, 2) + "\n");
-  await fs.rename(tmp, file);
+  await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(manifest, null, 2) + "\n"), path.dirname(file));
 }

@@ -1,11 +1,9 @@
-/** A Hub pull's dataset, revision, endpoint, token and cache folder, resolved once from options and env. */
+/** A Hub pull's dataset, revision, endpoint, token and cache folder, resolved once from its options. */
 import path from "node:path";
-import { dataDir } from "../paths";
 import type { DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
 import type { ProgressFn } from "./progress-bar";
 import { checkedBaseUrl } from "../util/http";
-import { readConfig } from "../config";
 
 /** The paper's dataset on the Hugging Face Hub. */
 export const DEFAULT_REPO = "AUEB-NLP/greek-bar-bench";
@@ -15,21 +13,21 @@ export const DEFAULT_REVISION = "v2.0";
 /** Config names in the dataset card, by role. */
 export const HUB_CONFIGS = { corpus: "corpus", queries: "queries", qrels: "qrels", meta: "greekbarbench" } as const;
 
-/** What a caller may say about a pull; everything has a default. */
+/** What a caller says about a pull; a configuration's `hub` (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE) fits in it. */
 export interface PullOptions {
   /** Dataset repository (default AUEB-NLP/greek-bar-bench). */
   repo?: string;
   /** Tag, branch or commit (default v2.0, the paper's release). */
   revision?: string;
-  /** Hub base URL (default HF_ENDPOINT, else https://huggingface.co). */
+  /** Hub base URL (default https://huggingface.co). */
   endpoint?: string;
-  /** Sent as `Authorization: Bearer`; default HF_TOKEN. Never logged, never written. */
+  /** Sent as `Authorization: Bearer`. Never logged, never written. */
   token?: string;
-  /** Folder holding one cache per dataset and revision (default `<dataDir()>/hf`, which follows GBR_DATA_DIR). */
+  /** Folder holding one cache per dataset and revision (`<dataDir>/hf`); needed without `cacheDir`. */
   cacheRoot?: string;
   /** This pull's cache; default <cacheRoot>/<owner>__<name>/<revision>. Wins over cacheRoot. */
   cacheDir?: string;
-  /** Use only the verified cache (default: HF_HUB_OFFLINE set to 1/true). */
+  /** Use only the verified cache. */
   offline?: boolean;
   onProgress?: ProgressFn;
   log?: (msg: string) => void;
@@ -50,7 +48,7 @@ export interface HubSettings {
   retry: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 
-/** Resolves pull options against the environment (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE, GBR_DATA_DIR). */
+/** Resolves pull options, refusing what could climb out of a URL or the cache. */
 export function hubSettings(opts: PullOptions): HubSettings {
   const repo = opts.repo ?? DEFAULT_REPO;
   const revision = opts.revision ?? DEFAULT_REVISION;
@@ -61,17 +59,16 @@ export function hubSettings(opts: PullOptions): HubSettings {
   if (revision === "" || revision.split("/").some((s) => s === "" || s === "." || s === "..")) {
     throw new Error(`invalid revision '${revision}'`);
   }
-  const hub = readConfig().hub;
-  const token = opts.token ?? hub.token;
+  if (opts.cacheDir === undefined && opts.cacheRoot === undefined) throw new Error("a Hub pull needs cacheDir or cacheRoot (<data folder>/hf)");
   return {
     repo,
     revision,
-    endpoint: checkedBaseUrl(opts.endpoint ? "the Hub endpoint" : "HF_ENDPOINT", opts.endpoint ?? hub.endpoint, "HF_TOKEN").replace(/\/+$/, ""),
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
+    endpoint: checkedBaseUrl("HF_ENDPOINT", opts.endpoint ?? "https://huggingface.co", "HF_TOKEN").replace(/\/+$/, ""),
+    headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
     cacheDir: path.resolve(
-      opts.cacheDir ?? path.join(opts.cacheRoot ?? path.join(dataDir(), "hf"), repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
+      opts.cacheDir ?? path.join(opts.cacheRoot!, repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
     ),
-    offline: opts.offline ?? hub.offline,
+    offline: opts.offline ?? false,
     onProgress: opts.onProgress,
     log: opts.log ?? (() => {}),
     retry: opts.retry ?? {},

@@ -31,7 +31,7 @@ export interface PullResult {
 }
 
 /** The benchmark at a pinned revision, fetched or from the verified cache (used as is without network). */
-export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
+export async function pullHub(opts: PullOptions): Promise<PullResult> {
   const cfg = hubSettings(opts);
   const cached = await inspectCache(cfg);
   const whole = cached !== undefined && cached.bad.size === 0;
@@ -108,7 +108,7 @@ export async function pullHub(opts: PullOptions = {}): Promise<PullResult> {
 }
 
 /** `gbr data pull --dir D`: pulls, then writes a BEIR folder plus manifest.json at `dir` for `--data D`. */
-export async function pullHubToDir(dir: string, opts: PullOptions = {}): Promise<PullResult> {
+export async function pullHubToDir(dir: string, opts: PullOptions): Promise<PullResult> {
   const out = path.resolve(dir);
   // Before the download, so a refusal costs nothing.
   await refuseForeignFiles(out);

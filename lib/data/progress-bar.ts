@@ -1,18 +1,23 @@
 /** Byte-level progress of a pull, for people at a terminal and for nobody else. */
 import cliProgress from "cli-progress";
-import { readConfig } from "../config";
 import { printable } from "../util/printable";
 
 /** Bytes received so far for one repository file; `total` is undefined without a Content-Length. */
 export type ProgressFn = (file: string, received: number, total: number | undefined) => void;
 
-/** A stderr progress display, silent unless stderr is a TTY and CI is unset (no control characters in logs). */
-export function progressBar(stream: NodeJS.WriteStream = process.stderr): {
+/**
+ * A stderr progress display, silent unless stderr is a TTY and `ci` (the configuration's, CI) is false (no control
+ * characters in logs).
+ *
+ * @example
+ * const bar = progressBar(config.ci);
+ */
+export function progressBar(ci: boolean, stream: NodeJS.WriteStream = process.stderr): {
   onProgress: ProgressFn;
   log: (msg: string) => void;
   stop: () => void;
 } {
-  if (!stream.isTTY || readConfig().ci) {
+  if (!stream.isTTY || ci) {
     return { onProgress: () => {}, log: (msg) => void stream.write(`${printable(msg)}\n`), stop: () => {} };
   }
   const multi = new cliProgress.MultiBar(

@@ -7,8 +7,8 @@ import { readBeir, type Warn } from "./beir";
 import { DownloadError } from "../util/download";
 import { progressBar, pullHub } from "./hub";
 
-import { dataDir, SAMPLE_DIR } from "../paths";
-import { PACKAGE_ROOT } from "../config";
+import { environmentConfig, SAMPLE_DIR } from "../paths";
+import { PACKAGE_ROOT, type Config } from "../config";
 
 export interface LoadedBenchmark {
   benchmark: Benchmark;
@@ -25,8 +25,8 @@ export interface LoadedBenchmark {
 export interface LoadOptions {
   /** queries.jsonl overriding the source's queries (qrels restricted to them). */
   queriesFile?: string;
-  /** Root of the dataset cache (default `GBR_DATA_DIR` or `<package>/data`). */
-  dataDir?: string;
+  /** The data folder, the Hub's settings and CI (default: the environment's, `environmentConfig`). */
+  config?: Pick<Config, "dataDir" | "hub" | "ci">;
   log?: (message: string) => void;
   warn?: Warn;
 }
@@ -51,10 +51,10 @@ export async function loadBenchmark(src: string | undefined, opts: LoadOptions =
   if (src === "hf") {
     let pulled;
     try {
-      const root = opts.dataDir ?? dataDir();
-      const bar = opts.log ? progressBar() : undefined;
+      const config = opts.config ?? environmentConfig();
+      const bar = opts.log ? progressBar(config.ci) : undefined;
       try {
-        pulled = await pullHub({ cacheRoot: path.join(root, "hf"), log: opts.log, onProgress: bar?.onProgress });
+        pulled = await pullHub({ ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), log: opts.log, onProgress: bar?.onProgress });
       } finally {
         bar?.stop();
       }

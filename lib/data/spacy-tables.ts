@@ -2,7 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
-import { dataDir } from "../paths";
+import { environmentConfig } from "../paths";
 import {
   englishLexicon,
   greekLexicon,
@@ -16,8 +16,9 @@ import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../
 import { DataError } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
-import { readConfig } from "../config";
-import { buildTokenizer, type TokenizerContext } from "../text/registry";
+import { writeAtomically } from "../util/safe-files";
+import type { Config } from "../config";
+import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../text/registry";
 import type { Tokenizer } from "../types";
 
 /** Release tag of explosion/spacy-lookups-data the lemma tables are read from. */
@@ -74,7 +75,19 @@ export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
  * (await createTokenizer("spacy")).tokenize("Η σύμβαση"); // ["συμβαση"]
  */
 export function createTokenizer(name: string, ctx: TokenizerContext = {}): Promise<Tokenizer> {
-  return buildTokenizer(name, { ...ctx, loadSpacyLexicon: ctx.loadSpacyLexicon ?? loadSpacyLexicon });
+  return buildTokenizer(name, { ...ctx, loadSpacyLexicon: ctx.loadSpacyLexicon ?? spacyLoader(environmentConfig()) });
+}
+
+/**
+ * The project's loader of spaCy's tables for a configuration: cached in `<dataDir>/spacy` (or the context's
+ * `cacheDir`), fetched from its `spacyBaseUrl` (GBR_SPACY_BASE_URL) or raw.githubusercontent.com.
+ *
+ * @example
+ * const tok = await buildTokenizer("bm25-spacy", { loadSpacyLexicon: spacyLoader(config) });
+ */
+export function spacyLoader(config: Pick<Config, "dataDir" | "spacyBaseUrl">): SpacyLexiconLoader {
+  return (lang, ctx) =>
+    loadSpacyLexicon(lang, { ...ctx, cacheDir: ctx.cacheDir ?? path.join(config.dataDir, "spacy"), ...(config.spacyBaseUrl ? { baseUrl: config.spacyBaseUrl } : {}) });
 }
 
 /** The URL path of an upstream file below the base URL (also what the test double serves). */
@@ -88,9 +101,9 @@ function cacheRelPath(f: SpacyUpstreamFile): string {
 
 /** Where the tables are cached and fetched from; a tokenizer's context is a valid value. */
 export interface LoadSpacyLexiconOptions {
-  /** Cache folder; default `<dataDir()>/spacy` (follows GBR_DATA_DIR). Files go to `<cacheDir>/<lang>/`. */
-  cacheDir?: string;
-  /** Base URL of the raw-file server; default `GBR_SPACY_BASE_URL` or raw.githubusercontent.com. */
+  /** Cache folder (`spacyLoader`'s default: `<dataDir>/spacy`). Files go to `<cacheDir>/<lang>/`. */
+  cacheDir: string;
+  /** Base URL of the raw-file server; default raw.githubusercontent.com. */
   baseUrl?: string;
   /** Never touch the network: use the cache or fail with DownloadError code OFFLINE. */
   offline?: boolean;
@@ -115,10 +128,10 @@ interface Manifest {
  * spaCy's tables for `lang`, cached on first use; a file failing its manifest or its parse is fetched again.
  * @throws DownloadError "OFFLINE" (neither cached intact nor reachable) or "HTTP"; DataError when a file won't parse.
  */
-export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions = {}): Promise<SpacyLexicon> {
+export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions): Promise<SpacyLexicon> {
   if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);
-  const cacheDir = path.resolve(opts.cacheDir ?? path.join(dataDir(), "spacy"), lang);
-  const baseUrl = checkedBaseUrl(opts.baseUrl ? "the spaCy tables' base URL" : "GBR_SPACY_BASE_URL", opts.baseUrl ?? readConfig().spacyBaseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
+  const cacheDir = path.resolve(opts.cacheDir, lang);
+  const baseUrl = checkedBaseUrl("GBR_SPACY_BASE_URL", opts.baseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
   const log = opts.log ?? (() => {});
   const manifestFile = path.join(cacheDir, "manifest.json");
   const manifest = await readManifest(manifestFile, lang, log);
@@ -275,10 +288,7 @@ async function readManifest(file: string, lang: SpacyLang, log: (m: string) => v
 }
 
 async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  await fs.writeFile(tmp, JSON.stringify(manifest, null, 2) + "\n", "utf8");
-  await fs.rename(tmp, file);
+  await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(manifest, null, 2) + "\n", "utf8"), path.dirname(file));
 }
 
 async function readText(file: string): Promise<string> {

@@ -53,11 +53,6 @@ export async function readTable(file: string): Promise<Table> {
   }
 }
 
-/** All rows of a csv, tsv, jsonl, json or parquet file as plain objects. */
-export async function readRows(file: string): Promise<Row[]> {
-  return (await readTable(file)).rows;
-}
-
 function table(file: string, rows: Row[], lines?: number[]): Table {
   return {
     file,

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Side } from "./types";
-import { readConfig, type Config, type EmbedNaming } from "../config";
+import type { Config, EmbedNaming } from "../config";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
@@ -119,7 +119,7 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
  * The built-in presets under a naming mode; "authors" sends request for request what their notebook sent
  * (served names, one plain-string text per request). The model name is in the fingerprint, so namings cache apart.
  */
-export function builtinPresets(naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
+export function builtinPresets(naming: EmbedNaming = "hf"): EmbeddingPreset[] {
   if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
   return BUILTIN_PRESETS.map((p) => {
     const served = AUTHORS_SERVED_NAMES[p.name];
@@ -149,21 +149,21 @@ export function textKey(rendered: string): string {
   return createHash("sha256").update(rendered).digest("hex");
 }
 
-/** `GBR_PRESETS`, else `gbr-presets.json` in the working directory if present. */
-export function userPresetsFile(config: Pick<Config, "presetsFile"> = readConfig()): string | undefined {
+/** The configuration's presets file (`GBR_PRESETS`), else `gbr-presets.json` in the working directory if present. */
+export function userPresetsFile(config: Pick<Config, "presetsFile">): string | undefined {
   if (config.presetsFile) return config.presetsFile;
   const local = path.resolve("gbr-presets.json");
   return existsSync(local) ? local : undefined;
 }
 
 /** Built-in presets plus the user's (`{"presets": [...]}`); a user preset replaces a built-in of its name. */
-export function allPresets(file = userPresetsFile(), naming: EmbedNaming = readConfig().embed.naming): EmbeddingPreset[] {
+export function allPresets(file: string | undefined, naming: EmbedNaming): EmbeddingPreset[] {
   const byName = new Map(builtinPresets(naming).map((p) => [p.name, p]));
   if (file) for (const p of readUserPresets(file)) byName.set(p.name, p);
   return [...byName.values()];
 }
 
-export function preset(name: string, presets: readonly EmbeddingPreset[] = allPresets()): EmbeddingPreset {
+export function preset(name: string, presets: readonly EmbeddingPreset[] = builtinPresets()): EmbeddingPreset {
   const p = presets.find((x) => x.name === name);
   if (!p) throw new GbrError(`unknown embedding preset '${name}'${didYouMean(name, presets.map((x) => x.name))}; known: ${presets.map((x) => x.name).join(", ")}`, "USAGE");
   return p;

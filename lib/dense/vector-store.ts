@@ -1,9 +1,9 @@
 /** Where the embedding cache lives (lib/store/vector-store.ts is the cache), and how close ANN search comes to exact. */
 import path from "node:path";
-import { readConfig, type Config } from "../config";
+import type { Config } from "../config";
 
 /** `GBR_VECTOR_STORE` (a folder or any LanceDB URI), else `<data folder>/lancedb`. */
-export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "dataDir"> = readConfig()): string {
+export function defaultVectorStoreUri(config: Pick<Config, "vectorStore" | "dataDir">): string {
   return config.vectorStore ?? path.join(config.dataDir, "lancedb");
 }
 

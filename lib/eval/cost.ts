@@ -3,7 +3,6 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
 import type { Work, RunCost } from "../types";
-import { readConfig } from "../config";
 
 /** What one method spent: its run's `RunCost` and the wall time of the queries and of corpus preparation. */
 export interface MethodUsage {
@@ -46,12 +45,12 @@ export interface CostRow {
 }
 
 /**
- * The price table: `GBR_PRICES` if set, else config/prices.json of the package.
+ * The price table in `file` (a run passes its configuration's `pricesFile`, GBR_PRICES), else the package's config/prices.json.
  *
  * @example
  * loadPrices().llm["openai/gpt-oss-120b"].output; // USD per million output tokens
  */
-export function loadPrices(file = readConfig().pricesFile ?? path.join(PACKAGE_ROOT, "config", "prices.json")): PriceTable {
+export function loadPrices(file = path.join(PACKAGE_ROOT, "config", "prices.json")): PriceTable {
   if (!existsSync(file)) throw new Error(`price table ${file} not found (set GBR_PRICES to a JSON file like config/prices.json)`);
   const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<PriceTable>;
   if (!parsed.llm || !parsed.embedding) throw new Error(`${file}: expected {"llm": {...}, "embedding": {...}}`);

@@ -106,7 +106,7 @@ export interface Assessment {
 export function assess(
   loaded: LoadedBenchmark,
   records: readonly ExperimentRecord[],
-  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string; official?: boolean; promptSet?: string; embedNaming?: string } = {},
+  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string; official?: boolean; promptSet?: string; embedNaming?: string; pricesFile?: string; promptsDir?: string } = {},
 ): Assessment {
   const bench = loaded.benchmark;
   const outcomes = records.map(outcomeOf);
@@ -134,7 +134,7 @@ export function assess(
       significance: significance.paper.authorsStream,
       experiments: outcomes.every((o) => !o.beyond),
     },
-    cost: costTable(usages, loadPrices()),
+    cost: costTable(usages, loadPrices(opts.pricesFile)),
     reproduction: reproductionTable(outcomes, datasetLabel(loaded), loaded.origin === "hf"),
     react,
     table1: datasetStats(bench),

@@ -23,7 +23,7 @@ export interface LlmMetadata {
 /** The LLM metadata of a reproduce from its experiments' run records; null when no LLM ran. */
 export function llmMetadata(
   infos: ReadonlyMap<string, RunInfo>,
-  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string } = {},
+  opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string; promptsDir?: string } = {},
 ): LlmMetadata | null {
   const llm = [...infos].flatMap(([id, info]) => llmInfosOf(info).map((l) => ({ id, l })));
   if (llm.length === 0) return null;
@@ -33,7 +33,7 @@ export function llmMetadata(
   const setName = llm[0].l.prompts.name;
   let prompts: Record<string, unknown> = { name: setName, commit: llm[0].l.prompts.commit };
   try {
-    const set = loadPromptSet(setName === "official" ? "official" : "project");
+    const set = loadPromptSet(setName === "official" ? "official" : "project", { cacheDir: opts.promptsDir });
     prompts = { name: set.name, source: set.source, commit: set.commit ?? null, sha256: set.sha256 };
   } catch {
     // The experiments ran, so the set loaded then; keep what the runs recorded if it cannot be read now.

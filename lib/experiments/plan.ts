@@ -7,12 +7,12 @@ import type { LoadedBenchmark } from "../data/source";
 import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost";
 import { outputGuess } from "../providers/plan-chat";
 import type { PlanMode } from "../registry";
+import { runContext } from "../retrievers";
 import type { RunInfo, Work } from "../types";
 import { addWork } from "../util/run-cost";
 import { runExperiments } from "./run-experiments";
 import { writeOutput } from "./write-outputs";
 import { selection, type ReproduceOptions } from "./reproduce";
-import { readConfig } from "../config";
 
 /** One experiment of plan.json: `calls` as cost.csv counts them (cached included); tokens only of work to do. */
 export interface PlanRow {
@@ -45,16 +45,7 @@ export interface PlanRow {
 }
 
 /** A plan's new work: every chat call, text to embed and rerank request counted once, with tokens and price. */
-export interface PlanTotal {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  cost: number;
-  chatCalls: number;
-  embeddedTexts: number;
-  rerankRequests: number;
-  rerankPairs: number;
-}
+export type PlanTotal = Pick<PlanRow, "calls" | "inputTokens" | "outputTokens" | "cost" | "chatCalls" | "embeddedTexts" | "rerankRequests" | "rerankPairs">;
 
 /** What plan.json holds. */
 export interface Plan {
@@ -205,8 +196,10 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
  * plan.total.chatCalls; // one rewrite per question, though both rows need it
  */
 export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
-  const { selected, outDir } = selection(loaded, opts);
-  const prices = loadPrices();
+  const context = runContext(opts.context);
+  const config = context.providers.config;
+  const { selected, outDir } = selection(loaded, opts, config);
+  const prices = loadPrices(config.pricesFile);
   const guesses = new Map<string, { perCall: number; basis: string }>();
   const price = pricerFrom(prices);
   const total: PlanTotal = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, chatCalls: 0, embeddedTexts: 0, rerankRequests: 0, rerankPairs: 0 };
@@ -271,7 +264,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       seed: opts.seed,
       retrieverOptions: opts.retrieverOptions,
       // The methods' own progress lines (per batch, per item) describe stand-in work: a plan prints only its table.
-      context: { ...opts.context, log: () => {}, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
+      context: { ...context, log: () => {}, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
     });
     const infos = (r: (typeof records)[number]) => r.samples.flatMap((s) => (s.result.run.info ? [s.result.run.info] : []));
     const shared = sharers(records.map((r) => ({ id: r.experiment.id, infos: infos(r) })), requestedFrom);
@@ -287,7 +280,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       experiments,
       total,
       outputGuesses: [...guesses].map(([model, g]) => ({ model, perCall: g.perCall, basis: g.basis })),
-      prices: readConfig().pricesFile ?? "config/prices.json",
+      prices: config.pricesFile ?? "config/prices.json",
       notes: [
         "calls count the chat calls, texts embedded and rerank requests an experiment needs, as cost.csv does (one built on another, as rrf:, prf:, rerank:, oracle:, includes that one's work); cached counts those the caches held before the run; inputTokens, outputTokens and cost leave out only what the caches held",
         "the rows overlap: new counts the calls no earlier row counts, and shared with names the rows that count the rest; total counts each call once and is the sum of new",

@@ -1,7 +1,8 @@
 import { tuningExperiments } from "./tuning";
 import { BUILTIN_PRESETS } from "../dense/presets";
 import type { Experiment } from "./experiment";
-import { readConfig, type Config } from "../config";
+import type { Config } from "../config";
+import { environmentConfig } from "../paths";
 import { beyondAuthors } from "./authors-list";
 import { retrieverParts } from "../retrievers";
 
@@ -43,12 +44,13 @@ function rerankExperiments(rerankers: readonly string[]): Experiment[] {
 
 /**
  * The paper's experiments in the order of its tables, plus `lsi` (an offline dense baseline) and re-rankers over
- * BM25, Reform-BM25 and REACT-BM25. Dense rows without an embedding provider are skipped with the reason.
+ * BM25, Reform-BM25 and REACT-BM25, a cross-encoder row per configured re-ranker (GBR_RERANKERS; without a
+ * configuration, the environment's). Dense rows without an embedding provider are skipped with the reason.
  *
  * @example
  * experiments().map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "dense:qwen3-8b", …]
  */
-export function experiments(config: Pick<Config, "rerankers"> = readConfig()): Experiment[] {
+export function experiments(config: Pick<Config, "rerankers"> = environmentConfig()): Experiment[] {
   return [
 
   retrieverExperiment("bm25-greekstemmer", "4.1", "BM25-GREEKSTEMMER (Ntais stemmer, 43 stopwords)", []),

@@ -1,7 +1,9 @@
 /** `gbr reproduce` in three steps: run (run-experiments.ts), assess (assess.ts), write (write-outputs.ts). */
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
-import { registeredRetrievers, runContext, type RetrieverOptions, type RunContextInit } from "../retrievers";
+import { registeredRetrievers, runContext, type RetrieverOptions, type RunContext, type RunContextInit } from "../retrievers";
+import { officialPromptsDir } from "../llm/prompts";
+import type { Config } from "../config";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, userExperiments, type Experiment } from "./registry";
 import { runExperiments } from "./run-experiments";
@@ -70,12 +72,13 @@ export const MAX_REPEAT = 1000;
 export function selection(
   loaded: LoadedBenchmark,
   opts: Pick<ReproduceOptions, "outRoot" | "only" | "experiments" | "official" | "repeat">,
+  config: Pick<Config, "rerankers">,
 ): { selected: Experiment[]; all: readonly Experiment[]; outDir: string } {
   const repeat = opts.repeat ?? 1;
   if (!Number.isInteger(repeat) || repeat < 1 || repeat > MAX_REPEAT) {
     throw new GbrError(`repeat must be a whole number from 1 to ${MAX_REPEAT}, got ${repeat}`, "USAGE");
   }
-  const listed = opts.experiments ?? experiments();
+  const listed = opts.experiments ?? experiments(config);
   const every = [...listed, ...userExperiments(opts.only ?? [], listed)];
   if (opts.official) {
     const beyond = every.filter((e) => e.beyond && opts.only?.includes(e.id));
@@ -105,7 +108,10 @@ export function selection(
  * const { outcomes } = await reproduce(loaded, { outRoot: "outputs" });
  */
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
-  const { outDir } = selection(loaded, opts);
+  // One context, so its configuration, providers (limits, rate caps, meter) and store span every experiment.
+  const context = runContext({ log: opts.log, ...opts.context });
+  const chosen = selection(loaded, opts, context.providers.config);
+  const { outDir } = chosen;
   const bench = loaded.benchmark;
   if (unjudgedQueries(bench).length === bench.queries.length) {
     // Every mean would be a 0 that looks like a result.
@@ -115,7 +121,7 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   }
   // One run writes a folder at a time: two would each merge the records they found and lose the other's rows.
   try {
-    return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts), {
+    return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts, context, chosen), {
       what: `${outDir} (another gbr reproduce is writing it)`,
       log: opts.log,
       waitMs: LOCK_STALE_MS + 5000,
@@ -131,16 +137,14 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
 /** The lock folder inside an outputs folder while a run writes it. */
 const LOCK = ".reproduce.lock";
 
-async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
-  const { selected, all, outDir } = selection(loaded, opts);
+async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, context: RunContext, chosen: ReturnType<typeof selection>): Promise<ReproduceResult> {
+  const providers = context.providers;
+  const { selected, all, outDir } = chosen;
   const bench = loaded.benchmark;
   opts.log?.(`dataset ${bench.name} (${loaded.origin}): ${bench.docs.length} articles, ${bench.queries.length} queries -> ${outDir}`);
   // Read (and checked) before anything runs: results on other judgments stop the run here, not after it.
   const earlier = opts.replace ? await clearEarlier(outDir) : await earlierRun(outDir, loaded);
 
-  // One context, so its providers' limits, rate caps and meter, and its store, span every experiment.
-  const context = runContext({ log: opts.log, ...opts.context });
-  const providers = context.providers;
   // What decides the results: an interrupted run continues only with the same.
   const settings = {
     options: opts.retrieverOptions ?? {},
@@ -195,6 +199,8 @@ async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions): P
     promptSet: opts.retrieverOptions?.promptSet,
     embedNaming: providers.config.embed.naming,
     replayFile: providers.config.replayFile,
+    pricesFile: providers.config.pricesFile,
+    promptsDir: officialPromptsDir(providers.config.dataDir),
   });
   const tables = outputTables(loaded, records, assessment);
   let files: string[];

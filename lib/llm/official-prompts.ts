@@ -7,29 +7,28 @@ import {
   OFFICIAL_MANIFEST,
   PROMPT_NAMES,
   PromptError,
-  officialPromptsDir,
   sha256Text,
   type OfficialManifest,
   type PromptName,
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
-import { readConfig } from "../config";
+import { writeAtomically } from "../util/safe-files";
 
 export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
 /** The commit the paper's prompts are pinned to (DESIGN.md §6). */
 export const OFFICIAL_COMMIT = "992f5224a6cb75d12d956994a820a9b83e18c0f5";
 export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experiments.ipynb";
-/** `GBR_GITHUB_RAW_URL` overrides it (tests point it at a local double). */
+/** `GBR_GITHUB_RAW_URL` (the configuration's `githubRawUrl`) overrides it (tests point it at a local double). */
 export const DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com";
 
 export interface PullOfficialOptions {
-  /** Raw-file host (default GBR_GITHUB_RAW_URL, else https://raw.githubusercontent.com). */
+  /** Raw-file host (the configuration's `githubRawUrl`, GBR_GITHUB_RAW_URL; default https://raw.githubusercontent.com). */
   baseUrl?: string;
   /** Commit of nlpaueb/greek-bar-bench (default the pinned OFFICIAL_COMMIT). */
   commit?: string;
-  /** Cache folder (default `<dataDir>/prompts/official`). */
-  cacheDir?: string;
+  /** Cache folder (`officialPromptsDir(dataDir)`). */
+  cacheDir: string;
   /** Retry/timeout settings passed to downloadFile (tests shorten the backoff). */
   download?: DownloadOptions;
   log?: (msg: string) => void;
@@ -41,22 +40,17 @@ export interface PullOfficialResult {
   texts: Record<PromptName, string>;
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(tmp, text, "utf8");
-  await fs.rename(tmp, file);
-}
-
 /** Caches each `<NAME>.txt`, the notebook and, last, `manifest.json`, so an interrupted pull never loads half-new. */
-export async function pullOfficialPrompts(opts: PullOfficialOptions = {}): Promise<PullOfficialResult> {
+export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});
-  const base = checkedBaseUrl(opts.baseUrl ? "the raw-file base URL" : "GBR_GITHUB_RAW_URL", opts.baseUrl ?? readConfig().githubRawUrl ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");
+  const base = checkedBaseUrl("GBR_GITHUB_RAW_URL", opts.baseUrl ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");
   const commit = opts.commit ?? OFFICIAL_COMMIT;
   if (!/^[0-9A-Za-z._\/-]+$/.test(commit) || commit.includes("..")) {
     throw new PromptError(`not a usable commit or ref: '${commit}'`, "INVALID");
   }
   if (!/^[0-9a-f]{40}$/.test(commit)) log(`prompts: '${commit}' is not a commit sha; the texts it names may change over time`);
-  const cacheDir = opts.cacheDir ?? officialPromptsDir();
+  const { cacheDir } = opts;
+  const writeAtomic = (file: string, text: string) => writeAtomically(file, (fh) => fh.writeFile(text, "utf8"), cacheDir);
   const url = `${base}/${OFFICIAL_REPO}/${commit}/${OFFICIAL_NOTEBOOK_PATH}`;
 
   await fs.mkdir(cacheDir, { recursive: true });

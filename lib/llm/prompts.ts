@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { dataDir, PACKAGE_ROOT } from "../paths";
+import { PACKAGE_ROOT } from "../paths";
 import type { ParserName } from "./types";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
@@ -90,9 +90,14 @@ export class PromptError extends GbrError {
 /** Inside the package, so it does not depend on the cwd. */
 export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
-/** Default official cache: under data/, which git ignores (the official texts are never committed). */
-export function officialPromptsDir(): string {
-  return path.join(dataDir(), "prompts", "official");
+/**
+ * The official cache of a data folder, which git ignores (the official texts are never committed).
+ *
+ * @example
+ * loadPromptSet("official", { cacheDir: officialPromptsDir(config.dataDir) });
+ */
+export function officialPromptsDir(dataDir: string): string {
+  return path.join(dataDir, "prompts", "official");
 }
 
 /** Written by `pullOfficialPrompts` beside the cached prompt files. */
@@ -139,7 +144,10 @@ export function loadPromptSet(
   opts: { dir?: string; cacheDir?: string } = {},
 ): PromptSet {
   if (name === "project") return loadProjectSet(opts.dir ?? PROJECT_PROMPTS_DIR);
-  if (name === "official") return loadOfficialSet(opts.cacheDir ?? officialPromptsDir());
+  if (name === "official") {
+    if (opts.cacheDir === undefined) throw new PromptError("the official prompt set needs its folder: { cacheDir: officialPromptsDir(dataDir) }", "INVALID");
+    return loadOfficialSet(opts.cacheDir);
+  }
   throw new PromptError(`unknown prompt set '${String(name)}' (expected "project" or "official")`, "INVALID");
 }
 

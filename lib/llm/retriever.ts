@@ -2,13 +2,12 @@ import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
 import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
 import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
-import { dataDir } from "../paths";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { buildTokenizer, TOKENIZERS } from "../text/registry";
 import { addCosts, secondsOf, timed } from "../util/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "./types";
-import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
+import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor, reactPromptsOf } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
@@ -23,7 +22,12 @@ function workDir(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, meth
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_");
   // Each --repeat sample keeps its own results, or one would resume from another's answers.
   const sample = opts.sample !== undefined || opts.seed !== undefined ? `-sample${opts.sample ?? 0}-seed${opts.seed ?? "none"}` : "";
-  return path.join(ctx.workDir ?? path.join(dataDir(), "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
+  return path.join(ctx.workDir ?? path.join(ctx.providers.config.dataDir, "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
+}
+
+/** The method's prompt set: the project's, or the official ones cached in the run's data folder. */
+function promptsFor(opts: RetrieverOptions, ctx: RunContext): PromptSet {
+  return loadPromptSet(opts.promptSet ?? "project", { cacheDir: officialPromptsDir(ctx.providers.config.dataDir) });
 }
 
 /** The requests behind a batch of cached answers, for the run's record. */
@@ -67,7 +71,7 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
 export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("reform:".length);
   const inner = await part(innerName);
-  const prompts = loadPromptSet(opts.promptSet ?? "project");
+  const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);
   const kind = rewriteKindFor(innerName);
   const promptName = kind === "sparse" ? "SPARSE_REWRITE_PROMPT" : "DENSE_REWRITE_PROMPT";
@@ -100,7 +104,7 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
 export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
   const innerName = name.slice("translate:".length);
   for (const tokenizer of new Set(innerName.match(/bm25-[a-z]+/g) ?? [])) if (tokenizer in TOKENIZERS) await buildTokenizer(tokenizer, ctx);
-  const prompts = loadPromptSet(opts.promptSet ?? "project");
+  const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx, bench.docs);
   const dir = workDir(bench, opts, ctx, "translate", model, prompts);
   let articles: CachedOutcome[] = [];
@@ -139,7 +143,7 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
  * one trace per query, resumable. Rendering is the authors' for every prompt set; answers go through its parser.
  */
 export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
-  const prompts = loadPromptSet(opts.promptSet ?? "project");
+  const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);
   const corpus = await sharedCorpus(bench.docs, greekStemmerTokenizer(), ctx);
   const scorer = corpus.index.withParams();

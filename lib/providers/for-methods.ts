@@ -33,7 +33,7 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
     model = planChatModel(id, ctx.replay === "refresh" ? undefined : held, guess, opts.sample, tally, inputs !== undefined && plan.given(inputs), plan.tokensOf);
   } else {
     const server = ctx.providers.chat(opts.llm);
-    model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample });
+    model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample, offline: ctx.providers.config.offline });
   }
   if (opts.seed === undefined) return model;
   const inner = model;

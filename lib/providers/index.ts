@@ -2,7 +2,7 @@
  * A run's model-server calls go through objects made here once: endpoints (deadlines, retries, failover) -> limits (per
  * endpoint, adapted to 429/503; one rate-cap window per kind, as paid limits are per account) -> meter.
  */
-import { readConfig, type Config } from "../config";
+import type { Config } from "../config";
 import type { EmbeddingPreset } from "../dense/presets";
 import type { Embedder } from "../dense/types";
 import { withComplete, type ChatModel } from "../llm/types";
@@ -31,7 +31,7 @@ export interface Providers {
   reranker(): RerankClient;
 }
 
-export function createProviders(config: Config = readConfig(), opts: { pricer?: Pricer } = {}): Providers {
+export function createProviders(config: Config, opts: { pricer?: Pricer } = {}): Providers {
   const meter = new UsageMeter(opts.pricer);
   const caps = {
     chat: config.chat.caps && new RateCap(config.chat.caps),

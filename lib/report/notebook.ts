@@ -8,14 +8,13 @@ import { formatFixed } from "../util/format-fixed";
 import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "../util/text-table";
 import { printable } from "../util/printable";
-import { INSTALLED, PACKAGE_ROOT } from "../paths";
+import { environmentConfig, INSTALLED, PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
 import { tslabCellRunning, tslabDisplayWriter, tslabSdk } from "../util/sdk";
 import { rowsFrame } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "./labels";
-import { readConfig } from "../config";
 import type { GbrError } from "../util/errors";
 import { findBrowser, FigureRenderer } from "./render-figure";
 import { plotlyPlain } from "./figure-style";
@@ -174,7 +173,7 @@ export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}):
 
 /** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures` (`outputs/figures` of the cwd when installed, as `gbr`'s outputs). */
 export function figuresDir(): string {
-  return readConfig().figuresDir ?? path.join(INSTALLED ? process.cwd() : PACKAGE_ROOT, "outputs", "figures");
+  return environmentConfig().figuresDir ?? path.join(INSTALLED ? process.cwd() : PACKAGE_ROOT, "outputs", "figures");
 }
 
 /** plotly's options for our figures: no logo, and the camera button downloads an SVG named after the figure. */
@@ -231,7 +230,7 @@ let imageRenderer: Promise<FigureRenderer | undefined> | undefined;
 function notebookRenderer(say: (html: string) => void): Promise<FigureRenderer | undefined> {
   imageRenderer ??= (async () => {
     try {
-      return await FigureRenderer.open(findBrowser(readConfig().browser));
+      return await FigureRenderer.open(findBrowser(environmentConfig().browser));
     } catch (err) {
       const e = err as GbrError;
       say(

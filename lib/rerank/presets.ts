@@ -6,7 +6,6 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
-import { userPresetsFile } from "../dense/presets";
 
 /** One cross-encoder re-ranker; `{query}` and `{text}` in the templates are replaced. */
 export interface RerankPreset {
@@ -102,14 +101,14 @@ export function rerankFingerprint(p: RerankPreset): string {
  * Built-ins plus the `rerankers` array of the presets file (`GBR_PRESETS`, else ./gbr-presets.json). A user preset
  * overrides a built-in's fields by name; a new name needs `model` and `maxDocumentChars`. `null` reads no file.
  */
-export function allRerankPresets(file: string | null | undefined = userPresetsFile()): RerankPreset[] {
+export function allRerankPresets(file: string | null | undefined): RerankPreset[] {
   const byName = new Map(BUILTIN_RERANK_PRESETS.map((p) => [p.name, { ...p }]));
   if (file) for (const p of readUserRerankers(file, byName)) byName.set(p.name, p);
   return [...byName.values()];
 }
 
 /** A usage error naming the nearest preset when none matches. */
-export function rerankPreset(name: string, presets: readonly RerankPreset[] = allRerankPresets()): RerankPreset {
+export function rerankPreset(name: string, presets: readonly RerankPreset[] = BUILTIN_RERANK_PRESETS): RerankPreset {
   const p = presets.find((x) => x.name === name);
   if (p) return p;
   const names = presets.map((x) => x.name);

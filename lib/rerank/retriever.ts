@@ -9,7 +9,8 @@ import { GbrError } from "../util/errors";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
 import { chatForMethod, rerankerForMethod } from "../providers/for-methods";
 import { crossEncoderRerankRun } from "./cross-encoder";
-import { rerankPreset } from "./presets";
+import { allRerankPresets, rerankPreset } from "./presets";
+import { userPresetsFile } from "../dense/presets";
 import { openScoreCache } from "../store";
 
 /** Re-ranker names (presets, `llm`) have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`). */
@@ -41,7 +42,7 @@ export async function rerankRetriever(name: string, bench: Benchmark, opts: Retr
         listwiseRerankRun(model, queries, await first.retrieve(queries, Math.max(k, depth)), docTexts(bench), { ...common, k, window: opts.rerankWindow, step: opts.rerankStep }),
     };
   }
-  const preset = rerankPreset(reranker);
+  const preset = rerankPreset(reranker, allRerankPresets(userPresetsFile(ctx.providers.config)));
   // --plan: pairs are counted, not scored; the store's scores are read, never written.
   const client = rerankerForMethod(ctx);
   const cache = await openScoreCache(await ctx.store(), { readOnly: ctx.plan !== undefined });

@@ -1,7 +1,6 @@
 /** The store's chat records as the chat layer uses them: `withReplay`, cache view, offline misses, export, import. */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
-import { readConfig } from "../config";
 import { checkSample, cleanRecord, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
 import { exportKind, importFile } from "./jsonl";
 import type { Store } from "./store";
@@ -59,7 +58,7 @@ export interface WithReplayOptions {
   mode?: ReplayMode;
   /** Sample index, part of the key, so `--repeat` samples are cached apart even where a provider ignores seeds. */
   sample?: number;
-  /** Never call the model (a miss throws `ReplayMissError`); default: GBR_OFFLINE is "1"/"true", read per call. */
+  /** Never call the model (a miss throws `ReplayMissError`): a run passes its configuration's `offline` (GBR_OFFLINE). */
   offline?: boolean;
 }
 
@@ -104,7 +103,7 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
   const keys = new Set<string>();
   const { provider, model: modelName } = splitModelId(model.id);
   const where = cache.store.dir;
-  const offline = opts.offline ?? offlineFromEnv();
+  const offline = opts.offline ?? false;
 
   const call = async (key: string, req: ReplayRequest): Promise<ReplayRecord> => {
     const response = copyResponse(await model.complete(req));
@@ -142,11 +141,6 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
   };
 }
 
-/** The JSONL file a run replays from, if any: `GBR_REPLAY_FILE` (export or v0.8 replay file), imported on open. */
-export function defaultReplayFile(): string | undefined {
-  return readConfig().replayFile;
-}
-
 /** Which records `exportReplay` writes: a set of keys (e.g. `model.keys`) or a predicate. */
 export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
 
@@ -166,8 +160,4 @@ export async function mergeReplay(into: ReplayCache, fromFile: string, opts: { l
   await fs.promises.access(from, fs.constants.R_OK);
   const { added, skipped } = await importFile(into.store, CHAT, from, opts);
   return { added, skipped };
-}
-
-function offlineFromEnv(): boolean {
-  return readConfig().offline;
 }

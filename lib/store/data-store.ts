@@ -5,31 +5,29 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { dataDir as defaultDataDir } from "../paths";
 import { FileLocks } from "../util/file-lock";
 import { CHAT } from "./chat-record";
-import { defaultReplayFile, replayCache, type ReplayCache } from "./chat";
+import { replayCache, type ReplayCache } from "./chat";
 import { importFile } from "./jsonl";
 import { pairLinesToRecords, RERANK } from "./rerank";
 import { openStore, type Store } from "./store";
 
 export interface DataStoreOptions {
-  /** The data folder (default: lib/paths.ts's, `GBR_DATA_DIR` or ./data). */
-  dataDir?: string;
-  /** A JSONL file of chat records to replay from (imported); default `GBR_REPLAY_FILE` when set. */
+  /** The data folder (the configuration's `dataDir`). */
+  dataDir: string;
+  /** A JSONL file of chat records to replay from, imported (the configuration's `replayFile`, GBR_REPLAY_FILE). */
   replayFile?: string;
   log?: (message: string) => void;
 }
 
 /** Opens `<data>/store`, migrating v0.8 caches and importing the replay file first (see the module comment). */
-export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store> {
-  const data = path.resolve(opts.dataDir ?? defaultDataDir());
+export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
+  const data = path.resolve(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`store: ${m}\n`));
   const store = await openStore(path.join(data, "store"), { log });
   const legacyReplay = path.join(data, "replay", "llm-calls.jsonl");
   const legacyScores = path.join(data, "rerank", "scores.jsonl");
-  const replayFile = opts.replayFile ?? defaultReplayFile();
-  const shared = replayFile !== undefined && path.resolve(replayFile) !== legacyReplay ? path.resolve(replayFile) : undefined;
+  const shared = opts.replayFile !== undefined && path.resolve(opts.replayFile) !== legacyReplay ? path.resolve(opts.replayFile) : undefined;
   if (!fs.existsSync(legacyReplay) && !fs.existsSync(legacyScores) && (shared === undefined || imported(store, shared))) return store;
   await new FileLocks().run(path.join(store.dir, ".locks", "migrate.lock"), async () => {
     await migrate(store, CHAT, legacyReplay, "chat", {}, log);
@@ -45,7 +43,7 @@ export async function openDataStore(opts: DataStoreOptions = {}): Promise<Store>
 }
 
 /** The chat records of a data folder's store (`openDataStore`). */
-export async function openReplayCache(opts: DataStoreOptions = {}): Promise<ReplayCache> {
+export async function openReplayCache(opts: DataStoreOptions): Promise<ReplayCache> {
   return replayCache(await openDataStore(opts));
 }
 

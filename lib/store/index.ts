@@ -3,7 +3,6 @@ export { openStore, type RecordKind, type Store, type StoreOptions } from "./sto
 export { openDataStore, openReplayCache, type DataStoreOptions } from "./data-store";
 export { replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
 export {
-  defaultReplayFile,
   exportReplay,
   mergeReplay,
   replayCache,

@@ -24,7 +24,7 @@ export type SpacyLexiconLoader = (lang: SpacyLang, ctx: TokenizerContext) => Pro
 
 /** What a tokenizer needs beyond code: the spaCy tables, through a loader given `cacheDir`, `offline` and `log`. */
 export interface TokenizerContext {
-  /** Where the loader caches downloaded resources (spaCy lookup tables); its default is `<dataDir()>/spacy`. */
+  /** Where the loader caches downloaded resources (spaCy lookup tables); the project's default is `<dataDir>/spacy`. */
   cacheDir?: string;
   offline?: boolean;
   log?: (message: string) => void;

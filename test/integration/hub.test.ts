@@ -13,7 +13,10 @@ import { readBeir } from "../../lib/data/beir";
 import { DownloadError, hashFile } from "../../lib/util/download";
 import { DataError } from "../../lib/util/errors";
 import { parseCard, progressBar, pullHub, pullHubToDir, resolveDataFiles, type PullOptions } from "../../lib/data/hub";
-import { readRows } from "../../lib/data/tabular";
+import { readConfig } from "../../lib/config";
+import { readTable } from "../../lib/data/tabular";
+
+const readRows = async (file: string) => (await readTable(file)).rows;
 import { parseCsv } from "../../lib/util/csv";
 import { API, startHubDouble, type HubDouble, type HubDoubleOptions } from "../fakes/hub-server";
 
@@ -325,13 +328,9 @@ describe("pullHub", () => {
     assert.deepEqual(unreachable.benchmark, first.benchmark);
     assert.ok(logs.some((m) => /using the verified cache/.test(m)), logs.join("\n"));
 
-    process.env.HF_HUB_OFFLINE = "1";
-    try {
-      const viaEnv = await pullHub({ endpoint: url, cacheDir, retry: FAST });
-      assert.deepEqual(viaEnv.benchmark, first.benchmark);
-    } finally {
-      delete process.env.HF_HUB_OFFLINE;
-    }
+    // HF_HUB_OFFLINE, through the configuration's hub settings.
+    const viaEnv = await pullHub({ ...readConfig({ HF_HUB_OFFLINE: "1", HF_ENDPOINT: url }).hub, cacheDir, retry: FAST });
+    assert.deepEqual(viaEnv.benchmark, first.benchmark);
   });
 
   test("offline or unreachable without a cache fails with OFFLINE and says how to fix it", async () => {
@@ -579,45 +578,32 @@ describe("progressBar", () => {
   test("issue 29, row 7: a file name or message from the Hub reaches the terminal with its control characters as escapes", () => {
     const written: string[] = [];
     const log = { isTTY: false, write: (t: string) => (written.push(t), true) } as unknown as NodeJS.WriteStream;
-    progressBar(log).log("pulled x\u001b]0;pwned\u0007\r\nFAKE: 0 failed");
+    progressBar(false, log).log("pulled x\u001b]0;pwned\u0007\r\nFAKE: 0 failed");
     // One line: the pull's messages are one line each, so a line feed inside one is shown, not obeyed.
     assert.deepEqual(written, ["pulled x\\x1b]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed\n"]);
-    const ci = process.env.CI;
-    delete process.env.CI;
-    try {
-      const drawn: string[] = [];
-      const tty = { isTTY: true, columns: 120, write: (t: string) => (drawn.push(t), true), on: () => tty, removeListener: () => tty, cursorTo: () => true, clearLine: () => true, moveCursor: () => true } as unknown as NodeJS.WriteStream;
-      const bar = progressBar(tty);
-      bar.onProgress("data/\u001b[2Jcorpus.parquet", 10, 100);
-      bar.stop();
-      const all = drawn.join("");
-      assert.ok(all.includes("data/\\x1b[2Jcorpus.parquet"), all);
-      assert.ok(!all.includes("\u001b[2J"), "the name's own escape sequence is not sent");
-    } finally {
-      if (ci !== undefined) process.env.CI = ci;
-    }
+    const drawn: string[] = [];
+    const tty = { isTTY: true, columns: 120, write: (t: string) => (drawn.push(t), true), on: () => tty, removeListener: () => tty, cursorTo: () => true, clearLine: () => true, moveCursor: () => true } as unknown as NodeJS.WriteStream;
+    const bar = progressBar(readConfig({}).ci, tty);
+    bar.onProgress("data/\u001b[2Jcorpus.parquet", 10, 100);
+    bar.stop();
+    const all = drawn.join("");
+    assert.ok(all.includes("data/\\x1b[2Jcorpus.parquet"), all);
+    assert.ok(!all.includes("\u001b[2J"), "the name's own escape sequence is not sent");
   });
 
 
   test("draws nothing when the stream is not a terminal or CI is set", () => {
     let writes = 0;
     const fake = { isTTY: false, write: () => (writes++, true) } as unknown as NodeJS.WriteStream;
-    const bar = progressBar(fake);
+    const bar = progressBar(false, fake);
     bar.onProgress("corpus.parquet", 10, 100);
     bar.stop();
     assert.equal(writes, 0);
-    const ci = process.env.CI;
-    process.env.CI = "1";
-    try {
-      const tty = { isTTY: true, columns: 80, write: () => (writes++, true) } as unknown as NodeJS.WriteStream;
-      const b2 = progressBar(tty);
-      b2.onProgress("corpus.parquet", 10, 100);
-      b2.stop();
-      assert.equal(writes, 0);
-    } finally {
-      if (ci === undefined) delete process.env.CI;
-      else process.env.CI = ci;
-    }
+    const tty = { isTTY: true, columns: 80, write: () => (writes++, true) } as unknown as NodeJS.WriteStream;
+    const b2 = progressBar(readConfig({ CI: "1" }).ci, tty);
+    b2.onProgress("corpus.parquet", 10, 100);
+    b2.stop();
+    assert.equal(writes, 0);
   });
 });
 

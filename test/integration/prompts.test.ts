@@ -13,10 +13,12 @@ import { after, before, describe, test } from "node:test";
 import { DownloadError } from "../../lib/util/download";
 import { extractPromptsFromNotebook } from "../../lib/llm/notebook-prompts";
 import { OFFICIAL_COMMIT, OFFICIAL_NOTEBOOK_PATH, OFFICIAL_REPO, pullOfficialPrompts } from "../../lib/llm/official-prompts";
+import { readConfig } from "../../lib/config";
 import { extractStringConstants, parsePythonStringLiteral, PythonLiteralError } from "../../lib/llm/python-literals";
 import {
   fillPrompt,
   loadPromptSet,
+  officialPromptsDir,
   PLACEHOLDERS,
   PROMPT_NAMES,
   PROMPT_PLACEHOLDERS,
@@ -163,19 +165,15 @@ describe("official prompts from a local GitHub double", () => {
     assert.ok(logs.some((l) => l.includes("cached 9 official prompts")));
   });
 
-  test("GBR_GITHUB_RAW_URL picks the host when no baseUrl is given; another commit is another path", async () => {
+  test("GBR_GITHUB_RAW_URL (the configuration's githubRawUrl) picks the host; another commit is another path", async () => {
     const commit = "0123456789abcdef0123456789abcdef01234567";
     srv.set(notebookPath(commit), GOOD);
-    process.env.GBR_GITHUB_RAW_URL = srv.url;
-    try {
-      const cacheDir = path.join(tmp, "env");
-      const { manifest } = await pullOfficialPrompts({ commit, cacheDir, download: FAST });
-      assert.equal(manifest.commit, commit);
-      assert.equal(srv.counts.get(notebookPath(commit)), 1);
-      assert.equal(loadPromptSet("official", { cacheDir }).texts.PLANNER_FIRST, EXPECTED.PLANNER_FIRST);
-    } finally {
-      delete process.env.GBR_GITHUB_RAW_URL;
-    }
+    const config = readConfig({ GBR_GITHUB_RAW_URL: srv.url, GBR_DATA_DIR: path.join(tmp, "env") });
+    const cacheDir = officialPromptsDir(config.dataDir);
+    const { manifest } = await pullOfficialPrompts({ commit, baseUrl: config.githubRawUrl, cacheDir, download: FAST });
+    assert.equal(manifest.commit, commit);
+    assert.equal(srv.counts.get(notebookPath(commit)), 1);
+    assert.equal(loadPromptSet("official", { cacheDir }).texts.PLANNER_FIRST, EXPECTED.PLANNER_FIRST);
   });
 
   test("missing or unreadable constants -> one error listing each; the previous cache still loads", async () => {

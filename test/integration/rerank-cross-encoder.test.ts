@@ -17,8 +17,8 @@ import { loadBenchmark } from "../../lib/data/source";
 import { crossEncoderRerankRun, type CrossEncoderOptions } from "../../lib/rerank/cross-encoder";
 import { rerankClientFrom, RerankError, type RerankClientOptions } from "../../lib/providers/rerank-client";
 import { allRerankPresets, rerankPreset, type RerankPreset } from "../../lib/rerank/presets";
+import { userPresetsFile } from "../../lib/dense/presets";
 import { openDataStore, openScoreCache } from "../../lib/store";
-import { dataDir } from "../../lib/paths";
 import { DataError, GbrError, isUnavailable } from "../../lib/util/errors";
 import type { Benchmark, Run } from "../../lib/types";
 import { defaultRerankScore, startRerankDouble, type RerankDouble } from "../fakes/rerank-server";
@@ -76,9 +76,12 @@ function rerankChild(dataDir: string, url: string) {
   return { child, output: () => output, exited };
 }
 
+/** The current data folder (GBR_DATA_DIR, set per test). */
+const dataDir = () => readConfig(process.env).dataDir;
+
 /** The pair scores of the current data folder's store. */
 async function scoreCache(log: (m: string) => void = () => {}) {
-  return openScoreCache(await openDataStore({ log }));
+  return openScoreCache(await openDataStore({ dataDir: dataDir(), log }));
 }
 
 /** A fresh data folder for the test about to run. */
@@ -90,7 +93,7 @@ async function freshDataDir(): Promise<string> {
 }
 
 async function rerun(preset: RerankPreset | string, opts: CrossEncoderOptions & { client?: Partial<RerankClientOptions> } = {}): Promise<Run> {
-  const p = typeof preset === "string" ? rerankPreset(preset, allRerankPresets()) : preset;
+  const p = typeof preset === "string" ? rerankPreset(preset, allRerankPresets(userPresetsFile(readConfig(process.env)))) : preset;
   const { client, ...rest } = opts;
   return crossEncoderRerankRun(p, rerankClientFrom(readConfig(process.env).rerank, { backoffMs: 1, ...client }), bench.queries, first, docText, { cache: await scoreCache(), ...rest });
 }

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { loadBenchmark } from "../../lib/data/source";
 import { DownloadError } from "../../lib/util/download";
+import { readConfig } from "../../lib/config";
 import { REPO } from "../helpers/shared";
 import { runGbr } from "../helpers/gbr";
 
@@ -123,18 +124,11 @@ test("item 8: a source named is that source or an error; only the default falls 
 });
 
 test("item 8: the library follows the same rule (loadBenchmark with a source, or none)", async () => {
-  const saved = process.env.HF_ENDPOINT;
-  process.env.HF_ENDPOINT = "http://unreachable.invalid";
-  try {
-    const dataDir = path.join(tmp, "lib-cache");
-    await assert.rejects(loadBenchmark("hf", { dataDir }), (e: unknown) => e instanceof DownloadError && e.code === "OFFLINE" && /HF_ENDPOINT/.test(e.message));
-    const byDefault = await loadBenchmark(undefined, { dataDir });
-    assert.equal(byDefault.origin, "sample");
-    assert.match(byDefault.fallback ?? "", /could not be used/);
-    const own = await loadBenchmark(extra);
-    assert.deepEqual([own.origin, own.benchmark.queries.length, own.benchmark.qrels.size], ["dir", 29, 26]);
-  } finally {
-    if (saved === undefined) delete process.env.HF_ENDPOINT;
-    else process.env.HF_ENDPOINT = saved;
-  }
+  const config = readConfig({ HF_ENDPOINT: "http://unreachable.invalid", GBR_DATA_DIR: path.join(tmp, "lib-cache") });
+  await assert.rejects(loadBenchmark("hf", { config }), (e: unknown) => e instanceof DownloadError && e.code === "OFFLINE" && /HF_ENDPOINT/.test(e.message));
+  const byDefault = await loadBenchmark(undefined, { config });
+  assert.equal(byDefault.origin, "sample");
+  assert.match(byDefault.fallback ?? "", /could not be used/);
+  const own = await loadBenchmark(extra);
+  assert.deepEqual([own.origin, own.benchmark.queries.length, own.benchmark.qrels.size], ["dir", 29, 26]);
 });

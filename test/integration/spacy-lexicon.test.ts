@@ -6,12 +6,13 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DownloadError } from "../../lib/util/download";
 import { DataError } from "../../lib/util/errors";
-import { loadSpacyLexicon, SPACY_FILES, upstreamPath, type LoadSpacyLexiconOptions } from "../../lib/data/spacy-tables";
+import { loadSpacyLexicon, spacyLoader, SPACY_FILES, upstreamPath, type LoadSpacyLexiconOptions } from "../../lib/data/spacy-tables";
+import { readConfig } from "../../lib/config";
 import { parseStopWordsPy } from "../../lib/data/spacy-table-parsers";
 import type { SpacyLang, SpacyLexicon } from "../../lib/text/spacy-lexicon";
 import { spacyEnglishTokenizer, spacyGreekTokenizer } from "../../lib/text/spacy-tokenizers";
@@ -121,7 +122,7 @@ let tmpRoot: string;
 let n = 0;
 const freshDir = () => path.join(tmpRoot, `cache-${++n}`);
 const FAST = { attempts: 2, backoffMs: 1, timeoutMs: 5_000 };
-const opts = (cacheDir: string, extra: LoadSpacyLexiconOptions = {}): LoadSpacyLexiconOptions => ({
+const opts = (cacheDir: string, extra: Partial<LoadSpacyLexiconOptions> = {}): LoadSpacyLexiconOptions => ({
   cacheDir,
   baseUrl: srv.url,
   download: FAST,
@@ -246,16 +247,12 @@ describe("loadSpacyLexicon: download, cache, offline", () => {
     );
   });
 
-  test("GBR_SPACY_BASE_URL is honoured when no baseUrl is given", async () => {
-    const saved = process.env.GBR_SPACY_BASE_URL;
-    process.env.GBR_SPACY_BASE_URL = srv.url + "/";
-    try {
-      const reqs = await requestsDuring(() => loadSpacyLexicon("en", { cacheDir: freshDir(), download: FAST }));
-      assert.equal(reqs.size, 2);
-    } finally {
-      if (saved === undefined) delete process.env.GBR_SPACY_BASE_URL;
-      else process.env.GBR_SPACY_BASE_URL = saved;
-    }
+  test("GBR_SPACY_BASE_URL is honoured by the configuration's loader, into <data>/spacy", async () => {
+    const data = freshDir();
+    const load = spacyLoader(readConfig({ GBR_SPACY_BASE_URL: srv.url + "/", GBR_DATA_DIR: data }));
+    const reqs = await requestsDuring(() => load("en", {}));
+    assert.equal(reqs.size, 2);
+    assert.ok(existsSync(path.join(data, "spacy", "en", "manifest.json")));
   });
 
   test("a transient 500 and a truncated body are retried", async () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { decodeUtf8, parseScore, readBeir, readJsonl, readQrelsTsv, readTextLines } from "../../lib/data/beir";
+import { decodeUtf8, parseScore, readBeir, readJsonl, readTextLines } from "../../lib/data/beir";
 import { readQrels } from "../../lib/data/qrels";
 import { DataError } from "../../lib/util/errors";
 import { dataErrorAt } from "../helpers/assertions";
@@ -131,7 +131,7 @@ for (const [label, score, detail] of [
   test(`qrels TSV: ${label} is an error naming the line`, async () => {
     const dir = beirDir({ qrels: [QRELS[0], QRELS[1], `q2\td2\t${score}`] });
     await rejectsAt(readBeir(dir), qrelsOf(dir), 3, detail);
-    await rejectsAt(readQrelsTsv(qrelsOf(dir)), qrelsOf(dir), 3, detail);
+    await rejectsAt(readQrels(qrelsOf(dir)), qrelsOf(dir), 3, detail);
     await rejectsAt(readQrels(qrelsOf(dir)), qrelsOf(dir), 3, detail);
   });
 }
@@ -163,7 +163,7 @@ test("qrels TSV: a query id with leading whitespace is an error (was: trimmed in
 
 test("qrels TSV: a corpus id with trailing whitespace is an error naming the line", async () => {
   const dir = beirDir({ qrels: [QRELS[0], "q1\td1 \t1", QRELS[2]] });
-  await rejectsAt(readQrelsTsv(qrelsOf(dir)), qrelsOf(dir), 2, /^corpus id 'd1 ' is empty or contains whitespace: it has leading or trailing whitespace/);
+  await rejectsAt(readQrels(qrelsOf(dir)), qrelsOf(dir), 2, /^corpus id 'd1 ' is empty or contains whitespace: it has leading or trailing whitespace/);
 });
 
 test("meta.jsonl: an id with trailing whitespace is an error naming the line", async () => {

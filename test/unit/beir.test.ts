@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { readBeir, readJsonl, readQrelsTsv, readTextLines, writeBeir } from "../../lib/data/beir";
+import { readBeir, readJsonl, readTextLines, writeBeir } from "../../lib/data/beir";
 import { DataError } from "../../lib/util/errors";
 import { readQrels, writeTrecQrels } from "../../lib/data/qrels";
 import { notEvaluatedNote, unjudgedQueries, type Benchmark } from "../../lib/types";
@@ -370,13 +370,13 @@ test("qrelsFile option reads another qrels file", async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// readQrelsTsv, readQrels, writeTrecQrels
+// readQrels, writeTrecQrels
 
-test("readQrelsTsv drops scores <= 0 and keeps graded scores > 0 as relevant", async () => {
+test("readQrels (BEIR TSV) drops scores <= 0 and keeps graded scores > 0 as relevant", async () => {
   const file = path.join(TMP, "graded.tsv");
   // q3's score was 0.5 until issue 10 made a non-integer score an error; 3 keeps the case "graded > 0".
   writeFileSync(file, "query-id\tcorpus-id\tscore\nq1\ta\t1\nq1\tb\t0\nq1\tc\t2\nq2\td\t-1\nq3\te\t3\n\n");
-  const q = await readQrelsTsv(file);
+  const q = await readQrels(file);
   assert.deepEqual([...q.keys()], ["q1", "q3"]);
   assert.deepEqual([...q.get("q1")!], ["a", "c"]);
   assert.deepEqual([...q.get("q3")!], ["e"]);

@@ -164,3 +164,32 @@ test("lib/ has no import cycle at load time (tslab cannot load one)", () => {
   assert.ok([...graph.values()].flat().length > 200, "the scan reads the imports");
   assert.deepEqual(cycles, [], `import cycles:\n${cycles.join("\n")}`);
 });
+
+/**
+ * Configuration is read once, at an entry, and passed down as a value: the command line, and for a library user
+ * who passes none, the face's entries (runContext, loadBenchmark, createTokenizer, experiments, notebook display)
+ * through `environmentConfig` (lib/paths.ts). Nothing below calls these.
+ */
+const READS_CONFIG = new Set([
+  "config.ts",
+  "paths.ts",
+  "retrievers.ts",
+  path.join("data", "source.ts"),
+  path.join("data", "spacy-tables.ts"),
+  path.join("experiments", "registry.ts"),
+  path.join("report", "notebook.ts"),
+]);
+
+test("the configuration is read only at the entries (lib/cli, the face's defaults), never below them", () => {
+  const bad: string[] = [];
+  for (const file of filesUnder(LIB)) {
+    const rel = path.relative(LIB, file);
+    if (READS_CONFIG.has(rel) || rel.startsWith(`cli${path.sep}`)) continue;
+    readFileSync(file, "utf8").split("\n").forEach((line, i) => {
+      if (/^\s*(\*|\/\/|\/\*)/.test(line)) return;
+      const m = /(?<![.\w])(readConfig|dataDir|environmentConfig)\(/.exec(line);
+      if (m) bad.push(`lib/${rel}:${i + 1}: ${m[1]}()`);
+    });
+  }
+  assert.deepEqual(bad, [], `configuration read below the entries (receive it as a value instead):\n${bad.join("\n")}`);
+});

@@ -15,6 +15,10 @@ import {
   type ReplayRecord,
 } from "../../lib/store";
 import type { ChatError, ChatModel, ChatRequest } from "../../lib/llm/types";
+import { runContext } from "../../lib/retrievers";
+import { createProviders } from "../../lib/providers";
+import { chatForMethod } from "../../lib/providers/for-methods";
+import { readConfig } from "../../lib/config";
 
 const made: string[] = [];
 after(() => {
@@ -337,15 +341,9 @@ test("offline: a miss throws naming the key and the store; hits are served; the 
     return true;
   });
   await assert.rejects(withReplay(model, cache, { offline: true, mode: "refresh" }).complete(REQ), ReplayMissError);
-  // The environment switch, read at call time.
-  const saved = process.env.GBR_OFFLINE;
-  process.env.GBR_OFFLINE = "1";
-  try {
-    await assert.rejects(withReplay(model, cache).complete({ ...REQ, user: "τρίτο" }), ReplayMissError);
-  } finally {
-    if (saved === undefined) delete process.env.GBR_OFFLINE;
-    else process.env.GBR_OFFLINE = saved;
-  }
+  // GBR_OFFLINE reaches a method's model through the run's configuration.
+  const ctx = runContext({ providers: createProviders(readConfig({ GBR_OFFLINE: "1", GBR_CHAT_BASE_URL: "http://127.0.0.1:9/v1", GBR_DATA_DIR: data })), store: cache.store });
+  await assert.rejects((await chatForMethod({}, ctx)).complete({ ...REQ, user: "τρίτο" }), ReplayMissError);
   assert.equal(calls.length, 1);
 });
 
@@ -356,22 +354,17 @@ test("GBR_REPLAY_FILE: its answers are imported into the store when a run opens 
   const file = tmpFile("shared.jsonl");
   await exportReplay(theirs, file);
   const data = tmpData();
-  const saved = process.env.GBR_REPLAY_FILE;
-  process.env.GBR_REPLAY_FILE = file;
-  try {
-    const logs: string[] = [];
-    const cache = await open(data, (m) => logs.push(m));
-    assert.match(logs.join("\n"), /imported 1 chat answers from .*shared\.jsonl/);
-    const r = await withReplay({ id: model.id, complete: async () => assert.fail("no call") }, cache, { offline: true }).complete(REQ);
-    assert.equal(r.text, answer.text);
-    const again: string[] = [];
-    await open(data, (m) => again.push(m));
-    assert.deepEqual(again, [], "the same file is not imported twice");
-    assert.ok(fs.existsSync(file), "the shared file is only read");
-  } finally {
-    if (saved === undefined) delete process.env.GBR_REPLAY_FILE;
-    else process.env.GBR_REPLAY_FILE = saved;
-  }
+  // GBR_REPLAY_FILE, through the configuration a run opens its store with.
+  const { dataDir, replayFile } = readConfig({ GBR_REPLAY_FILE: file, GBR_DATA_DIR: data });
+  const logs: string[] = [];
+  const cache = await openReplayCache({ dataDir, replayFile, log: (m) => logs.push(m) });
+  assert.match(logs.join("\n"), /imported 1 chat answers from .*shared\.jsonl/);
+  const r = await withReplay({ id: model.id, complete: async () => assert.fail("no call") }, cache, { offline: true }).complete(REQ);
+  assert.equal(r.text, answer.text);
+  const again: string[] = [];
+  await openReplayCache({ dataDir, replayFile, log: (m) => again.push(m) });
+  assert.deepEqual(again, [], "the same file is not imported twice");
+  assert.ok(fs.existsSync(file), "the shared file is only read");
 });
 
 test("export of one run, then merge elsewhere: the other side replays it offline, bit for bit", async () => {

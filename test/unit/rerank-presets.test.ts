@@ -17,6 +17,8 @@ import {
   rerankPreset,
 } from "../../lib/rerank/presets";
 import { GbrError } from "../../lib/util/errors";
+import { readConfig } from "../../lib/config";
+import { userPresetsFile } from "../../lib/dense/presets";
 
 /** A presets file in a temporary folder, removed after `fn`. */
 function withPresetsFile(content: unknown, fn: (file: string) => void): void {
@@ -108,15 +110,8 @@ test("user presets: a built-in's name overrides it (missing fields from the buil
       maxDocumentChars: 10,
       batchSize: 4,
     });
-    // Without an explicit list, the file GBR_PRESETS names.
-    const saved = process.env.GBR_PRESETS;
-    process.env.GBR_PRESETS = file;
-    try {
-      assert.equal(rerankPreset("tiny").batchSize, 4);
-    } finally {
-      if (saved === undefined) delete process.env.GBR_PRESETS;
-      else process.env.GBR_PRESETS = saved;
-    }
+    // The file GBR_PRESETS names, through the configuration.
+    assert.equal(rerankPreset("tiny", allRerankPresets(userPresetsFile(readConfig({ GBR_PRESETS: file })))).batchSize, 4);
   });
   // A file with embedding presets only adds no re-ranker.
   withPresetsFile({ presets: [] }, (file) => assert.equal(allRerankPresets(file).length, BUILTIN_RERANK_PRESETS.length));
