@@ -39,7 +39,7 @@ export class ExactIndex {
     this.memory = memory;
     this.dots = exports.dots as ExactIndex["dots"];
     this.docsBytes = this.size * this.stride * 4;
-    this.ensure(this.docsBytes);
+    ensureWasmBytes(this.memory, this.docsBytes);
     const view = new Float32Array(this.memory.buffer, 0, this.size * this.stride);
     const norm = opts.normalize ?? true;
     docs.forEach((v, i) => {
@@ -52,10 +52,6 @@ export class ExactIndex {
   vector(i: number): Float32Array {
     if (!(i >= 0 && i < this.size)) throw new RangeError(`document ${i} is outside 0..${this.size - 1}`);
     return new Float32Array(this.memory.buffer, i * this.stride * 4, this.dim).slice();
-  }
-
-  private ensure(bytes: number): void {
-    ensureWasmBytes(this.memory, bytes);
   }
 
   /** The k best documents per query (queries normalised like the documents). */
@@ -75,23 +71,13 @@ export class ExactIndex {
     return results;
   }
 
-  /** The full score matrix: row q holds query q's dot product with every document (a copy). */
-  scores(queries: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}): Float32Array {
-    const out = new Float32Array(queries.length * this.size);
-    for (let start = 0; start < queries.length; start += QUERY_CHUNK) {
-      const chunk = queries.slice(start, start + QUERY_CHUNK);
-      out.set(this.scoreChunk(chunk, opts.normalize ?? true), start * this.size);
-    }
-    return out;
-  }
-
   /** Scores one chunk into the kernel's memory; the returned view is valid until the next call. */
   private scoreChunk(queries: readonly ArrayLike<number>[], norm: boolean): Float32Array {
     const groups = Math.ceil(queries.length / 4);
     const qBase = this.docsBytes;
     const qBytes = groups * 4 * this.stride * 4;
     const outBase = qBase + qBytes;
-    this.ensure(outBase + groups * 4 * this.size * 4);
+    ensureWasmBytes(this.memory, outBase + groups * 4 * this.size * 4);
     const qView = new Float32Array(this.memory.buffer, qBase, groups * 4 * this.stride);
     qView.fill(0);
     queries.forEach((v, i) => {
