@@ -30,7 +30,7 @@ export class ExactIndex {
   private readonly dots: (docs: number, nd: number, queries: number, dim: number, out: number, stride: number) => void;
   private readonly docsBytes: number;
 
-  constructor(docs: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}) {
+  constructor(docs: readonly ArrayLike<number>[]) {
     if (docs.length === 0) throw new RangeError("ExactIndex needs at least one document vector");
     this.size = docs.length;
     this.dim = docs[0].length;
@@ -41,10 +41,9 @@ export class ExactIndex {
     this.docsBytes = this.size * this.stride * 4;
     ensureWasmBytes(this.memory, this.docsBytes);
     const view = new Float32Array(this.memory.buffer, 0, this.size * this.stride);
-    const norm = opts.normalize ?? true;
     docs.forEach((v, i) => {
       if (v.length !== this.dim) throw new RangeError(`document vector ${i} has ${v.length} dimensions, expected ${this.dim}`);
-      view.set(norm ? normalize(v) : v, i * this.stride);
+      view.set(normalize(v), i * this.stride);
     });
   }
 
@@ -55,12 +54,12 @@ export class ExactIndex {
   }
 
   /** The k best documents per query (queries normalised like the documents). */
-  search(queries: readonly ArrayLike<number>[], k: number, opts: { normalize?: boolean } = {}): TopK[] {
+  search(queries: readonly ArrayLike<number>[], k: number): TopK[] {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     const results: TopK[] = [];
     for (let start = 0; start < queries.length; start += QUERY_CHUNK) {
       const chunk = queries.slice(start, start + QUERY_CHUNK);
-      const scores = this.scoreChunk(chunk, opts.normalize ?? true);
+      const scores = this.scoreChunk(chunk);
       for (let q = 0; q < chunk.length; q++) {
         const row = scores.subarray(q * this.size, (q + 1) * this.size);
         const heap = new TopKHeap(Math.min(k, this.size));
@@ -72,7 +71,7 @@ export class ExactIndex {
   }
 
   /** Scores one chunk into the kernel's memory; the returned view is valid until the next call. */
-  private scoreChunk(queries: readonly ArrayLike<number>[], norm: boolean): Float32Array {
+  private scoreChunk(queries: readonly ArrayLike<number>[]): Float32Array {
     const groups = Math.ceil(queries.length / 4);
     const qBase = this.docsBytes;
     const qBytes = groups * 4 * this.stride * 4;
@@ -82,7 +81,7 @@ export class ExactIndex {
     qView.fill(0);
     queries.forEach((v, i) => {
       if (v.length !== this.dim) throw new RangeError(`query vector ${i} has ${v.length} dimensions, expected ${this.dim}`);
-      qView.set(norm ? normalize(v) : v, i * this.stride);
+      qView.set(normalize(v), i * this.stride);
     });
     const rowBytes = this.stride * 4;
     for (let t = 0; t < this.size; t += TILE_DOCS) {
