@@ -82,12 +82,8 @@ export async function openVectorStore(uri: string, opts: { log?: (message: strin
 
 /** The embedding cache. The fingerprint (`presetFingerprint(preset)`) names the table, so spaces never mix. */
 export class VectorStore {
-  readonly uri: string;
-
   /** Use `openVectorStore`. */
-  constructor(private readonly t: VectorTables) {
-    this.uri = t.uri;
-  }
+  constructor(private readonly t: VectorTables) {}
 
   /**
    * Runs `fn` holding the fingerprint's cross-process write lock (shared within this process; puts inside it
