@@ -33,10 +33,8 @@ export interface LsiCorpus {
   readonly index: LsiPostings;
 }
 
-/** The TF-IDF matrix in CSC form, sharing the index's `termStart` and `postingDoc` arrays. */
+/** The TF-IDF matrix in CSC form (`tfidfMatrix`), sharing the index's `termStart` and `postingDoc` arrays. */
 export interface TfidfMatrix extends DocTermMatrix {
-  /** Row-normalised (1 + ln tf) · ln(N/df) per posting. */
-  weight: Float64Array;
   /** ln(N/df) per term id, which folding in a query reuses. */
   idf: Float64Array;
 }
