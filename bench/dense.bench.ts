@@ -103,12 +103,12 @@ async function main() {
   const docs = randomUnit(6308, 4096, 1);
   const queries = randomUnit(283, 4096, 2);
   let t0 = performance.now();
-  const index = new ExactIndex(docs, { normalize: false });
+  const index = new ExactIndex(docs);
   figures.exactBuildMs = performance.now() - t0;
   const times: number[] = [];
   for (let r = 0; r < reps; r++) {
     t0 = performance.now();
-    index.search(queries, 100, { normalize: false });
+    index.search(queries, 100);
     times.push(performance.now() - t0);
   }
   figures.exactFirstMs = times[0];

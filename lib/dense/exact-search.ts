@@ -30,7 +30,7 @@ export class ExactIndex {
   private readonly dots: (docs: number, nd: number, queries: number, dim: number, out: number, stride: number) => void;
   private readonly docsBytes: number;
 
-  constructor(docs: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}) {
+  constructor(docs: readonly ArrayLike<number>[]) {
     if (docs.length === 0) throw new RangeError("ExactIndex needs at least one document vector");
     this.size = docs.length;
     this.dim = docs[0].length;
@@ -39,12 +39,11 @@ export class ExactIndex {
     this.memory = memory;
     this.dots = exports.dots as ExactIndex["dots"];
     this.docsBytes = this.size * this.stride * 4;
-    this.ensure(this.docsBytes);
+    ensureWasmBytes(this.memory, this.docsBytes);
     const view = new Float32Array(this.memory.buffer, 0, this.size * this.stride);
-    const norm = opts.normalize ?? true;
     docs.forEach((v, i) => {
       if (v.length !== this.dim) throw new RangeError(`document vector ${i} has ${v.length} dimensions, expected ${this.dim}`);
-      view.set(norm ? normalize(v) : v, i * this.stride);
+      view.set(normalize(v), i * this.stride);
     });
   }
 
@@ -54,17 +53,13 @@ export class ExactIndex {
     return new Float32Array(this.memory.buffer, i * this.stride * 4, this.dim).slice();
   }
 
-  private ensure(bytes: number): void {
-    ensureWasmBytes(this.memory, bytes);
-  }
-
   /** The k best documents per query (queries normalised like the documents). */
-  search(queries: readonly ArrayLike<number>[], k: number, opts: { normalize?: boolean } = {}): TopK[] {
+  search(queries: readonly ArrayLike<number>[], k: number): TopK[] {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     const results: TopK[] = [];
     for (let start = 0; start < queries.length; start += QUERY_CHUNK) {
       const chunk = queries.slice(start, start + QUERY_CHUNK);
-      const scores = this.scoreChunk(chunk, opts.normalize ?? true);
+      const scores = this.scoreChunk(chunk);
       for (let q = 0; q < chunk.length; q++) {
         const row = scores.subarray(q * this.size, (q + 1) * this.size);
         const heap = new TopKHeap(Math.min(k, this.size));
@@ -75,28 +70,18 @@ export class ExactIndex {
     return results;
   }
 
-  /** The full score matrix: row q holds query q's dot product with every document (a copy). */
-  scores(queries: readonly ArrayLike<number>[], opts: { normalize?: boolean } = {}): Float32Array {
-    const out = new Float32Array(queries.length * this.size);
-    for (let start = 0; start < queries.length; start += QUERY_CHUNK) {
-      const chunk = queries.slice(start, start + QUERY_CHUNK);
-      out.set(this.scoreChunk(chunk, opts.normalize ?? true), start * this.size);
-    }
-    return out;
-  }
-
   /** Scores one chunk into the kernel's memory; the returned view is valid until the next call. */
-  private scoreChunk(queries: readonly ArrayLike<number>[], norm: boolean): Float32Array {
+  private scoreChunk(queries: readonly ArrayLike<number>[]): Float32Array {
     const groups = Math.ceil(queries.length / 4);
     const qBase = this.docsBytes;
     const qBytes = groups * 4 * this.stride * 4;
     const outBase = qBase + qBytes;
-    this.ensure(outBase + groups * 4 * this.size * 4);
+    ensureWasmBytes(this.memory, outBase + groups * 4 * this.size * 4);
     const qView = new Float32Array(this.memory.buffer, qBase, groups * 4 * this.stride);
     qView.fill(0);
     queries.forEach((v, i) => {
       if (v.length !== this.dim) throw new RangeError(`query vector ${i} has ${v.length} dimensions, expected ${this.dim}`);
-      qView.set(norm ? normalize(v) : v, i * this.stride);
+      qView.set(normalize(v), i * this.stride);
     });
     const rowBytes = this.stride * 4;
     for (let t = 0; t < this.size; t += TILE_DOCS) {

@@ -2,10 +2,8 @@
  * Latent semantic indexing (Deerwester et al. 1990), a reproducible offline dense baseline: seeded randomized truncated
  * SVD (Halko et al. 2011, Alg. 4.4 and 5.1) of TF-IDF from the BM25 postings, read via `LsiCorpus` (no sparse/ import).
  */
-import { createHash } from "node:crypto";
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "../util/gather-kernel";
-import type { Embedder, EmbedResult, Side } from "./types";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
 export interface LsiOptions {
@@ -35,10 +33,8 @@ export interface LsiCorpus {
   readonly index: LsiPostings;
 }
 
-/** The TF-IDF matrix in CSC form, sharing the index's `termStart` and `postingDoc` arrays. */
+/** The TF-IDF matrix in CSC form (`tfidfMatrix`), sharing the index's `termStart` and `postingDoc` arrays. */
 export interface TfidfMatrix extends DocTermMatrix {
-  /** Row-normalised (1 + ln tf) · ln(N/df) per posting. */
-  weight: Float64Array;
   /** ln(N/df) per term id, which folding in a query reuses. */
   idf: Float64Array;
 }
@@ -75,9 +71,6 @@ export class LsiModel {
   /** @internal built by `fitLsi` */
   constructor(
     readonly dims: number,
-    readonly seed: number,
-    readonly oversample: number,
-    readonly powerIterations: number,
     /** Row d of every per-document array is docIds[d]. */
     readonly docIds: readonly string[],
     readonly idf: Float64Array,
@@ -184,34 +177,7 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   const docMatrix = new Float32Array(N * k);
   for (let d = 0; d < N; d++) docMatrix.set(unitFloat32(docRaw, d * k, k), d * k);
 
-  return new LsiModel(
-    k,
-    seed,
-    oversample,
-    powerIterations,
-    corpus.docIds,
-    A.idf,
-    termProjection,
-    sigma,
-    U,
-    docMatrix,
-    (text) => corpus.analyze(text),
-  );
-}
-
-/** The model as an `Embedder`, both sides folding in; the id names the space (options, hash of the doc ids). */
-export function lsiEmbedder(model: LsiModel): Embedder {
-  const hash = createHash("sha256").update(model.docIds.join("\n")).digest("hex").slice(0, 12);
-  return {
-    id: `lsi:k=${model.dims}:seed=${model.seed}:o=${model.oversample}:p=${model.powerIterations}:${hash}`,
-    dims: model.dims,
-    // Local and cheap: the batch size only bounds how much a caller queues per call.
-    maxBatch: 4096,
-    endpoint: "local",
-    async embed(texts: string[], _side: Side): Promise<EmbedResult> {
-      return { vectors: texts.map((t) => model.embedQuery(t)), tokens: 0 };
-    },
-  };
+  return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
 }
 
 /**

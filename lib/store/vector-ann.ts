@@ -35,10 +35,8 @@ export async function buildAnn(t: VectorTables, fingerprint: string, name: strin
   if (!(Number.isInteger(partitions) && partitions >= 1 && partitions <= n)) {
     throw new Error(`vector store ${fingerprint}: partitions must be an integer in [1, ${n}], got ${opts.partitions}`);
   }
-  const subVectors = opts.subVectors ?? (dims % 16 === 0 ? dims / 16 : dims % 8 === 0 ? dims / 8 : 1);
-  if (!(Number.isInteger(subVectors) && subVectors >= 1 && dims % subVectors === 0)) {
-    throw new Error(`vector store ${fingerprint}: subVectors must divide the dimension ${dims}, got ${opts.subVectors}`);
-  }
+  // PQ sub-vectors as LanceDB picks them: dims / 16, else dims / 8, else 1.
+  const subVectors = dims % 16 === 0 ? dims / 16 : dims % 8 === 0 ? dims / 8 : 1;
   // Dropped, not mode "overwrite": overwriting a table that does not exist makes LanceDB warn on stderr.
   await t.dropIfThere(name + DOCS_SUFFIX);
   // Re-encoded (the query result's schema may differ in nullability), without tokens: searches read key, id, vector.

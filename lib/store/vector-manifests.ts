@@ -20,7 +20,7 @@ export interface SetAside {
 const U64_MAX = (1n << 64n) - 1n;
 
 /** The version a manifest's name stands for: Lance's current naming stores u64::MAX − version (newest sorts first). */
-export function manifestVersion(name: string): bigint | undefined {
+function manifestVersion(name: string): bigint | undefined {
   const m = /^(\d+)\.manifest$/.exec(name);
   if (!m) return undefined;
   const n = BigInt(m[1]);

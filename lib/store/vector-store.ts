@@ -15,7 +15,7 @@ import { heal, reading, stillDamaged } from "./vector-recovery";
 import { VectorTables } from "./vector-tables";
 
 export { VectorStoreError } from "./lance-errors";
-export { DOCS_SUFFIX, tableName } from "./vector-layout";
+export { tableName } from "./vector-layout";
 export { mergeProvenance, type EmbeddingProvenance } from "./vector-provenance";
 
 /**
@@ -46,8 +46,6 @@ export interface VectorRow {
 export interface AnnIndexOptions {
   /** IVF partitions (default: about √(documents), at most documents / 40 so k-means has data). */
   partitions?: number;
-  /** PQ sub-vectors; must divide the dimension (default dims / 16, or dims / 8, as LanceDB). */
-  subVectors?: number;
 }
 
 export interface AnnSearchOptions {
@@ -66,21 +64,17 @@ export interface AnnResult {
   scores: number[];
 }
 
-export interface OpenVectorStoreOptions {
-  /** Where repairs and waits for other processes are reported (default: a line on stderr). */
-  log?: (message: string) => void;
-}
-
 /**
  * Opens (creating on first write) the embedding cache at a local directory or object-store URI (`s3://`, `gs://`,
- * `az://`); LanceDB reads object-store credentials from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
+ * `az://`); LanceDB reads object-store credentials from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`). Repairs and
+ * waits for other processes are told to `log` (default: a line on stderr).
  *
  * @example
  * const store = await openVectorStore("data/lancedb");
  * await store.put("fp", [{ key: "k", id: "d1", side: "document", vector: Float32Array.of(1, 0) }]);
  * (await store.get("fp", ["k"])).get("k")?.vector; // Float32Array [1, 0]
  */
-export async function openVectorStore(uri: string, opts: OpenVectorStoreOptions = {}): Promise<VectorStore> {
+export async function openVectorStore(uri: string, opts: { log?: (message: string) => void } = {}): Promise<VectorStore> {
   // 0: every read sees other processes' commits; a cheap directory read locally, one request on an object store.
   const db = await lancedbSdk().connect(uri, { readConsistencyInterval: 0 });
   return new VectorStore(new VectorTables(uri, db, opts.log ?? ((m) => process.stderr.write(`vector store: ${m}\n`))));
@@ -88,12 +82,8 @@ export async function openVectorStore(uri: string, opts: OpenVectorStoreOptions 
 
 /** The embedding cache. The fingerprint (`presetFingerprint(preset)`) names the table, so spaces never mix. */
 export class VectorStore {
-  readonly uri: string;
-
   /** Use `openVectorStore`. */
-  constructor(private readonly t: VectorTables) {
-    this.uri = t.uri;
-  }
+  constructor(private readonly t: VectorTables) {}
 
   /**
    * Runs `fn` holding the fingerprint's cross-process write lock (shared within this process; puts inside it
@@ -198,30 +188,6 @@ export class VectorStore {
     const name = tableName(fingerprint);
     return this.t.guard(this.t.where(name), () =>
       reading(this.t, fingerprint, name, () => 0, (table) => (side === undefined ? table.countRows() : table.countRows(`side = ${sqlString(side)}`))),
-    );
-  }
-
-  async dims(fingerprint: string): Promise<number | undefined> {
-    const name = tableName(fingerprint);
-    return this.t.guard(this.t.where(name), async () => {
-      const table = await this.t.table(name);
-      return table ? (await tableShape(table)).dims : undefined;
-    });
-  }
-
-  /** Names of the stored vector tables (a fingerprint under its sanitized form, see `tableName`). */
-  async tables(): Promise<string[]> {
-    return this.t.guard(this.uri, async () => (await this.t.db.tableNames()).filter((n) => !n.endsWith(DOCS_SUFFIX)));
-  }
-
-  /** Deletes a fingerprint's vectors and ANN table; no error when there are none. */
-  async drop(fingerprint: string): Promise<void> {
-    const name = tableName(fingerprint);
-    return this.t.guard(this.t.where(name), () =>
-      this.t.locked(name, async () => {
-        await this.t.dropIfThere(name);
-        await this.t.dropIfThere(name + DOCS_SUFFIX);
-      }),
     );
   }
 

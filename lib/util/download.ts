@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
+import { pipeline } from "node:stream/promises";
 import { retryAfterMs, retryWithBackoff } from "./retry";
 import { GbrError, writeFault, type GbrErrorOptions } from "./errors";
 import { deadlineFetch } from "./http";
@@ -97,31 +98,24 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
     const lengthHeader = res.headers.get("content-length");
     const total = lengthHeader ? Number(lengthHeader) : undefined;
     const hash = createHash("sha256");
-    const out = createWriteStream(tmp);
-    // The file's own failure (a full disk): without a listener it would end the process.
-    let refused: Error | undefined;
-    const failed = new Promise<never>((_, reject) => out.once("error", (e) => reject((refused = e))));
-    failed.catch(() => undefined);
     let received = 0;
-    try {
-      if (res.body) {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          hash.update(chunk);
-          received += chunk.length;
-          if (!out.write(chunk)) await Promise.race([new Promise<void>((r) => out.once("drain", () => r())), failed]);
-          if (refused) throw refused;
-          opts.onProgress?.(received, total);
+    // pipeline waits for the file as well as the body (backpressure, errors); a write the disk refuses passes as it is.
+    await pipeline(
+      (res.body ?? []) as AsyncIterable<Uint8Array>,
+      async function* (body: AsyncIterable<Uint8Array>) {
+        try {
+          for await (const chunk of body) {
+            hash.update(chunk);
+            received += chunk.length;
+            yield chunk;
+            opts.onProgress?.(received, total);
+          }
+        } catch (err) {
+          throw new DownloadError(`${url}: connection dropped after ${received} bytes (${(err as Error).message})`, "NETWORK");
         }
-      }
-    } catch (err) {
-      if (refused) throw refused;
-      throw new DownloadError(`${url}: connection dropped after ${received} bytes (${(err as Error).message})`, "NETWORK");
-    } finally {
-      await Promise.race([new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve()))), failed]).catch((e: unknown) => {
-        if (!refused) throw e;
-      });
-    }
-    if (refused) throw refused;
+      },
+      createWriteStream(tmp),
+    );
     if (total !== undefined && received !== total) {
       throw new DownloadError(`${url}: truncated body, ${received} of ${total} bytes`, "NETWORK");
     }

@@ -11,7 +11,7 @@ import { lockfileSdk } from "./sdk";
 export const LOCK_STALE_MS = 10_000;
 
 /** How often (ms) a holder refreshes its lock (well inside `LOCK_STALE_MS`). */
-export const LOCK_UPDATE_MS = 2_000;
+const LOCK_UPDATE_MS = 2_000;
 
 export interface FileLockOptions {
   /** What the lock protects, for messages. */

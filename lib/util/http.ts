@@ -7,9 +7,8 @@ const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 /** Node's fetch dispatcher with other header/body timeouts (default none): its 300 s cuts a slow model's first byte. */
 export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeoutMs?: number } = {}): object | undefined {
   const g = globalThis as Record<symbol, unknown>;
-  if (typeof process === "undefined" || !process.versions?.node) return undefined;
   // Node loads undici lazily; constructing a Headers object is enough to make it register.
-  if (!g[UNDICI_GLOBAL_DISPATCHER] && typeof Headers !== "undefined") new Headers();
+  if (!g[UNDICI_GLOBAL_DISPATCHER]) new Headers();
   const global = g[UNDICI_GLOBAL_DISPATCHER] as { dispatch?: (opts: object, handler: unknown) => boolean } | undefined;
   if (!global || typeof global.dispatch !== "function") return undefined;
   const headersTimeout = o.headersTimeoutMs ?? 0;

@@ -1,7 +1,7 @@
 /** Retry helpers for every client of a remote service: Retry-After, backoff with jitter, a retry loop. */
 
 /** However long a server asks us to wait, we wait no longer than this per attempt. */
-export const RETRY_AFTER_CEILING_MS = 5 * 60_000;
+const RETRY_AFTER_CEILING_MS = 5 * 60_000;
 
 /** Milliseconds a `Retry-After` header asks for (delta-seconds or HTTP date); undefined if absent or unreadable. */
 export function retryAfterMs(value: string | null | undefined, now = Date.now()): number | undefined {
@@ -34,7 +34,7 @@ export interface RetryOptions {
 }
 
 /** A server-requested wait at least this long is announced: minutes of silence look like a hang. */
-export const LONG_WAIT_MS = 10_000;
+const LONG_WAIT_MS = 10_000;
 
 /**
  * The wait before attempt `attempt + 1`: the server's hint (capped at `maxWaitMs`, at most five minutes), else `baseMs · 2^(attempt-1)`

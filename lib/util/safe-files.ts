@@ -35,7 +35,7 @@ export async function writeAtomically(file: string, write: (fh: fs.promises.File
 }
 
 /** Syncs a folder, making names just created or renamed in it durable (best effort: some platforms can't open one). */
-export async function syncDir(dir: string): Promise<void> {
+async function syncDir(dir: string): Promise<void> {
   try {
     const d = await fs.promises.open(dir, "r");
     try {

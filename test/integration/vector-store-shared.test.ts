@@ -13,6 +13,7 @@ import { after, afterEach, before, test } from "node:test";
 import { LOCK_STALE_MS } from "../../lib/util/file-lock";
 import { openVectorStore, type VectorStore } from "../../lib/store/vector-store";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
+import { vectorTables } from "../helpers/lance-folder";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const lib = (p: string) => JSON.stringify(path.join(REPO, "lib", p).replace(/\\/g, "/"));
@@ -118,7 +119,7 @@ import { openVectorStore } from ${lib("store/vector-store")};
   // Stored once: no duplicate rows.
   const store = await openVectorStore(db, { log: () => {} });
   stores.push(store);
-  const [fp] = await store.tables();
+  const [fp] = await vectorTables(db);
   assert.equal(await store.count(fp), 48);
   console.log(`two processes, one corpus of 48: ${api.count("embeddings")} requests (${resA.requests} + ${resB.requests}), 48 texts sent, 48 rows stored`);
 });

@@ -14,6 +14,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, makeData, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, vectorFromArray } from "apache-arrow";
 import { annRecallAtK } from "../../lib/dense/vector-store";
 import { openVectorStore, tableName, type VectorRow, type VectorStore } from "../../lib/store/vector-store";
+import { vectorDims, vectorTables } from "../helpers/lance-folder";
 
 const dirs: string[] = [];
 const stores: VectorStore[] = [];
@@ -82,13 +83,14 @@ function assertSameVector(actual: Float32Array | undefined, expected: Float32Arr
 
 describe("vector store", () => {
   test("put then get returns the exact float32 values, and nothing for unknown keys", async () => {
-    const store = await open(tempDir());
+    const dir = tempDir();
+    const store = await open(dir);
     const data = rows(50, 16);
     // Awkward values must survive bit for bit: -0, subnormal, extremes, a non-representable decimal.
     data[0].vector.set([-0, 1e-45, 3.4028234663852886e38, -3.4028234663852886e38, 0.1]);
     await store.put("fp-a", data);
     assert.equal(await store.count("fp-a"), 50);
-    assert.equal(await store.dims("fp-a"), 16);
+    assert.equal(await vectorDims(dir, "fp-a"), 16);
 
     const got = await store.get("fp-a", [...data.map((r) => r.key), "absent-key"]);
     assert.equal(got.size, 50);
@@ -102,7 +104,7 @@ describe("vector store", () => {
 
     assert.equal((await store.get("fp-never-written", [data[0].key])).size, 0);
     assert.equal(await store.count("fp-never-written"), 0);
-    assert.equal(await store.dims("fp-never-written"), undefined);
+    assert.equal(await vectorDims(dir, "fp-never-written"), undefined);
     assert.equal((await store.get("fp-a", [])).size, 0);
   });
 
@@ -211,7 +213,7 @@ describe("vector store", () => {
     first.close();
 
     const second = await open(dir);
-    assert.deepEqual(await second.tables(), ["fp"]);
+    assert.deepEqual(await vectorTables(dir), ["fp"]);
     assert.equal(await second.count("fp"), 20);
     const got = await second.get("fp", data.map((r) => r.key));
     for (const r of data) assertSameVector(got.get(r.key)?.vector, r.vector, r.id);
@@ -248,13 +250,14 @@ describe("vector store", () => {
   });
 
   test("a wrong dimension, NaN or Infinity rejects the batch, names the id, and writes none of it", async () => {
-    const store = await open(tempDir());
+    const dir = tempDir();
+    const store = await open(dir);
 
     // On the first put (no table yet) nothing may be created.
     const first = rows(5, 8);
     first[3] = { ...first[3], id: "ΑΚ::914", vector: new Float32Array(7) };
     await assert.rejects(store.put("fp", first), (err: Error) => /ΑΚ::914/.test(err.message) && /7 dimensions/.test(err.message) && /8/.test(err.message));
-    assert.deepEqual(await store.tables(), []);
+    assert.deepEqual(await vectorTables(dir), []);
 
     await store.put("fp", rows(5, 8, { prefix: "ok" }));
     const batch = rows(6, 8, { prefix: "new" });
@@ -280,27 +283,20 @@ describe("vector store", () => {
     assert.equal(got.size, 0);
   });
 
-  test("two fingerprints are separate tables; drop removes one", async () => {
-    const store = await open(tempDir());
+  test("two fingerprints are separate tables", async () => {
+    const dir = tempDir();
+    const store = await open(dir);
     const a = rows(10, 8, { seed: 1 });
     const b = rows(10, 24, { seed: 2 }); // same keys, other model: other vectors, other size
     await store.put("qwen3-8b-aaaaaaaaaaaa", a);
     await store.put("gemini-001-bbbbbbbbbbbb", b);
-    assert.deepEqual(await store.tables(), ["gemini-001-bbbbbbbbbbbb", "qwen3-8b-aaaaaaaaaaaa"]);
-    assert.equal(await store.dims("qwen3-8b-aaaaaaaaaaaa"), 8);
-    assert.equal(await store.dims("gemini-001-bbbbbbbbbbbb"), 24);
+    assert.deepEqual(await vectorTables(dir), ["gemini-001-bbbbbbbbbbbb", "qwen3-8b-aaaaaaaaaaaa"]);
+    assert.equal(await vectorDims(dir, "qwen3-8b-aaaaaaaaaaaa"), 8);
+    assert.equal(await vectorDims(dir, "gemini-001-bbbbbbbbbbbb"), 24);
     const fromA = await store.get("qwen3-8b-aaaaaaaaaaaa", [a[0].key]);
     const fromB = await store.get("gemini-001-bbbbbbbbbbbb", [a[0].key]);
     assertSameVector(fromA.get(a[0].key)?.vector, a[0].vector, "a");
     assertSameVector(fromB.get(a[0].key)?.vector, b[0].vector, "b");
-
-    await store.drop("qwen3-8b-aaaaaaaaaaaa");
-    await store.drop("never-existed"); // no error
-    assert.deepEqual(await store.tables(), ["gemini-001-bbbbbbbbbbbb"]);
-    assert.equal(await store.count("qwen3-8b-aaaaaaaaaaaa"), 0);
-    // Writable again after a drop, with another dimension.
-    await store.put("qwen3-8b-aaaaaaaaaaaa", rows(3, 4));
-    assert.equal(await store.dims("qwen3-8b-aaaaaaaaaaaa"), 4);
   });
 
   test("fingerprints outside LanceDB's name alphabet are sanitised without collisions", async () => {
@@ -466,8 +462,6 @@ describe("vector store", () => {
     await assert.rejects(store.annSearch("fp", qv.slice(0, 1), k), /covers 2000 documents but 2001.*buildAnnIndex again/);
     await store.buildAnnIndex("fp", { partitions: 16 });
     assert.equal((await store.annSearch("fp", qv.slice(0, 2), k, { refineFactor: 10 })).length, 2);
-    // The docs table is an implementation detail, not a fingerprint.
-    assert.deepEqual(await store.tables(), ["fp"]);
   });
 
   test("buildAnnIndex refuses what IVF_PQ cannot train on", async () => {
@@ -478,7 +472,6 @@ describe("vector store", () => {
     await store.put("fp", rows(10, 16, { prefix: "q", side: "query" })); // queries do not count
     await assert.rejects(store.buildAnnIndex("fp"), /have 255/);
     await store.put("fp", rows(1, 16, { seed: 3, prefix: "one-more" }));
-    await assert.rejects(store.buildAnnIndex("fp", { subVectors: 5 }), /subVectors must divide the dimension 16/);
     await assert.rejects(store.buildAnnIndex("fp", { partitions: 0 }), /partitions must be an integer/);
     await store.buildAnnIndex("fp");
     const [hit] = await store.annSearch("fp", [rows(1, 16)[0].vector], 5, { refineFactor: 5 });
