@@ -23,12 +23,17 @@ export function arrowSdk(): typeof import("apache-arrow") {
   return require("apache-arrow") as typeof import("apache-arrow");
 }
 
-/** danfojs-node (DataFrames in the notebooks). */
+/** danfojs-node (DataFrames), an optional peer dependency: when absent, an error says how to install it. */
 export function danfoSdk(): typeof import("danfojs-node") {
-  return require("danfojs-node") as typeof import("danfojs-node");
+  try {
+    return require("danfojs-node") as typeof import("danfojs-node");
+  } catch (err) {
+    if (!(err as Error).message.startsWith("Cannot find module 'danfojs-node'")) throw err;
+    throw new Error("A DataFrame needs the optional package danfojs-node: npm install danfojs-node (first add the overrides for xlsx and @tensorflow/tfjs-node that greekbar-retrieval's README lists)", { cause: err });
+  }
 }
 
-/** tslab (present only inside a tslab kernel; throws elsewhere, which callers expect). */
+/** tslab, an optional peer dependency (present only inside a tslab kernel; throws elsewhere, which callers expect). */
 export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
 }
