@@ -48,11 +48,6 @@ export function lockfileSdk(): typeof import("proper-lockfile") {
   return require("proper-lockfile") as typeof import("proper-lockfile");
 }
 
-/** Whether a tslab notebook cell is running now (its jupyter module holds the writer `display` checks); else false. */
-export function tslabCellRunning(): boolean {
-  return tslabDisplayWriter() !== undefined;
-}
-
 /** One display message: outputs by MIME type (binary ones base64), with a display id to update it later. */
 export interface DisplayBundle {
   data: Record<string, string>;
