@@ -140,7 +140,7 @@ after(() => {
 
 test("the tarball holds the build, the bin and the files read at run time, and no sources, tests or notebooks", () => {
   const files = new Set(packed.files.map((f) => f.path));
-  for (const f of ["package.json", "README.md", "bin/gbr.js", "build/lib/index.js", "build/lib/index.d.ts", "build/lib/BUILD.json", "build/lib/cli/main.js", "config/prices.json", "data/sample/corpus.jsonl", "data/sample/queries.jsonl", "data/sample/qrels/test.tsv", "lib/llm/prompts/project/REWRITE_SYSTEM.txt"]) {
+  for (const f of ["package.json", "README.md", "LICENSE", "bin/gbr.js", "build/lib/index.js", "build/lib/index.d.ts", "build/lib/BUILD.json", "build/lib/cli/main.js", "config/prices.json", "data/sample/corpus.jsonl", "data/sample/queries.jsonl", "data/sample/qrels/test.tsv", "lib/llm/prompts/project/REWRITE_SYSTEM.txt"]) {
     assert.ok(files.has(f), `${f} is not in the tarball`);
   }
   const unwanted = [...files].filter((f) => /^(test|notebooks|outputs|bench|scripts|\.ci)\//.test(f) || (f.startsWith("lib/") && !f.endsWith(".txt")) || f.endsWith(".tsbuildinfo"));
