@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   process.env.GBR_DATA_DIR = path.join(tmp, "data");
   process.env.GBR_CHAT_BASE_URL = doubles.map((d) => `${d.url}/v1`).join(",");
   process.env.GBR_CHAT_MODEL = "openai/gpt-oss-120b";
-  const { loadBenchmark, createRetriever } = await import("../lib/index");
+  const { loadBenchmark, createRetriever } = await import("../lib/index.js");
   const { benchmark: sample } = await loadBenchmark("sample");
   const queries = Array.from({ length: questions }, (_, i) => ({ id: `q${String(i).padStart(3, "0")}`, text: sample.queries[i % sample.queries.length].text }));
   const bench = { ...sample, queries };

@@ -24,7 +24,7 @@ export async function loadPlugins(files: readonly string[]): Promise<void> {
     if (!EXTENSIONS.includes(path.extname(full))) throw new CliError(`--require ${file}: give a JavaScript module (.js, .mjs or .cjs); compile TypeScript first`, 2);
     if (!fs.existsSync(full)) throw new CliError(`--require ${file}: no such file (${full})`, 2);
     try {
-      await importModule(pathToFileURL(full).href);
+      await import(pathToFileURL(full).href);
     } catch (err) {
       // A CommonJS syntax error's stack opens with the place (file:line); say it.
       const at = /^\S+:\d+$/.exec(String((err as Error).stack).split("\n")[0])?.[0];
@@ -32,9 +32,6 @@ export async function loadPlugins(files: readonly string[]): Promise<void> {
     }
   }
 }
-
-// tsc turns `import()` into require() in CommonJS output; an ES module (.mjs, top-level await) needs the real one.
-const importModule = new Function("url", "return import(url)") as (url: string) => Promise<unknown>;
 
 let redirected = false;
 

@@ -10,7 +10,7 @@ import { formatTable } from "../util/text-table";
 import { printable } from "../util/printable";
 import { environmentConfig, INSTALLED, PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
-import { tslabCellRunning, tslabDisplayWriter, tslabSdk } from "../util/sdk";
+import { tslabDisplayWriter, tslabSdk } from "../util/sdk";
 import { rowsFrame } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
@@ -66,7 +66,7 @@ type Tslab = ReturnType<typeof tslabSdk>;
 
 /** tslab's display while a notebook cell runs, undefined otherwise (a script, a test). */
 function kernelDisplay(): Tslab["display"] | undefined {
-  return tslabCellRunning() ? tslabSdk().display : undefined;
+  return tslabDisplayWriter() ? tslabSdk().display : undefined;
 }
 
 /** Shows HTML in the notebook, or prints `fallback` when there is no kernel. */

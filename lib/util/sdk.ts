@@ -23,12 +23,17 @@ export function arrowSdk(): typeof import("apache-arrow") {
   return require("apache-arrow") as typeof import("apache-arrow");
 }
 
-/** danfojs-node (DataFrames in the notebooks). */
+/** danfojs-node (DataFrames), an optional peer dependency: when absent, an error says how to install it. */
 export function danfoSdk(): typeof import("danfojs-node") {
-  return require("danfojs-node") as typeof import("danfojs-node");
+  try {
+    return require("danfojs-node") as typeof import("danfojs-node");
+  } catch (err) {
+    if (!(err as Error).message.startsWith("Cannot find module 'danfojs-node'")) throw err;
+    throw new Error("A DataFrame needs the optional package danfojs-node: npm install danfojs-node (first add the overrides for xlsx and @tensorflow/tfjs-node that greekbar-retrieval's README lists)", { cause: err });
+  }
 }
 
-/** tslab (present only inside a tslab kernel; throws elsewhere, which callers expect). */
+/** tslab, an optional peer dependency (present only inside a tslab kernel; throws elsewhere, which callers expect). */
 export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
 }
@@ -41,11 +46,6 @@ export function playwrightSdk(): typeof import("playwright-core") {
 /** proper-lockfile, lazy though light (~9 ms): on load it hooks exit and signals, needless where nothing locks. */
 export function lockfileSdk(): typeof import("proper-lockfile") {
   return require("proper-lockfile") as typeof import("proper-lockfile");
-}
-
-/** Whether a tslab notebook cell is running now (its jupyter module holds the writer `display` checks); else false. */
-export function tslabCellRunning(): boolean {
-  return tslabDisplayWriter() !== undefined;
 }
 
 /** One display message: outputs by MIME type (binary ones base64), with a display id to update it later. */

@@ -116,11 +116,11 @@ test("gbr compare --pair … --seed S: the tests in the order given on one strea
   );
   assert.match(r.stderr, new RegExp(`numpy default_rng\\(${seed}\\), one stream for the 4 tests in the order listed`));
   // The authors' loop on the same per-query values (in qrels order), one generator for the family.
-  const { Pcg64 } = await import("../../lib/util/random");
-  const { pairedRandomizationTest } = await import("../../lib/eval/randomization");
-  const { evaluate } = await import("../../lib/eval/metrics");
-  const { readRun } = await import("../../lib/data/runs");
-  const { readQrels } = await import("../../lib/data/qrels");
+  const { Pcg64 } = await import("../../lib/util/random.js");
+  const { pairedRandomizationTest } = await import("../../lib/eval/randomization.js");
+  const { evaluate } = await import("../../lib/eval/metrics.js");
+  const { readRun } = await import("../../lib/data/runs.js");
+  const { readQrels } = await import("../../lib/data/qrels.js");
   const qrels = await readQrels(file("qrels.tsv"));
   const per = async (f: string) => evaluate((await readRun(file(f))).rankings, qrels).perQuery;
   const runs = { good: await per("good.trec"), bad: await per("bad.trec"), half: await per("half.json") };

@@ -50,7 +50,7 @@ test("with one request in flight per endpoint, reformulation over two servers ke
     const env = { GBR_CHAT_BASE_URL: `${a.url}/v1,${b.url}/v1`, GBR_CHAT_MODEL: "m", GBR_CHAT_CONCURRENCY: "1" };
     assert.equal(openaiChatFrom(readConfig({ ...env, GBR_CHAT_CONCURRENCY: "3" }), undefined, {}).capacity, 6, "3 per endpoint, 2 endpoints");
     Object.assign(process.env, env, { GBR_DATA_DIR: path.join(tmp, "capacity") });
-    const { loadBenchmark, createRetriever } = await import("../../lib/index");
+    const { loadBenchmark, createRetriever } = await import("../../lib/index.js");
     const { benchmark } = await loadBenchmark("sample");
     const r = await createRetriever("reform:bm25-greekstemmer", benchmark, {}, { replay: "off", workDir: path.join(tmp, "capacity-work") });
     await r.retrieve(benchmark.queries, 10);
@@ -95,8 +95,8 @@ test("one endpoint stops in the middle of a run: the run completes on the other,
 });
 
 test("a client error (400) is the request's: thrown at once, no other endpoint tried", async () => {
-  const { spreadChat } = await import("../../lib/providers/chat-endpoints");
-  const { ChatProviderError } = await import("../../lib/llm/types");
+  const { spreadChat } = await import("../../lib/providers/chat-endpoints.js");
+  const { ChatProviderError } = await import("../../lib/llm/types.js");
   let calls = 0;
   const bad = { id: "openai:m", endpoint: "http://a", complete: async () => { calls++; throw new ChatProviderError("bad request", "PROVIDER", 400); } };
   const good = { id: "openai:m", endpoint: "http://b", complete: async () => { calls++; return { text: "ok", raw: "ok", usage: { input: 1, output: 1 }, seconds: 0 }; } };
@@ -111,8 +111,8 @@ test("a client error (400) is the request's: thrown at once, no other endpoint t
 });
 
 test("embeddings over two servers: both receive batches; one stopped mid-run, every text embedded once, the same vectors", async () => {
-  const { openaiEmbedderFrom } = await import("../../lib/providers/openai-embedder");
-  const { fakeVector } = await import("../fakes/openai-server");
+  const { openaiEmbedderFrom } = await import("../../lib/providers/openai-embedder.js");
+  const { fakeVector } = await import("../fakes/openai-server.js");
   let a: OpenAIDouble | undefined = await startOpenAIDouble({ delayMs: 30 });
   const b = await startOpenAIDouble({ delayMs: 30 });
   try {
@@ -139,8 +139,8 @@ test("embeddings over two servers: both receive batches; one stopped mid-run, ev
 });
 
 test("rerank over two servers: one stopped mid-run, every batch scored once, the same scores", async () => {
-  const { rerankClientFrom } = await import("../../lib/providers/rerank-client");
-  const { startRerankDouble, defaultRerankScore } = await import("../fakes/rerank-server");
+  const { rerankClientFrom } = await import("../../lib/providers/rerank-client.js");
+  const { startRerankDouble, defaultRerankScore } = await import("../fakes/rerank-server.js");
   let a: Awaited<ReturnType<typeof startRerankDouble>> | undefined = await startRerankDouble({ delayMs: 30 });
   const b = await startRerankDouble({ delayMs: 30 });
   try {
@@ -167,9 +167,9 @@ test("rerank over two servers: one stopped mid-run, every batch scored once, the
 });
 
 test("metadata.json says how a run's requests spread over the servers: chat, embeddings and rerank", async () => {
-  const { runGbr } = await import("../helpers/gbr");
-  const { scriptedModel } = await import("../fakes/scripted-model");
-  const { startRerankDouble } = await import("../fakes/rerank-server");
+  const { runGbr } = await import("../helpers/gbr.js");
+  const { scriptedModel } = await import("../fakes/scripted-model.js");
+  const { startRerankDouble } = await import("../fakes/rerank-server.js");
   const [a, b] = [await startOpenAIDouble({ delayMs: 10, dims: 16 }), await startOpenAIDouble({ delayMs: 10, dims: 16 })];
   const [ra, rb] = [await startRerankDouble(), await startRerankDouble()];
   try {

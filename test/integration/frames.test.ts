@@ -31,7 +31,7 @@ before(async () => {
     GBR_SPACY_BASE_URL: "http://unreachable.invalid",
   });
   // Loaded after the environment is set: the data folder and providers are read at call time.
-  const { loadBenchmark, reproduce } = await import("../../lib/index");
+  const { loadBenchmark, reproduce } = await import("../../lib/index.js");
   const loaded = await loadBenchmark("sample");
   result = await reproduce(loaded, {
     outRoot: path.join(tmp, "out"),

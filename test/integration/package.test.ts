@@ -4,13 +4,14 @@
  * the ways a user writes it (ESM .mjs and CommonJS .cjs under node, .mts and .ts under tsx, the types checked by tsc
  * under both node16 and bundler resolution), and `gbr` run through npx.
  *
- * The install takes its packages from npm's cache, which the repository's own `npm ci` filled (--prefer-offline:
- * the registry only for what is missing), and runs no install scripts: the package needs none.
+ * The project is empty: no overrides copied from this repository (npm applies only the root project's), no optional
+ * peers (danfojs-node, tslab). The install takes its packages from npm's cache, which the repository's own `npm ci`
+ * filled (--prefer-offline: the registry only for what is missing), and runs no install scripts: the package needs none.
  */
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "../helpers/shared";
@@ -21,7 +22,9 @@ import { createRetriever, evaluate, loadBenchmark } from "../../lib";
 const PKG = JSON.parse(readFileSync(path.join(REPO, "package.json"), "utf8")) as {
   name: string;
   version: string;
-  overrides: Record<string, string>;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
   devDependencies: Record<string, string>;
 };
 
@@ -101,6 +104,15 @@ async function main(): Promise<void> {${BODY}
 }
 main().catch((err: unknown) => { console.error(err); process.exitCode = 1; });
 `,
+  // Without danfojs-node: the library loads and retrieves; only asking for a DataFrame fails, saying what to install.
+  "frame.cjs": `const { toDataFrame } = require("greekbar-retrieval");
+try {
+  toDataFrame([{ a: 1 }]);
+  console.log(JSON.stringify({ message: null }));
+} catch (err) {
+  console.log(JSON.stringify({ message: err.message }));
+}
+`,
 };
 
 before(() => {
@@ -110,9 +122,8 @@ before(() => {
   const pack = run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", tmp], { cwd: REPO });
   packed = (JSON.parse(pack.stdout) as (typeof packed)[])[0]!;
   project = path.join(tmp, "project");
-  // A new project, with the overrides the README tells users to copy (npm applies only the root project's overrides).
   mkdirSync(project);
-  const manifest = { name: "consumer", version: "1.0.0", private: true, overrides: PKG.overrides };
+  const manifest = { name: "consumer", version: "1.0.0", private: true };
   for (const [f, text] of Object.entries({ "package.json": JSON.stringify(manifest, null, 2), ...SCRIPTS })) writeFileSync(path.join(project, f), text);
   const t0 = performance.now();
   run(
@@ -129,16 +140,36 @@ after(() => {
 
 test("the tarball holds the build, the bin and the files read at run time, and no sources, tests or notebooks", () => {
   const files = new Set(packed.files.map((f) => f.path));
-  for (const f of ["package.json", "README.md", "bin/gbr.js", "build/lib/index.js", "build/lib/index.d.ts", "build/lib/BUILD.json", "build/lib/cli/main.js", "config/prices.json", "data/sample/corpus.jsonl", "data/sample/queries.jsonl", "data/sample/qrels/test.tsv", "lib/llm/prompts/project/REWRITE_SYSTEM.txt"]) {
+  for (const f of ["package.json", "README.md", "LICENSE", "bin/gbr.js", "build/lib/index.js", "build/lib/index.d.ts", "build/lib/BUILD.json", "build/lib/cli/main.js", "config/prices.json", "data/sample/corpus.jsonl", "data/sample/queries.jsonl", "data/sample/qrels/test.tsv", "lib/llm/prompts/project/REWRITE_SYSTEM.txt"]) {
     assert.ok(files.has(f), `${f} is not in the tarball`);
   }
   const unwanted = [...files].filter((f) => /^(test|notebooks|outputs|bench|scripts|\.ci)\//.test(f) || (f.startsWith("lib/") && !f.endsWith(".txt")) || f.endsWith(".tsbuildinfo"));
   assert.deepEqual(unwanted, []);
   console.log(`# ${packed.filename}: ${(packed.size / 1e3).toFixed(0)} kB packed, ${(packed.unpackedSize / 1e6).toFixed(1)} MB unpacked, ${files.size} files`);
   assert.ok(packed.size < 1_500_000, `the tarball grew to ${packed.size} bytes`);
-  // The README tells users to copy the overrides that this test's project uses: the same ones.
-  const readme = readFileSync(path.join(REPO, "README.md"), "utf8");
-  for (const [name, spec] of Object.entries(PKG.overrides)) assert.ok(readme.includes(`"${name}": "${spec}"`), `README.md lacks the override "${name}": "${spec}"`);
+});
+
+test("installed without the optional peers: no DataFrame or notebook packages, and under 300 MB besides LanceDB's ONNX subtree", () => {
+  const modules = path.join(project, "node_modules");
+  for (const peer of ["danfojs-node", "tslab"]) {
+    assert.equal(PKG.dependencies[peer], undefined, `${peer} is a dependency`);
+    assert.deepEqual([PKG.peerDependenciesMeta[peer]?.optional, existsSync(path.join(modules, peer))], [true, false], peer);
+  }
+  // What danfojs-node and tslab bring (TensorFlow.js, the xlsx CDN package, zeromq), which a library user does not want.
+  for (const heavy of ["@tensorflow", "xlsx", "zeromq", "@tslab"]) assert.ok(!existsSync(path.join(modules, heavy)), `${heavy} was installed`);
+  // LanceDB's optional @huggingface/transformers pulls onnxruntime and sharp; only the consumer's root can omit it.
+  const onnx = new Set(["@huggingface", "onnxruntime-node", "onnxruntime-web", "onnxruntime-common", "sharp", "@img"]);
+  const kb = (dirs: string[]) => (dirs.length ? Number(run("du", ["-sk", "-c", ...dirs], { cwd: modules }).stdout.trim().split("\n").at(-1)!.split("\t")[0]) : 0);
+  const entries = readdirSync(modules).filter((e) => e !== ".bin" && e !== "tsx" && e !== "esbuild" && !e.startsWith("@esbuild"));
+  const rest = kb(entries.filter((e) => !onnx.has(e)));
+  const subtree = kb(entries.filter((e) => onnx.has(e)));
+  console.log(`# library install: ${(rest / 1024).toFixed(0)} MB, plus ${(subtree / 1024).toFixed(0)} MB of LanceDB's optional ONNX subtree`);
+  assert.ok(rest < 300 * 1024, `the library install takes ${(rest / 1024).toFixed(0)} MB`);
+});
+
+test("installed without danfojs-node: asking for a DataFrame says what to install", () => {
+  const { message } = JSON.parse(run(process.execPath, ["frame.cjs"], { cwd: project }).stdout) as { message: string | null };
+  assert.match(message ?? "", /danfojs-node.*npm install danfojs-node/s);
 });
 
 test("installed: ESM (.mjs, .mts under tsx), CommonJS (.cjs) and a .ts under tsx each load the sample, retrieve and evaluate", async () => {

@@ -28,7 +28,7 @@ function bench(): Benchmark {
 }
 
 async function embedCorpus(env: Record<string, string>, flags: { concurrency?: number } = {}): Promise<void> {
-  const { createRetriever } = await import("../../lib/retrievers");
+  const { createRetriever } = await import("../../lib/retrievers.js");
   const providers = createProviders(readConfig({ ...env, GBR_DATA_DIR: path.join(tmp, `data-${Math.random()}`) }, flags));
   const r = await createRetriever("dense:qwen3-0.6b", bench(), {}, { providers, vectorStore: path.join(tmp, `lance-${Math.random()}`) });
   await r.retrieve(bench().queries, 10);

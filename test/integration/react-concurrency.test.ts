@@ -36,7 +36,7 @@ after(async () => {
 const stable = (trace: unknown) => JSON.parse(JSON.stringify(trace, (k, v) => (k === "seconds" || k === "wallSeconds" ? undefined : v)));
 
 test("16 questions at once: 16 requests in flight, faster, the same run and traces", async () => {
-  const { loadBenchmark, createRetriever } = await import("../../lib/index");
+  const { loadBenchmark, createRetriever } = await import("../../lib/index.js");
   const { benchmark: sample } = await loadBenchmark("sample");
   // 40 questions: the sample's 26, then 14 of them again under other ids.
   // (The repeats are worded a little differently, so that every question makes its own calls.)

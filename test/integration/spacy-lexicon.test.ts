@@ -403,7 +403,7 @@ describe("createTokenizer of the public face: spaCy's tables without a loader", 
   }
 
   test("bm25-spacy and bm25-english download the tables once into <data>/spacy and tokenize", async () => {
-    const { createTokenizer } = await import("../../lib/index");
+    const { createTokenizer } = await import("../../lib/index.js");
     const data = freshDir();
     await withEnv({ GBR_DATA_DIR: data, GBR_SPACY_BASE_URL: srv.url }, async () => {
       const first = await requestsDuring(async () => {
@@ -419,7 +419,7 @@ describe("createTokenizer of the public face: spaCy's tables without a loader", 
   });
 
   test("offline and uncached, the error names the tokenizer and GBR_SPACY_BASE_URL, briefly too, and no source file", async () => {
-    const { createTokenizer } = await import("../../lib/index");
+    const { createTokenizer } = await import("../../lib/index.js");
     await withEnv({ GBR_DATA_DIR: freshDir(), GBR_SPACY_BASE_URL: srv.url }, async () => {
       const reqs = await requestsDuring(async () => {
         await assert.rejects(createTokenizer("bm25-spacy", { offline: true }), (err: unknown) => {
@@ -436,7 +436,7 @@ describe("createTokenizer of the public face: spaCy's tables without a loader", 
   });
 
   test("a loader given in the context is used instead", async () => {
-    const { createTokenizer } = await import("../../lib/index");
+    const { createTokenizer } = await import("../../lib/index.js");
     const lex = await loadSpacyLexicon("en", opts(freshDir()));
     const langs: string[] = [];
     const tok = await createTokenizer("bm25-english", { loadSpacyLexicon: async (lang) => (langs.push(lang), lex) });

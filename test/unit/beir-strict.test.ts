@@ -315,14 +315,14 @@ test("the line and paragraph separators are whitespace to ids", async () => {
 });
 
 test("a TREC run's ids are checked the same way", async () => {
-  const { readTrec } = await import("../../lib/data/runs");
+  const { readTrec } = await import("../../lib/data/runs.js");
   const file = path.join(TMP, "control.trec");
   writeFileSync(file, "q1 Q0 d1 1 2.0 t\nq1 Q0 d\u001c2 2 1.0 t\n");
   await rejectsAt(readTrec(file), file, 2, /^document id .* contains the control character U\+001C/);
 });
 
 test("an area must be a string; it is trimmed, and empty or blank means no area (one '(no area)' row)", async () => {
-  const { areaStats } = await import("../../lib/data/stats");
+  const { areaStats } = await import("../../lib/data/stats.js");
   for (const bad of ["3", "true", '["Αστικό"]', '{"name": "Αστικό"}']) {
     const dir = beirDir({ meta: [`{"id": "q1", "area": ${bad}}`] });
     await rejectsAt(readBeir(dir), metaOf(dir), 1, /^"area" of query 'q1' is .*, not a string/);

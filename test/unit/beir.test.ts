@@ -458,8 +458,8 @@ test("metadata with a non-numeric number or a repeated query id is an error nami
 });
 
 test("issue 22, item 19: a relative --data path given from the repository's root also works from notebooks/", async () => {
-  const { loadBenchmark } = await import("../../lib/data/source");
-  const { PACKAGE_ROOT } = await import("../../lib/config");
+  const { loadBenchmark } = await import("../../lib/data/source.js");
+  const { PACKAGE_ROOT } = await import("../../lib/config.js");
   const here = process.cwd();
   process.chdir(path.join(PACKAGE_ROOT, "notebooks"));
   try {

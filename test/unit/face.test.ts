@@ -14,7 +14,7 @@ const MAX_VALUE_EXPORTS = 40;
 
 test(`lib/index.ts exports at most ${MAX_VALUE_EXPORTS} values`, async () => {
   // The loaded module is the truth: it also counts what `export *` or a re-export chain adds.
-  const face = (await import("../../lib/index")) as Record<string, unknown>;
+  const face = (await import("../../lib/index.js")) as Record<string, unknown>;
   const values = Object.keys(face).filter((k) => k !== "default" && k !== "__esModule");
   assert.ok(values.includes("loadBenchmark") && values.includes("reproduce"), `the face lacks its verbs: ${values.join(", ")}`);
   assert.ok(values.length <= MAX_VALUE_EXPORTS, `lib/index.ts exports ${values.length} values (at most ${MAX_VALUE_EXPORTS}): ${values.sort().join(", ")}`);

@@ -89,7 +89,7 @@ test("--binary scores every grade >= 1 as 1, as graded files were read before, a
   // Recall and MAP do not depend on the grades.
   for (const m of ["Recall@10", "Recall@100", "MAP@100"] as const) assert.equal(out.perQuery.q1[m], HAND.q1[m]);
   // The binary reader is the one the API always had: evaluate on it gives the same numbers.
-  const { readRun } = await import("../../lib/data/runs");
+  const { readRun } = await import("../../lib/data/runs.js");
   const run = await readRun(file("run.trec"));
   assert.deepEqual(Object.fromEntries(evaluate(run.rankings, await readQrels(file("graded.txt"))).perQuery), out.perQuery);
 });
@@ -217,7 +217,7 @@ test("random graded qrels and runs: gbr eval equals the trec_eval reference, que
 });
 
 test("binary qrels score the same through the graded reader as through the binary one, to the bit", async () => {
-  const { readRun } = await import("../../lib/data/runs");
+  const { readRun } = await import("../../lib/data/runs.js");
   const qrelsFile = path.join(__dirname, "..", "..", "data", "sample", "qrels", "test.tsv");
   writeFileSync(file("sample.trec"), [..."ABCDEFGH"].map((c, i) => `Q01 Q0 ΑΚ::9${i}${c} ${i + 1} ${10 - i} t`).concat(["Q01 Q0 ΑΚ::914 9 1 t", "Q02 Q0 ΑΚ::914 1 3 t"]).join("\n") + "\n");
   const run = await readRun(file("sample.trec"));
@@ -228,7 +228,7 @@ test("binary qrels score the same through the graded reader as through the binar
 });
 
 test("a BEIR folder with grades loads binary for the experiments, with one warning that names gbr eval", async () => {
-  const { readBeir } = await import("../../lib/data/beir");
+  const { readBeir } = await import("../../lib/data/beir.js");
   const { mkdirSync } = await import("node:fs");
   const dir = file("beir-graded");
   mkdirSync(path.join(dir, "qrels"), { recursive: true });

@@ -427,8 +427,8 @@ test("fitLsi's models are pinned to the bit: the order of every addition in the 
 
 // Issue 29, row 11: `lsi:99999999` ran for minutes and gigabytes; dimensions are bounded by name and by the corpus.
 test("lsi:<dims> past 4096 or past the number of documents is a usage error; plain lsi still fits a small corpus", async () => {
-  const { createRetriever } = await import("../../lib/retrievers");
-  const { GbrError } = await import("../../lib/util/errors");
+  const { createRetriever } = await import("../../lib/retrievers.js");
+  const { GbrError } = await import("../../lib/util/errors.js");
   const docs = ["Άρθρο ένα για μισθώσεις", "Άρθρο δύο για κληρονομιές", "Άρθρο τρία για εταιρείες"].map((text, i) => ({ id: `d${i}`, text }));
   const bench = { name: "tiny", docs, queries: [{ id: "q1", text: "μισθώσεις" }], qrels: new Map([["q1", new Set(["d0"])]]), meta: new Map() };
   const usage = (re: RegExp) => (e: unknown) => e instanceof GbrError && e.code === "USAGE" && re.test(e.message);

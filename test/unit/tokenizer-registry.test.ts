@@ -49,7 +49,7 @@ test("the context's loader is asked for the right language and receives the cont
 });
 
 test("createRetriever brings the project's loader: nothing is installed by importing a module", async () => {
-  const { createRetriever } = await import("../../lib/retrievers");
+  const { createRetriever } = await import("../../lib/retrievers.js");
   const bench = { name: "t", docs: [{ id: "a", text: "σύμβαση" }], queries: [], qrels: new Map(), meta: new Map() };
   const seen: Array<[SpacyLang, TokenizerContext]> = [];
   const r = await createRetriever("bm25-spacy", bench, {}, { loadSpacyLexicon: recordingLoader(seen) });
