@@ -1,5 +1,5 @@
 import type { Benchmark, Query, Retriever, Run, Work } from "../types";
-import { secondsOf, timed, zeroWork } from "../util/run-cost";
+import { secondsOf, timed, zeroWork } from "../eval/run-cost";
 import type { FeedbackRetriever, PartBuilder, RetrieverOptions, RunContext } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
@@ -7,7 +7,7 @@ import { fitLsi } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
-import { countTemplated, countTokens } from "../util/tokens";
+import { countTemplated, countTokens } from "../text/tokens";
 import { planEmbedder, planVectorView } from "../providers/plan-embed";
 import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";

@@ -8,7 +8,7 @@ import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost"
 import { outputGuess } from "../providers/plan-chat";
 import type { PlanMode } from "../registry";
 import type { RunInfo, Work } from "../types";
-import { addWork } from "../util/run-cost";
+import { addWork } from "../eval/run-cost";
 import { runExperiments } from "./run-experiments";
 import { writeOutput } from "./write-outputs";
 import { selection, type ReproduceOptions } from "./reproduce";

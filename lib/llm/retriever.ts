@@ -6,7 +6,7 @@ import { dataDir } from "../paths";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { buildTokenizer, TOKENIZERS } from "../text/registry";
-import { addCosts, secondsOf, timed } from "../util/run-cost";
+import { addCosts, secondsOf, timed } from "../eval/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";

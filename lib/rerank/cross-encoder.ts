@@ -2,7 +2,7 @@
 import { DEFAULT_CONCURRENCY } from "../config";
 import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
 import { GbrError } from "../util/errors";
-import { addWork, zeroWork } from "../util/run-cost";
+import { addWork, zeroWork } from "../eval/run-cost";
 import { createSemaphore } from "../util/semaphore";
 import { AdaptiveLimit } from "../providers/adaptive-limit";
 import type { RerankClient } from "../providers/rerank-client";
