@@ -254,14 +254,11 @@ function prfRetriever(inner: Retriever, name = `prf:${inner.name}`): Retriever {
  * const reranked = await compose.rerank(hybrid, "llm", bench);  // "rerank:llm:rrf:bm25-greekstemmer+lsi"
  */
 export const compose = {
-  rrf: (parts: readonly Retriever[]): Retriever => rrfRetriever(parts),
-  fuse: (parts: readonly Retriever[], by: Fusion): Retriever => fuseRetriever(parts, by),
-  prf: (inner: Retriever): Retriever => prfRetriever(inner),
+  rrf: rrfRetriever,
+  fuse: fuseRetriever,
+  prf: prfRetriever,
   reform: async (inner: Retriever, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => reformRetriever(inner, bench, opts, runContext(ctx)),
-  rerank: async (first: Retriever, by: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => {
-    const run = runContext(ctx);
-    return rerankRetriever(first, await reranker(by, bench, opts, run));
-  },
+  rerank: async (first: Retriever, by: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => rerankRetriever(first, await reranker(by, bench, opts, runContext(ctx))),
 };
 
 const MAX_LSI_DIMS = 4096;
