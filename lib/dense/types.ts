@@ -15,25 +15,6 @@ export interface EmbedResult {
   standIn?: boolean;
 }
 
-/** What produced a table's vectors. */
-export interface EmbeddingProvenance {
-  /** Model names the servers reported, each once. */
-  servedModels: string[];
-  /** Some vectors came from the project's test double. */
-  standIn: boolean;
-}
-
-/** Every served model name once (`a`'s first), stand-in if either is. */
-export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
-  return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };
-}
-
-/** A cached vector, with its share of the batch's reported tokens when known. */
-export interface CachedVector {
-  vector: Float32Array;
-  tokens?: number;
-}
-
 /** Embeds already-templated texts; batching, caching, validation and error context are the caller's job. */
 export interface Embedder {
   /** Stable identity of the model as served, e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */

@@ -1,7 +1,8 @@
 /** `--plan` embedding: nothing sent or stored; new texts cost their o200k estimate; vectors small and made up. */
 import type { VectorCache } from "../dense/embed";
 import type { EmbeddingPreset } from "../dense/presets";
-import type { CachedVector, Embedder, EmbedResult, Side } from "../dense/types";
+import type { Embedder, EmbedResult, Side } from "../dense/types";
+import type { CachedVector } from "../store/vector-store";
 
 export const PLAN_DIMS = 8;
 

@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   text: [],
   data: ["text"],
   sparse: ["text", "eval"],
-  dense: ["text", "data", "eval", "providers"],
+  dense: ["text", "data", "store", "eval", "providers"],
   llm: ["text", "sparse", "store", "eval", "providers"],
   store: [],
   providers: ["text", "store"],
