@@ -12,12 +12,8 @@ import { rrf } from "./rrf";
  * rrfRetriever([bm25, lsi]).name; // "rrf:bm25-greekstemmer+lsi"
  */
 export function rrfRetriever(inputs: readonly Retriever[], name = `rrf:${namesOf(inputs)}`): Retriever {
-  return {
-    name,
-    async retrieve(queries: Query[], k: number) {
-      return rrf(await inputRuns(inputs, queries), { top: k, name });
-    },
-  };
+  // Weighted RRF with every weight 1 is plain RRF, to the bit (w / (k + rank) with w = 1).
+  return fuseRetriever(inputs, { kind: "wrrf", weights: inputs.map(() => 1) }, name);
 }
 
 /** What `fuse:<method>:…` asks for: a score fusion over normalised scores, or weighted RRF. */
