@@ -1,6 +1,6 @@
 /** The wiring: a retriever name is parsed once into a typed description, and `build` hands its parts to each folder's constructors. */
-import type { Benchmark, Query, Retriever, Run } from "./types";
-import { supportsFeedback, type FeedbackRetriever, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
+import type { Benchmark, Query, Retriever } from "./types";
+import { BuildCache, supportsFeedback, type FeedbackRetriever, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
 import { denseRetriever, lsiRetriever } from "./dense/retriever";
 import { fuseRetriever, parseFuseName, rrfRetriever, type Fusion } from "./fusion/retriever";
 import { reactRetriever, reformRetriever, translateRetriever } from "./llm/retriever";
@@ -267,21 +267,11 @@ function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");
 }
 
-/** Runs memoised per (queries array, k): a composite's shared parts retrieve once a job; the rest via the prototype. */
+/** Runs memoised per (queries array, k), failures too: a composite's shared parts retrieve once a job; the rest via the prototype. */
 function withRunMemo(r: Retriever): Retriever {
-  const runs = new WeakMap<readonly Query[], Map<string, Promise<Run>>>();
-  const memo =
-    (kind: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
-    (queries: Query[], k: number): Promise<Run> => {
-      let byK = runs.get(queries);
-      if (!byK) runs.set(queries, (byK = new Map()));
-      const key = `${kind} ${k}`;
-      let run = byK.get(key);
-      if (!run) byK.set(key, (run = Promise.resolve(search(queries, k))));
-      return run;
-    };
+  const runs = new BuildCache();
   const shared = Object.create(r) as Retriever;
-  shared.retrieve = memo("retrieve", (q, k) => r.retrieve(q, k));
-  if (supportsFeedback(r)) (shared as FeedbackRetriever).retrieveWithFeedback = memo("feedback", (q, k) => r.retrieveWithFeedback(q, k));
+  shared.retrieve = (queries: Query[], k: number) => runs.once(queries, `retrieve ${k}`, async () => r.retrieve(queries, k));
+  if (supportsFeedback(r)) (shared as FeedbackRetriever).retrieveWithFeedback = (queries: Query[], k: number) => runs.once(queries, `feedback ${k}`, async () => r.retrieveWithFeedback(queries, k));
   return shared;
 }

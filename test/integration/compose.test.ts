@@ -12,7 +12,7 @@ import { readConfig } from "../../lib/config";
 import { loadBenchmark } from "../../lib/data/source";
 import { compose } from "../../lib/index";
 import { createProviders } from "../../lib/providers";
-import { createRetriever, registerRetriever } from "../../lib/retrievers";
+import { BuildCache, createRetriever, registerRetriever } from "../../lib/retrievers";
 import type { Benchmark, Retriever, Run } from "../../lib/types";
 import { isUnavailable } from "../../lib/util/errors";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
@@ -101,4 +101,29 @@ test("a re-ranker that cannot run here is reported before its first stage is bui
     await assert.rejects(createRetriever(name, bench, {}, ctx), (err: unknown) => isUnavailable(err), name);
   }
   assert.equal(built, 0, "no first stage was built for a re-ranker that cannot run");
+});
+
+test("with a job's BuildCache a part shared by composites retrieves once per query set and k, a failure once too", async () => {
+  const calls: number[] = [];
+  registerRetriever("compose-counter", async (name) => ({
+    name,
+    retrieve: async (queries, k) => {
+      calls.push(k);
+      if (k === 7) throw new Error("seven");
+      return { rankings: new Map(queries.map((q) => [q.id, [bench.docs[0].id]])), scores: new Map(queries.map((q) => [q.id, [1]])) };
+    },
+  }));
+  const ctx = { cache: new BuildCache() };
+  const alone = await createRetriever("compose-counter", bench, {}, ctx);
+  const fused = await createRetriever("rrf:compose-counter+bm25-greekstemmer", bench, {}, ctx);
+  const other = await createRetriever("fuse:combsum-max:bm25-greekstemmer+compose-counter", bench, {}, ctx);
+  await alone.retrieve(bench.queries, 100);
+  await fused.retrieve(bench.queries, 10);
+  await other.retrieve(bench.queries, 10);
+  assert.deepEqual(calls, [100], "the fusions' parts retrieve their top 100: the very run already made");
+  await alone.retrieve(bench.queries.slice(0, 2), 100);
+  assert.deepEqual(calls, [100, 100], "another query set is another run");
+  await assert.rejects(Promise.resolve(alone.retrieve(bench.queries, 7)), /seven/);
+  await assert.rejects(Promise.resolve(alone.retrieve(bench.queries, 7)), /seven/);
+  assert.deepEqual(calls, [100, 100, 7], "a failed run is reported again, not retried");
 });
