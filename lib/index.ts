@@ -13,8 +13,9 @@ export { createTokenizer } from "./data/spacy-tables";
 export { words } from "./text/normalize";
 export { explainStemming, type StemmingStep } from "./text/tokenizers";
 
-// Retrieval: build one by name, plug in your own, fuse; BM25 taken apart and tuned.
-export { createRetriever, registerRetriever, retrieverNames, type RetrieverOptions, type RetrieverFactory } from "./retrievers";
+// Retrieval: build one by name or compose retrievers at hand, plug in your own, fuse; BM25 taken apart and tuned.
+export { compose, createRetriever, registerRetriever, retrieverNames, type RetrieverOptions, type RetrieverFactory } from "./retrievers";
+export type { Fusion } from "./fusion/retriever";
 export { rrf } from "./fusion/rrf";
 export { indexCorpus, type IndexedCorpus } from "./sparse/bm25-retriever";
 export { explainBm25, explainPrf, type Bm25Explanation, type PrfExplanation, type TermContribution } from "./sparse/explain";

@@ -91,6 +91,3 @@ export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
 
 /** Builds a retriever over a benchmark's corpus. */
 export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext) => Promise<Retriever>;
-
-/** A composite's parts by name, with its options and context (so a job's BuildCache shares them). */
-export type PartBuilder = (name: string, bench?: Benchmark) => Promise<Retriever>;

@@ -1,6 +1,6 @@
-/** The wiring: a retriever name is parsed into a typed description, and `build` calls each folder's constructors. */
-import type { Benchmark, Query, Retriever, Run } from "./types";
-import { supportsFeedback, type FeedbackRetriever, type PartBuilder, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
+/** The wiring: a retriever name is parsed once into a typed description, and `build` hands its parts to each folder's constructors. */
+import type { Benchmark, Query, Retriever } from "./types";
+import { BuildCache, supportsFeedback, type FeedbackRetriever, type RetrieverFactory, type RetrieverOptions, type RunContext, type RunContextInit } from "./registry";
 import { denseRetriever, lsiRetriever } from "./dense/retriever";
 import { fuseRetriever, parseFuseName, rrfRetriever, type Fusion } from "./fusion/retriever";
 import { reactRetriever, reformRetriever, translateRetriever } from "./llm/retriever";
@@ -11,9 +11,9 @@ import { chatForMethod } from "./providers/for-methods";
 import { openDataStore, type Store } from "./store";
 import { loadPromptSet, officialPromptsDir, type PromptSetName } from "./llm/prompts";
 import { reformulate, type RewriteKind } from "./llm/reformulate";
-import { parseRerankName, rerankRetriever } from "./rerank/retriever";
+import { reranker, rerankRetriever } from "./rerank/retriever";
 import { bm25Retriever } from "./sparse/retriever";
-import { TOKENIZERS } from "./text/registry";
+import { buildTokenizer, TOKENIZERS } from "./text/registry";
 import { GbrError } from "./util/errors";
 import { didYouMean } from "./util/suggest";
 
@@ -23,7 +23,7 @@ export * from "./registry";
 export type RetrieverSpec =
   | { kind: "bm25"; name: string }
   | { kind: "dense"; name: string; preset: string }
-  | { kind: "lsi"; name: string; dims: number }
+  | { kind: "lsi"; name: string; dims?: number }
   | { kind: "prf"; name: string; of: RetrieverSpec }
   | { kind: "rrf"; name: string; of: RetrieverSpec[] }
   | { kind: "fuse"; name: string; fusion: Fusion; of: RetrieverSpec[] }
@@ -70,13 +70,14 @@ export function registeredRetrievers(): string[] {
  * retrieverParts("rrf:bm25-greekstemmer+mine").map((p) => p.kind); // ["rrf", "bm25", "user"]
  */
 export function retrieverParts(name: string): RetrieverSpec[] {
-  const flat = (s: RetrieverSpec): RetrieverSpec[] => [s, ...("of" in s ? [s.of].flat().flatMap(flat) : [])];
   try {
     return flat(parseRetrieverName(name));
   } catch {
     return [];
   }
 }
+
+const flat = (s: RetrieverSpec): RetrieverSpec[] => [s, ...("of" in s ? [s.of].flat().flatMap(flat) : [])];
 
 const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>", "rrf:<a>+<b>", "fuse:<method>:<a>+<b>", "reform:<retriever>", "translate:<retriever>", "react-bm25", "rerank:<reranker>:<retriever>"];
 
@@ -97,8 +98,9 @@ export function parseRetrieverName(name: string): RetrieverSpec {
   if (user) return { kind: "user", name, factory: user };
   if (name in TOKENIZERS) return { kind: "bm25", name };
   if (name === "react-bm25") return { kind: "react", name };
-  if (name === "lsi" || name.startsWith("lsi:")) {
-    const dims = name === "lsi" ? 256 : Number(name.slice(4));
+  if (name === "lsi") return { kind: "lsi", name };
+  if (name.startsWith("lsi:")) {
+    const dims = Number(name.slice(4));
     if (!(Number.isInteger(dims) && dims >= 1)) throw usage(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
     // A fit holds dense documents × dimensions matrices: past this it takes minutes and gigabytes (the paper uses 256).
     if (dims > MAX_LSI_DIMS) throw usage(`'${name}': at most ${MAX_LSI_DIMS} dimensions (the paper uses 256)`);
@@ -125,8 +127,11 @@ export function parseRetrieverName(name: string): RetrieverSpec {
     case "translate":
       return { kind: "translate", name, of: parseRetrieverName(rest) };
     case "rerank": {
-      const { reranker, retriever } = parseRerankName(name);
-      return { kind: "rerank", name, reranker, of: parseRetrieverName(retriever) };
+      // Re-ranker names (presets, `llm`) have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`).
+      const m = /^([^:]+):(.+)$/.exec(rest);
+      if (!m) throw usage(`'${name}' is not rerank:<reranker>:<retriever> (e.g. rerank:bge-reranker-v2-m3:bm25-greekstemmer or rerank:llm:react-bm25)`);
+      if (m[2].startsWith("rerank:")) throw usage(`'${name}': re-ranking a re-ranked run is not supported`);
+      return { kind: "rerank", name, reranker: m[1], of: parseRetrieverName(m[2]) };
     }
   }
   throw usage(`unknown retriever '${name}'${didYouMean(name, retrieverNames())}; available: ${retrieverNames().join(", ")}`);
@@ -194,46 +199,77 @@ export async function rewriteQueries(
 const CONTEXT_KEYS = new Set(["providers", "store", "replay", "log", "onProgress", "cache", "plan", "vectorStore", "workDir", "traceDir", "cacheDir", "offline", "loadSpacyLexicon"]);
 
 async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
-  const part: PartBuilder = (name, on = bench) => createRetriever(name, on, opts, ctx);
+  const part = (of: RetrieverSpec, on = bench) => createRetriever(of.name, on, opts, ctx);
+  const parts = async (of: RetrieverSpec[]) => {
+    const built: Retriever[] = [];
+    for (const p of of) built.push(await part(p));
+    return built;
+  };
   switch (spec.kind) {
     case "bm25":
       return bm25Retriever(spec.name, bench, opts, ctx);
     case "dense":
-      return denseRetriever(spec.name, bench, opts, ctx);
+      return denseRetriever(spec.preset, bench, opts, ctx);
     case "lsi":
       // Plain `lsi` fits min(256, documents); dimensions asked for by name must exist.
-      if (spec.name !== "lsi" && spec.dims > bench.docs.length) throw usage(`'${spec.name}': ${spec.dims} dimensions, more than the ${bench.docs.length} documents of ${bench.name}; use at most lsi:${bench.docs.length}`);
-      return lsiRetriever(spec.name, bench, ctx, part, spec.dims);
+      if (spec.dims !== undefined && spec.dims > bench.docs.length) throw usage(`'${spec.name}': ${spec.dims} dimensions, more than the ${bench.docs.length} documents of ${bench.name}; use at most lsi:${bench.docs.length}`);
+      return lsiRetriever(await createRetriever("bm25-greekstemmer", bench, opts, ctx), bench, ctx, spec.dims, spec.name);
     case "prf":
-      return prfRetriever(spec.name, await part(spec.of.name));
-    case "rrf": {
-      const inputs: Retriever[] = [];
-      for (const p of spec.of) inputs.push(await part(p.name));
-      return rrfRetriever(spec.name, inputs);
-    }
-    case "fuse": {
-      const inputs: Retriever[] = [];
-      for (const p of spec.of) inputs.push(await part(p.name));
-      return fuseRetriever(spec.name, spec.fusion, inputs);
-    }
+      return prfRetriever(await part(spec.of), spec.name);
+    case "rrf":
+      return rrfRetriever(await parts(spec.of), spec.name);
+    case "fuse":
+      return fuseRetriever(await parts(spec.of), spec.fusion, spec.name);
     case "reform":
-      return reformRetriever(spec.name, bench, opts, ctx, part);
+      return reformRetriever(await part(spec.of), bench, opts, ctx, spec.name);
     case "translate":
-      return translateRetriever(spec.name, bench, opts, ctx, part);
+      // The inner part is built on the translations: its tokenizers' tables are loaded first, so one that cannot be
+      // had skips the method before the first paid call rather than after the whole corpus is translated.
+      for (const p of flat(spec.of)) if (p.kind === "bm25") await buildTokenizer(p.name, ctx);
+      return translateRetriever((english) => part(spec.of, english), bench, opts, ctx, spec.name);
     case "react":
       return reactRetriever(spec.name, bench, opts, ctx);
-    case "rerank":
-      return rerankRetriever(spec.name, bench, opts, ctx, part);
+    case "rerank": {
+      // The re-ranker first: one that cannot run here is reported before the first stage is built.
+      const by = await reranker(spec.reranker, bench, opts, ctx);
+      return rerankRetriever(await part(spec.of), by, spec.name);
+    }
     case "user":
       return spec.factory(spec.name, bench, opts, ctx);
   }
 }
 
-/** `prf:<name>`: the retriever's own `FeedbackRetriever` pass (query expansion for BM25, Rocchio for dense and LSI). */
-function prfRetriever(name: string, inner: Retriever): Retriever {
+/**
+ * `prf:<name>`: the retriever's own `FeedbackRetriever` pass (query expansion for BM25, Rocchio for dense and LSI).
+ *
+ * @example
+ * prfRetriever(bm25).name; // "prf:bm25-greekstemmer"
+ */
+function prfRetriever(inner: Retriever, name = `prf:${inner.name}`): Retriever {
   if (!supportsFeedback(inner)) throw usage(`'${inner.name}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
   return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
 }
+
+/**
+ * The composites as values, for retrievers at hand rather than names (as PyTerrier's operators): each is named as its
+ * string form, which is a parser over these. `rerank` and `reform` take the benchmark, the method's options and the
+ * run's context as `createRetriever` does; a fusion is `{ kind: "comb", method: "combsum" | "combmnz", norm: "minmax"
+ * | "max" | "zscore" }` or `{ kind: "wrrf", weights }`.
+ *
+ * @example
+ * const bm25 = await createRetriever("bm25-greekstemmer", bench);
+ * const lsi = await createRetriever("lsi", bench);
+ * const hybrid = compose.rrf([bm25, lsi]);                       // hybrid.name: "rrf:bm25-greekstemmer+lsi"
+ * const mnz = compose.fuse([bm25, lsi], { kind: "comb", method: "combmnz", norm: "zscore" });
+ * const reranked = await compose.rerank(hybrid, "llm", bench);  // "rerank:llm:rrf:bm25-greekstemmer+lsi"
+ */
+export const compose = {
+  rrf: rrfRetriever,
+  fuse: fuseRetriever,
+  prf: prfRetriever,
+  reform: async (inner: Retriever, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => reformRetriever(inner, bench, opts, runContext(ctx)),
+  rerank: async (first: Retriever, by: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => rerankRetriever(first, await reranker(by, bench, opts, runContext(ctx))),
+};
 
 const MAX_LSI_DIMS = 4096;
 
@@ -241,21 +277,11 @@ function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");
 }
 
-/** Runs memoised per (queries array, k): a composite's shared parts retrieve once a job; the rest via the prototype. */
+/** Runs memoised per (queries array, k), failures too: a composite's shared parts retrieve once a job; the rest via the prototype. */
 function withRunMemo(r: Retriever): Retriever {
-  const runs = new WeakMap<readonly Query[], Map<string, Promise<Run>>>();
-  const memo =
-    (kind: string, search: (queries: Query[], k: number) => Promise<Run> | Run) =>
-    (queries: Query[], k: number): Promise<Run> => {
-      let byK = runs.get(queries);
-      if (!byK) runs.set(queries, (byK = new Map()));
-      const key = `${kind} ${k}`;
-      let run = byK.get(key);
-      if (!run) byK.set(key, (run = Promise.resolve(search(queries, k))));
-      return run;
-    };
+  const runs = new BuildCache();
   const shared = Object.create(r) as Retriever;
-  shared.retrieve = memo("retrieve", (q, k) => r.retrieve(q, k));
-  if (supportsFeedback(r)) (shared as FeedbackRetriever).retrieveWithFeedback = memo("feedback", (q, k) => r.retrieveWithFeedback(q, k));
+  shared.retrieve = (queries: Query[], k: number) => runs.once(queries, `retrieve ${k}`, async () => r.retrieve(queries, k));
+  if (supportsFeedback(r)) (shared as FeedbackRetriever).retrieveWithFeedback = (queries: Query[], k: number) => runs.once(queries, `feedback ${k}`, async () => r.retrieveWithFeedback(queries, k));
   return shared;
 }

@@ -1,6 +1,6 @@
 import type { Benchmark, Query, Retriever, Run, Work } from "../types";
-import { secondsOf, timed, zeroWork } from "../util/run-cost";
-import type { FeedbackRetriever, PartBuilder, RetrieverOptions, RunContext } from "../registry";
+import { secondsOf, timed, zeroWork } from "../eval/run-cost";
+import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
@@ -8,7 +8,7 @@ import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type E
 import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri } from "./vector-store";
 import { openVectorStore, type VectorStore } from "../store/vector-store";
-import { countTemplated, countTokens } from "../util/tokens";
+import { countTemplated, countTokens } from "../text/tokens";
 import { planEmbedder, planVectorView } from "../providers/plan-embed";
 import { embedderForMethod } from "../providers/for-methods";
 import type { EndpointStats } from "../providers/endpoints";
@@ -130,9 +130,10 @@ export function vectorRetriever(
 }
 
 /** `dense:<preset>`: an embedding model through its API, every vector cached in LanceDB, so nothing is embedded twice. */
-export async function denseRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<DenseRetriever> {
+export async function denseRetriever(presetName: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<DenseRetriever> {
+  const name = `dense:${presetName}`;
   const naming = ctx.providers.config.embed.naming;
-  const p = preset(name.slice("dense:".length), allPresets(userPresetsFile(ctx.providers.config), naming));
+  const p = preset(presetName, allPresets(userPresetsFile(ctx.providers.config), naming));
   // --plan: nothing is sent or stored (plan-embed.ts); the store is only read. The benchmark's own texts are counted
   // by the stand-in, once across experiments by their vector store key (embed.ts's).
   const fingerprint = presetFingerprint(p);
@@ -265,12 +266,13 @@ async function annRetriever(
   };
 }
 
-/** `lsi` (or `lsi:<dims>`): LSI over the BM25-GREEKSTEMMER index, fitted (seeded) at creation; no server. */
-export async function lsiRetriever(name: string, bench: Benchmark, ctx: RunContext, part: PartBuilder, dims = 256): Promise<VectorRetriever> {
-  // BM25-GREEKSTEMMER lends its indexed corpus (shared in a job with PRF, REACT, the sweep): tokenised once.
-  const bm25 = await part("bm25-greekstemmer");
+/**
+ * `lsi` (or `lsi:<dims>`): LSI over a BM25-GREEKSTEMMER retriever's index (shared in a job with PRF, REACT, the sweep:
+ * tokenised once), fitted (seeded) at creation; no server. Plain `lsi` fits min(256, documents) dimensions.
+ */
+export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims?: number, name = dims === undefined ? "lsi" : `lsi:${dims}`): Promise<VectorRetriever> {
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
-  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims }));
+  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims: dims ?? 256 }));
   ctx.log(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
   const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
   const corpus = secondsOf(bm25.corpus.seconds + fitSeconds);

@@ -9,7 +9,7 @@ import { significanceReport, type SignificanceReport } from "../eval/significanc
 import { describe } from "../eval/statistics";
 import { isReactRun, type ReactRunResult } from "../llm/react";
 import { unjudgedQueries, type DocId, type QueryId, type Run, type RunCost, type RunInfo } from "../types";
-import { zeroWork } from "../util/run-cost";
+import { zeroWork } from "../eval/run-cost";
 import { llmMetadata, type LlmMetadata } from "./llm-metadata";
 import { reproductionTable, type ReproductionRow } from "./paper";
 import type { ExperimentRecord, NotNow } from "./run-experiments";

@@ -9,7 +9,7 @@ import { outputGuess } from "../providers/plan-chat";
 import type { PlanMode } from "../registry";
 import { runContext } from "../retrievers";
 import type { RunInfo, Work } from "../types";
-import { addWork } from "../util/run-cost";
+import { addWork } from "../eval/run-cost";
 import { runExperiments } from "./run-experiments";
 import { writeOutput } from "./write-outputs";
 import { selection, type ReproduceOptions } from "./reproduce";

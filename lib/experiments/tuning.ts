@@ -8,7 +8,7 @@ import { crossValidatedTuning, type CvOptions, type CvResult } from "../eval/cro
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { attachRankings, bm25Sweep, type SweepOptions } from "./sweep-run";
 import { SkipExperiment, type Experiment, type ExperimentContext } from "./experiment";
-import { addCosts, secondsOf } from "../util/run-cost";
+import { addCosts, secondsOf } from "../eval/run-cost";
 
 const FOLDS = 5;
 

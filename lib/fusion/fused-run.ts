@@ -1,7 +1,7 @@
 /** What every fusion ends with, whatever it scores: the fused rankings and scores, the inputs' info and cost. */
 import type { DocId, QueryId, Run } from "../types";
 import { compareCodePoints } from "../util/code-points";
-import { addCosts } from "../util/run-cost";
+import { addCosts } from "../eval/run-cost";
 
 /**
  * For every query of any input (in first-seen order), `fuse`'s scores sorted by score, ties by doc id in code-point

@@ -5,14 +5,15 @@ import { COMB_METHODS, combFuse, type CombMethod } from "./comb";
 import { SCORE_NORMS, type ScoreNorm } from "./normalize";
 import { rrf } from "./rrf";
 
-/** `rrf:<a>+<b>[+<c>…]`: reciprocal rank fusion (k = 60) of its inputs' top 100. */
-export function rrfRetriever(name: string, inputs: readonly Retriever[]): Retriever {
-  return {
-    name,
-    async retrieve(queries: Query[], k: number) {
-      return rrf(await inputRuns(inputs, queries), { top: k, name });
-    },
-  };
+/**
+ * `rrf:<a>+<b>[+<c>…]`: reciprocal rank fusion (k = 60) of its inputs' top 100, named as its string form.
+ *
+ * @example
+ * rrfRetriever([bm25, lsi]).name; // "rrf:bm25-greekstemmer+lsi"
+ */
+export function rrfRetriever(inputs: readonly Retriever[], name = `rrf:${namesOf(inputs)}`): Retriever {
+  // Weighted RRF with every weight 1 is plain RRF, to the bit (w / (k + rank) with w = 1).
+  return fuseRetriever(inputs, { kind: "wrrf", weights: inputs.map(() => 1) }, name);
 }
 
 /** What `fuse:<method>:…` asks for: a score fusion over normalised scores, or weighted RRF. */
@@ -56,9 +57,12 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
 
 /**
  * `fuse:…`: its inputs' top 100 fused by a score fusion (CombSUM or CombMNZ over min-max, max or z-score normalised
- * scores) or by weighted RRF (k = 60); ties by doc id; top k.
+ * scores) or by weighted RRF (k = 60); ties by doc id; top k; named as its string form.
+ *
+ * @example
+ * fuseRetriever([bm25, lsi], { kind: "wrrf", weights: [0.7, 0.3] }).name; // "fuse:wrrf:0.7,0.3:bm25-greekstemmer+lsi"
  */
-export function fuseRetriever(name: string, fusion: Fusion, inputs: readonly Retriever[]): Retriever {
+export function fuseRetriever(inputs: readonly Retriever[], fusion: Fusion, name = `fuse:${fusion.kind === "wrrf" ? `wrrf:${fusion.weights.join(",")}` : `${fusion.method}-${fusion.norm}`}:${namesOf(inputs)}`): Retriever {
   return {
     name,
     async retrieve(queries: Query[], k: number) {
@@ -67,6 +71,8 @@ export function fuseRetriever(name: string, fusion: Fusion, inputs: readonly Ret
     },
   };
 }
+
+const namesOf = (inputs: readonly Retriever[]) => inputs.map((r) => r.name).join("+");
 
 /** Each input's top 100, one input after another (parts may share a server; the memo shares repeated parts). */
 async function inputRuns(inputs: readonly Retriever[], queries: Query[]): Promise<Run[]> {

@@ -1,6 +1,6 @@
 /** Observer batching as the authors do it: rank order, each prompt under budget, an article too big alone an error. */
 import type { DocId } from "../types";
-import { countTokens, countTokensJoined, countTokensRemembered } from "../util/tokens";
+import { countTokens, countTokensJoined, countTokensRemembered } from "../text/tokens";
 import { fillPrompt } from "./prompts";
 import { OBSERVER_DOC_SEPARATOR, observerMessage, renderObserverDocs, type ReactPrompts } from "./react-prompts";
 import { ChatError } from "./types";

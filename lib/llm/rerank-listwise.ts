@@ -8,7 +8,7 @@ import path from "node:path";
 import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from "../types";
 import { DataError, GbrError, isUnavailable } from "../util/errors";
 import { splitModelId } from "../util/model-id";
-import { addCosts, zeroWork } from "../util/run-cost";
+import { addCosts, zeroWork } from "../eval/run-cost";
 import { createSemaphore } from "../util/semaphore";
 import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, PromptError, sha256Text } from "./prompts";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";

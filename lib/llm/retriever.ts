@@ -1,11 +1,10 @@
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
 import type { Benchmark, LlmRunInfo, Query, Retriever, Run, RunCost } from "../types";
-import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
+import type { RetrieverOptions, RunContext } from "../registry";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
-import { buildTokenizer, TOKENIZERS } from "../text/registry";
-import { addCosts, secondsOf, timed } from "../util/run-cost";
+import { addCosts, secondsOf, timed } from "../eval/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "./types";
 import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
@@ -67,13 +66,16 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
   return inner.startsWith("bm25-") || inner.startsWith("prf:bm25-") ? "sparse" : "dense";
 }
 
-/** `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense). */
-export async function reformRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
-  const innerName = name.slice("reform:".length);
-  const inner = await part(innerName);
+/**
+ * `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense).
+ *
+ * @example
+ * const reformed = await reformRetriever(bm25, bench, { llm: "gpt-4o-mini" }, ctx); // "reform:bm25-greekstemmer"
+ */
+export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name = `reform:${inner.name}`): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);
-  const kind = rewriteKindFor(innerName);
+  const kind = rewriteKindFor(inner.name);
   const promptName = kind === "sparse" ? "SPARSE_REWRITE_PROMPT" : "DENSE_REWRITE_PROMPT";
   return {
     name,
@@ -97,13 +99,11 @@ export async function reformRetriever(name: string, bench: Benchmark, opts: Retr
 }
 
 /**
- * `translate:<retriever>`: the inner retriever on the LLM's English benchmark (corpus one-time, queries online). The
- * inner part is built on the translations, so its tokenizers' tables are loaded first: one that cannot be had skips
- * the method before the first paid call rather than after the whole corpus is translated.
+ * `translate:<retriever>`: the inner retriever, built by `innerOn` on the LLM's English benchmark (corpus one-time,
+ * queries online). The caller loads what the inner part needs first (its tokenizers' tables), so a method that cannot
+ * run is skipped before the first paid call.
  */
-export async function translateRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
-  const innerName = name.slice("translate:".length);
-  for (const tokenizer of new Set(innerName.match(/bm25-[a-z]+/g) ?? [])) if (tokenizer in TOKENIZERS) await buildTokenizer(tokenizer, ctx);
+export async function translateRetriever(innerOn: (english: Benchmark) => Promise<Retriever>, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name: string): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx, bench.docs);
   const dir = workDir(bench, opts, ctx, "translate", model, prompts);
@@ -117,7 +117,7 @@ export async function translateRetriever(name: string, bench: Benchmark, opts: R
     }),
   );
   const englishBench: Benchmark = { ...bench, name: `${bench.name}-en`, docs: bench.docs.map((d) => ({ id: d.id, text: english.get(d.id) ?? d.text })) };
-  const inner = await part(innerName, englishBench);
+  const inner = await innerOn(englishBench);
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {

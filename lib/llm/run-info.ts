@@ -1,7 +1,7 @@
 /** What an LLM run records, built from the requests made (not intended settings): a recorded parameter was sent. */
 import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
-import { zeroWork } from "../util/run-cost";
+import { zeroWork } from "../eval/run-cost";
 import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
 import type { ChatModel, ChatParams, ChatUsage } from "./types";
 

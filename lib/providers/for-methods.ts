@@ -7,7 +7,7 @@ import type { Embedder, Side } from "../dense/types";
 import { withComplete, type ChatModel } from "../llm/types";
 import type { RetrieverOptions, RunContext } from "../registry";
 import { replayCache, withReplay } from "../store";
-import { countTemplated } from "../util/tokens";
+import { countTemplated } from "../text/tokens";
 import { planChatModel } from "./plan-chat";
 import { planEmbedder } from "./plan-embed";
 import type { RerankClient } from "./rerank-client";

@@ -7,7 +7,7 @@ import type { EmbeddingPreset } from "../dense/presets";
 import type { Embedder } from "../dense/types";
 import { withComplete, type ChatModel } from "../llm/types";
 import { checkedBaseUrl } from "../util/http";
-import { countTokens } from "../util/tokens";
+import { countTokens } from "../text/tokens";
 import { chatModelFrom, chatModelId } from "./chat";
 import { geminiEmbedderFrom } from "./gemini-embedder";
 import { openaiEmbedderFrom } from "./openai-embedder";

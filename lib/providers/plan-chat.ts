@@ -1,6 +1,6 @@
 /** `--plan` chat: sends nothing; replay hits answered, others counted (o200k input) and answered "" ("nothing new"). */
 import { replayKey, type ReplayCache } from "../store";
-import { countTokensJoined } from "../util/tokens";
+import { countTokensJoined } from "../text/tokens";
 import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";
 
 /** Output tokens assumed per new call: the mean of the model's cached answers, else `fallback`. */

@@ -2,7 +2,8 @@
 import { DEFAULT_CONCURRENCY } from "../config";
 import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
 import { GbrError } from "../util/errors";
-import { addWork, zeroWork } from "../util/run-cost";
+import { addWork, zeroWork } from "../eval/run-cost";
+import { dedupeCut } from "../eval/metrics";
 import { createSemaphore } from "../util/semaphore";
 import { AdaptiveLimit } from "../providers/adaptive-limit";
 import type { RerankClient } from "../providers/rerank-client";
@@ -61,7 +62,7 @@ export async function crossEncoderRerankRun(
   for (const query of queries) {
     const ranking = firstStage.rankings.get(query.id);
     if (!ranking) throw new GbrError(`${label}: the first stage (${firstStage.info?.retriever ?? "unnamed"}) has no ranking for query '${query.id}'`, "RERANK_INPUT");
-    const unique = uniqueInOrder(ranking);
+    const unique = dedupeCut(ranking, Infinity);
     const head = unique.slice(0, depth);
     const keys: string[] = [];
     let pending: Batch | undefined;
@@ -187,21 +188,9 @@ export async function crossEncoderRerankRun(
   };
 }
 
-/** The first stage's cost plus the re-ranking's online work (addWork knows no rerank fields, so they are summed here). */
+/** The first stage's cost plus the re-ranking's online work. */
 function rerankCost(first: RunCost | undefined, mine: Work): RunCost {
-  if (!first) return { online: mine, corpus: zeroWork() };
-  const online: Work = {
-    ...addWork(first.online, mine),
-    rerankCalls: (first.online.rerankCalls ?? 0) + (mine.rerankCalls ?? 0),
-    rerankPairs: (first.online.rerankPairs ?? 0) + (mine.rerankPairs ?? 0),
-  };
-  return { ...first, online, corpus: { ...first.corpus } };
-}
-
-/** The ranking without repeats, first occurrence kept (as lib/eval/metrics.ts `dedupeCut`, which this folder may not import). */
-function uniqueInOrder(ranking: Ranking): DocId[] {
-  const seen = new Set<DocId>();
-  return ranking.filter((id) => !seen.has(id) && (seen.add(id), true));
+  return first ? { ...first, online: addWork(first.online, mine), corpus: { ...first.corpus } } : { online: mine, corpus: zeroWork() };
 }
 
 function positive(n: number, name: string): number {

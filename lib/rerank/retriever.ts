@@ -1,11 +1,11 @@
 /**
  * `rerank:<reranker>:<retriever>`: any retriever's top `rerankDepth` (default 100) re-ordered by a cross-encoder preset
- * (GBR_RERANK_BASE_URL) or `llm` (listwise). The first stage has the same options, so with a job's BuildCache it is the
- * very run the other experiments use; a re-ranker that cannot run here is reported before the first stage is built.
+ * (GBR_RERANK_BASE_URL) or `llm` (listwise). The wiring makes the re-ranker before the first stage, so one that cannot
+ * run here is reported before the first stage is built; with a job's BuildCache the first stage is the very run the
+ * other experiments use.
  */
-import type { Benchmark, DocId, Query, Retriever } from "../types";
-import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
-import { GbrError } from "../util/errors";
+import type { Benchmark, DocId, Query, Retriever, Run } from "../types";
+import type { RetrieverOptions, RunContext } from "../registry";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
 import { chatForMethod, rerankerForMethod } from "../providers/for-methods";
 import { crossEncoderRerankRun } from "./cross-encoder";
@@ -13,12 +13,11 @@ import { allRerankPresets, rerankPreset } from "./presets";
 import { userPresetsFile } from "../dense/presets";
 import { openScoreCache } from "../store";
 
-/** Re-ranker names (presets, `llm`) have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`). */
-export function parseRerankName(name: string): { reranker: string; retriever: string } {
-  const m = /^rerank:([^:]+):(.+)$/.exec(name);
-  if (!m) throw new GbrError(`'${name}' is not rerank:<reranker>:<retriever> (e.g. rerank:bge-reranker-v2-m3:bm25-greekstemmer or rerank:llm:react-bm25)`, "USAGE");
-  if (m[2].startsWith("rerank:")) throw new GbrError(`'${name}': re-ranking a re-ranked run is not supported`, "USAGE");
-  return { reranker: m[1], retriever: m[2] };
+/** A re-ranker ready to run: a cross-encoder preset or `llm`, re-ordering a first stage's top `depth`. */
+export interface Reranker {
+  readonly name: string;
+  readonly depth: number;
+  rerank(queries: Query[], first: Run, k: number, runName: string): Promise<Run>;
 }
 
 /** Article texts by id, once per benchmark (the re-rankers read whole articles). */
@@ -29,26 +28,37 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
   return m;
 }
 
-export async function rerankRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, part: PartBuilder): Promise<Retriever> {
-  const { reranker, retriever } = parseRerankName(name);
+/**
+ * The re-ranker `by` names (a cross-encoder preset or `llm`) over a benchmark's articles; rejects, saying what to set,
+ * when it cannot run here (no rerank server, no chat model).
+ *
+ * @example
+ * const by = await reranker("bge-reranker-v2-m3", bench, { rerankDepth: 50 }, ctx);
+ */
+export async function reranker(by: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Reranker> {
   const depth = opts.rerankDepth ?? 100;
-  const common = { name, depth, log: ctx.log, onProgress: ctx.onProgress };
-  if (reranker === "llm") {
+  const common = { depth, log: ctx.log, onProgress: ctx.onProgress };
+  if (by === "llm") {
     const model = await chatForMethod(opts, ctx);
-    const first = await part(retriever);
     return {
-      name,
-      retrieve: async (queries: Query[], k: number) =>
-        listwiseRerankRun(model, queries, await first.retrieve(queries, Math.max(k, depth)), docTexts(bench), { ...common, k, window: opts.rerankWindow, step: opts.rerankStep }),
+      name: by,
+      depth,
+      rerank: (queries, first, k, name) => listwiseRerankRun(model, queries, first, docTexts(bench), { ...common, name, k, window: opts.rerankWindow, step: opts.rerankStep }),
     };
   }
-  const preset = rerankPreset(reranker, allRerankPresets(userPresetsFile(ctx.providers.config)));
+  const preset = rerankPreset(by, allRerankPresets(userPresetsFile(ctx.providers.config)));
   // --plan: pairs are counted, not scored; the store's scores are read, never written.
   const client = rerankerForMethod(ctx);
   const cache = await openScoreCache(await ctx.store(), { readOnly: ctx.plan !== undefined });
-  const first = await part(retriever);
-  return {
-    name,
-    retrieve: async (queries: Query[], k: number) => crossEncoderRerankRun(preset, client, queries, await first.retrieve(queries, Math.max(k, depth)), docTexts(bench), { ...common, k, cache }),
-  };
+  return { name: by, depth, rerank: (queries, first, k, name) => crossEncoderRerankRun(preset, client, queries, first, docTexts(bench), { ...common, name, k, cache }) };
+}
+
+/**
+ * A first stage re-ordered by a re-ranker, named as its string form.
+ *
+ * @example
+ * rerankRetriever(bm25, await reranker("llm", bench, {}, ctx)).name; // "rerank:llm:bm25-greekstemmer"
+ */
+export function rerankRetriever(first: Retriever, by: Reranker, name = `rerank:${by.name}:${first.name}`): Retriever {
+  return { name, retrieve: async (queries: Query[], k: number) => by.rerank(queries, await first.retrieve(queries, Math.max(k, by.depth)), k, name) };
 }

@@ -1,5 +1,5 @@
 import type { Benchmark, Query, Run } from "../types";
-import { secondsOf, timed } from "../util/run-cost";
+import { secondsOf, timed } from "../eval/run-cost";
 import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
 import { buildTokenizer } from "../text/registry";
 import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";

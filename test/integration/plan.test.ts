@@ -14,7 +14,7 @@ import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { runGbr } from "../helpers/gbr";
 import { parseCsvRecords } from "../../lib/util/csv";
-import { countTokens } from "../../lib/util/tokens";
+import { countTokens } from "../../lib/text/tokens";
 import { builtinPresets } from "../../lib/dense/presets";
 import type { Plan } from "../../lib/experiments/plan";
 

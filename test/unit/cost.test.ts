@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { costTable, loadPrices, type PriceTable } from "../../lib/eval/cost";
-import { zeroWork } from "../../lib/util/run-cost";
+import { zeroWork } from "../../lib/eval/run-cost";
 
 const prices: PriceTable = { llm: { m: { input: 1, output: 4 }, default: { input: 2, output: 2 } }, embedding: { e: 0.5, default: 0.1 } };
 

@@ -13,7 +13,7 @@ import { missedGoldByFirstRound, reactMissedGold } from "../../lib/eval/react-mi
 import { reactAnalysis } from "../../lib/experiments/assess";
 import { REACT_TRACE, traceFileName, type ReactTrace } from "../../lib/llm/react-traces";
 import { openStore } from "../../lib/store";
-import { countTokens } from "../../lib/util/tokens";
+import { countTokens } from "../../lib/text/tokens";
 import { ChatError, stripReasoning, type ChatModel, type ChatRequest } from "../../lib/llm/types";
 import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";

@@ -23,7 +23,7 @@ import { escapeHtml } from "../../lib/report/html-inline";
 import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
 import { areaStats, datasetStats } from "../../lib/data/stats";
 import { costTable } from "../../lib/eval/cost";
-import { zeroWork } from "../../lib/util/run-cost";
+import { zeroWork } from "../../lib/eval/run-cost";
 import * as notebook from "../../lib/report/notebook";
 import { formatStats } from "../../lib/cli/print-stats";
 import { toCsv } from "../../lib/util/csv";

@@ -14,7 +14,7 @@ import {
 import { PROJECT_PROMPTS_DIR, sha256Text } from "../../lib/llm/prompts";
 import { ChatProviderError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/llm/types";
 import type { Query, Run } from "../../lib/types";
-import { zeroWork } from "../../lib/util/run-cost";
+import { zeroWork } from "../../lib/eval/run-cost";
 import { isUnavailable } from "../../lib/util/errors";
 import { ReplayMissError } from "../../lib/store";
 

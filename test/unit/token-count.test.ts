@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { countTemplated, countTokens, countTokensJoined, piecewiseCounting, referenceCountTokens } from "../../lib/util/tokens";
+import { countTemplated, countTokens, countTokensJoined, piecewiseCounting, referenceCountTokens } from "../../lib/text/tokens";
 import { CHAT_OVERHEAD_TOKENS, observerPromptTokens } from "../../lib/llm/react-batches";
 import { observerMessage } from "../../lib/llm/react-prompts";
 import { requireShared } from "../helpers/shared";

@@ -1,5 +1,5 @@
 /** o200k_harmony counts (gpt-oss-120b's), so REACT prompts keep the 84,000-token budget as the authors' tiktoken. */
-import { o200kHarmony, type O200kEncoder } from "./sdk";
+import { o200kHarmony, type O200kEncoder } from "../util/sdk";
 
 
 /** Name of the encoding `countTokens` uses. */
