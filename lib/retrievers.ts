@@ -6,7 +6,7 @@ import { fuseRetriever, parseFuseName, rrfRetriever, type Fusion } from "./fusio
 import { reactRetriever, reformRetriever, translateRetriever } from "./llm/retriever";
 import { loadSpacyLexicon } from "./data/spacy-tables";
 import { createProviders } from "./providers";
-import { chatForMethod } from "./providers/for-methods";
+import { chatForMethod } from "./llm/chat-for-method";
 import { openDataStore, type Store } from "./store";
 import { loadPromptSet, type PromptSetName } from "./llm/prompts";
 import { reformulate, type RewriteKind } from "./llm/reformulate";

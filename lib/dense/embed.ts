@@ -1,6 +1,7 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
-import { EmbeddingError, mergeProvenance, type CachedVector, type Embedder, type EmbeddingProvenance, type Side } from "./types";
+import { EmbeddingError, type Embedder, type Side } from "../models/embed";
+import { mergeProvenance, type CachedVector, type EmbeddingProvenance } from "./types";
 
 /** The part of the vector store the embedding pipeline needs (see vector-store.ts). */
 export interface VectorCache {

@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
 import { FileLocks } from "../util/file-lock";
 import { lancedbSdk } from "../util/sdk";
-import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type Side } from "./types";
+import { mergeProvenance, type CachedVector, type EmbeddingProvenance } from "./types";
+import type { Side } from "../models/embed";
 import { clearCommand, clearHint, fromLanceDb, isDamage, lanceFailure, lanceReason } from "./lance-errors";
 import { listManifests, putBack, setAside, type SetAside } from "./lance-manifests";
 import {

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "../util/gather-kernel";
-import type { Embedder, EmbedResult, Side } from "./types";
+import type { Embedder, EmbedResult, Side } from "../models/embed";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
 export interface LsiOptions {

@@ -8,9 +8,8 @@ import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type E
 import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri, openVectorStore, type VectorStore } from "./vector-store";
 import { countTemplated, countTokens } from "../util/tokens";
-import { planEmbedder, planVectorView } from "../providers/plan-embed";
-import { embedderForMethod } from "../providers/for-methods";
-import type { EndpointStats } from "../providers/endpoints";
+import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
+import type { EndpointStats } from "../models/servers";
 
 /** The vector store at a URI, opened once per job (its BuildCache): the run's retrievers share one connection. */
 function storeFor(ctx: RunContext): Promise<VectorStore> {

@@ -5,7 +5,8 @@
 import path from "node:path";
 import { lancedbSdk } from "../util/sdk";
 import { LanceVectorStore, type LanceVectorStoreOptions } from "./lance-vector-store";
-import type { CachedVector, EmbeddingProvenance, Side } from "./types";
+import type { CachedVector, EmbeddingProvenance } from "./types";
+import type { Side } from "../models/embed";
 import { readConfig, type Config } from "../config";
 
 export type { EmbeddingProvenance } from "./types";

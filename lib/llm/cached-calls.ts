@@ -3,7 +3,8 @@ import { DEFAULT_CONCURRENCY } from "../config";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { GbrError } from "../util/errors";
-import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
+import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 export interface CachedCallOptions {
   /** A v0.8 per-item result file (JSONL): records there for the same request and model are reused. */

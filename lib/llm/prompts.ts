@@ -6,8 +6,10 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { dataDir, PACKAGE_ROOT } from "../paths";
-import type { ParserName } from "./types";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
+
+/** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
+export type ParserName = "official" | "project";
 
 /** The nine prompt constants of the paper's notebook, in its order. */
 export const PROMPT_NAMES = [

@@ -1,7 +1,7 @@
 /** The project's REACT answer readers, lenient about bold labels, bullets, numbering, backticks, a missing `|`. */
 import { clean } from "../text/normalize";
 import type { DocId } from "../types";
-import { stripReasoning } from "./types";
+import { stripReasoning } from "../models/chat";
 
 
 // Anchored at line start so "…the query: …" in the REASON prose is not the label (the authors' regex is too).

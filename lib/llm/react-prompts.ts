@@ -4,7 +4,8 @@ import type { DocId } from "../types";
 import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial } from "./official-parsers";
 import { fillPrompt, type PromptSet } from "./prompts";
 import { parseObserverAnswer, parsePlannerAnswer, type ObserverAnswer } from "./react-parse";
-import { stripReasoning, type ParserName } from "./types";
+import { stripReasoning } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 /** Kept articles whose full texts the planner sees from round 2 on. */
 export const PLANNER_KEPT_DOCS = 27;

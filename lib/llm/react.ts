@@ -25,7 +25,7 @@ import {
   type ReactTotals,
   type ReactTrace,
 } from "./react-traces";
-import type { ChatModel, ChatRequest } from "./types";
+import type { ChatModel, ChatRequest } from "../models/chat";
 import type { Store } from "../store";
 
 /** Rounds per query in the paper. */

@@ -4,7 +4,8 @@ import path from "node:path";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
 import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, type PromptSet } from "./prompts";
-import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } from "./types";
+import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 export type RewriteKind = "sparse" | "dense";
 

@@ -12,7 +12,7 @@ import { addCosts, zeroWork } from "../util/run-cost";
 import { createSemaphore } from "../util/semaphore";
 import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, PromptError, sha256Text } from "./prompts";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
-import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "./types";
+import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
 
 /** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
 export const RERANK_PARAMS = {

@@ -3,7 +3,7 @@ import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../util/run-cost";
 import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
-import type { ChatModel, ChatParams, ChatUsage } from "./types";
+import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
 /** One request a method made (or whose saved answer it reused). */
 export interface RequestEntry {

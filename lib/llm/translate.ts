@@ -2,7 +2,8 @@
 import { parseTranslationOfficial } from "./official-parsers";
 import { fillPrompt, parserFor, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
-import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } from "./types";
+import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 /** Filled into {text_type}. */
 export type TextType = "article" | "query";

@@ -1,6 +1,7 @@
 /** One chat model behind several servers (a comma-separated base URL), through `EndpointSpread`. */
-import { EndpointSpread, type EndpointStats, type SpreadOptions } from "./endpoints";
-import { ChatError, ChatProviderError, type ChatModel } from "../llm/types";
+import { EndpointSpread, type SpreadOptions } from "./endpoints";
+import type { EndpointStats } from "../models/servers";
+import { ChatError, ChatProviderError, type ChatModel } from "../models/chat";
 
 export type { EndpointStats, SpreadOptions };
 

@@ -1,13 +1,6 @@
 /** One model over several servers, fewest in flight first; a failing server is set aside (doubling backoff). */
 import { backoffDelay } from "../util/retry";
-
-export interface EndpointStats {
-  endpoint: string;
-  sent: number;
-  answered: number;
-  failed: number;
-  lastError?: string;
-}
+import type { EndpointStats } from "../models/servers";
 
 export interface SpreadOptions {
   /** Tries of one request over the endpoints before its error is thrown (default 8). */

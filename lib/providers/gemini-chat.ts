@@ -8,7 +8,7 @@ import { createSemaphore } from "../util/semaphore";
 import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
 import { endpointOrigin, redactSecrets } from "../util/http";
 import { retryWithBackoff } from "../util/retry";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import { servedByGemini } from "./served-by";
 
 /** Used when neither an argument nor GBR_CHAT_MODEL names one. */

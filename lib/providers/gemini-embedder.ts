@@ -4,7 +4,7 @@ import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, Gemini
 import { retryWithBackoff } from "../util/retry";
 import { endpointOrigin, redactSecrets } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
-import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../dense/types";
+import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../models/embed";
 import { servedByGemini } from "./served-by";
 
 /** The model the paper ran. */

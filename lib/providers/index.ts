@@ -3,9 +3,8 @@
  * endpoint, adapted to 429/503; one rate-cap window per kind, as paid limits are per account) -> meter.
  */
 import { readConfig, type Config } from "../config";
-import type { EmbeddingPreset } from "../dense/presets";
-import type { Embedder } from "../dense/types";
-import { withComplete, type ChatModel } from "../llm/types";
+import type { Embedder, EmbedderSpec } from "../models/embed";
+import { withComplete, type ChatModel } from "../models/chat";
 import { checkedBaseUrl } from "../util/http";
 import { countTokens } from "../util/tokens";
 import { chatModelFrom, chatModelId } from "./chat";
@@ -14,7 +13,8 @@ import { openaiEmbedderFrom } from "./openai-embedder";
 import { RateCap } from "./rate-cap";
 import { UsageMeter, type Pricer } from "./usage-meter";
 import { splitModelId } from "../util/model-id";
-import { rerankClientFrom, type RerankClient } from "./rerank-client";
+import { rerankClientFrom } from "./rerank-client";
+import type { RerankClient } from "../models/rerank";
 
 /** One run's model servers, built on first use and shared by every method of the run. */
 export interface Providers {
@@ -26,7 +26,7 @@ export interface Providers {
   /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
   chatId(name?: string): string;
   /** The embedder a preset runs on; throws EmbeddingError "NOT_CONFIGURED" when its server is not set. */
-  embedder(p: EmbeddingPreset): Embedder;
+  embedder(p: EmbedderSpec): Embedder;
   /** The cross-encoder server; throws RerankError "NOT_CONFIGURED" when `GBR_RERANK_BASE_URL` is not set. */
   reranker(): RerankClient;
 }
@@ -64,7 +64,7 @@ export function createProviders(config: Config = readConfig(), opts: { pricer?: 
 }
 
 /** A preset's server: Gemini, LM Studio for authors-named presets (when set), else the embedding servers. */
-function presetEmbedder(config: Config, p: EmbeddingPreset): Embedder {
+function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
   if (p.provider === "gemini") return geminiEmbedderFrom(config, p.model, p.dims, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   if (p.provider === "openai") {
     const lmstudio = p.server === "lmstudio" ? config.embed.lmstudio : undefined;

@@ -1,5 +1,5 @@
 /** OpenAI-compatible chat via the `openai` SDK, one attempt per SDK call, retried and timed by our own loop and deadline. */
-import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
+import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spreadChat } from "./chat-endpoints";
 import type OpenAI from "openai";
@@ -7,11 +7,9 @@ import { createSemaphore } from "../util/semaphore";
 import { checkedBaseUrl, deadlineFetch, endpointOrigin } from "../util/http";
 import { classifyOpenAIAttempt, describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
 import { retryWithBackoff } from "../util/retry";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import { openaiSdk } from "../util/sdk";
 import { servedByOpenAI } from "./served-by";
-
-export { ChatProviderError } from "../llm/types";
 
 export interface OpenAIChatOptions {
   /** e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */

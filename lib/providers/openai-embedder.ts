@@ -6,8 +6,8 @@ import type OpenAI from "openai";
 import { classifyOpenAIAttempt, errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
 import { checkedBaseUrl, deadlineFetch, endpointOrigin } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
-import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
-import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../dense/types";
+import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
+import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../models/embed";
 import { openaiSdk } from "../util/sdk";
 import { servedByOpenAI } from "./served-by";
 

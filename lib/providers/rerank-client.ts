@@ -1,34 +1,11 @@
 /** Rerank client (vLLM, Jina, Cohere-style, TEI) over `fetch` (no SDK fits); retries 408/429/5xx, time-outs, drops. */
-import { GbrError } from "../util/errors";
-import { EndpointSpread, type EndpointStats } from "./endpoints";
+import { EndpointSpread } from "./endpoints";
+import { RerankError, type RerankClient, type RerankResult } from "../models/rerank";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
 import { redactKey } from "./openai-errors";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
-
-export interface RerankResult {
-  /** One score per document sent, in the order sent. */
-  scores: number[];
-  servedModel?: string;
-  /** Answered by the project's test double: a stand-in, not a result. */
-  standIn: boolean;
-  tokens?: number;
-}
-
-/** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */
-export interface RerankClient {
-  /** "rerank@<origin>" or "tei@<origin>", for messages. */
-  readonly id: string;
-  /** scheme://host:port of the server (never credentials or a path). */
-  readonly endpoint: string;
-  rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
-  /** Reports every answer's status (retries included); the cross-encoder steers its requests in flight by them. */
-  onStatus?(listener: (status: number) => void): () => void;
-  endpointStats?(): EndpointStats[];
-  /** Requests to keep in flight over all its endpoints. */
-  readonly capacity?: number;
-}
 
 /** "rerank" (Cohere, Jina, vLLM: `{model, query, documents, top_n}`) or "tei" (`{query, texts}`; one model). */
 export type RerankApi = "rerank" | "tei";
@@ -46,25 +23,6 @@ export interface RerankClientOptions {
   /** First backoff delay without a Retry-After, in ms (default 1000; doubles per attempt). */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** A failed rerank request; NOT_CONFIGURED is "unavailable", BAD_ANSWER a 200 that does not say what was asked. */
-export class RerankError extends GbrError {
-  declare readonly code: "NOT_CONFIGURED" | "HTTP" | "NETWORK" | "TIMEOUT" | "BAD_ANSWER";
-
-  constructor(
-    message: string,
-    code: RerankError["code"],
-    readonly status?: number,
-    readonly retryable = false,
-    /** Retry-After, in ms. */
-    readonly retryAfterMs?: number,
-    hint?: string,
-    brief?: string,
-  ) {
-    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...(hint ? { hint } : {}), ...(brief ? { brief } : {}) });
-    this.name = "RerankError";
-  }
 }
 
 const DEFAULTS = { timeoutMs: DEFAULT_TIMEOUT_S.rerank * 1000, attempts: 5, backoffMs: 1000 } as const;

@@ -4,8 +4,8 @@ import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from ".
 import { GbrError } from "../util/errors";
 import { addWork, zeroWork } from "../util/run-cost";
 import { createSemaphore } from "../util/semaphore";
-import { AdaptiveLimit } from "../providers/adaptive-limit";
-import type { RerankClient } from "../providers/rerank-client";
+import { AdaptiveLimit } from "../util/adaptive-limit";
+import type { RerankClient } from "../models/rerank";
 import { renderRerankDocument, renderRerankQuery, rerankFingerprint, type RerankPreset } from "./presets";
 import { pairKey, type CachedScore, type ScoreCache } from "../store";
 

@@ -7,10 +7,11 @@ import type { Benchmark, DocId, Query, Retriever } from "../types";
 import type { PartBuilder, RetrieverOptions, RunContext } from "../registry";
 import { GbrError } from "../util/errors";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
-import { chatForMethod, rerankerForMethod } from "../providers/for-methods";
+import { chatForMethod } from "../llm/chat-for-method";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { rerankPreset } from "./presets";
 import { openScoreCache } from "../store";
+import type { RerankClient } from "../models/rerank";
 
 /** Re-ranker names (presets, `llm`) have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`). */
 export function parseRerankName(name: string): { reranker: string; retriever: string } {
@@ -49,5 +50,19 @@ export async function rerankRetriever(name: string, bench: Benchmark, opts: Retr
   return {
     name,
     retrieve: async (queries: Query[], k: number) => crossEncoderRerankRun(preset, client, queries, await first.retrieve(queries, Math.max(k, depth)), docTexts(bench), { ...common, k, cache }),
+  };
+}
+
+/** The cross-encoder server, or with `ctx.plan` a stand-in counting pairs (the store's scores read, never written). */
+function rerankerForMethod(ctx: RunContext): RerankClient {
+  const plan = ctx.plan;
+  if (!plan) return ctx.providers.reranker();
+  return {
+    id: "plan",
+    endpoint: "plan",
+    rerank: async (model, _query, documents) => {
+      plan.tally("rerank", model, 1, documents.length, 0);
+      return { scores: documents.map(() => 0), standIn: false };
+    },
   };
 }

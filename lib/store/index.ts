@@ -9,8 +9,6 @@ export {
   replayCache,
   ReplayMissError,
   withReplay,
-  type ReplayableModel,
-  type ReplayAnswer,
   type ReplayCache,
   type ReplayFilter,
   type ReplayingModel,

@@ -96,7 +96,7 @@ test("one endpoint stops in the middle of a run: the run completes on the other,
 
 test("a client error (400) is the request's: thrown at once, no other endpoint tried", async () => {
   const { spreadChat } = await import("../../lib/providers/chat-endpoints");
-  const { ChatProviderError } = await import("../../lib/llm/types");
+  const { ChatProviderError } = await import("../../lib/models/chat");
   let calls = 0;
   const bad = { id: "openai:m", endpoint: "http://a", complete: async () => { calls++; throw new ChatProviderError("bad request", "PROVIDER", 400); } };
   const good = { id: "openai:m", endpoint: "http://b", complete: async () => { calls++; return { text: "ok", raw: "ok", usage: { input: 1, output: 1 }, seconds: 0 }; } };

@@ -14,7 +14,7 @@ import {
   type ReplayCache,
   type ReplayRecord,
 } from "../../lib/store";
-import type { ChatError, ChatModel, ChatRequest } from "../../lib/llm/types";
+import type { ChatError, ChatModel, ChatRequest } from "../../lib/models/chat";
 
 const made: string[] = [];
 after(() => {

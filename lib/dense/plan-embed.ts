@@ -1,7 +1,24 @@
-/** `--plan` embedding: nothing sent or stored; new texts cost their o200k estimate; vectors small and made up. */
-import type { VectorCache } from "../dense/embed";
-import type { EmbeddingPreset } from "../dense/presets";
-import type { CachedVector, Embedder, EmbedResult, Side } from "../dense/types";
+/**
+ * The embedder a dense method is handed: the run's, or with `--plan` a stand-in: nothing sent or stored; new texts cost
+ * their o200k estimate; vectors small and made up.
+ */
+import type { VectorCache } from "./embed";
+import type { EmbeddingPreset } from "./presets";
+import type { CachedVector } from "./types";
+import type { Embedder, EmbedResult, Side } from "../models/embed";
+import type { RunContext } from "../registry";
+import { countTemplated } from "../util/tokens";
+
+/**
+ * A preset's embedder, or with `ctx.plan` a stand-in that counts o200k tokens (the store read, never written); `keyOf`
+ * (the vector store's key) for the benchmark's own texts, which a plan counts once across experiments.
+ */
+export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext, keyOf?: (text: string, side: Side) => string): Embedder {
+  const plan = ctx.plan;
+  if (!plan) return ctx.providers.embedder(p);
+  return planEmbedder(p, (text, side, key) => plan.tally("embedding", p.model, 1, countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text), 0, key), keyOf);
+}
+
 
 export const PLAN_DIMS = 8;
 
