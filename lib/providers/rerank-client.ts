@@ -1,9 +1,9 @@
 /** Rerank client (vLLM, Jina, Cohere-style, TEI) over `fetch` (no SDK fits); retries 408/429/5xx, time-outs, drops. */
-import { EndpointSpread } from "./endpoints";
+import { spread } from "./endpoints";
 import { RerankError, type RerankClient, type RerankResult } from "../models/rerank";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
-import { redactKey } from "./openai-errors";
+import { redactKey } from "./openai-client";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
@@ -133,21 +133,15 @@ export function rerankClientFrom(
   const opts = { timeoutMs: c.timeoutMs, ...more, apiKey: c.apiKey, api: c.api };
   if (c.baseUrls.length === 1) return { ...rerankClient({ ...opts, baseUrl: c.baseUrls[0] }), capacity: c.concurrency };
   // No retry in place: a failing endpoint is set aside.
-  const clients = c.baseUrls.map((u) => rerankClient({ ...opts, attempts: 1, baseUrl: u }));
-  const spread = new EndpointSpread(
-    clients.map((cl) => ({ client: cl, endpoint: cl.endpoint })),
-    (err) => err instanceof RerankError && err.retryable,
-  );
+  const clients = c.baseUrls.map((u) => ({ ...rerankClient({ ...opts, attempts: 1, baseUrl: u }), capacity: c.concurrency }));
+  const { run, reports } = spread(clients, (err) => err instanceof RerankError && err.retryable);
   return {
-    id: clients[0].id,
-    endpoint: clients.map((cl) => cl.endpoint).join(", "),
-    rerank: (model, query, documents) => spread.run((cl) => cl.rerank(model, query, documents)),
+    ...reports,
+    rerank: (model, query, documents) => run((cl) => cl.rerank(model, query, documents)),
     onStatus: (listener) => {
       const offs = clients.map((cl) => cl.onStatus?.(listener));
       return () => offs.forEach((off) => off?.());
     },
-    endpointStats: () => spread.stats(),
-    capacity: c.concurrency * clients.length,
   };
 }
 
