@@ -14,6 +14,7 @@ import {
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
+import { writeAtomically } from "../util/safe-files";
 import { readConfig } from "../config";
 
 export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
@@ -41,11 +42,8 @@ export interface PullOfficialResult {
   texts: Record<PromptName, string>;
 }
 
-async function writeAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.tmp-${process.pid}`;
-  await fs.writeFile(tmp, text, "utf8");
-  await fs.rename(tmp, file);
-}
+/** The cache's files are written whole, so a pull cut short never leaves half a prompt. */
+const writeAtomic = (file: string, text: string) => writeAtomically(file, (fh) => fh.writeFile(text, "utf8"), path.dirname(file));
 
 /** Caches each `<NAME>.txt`, the notebook and, last, `manifest.json`, so an interrupted pull never loads half-new. */
 export async function pullOfficialPrompts(opts: PullOfficialOptions = {}): Promise<PullOfficialResult> {

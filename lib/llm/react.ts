@@ -300,24 +300,9 @@ export function isReactRun(run: Run): run is ReactRun {
 /** A complete saved trace serves only the same method, query and rounds (each planner prompt says "round i of N"). */
 function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
   if (t === undefined || t.version !== 2 || t.complete !== true || !t.config || !Array.isArray(t.rounds)) return false;
-  const s = settings(ctx);
-  const c = t.config;
-  return (
-    t.query?.id === q.id &&
-    t.query.text === q.text &&
-    c.parser === (ctx.parser ?? reactParserFor("project")).name &&
-    c.promptsSha256 === reactPromptsSha256(ctx.prompts) &&
-    c.planner === ctx.planner.id &&
-    c.observer === ctx.observer.id &&
-    c.rounds === s.rounds &&
-    c.temperature === s.temperature &&
-    c.topP === s.topP &&
-    c.reasoningEffort === s.reasoningEffort &&
-    c.maxTokens === s.maxTokens &&
-    c.observerMaxTokens === s.observerMaxTokens &&
-    c.budgetTokens === s.budgetTokens &&
-    t.rounds.length === s.rounds
-  );
+  const want = traceConfig(ctx);
+  const config = t.config as unknown as Record<string, unknown>;
+  return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
 }
 
 /**

@@ -1,9 +1,8 @@
 /** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, type PromptSet } from "./prompts";
+import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, readPromptFile, type PromptSet } from "./prompts";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 import type { ParserName } from "./prompts";
 
@@ -86,10 +85,7 @@ export function rewriteSystemFor(prompts: PromptSet): string {
       "MISSING_CONSTANTS",
     );
   }
-  if (projectRewriteSystem === undefined) {
-    const file = path.join(PROJECT_PROMPTS_DIR, "REWRITE_SYSTEM.txt");
-    projectRewriteSystem = readFileSync(file, "utf8").replace(/\r\n?/g, "\n").replace(/\n$/, "");
-  }
+  projectRewriteSystem ??= readPromptFile(path.join(PROJECT_PROMPTS_DIR, "REWRITE_SYSTEM.txt"));
   return projectRewriteSystem;
 }
 

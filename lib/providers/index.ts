@@ -47,18 +47,18 @@ export function createProviders(config: Config = readConfig(), opts: { pricer?: 
     chat(name) {
       const key = name?.trim() ?? "";
       let chat = chats.get(key);
-      if (!chat) chats.set(key, (chat = meterChat(capChat(chatModelFrom(config, name), caps.chat), meter)));
+      if (!chat) chats.set(key, (chat = chargedChat(chatModelFrom(config, name), caps.chat, meter)));
       return chat;
     },
     chatId: (name) => chatModelId(config, name),
     embedder(p) {
       const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server]);
       let e = embedders.get(key);
-      if (!e) embedders.set(key, (e = meterEmbedder(capEmbedder(presetEmbedder(config, p), caps.embed), meter, p.model)));
+      if (!e) embedders.set(key, (e = chargedEmbedder(presetEmbedder(config, p), caps.embed, meter, p.model)));
       return e;
     },
     reranker() {
-      return (reranker ??= meterRerank(capRerank(rerankClientFrom(config.rerank), caps.rerank), meter));
+      return (reranker ??= chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter));
     },
   };
 }
@@ -77,50 +77,35 @@ function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
   throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
 }
 
-/** Chat requests under the chat caps: each reserves its o200k input count plus its output limit. */
-function capChat(chat: ChatModel, cap: RateCap | undefined): ChatModel {
-  if (!cap) return chat;
-  return withComplete(chat, (req) =>
-    cap.run(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0), () => chat.complete(req), (r) => r.usage.input + r.usage.output),
-  );
-}
-
-/** Embedding requests under the embedding caps: each reserves the o200k count of its texts. */
-function capEmbedder(embedder: Embedder, cap: RateCap | undefined): Embedder {
-  if (!cap) return embedder;
-  const embed: Embedder["embed"] = (texts, side) => cap.run(texts.reduce((n, t) => n + countTokens(t), 0), () => embedder.embed(texts, side), (r) => r.tokens);
-  return { ...embedder, embed };
-}
-
-/** Rerank requests under the rerank caps: each reserves its query (once per article) and articles. */
-function capRerank(client: RerankClient, cap: RateCap | undefined): RerankClient {
-  if (!cap) return client;
-  const rerank: RerankClient["rerank"] = (model, query, documents) =>
-    cap.run(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0), () => client.rerank(model, query, documents), (r) => r.tokens);
-  return { ...client, rerank };
-}
-
-function meterChat(chat: ChatModel, meter: UsageMeter): ChatModel {
+/**
+ * Chat requests under the chat caps (each reserves its o200k input count plus its output limit), each answer metered.
+ */
+function chargedChat(chat: ChatModel, cap: RateCap | undefined, meter: UsageMeter): ChatModel {
   const model = splitModelId(chat.id).model;
   return withComplete(chat, async (req) => {
-    const res = await chat.complete(req);
+    const call = () => chat.complete(req);
+    const res = cap ? await cap.run(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0), call, (r) => r.usage.input + r.usage.output) : await call();
     meter.record("chat", res.usage.input + res.usage.output, { model, ...res.usage });
     return res;
   });
 }
 
-function meterEmbedder(embedder: Embedder, meter: UsageMeter, model: string): Embedder {
+/** Embedding requests under the embedding caps (each reserves the o200k count of its texts), each answer metered. */
+function chargedEmbedder(embedder: Embedder, cap: RateCap | undefined, meter: UsageMeter, model: string): Embedder {
   const embed: Embedder["embed"] = async (texts, side) => {
-    const res = await embedder.embed(texts, side);
+    const call = () => embedder.embed(texts, side);
+    const res = cap ? await cap.run(texts.reduce((n, t) => n + countTokens(t), 0), call, (r) => r.tokens) : await call();
     meter.record("embed", res.tokens ?? 0, { model, input: res.tokens ?? 0, output: 0 });
     return res;
   };
   return { ...embedder, embed };
 }
 
-function meterRerank(client: RerankClient, meter: UsageMeter): RerankClient {
+/** Rerank requests under the rerank caps (each reserves its query, once per article, and articles), each metered. */
+function chargedRerank(client: RerankClient, cap: RateCap | undefined, meter: UsageMeter): RerankClient {
   const rerank: RerankClient["rerank"] = async (model, query, documents) => {
-    const res = await client.rerank(model, query, documents);
+    const call = () => client.rerank(model, query, documents);
+    const res = cap ? await cap.run(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0), call, (r) => r.tokens) : await call();
     if (documents.length > 0) meter.record("rerank", documents.length);
     return res;
   };
