@@ -20,7 +20,7 @@ export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext, keyOf?: (
 }
 
 
-export const PLAN_DIMS = 8;
+const PLAN_DIMS = 8;
 
 // A deterministic unit vector from the text (FNV-1a, then a xorshift per dimension): a stand-in, so no digest is
 // needed, and a plan makes one for every text of every preset.

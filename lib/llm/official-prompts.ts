@@ -22,7 +22,7 @@ export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
 export const OFFICIAL_COMMIT = "992f5224a6cb75d12d956994a820a9b83e18c0f5";
 export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experiments.ipynb";
 /** `GBR_GITHUB_RAW_URL` overrides it (tests point it at a local double). */
-export const DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com";
+const DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com";
 
 export interface PullOfficialOptions {
   /** Raw-file host (default GBR_GITHUB_RAW_URL, else https://raw.githubusercontent.com). */

@@ -15,6 +15,7 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
   return query.length > 0 ? query : originalQuery;
 }
 
+/** An observer's answer read, by the project's parser or the authors' (`parseObserverOfficial`). */
 export interface ObserverAnswer {
   /** Kept ids of the batch, in the order the observer listed them, each once. */
   ids: DocId[];

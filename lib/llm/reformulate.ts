@@ -75,7 +75,7 @@ export interface RewriteRecord extends CachedRecord {
 let projectRewriteSystem: string | undefined;
 
 /** The set's REWRITE_SYSTEM, else the project's for the project set; an official set without one is an error. */
-export function rewriteSystemFor(prompts: PromptSet): string {
+function rewriteSystemFor(prompts: PromptSet): string {
   if (prompts.extras.REWRITE_SYSTEM !== undefined) return prompts.extras.REWRITE_SYSTEM;
   // A stand-in system message would silently make every official request differ from the authors': refuse.
   if (prompts.name === "official") {
@@ -103,7 +103,7 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
  * The project parser falls back to the original query when empty (`fallback`); the authors' `parseRewriteOfficial`
  * leaves it empty, as the notebook searches with it (`empty`).
  */
-export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
+function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
   if (parser === "official") {
     const text = parseRewriteOfficial(raw);
     return { text, fallback: false, empty: text === "" };

@@ -111,7 +111,7 @@ export interface RerankPrompts {
 let loaded: RerankPrompts | undefined;
 
 /** Read once per process. */
-export function rerankPrompts(): RerankPrompts {
+function rerankPrompts(): RerankPrompts {
   if (!loaded) {
     const system = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_SYSTEM.txt"));
     const user = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages", "count", "chars"]);

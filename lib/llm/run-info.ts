@@ -18,7 +18,7 @@ export interface RequestEntry {
 }
 
 /** Distinct generation parameters per role with request counts (first-seen order), and how many were reused. */
-export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
+function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
   const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
   let reused = 0;
   const served = new Set<string>();

@@ -43,7 +43,7 @@ export function cleanTranslation(text: string): string {
 }
 
 /** "project": `cleanTranslation`, else the source text; "official": as the notebook stores it, empty or not. */
-export function translationOf(raw: string, parser: ParserName, source: string): { text: string; fallback: boolean } {
+function translationOf(raw: string, parser: ParserName, source: string): { text: string; fallback: boolean } {
   if (parser === "official") return { text: parseTranslationOfficial(raw), fallback: false };
   const english = cleanTranslation(raw);
   return english === "" ? { text: source, fallback: true } : { text: english, fallback: false };

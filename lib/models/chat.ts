@@ -115,7 +115,7 @@ export function stripReasoning(text: string): string {
 }
 
 /** The final channel of unparsed gpt-oss harmony markup (llama.cpp, LM Studio); only analysis: "" (out of tokens). */
-export function harmonyFinal(raw: string): string {
+function harmonyFinal(raw: string): string {
   if (!raw.includes("<|channel|>")) return raw;
   const marker = /<\|channel\|>final(?:\s[^<]*)?<\|message\|>/g;
   let last = -1;

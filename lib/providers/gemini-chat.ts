@@ -9,7 +9,7 @@ import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type Chat
 import { servedByGemini } from "./served-by";
 
 /** Used when neither an argument nor GBR_CHAT_MODEL names one. */
-export const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
+const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
 
 export interface GeminiChatOptions extends GeminiServerOptions {
   /** e.g. "gemini-2.5-flash" ("models/" prefix optional). */

@@ -5,14 +5,14 @@ import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../m
 import { servedByGemini } from "./served-by";
 
 /** The model the paper ran. */
-export const GEMINI_DEFAULT_MODEL = "gemini-embedding-001";
+const GEMINI_DEFAULT_MODEL = "gemini-embedding-001";
 
 /** The paper's vector size: gemini-embedding-001 at full size (it also serves 768 or 1536). */
-export const GEMINI_DEFAULT_DIMS = 3072;
+const GEMINI_DEFAULT_DIMS = 3072;
 
 
 /** Gemini takes the side as a task type instead of a text prefix. */
-export const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
+const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
   query: "RETRIEVAL_QUERY",
   document: "RETRIEVAL_DOCUMENT",
 });

@@ -12,7 +12,7 @@ import type { Config } from "../config";
 export const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
 /** Busy or briefly broken, not refusing the request (400, 403, 404 are final). */
-export const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** One failed attempt, described key-free and classified for `retryWithBackoff`. */
 export class GeminiAttemptFailure extends GbrError {
@@ -163,7 +163,7 @@ export function describeGeminiFailure(
 }
 
 /** The fields we use from a Google API error body; tolerant of non-JSON bodies. */
-export function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
+function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown; details?: unknown } };
     const error = body?.error;

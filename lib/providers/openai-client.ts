@@ -141,7 +141,7 @@ export function classifyOpenAIAttempt(err: unknown): { retry: boolean; afterMs?:
 }
 
 /** An answer cut short after its headers; the SDK reads bodies after its own attempt, so the caller retries. */
-export function cutShort(err: unknown): boolean {
+function cutShort(err: unknown): boolean {
   const { APIError: SdkAPIError } = openaiSdk();
   if (!(err instanceof Error) || err instanceof SdkAPIError || err instanceof SyntaxError) return false;
   return /terminated|other side closed|ECONNRESET|UND_ERR_SOCKET|socket hang up/i.test(describeCause(err));

@@ -146,7 +146,7 @@ export function rerankClientFrom(
 }
 
 /** Scores by document from `{results: [{index, relevance_score}]}` or TEI's `[{index, score}]`: each once, finite. */
-export function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
+function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
   const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;
   const items: unknown = Array.isArray(json) ? json : body?.results;
   if (!Array.isArray(items)) throw new RerankError(`${where}: answer has neither a "results" array nor a bare list of results`, "BAD_ANSWER");
