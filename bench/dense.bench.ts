@@ -21,7 +21,7 @@ import { TopKHeap, type TopK } from "../lib/util/top-k";
 import { GatherKernel } from "../lib/util/gather-kernel";
 import { fitLsi } from "../lib/dense/lsi";
 import type { EmbeddingPreset } from "../lib/dense/presets";
-import { openVectorStore } from "../lib/dense/vector-store";
+import { openVectorStore } from "../lib/store/vector-store";
 import { indexCorpus } from "../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../lib/text/tokenizers";
 

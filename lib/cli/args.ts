@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
+import type { Config } from "../config";
 
 /**
  * A command-line error shown as one stderr line without a stack (then its hint, if any); exit 2 is a usage error, 1
@@ -117,23 +118,12 @@ export interface Io {
   stdin: () => Promise<string>;
 }
 
+/**
+ * A command: its spec (name, options, help) and what it does with the parsed options and the run's configuration,
+ * read on first ask, so a command that needs none is not stopped by a variable it never reads.
+ */
 export interface Command {
   spec: CommandSpec;
   /** Resolves to the exit code (0 when it returns nothing). */
-  run(argv: string[], io: Io): Promise<number | void>;
-}
-
-/** A command from spec and body: `--help` prints help, else `parseCommand` (usage errors exit 2) feeds the body. */
-export function withHelp(spec: CommandSpec, body: (values: Record<string, unknown>, positionals: string[], io: Io) => Promise<number | void>): Command {
-  return {
-    spec,
-    async run(argv, io) {
-      const { values, positionals } = parseCommand(spec, argv);
-      if (values.help) {
-        io.stdout(helpText(spec) + "\n");
-        return 0;
-      }
-      return body(values, positionals, io);
-    },
-  };
+  run(values: Record<string, unknown>, io: Io, config: () => Config): Promise<number | void>;
 }

@@ -1,5 +1,5 @@
-/** `gbr errors`: where run A wins or loses against run B (lib/eval/error-analysis.ts); here as commands.ts is full. */
-import { CliError, numberOption, withHelp } from "./args";
+/** `gbr errors`: where run A wins or loses against run B (lib/eval/error-analysis.ts). */
+import { CliError, numberOption, type Command } from "./args";
 import { readMeta } from "../data/beir";
 import { METRICS } from "../eval/metrics";
 import { metricOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
@@ -7,9 +7,8 @@ import { analyseErrors } from "../eval/error-analysis";
 import { formatErrorAnalysis } from "../report/error-text";
 import { printable, printableJson } from "../util/printable";
 
-
-export const errorsCmd = withHelp(
-  {
+export const errorsCommand: Command = {
+  spec: {
     name: "errors",
     summary: "Error analysis of run A against run B: per-query wins/ties/losses, the largest differences, first-gold ranks.",
     usage: "errors --qrels FILE --run A --run B [--metric M] [--top N] [--meta FILE] [--binary] [--json]",
@@ -34,7 +33,7 @@ export const errorsCmd = withHelp(
       "scores 0); a tie is |A − B| ≤ 1e-12. Ranks count a repeated article once and stop at 100 (>100: not found).",
     ],
   },
-  async (values, _pos, io) => {
+  async run(values, io) {
     const files = (values.run as string[] | undefined) ?? [];
     if (!values.qrels) throw new CliError("gbr errors needs --qrels FILE (see --help)", 2);
     if (files.length !== 2) throw new CliError(`gbr errors needs exactly two runs (--run A --run B), got ${files.length}`, 2);
@@ -55,4 +54,4 @@ export const errorsCmd = withHelp(
     }
     io.stdout(formatErrorAnalysis(analysis));
   },
-);
+};

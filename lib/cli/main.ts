@@ -1,10 +1,11 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { CliError } from "./args";
-import { COMMANDS, type Command, type Io } from "./commands";
+import { CliError, helpText, parseCommand, type Command, type Io } from "./args";
+import { COMMANDS } from "./commands";
+import { configFlags } from "./options";
 import { GbrError } from "../util/errors";
 import { didYouMean, nearest } from "../util/suggest";
-import { PACKAGE_ROOT, readConfig } from "../config";
+import { PACKAGE_ROOT, readConfig, type Config, type Environment } from "../config";
 import { decodeUtf8 } from "../data/beir";
 import { printable } from "../util/printable";
 
@@ -37,15 +38,21 @@ function groupListing(group: string, subs: [string, Command][]): string {
   return `(gbr ${group} <sub-command> --help for details):\n\n${subs.map(([w, c]) => `  ${w.padEnd(9)} ${c.spec.summary}`).join("\n")}\n`;
 }
 
-/** Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. */
-export async function main(argv: string[], io: Io): Promise<number> {
+/**
+ * Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. The
+ * environment (`env`, default the process's) is read here, once, into the configuration the command receives.
+ *
+ * @example
+ * const code = await main(["eval", "--qrels", "qrels.tsv", "--run", "run.trec"], processIo());
+ */
+export async function main(argv: string[], io: Io, env?: Environment): Promise<number> {
   const [first, second] = argv;
   if (!first) {
     // No command is a usage error: the usage goes where errors go, so `gbr | …` does not pass it on as output.
     io.stderr(USAGE);
     return 2;
   }
-  if (first === "help" && second) return main([...argv.slice(1), "--help"], io);
+  if (first === "help" && second) return main([...argv.slice(1), "--help"], io, env);
   if (first === "--help" || first === "-h" || first === "help") {
     io.stdout(USAGE);
     return 0;
@@ -70,8 +77,14 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(`gbr: unknown command '${printable(argv.slice(0, 2).join(" "))}'${hint}\n\n${USAGE}`);
     return 2;
   }
+  let config: Config | undefined;
   try {
-    return (await command.run(rest, io)) ?? 0;
+    const { values } = parseCommand(command.spec, rest);
+    if (values.help) {
+      io.stdout(helpText(command.spec) + "\n");
+      return 0;
+    }
+    return (await command.run(values, io, () => (config ??= readConfig(env, configFlags(values))))) ?? 0;
   } catch (err) {
     // Messages quote the user's files and servers; their parts from outside are one line each already.
     const said = (text: string) => printable(text, { newlines: true });
@@ -86,8 +99,17 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return err.code === "USAGE" ? 2 : 1;
     }
     io.stderr(`gbr ${name}: ${said((err as Error).message ?? String(err))}\n`);
-    if (debugging()) io.stderr(`${(err as Error).stack}\n`);
+    if (debugOn(config, env)) io.stderr(`${(err as Error).stack}\n`);
     return 1;
+  }
+}
+
+/** GBR_DEBUG, from the configuration the command read, or else read now; a bad environment shows no stack. */
+function debugOn(config: Config | undefined, env: Environment | undefined): boolean {
+  try {
+    return (config ?? readConfig(env)).debug;
+  } catch {
+    return false;
   }
 }
 
@@ -107,13 +129,4 @@ export function processIo(): Io {
       return decodeUtf8(Buffer.concat(chunks), "<stdin>");
     },
   };
-}
-
-/** `GBR_DEBUG`, read without failing: this runs while another error is being reported. */
-function debugging(): boolean {
-  try {
-    return readConfig().debug;
-  } catch {
-    return false;
-  }
 }

@@ -1,19 +1,14 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
 import { EmbeddingError, type Embedder, type Side } from "../models/embed";
-import { mergeProvenance, type CachedVector, type EmbeddingProvenance } from "./types";
+import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
 import { untilFailure } from "../util/pool";
 
-/** The part of the vector store the embedding pipeline needs (see vector-store.ts). */
-export interface VectorCache {
-  get(fingerprint: string, keys: string[]): Promise<Map<string, CachedVector>>;
-  put(fingerprint: string, rows: { key: string; id: string; side: Side; vector: Float32Array; tokens?: number }[]): Promise<void>;
-  /** `VectorStore.exclusive`: batches re-read their keys inside it, so another process's work is read, not paid for. */
-  exclusive?<T>(fingerprint: string, fn: () => Promise<T>): Promise<T>;
-  /** What produced the fingerprint's stored vectors; absent: unknown. */
-  provenance?(fingerprint: string): Promise<EmbeddingProvenance>;
-  noteProvenance?(fingerprint: string, p: EmbeddingProvenance): Promise<void>;
-}
+/**
+ * The part of the vector store the embedding pipeline needs. With `exclusive`, batches re-read their keys inside it, so
+ * another process's work is read, not paid for; without `provenance`, what produced the stored vectors is unknown.
+ */
+export type VectorCache = Pick<VectorStore, "get" | "put"> & Partial<Pick<VectorStore, "exclusive" | "provenance" | "noteProvenance">>;
 
 export interface EmbedItemsOptions {
   /** Batches in flight at once (default: the embedder's capacity, else 2; the embedder may limit further). */

@@ -4,7 +4,7 @@
  */
 import type { VectorCache } from "./embed";
 import type { EmbeddingPreset } from "./presets";
-import type { CachedVector } from "./types";
+import type { CachedVector } from "../store/vector-store";
 import type { Embedder, EmbedResult, Side } from "../models/embed";
 import type { RunContext } from "../registry";
 import { countTemplated } from "../util/tokens";

@@ -4,6 +4,9 @@ import { METRICS, type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
 import { Pcg64 } from "../util/random";
+import { GbrError } from "../util/errors";
+import { printable } from "../util/printable";
+import path from "node:path";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export interface RunScores {
@@ -83,4 +86,27 @@ export function comparedQueries(queries: Qrels | Iterable<QueryId>): QueryId[] {
   return queries instanceof Map
     ? [...(queries as Qrels)].filter(([, g]) => relevantCount(g) > 0).map(([q]) => q)
     : [...(queries as Iterable<QueryId>)];
+}
+
+/**
+ * `--pair A,B` options as pairs of run names; a run is named by its name or its file's name without extension. A
+ * malformed pair or an unknown run is a usage error naming it.
+ *
+ * @example
+ * pairsByName(["bm25,dense"], [{ file: "runs/bm25.trec", name: "bm25" }, { file: "d/dense.json", name: "dense" }]); // [["bm25", "dense"]]
+ */
+export function pairsByName(specs: readonly string[], runs: readonly { file: string; name: string }[]): [string, string][] {
+  const split = specs.map((p): [string, string] => {
+    const parts = p.split(",").map((x) => x.trim());
+    if (parts.length !== 2 || !parts[0] || !parts[1]) throw new GbrError(`--pair takes A,B (two run names), got '${printable(p)}'`, "USAGE");
+    return [parts[0], parts[1]];
+  });
+  const names = runs.map((r) => r.name);
+  const bases = runs.map((r) => path.parse(r.file).name);
+  const nameOf = (n: string, pair: string) => {
+    const i = names.includes(n) ? names.indexOf(n) : bases.indexOf(n);
+    if (i < 0) throw new GbrError(`--pair ${printable(pair)}: no run named '${printable(n)}' (runs: ${printable(names.join(", "))})`, "USAGE");
+    return names[i];
+  };
+  return split.map(([a, b]): [string, string] => [nameOf(a, `${a},${b}`), nameOf(b, `${a},${b}`)]);
 }

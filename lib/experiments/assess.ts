@@ -55,6 +55,24 @@ export function statusNow(o: Pick<ExperimentOutcome, "status" | "earlier" | "now
   return o.now?.status ?? (o.earlier ? undefined : o.status);
 }
 
+/**
+ * What a run failed at, one line per reason: the ids, then the reason (`quiet`: it was not said as each ended) or a
+ * pointer to it. Skipped experiments count only when `only` asked for them by name. Empty when nothing failed.
+ *
+ * @example
+ * failureLines(result.outcomes, { quiet: true, only: false }); // ["dense:qwen3-8b failed: the server answered 500"]
+ */
+export function failureLines(outcomes: readonly ExperimentOutcome[], opts: { quiet: boolean; only: boolean }): string[] {
+  const byReason = new Map<string, string[]>();
+  for (const o of outcomes) {
+    if (!(statusNow(o) === "failed" || (opts.only && statusNow(o) === "skipped"))) continue;
+    const [what, reason] = o.now ? [`${o.now.status} (its earlier result is kept)`, o.now.reason] : [o.status, o.reason ?? ""];
+    const why = opts.quiet ? `${what}: ${reason}` : `${what} (the reason is above)`;
+    byReason.set(why, [...(byReason.get(why) ?? []), o.id]);
+  }
+  return [...byReason].map(([why, ids]) => `${ids.join(", ")} ${why}`);
+}
+
 /** Which parts of a run's setup were the authors' own. */
 export interface AuthorsSetup {
   /** `--official` asked for all of them. */

@@ -1,4 +1,4 @@
-/** The one store of what must survive a run: chat answers and cross-encoder scores, shared as key-sorted JSONL. */
+/** The one store of what must survive a run: chat answers and cross-encoder scores (shared as key-sorted JSONL), vectors. */
 export { openStore, type RecordKind, type Store, type StoreOptions } from "./store";
 export { openDataStore, openReplayCache, type DataStoreOptions } from "./data-store";
 export { replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
@@ -17,3 +17,4 @@ export {
 } from "./chat";
 export { openScoreCache, pairKey, RERANK, type CachedScore, type ScoreCache } from "./rerank";
 export { exportKind, importFile } from "./jsonl";
+export { openVectorStore, VectorStoreError, type VectorRow, type VectorStore } from "./vector-store";

@@ -24,6 +24,8 @@ export interface FileLockOptions {
   inProcess?: "shared" | "exclusive";
   /** How long (ms) to wait for another process before giving up with its error (code ELOCKED); default: as long as it holds. */
   waitMs?: number;
+  /** Only this object's callers, no lock file (an object store, which has no folder to lock). */
+  fileless?: boolean;
 }
 
 interface Hold {
@@ -69,7 +71,7 @@ export class FileLocks {
   private async holding<T>(target: string, fn: () => Promise<T>, opts: FileLockOptions): Promise<T> {
     let hold = this.holds.get(target);
     if (!hold) {
-      hold = { holders: 0, ready: this.acquire(target, opts) };
+      hold = { holders: 0, ready: opts.fileless ? Promise.resolve(undefined) : this.acquire(target, opts) };
       this.holds.set(target, hold);
     }
     hold.holders++;

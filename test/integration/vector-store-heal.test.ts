@@ -17,7 +17,7 @@ import * as lancedb from "@lancedb/lancedb";
 import { embedItems } from "../../lib/dense/embed";
 import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 import { presetFingerprint, type EmbeddingPreset } from "../../lib/dense/presets";
-import { openVectorStore, tableName, VectorStoreError, type VectorRow, type VectorStore } from "../../lib/dense/vector-store";
+import { openVectorStore, tableName, VectorStoreError, type VectorRow, type VectorStore } from "../../lib/store/vector-store";
 import { fakeVector, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 
 const MODEL = "Qwen/Qwen3-Embedding-0.6B";

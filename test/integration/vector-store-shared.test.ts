@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { LOCK_STALE_MS } from "../../lib/util/file-lock";
-import { openVectorStore, type VectorStore } from "../../lib/dense/vector-store";
+import { openVectorStore, type VectorStore } from "../../lib/store/vector-store";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -77,7 +77,7 @@ test("two processes embedding the same corpus at once: every text is embedded on
     `import fs from "node:fs";
 import { embedItems } from ${lib("dense/embed")};
 import { openaiEmbedder } from ${lib("providers/openai-embedder")};
-import { openVectorStore } from ${lib("dense/vector-store")};
+import { openVectorStore } from ${lib("store/vector-store")};
 (async () => {
   const [db, url, go] = process.argv.slice(2);
   const store = await openVectorStore(db, { log: (m) => process.stderr.write("store: " + m + "\\n") });
@@ -129,7 +129,7 @@ test("a process killed with SIGKILL while holding a table's lock delays the next
   const script = path.join(dir, "hold.ts");
   fs.writeFileSync(
     script,
-    `import { openVectorStore } from ${lib("dense/vector-store")};
+    `import { openVectorStore } from ${lib("store/vector-store")};
 (async () => {
   const store = await openVectorStore(process.argv[2]);
   // Something to wait for keeps a real holder alive; here a timer does.

@@ -12,7 +12,8 @@ import path from "node:path";
 import { afterEach, describe, test } from "node:test";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, makeData, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, vectorFromArray } from "apache-arrow";
-import { annRecallAtK, openVectorStore, tableName, type VectorRow, type VectorStore } from "../../lib/dense/vector-store";
+import { annRecallAtK } from "../../lib/dense/vector-store";
+import { openVectorStore, tableName, type VectorRow, type VectorStore } from "../../lib/store/vector-store";
 
 const dirs: string[] = [];
 const stores: VectorStore[] = [];
@@ -359,7 +360,7 @@ describe("vector store", () => {
             process.stdout.write("committed " + b + "\\n");
           }
         })();`,
-        path.resolve(__dirname, "../../lib/dense/vector-store.ts"),
+        path.resolve(__dirname, "../../lib/store/vector-store.ts"),
         dir,
       ],
       { stdio: ["ignore", "pipe", "pipe"] },

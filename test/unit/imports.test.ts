@@ -19,7 +19,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   text: [],
   data: ["text"],
   sparse: ["text"],
-  dense: ["models", "text", "data"],
+  dense: ["models", "text", "data", "store"],
   llm: ["models", "text", "sparse", "store"],
   store: ["models"],
   providers: ["models", "store"],

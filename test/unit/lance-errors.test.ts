@@ -1,11 +1,10 @@
 /**
- * LanceDB's Node errors carry their class only in the message's shape (lib/dense/lance-errors.ts): one test per shape,
+ * LanceDB's Node errors carry their class only in the message's shape (lib/store/lance-errors.ts): one test per shape,
  * each message as LanceDB 0.31 gave it on a damaged table (test/integration/vector-store-heal.test.ts makes them).
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clearCommand, fromLanceDb, isDamage, lanceFailure, lanceReason, type LanceFailure } from "../../lib/dense/lance-errors";
-import { VectorStoreError } from "../../lib/dense/vector-store";
+import { clearCommand, fromLanceDb, isDamage, lanceFailure, lanceReason, VectorStoreError, type LanceFailure } from "../../lib/store/lance-errors";
 
 const CARGO = "/usr/local/cargo/registry/src/index.crates.io-1949cf8c6b5b557f";
 

@@ -1,6 +1,6 @@
 /**
  * The cross-process lock (lib/util/file-lock.ts) within one process: shared holds run together,
- * exclusive ones take turns, a failing holder releases, a folder that cannot hold locks runs the
+ * exclusive ones take turns (also without a lock file), a failing holder releases, a folder that cannot hold locks runs the
  * work unlocked with one message; and two replay cache objects of one process on one file make a
  * call once.
  */
@@ -45,6 +45,25 @@ test("shared holds of one process run together; exclusive ones take turns; the l
   await Promise.all([1, 2, 3].map(() => withFileLock(lock, work, { inProcess: "exclusive" })));
   assert.equal(most, 1);
   assert.equal(fs.existsSync(lock), false);
+});
+
+test("fileless (an object store): exclusive callers take turns, a turn inside a shared hold does not wait for it, and nothing is written", async () => {
+  const dir = path.join(tempDir(), "bucket");
+  const lock = path.join(dir, ".locks", "t.lock");
+  let inside = 0;
+  let most = 0;
+  const work = async () => {
+    inside++;
+    most = Math.max(most, inside);
+    await sleep(20);
+    inside--;
+  };
+  await Promise.all([1, 2, 3].map(() => withFileLock(lock, work, { inProcess: "exclusive", fileless: true })));
+  assert.equal(most, 1);
+  // The vector store's pattern: a caller holds the table shared, and writes inside it take their turns.
+  const nested = await withFileLock(lock, () => withFileLock(lock, async () => "written", { inProcess: "exclusive", fileless: true }), { fileless: true });
+  assert.equal(nested, "written");
+  assert.equal(fs.existsSync(dir), false, "no lock folder or file");
 });
 
 test("a failing holder passes its error through and releases the lock", async () => {

@@ -1,13 +1,10 @@
-/** A LanceDB vector table's layout: naming, Arrow schema and codec, row checks, salvage of a damaged table. */
+/** A LanceDB vector table's layout: naming, Arrow schema and codec, row checks. */
 import { createHash } from "node:crypto";
 import type * as lancedb from "@lancedb/lancedb";
-import { GbrError, type GbrErrorOptions } from "../util/errors";
 // Building Arrow columns ourselves puts a batch in as one contiguous buffer, exact to the bit, not row by row.
 import type { Data, Field, FixedSizeList, Float32, RecordBatch, Schema, Table as ArrowTable } from "apache-arrow";
 import { arrowSdk } from "../util/sdk";
-import { isDamage } from "./lance-errors";
-import type { CachedVector } from "./types";
-import type { VectorRow } from "./vector-store";
+import type { CachedVector, VectorRow } from "./vector-store";
 
 /** Suffix of the per-fingerprint table that holds document rows and the ANN index. */
 export const DOCS_SUFFIX = "__docs";
@@ -63,21 +60,12 @@ export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: bo
 }
 
 /** What a table's schema says: the vector size, and whether it has the tokens column. */
-export interface TableShape {
-  dims: number;
-  tokens: boolean;
-}
-
-export async function tableShape(table: lancedb.Table): Promise<TableShape> {
+export async function tableShape(table: lancedb.Table): Promise<{ dims: number; tokens: boolean }> {
   const fields = (await table.schema()).fields;
   const type = fields.find((f) => f.name === "vector")?.type;
   // A type-id test, not instanceof: the schema comes from LanceDB's copy of apache-arrow.
   if (!type || !arrowSdk().DataType.isFixedSizeList(type)) throw new Error(`vector store: table ${table.name} has no fixed-size vector column`);
   return { dims: type.listSize, tokens: fields.some((f) => f.name === "tokens") };
-}
-
-export async function tableDims(table: lancedb.Table): Promise<number> {
-  return (await tableShape(table)).dims;
 }
 
 /** SQL string literal (keys are hex, but ids must not break the query). */
@@ -131,111 +119,18 @@ export function validateVector(fingerprint: string, id: string, vector: Float32A
   }
 }
 
-/**
- * A vector table that could not be repaired ("DAMAGED"), whose damaged ANN copy was dropped ("ANN_DAMAGED"), or that
- * LanceDB failed to read or write for another reason ("FAILED"); the message names the table, the hint a remedy.
- */
-export type VectorStoreErrorCode = "DAMAGED" | "ANN_DAMAGED" | "FAILED";
-
-export class VectorStoreError extends GbrError {
-  declare readonly code: VectorStoreErrorCode;
-
-  constructor(message: string, code: VectorStoreErrorCode, opts: GbrErrorOptions = {}) {
-    super(message, code, opts);
-    this.name = "VectorStoreError";
-  }
-}
-
-/** What `salvageRows` could read: rows (first of each key), the manifest's total, rows lost, the first error. */
-export interface Salvage {
-  rows: VectorRow[];
-  total: number;
-  lost: number;
-  /** Undefined when every row could be read. */
-  cause?: unknown;
-}
-
-/**
- * Reads every row still readable, split at fragment starts so a damaged file costs only its own rows. A fragment whose
- * first row fails is given up whole; other failing ranges are halved down to single rows, each retried once.
- */
-export async function salvageRows(table: lancedb.Table): Promise<Salvage> {
-  const total = await table.countRows(); // from the manifest: no data file is read
-  const { dims, tokens } = await tableShape(table);
-  const columns = tokens ? ["key", "id", "side", "vector", "tokens"] : ["key", "id", "side", "vector"];
-  const bounds = await fragmentBounds(table, total);
-  const batches: RecordBatch[] = [];
-  let lost = 0;
-  let cause: unknown;
-  const read = async (lo: number, hi: number): Promise<boolean> => {
-    try {
-      const offsets = Array.from({ length: hi - lo }, (_, i) => lo + i);
-      batches.push(...(await table.takeOffsets(offsets).select(columns).toArrow()).batches);
-      return true;
-    } catch (err) {
-      if (!isDamage(err)) throw err;
-      cause ??= err;
-      return false;
-    }
-  };
-  const walk = async (lo: number, hi: number, wholeFragment: boolean): Promise<void> => {
-    if (await read(lo, hi)) return;
-    const inner = bounds.filter((b) => b > lo && b < hi);
-    if (inner.length > 0) {
-      let from = lo;
-      for (const b of [...inner, hi]) {
-        await walk(from, b, true);
-        from = b;
-      }
-      return;
-    }
-    if (hi - lo === 1) {
-      // Once more before giving the row up: a damaged file fails every time.
-      if (!(await read(lo, hi))) lost++;
-      return;
-    }
-    if (wholeFragment && !(await read(lo, lo + 1))) {
-      lost += hi - lo;
-      return;
-    }
-    const mid = lo + Math.floor((hi - lo) / 2);
-    await walk(lo, mid, false);
-    await walk(mid, hi, false);
-  };
-  if (total > 0) await walk(0, total, false);
-  return { rows: decodeRows(batches, dims), total, lost, cause };
-}
-
-/** Row offsets where fragments begin, from the row counts each version's manifest records. */
-async function fragmentBounds(table: lancedb.Table, total: number): Promise<number[]> {
-  const bounds = new Set<number>();
-  try {
-    for (const v of await table.listVersions()) {
-      const n = Number((v.metadata as Record<string, string> | undefined)?.total_rows);
-      // Counts from before a rebuild are not fragment starts; as extra split points they only shrink some reads.
-      if (Number.isInteger(n) && n > 0 && n < total) bounds.add(n);
-    }
-  } catch {
-    // Without the history the search halves ranges instead: slower, same result.
-  }
-  return [...bounds].sort((a, b) => a - b);
-}
-
-/** Rows of query results with every column, the first row of each key kept. */
-function decodeRows(batches: readonly RecordBatch[], dims: number): VectorRow[] {
+/** Rows of query results with key, id, side and vector columns, in order (a repeated key gets its first vector). */
+export function decodeRows(batches: readonly RecordBatch[], dims: number): VectorRow[] {
   const rows: VectorRow[] = [];
-  const seen = new Set<string>();
   for (const batch of batches) {
     const got = new Map<string, CachedVector>();
     collect([batch], dims, undefined, got);
     const keys = batch.getChild("key");
     const ids = batch.getChild("id");
     const sides = batch.getChild("side");
-    if (!keys || !ids || !sides) throw new Error("vector store: salvage read lacks key, id or side column");
+    if (!keys || !ids || !sides) throw new Error("vector store: query result lacks key, id or side column");
     for (let i = 0; i < batch.numRows; i++) {
       const key = keys.get(i) as string;
-      if (seen.has(key)) continue;
-      seen.add(key);
       const hit = got.get(key)!;
       const side = sides.get(i) as string;
       rows.push({ key, id: ids.get(i) as string, side: side === "query" ? "query" : "document", vector: hit.vector, ...(hit.tokens === undefined ? {} : { tokens: hit.tokens }) });

@@ -3,9 +3,23 @@
  * (nearly always "GenericFailure") and whose message is the Rust error's text: the error's class survives only as the
  * shape of that text (Lance's variant, `LanceError(IO)`, `Encountered corrupt file`, …; object_store's `Object at
  * location … not found`; prost's `failed to decode Protobuf message`; a Rust panic). So this is the one place that
- * reads those shapes, each seen in LanceDB 0.31 on a damaged table and each with its test (test/unit/lance-errors).
+ * reads those shapes, each seen in LanceDB 0.31 on a damaged table and each with its test (test/unit/lance-errors),
+ * and names them for the user (`namedLanceError`).
  */
-import { GbrError } from "../util/errors";
+import { GbrError, type GbrErrorOptions } from "../util/errors";
+
+/**
+ * A vector table that could not be repaired ("DAMAGED"), whose damaged ANN copy was dropped ("ANN_DAMAGED"), or that
+ * LanceDB failed to read or write for another reason ("FAILED"); the message names the table, the hint a remedy.
+ */
+export class VectorStoreError extends GbrError {
+  declare readonly code: "DAMAGED" | "ANN_DAMAGED" | "FAILED";
+
+  constructor(message: string, code: VectorStoreError["code"], opts: GbrErrorOptions = {}) {
+    super(message, code, opts);
+    this.name = "VectorStoreError";
+  }
+}
 
 /**
  * - "missing": a file the table's manifest names is gone;
@@ -95,7 +109,34 @@ export function clearCommand(where: string): string {
   return `rm -rf '${where.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The remedy for a damaged table: the command that clears it, and what that costs. */
-export function clearHint(where: string): string {
-  return `clear it with ${clearCommand(where)}; its vectors will be embedded again`;
+/** The error for a damaged table: its hint is the command that clears it, and what that costs. */
+export function damaged(message: string, where: string, cause: unknown): VectorStoreError {
+  return new VectorStoreError(message, "DAMAGED", { cause, hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again` });
+}
+
+/**
+ * A LanceDB error as a `VectorStoreError` naming the table (or store) and a remedy, so no raw native message reaches
+ * the user; the toolkit's own errors pass unchanged.
+ *
+ * @example
+ * namedLanceError("db/t.lance", lanceErr); // VectorStoreError "vector store: db/t.lance is damaged (…)", code DAMAGED
+ */
+export function namedLanceError(where: string, err: unknown): unknown {
+  if (!fromLanceDb(err)) return err;
+  const reason = lanceReason(err);
+  switch (lanceFailure(err)) {
+    case "missing":
+    case "unreadable":
+      return damaged(`vector store: ${where} is damaged (${reason})`, where, err);
+    case "environment":
+      return new VectorStoreError(`vector store: cannot use ${where} (${reason})`, "FAILED", {
+        cause: err,
+        hint: "check that it can be read and written and that its disk has free space, then run again",
+      });
+    default:
+      return new VectorStoreError(`vector store: LanceDB failed on ${where} (${reason})`, "FAILED", {
+        cause: err,
+        hint: `run again; if it fails the same way, clear the table with ${clearCommand(where)} (its vectors will be embedded again)`,
+      });
+  }
 }

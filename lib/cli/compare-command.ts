@@ -1,0 +1,95 @@
+/** `gbr compare`: paired randomization tests with Holm correction between runs, as text, a paper table or JSON. */
+import { CliError, numberOption, type Command } from "./args";
+import { formatOption, paperFormat } from "./options";
+import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
+import { evaluate, METRICS } from "../eval/metrics";
+import { compareRuns, pairsByName } from "../eval/compare-runs";
+import { formatComparison, streamNote } from "../report/comparison";
+import { comparisonPaperTable } from "../report/paper-tables";
+import { PAPER_FORMATS, renderPaperTable } from "../util/paper-tables";
+import { printable, printableJson } from "../util/printable";
+
+const FORMATS = ["text", ...PAPER_FORMATS] as const;
+
+/** `--seed`: a non-negative integer of any size (numpy seeds past 2^64 included), default 42. */
+function seedOption(value: unknown): number | bigint {
+  if (value === undefined) return 42;
+  const text = String(value).trim();
+  if (!/^\d+$/.test(text)) throw new CliError(`--seed must be a non-negative integer, got '${text}'`, 2);
+  const big = BigInt(text);
+  return big <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(big) : big;
+}
+
+export const compare: Command = {
+  spec: {
+    name: "compare",
+    summary: "Paired randomization tests with Holm correction between runs.",
+    usage: `compare --qrels FILE --run A --run B … [--pair A,B …] [--swaps 100000] [--seed 42] [--metric M …] [--binary] [--official] [--json] [--format ${FORMATS.join("|")}]`,
+    options: {
+      official: { type: "boolean" },
+      ...qrelsOptions,
+      run: { type: "string", multiple: true },
+      pair: { type: "string", multiple: true },
+      swaps: { type: "string" },
+      seed: { type: "string" },
+      metric: { type: "string", multiple: true },
+      json: { type: "boolean" },
+      format: { type: "string" },
+    },
+    help: [
+      ...qrelsHelp,
+      "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension, or the",
+      "               experiment id in its TREC tag for a file gbr reproduce wrote (runs/rrf__a+b.trec is rrf:a+b)",
+      "--swaps N      random sign flips per test (default 100000)",
+      "--official     the authors' significance setup: their stream (the default here too) and 100,000 flips",
+      "--pair A,B     test run A against run B (a run's name, or its file name without extension; repeatable, in order);",
+      "               default every pair of runs in the order given",
+      "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
+      `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")};`,
+      "               ranx's ndcg@10, ir_measures' R@100 or AP@100 and trec_eval's ndcg_cut_10 … are read too)",
+      '--json         {"tests": [{"a", "b", "metric", "meanA", "meanB", "delta", "p", "pHolm"}]} at full precision',
+      "--format F     text (default: the table, its legend and every test), or the table alone as latex (booktabs, the",
+      "               best of each column bold, superscripts, the test in the caption) or markdown (a GitHub table)",
+      "Two-sided, Holm over all tests. The flips are drawn as the authors' notebook draws them: numpy's",
+      "default_rng(seed), pair by pair, each pair's metrics in order, queries in the order of the qrels file. In the",
+      "table a superscript marks each run a value beats significantly (p_Holm < 0.05)."
+    ],
+  },
+  async run(values, io) {
+    const files = (values.run as string[] | undefined) ?? [];
+    if (!values.qrels) throw new CliError("gbr compare needs --qrels FILE (see --help)", 2);
+    if (files.length < 2) throw new CliError(`gbr compare needs at least two runs (--run A --run B …), got ${files.length}`, 2);
+    const paper = paperFormat(formatOption("compare", FORMATS, values.format));
+    if (paper && values.json) throw new CliError(`gbr compare: --json and --format ${paper} are two outputs; give one`, 2);
+    const chosen = metricsOf(values.metric, "compare");
+    const metrics = chosen.length ? chosen : [...METRICS];
+    const swaps = numberOption(values.swaps, "--swaps", 100_000, { integer: true, min: 1 });
+    if (values.official && swaps !== 100_000) throw new CliError(`gbr compare --official draws the authors' 100,000 flips per test; drop --swaps ${swaps} (or --official)`, 2);
+    const seed = seedOption(values.seed);
+    const qrels = await qrelsOf(values, io);
+    const read = await readNamedRuns(files);
+    const names = read.map((r) => r.name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${printable(dup)}' (a run's name is its file name without extension)`, 2);
+    const pairs = pairsByName((values.pair as string[] | undefined) ?? [], read);
+    const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
+    for (const r of read) {
+      noteCoverage(r, qrels, String(values.qrels), io);
+      const { mean, perQuery } = evaluate(r.run.rankings, qrels);
+      runs.push({ name: r.name, mean, perQuery });
+    }
+    const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
+    if (values.json) {
+      io.stdout(printableJson(comparison) + "\n");
+      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
+      return;
+    }
+    if (paper) {
+      const table = comparisonPaperTable(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size, ...(pairs.length ? { pairs } : {}) });
+      io.stdout(renderPaperTable(table, paper));
+      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
+      return;
+    }
+    io.stdout(formatComparison(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size }));
+  },
+};

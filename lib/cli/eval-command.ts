@@ -1,0 +1,71 @@
+/** `gbr eval`: a run's metrics against qrels, as text, a paper table, JSON or trec_eval's layout. */
+import path from "node:path";
+import { CliError, type Command } from "./args";
+import { formatOption, paperFormat } from "./options";
+import { noteCoverage, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
+import { readRun, trecEvalOrder } from "../data/runs";
+import { evaluate, METRICS, reorderEffect } from "../eval/metrics";
+import { formatTrecEval } from "../report/trec-eval-text";
+import { formatTable } from "../report/text-table";
+import { formatFixed } from "../report/format";
+import { evalPaperTable } from "../report/paper-tables";
+import { PAPER_FORMATS, renderPaperTable } from "../util/paper-tables";
+import { printable, printableJson } from "../util/printable";
+
+const FORMATS = ["text", ...PAPER_FORMATS, "trec_eval"] as const;
+
+export const evalCommand: Command = {
+  spec: {
+    name: "eval",
+    summary: "Evaluate a run: nDCG@10, nDCG@100, Recall@10, Recall@100, MAP@100 (mean, or per query).",
+    usage: `eval --qrels FILE --run FILE [--binary] [--per-query] [--json] [--format ${FORMATS.join("|")}]`,
+    options: { ...qrelsOptions, run: { type: "string" }, "per-query": { type: "boolean" }, json: { type: "boolean" }, format: { type: "string" } },
+    help: [
+      ...qrelsHelp,
+      "--run FILE     TREC run (ordered by its rank column), ranx JSON {qid: {docid: score}} or JSON {qid: [docid, …]}",
+      "--per-query    one row per query (in qrels order) before the mean",
+      "--json         {\"mean\": {metric: value}} (and \"perQuery\") at full precision",
+      "--format F     text (default), latex (a booktabs table for a paper) or markdown (a GitHub table) of the mean;",
+      "               trec_eval: trec_eval's layout (measure, query, value; its names ndcg_cut_10 …; with --per-query",
+      "               its -q rows for the run's queries, sorted by id; 'all' is the mean, a query missing from the run",
+      "               counting 0 as with trec_eval -c). The values are the project's, on the file's order of each ranking.",
+    ],
+  },
+  async run(values, io) {
+    if (!values.qrels || !values.run) throw new CliError("gbr eval needs --qrels FILE and --run FILE (see --help)", 2);
+    const format = formatOption("eval", FORMATS, values.format);
+    const paper = paperFormat(format);
+    if (format !== "text" && values.json) throw new CliError(`gbr eval: --json and --format ${format} are two outputs; give one`, 2);
+    if (paper && values["per-query"]) throw new CliError(`gbr eval: --format ${paper} tables the mean; leave out --per-query (or use --json for per-query values)`, 2);
+    const qrels = await qrelsOf(values, io);
+    const run = await readRun(String(values.run));
+    // An empty run, or one for other queries, is an error here: it would print a mean of 0.
+    noteCoverage({ file: String(values.run), name: String(values.run), run }, qrels, String(values.qrels), io);
+    const { mean, perQuery } = evaluate(run.rankings, qrels);
+    if (paper) {
+      io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
+      return;
+    }
+    if (values.json) {
+      const body: Record<string, unknown> = { mean };
+      if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
+      io.stdout(printableJson(body) + "\n");
+      return;
+    }
+    if (format === "trec_eval") {
+      // trec_eval scores its own order of each ranking; say where that is not the file's, and what it changes.
+      const { reordered, changed } = reorderEffect(run.rankings, trecEvalOrder(run), qrels, perQuery);
+      if (reordered.length) {
+        const effect = changed.length ? `which changes the printed values of ${changed.length} (e.g. '${printable(changed[0])}')` : "which changes no printed value";
+        io.stderr(`note: ${reordered.length} rankings (e.g. '${printable(reordered[0])}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, ${effect}; the values here follow the file's order\n`);
+      }
+      const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
+      io.stdout(formatTrecEval(mean, rows));
+      return;
+    }
+    const rows: string[][] = [];
+    if (values["per-query"]) for (const [q, m] of perQuery) rows.push([q, ...METRICS.map((k) => formatFixed(m[k], 4))]);
+    rows.push(["mean", ...METRICS.map((k) => formatFixed(mean[k], 4))]);
+    io.stdout(formatTable(["query", ...METRICS], rows));
+  },
+};

@@ -1,0 +1,66 @@
+/**
+ * Who embedded a table's vectors, in `<uri>/.provenance/<table>.json` (none kept for an object store): the model
+ * names the servers reported, and a mark when any vector came from the project's test double.
+ */
+import { promises as fsp } from "node:fs";
+import path from "node:path";
+import { writeAtomically } from "../util/safe-files";
+import type { VectorTables } from "./vector-tables";
+
+/** What produced a table's vectors. */
+export interface EmbeddingProvenance {
+  /** Model names the servers reported, each once. */
+  servedModels: string[];
+  /** Some vectors came from the project's test double. */
+  standIn: boolean;
+}
+
+/**
+ * Every served model name once (`a`'s first), stand-in if either is.
+ *
+ * @example
+ * mergeProvenance({ servedModels: ["m"], standIn: false }, { servedModels: ["m", "n"], standIn: true }); // { servedModels: ["m", "n"], standIn: true }
+ */
+export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
+  return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };
+}
+
+function fileOf(t: VectorTables, name: string): string | undefined {
+  return t.localDir ? path.join(t.localDir, ".provenance", `${name}.json`) : undefined;
+}
+
+/** A table's provenance; empty when unknown (no file, an object store, or a file that is not JSON, which is told). */
+export async function readProvenance(t: VectorTables, name: string): Promise<EmbeddingProvenance> {
+  const file = fileOf(t, name);
+  const none: EmbeddingProvenance = { servedModels: [], standIn: false };
+  if (!file) return none;
+  let text: string;
+  try {
+    text = await fsp.readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return none;
+    throw err;
+  }
+  try {
+    const j = JSON.parse(text) as Partial<EmbeddingProvenance>;
+    return {
+      servedModels: Array.isArray(j.servedModels) ? j.servedModels.filter((m): m is string => typeof m === "string") : [],
+      standIn: j.standIn === true,
+    };
+  } catch {
+    t.log(`${file} is not valid JSON; the provenance of ${t.where(name)} is unknown`);
+    return none;
+  }
+}
+
+/** Adds to a table's provenance (a union: a stand-in mark is never removed), holding its lock. */
+export async function noteProvenance(t: VectorTables, name: string, p: EmbeddingProvenance): Promise<void> {
+  const file = fileOf(t, name);
+  if (!file || (p.servedModels.length === 0 && !p.standIn)) return;
+  await t.locked(name, async () => {
+    const old = await readProvenance(t, name);
+    const merged = mergeProvenance(old, p);
+    if (merged.standIn === old.standIn && merged.servedModels.length === old.servedModels.length) return;
+    await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(merged) + "\n"), t.localDir!, "GBR_VECTOR_STORE");
+  });
+}

@@ -1,0 +1,118 @@
+/**
+ * A LanceDB connection's tables as the vector store uses them: open handles (LanceDB tables are meant to be
+ * long-lived), the keys known to be stored, and each table's lock (the store's `FileLocks`): writers of a table take
+ * turns in this process and hold `<uri>/.locks/<table>.lock` across processes; an object store has only the turns.
+ */
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type * as lancedb from "@lancedb/lancedb";
+import { FileLocks } from "../util/file-lock";
+import { isDamage, namedLanceError } from "./lance-errors";
+import { fallBack } from "./vector-recovery";
+
+/** The tables of one connection, shared by the cache, its ANN copies, provenance and recovery. */
+export class VectorTables {
+  private readonly locks = new FileLocks();
+  private readonly open = new Map<string, lancedb.Table>();
+  /** Keys known to be stored, with the table version they reflect. */
+  readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
+  /** A fallback from an unreadable latest version in progress, per table: concurrent openers share it. */
+  readonly fallingBack = new Map<string, Promise<lancedb.Table | undefined>>();
+  /** Undefined for an object store (no lock files). */
+  readonly localDir: string | undefined;
+
+  constructor(
+    readonly uri: string,
+    readonly db: lancedb.Connection,
+    readonly log: (message: string) => void,
+  ) {
+    if (uri.startsWith("file://")) this.localDir = fileURLToPath(uri);
+    else if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(uri)) this.localDir = path.resolve(uri);
+  }
+
+  /** The table's folder or object prefix, for messages. */
+  where(name: string): string {
+    return this.localDir ? path.join(this.localDir, `${name}.lance`) : `${this.uri.replace(/\/+$/, "")}/${name}.lance`;
+  }
+
+  /**
+   * Runs `fn` holding the table's lock: "exclusive" (a write) takes turns with this process's other writers of the
+   * table; "shared" joins a hold in progress, so the writes `fn` makes do not wait for it.
+   */
+  locked<T>(name: string, fn: () => Promise<T>, inProcess: "shared" | "exclusive" = "exclusive"): Promise<T> {
+    const lock = path.join(this.localDir ?? this.uri, ".locks", `${name}.lock`);
+    return this.locks.run(lock, fn, { what: `the vector table ${this.where(name)}`, log: this.log, inProcess, fileless: !this.localDir });
+  }
+
+  /** Runs a public operation, its LanceDB errors named (`namedLanceError`). */
+  async guard<T>(where: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      throw namedLanceError(where, err);
+    }
+  }
+
+  async exists(name: string): Promise<boolean> {
+    return (await this.db.tableNames()).includes(name);
+  }
+
+  /** Closes a handle and drops what is known of its table (it is opened again on next use). */
+  forget(name: string): void {
+    this.open.get(name)?.close();
+    this.open.delete(name);
+    this.keyCache.delete(name);
+  }
+
+  /** Takes a handle just made (a created or rebuilt table), with the keys it holds when known. */
+  adopt(table: lancedb.Table, keys?: { version: number; keys: Set<string> }): void {
+    this.open.set(table.name, table);
+    if (keys) this.keyCache.set(table.name, keys);
+  }
+
+  /**
+   * An open handle, its latest version checked readable. When it is not, the table falls back to its newest readable
+   * version (`fallBack`), except with `fallback` false (the ANN copy, which is dropped instead).
+   */
+  async table(name: string, fallback = true): Promise<lancedb.Table | undefined> {
+    const cached = this.open.get(name);
+    if (cached) return cached;
+    // tableNames, not a failed openTable: an absent table is the normal case for a new preset.
+    if (!(await this.exists(name))) return undefined;
+    let t: lancedb.Table | undefined;
+    try {
+      t = await this.openChecked(name);
+    } catch (err) {
+      if (!fallback || !isDamage(err)) throw err;
+      t = await fallBack(this, name, err);
+      if (!t) return undefined;
+    }
+    this.open.set(name, t);
+    return t;
+  }
+
+  /** Opens a table and reads its latest manifest (schema and row count come from it, no data file is read). */
+  async openChecked(name: string): Promise<lancedb.Table> {
+    const t = await this.db.openTable(name);
+    try {
+      await t.countRows();
+      await t.schema();
+      return t;
+    } catch (err) {
+      t.close();
+      throw err;
+    }
+  }
+
+  /** Drops a table (and what is known of it) if it exists. */
+  async dropIfThere(name: string): Promise<void> {
+    this.forget(name);
+    if (await this.exists(name)) await this.db.dropTable(name);
+  }
+
+  close(): void {
+    for (const t of this.open.values()) t.close();
+    this.open.clear();
+    this.db.close();
+  }
+}
