@@ -49,6 +49,7 @@ export { reactAnalysis, type ReactAnalysis } from "./experiments/assess";
 
 // Results as DataFrames, figures, and showing them in a notebook.
 export { outputFrames, resultFrames, pivot, frameRows, type ResultFrames } from "./report/frames";
-export { figures, qualityCostFront, type QualityCostPoint } from "./report/figures";
+export { figures } from "./report/figures";
+export { qualityCostFront, type QualityCostPoint } from "./eval/quality-cost";
 export { show, toDataFrame, type TableOptions, type FigureOptions, type FigureSpec } from "./report/notebook";
-export { formatFixed } from "./report/format";
+export { formatFixed } from "./util/format-fixed";

@@ -4,9 +4,8 @@ import { formatOption, paperFormat } from "./options";
 import { metricsOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { evaluate, METRICS } from "../eval/metrics";
 import { compareRuns, pairsByName } from "../eval/compare-runs";
-import { formatComparison, streamNote } from "../report/comparison";
-import { comparisonPaperTable } from "../report/paper-tables";
-import { PAPER_FORMATS, renderPaperTable } from "../util/paper-tables";
+import { formatComparison, streamNote } from "./print-comparison";
+import { comparisonPaperTable, PAPER_FORMATS, renderPaperTable } from "../eval/results-table";
 import { printable, printableJson } from "../util/printable";
 
 const FORMATS = ["text", ...PAPER_FORMATS] as const;

@@ -3,7 +3,7 @@ import type { Command } from "./args";
 import { dataHelp, dataOption, load, quietOption } from "./options";
 import { progressBar, pullHub, pullHubToDir } from "../data/hub";
 import { areaStats, datasetStats } from "../data/stats";
-import { formatStats } from "../report/stats-text";
+import { formatStats } from "./print-stats";
 import { printableJson } from "../util/printable";
 
 export const dataPull: Command = {

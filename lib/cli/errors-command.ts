@@ -4,7 +4,7 @@ import { readMeta } from "../data/beir";
 import { METRICS } from "../eval/metrics";
 import { metricOf, noteCoverage, qrelsHelp, qrelsOf, qrelsOptions, readNamedRuns } from "./eval-inputs";
 import { analyseErrors } from "../eval/error-analysis";
-import { formatErrorAnalysis } from "../report/error-text";
+import { formatErrorAnalysis } from "./print-errors";
 import { printable, printableJson } from "../util/printable";
 
 export const errorsCommand: Command = {

@@ -5,11 +5,10 @@ import { formatOption, paperFormat } from "./options";
 import { noteCoverage, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
 import { readRun, trecEvalOrder } from "../data/runs";
 import { evaluate, METRICS, reorderEffect } from "../eval/metrics";
-import { formatTrecEval } from "../report/trec-eval-text";
-import { formatTable } from "../report/text-table";
-import { formatFixed } from "../report/format";
-import { evalPaperTable } from "../report/paper-tables";
-import { PAPER_FORMATS, renderPaperTable } from "../util/paper-tables";
+import { formatTrecEval } from "./print-trec-eval";
+import { formatTable } from "../util/text-table";
+import { formatFixed } from "../util/format-fixed";
+import { evalPaperTable, PAPER_FORMATS, renderPaperTable } from "../eval/results-table";
 import { printable, printableJson } from "../util/printable";
 
 const FORMATS = ["text", ...PAPER_FORMATS, "trec_eval"] as const;

@@ -7,7 +7,7 @@ import type { RetrieverOptions, RunContextInit } from "../retrievers";
 import type { Pricer } from "../providers/usage-meter";
 import { DEFAULT_CONCURRENCY, type Config, type ConfigFlags } from "../config";
 import { createProviders, type Providers } from "../providers";
-import { PAPER_FORMATS, type PaperFormat } from "../util/paper-tables";
+import { PAPER_FORMATS, type PaperFormat } from "../eval/results-table";
 
 export const llmOptions = {
   official: { type: "boolean" as const },

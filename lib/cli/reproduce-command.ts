@@ -11,9 +11,9 @@ import { finishedSoFar } from "../experiments/earlier-records";
 import { failureLines } from "../experiments/assess";
 import { planReproduce } from "../experiments/plan";
 import { loadPrices, pricerFrom } from "../eval/cost";
-import { formatPlan } from "../report/plan-text";
-import { formatReproduceSummary } from "../report/reproduce-summary";
-import { PAPER_FORMATS } from "../util/paper-tables";
+import { formatPlan } from "./print-plan";
+import { formatReproduceSummary } from "./print-reproduce";
+import { PAPER_FORMATS } from "../eval/results-table";
 import { printable } from "../util/printable";
 
 const FORMATS = ["text", ...PAPER_FORMATS] as const;

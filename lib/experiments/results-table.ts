@@ -1,7 +1,7 @@
 /** The main results table of a reproduce (tables.tex, tables.md, `gbr reproduce --format`): a model to render. */
 import { METRICS } from "../eval/metrics";
 import type { LoadedBenchmark } from "../data/source";
-import { bestPerColumn, rowLabels, significanceLetters, type FootnoteMark, type PaperTable, type TestOutcome } from "../util/paper-tables";
+import { bestPerColumn, rowLabels, significanceLetters, type FootnoteMark, type ResultsTable, type TestOutcome } from "../eval/results-table";
 import type { Assessment } from "./assess";
 import { notEvaluatedNote, unjudgedQueries } from "../types";
 
@@ -16,7 +16,7 @@ export const STAND_IN_ROW_NOTE =
  * family, each experiment vs the baseline, each re-ranked run vs its first stage), first family first; oracle and
  * stand-in rows carry a mark and a note and never compete for bold.
  */
-export function resultsTable(loaded: Pick<LoadedBenchmark, "benchmark" | "origin" | "fallback">, a: Pick<Assessment, "outcomes" | "significance">): PaperTable {
+export function resultsTable(loaded: Pick<LoadedBenchmark, "benchmark" | "origin" | "fallback">, a: Pick<Assessment, "outcomes" | "significance">): ResultsTable {
   const bench = loaded.benchmark;
   const ok = a.outcomes.filter((o) => o.status === "ok" && o.mean);
   const labels = rowLabels(ok.length);

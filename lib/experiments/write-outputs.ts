@@ -13,7 +13,7 @@ import type { Assessment } from "./assess";
 import type { ExperimentRecord } from "./run-experiments";
 import { TABLE_FILES, type OutputTables, type Table } from "./output-tables";
 import type { RecordFile } from "./earlier-records";
-import { renderLatex, renderMarkdown } from "../util/paper-tables";
+import { renderLatex, renderMarkdown } from "../eval/results-table";
 import { resultsTable } from "./results-table";
 import { writeFault } from "../util/errors";
 import { unjudgedQueries } from "../types";

@@ -5,7 +5,7 @@ import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { RankDistribution, WinLoss } from "../eval/error-analysis";
 import type { RunCorrelation } from "../eval/statistics";
 import { axis, baseLayout, fmt4, LEGEND, noteAbovePlot, plotlyText, wrapPlotlyText, type Figure } from "./figure-style";
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { areaLabel } from "./labels";
 
 const WIN = "#15803d";
@@ -60,7 +60,7 @@ export function rankDistributionChart(dist: RankDistribution): Figure {
 }
 
 /** Most distinct values either method's per-question scores may take for them to be drawn as counts. */
-export const MAX_DISCRETE_VALUES = 12;
+const MAX_DISCRETE_VALUES = 12;
 
 /**
  * How two methods' per-question scores are drawn: "counts" (questions per pair of values) when each takes at most
@@ -104,18 +104,6 @@ function topNote(text: string): { annotations: Record<string, unknown>[]; margin
  * Each question as a point (score under A, under B) coloured by area; points above the diagonal favour B. Both axes
  * span the metric's range, 0 to 1, whatever the plot's shape (the square aspect shrinks the plot, not the range).
  */
-export function perQueryScatter(
-  a: ReadonlyMap<QueryId, MetricValues>,
-  b: ReadonlyMap<QueryId, MetricValues>,
-  name: MetricName,
-  nameA: string,
-  nameB: string,
-  meta?: ReadonlyMap<QueryId, QueryMeta>,
-): Figure {
-  const metric = resolveMetric(name);
-  return scatterOf(sharedScores(a, b, metric, meta), metric, nameA, nameB);
-}
-
 function scatterOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const areas = [...new Set(s.area)].sort();
   const same = s.queries.filter((_, i) => s.x[i] === s.y[i]).length;
@@ -155,18 +143,6 @@ function scatterOf(s: Shared, metric: Metric, nameA: string, nameB: string): Fig
  * Questions per pair of values (A's on x, B's on y) when the scores take few values: each cell says how many
  * questions, so 4,000 questions at (1, 1) do not look like one. Cells above the diagonal favour B.
  */
-export function perQueryCounts(
-  a: ReadonlyMap<QueryId, MetricValues>,
-  b: ReadonlyMap<QueryId, MetricValues>,
-  name: MetricName,
-  nameA: string,
-  nameB: string,
-  meta?: ReadonlyMap<QueryId, QueryMeta>,
-): Figure {
-  const metric = resolveMetric(name);
-  return countsOf(sharedScores(a, b, metric, meta), metric, nameA, nameB);
-}
-
 function countsOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const n = s.queries.length;
   // One value list for both axes, so the diagonal of the grid is the diagonal of equal scores.

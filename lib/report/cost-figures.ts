@@ -1,120 +1,16 @@
 /** Quality against what each method spends per query; the cost axis shows only what is known and comparable. */
-import { toNumber } from "./csv";
+import { paretoFront, qualityCostData, type CostMeasure } from "../eval/quality-cost";
 import { axis, baseLayout, experimentColours, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, ROLE_COLOURS, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { markedName, rowMarks, type RowMarks } from "./labels";
 
-/** A method placed by cost (to minimise) and quality (to maximise). */
-export interface QualityCostPoint {
-  name: string;
-  cost: number;
-  quality: number;
-}
-
-/** What the cost of a point counts, chosen by `costMeasure`. */
-export type CostMeasure = "usd" | "tokens" | "calls" | "seconds";
-
-/** A point of cost.csv's data: its cost under `measure`, and that cost in words with its unit. */
-export interface MeasuredPoint extends QualityCostPoint {
-  measure: CostMeasure;
-  costText: string;
-}
-
-/** Two significant digits, no trailing zeros; whole numbers from 100 on (toPrecision would print 1.5e+2). */
-const short = (v: number) => (v === 0 ? "0" : v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toPrecision(2).replace(/(\.\d*?)0+(e|$)/, "$1$2").replace(/\.(e|$)/, "$1"));
-
-const MEASURES: Record<CostMeasure, { title: string; axis: string; text: (v: number) => string }> = {
-  usd: { title: "API-equivalent cost per query", axis: "API-equivalent cost per query (USD)", text: (v) => `$${short(v)} per query` },
-  tokens: { title: "model tokens per query", axis: "model tokens per query (LLM input + output, embedding)", text: (v) => `${Math.round(v)} tokens per query` },
-  calls: { title: "model calls per query", axis: "model calls per query (chat, embedding and rerank requests)", text: (v) => `${formatFixed(v, 2).replace(/\.?0+$/, "")} calls per query` },
-  seconds: { title: "wall time per query", axis: "wall time per query (seconds, this run on this machine)", text: (v) => `${short(v)} s per query` },
+/** What each measure's axis and title say. */
+const MEASURES: Record<CostMeasure, { title: string; axis: string }> = {
+  usd: { title: "API-equivalent cost per query", axis: "API-equivalent cost per query (USD)" },
+  tokens: { title: "model tokens per query", axis: "model tokens per query (LLM input + output, embedding)" },
+  calls: { title: "model calls per query", axis: "model calls per query (chat, embedding and rerank requests)" },
+  seconds: { title: "wall time per query", axis: "wall time per query (seconds, this run on this machine)" },
 };
-
-/** The words for a cost under a measure, e.g. "$0.00019 per query", "2 calls per query". */
-export function costText(value: number, measure: CostMeasure): string {
-  return MEASURES[measure].text(value);
-}
-
-/**
- * A method's cost.csv row under a measure, or undefined when not known: no row, an empty cell, or a part without a
- * price (cross-encoder rerank requests have neither a price nor a token count, so a run with rerank pairs has
- * neither a USD nor a token total comparable with the others).
- */
-export function costValue(row: RowLike | undefined, measure: CostMeasure): number | undefined {
-  if (!row) return undefined;
-  const unpriced = (toNumber(row.rerankPairsPerQuery) ?? 0) > 0;
-  if (measure === "usd") return unpriced ? undefined : toNumber(row.costPerQuery);
-  if (measure === "tokens") {
-    const llm = toNumber(row.llmTokensPerQuery);
-    const embedding = toNumber(row.embeddingTokensPerQuery);
-    return unpriced || llm === undefined || embedding === undefined ? undefined : llm + embedding;
-  }
-  return toNumber(measure === "calls" ? row.callsPerQuery : row.secondsPerQuery);
-}
-
-/**
- * What to put on the cost axis: API-equivalent USD when some method costs more than 0, else tokens, else model calls;
- * wall time only when no method calls a model (local compute, comparable within one run; with model calls, answers
- * replayed from the cache take no time). Undefined when every known value is 0: an axis of zeros says nothing.
- */
-export function costMeasure(costRows: readonly RowLike[]): CostMeasure | undefined {
-  for (const m of ["usd", "tokens", "calls", "seconds"] as const) if (costRows.some((r) => (costValue(r, m) ?? 0) > 0)) return m;
-  return undefined;
-}
-
-interface QualityCostData {
-  measure: CostMeasure | undefined;
-  points: MeasuredPoint[];
-  /** Methods that ran with a quality but no known cost under the measure: not drawn, named in a note. */
-  unknown: string[];
-  /** Of those, the ones whose cost has an unpriced part (rerank pairs). */
-  unpriced: string[];
-}
-
-function qualityCostData(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: string, measure?: CostMeasure): QualityCostData {
-  const byMethod = new Map(costRows.map((r) => [String(r.method ?? ""), r]));
-  const ran = summaryRows
-    .filter((r) => r.status === undefined || r.status === "ok")
-    .map((r) => ({ name: String(r.experiment ?? ""), quality: toNumber(r[quality]), row: byMethod.get(String(r.experiment ?? "")) }))
-    .filter((r): r is { name: string; quality: number; row: RowLike | undefined } => r.quality !== undefined);
-  const m = measure ?? costMeasure(ran.flatMap((r) => (r.row ? [r.row] : [])));
-  const points: MeasuredPoint[] = [];
-  const unknown: string[] = [];
-  const unpriced: string[] = [];
-  for (const r of ran) {
-    const cost = m && costValue(r.row, m);
-    if (m && cost !== undefined) points.push({ name: r.name, cost, quality: r.quality, measure: m, costText: costText(cost, m) });
-    else {
-      unknown.push(r.name);
-      if ((toNumber(r.row?.rerankPairsPerQuery) ?? 0) > 0) unpriced.push(r.name);
-    }
-  }
-  return { measure: m, points, unknown, unpriced };
-}
-
-/** The points none dominates (costs no more, scores no less, better in one), by cost then quality; ties all kept. */
-export function paretoFront<P extends QualityCostPoint>(points: readonly P[]): P[] {
-  const dominated = (p: P) =>
-    points.some((q) => q.cost <= p.cost && q.quality >= p.quality && (q.cost < p.cost || q.quality > p.quality));
-  return points.filter((p) => !dominated(p)).sort((a, b) => a.cost - b.cost || a.quality - b.quality);
-}
-
-/** Each method that ran, by mean `quality` and its cost under `measure` (default: `costMeasure`'s choice). */
-export function qualityCostPoints(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100", measure?: CostMeasure): MeasuredPoint[] {
-  return qualityCostData(summaryRows, costRows, quality, measure).points;
-}
-
-/**
- * The methods on the quality–cost Pareto front, cheapest first, each with its cost in words (`costText`); the cost
- * is what the figure's x axis shows (USD when any method costs anything), empty when no cost is known.
- *
- * @example
- * const f = resultFrames(result);
- * qualityCostFront(frameRows(f.summary), f.cost ? frameRows(f.cost) : [], "Recall@100").map((p) => `${p.name} ${p.costText}`);
- */
-export function qualityCostFront(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100"): MeasuredPoint[] {
-  return paretoFront(qualityCostPoints(summaryRows, costRows, quality));
-}
 
 /** A cost axis: where a value is drawn, and the plotly axis that reads it. */
 export interface CostAxis {

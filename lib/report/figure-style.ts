@@ -1,8 +1,7 @@
 /** The look every figure shares (fonts, titles, axes, the bottom legend) and the types of a plotly spec. */
-import { formatFixed } from "./format";
-
-/** A row of any of our tables, keyed by column name. */
-export type RowLike = Readonly<Record<string, unknown>>;
+import { formatFixed } from "../util/format-fixed";
+import type { RowLike } from "../util/csv";
+export type { RowLike };
 /** One plotly trace (plain JSON). */
 export type Trace = Record<string, unknown>;
 /** A plotly layout; the title is always the plotly.js 3 object form. */

@@ -1,14 +1,14 @@
 /** Plotly figure specs for report and notebooks: loosely typed rows (empty cell = no value) → plotly.js 3 JSON. */
 import type { BootstrapInterval } from "../eval/bootstrap";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
-import { correlationHeatmap, perQueryChart, perQueryCounts, perQueryScatter, rankDistributionChart, winLossChart } from "./analysis-figures";
-import { toNumber } from "./csv";
+import { correlationHeatmap, perQueryChart, rankDistributionChart, winLossChart } from "./analysis-figures";
+import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
-export { costAxis, costMeasure, costText, costValue, paretoFront, qualityCostFront, qualityCostPoints, qualityCostScatter, type CostAxis, type CostMeasure, type MeasuredPoint, type QualityCostPoint } from "./cost-figures";
+export { costAxis, qualityCostScatter, type CostAxis } from "./cost-figures";
 import { axis, baseLayout, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
@@ -159,6 +159,29 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
   };
 }
 
+/**
+ * Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out.
+ *
+ * @example
+ * areaMeans(perQueryRows, "Recall@100")("bm25-greekstemmer", "civil law"); // 0.41, or undefined without a value
+ */
+export function areaMeans(perQueryRows: readonly RowLike[], metric: string): (experiment: string, area: string) => number | undefined {
+  const sums = new Map<string, { sum: number; n: number }>();
+  for (const r of perQueryRows) {
+    const v = toNumber(r[metric]);
+    if (v === undefined) continue;
+    const key = `${String(r.experiment ?? "")}\u0000${areaLabel(r.area)}`;
+    const s = sums.get(key) ?? { sum: 0, n: 0 };
+    s.sum += v;
+    s.n++;
+    sums.set(key, s);
+  }
+  return (experiment, area) => {
+    const s = sums.get(`${experiment}\u0000${area}`);
+    return s && s.n ? s.sum / s.n : undefined;
+  };
+}
+
 /** Grouped bars of mean `metric` per legal area, one per experiment (samples averaged); stand-ins hatched. */
 export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: FigureMarks = {}): Figure {
   const metric = resolveMetric(name);
@@ -188,23 +211,11 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   // cut from a label is its end); the hover has it all.
   const ticks = areas.map((a) => `(${queriesPerArea.get(a)?.size ?? 0})<br>${shortLabel(plotlyText(a), 24, 2)}`);
   const colour = experimentColours([...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))], marks);
-  const sums = new Map<string, { sum: number; n: number }>();
-  for (const r of perQueryRows) {
-    const v = toNumber(r[metric]);
-    if (v === undefined) continue;
-    const key = `${String(r.experiment ?? "")}\u0000${areaOf(r)}`;
-    const s = sums.get(key) ?? { sum: 0, n: 0 };
-    s.sum += v;
-    s.n++;
-    sums.set(key, s);
-  }
+  const mean = areaMeans(perQueryRows, metric);
   let max = 0;
   const data: Trace[] = chosen.map((exp) => {
     const name = plotlyText(markedName(exp, marks));
-    const y = areas.map((a) => {
-      const s = sums.get(`${exp}\u0000${a}`);
-      return s && s.n ? s.sum / s.n : null;
-    });
+    const y = areas.map((a) => mean(exp, a) ?? null);
     for (const v of y) if (v !== null && v > max) max = v;
     const trace: Trace = { type: "bar", name, x: labels, y, marker: { color: colour(exp) }, hovertemplate: `${name}<br>%{x}<br>${metric} %{y:.4f}<extra></extra>` };
     // Hatched in the trace's own colour, so stand-ins stay told apart from each other.
@@ -582,6 +593,4 @@ export const figures = {
   rankDistributionChart,
   correlationHeatmap,
   perQueryChart,
-  perQueryScatter,
-  perQueryCounts,
 } as const;

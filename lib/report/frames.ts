@@ -2,18 +2,18 @@
  * danfojs DataFrame views of everything `gbr reproduce` computes. Filter with `loc`, not `query()` (the column
  * "query" hides the method); a missing number is NaN, never null (danfojs counts null as 0 in a mean).
  */
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { DataFrame } from "danfojs-node";
 import { danfoSdk } from "../util/sdk";
 import type { SignificanceReport } from "../eval/significance";
+import type { ResultsTable } from "../eval/results-table";
 import { TABLE_FILES, type OutputTables, type Table } from "../experiments/output-tables";
 import { insideFolder } from "../util/safe-files";
-import { parseCsvRecords } from "./csv";
+import { parseCsvRecords, readIfExists } from "../util/csv";
 import { isSignificanceReport, readSignificance } from "./report-inputs";
 
 /** Columns that hold names, whatever their cells look like (a query id "17" is not a number). */
-const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method", "runFile"]);
+const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method", "runFile", "#", "Run", "Experiment"]);
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
@@ -81,6 +81,20 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
   return tableFrame({ columns: [spec.index, ...cols], rows: [...rows].map(([key, row]) => [key, ...cols.map((c) => row.get(c) ?? "")]) });
 }
 
+/**
+ * The results table (eval/results-table.ts) as a DataFrame: a row per run, a number column per metric (NaN when
+ * missing) and beside it the letters of the rows that value beats.
+ *
+ * @example
+ * showTable(resultsTableFrame(resultsTable(loaded, result.assessment)));
+ */
+export function resultsTableFrame(t: ResultsTable): DataFrame {
+  const letters = t.rows.some((r) => r.label !== undefined);
+  const columns = [...(letters ? ["#"] : []), t.nameHeader ?? "Run", ...t.metrics.flatMap((m) => [m, `${m} beats`])];
+  const rows = t.rows.map((row, r) => [...(letters ? [row.label ?? ""] : []), row.name, ...t.metrics.flatMap((_, m) => [t.values[r][m] ?? "", (t.superscripts[r]?.[m] ?? []).join(",")])]);
+  return tableFrame({ columns, rows });
+}
+
 /** One row per test of the paper, baseline and rerank families; a paper test whose run is absent is "missing". */
 export function significanceRows(report: SignificanceReport): Record<string, unknown>[] {
   const paper = report.paper.tests.map((t) => ({
@@ -144,14 +158,10 @@ export async function outputFrames(dir: string): Promise<ResultFrames> {
   const out: Partial<ResultFrames> = {};
   for (const [key, name] of Object.entries(TABLE_FILES) as [keyof OutputTables, string][]) {
     const file = await insideFolder(dir, name, "followed");
-    let text: string;
-    try {
-      text = await fs.readFile(file, "utf8");
-    } catch (err) {
-      const optional = key === "cost" || key === "reactRounds" || key === "reactMissed";
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" && optional) continue;
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${file} not found: is ${dir} a folder that 'gbr reproduce' wrote?`);
-      throw err;
+    const text = await readIfExists(file);
+    if (text === undefined) {
+      if (key === "cost" || key === "reactRounds" || key === "reactMissed") continue;
+      throw new Error(`${file} not found: is ${dir} a folder that 'gbr reproduce' wrote?`);
     }
     const header = text.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0];
     const records = parseCsvRecords(text, file);

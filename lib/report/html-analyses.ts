@@ -1,7 +1,7 @@
 /** The report's sections on analyses beyond the main table, each present when its file is. */
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
-import { toNumber, type CsvRecord } from "./csv";
+import { toNumber, type CsvRow } from "../util/csv";
 import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "./figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
@@ -171,7 +171,7 @@ export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
 }
 
 /** Appendix C.4: gold retrieved but never kept by the observer, by round and by pair ("" without either file). */
-function missedGold(rows: CsvRecord[], cols: string[], pairs: CsvRecord[] | undefined): string {
+function missedGold(rows: CsvRow[], cols: string[], pairs: CsvRow[] | undefined): string {
   const byRound = cols.includes("missedGoldPairs") && cols.includes("missedGoldQueries");
   if (!byRound && !pairs) return "";
   const paper = PAPER_MISSED_GOLD;

@@ -1,9 +1,9 @@
 /** The report's sections on the run and its results: metadata, dataset, results, reproduction, areas. */
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { METRICS, type Metric } from "../eval/metrics";
-import { toNumber, type CsvRecord } from "./csv";
-import { areaBreakdownChart, metricBarChart } from "./figures";
-import { metricIntervals } from "./intervals";
+import { toNumber, type CsvRow } from "../util/csv";
+import { areaBreakdownChart, areaMeans, metricBarChart } from "./figures";
+import { metricIntervals } from "../eval/metric-intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
@@ -103,7 +103,7 @@ export function datasetSection(inp: ReportInputs): Section {
   return section("dataset", "Dataset statistics", body);
 }
 
-function metricCell(r: CsvRecord, m: Metric, best: number | undefined, contends: boolean): Cell {
+function metricCell(r: CsvRow, m: Metric, best: number | undefined, contends: boolean): Cell {
   const v = toNumber(r[m]);
   if (v === undefined) return { html: "–", cls: "num" };
   const sd = (toNumber(r.samples) ?? 1) > 1 ? toNumber(r[`sd ${m}`]) : undefined;
@@ -170,9 +170,9 @@ export function marksNote(ids: readonly string[], marks: RowMarks): string {
 }
 
 /** The folded table of what produced each row: setup and provenance (else metadata.json's), columns if any has one. */
-function producedBy(inp: ReportInputs, ok: readonly CsvRecord[], marks: RowMarks): string {
+function producedBy(inp: ReportInputs, ok: readonly CsvRow[], marks: RowMarks): string {
   const fromMetadata = provenanceFromMetadata(inp.metadata);
-  const provenance = (r: CsvRecord) => (r.provenance ?? "").trim() || fromMetadata.get(r.experiment) || "";
+  const provenance = (r: CsvRow) => (r.provenance ?? "").trim() || fromMetadata.get(r.experiment) || "";
   const rows = ok.filter((r) => r.setup || provenance(r));
   if (!rows.length) return "";
   const withSetup = rows.some((r) => r.setup);
@@ -263,22 +263,13 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));
   const metric: Metric = "Recall@100";
   const marks = reportMarks(inp);
-  const areaOf = (r: CsvRecord) => areaLabel(r.area);
+  const areaOf = (r: CsvRow) => areaLabel(r.area);
   const areas = [...new Set(rows.map(areaOf))].sort((a, b) => a.localeCompare(b));
   if (areas.length === 1 && areas[0] === NO_AREA) {
     return section("areas", "Per-area breakdown", note("No query of this dataset has a legal area (meta.jsonl), so there is no breakdown: it would repeat the means."));
   }
   const experiments = [...new Set(rows.map((r) => r.experiment))];
-  const acc = new Map<string, { s: number; n: number }>();
-  for (const r of rows) {
-    const v = toNumber(r[metric]);
-    if (v === undefined) continue;
-    const k = `${r.experiment}\u0000${areaOf(r)}`;
-    const a = acc.get(k) ?? { s: 0, n: 0 };
-    a.s += v;
-    a.n++;
-    acc.set(k, a);
-  }
+  const mean = areaMeans(rows, metric);
   const shown = areaExperiments(inp, metric);
   const captions = [
     shown.length < experiments.length ? `Bars for ${shown.length} of ${experiments.length} experiments (the paper's headline methods that ran, then the best others); the table has all.` : "",
@@ -289,10 +280,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
     ["experiment", ...areas],
     experiments.map((e) => [
       experimentCell(e, marks),
-      ...areas.map((a) => {
-        const x = acc.get(`${e}\u0000${a}`);
-        return number(x && x.n ? x.s / x.n : undefined);
-      }),
+      ...areas.map((a) => number(mean(e, a))),
     ]),
     { caption: `Mean ${metric} per legal area`, numericHeader: [false, ...areas.map(() => true)], rowClass: (i) => (marks.standIn(experiments[i]) ? "stand-in" : undefined) },
   );

@@ -1,7 +1,7 @@
 /** The HTML report: one self-contained page per dataset folder, plotly.js inlined, loading nothing (opens offline). */
 import path from "node:path";
 import { writeAtomically } from "../util/safe-files";
-import { toNumber } from "./csv";
+import { toNumber } from "../util/csv";
 import { code, FigureSet, type NamedFigure, type Section } from "./html-blocks";
 import { escapeHtml, plotlyBuildFor, plotlyBundle } from "./html-inline";
 import { areaSection, datasetSection, metadataSection, reproductionSection, resultsSection } from "./html-sections";

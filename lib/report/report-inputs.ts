@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
-import { readCsvIfExists, type CsvRecord } from "./csv";
+import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
 import type { SignificanceTest, SweepJson } from "./figures";
 import { isStandInValue, rowMarks, type RowMarks } from "./labels";
 
@@ -35,28 +35,23 @@ export async function datasetFoldersIn(root: string): Promise<string[]> {
 /** Everything the report reads from one dataset folder (optional parts undefined when absent). */
 export interface ReportInputs {
   dir: string;
-  summary: CsvRecord[];
-  perQuery?: CsvRecord[];
-  table1?: CsvRecord[];
-  table6?: CsvRecord[];
-  reproduction?: CsvRecord[];
+  summary: CsvRow[];
+  perQuery?: CsvRow[];
+  table1?: CsvRow[];
+  table6?: CsvRow[];
+  reproduction?: CsvRow[];
   metadata?: Record<string, unknown>;
-  cost?: CsvRecord[];
-  reactRounds?: CsvRecord[];
+  cost?: CsvRow[];
+  reactRounds?: CsvRow[];
   /** react-missed.csv: the gold articles REACT retrieved but never kept (MISSED_GOLD_COLUMNS). */
-  reactMissed?: CsvRecord[];
+  reactMissed?: CsvRow[];
   significance?: SignificanceFile;
   sweep?: SweepJson;
 }
 
 async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+  const text = await readIfExists(file);
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text) as T;
   } catch (err) {

@@ -1,9 +1,13 @@
-/** CSV both ways: reading via csv-parse with checks and line numbers, and writing `gbr reproduce`'s tables. */
+/** CSV both ways: reading via csv-parse with checks and line numbers, writing `gbr reproduce`'s tables and reading them back. */
+import { promises as fs } from "node:fs";
 import { CsvError, parse } from "csv-parse/sync";
 import { DataError } from "./errors";
 
 /** One row of delimited text, keyed by the header's column names. */
 export type CsvRow = Record<string, string>;
+
+/** A row of any of our tables, keyed by column name (a CSV row's text, or a DataFrame row's values). */
+export type RowLike = Readonly<Record<string, unknown>>;
 
 /**
  * RFC 4180 csv, rows keyed by the trimmed header, each with its start line; duplicate headers and wrong field counts
@@ -128,4 +132,47 @@ export function csvText(cell: string): string {
 
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
   return [header.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n") + "\n";
+}
+
+// ---- reading `gbr reproduce`'s files back: string records, "<file>:<line>" errors, blanks not 0 -----------------
+
+/** Records from CSV text as `toCsv` was given them (see `csvText`); a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
+export function parseCsvRecords(text: string, file = "<csv>"): CsvRow[] {
+  return parseCsv(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v ?? "")])));
+}
+
+/**
+ * A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw.
+ *
+ * @example
+ * const sweep = await readIfExists("outputs/sample/sweep.json"); // undefined when the sweep did not run
+ */
+export async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return await fs.readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+}
+
+/** All records of a CSV file; throws (with the file and line) when it is malformed or missing. */
+export async function readCsv(file: string): Promise<CsvRow[]> {
+  return parseCsvRecords(await fs.readFile(file, "utf8"), file);
+}
+
+/** Like `readCsv`, but `undefined` when the file does not exist. */
+export async function readCsvIfExists(file: string): Promise<CsvRow[] | undefined> {
+  const text = await readIfExists(file);
+  return text === undefined ? undefined : parseCsvRecords(text, file);
+}
+
+/** A cell as a number; `undefined` for a blank or non-finite cell, so a skipped experiment's blanks are not 0. */
+export function toNumber(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
+  const s = String(value).trim();
+  if (s === "") return undefined;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : undefined;
 }

@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { TABLE_FILES, type OutputTables } from "../../lib/experiments/output-tables";
 import { frameRows, outputFrames, pivot, resultFrames, significanceRows, tableFrame, typedCells } from "../../lib/report/frames";
 import type { ReproduceResult } from "../../lib/experiments/reproduce";

@@ -12,7 +12,7 @@ import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { startRerankDouble, type RerankDouble } from "../fakes/rerank-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { runGbr } from "../helpers/gbr";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 
 const FIXTURE = path.join(__dirname, "..", "fixtures", "v0.8-data");
 const METRICS = ["nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@100"];

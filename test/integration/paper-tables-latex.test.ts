@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { runGbr } from "../helpers/gbr";
 import { REPO } from "../helpers/shared";
-import { renderLatex } from "../../lib/util/paper-tables";
+import { renderLatex } from "../../lib/eval/results-table";
 import { resultsTable } from "../../lib/experiments/results-table";
 import { significanceReport } from "../../lib/eval/significance";
 import { METRICS, type MetricValues } from "../../lib/eval/metrics";

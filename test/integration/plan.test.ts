@@ -13,7 +13,7 @@ import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { runGbr } from "../helpers/gbr";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { countTokens } from "../../lib/util/tokens";
 import { builtinPresets } from "../../lib/dense/presets";
 import type { Plan } from "../../lib/experiments/plan";

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { readConfig } from "../../lib/config";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { toCsv } from "../../lib/util/csv";
 import { PAPER_TESTS } from "../../lib/eval/significance";
 import { metricBarChart } from "../../lib/report/figures";

@@ -15,7 +15,7 @@ import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { CLEARED, runGbr } from "../helpers/gbr";
 import { REPO, requireShared } from "../helpers/shared";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 
 const ONLY = "bm25-greekstemmer,lsi,reform:bm25-greekstemmer,reform:bm25-grnlp";
 const COLUMNS = ["experiment", "status", "nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@100"];

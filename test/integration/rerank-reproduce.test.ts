@@ -13,7 +13,7 @@ import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { startRerankDouble, type RerankDouble } from "../fakes/rerank-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { runGbr } from "../helpers/gbr";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 
 let tmp = "";
 let chat: OpenAIDouble;

@@ -15,7 +15,7 @@ import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { scriptedModel } from "../fakes/scripted-model";
 import { runGbr } from "../helpers/gbr";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { loadBenchmark } from "../../lib/data/source";
 import { reproduce } from "../../lib/experiments/reproduce";
 import { openStore } from "../../lib/store";

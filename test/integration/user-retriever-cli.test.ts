@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { main } from "../../lib/cli/main";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { reportFigures } from "../../lib/report/html";
 import { runGbr } from "../helpers/gbr";
 

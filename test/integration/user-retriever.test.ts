@@ -11,7 +11,7 @@ import { after, before, test } from "node:test";
 import { loadBenchmark, type LoadedBenchmark } from "../../lib/data/source";
 import { userExperiments } from "../../lib/experiments/registry";
 import { reproduce } from "../../lib/experiments/reproduce";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import { buildReport } from "../../lib/report/html";
 import { registerRetriever } from "../../lib/retrievers";
 import { GbrError } from "../../lib/util/errors";

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { correlationHeatmap, perQueryChart, perQueryScatter, perQueryView, rankDistributionChart, winLossChart } from "../../lib/report/analysis-figures";
+import { correlationHeatmap, perQueryChart, perQueryView, rankDistributionChart, winLossChart } from "../../lib/report/analysis-figures";
 import { winLoss, firstGoldRankDistribution } from "../../lib/eval/error-analysis";
 import type { MetricValues } from "../../lib/eval/metrics";
 
@@ -27,7 +27,7 @@ test("rank distribution: shares per bucket for each run", () => {
 });
 
 test("per-query scatter: every shared question once, by area, and the count on the diagonal", () => {
-  const fig = perQueryScatter(a, b, "Recall@100", "A", "B", meta);
+  const fig = perQueryChart(a, b, "Recall@100", "A", "B", meta);
   const points = (fig.data as { mode: string; x: number[] }[]).filter((t) => t.mode === "markers");
   assert.equal(points.reduce((s, t) => s + t.x.length, 0), 4);
   assert.match(fig.layout.title.text, /1 of 4 on the diagonal/);

@@ -6,7 +6,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { readTable } from "../../lib/data/tabular";
 import { parseCsv } from "../../lib/util/csv";
-import { parseCsvRecords, readCsv, readCsvIfExists } from "../../lib/report/csv";
+import { parseCsvRecords, readCsv, readCsvIfExists } from "../../lib/util/csv";
 import { csvText, toCsv } from "../../lib/util/csv";
 import { dataErrorAt } from "../helpers/assertions";
 

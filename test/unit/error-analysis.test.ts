@@ -14,7 +14,7 @@ import {
 } from "../../lib/eval/error-analysis";
 import { evaluate, METRICS, type MetricValues } from "../../lib/eval/metrics";
 import { missedGoldByFirstRound, reactMissedGold, type ReactRoundLike } from "../../lib/eval/react-missed";
-import { formatErrorAnalysis } from "../../lib/report/error-text";
+import { formatErrorAnalysis } from "../../lib/cli/print-errors";
 import { NO_AREA, type QueryId, type QueryMeta, type Ranking } from "../../lib/types";
 
 /** 100 distinct non-gold ids: enough to push an article past the evaluated depth. */

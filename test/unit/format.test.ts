@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { formatFixed } from "../../lib/report/format";
+import { formatFixed } from "../../lib/util/format-fixed";
 
 // fast-check ships as ESM with a CommonJS build; require() picks the CommonJS one under tsx.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { readQrels } from "../../lib/data/qrels";
 import { readJsonRun } from "../../lib/data/runs";
-import { formatFixed } from "../../lib/report/format";
+import { formatFixed } from "../../lib/util/format-fixed";
 import fc from "fast-check";
 import { DEPTH, METRICS, dedupeCut, evaluate, meanOf, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../../lib/eval/metrics";
 

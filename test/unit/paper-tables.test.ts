@@ -12,13 +12,15 @@ import {
   markdownCode,
   renderLatex,
   renderMarkdown,
+  renderText,
   rowLabels,
   significanceLetters,
-  type PaperTable,
+  type ResultsTable as PaperTable,
   type TestOutcome,
-} from "../../lib/util/paper-tables";
-import { comparisonPaperTable, evalPaperTable } from "../../lib/report/paper-tables";
+} from "../../lib/eval/results-table";
+import { comparisonPaperTable, evalPaperTable } from "../../lib/eval/results-table";
 import { resultsTable } from "../../lib/experiments/results-table";
+import { frameRows, resultsTableFrame } from "../../lib/report/frames";
 import { compareRuns } from "../../lib/eval/compare-runs";
 import { significanceReport } from "../../lib/eval/significance";
 import { METRICS, type Metric, type MetricValues } from "../../lib/eval/metrics";
@@ -171,6 +173,46 @@ const sample: PaperTable = {
     { mark: "ddagger", text: "stand-in" },
   ],
 };
+
+test("text: the same table for a terminal, letters as Unicode superscripts, marks as daggers, a missing value as -", () => {
+  assert.equal(
+    renderText(sample),
+    [
+      "#  run               nDCG@10   MAP@100",
+      "-  ----------------  --------  -------",
+      "a  bm25_x&y          0.4123ᶜ   0.2000",
+      "b  oracle:bm25|v2 †  0.5000ᵃᶜ  -",
+      "c  odd`name †‡       0.3000    0.2500ᵃ",
+      "",
+    ].join("\n"),
+  );
+});
+
+test("text past 25 rows: letters in brackets for every row (the 26th table's q has no Unicode superscript), never 'undefined'", () => {
+  const labels = rowLabels(26);
+  const t: PaperTable = {
+    rows: labels.map((label, i) => ({ name: `run-${i}`, label })),
+    metrics: ["nDCG@10"],
+    values: labels.map(() => [0.5]),
+    superscripts: labels.map((l) => (l === "a" ? [["q"]] : [[]])),
+    best: labels.map(() => [false]),
+    caption: "",
+    label: "tab:x",
+  };
+  const text = renderText(t);
+  assert.doesNotMatch(text, /undefined/);
+  assert.match(text, /^a {2}run-0 {3}0\.5000 \[q\]$/m);
+});
+
+test("DataFrame: one row per run (letter, name), a number column per metric (NaN when missing), the letters it beats beside", () => {
+  const df = resultsTableFrame(sample);
+  assert.deepEqual(df.columns, ["#", "Run", "nDCG@10", "nDCG@10 beats", "MAP@100", "MAP@100 beats"]);
+  assert.deepEqual(frameRows(df), [
+    { "#": "a", Run: "bm25_x&y", "nDCG@10": 0.41234, "nDCG@10 beats": "c", "MAP@100": 0.2, "MAP@100 beats": "" },
+    { "#": "b", Run: "oracle:bm25|v2", "nDCG@10": 0.5, "nDCG@10 beats": "a,c", "MAP@100": undefined, "MAP@100 beats": "" },
+    { "#": "c", Run: "odd`name", "nDCG@10": 0.3, "nDCG@10 beats": "", "MAP@100": 0.25, "MAP@100 beats": "a" },
+  ]);
+});
 
 test("LaTeX: a booktabs float, caption and label above, letters and names escaped, best bold, numbers right-aligned with their letters beside, notes for marks used", () => {
   const tex = renderLatex(sample);

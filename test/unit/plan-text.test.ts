@@ -1,8 +1,8 @@
 /** The `--plan` table: a skip reason ends at a word boundary with an ellipsis; shared calls are named, not summed. */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clipAtWord } from "../../lib/report/text-table";
-import { formatPlan } from "../../lib/report/plan-text";
+import { clipAtWord } from "../../lib/util/text-table";
+import { formatPlan } from "../../lib/cli/print-plan";
 import type { Plan, PlanRow } from "../../lib/experiments/plan";
 
 const REASON =

@@ -12,7 +12,7 @@ import { readBeir, writeBeir } from "../../lib/data/beir";
 import { findRunFile, readJsonRun, readRun, runName, writeJsonRun } from "../../lib/data/runs";
 import { fileNameOf, idOfFileName } from "../../lib/util/file-name";
 import { main } from "../../lib/cli/main";
-import { parseCsvRecords } from "../../lib/report/csv";
+import { parseCsvRecords } from "../../lib/util/csv";
 import type { Run } from "../../lib/types";
 import { REPO } from "../helpers/shared";
 

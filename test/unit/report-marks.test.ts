@@ -6,19 +6,16 @@ import path from "node:path";
 import {
   areaBreakdownChart,
   costAxis,
-  costMeasure,
-  costText,
-  costValue,
   fittedRange,
   metricBarChart,
   pValueChart,
-  qualityCostFront,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
   valueAxisTop,
   type Figure,
 } from "../../lib/report/figures";
+import { costMeasure, costText, costValue, qualityCostFront } from "../../lib/eval/quality-cost";
 import { ROLE_COLOURS } from "../../lib/report/figure-style";
 import { buildReport, reportSubject } from "../../lib/report/html";
 import { testDeltaCell } from "../../lib/report/html-blocks";
@@ -28,7 +25,7 @@ import { areaStats, datasetStats } from "../../lib/data/stats";
 import { costTable } from "../../lib/eval/cost";
 import { zeroWork } from "../../lib/util/run-cost";
 import * as notebook from "../../lib/report/notebook";
-import { formatStats } from "../../lib/report/stats-text";
+import { formatStats } from "../../lib/cli/print-stats";
 import { toCsv } from "../../lib/util/csv";
 
 // The report's fixes of issue 10: metric axes fitted to the data, legends clear of labels, the

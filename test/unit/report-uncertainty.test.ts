@@ -6,7 +6,7 @@ import path from "node:path";
 import { bootstrapCIs } from "../../lib/eval/bootstrap";
 import { metricBarChart, pValueHeatmap, pValueText, type Figure, type HeatmapTest } from "../../lib/report/figures";
 import { reportFigures } from "../../lib/report/html";
-import { metricIntervals, REPORT_BOOTSTRAP } from "../../lib/report/intervals";
+import { metricIntervals, REPORT_BOOTSTRAP } from "../../lib/eval/metric-intervals";
 import { ORACLE_LABEL, rowMarks } from "../../lib/report/labels";
 import { Pcg64 } from "../../lib/util/random";
 import { toCsv } from "../../lib/util/csv";

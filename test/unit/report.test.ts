@@ -6,7 +6,6 @@ import path from "node:path";
 import {
   areaBreakdownChart,
   metricBarChart,
-  paretoFront,
   plotlyText,
   pValueChart,
   qualityCostScatter,
@@ -14,7 +13,8 @@ import {
   sweepHeatmap,
   type Figure,
 } from "../../lib/report/figures";
-import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/report/csv";
+import { paretoFront } from "../../lib/eval/quality-cost";
+import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/util/csv";
 import { buildReport, reportFigures, writeReports } from "../../lib/report/html";
 import { CARTESIAN_TRACES, escapeHtml, inlineScriptSource, jsonForScript, plotlyBuildFor, plotlyBundle } from "../../lib/report/html-inline";
 import { toCsv } from "../../lib/util/csv";

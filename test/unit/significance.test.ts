@@ -8,7 +8,7 @@ import { bootstrapCI, bootstrapCIs } from "../../lib/eval/bootstrap";
 import { compareRuns, type RunScores } from "../../lib/eval/compare-runs";
 import { baselineSignificance, missingPairs, paperSignificance, PAPER_TESTS, significanceReport, type PerQueryByExperiment } from "../../lib/eval/significance";
 import { firstStageOf, rerankSignificance } from "../../lib/eval/rerank-significance";
-import { formatComparison } from "../../lib/report/comparison";
+import { formatComparison } from "../../lib/cli/print-comparison";
 import { Pcg64 } from "../../lib/util/random";
 import { NO_AREA, type QueryMeta } from "../../lib/types";
 

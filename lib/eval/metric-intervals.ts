@@ -1,8 +1,7 @@
 /** Bootstrap intervals of each experiment's mean, from per-query.csv's rows, for the bar charts' whiskers. */
-import { bootstrapCIs, type BootstrapInterval, type BootstrapOptions } from "../eval/bootstrap";
-import type { Metric } from "../eval/metrics";
-import { toNumber } from "./csv";
-import type { RowLike } from "./figure-style";
+import { bootstrapCIs, type BootstrapInterval, type BootstrapOptions } from "./bootstrap";
+import type { Metric } from "./metrics";
+import { toNumber, type RowLike } from "../util/csv";
 
 /** The report's bootstrap: 10,000 resamples, seed 42, 95% (the whiskers' caption says so). */
 export const REPORT_BOOTSTRAP = { resamples: 10_000, seed: 42, level: 0.95 } as const;

@@ -1,6 +1,6 @@
 /** The terminal table of `gbr reproduce --plan` (plan.json has the same numbers, unrounded). */
 import type { Plan } from "../experiments/plan";
-import { clipAtWord, formatTable } from "./text-table";
+import { clipAtWord, formatTable } from "../util/text-table";
 
 const int = (n: number): string => Math.round(n).toLocaleString("en-US").replace(/,/g, "");
 

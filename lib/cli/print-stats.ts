@@ -1,8 +1,8 @@
 import type { AreaStats, DatasetStats } from "../data/stats";
 import { notEvaluatedNote } from "../types";
-import { formatFixed } from "./format";
-import { areaLabel, columnLabel } from "./labels";
-import { formatTable } from "./text-table";
+import { formatFixed } from "../util/format-fixed";
+import { areaLabel, columnLabel } from "../report/labels";
+import { formatTable } from "../util/text-table";
 
 /** Human-readable Tables 1 and 6. */
 export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): string {

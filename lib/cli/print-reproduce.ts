@@ -4,10 +4,10 @@ import type { LoadedBenchmark } from "../data/source";
 import { METRICS } from "../eval/metrics";
 import type { ExperimentOutcome, ReproduceResult } from "../experiments/reproduce";
 import { statusNow } from "../experiments/assess";
-import { formatFixed } from "./format";
-import { formatTable } from "./text-table";
+import { formatFixed } from "../util/format-fixed";
+import { formatTable } from "../util/text-table";
 import { printable } from "../util/printable";
-import { renderPaperTable, type PaperFormat } from "../util/paper-tables";
+import { renderPaperTable, type PaperFormat } from "../eval/results-table";
 import { resultsTable } from "../experiments/results-table";
 import { notEvaluatedNote, unjudgedQueries } from "../types";
 

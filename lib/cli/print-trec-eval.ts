@@ -2,7 +2,7 @@
 import type { QueryId } from "../types";
 import type { Metric, MetricValues } from "../eval/metrics";
 import { trecEvalName } from "../eval/metric-names";
-import { formatFixed } from "./format";
+import { formatFixed } from "../util/format-fixed";
 import { printable } from "../util/printable";
 
 /** trec_eval prints its measures in the order of its measure table: recall, then ndcg_cut, then map_cut. */

@@ -1,8 +1,8 @@
 /** The `gbr errors` text: win/tie/loss counts, the largest per-query differences, first-gold ranks. */
 import { NO_AREA } from "../types";
 import type { ErrorAnalysis, GoldRankPair } from "../eval/error-analysis";
-import { formatFixed } from "./format";
-import { formatTable } from "./text-table";
+import { formatFixed } from "../util/format-fixed";
+import { formatTable } from "../util/text-table";
 import { printable } from "../util/printable";
 
 /** Three tables, 4 decimals half to even as `gbr eval`; gold outside the top 100 shows ">100"; areas only if any. */

@@ -1,9 +1,12 @@
 /**
- * Tables for a paper: one model (rows × metrics, bold best, significance letters, caption, label) rendered as booktabs
- * LaTeX or as a GitHub Markdown table. Pure; in util/ so that `reproduce` (experiments/) can write tables.tex too.
+ * The one results table (as ranx's Report): runs × metrics with bold best values and significance letters, one value
+ * rendered as terminal text, booktabs LaTeX or GitHub Markdown (and as a DataFrame by report/frames.ts). Pure.
  */
-import { formatFixed } from "./format-fixed";
-import { printable } from "./printable";
+import { formatFixed } from "../util/format-fixed";
+import { printable } from "../util/printable";
+import { formatTable } from "../util/text-table";
+import type { Metric, MetricValues } from "./metrics";
+import type { Comparison } from "./compare-runs";
 
 /** A row: its letter (which other rows' superscripts refer to), its name, and footnote marks after the name. */
 export interface PaperTableRow {
@@ -16,7 +19,7 @@ export interface PaperTableRow {
 /** The two footnote marks a row may carry (LaTeX \dag and \ddag, Unicode † and ‡ in Markdown). */
 export type FootnoteMark = "dagger" | "ddagger";
 
-export interface PaperTable {
+export interface ResultsTable {
   rows: PaperTableRow[];
   /** Column headers, one per metric. */
   metrics: string[];
@@ -38,12 +41,18 @@ export interface PaperTable {
   nameHeader?: string;
 }
 
-/** The formats a command can print a paper table in. */
+/** The formats a command can print a paper table in (besides its own text). */
 export const PAPER_FORMATS = ["latex", "markdown"] as const;
 export type PaperFormat = (typeof PAPER_FORMATS)[number];
 
-export function renderPaperTable(table: PaperTable, format: PaperFormat): string {
-  return format === "latex" ? renderLatex(table) : renderMarkdown(table);
+/**
+ * The table in one of its formats.
+ *
+ * @example
+ * renderPaperTable(evalPaperTable({ name: "bm25", mean }, METRICS, 283), "markdown"); // "Table: Run bm25: …"
+ */
+export function renderPaperTable(table: ResultsTable, format: PaperFormat | "text"): string {
+  return format === "latex" ? renderLatex(table) : format === "markdown" ? renderMarkdown(table) : renderText(table);
 }
 
 // ---- labels, best values, significance letters -------------------------------------------------------------------
@@ -123,6 +132,34 @@ export function significanceLetters(
   return beaten.map((perMetric) => perMetric.map((set) => [...set].sort((x, y) => x - y).map((i) => rows[i].label)));
 }
 
+// ---- text --------------------------------------------------------------------------------------------------------
+
+/** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
+const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([...LETTERS].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
+
+/**
+ * Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (`rowLabels`' q then has
+ * none).
+ *
+ * @example
+ * renderText(comparisonPaperTable(runs, comparison, ["nDCG@10"], { swaps, seed, queries })); // "#  run  nDCG@10\n…"
+ */
+export function renderText(t: ResultsTable): string {
+  const digits = t.digits ?? 4;
+  const letters = t.rows.some((r) => r.label !== undefined);
+  const ascii = t.rows.length > LETTERS.length;
+  const marks = (sup: readonly string[]) => (!sup.length ? "" : ascii ? ` [${sup.join(",")}]` : sup.map((l) => SUPERSCRIPTS[l]).join(""));
+  const body = t.rows.map((row, r) => {
+    const name = row.name + (row.marks?.length ? ` ${row.marks.map((m) => MARKDOWN_MARK[m]).join("")}` : "");
+    const cells = t.metrics.map((_, m) => {
+      const v = t.values[r][m];
+      return v === null ? "-" : formatFixed(v, digits) + marks(t.superscripts[r]?.[m] ?? []);
+    });
+    return [...(letters ? [row.label ?? ""] : []), name, ...cells];
+  });
+  return formatTable([...(letters ? ["#"] : []), (t.nameHeader ?? "Run").toLowerCase(), ...t.metrics], body);
+}
+
 // ---- LaTeX -------------------------------------------------------------------------------------------------------
 
 const LATEX_SPECIALS: Record<string, string> = {
@@ -169,7 +206,7 @@ function joinLabels(labels: readonly string[]): string {
  * A `table` float with a booktabs tabular, caption above, notes below; needs `\usepackage{booktabs}`. Letters and
  * notes follow ranx's Report layout (rows a, b, c …; a value's superscripts are the rows it beats).
  */
-export function renderLatex(t: PaperTable): string {
+export function renderLatex(t: ResultsTable): string {
   const digits = t.digits ?? 4;
   const letters = t.rows.some((r) => r.label !== undefined);
   const nonAscii = [t.caption, ...t.rows.map((r) => r.name), ...t.metrics].some((s) => /[^\x00-\x7f]/.test(s));
@@ -239,7 +276,7 @@ export function markdownCode(text: string): string {
 }
 
 /** A pipe table: `Table: caption` before it (pandoc reads that as the caption), names as code, notes after. */
-export function renderMarkdown(t: PaperTable): string {
+export function renderMarkdown(t: ResultsTable): string {
   const digits = t.digits ?? 4;
   const letters = t.rows.some((r) => r.label !== undefined);
   const head = [...(letters ? ["#"] : []), escapeMarkdown(t.nameHeader ?? "Run"), ...t.metrics.map(escapeMarkdown)];
@@ -267,4 +304,59 @@ export function renderMarkdown(t: PaperTable): string {
     ...(notes.length ? ["", notes.join("\\\n")] : []),
     "",
   ].join("\n");
+}
+
+// ---- the tables of `gbr eval` and `gbr compare` (reproduce's is experiments/results-table.ts) ------------------------
+
+/** One run's mean metrics: a single row, nothing bold (one row is trivially best), no letters (nothing tested). */
+export function evalPaperTable(run: { name: string; mean: MetricValues }, metrics: readonly Metric[], queries: number): ResultsTable {
+  return {
+    rows: [{ name: run.name }],
+    metrics: [...metrics],
+    values: [metrics.map((m) => run.mean[m])],
+    superscripts: [metrics.map(() => [])],
+    best: [metrics.map(() => false)],
+    caption: `Run ${run.name}: mean over ${queries} ${queries === 1 ? "query" : "queries"}.`,
+    label: "tab:gbr-eval",
+  };
+}
+
+/** What the caption of a comparison says about the tests (the same settings `formatComparison`'s legend states). */
+export interface ComparisonCaptionOptions {
+  swaps: number;
+  seed: number | bigint;
+  queries: number;
+  /** The --pair pairs when given (else every pair of runs was tested). */
+  pairs?: readonly (readonly [string, string])[];
+  alpha?: number;
+}
+
+/** Runs × metrics as `formatComparison` shows them: letters a, b …, the best of each column bold, ranx superscripts. */
+export function comparisonPaperTable(
+  runs: readonly { name: string; mean: MetricValues }[],
+  comparison: Comparison,
+  metrics: readonly Metric[],
+  opts: ComparisonCaptionOptions,
+): ResultsTable {
+  const alpha = opts.alpha ?? 0.05;
+  const labels = rowLabels(runs.length);
+  const values = runs.map((r) => metrics.map((m) => r.mean[m]));
+  const rows = runs.map((r, i) => ({ name: r.name, label: labels[i] }));
+  const tested = opts.pairs?.length
+    ? `the pairs given (${opts.pairs.map(([a, b]) => `${a} vs ${b}`).join(", ")})`
+    : "every pair of runs";
+  const caption =
+    `Runs compared on ${opts.queries} queries. Bold: the best value of each column (tied values all bold). ` +
+    `A superscript letter marks a value significantly higher than that of the run with that letter: two-sided paired ` +
+    `randomization test (${opts.swaps.toLocaleString("en-US")} random sign flips, numpy seed ${opts.seed}) on ${tested}, ` +
+    `Holm correction over all ${comparison.tests.length} tests, corrected p < ${alpha}.`;
+  return {
+    rows,
+    metrics: [...metrics],
+    values,
+    superscripts: significanceLetters(rows, metrics, values, comparison.tests, alpha),
+    best: bestPerColumn(values),
+    caption,
+    label: "tab:gbr-compare",
+  };
 }

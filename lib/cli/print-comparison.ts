@@ -1,12 +1,9 @@
 /** The `gbr compare` text: a ranx-style table with superscripts for significant wins, a legend, the tests. */
 import type { Metric, MetricValues } from "../eval/metrics";
 import type { Comparison } from "../eval/compare-runs";
-import { formatFixed } from "./format";
-import { formatTable } from "./text-table";
-import { LETTERS, rowLabels, significanceLetters } from "../util/paper-tables";
-
-/** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
-const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([...LETTERS].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
+import { formatFixed } from "../util/format-fixed";
+import { formatTable } from "../util/text-table";
+import { comparisonPaperTable, renderText } from "../eval/results-table";
 
 /** Options of `formatComparison` (swaps, seed and queries only feed the legend). */
 export interface ComparisonTableOptions {
@@ -31,20 +28,8 @@ export function formatComparison(
 ): string {
   const alpha = opts.alpha ?? 0.05;
   const swaps = opts.swaps ?? 100_000;
-  const labels = rowLabels(runs.length);
-  const ascii = labels.some((l) => l.length > 1);
-  const letters = significanceLetters(
-    runs.map((r, i) => ({ name: r.name, label: labels[i] })),
-    metrics,
-    runs.map((r) => metrics.map((m) => r.mean[m])),
-    comparison.tests,
-    alpha,
-  );
-  const marks = (beaten: string[]) => {
-    if (!beaten.length) return "";
-    return ascii ? ` [${beaten.join(",")}]` : beaten.map((l) => SUPERSCRIPTS[l]).join("");
-  };
-  const rows = runs.map((r, i) => [labels[i], r.name, ...metrics.map((m, j) => formatFixed(r.mean[m], 4) + marks(letters[i][j]))]);
+  const table = comparisonPaperTable(runs, comparison, metrics, { swaps, seed: opts.seed ?? 42, queries: opts.queries ?? 0, alpha });
+  const ascii = runs.length > 25;
   const pDigits = Math.max(4, Math.ceil(Math.log10(swaps + 1)));
   const what = [
     `two-sided paired randomization test, ${swaps.toLocaleString("en-US")} random sign flips`,
@@ -59,7 +44,7 @@ export function formatComparison(
     : `Superscripts: significantly better than the run with that label (${what}; p_Holm < ${alpha}).`;
   const testRows = comparison.tests.map((t) => [t.a, t.b, t.metric, formatFixed(t.delta, 4), formatFixed(t.p, pDigits), formatFixed(t.pHolm, pDigits)]);
   return [
-    formatTable(["#", "run", ...metrics], rows),
+    renderText(table),
     legend,
     streamNote(opts.seed ?? 42, comparison.tests.length),
     "",
