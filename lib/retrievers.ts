@@ -7,7 +7,7 @@ import { reactRetriever, reformRetriever, translateRetriever } from "./llm/retri
 import { spacyLoader } from "./data/spacy-tables";
 import { environmentConfig } from "./paths";
 import { createProviders } from "./providers";
-import { chatForMethod } from "./providers/for-methods";
+import { chatForMethod } from "./llm/chat-for-method";
 import { openDataStore, type Store } from "./store";
 import { loadPromptSet, officialPromptsDir, type PromptSetName } from "./llm/prompts";
 import { reformulate, type RewriteKind } from "./llm/reformulate";

@@ -1,7 +1,8 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
-import { EmbeddingError, type Embedder, type Side } from "./types";
+import { EmbeddingError, type Embedder, type Side } from "../models/embed";
 import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
+import { untilFailure } from "../util/pool";
 
 /**
  * The part of the vector store the embedding pipeline needs. With `exclusive`, batches re-read their keys inside it, so
@@ -189,22 +190,10 @@ export async function embedItems(
   };
 
   // The first failure stops new batches; everything stored before it stays stored.
-  let next = 0;
-  let failure: unknown;
-  const worker = async () => {
-    while (failure === undefined && next < batches.length) {
-      const b = next++;
-      try {
-        await runBatch(b);
-      } catch (err) {
-        failure ??= err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency ?? embedder.capacity ?? 2, batches.length) }, worker));
+  const failure = await untilFailure(batches.length, opts.concurrency ?? embedder.capacity ?? 2, runBatch);
   // Noted even after a failure: the vectors stored before it keep their mark.
   if (requests > 0) await cache.noteProvenance?.(fingerprint, fresh);
-  if (failure !== undefined) throw failure;
+  if (failure) throw failure.error;
 
   const cached = keys.filter((k) => !embedded.has(k)).length;
   const vectors: Float32Array[] = [];

@@ -4,7 +4,7 @@
  */
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "../eval/gather-kernel";
-import type { Embedder, EmbedResult, Side } from "./types";
+import type { Embedder, EmbedResult, Side } from "../models/embed";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
 export interface LsiOptions {

@@ -1,29 +1,17 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { Side } from "./types";
+import type { EmbedderSpec, Side } from "../models/embed";
 import type { Config, EmbedNaming } from "../config";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
-export type Provider = "openai" | "gemini" | "lsi";
+export type Provider = EmbedderSpec["provider"];
 
 /** One embedding model as the paper ran it; `{text}` in a template is replaced by the query or article. */
-export interface EmbeddingPreset {
-  name: string;
-  provider: Provider;
-  /** Model name sent to the provider (override per deployment with a user preset). */
-  model: string;
-  /** Vector size, when fixed; also requested from servers that support `dimensions`. */
-  dims?: number;
+export interface EmbeddingPreset extends EmbedderSpec {
   queryTemplate: string;
   documentTemplate: string;
-  /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini; 1 when `input` is "string"). */
-  batchSize?: number;
-  /** "string": one text per request, the body only `model` and `input`, as the authors' notebook posted. */
-  input?: "array" | "string";
-  /** "lmstudio": sent to `GBR_LMSTUDIO_BASE_URL` when set, else to `GBR_EMBED_BASE_URL`. */
-  server?: "lmstudio";
   /** Paper's Recall@100 on all 283 queries, for the reproduction table. */
   paperRecall100?: number;
   note?: string;

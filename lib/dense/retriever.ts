@@ -9,9 +9,8 @@ import { rocchio } from "./rocchio";
 import { defaultVectorStoreUri } from "./vector-store";
 import { openVectorStore, type VectorStore } from "../store/vector-store";
 import { countTemplated, countTokens } from "../text/tokens";
-import { planEmbedder, planVectorView } from "../providers/plan-embed";
-import { embedderForMethod } from "../providers/for-methods";
-import type { EndpointStats } from "../providers/endpoints";
+import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
+import type { EndpointStats } from "../models/servers";
 
 /** The vector store at a URI, opened once per job (its BuildCache): the run's retrievers share one connection. */
 function storeFor(ctx: RunContext): Promise<VectorStore> {

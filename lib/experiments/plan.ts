@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost";
-import { outputGuess } from "../providers/plan-chat";
+import { outputGuess } from "../llm/chat-for-method";
 import type { PlanMode } from "../registry";
 import { runContext } from "../retrievers";
 import type { RunInfo, Work } from "../types";

@@ -3,7 +3,9 @@ import { DEFAULT_CONCURRENCY } from "../config";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { GbrError } from "../util/errors";
-import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
+import { untilFailure } from "../util/pool";
+import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 export interface CachedCallOptions {
   /** A v0.8 per-item result file (JSONL): records there for the same request and model are reused. */
@@ -143,39 +145,31 @@ export async function runCachedCalls<T extends { id: string }, R extends CachedR
   const todo = items.filter((it) => !done.has(it.id));
   log(`${spec.label}: ${items.length} item(s)${done.size ? `, ${done.size} from v0.8 results` : ""}, ${todo.length} through ${model.id}`);
 
-  let failure: { error: unknown; id: string } | undefined;
-  let next = 0;
   let finished = 0;
-  const worker = async () => {
-    while (failure === undefined && next < todo.length) {
-      const item = todo[next++];
-      const req = requests.get(item.id)!;
-      try {
-        const res = await model.complete(req);
-        const rec = spec.toRecord(item, res, {
-          id: item.id,
-          kind: spec.kind,
-          raw: res.raw,
-          usage: res.usage,
-          seconds: res.seconds,
-          model: model.id,
-          requestSha256: shas.get(item.id),
-          ...(res.replayed ? { replayed: true } : {}),
-          ...(res.servedModel ? { servedModel: res.servedModel } : {}),
-          ...(res.standIn ? { standIn: true } : {}),
-        });
-        if (rec.fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
-        done.set(item.id, rec);
-        finished++;
-      } catch (error) {
-        if (failure === undefined) failure = { error, id: item.id };
-      }
-    }
+  const call = async (i: number) => {
+    const item = todo[i];
+    const req = requests.get(item.id)!;
+    const res = await model.complete(req);
+    const rec = spec.toRecord(item, res, {
+      id: item.id,
+      kind: spec.kind,
+      raw: res.raw,
+      usage: res.usage,
+      seconds: res.seconds,
+      model: model.id,
+      requestSha256: shas.get(item.id),
+      ...(res.replayed ? { replayed: true } : {}),
+      ...(res.servedModel ? { servedModel: res.servedModel } : {}),
+      ...(res.standIn ? { standIn: true } : {}),
+    });
+    if (rec.fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
+    done.set(item.id, rec);
+    finished++;
   };
-  const width = Math.max(1, Math.min(opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat, todo.length));
-  await Promise.all(Array.from({ length: width }, worker));
-  if (failure !== undefined) {
-    const { error, id } = failure;
+  const failure = await untilFailure(todo.length, Math.max(1, opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat), call);
+  if (failure) {
+    const { error } = failure;
+    const id = todo[failure.index].id;
     const saved = `; ${finished} answer(s) done, rerun to continue`;
     const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}${saved}`;
     // Keep the error's family and code: callers switch on it, and an offline replay miss stays skipped, not failed.

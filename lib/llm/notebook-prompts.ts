@@ -6,7 +6,7 @@ import { PROMPT_NAMES, PromptError, type ExtraPromptName, type PromptName } from
  * Code cells (nbformat 4), skipping `%%` cell magics. `%`/`!` lines stay for `extractStringConstants`: blanking
  * them here would also hit a prompt line starting with "!" inside a triple-quoted string.
  */
-export function notebookCodeCells(notebookJson: string): string[] {
+function notebookCodeCells(notebookJson: string): string[] {
   let nb: unknown;
   try {
     nb = JSON.parse(notebookJson);

@@ -5,6 +5,7 @@
 import { clean } from "../text/normalize";
 import { PY_WHITESPACE, pySplitLines, pyStrip } from "../text/python-str";
 import type { DocId } from "../types";
+import type { ObserverAnswer } from "./react-parse";
 
 const WS = `[${PY_WHITESPACE}]`;
 /** Python's re.MULTILINE `^`: start or after "\n" only (JS's `m` also matches after "\r", U+2028, U+2029). */
@@ -31,23 +32,11 @@ export function parsePlannerOfficial(raw: string, originalQuery: string): string
   return query !== "" ? query : originalQuery;
 }
 
-/** `parse_observer`'s kept ids, plus the details traces record. */
-export interface OfficialObserverAnswer {
-  /** Kept ids in the order listed, each once. */
-  ids: DocId[];
-  /** id -> `clean` of the text after its first `|` ("" when there is none); for traces only. */
-  reasons: Map<DocId, string>;
-  /** The answer has a `RELEVANT: NONE` line and kept nothing (informational). */
-  none: boolean;
-  /** Candidate ids (text before a `|`) that are not ids of the batch; for traces only. */
-  ignored: string[];
-}
-
 /**
  * As `parse_observer`: cut at the first NOT_RELEVANT:/MISSING:/OBSERVATION:/ANSWER: line; per `splitlines()` line,
  * strip, drop `-*•` bullets, id = `clean` of the text before the first `|`. Numbering or bold keeps nothing.
  */
-export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>): OfficialObserverAnswer {
+export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>): ObserverAnswer {
   let text = officialAnswerText(raw);
   const cut = OBSERVER_CUT.exec(text);
   if (cut) text = text.slice(0, cut.index);

@@ -6,8 +6,10 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
-import type { ParserName } from "./types";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
+
+/** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
+export type ParserName = "official" | "project";
 
 /** The nine prompt constants of the paper's notebook, in its order. */
 export const PROMPT_NAMES = [
@@ -133,9 +135,18 @@ function readUtf8(file: string): string {
   }
 }
 
-/** CRLF made LF (Windows editors must not change the hash); the final newline dropped (constants have none). */
-function normalizeFileText(text: string): string {
-  return text.replace(/\r\n?/g, "\n").replace(/\n$/, "");
+/**
+ * A project prompt file as sent: strict UTF-8, CRLF made LF (Windows editors must not change the hash), the final
+ * newline dropped (constants have none); one lacking a placeholder it needs fails loudly.
+ *
+ * @example
+ * readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages"]);
+ */
+export function readPromptFile(file: string, placeholders: readonly string[] = []): string {
+  const text = readUtf8(file).replace(/\r\n?/g, "\n").replace(/\n$/, "");
+  const absent = placeholders.filter((ph) => !text.includes(`{${ph}}`));
+  if (absent.length > 0) throw new PromptError(`${file}: lacks placeholder(s) ${absent.map((a) => `{${a}}`).join(", ")}`, "INVALID");
+  return text;
 }
 
 /** "project" from the package's files; "official" from the `gbr prompts pull` cache, checked against its sha256. */
@@ -161,19 +172,14 @@ function loadProjectSet(dir: string): PromptSet {
       missing.push(`${p}.txt`);
       continue;
     }
-    const text = normalizeFileText(readUtf8(file));
-    const absent = PROMPT_PLACEHOLDERS[p].filter((ph) => !text.includes(`{${ph}}`));
-    if (absent.length > 0) {
-      throw new PromptError(`${file}: lacks placeholder(s) ${absent.map((a) => `{${a}}`).join(", ")}`, "INVALID");
-    }
-    texts[p] = text;
-    sha256[p] = sha256Text(text);
+    texts[p] = readPromptFile(file, PROMPT_PLACEHOLDERS[p]);
+    sha256[p] = sha256Text(texts[p]);
   }
   if (missing.length > 0) throw new PromptError(`${dir}: missing prompt file(s) ${missing.join(", ")}`, "INVALID");
   const extras: PromptSet["extras"] = {};
   for (const e of EXTRA_PROMPT_NAMES) {
     const file = path.join(dir, `${e}.txt`);
-    if (existsSync(file)) extras[e] = normalizeFileText(readUtf8(file));
+    if (existsSync(file)) extras[e] = readPromptFile(file);
   }
   return { name: "project", source: dir, sha256, texts, extras };
 }

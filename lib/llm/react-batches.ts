@@ -3,7 +3,7 @@ import type { DocId } from "../types";
 import { countTokens, countTokensJoined, countTokensRemembered } from "../text/tokens";
 import { fillPrompt } from "./prompts";
 import { OBSERVER_DOC_SEPARATOR, observerMessage, renderObserverDocs, type ReactPrompts } from "./react-prompts";
-import { ChatError } from "./types";
+import { ChatError } from "../models/chat";
 
 /** Observer prompt budget in o200k tokens (system + user + chat overhead must stay below it). */
 export const OBSERVER_BUDGET_TOKENS = 84_000;

@@ -1,7 +1,7 @@
 /** The project's REACT answer readers, lenient about bold labels, bullets, numbering, backticks, a missing `|`. */
 import { clean } from "../text/normalize";
 import type { DocId } from "../types";
-import { stripReasoning } from "./types";
+import { stripReasoning } from "../models/chat";
 
 
 // Anchored at line start so "…the query: …" in the REASON prose is not the label (the authors' regex is too).
@@ -15,6 +15,7 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
   return query.length > 0 ? query : originalQuery;
 }
 
+/** An observer's answer read, by the project's parser or the authors' (`parseObserverOfficial`). */
 export interface ObserverAnswer {
   /** Kept ids of the batch, in the order the observer listed them, each once. */
   ids: DocId[];

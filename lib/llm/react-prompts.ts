@@ -4,7 +4,8 @@ import type { DocId } from "../types";
 import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial } from "./official-parsers";
 import { fillPrompt, type PromptSet } from "./prompts";
 import { parseObserverAnswer, parsePlannerAnswer, type ObserverAnswer } from "./react-parse";
-import { stripReasoning, type ParserName } from "./types";
+import { stripReasoning } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 /** Kept articles whose full texts the planner sees from round 2 on. */
 export const PLANNER_KEPT_DOCS = 27;
@@ -46,7 +47,7 @@ export function renderObserverDocs(docs: readonly { id: DocId; text: string }[])
 export const OBSERVER_DOC_SEPARATOR = "\n\n";
 
 /** `{query_history}`: one `- Γύρος {round}: {query}` line per earlier round, round 1 first. */
-export function renderQueryHistory(queries: readonly string[]): string {
+function renderQueryHistory(queries: readonly string[]): string {
   return queries.map((q, i) => `- Γύρος ${i + 1}: ${q}`).join("\n");
 }
 
@@ -54,7 +55,7 @@ export function renderQueryHistory(queries: readonly string[]): string {
 export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
 
 /** `{kept_docs_summary}`: kept texts without ids as `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]` blocks; callers pass the first 27. */
-export function renderKeptDocs(texts: readonly string[]): string {
+function renderKeptDocs(texts: readonly string[]): string {
   return texts.length ? texts.map((t) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${t}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`).join("\n\n") : NOTHING_KEPT_YET;
 }
 

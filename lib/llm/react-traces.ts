@@ -5,7 +5,8 @@ import path from "node:path";
 import { writeFault } from "../util/errors";
 import type { DocId, QueryId } from "../types";
 import type { RecordKind } from "../store";
-import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage, type ParserName } from "./types";
+import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 
 export interface ReactCall {

@@ -8,6 +8,7 @@ import type { Doc, DocId, Query, QueryId, Run } from "../types";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { Bm25Scorer } from "../sparse/bm25";
 import { compareCodePoints } from "../util/code-points";
+import { untilFailure } from "../util/pool";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
 import {
@@ -25,13 +26,13 @@ import {
   type ReactTotals,
   type ReactTrace,
 } from "./react-traces";
-import type { ChatModel, ChatRequest } from "./types";
+import type { ChatModel, ChatRequest } from "../models/chat";
 import type { Store } from "../store";
 
 /** Rounds per query in the paper. */
-export const REACT_ROUNDS = 10;
+const REACT_ROUNDS = 10;
 /** BM25 depth per round and the cap of the final ranking. */
-export const REACT_DEPTH = 100;
+const REACT_DEPTH = 100;
 
 
 export interface KeptInfo {
@@ -300,24 +301,9 @@ export function isReactRun(run: Run): run is ReactRun {
 /** A complete saved trace serves only the same method, query and rounds (each planner prompt says "round i of N"). */
 function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
   if (t === undefined || t.version !== 2 || t.complete !== true || !t.config || !Array.isArray(t.rounds)) return false;
-  const s = settings(ctx);
-  const c = t.config;
-  return (
-    t.query?.id === q.id &&
-    t.query.text === q.text &&
-    c.parser === (ctx.parser ?? reactParserFor("project")).name &&
-    c.promptsSha256 === reactPromptsSha256(ctx.prompts) &&
-    c.planner === ctx.planner.id &&
-    c.observer === ctx.observer.id &&
-    c.rounds === s.rounds &&
-    c.temperature === s.temperature &&
-    c.topP === s.topP &&
-    c.reasoningEffort === s.reasoningEffort &&
-    c.maxTokens === s.maxTokens &&
-    c.observerMaxTokens === s.observerMaxTokens &&
-    c.budgetTokens === s.budgetTokens &&
-    t.rounds.length === s.rounds
-  );
+  const want = traceConfig(ctx);
+  const config = t.config as unknown as Record<string, unknown>;
+  return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
 }
 
 /**
@@ -337,8 +323,6 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
 
   const traces: (ReactTrace | undefined)[] = new Array(queries.length);
   const fromFile: boolean[] = new Array(queries.length).fill(false);
-  let next = 0;
-  let failure: { error: unknown } | undefined;
 
   const one = async (i: number) => {
     const q = queries[i];
@@ -382,17 +366,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     done(record.trace, !made);
   };
 
-  const worker = async () => {
-    while (!failure && next < queries.length) {
-      const i = next++;
-      try {
-        await one(i);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, queries.length) }, worker));
+  const failure = await untilFailure(queries.length, concurrency, one);
   if (failure) throw failure.error;
 
   const result: ReactRunResult = {

@@ -1,10 +1,10 @@
 /** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, type PromptSet } from "./prompts";
-import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } from "./types";
+import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, readPromptFile, type PromptSet } from "./prompts";
+import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 export type RewriteKind = "sparse" | "dense";
 
@@ -75,7 +75,7 @@ export interface RewriteRecord extends CachedRecord {
 let projectRewriteSystem: string | undefined;
 
 /** The set's REWRITE_SYSTEM, else the project's for the project set; an official set without one is an error. */
-export function rewriteSystemFor(prompts: PromptSet): string {
+function rewriteSystemFor(prompts: PromptSet): string {
   if (prompts.extras.REWRITE_SYSTEM !== undefined) return prompts.extras.REWRITE_SYSTEM;
   // A stand-in system message would silently make every official request differ from the authors': refuse.
   if (prompts.name === "official") {
@@ -85,10 +85,7 @@ export function rewriteSystemFor(prompts: PromptSet): string {
       "MISSING_CONSTANTS",
     );
   }
-  if (projectRewriteSystem === undefined) {
-    const file = path.join(PROJECT_PROMPTS_DIR, "REWRITE_SYSTEM.txt");
-    projectRewriteSystem = readFileSync(file, "utf8").replace(/\r\n?/g, "\n").replace(/\n$/, "");
-  }
+  projectRewriteSystem ??= readPromptFile(path.join(PROJECT_PROMPTS_DIR, "REWRITE_SYSTEM.txt"));
   return projectRewriteSystem;
 }
 
@@ -106,7 +103,7 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
  * The project parser falls back to the original query when empty (`fallback`); the authors' `parseRewriteOfficial`
  * leaves it empty, as the notebook searches with it (`empty`).
  */
-export function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
+function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
   if (parser === "official") {
     const text = parseRewriteOfficial(raw);
     return { text, fallback: false, empty: text === "" };

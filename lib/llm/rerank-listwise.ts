@@ -3,16 +3,15 @@
  * sliding bottom-up so a strong low article climbs in one pass. Always the project's prompts (the authors have none).
  */
 import { DEFAULT_CONCURRENCY } from "../config";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from "../types";
 import { DataError, GbrError, isUnavailable } from "../util/errors";
 import { splitModelId } from "../util/model-id";
 import { addCosts, zeroWork } from "../eval/run-cost";
 import { createSemaphore } from "../util/semaphore";
-import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, PromptError, sha256Text } from "./prompts";
+import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile, sha256Text } from "./prompts";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
-import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "./types";
+import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
 
 /** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
 export const RERANK_PARAMS = {
@@ -111,29 +110,11 @@ export interface RerankPrompts {
 
 let loaded: RerankPrompts | undefined;
 
-/** Strict UTF-8: a mis-encoded prompt file must fail, not send U+FFFD to the model. */
-const UTF8 = new TextDecoder("utf-8", { fatal: true });
-
-/** A prompt file as prompts.ts normalises the project's files: LF line ends, no final newline. */
-function readPromptFile(name: string, placeholders: readonly string[]): string {
-  const file = path.join(PROJECT_PROMPTS_DIR, `${name}.txt`);
-  let text: string;
-  try {
-    text = UTF8.decode(readFileSync(file));
-  } catch (err) {
-    throw new PromptError(`${file}: unreadable (${(err as Error).message})`, "INVALID", { cause: err });
-  }
-  text = text.replace(/\r\n?/g, "\n").replace(/\n$/, "");
-  const absent = placeholders.filter((p) => !text.includes(`{${p}}`));
-  if (absent.length > 0) throw new PromptError(`${file}: lacks placeholder(s) ${absent.map((a) => `{${a}}`).join(", ")}`, "INVALID");
-  return text;
-}
-
 /** Read once per process. */
-export function rerankPrompts(): RerankPrompts {
+function rerankPrompts(): RerankPrompts {
   if (!loaded) {
-    const system = readPromptFile("RERANK_SYSTEM", []);
-    const user = readPromptFile("RERANK_USER", ["query", "passages", "count", "chars"]);
+    const system = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_SYSTEM.txt"));
+    const user = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages", "count", "chars"]);
     loaded = { system, user, sha256: { RERANK_SYSTEM: sha256Text(system), RERANK_USER: sha256Text(user) } };
   }
   return loaded;

@@ -5,14 +5,14 @@ import type { RetrieverOptions, RunContext } from "../registry";
 import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, secondsOf, timed } from "../eval/run-cost";
-import { chatParams, type ChatModel, type ChatUsage } from "./types";
+import { chatParams, type ChatModel, type ChatUsage } from "../models/chat";
 import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor, reactPromptsOf } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
-import { chatForMethod } from "../providers/for-methods";
+import { chatForMethod } from "./chat-for-method";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
 

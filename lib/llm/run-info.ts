@@ -3,7 +3,7 @@ import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
 import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
-import type { ChatModel, ChatParams, ChatUsage } from "./types";
+import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
 /** One request a method made (or whose saved answer it reused). */
 export interface RequestEntry {
@@ -18,7 +18,7 @@ export interface RequestEntry {
 }
 
 /** Distinct generation parameters per role with request counts (first-seen order), and how many were reused. */
-export function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
+function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
   const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
   let reused = 0;
   const served = new Set<string>();

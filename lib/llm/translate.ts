@@ -2,7 +2,8 @@
 import { parseTranslationOfficial } from "./official-parsers";
 import { fillPrompt, parserFor, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
-import { stripReasoning, type ChatModel, type ChatRequest, type ParserName } from "./types";
+import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
+import type { ParserName } from "./prompts";
 
 /** Filled into {text_type}. */
 export type TextType = "article" | "query";
@@ -42,7 +43,7 @@ export function cleanTranslation(text: string): string {
 }
 
 /** "project": `cleanTranslation`, else the source text; "official": as the notebook stores it, empty or not. */
-export function translationOf(raw: string, parser: ParserName, source: string): { text: string; fallback: boolean } {
+function translationOf(raw: string, parser: ParserName, source: string): { text: string; fallback: boolean } {
   if (parser === "official") return { text: parseTranslationOfficial(raw), fallback: false };
   const english = cleanTranslation(raw);
   return english === "" ? { text: source, fallback: true } : { text: english, fallback: false };

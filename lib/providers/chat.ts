@@ -2,7 +2,7 @@
 import type { Config } from "../config";
 import { geminiChatFrom, geminiChatModel } from "./gemini-chat";
 import { openaiChatFrom, openaiChatModel } from "./openai-chat";
-import { ChatError, type ChatModel } from "../llm/types";
+import { ChatError, type ChatModel } from "../models/chat";
 
 /**
  * Which provider a chat model name means ("openai:"/"gemini:" prefixes, else a "gemini…" name is Gemini) and the

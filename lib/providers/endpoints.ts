@@ -1,13 +1,6 @@
 /** One model over several servers, fewest in flight first; a failing server is set aside (doubling backoff). */
 import { backoffDelay } from "../util/retry";
-
-export interface EndpointStats {
-  endpoint: string;
-  sent: number;
-  answered: number;
-  failed: number;
-  lastError?: string;
-}
+import type { EndpointStats } from "../models/servers";
 
 export interface SpreadOptions {
   /** Tries of one request over the endpoints before its error is thrown (default 8). */
@@ -17,8 +10,36 @@ export interface SpreadOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** A model client as a spread sees it: what it is, where it sends, how many requests it takes at once. */
+interface Spreadable {
+  readonly id: string;
+  readonly endpoint?: string;
+  readonly capacity?: number;
+}
+
+/**
+ * `clients` (one per endpoint, each limiting its own requests in flight) as one: `run` sends through the least busy and
+ * tries another when `isServerFailure` blames the endpoint; `reports` is what the whole reports of itself.
+ *
+ * @example
+ * const { run, reports } = spread(models, (err) => err instanceof ChatProviderError);
+ * const model = { ...reports, complete: (req) => run((m) => m.complete(req)) };
+ */
+export function spread<C extends Spreadable>(clients: readonly C[], isServerFailure: (err: unknown) => boolean, opts: SpreadOptions = {}) {
+  const s = new EndpointSpread(clients.map((c) => ({ client: c, endpoint: c.endpoint ?? c.id })), isServerFailure, opts);
+  return {
+    run: <R>(send: (client: C) => Promise<R>) => s.run(send),
+    reports: {
+      id: clients[0].id,
+      endpoint: clients.map((c) => c.endpoint ?? c.id).join(", "),
+      endpointStats: () => s.stats(),
+      capacity: clients.reduce((n, c) => n + (c.capacity ?? 1), 0),
+    },
+  };
+}
+
 /** Clients of several endpoints as one: `run` tries another when `isServerFailure` blames the endpoint. */
-export class EndpointSpread<C> {
+class EndpointSpread<C> {
   private readonly state: { client: C; inFlight: number; downUntil: number; strikes: number; stats: EndpointStats }[];
   private readonly attempts: number;
   private readonly sleep: (ms: number) => Promise<void>;

@@ -4,63 +4,34 @@
  */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
-import { createSemaphore } from "../util/semaphore";
-import { classifyGeminiAttempt, describeGeminiFailure, GEMINI_API_ORIGIN, GeminiAttemptFailure, geminiClient, geminiEndpoint, observeGeminiFetch } from "./gemini-http";
-import { endpointOrigin, redactSecrets } from "../util/http";
-import { retryWithBackoff } from "../util/retry";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
+import { attemptsMade, GeminiAttemptFailure, geminiEndpoint, geminiServer, type GeminiServerOptions } from "./gemini-http";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import { servedByGemini } from "./served-by";
 
 /** Used when neither an argument nor GBR_CHAT_MODEL names one. */
-export const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
+const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
 
-export interface GeminiChatOptions {
-  apiKey: string;
+export interface GeminiChatOptions extends GeminiServerOptions {
   /** e.g. "gemini-2.5-flash" ("models/" prefix optional). */
   model: string;
-  /** API root without version (default: Google's). */
-  baseUrl?: string;
-  /** Attempts per call, the first included (default 5). */
-  attempts?: number;
-  /** One attempt's deadline in ms (default 600 000: thinking models take minutes; Google stops at 10 min). */
-  timeoutMs?: number;
-  concurrency?: number;
-  /** First backoff in ms without Retry-After (default 1000). */
-  retryBaseMs?: number;
-  /** Longest backoff in ms without Retry-After (default 60000). */
-  retryMaxMs?: number;
 }
 
 /**
  * A ChatModel over the Gemini API. The answer is the first candidate's non-thought text; `usage.output` counts
- * thinking tokens too, as Google bills them. An empty answer (MAX_TOKENS, SAFETY) is returned as such.
+ * thinking tokens too, as Google bills them. An empty answer (MAX_TOKENS, SAFETY) is returned as such. The deadline per
+ * attempt defaults to 600 s: thinking models take minutes; Google stops at 10 min.
  */
 export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const apiKey = opts.apiKey?.trim();
   if (!apiKey) throw new ChatError("geminiChat: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
   const model = geminiModelName(opts.model ?? "");
   if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
-  const attempts = opts.attempts ?? 5;
-  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000;
-  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY.chat;
-  for (const [name, v] of Object.entries({ attempts, timeoutMs, concurrency })) {
-    if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`geminiChat: ${name} must be a positive integer, got ${v}`);
-  }
-  const retryBaseMs = opts.retryBaseMs ?? 1000;
-  const retryMaxMs = opts.retryMaxMs ?? 60_000;
-  const baseUrl = opts.baseUrl?.trim().replace(/\/+$/, "") || undefined;
-  const where = baseUrl ?? "the Gemini API";
   const id = `gemini:${model}`;
-  // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
-  const redact = (s: string) => redactSecrets(s, [apiKey]);
+  const settings = { ...opts, apiKey, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat };
+  const api = geminiServer("geminiChat", id, settings, {});
+  const where = `${id} at ${api.where}`;
 
-  const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
-  const limit = createSemaphore(concurrency);
-
-  /** One HTTP attempt; failures come back as GeminiAttemptFailure for the retry loop to judge. */
-  async function attemptOnce(req: ChatRequest): Promise<{ response: GenerateContentResponse; body: unknown }> {
-    // The raw body too: the SDK drops fields it does not know, such as the test double's mark.
-    const seen = observeGeminiFetch({ timeoutMs, readBody: true });
+  async function complete(req: ChatRequest): Promise<ChatResponse> {
     const config: GenerateContentConfig = {
       // Left out when empty: Gemini rejects a systemInstruction without text.
       ...(req.system ? { systemInstruction: req.system } : {}),
@@ -68,48 +39,20 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
       ...(req.topP !== undefined ? { topP: req.topP } : {}),
       ...(req.maxTokens !== undefined ? { maxOutputTokens: req.maxTokens } : {}),
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
-      httpOptions: { fetch: seen.fetch },
     };
-    try {
-      const response = await ai.models.generateContent({ model, contents: req.user, config });
-      return { response, body: await seen.body() };
-    } catch (err) {
-      throw describeGeminiFailure(err, { retryAfterHeaderMs: seen.retryAfterMs(), timeoutMs, where, redact });
-    }
-  }
-
-  async function complete(req: ChatRequest): Promise<ChatResponse> {
-    // The slot is held across backoff sleeps: when told to slow down, the model as a whole should send less.
-    return limit.run(async () => {
-      const started = performance.now();
-      let made = 0;
-      let answer: { response: GenerateContentResponse; body: unknown };
-      try {
-        answer = await retryWithBackoff(
-          (attempt) => {
-            made = attempt;
-            return attemptOnce(req);
-          },
-          { attempts, baseMs: retryBaseMs, maxMs: retryMaxMs, classify: classifyGeminiAttempt, maxWaitMs: timeoutMs, label: `${id} at ${where}` },
-        );
-      } catch (err) {
-        const tries = `${made} attempt${made === 1 ? "" : "s"}`;
-        if (err instanceof GeminiAttemptFailure) {
-          throw new ChatProviderError(redact(`${id} at ${where} (${tries}): ${err.message}`), "PROVIDER", err.status);
-        }
-        // Anything else is a bug of ours or of the SDK; still never let the key out.
+    const { value: response, body, seconds } = await api.send(
+      (fetch) => api.ai.models.generateContent({ model, contents: req.user, config: { ...config, httpOptions: { fetch } } }),
+      (err, made) => {
+        // Anything but an attempt's failure is a bug of ours or of the SDK; still never let the key out.
         const message = err instanceof Error ? err.message : String(err);
-        throw new ChatProviderError(redact(`${id} at ${where} (${tries}): ${message}`), "PROVIDER", undefined);
-      }
-      const seconds = (performance.now() - started) / 1000;
-      const { response, body } = answer;
-      const raw = answerText(response, `${id} at ${where}`);
-      const usage = usageOf(response);
-      return { text: stripReasoning(raw), raw, usage, seconds, ...servedByGemini(body, response.modelVersion) };
-    });
+        return new ChatProviderError(api.redact(`${where} (${attemptsMade(made)}): ${message}`), "PROVIDER", err instanceof GeminiAttemptFailure ? err.status : undefined);
+      },
+    );
+    const raw = answerText(response, where);
+    return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds, ...servedByGemini(body, response.modelVersion) };
   }
 
-  return { id, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN), complete };
+  return { id, endpoint: api.endpoint, complete };
 }
 
 /** The Gemini chat model of a configuration; ChatError "NOT_CONFIGURED" without a key. */

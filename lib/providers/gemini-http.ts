@@ -2,16 +2,17 @@
 import type { GoogleGenAI } from "@google/genai";
 import { genaiSdk } from "../util/sdk";
 import { printable } from "../util/printable";
-import { retryAfterMs } from "../util/retry";
+import { retryAfterMs, retryWithBackoff } from "../util/retry";
 import { GbrError } from "../util/errors";
-import { checkedBaseUrl, deadlineFetch, deadlinePassed } from "../util/http";
+import { checkedBaseUrl, deadlineFetch, deadlinePassed, endpointOrigin, redactSecrets } from "../util/http";
+import { createSemaphore } from "../util/semaphore";
 import type { Config } from "../config";
 
 /** Where the Gemini API is served when no base URL is configured. */
 export const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
 /** Busy or briefly broken, not refusing the request (400, 403, 404 are final). */
-export const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** One failed attempt, described key-free and classified for `retryWithBackoff`. */
 export class GeminiAttemptFailure extends GbrError {
@@ -31,6 +32,69 @@ export class GeminiAttemptFailure extends GbrError {
 export function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?: number } {
   return err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false };
 }
+
+export interface GeminiServerOptions {
+  apiKey: string;
+  /** API root without version (default: Google's). */
+  baseUrl?: string;
+  /** Attempts per call, the first included (default 5). */
+  attempts?: number;
+  /** One attempt's deadline in ms. */
+  timeoutMs?: number;
+  concurrency?: number;
+  /** First backoff in ms without Retry-After (default 1000). */
+  retryBaseMs?: number;
+  /** Longest backoff in ms without Retry-After (default 60000). */
+  retryMaxMs?: number;
+}
+
+/**
+ * The Gemini API for one model client (its key checked by the caller): the settings checked, and `send`, which runs `call` (one SDK call given our own
+ * `fetch`) under the requests-in-flight limit (the slot held across backoff sleeps: told to slow down, the client as a
+ * whole sends less), retried; it answers with the raw JSON body (for fields the SDK drops) and the attempts made, and
+ * a final failure goes to `fail` with the attempts made. Messages never hold the key (`redact`).
+ *
+ * @example
+ * const api = geminiServer("geminiChat", "gemini:gemini-2.5-flash", { apiKey, timeoutMs: 60_000, concurrency: 4 }, {});
+ * const { value } = await api.send((fetch) => api.ai.models.generateContent({ model, contents, config: { httpOptions: { fetch } } }), (err) => err as Error);
+ */
+export function geminiServer(what: string, id: string, o: GeminiServerOptions & { timeoutMs: number; concurrency: number }, more: Record<string, number>) {
+  const { apiKey, timeoutMs, concurrency } = o;
+  const attempts = o.attempts ?? 5;
+  for (const [name, v] of Object.entries({ ...more, attempts, timeoutMs, concurrency })) {
+    if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`${what}: ${name} must be a positive integer, got ${v}`);
+  }
+  const baseUrl = o.baseUrl?.trim().replace(/\/+$/, "") || undefined;
+  const where = baseUrl ?? "the Gemini API";
+  // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
+  const redact = (s: string) => redactSecrets(s, [apiKey]);
+  const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
+  const limit = createSemaphore(concurrency);
+  const retry = { attempts, baseMs: o.retryBaseMs ?? 1000, maxMs: o.retryMaxMs ?? 60_000, classify: classifyGeminiAttempt, maxWaitMs: timeoutMs, label: `${id} at ${where}` };
+  const send = <T>(call: (fetch: ObservedFetch["fetch"]) => Promise<T>, fail: (err: unknown, made: number) => Error) =>
+    limit.run(async () => {
+      const started = performance.now();
+      let made = 0;
+      try {
+        const { value, body } = await retryWithBackoff(async (attempt) => {
+          made = attempt;
+          const seen = observeGeminiFetch({ timeoutMs, readBody: true });
+          try {
+            return { value: await call(seen.fetch), body: await seen.body() };
+          } catch (err) {
+            throw describeGeminiFailure(err, { retryAfterHeaderMs: seen.retryAfterMs(), timeoutMs, where, redact });
+          }
+        }, retry);
+        return { value, body, made, seconds: (performance.now() - started) / 1000 };
+      } catch (err) {
+        throw fail(err, made);
+      }
+    });
+  return { ai, send, redact, where, capacity: concurrency, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN) };
+}
+
+/** "3 attempts": how many a failure took, for its message. */
+export const attemptsMade = (made: number) => `${made} attempt${made === 1 ? "" : "s"}`;
 
 /** A client making exactly one attempt per call (no retryOptions): the SDK's retries would ignore Retry-After. */
 export function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }): GoogleGenAI {
@@ -99,7 +163,7 @@ export function describeGeminiFailure(
 }
 
 /** The fields we use from a Google API error body; tolerant of non-JSON bodies. */
-export function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
+function parseGoogleError(text: string): { message?: string; status?: string; retryDelayMs?: number } {
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown; status?: unknown; details?: unknown } };
     const error = body?.error;

@@ -3,9 +3,8 @@
  * endpoint, adapted to 429/503; one rate-cap window per kind, as paid limits are per account) -> meter.
  */
 import type { Config } from "../config";
-import type { EmbeddingPreset } from "../dense/presets";
-import type { Embedder } from "../dense/types";
-import { withComplete, type ChatModel } from "../llm/types";
+import type { Embedder, EmbedderSpec } from "../models/embed";
+import { withComplete, type ChatModel } from "../models/chat";
 import { checkedBaseUrl } from "../util/http";
 import { countTokens } from "../text/tokens";
 import { chatModelFrom, chatModelId } from "./chat";
@@ -14,7 +13,8 @@ import { openaiEmbedderFrom } from "./openai-embedder";
 import { RateCap } from "./rate-cap";
 import { UsageMeter, type Pricer } from "./usage-meter";
 import { splitModelId } from "../util/model-id";
-import { rerankClientFrom, type RerankClient } from "./rerank-client";
+import { rerankClientFrom } from "./rerank-client";
+import type { RerankClient } from "../models/rerank";
 
 /** One run's model servers, built on first use and shared by every method of the run. */
 export interface Providers {
@@ -26,7 +26,7 @@ export interface Providers {
   /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
   chatId(name?: string): string;
   /** The embedder a preset runs on; throws EmbeddingError "NOT_CONFIGURED" when its server is not set. */
-  embedder(p: EmbeddingPreset): Embedder;
+  embedder(p: EmbedderSpec): Embedder;
   /** The cross-encoder server; throws RerankError "NOT_CONFIGURED" when `GBR_RERANK_BASE_URL` is not set. */
   reranker(): RerankClient;
 }
@@ -47,24 +47,24 @@ export function createProviders(config: Config, opts: { pricer?: Pricer } = {}):
     chat(name) {
       const key = name?.trim() ?? "";
       let chat = chats.get(key);
-      if (!chat) chats.set(key, (chat = meterChat(capChat(chatModelFrom(config, name), caps.chat), meter)));
+      if (!chat) chats.set(key, (chat = chargedChat(chatModelFrom(config, name), caps.chat, meter)));
       return chat;
     },
     chatId: (name) => chatModelId(config, name),
     embedder(p) {
       const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server]);
       let e = embedders.get(key);
-      if (!e) embedders.set(key, (e = meterEmbedder(capEmbedder(presetEmbedder(config, p), caps.embed), meter, p.model)));
+      if (!e) embedders.set(key, (e = chargedEmbedder(presetEmbedder(config, p), caps.embed, meter, p.model)));
       return e;
     },
     reranker() {
-      return (reranker ??= meterRerank(capRerank(rerankClientFrom(config.rerank), caps.rerank), meter));
+      return (reranker ??= chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter));
     },
   };
 }
 
 /** A preset's server: Gemini, LM Studio for authors-named presets (when set), else the embedding servers. */
-function presetEmbedder(config: Config, p: EmbeddingPreset): Embedder {
+function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
   if (p.provider === "gemini") return geminiEmbedderFrom(config, p.model, p.dims, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   if (p.provider === "openai") {
     const lmstudio = p.server === "lmstudio" ? config.embed.lmstudio : undefined;
@@ -77,50 +77,35 @@ function presetEmbedder(config: Config, p: EmbeddingPreset): Embedder {
   throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
 }
 
-/** Chat requests under the chat caps: each reserves its o200k input count plus its output limit. */
-function capChat(chat: ChatModel, cap: RateCap | undefined): ChatModel {
-  if (!cap) return chat;
-  return withComplete(chat, (req) =>
-    cap.run(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0), () => chat.complete(req), (r) => r.usage.input + r.usage.output),
-  );
-}
-
-/** Embedding requests under the embedding caps: each reserves the o200k count of its texts. */
-function capEmbedder(embedder: Embedder, cap: RateCap | undefined): Embedder {
-  if (!cap) return embedder;
-  const embed: Embedder["embed"] = (texts, side) => cap.run(texts.reduce((n, t) => n + countTokens(t), 0), () => embedder.embed(texts, side), (r) => r.tokens);
-  return { ...embedder, embed };
-}
-
-/** Rerank requests under the rerank caps: each reserves its query (once per article) and articles. */
-function capRerank(client: RerankClient, cap: RateCap | undefined): RerankClient {
-  if (!cap) return client;
-  const rerank: RerankClient["rerank"] = (model, query, documents) =>
-    cap.run(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0), () => client.rerank(model, query, documents), (r) => r.tokens);
-  return { ...client, rerank };
-}
-
-function meterChat(chat: ChatModel, meter: UsageMeter): ChatModel {
+/**
+ * Chat requests under the chat caps (each reserves its o200k input count plus its output limit), each answer metered.
+ */
+function chargedChat(chat: ChatModel, cap: RateCap | undefined, meter: UsageMeter): ChatModel {
   const model = splitModelId(chat.id).model;
   return withComplete(chat, async (req) => {
-    const res = await chat.complete(req);
+    const call = () => chat.complete(req);
+    const res = cap ? await cap.run(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0), call, (r) => r.usage.input + r.usage.output) : await call();
     meter.record("chat", res.usage.input + res.usage.output, { model, ...res.usage });
     return res;
   });
 }
 
-function meterEmbedder(embedder: Embedder, meter: UsageMeter, model: string): Embedder {
+/** Embedding requests under the embedding caps (each reserves the o200k count of its texts), each answer metered. */
+function chargedEmbedder(embedder: Embedder, cap: RateCap | undefined, meter: UsageMeter, model: string): Embedder {
   const embed: Embedder["embed"] = async (texts, side) => {
-    const res = await embedder.embed(texts, side);
+    const call = () => embedder.embed(texts, side);
+    const res = cap ? await cap.run(texts.reduce((n, t) => n + countTokens(t), 0), call, (r) => r.tokens) : await call();
     meter.record("embed", res.tokens ?? 0, { model, input: res.tokens ?? 0, output: 0 });
     return res;
   };
   return { ...embedder, embed };
 }
 
-function meterRerank(client: RerankClient, meter: UsageMeter): RerankClient {
+/** Rerank requests under the rerank caps (each reserves its query, once per article, and articles), each metered. */
+function chargedRerank(client: RerankClient, cap: RateCap | undefined, meter: UsageMeter): RerankClient {
   const rerank: RerankClient["rerank"] = async (model, query, documents) => {
-    const res = await client.rerank(model, query, documents);
+    const call = () => client.rerank(model, query, documents);
+    const res = cap ? await cap.run(countTokens(query) * documents.length + documents.reduce((n, d) => n + countTokens(d), 0), call, (r) => r.tokens) : await call();
     if (documents.length > 0) meter.record("rerank", documents.length);
     return res;
   };

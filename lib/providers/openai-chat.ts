@@ -1,64 +1,36 @@
 /** OpenAI-compatible chat via the `openai` SDK, one attempt per SDK call, retried and timed by our own loop and deadline. */
-import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
-import { spreadChat } from "./chat-endpoints";
+import { spread, type SpreadOptions } from "./endpoints";
 import type OpenAI from "openai";
-import { createSemaphore } from "../util/semaphore";
-import { checkedBaseUrl, deadlineFetch, endpointOrigin } from "../util/http";
-import { classifyOpenAIAttempt, describeOpenAIError, errorMentionsKey, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
-import { retryWithBackoff } from "../util/retry";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../llm/types";
-import { openaiSdk } from "../util/sdk";
+import { checkedBaseUrl } from "../util/http";
+import { openaiServer, type OpenAIServerOptions } from "./openai-client";
+import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
+import type { EndpointStats } from "../models/servers";
 import { servedByOpenAI } from "./served-by";
 
-export { ChatProviderError } from "../llm/types";
-
-export interface OpenAIChatOptions {
+export interface OpenAIChatOptions extends OpenAIServerOptions {
   /** e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */
   model: string;
-  /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
-  baseURL: string;
-  /** Local servers usually ignore it. */
-  apiKey?: string;
-  /** Retries after the first attempt (default 4). */
-  maxRetries?: number;
-  /** Per-attempt deadline in ms, body included (default 600 000: a reasoning model can think for minutes, unstreamed). */
-  timeoutMs?: number;
-  concurrency?: number;
   /** OpenAI's reasoning models (o-series, gpt-5) want "max_completion_tokens", which local servers may not know. */
   maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
 
-const DEFAULTS = { maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.chat * 1000 } as const;
-
 /** The paper's chat model (DESIGN.md §6). */
 const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
-/** A ChatModel over an OpenAI-compatible server; `text` drops reasoning (and a `reasoning` field); "" stays "". */
+/**
+ * A ChatModel over an OpenAI-compatible server; `text` drops reasoning (and a `reasoning` field); "" stays "". The
+ * deadline per attempt defaults to 600 s: a reasoning model can think for minutes, unstreamed.
+ */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const { model, baseURL } = opts;
   if (!model) throw new ChatError("openai chat: model name is empty", "NOT_CONFIGURED");
   if (!baseURL) throw new ChatError(`openai chat (${model}): base URL is empty`, "NOT_CONFIGURED");
-  const apiKey = opts.apiKey || OPENAI_PLACEHOLDER_KEY;
-  const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
-  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
-  const concurrency = opts.concurrency ?? DEFAULT_CONCURRENCY.chat;
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
-  // The SDK validates `timeout` as a positive integer.
-  const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
   const maxTokensField = opts.maxTokensField ?? "max_tokens";
-
-  const limit = createSemaphore(concurrency);
-  const adaptive = new AdaptiveLimit(limit, concurrency);
-  const client = new (openaiSdk().default)({
-    apiKey,
-    baseURL,
-    maxRetries: 0,
-    timeout,
-    fetch: observingFetch(adaptive, deadlineFetch(timeout)) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
-  });
   const id = `openai:${model}`;
-  const where = `${id} at ${safeBaseURL(baseURL)}`;
+  const server = openaiServer(id, { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat }, (message, status, cause) =>
+    new ChatProviderError(message, "PROVIDER", status, cause === undefined ? {} : { cause }),
+  );
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
@@ -74,30 +46,12 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
       ...(req.reasoningEffort !== undefined ? { reasoning_effort: req.reasoningEffort } : {}),
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
     };
-    // The slot is held through the retries: a server that asked us to wait gets no other queued requests.
-    return limit.run(async () => {
-      const started = performance.now();
-      let response: OpenAI.Chat.ChatCompletion;
-      try {
-        response = await retryWithBackoff(() => client.chat.completions.create(body), {
-          attempts: maxRetries + 1,
-          baseMs: 500,
-          maxMs: 8000,
-          classify: classifyOpenAIAttempt,
-          maxWaitMs: timeout,
-          label: where,
-        });
-      } catch (err) {
-        throw providerError(err, where, apiKey, { timeout, maxRetries });
-      }
-      const seconds = (performance.now() - started) / 1000;
-      const raw = answerContent(response, where);
-      const usage = usageOf(response);
-      return { text: stripReasoning(raw), raw, usage, seconds, ...servedByOpenAI(response) };
-    });
+    const { response, seconds } = await server.send((client) => client.chat.completions.create(body));
+    const raw = answerContent(response, server.where);
+    return { text: stripReasoning(raw), raw, usage: usageOf(response), seconds, ...servedByOpenAI(response) };
   }
 
-  return { id, endpoint: endpointOrigin(baseURL), complete, limitState: () => adaptive.state(), capacity: concurrency };
+  return { id, endpoint: server.endpoint, complete, limitState: server.limitState, capacity: server.capacity };
 }
 
 /** The configured chat model over its base URLs; none is "NOT_CONFIGURED" (not a default to paid api.openai.com). */
@@ -124,6 +78,18 @@ export function openaiChatFrom(
   if (c.baseUrls.length === 1) return openaiChat({ ...opts, baseURL: c.baseUrls[0] });
   // No retry in place: spreadChat sets a failing endpoint aside and sends the request elsewhere.
   return spreadChat(c.baseUrls.map((u) => openaiChat({ maxRetries: 0, ...opts, baseURL: u })));
+}
+
+export interface SpreadChatModel extends ChatModel {
+  endpointStats(): EndpointStats[];
+}
+
+/** `models` (one per endpoint) as one chat model; a failing endpoint (no answer, 429, 5xx) is set aside. */
+export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {}): SpreadChatModel {
+  if (models.length === 0) throw new ChatError("spreadChat: no endpoint", "NOT_CONFIGURED");
+  const serverFailure = (err: unknown) => err instanceof ChatProviderError && (err.status === undefined || err.status === 429 || err.status >= 500);
+  const { run, reports } = spread(models, serverFailure, opts);
+  return { ...reports, complete: (req) => run((m) => m.complete(req)) };
 }
 
 /** `model`, else `configured` unless it names a Gemini model, else openai/gpt-oss-120b. */
@@ -158,11 +124,4 @@ function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output:
   const u = (response as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;
   const n = (x: unknown) => (typeof x === "number" && Number.isFinite(x) ? x : 0);
   return { input: n(u?.prompt_tokens), output: n(u?.completion_tokens) };
-}
-
-function providerError(err: unknown, where: string, apiKey: string, cfg: { timeout: number; maxRetries: number }): ChatError {
-  if (err instanceof ChatError) return err;
-  const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
-  // No cause when it would carry the key that the message redacts.
-  return new ChatProviderError(message, "PROVIDER", status, errorMentionsKey(err, apiKey) ? undefined : { cause: err });
 }

@@ -1,23 +1,15 @@
 /** OpenAI-compatible embeddings via the `openai` SDK, one attempt per SDK call, retried and timed by our loop and deadline. */
-import { EndpointSpread } from "./endpoints";
+import { spread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
-import { retryWithBackoff } from "../util/retry";
 import type OpenAI from "openai";
-import { classifyOpenAIAttempt, errorMentionsKey, describeOpenAIError, OPENAI_PLACEHOLDER_KEY, safeBaseURL } from "./openai-errors";
-import { checkedBaseUrl, deadlineFetch, endpointOrigin } from "../util/http";
-import { createSemaphore } from "../util/semaphore";
-import { AdaptiveLimit, observingFetch } from "./adaptive-limit";
-import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../dense/types";
-import { openaiSdk } from "../util/sdk";
+import { openaiServer, type OpenAIServerOptions } from "./openai-client";
+import { checkedBaseUrl } from "../util/http";
+import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../models/embed";
 import { servedByOpenAI } from "./served-by";
 
-export interface OpenAIEmbedderOptions {
+export interface OpenAIEmbedderOptions extends OpenAIServerOptions {
   /** e.g. "Qwen/Qwen3-Embedding-8B". */
   model: string;
-  /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
-  baseURL: string;
-  /** Local servers usually ignore it. */
-  apiKey?: string;
   /** Expected vector size; part of the id, and sent as `dimensions` when `sendDimensions`. */
   dims?: number;
   /** Opt-in: only Matryoshka-capable models accept `dimensions`; vLLM and others reject it for the rest. */
@@ -26,14 +18,7 @@ export interface OpenAIEmbedderOptions {
   batchSize?: number;
   /** "string": one text per request, posted as `{"model", "input": "<text>"}` only, as the authors did. */
   input?: "array" | "string";
-  /** Retries after the first attempt (default 4). */
-  maxRetries?: number;
-  /** Per-attempt deadline in ms, body included (default 60 000). */
-  timeoutMs?: number;
-  concurrency?: number;
 }
-
-const DEFAULTS = { batchSize: 32, maxRetries: 4, timeoutMs: DEFAULT_TIMEOUT_S.embed * 1000 } as const;
 
 /** An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). */
 export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
@@ -43,32 +28,19 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   if (dims !== undefined && !(Number.isInteger(dims) && dims > 0)) {
     throw new EmbeddingError(`openai embedder (${model}): dims must be a positive integer, got ${dims}`, "NOT_CONFIGURED");
   }
-  const apiKey = opts.apiKey || OPENAI_PLACEHOLDER_KEY;
   const asString = opts.input === "string";
   if (opts.input !== undefined && opts.input !== "array" && !asString) {
     throw new EmbeddingError(`openai embedder (${model}): input must be "array" or "string", got ${JSON.stringify(opts.input)}`, "NOT_CONFIGURED");
   }
-  const maxBatch = positiveInt(opts.batchSize ?? (asString ? 1 : DEFAULTS.batchSize), "batchSize");
+  const maxBatch = opts.batchSize ?? (asString ? 1 : 32);
+  if (!(Number.isInteger(maxBatch) && maxBatch >= 1)) throw new RangeError(`batchSize must be a positive integer, got ${maxBatch}`);
   if (asString && maxBatch !== 1) {
     throw new EmbeddingError(`openai embedder (${model}): input "string" sends one text per request, so batchSize must be 1, got ${maxBatch}`, "NOT_CONFIGURED");
   }
-  const concurrency = positiveInt(opts.concurrency ?? DEFAULT_CONCURRENCY.embed, "concurrency");
-  const maxRetries = opts.maxRetries ?? DEFAULTS.maxRetries;
-  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
-  // The SDK validates `timeout` as a positive integer.
-  const timeout = Math.max(1, Math.round(opts.timeoutMs ?? DEFAULTS.timeoutMs));
-
-  const limit = createSemaphore(concurrency);
-  const adaptive = new AdaptiveLimit(limit, concurrency);
-  const client = new (openaiSdk().default)({
-    apiKey,
-    baseURL,
-    maxRetries: 0,
-    timeout,
-    fetch: observingFetch(adaptive, deadlineFetch(timeout)) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
-  });
   const id = `openai:${model}${dims !== undefined ? `@${dims}` : ""}`;
-  const where = `${id} at ${safeBaseURL(baseURL)}`;
+  const server = openaiServer(id, { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.embed * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.embed }, (message, status, cause) =>
+    new EmbeddingError(message, "PROVIDER", cause === undefined ? {} : { cause }, status),
+  );
 
   // `_side` is unused: the side is already in the template the caller applied.
   async function embed(texts: string[], _side: Side): Promise<EmbedResult> {
@@ -78,32 +50,17 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
       throw new RangeError(`openai embedder (${model}): ${texts.length} texts in one call, but input "string" takes one per request; split the batch first`);
     }
     const dimensions = sendDimensions && dims !== undefined ? { dimensions: dims } : {};
-    const send = asString
-      ? // Not embeddings.create, which adds encoding_format: this mode sends the authors' body only.
-        () => client.post<OpenAI.CreateEmbeddingResponse>("/embeddings", { body: { model, input: texts[0], ...dimensions } })
-      : () =>
-          client.embeddings.create({
-            model,
-            input: texts,
-            // Else the SDK asks for base64, which some OpenAI-compatible servers do not implement.
-            encoding_format: "float",
-            ...dimensions,
-          });
-    let response: OpenAI.CreateEmbeddingResponse;
-    try {
-      // The slot is held through the retries: a server that asked us to wait gets no other queued batches.
-      response = await limit.run(() =>
-        retryWithBackoff(send, { attempts: maxRetries + 1, baseMs: 500, maxMs: 8000, classify: classifyOpenAIAttempt, maxWaitMs: timeout, label: where }),
-      );
-    } catch (err) {
-      throw providerError(err, where, apiKey, { timeout, maxRetries });
-    }
-    const vectors = orderedVectors(response, texts.length, where);
-    const tokens = usageTokens(response);
-    return { vectors, tokens, ...servedByOpenAI(response) };
+    const { response } = await server.send((client) =>
+      asString
+        ? // Not embeddings.create, which adds encoding_format: this mode sends the authors' body only.
+          client.post<OpenAI.CreateEmbeddingResponse>("/embeddings", { body: { model, input: texts[0], ...dimensions } })
+        : // encoding_format: else the SDK asks for base64, which some OpenAI-compatible servers do not implement.
+          client.embeddings.create({ model, input: texts, encoding_format: "float", ...dimensions }),
+    );
+    return { vectors: orderedVectors(response, texts.length, server.where), tokens: usageTokens(response), ...servedByOpenAI(response) };
   }
 
-  return { id, dims, maxBatch, endpoint: endpointOrigin(baseURL), embed, limitState: () => adaptive.state(), capacity: concurrency };
+  return { id, dims, maxBatch, endpoint: server.endpoint, embed, limitState: server.limitState, capacity: server.capacity };
 }
 
 /** The configured embedder over its base URLs; none is "NOT_CONFIGURED" (not a default to paid api.openai.com). */
@@ -129,25 +86,11 @@ export function openaiEmbedderFrom(
   if (c.baseUrls.length === 1) return openaiEmbedder({ ...opts, baseURL: c.baseUrls[0] });
   // No retry in place: a failing endpoint is set aside.
   const embedders = c.baseUrls.map((u) => openaiEmbedder({ maxRetries: 0, ...opts, baseURL: u }));
-  const spread = new EndpointSpread(
-    embedders.map((e) => ({ client: e, endpoint: e.endpoint })),
+  const { run, reports } = spread(
+    embedders,
     (err) => err instanceof EmbeddingError && err.code === "PROVIDER" && (err.status === undefined || err.status === 429 || err.status >= 500),
   );
-  const first = embedders[0];
-  return {
-    id: first.id,
-    dims: first.dims,
-    maxBatch: first.maxBatch,
-    endpoint: embedders.map((e) => e.endpoint).join(", "),
-    embed: (texts, side) => spread.run((e) => e.embed(texts, side)),
-    endpointStats: () => spread.stats(),
-    capacity: embedders.reduce((n, e) => n + (e.capacity ?? 1), 0),
-  };
-}
-
-function positiveInt(n: number, name: string): number {
-  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`${name} must be a positive integer, got ${n}`);
-  return n;
+  return { ...reports, dims: embedders[0].dims, maxBatch: embedders[0].maxBatch, embed: (texts, side) => run((e) => e.embed(texts, side)) };
 }
 
 /** Vectors in input order: the API may answer out of order, `index` says which input each is. */
@@ -206,16 +149,4 @@ function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefin
   const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null }).usage;
   const t = usage?.prompt_tokens ?? usage?.total_tokens;
   return typeof t === "number" && Number.isInteger(t) && t >= 0 ? t : undefined;
-}
-
-function providerError(
-  err: unknown,
-  where: string,
-  apiKey: string,
-  cfg: { timeout: number; maxRetries: number },
-): EmbeddingError {
-  if (err instanceof EmbeddingError) return err;
-  const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: cfg.timeout, maxRetries: cfg.maxRetries });
-  // An SDK error can carry the request headers: not kept as cause when it mentions the key.
-  return new EmbeddingError(message, "PROVIDER", errorMentionsKey(err, apiKey) ? {} : { cause: err }, status);
 }

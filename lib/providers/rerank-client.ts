@@ -1,34 +1,11 @@
 /** Rerank client (vLLM, Jina, Cohere-style, TEI) over `fetch` (no SDK fits); retries 408/429/5xx, time-outs, drops. */
-import { GbrError } from "../util/errors";
-import { EndpointSpread, type EndpointStats } from "./endpoints";
+import { spread } from "./endpoints";
+import { RerankError, type RerankClient, type RerankResult } from "../models/rerank";
 import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
-import { redactKey } from "./openai-errors";
+import { redactKey } from "./openai-client";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
-
-export interface RerankResult {
-  /** One score per document sent, in the order sent. */
-  scores: number[];
-  servedModel?: string;
-  /** Answered by the project's test double: a stand-in, not a result. */
-  standIn: boolean;
-  tokens?: number;
-}
-
-/** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */
-export interface RerankClient {
-  /** "rerank@<origin>" or "tei@<origin>", for messages. */
-  readonly id: string;
-  /** scheme://host:port of the server (never credentials or a path). */
-  readonly endpoint: string;
-  rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
-  /** Reports every answer's status (retries included); the cross-encoder steers its requests in flight by them. */
-  onStatus?(listener: (status: number) => void): () => void;
-  endpointStats?(): EndpointStats[];
-  /** Requests to keep in flight over all its endpoints. */
-  readonly capacity?: number;
-}
 
 /** "rerank" (Cohere, Jina, vLLM: `{model, query, documents, top_n}`) or "tei" (`{query, texts}`; one model). */
 export type RerankApi = "rerank" | "tei";
@@ -46,25 +23,6 @@ export interface RerankClientOptions {
   /** First backoff delay without a Retry-After, in ms (default 1000; doubles per attempt). */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
-}
-
-/** A failed rerank request; NOT_CONFIGURED is "unavailable", BAD_ANSWER a 200 that does not say what was asked. */
-export class RerankError extends GbrError {
-  declare readonly code: "NOT_CONFIGURED" | "HTTP" | "NETWORK" | "TIMEOUT" | "BAD_ANSWER";
-
-  constructor(
-    message: string,
-    code: RerankError["code"],
-    readonly status?: number,
-    readonly retryable = false,
-    /** Retry-After, in ms. */
-    readonly retryAfterMs?: number,
-    hint?: string,
-    brief?: string,
-  ) {
-    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...(hint ? { hint } : {}), ...(brief ? { brief } : {}) });
-    this.name = "RerankError";
-  }
 }
 
 const DEFAULTS = { timeoutMs: DEFAULT_TIMEOUT_S.rerank * 1000, attempts: 5, backoffMs: 1000 } as const;
@@ -175,26 +133,20 @@ export function rerankClientFrom(
   const opts = { timeoutMs: c.timeoutMs, ...more, apiKey: c.apiKey, api: c.api };
   if (c.baseUrls.length === 1) return { ...rerankClient({ ...opts, baseUrl: c.baseUrls[0] }), capacity: c.concurrency };
   // No retry in place: a failing endpoint is set aside.
-  const clients = c.baseUrls.map((u) => rerankClient({ ...opts, attempts: 1, baseUrl: u }));
-  const spread = new EndpointSpread(
-    clients.map((cl) => ({ client: cl, endpoint: cl.endpoint })),
-    (err) => err instanceof RerankError && err.retryable,
-  );
+  const clients = c.baseUrls.map((u) => ({ ...rerankClient({ ...opts, attempts: 1, baseUrl: u }), capacity: c.concurrency }));
+  const { run, reports } = spread(clients, (err) => err instanceof RerankError && err.retryable);
   return {
-    id: clients[0].id,
-    endpoint: clients.map((cl) => cl.endpoint).join(", "),
-    rerank: (model, query, documents) => spread.run((cl) => cl.rerank(model, query, documents)),
+    ...reports,
+    rerank: (model, query, documents) => run((cl) => cl.rerank(model, query, documents)),
     onStatus: (listener) => {
       const offs = clients.map((cl) => cl.onStatus?.(listener));
       return () => offs.forEach((off) => off?.());
     },
-    endpointStats: () => spread.stats(),
-    capacity: c.concurrency * clients.length,
   };
 }
 
 /** Scores by document from `{results: [{index, relevance_score}]}` or TEI's `[{index, score}]`: each once, finite. */
-export function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
+function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
   const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;
   const items: unknown = Array.isArray(json) ? json : body?.results;
   if (!Array.isArray(items)) throw new RerankError(`${where}: answer has neither a "results" array nor a bare list of results`, "BAD_ANSWER");

@@ -5,8 +5,8 @@ import { GbrError } from "../util/errors";
 import { addWork, zeroWork } from "../eval/run-cost";
 import { dedupeCut } from "../eval/metrics";
 import { createSemaphore } from "../util/semaphore";
-import { AdaptiveLimit } from "../providers/adaptive-limit";
-import type { RerankClient } from "../providers/rerank-client";
+import { AdaptiveLimit } from "../util/adaptive-limit";
+import type { RerankClient } from "../models/rerank";
 import { renderRerankDocument, renderRerankQuery, rerankFingerprint, type RerankPreset } from "./presets";
 import { pairKey, type CachedScore, type ScoreCache } from "../store";
 

@@ -7,11 +7,12 @@
 import type { Benchmark, DocId, Query, Retriever, Run } from "../types";
 import type { RetrieverOptions, RunContext } from "../registry";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
-import { chatForMethod, rerankerForMethod } from "../providers/for-methods";
+import { chatForMethod } from "../llm/chat-for-method";
 import { crossEncoderRerankRun } from "./cross-encoder";
 import { allRerankPresets, rerankPreset } from "./presets";
 import { userPresetsFile } from "../dense/presets";
 import { openScoreCache } from "../store";
+import type { RerankClient } from "../models/rerank";
 
 /** A re-ranker ready to run: a cross-encoder preset or `llm`, re-ordering a first stage's top `depth`. */
 export interface Reranker {
@@ -61,4 +62,18 @@ export async function reranker(by: string, bench: Benchmark, opts: RetrieverOpti
  */
 export function rerankRetriever(first: Retriever, by: Reranker, name = `rerank:${by.name}:${first.name}`): Retriever {
   return { name, retrieve: async (queries: Query[], k: number) => by.rerank(queries, await first.retrieve(queries, Math.max(k, by.depth)), k, name) };
+}
+
+/** The cross-encoder server, or with `ctx.plan` a stand-in counting pairs (the store's scores read, never written). */
+function rerankerForMethod(ctx: RunContext): RerankClient {
+  const plan = ctx.plan;
+  if (!plan) return ctx.providers.reranker();
+  return {
+    id: "plan",
+    endpoint: "plan",
+    rerank: async (model, _query, documents) => {
+      plan.tally("rerank", model, 1, documents.length, 0);
+      return { scores: documents.map(() => 0), standIn: false };
+    },
+  };
 }

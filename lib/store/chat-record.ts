@@ -1,37 +1,13 @@
-/** One chat record of the store, typed structurally: the store imports only util/ and the root files (DESIGN.md §3). */
+/** One chat record of the store: a request and answer of the chat port, with its content address. */
 import { createHash } from "node:crypto";
+import type { ChatRequest, ChatResponse } from "../models/chat";
 import type { RecordKind } from "./store";
 
-/** A chat request, as sent and as the store keeps it (lib/llm's `ChatRequest` is this type). */
-export interface ReplayRequest {
-  system: string;
-  user: string;
-  /** Output token limit (the paper: 42,000; the REACT observer 44,096). */
-  maxTokens?: number;
-  /** The paper uses 0.2. */
-  temperature?: number;
-  /** The paper uses 1. */
-  topP?: number;
-  /** Passed through to models that take it (gpt-oss: "low" in the paper). */
-  reasoningEffort?: "low" | "medium" | "high";
-  /** Provider-side sampling seed, when the provider supports one (used by --repeat/--seed). */
-  seed?: number;
-}
+/** A chat request as the store keeps it: the port's request (lib/models/chat.ts). */
+export type ReplayRequest = ChatRequest;
 
-/** The recorded part of an answer (lib/llm's ChatResponse without `replayed`). */
-export interface ReplayResponse {
-  /** The answer as the chat layer cleaned it. */
-  text: string;
-  /** The answer exactly as the provider returned it. */
-  raw: string;
-  usage: { input: number; output: number };
-  /** Wall time of the original call. */
-  seconds: number;
-  /** The model the server said answered, when it said; kept so a replay still says what produced it. */
-  servedModel?: string;
-  /** Answered by the project's test double; kept so a replayed stand-in stays marked. */
-  standIn?: boolean;
-}
+/** The recorded part of an answer: the port's answer without `replayed`. */
+export type ReplayResponse = Omit<ChatResponse, "replayed">;
 
 /** One completed call: a chat record of the store, a line of an export or of v0.8's replay file. */
 export interface ReplayRecord {

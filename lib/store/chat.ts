@@ -4,6 +4,7 @@ import { GbrError } from "../util/errors";
 import { checkSample, cleanRecord, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
 import { exportKind, importFile } from "./jsonl";
 import type { Store } from "./store";
+import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -32,25 +33,6 @@ export function replayCache(store: Store): ReplayCache {
   };
 }
 
-/** An answer as the wrapper returns it (lib/llm's ChatResponse has exactly these fields). */
-export interface ReplayAnswer extends ReplayResponse {
-  /** True when served from the replay cache without a call to the wrapped model. */
-  replayed?: boolean;
-}
-
-/** What `withReplay` needs of a chat model, structural as the store may not import lib/llm: a ChatModel fits. */
-export interface ReplayableModel {
-  /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b". */
-  readonly id: string;
-  /** scheme://host:port of the server the model calls, when it calls one (passed through). */
-  readonly endpoint?: string;
-  complete(req: ReplayRequest): Promise<ReplayResponse>;
-  /** Per-endpoint request counts of a model over several servers (passed through). */
-  endpointStats?(): { endpoint: string; sent: number; answered: number; failed: number; lastError?: string }[];
-  /** Requests it takes in flight in all (passed through). */
-  readonly capacity?: number;
-}
-
 export type ReplayMode = "use" | "refresh" | "off";
 
 export interface WithReplayOptions {
@@ -62,11 +44,10 @@ export interface WithReplayOptions {
   offline?: boolean;
 }
 
-/** A model wrapped by `withReplay` (a ChatModel to lib/llm) that also knows the keys it served or recorded. */
-export interface ReplayingModel extends ReplayableModel {
+/** A model wrapped by `withReplay` that also knows the keys it served or recorded. */
+export interface ReplayingModel extends ChatModel {
   /** Keys of every call made through this wrapper (not in mode "off"): what `exportReplay` needs to share one run. */
   readonly keys: ReadonlySet<string>;
-  complete(req: ReplayRequest): Promise<ReplayAnswer>;
 }
 
 /** Raised offline when a call has no recorded answer; names the key and the store so the record can be found. */
@@ -95,7 +76,7 @@ export class ReplayMissError extends GbrError {
  * Wraps a chat model so every call goes through the store; a fresh answer is recorded (fsynced) before it returns. In
  * mode "use" a call is claimed first (`Store.produce`): identical calls anywhere wait and replay it (costs count once).
  */
-export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: WithReplayOptions = {}): ReplayingModel {
+export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithReplayOptions = {}): ReplayingModel {
   const mode = opts.mode ?? "use";
   const sample = opts.sample ?? 0;
   checkSample(sample);
@@ -116,7 +97,7 @@ export function withReplay(model: ReplayableModel, cache: ReplayCache, opts: Wit
     ...(model.endpointStats ? { endpointStats: () => model.endpointStats!() } : {}),
     ...(model.capacity !== undefined ? { capacity: model.capacity } : {}),
     keys,
-    async complete(req: ReplayRequest): Promise<ReplayAnswer> {
+    async complete(req: ChatRequest): Promise<ChatResponse> {
       const key = replayKey(model.id, req, sample);
       if (mode === "off") {
         if (offline) throw new ReplayMissError(key, where, model.id, "the replay cache is off");

@@ -8,8 +8,6 @@ export {
   replayCache,
   ReplayMissError,
   withReplay,
-  type ReplayableModel,
-  type ReplayAnswer,
   type ReplayCache,
   type ReplayFilter,
   type ReplayingModel,

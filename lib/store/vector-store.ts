@@ -6,7 +6,7 @@
  */
 import type * as lancedb from "@lancedb/lancedb";
 import { lancedbSdk } from "../util/sdk";
-import type { Side } from "../dense/types";
+import type { Side } from "../models/embed";
 import { isDamage } from "./lance-errors";
 import { annIsCurrent, annSearch, buildAnn } from "./vector-ann";
 import { collect, DOCS_SUFFIX, sqlString, tableName, tableShape, toArrow, validateRow } from "./vector-layout";

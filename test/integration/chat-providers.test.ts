@@ -10,8 +10,8 @@ import { after, afterEach, before, beforeEach, describe, test } from "node:test"
 import { inspect } from "node:util";
 import { chatModelFrom, parseChatModelName } from "../../lib/providers/chat";
 import { geminiChat, geminiChatFrom, type GeminiChatOptions } from "../../lib/providers/gemini-chat";
-import { ChatProviderError, openaiChat, openaiChatFrom, type OpenAIChatOptions } from "../../lib/providers/openai-chat";
-import { ChatError, type ChatRequest } from "../../lib/llm/types";
+import { openaiChat, openaiChatFrom, type OpenAIChatOptions } from "../../lib/providers/openai-chat";
+import { ChatError, ChatProviderError, type ChatRequest } from "../../lib/models/chat";
 import { longRequestDispatcher } from "../../lib/util/http";
 import { echoGeminiText, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 import { echoChatContent, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";

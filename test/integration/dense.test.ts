@@ -7,7 +7,7 @@ import path from "node:path";
 import { readBeir } from "../../lib/data/beir";
 import { createRetriever } from "../../lib/retrievers";
 import { QWEN_TASK } from "../../lib/dense/presets";
-import { EmbeddingError } from "../../lib/dense/types";
+import { EmbeddingError } from "../../lib/models/embed";
 import type { DenseRetriever, VectorRetriever } from "../../lib/dense/retriever";
 import type { Benchmark } from "../../lib/types";
 import { fakeTokens, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { openaiChatFrom } from "../../lib/providers/openai-chat";
-import type { SpreadChatModel } from "../../lib/providers/chat-endpoints";
+import type { SpreadChatModel } from "../../lib/providers/openai-chat";
 
 let tmp = "";
 before(async () => {
@@ -95,8 +95,8 @@ test("one endpoint stops in the middle of a run: the run completes on the other,
 });
 
 test("a client error (400) is the request's: thrown at once, no other endpoint tried", async () => {
-  const { spreadChat } = await import("../../lib/providers/chat-endpoints.js");
-  const { ChatProviderError } = await import("../../lib/llm/types.js");
+  const { spreadChat } = await import("../../lib/providers/openai-chat.js");
+  const { ChatProviderError } = await import("../../lib/models/chat.js");
   let calls = 0;
   const bad = { id: "openai:m", endpoint: "http://a", complete: async () => { calls++; throw new ChatProviderError("bad request", "PROVIDER", 400); } };
   const good = { id: "openai:m", endpoint: "http://b", complete: async () => { calls++; return { text: "ok", raw: "ok", usage: { input: 1, output: 1 }, seconds: 0 }; } };

@@ -9,7 +9,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { inspect } from "node:util";
 import { GeminiEmbeddingError, geminiEmbedder, geminiEmbedderFrom } from "../../lib/providers/gemini-embedder";
 import { backoffDelay, retryAfterMs } from "../../lib/util/retry";
-import { EmbeddingError } from "../../lib/dense/types";
+import { EmbeddingError } from "../../lib/models/embed";
 import { fakeGeminiVector, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 
 const KEY = "AIzaTEST-secret-key-0123456789";

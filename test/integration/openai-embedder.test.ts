@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, describe, test } from "node:test";
 import { openaiEmbedder, openaiEmbedderFrom, type OpenAIEmbedderOptions } from "../../lib/providers/openai-embedder";
 import { createSemaphore } from "../../lib/util/semaphore";
-import { EmbeddingError } from "../../lib/dense/types";
+import { EmbeddingError } from "../../lib/models/embed";
 import { fakeTokens, fakeVector, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 
 for (const k of ["GBR_EMBED_BASE_URL", "GBR_EMBED_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_LOG"]) delete process.env[k];

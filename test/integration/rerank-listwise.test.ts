@@ -10,7 +10,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadBenchmark } from "../../lib/data/source";
-import { chatForMethod } from "../../lib/providers/for-methods";
+import { chatForMethod } from "../../lib/llm/chat-for-method";
 import { runContext } from "../../lib/retrievers";
 import { listwiseRerankRun, slidingWindows } from "../../lib/llm/rerank-listwise";
 import { bm25Run } from "../../lib/sparse/bm25-retriever";

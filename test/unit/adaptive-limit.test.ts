@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createSemaphore } from "../../lib/util/semaphore";
-import { AdaptiveLimit } from "../../lib/providers/adaptive-limit";
+import { AdaptiveLimit } from "../../lib/util/adaptive-limit";
 import { startOpenAIDouble } from "../fakes/openai-server";
 import { openaiChat } from "../../lib/providers/openai-chat";
 import { openaiEmbedder } from "../../lib/providers/openai-embedder";

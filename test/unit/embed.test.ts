@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { apportion, embedItems, memoryCache } from "../../lib/dense/embed";
 import { presetFingerprint, renderTemplate, textKey } from "../../lib/dense/presets";
-import { EmbeddingError, type Embedder, type Side } from "../../lib/dense/types";
+import { EmbeddingError, type Embedder, type Side } from "../../lib/models/embed";
 import type { EmbeddingPreset } from "../../lib/dense/presets";
 
 const P: EmbeddingPreset = { name: "toy", provider: "openai", model: "toy", queryTemplate: "q: {text}", documentTemplate: "d: {text}" };

@@ -23,7 +23,7 @@ import { figures, sweepHeatmap, tuningHeatmap } from "../../lib/report/figures";
 import { paretoFront, qualityCostFront } from "../../lib/eval/quality-cost";
 import { show, showTable } from "../../lib/report/notebook";
 import { stats, describe } from "../../lib/eval/statistics";
-import { chatForMethod } from "../../lib/providers/for-methods";
+import { chatForMethod } from "../../lib/llm/chat-for-method";
 import { rewriteQueries, runContext } from "../../lib/retrievers";
 import { reformulate } from "../../lib/llm/reformulate";
 import { loadPromptSet } from "../../lib/llm/prompts";

@@ -15,18 +15,19 @@ const LIB = path.join(REPO, "lib");
 /** What each folder of lib/ may import at run time, besides itself and util/. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   util: [],
+  models: [],
   text: [],
   data: ["text"],
   sparse: ["text", "eval"],
-  dense: ["text", "data", "store", "eval", "providers"],
-  llm: ["text", "sparse", "store", "eval", "providers"],
-  store: [],
-  providers: ["text", "store"],
+  dense: ["models", "text", "data", "store", "eval"],
+  llm: ["models", "text", "sparse", "store", "eval"],
+  store: ["models"],
+  providers: ["models", "text", "store"],
   fusion: ["eval"],
   eval: [],
-  experiments: ["text", "data", "sparse", "dense", "llm", "store", "fusion", "eval", "rerank", "providers"],
+  experiments: ["models", "text", "data", "sparse", "dense", "llm", "store", "fusion", "eval", "rerank", "providers"],
   report: ["eval", "experiments"],
-  rerank: ["store", "llm", "dense", "eval", "providers"],
+  rerank: ["models", "store", "llm", "dense", "eval"],
   cli: ["*"],
 };
 /** Root files every folder may import: the shared types, the retriever registry, the data folder's location. */
@@ -71,11 +72,6 @@ function importsOf(file: string): Edge[] {
 /** A file's folder (an import of a folder itself, `../store`, is of its index.ts), or "(root)/<name>". */
 const folderOf = (rel: string) =>
   rel.includes(path.sep) || existsSync(path.join(LIB, rel, "index.ts")) ? rel.split(path.sep)[0] : `(root)/${rel.replace(/\.ts$/, "")}`;
-/**
- * The modules that declare what a chat model and an embedder are (their requests, answers and
- * errors): providers/ implements them, so it may import these two and nothing else of llm/ and dense/.
- */
-const CALL_INTERFACES = new Set([path.join("llm", "types"), path.join("dense", "types")]);
 
 test("every import in lib/ follows the module map", () => {
   const bad: string[] = [];
@@ -84,7 +80,6 @@ test("every import in lib/ follows the module map", () => {
       const from = folderOf(e.from);
       const to = folderOf(e.to);
       if (from === to || to === "util") continue;
-      if (from === "providers" && CALL_INTERFACES.has(e.to)) continue;
       if (to.startsWith("(root)/") && SHARED_ROOT.has(to.slice(7))) {
         if (from === "text" && to !== "(root)/types") bad.push(`${e.from} -> ${e.to} (text/ knows no registry or data folder)`);
         continue;
@@ -113,6 +108,29 @@ test("every import in lib/ follows the module map", () => {
     }
   }
   assert.deepEqual(bad, [], `forbidden imports:\n${bad.join("\n")}`);
+});
+
+// The port (lib/models) stands between them: providers implement it, the methods consume it, so
+// neither knows the other, not even by a type.
+test("providers/ and the methods (llm/, dense/, rerank/) do not import each other, not even a type", () => {
+  const methods = new Set(["llm", "dense", "rerank"]);
+  const bad = filesUnder(LIB)
+    .flatMap(importsOf)
+    .filter((e) => {
+      const from = folderOf(e.from);
+      const to = folderOf(e.to);
+      return (from === "providers" && methods.has(to)) || (methods.has(from) && to === "providers");
+    })
+    .map((e) => `${e.from} -> ${e.to}${e.typeOnly ? " (type)" : ""}`);
+  assert.deepEqual(bad, [], `imports across the port:\n${bad.join("\n")}`);
+});
+
+test("models/ (the port) imports nothing but util/ and the shared types, not even a type", () => {
+  const bad = filesUnder(path.join(LIB, "models"))
+    .flatMap(importsOf)
+    .filter((e) => !["models", "util", "(root)/types"].includes(folderOf(e.to)))
+    .map((e) => `${e.from} -> ${e.to}`);
+  assert.deepEqual(bad, [], `models/ imports:\n${bad.join("\n")}`);
 });
 
 test("the scan sees what it must (it cannot pass by reading nothing)", () => {

@@ -14,7 +14,7 @@ import { reactAnalysis } from "../../lib/experiments/assess";
 import { REACT_TRACE, traceFileName, type ReactTrace } from "../../lib/llm/react-traces";
 import { openStore } from "../../lib/store";
 import { countTokens } from "../../lib/text/tokens";
-import { ChatError, stripReasoning, type ChatModel, type ChatRequest } from "../../lib/llm/types";
+import { ChatError, stripReasoning, type ChatModel, type ChatRequest } from "../../lib/models/chat";
 import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
 import { readBeir } from "../../lib/data/beir";

@@ -19,7 +19,7 @@ import {
 } from "../../lib/llm/reformulate";
 import { readCacheFile } from "../../lib/llm/cached-calls";
 import { buildTranslationRequest, cleanTranslation, translateItems, TRANSLATION_PARAMS } from "../../lib/llm/translate";
-import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/llm/types";
+import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/models/chat";
 import { openStore, replayCache, withReplay, type ReplayCache } from "../../lib/store";
 import type { CachedOutcome } from "../../lib/llm/cached-calls";
 

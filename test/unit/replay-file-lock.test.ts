@@ -13,7 +13,8 @@ import { FileLocks } from "../../lib/util/file-lock";
 
 const locks = new FileLocks();
 const withFileLock: FileLocks["run"] = (lockPath, fn, opts) => locks.run(lockPath, fn, opts);
-import { openReplayCache, withReplay, type ReplayableModel } from "../../lib/store";
+import { openReplayCache, withReplay } from "../../lib/store";
+import type { ChatModel } from "../../lib/models/chat";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -91,7 +92,7 @@ test("where no lock can be made the work runs unlocked, reported once per folder
 test("two replay cache objects of one process asking the same new call at once make it once", async () => {
   const data = tempDir();
   let calls = 0;
-  const model: ReplayableModel = {
+  const model: ChatModel = {
     id: "openai:m",
     complete: async (req) => {
       calls++;

@@ -11,7 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, before, test } from "node:test";
 import { LOCK_STALE_MS } from "../../lib/util/file-lock";
-import { openReplayCache, replayKey, withReplay, type ReplayableModel, type ReplayRequest } from "../../lib/store";
+import { openReplayCache, replayKey, withReplay, type ReplayRequest } from "../../lib/store";
+import type { ChatModel } from "../../lib/models/chat";
 import { startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -154,7 +155,7 @@ test("a process killed with SIGKILL during a call delays the next asker by at mo
 
   const logs: string[] = [];
   let calls = 0;
-  const model: ReplayableModel = {
+  const model: ChatModel = {
     id: "openai:m",
     complete: async (r) => {
       calls++;

@@ -14,10 +14,10 @@ import {
   type ReplayCache,
   type ReplayRecord,
 } from "../../lib/store";
-import type { ChatError, ChatModel, ChatRequest } from "../../lib/llm/types";
+import type { ChatError, ChatModel, ChatRequest } from "../../lib/models/chat";
 import { runContext } from "../../lib/retrievers";
 import { createProviders } from "../../lib/providers";
-import { chatForMethod } from "../../lib/providers/for-methods";
+import { chatForMethod } from "../../lib/llm/chat-for-method";
 import { readConfig } from "../../lib/config";
 
 const made: string[] = [];

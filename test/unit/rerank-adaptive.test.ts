@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { crossEncoderRerankRun } from "../../lib/rerank/cross-encoder";
-import { rerankClient, type RerankClient } from "../../lib/providers/rerank-client";
+import { rerankClient } from "../../lib/providers/rerank-client";
+import type { RerankClient } from "../../lib/models/rerank";
 import { rerankPreset } from "../../lib/rerank/presets";
 import { startRerankDouble } from "../fakes/rerank-server";
 import type { Run } from "../../lib/types";

@@ -12,7 +12,7 @@ import {
   slidingWindows,
 } from "../../lib/llm/rerank-listwise";
 import { PROJECT_PROMPTS_DIR, sha256Text } from "../../lib/llm/prompts";
-import { ChatProviderError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/llm/types";
+import { ChatProviderError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/models/chat";
 import type { Query, Run } from "../../lib/types";
 import { zeroWork } from "../../lib/eval/run-cost";
 import { isUnavailable } from "../../lib/util/errors";

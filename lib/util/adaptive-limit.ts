@@ -1,5 +1,5 @@
 /** AIMD in-flight limit, as TCP: 429/503 halves it (at most once a second); a limit's worth of successes adds one. */
-import type { Semaphore } from "../util/semaphore";
+import type { Semaphore } from "./semaphore";
 
 /** What happened to the limit, for the run's record and for tests. */
 export interface LimitRecord {

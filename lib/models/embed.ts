@@ -1,6 +1,6 @@
-/** Dense retrieval vocabulary: an Embedder turns texts into vectors. */
-import type { EndpointStats } from "../providers/endpoints";
+/** The embedding port: an Embedder turns already-templated texts into vectors. */
 import { GbrError, type GbrErrorOptions } from "../util/errors";
+import type { ServerReports } from "./servers";
 
 /** Which side of retrieval a text is on; models embed queries and documents differently. */
 export type Side = "query" | "document";
@@ -16,7 +16,7 @@ export interface EmbedResult {
 }
 
 /** Embeds already-templated texts; batching, caching, validation and error context are the caller's job. */
-export interface Embedder {
+export interface Embedder extends ServerReports {
   /** Stable identity of the model as served, e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
   readonly id: string;
   /** Vector size when known in advance (otherwise learnt from the first answer). */
@@ -25,11 +25,22 @@ export interface Embedder {
   /** `scheme://host[:port]` with no credentials, path or query (safe to log), or "local". */
   readonly endpoint: string;
   embed(texts: string[], side: Side): Promise<EmbedResult>;
-  /** Requests in flight at once over all endpoints: how many batches a caller keeps going. */
-  readonly capacity?: number;
-  /** The adaptive in-flight limit (lib/providers/adaptive-limit.ts), when the embedder adapts it. */
-  limitState?(): { max: number; current: number; lowest: number; refusals: number };
-  endpointStats?(): EndpointStats[];
+}
+
+/** What picks an embedder's server: the part of an embedding preset (lib/dense/presets.ts) the providers read. */
+export interface EmbedderSpec {
+  name: string;
+  provider: "openai" | "gemini" | "lsi";
+  /** Model name sent to the provider (override per deployment with a user preset). */
+  model: string;
+  /** Vector size, when fixed; also requested from servers that support `dimensions`. */
+  dims?: number;
+  /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini; 1 when `input` is "string"). */
+  batchSize?: number;
+  /** "string": one text per request, the body only `model` and `input`, as the authors' notebook posted. */
+  input?: "array" | "string";
+  /** "lmstudio": sent to `GBR_LMSTUDIO_BASE_URL` when set, else to `GBR_EMBED_BASE_URL`. */
+  server?: "lmstudio";
 }
 
 /** Raised by embedders and the pipeline; NOT_CONFIGURED is "unavailable", so experiments are skipped. */

@@ -1,10 +1,66 @@
-/** How the `openai` SDK's clients report a failure: status and server message, never the key. */
+/** The `openai` SDK as chat and embeddings use it: one client per server, our retries and deadline, failures keyless. */
 import { inspect } from "node:util";
 import { printable } from "../util/printable";
+import type OpenAI from "openai";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
-import { deadlinePassed, describeCause, redactSecrets } from "../util/http";
-import { retryAfterMs } from "../util/retry";
+import { deadlineFetch, deadlinePassed, describeCause, endpointOrigin, redactSecrets } from "../util/http";
+import { retryAfterMs, retryWithBackoff } from "../util/retry";
+import { createSemaphore } from "../util/semaphore";
+import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
+
+export interface OpenAIServerOptions {
+  /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
+  baseURL: string;
+  /** Local servers usually ignore it. */
+  apiKey?: string;
+  /** Retries after the first attempt (default 4). */
+  maxRetries?: number;
+  /** Per-attempt deadline in ms, body included. */
+  timeoutMs?: number;
+  concurrency?: number;
+}
+
+/**
+ * An SDK client of one server making one attempt per call, and `send`, which runs a call under the requests-in-flight
+ * limit (adapted to the server's 429/503; the slot held through the retries, so a server that asked us to wait gets no
+ * other queued request), retries it, and turns a final failure into `fail(message, status, cause)`, the key left out.
+ *
+ * @example
+ * const server = openaiServer("openai:m", { baseURL: "http://localhost:8000/v1", timeoutMs: 60_000, concurrency: 4 }, (m, s) => new Error(m));
+ * const { response, seconds } = await server.send((c) => c.models.list());
+ */
+export function openaiServer(id: string, o: OpenAIServerOptions & { timeoutMs: number; concurrency: number }, fail: (message: string, status: number | undefined, cause: unknown) => Error) {
+  const apiKey = o.apiKey || OPENAI_PLACEHOLDER_KEY;
+  const maxRetries = o.maxRetries ?? 4;
+  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
+  if (!(Number.isInteger(o.concurrency) && o.concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer, got ${o.concurrency}`);
+  // The SDK validates `timeout` as a positive integer.
+  const timeout = Math.max(1, Math.round(o.timeoutMs));
+  const limit = createSemaphore(o.concurrency);
+  const adaptive = new AdaptiveLimit(limit, o.concurrency);
+  const client = new (openaiSdk().default)({
+    apiKey,
+    baseURL: o.baseURL,
+    maxRetries: 0,
+    timeout,
+    fetch: observingFetch(adaptive, deadlineFetch(timeout)) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
+  });
+  const where = `${id} at ${safeBaseURL(o.baseURL)}`;
+  const send = <T>(call: (client: OpenAI) => Promise<T>): Promise<{ response: T; seconds: number }> =>
+    limit.run(async () => {
+      const started = performance.now();
+      try {
+        const response = await retryWithBackoff(() => call(client), { attempts: maxRetries + 1, baseMs: 500, maxMs: 8000, classify: classifyOpenAIAttempt, maxWaitMs: timeout, label: where });
+        return { response, seconds: (performance.now() - started) / 1000 };
+      } catch (err) {
+        const { message, status } = describeOpenAIError(err, { where, apiKey, timeoutMs: timeout, maxRetries });
+        // An SDK error can carry the request headers: not kept as cause when it mentions the key.
+        throw fail(message, status, errorMentionsKey(err, apiKey) ? undefined : err);
+      }
+    });
+  return { send, where, endpoint: endpointOrigin(o.baseURL), limitState: () => adaptive.state(), capacity: o.concurrency };
+}
 
 /** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
 export const OPENAI_PLACEHOLDER_KEY = "not-needed";
@@ -29,12 +85,12 @@ export function redactKey(text: string, apiKey: string): string {
 }
 
 /** Whether `inspect` of the error would print the key, so the caller leaves it out as `cause`. */
-export function errorMentionsKey(err: unknown, apiKey: string): boolean {
+function errorMentionsKey(err: unknown, apiKey: string): boolean {
   return isSecret(apiKey) && inspect(err, { depth: 6 }).includes(apiKey);
 }
 
 /** An SDK failure described for people, key redacted; retry counts only for what the SDK retries. */
-export function describeOpenAIError(
+function describeOpenAIError(
   err: unknown,
   o: { where: string; apiKey: string; timeoutMs: number; maxRetries: number },
 ): { message: string; status: number | undefined } {
@@ -85,7 +141,7 @@ export function classifyOpenAIAttempt(err: unknown): { retry: boolean; afterMs?:
 }
 
 /** An answer cut short after its headers; the SDK reads bodies after its own attempt, so the caller retries. */
-export function cutShort(err: unknown): boolean {
+function cutShort(err: unknown): boolean {
   const { APIError: SdkAPIError } = openaiSdk();
   if (!(err instanceof Error) || err instanceof SdkAPIError || err instanceof SyntaxError) return false;
   return /terminated|other side closed|ECONNRESET|UND_ERR_SOCKET|socket hang up/i.test(describeCause(err));

@@ -1,9 +1,22 @@
-/** One small chat interface every provider (OpenAI-compatible, Gemini) implements: methods never see an SDK. */
+/** The chat port: one small interface every provider (OpenAI-compatible, Gemini) implements; methods never see an SDK. */
 import { GbrError, type GbrErrorOptions } from "../util/errors";
-import type { ReplayRequest } from "../store/chat-record";
+import type { ServerReports } from "./servers";
 
-/** One chat request: the store's record of it is the request itself, so the type is defined once, there. */
-export type ChatRequest = ReplayRequest;
+/** A chat request, as sent and as the store keeps it (its record's `request`). */
+export interface ChatRequest {
+  system: string;
+  user: string;
+  /** Output token limit (the paper: 42,000; the REACT observer 44,096). */
+  maxTokens?: number;
+  /** The paper uses 0.2. */
+  temperature?: number;
+  /** The paper uses 1. */
+  topP?: number;
+  /** Passed through to models that take it (gpt-oss: "low" in the paper). */
+  reasoningEffort?: "low" | "medium" | "high";
+  /** Provider-side sampling seed, when the provider supports one (used by --repeat/--seed). */
+  seed?: number;
+}
 
 /** Generation parameters under OpenAI chat API names (Gemini maps them); runs record these, so they were sent. */
 export interface ChatParams {
@@ -24,9 +37,6 @@ export function chatParams(req: ChatRequest): ChatParams {
   if (req.seed !== undefined) p.seed = req.seed;
   return p;
 }
-
-/** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
-export type ParserName = "official" | "project";
 
 export interface ChatUsage {
   /** Prompt tokens as the provider counted them. */
@@ -51,27 +61,12 @@ export interface ChatResponse {
   standIn?: boolean;
 }
 
-export interface ChatModel {
+export interface ChatModel extends ServerReports {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b" or "gemini:gemini-2.5-flash". */
   readonly id: string;
   /** scheme://host:port of the server it calls (`endpointOrigin`), when it calls one; recorded with runs. */
   readonly endpoint?: string;
   complete(req: ChatRequest): Promise<ChatResponse>;
-  /** With several endpoints: each one's requests sent, answered and failed so far (lib/providers/endpoints.ts). */
-  endpointStats?(): EndpointCounts[];
-  /** The in-flight limit as the server's answers steered it (lib/providers/adaptive-limit.ts), when the client adapts it. */
-  limitState?(): { max: number; current: number; lowest: number; refusals: number };
-  /** Per-endpoint concurrency × endpoints; per-question methods run this many at once so every server has work. */
-  readonly capacity?: number;
-}
-
-/** One endpoint's requests, as `EndpointStats` of lib/providers/endpoints.ts records them. */
-export interface EndpointCounts {
-  endpoint: string;
-  sent: number;
-  answered: number;
-  failed: number;
-  lastError?: string;
 }
 
 /** `inner` with another `complete`, everything else (id, endpoint, counts, limit, capacity) passed through. */
@@ -120,7 +115,7 @@ export function stripReasoning(text: string): string {
 }
 
 /** The final channel of unparsed gpt-oss harmony markup (llama.cpp, LM Studio); only analysis: "" (out of tokens). */
-export function harmonyFinal(raw: string): string {
+function harmonyFinal(raw: string): string {
   if (!raw.includes("<|channel|>")) return raw;
   const marker = /<\|channel\|>final(?:\s[^<]*)?<\|message\|>/g;
   let last = -1;

@@ -1,7 +1,41 @@
-/** `--plan` chat: sends nothing; replay hits answered, others counted (o200k input) and answered "" ("nothing new"). */
-import { replayKey, type ReplayCache } from "../store";
+/**
+ * The chat model a method is handed (it never chooses): the run's model behind the store (answers by content address,
+ * so a rerun costs nothing), or in `gbr reproduce --plan` a stand-in that sends nothing: replay hits answered, others
+ * counted (o200k input) and answered "" ("nothing new").
+ */
+import { replayCache, replayKey, withReplay, type ReplayCache } from "../store";
 import { countTokensJoined } from "../text/tokens";
-import type { ChatModel, ChatRequest, ChatResponse } from "../llm/types";
+import { withComplete, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
+import type { RetrieverOptions, RunContext } from "../registry";
+
+/**
+ * `--llm` (else `GBR_CHAT_MODEL`) behind the store (`ctx.replay`: "use", "refresh" asks again, "off" keeps nothing), or
+ * the plan's stand-in. A `--repeat` sample's seed is added outside the store, so it is in the key and the request.
+ * `inputs`: the items a method renders its requests from (rewrites, translations); a plan counts such a request once
+ * across experiments when they are the benchmark's own (`PlanMode.given`).
+ *
+ * @example
+ * const model = await chatForMethod({ llm: "openai/gpt-oss-120b" }, ctx, bench.queries);
+ */
+export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample" | "seed">, ctx: RunContext, inputs?: readonly object[]): Promise<ChatModel> {
+  const cache = async () => replayCache(await ctx.store());
+  let model: ChatModel;
+  if (ctx.plan) {
+    const plan = ctx.plan;
+    const id = ctx.providers.chatId(opts.llm);
+    const held = ctx.replay === "off" ? undefined : await cache();
+    const guess = await plan.outputGuess(id, held);
+    const tally = (input: number, output: number, key?: string) => plan.tally("chat", id, 1, input, output, key);
+    model = planChatModel(id, ctx.replay === "refresh" ? undefined : held, guess, opts.sample, tally, inputs !== undefined && plan.given(inputs), plan.tokensOf);
+  } else {
+    const server = ctx.providers.chat(opts.llm);
+    model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample, offline: ctx.providers.config.offline });
+  }
+  if (opts.seed === undefined) return model;
+  const inner = model;
+  return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
+}
+
 
 /** Output tokens assumed per new call: the mean of the model's cached answers, else `fallback`. */
 export async function outputGuess(cache: ReplayCache | undefined, modelId: string, fallback = 1000): Promise<{ perCall: number; basis: string }> {

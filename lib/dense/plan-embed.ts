@@ -1,10 +1,26 @@
-/** `--plan` embedding: nothing sent or stored; new texts cost their o200k estimate; vectors small and made up. */
-import type { VectorCache } from "../dense/embed";
-import type { EmbeddingPreset } from "../dense/presets";
-import type { Embedder, EmbedResult, Side } from "../dense/types";
+/**
+ * The embedder a dense method is handed: the run's, or with `--plan` a stand-in: nothing sent or stored; new texts cost
+ * their o200k estimate; vectors small and made up.
+ */
+import type { VectorCache } from "./embed";
+import type { EmbeddingPreset } from "./presets";
 import type { CachedVector } from "../store/vector-store";
+import type { Embedder, EmbedResult, Side } from "../models/embed";
+import type { RunContext } from "../registry";
+import { countTemplated } from "../text/tokens";
 
-export const PLAN_DIMS = 8;
+/**
+ * A preset's embedder, or with `ctx.plan` a stand-in that counts o200k tokens (the store read, never written); `keyOf`
+ * (the vector store's key) for the benchmark's own texts, which a plan counts once across experiments.
+ */
+export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext, keyOf?: (text: string, side: Side) => string): Embedder {
+  const plan = ctx.plan;
+  if (!plan) return ctx.providers.embedder(p);
+  return planEmbedder(p, (text, side, key) => plan.tally("embedding", p.model, 1, countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text), 0, key), keyOf);
+}
+
+
+const PLAN_DIMS = 8;
 
 // A deterministic unit vector from the text (FNV-1a, then a xorshift per dimension): a stand-in, so no digest is
 // needed, and a plan makes one for every text of every preset.

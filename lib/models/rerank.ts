@@ -1,0 +1,43 @@
+/** The rerank port: a cross-encoder server scores articles against a query. */
+import { GbrError } from "../util/errors";
+import type { ServerReports } from "./servers";
+
+export interface RerankResult {
+  /** One score per document sent, in the order sent. */
+  scores: number[];
+  servedModel?: string;
+  /** Answered by the project's test double: a stand-in, not a result. */
+  standIn: boolean;
+  tokens?: number;
+}
+
+/** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */
+export interface RerankClient extends ServerReports {
+  /** "rerank@<origin>" or "tei@<origin>", for messages. */
+  readonly id: string;
+  /** scheme://host:port of the server (never credentials or a path). */
+  readonly endpoint: string;
+  rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
+  /** Reports every answer's status (retries included); the cross-encoder steers its requests in flight by them. */
+  onStatus?(listener: (status: number) => void): () => void;
+}
+
+/** A failed rerank request; NOT_CONFIGURED is "unavailable", BAD_ANSWER a 200 that does not say what was asked. */
+export class RerankError extends GbrError {
+  declare readonly code: "NOT_CONFIGURED" | "HTTP" | "NETWORK" | "TIMEOUT" | "BAD_ANSWER";
+
+  constructor(
+    message: string,
+    code: RerankError["code"],
+    readonly status?: number,
+    readonly retryable = false,
+    /** Retry-After, in ms. */
+    readonly retryAfterMs?: number,
+    hint?: string,
+    brief?: string,
+  ) {
+    super(message, code, { unavailable: code === "NOT_CONFIGURED", ...(hint ? { hint } : {}), ...(brief ? { brief } : {}) });
+    this.name = "RerankError";
+  }
+}
+

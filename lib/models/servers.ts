@@ -1,0 +1,19 @@
+/** What every model client (chat, embedding, rerank) may report of the servers behind it. */
+import type { LimitRecord } from "../util/adaptive-limit";
+
+/** One endpoint's requests so far, when a client spreads them over several (lib/providers/endpoints.ts). */
+export interface EndpointStats {
+  endpoint: string;
+  sent: number;
+  answered: number;
+  failed: number;
+  lastError?: string;
+}
+
+/** Optional reports of a client: its endpoints' counts, its adaptive in-flight limit and how many requests to keep going. */
+export interface ServerReports {
+  endpointStats?(): EndpointStats[];
+  limitState?(): LimitRecord;
+  /** Requests in flight at once over all endpoints: how many a caller keeps going so every server has work. */
+  readonly capacity?: number;
+}
