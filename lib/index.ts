@@ -50,7 +50,7 @@ export { reactAnalysis, type ReactAnalysis } from "./experiments/assess";
 
 // Results as DataFrames, figures, and showing them in a notebook.
 export { outputFrames, resultFrames, pivot, frameRows, type ResultFrames } from "./report/frames";
-export { figures } from "./report/figures";
+export { figures } from "./figures/figures";
 export { qualityCostFront, type QualityCostPoint } from "./eval/quality-cost";
 export { show, toDataFrame, type TableOptions, type FigureOptions, type FigureSpec } from "./report/notebook";
 export { formatFixed } from "./util/format-fixed";

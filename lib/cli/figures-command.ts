@@ -4,7 +4,7 @@ import { quietOption } from "./options";
 import { didYouMean } from "../util/suggest";
 import { exportFigures } from "../report/export-figures";
 import { IMAGE_FORMATS, type ImageFormat } from "../report/render-figure";
-import { PAPER_INCHES, type PaperWidth } from "../report/paper-figures";
+import { PAPER_INCHES, type PaperWidth } from "../figures/paper-figures";
 
 /** `--format`: one or more of svg, png, pdf (comma-separated), each checked with a did-you-mean. */
 function imageFormats(value: unknown): ImageFormat[] {

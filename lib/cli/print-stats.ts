@@ -1,7 +1,7 @@
 import type { AreaStats, DatasetStats } from "../data/stats";
 import { notEvaluatedNote } from "../types";
 import { formatFixed } from "../util/format-fixed";
-import { areaLabel, columnLabel } from "../report/labels";
+import { areaLabel, columnLabel } from "../figures/labels";
 import { formatTable } from "../util/text-table";
 
 /** Human-readable Tables 1 and 6. */

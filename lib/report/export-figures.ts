@@ -7,7 +7,7 @@ import { insideFolder, writeAtomically } from "../util/safe-files";
 import { reportFigures } from "./html";
 import type { NamedFigure } from "./html-blocks";
 import { datasetFoldersIn, isDatasetFolder } from "./report-inputs";
-import { paperFigure, PRINT_DPI, PX_PER_INCH, type PaperWidth } from "./paper-figures";
+import { paperFigure, PRINT_DPI, PX_PER_INCH, type PaperWidth } from "../figures/paper-figures";
 import { findBrowser, FigureRenderer, type ImageFormat } from "./render-figure";
 
 /**

@@ -2,10 +2,10 @@
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
 import { toNumber, type CsvRow } from "../util/csv";
-import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "./figures";
+import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "../figures/figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
+import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
 import { isSignificanceReport, reportMarks, type ReportInputs } from "./report-inputs";
 
 /** The significance level the tables and charts mark (after Holm). */

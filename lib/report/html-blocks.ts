@@ -1,9 +1,9 @@
 /** Building blocks of the report's sections; text always goes in through `escapeHtml`, data through `jsonForScript`. */
 import { formatFixed } from "../util/format-fixed";
 import { toNumber } from "../util/csv";
-import type { Figure } from "./figures";
+import type { Figure } from "../figures/figures";
 import { escapeHtml, jsonForScript } from "./html-inline";
-import { BEYOND_LABEL, STAND_IN_LABEL, tuningLabel, type RowMarks } from "./labels";
+import { BEYOND_LABEL, STAND_IN_LABEL, tuningLabel, type RowMarks } from "../figures/labels";
 
 /** Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–". */
 export function num(value: unknown, digits = 4): string {

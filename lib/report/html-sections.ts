@@ -2,11 +2,11 @@
 import { formatFixed } from "../util/format-fixed";
 import { METRICS, type Metric } from "../eval/metrics";
 import { toNumber, type CsvRow } from "../util/csv";
-import { areaBreakdownChart, areaMeans, metricBarChart } from "./figures";
+import { areaBreakdownChart, areaMeans, metricBarChart } from "../figures/figures";
 import { metricIntervals } from "../eval/metric-intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "./labels";
+import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
 import { notEvaluatedNote } from "../types";
 

@@ -7,7 +7,7 @@ import { escapeHtml, plotlyBuildFor, plotlyBundle } from "./html-inline";
 import { areaSection, datasetSection, metadataSection, reproductionSection, resultsSection } from "./html-sections";
 import { costSection, reactSection, significanceSection, sweepSection } from "./html-analyses";
 import { CSS, DRAW } from "./html-style";
-import { STAND_IN_BANNER, STAND_IN_LABEL } from "./labels";
+import { STAND_IN_BANNER, STAND_IN_LABEL } from "../figures/labels";
 import { datasetFoldersIn, isDatasetFolder, isStandInReport, readReportInputs, reportMarks, type ReportInputs } from "./report-inputs";
 
 /** The title's subject: the dataset, plus the queries file when the folder is `<dataset>--<queries file>`. */

@@ -14,13 +14,13 @@ import { tslabDisplayWriter, tslabSdk } from "../util/sdk";
 import { rowsFrame } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
-import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "./labels";
+import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "../figures/labels";
 import type { GbrError } from "../util/errors";
 import { findBrowser, FigureRenderer } from "./render-figure";
-import { plotlyPlain } from "./figure-style";
+import { plotlyPlain } from "../figures/figure-style";
 
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
-export { areaLabel, columnLabel, NO_AREA } from "./labels";
+export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
 
 export type Row = Record<string, unknown>;
 

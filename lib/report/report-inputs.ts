@@ -4,8 +4,8 @@ import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
-import type { SignificanceTest, SweepJson } from "./figures";
-import { isStandInValue, rowMarks, type RowMarks } from "./labels";
+import type { SignificanceTest, SweepJson } from "../figures/figures";
+import { isStandInValue, rowMarks, type RowMarks } from "../figures/labels";
 
 /** significance.json: reproduce's `SignificanceReport`, or `gbr compare --json`'s `{ tests }` (old reproduce too). */
 export type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };

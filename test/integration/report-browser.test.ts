@@ -10,9 +10,9 @@ import { csvField, toCsv } from "../../lib/util/csv";
 import { holm } from "../../lib/eval/randomization";
 import { PAPER_TESTS } from "../../lib/eval/significance";
 import { parseCsvRecords, toNumber } from "../../lib/util/csv";
-import { fittedRange, valueAxisTop } from "../../lib/report/figures";
+import { fittedRange, valueAxisTop } from "../../lib/figures/figures";
 import { metricIntervals } from "../../lib/eval/metric-intervals";
-import { ORACLE_LABEL, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
+import { ORACLE_LABEL, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/figures/labels";
 import { describeFaults, pageFigureFaults } from "../helpers/figure-faults";
 import { runGbr } from "../helpers/gbr";
 

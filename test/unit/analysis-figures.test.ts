@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { correlationHeatmap, perQueryChart, perQueryView, rankDistributionChart, winLossChart } from "../../lib/report/analysis-figures";
+import { correlationHeatmap, perQueryChart, perQueryView, rankDistributionChart, winLossChart } from "../../lib/figures/analysis-figures";
 import { winLoss, firstGoldRankDistribution } from "../../lib/eval/error-analysis";
 import type { MetricValues } from "../../lib/eval/metrics";
 

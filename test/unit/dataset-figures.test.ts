@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { lengthBins, lengthHistograms } from "../../lib/report/dataset-figures";
-import { figures } from "../../lib/report/figures";
+import { lengthBins, lengthHistograms } from "../../lib/figures/dataset-figures";
+import { figures } from "../../lib/figures/figures";
 
 // Issue 22, item 15: notebook 01 drew questions and articles as two histograms on one axis with shared bins, so on a
 // set of short queries (greeklaws: article titles of a few words) and long articles every query fell in the first bin.

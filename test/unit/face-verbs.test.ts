@@ -19,7 +19,7 @@ import { bm25Sweep, tuneBm25 } from "../../lib/experiments/tuning";
 import { crossValidatedTuning } from "../../lib/eval/cross-validation";
 import { sweepHeatmap as sweepGrid } from "../../lib/eval/sweep-result";
 import { firstGoldRankDistribution, firstGoldRanks, goldRankDistribution } from "../../lib/eval/error-analysis";
-import { figures, sweepHeatmap, tuningHeatmap } from "../../lib/report/figures";
+import { figures, sweepHeatmap, tuningHeatmap } from "../../lib/figures/figures";
 import { paretoFront, qualityCostFront } from "../../lib/eval/quality-cost";
 import { show, showTable } from "../../lib/report/notebook";
 import { stats, describe } from "../../lib/eval/statistics";

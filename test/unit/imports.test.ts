@@ -26,7 +26,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   fusion: ["eval"],
   eval: [],
   experiments: ["models", "text", "data", "sparse", "dense", "llm", "store", "fusion", "eval", "rerank", "providers"],
-  report: ["eval", "experiments"],
+  figures: ["eval"],
+  report: ["eval", "experiments", "figures"],
   rerank: ["models", "store", "llm", "dense", "eval"],
   cli: ["*"],
 };

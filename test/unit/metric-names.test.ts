@@ -10,7 +10,7 @@ import { METRICS, type Metric, type MetricValues } from "../../lib/eval/metrics"
 import { compareRuns } from "../../lib/eval/compare-runs";
 import { analyseErrors, winLoss } from "../../lib/eval/error-analysis";
 import { perQueryCorrelation } from "../../lib/eval/statistics";
-import { metricBarChart } from "../../lib/report/figures";
+import { metricBarChart } from "../../lib/figures/figures";
 import { main } from "../../lib/cli/main";
 
 /** The table the docs show, written out: spelling -> the project's metric. */

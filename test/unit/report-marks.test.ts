@@ -14,13 +14,13 @@ import {
   sweepHeatmap,
   valueAxisTop,
   type Figure,
-} from "../../lib/report/figures";
+} from "../../lib/figures/figures";
 import { costMeasure, costText, costValue, qualityCostFront } from "../../lib/eval/quality-cost";
-import { ROLE_COLOURS } from "../../lib/report/figure-style";
+import { ROLE_COLOURS } from "../../lib/figures/figure-style";
 import { buildReport, reportSubject } from "../../lib/report/html";
 import { testDeltaCell } from "../../lib/report/html-blocks";
 import { escapeHtml } from "../../lib/report/html-inline";
-import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/report/labels";
+import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../lib/figures/labels";
 import { areaStats, datasetStats } from "../../lib/data/stats";
 import { costTable } from "../../lib/eval/cost";
 import { zeroWork } from "../../lib/eval/run-cost";

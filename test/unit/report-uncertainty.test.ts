@@ -4,10 +4,10 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bootstrapCIs } from "../../lib/eval/bootstrap";
-import { metricBarChart, pValueHeatmap, pValueText, type Figure, type HeatmapTest } from "../../lib/report/figures";
+import { metricBarChart, pValueHeatmap, pValueText, type Figure, type HeatmapTest } from "../../lib/figures/figures";
 import { reportFigures } from "../../lib/report/html";
 import { metricIntervals, REPORT_BOOTSTRAP } from "../../lib/eval/metric-intervals";
-import { ORACLE_LABEL, rowMarks } from "../../lib/report/labels";
+import { ORACLE_LABEL, rowMarks } from "../../lib/figures/labels";
 import { Pcg64 } from "../../lib/eval/random";
 import { toCsv } from "../../lib/util/csv";
 

@@ -12,7 +12,7 @@ import {
   reactRoundsChart,
   sweepHeatmap,
   type Figure,
-} from "../../lib/report/figures";
+} from "../../lib/figures/figures";
 import { paretoFront } from "../../lib/eval/quality-cost";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../lib/util/csv";
 import { buildReport, reportFigures, writeReports } from "../../lib/report/html";
