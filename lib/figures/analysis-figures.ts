@@ -91,14 +91,8 @@ const valueLabel = (v: number) => formatFixed(v, 4).replace(/\.?0+$/, "") || "0"
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
-/** A note between the title and the plot, wrapped (plotly does not wrap), and the top margin that makes room for it. */
-function topNote(text: string): { annotations: Record<string, unknown>[]; margin: Record<string, number> } {
-  const lines = wrapPlotlyText(text);
-  return {
-    annotations: [noteAbovePlot(lines)],
-    margin: { l: 60, r: 30, t: 66 + 18 * lines.length, b: 60 },
-  };
-}
+/** A note between the title and the plot, wrapped (plotly does not wrap). */
+const topNote = (text: string) => noteAbovePlot(wrapPlotlyText(text));
 
 /**
  * Each question as a point (score under A, under B) coloured by area; points above the diagonal favour B. Both axes

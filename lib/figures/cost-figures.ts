@@ -1,6 +1,6 @@
 /** Quality against what each method spends per query; the cost axis shows only what is known and comparable. */
 import { paretoFront, qualityCostData, type CostMeasure } from "../eval/quality-cost";
-import { axis, baseLayout, experimentColours, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, ROLE_COLOURS, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, emptyFigure, experimentColours, fittedRange, legendHeight, LEGEND, noteAbovePlot, plotlyText, powerOfTen, ROLE_COLOURS, wrapPlotlyText, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 import { formatFixed } from "../util/format-fixed";
 import { markedName, rowMarks, type RowMarks } from "./labels";
 
@@ -75,15 +75,7 @@ export function qualityCostScatter(
   const names = (ids: readonly string[]) => plotlyText(ids.length > 6 ? `${ids.slice(0, 6).join(", ")} and ${ids.length - 6} more` : ids.join(", "));
   if (!measure) {
     const why = unknown.length ? `${unknown.length} method${unknown.length === 1 ? "" : "s"} (${names(unknown)}): API-equivalent cost, model calls, tokens and wall time all 0 or not recorded.` : "No method ran with a quality to plot.";
-    return {
-      data: [],
-      layout: baseLayout(`${quality} vs cost per query: no cost is known`, {
-        xaxis: { visible: false },
-        yaxis: { visible: false },
-        height: 260,
-        annotations: [{ text: wrapPlotlyText(`Nothing to put on a cost axis. ${why}`).join("<br>"), showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
-      }),
-    };
+    return emptyFigure(`${quality} vs cost per query: no cost is known`, wrapPlotlyText(`Nothing to put on a cost axis. ${why}`).join("<br>"), { height: 260 });
   }
   const spec = MEASURES[measure];
   const x = costAxis(points.map((p) => p.cost));
@@ -121,7 +113,6 @@ export function qualityCostScatter(
   if (unrecorded.length) notes.push(...wrapPlotlyText(`Not drawn, no known ${spec.title}: ${names(unrecorded)}.`));
   if (unpriced.length) notes.push(...wrapPlotlyText(`Not drawn, as cross-encoder rerank requests have no price or token count: ${names(unpriced)}.`));
   const [lo, hi] = fittedRange(points.map((p) => p.quality));
-  const top = 60 + 18 * notes.length;
   const layout: Layout = baseLayout(`${quality} vs ${spec.title} (Pareto front dashed, its methods filled)`, {
     xaxis: axis(x.type === "log" ? `${spec.axis}; log scale${x.zeroAt !== undefined ? ", 0 drawn apart at the left" : ""}` : spec.axis, {
       type: x.type,
@@ -133,11 +124,8 @@ export function qualityCostScatter(
     yaxis: axis(lo > 0 ? `${quality} (axis from ${formatFixed(lo, 2)}, not 0)` : quality, { range: [lo, hi] }),
     legend: LEGEND,
     height: 420 + 18 * notes.length + legendHeight(data.map((t) => String(t.name))),
-    margin: { l: 60, r: 30, t: top, b: 60 },
+    ...noteAbovePlot(notes, 60),
   });
-  if (notes.length) {
-    layout.annotations = [noteAbovePlot(notes)];
-  }
   if (x.breakAt !== undefined) {
     layout.shapes = [{ type: "line", xref: "x", yref: "paper", x0: x.breakAt, x1: x.breakAt, y0: 0, y1: 1, line: { color: "#9ca3af", dash: "dot", width: 1 } }];
   }

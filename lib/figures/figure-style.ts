@@ -172,9 +172,24 @@ export function experimentColours(ids: readonly string[], marks: { tuning(id: st
   };
 }
 
-/** A note between the title and the plot: its lines (wrapped by the caller) standing on the plot's top edge. */
-export function noteAbovePlot(lines: readonly string[]): Record<string, unknown> {
-  return { text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } };
+/**
+ * A note between the title and the plot (its lines, wrapped by the caller, standing on the plot's top edge) and the
+ * top margin that makes room for it; no lines, only the margin.
+ *
+ * @example
+ * baseLayout("Recall@100 per question", { ...noteAbovePlot(wrapPlotlyText("above the diagonal: B does better")) });
+ */
+export function noteAbovePlot(lines: readonly string[], top = 66): { annotations?: Record<string, unknown>[]; margin: Record<string, number> } {
+  const margin = { l: 60, r: 30, t: top + 18 * lines.length, b: 60 };
+  if (!lines.length) return { margin };
+  const note = { text: lines.join("<br>"), xref: "paper", yref: "paper", x: 0, y: 1, xanchor: "left", yanchor: "bottom", yshift: 6, align: "left", showarrow: false, font: { size: 12, color: "#4b5563" } };
+  return { annotations: [note], margin };
+}
+
+/** A figure with nothing to draw: its title, and `message` where the plot would be. */
+export function emptyFigure(title: string, message: string, extra: Record<string, unknown> = {}): Figure {
+  const annotations = [{ text: message, showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }];
+  return { data: [], layout: baseLayout(title, { xaxis: { visible: false }, yaxis: { visible: false }, annotations, ...extra }) };
 }
 
 /** Whether an annotation stands on the plot's top edge, as `noteAbovePlot` places it. */

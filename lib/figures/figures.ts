@@ -9,7 +9,7 @@ import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 export { costAxis, qualityCostScatter, type CostAxis } from "./cost-figures";
-import { axis, baseLayout, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
+import { axis, baseLayout, emptyFigure, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
@@ -20,10 +20,6 @@ export function valueAxisTop(max: number): number {
 
 /** Stand-in bars: grey and hatched, whatever kind of row they are. */
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
-
-function marksOf(rows: readonly RowLike[], given: RowMarks | undefined): RowMarks {
-  return given ?? rowMarks(rows);
-}
 
 /** Options of the figures that show experiments. */
 export interface FigureMarks {
@@ -49,7 +45,7 @@ type Whisker = "interval" | "sd" | "none";
  */
 export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName = "Recall@100", opts: MetricBarOptions = {}): Figure {
   const metric = resolveMetric(name);
-  const marks = marksOf(summaryRows, opts.marks);
+  const marks = opts.marks ?? rowMarks(summaryRows);
   const rows = summaryRows.filter((r) => (r.status === undefined || r.status === "ok") && toNumber(r[metric]) !== undefined);
   const ids = rows.map((r) => String(r.experiment ?? ""));
   const names = ids.map((id) => plotlyText(marks.beyond(id) !== undefined ? `${id} [${BEYOND_LABEL}]` : id));
@@ -185,20 +181,13 @@ export function areaMeans(perQueryRows: readonly RowLike[], metric: string): (ex
 /** Grouped bars of mean `metric` per legal area, one per experiment (samples averaged); stand-ins hatched. */
 export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: FigureMarks = {}): Figure {
   const metric = resolveMetric(name);
-  const marks = marksOf(perQueryRows, opts.marks);
+  const marks = opts.marks ?? rowMarks(perQueryRows);
   const areaOf = (r: RowLike) => areaLabel(r.area);
   const chosen = experiments && experiments.length ? [...experiments] : [...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))];
   const areas = [...new Set(perQueryRows.map(areaOf))].sort((a, b) => a.localeCompare(b));
   // Data without areas has nothing to break down: a chart of one "(no area)" bar per run would only repeat the means.
   if (areas.length === 1 && areas[0] === NO_AREA) {
-    return {
-      data: [],
-      layout: baseLayout(`${metric} by legal area: the data has no legal areas`, {
-        xaxis: { visible: false },
-        yaxis: { visible: false },
-        annotations: [{ text: "No query has a legal area (meta.jsonl), so there is nothing to break down.", showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }],
-      }),
-    };
+    return emptyFigure(`${metric} by legal area: the data has no legal areas`, "No query has a legal area (meta.jsonl), so there is nothing to break down.");
   }
   const queriesPerArea = new Map<string, Set<string>>();
   for (const r of perQueryRows) {

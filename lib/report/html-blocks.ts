@@ -72,29 +72,19 @@ export interface NamedFigure {
 
 /** The page's figures, numbered as added: each a placeholder div plus its spec as a JSON block the page draws. */
 export class FigureSet {
-  private specs: { id: string; name: string; fig: Figure }[] = [];
+  /** The figures added so far with their names, in page order. */
+  readonly named: NamedFigure[] = [];
   /** Adds a figure under `name` (lower-case letters, digits and dashes, unique in the page); returns its HTML. */
   add(name: string, fig: Figure, caption?: string): string {
     if (!/^[a-z0-9]+(-[a-z0-9]+)*$/.test(name)) throw new Error(`figure name '${name}' must be lower-case letters, digits and dashes`);
-    if (this.specs.some((s) => s.name === name)) throw new Error(`two figures of the report are named '${name}'`);
-    const id = `fig-${this.specs.length + 1}`;
-    this.specs.push({ id, name, fig });
+    if (this.named.some((s) => s.name === name)) throw new Error(`two figures of the report are named '${name}'`);
+    this.named.push({ name, fig });
+    const id = `fig-${this.named.length}`;
     const cap = caption ? `<p class="fig-caption">${escapeHtml(caption)}</p>` : "";
     return (
       `<figure class="plot"><div class="figure" id="${id}" data-spec="${id}-spec" data-name="${name}" style="height:${Number(fig.layout.height) || 450}px"></div>${cap}</figure>\n` +
       `<script type="application/json" id="${id}-spec">${jsonForScript(fig)}</script>`
     );
-  }
-  get count(): number {
-    return this.specs.length;
-  }
-  /** The figures added so far, in order (to pick the plotly build that draws them all). */
-  get figures(): Figure[] {
-    return this.specs.map((s) => s.fig);
-  }
-  /** The figures added so far with their names, in order. */
-  get named(): NamedFigure[] {
-    return this.specs.map(({ name, fig }) => ({ name, fig }));
   }
 }
 

@@ -62,11 +62,11 @@ export async function buildReport(outDir: string): Promise<string> {
   const banner = standInBanner(inp);
   const figs = new FigureSet();
   const sections = reportSections(inp, dataset, figs);
-  const plotly = plotlyBundle(plotlyBuildFor(figs.figures));
+  const plotly = plotlyBundle(plotlyBuildFor(figs.named.map((n) => n.fig)));
   const queries = toNumber(inp.metadata?.queries);
   const articles = toNumber(inp.metadata?.articles);
   const unjudged = toNumber(inp.metadata?.unjudged);
-  const subtitle = [queries !== undefined ? `${queries} queries${unjudged ? ` (${unjudged} without judgments: not evaluated)` : ""}` : "", articles !== undefined ? `${articles} articles` : "", `${figs.count} figures`].filter(Boolean).join(" · ");
+  const subtitle = [queries !== undefined ? `${queries} queries${unjudged ? ` (${unjudged} without judgments: not evaluated)` : ""}` : "", articles !== undefined ? `${articles} articles` : "", `${figs.named.length} figures`].filter(Boolean).join(" · ");
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
