@@ -37,6 +37,7 @@ export interface MetricBarOptions extends FigureMarks {
 
 /** What a bar's whisker shows: a bootstrap interval, the sd over repeated samples, or nothing. */
 type Whisker = "interval" | "sd" | "none";
+const WHISKER = { type: "data", visible: true, color: "#111827", thickness: 1.5, width: 6 };
 
 /**
  * Bars of one metric per experiment that ran; oracle, tuned and stand-in rows get own traces. Whiskers: the bootstrap
@@ -84,19 +85,15 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
       marker: stand ? { color, pattern: STAND_IN_PATTERN, line: { color: "#6b7280", width: 1 } } : { color },
       hovertemplate: `%{y}<br>${metric} %{x:.4f}${withSd ? " ± %{error_x.array:.4f} (sd over samples)" : ""}${hoverCi}${labelText ? `<br>${labelText}` : ""}<extra></extra>`,
     };
-    if (withSd) trace.error_x = { type: "data", array: idx.map((i) => sds[i]!), visible: true, color: "#111827", thickness: 1.5, width: 6 };
+    if (withSd) trace.error_x = { ...WHISKER, array: idx.map((i) => sds[i]!) };
     if (whisker === "interval") {
       // Relative to the bar's end (the summary's mean); a repeated run's bar is the mean over samples, its interval
       // sample 0's, which may sit a little off: never a negative arm.
       trace.error_x = {
-        type: "data",
+        ...WHISKER,
         symmetric: false,
         array: idx.map((i) => Math.max(0, cis[i]!.upper - values[i])),
         arrayminus: idx.map((i) => Math.max(0, values[i] - cis[i]!.lower)),
-        visible: true,
-        color: "#111827",
-        thickness: 1.5,
-        width: 6,
       };
       trace.customdata = idx.map((i) => [
         cis[i]!.lower,
@@ -479,44 +476,33 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
     const first = pass(t) ? `<b>${signedDelta(d)}\u2009★</b>` : signedDelta(d);
     return `${first}<br>${pValueText(Number(t.pHolm))}`;
   };
+  // Two layers of one grid: the cells without a direction under the signed ones.
+  const layer = { type: "heatmap", x: metrics.map(plotlyText), y: rows.map((r) => r.label), texttemplate: "%{text}", hovertemplate: "%{hovertext}<extra></extra>", hoverongaps: false, showscale: false, xgap: 3, ygap: 3 };
   const data: Trace[] = [
     {
-      type: "heatmap",
+      ...layer,
       name: "not run",
-      x: metrics.map(plotlyText),
-      y: rows.map((r) => r.label),
       // 1: not run (grey); 0: ran, no direction recorded (light grey).
       z: grid((t) => (signed(t) ? null : ran(t) ? 0 : 1)),
       zmin: 0,
       zmax: 1,
       text: grid((t) => (signed(t) ? "" : ran(t) ? pValueText(Number(t.pHolm)) : "not run")),
-      texttemplate: "%{text}",
       textfont: { color: "#1f2937", size: 12 },
       hovertext: rows.map((r, i) => metrics.map((m) => { const t = r.cells.get(m); return signed(t) ? "" : ran(t) ? hover(t) : notRun(t, m, i); })),
-      hovertemplate: "%{hovertext}<extra></extra>",
-      hoverongaps: false,
       colorscale: [
         [0, "#e5e7eb"],
         [1, "#9ca3af"],
       ],
-      showscale: false,
-      xgap: 3,
-      ygap: 3,
     },
     {
-      type: "heatmap",
+      ...layer,
       name: "Δ and Holm-corrected p",
-      x: metrics.map(plotlyText),
-      y: rows.map((r) => r.label),
       z: grid((t) => (t && signed(t) ? Math.sign(testDelta(t)!) * Math.min(top, -Math.log10(Number(t.pHolm))) : null)),
       zmin: -top,
       zmax: top,
       text: grid((t) => (t && signed(t) ? cellText(t) : "")),
-      texttemplate: "%{text}",
       textfont: { size: 12 },
       hovertext: rows.map((r) => metrics.map((m) => { const t = r.cells.get(m); return t && signed(t) ? hover(t) : ""; })),
-      hovertemplate: "%{hovertext}<extra></extra>",
-      hoverongaps: false,
       // Reds for losses and blues for gains, deeper as p is smaller; pale sand on both sides of 0 up to α, so that
       // the threshold reads as a colour edge.
       colorscale: [
@@ -528,10 +514,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
         [at(cut), "#6baed6"],
         [1, "#08306b"],
       ],
-      // No colour bar: each cell writes its Δ and p, and the title says what the colours are.
-      showscale: false,
-      xgap: 3,
-      ygap: 3,
     },
   ];
   // A bold outline on each cell that passes, besides its star (categories sit at 0, 1, … on both axes).
@@ -548,6 +530,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
         `${grey ? `; grey: not run${tests.some((t) => t.status === "missing") ? " (counted as p = 1 in Holm)" : ""}` : ""}${blind ? "; light grey: Δ not recorded" : ""}</span>`,
     ),
   ];
+  // No colour bar: each cell writes its Δ and p, and the title says what the colours are.
   const layout = baseLayout(lines.join("<br>"), {
     xaxis: axis("", { type: "category", showgrid: false, zeroline: false, ticks: "" }),
       yaxis: axis("", { type: "category", autorange: "reversed", categoryorder: "array", categoryarray: rows.map((r) => r.label), showgrid: false, zeroline: false, ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),

@@ -16,7 +16,8 @@ import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "../figures/labels";
 import type { GbrError } from "../util/errors";
-import { findBrowser, FigureRenderer } from "./render-figure";
+import { findBrowser, FigureRenderer, type FigureSpec } from "./render-figure";
+export type { FigureSpec };
 import { plotlyPlain } from "../figures/figure-style";
 
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
@@ -44,13 +45,6 @@ export interface TableOptions {
   maxChars?: number;
   /** Every number with `digits` decimals, integers too (by default only metric columns print so). */
   fixed?: boolean;
-}
-
-/** A plotly figure: `Plotly.newPlot(el, data, layout, config)`. */
-export interface FigureSpec {
-  data: unknown[];
-  layout?: Record<string, unknown>;
-  config?: Record<string, unknown>;
 }
 
 export interface FigureOptions {
@@ -288,7 +282,7 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
   if (!renderer) return;
   let png: Buffer;
   try {
-    png = await renderer.render({ data: spec.data, layout: spec.layout }, "png", { width: NOTEBOOK_IMAGE_WIDTH, height });
+    png = await renderer.render(spec, "png", { width: NOTEBOOK_IMAGE_WIDTH, height });
   } catch (err) {
     write({ data: { "text/html": `<div style="font-size:smaller;color:#92400e">No static image of this figure: ${escapeHtml((err as Error).message)}</div>` }, metadata: {} }, false);
     return;

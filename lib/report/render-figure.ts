@@ -14,10 +14,11 @@ import { plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
 export type ImageFormat = "svg" | "png" | "pdf";
 export const IMAGE_FORMATS: readonly ImageFormat[] = ["svg", "png", "pdf"];
 
-/** What plotly draws: `Plotly.newPlot(el, data, layout, config)`'s arguments. */
-export interface PlotSpec {
+/** A plotly figure: `Plotly.newPlot(el, data, layout, config)`'s arguments. */
+export interface FigureSpec {
   data: readonly unknown[];
   layout?: Record<string, unknown>;
+  config?: Record<string, unknown>;
 }
 
 /** The picture's size in CSS pixels; PNG pixels are `scale` times as many (PDF and SVG are vector). */
@@ -175,7 +176,7 @@ export class FigureRenderer {
    * The figure as `format`: SVG text (UTF-8), a PNG (`scale` times the pixels, with its resolution recorded as
    * 96 × scale dpi), or a one-page vector PDF of exactly the figure's size.
    */
-  render(fig: PlotSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
+  render(fig: FigureSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
     const job = this.queue.then(() => this.draw(fig, format, size));
     this.queue = job.catch(() => undefined);
     return job;
@@ -186,7 +187,7 @@ export class FigureRenderer {
     await this.browser.close().catch(() => undefined);
   }
 
-  private async draw(fig: PlotSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
+  private async draw(fig: FigureSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
     const width = Math.round(size.width);
     const height = Math.round(size.height);
     const scale = format === "png" ? (size.scale ?? 1) : 1;
