@@ -147,12 +147,11 @@ export function showStatistics(sources: Readonly<Record<string, object>>, opts: 
 let plotlyLoaded: PlotlyBuild | undefined;
 
 /**
- * Inlines a pinned plotly.js once per notebook (`build` "full" replaces cartesian; `force` reloads after clearing
- * outputs). `window.define` is hidden while it loads, or a page's RequireJS would capture plotly.
+ * Inlines a pinned plotly.js once per notebook ("full" replaces cartesian). `window.define` is hidden while it loads,
+ * or a page's RequireJS would capture plotly.
  */
-export function loadPlotly(opts: { force?: boolean; build?: PlotlyBuild } = {}): void {
-  const build = opts.build ?? "cartesian";
-  if (plotlyLoaded && !opts.force && (plotlyLoaded === "full" || build === "cartesian")) return;
+function loadPlotly(build: PlotlyBuild): void {
+  if (plotlyLoaded === build || plotlyLoaded === "full") return;
   const display = kernelDisplay();
   if (!display) return;
   const bundle = plotlyBundle(build);
@@ -270,7 +269,7 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
     console.log(text);
     return;
   }
-  loadPlotly({ build: plotlyBuildFor([spec]) });
+  loadPlotly(plotlyBuildFor([spec]));
   const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
   const name = opts.save ?? "figure";
   const height = typeof spec.layout?.height === "number" ? spec.layout.height : (opts.height ?? 420);
