@@ -2,7 +2,7 @@
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
 import { toNumber, type CsvRow } from "../util/csv";
-import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap } from "../figures/figures";
+import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap, type HeatmapTest } from "../figures/figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
@@ -11,10 +11,8 @@ import { isSignificanceReport, reportMarks, type ReportInputs } from "./report-i
 /** The significance level the tables and charts mark (after Holm). */
 const ALPHA = 0.05;
 
-type TestLike = { a: string; b: string; metric: string; meanA?: unknown; meanB?: unknown; delta?: unknown; p: unknown; pHolm: unknown };
-
 /** A test row: `pHolm` bold below α; Δ coloured by verdict, not size (a large Δ can be noise, a small one not). */
-function testRow(t: TestLike, marks: RowMarks): CellLike[] {
+function testRow(t: HeatmapTest, marks: RowMarks): CellLike[] {
   const sigHolm = Number(t.pHolm) < ALPHA;
   return [
     experimentCell(t.a, marks),
@@ -28,7 +26,7 @@ function testRow(t: TestLike, marks: RowMarks): CellLike[] {
   ];
 }
 
-function testTable(tests: readonly TestLike[], marks: RowMarks): string {
+function testTable(tests: readonly HeatmapTest[], marks: RowMarks): string {
   return table(
     ["A", "B", "metric", "mean A", "mean B", "Δ (A − B)", "p", "p (Holm)"],
     tests.map((t) => testRow(t, marks)),
@@ -111,7 +109,7 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
     body += figs.add("p-values-baseline", pValueHeatmap(base.tests, { alpha: ALPHA, family: `Every experiment against ${base.against} (exploratory), Holm over these ${base.tests.length} tests`, swaps: toNumber(sig.swaps), marks }));
   }
   // Older files have no `rerank` key.
-  const rerank = (sig as { rerank?: { of?: unknown; tests: TestLike[] } | null }).rerank;
+  const rerank = (sig as { rerank?: { of?: unknown; tests: HeatmapTest[] } | null }).rerank;
   if (rerank?.tests.length) {
     body += `<h3>Re-rankers against their first stage</h3>\n`;
     body += note(`Each re-ranked run against the ranking it re-ordered, its own family with Holm over these ${toNumber(rerank.of) ?? rerank.tests.length} tests only (beyond the paper).`);
