@@ -9,6 +9,7 @@ import { badge, code, count, diffCell, experimentCell, note, num, number, safeCl
 import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
 import { notEvaluatedNote } from "../types";
+import { describeProvenance, type Provenance } from "../experiments/setup";
 
 /** Run metadata, with a warning when the numbers are on the demo set because the benchmark could not load. */
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
@@ -196,14 +197,11 @@ function provenanceFromMetadata(metadata: Record<string, unknown> | undefined): 
     const { id, provenance } = e as { id?: unknown; provenance?: unknown };
     if (typeof id !== "string" || !Array.isArray(provenance) || !provenance.length) continue;
     const str = (v: unknown) => (typeof v === "string" ? v : "");
-    const line = (provenance as unknown[])
-      .filter((p): p is Record<string, unknown> => typeof p === "object" && p !== null)
-      .map((p) => {
-        const served = str(p.servedModel);
-        const requested = str(p.requestedModel);
-        return `${str(p.kind)} ${str(p.provider)} at ${str(p.endpoint) || "(local)"}: ${requested}${served && served !== requested ? ` (served as ${served})` : ""}${isStandInValue(p.standIn) ? " [test double]" : ""}`;
-      })
-      .join("; ");
+    const line = describeProvenance(
+      (provenance as unknown[])
+        .filter((p): p is Record<string, unknown> => typeof p === "object" && p !== null)
+        .map((p) => ({ kind: str(p.kind) as Provenance["kind"], provider: str(p.provider), endpoint: str(p.endpoint), requestedModel: str(p.requestedModel), servedModel: str(p.servedModel), standIn: isStandInValue(p.standIn) })),
+    );
     if (line) out.set(id, line);
   }
   return out;
