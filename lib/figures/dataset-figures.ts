@@ -1,4 +1,5 @@
 /** Figures of the benchmark itself (notebook 01): how long its texts are. */
+import { median } from "simple-statistics";
 import { axis, baseLayout, LEGEND, plotlyText, type Figure, type Trace } from "./figure-style";
 
 /** One kind of text and its lengths. */
@@ -65,8 +66,7 @@ export function lengthHistograms(series: readonly LengthSeries[], unit = "words"
     const bins = lengthBins(s.lengths);
     const suffix = k === 0 ? "" : String(k + 1);
     const color = COLORS[k % COLORS.length];
-    const sorted = [...s.lengths].sort((a, b) => a - b);
-    const median = sorted.length ? (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2 : NaN;
+    const mid = s.lengths.length ? median([...s.lengths]) : NaN;
     const name = plotlyText(s.name);
     data.push({
       type: "bar",
@@ -101,7 +101,7 @@ export function lengthHistograms(series: readonly LengthSeries[], unit = "words"
     }
     const top = 1 - k * (h + gap);
     const end = bins.start + (bins.counts.length + (bins.overflow ? 1 : 0)) * bins.size;
-    layout[`xaxis${suffix}`] = axis(plotlyText(`${s.name}: length in ${unit}${Number.isFinite(median) ? ` (median ${n0(median)})` : ""}`), {
+    layout[`xaxis${suffix}`] = axis(plotlyText(`${s.name}: length in ${unit}${Number.isFinite(mid) ? ` (median ${n0(mid)})` : ""}`), {
       anchor: `y${suffix}`,
       range: [bins.start, end],
     });
