@@ -43,14 +43,29 @@ export function rowsFrame(rows: readonly object[]): DataFrame {
   return tableFrame({ columns, rows: rows.map((r) => columns.map((c) => cell((r as Record<string, unknown>)[c]))) });
 }
 
+/** Anything shaped like a danfojs DataFrame or Series (what `frameRows` and `show.table` read). */
+export interface FrameLike {
+  columns: string[];
+  values: unknown[] | unknown[][];
+  /** Row labels; numeric positions say nothing, text labels (describe()'s) do. */
+  index?: (string | number)[];
+}
+
 /**
- * The rows of a DataFrame as objects (NaN back to undefined), e.g. to hand to a figure builder.
+ * The rows of a DataFrame as objects (NaN back to undefined), e.g. to hand to a figure builder; a Series' values
+ * make one column, and a text index a first column named "".
  *
  * @example
  * areaBreakdownChart(frameRows(f.perQuery), ["bm25-greekstemmer"], "Recall@100");
  */
-export function frameRows(df: Pick<DataFrame, "columns" | "values">): Record<string, unknown>[] {
-  return (df.values as unknown[][]).map((r) => Object.fromEntries(df.columns.map((c, j) => [c, typeof r[j] === "number" && Number.isNaN(r[j]) ? undefined : r[j]])));
+export function frameRows(df: FrameLike): Record<string, unknown>[] {
+  const labelled = Array.isArray(df.index) && df.index.some((label) => typeof label === "string");
+  return (df.values as unknown[]).map((v, i) => {
+    const cells = Array.isArray(v) ? v : [v];
+    const row: Record<string, unknown> = labelled ? { "": df.index![i] } : {};
+    df.columns.forEach((c, j) => (row[c] = typeof cells[j] === "number" && Number.isNaN(cells[j]) ? undefined : cells[j]));
+    return row;
+  });
 }
 
 /**

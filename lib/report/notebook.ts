@@ -11,7 +11,7 @@ import { printable } from "../util/printable";
 import { environmentConfig, INSTALLED, PACKAGE_ROOT } from "../paths";
 import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
 import { tslabDisplayWriter, tslabSdk } from "../util/sdk";
-import { rowsFrame } from "./frames";
+import { frameRows, rowsFrame, type FrameLike } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "../figures/labels";
@@ -24,14 +24,6 @@ import { plotlyPlain } from "../figures/figure-style";
 export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
 
 export type Row = Record<string, unknown>;
-
-/** What `showTable` accepts besides rows: anything shaped like a danfojs DataFrame. */
-export interface FrameLike {
-  columns: string[];
-  values: unknown[] | unknown[][];
-  /** Row labels; shown as a first column when they are text (numeric positions are not shown). */
-  index?: (string | number)[];
-}
 
 export interface TableOptions {
   /** Decimals for non-integer numbers (default 4, rounded half to even as trec_eval prints). */
@@ -87,18 +79,6 @@ export function formatCell(value: unknown, digits = 4): string {
 
 function isFrame(x: unknown): x is FrameLike {
   return typeof x === "object" && x !== null && !Array.isArray(x) && Array.isArray((x as FrameLike).columns) && Array.isArray((x as FrameLike).values);
-}
-
-/** Rows of a DataFrame-like value (a Series' values become one column; a text index becomes the first column). */
-function frameRows(df: FrameLike): Row[] {
-  // Positions (0, 1, … or a sorted permutation of them) say nothing; labels such as describe()'s do.
-  const labelled = Array.isArray(df.index) && df.index.some((label) => typeof label === "string");
-  return (df.values as unknown[]).map((v, i) => {
-    const cells = Array.isArray(v) ? v : [v];
-    const row: Row = labelled ? { "": df.index![i] } : {};
-    df.columns.forEach((c, j) => (row[c] = typeof cells[j] === "number" && Number.isNaN(cells[j]) ? undefined : cells[j]));
-    return row;
-  });
 }
 
 /** Rows or a DataFrame as an HTML table: 4 decimals half to even, numbers right-aligned, at most `maxRows`. */

@@ -121,6 +121,16 @@ test("danfojs verbs work on the views: a group mean per area equals the mean com
   }
 });
 
+test("frameRows reads a Series as one column and a text index (describe()'s) as a first column named \"\"", () => {
+  assert.deepEqual(frameRows({ columns: ["v"], values: [0.5, NaN], index: [0, 1] }), [{ v: 0.5 }, { v: undefined }]);
+  assert.deepEqual(frameRows({ columns: ["a", "b"], values: [[1, 2], [3, NaN]], index: ["mean", "std"] }), [
+    { "": "mean", a: 1, b: 2 },
+    { "": "std", a: 3, b: undefined },
+  ]);
+  const described = frameRows(tableFrame({ columns: ["x"], rows: [[1], [2], [3]] }).describe());
+  assert.equal(described.find((r) => r[""] === "mean")?.x, 2);
+});
+
 test("typing: names stay text, a blank number is NaN (danfojs would count a null as 0 in a group mean)", () => {
   assert.deepEqual(typedCells({ columns: ["query", "rank", "note", "disagree"], rows: [["17", 3, "", true], ["18", "", "x", "false"]] }), [
     ["17", 3, "", true],
