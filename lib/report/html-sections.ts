@@ -62,32 +62,16 @@ function describeObject(value: unknown): string {
     .join("; ");
 }
 
-/** How each Table 1 number prints (its label is the shared one of ./labels). */
-const TABLE1_KINDS: Record<string, "int" | "share" | "num" | "median"> = {
-  queries: "int",
-  unjudged: "int",
-  articles: "int",
-  sources: "int",
-  judgments: "int",
-  distinctRelevant: "int",
-  relevantShareOfPool: "share",
-  goldPerQuery: "num",
-  multiGoldShare: "share",
-  medianArticleWords: "median",
-  medianQueryWords: "median",
-};
-
 /** Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv. */
 export function datasetSection(inp: ReportInputs): Section {
   let body = "";
   if (inp.table1?.length) {
     const r = inp.table1[0];
+    // Counts print as integers, shares also as a percentage, medians with one decimal.
     const rows = Object.keys(r).map((k): CellLike[] => {
-      const label = columnLabel(k);
-      const kind = TABLE1_KINDS[k] ?? "num";
       const v = toNumber(r[k]);
-      const shown = v === undefined ? text(r[k]) : kind === "share" ? { html: `${num(v)} (${formatFixed(100 * v, 2)}%)`, cls: "num" } : count(v, kind === "median" ? 1 : 4);
-      return [label, shown];
+      const shown = v === undefined ? text(r[k]) : /Share/.test(k) ? { html: `${num(v)} (${formatFixed(100 * v, 2)}%)`, cls: "num" } : count(v, /^median/.test(k) ? 1 : 4);
+      return [columnLabel(k), shown];
     });
     body += `<h3>Table 1 — the collection</h3>\n` + table(["statistic", "value"], rows, { numericHeader: [false, true], cls: "kv" });
   } else body += note(`table1.csv not found in ${code(inp.dir)}.`);

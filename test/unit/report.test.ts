@@ -345,6 +345,16 @@ describe("buildReport", () => {
     assert.equal((rest.match(/<div class="figure" id="fig-\d+" data-spec="fig-\d+-spec"/g) ?? []).length, 7);
   });
 
+  test("Table 1 prints counts as integers, a share also as a percentage, a median with one decimal", async () => {
+    const html = await buildReport(full);
+    const cell = (label: string) => new RegExp(`<td>${label}</td><td class="num">([^<]*)</td>`).exec(html)?.[1];
+    assert.equal(cell("queries"), "26");
+    assert.equal(cell("articles"), "114");
+    assert.equal(cell("relevant share of the pool \\(distinct relevant / articles\\)"), "0.5965 (59.65%)");
+    assert.equal(cell("gold articles per query"), "2.6538");
+    assert.equal(cell("median article length \\(words\\)"), "81.5");
+  });
+
   test("a report with every section stays under 5 MB: plotly's minified cartesian build, inlined once", async () => {
     const html = await buildReport(full);
     assert.ok(Buffer.byteLength(html) < 5_000_000, `${Buffer.byteLength(html)} bytes`);
