@@ -22,10 +22,11 @@ export const SWEEP_B: readonly number[] = Object.freeze(gridFromHundredths(0, 10
 
 /** Documents are visited in this many length classes, each with its own smallest L_d for the early stop. */
 const LENGTH_CLASSES = 16;
+/** Weight of A⁺ in the visit key A¹ + γ·A⁺: F(v, L)/F(1, L) ranges over [1, 1 + L], about 2 at common settings. */
 const GAMMA = 2;
+const INV_GAMMA = 1 / GAMMA;
 /** Which 32-bit half of a float64 holds its low mantissa bits on this machine. */
 const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
-const INV_GAMMA = 1 / GAMMA;
 
 /**
  * Exact positive-only top-k BM25 rankings of one query under many (k1, b) settings. The setting enters only through
@@ -34,9 +35,9 @@ const INV_GAMMA = 1 / GAMMA;
  *   score(d) ≈ Σ over distinct tf values v of d: F(v, L_d) · S_d(v),  S_d(v) = Σ_{t: tf(t,d) = v} qtf(t) · idf(t).
  *
  * With A¹_d = Σ|S_d(1)| and A⁺_d the rest, a document scores at most F(1, L_d)·A¹_d + F(max tf, L_d)·A⁺_d. Documents
- * are visited by length class (L_d at least the class's smallest) and within it by decreasing A_d, so a class stops
- * once the bound of what is left in it falls below the k-th best lower bound; the last ranking's top k, scored first,
- * sets that bound high from the start. Regrouped scores carry a rigorous error bound; documents whose intervals
+ * are visited by length class (L_d at least the class's smallest) and within it by decreasing A¹_d + γ·A⁺_d, so a class
+ * stops once the bound of what is left in it falls below the k-th best lower bound; the last ranking's top k, scored
+ * first, sets that bound high from the start. Regrouped scores carry a rigorous error bound; documents whose intervals
  * overlap each other or zero are re-scored exactly as the direct scorer does, ties by corpus position.
  */
 export class QuerySweep {
@@ -323,7 +324,8 @@ export class QuerySweep {
       const Lc = k1 * (1 - b + b * classMinRel[c]);
       for (let m = classStart[c]; m < classStart[c + 1]; m++) {
         if (size === k) {
-          // F(1, L)·A¹ + F(v, L)·A⁺ over one denominator, first for the rest of the class (stop), then this document.
+          // The rest of the class scores at most max(F(1, Lc), F(v, Lc)/γ)·key (stop), this document at most
+          // F(1, L)·A¹ + F(v, L)·A⁺ (skip): each compared over one denominator, without dividing.
           let v = restMaxTf[m];
           if (docKey[m] * k1p * Math.max(v + Lc, v * (1 + Lc) * INV_GAMMA) < heap[0] * ((1 + Lc) * (v + Lc))) break;
           const L = k1 * (1 - b + b * docRel[m]);
