@@ -34,7 +34,8 @@ const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
  *
  *   score(d) ≈ Σ over distinct tf values v of d: F(v, L_d) · S_d(v),  S_d(v) = Σ_{t: tf(t,d) = v} qtf(t) · idf(t).
  *
- * With A¹_d = Σ|S_d(1)| and A⁺_d the rest, a document scores at most F(1, L_d)·A¹_d + F(max tf, L_d)·A⁺_d. Documents
+ * With A¹_d = Σ|S_d(1)|, A⁺_d the rest and v̄_d their mean tf weighted by |S_d(v)|, a document scores at most
+ * F(1, L_d)·A¹_d + F(v̄_d, L_d)·A⁺_d (F is concave in tf: Jensen's inequality). Documents
  * are visited by length class (L_d at least the class's smallest) and within it by decreasing A¹_d + γ·A⁺_d, so a class
  * stops once the bound of what is left in it falls below the k-th best lower bound; the last ranking's top k, scored
  * first, sets that bound high from the start. Regrouped scores carry a rigorous error bound; documents whose intervals
@@ -69,12 +70,12 @@ export class QuerySweep {
   private docLen = new Float64Array(0);
   /** |d| / avgdl in visit order: L_d for the bound by multiplication only. */
   private docRel = new Float64Array(0);
-  /** A¹_d, A⁺_d and the largest tf among the document's query terms, in visit order. */
+  /** A¹_d, A⁺_d and v̄_d, in visit order. */
   private docAbsOnce = new Float64Array(0);
   private docAbsMore = new Float64Array(0);
-  private docMaxTf = new Int32Array(0);
-  /** The largest tf over the rest of the document's class (from its visit position on). */
-  private restMaxTf = new Int32Array(0);
+  private docMeanTf = new Float64Array(0);
+  /** The largest v̄_d over the rest of the document's class (from its visit position on). */
+  private restMeanTf = new Float64Array(0);
   private entFrom = new Int32Array(0);
   private entTo = new Int32Array(0);
   private entTf = new Int32Array(0);
@@ -205,7 +206,7 @@ export class QuerySweep {
     const entStart = new Int32Array(M + 1);
     const once = new Float64Array(M);
     const more = new Float64Array(M);
-    const maxTf = new Int32Array(M);
+    const meanTf = new Float64Array(M);
     const SMALL = 64;
     const bucket = new Int32Array(SMALL).fill(-1);
     let E = 0;
@@ -225,14 +226,16 @@ export class QuerySweep {
         entA[E] = Math.abs(c);
         E++;
       }
-      let most = 1;
+      let weighted = 0;
       for (let j = entStart[m]; j < E; j++) {
         if (entTf[j] < SMALL) bucket[entTf[j]] = -1;
-        if (entTf[j] > most) most = entTf[j];
         if (entTf[j] === 1) once[m] += entA[j];
-        else more[m] += entA[j];
+        else {
+          more[m] += entA[j];
+          weighted += entA[j] * entTf[j];
+        }
       }
-      maxTf[m] = most;
+      meanTf[m] = more[m] > 0 ? weighted / more[m] : 1;
     }
     entStart[M] = E;
 
@@ -244,7 +247,7 @@ export class QuerySweep {
     const docs = new Int32Array(M);
     const docLen = new Float64Array(M);
     const docRel = new Float64Array(M);
-    const docMaxTf = new Int32Array(M);
+    const docMeanTf = new Float64Array(M);
     const docAbsOnce = new Float64Array(M);
     const docAbsMore = new Float64Array(M);
     const entFrom = new Int32Array(M);
@@ -256,7 +259,7 @@ export class QuerySweep {
       docs[m] = byDoc[src];
       docLen[m] = index.docLen[byDoc[src]];
       docRel[m] = docLen[m] / this.avgdl;
-      docMaxTf[m] = maxTf[src];
+      docMeanTf[m] = meanTf[src];
       docAbsOnce[m] = once[src];
       docAbsMore[m] = more[src];
       entFrom[m] = entStart[src];
@@ -264,18 +267,18 @@ export class QuerySweep {
       rawFrom[m] = start[src];
       rawTo[m] = start[src + 1];
     }
-    const restMaxTf = new Int32Array(M);
+    const restMeanTf = new Float64Array(M);
     for (let c = 0; c < LENGTH_CLASSES; c++) {
-      for (let m = classStart[c + 1] - 1, most = 1; m >= classStart[c]; m--) restMaxTf[m] = most = Math.max(most, docMaxTf[m]);
+      for (let m = classStart[c + 1] - 1, most = 1; m >= classStart[c]; m--) restMeanTf[m] = most = Math.max(most, docMeanTf[m]);
     }
     this.docs = docs;
     this.docKey = bound;
     this.docLen = docLen;
     this.docRel = docRel;
-    this.docMaxTf = docMaxTf;
+    this.docMeanTf = docMeanTf;
     this.docAbsOnce = docAbsOnce;
     this.docAbsMore = docAbsMore;
-    this.restMaxTf = restMaxTf;
+    this.restMeanTf = restMeanTf;
     this.entFrom = entFrom;
     this.entTo = entTo;
     this.rawFrom = rawFrom;
@@ -295,7 +298,7 @@ export class QuerySweep {
   rank(s: number, k: number): Int32Array {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     if (!(Number.isInteger(s) && s >= 0 && s < this.k1.length)) throw new RangeError(`no setting ${s}`);
-    const { docs, docKey, docAbsOnce, docAbsMore, docRel, docMaxTf, restMaxTf, classStart, classMinRel } = this;
+    const { docs, docKey, docAbsOnce, docAbsMore, docRel, docMeanTf, restMeanTf, classStart, classMinRel } = this;
     const { lo, hi, cand, scoredAt, warm } = this;
     const k1 = this.k1[s];
     const b = this.b[s];
@@ -326,10 +329,10 @@ export class QuerySweep {
         if (size === k) {
           // The rest of the class scores at most max(F(1, Lc), F(v, Lc)/γ)·key (stop), this document at most
           // F(1, L)·A¹ + F(v, L)·A⁺ (skip): each compared over one denominator, without dividing.
-          let v = restMaxTf[m];
+          let v = restMeanTf[m];
           if (docKey[m] * k1p * Math.max(v + Lc, v * (1 + Lc) * INV_GAMMA) < heap[0] * ((1 + Lc) * (v + Lc))) break;
           const L = k1 * (1 - b + b * docRel[m]);
-          v = docMaxTf[m];
+          v = docMeanTf[m];
           if (k1p * (docAbsOnce[m] * (v + L) + v * docAbsMore[m] * (1 + L)) < heap[0] * ((1 + L) * (v + L))) continue;
         }
         if (scoredAt[m] === stamp || !this.score(m, k1, b) || (size === k && hi[m] < heap[0])) continue;
