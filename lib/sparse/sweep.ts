@@ -240,8 +240,12 @@ export class QuerySweep {
     entStart[M] = E;
 
     // Visit order: by length class, then decreasing A¹ + γ·A⁺, ties by corpus position.
-    const key = Float64Array.from(once, (o, m) => o + GAMMA * more[m]);
-    const cls = Uint8Array.from(byDoc, (d) => docClass[d]);
+    const key = new Float64Array(M);
+    const cls = new Uint8Array(M);
+    for (let m = 0; m < M; m++) {
+      key[m] = once[m] + GAMMA * more[m];
+      cls[m] = docClass[byDoc[m]];
+    }
     const classStart = this.classStart;
     const { order, bound } = visitOrder(cls, key, classStart);
     const docs = new Int32Array(M);
