@@ -324,9 +324,13 @@ export class QuerySweep {
       scoredAt[m] = stamp;
       if (!this.score(m, k1, b)) continue;
       cand[nc++] = m;
-      if (size < k) heapPush(heap, size++, lo[m]);
-      else if (lo[m] > heap[0]) heapReplaceRoot(heap, size, lo[m]);
+      // Gathered, then ordered once (Floyd): k pushes sifting up cost more.
+      if (size < k) {
+        heap[size++] = lo[m];
+        if (size === k) heapify(heap, size);
+      } else if (lo[m] > heap[0]) heapReplaceRoot(heap, size, lo[m]);
     }
+    if (size < k) heapify(heap, size);
     for (let c = 0; c < LENGTH_CLASSES; c++) {
       const Lc = k1 * (1 - b + b * classMinRel[c]);
       for (let m = classStart[c]; m < classStart[c + 1]; m++) {
@@ -516,6 +520,11 @@ function sortByKeyDescending(items: Int32Array, n: number, key: Float64Array): v
   }
 }
 
+/** Orders heap[0, size) as a min-heap (Floyd: sifting down from the last parent). */
+function heapify(heap: Float64Array, size: number): void {
+  for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(heap, size, i);
+}
+
 function heapPush(heap: Float64Array, size: number, v: number): void {
   let i = size;
   heap[i] = v;
@@ -531,7 +540,10 @@ function heapPush(heap: Float64Array, size: number, v: number): void {
 
 function heapReplaceRoot(heap: Float64Array, size: number, v: number): void {
   heap[0] = v;
-  let i = 0;
+  siftDown(heap, size, 0);
+}
+
+function siftDown(heap: Float64Array, size: number, i: number): void {
   for (;;) {
     const l = 2 * i + 1;
     const r = l + 1;
