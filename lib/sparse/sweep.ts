@@ -65,7 +65,7 @@ export class QuerySweep {
   /** Matched documents in visit order; their (v, S, A) entries are [entFrom[m], entTo[m]). */
   private docs = new Int32Array(0);
   /** At least A¹_d + γ·A⁺_d of this and every later document of its class, in visit order. */
-  private docKey = new Float64Array(0);
+  private docKey: Float64Array = new Float64Array(0);
   /** |d| of each matched document, in visit order (read sequentially instead of a random L_d lookup). */
   private docLen = new Float64Array(0);
   /** |d| / avgdl in visit order: L_d for the bound by multiplication only. */
