@@ -10,7 +10,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { bootstrapCIs } from "../lib/eval/bootstrap";
-import { Pcg64 } from "../lib/eval/random";
+import { Pcg64 } from "../lib/numeric/random";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");

@@ -18,7 +18,7 @@ import { readBeir } from "../lib/data/beir";
 import { embedItems } from "../lib/dense/embed";
 import { ExactIndex, normalize } from "../lib/dense/exact-search";
 import { TopKHeap, type TopK } from "../lib/util/top-k";
-import { GatherKernel } from "../lib/eval/gather-kernel";
+import { GatherKernel } from "../lib/numeric/gather-kernel";
 import { fitLsi } from "../lib/dense/lsi";
 import type { EmbeddingPreset } from "../lib/dense/presets";
 import { openVectorStore } from "../lib/store/vector-store";

@@ -15,7 +15,7 @@ import { METRICS, type MetricValues } from "../lib/eval/metrics";
 import { compareRuns, type RunScores } from "../lib/eval/compare-runs";
 import { pairedRandomizationTest } from "../lib/eval/randomization";
 import { PAPER_TESTS } from "../lib/eval/significance";
-import { Pcg64 } from "../lib/eval/random";
+import { Pcg64 } from "../lib/numeric/random";
 
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");

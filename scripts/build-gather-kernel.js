@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Generates lib/eval/gather-kernel-wasm.ts: the WebAssembly SIMD kernel of LSI's sparse and
-// dense products and of the bootstrap's resample means (lib/eval/gather-kernel.ts). The WAT text
+// Generates lib/numeric/gather-kernel-wasm.ts: the WebAssembly SIMD kernel of LSI's sparse and
+// dense products and of the bootstrap's resample means (lib/numeric/gather-kernel.ts). The WAT text
 // is produced here, assembled with the `wabt` devDependency and embedded as base64, as
 // scripts/build-dot-kernel.js does for the dot kernel. Run `node scripts/build-gather-kernel.js`
 // after editing; a test checks the committed file is current.
@@ -147,7 +147,7 @@ run(() =>
     script: "build-gather-kernel.js",
     wat: wat(),
     file: "gather-kernel-wasm.ts",
-    dir: "eval",
+    dir: "numeric",
     constant: "GATHER_KERNEL_WASM_BASE64",
     summary: "WebAssembly SIMD kernels: out[r] += Σ w[p] · X[idx[p]] over each row's entries, and the\nupper triangle of a Gram product Xᵀ Y; float64.",
   }),

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Generates lib/eval/sign-kernel-wasm.ts: numpy's PCG64 stream as the sign flips of
+// Generates lib/numeric/sign-kernel-wasm.ts: numpy's PCG64 stream as the sign flips of
 // `rng.choice([-1, 1], size=(flips, n))`, packed for the randomization test (lib/eval/randomization.ts), and as
 // `random()` doubles in bulk (doubles(out, count): (output >> 11) × 2^-53, f64 from `out`; no spare half is used).
 // Run `node scripts/build-sign-kernel.js` after editing; a test checks the committed file is current.
@@ -110,7 +110,7 @@ run(() =>
     script: "build-sign-kernel.js",
     wat,
     file: "sign-kernel-wasm.ts",
-    dir: "eval",
+    dir: "numeric",
     constant: "SIGN_KERNEL_WASM_BASE64",
     summary: "numpy's PCG64 stream as packed sign flips of choice([-1, 1], size=(flips, n)), and as random() doubles.",
   }),

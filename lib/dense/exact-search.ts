@@ -1,5 +1,5 @@
 import { TopKHeap, type TopK } from "../util/top-k";
-import { ensureWasmBytes, wasmKernel, type WasmMemory } from "../eval/wasm";
+import { ensureWasmBytes, wasmKernel, type WasmMemory } from "../numeric/wasm";
 import { DOT_KERNEL_WASM_BASE64 } from "./dot-kernel-wasm";
 
 const instantiate = wasmKernel(DOT_KERNEL_WASM_BASE64);

@@ -3,7 +3,7 @@
  * SVD (Halko et al. 2011, Alg. 4.4 and 5.1) of TF-IDF from the BM25 postings, read via `LsiCorpus` (no sparse/ import).
  */
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
-import { gatherKernel, releaseGatherKernel } from "../eval/gather-kernel";
+import { gatherKernel, releaseGatherKernel } from "../numeric/gather-kernel";
 import type { Embedder, EmbedResult, Side } from "../models/embed";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */

@@ -1,7 +1,7 @@
 /** Linear algebra of LSI's seeded randomized truncated SVD (Halko et al. 2011); dense matrices row-major Float64. */
 import { EigenvalueDecomposition, Matrix } from "ml-matrix";
-import { Pcg64 } from "../eval/random";
-import { gatherKernel } from "../eval/gather-kernel";
+import { Pcg64 } from "../numeric/random";
+import { gatherKernel } from "../numeric/gather-kernel";
 
 /** Documents × terms in CSC form: column t holds `weight[termStart[t] .. termStart[t+1])` at rows `postingDoc[…]`. */
 export interface DocTermMatrix {

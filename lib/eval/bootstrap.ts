@@ -1,6 +1,6 @@
 /** Percentile bootstrap intervals of means, drawn from the project's seeded generator. */
-import { GatherKernel } from "./gather-kernel";
-import { Pcg64 } from "./random";
+import { GatherKernel } from "../numeric/gather-kernel";
+import { Pcg64 } from "../numeric/random";
 
 export interface BootstrapOptions {
   /** Resamples drawn (default 10,000). */
@@ -40,7 +40,7 @@ const MAX_ITEMS = 2 ** 31 - 1;
  * Resample r takes item ⌊u · n⌋ for each of n consecutive doubles u of numpy's `random()` on `default_rng(seed)`
  * (numpy: `idx = (rng.random((resamples, n)) * n).astype(int)`, `x[idx].mean(axis=1)`, `np.quantile(…, [0.025,
  * 0.975])`, equal up to the summation order's last bits). Its mean is Σ count(i) · x(i) / n over the items drawn, the
- * counts summed in WebAssembly SIMD (lib/eval/gather-kernel.ts): 10,000 resamples of 4,355 queries for 134 series
+ * counts summed in WebAssembly SIMD (lib/numeric/gather-kernel.ts): 10,000 resamples of 4,355 queries for 134 series
  * is a 10,000 × 4,355 by 4,355 × 134 product, about five times faster there than in JavaScript.
  */
 export function bootstrapCIs(series: readonly ArrayLike<number>[], opts: BootstrapOptions = {}): BootstrapInterval[] {

@@ -3,7 +3,7 @@ import { relevantCount, type Qrels, type QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
-import { Pcg64 } from "./random";
+import { Pcg64 } from "../numeric/random";
 import { GbrError } from "../util/errors";
 import { printable } from "../util/printable";
 import path from "node:path";

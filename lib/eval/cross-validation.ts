@@ -3,7 +3,7 @@ import type { QueryId } from "../types";
 import { meanOf, type Metric, type MetricValues } from "./metrics";
 import { firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
 import { resolveMetric, type MetricName } from "./metric-names";
-import { Pcg64 } from "./random";
+import { Pcg64 } from "../numeric/random";
 
 export interface CvFold {
   fold: number;

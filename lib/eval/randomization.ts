@@ -2,7 +2,7 @@
  * The paper's paired sign-flip test and Holm, drawn as the authors' notebook: numpy's `default_rng(seed)`, 100 batches
  * of `choice([-1, 1], size=(1000, n))` per test, one stream per family in order; unlike ranx (ANCHORS.md), p counts +1.
  */
-import { Pcg64 } from "./random";
+import { Pcg64 } from "../numeric/random";
 
 /** Result of one paired test: the two means, their difference (a − b), the flips at least as extreme, and p. */
 export interface PairedTestResult {

@@ -20,26 +20,39 @@ export const SWEEP_K1: readonly number[] = Object.freeze(gridFromHundredths(20, 
 /** The paper's b grid: 0.0, 0.1, …, 1.0 plus rank_bm25's default 0.75 (12 values, ascending). */
 export const SWEEP_B: readonly number[] = Object.freeze(gridFromHundredths(0, 100, 10, 75));
 
+/** Documents are visited in this many length classes, each with its own smallest L_d for the early stop. */
+const LENGTH_CLASSES = 16;
+/** Weight of A⁺ in the visit key A¹ + γ·A⁺: F(v, L)/F(1, L) ranges over [1, 1 + L], about 2 at common settings. */
+const GAMMA = 2;
+const INV_GAMMA = 1 / GAMMA;
+/** Which 32-bit half of a float64 holds its low mantissa bits on this machine. */
+const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
+
 /**
  * Exact positive-only top-k BM25 rankings of one query under many (k1, b) settings. The setting enters only through
  * F(tf, L) = tf·(k1+1) / (tf + L), L_d = k1·(1 − b + b·|d|/avgdl), and a document has few distinct tf values, so
  *
  *   score(d) ≈ Σ over distinct tf values v of d: F(v, L_d) · S_d(v),  S_d(v) = Σ_{t: tf(t,d) = v} qtf(t) · idf(t).
  *
- * A document scores at most F(max tf, min L)·Σ_v |S_d(v)|, so visiting by decreasing bound stops early (about a
- * quarter of matching documents on greeklaws-2021). Regrouped scores carry a rigorous error bound; documents whose
- * intervals overlap each other or zero are re-scored exactly as the direct scorer does, ties by corpus position.
+ * With A¹_d = Σ|S_d(1)|, A⁺_d the rest and v̄_d their mean tf weighted by |S_d(v)|, a document scores at most
+ * F(1, L_d)·A¹_d + F(v̄_d, L_d)·A⁺_d (F is concave in tf: Jensen's inequality). Documents
+ * are visited by length class (L_d at least the class's smallest) and within it by decreasing A¹_d + γ·A⁺_d, so a class
+ * stops once the bound of what is left in it falls below the k-th best lower bound; the last ranking's top k, scored
+ * first, sets that bound high from the start. Regrouped scores carry a rigorous error bound; documents whose intervals
+ * overlap each other or zero are re-scored exactly as the direct scorer does, ties by corpus position.
  */
 export class QuerySweep {
   private readonly N: number;
   private readonly V: number;
   private readonly idf: Float64Array;
-  /** Per setting: k1, b and the smallest L_d. */
+  /** Per setting: k1 and b. */
   private readonly k1: Float64Array;
   private readonly b: Float64Array;
-  private readonly minLenNorm: Float64Array;
   private readonly avgdl: number;
   private readonly index: IndexedCorpus["index"];
+  /** Each document's length class, and each class's smallest |d| / avgdl. */
+  private readonly docClass: Uint8Array;
+  private readonly classMinRel: Float64Array;
 
   // ---- the current query
   /** Each slot's term (slots in order of first occurrence) and its count in the query. */
@@ -47,18 +60,24 @@ export class QuerySweep {
   private slotQtf = new Int32Array(0);
   private tolerance = 0;
   private nonNegative = true;
-  private maxTf = 1;
-  /** Matched documents by decreasing A_d; their (v, S, A) entries are [entStart[m], entStart[m+1]). */
+  /** Visit positions of each length class: [classStart[c], classStart[c + 1]). */
+  private readonly classStart = new Int32Array(LENGTH_CLASSES + 1);
+  /** Matched documents in visit order; their (v, S, A) entries are [entFrom[m], entTo[m]). */
   private docs = new Int32Array(0);
-  private docAbs = new Float64Array(0);
+  /** At least A¹_d + γ·A⁺_d of this and every later document of its class, in visit order. */
+  private docKey: Float64Array = new Float64Array(0);
   /** |d| of each matched document, in visit order (read sequentially instead of a random L_d lookup). */
   private docLen = new Float64Array(0);
-  /** The largest tf among each matched document's query terms, in visit order: its own bound F(max tf, L_d)·A_d. */
-  private docMaxTf = new Int32Array(0);
-  /** A_d split: Σ|c| of the terms occurring once in the document (weighed at most F(1, L_d)) and of the others. */
+  /** |d| / avgdl in visit order: L_d for the bound by multiplication only. */
+  private docRel = new Float64Array(0);
+  /** A¹_d, A⁺_d and v̄_d, in visit order. */
   private docAbsOnce = new Float64Array(0);
   private docAbsMore = new Float64Array(0);
-  private entStart = new Int32Array(1);
+  private docMeanTf = new Float64Array(0);
+  /** The largest v̄_d over the rest of the document's class (from its visit position on). */
+  private restMeanTf = new Float64Array(0);
+  private entFrom = new Int32Array(0);
+  private entTo = new Int32Array(0);
   private entTf = new Int32Array(0);
   private entS = new Float64Array(0);
   private entA = new Float64Array(0);
@@ -77,9 +96,15 @@ export class QuerySweep {
   private hi = new Float64Array(0);
   private heap = new Float64Array(0);
   private cand = new Int32Array(0);
+  /** Stamp of the last `rank` that scored each visit position (no clearing between calls). */
+  private scoredAt = new Int32Array(0);
+  private stamp = 0;
+  /** Visit positions of the last ranking of this query: neighbouring settings share most of their top k. */
+  private warm = new Int32Array(0);
+  private warmCount = 0;
 
   constructor(corpus: Pick<IndexedCorpus, "index">, settings: readonly { k1: number; b: number }[], epsilon: number) {
-    // The early stop needs L growing with |d| and F ≤ F(max tf, min L): true for k1 >= 0, 0 <= b <= 1.
+    // The bounds need L growing with |d| and F growing with tf: true for k1 >= 0, 0 <= b <= 1.
     for (const { k1, b } of settings) {
       if (!(Number.isFinite(k1) && k1 >= 0 && Number.isFinite(b) && b >= 0 && b <= 1)) {
         throw new RangeError(`QuerySweep needs k1 >= 0 and 0 <= b <= 1, got k1=${k1} b=${b}`);
@@ -98,9 +123,16 @@ export class QuerySweep {
     this.avgdl = avgdl;
     this.k1 = Float64Array.from(settings, (s) => s.k1);
     this.b = Float64Array.from(settings, (s) => s.b);
-    // L grows with |d| (k1, b >= 0; every rounding step is monotone), so the shortest document has the smallest L.
-    const minLen = index.docLen.reduce((m, v) => Math.min(m, v), Infinity);
-    this.minLenNorm = Float64Array.from(settings, ({ k1, b }) => lengthNorm(k1, b, minLen, avgdl));
+    // Classes of equal size by length; L grows with |d| (every rounding step is monotone), so a class's shortest
+    // length gives its smallest L.
+    const sorted = Float64Array.from(index.docLen).sort();
+    const edges = Float64Array.from({ length: LENGTH_CLASSES }, (_, c) => sorted[Math.floor((c * this.N) / LENGTH_CLASSES)]);
+    this.classMinRel = edges.map((len) => len / avgdl);
+    this.docClass = Uint8Array.from(index.docLen, (len) => {
+      let c = LENGTH_CLASSES - 1;
+      while (edges[c] > len) c--;
+      return c;
+    });
     this.slotOf = new Int32Array(this.V).fill(-1);
     this.count = new Int32Array(this.N);
     this.posOf = new Int32Array(this.N);
@@ -108,7 +140,7 @@ export class QuerySweep {
 
   /** Precomputes the setting-independent part for a query given as term ids. */
   setQuery(termIds: ArrayLike<number>): void {
-    const { V, N, idf, slotOf, count, posOf, index } = this;
+    const { V, N, idf, slotOf, count, posOf, index, docClass } = this;
     const n = termIds.length;
     const tokens = Int32Array.from(termIds);
     const slotTerm: number[] = [];
@@ -150,57 +182,37 @@ export class QuerySweep {
       count[d] = 0;
       M++;
     }
-    const rawSlot = new Int32Array(total);
-    const rawTf = new Int32Array(total);
-    let maxTf = 1;
+    // Buffers kept from query to query, grown as needed (fresh ones per query were a tenth of the time, in GC).
+    if (this.rawSlot.length < total) {
+      this.rawSlot = new Int32Array(total);
+      this.rawTf = new Int32Array(total);
+      this.entTf = new Int32Array(total);
+      this.entS = new Float64Array(total);
+      this.entA = new Float64Array(total);
+    }
+    const { rawSlot, rawTf, entTf, entS, entA } = this;
     for (let s = 0; s < slotTerm.length; s++) {
       const t = slotTerm[s];
       for (let p = termStart[t]; p < termStart[t + 1]; p++) {
         const at = posOf[postingDoc[p]]++;
         rawSlot[at] = s;
         rawTf[at] = postingTf[p];
-        if (postingTf[p] > maxTf) maxTf = postingTf[p];
       }
     }
-    this.maxTf = maxTf;
     const coef = Float64Array.from(slotTerm, (t, s) => qtf[s] * idf[t]);
     this.nonNegative = coef.every((c) => c >= 0);
 
-    // Visit order: decreasing Σ|c| (the bound the early stop uses), ties by corpus position.
-    const absSum = new Float64Array(M);
-    for (let m = 0; m < M; m++) {
-      let a = 0;
-      for (let i = start[m]; i < start[m + 1]; i++) a += Math.abs(coef[rawSlot[i]]);
-      absSum[m] = a;
-    }
-    const order = new Int32Array(M);
-    for (let m = 0; m < M; m++) order[m] = m;
-    order.sort((x, y) => absSum[y] - absSum[x] || x - y);
-
-    // Per document in visit order: raw (slot, tf) pairs, and entries merging equal small tf values (large stay apart).
-    const docs = new Int32Array(M);
-    const docAbs = new Float64Array(M);
-    const docLenQ = new Float64Array(M);
-    const docMaxTf = new Int32Array(M);
-    const docAbsOnce = new Float64Array(M);
-    const docAbsMore = new Float64Array(M);
-    const rFrom = new Int32Array(M);
-    const entTf = new Int32Array(total);
-    const entS = new Float64Array(total);
-    const entA = new Float64Array(total);
+    // Per matched document (corpus order): entries merging equal small tf values (large stay apart), A¹, A⁺, max tf.
     const entStart = new Int32Array(M + 1);
+    const once = new Float64Array(M);
+    const more = new Float64Array(M);
+    const meanTf = new Float64Array(M);
     const SMALL = 64;
     const bucket = new Int32Array(SMALL).fill(-1);
     let E = 0;
     for (let m = 0; m < M; m++) {
-      const src = order[m];
-      docs[m] = byDoc[src];
-      docAbs[m] = absSum[src];
-      docLenQ[m] = index.docLen[byDoc[src]];
-      rFrom[m] = start[src];
       entStart[m] = E;
-      const first = E;
-      for (let i = start[src]; i < start[src + 1]; i++) {
+      for (let i = start[m]; i < start[m + 1]; i++) {
         const tf = rawTf[i];
         const c = coef[rawSlot[i]];
         if (tf < SMALL && bucket[tf] >= 0) {
@@ -214,93 +226,133 @@ export class QuerySweep {
         entA[E] = Math.abs(c);
         E++;
       }
-      let most = 1;
-      for (let j = first; j < E; j++) {
+      let weighted = 0;
+      for (let j = entStart[m]; j < E; j++) {
         if (entTf[j] < SMALL) bucket[entTf[j]] = -1;
-        if (entTf[j] > most) most = entTf[j];
-        if (entTf[j] === 1) docAbsOnce[m] += entA[j];
-        else docAbsMore[m] += entA[j];
+        if (entTf[j] === 1) once[m] += entA[j];
+        else {
+          more[m] += entA[j];
+          weighted += entA[j] * entTf[j];
+        }
       }
-      docMaxTf[m] = most;
+      meanTf[m] = more[m] > 0 ? weighted / more[m] : 1;
     }
     entStart[M] = E;
+
+    // Visit order: by length class, then decreasing A¹ + γ·A⁺, ties by corpus position.
+    const key = new Float64Array(M);
+    const cls = new Uint8Array(M);
+    for (let m = 0; m < M; m++) {
+      key[m] = once[m] + GAMMA * more[m];
+      cls[m] = docClass[byDoc[m]];
+    }
+    const classStart = this.classStart;
+    const { order, bound } = visitOrder(cls, key, classStart);
+    const docs = new Int32Array(M);
+    const docLen = new Float64Array(M);
+    const docRel = new Float64Array(M);
+    const docMeanTf = new Float64Array(M);
+    const docAbsOnce = new Float64Array(M);
+    const docAbsMore = new Float64Array(M);
+    const entFrom = new Int32Array(M);
+    const entTo = new Int32Array(M);
+    const rawFrom = new Int32Array(M);
+    const rawTo = new Int32Array(M);
+    for (let m = 0; m < M; m++) {
+      const src = order[m];
+      docs[m] = byDoc[src];
+      docLen[m] = index.docLen[byDoc[src]];
+      docRel[m] = docLen[m] / this.avgdl;
+      docMeanTf[m] = meanTf[src];
+      docAbsOnce[m] = once[src];
+      docAbsMore[m] = more[src];
+      entFrom[m] = entStart[src];
+      entTo[m] = entStart[src + 1];
+      rawFrom[m] = start[src];
+      rawTo[m] = start[src + 1];
+    }
+    const restMeanTf = new Float64Array(M);
+    for (let c = 0; c < LENGTH_CLASSES; c++) {
+      for (let m = classStart[c + 1] - 1, most = 1; m >= classStart[c]; m--) restMeanTf[m] = most = Math.max(most, docMeanTf[m]);
+    }
     this.docs = docs;
-    this.docAbs = docAbs;
-    this.docLen = docLenQ;
-    this.docMaxTf = docMaxTf;
+    this.docKey = bound;
+    this.docLen = docLen;
+    this.docRel = docRel;
+    this.docMeanTf = docMeanTf;
     this.docAbsOnce = docAbsOnce;
     this.docAbsMore = docAbsMore;
-    this.rawFrom = rFrom;
-    const rawTo = new Int32Array(M);
-    for (let m = 0; m < M; m++) rawTo[m] = start[order[m] + 1];
+    this.restMeanTf = restMeanTf;
+    this.entFrom = entFrom;
+    this.entTo = entTo;
+    this.rawFrom = rawFrom;
     this.rawTo = rawTo;
-    this.rawSlot = rawSlot;
-    this.rawTf = rawTf;
-    this.entStart = entStart;
-    this.entTf = entTf.slice(0, E);
-    this.entS = entS.slice(0, E);
-    this.entA = entA.slice(0, E);
     if (this.lo.length < M) {
       this.lo = new Float64Array(M);
       this.hi = new Float64Array(M);
+      this.cand = new Int32Array(M);
+      this.scoredAt = new Int32Array(M);
+      this.warm = new Int32Array(M);
+      this.stamp = 0;
     }
+    this.warmCount = 0;
   }
 
   /** Positive-only top-k positions for setting s, in the direct scorer's order (exact score, ties by position). */
   rank(s: number, k: number): Int32Array {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     if (!(Number.isInteger(s) && s >= 0 && s < this.k1.length)) throw new RangeError(`no setting ${s}`);
-    const { docs, docAbs, docAbsOnce, docAbsMore, docLen, docMaxTf, entStart, entTf, entS, entA, lo, hi, nonNegative, avgdl } = this;
+    const { docs, docKey, docAbsOnce, docAbsMore, docRel, docMeanTf, restMeanTf, classStart, classMinRel } = this;
+    const { lo, hi, cand, scoredAt, warm } = this;
     const k1 = this.k1[s];
     const b = this.b[s];
-    const tol = this.tolerance;
-    const M = docs.length;
     if (this.heap.length < k) this.heap = new Float64Array(k);
     const heap = this.heap;
     let size = 0;
-    // F(v, L) ≤ F(maxTf, min L), so a document scores at most fMax·A_d (the margin covers rounding on either side).
-    const fMax = tfSaturation(this.maxTf, k1, this.minLenNorm[s]) * (1 + 4 * tol);
+    if (this.stamp === 0x7fffffff) {
+      scoredAt.fill(0);
+      this.stamp = 0;
+    }
+    const stamp = ++this.stamp;
+    // The bounds' margin covers rounding on either side (the sums in score and the direct scorer's).
+    const k1p = (k1 + 1) * (1 + 8 * this.tolerance);
     // [lo, hi] certainly holds each exact score; the k-th largest lo among possibly-positive docs bounds the top k.
-    let visited = 0;
-    for (let m = 0; m < M; m++) {
-      if (size === k && fMax * docAbs[m] < heap[0]) break;
-      visited++;
-      // L_d recomputed from a sequential |d|: faster than 192 per-setting tables, which do not share the cache.
-      const Ld = lengthNorm(k1, b, docLen[m], avgdl);
-      // Its own bound, tighter than fMax·A_d (F grows with tf): below the k-th lower bound, k documents certainly
-      // score above it.
-      if (size === k && (tfSaturation(1, k1, Ld) * docAbsOnce[m] + tfSaturation(docMaxTf[m], k1, Ld) * docAbsMore[m]) * (1 + 4 * tol) < heap[0]) {
-        hi[m] = -Infinity;
-        continue;
-      }
-      let a = 0;
-      let e: number;
-      if (nonNegative) {
-        // The same F the direct scorer computes (same function); only the grouping differs.
-        for (let j = entStart[m]; j < entStart[m + 1]; j++) a += entS[j] * tfSaturation(entTf[j], k1, Ld);
-        e = tol * a;
-      } else {
-        let abs = 0;
-        for (let j = entStart[m]; j < entStart[m + 1]; j++) {
-          const F = tfSaturation(entTf[j], k1, Ld);
-          a += entS[j] * F;
-          abs += entA[j] * F;
+    // Candidates: scored documents that may reach the top k (hi > 0 and not below that bound when scored).
+    let nc = 0;
+    for (let i = 0; i < this.warmCount; i++) {
+      const m = warm[i];
+      scoredAt[m] = stamp;
+      if (!this.score(m, k1, b)) continue;
+      cand[nc++] = m;
+      // Gathered, then ordered once (Floyd): k pushes sifting up cost more.
+      if (size < k) {
+        heap[size++] = lo[m];
+        if (size === k) heapify(heap, size);
+      } else if (lo[m] > heap[0]) heapReplaceRoot(heap, size, lo[m]);
+    }
+    if (size < k) heapify(heap, size);
+    for (let c = 0; c < LENGTH_CLASSES; c++) {
+      const Lc = k1 * (1 - b + b * classMinRel[c]);
+      for (let m = classStart[c]; m < classStart[c + 1]; m++) {
+        if (size === k) {
+          // The rest of the class scores at most max(F(1, Lc), F(v, Lc)/γ)·key (stop), this document at most
+          // F(1, L)·A¹ + F(v, L)·A⁺ (skip): each compared over one denominator, without dividing.
+          let v = restMeanTf[m];
+          if (docKey[m] * k1p * Math.max(v + Lc, v * (1 + Lc) * INV_GAMMA) < heap[0] * ((1 + Lc) * (v + Lc))) break;
+          const L = k1 * (1 - b + b * docRel[m]);
+          v = docMeanTf[m];
+          if (k1p * (docAbsOnce[m] * (v + L) + v * docAbsMore[m] * (1 + L)) < heap[0] * ((1 + L) * (v + L))) continue;
         }
-        e = tol * abs;
+        if (scoredAt[m] === stamp || !this.score(m, k1, b) || (size === k && hi[m] < heap[0])) continue;
+        cand[nc++] = m;
+        if (size < k) heapPush(heap, size++, lo[m]);
+        else if (lo[m] > heap[0]) heapReplaceRoot(heap, size, lo[m]);
       }
-      const l = a - e;
-      const h = a + e;
-      lo[m] = l;
-      hi[m] = h;
-      if (!(h > 0)) continue;
-      if (size < k) heapPush(heap, size++, l);
-      else if (l > heap[0]) heapReplaceRoot(heap, size, l);
     }
     const threshold = size === k ? heap[0] : -Infinity;
-    if (this.cand.length < visited) this.cand = new Int32Array(Math.max(visited, 2 * this.cand.length));
-    let nc = 0;
-    for (let m = 0; m < visited; m++) if (hi[m] > 0 && hi[m] >= threshold) this.cand[nc++] = m;
-    const cand = this.cand;
+    let kept = 0;
+    for (let i = 0; i < nc; i++) if (hi[cand[i]] >= threshold) cand[kept++] = cand[i];
+    nc = kept;
     sortByKeyDescending(cand, nc, hi);
 
     const out = new Int32Array(Math.min(k, nc));
@@ -315,22 +367,51 @@ export class QuerySweep {
         end++;
       }
       if (end === g + 1 && lo[cand[g]] > 0) {
+        warm[n] = cand[g];
         out[n++] = docs[cand[g]];
       } else {
-        const group: { d: number; score: number }[] = [];
+        const group: { m: number; d: number; score: number }[] = [];
         for (let i = g; i < end; i++) {
           const score = this.exactScore(cand[i], s);
-          if (score > 0) group.push({ d: docs[cand[i]], score });
+          if (score > 0) group.push({ m: cand[i], d: docs[cand[i]], score });
         }
         group.sort((x, y) => y.score - x.score || x.d - y.d);
-        for (const { d } of group) {
+        for (const { m, d } of group) {
           if (n === k) break;
+          warm[n] = m;
           out[n++] = d;
         }
       }
       g = end;
     }
+    this.warmCount = n;
     return n === out.length ? out : out.slice(0, n);
+  }
+
+  /** Sets lo[m], hi[m] around the m-th document's score by regrouped entries; true when it may be positive. */
+  private score(m: number, k1: number, b: number): boolean {
+    const { entTf, entS, entA, tolerance } = this;
+    const from = this.entFrom[m];
+    const to = this.entTo[m];
+    // The same F the direct scorer computes (same functions); only the grouping differs.
+    const L = lengthNorm(k1, b, this.docLen[m], this.avgdl);
+    let a = 0;
+    let e: number;
+    if (this.nonNegative) {
+      for (let j = from; j < to; j++) a += entS[j] * tfSaturation(entTf[j], k1, L);
+      e = tolerance * a;
+    } else {
+      let abs = 0;
+      for (let j = from; j < to; j++) {
+        const F = tfSaturation(entTf[j], k1, L);
+        a += entS[j] * F;
+        abs += entA[j] * F;
+      }
+      e = tolerance * abs;
+    }
+    this.lo[m] = a - e;
+    this.hi[m] = a + e;
+    return a + e > 0;
   }
 
   /** Bm25Scorer's score of the m-th document, same operations: distinct terms, first-occurrence order, weight × qtf. */
@@ -380,9 +461,47 @@ export function referenceRank(index: Bm25Index, termIds: ArrayLike<number>, para
 }
 
 /**
- * Sorts items[0, n) by key descending, ties by item ascending (items come ascending). Insertion sort, as the candidates
- * arrive nearly in order (visited by decreasing bound): a typed array's sort calling a comparator was a sixth of the
- * sweep; a long list (a large k) takes that sort.
+ * The visit order of documents 0..M−1: by class, then by decreasing key, with each position's bound on the keys of its
+ * document and every later one of its class. Within a class a native sort of the keys, each with its document packed
+ * into its low bits (set so the packed value still bounds the key): a sort calling a comparator was a tenth of the sweep.
+ */
+function visitOrder(cls: Uint8Array, key: Float64Array, classStart: Int32Array): { order: Int32Array; bound: Float64Array } {
+  const M = key.length;
+  classStart.fill(0);
+  for (let m = 0; m < M; m++) classStart[cls[m] + 1]++;
+  for (let c = 0; c < LENGTH_CLASSES; c++) classStart[c + 1] += classStart[c];
+  const next = classStart.slice(0, LENGTH_CLASSES);
+  const byClass = new Int32Array(M);
+  for (let m = 0; m < M; m++) byClass[next[cls[m]]++] = m;
+  const mask = 2 ** (32 - Math.clz32(M)) - 1;
+  const packed = new Float64Array(M);
+  const words = new Uint32Array(packed.buffer);
+  for (let p = 0; p < M; p++) {
+    packed[p] = key[byClass[p]];
+    // Ties put the earlier document first.
+    words[2 * p + LOW] = (words[2 * p + LOW] & ~mask) | (mask - (p - classStart[cls[byClass[p]]]));
+  }
+  const order = new Int32Array(M);
+  const bound = new Float64Array(M);
+  const boundWords = new Uint32Array(bound.buffer);
+  for (let c = 0; c < LENGTH_CLASSES; c++) {
+    const from = classStart[c];
+    const to = classStart[c + 1];
+    packed.subarray(from, to).sort();
+    for (let p = from; p < to; p++) {
+      const q = from + to - 1 - p;
+      order[p] = byClass[from + mask - ((words[2 * q + LOW] & mask) >>> 0)];
+      bound[p] = packed[q];
+      boundWords[2 * p + LOW] |= mask;
+    }
+  }
+  return { order, bound };
+}
+
+/**
+ * Sorts items[0, n) by key descending (equal keys fall in one group of `rank`, so their order is free). Insertion sort,
+ * as the candidates arrive nearly in order (the last top k, then by decreasing bound): a typed array's sort calling a
+ * comparator was a sixth of the sweep; a long list (a large k) takes that sort.
  */
 function sortByKeyDescending(items: Int32Array, n: number, key: Float64Array): void {
   if (n > 512) {
@@ -401,6 +520,11 @@ function sortByKeyDescending(items: Int32Array, n: number, key: Float64Array): v
   }
 }
 
+/** Orders heap[0, size) as a min-heap (Floyd: sifting down from the last parent). */
+function heapify(heap: Float64Array, size: number): void {
+  for (let i = (size >> 1) - 1; i >= 0; i--) siftDown(heap, size, i);
+}
+
 function heapPush(heap: Float64Array, size: number, v: number): void {
   let i = size;
   heap[i] = v;
@@ -416,7 +540,10 @@ function heapPush(heap: Float64Array, size: number, v: number): void {
 
 function heapReplaceRoot(heap: Float64Array, size: number, v: number): void {
   heap[0] = v;
-  let i = 0;
+  siftDown(heap, size, 0);
+}
+
+function siftDown(heap: Float64Array, size: number, i: number): void {
   for (;;) {
     const l = 2 * i + 1;
     const r = l + 1;

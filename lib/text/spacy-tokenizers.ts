@@ -82,22 +82,23 @@ export function spacyGreekTokenizer(lex: SpacyLexicon): Tokenizer {
   if (lex.lang !== "el") throw new Error(`spacyGreekTokenizer needs the Greek lexicon, got '${lex.lang}'`);
   const lemmatize = greekLemmatizer(lex);
   const stop = foldedStopwords(lex);
-  const term = memo((word: string): string | null => {
-    const lemma = lemmatize(word.normalize("NFC").toLowerCase());
-    const t = foldLower(lemma).trim();
-    return t === "" || UNDERSCORES.test(t) || stop.has(t) ? null : t;
+  return scanTokenizer("bm25-spacy", GREEK_TOKEN_SOURCE, (word) => {
+    const t = foldLower(lemmatize(word.normalize("NFC").toLowerCase())).trim();
+    return t === "" || UNDERSCORES.test(t) || stop.has(t) ? EMPTY : [t];
   });
-  const re = new RegExp(GREEK_TOKEN_SOURCE, "gu");
+}
+
+/** A tokenizer over the cleaned text's `source` matches, each word's terms memoised. */
+function scanTokenizer(name: string, source: string, termsOf: (word: string) => readonly string[]): Tokenizer {
+  const terms = memo(termsOf);
+  const re = new RegExp(source, "gu");
   return {
-    name: "bm25-spacy",
+    name,
     tokenize(text: string): string[] {
       const out: string[] = [];
       const s = clean(text);
       re.lastIndex = 0;
-      for (let m = re.exec(s); m !== null; m = re.exec(s)) {
-        const t = term(m[0]);
-        if (t !== null) out.push(t);
-      }
+      for (let m = re.exec(s); m !== null; m = re.exec(s)) out.push(...terms(m[0]));
       return out;
     },
   };
@@ -121,7 +122,7 @@ export function spacyEnglishTokenizer(lex: SpacyLexicon): Tokenizer {
     return (lex.lemma.get(w) ?? lex.lemma.get(lower) ?? lower).toLowerCase().trim();
   };
   const keep = (t: string): boolean => t !== "" && !UNDERSCORES.test(t) && !stop.has(t);
-  const terms = memo((word: string): readonly string[] => {
+  return scanTokenizer("bm25-english", ENGLISH_TOKEN_SOURCE, (word) => {
     const w = word.normalize("NFC");
     let lemma: string;
     const neg = NEGATION.exec(w);
@@ -131,18 +132,4 @@ export function spacyEnglishTokenizer(lex: SpacyLexicon): Tokenizer {
     else lemma = lemmaOf(w);
     return keep(lemma) ? [lemma] : EMPTY;
   });
-  const re = new RegExp(ENGLISH_TOKEN_SOURCE, "gu");
-  return {
-    name: "bm25-english",
-    tokenize(text: string): string[] {
-      const out: string[] = [];
-      const s = clean(text);
-      re.lastIndex = 0;
-      for (let m = re.exec(s); m !== null; m = re.exec(s)) {
-        const ts = terms(m[0]);
-        for (let i = 0; i < ts.length; i++) out.push(ts[i]);
-      }
-      return out;
-    },
-  };
 }

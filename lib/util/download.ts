@@ -101,7 +101,7 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
     let received = 0;
     // pipeline waits for the file as well as the body (backpressure, errors); a write the disk refuses passes as it is.
     await pipeline(
-      (res.body ?? []) as AsyncIterable<Uint8Array>,
+      (res.body ?? []) as unknown as AsyncIterable<Uint8Array>,
       async function* (body: AsyncIterable<Uint8Array>) {
         try {
           for await (const chunk of body) {

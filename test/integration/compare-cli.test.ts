@@ -116,7 +116,7 @@ test("gbr compare --pair … --seed S: the tests in the order given on one strea
   );
   assert.match(r.stderr, new RegExp(`numpy default_rng\\(${seed}\\), one stream for the 4 tests in the order listed`));
   // The authors' loop on the same per-query values (in qrels order), one generator for the family.
-  const { Pcg64 } = await import("../../lib/eval/random.js");
+  const { Pcg64 } = await import("../../lib/numeric/random.js");
   const { pairedRandomizationTest } = await import("../../lib/eval/randomization.js");
   const { evaluate } = await import("../../lib/eval/metrics.js");
   const { readRun } = await import("../../lib/data/runs.js");

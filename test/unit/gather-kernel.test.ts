@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { gatherRows, gram, mulDense } from "../../lib/dense/svd";
-import { GatherKernel, gatherKernel, releaseGatherKernel } from "../../lib/eval/gather-kernel";
-import { Pcg64 } from "../../lib/eval/random";
+import { GatherKernel, gatherKernel, releaseGatherKernel } from "../../lib/numeric/gather-kernel";
+import { Pcg64 } from "../../lib/numeric/random";
 
 /** A random sparse matrix by rows: `rows` rows of 0..maxLen entries into `xRows` rows of X. */
 function randomRows(rng: Pcg64, rows: number, maxLen: number, xRows: number) {

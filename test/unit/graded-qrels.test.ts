@@ -13,7 +13,7 @@ import path from "node:path";
 import { main } from "../../lib/cli/main";
 import { readGradedQrels, readQrels } from "../../lib/data/qrels";
 import { evaluate, METRICS, type Metric, type MetricValues } from "../../lib/eval/metrics";
-import { Pcg64 } from "../../lib/eval/random";
+import { Pcg64 } from "../../lib/numeric/random";
 
 let tmp = "";
 const file = (name: string) => path.join(tmp, name);

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import { holm, pairedRandomizationTest } from "../../lib/eval/randomization";
 import { compareRuns } from "../../lib/eval/compare-runs";
 import { METRICS, type MetricValues } from "../../lib/eval/metrics";
-import { Pcg64 } from "../../lib/eval/random";
+import { Pcg64 } from "../../lib/numeric/random";
 import { requireShared } from "../helpers/shared";
 
 interface GeneratorOracle {

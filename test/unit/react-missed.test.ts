@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { MISSED_GOLD_COLUMNS, PAPER_MISSED_GOLD, reactMissedGold, type ReactRoundLike } from "../../lib/eval/react-missed";
-import { Pcg64 } from "../../lib/eval/random";
+import { Pcg64 } from "../../lib/numeric/random";
 import type { ReactRoundTrace } from "../../lib/llm/react-traces";
 import type { QueryId } from "../../lib/types";
 

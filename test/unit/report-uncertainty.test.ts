@@ -8,7 +8,7 @@ import { metricBarChart, pValueHeatmap, pValueText, type Figure, type HeatmapTes
 import { reportFigures } from "../../lib/report/html";
 import { metricIntervals, REPORT_BOOTSTRAP } from "../../lib/eval/metric-intervals";
 import { ORACLE_LABEL, rowMarks } from "../../lib/figures/labels";
-import { Pcg64 } from "../../lib/eval/random";
+import { Pcg64 } from "../../lib/numeric/random";
 import { toCsv } from "../../lib/util/csv";
 
 // Issue 23, item 7: the metric bars carry 95% bootstrap intervals (per-query.csv, sample 0, one set of resamples for

@@ -9,7 +9,7 @@ import { compareRuns, type RunScores } from "../../lib/eval/compare-runs";
 import { baselineSignificance, missingPairs, paperSignificance, PAPER_TESTS, significanceReport, type PerQueryByExperiment } from "../../lib/eval/significance";
 import { firstStageOf, rerankSignificance } from "../../lib/eval/rerank-significance";
 import { formatComparison } from "../../lib/cli/print-comparison";
-import { Pcg64 } from "../../lib/eval/random";
+import { Pcg64 } from "../../lib/numeric/random";
 import { NO_AREA, type QueryMeta } from "../../lib/types";
 
 const close = (got: number, want: number, eps: number, label = "") => assert.ok(Math.abs(got - want) <= eps, `${label}: got ${got}, want ${want} (±${eps})`);

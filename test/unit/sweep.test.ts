@@ -137,6 +137,35 @@ test("QuerySweep.rank equals the direct scorer for any cut k, where the early st
   );
 });
 
+test("QuerySweep.rank stays exact whatever was ranked before: settings in any order, cuts that change, queries that alternate", () => {
+  // Each rank starts from the previous ranking of the query (its top k scored first): a stale or foreign start must
+  // never change a result.
+  const term = fc.constantFrom("α", "β", "γ", "δ", "ε");
+  const doc = fc.array(term, { minLength: 0, maxLength: 9 }).map((ts) => ts.join(" "));
+  const settings = [{ k1: 0.2, b: 0 }, { k1: 1.5, b: 0.75 }, { k1: 3, b: 1 }, { k1: 0, b: 0.5 }, { k1: 1.2, b: 0.3 }];
+  fc.assert(
+    fc.property(
+      fc.array(doc, { minLength: 1, maxLength: 80 }),
+      fc.array(fc.array(term, { minLength: 0, maxLength: 12 }), { minLength: 1, maxLength: 3 }),
+      fc.array(fc.record({ q: fc.nat(), s: fc.nat(settings.length - 1), k: fc.integer({ min: 1, max: 15 }) }), { minLength: 1, maxLength: 25 }),
+      (texts, queries, calls) => {
+        const corpus = indexCorpus(texts.map((text, i) => ({ id: `d${i}`, text })), spaceTokenizer);
+        const engine = new QuerySweep(corpus, settings, 0.25);
+        let current = -1;
+        for (const { q, s, k } of calls) {
+          const which = q % queries.length;
+          const ids = corpus.analyze(queries[which].join(" "));
+          if (which !== current) engine.setQuery(ids);
+          current = which;
+          const want = referenceRank(corpus.index, ids, { ...settings[s], epsilon: 0.25 }, k);
+          assert.deepEqual(Array.from(engine.rank(s, k)), Array.from(want), `query ${which} setting ${s} k=${k}`);
+        }
+      },
+    ),
+    { numRuns: 300, seed: 11 },
+  );
+});
+
 test("greeklaws-2021 sample: sweep rankings and metrics equal direct positive-only runs", async () => {
   requireShared("data", "greeklaws-2021");
   const { bench, corpus } = await greeklaws();

@@ -8,8 +8,8 @@ import { REPO } from "../helpers/shared";
 // templates in scripts/ are the one place to read and change them.
 for (const [script, file] of [
   ["build-dot-kernel.js", "lib/dense/dot-kernel-wasm.ts"],
-  ["build-gather-kernel.js", "lib/eval/gather-kernel-wasm.ts"],
-  ["build-sign-kernel.js", "lib/eval/sign-kernel-wasm.ts"],
+  ["build-gather-kernel.js", "lib/numeric/gather-kernel-wasm.ts"],
+  ["build-sign-kernel.js", "lib/numeric/sign-kernel-wasm.ts"],
 ]) {
   test(`${file} is what scripts/${script} generates`, () => {
     const r = spawnSync(process.execPath, [path.join(REPO, "scripts", script), "--check"], { encoding: "utf8" });
