@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { writeFault } from "../util/errors";
+import { writeAtomically } from "../util/safe-files";
 import type { DocId, QueryId } from "../types";
 import type { RecordKind } from "../store";
 import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
@@ -127,16 +127,9 @@ export function traceFileName(queryId: QueryId): string {
   return `${safe.replace(/^\.+/, "_").slice(0, 80)}.${hash}.json`;
 }
 
-export async function writeAtomic(file: string, data: string): Promise<void> {
-  // Rename within one folder is atomic, so a reader (or a resumed run) never sees half a file.
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    await fs.writeFile(tmp, data);
-    await fs.rename(tmp, file);
-  } catch (err) {
-    await fs.rm(tmp, { force: true });
-    throw writeFault(err, path.dirname(file), "GBR_DATA_DIR");
-  }
+/** Writes a trace whole or not at all, so a reader (or a resumed run) never sees half a file. */
+export function writeTrace(file: string, trace: ReactTrace): Promise<void> {
+  return writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(trace)), path.dirname(file));
 }
 
 export async function readTrace(file: string): Promise<ReactTrace | undefined> {

@@ -19,7 +19,7 @@ import {
   sumTotals,
   traceKey,
   traceFileName,
-  writeAtomic,
+  writeTrace,
   zeroTotals,
   type ReactObserverTrace,
   type ReactRoundTrace,
@@ -327,7 +327,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
   const one = async (i: number) => {
     const q = queries[i];
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
-    const save = (t: ReactTrace) => (file ? writeAtomic(file, JSON.stringify(t)) : Promise.resolve());
+    const save = (t: ReactTrace) => (file ? writeTrace(file, t) : Promise.resolve());
     const key = traceKey(q, traceConfig(ctx), ctx.seed);
     const done = (trace: ReactTrace, resumed: boolean) => {
       traces[i] = trace;
