@@ -2,11 +2,11 @@
  * Prompt sets for the LLM methods, both of one shape: "project" (UTF-8 files in `lib/llm/prompts/project/`) and
  * "official" (the authors', not redistributable: read from the cache `pullOfficialPrompts` fills).
  */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
+import { digestOf } from "../util/safe-files";
 
 /** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
 export type ParserName = "official" | "project";
@@ -118,11 +118,6 @@ export interface OfficialManifest {
 
 export const OFFICIAL_MANIFEST = "manifest.json";
 
-/** sha256 (hex) of the UTF-8 bytes. */
-export function sha256Text(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
-
 /** Strict UTF-8: a mis-encoded prompt file must fail, not send U+FFFD to the model. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -173,7 +168,7 @@ function loadProjectSet(dir: string): PromptSet {
       continue;
     }
     texts[p] = readPromptFile(file, PROMPT_PLACEHOLDERS[p]);
-    sha256[p] = sha256Text(texts[p]);
+    sha256[p] = digestOf(texts[p]);
   }
   if (missing.length > 0) throw new PromptError(`${dir}: missing prompt file(s) ${missing.join(", ")}`, "INVALID");
   const extras: PromptSet["extras"] = {};
@@ -204,7 +199,7 @@ function loadOfficialSet(dir: string): PromptSet {
     if (!existsSync(file)) throw new PromptError(`${file} is missing; run \`gbr prompts pull\` again`, "NOT_PULLED");
     // No normalisation here: the cache holds the constants byte for byte.
     const text = readUtf8(file);
-    if (sha256Text(text) !== entry.sha256) {
+    if (digestOf(text) !== entry.sha256) {
       throw new PromptError(`${file}: sha256 differs from the manifest (edited or damaged); run \`gbr prompts pull\` again`, "INVALID");
     }
     return text;
