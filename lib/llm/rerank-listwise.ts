@@ -252,13 +252,7 @@ export async function listwiseRerankRun(
       const { order, found } = readPermutation(res.raw, ids.length);
       top = [...top.slice(0, w.start), ...applyPermutation(ids, order), ...top.slice(w.end)];
       calls.push({
-        entry: {
-          role: ROLE,
-          params: chatParams(req),
-          reused: res.replayed === true,
-          ...(res.servedModel ? { servedModel: res.servedModel } : {}),
-          ...(res.standIn ? { standIn: true } : {}),
-        },
+        entry: { role: ROLE, params: chatParams(req), reused: res.replayed === true, servedModel: res.servedModel, standIn: res.standIn },
         usage: res.usage,
         seconds: res.seconds,
         found,
