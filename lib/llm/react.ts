@@ -259,10 +259,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
 }
 
 export interface ReactRunOptions {
-  /** Folder for one `<sanitized query id>.json` trace per query (written after every round). */
+  /** Folder for one `<sanitized query id>.json` trace per query (written after every round); complete ones are reused. */
   traceDir?: string;
-  /** Reuse complete traces found in `traceDir` instead of calling the models again. */
-  resume?: boolean;
   /** Store of complete traces (one another process is running is waited for, then read); else `traceDir` resumes. */
   store?: Store;
   /** Queries in flight at once (default 1). */
@@ -307,7 +305,7 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
 }
 
 /**
- * REACT-BM25 over many queries, each trace written atomically after every round; with `resume` complete traces are
+ * REACT-BM25 over many queries, each trace written atomically after every round; complete traces in `traceDir` are
  * reused, so a crash repeats no finished query. On failure queries in flight finish, then the first error is rethrown.
  */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
@@ -334,7 +332,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
       fromFile[i] = resumed;
       opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
     };
-    if (file && opts.resume) {
+    if (file) {
       const saved = await readTrace(file);
       if (usable(saved, q, ctx)) {
         // A folder-only trace goes into the store too.

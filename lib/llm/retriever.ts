@@ -161,7 +161,6 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
       const { value: result, seconds } = await timed(() =>
         reactRun(queries, react, {
           traceDir,
-          resume: true,
           ...(store ? { store } : {}),
           // As many questions at once as the chat server takes; rounds within a question stay in order.
           concurrency: model.capacity ?? DEFAULT_CONCURRENCY.chat,
