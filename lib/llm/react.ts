@@ -68,13 +68,6 @@ export interface ReactContext {
   /** How answers are read (default: the project's parsers, `reactParserFor("project")`). */
   parser?: ReactParser;
   rounds?: number;
-  /** Planner output limit, default 42,000. */
-  maxTokens?: number;
-  /** Observer output limit, default 44,096. */
-  observerMaxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  reasoningEffort?: "low" | "medium" | "high";
   seed?: number;
   /** Observer prompt budget, default 84,000. */
   budgetTokens?: number;
@@ -92,16 +85,11 @@ function positionOf(corpus: IndexedCorpus): Map<string, number> {
   return m;
 }
 
+/** The notebook's sampling settings and output limits (planner, observer), for every prompt set. */
+const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTokens: 42_000, observerMaxTokens: 44_096 } as const;
+
 function settings(ctx: ReactContext) {
-  const s = {
-    rounds: ctx.rounds ?? REACT_ROUNDS,
-    maxTokens: ctx.maxTokens ?? 42_000,
-    observerMaxTokens: ctx.observerMaxTokens ?? 44_096,
-    temperature: ctx.temperature ?? 0.2,
-    topP: ctx.topP ?? 1,
-    reasoningEffort: ctx.reasoningEffort ?? "low",
-    budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS,
-  } as const;
+  const s = { ...REACT_PARAMS, rounds: ctx.rounds ?? REACT_ROUNDS, budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS };
   if (!Number.isInteger(s.rounds) || s.rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${s.rounds}`);
   if (ctx.docs.length !== ctx.corpus.docIds.length) {
     throw new RangeError(`REACT needs the corpus's articles in corpus order: got ${ctx.docs.length} articles for an index of ${ctx.corpus.docIds.length}`);
