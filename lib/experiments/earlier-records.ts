@@ -166,7 +166,8 @@ export function keepsEarlier(earlier: EarlierRun, r: ExperimentRecord): boolean 
 export async function dropReplaced(outDir: string, earlier: EarlierRun, id: string, written: readonly string[]): Promise<void> {
   const keep = new Set(written);
   for (const r of [...earlier.saved, ...earlier.replaced].filter((s) => s.id === id)) {
-    for (const f of [...filesOf(r), path.relative(outDir, r.file)]) if (!keep.has(f)) await removeInside(outDir, f);
+    const files = r.samples.flatMap((_, i) => sampleFiles(r, i));
+    for (const f of [...files, path.relative(outDir, r.file)]) if (!keep.has(f)) await removeInside(outDir, f);
   }
 }
 
@@ -181,11 +182,7 @@ export async function removeInside(outDir: string, name: string): Promise<void> 
   await fs.rm(file, { force: true });
 }
 
-/** The run files a record names; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
-function filesOf(r: RecordFile): string[] {
-  return r.samples.flatMap((_, i) => sampleFiles(r, i));
-}
-
+/** The run files of a record's sample `i`; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
 function sampleFiles(r: RecordFile, i: number): string[] {
   const base = `runs/${r.samples.length > 1 ? `${r.id}.s${i}` : r.id}`;
   return r.samples[i].files ?? [`${base}.trec`, `${base}.json`];
