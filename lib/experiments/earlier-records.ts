@@ -7,7 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { readQrels, writeTrecQrels } from "../data/qrels";
-import { digestOf, insideFolder, pathProblem, writeAtomically } from "../util/safe-files";
+import { digestOf, insideFolder, pathProblem, readJsonIfAny, writeAtomically } from "../util/safe-files";
 import { readTrec } from "../data/runs";
 import { evaluate } from "../eval/metrics";
 import type { DocId, Qrels, QueryId, RunCost, RunInfo } from "../types";
@@ -96,12 +96,8 @@ interface UnfinishedMark {
 }
 
 /** The folder's unfinished-run mark, if it has one that reads as JSON. */
-async function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(outDir, UNFINISHED), "utf8")) as Partial<UnfinishedMark>;
-  } catch {
-    return undefined;
-  }
+function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undefined> {
+  return readJsonIfAny<Partial<UnfinishedMark>>(path.join(outDir, UNFINISHED));
 }
 
 /**

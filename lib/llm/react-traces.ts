@@ -1,5 +1,4 @@
 /** REACT-BM25's per-query trace (JSON, rewritten every round), its files, and the store kind reruns take it from. */
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { digestOf, writeAtomically } from "../util/safe-files";
 import type { DocId, QueryId } from "../types";
@@ -122,14 +121,6 @@ export function traceFileName(queryId: QueryId): string {
 /** Writes a trace whole or not at all, so a reader (or a resumed run) never sees half a file. */
 export function writeTrace(file: string, trace: ReactTrace): Promise<void> {
   return writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(trace)), path.dirname(file));
-}
-
-export async function readTrace(file: string): Promise<ReactTrace | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(file, "utf8")) as ReactTrace;
-  } catch {
-    return undefined; // missing or unreadable: run the query again
-  }
 }
 
 /** A complete trace in the store, with the seed its requests were sent with (part of its key). */

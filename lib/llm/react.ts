@@ -9,12 +9,12 @@ import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { Bm25Scorer } from "../sparse/bm25";
 import { compareCodePoints } from "../util/code-points";
 import { untilFailure } from "../util/pool";
+import { readJsonIfAny } from "../util/safe-files";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
 import {
   addCall,
   callRecord,
-  readTrace,
   REACT_TRACE,
   sumTotals,
   traceKey,
@@ -321,7 +321,8 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
       opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
     };
     if (file) {
-      const saved = await readTrace(file);
+      // Missing or unreadable: the query runs again.
+      const saved = await readJsonIfAny<ReactTrace>(file);
       if (usable(saved, q, ctx)) {
         // A folder-only trace goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
