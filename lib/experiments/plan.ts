@@ -8,7 +8,8 @@ import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost"
 import { outputGuess } from "../llm/chat-for-method";
 import type { PlanMode } from "../registry";
 import { runContext } from "../retrievers";
-import type { RunInfo, Work } from "../types";
+import type { Run, RunInfo } from "../types";
+import { splitModelId } from "../util/model-id";
 import { addWork } from "../eval/run-cost";
 import { runExperiments } from "./run-experiments";
 import { writeOutput } from "./write-outputs";
@@ -102,7 +103,7 @@ function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFro
 }
 
 /** The plan's numbers for one experiment's runs (a --repeat gives several). */
-function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Work; corpus: Work; llmModel?: string; embeddingModel?: string } }[], prices: PriceTable): Omit<PlanRow, "status" | "reason" | "newCalls" | "sharedWith"> {
+function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: PriceTable): Omit<PlanRow, "status" | "reason" | "newCalls" | "sharedWith"> {
   let work = addWork();
   let cached = 0;
   let exact = true;
@@ -231,7 +232,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
         total.chatCalls += calls;
         total.inputTokens += input;
         total.outputTokens += output;
-        total.cost += price("chat", { model: model.slice(model.indexOf(":") + 1), input, output });
+        total.cost += price("chat", { model: splitModelId(model).model, input, output });
       } else if (kind === "embedding") {
         total.embeddedTexts += calls;
         total.inputTokens += input;
