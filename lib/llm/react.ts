@@ -75,16 +75,6 @@ export interface ReactContext {
   onRound?: (round: ReactRoundTrace, trace: ReactTrace) => void | Promise<void>;
 }
 
-const positions = new WeakMap<readonly string[], Map<string, number>>();
-function positionOf(corpus: IndexedCorpus): Map<string, number> {
-  let m = positions.get(corpus.docIds);
-  if (!m) {
-    m = new Map(corpus.docIds.map((id, i) => [id, i]));
-    positions.set(corpus.docIds, m);
-  }
-  return m;
-}
-
 /** The notebook's sampling settings and output limits (planner, observer), for every prompt set. */
 const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTokens: 42_000, observerMaxTokens: 44_096 } as const;
 
@@ -124,7 +114,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const started = performance.now();
   const { corpus, scorer, docs, prompts } = ctx;
   const parser = ctx.parser ?? reactParserFor("project");
-  const pos = positionOf(corpus);
+  // Corpus positions of the articles retrieved so far: every kept one is among them.
+  const pos = new Map<DocId, number>();
   const textOf = (id: DocId) => docs[pos.get(id)!].text;
   const count = observerPromptTokens(prompts, query.text);
   const base: Omit<ChatRequest, "system" | "user" | "maxTokens"> = {
@@ -177,6 +168,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       const id = corpus.docIds[top.docs[i]];
       retrieved.push({ id, rank: i + 1, score: top.scores[i] });
       rankOf.set(id, i + 1);
+      pos.set(id, top.docs[i]);
       if (!candidates.has(id)) {
         candidates.add(id);
         newCandidates.push(id);
