@@ -96,11 +96,8 @@ function traceConfig(ctx: ReactContext): ReactTrace["config"] {
     promptsSha256: reactPromptsSha256(ctx.prompts),
     planner: ctx.planner.id,
     observer: ctx.observer.id,
-    temperature: s.temperature,
-    topP: s.topP,
-    reasoningEffort: s.reasoningEffort,
-    maxTokens: s.maxTokens,
-    observerMaxTokens: s.observerMaxTokens,
+    // In this order: the trace key hashes the config as written.
+    ...REACT_PARAMS,
     budgetTokens: s.budgetTokens,
   };
 }
