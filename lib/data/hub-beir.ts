@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Benchmark } from "../types";
 import { hashFile } from "../util/download";
 import { DataError } from "../util/errors";
+import { readJsonIfAny } from "../util/safe-files";
 import { writeBeir } from "./beir";
 import { verifyCached, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 
@@ -46,12 +47,7 @@ export async function refuseForeignFiles(dir: string): Promise<void> {
   const present: string[] = [];
   for (const p of BEIR_FILES) if (await fs.stat(path.join(dir, ...p.split("/"))).then(() => true, () => false)) present.push(p);
   if (present.length === 0) return;
-  let ours: ManifestFile[] | undefined;
-  try {
-    ours = (JSON.parse(await fs.readFile(path.join(dir, "manifest.json"), "utf8")) as Manifest).beir;
-  } catch {
-    ours = undefined;
-  }
+  const ours = (await readJsonIfAny<Manifest>(path.join(dir, "manifest.json")))?.beir;
   const foreign: string[] = [];
   for (const p of present) {
     const f = ours?.find((o) => o.path === p);

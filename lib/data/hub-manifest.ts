@@ -91,7 +91,7 @@ export async function verifyCached(file: string, expected: ManifestFile): Promis
   return undefined;
 }
 
-/** Writes a manifest whole or not at all, so a crash never leaves half of one. */
-export async function writeManifest(file: string, manifest: Manifest): Promise<void> {
+/** Writes a manifest (a pull's, a BEIR folder's, spaCy's tables') whole or not at all, so a crash never leaves half of one. */
+export async function writeManifest(file: string, manifest: object): Promise<void> {
   await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(manifest, null, 2) + "\n"), path.dirname(file));
 }

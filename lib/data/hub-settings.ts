@@ -35,17 +35,9 @@ export interface PullOptions {
   retry?: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 
-/** A pull's options with every default applied (see {@link hubSettings}). */
-export interface HubSettings {
-  repo: string;
-  revision: string;
-  endpoint: string;
+/** A pull's options with every default applied (see {@link hubSettings}); the token as the header it is sent in. */
+export interface HubSettings extends Required<Omit<PullOptions, "token" | "cacheRoot" | "onProgress">>, Pick<PullOptions, "onProgress"> {
   headers: Record<string, string>;
-  cacheDir: string;
-  offline: boolean;
-  onProgress?: ProgressFn;
-  log: (msg: string) => void;
-  retry: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 
 /** Resolves pull options, refusing what could climb out of a URL or the cache. */

@@ -16,7 +16,7 @@ import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../
 import { DataError } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
-import { writeAtomically } from "../util/safe-files";
+import { writeManifest } from "./hub-manifest";
 import type { Config } from "../config";
 import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../text/registry";
 import type { Tokenizer } from "../types";
@@ -285,10 +285,6 @@ async function readManifest(file: string, lang: SpacyLang, log: (m: string) => v
   }
   log(`spaCy ${lang}: ${file} is unreadable; cached files will be verified by fetching them again`);
   return empty;
-}
-
-async function writeManifest(file: string, manifest: Manifest): Promise<void> {
-  await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(manifest, null, 2) + "\n", "utf8"), path.dirname(file));
 }
 
 async function readText(file: string): Promise<string> {

@@ -32,8 +32,6 @@ export interface AreaStats {
   medianGoldWords: number;
 }
 
-export { sourceOf };
-
 /** Median (mean of the middle two for even lengths); NaN when empty. */
 export function median(xs: readonly number[]): number {
   if (xs.length === 0) return NaN;

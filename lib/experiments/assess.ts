@@ -12,18 +12,15 @@ import { unjudgedQueries, type DocId, type QueryId, type Run, type RunCost, type
 import { zeroWork } from "../eval/run-cost";
 import { llmMetadata, type LlmMetadata } from "./llm-metadata";
 import { reproductionTable, type ReproductionRow } from "./paper";
-import type { ExperimentRecord, NotNow } from "./run-experiments";
+import type { ExperimentRecord } from "./run-experiments";
+import type { Experiment } from "./experiment";
 import { describeRun, provenanceOf, type Provenance } from "./setup";
 
-/** One experiment as the outputs list it. */
-export interface ExperimentOutcome {
-  id: string;
-  title: string;
-  section: string;
-  beyond?: string;
-  status: "ok" | "skipped" | "failed";
-  reason?: string;
-  seconds?: number;
+/** One experiment as the outputs list it: its list entry, what happened to it, and what its run recorded. */
+export interface ExperimentOutcome
+  extends Pick<Experiment, "id" | "title" | "section" | "beyond">,
+    Pick<ExperimentRecord, "status" | "reason" | "earlier" | "now" | "brief">,
+    Partial<Pick<ExperimentRecord, "seconds" | "ranAt">> {
   mean?: MetricValues;
   /** Standard deviation over repeated samples (LLM experiments with --repeat N > 1). */
   sd?: MetricValues;
@@ -40,14 +37,6 @@ export interface ExperimentOutcome {
   standIn?: boolean;
   /** What the experiment adds about itself beyond the run (e.g. the tuning sweep's best setting). */
   details?: Record<string, unknown>;
-  /** When it ended (ISO 8601). */
-  ranAt?: string;
-  /** Kept from an earlier run of the outputs folder: this run did not run it again. */
-  earlier?: boolean;
-  /** Kept from an earlier run because this one could not run it (skipped) or it broke (failed), and why. */
-  now?: NotNow;
-  /** `reason` in one short line, where the error gave one. */
-  brief?: string;
 }
 
 /** What this run did with an experiment: its status now, or undefined for an earlier result it left untouched. */

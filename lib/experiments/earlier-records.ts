@@ -7,7 +7,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { readQrels, writeTrecQrels } from "../data/qrels";
-import { digestOf, insideFolder, pathProblem, writeAtomically } from "../util/safe-files";
+import { digestOf, insideFolder, pathProblem, readJsonIfAny, writeAtomically } from "../util/safe-files";
 import { readTrec } from "../data/runs";
 import { evaluate } from "../eval/metrics";
 import type { DocId, Qrels, QueryId, RunCost, RunInfo } from "../types";
@@ -96,12 +96,8 @@ interface UnfinishedMark {
 }
 
 /** The folder's unfinished-run mark, if it has one that reads as JSON. */
-async function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(outDir, UNFINISHED), "utf8")) as Partial<UnfinishedMark>;
-  } catch {
-    return undefined;
-  }
+function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undefined> {
+  return readJsonIfAny<Partial<UnfinishedMark>>(path.join(outDir, UNFINISHED));
 }
 
 /**
@@ -166,7 +162,8 @@ export function keepsEarlier(earlier: EarlierRun, r: ExperimentRecord): boolean 
 export async function dropReplaced(outDir: string, earlier: EarlierRun, id: string, written: readonly string[]): Promise<void> {
   const keep = new Set(written);
   for (const r of [...earlier.saved, ...earlier.replaced].filter((s) => s.id === id)) {
-    for (const f of [...filesOf(r), path.relative(outDir, r.file)]) if (!keep.has(f)) await removeInside(outDir, f);
+    const files = r.samples.flatMap((_, i) => sampleFiles(r, i));
+    for (const f of [...files, path.relative(outDir, r.file)]) if (!keep.has(f)) await removeInside(outDir, f);
   }
 }
 
@@ -181,11 +178,7 @@ export async function removeInside(outDir: string, name: string): Promise<void> 
   await fs.rm(file, { force: true });
 }
 
-/** The run files a record names; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
-function filesOf(r: RecordFile): string[] {
-  return r.samples.flatMap((_, i) => sampleFiles(r, i));
-}
-
+/** The run files of a record's sample `i`; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
 function sampleFiles(r: RecordFile, i: number): string[] {
   const base = `runs/${r.samples.length > 1 ? `${r.id}.s${i}` : r.id}`;
   return r.samples[i].files ?? [`${base}.trec`, `${base}.json`];

@@ -1,5 +1,6 @@
 /** metadata.json's `llm` block, from the runs' own records: what ran (the default model too), not what was asked. */
 import { loadPromptSet } from "../llm/prompts";
+import { runInfos } from "./setup";
 import type { LlmRunInfo, RunInfo } from "../types";
 
 export interface LlmMetadata {
@@ -25,7 +26,7 @@ export function llmMetadata(
   infos: ReadonlyMap<string, RunInfo>,
   opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string; promptsDir?: string } = {},
 ): LlmMetadata | null {
-  const llm = [...infos].flatMap(([id, info]) => llmInfosOf(info).map((l) => ({ id, l })));
+  const llm = [...infos].flatMap(([id, info]) => runInfos(info).flatMap((i) => (i.llm ? [{ id, l: i.llm }] : [])));
   if (llm.length === 0) return null;
   const distinct = <T>(xs: T[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
   const models = distinct(llm.map(({ l }) => ({ model: l.model, provider: l.provider, endpoint: l.endpoint })));
@@ -53,9 +54,4 @@ export function llmMetadata(
     experiments: distinct(llm.map(({ id }) => id)),
     ...(Object.keys(endpoints).length ? { endpoints } : {}),
   };
-}
-
-/** The LLM records of a run and of the runs it was made from. */
-function llmInfosOf(info: RunInfo): LlmRunInfo[] {
-  return [...(info.llm ? [info.llm] : []), ...(info.parts ?? []).flatMap(llmInfosOf)];
 }

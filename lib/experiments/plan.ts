@@ -8,11 +8,13 @@ import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost"
 import { outputGuess } from "../llm/chat-for-method";
 import type { PlanMode } from "../registry";
 import { runContext } from "../retrievers";
-import type { RunInfo, Work } from "../types";
+import type { Run, RunInfo } from "../types";
+import { splitModelId } from "../util/model-id";
 import { addWork } from "../eval/run-cost";
 import { runExperiments } from "./run-experiments";
 import { writeOutput } from "./write-outputs";
 import { selection, type ReproduceOptions } from "./reproduce";
+import { runInfos } from "./setup";
 
 /** One experiment of plan.json: `calls` as cost.csv counts them (cached included); tokens only of work to do. */
 export interface PlanRow {
@@ -71,19 +73,9 @@ const RERANK_REACT_BASIS =
 const RERANK_BASIS = "cross-encoder: one request per question and batch of its first stage's articles (pairs are not priced)";
 const LISTWISE_BASIS = "listwise re-ranking: the windows of the first stage's top articles as they stand, without the model's reordering (the same calls; tokens approximate)";
 
-function walk(info: RunInfo | undefined, visit: (i: RunInfo) => void): void {
-  if (!info) return;
-  visit(info);
-  for (const p of info.parts ?? []) walk(p, visit);
-}
-
 /** Whether a run, or a part of it, calls a model server (the stand-ins answer as endpoint "plan"; LSI is "local"). */
 function callsModels(info: RunInfo): boolean {
-  let calls = false;
-  walk(info, (i) => {
-    if (i.llm || i.rerank || i.rounds !== undefined || (i.embedding && i.embedding.endpoint !== "local")) calls = true;
-  });
-  return calls;
+  return runInfos(info).some((i) => i.llm || i.rerank || i.rounds !== undefined || (i.embedding && i.embedding.endpoint !== "local"));
 }
 
 /**
@@ -97,13 +89,13 @@ function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFro
     const found = new Set(requestedFrom.get(row.id) ?? []);
     for (const info of row.infos) {
       for (const part of info.parts ?? []) {
-        walk(part, (i) => {
+        for (const i of runInfos(part)) {
           const first = madeIn.get(i);
           if (first !== undefined && callsModels(i)) found.add(first);
-        });
+        }
       }
     }
-    for (const info of row.infos) walk(info, (i) => void (madeIn.has(i) || madeIn.set(i, row.id)));
+    for (const i of row.infos.flatMap(runInfos)) if (!madeIn.has(i)) madeIn.set(i, row.id);
     found.delete(row.id);
     out.set(row.id, [...found]);
   }
@@ -111,7 +103,7 @@ function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFro
 }
 
 /** The plan's numbers for one experiment's runs (a --repeat gives several). */
-function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Work; corpus: Work; llmModel?: string; embeddingModel?: string } }[], prices: PriceTable): Omit<PlanRow, "status" | "reason" | "newCalls" | "sharedWith"> {
+function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: PriceTable): Omit<PlanRow, "status" | "reason" | "newCalls" | "sharedWith"> {
   let work = addWork();
   let cached = 0;
   let exact = true;
@@ -131,7 +123,7 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
     let embeds = false;
     let reranks = false;
     let react = false;
-    walk(run.info, (i) => {
+    for (const i of runInfos(run.info)) {
       if (i.llm && !seen.has(i.llm)) {
         llm = true;
         seen.add(i.llm);
@@ -156,7 +148,7 @@ function rowOf(id: string, runs: readonly { info?: RunInfo; cost?: { online: Wor
         exact = false;
         bases.add(LISTWISE_BASIS);
       }
-    });
+    }
     if (reranks && react) bases.add(RERANK_REACT_BASIS);
     // What is embedded after a model wrote it cannot be counted before the model has written it.
     if (llm && embeds) {
@@ -240,7 +232,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
         total.chatCalls += calls;
         total.inputTokens += input;
         total.outputTokens += output;
-        total.cost += price("chat", { model: model.slice(model.indexOf(":") + 1), input, output });
+        total.cost += price("chat", { model: splitModelId(model).model, input, output });
       } else if (kind === "embedding") {
         total.embeddedTexts += calls;
         total.inputTokens += input;

@@ -1,12 +1,12 @@
 /** `gbr reproduce` in three steps: run (run-experiments.ts), assess (assess.ts), write (write-outputs.ts). */
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
-import { registeredRetrievers, runContext, type RetrieverOptions, type RunContext, type RunContextInit } from "../retrievers";
+import { registeredRetrievers, runContext, type RunContext } from "../retrievers";
 import { officialPromptsDir } from "../llm/prompts";
 import type { Config } from "../config";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, userExperiments, type Experiment } from "./registry";
-import { runExperiments } from "./run-experiments";
+import { runExperiments, type RunExperimentsOptions } from "./run-experiments";
 import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { dropReplaced, earlierRun, holderOf, keepsEarlier, mergeRecords, recordFiles, removeInside, startRun, UNFINISHED, type EarlierRun } from "./earlier-records";
 import type { ExperimentRecord } from "./run-experiments";
@@ -19,25 +19,15 @@ import { FileLocks, LOCK_STALE_MS } from "../util/file-lock";
 
 export type { ExperimentOutcome } from "./assess";
 
-export interface ReproduceOptions {
+/** runExperiments' options (its retriever options, context, repeat, seed, log) plus where and what to run. */
+export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"> {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
   outRoot: string;
   /** Experiment ids to run (default: all). */
   only?: string[];
-  log?: (message: string) => void;
   experiments?: readonly Experiment[];
-  /** Parameters given to every retriever (LLM model, prompt set, REACT rounds …). */
-  retrieverOptions?: RetrieverOptions;
-  /** What the run supplies (providers, store, replay mode …); missing parts come from the environment. */
-  context?: RunContextInit;
-  /** Log each new skip reason as it happens (default true; the command line's summary lists them instead). */
-  reportSkips?: boolean;
   /** `--official`: the authors' experiment list only (the CLI sets their prompts and serving too). */
   official?: boolean;
-  /** Runs of each LLM experiment (samples 0..repeat-1 with seeds seed..seed+repeat-1); default 1. */
-  repeat?: number;
-  /** First provider seed for repeats (default 42). */
-  seed?: number;
   /**
    * Start the outputs folder again: an earlier run's records and files are removed first. Without it, a run keeps
    * the earlier results of every experiment it does not run again (and of one it could not run now), each row with

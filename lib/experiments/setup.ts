@@ -23,7 +23,13 @@ function describeRerank(r: RerankRunInfo): string {
   return `rerank ${r.reranker}: ${what}, depth ${r.depth}${pairs}${unparsed}`;
 }
 
-function describeOne(info: RunInfo): string[] {
+/** A run's record and those of the runs it was made from, depth first. */
+export function runInfos(info: RunInfo | undefined): RunInfo[] {
+  return info ? [info, ...(info.parts ?? []).flatMap(runInfos)] : [];
+}
+
+/** What one record says of its own run (its parts not included). */
+function describeOwn(info: RunInfo): string[] {
   const out: string[] = [];
   if (info.bm25) {
     const b = info.bm25;
@@ -37,14 +43,12 @@ function describeOne(info: RunInfo): string[] {
   if (info.llm) out.push(describeLlm(info.llm));
   if (info.rounds !== undefined) out.push(`rounds ${info.rounds}`);
   if (info.rerank) out.push(describeRerank(info.rerank));
-  for (const p of info.parts ?? []) out.push(...describeOne(p));
   return out;
 }
 
 /** The setup of a run in one line, parts of composite runs included, each fact once. */
 export function describeRun(info: RunInfo | undefined): string {
-  if (!info) return "";
-  return [...new Set(describeOne(info))].join("; ");
+  return [...new Set(runInfos(info).flatMap(describeOwn))].join("; ");
 }
 
 /** One provider a run called, as recorded. */
@@ -62,7 +66,7 @@ export interface Provenance {
 /** Every provider behind a run (its parts included), each once. */
 export function provenanceOf(info: RunInfo | undefined): Provenance[] {
   const out = new Map<string, Provenance>();
-  const visit = (i: RunInfo) => {
+  for (const i of runInfos(info)) {
     if (i.llm) {
       const p: Provenance = { kind: "chat", provider: i.llm.provider, endpoint: i.llm.endpoint, requestedModel: i.llm.model, servedModel: i.llm.servedModels.join(", "), standIn: i.llm.standIn };
       out.set(JSON.stringify(p), p);
@@ -86,9 +90,7 @@ export function provenanceOf(info: RunInfo | undefined): Provenance[] {
       const p: Provenance = { kind: "rerank", provider: "rerank", endpoint: r.endpoint, requestedModel: r.model, servedModel: r.servedModels.join(", "), standIn: r.standIn };
       out.set(JSON.stringify(p), p);
     }
-    for (const part of i.parts ?? []) visit(part);
-  };
-  if (info) visit(info);
+  }
   return [...out.values()];
 }
 

@@ -95,56 +95,45 @@ export async function writeOutputs(
     return name;
   };
   for (const name of experimentFiles) file(name);
+  const bench = loaded.benchmark;
   try {
-    await writeTables(outDir, loaded, a, tables, file, providers);
+    for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
+      if (t) await writeOutput(outDir, file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
+    }
+    // The main results table for a paper, when anything ran (a table without rows would only say so in LaTeX); else
+    // none, rather than an earlier run's beside this run's summary.
+    if (a.outcomes.some((o) => o.status === "ok")) {
+      const results = resultsTable(loaded, a);
+      await writeOutput(outDir, file(FOLDER_FILES.latex), renderLatex(results));
+      await writeOutput(outDir, file(FOLDER_FILES.markdown), renderMarkdown(results));
+    } else {
+      for (const f of [FOLDER_FILES.latex, FOLDER_FILES.markdown]) await fs.rm(path.join(outDir, f), { force: true });
+    }
+    await writeTrecQrels(path.join(outDir, file(FOLDER_FILES.qrels)), bench.qrels);
+    await writeOutput(outDir, file(FOLDER_FILES.significance), json(a.significance));
+    const standIn = a.outcomes.some((o) => o.standIn);
+    const metadata = {
+      dataset: bench.name,
+      standIn,
+      standInNote: standIn ? STAND_IN_NOTE : null,
+      origin: loaded.origin,
+      fallback: loaded.fallback ?? null,
+      source: loaded.dir,
+      revision: bench.revision ?? null,
+      articles: bench.docs.length,
+      queries: bench.queries.length,
+      unjudged: unjudgedQueries(bench).length,
+      createdAt: new Date().toISOString(),
+      node: process.version,
+      llm: a.llm,
+      authorsSetup: a.authorsSetup,
+      providers: providers ? configRecord(providers.config) : null,
+      experiments: a.outcomes,
+      progress: providers?.meter.steps() ?? [],
+    };
+    await writeOutput(outDir, file(FOLDER_FILES.metadata), json(metadata));
   } catch (err) {
     throw writeFault(err, outDir, "--out");
   }
   return [...written];
-}
-
-async function writeTables(
-  outDir: string,
-  loaded: LoadedBenchmark,
-  a: Assessment,
-  tables: OutputTables,
-  file: (name: string) => string,
-  providers: Providers | undefined,
-): Promise<void> {
-  const bench = loaded.benchmark;
-  for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
-    if (t) await writeOutput(outDir, file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
-  }
-  // The main results table for a paper, when anything ran (a table without rows would only say so in LaTeX); else
-  // none, rather than an earlier run's beside this run's summary.
-  if (a.outcomes.some((o) => o.status === "ok")) {
-    const results = resultsTable(loaded, a);
-    await writeOutput(outDir, file(FOLDER_FILES.latex), renderLatex(results));
-    await writeOutput(outDir, file(FOLDER_FILES.markdown), renderMarkdown(results));
-  } else {
-    for (const f of [FOLDER_FILES.latex, FOLDER_FILES.markdown]) await fs.rm(path.join(outDir, f), { force: true });
-  }
-  await writeTrecQrels(path.join(outDir, file(FOLDER_FILES.qrels)), bench.qrels);
-  await writeOutput(outDir, file(FOLDER_FILES.significance), json(a.significance));
-  const standIn = a.outcomes.some((o) => o.standIn);
-  const metadata = {
-    dataset: bench.name,
-    standIn,
-    standInNote: standIn ? STAND_IN_NOTE : null,
-    origin: loaded.origin,
-    fallback: loaded.fallback ?? null,
-    source: loaded.dir,
-    revision: bench.revision ?? null,
-    articles: bench.docs.length,
-    queries: bench.queries.length,
-    unjudged: unjudgedQueries(bench).length,
-    createdAt: new Date().toISOString(),
-    node: process.version,
-    llm: a.llm,
-    authorsSetup: a.authorsSetup,
-    providers: providers ? configRecord(providers.config) : null,
-    experiments: a.outcomes,
-    progress: providers?.meter.steps() ?? [],
-  };
-  await writeOutput(outDir, file(FOLDER_FILES.metadata), json(metadata));
 }

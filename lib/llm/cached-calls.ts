@@ -1,9 +1,9 @@
 /** One chat call per item (rewrites, translations) over a `withReplay` model: a rerun asks only for what is missing. */
 import { DEFAULT_CONCURRENCY } from "../config";
-import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { GbrError } from "../util/errors";
 import { untilFailure } from "../util/pool";
+import { digestOf } from "../util/safe-files";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
 import type { ParserName } from "./prompts";
 
@@ -69,7 +69,7 @@ export function requestSha256(req: ChatRequest): string {
     req.reasoningEffort ?? null,
     req.seed ?? null,
   ]);
-  return createHash("sha256").update(canonical, "utf8").digest("hex");
+  return digestOf(canonical);
 }
 
 /** Reads a v0.8 result file; torn, blank or invalid lines (not UTF-8 JSON with a string `id`) are skipped. */

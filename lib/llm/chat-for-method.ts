@@ -7,6 +7,7 @@ import { replayCache, replayKey, withReplay, type ReplayCache } from "../store";
 import { countTokensJoined } from "../text/tokens";
 import { withComplete, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import type { RetrieverOptions, RunContext } from "../registry";
+import { splitModelId } from "../util/model-id";
 
 /**
  * `--llm` (else `GBR_CHAT_MODEL`) behind the store (`ctx.replay`: "use", "refresh" asks again, "off" keeps nothing), or
@@ -37,12 +38,10 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
 }
 
 
-/** Output tokens assumed per new call: the mean of the model's cached answers, else `fallback`. */
-export async function outputGuess(cache: ReplayCache | undefined, modelId: string, fallback = 1000): Promise<{ perCall: number; basis: string }> {
+/** Output tokens assumed per new call: the mean of the model's cached answers, else 1,000. */
+export async function outputGuess(cache: ReplayCache | undefined, modelId: string): Promise<{ perCall: number; basis: string }> {
   if (cache) {
-    const i = modelId.indexOf(":");
-    const provider = i < 0 ? "" : modelId.slice(0, i);
-    const model = i < 0 ? modelId : modelId.slice(i + 1);
+    const { provider, model } = splitModelId(modelId);
     let n = 0;
     let sum = 0;
     for await (const r of cache.records()) {
@@ -52,7 +51,7 @@ export async function outputGuess(cache: ReplayCache | undefined, modelId: strin
     }
     if (n > 0) return { perCall: Math.round(sum / n), basis: `the mean of the ${n} answers of ${model} in the replay cache` };
   }
-  return { perCall: fallback, basis: `assumed: the replay cache holds no answer of this model` };
+  return { perCall: 1000, basis: `assumed: the replay cache holds no answer of this model` };
 }
 
 /** o200k tokens of a message, its paragraphs counted apart where the pre-tokenizer cuts anyway and remembered: the

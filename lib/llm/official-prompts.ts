@@ -7,13 +7,12 @@ import {
   OFFICIAL_MANIFEST,
   PROMPT_NAMES,
   PromptError,
-  sha256Text,
   type OfficialManifest,
   type PromptName,
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
-import { writeAtomically } from "../util/safe-files";
+import { digestOf, writeAtomically } from "../util/safe-files";
 
 export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
 /** The commit the paper's prompts are pinned to (DESIGN.md §6). */
@@ -76,7 +75,7 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
   for (const name of PROMPT_NAMES) {
     const text = extracted.texts[name];
     await writeAtomic(path.join(cacheDir, `${name}.txt`), text);
-    prompts[name] = { file: `${name}.txt`, sha256: sha256Text(text), chars: text.length };
+    prompts[name] = { file: `${name}.txt`, sha256: digestOf(text), chars: text.length };
   }
   const extras: OfficialManifest["extras"] = {};
   for (const name of EXTRA_PROMPT_NAMES) {
@@ -88,7 +87,7 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
       continue;
     }
     await writeAtomic(file, found.text);
-    extras[name] = { file: `${name}.txt`, sha256: sha256Text(found.text), chars: found.text.length, foundBy: found.foundBy };
+    extras[name] = { file: `${name}.txt`, sha256: digestOf(found.text), chars: found.text.length, foundBy: found.foundBy };
   }
   const braces = PROMPT_NAMES.filter((n) => /\{\{|\}\}/.test(extracted.texts[n]));
   if (braces.length > 0) {

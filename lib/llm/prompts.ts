@@ -2,11 +2,11 @@
  * Prompt sets for the LLM methods, both of one shape: "project" (UTF-8 files in `lib/llm/prompts/project/`) and
  * "official" (the authors', not redistributable: read from the cache `pullOfficialPrompts` fills).
  */
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
+import { digestOf } from "../util/safe-files";
 
 /** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
 export type ParserName = "official" | "project";
@@ -118,11 +118,6 @@ export interface OfficialManifest {
 
 export const OFFICIAL_MANIFEST = "manifest.json";
 
-/** sha256 (hex) of the UTF-8 bytes. */
-export function sha256Text(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
-
 /** Strict UTF-8: a mis-encoded prompt file must fail, not send U+FFFD to the model. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -152,9 +147,9 @@ export function readPromptFile(file: string, placeholders: readonly string[] = [
 /** "project" from the package's files; "official" from the `gbr prompts pull` cache, checked against its sha256. */
 export function loadPromptSet(
   name: PromptSetName = "project",
-  opts: { dir?: string; cacheDir?: string } = {},
+  opts: { cacheDir?: string } = {},
 ): PromptSet {
-  if (name === "project") return loadProjectSet(opts.dir ?? PROJECT_PROMPTS_DIR);
+  if (name === "project") return loadProjectSet(PROJECT_PROMPTS_DIR);
   if (name === "official") {
     if (opts.cacheDir === undefined) throw new PromptError("the official prompt set needs its folder: { cacheDir: officialPromptsDir(dataDir) }", "INVALID");
     return loadOfficialSet(opts.cacheDir);
@@ -164,7 +159,6 @@ export function loadPromptSet(
 
 function loadProjectSet(dir: string): PromptSet {
   const texts = {} as Record<PromptName, string>;
-  const sha256 = {} as Record<PromptName, string>;
   const missing: string[] = [];
   for (const p of PROMPT_NAMES) {
     const file = path.join(dir, `${p}.txt`);
@@ -173,7 +167,6 @@ function loadProjectSet(dir: string): PromptSet {
       continue;
     }
     texts[p] = readPromptFile(file, PROMPT_PLACEHOLDERS[p]);
-    sha256[p] = sha256Text(texts[p]);
   }
   if (missing.length > 0) throw new PromptError(`${dir}: missing prompt file(s) ${missing.join(", ")}`, "INVALID");
   const extras: PromptSet["extras"] = {};
@@ -181,7 +174,7 @@ function loadProjectSet(dir: string): PromptSet {
     const file = path.join(dir, `${e}.txt`);
     if (existsSync(file)) extras[e] = readPromptFile(file);
   }
-  return { name: "project", source: dir, sha256, texts, extras };
+  return { name: "project", source: dir, sha256: digestsOf(texts), texts, extras };
 }
 
 function loadOfficialSet(dir: string): PromptSet {
@@ -197,28 +190,29 @@ function loadOfficialSet(dir: string): PromptSet {
     throw new PromptError(`${manifestFile}: unreadable (${(err as Error).message}); run \`gbr prompts pull\` again`, "INVALID");
   }
   const texts = {} as Record<PromptName, string>;
-  const sha256 = {} as Record<PromptName, string>;
   const read = (entry: { file: string; sha256: string } | undefined, label: string): string => {
     if (!entry) throw new PromptError(`${manifestFile}: no entry for ${label}; run \`gbr prompts pull\` again`, "INVALID");
     const file = path.join(dir, entry.file);
     if (!existsSync(file)) throw new PromptError(`${file} is missing; run \`gbr prompts pull\` again`, "NOT_PULLED");
     // No normalisation here: the cache holds the constants byte for byte.
     const text = readUtf8(file);
-    if (sha256Text(text) !== entry.sha256) {
+    if (digestOf(text) !== entry.sha256) {
       throw new PromptError(`${file}: sha256 differs from the manifest (edited or damaged); run \`gbr prompts pull\` again`, "INVALID");
     }
     return text;
   };
-  for (const p of PROMPT_NAMES) {
-    texts[p] = read(manifest.prompts?.[p], p);
-    sha256[p] = manifest.prompts[p].sha256;
-  }
+  for (const p of PROMPT_NAMES) texts[p] = read(manifest.prompts?.[p], p);
   const extras: PromptSet["extras"] = {};
   for (const e of EXTRA_PROMPT_NAMES) {
     const entry = manifest.extras?.[e];
     if (entry) extras[e] = read(entry, e);
   }
-  return { name: "official", source: manifest.url, commit: manifest.commit, sha256, texts, extras };
+  return { name: "official", source: manifest.url, commit: manifest.commit, sha256: digestsOf(texts), texts, extras };
+}
+
+/** Each prompt's sha256, as runs record it (for the official set, what its manifest says: `read` checked it). */
+function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string> {
+  return Object.fromEntries(PROMPT_NAMES.map((p) => [p, digestOf(texts[p])])) as Record<PromptName, string>;
 }
 
 /** The known placeholders plus any other names a caller wants substituted. */

@@ -1,10 +1,10 @@
 /** REACT-BM25's messages, filled exactly as the authors' notebook does for every prompt set, and the set's parser. */
-import { createHash } from "node:crypto";
 import type { DocId } from "../types";
 import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial } from "./official-parsers";
 import { fillPrompt, type PromptSet } from "./prompts";
 import { parseObserverAnswer, parsePlannerAnswer, type ObserverAnswer } from "./react-parse";
 import { stripReasoning } from "../models/chat";
+import { digestOf } from "../util/safe-files";
 import type { ParserName } from "./prompts";
 
 /** Kept articles whose full texts the planner sees from round 2 on. */
@@ -36,7 +36,7 @@ export function reactPromptsOf(set: Pick<PromptSet, "texts">): ReactPrompts {
 
 /** Recorded in traces so a saved trace is reused only for the same texts (the work folder names only the set). */
 export function reactPromptsSha256(p: ReactPrompts): string {
-  return createHash("sha256").update(JSON.stringify([p.plannerSystem, p.plannerFirst, p.plannerNext, p.observerSystem, p.observerUser]), "utf8").digest("hex");
+  return digestOf(JSON.stringify([p.plannerSystem, p.plannerFirst, p.plannerNext, p.observerSystem, p.observerUser]));
 }
 
 /** `{retrieved_docs_block}`: one `[DOC]` block per article in BM25 rank order, separated by a blank line. */

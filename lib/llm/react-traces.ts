@@ -1,24 +1,15 @@
 /** REACT-BM25's per-query trace (JSON, rewritten every round), its files, and the store kind reruns take it from. */
-import { createHash } from "node:crypto";
-import { promises as fs } from "node:fs";
 import path from "node:path";
-import { writeFault } from "../util/errors";
+import { digestOf, writeAtomically } from "../util/safe-files";
 import type { DocId, QueryId } from "../types";
 import type { RecordKind } from "../store";
-import { chatParams, type ChatParams, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
+import { chatParams, type ChatParams, type ChatRequest, type ChatResponse } from "../models/chat";
 import type { ParserName } from "./prompts";
 
 
-export interface ReactCall {
-  usage: ChatUsage;
-  seconds: number;
-  replayed?: boolean;
-  /** Generation parameters of the request sent (what runs record as their settings). */
+/** One call as a trace records it: what the answer says of itself, and the parameters of the request sent. */
+export interface ReactCall extends Pick<ChatResponse, "usage" | "seconds" | "replayed" | "servedModel" | "standIn"> {
   params: ChatParams;
-  /** The model the server said answered, when it said. */
-  servedModel?: string;
-  /** Answered by the project's test double. */
-  standIn?: boolean;
 }
 
 export interface ReactTotals {
@@ -123,28 +114,13 @@ export function callRecord(req: ChatRequest, r: ChatResponse): ReactCall {
 export function traceFileName(queryId: QueryId): string {
   const safe = queryId.replace(/[^A-Za-z0-9_.-]/g, "_");
   if (safe === queryId && safe.length > 0 && safe.length <= 120 && !safe.startsWith(".")) return `${safe}.json`;
-  const hash = createHash("sha256").update(queryId).digest("hex").slice(0, 10);
+  const hash = digestOf(queryId).slice(0, 10);
   return `${safe.replace(/^\.+/, "_").slice(0, 80)}.${hash}.json`;
 }
 
-export async function writeAtomic(file: string, data: string): Promise<void> {
-  // Rename within one folder is atomic, so a reader (or a resumed run) never sees half a file.
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    await fs.writeFile(tmp, data);
-    await fs.rename(tmp, file);
-  } catch (err) {
-    await fs.rm(tmp, { force: true });
-    throw writeFault(err, path.dirname(file), "GBR_DATA_DIR");
-  }
-}
-
-export async function readTrace(file: string): Promise<ReactTrace | undefined> {
-  try {
-    return JSON.parse(await fs.readFile(file, "utf8")) as ReactTrace;
-  } catch {
-    return undefined; // missing or unreadable: run the query again
-  }
+/** Writes a trace whole or not at all, so a reader (or a resumed run) never sees half a file. */
+export function writeTrace(file: string, trace: ReactTrace): Promise<void> {
+  return writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(trace)), path.dirname(file));
 }
 
 /** A complete trace in the store, with the seed its requests were sent with (part of its key). */
@@ -156,7 +132,7 @@ export interface StoredTrace {
 
 /** sha256 of the query (id and text), the method's config and the seed, which is all `usable` checks. */
 export function traceKey(query: { id: QueryId; text: string }, config: ReactTrace["config"], seed: number | undefined | null): string {
-  return createHash("sha256").update(JSON.stringify(["react-trace", 2, query.id, query.text, config, seed ?? null])).digest("hex");
+  return digestOf(JSON.stringify(["react-trace", 2, query.id, query.text, config, seed ?? null]));
 }
 
 /** The store kind of complete REACT traces. */

@@ -9,17 +9,17 @@ import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { Bm25Scorer } from "../sparse/bm25";
 import { compareCodePoints } from "../util/code-points";
 import { untilFailure } from "../util/pool";
+import { readJsonIfAny } from "../util/safe-files";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
 import {
   addCall,
   callRecord,
-  readTrace,
   REACT_TRACE,
   sumTotals,
   traceKey,
   traceFileName,
-  writeAtomic,
+  writeTrace,
   zeroTotals,
   type ReactObserverTrace,
   type ReactRoundTrace,
@@ -68,13 +68,6 @@ export interface ReactContext {
   /** How answers are read (default: the project's parsers, `reactParserFor("project")`). */
   parser?: ReactParser;
   rounds?: number;
-  /** Planner output limit, default 42,000. */
-  maxTokens?: number;
-  /** Observer output limit, default 44,096. */
-  observerMaxTokens?: number;
-  temperature?: number;
-  topP?: number;
-  reasoningEffort?: "low" | "medium" | "high";
   seed?: number;
   /** Observer prompt budget, default 84,000. */
   budgetTokens?: number;
@@ -82,26 +75,11 @@ export interface ReactContext {
   onRound?: (round: ReactRoundTrace, trace: ReactTrace) => void | Promise<void>;
 }
 
-const positions = new WeakMap<readonly string[], Map<string, number>>();
-function positionOf(corpus: IndexedCorpus): Map<string, number> {
-  let m = positions.get(corpus.docIds);
-  if (!m) {
-    m = new Map(corpus.docIds.map((id, i) => [id, i]));
-    positions.set(corpus.docIds, m);
-  }
-  return m;
-}
+/** The notebook's sampling settings and output limits (planner, observer), for every prompt set. */
+const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTokens: 42_000, observerMaxTokens: 44_096 } as const;
 
 function settings(ctx: ReactContext) {
-  const s = {
-    rounds: ctx.rounds ?? REACT_ROUNDS,
-    maxTokens: ctx.maxTokens ?? 42_000,
-    observerMaxTokens: ctx.observerMaxTokens ?? 44_096,
-    temperature: ctx.temperature ?? 0.2,
-    topP: ctx.topP ?? 1,
-    reasoningEffort: ctx.reasoningEffort ?? "low",
-    budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS,
-  } as const;
+  const s = { ...REACT_PARAMS, rounds: ctx.rounds ?? REACT_ROUNDS, budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS };
   if (!Number.isInteger(s.rounds) || s.rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${s.rounds}`);
   if (ctx.docs.length !== ctx.corpus.docIds.length) {
     throw new RangeError(`REACT needs the corpus's articles in corpus order: got ${ctx.docs.length} articles for an index of ${ctx.corpus.docIds.length}`);
@@ -118,11 +96,8 @@ function traceConfig(ctx: ReactContext): ReactTrace["config"] {
     promptsSha256: reactPromptsSha256(ctx.prompts),
     planner: ctx.planner.id,
     observer: ctx.observer.id,
-    temperature: s.temperature,
-    topP: s.topP,
-    reasoningEffort: s.reasoningEffort,
-    maxTokens: s.maxTokens,
-    observerMaxTokens: s.observerMaxTokens,
+    // In this order: the trace key hashes the config as written.
+    ...REACT_PARAMS,
     budgetTokens: s.budgetTokens,
   };
 }
@@ -136,7 +111,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const started = performance.now();
   const { corpus, scorer, docs, prompts } = ctx;
   const parser = ctx.parser ?? reactParserFor("project");
-  const pos = positionOf(corpus);
+  // Corpus positions of the articles retrieved so far: every kept one is among them.
+  const pos = new Map<DocId, number>();
   const textOf = (id: DocId) => docs[pos.get(id)!].text;
   const count = observerPromptTokens(prompts, query.text);
   const base: Omit<ChatRequest, "system" | "user" | "maxTokens"> = {
@@ -189,6 +165,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       const id = corpus.docIds[top.docs[i]];
       retrieved.push({ id, rank: i + 1, score: top.scores[i] });
       rankOf.set(id, i + 1);
+      pos.set(id, top.docs[i]);
       if (!candidates.has(id)) {
         candidates.add(id);
         newCandidates.push(id);
@@ -259,10 +236,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
 }
 
 export interface ReactRunOptions {
-  /** Folder for one `<sanitized query id>.json` trace per query (written after every round). */
+  /** Folder for one `<sanitized query id>.json` trace per query (written after every round); complete ones are reused. */
   traceDir?: string;
-  /** Reuse complete traces found in `traceDir` instead of calling the models again. */
-  resume?: boolean;
   /** Store of complete traces (one another process is running is waited for, then read); else `traceDir` resumes. */
   store?: Store;
   /** Queries in flight at once (default 1). */
@@ -307,7 +282,7 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
 }
 
 /**
- * REACT-BM25 over many queries, each trace written atomically after every round; with `resume` complete traces are
+ * REACT-BM25 over many queries, each trace written atomically after every round; complete traces in `traceDir` are
  * reused, so a crash repeats no finished query. On failure queries in flight finish, then the first error is rethrown.
  */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
@@ -327,15 +302,16 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
   const one = async (i: number) => {
     const q = queries[i];
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
-    const save = (t: ReactTrace) => (file ? writeAtomic(file, JSON.stringify(t)) : Promise.resolve());
+    const save = (t: ReactTrace) => (file ? writeTrace(file, t) : Promise.resolve());
     const key = traceKey(q, traceConfig(ctx), ctx.seed);
     const done = (trace: ReactTrace, resumed: boolean) => {
       traces[i] = trace;
       fromFile[i] = resumed;
       opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
     };
-    if (file && opts.resume) {
-      const saved = await readTrace(file);
+    if (file) {
+      // Missing or unreadable: the query runs again.
+      const saved = await readJsonIfAny<ReactTrace>(file);
       if (usable(saved, q, ctx)) {
         // A folder-only trace goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });

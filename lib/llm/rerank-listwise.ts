@@ -9,7 +9,8 @@ import { DataError, GbrError, isUnavailable } from "../util/errors";
 import { splitModelId } from "../util/model-id";
 import { addCosts, zeroWork } from "../eval/run-cost";
 import { createSemaphore } from "../util/semaphore";
-import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile, sha256Text } from "./prompts";
+import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
+import { digestOf } from "../util/safe-files";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
 
@@ -115,7 +116,7 @@ function rerankPrompts(): RerankPrompts {
   if (!loaded) {
     const system = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_SYSTEM.txt"));
     const user = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages", "count", "chars"]);
-    loaded = { system, user, sha256: { RERANK_SYSTEM: sha256Text(system), RERANK_USER: sha256Text(user) } };
+    loaded = { system, user, sha256: { RERANK_SYSTEM: digestOf(system), RERANK_USER: digestOf(user) } };
   }
   return loaded;
 }
@@ -251,13 +252,7 @@ export async function listwiseRerankRun(
       const { order, found } = readPermutation(res.raw, ids.length);
       top = [...top.slice(0, w.start), ...applyPermutation(ids, order), ...top.slice(w.end)];
       calls.push({
-        entry: {
-          role: ROLE,
-          params: chatParams(req),
-          reused: res.replayed === true,
-          ...(res.servedModel ? { servedModel: res.servedModel } : {}),
-          ...(res.standIn ? { standIn: true } : {}),
-        },
+        entry: { role: ROLE, params: chatParams(req), reused: res.replayed === true, servedModel: res.servedModel, standIn: res.standIn },
         usage: res.usage,
         seconds: res.seconds,
         found,

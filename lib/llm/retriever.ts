@@ -31,13 +31,7 @@ function promptsFor(opts: RetrieverOptions, ctx: RunContext): PromptSet {
 
 /** The requests behind a batch of cached answers, for the run's record. */
 function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
-  return outcomes.map((o) => ({
-    role,
-    params: chatParams(o.request),
-    reused: o.reused,
-    ...(o.record.servedModel ? { servedModel: o.record.servedModel } : {}),
-    ...(o.record.standIn ? { standIn: true } : {}),
-  }));
+  return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.record.servedModel, standIn: o.record.standIn }));
 }
 
 /** The online and one-time chat work of cached answers (reused ones with their recorded usage), with wall times. */
@@ -167,7 +161,6 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
       const { value: result, seconds } = await timed(() =>
         reactRun(queries, react, {
           traceDir,
-          resume: true,
           ...(store ? { store } : {}),
           // As many questions at once as the chat server takes; rounds within a question stay in order.
           concurrency: model.capacity ?? DEFAULT_CONCURRENCY.chat,
@@ -181,13 +174,7 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
       for (const [qid, t] of result.traces) {
         for (const r of t.rounds) {
           for (const [role, call] of [["planner", r.planner] as const, ...r.observer.map((o) => ["observer", o] as const)]) {
-            entries.push({
-              role,
-              params: call.params,
-              reused: resumed.has(qid) || call.replayed === true,
-              ...(call.servedModel ? { servedModel: call.servedModel } : {}),
-              ...(call.standIn ? { standIn: true } : {}),
-            });
+            entries.push({ role, params: call.params, reused: resumed.has(qid) || call.replayed === true, servedModel: call.servedModel, standIn: call.standIn });
             usages.push(call.usage);
           }
         }

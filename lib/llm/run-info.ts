@@ -2,7 +2,8 @@
 import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
-import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, sha256Text, type PromptSet } from "./prompts";
+import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, type PromptSet } from "./prompts";
+import { digestOf } from "../util/safe-files";
 import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
 /** One request a method made (or whose saved answer it reused). */
@@ -50,7 +51,7 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
     if ((PROMPT_NAMES as readonly string[]).includes(name)) sha256[name] = set.sha256[name as (typeof PROMPT_NAMES)[number]];
     else if ((EXTRA_PROMPT_NAMES as readonly string[]).includes(name)) {
       const text = set.extras[name as (typeof EXTRA_PROMPT_NAMES)[number]];
-      if (text !== undefined) sha256[name] = sha256Text(text);
+      if (text !== undefined) sha256[name] = digestOf(text);
     }
   }
   return {

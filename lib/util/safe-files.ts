@@ -54,6 +54,20 @@ async function syncDir(dir: string): Promise<void> {
  * @example
  * digestOf("a\n"); // "87428fc5…"
  */
+/**
+ * A JSON file's value, or undefined when it is missing or does not parse: for files a reader may start over without.
+ *
+ * @example
+ * const mark = await readJsonIfAny<{ pid: number }>("outputs/sample/unfinished.json");
+ */
+export async function readJsonIfAny<T>(file: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await fs.promises.readFile(file, "utf8")) as T;
+  } catch {
+    return undefined;
+  }
+}
+
 export const digestOf = (content: string | Buffer): string => createHash("sha256").update(content).digest("hex");
 
 /**

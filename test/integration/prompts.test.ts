@@ -23,9 +23,9 @@ import {
   PROMPT_NAMES,
   PROMPT_PLACEHOLDERS,
   PromptError,
-  sha256Text,
   type PromptName,
 } from "../../lib/llm/prompts";
+import { digestOf } from "../../lib/util/safe-files";
 import { parseDenseRewrite, parseSparseRewrite } from "../../lib/llm/reformulate";
 import { startStaticServer, type StaticServer } from "../fakes/static-server";
 
@@ -149,7 +149,7 @@ describe("official prompts from a local GitHub double", () => {
     assert.equal((srv.counts.get(notebookPath(OFFICIAL_COMMIT)) ?? 0) - before, 2, "one failed attempt, one retry");
     assert.equal(manifest.commit, OFFICIAL_COMMIT);
     assert.equal(manifest.url, `${srv.url}${notebookPath(OFFICIAL_COMMIT)}`);
-    assert.equal(manifest.notebookSha256, sha256Text(GOOD));
+    assert.equal(manifest.notebookSha256, digestOf(GOOD));
 
     const set = loadPromptSet("official", { cacheDir });
     assert.equal(set.name, "official");
@@ -157,7 +157,7 @@ describe("official prompts from a local GitHub double", () => {
     assert.ok(set.source.includes(OFFICIAL_COMMIT), "the source names the commit");
     for (const name of PROMPT_NAMES) {
       assert.equal(set.texts[name], EXPECTED[name], name);
-      assert.equal(set.sha256[name], sha256Text(EXPECTED[name]), name);
+      assert.equal(set.sha256[name], digestOf(EXPECTED[name]), name);
       assert.equal(await fs.readFile(path.join(cacheDir, `${name}.txt`), "utf8"), EXPECTED[name], `${name}.txt on disk`);
     }
     assert.equal(set.extras.REWRITE_SYSTEM, "Σύστημα αναδιατύπωσης.");
@@ -307,7 +307,7 @@ describe("the project's prompt set", () => {
     assert.equal(set.commit, undefined);
     for (const name of PROMPT_NAMES) {
       assert.ok(set.texts[name].length > 50, name);
-      assert.equal(set.sha256[name], sha256Text(set.texts[name]));
+      assert.equal(set.sha256[name], digestOf(set.texts[name]));
       assert.ok(!set.texts[name].endsWith("\n"), `${name}: the final newline of the file is dropped`);
     }
     assert.ok(set.extras.REWRITE_SYSTEM && /[α-ω]/.test(set.extras.REWRITE_SYSTEM));

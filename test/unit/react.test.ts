@@ -506,7 +506,7 @@ test("reactRun resumes after a crash half-way: finished queries make no call aga
     const planner2 = scripted("p", (req) => `QUERY: ${originalOf(req)}`);
     const observer2 = scripted("o", keepAll);
     const ctx2 = toyContext(TOY, planner2, observer2, { rounds: 2 });
-    const result = await reactRun(QUERIES, ctx2, { traceDir: dir, resume: true, concurrency: 3 });
+    const result = await reactRun(QUERIES, ctx2, { traceDir: dir, concurrency: 3 });
     const asked = new Set(planner2.calls.map(originalOf));
     assert.deepEqual([...asked].sort(), [QUERIES[4].text, QUERIES[5].text].sort());
     assert.equal(planner2.calls.length, 4);
@@ -518,7 +518,7 @@ test("reactRun resumes after a crash half-way: finished queries make no call aga
 
     // A third run with resume makes no call at all.
     const planner3 = scripted("p", () => "QUERY: alpha");
-    const again = await reactRun(QUERIES, toyContext(TOY, planner3, scripted("o", keepAll), { rounds: 2 }), { traceDir: dir, resume: true });
+    const again = await reactRun(QUERIES, toyContext(TOY, planner3, scripted("o", keepAll), { rounds: 2 }), { traceDir: dir });
     assert.equal(planner3.calls.length, 0);
     assert.deepEqual(again.resumed, QUERIES.map((q) => q.id));
     // Whatever would change a request or the reading of an answer runs again: fewer rounds (every
@@ -531,9 +531,9 @@ test("reactRun resumes after a crash half-way: finished queries make no call aga
     ];
     for (const [why, extra, id] of variants) {
       // Back to the baseline trace first, so that each variant differs from it in one way only.
-      await reactRun(QUERIES.slice(0, 1), toyContext(TOY, scripted("p", (req) => `QUERY: ${originalOf(req)}`), scripted("o", keepAll), { rounds: 2 }), { traceDir: dir, resume: true });
+      await reactRun(QUERIES.slice(0, 1), toyContext(TOY, scripted("p", (req) => `QUERY: ${originalOf(req)}`), scripted("o", keepAll), { rounds: 2 }), { traceDir: dir });
       const planner4 = scripted(id, (req) => `QUERY: ${originalOf(req)}`);
-      await reactRun(QUERIES.slice(0, 1), toyContext(TOY, planner4, scripted("o", keepAll), { rounds: 2, ...extra }), { traceDir: dir, resume: true });
+      await reactRun(QUERIES.slice(0, 1), toyContext(TOY, planner4, scripted("o", keepAll), { rounds: 2, ...extra }), { traceDir: dir });
       assert.ok(planner4.calls.length > 0, why);
     }
   } finally {
@@ -546,7 +546,7 @@ test("reactRun with a store: finished queries are kept there, so a run without t
   try {
     const store = await openStore(path.join(root, "store"));
     const planner = scripted("p", (req) => `QUERY: ${originalOf(req)}`);
-    const first = await reactRun(QUERIES, toyContext(TOY, planner, scripted("o", keepAll), { rounds: 2 }), { traceDir: path.join(root, "a"), resume: true, store, concurrency: 2 });
+    const first = await reactRun(QUERIES, toyContext(TOY, planner, scripted("o", keepAll), { rounds: 2 }), { traceDir: path.join(root, "a"), store, concurrency: 2 });
     assert.ok(planner.calls.length > 0);
     assert.deepEqual(first.resumed, []);
     const stored: string[] = [];
@@ -555,7 +555,7 @@ test("reactRun with a store: finished queries are kept there, so a run without t
 
     // Another trace folder (or none left): every query from the store, no call, the same traces.
     const none = scripted("p", () => assert.fail("no call"));
-    const again = await reactRun(QUERIES, toyContext(TOY, none, scripted("o", () => assert.fail("no call")), { rounds: 2 }), { traceDir: path.join(root, "b"), resume: true, store });
+    const again = await reactRun(QUERIES, toyContext(TOY, none, scripted("o", () => assert.fail("no call")), { rounds: 2 }), { traceDir: path.join(root, "b"), store });
     assert.deepEqual(again.resumed, QUERIES.map((q) => q.id));
     for (const q of QUERIES) {
       assert.deepEqual(again.traces.get(q.id), first.traces.get(q.id));

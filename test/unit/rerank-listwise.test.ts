@@ -11,7 +11,8 @@ import {
   RERANK_PARAMS,
   slidingWindows,
 } from "../../lib/llm/rerank-listwise";
-import { PROJECT_PROMPTS_DIR, sha256Text } from "../../lib/llm/prompts";
+import { PROJECT_PROMPTS_DIR } from "../../lib/llm/prompts";
+import { digestOf } from "../../lib/util/safe-files";
 import { ChatProviderError, type ChatModel, type ChatRequest, type ChatResponse } from "../../lib/models/chat";
 import type { Query, Run } from "../../lib/types";
 import { zeroWork } from "../../lib/eval/run-cost";
@@ -322,7 +323,7 @@ test("listwiseRerankRun: 9 calls per query at depth 100 / window 20 / step 10, a
   assert.equal(llm.prompts.name, "project");
   assert.equal(llm.parser, "project");
   const norm = (f: string) => readFileSync(path.join(PROJECT_PROMPTS_DIR, f), "utf8").replace(/\r\n?/g, "\n").replace(/\n$/, "");
-  assert.deepEqual(llm.prompts.sha256, { RERANK_SYSTEM: sha256Text(norm("RERANK_SYSTEM.txt")), RERANK_USER: sha256Text(norm("RERANK_USER.txt")) });
+  assert.deepEqual(llm.prompts.sha256, { RERANK_SYSTEM: digestOf(norm("RERANK_SYSTEM.txt")), RERANK_USER: digestOf(norm("RERANK_USER.txt")) });
   // Cost: the first stage's work plus every call's.
   const cost = run.cost!;
   assert.equal(cost.online.llmCalls, 27);

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { byArea, bySource } from "../../lib/eval/breakdown";
-import { sourceOf } from "../../lib/data/stats";
+import { sourceOf } from "../../lib/types";
 import { METRICS, meanOf, type Metric, type MetricValues } from "../../lib/eval/metrics";
 import { holm, pairedRandomizationTest } from "../../lib/eval/randomization";
 import { bootstrapCI, bootstrapCIs } from "../../lib/eval/bootstrap";

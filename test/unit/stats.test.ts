@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { readBeir } from "../../lib/data/beir";
-import { areaStats, datasetStats, median, sourceOf } from "../../lib/data/stats";
+import { areaStats, datasetStats, median } from "../../lib/data/stats";
+import { sourceOf } from "../../lib/types";
 import type { Benchmark } from "../../lib/types";
 
 const SHARED = path.resolve(__dirname, "../../../shared");

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { GbrError, writeFault } from "../../lib/util/errors";
 import { openStore, type RecordKind } from "../../lib/store";
-import { writeAtomic } from "../../lib/llm/react-traces";
+import { writeTrace, type ReactTrace } from "../../lib/llm/react-traces";
 
 const sysErr = (code: string) => Object.assign(new Error(`${code}: refused, open '/x/y.tmp'`), { code });
 
@@ -60,15 +60,18 @@ test("a store whose disk refused one record claims no other: make is not called 
 
 test("a REACT trace onto a full disk fails naming its folder, and leaves no temporary file", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gbr-write-fault-"));
-  const writeFile = fs.promises.writeFile;
-  fs.promises.writeFile = (async (file: fs.PathLike, ...rest: unknown[]) => {
-    await (writeFile as (...a: unknown[]) => Promise<void>)(file, "{\"half\":");
+  const open = fs.promises.open;
+  fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
+    const fh = await (open as (...a: unknown[]) => Promise<fs.promises.FileHandle>)(file, ...rest);
+    if (!String(file).endsWith(".tmp")) return fh;
+    await fh.writeFile("{\"half\":");
+    await fh.close();
     throw sysErr("ENOSPC");
-  }) as typeof writeFile;
+  }) as typeof open;
   try {
-    await assert.rejects(writeAtomic(path.join(dir, "Q01.json"), "{}"), { code: "DISK_FULL", message: `no space left on the disk holding ${dir} (ENOSPC)` });
+    await assert.rejects(writeTrace(path.join(dir, "Q01.json"), {} as ReactTrace), { code: "DISK_FULL", message: `no space left on the disk holding ${dir} (ENOSPC)` });
   } finally {
-    fs.promises.writeFile = writeFile;
+    fs.promises.open = open;
   }
   assert.deepEqual(fs.readdirSync(dir), []);
   fs.rmSync(dir, { recursive: true, force: true });
