@@ -6,7 +6,7 @@
  * Each is timed in the same process against a baseline: the direct way, one `withParams`
  * scorer per setting and a plain `bm25Search` over all queries (timed on a spread of settings
  * and scaled to 192, since in full it takes about a minute on the long queries). The rankings
- * of both are identical (test/unit/sweep.test.ts checks it); only the time differs. Also
+ * of both are identical (test/unit/sparse/sweep.test.ts checks it); only the time differs. Also
  * printed: Recall@100 of the default (1.5, 0.75), of the oracle best, and the 5-fold
  * cross-validated estimate.
  *

@@ -1,4 +1,4 @@
-/** The public face: at most 40 values (test/unit/face.test.ts), types free; tests import the rest from its module. */
+/** The public face: at most 40 values (test/unit/architecture/face.test.ts), types free; tests import the rest from its module. */
 export type { Benchmark, Doc, DocId, Judged, Qrels, Query, QueryId, QueryMeta, Ranking, Retriever, Run, RunInfo, RunCost, Tokenizer } from "./types";
 export { NO_AREA, sourceOf } from "./types";
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every test/**/*.test.ts (under the current directory) with node's test runner: Node 20
 // has no --test glob support. Arguments are substrings of test paths; with any, only the
-// matching files run (`node scripts/run-tests.js unit/bm25 report`).
+// matching files run (`node scripts/run-tests.js unit/sparse/bm25 report`).
 //
 // Two tiers. The full suite (no flag; `npm test`, what CI runs) is every file. The quick tier
 // (`--quick`; `npm run test:quick`, 25 to 60 s on 2 cores) is every file except those in SLOW
@@ -63,11 +63,11 @@ function find(dir) {
 const SLOW = new Set([
   // whole-set parity and heavy computation over ../shared
   "integration/bm25-parity.test.ts",
-  "unit/lsi.test.ts",
-  "unit/sweep.test.ts",
-  "unit/grnlp-tokenizer.test.ts",
-  "unit/token-count.test.ts",
-  "unit/react.test.ts",
+  "unit/dense/lsi.test.ts",
+  "unit/sparse/sweep.test.ts",
+  "unit/text/grnlp-tokenizer.test.ts",
+  "unit/llm/token-count.test.ts",
+  "unit/llm/react.test.ts",
   "integration/large-corpus.test.ts", // a corpus of 1.1 GB written and read
   // child processes: the CLI, tsc, tslab's compiler, several processes sharing a cache
   "integration/cli.test.ts",
@@ -87,8 +87,8 @@ const SLOW = new Set([
   "integration/vector-store-shared.test.ts",
   "integration/vector-store-heal.test.ts",
   "integration/dense-llm-shared.test.ts",
-  "unit/replay-shared.test.ts",
-  "unit/run-tests.test.ts",
+  "unit/store/replay-shared.test.ts",
+  "unit/scripts/run-tests.test.ts",
   "integration/package.test.ts", // npm pack, npm install into a new project, the library and gbr run from it
   "integration/doc-examples.test.ts", // every example of the README and docs/: gbr reproduce on greeklaws-2021, tsx, tsc
   // LanceDB: tables written, reopened and searched

@@ -3,7 +3,7 @@
  * (nearly always "GenericFailure") and whose message is the Rust error's text: the error's class survives only as the
  * shape of that text (Lance's variant, `LanceError(IO)`, `Encountered corrupt file`, …; object_store's `Object at
  * location … not found`; prost's `failed to decode Protobuf message`; a Rust panic). So this is the one place that
- * reads those shapes, each seen in LanceDB 0.31 on a damaged table and each with its test (test/unit/lance-errors),
+ * reads those shapes, each seen in LanceDB 0.31 on a damaged table and each with its test (test/unit/store/lance-errors),
  * and names them for the user (`namedLanceError`).
  */
 import { GbrError, type GbrErrorOptions } from "../util/errors";

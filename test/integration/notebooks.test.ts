@@ -145,7 +145,7 @@ for (const { name, text, nb } of parsed) {
     assert.match(tail, /## What the numbers say/);
   });
 
-  // What a notebook may import is test/unit/face.test.ts's rule (./lib/index, node:, npm packages).
+  // What a notebook may import is test/unit/architecture/face.test.ts's rule (./lib/index, node:, npm packages).
   test(`${name}: thin over lib/: no long functions, no classes, no dynamic import or require`, () => {
     for (const [i, src] of codeCells(nb).entries()) {
       const sf = ts.createSourceFile(`cell${i}.ts`, src, ts.ScriptTarget.ES2022, true);
