@@ -1,7 +1,7 @@
 import type { Pricer } from "../providers/usage-meter";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { PACKAGE_ROOT } from "../paths";
+import { environmentConfig, PACKAGE_ROOT } from "../paths";
 import type { Work, RunCost } from "../types";
 
 /** What one method spent: its run's `RunCost` and the wall time of the queries and of corpus preparation. */
@@ -45,12 +45,13 @@ export interface CostRow {
 }
 
 /**
- * The price table in `file` (a run passes its configuration's `pricesFile`, GBR_PRICES), else the package's config/prices.json.
+ * The price table in `file` (a run passes its configuration's `pricesFile`); given none, GBR_PRICES, else the
+ * package's config/prices.json.
  *
  * @example
  * loadPrices().llm["openai/gpt-oss-120b"].output; // USD per million output tokens
  */
-export function loadPrices(file = path.join(PACKAGE_ROOT, "config", "prices.json")): PriceTable {
+export function loadPrices(file = environmentConfig().pricesFile ?? path.join(PACKAGE_ROOT, "config", "prices.json")): PriceTable {
   if (!existsSync(file)) throw new Error(`price table ${file} not found (set GBR_PRICES to a JSON file like config/prices.json)`);
   const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<PriceTable>;
   if (!parsed.llm || !parsed.embedding) throw new Error(`${file}: expected {"llm": {...}, "embedding": {...}}`);

@@ -58,7 +58,7 @@ export function renderPaperTable(table: ResultsTable, format: PaperFormat | "tex
 // ---- labels, best values, significance letters -------------------------------------------------------------------
 
 /** ranx's letters; Unicode has no superscript q, so the text tables skip it and these labels do too (one lettering). */
-export const LETTERS = "abcdefghijklmnoprstuvwxyz";
+const LETTERS = "abcdefghijklmnoprstuvwxyz";
 
 /** Row labels a, b, c …; past 25 rows a … z, aa, ab … (q included: such labels are never Unicode superscripts). */
 export function rowLabels(count: number): string[] {

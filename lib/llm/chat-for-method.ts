@@ -69,7 +69,7 @@ function messageTokens(text: string): number {
  * const m = planChatModel("openai:openai/gpt-oss-120b", undefined, 1000, 0, (input, output, key) => {}, true);
  * await m.complete({ system: "s", user: "u" }); // { text: "", usage: { input: 2, output: 1000 }, … }
  */
-export function planChatModel(
+function planChatModel(
   modelId: string,
   cache: ReplayCache | undefined,
   outputPerCall: number,

@@ -9,7 +9,7 @@ import { createSemaphore } from "../util/semaphore";
 import type { Config } from "../config";
 
 /** Where the Gemini API is served when no base URL is configured. */
-export const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
+const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
 /** Busy or briefly broken, not refusing the request (400, 403, 404 are final). */
 const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
@@ -29,7 +29,7 @@ export class GeminiAttemptFailure extends GbrError {
 }
 
 /** The `retryWithBackoff` verdict on one attempt; anything but a GeminiAttemptFailure is a bug, not retried. */
-export function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?: number } {
+function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?: number } {
   return err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false };
 }
 
@@ -97,7 +97,7 @@ export function geminiServer(what: string, id: string, o: GeminiServerOptions & 
 export const attemptsMade = (made: number) => `${made} attempt${made === 1 ? "" : "s"}`;
 
 /** A client making exactly one attempt per call (no retryOptions): the SDK's retries would ignore Retry-After. */
-export function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }): GoogleGenAI {
+function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }): GoogleGenAI {
   return new (genaiSdk().GoogleGenAI)({
     apiKey: o.apiKey,
     // So GOOGLE_GENAI_USE_VERTEXAI cannot reroute us to Vertex AI (other paths, payloads and auth).
@@ -116,7 +116,7 @@ export interface ObservedFetch {
 }
 
 /** Create one per SDK call: the state is that call's alone; `timeoutMs` is the exchange's deadline, body included. */
-export function observeGeminiFetch(o: { timeoutMs: number; readBody?: boolean }): ObservedFetch {
+function observeGeminiFetch(o: { timeoutMs: number; readBody?: boolean }): ObservedFetch {
   let wait: number | undefined;
   let body: Promise<unknown> | undefined;
   const timed = deadlineFetch(o.timeoutMs);
@@ -133,7 +133,7 @@ export function observeGeminiFetch(o: { timeoutMs: number; readBody?: boolean })
 }
 
 /** Whatever the SDK threw as a GeminiAttemptFailure; an ApiError's message is Google's JSON error body. */
-export function describeGeminiFailure(
+function describeGeminiFailure(
   err: unknown,
   o: { retryAfterHeaderMs?: number; timeoutMs: number; where: string; redact: (s: string) => string },
 ): GeminiAttemptFailure {

@@ -63,10 +63,10 @@ export function openaiServer(id: string, o: OpenAIServerOptions & { timeoutMs: n
 }
 
 /** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
-export const OPENAI_PLACEHOLDER_KEY = "not-needed";
+const OPENAI_PLACEHOLDER_KEY = "not-needed";
 
 /** The base URL without credentials or query (proxies sometimes carry keys there), for messages. */
-export function safeBaseURL(url: string): string {
+function safeBaseURL(url: string): string {
   try {
     const u = new URL(url);
     u.username = "";
@@ -127,7 +127,7 @@ function describeOpenAIError(
  * @example
  * retryWithBackoff(() => client.chat.completions.create(body), { attempts: 5, classify: classifyOpenAIAttempt });
  */
-export function classifyOpenAIAttempt(err: unknown): { retry: boolean; afterMs?: number } {
+function classifyOpenAIAttempt(err: unknown): { retry: boolean; afterMs?: number } {
   const { APIConnectionError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
   if (err instanceof APIUserAbortError) return { retry: false };
   if (err instanceof APIConnectionError) return { retry: true };

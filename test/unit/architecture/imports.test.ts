@@ -196,6 +196,7 @@ const READS_CONFIG = new Set([
   "retrievers.ts",
   path.join("data", "source.ts"),
   path.join("data", "spacy-tables.ts"),
+  path.join("eval", "cost.ts"),
   path.join("experiments", "registry.ts"),
   path.join("report", "notebook.ts"),
 ]);

@@ -1,5 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { costTable, loadPrices, type PriceTable } from "../../../lib/eval/cost";
 import { zeroWork } from "../../../lib/eval/run-cost";
 
@@ -42,4 +45,19 @@ test("unknown models fall back to the default price; the shipped table loads", (
   assert.equal(row.costPerQuery, 2);
   const shipped = loadPrices();
   assert.ok(shipped.llm.default && shipped.embedding.default !== undefined);
+});
+
+test("loadPrices() given no file follows GBR_PRICES, as the notebooks and library users expect", () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "gbr-prices-"));
+  const saved = process.env.GBR_PRICES;
+  try {
+    const file = path.join(dir, "prices.json");
+    writeFileSync(file, JSON.stringify(prices));
+    process.env.GBR_PRICES = file;
+    assert.deepEqual(loadPrices(), prices);
+  } finally {
+    if (saved === undefined) delete process.env.GBR_PRICES;
+    else process.env.GBR_PRICES = saved;
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
