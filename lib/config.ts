@@ -68,8 +68,6 @@ export interface Config {
   vectorStore?: string;
   /** Cross-encoder presets that reproduce has rows for (`GBR_RERANKERS`). */
   rerankers: string[];
-  /** `GBR_PROMPTS`: the prompt set notebooks use by default. */
-  prompts?: "project" | "official";
   /** `GBR_DEBUG`: stack traces of unexpected errors. */
   debug: boolean;
   /** `CI`: no progress bars. */
@@ -153,7 +151,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   if (naming !== "hf" && naming !== "authors") throw usage("GBR_EMBED_NAMES", '"hf" or "authors"', env.GBR_EMBED_NAMES ?? "");
   const lmstudioUrl = v("GBR_LMSTUDIO_BASE_URL");
   const lmstudioKey = v("GBR_LMSTUDIO_API_KEY");
-  const prompts = v("GBR_PROMPTS");
   const geminiKey = v("GEMINI_API_KEY") ?? v("GOOGLE_API_KEY");
   const geminiUrl = v("GBR_GEMINI_BASE_URL");
   const hfToken = v("HF_TOKEN");
@@ -168,7 +165,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
     ...optional("presetsFile", v("GBR_PRESETS") ? path.resolve(v("GBR_PRESETS")!) : undefined),
     ...optional("vectorStore", v("GBR_VECTOR_STORE")),
     rerankers: [...new Set(listed)],
-    ...optional("prompts", prompts === "official" || prompts === "project" ? (prompts as "official" | "project") : undefined),
     debug: v("GBR_DEBUG") !== undefined,
     ci: v("CI") !== undefined,
     chat: { ...endpoints("chat", ["GBR_CHAT_BASE_URL", "OPENAI_BASE_URL"], ["GBR_CHAT_API_KEY", "OPENAI_API_KEY"]), ...optional("model", v("GBR_CHAT_MODEL")) },
