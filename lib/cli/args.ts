@@ -18,9 +18,9 @@ export class CliError extends GbrError {
   }
 }
 
-export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
+type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
-export interface CommandSpec {
+interface CommandSpec {
   /** e.g. "search" or "data pull" */
   name: string;
   summary: string;

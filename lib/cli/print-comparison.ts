@@ -6,7 +6,7 @@ import { formatTable } from "../util/text-table";
 import { comparisonPaperTable, renderText } from "../eval/results-table";
 
 /** Options of `formatComparison` (swaps, seed and queries only feed the legend). */
-export interface ComparisonTableOptions {
+interface ComparisonTableOptions {
   /** Family-wise level for the superscripts (default 0.05). */
   alpha?: number;
   swaps?: number;

@@ -4,7 +4,7 @@ import { progressLine, workSince } from "../util/progress-line";
 import { printable } from "../util/printable";
 import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
 
-export interface ProgressOptions {
+interface ProgressOptions {
   /** Redraw one line in place (a terminal) instead of printing lines (a log). */
   tty: boolean;
   /** Least time between two lines of one step, in ms (default 250 on a terminal, 5000 in a log). */

@@ -20,12 +20,12 @@ export const MIN_FONT_PT = 8;
 export const PRINT_DPI = 300;
 
 /** Fonts with the metrics of Helvetica, found on every system (Liberation Sans and Nimbus Sans on Linux). */
-export const PAPER_FONT_FAMILY = "Helvetica, Arial, 'Liberation Sans', 'Nimbus Sans', 'DejaVu Sans', sans-serif";
+const PAPER_FONT_FAMILY = "Helvetica, Arial, 'Liberation Sans', 'Nimbus Sans', 'DejaVu Sans', sans-serif";
 
 /** The longest a figure may be: a page's text height. */
 const MAX_HEIGHT_IN = 9;
 
-export interface PaperOptions {
+interface PaperOptions {
   /** How wide it is printed (default "page"). */
   width?: PaperWidth;
   /** Keep the figure's title (default true); false leaves it to the caption. */
@@ -33,7 +33,7 @@ export interface PaperOptions {
 }
 
 /** A figure ready to export: the layout to draw it with, and its size in CSS pixels. */
-export interface PaperFigure {
+interface PaperFigure {
   figure: Figure;
   width: number;
   height: number;

@@ -1,6 +1,5 @@
 /** `gbr figures`: the report's figures of one dataset folder, as files laid out for a paper. */
 import { promises as fs } from "node:fs";
-import path from "node:path";
 import type { BrowserSearch } from "../config";
 import { GbrError } from "../util/errors";
 import { insideFolder, writeAtomically } from "../util/safe-files";
@@ -25,7 +24,7 @@ export function defaultPaperWidth(name: string): PaperWidth {
  * The dataset folder `dir` names: itself when it holds a summary.csv, else its one subfolder that does (an outputs
  * root with a single dataset); several are a usage error naming them.
  */
-export async function datasetFolder(dir: string): Promise<string> {
+async function datasetFolder(dir: string): Promise<string> {
   if (await isDatasetFolder(dir)) return dir;
   let inside: string[];
   try {
@@ -41,7 +40,7 @@ export async function datasetFolder(dir: string): Promise<string> {
   throw new GbrError(`no summary.csv in ${dir} (nor in a folder inside it)`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });
 }
 
-export interface ExportOptions {
+interface ExportOptions {
   formats: readonly ImageFormat[];
   /** One width for every figure (default: `defaultPaperWidth` of each). */
   width?: PaperWidth;
@@ -51,7 +50,7 @@ export interface ExportOptions {
   log?: (message: string) => void;
 }
 
-export interface ExportResult {
+interface ExportResult {
   /** The dataset folder the figures come from. */
   dir: string;
   /** Every file written, figure by figure, format by format. */

@@ -144,7 +144,7 @@ export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
 }
 
 /** What the badges of a table mean, for the kinds present among `ids` ("" when none is). */
-export function marksNote(ids: readonly string[], marks: RowMarks): string {
+function marksNote(ids: readonly string[], marks: RowMarks): string {
   const kinds = new Set(ids.map((id) => marks.tuning(id)));
   const parts: string[] = [];
   if (kinds.has("oracle")) parts.push(`${badge(ORACLE_LABEL, "oracle")}: k1 and b chosen for Recall@100 on the very queries it is scored on: an upper bound for Recall@100 only (not for the other metrics), not a result to cite`);

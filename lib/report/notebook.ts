@@ -65,7 +65,7 @@ function emit(html: string, fallback: string): void {
 const DECIMAL = /^-?\d+\.\d+(e[-+]?\d+)?$/i;
 
 /** How a cell prints: integers as they are, other numbers with `digits` decimals rounded half to even. */
-export function formatCell(value: unknown, digits = 4): string {
+function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
   // NaN is how the DataFrame views hold a missing number (frames.ts): blank, as in the CSV file.
   if (typeof value === "number") return Number.isNaN(value) ? "" : Number.isInteger(value) ? String(value) : formatFixed(value, digits);
@@ -118,7 +118,7 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
  * Named statistics side by side: one row per statistic, by its label (a code key such as `relevantShareOfPool`
  * reads as words), one column per source; a statistic a source lacks stays blank.
  */
-export function showStatistics(sources: Readonly<Record<string, object>>, opts: TableOptions = {}): void {
+function showStatistics(sources: Readonly<Record<string, object>>, opts: TableOptions = {}): void {
   const keys = [...new Set(Object.values(sources).flatMap((s) => Object.keys(s)))];
   const rows = keys.map((k) => ({ statistic: columnLabel(k), ...Object.fromEntries(Object.entries(sources).map(([name, s]) => [name, (s as Record<string, unknown>)[k]])) }));
   showTable(rows, { maxRows: Math.max(25, keys.length), ...opts });
@@ -157,7 +157,7 @@ function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
 const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
 
 /** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser; `name` names its SVG download. */
-export function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
+function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
     `<script>${plotlyBundle(plotlyBuildFor([spec])).source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
@@ -364,13 +364,13 @@ export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOption
 }
 
 /** The stand-in banner, above a table whose rows came through the test doubles, so it cannot pass for a result. */
-export function showStandInBanner(ids: readonly string[]): void {
+function showStandInBanner(ids: readonly string[]): void {
   const text = `${STAND_IN_BANNER} (${ids.join(", ")}).`;
   emit(`<div style="background:#fde8e8;border:2px solid #b91c1c;color:#7f1d1d;padding:8px 12px;font-weight:bold">${escapeHtml(text)}</div>`, `!! ${text}`);
 }
 
 /** The stand-in banner for runs made outside `reproduce`, when any came through the test doubles. */
-export function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
+function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
   const ids = Object.entries(runs)
     .filter(([, r]) => provenanceOf(r?.info).some((p) => p.standIn))
     .map(([id]) => id);

@@ -22,7 +22,7 @@ export interface FigureSpec {
 }
 
 /** The picture's size in CSS pixels; PNG pixels are `scale` times as many (PDF and SVG are vector). */
-export interface RenderSize {
+interface RenderSize {
   width: number;
   height: number;
   scale?: number;
@@ -72,7 +72,7 @@ export function browserCandidates(search: BrowserSearch, platform: NodeJS.Platfo
 }
 
 /** A file this process may run. */
-export function isExecutableFile(file: string): boolean {
+function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
     if (process.platform !== "win32") accessSync(file, constants.X_OK);

@@ -8,7 +8,7 @@ import type { SignificanceTest, SweepJson } from "../figures/figures";
 import { isStandInValue, rowMarks, type RowMarks } from "../figures/labels";
 
 /** significance.json: reproduce's `SignificanceReport`, or `gbr compare --json`'s `{ tests }` (old reproduce too). */
-export type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
+type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
 
 /** Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`). */
 export function isSignificanceReport(value: unknown): value is SignificanceReport {
