@@ -262,7 +262,6 @@ export interface ErrorAnalysisOptions {
   metric?: MetricName;
   /** Rows of `largestDifferences` (default 10). */
   top?: number;
-  tie?: number;
   meta?: ReadonlyMap<QueryId, QueryMeta>;
 }
 
@@ -284,8 +283,8 @@ export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, 
     b: b.name,
     metric,
     means: { a: ea.mean[metric], b: eb.mean[metric] },
-    winLoss: winLoss(ea.perQuery, eb.perQuery, metric, { tie: opts.tie, meta: opts.meta }),
-    largestDifferences: largestDifferences(a.rankings, b.rankings, qrels, metric, { n: opts.top, tie: opts.tie, meta: opts.meta }),
+    winLoss: winLoss(ea.perQuery, eb.perQuery, metric, { meta: opts.meta }),
+    largestDifferences: largestDifferences(a.rankings, b.rankings, qrels, metric, { n: opts.top, meta: opts.meta }),
     firstGoldRanks: goldRankDistribution(new Map([[a.name, a.rankings], [b.name, b.rankings]]), qrels),
   };
 }
