@@ -1,5 +1,5 @@
-/** Per-group breakdowns of per-query metrics: by legal area (the paper's per-area Recall@100) and by statute. */
-import { NO_AREA, type DocId, type QueryId, type QueryMeta } from "../types";
+/** Per-group breakdowns of per-query metrics by legal area (the paper's per-area Recall@100). */
+import { NO_AREA, type QueryId, type QueryMeta } from "../types";
 import { meanOf, METRICS, type MetricValues } from "./metrics";
 import { describe } from "./statistics";
 
@@ -11,7 +11,7 @@ export interface GroupMetrics {
   sd: MetricValues;
 }
 
-/** Group name of `bySource` for queries without a relevant article (`byArea` uses NO_AREA). */
+/** A group name for queries without a relevant article, shown as NO_AREA in figures. */
 export const UNKNOWN_GROUP = "unknown";
 
 /**
@@ -25,24 +25,6 @@ export const UNKNOWN_GROUP = "unknown";
 export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: ReadonlyMap<QueryId, QueryMeta>): GroupMetrics[] {
   const groups = new Map<string, MetricValues[]>();
   for (const [qid, values] of perQuery) add(groups, meta.get(qid)?.area || NO_AREA, values);
-  return finish(groups);
-}
-
-/**
- * Mean metrics per source statute of the gold articles (`sourceOf` passed in: evaluation reads no dataset
- * conventions). A query counts once per distinct source, so counts can exceed the queries; none goes to "unknown".
- */
-export function bySource(
-  perQuery: ReadonlyMap<QueryId, MetricValues>,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  sourceOf: (docId: DocId) => string,
-): GroupMetrics[] {
-  const groups = new Map<string, MetricValues[]>();
-  for (const [qid, values] of perQuery) {
-    const sources = new Set([...(qrels.get(qid) ?? [])].map(sourceOf));
-    if (sources.size === 0) add(groups, UNKNOWN_GROUP, values);
-    for (const s of sources) add(groups, s, values);
-  }
   return finish(groups);
 }
 

@@ -59,14 +59,14 @@ export function loadPrices(file = environmentConfig().pricesFile ?? path.join(PA
 }
 
 /** USD per million input and output tokens of a chat model (the "default" entry for an unlisted one). */
-export function llmPrice(prices: PriceTable, model?: string): { input: number; output: number } {
+function llmPrice(prices: PriceTable, model?: string): { input: number; output: number } {
   const p = (model && prices.llm[model]) || prices.llm.default;
   if (!p) throw new Error(`no LLM price for '${model}' and no "default" in the price table`);
   return p;
 }
 
 /** USD per million tokens of an embedding model (the "default" entry for an unlisted one). */
-export function embeddingPrice(prices: PriceTable, model?: string): number {
+function embeddingPrice(prices: PriceTable, model?: string): number {
   const p = (model !== undefined ? prices.embedding[model] : undefined) ?? prices.embedding.default;
   if (p === undefined) throw new Error(`no embedding price for '${model}' and no "default" in the price table`);
   return p;

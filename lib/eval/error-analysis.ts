@@ -100,13 +100,11 @@ export interface QueryDifference {
 export interface DifferenceOptions {
   /** How many queries (default 10). */
   n?: number;
-  /** Queries with |Δ| ≤ tie are never listed (default DEFAULT_TIE). */
-  tie?: number;
   /** For the area of each query (NO_AREA without it). */
   meta?: ReadonlyMap<QueryId, QueryMeta>;
 }
 
-/** The `n` queries where two runs differ most (largest |Δ|, then qrels order), with gold ranks that say why. */
+/** The `n` queries where two runs differ most (|Δ| > DEFAULT_TIE; largest first, then qrels order), with gold ranks that say why. */
 export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
   b: ReadonlyMap<QueryId, Ranking>,
@@ -116,7 +114,6 @@ export function largestDifferences(
 ): QueryDifference[] {
   const metric = resolveMetric(name);
   const n = checkCount(opts.n ?? 10, "n");
-  const tie = checkTie(opts.tie);
   const all: QueryDifference[] = [];
   for (const [query, judged] of qrels) {
     const gold = relevantDocs(judged);
@@ -126,7 +123,7 @@ export function largestDifferences(
     const va = queryMetrics(ra, judged)[metric];
     const vb = queryMetrics(rb, judged)[metric];
     const delta = va - vb;
-    if (Math.abs(delta) <= tie) continue;
+    if (Math.abs(delta) <= DEFAULT_TIE) continue;
     const inA = goldRanks(ra, gold);
     const inB = goldRanks(rb, gold);
     const pairs = [...gold].map((article) => ({ article, rankA: inA.get(article) ?? null, rankB: inB.get(article) ?? null }));
@@ -262,7 +259,6 @@ export interface ErrorAnalysisOptions {
   metric?: MetricName;
   /** Rows of `largestDifferences` (default 10). */
   top?: number;
-  tie?: number;
   meta?: ReadonlyMap<QueryId, QueryMeta>;
 }
 
@@ -284,8 +280,8 @@ export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, 
     b: b.name,
     metric,
     means: { a: ea.mean[metric], b: eb.mean[metric] },
-    winLoss: winLoss(ea.perQuery, eb.perQuery, metric, { tie: opts.tie, meta: opts.meta }),
-    largestDifferences: largestDifferences(a.rankings, b.rankings, qrels, metric, { n: opts.top, tie: opts.tie, meta: opts.meta }),
+    winLoss: winLoss(ea.perQuery, eb.perQuery, metric, { meta: opts.meta }),
+    largestDifferences: largestDifferences(a.rankings, b.rankings, qrels, metric, { n: opts.top, meta: opts.meta }),
     firstGoldRanks: goldRankDistribution(new Map([[a.name, a.rankings], [b.name, b.rankings]]), qrels),
   };
 }

@@ -32,7 +32,7 @@ const spellingsOf = (s: MetricSpelling) => [s.metric, s.ranx, s.irMeasures, s.tr
 const BY_SPELLING: ReadonlyMap<string, Metric> = new Map(METRIC_SPELLINGS.flatMap((s) => spellingsOf(s).map((n) => [n.toLowerCase(), s.metric] as const)));
 
 /** Every accepted spelling, in table order (the did-you-mean candidates). */
-export const METRIC_ALIASES: readonly string[] = [...new Set(METRIC_SPELLINGS.flatMap(spellingsOf))];
+const METRIC_ALIASES: readonly string[] = [...new Set(METRIC_SPELLINGS.flatMap(spellingsOf))];
 
 /**
  * The project's name of a metric given in any common spelling, case-insensitive; a RangeError with a suggestion

@@ -43,7 +43,7 @@ function dcgTerm(gain: number, i: number): number {
 }
 
 /** A document's gain: its grade when >= 1, else 0 (binary: 1 for a relevant one). */
-export function gainOf(judged: Judged, doc: DocId): number {
+function gainOf(judged: Judged, doc: DocId): number {
   if (judged instanceof Set) return judged.has(doc) ? 1 : 0;
   const grade = (judged as ReadonlyMap<DocId, number>).get(doc) ?? 0;
   return grade >= 1 ? grade : 0;

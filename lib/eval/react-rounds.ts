@@ -3,7 +3,7 @@ import type { DocId, QueryId, Run } from "../types";
 import { evaluate } from "./metrics";
 
 /** The rounds the paper's round table reports. */
-export const PAPER_SNAPSHOT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
+const PAPER_SNAPSHOT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
 /** What the round table reads of a REACT run (a `ReactRunResult` is one). */
 export interface ReactRoundsView {

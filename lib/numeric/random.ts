@@ -27,7 +27,7 @@ function seedWords(seed: bigint): number[] {
 }
 
 /** SeedSequence(seed).generate_state(n32) as 32-bit words (no spawn key, pool of 4). */
-export function seedSequenceState(seed: number | bigint, n32: number): Uint32Array {
+function seedSequenceState(seed: number | bigint, n32: number): Uint32Array {
   const entropy = seedWords(typeof seed === "bigint" ? seed : integerSeed(seed));
   let hashConst = INIT_A;
   const hashmix = (value: number): number => {

@@ -13,7 +13,7 @@ interface WasmApi {
 
 const Wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
-export const WASM_PAGE = 65536;
+const WASM_PAGE = 65536;
 
 /** Instantiates the base64-embedded module, compiled once: each instance has its own memory, the code is shared. */
 export function wasmKernel(base64: string): () => { memory: WasmMemory; exports: Record<string, unknown> } {

@@ -281,11 +281,6 @@ function applySteps(word: string, steps: readonly Step[]): string {
   return s;
 }
 
-/** Whether `word` is on the stemmer's list of function words kept verbatim. */
-export function isProtected(word: string): boolean {
-  return PROTECTED_WORDS.has(word);
-}
-
 /** Stems a folded Greek word as python_greek_stemmer 0.1.1; short (< 3), non-Greek or protected words are kept. */
 export function stem(word: string): string {
   if (word.length < 3 || !isGreekWord(word) || PROTECTED_WORDS.has(word)) return word;

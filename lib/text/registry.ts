@@ -61,7 +61,7 @@ function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promi
 }
 
 /** The canonical name for a tokenizer name or alias; throws listing the valid names otherwise. */
-export function canonicalTokenizer(name: string): TokenizerId {
+function canonicalTokenizer(name: string): TokenizerId {
   const full = name.startsWith("bm25-") ? name : `bm25-${name}`;
   if (full in TOKENIZERS) return full as TokenizerId;
   throw new GbrError(`unknown tokenizer '${name}'${didYouMean(full, Object.keys(TOKENIZERS))}; choose one of ${Object.keys(TOKENIZERS).join(", ")}`, "USAGE");

@@ -41,7 +41,7 @@ function foldedStopwords(lex: SpacyLexicon): Set<string> {
  * else the first rule output in the index (POS in {@link GREEK_POS_ORDER} order; exact, then accent-blind, as rules do
  * not move accents: "συμβάσεως" → "συμβάση" vs "σύμβαση"); else the word (spaCy's POS-less fallback is too risky).
  */
-export function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
+function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
   const g = lex.greek;
   if (!g) throw new Error("greekLemmatizer: the lexicon has no Greek rule tables (load it with lang 'el')");
   const extra = [...new Set([...g.index.keys(), ...g.rules.keys()])].filter((p) => !(GREEK_POS_ORDER as readonly string[]).includes(p)).sort();

@@ -57,7 +57,7 @@ const BERT_TOKEN = /[\p{P}!-\/:-@[-`{-~]|[^\s\p{Cc}\p{P}!-\/:-@[-`{-~]+/gu;
 export const GRNLP_DROPPED = new Set(Array.from("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~·΄—«»“”…‚„‘’–؛،"));
 
 /** The authors' slice length: the toolkit is given `text[i:i+2000]`, in code points as Python counts them. */
-export const GRNLP_SLICE = 2000;
+const GRNLP_SLICE = 2000;
 
 /**
  * BM25-GR-NLP-TOOLKIT as the authors' code runs it: 2,000-character slices, each cleaned and tokenised, each token

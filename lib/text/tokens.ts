@@ -1,10 +1,6 @@
 /** o200k_harmony counts (gpt-oss-120b's), so REACT prompts keep the 84,000-token budget as the authors' tiktoken. */
 import { o200kHarmony, type O200kEncoder } from "../util/sdk";
 
-
-/** Name of the encoding `countTokens` uses. */
-export const TOKEN_ENCODING = "o200k_harmony";
-
 let encoder: O200kEncoder | undefined;
 // Special-token texts ("<|endoftext|>") count as ordinary text, as tiktoken's `disallowed_special=()`: no throw.
 const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };

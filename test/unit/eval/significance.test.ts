@@ -1,7 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { byArea, bySource } from "../../../lib/eval/breakdown";
-import { sourceOf } from "../../../lib/types";
+import { byArea } from "../../../lib/eval/breakdown";
 import { METRICS, meanOf, type Metric, type MetricValues } from "../../../lib/eval/metrics";
 import { holm, pairedRandomizationTest } from "../../../lib/eval/randomization";
 import { bootstrapCI, bootstrapCIs } from "../../../lib/eval/bootstrap";
@@ -495,7 +494,7 @@ test("formatComparison: ranx-style superscripts for significant wins only, a leg
 
 // ---------------------------------------------------------------- breakdowns
 
-test("byArea and bySource: counts and means per group", () => {
+test("byArea: counts and means per group", () => {
   const v = (x: number) => Object.fromEntries(METRICS.map((m) => [m, x])) as MetricValues;
   const perQuery = new Map([
     ["q1", v(1)],
@@ -520,19 +519,6 @@ test("byArea and bySource: counts and means per group", () => {
   const civil = perQuery.get("q1")!["Recall@100"] - perQuery.get("q3")!["Recall@100"];
   close(areas[1].sd["Recall@100"], Math.abs(civil) / Math.SQRT2, 1e-12, "sd of two values is |x − y| / √2");
   assert.ok(Number.isNaN(areas[2].sd["Recall@100"]));
-  const qrels = new Map([
-    ["q1", new Set(["ΑΚ::914", "ΑΚ::932", "ΚΠολΔ::1"])],
-    ["q2", new Set(["ΠΚ::375"])],
-    ["q3", new Set(["ΑΚ::1"])],
-    ["q4", new Set<string>()],
-  ]);
-  const sources = bySource(perQuery, qrels, sourceOf);
-  assert.deepEqual(sources.map((g) => [g.group, g.queries, g.mean["Recall@100"]]), [
-    ["unknown", 1, 0.25],
-    ["ΑΚ", 2, 0.5],
-    ["ΚΠολΔ", 1, 1],
-    ["ΠΚ", 1, 0.5],
-  ]);
   assert.deepEqual(byArea(new Map(), meta), []);
 });
 
