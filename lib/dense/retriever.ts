@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Benchmark, Query, Retriever, Run, Work } from "../types";
 import { secondsOf, timed, zeroWork } from "../eval/run-cost";
 import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
@@ -6,15 +7,18 @@ import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
-import { defaultVectorStoreUri } from "./vector-store";
 import { openVectorStore, type VectorStore } from "../store/vector-store";
 import { countTemplated, countTokens } from "../text/tokens";
 import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
 import type { EndpointStats } from "../models/servers";
 
-/** The vector store at a URI, opened once per job (its BuildCache): the run's retrievers share one connection. */
+/**
+ * The vector store (the run's, else `GBR_VECTOR_STORE`, else `<data folder>/lancedb`), opened once per job (its
+ * BuildCache): the run's retrievers share one connection.
+ */
 function storeFor(ctx: RunContext): Promise<VectorStore> {
-  const uri = ctx.vectorStore ?? defaultVectorStoreUri(ctx.providers.config);
+  const { vectorStore, dataDir } = ctx.providers.config;
+  const uri = ctx.vectorStore ?? vectorStore ?? path.join(dataDir, "lancedb");
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
