@@ -7,7 +7,7 @@ import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
 import { rocchio } from "./rocchio";
-import { openVectorStore, type VectorStore } from "../store/vector-store";
+import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
 import { countTemplated, countTokens } from "../text/tokens";
 import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
 import type { EndpointStats } from "../models/servers";
@@ -22,8 +22,11 @@ function storeFor(ctx: RunContext): Promise<VectorStore> {
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
-/** Usage so far, corpus (one-time) and queries (online) apart; tokens as reported when embedded, else estimated. */
-export interface DenseUsage {
+/**
+ * Usage so far, corpus (one-time) and queries (online) apart; tokens as reported when embedded, else estimated; with the
+ * model names the embedding servers reported (fresh answers and the cache's record) and the test-double mark.
+ */
+export interface DenseUsage extends EmbeddingProvenance {
   /** Requests sent to the provider (documents and queries). */
   requests: number;
   /** documentTokens + queryTokens. */
@@ -44,10 +47,6 @@ export interface DenseUsage {
   queryTokens: number;
   /** The estimated part of queryTokens. */
   queryTokensEstimated: number;
-  /** Model names the embedding servers reported (fresh answers and the cache's record), each once. */
-  servedModels: string[];
-  /** Some vectors came from the project's test double: results are stand-ins. */
-  standIn: boolean;
 }
 
 const emptyUsage = (): DenseUsage => ({
@@ -158,8 +157,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
     usage.requests += r.requests;
     usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
-    for (const m of r.servedModels) if (!usage.servedModels.includes(m)) usage.servedModels.push(m);
-    if (r.standIn) usage.standIn = true;
+    Object.assign(usage, mergeProvenance(usage, r));
     if (side === "document") {
       usage.documentRequests += r.requests;
       usage.documentTokens += r.tokens;
