@@ -5,7 +5,8 @@ import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registr
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type Provider } from "./presets";
+import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
 import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
 import { countTemplated, countTokens } from "../text/tokens";
@@ -271,7 +272,7 @@ async function annRetriever(
  * `lsi` (or `lsi:<dims>`): LSI over a BM25-GREEKSTEMMER retriever's index (shared in a job with PRF, REACT, the sweep:
  * tokenised once), fitted (seeded) at creation; no server. Plain `lsi` fits min(256, documents) dimensions.
  */
-export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims?: number, name = dims === undefined ? "lsi" : `lsi:${dims}`): Promise<VectorRetriever> {
+export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims: number | undefined, name: string): Promise<VectorRetriever> {
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
   const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims: dims ?? 256 }));
   ctx.log(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
