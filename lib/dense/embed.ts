@@ -20,7 +20,8 @@ export interface EmbedItemsOptions {
   estimateTokens?: (text: string) => number;
 }
 
-export interface EmbedItemsResult {
+/** With the model names the servers reported (this call's and the cache's record) and the test-double mark. */
+export interface EmbedItemsResult extends EmbeddingProvenance {
   /** One vector per item, in item order, as the provider returned it. */
   vectors: Float32Array[];
   /** Each item's cache key (what the store and its ANN index know the vector by). */
@@ -31,10 +32,6 @@ export interface EmbedItemsResult {
   tokens: number;
   /** The part of `tokens` that is an estimate. */
   estimatedTokens: number;
-  /** Model names the servers reported, this call's and those the cache recorded for its table. */
-  servedModels: string[];
-  /** Some vectors came from the project's test double (now or when cached). */
-  standIn: boolean;
 }
 
 /**

@@ -87,8 +87,6 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   },
 ];
 
-export type { EmbedNaming };
-
 /** Each built-in preset's model name in the authors' runs (experiments notebook at commit 992f5224). */
 export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; server?: "lmstudio" }>> = Object.freeze({
   "qwen3-8b": { model: "text-embedding-qwen3-embedding-8b", server: "lmstudio" },
@@ -151,7 +149,7 @@ export function allPresets(file: string | undefined, naming: EmbedNaming): Embed
   return [...byName.values()];
 }
 
-export function preset(name: string, presets: readonly EmbeddingPreset[] = builtinPresets()): EmbeddingPreset {
+export function preset(name: string, presets: readonly EmbeddingPreset[]): EmbeddingPreset {
   const p = presets.find((x) => x.name === name);
   if (!p) throw new GbrError(`unknown embedding preset '${name}'${didYouMean(name, presets.map((x) => x.name))}; known: ${presets.map((x) => x.name).join(", ")}`, "USAGE");
   return p;

@@ -1,25 +1,33 @@
+import path from "node:path";
 import type { Benchmark, Query, Retriever, Run, Work } from "../types";
 import { secondsOf, timed, zeroWork } from "../eval/run-cost";
 import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbedNaming, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type Provider } from "./presets";
+import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
-import { defaultVectorStoreUri } from "./vector-store";
-import { openVectorStore, type VectorStore } from "../store/vector-store";
+import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
 import { countTemplated, countTokens } from "../text/tokens";
 import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
 import type { EndpointStats } from "../models/servers";
 
-/** The vector store at a URI, opened once per job (its BuildCache): the run's retrievers share one connection. */
+/**
+ * The vector store (the run's, else `GBR_VECTOR_STORE`, else `<data folder>/lancedb`), opened once per job (its
+ * BuildCache): the run's retrievers share one connection.
+ */
 function storeFor(ctx: RunContext): Promise<VectorStore> {
-  const uri = ctx.vectorStore ?? defaultVectorStoreUri(ctx.providers.config);
+  const { vectorStore, dataDir } = ctx.providers.config;
+  const uri = ctx.vectorStore ?? vectorStore ?? path.join(dataDir, "lancedb");
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
-/** Usage so far, corpus (one-time) and queries (online) apart; tokens as reported when embedded, else estimated. */
-export interface DenseUsage {
+/**
+ * Usage so far, corpus (one-time) and queries (online) apart; tokens as reported when embedded, else estimated; with the
+ * model names the embedding servers reported (fresh answers and the cache's record) and the test-double mark.
+ */
+export interface DenseUsage extends EmbeddingProvenance {
   /** Requests sent to the provider (documents and queries). */
   requests: number;
   /** documentTokens + queryTokens. */
@@ -40,10 +48,6 @@ export interface DenseUsage {
   queryTokens: number;
   /** The estimated part of queryTokens. */
   queryTokensEstimated: number;
-  /** Model names the embedding servers reported (fresh answers and the cache's record), each once. */
-  servedModels: string[];
-  /** Some vectors came from the project's test double: results are stand-ins. */
-  standIn: boolean;
 }
 
 const emptyUsage = (): DenseUsage => ({
@@ -154,8 +158,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
     usage.requests += r.requests;
     usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
-    for (const m of r.servedModels) if (!usage.servedModels.includes(m)) usage.servedModels.push(m);
-    if (r.standIn) usage.standIn = true;
+    Object.assign(usage, mergeProvenance(usage, r));
     if (side === "document") {
       usage.documentRequests += r.requests;
       usage.documentTokens += r.tokens;
@@ -269,7 +272,7 @@ async function annRetriever(
  * `lsi` (or `lsi:<dims>`): LSI over a BM25-GREEKSTEMMER retriever's index (shared in a job with PRF, REACT, the sweep:
  * tokenised once), fitted (seeded) at creation; no server. Plain `lsi` fits min(256, documents) dimensions.
  */
-export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims?: number, name = dims === undefined ? "lsi" : `lsi:${dims}`): Promise<VectorRetriever> {
+export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims: number | undefined, name: string): Promise<VectorRetriever> {
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
   const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims: dims ?? 256 }));
   ctx.log(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);

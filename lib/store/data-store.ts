@@ -31,7 +31,7 @@ export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
   if (!fs.existsSync(legacyReplay) && !fs.existsSync(legacyScores) && (shared === undefined || imported(store, shared))) return store;
   await new FileLocks().run(path.join(store.dir, ".locks", "migrate.lock"), async () => {
     await migrate(store, CHAT, legacyReplay, "chat", {}, log);
-    await migrate(store, RERANK, legacyScores, "rerank", { convert: (l) => pairLinesToRecords(l) }, log);
+    await migrate(store, RERANK, legacyScores, "rerank", { convert: pairLinesToRecords }, log);
     if (shared !== undefined && !imported(store, shared)) {
       if (!fs.existsSync(shared)) throw new Error(`GBR_REPLAY_FILE: ${shared} does not exist`);
       const { added, skipped } = await importFile(store, CHAT, shared, { log });

@@ -25,7 +25,7 @@ export interface RerankRecord {
 }
 
 /** The content address of a group of pairs (a request): sha256 of the JSON array of their keys. */
-export function groupKey(pairKeys: readonly string[]): string {
+function groupKey(pairKeys: readonly string[]): string {
   return createHash("sha256").update(JSON.stringify(pairKeys)).digest("hex");
 }
 
@@ -92,8 +92,8 @@ function fromStored(p: StoredPair): CachedScore {
   return { score: p.s, standIn: p.d === true, ...(p.t !== undefined ? { seconds: p.t } : {}) };
 }
 
-/** v0.8 score-cache pair lines as rerank records of up to `per` pairs (lookups are by pair, so grouping is free). */
-export async function* pairLinesToRecords(lines: AsyncIterable<unknown>, per = 500): AsyncGenerator<RerankRecord> {
+/** v0.8 score-cache pair lines as rerank records of up to 500 pairs (lookups are by pair, so grouping is free). */
+export async function* pairLinesToRecords(lines: AsyncIterable<unknown>): AsyncGenerator<RerankRecord> {
   let group: StoredPair[] = [];
   const flush = (): RerankRecord => {
     const r = { key: groupKey(group.map((p) => p.k)), scores: group };
@@ -104,7 +104,7 @@ export async function* pairLinesToRecords(lines: AsyncIterable<unknown>, per = 5
     const p = v as StoredPair;
     if (RERANK.problem({ key: "", scores: [p] }) !== undefined) continue;
     group.push({ k: p.k, s: p.s, ...(p.t !== undefined ? { t: p.t } : {}), ...(p.d ? { d: true } : {}) });
-    if (group.length === per) yield flush();
+    if (group.length === 500) yield flush();
   }
   if (group.length) yield flush();
 }

@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterEach, describe, test } from "node:test";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, makeData, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, vectorFromArray } from "apache-arrow";
-import { annRecallAtK } from "../../lib/dense/vector-store";
+import { annRecallAtK } from "../../lib/store/vector-ann";
 import { openVectorStore, tableName, type VectorRow, type VectorStore } from "../../lib/store/vector-store";
 import { vectorDims, vectorTables } from "../helpers/lance-folder";
 
