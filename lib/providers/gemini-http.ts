@@ -78,7 +78,7 @@ export function geminiServer(what: string, id: string, o: GeminiServerOptions & 
       try {
         const { value, body } = await retryWithBackoff(async (attempt) => {
           made = attempt;
-          const seen = observeGeminiFetch({ timeoutMs, readBody: true });
+          const seen = observeGeminiFetch(timeoutMs);
           try {
             return { value: await call(seen.fetch), body: await seen.body() };
           } catch (err) {
@@ -107,24 +107,24 @@ function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }
 }
 
 /** A `fetch` for one SDK call, and what it saw of the answer. */
-export interface ObservedFetch {
+interface ObservedFetch {
   fetch: (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => Promise<Response>;
   /** In ms; undefined when absent. */
   retryAfterMs(): number | undefined;
-  /** The last successful answer's JSON body (from a clone), for fields the SDK drops; needs `readBody`. */
+  /** The last successful answer's JSON body (from a clone), for fields the SDK drops. */
   body(): Promise<unknown> | undefined;
 }
 
 /** Create one per SDK call: the state is that call's alone; `timeoutMs` is the exchange's deadline, body included. */
-function observeGeminiFetch(o: { timeoutMs: number; readBody?: boolean }): ObservedFetch {
+function observeGeminiFetch(timeoutMs: number): ObservedFetch {
   let wait: number | undefined;
   let body: Promise<unknown> | undefined;
-  const timed = deadlineFetch(o.timeoutMs);
+  const timed = deadlineFetch(timeoutMs);
   return {
     async fetch(input, init) {
       const res = await timed(input, init);
       wait = retryAfterMs(res.headers.get("retry-after"));
-      if (o.readBody && res.ok) body = res.clone().json().catch(() => undefined);
+      if (res.ok) body = res.clone().json().catch(() => undefined);
       return res;
     },
     retryAfterMs: () => wait,

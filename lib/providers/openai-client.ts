@@ -153,13 +153,8 @@ function isSecret(apiKey: string): boolean {
 
 /** The server's message without the SDK's leading status (it is already in our text), its controls shown. */
 function serverMessage(err: APIError): string {
-  return printable(serverWords(err));
-}
-
-function serverWords(err: APIError): string {
   const body = err.error as { message?: unknown } | string | undefined;
-  if (typeof body === "string" && body) return body;
-  if (body && typeof body === "object" && typeof body.message === "string" && body.message) return body.message;
-  const m = err.message.replace(new RegExp(`^${err.status}\\s*`), "");
-  return m || "(no message)";
+  if (typeof body === "string" && body) return printable(body);
+  if (body && typeof body === "object" && typeof body.message === "string" && body.message) return printable(body.message);
+  return printable(err.message.replace(new RegExp(`^${err.status}\\s*`), "") || "(no message)");
 }

@@ -1,21 +1,19 @@
 /** Rerank client (vLLM, Jina, Cohere-style, TEI) over `fetch` (no SDK fits); retries 408/429/5xx, time-outs, drops. */
 import { spread } from "./endpoints";
 import { RerankError, type RerankClient, type RerankResult } from "../models/rerank";
-import { DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
+import { DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
 import { redactKey } from "./openai-client";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
-
-/** "rerank" (Cohere, Jina, vLLM: `{model, query, documents, top_n}`) or "tei" (`{query, texts}`; one model). */
-export type RerankApi = "rerank" | "tei";
 
 export interface RerankClientOptions {
   /** Up to the path the server puts "/rerank" under, e.g. "http://localhost:8000" or "https://api.jina.ai/v1". */
   baseUrl: string;
   /** Never logged or put in a message. */
   apiKey?: string;
-  api?: RerankApi;
+  /** "rerank" (Cohere, Jina, vLLM: `{model, query, documents, top_n}`) or "tei" (`{query, texts}`; one model). */
+  api?: "rerank" | "tei";
   /** Per-attempt timeout in ms (default 120 000). */
   timeoutMs?: number;
   /** Attempts in all, the first included (default 5). */
@@ -32,9 +30,8 @@ const MESSAGE_CHARS = 300;
 /** A client of `POST {baseUrl}/rerank`; scores come back in the order of the documents sent. */
 export function rerankClient(o: RerankClientOptions): RerankClient {
   const api = o.api ?? "rerank";
-  if (api !== "rerank" && api !== "tei") throw new RerankError(`rerank client: api must be "rerank" or "tei", got ${JSON.stringify(api)}`, "NOT_CONFIGURED");
-  const timeoutMs = positive(o.timeoutMs ?? DEFAULTS.timeoutMs, "timeoutMs");
-  const attempts = positive(o.attempts ?? DEFAULTS.attempts, "attempts");
+  const timeoutMs = o.timeoutMs ?? DEFAULTS.timeoutMs;
+  const attempts = o.attempts ?? DEFAULTS.attempts;
   const apiKey = o.apiKey ?? "";
   const u = new URL(checkedBaseUrl("rerank base URL", o.baseUrl, "GBR_RERANK_API_KEY"));
   u.pathname = `${u.pathname.replace(/\/+$/, "")}/rerank`;
@@ -115,7 +112,7 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
 
 /** The rerank client of a configuration; without a base URL the error is `unavailable`, so experiments skip. */
 export function rerankClientFrom(
-  c: EndpointsConfig & { api: "rerank" | "tei" },
+  c: Config["rerank"],
   more: Partial<Pick<RerankClientOptions, "attempts" | "backoffMs" | "sleep" | "timeoutMs">> = {},
 ): RerankClient {
   if (c.baseUrls.length === 0) {
@@ -206,9 +203,4 @@ function clip(s: string): string {
 function list(xs: readonly unknown[]): string {
   const shown = xs.slice(0, 10).map((x) => JSON.stringify(x)).join(", ");
   return xs.length > 10 ? `${shown} and ${xs.length - 10} more` : shown;
-}
-
-function positive(n: number, name: string): number {
-  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`rerank client: ${name} must be a positive integer, got ${n}`);
-  return n;
 }

@@ -51,7 +51,7 @@ export class AdaptiveLimit {
 }
 
 /** A `fetch` that reports every status to `adaptive`; given to the OpenAI SDK so its retries steer the limit too. */
-export function observingFetch(adaptive: AdaptiveLimit, base: typeof fetch = (input, init) => fetch(input, init)): typeof fetch {
+export function observingFetch(adaptive: AdaptiveLimit, base: typeof fetch): typeof fetch {
   return (async (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     const res = await base(input, init);
     adaptive.observe(res.status);

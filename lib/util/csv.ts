@@ -156,12 +156,7 @@ export async function readIfExists(file: string): Promise<string | undefined> {
   }
 }
 
-/** All records of a CSV file; throws (with the file and line) when it is malformed or missing. */
-export async function readCsv(file: string): Promise<CsvRow[]> {
-  return parseCsvRecords(await fs.readFile(file, "utf8"), file);
-}
-
-/** Like `readCsv`, but `undefined` when the file does not exist. */
+/** All records of a CSV file, `undefined` when it does not exist; throws (with the file and line) when it is malformed. */
 export async function readCsvIfExists(file: string): Promise<CsvRow[] | undefined> {
   const text = await readIfExists(file);
   return text === undefined ? undefined : parseCsvRecords(text, file);

@@ -32,7 +32,7 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
  * const res = await deadlineFetch(5000)("http://localhost:8000/v1/models");
  * await res.json(); // rejects with a TimeoutError 5 s after the request began, wherever it is by then
  */
-export function deadlineFetch(timeoutMs: number, base: typeof fetch = (input, init) => fetch(input, init)): typeof fetch {
+export function deadlineFetch(timeoutMs: number): typeof fetch {
   const dispatcher = longRequestDispatcher();
   return ((input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => {
     // Not AbortSignal.timeout/any: they hold their signals weakly, and a collected one never fires mid-body.
@@ -43,7 +43,7 @@ export function deadlineFetch(timeoutMs: number, base: typeof fetch = (input, in
     if (outer?.aborted) controller.abort(outer.reason);
     else outer?.addEventListener("abort", () => controller.abort(outer.reason), { once: true });
     const withDispatcher = dispatcher && !(init && "dispatcher" in init) ? { dispatcher } : {};
-    return base(input, { ...init, signal: controller.signal, ...withDispatcher } as RequestInit);
+    return fetch(input, { ...init, signal: controller.signal, ...withDispatcher } as RequestInit);
   }) as typeof fetch;
 }
 

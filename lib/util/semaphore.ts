@@ -6,7 +6,6 @@ export interface Semaphore {
   run<T>(fn: () => Promise<T>): Promise<T>;
   /** Tasks running now (for tests and progress displays). */
   readonly active: number;
-  readonly waiting: number;
   readonly size: number;
   /** Changes the slot count: more wakes waiters at once; fewer lets running tasks finish first. */
   resize(size: number): void;
@@ -45,9 +44,6 @@ export function createSemaphore(n: number): Semaphore {
     },
     get active() {
       return active;
-    },
-    get waiting() {
-      return queue.length;
     },
     get size() {
       return size;
