@@ -1,7 +1,8 @@
 /** `gbr tokenize`: a BM25 variant's tokenizer over stdin's lines. */
 import type { Command } from "./args";
+import type { SpacyLexiconLoader } from "../text/registry";
 import { eachLine, logger, quietOption } from "./options";
-import { createTokenizer } from "../data/spacy-tables";
+import { createTokenizer, spacyLoader } from "../data/spacy-tables";
 
 export const tokenize: Command = {
   spec: {
@@ -11,8 +12,10 @@ export const tokenize: Command = {
     options: { tokenizer: { type: "string" }, ...quietOption },
     help: ["--tokenizer NAME   greekstemmer (default), spacy, grnlp or english (bm25-… forms accepted)", "-q, --quiet        no messages on stderr"],
   },
-  async run(values, io) {
-    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet) });
+  async run(values, io, config) {
+    // The configuration is read only when a spaCy tokenizer asks for its tables: the Greek stemmer needs none.
+    const loadSpacyLexicon: SpacyLexiconLoader = (lang, ctx) => spacyLoader(config())(lang, ctx);
+    const tok = await createTokenizer(String(values.tokenizer ?? "bm25-greekstemmer"), { log: logger(io, values.quiet), loadSpacyLexicon });
     await eachLine(io, (l) => tok.tokenize(l).join(" "));
   },
 };

@@ -54,3 +54,16 @@ test("a command's data folder is the GBR_DATA_DIR of the environment main was gi
     fs.rmSync(data, { recursive: true, force: true });
   }
 });
+
+test("gbr tokenize fetches spaCy's tables from the GBR_SPACY_BASE_URL and data folder main was given", async () => {
+  const data = fs.mkdtempSync(path.join(os.tmpdir(), "gbr-cli-config-"));
+  try {
+    // Nothing listens on port 9: the fetch fails, and its message names where it was sent.
+    const r = await gbr(["tokenize", "--tokenizer", "spacy", "-q"], { GBR_DATA_DIR: data, GBR_SPACY_BASE_URL: "http://127.0.0.1:9", GBR_OFFLINE: "1" }, "νόμος\n");
+    assert.notEqual(r.code, 0);
+    assert.match(r.err, /127\.0\.0\.1:9|spacy/i, r.err);
+    assert.match(r.err, new RegExp(data.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")), r.err);
+  } finally {
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+});
