@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
 import { FileLocks } from "../util/file-lock";
 import { isDamage, namedLanceError } from "./lance-errors";
-import { fallBack } from "./vector-recovery";
+import { latestUnreadable } from "./vector-recovery";
 
 /** The tables of one connection, shared by the cache, its ANN copies, provenance and recovery. */
 export class VectorTables {
@@ -16,8 +16,6 @@ export class VectorTables {
   private readonly open = new Map<string, lancedb.Table>();
   /** Keys known to be stored, with the table version they reflect. */
   readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
-  /** A fallback from an unreadable latest version in progress, per table: concurrent openers share it. */
-  readonly fallingBack = new Map<string, Promise<lancedb.Table | undefined>>();
   /** Undefined for an object store (no lock files). */
   readonly localDir: string | undefined;
 
@@ -70,22 +68,17 @@ export class VectorTables {
     if (keys) this.keyCache.set(table.name, keys);
   }
 
-  /**
-   * An open handle, its latest version checked readable. When it is not, the table falls back to its newest readable
-   * version (`fallBack`), except with `fallback` false (the ANN copy, which is dropped instead).
-   */
-  async table(name: string, fallback = true): Promise<lancedb.Table | undefined> {
+  /** An open handle, its latest version checked readable; if not, `latestUnreadable` (with `named`: the ANN copy's raw error). */
+  async table(name: string, named = true): Promise<lancedb.Table | undefined> {
     const cached = this.open.get(name);
     if (cached) return cached;
     // tableNames, not a failed openTable: an absent table is the normal case for a new preset.
     if (!(await this.exists(name))) return undefined;
-    let t: lancedb.Table | undefined;
+    let t: lancedb.Table;
     try {
       t = await this.openChecked(name);
     } catch (err) {
-      if (!fallback || !isDamage(err)) throw err;
-      t = await fallBack(this, name, err);
-      if (!t) return undefined;
+      throw named && isDamage(err) ? await latestUnreadable(this, name, err) : err;
     }
     this.open.set(name, t);
     return t;
