@@ -12,7 +12,6 @@ import path from "node:path";
 import { afterEach, describe, test } from "node:test";
 import * as lancedb from "@lancedb/lancedb";
 import { Field, FixedSizeList, Float32, makeData, RecordBatch, Schema, Struct, Table as ArrowTable, Utf8, vectorFromArray } from "apache-arrow";
-import { annRecallAtK } from "../../lib/store/vector-ann";
 import { openVectorStore, tableName, type VectorRow, type VectorStore } from "../../lib/store/vector-store";
 import { vectorDims, vectorTables } from "../helpers/lance-folder";
 
@@ -427,6 +426,9 @@ describe("vector store", () => {
     // LanceDB's defaults (nprobes 20 ≥ 16 partitions, no refine): PQ distances only.
     const raw = await store.annSearch("fp", qv, k);
 
+    // Mean over queries of |ann top k ∩ exact top k| / k.
+    const annRecallAtK = (truth: string[][], ann: string[][], n: number) =>
+      truth.reduce((sum, t, q) => sum + ann[q].filter((id) => t.includes(id)).length / n, 0) / truth.length;
     const recallHalf = annRecallAtK(exactIds, half.map((r) => r.ids), k);
     const recallAll = annRecallAtK(exactIds, all.map((r) => r.ids), k);
     const recallRaw = annRecallAtK(exactIds, raw.map((r) => r.ids), k);
@@ -476,19 +478,5 @@ describe("vector store", () => {
     await store.buildAnnIndex("fp");
     const [hit] = await store.annSearch("fp", [rows(1, 16)[0].vector], 5, { refineFactor: 5 });
     assert.equal(hit.ids[0], "d0"); // a stored vector is its own best match
-  });
-});
-
-describe("annRecallAtK", () => {
-  test("mean over queries of |ann ∩ exact| / k", () => {
-    assert.equal(annRecallAtK([["a", "b"]], [["b", "c"]], 2), 0.5);
-    assert.equal(annRecallAtK([["a", "b"], ["c", "d"]], [["a", "b"], ["x", "y"]], 2), 0.5);
-    // Only the first k of each list count; a repeated id counts once.
-    assert.equal(annRecallAtK([["a", "b", "c"]], [["a", "a", "b"]], 2), 0.5);
-    // Fewer than k ANN results are not rescaled.
-    assert.equal(annRecallAtK([["a", "b", "c", "d"]], [["a"]], 4), 0.25);
-    assert.equal(annRecallAtK([], [], 10), 0);
-    assert.throws(() => annRecallAtK([["a"]], [], 1), /1 exact rankings but 0/);
-    assert.throws(() => annRecallAtK([["a"]], [["a"]], 0), /positive integer/);
   });
 });
