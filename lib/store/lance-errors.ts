@@ -1,17 +1,10 @@
 /**
- * What a LanceDB failure is. The Node binding turns every Rust error into a plain `Error` whose `code` is napi's status
- * (nearly always "GenericFailure") and whose message is the Rust error's text: the error's class survives only as the
- * shape of that text (Lance's variant, `LanceError(IO)`, `Encountered corrupt file`, …; object_store's `Object at
- * location … not found`; prost's `failed to decode Protobuf message`; a Rust panic). So this is the one place that
- * reads those shapes, each seen in LanceDB 0.31 on a damaged table and each with its test (test/unit/store/lance-errors),
- * and names them for the user (`namedLanceError`).
+ * What a LanceDB failure is: the Node binding makes every Rust error a plain `Error` (code "GenericFailure"), so its class
+ * survives only as the shape of the message; each shape here was seen in LanceDB 0.31 on a damaged table and is tested.
  */
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
-/**
- * A vector table that could not be repaired ("DAMAGED"), whose damaged ANN copy was dropped ("ANN_DAMAGED"), or that
- * LanceDB failed to read or write for another reason ("FAILED"); the message names the table, the hint a remedy.
- */
+/** A table that could not be repaired (DAMAGED), a dropped ANN copy (ANN_DAMAGED), or another failure (FAILED). */
 export class VectorStoreError extends GbrError {
   declare readonly code: "DAMAGED" | "ANN_DAMAGED" | "FAILED";
 
@@ -21,12 +14,7 @@ export class VectorStoreError extends GbrError {
   }
 }
 
-/**
- * - "missing": a file the table's manifest names is gone;
- * - "unreadable": a file is there but is not what Lance wrote (zero-filled, random, cut short, garbled metadata);
- * - "environment": the files may be fine, the machine is not (permissions, open files, disk space, network);
- * - "other": anything else (a bad query, a bug), never taken for damage.
- */
+/** "environment": the files may be fine, the machine is not; "other" (a bad query, a bug) is never taken for damage. */
 export type LanceFailure = "missing" | "unreadable" | "environment" | "other";
 
 /** Checked first: a full disk or a permission problem must never be "repaired" by dropping vectors. */
@@ -39,31 +27,25 @@ const ENVIRONMENT = [
 ];
 
 const MISSING = [
-  // object_store, for a data file or manifest removed from a local folder or a bucket.
   /Object at location \S+ not found/i,
-  // Lance's own NotFound variant.
   /\bNot found: \S+/,
   /No such file or directory|os error 2\b/i,
 ];
 
 const UNREADABLE = [
-  // A data file whose footer is not Lance's: zero-filled, random bytes, or a tail overwritten.
+  // Data file or manifest footers that are not Lance's; then files cut short; then garbled metadata.
   /does not appear to be a Lance file|invalid magic/i,
   /Unknown Lance storage version/i,
-  // A manifest whose footer is not Lance's.
   /Encountered corrupt file|magic number does not match/i,
-  // A file cut short: the reader asks for bytes past its end.
   /Invalid range \d+\.\.\d+ for object of size \d+/i,
   /file size is too small|does not have sufficient data/i,
-  // Metadata that is there but garbled.
   /failed to decode Protobuf message/i,
   // Some garbled pages make LanceDB 0.31 panic instead of failing (seen only on damaged bytes).
   /panicked with message|Panic in async function|called `Option::unwrap\(\)` on a `None` value/i,
-  // Lance's I/O class as a whole: every read of a file's bytes fails as this.
+  // Lance's I/O class: every failed read of a file's bytes.
   /LanceError\(IO\)/,
 ];
 
-/** The class of a failure (see `LanceFailure`). */
 export function lanceFailure(err: unknown): LanceFailure {
   const m = err instanceof Error ? err.message : String(err);
   if (ENVIRONMENT.some((re) => re.test(m))) return "environment";
@@ -78,10 +60,7 @@ export function isDamage(err: unknown): boolean {
   return kind === "missing" || kind === "unreadable";
 }
 
-/**
- * Whether an error comes from LanceDB's native layer: its `code` is a napi status (PascalCase, "GenericFailure"),
- * unlike Node's system errors ("ENOENT"), the toolkit's own (no code, or a GbrError's "DAMAGED").
- */
+/** Whether an error comes from LanceDB's native layer: its `code` is a PascalCase napi status, not "ENOENT" or ours. */
 export function fromLanceDb(err: unknown): boolean {
   if (!(err instanceof Error) || err instanceof GbrError) return false;
   const code = (err as { code?: unknown }).code;
@@ -115,8 +94,7 @@ export function damaged(message: string, where: string, cause: unknown): VectorS
 }
 
 /**
- * A LanceDB error as a `VectorStoreError` naming the table (or store) and a remedy, so no raw native message reaches
- * the user; the toolkit's own errors pass unchanged.
+ * A LanceDB error as a `VectorStoreError` naming the table and a remedy; the toolkit's own errors pass unchanged.
  *
  * @example
  * namedLanceError("db/t.lance", lanceErr); // VectorStoreError "vector store: db/t.lance is damaged (…)", code DAMAGED

@@ -1,9 +1,4 @@
-/**
- * The embedding cache in LanceDB: a table per preset fingerprint, a row per rendered-text hash; a resolved `put` is
- * committed, so a killed run loses only what was in flight. Writes to a table take turns and hold its lock across
- * processes (vector-tables.ts); a damaged table is repaired on the way (vector-recovery.ts); IVF_PQ is optional
- * (vector-ann.ts: exact in-memory search is faster); who embedded is kept beside it (vector-provenance.ts).
- */
+/** The embedding cache in LanceDB: a table per preset fingerprint, a row per rendered-text hash; a resolved `put` is committed. */
 import type * as lancedb from "@lancedb/lancedb";
 import { lancedbSdk } from "../util/sdk";
 import type { Side } from "../models/embed";
@@ -18,15 +13,10 @@ export { VectorStoreError } from "./lance-errors";
 export { tableName } from "./vector-layout";
 export { mergeProvenance, type EmbeddingProvenance } from "./vector-provenance";
 
-/**
- * Above this many keys `get` scans the whole table instead of an `IN` filter. On 6,308 × 1,024 vectors in 99
- * puts: a full read 180–420 ms, an `IN` lookup ~40 ms for 64 keys and ~125 ms for 512.
- */
+// Above this many keys `get` scans the whole table: on 6,308 × 1,024 vectors a full read took 180–420 ms, `IN` ~125 ms for 512.
 const SCAN_ALL_ABOVE = 512;
-/** Keys per SQL `IN (…)` list (keeps the generated SQL a reasonable size). */
 const IN_CHUNK = 512;
 
-/** A cached vector, with its share of the batch's reported tokens when known. */
 export interface CachedVector {
   vector: Float32Array;
   tokens?: number;
@@ -35,7 +25,7 @@ export interface CachedVector {
 export interface VectorRow {
   /** `textKey(rendered text)`; a key already stored is never written again. */
   key: string;
-  /** Article or query id the vector was first computed for (informational; ANN returns it). */
+  /** The article or query id it was first computed for. */
   id: string;
   side: Side;
   vector: Float32Array;
@@ -55,19 +45,17 @@ export interface AnnSearchOptions {
   refineFactor?: number;
 }
 
-/** One query's approximate top k, best first. */
+/** One query's approximate top k, best first; scores are dot products (exact with `refineFactor`, else PQ estimates). */
 export interface AnnResult {
   ids: string[];
-  /** Cache keys of the same rows; articles with identical rendered texts share one row (the id stored first). */
+  /** Articles with identical rendered texts share one row (the id stored first). */
   keys: string[];
-  /** Dot products (exact when `refineFactor` is set, PQ estimates otherwise). */
   scores: number[];
 }
 
 /**
- * Opens (creating on first write) the embedding cache at a local directory or object-store URI (`s3://`, `gs://`,
- * `az://`); LanceDB reads object-store credentials from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`). Repairs and
- * waits for other processes are told to `log` (default: a line on stderr).
+ * Opens (creating on first write) the embedding cache at a folder or object-store URI (`s3://`, `gs://`, `az://`;
+ * LanceDB reads their credentials from the environment); repairs and waits are told to `log` (default stderr).
  *
  * @example
  * const store = await openVectorStore("data/lancedb");
@@ -75,20 +63,16 @@ export interface AnnResult {
  * (await store.get("fp", ["k"])).get("k")?.vector; // Float32Array [1, 0]
  */
 export async function openVectorStore(uri: string, opts: { log?: (message: string) => void } = {}): Promise<VectorStore> {
-  // 0: every read sees other processes' commits; a cheap directory read locally, one request on an object store.
+  // 0: every read sees other processes' commits.
   const db = await lancedbSdk().connect(uri, { readConsistencyInterval: 0 });
   return new VectorStore(new VectorTables(uri, db, opts.log ?? ((m) => process.stderr.write(`vector store: ${m}\n`))));
 }
 
-/** The embedding cache. The fingerprint (`presetFingerprint(preset)`) names the table, so spaces never mix. */
+/** The embedding cache; the fingerprint (`presetFingerprint(preset)`) names the table, so spaces never mix. */
 export class VectorStore {
-  /** Use `openVectorStore`. */
   constructor(private readonly t: VectorTables) {}
 
-  /**
-   * Runs `fn` holding the fingerprint's cross-process write lock (shared within this process; puts inside it
-   * do not wait). A killed process's lock is taken over at 10 s old; object stores have no lock.
-   */
+  /** Runs `fn` holding the fingerprint's cross-process write lock (shared in this process: puts inside do not wait). */
   exclusive<T>(fingerprint: string, fn: () => Promise<T>): Promise<T> {
     return this.t.locked(tableName(fingerprint), fn, "shared");
   }
@@ -156,10 +140,7 @@ export class VectorStore {
     }
   }
 
-  /**
-   * Keys stored in a table, read once, kept up to date by our puts and re-read when the version shows another
-   * writer. An `IN` query per put rescans every fragment (6,308 vectors in batches of 64 took ~1.6× as long).
-   */
+  /** Keys stored, read once and kept by our puts until another writer's version shows (an `IN` per put took ~1.6×). */
   private async storedKeys(table: lancedb.Table): Promise<{ version: number; keys: Set<string> }> {
     const version = await table.version();
     const cached = this.t.keyCache.get(table.name);
@@ -173,7 +154,7 @@ export class VectorStore {
     return fresh;
   }
 
-  /** Who embedded the vectors (in `<uri>/.provenance/`; a test-double row marks the whole table); empty if unknown. */
+  /** Who embedded the vectors; empty if unknown. */
   async provenance(fingerprint: string): Promise<EmbeddingProvenance> {
     return readProvenance(this.t, tableName(fingerprint));
   }
@@ -209,7 +190,6 @@ export class VectorStore {
     return this.t.guard(this.t.where(name + DOCS_SUFFIX), () => annSearch(this.t, fingerprint, name, queries, k, opts));
   }
 
-  /** Optional: also freed when collected. */
   close(): void {
     this.t.close();
   }

@@ -1,12 +1,11 @@
-/** CSV both ways: reading via csv-parse with checks and line numbers, writing `gbr reproduce`'s tables and reading them back. */
+/** CSV both ways: read via csv-parse with checks and line numbers; `gbr reproduce`'s tables written and read back. */
 import { promises as fs } from "node:fs";
 import { CsvError, parse } from "csv-parse/sync";
 import { DataError } from "./errors";
 
-/** One row of delimited text, keyed by the header's column names. */
 export type CsvRow = Record<string, string>;
 
-/** A row of any of our tables, keyed by column name (a CSV row's text, or a DataFrame row's values). */
+/** A row of any of our tables: a CSV row's text, or a DataFrame row's values. */
 export type RowLike = Readonly<Record<string, unknown>>;
 
 /**
@@ -24,7 +23,6 @@ interface SourceRecord {
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 
-/** Line breaks inside a record's fields: only quoted fields can hold them, and they do verbatim. */
 function breaksIn(fields: string[]): number {
   let n = 0;
   for (const f of fields) n += f.match(LINE_BREAK)?.length ?? 0;
@@ -32,8 +30,7 @@ function breaksIn(fields: string[]): number {
 }
 
 function readRecords(text: string, file: string, sep: string): SourceRecord[] {
-  // Start lines are counted here: csv-parse 7.0.3's info.lines counts a quoted CRLF as two lines and drifts.
-  // Its blank-line count is reliable: a record starts past the previous one's end and blanks, spanning its breaks.
+  // Start lines are counted here (csv-parse 7.0.3's info.lines counts a quoted CRLF twice); its blank count is right.
   const records: SourceRecord[] = [];
   let next = 1;
   let blanksSeen = 0;
@@ -41,14 +38,12 @@ function readRecords(text: string, file: string, sep: string): SourceRecord[] {
   try {
     parse(text, {
       delimiter: sep,
-      // Spreadsheet exports start with one; callers that strip it themselves lose nothing.
       bom: true,
       // A fixed list: csv-parse's detection locks onto the first line end and would read a later bare LF as text.
       record_delimiter: ["\r\n", "\n", "\r"],
       relax_quotes: true,
-      // Field counts are checked below against the header, with this module's wording and line.
+      // Field counts are checked below, with this module's wording and line.
       relax_column_count: true,
-      // csv writers end files with blank lines; they are not records of one empty field.
       skip_empty_lines: true,
       on_record: (fields: string[], info) => {
         const line = startOf(info.empty_lines);
@@ -105,9 +100,8 @@ export function parseDelimited(text: string, file: string, sep: string): { rows:
 const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 /**
- * A CSV field, quoted when needed (RFC 4180). A text cell a spreadsheet would evaluate (starting with `=`, `+`, `-`,
- * `@`, a tab or CR) gets the common leading `'`, so it opens as text; a number, or text that is one (`-0.154`),
- * stays as it is. `csvText` takes the `'` off again.
+ * A CSV field, quoted when needed (RFC 4180); text a spreadsheet would evaluate gets a leading `'` (`csvText` takes it
+ * off), a number or numeric text stays.
  *
  * @example
  * csvField("=1+1"); // "'=1+1"
@@ -119,13 +113,7 @@ export function csvField(value: unknown): string {
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-/**
- * A cell `csvField` wrote, as it was given: the leading `'` off text that starts like a formula.
- *
- * @example
- * csvText("'=1+1"); // "=1+1"
- * csvText("'plain"); // "'plain"
- */
+/** A cell `csvField` wrote, as it was given: `csvText("'=1+1")` is "=1+1", `csvText("'plain")` stays. */
 export function csvText(cell: string): string {
   return cell.startsWith("'") && FORMULA_START.test(cell) ? cell.slice(1) : cell;
 }
@@ -134,19 +122,12 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
   return [header.map(csvField).join(","), ...rows.map((r) => r.map(csvField).join(","))].join("\n") + "\n";
 }
 
-// ---- reading `gbr reproduce`'s files back: string records, "<file>:<line>" errors, blanks not 0 -----------------
-
 /** Records from CSV text as `toCsv` was given them (see `csvText`); a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRow[] {
   return parseCsv(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v ?? "")])));
 }
 
-/**
- * A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw.
- *
- * @example
- * const sweep = await readIfExists("outputs/sample/sweep.json"); // undefined when the sweep did not run
- */
+/** A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw. */
 export async function readIfExists(file: string): Promise<string | undefined> {
   try {
     return await fs.readFile(file, "utf8");

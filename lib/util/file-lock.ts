@@ -1,30 +1,26 @@
 /**
- * Cross-process locks (proper-lockfile's mkdir directories), so processes sharing a data folder never pay for a call
- * twice. Stale after 10 s (the library's default): shorter hands a live holder's lock away in an event-loop stall,
- * longer makes every run after a crash wait longer; a stall past it only repeats work, which is reported.
+ * Cross-process locks (proper-lockfile), so processes sharing a data folder never pay for a call twice. Stale after 10 s:
+ * shorter hands a live holder's lock away in a stall, longer makes each run after a crash wait longer.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { lockfileSdk } from "./sdk";
 
-/** Age (ms) after which a lock whose holder stopped refreshing it is taken over. */
 export const LOCK_STALE_MS = 10_000;
 
-/** How often (ms) a holder refreshes its lock (well inside `LOCK_STALE_MS`). */
 const LOCK_UPDATE_MS = 2_000;
 
 export interface FileLockOptions {
   /** What the lock protects, for messages. */
   what?: string;
-  /** Where a lock lost to a takeover, or one that cannot be taken, is reported. */
   log?: (message: string) => void;
   /** Told when a wait for another process has lasted a second (default `log`). */
   onWait?: (message: string) => void;
   /** "shared" (default): this object's callers of one lock share one hold. "exclusive": they take turns. */
   inProcess?: "shared" | "exclusive";
-  /** How long (ms) to wait for another process before giving up with its error (code ELOCKED); default: as long as it holds. */
+  /** How long (ms) to wait for another process before failing with ELOCKED; default: as long as it holds. */
   waitMs?: number;
-  /** Only this object's callers, no lock file (an object store, which has no folder to lock). */
+  /** Only this object's callers, no lock file (an object store has no folder). */
   fileless?: boolean;
 }
 
@@ -35,8 +31,8 @@ interface Hold {
 }
 
 /**
- * The locks one owner (a store, a vector store) takes: its callers of a lock share a hold or take turns ("exclusive").
- * A lock that cannot be taken (read-only folder) is skipped, logged once: it saves work; correctness needs none.
+ * One owner's locks: its callers of a lock share a hold or take turns; one that cannot be taken (a read-only folder) is
+ * skipped, logged once: it saves work, correctness needs none.
  *
  * @example
  * const locks = new FileLocks();

@@ -1,7 +1,7 @@
 /** HTTP plumbing shared by every client on Node's built-in fetch (the `openai` SDK, `@google/genai`). */
 import { GbrError } from "./errors";
 
-/** Where Node keeps the undici dispatcher its built-in fetch uses (undici's own well-known symbol). */
+// undici's well-known symbol for the dispatcher Node's built-in fetch uses.
 const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
 
 /** Node's fetch dispatcher with other header/body timeouts (default none): its 300 s cuts a slow model's first byte. */
@@ -23,10 +23,8 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
 }
 
 /**
- * A `fetch` whose every exchange (connection, headers and body) must be over within `timeoutMs`, else it fails with a
- * TimeoutError (`deadlinePassed`). The SDKs' own timeouts stop at the headers, and undici's body timeout is idle time,
- * which a server dripping one byte at a time resets forever; so every client of a model server or the Hub fetches
- * through this, with undici's own limits off.
+ * A `fetch` whose whole exchange, body included, must be over within `timeoutMs`, else a TimeoutError: the SDKs' timeouts
+ * stop at the headers, and undici's body timeout is idle time, which a server dripping one byte at a time resets forever.
  *
  * @example
  * const res = await deadlineFetch(5000)("http://localhost:8000/v1/models");
@@ -67,7 +65,7 @@ export function endpointOrigin(url: string): string {
   }
 }
 
-/** Query parameters that carry a secret (`?api_key=`, `?key=`, `?token=` …), matched case-insensitively. */
+/** Query parameters that carry a secret. */
 const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|authorization|secret|password|pass|sig|signature|x-api-key)$/i;
 
 /** A URL with its user name, password and secret-bearing query values replaced by `***`, for messages. */
@@ -87,9 +85,8 @@ export function maskCredentials(url: string): string {
 }
 
 /**
- * A configured base URL (`source` says where), refused if it carries credentials (a user name or password, a secret
- * in its query string) or any query string or fragment: requests are appended to its path, which a query would mangle
- * and a fragment cut off, and a server echoing its path would put whatever the query holds into every output.
+ * A configured base URL (`source` says where), refused with credentials in it, or any query string or fragment: requests
+ * are appended to its path, which a query would mangle (and a server echoing it would put into every output).
  *
  * @example
  * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://localhost:8000/v1", "GBR_CHAT_API_KEY"); // returned as is
@@ -119,12 +116,7 @@ export function checkedBaseUrl(source: string, url: string, keyVariable?: string
   return url;
 }
 
-/**
- * `text` with each of `secrets` replaced by "[redacted]": a server may echo a key it was sent into its error text.
- *
- * @example
- * redactSecrets("bad key sk-abc123", ["sk-abc123"]); // "bad key [redacted]"
- */
+/** `text` with each of `secrets` replaced by "[redacted]": a server may echo a key it was sent into its error text. */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   return secrets.reduce((t, secret) => (secret ? t.split(secret).join("[redacted]") : t), text);
 }

@@ -1,15 +1,12 @@
-/**
- * Files written whole (a temporary file renamed over the name: a rename replaces a link planted there, never its
- * target) and paths read from a folder someone else may have written, kept inside it.
- */
+/** Files written whole (a rename replaces a link planted there, never its target), and paths kept inside a folder. */
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { GbrError, writeFault } from "./errors";
 
 /**
- * A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced (making it durable). A write
- * the disk refuses is an error naming `folder` and the `setting` that places it.
+ * A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced; a refused write names
+ * `folder` and the `setting` that places it.
  *
  * @example
  * await writeAtomically("out/sample/summary.csv", (fh) => fh.writeFile(csv), "out/sample", "--out");
@@ -34,7 +31,7 @@ export async function writeAtomically(file: string, write: (fh: fs.promises.File
   await syncDir(path.dirname(file));
 }
 
-/** Syncs a folder, making names just created or renamed in it durable (best effort: some platforms can't open one). */
+/** Makes names just renamed in a folder durable (best effort: some platforms can't open one). */
 async function syncDir(dir: string): Promise<void> {
   try {
     const d = await fs.promises.open(dir, "r");
@@ -48,18 +45,7 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/**
- * The sha256 of a file's content (hex): a record of the files written keeps it, so a damaged one is not read as whole.
- *
- * @example
- * digestOf("a\n"); // "87428fc5…"
- */
-/**
- * A JSON file's value, or undefined when it is missing or does not parse: for files a reader may start over without.
- *
- * @example
- * const mark = await readJsonIfAny<{ pid: number }>("outputs/sample/unfinished.json");
- */
+/** A JSON file's value, or undefined when it is missing or does not parse: for files a reader may start over without. */
 export async function readJsonIfAny<T>(file: string): Promise<T | undefined> {
   try {
     return JSON.parse(await fs.promises.readFile(file, "utf8")) as T;
@@ -68,25 +54,18 @@ export async function readJsonIfAny<T>(file: string): Promise<T | undefined> {
   }
 }
 
+/** The sha256 (hex) of a file's content, kept so that a damaged file is not read as whole. */
 export const digestOf = (content: string | Buffer): string => createHash("sha256").update(content).digest("hex");
 
-/**
- * Why `name` (read from a file of a folder) is not a relative path that stays inside that folder, or undefined when it
- * is: not a string, empty, absolute, with a ".." part or a NUL.
- *
- * @example
- * pathProblem("runs/lsi.trec"); // undefined
- * pathProblem("../../victim"); // "\"../../victim\" is not a path inside the folder"
- */
+/** Why `name` (read from a file of a folder) is not a relative path inside it (absolute, "..", NUL), or undefined. */
 export function pathProblem(name: unknown): string | undefined {
   const bad = typeof name !== "string" || name === "" || name.includes("\0") || path.isAbsolute(name) || path.win32.isAbsolute(name) || name.split(/[\\/]/).includes("..");
   return bad ? `${JSON.stringify(name)} is not a path inside the folder` : undefined;
 }
 
 /**
- * `folder`/`name`, checked to stay inside `folder`: `name` passes `pathProblem`, and no link on the way leads out
- * (the name itself may be a link when `end` is "replaced", as a write by rename or a removal replaces it; a read,
- * "followed", follows it too). Parts that do not exist yet are fine. Throws a GbrError (code OUTSIDE) naming both.
+ * `folder`/`name`, checked to stay inside `folder`: `name` passes `pathProblem` and no link on the way leads out (the
+ * name itself may be one when `end` is "replaced", as a rename or removal replaces it); else a GbrError OUTSIDE.
  *
  * @example
  * const file = await insideFolder("outputs/sample", "runs/lsi.trec", "followed");
