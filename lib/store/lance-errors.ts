@@ -4,9 +4,9 @@
  */
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
-/** A table that could not be repaired (DAMAGED), a dropped ANN copy (ANN_DAMAGED), or another failure (FAILED). */
+/** A table that could not be repaired (DAMAGED), or another failure (FAILED). */
 export class VectorStoreError extends GbrError {
-  declare readonly code: "DAMAGED" | "ANN_DAMAGED" | "FAILED";
+  declare readonly code: "DAMAGED" | "FAILED";
 
   constructor(message: string, code: VectorStoreError["code"], opts: GbrErrorOptions = {}) {
     super(message, code, opts);

@@ -6,9 +6,6 @@ import type { Data, Field, FixedSizeList, Float32, RecordBatch, Schema, Table as
 import { arrowSdk } from "../util/sdk";
 import type { CachedVector, VectorRow } from "./vector-store";
 
-/** Suffix of the per-fingerprint table that holds document rows and the ANN index. */
-export const DOCS_SUFFIX = "__docs";
-
 /** The table name: LanceDB panics on chars outside [A-Za-z0-9_.-], so those become `_` and a hash is appended. */
 export function tableName(fingerprint: string): string {
   if (fingerprint === "") throw new Error("vector store: empty fingerprint");

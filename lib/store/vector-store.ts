@@ -3,8 +3,7 @@ import type * as lancedb from "@lancedb/lancedb";
 import { lancedbSdk } from "../util/sdk";
 import type { Side } from "../models/embed";
 import { isDamage } from "./lance-errors";
-import { annIsCurrent, annSearch, buildAnn } from "./vector-ann";
-import { collect, DOCS_SUFFIX, sqlString, tableName, tableShape, toArrow, validateRow } from "./vector-layout";
+import { collect, sqlString, tableName, tableShape, toArrow, validateRow } from "./vector-layout";
 import { noteProvenance, readProvenance, type EmbeddingProvenance } from "./vector-provenance";
 import { heal, reading, stillDamaged } from "./vector-recovery";
 import { VectorTables } from "./vector-tables";
@@ -31,26 +30,6 @@ export interface VectorRow {
   vector: Float32Array;
   /** This text's share of the batch's reported tokens, when known. */
   tokens?: number;
-}
-
-export interface AnnIndexOptions {
-  /** IVF partitions (default: about √(documents), at most documents / 40 so k-means has data). */
-  partitions?: number;
-}
-
-export interface AnnSearchOptions {
-  /** IVF partitions probed per query (LanceDB's default is 20). */
-  nprobes?: number;
-  /** Re-rank `k × refineFactor` PQ candidates by their exact dot product (unset: no re-rank). */
-  refineFactor?: number;
-}
-
-/** One query's approximate top k, best first; scores are dot products (exact with `refineFactor`, else PQ estimates). */
-export interface AnnResult {
-  ids: string[];
-  /** Articles with identical rendered texts share one row (the id stored first). */
-  keys: string[];
-  scores: number[];
 }
 
 /**
@@ -170,24 +149,6 @@ export class VectorStore {
     return this.t.guard(this.t.where(name), () =>
       reading(this.t, fingerprint, name, () => 0, (table) => (side === undefined ? table.countRows() : table.countRows(`side = ${sqlString(side)}`))),
     );
-  }
-
-  /** IVF_PQ ("dot") over a `<table>__docs` copy of the documents (no side filter); stale once documents are added. */
-  async buildAnnIndex(fingerprint: string, opts: AnnIndexOptions = {}): Promise<void> {
-    const name = tableName(fingerprint);
-    return this.t.guard(this.t.where(name), () => this.t.locked(name, () => buildAnn(this.t, fingerprint, name, opts)));
-  }
-
-  /** Whether an ANN index exists and covers every stored document vector. */
-  async hasCurrentAnnIndex(fingerprint: string): Promise<boolean> {
-    const name = tableName(fingerprint);
-    return this.t.guard(this.t.where(name + DOCS_SUFFIX), () => annIsCurrent(this.t, fingerprint, name));
-  }
-
-  async annSearch(fingerprint: string, queries: readonly Float32Array[], k: number, opts: AnnSearchOptions = {}): Promise<AnnResult[]> {
-    if (!(Number.isInteger(k) && k > 0)) throw new Error(`annSearch: k must be a positive integer, got ${k}`);
-    const name = tableName(fingerprint);
-    return this.t.guard(this.t.where(name + DOCS_SUFFIX), () => annSearch(this.t, fingerprint, name, queries, k, opts));
   }
 
   close(): void {

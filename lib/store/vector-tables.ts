@@ -10,7 +10,7 @@ import { FileLocks } from "../util/file-lock";
 import { isDamage, namedLanceError } from "./lance-errors";
 import { latestUnreadable } from "./vector-recovery";
 
-/** The tables of one connection, shared by the cache, its ANN copies, provenance and recovery. */
+/** The tables of one connection, shared by the cache, provenance and recovery. */
 export class VectorTables {
   private readonly locks = new FileLocks();
   private readonly open = new Map<string, lancedb.Table>();
@@ -68,8 +68,8 @@ export class VectorTables {
     if (keys) this.keyCache.set(table.name, keys);
   }
 
-  /** An open handle, its latest version checked readable; if not, `latestUnreadable` (with `named`: the ANN copy's raw error). */
-  async table(name: string, named = true): Promise<lancedb.Table | undefined> {
+  /** An open handle, its latest version checked readable (if not, `latestUnreadable`). */
+  async table(name: string): Promise<lancedb.Table | undefined> {
     const cached = this.open.get(name);
     if (cached) return cached;
     // tableNames, not a failed openTable: an absent table is the normal case for a new preset.
@@ -78,7 +78,7 @@ export class VectorTables {
     try {
       t = await this.openChecked(name);
     } catch (err) {
-      throw named && isDamage(err) ? await latestUnreadable(this, name, err) : err;
+      throw isDamage(err) ? await latestUnreadable(this, name, err) : err;
     }
     this.open.set(name, t);
     return t;

@@ -1,7 +1,7 @@
 /** What a local LanceDB vector folder holds, read with LanceDB itself rather than through the store under test. */
 import * as lancedb from "@lancedb/lancedb";
 import { DataType } from "apache-arrow";
-import { DOCS_SUFFIX, tableName } from "../../lib/store/vector-layout";
+import { tableName } from "../../lib/store/vector-layout";
 
 async function withDb<T>(dir: string, fn: (db: lancedb.Connection) => Promise<T>): Promise<T> {
   const db = await lancedb.connect(dir);
@@ -12,9 +12,9 @@ async function withDb<T>(dir: string, fn: (db: lancedb.Connection) => Promise<T>
   }
 }
 
-/** The vector tables in `dir`, in LanceDB's order; ANN copies (`<table>__docs`) left out. */
+/** The vector tables in `dir`, in LanceDB's order; ANN copies older versions made (`<table>__docs`) left out. */
 export function vectorTables(dir: string): Promise<string[]> {
-  return withDb(dir, async (db) => (await db.tableNames()).filter((n) => !n.endsWith(DOCS_SUFFIX)));
+  return withDb(dir, async (db) => (await db.tableNames()).filter((n) => !n.endsWith("__docs")));
 }
 
 /** The vector size of a fingerprint's table, from its schema; undefined when there is no table. */

@@ -1,7 +1,7 @@
 /**
  * A vector cache folder written by the code before the vector store joined lib/store (test/fixtures/vector-cache, its
- * README says how) keeps working: every vector and token count reads back to the bit, its provenance and ANN copy are
- * current, and it takes new rows.
+ * README says how) keeps working: every vector and token count reads back to the bit, its provenance is read, the ANN
+ * copy that version made is left alone, and it takes new rows.
  */
 import assert from "node:assert/strict";
 import { cpSync, mkdtempSync, rmSync } from "node:fs";
@@ -20,7 +20,7 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 const vec = (i: number) => Float32Array.from({ length: 4 }, (_, j) => Math.sin(i * 4 + j + 1));
 const bits = (v: Float32Array | undefined) => (v ? [...new Uint32Array(v.buffer, v.byteOffset, v.length)] : undefined);
 
-test("a vector cache written before the move: vectors, tokens, provenance and the ANN copy read as written; new rows are added", async () => {
+test("a vector cache written before the move: vectors, tokens and provenance read as written; new rows are added", async () => {
   // A copy: the test writes to it, and the repository must stay as it is.
   const dir = path.join(tmp, "lancedb");
   cpSync(FIXTURE, dir, { recursive: true });
@@ -43,16 +43,9 @@ test("a vector cache written before the move: vectors, tokens, provenance and th
     assert.equal(got.get("q0")?.tokens, 5);
     assert.deepEqual(await store.provenance(FP), { servedModels: ["fixture-model"], standIn: true });
 
-    assert.equal(await store.hasCurrentAnnIndex(FP), true, "the ANN copy covers every document");
-    // Every partition probed and every candidate re-ranked exactly: the top 5 by dot product over all documents.
-    const [found] = await store.annSearch(FP, [vec(7)], 5, { nprobes: 2, refineFactor: 60 });
-    const dot = (a: Float32Array, b: Float32Array) => a.reduce((s, x, j) => s + x * b[j], 0);
-    const exact = keys.slice(0, 260).sort((a, b) => dot(vec(7), got.get(b)!.vector) - dot(vec(7), got.get(a)!.vector));
-    assert.deepEqual(found.keys, exact.slice(0, 5));
-
     await store.put(FP, [{ key: "k260", id: "d260", side: "document", vector: vec(260), tokens: 3 }]);
     assert.equal(await store.count(FP, "document"), 261);
-    assert.equal(await store.hasCurrentAnnIndex(FP), false, "stale once a document is added");
+    assert.equal((await store.get(FP, ["k260"])).get("k260")?.tokens, 3);
     await store.noteProvenance(FP, { servedModels: ["other-model"], standIn: false });
     assert.deepEqual(await store.provenance(FP), { servedModels: ["fixture-model", "other-model"], standIn: true });
     assert.deepEqual(logs, [], "nothing to repair");

@@ -336,31 +336,4 @@ describe("vector store repair", () => {
     assert.deepEqual(logs, []);
     assert.deepEqual(listing(dir).filter((f) => !f.startsWith(".locks")), before, "nothing rebuilt, nothing set aside");
   });
-
-  for (const damage of ["every data file deleted", "latest manifest zero-filled"] as const) {
-    test(`a damaged ANN copy (${damage}) is dropped with a VectorStoreError saying to build it again`, async () => {
-      const dir = tempDir();
-      const store = await open(dir);
-      await store.put("fp", rows("d", 300, 16));
-      await store.buildAnnIndex("fp", { partitions: 4 });
-      const docsDir = path.join(dir, `${tableName("fp")}__docs.lance`);
-      if (damage === "every data file deleted") {
-        for (const f of fs.readdirSync(path.join(docsDir, "data"))) fs.rmSync(path.join(docsDir, "data", f));
-      } else {
-        DAMAGE["zero-filled"](manifests(dir, "fp__docs")[0].file);
-      }
-      const reader = await open(dir);
-      await assert.rejects(reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5), (err: unknown) => {
-        assert.ok(err instanceof VectorStoreError, String(err));
-        assert.equal(err.code, "ANN_DAMAGED");
-        assert.match(err.message, damage === "every data file deleted" ? /__docs\.lance was damaged \(.*not found.*\) and has been dropped/i : /__docs\.lance was damaged \(.*magic number does not match\) and has been dropped/);
-        assert.match(err.hint ?? "", /buildAnnIndex again/);
-        return true;
-      });
-      assert.equal(await reader.hasCurrentAnnIndex("fp"), false);
-      await reader.buildAnnIndex("fp", { partitions: 4 });
-      const [hit] = await reader.annSearch("fp", [rows("d", 1, 16)[0].vector], 5, { refineFactor: 5 });
-      assert.equal(hit.ids[0], "d0");
-    });
-  }
 });
