@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { GbrError, writeFault } from "../util/errors";
-import { writeAtomically } from "../util/safe-files";
+import { unlessMissing, writeAtomically } from "../util/safe-files";
 import { FileLocks } from "../util/file-lock";
 
 /** What the store needs of a kind of record: how its key follows from its content, and what makes it invalid. */
@@ -91,13 +91,8 @@ class FileStore implements Store {
 
   async get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined> {
     const file = this.fileOf(kind, key);
-    let bytes: Buffer;
-    try {
-      bytes = await fs.promises.readFile(file);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw err;
-    }
+    const bytes = await unlessMissing(fs.promises.readFile(file));
+    if (!bytes) return undefined;
     const r = decodeRecord(kind, bytes, key);
     if (typeof r !== "string") return r;
     this.log(`discarding ${file} (${kind.name} record, key ${key}): ${r}; it will be made again`);
@@ -159,23 +154,15 @@ class FileStore implements Store {
 
   async *records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T> {
     const root = path.join(this.dir, kind.name);
-    const shards = (await readdirOrEmpty(root)).filter((s) => /^[0-9a-f]{2}$/.test(s)).sort();
+    const list = async (dir: string) => (await unlessMissing(fs.promises.readdir(dir))) ?? [];
+    const shards = (await list(root)).filter((s) => /^[0-9a-f]{2}$/.test(s)).sort();
     for (const shard of shards) {
-      const names = (await readdirOrEmpty(path.join(root, shard))).filter((n) => /^[0-9a-f]{64}\.json$/.test(n)).sort();
+      const names = (await list(path.join(root, shard))).filter((n) => /^[0-9a-f]{64}\.json$/.test(n)).sort();
       for (const name of names) {
         const r = await this.get(kind, name.slice(0, 64));
         if (r) yield r;
       }
     }
-  }
-}
-
-async function readdirOrEmpty(dir: string): Promise<string[]> {
-  try {
-    return await fs.promises.readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
   }
 }
 

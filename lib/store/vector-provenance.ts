@@ -4,7 +4,7 @@
  */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { writeAtomically } from "../util/safe-files";
+import { unlessMissing, writeAtomically } from "../util/safe-files";
 import type { VectorTables } from "./vector-tables";
 
 /** What produced a table's vectors. */
@@ -34,13 +34,8 @@ export async function readProvenance(t: VectorTables, name: string): Promise<Emb
   const file = fileOf(t, name);
   const none: EmbeddingProvenance = { servedModels: [], standIn: false };
   if (!file) return none;
-  let text: string;
-  try {
-    text = await fsp.readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return none;
-    throw err;
-  }
+  const text = await unlessMissing(fsp.readFile(file, "utf8"));
+  if (text === undefined) return none;
   try {
     const j = JSON.parse(text) as Partial<EmbeddingProvenance>;
     return {

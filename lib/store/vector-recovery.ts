@@ -89,11 +89,12 @@ export async function latestUnreadable(t: VectorTables, name: string, cause: unk
   const where = t.where(name);
   const reason = lanceReason(cause).replace(/^Encountered corrupt file \S+: /, "");
   const manifests = t.localDir ? await manifestsNewestFirst(where) : [];
-  if (manifests.length === 1) return damaged(`vector store: ${where} is damaged and no version of it can be read (${reason})`, where, cause);
+  const none = `vector store: ${where} is damaged and no version of it can be read (${reason})`;
+  if (manifests.length === 1) return damaged(none, where, cause);
   const manifest = manifests[0] ?? `its newest manifest in ${where}/_versions`;
   return new VectorStoreError(`vector store: the latest version of ${where} cannot be read (${reason})`, "DAMAGED", {
     cause,
-    hint: `delete ${manifest} to go back to the version before it, or ${clearCommand(where)}; the vectors lost will be embedded again`,
+    hint: `delete ${manifest} to go back to the version before it, or ${clearCommand(where)}; lost vectors are embedded again`,
   });
 }
 

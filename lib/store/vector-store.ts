@@ -1,4 +1,4 @@
-/** The embedding cache in LanceDB: a table per preset fingerprint, a row per rendered-text hash; a resolved `put` is committed. */
+/** The embedding cache in LanceDB: a table per preset fingerprint, a row per text hash; a resolved `put` is committed. */
 import type * as lancedb from "@lancedb/lancedb";
 import { lancedbSdk } from "../util/sdk";
 import type { Side } from "../models/embed";
@@ -12,7 +12,7 @@ export { VectorStoreError } from "./lance-errors";
 export { tableName } from "./vector-layout";
 export { mergeProvenance, type EmbeddingProvenance } from "./vector-provenance";
 
-// Above this many keys `get` scans the whole table: on 6,308 × 1,024 vectors a full read took 180–420 ms, `IN` ~125 ms for 512.
+// Above this many keys `get` scans the whole table: on 6,308 × 1,024 vectors a full read took 180–420 ms, `IN` 125 ms.
 const SCAN_ALL_ABOVE = 512;
 const IN_CHUNK = 512;
 

@@ -2,6 +2,7 @@
 import { promises as fs } from "node:fs";
 import { CsvError, parse } from "csv-parse/sync";
 import { DataError } from "./errors";
+import { unlessMissing } from "./safe-files";
 
 export type CsvRow = Record<string, string>;
 
@@ -128,13 +129,8 @@ export function parseCsvRecords(text: string, file = "<csv>"): CsvRow[] {
 }
 
 /** A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw. */
-export async function readIfExists(file: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+export function readIfExists(file: string): Promise<string | undefined> {
+  return unlessMissing(fs.readFile(file, "utf8"));
 }
 
 /** All records of a CSV file, `undefined` when it does not exist; throws (with the file and line) when it is malformed. */

@@ -89,11 +89,14 @@ export async function insideFolder(folder: string, name: string, end: "followed"
   }
 }
 
-async function realOrUndefined(file: string): Promise<string | undefined> {
+/** `op`'s value, or undefined when it fails because the file or folder does not exist. */
+export async function unlessMissing<T>(op: Promise<T>): Promise<T | undefined> {
   try {
-    return await fs.promises.realpath(file);
+    return await op;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw err;
   }
 }
+
+const realOrUndefined = (file: string) => unlessMissing(fs.promises.realpath(file));
