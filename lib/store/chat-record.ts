@@ -3,31 +3,25 @@ import { createHash } from "node:crypto";
 import type { ChatRequest, ChatResponse } from "../models/chat";
 import type { RecordKind } from "./store";
 
-/** A chat request as the store keeps it: the port's request (lib/models/chat.ts). */
 export type ReplayRequest = ChatRequest;
 
-/** The recorded part of an answer: the port's answer without `replayed`. */
 export type ReplayResponse = Omit<ChatResponse, "replayed">;
 
 /** One completed call: a chat record of the store, a line of an export or of v0.8's replay file. */
 export interface ReplayRecord {
   /** `replayKey(provider:model, request, sample)`; checked on every write and read. */
   key: string;
-  /** `provider` and `model`: the model id split at its first ":" (an id without ":" gives provider ""). */
+  /** The model id split at its first ":" (no ":": provider ""). */
   provider: string;
   model: string;
   request: ReplayRequest;
-  /** Sample index (0 unless the caller draws several samples of the same request). */
+  /** Sample index (0 unless several samples of one request are drawn). */
   sample: number;
   response: ReplayResponse;
-  /** ISO date of the call. */
   at: string;
 }
 
-/**
- * The content address of a call: `sha256_hex(JSON.stringify([modelId, system, user, maxTokens, temperature, topP,
- * reasoningEffort, seed, sample]))`, unset as `null`: canonical, so v0.8's keys hold; NaN throws (it hashes as unset).
- */
+/** A call's content address: sha256 of the JSON of its fields, unset as `null` (as v0.8); NaN throws (it hashes as unset). */
 export function replayKey(modelId: string, req: ReplayRequest, sample = 0): string {
   checkSample(sample);
   const num = (name: string, v: number | undefined) => {
@@ -49,7 +43,6 @@ export function replayKey(modelId: string, req: ReplayRequest, sample = 0): stri
   return createHash("sha256").update(JSON.stringify(parts), "utf8").digest("hex");
 }
 
-/** Throws a TypeError unless `sample` is a non-negative safe integer (the sample part of a key). */
 export function checkSample(sample: number): void {
   if (!Number.isSafeInteger(sample) || sample < 0) throw new TypeError(`replay: sample must be a non-negative integer, got ${String(sample)}`);
 }
@@ -57,15 +50,13 @@ export function checkSample(sample: number): void {
 /** The request fields copied one by one in a fixed order; nothing else (API key, client) reaches the store. */
 export function pickRequest(req: ReplayRequest): ReplayRequest {
   const out: ReplayRequest = { system: req.system, user: req.user };
-  if (req.maxTokens !== undefined) out.maxTokens = req.maxTokens;
-  if (req.temperature !== undefined) out.temperature = req.temperature;
-  if (req.topP !== undefined) out.topP = req.topP;
-  if (req.reasoningEffort !== undefined) out.reasoningEffort = req.reasoningEffort;
-  if (req.seed !== undefined) out.seed = req.seed;
+  for (const f of ["maxTokens", "temperature", "topP", "reasoningEffort", "seed"] as const) {
+    if (req[f] !== undefined) Object.assign(out, { [f]: req[f] });
+  }
   return out;
 }
 
-/** The recorded answer fields of a response, copied (a provider's extras, and `replayed`, dropped). */
+/** The recorded answer fields of a response (a provider's extras, and `replayed`, dropped). */
 export function copyResponse(r: ReplayResponse): ReplayResponse {
   return {
     text: r.text,
@@ -77,7 +68,6 @@ export function copyResponse(r: ReplayResponse): ReplayResponse {
   };
 }
 
-/** The chat kind of the store: records checked field by field, keyed by `replayKey`. */
 export const CHAT: RecordKind<ReplayRecord> = {
   name: "chat",
   keyOf: (r) => replayKey(joinModelId(r.provider, r.model), r.request, r.sample),
@@ -101,7 +91,6 @@ function joinModelId(provider: string, model: string): string {
   return provider === "" ? model : `${provider}:${model}`;
 }
 
-/** What is wrong with a would-be record, or undefined when it is a valid one. */
 function recordProblem(v: unknown): string | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return "not a JSON object";
   const r = v as Record<string, unknown>;

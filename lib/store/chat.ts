@@ -1,24 +1,19 @@
-/** The store's chat records as the chat layer uses them: `withReplay`, cache view, offline misses, export, import. */
+/** The store's chat records as the chat layer uses them: `withReplay`, offline misses, export, import. */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
 import { checkSample, cleanRecord, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
 import { exportKind, importFile } from "./jsonl";
 import type { Store } from "./store";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
-import fs from "node:fs";
 import path from "node:path";
 
-/** The chat records of a store, by replay key. */
+/** The chat records of a store, by replay key (see `Store`). */
 export interface ReplayCache {
   readonly store: Store;
-  /** Whether a record file exists under `key` (`get` says whether it is valid). */
   has(key: string): boolean;
   get(key: string): Promise<ReplayRecord | undefined>;
-  /** Writes a record (validated, key checked against its content), durably. */
   put(record: ReplayRecord): Promise<void>;
-  /** The record under `key`, made by `make` when missing, once across processes (Store.produce). */
   produce(key: string, make: () => Promise<ReplayRecord>): Promise<{ record: ReplayRecord; made: boolean }>;
-  /** Every valid record, in key order. */
   records(): AsyncGenerator<ReplayRecord>;
 }
 
@@ -44,20 +39,18 @@ export interface WithReplayOptions {
   offline?: boolean;
 }
 
-/** A model wrapped by `withReplay` that also knows the keys it served or recorded. */
 export interface ReplayingModel extends ChatModel {
-  /** Keys of every call made through this wrapper (not in mode "off"): what `exportReplay` needs to share one run. */
+  /** Keys of every call made through this wrapper (not in mode "off"), for `exportReplay`. */
   readonly keys: ReadonlySet<string>;
 }
 
 /** Raised offline when a call has no recorded answer; names the key and the store so the record can be found. */
 export class ReplayMissError extends GbrError {
-  /** lib/llm's ChatError code for a provider not configured: callers switching on it treat a miss like one. */
+  /** ChatError's code for a provider not configured: callers treat a miss like one. */
   declare readonly code: "NOT_CONFIGURED";
 
   constructor(
     readonly key: string,
-    /** The store folder that was asked. */
     readonly file: string,
     modelId: string,
     why = "no recorded answer",
@@ -72,10 +65,7 @@ export class ReplayMissError extends GbrError {
   }
 }
 
-/**
- * Wraps a chat model so every call goes through the store; a fresh answer is recorded (fsynced) before it returns. In
- * mode "use" a call is claimed first (`Store.produce`): identical calls anywhere wait and replay it (costs count once).
- */
+/** A chat model whose calls go through the store: recorded before they return, claimed so identical calls wait and replay. */
 export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithReplayOptions = {}): ReplayingModel {
   const mode = opts.mode ?? "use";
   const sample = opts.sample ?? 0;
@@ -122,7 +112,6 @@ export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithRepla
   };
 }
 
-/** Which records `exportReplay` writes: a set of keys (e.g. `model.keys`) or a predicate. */
 export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
 
 /** The selected chat records (all without a filter) as key-sorted JSONL; `missing`: requested keys the store lacks. */
@@ -136,9 +125,7 @@ export async function exportReplay(cache: ReplayCache, outFile: string, filter?:
 
 /** Imports a chat-record JSONL (an export or a v0.8 replay file) keeping the store's own; damaged lines skipped. */
 export async function mergeReplay(into: ReplayCache, fromFile: string, opts: { log?: (m: string) => void } = {}): Promise<{ added: number; skipped: number }> {
-  const from = path.resolve(fromFile);
-  // A missing source is a mistake (a typo in a path), not an empty file.
-  await fs.promises.access(from, fs.constants.R_OK);
-  const { added, skipped } = await importFile(into.store, CHAT, from, opts);
+  // A missing file fails on its first read, naming it (not read as empty).
+  const { added, skipped } = await importFile(into.store, CHAT, path.resolve(fromFile), opts);
   return { added, skipped };
 }

@@ -1,7 +1,4 @@
-/**
- * The store of a data folder (`<data>/store`). v0.8's replay file and score cache there are imported once and renamed
- * `*.migrated`, so no paid call is lost; `GBR_REPLAY_FILE` is imported once per version. Importing is idempotent.
- */
+/** The store of a data folder: v0.8's caches imported once (renamed `*.migrated`), `GBR_REPLAY_FILE` once per version. */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -13,14 +10,13 @@ import { pairLinesToRecords, RERANK } from "./rerank";
 import { openStore, type Store } from "./store";
 
 export interface DataStoreOptions {
-  /** The data folder (the configuration's `dataDir`). */
   dataDir: string;
-  /** A JSONL file of chat records to replay from, imported (the configuration's `replayFile`, GBR_REPLAY_FILE). */
+  /** GBR_REPLAY_FILE: chat records to import. */
   replayFile?: string;
   log?: (message: string) => void;
 }
 
-/** Opens `<data>/store`, migrating v0.8 caches and importing the replay file first (see the module comment). */
+/** Opens `<data>/store`, migrating v0.8 caches and importing the replay file first. */
 export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
   const data = path.resolve(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`store: ${m}\n`));
@@ -42,7 +38,6 @@ export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
   return store;
 }
 
-/** The chat records of a data folder's store (`openDataStore`). */
 export async function openReplayCache(opts: DataStoreOptions): Promise<ReplayCache> {
   return replayCache(await openDataStore(opts));
 }

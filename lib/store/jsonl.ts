@@ -28,10 +28,7 @@ export async function exportKind<T extends { key: string }>(
   return { file: out, records };
 }
 
-/**
- * Adds the records of a JSONL file the store lacks (never replacing its own), checked as stored ones: damaged lines
- * skipped, a torn last line ignored, a record glued after one recovered, the last of a key winning (as v0.8's).
- */
+/** Adds the JSONL records the store lacks, checked: damaged lines skipped, a torn last line ignored, a key's last wins. */
 export async function importFile<T extends { key: string }>(
   store: Store,
   kind: RecordKind<T>,
@@ -74,7 +71,7 @@ export async function importFile<T extends { key: string }>(
   return { added, skipped, damaged };
 }
 
-/** Every line a record writer starts with (key first); where a record glued to a torn line begins. */
+/** How every record line starts (key first): where a record glued to a torn line begins. */
 const LINE_START = Buffer.from('{"key":"', "utf8");
 
 function decodeLine<T extends { key: string }>(kind: RecordKind<T>, line: Buffer): T | string {
@@ -110,10 +107,7 @@ async function* jsonLines(file: string, log: (m: string) => void, bad: () => voi
   }
 }
 
-/**
- * A file's lines as bytes, streamed (0x0A is never inside a UTF-8 character); an unended last line: `complete: false`.
- * A line longer than `maxLineBytes` is a DataError naming the file and line (see `linePieces`).
- */
+/** A file's lines as bytes, streamed; an unended last line has `complete: false`; too long a line is a DataError. */
 export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): AsyncGenerator<{ line: Buffer; complete: boolean }> {
   let lineNo = 1;
   for await (const piece of linePieces(file, { pieceBytes: 1 << 20, maxLineBytes, line: () => lineNo })) {

@@ -2,11 +2,10 @@
 import { createHash } from "node:crypto";
 import type { RecordKind, Store } from "./store";
 
+/** A pair's score, its share of the request's seconds when recorded, and whether the test double scored it. */
 export interface CachedScore {
   score: number;
-  /** The pair's share of the request's time when it was scored, when recorded. */
   seconds?: number;
-  /** Scored by the project's test double. */
   standIn: boolean;
 }
 
@@ -18,7 +17,6 @@ interface StoredPair {
   d?: boolean;
 }
 
-/** A rerank record: the scores of one request's pairs. */
 export interface RerankRecord {
   key: string;
   scores: StoredPair[];
@@ -52,7 +50,6 @@ export function pairKey(fingerprint: string, query: string, article: string): st
 
 /** The pair scores of a store: lookups in memory, and requests made once. */
 export interface ScoreCache {
-  /** Distinct pairs held. */
   readonly size: number;
   get(key: string): CachedScore | undefined;
   /** A request's scores: stored ones if any process made it, else `score`'s (once across processes), then stored. */

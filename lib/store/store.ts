@@ -1,7 +1,6 @@
 /**
- * What must survive a run (chat answers, cross-encoder scores, REACT traces; vectors stay in LanceDB): a JSON file per
- * record at `<dir>/<kind>/<2 hex>/<key>.json`, keyed by its content's sha256. Writes are atomic; `produce` makes a
- * record once across processes (a killed holder's lock is stale in 10 s); one failing its checks is renamed `.bad`.
+ * What must survive a run: a JSON file per record at `<dir>/<kind>/<2 hex>/<key>.json`, keyed by its content's sha256,
+ * written atomically; `produce` makes a record once across processes; one failing its checks is renamed `.bad`.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -11,9 +10,7 @@ import { FileLocks } from "../util/file-lock";
 
 /** What the store needs of a kind of record: how its key follows from its content, and what makes it invalid. */
 export interface RecordKind<T extends { key: string }> {
-  /** Folder name under the store, e.g. "chat". */
   readonly name: string;
-  /** The content address of a (valid) record. */
   keyOf(record: T): string;
   /** What is wrong with a parsed value, or undefined when it is a valid record. */
   problem(value: unknown): string | undefined;
@@ -24,23 +21,17 @@ export interface Store {
   fileOf(kind: RecordKind<{ key: string }>, key: string): string;
   /** The valid record under `key`, or undefined (a damaged one is set aside with a warning). */
   get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined>;
-  /** Whether a file exists under `key` (not whether it is valid: `get` says that). */
+  /** Whether a file exists under `key` (`get` says whether it is valid). */
   has(kind: RecordKind<{ key: string }>, key: string): boolean;
   /** Writes a record atomically (validated, key checked); a record already there is replaced. */
   put<T extends { key: string }>(kind: RecordKind<T>, record: T): Promise<void>;
   /** The record under `key`, made by `make` when there is none, once across processes; `made`: by this caller. */
   produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }>;
-  /** Every valid record of a kind, in key order. */
   records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T>;
 }
 
-export interface StoreOptions {
-  /** Warnings (a record set aside, a wait for another process); default: stderr. */
-  log?: (message: string) => void;
-}
-
-/** Opens a store folder (created on the first write; opening writes nothing). */
-export async function openStore(dir: string, opts: StoreOptions = {}): Promise<Store> {
+/** Opens a store folder (created on the first write); warnings go to `log` (default stderr). */
+export async function openStore(dir: string, opts: { log?: (message: string) => void } = {}): Promise<Store> {
   return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
 }
 
@@ -113,7 +104,7 @@ class FileStore implements Store {
     }
   }
 
-  /** A write fault of the store's folder, remembered (see `refused`); any other error passed through. */
+  /** A write fault of the store's folder, remembered (see `refused`). */
   private refuses(err: unknown): unknown {
     const fault = writeFault(err, this.dir, "GBR_DATA_DIR");
     if (fault instanceof GbrError && (fault.code === "DISK_FULL" || fault.code === "UNWRITABLE")) this.refused ??= fault;

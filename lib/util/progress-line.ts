@@ -27,13 +27,6 @@ export function progressLine(label: string, done: number, total: number, elapsed
 
 /** The provider work between two snapshots. */
 export function workSince(before: UsageTotals, now: UsageTotals): UsageTotals {
-  return {
-    chatCalls: now.chatCalls - before.chatCalls,
-    chatTokens: now.chatTokens - before.chatTokens,
-    embedCalls: now.embedCalls - before.embedCalls,
-    embedTokens: now.embedTokens - before.embedTokens,
-    rerankCalls: now.rerankCalls - before.rerankCalls,
-    rerankPairs: now.rerankPairs - before.rerankPairs,
-    cost: now.cost - before.cost,
-  };
+  const keys = Object.keys(now) as (keyof UsageTotals)[];
+  return Object.fromEntries(keys.map((k) => [k, now[k] - before[k]])) as unknown as UsageTotals;
 }
