@@ -1,17 +1,14 @@
 /** AIMD in-flight limit, as TCP: 429/503 halves it (at most once a second); a limit's worth of successes adds one. */
 import type { Semaphore } from "./semaphore";
 
-/** What happened to the limit, for the run's record and for tests. */
+/** What happened to the limit: the user's ceiling, now, lowest, and refusals (429, 503) seen. */
 export interface LimitRecord {
-  /** The limit the user set (the ceiling). */
   max: number;
   current: number;
   lowest: number;
-  /** Refusals seen (429, 503). */
   refusals: number;
 }
 
-/** Ties a semaphore's size to a server's answers. */
 export class AdaptiveLimit {
   private successes = 0;
   private lastDecrease = -Infinity;

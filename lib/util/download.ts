@@ -1,4 +1,4 @@
-/** Fetching one URL into one file, verified and retried; in util/ because data/ and llm/ both need it. */
+/** Fetching one URL into one file, hashed and retried (data/ and llm/ both need it). */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream, promises as fs } from "node:fs";
 import path from "node:path";
@@ -7,7 +7,7 @@ import { retryAfterMs, retryWithBackoff } from "./retry";
 import { GbrError, writeFault, type GbrErrorOptions } from "./errors";
 import { deadlineFetch } from "./http";
 
-/** A failed download; `code` is stable to switch on (`reproduce` skips an experiment on OFFLINE). */
+/** A failed download (`reproduce` skips an experiment on OFFLINE). */
 export class DownloadError extends GbrError {
   declare readonly code: "HTTP" | "NETWORK" | "INTEGRITY" | "OFFLINE";
 
@@ -15,39 +15,28 @@ export class DownloadError extends GbrError {
     message: string,
     code: DownloadError["code"],
     readonly status?: number,
-    /** True when retrying cannot help (the host name does not resolve). */
+    /** Retrying cannot help (the host name does not resolve). */
     readonly permanent = false,
-    /** The wait the server asked for (Retry-After), in ms. */
     readonly retryAfterMs?: number,
     options: GbrErrorOptions = {},
   ) {
-    // Offline (no network, nothing cached) is a resource not here: skip, not fail.
     super(message, code, { unavailable: code === "OFFLINE", ...options });
     this.name = "DownloadError";
   }
 }
 
+/** Headers are never logged; defaults: 4 attempts, backoff from 500 ms, 60 s per attempt (body included). */
 export interface DownloadOptions {
-  /** Extra request headers (e.g. Authorization). Never logged. */
   headers?: Record<string, string>;
-  /** Attempts in all, first included (default 4). */
   attempts?: number;
-  /** First backoff delay in ms, doubled per retry (default 500). */
   backoffMs?: number;
-  /** Per-attempt deadline in ms, body included (default 60 000). */
   timeoutMs?: number;
-  /** Called as bytes arrive; `total` is undefined when the server sends no length. */
+  /** `total` is undefined when the server sends no length. */
   onProgress?: (received: number, total: number | undefined) => void;
 }
 
-/** What landed on disk: the final path, its size in bytes and its sha256 (hex). */
-export interface DownloadResult {
-  path: string;
-  size: number;
-  sha256: string;
-}
+type DownloadResult = { path: string; size: number; sha256: string };
 
-/** Worth another attempt: dropped or refused connections, rate limits, transient server faults. */
 function retryable(err: DownloadError): boolean {
   if (err.permanent) return false;
   if (err.code !== "HTTP") return err.code === "NETWORK";
@@ -126,7 +115,6 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
   }
 }
 
-/** sha256 (hex) and size of a file on disk. */
 export async function hashFile(file: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash("sha256");
   let size = 0;

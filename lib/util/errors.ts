@@ -5,17 +5,15 @@ export interface GbrErrorOptions {
   cause?: unknown;
   /** What the user can do about it, in one sentence. */
   hint?: string;
-  /** Cannot run here, rather than broken (default: decided by the subclass from its code). */
   unavailable?: boolean;
-  /** The message in one short line, for listings that group many errors (what is missing, the setting that fixes it). */
+  /** The message in one short line, for listings that group many errors. */
   brief?: string;
 }
 
 /** The base of every error the toolkit raises on purpose. */
 export class GbrError extends Error {
-  /** Stable, for callers to switch on (each subclass documents its codes). */
   readonly code: string;
-  /** True when the failure means "cannot run here" (not configured, offline), not a fault. */
+  /** "Cannot run here" (not configured, offline), not a fault. */
   readonly unavailable: boolean;
   readonly hint?: string;
   readonly brief?: string;
@@ -30,7 +28,6 @@ export class GbrError extends Error {
   }
 }
 
-/** Whether an error means "cannot run here" (a GbrError with `unavailable`). */
 export function isUnavailable(err: unknown): boolean {
   return err instanceof GbrError && err.unavailable;
 }
@@ -57,8 +54,8 @@ const WRITE_FAULTS: Readonly<Record<string, string>> = {
 };
 
 /**
- * A write that the disk refused (full, over quota, read-only, no permission) as a GbrError naming the folder and, in
- * the hint, the setting that moves it: code DISK_FULL for space, UNWRITABLE otherwise. Any other error passes unchanged.
+ * A write the disk refused as a GbrError (DISK_FULL, else UNWRITABLE) naming the folder and, in the hint, the setting
+ * that moves it; any other error passes unchanged.
  *
  * @example
  * try { await fs.writeFile(file, text); } catch (err) { throw writeFault(err, dir, "--out"); }

@@ -1,9 +1,6 @@
-/**
- * Experiment ids as file names every common file system accepts. Ids hold ":" (`oracle:bm25-…`, `rrf:a+b`), which
- * Windows refuses; the mapping is one to one, so two ids never share a file and a name reads back to its id.
- */
+/** Experiment ids as file names every common file system accepts, one to one (ids hold ":", which Windows refuses). */
 
-/** Characters Windows refuses in a name (POSIX refuses "/" and NUL, both here too), and "%", the escape itself. */
+/** Characters Windows or POSIX refuse in a name, and "%", the escape itself. */
 const ESCAPED = /[<>"/\\|?*%\u0000-\u001f\u007f\s]/u;
 /** Names Windows reserves whatever the extension (CON.trec is the console too). */
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/iu;
@@ -11,10 +8,8 @@ const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/iu;
 const hex = (ch: string) => [...Buffer.from(ch, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
 
 /**
- * The file name (without extension) of an experiment id: ":" becomes "__" (readable, and legal everywhere), an
- * underscore next to another underscore or a colon becomes %5F (so "__" always means ":"), the characters some file
- * system refuses become %XX (their UTF-8 bytes), as do a trailing dot or space and the first letter of a reserved
- * Windows name. Everything else, "+" and Greek letters included, stays.
+ * The file name of an experiment id: ":" becomes "__", an underscore beside one or a colon %5F, refused characters
+ * (and a trailing dot or space, a reserved name's first letter) %XX of their UTF-8 bytes; "+" and Greek stay.
  *
  * @example
  * fileNameOf("rrf:bm25-greekstemmer+dense:qwen3-8b"); // "rrf__bm25-greekstemmer+dense__qwen3-8b"
@@ -34,12 +29,7 @@ export function fileNameOf(id: string): string {
   return out;
 }
 
-/**
- * The experiment id of a name `fileNameOf` made (the inverse: "__" back to ":", %XX back to bytes).
- *
- * @example
- * idOfFileName("rrf__bm25-greekstemmer+dense__qwen3-8b"); // "rrf:bm25-greekstemmer+dense:qwen3-8b"
- */
+/** The experiment id of a name `fileNameOf` made. */
 export function idOfFileName(name: string): string {
   const bytes: number[] = [];
   for (let i = 0; i < name.length; ) {

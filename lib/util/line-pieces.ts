@@ -7,18 +7,15 @@ import { DataError } from "./errors";
 export const MAX_LINE_BYTES = bufferConstants.MAX_STRING_LENGTH;
 
 export interface LinePieceOptions {
-  /** Bytes read at a time. */
   pieceBytes: number;
-  /** The longest line allowed, in bytes without its LF; longer is a DataError before its bytes are gathered. */
   maxLineBytes?: number;
-  /** The 1-based line the next piece starts at, as the caller counts lines: it names the line that is too long. */
+  /** The 1-based line the next piece starts at, as the caller counts: it names the line that is too long. */
   line: () => number;
 }
 
 /**
- * The file's bytes in pieces that end at a line end (LF), the last one possibly not; a line spanning reads is gathered.
- * A line past `maxLineBytes` is a DataError naming the file and line, raised while its bytes are counted, so memory
- * stays within the limit (V8 would abort on the string, not throw). The pieces before it are yielded first.
+ * The file's bytes in pieces ending at a line end (the last maybe not); a line past `maxLineBytes` is a DataError naming
+ * the file and line, raised while its bytes are counted (V8 would abort on the string, not throw).
  *
  * @example
  * let line = 1;

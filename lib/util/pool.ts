@@ -1,5 +1,3 @@
-/** A fixed number of workers over numbered tasks, stopping at the first failure. */
-
 /**
  * Runs `task(0)` … `task(n − 1)` in order, `width` at a time. After a failure no new task starts and those running
  * finish (what they store stays stored); the first failure is returned with its task's index, undefined when none.

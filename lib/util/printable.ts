@@ -9,10 +9,8 @@ const BEYOND_C0_ONLY = new RegExp(`[${BEYOND_C0}]`, "g");
 const hex = (c: string, digits: number) => c.charCodeAt(0).toString(16).padStart(digits, "0");
 
 /**
- * Every control character shown as its escape (`\x1b`, CR and LF as `\x0d`, `\x0a`, `\u202e`), so an ESC/OSC
- * sequence cannot act, a CR-LF cannot start a line of its own and a bidi override cannot reorder the text, while the
- * reader still sees what was there. `newlines: true` keeps LF, for the project's own multi-line messages whose outside
- * parts went through here already.
+ * Every control character shown as its escape, so an ESC sequence, a CR-LF or a bidi override cannot act while the
+ * reader still sees what was there; `newlines: true` keeps LF (our own multi-line messages).
  *
  * @example
  * printable("q1\x1b]0;pwned\x07\r\nFAKE: 0 failed"); // "q1\\x1b]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed"
@@ -22,8 +20,7 @@ export function printable(text: string, opts: { newlines?: boolean } = {}): stri
 }
 
 /**
- * `JSON.stringify(value, null, 2)` for a terminal: JSON escapes C0 itself; the other controls `printable` shows
- * become `\u` escapes too, which read back as the same value.
+ * `JSON.stringify(value, null, 2)` for a terminal: the controls beyond C0 become `\u` escapes too (same value).
  *
  * @example
  * printableJson({ id: "Q\u202e1" }); // '{\n  "id": "Q\\u202e1"\n}'

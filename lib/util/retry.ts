@@ -1,6 +1,5 @@
 /** Retry helpers for every client of a remote service: Retry-After, backoff with jitter, a retry loop. */
 
-/** However long a server asks us to wait, we wait no longer than this per attempt. */
 const RETRY_AFTER_CEILING_MS = 5 * 60_000;
 
 /** Milliseconds a `Retry-After` header asks for (delta-seconds or HTTP date); undefined if absent or unreadable. */
@@ -12,34 +11,25 @@ export function retryAfterMs(value: string | null | undefined, now = Date.now())
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** Defaults: 5 attempts, 1 s doubling up to 60 s without a server hint; a Retry-After gets at most `maxWaitMs` (5 min). */
 export interface RetryOptions {
-  /** Attempts in all, the first included (default 5). */
   attempts?: number;
-  /** First delay without a server hint, in ms (default 1000); doubles each attempt. */
   baseMs?: number;
-  /** Longest delay without a server hint, in ms (default 60000). */
   maxMs?: number;
   /** Whether an error deserves another attempt, and the wait the server asked for, if any. */
   classify: (err: unknown) => { retry: boolean; afterMs?: number };
-  /** Replaceable for tests. */
   sleep?: (ms: number) => Promise<void>;
-  /** Jitter source in [0, 1), replaceable for tests. */
   random?: () => number;
-  /** The longest wait a server's Retry-After gets, in ms (default and at most five minutes): the request's deadline. */
   maxWaitMs?: number;
-  /** Who waits, for the line announcing a long server-requested wait (default: no announcement). */
+  /** Who waits, for a line announcing a long server-requested wait (to `announce`, default stderr). */
   label?: string;
-  /** Where that line goes (default stderr). */
   announce?: (line: string) => void;
 }
 
 /** A server-requested wait at least this long is announced: minutes of silence look like a hang. */
 const LONG_WAIT_MS = 10_000;
 
-/**
- * The wait before attempt `attempt + 1`: the server's hint (capped at `maxWaitMs`, at most five minutes), else `baseMs · 2^(attempt-1)`
- * up to `maxMs` with "equal jitter" (half fixed, half random) so parallel clients spread out.
- */
+/** The wait before attempt `attempt + 1`: the server's hint (capped), else exponential with "equal jitter" (half random). */
 export function backoffDelay(
   attempt: number,
   o: { baseMs?: number; maxMs?: number; afterMs?: number; random?: () => number; maxWaitMs?: number } = {},

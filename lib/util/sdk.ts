@@ -1,24 +1,17 @@
-/**
- * The heavy optional packages, loaded on first use so `gbr stem` or `gbr eval` start without them (openai ~25 ms,
- * @google/genai ~50 ms, LanceDB+Arrow ~100 ms, o200k ~115 ms, danfojs ~550 ms); a typed `require`, as callers are sync.
- */
+/** Heavy packages loaded on first use (openai ~25 ms … danfojs ~550 ms), by a typed `require` as callers are sync. */
 
-/** The `openai` SDK (OpenAI-compatible chat and embeddings). */
 export function openaiSdk(): typeof import("openai") {
   return require("openai") as typeof import("openai");
 }
 
-/** The `@google/genai` SDK (Gemini chat and embeddings). */
 export function genaiSdk(): typeof import("@google/genai") {
   return require("@google/genai") as typeof import("@google/genai");
 }
 
-/** LanceDB (the embedding cache). */
 export function lancedbSdk(): typeof import("@lancedb/lancedb") {
   return require("@lancedb/lancedb") as typeof import("@lancedb/lancedb");
 }
 
-/** Apache Arrow (LanceDB's column format for the vector cache). */
 export function arrowSdk(): typeof import("apache-arrow") {
   return require("apache-arrow") as typeof import("apache-arrow");
 }
@@ -38,7 +31,7 @@ export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
 }
 
-/** playwright-core, to drive a local Chromium (it never downloads one); ~150 ms to load, so only when figures are drawn. */
+/** playwright-core, to drive a local Chromium (it never downloads one). */
 export function playwrightSdk(): typeof import("playwright-core") {
   return require("playwright-core") as typeof import("playwright-core");
 }

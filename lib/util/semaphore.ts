@@ -1,13 +1,10 @@
 /** A counting semaphore: each embedder caps its own in-flight requests, since providers throttle bursts. */
 
-/** Runs async work with at most `n` tasks in flight. */
+/** Runs async work with at most `size` tasks in flight; a shrink lets running tasks finish first. */
 export interface Semaphore {
-  /** Waits for a free slot, runs `fn`, and frees the slot however `fn` ends. */
   run<T>(fn: () => Promise<T>): Promise<T>;
-  /** Tasks running now (for tests and progress displays). */
   readonly active: number;
   readonly size: number;
-  /** Changes the slot count: more wakes waiters at once; fewer lets running tasks finish first. */
   resize(size: number): void;
 }
 

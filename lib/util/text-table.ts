@@ -1,8 +1,7 @@
 import { printable } from "../util/printable";
 
 /**
- * A plain-text table: columns padded to the widest cell, numeric cells right-aligned, a rule under the header. Cells
- * hold ids and names from the user's files: their control characters are shown as escapes (`printable`).
+ * A plain-text table, numeric cells right-aligned; control characters of cells shown as escapes (`printable`).
  *
  * @example
  * formatTable(["query", "nDCG@10"], [["Q1", "0.5000"]]); // "query  nDCG@10\n-----  -------\nQ1      0.5000\n"
@@ -24,8 +23,7 @@ function len(s: string): number {
 
 
 /**
- * `text` in at most `max` characters: whole, or cut at the last space that leaves room for " …" (a single word longer
- * than that is cut with "…"), so a reason in a narrow column never ends mid-word.
+ * `text` in at most `max` characters: whole, or cut at the last space that leaves room for " …".
  *
  * @example
  * clipAtWord("spaCy Greek lemma tables not available", 24); // "spaCy Greek lemma …"
