@@ -8,22 +8,15 @@ import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
 import path from "node:path";
 
 /** The chat records of a store, by replay key (see `Store`). */
-export interface ReplayCache {
-  readonly store: Store;
-  has(key: string): boolean;
-  get(key: string): Promise<ReplayRecord | undefined>;
-  put(record: ReplayRecord): Promise<void>;
-  produce(key: string, make: () => Promise<ReplayRecord>): Promise<{ record: ReplayRecord; made: boolean }>;
-  records(): AsyncGenerator<ReplayRecord>;
-}
+export type ReplayCache = ReturnType<typeof replayCache>;
 
-export function replayCache(store: Store): ReplayCache {
+export function replayCache(store: Store) {
   return {
     store,
-    has: (key) => store.has(CHAT, key),
-    get: (key) => store.get(CHAT, key),
-    put: (record) => store.put(CHAT, cleanRecord(record)),
-    produce: (key, make) => store.produce(CHAT, key, async () => cleanRecord(await make())),
+    has: (key: string) => store.has(CHAT, key),
+    get: (key: string) => store.get(CHAT, key),
+    put: (record: ReplayRecord) => store.put(CHAT, cleanRecord(record)),
+    produce: (key: string, make: () => Promise<ReplayRecord>) => store.produce(CHAT, key, async () => cleanRecord(await make())),
     records: () => store.records(CHAT),
   };
 }
@@ -70,7 +63,6 @@ export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithRepla
   const mode = opts.mode ?? "use";
   const sample = opts.sample ?? 0;
   checkSample(sample);
-  if (mode !== "use" && mode !== "refresh" && mode !== "off") throw new TypeError(`withReplay: unknown mode '${String(mode)}'`);
   const keys = new Set<string>();
   const { provider, model: modelName } = splitModelId(model.id);
   const where = cache.store.dir;

@@ -50,22 +50,15 @@ export async function importFile<T extends { key: string }>(
     if (!mine.has(r.key)) added++;
     mine.add(r.key);
   };
+  const lines = recordLines(file, log, opts.maxLineBytes);
+  const bad = (lineNo: number, why: string) => (damaged++, log(`${file}: skipping line ${lineNo} (${why})`));
   if (opts.convert) {
-    for await (const r of opts.convert(jsonLines(file, log, () => damaged++, opts.maxLineBytes))) await take(r);
+    for await (const r of opts.convert(jsonValues(lines, bad))) await take(r);
   } else {
-    let lineNo = 0;
-    for await (const { line, complete } of readLines(file, opts.maxLineBytes)) {
-      lineNo++;
-      if (!complete) {
-        log(`${file}: ignoring an incomplete last line (a write cut short)`);
-        break;
-      }
-      if (isBlank(line)) continue;
+    for await (const { line, lineNo } of lines) {
       const r = decodeLine(kind, line);
-      if (typeof r === "string") {
-        damaged++;
-        log(`${file}: skipping line ${lineNo} (${r})`);
-      } else await take(r);
+      if (typeof r === "string") bad(lineNo, r);
+      else await take(r);
     }
   }
   return { added, skipped, damaged };
@@ -86,21 +79,31 @@ function decodeLine<T extends { key: string }>(kind: RecordKind<T>, line: Buffer
   return r;
 }
 
-/** The JSON values of a file's complete lines (strict UTF-8); others reported and counted. */
-async function* jsonLines(file: string, log: (m: string) => void, bad: () => void, maxLineBytes?: number): AsyncGenerator<unknown> {
-  const utf8 = new TextDecoder("utf-8", { fatal: true });
+type Line = { line: Buffer; lineNo: number };
+
+/** A file's complete, non-blank lines with their numbers; an incomplete last line is told and left out. */
+async function* recordLines(file: string, log: (m: string) => void, maxLineBytes?: number): AsyncGenerator<Line> {
   let lineNo = 0;
   for await (const { line, complete } of readLines(file, maxLineBytes)) {
     lineNo++;
-    if (!complete) break;
-    if (isBlank(line)) continue;
+    if (!complete) {
+      log(`${file}: ignoring an incomplete last line (a write cut short)`);
+      break;
+    }
+    if (!isBlank(line)) yield { line, lineNo };
+  }
+}
+
+/** The JSON values of lines (strict UTF-8); the others go to `bad`. */
+async function* jsonValues(lines: AsyncIterable<Line>, bad: (lineNo: number, why: string) => void): AsyncGenerator<unknown> {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  for await (const { line, lineNo } of lines) {
     let value: unknown;
     try {
       value = JSON.parse(utf8.decode(line));
     } catch (err) {
-      bad();
       // Lines are within V8's string limit (readLines), so a decoder error is bad bytes and any other is the JSON.
-      log(`${file}: skipping line ${lineNo} (${err instanceof SyntaxError ? "not valid JSON" : "not valid UTF-8"})`);
+      bad(lineNo, err instanceof SyntaxError ? "not valid JSON" : "not valid UTF-8");
       continue;
     }
     yield value;

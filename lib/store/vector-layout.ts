@@ -1,7 +1,6 @@
 /** A LanceDB vector table's layout: naming, Arrow schema and codec, row checks. */
 import { createHash } from "node:crypto";
 import type * as lancedb from "@lancedb/lancedb";
-// Building Arrow columns ourselves puts a batch in as one contiguous buffer, exact to the bit, not row by row.
 import type { Data, Field, FixedSizeList, Float32, RecordBatch, Schema, Table as ArrowTable } from "apache-arrow";
 import { arrowSdk } from "../util/sdk";
 import type { CachedVector, VectorRow } from "./vector-store";
@@ -28,7 +27,7 @@ function schemaFor(dims: number, withTokens: boolean): Schema {
   return new Schema(fields);
 }
 
-/** Rows as one Arrow table of one record batch, the vectors copied into a single Float32 buffer. */
+/** Rows as one Arrow record batch, the vectors in one contiguous Float32 buffer (exact to the bit, not row by row). */
 export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: boolean): ArrowTable {
   const { Float32, Int32, makeData, RecordBatch, Struct, Table: ArrowTable, Utf8, vectorFromArray } = arrowSdk();
   const schema = schemaFor(dims, withTokens);

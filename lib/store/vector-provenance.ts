@@ -1,17 +1,12 @@
-/**
- * Who embedded a table's vectors, in `<uri>/.provenance/<table>.json` (none kept for an object store): the model
- * names the servers reported, and a mark when any vector came from the project's test double.
- */
+/** Who embedded a table's vectors, in `<uri>/.provenance/<table>.json` (not kept for an object store). */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import { unlessMissing, writeAtomically } from "../util/safe-files";
 import type { VectorTables } from "./vector-tables";
 
-/** What produced a table's vectors. */
+/** The model names the servers reported, and whether any vector came from the project's test double. */
 export interface EmbeddingProvenance {
-  /** Model names the servers reported, each once. */
   servedModels: string[];
-  /** Some vectors came from the project's test double. */
   standIn: boolean;
 }
 

@@ -1,8 +1,4 @@
-/**
- * Recovery from damage. A read that meets a damaged table rebuilds it, atomically, from the rows still readable and
- * reads once more, and the log says how many vectors are embedded again; a table whose latest version cannot be opened
- * is an error naming the manifest to delete.
- */
+/** Recovery from damage: a damaged table is rebuilt from its readable rows; an unreadable latest version is an error. */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 import type * as lancedb from "@lancedb/lancedb";
@@ -31,7 +27,7 @@ export async function reading<R>(t: VectorTables, fingerprint: string, name: str
   }
 }
 
-/** The error for a table a rebuild did not make readable (a non-damage error passes unchanged). */
+/** The error for a table a rebuild did not make readable. */
 export function stillDamaged(t: VectorTables, name: string, err: unknown): unknown {
   if (!isDamage(err)) return err;
   const where = t.where(name);

@@ -1,8 +1,4 @@
-/**
- * A LanceDB connection's tables as the vector store uses them: open handles (LanceDB tables are meant to be
- * long-lived), the keys known to be stored, and each table's lock (the store's `FileLocks`): writers of a table take
- * turns in this process and hold `<uri>/.locks/<table>.lock` across processes; an object store has only the turns.
- */
+/** A LanceDB connection's tables: long-lived handles, the keys known to be stored, each table's lock (`FileLocks`). */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
@@ -14,7 +10,6 @@ import { latestUnreadable } from "./vector-recovery";
 export class VectorTables {
   private readonly locks = new FileLocks();
   private readonly open = new Map<string, lancedb.Table>();
-  /** Keys known to be stored, with the table version they reflect. */
   readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
   /** Undefined for an object store (no lock files). */
   readonly localDir: string | undefined;
@@ -33,10 +28,7 @@ export class VectorTables {
     return this.localDir ? path.join(this.localDir, `${name}.lance`) : `${this.uri.replace(/\/+$/, "")}/${name}.lance`;
   }
 
-  /**
-   * Runs `fn` holding the table's lock: "exclusive" (a write) takes turns with this process's other writers of the
-   * table; "shared" joins a hold in progress, so the writes `fn` makes do not wait for it.
-   */
+  /** Runs `fn` holding `<uri>/.locks/<table>.lock`: "exclusive" takes turns in this process, "shared" joins a hold. */
   locked<T>(name: string, fn: () => Promise<T>, inProcess: "shared" | "exclusive" = "exclusive"): Promise<T> {
     const lock = path.join(this.localDir ?? this.uri, ".locks", `${name}.lock`);
     return this.locks.run(lock, fn, { what: `the vector table ${this.where(name)}`, log: this.log, inProcess, fileless: !this.localDir });
@@ -95,12 +87,6 @@ export class VectorTables {
       t.close();
       throw err;
     }
-  }
-
-  /** Drops a table (and what is known of it) if it exists. */
-  async dropIfThere(name: string): Promise<void> {
-    this.forget(name);
-    if (await this.exists(name)) await this.db.dropTable(name);
   }
 
   close(): void {
