@@ -103,9 +103,8 @@ function recordProblem(v: unknown): string | undefined {
   for (const f of ["maxTokens", "temperature", "topP", "seed"] as const) {
     if (q[f] !== undefined && (typeof q[f] !== "number" || !Number.isFinite(q[f]))) return `request.${f} is not a finite number`;
   }
-  if (q.reasoningEffort !== undefined && q.reasoningEffort !== "low" && q.reasoningEffort !== "medium" && q.reasoningEffort !== "high") {
-    return "request.reasoningEffort is not low/medium/high";
-  }
+  const effort = q.reasoningEffort as string | undefined;
+  if (![undefined, "low", "medium", "high"].includes(effort)) return "request.reasoningEffort is not low/medium/high";
   const s = r.response as Record<string, unknown> | undefined;
   if (typeof s !== "object" || s === null || typeof s.text !== "string" || typeof s.raw !== "string") return "no valid response text";
   const u = s.usage as Record<string, unknown> | undefined;

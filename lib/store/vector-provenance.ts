@@ -10,12 +10,7 @@ export interface EmbeddingProvenance {
   standIn: boolean;
 }
 
-/**
- * Every served model name once (`a`'s first), stand-in if either is.
- *
- * @example
- * mergeProvenance({ servedModels: ["m"], standIn: false }, { servedModels: ["m", "n"], standIn: true }); // { servedModels: ["m", "n"], standIn: true }
- */
+/** Every served model name once (`a`'s first), stand-in if either is. */
 export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
   return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };
 }

@@ -37,10 +37,8 @@ export function stillDamaged(t: VectorTables, name: string, err: unknown): unkno
 /** Rebuilds a damaged table from its readable rows (the caller holds its lock); no-op if whole or gone. */
 export async function heal(t: VectorTables, fingerprint: string, name: string, cause: unknown): Promise<void> {
   const where = t.where(name);
-  if (!(await t.exists(name))) {
-    t.forget(name);
-    return;
-  }
+  // A handle to a table another process dropped is forgotten.
+  if (!(await t.exists(name))) return t.forget(name);
   let table = await t.table(name);
   if (!table) return;
   try {

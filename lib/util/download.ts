@@ -117,10 +117,6 @@ async function attemptDownload(url: string, dest: string, opts: DownloadOptions)
 
 export async function hashFile(file: string): Promise<{ sha256: string; size: number }> {
   const hash = createHash("sha256");
-  let size = 0;
-  for await (const chunk of createReadStream(file)) {
-    hash.update(chunk as Buffer);
-    size += (chunk as Buffer).length;
-  }
-  return { sha256: hash.digest("hex"), size };
+  await pipeline(createReadStream(file), hash);
+  return { sha256: hash.digest("hex"), size: (await fs.stat(file)).size };
 }
