@@ -23,12 +23,12 @@ export function replayCache(store: Store) {
 
 export type ReplayMode = "use" | "refresh" | "off";
 
+/** Modes: "use" (default) replays, else calls and records; "refresh" (`--no-cache`) calls and supersedes; "off". */
 export interface WithReplayOptions {
-  /** "use" (default): replay, else call and record; "refresh" (`--no-cache`): call and supersede; "off": no cache. */
   mode?: ReplayMode;
-  /** Sample index, part of the key, so `--repeat` samples are cached apart even where a provider ignores seeds. */
+  /** Part of the key, so `--repeat` samples are cached apart even where a provider ignores seeds. */
   sample?: number;
-  /** Never call the model (a miss throws `ReplayMissError`): a run passes its configuration's `offline` (GBR_OFFLINE). */
+  /** GBR_OFFLINE: never call the model (a miss throws `ReplayMissError`). */
   offline?: boolean;
 }
 
@@ -37,7 +37,7 @@ export interface ReplayingModel extends ChatModel {
   readonly keys: ReadonlySet<string>;
 }
 
-/** Raised offline when a call has no recorded answer; names the key and the store so the record can be found. */
+/** A call with no recorded answer offline; names the key and the store. */
 export class ReplayMissError extends GbrError {
   /** ChatError's code for a provider not configured: callers treat a miss like one. */
   declare readonly code: "NOT_CONFIGURED";
@@ -106,7 +106,7 @@ export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithRepla
 
 export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
 
-/** The selected chat records (all without a filter) as key-sorted JSONL; `missing`: requested keys the store lacks. */
+/** The selected chat records as key-sorted JSONL; `missing`: requested keys the store lacks. */
 export async function exportReplay(cache: ReplayCache, outFile: string, filter?: ReplayFilter): Promise<{ file: string; records: number; missing: string[] }> {
   const wanted = filter === undefined || typeof filter === "function" ? undefined : new Set(filter);
   const keep = typeof filter === "function" ? filter : (r: ReplayRecord) => wanted === undefined || wanted.has(r.key);

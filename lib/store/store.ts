@@ -23,7 +23,7 @@ export interface Store {
   get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined>;
   /** Whether a file exists under `key` (`get` says whether it is valid). */
   has(kind: RecordKind<{ key: string }>, key: string): boolean;
-  /** Writes a record atomically (validated, key checked); a record already there is replaced. */
+  /** Writes a record atomically (validated, key checked), replacing one already there. */
   put<T extends { key: string }>(kind: RecordKind<T>, record: T): Promise<void>;
   /** The record under `key`, made by `make` when there is none, once across processes; `made`: by this caller. */
   produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }>;
