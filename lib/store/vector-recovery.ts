@@ -1,9 +1,12 @@
-/** Recovery from damage: a damaged table is rebuilt from its readable rows; an unreadable latest version is an error. */
-import { promises as fsp } from "node:fs";
+/**
+ * Recovery from damage: a damaged table is rebuilt from its readable rows; a table whose latest version cannot be
+ * opened goes back to its newest readable one. The vectors lost are embedded again, and the log says how many.
+ */
 import path from "node:path";
 import type * as lancedb from "@lancedb/lancedb";
 import type { RecordBatch } from "apache-arrow";
 import { clearCommand, damaged, isDamage, lanceFailure, lanceReason, VectorStoreError } from "./lance-errors";
+import { listManifests, putBack, setAside, type SetAside } from "./vector-manifests";
 import { decodeRows, tableShape, toArrow } from "./vector-layout";
 import type { VectorTables } from "./vector-tables";
 import type { VectorRow } from "./vector-store";
@@ -45,7 +48,7 @@ export async function heal(t: VectorTables, fingerprint: string, name: string, c
     await table.countRows();
   } catch (err) {
     if (!isDamage(err)) throw err;
-    // The latest version went bad after the handle was opened: open again (an unreadable one is an error).
+    // The latest version went bad after the handle was opened: open again, falling back to a readable version.
     t.forget(name);
     table = await t.table(name);
     if (!table) return;
@@ -75,34 +78,68 @@ export async function heal(t: VectorTables, fingerprint: string, name: string, c
   t.adopt(rebuilt, { version: await rebuilt.version(), keys: new Set(rows.map((r) => r.key)) });
 }
 
-/**
- * The error for a table whose latest version cannot be opened. Deleting that version's manifest makes LanceDB open the
- * one before it (checkout and restore cannot: they read the latest manifest first), so the hint names the file.
- */
-export async function latestUnreadable(t: VectorTables, name: string, cause: unknown): Promise<VectorStoreError> {
-  const where = t.where(name);
-  const reason = lanceReason(cause).replace(/^Encountered corrupt file \S+: /, "");
-  const manifests = t.localDir ? await manifestsNewestFirst(where) : [];
-  const none = `vector store: ${where} is damaged and no version of it can be read (${reason})`;
-  if (manifests.length === 1) return damaged(none, where, cause);
-  const manifest = manifests[0] ?? `its newest manifest in ${where}/_versions`;
-  return new VectorStoreError(`vector store: the latest version of ${where} cannot be read (${reason})`, "DAMAGED", {
-    cause,
-    hint: `delete ${manifest} to go back to the version before it, or ${clearCommand(where)}; lost vectors are embedded again`,
-  });
+/** One fallback per table at a time, holding its lock: concurrent openers wait for it and share its result. */
+export function fallBack(t: VectorTables, name: string, cause: unknown): Promise<lancedb.Table | undefined> {
+  const running = t.fallingBack.get(name);
+  if (running) return running;
+  const run = t.locked(name, () => fallBackNow(t, name, cause), "shared").finally(() => t.fallingBack.delete(name));
+  t.fallingBack.set(name, run);
+  return run;
 }
 
-const U64_MAX = (1n << 64n) - 1n;
+/**
+ * Sets unreadable manifests aside, newest first, until a version opens: that version becomes the latest, and the
+ * vectors written after it are missing, so they are embedded again. LanceDB's checkout and restore cannot do this
+ * (opening an older version, and every commit, read the latest manifest first). Nothing changes unless it helps:
+ * when no version opens every manifest goes back, and the error names the table and the command that clears it.
+ */
+async function fallBackNow(t: VectorTables, name: string, cause: unknown): Promise<lancedb.Table | undefined> {
+  if (!(await t.exists(name))) return undefined;
+  try {
+    // Another process may have done it while this one waited for the lock.
+    return await t.openChecked(name);
+  } catch (err) {
+    if (!isDamage(err)) throw err;
+  }
+  const where = t.where(name);
+  if (!t.localDir) {
+    throw new VectorStoreError(`vector store: the latest version of ${where} cannot be read (${lanceReason(cause)})`, "DAMAGED", {
+      cause,
+      hint: `${clearCommand(where)} (its vectors will be embedded again), or delete its newest manifest in ${where}/_versions`,
+    });
+  }
+  const moved: SetAside[] = [];
+  try {
+    for (const manifest of await listManifests(where)) {
+      moved.push(await setAside(where, manifest));
+      const table = await t.openChecked(name).catch((err: unknown) => (isDamage(err) ? undefined : Promise.reject(err)));
+      if (!table) continue;
+      t.log(await fallbackReport(where, table, moved, cause));
+      return table;
+    }
+  } catch (err) {
+    // A move or an open that failed for another reason (permissions, say): leave the folder as it was found.
+    await putBack(moved);
+    throw err;
+  }
+  await putBack(moved);
+  throw damaged(`vector store: ${where} is damaged and no version of it can be read (${manifestReason(cause)})`, where, cause);
+}
 
-/** A local table's manifest files, newest first: Lance names version v's u64::MAX − v, older tables v itself. */
-async function manifestsNewestFirst(tableDir: string): Promise<string[]> {
-  const dir = path.join(tableDir, "_versions");
-  const versionOf = (name: string) => {
-    const n = BigInt(/^(\d+)\.manifest$/.exec(name)![1]);
-    return n > U64_MAX / 2n ? U64_MAX - n : n;
-  };
-  const names = (await fsp.readdir(dir).catch(() => [])).filter((n) => /^\d+\.manifest$/.test(n));
-  return names.sort((a, b) => (versionOf(a) < versionOf(b) ? 1 : -1)).map((n) => path.join(dir, n));
+/** Why a manifest cannot be read; LanceDB's path for it (relative, its leading slash lost) adds nothing to the table's. */
+function manifestReason(err: unknown): string {
+  return lanceReason(err).replace(/^Encountered corrupt file \S+: /, "");
+}
+
+/** The one line told when a table went back to an older version. */
+async function fallbackReport(where: string, table: lancedb.Table, moved: readonly SetAside[], cause: unknown): Promise<string> {
+  const versions = moved.map((m) => String(m.manifest.version));
+  const which = versions.length === 1 ? `its latest version, ${versions[0]}, cannot` : `its latest versions, ${versions.join(", ")}, cannot`;
+  return (
+    `${where} is damaged (${which} be read: ${manifestReason(cause)}); going back to version ${await table.version()}, the newest readable ` +
+    `one, with its ${await table.countRows()} vectors; the vectors written after it will be embedded again ` +
+    `(the unreadable manifest${moved.length === 1 ? " is" : "s are"} kept in ${path.dirname(moved[0].to)})`
+  );
 }
 
 /**

@@ -4,13 +4,15 @@ import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
 import { FileLocks } from "../util/file-lock";
 import { isDamage, namedLanceError } from "./lance-errors";
-import { latestUnreadable } from "./vector-recovery";
+import { fallBack } from "./vector-recovery";
 
 /** The tables of one connection, shared by the cache, provenance and recovery. */
 export class VectorTables {
   private readonly locks = new FileLocks();
   private readonly open = new Map<string, lancedb.Table>();
   readonly keyCache = new Map<string, { version: number; keys: Set<string> }>();
+  /** A fallback from an unreadable latest version in progress, per table: concurrent openers share it. */
+  readonly fallingBack = new Map<string, Promise<lancedb.Table | undefined>>();
   /** Undefined for an object store (no lock files). */
   readonly localDir: string | undefined;
 
@@ -60,17 +62,19 @@ export class VectorTables {
     if (keys) this.keyCache.set(table.name, keys);
   }
 
-  /** An open handle, its latest version checked readable (if not, `latestUnreadable`). */
+  /** An open handle, its latest version checked readable (if not, it falls back to its newest readable version). */
   async table(name: string): Promise<lancedb.Table | undefined> {
     const cached = this.open.get(name);
     if (cached) return cached;
     // tableNames, not a failed openTable: an absent table is the normal case for a new preset.
     if (!(await this.exists(name))) return undefined;
-    let t: lancedb.Table;
+    let t: lancedb.Table | undefined;
     try {
       t = await this.openChecked(name);
     } catch (err) {
-      throw isDamage(err) ? await latestUnreadable(this, name, err) : err;
+      if (!isDamage(err)) throw err;
+      t = await fallBack(this, name, err);
+      if (!t) return undefined;
     }
     this.open.set(name, t);
     return t;

@@ -1,10 +1,10 @@
 /**
  * A damaged vector table heals: a data file that is truncated, deleted, zero-filled or random bytes
  * is detected when the table is read, reported with the table's folder and what will happen, and
- * the table is rebuilt from every vector that can still be read, and the pipeline embeds again
- * only what was lost (counted at the OpenAI double, which sees every embedding request). An
- * unreadable latest manifest is an error naming it; once it is deleted, only its batch is embedded
- * again. A table with no readable version is an error naming the command that clears it.
+ * the table is rebuilt from every vector that can still be read; an unreadable latest manifest
+ * (zero-filled, random, truncated) sends the table back to its newest readable version. Either way
+ * the pipeline embeds again only what was lost (counted at the OpenAI double, which sees every
+ * embedding request). A table with no readable version is an error naming the command that clears it.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -176,7 +176,7 @@ function listing(dir: string): string[] {
 const MANIFEST_DAMAGE = ["zero-filled", "random bytes", "truncated"] as const;
 
 for (const damage of MANIFEST_DAMAGE) {
-  test(`a ${damage} latest manifest: an error naming that manifest; once it is deleted only the batch written in it is embedded again`, async () => {
+  test(`a ${damage} latest manifest: the table goes back to the version before it and only the batch written after it is embedded again`, async () => {
     const dir = tempDir();
     const firstBatches = await firstRun(dir);
     const [latest, previous] = manifests(dir, FP);
@@ -184,23 +184,18 @@ for (const damage of MANIFEST_DAMAGE) {
     assert.equal(previous.version, 5n);
     DAMAGE[damage](latest.file);
 
-    const tableDir = path.join(dir, `${tableName(FP)}.lance`);
-    const err = await embedItems(ITEMS, "document", P, embedder(), await open(dir)).then(
-      () => assert.fail("a table whose latest version cannot be read was used"),
-      (e: unknown) => e,
-    );
-    assert.ok(err instanceof VectorStoreError, String(err));
-    assert.equal(err.code, "DAMAGED");
-    assert.ok(err.message.startsWith(`vector store: the latest version of ${tableDir} cannot be read (`), err.message);
-    assert.ok(err.hint!.startsWith(`delete ${latest.file} to go back to the version before it, or rm -rf '${tableDir}'`), err.hint);
-    assert.doesNotMatch(`${err.message} ${err.hint}`, /rustc|cargo|LanceError|Encountered corrupt file/, "no Rust internals reach the user");
-    assert.equal(api.count("embeddings"), 0, "nothing is embedded into a table that cannot be opened");
-
-    // The remedy the hint names: the batch the lost version added, and nothing else, is embedded again.
-    for (const s of stores.splice(0)) s.close();
-    fs.rmSync(latest.file);
+    // The batch the lost version added, and nothing else, is embedded again.
     const logs = await rerunResendsOneBatch(dir, firstBatches);
-    assert.deepEqual(logs, []);
+    const tableDir = path.join(dir, `${tableName(FP)}.lance`);
+    assert.equal(logs.length, 1, logs.join("\n"));
+    assert.ok(logs[0].startsWith(`${tableDir} is damaged (its latest version, 6, cannot be read: `), logs[0]);
+    assert.match(
+      logs[0],
+      /\); going back to version 5, the newest readable one, with its 20 vectors; the vectors written after it will be embedded again \(the unreadable manifest is kept in .*_damaged\)$/,
+    );
+    assert.doesNotMatch(logs[0], /rustc|cargo|LanceError|Encountered corrupt file/, "no Rust internals reach the user");
+    assert.equal(fs.readdirSync(path.join(tableDir, "_damaged")).length, 1, "the unreadable manifest is kept, out of LanceDB's way");
+    console.log(`${damage} latest manifest, rerun: ${logs[0]}`);
     await assertWholeAgain(dir);
   });
 
@@ -239,6 +234,24 @@ for (const damage of MANIFEST_DAMAGE) {
     assert.equal(fresh.cached, 0);
   });
 }
+
+test("the two latest manifests unreadable: the table goes back two versions and exactly those two batches are embedded again", async () => {
+  const dir = tempDir();
+  const firstBatches = await firstRun(dir);
+  const [v6, v5] = manifests(dir, FP);
+  DAMAGE["zero-filled"](v6.file);
+  DAMAGE.truncated(v5.file);
+  const logs: string[] = [];
+  const again = await embedItems(ITEMS, "document", P, embedder(), await open(dir, (m) => logs.push(m)));
+  const resent = inputsOf(api.embeddingRequests());
+  assert.equal(resent.length, 2, `requests on the rerun: ${JSON.stringify(resent)}`);
+  for (const b of resent) assert.ok(firstBatches.some((f) => JSON.stringify(f) === JSON.stringify(b)), `the rerun sent ${JSON.stringify(b)}`);
+  assert.equal(again.cached, 16);
+  assert.equal(logs.length, 1, logs.join("\n"));
+  assert.match(logs[0], /is damaged \(its latest versions, 6, 5, cannot be read: .*\); going back to version 4, the newest readable one, with its 16 vectors;/);
+  assert.match(logs[0], /\(the unreadable manifests are kept in .*_damaged\)$/);
+  await assertWholeAgain(dir);
+});
 
 describe("vector store repair", () => {
   /** Deterministic rows: the vector is a function of the key. */
