@@ -25,8 +25,6 @@ export interface RetrieverOptions {
   bm25?: Partial<Bm25Params>;
   /** Drop documents scoring <= 0 (BM25). */
   positiveOnly?: boolean;
-  /** Dense retrieval through LanceDB's IVF_PQ index instead of exact search; its recall@100 against exact search is logged. */
-  ann?: { nprobes?: number; refineFactor?: number };
   /** Chat model for the LLM methods (`--llm`; default GBR_CHAT_MODEL or the provider's default). */
   llm?: string;
   /** Sample index for `--repeat N` (part of the replay key) and the provider seed to send. */

@@ -49,9 +49,6 @@ export const search: Command = {
       out: { type: "string" },
       format: { type: "string" },
       tag: { type: "string" },
-      ann: { type: "boolean" },
-      nprobes: { type: "string" },
-      refine: { type: "string" },
       "vector-store": { type: "string" },
       ...requireOption,
       ...llmOptions,
@@ -69,8 +66,6 @@ export const search: Command = {
       "--format F        trec (default; json when --out ends in .json), json ({qid: [docid, …]}) or ranx",
       "                  ({qid: {docid: score}}, what ranx's Run.from_file and pytrec_eval read)",
       "--tag T           TREC run tag (default: the retriever name)",
-      "--ann             dense: search the IVF_PQ index instead of exact search (recall against exact is logged)",
-      "--nprobes N       ANN partitions probed (default 20);  --refine N  re-rank N × k candidates exactly",
       "--vector-store U  LanceDB URI of the embedding cache (default data/lancedb; s3://… works)",
       "Environment: GBR_EMBED_BASE_URL or OPENAI_BASE_URL (+ GBR_EMBED_API_KEY/OPENAI_API_KEY) for OpenAI-compatible",
       "servers; GEMINI_API_KEY for gemini-001.",
@@ -92,17 +87,11 @@ export const search: Command = {
     const log = logger(io, values.quiet);
     await loadPlugins((values.require as string[] | undefined) ?? []);
     const bench = (await load(values, io, config())).benchmark;
-    const ann = values.ann
-      ? {
-          nprobes: values.nprobes === undefined ? undefined : numberOption(values.nprobes, "--nprobes", 20, { integer: true, min: 1 }),
-          refineFactor: values.refine === undefined ? undefined : numberOption(values.refine, "--refine", 1, { integer: true, min: 1 }),
-        }
-      : undefined;
     const llm = llmFlags(values, config());
     const retriever = await createRetriever(
       name,
       bench,
-      { bm25, positiveOnly: Boolean(values["positive-only"]), ann, ...llm.options },
+      { bm25, positiveOnly: Boolean(values["positive-only"]), ...llm.options },
       { ...llm.context, log, vectorStore: values["vector-store"] as string | undefined },
     );
     const t0 = performance.now();

@@ -70,8 +70,6 @@ const emptyUsage = (): DenseUsage => ({
 /** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
 export interface VectorRetriever extends FeedbackRetriever {
   usage: DenseUsage;
-  /** Exact top k for query vectors already at hand (embeds nothing, so counts no usage). */
-  searchVectors(queries: Query[], vectors: readonly Float32Array[], k: number): Run;
 }
 
 /** What a `dense:` retriever actually runs, for run metadata; nothing secret (the endpoint is scheme, host, port). */
@@ -119,7 +117,6 @@ export function vectorRetriever(
   return {
     name,
     usage,
-    searchVectors: (queries, vectors, k) => toRun(queries, index.search(vectors, k)),
     async retrieve(queries: Query[], k: number): Promise<Run> {
       return toRun(queries, index.search(await embedQueries(queries), k));
     },
@@ -191,7 +188,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   };
   usage.documentCachedVectors = docs.cached;
   const endpoints = embedder.endpointStats ? () => embedder.endpointStats!() : undefined;
-  return recorded(opts.ann && !ctx.plan ? await annRetriever(exact, realStore, fingerprint, bench, docs.keys, (queries) => run(queries, "query"), opts.ann, ctx.log) : exact, bench.docs.length, endpoints);
+  return recorded(exact, bench.docs.length, endpoints);
 }
 
 /**
@@ -218,53 +215,6 @@ function recorded(r: DenseRetriever, articles: number, endpoints?: () => Endpoin
     ...r,
     retrieve: wrap(r.name, (q, k) => r.retrieve(q, k)),
     retrieveWithFeedback: wrap(`prf:${r.name}`, (q, k) => r.retrieveWithFeedback(q, k)),
-  };
-}
-
-/** `retrieve` via the store's IVF_PQ index; it may hold other corpora, so results map via our keys, over-fetched. */
-async function annRetriever(
-  exact: DenseRetriever,
-  store: VectorStore,
-  fingerprint: string,
-  bench: Benchmark,
-  docKeys: string[],
-  embedQueries: (queries: Query[]) => Promise<{ vectors: Float32Array[] }>,
-  ann: RetrieverOptions["ann"],
-  log: RunContext["log"],
-): Promise<DenseRetriever> {
-  if (!(await store.hasCurrentAnnIndex(fingerprint))) {
-    log(`${exact.name}: building the IVF_PQ index (once per preset; may take a minute)`);
-    await store.buildAnnIndex(fingerprint);
-  }
-  const byKey = new Map<string, number[]>();
-  docKeys.forEach((k, d) => byKey.set(k, [...(byKey.get(k) ?? []), d]));
-  return {
-    ...exact,
-    name: `${exact.name} (ANN)`,
-    async retrieve(queries: Query[], k: number): Promise<Run> {
-      const { vectors } = await embedQueries(queries);
-      const found = await store.annSearch(fingerprint, vectors, 2 * k, ann);
-      const rankings = new Map<string, string[]>();
-      const scores = new Map<string, number[]>();
-      queries.forEach((q, i) => {
-        const ids: string[] = [];
-        const sc: number[] = [];
-        found[i].keys.forEach((key, r) => {
-          for (const d of byKey.get(key) ?? []) if (ids.length < k) (ids.push(bench.docs[d].id), sc.push(found[i].scores[r]));
-        });
-        rankings.set(q.id, ids);
-        scores.set(q.id, sc);
-      });
-      // Recall against exact search on the same vectors, so nobody trades accuracy for speed unseen.
-      const reference = exact.searchVectors(queries, vectors, k);
-      let overlap = 0;
-      for (const [qid, list] of reference.rankings) {
-        const got = new Set(rankings.get(qid));
-        overlap += list.filter((d) => got.has(d)).length / Math.max(1, list.length);
-      }
-      log(`${exact.name}: ANN recall@${k} against exact search ${(overlap / Math.max(1, queries.length)).toFixed(4)}`);
-      return { rankings, scores };
-    },
   };
 }
 

@@ -320,21 +320,3 @@ test("gbr reproduce runs the dense experiments against the doubles and skips non
   const rows = readFileSync(path.join(out, "sample", "summary.csv"), "utf8").trim().split("\n").slice(1).map((l) => l.split(","));
   assert.deepEqual(rows.map((c) => [c[0], c[2]]).sort(), ids.map((id) => [id, "ok"]).sort());
 });
-
-test("--ann: the IVF_PQ index is built once and its recall against exact search is reported", async () => {
-  const docs = Array.from({ length: 300 }, (_, i) => ({ id: `Χ::${i}`, text: `άρθρο ${i} για θέμα ${i % 17} και ${i % 5}` }));
-  const queries = Array.from({ length: 5 }, (_, i) => ({ id: `q${i}`, text: `θέμα ${i}` }));
-  const big: Benchmark = { name: "ann", docs, queries, qrels: new Map(queries.map((q) => [q.id, new Set([`Χ::${q.id.slice(1)}`])])), meta: new Map() };
-  const logs: string[] = [];
-  const r = await createRetriever("dense:qwen3-8b", big, { ann: { nprobes: 64, refineFactor: 10 } }, { log: (m) => logs.push(m) });
-  const run = await r.retrieve(queries, 100);
-  assert.equal(run.rankings.get("q0")!.length, 100);
-  const line = logs.find((l) => l.includes("ANN recall@100"));
-  assert.ok(line, logs.join("\n"));
-  const recall = Number(line!.split(" ").pop());
-  assert.ok(recall > 0.5 && recall <= 1, line);
-  assert.ok(logs.some((l) => l.includes("building the IVF_PQ index")));
-  const logs2: string[] = [];
-  await createRetriever("dense:qwen3-8b", big, { ann: {} }, { log: (m) => logs2.push(m) });
-  assert.ok(!logs2.some((l) => l.includes("building")), "the index is reused");
-});
