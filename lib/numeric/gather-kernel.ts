@@ -1,4 +1,4 @@
-/** Sparse rows × dense matrix in WebAssembly SIMD: LSI's products (`gatherRow` of lib/dense/svd.ts, equal to the bit) and the bootstrap's resample means (lib/eval/bootstrap.ts). */
+/** Sparse rows × dense matrix in WebAssembly SIMD: LSI's products (lib/dense/svd.ts) and the bootstrap's resample means. */
 import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";
 import { GATHER_KERNEL_WASM_BASE64 } from "./gather-kernel-wasm";
 
@@ -21,7 +21,7 @@ export class GatherKernel {
     this.gramKernel = exports.gram as GatherKernel["gramKernel"];
   }
 
-  /** The upper triangle of Xᵀ Y (lower one zero), as `gram` in ./svd.ts; undefined when memory cannot hold it. */
+  /** The upper triangle of Xᵀ Y (lower one zero); undefined when memory cannot hold it. */
   gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array | undefined {
     if (X.length < m * n || Y.length < m * n) throw new RangeError(`gram of ${m} × ${n} needs ${m * n} entries, got ${X.length} and ${Y.length}`);
     const bytes = align16(m * n * 8);
@@ -55,10 +55,10 @@ export class GatherKernel {
     }
   }
 
-  /** Rows [from, to) into `out` as `gatherRow` computes them; false, writing nothing, if X and a chunk don't fit. */
-  rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): boolean {
+  /** Rows [from, to) of out[r] = Σ weight[p] · X[index[p]]; false, writing nothing, if X and a chunk don't fit. */
+  rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number): boolean {
     if (to <= from || c === 0) return true;
-    if ((to - base) * c > out.length || (from - base) * c < 0) throw new RangeError(`rows ${from}..${to} (base ${base}) × ${c} do not fit an output of ${out.length}`);
+    if (to * c > out.length) throw new RangeError(`rows ${from}..${to} × ${c} do not fit an output of ${out.length}`);
     // All chunks cut first, so the memory grows once before anything is written: X in place stays readable.
     const ends: number[] = [];
     let most = 0;
@@ -84,7 +84,7 @@ export class GatherKernel {
       const idxAt = wAt + align16(entries * 8);
       const startsAt = idxAt + align16(entries * 4);
       const buffer = this.memory.buffer;
-      const o = (r0 - base) * c;
+      const o = r0 * c;
       new Float64Array(buffer, outAt, nRows * c).fill(0);
       new Float64Array(buffer, wAt, entries).set(weight.subarray(s0, s0 + entries));
       new Int32Array(buffer, idxAt, entries).set(index.subarray(s0, s0 + entries));
