@@ -139,7 +139,8 @@ async function main() {
   figures.lsiQueryMs = (performance.now() - t0) / bench.queries.length;
   console.log(
     `LSI fit, greeklaws-2021 (5,692 articles) at 256 dimensions: ${(figures.lsiFitMs / 1000).toFixed(1)} s (first), ` +
-      `${(figures.kernelLsiFitMs / 1000).toFixed(2)} s (median of ${quick ? 1 : 3}); fold-in ${figures.lsiQueryMs.toFixed(2)} ms/query`,
+      `${(figures.kernelLsiFitMs / 1000).toFixed(2)} s (median of ${quick ? 1 : 3}); ` +
+      `fold-in ${figures.lsiQueryMs.toFixed(2)} ms/query`,
   );
   const lsiDocs = model.embedDocs();
   const lsiQueries = bench.queries.map((q) => model.embedQuery(q.text));

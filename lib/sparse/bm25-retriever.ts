@@ -1,5 +1,5 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
-import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
+import { Bm25Index, type Bm25Scorer, type SearchOptions } from "./bm25";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
@@ -74,16 +74,4 @@ export function bm25Search(
     scores.set(q.id, numbersOf(top.scores));
   }
   return { rankings, scores };
-}
-
-/** Index, score and rank in one call. */
-export function bm25Run(
-  bench: Pick<Benchmark, "docs" | "queries">,
-  tokenizer: Tokenizer,
-  params: Partial<Bm25Params> = {},
-  k = 100,
-  opts: SearchOptions = {},
-): Run {
-  const corpus = indexCorpus(bench.docs, tokenizer);
-  return bm25Search(corpus, corpus.index.withParams(params), bench.queries, k, opts);
 }

@@ -40,36 +40,24 @@ export class Bm25Index {
     return this.postingDoc.length;
   }
 
-  /** Builds the index from token lists in corpus order. */
+  /** Builds the index from token lists in corpus order; term ids in order of first occurrence (rank_bm25's dict order). */
   static build(docs: readonly (readonly string[])[]): Bm25Index {
     const vocab = new Map<string, number>();
-    const terms: string[] = [];
-    const ids = docs.map((tokens) => {
-      const out = new Int32Array(tokens.length);
-      for (let i = 0; i < tokens.length; i++) {
-        let id = vocab.get(tokens[i]);
-        if (id === undefined) {
-          id = terms.length;
-          terms.push(tokens[i]);
-          vocab.set(tokens[i], id);
-        }
-        out[i] = id;
-      }
-      return out;
-    });
-    return Bm25Index.fromTermIds(terms, ids);
-  }
-
-  /** From term-id docs, ids in first-appearance order (as `Analyzer`): rank_bm25 sums mean idf in that order. */
-  static fromTermIds(terms: readonly string[], docs: readonly Int32Array[]): Bm25Index {
     const offsets = new Int32Array(docs.length + 1);
     for (let d = 0; d < docs.length; d++) offsets[d + 1] = offsets[d] + docs[d].length;
     const ids = new Int32Array(offsets[docs.length]);
-    docs.forEach((doc, d) => ids.set(doc, offsets[d]));
-    return Bm25Index.fromFlat(terms, ids, offsets);
+    let i = 0;
+    for (const tokens of docs) {
+      for (const token of tokens) {
+        let id = vocab.get(token);
+        if (id === undefined) vocab.set(token, (id = vocab.size));
+        ids[i++] = id;
+      }
+    }
+    return Bm25Index.fromFlat([...vocab.keys()], ids, offsets);
   }
 
-  /** `fromTermIds` for a flat corpus (`analyzeMany`'s): doc d is `ids.subarray(offsets[d], offsets[d + 1])`. */
+  /** From a flat corpus (`analyzeMany`'s): doc d is `ids.subarray(offsets[d], offsets[d + 1])`. */
   static fromFlat(terms: readonly string[], ids: Int32Array, offsets: Int32Array): Bm25Index {
     const V = terms.length;
     const N = offsets.length - 1;

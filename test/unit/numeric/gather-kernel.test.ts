@@ -20,10 +20,13 @@ function randomMatrix(rng: Pcg64, size: number): Float64Array {
 }
 
 /** Row by row, entry by entry: the product the kernel computes (its order of additions is pinned by lsi.test.ts). */
-function naiveRows(starts: Int32Array, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, from: number, to: number): Float64Array {
+type Rows = { starts: Int32Array; index: Int32Array; weight: Float64Array };
+function naiveRows({ starts, index, weight }: Rows, X: Float64Array, c: number, from: number, to: number): Float64Array {
   const out = new Float64Array((to - from) * c);
   for (let r = from; r < to; r++) {
-    for (let p = starts[r]; p < starts[r + 1]; p++) for (let j = 0; j < c; j++) out[(r - from) * c + j] += weight[p] * X[index[p] * c + j];
+    for (let p = starts[r]; p < starts[r + 1]; p++) {
+      for (let j = 0; j < c; j++) out[(r - from) * c + j] += weight[p] * X[index[p] * c + j];
+    }
   }
   return out;
 }
@@ -32,7 +35,9 @@ function assertClose(got: Float64Array, want: Float64Array, what: string): void 
   assert.equal(got.length, want.length, what);
   let scale = 0;
   for (const v of want) scale = Math.max(scale, Math.abs(v));
-  for (let i = 0; i < want.length; i++) assert.ok(Math.abs(got[i] - want[i]) <= 1e-12 * (1 + scale), `${what} [${i}]: ${got[i]} vs ${want[i]}`);
+  for (let i = 0; i < want.length; i++) {
+    assert.ok(Math.abs(got[i] - want[i]) <= 1e-12 * (1 + scale), `${what} [${i}]: ${got[i]} vs ${want[i]}`);
+  }
 }
 
 test("the WebAssembly gather kernel computes the sparse product, on random products of every column count", () => {
@@ -45,7 +50,7 @@ test("the WebAssembly gather kernel computes the sparse product, on random produ
       const X = randomMatrix(rng, xRows * c);
       const got = new Float64Array(rows * c).fill(Number.NaN); // rows are written, not added to
       gatherRows(starts, index, weight, X, c, got, rows);
-      assertClose(got, naiveRows(starts, index, weight, X, c, 0, rows), `c=${c} maxLen=${maxLen} rows=${rows}`);
+      assertClose(got, naiveRows({ starts, index, weight }, X, c, 0, rows), `c=${c} maxLen=${maxLen} rows=${rows}`);
     }
   }
 });
@@ -74,11 +79,12 @@ test("the gather kernel's chunks (rows longer than a chunk, many rows) and a ran
   const X = randomMatrix(rng, 900 * c);
   const all = new Float64Array(rows * c);
   new GatherKernel().rows(s2, idx2, w2, X, c, all, 0, rows);
-  assertClose(all, naiveRows(s2, idx2, w2, X, c, 0, rows), "all rows");
+  assertClose(all, naiveRows({ starts: s2, index: idx2, weight: w2 }, X, c, 0, rows), "all rows");
   // Rows 300..650 only: the rest of the output is left alone.
   const part = new Float64Array(rows * c);
   gatherKernel().rows(s2, idx2, w2, X, c, part, 300, 650);
-  assertClose(part.subarray(300 * c, 650 * c), naiveRows(s2, idx2, w2, X, c, 300, 650), "rows 300..650");
+  const m2 = { starts: s2, index: idx2, weight: w2 };
+  assertClose(part.subarray(300 * c, 650 * c), naiveRows(m2, X, c, 300, 650), "rows 300..650");
   assert.ok(part.subarray(0, 300 * c).every((v) => v === 0));
   assert.throws(() => gatherKernel().rows(s2, idx2, w2, X, c, new Float64Array(350 * c), 300, 651), /do not fit/);
 });
@@ -105,7 +111,9 @@ test("the Gram kernel sums Xᵀ Y's upper triangle, for X = Y and X ≠ Y, every
     const Y = randomMatrix(rng, m * n);
     for (const [A, B, what] of [[X, Y, ""], [X, X, ", X = Y"]] as const) {
       const want = new Float64Array(n * n);
-      for (let i = 0; i < n; i++) for (let j = i; j < n; j++) for (let r = 0; r < m; r++) want[i * n + j] += A[r * n + i] * B[r * n + j];
+      for (let i = 0; i < n; i++) {
+        for (let j = i; j < n; j++) for (let r = 0; r < m; r++) want[i * n + j] += A[r * n + i] * B[r * n + j];
+      }
       for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) want[i * n + j] = want[j * n + i];
       assertClose(gram(A, B, m, n), want, `m=${m} n=${n}${what}`);
     }
@@ -127,7 +135,8 @@ test("when the kernel's memory cannot grow, a product or Gram matrix is a clear 
     const { starts, index, weight } = randomRows(rng, 300, 30, 2000);
     const X = randomMatrix(rng, 2000 * c); // 640 KB: more than the kernel's first 64 KiB page
     assert.equal(kernel.rows(starts, index, weight, X, c, new Float64Array(300 * c), 0, 300), false, "the kernel declines");
-    assert.throws(() => gatherRows(starts, index, weight, X, c, new Float64Array(300 * c), 300), /300 rows × 40 columns does not fit the kernel's memory/);
+    const out = new Float64Array(300 * c);
+    assert.throws(() => gatherRows(starts, index, weight, X, c, out, 300), /300 rows × 40 columns does not fit/);
     assert.throws(() => gram(X, randomMatrix(rng, 2000 * c), 2000, c), /Gram matrix of 2000 × 40 does not fit/);
     assert.equal(kernel.xArea(1 << 20), undefined);
   } finally {
