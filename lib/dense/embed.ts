@@ -1,7 +1,7 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
 import { EmbeddingError, type Embedder, type Side } from "../models/embed";
-import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
+import { mergeProvenance, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
 import { untilFailure } from "../util/pool";
 
 /** The part of the vector store the pipeline needs; with `exclusive`, batches re-read their keys (another process's work). */
@@ -191,33 +191,4 @@ function describe(ids: string[], side: Side, b: number, total: number, name: str
   const kind = side === "document" ? "articles" : "queries";
   const shown = ids.length <= 3 ? ids.join(", ") : `${ids.slice(0, 3).join(", ")} … (${ids.length} in all)`;
   return `embedding ${kind} ${shown} with ${name} (batch ${b + 1} of ${total})`;
-}
-
-/** An in-memory VectorCache, for tests and one-off runs that should leave nothing on disk. */
-export function memoryCache(): VectorCache & { size(): number } {
-  const tables = new Map<string, Map<string, CachedVector>>();
-  const notes = new Map<string, EmbeddingProvenance>();
-  return {
-    async provenance(fp) {
-      const n = notes.get(fp);
-      return n ? { servedModels: [...n.servedModels], standIn: n.standIn } : { servedModels: [], standIn: false };
-    },
-    async noteProvenance(fp, p) {
-      const n = notes.get(fp) ?? { servedModels: [], standIn: false };
-      notes.set(fp, mergeProvenance(n, p));
-    },
-    async get(fp, keys) {
-      const t = tables.get(fp);
-      const out = new Map<string, CachedVector>();
-      if (t) for (const k of keys) if (t.has(k)) out.set(k, { ...t.get(k)! });
-      return out;
-    },
-    async put(fp, rows) {
-      let t = tables.get(fp);
-      if (!t) tables.set(fp, (t = new Map()));
-      // Like the store: a key already present is not written again.
-      for (const r of rows) if (!t.has(r.key)) t.set(r.key, r.tokens === undefined ? { vector: r.vector } : { vector: r.vector, tokens: r.tokens });
-    },
-    size: () => [...tables.values()].reduce((s, t) => s + t.size, 0),
-  };
 }

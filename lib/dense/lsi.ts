@@ -4,6 +4,7 @@
  */
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "../numeric/gather-kernel";
+import { normalize } from "./exact-search";
 import type { Embedder, EmbedResult, Side } from "../models/embed";
 
 /** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
@@ -106,7 +107,7 @@ export class LsiModel {
       const row = t * k;
       for (let j = 0; j < k; j++) acc[j] += w * this.termProjection[row + j];
     }
-    return unitFloat32(acc, 0, k);
+    return normalize(acc);
   }
 }
 
@@ -176,7 +177,7 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
 
   const docRaw = mulA(rows, termProjection, k);
   const docMatrix = new Float32Array(N * k);
-  for (let d = 0; d < N; d++) docMatrix.set(unitFloat32(docRaw, d * k, k), d * k);
+  for (let d = 0; d < N; d++) docMatrix.set(normalize(docRaw.subarray(d * k, (d + 1) * k)), d * k);
 
   return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
 }
@@ -210,18 +211,6 @@ export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = mode
     residual += rowSq[d] - 2 * dot(C, d * k, AV, d * k, k) + dot(C, d * k, CG, d * k, k);
   }
   return total > 0 ? Math.sqrt(Math.max(residual, 0) / total) : 0;
-}
-
-/** x[o .. o+k) scaled to unit length as float32; zero stays zero. */
-function unitFloat32(x: Float64Array, o: number, k: number): Float32Array {
-  let s = 0;
-  for (let j = 0; j < k; j++) s += x[o + j] * x[o + j];
-  const out = new Float32Array(k);
-  if (s > 0) {
-    const inv = 1 / Math.sqrt(s);
-    for (let j = 0; j < k; j++) out[j] = x[o + j] * inv;
-  }
-  return out;
 }
 
 function checkInt(name: string, value: number, min?: number): number {

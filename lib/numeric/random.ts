@@ -7,7 +7,6 @@ import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";
 import { SIGN_KERNEL_WASM_BASE64 } from "./sign-kernel-wasm";
 
 const MASK32 = 0xffffffffn;
-const TWO32 = 4294967296;
 
 // SeedSequence's hash constants (numpy/random/bit_generator.pyx).
 const INIT_A = 0x43b0d7e5;
@@ -182,23 +181,6 @@ export class Pcg64 {
   nextDouble(): number {
     this.step();
     return ((this.hi >>> 0) * 2097152 + (this.lo >>> 11)) / 9007199254740992;
-  }
-
-  /** numpy's `integers(0, n)` for n ≤ 2^32: Lemire's method on 32-bit draws. */
-  integers(n: number): number {
-    if (!(Number.isInteger(n) && n >= 1 && n <= TWO32)) throw new RangeError(`integers: n must be an integer in [1, 2^32], got ${n}`);
-    if (n === 1) return 0;
-    if (n === TWO32) return this.nextUint32();
-    const threshold = (TWO32 - n) % n;
-    for (;;) {
-      const x = this.nextUint32();
-      // x × n split as high and low 32 bits without losing precision (x, n < 2^32).
-      const xh = Math.floor(x / 65536), xl = x % 65536;
-      const mid = xh * n;
-      const low = xl * n + (mid % 65536) * 65536;
-      const leftover = low % TWO32;
-      if (leftover >= threshold) return Math.floor(mid / 65536) + Math.floor(low / TWO32);
-    }
   }
 
   /** numpy's `choice([-1, 1], size=count)` (equal weights): each sign from the top bit of one 32-bit draw. */
