@@ -5,21 +5,16 @@
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { gatherKernel, releaseGatherKernel } from "../numeric/gather-kernel";
 import { normalize } from "./exact-search";
-import type { Embedder, EmbedResult, Side } from "../models/embed";
 
-/** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
+/** k (default 256, capped at min(documents, terms)), the seed (42), extra columns (10) and power iterations (1). */
 export interface LsiOptions {
-  /** Number of latent dimensions k (default 256); capped at min(documents, terms). */
   dims?: number;
-  /** Seed of the Gaussian test matrix (default 42). */
   seed?: number;
-  /** Extra random columns beyond k (default 10); more makes the trailing σ more accurate. */
   oversample?: number;
-  /** Power iterations (default 1): on greeklaws-2021 a second changed no Recall@100 (4th decimal), cost 0.5 s. */
+  /** On greeklaws-2021 a second iteration changed no Recall@100 (4th decimal) and cost 0.5 s. */
   powerIterations?: number;
 }
 
-/** Postings of a corpus index: term t's are `[termStart[t], termStart[t+1])`, each a document and a tf. */
 export interface LsiPostings {
   readonly docCount: number;
   readonly termCount: number;
@@ -35,9 +30,8 @@ export interface LsiCorpus {
   readonly index: LsiPostings;
 }
 
-/** The TF-IDF matrix in CSC form (`tfidfMatrix`), sharing the index's `termStart` and `postingDoc` arrays. */
+/** The TF-IDF matrix in CSC form, sharing the index's arrays, with ln(N/df) per term for folding in queries. */
 export interface TfidfMatrix extends DocTermMatrix {
-  /** ln(N/df) per term id, which folding in a query reuses. */
   idf: Float64Array;
 }
 
@@ -70,24 +64,19 @@ export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
  * is A V_k ≈ U_k Σ_k (Deerwester et al. §4), so stronger dimensions weigh more than with U_k coordinates.
  */
 export class LsiModel {
-  /** @internal built by `fitLsi` */
+  /** Row-major: V_k (terms × dims), U_k and the unit rows of A V_k (documents × dims, in docIds order); σ descending. */
   constructor(
     readonly dims: number,
-    /** Row d of every per-document array is docIds[d]. */
     readonly docIds: readonly string[],
     readonly idf: Float64Array,
-    /** V_k, terms × dims, row-major. */
     readonly termProjection: Float64Array,
-    /** σ_1 ≥ … ≥ σ_k. */
     readonly singularValues: Float64Array,
-    /** U_k, documents × dims, row-major (for `reconstructionError`). */
     readonly docFactors: Float64Array,
-    /** L2-normalised rows of A V_k, documents × dims, row-major. */
     readonly docMatrix: Float32Array,
     private readonly analyze: (text: string) => ArrayLike<number>,
   ) {}
 
-  /** One unit vector per corpus document, in corpus order (views into `docMatrix`). */
+  /** One unit vector per corpus document, in corpus order. */
   embedDocs(): Float32Array[] {
     const k = this.dims;
     return Array.from({ length: this.docIds.length }, (_, d) => this.docMatrix.subarray(d * k, (d + 1) * k));
