@@ -5,7 +5,7 @@ import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registr
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbeddingPreset } from "./presets";
 import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
 import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
@@ -61,19 +61,12 @@ export interface VectorRetriever extends FeedbackRetriever {
 }
 
 /** What a `dense:` retriever runs, for run metadata; nothing secret (the endpoint is scheme, host, port). */
-export interface DenseRetrieverInfo {
+export type DenseRetrieverInfo = Pick<EmbeddingPreset, "provider" | "model" | "queryTemplate" | "documentTemplate" | "input"> & {
   preset: string;
-  provider: Provider;
-  /** The model name sent to the provider. */
-  model: string;
   endpoint: string;
-  queryTemplate: string;
-  documentTemplate: string;
   batchSize: number;
-  /** OpenAI-compatible servers: `input` sent as a list or as one plain string. */
-  input?: "array" | "string";
   naming: EmbedNaming;
-}
+};
 
 export interface DenseRetriever extends VectorRetriever {
   readonly info: DenseRetrieverInfo;

@@ -18,16 +18,17 @@ const MIX_MULT_R = 0x4973f715;
 const POOL_SIZE = 4;
 
 /** The 32-bit words of a non-negative integer, least significant first ([0] for 0), as SeedSequence reads a seed. */
-function seedWords(seed: bigint): number[] {
-  if (seed < 0n) throw new RangeError(`seed must be non-negative, got ${seed}`);
+function seedWords(seed: number | bigint): number[] {
+  if (typeof seed === "number" && !Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${seed}`);
+  if (seed < 0) throw new RangeError(`seed must be non-negative, got ${seed}`);
   const words: number[] = [];
-  for (let x = seed; x > 0n || words.length === 0; x >>= 32n) words.push(Number(x & MASK32));
+  for (let x = BigInt(seed); x > 0n || words.length === 0; x >>= 32n) words.push(Number(x & MASK32));
   return words;
 }
 
 /** SeedSequence(seed).generate_state(n32) as 32-bit words (no spawn key, pool of 4). */
 function seedSequenceState(seed: number | bigint, n32: number): Uint32Array {
-  const entropy = seedWords(typeof seed === "bigint" ? seed : integerSeed(seed));
+  const entropy = seedWords(seed);
   let hashConst = INIT_A;
   const hashmix = (value: number): number => {
     value = (value ^ hashConst) >>> 0;
@@ -56,11 +57,6 @@ function seedSequenceState(seed: number | bigint, n32: number): Uint32Array {
     out[i] = (v ^ (v >>> 16)) >>> 0;
   }
   return out;
-}
-
-function integerSeed(seed: number): bigint {
-  if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer (or a bigint), got ${seed}`);
-  return BigInt(seed);
 }
 
 // PCG64's multiplier 0x2360ED051FC65DA4_4385DF649FCCF645 enters `step` as 16-bit limbs, least significant first.
