@@ -3,7 +3,7 @@
  * SVD (Halko et al. 2011, Alg. 4.4 and 5.1) of TF-IDF from the BM25 postings, read via `LsiCorpus` (no sparse/ import).
  */
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
-import { gatherKernel, releaseGatherKernel } from "../numeric/gather-kernel";
+import { releaseGatherKernel } from "../numeric/gather-kernel";
 import { normalize } from "./exact-search";
 
 /** k (default 256, capped at min(documents, terms)), the seed (42), extra columns (10) and power iterations (1). */
@@ -125,8 +125,8 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   const rows = csrOf(A);
 
   // Range finder Q (N × l). Only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost),
-  // and A Ω only if no power iteration follows. Ω goes straight into kernel memory; 35 MB of terms × l is not held.
-  let Q = mulA(rows, gaussianMatrix(V * l, seed, gatherKernel().xArea(V * l) ?? new Float64Array(V * l)), l);
+  // and A Ω only if no power iteration follows.
+  let Q = mulA(rows, gaussianMatrix(V * l, seed), l);
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
   for (let i = 0; i < powerIterations; i++) {
     const next = mulA(rows, mulAt(A, Q, l), l);

@@ -211,7 +211,8 @@ export function flipSigns(U: Float64Array, m: number, k: number): void {
  * `size` standard normals from numpy's generator for the seed (so the seed alone fixes every fitted vector):
  * Box–Muller, both outputs used, on its 53-bit `random()` doubles (not numpy's ziggurat `standard_normal`).
  */
-export function gaussianMatrix(size: number, seed: number, out: Float64Array = new Float64Array(size)): Float64Array {
+export function gaussianMatrix(size: number, seed: number): Float64Array {
+  const out = new Float64Array(size);
   const u = Pcg64.fromSeed(seed).fillDoubles(new Float64Array(size + (size % 2)));
   for (let i = 0; i < size; i += 2) {
     const radius = Math.sqrt(-2 * Math.log(1 - u[i]));

@@ -36,15 +36,7 @@ export class GatherKernel {
     return new Float64Array(this.memory.buffer, gAt, n * n).slice();
   }
 
-  /**
-   * n entries in the kernel's memory where `rows` reads X, so a matrix written here is not copied (35 MB on
-   * greeklaws-2021). Valid for the next `rows` call only: growing the memory detaches the view.
-   */
-  xArea(n: number): Float64Array | undefined {
-    return this.room(n * 8) ? new Float64Array(this.memory.buffer, 0, n) : undefined;
-  }
-
-  /** Grows the memory if it can; past 4 GiB callers compute the same numbers in JavaScript. */
+  /** Grows the memory if it can (not past 4 GiB). */
   private room(bytes: number): boolean {
     try {
       ensureWasmBytes(this.memory, bytes);
@@ -59,7 +51,7 @@ export class GatherKernel {
   rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number): boolean {
     if (to <= from || c === 0) return true;
     if (to * c > out.length) throw new RangeError(`rows ${from}..${to} × ${c} do not fit an output of ${out.length}`);
-    // All chunks cut first, so the memory grows once before anything is written: X in place stays readable.
+    // All chunks cut first, so the memory grows once.
     const ends: number[] = [];
     let most = 0;
     for (let r0 = from; r0 < to; ) {
@@ -70,9 +62,8 @@ export class GatherKernel {
       r0 = r1;
     }
     const xBytes = align16(X.length * 8);
-    const inPlace = X.buffer === this.memory.buffer && X.byteOffset === 0;
     if (!this.room(xBytes + most)) return false;
-    if (!inPlace) new Float64Array(this.memory.buffer, 0, X.length).set(X);
+    new Float64Array(this.memory.buffer, 0, X.length).set(X);
     const rowBytes = c * 8;
     let r0 = from;
     for (const r1 of ends) {

@@ -150,15 +150,10 @@ export async function crossEncoderRerankRun(
   // Time and stand-in mark over the distinct pairs used, each counted once, in plan order.
   let seconds = 0;
   let standIn = standInNow;
-  const counted = new Set<string>();
-  for (const { keys } of plans) {
-    for (const key of keys) {
-      if (counted.has(key)) continue;
-      counted.add(key);
-      const c = known.get(key)!;
-      seconds += c.seconds ?? 0;
-      if (c.standIn) standIn = true;
-    }
+  for (const key of new Set(plans.flatMap((plan) => plan.keys))) {
+    const c = known.get(key)!;
+    seconds += c.seconds ?? 0;
+    if (c.standIn) standIn = true;
   }
 
   const rerank: RerankRunInfo = {
