@@ -20,10 +20,8 @@ function storeFor(ctx: RunContext): Promise<VectorStore> {
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
-/** Usage so far, corpus and queries apart (`requests`, `tokens`, `cachedVectors`: both); tokens as reported, else estimated. */
+/** Usage so far, corpus and queries apart (`cachedVectors`: both); tokens as reported, else estimated. */
 export interface DenseUsage extends EmbeddingProvenance {
-  requests: number;
-  tokens: number;
   cachedVectors: number;
   documentCachedVectors: number;
   documentRequests: number;
@@ -39,8 +37,6 @@ export interface DenseUsage extends EmbeddingProvenance {
 }
 
 const emptyUsage = (): DenseUsage => ({
-  requests: 0,
-  tokens: 0,
   cachedVectors: 0,
   documentCachedVectors: 0,
   documentRequests: 0,
@@ -127,8 +123,6 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
       estimateTokens: ctx.plan ? (text) => countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text) : countTokens,
     });
     made?.tally("embedding", p.model, items.length - r.cached, r.tokens, 0);
-    usage.requests += r.requests;
-    usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
     Object.assign(usage, mergeProvenance(usage, r));
     if (side === "document") {

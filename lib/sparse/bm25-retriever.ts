@@ -3,14 +3,13 @@ import { Bm25Index, type Bm25Scorer, type SearchOptions } from "./bm25";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
-/** Index plus doc ids in corpus order; tokenising is costly, so build once and derive scorers per setting. */
+/** Index plus doc ids in corpus order, built once (scorers per setting); `seconds` it took, the one-time work. */
 export interface IndexedCorpus {
   tokenizer: Tokenizer;
   docIds: string[];
   index: Bm25Index;
   /** Query text -> term ids; word-level cached when the tokenizer allows it. */
   analyze(text: string): ArrayLike<number>;
-  /** Wall time of tokenising and indexing the corpus (one-time work of every method built on it). */
   seconds: number;
 }
 

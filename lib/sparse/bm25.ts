@@ -1,11 +1,9 @@
 /** BM25Okapi as rank_bm25 0.2.2 (the paper's): float operations in its order, so scores agree to the last bit. */
 
+/** k1: tf saturation, b: length normalisation, epsilon: negative idf's floor as a fraction of the mean idf. */
 export interface Bm25Params {
-  /** Term-frequency saturation (rank_bm25 default 1.5). */
   k1: number;
-  /** Length normalisation (default 0.75). */
   b: number;
-  /** Floor for negative idf, as a fraction of the mean idf (default 0.25). */
   epsilon: number;
 }
 
@@ -23,9 +21,8 @@ export interface SearchOptions {
 /** Immutable inverted index; `withParams` makes a scorer for any (k1, b, ε) without rebuilding (sweep speed). */
 export class Bm25Index {
   private constructor(
-    /** term -> term id, ids assigned in order of first occurrence (rank_bm25's dict order). */
+    /** term -> id, in order of first occurrence (rank_bm25's dict order); term t's postings [termStart[t], termStart[t+1]). */
     readonly vocab: Map<string, number>,
-    /** postings of term t are [termStart[t], termStart[t+1]) */
     readonly termStart: Int32Array,
     readonly postingDoc: Int32Array,
     readonly postingTf: Int32Array,
@@ -130,7 +127,6 @@ export class Bm25Index {
     return this.forwardIndex;
   }
 
-  /** Term texts by term id. */
   terms(): string[] {
     this.termList ??= Array.from(this.vocab.keys());
     return this.termList;
@@ -233,18 +229,17 @@ function addPostings(from: number, to: number, postingDoc: Int32Array, weight: F
 /** Scores queries against a `Bm25Index` for one parameter setting. */
 export class Bm25Scorer {
   readonly idf: Float64Array;
-  /** Precomputed idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)) per posting. */
+  /** bm25Weight per posting. */
   readonly weight: Float64Array;
   readonly avgdl: number;
   private readonly scores: Float64Array;
   /** Scratch for `accumulate`: each term's count in the current query, and the distinct terms. */
   private readonly times: Int32Array;
   private readonly distinct: Int32Array;
-  /** Each term's largest posting weight: over a query's terms they bound its scores (`selectTopClearing`). */
+  /** Each term's largest weight: summed over a query's terms, a bound on its scores (`bound`, for `selectTopClearing`). */
   private readonly termMax: Float64Array;
-  /** Every posting weight is >= 0 (unless idf goes negative), so scores lie in [0, bound]. */
+  /** Every weight >= 0 (unless idf goes negative), so scores lie in [0, bound]. */
   private readonly nonNegative: boolean;
-  /** An upper bound of the current query's scores, set by `accumulate`. */
   private bound = 0;
   private readonly scratch: SelectScratch;
 
@@ -287,13 +282,8 @@ export class Bm25Scorer {
   /** Full score vector for one query (repeated terms count again, unknown add 0); the caller owns the array. */
   scoreAll(queryTokens: readonly string[]): Float64Array {
     const out = new Float64Array(this.index.docCount);
-    this.accumulate(this.termIdsOf(queryTokens), out);
+    this.accumulate(Int32Array.from(queryTokens, (tok) => this.index.vocab.get(tok) ?? -1), out);
     return out;
-  }
-
-  private termIdsOf(queryTokens: readonly string[]): Int32Array {
-    const { vocab } = this.index;
-    return Int32Array.from(queryTokens, (tok) => vocab.get(tok) ?? -1);
   }
 
   /**
@@ -323,13 +313,7 @@ export class Bm25Scorer {
     this.bound = bound * (1 + 1e-9);
   }
 
-  /** The k best documents, ties in corpus order (a stable sort of rank_bm25's scores); `positiveOnly` drops <= 0. */
-  search(queryTokens: readonly string[], k: number, opts: SearchOptions = {}): TopK {
-    this.accumulate(this.termIdsOf(queryTokens), this.scores);
-    return this.select(k, opts);
-  }
-
-  /** `search` for a query already mapped to term ids (ids outside the vocabulary add 0). */
+  /** The k best documents for term ids (outside the vocabulary: 0), ties in corpus order; `positiveOnly` drops <= 0. */
   searchIds(termIds: ArrayLike<number>, k: number, opts: SearchOptions = {}): TopK {
     this.accumulate(termIds, this.scores);
     return this.select(k, opts);
