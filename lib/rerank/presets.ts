@@ -3,9 +3,9 @@
  * limits assume ~3 chars/token for Greek legal text (not English's ~4), with room for the query (long: ~1,200 tokens).
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
+import { presetsInFile } from "../dense/presets";
 
 /** One cross-encoder re-ranker; templates (`{query}`, `{text}`) are applied client-side, articles cut first. */
 export interface RerankPreset {
@@ -110,16 +110,7 @@ export function rerankPreset(name: string, presets: readonly RerankPreset[] = BU
 }
 
 function readUserRerankers(file: string, builtins: ReadonlyMap<string, RerankPreset>): RerankPreset[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new GbrError(`${file}: not a readable presets file (${(err as Error).message})`, "USAGE");
-  }
-  const list = (parsed as { rerankers?: unknown } | null)?.rerankers;
-  if (list === undefined) return [];
-  if (!Array.isArray(list)) throw new GbrError(`${file}: "rerankers" must be an array of presets`, "USAGE");
-  return list.map((raw, i) => {
+  return presetsInFile(file, "rerankers").map((raw, i) => {
     const where = `${file}: rerankers[${i}]`;
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new GbrError(`${where}: expected an object`, "USAGE");
     const u = raw as Partial<Record<keyof RerankPreset, unknown>>;
