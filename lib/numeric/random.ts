@@ -60,6 +60,11 @@ function seedSequenceState(seed: number | bigint, n32: number): Uint32Array {
 }
 
 // PCG64's multiplier 0x2360ED051FC65DA4_4385DF649FCCF645 enters `step` as 16-bit limbs, least significant first.
+const MASK128 = (1n << 128n) - 1n;
+
+function setLimbs(limbs: Float64Array, x: bigint): void {
+  for (let i = 0; i < 8; i++) limbs[i] = Number((x >> BigInt(16 * i)) & 0xffffn);
+}
 
 /**
  * numpy's PCG64. The 128-bit state and increment are kept as eight 16-bit limbs each, so a step is exact in doubles.
@@ -77,11 +82,8 @@ export class Pcg64 {
   private lo = 0;
   private hi = 0;
 
-  private constructor(state: bigint, inc: bigint) {
-    for (let i = 0; i < 8; i++) {
-      this.s[i] = Number((state >> BigInt(16 * i)) & 0xffffn);
-      this.inc[i] = Number((inc >> BigInt(16 * i)) & 0xffffn);
-    }
+  private constructor(inc: bigint) {
+    setLimbs(this.inc, inc);
   }
 
   /** The generator of `numpy.random.default_rng(seed)`. */
@@ -91,9 +93,9 @@ export class Pcg64 {
     const u64 = (k: number) => (BigInt(w[2 * k + 1]) << 32n) | BigInt(w[2 * k]);
     const initState = (u64(0) << 64n) | u64(1);
     const initSeq = (u64(2) << 64n) | u64(3);
-    const rng = new Pcg64(0n, ((initSeq << 1n) | 1n) & ((1n << 128n) - 1n));
+    const rng = new Pcg64(((initSeq << 1n) | 1n) & MASK128);
     rng.step();
-    rng.addState(initState);
+    setLimbs(rng.s, (rng.state.state + initState) & MASK128);
     rng.step();
     return rng;
   }
@@ -102,15 +104,6 @@ export class Pcg64 {
   get state(): { state: bigint; inc: bigint } {
     const big = (l: Float64Array) => l.reduceRight((acc, x) => (acc << 16n) | BigInt(x), 0n);
     return { state: big(this.s), inc: big(this.inc) };
-  }
-
-  private addState(x: bigint): void {
-    let carry = 0;
-    for (let i = 0; i < 8; i++) {
-      const t = this.s[i] + Number((x >> BigInt(16 * i)) & 0xffffn) + carry;
-      carry = t >= 65536 ? 1 : 0;
-      this.s[i] = t - carry * 65536;
-    }
   }
 
   /** state = state × M + inc (mod 2^128), then the XSL-RR output of the new state into `lo`/`hi`. */
