@@ -1,17 +1,14 @@
 import type { EmbeddingPreset } from "./presets";
 import { presetFingerprint, renderTemplate, textKey } from "./presets";
 import { EmbeddingError, type Embedder, type Side } from "../models/embed";
-import { mergeProvenance, type CachedVector, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
+import { mergeProvenance, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
 import { untilFailure } from "../util/pool";
 
-/**
- * The part of the vector store the embedding pipeline needs. With `exclusive`, batches re-read their keys inside it, so
- * another process's work is read, not paid for; without `provenance`, what produced the stored vectors is unknown.
- */
+/** The part of the vector store the pipeline needs; with `exclusive`, batches re-read their keys (another process's work). */
 export type VectorCache = Pick<VectorStore, "get" | "put"> & Partial<Pick<VectorStore, "exclusive" | "provenance" | "noteProvenance">>;
 
 export interface EmbedItemsOptions {
-  /** Batches in flight at once (default: the embedder's capacity, else 2; the embedder may limit further). */
+  /** Batches in flight at once (default: the embedder's capacity, else 2). */
   concurrency?: number;
   /** Called after every batch with items done so far (cached ones count as done). */
   onProgress?: (done: number, total: number) => void;
@@ -20,33 +17,18 @@ export interface EmbedItemsOptions {
   estimateTokens?: (text: string) => number;
 }
 
-/** With the model names the servers reported (this call's and the cache's record) and the test-double mark. */
 export interface EmbedItemsResult extends EmbeddingProvenance {
-  /** One vector per item, in item order, as the provider returned it. */
+  /** One vector per item, in item order. */
   vectors: Float32Array[];
-  /** Each item's cache key (what the store and its ANN index know the vector by). */
-  keys: string[];
   cached: number;
   requests: number;
   /** Every item's tokens, cached or not (stored count, else the estimate): a cached rerun reports the paying run's. */
   tokens: number;
-  /** The part of `tokens` that is an estimate. */
   estimatedTokens: number;
 }
 
-/**
- * Largest-remainder split of an integer total over weights: shares sum to `total`, each within 1 of its
- * quota; equal weights when all are 0; remainder ties go to the earlier item.
- */
+/** Largest-remainder split of an integer total over weights (equal when all are 0; ties to the earlier item). */
 export function apportion(total: number, weights: readonly number[]): number[] {
-  if (!(Number.isInteger(total) && total >= 0)) throw new RangeError(`apportion: total must be a non-negative integer, got ${total}`);
-  if (weights.length === 0) {
-    if (total === 0) return [];
-    throw new RangeError(`apportion: ${total} to split over no items`);
-  }
-  weights.forEach((w, i) => {
-    if (!(Number.isFinite(w) && w >= 0)) throw new RangeError(`apportion: weight ${i} must be a finite number >= 0, got ${w}`);
-  });
   const sum = weights.reduce((a, b) => a + b, 0);
   const w = sum > 0 ? weights : weights.map(() => 1);
   const sumW = sum > 0 ? sum : weights.length;
@@ -67,10 +49,7 @@ export function apportion(total: number, weights: readonly number[]): number[] {
   return shares;
 }
 
-/**
- * Embeds items through the persistent vector cache: uncached ones go in batches, each checked and stored
- * as soon as it returns, so an interrupted run resumes with only the missing batches; a failure names its items.
- */
+/** Embeds items through the vector cache: each batch stored as it returns, so a rerun sends only what is missing. */
 export async function embedItems(
   items: readonly { id: string; text: string }[],
   side: Side,
@@ -101,7 +80,6 @@ export async function embedItems(
     }
   });
   const cachedAtStart = items.length - keys.filter((k) => !found.has(k)).length;
-  /** Keys this call embedded; the rest came from the cache (some found only under the lock). */
   const embedded = new Set<string>();
   const batchSize = Math.max(1, embedder.maxBatch);
   const batches: number[][] = [];
@@ -114,8 +92,7 @@ export async function embedItems(
   let done = items.length - missing.length;
   opts.onProgress?.(done, items.length);
 
-  // Requests leave in batch order even when shared-cache re-lookups take varying time, so the provider's
-  // request log is stable. `sent[b]` settles once batch b's request is sent or needs none.
+  // Requests leave in batch order whatever the re-lookups take, so the provider's request log is stable.
   const sent = batches.map(() => {
     let settle!: () => void;
     const promise = new Promise<void>((r) => (settle = r));
@@ -188,7 +165,6 @@ export async function embedItems(
 
   // The first failure stops new batches; everything stored before it stays stored.
   const failure = await untilFailure(batches.length, opts.concurrency ?? embedder.capacity ?? 2, runBatch);
-  // Noted even after a failure: the vectors stored before it keep their mark.
   if (requests > 0) await cache.noteProvenance?.(fingerprint, fresh);
   if (failure) throw failure.error;
 
@@ -208,40 +184,11 @@ export async function embedItems(
     }
   });
   const old = cached > 0 && cache.provenance ? await cache.provenance(fingerprint) : { servedModels: [], standIn: false };
-  return { vectors, keys, cached, requests, tokens, estimatedTokens, ...mergeProvenance(fresh, old) };
+  return { vectors, cached, requests, tokens, estimatedTokens, ...mergeProvenance(fresh, old) };
 }
 
 function describe(ids: string[], side: Side, b: number, total: number, name: string): string {
   const kind = side === "document" ? "articles" : "queries";
   const shown = ids.length <= 3 ? ids.join(", ") : `${ids.slice(0, 3).join(", ")} … (${ids.length} in all)`;
   return `embedding ${kind} ${shown} with ${name} (batch ${b + 1} of ${total})`;
-}
-
-/** An in-memory VectorCache, for tests and one-off runs that should leave nothing on disk. */
-export function memoryCache(): VectorCache & { size(): number } {
-  const tables = new Map<string, Map<string, CachedVector>>();
-  const notes = new Map<string, EmbeddingProvenance>();
-  return {
-    async provenance(fp) {
-      const n = notes.get(fp);
-      return n ? { servedModels: [...n.servedModels], standIn: n.standIn } : { servedModels: [], standIn: false };
-    },
-    async noteProvenance(fp, p) {
-      const n = notes.get(fp) ?? { servedModels: [], standIn: false };
-      notes.set(fp, mergeProvenance(n, p));
-    },
-    async get(fp, keys) {
-      const t = tables.get(fp);
-      const out = new Map<string, CachedVector>();
-      if (t) for (const k of keys) if (t.has(k)) out.set(k, { ...t.get(k)! });
-      return out;
-    },
-    async put(fp, rows) {
-      let t = tables.get(fp);
-      if (!t) tables.set(fp, (t = new Map()));
-      // Like the store: a key already present is not written again.
-      for (const r of rows) if (!t.has(r.key)) t.set(r.key, r.tokens === undefined ? { vector: r.vector } : { vector: r.vector, tokens: r.tokens });
-    },
-    size: () => [...tables.values()].reduce((s, t) => s + t.size, 0),
-  };
 }

@@ -3,22 +3,18 @@
  * SVD (Halko et al. 2011, Alg. 4.4 and 5.1) of TF-IDF from the BM25 postings, read via `LsiCorpus` (no sparse/ import).
  */
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
-import { gatherKernel, releaseGatherKernel } from "../numeric/gather-kernel";
-import type { Embedder, EmbedResult, Side } from "../models/embed";
+import { releaseGatherKernel } from "../numeric/gather-kernel";
+import { normalize } from "./exact-search";
 
-/** Settings of `fitLsi`; every one is part of what makes two fits reproduce each other. */
+/** k (default 256, capped at min(documents, terms)), the seed (42), extra columns (10) and power iterations (1). */
 export interface LsiOptions {
-  /** Number of latent dimensions k (default 256); capped at min(documents, terms). */
   dims?: number;
-  /** Seed of the Gaussian test matrix (default 42). */
   seed?: number;
-  /** Extra random columns beyond k (default 10); more makes the trailing σ more accurate. */
   oversample?: number;
-  /** Power iterations (default 1): on greeklaws-2021 a second changed no Recall@100 (4th decimal), cost 0.5 s. */
+  /** On greeklaws-2021 a second iteration changed no Recall@100 (4th decimal) and cost 0.5 s. */
   powerIterations?: number;
 }
 
-/** Postings of a corpus index: term t's are `[termStart[t], termStart[t+1])`, each a document and a tf. */
 export interface LsiPostings {
   readonly docCount: number;
   readonly termCount: number;
@@ -34,9 +30,8 @@ export interface LsiCorpus {
   readonly index: LsiPostings;
 }
 
-/** The TF-IDF matrix in CSC form (`tfidfMatrix`), sharing the index's `termStart` and `postingDoc` arrays. */
+/** The TF-IDF matrix in CSC form, sharing the index's arrays, with ln(N/df) per term for folding in queries. */
 export interface TfidfMatrix extends DocTermMatrix {
-  /** ln(N/df) per term id, which folding in a query reuses. */
   idf: Float64Array;
 }
 
@@ -69,24 +64,19 @@ export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
  * is A V_k ≈ U_k Σ_k (Deerwester et al. §4), so stronger dimensions weigh more than with U_k coordinates.
  */
 export class LsiModel {
-  /** @internal built by `fitLsi` */
+  /** Row-major: V_k (terms × dims), U_k and the unit rows of A V_k (documents × dims, in docIds order); σ descending. */
   constructor(
     readonly dims: number,
-    /** Row d of every per-document array is docIds[d]. */
     readonly docIds: readonly string[],
     readonly idf: Float64Array,
-    /** V_k, terms × dims, row-major. */
     readonly termProjection: Float64Array,
-    /** σ_1 ≥ … ≥ σ_k. */
     readonly singularValues: Float64Array,
-    /** U_k, documents × dims, row-major (for `reconstructionError`). */
     readonly docFactors: Float64Array,
-    /** L2-normalised rows of A V_k, documents × dims, row-major. */
     readonly docMatrix: Float32Array,
     private readonly analyze: (text: string) => ArrayLike<number>,
   ) {}
 
-  /** One unit vector per corpus document, in corpus order (views into `docMatrix`). */
+  /** One unit vector per corpus document, in corpus order. */
   embedDocs(): Float32Array[] {
     const k = this.dims;
     return Array.from({ length: this.docIds.length }, (_, d) => this.docMatrix.subarray(d * k, (d + 1) * k));
@@ -106,7 +96,7 @@ export class LsiModel {
       const row = t * k;
       for (let j = 0; j < k; j++) acc[j] += w * this.termProjection[row + j];
     }
-    return unitFloat32(acc, 0, k);
+    return normalize(acc);
   }
 }
 
@@ -135,8 +125,8 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   const rows = csrOf(A);
 
   // Range finder Q (N × l). Only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost),
-  // and A Ω only if no power iteration follows. Ω goes straight into kernel memory; 35 MB of terms × l is not held.
-  let Q = mulA(rows, gaussianMatrix(V * l, seed, gatherKernel().xArea(V * l) ?? new Float64Array(V * l)), l);
+  // and A Ω only if no power iteration follows.
+  let Q = mulA(rows, gaussianMatrix(V * l, seed), l);
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
   for (let i = 0; i < powerIterations; i++) {
     const next = mulA(rows, mulAt(A, Q, l), l);
@@ -176,7 +166,7 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
 
   const docRaw = mulA(rows, termProjection, k);
   const docMatrix = new Float32Array(N * k);
-  for (let d = 0; d < N; d++) docMatrix.set(unitFloat32(docRaw, d * k, k), d * k);
+  for (let d = 0; d < N; d++) docMatrix.set(normalize(docRaw.subarray(d * k, (d + 1) * k)), d * k);
 
   return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
 }
@@ -210,18 +200,6 @@ export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = mode
     residual += rowSq[d] - 2 * dot(C, d * k, AV, d * k, k) + dot(C, d * k, CG, d * k, k);
   }
   return total > 0 ? Math.sqrt(Math.max(residual, 0) / total) : 0;
-}
-
-/** x[o .. o+k) scaled to unit length as float32; zero stays zero. */
-function unitFloat32(x: Float64Array, o: number, k: number): Float32Array {
-  let s = 0;
-  for (let j = 0; j < k; j++) s += x[o + j] * x[o + j];
-  const out = new Float32Array(k);
-  if (s > 0) {
-    const inv = 1 / Math.sqrt(s);
-    for (let j = 0; j < k; j++) out[j] = x[o + j] * inv;
-  }
-  return out;
 }
 
 function checkInt(name: string, value: number, min?: number): number {

@@ -1,7 +1,3 @@
-/**
- * The embedder a dense method is handed: the run's, or with `--plan` a stand-in: nothing sent or stored; new texts cost
- * their o200k estimate; vectors small and made up.
- */
 import type { VectorCache } from "./embed";
 import type { EmbeddingPreset } from "./presets";
 import type { CachedVector } from "../store/vector-store";
@@ -9,10 +5,7 @@ import type { Embedder, EmbedResult, Side } from "../models/embed";
 import type { RunContext } from "../registry";
 import { countTemplated } from "../text/tokens";
 
-/**
- * A preset's embedder, or with `ctx.plan` a stand-in that counts o200k tokens (the store read, never written); `keyOf`
- * (the vector store's key) for the benchmark's own texts, which a plan counts once across experiments.
- */
+/** A preset's embedder, or with `ctx.plan` a stand-in counting o200k tokens, each text (by `keyOf`) once across experiments. */
 export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext, keyOf?: (text: string, side: Side) => string): Embedder {
   const plan = ctx.plan;
   if (!plan) return ctx.providers.embedder(p);
@@ -22,8 +15,7 @@ export function embedderForMethod(p: EmbeddingPreset, ctx: RunContext, keyOf?: (
 
 const PLAN_DIMS = 8;
 
-// A deterministic unit vector from the text (FNV-1a, then a xorshift per dimension): a stand-in, so no digest is
-// needed, and a plan makes one for every text of every preset.
+// A deterministic unit vector from the text (FNV-1a, then a xorshift per dimension): cheaper than a digest.
 function madeUp(text: string): Float32Array {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
@@ -40,20 +32,16 @@ function madeUp(text: string): Float32Array {
   return v;
 }
 
-/**
- * Answers every text with a deterministic made-up unit vector and no token count, and tallies each text; `keyOf` (the
- * vector store's key of a text) is given for the benchmark's own texts, so one embedded for two experiments counts once.
- */
-export function planEmbedder(p: EmbeddingPreset, tally: (text: string, side: Side, key?: string) => void = () => {}, keyOf?: (text: string, side: Side) => string, maxBatch = p.batchSize ?? 64): Embedder {
+/** Answers every text with a made-up unit vector and no token count, and tallies each text. */
+export function planEmbedder(p: EmbeddingPreset, tally: (text: string, side: Side, key?: string) => void = () => {}, keyOf?: (text: string, side: Side) => string): Embedder {
   return {
     id: `plan:${p.model}`,
     dims: PLAN_DIMS,
-    maxBatch,
+    maxBatch: p.batchSize ?? 64,
     endpoint: "plan",
     async embed(texts: string[], side: Side): Promise<EmbedResult> {
       for (const t of texts) tally(t, side, keyOf?.(t, side));
-      const vectors = texts.map(madeUp);
-      return { vectors, tokens: undefined };
+      return { vectors: texts.map(madeUp), tokens: undefined };
     },
   };
 }

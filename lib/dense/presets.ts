@@ -155,18 +155,21 @@ export function preset(name: string, presets: readonly EmbeddingPreset[]): Embed
   return p;
 }
 
-function readUserPresets(file: string): EmbeddingPreset[] {
+/** The presets file's array under `key` ("presets" here, "rerankers" for lib/rerank), if it has one. */
+export function presetsInFile(file: string, key: "presets" | "rerankers"): unknown[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new Error(`${file}: not a readable presets file (${(err as Error).message})`);
+    throw new GbrError(`${file}: not a readable presets file (${(err as Error).message})`, "USAGE");
   }
-  const { presets: list, rerankers } = parsed as { presets?: unknown; rerankers?: unknown };
-  // A file may hold only re-ranker presets (lib/rerank/presets.ts reads those).
-  if (list === undefined && rerankers !== undefined) return [];
-  if (!Array.isArray(list)) throw new Error(`${file}: expected {"presets": [ … ]} (and/or {"rerankers": [ … ]})`);
-  return list.map((raw, i) => {
+  const list = (parsed as Record<string, unknown> | null)?.[key] ?? [];
+  if (!Array.isArray(list)) throw new GbrError(`${file}: "${key}" must be an array of presets`, "USAGE");
+  return list;
+}
+
+function readUserPresets(file: string): EmbeddingPreset[] {
+  return presetsInFile(file, "presets").map((raw, i) => {
     const p = raw as Partial<EmbeddingPreset>;
     const where = `${file}: presets[${i}]`;
     for (const field of ["name", "provider", "model"] as const) {

@@ -5,7 +5,7 @@ import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registr
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type Provider } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbeddingPreset } from "./presets";
 import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
 import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
@@ -13,46 +13,30 @@ import { countTemplated, countTokens } from "../text/tokens";
 import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
 import type { EndpointStats } from "../models/servers";
 
-/**
- * The vector store (the run's, else `GBR_VECTOR_STORE`, else `<data folder>/lancedb`), opened once per job (its
- * BuildCache): the run's retrievers share one connection.
- */
+/** The vector store (the run's, else `GBR_VECTOR_STORE`, else `<data folder>/lancedb`), opened once per job. */
 function storeFor(ctx: RunContext): Promise<VectorStore> {
   const { vectorStore, dataDir } = ctx.providers.config;
   const uri = ctx.vectorStore ?? vectorStore ?? path.join(dataDir, "lancedb");
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
-/**
- * Usage so far, corpus (one-time) and queries (online) apart; tokens as reported when embedded, else estimated; with the
- * model names the embedding servers reported (fresh answers and the cache's record) and the test-double mark.
- */
+/** Usage so far, corpus and queries apart (`cachedVectors`: both); tokens as reported, else estimated. */
 export interface DenseUsage extends EmbeddingProvenance {
-  /** Requests sent to the provider (documents and queries). */
-  requests: number;
-  /** documentTokens + queryTokens. */
-  tokens: number;
-  /** Vectors served from the cache (documents and queries). */
   cachedVectors: number;
-  /** The part of cachedVectors that are the corpus's. */
   documentCachedVectors: number;
   documentRequests: number;
   documentTokens: number;
-  /** The estimated part of documentTokens. */
   documentTokensEstimated: number;
-  /** Wall time spent embedding the corpus when the retriever was created, cache reads included. */
+  /** Wall time of embedding the corpus at creation, cache reads included. */
   documentSeconds: number;
   queryRequests: number;
   /** Query texts embedded or served from the cache: one online embedding per query, whatever the batching. */
   queryTexts: number;
   queryTokens: number;
-  /** The estimated part of queryTokens. */
   queryTokensEstimated: number;
 }
 
 const emptyUsage = (): DenseUsage => ({
-  requests: 0,
-  tokens: 0,
   cachedVectors: 0,
   documentCachedVectors: 0,
   documentRequests: 0,
@@ -70,30 +54,16 @@ const emptyUsage = (): DenseUsage => ({
 /** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
 export interface VectorRetriever extends FeedbackRetriever {
   usage: DenseUsage;
-  /** Exact top k for query vectors already at hand (embeds nothing, so counts no usage). */
-  searchVectors(queries: Query[], vectors: readonly Float32Array[], k: number): Run;
 }
 
-/** What a `dense:` retriever actually runs, for run metadata; nothing secret (the endpoint is scheme, host, port). */
-export interface DenseRetrieverInfo {
-  /** Preset name, as in `dense:<preset>`. */
+/** What a `dense:` retriever runs, for run metadata; nothing secret (the endpoint is scheme, host, port). */
+export type DenseRetrieverInfo = Pick<EmbeddingPreset, "provider" | "model" | "queryTemplate" | "documentTemplate" | "input"> & {
   preset: string;
-  provider: Provider;
-  /** The model name sent to the provider. */
-  model: string;
-  /** `scheme://host[:port]` of the server the requests go to (Gemini: its API host). */
   endpoint: string;
-  queryTemplate: string;
-  documentTemplate: string;
-  /** Texts per request. */
   batchSize: number;
-  /** OpenAI-compatible servers: whether `input` is sent as a list or as one plain string. */
-  input?: "array" | "string";
-  /** The `GBR_EMBED_NAMES` mode the retriever was created under (a user preset is used as written in either). */
   naming: EmbedNaming;
-}
+};
 
-/** A `dense:` retriever: a VectorRetriever over an embedding API, saying what it runs. */
 export interface DenseRetriever extends VectorRetriever {
   readonly info: DenseRetrieverInfo;
 }
@@ -119,7 +89,6 @@ export function vectorRetriever(
   return {
     name,
     usage,
-    searchVectors: (queries, vectors, k) => toRun(queries, index.search(vectors, k)),
     async retrieve(queries: Query[], k: number): Promise<Run> {
       return toRun(queries, index.search(await embedQueries(queries), k));
     },
@@ -137,8 +106,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   const name = `dense:${presetName}`;
   const naming = ctx.providers.config.embed.naming;
   const p = preset(presetName, allPresets(userPresetsFile(ctx.providers.config), naming));
-  // --plan: nothing is sent or stored (plan-embed.ts); the store is only read. The benchmark's own texts are counted
-  // by the stand-in, once across experiments by their vector store key (embed.ts's).
+  // --plan: nothing is sent or stored; the benchmark's own texts are counted once across experiments by their key.
   const fingerprint = presetFingerprint(p);
   const embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
   const realStore = await storeFor(ctx);
@@ -155,8 +123,6 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
       estimateTokens: ctx.plan ? (text) => countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text) : countTokens,
     });
     made?.tally("embedding", p.model, items.length - r.cached, r.tokens, 0);
-    usage.requests += r.requests;
-    usage.tokens += r.tokens;
     usage.cachedVectors += r.cached;
     Object.assign(usage, mergeProvenance(usage, r));
     if (side === "document") {
@@ -194,10 +160,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   return recorded(exact, bench.docs.length, endpoints);
 }
 
-/**
- * Every run carries its record: what ran, the query embeddings online (one call per query text) and the corpus as
- * the one-time part (one per article). Online is the change in `usage` during the call: runs must not overlap.
- */
+/** Each run records what ran and its cost: queries online (one call per text), the corpus one-time; runs must not overlap. */
 function recorded(r: DenseRetriever, articles: number, endpoints?: () => EndpointStats[]): DenseRetriever {
   const u = r.usage;
   const wrap =
@@ -208,9 +171,7 @@ function recorded(r: DenseRetriever, articles: number, endpoints?: () => Endpoin
       const online: Work = { seconds, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: u.queryTexts - before.texts, embeddingTokens: u.queryTokens - before.tokens, embeddingTokensEstimated: u.queryTokensEstimated - before.estimated };
       const corpus: Work = { ...zeroWork(), seconds: u.documentSeconds, embeddingCalls: articles, embeddingTokens: u.documentTokens, embeddingTokensEstimated: u.documentTokensEstimated };
       const served = { ...(u.servedModels.length ? { servedModel: u.servedModels.join(", ") } : {}), ...(u.standIn ? { standIn: true } : {}) };
-      // Vectors of this run served from the store: the corpus's and this run's queries'.
       const cachedVectors = u.documentCachedVectors + (u.cachedVectors - before.cached);
-      // With several servers: how the requests spread so far (the corpus's included).
       const spread = endpoints ? { endpoints: endpoints() } : {};
       return { ...run, info: { retriever, embedding: { ...r.info, ...served, cachedVectors, ...spread } }, cost: { online, corpus, embeddingModel: r.info.model } };
     };
@@ -221,10 +182,7 @@ function recorded(r: DenseRetriever, articles: number, endpoints?: () => Endpoin
   };
 }
 
-/**
- * `lsi` (or `lsi:<dims>`): LSI over a BM25-GREEKSTEMMER retriever's index (shared in a job with PRF, REACT, the sweep:
- * tokenised once), fitted (seeded) at creation; no server. Plain `lsi` fits min(256, documents) dimensions.
- */
+/** `lsi` (or `lsi:<dims>`; plain `lsi` fits min(256, documents)): LSI over BM25-GREEKSTEMMER's index, fitted (seeded). */
 export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims: number | undefined, name: string): Promise<VectorRetriever> {
   if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
   const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims: dims ?? 256 }));

@@ -152,18 +152,18 @@ export function csrOf(A: DocTermMatrix): CsrMatrix {
 /** A X for X terms × c; the result is documents × c. */
 export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.rows * c);
-  gatherRows(A.rowStart, A.rowTerm, A.rowWeight, X, c, out, 0, A.rows);
+  gatherRows(A.rowStart, A.rowTerm, A.rowWeight, X, c, out, A.rows);
   return out;
 }
 
 /** Aᵀ Y for Y documents × c; the result is terms × c. */
 export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.cols * c);
-  gatherRows(A.termStart, A.postingDoc, A.weight, Y, c, out, 0, A.cols);
+  gatherRows(A.termStart, A.postingDoc, A.weight, Y, c, out, A.cols);
   return out;
 }
 
-/** Rows [from, to) of out[r] = Σ weight[p] · X[index[p]], row r at (r − base)·c; "wasm" (2× faster) = "js", bitwise. */
+/** out[r] = Σ weight[p] · X[index[p]] over row r's entries, for the first `rows` rows, in the WebAssembly kernel. */
 export function gatherRows(
   starts: Int32Array,
   index: Int32Array,
@@ -171,64 +171,10 @@ export function gatherRows(
   X: Float64Array,
   c: number,
   out: Float64Array,
-  from: number,
-  to: number,
-  base = 0,
-  kernel: "wasm" | "js" = "wasm",
+  rows: number,
 ): void {
-  // The kernel declines only when its memory cannot grow that far (4 GiB at most).
-  if (kernel === "wasm" && gatherKernel().rows(starts, index, weight, X, c, out, from, to, base)) return;
-  out.fill(0, (from - base) * c, (to - base) * c);
-  for (let r = from; r < to; r++) gatherRow(starts[r], starts[r + 1], index, weight, X, c, out, (r - base) * c);
-}
-
-/** out[o .. o+c) += Σ weight[p] · X[index[p]·c ..) over [start, end): wasm kernel's reference, 4 postings a pass. */
-function gatherRow(
-  start: number,
-  end: number,
-  index: Int32Array,
-  weight: Float64Array,
-  X: Float64Array,
-  c: number,
-  out: Float64Array,
-  o: number,
-): void {
-  let p = start;
-  for (; p + 3 < end; p += 4) {
-    const w0 = weight[p];
-    const w1 = weight[p + 1];
-    const w2 = weight[p + 2];
-    const w3 = weight[p + 3];
-    const x0 = index[p] * c;
-    const x1 = index[p + 1] * c;
-    const x2 = index[p + 2] * c;
-    const x3 = index[p + 3] * c;
-    addFourRows(out, o, X, x0, x1, x2, x3, w0, w1, w2, w3, 0, c);
-  }
-  for (; p < end; p++) {
-    const w = weight[p];
-    const x = index[p] * c;
-    for (let j = 0; j < c; j++) out[o + j] += w * X[x + j];
-  }
-}
-
-/** out[o + j] += w0·X[x0 + j] + … + w3·X[x3 + j] for j in [from, to), in the order the WebAssembly kernel adds. */
-function addFourRows(
-  out: Float64Array,
-  o: number,
-  X: Float64Array,
-  x0: number,
-  x1: number,
-  x2: number,
-  x3: number,
-  w0: number,
-  w1: number,
-  w2: number,
-  w3: number,
-  from: number,
-  to: number,
-): void {
-  for (let j = from; j < to; j++) out[o + j] += w0 * X[x0 + j] + w1 * X[x1 + j] + w2 * X[x2 + j] + w3 * X[x3 + j];
+  if (gatherKernel().rows(starts, index, weight, X, c, out, 0, rows)) return;
+  throw new RangeError(`a product of ${rows} rows × ${c} columns does not fit the kernel's memory (4 GiB)`);
 }
 
 /** X (m × n) times the first `c` columns of Y (n × yCols); the result is m × c. */
@@ -240,42 +186,15 @@ export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array,
   const all = new Int32Array(m * n);
   for (let r = 0; r < m; r++) for (let i = 0; i < n; i++) all[r * n + i] = i;
   const starts = Int32Array.from({ length: m + 1 }, (_, r) => r * n);
-  gatherRows(starts, all, X.subarray(0, m * n), scratch, c, out, 0, m);
+  gatherRows(starts, all, X.subarray(0, m * n), scratch, c, out, m);
   return out;
 }
 
-/** G = Xᵀ Y for a product known to be symmetric: only the upper triangle is summed (wasm or "js", same bits). */
-export function gram(X: Float64Array, Y: Float64Array, m: number, n: number, kernel: "wasm" | "js" = "wasm"): Float64Array {
-  const G = (kernel === "wasm" ? gatherKernel().gramUpper(X, Y, m, n) : undefined) ?? gramUpper(X, Y, m, n);
+/** G = Xᵀ Y for a product known to be symmetric: only the upper triangle is summed, in the WebAssembly kernel. */
+export function gram(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array {
+  const G = gatherKernel().gramUpper(X, Y, m, n);
+  if (!G) throw new RangeError(`a Gram matrix of ${m} × ${n} does not fit the kernel's memory (4 GiB)`);
   for (let i = 0; i < n; i++) for (let j = 0; j < i; j++) G[i * n + j] = G[j * n + i];
-  return G;
-}
-
-/** The JavaScript reference of the WebAssembly kernel's `gramUpper`. */
-function gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array {
-  const G = new Float64Array(n * n);
-  let r = 0;
-  for (; r + 3 < m; r += 4) {
-    const o0 = r * n;
-    const o1 = o0 + n;
-    const o2 = o1 + n;
-    const o3 = o2 + n;
-    for (let i = 0; i < n; i++) {
-      const x0 = X[o0 + i];
-      const x1 = X[o1 + i];
-      const x2 = X[o2 + i];
-      const x3 = X[o3 + i];
-      addFourRows(G, i * n, Y, o0, o1, o2, o3, x0, x1, x2, x3, i, n);
-    }
-  }
-  for (; r < m; r++) {
-    const o = r * n;
-    for (let i = 0; i < n; i++) {
-      const x = X[o + i];
-      const g = i * n;
-      for (let j = i; j < n; j++) G[g + j] += x * Y[o + j];
-    }
-  }
   return G;
 }
 
@@ -292,7 +211,8 @@ export function flipSigns(U: Float64Array, m: number, k: number): void {
  * `size` standard normals from numpy's generator for the seed (so the seed alone fixes every fitted vector):
  * Box–Muller, both outputs used, on its 53-bit `random()` doubles (not numpy's ziggurat `standard_normal`).
  */
-export function gaussianMatrix(size: number, seed: number, out: Float64Array = new Float64Array(size)): Float64Array {
+export function gaussianMatrix(size: number, seed: number): Float64Array {
+  const out = new Float64Array(size);
   const u = Pcg64.fromSeed(seed).fillDoubles(new Float64Array(size + (size % 2)));
   for (let i = 0; i < size; i += 2) {
     const radius = Math.sqrt(-2 * Math.log(1 - u[i]));

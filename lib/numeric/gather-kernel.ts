@@ -1,4 +1,4 @@
-/** Sparse rows × dense matrix in WebAssembly SIMD: LSI's products (`gatherRow` of lib/dense/svd.ts, equal to the bit) and the bootstrap's resample means (lib/eval/bootstrap.ts). */
+/** Sparse rows × dense matrix in WebAssembly SIMD: LSI's products (lib/dense/svd.ts) and the bootstrap's resample means. */
 import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";
 import { GATHER_KERNEL_WASM_BASE64 } from "./gather-kernel-wasm";
 
@@ -21,7 +21,7 @@ export class GatherKernel {
     this.gramKernel = exports.gram as GatherKernel["gramKernel"];
   }
 
-  /** The upper triangle of Xᵀ Y (lower one zero), as `gram` in ./svd.ts; undefined when memory cannot hold it. */
+  /** The upper triangle of Xᵀ Y (lower one zero); undefined when memory cannot hold it. */
   gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array | undefined {
     if (X.length < m * n || Y.length < m * n) throw new RangeError(`gram of ${m} × ${n} needs ${m * n} entries, got ${X.length} and ${Y.length}`);
     const bytes = align16(m * n * 8);
@@ -36,15 +36,7 @@ export class GatherKernel {
     return new Float64Array(this.memory.buffer, gAt, n * n).slice();
   }
 
-  /**
-   * n entries in the kernel's memory where `rows` reads X, so a matrix written here is not copied (35 MB on
-   * greeklaws-2021). Valid for the next `rows` call only: growing the memory detaches the view.
-   */
-  xArea(n: number): Float64Array | undefined {
-    return this.room(n * 8) ? new Float64Array(this.memory.buffer, 0, n) : undefined;
-  }
-
-  /** Grows the memory if it can; past 4 GiB callers compute the same numbers in JavaScript. */
+  /** Grows the memory if it can (not past 4 GiB). */
   private room(bytes: number): boolean {
     try {
       ensureWasmBytes(this.memory, bytes);
@@ -55,11 +47,11 @@ export class GatherKernel {
     }
   }
 
-  /** Rows [from, to) into `out` as `gatherRow` computes them; false, writing nothing, if X and a chunk don't fit. */
-  rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number, base = 0): boolean {
+  /** Rows [from, to) of out[r] = Σ weight[p] · X[index[p]]; false, writing nothing, if X and a chunk don't fit. */
+  rows(starts: ArrayLike<number>, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, from: number, to: number): boolean {
     if (to <= from || c === 0) return true;
-    if ((to - base) * c > out.length || (from - base) * c < 0) throw new RangeError(`rows ${from}..${to} (base ${base}) × ${c} do not fit an output of ${out.length}`);
-    // All chunks cut first, so the memory grows once before anything is written: X in place stays readable.
+    if (to * c > out.length) throw new RangeError(`rows ${from}..${to} × ${c} do not fit an output of ${out.length}`);
+    // All chunks cut first, so the memory grows once.
     const ends: number[] = [];
     let most = 0;
     for (let r0 = from; r0 < to; ) {
@@ -70,9 +62,8 @@ export class GatherKernel {
       r0 = r1;
     }
     const xBytes = align16(X.length * 8);
-    const inPlace = X.buffer === this.memory.buffer && X.byteOffset === 0;
     if (!this.room(xBytes + most)) return false;
-    if (!inPlace) new Float64Array(this.memory.buffer, 0, X.length).set(X);
+    new Float64Array(this.memory.buffer, 0, X.length).set(X);
     const rowBytes = c * 8;
     let r0 = from;
     for (const r1 of ends) {
@@ -84,7 +75,7 @@ export class GatherKernel {
       const idxAt = wAt + align16(entries * 8);
       const startsAt = idxAt + align16(entries * 4);
       const buffer = this.memory.buffer;
-      const o = (r0 - base) * c;
+      const o = r0 * c;
       new Float64Array(buffer, outAt, nRows * c).fill(0);
       new Float64Array(buffer, wAt, entries).set(weight.subarray(s0, s0 + entries));
       new Int32Array(buffer, idxAt, entries).set(index.subarray(s0, s0 + entries));

@@ -7,7 +7,6 @@ import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";
 import { SIGN_KERNEL_WASM_BASE64 } from "./sign-kernel-wasm";
 
 const MASK32 = 0xffffffffn;
-const TWO32 = 4294967296;
 
 // SeedSequence's hash constants (numpy/random/bit_generator.pyx).
 const INIT_A = 0x43b0d7e5;
@@ -19,16 +18,17 @@ const MIX_MULT_R = 0x4973f715;
 const POOL_SIZE = 4;
 
 /** The 32-bit words of a non-negative integer, least significant first ([0] for 0), as SeedSequence reads a seed. */
-function seedWords(seed: bigint): number[] {
-  if (seed < 0n) throw new RangeError(`seed must be non-negative, got ${seed}`);
+function seedWords(seed: number | bigint): number[] {
+  if (typeof seed === "number" && !Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${seed}`);
+  if (seed < 0) throw new RangeError(`seed must be non-negative, got ${seed}`);
   const words: number[] = [];
-  for (let x = seed; x > 0n || words.length === 0; x >>= 32n) words.push(Number(x & MASK32));
+  for (let x = BigInt(seed); x > 0n || words.length === 0; x >>= 32n) words.push(Number(x & MASK32));
   return words;
 }
 
 /** SeedSequence(seed).generate_state(n32) as 32-bit words (no spawn key, pool of 4). */
 function seedSequenceState(seed: number | bigint, n32: number): Uint32Array {
-  const entropy = seedWords(typeof seed === "bigint" ? seed : integerSeed(seed));
+  const entropy = seedWords(seed);
   let hashConst = INIT_A;
   const hashmix = (value: number): number => {
     value = (value ^ hashConst) >>> 0;
@@ -59,12 +59,12 @@ function seedSequenceState(seed: number | bigint, n32: number): Uint32Array {
   return out;
 }
 
-function integerSeed(seed: number): bigint {
-  if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer (or a bigint), got ${seed}`);
-  return BigInt(seed);
-}
-
 // PCG64's multiplier 0x2360ED051FC65DA4_4385DF649FCCF645 enters `step` as 16-bit limbs, least significant first.
+const MASK128 = (1n << 128n) - 1n;
+
+function setLimbs(limbs: Float64Array, x: bigint): void {
+  for (let i = 0; i < 8; i++) limbs[i] = Number((x >> BigInt(16 * i)) & 0xffffn);
+}
 
 /**
  * numpy's PCG64. The 128-bit state and increment are kept as eight 16-bit limbs each, so a step is exact in doubles.
@@ -82,11 +82,8 @@ export class Pcg64 {
   private lo = 0;
   private hi = 0;
 
-  private constructor(state: bigint, inc: bigint) {
-    for (let i = 0; i < 8; i++) {
-      this.s[i] = Number((state >> BigInt(16 * i)) & 0xffffn);
-      this.inc[i] = Number((inc >> BigInt(16 * i)) & 0xffffn);
-    }
+  private constructor(inc: bigint) {
+    setLimbs(this.inc, inc);
   }
 
   /** The generator of `numpy.random.default_rng(seed)`. */
@@ -96,9 +93,9 @@ export class Pcg64 {
     const u64 = (k: number) => (BigInt(w[2 * k + 1]) << 32n) | BigInt(w[2 * k]);
     const initState = (u64(0) << 64n) | u64(1);
     const initSeq = (u64(2) << 64n) | u64(3);
-    const rng = new Pcg64(0n, ((initSeq << 1n) | 1n) & ((1n << 128n) - 1n));
+    const rng = new Pcg64(((initSeq << 1n) | 1n) & MASK128);
     rng.step();
-    rng.addState(initState);
+    setLimbs(rng.s, (rng.state.state + initState) & MASK128);
     rng.step();
     return rng;
   }
@@ -107,15 +104,6 @@ export class Pcg64 {
   get state(): { state: bigint; inc: bigint } {
     const big = (l: Float64Array) => l.reduceRight((acc, x) => (acc << 16n) | BigInt(x), 0n);
     return { state: big(this.s), inc: big(this.inc) };
-  }
-
-  private addState(x: bigint): void {
-    let carry = 0;
-    for (let i = 0; i < 8; i++) {
-      const t = this.s[i] + Number((x >> BigInt(16 * i)) & 0xffffn) + carry;
-      carry = t >= 65536 ? 1 : 0;
-      this.s[i] = t - carry * 65536;
-    }
   }
 
   /** state = state × M + inc (mod 2^128), then the XSL-RR output of the new state into `lo`/`hi`. */
@@ -182,23 +170,6 @@ export class Pcg64 {
   nextDouble(): number {
     this.step();
     return ((this.hi >>> 0) * 2097152 + (this.lo >>> 11)) / 9007199254740992;
-  }
-
-  /** numpy's `integers(0, n)` for n ≤ 2^32: Lemire's method on 32-bit draws. */
-  integers(n: number): number {
-    if (!(Number.isInteger(n) && n >= 1 && n <= TWO32)) throw new RangeError(`integers: n must be an integer in [1, 2^32], got ${n}`);
-    if (n === 1) return 0;
-    if (n === TWO32) return this.nextUint32();
-    const threshold = (TWO32 - n) % n;
-    for (;;) {
-      const x = this.nextUint32();
-      // x × n split as high and low 32 bits without losing precision (x, n < 2^32).
-      const xh = Math.floor(x / 65536), xl = x % 65536;
-      const mid = xh * n;
-      const low = xl * n + (mid % 65536) * 65536;
-      const leftover = low % TWO32;
-      if (leftover >= threshold) return Math.floor(mid / 65536) + Math.floor(low / TWO32);
-    }
   }
 
   /** numpy's `choice([-1, 1], size=count)` (equal weights): each sign from the top bit of one 32-bit draw. */

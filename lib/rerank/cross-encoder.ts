@@ -44,10 +44,10 @@ export async function crossEncoderRerankRun(
   docText: ReadonlyMap<DocId, string>,
   opts: CrossEncoderOptions = {},
 ): Promise<Run> {
-  const depth = positive(opts.depth ?? 100, "depth");
-  const k = positive(opts.k ?? 100, "k");
-  const concurrency = positive(opts.concurrency ?? client.capacity ?? DEFAULT_CONCURRENCY.rerank, "concurrency");
-  const batchSize = positive(preset.batchSize, `preset '${preset.name}' batchSize`);
+  const depth = opts.depth ?? 100;
+  const k = opts.k ?? 100;
+  const concurrency = opts.concurrency ?? client.capacity ?? DEFAULT_CONCURRENCY.rerank;
+  const batchSize = preset.batchSize;
   const fingerprint = rerankFingerprint(preset);
   const label = `rerank ${preset.name}`;
 
@@ -150,15 +150,10 @@ export async function crossEncoderRerankRun(
   // Time and stand-in mark over the distinct pairs used, each counted once, in plan order.
   let seconds = 0;
   let standIn = standInNow;
-  const counted = new Set<string>();
-  for (const { keys } of plans) {
-    for (const key of keys) {
-      if (counted.has(key)) continue;
-      counted.add(key);
-      const c = known.get(key)!;
-      seconds += c.seconds ?? 0;
-      if (c.standIn) standIn = true;
-    }
+  for (const key of new Set(plans.flatMap((plan) => plan.keys))) {
+    const c = known.get(key)!;
+    seconds += c.seconds ?? 0;
+    if (c.standIn) standIn = true;
   }
 
   const rerank: RerankRunInfo = {
@@ -191,9 +186,4 @@ export async function crossEncoderRerankRun(
 /** The first stage's cost plus the re-ranking's online work. */
 function rerankCost(first: RunCost | undefined, mine: Work): RunCost {
   return first ? { ...first, online: addWork(first.online, mine), corpus: { ...first.corpus } } : { online: mine, corpus: zeroWork() };
-}
-
-function positive(n: number, name: string): number {
-  if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`cross-encoder re-ranking: ${name} must be a positive integer, got ${n}`);
-  return n;
 }

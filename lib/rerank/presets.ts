@@ -3,28 +3,23 @@
  * limits assume ~3 chars/token for Greek legal text (not English's ~4), with room for the query (long: ~1,200 tokens).
  */
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
+import { presetsInFile } from "../dense/presets";
 
-/** One cross-encoder re-ranker; `{query}` and `{text}` in the templates are replaced. */
+/** One cross-encoder re-ranker; templates (`{query}`, `{text}`) are applied client-side, articles cut first. */
 export interface RerankPreset {
   name: string;
-  /** Model name sent in each request (override per deployment with a user preset). */
   model: string;
-  /** Applied client-side; "{query}" unless the model card prescribes a framing the server does not apply. */
   queryTemplate: string;
-  /** Applied client-side to each article (after cutting it to `maxDocumentChars`). */
   documentTemplate: string;
   /** Articles longer than this (UTF-16 units, i.e. characters for Greek) are cut before sending. */
   maxDocumentChars: number;
-  /** Documents per request (default 32). */
   batchSize: number;
   note?: string;
 }
 
-/** Documents per rerank request when a preset does not say. */
-export const DEFAULT_RERANK_BATCH = 32;
+const DEFAULT_RERANK_BATCH = 32;
 
 /** The project's own instruction for this task (the model card's default speaks of web search). */
 export const QWEN3_RERANK_INSTRUCTION =
@@ -97,10 +92,7 @@ export function rerankFingerprint(p: RerankPreset): string {
   return createHash("sha256").update(identity).digest("hex").slice(0, 16);
 }
 
-/**
- * Built-ins plus the `rerankers` array of the presets file (`GBR_PRESETS`, else ./gbr-presets.json). A user preset
- * overrides a built-in's fields by name; a new name needs `model` and `maxDocumentChars`. `null` reads no file.
- */
+/** Built-ins plus the presets file's `rerankers`: a user preset overrides a built-in's fields by name. */
 export function allRerankPresets(file: string | null | undefined): RerankPreset[] {
   const byName = new Map(BUILTIN_RERANK_PRESETS.map((p) => [p.name, { ...p }]));
   if (file) for (const p of readUserRerankers(file, byName)) byName.set(p.name, p);
@@ -118,16 +110,7 @@ export function rerankPreset(name: string, presets: readonly RerankPreset[] = BU
 }
 
 function readUserRerankers(file: string, builtins: ReadonlyMap<string, RerankPreset>): RerankPreset[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new GbrError(`${file}: not a readable presets file (${(err as Error).message})`, "USAGE");
-  }
-  const list = (parsed as { rerankers?: unknown } | null)?.rerankers;
-  if (list === undefined) return [];
-  if (!Array.isArray(list)) throw new GbrError(`${file}: "rerankers" must be an array of presets`, "USAGE");
-  return list.map((raw, i) => {
+  return presetsInFile(file, "rerankers").map((raw, i) => {
     const where = `${file}: rerankers[${i}]`;
     if (!raw || typeof raw !== "object" || Array.isArray(raw)) throw new GbrError(`${where}: expected an object`, "USAGE");
     const u = raw as Partial<Record<keyof RerankPreset, unknown>>;

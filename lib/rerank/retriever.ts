@@ -1,9 +1,4 @@
-/**
- * `rerank:<reranker>:<retriever>`: any retriever's top `rerankDepth` (default 100) re-ordered by a cross-encoder preset
- * (GBR_RERANK_BASE_URL) or `llm` (listwise). The wiring makes the re-ranker before the first stage, so one that cannot
- * run here is reported before the first stage is built; with a job's BuildCache the first stage is the very run the
- * other experiments use.
- */
+/** `rerank:<reranker>:<retriever>`: a first stage's top `rerankDepth` (default 100) re-ordered by a cross-encoder or `llm`. */
 import type { Benchmark, DocId, Query, Retriever, Run } from "../types";
 import type { RetrieverOptions, RunContext } from "../registry";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
@@ -14,14 +9,13 @@ import { userPresetsFile } from "../dense/presets";
 import { openScoreCache } from "../store";
 import type { RerankClient } from "../models/rerank";
 
-/** A re-ranker ready to run: a cross-encoder preset or `llm`, re-ordering a first stage's top `depth`. */
 export interface Reranker {
   readonly name: string;
   readonly depth: number;
   rerank(queries: Query[], first: Run, k: number, runName: string): Promise<Run>;
 }
 
-/** Article texts by id, once per benchmark (the re-rankers read whole articles). */
+/** Article texts by id, once per benchmark. */
 const texts = new WeakMap<Benchmark, Map<DocId, string>>();
 function docTexts(bench: Benchmark): Map<DocId, string> {
   let m = texts.get(bench);
@@ -30,8 +24,7 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
 }
 
 /**
- * The re-ranker `by` names (a cross-encoder preset or `llm`) over a benchmark's articles; rejects, saying what to set,
- * when it cannot run here (no rerank server, no chat model).
+ * The re-ranker `by` names over a benchmark's articles; rejects, saying what to set, when it cannot run here.
  *
  * @example
  * const by = await reranker("bge-reranker-v2-m3", bench, { rerankDepth: 50 }, ctx);
@@ -48,7 +41,6 @@ export async function reranker(by: string, bench: Benchmark, opts: RetrieverOpti
     };
   }
   const preset = rerankPreset(by, allRerankPresets(userPresetsFile(ctx.providers.config)));
-  // --plan: pairs are counted, not scored; the store's scores are read, never written.
   const client = rerankerForMethod(ctx);
   const cache = await openScoreCache(await ctx.store(), { readOnly: ctx.plan !== undefined });
   return { name: by, depth, rerank: (queries, first, k, name) => crossEncoderRerankRun(preset, client, queries, first, docTexts(bench), { ...common, name, k, cache }) };

@@ -1,16 +1,15 @@
 import type { Benchmark, Query, Run, Tokenizer } from "../types";
-import { Bm25Index, type Bm25Params, type Bm25Scorer, type SearchOptions } from "./bm25";
+import { Bm25Index, type Bm25Scorer, type SearchOptions } from "./bm25";
 import { Analyzer, isWordTokenizer } from "../text/analyzer";
 import type { BuildCache } from "../registry";
 
-/** Index plus doc ids in corpus order; tokenising is costly, so build once and derive scorers per setting. */
+/** Index plus doc ids in corpus order, built once (scorers per setting); `seconds` it took, the one-time work. */
 export interface IndexedCorpus {
   tokenizer: Tokenizer;
   docIds: string[];
   index: Bm25Index;
   /** Query text -> term ids; word-level cached when the tokenizer allows it. */
   analyze(text: string): ArrayLike<number>;
-  /** Wall time of tokenising and indexing the corpus (one-time work of every method built on it). */
   seconds: number;
 }
 
@@ -74,16 +73,4 @@ export function bm25Search(
     scores.set(q.id, numbersOf(top.scores));
   }
   return { rankings, scores };
-}
-
-/** Index, score and rank in one call. */
-export function bm25Run(
-  bench: Pick<Benchmark, "docs" | "queries">,
-  tokenizer: Tokenizer,
-  params: Partial<Bm25Params> = {},
-  k = 100,
-  opts: SearchOptions = {},
-): Run {
-  const corpus = indexCorpus(bench.docs, tokenizer);
-  return bm25Search(corpus, corpus.index.withParams(params), bench.queries, k, opts);
 }

@@ -1,11 +1,9 @@
 /** BM25Okapi as rank_bm25 0.2.2 (the paper's): float operations in its order, so scores agree to the last bit. */
 
+/** k1: tf saturation, b: length normalisation, epsilon: negative idf's floor as a fraction of the mean idf. */
 export interface Bm25Params {
-  /** Term-frequency saturation (rank_bm25 default 1.5). */
   k1: number;
-  /** Length normalisation (default 0.75). */
   b: number;
-  /** Floor for negative idf, as a fraction of the mean idf (default 0.25). */
   epsilon: number;
 }
 
@@ -23,9 +21,8 @@ export interface SearchOptions {
 /** Immutable inverted index; `withParams` makes a scorer for any (k1, b, ε) without rebuilding (sweep speed). */
 export class Bm25Index {
   private constructor(
-    /** term -> term id, ids assigned in order of first occurrence (rank_bm25's dict order). */
+    /** term -> id, in order of first occurrence (rank_bm25's dict order); term t's postings [termStart[t], termStart[t+1]). */
     readonly vocab: Map<string, number>,
-    /** postings of term t are [termStart[t], termStart[t+1]) */
     readonly termStart: Int32Array,
     readonly postingDoc: Int32Array,
     readonly postingTf: Int32Array,
@@ -40,36 +37,24 @@ export class Bm25Index {
     return this.postingDoc.length;
   }
 
-  /** Builds the index from token lists in corpus order. */
+  /** Builds the index from token lists in corpus order; term ids in order of first occurrence (rank_bm25's dict order). */
   static build(docs: readonly (readonly string[])[]): Bm25Index {
     const vocab = new Map<string, number>();
-    const terms: string[] = [];
-    const ids = docs.map((tokens) => {
-      const out = new Int32Array(tokens.length);
-      for (let i = 0; i < tokens.length; i++) {
-        let id = vocab.get(tokens[i]);
-        if (id === undefined) {
-          id = terms.length;
-          terms.push(tokens[i]);
-          vocab.set(tokens[i], id);
-        }
-        out[i] = id;
-      }
-      return out;
-    });
-    return Bm25Index.fromTermIds(terms, ids);
-  }
-
-  /** From term-id docs, ids in first-appearance order (as `Analyzer`): rank_bm25 sums mean idf in that order. */
-  static fromTermIds(terms: readonly string[], docs: readonly Int32Array[]): Bm25Index {
     const offsets = new Int32Array(docs.length + 1);
     for (let d = 0; d < docs.length; d++) offsets[d + 1] = offsets[d] + docs[d].length;
     const ids = new Int32Array(offsets[docs.length]);
-    docs.forEach((doc, d) => ids.set(doc, offsets[d]));
-    return Bm25Index.fromFlat(terms, ids, offsets);
+    let i = 0;
+    for (const tokens of docs) {
+      for (const token of tokens) {
+        let id = vocab.get(token);
+        if (id === undefined) vocab.set(token, (id = vocab.size));
+        ids[i++] = id;
+      }
+    }
+    return Bm25Index.fromFlat([...vocab.keys()], ids, offsets);
   }
 
-  /** `fromTermIds` for a flat corpus (`analyzeMany`'s): doc d is `ids.subarray(offsets[d], offsets[d + 1])`. */
+  /** From a flat corpus (`analyzeMany`'s): doc d is `ids.subarray(offsets[d], offsets[d + 1])`. */
   static fromFlat(terms: readonly string[], ids: Int32Array, offsets: Int32Array): Bm25Index {
     const V = terms.length;
     const N = offsets.length - 1;
@@ -142,7 +127,6 @@ export class Bm25Index {
     return this.forwardIndex;
   }
 
-  /** Term texts by term id. */
   terms(): string[] {
     this.termList ??= Array.from(this.vocab.keys());
     return this.termList;
@@ -245,18 +229,17 @@ function addPostings(from: number, to: number, postingDoc: Int32Array, weight: F
 /** Scores queries against a `Bm25Index` for one parameter setting. */
 export class Bm25Scorer {
   readonly idf: Float64Array;
-  /** Precomputed idf(t) · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)) per posting. */
+  /** bm25Weight per posting. */
   readonly weight: Float64Array;
   readonly avgdl: number;
   private readonly scores: Float64Array;
   /** Scratch for `accumulate`: each term's count in the current query, and the distinct terms. */
   private readonly times: Int32Array;
   private readonly distinct: Int32Array;
-  /** Each term's largest posting weight: over a query's terms they bound its scores (`selectTopClearing`). */
+  /** Each term's largest weight: summed over a query's terms, a bound on its scores (`bound`, for `selectTopClearing`). */
   private readonly termMax: Float64Array;
-  /** Every posting weight is >= 0 (unless idf goes negative), so scores lie in [0, bound]. */
+  /** Every weight >= 0 (unless idf goes negative), so scores lie in [0, bound]. */
   private readonly nonNegative: boolean;
-  /** An upper bound of the current query's scores, set by `accumulate`. */
   private bound = 0;
   private readonly scratch: SelectScratch;
 
@@ -299,13 +282,8 @@ export class Bm25Scorer {
   /** Full score vector for one query (repeated terms count again, unknown add 0); the caller owns the array. */
   scoreAll(queryTokens: readonly string[]): Float64Array {
     const out = new Float64Array(this.index.docCount);
-    this.accumulate(this.termIdsOf(queryTokens), out);
+    this.accumulate(Int32Array.from(queryTokens, (tok) => this.index.vocab.get(tok) ?? -1), out);
     return out;
-  }
-
-  private termIdsOf(queryTokens: readonly string[]): Int32Array {
-    const { vocab } = this.index;
-    return Int32Array.from(queryTokens, (tok) => vocab.get(tok) ?? -1);
   }
 
   /**
@@ -335,13 +313,7 @@ export class Bm25Scorer {
     this.bound = bound * (1 + 1e-9);
   }
 
-  /** The k best documents, ties in corpus order (a stable sort of rank_bm25's scores); `positiveOnly` drops <= 0. */
-  search(queryTokens: readonly string[], k: number, opts: SearchOptions = {}): TopK {
-    this.accumulate(this.termIdsOf(queryTokens), this.scores);
-    return this.select(k, opts);
-  }
-
-  /** `search` for a query already mapped to term ids (ids outside the vocabulary add 0). */
+  /** The k best documents for term ids (outside the vocabulary: 0), ties in corpus order; `positiveOnly` drops <= 0. */
   searchIds(termIds: ArrayLike<number>, k: number, opts: SearchOptions = {}): TopK {
     this.accumulate(termIds, this.scores);
     return this.select(k, opts);

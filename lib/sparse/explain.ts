@@ -4,31 +4,25 @@ import { bm25Weight, lengthNorm, type Bm25Params } from "./bm25";
 import type { IndexedCorpus } from "./bm25-retriever";
 import { expandQuery, type SparsePrfOptions } from "./prf";
 
-/** One query term's part in an article's BM25 score. */
+/** One query term (as the tokenizer makes it) in an article's score: inQuery (rank_bm25 adds a repeat again) · bm25Weight. */
 export interface TermContribution {
-  /** The term as the tokenizer makes it (e.g. a stem). */
   term: string;
-  /** Count in the query: rank_bm25 adds a repeated term again. */
   inQuery: number;
-  /** Articles containing it. */
   docFreq: number;
   idf: number;
-  /** Occurrences in this article. */
   tf: number;
-  /** inQuery · bm25Weight: idf · tf·(k1+1) / (tf + k1·(1 − b + b·|d|/avgdl)), as the scorer adds it */
   contribution: number;
 }
 
-/** The article's score and rank, its length against the average, and the shared terms, largest first. */
+/** The article's score and rank (1 + articles scoring strictly higher), its length, and the shared terms, largest first. */
 export interface Bm25Explanation {
   docId: DocId;
   score: number;
-  /** 1 + the number of articles scoring strictly higher (ties would share it). */
   rank: number;
   docLength: number;
   avgdl: number;
   params: Bm25Params;
-  /** Query tokens, with repeats, and how many of them the corpus knows. */
+  /** Query tokens, with repeats. */
   queryTokens: number;
   terms: TermContribution[];
 }
@@ -75,13 +69,10 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
   };
 }
 
-/** The terms feedback added to the query, and the rankings before and after it. */
+/** The terms feedback added (best first), and the article ids of the first and the second pass. */
 export interface PrfExplanation {
-  /** The added terms as the tokenizer makes them, best first. */
   added: string[];
-  /** The first pass: article ids, best first. */
   before: DocId[];
-  /** The second pass, with the expanded query. */
   after: DocId[];
 }
 

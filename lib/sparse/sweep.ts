@@ -7,7 +7,7 @@ import { okapiIdf, type Bm25Index, type Bm25Params } from "./bm25";
 // the tests, the benches) reads through a getter per call; that made the sweep twice as slow.
 const { bm25Weight, lengthNorm, tfSaturation } = bm25;
 
-/** Integers divided once, so each value equals its typed literal (0.6, not 0.2 + 0.2 + 0.2); 0.75 needs hundredths. */
+/** Integers divided once, so each value equals its literal (0.6, not 0.2 + 0.2 + 0.2). */
 function gridFromHundredths(start: number, stop: number, step: number, extra: number): number[] {
   const set = new Set<number>([extra]);
   for (let v = start; v <= stop; v += step) set.add(v);
@@ -20,7 +20,7 @@ export const SWEEP_K1: readonly number[] = Object.freeze(gridFromHundredths(20, 
 /** The paper's b grid: 0.0, 0.1, …, 1.0 plus rank_bm25's default 0.75 (12 values, ascending). */
 export const SWEEP_B: readonly number[] = Object.freeze(gridFromHundredths(0, 100, 10, 75));
 
-/** Documents are visited in this many length classes, each with its own smallest L_d for the early stop. */
+/** Length classes of documents, each with its own smallest L_d for the early stop. */
 const LENGTH_CLASSES = 16;
 /** Weight of A⁺ in the visit key A¹ + γ·A⁺: F(v, L)/F(1, L) ranges over [1, 1 + L], about 2 at common settings. */
 const GAMMA = 2;
@@ -54,40 +54,35 @@ export class QuerySweep {
   private readonly docClass: Uint8Array;
   private readonly classMinRel: Float64Array;
 
-  // ---- the current query
-  /** Each slot's term (slots in order of first occurrence) and its count in the query. */
+  // The current query, per document in visit order (m): its (v, S, A) entries [entFrom[m], entTo[m]), its (slot, tf)
+  // pairs [rawFrom[m], rawTo[m]) for exact re-scoring, |d| and |d| / avgdl (read in order, not looked up), A¹, A⁺, v̄.
   private slotTerm = new Int32Array(0);
   private slotQtf = new Int32Array(0);
   private tolerance = 0;
   private nonNegative = true;
-  /** Visit positions of each length class: [classStart[c], classStart[c + 1]). */
   private readonly classStart = new Int32Array(LENGTH_CLASSES + 1);
-  /** Matched documents in visit order; their (v, S, A) entries are [entFrom[m], entTo[m]). */
   private docs = new Int32Array(0);
-  /** At least A¹_d + γ·A⁺_d of this and every later document of its class, in visit order. */
+  /** At least A¹_d + γ·A⁺_d of this and every later document of its class. */
   private docKey: Float64Array = new Float64Array(0);
-  /** |d| of each matched document, in visit order (read sequentially instead of a random L_d lookup). */
   private docLen = new Float64Array(0);
-  /** |d| / avgdl in visit order: L_d for the bound by multiplication only. */
   private docRel = new Float64Array(0);
-  /** A¹_d, A⁺_d and v̄_d, in visit order. */
   private docAbsOnce = new Float64Array(0);
   private docAbsMore = new Float64Array(0);
   private docMeanTf = new Float64Array(0);
-  /** The largest v̄_d over the rest of the document's class (from its visit position on). */
+  /** The largest v̄_d over the rest of the document's class. */
   private restMeanTf = new Float64Array(0);
   private entFrom = new Int32Array(0);
   private entTo = new Int32Array(0);
   private entTf = new Int32Array(0);
   private entS = new Float64Array(0);
   private entA = new Float64Array(0);
-  /** The m-th visited document's (slot, tf) pairs are [rawFrom[m], rawTo[m]), for exact re-scoring. */
   private rawFrom = new Int32Array(0);
   private rawTo = new Int32Array(0);
   private rawSlot = new Int32Array(0);
   private rawTf = new Int32Array(0);
 
-  // ---- scratch
+  // Scratch; `scoredAt` holds the stamp of the last `rank` that scored a position (no clearing between calls), `warm`
+  // the last ranking's positions: neighbouring settings share most of their top k.
   private readonly slotOf: Int32Array;
   private readonly count: Int32Array;
   private readonly posOf: Int32Array;
@@ -96,10 +91,8 @@ export class QuerySweep {
   private hi = new Float64Array(0);
   private heap = new Float64Array(0);
   private cand = new Int32Array(0);
-  /** Stamp of the last `rank` that scored each visit position (no clearing between calls). */
   private scoredAt = new Int32Array(0);
   private stamp = 0;
-  /** Visit positions of the last ranking of this query: neighbouring settings share most of their top k. */
   private warm = new Int32Array(0);
   private warmCount = 0;
 

@@ -13,7 +13,7 @@ import { loadBenchmark } from "../../lib/data/source";
 import { chatForMethod } from "../../lib/llm/chat-for-method";
 import { runContext } from "../../lib/retrievers";
 import { listwiseRerankRun, slidingWindows } from "../../lib/llm/rerank-listwise";
-import { bm25Run } from "../../lib/sparse/bm25-retriever";
+import { bm25Search, indexCorpus } from "../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../lib/text/tokenizers";
 import type { Benchmark } from "../../lib/types";
 import { startOpenAIDouble, type ChatCompletionBody, type OpenAIDouble } from "../fakes/openai-server";
@@ -54,7 +54,8 @@ after(async () => {
 
 test("rerank:llm over BM25 through chatForMethod: calls once, replays on a rerun, marked as a stand-in", async () => {
   const queries = bench.queries.slice(0, 4);
-  const first = bm25Run({ docs: bench.docs, queries }, greekStemmerTokenizer(), {}, 100);
+  const corpus = indexCorpus(bench.docs, greekStemmerTokenizer());
+  const first = bm25Search(corpus, corpus.index.withParams(), queries, 100);
   first.info = { retriever: "bm25-greekstemmer" };
   const docText = new Map(bench.docs.map((d) => [d.id, d.text]));
   const opts = { depth: 40, window: 20, step: 10, k: 50 };

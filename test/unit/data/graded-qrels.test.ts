@@ -186,7 +186,7 @@ function trecEvalQuery(results: { doc: string; score: number }[], judged: Map<st
 
 test("random graded qrels and runs: gbr eval equals the trec_eval reference, query by query", async () => {
   const rng = Pcg64.fromSeed(2023);
-  const pick = (n: number) => rng.integers(n);
+  const pick = (n: number) => rng.nextUint32() % n;
   const qrels: string[] = [];
   const run: string[] = [];
   const reference = new Map<string, MetricValues>();
