@@ -42,9 +42,8 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
   try {
     return STRICT_UTF8.decode(bytes);
   } catch (err) {
-    // The decoder says only that the bytes are bad; finding where is worth a second pass.
-    const at = firstInvalidUtf8(bytes);
-    if (at < 0) {
+    // The decoder throws a TypeError for bad bytes; anything else is V8's limit on a string's length.
+    if (!(err instanceof TypeError)) {
       throw new DataError(
         `${bytes.length.toLocaleString("en-US")} bytes from line ${from.line} on are valid UTF-8 but too long for one JavaScript string ` +
           `(at most ${MAX_LINE_BYTES.toLocaleString("en-US")} characters; ${(err as Error).message}): split the text into lines or records`,
@@ -52,6 +51,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
         from.line,
       );
     }
+    const at = firstInvalidUtf8(bytes);
     // Up to 4 bytes, within the line (so a file read in pieces shows the same).
     const lineEnd = bytes.indexOf(0x0a, at);
     const shown = Array.from(bytes.subarray(at, Math.min(at + 4, lineEnd < 0 ? bytes.length : lineEnd)), (b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`);
@@ -63,35 +63,14 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
   }
 }
 
-/** Offset of the first ill-formed UTF-8 sequence (Unicode table 3-7, as the WHATWG decoder applies), or -1. */
+/** Offset of the first ill-formed sequence: where the lenient decoding, encoded again, parts from the bytes. */
 function firstInvalidUtf8(bytes: Uint8Array): number {
-  const n = bytes.length;
+  const again = Buffer.from(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes));
   let i = 0;
-  while (i < n) {
-    const b = bytes[i];
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    // The allowed range of the second byte depends on the lead; the rest are plain 80..BF.
-    let len: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) len = 2;
-    else if (b >= 0xe0 && b <= 0xef) {
-      len = 3;
-      if (b === 0xe0) lo = 0xa0;
-      if (b === 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      len = 4;
-      if (b === 0xf0) lo = 0x90;
-      if (b === 0xf4) hi = 0x8f;
-    } else return i;
-    if (i + 1 >= n || bytes[i + 1] < lo || bytes[i + 1] > hi) return i;
-    for (let k = 2; k < len; k++) if (i + k >= n || bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return i;
-    i += len;
-  }
-  return -1;
+  while (again[i] === bytes[i]) i++;
+  // Back to the start of the U+FFFD that stands for the bad bytes (its first bytes may equal theirs).
+  while ((again[i] & 0xc0) === 0x80) i--;
+  return i;
 }
 
 /** The 1-based line of byte `offset`, counting LF, CRLF and a lone CR as readTextLines does. */
