@@ -58,11 +58,7 @@ export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPa
   const sibling = info.siblings.find((s) => s.rfilename === repoPath);
   let problem = "";
   for (let attempt = 1; attempt <= INTEGRITY_ATTEMPTS; attempt++) {
-    const res = await downloadFile(url, dest, {
-      ...cfg.retry,
-      headers: cfg.headers,
-      onProgress: cfg.onProgress && ((received, total) => cfg.onProgress!(repoPath, received, total)),
-    });
+    const res = await downloadFile(url, dest, { ...cfg.retry, headers: cfg.headers });
     problem = sibling ? await mismatch(dest, res, sibling) : "";
     if (!problem) {
       cfg.log(`hub: fetched ${repoPath} (${res.size} bytes)`);

@@ -2,7 +2,6 @@
 import path from "node:path";
 import type { DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
-import type { ProgressFn } from "./progress-bar";
 import { checkedBaseUrl } from "../util/http";
 
 /** The paper's dataset on the Hugging Face Hub. */
@@ -29,14 +28,13 @@ export interface PullOptions {
   cacheDir?: string;
   /** Use only the verified cache. */
   offline?: boolean;
-  onProgress?: ProgressFn;
   log?: (msg: string) => void;
   /** Retry policy of each HTTP request; tests shorten the backoff. */
   retry?: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 
 /** A pull's options with every default applied (see {@link hubSettings}); the token as the header it is sent in. */
-export interface HubSettings extends Required<Omit<PullOptions, "token" | "cacheRoot" | "onProgress">>, Pick<PullOptions, "onProgress"> {
+export interface HubSettings extends Required<Omit<PullOptions, "token" | "cacheRoot">> {
   headers: Record<string, string>;
 }
 
@@ -61,7 +59,6 @@ export function hubSettings(opts: PullOptions): HubSettings {
       opts.cacheDir ?? path.join(opts.cacheRoot!, repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
     ),
     offline: opts.offline ?? false,
-    onProgress: opts.onProgress,
     log: opts.log ?? (() => {}),
     retry: opts.retry ?? {},
   };

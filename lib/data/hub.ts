@@ -18,7 +18,7 @@ import { HUB_CONFIGS, hubSettings, localPath, type HubSettings, type PullOptions
 export { parseCard, resolveDataFiles } from "./dataset-card";
 export type { Manifest, ManifestFile } from "./hub-manifest";
 export { DEFAULT_REPO, DEFAULT_REVISION, HUB_CONFIGS, type PullOptions } from "./hub-settings";
-export { progressBar, type ProgressFn } from "./progress-bar";
+export { pullLog } from "./pull-log";
 
 /** What a pull gives: the benchmark, where its files are, and the manifest that proves them. */
 export interface PullResult {

@@ -5,7 +5,7 @@ import { didYouMean } from "../util/suggest";
 import type { Benchmark } from "../types";
 import { readBeir, type Warn } from "./beir";
 import { DownloadError } from "../util/download";
-import { progressBar, pullHub } from "./hub";
+import { pullHub } from "./hub";
 
 import { environmentConfig, SAMPLE_DIR } from "../paths";
 import { PACKAGE_ROOT, type Config } from "../config";
@@ -25,8 +25,8 @@ export interface LoadedBenchmark {
 export interface LoadOptions {
   /** queries.jsonl overriding the source's queries (qrels restricted to them). */
   queriesFile?: string;
-  /** The data folder, the Hub's settings and CI (default: the environment's, `environmentConfig`). */
-  config?: Pick<Config, "dataDir" | "hub" | "ci">;
+  /** The data folder and the Hub's settings (default: the environment's, `environmentConfig`). */
+  config?: Pick<Config, "dataDir" | "hub">;
   log?: (message: string) => void;
   warn?: Warn;
 }
@@ -52,12 +52,7 @@ export async function loadBenchmark(src: string | undefined, opts: LoadOptions =
     let pulled;
     try {
       const config = opts.config ?? environmentConfig();
-      const bar = opts.log ? progressBar(config.ci) : undefined;
-      try {
-        pulled = await pullHub({ ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), log: opts.log, onProgress: bar?.onProgress });
-      } finally {
-        bar?.stop();
-      }
+      pulled = await pullHub({ ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), log: opts.log });
     } catch (err) {
       // Only an unreachable Hub falls back; a broken dataset or a bad argument must be seen.
       const unreachable = err instanceof DownloadError && (err.code === "OFFLINE" || err.code === "NETWORK");

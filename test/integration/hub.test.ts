@@ -12,7 +12,7 @@ import { parquetWriteBuffer } from "hyparquet-writer";
 import { readBeir } from "../../lib/data/beir";
 import { DownloadError, hashFile } from "../../lib/util/download";
 import { DataError } from "../../lib/util/errors";
-import { parseCard, progressBar, pullHub, pullHubToDir, resolveDataFiles, type PullOptions } from "../../lib/data/hub";
+import { parseCard, pullHub, pullLog, pullHubToDir, resolveDataFiles, type PullOptions } from "../../lib/data/hub";
 import { readConfig } from "../../lib/config";
 import { readTable } from "../../lib/data/tabular";
 
@@ -147,8 +147,7 @@ describe("pullHub", () => {
   test("a full pull builds the benchmark, joins the metadata and writes a verified cache", async () => {
     const h = await hub();
     const cacheDir = path.join(await tmpDir(), "cache");
-    const progress: [string, number, number | undefined][] = [];
-    const o = pullOpts(h, cacheDir, { onProgress: (f, r, t) => progress.push([f, r, t]) });
+    const o = pullOpts(h, cacheDir);
     const { benchmark: b, manifest, dir, beirDir } = await pullHub(o);
 
     assert.equal(dir, cacheDir);
@@ -187,10 +186,6 @@ describe("pullHub", () => {
     assert.deepEqual(back.qrels, b.qrels);
     assert.deepEqual(back.meta, b.meta);
 
-    assert.ok(progress.some(([f]) => f === "queries.jsonl"), "progress reported per file");
-    const last = progress.filter(([f]) => f === "qrels.csv").at(-1)!;
-    assert.equal(last[1], Buffer.byteLength(QRELS_CSV));
-    assert.equal(last[2], Buffer.byteLength(QRELS_CSV));
     assert.ok(o.logs.some((m) => /1 greekbarbench rows match no query/.test(m)));
   });
 
@@ -574,36 +569,13 @@ describe("tabular", () => {
   });
 });
 
-describe("progressBar", () => {
+describe("pullLog", () => {
   test("issue 29, row 7: a file name or message from the Hub reaches the terminal with its control characters as escapes", () => {
     const written: string[] = [];
     const log = { isTTY: false, write: (t: string) => (written.push(t), true) } as unknown as NodeJS.WriteStream;
-    progressBar(false, log).log("pulled x\u001b]0;pwned\u0007\r\nFAKE: 0 failed");
+    pullLog(log)("pulled x\u001b]0;pwned\u0007\r\nFAKE: 0 failed");
     // One line: the pull's messages are one line each, so a line feed inside one is shown, not obeyed.
     assert.deepEqual(written, ["pulled x\\x1b]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed\n"]);
-    const drawn: string[] = [];
-    const tty = { isTTY: true, columns: 120, write: (t: string) => (drawn.push(t), true), on: () => tty, removeListener: () => tty, cursorTo: () => true, clearLine: () => true, moveCursor: () => true } as unknown as NodeJS.WriteStream;
-    const bar = progressBar(readConfig({}).ci, tty);
-    bar.onProgress("data/\u001b[2Jcorpus.parquet", 10, 100);
-    bar.stop();
-    const all = drawn.join("");
-    assert.ok(all.includes("data/\\x1b[2Jcorpus.parquet"), all);
-    assert.ok(!all.includes("\u001b[2J"), "the name's own escape sequence is not sent");
-  });
-
-
-  test("draws nothing when the stream is not a terminal or CI is set", () => {
-    let writes = 0;
-    const fake = { isTTY: false, write: () => (writes++, true) } as unknown as NodeJS.WriteStream;
-    const bar = progressBar(false, fake);
-    bar.onProgress("corpus.parquet", 10, 100);
-    bar.stop();
-    assert.equal(writes, 0);
-    const tty = { isTTY: true, columns: 80, write: () => (writes++, true) } as unknown as NodeJS.WriteStream;
-    const b2 = progressBar(readConfig({ CI: "1" }).ci, tty);
-    b2.onProgress("corpus.parquet", 10, 100);
-    b2.stop();
-    assert.equal(writes, 0);
   });
 });
 
