@@ -1,5 +1,6 @@
+import { median as ssMedian } from "simple-statistics";
 import { NO_AREA, sourceOf, unjudgedQueries, type Benchmark } from "../types";
-import { wordCount } from "../text/normalize";
+import { words } from "../text/normalize";
 
 /** The paper's Table 1: size of the benchmark and of its relevance judgments. */
 export interface DatasetStats {
@@ -32,13 +33,8 @@ export interface AreaStats {
   medianGoldWords: number;
 }
 
-/** Median (mean of the middle two for even lengths); NaN when empty. */
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+// simple-statistics' median refuses an empty list; an empty benchmark's medians are NaN.
+const median = (xs: number[]): number => (xs.length ? ssMedian(xs) : NaN);
 
 /**
  * Table 1 figures for a benchmark; lengths count `\w+` words, the unit the paper's tokenizers start from.
@@ -68,8 +64,8 @@ export function datasetStats(b: Benchmark): DatasetStats {
     relevantShareOfPool: b.docs.length ? relevant.size / b.docs.length : 0,
     goldPerQuery: nq ? judgments / nq : 0,
     multiGoldShare: nq ? multi / nq : 0,
-    medianArticleWords: median(b.docs.map((d) => wordCount(d.text))),
-    medianQueryWords: median(b.queries.map((q) => wordCount(q.text))),
+    medianArticleWords: median(b.docs.map((d) => words(d.text).length)),
+    medianQueryWords: median(b.queries.map((q) => words(q.text).length)),
   };
 }
 
@@ -99,6 +95,6 @@ export function areaStats(b: Benchmark): AreaStats[] {
       queries: g.queries,
       goldArticles: g.gold.size,
       relevantPerQuery: g.judgments / g.queries,
-      medianGoldWords: median([...g.gold].map((d) => wordCount(textOf.get(d) ?? ""))),
+      medianGoldWords: median([...g.gold].map((d) => words(textOf.get(d) ?? "").length)),
     }));
 }
