@@ -24,9 +24,6 @@ export interface RevisionInfo {
   siblings: Sibling[];
 }
 
-/** How many times a file whose bytes fail the Hub's checksum is fetched before giving up. */
-const INTEGRITY_ATTEMPTS = 3;
-
 function fileUrl(cfg: HubSettings, rev: string, repoPath: string): string {
   return `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encodeURIComponent(rev)}/${repoPath.split("/").map(encodeURIComponent).join("/")}`;
 }
@@ -56,18 +53,14 @@ export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPa
   const dest = localPath(cfg.cacheDir, repoPath);
   const url = fileUrl(cfg, info.sha, repoPath);
   const sibling = info.siblings.find((s) => s.rfilename === repoPath);
-  let problem = "";
-  for (let attempt = 1; attempt <= INTEGRITY_ATTEMPTS; attempt++) {
-    const res = await downloadFile(url, dest, { ...cfg.retry, headers: cfg.headers });
-    problem = sibling ? await mismatch(dest, res, sibling) : "";
-    if (!problem) {
-      cfg.log(`hub: fetched ${repoPath} (${res.size} bytes)`);
-      return { path: repoPath, size: res.size, sha256: res.sha256 };
-    }
-    cfg.log(`hub: ${repoPath} ${problem}${attempt < INTEGRITY_ATTEMPTS ? "; fetching it again" : ""}`);
+  const res = await downloadFile(url, dest, { ...cfg.retry, headers: cfg.headers });
+  const problem = sibling ? await mismatch(dest, res, sibling) : "";
+  if (problem) {
     await fs.rm(dest, { force: true });
+    throw new DownloadError(`${url}: ${problem}; pull again to fetch it anew`, "INTEGRITY");
   }
-  throw new DownloadError(`${url}: ${problem} after ${INTEGRITY_ATTEMPTS} attempts`, "INTEGRITY");
+  cfg.log(`hub: fetched ${repoPath} (${res.size} bytes)`);
+  return { path: repoPath, size: res.size, sha256: res.sha256 };
 }
 
 async function mismatch(file: string, got: { size: number; sha256: string }, s: Sibling): Promise<string> {

@@ -58,22 +58,10 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
   return { manifest, bad };
 }
 
-/** Verified cached files a pull may keep: from the commit pulled, or LFS files whose hash the Hub still lists. */
-export function reusableFiles(
-  cached: { manifest: Manifest; bad: Set<string> } | undefined,
-  commit: string,
-  listed: { rfilename: string; lfs?: { sha256?: string; oid?: string } }[],
-): Map<string, ManifestFile> {
-  const reusable = new Map<string, ManifestFile>();
-  if (!cached) return reusable;
-  const sameCommit = cached.manifest.sha === commit;
-  const byPath = new Map(listed.map((s) => [s.rfilename, s]));
-  for (const f of cached.manifest.files) {
-    if (cached.bad.has(f.path)) continue;
-    const lfs = byPath.get(f.path)?.lfs;
-    if (sameCommit || (lfs && (lfs.sha256 ?? lfs.oid) === f.sha256)) reusable.set(f.path, f);
-  }
-  return reusable;
+/** Verified cached files a pull of `commit` may keep: those of a cache of that very commit. */
+export function reusableFiles(cached: { manifest: Manifest; bad: Set<string> } | undefined, commit: string): Map<string, ManifestFile> {
+  const same = cached?.manifest.sha === commit ? cached.manifest.files : [];
+  return new Map(same.filter((f) => !cached!.bad.has(f.path)).map((f) => [f.path, f]));
 }
 
 /** Why a file on disk is not the one the manifest records, or undefined. */

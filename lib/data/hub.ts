@@ -56,7 +56,7 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
     throw explainHttp(err, cfg);
   }
 
-  const reusable = reusableFiles(cached, info.sha, info.siblings);
+  const reusable = reusableFiles(cached, info.sha);
 
   let fetchedAny = false;
   const files = new Map<string, ManifestFile>();
