@@ -557,14 +557,12 @@ describe("tabular", () => {
     assert.throws(() => parseCsv("a,b\n1,2,3\n"), (e: unknown) => e instanceof DataError && e.line === 2);
   });
 
-  test("readRows by extension: json array, {data: [...]}, jsonl, parquet", async () => {
+  test("readRows by extension: json array, jsonl, parquet", async () => {
     const d = await tmpDir();
     await fs.writeFile(path.join(d, "a.json"), JSON.stringify([{ id: 1, text: "α" }]));
-    await fs.writeFile(path.join(d, "b.json"), JSON.stringify({ data: [{ id: "2", text: "β" }] }));
     await fs.writeFile(path.join(d, "c.jsonl"), '{"id":"3","text":"γ"}\n\n');
     await fs.writeFile(path.join(d, "d.parquet"), parquet([{ id: "4", text: "δ" }]));
     assert.deepEqual(await readRows(path.join(d, "a.json")), [{ id: 1, text: "α" }]);
-    assert.deepEqual(await readRows(path.join(d, "b.json")), [{ id: "2", text: "β" }]);
     assert.deepEqual(await readRows(path.join(d, "c.jsonl")), [{ id: "3", text: "γ" }]);
     assert.deepEqual(await readRows(path.join(d, "d.parquet")), [{ id: "4", text: "δ" }]);
     await assert.rejects(readRows(path.join(d, "e.xlsx")), DataError);
