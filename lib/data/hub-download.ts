@@ -10,7 +10,7 @@ import { DownloadError, downloadFile } from "../util/download";
 import type { ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
-/** One file of a revision as the Hub lists it, with what its bytes must hash to. */
+/** One file of a revision as the Hub lists it. */
 export interface Sibling {
   rfilename: string;
   size?: number;
@@ -18,7 +18,7 @@ export interface Sibling {
   lfs?: { sha256?: string; oid?: string; size?: number };
 }
 
-/** A revision resolved: the commit every file is fetched from, and its files. */
+/** A revision resolved to a commit, and its files. */
 export interface RevisionInfo {
   sha: string;
   siblings: Sibling[];

@@ -12,14 +12,11 @@ export interface ManifestFile {
   sha256: string;
 }
 
-/** What a pull fetched: commit, configs and file hashes. */
+/** What a pull fetched: the revision asked for, the commit it resolved to, each config's files in order, hashes. */
 export interface Manifest {
   repo: string;
-  /** The revision asked for (a tag such as v2.0, a branch or a commit). */
   revision: string;
-  /** The commit the revision resolved to; every file was fetched from this commit. */
   sha: string;
-  /** Config name -> repository paths of its chosen split, in reading order. */
   configs: Record<string, string[]>;
   files: ManifestFile[];
   fetchedAt: string;
@@ -72,14 +69,13 @@ export async function verifyCached(file: string, expected: ManifestFile): Promis
   } catch {
     return "is missing";
   }
-  // A size check first: it catches truncation without reading the whole file.
   if (size !== expected.size) return `is ${size} bytes, the manifest says ${expected.size} (truncated or replaced)`;
   const { sha256 } = await hashFile(file);
   if (sha256 !== expected.sha256) return "is corrupted (sha256 differs from the manifest)";
   return undefined;
 }
 
-/** Writes a manifest (a pull's, a BEIR folder's, spaCy's tables') whole or not at all, so a crash never leaves half of one. */
+/** Writes a manifest whole or not at all, so a crash never leaves half of one. */
 export async function writeManifest(file: string, manifest: object): Promise<void> {
   await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(manifest, null, 2) + "\n"), path.dirname(file));
 }

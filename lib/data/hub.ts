@@ -1,8 +1,4 @@
-/**
- * Hugging Face Hub loader: fetches AUEB-NLP/greek-bar-bench's retrieval configs (corpus 6,308 rows, queries 257,
- * qrels; area/date/number from `greekbarbench`) at a pinned revision, verifies and caches them as a Benchmark.
- * Public face of the hub-* modules.
- */
+/** The Hub loader: AUEB-NLP/greek-bar-bench's retrieval configs at a pinned revision, verified and cached. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark } from "../types";
@@ -20,12 +16,10 @@ export type { Manifest, ManifestFile } from "./hub-manifest";
 export { DEFAULT_REPO, DEFAULT_REVISION, HUB_CONFIGS, type PullOptions } from "./hub-settings";
 export { pullLog } from "./pull-log";
 
-/** What a pull gives: the benchmark, where its files are, and the manifest that proves them. */
+/** A pull: the benchmark, its cache folder, the same as a BEIR folder (`--data <beirDir>`), the manifest. */
 export interface PullResult {
   benchmark: Benchmark;
-  /** The cache folder (raw files under files/, manifest.json). */
   dir: string;
-  /** The same benchmark as a BEIR folder, readable with `--data <beirDir>`. */
   beirDir: string;
   manifest: Manifest;
 }
@@ -110,7 +104,6 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
 /** `gbr data pull --dir D`: pulls, then writes a BEIR folder plus manifest.json at `dir` for `--data D`. */
 export async function pullHubToDir(dir: string, opts: PullOptions): Promise<PullResult> {
   const out = path.resolve(dir);
-  // Before the download, so a refusal costs nothing.
   await refuseForeignFiles(out);
   const result = await pullHub(opts);
   await writeBeirFolder(out, result.benchmark, result.manifest);

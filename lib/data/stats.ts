@@ -2,17 +2,14 @@ import { median as ssMedian } from "simple-statistics";
 import { NO_AREA, sourceOf, unjudgedQueries, type Benchmark } from "../types";
 import { words } from "../text/normalize";
 
-/** The paper's Table 1: size of the benchmark and of its relevance judgments. */
+/** The paper's Table 1; `unjudged` queries (no relevant article) are not in the per-query figures. */
 export interface DatasetStats {
-  /** Every query, searched. */
   queries: number;
-  /** Of them, those with no relevant article: not evaluated, and not in the per-query figures below. */
   unjudged: number;
   articles: number;
   sources: number;
   judgments: number;
   distinctRelevant: number;
-  /** distinct relevant articles / articles */
   relevantShareOfPool: number;
   goldPerQuery: number;
   /** share of judged queries with more than one relevant article */
@@ -21,15 +18,12 @@ export interface DatasetStats {
   medianQueryWords: number;
 }
 
-/** The paper's Table 6: one row per legal area, of the judged queries. */
+/** The paper's Table 6: per legal area, its judged queries and their distinct gold articles (median length in words). */
 export interface AreaStats {
   area: string;
-  /** judged queries of the area */
   queries: number;
-  /** distinct relevant articles of the area's queries */
   goldArticles: number;
   relevantPerQuery: number;
-  /** median length in words of those gold articles */
   medianGoldWords: number;
 }
 

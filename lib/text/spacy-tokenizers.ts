@@ -13,19 +13,13 @@ import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
 const GREEK_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+)*`;
 const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+|['’][\p{L}\p{M}\p{N}_]+)*`;
 const UNDERSCORES = /^_+$/;
-/** Memo entries before the per-word caches are reset (keeps memory bounded on huge vocabularies). */
-const MEMO_LIMIT = 1 << 20;
 
 function memo<V>(fn: (word: string) => V): (word: string) => V {
-  let cache = new Map<string, V>();
+  const cache = new Map<string, V>();
   return (word) => {
     let v = cache.get(word);
-    if (v === undefined && !cache.has(word)) {
-      v = fn(word);
-      if (cache.size >= MEMO_LIMIT) cache = new Map();
-      cache.set(word, v);
-    }
-    return v as V;
+    if (v === undefined) cache.set(word, (v = fn(word)));
+    return v;
   };
 }
 
