@@ -37,7 +37,6 @@ export class Analyzer {
   private rawLen: Int32Array = new Int32Array(1024);
   private rawHash: Int32Array = new Int32Array(1024);
   private rawTerm: Int32Array = new Int32Array(1024);
-  private buffer = new Int32Array(4096);
 
   constructor(readonly tokenizer: WordTokenizer) {
     for (let c = 0; c < 65536; c++) {
@@ -52,10 +51,7 @@ export class Analyzer {
 
   /** Term ids of a text, in order (dropped words leave no id). */
   analyze(text: string): Int32Array {
-    const s = this.tokenizer.prepare ? this.tokenizer.prepare(text) : text;
-    if (this.buffer.length < (s.length >> 1) + 1) this.buffer = new Int32Array((s.length >> 1) + 1);
-    const n = this.scan(s, this.buffer, 0);
-    return this.buffer.slice(0, n);
+    return this.analyzeMany([text]).ids;
   }
 
   /** Term ids of many texts back to back (text i: `ids.subarray(offsets[i], offsets[i + 1])`), one allocation. */

@@ -97,11 +97,6 @@ function kept(tokens: readonly string[]): string[] {
 
 /** `text[i:i+2000]` for i = 0, 2000, …, counting code points as Python does (a surrogate pair is one). */
 export function grnlpSlices(text: string): string[] {
-  if (!/[\ud800-\udfff]/.test(text)) {
-    const out: string[] = [];
-    for (let i = 0; i < text.length; i += GRNLP_SLICE) out.push(text.slice(i, i + GRNLP_SLICE));
-    return out;
-  }
   const cps = Array.from(text);
   const out: string[] = [];
   for (let i = 0; i < cps.length; i += GRNLP_SLICE) out.push(cps.slice(i, i + GRNLP_SLICE).join(""));
