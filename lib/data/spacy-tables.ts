@@ -131,7 +131,8 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       const rel = cacheRelPath(spec);
       const local = path.join(cacheDir, rel);
       let entry: ManifestEntry | undefined = manifest.files[rel];
-      const onDisk = await hashIfExists(local);
+      // Unreadable counts as absent: the file is fetched again (and a lasting fault reported by the download).
+      const onDisk = await hashFile(local).catch(() => undefined);
       if (!onDisk || !entry || onDisk.sha256 !== entry.sha256 || onDisk.size !== entry.size) {
         if (onDisk && entry) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
         entry = undefined;
@@ -208,15 +209,6 @@ function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], caus
     undefined,
     { brief: `spaCy ${what} not available offline: run once with network access, or set GBR_SPACY_BASE_URL to a mirror` },
   );
-}
-
-async function hashIfExists(file: string): Promise<{ sha256: string; size: number } | undefined> {
-  try {
-    return await hashFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
 }
 
 async function readManifest(file: string, lang: SpacyLang): Promise<Manifest> {
