@@ -52,17 +52,9 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
 
   const reusable = reusableFiles(cached, info.sha);
 
-  let fetchedAny = false;
   const files = new Map<string, ManifestFile>();
   const ensure = async (p: string) => {
-    if (files.has(p)) return;
-    const reused = reusable.get(p);
-    if (reused) {
-      files.set(p, reused);
-      return;
-    }
-    files.set(p, await fetchVerified(cfg, info, p));
-    fetchedAny = true;
+    if (!files.has(p)) files.set(p, reusable.get(p) ?? (await fetchVerified(cfg, info, p)));
   };
 
   if (!info.siblings.some((s) => s.rfilename === "README.md")) {
@@ -98,7 +90,7 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
     fetchedAt: new Date().toISOString(),
   };
   await writeManifest(path.join(cfg.cacheDir, "manifest.json"), manifest);
-  return finish(cfg, manifest, fetchedAny);
+  return finish(cfg, manifest, [...files.keys()].some((p) => !reusable.has(p)));
 }
 
 /** `gbr data pull --dir D`: pulls, then writes a BEIR folder plus manifest.json at `dir` for `--data D`. */
