@@ -7,11 +7,6 @@ interface Step {
   skipTo?: number;
 }
 
-/** Whether a pattern is a glob (has `*`, `?` or `[`) rather than a path. */
-export function isGlob(p: string): boolean {
-  return /[*?[]/.test(p);
-}
-
 const notSlash = (c: string) => c !== "/";
 const any = () => true;
 const none = () => false;
