@@ -2,7 +2,7 @@
 import path from "node:path";
 import type { Command } from "./args";
 import { dataHelp, dataOption, load, quietOption } from "./options";
-import { progressBar, pullHub, pullHubToDir } from "../data/hub";
+import { pullHub, pullHubToDir, pullLog } from "../data/hub";
 import { areaStats, datasetStats } from "../data/stats";
 import { formatStats } from "./print-stats";
 import { printableJson } from "../util/printable";
@@ -23,15 +23,9 @@ export const dataPull: Command = {
   },
   async run(values, io, configOf) {
     const config = configOf();
-    const bar = values.quiet ? undefined : progressBar(config.ci);
-    const log = bar?.log ?? (() => {});
-    const opts = { ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), repo: values.repo as string | undefined, revision: values.revision as string | undefined, log, onProgress: bar?.onProgress };
-    let result;
-    try {
-      result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);
-    } finally {
-      bar?.stop();
-    }
+    const log = values.quiet ? () => {} : pullLog();
+    const opts = { ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), repo: values.repo as string | undefined, revision: values.revision as string | undefined, log };
+    const result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);
     const b = result.benchmark;
     io.stdout(`${b.docs.length} articles, ${b.queries.length} queries, ${[...b.qrels.values()].reduce((s, r) => s + r.size, 0)} judgments -> ${values.dir ?? result.dir}\n`);
   },

@@ -4,20 +4,17 @@ import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types"
 import { DataError } from "../util/errors";
 import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
 
-/** Reports tolerated oddities (BOM, CRLF) without failing the load. */
 export type Warn = (message: string) => void;
 
-/** One parsed JSON line with the 1-based line number it came from. */
 export interface JsonlRecord {
   line: number;
   value: Record<string, unknown>;
 }
 
-/** Reads a file as strict UTF-8 (see `decodeUtf8`), keeping any BOM; an unreadable file is a DataError. */
+/** Reads a file as strict UTF-8 (see `decodeUtf8`), keeping any BOM. */
 export async function readUtf8(file: string): Promise<string> {
   let bytes: Buffer;
   try {
-    // Decoding the whole buffer at once is several times faster than a streaming utf8 read.
     bytes = await fs.readFile(file);
   } catch (err) {
     throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
@@ -28,7 +25,7 @@ export async function readUtf8(file: string): Promise<string> {
 // ignoreBOM keeps a leading BOM in the text, so readers can warn about it rather than lose it.
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Where a piece of a file starts: its byte offset and 1-based line, so errors name the file's own position. */
+/** Where a piece of a file starts (byte offset, 1-based line), so errors name the file's own position. */
 interface PieceStart {
   offset: number;
   line: number;
@@ -42,9 +39,8 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
   try {
     return STRICT_UTF8.decode(bytes);
   } catch (err) {
-    // The decoder says only that the bytes are bad; finding where is worth a second pass.
-    const at = firstInvalidUtf8(bytes);
-    if (at < 0) {
+    // The decoder throws a TypeError for bad bytes; anything else is V8's limit on a string's length.
+    if (!(err instanceof TypeError)) {
       throw new DataError(
         `${bytes.length.toLocaleString("en-US")} bytes from line ${from.line} on are valid UTF-8 but too long for one JavaScript string ` +
           `(at most ${MAX_LINE_BYTES.toLocaleString("en-US")} characters; ${(err as Error).message}): split the text into lines or records`,
@@ -52,6 +48,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
         from.line,
       );
     }
+    const at = firstInvalidUtf8(bytes);
     // Up to 4 bytes, within the line (so a file read in pieces shows the same).
     const lineEnd = bytes.indexOf(0x0a, at);
     const shown = Array.from(bytes.subarray(at, Math.min(at + 4, lineEnd < 0 ? bytes.length : lineEnd)), (b) => `0x${b.toString(16).toUpperCase().padStart(2, "0")}`);
@@ -63,35 +60,14 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
   }
 }
 
-/** Offset of the first ill-formed UTF-8 sequence (Unicode table 3-7, as the WHATWG decoder applies), or -1. */
+/** Offset of the first ill-formed sequence: where the lenient decoding, encoded again, parts from the bytes. */
 function firstInvalidUtf8(bytes: Uint8Array): number {
-  const n = bytes.length;
+  const again = Buffer.from(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes));
   let i = 0;
-  while (i < n) {
-    const b = bytes[i];
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    // The allowed range of the second byte depends on the lead; the rest are plain 80..BF.
-    let len: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) len = 2;
-    else if (b >= 0xe0 && b <= 0xef) {
-      len = 3;
-      if (b === 0xe0) lo = 0xa0;
-      if (b === 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      len = 4;
-      if (b === 0xf0) lo = 0x90;
-      if (b === 0xf4) hi = 0x8f;
-    } else return i;
-    if (i + 1 >= n || bytes[i + 1] < lo || bytes[i + 1] > hi) return i;
-    for (let k = 2; k < len; k++) if (i + k >= n || bytes[i + k] < 0x80 || bytes[i + k] > 0xbf) return i;
-    i += len;
-  }
-  return -1;
+  while (again[i] === bytes[i]) i++;
+  // Back to the start of the U+FFFD that stands for the bad bytes (its first bytes may equal theirs).
+  while ((again[i] & 0xc0) === 0x80) i--;
+  return i;
 }
 
 /** The 1-based line of byte `offset`, counting LF, CRLF and a lone CR as readTextLines does. */
@@ -104,13 +80,11 @@ function lineAt(bytes: Uint8Array, offset: number): number {
   return line;
 }
 
-/** Bytes decoded at a time by `readTextLines`: far below V8's string limit, large enough to cost nothing. */
 const PIECE_BYTES = 64 << 20;
 
 /**
- * Reads UTF-8 lines; a BOM or CRLF is dropped with a warning (often a sign of a spreadsheet round-trip). The file is
- * decoded in pieces cut at line ends, so a corpus past V8's string limit (about 512 M characters) still reads; one line
- * longer than `maxLineBytes` (default: that limit) is a DataError naming it, found before its bytes are gathered.
+ * Reads UTF-8 lines (a BOM or CRLF dropped with a warning) in pieces cut at line ends, so a corpus past V8's string
+ * limit still reads; a line longer than `maxLineBytes` is a DataError naming it.
  */
 export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIECE_BYTES, maxLineBytes = MAX_LINE_BYTES): Promise<string[]> {
   const lines: string[] = [];
@@ -142,7 +116,7 @@ export async function readJsonl(file: string, required: string[] = [], warn?: Wa
   return parseJsonlLines(await readTextLines(file, warn), file, required);
 }
 
-/** The parsing half of `readJsonl` (`file` only names the source in errors). */
+/** The parsing half of `readJsonl`. */
 export function parseJsonlLines(lines: readonly string[], file: string, required: readonly string[] = []): JsonlRecord[] {
   const out: JsonlRecord[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -166,10 +140,7 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
   return out;
 }
 
-/**
- * Characters no id may hold besides whitespace (`\s`, which has the line and paragraph separators): C0 and C1
- * controls and DEL. `\s` misses U+001C–U+001F and U+0085, which Python's `str.split()` splits on.
- */
+/** C0 and C1 controls and DEL: `\s` misses U+001C–U+001F and U+0085, which Python's `str.split()` splits on. */
 const ID_CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 
 /** Why `id` cannot be an id, or undefined: ids are compared untrimmed and go into whitespace-separated runs. */
@@ -186,20 +157,14 @@ export function idProblem(what: string, id: string): string | undefined {
   return undefined;
 }
 
-/**
- * An id as written: a JSON string. A number is refused, not converted: JSON.parse has already turned `1.0` into 1 and
- * rounded a 20-digit id, so two ids could become one without a word.
- */
+/** An id as written: a JSON string; a number is refused, as JSON.parse has already made `1.0` 1 and rounded long ids. */
 function stringId(raw: unknown, file: string, line: number): string {
   if (typeof raw === "string") return raw;
   if (typeof raw === "number") throw new DataError(`id ${raw} is a JSON number: write ids as strings ("id": "${raw}"), so that none is rounded or merged`, file, line);
   throw new DataError(`id ${JSON.stringify(raw)} is not a string`, file, line);
 }
 
-/**
- * A record's id: BEIR's `_id` or this project's older `id`, either spelling; a line with both must give one id (two
- * different ones would leave which article a judgment means to the reader).
- */
+/** A record's id: BEIR's `_id` or this project's older `id`; a line with both must give one id. */
 function recordId(value: Record<string, unknown>, file: string, line: number): string {
   const has = (k: string) => value[k] !== undefined && value[k] !== null;
   if (!has("_id") && !has("id")) throw new DataError('missing field "_id" (BEIR\'s id field; "id" is read too)', file, line);
@@ -223,7 +188,7 @@ function toItems(records: JsonlRecord[], file: string): { id: string; text: stri
   });
 }
 
-/** One qrels line, with its 1-based line number so later checks can point at it. */
+/** One qrels line, with its 1-based line number. */
 export interface Judgment {
   query: QueryId;
   doc: DocId;
@@ -267,10 +232,9 @@ export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgm
 }
 
 /**
- * Each query's judged articles with their grades, in first-seen order: 0 and negative grades are kept (judged not
- * relevant). The same pair judged twice must carry one grade: two different ones are an error naming both lines.
- * Queries come in the order of their first relevant judgment (as the binary reading always had them: it decides which
- * query meets which random flip in `gbr compare`), those without one after.
+ * Each query's judged articles with their grades (<= 0 kept: judged not relevant); a pair judged twice must carry one
+ * grade. Queries in the order of their first relevant judgment (it decides which query meets which random flip in
+ * `gbr compare`), those without one after.
  */
 export function gradesOf(judgments: readonly Judgment[], file: string): Map<QueryId, Map<DocId, number>> {
   const grades = new Map<QueryId, Map<DocId, number>>();
@@ -295,7 +259,7 @@ export function gradesOf(judgments: readonly Judgment[], file: string): Map<Quer
   return ordered;
 }
 
-/** Relevant articles per query (grade >= 1), in first-seen order: the binary reading; none at all is an error. */
+/** Relevant articles per query (grade >= 1), in first-seen order; none at all is an error. */
 export function relevantOf(judgments: readonly Judgment[], file: string): Map<QueryId, Set<DocId>> {
   const qrels = new Map<QueryId, Set<DocId>>();
   for (const [query, docs] of gradesOf(judgments, file)) {
@@ -305,10 +269,9 @@ export function relevantOf(judgments: readonly Judgment[], file: string): Map<Qu
   return qrels;
 }
 
+/** `queriesFile` replaces the folder's queries (qrels are then restricted to them). */
 export interface ReadBeirOptions {
-  /** A queries.jsonl that replaces the folder's own (qrels are then restricted to its queries). */
   queriesFile?: string;
-  /** Qrels file; default `<dir>/qrels/test.tsv`. */
   qrelsFile?: string;
   name?: string;
   warn?: Warn;
@@ -332,7 +295,6 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
   const docIds = new Set(docs.map((d) => d.id));
   const queryIds = new Set(queries.map((q) => q.id));
   const restricted = opts.queriesFile !== undefined;
-    // Score-0 lines are checked too: one naming a missing article signals a mismatched corpus just as well.
   for (const j of judgments) {
     if (!queryIds.has(j.query) && !restricted) {
       throw new DataError(`qrels name query '${j.query}', which is not in ${queriesFile} (line ${j.line})`, qrelsFile);
@@ -352,9 +314,8 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 
 /**
- * Writes a BEIR folder that `readBeir` reads back unchanged (corpus order kept) and beir's GenericDataLoader reads as
- * BEIR's own: articles `{"_id", "title", "text"}` (the title empty: an article's heading is part of its text), queries
- * `{"_id", "text"}`. meta.jsonl is this project's (`{"id", "area", "date", "number"}`), which beir does not read.
+ * Writes a BEIR folder that `readBeir` and beir's GenericDataLoader read: articles `{"_id", "title", "text"}` (the title
+ * empty: the heading is part of the text), queries `{"_id", "text"}`, this project's meta.jsonl.
  */
 export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
   await fs.mkdir(path.join(dir, "qrels"), { recursive: true });
@@ -399,9 +360,7 @@ export async function readMeta(
 }
 
 /**
- * A query's legal area as written: a string, trimmed; absent, null, empty or blank is no area (one "(no area)" row, not
- * two), anything else a problem to report.
- *
+ * A query's legal area: a string, trimmed; absent, null or blank is no area, anything else a problem to report.
  * @example
  * areaOf(" Civil law ") // "Civil law"; areaOf("  ") and areaOf(null) are undefined; areaOf(3) is { problem }
  */

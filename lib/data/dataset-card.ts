@@ -1,7 +1,7 @@
 /** A Hugging Face dataset card's `configs` (which repository files hold which config and split); pure. */
 import YAML from "yaml";
 import { DataError } from "../util/errors";
-import { compileGlob, isGlob, matchGlob } from "./glob";
+import { compileGlob, matchGlob } from "./glob";
 
 /** A config's data files for one split, as written in the card (paths or globs). */
 export interface SplitSpec {
@@ -61,7 +61,8 @@ export function resolveDataFiles(config: string, specs: SplitSpec[], siblings: {
   const out: string[] = [];
   for (const raw of spec.patterns) {
     const pattern = raw.replace(/^\.\//, "");
-    const matches = isGlob(pattern) ? names.filter(globMatcher(pattern, config, file)) : names.filter((n) => n === pattern);
+    // A plain path is a glob matching itself.
+    const matches = names.filter(globMatcher(pattern, config, file));
     if (matches.length === 0) {
       throw new DataError(`config '${config}' names '${raw}', which matches no file of the repository at this revision`, file);
     }

@@ -1,18 +1,10 @@
 /** fsspec-style globs of a dataset card's `data_files`, matched in linear time (no backtracking); pure. */
 
-/**
- * One step of a compiled glob: one character that passes `test`, or any number of them (`star`), or none, going on
- * to the next step or to `skipTo` (the fork before `**\/`, which may match no folder).
- */
+/** One step of a compiled glob: a character passing `test`, any number (`star`), or a fork to `skipTo` (`**\/`). */
 interface Step {
   test: (c: string) => boolean;
   star: boolean;
   skipTo?: number;
-}
-
-/** Whether a pattern is a glob (has `*`, `?` or `[`) rather than a path. */
-export function isGlob(p: string): boolean {
-  return /[*?[]/.test(p);
 }
 
 const notSlash = (c: string) => c !== "/";
@@ -20,10 +12,8 @@ const any = () => true;
 const none = () => false;
 
 /**
- * Compiles a glob: `*` any characters but `/`, `**` any, `**\/` any folders or none, `?` one character but `/`,
- * `[abc]`, `[a-z]`, `[!a-z]` one character of a class (never `/`); a `[` without `]` is itself. A malformed class throws
- * an Error saying what is wrong.
- *
+ * Compiles a glob: `*` (not `/`), `**`, `**\/` (any folders or none), `?`, classes `[a-z]`, `[!a]` (never `/`); a `[`
+ * without `]` is itself; a malformed class throws.
  * @example
  * matchGlob(compileGlob("data/**\/corpus-*.parquet"), "data/x/corpus-0.parquet") // true
  */
@@ -77,9 +67,8 @@ function classTest(body: string[]): (c: string) => boolean {
 }
 
 /**
- * Whether the whole of `name` matches: the steps run as a set of positions, one pass over the name, so time is at most
- * the name's length times the pattern's (a regular expression of many `*` backtracks exponentially).
- *
+ * Whether the whole of `name` matches, in one pass over a set of positions (a regular expression of many `*`
+ * backtracks exponentially).
  * @example
  * matchGlob(compileGlob("*.parquet"), "corpus.parquet") // true
  */
@@ -103,7 +92,6 @@ export function matchGlob(steps: readonly Step[], name: string): boolean {
 /** Adds every position reachable with no character: past a star (zero of it) and on from a fork. */
 function closure(steps: readonly Step[], at: Uint8Array, start?: number): Uint8Array {
   if (start !== undefined) at[start] = 1;
-  // Steps only lead forward, so one pass in order reaches every position.
   for (let i = 0; i < steps.length; i++) {
     if (!at[i]) continue;
     const skip = steps[i].skipTo;

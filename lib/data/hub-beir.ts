@@ -8,7 +8,7 @@ import { readJsonIfAny } from "../util/safe-files";
 import { writeBeir } from "./beir";
 import { verifyCached, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 
-/** The layout `writeBeir` writes now (see `Manifest.beirLayout`): a folder in an older one is written again. */
+/** The layout `writeBeir` writes now: a folder in an older one is written again. */
 const BEIR_LAYOUT = 2;
 
 /** True when `dir` already holds the BEIR copy of exactly this pull, its files intact. */
@@ -37,9 +37,8 @@ export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manif
 const BEIR_FILES = ["manifest.json", "corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "meta.jsonl"];
 
 /**
- * Refuses a folder where a file `writeBeirFolder` would replace was not written by it as it is now (no manifest.json of
- * a pull lists it, or it changed since): a user's own corpus.jsonl is never overwritten. Other files are left alone.
- *
+ * Refuses a folder holding a file `writeBeirFolder` would replace that a pull's manifest does not list as it is now:
+ * a user's own corpus.jsonl is never overwritten.
  * @example
  * await refuseForeignFiles("my-folder"); // throws DataError "my-folder: corpus.jsonl was not written by gbr data pull …"
  */

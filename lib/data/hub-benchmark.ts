@@ -12,10 +12,10 @@ export async function benchmarkFromCache(cacheDir: string, manifest: Manifest, l
     Promise.all((manifest.configs[config] ?? []).map((p) => readTable(localPath(cacheDir, p))));
 
   const corpusTables = await tables(HUB_CONFIGS.corpus);
-  const docs = toItems(corpusTables, "corpus", true);
+  const docs = toItems(corpusTables, "corpus");
   if (docs.length === 0) throw new DataError(`the corpus is empty: the '${HUB_CONFIGS.corpus}' config has no row`, filesOf(corpusTables));
   const queryTables = await tables(HUB_CONFIGS.queries);
-  const queries = toItems(queryTables, "queries", false);
+  const queries = toItems(queryTables, "queries");
   if (queries.length === 0) throw new DataError(`no queries: the '${HUB_CONFIGS.queries}' config has no row`, filesOf(queryTables));
   const qrelTables = await tables(HUB_CONFIGS.qrels);
   const qrels = toQrels(qrelTables, docs, queries);
@@ -47,15 +47,14 @@ function idOf(t: Table, i: number, names: string[], what = "id"): string {
 }
 
 /** Docs or queries in file order, `text` verbatim as the paper indexes it (a `title` prepended changes BM25 scores). */
-function toItems(tables: Table[], what: string, titleFallback: boolean) {
+function toItems(tables: Table[], what: string) {
   const items: { id: string; text: string }[] = [];
   const where = new Map<string, { table: Table; i: number }>();
   for (const t of tables) {
     for (let i = 0; i < t.rows.length; i++) {
       const id = idOf(t, i, ["id", "_id"]);
       const row = t.rows[i];
-      let text = row.text;
-      if ((text === undefined || text === null) && titleFallback && typeof row.title === "string") text = row.title;
+      const text = row.text;
       if (text === undefined || text === null) fail(t, i, `missing field "text" for ${what} id '${id}'`);
       if (typeof text !== "string") fail(t, i, `field "text" of ${what} id '${id}' is not a string`);
       if (text.trim() === "") fail(t, i, `empty text for ${what} id '${id}'`);
@@ -95,7 +94,7 @@ function toQrels(tables: Table[], docs: Doc[], queries: Query[]): Map<QueryId, S
   return ordered;
 }
 
-/** A relevance score from a JSON/parquet integer or plain-integer text (csv, tsv); see parseScore. */
+/** A relevance score from a JSON/parquet integer or plain-integer text (csv); see parseScore. */
 function scoreOf(t: Table, i: number, raw: unknown): number {
   if (typeof raw === "number") {
     if (Number.isSafeInteger(raw)) return raw;
@@ -106,10 +105,7 @@ function scoreOf(t: Table, i: number, raw: unknown): number {
   return score;
 }
 
-/** The files of a config, for an error about the config as a whole. */
-function filesOf(tables: Table[]): string {
-  return tables.map((t) => t.file).join(", ");
-}
+const filesOf = (tables: Table[]): string => tables.map((t) => t.file).join(", ");
 
 /** Area, session and number per query from `greekbarbench`; rows of no query (held-out 2024 exams) are skipped. */
 function toMeta(tables: Table[], queryIds: Set<string>, log: (msg: string) => void): Map<QueryId, QueryMeta> {

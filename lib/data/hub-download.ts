@@ -10,7 +10,7 @@ import { DownloadError, downloadFile } from "../util/download";
 import type { ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
-/** One file of a revision as the Hub lists it, with what its bytes must hash to. */
+/** One file of a revision as the Hub lists it. */
 export interface Sibling {
   rfilename: string;
   size?: number;
@@ -18,14 +18,11 @@ export interface Sibling {
   lfs?: { sha256?: string; oid?: string; size?: number };
 }
 
-/** A revision resolved: the commit every file is fetched from, and its files. */
+/** A revision resolved to a commit, and its files. */
 export interface RevisionInfo {
   sha: string;
   siblings: Sibling[];
 }
-
-/** How many times a file whose bytes fail the Hub's checksum is fetched before giving up. */
-const INTEGRITY_ATTEMPTS = 3;
 
 function fileUrl(cfg: HubSettings, rev: string, repoPath: string): string {
   return `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encodeURIComponent(rev)}/${repoPath.split("/").map(encodeURIComponent).join("/")}`;
@@ -56,22 +53,14 @@ export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPa
   const dest = localPath(cfg.cacheDir, repoPath);
   const url = fileUrl(cfg, info.sha, repoPath);
   const sibling = info.siblings.find((s) => s.rfilename === repoPath);
-  let problem = "";
-  for (let attempt = 1; attempt <= INTEGRITY_ATTEMPTS; attempt++) {
-    const res = await downloadFile(url, dest, {
-      ...cfg.retry,
-      headers: cfg.headers,
-      onProgress: cfg.onProgress && ((received, total) => cfg.onProgress!(repoPath, received, total)),
-    });
-    problem = sibling ? await mismatch(dest, res, sibling) : "";
-    if (!problem) {
-      cfg.log(`hub: fetched ${repoPath} (${res.size} bytes)`);
-      return { path: repoPath, size: res.size, sha256: res.sha256 };
-    }
-    cfg.log(`hub: ${repoPath} ${problem}${attempt < INTEGRITY_ATTEMPTS ? "; fetching it again" : ""}`);
+  const res = await downloadFile(url, dest, { ...cfg.retry, headers: cfg.headers });
+  const problem = sibling ? await mismatch(dest, res, sibling) : "";
+  if (problem) {
     await fs.rm(dest, { force: true });
+    throw new DownloadError(`${url}: ${problem}; pull again to fetch it anew`, "INTEGRITY");
   }
-  throw new DownloadError(`${url}: ${problem} after ${INTEGRITY_ATTEMPTS} attempts`, "INTEGRITY");
+  cfg.log(`hub: fetched ${repoPath} (${res.size} bytes)`);
+  return { path: repoPath, size: res.size, sha256: res.sha256 };
 }
 
 async function mismatch(file: string, got: { size: number; sha256: string }, s: Sibling): Promise<string> {

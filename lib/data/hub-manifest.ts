@@ -12,14 +12,11 @@ export interface ManifestFile {
   sha256: string;
 }
 
-/** What a pull fetched: commit, configs and file hashes. */
+/** What a pull fetched: the revision asked for, the commit it resolved to, each config's files in order, hashes. */
 export interface Manifest {
   repo: string;
-  /** The revision asked for (a tag such as v2.0, a branch or a commit). */
   revision: string;
-  /** The commit the revision resolved to; every file was fetched from this commit. */
   sha: string;
-  /** Config name -> repository paths of its chosen split, in reading order. */
   configs: Record<string, string[]>;
   files: ManifestFile[];
   fetchedAt: string;
@@ -58,22 +55,10 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
   return { manifest, bad };
 }
 
-/** Verified cached files a pull may keep: from the commit pulled, or LFS files whose hash the Hub still lists. */
-export function reusableFiles(
-  cached: { manifest: Manifest; bad: Set<string> } | undefined,
-  commit: string,
-  listed: { rfilename: string; lfs?: { sha256?: string; oid?: string } }[],
-): Map<string, ManifestFile> {
-  const reusable = new Map<string, ManifestFile>();
-  if (!cached) return reusable;
-  const sameCommit = cached.manifest.sha === commit;
-  const byPath = new Map(listed.map((s) => [s.rfilename, s]));
-  for (const f of cached.manifest.files) {
-    if (cached.bad.has(f.path)) continue;
-    const lfs = byPath.get(f.path)?.lfs;
-    if (sameCommit || (lfs && (lfs.sha256 ?? lfs.oid) === f.sha256)) reusable.set(f.path, f);
-  }
-  return reusable;
+/** Verified cached files a pull of `commit` may keep: those of a cache of that very commit. */
+export function reusableFiles(cached: { manifest: Manifest; bad: Set<string> } | undefined, commit: string): Map<string, ManifestFile> {
+  const same = cached?.manifest.sha === commit ? cached.manifest.files : [];
+  return new Map(same.filter((f) => !cached!.bad.has(f.path)).map((f) => [f.path, f]));
 }
 
 /** Why a file on disk is not the one the manifest records, or undefined. */
@@ -84,14 +69,13 @@ export async function verifyCached(file: string, expected: ManifestFile): Promis
   } catch {
     return "is missing";
   }
-  // A size check first: it catches truncation without reading the whole file.
   if (size !== expected.size) return `is ${size} bytes, the manifest says ${expected.size} (truncated or replaced)`;
   const { sha256 } = await hashFile(file);
   if (sha256 !== expected.sha256) return "is corrupted (sha256 differs from the manifest)";
   return undefined;
 }
 
-/** Writes a manifest (a pull's, a BEIR folder's, spaCy's tables') whole or not at all, so a crash never leaves half of one. */
+/** Writes a manifest whole or not at all, so a crash never leaves half of one. */
 export async function writeManifest(file: string, manifest: object): Promise<void> {
   await writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(manifest, null, 2) + "\n"), path.dirname(file));
 }

@@ -2,7 +2,6 @@
 import path from "node:path";
 import type { DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
-import type { ProgressFn } from "./progress-bar";
 import { checkedBaseUrl } from "../util/http";
 
 /** The paper's dataset on the Hugging Face Hub. */
@@ -13,30 +12,26 @@ export const DEFAULT_REVISION = "v2.0";
 /** Config names in the dataset card, by role. */
 export const HUB_CONFIGS = { corpus: "corpus", queries: "queries", qrels: "qrels", meta: "greekbarbench" } as const;
 
-/** What a caller says about a pull; a configuration's `hub` (HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE) fits in it. */
+/**
+ * What a caller says about a pull (a configuration's `hub` fits in it): `cacheDir` defaults to
+ * <cacheRoot>/<owner>__<name>/<revision>; `offline` uses only the verified cache.
+ */
 export interface PullOptions {
-  /** Dataset repository (default AUEB-NLP/greek-bar-bench). */
   repo?: string;
-  /** Tag, branch or commit (default v2.0, the paper's release). */
   revision?: string;
-  /** Hub base URL (default https://huggingface.co). */
   endpoint?: string;
   /** Sent as `Authorization: Bearer`. Never logged, never written. */
   token?: string;
-  /** Folder holding one cache per dataset and revision (`<dataDir>/hf`); needed without `cacheDir`. */
   cacheRoot?: string;
-  /** This pull's cache; default <cacheRoot>/<owner>__<name>/<revision>. Wins over cacheRoot. */
   cacheDir?: string;
-  /** Use only the verified cache. */
   offline?: boolean;
-  onProgress?: ProgressFn;
   log?: (msg: string) => void;
   /** Retry policy of each HTTP request; tests shorten the backoff. */
   retry?: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 
-/** A pull's options with every default applied (see {@link hubSettings}); the token as the header it is sent in. */
-export interface HubSettings extends Required<Omit<PullOptions, "token" | "cacheRoot" | "onProgress">>, Pick<PullOptions, "onProgress"> {
+/** A pull's options with every default applied; the token as the header it is sent in. */
+export interface HubSettings extends Required<Omit<PullOptions, "token" | "cacheRoot">> {
   headers: Record<string, string>;
 }
 
@@ -44,7 +39,6 @@ export interface HubSettings extends Required<Omit<PullOptions, "token" | "cache
 export function hubSettings(opts: PullOptions): HubSettings {
   const repo = opts.repo ?? DEFAULT_REPO;
   const revision = opts.revision ?? DEFAULT_REVISION;
-  // Repo and revision become parts of URLs and the cache path: refuse anything that could climb out.
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || repo.split("/").some((s) => s === "." || s === "..")) {
     throw new Error(`invalid dataset repository '${repo}': expected owner/name`);
   }
@@ -61,7 +55,6 @@ export function hubSettings(opts: PullOptions): HubSettings {
       opts.cacheDir ?? path.join(opts.cacheRoot!, repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
     ),
     offline: opts.offline ?? false,
-    onProgress: opts.onProgress,
     log: opts.log ?? (() => {}),
     retry: opts.retry ?? {},
   };

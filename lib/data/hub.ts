@@ -1,8 +1,4 @@
-/**
- * Hugging Face Hub loader: fetches AUEB-NLP/greek-bar-bench's retrieval configs (corpus 6,308 rows, queries 257,
- * qrels; area/date/number from `greekbarbench`) at a pinned revision, verifies and caches them as a Benchmark.
- * Public face of the hub-* modules.
- */
+/** The Hub loader: AUEB-NLP/greek-bar-bench's retrieval configs at a pinned revision, verified and cached. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark } from "../types";
@@ -18,14 +14,12 @@ import { HUB_CONFIGS, hubSettings, localPath, type HubSettings, type PullOptions
 export { parseCard, resolveDataFiles } from "./dataset-card";
 export type { Manifest, ManifestFile } from "./hub-manifest";
 export { DEFAULT_REPO, DEFAULT_REVISION, HUB_CONFIGS, type PullOptions } from "./hub-settings";
-export { progressBar, type ProgressFn } from "./progress-bar";
+export { pullLog } from "./pull-log";
 
-/** What a pull gives: the benchmark, where its files are, and the manifest that proves them. */
+/** A pull: the benchmark, its cache folder, the same as a BEIR folder (`--data <beirDir>`), the manifest. */
 export interface PullResult {
   benchmark: Benchmark;
-  /** The cache folder (raw files under files/, manifest.json). */
   dir: string;
-  /** The same benchmark as a BEIR folder, readable with `--data <beirDir>`. */
   beirDir: string;
   manifest: Manifest;
 }
@@ -56,19 +50,11 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
     throw explainHttp(err, cfg);
   }
 
-  const reusable = reusableFiles(cached, info.sha, info.siblings);
+  const reusable = reusableFiles(cached, info.sha);
 
-  let fetchedAny = false;
   const files = new Map<string, ManifestFile>();
   const ensure = async (p: string) => {
-    if (files.has(p)) return;
-    const reused = reusable.get(p);
-    if (reused) {
-      files.set(p, reused);
-      return;
-    }
-    files.set(p, await fetchVerified(cfg, info, p));
-    fetchedAny = true;
+    if (!files.has(p)) files.set(p, reusable.get(p) ?? (await fetchVerified(cfg, info, p)));
   };
 
   if (!info.siblings.some((s) => s.rfilename === "README.md")) {
@@ -104,13 +90,12 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
     fetchedAt: new Date().toISOString(),
   };
   await writeManifest(path.join(cfg.cacheDir, "manifest.json"), manifest);
-  return finish(cfg, manifest, fetchedAny);
+  return finish(cfg, manifest, [...files.keys()].some((p) => !reusable.has(p)));
 }
 
 /** `gbr data pull --dir D`: pulls, then writes a BEIR folder plus manifest.json at `dir` for `--data D`. */
 export async function pullHubToDir(dir: string, opts: PullOptions): Promise<PullResult> {
   const out = path.resolve(dir);
-  // Before the download, so a refusal costs nothing.
   await refuseForeignFiles(out);
   const result = await pullHub(opts);
   await writeBeirFolder(out, result.benchmark, result.manifest);

@@ -16,10 +16,7 @@ export async function readQrels(file: string): Promise<Map<QueryId, Set<DocId>>>
   return relevantOf(await readJudgments(file), file);
 }
 
-/**
- * Reads qrels (BEIR TSV or TREC) with their grades, as `evaluate` scores them the way trec_eval does: nDCG's gain is
- * the grade, Recall and MAP count grade >= 1; 0 and negative grades are judged not relevant.
- */
+/** Reads qrels (BEIR TSV or TREC) with their grades, as trec_eval scores them (nDCG's gain is the grade). */
 export async function readGradedQrels(file: string): Promise<Map<QueryId, Map<DocId, number>>> {
   return gradesOf(await readJudgments(file), file);
 }
@@ -48,7 +45,7 @@ export function parseTrecJudgments(lines: readonly string[], file: string): Judg
   return out;
 }
 
-/** Writes qrels in TREC form (`qid 0 docid rel`, rel 1 for binary qrels), the input trec_eval expects; whole or not at all. */
+/** Writes qrels in TREC form (`qid 0 docid rel`, rel 1 for binary qrels), whole or not at all. */
 export async function writeTrecQrels(file: string, qrels: Qrels): Promise<void> {
   const lines: string[] = [];
   for (const [q, judged] of qrels) {

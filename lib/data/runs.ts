@@ -32,7 +32,7 @@ function scoresOf(run: Run, qid: QueryId): number[] | undefined {
   return scores;
 }
 
-/** The paper's `101 − rank` for runs without scores (0-based `i`): decreasing, so tools that sort by score keep the order. */
+/** The paper's `101 − rank` (0-based `i`) for runs without scores. */
 function standInScore(i: number): number {
   return 101 - (i + 1);
 }
@@ -43,10 +43,7 @@ function pyRepr(x: number): string {
   return String(x);
 }
 
-/**
- * Reads a TREC run ordered by rank, then score descending, then file order; a duplicate document is an error. The tag
- * is kept when every line carries the same one (`gbr reproduce` writes the experiment id there).
- */
+/** Reads a TREC run ordered by rank, then score descending, then file order; the tag is kept when all lines share it. */
 export async function readTrec(file: string, warn?: Warn): Promise<Run> {
   const lines = await readTextLines(file, warn);
   const rows = new Map<QueryId, { doc: string; rank: number; score: number; line: number }[]>();
@@ -83,25 +80,22 @@ export async function readTrec(file: string, warn?: Warn): Promise<Run> {
   return { rankings, scores, ...(tags.size === 1 ? { tag: [...tags][0] } : {}) };
 }
 
-/** The JSON shapes of a run: ranx's `{qid: {docid: score}}` (what ranx and pytrec_eval read) and `{qid: [docid, …]}`. */
+/** A JSON run's shape: ranx's `{qid: {docid: score}}` or `{qid: [docid, …]}`. */
 export type JsonRunShape = "ranx" | "json";
 
-/** Writes a JSON run in either shape, one query per line so diffs between runs stay readable (`ranx` keeps the scores). */
+/** Writes a JSON run in either shape, one query per line. */
 export async function writeJsonRun(file: string, run: Run, shape: JsonRunShape): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(file, shape === "ranx" ? formatRanxRun(run) : formatJsonRun(run));
 }
 
-/** The bare JSON text of a run, `{qid: [docid, …]}` in run order (which `JSON.stringify` would not keep for integer-like ids). */
+/** `{qid: [docid, …]}` in run order (which `JSON.stringify` would not keep for integer-like ids). */
 export function formatJsonRun(run: Run): string {
   const entries = [...run.rankings].map(([q, r]) => `${JSON.stringify(q)}: ${JSON.stringify(r)}`);
   return `{\n${entries.join(",\n")}\n}\n`;
 }
 
-/**
- * ranx's JSON run, `{qid: {docid: score}}`, queries and documents in run order (Python's json keeps it). Without
- * scores the paper's `101 − rank` stands in, as in TREC files, since ranx and pytrec_eval rank by score.
- */
+/** ranx's JSON run, `{qid: {docid: score}}`, in run order; without scores the paper's `101 − rank` stands in. */
 export function formatRanxRun(run: Run): string {
   const entries = [...run.rankings].map(([q, ranking]) => {
     const scores = scoresOf(run, q);
@@ -115,10 +109,7 @@ export function formatRanxRun(run: Run): string {
   return `{\n${entries.join(",\n")}\n}\n`;
 }
 
-/**
- * Reads a JSON run as strict UTF-8, ids verbatim (see `idProblem`): ranx's `{qid: {docid: score}}` (ranked by score,
- * descending; equal scores in file order) or `{qid: [docid, …]}` (best first). Queries keep the file's order.
- */
+/** Reads ranx's `{qid: {docid: score}}` (by score, ties in file order) or `{qid: [docid, …]}`; queries in file order. */
 export async function readJsonRun(file: string): Promise<Run> {
   const text = await readUtf8(file);
   let parsed: unknown;
@@ -174,10 +165,7 @@ function lineOf(text: string, offset: number): number {
   return line;
 }
 
-/**
- * Keys of the outermost JSON object in file order, where each starts, and the keys of its value when that is an
- * object (the text is valid JSON; a repeated key is listed each time).
- */
+/** Keys of valid JSON's outermost object in file order, with their offsets and the keys of object values. */
 function objectKeys(text: string): { key: string; offset: number; children?: string[] }[] {
   const keys: { key: string; offset: number; children?: string[] }[] = [];
   const open: string[] = [];
@@ -206,13 +194,10 @@ function objectKeys(text: string): { key: string; offset: number; children?: str
   return keys;
 }
 
-/** How a run covers the queries of the qrels it is scored against. */
+/** How a run covers the qrels' judged queries (those the metrics average over); `unjudged` are left out. */
 export interface RunCoverage {
-  /** Queries with at least one relevant article in the qrels: what the metrics average over. */
   judged: number;
-  /** Of those, the ones the run has a ranking for. */
   ranked: number;
-  /** Run queries without a relevant article in the qrels (the metrics leave them out), in run order. */
   unjudged: QueryId[];
   /** Set when some judged queries have no ranking: they score 0, which lowers every mean. */
   warning?: string;
@@ -247,18 +232,12 @@ export function checkRunCoverage(
   return coverage;
 }
 
-/**
- * Where `gbr reproduce` writes an experiment's run, relative to its outputs folder and without the extension (.trec
- * and .json): runs/<fileNameOf(id)>, with `.s<sample>` when the experiment ran several samples.
- */
+/** An experiment's run file in an outputs folder, without extension: runs/<fileNameOf(id)>[.s<sample>]. */
 export function runFileBase(id: string, sample?: number): string {
   return `runs/${fileNameOf(id)}${sample === undefined ? "" : `.s${sample}`}`;
 }
 
-/**
- * An experiment's run file in an outputs folder: JSON before TREC; with `--repeat`, sample 0's (which stands for the
- * experiment, as in the significance tests); then the names older outputs folders used (the id itself, colon and all).
- */
+/** An experiment's run file: JSON before TREC, then sample 0's (`--repeat`), then older folders' names (the id itself). */
 export function findRunFile(outDir: string, id: string): string {
   const base = path.join(outDir, runFileBase(id));
   const [json, trec] = [`${base}.json`, `${base}.trec`];
@@ -269,19 +248,13 @@ export function findRunFile(outDir: string, id: string): string {
   return found;
 }
 
-/**
- * The name a run goes by in `gbr compare` and `gbr errors`: its file name without extension, or the TREC tag when the
- * file name is that tag made safe (`rrf__a+b.trec` tagged `rrf:a+b`, as `gbr reproduce` writes it).
- */
+/** A run's name in `gbr compare`: its file name, or its TREC tag when the name is that tag made safe (`rrf__a+b`). */
 export function runName(file: string, run: Run): string {
   const base = path.parse(file).name;
   return run.tag !== undefined && fileNameOf(run.tag) === base ? run.tag : base;
 }
 
-/**
- * Each ranking as trec_eval ranks it: by score descending, equal scores by doc id descending (byte order), the order it
- * scores whatever the file's. Rankings without scores stay as they are.
- */
+/** Each ranking as trec_eval orders it: score descending, ties by doc id descending (bytes); unscored ones as they are. */
 export function trecEvalOrder(run: Run): Map<QueryId, Ranking> {
   const out = new Map<QueryId, Ranking>();
   for (const [qid, ranking] of run.rankings) {

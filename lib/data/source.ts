@@ -5,28 +5,25 @@ import { didYouMean } from "../util/suggest";
 import type { Benchmark } from "../types";
 import { readBeir, type Warn } from "./beir";
 import { DownloadError } from "../util/download";
-import { progressBar, pullHub } from "./hub";
+import { pullHub } from "./hub";
 
 import { environmentConfig, SAMPLE_DIR } from "../paths";
 import { PACKAGE_ROOT, type Config } from "../config";
 
+/** What was loaded (`sample` when the default fell back to it, `fallback` saying why) from which BEIR folder. */
 export interface LoadedBenchmark {
   benchmark: Benchmark;
-  /** What was actually loaded: `sample` when the default (no source named) fell back to it. */
   origin: "hf" | "sample" | "dir";
-  /** Human-readable reason when the requested source could not be used. */
   fallback?: string;
-  /** Folder in BEIR layout holding what was loaded. */
   dir: string;
-  /** The queries file that replaced the source's own, if any. */
   queriesFile?: string;
 }
 
+/** `queriesFile` overrides the source's queries (qrels restricted to them). */
 export interface LoadOptions {
-  /** queries.jsonl overriding the source's queries (qrels restricted to them). */
   queriesFile?: string;
-  /** The data folder, the Hub's settings and CI (default: the environment's, `environmentConfig`). */
-  config?: Pick<Config, "dataDir" | "hub" | "ci">;
+  /** The data folder and the Hub's settings (default: the environment's, `environmentConfig`). */
+  config?: Pick<Config, "dataDir" | "hub">;
   log?: (message: string) => void;
   warn?: Warn;
 }
@@ -52,19 +49,13 @@ export async function loadBenchmark(src: string | undefined, opts: LoadOptions =
     let pulled;
     try {
       const config = opts.config ?? environmentConfig();
-      const bar = opts.log ? progressBar(config.ci) : undefined;
-      try {
-        pulled = await pullHub({ ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), log: opts.log, onProgress: bar?.onProgress });
-      } finally {
-        bar?.stop();
-      }
+      pulled = await pullHub({ ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), log: opts.log });
     } catch (err) {
       // Only an unreachable Hub falls back; a broken dataset or a bad argument must be seen.
       const unreachable = err instanceof DownloadError && (err.code === "OFFLINE" || err.code === "NETWORK");
       if (!fallbackToSample || !unreachable) throw err;
       const reason = `the Hugging Face Hub could not be used (${err.message})`;
-      // The whole reason goes to metadata.json (`fallback`); the terminal gets its one-line form, as a warning (even -q
-      // must not hide that the numbers are the demo's).
+      // A warning (even -q must not hide that the numbers are the demo's); the whole reason goes to metadata.json.
       const say = opts.warn ?? opts.log;
       say?.(`the Hugging Face Hub could not be used (${err.brief ?? err.message}); falling back to the bundled demo set data/sample (not the official benchmark)`);
       if (opts.queriesFile) say?.(`--queries ${opts.queriesFile} is ignored for the demo set`);
@@ -77,8 +68,7 @@ export async function loadBenchmark(src: string | undefined, opts: LoadOptions =
       : { ...pulled.benchmark, name: "hf" };
     return { benchmark, origin: "hf", dir, queriesFile: opts.queriesFile };
   }
-  // A relative path is tried against the working folder, then the package's: a notebook runs in notebooks/, while
-  // the path it was given is usually the one the command line takes from the repository's root.
+  // Relative paths: the working folder, then the package's (a notebook runs in notebooks/ with the CLI's paths).
   const tried = [path.resolve(src), path.resolve(PACKAGE_ROOT, src)];
   const dir = tried.find((d) => fs.existsSync(path.join(d, "corpus.jsonl"))) ?? tried[0];
   if (!fs.existsSync(path.join(dir, "corpus.jsonl"))) throw notAFolder(src, dir);

@@ -60,10 +60,7 @@ export function parseLemmaRules(json: unknown, file: string): Map<string, Array<
   return out;
 }
 
-/**
- * spaCy's stopwords from `stop_words.py` without running Python: every triple-quoted literal split on whitespace,
- * plus English's `contractions` list and its ‘ ’ spellings. DataError when unterminated or empty.
- */
+/** spaCy's stopwords from `stop_words.py` without Python: triple-quoted literals, plus English's contractions. */
 export function parseStopWordsPy(source: string, file = "stop_words.py"): Set<string> {
   const out = new Set<string>();
   let i = 0;

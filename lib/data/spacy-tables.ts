@@ -1,7 +1,6 @@
 /** spaCy's pinned lemma tables and stopwords (spaCy cannot run here), cached with sha256s; docs/tokenizers.md. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { gunzipSync } from "node:zlib";
 import { environmentConfig } from "../paths";
 import {
   englishLexicon,
@@ -17,6 +16,7 @@ import { DataError } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
 import { writeManifest } from "./hub-manifest";
+import { readJsonIfAny } from "../util/safe-files";
 import type { Config } from "../config";
 import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../text/registry";
 import type { Tokenizer } from "../types";
@@ -28,29 +28,17 @@ export const SPACY_REF = "v3.8.7";
 /** Raw GitHub file server; `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests). */
 export const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
-/** One upstream file: `<owner>/<repo>/<ref>/<path>` under the base URL. */
+/** One upstream file: its role and `<owner>/<repo>/<ref>/<path>` below the base URL. */
 export interface SpacyUpstreamFile {
   role: SpacyFileRole;
-  owner: string;
-  repo: string;
-  ref: string;
   path: string;
 }
 
 const lookups = (role: SpacyFileRole, file: string): SpacyUpstreamFile => ({
   role,
-  owner: "explosion",
-  repo: "spacy-lookups-data",
-  ref: SPACY_LOOKUPS_DATA_REF,
-  path: `spacy_lookups_data/data/${file}`,
+  path: `explosion/spacy-lookups-data/${SPACY_LOOKUPS_DATA_REF}/spacy_lookups_data/data/${file}`,
 });
-const stopWords = (lang: SpacyLang): SpacyUpstreamFile => ({
-  role: "stop_words",
-  owner: "explosion",
-  repo: "spaCy",
-  ref: SPACY_REF,
-  path: `spacy/lang/${lang}/stop_words.py`,
-});
+const stopWords = (lang: SpacyLang): SpacyUpstreamFile => ({ role: "stop_words", path: `explosion/spaCy/${SPACY_REF}/spacy/lang/${lang}/stop_words.py` });
 
 /** The files each language needs, in load order. */
 export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
@@ -79,9 +67,7 @@ export function createTokenizer(name: string, ctx: TokenizerContext = {}): Promi
 }
 
 /**
- * The project's loader of spaCy's tables for a configuration: cached in `<dataDir>/spacy` (or the context's
- * `cacheDir`), fetched from its `spacyBaseUrl` (GBR_SPACY_BASE_URL) or raw.githubusercontent.com.
- *
+ * The project's loader of spaCy's tables: cached in `<dataDir>/spacy` (or `ctx.cacheDir`), fetched from `spacyBaseUrl`.
  * @example
  * const tok = await buildTokenizer("bm25-spacy", { loadSpacyLexicon: spacyLoader(config) });
  */
@@ -92,20 +78,18 @@ export function spacyLoader(config: Pick<Config, "dataDir" | "spacyBaseUrl">): S
 
 /** The URL path of an upstream file below the base URL (also what the test double serves). */
 export function upstreamPath(f: SpacyUpstreamFile): string {
-  return `/${f.owner}/${f.repo}/${f.ref}/${f.path}`;
+  return `/${f.path}`;
 }
 
 function cacheRelPath(f: SpacyUpstreamFile): string {
-  return `${f.repo}@${f.ref}/${path.posix.basename(f.path)}`;
+  const [, repo, ref] = f.path.split("/");
+  return `${repo}@${ref}/${path.posix.basename(f.path)}`;
 }
 
-/** Where the tables are cached and fetched from; a tokenizer's context is a valid value. */
+/** Where the tables are cached (`<cacheDir>/<lang>/`) and fetched from; `offline` uses the cache only. */
 export interface LoadSpacyLexiconOptions {
-  /** Cache folder (`spacyLoader`'s default: `<dataDir>/spacy`). Files go to `<cacheDir>/<lang>/`. */
   cacheDir: string;
-  /** Base URL of the raw-file server; default raw.githubusercontent.com. */
   baseUrl?: string;
-  /** Never touch the network: use the cache or fail with DownloadError code OFFLINE. */
   offline?: boolean;
   log?: (message: string) => void;
   /** Retry/timeout settings passed to downloadFile (tests shorten the backoff). */
@@ -125,7 +109,8 @@ interface Manifest {
 }
 
 /**
- * spaCy's tables for `lang`, cached on first use; a file failing its manifest or its parse is fetched again.
+ * spaCy's tables for `lang`, cached on first use; a cached file failing its manifest is fetched again, one that does
+ * not parse is a DataError naming it and stays unrecorded (so the next load fetches it again).
  * @throws DownloadError "OFFLINE" (neither cached intact nor reachable) or "HTTP"; DataError when a file won't parse.
  */
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions): Promise<SpacyLexicon> {
@@ -134,78 +119,44 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   const baseUrl = checkedBaseUrl("GBR_SPACY_BASE_URL", opts.baseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
   const log = opts.log ?? (() => {});
   const manifestFile = path.join(cacheDir, "manifest.json");
-  const manifest = await readManifest(manifestFile, lang, log);
-  const specs = SPACY_FILES[lang];
-
+  const manifest = await readManifest(manifestFile, lang);
   const missing: string[] = [];
-  const ready = new Map<SpacyUpstreamFile, { local: string; url: string; entry: ManifestEntry }>();
-  let manifestDirty = false;
-  // After one network failure, report all missing files at once instead of waiting through each one's retries.
-  let unreachable = false;
-  let cause: string | undefined;
-
-  for (const spec of specs) {
-    const rel = cacheRelPath(spec);
-    const local = path.join(cacheDir, rel);
-    const url = baseUrl + upstreamPath(spec);
-    const recorded = manifest.files[rel];
-    const onDisk = await hashIfExists(local);
-    if (onDisk && recorded && onDisk.sha256 === recorded.sha256 && onDisk.size === recorded.size) {
-      ready.set(spec, { local, url, entry: recorded });
-      continue;
-    }
-    if (onDisk && recorded) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
-    if (opts.offline || unreachable) {
-      if (onDisk && !recorded) {
-        // A file placed by hand (or a manifest lost in a crash): trust it and record it.
-        log(`spaCy ${lang}: ${rel} has no manifest entry; using it as found (offline)`);
-        const entry = { url, size: onDisk.size, sha256: onDisk.sha256, fetchedAt: new Date().toISOString() };
-        manifest.files[rel] = entry;
-        manifestDirty = true;
-        ready.set(spec, { local, url, entry });
-      } else {
-        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""}`);
-      }
-      continue;
-    }
-    try {
-      const entry = await fetchInto(url, local, rel, lang, opts, log);
-      manifest.files[rel] = entry;
-      manifestDirty = true;
-      ready.set(spec, { local, url, entry });
-    } catch (err) {
-      if (err instanceof DownloadError && err.code === "NETWORK") {
-        unreachable = true;
-        cause ??= err.message;
-        missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""}`);
-        continue;
-      }
-      throw err;
-    }
-  }
-  if (manifestDirty) await writeManifest(manifestFile, manifest);
-  if (missing.length > 0) throw offlineError(lang, cacheDir, missing, cause);
-
-  // A file that does not parse is fetched once more: a broken body with a consistent length passes any checksum.
   const parsed = new Map<SpacyFileRole, unknown>();
   const files: SpacyLexiconFile[] = [];
-  for (const spec of specs) {
-    let r = ready.get(spec)!;
-    let value: unknown;
-    try {
-      value = await parseFile(spec, r.local);
-    } catch (err) {
-      if (!(err instanceof DataError) || opts.offline) throw err;
-      log(`spaCy ${lang}: ${cacheRelPath(spec)} does not parse (${err.detail}); fetching it again`);
-      const entry = await fetchInto(r.url, r.local, cacheRelPath(spec), lang, opts, log);
-      manifest.files[cacheRelPath(spec)] = entry;
-      await writeManifest(manifestFile, manifest);
-      r = { ...r, entry };
-      value = await parseFile(spec, r.local);
+  let manifestDirty = false;
+  // After one network failure, report all missing files at once instead of waiting through each one's retries.
+  let cause: string | undefined;
+  try {
+    for (const spec of SPACY_FILES[lang]) {
+      const rel = cacheRelPath(spec);
+      const local = path.join(cacheDir, rel);
+      let entry: ManifestEntry | undefined = manifest.files[rel];
+      // Unreadable counts as absent: the file is fetched again (and a lasting fault reported by the download).
+      const onDisk = await hashFile(local).catch(() => undefined);
+      if (!onDisk || !entry || onDisk.sha256 !== entry.sha256 || onDisk.size !== entry.size) {
+        if (onDisk && entry) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
+        entry = undefined;
+        if (!opts.offline && cause === undefined) {
+          try {
+            entry = await fetchInto(baseUrl + upstreamPath(spec), local, rel, lang, opts, log);
+          } catch (err) {
+            if (!(err instanceof DownloadError && err.code === "NETWORK")) throw err;
+            cause = err.message;
+          }
+        }
+        if (!entry) {
+          missing.push(`${rel}${onDisk ? " (cached copy corrupted)" : ""}`);
+          continue;
+        }
+      }
+      parsed.set(spec.role, await parseFile(spec, local));
+      if (manifest.files[rel] !== entry) [manifest.files[rel], manifestDirty] = [entry, true];
+      files.push({ role: spec.role, url: entry.url, sha256: entry.sha256, size: entry.size });
     }
-    parsed.set(spec.role, value);
-    files.push({ role: spec.role, url: r.entry.url, sha256: r.entry.sha256, size: r.entry.size });
+  } finally {
+    if (manifestDirty) await writeManifest(manifestFile, manifest);
   }
+  if (missing.length > 0) throw offlineError(lang, cacheDir, missing, cause);
 
   const stopwords = parsed.get("stop_words") as Set<string>;
   if (lang === "en") {
@@ -260,49 +211,14 @@ function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], caus
   );
 }
 
-async function hashIfExists(file: string): Promise<{ sha256: string; size: number } | undefined> {
-  try {
-    return await hashFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
-}
-
-async function readManifest(file: string, lang: SpacyLang, log: (m: string) => void): Promise<Manifest> {
-  const empty: Manifest = { version: 1, lang, files: {} };
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch {
-    return empty;
-  }
-  try {
-    const m = JSON.parse(text) as Manifest;
-    if (m && typeof m === "object" && m.files && typeof m.files === "object") return { version: 1, lang, files: m.files };
-  } catch {
-    // fall through
-  }
-  log(`spaCy ${lang}: ${file} is unreadable; cached files will be verified by fetching them again`);
-  return empty;
-}
-
-async function readText(file: string): Promise<string> {
-  const buf = await fs.readFile(file);
-  // Older spacy-lookups-data releases shipped large tables gzipped; accept either form.
-  const raw = buf.length >= 2 && buf[0] === 0x1f && buf[1] === 0x8b ? gunzipSync(buf) : buf;
-  let text = raw.toString("utf8");
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  return text;
+async function readManifest(file: string, lang: SpacyLang): Promise<Manifest> {
+  // An unreadable manifest vouches for nothing: every cached file is then fetched again.
+  const m = await readJsonIfAny<Manifest>(file);
+  return { version: 1, lang, files: m && typeof m.files === "object" && m.files ? m.files : {} };
 }
 
 async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readText(file);
-  } catch (err) {
-    throw new DataError(`cannot read (${(err as Error).message})`, file);
-  }
+  const text = (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");
   if (spec.role === "stop_words") return parseStopWordsPy(text, file);
   let json: unknown;
   try {

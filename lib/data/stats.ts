@@ -1,17 +1,15 @@
+import { median as ssMedian } from "simple-statistics";
 import { NO_AREA, sourceOf, unjudgedQueries, type Benchmark } from "../types";
-import { wordCount } from "../text/normalize";
+import { words } from "../text/normalize";
 
-/** The paper's Table 1: size of the benchmark and of its relevance judgments. */
+/** The paper's Table 1; `unjudged` queries (no relevant article) are not in the per-query figures. */
 export interface DatasetStats {
-  /** Every query, searched. */
   queries: number;
-  /** Of them, those with no relevant article: not evaluated, and not in the per-query figures below. */
   unjudged: number;
   articles: number;
   sources: number;
   judgments: number;
   distinctRelevant: number;
-  /** distinct relevant articles / articles */
   relevantShareOfPool: number;
   goldPerQuery: number;
   /** share of judged queries with more than one relevant article */
@@ -20,25 +18,17 @@ export interface DatasetStats {
   medianQueryWords: number;
 }
 
-/** The paper's Table 6: one row per legal area, of the judged queries. */
+/** The paper's Table 6: per legal area, its judged queries and their distinct gold articles (median length in words). */
 export interface AreaStats {
   area: string;
-  /** judged queries of the area */
   queries: number;
-  /** distinct relevant articles of the area's queries */
   goldArticles: number;
   relevantPerQuery: number;
-  /** median length in words of those gold articles */
   medianGoldWords: number;
 }
 
-/** Median (mean of the middle two for even lengths); NaN when empty. */
-export function median(xs: readonly number[]): number {
-  if (xs.length === 0) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
+// simple-statistics' median refuses an empty list; an empty benchmark's medians are NaN.
+const median = (xs: number[]): number => (xs.length ? ssMedian(xs) : NaN);
 
 /**
  * Table 1 figures for a benchmark; lengths count `\w+` words, the unit the paper's tokenizers start from.
@@ -68,8 +58,8 @@ export function datasetStats(b: Benchmark): DatasetStats {
     relevantShareOfPool: b.docs.length ? relevant.size / b.docs.length : 0,
     goldPerQuery: nq ? judgments / nq : 0,
     multiGoldShare: nq ? multi / nq : 0,
-    medianArticleWords: median(b.docs.map((d) => wordCount(d.text))),
-    medianQueryWords: median(b.queries.map((q) => wordCount(q.text))),
+    medianArticleWords: median(b.docs.map((d) => words(d.text).length)),
+    medianQueryWords: median(b.queries.map((q) => words(q.text).length)),
   };
 }
 
@@ -99,6 +89,6 @@ export function areaStats(b: Benchmark): AreaStats[] {
       queries: g.queries,
       goldArticles: g.gold.size,
       relevantPerQuery: g.judgments / g.queries,
-      medianGoldWords: median([...g.gold].map((d) => wordCount(textOf.get(d) ?? ""))),
+      medianGoldWords: median([...g.gold].map((d) => words(textOf.get(d) ?? "").length)),
     }));
 }

@@ -8,41 +8,31 @@ import { parseJsonlLines, readUtf8 } from "./beir";
 import { DataError } from "../util/errors";
 import { parseDelimited } from "../util/csv";
 
-/** A row keyed by column: strings (csv, tsv), JSON values (jsonl, json), parquet values (INT64: number/string). */
+/** A row keyed by column: strings (csv), JSON values (jsonl, json), parquet values (INT64: number/string). */
 export type Row = Record<string, unknown>;
 
 /** Rows plus where each one sits in its file. */
 export interface Table {
   file: string;
   rows: Row[];
-  /** 1-based source line of row `i` (csv, tsv, jsonl); undefined for json and parquet. */
+  /** 1-based source line of row `i` (csv, jsonl); undefined for json and parquet. */
   lineOf(i: number): number | undefined;
   /** Human wording for row `i`: "line 12" or "row 3". */
   describe(i: number): string;
 }
 
-const FORMATS = ["csv", "tsv", "jsonl", "ndjson", "json", "parquet"] as const;
-/** A file format `readTable` reads, named by its extension. */
-export type Format = (typeof FORMATS)[number];
+const FORMATS = ["csv", "jsonl", "json", "parquet"];
 
-export function formatOf(file: string): Format | undefined {
-  const ext = path.extname(file).slice(1).toLowerCase();
-  return (FORMATS as readonly string[]).includes(ext) ? (ext as Format) : undefined;
-}
-
-/** Reads a table, keeping row positions; the parser is chosen by extension. */
+/** Reads a table (the formats a dataset card may name: csv, jsonl, json, parquet), keeping row positions. */
 export async function readTable(file: string): Promise<Table> {
-  const format = formatOf(file);
-  switch (format) {
-    case "csv":
-    case "tsv": {
-      const { rows, lines } = parseDelimited(await readText(file), file, format === "tsv" ? "\t" : ",");
+  switch (path.extname(file).slice(1).toLowerCase()) {
+    case "csv": {
+      const { rows, lines } = parseDelimited(await readText(file), file, ",");
       return table(file, rows, lines);
     }
-    case "jsonl":
-    case "ndjson": {
-      const { rows, lines } = parseJsonl(await readText(file), file);
-      return table(file, rows, lines);
+    case "jsonl": {
+      const records = parseJsonlLines((await readText(file)).split(/\r\n?|\n/), file);
+      return table(file, records.map((r) => r.value), records.map((r) => r.line));
     }
     case "json":
       return table(file, parseJsonRows(await readText(file), file));
@@ -69,12 +59,7 @@ async function readText(file: string): Promise<string> {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-function parseJsonl(text: string, file: string): { rows: Row[]; lines: number[] } {
-  const records = parseJsonlLines(text.split(/\r\n?|\n/), file);
-  return { rows: records.map((r) => r.value), lines: records.map((r) => r.line) };
-}
-
-/** A json file is an array of row objects, or `{ "data": [...] }` as `datasets` also accepts. */
+/** A json file is an array of row objects. */
 function parseJsonRows(text: string, file: string): Row[] {
   let value: unknown;
   try {
@@ -82,12 +67,11 @@ function parseJsonRows(text: string, file: string): Row[] {
   } catch (err) {
     throw new DataError(`malformed JSON (${(err as Error).message})`, file);
   }
-  const arr = Array.isArray(value) ? value : isObject(value) && Array.isArray(value.data) ? value.data : undefined;
-  if (!arr) throw new DataError('expected a JSON array of rows or an object with a "data" array', file);
-  arr.forEach((r, i) => {
+  if (!Array.isArray(value)) throw new DataError("expected a JSON array of rows", file);
+  value.forEach((r, i) => {
     if (!isObject(r)) throw new DataError(`row ${i + 1} is not a JSON object`, file);
   });
-  return arr as Row[];
+  return value as Row[];
 }
 
 /** hyparquet decodes snappy itself, zlib gzip and brotli; ZSTD has no node 20 decoder and fails saying so. */

@@ -2,9 +2,9 @@ import type { Tokenizer } from "../types";
 
 /** A word-by-word tokenizer (each run of word characters maps alone to one term or none), so words intern once. */
 export interface WordTokenizer extends Tokenizer {
-  /** Whether a code point belongs to a word. Must not depend on context. */
+  /** Whether a code point belongs to a word, whatever its context. */
   isWordChar(codePoint: number): boolean;
-  /** The term for one raw word, or null to drop it. Must be a pure function of the word. */
+  /** The term for one raw word (a pure function of it), or null to drop it. */
   term(word: string): string | null;
   /** Text rewriting that can change which words appear (e.g. literal "NBSP" → space); identity if absent. */
   prepare?(text: string): string;
@@ -37,7 +37,6 @@ export class Analyzer {
   private rawLen: Int32Array = new Int32Array(1024);
   private rawHash: Int32Array = new Int32Array(1024);
   private rawTerm: Int32Array = new Int32Array(1024);
-  private buffer = new Int32Array(4096);
 
   constructor(readonly tokenizer: WordTokenizer) {
     for (let c = 0; c < 65536; c++) {
@@ -52,10 +51,7 @@ export class Analyzer {
 
   /** Term ids of a text, in order (dropped words leave no id). */
   analyze(text: string): Int32Array {
-    const s = this.tokenizer.prepare ? this.tokenizer.prepare(text) : text;
-    if (this.buffer.length < (s.length >> 1) + 1) this.buffer = new Int32Array((s.length >> 1) + 1);
-    const n = this.scan(s, this.buffer, 0);
-    return this.buffer.slice(0, n);
+    return this.analyzeMany([text]).ids;
   }
 
   /** Term ids of many texts back to back (text i: `ids.subarray(offsets[i], offsets[i + 1])`), one allocation. */

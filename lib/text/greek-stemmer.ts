@@ -3,41 +3,24 @@
  * included. Input is expected folded; guards follow Python's case-insensitive test, so any string gets its answer.
  */
 
-/** A set of endings, probed only at the lengths of endings sharing the word's last letter (one or two slices). */
+/** A set of endings, probed at each of their lengths, longest first. */
 class EndingSet {
   private readonly set: ReadonlySet<string>;
-  /** Last char code -> distinct lengths of the endings ending in it, longest first. */
-  private readonly lengthsByLast: ReadonlyMap<number, readonly number[]>;
+  private readonly lengths: readonly number[];
 
   constructor(endings: readonly string[]) {
     this.set = new Set(endings);
-    const byLast = new Map<number, Set<number>>();
-    for (const e of endings) {
-      const last = e.charCodeAt(e.length - 1);
-      if (!byLast.has(last)) byLast.set(last, new Set());
-      byLast.get(last)!.add(e.length);
-    }
-    this.lengthsByLast = new Map([...byLast].map(([c, ls]) => [c, [...ls].sort((a, b) => b - a)]));
-  }
-
-  private lengthsFor(word: string): readonly number[] {
-    return this.lengthsByLast.get(word.charCodeAt(word.length - 1)) ?? NO_LENGTHS;
+    this.lengths = [...new Set(endings.map((e) => e.length))].sort((a, b) => b - a);
   }
 
   /** Length of the longest ending that leaves a non-empty stem, or 0: what the lazy `^(.+?)(A|B|…)$` selects. */
   longestStrippable(word: string): number {
-    for (const n of this.lengthsFor(word)) {
-      if (n < word.length && this.set.has(word.slice(word.length - n))) return n;
-    }
-    return 0;
+    return this.lengths.find((n) => n < word.length && this.set.has(word.slice(word.length - n))) ?? 0;
   }
 
   /** Whether `word` ends with (or equals) one of the endings: the reference's `(A|B|…)$`. */
   endsAny(word: string): boolean {
-    for (const n of this.lengthsFor(word)) {
-      if (n <= word.length && this.set.has(word.slice(word.length - n))) return true;
-    }
-    return false;
+    return this.lengths.some((n) => n <= word.length && this.set.has(word.slice(word.length - n)));
   }
 
   /** Whole-string membership: the reference's `^(A|B|…)$`. */
@@ -45,8 +28,6 @@ class EndingSet {
     return this.set.has(word);
   }
 }
-
-const NO_LENGTHS: readonly number[] = [];
 
 const endings = (list: string): EndingSet => new EndingSet(list.split("|"));
 

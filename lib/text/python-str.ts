@@ -3,21 +3,8 @@
 /** Python 3's whitespace (`str.isspace()`): JS's `\s` without U+FEFF, plus U+001C–U+001F and U+0085; a `[…]` body. */
 export const PY_WHITESPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 
-function isPySpace(c: number): boolean {
-  return (
-    (c >= 0x09 && c <= 0x0d) ||
-    (c >= 0x1c && c <= 0x20) ||
-    c === 0x85 ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000
-  );
-}
+const PY_SPACE = new RegExp(`[${PY_WHITESPACE}]`);
+const isPySpace = (c: number): boolean => PY_SPACE.test(String.fromCharCode(c));
 
 /** Python's `s.strip()`: unlike `trim()`, keeps U+FEFF and removes U+001C–U+001F and U+0085. */
 export function pyStrip(s: string): string {

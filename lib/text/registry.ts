@@ -19,23 +19,20 @@ export const TOKENIZERS = {
 } as const;
 export type TokenizerId = keyof typeof TOKENIZERS;
 
-/** Supplies spaCy's tables for one language, as text/ does no I/O (the project's: `loadSpacyLexicon`, data/). */
+/** Supplies spaCy's tables for one language, as text/ does no I/O (the project's: data/spacy-tables.ts). */
 export type SpacyLexiconLoader = (lang: SpacyLang, ctx: TokenizerContext) => Promise<SpacyLexicon>;
 
 /** What a tokenizer needs beyond code: the spaCy tables, through a loader given `cacheDir`, `offline` and `log`. */
 export interface TokenizerContext {
-  /** Where the loader caches downloaded resources (spaCy lookup tables); the project's default is `<dataDir>/spacy`. */
   cacheDir?: string;
   offline?: boolean;
   log?: (message: string) => void;
-  /** Needed by the lemma tokenizers; the public `createTokenizer` and `createRetriever` pass the project's. */
   loadSpacyLexicon?: SpacyLexiconLoader;
 }
 
 /**
  * A tokenizer by name or short form (`greekstemmer`, `spacy`, `grnlp`, `english`), the spaCy tables through
- * `ctx.loadSpacyLexicon`. The public face's `createTokenizer` (lib/data/spacy-tables.ts) supplies the project's loader.
- *
+ * `ctx.loadSpacyLexicon` (the face's `createTokenizer` supplies the project's).
  * @example
  * const tok = await buildTokenizer("bm25-greekstemmer");
  * tok.tokenize("Οι συμβάσεις ερμηνεύονται"); // ["ΟΙ", "ΣΥΜΒΑΣ", "ΕΡΜΗΝΕΥ"]
@@ -55,7 +52,6 @@ export async function buildTokenizer(name: string, ctx: TokenizerContext = {}): 
 }
 
 function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promise<SpacyLexicon> {
-  // Only a caller inside lib/ can get here without a loader: every public entry passes one.
   if (!ctx.loadSpacyLexicon) throw new Error(`${id} needs spaCy's lemma tables: pass a loader as ctx.loadSpacyLexicon`);
   return ctx.loadSpacyLexicon(lang, ctx);
 }

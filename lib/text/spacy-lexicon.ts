@@ -5,13 +5,13 @@ export type SpacyLang = "el" | "en";
 /** Which upstream file a table came from; recorded in a lexicon's provenance. */
 export type SpacyFileRole = "lemma_lookup" | "lemma_index" | "lemma_exc" | "lemma_rules" | "stop_words";
 
-/** spaCy's Greek rule-lemmatizer tables (spacy-lookups-data has no Greek lookup table), by lower-case UPOS. */
+/**
+ * spaCy's Greek rule-lemmatizer tables by lower-case UPOS: known lemmas, irregular forms (form -> lemmas, first
+ * preferred), suffix rules [old, new] in file order.
+ */
 export interface GreekRuleTables {
-  /** Known lemmas per POS (lower-case, accented, as published). */
   index: Map<string, Set<string>>;
-  /** Irregular forms per POS: form (lower-cased) -> lemmas, first preferred. */
   exc: Map<string, Map<string, string[]>>;
-  /** Suffix rewrite rules per POS, in file order: [old suffix, new suffix]. */
   rules: Map<string, Array<[string, string]>>;
 }
 
@@ -23,14 +23,11 @@ export interface SpacyLexiconFile {
   size: number;
 }
 
-/** spaCy's lemma data and stopwords for one language, ready for the tokenizers. */
+/** spaCy's lemma data (English lookup; Greek exceptions flattened, plus its rule tables) and stopwords as listed. */
 export interface SpacyLexicon {
   lang: SpacyLang;
-  /** Form -> lemma: English `en_lemma_lookup` as published, Greek the exceptions flattened (`greekLexicon`). */
   lemma: Map<string, string>;
-  /** Greek only: the rule lemmatizer's tables. */
   greek?: GreekRuleTables;
-  /** spaCy's stopwords exactly as listed (accents and case as in the source file). */
   stopwords: Set<string>;
   source: { files: SpacyLexiconFile[] };
 }

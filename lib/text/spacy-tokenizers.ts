@@ -13,19 +13,13 @@ import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
 const GREEK_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+)*`;
 const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+|['’][\p{L}\p{M}\p{N}_]+)*`;
 const UNDERSCORES = /^_+$/;
-/** Memo entries before the per-word caches are reset (keeps memory bounded on huge vocabularies). */
-const MEMO_LIMIT = 1 << 20;
 
 function memo<V>(fn: (word: string) => V): (word: string) => V {
-  let cache = new Map<string, V>();
+  const cache = new Map<string, V>();
   return (word) => {
     let v = cache.get(word);
-    if (v === undefined && !cache.has(word)) {
-      v = fn(word);
-      if (cache.size >= MEMO_LIMIT) cache = new Map();
-      cache.set(word, v);
-    }
-    return v as V;
+    if (v === undefined) cache.set(word, (v = fn(word)));
+    return v;
   };
 }
 
@@ -88,7 +82,7 @@ export function spacyGreekTokenizer(lex: SpacyLexicon): Tokenizer {
   });
 }
 
-/** A tokenizer over the cleaned text's `source` matches, each word's terms memoised. */
+/** A tokenizer over the cleaned text's `source` matches. */
 function scanTokenizer(name: string, source: string, termsOf: (word: string) => readonly string[]): Tokenizer {
   const terms = memo(termsOf);
   const re = new RegExp(source, "gu");
@@ -110,10 +104,7 @@ const NEGATION = /^(.+?)n['’]t$/i;
 const CLITIC = /^(.+)['’](?:s|ll|re|ve|d|m)$/i;
 const EMPTY: readonly string[] = Object.freeze([]);
 
-/**
- * BM25-ENGLISH (the baseline's BM25-ENGLISH-SPACY): spaCy's lookup lemmas (surface form, then lower-cased), lower
- * case, stopwords and punctuation dropped. Contractions split as spaCy's; the clitics are stopwords, only stems stay.
- */
+/** BM25-ENGLISH: spaCy's lookup lemmas (surface, then lower-cased form), stopwords and punctuation dropped; clitics too. */
 export function spacyEnglishTokenizer(lex: SpacyLexicon): Tokenizer {
   if (lex.lang !== "en") throw new Error(`spacyEnglishTokenizer needs the English lexicon, got '${lex.lang}'`);
   const stop = foldedStopwords(lex);

@@ -26,7 +26,7 @@ export function greekStemmerTokenizer(): WordTokenizer {
   return self;
 }
 
-/** One word through BM25-GREEKSTEMMER's steps: folded form, stopword or not (then no stem), stem. */
+/** One word through BM25-GREEKSTEMMER: folded form, stopword (then no stem), stem. */
 export interface StemmingStep {
   word: string;
   folded: string;
@@ -53,16 +53,14 @@ export function explainStemming(text: string): StemmingStep[] {
 // BERT's basic tokenizer splits off every punctuation character, ASCII symbols included, as a token of its own.
 const BERT_TOKEN = /[\p{P}!-\/:-@[-`{-~]|[^\s\p{Cc}\p{P}!-\/:-@[-`{-~]+/gu;
 
-/** The authors' punctuation tokens, dropped after tokenising (their fixed set, not every Unicode punctuation mark). */
+/** The authors' fixed set of punctuation tokens, dropped after tokenising. */
 export const GRNLP_DROPPED = new Set(Array.from("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~·΄—«»“”…‚„‘’–؛،"));
 
-/** The authors' slice length: the toolkit is given `text[i:i+2000]`, in code points as Python counts them. */
 const GRNLP_SLICE = 2000;
 
 /**
- * BM25-GR-NLP-TOOLKIT as the authors' code runs it: 2,000-character slices, each cleaned and tokenised, each token
- * cleaned, empty ones and their fixed punctuation set dropped; the toolkit's Greek BERT (uncased) tokenizer is
- * approximated by accentless lower case and BERT's basic split (docs/tokenizers.md).
+ * BM25-GR-NLP-TOOLKIT as the authors run it: 2,000-character slices cleaned and tokenised, tokens cleaned, empty and
+ * punctuation ones dropped; the toolkit's Greek BERT tokenizer approximated (docs/tokenizers.md).
  */
 export function grnlpTokenizer(): Tokenizer {
   // Each whitespace chunk of a cleaned slice is folded and split once, then reused: the same tokens as folding the
@@ -99,11 +97,6 @@ function kept(tokens: readonly string[]): string[] {
 
 /** `text[i:i+2000]` for i = 0, 2000, …, counting code points as Python does (a surrogate pair is one). */
 export function grnlpSlices(text: string): string[] {
-  if (!/[\ud800-\udfff]/.test(text)) {
-    const out: string[] = [];
-    for (let i = 0; i < text.length; i += GRNLP_SLICE) out.push(text.slice(i, i + GRNLP_SLICE));
-    return out;
-  }
   const cps = Array.from(text);
   const out: string[] = [];
   for (let i = 0; i < cps.length; i += GRNLP_SLICE) out.push(cps.slice(i, i + GRNLP_SLICE).join(""));
@@ -111,10 +104,9 @@ export function grnlpSlices(text: string): string[] {
 }
 
 const WHITESPACE = /\s+/u;
-/** Distinct chunks kept (a corpus the size of greeklaws has about 60,000). */
 const CHUNK_CACHE_LIMIT = 500_000;
 
-/** The uncached gr-nlp tokens (each cleaned slice folded and split whole): the reference `grnlpTokenizer` is tested against. */
+/** The uncached gr-nlp tokens: the reference `grnlpTokenizer` is tested against. */
 export function grnlpTokensDirect(text: string): string[] {
   return grnlpSlices(text).flatMap((slice) => kept(foldLower(clean(slice)).match(BERT_TOKEN) ?? []));
 }

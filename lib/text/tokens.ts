@@ -10,28 +10,22 @@ function load(): O200kEncoder {
   return encoder;
 }
 
-/** gpt-tokenizer 4.0.0's private byte-pair core (pinned), found at run time; absent, counting uses the public API. */
+/** gpt-tokenizer 4.0.0's private byte-pair core (pinned in package.json), found at run time. */
 interface BpeCore {
   tokenSplitRegex: RegExp;
   getBpeRankFromString(piece: string): number | undefined;
   bytePairEncode(piece: string): number[];
 }
 
-let core: BpeCore | null | undefined;
-/** Whether `countTokens` uses its piece cache (false: the slower public-count fallback, another version). */
-export function piecewiseCounting(): boolean {
-  return bpeCore() !== null;
-}
+let core: BpeCore | undefined;
 
-function bpeCore(): BpeCore | null {
-  if (core !== undefined) return core;
-  const api = (load() as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default;
-  const c = api?.bytePairEncodingCoreProcessor;
-  core =
-    c && c.tokenSplitRegex instanceof RegExp && typeof c.getBpeRankFromString === "function" && typeof c.bytePairEncode === "function"
-      ? (c as BpeCore)
-      : null;
-  return core;
+function bpeCore(): BpeCore {
+  if (core) return core;
+  const c = (load() as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
+  if (!(c && c.tokenSplitRegex instanceof RegExp && typeof c.getBpeRankFromString === "function" && typeof c.bytePairEncode === "function")) {
+    throw new Error("gpt-tokenizer's byte-pair core is not where version 4.0.0 has it: install the version package.json pins");
+  }
+  return (core = c as BpeCore);
 }
 
 // Tokens per pre-tokenized piece: pieces are encoded independently, so a text's count is their sum. Our own cache
@@ -65,9 +59,7 @@ function countPieces(text: string, c: BpeCore): number {
 
 /** o200k_harmony tokens in `text`, cached per piece; equal to o200k_base's count (same vocabulary, merges; tested). */
 export function countTokens(text: string): number {
-  if (text.length === 0) return 0;
-  const c = bpeCore();
-  return c ? countPieces(text, c) : load().countTokens(text, ORDINARY_TEXT);
+  return text.length === 0 ? 0 : countPieces(text, bpeCore());
 }
 
 /** The same count via gpt-tokenizer's public `countTokens`, uncached: the tests' reference. */

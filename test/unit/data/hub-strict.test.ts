@@ -56,10 +56,10 @@ test("invalid UTF-8 in a cached csv, jsonl or json file is an error naming the f
   await assert.rejects(jsonl.load(), dataErrorAt(jsonl.file("corpus.jsonl"), 2, /^invalid UTF-8 at byte offset 47 \(bytes 0xE1 0xE1/));
   const json = cache({ queries: bad('[\n{"id": "q1", "text": "\u0000"}]', [0xff]) });
   await assert.rejects(json.load(), dataErrorAt(json.file("queries.json"), 2, /^invalid UTF-8 at byte offset 24 \(bytes 0xFF/));
-  // readTable is where the Hub's files are decoded; a tsv goes the same way.
-  const tsv = path.join(TMP, "x.tsv");
-  writeFileSync(tsv, Buffer.concat([Buffer.from("a\tb\n1\t"), Buffer.from([0x80]), Buffer.from("\n")]));
-  await assert.rejects(readTable(tsv), dataErrorAt(tsv, 2, /^invalid UTF-8 at byte offset 6 /));
+  // readTable is where the Hub's files are decoded.
+  const other = path.join(TMP, "x.csv");
+  writeFileSync(other, Buffer.concat([Buffer.from("a,b\n1,"), Buffer.from([0x80]), Buffer.from("\n")]));
+  await assert.rejects(readTable(other), dataErrorAt(other, 2, /^invalid UTF-8 at byte offset 6 /));
 });
 
 for (const [label, score, detail] of [

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { readBeir } from "../../../lib/data/beir";
-import { areaStats, datasetStats, median } from "../../../lib/data/stats";
+import { areaStats, datasetStats } from "../../../lib/data/stats";
 import { sourceOf } from "../../../lib/types";
 import type { Benchmark } from "../../../lib/types";
 
@@ -67,18 +67,6 @@ test("sourceOf: the part before the first '::', or the whole id", () => {
   assert.equal(sourceOf("plain"), "plain");
   assert.equal(sourceOf("::x"), "");
   assert.equal(sourceOf("a:b"), "a:b");
-});
-
-test("median: odd, even, empty, numeric order, input untouched", () => {
-  assert.equal(median([5]), 5);
-  assert.equal(median([3, 1, 2]), 2);
-  assert.equal(median([3, 1, 2, 10]), 2.5);
-  assert.equal(median([10, 9, 100]), 10, "numeric, not lexicographic, sort");
-  assert.equal(median([-1, -3, 2, 0]), -0.5);
-  assert.ok(Number.isNaN(median([])));
-  const xs = [3, 1, 2];
-  median(xs);
-  assert.deepEqual(xs, [3, 1, 2]);
 });
 
 test("datasetStats: Table 1 figures of the toy benchmark, by hand", () => {

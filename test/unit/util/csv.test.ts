@@ -115,13 +115,13 @@ describe("toCsv: what a spreadsheet would evaluate is written as text", () => {
   });
 });
 
-describe("readTable (csv and tsv files)", () => {
-  test("tsv uses the same grammar with tabs; rows know their line", async () => {
-    const file = path.join(TMP, "qrels.tsv");
-    writeFileSync(file, 'query-id\tcorpus-id\tnote\nq1\tΑΚ::914\t"a\tb"\nq2\tΠΚ::375\t"two\nlines"\nq3\tΑΚ::932\t\n');
+describe("readTable (csv files)", () => {
+  test("quoted fields may hold commas and line ends; rows know their line", async () => {
+    const file = path.join(TMP, "qrels.csv");
+    writeFileSync(file, 'query-id,corpus-id,note\nq1,ΑΚ::914,"a,b"\nq2,ΠΚ::375,"two\nlines"\nq3,ΑΚ::932,\n');
     const t = await readTable(file);
     assert.deepEqual(t.rows, [
-      { "query-id": "q1", "corpus-id": "ΑΚ::914", note: "a\tb" },
+      { "query-id": "q1", "corpus-id": "ΑΚ::914", note: "a,b" },
       { "query-id": "q2", "corpus-id": "ΠΚ::375", note: "two\nlines" },
       { "query-id": "q3", "corpus-id": "ΑΚ::932", note: "" },
     ]);
