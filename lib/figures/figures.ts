@@ -338,49 +338,6 @@ export interface SignificanceTest {
   pHolm: number;
 }
 
-/** p before and after Holm per test, log scale, α dashed; `opts.marks` adds "[stand-in]" to stand-in names. */
-export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, title = "Paired randomization tests: p before and after Holm correction", opts: FigureMarks = {}): Figure {
-  const seen = new Map<string, number>();
-  // Only stand-ins are marked: names already say oracle:/tuned:, and full words per test would crowd the axis.
-  const name = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
-  // Each test's Δ (A − B) in its label, signed: a p says how sure, not which way.
-  const deltas = tests.map(testDelta);
-  const labels = tests.map((t, i) => {
-    const base = `${name(t.a)} vs ${name(t.b)} (${t.metric}${deltas[i] !== undefined ? `, Δ ${signedDelta(deltas[i]!)}` : ""})`;
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    return plotlyText(n === 1 ? base : `${base} #${n}`);
-  });
-  const ps = tests.map((t) => Number(t.p));
-  const holm = tests.map((t) => Number(t.pHolm));
-  const finite = [...ps, ...holm].filter((v) => Number.isFinite(v) && v > 0);
-  const lo = Math.min(alpha, 1e-3, ...finite);
-  const marker = (name: string, xs: number[], symbol: string, color: string): Trace => ({
-    type: "scatter",
-    mode: "markers",
-    name,
-    x: xs,
-    y: labels,
-    marker: { symbol, size: 10, color },
-    hovertemplate: `%{y}<br>${name} %{x:.5f}<extra></extra>`,
-  });
-  return {
-    data: [marker("p (uncorrected)", ps, "circle", "#6b7280"), marker("p (Holm)", holm, "diamond", "#111827")],
-    layout: baseLayout(deltas.some((d) => d !== undefined) ? `${title}<br><span style="color:#4b5563">Δ = A minus B of the metric's mean: + a gain of A, − a loss</span>` : title, {
-      // Powers of ten, not SI prefixes: plotly's default reads 1e-5 as "10µ".
-      xaxis: axis("p-value (log scale)", { type: "log", range: [Math.log10(lo) - 0.3, 0.05], exponentformat: "power", dtick: 1 }),
-      yaxis: axis("", { autorange: "reversed", type: "category", ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
-      // On a log axis, shape coordinates are data values (annotations would want log10).
-      shapes: [
-        { type: "line", name: `α = ${alpha}`, showlegend: true, xref: "x", yref: "paper", x0: alpha, x1: alpha, y0: 0, y1: 1, line: { color: "#6b7280", dash: "dash", width: 1.5 } },
-      ],
-      legend: LEGEND,
-      height: 230 + 30 * Math.max(1, labels.length),
-      margin: { l: 20, r: 30, t: 80, b: 40 },
-    }),
-  };
-}
-
 /** A test of a heatmap's family: `gbr compare`'s fields, and reproduce's status and missing runs for the paper's. */
 export interface HeatmapTest extends Omit<SignificanceTest, "p" | "pHolm"> {
   p: number | string;
@@ -558,7 +515,6 @@ export const figures = {
   sweepHeatmap,
   tuningHeatmap,
   reactRoundsChart,
-  pValueChart,
   pValueHeatmap,
   qualityCostScatter,
   winLossChart,

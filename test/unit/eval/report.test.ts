@@ -7,7 +7,6 @@ import {
   areaBreakdownChart,
   metricBarChart,
   plotlyText,
-  pValueChart,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
@@ -216,24 +215,6 @@ describe("figures", () => {
     ]);
   });
 
-  test("pValueChart: p and Holm p per test on a log axis, unique labels, α line", () => {
-    const tests = [
-      { a: "react", b: "bm25", metric: "nDCG@10", p: 0.00001, pHolm: 0.0002 },
-      { a: "react", b: "bm25", metric: "nDCG@10", p: 0.2, pHolm: 1 },
-    ];
-    const fig = pValueChart(tests);
-    allTitlesAreObjects(fig);
-    assert.equal((fig.layout.xaxis as { type: string }).type, "log");
-    assert.deepEqual(fig.data.map((t) => t.x), [
-      [0.00001, 0.2],
-      [0.0002, 1],
-    ]);
-    assert.deepEqual(fig.data[0].y, ["react vs bm25 (nDCG@10)", "react vs bm25 (nDCG@10) #2"]);
-    const shape = (fig.layout.shapes as { x0: number }[])[0];
-    assert.equal(shape.x0, 0.05);
-    // The log axis range (in log10 units) reaches below the smallest p.
-    assert.ok((fig.layout.xaxis as { range: number[] }).range[0] < -5);
-  });
 });
 
 describe("escaping", () => {

@@ -8,7 +8,6 @@ import {
   costAxis,
   fittedRange,
   metricBarChart,
-  pValueChart,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
@@ -164,7 +163,6 @@ describe("figures: axes fitted to the data, legends clear of the labels", () => 
       sweepHeatmap({ k1s: [1.2, 1.5], bs: [0.75], z: [[0.4, 0.5]], oracle: { k1: 1.5, b: 0.75, value: 0.5 } }),
       reactRoundsChart([{ round: 1, keptRecall100: 0.2, candidateRecall100: 0.3 }]),
       qualityCostScatter(rows, [{ method: "lsi", costPerQuery: "0.001" }]),
-      pValueChart([{ a: "a", b: "b", metric: "nDCG@10", p: 0.01, pHolm: 0.02 }]),
     ];
     for (const f of figures) {
       const legend = f.layout.legend as Record<string, unknown>;
@@ -205,8 +203,6 @@ describe("figures: oracle, cross-validated and stand-in rows", () => {
     assert.deepEqual(area.data[2].marker, { color: ROLE_COLOURS.tuned }, "the cross-validated row in its role's colour, not hatched");
     const scatter = qualityCostScatter(rows(), [{ method: "lsi", costPerQuery: "0.001" }, { method: "oracle:bm25-greekstemmer", costPerQuery: "0.002" }]);
     assert.deepEqual(scatter.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, "Pareto front"]);
-    const p = pValueChart([{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", p: 0.1, pHolm: 0.2 }], 0.05, undefined, { marks });
-    assert.deepEqual(p.data[0].y, ["lsi [stand-in] vs bm25-greekstemmer (nDCG@10)"]);
   });
 
   test("issue 28, item 9: a colour means one experiment or one role in every figure", () => {
@@ -414,14 +410,6 @@ describe("notebooks", () => {
     assert.ok(out.includes(`tuned:bm25-greekstemmer — ${TUNED_LABEL}`), out);
     assert.ok(out.includes("lsi — stand-in (test doubles)"), out);
   });
-});
-
-test("issue 22, item 15: the p-value axis reads powers of ten, not SI prefixes (10µ)", () => {
-  const fig = pValueChart([{ a: "a", b: "b", metric: "nDCG@10", p: 1e-5, pHolm: 2e-4 }]);
-  const x = (fig.layout as unknown as { xaxis: { type: string; exponentformat?: string; dtick?: number } }).xaxis;
-  assert.equal(x.type, "log");
-  assert.equal(x.exponentformat, "power");
-  assert.equal(x.dtick, 1, "one tick per decade");
 });
 
 test("issue 22, item 15: data without legal areas gets no one-bar area chart, in the figures and the report", () => {
