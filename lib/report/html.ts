@@ -3,7 +3,7 @@ import path from "node:path";
 import { writeAtomically } from "../util/safe-files";
 import { toNumber } from "../util/csv";
 import { code, FigureSet, type NamedFigure, type Section } from "./html-blocks";
-import { escapeHtml, plotlyBuildFor, plotlyBundle } from "./html-inline";
+import { escapeHtml, plotlyBundle } from "./html-inline";
 import { areaSection, datasetSection, metadataSection, reproductionSection, resultsSection } from "./html-sections";
 import { costSection, reactSection, significanceSection, sweepSection } from "./html-analyses";
 import { CSS, DRAW } from "./html-style";
@@ -62,7 +62,7 @@ export async function buildReport(outDir: string): Promise<string> {
   const banner = standInBanner(inp);
   const figs = new FigureSet();
   const sections = reportSections(inp, dataset, figs);
-  const plotly = plotlyBundle(plotlyBuildFor(figs.named.map((n) => n.fig)));
+  const plotly = plotlyBundle();
   const queries = toNumber(inp.metadata?.queries);
   const articles = toNumber(inp.metadata?.articles);
   const unjudged = toNumber(inp.metadata?.unjudged);

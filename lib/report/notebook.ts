@@ -9,7 +9,7 @@ import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "../util/text-table";
 import { printable } from "../util/printable";
 import { environmentConfig, INSTALLED, PACKAGE_ROOT } from "../paths";
-import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
+import { escapeHtml, jsonForScript, plotlyBundle } from "./html-inline";
 import { tslabDisplayWriter, tslabSdk } from "../util/sdk";
 import { frameRows, rowsFrame, type FrameLike } from "./frames";
 import { provenanceOf } from "../experiments/setup";
@@ -124,24 +124,20 @@ function showStatistics(sources: Readonly<Record<string, object>>, opts: TableOp
   showTable(rows, { maxRows: Math.max(25, keys.length), ...opts });
 }
 
-let plotlyLoaded: PlotlyBuild | undefined;
+let plotlyLoaded = false;
 
-/**
- * Inlines a pinned plotly.js once per notebook ("full" replaces cartesian). `window.define` is hidden while it loads,
- * or a page's RequireJS would capture plotly.
- */
-function loadPlotly(build: PlotlyBuild): void {
-  if (plotlyLoaded === build || plotlyLoaded === "full") return;
+/** Inlines plotly.js once per notebook; `window.define` is hidden meanwhile, or a page's RequireJS would capture it. */
+function loadPlotly(): void {
   const display = kernelDisplay();
-  if (!display) return;
-  const bundle = plotlyBundle(build);
+  if (plotlyLoaded || !display) return;
+  const bundle = plotlyBundle();
   display.html(
     `<script>window.__gbrDefine = window.define; window.define = undefined;</script>\n` +
       `<script>${bundle.source}</script>\n` +
       `<script>window.define = window.__gbrDefine; delete window.__gbrDefine;</script>\n` +
-      `<div style="font-size:smaller;color:#666">plotly.js ${bundle.version} (${build} build) inlined (works offline)</div>`,
+      `<div style="font-size:smaller;color:#666">plotly.js ${bundle.version} inlined (works offline)</div>`,
   );
-  plotlyLoaded = build;
+  plotlyLoaded = true;
 }
 
 /** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures` (`outputs/figures` of the cwd when installed, as `gbr`'s outputs). */
@@ -160,7 +156,7 @@ const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } |
 function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
-    `<script>${plotlyBundle(plotlyBuildFor([spec])).source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
+    `<script>${plotlyBundle().source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
     `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, ${jsonForScript(plotConfig(spec, name))});</script>\n` +
     `</body></html>\n`
   );
@@ -249,7 +245,7 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
     console.log(text);
     return;
   }
-  loadPlotly(plotlyBuildFor([spec]));
+  loadPlotly();
   const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
   const name = opts.save ?? "figure";
   const height = typeof spec.layout?.height === "number" ? spec.layout.height : (opts.height ?? 420);

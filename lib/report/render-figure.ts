@@ -9,7 +9,7 @@ import type { Browser, Page } from "playwright-core";
 import type { BrowserSearch } from "../config";
 import { GbrError } from "../util/errors";
 import { playwrightSdk } from "../util/sdk";
-import { plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
+import { plotlyBundle } from "./html-inline";
 
 export type ImageFormat = "svg" | "png" | "pdf";
 export const IMAGE_FORMATS: readonly ImageFormat[] = ["svg", "png", "pdf"];
@@ -129,7 +129,7 @@ const RENDER_MS = 120_000;
  */
 export class FigureRenderer {
   private queue: Promise<unknown> = Promise.resolve();
-  private build: PlotlyBuild | undefined;
+  private plotlyLoaded = false;
   private pdfPage: Page | undefined;
 
   private constructor(
@@ -192,7 +192,7 @@ export class FigureRenderer {
     const height = Math.round(size.height);
     const scale = format === "png" ? (size.scale ?? 1) : 1;
     if (!(width > 0 && height > 0 && scale > 0)) throw new RangeError(`a figure needs a positive size, got ${width} × ${height} at scale ${scale}`);
-    await this.loadPlotly(plotlyBuildFor([fig]));
+    await this.loadPlotly();
     const spec = { data: fig.data, layout: { ...(fig.layout ?? {}), width, height } };
     const options = { format: format === "png" ? "png" : "svg", width, height, scale, imageDataOnly: true };
     let out: unknown;
@@ -208,12 +208,11 @@ export class FigureRenderer {
     return this.printPdf(out, width, height);
   }
 
-  /** plotly.js in the page: the smallest build that draws the figure, replaced only by the full one. */
-  private async loadPlotly(build: PlotlyBuild): Promise<void> {
-    if (this.build === build || this.build === "full") return;
+  private async loadPlotly(): Promise<void> {
+    if (this.plotlyLoaded) return;
     await this.page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>');
-    await withDeadline(this.page.addScriptTag({ content: plotlyBundle(build).source }), RENDER_MS, "loading plotly.js");
-    this.build = build;
+    await withDeadline(this.page.addScriptTag({ content: plotlyBundle().source }), RENDER_MS, "loading plotly.js");
+    this.plotlyLoaded = true;
   }
 
   /** A page exactly the figure's size holding its SVG, printed: text stays text, lines stay lines. */

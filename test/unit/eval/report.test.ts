@@ -15,7 +15,7 @@ import {
 import { paretoFront } from "../../../lib/eval/quality-cost";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../../lib/util/csv";
 import { buildReport, reportFigures, writeReports } from "../../../lib/report/html";
-import { CARTESIAN_TRACES, escapeHtml, inlineScriptSource, jsonForScript, plotlyBuildFor, plotlyBundle } from "../../../lib/report/html-inline";
+import { escapeHtml, inlineScriptSource, jsonForScript, plotlyBundle } from "../../../lib/report/html-inline";
 import { toCsv } from "../../../lib/util/csv";
 import { main } from "../../../lib/cli/main";
 import { significanceReport } from "../../../lib/eval/significance";
@@ -230,27 +230,12 @@ describe("escaping", () => {
     assert.equal(plotlyText("a<b>&c %{y}"), "a&lt;b&gt;&amp;c %&#123;y}");
   });
 
-  test("the pinned plotly builds are inlined with nothing that could close their script", () => {
-    for (const build of ["cartesian", "full"] as const) {
-      const { source, version } = plotlyBundle(build);
-      assert.match(version, /^3\./);
-      assert.ok(source.length > 1_000_000, build);
-      assert.doesNotMatch(source, /<\/script/i, build);
-      assert.doesNotMatch(source, /<!--/, build);
-    }
-    // Minified builds: the cartesian one is what keeps an executed notebook and a report small.
-    assert.ok(plotlyBundle("cartesian").source.length < 2_000_000);
-    assert.equal(plotlyBundle("cartesian").version, plotlyBundle("full").version);
-  });
-
-  test("the smallest plotly build that draws every trace is chosen", () => {
-    assert.equal(plotlyBuildFor([]), "cartesian");
-    assert.equal(plotlyBuildFor([{ data: [{ type: "bar" }, { y: [1] }, { type: "heatmap" }] }, { data: [{ type: "box" }] }]), "cartesian");
-    assert.equal(plotlyBuildFor([{ data: [{ type: "bar" }] }, { data: [{ type: "parcoords" }] }]), "full");
-    assert.equal(plotlyBuildFor([{ data: [{ type: "scattergl" }] }]), "full");
-    // The cartesian build registers exactly the traces its list names (it would throw on others at draw time).
-    const src = plotlyBundle("cartesian").source;
-    for (const t of CARTESIAN_TRACES) assert.ok(src.includes(`"${t}"`), t);
+  test("the pinned plotly build is inlined with nothing that could close its script", () => {
+    const { source, version } = plotlyBundle();
+    assert.match(version, /^3\./);
+    assert.ok(source.length > 1_000_000 && source.length < 2_000_000, "the minified cartesian build");
+    assert.doesNotMatch(source, /<\/script/i);
+    assert.doesNotMatch(source, /<!--/);
   });
 });
 
@@ -339,8 +324,7 @@ describe("buildReport", () => {
   test("a report with every section stays under 5 MB: plotly's minified cartesian build, inlined once", async () => {
     const html = await buildReport(full);
     assert.ok(Buffer.byteLength(html) < 5_000_000, `${Buffer.byteLength(html)} bytes`);
-    assert.equal(html.split(plotlyBundle("cartesian").source).length, 2, "the cartesian build, exactly once");
-    assert.ok(!html.includes(plotlyBundle("full").source.slice(0, 2000)), "not the full build: every figure here is cartesian");
+    assert.equal(html.split(plotlyBundle().source).length, 2, "plotly, exactly once");
   });
 
   test("issue 23, item 5: each figure has a stable name, the same in the page (its SVG download) and for gbr figures", async () => {
