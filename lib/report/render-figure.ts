@@ -173,8 +173,8 @@ export class FigureRenderer {
   }
 
   /**
-   * The figure as `format`: SVG text (UTF-8), a PNG (`scale` times the pixels, with its resolution recorded as
-   * 96 × scale dpi), or a one-page vector PDF of exactly the figure's size.
+   * The figure as `format`: SVG text (UTF-8), a PNG (`scale` times the pixels), or a one-page vector PDF of exactly
+   * the figure's size.
    */
   render(fig: FigureSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
     const job = this.queue.then(() => this.draw(fig, format, size));
@@ -203,7 +203,7 @@ export class FigureRenderer {
       throw new GbrError(`plotly could not draw the figure: ${firstLine(err)}`, "BROWSER", { cause: err });
     }
     if (typeof out !== "string" || !out) throw new GbrError("plotly returned no image", "BROWSER");
-    if (format === "png") return withPngResolution(Buffer.from(out, "base64"), 96 * scale);
+    if (format === "png") return Buffer.from(out, "base64");
     if (format === "svg") return Buffer.from(out, "utf8");
     return this.printPdf(out, width, height);
   }
@@ -224,55 +224,4 @@ export class FigureRenderer {
     );
     return withDeadline(page.pdf({ width: `${width}px`, height: `${height}px`, printBackground: true, margin: { top: "0", right: "0", bottom: "0", left: "0" }, pageRanges: "1" }), RENDER_MS, "printing a figure");
   }
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** A PNG's width and height in pixels (from its header), or undefined when it is not a PNG. */
-export function pngSize(png: Buffer): { width: number; height: number } | undefined {
-  if (png.length < 24 || !png.subarray(0, 8).equals(PNG_SIGNATURE) || png.toString("latin1", 12, 16) !== "IHDR") return undefined;
-  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
-}
-
-/**
- * The PNG with its resolution recorded (a pHYs chunk after the header, replacing any), so that LaTeX and word
- * processors place it at its intended size. Anything not a PNG is returned as it is.
- */
-export function withPngResolution(png: Buffer, dpi: number): Buffer {
-  if (!pngSize(png)) return png;
-  const chunks: Buffer[] = [png.subarray(0, 8)];
-  const perMetre = Math.round(dpi / 0.0254);
-  const body = Buffer.alloc(9);
-  body.writeUInt32BE(perMetre, 0);
-  body.writeUInt32BE(perMetre, 4);
-  body.writeUInt8(1, 8); // the unit is the metre
-  let at = 8;
-  while (at + 12 <= png.length) {
-    const length = png.readUInt32BE(at);
-    const type = png.toString("latin1", at + 4, at + 8);
-    const end = at + 12 + length;
-    if (type !== "pHYs") chunks.push(png.subarray(at, end));
-    if (type === "IHDR") chunks.push(pngChunk("pHYs", body));
-    at = end;
-  }
-  return Buffer.concat(chunks);
-}
-
-/** CRC-32 (ISO 3309, as PNG checks its chunks); zlib's own is not in every @types/node the notebooks compile with. */
-export function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function pngChunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, "latin1");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])), 0);
-  return Buffer.concat([head, body, crc]);
 }
