@@ -2,7 +2,6 @@
 import { formatFixed } from "../util/format-fixed";
 import type { RowLike } from "../util/csv";
 export type { RowLike };
-/** One plotly trace (plain JSON). */
 export type Trace = Record<string, unknown>;
 /** A plotly layout; the title is always the plotly.js 3 object form. */
 export interface Layout {
@@ -75,11 +74,8 @@ export function powerOfTen(k: number): string {
 const visibleLength = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
 
 /**
- * Plotly's pseudo-HTML text cut into lines of at most `max` characters at spaces (plotly wraps neither annotations nor
- * titles; an entity such as `&lt;` counts as one character, a tag as none and is never cut); a word longer than a line
- * is cut after its `:`, `+`, `/`, `-` or `_` where it has them (an experiment id), else stays whole; lines the text
- * already breaks with `<br>` are kept.
- *
+ * Plotly's pseudo-HTML cut into lines of at most `max` visible characters at spaces (plotly wraps no title), a long
+ * word after its `:+/-_`, `<br>` kept.
  * @example
  * wrapPlotlyText("rrf:bm25-greekstemmer+lsi [beyond the authors]", 22); // ["rrf:bm25-greekstemmer+", "lsi [beyond the", "authors]"]
  */
@@ -113,9 +109,7 @@ function cutWord(word: string, max: number): string[] {
 }
 
 /**
- * A label in at most `lines` lines of `max` characters (`wrapPlotlyText`), its end cut with "…" when longer, so that
- * a tick label keeps its place; the full text belongs in the hover.
- *
+ * A label in at most `lines` lines of `max` characters, its end cut with "…" (the hover has it whole).
  * @example
  * shortLabel("civil: Κώδικας Πολιτικής Δικονομίας και ειδικοί νόμοι", 12, 2); // "civil:<br>Κώδικας…"
  */
@@ -146,9 +140,8 @@ export const ROLE_COLOURS = { oracle: "#d97706", tuned: "#0f766e", standIn: "#9c
 const EXPERIMENT_PALETTE = ["#2563eb", "#dc2626", "#7c3aed", "#16a34a", "#db2777", "#92400e", "#0e7490", "#4d7c0f", "#9d174d", "#1e3a8a"];
 
 /**
- * The colour of each experiment, the same in every figure of a dataset: an oracle or tuned row its role's, the others
- * the palette in the order of `ids` (the experiments that ran, in summary order, which every figure is given).
- *
+ * The colour of each experiment, the same in every figure: a role's for oracle and tuned rows, else the palette in
+ * the order of `ids` (the experiments that ran, in summary order).
  * @example
  * const colour = experimentColours(["bm25-greekstemmer", "lsi", "oracle:bm25-greekstemmer"], rowMarks(summary));
  * colour("lsi"); // "#dc2626", in the bar chart, the area chart and the cost scatter alike
@@ -164,9 +157,7 @@ export function experimentColours(ids: readonly string[], marks: { tuning(id: st
 }
 
 /**
- * A note between the title and the plot (its lines, wrapped by the caller, standing on the plot's top edge) and the
- * top margin that makes room for it; no lines, only the margin.
- *
+ * A note standing on the plot's top edge, below the title (lines wrapped by the caller), and the margin it needs.
  * @example
  * baseLayout("Recall@100 per question", { ...noteAbovePlot(wrapPlotlyText("above the diagonal: B does better")) });
  */

@@ -47,12 +47,11 @@ export function isStandInValue(value: unknown): boolean {
   return s === STAND_IN_LABEL || s === "true" || s === "yes";
 }
 
-/** Marks of summary rows (+ known stand-ins); in legacy folders (no `standIn`, no `oracle:`) `tuned:` is the oracle. */
-export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[], standIn: Iterable<string> = []): RowMarks {
+/** Marks of summary rows; in legacy folders (no `standIn`, no `oracle:`) `tuned:` is the oracle. */
+export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[]): RowMarks {
   const ids = summaryRows.map((r) => String(r.experiment ?? ""));
   const legacy = !summaryRows.some((r) => "standIn" in r) && !ids.some((id) => id.startsWith("oracle:"));
-  const standIns = new Set(standIn);
-  for (const r of summaryRows) if (isStandInValue(r.standIn)) standIns.add(String(r.experiment ?? ""));
+  const standIns = new Set(summaryRows.filter((r) => isStandInValue(r.standIn)).map((r) => String(r.experiment ?? "")));
   const beyond = new Map<string, string>();
   for (const r of summaryRows) {
     const list = typeof r.list === "string" ? r.list : "";

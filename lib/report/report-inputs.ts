@@ -5,7 +5,7 @@ import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
 import type { SignificanceTest, SweepJson } from "../figures/figures";
-import { isStandInValue, rowMarks, type RowMarks } from "../figures/labels";
+import { rowMarks, type RowMarks } from "../figures/labels";
 
 /** significance.json: reproduce's `SignificanceReport`, or `gbr compare --json`'s `{ tests }` (old reproduce too). */
 type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
@@ -126,19 +126,10 @@ function checkSignificance(sig: SignificanceFile, file: string): void {
 
 const marksCache = new WeakMap<ReportInputs, RowMarks>();
 
-/** Marks from the `standIn` of summary.csv, reproduction.csv and metadata.json's `experiments[]`; cached. */
+/** The marks of summary.csv's rows (its `standIn` column, written since v0.8); cached. */
 export function reportMarks(inp: ReportInputs): RowMarks {
   let marks = marksCache.get(inp);
-  if (!marks) {
-    const listed = inp.metadata?.experiments;
-    const experiments: unknown[] = Array.isArray(listed) ? listed : [];
-    const standIn = experiments
-      .filter((e): e is Record<string, unknown> => typeof e === "object" && e !== null && isStandInValue((e as Record<string, unknown>).standIn))
-      .map((e) => String(e.id ?? e.experiment ?? ""));
-    for (const r of inp.reproduction ?? []) if (isStandInValue(r.standIn)) standIn.push(r.experiment);
-    marks = rowMarks(inp.summary, standIn);
-    marksCache.set(inp, marks);
-  }
+  if (!marks) marksCache.set(inp, (marks = rowMarks(inp.summary)));
   return marks;
 }
 

@@ -103,7 +103,6 @@ describe("labels", () => {
     assert.equal(legacy.tuning("tuned:bm25-greekstemmer"), "oracle");
     assert.equal(legacy.anyStandIn, false);
     // Ids known from elsewhere (metadata.json).
-    assert.equal(rowMarks([{ experiment: "lsi" }], ["lsi"]).standIn("lsi"), true);
     assert.deepEqual(["stand-in", "true", true, "", "no", false, undefined].map(isStandInValue), [true, true, true, false, false, false, false]);
     assert.equal(markedName("oracle:x", marks), `oracle:x — ${ORACLE_LABEL}`);
     assert.equal(markedName("tuned:x", marks), `tuned:x — ${TUNED_LABEL}`);
