@@ -26,10 +26,7 @@ export interface CostAxis {
   breakAt?: number;
 }
 
-/**
- * Linear from 0 when the costs above 0 lie within a factor of 100; otherwise log (a linear axis would draw a
- * $0.000001 method on top of a free one), with 0, which a log axis has not, drawn apart at the left edge.
- */
+/** Linear when the costs above 0 lie within a factor of 100, else log with 0 drawn apart at the left edge. */
 export function costAxis(values: readonly number[]): CostAxis {
   const positive = values.filter((v) => v > 0 && Number.isFinite(v));
   const max = Math.max(0, ...positive);
@@ -59,10 +56,8 @@ const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
 };
 
 /**
- * Quality against cost per query, one marker per method in its colour (filled on the Pareto front, which is dashed),
- * named in the legend (labels beside points would overprint where methods cost alike). The x axis is
- * `costMeasure`'s choice and says what it counts; methods without a known cost are named in a note, not drawn at 0;
- * with no cost known at all the figure says so and draws no axis.
+ * Quality against cost per query, a marker per method named in the legend, the Pareto front dashed and filled; methods
+ * without a known cost are named in a note, not drawn at 0.
  */
 export function qualityCostScatter(
   summaryRows: readonly RowLike[],

@@ -26,11 +26,7 @@ function niceWidth(raw: number): number {
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
-/**
- * Bins of one series' own: about `target` bars of a round width over its range. When the longest text is over twice
- * the 99th percentile, the tail past it is one last bar, so a few very long texts do not squeeze the rest into the
- * first bars.
- */
+/** About `target` bins of a round width; past the 99th percentile, when the longest is over twice it, one last bar. */
 export function lengthBins(values: readonly number[], target = 30): LengthBins {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (!sorted.length) return { start: 0, size: 1, counts: [] };
@@ -53,10 +49,7 @@ export function lengthBins(values: readonly number[], target = 30): LengthBins {
 const COLORS = ["#2563eb", "#d97706", "#0f766e", "#7c3aed"];
 const n0 = (v: number) => v.toLocaleString("en-US");
 
-/**
- * Histograms of text lengths, one panel per series with its own bins and x axis: questions of ten words and articles
- * of thousands share no scale on which both are visible. `unit` is what a length counts, e.g. "words".
- */
+/** Histograms of text lengths, a panel per series with its own bins and axis (questions and articles share no scale). */
 export function lengthHistograms(series: readonly LengthSeries[], unit = "words"): Figure {
   const gap = 0.16;
   const h = (1 - gap * Math.max(0, series.length - 1)) / Math.max(1, series.length);

@@ -39,11 +39,7 @@ export interface MetricBarOptions extends FigureMarks {
 type Whisker = "interval" | "sd" | "none";
 const WHISKER = { type: "data", visible: true, color: "#111827", thickness: 1.5, width: 6 };
 
-/**
- * Bars of one metric per experiment that ran; oracle, tuned and stand-in rows get own traces. Whiskers: the bootstrap
- * interval of the mean over queries when `opts.intervals` has one (the sd of repeated runs then goes in the label),
- * else ± sd when repeated.
- */
+/** Bars of one metric per experiment that ran; whiskers: the bootstrap interval when given, else ± sd when repeated. */
 export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName = "Recall@100", opts: MetricBarOptions = {}): Figure {
   const metric = resolveMetric(name);
   const marks = opts.marks ?? rowMarks(summaryRows);
@@ -73,8 +69,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
       text: idx.map(label),
-      // Inside when it fits, else past the bar's end: a 0.0168 or 0 bar keeps a readable value (inside, plotly
-      // would shrink or hide it, and a 0 would look like a missing row).
+      // Inside when it fits, else past the bar's end: a short bar keeps a readable value.
       textposition: "auto",
       textangle: 0,
       // The whisker sits at the bar's end: keep the label at the other end.
@@ -87,8 +82,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
     };
     if (withSd) trace.error_x = { ...WHISKER, array: idx.map((i) => sds[i]!) };
     if (whisker === "interval") {
-      // Relative to the bar's end (the summary's mean); a repeated run's bar is the mean over samples, its interval
-      // sample 0's, which may sit a little off: never a negative arm.
+      // Relative to the bar's end; a repeated run's interval is sample 0's, which may sit off its mean: no negative arm.
       trace.error_x = {
         ...WHISKER,
         symmetric: false,
@@ -154,7 +148,6 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
 
 /**
  * Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out.
- *
  * @example
  * areaMeans(perQueryRows, "Recall@100")("bm25-greekstemmer", "civil law"); // 0.41, or undefined without a value
  */
@@ -193,8 +186,7 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
     queriesPerArea.get(a)!.add(String(r.query ?? ""));
   }
   const labels = areas.map((a) => plotlyText(`${a} (${queriesPerArea.get(a)?.size ?? 0})`));
-  // An area's name can run to 120 characters: the axis shows its query count, then its start in two lines (what is
-  // cut from a label is its end); the hover has it all.
+  // An area's name can run to 120 characters: the tick shows its count and its start, the hover all.
   const ticks = areas.map((a) => `(${queriesPerArea.get(a)?.size ?? 0})<br>${shortLabel(plotlyText(a), 24, 2)}`);
   const colour = experimentColours([...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))], marks);
   const mean = areaMeans(perQueryRows, metric);
@@ -379,11 +371,8 @@ function testDelta(t: Pick<SignificanceTest, "delta" | "meanA" | "meanB">): numb
 }
 
 /**
- * The tests of one family as a grid, rows = the pairs tested (in the family's order), columns = the metrics. Each
- * cell holds Δ (row minus the baseline, or A minus B) and the p after Holm; its colour says both which way and how
- * sure: blue a gain, red a loss, deeper as p (Holm, log scale) is smaller, pale at or above α. Cells that pass
- * (p Holm < α) are starred, bold and outlined; the hover has every number in full. A pair × metric with no test, or a
- * missing one, is grey and "not run"; a test without its means shows its p on light grey, no direction.
+ * A family of tests as a grid, pairs × metrics, each cell Δ over p (Holm): blue a gain, red a loss, deeper as p is
+ * smaller, pale at or above α; passing cells starred and outlined; tests not run grey.
  */
 export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmapOptions = {}): Figure {
   const alpha = opts.alpha ?? 0.05;
@@ -460,8 +449,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
       text: grid((t) => (t && signed(t) ? cellText(t) : "")),
       textfont: { size: 12 },
       hovertext: rows.map((r) => metrics.map((m) => { const t = r.cells.get(m); return t && signed(t) ? hover(t) : ""; })),
-      // Reds for losses and blues for gains, deeper as p is smaller; pale sand on both sides of 0 up to α, so that
-      // the threshold reads as a colour edge.
+      // Pale sand on both sides of 0 up to α, so that the threshold reads as a colour edge.
       colorscale: [
         [0, "#67000d"],
         [at(-cut), "#fc9272"],
@@ -502,7 +490,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
 
 /**
  * Every figure of the project, by name: each returns a plotly spec for `show.figure`; the report draws the same.
- *
  * @example
  * const f = resultFrames(result);
  * show.figure(figures.metricBarChart(frameRows(f.summary), "Recall@100"), { save: "recall100" });

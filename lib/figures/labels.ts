@@ -77,10 +77,7 @@ export function markedName(id: string, marks: RowMarks | undefined): string {
   return extra.length ? `${id} — ${extra.join(", ")}` : id;
 }
 
-/**
- * What a column of our tables is called where people read it (report, notebooks, terminal). The CSV files and JSON
- * keep the code keys: the report reads them back by key, and scripts and tests rely on them.
- */
+/** What a column is called where people read it; CSV and JSON files keep the code keys, which scripts rely on. */
 export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   // Table 1 (table1.csv, datasetStats)
   queries: "queries",

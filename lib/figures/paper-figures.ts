@@ -1,7 +1,4 @@
-/**
- * Figures sized for a paper: a layout laid over each figure's own (never changing the interactive one) so that, printed
- * one column wide in a two-column paper (3.3 in) or across the page (7 in), no text is smaller than 8 pt.
- */
+/** Figures sized for a paper: a layout over each figure's own so that, printed at its width, no text is under 8 pt. */
 import { isNoteAbovePlot, legendHeight, shortLabel, wrapPlotlyText, type Figure, type Layout } from "./figure-style";
 
 /** One column of a two-column paper, the whole text width, or a width in inches. */
@@ -80,12 +77,8 @@ function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories
 }
 
 /**
- * The figure laid out for print: the paper font (8.25 pt in a column, 9 pt across the page; titles 1 pt larger,
- * wrapped to the width with the notes above the plot, as are legend entries and axis titles), tight margins (axes make
- * their own room), bar labels hidden rather than shrunk below 8 pt, category labels wrapped to their room (cut with "…"
- * past four lines: the interactive figure's hover has them whole), no colour bar where the cells write their numbers,
- * and a height that holds the title, the legend, the axes and a plot scaled from the figure's own, within a page's.
- *
+ * The figure laid out for print: the paper font, titles, legends, axis titles and category labels wrapped to the
+ * width, bar labels hidden rather than shrunk below 8 pt, and a height that holds them all (at most a page's).
  * @example
  * const { figure, width, height } = paperFigure(metricBarChart(summary, "nDCG@10"), { width: "column" });
  * await renderer.render(figure, "pdf", { width, height });
@@ -102,8 +95,7 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const chars = (size: number) => Math.floor((width - 8) / (0.55 * size));
   // One size for the whole title: a size a figure gives part of it (a smaller second line) is the screen's.
   const titleText = String(own.title?.text ?? "").replace(/font-size:\s*[\d.]+px;?/g, "");
-  // Notes between the title and the plot (annotations standing on its top edge) join the title, which spans the
-  // figure: anchored at the plot's left edge, they ran past the right one. One paragraph, broken for the paper.
+  // Notes above the plot join the title, which spans the figure (anchored at the plot, they ran past its edge).
   const given = (own.annotations ?? []) as Record<string, unknown>[];
   const noteText = given.filter(isNoteAbovePlot).map((a) => String(a.text ?? "").replace(/<br\s*\/?>/gi, " ")).join(" ");
   const titleLines = [...(keepTitle ? wrapPlotlyText(titleText, chars(titleFont)) : []), ...(noteText ? wrapPlotlyText(`<span style="color:#4b5563">${noteText}</span>`, chars(titleFont)) : [])];
@@ -113,8 +105,7 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const data = fig.data.map((trace) => {
     let t = trace;
     if (typeof t.name === "string" && t.showlegend !== false) t = { ...t, name: wrapPlotlyText(t.name, nameChars).join("<br>") };
-    // A grid whose cells write their numbers needs no colour bar (the title says what the colours are), and one
-    // beside the plot takes a third of a column; any other colour bar has its title along it, clear of its top tick.
+    // Cells that write their numbers need no colour bar (a third of a column); another has its title along it.
     if (t.colorbar && t.showscale !== false) {
       const bar = t.colorbar as Record<string, unknown> & { title?: { text?: string } };
       t = t.texttemplate ? { ...t, showscale: false } : { ...t, colorbar: { ...bar, thickness: 10, title: { ...bar.title, text: shortLabel(String(bar.title?.text ?? "").replace(/<br\s*\/?>/gi, " "), 40, 1), side: "right" } } };
@@ -162,8 +153,7 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const layout: Layout = {
     ...own,
     ...axes,
-    // At the top of the figure. Anchored at the top, a title of several lines still starts about half a line above
-    // the figure's edge (whatever its number of lines: measured in Chromium): a little more than that makes up for it.
+    // A title of several lines anchored at the top still starts half a line above the edge (measured in Chromium).
     title: titleLines.length
       ? {
           ...own.title,

@@ -9,10 +9,7 @@ import { datasetFoldersIn, isDatasetFolder } from "./report-inputs";
 import { paperFigure, PRINT_DPI, PX_PER_INCH, type PaperWidth } from "../figures/paper-figures";
 import { findBrowser, FigureRenderer, type ImageFormat } from "./render-figure";
 
-/**
- * How wide each report figure prints by default: the charts with one labelled row per experiment or test (and a
- * legend of them) need the whole text width to keep their labels at 8 pt; the rest fit one column.
- */
+/** Report figures that fit a column by default; those with a labelled row per experiment or test need the page. */
 const COLUMN_FIGURES: ReadonlySet<string> = new Set(["bm25-sweep", "react-rounds"]);
 
 /** The width a report figure is exported at unless one is asked for. */
@@ -20,10 +17,7 @@ export function defaultPaperWidth(name: string): PaperWidth {
   return COLUMN_FIGURES.has(name) ? "column" : "page";
 }
 
-/**
- * The dataset folder `dir` names: itself when it holds a summary.csv, else its one subfolder that does (an outputs
- * root with a single dataset); several are a usage error naming them.
- */
+/** `dir` when it holds a summary.csv, else its one subfolder that does; several are a usage error naming them. */
 async function datasetFolder(dir: string): Promise<string> {
   if (await isDatasetFolder(dir)) return dir;
   let inside: string[];

@@ -1,7 +1,4 @@
-/**
- * danfojs DataFrame views of everything `gbr reproduce` computes. Filter with `loc`, not `query()` (the column
- * "query" hides the method); a missing number is NaN, never null (danfojs counts null as 0 in a mean).
- */
+/** danfojs DataFrame views of what `gbr reproduce` computes; a missing number is NaN (danfojs counts null as 0). */
 import path from "node:path";
 import type { DataFrame } from "danfojs-node";
 import { danfoSdk } from "../util/sdk";
@@ -52,9 +49,7 @@ export interface FrameLike {
 }
 
 /**
- * The rows of a DataFrame as objects (NaN back to undefined), e.g. to hand to a figure builder; a Series' values
- * make one column, and a text index a first column named "".
- *
+ * The rows of a DataFrame as objects (NaN back to undefined); a text index makes a first column named "".
  * @example
  * areaBreakdownChart(frameRows(f.perQuery), ["bm25-greekstemmer"], "Recall@100");
  */
@@ -70,7 +65,6 @@ export function frameRows(df: FrameLike): Record<string, unknown>[] {
 
 /**
  * A long table made wide, as pandas' `pivot` (danfojs has none); a missing combination is NaN, a repeated one an error.
- *
  * @example
  * const means = f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean();
  * showTable(pivot(means, { index: "area", columns: "experiment", values: "Recall@100_mean" }));
@@ -97,9 +91,7 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
 }
 
 /**
- * The results table (eval/results-table.ts) as a DataFrame: a row per run, a number column per metric (NaN when
- * missing) and beside it the letters of the rows that value beats.
- *
+ * The results table as a DataFrame: a row per run, per metric its value and the letters of the rows it beats.
  * @example
  * showTable(resultsTableFrame(resultsTable(loaded, result.assessment)));
  */
@@ -150,7 +142,6 @@ export interface ResultFrames {
 
 /**
  * Every table of a reproduce as a DataFrame, straight from its result (nothing read from disk).
- *
  * @example
  * const f = resultFrames(await reproduce(loaded, { outRoot, only: ids }));
  * showTable(f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean());
@@ -164,7 +155,6 @@ export function resultFrames(result: { tables: OutputTables; assessment: { signi
 
 /**
  * The same views from a `gbr reproduce` folder; an absent optional table is undefined, a missing required one throws.
- *
  * @example
  * const f = await outputFrames("outputs/sample");
  * showTable(f.summary.loc({ rows: f.summary["status"].eq("ok") }));

@@ -112,10 +112,7 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   emit(html, text);
 }
 
-/**
- * Named statistics side by side: one row per statistic, by its label (a code key such as `relevantShareOfPool`
- * reads as words), one column per source; a statistic a source lacks stays blank.
- */
+/** Named statistics side by side: a row per statistic (by its label), a column per source. */
 function showStatistics(sources: Readonly<Record<string, object>>, opts: TableOptions = {}): void {
   const keys = [...new Set(Object.values(sources).flatMap((s) => Object.keys(s)))];
   const rows = keys.map((k) => ({ statistic: columnLabel(k), ...Object.fromEntries(Object.entries(sources).map(([name, s]) => [name, (s as Record<string, unknown>)[k]])) }));
@@ -206,7 +203,6 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
 
 /**
  * A DataFrame from rows, typed as every view of ./frames.ts (danfojs loads on first use, about a second).
- *
  * @example
  * const df = toDataFrame([{ area: "civil", recall: 0.25 }, { area: "criminal", recall: 0.18 }]);
  * showTable(df.sortValues("recall", { ascending: false }).head(5));
@@ -215,11 +211,7 @@ export function toDataFrame(rows: readonly object[]): DataFrame {
   return rowsFrame(rows);
 }
 
-/**
- * Shows Markdown in the notebook (plain text without a kernel). Used as a tag, show.markdown`**${id}**`, every
- * interpolated value is escaped (HTML and Markdown), so a query id or area from the data stays text; a plain string
- * is shown as written, for Markdown the notebook itself composed.
- */
+/** Shows Markdown (plain text without a kernel); as a tag, show.markdown`**${id}**`, each value is escaped. */
 export function showMarkdown(markdown: string | TemplateStringsArray, ...values: unknown[]): void {
   const join = (esc: (v: unknown) => string) =>
     typeof markdown === "string" ? markdown : markdown.reduce((out, part, i) => out + part + (i < values.length ? esc(values[i]) : ""), "");
@@ -229,10 +221,7 @@ export function showMarkdown(markdown: string | TemplateStringsArray, ...values:
   else console.log(join((v) => printable(typeof v === "number" ? formatCell(v) : String(v ?? ""))));
 }
 
-/**
- * A value as literal Markdown text: HTML's special characters as entities, Markdown's punctuation backslashed, `:`
- * and `@` too, so that no renderer's autolinking (a URL, www., an e-mail address) makes a link of an id.
- */
+/** A value as literal Markdown: HTML escaped, punctuation backslashed, `:` and `@` too (no autolinked id). */
 export function escapeMarkdown(value: unknown): string {
   const s = typeof value === "number" ? formatCell(value) : String(value ?? "");
   return escapeHtml(s).replace(/[\\`*_{}[\]()#+\-.!|~:@]/g, "\\$&");
@@ -306,7 +295,6 @@ function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | unde
 
 /**
  * What a notebook shows, in one place; without a kernel each prints text instead.
- *
  * @example
  * const progress = show.progress();
  * const result = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "lsi"], log: progress.log });

@@ -1,8 +1,4 @@
-/**
- * Plotly figures as image files (SVG, PNG, PDF), drawn by plotly.js itself in a local Chromium or Chrome: found on
- * the machine (GBR_CHROMIUM, CHROME_PATH, then the usual places), never downloaded, driven through playwright-core.
- * One browser serves any number of figures; plotly is inlined from the package, and the page may load nothing.
- */
+/** Plotly figures as SVG, PNG or PDF, drawn by plotly.js in a local Chromium or Chrome (never downloaded), offline. */
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -82,10 +78,7 @@ function isExecutableFile(file: string): boolean {
   }
 }
 
-/**
- * The browser to draw with: the one `GBR_CHROMIUM` (or `CHROME_PATH`) names, which must exist (a wrong path is an
- * error, not a reason to pick another), else the first of `browserCandidates` that does.
- */
+/** The browser `GBR_CHROMIUM` (or `CHROME_PATH`) names, which must exist, else the first candidate that does. */
 export function findBrowser(search: BrowserSearch, exists: (file: string) => boolean = isExecutableFile, platform: NodeJS.Platform = process.platform): string {
   if (search.explicit) {
     const { path: file, variable } = search.explicit;
@@ -123,10 +116,7 @@ const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split
 /** How long one figure may take to draw (a busy machine takes a few seconds; a hung page never ends). */
 const RENDER_MS = 120_000;
 
-/**
- * One headless browser holding plotly.js, drawing figure after figure (one at a time, in call order). Open it with
- * `FigureRenderer.open`, close it when done: an open one keeps its browser running (it also ends with the process).
- */
+/** One headless browser holding plotly.js, drawing figures one at a time; close it when done. */
 export class FigureRenderer {
   private queue: Promise<unknown> = Promise.resolve();
   private plotlyLoaded = false;
@@ -148,8 +138,7 @@ export class FigureRenderer {
         headless: true,
         args: [...HEADLESS_ARGS],
         timeout: 60_000,
-        // The process's own signals stay its own: Jupyter interrupts a cell with SIGINT, which must not end the
-        // kernel. The browser still ends with the process (playwright's exit hook; its pipe closes on a kill).
+        // Jupyter interrupts a cell with SIGINT, which must not end the kernel; the browser still ends with the process.
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
@@ -172,10 +161,7 @@ export class FigureRenderer {
     }
   }
 
-  /**
-   * The figure as `format`: SVG text (UTF-8), a PNG (`scale` times the pixels), or a one-page vector PDF of exactly
-   * the figure's size.
-   */
+  /** The figure as SVG text, a PNG (`scale` times the pixels) or a one-page vector PDF of the figure's size. */
   render(fig: FigureSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
     const job = this.queue.then(() => this.draw(fig, format, size));
     this.queue = job.catch(() => undefined);

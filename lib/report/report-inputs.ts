@@ -83,9 +83,7 @@ export async function readReportInputs(dir: string): Promise<ReportInputs> {
 }
 
 /**
- * A significance.json, its shape checked down to each test's fields (an error names the file and the field, not a
- * TypeError later); undefined when there is none.
- *
+ * A significance.json, checked down to each test's fields (an error names the file and the field); undefined if none.
  * @example
  * const sig = await readSignificance("outputs/sample/significance.json");
  */
