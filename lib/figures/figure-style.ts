@@ -29,7 +29,6 @@ export function baseLayout(title: string, extra: Record<string, unknown> = {}): 
   };
 }
 
-/** An axis with a title, room for its labels and light grid lines. */
 export function axis(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { title: { text: title }, automargin: true, gridcolor: "#e5e7eb", zerolinecolor: "#9ca3af", ...extra };
 }
@@ -168,13 +167,11 @@ export function noteAbovePlot(lines: readonly string[], top = 66): { annotations
   return { annotations: [note], margin };
 }
 
-/** A figure with nothing to draw: its title, and `message` where the plot would be. */
 export function emptyFigure(title: string, message: string, extra: Record<string, unknown> = {}): Figure {
   const annotations = [{ text: message, showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }];
   return { data: [], layout: baseLayout(title, { xaxis: { visible: false }, yaxis: { visible: false }, annotations, ...extra }) };
 }
 
-/** Whether an annotation stands on the plot's top edge, as `noteAbovePlot` places it. */
 export function isNoteAbovePlot(a: Record<string, unknown>): boolean {
   return a.yref === "paper" && typeof a.y === "number" && a.y >= 1 && a.yanchor === "bottom";
 }

@@ -21,15 +21,11 @@ export function valueAxisTop(max: number): number {
 /** Stand-in bars: grey and hatched, whatever kind of row they are. */
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
 
-/** Options of the figures that show experiments. */
 export interface FigureMarks {
-  /** Tuning and stand-in marks per experiment (default: read from the rows given). */
   marks?: RowMarks;
 }
 
-// Results ---------------------------------------------------------------------------------------
 
-/** Options of `metricBarChart`. */
 export interface MetricBarOptions extends FigureMarks {
   /** Bootstrap interval of each experiment's mean (`metricIntervals`): drawn as whiskers, in place of the sd. */
   intervals?: ReadonlyMap<string, BootstrapInterval>;
@@ -213,7 +209,6 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   };
 }
 
-// BM25 sweep ------------------------------------------------------------------------------------
 
 export interface SweepPoint {
   k1: number;
@@ -275,7 +270,6 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
   };
 }
 
-// REACT rounds ----------------------------------------------------------------------------------
 
 /** REACT-BM25 by round: observer-kept Recall@100 against candidate-pool recall (the gap: what the observer dropped). */
 export function reactRoundsChart(rows: readonly RowLike[]): Figure {
@@ -316,7 +310,6 @@ export function tuningHeatmap(sweep: SweepResult, metric: MetricName = sweep.met
   return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
 }
 
-// Significance ----------------------------------------------------------------------------------
 
 /** One paired test as `gbr compare --json` prints it. */
 export interface SignificanceTest {
@@ -336,7 +329,6 @@ export interface HeatmapTest extends Omit<SignificanceTest, "p" | "pHolm"> {
   pHolm: number | string;
   /** "missing": a run absent, the test not run (reproduce's paper family). */
   status?: string;
-  /** The absent runs of a missing test. */
   missing?: readonly string[];
 }
 

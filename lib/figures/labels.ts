@@ -26,7 +26,6 @@ export const BEYOND_LABEL = "beyond the authors";
 /** The banner atop a report whose numbers (some or all) come from the test doubles. */
 export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
 
-/** Which of a sweep's two rows an experiment is: the oracle upper bound or the cross-validated estimate. */
 export type TuningKind = "oracle" | "tuned";
 
 /** What a report knows about each experiment beyond its numbers: its tuning kind and whether it is a stand-in. */
@@ -35,7 +34,6 @@ export interface RowMarks {
   standIn(id: string): boolean;
   /** Why the row is beyond the authors' experiment list, or undefined (one of theirs, or a folder without `list`). */
   beyond(id: string): string | undefined;
-  /** Some experiment came through the test doubles. */
   readonly anyStandIn: boolean;
 }
 
@@ -79,7 +77,6 @@ export function markedName(id: string, marks: RowMarks | undefined): string {
 
 /** What a column is called where people read it; CSV and JSON files keep the code keys, which scripts rely on. */
 export const COLUMN_LABELS: Readonly<Record<string, string>> = {
-  // Table 1 (table1.csv, datasetStats)
   queries: "queries",
   unjudged: "queries without judgments (not evaluated)",
   articles: "articles",
@@ -91,12 +88,10 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   multiGoldShare: "share of judged queries with more than one gold article",
   medianArticleWords: "median article length (words)",
   medianQueryWords: "median query length (words)",
-  // Table 6 (table6.csv, areaStats)
   area: "area",
   goldArticles: "distinct gold articles",
   relevantPerQuery: "gold articles per query",
   medianGoldWords: "median gold length (words)",
-  // Cost (cost.csv, the paper's Table 17)
   method: "method",
   callsPerQuery: "calls / query",
   llmTokensPerQuery: "LLM tokens / query",
@@ -109,7 +104,6 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   oneTimeTokens: "one-time tokens",
   oneTimeSeconds: "one-time seconds",
   oneTimeCost: "one-time USD",
-  // REACT rounds (react-rounds.csv)
   round: "round",
   keptRecall100: "kept Recall@100",
   candidateRecall100: "candidate-pool recall",
@@ -118,7 +112,6 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   tokensPerQuery: "tokens / query",
   inputTokensPerQuery: "input tokens / query",
   outputTokensPerQuery: "output tokens / query",
-  // Gold retrieved but never kept (react-missed.csv)
   query: "query",
   article: "article",
   firstRetrievedRound: "first retrieved in round",

@@ -1,7 +1,6 @@
 /** Figures sized for a paper: a layout over each figure's own so that, printed at its width, no text is under 8 pt. */
 import { isNoteAbovePlot, legendHeight, shortLabel, wrapPlotlyText, type Figure, type Layout } from "./figure-style";
 
-/** One column of a two-column paper, the whole text width, or a width in inches. */
 export type PaperWidth = "column" | "page" | number;
 
 /** Inches of the named widths: ACM's column is 3.33 in, IEEE's 3.5 in (ACL's 3.03 in: ask for 3); text about 7 in. */
@@ -13,40 +12,33 @@ export const PX_PER_INCH = 96;
 /** The smallest text a figure may print at (points): the usual floor of journal and conference guidelines. */
 export const MIN_FONT_PT = 8;
 
-/** Resolution of exported PNG files: print quality. */
 export const PRINT_DPI = 300;
 
 /** Fonts with the metrics of Helvetica, found on every system (Liberation Sans and Nimbus Sans on Linux). */
 const PAPER_FONT_FAMILY = "Helvetica, Arial, 'Liberation Sans', 'Nimbus Sans', 'DejaVu Sans', sans-serif";
 
-/** The longest a figure may be: a page's text height. */
 const MAX_HEIGHT_IN = 9;
 
 interface PaperOptions {
-  /** How wide it is printed (default "page"). */
   width?: PaperWidth;
   /** Keep the figure's title (default true); false leaves it to the caption. */
   title?: boolean;
 }
 
-/** A figure ready to export: the layout to draw it with, and its size in CSS pixels. */
 interface PaperFigure {
   figure: Figure;
   width: number;
   height: number;
 }
 
-/** The width in inches, refusing what no paper has. */
 export function paperInches(width: PaperWidth): number {
   const inches = typeof width === "number" ? width : PAPER_INCHES[width];
   if (!(Number.isFinite(inches) && inches >= 1 && inches <= 20)) throw new RangeError(`a figure width must be from 1 to 20 inches, got ${width}`);
   return inches;
 }
 
-/** Line height of plotly's text, in font sizes. */
 const LINE = 1.3;
 
-/** Pixels of font for a size in points. */
 const px = (pt: number) => (pt * PX_PER_INCH) / 72;
 
 /** Pixels of one line of legend entries, and of the legend: entries side by side as far as they fit the width. */

@@ -12,7 +12,6 @@ import { findBrowser, FigureRenderer, type ImageFormat } from "./render-figure";
 /** Report figures that fit a column by default; those with a labelled row per experiment or test need the page. */
 const COLUMN_FIGURES: ReadonlySet<string> = new Set(["bm25-sweep", "react-rounds"]);
 
-/** The width a report figure is exported at unless one is asked for. */
 export function defaultPaperWidth(name: string): PaperWidth {
   return COLUMN_FIGURES.has(name) ? "column" : "page";
 }
@@ -45,9 +44,7 @@ interface ExportOptions {
 }
 
 interface ExportResult {
-  /** The dataset folder the figures come from. */
   dir: string;
-  /** Every file written, figure by figure, format by format. */
   files: string[];
   /** The browser that drew them (undefined when the folder has no figure). */
   browser?: string;

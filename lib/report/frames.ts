@@ -117,7 +117,6 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
     status: t.status,
   }));
   const baseline = (report.baseline?.tests ?? []).map((t) => ({ family: "baseline", ...t, status: "computed" }));
-  // Older files have no `rerank` key.
   const rerank = (report.rerank?.tests ?? []).map((t) => ({ family: "rerank", ...t, status: "computed" }));
   return [...paper, ...baseline, ...rerank];
 }
@@ -126,7 +125,6 @@ export function significanceFrame(report: SignificanceReport): DataFrame {
   return rowsFrame(significanceRows(report));
 }
 
-/** The DataFrame views of one reproduce (the optional tables only when they were written). */
 export interface ResultFrames {
   summary: DataFrame;
   perQuery: DataFrame;

@@ -24,23 +24,18 @@ export function pValue(value: unknown): string {
   return n < 0.0001 ? "&lt; 0.0001" : formatFixed(n, 4);
 }
 
-/** One table cell: its HTML (already escaped), an optional class and tooltip. */
 export interface Cell {
   html: string;
   cls?: string;
   title?: string;
 }
 
-/** A cell, or plain text to be escaped into one. */
 export type CellLike = Cell | string;
 
-/** A text cell (escaped). */
 export const text = (value: unknown, cls?: string): Cell => ({ html: escapeHtml(value), cls });
 
-/** A right-aligned number cell formatted by `num`. */
 export const number = (value: unknown, digits = 4): Cell => ({ html: num(value, digits), cls: "num" });
 
-/** A right-aligned count cell formatted by `numAuto`. */
 export const count = (value: unknown, digits = 4): Cell => ({ html: numAuto(value, digits), cls: "num" });
 
 /** An HTML table in a scrolling wrapper; string cells are escaped, `rowClass` classes a row by its index. */
@@ -72,7 +67,6 @@ export interface NamedFigure {
 
 /** The page's figures, numbered as added: each a placeholder div plus its spec as a JSON block the page draws. */
 export class FigureSet {
-  /** The figures added so far with their names, in page order. */
   readonly named: NamedFigure[] = [];
   /** Adds a figure under `name` (lower-case letters, digits and dashes, unique in the page); returns its HTML. */
   add(name: string, fig: Figure, caption?: string): string {
@@ -91,10 +85,8 @@ export class FigureSet {
 /** A paragraph of explanation (HTML, not escaped) in a note box, or another box class. */
 export const note = (html: string, cls = "note") => `<p class="${cls}">${html}</p>`;
 
-/** Inline code (escaped). */
 export const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
 
-/** One section of the page: its anchor, its title (for the navigation) and its HTML. */
 export interface Section {
   id: string;
   title: string;
@@ -105,7 +97,6 @@ export function section(id: string, title: string, body: string): Section {
   return { id, title, html: `<section id="${id}">\n<h2>${escapeHtml(title)}</h2>\n${body}\n</section>` };
 }
 
-/** A string made safe as a CSS class name (letters, digits and dashes, lower-case). */
 export function safeClass(s: string): string {
   return s.replace(/[^a-z0-9-]/gi, "-").toLowerCase();
 }

@@ -1,6 +1,5 @@
 /** The report page's own style sheet and drawing script, inlined into every page. */
 
-/** The page's CSS: system fonts only, so the page loads nothing. */
 export const CSS = `
 :root { --fg: #111827; --muted: #6b7280; --line: #e5e7eb; --bg-alt: #f9fafb; }
 * { box-sizing: border-box; }

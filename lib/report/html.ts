@@ -32,7 +32,6 @@ function standInBanner(inp: ReportInputs): string {
   return `<div class="banner stand-in" role="alert"><strong>${escapeHtml(STAND_IN_BANNER)}</strong>${detail ? `<p>${detail}</p>` : ""}</div>`;
 }
 
-/** The report's sections in page order; their figures are added to `figs`. */
 function reportSections(inp: ReportInputs, dataset: string, figs: FigureSet): Section[] {
   return [
     metadataSection(inp, dataset, plotlyBundle().version),
@@ -94,7 +93,6 @@ ${plotly.source}
 `;
 }
 
-/** Builds the report for `outDir` and writes it (default `<outDir>/report.html`); returns the path. */
 export async function writeReport(outDir: string, file = path.join(outDir, "report.html")): Promise<string> {
   const html = await buildReport(outDir);
   // Whole or not at all, and a link planted at the name is replaced, not written through.

@@ -42,7 +42,6 @@ export interface FigureOptions {
   save?: string;
   /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`, or `./outputs/figures` when installed). */
   dir?: string;
-  /** Height of the plot in pixels when the layout gives none (default 420). */
   height?: number;
 }
 
@@ -53,7 +52,6 @@ function kernelDisplay(): Tslab["display"] | undefined {
   return tslabDisplayWriter() ? tslabSdk().display : undefined;
 }
 
-/** Shows HTML in the notebook, or prints `fallback` when there is no kernel. */
 function emit(html: string, fallback: string): void {
   const display = kernelDisplay();
   if (display) display.html(html);
@@ -227,7 +225,6 @@ export function escapeMarkdown(value: unknown): string {
   return escapeHtml(s).replace(/[\\`*_{}[\]()#+\-.!|~:@]/g, "\\$&");
 }
 
-/** Where long jobs report progress: `log` for messages, `onProgress` for counters. */
 export interface ProgressDisplay {
   log: (message: string) => void;
   onProgress: (label: string, done: number, total: number) => void;
