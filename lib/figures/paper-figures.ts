@@ -25,12 +25,6 @@ interface PaperOptions {
   title?: boolean;
 }
 
-interface PaperFigure {
-  figure: Figure;
-  width: number;
-  height: number;
-}
-
 export function paperInches(width: PaperWidth): number {
   const inches = typeof width === "number" ? width : PAPER_INCHES[width];
   if (!(Number.isFinite(inches) && inches >= 1 && inches <= 20)) throw new RangeError(`a figure width must be from 1 to 20 inches, got ${width}`);
@@ -75,7 +69,7 @@ function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories
  * const { figure, width, height } = paperFigure(metricBarChart(summary, "nDCG@10"), { width: "column" });
  * await renderer.render(figure, "pdf", { width, height });
  */
-export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
+export function paperFigure(fig: Figure, opts: PaperOptions = {}): { figure: Figure; width: number; height: number } {
   const inches = paperInches(opts.width ?? "page");
   const width = Math.round(inches * PX_PER_INCH);
   // 11 px is 8.25 pt: the floor with a little room; across the page there is room for 9 pt.

@@ -43,15 +43,8 @@ interface ExportOptions {
   log?: (message: string) => void;
 }
 
-interface ExportResult {
-  dir: string;
-  files: string[];
-  /** The browser that drew them (undefined when the folder has no figure). */
-  browser?: string;
-}
-
 /** Writes each figure of `dir`'s report to `<dataset folder>/figures/<name>.<format>`, all drawn in one browser. */
-export async function exportFigures(dir: string, opts: ExportOptions): Promise<ExportResult> {
+export async function exportFigures(dir: string, opts: ExportOptions): Promise<{ dir: string; files: string[]; browser?: string }> {
   const folder = await datasetFolder(dir);
   const figures = await reportFigures(folder);
   if (!figures.length) return { dir: folder, files: [] };

@@ -121,22 +121,8 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
   return [...paper, ...baseline, ...rerank];
 }
 
-export function significanceFrame(report: SignificanceReport): DataFrame {
-  return rowsFrame(significanceRows(report));
-}
-
-export interface ResultFrames {
-  summary: DataFrame;
-  perQuery: DataFrame;
-  goldRanks: DataFrame;
-  table1: DataFrame;
-  table6: DataFrame;
-  reproduction: DataFrame;
-  cost?: DataFrame;
-  reactRounds?: DataFrame;
-  reactMissed?: DataFrame;
-  significance: DataFrame;
-}
+/** A DataFrame per table (the optional ones only when written) and the significance tests. */
+export type ResultFrames = { [K in keyof OutputTables]: DataFrame } & { significance: DataFrame };
 
 /**
  * Every table of a reproduce as a DataFrame, straight from its result (nothing read from disk).
@@ -147,7 +133,7 @@ export interface ResultFrames {
 export function resultFrames(result: { tables: OutputTables; assessment: { significance: SignificanceReport } }): ResultFrames {
   const out: Partial<ResultFrames> = {};
   for (const [key, t] of Object.entries(result.tables) as [keyof OutputTables, Table | undefined][]) if (t) out[key] = tableFrame(t);
-  out.significance = significanceFrame(result.assessment.significance);
+  out.significance = rowsFrame(significanceRows(result.assessment.significance));
   return out as ResultFrames;
 }
 
@@ -175,6 +161,6 @@ export async function outputFrames(dir: string): Promise<ResultFrames> {
   const sigFile = path.join(dir, "significance.json");
   const sig = await readSignificance(sigFile);
   if (!isSignificanceReport(sig)) throw new Error(`${sigFile}: ${sig ? "not the shape gbr reproduce writes" : "not found"}`);
-  out.significance = significanceFrame(sig);
+  out.significance = rowsFrame(significanceRows(sig));
   return out as ResultFrames;
 }

@@ -60,10 +60,7 @@ export function table(
 }
 
 /** A report figure and its stable name (a file name: `gbr figures` writes `<name>.<format>`, the download button too). */
-export interface NamedFigure {
-  name: string;
-  fig: Figure;
-}
+export type NamedFigure = { name: string; fig: Figure };
 
 /** The page's figures, numbered as added: each a placeholder div plus its spec as a JSON block the page draws. */
 export class FigureSet {
@@ -87,13 +84,9 @@ export const note = (html: string, cls = "note") => `<p class="${cls}">${html}</
 
 export const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
 
-export interface Section {
-  id: string;
-  title: string;
-  html: string;
-}
+export type Section = ReturnType<typeof section>;
 
-export function section(id: string, title: string, body: string): Section {
+export function section(id: string, title: string, body: string) {
   return { id, title, html: `<section id="${id}">\n<h2>${escapeHtml(title)}</h2>\n${body}\n</section>` };
 }
 

@@ -1,5 +1,6 @@
 /** Notebook display helpers behind `show`; tslab and danfojs load lazily, and without a kernel they print text. */
 import { listOf } from "../experiments/authors-list";
+import type { ExperimentOutcome } from "../experiments/assess";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -225,12 +226,12 @@ export function escapeMarkdown(value: unknown): string {
   return escapeHtml(s).replace(/[\\`*_{}[\]()#+\-.!|~:@]/g, "\\$&");
 }
 
+/** One line long jobs overwrite: `log` for `reproduce`/`loadBenchmark`, `onProgress` for `createRetriever`. */
 export interface ProgressDisplay {
   log: (message: string) => void;
   onProgress: (label: string, done: number, total: number) => void;
 }
 
-/** One line long jobs overwrite: `log` for `reproduce`/`loadBenchmark`, `onProgress` for `createRetriever`. */
 export function progressDisplay(): ProgressDisplay {
   if (!kernelDisplay()) {
     return {
@@ -246,17 +247,10 @@ export function progressDisplay(): ProgressDisplay {
 }
 
 /** What `reproduce` reports per experiment (the fields shown). */
-export interface OutcomeLike {
-  id: string;
+type OutcomeLike = Pick<ExperimentOutcome, "id" | "reason" | "seconds" | "standIn" | "beyond"> & {
   status: string;
-  reason?: string;
-  seconds?: number;
   mean?: Partial<Record<Metric, number>>;
-  /** Made through the project's test doubles. */
-  standIn?: boolean;
-  /** Why it is beyond the authors' experiment list. */
-  beyond?: string;
-}
+};
 
 /** The experiments a `reproduce` call ran, as one table: status, metrics, seconds, reasons, marks in words. */
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {

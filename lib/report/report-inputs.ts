@@ -33,21 +33,7 @@ export async function datasetFoldersIn(root: string): Promise<string[]> {
 }
 
 /** Everything the report reads from one dataset folder (optional parts undefined when absent). */
-export interface ReportInputs {
-  dir: string;
-  summary: CsvRow[];
-  perQuery?: CsvRow[];
-  table1?: CsvRow[];
-  table6?: CsvRow[];
-  reproduction?: CsvRow[];
-  metadata?: Record<string, unknown>;
-  cost?: CsvRow[];
-  reactRounds?: CsvRow[];
-  /** react-missed.csv: the gold articles REACT retrieved but never kept (MISSED_GOLD_COLUMNS). */
-  reactMissed?: CsvRow[];
-  significance?: SignificanceFile;
-  sweep?: SweepJson;
-}
+export type ReportInputs = Awaited<ReturnType<typeof readReportInputs>>;
 
 async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
   const text = await readIfExists(file);
@@ -60,7 +46,7 @@ async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
 }
 
 /** Reads a dataset folder: summary.csv is required, every other file is left undefined when missing. */
-export async function readReportInputs(dir: string): Promise<ReportInputs> {
+export async function readReportInputs(dir: string) {
   const names = ["summary.csv", "per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv", "metadata.json", "significance.json", "sweep.json"];
   // A link planted in the folder is not followed out of it.
   for (const name of names) await insideFolder(dir, name, "followed");
