@@ -6,7 +6,7 @@ import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap, type
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
-import { isSignificanceReport, reportMarks, type ReportInputs } from "./report-inputs";
+import { reportMarks, type ReportInputs } from "./report-inputs";
 
 /** The significance level the tables and charts mark (after Holm). */
 const ALPHA = 0.05;
@@ -38,37 +38,17 @@ const DELTA_LEGEND =
   `Δ (A − B): <span class="delta gain">significant gain of A over B</span> <span class="delta loss">significant loss</span> ` +
   `<span class="delta ns">not significant</span> (two-sided, p Holm &lt; ${ALPHA}).`;
 
-/** Significance: the paired randomization tests of significance.json, in either of its shapes. */
-export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
-  const sig = inp.significance;
-  if (!sig) {
-    return section(
-      "significance",
-      "Significance",
-      note(`significance.json not found in ${code(inp.dir)}: run ${code("gbr compare --json …")} and save its output there to add the paired randomization tests.`),
-    );
-  }
-  const marks = reportMarks(inp);
-  if (isSignificanceReport(sig)) return section("significance", "Significance", twoFamilies(sig, figs, marks));
-  if (!sig.tests.length) return section("significance", "Significance", note("significance.json lists no tests."));
-  const settings = [typeof sig.scope === "string" ? `scope: ${escapeHtml(sig.scope)}` : "", flipsAndSeed(sig.swaps, sig.seed)].filter(Boolean).join("; ");
-  let body = note(
-    `Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}; p-values before and after Holm correction over all the tests listed. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`,
-  );
-  body += testTable(sig.tests, marks);
-  const listed = `${sig.tests.length} test${sig.tests.length === 1 ? "" : "s"}${typeof sig.scope === "string" && sig.scope ? ` (${sig.scope})` : ""}, Holm over all listed`;
-  body += figs.add("p-values", pValueHeatmap(sig.tests, { alpha: ALPHA, family: listed, swaps: toNumber(sig.swaps), marks }));
-  return section("significance", "Significance", body);
-}
-
 function flipsAndSeed(swaps: unknown, seed: unknown): string {
   const n = toNumber(swaps);
   const s = toNumber(seed);
   return [n !== undefined ? `${n.toLocaleString("en-US")} random sign flips` : "", s !== undefined ? `seed ${s}` : ""].filter(Boolean).join(", ");
 }
 
-/** reproduce's significance.json: the paper's family of 20 first, the exploratory family apart. */
-function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks): string {
+/** Significance: reproduce's significance.json, the paper's family of 20 first, the exploratory family apart. */
+export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
+  const sig = inp.significance;
+  if (!sig) return section("significance", "Significance", note(`significance.json not found in ${code(inp.dir)}.`));
+  const marks = reportMarks(inp);
   const queries = toNumber(sig.queries);
   const settings = [flipsAndSeed(sig.swaps, sig.seed), queries !== undefined ? `${queries} queries` : ""].filter(Boolean).join(", ");
   let body = note(`Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`);
@@ -108,14 +88,13 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
     body += testTable(base.tests, marks);
     body += figs.add("p-values-baseline", pValueHeatmap(base.tests, { alpha: ALPHA, family: `Every experiment against ${base.against} (exploratory), Holm over these ${base.tests.length} tests`, swaps: toNumber(sig.swaps), marks }));
   }
-  // Older files have no `rerank` key.
-  const rerank = (sig as { rerank?: { of?: unknown; tests: HeatmapTest[] } | null }).rerank;
+  const rerank = sig.rerank;
   if (rerank?.tests.length) {
     body += `<h3>Re-rankers against their first stage</h3>\n`;
     body += note(`Each re-ranked run against the ranking it re-ordered, its own family with Holm over these ${toNumber(rerank.of) ?? rerank.tests.length} tests only (beyond the paper).`);
     body += testTable(rerank.tests, marks);
   }
-  return body;
+  return section("significance", "Significance", body);
 }
 
 /** The BM25 sweep: rank_bm25's default, the oracle upper bound and the cross-validated estimate, and the heatmap. */

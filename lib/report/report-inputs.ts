@@ -4,17 +4,8 @@ import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
-import type { SignificanceTest, SweepJson } from "../figures/figures";
+import type { SweepJson } from "../figures/figures";
 import { rowMarks, type RowMarks } from "../figures/labels";
-
-/** significance.json: reproduce's `SignificanceReport`, or `gbr compare --json`'s `{ tests }` (old reproduce too). */
-type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
-
-/** Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`). */
-export function isSignificanceReport(value: unknown): value is SignificanceReport {
-  const paper = (value as { paper?: unknown } | null)?.paper;
-  return typeof paper === "object" && paper !== null && Array.isArray((paper as { tests?: unknown }).tests);
-}
 
 /** Whether `dir` is a dataset folder: it holds the summary.csv `gbr reproduce` writes. */
 export function isDatasetFolder(dir: string): Promise<boolean> {
@@ -73,26 +64,23 @@ export async function readReportInputs(dir: string) {
  * @example
  * const sig = await readSignificance("outputs/sample/significance.json");
  */
-export async function readSignificance(file: string): Promise<SignificanceFile | undefined> {
-  const sig = await readJsonIfExists<SignificanceFile>(file);
+export async function readSignificance(file: string): Promise<SignificanceReport | undefined> {
+  const sig = await readJsonIfExists<SignificanceReport>(file);
   if (sig !== undefined) checkSignificance(sig, file);
   return sig;
 }
 
-function checkSignificance(sig: SignificanceFile, file: string): void {
-  const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …} or {"tests": [...]}`;
+function checkSignificance(sig: SignificanceReport, file: string): void {
+  const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …}`;
   const obj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   const fail = (field: string, what: string, v: unknown) => {
     throw new Error(`${file}: "${field}" must ${what} (found ${(JSON.stringify(v) ?? String(v)).slice(0, 60)}; ${expected})`);
   };
   const family = (name: string, v: unknown, optional: boolean) => {
     if (optional && (v === undefined || v === null)) return;
-    if (!obj(v) || !Array.isArray(v.tests)) {
-      if (!name) throw new Error(`${file}: ${expected}`);
-      return fail(name, `${optional ? "be null or " : ""}have "tests": [...]`, v);
-    }
+    if (!obj(v) || !Array.isArray(v.tests)) return fail(name, `${optional ? "be null or " : ""}have "tests": [...]`, v);
     for (const [i, t] of v.tests.entries()) {
-      const at = `${name ? `${name}.` : ""}tests[${i}]`;
+      const at = `${name}.tests[${i}]`;
       if (!obj(t)) return fail(at, "be an object", t);
       for (const k of ["a", "b", "metric"]) if (typeof t[k] !== "string") fail(`${at}.${k}`, "be a string", t[k]);
       for (const k of ["p", "pHolm"]) if (typeof t[k] !== "number") fail(`${at}.${k}`, "be a number", t[k]);
@@ -100,12 +88,10 @@ function checkSignificance(sig: SignificanceFile, file: string): void {
       if (t.missing !== undefined && !(Array.isArray(t.missing) && t.missing.every((m) => typeof m === "string"))) fail(`${at}.missing`, "be a list of ids", t.missing);
     }
   };
-  if (!obj(sig)) throw new Error(`${file}: ${expected}`);
-  if ("paper" in sig) {
-    family("paper", sig.paper, false);
-    family("baseline", (sig as { baseline?: unknown }).baseline, true);
-    family("rerank", (sig as { rerank?: unknown }).rerank, true);
-  } else family("", sig, false);
+  if (!obj(sig) || !("paper" in sig)) throw new Error(`${file}: ${expected}`);
+  family("paper", sig.paper, false);
+  family("baseline", sig.baseline, true);
+  family("rerank", sig.rerank, true);
 }
 
 const marksCache = new WeakMap<ReportInputs, RowMarks>();

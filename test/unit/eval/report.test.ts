@@ -278,7 +278,8 @@ describe("buildReport", () => {
     );
     await fs.writeFile(path.join(full, "cost.csv"), toCsv(["method", "callsPerQuery", "llmTokensPerQuery", "embeddingTokensPerQuery", "secondsPerQuery", "costPerQuery", "oneTimeCost"], [["lsi", 0, 0, 0, 0.02, 0, 0], [EVIL, 2, 2600, 300, 1.2, 0.0021, 0.5]]));
     await fs.writeFile(path.join(full, "react-rounds.csv"), "round,keptRecall100,candidateRecall100,callsPerQuery,tokensPerQuery\n1,0.45,0.59,2,9000\n10,0.67,0.77,20,90000\n");
-    await fs.writeFile(path.join(full, "significance.json"), JSON.stringify({ tests: [{ a: EVIL, b: "lsi", metric: "nDCG@10", meanA: 0.41, meanB: 0.03125, delta: 0.37875, p: 0.00001, pHolm: 0.04 }] }));
+    const tests = [{ a: EVIL, b: "lsi", metric: "nDCG@10", meanA: 0.41, meanB: 0.03125, delta: 0.37875, p: 0.00001, pHolm: 0.04 }];
+    await fs.writeFile(path.join(full, "significance.json"), JSON.stringify({ paper: { computed: 0, of: 20, tests: [] }, baseline: { against: "lsi", of: tests.length, tests: tests }, rerank: null }));
     await fs.writeFile(path.join(full, "sweep.json"), JSON.stringify({ metric: "Recall@100", k1s: [1.2, 1.5], bs: [0.6, 0.75], z: [[0.9, 0.88], [0.87, 0.86]], best: { k1: 1.2, b: 0.6, value: 0.9 }, default: { k1: 1.5, b: 0.75, value: 0.86 }, cv: { folds: 5, mean: { "Recall@100": 0.88 } } }));
   });
   after(async () => {
@@ -332,7 +333,7 @@ describe("buildReport", () => {
     const named = await reportFigures(full);
     assert.deepEqual(
       named.map((f) => f.name),
-      ["recall100-by-experiment", "ndcg10-by-experiment", "recall100-by-area", "p-values", "bm25-sweep", "react-rounds", "recall100-vs-cost"],
+      ["recall100-by-experiment", "ndcg10-by-experiment", "recall100-by-area", "p-values-baseline", "bm25-sweep", "react-rounds", "recall100-vs-cost"],
     );
     assert.deepEqual([...html.matchAll(/<div class="figure" id="fig-\d+" data-spec="fig-\d+-spec" data-name="([^"]+)"/g)].map((m) => m[1]), named.map((f) => f.name));
     // The same figures as the page draws, spec for spec.
@@ -485,15 +486,9 @@ describe("buildReport: significance families and the REACT diagnostic", () => {
     assert.equal(specs(html2).filter((f) => /Holm/.test(f.layout.title.text)).length, 0);
   });
 
-  test("the flat {tests} shape (gbr compare --json, older reproduce runs) still renders as one family", async () => {
-    const tests = [{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.5714, meanB: 0.511, delta: 0.0604, p: 0.21, pHolm: 0.63 }];
-    const dir = await folder("flat", { "significance.json": JSON.stringify({ scope: "against bm25-greekstemmer", swaps: 100000, seed: 42, tests }) });
-    const html = await buildReport(dir);
-    const page = visible(html);
-    assert.match(page, /scope: against bm25-greekstemmer; 100,000 random sign flips, seed 42\); p-values before and after Holm correction over all the tests listed/);
-    assert.doesNotMatch(page, /of the paper's 20 tests computed/);
-    assert.equal(specs(html).filter((f) => /Holm/.test(f.layout.title.text)).length, 1);
-
+  test("a significance.json of another shape is an error naming the file and the field", async () => {
+    const flat = await folder("flat", { "significance.json": JSON.stringify({ tests: [] }) });
+    await assert.rejects(buildReport(flat), /expected reproduce's \{"paper"/);
     const bad = await folder("bad-significance", { "significance.json": JSON.stringify({ paper: { tests: [] }, baseline: { against: "x" } }) });
     await assert.rejects(buildReport(bad), /"baseline" must be null or have "tests"/);
     const worse = await folder("worse-significance", { "significance.json": JSON.stringify({ results: [] }) });

@@ -292,7 +292,7 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
       { a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.035, meanB: 0.041, delta: -0.006, p: 0.001, pHolm: 0.004 },
       { a: "oracle:bm25-greekstemmer", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.052, meanB: 0.041, delta: 0.011, p: 0.2, pHolm: 0.4 },
     ];
-    await fs.writeFile(path.join(marked, "significance.json"), JSON.stringify({ swaps: 999, seed: 42, tests }));
+    await fs.writeFile(path.join(marked, "significance.json"), JSON.stringify({ swaps: 999, seed: 42, paper: { computed: 0, of: 20, tests: [] }, baseline: { against: "bm25-greekstemmer", of: tests.length, tests: tests }, rerank: null }));
     await fs.writeFile(
       path.join(marked, "sweep.json"),
       JSON.stringify({ metric: "Recall@100", k1s: [1.2, 1.5], bs: [0.75], z: [[0.5, 0.4]], oracle: { k1: 1.2, b: 0.75, value: 0.5 }, default: { k1: 1.5, b: 0.75, value: 0.4 }, cv: { mean: { "Recall@100": 0.42 }, folds: [1, 2, 3, 4, 5].map((fold) => ({ fold, k1: 1.2, b: 0.75 })) } }),
