@@ -25,7 +25,6 @@ export interface FigureMarks {
   marks?: RowMarks;
 }
 
-
 export interface MetricBarOptions extends FigureMarks {
   /** Bootstrap interval of each experiment's mean (`metricIntervals`): drawn as whiskers, in place of the sd. */
   intervals?: ReadonlyMap<string, BootstrapInterval>;
@@ -209,7 +208,6 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   };
 }
 
-
 export interface SweepPoint {
   k1: number;
   b: number;
@@ -270,7 +268,6 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
   };
 }
 
-
 /** REACT-BM25 by round: observer-kept Recall@100 against candidate-pool recall (the gap: what the observer dropped). */
 export function reactRoundsChart(rows: readonly RowLike[]): Figure {
   const sorted = rows
@@ -310,21 +307,14 @@ export function tuningHeatmap(sweep: SweepResult, metric: MetricName = sweep.met
   return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
 }
 
-
-/** One paired test as `gbr compare --json` prints it. */
-export interface SignificanceTest {
+/** A test of a heatmap's family: `gbr compare --json`'s fields, and reproduce's status and missing runs for the paper's. */
+export interface HeatmapTest {
   a: string;
   b: string;
   metric: string;
   meanA?: number;
   meanB?: number;
   delta?: number;
-  p: number;
-  pHolm: number;
-}
-
-/** A test of a heatmap's family: `gbr compare`'s fields, and reproduce's status and missing runs for the paper's. */
-export interface HeatmapTest extends Omit<SignificanceTest, "p" | "pHolm"> {
   p: number | string;
   pHolm: number | string;
   /** "missing": a run absent, the test not run (reproduce's paper family). */
@@ -357,7 +347,7 @@ function signedDelta(d: number): string {
 }
 
 /** A test's difference A − B: its `delta`, else its means' difference, else undefined (not recorded). */
-function testDelta(t: Pick<SignificanceTest, "delta" | "meanA" | "meanB">): number | undefined {
+function testDelta(t: Pick<HeatmapTest, "delta" | "meanA" | "meanB">): number | undefined {
   if (typeof t.delta === "number" && Number.isFinite(t.delta)) return t.delta;
   return typeof t.meanA === "number" && typeof t.meanB === "number" ? t.meanA - t.meanB : undefined;
 }

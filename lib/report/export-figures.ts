@@ -44,16 +44,16 @@ interface ExportOptions {
 }
 
 /** Writes each figure of `dir`'s report to `<dataset folder>/figures/<name>.<format>`, all drawn in one browser. */
-export async function exportFigures(dir: string, opts: ExportOptions): Promise<{ dir: string; files: string[]; browser?: string }> {
+export async function exportFigures(dir: string, opts: ExportOptions) {
   const folder = await datasetFolder(dir);
   const figures = await reportFigures(folder);
-  if (!figures.length) return { dir: folder, files: [] };
+  const files: string[] = [];
+  if (!figures.length) return { dir: folder, files };
   const executable = findBrowser(opts.browser);
   // A figures/ that is a link out of the dataset folder is refused, not written through.
   const out = await insideFolder(folder, "figures", "followed");
   await fs.mkdir(out, { recursive: true });
   const renderer = await FigureRenderer.open(executable);
-  const files: string[] = [];
   try {
     for (const named of figures) files.push(...(await exportOne(renderer, named, out, opts)));
   } finally {

@@ -188,26 +188,21 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
       "Embedding tokens are the provider's counts, stored with each cached vector, or o200k estimates where the provider reported none (source column). " +
       "Cross-encoder rerank requests have no price: a run with rerank pairs has USD for its other work only.",
   );
-  // Older files lack the one-time columns, the token source and the rerank pairs: those cells stay empty.
-  const cell = (v: unknown, digits: number) => (v === undefined || v === "" ? text("") : number(v, digits));
+  // Each column after the method and its decimals (-1: text); a cell an older file lacks stays empty.
+  const columns: [string, number][] = [
+    ["callsPerQuery", 2], ["llmTokensPerQuery", 1], ["embeddingTokensPerQuery", 1], ["embeddingTokensSource", -1],
+    ["rerankPairsPerQuery", 1], ["secondsPerQuery", 4], ["costPerQuery", 6], ["oneTimeCalls", 0],
+    ["oneTimeTokens", 0], ["oneTimeSeconds", 2], ["oneTimeCost", 4],
+  ];
+  const cell = (v: unknown, d: number) => (v === undefined || v === "" || d < 0 ? text(v ?? "") : number(v, d));
   const marks = reportMarks(inp);
   body += table(
-    ["method", "callsPerQuery", "llmTokensPerQuery", "embeddingTokensPerQuery", "embeddingTokensSource", "rerankPairsPerQuery", "secondsPerQuery", "costPerQuery", "oneTimeCalls", "oneTimeTokens", "oneTimeSeconds", "oneTimeCost"].map(columnLabel),
-    rows.map((r) => [
-      experimentCell(r.method, marks),
-      number(r.callsPerQuery, 2),
-      number(r.llmTokensPerQuery, 1),
-      number(r.embeddingTokensPerQuery, 1),
-      text(r.embeddingTokensSource ?? ""),
-      cell(r.rerankPairsPerQuery, 1),
-      number(r.secondsPerQuery),
-      number(r.costPerQuery, 6),
-      cell(r.oneTimeCalls, 0),
-      cell(r.oneTimeTokens, 0),
-      cell(r.oneTimeSeconds, 2),
-      number(r.oneTimeCost, 4),
-    ]),
-    { numericHeader: [false, true, true, true, false, true, true, true, true, true, true, true], rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined) },
+    ["method", ...columns.map(([c]) => c)].map(columnLabel),
+    rows.map((r) => [experimentCell(r.method, marks), ...columns.map(([c, d]) => cell(r[c], d))]),
+    {
+      numericHeader: [false, ...columns.map(([, d]) => d >= 0)],
+      rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined),
+    },
   );
   body += figs.add("recall100-vs-cost", qualityCostScatter(inp.summary, rows, "Recall@100", { marks }));
   return section("cost", "Cost", body);
