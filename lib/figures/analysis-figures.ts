@@ -70,14 +70,9 @@ export function perQueryView(pairs: readonly (readonly [number, number])[], maxV
   return xs.size <= maxValues && ys.size <= maxValues && spots < pairs.length ? "counts" : "points";
 }
 
-interface Shared {
-  queries: QueryId[];
-  x: number[];
-  y: number[];
-  area: string[];
-}
+type Shared = ReturnType<typeof sharedScores>;
 
-function sharedScores(a: ReadonlyMap<QueryId, MetricValues>, b: ReadonlyMap<QueryId, MetricValues>, metric: Metric, meta?: ReadonlyMap<QueryId, QueryMeta>): Shared {
+function sharedScores(a: ReadonlyMap<QueryId, MetricValues>, b: ReadonlyMap<QueryId, MetricValues>, metric: Metric, meta?: ReadonlyMap<QueryId, QueryMeta>) {
   const queries = [...a.keys()].filter((q) => b.has(q));
   return { queries, x: queries.map((q) => a.get(q)![metric]), y: queries.map((q) => b.get(q)![metric]), area: queries.map((q) => areaLabel(meta?.get(q)?.area)) };
 }

@@ -9,15 +9,6 @@ export interface LengthSeries {
   lengths: readonly number[];
 }
 
-/** Equal bins from `start`, `size` wide; a long tail gathered into `overflow`. */
-export interface LengthBins {
-  start: number;
-  size: number;
-  counts: number[];
-  /** Values from `from` on (up to `max`), drawn as one last bar apart. */
-  overflow?: { from: number; count: number; max: number };
-}
-
 /** A 1, 2 or 5 × 10^k width, at least 1 (lengths are whole numbers). */
 function niceWidth(raw: number): number {
   if (!(raw > 1)) return 1;
@@ -26,10 +17,13 @@ function niceWidth(raw: number): number {
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
-/** About `target` bins of a round width; past the 99th percentile, when the longest is over twice it, one last bar. */
-export function lengthBins(values: readonly number[], target = 30): LengthBins {
+/**
+ * Equal bins from `start`, `size` wide, about `target` of them; past the 99th percentile, when the longest is over twice
+ * it, one last bar (`overflow`: from, count, max).
+ */
+export function lengthBins(values: readonly number[], target = 30) {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (!sorted.length) return { start: 0, size: 1, counts: [] };
+  if (!sorted.length) return { start: 0, size: 1, counts: [] as number[] };
   const min = sorted[0];
   const max = sorted[sorted.length - 1];
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];

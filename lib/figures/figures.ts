@@ -2,7 +2,7 @@
 import type { BootstrapInterval } from "../eval/bootstrap";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
 import { formatFixed } from "../util/format-fixed";
-import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
+import { sweepHeatmap as sweepGrid, type SweepChoice, type SweepResult } from "../eval/sweep-result";
 import { correlationHeatmap, perQueryChart, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
@@ -208,11 +208,8 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   };
 }
 
-export interface SweepPoint {
-  k1: number;
-  b: number;
-  value: number;
-}
+/** A setting of the sweep and its mean. */
+export type SweepPoint = Pick<SweepChoice, "k1" | "b" | "value">;
 
 /** sweep.json's grid: z rows by b, columns by k1 (null: no setting); best is `oracle` (`best` in old folders). */
 export interface SweepJson {

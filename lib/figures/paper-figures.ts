@@ -19,12 +19,6 @@ const PAPER_FONT_FAMILY = "Helvetica, Arial, 'Liberation Sans', 'Nimbus Sans', '
 
 const MAX_HEIGHT_IN = 9;
 
-interface PaperOptions {
-  width?: PaperWidth;
-  /** Keep the figure's title (default true); false leaves it to the caption. */
-  title?: boolean;
-}
-
 export function paperInches(width: PaperWidth): number {
   const inches = typeof width === "number" ? width : PAPER_INCHES[width];
   if (!(Number.isFinite(inches) && inches >= 1 && inches <= 20)) throw new RangeError(`a figure width must be from 1 to 20 inches, got ${width}`);
@@ -69,7 +63,7 @@ function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories
  * const { figure, width, height } = paperFigure(metricBarChart(summary, "nDCG@10"), { width: "column" });
  * await renderer.render(figure, "pdf", { width, height });
  */
-export function paperFigure(fig: Figure, opts: PaperOptions = {}): { figure: Figure; width: number; height: number } {
+export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boolean } = {}) {
   const inches = paperInches(opts.width ?? "page");
   const width = Math.round(inches * PX_PER_INCH);
   // 11 px is 8.25 pt: the floor with a little room; across the page there is room for 9 pt.

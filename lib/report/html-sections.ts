@@ -23,12 +23,7 @@ export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersio
       if (value === undefined || value === null || value === "") return;
       rows.push([label, typeof value === "object" ? describeObject(value) : String(value)]);
     };
-    add("dataset", m.dataset);
-    add("origin", m.origin);
-    add("source", m.source);
-    add("revision", m.revision);
-    add("articles", m.articles);
-    add("queries", m.queries);
+    for (const key of ["dataset", "origin", "source", "revision", "articles", "queries"]) add(key, m[key]);
     if (m.unjudged) add("not evaluated", notEvaluatedNote(Number(m.unjudged)));
     add("LLM", m.llm);
     if (m.standIn === true) add("test doubles", typeof m.standInNote === "string" && m.standInNote ? m.standInNote : "some results came through the project's test doubles");

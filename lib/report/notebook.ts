@@ -39,11 +39,8 @@ export interface TableOptions {
 }
 
 export interface FigureOptions {
-  /** Also write `<dir>/<save>.json` (the spec) and `<dir>/<save>.html` (opens offline: plotly inlined). */
+  /** Also write `<save>.json` (the spec) and `<save>.html` (plotly inlined) to `figuresDir()`. */
   save?: string;
-  /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`, or `./outputs/figures` when installed). */
-  dir?: string;
-  height?: number;
 }
 
 type Tslab = ReturnType<typeof tslabSdk>;
@@ -179,7 +176,7 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
   const written: string[] = [];
   if (opts.save) {
     if (!/^[\w.-]+$/.test(opts.save)) throw new Error(`figure name '${opts.save}' must be a plain file name (letters, digits, _ . -)`);
-    const dir = opts.dir ?? figuresDir();
+    const dir = figuresDir();
     mkdirSync(dir, { recursive: true });
     const json = path.join(dir, `${opts.save}.json`);
     const html = path.join(dir, `${opts.save}.html`);
@@ -195,7 +192,7 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
   }
   loadPlotly();
   const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
-  const height = typeof spec.layout?.height === "number" ? spec.layout.height : (opts.height ?? 420);
+  const height = typeof spec.layout?.height === "number" ? spec.layout.height : 420;
   const noteHtml = note ? `\n<div style="font-size:smaller;color:#666">${escapeHtml(note)}</div>` : "";
   display.html(figureOutputHtml(spec, { id, name: opts.save ?? "figure", height }) + noteHtml);
 }
