@@ -77,12 +77,10 @@ function sharedScores(a: ReadonlyMap<QueryId, MetricValues>, b: ReadonlyMap<Quer
   return { queries, x: queries.map((q) => a.get(q)![metric]), y: queries.map((q) => b.get(q)![metric]), area: queries.map((q) => areaLabel(meta?.get(q)?.area)) };
 }
 
-/** A metric value as an axis category: up to four decimals, no trailing zeros (0, 0.5, 0.3333, 1). */
 const valueLabel = (v: number) => formatFixed(v, 4).replace(/\.?0+$/, "") || "0";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
-/** A note between the title and the plot, wrapped (plotly does not wrap). */
 const topNote = (text: string) => noteAbovePlot(wrapPlotlyText(text));
 
 /** Each question a point (A's score, B's) coloured by area, both axes 0 to 1; above the diagonal favours B. */

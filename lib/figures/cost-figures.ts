@@ -4,7 +4,6 @@ import { axis, baseLayout, emptyFigure, experimentColours, fittedRange, legendHe
 import { formatFixed } from "../util/format-fixed";
 import { markedName, rowMarks, type RowMarks } from "./labels";
 
-/** What each measure's axis and title say. */
 const MEASURES: Record<CostMeasure, { title: string; axis: string }> = {
   usd: { title: "API-equivalent cost per query", axis: "API-equivalent cost per query (USD)" },
   tokens: { title: "model tokens per query", axis: "model tokens per query (LLM input + output, embedding)" },
@@ -12,7 +11,6 @@ const MEASURES: Record<CostMeasure, { title: string; axis: string }> = {
   seconds: { title: "wall time per query", axis: "wall time per query (seconds, this run on this machine)" },
 };
 
-/** A cost axis: where a value is drawn, and the plotly axis that reads it. */
 export interface CostAxis {
   type: "linear" | "log";
   /** plotly's range (log10 units on a log axis). */
@@ -48,7 +46,6 @@ export function costAxis(values: readonly number[]): CostAxis {
   };
 }
 
-/** Why the axis is not USD, in words. */
 const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
   tokens: "No method has an API-equivalent cost above 0 (the price table gives its models none): x is the model tokens each spends per query.",
   calls: "No method has an API-equivalent cost or a token count above 0: x is the model requests each makes per query.",

@@ -2,14 +2,12 @@
 import { median } from "simple-statistics";
 import { axis, baseLayout, LEGEND, plotlyText, type Figure, type Trace } from "./figure-style";
 
-/** One kind of text and its lengths. */
 export interface LengthSeries {
   /** What is counted, plural: "articles", "questions". */
   name: string;
   lengths: readonly number[];
 }
 
-/** A 1, 2 or 5 × 10^k width, at least 1 (lengths are whole numbers). */
 function niceWidth(raw: number): number {
   if (!(raw > 1)) return 1;
   const p = 10 ** Math.floor(Math.log10(raw));

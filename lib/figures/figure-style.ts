@@ -14,10 +14,8 @@ export interface Figure {
 }
 
 const FONT = { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', Arial, sans-serif", size: 13 };
-/** A metric value as the figures print it: four decimals, rounded half to even. */
 export const fmt4 = (x: number): string => formatFixed(x, 4);
 
-/** The layout every figure starts from: the title at the top left, the house font, white. */
 export function baseLayout(title: string, extra: Record<string, unknown> = {}): Layout {
   return {
     title: { text: title, x: 0, xref: "container", xanchor: "left", pad: { l: 14 }, font: { size: 16 } },
@@ -64,12 +62,10 @@ export function fittedRange(values: readonly number[]): [number, number] {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** 10^k as a log axis' tick label: 1, 10, else 10 with a superscript (a true minus sign). */
 export function powerOfTen(k: number): string {
   return k === 0 ? "1" : k === 1 ? "10" : `10<sup>${k < 0 ? "\u2212" : ""}${Math.abs(k)}</sup>`;
 }
 
-/** Characters a reader sees in plotly's pseudo-HTML: tags take none, an entity such as `&lt;` one. */
 const visibleLength = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
 
 /**
@@ -135,7 +131,6 @@ export function shortLabel(text: string, max: number, lines: number): string {
 /** Colours that mean one role in every figure: the oracle upper bound, the cross-validated row, stand-ins, plain results. */
 export const ROLE_COLOURS = { oracle: "#d97706", tuned: "#0f766e", standIn: "#9ca3af", result: "#334155" } as const;
 
-/** One colour per experiment, none of them a role's (no amber, teal, grey or slate). */
 const EXPERIMENT_PALETTE = ["#2563eb", "#dc2626", "#7c3aed", "#16a34a", "#db2777", "#92400e", "#0e7490", "#4d7c0f", "#9d174d", "#1e3a8a"];
 
 /**

@@ -18,7 +18,6 @@ export function valueAxisTop(max: number): number {
   return Math.max(max, Math.min(1, max * 1.15));
 }
 
-/** Stand-in bars: grey and hatched, whatever kind of row they are. */
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
 
 export interface FigureMarks {
@@ -30,7 +29,6 @@ export interface MetricBarOptions extends FigureMarks {
   intervals?: ReadonlyMap<string, BootstrapInterval>;
 }
 
-/** What a bar's whisker shows: a bootstrap interval, the sd over repeated samples, or nothing. */
 type Whisker = "interval" | "sd" | "none";
 const WHISKER = { type: "data", visible: true, color: "#111827", thickness: 1.5, width: 6 };
 

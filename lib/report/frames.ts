@@ -27,13 +27,11 @@ export function typedCells(table: Table): unknown[][] {
   return text.map((r) => r.map((cell, j) => (numeric[j] ? (cell === "" ? NaN : Number(cell)) : boolean[j] && cell !== "" ? cell === "true" : cell)));
 }
 
-/** A DataFrame of a table, typed by `typedCells` (an empty table keeps its columns). */
 export function tableFrame(table: Table): DataFrame {
   const { DataFrame: Frame } = danfoSdk();
   return new Frame(typedCells(table), { columns: table.columns });
 }
 
-/** A DataFrame of row objects (columns in first-seen key order; arrays and objects become text). */
 export function rowsFrame(rows: readonly object[]): DataFrame {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cell = (v: unknown) => (v !== null && typeof v === "object" ? (Array.isArray(v) ? v.join(", ") : JSON.stringify(v)) : v);
@@ -121,7 +119,6 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
   return [...paper, ...baseline, ...rerank];
 }
 
-/** A DataFrame per table (the optional ones only when written) and the significance tests. */
 export type ResultFrames = { [K in keyof OutputTables]: DataFrame } & { significance: DataFrame };
 
 /**

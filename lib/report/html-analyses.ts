@@ -8,7 +8,6 @@ import { badge, code, count, experimentCell, note, number, numAuto, pValue, sect
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
 
-/** The significance level the tables and charts mark (after Holm). */
 const ALPHA = 0.05;
 
 /** A test row: `pHolm` bold below α; Δ coloured by verdict, not size (a large Δ can be noise, a small one not). */
@@ -97,7 +96,6 @@ export function significanceSection(inp: ReportInputs, figs: FigureSet): Section
   return section("significance", "Significance", body);
 }
 
-/** The BM25 sweep: rank_bm25's default, the oracle upper bound and the cross-validated estimate, and the heatmap. */
 export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   const sw = inp.sweep;
   if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));
@@ -129,7 +127,6 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   return section("sweep", "BM25 tuning sweep", body);
 }
 
-/** REACT rounds: recall and work per round, and the gold articles retrieved but never kept. */
 export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.reactRounds;
   if (!rows) return section("react", "REACT rounds", note(`react-rounds.csv not found in ${code(inp.dir)}: REACT-BM25 did not run (it needs a chat model).`));
@@ -177,7 +174,6 @@ function missedGold(rows: CsvRow[], cols: string[], pairs: CsvRow[] | undefined)
   return body;
 }
 
-/** Cost: per-query and one-time work and price per method, and quality against cost. */
 export function costSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.cost;
   if (!rows) return section("cost", "Cost", note(`cost.csv not found in ${code(inp.dir)}.`));

@@ -5,19 +5,16 @@ import type { Figure } from "../figures/figures";
 import { escapeHtml, jsonForScript } from "./html-inline";
 import { BEYOND_LABEL, STAND_IN_LABEL, tuningLabel, type RowMarks } from "../figures/labels";
 
-/** Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–". */
 export function num(value: unknown, digits = 4): string {
   const n = toNumber(value);
   return n === undefined ? "–" : formatFixed(n, digits);
 }
 
-/** Counts and statistics: integers as integers, anything else like `num`. */
 export function numAuto(value: unknown, digits = 4): string {
   const n = toNumber(value);
   return n !== undefined && Number.isInteger(n) ? String(n) : num(value, digits);
 }
 
-/** A p-value as HTML: 4 decimals, or "&lt; 0.0001" below that. */
 export function pValue(value: unknown): string {
   const n = toNumber(value);
   if (n === undefined) return "–";
@@ -38,7 +35,6 @@ export const number = (value: unknown, digits = 4): Cell => ({ html: num(value, 
 
 export const count = (value: unknown, digits = 4): Cell => ({ html: numAuto(value, digits), cls: "num" });
 
-/** An HTML table in a scrolling wrapper; string cells are escaped, `rowClass` classes a row by its index. */
 export function table(
   header: string[],
   rows: CellLike[][],
@@ -79,7 +75,6 @@ export class FigureSet {
   }
 }
 
-/** A paragraph of explanation (HTML, not escaped) in a note box, or another box class. */
 export const note = (html: string, cls = "note") => `<p class="${cls}">${html}</p>`;
 
 export const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
@@ -116,7 +111,6 @@ export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
   return { html: `${escapeHtml(id)} ${badges.join(" ")}`, cls: "name marked" };
 }
 
-/** A small labelled mark inside a cell (escaped text; `kind` picks its colours). */
 export function badge(label: string, kind: string, title?: string): string {
   return `<span class="badge ${safeClass(kind)}"${title ? ` title="${escapeHtml(title)}"` : ""}>${escapeHtml(label)}</span>`;
 }

@@ -10,7 +10,6 @@ import { areaLabel, BEYOND_LABEL, columnLabel, NO_AREA, ORACLE_LABEL, STAND_IN_L
 import { reportMarks, type ReportInputs } from "./report-inputs";
 import { notEvaluatedNote } from "../types";
 
-/** Run metadata, with a warning when the numbers are on the demo set because the benchmark could not load. */
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
   const m = inp.metadata;
   const rows: CellLike[][] = [];
@@ -56,7 +55,6 @@ function describeObject(value: unknown): string {
     .join("; ");
 }
 
-/** Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv. */
 export function datasetSection(inp: ReportInputs): Section {
   let body = "";
   if (inp.table1?.length) {
@@ -90,7 +88,6 @@ function metricCell(r: CsvRow, m: Metric, best: number | undefined, contends: bo
   return { html: contends && v === best ? `<strong>${shown}</strong>` : shown, cls: "num" };
 }
 
-/** Results: every experiment that ran (best in bold), what produced each row, two bar charts, what did not run. */
 export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   const ok = inp.summary.filter((r) => r.status === "ok");
   const marks = reportMarks(inp);
@@ -164,7 +161,6 @@ function producedBy(ok: readonly CsvRow[], marks: RowMarks): string {
   )}\n</details>`;
 }
 
-/** Reproduction: the paper's numbers next to ours, with the difference coloured by size. */
 export function reproductionSection(inp: ReportInputs): Section {
   const rows = inp.reproduction;
   if (!rows?.length) return section("reproduction", "Reproduction: paper vs ours", note(`reproduction.csv not found in ${code(inp.dir)}.`));
@@ -212,7 +208,6 @@ function areaExperiments(inp: ReportInputs, metric: Metric): string[] {
   return ok.map((r) => r.experiment).filter((id) => chosen.includes(id));
 }
 
-/** Per-area breakdown: mean Recall@100 per legal area, as bars for up to 8 experiments and a table for all. */
 export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.perQuery;
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));

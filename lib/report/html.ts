@@ -21,7 +21,6 @@ export function reportSubject(outDir: string, metadata: Record<string, unknown> 
   return queries ? `${dataset} — ${queries}` : dataset;
 }
 
-/** The banner above everything when the numbers (some or all) come from the test doubles. */
 function standInBanner(inp: ReportInputs): string {
   if (!isStandInReport(inp)) return "";
   const marks = reportMarks(inp);
@@ -54,7 +53,6 @@ export async function reportFigures(outDir: string): Promise<NamedFigure[]> {
   return figs.named;
 }
 
-/** One folder's report page; a missing optional file gives a note in its section, test-double numbers a banner. */
 export async function buildReport(outDir: string): Promise<string> {
   const inp = await readReportInputs(outDir);
   const dataset = reportSubject(outDir, inp.metadata);

@@ -45,7 +45,6 @@ export interface FigureOptions {
 
 type Tslab = ReturnType<typeof tslabSdk>;
 
-/** tslab's display while a notebook cell runs, undefined otherwise (a script, a test). */
 function kernelDisplay(): Tslab["display"] | undefined {
   return tslabDisplayWriter() ? tslabSdk().display : undefined;
 }
@@ -58,7 +57,6 @@ function emit(html: string, fallback: string): void {
 
 const DECIMAL = /^-?\d+\.\d+(e[-+]?\d+)?$/i;
 
-/** How a cell prints: integers as they are, other numbers with `digits` decimals rounded half to even. */
 function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
   // NaN is how the DataFrame views hold a missing number (frames.ts): blank, as in the CSV file.
@@ -136,14 +134,12 @@ export function figuresDir(): string {
   return environmentConfig().figuresDir ?? path.join(INSTALLED ? process.cwd() : PACKAGE_ROOT, "outputs", "figures");
 }
 
-/** plotly's options for our figures: no logo, and the camera button downloads an SVG named after the figure. */
 function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
   return { responsive: true, displaylogo: false, toImageButtonOptions: { format: "svg", filename: name }, ...(spec.config ?? {}) };
 }
 
 const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
 
-/** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser; `name` names its SVG download. */
 function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
@@ -153,7 +149,6 @@ function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string
   );
 }
 
-/** A notebook figure's HTML: a div the script draws the plot into once plotly.js (inlined by `loadPlotly`) is there. */
 export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number }): string {
   const { id, height } = opts;
   return (
@@ -243,13 +238,11 @@ export function progressDisplay(): ProgressDisplay {
   return { log: show, onProgress: (label, done, total) => show(`${label}: ${done}/${total}`) };
 }
 
-/** What `reproduce` reports per experiment (the fields shown). */
 type OutcomeLike = Pick<ExperimentOutcome, "id" | "reason" | "seconds" | "standIn" | "beyond"> & {
   status: string;
   mean?: Partial<Record<Metric, number>>;
 };
 
-/** The experiments a `reproduce` call ran, as one table: status, metrics, seconds, reasons, marks in words. */
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
   const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
   if (standIns.length) showStandInBanner(standIns);
@@ -267,13 +260,11 @@ export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOption
   );
 }
 
-/** The stand-in banner, above a table whose rows came through the test doubles, so it cannot pass for a result. */
 function showStandInBanner(ids: readonly string[]): void {
   const text = `${STAND_IN_BANNER} (${ids.join(", ")}).`;
   emit(`<div style="background:#fde8e8;border:2px solid #b91c1c;color:#7f1d1d;padding:8px 12px;font-weight:bold">${escapeHtml(text)}</div>`, `!! ${text}`);
 }
 
-/** The stand-in banner for runs made outside `reproduce`, when any came through the test doubles. */
 function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
   const ids = Object.entries(runs)
     .filter(([, r]) => provenanceOf(r?.info).some((p) => p.standIn))

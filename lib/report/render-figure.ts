@@ -10,14 +10,12 @@ import { plotlyBundle } from "./html-inline";
 export type ImageFormat = "svg" | "png" | "pdf";
 export const IMAGE_FORMATS: readonly ImageFormat[] = ["svg", "png", "pdf"];
 
-/** A plotly figure: `Plotly.newPlot(el, data, layout, config)`'s arguments. */
 export interface FigureSpec {
   data: readonly unknown[];
   layout?: Record<string, unknown>;
   config?: Record<string, unknown>;
 }
 
-/** The picture's size in CSS pixels; PNG pixels are `scale` times as many (PDF and SVG are vector). */
 interface RenderSize {
   width: number;
   height: number;
@@ -67,7 +65,6 @@ export function browserCandidates(search: BrowserSearch, platform: NodeJS.Platfo
   ];
 }
 
-/** A file this process may run. */
 function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
@@ -98,7 +95,6 @@ export function findBrowser(search: BrowserSearch, exists: (file: string) => boo
   );
 }
 
-/** Resolves what `work` resolves, or rejects after `ms` with `what` named. */
 async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -125,11 +121,9 @@ export class FigureRenderer {
   private constructor(
     private readonly browser: Browser,
     private readonly page: Page,
-    /** The browser executable in use. */
     readonly executable: string,
   ) {}
 
-  /** Starts `executable` headless, offline, with a fresh profile; a browser that does not start is an error naming it. */
   static async open(executable: string): Promise<FigureRenderer> {
     let browser: Browser;
     try {
@@ -161,7 +155,6 @@ export class FigureRenderer {
     }
   }
 
-  /** The figure as SVG text, a PNG (`scale` times the pixels) or a one-page vector PDF of the figure's size. */
   render(fig: FigureSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
     const job = this.queue.then(() => this.draw(fig, format, size));
     this.queue = job.catch(() => undefined);
@@ -201,7 +194,6 @@ export class FigureRenderer {
     this.plotlyLoaded = true;
   }
 
-  /** A page exactly the figure's size holding its SVG, printed: text stays text, lines stay lines. */
   private async printPdf(svg: string, width: number, height: number): Promise<Buffer> {
     this.pdfPage ??= await this.page.context().newPage();
     const page = this.pdfPage;

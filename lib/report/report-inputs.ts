@@ -7,7 +7,6 @@ import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
 import type { SweepJson } from "../figures/figures";
 import { rowMarks, type RowMarks } from "../figures/labels";
 
-/** Whether `dir` is a dataset folder: it holds the summary.csv `gbr reproduce` writes. */
 export function isDatasetFolder(dir: string): Promise<boolean> {
   return fs.stat(path.join(dir, "summary.csv")).then(
     (s) => s.isFile(),
@@ -15,7 +14,6 @@ export function isDatasetFolder(dir: string): Promise<boolean> {
   );
 }
 
-/** The dataset folders directly inside `root`, in name order; an unreadable `root` throws readdir's error. */
 export async function datasetFoldersIn(root: string): Promise<string[]> {
   const names = (await fs.readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const found: string[] = [];
@@ -36,7 +34,6 @@ async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
   }
 }
 
-/** Reads a dataset folder: summary.csv is required, every other file is left undefined when missing. */
 export async function readReportInputs(dir: string) {
   const names = ["summary.csv", "per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv", "metadata.json", "significance.json", "sweep.json"];
   // A link planted in the folder is not followed out of it.
@@ -103,7 +100,6 @@ export function reportMarks(inp: ReportInputs): RowMarks {
   return marks;
 }
 
-/** Whether some of the folder's numbers came through the test doubles (metadata.json or a row says so). */
 export function isStandInReport(inp: ReportInputs): boolean {
   return inp.metadata?.standIn === true || reportMarks(inp).anyStandIn;
 }
