@@ -14,13 +14,9 @@ const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "artic
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
-function cellText(v: unknown): string {
-  return v === undefined || v === null ? "" : String(v);
-}
-
 /** One typing rule for both views, so they agree cell for cell: numeric (blank NaN) or boolean if all cells read so. */
 export function typedCells(table: Table): unknown[][] {
-  const text = table.rows.map((r) => table.columns.map((_, j) => cellText(r[j])));
+  const text = table.rows.map((r) => table.columns.map((_, j) => String(r[j] ?? "")));
   const all = (j: number, re: RegExp) => !TEXT_COLUMNS.has(table.columns[j]) && text.some((r) => r[j] !== "") && text.every((r) => r[j] === "" || re.test(r[j]));
   const numeric = table.columns.map((_, j) => all(j, NUMBER));
   const boolean = table.columns.map((_, j) => all(j, /^(true|false)$/));

@@ -22,8 +22,6 @@ export type { FigureSpec };
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
 
-export type Row = Record<string, unknown>;
-
 export interface TableOptions {
   /** Decimals for non-integer numbers (default 4, rounded half to even as trec_eval prints). */
   digits?: number;
@@ -75,7 +73,7 @@ function isFrame(x: unknown): x is FrameLike {
 
 /** Rows or a DataFrame as an HTML table: 4 decimals half to even, numbers right-aligned, at most `maxRows`. */
 export function showTable(rows: readonly object[] | FrameLike, opts: TableOptions = {}): void {
-  const all: Row[] = isFrame(rows) ? frameRows(rows) : (rows as readonly Row[]).slice();
+  const all = isFrame(rows) ? frameRows(rows) : (rows as readonly Record<string, unknown>[]).slice();
   const digits = opts.digits ?? 4;
   const maxRows = opts.maxRows ?? 25;
   const columns = opts.columns ?? [...new Set(all.flatMap((r) => Object.keys(r)))];
