@@ -62,11 +62,7 @@ export function rankDistributionChart(dist: RankDistribution): Figure {
 /** Most distinct values either method's per-question scores may take for them to be drawn as counts. */
 const MAX_DISCRETE_VALUES = 12;
 
-/**
- * How two methods' per-question scores are drawn: "counts" (questions per pair of values) when each takes at most
- * `maxValues` values and some questions share a point, which a scatter would draw as one marker (a 0/1 Recall@100
- * puts 4,355 questions on 4 points); otherwise "points".
- */
+/** "counts" when both scores take few values and questions share a point (a 0/1 Recall@100), else "points". */
 export function perQueryView(pairs: readonly (readonly [number, number])[], maxValues = MAX_DISCRETE_VALUES): "counts" | "points" {
   const xs = new Set(pairs.map((p) => p[0]));
   const ys = new Set(pairs.map((p) => p[1]));
@@ -74,30 +70,20 @@ export function perQueryView(pairs: readonly (readonly [number, number])[], maxV
   return xs.size <= maxValues && ys.size <= maxValues && spots < pairs.length ? "counts" : "points";
 }
 
-interface Shared {
-  queries: QueryId[];
-  x: number[];
-  y: number[];
-  area: string[];
-}
+type Shared = ReturnType<typeof sharedScores>;
 
-function sharedScores(a: ReadonlyMap<QueryId, MetricValues>, b: ReadonlyMap<QueryId, MetricValues>, metric: Metric, meta?: ReadonlyMap<QueryId, QueryMeta>): Shared {
+function sharedScores(a: ReadonlyMap<QueryId, MetricValues>, b: ReadonlyMap<QueryId, MetricValues>, metric: Metric, meta?: ReadonlyMap<QueryId, QueryMeta>) {
   const queries = [...a.keys()].filter((q) => b.has(q));
   return { queries, x: queries.map((q) => a.get(q)![metric]), y: queries.map((q) => b.get(q)![metric]), area: queries.map((q) => areaLabel(meta?.get(q)?.area)) };
 }
 
-/** A metric value as an axis category: up to four decimals, no trailing zeros (0, 0.5, 0.3333, 1). */
 const valueLabel = (v: number) => formatFixed(v, 4).replace(/\.?0+$/, "") || "0";
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`;
 
-/** A note between the title and the plot, wrapped (plotly does not wrap). */
 const topNote = (text: string) => noteAbovePlot(wrapPlotlyText(text));
 
-/**
- * Each question as a point (score under A, under B) coloured by area; points above the diagonal favour B. Both axes
- * span the metric's range, 0 to 1, whatever the plot's shape (the square aspect shrinks the plot, not the range).
- */
+/** Each question a point (A's score, B's) coloured by area, both axes 0 to 1; above the diagonal favours B. */
 function scatterOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const areas = [...new Set(s.area)].sort();
   const same = s.queries.filter((_, i) => s.x[i] === s.y[i]).length;
@@ -133,10 +119,7 @@ function scatterOf(s: Shared, metric: Metric, nameA: string, nameB: string): Fig
   };
 }
 
-/**
- * Questions per pair of values (A's on x, B's on y) when the scores take few values: each cell says how many
- * questions, so 4,000 questions at (1, 1) do not look like one. Cells above the diagonal favour B.
- */
+/** Questions per pair of values (A's on x, B's on y), each cell counted: 4,000 questions at (1, 1) are not one point. */
 function countsOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figure {
   const n = s.queries.length;
   // One value list for both axes, so the diagonal of the grid is the diagonal of equal scores.

@@ -4,7 +4,6 @@ import { axis, baseLayout, emptyFigure, experimentColours, fittedRange, legendHe
 import { formatFixed } from "../util/format-fixed";
 import { markedName, rowMarks, type RowMarks } from "./labels";
 
-/** What each measure's axis and title say. */
 const MEASURES: Record<CostMeasure, { title: string; axis: string }> = {
   usd: { title: "API-equivalent cost per query", axis: "API-equivalent cost per query (USD)" },
   tokens: { title: "model tokens per query", axis: "model tokens per query (LLM input + output, embedding)" },
@@ -12,7 +11,6 @@ const MEASURES: Record<CostMeasure, { title: string; axis: string }> = {
   seconds: { title: "wall time per query", axis: "wall time per query (seconds, this run on this machine)" },
 };
 
-/** A cost axis: where a value is drawn, and the plotly axis that reads it. */
 export interface CostAxis {
   type: "linear" | "log";
   /** plotly's range (log10 units on a log axis). */
@@ -26,10 +24,7 @@ export interface CostAxis {
   breakAt?: number;
 }
 
-/**
- * Linear from 0 when the costs above 0 lie within a factor of 100; otherwise log (a linear axis would draw a
- * $0.000001 method on top of a free one), with 0, which a log axis has not, drawn apart at the left edge.
- */
+/** Linear when the costs above 0 lie within a factor of 100, else log with 0 drawn apart at the left edge. */
 export function costAxis(values: readonly number[]): CostAxis {
   const positive = values.filter((v) => v > 0 && Number.isFinite(v));
   const max = Math.max(0, ...positive);
@@ -51,7 +46,6 @@ export function costAxis(values: readonly number[]): CostAxis {
   };
 }
 
-/** Why the axis is not USD, in words. */
 const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
   tokens: "No method has an API-equivalent cost above 0 (the price table gives its models none): x is the model tokens each spends per query.",
   calls: "No method has an API-equivalent cost or a token count above 0: x is the model requests each makes per query.",
@@ -59,10 +53,8 @@ const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
 };
 
 /**
- * Quality against cost per query, one marker per method in its colour (filled on the Pareto front, which is dashed),
- * named in the legend (labels beside points would overprint where methods cost alike). The x axis is
- * `costMeasure`'s choice and says what it counts; methods without a known cost are named in a note, not drawn at 0;
- * with no cost known at all the figure says so and draws no axis.
+ * Quality against cost per query, a marker per method named in the legend, the Pareto front dashed and filled; methods
+ * without a known cost are named in a note, not drawn at 0.
  */
 export function qualityCostScatter(
   summaryRows: readonly RowLike[],

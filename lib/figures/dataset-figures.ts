@@ -2,23 +2,12 @@
 import { median } from "simple-statistics";
 import { axis, baseLayout, LEGEND, plotlyText, type Figure, type Trace } from "./figure-style";
 
-/** One kind of text and its lengths. */
 export interface LengthSeries {
   /** What is counted, plural: "articles", "questions". */
   name: string;
   lengths: readonly number[];
 }
 
-/** Equal bins from `start`, `size` wide; a long tail gathered into `overflow`. */
-export interface LengthBins {
-  start: number;
-  size: number;
-  counts: number[];
-  /** Values from `from` on (up to `max`), drawn as one last bar apart. */
-  overflow?: { from: number; count: number; max: number };
-}
-
-/** A 1, 2 or 5 × 10^k width, at least 1 (lengths are whole numbers). */
 function niceWidth(raw: number): number {
   if (!(raw > 1)) return 1;
   const p = 10 ** Math.floor(Math.log10(raw));
@@ -27,13 +16,12 @@ function niceWidth(raw: number): number {
 }
 
 /**
- * Bins of one series' own: about `target` bars of a round width over its range. When the longest text is over twice
- * the 99th percentile, the tail past it is one last bar, so a few very long texts do not squeeze the rest into the
- * first bars.
+ * Equal bins from `start`, `size` wide, about `target` of them; past the 99th percentile, when the longest is over twice
+ * it, one last bar (`overflow`: from, count, max).
  */
-export function lengthBins(values: readonly number[], target = 30): LengthBins {
+export function lengthBins(values: readonly number[], target = 30) {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (!sorted.length) return { start: 0, size: 1, counts: [] };
+  if (!sorted.length) return { start: 0, size: 1, counts: [] as number[] };
   const min = sorted[0];
   const max = sorted[sorted.length - 1];
   const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))];
@@ -53,10 +41,7 @@ export function lengthBins(values: readonly number[], target = 30): LengthBins {
 const COLORS = ["#2563eb", "#d97706", "#0f766e", "#7c3aed"];
 const n0 = (v: number) => v.toLocaleString("en-US");
 
-/**
- * Histograms of text lengths, one panel per series with its own bins and x axis: questions of ten words and articles
- * of thousands share no scale on which both are visible. `unit` is what a length counts, e.g. "words".
- */
+/** Histograms of text lengths, a panel per series with its own bins and axis (questions and articles share no scale). */
 export function lengthHistograms(series: readonly LengthSeries[], unit = "words"): Figure {
   const gap = 0.16;
   const h = (1 - gap * Math.max(0, series.length - 1)) / Math.max(1, series.length);

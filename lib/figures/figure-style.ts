@@ -2,7 +2,6 @@
 import { formatFixed } from "../util/format-fixed";
 import type { RowLike } from "../util/csv";
 export type { RowLike };
-/** One plotly trace (plain JSON). */
 export type Trace = Record<string, unknown>;
 /** A plotly layout; the title is always the plotly.js 3 object form. */
 export interface Layout {
@@ -15,10 +14,8 @@ export interface Figure {
 }
 
 const FONT = { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', Arial, sans-serif", size: 13 };
-/** A metric value as the figures print it: four decimals, rounded half to even. */
 export const fmt4 = (x: number): string => formatFixed(x, 4);
 
-/** The layout every figure starts from: the title at the top left, the house font, white. */
 export function baseLayout(title: string, extra: Record<string, unknown> = {}): Layout {
   return {
     title: { text: title, x: 0, xref: "container", xanchor: "left", pad: { l: 14 }, font: { size: 16 } },
@@ -30,7 +27,6 @@ export function baseLayout(title: string, extra: Record<string, unknown> = {}): 
   };
 }
 
-/** An axis with a title, room for its labels and light grid lines. */
 export function axis(title: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { title: { text: title }, automargin: true, gridcolor: "#e5e7eb", zerolinecolor: "#9ca3af", ...extra };
 }
@@ -41,15 +37,6 @@ export const LEGEND = { orientation: "h", x: 0, xref: "paper", xanchor: "left", 
 /** For plotly's pseudo-HTML text: `&<>` as entities, `%{` broken up, so `a<b>` or `x%{y}` shows as written. */
 export function plotlyText(s: string): string {
   return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")).replace(/%\{/g, "%&#123;");
-}
-
-/** Plotly's pseudo-HTML as plain text (an image's alternative text): breaks as spaces, tags dropped, `plotlyText`'s entities read back. */
-export function plotlyPlain(s: string): string {
-  const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", "#123": "{" };
-  return s
-    .replace(/<br\s*\/?>/gi, " ")
-    .replace(/<[^>]*>/g, "")
-    .replace(/&(lt|gt|amp|#123);/g, (_m, e: string) => ENTITIES[e]);
 }
 
 /** Pixels a bottom legend of these names takes: one row if it fits, else a grid (7 px a char of the 13 px font). */
@@ -75,20 +62,15 @@ export function fittedRange(values: readonly number[]): [number, number] {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
-/** 10^k as a log axis' tick label: 1, 10, else 10 with a superscript (a true minus sign). */
 export function powerOfTen(k: number): string {
   return k === 0 ? "1" : k === 1 ? "10" : `10<sup>${k < 0 ? "\u2212" : ""}${Math.abs(k)}</sup>`;
 }
 
-/** Characters a reader sees in plotly's pseudo-HTML: tags take none, an entity such as `&lt;` one. */
 const visibleLength = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
 
 /**
- * Plotly's pseudo-HTML text cut into lines of at most `max` characters at spaces (plotly wraps neither annotations nor
- * titles; an entity such as `&lt;` counts as one character, a tag as none and is never cut); a word longer than a line
- * is cut after its `:`, `+`, `/`, `-` or `_` where it has them (an experiment id), else stays whole; lines the text
- * already breaks with `<br>` are kept.
- *
+ * Plotly's pseudo-HTML cut into lines of at most `max` visible characters at spaces (plotly wraps no title), a long
+ * word after its `:+/-_`, `<br>` kept.
  * @example
  * wrapPlotlyText("rrf:bm25-greekstemmer+lsi [beyond the authors]", 22); // ["rrf:bm25-greekstemmer+", "lsi [beyond the", "authors]"]
  */
@@ -122,9 +104,7 @@ function cutWord(word: string, max: number): string[] {
 }
 
 /**
- * A label in at most `lines` lines of `max` characters (`wrapPlotlyText`), its end cut with "…" when longer, so that
- * a tick label keeps its place; the full text belongs in the hover.
- *
+ * A label in at most `lines` lines of `max` characters, its end cut with "…" (the hover has it whole).
  * @example
  * shortLabel("civil: Κώδικας Πολιτικής Δικονομίας και ειδικοί νόμοι", 12, 2); // "civil:<br>Κώδικας…"
  */
@@ -151,13 +131,11 @@ export function shortLabel(text: string, max: number, lines: number): string {
 /** Colours that mean one role in every figure: the oracle upper bound, the cross-validated row, stand-ins, plain results. */
 export const ROLE_COLOURS = { oracle: "#d97706", tuned: "#0f766e", standIn: "#9ca3af", result: "#334155" } as const;
 
-/** One colour per experiment, none of them a role's (no amber, teal, grey or slate). */
 const EXPERIMENT_PALETTE = ["#2563eb", "#dc2626", "#7c3aed", "#16a34a", "#db2777", "#92400e", "#0e7490", "#4d7c0f", "#9d174d", "#1e3a8a"];
 
 /**
- * The colour of each experiment, the same in every figure of a dataset: an oracle or tuned row its role's, the others
- * the palette in the order of `ids` (the experiments that ran, in summary order, which every figure is given).
- *
+ * The colour of each experiment, the same in every figure: a role's for oracle and tuned rows, else the palette in
+ * the order of `ids` (the experiments that ran, in summary order).
  * @example
  * const colour = experimentColours(["bm25-greekstemmer", "lsi", "oracle:bm25-greekstemmer"], rowMarks(summary));
  * colour("lsi"); // "#dc2626", in the bar chart, the area chart and the cost scatter alike
@@ -173,9 +151,7 @@ export function experimentColours(ids: readonly string[], marks: { tuning(id: st
 }
 
 /**
- * A note between the title and the plot (its lines, wrapped by the caller, standing on the plot's top edge) and the
- * top margin that makes room for it; no lines, only the margin.
- *
+ * A note standing on the plot's top edge, below the title (lines wrapped by the caller), and the margin it needs.
  * @example
  * baseLayout("Recall@100 per question", { ...noteAbovePlot(wrapPlotlyText("above the diagonal: B does better")) });
  */
@@ -186,13 +162,11 @@ export function noteAbovePlot(lines: readonly string[], top = 66): { annotations
   return { annotations: [note], margin };
 }
 
-/** A figure with nothing to draw: its title, and `message` where the plot would be. */
 export function emptyFigure(title: string, message: string, extra: Record<string, unknown> = {}): Figure {
   const annotations = [{ text: message, showarrow: false, xref: "paper", yref: "paper", x: 0.5, y: 0.5 }];
   return { data: [], layout: baseLayout(title, { xaxis: { visible: false }, yaxis: { visible: false }, annotations, ...extra }) };
 }
 
-/** Whether an annotation stands on the plot's top edge, as `noteAbovePlot` places it. */
 export function isNoteAbovePlot(a: Record<string, unknown>): boolean {
   return a.yref === "paper" && typeof a.y === "number" && a.y >= 1 && a.yanchor === "bottom";
 }

@@ -2,7 +2,7 @@
 import type { BootstrapInterval } from "../eval/bootstrap";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
 import { formatFixed } from "../util/format-fixed";
-import { sweepHeatmap as sweepGrid, type SweepResult } from "../eval/sweep-result";
+import { sweepHeatmap as sweepGrid, type SweepChoice, type SweepResult } from "../eval/sweep-result";
 import { correlationHeatmap, perQueryChart, rankDistributionChart, winLossChart } from "./analysis-figures";
 import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
@@ -18,32 +18,21 @@ export function valueAxisTop(max: number): number {
   return Math.max(max, Math.min(1, max * 1.15));
 }
 
-/** Stand-in bars: grey and hatched, whatever kind of row they are. */
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
 
-/** Options of the figures that show experiments. */
 export interface FigureMarks {
-  /** Tuning and stand-in marks per experiment (default: read from the rows given). */
   marks?: RowMarks;
 }
 
-// Results ---------------------------------------------------------------------------------------
-
-/** Options of `metricBarChart`. */
 export interface MetricBarOptions extends FigureMarks {
   /** Bootstrap interval of each experiment's mean (`metricIntervals`): drawn as whiskers, in place of the sd. */
   intervals?: ReadonlyMap<string, BootstrapInterval>;
 }
 
-/** What a bar's whisker shows: a bootstrap interval, the sd over repeated samples, or nothing. */
 type Whisker = "interval" | "sd" | "none";
 const WHISKER = { type: "data", visible: true, color: "#111827", thickness: 1.5, width: 6 };
 
-/**
- * Bars of one metric per experiment that ran; oracle, tuned and stand-in rows get own traces. Whiskers: the bootstrap
- * interval of the mean over queries when `opts.intervals` has one (the sd of repeated runs then goes in the label),
- * else ± sd when repeated.
- */
+/** Bars of one metric per experiment that ran; whiskers: the bootstrap interval when given, else ± sd when repeated. */
 export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName = "Recall@100", opts: MetricBarOptions = {}): Figure {
   const metric = resolveMetric(name);
   const marks = opts.marks ?? rowMarks(summaryRows);
@@ -73,8 +62,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
       text: idx.map(label),
-      // Inside when it fits, else past the bar's end: a 0.0168 or 0 bar keeps a readable value (inside, plotly
-      // would shrink or hide it, and a 0 would look like a missing row).
+      // Inside when it fits, else past the bar's end: a short bar keeps a readable value.
       textposition: "auto",
       textangle: 0,
       // The whisker sits at the bar's end: keep the label at the other end.
@@ -87,8 +75,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
     };
     if (withSd) trace.error_x = { ...WHISKER, array: idx.map((i) => sds[i]!) };
     if (whisker === "interval") {
-      // Relative to the bar's end (the summary's mean); a repeated run's bar is the mean over samples, its interval
-      // sample 0's, which may sit a little off: never a negative arm.
+      // Relative to the bar's end; a repeated run's interval is sample 0's, which may sit off its mean: no negative arm.
       trace.error_x = {
         ...WHISKER,
         symmetric: false,
@@ -154,7 +141,6 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
 
 /**
  * Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out.
- *
  * @example
  * areaMeans(perQueryRows, "Recall@100")("bm25-greekstemmer", "civil law"); // 0.41, or undefined without a value
  */
@@ -193,8 +179,7 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
     queriesPerArea.get(a)!.add(String(r.query ?? ""));
   }
   const labels = areas.map((a) => plotlyText(`${a} (${queriesPerArea.get(a)?.size ?? 0})`));
-  // An area's name can run to 120 characters: the axis shows its query count, then its start in two lines (what is
-  // cut from a label is its end); the hover has it all.
+  // An area's name can run to 120 characters: the tick shows its count and its start, the hover all.
   const ticks = areas.map((a) => `(${queriesPerArea.get(a)?.size ?? 0})<br>${shortLabel(plotlyText(a), 24, 2)}`);
   const colour = experimentColours([...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))], marks);
   const mean = areaMeans(perQueryRows, metric);
@@ -221,13 +206,8 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   };
 }
 
-// BM25 sweep ------------------------------------------------------------------------------------
-
-export interface SweepPoint {
-  k1: number;
-  b: number;
-  value: number;
-}
+/** A setting of the sweep and its mean. */
+export type SweepPoint = Pick<SweepChoice, "k1" | "b" | "value">;
 
 /** sweep.json's grid: z rows by b, columns by k1 (null: no setting); best is `oracle` (`best` in old folders). */
 export interface SweepJson {
@@ -283,8 +263,6 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
   };
 }
 
-// REACT rounds ----------------------------------------------------------------------------------
-
 /** REACT-BM25 by round: observer-kept Recall@100 against candidate-pool recall (the gap: what the observer dropped). */
 export function reactRoundsChart(rows: readonly RowLike[]): Figure {
   const sorted = rows
@@ -324,70 +302,18 @@ export function tuningHeatmap(sweep: SweepResult, metric: MetricName = sweep.met
   return sweepHeatmap({ ...sweepGrid(sweep, metric), best: sweep.best, default: sweep.default });
 }
 
-// Significance ----------------------------------------------------------------------------------
-
-/** One paired test as `gbr compare --json` prints it. */
-export interface SignificanceTest {
+/** A test of a heatmap's family: `gbr compare --json`'s fields, and reproduce's status and missing runs for the paper's. */
+export interface HeatmapTest {
   a: string;
   b: string;
   metric: string;
   meanA?: number;
   meanB?: number;
   delta?: number;
-  p: number;
-  pHolm: number;
-}
-
-/** p before and after Holm per test, log scale, α dashed; `opts.marks` adds "[stand-in]" to stand-in names. */
-export function pValueChart(tests: readonly SignificanceTest[], alpha = 0.05, title = "Paired randomization tests: p before and after Holm correction", opts: FigureMarks = {}): Figure {
-  const seen = new Map<string, number>();
-  // Only stand-ins are marked: names already say oracle:/tuned:, and full words per test would crowd the axis.
-  const name = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
-  // Each test's Δ (A − B) in its label, signed: a p says how sure, not which way.
-  const deltas = tests.map(testDelta);
-  const labels = tests.map((t, i) => {
-    const base = `${name(t.a)} vs ${name(t.b)} (${t.metric}${deltas[i] !== undefined ? `, Δ ${signedDelta(deltas[i]!)}` : ""})`;
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    return plotlyText(n === 1 ? base : `${base} #${n}`);
-  });
-  const ps = tests.map((t) => Number(t.p));
-  const holm = tests.map((t) => Number(t.pHolm));
-  const finite = [...ps, ...holm].filter((v) => Number.isFinite(v) && v > 0);
-  const lo = Math.min(alpha, 1e-3, ...finite);
-  const marker = (name: string, xs: number[], symbol: string, color: string): Trace => ({
-    type: "scatter",
-    mode: "markers",
-    name,
-    x: xs,
-    y: labels,
-    marker: { symbol, size: 10, color },
-    hovertemplate: `%{y}<br>${name} %{x:.5f}<extra></extra>`,
-  });
-  return {
-    data: [marker("p (uncorrected)", ps, "circle", "#6b7280"), marker("p (Holm)", holm, "diamond", "#111827")],
-    layout: baseLayout(deltas.some((d) => d !== undefined) ? `${title}<br><span style="color:#4b5563">Δ = A minus B of the metric's mean: + a gain of A, − a loss</span>` : title, {
-      // Powers of ten, not SI prefixes: plotly's default reads 1e-5 as "10µ".
-      xaxis: axis("p-value (log scale)", { type: "log", range: [Math.log10(lo) - 0.3, 0.05], exponentformat: "power", dtick: 1 }),
-      yaxis: axis("", { autorange: "reversed", type: "category", ticks: "outside", ticklen: 6, tickcolor: "rgba(0,0,0,0)" }),
-      // On a log axis, shape coordinates are data values (annotations would want log10).
-      shapes: [
-        { type: "line", name: `α = ${alpha}`, showlegend: true, xref: "x", yref: "paper", x0: alpha, x1: alpha, y0: 0, y1: 1, line: { color: "#6b7280", dash: "dash", width: 1.5 } },
-      ],
-      legend: LEGEND,
-      height: 230 + 30 * Math.max(1, labels.length),
-      margin: { l: 20, r: 30, t: 80, b: 40 },
-    }),
-  };
-}
-
-/** A test of a heatmap's family: `gbr compare`'s fields, and reproduce's status and missing runs for the paper's. */
-export interface HeatmapTest extends Omit<SignificanceTest, "p" | "pHolm"> {
   p: number | string;
   pHolm: number | string;
   /** "missing": a run absent, the test not run (reproduce's paper family). */
   status?: string;
-  /** The absent runs of a missing test. */
   missing?: readonly string[];
 }
 
@@ -416,17 +342,14 @@ function signedDelta(d: number): string {
 }
 
 /** A test's difference A − B: its `delta`, else its means' difference, else undefined (not recorded). */
-function testDelta(t: Pick<SignificanceTest, "delta" | "meanA" | "meanB">): number | undefined {
+function testDelta(t: Pick<HeatmapTest, "delta" | "meanA" | "meanB">): number | undefined {
   if (typeof t.delta === "number" && Number.isFinite(t.delta)) return t.delta;
   return typeof t.meanA === "number" && typeof t.meanB === "number" ? t.meanA - t.meanB : undefined;
 }
 
 /**
- * The tests of one family as a grid, rows = the pairs tested (in the family's order), columns = the metrics. Each
- * cell holds Δ (row minus the baseline, or A minus B) and the p after Holm; its colour says both which way and how
- * sure: blue a gain, red a loss, deeper as p (Holm, log scale) is smaller, pale at or above α. Cells that pass
- * (p Holm < α) are starred, bold and outlined; the hover has every number in full. A pair × metric with no test, or a
- * missing one, is grey and "not run"; a test without its means shows its p on light grey, no direction.
+ * A family of tests as a grid, pairs × metrics, each cell Δ over p (Holm): blue a gain, red a loss, deeper as p is
+ * smaller, pale at or above α; passing cells starred and outlined; tests not run grey.
  */
 export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmapOptions = {}): Figure {
   const alpha = opts.alpha ?? 0.05;
@@ -503,8 +426,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
       text: grid((t) => (t && signed(t) ? cellText(t) : "")),
       textfont: { size: 12 },
       hovertext: rows.map((r) => metrics.map((m) => { const t = r.cells.get(m); return t && signed(t) ? hover(t) : ""; })),
-      // Reds for losses and blues for gains, deeper as p is smaller; pale sand on both sides of 0 up to α, so that
-      // the threshold reads as a colour edge.
+      // Pale sand on both sides of 0 up to α, so that the threshold reads as a colour edge.
       colorscale: [
         [0, "#67000d"],
         [at(-cut), "#fc9272"],
@@ -545,7 +467,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
 
 /**
  * Every figure of the project, by name: each returns a plotly spec for `show.figure`; the report draws the same.
- *
  * @example
  * const f = resultFrames(result);
  * show.figure(figures.metricBarChart(frameRows(f.summary), "Recall@100"), { save: "recall100" });
@@ -558,7 +479,6 @@ export const figures = {
   sweepHeatmap,
   tuningHeatmap,
   reactRoundsChart,
-  pValueChart,
   pValueHeatmap,
   qualityCostScatter,
   winLossChart,

@@ -26,7 +26,6 @@ export const BEYOND_LABEL = "beyond the authors";
 /** The banner atop a report whose numbers (some or all) come from the test doubles. */
 export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
 
-/** Which of a sweep's two rows an experiment is: the oracle upper bound or the cross-validated estimate. */
 export type TuningKind = "oracle" | "tuned";
 
 /** What a report knows about each experiment beyond its numbers: its tuning kind and whether it is a stand-in. */
@@ -35,7 +34,6 @@ export interface RowMarks {
   standIn(id: string): boolean;
   /** Why the row is beyond the authors' experiment list, or undefined (one of theirs, or a folder without `list`). */
   beyond(id: string): string | undefined;
-  /** Some experiment came through the test doubles. */
   readonly anyStandIn: boolean;
 }
 
@@ -47,12 +45,11 @@ export function isStandInValue(value: unknown): boolean {
   return s === STAND_IN_LABEL || s === "true" || s === "yes";
 }
 
-/** Marks of summary rows (+ known stand-ins); in legacy folders (no `standIn`, no `oracle:`) `tuned:` is the oracle. */
-export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[], standIn: Iterable<string> = []): RowMarks {
+/** Marks of summary rows; in legacy folders (no `standIn`, no `oracle:`) `tuned:` is the oracle. */
+export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[]): RowMarks {
   const ids = summaryRows.map((r) => String(r.experiment ?? ""));
   const legacy = !summaryRows.some((r) => "standIn" in r) && !ids.some((id) => id.startsWith("oracle:"));
-  const standIns = new Set(standIn);
-  for (const r of summaryRows) if (isStandInValue(r.standIn)) standIns.add(String(r.experiment ?? ""));
+  const standIns = new Set(summaryRows.filter((r) => isStandInValue(r.standIn)).map((r) => String(r.experiment ?? "")));
   const beyond = new Map<string, string>();
   for (const r of summaryRows) {
     const list = typeof r.list === "string" ? r.list : "";
@@ -78,12 +75,8 @@ export function markedName(id: string, marks: RowMarks | undefined): string {
   return extra.length ? `${id} — ${extra.join(", ")}` : id;
 }
 
-/**
- * What a column of our tables is called where people read it (report, notebooks, terminal). The CSV files and JSON
- * keep the code keys: the report reads them back by key, and scripts and tests rely on them.
- */
+/** What a column is called where people read it; CSV and JSON files keep the code keys, which scripts rely on. */
 export const COLUMN_LABELS: Readonly<Record<string, string>> = {
-  // Table 1 (table1.csv, datasetStats)
   queries: "queries",
   unjudged: "queries without judgments (not evaluated)",
   articles: "articles",
@@ -95,12 +88,10 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   multiGoldShare: "share of judged queries with more than one gold article",
   medianArticleWords: "median article length (words)",
   medianQueryWords: "median query length (words)",
-  // Table 6 (table6.csv, areaStats)
   area: "area",
   goldArticles: "distinct gold articles",
   relevantPerQuery: "gold articles per query",
   medianGoldWords: "median gold length (words)",
-  // Cost (cost.csv, the paper's Table 17)
   method: "method",
   callsPerQuery: "calls / query",
   llmTokensPerQuery: "LLM tokens / query",
@@ -113,7 +104,6 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   oneTimeTokens: "one-time tokens",
   oneTimeSeconds: "one-time seconds",
   oneTimeCost: "one-time USD",
-  // REACT rounds (react-rounds.csv)
   round: "round",
   keptRecall100: "kept Recall@100",
   candidateRecall100: "candidate-pool recall",
@@ -122,7 +112,6 @@ export const COLUMN_LABELS: Readonly<Record<string, string>> = {
   tokensPerQuery: "tokens / query",
   inputTokensPerQuery: "input tokens / query",
   outputTokensPerQuery: "output tokens / query",
-  // Gold retrieved but never kept (react-missed.csv)
   query: "query",
   article: "article",
   firstRetrievedRound: "first retrieved in round",

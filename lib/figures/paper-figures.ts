@@ -1,10 +1,6 @@
-/**
- * Figures sized for a paper: a layout laid over each figure's own (never changing the interactive one) so that, printed
- * one column wide in a two-column paper (3.3 in) or across the page (7 in), no text is smaller than 8 pt.
- */
+/** Figures sized for a paper: a layout over each figure's own so that, printed at its width, no text is under 8 pt. */
 import { isNoteAbovePlot, legendHeight, shortLabel, wrapPlotlyText, type Figure, type Layout } from "./figure-style";
 
-/** One column of a two-column paper, the whole text width, or a width in inches. */
 export type PaperWidth = "column" | "page" | number;
 
 /** Inches of the named widths: ACM's column is 3.33 in, IEEE's 3.5 in (ACL's 3.03 in: ask for 3); text about 7 in. */
@@ -16,40 +12,21 @@ export const PX_PER_INCH = 96;
 /** The smallest text a figure may print at (points): the usual floor of journal and conference guidelines. */
 export const MIN_FONT_PT = 8;
 
-/** Resolution of exported PNG files: print quality. */
 export const PRINT_DPI = 300;
 
 /** Fonts with the metrics of Helvetica, found on every system (Liberation Sans and Nimbus Sans on Linux). */
 const PAPER_FONT_FAMILY = "Helvetica, Arial, 'Liberation Sans', 'Nimbus Sans', 'DejaVu Sans', sans-serif";
 
-/** The longest a figure may be: a page's text height. */
 const MAX_HEIGHT_IN = 9;
 
-interface PaperOptions {
-  /** How wide it is printed (default "page"). */
-  width?: PaperWidth;
-  /** Keep the figure's title (default true); false leaves it to the caption. */
-  title?: boolean;
-}
-
-/** A figure ready to export: the layout to draw it with, and its size in CSS pixels. */
-interface PaperFigure {
-  figure: Figure;
-  width: number;
-  height: number;
-}
-
-/** The width in inches, refusing what no paper has. */
 export function paperInches(width: PaperWidth): number {
   const inches = typeof width === "number" ? width : PAPER_INCHES[width];
   if (!(Number.isFinite(inches) && inches >= 1 && inches <= 20)) throw new RangeError(`a figure width must be from 1 to 20 inches, got ${width}`);
   return inches;
 }
 
-/** Line height of plotly's text, in font sizes. */
 const LINE = 1.3;
 
-/** Pixels of font for a size in points. */
 const px = (pt: number) => (pt * PX_PER_INCH) / 72;
 
 /** Pixels of one line of legend entries, and of the legend: entries side by side as far as they fit the width. */
@@ -80,17 +57,13 @@ function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories
 }
 
 /**
- * The figure laid out for print: the paper font (8.25 pt in a column, 9 pt across the page; titles 1 pt larger,
- * wrapped to the width with the notes above the plot, as are legend entries and axis titles), tight margins (axes make
- * their own room), bar labels hidden rather than shrunk below 8 pt, category labels wrapped to their room (cut with "…"
- * past four lines: the interactive figure's hover has them whole), no colour bar where the cells write their numbers,
- * and a height that holds the title, the legend, the axes and a plot scaled from the figure's own, within a page's.
- *
+ * The figure laid out for print: the paper font, titles, legends, axis titles and category labels wrapped to the
+ * width, bar labels hidden rather than shrunk below 8 pt, and a height that holds them all (at most a page's).
  * @example
  * const { figure, width, height } = paperFigure(metricBarChart(summary, "nDCG@10"), { width: "column" });
  * await renderer.render(figure, "pdf", { width, height });
  */
-export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
+export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boolean } = {}) {
   const inches = paperInches(opts.width ?? "page");
   const width = Math.round(inches * PX_PER_INCH);
   // 11 px is 8.25 pt: the floor with a little room; across the page there is room for 9 pt.
@@ -102,8 +75,7 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const chars = (size: number) => Math.floor((width - 8) / (0.55 * size));
   // One size for the whole title: a size a figure gives part of it (a smaller second line) is the screen's.
   const titleText = String(own.title?.text ?? "").replace(/font-size:\s*[\d.]+px;?/g, "");
-  // Notes between the title and the plot (annotations standing on its top edge) join the title, which spans the
-  // figure: anchored at the plot's left edge, they ran past the right one. One paragraph, broken for the paper.
+  // Notes above the plot join the title, which spans the figure (anchored at the plot, they ran past its edge).
   const given = (own.annotations ?? []) as Record<string, unknown>[];
   const noteText = given.filter(isNoteAbovePlot).map((a) => String(a.text ?? "").replace(/<br\s*\/?>/gi, " ")).join(" ");
   const titleLines = [...(keepTitle ? wrapPlotlyText(titleText, chars(titleFont)) : []), ...(noteText ? wrapPlotlyText(`<span style="color:#4b5563">${noteText}</span>`, chars(titleFont)) : [])];
@@ -113,8 +85,7 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const data = fig.data.map((trace) => {
     let t = trace;
     if (typeof t.name === "string" && t.showlegend !== false) t = { ...t, name: wrapPlotlyText(t.name, nameChars).join("<br>") };
-    // A grid whose cells write their numbers needs no colour bar (the title says what the colours are), and one
-    // beside the plot takes a third of a column; any other colour bar has its title along it, clear of its top tick.
+    // Cells that write their numbers need no colour bar (a third of a column); another has its title along it.
     if (t.colorbar && t.showscale !== false) {
       const bar = t.colorbar as Record<string, unknown> & { title?: { text?: string } };
       t = t.texttemplate ? { ...t, showscale: false } : { ...t, colorbar: { ...bar, thickness: 10, title: { ...bar.title, text: shortLabel(String(bar.title?.text ?? "").replace(/<br\s*\/?>/gi, " "), 40, 1), side: "right" } } };
@@ -162,8 +133,7 @@ export function paperFigure(fig: Figure, opts: PaperOptions = {}): PaperFigure {
   const layout: Layout = {
     ...own,
     ...axes,
-    // At the top of the figure. Anchored at the top, a title of several lines still starts about half a line above
-    // the figure's edge (whatever its number of lines: measured in Chromium): a little more than that makes up for it.
+    // A title of several lines anchored at the top still starts half a line above the edge (measured in Chromium).
     title: titleLines.length
       ? {
           ...own.title,

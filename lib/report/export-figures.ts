@@ -9,21 +9,14 @@ import { datasetFoldersIn, isDatasetFolder } from "./report-inputs";
 import { paperFigure, PRINT_DPI, PX_PER_INCH, type PaperWidth } from "../figures/paper-figures";
 import { findBrowser, FigureRenderer, type ImageFormat } from "./render-figure";
 
-/**
- * How wide each report figure prints by default: the charts with one labelled row per experiment or test (and a
- * legend of them) need the whole text width to keep their labels at 8 pt; the rest fit one column.
- */
+/** Report figures that fit a column by default; those with a labelled row per experiment or test need the page. */
 const COLUMN_FIGURES: ReadonlySet<string> = new Set(["bm25-sweep", "react-rounds"]);
 
-/** The width a report figure is exported at unless one is asked for. */
 export function defaultPaperWidth(name: string): PaperWidth {
   return COLUMN_FIGURES.has(name) ? "column" : "page";
 }
 
-/**
- * The dataset folder `dir` names: itself when it holds a summary.csv, else its one subfolder that does (an outputs
- * root with a single dataset); several are a usage error naming them.
- */
+/** `dir` when it holds a summary.csv, else its one subfolder that does; several are a usage error naming them. */
 async function datasetFolder(dir: string): Promise<string> {
   if (await isDatasetFolder(dir)) return dir;
   let inside: string[];
@@ -50,26 +43,17 @@ interface ExportOptions {
   log?: (message: string) => void;
 }
 
-interface ExportResult {
-  /** The dataset folder the figures come from. */
-  dir: string;
-  /** Every file written, figure by figure, format by format. */
-  files: string[];
-  /** The browser that drew them (undefined when the folder has no figure). */
-  browser?: string;
-}
-
 /** Writes each figure of `dir`'s report to `<dataset folder>/figures/<name>.<format>`, all drawn in one browser. */
-export async function exportFigures(dir: string, opts: ExportOptions): Promise<ExportResult> {
+export async function exportFigures(dir: string, opts: ExportOptions) {
   const folder = await datasetFolder(dir);
   const figures = await reportFigures(folder);
-  if (!figures.length) return { dir: folder, files: [] };
+  const files: string[] = [];
+  if (!figures.length) return { dir: folder, files };
   const executable = findBrowser(opts.browser);
   // A figures/ that is a link out of the dataset folder is refused, not written through.
   const out = await insideFolder(folder, "figures", "followed");
   await fs.mkdir(out, { recursive: true });
   const renderer = await FigureRenderer.open(executable);
-  const files: string[] = [];
   try {
     for (const named of figures) files.push(...(await exportOne(renderer, named, out, opts)));
   } finally {

@@ -1,7 +1,4 @@
-/**
- * danfojs DataFrame views of everything `gbr reproduce` computes. Filter with `loc`, not `query()` (the column
- * "query" hides the method); a missing number is NaN, never null (danfojs counts null as 0 in a mean).
- */
+/** danfojs DataFrame views of what `gbr reproduce` computes; a missing number is NaN (danfojs counts null as 0). */
 import path from "node:path";
 import type { DataFrame } from "danfojs-node";
 import { danfoSdk } from "../util/sdk";
@@ -10,33 +7,27 @@ import type { ResultsTable } from "../eval/results-table";
 import { TABLE_FILES, type OutputTables, type Table } from "../experiments/output-tables";
 import { insideFolder } from "../util/safe-files";
 import { parseCsvRecords, readIfExists } from "../util/csv";
-import { isSignificanceReport, readSignificance } from "./report-inputs";
+import { readSignificance } from "./report-inputs";
 
 /** Columns that hold names, whatever their cells look like (a query id "17" is not a number). */
 const TEXT_COLUMNS: ReadonlySet<string> = new Set(["experiment", "query", "article", "source", "area", "session", "goldSources", "a", "b", "metric", "family", "id", "method", "runFile", "#", "Run", "Experiment"]);
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
-function cellText(v: unknown): string {
-  return v === undefined || v === null ? "" : String(v);
-}
-
 /** One typing rule for both views, so they agree cell for cell: numeric (blank NaN) or boolean if all cells read so. */
 export function typedCells(table: Table): unknown[][] {
-  const text = table.rows.map((r) => table.columns.map((_, j) => cellText(r[j])));
+  const text = table.rows.map((r) => table.columns.map((_, j) => String(r[j] ?? "")));
   const all = (j: number, re: RegExp) => !TEXT_COLUMNS.has(table.columns[j]) && text.some((r) => r[j] !== "") && text.every((r) => r[j] === "" || re.test(r[j]));
   const numeric = table.columns.map((_, j) => all(j, NUMBER));
   const boolean = table.columns.map((_, j) => all(j, /^(true|false)$/));
   return text.map((r) => r.map((cell, j) => (numeric[j] ? (cell === "" ? NaN : Number(cell)) : boolean[j] && cell !== "" ? cell === "true" : cell)));
 }
 
-/** A DataFrame of a table, typed by `typedCells` (an empty table keeps its columns). */
 export function tableFrame(table: Table): DataFrame {
   const { DataFrame: Frame } = danfoSdk();
   return new Frame(typedCells(table), { columns: table.columns });
 }
 
-/** A DataFrame of row objects (columns in first-seen key order; arrays and objects become text). */
 export function rowsFrame(rows: readonly object[]): DataFrame {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const cell = (v: unknown) => (v !== null && typeof v === "object" ? (Array.isArray(v) ? v.join(", ") : JSON.stringify(v)) : v);
@@ -52,9 +43,7 @@ export interface FrameLike {
 }
 
 /**
- * The rows of a DataFrame as objects (NaN back to undefined), e.g. to hand to a figure builder; a Series' values
- * make one column, and a text index a first column named "".
- *
+ * The rows of a DataFrame as objects (NaN back to undefined); a text index makes a first column named "".
  * @example
  * areaBreakdownChart(frameRows(f.perQuery), ["bm25-greekstemmer"], "Recall@100");
  */
@@ -70,7 +59,6 @@ export function frameRows(df: FrameLike): Record<string, unknown>[] {
 
 /**
  * A long table made wide, as pandas' `pivot` (danfojs has none); a missing combination is NaN, a repeated one an error.
- *
  * @example
  * const means = f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean();
  * showTable(pivot(means, { index: "area", columns: "experiment", values: "Recall@100_mean" }));
@@ -97,9 +85,7 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
 }
 
 /**
- * The results table (eval/results-table.ts) as a DataFrame: a row per run, a number column per metric (NaN when
- * missing) and beside it the letters of the rows that value beats.
- *
+ * The results table as a DataFrame: a row per run, per metric its value and the letters of the rows it beats.
  * @example
  * showTable(resultsTableFrame(resultsTable(loaded, result.assessment)));
  */
@@ -125,32 +111,14 @@ export function significanceRows(report: SignificanceReport): Record<string, unk
     status: t.status,
   }));
   const baseline = (report.baseline?.tests ?? []).map((t) => ({ family: "baseline", ...t, status: "computed" }));
-  // Older files have no `rerank` key.
   const rerank = (report.rerank?.tests ?? []).map((t) => ({ family: "rerank", ...t, status: "computed" }));
   return [...paper, ...baseline, ...rerank];
 }
 
-export function significanceFrame(report: SignificanceReport): DataFrame {
-  return rowsFrame(significanceRows(report));
-}
-
-/** The DataFrame views of one reproduce (the optional tables only when they were written). */
-export interface ResultFrames {
-  summary: DataFrame;
-  perQuery: DataFrame;
-  goldRanks: DataFrame;
-  table1: DataFrame;
-  table6: DataFrame;
-  reproduction: DataFrame;
-  cost?: DataFrame;
-  reactRounds?: DataFrame;
-  reactMissed?: DataFrame;
-  significance: DataFrame;
-}
+export type ResultFrames = { [K in keyof OutputTables]: DataFrame } & { significance: DataFrame };
 
 /**
  * Every table of a reproduce as a DataFrame, straight from its result (nothing read from disk).
- *
  * @example
  * const f = resultFrames(await reproduce(loaded, { outRoot, only: ids }));
  * showTable(f.perQuery.groupby(["experiment", "area"]).col(["Recall@100"]).mean());
@@ -158,13 +126,12 @@ export interface ResultFrames {
 export function resultFrames(result: { tables: OutputTables; assessment: { significance: SignificanceReport } }): ResultFrames {
   const out: Partial<ResultFrames> = {};
   for (const [key, t] of Object.entries(result.tables) as [keyof OutputTables, Table | undefined][]) if (t) out[key] = tableFrame(t);
-  out.significance = significanceFrame(result.assessment.significance);
+  out.significance = rowsFrame(significanceRows(result.assessment.significance));
   return out as ResultFrames;
 }
 
 /**
  * The same views from a `gbr reproduce` folder; an absent optional table is undefined, a missing required one throws.
- *
  * @example
  * const f = await outputFrames("outputs/sample");
  * showTable(f.summary.loc({ rows: f.summary["status"].eq("ok") }));
@@ -186,7 +153,7 @@ export async function outputFrames(dir: string): Promise<ResultFrames> {
   }
   const sigFile = path.join(dir, "significance.json");
   const sig = await readSignificance(sigFile);
-  if (!isSignificanceReport(sig)) throw new Error(`${sigFile}: ${sig ? "not the shape gbr reproduce writes" : "not found"}`);
-  out.significance = significanceFrame(sig);
+  if (!sig) throw new Error(`${sigFile} not found`);
+  out.significance = rowsFrame(significanceRows(sig));
   return out as ResultFrames;
 }

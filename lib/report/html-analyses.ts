@@ -6,9 +6,8 @@ import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap, type
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
-import { isSignificanceReport, reportMarks, type ReportInputs } from "./report-inputs";
+import { reportMarks, type ReportInputs } from "./report-inputs";
 
-/** The significance level the tables and charts mark (after Holm). */
 const ALPHA = 0.05;
 
 /** A test row: `pHolm` bold below α; Δ coloured by verdict, not size (a large Δ can be noise, a small one not). */
@@ -38,37 +37,17 @@ const DELTA_LEGEND =
   `Δ (A − B): <span class="delta gain">significant gain of A over B</span> <span class="delta loss">significant loss</span> ` +
   `<span class="delta ns">not significant</span> (two-sided, p Holm &lt; ${ALPHA}).`;
 
-/** Significance: the paired randomization tests of significance.json, in either of its shapes. */
-export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
-  const sig = inp.significance;
-  if (!sig) {
-    return section(
-      "significance",
-      "Significance",
-      note(`significance.json not found in ${code(inp.dir)}: run ${code("gbr compare --json …")} and save its output there to add the paired randomization tests.`),
-    );
-  }
-  const marks = reportMarks(inp);
-  if (isSignificanceReport(sig)) return section("significance", "Significance", twoFamilies(sig, figs, marks));
-  if (!sig.tests.length) return section("significance", "Significance", note("significance.json lists no tests."));
-  const settings = [typeof sig.scope === "string" ? `scope: ${escapeHtml(sig.scope)}` : "", flipsAndSeed(sig.swaps, sig.seed)].filter(Boolean).join("; ");
-  let body = note(
-    `Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}; p-values before and after Holm correction over all the tests listed. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`,
-  );
-  body += testTable(sig.tests, marks);
-  const listed = `${sig.tests.length} test${sig.tests.length === 1 ? "" : "s"}${typeof sig.scope === "string" && sig.scope ? ` (${sig.scope})` : ""}, Holm over all listed`;
-  body += figs.add("p-values", pValueHeatmap(sig.tests, { alpha: ALPHA, family: listed, swaps: toNumber(sig.swaps), marks }));
-  return section("significance", "Significance", body);
-}
-
 function flipsAndSeed(swaps: unknown, seed: unknown): string {
   const n = toNumber(swaps);
   const s = toNumber(seed);
   return [n !== undefined ? `${n.toLocaleString("en-US")} random sign flips` : "", s !== undefined ? `seed ${s}` : ""].filter(Boolean).join(", ");
 }
 
-/** reproduce's significance.json: the paper's family of 20 first, the exploratory family apart. */
-function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks): string {
+/** Significance: reproduce's significance.json, the paper's family of 20 first, the exploratory family apart. */
+export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
+  const sig = inp.significance;
+  if (!sig) return section("significance", "Significance", note(`significance.json not found in ${code(inp.dir)}.`));
+  const marks = reportMarks(inp);
   const queries = toNumber(sig.queries);
   const settings = [flipsAndSeed(sig.swaps, sig.seed), queries !== undefined ? `${queries} queries` : ""].filter(Boolean).join(", ");
   let body = note(`Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`);
@@ -108,17 +87,15 @@ function twoFamilies(sig: SignificanceReport, figs: FigureSet, marks: RowMarks):
     body += testTable(base.tests, marks);
     body += figs.add("p-values-baseline", pValueHeatmap(base.tests, { alpha: ALPHA, family: `Every experiment against ${base.against} (exploratory), Holm over these ${base.tests.length} tests`, swaps: toNumber(sig.swaps), marks }));
   }
-  // Older files have no `rerank` key.
-  const rerank = (sig as { rerank?: { of?: unknown; tests: HeatmapTest[] } | null }).rerank;
+  const rerank = sig.rerank;
   if (rerank?.tests.length) {
     body += `<h3>Re-rankers against their first stage</h3>\n`;
     body += note(`Each re-ranked run against the ranking it re-ordered, its own family with Holm over these ${toNumber(rerank.of) ?? rerank.tests.length} tests only (beyond the paper).`);
     body += testTable(rerank.tests, marks);
   }
-  return body;
+  return section("significance", "Significance", body);
 }
 
-/** The BM25 sweep: rank_bm25's default, the oracle upper bound and the cross-validated estimate, and the heatmap. */
 export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   const sw = inp.sweep;
   if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));
@@ -150,7 +127,6 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   return section("sweep", "BM25 tuning sweep", body);
 }
 
-/** REACT rounds: recall and work per round, and the gold articles retrieved but never kept. */
 export function reactSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.reactRounds;
   if (!rows) return section("react", "REACT rounds", note(`react-rounds.csv not found in ${code(inp.dir)}: REACT-BM25 did not run (it needs a chat model).`));
@@ -198,7 +174,6 @@ function missedGold(rows: CsvRow[], cols: string[], pairs: CsvRow[] | undefined)
   return body;
 }
 
-/** Cost: per-query and one-time work and price per method, and quality against cost. */
 export function costSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.cost;
   if (!rows) return section("cost", "Cost", note(`cost.csv not found in ${code(inp.dir)}.`));
@@ -209,26 +184,21 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
       "Embedding tokens are the provider's counts, stored with each cached vector, or o200k estimates where the provider reported none (source column). " +
       "Cross-encoder rerank requests have no price: a run with rerank pairs has USD for its other work only.",
   );
-  // Older files lack the one-time columns, the token source and the rerank pairs: those cells stay empty.
-  const cell = (v: unknown, digits: number) => (v === undefined || v === "" ? text("") : number(v, digits));
+  // Each column after the method and its decimals (-1: text); a cell an older file lacks stays empty.
+  const columns: [string, number][] = [
+    ["callsPerQuery", 2], ["llmTokensPerQuery", 1], ["embeddingTokensPerQuery", 1], ["embeddingTokensSource", -1],
+    ["rerankPairsPerQuery", 1], ["secondsPerQuery", 4], ["costPerQuery", 6], ["oneTimeCalls", 0],
+    ["oneTimeTokens", 0], ["oneTimeSeconds", 2], ["oneTimeCost", 4],
+  ];
+  const cell = (v: unknown, d: number) => (v === undefined || v === "" || d < 0 ? text(v ?? "") : number(v, d));
   const marks = reportMarks(inp);
   body += table(
-    ["method", "callsPerQuery", "llmTokensPerQuery", "embeddingTokensPerQuery", "embeddingTokensSource", "rerankPairsPerQuery", "secondsPerQuery", "costPerQuery", "oneTimeCalls", "oneTimeTokens", "oneTimeSeconds", "oneTimeCost"].map(columnLabel),
-    rows.map((r) => [
-      experimentCell(r.method, marks),
-      number(r.callsPerQuery, 2),
-      number(r.llmTokensPerQuery, 1),
-      number(r.embeddingTokensPerQuery, 1),
-      text(r.embeddingTokensSource ?? ""),
-      cell(r.rerankPairsPerQuery, 1),
-      number(r.secondsPerQuery),
-      number(r.costPerQuery, 6),
-      cell(r.oneTimeCalls, 0),
-      cell(r.oneTimeTokens, 0),
-      cell(r.oneTimeSeconds, 2),
-      number(r.oneTimeCost, 4),
-    ]),
-    { numericHeader: [false, true, true, true, false, true, true, true, true, true, true, true], rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined) },
+    ["method", ...columns.map(([c]) => c)].map(columnLabel),
+    rows.map((r) => [experimentCell(r.method, marks), ...columns.map(([c, d]) => cell(r[c], d))]),
+    {
+      numericHeader: [false, ...columns.map(([, d]) => d >= 0)],
+      rowClass: (i) => (marks.standIn(rows[i].method) ? "stand-in" : undefined),
+    },
   );
   body += figs.add("recall100-vs-cost", qualityCostScatter(inp.summary, rows, "Recall@100", { marks }));
   return section("cost", "Cost", body);

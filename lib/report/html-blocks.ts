@@ -5,45 +5,36 @@ import type { Figure } from "../figures/figures";
 import { escapeHtml, jsonForScript } from "./html-inline";
 import { BEYOND_LABEL, STAND_IN_LABEL, tuningLabel, type RowMarks } from "../figures/labels";
 
-/** Metric-like numbers: fixed decimals (4 by default), ties half to even; blanks as "–". */
 export function num(value: unknown, digits = 4): string {
   const n = toNumber(value);
   return n === undefined ? "–" : formatFixed(n, digits);
 }
 
-/** Counts and statistics: integers as integers, anything else like `num`. */
 export function numAuto(value: unknown, digits = 4): string {
   const n = toNumber(value);
   return n !== undefined && Number.isInteger(n) ? String(n) : num(value, digits);
 }
 
-/** A p-value as HTML: 4 decimals, or "&lt; 0.0001" below that. */
 export function pValue(value: unknown): string {
   const n = toNumber(value);
   if (n === undefined) return "–";
   return n < 0.0001 ? "&lt; 0.0001" : formatFixed(n, 4);
 }
 
-/** One table cell: its HTML (already escaped), an optional class and tooltip. */
 export interface Cell {
   html: string;
   cls?: string;
   title?: string;
 }
 
-/** A cell, or plain text to be escaped into one. */
 export type CellLike = Cell | string;
 
-/** A text cell (escaped). */
 export const text = (value: unknown, cls?: string): Cell => ({ html: escapeHtml(value), cls });
 
-/** A right-aligned number cell formatted by `num`. */
 export const number = (value: unknown, digits = 4): Cell => ({ html: num(value, digits), cls: "num" });
 
-/** A right-aligned count cell formatted by `numAuto`. */
 export const count = (value: unknown, digits = 4): Cell => ({ html: numAuto(value, digits), cls: "num" });
 
-/** An HTML table in a scrolling wrapper; string cells are escaped, `rowClass` classes a row by its index. */
 export function table(
   header: string[],
   rows: CellLike[][],
@@ -65,14 +56,10 @@ export function table(
 }
 
 /** A report figure and its stable name (a file name: `gbr figures` writes `<name>.<format>`, the download button too). */
-export interface NamedFigure {
-  name: string;
-  fig: Figure;
-}
+export type NamedFigure = { name: string; fig: Figure };
 
 /** The page's figures, numbered as added: each a placeholder div plus its spec as a JSON block the page draws. */
 export class FigureSet {
-  /** The figures added so far with their names, in page order. */
   readonly named: NamedFigure[] = [];
   /** Adds a figure under `name` (lower-case letters, digits and dashes, unique in the page); returns its HTML. */
   add(name: string, fig: Figure, caption?: string): string {
@@ -88,24 +75,16 @@ export class FigureSet {
   }
 }
 
-/** A paragraph of explanation (HTML, not escaped) in a note box, or another box class. */
 export const note = (html: string, cls = "note") => `<p class="${cls}">${html}</p>`;
 
-/** Inline code (escaped). */
 export const code = (s: string) => `<code>${escapeHtml(s)}</code>`;
 
-/** One section of the page: its anchor, its title (for the navigation) and its HTML. */
-export interface Section {
-  id: string;
-  title: string;
-  html: string;
-}
+export type Section = ReturnType<typeof section>;
 
-export function section(id: string, title: string, body: string): Section {
+export function section(id: string, title: string, body: string) {
   return { id, title, html: `<section id="${id}">\n<h2>${escapeHtml(title)}</h2>\n${body}\n</section>` };
 }
 
-/** A string made safe as a CSS class name (letters, digits and dashes, lower-case). */
 export function safeClass(s: string): string {
   return s.replace(/[^a-z0-9-]/gi, "-").toLowerCase();
 }
@@ -132,7 +111,6 @@ export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
   return { html: `${escapeHtml(id)} ${badges.join(" ")}`, cls: "name marked" };
 }
 
-/** A small labelled mark inside a cell (escaped text; `kind` picks its colours). */
 export function badge(label: string, kind: string, title?: string): string {
   return `<span class="badge ${safeClass(kind)}"${title ? ` title="${escapeHtml(title)}"` : ""}>${escapeHtml(label)}</span>`;
 }

@@ -2,7 +2,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-/** Text for HTML element content or a quoted attribute value. */
 export function escapeHtml(value: unknown): string {
   return String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 }
@@ -22,53 +21,14 @@ export function inlineScriptSource(source: string): string {
   return source.replace(/<\/(script)/gi, "<\\/$1").replace(/<!--/g, "<\\!--");
 }
 
-// Plotly bundle ---------------------------------------------------------------------------------
+let plotly: { source: string; version: string } | undefined;
 
-/** plotly.js's own minified builds: "cartesian" (about 1.4 MB, every figure we draw) or "full" (about 4.9 MB). */
-export type PlotlyBuild = "cartesian" | "full";
-
-/** The trace types plotly.js-cartesian-dist-min registers (its README, version 3.7.0). */
-export const CARTESIAN_TRACES: ReadonlySet<string> = new Set([
-  "bar",
-  "box",
-  "contour",
-  "heatmap",
-  "histogram",
-  "histogram2d",
-  "histogram2dcontour",
-  "image",
-  "pie",
-  "scatter",
-  "scatterternary",
-  "violin",
-]);
-
-/** The smallest build that draws every trace of the figures (a trace without `type` is a scatter). */
-export function plotlyBuildFor(figures: Iterable<{ data: readonly unknown[] }>): PlotlyBuild {
-  for (const fig of figures) {
-    for (const trace of fig.data) {
-      const type = (trace as { type?: unknown } | null)?.type ?? "scatter";
-      if (typeof type !== "string" || !CARTESIAN_TRACES.has(type)) return "full";
-    }
-  }
-  return "cartesian";
-}
-
-const BUILD_FILES: Record<PlotlyBuild, string> = {
-  cartesian: "plotly.js-cartesian-dist-min/plotly-cartesian.min.js",
-  full: "plotly.js-dist-min/plotly.min.js",
-};
-
-const plotlyCache = new Map<PlotlyBuild, { source: string; version: string; build: PlotlyBuild }>();
-
-/** A pinned plotly.js build (read once per process), made safe to inline, with its version. */
-export function plotlyBundle(build: PlotlyBuild = "cartesian"): { source: string; version: string; build: PlotlyBuild } {
-  let bundle = plotlyCache.get(build);
-  if (!bundle) {
-    const file = require.resolve(BUILD_FILES[build]);
+/** The pinned plotly.js cartesian build (about 1.4 MB: every trace our figures draw), read once, safe to inline. */
+export function plotlyBundle(): { source: string; version: string } {
+  if (!plotly) {
+    const file = require.resolve("plotly.js-cartesian-dist-min/plotly-cartesian.min.js");
     const pkg = JSON.parse(readFileSync(path.join(path.dirname(file), "package.json"), "utf8")) as { version: string };
-    bundle = { source: inlineScriptSource(readFileSync(file, "utf8")), version: pkg.version, build };
-    plotlyCache.set(build, bundle);
+    plotly = { source: inlineScriptSource(readFileSync(file, "utf8")), version: pkg.version };
   }
-  return bundle;
+  return plotly;
 }

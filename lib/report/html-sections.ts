@@ -6,12 +6,10 @@ import { areaBreakdownChart, areaMeans, metricBarChart } from "../figures/figure
 import { metricIntervals } from "../eval/metric-intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { areaLabel, BEYOND_LABEL, columnLabel, isStandInValue, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
+import { areaLabel, BEYOND_LABEL, columnLabel, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
 import { reportMarks, type ReportInputs } from "./report-inputs";
 import { notEvaluatedNote } from "../types";
-import { describeProvenance, type Provenance } from "../experiments/setup";
 
-/** Run metadata, with a warning when the numbers are on the demo set because the benchmark could not load. */
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
   const m = inp.metadata;
   const rows: CellLike[][] = [];
@@ -24,12 +22,7 @@ export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersio
       if (value === undefined || value === null || value === "") return;
       rows.push([label, typeof value === "object" ? describeObject(value) : String(value)]);
     };
-    add("dataset", m.dataset);
-    add("origin", m.origin);
-    add("source", m.source);
-    add("revision", m.revision);
-    add("articles", m.articles);
-    add("queries", m.queries);
+    for (const key of ["dataset", "origin", "source", "revision", "articles", "queries"]) add(key, m[key]);
     if (m.unjudged) add("not evaluated", notEvaluatedNote(Number(m.unjudged)));
     add("LLM", m.llm);
     if (m.standIn === true) add("test doubles", typeof m.standInNote === "string" && m.standInNote ? m.standInNote : "some results came through the project's test doubles");
@@ -62,7 +55,6 @@ function describeObject(value: unknown): string {
     .join("; ");
 }
 
-/** Dataset statistics: the paper's Tables 1 and 6 from table1.csv and table6.csv. */
 export function datasetSection(inp: ReportInputs): Section {
   let body = "";
   if (inp.table1?.length) {
@@ -96,7 +88,6 @@ function metricCell(r: CsvRow, m: Metric, best: number | undefined, contends: bo
   return { html: contends && v === best ? `<strong>${shown}</strong>` : shown, cls: "num" };
 }
 
-/** Results: every experiment that ran (best in bold), what produced each row, two bar charts, what did not run. */
 export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   const ok = inp.summary.filter((r) => r.status === "ok");
   const marks = reportMarks(inp);
@@ -117,7 +108,7 @@ export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
         ok.map((r) => [experimentCell(r.experiment, marks), text(r.section), ...METRICS.map((m) => metricCell(r, m, best.get(m), contenders.includes(r))), count(r.samples), number(r.seconds, 2)]),
         { numericHeader: [false, false, ...METRICS.map(() => true), true, true], rowClass: (i) => (marks.standIn(ok[i].experiment) ? "stand-in" : undefined) },
       );
-    body += producedBy(inp, ok, marks);
+    body += producedBy(ok, marks);
     // Both charts' intervals in one bootstrap: the same resamples for every experiment and metric (paired).
     const intervals = inp.perQuery?.length ? metricIntervals(inp.perQuery, ["Recall@100", "nDCG@10"], { experiments: ok.map((r) => r.experiment) }) : undefined;
     body += figs.add("recall100-by-experiment", metricBarChart(inp.summary, "Recall@100", { marks, intervals: intervals?.get("Recall@100") }));
@@ -154,10 +145,9 @@ function marksNote(ids: readonly string[], marks: RowMarks): string {
   return parts.length ? note(parts.join(". ") + ".") : "";
 }
 
-/** The folded table of what produced each row: setup and provenance (else metadata.json's), columns if any has one. */
-function producedBy(inp: ReportInputs, ok: readonly CsvRow[], marks: RowMarks): string {
-  const fromMetadata = provenanceFromMetadata(inp.metadata);
-  const provenance = (r: CsvRow) => (r.provenance ?? "").trim() || fromMetadata.get(r.experiment) || "";
+/** The folded table of what produced each row: setup and provenance, columns if any has one. */
+function producedBy(ok: readonly CsvRow[], marks: RowMarks): string {
+  const provenance = (r: CsvRow) => (r.provenance ?? "").trim();
   const rows = ok.filter((r) => r.setup || provenance(r));
   if (!rows.length) return "";
   const withSetup = rows.some((r) => r.setup);
@@ -171,27 +161,6 @@ function producedBy(inp: ReportInputs, ok: readonly CsvRow[], marks: RowMarks): 
   )}\n</details>`;
 }
 
-/** metadata.json's `experiments[].provenance` lists, each in one line, by experiment id. */
-function provenanceFromMetadata(metadata: Record<string, unknown> | undefined): Map<string, string> {
-  const out = new Map<string, string>();
-  const list = metadata?.experiments;
-  if (!Array.isArray(list)) return out;
-  for (const e of list as unknown[]) {
-    if (typeof e !== "object" || e === null) continue;
-    const { id, provenance } = e as { id?: unknown; provenance?: unknown };
-    if (typeof id !== "string" || !Array.isArray(provenance) || !provenance.length) continue;
-    const str = (v: unknown) => (typeof v === "string" ? v : "");
-    const line = describeProvenance(
-      (provenance as unknown[])
-        .filter((p): p is Record<string, unknown> => typeof p === "object" && p !== null)
-        .map((p) => ({ kind: str(p.kind) as Provenance["kind"], provider: str(p.provider), endpoint: str(p.endpoint), requestedModel: str(p.requestedModel), servedModel: str(p.servedModel), standIn: isStandInValue(p.standIn) })),
-    );
-    if (line) out.set(id, line);
-  }
-  return out;
-}
-
-/** Reproduction: the paper's numbers next to ours, with the difference coloured by size. */
 export function reproductionSection(inp: ReportInputs): Section {
   const rows = inp.reproduction;
   if (!rows?.length) return section("reproduction", "Reproduction: paper vs ours", note(`reproduction.csv not found in ${code(inp.dir)}.`));
@@ -239,7 +208,6 @@ function areaExperiments(inp: ReportInputs, metric: Metric): string[] {
   return ok.map((r) => r.experiment).filter((id) => chosen.includes(id));
 }
 
-/** Per-area breakdown: mean Recall@100 per legal area, as bars for up to 8 experiments and a table for all. */
 export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.perQuery;
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));

@@ -1,6 +1,5 @@
 /** The report page's own style sheet and drawing script, inlined into every page. */
 
-/** The page's CSS: system fonts only, so the page loads nothing. */
 export const CSS = `
 :root { --fg: #111827; --muted: #6b7280; --line: #e5e7eb; --bg-alt: #f9fafb; }
 * { box-sizing: border-box; }
@@ -29,13 +28,10 @@ td.setup { color: #374151; font-size: 12px; overflow-wrap: anywhere; }
 table.kv td:first-child { color: var(--muted); white-space: nowrap; }
 table.kv td:last-child { overflow-wrap: anywhere; }
 .sd { color: var(--muted); font-size: 12px; }
-.diff { padding: 1px 6px; border-radius: 4px; }
-.diff.close { background: #dcfce7; color: #166534; }
+.diff, .delta { padding: 1px 6px; border-radius: 4px; }
+.diff.close, .delta.gain { background: #dcfce7; color: #166534; }
 .diff.near { background: #fef3c7; color: #92400e; }
-.diff.far { background: #fee2e2; color: #991b1b; }
-.delta { padding: 1px 6px; border-radius: 4px; }
-.delta.gain { background: #dcfce7; color: #166534; }
-.delta.loss { background: #fee2e2; color: #991b1b; }
+.diff.far, .delta.loss { background: #fee2e2; color: #991b1b; }
 .delta.ns { background: #f3f4f6; color: #4b5563; }
 td.name.marked { white-space: normal; min-width: 14em; }
 .badge { display: inline-block; white-space: nowrap; font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", Arial, sans-serif; font-size: 11px; line-height: 1.5; padding: 0 6px; margin: 1px 0; border-radius: 9px; border: 1px solid; }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { writeAtomically } from "../util/safe-files";
 import { toNumber } from "../util/csv";
 import { code, FigureSet, type NamedFigure, type Section } from "./html-blocks";
-import { escapeHtml, plotlyBuildFor, plotlyBundle } from "./html-inline";
+import { escapeHtml, plotlyBundle } from "./html-inline";
 import { areaSection, datasetSection, metadataSection, reproductionSection, resultsSection } from "./html-sections";
 import { costSection, reactSection, significanceSection, sweepSection } from "./html-analyses";
 import { CSS, DRAW } from "./html-style";
@@ -21,7 +21,6 @@ export function reportSubject(outDir: string, metadata: Record<string, unknown> 
   return queries ? `${dataset} — ${queries}` : dataset;
 }
 
-/** The banner above everything when the numbers (some or all) come from the test doubles. */
 function standInBanner(inp: ReportInputs): string {
   if (!isStandInReport(inp)) return "";
   const marks = reportMarks(inp);
@@ -32,7 +31,6 @@ function standInBanner(inp: ReportInputs): string {
   return `<div class="banner stand-in" role="alert"><strong>${escapeHtml(STAND_IN_BANNER)}</strong>${detail ? `<p>${detail}</p>` : ""}</div>`;
 }
 
-/** The report's sections in page order; their figures are added to `figs`. */
 function reportSections(inp: ReportInputs, dataset: string, figs: FigureSet): Section[] {
   return [
     metadataSection(inp, dataset, plotlyBundle().version),
@@ -55,14 +53,13 @@ export async function reportFigures(outDir: string): Promise<NamedFigure[]> {
   return figs.named;
 }
 
-/** One folder's report page; a missing optional file gives a note in its section, test-double numbers a banner. */
 export async function buildReport(outDir: string): Promise<string> {
   const inp = await readReportInputs(outDir);
   const dataset = reportSubject(outDir, inp.metadata);
   const banner = standInBanner(inp);
   const figs = new FigureSet();
   const sections = reportSections(inp, dataset, figs);
-  const plotly = plotlyBundle(plotlyBuildFor(figs.named.map((n) => n.fig)));
+  const plotly = plotlyBundle();
   const queries = toNumber(inp.metadata?.queries);
   const articles = toNumber(inp.metadata?.articles);
   const unjudged = toNumber(inp.metadata?.unjudged);
@@ -94,7 +91,6 @@ ${plotly.source}
 `;
 }
 
-/** Builds the report for `outDir` and writes it (default `<outDir>/report.html`); returns the path. */
 export async function writeReport(outDir: string, file = path.join(outDir, "report.html")): Promise<string> {
   const html = await buildReport(outDir);
   // Whole or not at all, and a link planted at the name is replaced, not written through.

@@ -1,5 +1,6 @@
 /** Notebook display helpers behind `show`; tslab and danfojs load lazily, and without a kernel they print text. */
 import { listOf } from "../experiments/authors-list";
+import type { ExperimentOutcome } from "../experiments/assess";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -9,21 +10,17 @@ import { METRICS, type Metric } from "../eval/metrics";
 import { formatTable } from "../util/text-table";
 import { printable } from "../util/printable";
 import { environmentConfig, INSTALLED, PACKAGE_ROOT } from "../paths";
-import { escapeHtml, jsonForScript, plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
+import { escapeHtml, jsonForScript, plotlyBundle } from "./html-inline";
 import { tslabDisplayWriter, tslabSdk } from "../util/sdk";
 import { frameRows, rowsFrame, type FrameLike } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "../figures/labels";
-import type { GbrError } from "../util/errors";
-import { findBrowser, FigureRenderer, type FigureSpec } from "./render-figure";
+import type { FigureSpec } from "./render-figure";
 export type { FigureSpec };
-import { plotlyPlain } from "../figures/figure-style";
 
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
-
-export type Row = Record<string, unknown>;
 
 export interface TableOptions {
   /** Decimals for non-integer numbers (default 4, rounded half to even as trec_eval prints). */
@@ -40,22 +37,16 @@ export interface TableOptions {
 }
 
 export interface FigureOptions {
-  /** Also write `<dir>/<save>.json` (the spec) and `<dir>/<save>.html` (opens offline: plotly inlined). */
+  /** Also write `<save>.json` (the spec) and `<save>.html` (plotly inlined) to `figuresDir()`. */
   save?: string;
-  /** Folder for `save` (default `GBR_FIGURES_DIR`, else `<package>/outputs/figures`, or `./outputs/figures` when installed). */
-  dir?: string;
-  /** Height of the plot in pixels when the layout gives none (default 420). */
-  height?: number;
 }
 
 type Tslab = ReturnType<typeof tslabSdk>;
 
-/** tslab's display while a notebook cell runs, undefined otherwise (a script, a test). */
 function kernelDisplay(): Tslab["display"] | undefined {
   return tslabDisplayWriter() ? tslabSdk().display : undefined;
 }
 
-/** Shows HTML in the notebook, or prints `fallback` when there is no kernel. */
 function emit(html: string, fallback: string): void {
   const display = kernelDisplay();
   if (display) display.html(html);
@@ -64,7 +55,6 @@ function emit(html: string, fallback: string): void {
 
 const DECIMAL = /^-?\d+\.\d+(e[-+]?\d+)?$/i;
 
-/** How a cell prints: integers as they are, other numbers with `digits` decimals rounded half to even. */
 function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
   // NaN is how the DataFrame views hold a missing number (frames.ts): blank, as in the CSV file.
@@ -83,7 +73,7 @@ function isFrame(x: unknown): x is FrameLike {
 
 /** Rows or a DataFrame as an HTML table: 4 decimals half to even, numbers right-aligned, at most `maxRows`. */
 export function showTable(rows: readonly object[] | FrameLike, opts: TableOptions = {}): void {
-  const all: Row[] = isFrame(rows) ? frameRows(rows) : (rows as readonly Row[]).slice();
+  const all = isFrame(rows) ? frameRows(rows) : (rows as readonly Record<string, unknown>[]).slice();
   const digits = opts.digits ?? 4;
   const maxRows = opts.maxRows ?? 25;
   const columns = opts.columns ?? [...new Set(all.flatMap((r) => Object.keys(r)))];
@@ -114,34 +104,27 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   emit(html, text);
 }
 
-/**
- * Named statistics side by side: one row per statistic, by its label (a code key such as `relevantShareOfPool`
- * reads as words), one column per source; a statistic a source lacks stays blank.
- */
+/** Named statistics side by side: a row per statistic (by its label), a column per source. */
 function showStatistics(sources: Readonly<Record<string, object>>, opts: TableOptions = {}): void {
   const keys = [...new Set(Object.values(sources).flatMap((s) => Object.keys(s)))];
   const rows = keys.map((k) => ({ statistic: columnLabel(k), ...Object.fromEntries(Object.entries(sources).map(([name, s]) => [name, (s as Record<string, unknown>)[k]])) }));
   showTable(rows, { maxRows: Math.max(25, keys.length), ...opts });
 }
 
-let plotlyLoaded: PlotlyBuild | undefined;
+let plotlyLoaded = false;
 
-/**
- * Inlines a pinned plotly.js once per notebook ("full" replaces cartesian). `window.define` is hidden while it loads,
- * or a page's RequireJS would capture plotly.
- */
-function loadPlotly(build: PlotlyBuild): void {
-  if (plotlyLoaded === build || plotlyLoaded === "full") return;
+/** Inlines plotly.js once per notebook; `window.define` is hidden meanwhile, or a page's RequireJS would capture it. */
+function loadPlotly(): void {
   const display = kernelDisplay();
-  if (!display) return;
-  const bundle = plotlyBundle(build);
+  if (plotlyLoaded || !display) return;
+  const bundle = plotlyBundle();
   display.html(
     `<script>window.__gbrDefine = window.define; window.define = undefined;</script>\n` +
       `<script>${bundle.source}</script>\n` +
       `<script>window.define = window.__gbrDefine; delete window.__gbrDefine;</script>\n` +
-      `<div style="font-size:smaller;color:#666">plotly.js ${bundle.version} (${build} build) inlined (works offline)</div>`,
+      `<div style="font-size:smaller;color:#666">plotly.js ${bundle.version} inlined (works offline)</div>`,
   );
-  plotlyLoaded = build;
+  plotlyLoaded = true;
 }
 
 /** The figures folder: `GBR_FIGURES_DIR`, else `<package>/outputs/figures` (`outputs/figures` of the cwd when installed, as `gbr`'s outputs). */
@@ -149,46 +132,31 @@ export function figuresDir(): string {
   return environmentConfig().figuresDir ?? path.join(INSTALLED ? process.cwd() : PACKAGE_ROOT, "outputs", "figures");
 }
 
-/** plotly's options for our figures: no logo, and the camera button downloads an SVG named after the figure. */
 function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
   return { responsive: true, displaylogo: false, toImageButtonOptions: { format: "svg", filename: name }, ...(spec.config ?? {}) };
 }
 
 const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
 
-/** A standalone HTML page for a figure: plotly inlined, so it opens offline in any browser; `name` names its SVG download. */
 function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
   return (
     `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
-    `<script>${plotlyBundle(plotlyBuildFor([spec])).source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
+    `<script>${plotlyBundle().source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
     `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, ${jsonForScript(plotConfig(spec, name))});</script>\n` +
     `</body></html>\n`
   );
 }
 
-/** Width of a figure's static image in a notebook (CSS px): about a notebook's output area, so it is not scaled up. */
-export const NOTEBOOK_IMAGE_WIDTH = 900;
-
-/**
- * A notebook figure's HTML: a div that the script draws the interactive plot into once plotly.js is there (loadPlotly
- * inlined it in an earlier output). With `png`, the div first holds the figure as an image, which stays where scripts
- * do not run (GitHub, nbviewer, an untrusted JupyterLab, nbconvert's HTML read without JavaScript).
- */
-export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
-  const { id, height, png } = opts;
-  const alt = `Figure: ${plotlyPlain(titleOf(spec) ?? opts.name)}`;
-  const body = png
-    ? `<div class="gbr-figure" id="${id}" style="width:100%"><img src="data:image/png;base64,${png.base64}" alt="${escapeHtml(alt)}" width="${png.width}" height="${png.height}" style="max-width:100%;height:auto"></div>\n`
-    : `<div class="gbr-figure" id="${id}" style="width:100%;height:${height}px"></div>\n`;
+export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number }): string {
+  const { id, height } = opts;
   return (
-    body +
+    `<div class="gbr-figure" id="${id}" style="width:100%;height:${height}px"></div>\n` +
     `<script>(function () {\n` +
     `  var spec = ${jsonForScript(spec)};\n` +
     `  var config = ${jsonForScript(plotConfig(spec, opts.name))};\n` +
     `  function draw(tries) {\n` +
     `    var el = document.getElementById(${JSON.stringify(id)});\n` +
-    // The image gives way to the plot only once plotly can draw it: without plotly, the image stays.
-    `    if (el && window.Plotly) { el.innerHTML = ""; el.style.height = ${JSON.stringify(`${height}px`)}; return window.Plotly.newPlot(el, spec.data, spec.layout || {}, config); }\n` +
+    `    if (el && window.Plotly) return window.Plotly.newPlot(el, spec.data, spec.layout || {}, config);\n` +
     `    if (tries > 0) setTimeout(function () { draw(tries - 1); }, 100);\n` +
     `  }\n` +
     `  draw(100);\n` +
@@ -196,44 +164,12 @@ export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: str
   );
 }
 
-/** The browser that draws notebook figures' static images: one per kernel, started on the first figure. */
-let imageRenderer: Promise<FigureRenderer | undefined> | undefined;
-
-/** The renderer, or undefined (said once, in the notebook) when there is no browser or it does not start. */
-function notebookRenderer(say: (html: string) => void): Promise<FigureRenderer | undefined> {
-  imageRenderer ??= (async () => {
-    try {
-      return await FigureRenderer.open(findBrowser(environmentConfig().browser));
-    } catch (err) {
-      const e = err as GbrError;
-      say(
-        `<div style="font-size:smaller;color:#92400e">Figures here are interactive only, without a static image for where scripts do not run (GitHub, nbviewer): ` +
-          `${escapeHtml(e.message)}${e.hint ? `. ${escapeHtml(e.hint)}` : ""}.</div>`,
-      );
-      return undefined;
-    }
-  })();
-  return imageRenderer;
-}
-
-/** Closes the browser that draws notebook figures' static images (a kernel's ends with it; a script may call this). */
-export async function closeFigureImages(): Promise<void> {
-  const renderer = await imageRenderer;
-  imageRenderer = undefined;
-  await renderer?.close();
-}
-
-/**
- * Draws a plotly figure: interactive at once, then, when a Chromium or Chrome is found, the same output updated to
- * also carry the figure as a PNG (inside the HTML, and as image/png for the viewers that pick it). Await it, so the
- * image is in place before the cell ends (a notebook run headless keeps only what arrives while its cell runs).
- * `save` also writes `<name>.json` and `.html`; without a kernel it only saves and prints a line.
- */
+/** Draws a plotly figure in the notebook; `save` also writes `<name>.json` and `.html`; without a kernel it prints a line. */
 export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Promise<void> {
   const written: string[] = [];
   if (opts.save) {
     if (!/^[\w.-]+$/.test(opts.save)) throw new Error(`figure name '${opts.save}' must be a plain file name (letters, digits, _ . -)`);
-    const dir = opts.dir ?? figuresDir();
+    const dir = figuresDir();
     mkdirSync(dir, { recursive: true });
     const json = path.join(dir, `${opts.save}.json`);
     const html = path.join(dir, `${opts.save}.html`);
@@ -242,44 +178,20 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
     written.push(json, html);
   }
   const note = written.length ? `figure saved: ${written.join(", ")}` : "";
-  const text = `[figure: ${titleOf(spec) ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : "");
-  // This cell's writer, kept: the image's update then goes to this cell even if it arrives late.
-  const write = tslabDisplayWriter();
-  if (!write) {
-    console.log(text);
+  const display = kernelDisplay();
+  if (!display) {
+    console.log(`[figure: ${titleOf(spec) ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : ""));
     return;
   }
-  loadPlotly(plotlyBuildFor([spec]));
+  loadPlotly();
   const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
-  const name = opts.save ?? "figure";
-  const height = typeof spec.layout?.height === "number" ? spec.layout.height : (opts.height ?? 420);
+  const height = typeof spec.layout?.height === "number" ? spec.layout.height : 420;
   const noteHtml = note ? `\n<div style="font-size:smaller;color:#666">${escapeHtml(note)}</div>` : "";
-  const display = { display_id: randomBytes(8).toString("hex") };
-  write({ data: { "text/html": figureOutputHtml(spec, { id, name, height }) + noteHtml, "text/plain": text }, metadata: {}, transient: display }, false);
-
-  const renderer = await notebookRenderer((html) => write({ data: { "text/html": html }, metadata: {} }, false));
-  if (!renderer) return;
-  let png: Buffer;
-  try {
-    png = await renderer.render(spec, "png", { width: NOTEBOOK_IMAGE_WIDTH, height });
-  } catch (err) {
-    write({ data: { "text/html": `<div style="font-size:smaller;color:#92400e">No static image of this figure: ${escapeHtml((err as Error).message)}</div>` }, metadata: {} }, false);
-    return;
-  }
-  const image = { base64: png.toString("base64"), width: NOTEBOOK_IMAGE_WIDTH, height };
-  write(
-    {
-      data: { "text/html": figureOutputHtml(spec, { id, name, height, png: image }) + noteHtml, "image/png": image.base64, "text/plain": text },
-      metadata: { "image/png": { width: image.width, height: image.height } },
-      transient: display,
-    },
-    true,
-  );
+  display.html(figureOutputHtml(spec, { id, name: opts.save ?? "figure", height }) + noteHtml);
 }
 
 /**
  * A DataFrame from rows, typed as every view of ./frames.ts (danfojs loads on first use, about a second).
- *
  * @example
  * const df = toDataFrame([{ area: "civil", recall: 0.25 }, { area: "criminal", recall: 0.18 }]);
  * showTable(df.sortValues("recall", { ascending: false }).head(5));
@@ -288,11 +200,7 @@ export function toDataFrame(rows: readonly object[]): DataFrame {
   return rowsFrame(rows);
 }
 
-/**
- * Shows Markdown in the notebook (plain text without a kernel). Used as a tag, show.markdown`**${id}**`, every
- * interpolated value is escaped (HTML and Markdown), so a query id or area from the data stays text; a plain string
- * is shown as written, for Markdown the notebook itself composed.
- */
+/** Shows Markdown (plain text without a kernel); as a tag, show.markdown`**${id}**`, each value is escaped. */
 export function showMarkdown(markdown: string | TemplateStringsArray, ...values: unknown[]): void {
   const join = (esc: (v: unknown) => string) =>
     typeof markdown === "string" ? markdown : markdown.reduce((out, part, i) => out + part + (i < values.length ? esc(values[i]) : ""), "");
@@ -302,22 +210,18 @@ export function showMarkdown(markdown: string | TemplateStringsArray, ...values:
   else console.log(join((v) => printable(typeof v === "number" ? formatCell(v) : String(v ?? ""))));
 }
 
-/**
- * A value as literal Markdown text: HTML's special characters as entities, Markdown's punctuation backslashed, `:`
- * and `@` too, so that no renderer's autolinking (a URL, www., an e-mail address) makes a link of an id.
- */
+/** A value as literal Markdown: HTML escaped, punctuation backslashed, `:` and `@` too (no autolinked id). */
 export function escapeMarkdown(value: unknown): string {
   const s = typeof value === "number" ? formatCell(value) : String(value ?? "");
   return escapeHtml(s).replace(/[\\`*_{}[\]()#+\-.!|~:@]/g, "\\$&");
 }
 
-/** Where long jobs report progress: `log` for messages, `onProgress` for counters. */
+/** One line long jobs overwrite: `log` for `reproduce`/`loadBenchmark`, `onProgress` for `createRetriever`. */
 export interface ProgressDisplay {
   log: (message: string) => void;
   onProgress: (label: string, done: number, total: number) => void;
 }
 
-/** One line long jobs overwrite: `log` for `reproduce`/`loadBenchmark`, `onProgress` for `createRetriever`. */
 export function progressDisplay(): ProgressDisplay {
   if (!kernelDisplay()) {
     return {
@@ -332,20 +236,11 @@ export function progressDisplay(): ProgressDisplay {
   return { log: show, onProgress: (label, done, total) => show(`${label}: ${done}/${total}`) };
 }
 
-/** What `reproduce` reports per experiment (the fields shown). */
-export interface OutcomeLike {
-  id: string;
+type OutcomeLike = Pick<ExperimentOutcome, "id" | "reason" | "seconds" | "standIn" | "beyond"> & {
   status: string;
-  reason?: string;
-  seconds?: number;
   mean?: Partial<Record<Metric, number>>;
-  /** Made through the project's test doubles. */
-  standIn?: boolean;
-  /** Why it is beyond the authors' experiment list. */
-  beyond?: string;
-}
+};
 
-/** The experiments a `reproduce` call ran, as one table: status, metrics, seconds, reasons, marks in words. */
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
   const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
   if (standIns.length) showStandInBanner(standIns);
@@ -363,13 +258,11 @@ export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOption
   );
 }
 
-/** The stand-in banner, above a table whose rows came through the test doubles, so it cannot pass for a result. */
 function showStandInBanner(ids: readonly string[]): void {
   const text = `${STAND_IN_BANNER} (${ids.join(", ")}).`;
   emit(`<div style="background:#fde8e8;border:2px solid #b91c1c;color:#7f1d1d;padding:8px 12px;font-weight:bold">${escapeHtml(text)}</div>`, `!! ${text}`);
 }
 
-/** The stand-in banner for runs made outside `reproduce`, when any came through the test doubles. */
 function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
   const ids = Object.entries(runs)
     .filter(([, r]) => provenanceOf(r?.info).some((p) => p.standIn))
@@ -379,7 +272,6 @@ function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | unde
 
 /**
  * What a notebook shows, in one place; without a kernel each prints text instead.
- *
  * @example
  * const progress = show.progress();
  * const result = await reproduce(loaded, { outRoot, only: ["bm25-greekstemmer", "lsi"], log: progress.log });

@@ -1,27 +1,21 @@
-/**
- * Plotly figures as image files (SVG, PNG, PDF), drawn by plotly.js itself in a local Chromium or Chrome: found on
- * the machine (GBR_CHROMIUM, CHROME_PATH, then the usual places), never downloaded, driven through playwright-core.
- * One browser serves any number of figures; plotly is inlined from the package, and the page may load nothing.
- */
+/** Plotly figures as SVG, PNG or PDF, drawn by plotly.js in a local Chromium or Chrome (never downloaded), offline. */
 import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
 import type { Browser, Page } from "playwright-core";
 import type { BrowserSearch } from "../config";
 import { GbrError } from "../util/errors";
 import { playwrightSdk } from "../util/sdk";
-import { plotlyBuildFor, plotlyBundle, type PlotlyBuild } from "./html-inline";
+import { plotlyBundle } from "./html-inline";
 
 export type ImageFormat = "svg" | "png" | "pdf";
 export const IMAGE_FORMATS: readonly ImageFormat[] = ["svg", "png", "pdf"];
 
-/** A plotly figure: `Plotly.newPlot(el, data, layout, config)`'s arguments. */
 export interface FigureSpec {
   data: readonly unknown[];
   layout?: Record<string, unknown>;
   config?: Record<string, unknown>;
 }
 
-/** The picture's size in CSS pixels; PNG pixels are `scale` times as many (PDF and SVG are vector). */
 interface RenderSize {
   width: number;
   height: number;
@@ -71,7 +65,6 @@ export function browserCandidates(search: BrowserSearch, platform: NodeJS.Platfo
   ];
 }
 
-/** A file this process may run. */
 function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
@@ -82,10 +75,7 @@ function isExecutableFile(file: string): boolean {
   }
 }
 
-/**
- * The browser to draw with: the one `GBR_CHROMIUM` (or `CHROME_PATH`) names, which must exist (a wrong path is an
- * error, not a reason to pick another), else the first of `browserCandidates` that does.
- */
+/** The browser `GBR_CHROMIUM` (or `CHROME_PATH`) names, which must exist, else the first candidate that does. */
 export function findBrowser(search: BrowserSearch, exists: (file: string) => boolean = isExecutableFile, platform: NodeJS.Platform = process.platform): string {
   if (search.explicit) {
     const { path: file, variable } = search.explicit;
@@ -105,7 +95,6 @@ export function findBrowser(search: BrowserSearch, exists: (file: string) => boo
   );
 }
 
-/** Resolves what `work` resolves, or rejects after `ms` with `what` named. */
 async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -123,23 +112,18 @@ const firstLine = (err: unknown) => String((err as Error)?.message ?? err).split
 /** How long one figure may take to draw (a busy machine takes a few seconds; a hung page never ends). */
 const RENDER_MS = 120_000;
 
-/**
- * One headless browser holding plotly.js, drawing figure after figure (one at a time, in call order). Open it with
- * `FigureRenderer.open`, close it when done: an open one keeps its browser running (it also ends with the process).
- */
+/** One headless browser holding plotly.js, drawing figures one at a time; close it when done. */
 export class FigureRenderer {
   private queue: Promise<unknown> = Promise.resolve();
-  private build: PlotlyBuild | undefined;
+  private plotlyLoaded = false;
   private pdfPage: Page | undefined;
 
   private constructor(
     private readonly browser: Browser,
     private readonly page: Page,
-    /** The browser executable in use. */
     readonly executable: string,
   ) {}
 
-  /** Starts `executable` headless, offline, with a fresh profile; a browser that does not start is an error naming it. */
   static async open(executable: string): Promise<FigureRenderer> {
     let browser: Browser;
     try {
@@ -148,8 +132,7 @@ export class FigureRenderer {
         headless: true,
         args: [...HEADLESS_ARGS],
         timeout: 60_000,
-        // The process's own signals stay its own: Jupyter interrupts a cell with SIGINT, which must not end the
-        // kernel. The browser still ends with the process (playwright's exit hook; its pipe closes on a kill).
+        // Jupyter interrupts a cell with SIGINT, which must not end the kernel; the browser still ends with the process.
         handleSIGINT: false,
         handleSIGTERM: false,
         handleSIGHUP: false,
@@ -172,10 +155,6 @@ export class FigureRenderer {
     }
   }
 
-  /**
-   * The figure as `format`: SVG text (UTF-8), a PNG (`scale` times the pixels, with its resolution recorded as
-   * 96 × scale dpi), or a one-page vector PDF of exactly the figure's size.
-   */
   render(fig: FigureSpec, format: ImageFormat, size: RenderSize): Promise<Buffer> {
     const job = this.queue.then(() => this.draw(fig, format, size));
     this.queue = job.catch(() => undefined);
@@ -192,7 +171,7 @@ export class FigureRenderer {
     const height = Math.round(size.height);
     const scale = format === "png" ? (size.scale ?? 1) : 1;
     if (!(width > 0 && height > 0 && scale > 0)) throw new RangeError(`a figure needs a positive size, got ${width} × ${height} at scale ${scale}`);
-    await this.loadPlotly(plotlyBuildFor([fig]));
+    await this.loadPlotly();
     const spec = { data: fig.data, layout: { ...(fig.layout ?? {}), width, height } };
     const options = { format: format === "png" ? "png" : "svg", width, height, scale, imageDataOnly: true };
     let out: unknown;
@@ -203,20 +182,18 @@ export class FigureRenderer {
       throw new GbrError(`plotly could not draw the figure: ${firstLine(err)}`, "BROWSER", { cause: err });
     }
     if (typeof out !== "string" || !out) throw new GbrError("plotly returned no image", "BROWSER");
-    if (format === "png") return withPngResolution(Buffer.from(out, "base64"), 96 * scale);
+    if (format === "png") return Buffer.from(out, "base64");
     if (format === "svg") return Buffer.from(out, "utf8");
     return this.printPdf(out, width, height);
   }
 
-  /** plotly.js in the page: the smallest build that draws the figure, replaced only by the full one. */
-  private async loadPlotly(build: PlotlyBuild): Promise<void> {
-    if (this.build === build || this.build === "full") return;
+  private async loadPlotly(): Promise<void> {
+    if (this.plotlyLoaded) return;
     await this.page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body></body></html>');
-    await withDeadline(this.page.addScriptTag({ content: plotlyBundle(build).source }), RENDER_MS, "loading plotly.js");
-    this.build = build;
+    await withDeadline(this.page.addScriptTag({ content: plotlyBundle().source }), RENDER_MS, "loading plotly.js");
+    this.plotlyLoaded = true;
   }
 
-  /** A page exactly the figure's size holding its SVG, printed: text stays text, lines stay lines. */
   private async printPdf(svg: string, width: number, height: number): Promise<Buffer> {
     this.pdfPage ??= await this.page.context().newPage();
     const page = this.pdfPage;
@@ -225,55 +202,4 @@ export class FigureRenderer {
     );
     return withDeadline(page.pdf({ width: `${width}px`, height: `${height}px`, printBackground: true, margin: { top: "0", right: "0", bottom: "0", left: "0" }, pageRanges: "1" }), RENDER_MS, "printing a figure");
   }
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** A PNG's width and height in pixels (from its header), or undefined when it is not a PNG. */
-export function pngSize(png: Buffer): { width: number; height: number } | undefined {
-  if (png.length < 24 || !png.subarray(0, 8).equals(PNG_SIGNATURE) || png.toString("latin1", 12, 16) !== "IHDR") return undefined;
-  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
-}
-
-/**
- * The PNG with its resolution recorded (a pHYs chunk after the header, replacing any), so that LaTeX and word
- * processors place it at its intended size. Anything not a PNG is returned as it is.
- */
-export function withPngResolution(png: Buffer, dpi: number): Buffer {
-  if (!pngSize(png)) return png;
-  const chunks: Buffer[] = [png.subarray(0, 8)];
-  const perMetre = Math.round(dpi / 0.0254);
-  const body = Buffer.alloc(9);
-  body.writeUInt32BE(perMetre, 0);
-  body.writeUInt32BE(perMetre, 4);
-  body.writeUInt8(1, 8); // the unit is the metre
-  let at = 8;
-  while (at + 12 <= png.length) {
-    const length = png.readUInt32BE(at);
-    const type = png.toString("latin1", at + 4, at + 8);
-    const end = at + 12 + length;
-    if (type !== "pHYs") chunks.push(png.subarray(at, end));
-    if (type === "IHDR") chunks.push(pngChunk("pHYs", body));
-    at = end;
-  }
-  return Buffer.concat(chunks);
-}
-
-/** CRC-32 (ISO 3309, as PNG checks its chunks); zlib's own is not in every @types/node the notebooks compile with. */
-export function crc32(bytes: Uint8Array): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-function pngChunk(type: string, body: Buffer): Buffer {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(body.length, 0);
-  head.write(type, 4, "latin1");
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), body])), 0);
-  return Buffer.concat([head, body, crc]);
 }

@@ -4,19 +4,9 @@ import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
-import type { SignificanceTest, SweepJson } from "../figures/figures";
-import { isStandInValue, rowMarks, type RowMarks } from "../figures/labels";
+import type { SweepJson } from "../figures/figures";
+import { rowMarks, type RowMarks } from "../figures/labels";
 
-/** significance.json: reproduce's `SignificanceReport`, or `gbr compare --json`'s `{ tests }` (old reproduce too). */
-type SignificanceFile = SignificanceReport | { tests: SignificanceTest[]; scope?: string; swaps?: number; seed?: number };
-
-/** Whether a significance.json has reproduce's two-family shape (rather than `{ tests }`). */
-export function isSignificanceReport(value: unknown): value is SignificanceReport {
-  const paper = (value as { paper?: unknown } | null)?.paper;
-  return typeof paper === "object" && paper !== null && Array.isArray((paper as { tests?: unknown }).tests);
-}
-
-/** Whether `dir` is a dataset folder: it holds the summary.csv `gbr reproduce` writes. */
 export function isDatasetFolder(dir: string): Promise<boolean> {
   return fs.stat(path.join(dir, "summary.csv")).then(
     (s) => s.isFile(),
@@ -24,7 +14,6 @@ export function isDatasetFolder(dir: string): Promise<boolean> {
   );
 }
 
-/** The dataset folders directly inside `root`, in name order; an unreadable `root` throws readdir's error. */
 export async function datasetFoldersIn(root: string): Promise<string[]> {
   const names = (await fs.readdir(root, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
   const found: string[] = [];
@@ -33,21 +22,7 @@ export async function datasetFoldersIn(root: string): Promise<string[]> {
 }
 
 /** Everything the report reads from one dataset folder (optional parts undefined when absent). */
-export interface ReportInputs {
-  dir: string;
-  summary: CsvRow[];
-  perQuery?: CsvRow[];
-  table1?: CsvRow[];
-  table6?: CsvRow[];
-  reproduction?: CsvRow[];
-  metadata?: Record<string, unknown>;
-  cost?: CsvRow[];
-  reactRounds?: CsvRow[];
-  /** react-missed.csv: the gold articles REACT retrieved but never kept (MISSED_GOLD_COLUMNS). */
-  reactMissed?: CsvRow[];
-  significance?: SignificanceFile;
-  sweep?: SweepJson;
-}
+export type ReportInputs = Awaited<ReturnType<typeof readReportInputs>>;
 
 async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
   const text = await readIfExists(file);
@@ -59,8 +34,7 @@ async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
   }
 }
 
-/** Reads a dataset folder: summary.csv is required, every other file is left undefined when missing. */
-export async function readReportInputs(dir: string): Promise<ReportInputs> {
+export async function readReportInputs(dir: string) {
   const names = ["summary.csv", "per-query.csv", "table1.csv", "table6.csv", "reproduction.csv", "cost.csv", "react-rounds.csv", "react-missed.csv", "metadata.json", "significance.json", "sweep.json"];
   // A link planted in the folder is not followed out of it.
   for (const name of names) await insideFolder(dir, name, "followed");
@@ -83,32 +57,27 @@ export async function readReportInputs(dir: string): Promise<ReportInputs> {
 }
 
 /**
- * A significance.json, its shape checked down to each test's fields (an error names the file and the field, not a
- * TypeError later); undefined when there is none.
- *
+ * A significance.json, checked down to each test's fields (an error names the file and the field); undefined if none.
  * @example
  * const sig = await readSignificance("outputs/sample/significance.json");
  */
-export async function readSignificance(file: string): Promise<SignificanceFile | undefined> {
-  const sig = await readJsonIfExists<SignificanceFile>(file);
+export async function readSignificance(file: string): Promise<SignificanceReport | undefined> {
+  const sig = await readJsonIfExists<SignificanceReport>(file);
   if (sig !== undefined) checkSignificance(sig, file);
   return sig;
 }
 
-function checkSignificance(sig: SignificanceFile, file: string): void {
-  const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …} or {"tests": [...]}`;
+function checkSignificance(sig: SignificanceReport, file: string): void {
+  const expected = `expected reproduce's {"paper": {"tests": [...]}, "baseline": …}`;
   const obj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   const fail = (field: string, what: string, v: unknown) => {
     throw new Error(`${file}: "${field}" must ${what} (found ${(JSON.stringify(v) ?? String(v)).slice(0, 60)}; ${expected})`);
   };
   const family = (name: string, v: unknown, optional: boolean) => {
     if (optional && (v === undefined || v === null)) return;
-    if (!obj(v) || !Array.isArray(v.tests)) {
-      if (!name) throw new Error(`${file}: ${expected}`);
-      return fail(name, `${optional ? "be null or " : ""}have "tests": [...]`, v);
-    }
+    if (!obj(v) || !Array.isArray(v.tests)) return fail(name, `${optional ? "be null or " : ""}have "tests": [...]`, v);
     for (const [i, t] of v.tests.entries()) {
-      const at = `${name ? `${name}.` : ""}tests[${i}]`;
+      const at = `${name}.tests[${i}]`;
       if (!obj(t)) return fail(at, "be an object", t);
       for (const k of ["a", "b", "metric"]) if (typeof t[k] !== "string") fail(`${at}.${k}`, "be a string", t[k]);
       for (const k of ["p", "pHolm"]) if (typeof t[k] !== "number") fail(`${at}.${k}`, "be a number", t[k]);
@@ -116,33 +85,21 @@ function checkSignificance(sig: SignificanceFile, file: string): void {
       if (t.missing !== undefined && !(Array.isArray(t.missing) && t.missing.every((m) => typeof m === "string"))) fail(`${at}.missing`, "be a list of ids", t.missing);
     }
   };
-  if (!obj(sig)) throw new Error(`${file}: ${expected}`);
-  if ("paper" in sig) {
-    family("paper", sig.paper, false);
-    family("baseline", (sig as { baseline?: unknown }).baseline, true);
-    family("rerank", (sig as { rerank?: unknown }).rerank, true);
-  } else family("", sig, false);
+  if (!obj(sig) || !("paper" in sig)) throw new Error(`${file}: ${expected}`);
+  family("paper", sig.paper, false);
+  family("baseline", sig.baseline, true);
+  family("rerank", sig.rerank, true);
 }
 
 const marksCache = new WeakMap<ReportInputs, RowMarks>();
 
-/** Marks from the `standIn` of summary.csv, reproduction.csv and metadata.json's `experiments[]`; cached. */
+/** The marks of summary.csv's rows (its `standIn` column, written since v0.8); cached. */
 export function reportMarks(inp: ReportInputs): RowMarks {
   let marks = marksCache.get(inp);
-  if (!marks) {
-    const listed = inp.metadata?.experiments;
-    const experiments: unknown[] = Array.isArray(listed) ? listed : [];
-    const standIn = experiments
-      .filter((e): e is Record<string, unknown> => typeof e === "object" && e !== null && isStandInValue((e as Record<string, unknown>).standIn))
-      .map((e) => String(e.id ?? e.experiment ?? ""));
-    for (const r of inp.reproduction ?? []) if (isStandInValue(r.standIn)) standIn.push(r.experiment);
-    marks = rowMarks(inp.summary, standIn);
-    marksCache.set(inp, marks);
-  }
+  if (!marks) marksCache.set(inp, (marks = rowMarks(inp.summary)));
   return marks;
 }
 
-/** Whether some of the folder's numbers came through the test doubles (metadata.json or a row says so). */
 export function isStandInReport(inp: ReportInputs): boolean {
   return inp.metadata?.standIn === true || reportMarks(inp).anyStandIn;
 }

@@ -259,9 +259,9 @@ test("the report: bars with intervals from per-query.csv, heatmaps under the p-v
     await fs.writeFile(path.join(dir, "summary.csv"), toCsv(["experiment", "status", "Recall@100", "nDCG@10", "samples"], ids.map((id, i) => [id, "ok", means[i], means[i] / 2, 1])));
     await fs.writeFile(path.join(dir, "per-query.csv"), toCsv(["experiment", "sample", "query", "Recall@100", "nDCG@10"], rows.map((r) => [r.experiment, r.sample, r.query, r["Recall@100"], r["nDCG@10"]])));
     const tests = [{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.3, meanB: 0.2, delta: 0.1, p: 0.01, pHolm: 0.01 }];
-    await fs.writeFile(path.join(dir, "significance.json"), JSON.stringify({ swaps: 1000, seed: 42, tests }));
+    await fs.writeFile(path.join(dir, "significance.json"), JSON.stringify({ swaps: 1000, seed: 42, paper: { computed: 0, of: 20, tests: [] }, baseline: { against: "bm25-greekstemmer", of: tests.length, tests: tests }, rerank: null }));
     const named = await reportFigures(dir);
-    assert.deepEqual(named.map((f) => f.name), ["recall100-by-experiment", "ndcg10-by-experiment", "p-values"]);
+    assert.deepEqual(named.map((f) => f.name), ["recall100-by-experiment", "ndcg10-by-experiment", "p-values-baseline"]);
     const bars = named[0].fig.data[0] as { error_x: { array: number[]; arrayminus: number[] } };
     const cis = metricIntervals(rows, ["Recall@100"]).get("Recall@100")!;
     ids.forEach((id, i) => {

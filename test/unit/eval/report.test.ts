@@ -7,7 +7,6 @@ import {
   areaBreakdownChart,
   metricBarChart,
   plotlyText,
-  pValueChart,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
@@ -16,7 +15,7 @@ import {
 import { paretoFront } from "../../../lib/eval/quality-cost";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../../lib/util/csv";
 import { buildReport, reportFigures, writeReports } from "../../../lib/report/html";
-import { CARTESIAN_TRACES, escapeHtml, inlineScriptSource, jsonForScript, plotlyBuildFor, plotlyBundle } from "../../../lib/report/html-inline";
+import { escapeHtml, inlineScriptSource, jsonForScript, plotlyBundle } from "../../../lib/report/html-inline";
 import { toCsv } from "../../../lib/util/csv";
 import { main } from "../../../lib/cli/main";
 import { significanceReport } from "../../../lib/eval/significance";
@@ -216,24 +215,6 @@ describe("figures", () => {
     ]);
   });
 
-  test("pValueChart: p and Holm p per test on a log axis, unique labels, α line", () => {
-    const tests = [
-      { a: "react", b: "bm25", metric: "nDCG@10", p: 0.00001, pHolm: 0.0002 },
-      { a: "react", b: "bm25", metric: "nDCG@10", p: 0.2, pHolm: 1 },
-    ];
-    const fig = pValueChart(tests);
-    allTitlesAreObjects(fig);
-    assert.equal((fig.layout.xaxis as { type: string }).type, "log");
-    assert.deepEqual(fig.data.map((t) => t.x), [
-      [0.00001, 0.2],
-      [0.0002, 1],
-    ]);
-    assert.deepEqual(fig.data[0].y, ["react vs bm25 (nDCG@10)", "react vs bm25 (nDCG@10) #2"]);
-    const shape = (fig.layout.shapes as { x0: number }[])[0];
-    assert.equal(shape.x0, 0.05);
-    // The log axis range (in log10 units) reaches below the smallest p.
-    assert.ok((fig.layout.xaxis as { range: number[] }).range[0] < -5);
-  });
 });
 
 describe("escaping", () => {
@@ -249,27 +230,12 @@ describe("escaping", () => {
     assert.equal(plotlyText("a<b>&c %{y}"), "a&lt;b&gt;&amp;c %&#123;y}");
   });
 
-  test("the pinned plotly builds are inlined with nothing that could close their script", () => {
-    for (const build of ["cartesian", "full"] as const) {
-      const { source, version } = plotlyBundle(build);
-      assert.match(version, /^3\./);
-      assert.ok(source.length > 1_000_000, build);
-      assert.doesNotMatch(source, /<\/script/i, build);
-      assert.doesNotMatch(source, /<!--/, build);
-    }
-    // Minified builds: the cartesian one is what keeps an executed notebook and a report small.
-    assert.ok(plotlyBundle("cartesian").source.length < 2_000_000);
-    assert.equal(plotlyBundle("cartesian").version, plotlyBundle("full").version);
-  });
-
-  test("the smallest plotly build that draws every trace is chosen", () => {
-    assert.equal(plotlyBuildFor([]), "cartesian");
-    assert.equal(plotlyBuildFor([{ data: [{ type: "bar" }, { y: [1] }, { type: "heatmap" }] }, { data: [{ type: "box" }] }]), "cartesian");
-    assert.equal(plotlyBuildFor([{ data: [{ type: "bar" }] }, { data: [{ type: "parcoords" }] }]), "full");
-    assert.equal(plotlyBuildFor([{ data: [{ type: "scattergl" }] }]), "full");
-    // The cartesian build registers exactly the traces its list names (it would throw on others at draw time).
-    const src = plotlyBundle("cartesian").source;
-    for (const t of CARTESIAN_TRACES) assert.ok(src.includes(`"${t}"`), t);
+  test("the pinned plotly build is inlined with nothing that could close its script", () => {
+    const { source, version } = plotlyBundle();
+    assert.match(version, /^3\./);
+    assert.ok(source.length > 1_000_000 && source.length < 2_000_000, "the minified cartesian build");
+    assert.doesNotMatch(source, /<\/script/i);
+    assert.doesNotMatch(source, /<!--/);
   });
 });
 
@@ -312,7 +278,8 @@ describe("buildReport", () => {
     );
     await fs.writeFile(path.join(full, "cost.csv"), toCsv(["method", "callsPerQuery", "llmTokensPerQuery", "embeddingTokensPerQuery", "secondsPerQuery", "costPerQuery", "oneTimeCost"], [["lsi", 0, 0, 0, 0.02, 0, 0], [EVIL, 2, 2600, 300, 1.2, 0.0021, 0.5]]));
     await fs.writeFile(path.join(full, "react-rounds.csv"), "round,keptRecall100,candidateRecall100,callsPerQuery,tokensPerQuery\n1,0.45,0.59,2,9000\n10,0.67,0.77,20,90000\n");
-    await fs.writeFile(path.join(full, "significance.json"), JSON.stringify({ tests: [{ a: EVIL, b: "lsi", metric: "nDCG@10", meanA: 0.41, meanB: 0.03125, delta: 0.37875, p: 0.00001, pHolm: 0.04 }] }));
+    const tests = [{ a: EVIL, b: "lsi", metric: "nDCG@10", meanA: 0.41, meanB: 0.03125, delta: 0.37875, p: 0.00001, pHolm: 0.04 }];
+    await fs.writeFile(path.join(full, "significance.json"), JSON.stringify({ paper: { computed: 0, of: 20, tests: [] }, baseline: { against: "lsi", of: tests.length, tests: tests }, rerank: null }));
     await fs.writeFile(path.join(full, "sweep.json"), JSON.stringify({ metric: "Recall@100", k1s: [1.2, 1.5], bs: [0.6, 0.75], z: [[0.9, 0.88], [0.87, 0.86]], best: { k1: 1.2, b: 0.6, value: 0.9 }, default: { k1: 1.5, b: 0.75, value: 0.86 }, cv: { folds: 5, mean: { "Recall@100": 0.88 } } }));
   });
   after(async () => {
@@ -358,8 +325,7 @@ describe("buildReport", () => {
   test("a report with every section stays under 5 MB: plotly's minified cartesian build, inlined once", async () => {
     const html = await buildReport(full);
     assert.ok(Buffer.byteLength(html) < 5_000_000, `${Buffer.byteLength(html)} bytes`);
-    assert.equal(html.split(plotlyBundle("cartesian").source).length, 2, "the cartesian build, exactly once");
-    assert.ok(!html.includes(plotlyBundle("full").source.slice(0, 2000)), "not the full build: every figure here is cartesian");
+    assert.equal(html.split(plotlyBundle().source).length, 2, "plotly, exactly once");
   });
 
   test("issue 23, item 5: each figure has a stable name, the same in the page (its SVG download) and for gbr figures", async () => {
@@ -367,7 +333,7 @@ describe("buildReport", () => {
     const named = await reportFigures(full);
     assert.deepEqual(
       named.map((f) => f.name),
-      ["recall100-by-experiment", "ndcg10-by-experiment", "recall100-by-area", "p-values", "bm25-sweep", "react-rounds", "recall100-vs-cost"],
+      ["recall100-by-experiment", "ndcg10-by-experiment", "recall100-by-area", "p-values-baseline", "bm25-sweep", "react-rounds", "recall100-vs-cost"],
     );
     assert.deepEqual([...html.matchAll(/<div class="figure" id="fig-\d+" data-spec="fig-\d+-spec" data-name="([^"]+)"/g)].map((m) => m[1]), named.map((f) => f.name));
     // The same figures as the page draws, spec for spec.
@@ -520,15 +486,9 @@ describe("buildReport: significance families and the REACT diagnostic", () => {
     assert.equal(specs(html2).filter((f) => /Holm/.test(f.layout.title.text)).length, 0);
   });
 
-  test("the flat {tests} shape (gbr compare --json, older reproduce runs) still renders as one family", async () => {
-    const tests = [{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.5714, meanB: 0.511, delta: 0.0604, p: 0.21, pHolm: 0.63 }];
-    const dir = await folder("flat", { "significance.json": JSON.stringify({ scope: "against bm25-greekstemmer", swaps: 100000, seed: 42, tests }) });
-    const html = await buildReport(dir);
-    const page = visible(html);
-    assert.match(page, /scope: against bm25-greekstemmer; 100,000 random sign flips, seed 42\); p-values before and after Holm correction over all the tests listed/);
-    assert.doesNotMatch(page, /of the paper's 20 tests computed/);
-    assert.equal(specs(html).filter((f) => /Holm/.test(f.layout.title.text)).length, 1);
-
+  test("a significance.json of another shape is an error naming the file and the field", async () => {
+    const flat = await folder("flat", { "significance.json": JSON.stringify({ tests: [] }) });
+    await assert.rejects(buildReport(flat), /expected reproduce's \{"paper"/);
     const bad = await folder("bad-significance", { "significance.json": JSON.stringify({ paper: { tests: [] }, baseline: { against: "x" } }) });
     await assert.rejects(buildReport(bad), /"baseline" must be null or have "tests"/);
     const worse = await folder("worse-significance", { "significance.json": JSON.stringify({ results: [] }) });

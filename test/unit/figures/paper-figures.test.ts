@@ -1,14 +1,13 @@
 // Figures for a paper, without a browser: the print layout laid over a figure's own, where a browser is looked
-// for, and the PNG resolution chunk. test/integration/render-figure.test.ts draws them in Chromium.
+// for. test/integration/render-figure.test.ts draws them in Chromium.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { crc32 as zlibCrc32, deflateSync } from "node:zlib";
 import path from "node:path";
 import { readConfig } from "../../../lib/config";
 import { metricBarChart, pValueHeatmap, sweepHeatmap } from "../../../lib/figures/figures";
 import { MIN_FONT_PT, PAPER_INCHES, paperFigure, paperInches, PX_PER_INCH } from "../../../lib/figures/paper-figures";
 import { shortLabel, wrapPlotlyText } from "../../../lib/figures/figure-style";
-import { browserCandidates, BrowserNotFoundError, crc32, findBrowser, pngSize, withPngResolution } from "../../../lib/report/render-figure";
+import { browserCandidates, BrowserNotFoundError, findBrowser } from "../../../lib/report/render-figure";
 import { defaultPaperWidth } from "../../../lib/report/export-figures";
 import { FigureSet } from "../../../lib/report/html-blocks";
 
@@ -150,65 +149,6 @@ test("the browser settings come from the environment through lib/config.ts", () 
   assert.equal(readConfig({}).browser.explicit, undefined);
   // Windows spells its variables in any case.
   assert.deepEqual(readConfig({ Path: "/w", ProgramFiles: "C:\\PF", LOCALAPPDATA: "C:\\L" }).browser, { pathDirs: ["/w"], programDirs: ["C:\\PF", "C:\\L"] });
-});
-
-/** A 3 × 2 grey PNG, built by hand. */
-function tinyPng(): Buffer {
-  const chunk = (type: string, body: Buffer) => {
-    const head = Buffer.alloc(8);
-    head.writeUInt32BE(body.length, 0);
-    head.write(type, 4, "latin1");
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlibCrc32(Buffer.concat([head.subarray(4), body])) >>> 0, 0);
-    return Buffer.concat([head, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(3, 0);
-  ihdr.writeUInt32BE(2, 4);
-  ihdr.writeUInt8(8, 8); // bit depth
-  ihdr.writeUInt8(0, 9); // greyscale
-  const rows = Buffer.from([0, 10, 20, 30, 0, 40, 50, 60]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", ihdr), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
-}
-
-/** Each chunk's type, and the pHYs chunk's pixels per metre. */
-function chunks(png: Buffer): { types: string[]; perMetre?: number; crcOk: boolean } {
-  const types: string[] = [];
-  let perMetre: number | undefined;
-  let crcOk = true;
-  for (let at = 8; at + 12 <= png.length; ) {
-    const length = png.readUInt32BE(at);
-    const type = png.toString("latin1", at + 4, at + 8);
-    types.push(type);
-    if (type === "pHYs") perMetre = png.readUInt32BE(at + 8);
-    crcOk &&= (zlibCrc32(png.subarray(at + 4, at + 8 + length)) >>> 0) === png.readUInt32BE(at + 8 + length);
-    at += 12 + length;
-  }
-  return { types, perMetre, crcOk };
-}
-
-test("crc32 is the CRC of PNG chunks (check value of '123456789': 0xCBF43926)", () => {
-  assert.equal(crc32(Buffer.from("123456789")), 0xcbf43926);
-  assert.equal(crc32(Buffer.alloc(0)), 0);
-  const bytes = Buffer.from("IHDR and some bytes \u00ff\u0000");
-  assert.equal(crc32(bytes), zlibCrc32(bytes) >>> 0, "as zlib computes it");
-});
-
-test("PNG resolution: one pHYs chunk after the header (replacing any), the pixels unchanged", () => {
-  const png = tinyPng();
-  assert.deepEqual(pngSize(png), { width: 3, height: 2 });
-  const at300 = withPngResolution(png, 300);
-  const c = chunks(at300);
-  assert.deepEqual(c.types, ["IHDR", "pHYs", "IDAT", "IEND"]);
-  assert.equal(c.perMetre, Math.round(300 / 0.0254));
-  assert.ok(c.crcOk, "every chunk's CRC holds");
-  const again = chunks(withPngResolution(at300, 96));
-  assert.deepEqual(again.types, ["IHDR", "pHYs", "IDAT", "IEND"]);
-  assert.equal(again.perMetre, Math.round(96 / 0.0254));
-  assert.deepEqual(pngSize(at300), { width: 3, height: 2 });
-  const notPng = Buffer.from("<svg/>");
-  assert.equal(withPngResolution(notPng, 300), notPng);
-  assert.equal(pngSize(notPng), undefined);
 });
 
 test("report figures have stable, unique, file-safe names", () => {

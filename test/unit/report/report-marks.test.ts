@@ -8,7 +8,6 @@ import {
   costAxis,
   fittedRange,
   metricBarChart,
-  pValueChart,
   qualityCostScatter,
   reactRoundsChart,
   sweepHeatmap,
@@ -104,7 +103,6 @@ describe("labels", () => {
     assert.equal(legacy.tuning("tuned:bm25-greekstemmer"), "oracle");
     assert.equal(legacy.anyStandIn, false);
     // Ids known from elsewhere (metadata.json).
-    assert.equal(rowMarks([{ experiment: "lsi" }], ["lsi"]).standIn("lsi"), true);
     assert.deepEqual(["stand-in", "true", true, "", "no", false, undefined].map(isStandInValue), [true, true, true, false, false, false, false]);
     assert.equal(markedName("oracle:x", marks), `oracle:x — ${ORACLE_LABEL}`);
     assert.equal(markedName("tuned:x", marks), `tuned:x — ${TUNED_LABEL}`);
@@ -164,7 +162,6 @@ describe("figures: axes fitted to the data, legends clear of the labels", () => 
       sweepHeatmap({ k1s: [1.2, 1.5], bs: [0.75], z: [[0.4, 0.5]], oracle: { k1: 1.5, b: 0.75, value: 0.5 } }),
       reactRoundsChart([{ round: 1, keptRecall100: 0.2, candidateRecall100: 0.3 }]),
       qualityCostScatter(rows, [{ method: "lsi", costPerQuery: "0.001" }]),
-      pValueChart([{ a: "a", b: "b", metric: "nDCG@10", p: 0.01, pHolm: 0.02 }]),
     ];
     for (const f of figures) {
       const legend = f.layout.legend as Record<string, unknown>;
@@ -205,8 +202,6 @@ describe("figures: oracle, cross-validated and stand-in rows", () => {
     assert.deepEqual(area.data[2].marker, { color: ROLE_COLOURS.tuned }, "the cross-validated row in its role's colour, not hatched");
     const scatter = qualityCostScatter(rows(), [{ method: "lsi", costPerQuery: "0.001" }, { method: "oracle:bm25-greekstemmer", costPerQuery: "0.002" }]);
     assert.deepEqual(scatter.data.map((t) => t.name), ["lsi — stand-in (test doubles)", `oracle:bm25-greekstemmer — ${ORACLE_LABEL}, stand-in (test doubles)`, "Pareto front"]);
-    const p = pValueChart([{ a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", p: 0.1, pHolm: 0.2 }], 0.05, undefined, { marks });
-    assert.deepEqual(p.data[0].y, ["lsi [stand-in] vs bm25-greekstemmer (nDCG@10)"]);
   });
 
   test("issue 28, item 9: a colour means one experiment or one role in every figure", () => {
@@ -297,7 +292,7 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
       { a: "lsi", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.035, meanB: 0.041, delta: -0.006, p: 0.001, pHolm: 0.004 },
       { a: "oracle:bm25-greekstemmer", b: "bm25-greekstemmer", metric: "nDCG@10", meanA: 0.052, meanB: 0.041, delta: 0.011, p: 0.2, pHolm: 0.4 },
     ];
-    await fs.writeFile(path.join(marked, "significance.json"), JSON.stringify({ swaps: 999, seed: 42, tests }));
+    await fs.writeFile(path.join(marked, "significance.json"), JSON.stringify({ swaps: 999, seed: 42, paper: { computed: 0, of: 20, tests: [] }, baseline: { against: "bm25-greekstemmer", of: tests.length, tests: tests }, rerank: null }));
     await fs.writeFile(
       path.join(marked, "sweep.json"),
       JSON.stringify({ metric: "Recall@100", k1s: [1.2, 1.5], bs: [0.75], z: [[0.5, 0.4]], oracle: { k1: 1.2, b: 0.75, value: 0.5 }, default: { k1: 1.5, b: 0.75, value: 0.4 }, cv: { mean: { "Recall@100": 0.42 }, folds: [1, 2, 3, 4, 5].map((fold) => ({ fold, k1: 1.2, b: 0.75 })) } }),
@@ -414,14 +409,6 @@ describe("notebooks", () => {
     assert.ok(out.includes(`tuned:bm25-greekstemmer — ${TUNED_LABEL}`), out);
     assert.ok(out.includes("lsi — stand-in (test doubles)"), out);
   });
-});
-
-test("issue 22, item 15: the p-value axis reads powers of ten, not SI prefixes (10µ)", () => {
-  const fig = pValueChart([{ a: "a", b: "b", metric: "nDCG@10", p: 1e-5, pHolm: 2e-4 }]);
-  const x = (fig.layout as unknown as { xaxis: { type: string; exponentformat?: string; dtick?: number } }).xaxis;
-  assert.equal(x.type, "log");
-  assert.equal(x.exponentformat, "power");
-  assert.equal(x.dtick, 1, "one tick per decade");
 });
 
 test("issue 22, item 15: data without legal areas gets no one-bar area chart, in the figures and the report", () => {
