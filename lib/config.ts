@@ -93,7 +93,7 @@ export interface Config {
   spacyBaseUrl?: string;
   /** `GBR_GITHUB_RAW_URL`: where `gbr prompts pull` fetches the authors' notebook from. */
   githubRawUrl?: string;
-  /** Where to look for the Chromium or Chrome that draws figures as files (`gbr figures`). */
+  /** Where to look for the Chromium or Chrome that draws figures as files (`gbr figures`, notebooks' static images). */
   browser: BrowserSearch;
 }
 

@@ -16,7 +16,10 @@
 # first (scripts/serve-doubles.ts), so that the LLM and embedding notebooks run their real code
 # paths against scripted answers, and are stopped at the end.
 #
-# Each figure is stored interactive (plotly inlined once per notebook).
+# Each figure is stored interactive and, drawn by a local Chromium or Chrome (GBR_CHROMIUM, else the
+# usual places; lib/report/render-figure.ts), as a PNG that shows where scripts do not run (GitHub,
+# nbviewer, `jupyter nbconvert --to html` read without JavaScript). Without a browser the figures are
+# interactive only, and each notebook says so once.
 #
 # Needs Jupyter and the tslab kernel, registered with its full path (registered here when missing):
 #   apt-get install -y jupyter-nbconvert python3-nbclient python3-ipykernel
@@ -118,7 +121,8 @@ for nb in "${selected[@]}"; do
   if [ "$status" = ok ]; then
     bytes=$(stat -c %s "$out/$name.ipynb")
     size=$(printf '%d.%d MB' $((bytes / 1000000)) $(((bytes % 1000000) / 100000)))
-    # An executed notebook carries plotly once, minified (lib/report/notebook.ts): a few MB at most.
+    # An executed notebook carries plotly once, minified (lib/report/notebook.ts), and a PNG of
+    # 30-70 KB per figure: a few MB at most, so that it opens quickly and stays reasonable to share.
     if [ "$bytes" -gt "$MAX_NOTEBOOK_BYTES" ]; then
       status=TOO-BIG
       failed+=("$name")

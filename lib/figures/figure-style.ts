@@ -39,6 +39,15 @@ export function plotlyText(s: string): string {
   return s.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;")).replace(/%\{/g, "%&#123;");
 }
 
+/** Plotly's pseudo-HTML as plain text (an image's alternative text): breaks as spaces, tags dropped, `plotlyText`'s entities read back. */
+export function plotlyPlain(s: string): string {
+  const ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", "#123": "{" };
+  return s
+    .replace(/<br\s*\/?>/gi, " ")
+    .replace(/<[^>]*>/g, "")
+    .replace(/&(lt|gt|amp|#123);/g, (_m, e: string) => ENTITIES[e]);
+}
+
 /** Pixels a bottom legend of these names takes: one row if it fits, else a grid (7 px a char of the 13 px font). */
 export function legendHeight(names: readonly string[], width = 1000): number {
   if (!names.length) return 0;

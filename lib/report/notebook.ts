@@ -16,8 +16,10 @@ import { frameRows, rowsFrame, type FrameLike } from "./frames";
 import { provenanceOf } from "../experiments/setup";
 import type { RunInfo } from "../types";
 import { columnLabel, markedName, rowMarks, STAND_IN_BANNER } from "../figures/labels";
-import type { FigureSpec } from "./render-figure";
+import type { GbrError } from "../util/errors";
+import { findBrowser, FigureRenderer, type FigureSpec } from "./render-figure";
 export type { FigureSpec };
+import { plotlyPlain } from "../figures/figure-style";
 
 // The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
@@ -147,16 +149,28 @@ function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string
   );
 }
 
-export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number }): string {
-  const { id, height } = opts;
+/** Width of a figure's static image in a notebook (CSS px): about a notebook's output area, so it is not scaled up. */
+export const NOTEBOOK_IMAGE_WIDTH = 900;
+
+/**
+ * A notebook figure's HTML: a div the script draws the plot into. With `png` it first holds the figure as an image,
+ * which stays where scripts do not run (GitHub, nbviewer, an untrusted JupyterLab, nbconvert's HTML).
+ */
+export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
+  const { id, height, png } = opts;
+  const alt = `Figure: ${plotlyPlain(titleOf(spec) ?? opts.name)}`;
+  const body = png
+    ? `<div class="gbr-figure" id="${id}" style="width:100%"><img src="data:image/png;base64,${png.base64}" alt="${escapeHtml(alt)}" width="${png.width}" height="${png.height}" style="max-width:100%;height:auto"></div>\n`
+    : `<div class="gbr-figure" id="${id}" style="width:100%;height:${height}px"></div>\n`;
   return (
-    `<div class="gbr-figure" id="${id}" style="width:100%;height:${height}px"></div>\n` +
+    body +
     `<script>(function () {\n` +
     `  var spec = ${jsonForScript(spec)};\n` +
     `  var config = ${jsonForScript(plotConfig(spec, opts.name))};\n` +
     `  function draw(tries) {\n` +
     `    var el = document.getElementById(${JSON.stringify(id)});\n` +
-    `    if (el && window.Plotly) return window.Plotly.newPlot(el, spec.data, spec.layout || {}, config);\n` +
+    // The image gives way to the plot only once plotly can draw it: without plotly, the image stays.
+    `    if (el && window.Plotly) { el.innerHTML = ""; el.style.height = ${JSON.stringify(`${height}px`)}; return window.Plotly.newPlot(el, spec.data, spec.layout || {}, config); }\n` +
     `    if (tries > 0) setTimeout(function () { draw(tries - 1); }, 100);\n` +
     `  }\n` +
     `  draw(100);\n` +
@@ -164,7 +178,39 @@ export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: str
   );
 }
 
-/** Draws a plotly figure in the notebook; `save` also writes `<name>.json` and `.html`; without a kernel it prints a line. */
+/** The browser that draws notebook figures' static images: one per kernel, started on the first figure. */
+let imageRenderer: Promise<FigureRenderer | undefined> | undefined;
+
+/** The renderer, or undefined (said once, in the notebook) when there is no browser or it does not start. */
+function notebookRenderer(say: (html: string) => void): Promise<FigureRenderer | undefined> {
+  imageRenderer ??= (async () => {
+    try {
+      return await FigureRenderer.open(findBrowser(environmentConfig().browser));
+    } catch (err) {
+      const e = err as GbrError;
+      say(
+        `<div style="font-size:smaller;color:#92400e">Figures here are interactive only, without a static image for where scripts do not run (GitHub, nbviewer): ` +
+          `${escapeHtml(e.message)}${e.hint ? `. ${escapeHtml(e.hint)}` : ""}.</div>`,
+      );
+      return undefined;
+    }
+  })();
+  return imageRenderer;
+}
+
+/** Closes the browser that draws notebook figures' static images (a kernel's ends with it; a script may call this). */
+export async function closeFigureImages(): Promise<void> {
+  const renderer = await imageRenderer;
+  imageRenderer = undefined;
+  await renderer?.close();
+}
+
+/**
+ * Draws a plotly figure: interactive at once, then, when a Chromium or Chrome is found, the same output updated to
+ * also carry the figure as a PNG (inside the HTML, and as image/png for the viewers that pick it). Await it, so the
+ * image is in place before the cell ends (a notebook run headless keeps only what arrives while its cell runs).
+ * `save` also writes `<name>.json` and `.html`; without a kernel it only saves and prints a line.
+ */
 export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Promise<void> {
   const written: string[] = [];
   if (opts.save) {
@@ -178,16 +224,39 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
     written.push(json, html);
   }
   const note = written.length ? `figure saved: ${written.join(", ")}` : "";
-  const display = kernelDisplay();
-  if (!display) {
-    console.log(`[figure: ${titleOf(spec) ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : ""));
+  const text = `[figure: ${titleOf(spec) ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : "");
+  // This cell's writer, kept: the image's update then goes to this cell even if it arrives late.
+  const write = tslabDisplayWriter();
+  if (!write) {
+    console.log(text);
     return;
   }
   loadPlotly();
   const id = `gbr-fig-${randomBytes(6).toString("hex")}`;
+  const name = opts.save ?? "figure";
   const height = typeof spec.layout?.height === "number" ? spec.layout.height : 420;
   const noteHtml = note ? `\n<div style="font-size:smaller;color:#666">${escapeHtml(note)}</div>` : "";
-  display.html(figureOutputHtml(spec, { id, name: opts.save ?? "figure", height }) + noteHtml);
+  const display = { display_id: randomBytes(8).toString("hex") };
+  write({ data: { "text/html": figureOutputHtml(spec, { id, name, height }) + noteHtml, "text/plain": text }, metadata: {}, transient: display }, false);
+
+  const renderer = await notebookRenderer((html) => write({ data: { "text/html": html }, metadata: {} }, false));
+  if (!renderer) return;
+  let png: Buffer;
+  try {
+    png = await renderer.render(spec, "png", { width: NOTEBOOK_IMAGE_WIDTH, height });
+  } catch (err) {
+    write({ data: { "text/html": `<div style="font-size:smaller;color:#92400e">No static image of this figure: ${escapeHtml((err as Error).message)}</div>` }, metadata: {} }, false);
+    return;
+  }
+  const image = { base64: png.toString("base64"), width: NOTEBOOK_IMAGE_WIDTH, height };
+  write(
+    {
+      data: { "text/html": figureOutputHtml(spec, { id, name, height, png: image }) + noteHtml, "image/png": image.base64, "text/plain": text },
+      metadata: { "image/png": { width: image.width, height: image.height } },
+      transient: display,
+    },
+    true,
+  );
 }
 
 /**

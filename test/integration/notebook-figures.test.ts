@@ -1,8 +1,9 @@
 /**
- * A notebook executed headless (Jupyter, the tslab kernel, the demo data, no model server), converted with `jupyter
- * nbconvert --to html`, draws every figure with plotly in Chromium; the executed notebook stays under 4 MB. Needs
- * Jupyter, the tslab kernel and Chromium: it fails, not skips, without them (CI installs them). The executed notebook,
- * its HTML and the screenshot go to a temporary folder, removed at the end.
+ * Issue 23, item 6, as done-when says: a notebook executed headless (Jupyter, the tslab kernel, the demo data, no
+ * model server), converted with `jupyter nbconvert --to html`, shows every figure as an image in Chromium with
+ * JavaScript off; with JavaScript on, plotly replaces each image with the interactive plot. The executed notebook
+ * stays under 4 MB. Needs Jupyter, the tslab kernel and Chromium: it fails, not skips, without them (CI installs
+ * them). The executed notebook, its HTML and the screenshots go to a temporary folder, removed at the end.
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
@@ -53,7 +54,7 @@ interface Output {
 }
 const text = (v: string | string[] | undefined) => (Array.isArray(v) ? v.join("") : (v ?? ""));
 
-test(`${NOTEBOOK}, executed and converted to HTML, draws every figure with plotly`, { timeout: 900_000 }, async (t) => {
+test(`${NOTEBOOK}, executed and converted to HTML, shows every figure as an image without JavaScript`, { timeout: 900_000 }, async (t) => {
   const nbconvert = spawnSync("jupyter", ["nbconvert", "--version"], { encoding: "utf8" });
   assert.equal(nbconvert.status, 0, "jupyter nbconvert is missing: apt-get install -y jupyter-nbconvert python3-nbclient python3-ipykernel");
   const kernel = spawnSync("/usr/bin/python3", ["-c", 'import jupyter_client.kernelspec as k; k.KernelSpecManager().get_kernel_spec("tslab")'], { encoding: "utf8" });
@@ -88,6 +89,12 @@ test(`${NOTEBOOK}, executed and converted to HTML, draws every figure with plotl
   const nb = JSON.parse(await fs.readFile(ipynb, "utf8")) as { cells: { outputs?: Output[] }[] };
   const figures = nb.cells.flatMap((c) => c.outputs ?? []).filter((o) => /class="gbr-figure"/.test(text(o.data?.["text/html"])));
   assert.ok(figures.length >= 4, `${figures.length} figures in the executed notebook`);
+  for (const [i, f] of figures.entries()) {
+    const png = text(f.data?.["image/png"]);
+    assert.ok(png.length > 1000, `figure ${i + 1} carries a PNG`);
+    assert.ok(text(f.data?.["text/html"]).includes(`<img src="data:image/png;base64,${png.trim()}"`), `figure ${i + 1}'s HTML holds its image`);
+    t.diagnostic(`figure ${i + 1}: PNG ${png.length} base64 characters`);
+  }
 
   const converted = await run("jupyter", ["nbconvert", "--to", "html", ipynb, "--output-dir", work], { cwd: work, env });
   assert.equal(converted.code, 0, converted.output.slice(-4000));
@@ -96,25 +103,36 @@ test(`${NOTEBOOK}, executed and converted to HTML, draws every figure with plotl
 
   const { chromium } = await import("playwright-core");
   browser = await chromium.launch({ executablePath: executable, args: [...HEADLESS_ARGS], headless: true });
-  {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  for (const javaScriptEnabled of [false, true]) {
+    const context = await browser.newContext({ javaScriptEnabled, viewport: { width: 1280, height: 900 } });
     // Local files only (the page, and the require.js and MathJax nbconvert links from Debian's packages).
     await context.route("**/*", (route) => (route.request().url().startsWith("file:") ? route.continue() : route.abort()));
     const page = await context.newPage();
     await page.goto(url, { waitUntil: "load" });
-    await page.waitForFunction(`document.querySelectorAll(".gbr-figure .main-svg").length > 0 && Array.from(document.querySelectorAll(".gbr-figure")).every((d) => d.querySelector(".main-svg"))`, undefined, { timeout: 120_000 });
+    if (javaScriptEnabled) {
+      await page.waitForFunction(`document.querySelectorAll(".gbr-figure .main-svg").length > 0 && Array.from(document.querySelectorAll(".gbr-figure")).every((d) => d.querySelector(".main-svg"))`, undefined, { timeout: 120_000 });
+    }
     const seen = (await page.evaluate(`(() => {
       const figures = Array.from(document.querySelectorAll(".gbr-figure"));
       return {
         figures: figures.length,
+        images: figures.filter((d) => { const i = d.querySelector("img"); return i && i.complete && i.naturalWidth > 0 && i.getBoundingClientRect().width > 0; }).length,
         plots: figures.filter((d) => d.querySelector(".main-svg")).length,
+        allImages: Array.from(document.images).filter((i) => i.complete && i.naturalWidth > 0).length,
       };
-    })()`)) as { figures: number; plots: number };
-    const shot = path.join(work, `${NOTEBOOK}.png`);
+    })()`)) as { figures: number; images: number; plots: number; allImages: number };
+    const shot = path.join(work, `${NOTEBOOK}-javascript-${javaScriptEnabled ? "on" : "off"}.png`);
     await page.screenshot({ path: shot, fullPage: true });
-    t.diagnostic(`${JSON.stringify(seen)}; screenshot ${shot}`);
+    t.diagnostic(`JavaScript ${javaScriptEnabled ? "on" : "off"}: ${JSON.stringify(seen)}; screenshot ${shot}`);
     assert.equal(seen.figures, figures.length, "every figure of the notebook is in the page");
-    assert.equal(seen.plots, figures.length, "each figure is drawn by plotly");
+    if (!javaScriptEnabled) {
+      assert.equal(seen.images, figures.length, "each figure shows as a rendered image");
+      assert.equal(seen.allImages, figures.length, "and those are the page's images");
+      assert.equal(seen.plots, 0);
+    } else {
+      assert.equal(seen.plots, figures.length, "each figure is drawn by plotly");
+      assert.equal(seen.images, 0, "the images gave way to the plots");
+    }
     await context.close();
   }
   assert.ok(path.relative(REPO, work).startsWith(".."), "written outside the repository");

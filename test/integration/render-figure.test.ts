@@ -1,7 +1,8 @@
 /**
  * Figures as files, drawn by the local Chromium (issue 23, items 5 and 6): the renderer's SVG, PNG and PDF of a
  * real figure; `gbr figures` on an outputs folder that `gbr reproduce --data sample` wrote, one file per report
- * figure; the message when no browser is found. Needs Chromium: it fails, not skips, without one (CI installs it).
+ * figure; the message when no browser is found; and a notebook figure's display (in a stand-in for tslab's
+ * kernel) carrying its static image. Needs Chromium: it fails, not skips, without one (CI installs it).
  * Everything is written under a temporary folder.
  */
 import { after, before, test } from "node:test";
@@ -16,8 +17,10 @@ import { toCsv } from "../../lib/util/csv";
 import { PAPER_TESTS } from "../../lib/eval/significance";
 import { metricBarChart } from "../../lib/figures/figures";
 import { reportFigures } from "../../lib/report/html";
+import { closeFigureImages, NOTEBOOK_IMAGE_WIDTH, showFigure } from "../../lib/report/notebook";
 import { MIN_FONT_PT, paperFigure, PRINT_DPI, PX_PER_INCH } from "../../lib/figures/paper-figures";
 import { findBrowser, FigureRenderer, HEADLESS_ARGS } from "../../lib/report/render-figure";
+import type { DisplayBundle } from "../../lib/util/sdk";
 import { describeFaults, svgFaults } from "../helpers/figure-faults";
 import { runGbr } from "../helpers/gbr";
 import { REPO } from "../helpers/shared";
@@ -278,4 +281,56 @@ test("no browser: gbr figures exits 1 naming GBR_CHROMIUM and how to install one
   assert.equal(r.stdout, "");
   assert.match(r.stderr, /^gbr figures: GBR_CHROMIUM is '.*no\/such\/chromium', which is not a browser executable here\n {2}point GBR_CHROMIUM at a Chromium or Chrome executable.*apt-get install chromium/);
   assert.equal(existsSync(path.join(empty, "figures")), false, "nothing written");
+});
+
+test("issue 23, item 6: a notebook figure is shown interactive, then updated to carry its PNG (in the HTML and as image/png); no browser is said once", { timeout: 180_000 }, async () => {
+  // A stand-in for tslab's kernel: the writer its display functions send through while a cell runs.
+  const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData: ((b: DisplayBundle, update: boolean) => void) | null };
+  const sent: { bundle: DisplayBundle; update: boolean }[] = [];
+  jupyter.lastWriteDisplayData = (bundle, update) => void sent.push({ bundle, update });
+  const fig = metricBarChart(parseCsvRecords(await fs.readFile(path.join(dataset, "summary.csv"), "utf8")), "nDCG@10");
+  const savedDir = process.env.GBR_FIGURES_DIR;
+  process.env.GBR_FIGURES_DIR = path.join(tmp, "notebook-figures");
+  try {
+    await showFigure(fig, { save: "ndcg10" });
+    const figures = sent.filter((s) => s.bundle.transient?.display_id);
+    assert.equal(figures.length, 2, "a display and its update");
+    const [shown, updated] = figures;
+    assert.equal(shown.update, false);
+    assert.equal(updated.update, true);
+    assert.equal(updated.bundle.transient?.display_id, shown.bundle.transient?.display_id);
+    assert.doesNotMatch(shown.bundle.data["text/html"], /<img/);
+    const png = Buffer.from(updated.bundle.data["image/png"], "base64");
+    assert.deepEqual(pngSize(png), { width: NOTEBOOK_IMAGE_WIDTH, height: Number(fig.layout.height) });
+    assert.ok(updated.bundle.data["text/html"].includes(`<img src="data:image/png;base64,${updated.bundle.data["image/png"]}"`), "the same PNG inside the HTML");
+    assert.ok(updated.bundle.data["image/png"].length < 150_000, `${updated.bundle.data["image/png"].length} base64 characters`);
+    assert.match(updated.bundle.data["text/plain"], /^\[figure: nDCG@10 by experiment/);
+    // The script draws the interactive plot in place of the image, and asks for SVG downloads named after the figure.
+    assert.match(updated.bundle.data["text/html"], /el\.innerHTML = ""; el\.style\.height = "\d+px"; return window\.Plotly\.newPlot/);
+    assert.match(updated.bundle.data["text/html"], /"toImageButtonOptions":\{"format":"svg","filename":"ndcg10"\}/);
+    assert.ok(existsSync(path.join(tmp, "notebook-figures", "ndcg10.html")));
+  } finally {
+    if (savedDir === undefined) delete process.env.GBR_FIGURES_DIR;
+    else process.env.GBR_FIGURES_DIR = savedDir;
+    await closeFigureImages();
+  }
+
+  // No browser: the figures stay interactive, and the notebook says why once.
+  sent.length = 0;
+  const saved = process.env.GBR_CHROMIUM;
+  process.env.GBR_CHROMIUM = path.join(tmp, "no", "such", "chromium");
+  try {
+    await showFigure(fig);
+    await showFigure(fig);
+  } finally {
+    if (saved === undefined) delete process.env.GBR_CHROMIUM;
+    else process.env.GBR_CHROMIUM = saved;
+    jupyter.lastWriteDisplayData = null;
+    await closeFigureImages();
+  }
+  assert.equal(sent.filter((s) => s.update).length, 0, "no update without a browser");
+  const notes = sent.filter((s) => /interactive only/.test(s.bundle.data["text/html"] ?? ""));
+  assert.equal(notes.length, 1, "said once");
+  assert.match(notes[0].bundle.data["text/html"], /GBR_CHROMIUM is .*apt-get install chromium/);
+  assert.equal(sent.filter((s) => s.bundle.transient?.display_id).length, 2, "both figures shown");
 });

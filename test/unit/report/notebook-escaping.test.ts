@@ -89,12 +89,15 @@ test("no notebook interpolates data into a plain Markdown string: show.markdown 
   assert.deepEqual(bad, []);
 });
 
-test("a figure's output HTML: the spec inert in its script", () => {
+test("issue 23, item 6: a figure's output HTML: the image first (alt text plain and escaped), the spec inert in its script", () => {
   const hostile = `a&lt;b&gt; </script><img src=x onerror=alert(1)> %&#123;y}`;
   const spec = { data: [{ type: "bar", x: [1], y: [hostile] }], layout: { title: { text: hostile }, height: 300 } };
-  const html = figureOutputHtml(spec, { id: "gbr-fig-2", name: "bars", height: 300 });
-  assert.match(html, /^<div class="gbr-figure" id="gbr-fig-2" style="width:100%;height:300px"><\/div>/);
+  const html = figureOutputHtml(spec, { id: "gbr-fig-1", name: "bars", height: 300, png: { base64: "iVBORw0KGgo=", width: 900, height: 300 } });
+  assert.match(html, /^<div class="gbr-figure" id="gbr-fig-1" style="width:100%"><img src="data:image\/png;base64,iVBORw0KGgo=" alt="Figure: a&lt;b&gt;  %\{y\}" width="900" height="300"/, "tags dropped as plotly drops them, entities read back, then escaped");
   // One script element: nothing in the data closes it early.
   assert.equal((html.match(/<\/script/gi) ?? []).length, 1);
-  assert.doesNotMatch(html, /<img/, "the data's <img> is not markup");
+  assert.equal((html.match(/<img/g) ?? []).length, 1, "the data's <img> is not markup");
+  const interactive = figureOutputHtml(spec, { id: "gbr-fig-2", name: "bars", height: 300 });
+  assert.match(interactive, /^<div class="gbr-figure" id="gbr-fig-2" style="width:100%;height:300px"><\/div>/);
+  assert.doesNotMatch(interactive, /<img/);
 });
