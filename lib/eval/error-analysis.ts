@@ -9,41 +9,24 @@ export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
 /** Tie tolerance: absorbs last-bit summation noise, far below one gold article moving a rank (~1e-6, MAP@100). */
 export const DEFAULT_TIE = 1e-12;
 
-/** Wins, ties and losses of run A against run B (`queries` = their sum). */
-export interface WinLossCounts {
-  queries: number;
-  /** A scores higher than B by more than the tie tolerance. */
-  wins: number;
-  ties: number;
-  losses: number;
-}
-
-export interface WinLossGroup extends WinLossCounts {
-  group: string;
-}
+/** Wins (A higher by more than the tie tolerance), ties and losses of run A against run B. */
+type WinLossCounts = { queries: number; wins: number; ties: number; losses: number };
 
 export interface WinLoss {
   metric: Metric;
   tie: number;
   total: WinLossCounts;
   /** Per legal area (code-unit order, as `byArea`), only when `meta` was given. */
-  byArea?: WinLossGroup[];
-  /** Queries of one run only, left out of the counts (empty when both come from `evaluate` on the same qrels). */
+  byArea?: (WinLossCounts & { group: string })[];
+  /** Queries of one run only, left out of the counts. */
   onlyInA: QueryId[];
   onlyInB: QueryId[];
 }
 
-export interface WinLossOptions {
-  /** A query is a tie when |A − B| ≤ tie (default DEFAULT_TIE, 1e-12). */
-  tie?: number;
-  /** Per-query metadata: when given, the counts are also split by legal area (empty area → NO_AREA). */
-  meta?: ReadonlyMap<QueryId, QueryMeta>;
-}
-
-/** Per-query wins, ties and losses of A against B over the queries both have, in A's order; the rest listed. */
-export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: WinLossOptions = {}): WinLoss {
+/** Per-query wins, ties and losses of A against B over the queries both have (split by area with `meta`). */
+export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {}): WinLoss {
   const metric = resolveMetric(name);
-  const tie = checkTie(opts.tie);
+  const tie = DEFAULT_TIE;
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();
   const onlyInA: QueryId[] = [];
@@ -80,14 +63,14 @@ export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId
   return new Map([...gold].map((id) => [id, rankOf.get(id) ?? null]));
 }
 
-/** One gold article of a query, with its rank in each run (null: not in the top 100). */
+/** A gold article's rank in each run (null: not in the top 100). */
 export interface GoldRankPair {
   article: DocId;
   rankA: number | null;
   rankB: number | null;
 }
 
-/** One query of `largestDifferences`: Δ = a − b on the metric, and where the gold articles stand. */
+/** Δ = a − b on the metric, and where the gold articles stand. */
 export interface QueryDifference {
   query: QueryId;
   area: string;
@@ -97,20 +80,13 @@ export interface QueryDifference {
   gold: GoldRankPair[];
 }
 
-export interface DifferenceOptions {
-  /** How many queries (default 10). */
-  n?: number;
-  /** For the area of each query (NO_AREA without it). */
-  meta?: ReadonlyMap<QueryId, QueryMeta>;
-}
-
 /** The `n` queries where two runs differ most (|Δ| > DEFAULT_TIE; largest first, then qrels order), with gold ranks that say why. */
 export function largestDifferences(
   a: ReadonlyMap<QueryId, Ranking>,
   b: ReadonlyMap<QueryId, Ranking>,
   qrels: Qrels,
   name: MetricName,
-  opts: DifferenceOptions = {},
+  opts: { n?: number; meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
 ): QueryDifference[] {
   const metric = resolveMetric(name);
   const n = checkCount(opts.n ?? 10, "n");
@@ -131,7 +107,6 @@ export function largestDifferences(
     pairs.sort((x, y) => best(x) - best(y) || compareCodeUnits(x.article, y.article));
     all.push({ query, area: areaOf(opts.meta, query), delta, a: va, b: vb, gold: pairs });
   }
-  // Array.prototype.sort is stable, so equal |Δ| keep qrels order.
   return all.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta)).slice(0, n);
 }
 
@@ -147,7 +122,7 @@ export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: Q
   return out;
 }
 
-/** Buckets up to and including `max` (4–10: the cut of nDCG@10 and Recall@10); ASCII hyphens, easy to type. */
+/** Buckets up to and including `max` (4–10: the cut of nDCG@10 and Recall@10). */
 export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
   { label: "1", max: 1 },
   { label: "2-3", max: 3 },
@@ -160,7 +135,7 @@ export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
 /** The last bucket of `firstGoldRankDistribution`: no gold article in the top 100. */
 export const NOT_FOUND = "not found";
 
-/** Bucket labels and each run's counts; arrays, not objects keyed by run, so a run named "1" cannot reorder keys. */
+/** Bucket labels and each run's counts (arrays: a run named "1" cannot reorder an object's keys). */
 export interface RankDistribution {
   buckets: string[];
   runs: { name: string; queries: number; counts: number[] }[];
@@ -192,7 +167,7 @@ export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["ran
   return firstGoldRankDistribution(new Map([...rankingsByRun].map(([name, r]) => [name, firstGoldRanks(r, qrels)])));
 }
 
-/** One question of `hardestQuestions`: best and mean score over the methods, each one's value, gold articles. */
+/** A question's best and mean score over the methods, each one's value, its gold articles. */
 export interface HardQuestion {
   query: QueryId;
   area: string;
@@ -225,42 +200,28 @@ export function hardestQuestions(
     if (relevantCount(judged) === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
     const gold = relevantDocs(judged);
     const values = runs.map(([run, pq]) => ({ run, value: pq.get(query)![metric] }));
-    let max = -Infinity;
-    let sum = 0;
-    for (const { value } of values) {
-      max = Math.max(max, value);
-      sum += value;
-    }
-    all.push({ query, area: areaOf(meta, query), max, mean: sum / values.length, values, gold: [...gold].map((article) => ({ article, source: sourceOf(article) })) });
+    const max = Math.max(...values.map((v) => v.value));
+    const mean = values.reduce((s, v) => s + v.value, 0) / values.length;
+    all.push({ query, area: areaOf(meta, query), max, mean, values, gold: [...gold].map((article) => ({ article, source: sourceOf(article) })) });
   }
   return all.sort((x, y) => x.max - y.max || x.mean - y.mean).slice(0, n);
 }
 
-/** A run for `analyseErrors`: its name (the CLI uses the file name) and its rankings. */
-export interface NamedRankings {
-  name: string;
-  rankings: Run["rankings"];
-}
+type NamedRankings = { name: string; rankings: Run["rankings"] };
 
 /** Everything `gbr errors` shows of two runs; `JSON.stringify` of it is `gbr errors --json`. */
 export interface ErrorAnalysis {
   a: string;
   b: string;
   metric: Metric;
-  /** Each run's mean of the metric over the compared queries, as `evaluate` averages it. */
   means: { a: number; b: number };
   winLoss: WinLoss;
   largestDifferences: QueryDifference[];
   firstGoldRanks: RankDistribution;
 }
 
-export interface ErrorAnalysisOptions {
-  /** Default Recall@100, the paper's headline metric. */
-  metric?: MetricName;
-  /** Rows of `largestDifferences` (default 10). */
-  top?: number;
-  meta?: ReadonlyMap<QueryId, QueryMeta>;
-}
+/** `metric` defaults to Recall@100, the paper's headline; `top` rows of `largestDifferences` (default 10). */
+type ErrorAnalysisOptions = { metric?: MetricName; top?: number; meta?: ReadonlyMap<QueryId, QueryMeta> };
 
 /**
  * Error analysis of A against B: win/tie/loss counts, largest differences with gold ranks, first-gold-rank buckets.
@@ -286,7 +247,6 @@ export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, 
   };
 }
 
-
 // As byArea: one group per query, so the groups add up to the total.
 function areaOf(meta: ReadonlyMap<QueryId, QueryMeta> | undefined, query: QueryId): string {
   return meta?.get(query)?.area || NO_AREA;
@@ -299,12 +259,6 @@ function emptyCounts(): WinLossCounts {
 // Code-unit order, as breakdown.ts: locale-independent, so tables do not change between machines.
 function compareCodeUnits(x: string, y: string): number {
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function checkTie(tie: number | undefined): number {
-  const t = tie ?? DEFAULT_TIE;
-  if (!(Number.isFinite(t) && t >= 0)) throw new RangeError(`tie must be a finite number >= 0, got ${tie}`);
-  return t;
 }
 
 function checkCount(n: number, name: string): number {
