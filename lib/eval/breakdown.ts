@@ -24,18 +24,12 @@ export const UNKNOWN_GROUP = "unknown";
  */
 export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: ReadonlyMap<QueryId, QueryMeta>): GroupMetrics[] {
   const groups = new Map<string, MetricValues[]>();
-  for (const [qid, values] of perQuery) add(groups, meta.get(qid)?.area || NO_AREA, values);
-  return finish(groups);
-}
-
-function add(groups: Map<string, MetricValues[]>, key: string, values: MetricValues): void {
-  let list = groups.get(key);
-  if (!list) groups.set(key, (list = []));
-  list.push(values);
-}
-
-// Code-unit order, as areaStats: locale-independent, so tables do not change between machines.
-function finish(groups: Map<string, MetricValues[]>): GroupMetrics[] {
+  for (const [qid, values] of perQuery) {
+    const key = meta.get(qid)?.area || NO_AREA;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(values);
+  }
+  // Code-unit order, as areaStats: locale-independent, so tables do not change between machines.
   return [...groups]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([group, rows]) => ({

@@ -9,36 +9,16 @@ import { printable } from "../util/printable";
 import path from "node:path";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
-export interface RunScores {
-  name: string;
-  perQuery: ReadonlyMap<QueryId, MetricValues>;
-}
+export type RunScores = { name: string; perQuery: ReadonlyMap<QueryId, MetricValues> };
 
-/** One test, with exactly the fields (and order) of `gbr compare --json` (DESIGN.md §4). */
-export interface SignificanceTest {
-  a: string;
-  b: string;
-  metric: Metric;
-  meanA: number;
-  meanB: number;
-  /** meanA − meanB */
-  delta: number;
-  p: number;
-  /** Holm-adjusted over every test of the comparison */
-  pHolm: number;
-}
+/** One test as `gbr compare --json` gives it (DESIGN.md §4): delta = meanA − meanB, pHolm over every test. */
+export type SignificanceTest = { a: string; b: string; metric: Metric; meanA: number; meanB: number; delta: number; p: number; pHolm: number };
 
 /** `JSON.stringify` of it is the `gbr compare --json` output. */
-export interface Comparison {
-  tests: SignificanceTest[];
-}
+export type Comparison = { tests: SignificanceTest[] };
 
-export interface CompareOptions extends RandomizationOptions {
-  /** Default all five, in METRICS order; any spelling `resolveMetric` reads. */
-  metrics?: readonly MetricName[];
-  /** Pairs tested a against b (default every pair, in run order). */
-  pairs?: readonly (readonly [string, string])[];
-}
+/** `metrics`: default all five, any spelling; `pairs`: tested a against b (default every pair, in run order). */
+export type CompareOptions = RandomizationOptions & { metrics?: readonly MetricName[]; pairs?: readonly (readonly [string, string])[] };
 
 /**
  * Queries as `evaluate` counts them, in qrels order (it decides which flip meets which query). Tests run pair by

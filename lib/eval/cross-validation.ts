@@ -5,18 +5,8 @@ import { firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "
 import { resolveMetric, type MetricName } from "./metric-names";
 import { Pcg64 } from "../numeric/random";
 
-export interface CvFold {
-  fold: number;
-  /** The setting chosen on the other folds' queries. */
-  k1: number;
-  b: number;
-  /** Its mean of the tuning metric on those training queries. */
-  trainValue: number;
-  /** The held-out queries, in the order of `queryIds`. */
-  testQueryIds: QueryId[];
-  /** The chosen setting's mean on the held-out queries. */
-  testMean: MetricValues;
-}
+/** A fold: the setting chosen on the other folds' queries, its value there, and its mean on the held-out queries. */
+type CvFold = { fold: number; k1: number; b: number; trainValue: number; testQueryIds: QueryId[]; testMean: MetricValues };
 
 /** The honest estimate next to the oracle and the default. */
 export interface CvResult {
@@ -31,14 +21,8 @@ export interface CvResult {
   default: SweepChoice & { mean: MetricValues };
 }
 
-export interface CvOptions {
-  /** Number of folds (default 5). */
-  folds?: number;
-  /** Shuffle seed (default 42). */
-  seed?: number;
-  /** Metric to tune (default: the sweep's). */
-  metric?: MetricName;
-}
+/** Folds (default 5), shuffle seed (default 42), metric to tune (default: the sweep's). */
+export type CvOptions = { folds?: number; seed?: number; metric?: MetricName };
 
 /** Queries shuffled as numpy's `default_rng(seed)`, dealt round-robin into k folds, each scored by the others' best. */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
@@ -54,7 +38,7 @@ export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly Quer
   }
 
   const foldOf = new Map<QueryId, number>();
-  seededShuffle(queryIds, seed).forEach((q, i) => foldOf.set(q, i % k));
+  Pcg64.fromSeed(seed).shuffle(queryIds.slice()).forEach((q, i) => foldOf.set(q, i % k));
 
   const meanOver = (entry: SweepEntry, ids: readonly QueryId[]): MetricValues => meanOf(ids.map((q) => entry.perQuery.get(q)!));
   const perQuery = new Map<QueryId, MetricValues>();
@@ -80,9 +64,4 @@ export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly Quer
     oracle: { k1: oracleEntry.k1, b: oracleEntry.b, value: oracleMean[metric], mean: oracleMean },
     default: { k1: sweep.defaultEntry.k1, b: sweep.defaultEntry.b, value: defaultMean[metric], mean: defaultMean },
   };
-}
-
-/** A copy of `items` in the order numpy's `default_rng(seed).shuffle` gives. */
-function seededShuffle<T>(items: readonly T[], seed: number): T[] {
-  return Pcg64.fromSeed(seed).shuffle(items.slice());
 }
