@@ -5,11 +5,7 @@ export type ScoreNorm = "minmax" | "max" | "zscore";
 
 export const SCORE_NORMS: readonly ScoreNorm[] = ["minmax", "max", "zscore"];
 
-/**
- * ranx floors every denominator at 1e-9 rather than special-casing it, so a constant list (max = min, std = 0)
- * comes out all zeros under min-max and z-score, and max-norm divides by 1e-9 when the top score is not positive.
- * Kept as is: the point is to give ranx's numbers.
- */
+/** ranx floors every denominator at 1e-9: a constant list is all zeros under min-max and z-score. Kept, as ranx. */
 const FLOOR = 1e-9;
 
 /** One list's scores normalised (same order, same length); an empty list stays empty. */

@@ -27,10 +27,7 @@ const NORM_ALIASES: Record<string, ScoreNorm> = { "min-max": "minmax", zmuv: "zs
 
 const FORMS = "fuse:<comb>-<norm>:<a>+<b> (comb: combsum, combmnz; norm: minmax, max, zscore) or fuse:wrrf:<w1>,<w2>:<a>+<b>";
 
-/**
- * `fuse:<comb>-<norm>:<a>+<b>[+…]` or `fuse:wrrf:<w1>,<w2>[,…]:<a>+<b>[+…]` as its fusion and its inputs' names.
- * The method (and wrrf's weights) never hold a colon, so everything after them is the inputs, which may (`dense:x`).
- */
+/** A `fuse:` name as its fusion and its inputs' names (which may hold colons: the method and weights never do). */
 export function parseFuseName(name: string): { fusion: Fusion; parts: string[] } {
   const m = /^fuse:([^:]*):(.*)$/s.exec(name);
   if (!m) throw usage(`'${name}': expected ${FORMS}`);
@@ -56,8 +53,8 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
 }
 
 /**
- * `fuse:…`: its inputs' top 100 fused by a score fusion (CombSUM or CombMNZ over min-max, max or z-score normalised
- * scores) or by weighted RRF (k = 60); ties by doc id; top k; named as its string form.
+ * `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF; named as its
+ * string form.
  *
  * @example
  * fuseRetriever([bm25, lsi], { kind: "wrrf", weights: [0.7, 0.3] }).name; // "fuse:wrrf:0.7,0.3:bm25-greekstemmer+lsi"
@@ -74,7 +71,7 @@ export function fuseRetriever(inputs: readonly Retriever[], fusion: Fusion, name
 
 const namesOf = (inputs: readonly Retriever[]) => inputs.map((r) => r.name).join("+");
 
-/** Each input's top 100, one input after another (parts may share a server; the memo shares repeated parts). */
+/** Each input's top 100, one input after another (parts may share a server). */
 async function inputRuns(inputs: readonly Retriever[], queries: Query[]): Promise<Run[]> {
   const runs: Run[] = [];
   for (const r of inputs) runs.push(await r.retrieve(queries, 100));
