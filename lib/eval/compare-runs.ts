@@ -12,13 +12,25 @@ import path from "node:path";
 export type RunScores = { name: string; perQuery: ReadonlyMap<QueryId, MetricValues> };
 
 /** One test as `gbr compare --json` gives it (DESIGN.md §4): delta = meanA − meanB, pHolm over every test. */
-export type SignificanceTest = { a: string; b: string; metric: Metric; meanA: number; meanB: number; delta: number; p: number; pHolm: number };
+export interface SignificanceTest {
+  a: string;
+  b: string;
+  metric: Metric;
+  meanA: number;
+  meanB: number;
+  delta: number;
+  p: number;
+  pHolm: number;
+}
 
 /** `JSON.stringify` of it is the `gbr compare --json` output. */
 export type Comparison = { tests: SignificanceTest[] };
 
 /** `metrics`: default all five, any spelling; `pairs`: tested a against b (default every pair, in run order). */
-export type CompareOptions = RandomizationOptions & { metrics?: readonly MetricName[]; pairs?: readonly (readonly [string, string])[] };
+export type CompareOptions = RandomizationOptions & {
+  metrics?: readonly MetricName[];
+  pairs?: readonly (readonly [string, string])[];
+};
 
 /**
  * Queries as `evaluate` counts them, in qrels order (it decides which flip meets which query). Tests run pair by

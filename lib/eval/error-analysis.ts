@@ -24,7 +24,12 @@ export interface WinLoss {
 }
 
 /** Per-query wins, ties and losses of A against B over the queries both have (split by area with `meta`). */
-export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {}): WinLoss {
+export function winLoss(
+  a: PerQuery,
+  b: PerQuery,
+  name: MetricName,
+  opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
+): WinLoss {
   const metric = resolveMetric(name);
   const tie = DEFAULT_TIE;
   const total = emptyCounts();

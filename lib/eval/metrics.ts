@@ -1,5 +1,4 @@
 import { relevantCount, type DocId, type Judged, type Qrels, type QueryId, type Ranking, type Run } from "../types";
-import { formatFixed } from "../util/format-fixed";
 
 /**
  * The five metrics of the paper, in its column order.
@@ -199,19 +198,4 @@ export function meanOf(rows: readonly MetricValues[]): MetricValues {
     out[m] = s / rows.length;
   }
   return out;
-}
-
-/**
- * What scoring the same articles in another order (`theirs`, e.g. trec_eval's) would change: the queries whose
- * ranking it reorders, and those of them where a metric printed to 4 places differs.
- *
- * @example
- * const { reordered, changed } = reorderEffect(run.rankings, trecEvalOrder(run), qrels, perQuery);
- */
-export function reorderEffect(ours: Run["rankings"], theirs: Run["rankings"], qrels: Qrels, perQuery: Evaluation["perQuery"]): { reordered: QueryId[]; changed: QueryId[] } {
-  const reordered = [...perQuery.keys()].filter((q) => ours.get(q)?.some((d, i) => theirs.get(q)![i] !== d));
-  if (!reordered.length) return { reordered, changed: [] };
-  const other = evaluate(theirs, qrels).perQuery;
-  const changed = reordered.filter((q) => METRICS.some((m) => formatFixed(perQuery.get(q)![m], 4) !== formatFixed(other.get(q)![m], 4)));
-  return { reordered, changed };
 }

@@ -2,7 +2,7 @@
 import type { Qrels, QueryId } from "../types";
 import type { Metric, MetricValues } from "./metrics";
 import { holm, type RandomizationOptions } from "./randomization";
-import { comparedQueries, compareRuns, type RunScores, type SignificanceTest } from "./compare-runs";
+import { comparedQueries, compareRuns, type SignificanceTest } from "./compare-runs";
 
 /** The paper's 20 tests: five "method vs what it claims to improve on" pairs × four metrics (DESIGN.md §4). */
 export const PAPER_TESTS: { readonly pairs: readonly (readonly [string, string])[]; readonly metrics: readonly Metric[] } = {
@@ -30,7 +30,13 @@ export type PerQueryByExperiment = ReadonlyMap<string, ReadonlyMap<QueryId, Metr
 export type ComputedPaperTest = SignificanceTest & { status: "computed" };
 
 /** A paper test with a run absent (`missing`: its ids; `reason`: why, in words): p and pHolm are 1. */
-export type MissingPaperTest = Pick<SignificanceTest, "a" | "b" | "metric"> & { status: "missing"; missing: string[]; reason: string; p: 1; pHolm: 1 };
+export type MissingPaperTest = Pick<SignificanceTest, "a" | "b" | "metric"> & {
+  status: "missing";
+  missing: string[];
+  reason: string;
+  p: 1;
+  pHolm: 1;
+};
 
 export type PaperTest = ComputedPaperTest | MissingPaperTest;
 
@@ -71,10 +77,6 @@ export interface SignificanceReport {
 /** Randomization settings (the paper's by default); `notRun`: experiment id → why it did not run, quoted. */
 type SignificanceOptions = Pick<RandomizationOptions, "swaps"> & { seed?: number; notRun?: ReadonlyMap<string, string> };
 
-function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunScores[] {
-  return names.map((name) => ({ name, perQuery: perQuery.get(name)! }));
-}
-
 /**
  * All 20 paper tests, computed as `compareRuns` does or `missing` (ids and why) at p = 1 in Holm. Not a smaller
  * family: adjusted p only grows with any raw p, so a test significant here is significant in the full family too.
@@ -86,9 +88,7 @@ export function paperSignificance(
 ): PaperSignificance {
   const qids = comparedQueries(queries);
   const present = PAPER_TESTS.pairs.filter(([a, b]) => perQuery.has(a) && perQuery.has(b));
-  const computed = present.length
-    ? compareRuns(runsOf(perQuery, [...new Set(present.flat())]), qids, { pairs: present, metrics: PAPER_TESTS.metrics, swaps: opts.swaps, seed: opts.seed }).tests
-    : [];
+  const computed = family(perQuery, qids, present, opts);
   const authorsStream = present.length === PAPER_TESTS.pairs.length;
   const rng = `numpy default_rng(${opts.seed ?? PAPER_SEED}), ${(opts.swaps ?? PAPER_SWAPS).toLocaleString("en-US")} flips per test, the queries in the benchmark's order`;
   const stream = authorsStream
@@ -132,20 +132,30 @@ export function missingPairs(tests: readonly PaperTest[]): { a: string; b: strin
   return out;
 }
 
-/** The pairs' tests on the paper's four metrics, on one stream, Holm over these only. */
-function family(perQuery: PerQueryByExperiment, qids: QueryId[], pairs: (readonly [string, string])[], opts: SignificanceOptions): SignificanceTest[] {
+/** The pairs' tests on the paper's four metrics, on one stream, Holm over these only (none: no stream drawn). */
+function family(
+  perQuery: PerQueryByExperiment,
+  qids: QueryId[],
+  pairs: (readonly [string, string])[],
+  opts: SignificanceOptions,
+) {
   if (!pairs.length) return [];
-  const runs = runsOf(perQuery, [...new Set(pairs.flat())]);
+  const runs = [...new Set(pairs.flat())].map((name) => ({ name, perQuery: perQuery.get(name)! }));
   return compareRuns(runs, qids, { pairs, metrics: PAPER_TESTS.metrics, swaps: opts.swaps, seed: opts.seed }).tests;
 }
 
 /** The exploratory family: every other experiment against BASELINE_RUN; null without it. */
-export function baselineSignificance(perQuery: PerQueryByExperiment, queries: Qrels | Iterable<QueryId>, opts: SignificanceOptions = {}): SignificanceReport["baseline"] {
+export function baselineSignificance(
+  perQuery: PerQueryByExperiment,
+  queries: Qrels | Iterable<QueryId>,
+  opts: SignificanceOptions = {},
+): SignificanceReport["baseline"] {
   const against = BASELINE_RUN;
   if (!perQuery.has(against)) return null;
   const pairs = [...perQuery.keys()].filter((id) => id !== against).map((id) => [id, against] as const);
   const tests = family(perQuery, comparedQueries(queries), pairs, opts);
-  return { against, of: tests.length, correction: `Holm over these ${tests.length} tests only (exploratory, beyond the paper; not part of its family)`, tests };
+  const correction = `Holm over these ${tests.length} tests only (exploratory, beyond the paper; not part of its family)`;
+  return { against, of: tests.length, correction, tests };
 }
 
 /** First stage of a `rerank:<reranker>:<first stage>` id, else undefined; first stages may hold colons. */
@@ -154,14 +164,20 @@ export function firstStageOf(id: string): string | undefined {
 }
 
 /** Each re-ranked run whose first stage also ran, against it (what it adds, not vs BM25); null if none. */
-export function rerankSignificance(perQuery: PerQueryByExperiment, queries: Qrels | Iterable<QueryId>, opts: SignificanceOptions = {}): SignificanceFamily | null {
+export function rerankSignificance(
+  perQuery: PerQueryByExperiment,
+  queries: Qrels | Iterable<QueryId>,
+  opts: SignificanceOptions = {},
+): SignificanceFamily | null {
   const pairs = [...perQuery.keys()].flatMap((id) => {
     const first = firstStageOf(id);
     return first !== undefined && perQuery.has(first) ? [[id, first] as const] : [];
   });
   if (!pairs.length) return null;
   const tests = family(perQuery, comparedQueries(queries), pairs, opts);
-  return { of: tests.length, correction: `Holm over these ${tests.length} tests only (each re-ranked run against its own first stage; beyond the paper)`, tests };
+  const correction =
+    `Holm over these ${tests.length} tests only (each re-ranked run against its own first stage; beyond the paper)`;
+  return { of: tests.length, correction, tests };
 }
 
 /** significance.json of `gbr reproduce`; written even when nothing ran (all 20 paper tests missing, with reasons). */

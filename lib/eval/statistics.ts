@@ -25,7 +25,7 @@ function checkPaired(a: readonly number[], b: readonly number[], what: string): 
   checkFinite(b, what);
 }
 
-export type Descriptive = { n: number; mean: number; sd: number; median: number; q1: number; q3: number; min: number; max: number };
+export type Descriptive = Record<"n" | "mean" | "sd" | "median" | "q1" | "q3" | "min" | "max", number>;
 
 /**
  * The sd divides by n − 1 and is NaN for one value, not a 0 reading as "perfectly stable". Quartiles are
@@ -121,7 +121,11 @@ export type PairedTestRow = ReturnType<typeof pairedTests>[number];
  * The randomization test (exactly `gbr compare`'s p and pHolm) and the paired t-test for every pair × metric;
  * `disagree`: the raw p-values fall either side of 0.05 (Holm against raw would flag the correction).
  */
-export function pairedTests(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, queries: Qrels | Iterable<QueryId>, opts: CompareOptions = {}) {
+export function pairedTests(
+  perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
+  queries: Qrels | Iterable<QueryId>,
+  opts: CompareOptions = {},
+) {
   const qids = comparedQueries(queries);
   const { tests } = compareRuns([...perQuery].map(([name, pq]) => ({ name, perQuery: pq })), qids, opts);
   const column = (run: string, m: Metric) => qids.map((q) => perQuery.get(run)!.get(q)?.[m] ?? 0);

@@ -56,7 +56,7 @@ export function firstBest<T>(items: readonly T[], value: (item: T) => number, pr
 }
 
 /** Mean `metric` with rows by b, columns by k1 (plotly's z[y][x]); NaN where the grid has no such setting. */
-export function sweepHeatmap(sweep: SweepResult, name: MetricName = sweep.metric): { metric: Metric; k1s: number[]; bs: number[]; z: number[][] } {
+export function sweepHeatmap(sweep: SweepResult, name: MetricName = sweep.metric) {
   const metric = resolveMetric(name);
   const k1s = [...new Set(sweep.grid.map((e) => e.k1))].sort((x, y) => x - y);
   const bs = [...new Set(sweep.grid.map((e) => e.b))].sort((x, y) => x - y);
