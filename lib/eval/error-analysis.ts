@@ -31,7 +31,6 @@ export function winLoss(
   opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
 ): WinLoss {
   const metric = resolveMetric(name);
-  const tie = DEFAULT_TIE;
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();
   const onlyInA: QueryId[] = [];
@@ -42,19 +41,16 @@ export function winLoss(
       continue;
     }
     const d = va[metric] - vb[metric];
-    const outcome = Math.abs(d) <= tie ? "ties" : d > 0 ? "wins" : "losses";
-    total.queries++;
-    total[outcome]++;
-    if (opts.meta) {
-      const area = areaOf(opts.meta, q);
-      let g = groups.get(area);
-      if (!g) groups.set(area, (g = emptyCounts()));
-      g.queries++;
-      g[outcome]++;
+    const outcome = Math.abs(d) <= DEFAULT_TIE ? "ties" : d > 0 ? "wins" : "losses";
+    const area = areaOf(opts.meta, q);
+    if (opts.meta && !groups.has(area)) groups.set(area, emptyCounts());
+    for (const c of opts.meta ? [total, groups.get(area)!] : [total]) {
+      c.queries++;
+      c[outcome]++;
     }
   }
   const onlyInB = [...b.keys()].filter((q) => !a.has(q));
-  const out: WinLoss = { metric, tie, total, onlyInA, onlyInB };
+  const out: WinLoss = { metric, tie: DEFAULT_TIE, total, onlyInA, onlyInB };
   if (opts.meta) out.byArea = [...groups].sort(([x], [y]) => compareCodeUnits(x, y)).map(([group, c]) => ({ group, ...c }));
   return out;
 }

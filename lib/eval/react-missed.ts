@@ -39,11 +39,12 @@ export function reactMissedGold(
   const asked = rounds.filter((r) => r >= 1 && r <= lastRound);
 
   // Missed at r exactly when firstRetrieved ≤ r < firstKept (never kept: firstKept = ∞).
-  const perQuery: { query: QueryId; gold: { article: DocId; firstRetrieved: number; firstKept: number; bestRank: number; times: number }[] }[] = [];
+  type Found = { article: DocId; firstRetrieved: number; firstKept: number; bestRank: number; times: number };
+  const perQuery: { query: QueryId; gold: Found[] }[] = [];
   for (const [query, rs] of roundsByQuery) {
     const gold = qrels.get(query);
     if (!gold || gold.size === 0) continue;
-    const found = new Map<DocId, { article: DocId; firstRetrieved: number; firstKept: number; bestRank: number; times: number }>();
+    const found = new Map<DocId, Found>();
     rs.forEach((round, i) => {
       const r = i + 1;
       // An article listed twice in one round's results counts once, at its better rank.
@@ -68,23 +69,15 @@ export function reactMissedGold(
 
   const missedAt = (r: number, g: { firstRetrieved: number; firstKept: number }) => g.firstRetrieved <= r && g.firstKept > r;
   const summary = asked.map((round) => {
-    let pairs = 0;
-    let queries = 0;
-    for (const q of perQuery) {
-      const n = q.gold.filter((g) => missedAt(round, g)).length;
-      pairs += n;
-      if (n) queries++;
-    }
-    return { round, missedGoldPairs: pairs, missedGoldQueries: queries };
+    const counts = perQuery.map((q) => q.gold.filter((g) => missedAt(round, g)).length);
+    return { round, missedGoldPairs: counts.reduce((s, n) => s + n, 0), missedGoldQueries: counts.filter((n) => n > 0).length };
   });
-
-  const pairs: MissedGoldPair[] = [];
-  for (const q of perQuery) {
-    const missed = q.gold
+  const pairs = perQuery.flatMap((q) =>
+    q.gold
       .filter((g) => missedAt(lastRound, g))
-      .sort((x, y) => x.firstRetrieved - y.firstRetrieved || x.bestRank - y.bestRank || (x.article < y.article ? -1 : x.article > y.article ? 1 : 0));
-    for (const g of missed) pairs.push({ query: q.query, article: g.article, firstRetrievedRound: g.firstRetrieved, bestRank: g.bestRank, roundsRetrieved: g.times });
-  }
+      .sort((x, y) => x.firstRetrieved - y.firstRetrieved || x.bestRank - y.bestRank || (x.article < y.article ? -1 : x.article > y.article ? 1 : 0))
+      .map((g) => ({ query: q.query, article: g.article, firstRetrievedRound: g.firstRetrieved, bestRank: g.bestRank, roundsRetrieved: g.times })),
+  );
   return { rounds: summary, lastRound, pairs };
 }
 
