@@ -33,9 +33,8 @@ export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly Quer
   if (queryIds.length < k) throw new RangeError(`${queryIds.length} queries cannot fill ${k} folds`);
   if (new Set(queryIds).size !== queryIds.length) throw new RangeError("queryIds has duplicates");
   if (sweep.grid.length === 0) throw new RangeError("the sweep has no settings");
-  for (const q of queryIds) {
-    if (!sweep.grid[0].perQuery.has(q)) throw new RangeError(`query '${q}' was not evaluated by the sweep`);
-  }
+  const unseen = queryIds.find((q) => !sweep.grid[0].perQuery.has(q));
+  if (unseen !== undefined) throw new RangeError(`query '${unseen}' was not evaluated by the sweep`);
 
   const foldOf = new Map<QueryId, number>();
   Pcg64.fromSeed(seed).shuffle(queryIds.slice()).forEach((q, i) => foldOf.set(q, i % k));

@@ -63,16 +63,9 @@ export function rowLabels(count: number): string[] {
  */
 export function bestPerColumn(values: readonly (readonly (number | null)[])[], digits = 4, eligible?: readonly boolean[]): boolean[][] {
   const shown = values.map((row) => row.map((v) => (v === null || !Number.isFinite(v) ? null : Number(formatFixed(v, digits)))));
-  const columns = values[0]?.length ?? 0;
-  const top = Array.from({ length: columns }, (_, m) => {
-    let max: number | null = null;
-    shown.forEach((row, r) => {
-      const v = row[m];
-      if (v !== null && (eligible?.[r] ?? true) && (max === null || v > max)) max = v;
-    });
-    return max;
-  });
-  return shown.map((row, r) => row.map((v, m) => v !== null && (eligible?.[r] ?? true) && v === top[m]));
+  const competes = (v: number | null, r: number): v is number => v !== null && (eligible?.[r] ?? true);
+  const top = (values[0] ?? []).map((_, m) => Math.max(...shown.flatMap((row, r) => (competes(row[m], r) ? [row[m]!] : []))));
+  return shown.map((row, r) => row.map((v, m) => competes(v, r) && v === top[m]));
 }
 
 /** A test as `gbr compare --json` and significance.json give it. */
@@ -103,10 +96,8 @@ export function significanceLetters(
     if (j === undefined || ia === undefined || ib === undefined || ia === ib) continue;
     if (!(t.pHolm < alpha) || t.delta === 0 || !Number.isFinite(t.delta)) continue;
     const [w, l] = t.delta > 0 ? [ia, ib] : [ib, ia];
-    const vw = values[w][j];
-    const vl = values[l][j];
-    if (vw === null || vl === null || !(vw > vl)) continue;
-    beaten[w][j].add(l);
+    // A missing value on either side marks nothing.
+    if ((values[w][j] ?? -Infinity) > (values[l][j] ?? Infinity)) beaten[w][j].add(l);
   }
   return beaten.map((perMetric) => perMetric.map((set) => [...set].sort((x, y) => x - y).map((i) => rows[i].label)));
 }
@@ -164,10 +155,6 @@ export function escapeLatex(text: string): string {
 // Math-mode daggers: text-mode \dag pulls in a bitmap (TS1) font under LaTeX's default encoding.
 const LATEX_MARK: Record<FootnoteMark, string> = { dagger: "\\dagger", ddagger: "\\ddagger" };
 
-function latexLabel(label: string): string {
-  return label.replace(/[^A-Za-z0-9:._-]/g, "-");
-}
-
 /** The letters of beaten rows: run together when all are single letters, else comma-separated. */
 function joinLabels(labels: readonly string[]): string {
   return labels.join(labels.some((l) => l.length > 1) ? "," : "");
@@ -201,7 +188,7 @@ export function renderLatex(t: ResultsTable): string {
     "\\begin{table}[htbp]",
     "\\centering",
     `\\caption{${escapeLatex(t.caption)}}`,
-    `\\label{${latexLabel(t.label)}}`,
+    `\\label{${t.label.replace(/[^A-Za-z0-9:._-]/g, "-")}}`,
     `\\begin{tabular}{${letters ? "c" : ""}l${"r@{}l".repeat(t.metrics.length)}}`,
     "\\toprule",
     head.join(" & ") + " \\\\",
