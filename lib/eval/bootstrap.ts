@@ -17,10 +17,8 @@ export function bootstrapCI(values: ArrayLike<number>, opts: BootstrapOptions = 
 const BLOCK_ENTRIES = 1 << 21;
 
 /**
- * `bootstrapCI` of several series on the same items in the same order, paired: one set of resamples serves every
- * series, and each gets exactly the interval `bootstrapCI` gives it alone. Resample r takes item ⌊u · n⌋ for n
- * consecutive doubles u of numpy's `default_rng(seed).random()` (numpy: `(rng.random((resamples, n)) * n).astype(int)`,
- * equal up to the summation order's last bits); its mean is Σ count(i) · x(i) / n, summed by the gather kernel.
+ * `bootstrapCI` of paired series (same items, same order): one set of resamples, each series the interval it gets
+ * alone. As numpy's `(default_rng(seed).random((resamples, n)) * n).astype(int)`, up to the summation's last bits.
  */
 export function bootstrapCIs(series: readonly ArrayLike<number>[], opts: BootstrapOptions = {}): BootstrapInterval[] {
   const resamples = opts.resamples ?? 10_000;

@@ -17,8 +17,7 @@ export interface PriceTable {
 export type CostRow = ReturnType<typeof costTable>[number];
 
 /**
- * The price table in `file` (a run passes its configuration's `pricesFile`); given none, GBR_PRICES, else the
- * package's config/prices.json.
+ * The price table in `file` (a run passes its configuration's); given none, GBR_PRICES, else config/prices.json.
  *
  * @example
  * loadPrices().llm["openai/gpt-oss-120b"].output; // USD per million output tokens

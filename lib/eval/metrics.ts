@@ -172,8 +172,7 @@ export class PositionalEvaluator {
 export type Evaluation = { mean: MetricValues; perQuery: Map<QueryId, MetricValues> };
 
 /**
- * Evaluates a run on binary or graded qrels (see `Judged`): each query with a relevant document counts (absent from the
- * run: 0), in qrels order.
+ * Evaluates a run on binary or graded qrels: each query with a relevant document counts (absent from the run: 0).
  *
  * @example
  * const { mean, perQuery } = evaluate(run.rankings, bench.qrels);

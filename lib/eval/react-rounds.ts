@@ -19,10 +19,7 @@ export interface ReactRoundsView {
 
 export type ReactRoundRow = ReturnType<typeof reactRoundTable>[number];
 
-/**
- * The table for the rounds the run has: Recall@100 of the kept ranking and of the pool retrieved so far (macro over
- * qrels, as `evaluate`), and the mean LLM calls, tokens and seconds per query of rounds 1..r.
- */
+/** Per round the run has: Recall@100 of the kept ranking and of the pool so far, mean LLM cost per query to then. */
 export function reactRoundTable(result: ReactRoundsView, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, rounds = PAPER_ROUNDS) {
   const rows = [];
   const n = result.queryIds.length;

@@ -53,8 +53,7 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
 }
 
 /**
- * `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF; named as its
- * string form.
+ * `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF.
  *
  * @example
  * fuseRetriever([bm25, lsi], { kind: "wrrf", weights: [0.7, 0.3] }).name; // "fuse:wrrf:0.7,0.3:bm25-greekstemmer+lsi"
