@@ -29,13 +29,17 @@ export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: Reado
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key)!.push(values);
   }
-  // Code-unit order, as areaStats: locale-independent, so tables do not change between machines.
   return [...groups]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([group, rows]) => ({
       group,
       queries: rows.length,
       mean: meanOf(rows),
       sd: Object.fromEntries(METRICS.map((m) => [m, rows.length > 1 ? describe(rows.map((r) => r[m])).sd : NaN])) as MetricValues,
     }));
+}
+
+/** Code-unit order: locale-independent, so tables do not change between machines. */
+export function compareCodeUnits(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -2,6 +2,7 @@
 import { NO_AREA, relevantCount, relevantDocs, sourceOf, type DocId, type Qrels, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
 import { dedupeCut, DEPTH, evaluate, queryMetrics, type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
+import { compareCodeUnits } from "./breakdown";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
@@ -255,11 +256,6 @@ function areaOf(meta: ReadonlyMap<QueryId, QueryMeta> | undefined, query: QueryI
 
 function emptyCounts(): WinLossCounts {
   return { queries: 0, wins: 0, ties: 0, losses: 0 };
-}
-
-// Code-unit order, as breakdown.ts: locale-independent, so tables do not change between machines.
-function compareCodeUnits(x: string, y: string): number {
-  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 function checkCount(n: number, name: string): number {

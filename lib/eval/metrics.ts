@@ -189,12 +189,6 @@ export function evaluate(rankings: Run["rankings"], qrels: Qrels): Evaluation {
 
 /** Macro average of per-query values, summed in the given order. */
 export function meanOf(rows: readonly MetricValues[]): MetricValues {
-  const out = Object.fromEntries(METRICS.map((m) => [m, 0])) as MetricValues;
-  if (rows.length === 0) return out;
-  for (const m of METRICS) {
-    let s = 0;
-    for (const r of rows) s += r[m];
-    out[m] = s / rows.length;
-  }
-  return out;
+  const mean = (m: Metric) => (rows.length ? rows.reduce((s, r) => s + r[m], 0) / rows.length : 0);
+  return Object.fromEntries(METRICS.map((m) => [m, mean(m)])) as MetricValues;
 }

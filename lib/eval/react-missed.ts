@@ -1,6 +1,7 @@
 /** REACT diagnostic of the paper's appendix C.4: gold the planner's queries brought into BM25's top 100, never kept. */
 import type { DocId, QueryId } from "../types";
 import { PAPER_ROUNDS } from "./react-rounds";
+import { compareCodeUnits } from "./breakdown";
 
 /** One REACT round's BM25 results (1-based ranks) and the articles the observer kept; `ReactRoundTrace` fits. */
 export interface ReactRoundLike {
@@ -75,7 +76,7 @@ export function reactMissedGold(
   const pairs = perQuery.flatMap((q) =>
     q.gold
       .filter((g) => missedAt(lastRound, g))
-      .sort((x, y) => x.firstRetrieved - y.firstRetrieved || x.bestRank - y.bestRank || (x.article < y.article ? -1 : x.article > y.article ? 1 : 0))
+      .sort((x, y) => x.firstRetrieved - y.firstRetrieved || x.bestRank - y.bestRank || compareCodeUnits(x.article, y.article))
       .map((g) => ({ query: q.query, article: g.article, firstRetrievedRound: g.firstRetrieved, bestRank: g.bestRank, roundsRetrieved: g.times })),
   );
   return { rounds: summary, lastRound, pairs };

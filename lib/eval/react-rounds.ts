@@ -39,10 +39,7 @@ export function reactRoundTable(result: ReactRoundsView, qrels: ReadonlyMap<Quer
     const cost = { calls: 0, input: 0, output: 0, seconds: 0 };
     for (const q of result.queryIds) {
       const t = result.perRound.get(q)![r - 1];
-      cost.calls += t.calls;
-      cost.input += t.input;
-      cost.output += t.output;
-      cost.seconds += t.seconds;
+      for (const key of ["calls", "input", "output", "seconds"] as const) cost[key] += t[key];
     }
     rows.push({
       round: r,

@@ -61,8 +61,6 @@ export function sweepHeatmap(sweep: SweepResult, name: MetricName = sweep.metric
   const k1s = [...new Set(sweep.grid.map((e) => e.k1))].sort((x, y) => x - y);
   const bs = [...new Set(sweep.grid.map((e) => e.b))].sort((x, y) => x - y);
   const z = bs.map(() => k1s.map(() => Number.NaN));
-  const col = new Map(k1s.map((v, j) => [v, j] as const));
-  const row = new Map(bs.map((v, i) => [v, i] as const));
-  for (const e of sweep.grid) z[row.get(e.b)!][col.get(e.k1)!] = e.mean[metric];
+  for (const e of sweep.grid) z[bs.indexOf(e.b)][k1s.indexOf(e.k1)] = e.mean[metric];
   return { metric, k1s, bs, z };
 }

@@ -22,17 +22,11 @@ export function normalizeScores(scores: readonly number[], norm: ScoreNorm): num
       return scores.map((s) => s / den);
     }
     case "zscore": {
-      const mean = sum(scores) / scores.length;
+      const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
       // Population (ddof 0), as numpy's default np.std that ranx calls.
-      const std = Math.sqrt(sum(scores.map((s) => (s - mean) * (s - mean))) / scores.length);
+      const std = Math.sqrt(scores.reduce((a, s) => a + (s - mean) * (s - mean), 0) / scores.length);
       const den = Math.max(std, FLOOR);
       return scores.map((s) => (s - mean) / den);
     }
   }
-}
-
-function sum(xs: readonly number[]): number {
-  let t = 0;
-  for (const x of xs) t += x;
-  return t;
 }

@@ -62,20 +62,15 @@ export function fuseRetriever(inputs: readonly Retriever[], fusion: Fusion, name
   return {
     name,
     async retrieve(queries: Query[], k: number) {
-      const runs = await inputRuns(inputs, queries);
+      // Each input's top 100, one input after another (parts may share a server).
+      const runs: Run[] = [];
+      for (const r of inputs) runs.push(await r.retrieve(queries, 100));
       return fusion.kind === "wrrf" ? rrf(runs, { top: k, name, weights: fusion.weights }) : combFuse(runs, { method: fusion.method, norm: fusion.norm, top: k, name });
     },
   };
 }
 
 const namesOf = (inputs: readonly Retriever[]) => inputs.map((r) => r.name).join("+");
-
-/** Each input's top 100, one input after another (parts may share a server). */
-async function inputRuns(inputs: readonly Retriever[], queries: Query[]): Promise<Run[]> {
-  const runs: Run[] = [];
-  for (const r of inputs) runs.push(await r.retrieve(queries, 100));
-  return runs;
-}
 
 function splitParts(name: string, rest: string): string[] {
   const parts = rest.split("+");
