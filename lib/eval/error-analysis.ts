@@ -58,11 +58,8 @@ export function winLoss(
 
 /** Each gold article's 1-based rank as the metrics count it, or null outside the top 100; in `gold` order. */
 export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId, number | null> {
-  const rankOf = new Map<DocId, number>();
-  dedupeCut(ranking).forEach((id, i) => {
-    if (gold.has(id)) rankOf.set(id, i + 1);
-  });
-  return new Map([...gold].map((id) => [id, rankOf.get(id) ?? null]));
+  const list = dedupeCut(ranking);
+  return new Map([...gold].map((id) => [id, list.indexOf(id) + 1 || null]));
 }
 
 /** A gold article's rank in each run (null: not in the top 100). */

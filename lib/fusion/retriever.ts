@@ -22,9 +22,6 @@ export type Fusion = { kind: "comb"; method: CombMethod; norm: ScoreNorm } | { k
 /** The comb methods' names, `<method>-<norm>`, as the grammar and its messages spell them. */
 export const FUSION_METHODS: readonly string[] = [...COMB_METHODS.flatMap((m) => SCORE_NORMS.map((n) => `${m}-${n}`)), "wrrf"];
 
-/** ranx's names for two of the normalisations, taken as ours. */
-const NORM_ALIASES: Record<string, ScoreNorm> = { "min-max": "minmax", zmuv: "zscore" };
-
 const FORMS = "fuse:<comb>-<norm>:<a>+<b> (comb: combsum, combmnz; norm: minmax, max, zscore) or fuse:wrrf:<w1>,<w2>:<a>+<b>";
 
 /** A `fuse:` name as its fusion and its inputs' names (which may hold colons: the method and weights never do). */
@@ -43,7 +40,7 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
   const dash = method.indexOf("-");
   const comb = method.slice(0, dash) as CombMethod;
   const normName = method.slice(dash + 1);
-  const norm: ScoreNorm | undefined = NORM_ALIASES[normName] ?? SCORE_NORMS.find((n) => n === normName);
+  const norm = SCORE_NORMS.find((n) => n === normName);
   if (dash < 0 || !COMB_METHODS.includes(comb) || !norm) {
     // Plain RRF keeps its own form (the paper's method, exactly); say so rather than only suggest wrrf.
     const rrfHint = method === "rrf" ? "; plain RRF is rrf:<a>+<b>" : "";
