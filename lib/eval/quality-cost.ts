@@ -22,9 +22,7 @@ const TEXT: Record<CostMeasure, (v: number) => string> = {
 };
 
 /** The words for a cost under a measure, e.g. "$0.00019 per query", "2 calls per query". */
-export function costText(value: number, measure: CostMeasure): string {
-  return TEXT[measure](value);
-}
+export const costText = (value: number, measure: CostMeasure): string => TEXT[measure](value);
 
 /**
  * A method's cost.csv row under a measure, or undefined when not known: no row, an empty cell, or a part without a

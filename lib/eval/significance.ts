@@ -96,10 +96,7 @@ export function paperSignificance(
     : `${rng}: one stream for the ${computed.length} computed tests in the paper's order; with runs missing the authors' loop stops, so these p-values are not comparable with theirs digit for digit`;
   const key = (a: string, b: string, metric: Metric) => `${a}\u0000${b}\u0000${metric}`;
   const byKey = new Map(computed.map((t) => [key(t.a, t.b, t.metric), t]));
-  const why = (id: string) => {
-    const reason = opts.notRun?.get(id);
-    return reason ? `${id} did not run (${reason})` : `no run of ${id}`;
-  };
+  const why = (id: string) => (opts.notRun?.get(id) ? `${id} did not run (${opts.notRun.get(id)})` : `no run of ${id}`);
   const raw = PAPER_TESTS.pairs.flatMap(([a, b]) =>
     PAPER_TESTS.metrics.map((metric) => ({ a, b, metric, test: byKey.get(key(a, b, metric)), missing: [a, b].filter((id) => !perQuery.has(id)) })),
   );

@@ -27,9 +27,8 @@ export interface SweepChoice {
 export interface SweepResult {
   /** Entries in grid order: k1 ascending, then b ascending within each k1. */
   grid: SweepEntry[];
-  /** The setting with the highest mean of `metric`; ties keep the default, else go to the first in grid order. */
+  /** The highest mean of `metric` (a tie keeps the default, else the first), and rank_bm25's (1.5, 0.75). */
   best: SweepChoice;
-  /** rank_bm25's default (k1 1.5, b 0.75) on the same queries, positive-only like the rest. */
   default: SweepChoice;
   /** The default's full entry: the grid's own when the grid has (1.5, 0.75), else run apart. */
   defaultEntry: SweepEntry;

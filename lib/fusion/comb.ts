@@ -5,9 +5,8 @@ import { fusedRun } from "./fused-run";
 import { normalizeScores, type ScoreNorm } from "./normalize";
 
 /** combsum: Σ of a document's normalised scores; combmnz: that sum × the number of runs that retrieved it. */
-export type CombMethod = "combsum" | "combmnz";
-
-export const COMB_METHODS: readonly CombMethod[] = ["combsum", "combmnz"];
+export const COMB_METHODS = ["combsum", "combmnz"] as const;
+export type CombMethod = (typeof COMB_METHODS)[number];
 
 /** Ranks read per run (`depth`, normalised over) and kept (`top`) default to 100; `name` to method-norm. */
 type CombOptions = { method: CombMethod; norm: ScoreNorm; depth?: number; top?: number; name?: string };

@@ -1,9 +1,8 @@
 /** Score normalisations applied to one query's result list before a score fusion, with ranx's definitions. */
 
 /** min-max: (s − min) / (max − min); max: s / max; zscore: (s − mean) / std, the population std (ranx's "zmuv"). */
-export type ScoreNorm = "minmax" | "max" | "zscore";
-
-export const SCORE_NORMS: readonly ScoreNorm[] = ["minmax", "max", "zscore"];
+export const SCORE_NORMS = ["minmax", "max", "zscore"] as const;
+export type ScoreNorm = (typeof SCORE_NORMS)[number];
 
 /** ranx floors every denominator at 1e-9: a constant list is all zeros under min-max and z-score. Kept, as ranx. */
 const FLOOR = 1e-9;
