@@ -2,7 +2,6 @@
 import type { QueryId } from "../types";
 import { meanOf, type Metric, type MetricValues } from "./metrics";
 import { firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
-import { resolveMetric, type MetricName } from "./metric-names";
 import { Pcg64 } from "../numeric/random";
 
 /** A fold: the setting chosen on the other folds' queries, its value there, and its mean on the held-out queries. */
@@ -15,20 +14,19 @@ export interface CvResult {
   /** Pooled held-out means, each query once (not the mean of fold means, which over-weighs small folds). */
   mean: MetricValues;
   perQuery: Map<QueryId, MetricValues>;
-  /** The oracle (best on all these queries, the paper's number) for comparison. */
+  /** For comparison: the oracle (best on all these queries, the paper's number) and the default (1.5, 0.75). */
   oracle: SweepChoice & { mean: MetricValues };
-  /** The untuned default (1.5, 0.75) on the same queries. */
   default: SweepChoice & { mean: MetricValues };
 }
 
-/** Folds (default 5), shuffle seed (default 42), metric to tune (default: the sweep's). */
-export type CvOptions = { folds?: number; seed?: number; metric?: MetricName };
+/** Folds (default 5) and shuffle seed (default 42); the metric tuned is the sweep's. */
+export type CvOptions = { folds?: number; seed?: number };
 
 /** Queries shuffled as numpy's `default_rng(seed)`, dealt round-robin into k folds, each scored by the others' best. */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
   const k = opts.folds ?? 5;
   const seed = opts.seed ?? 42;
-  const metric = resolveMetric(opts.metric ?? sweep.metric);
+  const metric = sweep.metric;
   if (!Number.isInteger(k) || k < 2) throw new RangeError(`folds must be an integer >= 2, got ${k}`);
   if (queryIds.length < k) throw new RangeError(`${queryIds.length} queries cannot fill ${k} folds`);
   if (new Set(queryIds).size !== queryIds.length) throw new RangeError("queryIds has duplicates");
