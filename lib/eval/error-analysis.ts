@@ -145,8 +145,7 @@ export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, Readon
   const buckets = [...RANK_BUCKETS.map((b) => b.label), NOT_FOUND];
   const runs = [...ranksByRun].map(([name, ranks]) => {
     const counts = buckets.map(() => 0);
-    for (const [query, rank] of ranks) {
-      if (rank !== null && !(Number.isInteger(rank) && rank >= 1)) throw new RangeError(`run '${name}', query '${query}': a rank is an integer >= 1 or null, got ${rank}`);
+    for (const rank of ranks.values()) {
       const i = rank === null ? -1 : RANK_BUCKETS.findIndex((b) => rank <= b.max);
       counts[i < 0 ? buckets.length - 1 : i]++;
     }
