@@ -2,7 +2,8 @@
 import type { Work, RunCost } from "../types";
 
 /** The fields every run's work has (rerank fields only re-ranked runs'), in the order a record lists them. */
-const SUMMED = ["seconds", "llmCalls", "llmInput", "llmOutput", "embeddingCalls", "embeddingTokens", "embeddingTokensEstimated"] as const;
+const LLM = ["llmCalls", "llmInput", "llmOutput"] as const;
+const SUMMED = ["seconds", ...LLM, "embeddingCalls", "embeddingTokens", "embeddingTokensEstimated"] as const;
 
 export function zeroWork(): Work {
   return Object.fromEntries(SUMMED.map((k) => [k, 0])) as Record<(typeof SUMMED)[number], number>;

@@ -99,19 +99,15 @@ export type RunCorrelation = { a: string; b: string; rho: number; n: number };
 export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, name: MetricName): RunCorrelation[] {
   const metric = resolveMetric(name);
   const runs = [...perQuery];
-  const out: RunCorrelation[] = [];
-  for (let i = 0; i < runs.length; i++) {
-    for (let j = i + 1; j < runs.length; j++) {
-      const [a, qa] = runs[i];
-      const [b, qb] = runs[j];
+  return runs.flatMap(([a, qa], i) =>
+    runs.slice(i + 1).map(([b, qb]) => {
       const shared = [...qa.keys()].filter((q) => qb.has(q));
-      const n = shared.length;
       // A convenience over many pairs should not die on one pair that barely overlaps.
-      const rho = n < 2 ? NaN : spearman(shared.map((q) => qa.get(q)![metric]), shared.map((q) => qb.get(q)![metric]));
-      out.push({ a, b, rho, n });
-    }
-  }
-  return out;
+      const of = (pq: ReadonlyMap<QueryId, MetricValues>) => shared.map((q) => pq.get(q)![metric]);
+      const rho = shared.length < 2 ? NaN : spearman(of(qa), of(qb));
+      return { a, b, rho, n: shared.length };
+    }),
+  );
 }
 
 /** A `pairedTests` row: the randomization test as `gbr compare` gives it, beside the paired t-test. */
