@@ -63,21 +63,10 @@ export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId
 }
 
 /** A gold article's rank in each run (null: not in the top 100). */
-export interface GoldRankPair {
-  article: DocId;
-  rankA: number | null;
-  rankB: number | null;
-}
+export type GoldRankPair = { article: DocId; rankA: number | null; rankB: number | null };
 
 /** Δ = a − b on the metric, and where the gold articles stand. */
-export interface QueryDifference {
-  query: QueryId;
-  area: string;
-  delta: number;
-  a: number;
-  b: number;
-  gold: GoldRankPair[];
-}
+export type QueryDifference = { query: QueryId; area: string; delta: number; a: number; b: number; gold: GoldRankPair[] };
 
 /** The `n` queries where two runs differ most (|Δ| > DEFAULT_TIE; largest first, then qrels order), with gold ranks that say why. */
 export function largestDifferences(
@@ -135,10 +124,7 @@ export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
 export const NOT_FOUND = "not found";
 
 /** Bucket labels and each run's counts (arrays: a run named "1" cannot reorder an object's keys). */
-export interface RankDistribution {
-  buckets: string[];
-  runs: { name: string; queries: number; counts: number[] }[];
-}
+export type RankDistribution = { buckets: string[]; runs: { name: string; queries: number; counts: number[] }[] };
 
 /** First-gold ranks of several runs bucketed (RANK_BUCKETS); a rank beyond 100 counts as not found. */
 export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, ReadonlyMap<QueryId, number | null>>): RankDistribution {
