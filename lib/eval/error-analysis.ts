@@ -194,15 +194,7 @@ export function hardestQuestions(
 type NamedRankings = { name: string; rankings: Run["rankings"] };
 
 /** Everything `gbr errors` shows of two runs; `JSON.stringify` of it is `gbr errors --json`. */
-export interface ErrorAnalysis {
-  a: string;
-  b: string;
-  metric: Metric;
-  means: { a: number; b: number };
-  winLoss: WinLoss;
-  largestDifferences: QueryDifference[];
-  firstGoldRanks: RankDistribution;
-}
+export type ErrorAnalysis = ReturnType<typeof analyseErrors>;
 
 /** `metric` defaults to Recall@100, the paper's headline; `top` rows of `largestDifferences` (default 10). */
 type ErrorAnalysisOptions = { metric?: MetricName; top?: number; meta?: ReadonlyMap<QueryId, QueryMeta> };
@@ -214,7 +206,7 @@ type ErrorAnalysisOptions = { metric?: MetricName; top?: number; meta?: Readonly
  * const analysis = analyseErrors({ name: "bm25", rankings: a.rankings }, { name: "lsi", rankings: b.rankings }, qrels);
  * analysis.winLoss.total; // { queries: 283, wins: …, ties: …, losses: … }
  */
-export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
+export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, opts: ErrorAnalysisOptions = {}) {
   const metric = resolveMetric(opts.metric ?? "Recall@100");
   // The distribution is keyed by name: one name for both runs would merge them.
   if (a.name === b.name) throw new RangeError(`both runs are named '${a.name}'`);
