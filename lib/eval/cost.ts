@@ -44,9 +44,7 @@ function embeddingPrice(prices: PriceTable, model?: string): number {
 }
 
 function tokenSource(tokens: number, estimated: number): string {
-  if (tokens === 0) return "";
-  if (estimated === 0) return "provider";
-  return estimated >= tokens ? "estimated" : "mixed";
+  return tokens === 0 ? "" : estimated === 0 ? "provider" : estimated >= tokens ? "estimated" : "mixed";
 }
 
 /**
