@@ -3,13 +3,13 @@ import path from "node:path";
 import { CliError, type Command } from "./args";
 import { formatOption, paperFormat } from "./options";
 import { noteCoverage, qrelsHelp, qrelsOf, qrelsOptions } from "./eval-inputs";
-import { readRun, trecEvalOrder } from "../data/runs";
-import { evaluate, METRICS, reorderEffect } from "../eval/metrics";
+import { readRun } from "../data/runs";
+import { evaluate, METRICS } from "../eval/metrics";
 import { formatTrecEval } from "./print-trec-eval";
 import { formatTable } from "../util/text-table";
 import { formatFixed } from "../util/format-fixed";
 import { evalPaperTable, PAPER_FORMATS, renderPaperTable } from "../eval/results-table";
-import { printable, printableJson } from "../util/printable";
+import { printableJson } from "../util/printable";
 
 const FORMATS = ["text", ...PAPER_FORMATS, "trec_eval"] as const;
 
@@ -52,12 +52,6 @@ export const evalCommand: Command = {
       return;
     }
     if (format === "trec_eval") {
-      // trec_eval scores its own order of each ranking; say where that is not the file's, and what it changes.
-      const { reordered, changed } = reorderEffect(run.rankings, trecEvalOrder(run), qrels, perQuery);
-      if (reordered.length) {
-        const effect = changed.length ? `which changes the printed values of ${changed.length} (e.g. '${printable(changed[0])}')` : "which changes no printed value";
-        io.stderr(`note: ${reordered.length} rankings (e.g. '${printable(reordered[0])}') are not in trec_eval's order (score descending, equal scores by doc id descending); trec_eval re-sorts them, ${effect}; the values here follow the file's order\n`);
-      }
       const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
       io.stdout(formatTrecEval(mean, rows));
       return;

@@ -254,22 +254,6 @@ export function runName(file: string, run: Run): string {
   return run.tag !== undefined && fileNameOf(run.tag) === base ? run.tag : base;
 }
 
-/** Each ranking as trec_eval orders it: score descending, ties by doc id descending (bytes); unscored ones as they are. */
-export function trecEvalOrder(run: Run): Map<QueryId, Ranking> {
-  const out = new Map<QueryId, Ranking>();
-  for (const [qid, ranking] of run.rankings) {
-    const scores = run.scores?.get(qid);
-    if (!scores) {
-      out.set(qid, ranking);
-      continue;
-    }
-    const rows = ranking.map((doc, i) => ({ doc, score: scores[i], key: Buffer.from(doc) }));
-    rows.sort((x, y) => y.score - x.score || Buffer.compare(y.key, x.key));
-    out.set(qid, rows.map((r) => r.doc));
-  }
-  return out;
-}
-
 /**
  * Reads a run file (TREC, or JSON in either shape when the name ends in .json), or, given an outputs folder and an
  * experiment id, that experiment's run there (see `findRunFile`).

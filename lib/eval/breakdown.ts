@@ -24,24 +24,22 @@ export const UNKNOWN_GROUP = "unknown";
  */
 export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: ReadonlyMap<QueryId, QueryMeta>): GroupMetrics[] {
   const groups = new Map<string, MetricValues[]>();
-  for (const [qid, values] of perQuery) add(groups, meta.get(qid)?.area || NO_AREA, values);
-  return finish(groups);
-}
-
-function add(groups: Map<string, MetricValues[]>, key: string, values: MetricValues): void {
-  let list = groups.get(key);
-  if (!list) groups.set(key, (list = []));
-  list.push(values);
-}
-
-// Code-unit order, as areaStats: locale-independent, so tables do not change between machines.
-function finish(groups: Map<string, MetricValues[]>): GroupMetrics[] {
+  for (const [qid, values] of perQuery) {
+    const key = meta.get(qid)?.area || NO_AREA;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key)!.push(values);
+  }
   return [...groups]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => compareCodeUnits(a, b))
     .map(([group, rows]) => ({
       group,
       queries: rows.length,
       mean: meanOf(rows),
       sd: Object.fromEntries(METRICS.map((m) => [m, rows.length > 1 ? describe(rows.map((r) => r[m])).sd : NaN])) as MetricValues,
     }));
+}
+
+/** Code-unit order: locale-independent, so tables do not change between machines. */
+export function compareCodeUnits(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }

@@ -9,36 +9,28 @@ import { printable } from "../util/printable";
 import path from "node:path";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
-export interface RunScores {
-  name: string;
-  perQuery: ReadonlyMap<QueryId, MetricValues>;
-}
+export type RunScores = { name: string; perQuery: ReadonlyMap<QueryId, MetricValues> };
 
-/** One test, with exactly the fields (and order) of `gbr compare --json` (DESIGN.md §4). */
+/** One test as `gbr compare --json` gives it (DESIGN.md §4): delta = meanA − meanB, pHolm over every test. */
 export interface SignificanceTest {
   a: string;
   b: string;
   metric: Metric;
   meanA: number;
   meanB: number;
-  /** meanA − meanB */
   delta: number;
   p: number;
-  /** Holm-adjusted over every test of the comparison */
   pHolm: number;
 }
 
 /** `JSON.stringify` of it is the `gbr compare --json` output. */
-export interface Comparison {
-  tests: SignificanceTest[];
-}
+export type Comparison = { tests: SignificanceTest[] };
 
-export interface CompareOptions extends RandomizationOptions {
-  /** Default all five, in METRICS order; any spelling `resolveMetric` reads. */
+/** `metrics`: default all five, any spelling; `pairs`: tested a against b (default every pair, in run order). */
+export type CompareOptions = RandomizationOptions & {
   metrics?: readonly MetricName[];
-  /** Pairs tested a against b (default every pair, in run order). */
   pairs?: readonly (readonly [string, string])[];
-}
+};
 
 /**
  * Queries as `evaluate` counts them, in qrels order (it decides which flip meets which query). Tests run pair by
@@ -56,15 +48,10 @@ export function compareRuns(
     if (byName.has(r.name)) throw new RangeError(`two runs are named '${r.name}'`);
     byName.set(r.name, r);
   }
-  const pairs: (readonly [string, string])[] = [];
-  if (opts.pairs) {
-    for (const [a, b] of opts.pairs) {
-      for (const name of [a, b]) if (!byName.has(name)) throw new RangeError(`pair ${a} vs ${b}: no run named '${name}' (runs: ${[...byName.keys()].join(", ")})`);
-      pairs.push([a, b]);
-    }
-  } else {
-    for (let i = 0; i < runs.length; i++) for (let j = i + 1; j < runs.length; j++) pairs.push([runs[i].name, runs[j].name]);
+  for (const [a, b] of opts.pairs ?? []) {
+    for (const name of [a, b]) if (!byName.has(name)) throw new RangeError(`pair ${a} vs ${b}: no run named '${name}' (runs: ${[...byName.keys()].join(", ")})`);
   }
+  const pairs = opts.pairs ?? runs.flatMap((r, i) => runs.slice(i + 1).map((s) => [r.name, s.name] as const));
   const column = (run: RunScores, m: Metric) => qids.map((q) => run.perQuery.get(q)?.[m] ?? 0);
   const raw: Omit<SignificanceTest, "pHolm">[] = [];
   const rng = opts.rng ?? Pcg64.fromSeed(opts.seed ?? 42);
@@ -77,8 +64,8 @@ export function compareRuns(
     }
   }
   const adjusted = holm(raw.map((t) => t.p));
-  // Keys in the documented order: JSON output follows it.
-  return { tests: raw.map((t, i) => ({ a: t.a, b: t.b, metric: t.metric, meanA: t.meanA, meanB: t.meanB, delta: t.delta, p: t.p, pHolm: adjusted[i] })) };
+  // Keys in the documented order (raw's, then pHolm): JSON output follows it.
+  return { tests: raw.map((t, i) => ({ ...t, pHolm: adjusted[i] })) };
 }
 
 /** A qrels map's queries with a relevant document (as `evaluate` counts them), or the ids as given. */

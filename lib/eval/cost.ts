@@ -4,49 +4,20 @@ import path from "node:path";
 import { environmentConfig, PACKAGE_ROOT } from "../paths";
 import type { Work, RunCost } from "../types";
 
-/** What one method spent: its run's `RunCost` and the wall time of the queries and of corpus preparation. */
-export interface MethodUsage {
-  method: string;
-  queries: number;
-  cost: RunCost;
-  /** Wall time of the run itself, in seconds. */
-  seconds: number;
-  /** Wall time of the one-time corpus work (indexing, embedding, translating, fitting), in seconds. */
-  corpusSeconds: number;
-}
+/** What one method spent: its run's cost, the wall time of its queries and of its one-time corpus work (seconds). */
+export type MethodUsage = { method: string; queries: number; cost: RunCost; seconds: number; corpusSeconds: number };
 
+/** USD per million tokens (chat: input and output) by model id, "default" for any other. */
 export interface PriceTable {
-  /** USD per million input / output tokens, by model id ("default" for any other). */
   llm: Record<string, { input: number; output: number }>;
-  /** USD per million embedding tokens, by model id ("default" for any other). */
   embedding: Record<string, number>;
 }
 
 /** One row of the cost table (the paper's Table 17, plus the one-time columns). */
-export interface CostRow {
-  method: string;
-  /** Online chat calls plus query embeddings plus rerank requests, per query. */
-  callsPerQuery: number;
-  /** Online LLM tokens (input + output) per query. */
-  llmTokensPerQuery: number;
-  embeddingTokensPerQuery: number;
-  /** "provider" (server-reported, cached with each vector), "estimated" (o200k counts), "mixed", or "" (none). */
-  embeddingTokensSource: string;
-  /** (query, article) pairs a cross-encoder scored, per query (0 for everything else). */
-  rerankPairsPerQuery: number;
-  secondsPerQuery: number;
-  /** API-equivalent USD per query. */
-  costPerQuery: number;
-  /** One-time corpus work: provider calls, tokens (LLM + embedding), wall time and API-equivalent USD. */
-  oneTimeCalls: number;
-  oneTimeTokens: number;
-  oneTimeSeconds: number;
-  oneTimeCost: number;
-}
+export type CostRow = ReturnType<typeof costTable>[number];
 
 /**
- * The price table in `file` (a run passes its configuration's `pricesFile`); given none, GBR_PRICES, else the
- * package's config/prices.json.
+ * The price table in `file` (a run passes its configuration's); given none, GBR_PRICES, else config/prices.json.
  *
  * @example
  * loadPrices().llm["openai/gpt-oss-120b"].output; // USD per million output tokens
@@ -73,13 +44,15 @@ function embeddingPrice(prices: PriceTable, model?: string): number {
 }
 
 function tokenSource(tokens: number, estimated: number): string {
-  if (tokens === 0) return "";
-  if (estimated === 0) return "provider";
-  return estimated >= tokens ? "estimated" : "mixed";
+  return tokens === 0 ? "" : estimated === 0 ? "provider" : estimated >= tokens ? "estimated" : "mixed";
 }
 
-/** The paper's Table 17: per-query online calls, tokens, time and cost; one-time corpus work kept apart. */
-export function costTable(usages: readonly MethodUsage[], prices: PriceTable): CostRow[] {
+/**
+ * The paper's Table 17: per query, online calls (chat, query embeddings, rerank requests), tokens, the cross-encoder's
+ * (query, article) pairs, seconds and API-equivalent USD; one-time corpus work apart. The embedding tokens' source is
+ * "provider" (server-reported), "estimated" (o200k counts), "mixed", or "" (none).
+ */
+export function costTable(usages: readonly MethodUsage[], prices: PriceTable) {
   return usages.map((u) => {
     const n = Math.max(1, u.queries);
     const { online, corpus, llmModel, embeddingModel } = u.cost;

@@ -2,21 +2,10 @@
 import type { QueryId } from "../types";
 import { meanOf, type Metric, type MetricValues } from "./metrics";
 import { firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
-import { resolveMetric, type MetricName } from "./metric-names";
 import { Pcg64 } from "../numeric/random";
 
-export interface CvFold {
-  fold: number;
-  /** The setting chosen on the other folds' queries. */
-  k1: number;
-  b: number;
-  /** Its mean of the tuning metric on those training queries. */
-  trainValue: number;
-  /** The held-out queries, in the order of `queryIds`. */
-  testQueryIds: QueryId[];
-  /** The chosen setting's mean on the held-out queries. */
-  testMean: MetricValues;
-}
+/** A fold: the setting chosen on the other folds' queries, its value there, and its mean on the held-out queries. */
+type CvFold = { fold: number; k1: number; b: number; trainValue: number; testQueryIds: QueryId[]; testMean: MetricValues };
 
 /** The honest estimate next to the oracle and the default. */
 export interface CvResult {
@@ -25,36 +14,28 @@ export interface CvResult {
   /** Pooled held-out means, each query once (not the mean of fold means, which over-weighs small folds). */
   mean: MetricValues;
   perQuery: Map<QueryId, MetricValues>;
-  /** The oracle (best on all these queries, the paper's number) for comparison. */
+  /** For comparison: the oracle (best on all these queries, the paper's number) and the default (1.5, 0.75). */
   oracle: SweepChoice & { mean: MetricValues };
-  /** The untuned default (1.5, 0.75) on the same queries. */
   default: SweepChoice & { mean: MetricValues };
 }
 
-export interface CvOptions {
-  /** Number of folds (default 5). */
-  folds?: number;
-  /** Shuffle seed (default 42). */
-  seed?: number;
-  /** Metric to tune (default: the sweep's). */
-  metric?: MetricName;
-}
+/** Folds (default 5) and shuffle seed (default 42); the metric tuned is the sweep's. */
+export type CvOptions = { folds?: number; seed?: number };
 
 /** Queries shuffled as numpy's `default_rng(seed)`, dealt round-robin into k folds, each scored by the others' best. */
 export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
   const k = opts.folds ?? 5;
   const seed = opts.seed ?? 42;
-  const metric = resolveMetric(opts.metric ?? sweep.metric);
+  const metric = sweep.metric;
   if (!Number.isInteger(k) || k < 2) throw new RangeError(`folds must be an integer >= 2, got ${k}`);
   if (queryIds.length < k) throw new RangeError(`${queryIds.length} queries cannot fill ${k} folds`);
   if (new Set(queryIds).size !== queryIds.length) throw new RangeError("queryIds has duplicates");
   if (sweep.grid.length === 0) throw new RangeError("the sweep has no settings");
-  for (const q of queryIds) {
-    if (!sweep.grid[0].perQuery.has(q)) throw new RangeError(`query '${q}' was not evaluated by the sweep`);
-  }
+  const unseen = queryIds.find((q) => !sweep.grid[0].perQuery.has(q));
+  if (unseen !== undefined) throw new RangeError(`query '${unseen}' was not evaluated by the sweep`);
 
   const foldOf = new Map<QueryId, number>();
-  seededShuffle(queryIds, seed).forEach((q, i) => foldOf.set(q, i % k));
+  Pcg64.fromSeed(seed).shuffle(queryIds.slice()).forEach((q, i) => foldOf.set(q, i % k));
 
   const meanOver = (entry: SweepEntry, ids: readonly QueryId[]): MetricValues => meanOf(ids.map((q) => entry.perQuery.get(q)!));
   const perQuery = new Map<QueryId, MetricValues>();
@@ -80,9 +61,4 @@ export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly Quer
     oracle: { k1: oracleEntry.k1, b: oracleEntry.b, value: oracleMean[metric], mean: oracleMean },
     default: { k1: sweep.defaultEntry.k1, b: sweep.defaultEntry.b, value: defaultMean[metric], mean: defaultMean },
   };
-}
-
-/** A copy of `items` in the order numpy's `default_rng(seed).shuffle` gives. */
-function seededShuffle<T>(items: readonly T[], seed: number): T[] {
-  return Pcg64.fromSeed(seed).shuffle(items.slice());
 }

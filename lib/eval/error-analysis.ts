@@ -2,6 +2,7 @@
 import { NO_AREA, relevantCount, relevantDocs, sourceOf, type DocId, type Qrels, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
 import { dedupeCut, DEPTH, evaluate, queryMetrics, type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
+import { compareCodeUnits } from "./breakdown";
 
 /** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
@@ -9,41 +10,28 @@ export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
 /** Tie tolerance: absorbs last-bit summation noise, far below one gold article moving a rank (~1e-6, MAP@100). */
 export const DEFAULT_TIE = 1e-12;
 
-/** Wins, ties and losses of run A against run B (`queries` = their sum). */
-export interface WinLossCounts {
-  queries: number;
-  /** A scores higher than B by more than the tie tolerance. */
-  wins: number;
-  ties: number;
-  losses: number;
-}
-
-export interface WinLossGroup extends WinLossCounts {
-  group: string;
-}
+/** Wins (A higher by more than the tie tolerance), ties and losses of run A against run B. */
+type WinLossCounts = { queries: number; wins: number; ties: number; losses: number };
 
 export interface WinLoss {
   metric: Metric;
   tie: number;
   total: WinLossCounts;
   /** Per legal area (code-unit order, as `byArea`), only when `meta` was given. */
-  byArea?: WinLossGroup[];
-  /** Queries of one run only, left out of the counts (empty when both come from `evaluate` on the same qrels). */
+  byArea?: (WinLossCounts & { group: string })[];
+  /** Queries of one run only, left out of the counts. */
   onlyInA: QueryId[];
   onlyInB: QueryId[];
 }
 
-export interface WinLossOptions {
-  /** A query is a tie when |A − B| ≤ tie (default DEFAULT_TIE, 1e-12). */
-  tie?: number;
-  /** Per-query metadata: when given, the counts are also split by legal area (empty area → NO_AREA). */
-  meta?: ReadonlyMap<QueryId, QueryMeta>;
-}
-
-/** Per-query wins, ties and losses of A against B over the queries both have, in A's order; the rest listed. */
-export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: WinLossOptions = {}): WinLoss {
+/** Per-query wins, ties and losses of A against B over the queries both have (split by area with `meta`). */
+export function winLoss(
+  a: PerQuery,
+  b: PerQuery,
+  name: MetricName,
+  opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
+): WinLoss {
   const metric = resolveMetric(name);
-  const tie = checkTie(opts.tie);
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();
   const onlyInA: QueryId[] = [];
@@ -54,55 +42,31 @@ export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: WinLos
       continue;
     }
     const d = va[metric] - vb[metric];
-    const outcome = Math.abs(d) <= tie ? "ties" : d > 0 ? "wins" : "losses";
-    total.queries++;
-    total[outcome]++;
-    if (opts.meta) {
-      const area = areaOf(opts.meta, q);
-      let g = groups.get(area);
-      if (!g) groups.set(area, (g = emptyCounts()));
-      g.queries++;
-      g[outcome]++;
+    const outcome = Math.abs(d) <= DEFAULT_TIE ? "ties" : d > 0 ? "wins" : "losses";
+    const area = areaOf(opts.meta, q);
+    if (opts.meta && !groups.has(area)) groups.set(area, emptyCounts());
+    for (const c of opts.meta ? [total, groups.get(area)!] : [total]) {
+      c.queries++;
+      c[outcome]++;
     }
   }
   const onlyInB = [...b.keys()].filter((q) => !a.has(q));
-  const out: WinLoss = { metric, tie, total, onlyInA, onlyInB };
+  const out: WinLoss = { metric, tie: DEFAULT_TIE, total, onlyInA, onlyInB };
   if (opts.meta) out.byArea = [...groups].sort(([x], [y]) => compareCodeUnits(x, y)).map(([group, c]) => ({ group, ...c }));
   return out;
 }
 
 /** Each gold article's 1-based rank as the metrics count it, or null outside the top 100; in `gold` order. */
 export function goldRanks(ranking: Ranking, gold: ReadonlySet<DocId>): Map<DocId, number | null> {
-  const rankOf = new Map<DocId, number>();
-  dedupeCut(ranking).forEach((id, i) => {
-    if (gold.has(id)) rankOf.set(id, i + 1);
-  });
-  return new Map([...gold].map((id) => [id, rankOf.get(id) ?? null]));
+  const list = dedupeCut(ranking);
+  return new Map([...gold].map((id) => [id, list.indexOf(id) + 1 || null]));
 }
 
-/** One gold article of a query, with its rank in each run (null: not in the top 100). */
-export interface GoldRankPair {
-  article: DocId;
-  rankA: number | null;
-  rankB: number | null;
-}
+/** A gold article's rank in each run (null: not in the top 100). */
+export type GoldRankPair = { article: DocId; rankA: number | null; rankB: number | null };
 
-/** One query of `largestDifferences`: Δ = a − b on the metric, and where the gold articles stand. */
-export interface QueryDifference {
-  query: QueryId;
-  area: string;
-  delta: number;
-  a: number;
-  b: number;
-  gold: GoldRankPair[];
-}
-
-export interface DifferenceOptions {
-  /** How many queries (default 10). */
-  n?: number;
-  /** For the area of each query (NO_AREA without it). */
-  meta?: ReadonlyMap<QueryId, QueryMeta>;
-}
+/** Δ = a − b on the metric, and where the gold articles stand. */
+export type QueryDifference = { query: QueryId; area: string; delta: number; a: number; b: number; gold: GoldRankPair[] };
 
 /** The `n` queries where two runs differ most (|Δ| > DEFAULT_TIE; largest first, then qrels order), with gold ranks that say why. */
 export function largestDifferences(
@@ -110,7 +74,7 @@ export function largestDifferences(
   b: ReadonlyMap<QueryId, Ranking>,
   qrels: Qrels,
   name: MetricName,
-  opts: DifferenceOptions = {},
+  opts: { n?: number; meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
 ): QueryDifference[] {
   const metric = resolveMetric(name);
   const n = checkCount(opts.n ?? 10, "n");
@@ -131,7 +95,6 @@ export function largestDifferences(
     pairs.sort((x, y) => best(x) - best(y) || compareCodeUnits(x.article, y.article));
     all.push({ query, area: areaOf(opts.meta, query), delta, a: va, b: vb, gold: pairs });
   }
-  // Array.prototype.sort is stable, so equal |Δ| keep qrels order.
   return all.sort((x, y) => Math.abs(y.delta) - Math.abs(x.delta)).slice(0, n);
 }
 
@@ -147,7 +110,7 @@ export function firstGoldRanks(rankings: ReadonlyMap<QueryId, Ranking>, qrels: Q
   return out;
 }
 
-/** Buckets up to and including `max` (4–10: the cut of nDCG@10 and Recall@10); ASCII hyphens, easy to type. */
+/** Buckets up to and including `max` (4–10: the cut of nDCG@10 and Recall@10). */
 export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
   { label: "1", max: 1 },
   { label: "2-3", max: 3 },
@@ -160,19 +123,15 @@ export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
 /** The last bucket of `firstGoldRankDistribution`: no gold article in the top 100. */
 export const NOT_FOUND = "not found";
 
-/** Bucket labels and each run's counts; arrays, not objects keyed by run, so a run named "1" cannot reorder keys. */
-export interface RankDistribution {
-  buckets: string[];
-  runs: { name: string; queries: number; counts: number[] }[];
-}
+/** Bucket labels and each run's counts (arrays: a run named "1" cannot reorder an object's keys). */
+export type RankDistribution = { buckets: string[]; runs: { name: string; queries: number; counts: number[] }[] };
 
 /** First-gold ranks of several runs bucketed (RANK_BUCKETS); a rank beyond 100 counts as not found. */
 export function firstGoldRankDistribution(ranksByRun: ReadonlyMap<string, ReadonlyMap<QueryId, number | null>>): RankDistribution {
   const buckets = [...RANK_BUCKETS.map((b) => b.label), NOT_FOUND];
   const runs = [...ranksByRun].map(([name, ranks]) => {
     const counts = buckets.map(() => 0);
-    for (const [query, rank] of ranks) {
-      if (rank !== null && !(Number.isInteger(rank) && rank >= 1)) throw new RangeError(`run '${name}', query '${query}': a rank is an integer >= 1 or null, got ${rank}`);
+    for (const rank of ranks.values()) {
       const i = rank === null ? -1 : RANK_BUCKETS.findIndex((b) => rank <= b.max);
       counts[i < 0 ? buckets.length - 1 : i]++;
     }
@@ -192,7 +151,7 @@ export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["ran
   return firstGoldRankDistribution(new Map([...rankingsByRun].map(([name, r]) => [name, firstGoldRanks(r, qrels)])));
 }
 
-/** One question of `hardestQuestions`: best and mean score over the methods, each one's value, gold articles. */
+/** A question's best and mean score over the methods, each one's value, its gold articles. */
 export interface HardQuestion {
   query: QueryId;
   area: string;
@@ -225,42 +184,20 @@ export function hardestQuestions(
     if (relevantCount(judged) === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
     const gold = relevantDocs(judged);
     const values = runs.map(([run, pq]) => ({ run, value: pq.get(query)![metric] }));
-    let max = -Infinity;
-    let sum = 0;
-    for (const { value } of values) {
-      max = Math.max(max, value);
-      sum += value;
-    }
-    all.push({ query, area: areaOf(meta, query), max, mean: sum / values.length, values, gold: [...gold].map((article) => ({ article, source: sourceOf(article) })) });
+    const max = Math.max(...values.map((v) => v.value));
+    const mean = values.reduce((s, v) => s + v.value, 0) / values.length;
+    all.push({ query, area: areaOf(meta, query), max, mean, values, gold: [...gold].map((article) => ({ article, source: sourceOf(article) })) });
   }
   return all.sort((x, y) => x.max - y.max || x.mean - y.mean).slice(0, n);
 }
 
-/** A run for `analyseErrors`: its name (the CLI uses the file name) and its rankings. */
-export interface NamedRankings {
-  name: string;
-  rankings: Run["rankings"];
-}
+type NamedRankings = { name: string; rankings: Run["rankings"] };
 
 /** Everything `gbr errors` shows of two runs; `JSON.stringify` of it is `gbr errors --json`. */
-export interface ErrorAnalysis {
-  a: string;
-  b: string;
-  metric: Metric;
-  /** Each run's mean of the metric over the compared queries, as `evaluate` averages it. */
-  means: { a: number; b: number };
-  winLoss: WinLoss;
-  largestDifferences: QueryDifference[];
-  firstGoldRanks: RankDistribution;
-}
+export type ErrorAnalysis = ReturnType<typeof analyseErrors>;
 
-export interface ErrorAnalysisOptions {
-  /** Default Recall@100, the paper's headline metric. */
-  metric?: MetricName;
-  /** Rows of `largestDifferences` (default 10). */
-  top?: number;
-  meta?: ReadonlyMap<QueryId, QueryMeta>;
-}
+/** `metric` defaults to Recall@100, the paper's headline; `top` rows of `largestDifferences` (default 10). */
+type ErrorAnalysisOptions = { metric?: MetricName; top?: number; meta?: ReadonlyMap<QueryId, QueryMeta> };
 
 /**
  * Error analysis of A against B: win/tie/loss counts, largest differences with gold ranks, first-gold-rank buckets.
@@ -269,7 +206,7 @@ export interface ErrorAnalysisOptions {
  * const analysis = analyseErrors({ name: "bm25", rankings: a.rankings }, { name: "lsi", rankings: b.rankings }, qrels);
  * analysis.winLoss.total; // { queries: 283, wins: …, ties: …, losses: … }
  */
-export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, opts: ErrorAnalysisOptions = {}): ErrorAnalysis {
+export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, opts: ErrorAnalysisOptions = {}) {
   const metric = resolveMetric(opts.metric ?? "Recall@100");
   // The distribution is keyed by name: one name for both runs would merge them.
   if (a.name === b.name) throw new RangeError(`both runs are named '${a.name}'`);
@@ -286,7 +223,6 @@ export function analyseErrors(a: NamedRankings, b: NamedRankings, qrels: Qrels, 
   };
 }
 
-
 // As byArea: one group per query, so the groups add up to the total.
 function areaOf(meta: ReadonlyMap<QueryId, QueryMeta> | undefined, query: QueryId): string {
   return meta?.get(query)?.area || NO_AREA;
@@ -294,17 +230,6 @@ function areaOf(meta: ReadonlyMap<QueryId, QueryMeta> | undefined, query: QueryI
 
 function emptyCounts(): WinLossCounts {
   return { queries: 0, wins: 0, ties: 0, losses: 0 };
-}
-
-// Code-unit order, as breakdown.ts: locale-independent, so tables do not change between machines.
-function compareCodeUnits(x: string, y: string): number {
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-function checkTie(tie: number | undefined): number {
-  const t = tie ?? DEFAULT_TIE;
-  if (!(Number.isFinite(t) && t >= 0)) throw new RangeError(`tie must be a finite number >= 0, got ${tie}`);
-  return t;
 }
 
 function checkCount(n: number, name: string): number {

@@ -6,16 +6,15 @@ import { toNumber, type RowLike } from "../util/csv";
 /** The report's bootstrap: 10,000 resamples, seed 42, 95% (the whiskers' caption says so). */
 export const REPORT_BOOTSTRAP = { resamples: 10_000, seed: 42, level: 0.95 } as const;
 
-/** Interval of each experiment's mean `metric`, by metric then experiment id. */
-export type MetricIntervals = Map<string, Map<string, BootstrapInterval>>;
-
 /**
- * Per metric and experiment, the percentile bootstrap interval of the mean over queries: sample 0 (the run that stands
- * for a repeated experiment, as in the significance tests), every query it has a value for. Experiments scored on the
- * same queries share one set of resamples (drawn once, paired; the usual case is a single set for the whole folder),
- * so 67 experiments × 2 metrics × 4,355 queries × 10,000 resamples take seconds, not minutes.
+ * Per metric and experiment id, the percentile bootstrap interval of the mean over the queries of sample 0 (as the
+ * significance tests). Experiments scored on the same queries share one set of resamples, drawn once.
  */
-export function metricIntervals(perQueryRows: readonly RowLike[], metrics: readonly Metric[], opts: BootstrapOptions & { experiments?: Iterable<string> } = {}): MetricIntervals {
+export function metricIntervals(
+  perQueryRows: readonly RowLike[],
+  metrics: readonly Metric[],
+  opts: BootstrapOptions & { experiments?: Iterable<string> } = {},
+): Map<string, Map<string, BootstrapInterval>> {
   const only = opts.experiments ? new Set(opts.experiments) : undefined;
   // experiment -> metric -> query -> value, in file order.
   const values = new Map<string, Map<Metric, Map<string, number>>>();
@@ -43,7 +42,7 @@ export function metricIntervals(perQueryRows: readonly RowLike[], metrics: reado
       g.series.push({ id, metric, byQuery });
     }
   }
-  const out: MetricIntervals = new Map(metrics.map((m) => [m, new Map<string, BootstrapInterval>()]));
+  const out = new Map(metrics.map((m) => [m, new Map<string, BootstrapInterval>()]));
   const settings = { resamples: opts.resamples ?? REPORT_BOOTSTRAP.resamples, seed: opts.seed ?? REPORT_BOOTSTRAP.seed, level: opts.level ?? REPORT_BOOTSTRAP.level };
   for (const g of groups.values()) {
     const cis = bootstrapCIs(

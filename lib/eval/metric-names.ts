@@ -23,11 +23,8 @@ export const METRIC_SPELLINGS: readonly MetricSpelling[] = [
   { metric: "MAP@100", ranx: "map@100", irMeasures: "AP@100", trecEval: "map_cut_100" },
 ];
 
-/** trec_eval's `-m` form (`ndcg_cut.10`) of a measure name (`ndcg_cut_10`). */
-const trecEvalOption = (name: string) => name.replace(/_(\d+)$/, ".$1");
-
-/** A row's spellings: ours, ranx's, ir_measures', trec_eval's and its `-m` form. */
-const spellingsOf = (s: MetricSpelling) => [s.metric, s.ranx, s.irMeasures, s.trecEval, trecEvalOption(s.trecEval)];
+/** A row's spellings: ours, ranx's, ir_measures', trec_eval's and its `-m` form (`ndcg_cut.10`). */
+const spellingsOf = (s: MetricSpelling) => [s.metric, s.ranx, s.irMeasures, s.trecEval, s.trecEval.replace(/_(\d+)$/, ".$1")];
 
 const BY_SPELLING: ReadonlyMap<string, Metric> = new Map(METRIC_SPELLINGS.flatMap((s) => spellingsOf(s).map((n) => [n.toLowerCase(), s.metric] as const)));
 

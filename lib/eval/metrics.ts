@@ -1,7 +1,4 @@
 import { relevantCount, type DocId, type Judged, type Qrels, type QueryId, type Ranking, type Run } from "../types";
-import { formatFixed } from "../util/format-fixed";
-
-export type { Judged, Qrels } from "../types";
 
 /**
  * The five metrics of the paper, in its column order.
@@ -59,17 +56,10 @@ export function topGrade(qrels: Qrels): number {
   return top;
 }
 
-/** The ideal ranking's DCG at 10 and 100 and the relevant count: what a query's metrics are normalised by. */
-interface Ideal {
-  relevant: number;
-  dcg10: number;
-  dcg100: number;
-}
+/** What a query's metrics are normalised by: the relevant count and the ideal ranking's DCG at 10 and 100. */
+type Ideal = { relevant: number; dcg10: number; dcg100: number };
 
-/**
- * The ideal ranking of a query's judgments: every grade >= 1, largest first (trec_eval fills it level by level from
- * the top); binary judgments are |gold| gains of 1.
- */
+/** The ideal ranking: every grade >= 1, largest first (as trec_eval fills it); binary judgments are gains of 1. */
 function idealOf(judged: Judged): Ideal {
   const gains = judged instanceof Set ? undefined : [...(judged as ReadonlyMap<DocId, number>).values()].filter((g) => g >= 1).sort((a, b) => b - a);
   const relevant = gains?.length ?? (judged as ReadonlySet<DocId>).size;
@@ -83,10 +73,7 @@ function idealOf(judged: Judged): Ideal {
   return { relevant, dcg10, dcg100 };
 }
 
-/**
- * The one metric computation, shared by `queryMetrics` and `PositionalEvaluator` so both agree to the last bit. `gain`
- * holds each ranked document's gain (0: not relevant); Recall and MAP count a document with gain >= 1 as one hit.
- */
+/** The one metric computation (`queryMetrics` and `PositionalEvaluator` agree to the bit); gain 0: not relevant. */
 function metricsOfGains(gain: ArrayLike<number>, n: number, ideal: Ideal): MetricValues {
   const g = ideal.relevant;
   if (g === 0) throw new RangeError("a query needs at least one relevant document to be evaluated");
@@ -116,10 +103,7 @@ function metricsOfGains(gain: ArrayLike<number>, n: number, ideal: Ideal): Metri
   };
 }
 
-/**
- * One query's metrics on the given order (never re-sorted by score as trec_eval does: ties change nothing). With
- * graded judgments nDCG takes the grades as gains, as trec_eval's ndcg_cut does.
- */
+/** One query's metrics on the given order (never re-sorted by score as trec_eval does); graded: grades as gains. */
 export function queryMetrics(ranking: Ranking, judged: Judged): MetricValues {
   const list = dedupeCut(ranking);
   return metricsOfGains(list.map((id) => gainOf(judged, id)), list.length, idealOf(judged));
@@ -185,14 +169,10 @@ export class PositionalEvaluator {
 }
 
 /** A run's evaluation: the macro averages and every query's values. */
-export interface Evaluation {
-  mean: MetricValues;
-  perQuery: Map<QueryId, MetricValues>;
-}
+export type Evaluation = { mean: MetricValues; perQuery: Map<QueryId, MetricValues> };
 
 /**
- * Evaluates a run on binary or graded qrels (see `Judged`): each query with a relevant document counts (absent from the
- * run: 0), in qrels order.
+ * Evaluates a run on binary or graded qrels: each query with a relevant document counts (absent from the run: 0).
  *
  * @example
  * const { mean, perQuery } = evaluate(run.rankings, bench.qrels);
@@ -209,27 +189,6 @@ export function evaluate(rankings: Run["rankings"], qrels: Qrels): Evaluation {
 
 /** Macro average of per-query values, summed in the given order. */
 export function meanOf(rows: readonly MetricValues[]): MetricValues {
-  const out = Object.fromEntries(METRICS.map((m) => [m, 0])) as MetricValues;
-  if (rows.length === 0) return out;
-  for (const m of METRICS) {
-    let s = 0;
-    for (const r of rows) s += r[m];
-    out[m] = s / rows.length;
-  }
-  return out;
-}
-
-/**
- * What scoring the same articles in another order (`theirs`, e.g. trec_eval's) would change: the queries whose
- * ranking it reorders, and those of them where a metric printed to 4 places differs.
- *
- * @example
- * const { reordered, changed } = reorderEffect(run.rankings, trecEvalOrder(run), qrels, perQuery);
- */
-export function reorderEffect(ours: Run["rankings"], theirs: Run["rankings"], qrels: Qrels, perQuery: Evaluation["perQuery"]): { reordered: QueryId[]; changed: QueryId[] } {
-  const reordered = [...perQuery.keys()].filter((q) => ours.get(q)?.some((d, i) => theirs.get(q)![i] !== d));
-  if (!reordered.length) return { reordered, changed: [] };
-  const other = evaluate(theirs, qrels).perQuery;
-  const changed = reordered.filter((q) => METRICS.some((m) => formatFixed(perQuery.get(q)![m], 4) !== formatFixed(other.get(q)![m], 4)));
-  return { reordered, changed };
+  const mean = (m: Metric) => (rows.length ? rows.reduce((s, r) => s + r[m], 0) / rows.length : 0);
+  return Object.fromEntries(METRICS.map((m) => [m, mean(m)])) as MetricValues;
 }

@@ -3,20 +3,13 @@ import { formatFixed } from "../util/format-fixed";
 import { toNumber, type RowLike } from "../util/csv";
 
 /** A method placed by cost (to minimise) and quality (to maximise). */
-export interface QualityCostPoint {
-  name: string;
-  cost: number;
-  quality: number;
-}
+export type QualityCostPoint = { name: string; cost: number; quality: number };
 
 /** What the cost of a point counts, chosen by `costMeasure`. */
 export type CostMeasure = "usd" | "tokens" | "calls" | "seconds";
 
 /** A point of cost.csv's data: its cost under `measure`, and that cost in words with its unit. */
-export interface MeasuredPoint extends QualityCostPoint {
-  measure: CostMeasure;
-  costText: string;
-}
+type MeasuredPoint = QualityCostPoint & { measure: CostMeasure; costText: string };
 
 /** Two significant digits, no trailing zeros; whole numbers from 100 on (toPrecision would print 1.5e+2). */
 const short = (v: number) => (v === 0 ? "0" : v >= 100 ? Math.round(v).toLocaleString("en-US") : v.toPrecision(2).replace(/(\.\d*?)0+(e|$)/, "$1$2").replace(/\.(e|$)/, "$1"));
@@ -29,9 +22,7 @@ const TEXT: Record<CostMeasure, (v: number) => string> = {
 };
 
 /** The words for a cost under a measure, e.g. "$0.00019 per query", "2 calls per query". */
-export function costText(value: number, measure: CostMeasure): string {
-  return TEXT[measure](value);
-}
+export const costText = (value: number, measure: CostMeasure): string => TEXT[measure](value);
 
 /**
  * A method's cost.csv row under a measure, or undefined when not known: no row, an empty cell, or a part without a
@@ -60,23 +51,14 @@ export function costMeasure(costRows: readonly RowLike[]): CostMeasure | undefin
   return undefined;
 }
 
-export interface QualityCostData {
-  measure: CostMeasure | undefined;
-  points: MeasuredPoint[];
-  /** Methods that ran with a quality but no known cost under the measure: not drawn, named in a note. */
-  unknown: string[];
-  /** Of those, the ones whose cost has an unpriced part (rerank pairs). */
-  unpriced: string[];
-}
-
 /**
- * Each method that ran with a `quality`, placed by its cost under `costMeasure`'s choice, and the methods left out for
- * want of a known cost.
+ * Each method that ran with a `quality`, placed by its cost under `costMeasure`'s choice; `unknown`: those with no
+ * known cost (not drawn, named in a note), `unpriced` of them: those whose cost has an unpriced part (rerank pairs).
  *
  * @example
  * const { measure, points, unknown } = qualityCostData(summaryRows, costRows, "Recall@100");
  */
-export function qualityCostData(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: string): QualityCostData {
+export function qualityCostData(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: string) {
   const byMethod = new Map(costRows.map((r) => [String(r.method ?? ""), r]));
   const ran = summaryRows
     .filter((r) => r.status === undefined || r.status === "ok")

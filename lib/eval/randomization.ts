@@ -4,23 +4,11 @@
  */
 import { Pcg64 } from "../numeric/random";
 
-/** Result of one paired test: the two means, their difference (a − b), the flips at least as extreme, and p. */
-export interface PairedTestResult {
-  meanA: number;
-  meanB: number;
-  delta: number;
-  extreme: number;
-  p: number;
-}
-
-export interface RandomizationOptions {
-  /** Random sign-flip patterns drawn (default 100,000, the paper's). */
-  swaps?: number;
-  /** numpy seed of the stream (default 42, the paper's); any non-negative integer, a bigint past 2^53. */
-  seed?: number | bigint;
-  /** The stream to continue instead (a family's tests share one, in order); `seed` is then unused. */
-  rng?: Pcg64;
-}
+/**
+ * Sign-flip patterns drawn (default 100,000), numpy seed (default 42; a bigint past 2^53), or the stream to continue
+ * instead (a family's tests share one, in order).
+ */
+export type RandomizationOptions = { swaps?: number; seed?: number | bigint; rng?: Pcg64 };
 
 /** The paper's tolerance: a flipped mean counts as "at least as extreme" within 1e-12. */
 const TIE_TOLERANCE = 1e-12;
@@ -33,7 +21,7 @@ const BATCH = 1000;
  * flip r negating query i when numpy's `choice([-1, 1])` draws −1 for (r, i). Sums come from a 256-entry table per
  * block of 8 queries, differing from numpy's by rounding the 1e-12 absorbs (shared/oracles/numpy-rng: numpy's counts).
  */
-export function pairedRandomizationTest(a: readonly number[], b: readonly number[], opts: RandomizationOptions = {}): PairedTestResult {
+export function pairedRandomizationTest(a: readonly number[], b: readonly number[], opts: RandomizationOptions = {}) {
   const n = a.length;
   if (b.length !== n) throw new RangeError(`paired test needs equally long inputs, got ${n} and ${b.length}`);
   if (n === 0) throw new RangeError("paired test needs at least one query");

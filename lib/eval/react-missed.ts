@@ -1,5 +1,7 @@
 /** REACT diagnostic of the paper's appendix C.4: gold the planner's queries brought into BM25's top 100, never kept. */
 import type { DocId, QueryId } from "../types";
+import { PAPER_ROUNDS } from "./react-rounds";
+import { compareCodeUnits } from "./breakdown";
 
 /** One REACT round's BM25 results (1-based ranks) and the articles the observer kept; `ReactRoundTrace` fits. */
 export interface ReactRoundLike {
@@ -7,28 +9,15 @@ export interface ReactRoundLike {
   kept: readonly { id: DocId }[];
 }
 
-/** Missed gold of round r: (query, gold) pairs retrieved in some round ≤ r and kept in none, and their queries. */
-export interface MissedGoldRound {
-  round: number;
-  missedGoldPairs: number;
-  missedGoldQueries: number;
-}
+/** A gold article retrieved but never kept by the last round (best: smallest BM25 rank); MISSED_GOLD_COLUMNS' order. */
+type MissedGoldPair = { query: QueryId; article: DocId; firstRetrievedRound: number; bestRank: number; roundsRetrieved: number };
 
-/** A gold article retrieved but never kept by the last round; fields in the order of MISSED_GOLD_COLUMNS. */
-export interface MissedGoldPair {
-  query: QueryId;
-  article: DocId;
-  /** The first round whose BM25 results held the article. */
-  firstRetrievedRound: number;
-  /** Its best (smallest) 1-based BM25 rank over the rounds that retrieved it. */
-  bestRank: number;
-  roundsRetrieved: number;
-}
-
-/** One entry per requested round the run has (in the order asked), and the pairs still missed after the last. */
+/**
+ * Per requested round the run has, the (query, gold) pairs retrieved in some round ≤ r and kept in none, and their
+ * queries; `pairs` are those still missed after `lastRound`, the most rounds any query has.
+ */
 export interface MissedGold {
-  rounds: MissedGoldRound[];
-  /** The run's last round (the most rounds any query has); `pairs` are as of this round. */
+  rounds: { round: number; missedGoldPairs: number; missedGoldQueries: number }[];
   lastRound: number;
   pairs: MissedGoldPair[];
 }
@@ -39,17 +28,11 @@ export const MISSED_GOLD_COLUMNS = ["query", "article", "firstRetrievedRound", "
 /** The paper's figure (C.4, 283 queries): by round 10, 98 gold pairs never kept, in 64 queries; not for other sets. */
 export const PAPER_MISSED_GOLD = { round: 10, pairs: 98, queries: 64, ofQueries: 283 } as const;
 
-/** The rounds the paper reports REACT at (as its round table). */
-const DEFAULT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
-
-/**
- * Per requested round r (those past the run's last left out), the gold pairs retrieved in some round ≤ r yet kept
- * in none ≤ r; then the pairs still missed after the last round. A query with fewer rounds counts with those it has.
- */
+/** Rounds past the run's last are left out; a query with fewer rounds counts with those it has. */
 export function reactMissedGold(
   roundsByQuery: ReadonlyMap<QueryId, readonly ReactRoundLike[]>,
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  rounds: readonly number[] = DEFAULT_ROUNDS,
+  rounds = PAPER_ROUNDS,
 ): MissedGold {
   for (const r of rounds) if (!Number.isInteger(r)) throw new RangeError(`rounds must be integers, got ${r}`);
   let lastRound = 0;
@@ -57,11 +40,12 @@ export function reactMissedGold(
   const asked = rounds.filter((r) => r >= 1 && r <= lastRound);
 
   // Missed at r exactly when firstRetrieved ≤ r < firstKept (never kept: firstKept = ∞).
-  const perQuery: { query: QueryId; gold: { article: DocId; firstRetrieved: number; firstKept: number; bestRank: number; times: number }[] }[] = [];
+  type Found = { article: DocId; firstRetrieved: number; firstKept: number; bestRank: number; times: number };
+  const perQuery: { query: QueryId; gold: Found[] }[] = [];
   for (const [query, rs] of roundsByQuery) {
     const gold = qrels.get(query);
     if (!gold || gold.size === 0) continue;
-    const found = new Map<DocId, { article: DocId; firstRetrieved: number; firstKept: number; bestRank: number; times: number }>();
+    const found = new Map<DocId, Found>();
     rs.forEach((round, i) => {
       const r = i + 1;
       // An article listed twice in one round's results counts once, at its better rank.
@@ -85,37 +69,23 @@ export function reactMissedGold(
   }
 
   const missedAt = (r: number, g: { firstRetrieved: number; firstKept: number }) => g.firstRetrieved <= r && g.firstKept > r;
-  const summary = asked.map((round): MissedGoldRound => {
-    let pairs = 0;
-    let queries = 0;
-    for (const q of perQuery) {
-      const n = q.gold.filter((g) => missedAt(round, g)).length;
-      pairs += n;
-      if (n) queries++;
-    }
-    return { round, missedGoldPairs: pairs, missedGoldQueries: queries };
+  const summary = asked.map((round) => {
+    const counts = perQuery.map((q) => q.gold.filter((g) => missedAt(round, g)).length);
+    return { round, missedGoldPairs: counts.reduce((s, n) => s + n, 0), missedGoldQueries: counts.filter((n) => n > 0).length };
   });
-
-  const pairs: MissedGoldPair[] = [];
-  for (const q of perQuery) {
-    const missed = q.gold
+  const pairs = perQuery.flatMap((q) =>
+    q.gold
       .filter((g) => missedAt(lastRound, g))
-      .sort((x, y) => x.firstRetrieved - y.firstRetrieved || x.bestRank - y.bestRank || (x.article < y.article ? -1 : x.article > y.article ? 1 : 0));
-    for (const g of missed) pairs.push({ query: q.query, article: g.article, firstRetrievedRound: g.firstRetrieved, bestRank: g.bestRank, roundsRetrieved: g.times });
-  }
+      .sort((x, y) => x.firstRetrieved - y.firstRetrieved || x.bestRank - y.bestRank || compareCodeUnits(x.article, y.article))
+      .map((g) => ({ query: q.query, article: g.article, firstRetrievedRound: g.firstRetrieved, bestRank: g.bestRank, roundsRetrieved: g.times })),
+  );
   return { rounds: summary, lastRound, pairs };
 }
 
-/** Of the pairs still missed after the last round, those first retrieved in this round, and their queries. */
-export interface MissedFirstRoundRow {
-  round: number;
-  pairs: number;
-  queries: number;
-}
+export type MissedFirstRoundRow = ReturnType<typeof missedGoldByFirstRound>[number];
 
-/** Missed pairs by first-retrieved round (early: the observer let go; late: the planner was slow); zero rows kept. */
-export function missedGoldByFirstRound(pairs: readonly MissedGoldPair[], lastRound: number): MissedFirstRoundRow[] {
-  if (!(Number.isInteger(lastRound) && lastRound >= 0)) throw new RangeError(`lastRound must be an integer >= 0, got ${lastRound}`);
+/** Missed pairs and their queries by first-retrieved round (early: the observer let go; late: the planner was slow). */
+export function missedGoldByFirstRound(pairs: readonly MissedGoldPair[], lastRound: number) {
   const rows = Array.from({ length: lastRound }, (_, i) => ({ round: i + 1, pairs: 0, queries: new Set<QueryId>() }));
   for (const p of pairs) {
     const row = rows[p.firstRetrievedRound - 1];

@@ -2,8 +2,8 @@
 import type { DocId, QueryId, Run } from "../types";
 import { evaluate } from "./metrics";
 
-/** The rounds the paper's round table reports. */
-const PAPER_SNAPSHOT_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
+/** The rounds the paper reports REACT at. */
+export const PAPER_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
 /** What the round table reads of a REACT run (a `ReactRunResult` is one). */
 export interface ReactRoundsView {
@@ -13,33 +13,15 @@ export interface ReactRoundsView {
   kept: ReadonlyMap<number, Run>;
   /** round -> every article retrieved in rounds 1..r (not cut at 100). */
   candidates: ReadonlyMap<number, Run>;
-  /** Per query: calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
+  /** Per query: calls, tokens and seconds of rounds 1..r (index r − 1). */
   perRound: ReadonlyMap<QueryId, readonly { calls: number; input: number; output: number; seconds: number }[]>;
 }
 
-export interface ReactRoundRow {
-  round: number;
-  /** Macro Recall@100 of the observer-kept ranking after this round. */
-  keptRecall100: number;
-  /** Macro share of each query's gold articles retrieved in any round so far. */
-  candidateRecall100: number;
-  /** Mean LLM calls per query in rounds 1..round. */
-  callsPerQuery: number;
-  /** Mean LLM tokens (input + output) per query in rounds 1..round. */
-  tokensPerQuery: number;
-  inputTokensPerQuery: number;
-  outputTokensPerQuery: number;
-  /** Mean LLM seconds per query in rounds 1..round. */
-  secondsPerQuery: number;
-}
+export type ReactRoundRow = ReturnType<typeof reactRoundTable>[number];
 
-/** The table for the rounds the run has: kept and pool recall (macro over qrels, as `evaluate`), mean cost to then. */
-export function reactRoundTable(
-  result: ReactRoundsView,
-  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  rounds: readonly number[] = PAPER_SNAPSHOT_ROUNDS,
-): ReactRoundRow[] {
-  const rows: ReactRoundRow[] = [];
+/** Per round the run has: Recall@100 of the kept ranking and of the pool so far, mean LLM cost per query to then. */
+export function reactRoundTable(result: ReactRoundsView, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, rounds = PAPER_ROUNDS) {
+  const rows = [];
   const n = result.queryIds.length;
   for (const r of rounds) {
     if (r < 1 || r > result.rounds) continue;
@@ -57,10 +39,7 @@ export function reactRoundTable(
     const cost = { calls: 0, input: 0, output: 0, seconds: 0 };
     for (const q of result.queryIds) {
       const t = result.perRound.get(q)![r - 1];
-      cost.calls += t.calls;
-      cost.input += t.input;
-      cost.output += t.output;
-      cost.seconds += t.seconds;
+      for (const key of ["calls", "input", "output", "seconds"] as const) cost[key] += t[key];
     }
     rows.push({
       round: r,

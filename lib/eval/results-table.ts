@@ -6,38 +6,27 @@ import { formatFixed } from "../util/format-fixed";
 import { printable } from "../util/printable";
 import { formatTable } from "../util/text-table";
 import type { Metric, MetricValues } from "./metrics";
-import type { Comparison } from "./compare-runs";
-
-/** A row: its letter (which other rows' superscripts refer to), its name, and footnote marks after the name. */
-export interface PaperTableRow {
-  /** Omitted by every row of a table without a letters column (one run, nothing tested). */
-  label?: string;
-  name: string;
-  marks?: FootnoteMark[];
-}
+import type { Comparison, SignificanceTest } from "./compare-runs";
 
 /** The two footnote marks a row may carry (LaTeX \dag and \ddag, Unicode † and ‡ in Markdown). */
 export type FootnoteMark = "dagger" | "ddagger";
 
+/**
+ * A row has a letter (`label`, omitted by every row of a table without a letters column), a name and footnote marks.
+ * values, superscripts (the labels of the rows a value beats significantly) and best (bold) are [row][metric]. The
+ * caption is plain text, escaped by each renderer; `label` is LaTeX's; `digits` default 4, `nameHeader` "Run".
+ */
 export interface ResultsTable {
-  rows: PaperTableRow[];
-  /** Column headers, one per metric. */
+  rows: { label?: string; name: string; marks?: FootnoteMark[] }[];
   metrics: string[];
-  /** values[row][metric]; null when the row has no value there. */
   values: (number | null)[][];
-  /** superscripts[row][metric]: the labels of the rows this value beats significantly, in row order. */
   superscripts: string[][][];
-  /** best[row][metric]: set in bold. */
   best: boolean[][];
-  /** Plain text (escaped by each renderer); names the test and correction when there are superscripts. */
   caption: string;
-  /** LaTeX \label (characters other than letters, digits and `:._-` become `-`). */
   label: string;
   /** What each mark used by a row means, in this order. */
   footnotes?: { mark: FootnoteMark; text: string }[];
-  /** Decimals shown (default 4, as the text tables). */
   digits?: number;
-  /** Header of the name column (default "Run"). */
   nameHeader?: string;
 }
 
@@ -54,8 +43,6 @@ export type PaperFormat = (typeof PAPER_FORMATS)[number];
 export function renderPaperTable(table: ResultsTable, format: PaperFormat | "text"): string {
   return format === "latex" ? renderLatex(table) : format === "markdown" ? renderMarkdown(table) : renderText(table);
 }
-
-// ---- labels, best values, significance letters -------------------------------------------------------------------
 
 /** ranx's letters; Unicode has no superscript q, so the text tables skip it and these labels do too (one lettering). */
 const LETTERS = "abcdefghijklmnoprstuvwxyz";
@@ -76,32 +63,17 @@ export function rowLabels(count: number): string[] {
  */
 export function bestPerColumn(values: readonly (readonly (number | null)[])[], digits = 4, eligible?: readonly boolean[]): boolean[][] {
   const shown = values.map((row) => row.map((v) => (v === null || !Number.isFinite(v) ? null : Number(formatFixed(v, digits)))));
-  const columns = values[0]?.length ?? 0;
-  const top = Array.from({ length: columns }, (_, m) => {
-    let max: number | null = null;
-    shown.forEach((row, r) => {
-      const v = row[m];
-      if (v !== null && (eligible?.[r] ?? true) && (max === null || v > max)) max = v;
-    });
-    return max;
-  });
-  return shown.map((row, r) => row.map((v, m) => v !== null && (eligible?.[r] ?? true) && v === top[m]));
+  const competes = (v: number | null, r: number): v is number => v !== null && (eligible?.[r] ?? true);
+  const top = (values[0] ?? []).map((_, m) => Math.max(...shown.flatMap((row, r) => (competes(row[m], r) ? [row[m]!] : []))));
+  return shown.map((row, r) => row.map((v, m) => competes(v, r) && v === top[m]));
 }
 
-/** A test as `gbr compare --json` and significance.json give it (a against b; delta = meanA − meanB). */
-export interface TestOutcome {
-  a: string;
-  b: string;
-  metric: string;
-  delta: number;
-  pHolm: number;
-}
+/** A test as `gbr compare --json` and significance.json give it. */
+export type TestOutcome = Pick<SignificanceTest, "a" | "b" | "delta" | "pHolm"> & { metric: string };
 
 /**
- * Each row's letters per metric: the rows it beats, i.e. a test of the pair on that metric has pHolm < alpha, its
- * delta favours this row, and this row's value as given is higher too (with --repeat the values are means over
- * samples while the tests use sample 0: a disagreement marks nothing). Pairs never tested get no letter. When one
- * pair and metric were tested more than once (two families), the first test listed decides.
+ * Each row's letters per metric: the rows it beats (pHolm < alpha, delta and the values as given agree: with --repeat
+ * the values are means over samples while the tests use sample 0). A pair tested in two families: the first decides.
  */
 export function significanceLetters(
   rows: readonly { name: string; label: string }[],
@@ -124,22 +96,17 @@ export function significanceLetters(
     if (j === undefined || ia === undefined || ib === undefined || ia === ib) continue;
     if (!(t.pHolm < alpha) || t.delta === 0 || !Number.isFinite(t.delta)) continue;
     const [w, l] = t.delta > 0 ? [ia, ib] : [ib, ia];
-    const vw = values[w][j];
-    const vl = values[l][j];
-    if (vw === null || vl === null || !(vw > vl)) continue;
-    beaten[w][j].add(l);
+    // A missing value on either side marks nothing.
+    if ((values[w][j] ?? -Infinity) > (values[l][j] ?? Infinity)) beaten[w][j].add(l);
   }
   return beaten.map((perMetric) => perMetric.map((set) => [...set].sort((x, y) => x - y).map((i) => rows[i].label)));
 }
-
-// ---- text --------------------------------------------------------------------------------------------------------
 
 /** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
 const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([...LETTERS].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
 
 /**
- * Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (`rowLabels`' q then has
- * none).
+ * Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (q has none).
  *
  * @example
  * renderText(comparisonPaperTable(runs, comparison, ["nDCG@10"], { swaps, seed, queries })); // "#  run  nDCG@10\n…"
@@ -159,8 +126,6 @@ export function renderText(t: ResultsTable): string {
   });
   return formatTable([...(letters ? ["#"] : []), (t.nameHeader ?? "Run").toLowerCase(), ...t.metrics], body);
 }
-
-// ---- LaTeX -------------------------------------------------------------------------------------------------------
 
 const LATEX_SPECIALS: Record<string, string> = {
   "\\": "\\textbackslash{}",
@@ -182,10 +147,7 @@ const LATEX_SPECIALS: Record<string, string> = {
   "[": "{[}",
 };
 
-/**
- * Text as LaTeX text-mode source: the ten special characters, < > | and [ escaped, whitespace runs one space, other
- * control characters shown as escapes (`printable`), which no TeX typesets and no terminal should act on.
- */
+/** Text as LaTeX text-mode source: specials escaped, whitespace runs one space, controls shown as escapes. */
 export function escapeLatex(text: string): string {
   return printable(text.replace(/\s+/g, " ")).replace(/[\\{}_&%$#~^<>|[]/g, (c) => LATEX_SPECIALS[c]);
 }
@@ -193,19 +155,12 @@ export function escapeLatex(text: string): string {
 // Math-mode daggers: text-mode \dag pulls in a bitmap (TS1) font under LaTeX's default encoding.
 const LATEX_MARK: Record<FootnoteMark, string> = { dagger: "\\dagger", ddagger: "\\ddagger" };
 
-function latexLabel(label: string): string {
-  return label.replace(/[^A-Za-z0-9:._-]/g, "-");
-}
-
 /** The letters of beaten rows: run together when all are single letters, else comma-separated. */
 function joinLabels(labels: readonly string[]): string {
   return labels.join(labels.some((l) => l.length > 1) ? "," : "");
 }
 
-/**
- * A `table` float with a booktabs tabular, caption above, notes below; needs `\usepackage{booktabs}`. Letters and
- * notes follow ranx's Report layout (rows a, b, c …; a value's superscripts are the rows it beats).
- */
+/** A `table` float with a booktabs tabular, caption above, notes below, in ranx's Report layout. */
 export function renderLatex(t: ResultsTable): string {
   const digits = t.digits ?? 4;
   const letters = t.rows.some((r) => r.label !== undefined);
@@ -233,7 +188,7 @@ export function renderLatex(t: ResultsTable): string {
     "\\begin{table}[htbp]",
     "\\centering",
     `\\caption{${escapeLatex(t.caption)}}`,
-    `\\label{${latexLabel(t.label)}}`,
+    `\\label{${t.label.replace(/[^A-Za-z0-9:._-]/g, "-")}}`,
     `\\begin{tabular}{${letters ? "c" : ""}l${"r@{}l".repeat(t.metrics.length)}}`,
     "\\toprule",
     head.join(" & ") + " \\\\",
@@ -249,24 +204,17 @@ export function renderLatex(t: ResultsTable): string {
   ].join("\n");
 }
 
-// ---- Markdown ----------------------------------------------------------------------------------------------------
-
 const MARKDOWN_MARK: Record<FootnoteMark, string> = { dagger: "†", ddagger: "‡" };
 
 /**
- * Prose as GitHub Markdown text: a backslash before each character that could start formatting, a link, math (`$`)
- * or an entity, before `<` when a tag or autolink could follow, and before `|` (a cell's end); whitespace runs one
- * space, other controls shown as escapes. "p < 0.05" stays as it is.
+ * Prose as GitHub Markdown text: a backslash before what could start formatting, a link, math, an entity, a tag or
+ * autolink, or end a cell ("p < 0.05" stays); whitespace runs one space, controls shown as escapes.
  */
 export function escapeMarkdown(text: string): string {
   return printable(text.replace(/\s+/g, " ")).replace(/[\\`*_[\]|~$&]|<(?=[A-Za-z/!?])/g, (c) => `\\${c}`);
 }
 
-/**
- * A name as a code span for a table cell: nothing inside is formatting (no emphasis, emoji shortcode or math), so
- * only `|` needs its backslash (GitHub splits cells on it first); the fence outgrows any backticks in the name.
- * Control characters are shown as escapes.
- */
+/** A name as a code span for a table cell: only `|` needs its backslash; the fence outgrows any backticks inside. */
 export function markdownCode(text: string): string {
   const s = printable(text.replace(/\s+/g, " ").trim());
   const longest = Math.max(0, ...(s.match(/`+/g) ?? []).map((run) => run.length));
@@ -306,8 +254,6 @@ export function renderMarkdown(t: ResultsTable): string {
   ].join("\n");
 }
 
-// ---- the tables of `gbr eval` and `gbr compare` (reproduce's is experiments/results-table.ts) ------------------------
-
 /** One run's mean metrics: a single row, nothing bold (one row is trivially best), no letters (nothing tested). */
 export function evalPaperTable(run: { name: string; mean: MetricValues }, metrics: readonly Metric[], queries: number): ResultsTable {
   return {
@@ -321,22 +267,12 @@ export function evalPaperTable(run: { name: string; mean: MetricValues }, metric
   };
 }
 
-/** What the caption of a comparison says about the tests (the same settings `formatComparison`'s legend states). */
-export interface ComparisonCaptionOptions {
-  swaps: number;
-  seed: number | bigint;
-  queries: number;
-  /** The --pair pairs when given (else every pair of runs was tested). */
-  pairs?: readonly (readonly [string, string])[];
-  alpha?: number;
-}
-
-/** Runs × metrics as `formatComparison` shows them: letters a, b …, the best of each column bold, ranx superscripts. */
+/** Runs × metrics as `formatComparison` shows them; `pairs`: the --pair pairs when given (else every pair was tested). */
 export function comparisonPaperTable(
   runs: readonly { name: string; mean: MetricValues }[],
   comparison: Comparison,
   metrics: readonly Metric[],
-  opts: ComparisonCaptionOptions,
+  opts: { swaps: number; seed: number | bigint; queries: number; pairs?: readonly (readonly [string, string])[]; alpha?: number },
 ): ResultsTable {
   const alpha = opts.alpha ?? 0.05;
   const labels = rowLabels(runs.length);

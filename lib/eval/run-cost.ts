@@ -1,21 +1,19 @@
 /** Arithmetic on a run's provider work (`RunCost`), so composite retrievers add up their parts one way. */
 import type { Work, RunCost } from "../types";
 
+/** The fields every run's work has (rerank fields only re-ranked runs'), in the order a record lists them. */
+const LLM = ["llmCalls", "llmInput", "llmOutput"] as const;
+const SUMMED = ["seconds", ...LLM, "embeddingCalls", "embeddingTokens", "embeddingTokensEstimated"] as const;
+
 export function zeroWork(): Work {
-  return { seconds: 0, llmCalls: 0, llmInput: 0, llmOutput: 0, embeddingCalls: 0, embeddingTokens: 0, embeddingTokensEstimated: 0 };
+  return Object.fromEntries(SUMMED.map((k) => [k, 0])) as Record<(typeof SUMMED)[number], number>;
 }
 
 export function addWork(...parts: readonly (Work | undefined)[]): Work {
   const w = zeroWork();
   for (const p of parts) {
     if (!p) continue;
-    w.seconds += p.seconds;
-    w.llmCalls += p.llmCalls;
-    w.llmInput += p.llmInput;
-    w.llmOutput += p.llmOutput;
-    w.embeddingCalls += p.embeddingCalls;
-    w.embeddingTokens += p.embeddingTokens;
-    w.embeddingTokensEstimated += p.embeddingTokensEstimated;
+    for (const k of SUMMED) w[k] += p[k];
     // Only re-ranked runs count rerank work; other runs leave the fields out.
     if (p.rerankCalls !== undefined) w.rerankCalls = (w.rerankCalls ?? 0) + p.rerankCalls;
     if (p.rerankPairs !== undefined) w.rerankPairs = (w.rerankPairs ?? 0) + p.rerankPairs;

@@ -2,8 +2,7 @@
 import type { Qrels, QueryId } from "../types";
 import type { Metric, MetricValues } from "./metrics";
 import { holm, type RandomizationOptions } from "./randomization";
-import { comparedQueries, compareRuns, type RunScores, type SignificanceTest } from "./compare-runs";
-import { rerankSignificance, type RerankSignificance } from "./rerank-significance";
+import { comparedQueries, compareRuns, type SignificanceTest } from "./compare-runs";
 
 /** The paper's 20 tests: five "method vs what it claims to improve on" pairs × four metrics (DESIGN.md §4). */
 export const PAPER_TESTS: { readonly pairs: readonly (readonly [string, string])[]; readonly metrics: readonly Metric[] } = {
@@ -27,89 +26,56 @@ export const BASELINE_RUN = "bm25-greekstemmer";
 /** Per-query metric values of every experiment that ran, by experiment id (retriever name, as PAPER_TESTS). */
 export type PerQueryByExperiment = ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>;
 
-/** A paper test whose runs exist: `compareRuns`' result for it, with pHolm over the whole family of 20. */
-export interface ComputedPaperTest {
-  a: string;
-  b: string;
-  metric: Metric;
-  status: "computed";
-  meanA: number;
-  meanB: number;
-  /** meanA − meanB */
-  delta: number;
-  p: number;
-  /** Holm-adjusted over all 20 tests of the paper's family, missing ones at p = 1 */
-  pHolm: number;
-}
+/** A paper test whose runs exist, pHolm over the whole family of 20 (missing ones at p = 1). */
+export type ComputedPaperTest = SignificanceTest & { status: "computed" };
 
-/** A paper test with a run absent: it enters Holm as p = 1, and its p and pHolm are reported as 1. */
-export interface MissingPaperTest {
-  a: string;
-  b: string;
-  metric: Metric;
+/** A paper test with a run absent (`missing`: its ids; `reason`: why, in words): p and pHolm are 1. */
+export type MissingPaperTest = Pick<SignificanceTest, "a" | "b" | "metric"> & {
   status: "missing";
-  /** The experiment ids of the pair that have no per-query values (a, b or both, in that order). */
   missing: string[];
-  /** Why, in words: each missing id and, when known, why it did not run. */
   reason: string;
   p: 1;
   pHolm: 1;
-}
+};
 
 export type PaperTest = ComputedPaperTest | MissingPaperTest;
 
-/** The paper's family: always its 20 tests, in PAPER_TESTS order; Holm over all 20, missing tests at p = 1. */
+/**
+ * The paper's family: always its 20 tests in PAPER_TESTS order, `computed` of them run; `authorsStream`: their flips
+ * were drawn as the authors' notebook draws them (all 20 present, one stream in order).
+ */
 export interface PaperSignificance {
-  /** Tests whose two runs exist. */
   computed: number;
-  /** Tests in the family: always 20. */
   of: number;
-  /** The correction, in words, for whoever reads the JSON file alone. */
+  /** The correction and the stream, in words, for whoever reads the JSON file alone. */
   correction: string;
-  /** The computed tests drew their flips as the authors' notebook does (all 20 present, one stream in order). */
   authorsStream: boolean;
-  /** How the flips were drawn, in words. */
   stream: string;
   tests: PaperTest[];
 }
 
-/** The exploratory family: every other experiment against one baseline run, Holm over these tests only. */
-export interface BaselineSignificance {
-  /** The run every other experiment is tested against (b of every test). */
-  against: string;
-  /** Tests in this family (other experiments × 4 metrics). */
+/** A family beyond the paper, Holm over its own `of` tests only. */
+export interface SignificanceFamily {
   of: number;
   correction: string;
   tests: SignificanceTest[];
 }
 
-/** significance.json, keys in this order; `baseline` is null when its run is absent. */
+/**
+ * significance.json, keys in this order. `baseline`: every other experiment against BASELINE_RUN (b of every test),
+ * null without it; `rerank`: each re-ranked run against its own first stage, null when none ran with it.
+ */
 export interface SignificanceReport {
   swaps: number;
   seed: number;
   queries: number;
   paper: PaperSignificance;
-  baseline: BaselineSignificance | null;
-  /** Each re-ranked run against its own first stage, Holm apart (null when none ran with its first stage). */
-  rerank: RerankSignificance | null;
+  baseline: (SignificanceFamily & { against: string }) | null;
+  rerank: SignificanceFamily | null;
 }
 
-/** Randomization settings (the paper's by default) and why experiments did not run, quoted in missing tests. */
-export interface SignificanceFamilyOptions extends Pick<RandomizationOptions, "swaps"> {
-  /** numpy seed of each family's stream (default 42, the paper's). */
-  seed?: number;
-  /** Experiment id → why it did not run (e.g. "skipped: no chat model configured"). */
-  notRun?: ReadonlyMap<string, string>;
-}
-
-export interface SignificanceReportOptions extends SignificanceFamilyOptions {
-  /** The exploratory family's baseline run (default BASELINE_RUN, "bm25-greekstemmer"). */
-  baseline?: string;
-}
-
-function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunScores[] {
-  return names.map((name) => ({ name, perQuery: perQuery.get(name)! }));
-}
+/** Randomization settings (the paper's by default); `notRun`: experiment id → why it did not run, quoted. */
+type SignificanceOptions = Pick<RandomizationOptions, "swaps"> & { seed?: number; notRun?: ReadonlyMap<string, string> };
 
 /**
  * All 20 paper tests, computed as `compareRuns` does or `missing` (ids and why) at p = 1 in Holm. Not a smaller
@@ -118,13 +84,11 @@ function runsOf(perQuery: PerQueryByExperiment, names: readonly string[]): RunSc
 export function paperSignificance(
   perQuery: PerQueryByExperiment,
   queries: Qrels | Iterable<QueryId>,
-  opts: SignificanceFamilyOptions = {},
+  opts: SignificanceOptions = {},
 ): PaperSignificance {
   const qids = comparedQueries(queries);
   const present = PAPER_TESTS.pairs.filter(([a, b]) => perQuery.has(a) && perQuery.has(b));
-  const computed = present.length
-    ? compareRuns(runsOf(perQuery, [...new Set(present.flat())]), qids, { pairs: present, metrics: PAPER_TESTS.metrics, swaps: opts.swaps, seed: opts.seed }).tests
-    : [];
+  const computed = family(perQuery, qids, present, opts);
   const authorsStream = present.length === PAPER_TESTS.pairs.length;
   const rng = `numpy default_rng(${opts.seed ?? PAPER_SEED}), ${(opts.swaps ?? PAPER_SWAPS).toLocaleString("en-US")} flips per test, the queries in the benchmark's order`;
   const stream = authorsStream
@@ -132,10 +96,7 @@ export function paperSignificance(
     : `${rng}: one stream for the ${computed.length} computed tests in the paper's order; with runs missing the authors' loop stops, so these p-values are not comparable with theirs digit for digit`;
   const key = (a: string, b: string, metric: Metric) => `${a}\u0000${b}\u0000${metric}`;
   const byKey = new Map(computed.map((t) => [key(t.a, t.b, t.metric), t]));
-  const why = (id: string) => {
-    const reason = opts.notRun?.get(id);
-    return reason ? `${id} did not run (${reason})` : `no run of ${id}`;
-  };
+  const why = (id: string) => (opts.notRun?.get(id) ? `${id} did not run (${opts.notRun.get(id)})` : `no run of ${id}`);
   const raw = PAPER_TESTS.pairs.flatMap(([a, b]) =>
     PAPER_TESTS.metrics.map((metric) => ({ a, b, metric, test: byKey.get(key(a, b, metric)), missing: [a, b].filter((id) => !perQuery.has(id)) })),
   );
@@ -156,17 +117,9 @@ export function paperSignificance(
   };
 }
 
-/** A pair of the paper's family whose tests are missing, with the metrics concerned and why. */
-export interface MissingPair {
-  a: string;
-  b: string;
-  metrics: Metric[];
-  reason: string;
-}
-
 /** Missing tests, one entry per pair and reason, in family order: the short list to show instead of 20 rows. */
-export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
-  const out: MissingPair[] = [];
+export function missingPairs(tests: readonly PaperTest[]): { a: string; b: string; metrics: Metric[]; reason: string }[] {
+  const out: ReturnType<typeof missingPairs> = [];
   for (const t of tests) {
     if (t.status !== "missing") continue;
     const last = out[out.length - 1];
@@ -176,36 +129,59 @@ export function missingPairs(tests: readonly PaperTest[]): MissingPair[] {
   return out;
 }
 
-/** The exploratory family: every other experiment against the baseline on the paper's four metrics; null without it. */
+/** The pairs' tests on the paper's four metrics, on one stream, Holm over these only (none: no stream drawn). */
+function family(
+  perQuery: PerQueryByExperiment,
+  qids: QueryId[],
+  pairs: (readonly [string, string])[],
+  opts: SignificanceOptions,
+) {
+  if (!pairs.length) return [];
+  const runs = [...new Set(pairs.flat())].map((name) => ({ name, perQuery: perQuery.get(name)! }));
+  return compareRuns(runs, qids, { pairs, metrics: PAPER_TESTS.metrics, swaps: opts.swaps, seed: opts.seed }).tests;
+}
+
+/** The exploratory family: every other experiment against BASELINE_RUN; null without it. */
 export function baselineSignificance(
   perQuery: PerQueryByExperiment,
   queries: Qrels | Iterable<QueryId>,
-  opts: SignificanceReportOptions = {},
-): BaselineSignificance | null {
-  const against = opts.baseline ?? BASELINE_RUN;
+  opts: SignificanceOptions = {},
+): SignificanceReport["baseline"] {
+  const against = BASELINE_RUN;
   if (!perQuery.has(against)) return null;
-  const others = [...perQuery.keys()].filter((id) => id !== against);
-  const tests = others.length
-    ? compareRuns(runsOf(perQuery, [against, ...others]), comparedQueries(queries), {
-        pairs: others.map((id) => [id, against] as const),
-        metrics: PAPER_TESTS.metrics,
-        swaps: opts.swaps,
-        seed: opts.seed,
-      }).tests
-    : [];
-  return {
-    against,
-    of: tests.length,
-    correction: `Holm over these ${tests.length} tests only (exploratory, beyond the paper; not part of its family)`,
-    tests,
-  };
+  const pairs = [...perQuery.keys()].filter((id) => id !== against).map((id) => [id, against] as const);
+  const tests = family(perQuery, comparedQueries(queries), pairs, opts);
+  const correction = `Holm over these ${tests.length} tests only (exploratory, beyond the paper; not part of its family)`;
+  return { against, of: tests.length, correction, tests };
+}
+
+/** First stage of a `rerank:<reranker>:<first stage>` id, else undefined; first stages may hold colons. */
+export function firstStageOf(id: string): string | undefined {
+  return /^rerank:[^:]+:(.+)$/.exec(id)?.[1];
+}
+
+/** Each re-ranked run whose first stage also ran, against it (what it adds, not vs BM25); null if none. */
+export function rerankSignificance(
+  perQuery: PerQueryByExperiment,
+  queries: Qrels | Iterable<QueryId>,
+  opts: SignificanceOptions = {},
+): SignificanceFamily | null {
+  const pairs = [...perQuery.keys()].flatMap((id) => {
+    const first = firstStageOf(id);
+    return first !== undefined && perQuery.has(first) ? [[id, first] as const] : [];
+  });
+  if (!pairs.length) return null;
+  const tests = family(perQuery, comparedQueries(queries), pairs, opts);
+  const correction =
+    `Holm over these ${tests.length} tests only (each re-ranked run against its own first stage; beyond the paper)`;
+  return { of: tests.length, correction, tests };
 }
 
 /** significance.json of `gbr reproduce`; written even when nothing ran (all 20 paper tests missing, with reasons). */
 export function significanceReport(
   perQuery: PerQueryByExperiment,
   queries: Qrels | Iterable<QueryId>,
-  opts: SignificanceReportOptions = {},
+  opts: SignificanceOptions = {},
 ): SignificanceReport {
   const swaps = opts.swaps ?? PAPER_SWAPS;
   const seed = opts.seed ?? PAPER_SEED;
@@ -220,6 +196,6 @@ export function significanceReport(
     queries: qids.length,
     paper: paperSignificance(perQuery, qids, settings),
     baseline: baselineSignificance(perQuery, qids, settings),
-    rerank: rerankSignificance(perQuery, qids, PAPER_TESTS.metrics, settings),
+    rerank: rerankSignificance(perQuery, qids, settings),
   };
 }

@@ -25,23 +25,11 @@ function checkPaired(a: readonly number[], b: readonly number[], what: string): 
   checkFinite(b, what);
 }
 
-export interface Descriptive {
-  n: number;
-  mean: number;
-  /** Sample standard deviation (divides by n − 1); NaN when n = 1. */
-  sd: number;
-  median: number;
-  /** First quartile, simple-statistics' `quantile(values, 0.25)` (see `describe`). */
-  q1: number;
-  /** Third quartile, simple-statistics' `quantile(values, 0.75)`. */
-  q3: number;
-  min: number;
-  max: number;
-}
+export type Descriptive = Record<"n" | "mean" | "sd" | "median" | "q1" | "q3" | "min" | "max", number>;
 
 /**
- * The sd divides by n − 1 and is NaN for one value, not a 0 reading as "perfectly stable". Quartiles are R type 2,
- * not numpy's linear type 7 (bootstrap.ts): for [1, 2, 3, 4], q1 is 1.5 here and 1.75 in numpy.
+ * The sd divides by n − 1 and is NaN for one value, not a 0 reading as "perfectly stable". Quartiles are
+ * simple-statistics' R type 2, not numpy's linear type 7: for [1, 2, 3, 4], q1 is 1.5 here and 1.75 in numpy.
  */
 export function describe(values: readonly number[]): Descriptive {
   if (values.length === 0) throw new RangeError("describe needs at least one value");
@@ -60,17 +48,8 @@ export function describe(values: readonly number[]): Descriptive {
   };
 }
 
-export interface PairedTTest {
-  /** Pairs (queries) tested. */
-  n: number;
-  /** Mean of a − b. */
-  meanDiff: number;
-  t: number;
-  /** Degrees of freedom, n − 1. */
-  df: number;
-  /** Two-sided p. */
-  p: number;
-}
+/** n pairs, the mean of a − b, t, its n − 1 degrees of freedom and the two-sided p. */
+export type PairedTTest = { n: number; meanDiff: number; t: number; df: number; p: number };
 
 /**
  * Two-sided paired t-test on d = a − b (jStat's t CDF). Not simple-statistics' `tTest(d, 0)`: its population sd
@@ -113,74 +92,43 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
   return sampleCorrelation(averageRanks(a), averageRanks(b));
 }
 
-/** Spearman's correlation of one metric between two runs, over the queries both have. */
-export interface RunCorrelation {
-  a: string;
-  b: string;
-  rho: number;
-  /** Queries both runs have. */
-  n: number;
-}
+/** Spearman's correlation of one metric between two runs, over the n queries both have. */
+export type RunCorrelation = { a: string; b: string; rho: number; n: number };
 
 /** Spearman's rho of `metric` per pair of runs over shared queries: do two methods find the same queries hard? */
 export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>, name: MetricName): RunCorrelation[] {
   const metric = resolveMetric(name);
   const runs = [...perQuery];
-  const out: RunCorrelation[] = [];
-  for (let i = 0; i < runs.length; i++) {
-    for (let j = i + 1; j < runs.length; j++) {
-      const [a, qa] = runs[i];
-      const [b, qb] = runs[j];
+  return runs.flatMap(([a, qa], i) =>
+    runs.slice(i + 1).map(([b, qb]) => {
       const shared = [...qa.keys()].filter((q) => qb.has(q));
-      const n = shared.length;
       // A convenience over many pairs should not die on one pair that barely overlaps.
-      const rho = n < 2 ? NaN : spearman(shared.map((q) => qa.get(q)![metric]), shared.map((q) => qb.get(q)![metric]));
-      out.push({ a, b, rho, n });
-    }
-  }
-  return out;
+      const of = (pq: ReadonlyMap<QueryId, MetricValues>) => shared.map((q) => pq.get(q)![metric]);
+      const rho = shared.length < 2 ? NaN : spearman(of(qa), of(qb));
+      return { a, b, rho, n: shared.length };
+    }),
+  );
 }
 
 /** A `pairedTests` row: the randomization test as `gbr compare` gives it, beside the paired t-test. */
-export interface PairedTestRow {
-  a: string;
-  b: string;
-  metric: Metric;
-  meanA: number;
-  meanB: number;
-  /** meanA − meanB */
-  delta: number;
-  pRandomization: number;
-  pTTest: number;
-  /** The randomization p, Holm-adjusted over every row returned. */
-  pHolm: number;
-  /** The raw p-values fall either side of 0.05 (Holm against raw would flag the correction, not a disagreement). */
-  disagree: boolean;
-}
+export type PairedTestRow = ReturnType<typeof pairedTests>[number];
 
-/** The randomization test (exactly `gbr compare`'s p and pHolm) and the paired t-test for every pair × metric. */
+/**
+ * The randomization test (exactly `gbr compare`'s p and pHolm) and the paired t-test for every pair × metric;
+ * `disagree`: the raw p-values fall either side of 0.05 (Holm against raw would flag the correction).
+ */
 export function pairedTests(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
   queries: Qrels | Iterable<QueryId>,
   opts: CompareOptions = {},
-): PairedTestRow[] {
+) {
   const qids = comparedQueries(queries);
   const { tests } = compareRuns([...perQuery].map(([name, pq]) => ({ name, perQuery: pq })), qids, opts);
   const column = (run: string, m: Metric) => qids.map((q) => perQuery.get(run)!.get(q)?.[m] ?? 0);
-  return tests.map((t) => {
-    const pTTest = pairedTTest(column(t.a, t.metric), column(t.b, t.metric)).p;
-    return {
-      a: t.a,
-      b: t.b,
-      metric: t.metric,
-      meanA: t.meanA,
-      meanB: t.meanB,
-      delta: t.delta,
-      pRandomization: t.p,
-      pTTest,
-      pHolm: t.pHolm,
-      disagree: t.p < 0.05 !== pTTest < 0.05,
-    };
+  return tests.map(({ p, pHolm, ...test }) => {
+    const pTTest = pairedTTest(column(test.a, test.metric), column(test.b, test.metric)).p;
+    // Keys in this order (a, b, metric, means, delta, then the p-values): the notebook's table follows it.
+    return { ...test, pRandomization: p, pTTest, pHolm, disagree: p < 0.05 !== pTTest < 0.05 };
   });
 }
 

@@ -10,7 +10,7 @@ export interface SweepEntry {
   /** Macro average, summed in qrels order (as `evaluate` does). */
   mean: MetricValues;
   perQuery: Map<QueryId, MetricValues>;
-  /** Positive-only top-100 ids per query; only with `keepRankings` (192 × queries × 100 ids held for nothing). */
+  /** Positive-only top-100 ids per query; only with `keepRankings`. */
   rankings?: Map<QueryId, DocId[]>;
 }
 
@@ -27,9 +27,8 @@ export interface SweepChoice {
 export interface SweepResult {
   /** Entries in grid order: k1 ascending, then b ascending within each k1. */
   grid: SweepEntry[];
-  /** The setting with the highest mean of `metric`; ties keep the default, else go to the first in grid order. */
+  /** The highest mean of `metric` (a tie keeps the default, else the first), and rank_bm25's (1.5, 0.75). */
   best: SweepChoice;
-  /** rank_bm25's default (k1 1.5, b 0.75) on the same queries, positive-only like the rest. */
   default: SweepChoice;
   /** The default's full entry: the grid's own when the grid has (1.5, 0.75), else run apart. */
   defaultEntry: SweepEntry;
@@ -41,10 +40,7 @@ export interface SweepResult {
   queryIds: QueryId[];
 }
 
-/**
- * The item with the highest value: the one tie rule of every tuning choice. `prefer` (the default setting) wins a
- * tie, so a flat grid keeps the defaults instead of its first corner; otherwise the earlier in grid order wins.
- */
+/** The item with the highest value; a tie goes to `prefer` (a flat grid keeps the defaults), else the earliest. */
 export function firstBest<T>(items: readonly T[], value: (item: T) => number, prefer?: T): T {
   let best = items[0];
   let bestValue = value(best);
@@ -58,23 +54,12 @@ export function firstBest<T>(items: readonly T[], value: (item: T) => number, pr
   return prefer !== undefined && value(prefer) === bestValue ? prefer : best;
 }
 
-/** A sweep as a plottable matrix (see `sweepHeatmap`). */
-export interface SweepHeatmap {
-  metric: Metric;
-  k1s: number[];
-  bs: number[];
-  /** z[i][j] = mean metric at b = bs[i], k1 = k1s[j]; NaN where the grid has no such setting. */
-  z: number[][];
-}
-
-/** Mean `metric` with rows by b, columns by k1: the layout heatmap plotters (plotly) expect, z[y][x]. */
-export function sweepHeatmap(sweep: SweepResult, name: MetricName = sweep.metric): SweepHeatmap {
+/** Mean `metric` with rows by b, columns by k1 (plotly's z[y][x]); NaN where the grid has no such setting. */
+export function sweepHeatmap(sweep: SweepResult, name: MetricName = sweep.metric) {
   const metric = resolveMetric(name);
   const k1s = [...new Set(sweep.grid.map((e) => e.k1))].sort((x, y) => x - y);
   const bs = [...new Set(sweep.grid.map((e) => e.b))].sort((x, y) => x - y);
   const z = bs.map(() => k1s.map(() => Number.NaN));
-  const col = new Map(k1s.map((v, j) => [v, j] as const));
-  const row = new Map(bs.map((v, i) => [v, i] as const));
-  for (const e of sweep.grid) z[row.get(e.b)!][col.get(e.k1)!] = e.mean[metric];
+  for (const e of sweep.grid) z[bs.indexOf(e.b)][k1s.indexOf(e.k1)] = e.mean[metric];
   return { metric, k1s, bs, z };
 }

@@ -5,26 +5,16 @@ import { fusedRun } from "./fused-run";
 import { normalizeScores, type ScoreNorm } from "./normalize";
 
 /** combsum: Σ of a document's normalised scores; combmnz: that sum × the number of runs that retrieved it. */
-export type CombMethod = "combsum" | "combmnz";
+export const COMB_METHODS = ["combsum", "combmnz"] as const;
+export type CombMethod = (typeof COMB_METHODS)[number];
 
-export const COMB_METHODS: readonly CombMethod[] = ["combsum", "combmnz"];
-
-export interface CombOptions {
-  method: CombMethod;
-  norm: ScoreNorm;
-  /** Ranks read per input run (default 100); normalisation is over these. */
-  depth?: number;
-  /** Length of the fused ranking (default 100). */
-  top?: number;
-  /** The fused run's name in its record and in messages (default: method-norm). */
-  name?: string;
-}
+/** Ranks read per run (`depth`, normalised over) and kept (`top`) default to 100; `name` to method-norm. */
+type CombOptions = { method: CombMethod; norm: ScoreNorm; depth?: number; top?: number; name?: string };
 
 /**
- * Score fusion: each input's list for a query is normalised on its own (its top `depth`), then a document's scores
- * are summed over the runs that retrieved it (a run that did not adds nothing, as ranx's 0 default), and for
- * CombMNZ multiplied by how many runs retrieved it (a normalised 0 still counts as retrieved). Sorted by score, ties
- * by doc id in code-point order; keeps `top`. Every input needs scores: a rank-only run is a usage error.
+ * Score fusion: each input's top `depth` for a query normalised on its own, a document's scores summed over the runs
+ * that retrieved it (as ranx's 0 default), for CombMNZ times how many did (a normalised 0 counts). Ties by doc id in
+ * code-point order; keeps `top`. A rank-only input is a usage error.
  *
  * @example
  * const fused = combFuse([bm25Run, denseRun], { method: "combmnz", norm: "minmax" });

@@ -3,10 +3,7 @@ import type { DocId, QueryId, Run } from "../types";
 import { compareCodePoints } from "../util/code-points";
 import { addCosts } from "../eval/run-cost";
 
-/**
- * For every query of any input (in first-seen order), `fuse`'s scores sorted by score, ties by doc id in code-point
- * order (as the reference's Python sort), cut at `top`; the run records its inputs' info and their summed cost.
- */
+/** Per query of any input, `fuse`'s scores sorted, ties by doc id in code-point order (as Python's sort), cut at `top`. */
 export function fusedRun(runs: readonly Run[], name: string, top: number, fuse: (query: QueryId) => ReadonlyMap<DocId, number>): Run {
   const queries = new Set<QueryId>();
   for (const r of runs) for (const q of r.rankings.keys()) queries.add(q);

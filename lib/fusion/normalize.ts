@@ -1,15 +1,10 @@
 /** Score normalisations applied to one query's result list before a score fusion, with ranx's definitions. */
 
 /** min-max: (s − min) / (max − min); max: s / max; zscore: (s − mean) / std, the population std (ranx's "zmuv"). */
-export type ScoreNorm = "minmax" | "max" | "zscore";
+export const SCORE_NORMS = ["minmax", "max", "zscore"] as const;
+export type ScoreNorm = (typeof SCORE_NORMS)[number];
 
-export const SCORE_NORMS: readonly ScoreNorm[] = ["minmax", "max", "zscore"];
-
-/**
- * ranx floors every denominator at 1e-9 rather than special-casing it, so a constant list (max = min, std = 0)
- * comes out all zeros under min-max and z-score, and max-norm divides by 1e-9 when the top score is not positive.
- * Kept as is: the point is to give ranx's numbers.
- */
+/** ranx floors every denominator at 1e-9: a constant list is all zeros under min-max and z-score. Kept, as ranx. */
 const FLOOR = 1e-9;
 
 /** One list's scores normalised (same order, same length); an empty list stays empty. */
@@ -26,17 +21,11 @@ export function normalizeScores(scores: readonly number[], norm: ScoreNorm): num
       return scores.map((s) => s / den);
     }
     case "zscore": {
-      const mean = sum(scores) / scores.length;
+      const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
       // Population (ddof 0), as numpy's default np.std that ranx calls.
-      const std = Math.sqrt(sum(scores.map((s) => (s - mean) * (s - mean))) / scores.length);
+      const std = Math.sqrt(scores.reduce((a, s) => a + (s - mean) * (s - mean), 0) / scores.length);
       const den = Math.max(std, FLOOR);
       return scores.map((s) => (s - mean) / den);
     }
   }
-}
-
-function sum(xs: readonly number[]): number {
-  let t = 0;
-  for (const x of xs) t += x;
-  return t;
 }

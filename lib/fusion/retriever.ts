@@ -22,15 +22,9 @@ export type Fusion = { kind: "comb"; method: CombMethod; norm: ScoreNorm } | { k
 /** The comb methods' names, `<method>-<norm>`, as the grammar and its messages spell them. */
 export const FUSION_METHODS: readonly string[] = [...COMB_METHODS.flatMap((m) => SCORE_NORMS.map((n) => `${m}-${n}`)), "wrrf"];
 
-/** ranx's names for two of the normalisations, taken as ours. */
-const NORM_ALIASES: Record<string, ScoreNorm> = { "min-max": "minmax", zmuv: "zscore" };
-
 const FORMS = "fuse:<comb>-<norm>:<a>+<b> (comb: combsum, combmnz; norm: minmax, max, zscore) or fuse:wrrf:<w1>,<w2>:<a>+<b>";
 
-/**
- * `fuse:<comb>-<norm>:<a>+<b>[+…]` or `fuse:wrrf:<w1>,<w2>[,…]:<a>+<b>[+…]` as its fusion and its inputs' names.
- * The method (and wrrf's weights) never hold a colon, so everything after them is the inputs, which may (`dense:x`).
- */
+/** A `fuse:` name as its fusion and its inputs' names (which may hold colons: the method and weights never do). */
 export function parseFuseName(name: string): { fusion: Fusion; parts: string[] } {
   const m = /^fuse:([^:]*):(.*)$/s.exec(name);
   if (!m) throw usage(`'${name}': expected ${FORMS}`);
@@ -46,7 +40,7 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
   const dash = method.indexOf("-");
   const comb = method.slice(0, dash) as CombMethod;
   const normName = method.slice(dash + 1);
-  const norm: ScoreNorm | undefined = NORM_ALIASES[normName] ?? SCORE_NORMS.find((n) => n === normName);
+  const norm = SCORE_NORMS.find((n) => n === normName);
   if (dash < 0 || !COMB_METHODS.includes(comb) || !norm) {
     // Plain RRF keeps its own form (the paper's method, exactly); say so rather than only suggest wrrf.
     const rrfHint = method === "rrf" ? "; plain RRF is rrf:<a>+<b>" : "";
@@ -56,8 +50,7 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
 }
 
 /**
- * `fuse:…`: its inputs' top 100 fused by a score fusion (CombSUM or CombMNZ over min-max, max or z-score normalised
- * scores) or by weighted RRF (k = 60); ties by doc id; top k; named as its string form.
+ * `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF.
  *
  * @example
  * fuseRetriever([bm25, lsi], { kind: "wrrf", weights: [0.7, 0.3] }).name; // "fuse:wrrf:0.7,0.3:bm25-greekstemmer+lsi"
@@ -66,20 +59,15 @@ export function fuseRetriever(inputs: readonly Retriever[], fusion: Fusion, name
   return {
     name,
     async retrieve(queries: Query[], k: number) {
-      const runs = await inputRuns(inputs, queries);
+      // Each input's top 100, one input after another (parts may share a server).
+      const runs: Run[] = [];
+      for (const r of inputs) runs.push(await r.retrieve(queries, 100));
       return fusion.kind === "wrrf" ? rrf(runs, { top: k, name, weights: fusion.weights }) : combFuse(runs, { method: fusion.method, norm: fusion.norm, top: k, name });
     },
   };
 }
 
 const namesOf = (inputs: readonly Retriever[]) => inputs.map((r) => r.name).join("+");
-
-/** Each input's top 100, one input after another (parts may share a server; the memo shares repeated parts). */
-async function inputRuns(inputs: readonly Retriever[], queries: Query[]): Promise<Run[]> {
-  const runs: Run[] = [];
-  for (const r of inputs) runs.push(await r.retrieve(queries, 100));
-  return runs;
-}
 
 function splitParts(name: string, rest: string): string[] {
   const parts = rest.split("+");

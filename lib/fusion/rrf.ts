@@ -1,23 +1,12 @@
 import type { Run } from "../types";
 import { fusedRun } from "./fused-run";
 
-export interface RrfOptions {
-  /** The constant in 1 / (k + rank); the paper uses 60. */
-  k?: number;
-  /** Ranks considered per input run (default 100). */
-  depth?: number;
-  /** Length of the fused ranking (default 100). */
-  top?: number;
-  /** The fused run's name in its record (default "rrf"). */
-  name?: string;
-  /** One weight per run, for weighted RRF: Σ w_i / (k + rank_i) (default: all 1, plain RRF). */
-  weights?: readonly number[];
-}
+/** k (default 60, the paper's), ranks read per run and kept (`depth`, `top`: 100), name (default "rrf"), weights. */
+type RrfOptions = { k?: number; depth?: number; top?: number; name?: string; weights?: readonly number[] };
 
 /**
- * Reciprocal rank fusion: Σ 1/(k + rank) (with `weights`, Σ w/(k + rank)) over the runs ranking a document within
- * `depth`, sorted by score, ties by doc id in code-point order (as the reference's Python sort); keeps `top`. Records
- * inputs' info and cost.
+ * Reciprocal rank fusion: Σ w/(k + rank) (w = 1 without `weights`) over the runs ranking a document within `depth`,
+ * sorted by score, ties by doc id in code-point order (as the reference's Python sort); keeps `top`.
  *
  * @example
  * const fused = rrf([bm25Run, denseRun]); // k = 60, top 100, as in the paper

@@ -223,8 +223,7 @@ test("fuse: names parse into a typed fusion and parts whose own names hold colon
   assert.ok(w.kind === "fuse");
   assert.deepEqual(w.fusion, { kind: "wrrf", weights: [0.7, 0.3, 0.2] });
   assert.deepEqual(w.of.map((p) => p.kind), ["rerank", "lsi", "prf"]);
-  // ranx's spellings of two normalisations are taken as ours.
-  for (const [name, norm] of [["fuse:combmnz-zmuv:lsi+bm25-spacy", "zscore"], ["fuse:combmnz-min-max:lsi+bm25-spacy", "minmax"], ["fuse:combmnz-max:lsi+bm25-spacy", "max"]] as const) {
+  for (const [name, norm] of [["fuse:combmnz-zscore:lsi+bm25-spacy", "zscore"], ["fuse:combmnz-max:lsi+bm25-spacy", "max"]] as const) {
     const p = parseRetrieverName(name);
     assert.ok(p.kind === "fuse" && p.fusion.kind === "comb" && p.fusion.norm === norm && p.fusion.method === "combmnz", name);
   }
