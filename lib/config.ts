@@ -138,13 +138,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
       ...capsOf(env, kind),
     };
   };
-  const rerank = endpoints("rerank", ["GBR_RERANK_BASE_URL"], ["GBR_RERANK_API_KEY"]);
-  const rerankMs = v("GBR_RERANK_TIMEOUT_MS");
-  if (rerankMs !== undefined) {
-    const ms = Number(rerankMs);
-    if (!(Number.isInteger(ms) && ms > 0)) throw usage("GBR_RERANK_TIMEOUT_MS", "a positive integer (milliseconds)", rerankMs);
-    rerank.timeoutMs = ms;
-  }
   const api = v("GBR_RERANK_API") ?? "rerank";
   if (api !== "rerank" && api !== "tei") throw usage("GBR_RERANK_API", '"rerank" or "tei"', api);
   const naming = flags.embedNaming ?? (v("GBR_EMBED_NAMES") ?? "hf").toLowerCase();
@@ -173,7 +166,7 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
       naming,
       ...optional("lmstudio", lmstudioUrl ? { baseUrl: lmstudioUrl, ...optional("apiKey", lmstudioKey) } : undefined),
     },
-    rerank: { ...rerank, api },
+    rerank: { ...endpoints("rerank", ["GBR_RERANK_BASE_URL"], ["GBR_RERANK_API_KEY"]), api },
     gemini: { ...optional("apiKey", geminiKey), ...optional("baseUrl", geminiUrl), ...optional("timeoutS", timeoutS) },
     hub: { endpoint: v("HF_ENDPOINT") ?? "https://huggingface.co", ...optional("token", hfToken), offline: flag(env.HF_HUB_OFFLINE) },
     ...optional("spacyBaseUrl", v("GBR_SPACY_BASE_URL")),
