@@ -52,17 +52,6 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
 }
 
 /**
- * The names registered with `registerRetriever`, in registration order.
- *
- * @example
- * registerRetriever("mine", factory);
- * registeredRetrievers(); // ["mine"]
- */
-export function registeredRetrievers(): string[] {
-  return [...userFactories.keys()];
-}
-
-/**
  * A retriever name's description and those of all its parts, outermost first (none when the name is malformed).
  *
  * @example
@@ -90,6 +79,9 @@ const BUILT_IN_FORMS = ["dense:<preset>", "lsi", "lsi:<dims>", "prf:<retriever>"
 export function retrieverNames(): string[] {
   return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...registeredRetrievers()];
 }
+
+/** The names registered with `registerRetriever`, in registration order. */
+export const registeredRetrievers = (): string[] => [...userFactories.keys()];
 
 /** A retriever name as a typed description; a malformed name is a usage error saying which form was meant. */
 export function parseRetrieverName(name: string): RetrieverSpec {
@@ -146,8 +138,6 @@ export function parseRetrieverName(name: string): RetrieverSpec {
  * const run = await bm25.retrieve(bench.queries, 100);
  */
 export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> {
-  const moved = Object.keys(opts).filter((k) => CONTEXT_KEYS.has(k));
-  if (moved.length) throw usage(`createRetriever: ${moved.join(", ")} belong${moved.length > 1 ? "" : "s"} to the run context now: pass { ${moved.join(", ")} } as the fourth argument`);
   const spec = parseRetrieverName(name);
   const run = runContext(ctx);
   if (run.cache) return run.cache.once(bench, `retriever ${name} ${JSON.stringify(opts, Object.keys(opts).sort())}`, async () => withRunMemo(await build(spec, bench, opts, run)));
@@ -194,9 +184,6 @@ export async function rewriteQueries(
   const model = await chatForMethod(opts, run);
   return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project", { cacheDir: officialPromptsDir(run.providers.config.dataDir) }));
 }
-
-/** RunContext fields a JavaScript caller may still pass in the options, where they would be silently ignored. */
-const CONTEXT_KEYS = new Set(["providers", "store", "replay", "log", "onProgress", "cache", "plan", "vectorStore", "workDir", "traceDir", "cacheDir", "offline", "loadSpacyLexicon"]);
 
 async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
   const part = (of: RetrieverSpec, on = bench) => createRetriever(of.name, on, opts, ctx);
