@@ -175,17 +175,10 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   };
 }
 
-/**
- * Installed as a dependency (from a tarball, the registry or git), which ships lib/ compiled without its sources,
- * rather than a checkout. The installed folder may be read-only (a global install) and is replaced on every upgrade,
- * so caches and outputs do not go inside it.
- */
+/** Installed as a dependency (lib/ compiled, no sources): read-only perhaps and replaced on upgrade, so no caches in it. */
 export const INSTALLED = !existsSync(path.join(PACKAGE_ROOT, "lib", "index.ts"));
 
-/**
- * The cache folder an installed package uses by default, one per user as Hugging Face's is, so every project shares
- * one download of the benchmark: `$XDG_CACHE_HOME/greekbar-retrieval`, else the platform's cache folder.
- */
+/** An installed package's cache, one per user as Hugging Face's: `$XDG_CACHE_HOME/greekbar-retrieval`, else the platform's. */
 export function userCacheDir(env: Environment = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
   const xdg = env.XDG_CACHE_HOME?.trim();
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "greekbar-retrieval");
@@ -251,20 +244,15 @@ export function endpointList(value: string): string[] {
     .filter(Boolean);
 }
 
-const PER_KIND_CONCURRENCY: Readonly<Record<ProviderKind, string>> = {
-  chat: "GBR_CHAT_CONCURRENCY",
-  embed: "GBR_EMBED_CONCURRENCY",
-  rerank: "GBR_RERANK_CONCURRENCY",
-};
-
-/** A kind's own variable, else `--concurrency`, else `GBR_CONCURRENCY`, else the default. */
+/** `GBR_<KIND>_CONCURRENCY`, else `--concurrency`, else `GBR_CONCURRENCY`, else the default. */
 function concurrencyOf(env: Environment, kind: ProviderKind, flag: number | undefined): number {
-  const own = env[PER_KIND_CONCURRENCY[kind]]?.trim();
-  if (own) return positiveInteger(PER_KIND_CONCURRENCY[kind], own, "a positive integer (requests in flight per endpoint)");
-  if (flag !== undefined) return positiveInteger("--concurrency", String(flag), "a positive integer (requests in flight per endpoint)");
-  const all = env.GBR_CONCURRENCY?.trim();
-  if (all) return positiveInteger("GBR_CONCURRENCY", all, "a positive integer (requests in flight per endpoint)");
-  return DEFAULT_CONCURRENCY[kind];
+  const own = `GBR_${kind.toUpperCase()}_CONCURRENCY`;
+  const name = env[own]?.trim() ? own : flag !== undefined ? "--concurrency" : "GBR_CONCURRENCY";
+  const raw = name === "--concurrency" ? String(flag) : env[name]?.trim();
+  if (!raw) return DEFAULT_CONCURRENCY[kind];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw usage(name, "a positive integer (requests in flight per endpoint)", raw);
+  return n;
 }
 
 function capsOf(env: Environment, kind: ProviderKind): { caps?: RateCaps } {
@@ -287,12 +275,6 @@ function seconds(env: Environment, name: string): number | undefined {
   if (!raw) return undefined;
   const n = Number(raw);
   if (!(Number.isFinite(n) && n > 0 && n <= 86_400)) throw usage(name, "a number of seconds above 0 (at most a day)", raw);
-  return n;
-}
-
-function positiveInteger(name: string, raw: string, what: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw usage(name, what, raw);
   return n;
 }
 

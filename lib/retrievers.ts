@@ -51,13 +51,7 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
   userFactories.set(name, factory);
 }
 
-/**
- * A retriever name's description and those of all its parts, outermost first (none when the name is malformed).
- *
- * @example
- * registerRetriever("mine", factory);
- * retrieverParts("rrf:bm25-greekstemmer+mine").map((p) => p.kind); // ["rrf", "bm25", "user"]
- */
+/** A retriever name's description and those of all its parts, outermost first (none when the name is malformed). */
 export function retrieverParts(name: string): RetrieverSpec[] {
   try {
     return flat(parseRetrieverName(name));
@@ -144,13 +138,7 @@ export async function createRetriever(name: string, bench: Benchmark, opts: Retr
   return build(spec, bench, opts, run);
 }
 
-/**
- * A complete RunContext, made once per run: its configuration is the providers' (without providers, the
- * environment's), and the store of that configuration's data folder is opened on first use.
- *
- * @example
- * const ctx = runContext({ providers: createProviders(config), log: console.error });
- */
+/** A complete RunContext, made once per run: the providers' configuration (else the environment's), its store opened lazily. */
 export function runContext(init: RunContextInit = {}): RunContext {
   if (isComplete(init)) return init;
   const log = init.log ?? (() => {});
@@ -226,12 +214,7 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
   }
 }
 
-/**
- * `prf:<name>`: the retriever's own `FeedbackRetriever` pass (query expansion for BM25, Rocchio for dense and LSI).
- *
- * @example
- * prfRetriever(bm25).name; // "prf:bm25-greekstemmer"
- */
+/** `prf:<name>`: the retriever's own `FeedbackRetriever` pass (query expansion for BM25, Rocchio for dense and LSI). */
 function prfRetriever(inner: Retriever, name = `prf:${inner.name}`): Retriever {
   if (!supportsFeedback(inner)) throw usage(`'${inner.name}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
   return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
@@ -264,7 +247,7 @@ function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");
 }
 
-/** Runs memoised per (queries array, k), failures too: a composite's shared parts retrieve once a job; the rest via the prototype. */
+/** Runs memoised per (queries array, k), failures too: a composite's shared parts retrieve once a job. */
 function withRunMemo(r: Retriever): Retriever {
   const runs = new BuildCache();
   const shared = Object.create(r) as Retriever;
