@@ -24,36 +24,31 @@ export interface PlanRow {
   outputTokens: number;
   /** Calls the caches held before the plan (replay cache, vector store; rerank requests whose pairs are all scored). */
   cached: number;
-  /** False when partly estimated (`basis` says what); calls are exact for every method but REACT and listwise. */
+  /** False when partly estimated (`basis` says what). */
   exact: boolean;
   /** USD at the price table for the tokens still to spend (rerank requests are not priced). */
   cost: number;
   status: "ok" | "skipped" | "failed";
-  /** Why it would not run (skipped) or what broke while planning (failed). */
   reason?: string;
   basis: string;
-  /** The parts of `inputTokens`. */
+  /** The parts of `inputTokens`, then of `calls`. */
   chatInputTokens: number;
   embeddingTokens: number;
-  /** The parts of `calls`. */
   chatCalls: number;
   embeddedTexts: number;
   rerankRequests: number;
   rerankPairs: number;
 }
 
-/** A plan's new work: every chat call, text to embed and rerank request counted once, with tokens and price. */
-export type PlanTotal = Pick<PlanRow, "calls" | "inputTokens" | "outputTokens" | "cost" | "chatCalls" | "embeddedTexts" | "rerankRequests" | "rerankPairs">;
+type PlanTotal = Pick<PlanRow, "calls" | "inputTokens" | "outputTokens" | "cost" | "chatCalls" | "embeddedTexts" | "rerankRequests" | "rerankPairs">;
 
-/** What plan.json holds. */
+/** What plan.json holds; `total` counts each call once (the rows overlap). */
 export interface Plan {
   dataset: string;
   queries: number;
   articles: number;
   experiments: PlanRow[];
-  /** The whole selection's new work, each call once (the rows overlap; this does not). */
   total: PlanTotal;
-  /** The output tokens assumed per new chat call, per chat model, and why. */
   outputGuesses: { model: string; perCall: number; basis: string }[];
   prices: string;
   notes: string[];
