@@ -1,6 +1,6 @@
 /** The BM25 tuning sweep: the sparse engine's rankings (`QuerySweep`) scored by eval's `PositionalEvaluator`. */
 import type { DocId, Query, QueryId } from "../types";
-import { DEPTH, meanOf, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../eval/metrics";
+import { DEPTH, meanOf, PositionalEvaluator, queryMetrics } from "../eval/metrics";
 import { firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
@@ -37,18 +37,76 @@ export function bm25Sweep(
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
   opts: SweepOptions = {},
 ): SweepResult {
-  const plan = planSweep(corpus, queries, qrels, opts);
-  const engine = new QuerySweep(corpus, plan.settings, plan.epsilon);
-  const evaluator = new PositionalEvaluator(corpus.docIds);
-  let done = 0;
-  for (const q of plan.work) {
-    const rows = sweepQuery(engine, evaluator, q.termIds, q.gold, plan.settings.length, (s, ranking) =>
-      plan.entries[s].rankings?.set(q.id, Array.from(ranking, (d) => corpus.docIds[d])),
-    );
-    rows.forEach((m, s) => plan.entries[s].perQuery.set(q.id, m));
-    opts.onProgress?.(++done, plan.work.length);
+  const k1s = validGrid(opts.k1s ?? SWEEP_K1, "k1s", (v) => v >= 0);
+  const bs = validGrid(opts.bs ?? SWEEP_B, "bs", (v) => v >= 0 && v <= 1);
+  const epsilon = opts.epsilon ?? 0.25;
+  const metric = resolveMetric(opts.metric ?? "Recall@100");
+  if (!Number.isFinite(epsilon)) throw new RangeError(`epsilon must be finite, got ${epsilon}`);
+
+  const settings: { k1: number; b: number }[] = [];
+  for (const k1 of k1s) for (const b of bs) settings.push({ k1, b });
+  const hasDefault = settings.some((s) => s.k1 === DEFAULT_K1 && s.b === DEFAULT_B);
+  if (!hasDefault) settings.push({ k1: DEFAULT_K1, b: DEFAULT_B });
+
+  const entries: SweepEntry[] = settings.map(({ k1, b }) => {
+    const e: SweepEntry = { k1, b, mean: meanOf([]), perQuery: new Map() };
+    if (opts.keepRankings) e.rankings = new Map();
+    return e;
+  });
+  const textOf = new Map<QueryId, string>();
+  for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
+  const queryIds: QueryId[] = [];
+  const work: { id: QueryId; termIds: Int32Array; gold: ReadonlySet<DocId> }[] = [];
+  for (const [id, gold] of qrels) {
+    if (gold.size === 0) continue;
+    queryIds.push(id);
+    const text = textOf.get(id);
+    if (text === undefined) {
+      // A judged query that was not run scores 0 everywhere, as in `evaluate`.
+      const zero = queryMetrics([], gold);
+      for (const e of entries) {
+        e.perQuery.set(id, { ...zero });
+        e.rankings?.set(id, []);
+      }
+      continue;
+    }
+    work.push({ id, termIds: Int32Array.from(corpus.analyze(text)), gold });
   }
-  return finishSweep(plan);
+
+  const engine = new QuerySweep(corpus, settings, epsilon);
+  const evaluator = new PositionalEvaluator(corpus.docIds);
+  for (const [done, q] of work.entries()) {
+    engine.setQuery(q.termIds);
+    evaluator.setGold(q.gold);
+    for (const [s, e] of entries.entries()) {
+      const ranking = engine.rank(s, DEPTH);
+      e.perQuery.set(q.id, evaluator.metrics(ranking));
+      e.rankings?.set(q.id, Array.from(ranking, (d) => corpus.docIds[d]));
+    }
+    opts.onProgress?.(done + 1, work.length);
+  }
+
+  for (const e of entries) {
+    // Filled out of order: back to qrels order, the order every mean is summed in (as `evaluate` does).
+    e.perQuery = new Map(queryIds.map((q) => [q, e.perQuery.get(q)!]));
+    if (e.rankings) e.rankings = new Map(queryIds.map((q) => [q, e.rankings!.get(q)!]));
+    e.mean = meanOf([...e.perQuery.values()]);
+  }
+  const grid = hasDefault ? entries : entries.slice(0, -1);
+  const defaultEntry = hasDefault ? grid.find((e) => e.k1 === DEFAULT_K1 && e.b === DEFAULT_B)! : entries[entries.length - 1];
+  const bestEntry = firstBest(grid, (e) => e.mean[metric], defaultEntry);
+  const ties = grid.filter((e) => e.mean[metric] === bestEntry.mean[metric]).length;
+  return {
+    grid,
+    best: { k1: bestEntry.k1, b: bestEntry.b, value: bestEntry.mean[metric], ties },
+    default: { k1: DEFAULT_K1, b: DEFAULT_B, value: defaultEntry.mean[metric] },
+    defaultEntry,
+    metric,
+    k1s,
+    bs,
+    epsilon,
+    queryIds,
+  };
 }
 
 /**
@@ -71,109 +129,6 @@ export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[],
       }),
     );
   }
-}
-
-export interface SweepWork {
-  id: QueryId;
-  termIds: Int32Array;
-  gold: ReadonlySet<DocId>;
-}
-
-/** What a sweep runs: the settings, their entries, the queries to rank (in qrels order). */
-interface SweepPlan {
-  settings: { k1: number; b: number }[];
-  hasDefault: boolean;
-  entries: SweepEntry[];
-  work: SweepWork[];
-  queryIds: QueryId[];
-  k1s: number[];
-  bs: number[];
-  epsilon: number;
-  metric: Metric;
-}
-
-function planSweep(corpus: IndexedCorpus, queries: readonly Query[], qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, opts: SweepOptions): SweepPlan {
-  const k1s = validGrid(opts.k1s ?? SWEEP_K1, "k1s", (v) => v >= 0);
-  const bs = validGrid(opts.bs ?? SWEEP_B, "bs", (v) => v >= 0 && v <= 1);
-  const epsilon = opts.epsilon ?? 0.25;
-  const metric = resolveMetric(opts.metric ?? "Recall@100");
-  if (!Number.isFinite(epsilon)) throw new RangeError(`epsilon must be finite, got ${epsilon}`);
-
-  const settings: { k1: number; b: number }[] = [];
-  for (const k1 of k1s) for (const b of bs) settings.push({ k1, b });
-  const hasDefault = settings.some((s) => s.k1 === DEFAULT_K1 && s.b === DEFAULT_B);
-  if (!hasDefault) settings.push({ k1: DEFAULT_K1, b: DEFAULT_B });
-
-  const entries: SweepEntry[] = settings.map(({ k1, b }) => {
-    const e: SweepEntry = { k1, b, mean: meanOf([]), perQuery: new Map() };
-    if (opts.keepRankings) e.rankings = new Map();
-    return e;
-  });
-  const textOf = new Map<QueryId, string>();
-  for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
-  const queryIds: QueryId[] = [];
-  const work: SweepWork[] = [];
-  for (const [id, gold] of qrels) {
-    if (gold.size === 0) continue;
-    queryIds.push(id);
-    const text = textOf.get(id);
-    if (text === undefined) {
-      // A judged query that was not run scores 0 everywhere, as in `evaluate`.
-      const zero = queryMetrics([], gold);
-      for (const e of entries) {
-        e.perQuery.set(id, { ...zero });
-        e.rankings?.set(id, []);
-      }
-      continue;
-    }
-    work.push({ id, termIds: Int32Array.from(corpus.analyze(text)), gold });
-  }
-  return { settings, hasDefault, entries, work, queryIds, k1s, bs, epsilon, metric };
-}
-
-function finishSweep(plan: SweepPlan): SweepResult {
-  const { entries, hasDefault, metric } = plan;
-  for (const e of entries) {
-    // Filled out of order: back to qrels order, the order every mean is summed in (as `evaluate` does).
-    e.perQuery = new Map(plan.queryIds.map((q) => [q, e.perQuery.get(q)!]));
-    if (e.rankings) e.rankings = new Map(plan.queryIds.map((q) => [q, e.rankings!.get(q)!]));
-    e.mean = meanOf([...e.perQuery.values()]);
-  }
-  const grid = hasDefault ? entries : entries.slice(0, -1);
-  const defaultEntry = hasDefault ? grid.find((e) => e.k1 === DEFAULT_K1 && e.b === DEFAULT_B)! : entries[entries.length - 1];
-  const bestEntry = firstBest(grid, (e) => e.mean[metric], defaultEntry);
-  const ties = grid.filter((e) => e.mean[metric] === bestEntry.mean[metric]).length;
-  return {
-    grid,
-    best: { k1: bestEntry.k1, b: bestEntry.b, value: bestEntry.mean[metric], ties },
-    default: { k1: DEFAULT_K1, b: DEFAULT_B, value: defaultEntry.mean[metric] },
-    defaultEntry,
-    metric,
-    k1s: plan.k1s,
-    bs: plan.bs,
-    epsilon: plan.epsilon,
-    queryIds: plan.queryIds,
-  };
-}
-
-/** Every setting's metrics for one query (and, through `keep`, each ranking). */
-export function sweepQuery(
-  engine: QuerySweep,
-  evaluator: PositionalEvaluator,
-  termIds: Int32Array,
-  gold: ReadonlySet<DocId>,
-  settings: number,
-  keep?: (setting: number, ranking: Int32Array) => void,
-): MetricValues[] {
-  engine.setQuery(termIds);
-  evaluator.setGold(gold);
-  const rows: MetricValues[] = [];
-  for (let s = 0; s < settings; s++) {
-    const ranking = engine.rank(s, DEPTH);
-    rows.push(evaluator.metrics(ranking));
-    keep?.(s, ranking);
-  }
-  return rows;
 }
 
 function validGrid(values: readonly number[], name: string, ok: (v: number) => boolean): number[] {
