@@ -26,10 +26,8 @@ const API_PRESETS = BUILTIN_PRESETS.filter((p) => p.provider !== "lsi");
 const PAPER_PRESETS = API_PRESETS.filter((p) => p.name !== "embgemma-300m-raw");
 const LOCAL_PRESETS = PAPER_PRESETS.filter((p) => p.provider === "openai");
 
-/** The first stages the re-rankers re-order: the paper's BM25, Reform-BM25 and REACT-BM25. */
-export const RERANK_FIRST_STAGES = ["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"] as const;
-/** The cross-encoder reproduce runs when GBR_RERANKERS does not name others. */
-export const DEFAULT_RERANKERS = ["bge-reranker-v2-m3"];
+const RERANK_FIRST_STAGES = ["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"] as const;
+const DEFAULT_RERANKERS = ["bge-reranker-v2-m3"];
 
 /** Each first stage re-ranked by every `GBR_RERANKERS` cross-encoder (a non-preset's row fails) and by the LLM. */
 function rerankExperiments(rerankers: readonly string[]): Experiment[] {
@@ -43,9 +41,8 @@ function rerankExperiments(rerankers: readonly string[]): Experiment[] {
 }
 
 /**
- * The paper's experiments in the order of its tables, plus `lsi` (an offline dense baseline) and re-rankers over
- * BM25, Reform-BM25 and REACT-BM25, a cross-encoder row per configured re-ranker (GBR_RERANKERS; without a
- * configuration, the environment's). Dense rows without an embedding provider are skipped with the reason.
+ * The paper's experiments in the order of its tables, plus `lsi` and re-rankers over BM25, Reform-BM25 and
+ * REACT-BM25 (a cross-encoder row per configured re-ranker, GBR_RERANKERS).
  *
  * @example
  * experiments().map((e) => e.id); // ["bm25-greekstemmer", "bm25-spacy", "bm25-grnlp", "dense:qwen3-8b", …]
@@ -79,14 +76,7 @@ export function experiments(config: Pick<Config, "rerankers"> = environmentConfi
   });
 }
 
-/**
- * An experiment for each id that `list` lacks and that names a retriever of the user's (`registerRetriever`), alone
- * or composed with built-in ones: it runs that retriever, a row beyond the authors' list.
- *
- * @example
- * registerRetriever("mine", factory);
- * userExperiments(["mine", "reform:mine", "lsi"], experiments()).map((e) => e.id); // ["mine", "reform:mine"]
- */
+/** An experiment, beyond the authors' list, for each id `list` lacks that names a user's retriever, alone or composed. */
 export function userExperiments(ids: readonly string[], list: readonly Experiment[]): Experiment[] {
   const listed = new Set(list.map((e) => e.id));
   return [...new Set(ids)].flatMap((id) => {
