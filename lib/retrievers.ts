@@ -33,7 +33,6 @@ export type RetrieverSpec =
   | { kind: "rerank"; name: string; reranker: string; of: RetrieverSpec }
   | { kind: "user"; name: string; factory: RetrieverFactory };
 
-/** User retrievers by name (a name ending in `:` is a prefix), in registration order. */
 const userFactories = new Map<string, RetrieverFactory>();
 
 /**
@@ -88,8 +87,6 @@ export function parseRetrieverName(name: string): RetrieverSpec {
   if (name.startsWith("lsi:")) {
     const dims = Number(name.slice(4));
     if (!(Number.isInteger(dims) && dims >= 1)) throw usage(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
-    // A fit holds dense documents × dimensions matrices: past this it takes minutes and gigabytes (the paper uses 256).
-    if (dims > MAX_LSI_DIMS) throw usage(`'${name}': at most ${MAX_LSI_DIMS} dimensions (the paper uses 256)`);
     return { kind: "lsi", name, dims };
   }
   const rest = name.slice(colon + 1);
@@ -155,8 +152,7 @@ function isComplete(ctx: RunContextInit): ctx is RunContext {
 }
 
 /**
- * Queries rewritten by the chat model as `reform:` rewrites them ("sparse": keywords for BM25, "dense": legal
- * prose), through the store, so asking again costs nothing. Rejects, saying what to set, without a chat model.
+ * Queries rewritten by the chat model as `reform:` does ("sparse": keywords, "dense": legal prose), through the store.
  *
  * @example
  * const rewrites = await rewriteQueries(bench.queries.slice(0, 1), "sparse");
@@ -198,8 +194,7 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
     case "reform":
       return reformRetriever(await part(spec.of), bench, opts, ctx, spec.name);
     case "translate":
-      // The inner part is built on the translations: its tokenizers' tables are loaded first, so one that cannot be
-      // had skips the method before the first paid call rather than after the whole corpus is translated.
+      // Its tokenizers' tables first: one that cannot be had skips the method before the first paid translation.
       for (const p of flat(spec.of)) if (p.kind === "bm25") await buildTokenizer(p.name, ctx);
       return translateRetriever((english) => part(spec.of, english), bench, opts, ctx, spec.name);
     case "react":
@@ -221,10 +216,8 @@ function prfRetriever(inner: Retriever, name = `prf:${inner.name}`): Retriever {
 }
 
 /**
- * The composites as values, for retrievers at hand rather than names (as PyTerrier's operators): each is named as its
- * string form, which is a parser over these. `rerank` and `reform` take the benchmark, the method's options and the
- * run's context as `createRetriever` does; a fusion is `{ kind: "comb", method: "combsum" | "combmnz", norm: "minmax"
- * | "max" | "zscore" }` or `{ kind: "wrrf", weights }`.
+ * The composites as values over retrievers at hand (PyTerrier's operators), each named as its string form; `rerank`
+ * and `reform` take what `createRetriever` does. A fusion is `{ kind: "comb", method, norm }` or `{ kind: "wrrf", weights }`.
  *
  * @example
  * const bm25 = await createRetriever("bm25-greekstemmer", bench);
@@ -240,8 +233,6 @@ export const compose = {
   reform: async (inner: Retriever, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => reformRetriever(inner, bench, opts, runContext(ctx)),
   rerank: async (first: Retriever, by: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => rerankRetriever(first, await reranker(by, bench, opts, runContext(ctx))),
 };
-
-const MAX_LSI_DIMS = 4096;
 
 function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");

@@ -33,7 +33,7 @@ export interface QueryMeta {
   number?: number;
 }
 
-/** Corpus order is significant: BM25 ties are broken by it, exactly as the reference implementation does. */
+/** Corpus order is significant: BM25 ties are broken by it, as the reference implementation does. */
 export interface Benchmark {
   name: string;
   revision?: string;
@@ -57,12 +57,7 @@ export function relevantDocs(judged: Judged): ReadonlySet<DocId> {
 }
 
 /** How many relevant documents (grade >= 1) a query has: 0 means it is not evaluated. */
-export function relevantCount(judged: Judged): number {
-  if (judged instanceof Set) return judged.size;
-  let n = 0;
-  for (const g of (judged as ReadonlyMap<DocId, number>).values()) if (g >= 1) n++;
-  return n;
-}
+export const relevantCount = (judged: Judged): number => relevantDocs(judged).size;
 
 /** Queries without a relevant document (BEIR sets often ship more queries than judgments): searched, left out of every metric. */
 export function unjudgedQueries(b: { queries: readonly Query[]; qrels: Qrels }): QueryId[] {
