@@ -8,7 +8,7 @@ import { loadPrices, pricerFrom, workCost, type PriceTable } from "../eval/cost"
 import { outputGuess } from "../llm/chat-for-method";
 import type { PlanMode } from "../registry";
 import { runContext } from "../retrievers";
-import type { Run } from "../types";
+import type { Run, RunInfo } from "../types";
 import { splitModelId } from "../util/model-id";
 import { addWork } from "../eval/run-cost";
 import { runExperiments } from "./run-experiments";
@@ -80,43 +80,26 @@ function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: 
       if (w.llmCalls > 0) bases.add(INPUT_BASIS);
       if (w.embeddingCalls > 0) bases.add(EMBED_BASIS);
     }
-    const seen = new Set<unknown>();
-    let llm = false;
-    let embeds = false;
-    let reranks = false;
-    let react = false;
-    for (const i of runInfos(run.info)) {
-      if (i.llm && !seen.has(i.llm)) {
-        llm = true;
-        seen.add(i.llm);
-        cached += i.llm.reused;
-      }
-      if (i.embedding) {
-        embeds = true;
-        const vectors = (i.embedding as { cachedVectors?: unknown }).cachedVectors;
-        if (typeof vectors === "number") cached += vectors;
-      }
-      if (i.rounds !== undefined) {
-        react = true;
-        exact = false;
-        bases.add(REACT_BASIS);
-      }
+    const infos = runInfos(run.info);
+    // A chat record shared by several parts counts its reused calls once.
+    for (const llm of new Set(infos.flatMap((i) => (i.llm ? [i.llm] : [])))) cached += llm.reused;
+    for (const i of infos) {
+      const vectors = (i.embedding as { cachedVectors?: unknown } | undefined)?.cachedVectors;
+      if (typeof vectors === "number") cached += vectors;
       const r = i.rerank;
-      if (r) reranks = true;
-      if (r?.kind === "cross-encoder") {
-        bases.add(RERANK_BASIS);
-        if (r.pairs && r.reusedPairs) cached += Math.floor((r.calls * r.reusedPairs) / r.pairs);
-      } else if (r?.kind === "listwise-llm") {
-        exact = false;
-        bases.add(LISTWISE_BASIS);
-      }
+      if (r?.kind === "cross-encoder" && r.pairs && r.reusedPairs) cached += Math.floor((r.calls * r.reusedPairs) / r.pairs);
     }
-    if (reranks && react) bases.add(RERANK_REACT_BASIS);
+    const has = (f: (i: RunInfo) => unknown) => infos.some(f);
+    const react = has((i) => i.rounds !== undefined);
+    const listwise = has((i) => i.rerank?.kind === "listwise-llm");
     // What is embedded after a model wrote it cannot be counted before the model has written it.
-    if (llm && embeds) {
-      exact = false;
-      bases.add(RESULT_EMBED_BASIS);
-    }
+    const written = has((i) => i.llm) && has((i) => i.embedding);
+    if (has((i) => i.rerank?.kind === "cross-encoder")) bases.add(RERANK_BASIS);
+    if (react) bases.add(REACT_BASIS);
+    if (listwise) bases.add(LISTWISE_BASIS);
+    if (react && has((i) => i.rerank)) bases.add(RERANK_REACT_BASIS);
+    if (written) bases.add(RESULT_EMBED_BASIS);
+    if (react || listwise || written) exact = false;
   }
   const chatCalls = work.llmCalls;
   const embeddedTexts = work.embeddingCalls;
