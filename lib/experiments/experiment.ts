@@ -29,8 +29,8 @@ export interface Experiment {
   id: string;
   section: string;
   title: string;
-  /** Outside resources it needs; missing ones make it skipped, not failed. */
-  needs: ("lemma-tables" | "llm" | "embeddings" | "rerank")[];
+  /** ["llm"]: a chat model makes its run, so `--repeat` samples it. */
+  needs: "llm"[];
   /** Why the row is beyond the authors' experiment list (absent: one of their runs); `--official` leaves it out. */
   beyond?: string;
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
