@@ -178,9 +178,8 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       }
     },
   };
-  // Work files and traces go to a scratch folder, so no stand-in answer is found by a later real run.
+  // Work files and traces go to a scratch folder (removed on exit too, as on Ctrl-C): no real run finds a stand-in answer.
   const scratch = mkdtempSync(path.join(os.tmpdir(), "gbr-plan-"));
-  // Removed on an exit too: an interrupted plan (Ctrl-C ends the process) must not leave it behind.
   const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
   process.once("exit", removeScratch);
   try {

@@ -49,13 +49,12 @@ export interface RunExperimentsOptions {
   /** Samples of each LLM experiment (seeds seed..seed+repeat-1); default 1. */
   repeat?: number;
   seed?: number;
-  /** Told each record as soon as it is done (reproduce writes its run files there); its error stops the run. */
+  /** Told each record as it is done (reproduce writes its files there); its error stops the run. */
   onRecord?: (record: ExperimentRecord) => Promise<void>;
-  /** Log each new skip reason as it happens (default); off, the caller lists them (reproduce's summary groups them). */
+  /** Log each new skip reason as it happens (default); off, the caller lists them. */
   reportSkips?: boolean;
 }
 
-/** How long an experiment runs before it gets lines of its own on the log. */
 const SLOW_MS = 2000;
 
 /** Runs the experiments in order, recording each: its samples with per-query metrics, or why it did not run. */

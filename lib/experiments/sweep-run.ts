@@ -10,19 +10,15 @@ import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
 const DEFAULT_K1 = 1.5;
 const DEFAULT_B = 0.75;
 
-/** Options of `bm25Sweep`; each defaults to the paper's setup. */
+/** Options of `bm25Sweep`, each defaulting to the paper's: `SWEEP_K1` × `SWEEP_B`, ε 0.25, `best` by Recall@100. */
 export interface SweepOptions {
-  /** k1 values (default `SWEEP_K1`). */
   k1s?: readonly number[];
-  /** b values (default `SWEEP_B`). */
   bs?: readonly number[];
-  /** Negative-idf floor, fixed across the sweep as in the paper (default 0.25). */
   epsilon?: number;
-  /** The metric `best` maximises (default "Recall@100", the paper's). */
   metric?: MetricName;
   /** Keep each setting's rankings on its entry (default false). */
   keepRankings?: boolean;
-  /** Called after each query with (done, total): a sweep of long queries takes seconds. */
+  /** Called after each query with (done, total). */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -109,10 +105,7 @@ export function bm25Sweep(
   };
 }
 
-/**
- * Sets the given settings' rankings on a sweep's entries: the few a result needs (oracle, CV folds), not all 192. Every
- * query is ranked, the swept ones in their order, then those without judgments: a run file covers all queries.
- */
+/** Ranks every query (swept ones first, then the unjudged) with the few settings a result needs (oracle, CV folds). */
 export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[], sweep: SweepResult, settings: readonly { k1: number; b: number }[]): void {
   const textOf = new Map<QueryId, string>();
   for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);

@@ -27,8 +27,7 @@ export const FOLDER_FILES = {
   metadata: "metadata.json",
 } as const;
 
-/** What every output says when results came through the project's own test doubles. */
-export const STAND_IN_NOTE =
+const STAND_IN_NOTE =
   "Some results were produced through the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality, and must not be cited.";
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
