@@ -97,13 +97,10 @@ export interface Config {
   browser: BrowserSearch;
 }
 
-/** The browser the figures are drawn in: the one a variable names, else the usual places. */
+/** The browser the figures are drawn in: `GBR_CHROMIUM` (else `CHROME_PATH`) alone, else `PATH` and Windows' program folders. */
 export interface BrowserSearch {
-  /** `GBR_CHROMIUM`, else `CHROME_PATH` (the name other tools read): the executable to use, and no other. */
   explicit?: { path: string; variable: "GBR_CHROMIUM" | "CHROME_PATH" };
-  /** The folders of `PATH`, searched for chromium, chromium-browser, google-chrome and chrome. */
   pathDirs: string[];
-  /** Windows' program folders (`PROGRAMFILES`, `PROGRAMFILES(X86)`, `LOCALAPPDATA`) that are set. */
   programDirs: string[];
 }
 

@@ -123,14 +123,7 @@ function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: 
   };
 }
 
-/**
- * Plans the selected experiments into `<outDir>/plan.json` (the paper's whole list in under a minute of CPU): each
- * experiment through the real code on stand-ins, each request counted once in the total (by the store's key).
- *
- * @example
- * const { plan } = await planReproduce(loaded, { only: ["reform:bm25-greekstemmer", "reform:bm25-grnlp"], context });
- * plan.total.chatCalls; // one rewrite per question, though both rows need it
- */
+/** Plans the selected experiments into `<outDir>/plan.json` through the real code on stand-ins, each request counted once. */
 export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
   const context = runContext(opts.context);
   const config = context.providers.config;

@@ -59,10 +59,7 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   });
 }
 
-/**
- * `oracle:<x>`, the best of 192 settings on the test queries (an upper bound; the paper's "+0.05"), and `tuned:<x>`,
- * the 5-fold cross-validated estimate to cite; `queriesFrom` names the retriever whose (rewritten) queries are swept.
- */
+/** `oracle:<x>` (best of 192 on the test queries, an upper bound) and `tuned:<x>` (5-fold CV); `queriesFrom`'s queries swept. */
 export function tuningExperiments(base: string, label: string, needs: Experiment["needs"], artifact: string, queriesFrom?: string): [Experiment, Experiment] {
   const record = (id: string, k1: number, b: number, o: SweepOutcome): Run["info"] => {
     // Keep the rewrites' LLM record, not the BM25 they were first searched with: this run's BM25 is the one chosen.
