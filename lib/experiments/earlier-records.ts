@@ -1,4 +1,4 @@
-/** An earlier `gbr reproduce`'s records (experiments/<id>.json, naming its run files), read back so a partial rerun merges with them. */
+/** An earlier `gbr reproduce`'s records (experiments/<id>.json, naming its run files), read back for a partial rerun to merge. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
@@ -30,7 +30,7 @@ export interface EarlierRun {
   replaced: SavedRecord[];
 }
 
-/** Reads the records an earlier run left in `outDir`; results on other judgments are a usage error (they cannot share a table). */
+/** Reads the records an earlier run left in `outDir`; results on other judgments are a usage error (no shared table). */
 export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promise<EarlierRun> {
   const all = await recordFiles(outDir);
   if (all.length) await checkSameJudgments(outDir, loaded.benchmark.qrels);

@@ -4,7 +4,7 @@ import type { Experiment } from "./experiment";
 import type { Config } from "../config";
 import { environmentConfig } from "../paths";
 import { beyondAuthors } from "./authors-list";
-import { retrieverParts } from "../retrievers";
+import { retrieverParts, type RetrieverSpec } from "../retrievers";
 
 export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
@@ -82,7 +82,8 @@ export function userExperiments(ids: readonly string[], list: readonly Experimen
     const parts = listed.has(id) ? [] : retrieverParts(id);
     if (!parts.some((p) => p.kind === "user")) return [];
     // A chat model among the built-in parts makes --repeat sample it, as the paper's rows.
-    const llm = parts.some((p) => p.kind === "reform" || p.kind === "translate" || p.kind === "react" || (p.kind === "rerank" && p.reranker === "llm"));
-    return [{ ...retrieverExperiment(id, "own", `${id} (a retriever of your own)`, llm ? ["llm"] : []), beyond: "a retriever of your own (registerRetriever)" }];
+    const chat = (p: RetrieverSpec) => ["reform", "translate", "react"].includes(p.kind) || (p.kind === "rerank" && p.reranker === "llm");
+    const own = retrieverExperiment(id, "own", `${id} (a retriever of your own)`, parts.some(chat) ? ["llm"] : []);
+    return [{ ...own, beyond: "a retriever of your own (registerRetriever)" }];
   });
 }
