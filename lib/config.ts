@@ -97,13 +97,10 @@ export interface Config {
   browser: BrowserSearch;
 }
 
-/** The browser the figures are drawn in: the one a variable names, else the usual places. */
+/** The browser the figures are drawn in: `GBR_CHROMIUM` (else `CHROME_PATH`) alone, else `PATH` and Windows' program folders. */
 export interface BrowserSearch {
-  /** `GBR_CHROMIUM`, else `CHROME_PATH` (the name other tools read): the executable to use, and no other. */
   explicit?: { path: string; variable: "GBR_CHROMIUM" | "CHROME_PATH" };
-  /** The folders of `PATH`, searched for chromium, chromium-browser, google-chrome and chrome. */
   pathDirs: string[];
-  /** Windows' program folders (`PROGRAMFILES`, `PROGRAMFILES(X86)`, `LOCALAPPDATA`) that are set. */
   programDirs: string[];
 }
 
@@ -138,13 +135,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
       ...capsOf(env, kind),
     };
   };
-  const rerank = endpoints("rerank", ["GBR_RERANK_BASE_URL"], ["GBR_RERANK_API_KEY"]);
-  const rerankMs = v("GBR_RERANK_TIMEOUT_MS");
-  if (rerankMs !== undefined) {
-    const ms = Number(rerankMs);
-    if (!(Number.isInteger(ms) && ms > 0)) throw usage("GBR_RERANK_TIMEOUT_MS", "a positive integer (milliseconds)", rerankMs);
-    rerank.timeoutMs = ms;
-  }
   const api = v("GBR_RERANK_API") ?? "rerank";
   if (api !== "rerank" && api !== "tei") throw usage("GBR_RERANK_API", '"rerank" or "tei"', api);
   const naming = flags.embedNaming ?? (v("GBR_EMBED_NAMES") ?? "hf").toLowerCase();
@@ -173,7 +163,7 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
       naming,
       ...optional("lmstudio", lmstudioUrl ? { baseUrl: lmstudioUrl, ...optional("apiKey", lmstudioKey) } : undefined),
     },
-    rerank: { ...rerank, api },
+    rerank: { ...endpoints("rerank", ["GBR_RERANK_BASE_URL"], ["GBR_RERANK_API_KEY"]), api },
     gemini: { ...optional("apiKey", geminiKey), ...optional("baseUrl", geminiUrl), ...optional("timeoutS", timeoutS) },
     hub: { endpoint: v("HF_ENDPOINT") ?? "https://huggingface.co", ...optional("token", hfToken), offline: flag(env.HF_HUB_OFFLINE) },
     ...optional("spacyBaseUrl", v("GBR_SPACY_BASE_URL")),
@@ -182,17 +172,10 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   };
 }
 
-/**
- * Installed as a dependency (from a tarball, the registry or git), which ships lib/ compiled without its sources,
- * rather than a checkout. The installed folder may be read-only (a global install) and is replaced on every upgrade,
- * so caches and outputs do not go inside it.
- */
+/** Installed as a dependency (lib/ compiled, no sources): read-only perhaps and replaced on upgrade, so no caches in it. */
 export const INSTALLED = !existsSync(path.join(PACKAGE_ROOT, "lib", "index.ts"));
 
-/**
- * The cache folder an installed package uses by default, one per user as Hugging Face's is, so every project shares
- * one download of the benchmark: `$XDG_CACHE_HOME/greekbar-retrieval`, else the platform's cache folder.
- */
+/** An installed package's cache, one per user as Hugging Face's: `$XDG_CACHE_HOME/greekbar-retrieval`, else the platform's. */
 export function userCacheDir(env: Environment = process.env, platform: NodeJS.Platform = process.platform, home = os.homedir()): string {
   const xdg = env.XDG_CACHE_HOME?.trim();
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, "greekbar-retrieval");
@@ -258,20 +241,15 @@ export function endpointList(value: string): string[] {
     .filter(Boolean);
 }
 
-const PER_KIND_CONCURRENCY: Readonly<Record<ProviderKind, string>> = {
-  chat: "GBR_CHAT_CONCURRENCY",
-  embed: "GBR_EMBED_CONCURRENCY",
-  rerank: "GBR_RERANK_CONCURRENCY",
-};
-
-/** A kind's own variable, else `--concurrency`, else `GBR_CONCURRENCY`, else the default. */
+/** `GBR_<KIND>_CONCURRENCY`, else `--concurrency`, else `GBR_CONCURRENCY`, else the default. */
 function concurrencyOf(env: Environment, kind: ProviderKind, flag: number | undefined): number {
-  const own = env[PER_KIND_CONCURRENCY[kind]]?.trim();
-  if (own) return positiveInteger(PER_KIND_CONCURRENCY[kind], own, "a positive integer (requests in flight per endpoint)");
-  if (flag !== undefined) return positiveInteger("--concurrency", String(flag), "a positive integer (requests in flight per endpoint)");
-  const all = env.GBR_CONCURRENCY?.trim();
-  if (all) return positiveInteger("GBR_CONCURRENCY", all, "a positive integer (requests in flight per endpoint)");
-  return DEFAULT_CONCURRENCY[kind];
+  const own = `GBR_${kind.toUpperCase()}_CONCURRENCY`;
+  const name = env[own]?.trim() ? own : flag !== undefined ? "--concurrency" : "GBR_CONCURRENCY";
+  const raw = name === "--concurrency" ? String(flag) : env[name]?.trim();
+  if (!raw) return DEFAULT_CONCURRENCY[kind];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw usage(name, "a positive integer (requests in flight per endpoint)", raw);
+  return n;
 }
 
 function capsOf(env: Environment, kind: ProviderKind): { caps?: RateCaps } {
@@ -294,12 +272,6 @@ function seconds(env: Environment, name: string): number | undefined {
   if (!raw) return undefined;
   const n = Number(raw);
   if (!(Number.isFinite(n) && n > 0 && n <= 86_400)) throw usage(name, "a number of seconds above 0 (at most a day)", raw);
-  return n;
-}
-
-function positiveInteger(name: string, raw: string, what: string): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw usage(name, what, raw);
   return n;
 }
 

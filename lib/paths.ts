@@ -3,19 +3,14 @@ import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { allowStaleBuild, INSTALLED, PACKAGE_ROOT, readConfig, type Config } from "./config";
 
-/** Through symlinks: notebooks reach this folder through the link notebooks/lib. */
+// Through symlinks (notebooks/lib); BUILD.json beside it means the compiled build/lib rather than the sources.
 const HERE = realpathSync(__dirname);
-/** What `npm run build` writes beside the compiled lib/. */
 const BUILD_RECORD = "BUILD.json";
-/** Running from build/lib (the notebooks) rather than the sources (gbr, tests). */
 const COMPILED = existsSync(path.join(HERE, BUILD_RECORD));
 
 export { INSTALLED, PACKAGE_ROOT };
 
-/**
- * Files of lib/ changed, added or removed since build/lib was compiled; empty when the build is current, and when
- * there are no sources to compare with (an installed package ships the build alone, lib/ holding only data files).
- */
+/** Files of lib/ changed, added or removed since build/lib was compiled; none when current or without sources (installed). */
 export function staleSources(record: string, libDir: string): string[] {
   const built = (JSON.parse(readFileSync(record, "utf8")) as { sources: Record<string, string> }).sources;
   const now = new Map<string, string>();
@@ -47,13 +42,7 @@ if (COMPILED && !allowStaleBuild()) {
 /** The bundled demo set (always inside the package). */
 export const SAMPLE_DIR = path.join(PACKAGE_ROOT, "data", "sample");
 
-/**
- * The configuration of a library user who passes none (a notebook, a script): the environment's, read at the face's
- * entry (`runContext`, `loadBenchmark`, `createTokenizer`, `experiments`, notebook display) and passed down from there.
- *
- * @example
- * const providers = createProviders(environmentConfig());
- */
+/** The configuration of a library user who passes none: the environment's, read at the face's entries and passed down. */
 export function environmentConfig(): Config {
   return readConfig();
 }

@@ -7,11 +7,7 @@ import type { Providers } from "./providers";
 /** What plan mode needs from its caller: the output tokens to assume per new chat call, and a tally of the work. */
 export interface PlanMode {
   outputGuess(modelId: string, cache: ReplayCache | undefined): Promise<number>;
-  /**
-   * Counts work a real run would send: chat calls, texts embedded or rerank requests, and tokens. `key` (the store's
-   * content address) comes with a request rendered from the benchmark's own texts alone: it is counted once however
-   * many experiments send it, as a run asks the store first. Without one (built on stand-in answers) it counts each time.
-   */
+  /** Counts work a real run would send; a request with a `key` (the store's) is counted once, as a run asks the store first. */
   tally(kind: "chat" | "embedding" | "rerank", model: string, calls: number, input: number, output: number, key?: string): void;
   /** Whether the items are the benchmark's own questions or articles, not texts made from stand-in answers. */
   given(items: readonly object[]): boolean;
@@ -34,7 +30,7 @@ export interface RetrieverOptions {
   promptSet?: "project" | "official";
   /** REACT-BM25 rounds (default 10). */
   rounds?: number;
-  /** `rerank:` retrievers: how many first-stage articles are re-scored (default 100), and the listwise window and step (20, 10). */
+  /** `rerank:`: first-stage articles re-scored (default 100), and the listwise window and step (20, 10). */
   rerankDepth?: number;
   rerankWindow?: number;
   rerankStep?: number;

@@ -33,7 +33,6 @@ export type RetrieverSpec =
   | { kind: "rerank"; name: string; reranker: string; of: RetrieverSpec }
   | { kind: "user"; name: string; factory: RetrieverFactory };
 
-/** User retrievers by name (a name ending in `:` is a prefix), in registration order. */
 const userFactories = new Map<string, RetrieverFactory>();
 
 /**
@@ -51,24 +50,7 @@ export function registerRetriever(name: string, factory: RetrieverFactory): void
   userFactories.set(name, factory);
 }
 
-/**
- * The names registered with `registerRetriever`, in registration order.
- *
- * @example
- * registerRetriever("mine", factory);
- * registeredRetrievers(); // ["mine"]
- */
-export function registeredRetrievers(): string[] {
-  return [...userFactories.keys()];
-}
-
-/**
- * A retriever name's description and those of all its parts, outermost first (none when the name is malformed).
- *
- * @example
- * registerRetriever("mine", factory);
- * retrieverParts("rrf:bm25-greekstemmer+mine").map((p) => p.kind); // ["rrf", "bm25", "user"]
- */
+/** A retriever name's description and those of all its parts, outermost first (none when the name is malformed). */
 export function retrieverParts(name: string): RetrieverSpec[] {
   try {
     return flat(parseRetrieverName(name));
@@ -91,6 +73,9 @@ export function retrieverNames(): string[] {
   return [...Object.keys(TOKENIZERS), ...BUILT_IN_FORMS, ...registeredRetrievers()];
 }
 
+/** The names registered with `registerRetriever`, in registration order. */
+export const registeredRetrievers = (): string[] => [...userFactories.keys()];
+
 /** A retriever name as a typed description; a malformed name is a usage error saying which form was meant. */
 export function parseRetrieverName(name: string): RetrieverSpec {
   const colon = name.indexOf(":");
@@ -102,8 +87,6 @@ export function parseRetrieverName(name: string): RetrieverSpec {
   if (name.startsWith("lsi:")) {
     const dims = Number(name.slice(4));
     if (!(Number.isInteger(dims) && dims >= 1)) throw usage(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
-    // A fit holds dense documents × dimensions matrices: past this it takes minutes and gigabytes (the paper uses 256).
-    if (dims > MAX_LSI_DIMS) throw usage(`'${name}': at most ${MAX_LSI_DIMS} dimensions (the paper uses 256)`);
     return { kind: "lsi", name, dims };
   }
   const rest = name.slice(colon + 1);
@@ -154,13 +137,7 @@ export async function createRetriever(name: string, bench: Benchmark, opts: Retr
   return build(spec, bench, opts, run);
 }
 
-/**
- * A complete RunContext, made once per run: its configuration is the providers' (without providers, the
- * environment's), and the store of that configuration's data folder is opened on first use.
- *
- * @example
- * const ctx = runContext({ providers: createProviders(config), log: console.error });
- */
+/** A complete RunContext, made once per run: the providers' configuration (else the environment's), its store opened lazily. */
 export function runContext(init: RunContextInit = {}): RunContext {
   if (isComplete(init)) return init;
   const log = init.log ?? (() => {});
@@ -177,8 +154,7 @@ function isComplete(ctx: RunContextInit): ctx is RunContext {
 }
 
 /**
- * Queries rewritten by the chat model as `reform:` rewrites them ("sparse": keywords for BM25, "dense": legal
- * prose), through the store, so asking again costs nothing. Rejects, saying what to set, without a chat model.
+ * Queries rewritten by the chat model as `reform:` does ("sparse": keywords, "dense": legal prose), through the store.
  *
  * @example
  * const rewrites = await rewriteQueries(bench.queries.slice(0, 1), "sparse");
@@ -195,7 +171,7 @@ export async function rewriteQueries(
   return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project", { cacheDir: officialPromptsDir(run.providers.config.dataDir) }));
 }
 
-/** RunContext fields a JavaScript caller may still pass in the options, where they would be silently ignored. */
+/** RunContext fields a JavaScript caller may pass in the options, where they would be silently ignored. */
 const CONTEXT_KEYS = new Set(["providers", "store", "replay", "log", "onProgress", "cache", "plan", "vectorStore", "workDir", "traceDir", "cacheDir", "offline", "loadSpacyLexicon"]);
 
 async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
@@ -223,8 +199,7 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
     case "reform":
       return reformRetriever(await part(spec.of), bench, opts, ctx, spec.name);
     case "translate":
-      // The inner part is built on the translations: its tokenizers' tables are loaded first, so one that cannot be
-      // had skips the method before the first paid call rather than after the whole corpus is translated.
+      // Its tokenizers' tables first: one that cannot be had skips the method before the first paid translation.
       for (const p of flat(spec.of)) if (p.kind === "bm25") await buildTokenizer(p.name, ctx);
       return translateRetriever((english) => part(spec.of, english), bench, opts, ctx, spec.name);
     case "react":
@@ -239,22 +214,15 @@ async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptio
   }
 }
 
-/**
- * `prf:<name>`: the retriever's own `FeedbackRetriever` pass (query expansion for BM25, Rocchio for dense and LSI).
- *
- * @example
- * prfRetriever(bm25).name; // "prf:bm25-greekstemmer"
- */
+/** `prf:<name>`: the retriever's own `FeedbackRetriever` pass (query expansion for BM25, Rocchio for dense and LSI). */
 function prfRetriever(inner: Retriever, name = `prf:${inner.name}`): Retriever {
   if (!supportsFeedback(inner)) throw usage(`'${inner.name}' has no pseudo-relevance feedback; prf: works with BM25, dense and lsi retrievers`);
   return { name, retrieve: (queries: Query[], k: number) => inner.retrieveWithFeedback(queries, k) };
 }
 
 /**
- * The composites as values, for retrievers at hand rather than names (as PyTerrier's operators): each is named as its
- * string form, which is a parser over these. `rerank` and `reform` take the benchmark, the method's options and the
- * run's context as `createRetriever` does; a fusion is `{ kind: "comb", method: "combsum" | "combmnz", norm: "minmax"
- * | "max" | "zscore" }` or `{ kind: "wrrf", weights }`.
+ * The composites as values over retrievers at hand (PyTerrier's operators), each named as its string form; `rerank`
+ * and `reform` take what `createRetriever` does. A fusion is `{ kind: "comb", method, norm }` or `{ kind: "wrrf", weights }`.
  *
  * @example
  * const bm25 = await createRetriever("bm25-greekstemmer", bench);
@@ -271,13 +239,11 @@ export const compose = {
   rerank: async (first: Retriever, by: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> => rerankRetriever(first, await reranker(by, bench, opts, runContext(ctx))),
 };
 
-const MAX_LSI_DIMS = 4096;
-
 function usage(message: string): GbrError {
   return new GbrError(message, "USAGE");
 }
 
-/** Runs memoised per (queries array, k), failures too: a composite's shared parts retrieve once a job; the rest via the prototype. */
+/** Runs memoised per (queries array, k), failures too: a composite's shared parts retrieve once a job. */
 function withRunMemo(r: Retriever): Retriever {
   const runs = new BuildCache();
   const shared = Object.create(r) as Retriever;

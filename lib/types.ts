@@ -33,7 +33,7 @@ export interface QueryMeta {
   number?: number;
 }
 
-/** Corpus order is significant: BM25 ties are broken by it, exactly as the reference implementation does. */
+/** Corpus order is significant: BM25 ties are broken by it, as the reference implementation does. */
 export interface Benchmark {
   name: string;
   revision?: string;
@@ -44,11 +44,7 @@ export interface Benchmark {
   meta: Map<QueryId, QueryMeta>;
 }
 
-/**
- * One query's judgments: the set of relevant documents (binary), or each judged document's grade (graded). A grade of
- * 1 or more is relevant (trec_eval's default level, `-l 1`) and is nDCG's gain; 0 and negative grades are judged not
- * relevant.
- */
+/** One query's judgments: relevant documents (binary), or grades (>= 1 relevant as trec_eval's `-l 1`, and nDCG's gain). */
 export type Judged = ReadonlySet<DocId> | ReadonlyMap<DocId, number>;
 
 /** Judgments of every query, binary or graded (see `Judged`); what `evaluate` scores a run against. */
@@ -61,30 +57,14 @@ export function relevantDocs(judged: Judged): ReadonlySet<DocId> {
 }
 
 /** How many relevant documents (grade >= 1) a query has: 0 means it is not evaluated. */
-export function relevantCount(judged: Judged): number {
-  if (judged instanceof Set) return judged.size;
-  let n = 0;
-  for (const g of (judged as ReadonlyMap<DocId, number>).values()) if (g >= 1) n++;
-  return n;
-}
+export const relevantCount = (judged: Judged): number => relevantDocs(judged).size;
 
-/**
- * Queries without a relevant document (BEIR sets often ship more queries than judgments): searched and in every run
- * file, but left out of every metric. In the benchmark's order.
- *
- * @example
- * unjudgedQueries(bench).length; // 0 on the benchmark
- */
+/** Queries without a relevant document (BEIR sets often ship more queries than judgments): searched, left out of every metric. */
 export function unjudgedQueries(b: { queries: readonly Query[]; qrels: Qrels }): QueryId[] {
   return b.queries.filter((q) => relevantCount(b.qrels.get(q.id) ?? new Set()) === 0).map((q) => q.id);
 }
 
-/**
- * The one line that counts them, as every command and table says it.
- *
- * @example
- * notEvaluatedNote(3); // "3 queries have no judgments: not evaluated"
- */
+/** The one line that counts them, as every command and table says it. */
 export function notEvaluatedNote(n: number): string {
   return `${n} ${n === 1 ? "query has" : "queries have"} no judgments: not evaluated`;
 }
@@ -98,9 +78,9 @@ export interface Work {
   llmCalls: number;
   llmInput: number;
   llmOutput: number;
-  /** Online: one per query embedded (as a deployed system sends, whatever the batching); corpus: one per article. */
+  /** One per text embedded, whatever the batching. */
   embeddingCalls: number;
-  /** As the provider reported them (stored with each cached vector), else estimates. */
+  /** As the provider reported them, else estimates. */
   embeddingTokens: number;
   /** The part of `embeddingTokens` that is an o200k estimate. */
   embeddingTokensEstimated: number;
@@ -113,7 +93,6 @@ export interface Work {
 export interface RunCost {
   online: Work;
   corpus: Work;
-  /** The models behind the calls (price lookup). */
   llmModel?: string;
   embeddingModel?: string;
 }
@@ -127,13 +106,12 @@ export interface LlmRunInfo {
   /** scheme://host:port of the server (never credentials or a path). */
   endpoint: string;
   prompts: { name: string; commit: string | null; sha256: Record<string, string> };
-  /** "official" (the authors' parsers) or "project". */
+  /** "official" or "project". */
   parser: string;
   /** Per role, each distinct parameter set sent (OpenAI field names) with its requests, cached ones included. */
   requests: Record<string, (Record<string, string | number> & { calls: number })[]>;
-  /** Requests answered from the replay cache or saved results instead of the server. */
+  /** Requests answered from the store instead of the server. */
   reused: number;
-  /** Model names the server reported (may differ from the requested `model`). */
   servedModels: string[];
   /** Some answer came from the project's own test double: the run is a stand-in, not a result. */
   standIn: boolean;
@@ -150,7 +128,7 @@ export interface RunInfo {
   llm?: LlmRunInfo;
   /** REACT-BM25: rounds run per query. */
   rounds?: number;
-  /** A re-ranker over a first stage (`rerank:<reranker>:<retriever>`), which is in `parts`. */
+  /** A re-ranker over a first stage, which is in `parts`. */
   rerank?: RerankRunInfo;
   parts?: RunInfo[];
 }
@@ -162,7 +140,6 @@ export interface RerankRunInfo {
   /** As sent (the chat model for "llm"). */
   model: string;
   endpoint: string;
-  /** First-stage articles re-scored per query. */
   depth: number;
   /** Listwise only: the sliding window and its step. */
   window?: number;
@@ -184,7 +161,7 @@ export interface RerankRunInfo {
 export interface Run {
   rankings: Map<QueryId, Ranking>;
   scores?: Map<QueryId, number[]>;
-  /** The tag a TREC run file carries on every line (written as the experiment id), when it has one tag. */
+  /** The tag of a TREC run file's lines, when it has one. */
   tag?: string;
   info?: RunInfo;
   cost?: RunCost;

@@ -22,20 +22,18 @@ export interface ExperimentOutcome
     Pick<ExperimentRecord, "status" | "reason" | "earlier" | "now" | "brief">,
     Partial<Pick<ExperimentRecord, "seconds" | "ranAt">> {
   mean?: MetricValues;
-  /** Standard deviation over repeated samples (LLM experiments with --repeat N > 1). */
+  /** Standard deviation over --repeat samples. */
   sd?: MetricValues;
   samples?: number;
-  /** What produced the run, recorded while it ran (parameters as sent, models, prompts, parser). */
   info?: RunInfo;
   /** Sample 0's provider work as counted: cost.csv's numbers before division, what `--plan` predicts. */
   work?: RunCost;
   /** `info` in one line (the setup column of summary.csv and reproduction.csv). */
   setup?: string;
-  /** Every provider it called: kind, provider, endpoint host, model as requested and as served. */
   provenance?: Provenance[];
   /** Made through the project's own test doubles: it shows the mechanics, not a result. */
   standIn?: boolean;
-  /** What the experiment adds about itself beyond the run (e.g. the tuning sweep's best setting). */
+  /** What the experiment adds beyond the run (e.g. the tuning sweep's best setting). */
   details?: Record<string, unknown>;
 }
 
@@ -44,13 +42,7 @@ export function statusNow(o: Pick<ExperimentOutcome, "status" | "earlier" | "now
   return o.now?.status ?? (o.earlier ? undefined : o.status);
 }
 
-/**
- * What a run failed at, one line per reason: the ids, then the reason (`quiet`: it was not said as each ended) or a
- * pointer to it. Skipped experiments count only when `only` asked for them by name. Empty when nothing failed.
- *
- * @example
- * failureLines(result.outcomes, { quiet: true, only: false }); // ["dense:qwen3-8b failed: the server answered 500"]
- */
+/** What a run failed at, one line per reason (said again when `quiet`); skips count when `only` named them. */
 export function failureLines(outcomes: readonly ExperimentOutcome[], opts: { quiet: boolean; only: boolean }): string[] {
   const byReason = new Map<string, string[]>();
   for (const o of outcomes) {
@@ -62,24 +54,19 @@ export function failureLines(outcomes: readonly ExperimentOutcome[], opts: { qui
   return [...byReason].map(([why, ids]) => `${ids.join(", ")} ${why}`);
 }
 
-/** Which parts of a run's setup were the authors' own. */
-export interface AuthorsSetup {
-  /** `--official` asked for all of them. */
+/** Which parts of a run's setup were the authors' own: all (`--official`), prompts, serving, test stream, experiment list. */
+interface AuthorsSetup {
   official: boolean;
-  /** The authors' prompts and parsers (`--prompts official`). */
   prompts: boolean;
-  /** Their dense serving: their model names, one plain-string text per request (`GBR_EMBED_NAMES=authors`). */
   serving: boolean;
-  /** The paper's 20 tests on their numpy stream (all 20 computed). */
   significance: boolean;
-  /** Only rows of their experiment list were selected. */
   experiments: boolean;
 }
 
 /** Everything step 3 writes, computed. */
 export interface Assessment {
   outcomes: ExperimentOutcome[];
-  /** Sample 0's per-query metrics of every experiment that ran (the significance tests' input). */
+  /** Sample 0's per-query metrics of every experiment that ran. */
   perQuery: Map<string, Map<QueryId, MetricValues>>;
   significance: SignificanceReport;
   cost: CostRow[];
@@ -137,7 +124,6 @@ export interface ReactAnalysis {
   rounds: (ReactRoundRow & { missedGoldPairs: number; missedGoldQueries: number })[];
   missed: MissedGold;
   missedByFirstRound: MissedFirstRoundRow[];
-  /** The run's rounds, kept rankings and traces per query. */
   react: ReactRunResult;
 }
 

@@ -1,8 +1,4 @@
-/**
- * The records an earlier `gbr reproduce` left in an outputs folder, read back so that a partial rerun (`--only`)
- * merges with them instead of replacing the tables with its own rows. Each experiment's record
- * (experiments/<id>.json) names its run files; the metrics are computed again from those runs.
- */
+/** An earlier `gbr reproduce`'s records (experiments/<id>.json, naming its run files), read back for a partial rerun to merge. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
@@ -16,7 +12,7 @@ import { idOfFileName } from "../util/file-name";
 import type { Experiment } from "./experiment";
 import type { ExperimentRecord, SampleRecord } from "./run-experiments";
 
-/** experiments/<id>.json as written by `writeExperimentOutputs` (files, cost, details and ranAt since 0.9). */
+/** experiments/<id>.json (files, sha256, cost, details and ranAt since 0.9). */
 export interface RecordFile {
   id: string;
   status: ExperimentRecord["status"];
@@ -24,23 +20,17 @@ export interface RecordFile {
   seconds: number;
   ranAt?: string;
   details?: Record<string, unknown> | null;
-  /** Each sample's files (relative to the outputs folder) and their sha256, in the same order (older records: none). */
   samples: { mean: unknown; seconds: number; info: RunInfo | null; cost?: RunCost | null; files?: string[]; sha256?: string[] }[];
 }
 
-/** An outputs folder's earlier records, checked to be on the judgments loaded now, and what of them is unreadable. */
+/** An outputs folder's latest record per experiment, older ones (an older version's file names), and notes. */
 export interface EarlierRun {
-  /** The latest record of each experiment. */
   saved: SavedRecord[];
   notes: string[];
-  /** Older records of the same experiments (an older version's file names): their files go when it runs again. */
   replaced: SavedRecord[];
 }
 
-/**
- * Reads the experiment records an earlier run left in `outDir`. A folder holding results on other judgments is a usage
- * error (its numbers cannot share a table with these).
- */
+/** Reads the records an earlier run left in `outDir`; results on other judgments are a usage error (no shared table). */
 export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promise<EarlierRun> {
   const all = await recordFiles(outDir);
   if (all.length) await checkSameJudgments(outDir, loaded.benchmark.qrels);
@@ -56,10 +46,7 @@ export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promi
   return { saved: [...latest.values()], notes: [], replaced: all.filter((r) => !r.unreadable && latest.get(r.id) !== r) };
 }
 
-/**
- * Why an ok record's files cannot be read back as they were written, if so: one is missing, leads out of the folder or
- * has another sha256 than the record's; or, for a record without digests, its run gives other numbers than its means.
- */
+/** Why an ok record's files cannot be read back as written (missing, outside, another sha256; before 0.9: other means). */
 async function damage(outDir: string, r: RecordFile, qrels: Qrels): Promise<string | undefined> {
   for (const [i, s] of r.samples.entries()) {
     const names = sampleFiles(r, i);
@@ -84,30 +71,23 @@ async function damage(outDir: string, r: RecordFile, qrels: Qrels): Promise<stri
   return undefined;
 }
 
-/** The mark of a run that has not finished (it is removed when the tables are written): `unfinished.json`. */
+/** The mark of a run that has not finished, removed when the tables are written. */
 export const UNFINISHED = "unfinished.json";
 
+/** `pid` names the writer to another run that finds the folder busy; only a run with the same `settings` continues it. */
 interface UnfinishedMark {
   startedAt: string;
-  /** The process writing the folder, for the message of another that finds it busy. */
   pid: number;
-  /** What decides the results (options, models, samples): a run with other settings does not continue this one. */
   settings: unknown;
 }
 
-/** The folder's unfinished-run mark, if it has one that reads as JSON. */
 function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undefined> {
   return readJsonIfAny<Partial<UnfinishedMark>>(path.join(outDir, UNFINISHED));
 }
 
 /**
- * Marks `outDir` as holding a run in progress, its judgments recorded first (qrels.txt), so that the same command
- * continues it after Ctrl-C, kill -9 or a full disk. When the folder holds an unfinished run with the same
- * `settings`, that run is continued: the result lists its experiments that ended ok with their files complete
- * (they are not run again).
- *
- * @example
- * const { done } = await startRun(outDir, loaded, { repeat: 1 }, await earlierRun(outDir, loaded));
+ * Marks `outDir` as holding a run in progress (qrels.txt first), so the same command continues it after Ctrl-C, kill -9
+ * or a full disk; `done` lists what an unfinished run with the same `settings` finished, complete (not run again).
  */
 export async function startRun(outDir: string, loaded: LoadedBenchmark, settings: unknown, earlier: EarlierRun): Promise<{ done: Set<string>; startedAt: string }> {
   const file = path.join(outDir, UNFINISHED);
@@ -127,23 +107,13 @@ export async function startRun(outDir: string, loaded: LoadedBenchmark, settings
   return { done: new Set(earlier.saved.filter(complete).map((r) => r.id)), startedAt };
 }
 
-/**
- * The process id an unfinished run of `outDir` recorded (the one writing it now, when its lock is held), if any.
- *
- * @example
- * await holderOf("outputs/sample"); // 4242
- */
+/** The process id an unfinished run of `outDir` recorded (the one writing it now, when its lock is held), if any. */
 export async function holderOf(outDir: string): Promise<number | undefined> {
   const pid = (await unfinishedMark(outDir))?.pid;
   return Number.isInteger(pid) ? pid : undefined;
 }
 
-/**
- * The ids of the experiments an unfinished run of `outDir` finished (what its rerun keeps); none when it finished.
- *
- * @example
- * process.on("SIGINT", async () => console.error(`kept: ${(await finishedSoFar("outputs/sample")).join(", ")}`));
- */
+/** The ids of the experiments an unfinished run of `outDir` finished (what its rerun keeps); none when it finished. */
 export async function finishedSoFar(outDir: string): Promise<string[]> {
   const since = (await unfinishedMark(outDir))?.startedAt;
   if (typeof since !== "string") return [];
@@ -155,10 +125,7 @@ export function keepsEarlier(earlier: EarlierRun, r: ExperimentRecord): boolean 
   return r.status !== "ok" && earlier.saved.some((s) => s.id === r.experiment.id && s.status === "ok" && !s.damaged);
 }
 
-/**
- * Removes what an experiment's earlier records left (their run files and the records themselves) that its new files
- * did not overwrite, so no file of a replaced result stays behind unlisted (an older version named files otherwise).
- */
+/** Removes the files of an experiment's earlier records its new files did not overwrite: none stays behind unlisted. */
 export async function dropReplaced(outDir: string, earlier: EarlierRun, id: string, written: readonly string[]): Promise<void> {
   const keep = new Set(written);
   for (const r of [...earlier.saved, ...earlier.replaced].filter((s) => s.id === id)) {
@@ -185,9 +152,8 @@ function sampleFiles(r: RecordFile, i: number): string[] {
 }
 
 /**
- * This run's records with the earlier ones it did not replace, in the experiment list's order. An experiment that
- * could not run now (skipped) or broke (failed) keeps an earlier result, marked `now`: a run without a server does not
- * erase what one made. What cannot be kept is added to `notes`.
+ * This run's records with the earlier ones it did not replace, in list order. One skipped or failed now keeps an earlier
+ * result, marked `now`: a run without a server does not erase what one made. What cannot be kept goes to `notes`.
  */
 export async function mergeRecords(
   outDir: string,
@@ -221,10 +187,7 @@ export async function mergeRecords(
   return records;
 }
 
-/**
- * A record file as read: its record with `ranAt` filled in, or why it could not be read (`unreadable`), or why its
- * files cannot be restored (`damaged`: the experiment runs again when listed).
- */
+/** A record file as read, `ranAt` filled in; or why it is `unreadable`, or its files `damaged` (it runs again when listed). */
 export type SavedRecord = RecordFile & { file: string; ranAt: string; unreadable?: string; damaged?: string };
 
 /** Every experiment record of an outputs folder, in file name order; none when there is no such folder. */
@@ -258,7 +221,7 @@ export async function recordFiles(outDir: string): Promise<SavedRecord[]> {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const found = (v: unknown) => `found ${JSON.stringify(v) ?? String(v)}`.slice(0, 80);
 
-/** The counts of a `Work` (lib/types.ts); the rerank ones may be absent. */
+/** The counts of a `Work`; the rerank ones may be absent. */
 const WORK_COUNTS = ["seconds", "llmCalls", "llmInput", "llmOutput", "embeddingCalls", "embeddingTokens", "embeddingTokensEstimated", "rerankCalls", "rerankPairs"] as const;
 
 /** What is wrong with a parsed experiments/<id>.json, naming the field, or undefined when it reads as a record. */

@@ -15,11 +15,10 @@ export interface Table {
   rows: unknown[][];
 }
 
-/** Every table, by CSV file name (without .csv); `cost` and the `react*` ones only when non-empty. */
+/** Every table; `cost` and the `react*` ones only when non-empty. */
 export interface OutputTables {
   summary: Table;
   perQuery: Table;
-  /** Per experiment, query and gold article: its rank (1-based; empty when not in the top 100). */
   goldRanks: Table;
   table1: Table;
   table6: Table;
@@ -29,7 +28,6 @@ export interface OutputTables {
   reactMissed?: Table;
 }
 
-/** The CSV file each table is written to. */
 export const TABLE_FILES: Readonly<Record<keyof OutputTables, string>> = {
   summary: "summary.csv",
   perQuery: "per-query.csv",
@@ -53,7 +51,7 @@ function goldSources(qrels: Benchmark["qrels"], qid: QueryId): string {
   return [...new Set([...(qrels.get(qid) ?? [])].map(sourceOf))].sort().join(" ");
 }
 
-/** The tables of one reproduce, from the records of step 1 and the assessment of step 2. */
+/** The tables of one reproduce, from the records and the assessment. */
 export function outputTables(loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): OutputTables {
   const bench = loaded.benchmark;
   const area = (qid: QueryId) => bench.meta.get(qid)?.area || NO_AREA;

@@ -1,14 +1,12 @@
 import type { Metric } from "../eval/metrics";
 import { beyondAuthors, listOf } from "./authors-list";
 
-/** One number the paper reports, tied to the experiment id that reproduces it. */
-export interface PaperNumber {
+/** One number the paper reports (all 283 queries, or the authors' quickstart on the 257 public), and its source. */
+interface PaperNumber {
   experiment: string;
   metric: Metric;
   value: number;
-  /** All 283 queries (the paper's tables) or the 257-query public release (the authors' quickstart). */
   scope: "paper-283" | "public-257";
-  /** Where the number comes from or how it was derived. */
   source: string;
 }
 
@@ -62,15 +60,12 @@ export interface ReproductionRow {
   /** ours − paper, when both exist and are comparable (the benchmark itself, not a stand-in): else null. */
   diff: number | null;
   status: string;
-  /** What "ours" ran on: e.g. "hf (257 public queries)", "sample (demo set, 26 queries)". */
+  /** What "ours" ran on: e.g. "hf (257 public queries)". */
   dataset: string;
-  /** What produced "ours", as recorded with the run. */
   setup: string;
-  /** Why there is no number, for experiments that did not run. */
   reason: string;
   /** "stand-in" when "ours" came through the project's test doubles (mechanics, not a result). */
   standIn: string;
-  /** "authors", or "beyond the authors: why" (see `beyondAuthors`). */
   list: string;
 }
 

@@ -24,40 +24,31 @@ export interface PlanRow {
   outputTokens: number;
   /** Calls the caches held before the plan (replay cache, vector store; rerank requests whose pairs are all scored). */
   cached: number;
-  /** Calls no earlier row counts: what this row adds to the total (the rows' newCalls add up to `total.calls`). */
-  newCalls: number;
-  /** The earlier rows that count the rest of its calls: they send the same requests, or built the part it reuses. */
-  sharedWith: string[];
-  /** False when partly estimated (`basis` says what); calls are exact for every method but REACT and listwise. */
+  /** False when partly estimated (`basis` says what). */
   exact: boolean;
   /** USD at the price table for the tokens still to spend (rerank requests are not priced). */
   cost: number;
   status: "ok" | "skipped" | "failed";
-  /** Why it would not run (skipped) or what broke while planning (failed). */
   reason?: string;
   basis: string;
-  /** The parts of `inputTokens`. */
+  /** The parts of `inputTokens`, then of `calls`. */
   chatInputTokens: number;
   embeddingTokens: number;
-  /** The parts of `calls`. */
   chatCalls: number;
   embeddedTexts: number;
   rerankRequests: number;
   rerankPairs: number;
 }
 
-/** A plan's new work: every chat call, text to embed and rerank request counted once, with tokens and price. */
-export type PlanTotal = Pick<PlanRow, "calls" | "inputTokens" | "outputTokens" | "cost" | "chatCalls" | "embeddedTexts" | "rerankRequests" | "rerankPairs">;
+type PlanTotal = Pick<PlanRow, "calls" | "inputTokens" | "outputTokens" | "cost" | "chatCalls" | "embeddedTexts" | "rerankRequests" | "rerankPairs">;
 
-/** What plan.json holds. */
+/** What plan.json holds; `total` counts each call once (the rows overlap). */
 export interface Plan {
   dataset: string;
   queries: number;
   articles: number;
   experiments: PlanRow[];
-  /** The whole selection's new work, each call once (the rows overlap; this does not). */
   total: PlanTotal;
-  /** The output tokens assumed per new chat call, per chat model, and why. */
   outputGuesses: { model: string; perCall: number; basis: string }[];
   prices: string;
   notes: string[];
@@ -73,37 +64,8 @@ const RERANK_REACT_BASIS =
 const RERANK_BASIS = "cross-encoder: one request per question and batch of its first stage's articles (pairs are not priced)";
 const LISTWISE_BASIS = "listwise re-ranking: the windows of the first stage's top articles as they stand, without the model's reordering (the same calls; tokens approximate)";
 
-/** Whether a run, or a part of it, calls a model server (the stand-ins answer as endpoint "plan"; LSI is "local"). */
-function callsModels(info: RunInfo): boolean {
-  return runInfos(info).some((i) => i.llm || i.rerank || i.rounds !== undefined || (i.embedding && i.embedding.endpoint !== "local"));
-}
-
-/**
- * The earlier rows each row shares calls with: those that first sent a request it sends again (`requestedFrom`, by
- * the store's key), and the row that made a run it reuses as a part (a job makes each run once) if that calls models.
- */
-function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFrom: ReadonlyMap<string, Set<string>>): Map<string, string[]> {
-  const madeIn = new Map<RunInfo, string>();
-  const out = new Map<string, string[]>();
-  for (const row of rows) {
-    const found = new Set(requestedFrom.get(row.id) ?? []);
-    for (const info of row.infos) {
-      for (const part of info.parts ?? []) {
-        for (const i of runInfos(part)) {
-          const first = madeIn.get(i);
-          if (first !== undefined && callsModels(i)) found.add(first);
-        }
-      }
-    }
-    for (const i of row.infos.flatMap(runInfos)) if (!madeIn.has(i)) madeIn.set(i, row.id);
-    found.delete(row.id);
-    out.set(row.id, [...found]);
-  }
-  return out;
-}
-
 /** The plan's numbers for one experiment's runs (a --repeat gives several). */
-function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: PriceTable): Omit<PlanRow, "status" | "reason" | "newCalls" | "sharedWith"> {
+function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: PriceTable): Omit<PlanRow, "status" | "reason"> {
   let work = addWork();
   let cached = 0;
   let exact = true;
@@ -118,43 +80,26 @@ function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: 
       if (w.llmCalls > 0) bases.add(INPUT_BASIS);
       if (w.embeddingCalls > 0) bases.add(EMBED_BASIS);
     }
-    const seen = new Set<unknown>();
-    let llm = false;
-    let embeds = false;
-    let reranks = false;
-    let react = false;
-    for (const i of runInfos(run.info)) {
-      if (i.llm && !seen.has(i.llm)) {
-        llm = true;
-        seen.add(i.llm);
-        cached += i.llm.reused;
-      }
-      if (i.embedding) {
-        embeds = true;
-        const vectors = (i.embedding as { cachedVectors?: unknown }).cachedVectors;
-        if (typeof vectors === "number") cached += vectors;
-      }
-      if (i.rounds !== undefined) {
-        react = true;
-        exact = false;
-        bases.add(REACT_BASIS);
-      }
+    const infos = runInfos(run.info);
+    // A chat record shared by several parts counts its reused calls once.
+    for (const llm of new Set(infos.flatMap((i) => (i.llm ? [i.llm] : [])))) cached += llm.reused;
+    for (const i of infos) {
+      const vectors = (i.embedding as { cachedVectors?: unknown } | undefined)?.cachedVectors;
+      if (typeof vectors === "number") cached += vectors;
       const r = i.rerank;
-      if (r) reranks = true;
-      if (r?.kind === "cross-encoder") {
-        bases.add(RERANK_BASIS);
-        if (r.pairs && r.reusedPairs) cached += Math.floor((r.calls * r.reusedPairs) / r.pairs);
-      } else if (r?.kind === "listwise-llm") {
-        exact = false;
-        bases.add(LISTWISE_BASIS);
-      }
+      if (r?.kind === "cross-encoder" && r.pairs && r.reusedPairs) cached += Math.floor((r.calls * r.reusedPairs) / r.pairs);
     }
-    if (reranks && react) bases.add(RERANK_REACT_BASIS);
+    const has = (f: (i: RunInfo) => unknown) => infos.some(f);
+    const react = has((i) => i.rounds !== undefined);
+    const listwise = has((i) => i.rerank?.kind === "listwise-llm");
     // What is embedded after a model wrote it cannot be counted before the model has written it.
-    if (llm && embeds) {
-      exact = false;
-      bases.add(RESULT_EMBED_BASIS);
-    }
+    const written = has((i) => i.llm) && has((i) => i.embedding);
+    if (has((i) => i.rerank?.kind === "cross-encoder")) bases.add(RERANK_BASIS);
+    if (react) bases.add(REACT_BASIS);
+    if (listwise) bases.add(LISTWISE_BASIS);
+    if (react && has((i) => i.rerank)) bases.add(RERANK_REACT_BASIS);
+    if (written) bases.add(RESULT_EMBED_BASIS);
+    if (react || listwise || written) exact = false;
   }
   const chatCalls = work.llmCalls;
   const embeddedTexts = work.embeddingCalls;
@@ -178,15 +123,7 @@ function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: 
   };
 }
 
-/**
- * Plans the selected experiments into `<outDir>/plan.json` (the paper's whole list in under a minute of CPU): each
- * experiment through the real code on stand-ins, each request counted once in the total (by the store's key), and
- * the rows that share it named.
- *
- * @example
- * const { plan } = await planReproduce(loaded, { only: ["reform:bm25-greekstemmer", "reform:bm25-grnlp"], context });
- * plan.total.chatCalls; // one rewrite per question, though both rows need it
- */
+/** Plans the selected experiments into `<outDir>/plan.json` through the real code on stand-ins, each request counted once. */
 export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
   const context = runContext(opts.context);
   const config = context.providers.config;
@@ -197,11 +134,8 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
   const total: PlanTotal = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, chatCalls: 0, embeddedTexts: 0, rerankRequests: 0, rerankPairs: 0 };
   const bench = loaded.benchmark;
   const given = new WeakSet<object>([...bench.docs, ...bench.queries]);
-  // The experiment being planned (they run one after another), the calls each adds, who first sent each request.
-  let current = "";
-  const newCalls = new Map<string, number>();
-  const firstBy = new Map<string, string>();
-  const requestedFrom = new Map<string, Set<string>>();
+  // Requests already counted, by the store's key: a run asks the store first, so sends each once.
+  const counted = new Set<string>();
   const tokens = new Map<string, number>();
   const mode: PlanMode = {
     async outputGuess(modelId, cache) {
@@ -218,15 +152,9 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
     tally(kind, model, calls, input, output, key) {
       if (key !== undefined) {
         const k = `${kind} ${model} ${key}`;
-        const first = firstBy.get(k);
-        if (first !== undefined) {
-          if (!requestedFrom.has(current)) requestedFrom.set(current, new Set());
-          requestedFrom.get(current)!.add(first);
-          return;
-        }
-        firstBy.set(k, current);
+        if (counted.has(k)) return;
+        counted.add(k);
       }
-      newCalls.set(current, (newCalls.get(current) ?? 0) + calls);
       total.calls += calls;
       if (kind === "chat") {
         total.chatCalls += calls;
@@ -243,14 +171,12 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       }
     },
   };
-  // Work files and traces go to a scratch folder, so no stand-in answer is found by a later real run.
+  // Work files and traces go to a scratch folder (removed on exit too, as on Ctrl-C): no real run finds a stand-in answer.
   const scratch = mkdtempSync(path.join(os.tmpdir(), "gbr-plan-"));
-  // Removed on an exit too: an interrupted plan (Ctrl-C ends the process) must not leave it behind.
   const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
   process.once("exit", removeScratch);
   try {
-    const tracked = selected.map((e) => ({ ...e, run: (ctx: Parameters<typeof e.run>[0]) => ((current = e.id), e.run(ctx)) }));
-    const records = await runExperiments(loaded, tracked, {
+    const records = await runExperiments(loaded, selected, {
       log: opts.log,
       repeat: opts.repeat,
       seed: opts.seed,
@@ -258,11 +184,8 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       // The methods' own progress lines (per batch, per item) describe stand-in work: a plan prints only its table.
       context: { ...context, log: () => {}, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
     });
-    const infos = (r: (typeof records)[number]) => r.samples.flatMap((s) => (s.result.run.info ? [s.result.run.info] : []));
-    const shared = sharers(records.map((r) => ({ id: r.experiment.id, infos: infos(r) })), requestedFrom);
     const experiments: PlanRow[] = records.map((r) => {
-      const id = r.experiment.id;
-      const row = { ...rowOf(id, r.samples.map((s) => s.result.run), prices), newCalls: newCalls.get(id) ?? 0, sharedWith: shared.get(id) ?? [] };
+      const row = rowOf(r.experiment.id, r.samples.map((s) => s.result.run), prices);
       return r.status === "ok" ? { ...row, status: "ok" } : { ...row, status: r.status, reason: r.reason, basis: r.status === "skipped" ? "skipped here" : "failed while planning" };
     });
     const plan: Plan = {
@@ -275,7 +198,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       prices: config.pricesFile ?? "config/prices.json",
       notes: [
         "calls count the chat calls, texts embedded and rerank requests an experiment needs, as cost.csv does (one built on another, as rrf:, prf:, rerank:, oracle:, includes that one's work); cached counts those the caches held before the run; inputTokens, outputTokens and cost leave out only what the caches held",
-        "the rows overlap: new counts the calls no earlier row counts, and shared with names the rows that count the rest; total counts each call once and is the sum of new",
+        "the rows overlap (experiments send the same requests, or reuse another's run as a part); total counts each call once",
         "a request made of the benchmark's own texts (a rewrite, a translation, an embedding) is counted once however many experiments send it, as a run asks the store first; one built on stand-in answers (REACT's rounds, listwise windows, re-ranking an LLM method's output) is counted each time it is sent",
       ],
     };

@@ -19,7 +19,7 @@ import { FileLocks, LOCK_STALE_MS } from "../util/file-lock";
 
 export type { ExperimentOutcome } from "./assess";
 
-/** runExperiments' options (its retriever options, context, repeat, seed, log) plus where and what to run. */
+/** runExperiments' options plus where and what to run. */
 export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"> {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
   outRoot: string;
@@ -28,11 +28,7 @@ export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"
   experiments?: readonly Experiment[];
   /** `--official`: the authors' experiment list only (the CLI sets their prompts and serving too). */
   official?: boolean;
-  /**
-   * Start the outputs folder again: an earlier run's records and files are removed first. Without it, a run keeps
-   * the earlier results of every experiment it does not run again (and of one it could not run now), each row with
-   * the time it ran; results on other judgments are refused.
-   */
+  /** Start the folder again; without it, earlier results of experiments not run again (or not runnable now) are kept. */
   replace?: boolean;
 }
 
@@ -41,7 +37,6 @@ export interface ReproduceResult {
   outDir: string;
   outcomes: ExperimentOutcome[];
   assessment: Assessment;
-  /** The tables written as CSV files (lib/report/frames.ts makes DataFrames of them). */
   tables: OutputTables;
   /** The files written, relative to outDir (the runs folder as "runs/"). */
   files: string[];
@@ -98,7 +93,7 @@ export function selection(
  * const { outcomes } = await reproduce(loaded, { outRoot: "outputs" });
  */
 export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<ReproduceResult> {
-  // One context, so its configuration, providers (limits, rate caps, meter) and store span every experiment.
+  // One context: its providers (limits, rate caps, meter) and store span every experiment.
   const context = runContext({ log: opts.log, ...opts.context });
   const chosen = selection(loaded, opts, context.providers.config);
   const { outDir } = chosen;
@@ -124,7 +119,6 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   }
 }
 
-/** The lock folder inside an outputs folder while a run writes it. */
 const LOCK = ".reproduce.lock";
 
 async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, context: RunContext, chosen: ReturnType<typeof selection>): Promise<ReproduceResult> {

@@ -5,10 +5,8 @@ import { bestPerColumn, rowLabels, significanceLetters, type FootnoteMark, type 
 import type { Assessment } from "./assess";
 import { notEvaluatedNote, unjudgedQueries } from "../types";
 
-/** What an oracle row is, under its dagger. */
-export const ORACLE_NOTE = "oracle: tuned on the test queries, an upper bound for Recall@100 only; never in bold.";
-/** What a stand-in row is, under its double dagger. */
-export const STAND_IN_ROW_NOTE =
+const ORACLE_NOTE = "oracle: tuned on the test queries, an upper bound for Recall@100 only; never in bold.";
+const STAND_IN_ROW_NOTE =
   "stand-in: produced through the project's test doubles (local stand-ins for the model servers); it shows the mechanics, not retrieval quality, and is never in bold.";
 
 /**

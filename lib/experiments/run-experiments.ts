@@ -10,7 +10,6 @@ import { redactSecrets } from "../util/http";
 import { configSecrets } from "../config";
 import type { Experiment, ExperimentContext, ExperimentResult } from "./registry";
 
-/** One sample of an experiment: what it returned and its per-query metrics. */
 export interface SampleRecord {
   result: ExperimentResult;
   perQuery: Map<QueryId, MetricValues>;
@@ -19,8 +18,7 @@ export interface SampleRecord {
   seconds: number;
 }
 
-/** Why a run did not replace an earlier result. */
-export interface NotNow {
+interface NotNow {
   status: "skipped" | "failed";
   reason: string;
 }
@@ -29,37 +27,34 @@ export interface NotNow {
 export interface ExperimentRecord {
   experiment: Experiment;
   status: "ok" | "skipped" | "failed";
-  /** Why it did not run (skipped) or what broke (failed). */
+  /** Why it did not run (skipped) or what broke (failed); `brief` in one short line, for the summary's groups. */
   reason?: string;
   /** One per sample (several for LLM experiments with --repeat); empty when it did not run. */
   samples: SampleRecord[];
-  /** Wall time of all its samples. */
   seconds: number;
   /** When it ended (ISO 8601). */
   ranAt: string;
-  /** Read back from the outputs folder of an earlier run (a partial rerun keeps what it does not run again). */
+  /** Read back from an earlier run's outputs folder. */
   earlier?: boolean;
-  /** An earlier result kept because this run could not run it (skipped) or it broke (failed), and why. */
+  /** An earlier result kept because this run skipped or failed it, and why. */
   now?: NotNow;
-  /** The reason in one short line (the error's `brief`), for the summary that groups skipped experiments. */
   brief?: string;
 }
 
 export interface RunExperimentsOptions {
   log?: (message: string) => void;
   retrieverOptions?: RetrieverOptions;
-  /** What the run supplies every retriever (providers, store, replay mode, plan …); the job's BuildCache is added. */
+  /** What the run supplies every retriever; the job's BuildCache is added. */
   context?: RunContextInit;
   /** Samples of each LLM experiment (seeds seed..seed+repeat-1); default 1. */
   repeat?: number;
   seed?: number;
-  /** Told each record as soon as it is done (reproduce writes its run files there); its error stops the run. */
+  /** Told each record as it is done (reproduce writes its files there); its error stops the run. */
   onRecord?: (record: ExperimentRecord) => Promise<void>;
-  /** Log each new skip reason as it happens (default); off, the caller lists them (reproduce's summary groups them). */
+  /** Log each new skip reason as it happens (default); off, the caller lists them. */
   reportSkips?: boolean;
 }
 
-/** How long an experiment runs before it gets lines of its own on the log. */
 const SLOW_MS = 2000;
 
 /** Runs the experiments in order, recording each: its samples with per-query metrics, or why it did not run. */
@@ -87,8 +82,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   for (const [i, experiment] of experiments.entries()) {
     const tag = `[${i + 1}/${experiments.length}] ${experiment.id}`;
     const n = experiment.needs.includes("llm") ? repeat : 1;
-    // A start and a result line only for an experiment that runs past 2 s: a quick one is told by the caller's table.
-    // A synchronous step (the sweep) holds the timer back until it ends, so `ended` keeps it from firing after the result.
+    // Lines of its own only past 2 s; a synchronous step (the sweep) holds the timer back, so `ended` stops a late one.
     let ended = false;
     const slow = setTimeout(() => ended || log(`${tag} …`), SLOW_MS);
     const t0 = performance.now();

@@ -28,7 +28,6 @@ export function runInfos(info: RunInfo | undefined): RunInfo[] {
   return info ? [info, ...(info.parts ?? []).flatMap(runInfos)] : [];
 }
 
-/** What one record says of its own run (its parts not included). */
 function describeOwn(info: RunInfo): string[] {
   const out: string[] = [];
   if (info.bm25) {
@@ -51,15 +50,13 @@ export function describeRun(info: RunInfo | undefined): string {
   return [...new Set(runInfos(info).flatMap(describeOwn))].join("; ");
 }
 
-/** One provider a run called, as recorded. */
+/** One provider a run called, as recorded (`servedModel` "" when no answer said). */
 export interface Provenance {
   kind: "chat" | "embedding" | "rerank";
   provider: string;
   endpoint: string;
   requestedModel: string;
-  /** What the server's answers said ("" when none said). */
   servedModel: string;
-  /** Answered by the project's own test double. */
   standIn: boolean;
 }
 

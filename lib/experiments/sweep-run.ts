@@ -1,6 +1,6 @@
 /** The BM25 tuning sweep: the sparse engine's rankings (`QuerySweep`) scored by eval's `PositionalEvaluator`. */
 import type { DocId, Query, QueryId } from "../types";
-import { DEPTH, meanOf, PositionalEvaluator, queryMetrics, type Metric, type MetricValues } from "../eval/metrics";
+import { DEPTH, meanOf, PositionalEvaluator, queryMetrics } from "../eval/metrics";
 import { firstBest, type SweepEntry, type SweepResult } from "../eval/sweep-result";
 import { resolveMetric, type MetricName } from "../eval/metric-names";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
@@ -10,19 +10,15 @@ import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../sparse/sweep";
 const DEFAULT_K1 = 1.5;
 const DEFAULT_B = 0.75;
 
-/** Options of `bm25Sweep`; each defaults to the paper's setup. */
+/** Options of `bm25Sweep`, each defaulting to the paper's: `SWEEP_K1` × `SWEEP_B`, ε 0.25, `best` by Recall@100. */
 export interface SweepOptions {
-  /** k1 values (default `SWEEP_K1`). */
   k1s?: readonly number[];
-  /** b values (default `SWEEP_B`). */
   bs?: readonly number[];
-  /** Negative-idf floor, fixed across the sweep as in the paper (default 0.25). */
   epsilon?: number;
-  /** The metric `best` maximises (default "Recall@100", the paper's). */
   metric?: MetricName;
   /** Keep each setting's rankings on its entry (default false). */
   keepRankings?: boolean;
-  /** Called after each query with (done, total): a sweep of long queries takes seconds. */
+  /** Called after each query with (done, total). */
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -37,62 +33,6 @@ export function bm25Sweep(
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
   opts: SweepOptions = {},
 ): SweepResult {
-  const plan = planSweep(corpus, queries, qrels, opts);
-  const engine = new QuerySweep(corpus, plan.settings, plan.epsilon);
-  const evaluator = new PositionalEvaluator(corpus.docIds);
-  let done = 0;
-  for (const q of plan.work) {
-    const rows = sweepQuery(engine, evaluator, q.termIds, q.gold, plan.settings.length, (s, ranking) =>
-      plan.entries[s].rankings?.set(q.id, Array.from(ranking, (d) => corpus.docIds[d])),
-    );
-    rows.forEach((m, s) => plan.entries[s].perQuery.set(q.id, m));
-    opts.onProgress?.(++done, plan.work.length);
-  }
-  return finishSweep(plan);
-}
-
-/**
- * Sets the given settings' rankings on a sweep's entries: the few a result needs (oracle, CV folds), not all 192. Every
- * query is ranked, the swept ones in their order, then those without judgments: a run file covers all queries.
- */
-export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[], sweep: SweepResult, settings: readonly { k1: number; b: number }[]): void {
-  const textOf = new Map<QueryId, string>();
-  for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
-  const ids = [...new Set([...sweep.queryIds, ...textOf.keys()])];
-  for (const { k1, b } of settings) {
-    const entry = [...sweep.grid, sweep.defaultEntry].find((e) => e.k1 === k1 && e.b === b);
-    if (!entry) throw new Error(`attachRankings: no setting (k1 ${k1}, b ${b}) in the sweep`);
-    if (entry.rankings) continue;
-    const scorer = corpus.index.withParams({ k1, b, epsilon: sweep.epsilon });
-    entry.rankings = new Map(
-      ids.map((q) => {
-        const text = textOf.get(q);
-        return [q, text === undefined ? [] : Array.from(scorer.searchIds(corpus.analyze(text), DEPTH, { positiveOnly: true }).docs, (d) => corpus.docIds[d])];
-      }),
-    );
-  }
-}
-
-export interface SweepWork {
-  id: QueryId;
-  termIds: Int32Array;
-  gold: ReadonlySet<DocId>;
-}
-
-/** What a sweep runs: the settings, their entries, the queries to rank (in qrels order). */
-interface SweepPlan {
-  settings: { k1: number; b: number }[];
-  hasDefault: boolean;
-  entries: SweepEntry[];
-  work: SweepWork[];
-  queryIds: QueryId[];
-  k1s: number[];
-  bs: number[];
-  epsilon: number;
-  metric: Metric;
-}
-
-function planSweep(corpus: IndexedCorpus, queries: readonly Query[], qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>, opts: SweepOptions): SweepPlan {
   const k1s = validGrid(opts.k1s ?? SWEEP_K1, "k1s", (v) => v >= 0);
   const bs = validGrid(opts.bs ?? SWEEP_B, "bs", (v) => v >= 0 && v <= 1);
   const epsilon = opts.epsilon ?? 0.25;
@@ -112,7 +52,7 @@ function planSweep(corpus: IndexedCorpus, queries: readonly Query[], qrels: Read
   const textOf = new Map<QueryId, string>();
   for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
   const queryIds: QueryId[] = [];
-  const work: SweepWork[] = [];
+  const work: { id: QueryId; termIds: Int32Array; gold: ReadonlySet<DocId> }[] = [];
   for (const [id, gold] of qrels) {
     if (gold.size === 0) continue;
     queryIds.push(id);
@@ -128,15 +68,24 @@ function planSweep(corpus: IndexedCorpus, queries: readonly Query[], qrels: Read
     }
     work.push({ id, termIds: Int32Array.from(corpus.analyze(text)), gold });
   }
-  return { settings, hasDefault, entries, work, queryIds, k1s, bs, epsilon, metric };
-}
 
-function finishSweep(plan: SweepPlan): SweepResult {
-  const { entries, hasDefault, metric } = plan;
+  const engine = new QuerySweep(corpus, settings, epsilon);
+  const evaluator = new PositionalEvaluator(corpus.docIds);
+  for (const [done, q] of work.entries()) {
+    engine.setQuery(q.termIds);
+    evaluator.setGold(q.gold);
+    for (const [s, e] of entries.entries()) {
+      const ranking = engine.rank(s, DEPTH);
+      e.perQuery.set(q.id, evaluator.metrics(ranking));
+      e.rankings?.set(q.id, Array.from(ranking, (d) => corpus.docIds[d]));
+    }
+    opts.onProgress?.(done + 1, work.length);
+  }
+
   for (const e of entries) {
     // Filled out of order: back to qrels order, the order every mean is summed in (as `evaluate` does).
-    e.perQuery = new Map(plan.queryIds.map((q) => [q, e.perQuery.get(q)!]));
-    if (e.rankings) e.rankings = new Map(plan.queryIds.map((q) => [q, e.rankings!.get(q)!]));
+    e.perQuery = new Map(queryIds.map((q) => [q, e.perQuery.get(q)!]));
+    if (e.rankings) e.rankings = new Map(queryIds.map((q) => [q, e.rankings!.get(q)!]));
     e.mean = meanOf([...e.perQuery.values()]);
   }
   const grid = hasDefault ? entries : entries.slice(0, -1);
@@ -149,31 +98,30 @@ function finishSweep(plan: SweepPlan): SweepResult {
     default: { k1: DEFAULT_K1, b: DEFAULT_B, value: defaultEntry.mean[metric] },
     defaultEntry,
     metric,
-    k1s: plan.k1s,
-    bs: plan.bs,
-    epsilon: plan.epsilon,
-    queryIds: plan.queryIds,
+    k1s,
+    bs,
+    epsilon,
+    queryIds,
   };
 }
 
-/** Every setting's metrics for one query (and, through `keep`, each ranking). */
-export function sweepQuery(
-  engine: QuerySweep,
-  evaluator: PositionalEvaluator,
-  termIds: Int32Array,
-  gold: ReadonlySet<DocId>,
-  settings: number,
-  keep?: (setting: number, ranking: Int32Array) => void,
-): MetricValues[] {
-  engine.setQuery(termIds);
-  evaluator.setGold(gold);
-  const rows: MetricValues[] = [];
-  for (let s = 0; s < settings; s++) {
-    const ranking = engine.rank(s, DEPTH);
-    rows.push(evaluator.metrics(ranking));
-    keep?.(s, ranking);
+/** Ranks every query (swept ones first, then the unjudged) with the few settings a result needs (oracle, CV folds). */
+export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[], sweep: SweepResult, settings: readonly { k1: number; b: number }[]): void {
+  const textOf = new Map<QueryId, string>();
+  for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
+  const ids = [...new Set([...sweep.queryIds, ...textOf.keys()])];
+  for (const { k1, b } of settings) {
+    const entry = [...sweep.grid, sweep.defaultEntry].find((e) => e.k1 === k1 && e.b === b);
+    if (!entry) throw new Error(`attachRankings: no setting (k1 ${k1}, b ${b}) in the sweep`);
+    if (entry.rankings) continue;
+    const scorer = corpus.index.withParams({ k1, b, epsilon: sweep.epsilon });
+    entry.rankings = new Map(
+      ids.map((q) => {
+        const text = textOf.get(q);
+        return [q, text === undefined ? [] : Array.from(scorer.searchIds(corpus.analyze(text), DEPTH, { positiveOnly: true }).docs, (d) => corpus.docIds[d])];
+      }),
+    );
   }
-  return rows;
 }
 
 function validGrid(values: readonly number[], name: string, ok: (v: number) => boolean): number[] {

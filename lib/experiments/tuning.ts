@@ -1,6 +1,4 @@
 /** The paper's BM25 tuning (DESIGN.md §6: 16 k1 × 12 b, by mean Recall@100) as oracle and 5-fold CV experiments. */
-
-// Re-exported for the notebooks and tests that import it from here.
 export { bm25Sweep, type SweepOptions };
 import type { DocId, Query, QueryId, Run } from "../types";
 import { sweepHeatmap, type SweepResult } from "../eval/sweep-result";
@@ -31,17 +29,14 @@ export function tuneBm25(
   return { sweep, cv: crossValidatedTuning(sweep, sweep.queryIds, { folds: opts.folds ?? FOLDS, seed: opts.seed ?? 42 }) };
 }
 
-/** One sweep, its cross-validation and what it cost: shared by a pair's oracle and tuned rows. */
+/** One sweep, its cross-validation (none with fewer judged queries than folds) and cost: shared by oracle and tuned rows. */
 interface SweepOutcome {
   sweep: SweepResult;
-  /** Undefined when there are fewer judged queries than folds. */
   cv?: ReturnType<typeof crossValidatedTuning>;
   seconds: number;
   corpusSeconds: number;
   source?: Run;
 }
-
-const sweepOptions: SweepOptions = { metric: "Recall@100" };
 
 async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<SweepOutcome> {
   const bench = ctx.loaded.benchmark;
@@ -52,9 +47,8 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   return ctx.once(queries, "bm25 tuning sweep", async () => {
     const t0 = performance.now();
     const label = `BM25 sweep (192 settings)${queriesFrom ? ` of ${queriesFrom}` : ""}, queries`;
-    const sweep = bm25Sweep(corpus, queries, bench.qrels, { ...sweepOptions, onProgress: (done, total) => ctx.progress(label, done, total) });
+    const sweep = bm25Sweep(corpus, queries, bench.qrels, { onProgress: (done, total) => ctx.progress(label, done, total) });
     const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS, seed: 42 }) : undefined;
-    // Only the oracle's and the folds' settings need rankings: a few, not all 192.
     attachRankings(corpus, queries, sweep, [sweep.best, ...(cv?.folds ?? [])]);
     const seconds = (performance.now() - t0) / 1000;
     ctx.log(
@@ -65,18 +59,14 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
   });
 }
 
-/**
- * `oracle:<x>`, the best of 192 settings on the test queries (an upper bound; the paper's "+0.05"), and `tuned:<x>`,
- * the 5-fold cross-validated estimate to cite; `queriesFrom` names the retriever whose (rewritten) queries are swept.
- */
+/** `oracle:<x>` (best of 192 on the test queries, an upper bound) and `tuned:<x>` (5-fold CV); `queriesFrom`'s queries swept. */
 export function tuningExperiments(base: string, label: string, needs: Experiment["needs"], artifact: string, queriesFrom?: string): [Experiment, Experiment] {
   const record = (id: string, k1: number, b: number, o: SweepOutcome): Run["info"] => {
     // Keep the rewrites' LLM record, not the BM25 they were first searched with: this run's BM25 is the one chosen.
     const rewrites = o.source?.info?.llm ? [{ retriever: o.source.info.retriever, llm: o.source.info.llm }] : [];
     return { retriever: id, bm25: { tokenizer: "greekstemmer", k1, b, epsilon: o.sweep.epsilon, positiveOnly: true }, ...(rewrites.length ? { parts: rewrites } : {}) };
   };
-  // Online: ranking the queries with the one setting chosen, a 192nd of the sweep. The rest of the sweep is one-time
-  // work (tuning, like indexing, is done once, not per query), with the index; plus what the rewrites cost.
+  // Online: ranking with the one setting chosen, a 192nd of the sweep; the rest is one-time work, as indexing is.
   const cost = (o: SweepOutcome) => {
     const once = o.seconds / o.sweep.grid.length;
     return addCosts({ online: secondsOf(once), corpus: secondsOf(o.corpusSeconds + o.seconds - once) }, o.source?.cost);
@@ -87,8 +77,7 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
     cv: o.cv ? { mean: o.cv.mean, folds: o.cv.folds.map((f) => ({ fold: f.fold, k1: f.k1, b: f.b })) } : null,
     seconds: o.seconds,
   });
-  // A plan counts calls to models; the sweep calls none (its rewrites' run is the part's, counted with it), so a
-  // plan ranks nothing 192 times: the row stands on its part's run.
+  // The sweep calls no model (its rewrites are its part's): a plan stands the row on that part's run.
   const planned = async (id: string, ctx: ExperimentContext) => {
     const part = await ctx.run(base);
     return { run: { rankings: part.rankings, info: { retriever: id }, ...(queriesFrom && part.cost ? { cost: part.cost } : {}) } };

@@ -27,16 +27,12 @@ export const FOLDER_FILES = {
   metadata: "metadata.json",
 } as const;
 
-/** What every output says when results came through the project's own test doubles. */
-export const STAND_IN_NOTE =
+const STAND_IN_NOTE =
   "Some results were produced through the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality, and must not be cited.";
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
 
-/**
- * Writes one experiment's files the moment it is done, each whole or not at all (a full disk or a kill leaves an
- * earlier file intact), its record last; returns their names relative to outDir.
- */
+/** Writes one experiment's files as it ends, each whole or not at all, its record last; returns their names. */
 export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord): Promise<string[]> {
   const names: string[] = [];
   const put = (name: string, text: string) => (names.push(name), writeOutput(outDir, name, text));
@@ -53,7 +49,6 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
       for (const [artefact, value] of Object.entries(sample.result.artifacts ?? {})) await mine(artefact, json(value));
       samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own, sha256 });
     }
-    // What a later partial rerun needs to put this experiment back in the tables (lib/experiments/earlier-records.ts).
     const record: RecordFile = {
       id: r.experiment.id,
       status: r.status,
@@ -70,12 +65,7 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
   return names;
 }
 
-/**
- * Writes `name` under `outDir` whole (a temporary file renamed over it), never through a link leading out of it.
- *
- * @example
- * await writeOutput("outputs/sample", "summary.csv", csv);
- */
+/** Writes `name` under `outDir` whole (a temporary file renamed over it), never through a link leading out of it. */
 export async function writeOutput(outDir: string, name: string, text: string): Promise<void> {
   await writeAtomically(await insideFolder(outDir, name, "replaced"), (fh) => fh.writeFile(text), outDir, "--out");
 }
@@ -100,8 +90,7 @@ export async function writeOutputs(
     for (const [key, t] of Object.entries(tables) as [keyof OutputTables, Table | undefined][]) {
       if (t) await writeOutput(outDir, file(TABLE_FILES[key]), toCsv(t.columns, t.rows));
     }
-    // The main results table for a paper, when anything ran (a table without rows would only say so in LaTeX); else
-    // none, rather than an earlier run's beside this run's summary.
+    // The results table when anything ran; else none, rather than an earlier run's beside this run's summary.
     if (a.outcomes.some((o) => o.status === "ok")) {
       const results = resultsTable(loaded, a);
       await writeOutput(outDir, file(FOLDER_FILES.latex), renderLatex(results));

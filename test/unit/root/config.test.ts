@@ -34,14 +34,12 @@ test("servers, keys and models: the GBR_ variable first, then the OpenAI one", (
   assert.equal(readConfig({ GEMINI_API_KEY: "k", GOOGLE_API_KEY: "g" }).gemini.apiKey, "k");
 });
 
-test("deadlines: GBR_REQUEST_TIMEOUT_S for every kind, else each kind's default; GBR_RERANK_TIMEOUT_MS for re-ranking", () => {
+test("deadlines: GBR_REQUEST_TIMEOUT_S for every kind, else each kind's default", () => {
   const d = readConfig({});
   assert.deepEqual([d.chat.timeoutMs, d.embed.timeoutMs, d.rerank.timeoutMs], [600_000, 60_000, 120_000]);
   const t = readConfig({ GBR_REQUEST_TIMEOUT_S: "2.5" });
   assert.deepEqual([t.chat.timeoutMs, t.embed.timeoutMs, t.rerank.timeoutMs, t.gemini.timeoutS], [2500, 2500, 2500, 2.5]);
-  assert.equal(readConfig({ GBR_REQUEST_TIMEOUT_S: "5", GBR_RERANK_TIMEOUT_MS: "700" }).rerank.timeoutMs, 700);
   assert.throws(() => readConfig({ GBR_REQUEST_TIMEOUT_S: "0" }), /GBR_REQUEST_TIMEOUT_S must be a number of seconds/);
-  assert.throws(() => readConfig({ GBR_RERANK_TIMEOUT_MS: "soon" }), /GBR_RERANK_TIMEOUT_MS must be a positive integer/);
 });
 
 test("the other settings: caps, naming, rerank API, rerankers, offline, data folder", () => {
