@@ -4,20 +4,25 @@ import { clipAtWord, formatTable } from "../util/text-table";
 
 const int = (n: number): string => Math.round(n).toLocaleString("en-US").replace(/,/g, "");
 
-/** One line per experiment (what it needs), then the total of each call once, assumptions and notes. */
+/** The earlier rows a row shares calls with, as few words as a column takes. */
+function sharers(ids: readonly string[]): string {
+  return clipAtWord(ids.length > 2 ? `${ids.slice(0, 2).join(", ")} and ${ids.length - 2} more` : ids.join(", "), 70);
+}
+
+/** One line per experiment (what it needs, what is new), then the total of each call once, assumptions and notes. */
 export function formatPlan(plan: Plan, file: string): string {
   const rows = plan.experiments.map((e) =>
     e.status === "ok"
-      ? [e.id, int(e.calls), int(e.cached), int(e.inputTokens), int(e.outputTokens), e.cost.toFixed(2), e.exact ? "exact" : "estimate"]
+      ? [e.id, int(e.calls), int(e.cached), int(e.newCalls), int(e.inputTokens), int(e.outputTokens), e.cost.toFixed(2), e.exact ? "exact" : "estimate", sharers(e.sharedWith)]
       : // What it sent before it stopped (a translation before a missing tokenizer) is in the total too.
-        [e.id, "-", "-", "-", "-", "-", `${e.status}: ${clipAtWord(e.reason ?? "", 80)}`],
+        [e.id, "-", "-", e.newCalls ? int(e.newCalls) : "-", "-", "-", "-", `${e.status}: ${clipAtWord(e.reason ?? "", 80)}`, ""],
   );
   const lines = [
     `Plan for ${plan.dataset}: ${plan.queries} queries, ${plan.articles} articles. No model was called.`,
     "",
-    formatTable(["experiment", "calls", "cached", "input tokens", "output tokens", "USD", "counts"], rows).trimEnd(),
+    formatTable(["experiment", "calls", "cached", "new", "input tokens", "output tokens", "USD", "counts", "shared with"], rows).trimEnd(),
     "",
-    `Total, each call once: ${int(plan.total.chatCalls)} chat calls, ${int(plan.total.embeddedTexts)} texts to embed, ` +
+    `Total, each call once (the sum of the new column): ${int(plan.total.chatCalls)} chat calls, ${int(plan.total.embeddedTexts)} texts to embed, ` +
       `${int(plan.total.rerankRequests)} rerank requests (${int(plan.total.rerankPairs)} pairs); ${int(plan.total.inputTokens)} input and ` +
       `${int(plan.total.outputTokens)} output tokens; USD ${plan.total.cost.toFixed(2)}.`,
     ...plan.outputGuesses.map((g) => `Output tokens of ${g.model}: ${g.perCall} per new call (${g.basis}).`),

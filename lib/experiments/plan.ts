@@ -24,6 +24,10 @@ export interface PlanRow {
   outputTokens: number;
   /** Calls the caches held before the plan (replay cache, vector store; rerank requests whose pairs are all scored). */
   cached: number;
+  /** Calls no earlier row counts: what this row adds to the total (the rows' newCalls add up to `total.calls`). */
+  newCalls: number;
+  /** The earlier rows that count the rest of its calls (same requests, or the part it reuses). */
+  sharedWith: string[];
   /** False when partly estimated (`basis` says what). */
   exact: boolean;
   /** USD at the price table for the tokens still to spend (rerank requests are not priced). */
@@ -64,8 +68,37 @@ const RERANK_REACT_BASIS =
 const RERANK_BASIS = "cross-encoder: one request per question and batch of its first stage's articles (pairs are not priced)";
 const LISTWISE_BASIS = "listwise re-ranking: the windows of the first stage's top articles as they stand, without the model's reordering (the same calls; tokens approximate)";
 
+/** Whether a run, or a part of it, calls a model server (the stand-ins answer as endpoint "plan"; LSI is "local"). */
+function callsModels(info: RunInfo): boolean {
+  return runInfos(info).some((i) => i.llm || i.rerank || i.rounds !== undefined || (i.embedding && i.embedding.endpoint !== "local"));
+}
+
+/**
+ * The earlier rows each row shares calls with: those that first sent a request it sends again (`requestedFrom`, by
+ * the store's key), and the row that made a run it reuses as a part (a job makes each run once) if that calls models.
+ */
+function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFrom: ReadonlyMap<string, Set<string>>): Map<string, string[]> {
+  const madeIn = new Map<RunInfo, string>();
+  const out = new Map<string, string[]>();
+  for (const row of rows) {
+    const found = new Set(requestedFrom.get(row.id) ?? []);
+    for (const info of row.infos) {
+      for (const part of info.parts ?? []) {
+        for (const i of runInfos(part)) {
+          const first = madeIn.get(i);
+          if (first !== undefined && callsModels(i)) found.add(first);
+        }
+      }
+    }
+    for (const i of row.infos.flatMap(runInfos)) if (!madeIn.has(i)) madeIn.set(i, row.id);
+    found.delete(row.id);
+    out.set(row.id, [...found]);
+  }
+  return out;
+}
+
 /** The plan's numbers for one experiment's runs (a --repeat gives several). */
-function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: PriceTable): Omit<PlanRow, "status" | "reason"> {
+function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: PriceTable): Omit<PlanRow, "status" | "reason" | "newCalls" | "sharedWith"> {
   let work = addWork();
   let cached = 0;
   let exact = true;
@@ -123,7 +156,7 @@ function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: 
   };
 }
 
-/** Plans the selected experiments into `<outDir>/plan.json` through the real code on stand-ins, each request counted once. */
+/** Plans the selected experiments into `<outDir>/plan.json` on stand-ins: each request counted once, sharing rows named. */
 export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOptions): Promise<{ plan: Plan; file: string }> {
   const context = runContext(opts.context);
   const config = context.providers.config;
@@ -134,8 +167,11 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
   const total: PlanTotal = { calls: 0, inputTokens: 0, outputTokens: 0, cost: 0, chatCalls: 0, embeddedTexts: 0, rerankRequests: 0, rerankPairs: 0 };
   const bench = loaded.benchmark;
   const given = new WeakSet<object>([...bench.docs, ...bench.queries]);
-  // Requests already counted, by the store's key: a run asks the store first, so sends each once.
-  const counted = new Set<string>();
+  // The experiment being planned (they run one after another), the calls each adds, who first sent each request.
+  let current = "";
+  const newCalls = new Map<string, number>();
+  const firstBy = new Map<string, string>();
+  const requestedFrom = new Map<string, Set<string>>();
   const tokens = new Map<string, number>();
   const mode: PlanMode = {
     async outputGuess(modelId, cache) {
@@ -152,9 +188,15 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
     tally(kind, model, calls, input, output, key) {
       if (key !== undefined) {
         const k = `${kind} ${model} ${key}`;
-        if (counted.has(k)) return;
-        counted.add(k);
+        const first = firstBy.get(k);
+        if (first !== undefined) {
+          if (!requestedFrom.has(current)) requestedFrom.set(current, new Set());
+          requestedFrom.get(current)!.add(first);
+          return;
+        }
+        firstBy.set(k, current);
       }
+      newCalls.set(current, (newCalls.get(current) ?? 0) + calls);
       total.calls += calls;
       if (kind === "chat") {
         total.chatCalls += calls;
@@ -176,7 +218,8 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
   const removeScratch = () => rmSync(scratch, { recursive: true, force: true });
   process.once("exit", removeScratch);
   try {
-    const records = await runExperiments(loaded, selected, {
+    const tracked = selected.map((e) => ({ ...e, run: (ctx: Parameters<typeof e.run>[0]) => ((current = e.id), e.run(ctx)) }));
+    const records = await runExperiments(loaded, tracked, {
       log: opts.log,
       repeat: opts.repeat,
       seed: opts.seed,
@@ -184,8 +227,11 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       // The methods' own progress lines (per batch, per item) describe stand-in work: a plan prints only its table.
       context: { ...context, log: () => {}, plan: mode, workDir: path.join(scratch, "llm"), traceDir: path.join(scratch, "traces") },
     });
+    const infos = (r: (typeof records)[number]) => r.samples.flatMap((s) => (s.result.run.info ? [s.result.run.info] : []));
+    const shared = sharers(records.map((r) => ({ id: r.experiment.id, infos: infos(r) })), requestedFrom);
     const experiments: PlanRow[] = records.map((r) => {
-      const row = rowOf(r.experiment.id, r.samples.map((s) => s.result.run), prices);
+      const id = r.experiment.id;
+      const row = { ...rowOf(id, r.samples.map((s) => s.result.run), prices), newCalls: newCalls.get(id) ?? 0, sharedWith: shared.get(id) ?? [] };
       return r.status === "ok" ? { ...row, status: "ok" } : { ...row, status: r.status, reason: r.reason, basis: r.status === "skipped" ? "skipped here" : "failed while planning" };
     });
     const plan: Plan = {
@@ -198,7 +244,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       prices: config.pricesFile ?? "config/prices.json",
       notes: [
         "calls count the chat calls, texts embedded and rerank requests an experiment needs, as cost.csv does (one built on another, as rrf:, prf:, rerank:, oracle:, includes that one's work); cached counts those the caches held before the run; inputTokens, outputTokens and cost leave out only what the caches held",
-        "the rows overlap (experiments send the same requests, or reuse another's run as a part); total counts each call once",
+        "the rows overlap: new counts the calls no earlier row counts, and shared with names the rows that count the rest; total counts each call once and is the sum of new",
         "a request made of the benchmark's own texts (a rewrite, a translation, an embedding) is counted once however many experiments send it, as a run asks the store first; one built on stand-in answers (REACT's rounds, listwise windows, re-ranking an LLM method's output) is counted each time it is sent",
       ],
     };

@@ -84,7 +84,16 @@ test("a request two experiments share is counted once: the plan's total is what 
   // Each row still says what its experiment needs …
   assert.equal(row("reform:bm25-greekstemmer").chatCalls, 26);
   assert.equal(row("reform:bm25-grnlp").chatCalls, 26);
-  assert.match(planned.stdout, /reform:bm25-grnlp +26 +0 /);
+  // … but what an earlier row already counts is not new, and the rows' new calls add up to the total.
+  assert.equal(row("reform:bm25-grnlp").newCalls, 0);
+  assert.deepEqual(row("reform:bm25-grnlp").sharedWith, ["reform:bm25-greekstemmer"]);
+  // The experiment list runs qwen3-4b first: the other translates nothing new, only embeds.
+  assert.deepEqual(row("translate:dense:qwen3-0.6b").sharedWith, ["translate:dense:qwen3-4b"]);
+  assert.equal(row("translate:dense:qwen3-0.6b").newCalls, row("translate:dense:qwen3-0.6b").embeddedTexts);
+  assert.deepEqual(row("prf:dense:qwen3-0.6b").sharedWith, ["dense:qwen3-0.6b"]);
+  assert.equal(plan.experiments.reduce((n, e) => n + e.newCalls, 0), plan.total.calls);
+  assert.match(planned.stdout, /shared with/);
+  assert.match(planned.stdout, /reform:bm25-grnlp +26 +0 +0 .*reform:bm25-greekstemmer/);
 
   api.reset();
   const ran = await gbr("shared", SHARED, ["-q"]);
