@@ -1,6 +1,6 @@
 /** Observer batching as the authors do it: rank order, each prompt under budget, an article too big alone an error. */
 import type { DocId } from "../types";
-import { countTokens, countTokensJoined, countTokensRemembered } from "../text/tokens";
+import { countTokens, countTokensJoined } from "../text/tokens";
 import { fillPrompt } from "./prompts";
 import { OBSERVER_DOC_SEPARATOR, observerMessage, renderObserverDocs, type ReactPrompts } from "./react-prompts";
 import { ChatError } from "../models/chat";
@@ -20,7 +20,7 @@ export interface ObserverBatch {
 
 /**
  * Each batch is the longest run of next articles whose prompt stays strictly below `budgetTokens` (the reference fills
- * one by one). To need few exact counts the cut is guessed from per-article counts, confirmed around, bisected if off.
+ * one by one; here the cut is bisected, as a prompt's count grows with its articles).
  */
 export function observerBatches(
   docs: readonly { id: DocId; text: string }[],
@@ -28,7 +28,6 @@ export function observerBatches(
   promptTokens: (docs: { id: DocId; text: string }[]) => number,
 ): ObserverBatch[] {
   const out: ObserverBatch[] = [];
-  let weights: number[] | undefined; // o200k tokens of each article's text, for the guess only
   let start = 0;
   while (start < docs.length) {
     const rest = docs.slice(start);
@@ -46,35 +45,16 @@ export function observerBatches(
         "BUDGET",
       );
     }
-    // Here rest.length >= 2: one article fits, all of them do not.
-    weights ??= docs.map((d) => countTokensRemembered(d.text));
-    const w = weights.slice(start);
-    let tail = 0;
-    for (let i = 1; i < w.length; i++) tail += w[i];
-    const wrap = (all - alone - tail) / (rest.length - 1); // makes the estimate exact at both ends
-    let guess = 1;
-    for (let est = alone; guess < rest.length && est + w[guess] + wrap < budgetTokens; guess++) est += w[guess] + wrap;
-
     // Invariant: `lo` articles fit (with `loTokens`), `hi` do not.
     let lo = 1;
     let loTokens = alone;
     let hi = rest.length;
-    const probe = (p: number): boolean => {
-      const t = promptTokens(rest.slice(0, p));
-      if (t < budgetTokens) {
-        lo = p;
-        loTokens = t;
-        return true;
-      }
-      hi = p;
-      return false;
-    };
-    if (guess > lo && guess < hi) {
-      if (probe(guess)) {
-        if (guess + 1 < hi) probe(guess + 1);
-      } else if (guess - 1 > lo) probe(guess - 1);
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      const t = promptTokens(rest.slice(0, mid));
+      if (t < budgetTokens) [lo, loTokens] = [mid, t];
+      else hi = mid;
     }
-    while (hi - lo > 1) probe((lo + hi) >>> 1);
     out.push({ docs: rest.slice(0, lo), tokens: loTokens });
     start += lo;
   }

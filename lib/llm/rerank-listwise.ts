@@ -22,15 +22,6 @@ export const RERANK_PARAMS = {
   maxTokens: 42000,
 } as const satisfies Partial<ChatRequest>;
 
-/** The role the requests are recorded under in `info.llm.requests`. */
-const ROLE = "rerank";
-
-interface ReadPermutation {
-  order: number[];
-  /** Distinct ids in 1..size the answer named; 0 means the answer said nothing usable. */
-  found: number;
-}
-
 /** Drops a list's own "1.", "2.", … only when every line has them in sequence, so "3. 1. 2." is never numbering. */
 function dropListNumbering(text: string): string {
   const lines = text.split("\n").filter((l) => l.trim() !== "");
@@ -40,7 +31,11 @@ function dropListNumbering(text: string): string {
   return lines.map((l, i) => l.slice(numbered[i]![0].length)).join("\n");
 }
 
-function readPermutation(answer: string, size: number): ReadPermutation {
+/**
+ * `order`: a 0-based permutation of 0..size-1 (bad ids skipped, a repeat at its first place, left-out ones after, in
+ * order); `found`: the distinct ids in 1..size the answer named (0: nothing usable).
+ */
+export function readPermutation(answer: string, size: number): { order: number[]; found: number } {
   const text = stripReasoning(answer);
   // The prompt asks for bracketed ids; when present, bare numbers ("Άρθρο 914") are prose, not ids.
   let ids = [...text.matchAll(/\[\s*(\d+)\s*\]/g)].map((m) => Number(m[1]));
@@ -55,20 +50,6 @@ function readPermutation(answer: string, size: number): ReadPermutation {
   const found = order.length;
   for (let i = 0; i < size; i++) if (!seen.has(i + 1)) order.push(i);
   return { order, found };
-}
-
-/** A 0-based permutation of 0..size-1: bad ids skipped, a repeat at its first place, left-out ones after, in order. */
-export function parsePermutation(answer: string, size: number): number[] {
-  return readPermutation(answer, size).order;
-}
-
-/** Item `perm[i]` goes to place i. */
-export function applyPermutation<T>(items: readonly T[], perm: readonly number[]): T[] {
-  const seen = new Set(perm);
-  if (perm.length !== items.length || seen.size !== perm.length || perm.some((p) => !Number.isInteger(p) || p < 0 || p >= items.length)) {
-    throw new RangeError(`applyPermutation: [${perm.join(", ")}] is not a permutation of 0..${items.length - 1}`);
-  }
-  return perm.map((p) => items[p]);
 }
 
 /** Positions start (inclusive) to end (exclusive), 0-based. */
@@ -187,11 +168,6 @@ interface Call {
   raw: string;
 }
 
-/** Dedupes a ranking (a repeated id counts at its first place), as the evaluation does. */
-function dedupe(ranking: readonly DocId[]): DocId[] {
-  return [...new Set(ranking)];
-}
-
 function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): GbrError {
   const reason = err instanceof Error ? err.message : String(err);
   const code = err instanceof ChatError ? err.code : err instanceof GbrError && err.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "PROVIDER";
@@ -231,7 +207,8 @@ export async function listwiseRerankRun(
   let failed = false;
   let done = 0;
   const rerankOne = async (q: Query): Promise<{ ranking: DocId[]; calls: Call[] }> => {
-    const all = dedupe(firstStage.rankings.get(q.id) ?? []);
+    // A repeated id counts at its first place, as the evaluation does.
+    const all = [...new Set(firstStage.rankings.get(q.id) ?? [])];
     let top = all.slice(0, depth);
     const calls: Call[] = [];
     for (const w of slidingWindows(top.length, window, step)) {
@@ -250,9 +227,9 @@ export async function listwiseRerankRun(
         throw callFailure(err, q.id, w, top.length);
       }
       const { order, found } = readPermutation(res.raw, ids.length);
-      top = [...top.slice(0, w.start), ...applyPermutation(ids, order), ...top.slice(w.end)];
+      top = [...top.slice(0, w.start), ...order.map((p) => ids[p]), ...top.slice(w.end)];
       calls.push({
-        entry: { role: ROLE, params: chatParams(req), reused: res.replayed === true, servedModel: res.servedModel, standIn: res.standIn },
+        entry: { role: "rerank", params: chatParams(req), reused: res.replayed === true, servedModel: res.servedModel, standIn: res.standIn },
         usage: res.usage,
         seconds: res.seconds,
         found,

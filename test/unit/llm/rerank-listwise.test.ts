@@ -2,15 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import {
-  applyPermutation,
-  buildRerankRequest,
-  excerpt,
-  listwiseRerankRun,
-  parsePermutation,
-  RERANK_PARAMS,
-  slidingWindows,
-} from "../../../lib/llm/rerank-listwise";
+import { buildRerankRequest, excerpt, listwiseRerankRun, readPermutation, RERANK_PARAMS, slidingWindows } from "../../../lib/llm/rerank-listwise";
 import { PROJECT_PROMPTS_DIR } from "../../../lib/llm/prompts";
 import { digestOf } from "../../../lib/util/safe-files";
 import { ChatProviderError, type ChatModel, type ChatRequest, type ChatResponse } from "../../../lib/models/chat";
@@ -22,6 +14,8 @@ import { ReplayMissError } from "../../../lib/store";
 // ---------------------------------------------------------------------------------------------
 // The parser
 // ---------------------------------------------------------------------------------------------
+
+const parsePermutation = (answer: string, size: number) => readPermutation(answer, size).order;
 
 test("parsePermutation reads RankGPT's format and its common variants", () => {
   assert.deepEqual(parsePermutation("[3] > [1] > [2]", 3), [2, 0, 1]);
@@ -82,14 +76,6 @@ test("parsePermutation always returns a permutation", () => {
       assert.deepEqual([...p].sort((x, y) => x - y), Array.from({ length: size }, (_, i) => i), `${JSON.stringify(a)} / ${size}`);
     }
   }
-});
-
-test("applyPermutation places item perm[i] at i, and refuses a non-permutation", () => {
-  assert.deepEqual(applyPermutation(["α", "β", "γ"], [2, 0, 1]), ["γ", "α", "β"]);
-  assert.deepEqual(applyPermutation([], []), []);
-  assert.throws(() => applyPermutation(["α", "β"], [0, 0]), RangeError);
-  assert.throws(() => applyPermutation(["α", "β"], [0]), RangeError);
-  assert.throws(() => applyPermutation(["α", "β"], [0, 2]), RangeError);
 });
 
 // ---------------------------------------------------------------------------------------------
