@@ -15,13 +15,12 @@ import {
   parseSparseRewrite,
   reformulate,
   REFORMULATION_PARAMS,
-  type RewriteRecord,
 } from "../../../lib/llm/reformulate";
 import { readCacheFile } from "../../../lib/llm/cached-calls";
 import { buildTranslationRequest, cleanTranslation, translateItems, TRANSLATION_PARAMS } from "../../../lib/llm/translate";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../../lib/models/chat";
 import { openStore, replayCache, withReplay, type ReplayCache } from "../../../lib/store";
-import type { CachedOutcome } from "../../../lib/llm/cached-calls";
+import type { CachedOutcome, CachedRecord } from "../../../lib/llm/cached-calls";
 
 // ---------------------------------------------------------------------------------------------
 // A scripted ChatModel
@@ -153,8 +152,8 @@ describe("reformulate", () => {
     assert.equal(first.calls.length, 6);
     assert.equal(await countOf(cache), 6);
     assert.deepEqual(outcomes.map((o) => o.reused), Array(6).fill(false));
-    const rec = outcomes[0].record as RewriteRecord;
-    for (const k of ["id", "kind", "rewrite", "raw", "usage", "seconds"]) assert.ok(k in rec, k);
+    const rec = outcomes[0].record as CachedRecord;
+    for (const k of ["id", "kind", "raw", "usage", "seconds"]) assert.ok(k in rec, k);
     assert.equal(rec.kind, "sparse");
 
     const second = fakeModel(keywordsFor);
@@ -203,7 +202,7 @@ describe("reformulate", () => {
     const out = await reformulate(QUERIES.slice(0, 2), "sparse", model, prompts, { concurrency: 1, log: (m) => logs.push(m), onRecords: (o) => (outcomes = o) });
     assert.equal(out.get("q1"), QUERIES[0].text);
     assert.equal(out.get("q2"), "μίσθωση, καταγγελία, q2");
-    const recs = outcomes.map((o) => o.record as RewriteRecord);
+    const recs = outcomes.map((o) => o.record as CachedRecord);
     assert.equal(recs.find((r) => r.id === "q1")?.fallback, true);
     assert.equal(recs.find((r) => r.id === "q1")?.raw, "<think>μόνο σκέψεις</think>\nKEYWORDS:", "raw is kept as answered");
     assert.ok(logs.some((l) => /q1: the answer was empty/.test(l)));
