@@ -30,22 +30,8 @@ export type PromptName = (typeof PROMPT_NAMES)[number];
 export const EXTRA_PROMPT_NAMES = ["REWRITE_SYSTEM"] as const;
 export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
 
-/** Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name given). */
-export const PLACEHOLDERS = [
-  "original_query",
-  "round_idx",
-  "max_rounds",
-  "query_history",
-  "kept_docs_summary",
-  "retrieved_docs_block",
-  "text_type",
-  "item_id",
-  "source_text",
-] as const;
-export type Placeholder = (typeof PLACEHOLDERS)[number];
-
 /** Project files must contain all of these (checked at load, so a dropped `{original_query}` fails loudly). */
-export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placeholder[]>> = {
+export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly string[]>> = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
   DENSE_REWRITE_PROMPT: ["original_query"],
   TRANSLATION_SYSTEM: [],
@@ -57,19 +43,19 @@ export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placehold
   OBSERVER_USER: ["original_query", "retrieved_docs_block"],
 };
 
+/** Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name given). */
+export const PLACEHOLDERS: readonly string[] = [...new Set(Object.values(PROMPT_PLACEHOLDERS).flat())];
+
 export type PromptSetName = "project" | "official";
 
-/** Texts with their source and hashes, so every run records exactly which prompts produced it. */
+/** Texts with their source (a folder, or the notebook's URL) and hashes, so every run records which prompts made it. */
 export interface PromptSet {
   name: PromptSetName;
-  /** The folder of the project's files, or the URL (which names the commit) of the official notebook. */
   source: string;
-  /** Git commit of the official notebook; undefined for the project set. */
+  /** Git commit of the official notebook. */
   commit?: string;
-  /** sha256 (hex) of each prompt's UTF-8 text as returned in `texts`. */
   sha256: Record<PromptName, string>;
   texts: Record<PromptName, string>;
-  /** Prompts beyond the nine constants, when the set has them (see EXTRA_PROMPT_NAMES). */
   extras: Partial<Record<ExtraPromptName, string>>;
 }
 
@@ -106,9 +92,8 @@ export function officialPromptsDir(dataDir: string): string {
 export interface OfficialManifest {
   repo: string;
   commit: string;
-  /** Path of the notebook inside the repository. */
+  /** The notebook's path in the repository, and the URL downloaded. */
   path: string;
-  /** The URL actually downloaded. */
   url: string;
   notebookSha256: string;
   pulledAt: string;
@@ -145,30 +130,15 @@ export function readPromptFile(file: string, placeholders: readonly string[] = [
 }
 
 /** "project" from the package's files; "official" from the `gbr prompts pull` cache, checked against its sha256. */
-export function loadPromptSet(
-  name: PromptSetName = "project",
-  opts: { cacheDir?: string } = {},
-): PromptSet {
+export function loadPromptSet(name: PromptSetName = "project", opts: { cacheDir?: string } = {}): PromptSet {
   if (name === "project") return loadProjectSet(PROJECT_PROMPTS_DIR);
-  if (name === "official") {
-    if (opts.cacheDir === undefined) throw new PromptError("the official prompt set needs its folder: { cacheDir: officialPromptsDir(dataDir) }", "INVALID");
-    return loadOfficialSet(opts.cacheDir);
-  }
-  throw new PromptError(`unknown prompt set '${String(name)}' (expected "project" or "official")`, "INVALID");
+  if (opts.cacheDir === undefined) throw new PromptError("the official prompt set needs its folder: { cacheDir: officialPromptsDir(dataDir) }", "INVALID");
+  return loadOfficialSet(opts.cacheDir);
 }
 
 function loadProjectSet(dir: string): PromptSet {
   const texts = {} as Record<PromptName, string>;
-  const missing: string[] = [];
-  for (const p of PROMPT_NAMES) {
-    const file = path.join(dir, `${p}.txt`);
-    if (!existsSync(file)) {
-      missing.push(`${p}.txt`);
-      continue;
-    }
-    texts[p] = readPromptFile(file, PROMPT_PLACEHOLDERS[p]);
-  }
-  if (missing.length > 0) throw new PromptError(`${dir}: missing prompt file(s) ${missing.join(", ")}`, "INVALID");
+  for (const p of PROMPT_NAMES) texts[p] = readPromptFile(path.join(dir, `${p}.txt`), PROMPT_PLACEHOLDERS[p]);
   const extras: PromptSet["extras"] = {};
   for (const e of EXTRA_PROMPT_NAMES) {
     const file = path.join(dir, `${e}.txt`);
@@ -216,7 +186,7 @@ function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string
 }
 
 /** The known placeholders plus any other names a caller wants substituted. */
-export type PromptValues = Partial<Record<Placeholder, string | number>> & Record<string, string | number | undefined>;
+export type PromptValues = Record<string, string | number | undefined>;
 
 /**
  * One pass over `{name}` for names in PLACEHOLDERS or `values` (values never rescanned). A placeholder without a value

@@ -2,19 +2,16 @@
 import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
-import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, type PromptSet } from "./prompts";
+import { parserFor, type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
-/** One request a method made (or whose saved answer it reused). */
+/** One request a method made (`reused`: or whose saved answer it took); `role`: planner, rewrite-sparse, … */
 export interface RequestEntry {
-  /** planner, observer, rewrite-sparse, rewrite-dense, translate-article, translate-query … */
   role: string;
   params: ChatParams;
-  /** Answered from the replay cache or a saved result rather than by a call made now. */
   reused: boolean;
   servedModel?: string;
-  /** Answered by the project's test double. */
   standIn?: boolean;
 }
 
@@ -48,11 +45,8 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
   const { provider, model: name } = splitModelId(model.id);
   const sha256: Record<string, string> = {};
   for (const name of used) {
-    if ((PROMPT_NAMES as readonly string[]).includes(name)) sha256[name] = set.sha256[name as (typeof PROMPT_NAMES)[number]];
-    else if ((EXTRA_PROMPT_NAMES as readonly string[]).includes(name)) {
-      const text = set.extras[name as (typeof EXTRA_PROMPT_NAMES)[number]];
-      if (text !== undefined) sha256[name] = digestOf(text);
-    }
+    const text = set.texts[name as PromptName] ?? set.extras[name as ExtraPromptName];
+    if (text !== undefined) sha256[name] = digestOf(text);
   }
   return {
     model: name,

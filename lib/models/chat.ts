@@ -6,15 +6,13 @@ import type { ServerReports } from "./servers";
 export interface ChatRequest {
   system: string;
   user: string;
-  /** Output token limit (the paper: 42,000; the REACT observer 44,096). */
+  /** Output token limit. */
   maxTokens?: number;
-  /** The paper uses 0.2. */
   temperature?: number;
-  /** The paper uses 1. */
   topP?: number;
-  /** Passed through to models that take it (gpt-oss: "low" in the paper). */
+  /** Passed through to models that take it (gpt-oss). */
   reasoningEffort?: "low" | "medium" | "high";
-  /** Provider-side sampling seed, when the provider supports one (used by --repeat/--seed). */
+  /** Provider-side sampling seed (--repeat/--seed). */
   seed?: number;
 }
 
@@ -29,19 +27,14 @@ export interface ChatParams {
 
 /** Fields the request leaves unset are absent, as they are from the request body. */
 export function chatParams(req: ChatRequest): ChatParams {
-  const p: ChatParams = {};
-  if (req.temperature !== undefined) p.temperature = req.temperature;
-  if (req.topP !== undefined) p.top_p = req.topP;
-  if (req.maxTokens !== undefined) p.max_tokens = req.maxTokens;
-  if (req.reasoningEffort !== undefined) p.reasoning_effort = req.reasoningEffort;
-  if (req.seed !== undefined) p.seed = req.seed;
-  return p;
+  const { temperature, topP: top_p, maxTokens: max_tokens, reasoningEffort: reasoning_effort, seed } = req;
+  const p = { temperature, top_p, max_tokens, reasoning_effort, seed };
+  return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)) as ChatParams;
 }
 
+/** Tokens as the provider counted them (output: reasoning included when the provider reports it so). */
 export interface ChatUsage {
-  /** Prompt tokens as the provider counted them. */
   input: number;
-  /** Completion tokens (reasoning included when the provider reports it so). */
   output: number;
 }
 
@@ -53,7 +46,7 @@ export interface ChatResponse {
   usage: ChatUsage;
   /** Wall time of the call (for a replayed call: the time of the original call). */
   seconds: number;
-  /** True when served from the replay cache without a network call. */
+  /** Served from the replay cache. */
   replayed?: boolean;
   /** The model the server says answered (OpenAI's `model`, Gemini's `modelVersion`), when it says. */
   servedModel?: string;
@@ -91,7 +84,7 @@ export class ChatError extends GbrError {
   }
 }
 
-/** A provider failure with the last HTTP status (undefined on time-out): tells 401/403/404 from an outage (5xx). */
+/** A provider failure with the last HTTP status (undefined on time-out), to tell 401/403/404 from an outage (5xx). */
 export class ChatProviderError extends ChatError {
   constructor(
     message: string,

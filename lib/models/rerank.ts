@@ -6,7 +6,6 @@ export interface RerankResult {
   /** One score per document sent, in the order sent. */
   scores: number[];
   servedModel?: string;
-  /** Answered by the project's test double: a stand-in, not a result. */
   standIn: boolean;
   tokens?: number;
 }
@@ -31,7 +30,6 @@ export class RerankError extends GbrError {
     code: RerankError["code"],
     readonly status?: number,
     readonly retryable = false,
-    /** Retry-After, in ms. */
     readonly retryAfterMs?: number,
     hint?: string,
     brief?: string,
