@@ -12,20 +12,8 @@ import { untilFailure } from "../util/pool";
 import { readJsonIfAny } from "../util/safe-files";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
-import {
-  addCall,
-  callRecord,
-  REACT_TRACE,
-  sumTotals,
-  traceKey,
-  traceFileName,
-  writeTrace,
-  zeroTotals,
-  type ReactObserverTrace,
-  type ReactRoundTrace,
-  type ReactTotals,
-  type ReactTrace,
-} from "./react-traces";
+import { callRecord, callTotals, REACT_TRACE, sumTotals, traceKey, traceFileName, writeTrace, zeroTotals } from "./react-traces";
+import type { ReactObserverTrace, ReactRoundTrace, ReactTotals, ReactTrace } from "./react-traces";
 import type { ChatModel, ChatRequest } from "../models/chat";
 import type { Store } from "../store";
 
@@ -34,15 +22,12 @@ const REACT_ROUNDS = 10;
 /** BM25 depth per round and the cap of the final ranking. */
 const REACT_DEPTH = 100;
 
-
+/** A kept article: the rounds that kept it (ascending), the first, its best 1-based BM25 rank in those rounds. */
 export interface KeptInfo {
-  /** Rounds in which the observer kept it, ascending. */
   rounds: number[];
   first: number;
-  /** Best (smallest) 1-based BM25 rank over the rounds in which it was kept. */
   bestRank: number;
 }
-
 
 /** Kept articles by rounds kept (most first), first round, best BM25 rank, id (code points); at most `limit`. */
 export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_DEPTH): DocId[] {
@@ -56,16 +41,14 @@ export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_D
 }
 
 export interface ReactContext {
-  /** BM25-GREEKSTEMMER over the benchmark's corpus. */
+  /** BM25-GREEKSTEMMER over the benchmark's corpus, its scorer (the paper's k1, b) and articles in corpus order. */
   corpus: IndexedCorpus;
-  /** Its scorer (`corpus.index.withParams()`, the paper's k1 = 1.5, b = 0.75). */
   scorer: Bm25Scorer;
-  /** The corpus articles in corpus order (the order `corpus` was indexed in). */
   docs: readonly Doc[];
   planner: ChatModel;
   observer: ChatModel;
   prompts: ReactPrompts;
-  /** How answers are read (default: the project's parsers, `reactParserFor("project")`). */
+  /** Default: the project's parsers. */
   parser?: ReactParser;
   rounds?: number;
   seed?: number;
@@ -115,12 +98,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const pos = new Map<DocId, number>();
   const textOf = (id: DocId) => docs[pos.get(id)!].text;
   const count = observerPromptTokens(prompts, query.text);
-  const base: Omit<ChatRequest, "system" | "user" | "maxTokens"> = {
-    temperature: s.temperature,
-    topP: s.topP,
-    reasoningEffort: s.reasoningEffort,
-  };
-  if (ctx.seed !== undefined) base.seed = ctx.seed;
+  const { temperature, topP, reasoningEffort } = s;
+  const base = { temperature, topP, reasoningEffort, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) };
 
   const trace: ReactTrace = {
     version: 2,
@@ -140,8 +119,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const batchesOf = new Map<string, { batch: ReturnType<typeof observerBatches>[number]; req: ChatRequest }[]>();
 
   for (let round = 1; round <= s.rounds; round++) {
-    const totals = zeroTotals();
-
     const plannerUser = plannerMessage(prompts, {
       originalQuery: query.text,
       round,
@@ -152,7 +129,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     const plannerReq: ChatRequest = { ...base, system: prompts.plannerSystem, user: plannerUser, maxTokens: s.maxTokens };
     const p = await ctx.planner.complete(plannerReq);
     const plannerCall = callRecord(plannerReq, p);
-    addCall(totals, plannerCall);
     const plannerText = parser.text(p.raw);
     const keywordQuery = parser.planner(p.raw, query.text);
     history.push(keywordQuery);
@@ -192,7 +168,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     for (const { batch, req: observerReq } of batches) {
       const r = await ctx.observer.complete(observerReq);
       const call = callRecord(observerReq, r);
-      addCall(totals, call);
       const text = parser.text(r.raw);
       const ids = batch.docs.map((d) => d.id);
       const parsed = parser.observer(r.raw, new Set(ids));
@@ -222,7 +197,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       kept: keptThisRound,
       ranking: reactRanking(kept),
       newCandidates,
-      totals,
+      totals: callTotals([plannerCall, ...observerTraces]),
     };
     trace.rounds.push(roundTrace);
     trace.ranking = roundTrace.ranking;
@@ -246,12 +221,10 @@ export interface ReactRunOptions {
   onQuery?: (e: { query: Query; index: number; total: number; trace: ReactTrace; resumed: boolean }) => void;
 }
 
-/** Rankings, candidate pools and costs of a REACT run, per round. */
+/** Rankings, candidate pools and costs of a REACT run, per round (`kept.get(rounds)` is REACT-BM25). */
 export interface ReactRunResult {
   rounds: number;
-  /** Query ids in input order. */
   queryIds: QueryId[];
-  /** round r (1-based) -> the kept rankings after round r. `kept.get(rounds)` is REACT-BM25. */
   kept: Map<number, Run>;
   /** round r -> every article retrieved in rounds 1..r (by first round, rank): not a ranking, for pool recall. */
   candidates: Map<number, Run>;
@@ -259,7 +232,7 @@ export interface ReactRunResult {
   perRound: Map<QueryId, ReactTotals[]>;
   totals: Map<QueryId, ReactTotals>;
   traces: Map<QueryId, ReactTrace>;
-  /** Queries taken from existing trace files (no model call). */
+  /** Queries taken from saved traces (no model call). */
   resumed: QueryId[];
 }
 
@@ -287,8 +260,6 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
  */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);
-  const concurrency = opts.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   const seen = new Set<QueryId>();
   for (const q of queries) {
     if (seen.has(q.id)) throw new RangeError(`duplicate query id '${q.id}'`);
@@ -342,7 +313,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     done(record.trace, !made);
   };
 
-  const failure = await untilFailure(queries.length, concurrency, one);
+  const failure = await untilFailure(queries.length, opts.concurrency ?? 1, one);
   if (failure) throw failure.error;
 
   const result: ReactRunResult = {
