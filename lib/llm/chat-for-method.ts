@@ -6,7 +6,7 @@
 import { replayCache, replayKey, withReplay, type ReplayCache } from "../store";
 import { countTokensJoined } from "../text/tokens";
 import { withComplete, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
-import type { RetrieverOptions, RunContext } from "../registry";
+import type { PlanMode, RetrieverOptions, RunContext } from "../registry";
 import { splitModelId } from "../util/model-id";
 
 /**
@@ -22,12 +22,9 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
   const cache = async () => replayCache(await ctx.store());
   let model: ChatModel;
   if (ctx.plan) {
-    const plan = ctx.plan;
     const id = ctx.providers.chatId(opts.llm);
     const held = ctx.replay === "off" ? undefined : await cache();
-    const guess = await plan.outputGuess(id, held);
-    const tally = (input: number, output: number, key?: string) => plan.tally("chat", id, 1, input, output, key);
-    model = planChatModel(id, ctx.replay === "refresh" ? undefined : held, guess, opts.sample, tally, inputs !== undefined && plan.given(inputs), plan.tokensOf);
+    model = planChatModel(id, ctx.plan, ctx.replay === "refresh" ? undefined : held, await ctx.plan.outputGuess(id, held), opts.sample ?? 0, inputs);
   } else {
     const server = ctx.providers.chat(opts.llm);
     model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample, offline: ctx.providers.config.offline });
@@ -36,7 +33,6 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
   const inner = model;
   return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
 }
-
 
 /** Output tokens assumed per new call: the mean of the model's cached answers, else 1,000. */
 export async function outputGuess(cache: ReplayCache | undefined, modelId: string): Promise<{ perCall: number; basis: string }> {
@@ -62,22 +58,12 @@ function messageTokens(text: string): number {
 }
 
 /**
- * Answers "" (or the store's answer) and tallies the call with its o200k input tokens (`tokensOf` may remember them by
- * the store's key). With `exact`, the tally gets that key, so a request several experiments send is counted once.
- *
- * @example
- * const m = planChatModel("openai:openai/gpt-oss-120b", undefined, 1000, 0, (input, output, key) => {}, true);
- * await m.complete({ system: "s", user: "u" }); // { text: "", usage: { input: 2, output: 1000 }, … }
+ * Answers "" (or the store's answer) and tallies the call with its o200k input tokens (the plan may remember them by
+ * the store's key). When `inputs` are the benchmark's own, the tally gets that key, so a request several experiments
+ * send is counted once.
  */
-function planChatModel(
-  modelId: string,
-  cache: ReplayCache | undefined,
-  outputPerCall: number,
-  sample = 0,
-  tally: (input: number, output: number, key?: string) => void = () => {},
-  exact = false,
-  tokensOf: (key: string, count: () => number) => number = (_key, count) => count(),
-): ChatModel {
+function planChatModel(modelId: string, plan: PlanMode, cache: ReplayCache | undefined, outputPerCall: number, sample: number, inputs?: readonly object[]): ChatModel {
+  const exact = inputs !== undefined && plan.given(inputs);
   // A request sent again as the same object (REACT's rounds retrieving the same articles) is keyed once.
   const keys = new WeakMap<ChatRequest, string>();
   return {
@@ -91,8 +77,8 @@ function planChatModel(
         // Cached calls cost nothing.
         if (hit) return { text: hit.response.text, raw: hit.response.raw, usage: { input: 0, output: 0 }, seconds: 0, replayed: true };
       }
-      const input = tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));
-      tally(input, outputPerCall, exact ? key : undefined);
+      const input = plan.tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));
+      plan.tally("chat", modelId, 1, input, outputPerCall, exact ? key : undefined);
       return { text: "", raw: "", usage: { input, output: outputPerCall }, seconds: 0 };
     },
   };
