@@ -1,14 +1,10 @@
 /** One chat call per item (rewrites, translations) over a `withReplay` model: a rerun asks only for what is missing. */
 import { DEFAULT_CONCURRENCY } from "../config";
-import { promises as fs } from "node:fs";
 import { GbrError } from "../util/errors";
 import { untilFailure } from "../util/pool";
-import { digestOf } from "../util/safe-files";
 import { ChatError, type ChatModel, type ChatRequest, type ChatUsage } from "../models/chat";
 
 export interface CachedCallOptions {
-  /** A v0.8 per-item result file (JSONL): records there for the same request and model are reused. */
-  legacyFile?: string;
   /** Calls in flight at once (default 4). */
   concurrency?: number;
   /** Progress and fallback reports (default: silent). */
@@ -17,7 +13,7 @@ export interface CachedCallOptions {
   onRecords?: (outcomes: CachedOutcome[]) => void;
 }
 
-/** `reused`: the answer came from the store or a v0.8 result file, not a call made now. */
+/** `reused`: the answer came from the store, not a call made now. */
 export interface CachedOutcome {
   record: CachedRecord;
   request: ChatRequest;
@@ -35,12 +31,10 @@ export interface CachedRecord {
   /** True when the parsed answer was empty and the input text was used instead. */
   fallback?: boolean;
   /** ChatModel.id that answered. */
-  model?: string;
+  model: string;
   replayed?: boolean;
   servedModel?: string;
   standIn?: boolean;
-  /** sha256 of the exact request: a v0.8 record is reused only for the same prompt, text and settings. */
-  requestSha256?: string;
 }
 
 export interface CachedCallSpec<T extends { id: string }> {
@@ -52,50 +46,9 @@ export interface CachedCallSpec<T extends { id: string }> {
   parse(item: T, raw: string): { text: string; fallback?: boolean };
 }
 
-/** sha256 of a chat request, fields in a fixed order so the hash does not depend on how the object was built. */
-export function requestSha256(req: ChatRequest): string {
-  const canonical = JSON.stringify([
-    req.system,
-    req.user,
-    req.maxTokens ?? null,
-    req.temperature ?? null,
-    req.topP ?? null,
-    req.reasoningEffort ?? null,
-    req.seed ?? null,
-  ]);
-  return digestOf(canonical);
-}
-
-/** Reads a v0.8 result file; torn, blank or invalid lines (not JSON with a string `id`) are skipped. */
-export async function readCacheFile(file: string): Promise<{ records: Record<string, unknown>[]; skipped: number }> {
-  let text: string;
-  try {
-    text = await fs.readFile(file, "utf8");
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { records: [], skipped: 0 };
-    throw err;
-  }
-  const records: Record<string, unknown>[] = [];
-  let skipped = 0;
-  for (const line of text.split("\n")) {
-    if (line.trim() === "") continue;
-    try {
-      const v = JSON.parse(line) as { id?: unknown } | null;
-      if (typeof v?.id === "string") {
-        records.push(v as Record<string, unknown>);
-        continue;
-      }
-    } catch {
-      // a torn line: asked again
-    }
-    skipped++;
-  }
-  return { records, skipped };
-}
-
 /**
- * The parsed answer per item, in item order; v0.8 records for the same id, kind, request and model are reused. On a
- * failure no new calls start, those in flight finish (stored), and the error is raised, so a rerun continues.
+ * The parsed answer per item, in item order. On a failure no new calls start, those in flight finish (stored), and
+ * the error is raised, so a rerun continues where this one stopped.
  */
 export async function runCachedCalls<T extends { id: string }>(
   items: readonly T[],
@@ -110,33 +63,12 @@ export async function runCachedCalls<T extends { id: string }>(
     seen.add(it.id);
   }
   const requests = new Map(items.map((it) => [it.id, spec.request(it)] as const));
-  const shas = new Map([...requests].map(([id, req]) => [id, requestSha256(req)] as const));
+  log(`${spec.label}: ${items.length} item(s) through ${model.id}`);
 
   const done = new Map<string, CachedRecord>();
-  if (opts.legacyFile) {
-    const { records, skipped } = await readCacheFile(opts.legacyFile);
-    const mismatched = new Set<string>();
-    for (const rec of records) {
-      const id = rec.id as string;
-      // Another batch's line, or a damaged one (asked again).
-      if (!requests.has(id) || rec.kind !== spec.kind || typeof rec.raw !== "string") continue;
-      const fits =
-        (rec.requestSha256 === undefined || rec.requestSha256 === shas.get(id)) &&
-        (rec.model === undefined || rec.model === model.id);
-      if (fits) done.set(id, rec as unknown as CachedRecord); // the last fitting line wins
-      else mismatched.add(id);
-    }
-    const stale = [...mismatched].filter((id) => !done.has(id)).length;
-    if (skipped > 0) log(`${spec.label}: ${skipped} unreadable line(s) in ${opts.legacyFile} ignored`);
-    if (stale > 0) log(`${spec.label}: ${stale} record(s) of ${opts.legacyFile} were made with another prompt, input or model; asking again`);
-  }
-  const fromFile = new Set(done.keys());
-  const todo = items.filter((it) => !done.has(it.id));
-  log(`${spec.label}: ${items.length} item(s)${done.size ? `, ${done.size} from v0.8 results` : ""}, ${todo.length} through ${model.id}`);
-
   let finished = 0;
   const call = async (i: number) => {
-    const item = todo[i];
+    const item = items[i];
     const res = await model.complete(requests.get(item.id)!);
     done.set(item.id, {
       id: item.id,
@@ -145,17 +77,16 @@ export async function runCachedCalls<T extends { id: string }>(
       usage: res.usage,
       seconds: res.seconds,
       model: model.id,
-      requestSha256: shas.get(item.id),
       ...(res.replayed ? { replayed: true } : {}),
       ...(res.servedModel ? { servedModel: res.servedModel } : {}),
       ...(res.standIn ? { standIn: true } : {}),
     });
     finished++;
   };
-  const failure = await untilFailure(todo.length, Math.max(1, opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat), call);
+  const failure = await untilFailure(items.length, Math.max(1, opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat), call);
   if (failure) {
     const { error } = failure;
-    const id = todo[failure.index].id;
+    const id = items[failure.index].id;
     const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}; ${finished} answer(s) done, rerun to continue`;
     // Keep the error's family and code: callers switch on it, and an offline replay miss stays skipped, not failed.
     const keep = { cause: error, unavailable: error instanceof GbrError && error.unavailable, hint: (error as GbrError).hint, brief: (error as GbrError).brief };
@@ -179,7 +110,7 @@ export async function runCachedCalls<T extends { id: string }>(
   opts.onRecords?.(
     items.map((it) => {
       const record = done.get(it.id)!;
-      return { record, request: requests.get(it.id)!, reused: fromFile.has(it.id) || record.replayed === true };
+      return { record, request: requests.get(it.id)!, reused: record.replayed === true };
     }),
   );
   return texts;

@@ -16,12 +16,14 @@ import { chatForMethod } from "./chat-for-method";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
 
-/** Where an LLM method keeps its REACT traces, and v0.8 kept its per-item results, for one benchmark. */
-function workDir(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, method: string, model: ChatModel, prompts: PromptSet): string {
+/** Where REACT keeps one benchmark's traces. */
+function traceDirOf(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, model: ChatModel, prompts: PromptSet): string {
+  if (ctx.traceDir) return ctx.traceDir;
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_");
-  // Each --repeat sample keeps its own results, or one would resume from another's answers.
+  // Each --repeat sample keeps its own traces, or one would resume from another's answers.
   const sample = opts.sample !== undefined || opts.seed !== undefined ? `-sample${opts.sample ?? 0}-seed${opts.seed ?? "none"}` : "";
-  return path.join(ctx.workDir ?? path.join(ctx.providers.config.dataDir, "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
+  const dir = `react-${safe(model.id)}-${prompts.name}${sample}`;
+  return path.join(ctx.workDir ?? path.join(ctx.providers.config.dataDir, "llm"), safe(bench.name), dir, "traces");
 }
 
 /** The method's prompt set: the project's, or the official ones cached in the run's data folder. */
@@ -74,13 +76,11 @@ export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: 
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      const dir = workDir(bench, opts, ctx, `reform-${kind}`, model, prompts);
       let outcomes: CachedOutcome[] = [];
       // A plan counts a rewrite of the benchmark's own question once, whichever experiment asks for it.
       const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
       const { value: rewrites, seconds } = await timed(() =>
         reformulate(queries, kind, asked, prompts, {
-          legacyFile: path.join(dir, "rewrites.jsonl"),
           log: ctx.log,
           onRecords: (o) => (outcomes = o),
         }),
@@ -100,11 +100,9 @@ export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: 
 export async function translateRetriever(innerOn: (english: Benchmark) => Promise<Retriever>, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name: string): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx, bench.docs);
-  const dir = workDir(bench, opts, ctx, "translate", model, prompts);
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
     translateItems(bench.docs, "article", model, prompts, {
-      legacyFile: path.join(dir, "articles.jsonl"),
       log: ctx.log,
       concurrency: 4,
       onRecords: (o) => (articles = o),
@@ -119,7 +117,6 @@ export async function translateRetriever(innerOn: (english: Benchmark) => Promis
       const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
       const { value: q, seconds } = await timed(() =>
         translateItems(queries, "query", asked, prompts, {
-          legacyFile: path.join(dir, "queries.jsonl"),
           log: ctx.log,
           onRecords: (o) => (outcomes = o),
         }),
@@ -144,7 +141,7 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<ReactRun> {
-      const traceDir = ctx.traceDir ?? path.join(workDir(bench, opts, ctx, "react", model, prompts), "traces");
+      const traceDir = traceDirOf(bench, opts, ctx, model, prompts);
       const react: ReactContext = {
         corpus,
         scorer,

@@ -16,7 +16,6 @@ import {
   reformulate,
   REFORMULATION_PARAMS,
 } from "../../../lib/llm/reformulate";
-import { readCacheFile } from "../../../lib/llm/cached-calls";
 import { buildTranslationRequest, cleanTranslation, translateItems, TRANSLATION_PARAMS } from "../../../lib/llm/translate";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../../lib/models/chat";
 import { openStore, replayCache, withReplay, type ReplayCache } from "../../../lib/store";
@@ -228,29 +227,6 @@ describe("reformulate", () => {
     const m3 = fakeModel(keywordsFor);
     await reformulate(QUERIES.slice(0, 3), "dense", stored(m3, cache), prompts);
     assert.equal(m3.calls.length, 3, "the other kind is another request");
-  });
-
-  test("a v0.8 per-item file is read: its records for the same request and model are reused, a torn line or another prompt's record is asked again", async () => {
-    // The file v0.8 appended to, as its lines were: written here by hand from a first run's records.
-    const legacyFile = file("v08-rewrites.jsonl");
-    let outcomes: CachedOutcome[] = [];
-    await reformulate(QUERIES.slice(0, 3), "sparse", fakeModel(keywordsFor), prompts, { onRecords: (o) => (outcomes = o) });
-    const lines = outcomes.map((o) => JSON.stringify(o.record));
-    await fs.writeFile(legacyFile, `${lines[0]}\n${lines[1]}\n${lines[2].slice(0, 25)}`);
-    const logs: string[] = [];
-    const model = fakeModel(keywordsFor);
-    const out = await reformulate(QUERIES.slice(0, 3), "sparse", model, prompts, { legacyFile, log: (m) => logs.push(m), onRecords: (o) => (outcomes = o) });
-    assert.equal(model.calls.length, 1);
-    assert.deepEqual(outcomes.map((o) => o.reused), [true, true, false]);
-    assert.equal(out.get("q3"), "μίσθωση, καταγγελία, q3");
-    assert.ok(logs.some((l) => /1 unreadable line/.test(l)));
-    const { records, skipped } = await readCacheFile(legacyFile);
-    assert.deepEqual([records.length, skipped], [2, 1]);
-    const edited: PromptSet = { ...prompts, texts: { ...prompts.texts, SPARSE_REWRITE_PROMPT: prompts.texts.SPARSE_REWRITE_PROMPT + "\nΣύντομα." } };
-    const m2 = fakeModel(keywordsFor);
-    await reformulate(QUERIES.slice(0, 2), "sparse", m2, edited, { legacyFile, log: (m) => logs.push(m) });
-    assert.equal(m2.calls.length, 2);
-    assert.ok(logs.some((l) => /2 record\(s\) of .* were made with another prompt/.test(l)));
   });
 
   test("duplicate query ids are refused before any call", async () => {
