@@ -139,11 +139,7 @@ export function loadPromptSet(name: PromptSetName = "project", opts: { cacheDir?
 function loadProjectSet(dir: string): PromptSet {
   const texts = {} as Record<PromptName, string>;
   for (const p of PROMPT_NAMES) texts[p] = readPromptFile(path.join(dir, `${p}.txt`), PROMPT_PLACEHOLDERS[p]);
-  const extras: PromptSet["extras"] = {};
-  for (const e of EXTRA_PROMPT_NAMES) {
-    const file = path.join(dir, `${e}.txt`);
-    if (existsSync(file)) extras[e] = readPromptFile(file);
-  }
+  const extras = { REWRITE_SYSTEM: readPromptFile(path.join(dir, "REWRITE_SYSTEM.txt")) };
   return { name: "project", source: dir, sha256: digestsOf(texts), texts, extras };
 }
 

@@ -1,8 +1,7 @@
 /** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
-import path from "node:path";
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, readPromptFile, type PromptSet } from "./prompts";
+import { fillPrompt, parserFor, PromptError, type PromptSet } from "./prompts";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
 export type RewriteKind = "sparse" | "dense";
@@ -64,21 +63,15 @@ export function parseDenseRewrite(text: string): string {
   return para.replace(/^(\*\*|__|["«“])+|(\*\*|__|["»”])+$/g, "").trim();
 }
 
-let projectRewriteSystem: string | undefined;
-
-/** The set's REWRITE_SYSTEM, else the project's for the project set; an official set without one is an error. */
+/** The set's REWRITE_SYSTEM: a stand-in would silently make every official request differ from the authors'. */
 function rewriteSystemFor(prompts: PromptSet): string {
-  if (prompts.extras.REWRITE_SYSTEM !== undefined) return prompts.extras.REWRITE_SYSTEM;
-  // A stand-in system message would silently make every official request differ from the authors': refuse.
-  if (prompts.name === "official") {
-    throw new PromptError(
-      `the official prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
-        "run `gbr prompts pull` again, or use the project prompts",
-      "MISSING_CONSTANTS",
-    );
-  }
-  projectRewriteSystem ??= readPromptFile(path.join(PROJECT_PROMPTS_DIR, "REWRITE_SYSTEM.txt"));
-  return projectRewriteSystem;
+  const system = prompts.extras.REWRITE_SYSTEM;
+  if (system !== undefined) return system;
+  throw new PromptError(
+    `the ${prompts.name} prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
+      "run `gbr prompts pull` again, or use the project prompts",
+    "MISSING_CONSTANTS",
+  );
 }
 
 /** The set's rewrite system message, the kind's prompt with the query text verbatim, and the paper's settings. */

@@ -83,17 +83,10 @@ function checkWindow(window: number, step: number): void {
   }
 }
 
-/** The project's re-ranking prompts as sent, with their sha256 (what `info.llm.prompts` records). */
-export interface RerankPrompts {
-  system: string;
-  user: string;
-  sha256: { RERANK_SYSTEM: string; RERANK_USER: string };
-}
+let loaded: { system: string; user: string; sha256: Record<string, string> } | undefined;
 
-let loaded: RerankPrompts | undefined;
-
-/** Read once per process. */
-function rerankPrompts(): RerankPrompts {
+/** The project's re-ranking prompts as sent, with their sha256 (what `info.llm.prompts` records); read once. */
+function rerankPrompts(): NonNullable<typeof loaded> {
   if (!loaded) {
     const system = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_SYSTEM.txt"));
     const user = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages", "count", "chars"]);
@@ -102,18 +95,11 @@ function rerankPrompts(): RerankPrompts {
   return loaded;
 }
 
-/** Whitespace made single spaces (line breaks would blur where `[n]` starts); cut to `maxChars` with "…". */
+/** Whitespace made single spaces (line breaks would blur where `[n]` starts); cut to `maxChars` code points with "…". */
 export function excerpt(text: string, maxChars: number): string {
-  // Only as much of a long article is flattened as the cut needs (flattening only shortens it), doubled until enough.
-  for (let n = 2 * maxChars + 16; ; n *= 2) {
-    const whole = n >= text.length;
-    const flat = (whole ? text : text.slice(0, n)).replace(/\s+/g, " ").trim();
-    // The first maxChars code points (a cut never splits a surrogate pair), found without splitting the text.
-    let end = 0;
-    for (let c = 0; c < maxChars && end < flat.length; c++) end += flat.codePointAt(end)! > 0xffff ? 2 : 1;
-    if (end < flat.length) return `${flat.slice(0, end).trimEnd()}…`;
-    if (whole) return flat;
-  }
+  const flat = text.replace(/\s+/g, " ").trim();
+  const chars = Array.from(flat);
+  return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars).join("").trimEnd()}…`;
 }
 
 // Each article's excerpt, made once (up to 20,000 kept): the same articles fill the windows of many queries and

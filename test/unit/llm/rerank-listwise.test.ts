@@ -152,23 +152,6 @@ test("excerpt: whitespace flattened, cut by code points", () => {
   assert.equal(excerpt("😀😀😀", 2), "😀😀…");
 });
 
-test("excerpt of a long article flattens only its head, with the same result as flattening it whole", () => {
-  const whole = (text: string, max: number) => {
-    const flat = text.replace(/\s+/g, " ").trim();
-    const chars = Array.from(flat);
-    return chars.length <= max ? flat : `${chars.slice(0, max).join("").trimEnd()}…`;
-  };
-  const pieces = ["α", " ", "  \n\t ", "𝔸", "λέξη", "\n", "😀"];
-  let seed = 7;
-  const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
-  for (let t = 0; t < 3000; t++) {
-    let text = "";
-    for (let i = next(120); i > 0; i--) text += pieces[next(pieces.length)];
-    const max = 1 + next(25);
-    assert.equal(excerpt(text, max), whole(text, max), JSON.stringify({ text, max }));
-  }
-});
-
 // ---------------------------------------------------------------------------------------------
 // The run, with a fake chat model
 // ---------------------------------------------------------------------------------------------
