@@ -63,16 +63,16 @@ export function observerBatches(
 
 /** As the authors count it: o200k tokens of the system prompt then the user prompt, plus `CHAT_OVERHEAD_TOKENS`. */
 export function observerPromptTokens(
-  prompts: Pick<ReactPrompts, "observerSystem" | "observerUser">,
+  prompts: Pick<ReactPrompts, "OBSERVER_SYSTEM" | "OBSERVER_USER">,
   originalQuery: string,
 ): (docs: { id: DocId; text: string }[]) => number {
   // Counted in parts (countTokensJoined): the whole prompt's count, with each article's block counted once.
   const mark = "\u0000gbr-docs\u0000";
-  const frame = prompts.observerSystem + fillPrompt(prompts.observerUser, { original_query: originalQuery, retrieved_docs_block: mark });
+  const frame = prompts.OBSERVER_SYSTEM + fillPrompt(prompts.OBSERVER_USER, { original_query: originalQuery, retrieved_docs_block: mark });
   const at = frame.indexOf(mark);
   if (at < 0 || frame.indexOf(mark, at + mark.length) >= 0) {
     // The template holds the articles twice or not at all: count the rendered prompt whole.
-    return (docs) => countTokens(prompts.observerSystem + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
+    return (docs) => countTokens(prompts.OBSERVER_SYSTEM + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
   }
   const head = frame.slice(0, at);
   const tail = frame.slice(at + mark.length);

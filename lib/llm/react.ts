@@ -126,7 +126,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       history,
       keptTexts: reactRanking(kept, PLANNER_KEPT_DOCS).map(textOf),
     });
-    const plannerReq: ChatRequest = { ...base, system: prompts.plannerSystem, user: plannerUser, maxTokens: s.maxTokens };
+    const plannerReq: ChatRequest = { ...base, system: prompts.PLANNER_SYSTEM, user: plannerUser, maxTokens: s.maxTokens };
     const p = await ctx.planner.complete(plannerReq);
     const plannerCall = callRecord(plannerReq, p);
     const plannerText = parser.text(p.raw);
@@ -161,7 +161,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     if (!batches) {
       batches = observerBatches(retrievedDocs, s.budgetTokens, count).map((batch) => ({
         batch,
-        req: { ...base, system: prompts.observerSystem, user: observerMessage(prompts, query.text, batch.docs), maxTokens: s.observerMaxTokens },
+        req: { ...base, system: prompts.OBSERVER_SYSTEM, user: observerMessage(prompts, query.text, batch.docs), maxTokens: s.observerMaxTokens },
       }));
       batchesOf.set(retrievedIds, batches);
     }

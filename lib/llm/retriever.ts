@@ -8,7 +8,7 @@ import { addCosts, secondsOf, timed } from "../eval/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "../models/chat";
 import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
-import { reactParserFor, reactPromptsOf } from "./react-prompts";
+import { reactParserFor } from "./react-prompts";
 import type { CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
@@ -148,7 +148,7 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
         docs: bench.docs,
         planner: model,
         observer: model,
-        prompts: reactPromptsOf(prompts),
+        prompts: prompts.texts,
         parser: reactParserFor(parserFor(prompts)),
         rounds: opts.rounds ?? 10,
         seed: opts.seed,
