@@ -87,7 +87,8 @@ export async function runCachedCalls<T extends { id: string }>(
   if (failure) {
     const { error } = failure;
     const id = items[failure.index].id;
-    const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}; ${finished} answer(s) done, rerun to continue`;
+    const saved = `; ${finished} answer(s) done, rerun to continue`;
+    const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}${saved}`;
     // Keep the error's family and code: callers switch on it, and an offline replay miss stays skipped, not failed.
     const keep = { cause: error, unavailable: error instanceof GbrError && error.unavailable, hint: (error as GbrError).hint, brief: (error as GbrError).brief };
     if (error instanceof ChatError) throw new ChatError(msg, error.code, keep);

@@ -24,7 +24,9 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
   if (ctx.plan) {
     const id = ctx.providers.chatId(opts.llm);
     const held = ctx.replay === "off" ? undefined : await cache();
-    model = planChatModel(id, ctx.plan, ctx.replay === "refresh" ? undefined : held, await ctx.plan.outputGuess(id, held), opts.sample ?? 0, inputs);
+    const guess = await ctx.plan.outputGuess(id, held);
+    const exact = inputs !== undefined && ctx.plan.given(inputs);
+    model = planChatModel(id, ctx.plan, guess, opts.sample ?? 0, exact, ctx.replay === "refresh" ? undefined : held);
   } else {
     const server = ctx.providers.chat(opts.llm);
     model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample, offline: ctx.providers.config.offline });
@@ -59,27 +61,25 @@ function messageTokens(text: string): number {
 
 /**
  * Answers "" (or the store's answer) and tallies the call with its o200k input tokens (the plan may remember them by
- * the store's key). When `inputs` are the benchmark's own, the tally gets that key, so a request several experiments
- * send is counted once.
+ * the store's key). With `exact`, the tally gets that key, so a request several experiments send is counted once.
  */
-function planChatModel(modelId: string, plan: PlanMode, cache: ReplayCache | undefined, outputPerCall: number, sample: number, inputs?: readonly object[]): ChatModel {
-  const exact = inputs !== undefined && plan.given(inputs);
+function planChatModel(id: string, plan: PlanMode, perCall: number, sample: number, exact: boolean, cache?: ReplayCache): ChatModel {
   // A request sent again as the same object (REACT's rounds retrieving the same articles) is keyed once.
   const keys = new WeakMap<ChatRequest, string>();
   return {
-    id: modelId,
+    id,
     endpoint: "plan",
     async complete(req: ChatRequest): Promise<ChatResponse> {
       let key = keys.get(req);
-      if (key === undefined) keys.set(req, (key = replayKey(modelId, req, sample)));
+      if (key === undefined) keys.set(req, (key = replayKey(id, req, sample)));
       if (cache?.has(key)) {
         const hit = await cache.get(key);
         // Cached calls cost nothing.
         if (hit) return { text: hit.response.text, raw: hit.response.raw, usage: { input: 0, output: 0 }, seconds: 0, replayed: true };
       }
       const input = plan.tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));
-      plan.tally("chat", modelId, 1, input, outputPerCall, exact ? key : undefined);
-      return { text: "", raw: "", usage: { input, output: outputPerCall }, seconds: 0 };
+      plan.tally("chat", id, 1, input, perCall, exact ? key : undefined);
+      return { text: "", raw: "", usage: { input, output: perCall }, seconds: 0 };
     },
   };
 }

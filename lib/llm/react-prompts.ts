@@ -15,7 +15,10 @@ export const PLANNER_KEPT_DOCS = 27;
  * The five REACT templates of a prompt set. Answer formats are fixed: the planner `REASON:` then `QUERY:`; the
  * observer `RELEVANT:` then one `doc_id | reason` line per useful article, or `RELEVANT: NONE`.
  */
-export type ReactPrompts = Pick<PromptSet["texts"], "PLANNER_SYSTEM" | "PLANNER_FIRST" | "PLANNER_NEXT" | "OBSERVER_SYSTEM" | "OBSERVER_USER">;
+export type ReactPrompts = Pick<
+  PromptSet["texts"],
+  "PLANNER_SYSTEM" | "PLANNER_FIRST" | "PLANNER_NEXT" | "OBSERVER_SYSTEM" | "OBSERVER_USER"
+>;
 
 /** Recorded in traces so a saved trace is reused only for the same texts (the work folder names only the set). */
 export function reactPromptsSha256(p: ReactPrompts): string {
