@@ -46,10 +46,7 @@ export interface CachedCallSpec<T extends { id: string }> {
   parse(item: T, raw: string): { text: string; fallback?: boolean };
 }
 
-/**
- * The parsed answer per item, in item order. On a failure no new calls start, those in flight finish (stored), and
- * the error is raised, so a rerun continues where this one stopped.
- */
+/** The parsed answer per item; on a failure those in flight finish (stored), then the error is raised. */
 export async function runCachedCalls<T extends { id: string }>(
   items: readonly T[],
   model: ChatModel,

@@ -1,8 +1,4 @@
-/**
- * The chat model a method is handed (it never chooses): the run's model behind the store (answers by content address,
- * so a rerun costs nothing), or in `gbr reproduce --plan` a stand-in that sends nothing: replay hits answered, others
- * counted (o200k input) and answered "" ("nothing new").
- */
+/** The chat model a method is handed: the run's model behind the store, or the plan's stand-in that sends nothing. */
 import { replayCache, replayKey, withReplay, type ReplayCache } from "../store";
 import { countTokensJoined } from "../text/tokens";
 import { withComplete, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
@@ -59,10 +55,7 @@ function messageTokens(text: string): number {
   return countTokensJoined(text.split(/(?<=\n\n)|(?<=(?:^|\n)\[\d{1,4}\])(?= )/));
 }
 
-/**
- * Answers "" (or the store's answer) and tallies the call with its o200k input tokens (the plan may remember them by
- * the store's key). With `exact`, the tally gets that key, so a request several experiments send is counted once.
- */
+/** Answers "" (or the store's answer) and tallies the call's o200k input tokens, with the store's key when `exact`. */
 function planChatModel(id: string, plan: PlanMode, perCall: number, sample: number, exact: boolean, cache?: ReplayCache): ChatModel {
   // A request sent again as the same object (REACT's rounds retrieving the same articles) is keyed once.
   const keys = new WeakMap<ChatRequest, string>();

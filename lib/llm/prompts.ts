@@ -1,7 +1,4 @@
-/**
- * Prompt sets for the LLM methods, both of one shape: "project" (UTF-8 files in `lib/llm/prompts/project/`) and
- * "official" (the authors', not redistributable: read from the cache `pullOfficialPrompts` fills).
- */
+/** Prompt sets: "project" (files in `lib/llm/prompts/project/`) and "official" (the authors', pulled at run time). */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
@@ -184,10 +181,7 @@ function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string
 /** The known placeholders plus any other names a caller wants substituted. */
 export type PromptValues = Record<string, string | number | undefined>;
 
-/**
- * One pass over `{name}` for names in PLACEHOLDERS or `values` (values never rescanned). A placeholder without a value
- * is an error; extra values are ignored as str.format does, but "{{"/"}}" stay (no official constant uses them).
- */
+/** `{name}` for names in PLACEHOLDERS or `values`, in one pass; a missing value is an error; "{{"/"}}" stay. */
 export function fillPrompt(template: string, values: PromptValues): string {
   const known = new Set<string>(PLACEHOLDERS);
   for (const k of Object.keys(values)) known.add(k);

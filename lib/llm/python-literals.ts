@@ -1,7 +1,4 @@
-/**
- * String constants out of Python source without running Python: a str-literal parser and a scanner for `NAME = "…"`
- * that skips strings, comments and bracketed code. Used on the authors' notebook; knows nothing about prompts.
- */
+/** String constants out of Python source without running Python, for the authors' notebook. */
 import { GbrError } from "../util/errors";
 
 /** An f-string, bytes literal, `\N{…}` escape or unterminated literal we will not read; `pos` is the offset. */
@@ -179,10 +176,7 @@ const IPYTHON_LINE = /[ \t]*[%!]/y;
 /** `NAME += …` and friends: the value then depends on code we do not run. */
 const AUGMENTED = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\+|-|\*\*?|\/\/?|%|@|&|\||\^|<<|>>)=/y;
 
-/**
- * `NAME = <literal>` at a logical line start; a `NAME =` inside a string or argument list does not count. The last
- * assignment wins (as when the cell runs); a non-literal or a later `+=` gives an error result, not a wrong value.
- */
+/** `NAME = <literal>` at a logical line start, the last one winning; a non-literal or a later `+=` is an error result. */
 export function extractStringConstants(source: string, names: Iterable<string>): Map<string, ConstantResult> {
   const wanted = new Set(names);
   const found = new Map<string, ConstantResult>();

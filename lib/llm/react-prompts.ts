@@ -11,10 +11,7 @@ import type { ParserName } from "./prompts";
 export const PLANNER_KEPT_DOCS = 27;
 
 
-/**
- * The five REACT templates of a prompt set. Answer formats are fixed: the planner `REASON:` then `QUERY:`; the
- * observer `RELEVANT:` then one `doc_id | reason` line per useful article, or `RELEVANT: NONE`.
- */
+/** The five REACT templates of a prompt set (the answer formats are fixed: `QUERY:`, `RELEVANT:` / `id | reason`). */
 export type ReactPrompts = Pick<
   PromptSet["texts"],
   "PLANNER_SYSTEM" | "PLANNER_FIRST" | "PLANNER_NEXT" | "OBSERVER_SYSTEM" | "OBSERVER_USER"

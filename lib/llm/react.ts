@@ -1,7 +1,4 @@
-/**
- * REACT-BM25 (DESIGN.md §6, the authors' notebook): per round a planner LLM writes a Greek keyword query, BM25
- * (positive scores only) retrieves its top 100, an observer LLM keeps the useful ones. The loop; the rest: react-*.ts.
- */
+/** REACT-BM25 (DESIGN.md §6): a planner writes keyword queries, BM25 retrieves, an observer keeps; the loop. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Doc, DocId, Query, QueryId, Run } from "../types";
@@ -85,10 +82,7 @@ function traceConfig(ctx: ReactContext): ReactTrace["config"] {
   };
 }
 
-/**
- * REACT-BM25 for one query: after round 1 the planner also sees "round i of N", the earlier queries and the top 27 kept
- * articles' texts; observer batches are token-budgeted. LLM errors propagate; an oversize article is a "BUDGET" error.
- */
+/** REACT-BM25 for one query; LLM errors propagate, an article too big for the observer is a "BUDGET" error. */
 export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTrace> {
   const s = settings(ctx);
   const started = performance.now();
@@ -254,10 +248,7 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
   return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
 }
 
-/**
- * REACT-BM25 over many queries, each trace written atomically after every round; complete traces in `traceDir` are
- * reused, so a crash repeats no finished query. On failure queries in flight finish, then the first error is rethrown.
- */
+/** REACT-BM25 over many queries; complete traces in `traceDir` are reused, so a crash repeats no finished query. */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);
   const seen = new Set<QueryId>();

@@ -84,10 +84,7 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
   };
 }
 
-/**
- * The rewrite per query id by the set's parser; resumable through the store. The project parser falls back to the
- * original query when empty; the authors' leaves it empty, as their notebook searches with it.
- */
+/** The rewrite per query id; the project parser falls back to the query, the authors' leaves an empty rewrite empty. */
 export async function reformulate(
   queries: readonly { id: string; text: string }[],
   kind: RewriteKind,

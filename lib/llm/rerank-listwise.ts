@@ -1,7 +1,4 @@
-/**
- * RankGPT-style listwise LLM re-ranking of any first-stage run: numbered article windows answered `[3] > [1] > [2]`,
- * sliding bottom-up so a strong low article climbs in one pass. Always the project's prompts (the authors have none).
- */
+/** RankGPT-style listwise re-ranking: numbered windows answered `[3] > [1] > [2]`, sliding bottom-up; project prompts. */
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
 import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from "../types";
@@ -165,10 +162,7 @@ function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): Gb
   });
 }
 
-/**
- * Re-ranks each query's top `depth`, appends the rest, cuts to `k`; pass `chatForMethod(opts)` so reruns call nothing.
- * A failed call fails the run; an unusable answer keeps the window (`info.rerank.unparsed`); replayed usage counts too.
- */
+/** Re-ranks each query's top `depth`, appends the rest, cuts to `k`; an unusable answer keeps the window's order. */
 export async function listwiseRerankRun(
   model: ChatModel,
   queries: Query[],

@@ -129,10 +129,7 @@ export async function translateRetriever(innerOn: (english: Benchmark) => Promis
   };
 }
 
-/**
- * `react-bm25`: the paper's agentic method (planner → BM25-GREEKSTEMMER → observer, `rounds` rounds, default 10),
- * one trace per query, resumable. Rendering is the authors' for every prompt set; answers go through its parser.
- */
+/** `react-bm25`: the paper's agentic method, one resumable trace per query. */
 export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);

@@ -7,10 +7,7 @@ import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat
 /** Filled into {text_type}. */
 export type TextType = "article" | "query";
 
-/**
- * As the notebook: temperature 0 and a 32,768-token cap, unlike the other calls' 0.2 / 42,000: a translation has
- * one right answer, and an article's English is about as long as its Greek.
- */
+/** As the notebook: temperature 0 and a 32,768-token cap (a translation has one right answer, as long as its source). */
 export const TRANSLATION_PARAMS = {
   temperature: 0,
   topP: 1,
@@ -34,10 +31,7 @@ export function cleanTranslation(text: string): string {
   return (fenced ? fenced[1] : t).trim();
 }
 
-/**
- * English text per id, in `items` order; resumable through the store. "project": `cleanTranslation`, else the source
- * text; "official": as the notebook stores it, empty or not.
- */
+/** English text per id, in `items` order; the project parser falls back to the source text, the official one never. */
 export async function translateItems(
   items: readonly { id: string; text: string }[],
   textType: TextType,
