@@ -5,7 +5,7 @@ import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from ".
 import { DataError, GbrError, isUnavailable } from "../util/errors";
 import { splitModelId } from "../util/model-id";
 import { addCosts, zeroWork } from "../eval/run-cost";
-import { createSemaphore } from "../util/semaphore";
+import { untilFailure } from "../util/pool";
 import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
@@ -180,7 +180,6 @@ export async function listwiseRerankRun(
   if (!(Number.isInteger(maxChars) && maxChars >= 1)) throw new GbrError(`article budget must be a positive integer, got ${maxChars}`, "USAGE");
   checkWindow(window, step);
   const prompts = rerankPrompts();
-  const limit = createSemaphore(opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat);
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
 
   // A failure stops queries before their next call, instead of paying for a run already lost.
@@ -204,6 +203,7 @@ export async function listwiseRerankRun(
       try {
         res = await model.complete(req);
       } catch (err) {
+        failed = true;
         throw callFailure(err, q.id, w, top.length);
       }
       const { order, found } = readPermutation(res.raw, ids.length);
@@ -221,26 +221,12 @@ export async function listwiseRerankRun(
     return { ranking: [...top, ...all.slice(depth)].slice(0, k), calls };
   };
 
-  const results = await Promise.all(
-    queries.map((q) =>
-      limit.run(async () => {
-        if (failed) return { ranking: [], calls: [] };
-        try {
-          return await rerankOne(q);
-        } catch (err) {
-          failed = true;
-          throw err;
-        }
-      }),
-    ),
-  );
-
-  const rankings = new Map<QueryId, DocId[]>();
-  const calls: Call[] = [];
-  queries.forEach((q, i) => {
-    rankings.set(q.id, results[i].ranking);
-    calls.push(...results[i].calls);
-  });
+  const results: { ranking: DocId[]; calls: Call[] }[] = [];
+  const concurrency = opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat;
+  const failure = await untilFailure(queries.length, concurrency, async (i) => void (results[i] = await rerankOne(queries[i])));
+  if (failure) throw failure.error;
+  const rankings = new Map(queries.map((q, i) => [q.id, results[i].ranking] as const));
+  const calls = results.flatMap((r) => r.calls);
   const entries = calls.map((c) => c.entry);
   const unparsed = calls.filter((c) => c.found === 0);
   const incomplete = calls.filter((c) => c.found > 0 && c.found < c.size).length;
