@@ -1,7 +1,7 @@
 /** The chat model a method is handed: the run's model behind the store, or the plan's stand-in that sends nothing. */
 import { replayCache, replayKey, withReplay, type ReplayCache } from "../store";
 import { countTokensJoined } from "../text/tokens";
-import { withComplete, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
+import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
 import type { PlanMode, RetrieverOptions, RunContext } from "../registry";
 import { splitModelId } from "../util/model-id";
 
@@ -29,7 +29,7 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
   }
   if (opts.seed === undefined) return model;
   const inner = model;
-  return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
+  return { ...inner, complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }) };
 }
 
 /** Output tokens assumed per new call: the mean of the model's cached answers, else 1,000. */

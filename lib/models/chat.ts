@@ -62,18 +62,6 @@ export interface ChatModel extends ServerReports {
   complete(req: ChatRequest): Promise<ChatResponse>;
 }
 
-/** `inner` with another `complete`, everything else (id, endpoint, counts, limit, capacity) passed through. */
-export function withComplete(inner: ChatModel, complete: ChatModel["complete"]): ChatModel {
-  return {
-    id: inner.id,
-    ...(inner.endpoint !== undefined ? { endpoint: inner.endpoint } : {}),
-    complete,
-    ...(inner.endpointStats ? { endpointStats: () => inner.endpointStats!() } : {}),
-    ...(inner.limitState ? { limitState: () => inner.limitState!() } : {}),
-    ...(inner.capacity !== undefined ? { capacity: inner.capacity } : {}),
-  };
-}
-
 /** `code` is stable for callers to switch on; NOT_CONFIGURED is "unavailable", so experiments are skipped. */
 export class ChatError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "EMPTY" | "BUDGET";
