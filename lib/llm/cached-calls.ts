@@ -2,7 +2,7 @@
 import { DEFAULT_CONCURRENCY } from "../config";
 import { GbrError } from "../util/errors";
 import { untilFailure } from "../util/pool";
-import { ChatError, type ChatModel, type ChatRequest, type ChatUsage } from "../models/chat";
+import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
 export interface CachedCallOptions {
   /** Calls in flight at once (default 4). */
@@ -13,34 +13,17 @@ export interface CachedCallOptions {
   onRecords?: (outcomes: CachedOutcome[]) => void;
 }
 
-/** `reused`: the answer came from the store, not a call made now. */
+/** One item's request and answer; `reused`: from the store, not a call made now; `fallback`: the input text was used. */
 export interface CachedOutcome {
-  record: CachedRecord;
   request: ChatRequest;
+  response: ChatResponse;
   reused: boolean;
-}
-
-export interface CachedRecord {
-  id: string;
-  /** The batch kind ("sparse"/"dense" for rewrites, "article"/"query" for translations). */
-  kind: string;
-  /** The answer exactly as returned (reasoning included): parsed again on every use. */
-  raw: string;
-  usage: ChatUsage;
-  seconds: number;
-  /** True when the parsed answer was empty and the input text was used instead. */
-  fallback?: boolean;
-  /** ChatModel.id that answered. */
-  model: string;
-  replayed?: boolean;
-  servedModel?: string;
-  standIn?: boolean;
+  fallback: boolean;
 }
 
 export interface CachedCallSpec<T extends { id: string }> {
   /** Names the batch in logs and errors, e.g. "reformulate sparse". */
   label: string;
-  kind: string;
   request(item: T): ChatRequest;
   /** The item's text from an answer; `fallback` when it was empty after parsing and the input text is used. */
   parse(item: T, raw: string): { text: string; fallback?: boolean };
@@ -62,22 +45,10 @@ export async function runCachedCalls<T extends { id: string }>(
   const requests = new Map(items.map((it) => [it.id, spec.request(it)] as const));
   log(`${spec.label}: ${items.length} item(s) through ${model.id}`);
 
-  const done = new Map<string, CachedRecord>();
+  const done = new Map<string, ChatResponse>();
   let finished = 0;
   const call = async (i: number) => {
-    const item = items[i];
-    const res = await model.complete(requests.get(item.id)!);
-    done.set(item.id, {
-      id: item.id,
-      kind: spec.kind,
-      raw: res.raw,
-      usage: res.usage,
-      seconds: res.seconds,
-      model: model.id,
-      ...(res.replayed ? { replayed: true } : {}),
-      ...(res.servedModel ? { servedModel: res.servedModel } : {}),
-      ...(res.standIn ? { standIn: true } : {}),
-    });
+    done.set(items[i].id, await model.complete(requests.get(items[i].id)!));
     finished++;
   };
   const failure = await untilFailure(items.length, Math.max(1, opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat), call);
@@ -93,23 +64,15 @@ export async function runCachedCalls<T extends { id: string }>(
     throw new Error(msg, { cause: error });
   }
   const texts = new Map<string, string>();
-  let fallbacks = 0;
-  for (const item of items) {
-    const record = done.get(item.id)!;
-    const { text, fallback } = spec.parse(item, record.raw);
-    if (fallback) {
-      record.fallback = true;
-      fallbacks++;
-      log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
-    }
+  const outcomes = items.map((item): CachedOutcome => {
+    const response = done.get(item.id)!;
+    const { text, fallback = false } = spec.parse(item, response.raw);
+    if (fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
     texts.set(item.id, text);
-  }
+    return { request: requests.get(item.id)!, response, reused: response.replayed === true, fallback };
+  });
+  const fallbacks = outcomes.filter((o) => o.fallback).length;
   if (fallbacks > 0) log(`${spec.label}: ${fallbacks} item(s) fell back to the original text (empty answers)`);
-  opts.onRecords?.(
-    items.map((it) => {
-      const record = done.get(it.id)!;
-      return { record, request: requests.get(it.id)!, reused: record.replayed === true };
-    }),
-  );
+  opts.onRecords?.(outcomes);
   return texts;
 }

@@ -142,11 +142,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       }
     }
 
-    const retrievedDocs = Array.from(top.docs, (d) => {
-      const doc = docs[d];
-      if (doc.id !== corpus.docIds[d]) throw new RangeError(`docs[${d}] is '${doc.id}' but the index has '${corpus.docIds[d]}' there`);
-      return { id: doc.id, text: doc.text };
-    });
+    // `docs` are in corpus order (checked by `settings`).
+    const retrievedDocs = Array.from(top.docs, (d) => ({ id: docs[d].id, text: docs[d].text }));
     const observerTraces: ReactObserverTrace[] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];
     const keptIds = new Set<DocId>();

@@ -96,7 +96,6 @@ export async function reformulate(
   const parse = kind === "sparse" ? parseSparseRewrite : parseDenseRewrite;
   const out = await runCachedCalls(queries, model, opts, {
     label: `reformulate ${kind}`,
-    kind,
     request: (q) => buildRewriteRequest(q.text, kind, prompts),
     parse(q, raw) {
       if (official) return { text: parseRewriteOfficial(raw) };

@@ -33,14 +33,14 @@ function promptsFor(opts: RetrieverOptions, ctx: RunContext): PromptSet {
 
 /** The requests behind a batch of cached answers, for the run's record. */
 function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
-  return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.record.servedModel, standIn: o.record.standIn }));
+  return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.response.servedModel, standIn: o.response.standIn }));
 }
 
 /** The online and one-time chat work of cached answers (reused ones with their recorded usage), with wall times. */
 function llmCost(model: ChatModel, online: { outcomes: readonly CachedOutcome[]; seconds: number }, corpus = { outcomes: [] as readonly CachedOutcome[], seconds: 0 }): RunCost {
   return {
-    online: { ...llmWork(online.outcomes.map((o) => o.record.usage)), seconds: online.seconds },
-    corpus: { ...llmWork(corpus.outcomes.map((o) => o.record.usage)), seconds: corpus.seconds },
+    online: { ...llmWork(online.outcomes.map((o) => o.response.usage)), seconds: online.seconds },
+    corpus: { ...llmWork(corpus.outcomes.map((o) => o.response.usage)), seconds: corpus.seconds },
     llmModel: splitModelId(model.id).model,
   };
 }

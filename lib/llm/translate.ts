@@ -42,7 +42,6 @@ export async function translateItems(
   const official = parserFor(prompts) === "official";
   return runCachedCalls(items, model, opts, {
     label: `translate ${textType}`,
-    kind: textType,
     request: (item) => buildTranslationRequest(item, textType, prompts),
     parse(item, raw) {
       if (official) return { text: parseTranslationOfficial(raw) };

@@ -19,7 +19,7 @@ import {
 import { buildTranslationRequest, cleanTranslation, translateItems, TRANSLATION_PARAMS } from "../../../lib/llm/translate";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../../lib/models/chat";
 import { openStore, replayCache, withReplay, type ReplayCache } from "../../../lib/store";
-import type { CachedOutcome, CachedRecord } from "../../../lib/llm/cached-calls";
+import type { CachedOutcome } from "../../../lib/llm/cached-calls";
 
 // ---------------------------------------------------------------------------------------------
 // A scripted ChatModel
@@ -151,16 +151,16 @@ describe("reformulate", () => {
     assert.equal(first.calls.length, 6);
     assert.equal(await countOf(cache), 6);
     assert.deepEqual(outcomes.map((o) => o.reused), Array(6).fill(false));
-    const rec = outcomes[0].record as CachedRecord;
-    for (const k of ["id", "kind", "raw", "usage", "seconds"]) assert.ok(k in rec, k);
-    assert.equal(rec.kind, "sparse");
+    const rec = outcomes[0].response;
+    for (const k of ["raw", "usage", "seconds"]) assert.ok(k in rec, k);
+    assert.ok(outcomes[0].request.user.includes(QUERIES[0].text), "outcomes in query order");
 
     const second = fakeModel(keywordsFor);
     const b = await reformulate(QUERIES, "sparse", stored(second, cache), prompts, { onRecords: (o) => (outcomes = o) });
     assert.equal(second.calls.length, 0);
     assert.deepEqual([...b], [...a]);
     assert.deepEqual(outcomes.map((o) => o.reused), Array(6).fill(true));
-    assert.deepEqual(outcomes[0].record.usage, rec.usage, "reused answers carry their recorded usage");
+    assert.deepEqual(outcomes[0].response.usage, rec.usage, "reused answers carry their recorded usage");
   });
 
   test("a crash after 3 of 6 keeps the 3; the rerun asks only for the other 3", async () => {
@@ -201,9 +201,8 @@ describe("reformulate", () => {
     const out = await reformulate(QUERIES.slice(0, 2), "sparse", model, prompts, { concurrency: 1, log: (m) => logs.push(m), onRecords: (o) => (outcomes = o) });
     assert.equal(out.get("q1"), QUERIES[0].text);
     assert.equal(out.get("q2"), "μίσθωση, καταγγελία, q2");
-    const recs = outcomes.map((o) => o.record as CachedRecord);
-    assert.equal(recs.find((r) => r.id === "q1")?.fallback, true);
-    assert.equal(recs.find((r) => r.id === "q1")?.raw, "<think>μόνο σκέψεις</think>\nKEYWORDS:", "raw is kept as answered");
+    assert.deepEqual(outcomes.map((o) => o.fallback), [true, false]);
+    assert.equal(outcomes[0].response.raw, "<think>μόνο σκέψεις</think>\nKEYWORDS:", "raw is kept as answered");
     assert.ok(logs.some((l) => /q1: the answer was empty/.test(l)));
     assert.ok(logs.some((l) => /1 item\(s\) fell back/.test(l)));
   });
@@ -270,7 +269,7 @@ describe("translateItems", () => {
     let outcomes: CachedOutcome[] = [];
     const out = await translateItems(ARTICLES.slice(0, 1), "article", fakeModel(() => "<think>…</think>  "), prompts, { onRecords: (o) => (outcomes = o) });
     assert.equal(out.get("ΑΚ::914"), ARTICLES[0].text);
-    assert.equal(outcomes[0].record.fallback, true);
+    assert.equal(outcomes[0].fallback, true);
   });
 
   test("cleanTranslation keeps inner line breaks", () => {
