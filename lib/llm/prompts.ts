@@ -8,27 +8,11 @@ import { digestOf } from "../util/safe-files";
 /** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
 export type ParserName = "official" | "project";
 
-/** The nine prompt constants of the paper's notebook, in its order. */
-export const PROMPT_NAMES = [
-  "SPARSE_REWRITE_PROMPT",
-  "DENSE_REWRITE_PROMPT",
-  "TRANSLATION_SYSTEM",
-  "TRANSLATION_USER",
-  "PLANNER_SYSTEM",
-  "PLANNER_FIRST",
-  "PLANNER_NEXT",
-  "OBSERVER_SYSTEM",
-  "OBSERVER_USER",
-] as const;
-
-export type PromptName = (typeof PROMPT_NAMES)[number];
-
-/** REWRITE_SYSTEM: the notebook passes it as a literal, not a constant, so the official set may lack it. */
-export const EXTRA_PROMPT_NAMES = ["REWRITE_SYSTEM"] as const;
-export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
-
-/** Project files must contain all of these (checked at load, so a dropped `{original_query}` fails loudly). */
-export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly string[]>> = {
+/**
+ * The nine prompt constants of the paper's notebook, in its order, with the placeholders each must contain (project
+ * files are checked at load, so a dropped `{original_query}` fails loudly).
+ */
+export const PROMPT_PLACEHOLDERS = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
   DENSE_REWRITE_PROMPT: ["original_query"],
   TRANSLATION_SYSTEM: [],
@@ -38,7 +22,14 @@ export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly string[]>
   PLANNER_NEXT: ["original_query", "round_idx", "max_rounds", "query_history", "kept_docs_summary"],
   OBSERVER_SYSTEM: [],
   OBSERVER_USER: ["original_query", "retrieved_docs_block"],
-};
+} as const satisfies Record<string, readonly string[]>;
+
+export type PromptName = keyof typeof PROMPT_PLACEHOLDERS;
+export const PROMPT_NAMES = Object.keys(PROMPT_PLACEHOLDERS) as PromptName[];
+
+/** REWRITE_SYSTEM: the notebook passes it as a literal, not a constant, so the official set may lack it. */
+export const EXTRA_PROMPT_NAMES = ["REWRITE_SYSTEM"] as const;
+export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
 
 /** Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name given). */
 export const PLACEHOLDERS: readonly string[] = [...new Set(Object.values(PROMPT_PLACEHOLDERS).flat())];

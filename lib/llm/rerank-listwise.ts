@@ -9,7 +9,7 @@ import { untilFailure } from "../util/pool";
 import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
-import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
+import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
 /** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
 export const RERANK_PARAMS = {
@@ -134,8 +134,6 @@ export interface ListwiseRerankOptions {
   step?: number;
   /** Length of the returned rankings (default 100). */
   k?: number;
-  /** Characters of each article shown to the model (default 1,500). */
-  maxChars?: number;
   /** Queries re-ranked at once (default 4); the windows of one query go one after another. */
   concurrency?: number;
   log?: (message: string) => void;
@@ -144,11 +142,9 @@ export interface ListwiseRerankOptions {
 
 interface Call {
   entry: RequestEntry;
-  usage: ChatUsage;
-  seconds: number;
+  res: ChatResponse;
   found: number;
   size: number;
-  raw: string;
 }
 
 function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): GbrError {
@@ -174,10 +170,9 @@ export async function listwiseRerankRun(
   const window = opts.window ?? 20;
   const step = opts.step ?? 10;
   const k = opts.k ?? 100;
-  const maxChars = opts.maxChars ?? 1500;
+  const maxChars = 1500; // characters of each article shown to the model
   if (!(Number.isInteger(depth) && depth >= 1)) throw new GbrError(`re-ranking depth must be a positive integer, got ${depth}`, "USAGE");
   if (!(Number.isInteger(k) && k >= 1)) throw new GbrError(`k must be a positive integer, got ${k}`, "USAGE");
-  if (!(Number.isInteger(maxChars) && maxChars >= 1)) throw new GbrError(`article budget must be a positive integer, got ${maxChars}`, "USAGE");
   checkWindow(window, step);
   const prompts = rerankPrompts();
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
@@ -210,11 +205,9 @@ export async function listwiseRerankRun(
       top = [...top.slice(0, w.start), ...order.map((p) => ids[p]), ...top.slice(w.end)];
       calls.push({
         entry: { role: "rerank", params: chatParams(req), reused: res.replayed === true, servedModel: res.servedModel, standIn: res.standIn },
-        usage: res.usage,
-        seconds: res.seconds,
+        res,
         found,
         size: ids.length,
-        raw: res.raw,
       });
     }
     opts.onProgress?.("rerank:llm", ++done, queries.length);
@@ -231,7 +224,7 @@ export async function listwiseRerankRun(
   const unparsed = calls.filter((c) => c.found === 0);
   const incomplete = calls.filter((c) => c.found > 0 && c.found < c.size).length;
   const made = entries.filter((e) => !e.reused).length;
-  for (const c of unparsed.slice(0, 3)) opts.log?.(`rerank:llm: no usable id in an answer, window order kept: ${JSON.stringify(c.raw.slice(0, 120))}`);
+  for (const c of unparsed.slice(0, 3)) opts.log?.(`rerank:llm: no usable id in an answer, window order kept: ${JSON.stringify(c.res.raw.slice(0, 120))}`);
   opts.log?.(
     `rerank:llm: ${calls.length} call(s) for ${queries.length} quer${queries.length === 1 ? "y" : "ies"} (${made} made now, ${calls.length - made} from the replay cache); ` +
       `${unparsed.length} answer(s) without a usable id (window order kept), ${incomplete} incomplete (missing ids kept in their order)`,
@@ -264,7 +257,7 @@ export async function listwiseRerankRun(
   };
   // The calls' own (recorded) seconds: a query's windows run in sequence, so their sum is its latency.
   const own: RunCost = {
-    online: { ...llmWork(calls.map((c) => c.usage)), seconds: calls.reduce((s, c) => s + c.seconds, 0) },
+    online: { ...llmWork(calls.map((c) => c.res.usage)), seconds: calls.reduce((s, c) => s + c.res.seconds, 0) },
     corpus: zeroWork(),
     llmModel: modelName,
   };
