@@ -5,9 +5,7 @@ import { untilFailure } from "../util/pool";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
 export interface CachedCallOptions {
-  /** Calls in flight at once (default 4). */
   concurrency?: number;
-  /** Progress and fallback reports (default: silent). */
   log?: (msg: string) => void;
   /** Every item's outcome, reused or new, in item order; cost tables count reused usage too (same work). */
   onRecords?: (outcomes: CachedOutcome[]) => void;

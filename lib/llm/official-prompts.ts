@@ -22,9 +22,7 @@ export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experi
 export interface PullOfficialOptions {
   /** Raw-file host (the configuration's `githubRawUrl`; default https://raw.githubusercontent.com). */
   baseUrl?: string;
-  /** Default the pinned OFFICIAL_COMMIT. */
   commit?: string;
-  /** `officialPromptsDir(dataDir)`. */
   cacheDir: string;
   download?: DownloadOptions;
   log?: (msg: string) => void;
@@ -85,11 +83,6 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
     }
     await writeAtomic(file, found.text);
     extras[name] = { file: `${name}.txt`, sha256: digestOf(found.text), chars: found.text.length, foundBy: found.foundBy };
-  }
-  const braces = PROMPT_NAMES.filter((n) => /\{\{|\}\}/.test(extracted.texts[n]));
-  if (braces.length > 0) {
-    // fillPrompt does not collapse doubled braces the way Python's str.format does.
-    log(`prompts: ${braces.join(", ")} contain '{{' or '}}', which fillPrompt leaves as they are`);
   }
   const manifest: OfficialManifest = {
     repo: OFFICIAL_REPO,

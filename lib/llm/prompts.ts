@@ -40,7 +40,6 @@ export type PromptSetName = "project" | "official";
 export interface PromptSet {
   name: PromptSetName;
   source: string;
-  /** Git commit of the official notebook. */
   commit?: string;
   sha256: Record<PromptName, string>;
   texts: Record<PromptName, string>;
@@ -169,7 +168,6 @@ function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string
   return Object.fromEntries(PROMPT_NAMES.map((p) => [p, digestOf(texts[p])])) as Record<PromptName, string>;
 }
 
-/** The known placeholders plus any other names a caller wants substituted. */
 export type PromptValues = Record<string, string | number | undefined>;
 
 /** `{name}` for names in PLACEHOLDERS or `values`, in one pass; a missing value is an error; "{{"/"}}" stay. */

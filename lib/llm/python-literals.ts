@@ -104,21 +104,14 @@ export function parsePythonStringLiteral(src: string, pos: number): { value: str
   }
 }
 
-/** Offset just past a string literal whose opening quote is at `pos`, without decoding it. */
+// A string literal, not decoded; an unterminated one-line literal ends at the line break, so one bad line does not hide
+// the rest of the cell.
+const ANY_LITERAL = /"""(?:\\[\s\S]?|[^\\])*?(?:"""|$)|'''(?:\\[\s\S]?|[^\\])*?(?:'''|$)|"(?:\\[\s\S]?|[^\\"\n])*"?|'(?:\\[\s\S]?|[^\\'\n])*'?/y;
+
+/** Offset just past a string literal whose opening quote is at `pos`. */
 function skipStringLiteral(src: string, pos: number): number {
-  const q = src.startsWith('"""', pos) ? '"""' : src.startsWith("'''", pos) ? "'''" : src[pos];
-  let i = pos + q.length;
-  while (i < src.length) {
-    if (src[i] === "\\") {
-      i += 2;
-      continue;
-    }
-    if (src.startsWith(q, i)) return i + q.length;
-    // An unterminated one-line literal ends at the line break, so one bad line does not hide the rest of the cell.
-    if (src[i] === "\n" && q.length === 1) return i;
-    i++;
-  }
-  return src.length;
+  ANY_LITERAL.lastIndex = pos;
+  return ANY_LITERAL.test(src) ? ANY_LITERAL.lastIndex : src.length;
 }
 
 /** A right-hand side of (adjacent) literals only; anything else (a call, `+`, `.strip()`) would need Python. */

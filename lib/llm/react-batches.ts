@@ -12,11 +12,8 @@ export const OBSERVER_BUDGET_TOKENS = 84_000;
 export const CHAT_OVERHEAD_TOKENS = 64;
 
 
-export interface ObserverBatch {
-  docs: { id: DocId; text: string }[];
-  /** o200k tokens of the whole prompt as `promptTokens` counted it. */
-  tokens: number;
-}
+/** `tokens`: of the whole prompt, as `promptTokens` counted it. */
+export type ObserverBatch = { docs: { id: DocId; text: string }[]; tokens: number };
 
 /**
  * Each batch is the longest run of next articles whose prompt stays strictly below `budgetTokens` (the reference fills

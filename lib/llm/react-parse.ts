@@ -15,15 +15,14 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
   return query.length > 0 ? query : originalQuery;
 }
 
-/** An observer's answer read, by the project's parser or the authors' (`parseObserverOfficial`). */
+/**
+ * An observer's answer read: the batch's kept ids in its order, each once, with its reason (maybe ""); `none` when it
+ * said `RELEVANT: NONE` and kept nothing; `ignored`: ids on `id | reason` lines that are not in the batch.
+ */
 export interface ObserverAnswer {
-  /** Kept ids of the batch, in the order the observer listed them, each once. */
   ids: DocId[];
-  /** id -> the observer's reason ("" when it gave none). */
   reasons: Map<DocId, string>;
-  /** True when the observer said `RELEVANT: NONE` (and listed no id of the batch). */
   none: boolean;
-  /** Ids on `id | reason` lines that are not in the batch: ignored, reported for the trace. */
   ignored: string[];
 }
 

@@ -28,7 +28,6 @@ export interface ReactObserverTrace extends ReactCall {
   text: string;
   kept: { id: DocId; reason: string }[];
   none: boolean;
-  /** Ids the observer named that were not in this batch. */
   ignored: string[];
 }
 
@@ -43,7 +42,6 @@ export interface ReactRoundTrace {
   ranking: DocId[];
   /** Ids first retrieved this round, in rank order; concatenated over rounds 1..r they are the pool after r. */
   newCandidates: DocId[];
-  /** This round's calls. */
   totals: ReactTotals;
 }
 
@@ -69,7 +67,6 @@ export interface ReactTrace {
   /** False while the query is running (a trace written after each round) or after a failure (`error`). */
   complete: boolean;
   error?: string;
-  /** The last round's ranking. */
   ranking: DocId[];
   totals: ReactTotals;
   /** Wall time of the whole query, BM25 and token counting included. */
@@ -78,7 +75,6 @@ export interface ReactTrace {
 
 export const zeroTotals = (): ReactTotals => ({ calls: 0, input: 0, output: 0, seconds: 0 });
 
-/** The totals of calls. */
 export const callTotals = (calls: readonly ReactCall[]): ReactTotals =>
   sumTotals(calls.map((c) => ({ calls: 1, input: c.usage.input, output: c.usage.output, seconds: c.seconds })));
 

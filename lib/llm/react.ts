@@ -51,7 +51,6 @@ export interface ReactContext {
   seed?: number;
   /** Observer prompt budget, default 84,000. */
   budgetTokens?: number;
-  /** Called after every round (the trace so far is complete up to that round). */
   onRound?: (round: ReactRoundTrace, trace: ReactTrace) => void | Promise<void>;
 }
 
@@ -206,7 +205,6 @@ export interface ReactRunOptions {
   traceDir?: string;
   /** Store of complete traces (one another process is running is waited for, then read); else `traceDir` resumes. */
   store?: Store;
-  /** Queries in flight at once (default 1). */
   concurrency?: number;
   /** Called when a query is done (run or taken from its trace). */
   onQuery?: (e: { query: Query; index: number; total: number; trace: ReactTrace; resumed: boolean }) => void;

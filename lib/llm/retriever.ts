@@ -57,11 +57,6 @@ async function runOn(name: string, inner: Retriever, searched: Query[], k: numbe
   };
 }
 
-/** The sparse BM25 variants take keyword rewrites; everything else (dense, lsi) takes prose. */
-function rewriteKindFor(inner: string): "sparse" | "dense" {
-  return inner.startsWith("bm25-") || inner.startsWith("prf:bm25-") ? "sparse" : "dense";
-}
-
 /**
  * `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense).
  *
@@ -71,7 +66,8 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
 export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name = `reform:${inner.name}`): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);
-  const kind = rewriteKindFor(inner.name);
+  // The sparse BM25 variants take keyword rewrites; everything else (dense, lsi) takes prose.
+  const kind = inner.name.startsWith("bm25-") || inner.name.startsWith("prf:bm25-") ? "sparse" : "dense";
   const promptName = kind === "sparse" ? "SPARSE_REWRITE_PROMPT" : "DENSE_REWRITE_PROMPT";
   return {
     name,
