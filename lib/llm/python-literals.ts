@@ -153,9 +153,8 @@ function parseStringExpression(src: string, pos: number): { value: string; end: 
 }
 
 function describeAt(src: string, pos: number): string {
-  if (pos >= src.length) return "the end of the cell";
-  const line = src.slice(pos, src.indexOf("\n", pos) === -1 ? undefined : src.indexOf("\n", pos)).trim();
-  return `'${line.length > 40 ? line.slice(0, 40) + "…" : line}'`;
+  const line = src.slice(pos).split("\n", 1)[0].trim();
+  return pos >= src.length ? "the end of the cell" : `'${line.length > 40 ? line.slice(0, 40) + "…" : line}'`;
 }
 
 export type ConstantResult =

@@ -253,17 +253,15 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
   }
   if (opts.traceDir) await fs.mkdir(opts.traceDir, { recursive: true });
 
-  const traces: (ReactTrace | undefined)[] = new Array(queries.length);
-  const fromFile: boolean[] = new Array(queries.length).fill(false);
+  const done: { trace: ReactTrace; resumed: boolean }[] = [];
 
   const one = async (i: number) => {
     const q = queries[i];
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
     const save = (t: ReactTrace) => (file ? writeTrace(file, t) : Promise.resolve());
     const key = traceKey(q, traceConfig(ctx), ctx.seed);
-    const done = (trace: ReactTrace, resumed: boolean) => {
-      traces[i] = trace;
-      fromFile[i] = resumed;
+    const finish = (trace: ReactTrace, resumed: boolean) => {
+      done[i] = { trace, resumed };
       opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
     };
     if (file) {
@@ -272,7 +270,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
       if (usable(saved, q, ctx)) {
         // A folder-only trace goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
-        return done(saved, true);
+        return finish(saved, true);
       }
     }
     const run = async (): Promise<ReactTrace> => {
@@ -293,10 +291,10 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
         throw error;
       }
     };
-    if (!opts.store) return done(await run(), false);
+    if (!opts.store) return finish(await run(), false);
     const { record, made } = await opts.store.produce(REACT_TRACE, key, async () => ({ key, seed: ctx.seed ?? null, trace: await run() }));
     if (!made) await save(record.trace);
-    done(record.trace, !made);
+    finish(record.trace, !made);
   };
 
   const failure = await untilFailure(queries.length, opts.concurrency ?? 1, one);
@@ -310,14 +308,14 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     perRound: new Map(),
     totals: new Map(),
     traces: new Map(),
-    resumed: queries.filter((_, i) => fromFile[i]).map((q) => q.id),
+    resumed: queries.filter((_, i) => done[i].resumed).map((q) => q.id),
   };
   for (let r = 1; r <= rounds; r++) {
     result.kept.set(r, { rankings: new Map() });
     result.candidates.set(r, { rankings: new Map() });
   }
   queries.forEach((q, i) => {
-    const t = traces[i]!;
+    const t = done[i].trace;
     result.traces.set(q.id, t);
     const pool: DocId[] = [];
     const cumulative: ReactTotals[] = [];

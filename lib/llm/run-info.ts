@@ -17,7 +17,8 @@ export interface RequestEntry {
 
 /** Distinct generation parameters per role with request counts (first-seen order), and how many were reused. */
 function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
-  const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
+  const requests: LlmRunInfo["requests"] = {};
+  const rows = new Map<string, Record<string, string | number> & { calls: number }>();
   let reused = 0;
   const served = new Set<string>();
   let standIn = false;
@@ -25,19 +26,19 @@ function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "reque
     if (e.reused) reused++;
     if (e.servedModel) served.add(e.servedModel);
     if (e.standIn) standIn = true;
-    let roles = byRole.get(e.role);
-    if (!roles) byRole.set(e.role, (roles = new Map()));
     // Keys in a fixed order, so equal parameters always meet whatever order they were set in.
     const fields = Object.entries(e.params)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const key = JSON.stringify(fields);
-    const row = roles.get(key);
+    const key = JSON.stringify([e.role, fields]);
+    const row = rows.get(key);
     if (row) row.calls++;
-    else roles.set(key, { ...(Object.fromEntries(fields) as Record<string, string | number>), calls: 1 });
+    else {
+      const fresh = { ...Object.fromEntries(fields), calls: 1 };
+      rows.set(key, fresh);
+      (requests[e.role] ??= []).push(fresh);
+    }
   }
-  const requests: LlmRunInfo["requests"] = {};
-  for (const [role, rows] of byRole) requests[role] = [...rows.values()];
   return { requests, reused, servedModels: [...served], standIn };
 }
 

@@ -38,17 +38,16 @@ export interface ChatUsage {
   output: number;
 }
 
+/**
+ * `text`: the answer without reasoning blocks, `raw`: as returned; `seconds`: the call's wall time (a replayed call's
+ * is the original's); `servedModel`: the model the server says answered, when it says.
+ */
 export interface ChatResponse {
-  /** The answer with `<think>…</think>` / `<analysis>…</analysis>` blocks removed. */
   text: string;
-  /** The answer exactly as the provider returned it. */
   raw: string;
   usage: ChatUsage;
-  /** Wall time of the call (for a replayed call: the time of the original call). */
   seconds: number;
-  /** Served from the replay cache. */
   replayed?: boolean;
-  /** The model the server says answered (OpenAI's `model`, Gemini's `modelVersion`), when it says. */
   servedModel?: string;
   /** From the project's test double: whatever is made from it shows the mechanics, not a result. */
   standIn?: boolean;
@@ -57,7 +56,7 @@ export interface ChatResponse {
 export interface ChatModel extends ServerReports {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b" or "gemini:gemini-2.5-flash". */
   readonly id: string;
-  /** scheme://host:port of the server it calls (`endpointOrigin`), when it calls one; recorded with runs. */
+  /** scheme://host:port of the server it calls, recorded with runs. */
   readonly endpoint?: string;
   complete(req: ChatRequest): Promise<ChatResponse>;
 }

@@ -15,12 +15,12 @@ export interface EmbedResult {
 
 /** Embeds already-templated texts; batching, caching, validation and error context are the caller's job. */
 export interface Embedder extends ServerReports {
-  /** Stable identity of the model as served, e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
+  /** e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
   readonly id: string;
   /** Vector size when known in advance (otherwise learnt from the first answer). */
   readonly dims?: number;
   readonly maxBatch: number;
-  /** `scheme://host[:port]` with no credentials, path or query (safe to log), or "local". */
+  /** `scheme://host[:port]` (safe to log), or "local". */
   readonly endpoint: string;
   embed(texts: string[], side: Side): Promise<EmbedResult>;
 }

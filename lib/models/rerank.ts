@@ -2,8 +2,8 @@
 import { GbrError } from "../util/errors";
 import type { ServerReports } from "./servers";
 
+/** One score per document sent, in the order sent. */
 export interface RerankResult {
-  /** One score per document sent, in the order sent. */
   scores: number[];
   servedModel?: string;
   standIn: boolean;
@@ -12,9 +12,8 @@ export interface RerankResult {
 
 /** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */
 export interface RerankClient extends ServerReports {
-  /** "rerank@<origin>" or "tei@<origin>", for messages. */
+  /** "rerank@<origin>" or "tei@<origin>"; `endpoint` the origin. */
   readonly id: string;
-  /** scheme://host:port of the server (never credentials or a path). */
   readonly endpoint: string;
   rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
   /** Reports every answer's status (retries included); the cross-encoder steers its requests in flight by them. */
