@@ -62,7 +62,6 @@ export class PromptError extends GbrError {
   }
 }
 
-/** Inside the package, so it does not depend on the cwd. */
 export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
 /**
@@ -163,7 +162,6 @@ function loadOfficialSet(dir: string): PromptSet {
   return { name: "official", source: manifest.url, commit: manifest.commit, sha256: digestsOf(texts), texts, extras };
 }
 
-/** Each prompt's sha256, as runs record it (for the official set, what its manifest says: `read` checked it). */
 function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string> {
   return Object.fromEntries(PROMPT_NAMES.map((p) => [p, digestOf(texts[p])])) as Record<PromptName, string>;
 }

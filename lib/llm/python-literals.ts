@@ -12,10 +12,9 @@ export class PythonLiteralError extends GbrError {
   }
 }
 
-/** Prefix and opening quote, sticky. */
 const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
 
-/** Does a string literal (with an optional prefix such as r, u, b, f) start at `pos`? */
+/** Does a string literal (maybe with a prefix such as r, u, b, f) start at `pos`? */
 export function literalStartsAt(src: string, pos: number): boolean {
   LITERAL_START.lastIndex = pos;
   const m = LITERAL_START.exec(src);
@@ -161,11 +160,9 @@ export type ConstantResult =
   | { ok: true; value: string; offset: number }
   | { ok: false; error: string; offset: number };
 
-/** `NAME =` (or `NAME: type =`) at the start of a logical line; `==` is a comparison, not an assignment. */
+// `NAME =` or `NAME: type =` (not `==`); a `%magic` or `!shell` line; `NAME += …` and friends (code we do not run).
 const ASSIGNMENT = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)/y;
-/** A line of IPython syntax (`%magic`, `!shell`), which never starts a Python statement. */
 const IPYTHON_LINE = /[ \t]*[%!]/y;
-/** `NAME += …` and friends: the value then depends on code we do not run. */
 const AUGMENTED = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\+|-|\*\*?|\/\/?|%|@|&|\||\^|<<|>>)=/y;
 
 /** `NAME = <literal>` at a logical line start, the last one winning; a non-literal or a later `+=` is an error result. */

@@ -26,13 +26,11 @@ export interface ObserverAnswer {
   ignored: string[];
 }
 
-// The keep list ends at a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section (rejects may follow; the authors cut too).
+// The keep list ends at a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section (the authors cut too); list markers are "-",
+// "•", "+", a single "*" (not bold), "1." / "1)"; "RELEVANT:" may be bold; "doc_id:" is echoed from the article block.
 const OBSERVER_STOP = /^[ \t]*(?:[*_#]+[ \t]*)?(?:NOT[_ ]RELEVANT|MISSING|OBSERVATION|ANSWER)\b[ \t]*(?:[*_]+)?[ \t]*:/im;
-// List markers: "-", "•", "+", a single "*" (not bold "**"), "1." / "1)".
 const BULLET = /^(?:[-•+]+[ \t]*|\*(?!\*)[ \t]*|\d{1,3}[.)][ \t]+)/;
-// "RELEVANT:" (possibly bold) at the start of a line; what follows it on the line may be an id.
 const RELEVANT_LABEL = /^(?:\*\*|__)?[ \t]*RELEVANT[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*/i;
-// "doc_id:" echoed from the prompt's article block.
 const DOC_ID_LABEL = /^(?:doc[_ ]?id|id)[ \t]*:[ \t]*/i;
 const NONE_RE = /^(?:\*\*|__)?[ \t]*NONE\b/i;
 

@@ -34,7 +34,6 @@ function renderQueryHistory(queries: readonly string[]): string {
   return queries.map((q, i) => `- Γύρος ${i + 1}: ${q}`).join("\n");
 }
 
-/** `{kept_docs_summary}` before the observer has kept anything. */
 export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
 
 /** `{kept_docs_summary}`: kept texts without ids as `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]` blocks; callers pass the first 27. */

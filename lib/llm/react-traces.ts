@@ -122,7 +122,6 @@ export function traceKey(query: { id: QueryId; text: string }, config: ReactTrac
   return digestOf(JSON.stringify(["react-trace", 2, query.id, query.text, config, seed ?? null]));
 }
 
-/** The store kind of complete REACT traces. */
 export const REACT_TRACE: RecordKind<StoredTrace> = {
   name: "react",
   keyOf: (r) => traceKey(r.trace.query, r.trace.config, r.seed),

@@ -230,7 +230,6 @@ export interface ReactRun extends Run {
   react: ReactRunResult;
 }
 
-/** Whether a run came from REACT-BM25 (and so carries the whole `ReactRunResult`). */
 export function isReactRun(run: Run): run is ReactRun {
   return (run as Partial<ReactRun>).react !== undefined;
 }
