@@ -219,7 +219,6 @@ export interface ReactRunResult {
   candidates: Map<number, Run>;
   /** Per query: the calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
   perRound: Map<QueryId, ReactTotals[]>;
-  totals: Map<QueryId, ReactTotals>;
   traces: Map<QueryId, ReactTrace>;
   /** Queries taken from saved traces (no model call). */
   resumed: QueryId[];
@@ -305,7 +304,6 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     kept: new Map(),
     candidates: new Map(),
     perRound: new Map(),
-    totals: new Map(),
     traces: new Map(),
     resumed: queries.filter((_, i) => done[i].resumed).map((q) => q.id),
   };
@@ -326,7 +324,6 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
       cumulative.push(sumTotals([cumulative[r - 2] ?? zeroTotals(), rt.totals]));
     }
     result.perRound.set(q.id, cumulative);
-    result.totals.set(q.id, cumulative[rounds - 1]);
   });
   return result;
 }

@@ -9,7 +9,7 @@ import { chatParams, type ChatModel, type ChatUsage } from "../models/chat";
 import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor } from "./react-prompts";
-import type { CachedOutcome } from "./cached-calls";
+import type { CachedCallOptions, CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
 import { chatForMethod } from "./chat-for-method";
@@ -58,6 +58,18 @@ async function runOn(name: string, inner: Retriever, searched: Query[], k: numbe
 }
 
 /**
+ * The queries as the LLM wrote them (the original where it wrote none), with the calls' outcomes and time. A plan
+ * counts a request made from the benchmark's own question once, whichever experiment asks for it.
+ */
+async function llmQueries(queries: Query[], model: ChatModel, opts: RetrieverOptions, ctx: RunContext, write: LlmWrite) {
+  let outcomes: CachedOutcome[] = [];
+  const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
+  const { value, seconds } = await timed(() => write(asked, { log: ctx.log, onRecords: (o) => (outcomes = o) }));
+  return { searched: queries.map((q) => ({ id: q.id, text: value.get(q.id) ?? q.text })), outcomes, seconds };
+}
+type LlmWrite = (model: ChatModel, o: CachedCallOptions) => Promise<Map<string, string>>;
+
+/**
  * `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense).
  *
  * @example
@@ -72,16 +84,8 @@ export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: 
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      let outcomes: CachedOutcome[] = [];
-      // A plan counts a rewrite of the benchmark's own question once, whichever experiment asks for it.
-      const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
-      const { value: rewrites, seconds } = await timed(() =>
-        reformulate(queries, kind, asked, prompts, {
-          log: ctx.log,
-          onRecords: (o) => (outcomes = o),
-        }),
-      );
-      const searched = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
+      const write: LlmWrite = (m, o) => reformulate(queries, kind, m, prompts, o);
+      const { searched, outcomes, seconds } = await llmQueries(queries, model, opts, ctx, write);
       const llm = llmRunInfo(model, prompts, [promptName, "REWRITE_SYSTEM"], entriesOf(`rewrite-${kind}`, outcomes));
       return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }));
     },
@@ -109,15 +113,8 @@ export async function translateRetriever(innerOn: (english: Benchmark) => Promis
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      let outcomes: CachedOutcome[] = [];
-      const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
-      const { value: q, seconds } = await timed(() =>
-        translateItems(queries, "query", asked, prompts, {
-          log: ctx.log,
-          onRecords: (o) => (outcomes = o),
-        }),
-      );
-      const searched = queries.map((x) => ({ id: x.id, text: q.get(x.id) ?? x.text }));
+      const write: LlmWrite = (m, o) => translateItems(queries, "query", m, prompts, o);
+      const { searched, outcomes, seconds } = await llmQueries(queries, model, opts, ctx, write);
       const entries = [...entriesOf("translate-article", articles), ...entriesOf("translate-query", outcomes)];
       const llm = llmRunInfo(model, prompts, ["TRANSLATION_SYSTEM", "TRANSLATION_USER"], entries);
       return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }, { outcomes: articles, seconds: articleSeconds }));

@@ -443,7 +443,7 @@ test("reactRun: per-round kept runs and candidate pools, and the round table", a
     { calls: 2, input: 200, output: 20, seconds: 0.5 },
     { calls: 4, input: 400, output: 40, seconds: 1 },
   ]);
-  assert.deepEqual(result.totals.get("Q/2"), { calls: 4, input: 400, output: 40, seconds: 1 });
+  assert.deepEqual(result.traces.get("Q/2")!.totals, { calls: 4, input: 400, output: 40, seconds: 1 });
 
   const qrels = new Map([
     ["Q/1", new Set(["d1", "d5"])], // round 1: kept 0/2, pool 1/2; round 2: kept 1/2, pool 2/2
@@ -616,5 +616,5 @@ test("greeklaws-2021, first 5 sample queries: a gold-keeping observer makes kept
     assert.deepEqual(t.rounds[1].ranking, t.rounds[0].ranking);
     for (const b of t.rounds[0].observer) assert.ok(b.promptTokens < 84_000);
   }
-  assert.equal(table[1].callsPerQuery, result.queryIds.reduce((s, id) => s + result.totals.get(id)!.calls, 0) / 5);
+  assert.equal(table[1].callsPerQuery, result.queryIds.reduce((s, id) => s + result.traces.get(id)!.totals.calls, 0) / 5);
 });
