@@ -20,7 +20,7 @@ export interface CachedOutcome {
 }
 
 export interface CachedCallSpec<T extends { id: string }> {
-  /** Names the batch in logs and errors, e.g. "reformulate sparse". */
+  /** e.g. "reformulate sparse", in logs and errors. */
   label: string;
   request(item: T): ChatRequest;
   /** The item's text from an answer; `fallback` when it was empty after parsing and the input text is used. */

@@ -5,10 +5,8 @@ import { fillPrompt } from "./prompts";
 import { OBSERVER_DOC_SEPARATOR, observerMessage, renderObserverDocs, type ReactPrompts } from "./react-prompts";
 import { ChatError } from "../models/chat";
 
-/** Observer prompt budget in o200k tokens (system + user + chat overhead must stay below it). */
+/** The observer prompt's budget in o200k tokens, and its chat-template markers counted as the authors do (+ 64). */
 export const OBSERVER_BUDGET_TOKENS = 84_000;
-
-/** Chat-template markers, counted as the authors do: `len(enc.encode(prompt)) + 64`. */
 export const CHAT_OVERHEAD_TOKENS = 64;
 
 

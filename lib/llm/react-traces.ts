@@ -69,7 +69,7 @@ export interface ReactTrace {
   error?: string;
   ranking: DocId[];
   totals: ReactTotals;
-  /** Wall time of the whole query, BM25 and token counting included. */
+  /** BM25 and token counting included. */
   wallSeconds: number;
 }
 

@@ -14,9 +14,8 @@ import type { ReactObserverTrace, ReactRoundTrace, ReactTotals, ReactTrace } fro
 import type { ChatModel, ChatRequest } from "../models/chat";
 import type { Store } from "../store";
 
-/** Rounds per query in the paper. */
+/** The paper's rounds per query; BM25's depth per round, and the cap of the final ranking. */
 const REACT_ROUNDS = 10;
-/** BM25 depth per round and the cap of the final ranking. */
 const REACT_DEPTH = 100;
 
 /** A kept article: the rounds that kept it (ascending), the first, its best 1-based BM25 rank in those rounds. */
@@ -45,11 +44,9 @@ export interface ReactContext {
   planner: ChatModel;
   observer: ChatModel;
   prompts: ReactPrompts;
-  /** Default: the project's parsers. */
   parser?: ReactParser;
   rounds?: number;
   seed?: number;
-  /** Observer prompt budget, default 84,000. */
   budgetTokens?: number;
   onRound?: (round: ReactRoundTrace, trace: ReactTrace) => void | Promise<void>;
 }
