@@ -53,7 +53,7 @@ export interface RunContext extends TokenizerContext {
   plan?: PlanMode;
   /** LanceDB URI of the embedding cache (default `<data>/lancedb`). */
   vectorStore?: string;
-  /** Where LLM methods keep traces and v0.8's per-item files (default `<data>/llm`), and the REACT trace folder. */
+  /** Where REACT keeps its traces: under `workDir` (default `<data>/llm`), or exactly in `traceDir`. */
   workDir?: string;
   traceDir?: string;
 }

@@ -1,12 +1,8 @@
-/**
- * The chat model a method is handed (it never chooses): the run's model behind the store (answers by content address,
- * so a rerun costs nothing), or in `gbr reproduce --plan` a stand-in that sends nothing: replay hits answered, others
- * counted (o200k input) and answered "" ("nothing new").
- */
+/** The chat model a method is handed: the run's model behind the store, or the plan's stand-in that sends nothing. */
 import { replayCache, replayKey, withReplay, type ReplayCache } from "../store";
 import { countTokensJoined } from "../text/tokens";
-import { withComplete, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
-import type { RetrieverOptions, RunContext } from "../registry";
+import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
+import type { PlanMode, RetrieverOptions, RunContext } from "../registry";
 import { splitModelId } from "../util/model-id";
 
 /**
@@ -22,21 +18,19 @@ export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample
   const cache = async () => replayCache(await ctx.store());
   let model: ChatModel;
   if (ctx.plan) {
-    const plan = ctx.plan;
     const id = ctx.providers.chatId(opts.llm);
     const held = ctx.replay === "off" ? undefined : await cache();
-    const guess = await plan.outputGuess(id, held);
-    const tally = (input: number, output: number, key?: string) => plan.tally("chat", id, 1, input, output, key);
-    model = planChatModel(id, ctx.replay === "refresh" ? undefined : held, guess, opts.sample, tally, inputs !== undefined && plan.given(inputs), plan.tokensOf);
+    const guess = await ctx.plan.outputGuess(id, held);
+    const exact = inputs !== undefined && ctx.plan.given(inputs);
+    model = planChatModel(id, ctx.plan, guess, opts.sample ?? 0, exact, ctx.replay === "refresh" ? undefined : held);
   } else {
     const server = ctx.providers.chat(opts.llm);
     model = ctx.replay === "off" ? server : withReplay(server, await cache(), { mode: ctx.replay, sample: opts.sample, offline: ctx.providers.config.offline });
   }
   if (opts.seed === undefined) return model;
   const inner = model;
-  return withComplete(inner, (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }));
+  return { ...inner, complete: (req) => inner.complete({ ...req, seed: req.seed ?? opts.seed }) };
 }
-
 
 /** Output tokens assumed per new call: the mean of the model's cached answers, else 1,000. */
 export async function outputGuess(cache: ReplayCache | undefined, modelId: string): Promise<{ perCall: number; basis: string }> {
@@ -61,39 +55,24 @@ function messageTokens(text: string): number {
   return countTokensJoined(text.split(/(?<=\n\n)|(?<=(?:^|\n)\[\d{1,4}\])(?= )/));
 }
 
-/**
- * Answers "" (or the store's answer) and tallies the call with its o200k input tokens (`tokensOf` may remember them by
- * the store's key). With `exact`, the tally gets that key, so a request several experiments send is counted once.
- *
- * @example
- * const m = planChatModel("openai:openai/gpt-oss-120b", undefined, 1000, 0, (input, output, key) => {}, true);
- * await m.complete({ system: "s", user: "u" }); // { text: "", usage: { input: 2, output: 1000 }, … }
- */
-function planChatModel(
-  modelId: string,
-  cache: ReplayCache | undefined,
-  outputPerCall: number,
-  sample = 0,
-  tally: (input: number, output: number, key?: string) => void = () => {},
-  exact = false,
-  tokensOf: (key: string, count: () => number) => number = (_key, count) => count(),
-): ChatModel {
+/** Answers "" (or the store's answer) and tallies the call's o200k input tokens, with the store's key when `exact`. */
+function planChatModel(id: string, plan: PlanMode, perCall: number, sample: number, exact: boolean, cache?: ReplayCache): ChatModel {
   // A request sent again as the same object (REACT's rounds retrieving the same articles) is keyed once.
   const keys = new WeakMap<ChatRequest, string>();
   return {
-    id: modelId,
+    id,
     endpoint: "plan",
     async complete(req: ChatRequest): Promise<ChatResponse> {
       let key = keys.get(req);
-      if (key === undefined) keys.set(req, (key = replayKey(modelId, req, sample)));
+      if (key === undefined) keys.set(req, (key = replayKey(id, req, sample)));
       if (cache?.has(key)) {
         const hit = await cache.get(key);
         // Cached calls cost nothing.
         if (hit) return { text: hit.response.text, raw: hit.response.raw, usage: { input: 0, output: 0 }, seconds: 0, replayed: true };
       }
-      const input = tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));
-      tally(input, outputPerCall, exact ? key : undefined);
-      return { text: "", raw: "", usage: { input, output: outputPerCall }, seconds: 0 };
+      const input = plan.tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));
+      plan.tally("chat", id, 1, input, perCall, exact ? key : undefined);
+      return { text: "", raw: "", usage: { input, output: perCall }, seconds: 0 };
     },
   };
 }

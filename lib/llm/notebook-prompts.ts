@@ -2,10 +2,7 @@
 import { extractStringConstants, literalStartsAt, parsePythonStringLiteral, type ConstantResult } from "./python-literals";
 import { PROMPT_NAMES, PromptError, type ExtraPromptName, type PromptName } from "./prompts";
 
-/**
- * Code cells (nbformat 4), skipping `%%` cell magics. `%`/`!` lines stay for `extractStringConstants`: blanking
- * them here would also hit a prompt line starting with "!" inside a triple-quoted string.
- */
+/** Code cells, `%%` magics skipped (`%`/`!` lines stay: a prompt line inside a string may start with "!"). */
 function notebookCodeCells(notebookJson: string): string[] {
   let nb: unknown;
   try {
@@ -57,10 +54,7 @@ export function extractPromptsFromNotebook(notebookJson: string): NotebookPrompt
   return { texts, extras };
 }
 
-/**
- * The notebook writes the rewrite system message inline as the chat call's first argument: in a cell using but not
- * defining SPARSE_REWRITE_PROMPT, the first string-literal call whose line fills `original_query`. Best-effort.
- */
+/** The rewrite system message, inline in the notebook: a cell's first string-literal call that fills `original_query`. */
 function findRewriteSystem(cells: string[]): { text: string; foundBy: string } | undefined {
   for (let c = 0; c < cells.length; c++) {
     const src = cells[c].replace(/\r\n?/g, "\n");

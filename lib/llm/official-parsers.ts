@@ -1,7 +1,4 @@
-/**
- * The authors' notebook answer parsers (DESIGN.md §6, commit 992f5224) for `--prompts official`, strict as theirs
- * (`1. ΑΚ::914 | λόγος` keeps nothing), with Python's whitespace, `^`, IGNORECASE, `strip()` and `splitlines()`.
- */
+/** The authors' notebook answer parsers (commit 992f5224) for `--prompts official`, with Python's str semantics. */
 import { clean } from "../text/normalize";
 import { PY_WHITESPACE, pySplitLines, pyStrip } from "../text/python-str";
 import type { DocId } from "../types";
@@ -32,10 +29,7 @@ export function parsePlannerOfficial(raw: string, originalQuery: string): string
   return query !== "" ? query : originalQuery;
 }
 
-/**
- * As `parse_observer`: cut at the first NOT_RELEVANT:/MISSING:/OBSERVATION:/ANSWER: line; per `splitlines()` line,
- * strip, drop `-*•` bullets, id = `clean` of the text before the first `|`. Numbering or bold keeps nothing.
- */
+/** As `parse_observer`: cut at NOT_RELEVANT/MISSING/…; per line, the `clean`ed text before `|`; numbering keeps nothing. */
 export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>): ObserverAnswer {
   let text = officialAnswerText(raw);
   const cut = OBSERVER_CUT.exec(text);
@@ -57,10 +51,7 @@ export function parseObserverOfficial(raw: string, batchIds: ReadonlySet<DocId>)
   return { ids, reasons, none: ids.length === 0 && RELEVANT_NONE.test(text), ignored };
 }
 
-/**
- * First match of `(KEYWORDS|REWRITTEN_QUERY|QUERY)\s*:\s*(.*)` (re.I | re.S, no word boundary: "SUBQUERY:" matches),
- * else the whole answer; then `clean`, nothing more. An empty result stays empty (the notebook searches with it).
- */
+/** As the notebook: the first `(KEYWORDS|REWRITTEN_QUERY|QUERY)\s*:\s*(.*)` (re.I | re.S: "SUBQUERY:" too), `clean`ed. */
 export function parseRewriteOfficial(raw: string): string {
   const text = officialAnswerText(raw);
   const m = REWRITE_LABEL.exec(text);

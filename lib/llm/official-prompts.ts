@@ -18,17 +18,12 @@ export const OFFICIAL_REPO = "nlpaueb/greek-bar-bench";
 /** The commit the paper's prompts are pinned to (DESIGN.md §6). */
 export const OFFICIAL_COMMIT = "992f5224a6cb75d12d956994a820a9b83e18c0f5";
 export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experiments.ipynb";
-/** `GBR_GITHUB_RAW_URL` (the configuration's `githubRawUrl`) overrides it (tests point it at a local double). */
-export const DEFAULT_GITHUB_RAW_URL = "https://raw.githubusercontent.com";
 
 export interface PullOfficialOptions {
-  /** Raw-file host (the configuration's `githubRawUrl`, GBR_GITHUB_RAW_URL; default https://raw.githubusercontent.com). */
+  /** The configuration's `githubRawUrl`. */
   baseUrl?: string;
-  /** Commit of nlpaueb/greek-bar-bench (default the pinned OFFICIAL_COMMIT). */
   commit?: string;
-  /** Cache folder (`officialPromptsDir(dataDir)`). */
   cacheDir: string;
-  /** Retry/timeout settings passed to downloadFile (tests shorten the backoff). */
   download?: DownloadOptions;
   log?: (msg: string) => void;
 }
@@ -42,7 +37,7 @@ export interface PullOfficialResult {
 /** Caches each `<NAME>.txt`, the notebook and, last, `manifest.json`, so an interrupted pull never loads half-new. */
 export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<PullOfficialResult> {
   const log = opts.log ?? (() => {});
-  const base = checkedBaseUrl("GBR_GITHUB_RAW_URL", opts.baseUrl ?? DEFAULT_GITHUB_RAW_URL).replace(/\/+$/, "");
+  const base = checkedBaseUrl("GBR_GITHUB_RAW_URL", opts.baseUrl ?? "https://raw.githubusercontent.com").replace(/\/+$/, "");
   const commit = opts.commit ?? OFFICIAL_COMMIT;
   if (!/^[0-9A-Za-z._\/-]+$/.test(commit) || commit.includes("..")) {
     throw new PromptError(`not a usable commit or ref: '${commit}'`, "INVALID");
@@ -88,11 +83,6 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
     }
     await writeAtomic(file, found.text);
     extras[name] = { file: `${name}.txt`, sha256: digestOf(found.text), chars: found.text.length, foundBy: found.foundBy };
-  }
-  const braces = PROMPT_NAMES.filter((n) => /\{\{|\}\}/.test(extracted.texts[n]));
-  if (braces.length > 0) {
-    // fillPrompt does not collapse doubled braces the way Python's str.format does.
-    log(`prompts: ${braces.join(", ")} contain '{{' or '}}', which fillPrompt leaves as they are`);
   }
   const manifest: OfficialManifest = {
     repo: OFFICIAL_REPO,

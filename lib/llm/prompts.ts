@@ -1,7 +1,4 @@
-/**
- * Prompt sets for the LLM methods, both of one shape: "project" (UTF-8 files in `lib/llm/prompts/project/`) and
- * "official" (the authors', not redistributable: read from the cache `pullOfficialPrompts` fills).
- */
+/** Prompt sets: "project" (files in `lib/llm/prompts/project/`) and "official" (the authors', pulled at run time). */
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
@@ -11,41 +8,11 @@ import { digestOf } from "../util/safe-files";
 /** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
 export type ParserName = "official" | "project";
 
-/** The nine prompt constants of the paper's notebook, in its order. */
-export const PROMPT_NAMES = [
-  "SPARSE_REWRITE_PROMPT",
-  "DENSE_REWRITE_PROMPT",
-  "TRANSLATION_SYSTEM",
-  "TRANSLATION_USER",
-  "PLANNER_SYSTEM",
-  "PLANNER_FIRST",
-  "PLANNER_NEXT",
-  "OBSERVER_SYSTEM",
-  "OBSERVER_USER",
-] as const;
-
-export type PromptName = (typeof PROMPT_NAMES)[number];
-
-/** REWRITE_SYSTEM: the notebook passes it as a literal, not a constant, so the official set may lack it. */
-export const EXTRA_PROMPT_NAMES = ["REWRITE_SYSTEM"] as const;
-export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
-
-/** Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name given). */
-export const PLACEHOLDERS = [
-  "original_query",
-  "round_idx",
-  "max_rounds",
-  "query_history",
-  "kept_docs_summary",
-  "retrieved_docs_block",
-  "text_type",
-  "item_id",
-  "source_text",
-] as const;
-export type Placeholder = (typeof PLACEHOLDERS)[number];
-
-/** Project files must contain all of these (checked at load, so a dropped `{original_query}` fails loudly). */
-export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placeholder[]>> = {
+/**
+ * The nine prompt constants of the paper's notebook, in its order, with the placeholders each must contain (project
+ * files are checked at load, so a dropped `{original_query}` fails loudly).
+ */
+export const PROMPT_PLACEHOLDERS = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
   DENSE_REWRITE_PROMPT: ["original_query"],
   TRANSLATION_SYSTEM: [],
@@ -55,21 +22,27 @@ export const PROMPT_PLACEHOLDERS: Readonly<Record<PromptName, readonly Placehold
   PLANNER_NEXT: ["original_query", "round_idx", "max_rounds", "query_history", "kept_docs_summary"],
   OBSERVER_SYSTEM: [],
   OBSERVER_USER: ["original_query", "retrieved_docs_block"],
-};
+} as const satisfies Record<string, readonly string[]>;
+
+export type PromptName = keyof typeof PROMPT_PLACEHOLDERS;
+export const PROMPT_NAMES = Object.keys(PROMPT_PLACEHOLDERS) as PromptName[];
+
+/** REWRITE_SYSTEM: the notebook passes it as a literal, not a constant, so the official set may lack it. */
+export const EXTRA_PROMPT_NAMES = ["REWRITE_SYSTEM"] as const;
+export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
+
+/** Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name given). */
+export const PLACEHOLDERS: readonly string[] = [...new Set(Object.values(PROMPT_PLACEHOLDERS).flat())];
 
 export type PromptSetName = "project" | "official";
 
-/** Texts with their source and hashes, so every run records exactly which prompts produced it. */
+/** Texts with their source (a folder, or the notebook's URL) and hashes, so every run records which prompts made it. */
 export interface PromptSet {
   name: PromptSetName;
-  /** The folder of the project's files, or the URL (which names the commit) of the official notebook. */
   source: string;
-  /** Git commit of the official notebook; undefined for the project set. */
   commit?: string;
-  /** sha256 (hex) of each prompt's UTF-8 text as returned in `texts`. */
   sha256: Record<PromptName, string>;
   texts: Record<PromptName, string>;
-  /** Prompts beyond the nine constants, when the set has them (see EXTRA_PROMPT_NAMES). */
   extras: Partial<Record<ExtraPromptName, string>>;
 }
 
@@ -89,7 +62,6 @@ export class PromptError extends GbrError {
   }
 }
 
-/** Inside the package, so it does not depend on the cwd. */
 export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
 /**
@@ -106,9 +78,8 @@ export function officialPromptsDir(dataDir: string): string {
 export interface OfficialManifest {
   repo: string;
   commit: string;
-  /** Path of the notebook inside the repository. */
+  /** The notebook's path in the repository, and the URL downloaded. */
   path: string;
-  /** The URL actually downloaded. */
   url: string;
   notebookSha256: string;
   pulledAt: string;
@@ -145,35 +116,16 @@ export function readPromptFile(file: string, placeholders: readonly string[] = [
 }
 
 /** "project" from the package's files; "official" from the `gbr prompts pull` cache, checked against its sha256. */
-export function loadPromptSet(
-  name: PromptSetName = "project",
-  opts: { cacheDir?: string } = {},
-): PromptSet {
+export function loadPromptSet(name: PromptSetName = "project", opts: { cacheDir?: string } = {}): PromptSet {
   if (name === "project") return loadProjectSet(PROJECT_PROMPTS_DIR);
-  if (name === "official") {
-    if (opts.cacheDir === undefined) throw new PromptError("the official prompt set needs its folder: { cacheDir: officialPromptsDir(dataDir) }", "INVALID");
-    return loadOfficialSet(opts.cacheDir);
-  }
-  throw new PromptError(`unknown prompt set '${String(name)}' (expected "project" or "official")`, "INVALID");
+  if (opts.cacheDir === undefined) throw new PromptError("the official prompt set needs its folder: { cacheDir: officialPromptsDir(dataDir) }", "INVALID");
+  return loadOfficialSet(opts.cacheDir);
 }
 
 function loadProjectSet(dir: string): PromptSet {
   const texts = {} as Record<PromptName, string>;
-  const missing: string[] = [];
-  for (const p of PROMPT_NAMES) {
-    const file = path.join(dir, `${p}.txt`);
-    if (!existsSync(file)) {
-      missing.push(`${p}.txt`);
-      continue;
-    }
-    texts[p] = readPromptFile(file, PROMPT_PLACEHOLDERS[p]);
-  }
-  if (missing.length > 0) throw new PromptError(`${dir}: missing prompt file(s) ${missing.join(", ")}`, "INVALID");
-  const extras: PromptSet["extras"] = {};
-  for (const e of EXTRA_PROMPT_NAMES) {
-    const file = path.join(dir, `${e}.txt`);
-    if (existsSync(file)) extras[e] = readPromptFile(file);
-  }
+  for (const p of PROMPT_NAMES) texts[p] = readPromptFile(path.join(dir, `${p}.txt`), PROMPT_PLACEHOLDERS[p]);
+  const extras = { REWRITE_SYSTEM: readPromptFile(path.join(dir, "REWRITE_SYSTEM.txt")) };
   return { name: "project", source: dir, sha256: digestsOf(texts), texts, extras };
 }
 
@@ -210,18 +162,13 @@ function loadOfficialSet(dir: string): PromptSet {
   return { name: "official", source: manifest.url, commit: manifest.commit, sha256: digestsOf(texts), texts, extras };
 }
 
-/** Each prompt's sha256, as runs record it (for the official set, what its manifest says: `read` checked it). */
 function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string> {
   return Object.fromEntries(PROMPT_NAMES.map((p) => [p, digestOf(texts[p])])) as Record<PromptName, string>;
 }
 
-/** The known placeholders plus any other names a caller wants substituted. */
-export type PromptValues = Partial<Record<Placeholder, string | number>> & Record<string, string | number | undefined>;
+export type PromptValues = Record<string, string | number | undefined>;
 
-/**
- * One pass over `{name}` for names in PLACEHOLDERS or `values` (values never rescanned). A placeholder without a value
- * is an error; extra values are ignored as str.format does, but "{{"/"}}" stay (no official constant uses them).
- */
+/** `{name}` for names in PLACEHOLDERS or `values`, in one pass; a missing value is an error; "{{"/"}}" stay. */
 export function fillPrompt(template: string, values: PromptValues): string {
   const known = new Set<string>(PLACEHOLDERS);
   for (const k of Object.keys(values)) known.add(k);

@@ -1,7 +1,4 @@
-/**
- * String constants out of Python source without running Python: a str-literal parser and a scanner for `NAME = "…"`
- * that skips strings, comments and bracketed code. Used on the authors' notebook; knows nothing about prompts.
- */
+/** String constants out of Python source without running Python, for the authors' notebook. */
 import { GbrError } from "../util/errors";
 
 /** An f-string, bytes literal, `\N{…}` escape or unterminated literal we will not read; `pos` is the offset. */
@@ -15,10 +12,9 @@ export class PythonLiteralError extends GbrError {
   }
 }
 
-/** Prefix and opening quote, sticky. */
 const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
 
-/** Does a string literal (with an optional prefix such as r, u, b, f) start at `pos`? */
+/** Does a string literal (maybe with a prefix such as r, u, b, f) start at `pos`? */
 export function literalStartsAt(src: string, pos: number): boolean {
   LITERAL_START.lastIndex = pos;
   const m = LITERAL_START.exec(src);
@@ -107,21 +103,14 @@ export function parsePythonStringLiteral(src: string, pos: number): { value: str
   }
 }
 
-/** Offset just past a string literal whose opening quote is at `pos`, without decoding it. */
+// A string literal, not decoded; an unterminated one-line literal ends at the line break, so one bad line does not hide
+// the rest of the cell.
+const ANY_LITERAL = /"""(?:\\[\s\S]?|[^\\])*?(?:"""|$)|'''(?:\\[\s\S]?|[^\\])*?(?:'''|$)|"(?:\\[\s\S]?|[^\\"\n])*"?|'(?:\\[\s\S]?|[^\\'\n])*'?/y;
+
+/** Offset just past a string literal whose opening quote is at `pos`. */
 function skipStringLiteral(src: string, pos: number): number {
-  const q = src.startsWith('"""', pos) ? '"""' : src.startsWith("'''", pos) ? "'''" : src[pos];
-  let i = pos + q.length;
-  while (i < src.length) {
-    if (src[i] === "\\") {
-      i += 2;
-      continue;
-    }
-    if (src.startsWith(q, i)) return i + q.length;
-    // An unterminated one-line literal ends at the line break, so one bad line does not hide the rest of the cell.
-    if (src[i] === "\n" && q.length === 1) return i;
-    i++;
-  }
-  return src.length;
+  ANY_LITERAL.lastIndex = pos;
+  return ANY_LITERAL.test(src) ? ANY_LITERAL.lastIndex : src.length;
 }
 
 /** A right-hand side of (adjacent) literals only; anything else (a call, `+`, `.strip()`) would need Python. */
@@ -163,26 +152,20 @@ function parseStringExpression(src: string, pos: number): { value: string; end: 
 }
 
 function describeAt(src: string, pos: number): string {
-  if (pos >= src.length) return "the end of the cell";
-  const line = src.slice(pos, src.indexOf("\n", pos) === -1 ? undefined : src.indexOf("\n", pos)).trim();
-  return `'${line.length > 40 ? line.slice(0, 40) + "…" : line}'`;
+  const line = src.slice(pos).split("\n", 1)[0].trim();
+  return pos >= src.length ? "the end of the cell" : `'${line.length > 40 ? line.slice(0, 40) + "…" : line}'`;
 }
 
 export type ConstantResult =
   | { ok: true; value: string; offset: number }
   | { ok: false; error: string; offset: number };
 
-/** `NAME =` (or `NAME: type =`) at the start of a logical line; `==` is a comparison, not an assignment. */
+// `NAME =` or `NAME: type =` (not `==`); a `%magic` or `!shell` line; `NAME += …` and friends (code we do not run).
 const ASSIGNMENT = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?::[^=\n]*)?=(?!=)/y;
-/** A line of IPython syntax (`%magic`, `!shell`), which never starts a Python statement. */
 const IPYTHON_LINE = /[ \t]*[%!]/y;
-/** `NAME += …` and friends: the value then depends on code we do not run. */
 const AUGMENTED = /[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\+|-|\*\*?|\/\/?|%|@|&|\||\^|<<|>>)=/y;
 
-/**
- * `NAME = <literal>` at a logical line start; a `NAME =` inside a string or argument list does not count. The last
- * assignment wins (as when the cell runs); a non-literal or a later `+=` gives an error result, not a wrong value.
- */
+/** `NAME = <literal>` at a logical line start, the last one winning; a non-literal or a later `+=` is an error result. */
 export function extractStringConstants(source: string, names: Iterable<string>): Map<string, ConstantResult> {
   const wanted = new Set(names);
   const found = new Map<string, ConstantResult>();

@@ -1,26 +1,21 @@
 /** Observer batching as the authors do it: rank order, each prompt under budget, an article too big alone an error. */
 import type { DocId } from "../types";
-import { countTokens, countTokensJoined, countTokensRemembered } from "../text/tokens";
+import { countTokens, countTokensJoined } from "../text/tokens";
 import { fillPrompt } from "./prompts";
 import { OBSERVER_DOC_SEPARATOR, observerMessage, renderObserverDocs, type ReactPrompts } from "./react-prompts";
 import { ChatError } from "../models/chat";
 
-/** Observer prompt budget in o200k tokens (system + user + chat overhead must stay below it). */
+/** The observer prompt's budget in o200k tokens, and its chat-template markers counted as the authors do (+ 64). */
 export const OBSERVER_BUDGET_TOKENS = 84_000;
-
-/** Chat-template markers, counted as the authors do: `len(enc.encode(prompt)) + 64`. */
 export const CHAT_OVERHEAD_TOKENS = 64;
 
 
-export interface ObserverBatch {
-  docs: { id: DocId; text: string }[];
-  /** o200k tokens of the whole prompt as `promptTokens` counted it. */
-  tokens: number;
-}
+/** `tokens`: of the whole prompt, as `promptTokens` counted it. */
+export type ObserverBatch = { docs: { id: DocId; text: string }[]; tokens: number };
 
 /**
  * Each batch is the longest run of next articles whose prompt stays strictly below `budgetTokens` (the reference fills
- * one by one). To need few exact counts the cut is guessed from per-article counts, confirmed around, bisected if off.
+ * one by one; here the cut is bisected, as a prompt's count grows with its articles).
  */
 export function observerBatches(
   docs: readonly { id: DocId; text: string }[],
@@ -28,7 +23,6 @@ export function observerBatches(
   promptTokens: (docs: { id: DocId; text: string }[]) => number,
 ): ObserverBatch[] {
   const out: ObserverBatch[] = [];
-  let weights: number[] | undefined; // o200k tokens of each article's text, for the guess only
   let start = 0;
   while (start < docs.length) {
     const rest = docs.slice(start);
@@ -46,35 +40,16 @@ export function observerBatches(
         "BUDGET",
       );
     }
-    // Here rest.length >= 2: one article fits, all of them do not.
-    weights ??= docs.map((d) => countTokensRemembered(d.text));
-    const w = weights.slice(start);
-    let tail = 0;
-    for (let i = 1; i < w.length; i++) tail += w[i];
-    const wrap = (all - alone - tail) / (rest.length - 1); // makes the estimate exact at both ends
-    let guess = 1;
-    for (let est = alone; guess < rest.length && est + w[guess] + wrap < budgetTokens; guess++) est += w[guess] + wrap;
-
     // Invariant: `lo` articles fit (with `loTokens`), `hi` do not.
     let lo = 1;
     let loTokens = alone;
     let hi = rest.length;
-    const probe = (p: number): boolean => {
-      const t = promptTokens(rest.slice(0, p));
-      if (t < budgetTokens) {
-        lo = p;
-        loTokens = t;
-        return true;
-      }
-      hi = p;
-      return false;
-    };
-    if (guess > lo && guess < hi) {
-      if (probe(guess)) {
-        if (guess + 1 < hi) probe(guess + 1);
-      } else if (guess - 1 > lo) probe(guess - 1);
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >>> 1;
+      const t = promptTokens(rest.slice(0, mid));
+      if (t < budgetTokens) [lo, loTokens] = [mid, t];
+      else hi = mid;
     }
-    while (hi - lo > 1) probe((lo + hi) >>> 1);
     out.push({ docs: rest.slice(0, lo), tokens: loTokens });
     start += lo;
   }
@@ -83,16 +58,16 @@ export function observerBatches(
 
 /** As the authors count it: o200k tokens of the system prompt then the user prompt, plus `CHAT_OVERHEAD_TOKENS`. */
 export function observerPromptTokens(
-  prompts: Pick<ReactPrompts, "observerSystem" | "observerUser">,
+  prompts: Pick<ReactPrompts, "OBSERVER_SYSTEM" | "OBSERVER_USER">,
   originalQuery: string,
 ): (docs: { id: DocId; text: string }[]) => number {
   // Counted in parts (countTokensJoined): the whole prompt's count, with each article's block counted once.
   const mark = "\u0000gbr-docs\u0000";
-  const frame = prompts.observerSystem + fillPrompt(prompts.observerUser, { original_query: originalQuery, retrieved_docs_block: mark });
+  const frame = prompts.OBSERVER_SYSTEM + fillPrompt(prompts.OBSERVER_USER, { original_query: originalQuery, retrieved_docs_block: mark });
   const at = frame.indexOf(mark);
   if (at < 0 || frame.indexOf(mark, at + mark.length) >= 0) {
     // The template holds the articles twice or not at all: count the rendered prompt whole.
-    return (docs) => countTokens(prompts.observerSystem + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
+    return (docs) => countTokens(prompts.OBSERVER_SYSTEM + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
   }
   const head = frame.slice(0, at);
   const tail = frame.slice(at + mark.length);

@@ -15,25 +15,22 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
   return query.length > 0 ? query : originalQuery;
 }
 
-/** An observer's answer read, by the project's parser or the authors' (`parseObserverOfficial`). */
+/**
+ * An observer's answer read: the batch's kept ids in its order, each once, with its reason (maybe ""); `none` when it
+ * said `RELEVANT: NONE` and kept nothing; `ignored`: ids on `id | reason` lines that are not in the batch.
+ */
 export interface ObserverAnswer {
-  /** Kept ids of the batch, in the order the observer listed them, each once. */
   ids: DocId[];
-  /** id -> the observer's reason ("" when it gave none). */
   reasons: Map<DocId, string>;
-  /** True when the observer said `RELEVANT: NONE` (and listed no id of the batch). */
   none: boolean;
-  /** Ids on `id | reason` lines that are not in the batch: ignored, reported for the trace. */
   ignored: string[];
 }
 
-// The keep list ends at a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section (rejects may follow; the authors cut too).
+// The keep list ends at a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section (the authors cut too); list markers are "-",
+// "•", "+", a single "*" (not bold), "1." / "1)"; "RELEVANT:" may be bold; "doc_id:" is echoed from the article block.
 const OBSERVER_STOP = /^[ \t]*(?:[*_#]+[ \t]*)?(?:NOT[_ ]RELEVANT|MISSING|OBSERVATION|ANSWER)\b[ \t]*(?:[*_]+)?[ \t]*:/im;
-// List markers: "-", "•", "+", a single "*" (not bold "**"), "1." / "1)".
 const BULLET = /^(?:[-•+]+[ \t]*|\*(?!\*)[ \t]*|\d{1,3}[.)][ \t]+)/;
-// "RELEVANT:" (possibly bold) at the start of a line; what follows it on the line may be an id.
 const RELEVANT_LABEL = /^(?:\*\*|__)?[ \t]*RELEVANT[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*/i;
-// "doc_id:" echoed from the prompt's article block.
 const DOC_ID_LABEL = /^(?:doc[_ ]?id|id)[ \t]*:[ \t]*/i;
 const NONE_RE = /^(?:\*\*|__)?[ \t]*NONE\b/i;
 

@@ -11,32 +11,15 @@ import type { ParserName } from "./prompts";
 export const PLANNER_KEPT_DOCS = 27;
 
 
-/**
- * The five REACT templates of a prompt set. Answer formats are fixed: the planner `REASON:` then `QUERY:`; the
- * observer `RELEVANT:` then one `doc_id | reason` line per useful article, or `RELEVANT: NONE`.
- */
-export interface ReactPrompts {
-  plannerSystem: string;
-  plannerFirst: string;
-  plannerNext: string;
-  observerSystem: string;
-  observerUser: string;
-}
-
-export function reactPromptsOf(set: Pick<PromptSet, "texts">): ReactPrompts {
-  const t = set.texts;
-  return {
-    plannerSystem: t.PLANNER_SYSTEM,
-    plannerFirst: t.PLANNER_FIRST,
-    plannerNext: t.PLANNER_NEXT,
-    observerSystem: t.OBSERVER_SYSTEM,
-    observerUser: t.OBSERVER_USER,
-  };
-}
+/** The five REACT templates of a prompt set (the answer formats are fixed: `QUERY:`, `RELEVANT:` / `id | reason`). */
+export type ReactPrompts = Pick<
+  PromptSet["texts"],
+  "PLANNER_SYSTEM" | "PLANNER_FIRST" | "PLANNER_NEXT" | "OBSERVER_SYSTEM" | "OBSERVER_USER"
+>;
 
 /** Recorded in traces so a saved trace is reused only for the same texts (the work folder names only the set). */
 export function reactPromptsSha256(p: ReactPrompts): string {
-  return digestOf(JSON.stringify([p.plannerSystem, p.plannerFirst, p.plannerNext, p.observerSystem, p.observerUser]));
+  return digestOf(JSON.stringify([p.PLANNER_SYSTEM, p.PLANNER_FIRST, p.PLANNER_NEXT, p.OBSERVER_SYSTEM, p.OBSERVER_USER]));
 }
 
 /** `{retrieved_docs_block}`: one `[DOC]` block per article in BM25 rank order, separated by a blank line. */
@@ -51,7 +34,6 @@ function renderQueryHistory(queries: readonly string[]): string {
   return queries.map((q, i) => `- Γύρος ${i + 1}: ${q}`).join("\n");
 }
 
-/** `{kept_docs_summary}` before the observer has kept anything. */
 export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
 
 /** `{kept_docs_summary}`: kept texts without ids as `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]` blocks; callers pass the first 27. */
@@ -61,11 +43,11 @@ function renderKeptDocs(texts: readonly string[]): string {
 
 /** PLANNER_FIRST in round 1; then PLANNER_NEXT with the earlier queries and the first 27 kept texts (rank order). */
 export function plannerMessage(
-  prompts: Pick<ReactPrompts, "plannerFirst" | "plannerNext">,
+  prompts: Pick<ReactPrompts, "PLANNER_FIRST" | "PLANNER_NEXT">,
   q: { originalQuery: string; round: number; maxRounds: number; history: readonly string[]; keptTexts: readonly string[] },
 ): string {
-  if (q.round === 1) return fillPrompt(prompts.plannerFirst, { original_query: q.originalQuery, max_rounds: q.maxRounds });
-  return fillPrompt(prompts.plannerNext, {
+  if (q.round === 1) return fillPrompt(prompts.PLANNER_FIRST, { original_query: q.originalQuery, max_rounds: q.maxRounds });
+  return fillPrompt(prompts.PLANNER_NEXT, {
     original_query: q.originalQuery,
     round_idx: q.round,
     max_rounds: q.maxRounds,
@@ -74,8 +56,8 @@ export function plannerMessage(
   });
 }
 
-export function observerMessage(prompts: Pick<ReactPrompts, "observerUser">, originalQuery: string, docs: readonly { id: DocId; text: string }[]): string {
-  return fillPrompt(prompts.observerUser, { original_query: originalQuery, retrieved_docs_block: renderObserverDocs(docs) });
+export function observerMessage(prompts: Pick<ReactPrompts, "OBSERVER_USER">, originalQuery: string, docs: readonly { id: DocId; text: string }[]): string {
+  return fillPrompt(prompts.OBSERVER_USER, { original_query: originalQuery, retrieved_docs_block: renderObserverDocs(docs) });
 }
 
 /** The project's lenient parsers, or the authors' exact ones (`--prompts official`); `name` goes in traces. */

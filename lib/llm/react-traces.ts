@@ -12,48 +12,41 @@ export interface ReactCall extends Pick<ChatResponse, "usage" | "seconds" | "rep
   params: ChatParams;
 }
 
+/** Calls, tokens and the calls' wall times (a replayed call counts its original time). */
 export interface ReactTotals {
   calls: number;
   input: number;
   output: number;
-  /** Sum of the calls' wall times (a replayed call counts its original time). */
   seconds: number;
 }
 
-/** One observer batch of one round. */
+/** One observer batch of one round: ids in rank order, counted prompt tokens, the answer (`text`: as parsed). */
 export interface ReactObserverTrace extends ReactCall {
-  /** The batch's article ids in BM25 rank order. */
   ids: DocId[];
-  /** Counted prompt tokens (o200k, chat overhead included). */
   promptTokens: number;
   raw: string;
-  /** The answer without reasoning blocks (what was parsed). */
   text: string;
   kept: { id: DocId; reason: string }[];
   none: boolean;
-  /** Ids the observer named that were not in this batch. */
   ignored: string[];
 }
 
 export interface ReactRoundTrace {
   round: number;
   planner: ReactCall & { raw: string; text: string; query: string };
-  /** BM25 results of the planner's query: ids with 1-based ranks and scores. */
+  /** BM25 results of the planner's query, 1-based ranks. */
   retrieved: { id: DocId; rank: number; score: number }[];
   observer: ReactObserverTrace[];
-  /** Articles kept in this round (over all batches, first mention wins). */
+  /** Kept in this round (over all batches, first mention wins); `ranking`: the kept ranking after it. */
   kept: { id: DocId; reason: string }[];
-  /** The kept ranking after this round. */
   ranking: DocId[];
   /** Ids first retrieved this round, in rank order; concatenated over rounds 1..r they are the pool after r. */
   newCandidates: DocId[];
-  /** This round's calls. */
   totals: ReactTotals;
 }
 
-/** The JSON-serialisable record of one query's REACT run, as written to `<traceDir>/<id>.json`. */
+/** One query's REACT run, as written to `<traceDir>/<id>.json`; traces of an older version are run again. */
 export interface ReactTrace {
-  /** Traces of an older version are run again. */
   version: 2;
   query: { id: QueryId; text: string };
   config: {
@@ -71,25 +64,19 @@ export interface ReactTrace {
     budgetTokens: number;
   };
   rounds: ReactRoundTrace[];
-  /** False while the query is running (a trace written after each round) or after a failure. */
+  /** False while the query is running (a trace written after each round) or after a failure (`error`). */
   complete: boolean;
-  /** Set when the query failed. */
   error?: string;
-  /** The final ranking (the last round's snapshot). */
   ranking: DocId[];
   totals: ReactTotals;
-  /** Wall time of the whole query, BM25 and token counting included. */
+  /** BM25 and token counting included. */
   wallSeconds: number;
 }
 
 export const zeroTotals = (): ReactTotals => ({ calls: 0, input: 0, output: 0, seconds: 0 });
 
-export function addCall(t: ReactTotals, c: ReactCall): void {
-  t.calls += 1;
-  t.input += c.usage.input;
-  t.output += c.usage.output;
-  t.seconds += c.seconds;
-}
+export const callTotals = (calls: readonly ReactCall[]): ReactTotals =>
+  sumTotals(calls.map((c) => ({ calls: 1, input: c.usage.input, output: c.usage.output, seconds: c.seconds })));
 
 export function sumTotals(list: readonly ReactTotals[]): ReactTotals {
   const t = zeroTotals();
@@ -118,12 +105,12 @@ export function traceFileName(queryId: QueryId): string {
   return `${safe.replace(/^\.+/, "_").slice(0, 80)}.${hash}.json`;
 }
 
-/** Writes a trace whole or not at all, so a reader (or a resumed run) never sees half a file. */
+/** Whole or not at all, so a reader (or a resumed run) never sees half a file. */
 export function writeTrace(file: string, trace: ReactTrace): Promise<void> {
   return writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(trace)), path.dirname(file));
 }
 
-/** A complete trace in the store, with the seed its requests were sent with (part of its key). */
+/** A complete trace in the store, with the seed its requests were sent with (in its key). */
 export interface StoredTrace {
   key: string;
   seed: number | null;
@@ -135,7 +122,6 @@ export function traceKey(query: { id: QueryId; text: string }, config: ReactTrac
   return digestOf(JSON.stringify(["react-trace", 2, query.id, query.text, config, seed ?? null]));
 }
 
-/** The store kind of complete REACT traces. */
 export const REACT_TRACE: RecordKind<StoredTrace> = {
   name: "react",
   keyOf: (r) => traceKey(r.trace.query, r.trace.config, r.seed),

@@ -1,7 +1,4 @@
-/**
- * REACT-BM25 (DESIGN.md §6, the authors' notebook): per round a planner LLM writes a Greek keyword query, BM25
- * (positive scores only) retrieves its top 100, an observer LLM keeps the useful ones. The loop; the rest: react-*.ts.
- */
+/** REACT-BM25 (DESIGN.md §6): a planner writes keyword queries, BM25 retrieves, an observer keeps; the loop. */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Doc, DocId, Query, QueryId, Run } from "../types";
@@ -12,37 +9,21 @@ import { untilFailure } from "../util/pool";
 import { readJsonIfAny } from "../util/safe-files";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
-import {
-  addCall,
-  callRecord,
-  REACT_TRACE,
-  sumTotals,
-  traceKey,
-  traceFileName,
-  writeTrace,
-  zeroTotals,
-  type ReactObserverTrace,
-  type ReactRoundTrace,
-  type ReactTotals,
-  type ReactTrace,
-} from "./react-traces";
+import { callRecord, callTotals, REACT_TRACE, sumTotals, traceKey, traceFileName, writeTrace, zeroTotals } from "./react-traces";
+import type { ReactObserverTrace, ReactRoundTrace, ReactTotals, ReactTrace } from "./react-traces";
 import type { ChatModel, ChatRequest } from "../models/chat";
 import type { Store } from "../store";
 
-/** Rounds per query in the paper. */
+/** The paper's rounds per query; BM25's depth per round, and the cap of the final ranking. */
 const REACT_ROUNDS = 10;
-/** BM25 depth per round and the cap of the final ranking. */
 const REACT_DEPTH = 100;
 
-
+/** A kept article: the rounds that kept it (ascending), the first, its best 1-based BM25 rank in those rounds. */
 export interface KeptInfo {
-  /** Rounds in which the observer kept it, ascending. */
   rounds: number[];
   first: number;
-  /** Best (smallest) 1-based BM25 rank over the rounds in which it was kept. */
   bestRank: number;
 }
-
 
 /** Kept articles by rounds kept (most first), first round, best BM25 rank, id (code points); at most `limit`. */
 export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_DEPTH): DocId[] {
@@ -56,22 +37,17 @@ export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_D
 }
 
 export interface ReactContext {
-  /** BM25-GREEKSTEMMER over the benchmark's corpus. */
+  /** BM25-GREEKSTEMMER over the benchmark's corpus, its scorer (the paper's k1, b) and articles in corpus order. */
   corpus: IndexedCorpus;
-  /** Its scorer (`corpus.index.withParams()`, the paper's k1 = 1.5, b = 0.75). */
   scorer: Bm25Scorer;
-  /** The corpus articles in corpus order (the order `corpus` was indexed in). */
   docs: readonly Doc[];
   planner: ChatModel;
   observer: ChatModel;
   prompts: ReactPrompts;
-  /** How answers are read (default: the project's parsers, `reactParserFor("project")`). */
   parser?: ReactParser;
   rounds?: number;
   seed?: number;
-  /** Observer prompt budget, default 84,000. */
   budgetTokens?: number;
-  /** Called after every round (the trace so far is complete up to that round). */
   onRound?: (round: ReactRoundTrace, trace: ReactTrace) => void | Promise<void>;
 }
 
@@ -102,10 +78,7 @@ function traceConfig(ctx: ReactContext): ReactTrace["config"] {
   };
 }
 
-/**
- * REACT-BM25 for one query: after round 1 the planner also sees "round i of N", the earlier queries and the top 27 kept
- * articles' texts; observer batches are token-budgeted. LLM errors propagate; an oversize article is a "BUDGET" error.
- */
+/** REACT-BM25 for one query; LLM errors propagate, an article too big for the observer is a "BUDGET" error. */
 export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTrace> {
   const s = settings(ctx);
   const started = performance.now();
@@ -115,12 +88,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const pos = new Map<DocId, number>();
   const textOf = (id: DocId) => docs[pos.get(id)!].text;
   const count = observerPromptTokens(prompts, query.text);
-  const base: Omit<ChatRequest, "system" | "user" | "maxTokens"> = {
-    temperature: s.temperature,
-    topP: s.topP,
-    reasoningEffort: s.reasoningEffort,
-  };
-  if (ctx.seed !== undefined) base.seed = ctx.seed;
+  const { temperature, topP, reasoningEffort } = s;
+  const base = { temperature, topP, reasoningEffort, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) };
 
   const trace: ReactTrace = {
     version: 2,
@@ -140,8 +109,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const batchesOf = new Map<string, { batch: ReturnType<typeof observerBatches>[number]; req: ChatRequest }[]>();
 
   for (let round = 1; round <= s.rounds; round++) {
-    const totals = zeroTotals();
-
     const plannerUser = plannerMessage(prompts, {
       originalQuery: query.text,
       round,
@@ -149,10 +116,9 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       history,
       keptTexts: reactRanking(kept, PLANNER_KEPT_DOCS).map(textOf),
     });
-    const plannerReq: ChatRequest = { ...base, system: prompts.plannerSystem, user: plannerUser, maxTokens: s.maxTokens };
+    const plannerReq: ChatRequest = { ...base, system: prompts.PLANNER_SYSTEM, user: plannerUser, maxTokens: s.maxTokens };
     const p = await ctx.planner.complete(plannerReq);
     const plannerCall = callRecord(plannerReq, p);
-    addCall(totals, plannerCall);
     const plannerText = parser.text(p.raw);
     const keywordQuery = parser.planner(p.raw, query.text);
     history.push(keywordQuery);
@@ -172,11 +138,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       }
     }
 
-    const retrievedDocs = Array.from(top.docs, (d) => {
-      const doc = docs[d];
-      if (doc.id !== corpus.docIds[d]) throw new RangeError(`docs[${d}] is '${doc.id}' but the index has '${corpus.docIds[d]}' there`);
-      return { id: doc.id, text: doc.text };
-    });
+    // `docs` are in corpus order (checked by `settings`).
+    const retrievedDocs = Array.from(top.docs, (d) => ({ id: docs[d].id, text: docs[d].text }));
     const observerTraces: ReactObserverTrace[] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];
     const keptIds = new Set<DocId>();
@@ -185,14 +148,13 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     if (!batches) {
       batches = observerBatches(retrievedDocs, s.budgetTokens, count).map((batch) => ({
         batch,
-        req: { ...base, system: prompts.observerSystem, user: observerMessage(prompts, query.text, batch.docs), maxTokens: s.observerMaxTokens },
+        req: { ...base, system: prompts.OBSERVER_SYSTEM, user: observerMessage(prompts, query.text, batch.docs), maxTokens: s.observerMaxTokens },
       }));
       batchesOf.set(retrievedIds, batches);
     }
     for (const { batch, req: observerReq } of batches) {
       const r = await ctx.observer.complete(observerReq);
       const call = callRecord(observerReq, r);
-      addCall(totals, call);
       const text = parser.text(r.raw);
       const ids = batch.docs.map((d) => d.id);
       const parsed = parser.observer(r.raw, new Set(ids));
@@ -222,7 +184,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       kept: keptThisRound,
       ranking: reactRanking(kept),
       newCandidates,
-      totals,
+      totals: callTotals([plannerCall, ...observerTraces]),
     };
     trace.rounds.push(roundTrace);
     trace.ranking = roundTrace.ranking;
@@ -240,26 +202,22 @@ export interface ReactRunOptions {
   traceDir?: string;
   /** Store of complete traces (one another process is running is waited for, then read); else `traceDir` resumes. */
   store?: Store;
-  /** Queries in flight at once (default 1). */
   concurrency?: number;
   /** Called when a query is done (run or taken from its trace). */
   onQuery?: (e: { query: Query; index: number; total: number; trace: ReactTrace; resumed: boolean }) => void;
 }
 
-/** Rankings, candidate pools and costs of a REACT run, per round. */
+/** Rankings, candidate pools and costs of a REACT run, per round (`kept.get(rounds)` is REACT-BM25). */
 export interface ReactRunResult {
   rounds: number;
-  /** Query ids in input order. */
   queryIds: QueryId[];
-  /** round r (1-based) -> the kept rankings after round r. `kept.get(rounds)` is REACT-BM25. */
   kept: Map<number, Run>;
   /** round r -> every article retrieved in rounds 1..r (by first round, rank): not a ranking, for pool recall. */
   candidates: Map<number, Run>;
   /** Per query: the calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
   perRound: Map<QueryId, ReactTotals[]>;
-  totals: Map<QueryId, ReactTotals>;
   traces: Map<QueryId, ReactTrace>;
-  /** Queries taken from existing trace files (no model call). */
+  /** Queries taken from saved traces (no model call). */
   resumed: QueryId[];
 }
 
@@ -268,7 +226,6 @@ export interface ReactRun extends Run {
   react: ReactRunResult;
 }
 
-/** Whether a run came from REACT-BM25 (and so carries the whole `ReactRunResult`). */
 export function isReactRun(run: Run): run is ReactRun {
   return (run as Partial<ReactRun>).react !== undefined;
 }
@@ -281,14 +238,9 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
   return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
 }
 
-/**
- * REACT-BM25 over many queries, each trace written atomically after every round; complete traces in `traceDir` are
- * reused, so a crash repeats no finished query. On failure queries in flight finish, then the first error is rethrown.
- */
+/** REACT-BM25 over many queries; complete traces in `traceDir` are reused, so a crash repeats no finished query. */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);
-  const concurrency = opts.concurrency ?? 1;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a positive integer, got ${concurrency}`);
   const seen = new Set<QueryId>();
   for (const q of queries) {
     if (seen.has(q.id)) throw new RangeError(`duplicate query id '${q.id}'`);
@@ -296,17 +248,15 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
   }
   if (opts.traceDir) await fs.mkdir(opts.traceDir, { recursive: true });
 
-  const traces: (ReactTrace | undefined)[] = new Array(queries.length);
-  const fromFile: boolean[] = new Array(queries.length).fill(false);
+  const done: { trace: ReactTrace; resumed: boolean }[] = [];
 
   const one = async (i: number) => {
     const q = queries[i];
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
     const save = (t: ReactTrace) => (file ? writeTrace(file, t) : Promise.resolve());
     const key = traceKey(q, traceConfig(ctx), ctx.seed);
-    const done = (trace: ReactTrace, resumed: boolean) => {
-      traces[i] = trace;
-      fromFile[i] = resumed;
+    const finish = (trace: ReactTrace, resumed: boolean) => {
+      done[i] = { trace, resumed };
       opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
     };
     if (file) {
@@ -315,7 +265,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
       if (usable(saved, q, ctx)) {
         // A folder-only trace goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
-        return done(saved, true);
+        return finish(saved, true);
       }
     }
     const run = async (): Promise<ReactTrace> => {
@@ -336,13 +286,13 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
         throw error;
       }
     };
-    if (!opts.store) return done(await run(), false);
+    if (!opts.store) return finish(await run(), false);
     const { record, made } = await opts.store.produce(REACT_TRACE, key, async () => ({ key, seed: ctx.seed ?? null, trace: await run() }));
     if (!made) await save(record.trace);
-    done(record.trace, !made);
+    finish(record.trace, !made);
   };
 
-  const failure = await untilFailure(queries.length, concurrency, one);
+  const failure = await untilFailure(queries.length, opts.concurrency ?? 1, one);
   if (failure) throw failure.error;
 
   const result: ReactRunResult = {
@@ -351,16 +301,15 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     kept: new Map(),
     candidates: new Map(),
     perRound: new Map(),
-    totals: new Map(),
     traces: new Map(),
-    resumed: queries.filter((_, i) => fromFile[i]).map((q) => q.id),
+    resumed: queries.filter((_, i) => done[i].resumed).map((q) => q.id),
   };
   for (let r = 1; r <= rounds; r++) {
     result.kept.set(r, { rankings: new Map() });
     result.candidates.set(r, { rankings: new Map() });
   }
   queries.forEach((q, i) => {
-    const t = traces[i]!;
+    const t = done[i].trace;
     result.traces.set(q.id, t);
     const pool: DocId[] = [];
     const cumulative: ReactTotals[] = [];
@@ -372,7 +321,6 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
       cumulative.push(sumTotals([cumulative[r - 2] ?? zeroTotals(), rt.totals]));
     }
     result.perRound.set(q.id, cumulative);
-    result.totals.set(q.id, cumulative[rounds - 1]);
   });
   return result;
 }

@@ -1,10 +1,8 @@
 /** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
-import path from "node:path";
-import { runCachedCalls, type CachedCallOptions, type CachedRecord } from "./cached-calls";
+import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, PROJECT_PROMPTS_DIR, PromptError, readPromptFile, type PromptSet } from "./prompts";
+import { fillPrompt, parserFor, PromptError, type PromptSet } from "./prompts";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
-import type { ParserName } from "./prompts";
 
 export type RewriteKind = "sparse" | "dense";
 
@@ -65,28 +63,15 @@ export function parseDenseRewrite(text: string): string {
   return para.replace(/^(\*\*|__|["«“])+|(\*\*|__|["»”])+$/g, "").trim();
 }
 
-/** One rewrite, as a v0.8 result file line stores it and as `onRecords` reports it. */
-export interface RewriteRecord extends CachedRecord {
-  kind: RewriteKind;
-  /** The text to search with: the parsed answer, or the original query on fallback. */
-  rewrite: string;
-}
-
-let projectRewriteSystem: string | undefined;
-
-/** The set's REWRITE_SYSTEM, else the project's for the project set; an official set without one is an error. */
+/** The set's REWRITE_SYSTEM: a stand-in would silently make every official request differ from the authors'. */
 function rewriteSystemFor(prompts: PromptSet): string {
-  if (prompts.extras.REWRITE_SYSTEM !== undefined) return prompts.extras.REWRITE_SYSTEM;
-  // A stand-in system message would silently make every official request differ from the authors': refuse.
-  if (prompts.name === "official") {
-    throw new PromptError(
-      `the official prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
-        "run `gbr prompts pull` again, or use the project prompts",
-      "MISSING_CONSTANTS",
-    );
-  }
-  projectRewriteSystem ??= readPromptFile(path.join(PROJECT_PROMPTS_DIR, "REWRITE_SYSTEM.txt"));
-  return projectRewriteSystem;
+  const system = prompts.extras.REWRITE_SYSTEM;
+  if (system !== undefined) return system;
+  throw new PromptError(
+    `the ${prompts.name} prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
+      "run `gbr prompts pull` again, or use the project prompts",
+    "MISSING_CONSTANTS",
+  );
 }
 
 /** The set's rewrite system message, the kind's prompt with the query text verbatim, and the paper's settings. */
@@ -99,21 +84,7 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
   };
 }
 
-/**
- * The project parser falls back to the original query when empty (`fallback`); the authors' `parseRewriteOfficial`
- * leaves it empty, as the notebook searches with it (`empty`).
- */
-function rewriteOf(raw: string, kind: RewriteKind, parser: ParserName, original: string): { text: string; fallback: boolean; empty: boolean } {
-  if (parser === "official") {
-    const text = parseRewriteOfficial(raw);
-    return { text, fallback: false, empty: text === "" };
-  }
-  // A replayed or raw answer may still hold a think block, which must never reach BM25.
-  const parsed = (kind === "sparse" ? parseSparseRewrite : parseDenseRewrite)(stripReasoning(raw));
-  return parsed === "" ? { text: original, fallback: true, empty: false } : { text: parsed, fallback: false, empty: false };
-}
-
-/** The rewrite per query id by the set's parser (reused records re-parsed from `raw`); resumable through the store. */
+/** The rewrite per query id; the project parser falls back to the query, the authors' leaves an empty rewrite empty. */
 export async function reformulate(
   queries: readonly { id: string; text: string }[],
   kind: RewriteKind,
@@ -121,25 +92,19 @@ export async function reformulate(
   prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
-  const parser = parserFor(prompts);
-  const original = new Map(queries.map((q) => [q.id, q.text] as const));
-  const records = await runCachedCalls<{ id: string; text: string }, RewriteRecord>(queries, model, opts, {
+  const official = parserFor(prompts) === "official";
+  const parse = kind === "sparse" ? parseSparseRewrite : parseDenseRewrite;
+  const out = await runCachedCalls(queries, model, opts, {
     label: `reformulate ${kind}`,
-    kind,
     request: (q) => buildRewriteRequest(q.text, kind, prompts),
-    isValid: (rec) => typeof rec.raw === "string",
-    toRecord: (q, res, base) => {
-      const r = rewriteOf(res.raw, kind, parser, q.text);
-      return { ...base, kind, rewrite: r.text, parser, ...(r.fallback ? { fallback: true } : {}) };
+    parse(q, raw) {
+      if (official) return { text: parseRewriteOfficial(raw) };
+      // A replayed or raw answer may still hold a think block, which must never reach BM25.
+      const text = parse(stripReasoning(raw));
+      return text === "" ? { text: q.text, fallback: true } : { text };
     },
   });
-  const out = new Map<string, string>();
-  let empty = 0;
-  for (const [id, rec] of records) {
-    const r = rewriteOf(rec.raw, kind, parser, original.get(id)!);
-    if (r.empty) empty++;
-    out.set(id, r.text);
-  }
+  const empty = official ? [...out.values()].filter((t) => t === "").length : 0;
   if (empty > 0) opts.log?.(`reformulate ${kind}: ${empty} rewrite(s) are empty after the authors' parsing; as in their notebook, they are searched as they are`);
   return out;
 }

@@ -1,18 +1,15 @@
-/**
- * RankGPT-style listwise LLM re-ranking of any first-stage run: numbered article windows answered `[3] > [1] > [2]`,
- * sliding bottom-up so a strong low article climbs in one pass. Always the project's prompts (the authors have none).
- */
+/** RankGPT-style listwise re-ranking: numbered windows answered `[3] > [1] > [2]`, sliding bottom-up; project prompts. */
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
 import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from "../types";
 import { DataError, GbrError, isUnavailable } from "../util/errors";
 import { splitModelId } from "../util/model-id";
 import { addCosts, zeroWork } from "../eval/run-cost";
-import { createSemaphore } from "../util/semaphore";
+import { untilFailure } from "../util/pool";
 import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
-import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse, type ChatUsage } from "../models/chat";
+import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
 /** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
 export const RERANK_PARAMS = {
@@ -21,15 +18,6 @@ export const RERANK_PARAMS = {
   reasoningEffort: "low",
   maxTokens: 42000,
 } as const satisfies Partial<ChatRequest>;
-
-/** The role the requests are recorded under in `info.llm.requests`. */
-const ROLE = "rerank";
-
-interface ReadPermutation {
-  order: number[];
-  /** Distinct ids in 1..size the answer named; 0 means the answer said nothing usable. */
-  found: number;
-}
 
 /** Drops a list's own "1.", "2.", … only when every line has them in sequence, so "3. 1. 2." is never numbering. */
 function dropListNumbering(text: string): string {
@@ -40,7 +28,11 @@ function dropListNumbering(text: string): string {
   return lines.map((l, i) => l.slice(numbered[i]![0].length)).join("\n");
 }
 
-function readPermutation(answer: string, size: number): ReadPermutation {
+/**
+ * `order`: a 0-based permutation of 0..size-1 (bad ids skipped, a repeat at its first place, left-out ones after, in
+ * order); `found`: the distinct ids in 1..size the answer named (0: nothing usable).
+ */
+export function readPermutation(answer: string, size: number): { order: number[]; found: number } {
   const text = stripReasoning(answer);
   // The prompt asks for bracketed ids; when present, bare numbers ("Άρθρο 914") are prose, not ids.
   let ids = [...text.matchAll(/\[\s*(\d+)\s*\]/g)].map((m) => Number(m[1]));
@@ -55,20 +47,6 @@ function readPermutation(answer: string, size: number): ReadPermutation {
   const found = order.length;
   for (let i = 0; i < size; i++) if (!seen.has(i + 1)) order.push(i);
   return { order, found };
-}
-
-/** A 0-based permutation of 0..size-1: bad ids skipped, a repeat at its first place, left-out ones after, in order. */
-export function parsePermutation(answer: string, size: number): number[] {
-  return readPermutation(answer, size).order;
-}
-
-/** Item `perm[i]` goes to place i. */
-export function applyPermutation<T>(items: readonly T[], perm: readonly number[]): T[] {
-  const seen = new Set(perm);
-  if (perm.length !== items.length || seen.size !== perm.length || perm.some((p) => !Number.isInteger(p) || p < 0 || p >= items.length)) {
-    throw new RangeError(`applyPermutation: [${perm.join(", ")}] is not a permutation of 0..${items.length - 1}`);
-  }
-  return perm.map((p) => items[p]);
 }
 
 /** Positions start (inclusive) to end (exclusive), 0-based. */
@@ -102,17 +80,10 @@ function checkWindow(window: number, step: number): void {
   }
 }
 
-/** The project's re-ranking prompts as sent, with their sha256 (what `info.llm.prompts` records). */
-export interface RerankPrompts {
-  system: string;
-  user: string;
-  sha256: { RERANK_SYSTEM: string; RERANK_USER: string };
-}
+let loaded: { system: string; user: string; sha256: Record<string, string> } | undefined;
 
-let loaded: RerankPrompts | undefined;
-
-/** Read once per process. */
-function rerankPrompts(): RerankPrompts {
+/** The project's re-ranking prompts as sent, with their sha256 (what `info.llm.prompts` records); read once. */
+function rerankPrompts(): NonNullable<typeof loaded> {
   if (!loaded) {
     const system = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_SYSTEM.txt"));
     const user = readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages", "count", "chars"]);
@@ -121,18 +92,11 @@ function rerankPrompts(): RerankPrompts {
   return loaded;
 }
 
-/** Whitespace made single spaces (line breaks would blur where `[n]` starts); cut to `maxChars` with "…". */
+/** Whitespace made single spaces (line breaks would blur where `[n]` starts); cut to `maxChars` code points with "…". */
 export function excerpt(text: string, maxChars: number): string {
-  // Only as much of a long article is flattened as the cut needs (flattening only shortens it), doubled until enough.
-  for (let n = 2 * maxChars + 16; ; n *= 2) {
-    const whole = n >= text.length;
-    const flat = (whole ? text : text.slice(0, n)).replace(/\s+/g, " ").trim();
-    // The first maxChars code points (a cut never splits a surrogate pair), found without splitting the text.
-    let end = 0;
-    for (let c = 0; c < maxChars && end < flat.length; c++) end += flat.codePointAt(end)! > 0xffff ? 2 : 1;
-    if (end < flat.length) return `${flat.slice(0, end).trimEnd()}…`;
-    if (whole) return flat;
-  }
+  const flat = text.replace(/\s+/g, " ").trim();
+  const chars = Array.from(flat);
+  return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars).join("").trimEnd()}…`;
 }
 
 // Each article's excerpt, made once (up to 20,000 kept): the same articles fill the windows of many queries and
@@ -170,8 +134,6 @@ export interface ListwiseRerankOptions {
   step?: number;
   /** Length of the returned rankings (default 100). */
   k?: number;
-  /** Characters of each article shown to the model (default 1,500). */
-  maxChars?: number;
   /** Queries re-ranked at once (default 4); the windows of one query go one after another. */
   concurrency?: number;
   log?: (message: string) => void;
@@ -180,16 +142,9 @@ export interface ListwiseRerankOptions {
 
 interface Call {
   entry: RequestEntry;
-  usage: ChatUsage;
-  seconds: number;
+  res: ChatResponse;
   found: number;
   size: number;
-  raw: string;
-}
-
-/** Dedupes a ranking (a repeated id counts at its first place), as the evaluation does. */
-function dedupe(ranking: readonly DocId[]): DocId[] {
-  return [...new Set(ranking)];
 }
 
 function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): GbrError {
@@ -203,10 +158,7 @@ function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): Gb
   });
 }
 
-/**
- * Re-ranks each query's top `depth`, appends the rest, cuts to `k`; pass `chatForMethod(opts)` so reruns call nothing.
- * A failed call fails the run; an unusable answer keeps the window (`info.rerank.unparsed`); replayed usage counts too.
- */
+/** Re-ranks each query's top `depth`, appends the rest, cuts to `k`; an unusable answer keeps the window's order. */
 export async function listwiseRerankRun(
   model: ChatModel,
   queries: Query[],
@@ -218,20 +170,19 @@ export async function listwiseRerankRun(
   const window = opts.window ?? 20;
   const step = opts.step ?? 10;
   const k = opts.k ?? 100;
-  const maxChars = opts.maxChars ?? 1500;
+  const maxChars = 1500; // characters of each article shown to the model
   if (!(Number.isInteger(depth) && depth >= 1)) throw new GbrError(`re-ranking depth must be a positive integer, got ${depth}`, "USAGE");
   if (!(Number.isInteger(k) && k >= 1)) throw new GbrError(`k must be a positive integer, got ${k}`, "USAGE");
-  if (!(Number.isInteger(maxChars) && maxChars >= 1)) throw new GbrError(`article budget must be a positive integer, got ${maxChars}`, "USAGE");
   checkWindow(window, step);
   const prompts = rerankPrompts();
-  const limit = createSemaphore(opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat);
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
 
   // A failure stops queries before their next call, instead of paying for a run already lost.
   let failed = false;
   let done = 0;
   const rerankOne = async (q: Query): Promise<{ ranking: DocId[]; calls: Call[] }> => {
-    const all = dedupe(firstStage.rankings.get(q.id) ?? []);
+    // A repeated id counts at its first place, as the evaluation does.
+    const all = [...new Set(firstStage.rankings.get(q.id) ?? [])];
     let top = all.slice(0, depth);
     const calls: Call[] = [];
     for (const w of slidingWindows(top.length, window, step)) {
@@ -247,48 +198,33 @@ export async function listwiseRerankRun(
       try {
         res = await model.complete(req);
       } catch (err) {
+        failed = true;
         throw callFailure(err, q.id, w, top.length);
       }
       const { order, found } = readPermutation(res.raw, ids.length);
-      top = [...top.slice(0, w.start), ...applyPermutation(ids, order), ...top.slice(w.end)];
+      top = [...top.slice(0, w.start), ...order.map((p) => ids[p]), ...top.slice(w.end)];
       calls.push({
-        entry: { role: ROLE, params: chatParams(req), reused: res.replayed === true, servedModel: res.servedModel, standIn: res.standIn },
-        usage: res.usage,
-        seconds: res.seconds,
+        entry: { role: "rerank", params: chatParams(req), reused: res.replayed === true, servedModel: res.servedModel, standIn: res.standIn },
+        res,
         found,
         size: ids.length,
-        raw: res.raw,
       });
     }
     opts.onProgress?.("rerank:llm", ++done, queries.length);
     return { ranking: [...top, ...all.slice(depth)].slice(0, k), calls };
   };
 
-  const results = await Promise.all(
-    queries.map((q) =>
-      limit.run(async () => {
-        if (failed) return { ranking: [], calls: [] };
-        try {
-          return await rerankOne(q);
-        } catch (err) {
-          failed = true;
-          throw err;
-        }
-      }),
-    ),
-  );
-
-  const rankings = new Map<QueryId, DocId[]>();
-  const calls: Call[] = [];
-  queries.forEach((q, i) => {
-    rankings.set(q.id, results[i].ranking);
-    calls.push(...results[i].calls);
-  });
+  const results: { ranking: DocId[]; calls: Call[] }[] = [];
+  const concurrency = opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat;
+  const failure = await untilFailure(queries.length, concurrency, async (i) => void (results[i] = await rerankOne(queries[i])));
+  if (failure) throw failure.error;
+  const rankings = new Map(queries.map((q, i) => [q.id, results[i].ranking] as const));
+  const calls = results.flatMap((r) => r.calls);
   const entries = calls.map((c) => c.entry);
   const unparsed = calls.filter((c) => c.found === 0);
   const incomplete = calls.filter((c) => c.found > 0 && c.found < c.size).length;
   const made = entries.filter((e) => !e.reused).length;
-  for (const c of unparsed.slice(0, 3)) opts.log?.(`rerank:llm: no usable id in an answer, window order kept: ${JSON.stringify(c.raw.slice(0, 120))}`);
+  for (const c of unparsed.slice(0, 3)) opts.log?.(`rerank:llm: no usable id in an answer, window order kept: ${JSON.stringify(c.res.raw.slice(0, 120))}`);
   opts.log?.(
     `rerank:llm: ${calls.length} call(s) for ${queries.length} quer${queries.length === 1 ? "y" : "ies"} (${made} made now, ${calls.length - made} from the replay cache); ` +
       `${unparsed.length} answer(s) without a usable id (window order kept), ${incomplete} incomplete (missing ids kept in their order)`,
@@ -321,7 +257,7 @@ export async function listwiseRerankRun(
   };
   // The calls' own (recorded) seconds: a query's windows run in sequence, so their sum is its latency.
   const own: RunCost = {
-    online: { ...llmWork(calls.map((c) => c.usage)), seconds: calls.reduce((s, c) => s + c.seconds, 0) },
+    online: { ...llmWork(calls.map((c) => c.res.usage)), seconds: calls.reduce((s, c) => s + c.res.seconds, 0) },
     corpus: zeroWork(),
     llmModel: modelName,
   };

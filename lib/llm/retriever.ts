@@ -8,20 +8,22 @@ import { addCosts, secondsOf, timed } from "../eval/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "../models/chat";
 import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
-import { reactParserFor, reactPromptsOf } from "./react-prompts";
-import type { CachedOutcome } from "./cached-calls";
+import { reactParserFor } from "./react-prompts";
+import type { CachedCallOptions, CachedOutcome } from "./cached-calls";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { splitModelId } from "../util/model-id";
 import { chatForMethod } from "./chat-for-method";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
 
-/** Where an LLM method keeps its REACT traces, and v0.8 kept its per-item results, for one benchmark. */
-function workDir(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, method: string, model: ChatModel, prompts: PromptSet): string {
+/** Where REACT keeps one benchmark's traces. */
+function traceDirOf(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, model: ChatModel, prompts: PromptSet): string {
+  if (ctx.traceDir) return ctx.traceDir;
   const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, "_");
-  // Each --repeat sample keeps its own results, or one would resume from another's answers.
+  // Each --repeat sample keeps its own traces, or one would resume from another's answers.
   const sample = opts.sample !== undefined || opts.seed !== undefined ? `-sample${opts.sample ?? 0}-seed${opts.seed ?? "none"}` : "";
-  return path.join(ctx.workDir ?? path.join(ctx.providers.config.dataDir, "llm"), safe(bench.name), `${method}-${safe(model.id)}-${prompts.name}${sample}`);
+  const dir = `react-${safe(model.id)}-${prompts.name}${sample}`;
+  return path.join(ctx.workDir ?? path.join(ctx.providers.config.dataDir, "llm"), safe(bench.name), dir, "traces");
 }
 
 /** The method's prompt set: the project's, or the official ones cached in the run's data folder. */
@@ -31,14 +33,14 @@ function promptsFor(opts: RetrieverOptions, ctx: RunContext): PromptSet {
 
 /** The requests behind a batch of cached answers, for the run's record. */
 function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
-  return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.record.servedModel, standIn: o.record.standIn }));
+  return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.response.servedModel, standIn: o.response.standIn }));
 }
 
 /** The online and one-time chat work of cached answers (reused ones with their recorded usage), with wall times. */
 function llmCost(model: ChatModel, online: { outcomes: readonly CachedOutcome[]; seconds: number }, corpus = { outcomes: [] as readonly CachedOutcome[], seconds: 0 }): RunCost {
   return {
-    online: { ...llmWork(online.outcomes.map((o) => o.record.usage)), seconds: online.seconds },
-    corpus: { ...llmWork(corpus.outcomes.map((o) => o.record.usage)), seconds: corpus.seconds },
+    online: { ...llmWork(online.outcomes.map((o) => o.response.usage)), seconds: online.seconds },
+    corpus: { ...llmWork(corpus.outcomes.map((o) => o.response.usage)), seconds: corpus.seconds },
     llmModel: splitModelId(model.id).model,
   };
 }
@@ -55,10 +57,17 @@ async function runOn(name: string, inner: Retriever, searched: Query[], k: numbe
   };
 }
 
-/** The sparse BM25 variants take keyword rewrites; everything else (dense, lsi) takes prose. */
-function rewriteKindFor(inner: string): "sparse" | "dense" {
-  return inner.startsWith("bm25-") || inner.startsWith("prf:bm25-") ? "sparse" : "dense";
+/**
+ * The queries as the LLM wrote them (the original where it wrote none), with the calls' outcomes and time. A plan
+ * counts a request made from the benchmark's own question once, whichever experiment asks for it.
+ */
+async function llmQueries(queries: Query[], model: ChatModel, opts: RetrieverOptions, ctx: RunContext, write: LlmWrite) {
+  let outcomes: CachedOutcome[] = [];
+  const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
+  const { value, seconds } = await timed(() => write(asked, { log: ctx.log, onRecords: (o) => (outcomes = o) }));
+  return { searched: queries.map((q) => ({ id: q.id, text: value.get(q.id) ?? q.text })), outcomes, seconds };
 }
+type LlmWrite = (model: ChatModel, o: CachedCallOptions) => Promise<Map<string, string>>;
 
 /**
  * `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense).
@@ -69,23 +78,14 @@ function rewriteKindFor(inner: string): "sparse" | "dense" {
 export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name = `reform:${inner.name}`): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);
-  const kind = rewriteKindFor(inner.name);
+  // The sparse BM25 variants take keyword rewrites; everything else (dense, lsi) takes prose.
+  const kind = inner.name.startsWith("bm25-") || inner.name.startsWith("prf:bm25-") ? "sparse" : "dense";
   const promptName = kind === "sparse" ? "SPARSE_REWRITE_PROMPT" : "DENSE_REWRITE_PROMPT";
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      const dir = workDir(bench, opts, ctx, `reform-${kind}`, model, prompts);
-      let outcomes: CachedOutcome[] = [];
-      // A plan counts a rewrite of the benchmark's own question once, whichever experiment asks for it.
-      const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
-      const { value: rewrites, seconds } = await timed(() =>
-        reformulate(queries, kind, asked, prompts, {
-          legacyFile: path.join(dir, "rewrites.jsonl"),
-          log: ctx.log,
-          onRecords: (o) => (outcomes = o),
-        }),
-      );
-      const searched = queries.map((q) => ({ id: q.id, text: rewrites.get(q.id) ?? q.text }));
+      const write: LlmWrite = (m, o) => reformulate(queries, kind, m, prompts, o);
+      const { searched, outcomes, seconds } = await llmQueries(queries, model, opts, ctx, write);
       const llm = llmRunInfo(model, prompts, [promptName, "REWRITE_SYSTEM"], entriesOf(`rewrite-${kind}`, outcomes));
       return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }));
     },
@@ -100,11 +100,9 @@ export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: 
 export async function translateRetriever(innerOn: (english: Benchmark) => Promise<Retriever>, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name: string): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx, bench.docs);
-  const dir = workDir(bench, opts, ctx, "translate", model, prompts);
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
     translateItems(bench.docs, "article", model, prompts, {
-      legacyFile: path.join(dir, "articles.jsonl"),
       log: ctx.log,
       concurrency: 4,
       onRecords: (o) => (articles = o),
@@ -115,16 +113,8 @@ export async function translateRetriever(innerOn: (english: Benchmark) => Promis
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<Run> {
-      let outcomes: CachedOutcome[] = [];
-      const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
-      const { value: q, seconds } = await timed(() =>
-        translateItems(queries, "query", asked, prompts, {
-          legacyFile: path.join(dir, "queries.jsonl"),
-          log: ctx.log,
-          onRecords: (o) => (outcomes = o),
-        }),
-      );
-      const searched = queries.map((x) => ({ id: x.id, text: q.get(x.id) ?? x.text }));
+      const write: LlmWrite = (m, o) => translateItems(queries, "query", m, prompts, o);
+      const { searched, outcomes, seconds } = await llmQueries(queries, model, opts, ctx, write);
       const entries = [...entriesOf("translate-article", articles), ...entriesOf("translate-query", outcomes)];
       const llm = llmRunInfo(model, prompts, ["TRANSLATION_SYSTEM", "TRANSLATION_USER"], entries);
       return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }, { outcomes: articles, seconds: articleSeconds }));
@@ -132,10 +122,7 @@ export async function translateRetriever(innerOn: (english: Benchmark) => Promis
   };
 }
 
-/**
- * `react-bm25`: the paper's agentic method (planner → BM25-GREEKSTEMMER → observer, `rounds` rounds, default 10),
- * one trace per query, resumable. Rendering is the authors' for every prompt set; answers go through its parser.
- */
+/** `react-bm25`: the paper's agentic method, one resumable trace per query. */
 export async function reactRetriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);
@@ -144,14 +131,14 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
   return {
     name,
     async retrieve(queries: Query[], k: number): Promise<ReactRun> {
-      const traceDir = ctx.traceDir ?? path.join(workDir(bench, opts, ctx, "react", model, prompts), "traces");
+      const traceDir = traceDirOf(bench, opts, ctx, model, prompts);
       const react: ReactContext = {
         corpus,
         scorer,
         docs: bench.docs,
         planner: model,
         observer: model,
-        prompts: reactPromptsOf(prompts),
+        prompts: prompts.texts,
         parser: reactParserFor(parserFor(prompts)),
         rounds: opts.rounds ?? 10,
         seed: opts.seed,

@@ -2,25 +2,23 @@
 import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
-import { EXTRA_PROMPT_NAMES, PROMPT_NAMES, parserFor, type PromptSet } from "./prompts";
+import { parserFor, type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
-/** One request a method made (or whose saved answer it reused). */
+/** One request a method made (`reused`: or whose saved answer it took); `role`: planner, rewrite-sparse, … */
 export interface RequestEntry {
-  /** planner, observer, rewrite-sparse, rewrite-dense, translate-article, translate-query … */
   role: string;
   params: ChatParams;
-  /** Answered from the replay cache or a saved result rather than by a call made now. */
   reused: boolean;
   servedModel?: string;
-  /** Answered by the project's test double. */
   standIn?: boolean;
 }
 
 /** Distinct generation parameters per role with request counts (first-seen order), and how many were reused. */
 function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
-  const byRole = new Map<string, Map<string, Record<string, string | number> & { calls: number }>>();
+  const requests: LlmRunInfo["requests"] = {};
+  const rows = new Map<string, Record<string, string | number> & { calls: number }>();
   let reused = 0;
   const served = new Set<string>();
   let standIn = false;
@@ -28,19 +26,19 @@ function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "reque
     if (e.reused) reused++;
     if (e.servedModel) served.add(e.servedModel);
     if (e.standIn) standIn = true;
-    let roles = byRole.get(e.role);
-    if (!roles) byRole.set(e.role, (roles = new Map()));
     // Keys in a fixed order, so equal parameters always meet whatever order they were set in.
     const fields = Object.entries(e.params)
       .filter(([, v]) => v !== undefined)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const key = JSON.stringify(fields);
-    const row = roles.get(key);
+    const key = JSON.stringify([e.role, fields]);
+    const row = rows.get(key);
     if (row) row.calls++;
-    else roles.set(key, { ...(Object.fromEntries(fields) as Record<string, string | number>), calls: 1 });
+    else {
+      const fresh = { ...Object.fromEntries(fields), calls: 1 };
+      rows.set(key, fresh);
+      (requests[e.role] ??= []).push(fresh);
+    }
   }
-  const requests: LlmRunInfo["requests"] = {};
-  for (const [role, rows] of byRole) requests[role] = [...rows.values()];
   return { requests, reused, servedModels: [...served], standIn };
 }
 
@@ -48,11 +46,8 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
   const { provider, model: name } = splitModelId(model.id);
   const sha256: Record<string, string> = {};
   for (const name of used) {
-    if ((PROMPT_NAMES as readonly string[]).includes(name)) sha256[name] = set.sha256[name as (typeof PROMPT_NAMES)[number]];
-    else if ((EXTRA_PROMPT_NAMES as readonly string[]).includes(name)) {
-      const text = set.extras[name as (typeof EXTRA_PROMPT_NAMES)[number]];
-      if (text !== undefined) sha256[name] = digestOf(text);
-    }
+    const text = set.texts[name as PromptName] ?? set.extras[name as ExtraPromptName];
+    if (text !== undefined) sha256[name] = digestOf(text);
   }
   return {
     model: name,

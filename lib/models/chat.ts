@@ -6,15 +6,13 @@ import type { ServerReports } from "./servers";
 export interface ChatRequest {
   system: string;
   user: string;
-  /** Output token limit (the paper: 42,000; the REACT observer 44,096). */
+  /** Output token limit. */
   maxTokens?: number;
-  /** The paper uses 0.2. */
   temperature?: number;
-  /** The paper uses 1. */
   topP?: number;
-  /** Passed through to models that take it (gpt-oss: "low" in the paper). */
+  /** Passed through to models that take it (gpt-oss). */
   reasoningEffort?: "low" | "medium" | "high";
-  /** Provider-side sampling seed, when the provider supports one (used by --repeat/--seed). */
+  /** Provider-side sampling seed (--repeat/--seed). */
   seed?: number;
 }
 
@@ -29,33 +27,27 @@ export interface ChatParams {
 
 /** Fields the request leaves unset are absent, as they are from the request body. */
 export function chatParams(req: ChatRequest): ChatParams {
-  const p: ChatParams = {};
-  if (req.temperature !== undefined) p.temperature = req.temperature;
-  if (req.topP !== undefined) p.top_p = req.topP;
-  if (req.maxTokens !== undefined) p.max_tokens = req.maxTokens;
-  if (req.reasoningEffort !== undefined) p.reasoning_effort = req.reasoningEffort;
-  if (req.seed !== undefined) p.seed = req.seed;
-  return p;
+  const { temperature, topP: top_p, maxTokens: max_tokens, reasoningEffort: reasoning_effort, seed } = req;
+  const p = { temperature, top_p, max_tokens, reasoning_effort, seed };
+  return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined)) as ChatParams;
 }
 
+/** Tokens as the provider counted them (output: reasoning included when the provider reports it so). */
 export interface ChatUsage {
-  /** Prompt tokens as the provider counted them. */
   input: number;
-  /** Completion tokens (reasoning included when the provider reports it so). */
   output: number;
 }
 
+/**
+ * `text`: the answer without reasoning blocks, `raw`: as returned; `seconds`: the call's wall time (a replayed call's
+ * is the original's); `servedModel`: the model the server says answered, when it says.
+ */
 export interface ChatResponse {
-  /** The answer with `<think>…</think>` / `<analysis>…</analysis>` blocks removed. */
   text: string;
-  /** The answer exactly as the provider returned it. */
   raw: string;
   usage: ChatUsage;
-  /** Wall time of the call (for a replayed call: the time of the original call). */
   seconds: number;
-  /** True when served from the replay cache without a network call. */
   replayed?: boolean;
-  /** The model the server says answered (OpenAI's `model`, Gemini's `modelVersion`), when it says. */
   servedModel?: string;
   /** From the project's test double: whatever is made from it shows the mechanics, not a result. */
   standIn?: boolean;
@@ -64,21 +56,9 @@ export interface ChatResponse {
 export interface ChatModel extends ServerReports {
   /** "<provider>:<model>", e.g. "openai:openai/gpt-oss-120b" or "gemini:gemini-2.5-flash". */
   readonly id: string;
-  /** scheme://host:port of the server it calls (`endpointOrigin`), when it calls one; recorded with runs. */
+  /** scheme://host:port of the server it calls, recorded with runs. */
   readonly endpoint?: string;
   complete(req: ChatRequest): Promise<ChatResponse>;
-}
-
-/** `inner` with another `complete`, everything else (id, endpoint, counts, limit, capacity) passed through. */
-export function withComplete(inner: ChatModel, complete: ChatModel["complete"]): ChatModel {
-  return {
-    id: inner.id,
-    ...(inner.endpoint !== undefined ? { endpoint: inner.endpoint } : {}),
-    complete,
-    ...(inner.endpointStats ? { endpointStats: () => inner.endpointStats!() } : {}),
-    ...(inner.limitState ? { limitState: () => inner.limitState!() } : {}),
-    ...(inner.capacity !== undefined ? { capacity: inner.capacity } : {}),
-  };
 }
 
 /** `code` is stable for callers to switch on; NOT_CONFIGURED is "unavailable", so experiments are skipped. */
@@ -91,7 +71,7 @@ export class ChatError extends GbrError {
   }
 }
 
-/** A provider failure with the last HTTP status (undefined on time-out): tells 401/403/404 from an outage (5xx). */
+/** A provider failure with the last HTTP status (undefined on time-out), to tell 401/403/404 from an outage (5xx). */
 export class ChatProviderError extends ChatError {
   constructor(
     message: string,

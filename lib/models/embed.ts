@@ -7,22 +7,20 @@ export type Side = "query" | "document";
 
 export interface EmbedResult {
   vectors: Float32Array[];
-  /** Tokens the provider reported; undefined without usage, so an unknown count is never taken for a free call. */
+  /** Undefined without usage, so an unknown count is never taken for a free call. */
   tokens: number | undefined;
-  /** The model the server says embedded (OpenAI's `model`), when it says. */
   servedModel?: string;
-  /** Embedded by the project's own test double: a stand-in, not a result. */
   standIn?: boolean;
 }
 
 /** Embeds already-templated texts; batching, caching, validation and error context are the caller's job. */
 export interface Embedder extends ServerReports {
-  /** Stable identity of the model as served, e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
+  /** e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
   readonly id: string;
   /** Vector size when known in advance (otherwise learnt from the first answer). */
   readonly dims?: number;
   readonly maxBatch: number;
-  /** `scheme://host[:port]` with no credentials, path or query (safe to log), or "local". */
+  /** `scheme://host[:port]` (safe to log), or "local". */
   readonly endpoint: string;
   embed(texts: string[], side: Side): Promise<EmbedResult>;
 }
@@ -31,11 +29,10 @@ export interface Embedder extends ServerReports {
 export interface EmbedderSpec {
   name: string;
   provider: "openai" | "gemini" | "lsi";
-  /** Model name sent to the provider (override per deployment with a user preset). */
   model: string;
   /** Vector size, when fixed; also requested from servers that support `dimensions`. */
   dims?: number;
-  /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini; 1 when `input` is "string"). */
+  /** Largest batch per request (default 32 for OpenAI-compatible servers, 100 for Gemini). */
   batchSize?: number;
   /** "string": one text per request, the body only `model` and `input`, as the authors' notebook posted. */
   input?: "array" | "string";
@@ -51,7 +48,7 @@ export class EmbeddingError extends GbrError {
     message: string,
     code: EmbeddingError["code"],
     options: GbrErrorOptions = {},
-    /** A provider failure's HTTP status (undefined: no answer), to tell a failing server from a bad request. */
+    /** A provider failure's HTTP status (undefined: no answer). */
     readonly status?: number,
   ) {
     super(message, code, { unavailable: code === "NOT_CONFIGURED", ...options });

@@ -2,20 +2,18 @@
 import { GbrError } from "../util/errors";
 import type { ServerReports } from "./servers";
 
+/** One score per document sent, in the order sent. */
 export interface RerankResult {
-  /** One score per document sent, in the order sent. */
   scores: number[];
   servedModel?: string;
-  /** Answered by the project's test double: a stand-in, not a result. */
   standIn: boolean;
   tokens?: number;
 }
 
 /** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */
 export interface RerankClient extends ServerReports {
-  /** "rerank@<origin>" or "tei@<origin>", for messages. */
+  /** "rerank@<origin>" or "tei@<origin>"; `endpoint` the origin. */
   readonly id: string;
-  /** scheme://host:port of the server (never credentials or a path). */
   readonly endpoint: string;
   rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
   /** Reports every answer's status (retries included); the cross-encoder steers its requests in flight by them. */
@@ -31,7 +29,6 @@ export class RerankError extends GbrError {
     code: RerankError["code"],
     readonly status?: number,
     readonly retryable = false,
-    /** Retry-After, in ms. */
     readonly retryAfterMs?: number,
     hint?: string,
     brief?: string,

@@ -4,7 +4,7 @@
  */
 import type { Config } from "../config";
 import type { Embedder, EmbedderSpec } from "../models/embed";
-import { withComplete, type ChatModel } from "../models/chat";
+import type { ChatModel } from "../models/chat";
 import { checkedBaseUrl } from "../util/http";
 import { countTokens } from "../text/tokens";
 import { chatModelFrom, chatModelId } from "./chat";
@@ -82,12 +82,13 @@ function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
  */
 function chargedChat(chat: ChatModel, cap: RateCap | undefined, meter: UsageMeter): ChatModel {
   const model = splitModelId(chat.id).model;
-  return withComplete(chat, async (req) => {
+  const complete: ChatModel["complete"] = async (req) => {
     const call = () => chat.complete(req);
     const res = cap ? await cap.run(countTokens(req.system) + countTokens(req.user) + (req.maxTokens ?? 0), call, (r) => r.usage.input + r.usage.output) : await call();
     meter.record("chat", res.usage.input + res.usage.output, { model, ...res.usage });
     return res;
-  });
+  };
+  return { ...chat, complete };
 }
 
 /** Embedding requests under the embedding caps (each reserves the o200k count of its texts), each answer metered. */

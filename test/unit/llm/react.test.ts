@@ -43,11 +43,11 @@ function scripted(id: string, answer: (req: ChatRequest, n: number) => string, u
 /** Tiny templates whose rendering the fakes can read back. */
 function fakePrompts(): ReactPrompts {
   return {
-    plannerSystem: "PLAN",
-    plannerFirst: "FIRST\n{original_query}",
-    plannerNext: "NEXT {round_idx}/{max_rounds}\n{original_query}\nHISTORY:\n{query_history}\nKEPT:\n{kept_docs_summary}",
-    observerSystem: "OBS",
-    observerUser: "Q: {original_query}\n\n{retrieved_docs_block}",
+    PLANNER_SYSTEM: "PLAN",
+    PLANNER_FIRST: "FIRST\n{original_query}",
+    PLANNER_NEXT: "NEXT {round_idx}/{max_rounds}\n{original_query}\nHISTORY:\n{query_history}\nKEPT:\n{kept_docs_summary}",
+    OBSERVER_SYSTEM: "OBS",
+    OBSERVER_USER: "Q: {original_query}\n\n{retrieved_docs_block}",
   };
 }
 
@@ -278,7 +278,7 @@ test("observer batches with the real tokenizer: the whole rendered prompt is cou
     { id: "ΑΚ::297", text: "Ο οφειλέτης έχει υποχρέωση να αποζημιώσει τον δανειστή για τη ζημία." },
   ];
   const two = count(docs.slice(0, 2));
-  assert.equal(two, countTokens(prompts.observerSystem + observerMessage(prompts, q, docs.slice(0, 2))) + CHAT_OVERHEAD_TOKENS);
+  assert.equal(two, countTokens(prompts.OBSERVER_SYSTEM + observerMessage(prompts, q, docs.slice(0, 2))) + CHAT_OVERHEAD_TOKENS);
   assert.ok(two > count(docs.slice(0, 1)));
   assert.deepEqual(observerBatches(docs, two + 1, count).map((b) => b.docs.length), [2, 1]);
   // With the two-article prompt's exact count as the budget, the first batch holds one article.
@@ -443,7 +443,7 @@ test("reactRun: per-round kept runs and candidate pools, and the round table", a
     { calls: 2, input: 200, output: 20, seconds: 0.5 },
     { calls: 4, input: 400, output: 40, seconds: 1 },
   ]);
-  assert.deepEqual(result.totals.get("Q/2"), { calls: 4, input: 400, output: 40, seconds: 1 });
+  assert.deepEqual(result.traces.get("Q/2")!.totals, { calls: 4, input: 400, output: 40, seconds: 1 });
 
   const qrels = new Map([
     ["Q/1", new Set(["d1", "d5"])], // round 1: kept 0/2, pool 1/2; round 2: kept 1/2, pool 2/2
@@ -526,7 +526,7 @@ test("reactRun resumes after a crash half-way: finished queries make no call aga
     const variants: [string, Partial<ReactContext>, string][] = [
       ["fewer rounds", { rounds: 1 }, "p"],
       ["another model", {}, "other-planner"],
-      ["other prompts", { prompts: { ...fakePrompts(), plannerFirst: "FIRST\n{original_query}\n(edited)" } }, "p"],
+      ["other prompts", { prompts: { ...fakePrompts(), PLANNER_FIRST: "FIRST\n{original_query}\n(edited)" } }, "p"],
       ["another parser", { parser: reactParserFor("official") }, "p"],
     ];
     for (const [why, extra, id] of variants) {
@@ -616,5 +616,5 @@ test("greeklaws-2021, first 5 sample queries: a gold-keeping observer makes kept
     assert.deepEqual(t.rounds[1].ranking, t.rounds[0].ranking);
     for (const b of t.rounds[0].observer) assert.ok(b.promptTokens < 84_000);
   }
-  assert.equal(table[1].callsPerQuery, result.queryIds.reduce((s, id) => s + result.totals.get(id)!.calls, 0) / 5);
+  assert.equal(table[1].callsPerQuery, result.queryIds.reduce((s, id) => s + result.traces.get(id)!.totals.calls, 0) / 5);
 });

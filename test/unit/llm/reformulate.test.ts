@@ -15,9 +15,7 @@ import {
   parseSparseRewrite,
   reformulate,
   REFORMULATION_PARAMS,
-  type RewriteRecord,
 } from "../../../lib/llm/reformulate";
-import { readCacheFile } from "../../../lib/llm/cached-calls";
 import { buildTranslationRequest, cleanTranslation, translateItems, TRANSLATION_PARAMS } from "../../../lib/llm/translate";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../../lib/models/chat";
 import { openStore, replayCache, withReplay, type ReplayCache } from "../../../lib/store";
@@ -153,16 +151,16 @@ describe("reformulate", () => {
     assert.equal(first.calls.length, 6);
     assert.equal(await countOf(cache), 6);
     assert.deepEqual(outcomes.map((o) => o.reused), Array(6).fill(false));
-    const rec = outcomes[0].record as RewriteRecord;
-    for (const k of ["id", "kind", "rewrite", "raw", "usage", "seconds"]) assert.ok(k in rec, k);
-    assert.equal(rec.kind, "sparse");
+    const rec = outcomes[0].response;
+    for (const k of ["raw", "usage", "seconds"]) assert.ok(k in rec, k);
+    assert.ok(outcomes[0].request.user.includes(QUERIES[0].text), "outcomes in query order");
 
     const second = fakeModel(keywordsFor);
     const b = await reformulate(QUERIES, "sparse", stored(second, cache), prompts, { onRecords: (o) => (outcomes = o) });
     assert.equal(second.calls.length, 0);
     assert.deepEqual([...b], [...a]);
     assert.deepEqual(outcomes.map((o) => o.reused), Array(6).fill(true));
-    assert.deepEqual(outcomes[0].record.usage, rec.usage, "reused answers carry their recorded usage");
+    assert.deepEqual(outcomes[0].response.usage, rec.usage, "reused answers carry their recorded usage");
   });
 
   test("a crash after 3 of 6 keeps the 3; the rerun asks only for the other 3", async () => {
@@ -203,9 +201,8 @@ describe("reformulate", () => {
     const out = await reformulate(QUERIES.slice(0, 2), "sparse", model, prompts, { concurrency: 1, log: (m) => logs.push(m), onRecords: (o) => (outcomes = o) });
     assert.equal(out.get("q1"), QUERIES[0].text);
     assert.equal(out.get("q2"), "μίσθωση, καταγγελία, q2");
-    const recs = outcomes.map((o) => o.record as RewriteRecord);
-    assert.equal(recs.find((r) => r.id === "q1")?.fallback, true);
-    assert.equal(recs.find((r) => r.id === "q1")?.raw, "<think>μόνο σκέψεις</think>\nKEYWORDS:", "raw is kept as answered");
+    assert.deepEqual(outcomes.map((o) => o.fallback), [true, false]);
+    assert.equal(outcomes[0].response.raw, "<think>μόνο σκέψεις</think>\nKEYWORDS:", "raw is kept as answered");
     assert.ok(logs.some((l) => /q1: the answer was empty/.test(l)));
     assert.ok(logs.some((l) => /1 item\(s\) fell back/.test(l)));
   });
@@ -229,29 +226,6 @@ describe("reformulate", () => {
     const m3 = fakeModel(keywordsFor);
     await reformulate(QUERIES.slice(0, 3), "dense", stored(m3, cache), prompts);
     assert.equal(m3.calls.length, 3, "the other kind is another request");
-  });
-
-  test("a v0.8 per-item file is read: its records for the same request and model are reused, a torn line or another prompt's record is asked again", async () => {
-    // The file v0.8 appended to, as its lines were: written here by hand from a first run's records.
-    const legacyFile = file("v08-rewrites.jsonl");
-    let outcomes: CachedOutcome[] = [];
-    await reformulate(QUERIES.slice(0, 3), "sparse", fakeModel(keywordsFor), prompts, { onRecords: (o) => (outcomes = o) });
-    const lines = outcomes.map((o) => JSON.stringify(o.record));
-    await fs.writeFile(legacyFile, `${lines[0]}\n${lines[1]}\n${lines[2].slice(0, 25)}`);
-    const logs: string[] = [];
-    const model = fakeModel(keywordsFor);
-    const out = await reformulate(QUERIES.slice(0, 3), "sparse", model, prompts, { legacyFile, log: (m) => logs.push(m), onRecords: (o) => (outcomes = o) });
-    assert.equal(model.calls.length, 1);
-    assert.deepEqual(outcomes.map((o) => o.reused), [true, true, false]);
-    assert.equal(out.get("q3"), "μίσθωση, καταγγελία, q3");
-    assert.ok(logs.some((l) => /1 unreadable line/.test(l)));
-    const { records, skipped } = await readCacheFile(legacyFile);
-    assert.deepEqual([records.length, skipped], [2, 1]);
-    const edited: PromptSet = { ...prompts, texts: { ...prompts.texts, SPARSE_REWRITE_PROMPT: prompts.texts.SPARSE_REWRITE_PROMPT + "\nΣύντομα." } };
-    const m2 = fakeModel(keywordsFor);
-    await reformulate(QUERIES.slice(0, 2), "sparse", m2, edited, { legacyFile, log: (m) => logs.push(m) });
-    assert.equal(m2.calls.length, 2);
-    assert.ok(logs.some((l) => /2 record\(s\) of .* were made with another prompt/.test(l)));
   });
 
   test("duplicate query ids are refused before any call", async () => {
@@ -295,7 +269,7 @@ describe("translateItems", () => {
     let outcomes: CachedOutcome[] = [];
     const out = await translateItems(ARTICLES.slice(0, 1), "article", fakeModel(() => "<think>…</think>  "), prompts, { onRecords: (o) => (outcomes = o) });
     assert.equal(out.get("ΑΚ::914"), ARTICLES[0].text);
-    assert.equal(outcomes[0].record.fallback, true);
+    assert.equal(outcomes[0].fallback, true);
   });
 
   test("cleanTranslation keeps inner line breaks", () => {

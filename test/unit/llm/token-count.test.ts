@@ -106,14 +106,14 @@ test("observer prompts counted by parts equal the whole rendered prompt's count,
     "Χωρίς άρθρα: {original_query}", // none
   ];
   const r = rng(3);
-  for (const observerUser of templates) {
-    const prompts = { observerSystem: "Κράτα τα χρήσιμα άρθρα.\n", observerUser };
+  for (const user of templates) {
+    const prompts = { OBSERVER_SYSTEM: "Κράτα τα χρήσιμα άρθρα.\n", OBSERVER_USER: user };
     const count = observerPromptTokens(prompts, q);
     for (let i = 0; i < 15; i++) {
       const start = Math.floor(r() * 100);
       const batch = docs.slice(start, start + Math.floor(r() * 20));
-      const whole = referenceCountTokens(prompts.observerSystem + observerMessage(prompts, q, batch)) + CHAT_OVERHEAD_TOKENS;
-      assert.equal(count(batch), whole, `${JSON.stringify(observerUser)} with ${batch.length} articles from ${start}`);
+      const whole = referenceCountTokens(prompts.OBSERVER_SYSTEM + observerMessage(prompts, q, batch)) + CHAT_OVERHEAD_TOKENS;
+      assert.equal(count(batch), whole, `${JSON.stringify(user)} with ${batch.length} articles from ${start}`);
     }
   }
 });
