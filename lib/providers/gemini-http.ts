@@ -11,6 +11,11 @@ import type { Config } from "../config";
 /** Where the Gemini API is served when no base URL is configured. */
 const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
+/** What a missing Gemini key's message tells. */
+export const NEED_KEY =
+  "an API key is needed: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from https://aistudio.google.com/apikey; " +
+  "set GBR_GEMINI_BASE_URL to use another endpoint.";
+
 /** Busy or briefly broken, not refusing the request (400, 403, 404 are final). */
 const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
