@@ -22,7 +22,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
   const id = `gemini:${model}`;
   const settings = { ...opts, apiKey, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat };
-  const api = geminiServer("geminiChat", id, settings, {});
+  const api = geminiServer(id, settings);
   const where = `${id} at ${api.where}`;
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {

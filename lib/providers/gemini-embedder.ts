@@ -43,7 +43,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const batchSize = opts.batchSize ?? 100;
   const id = `gemini:${model}@${dims}`;
   const settings = { ...opts, apiKey, timeoutMs: opts.timeoutMs ?? 120_000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.embed };
-  const api = geminiServer("geminiEmbedder", id, settings, { dims, batchSize });
+  const api = geminiServer(id, settings);
   const taskLabel = (n: number, side: Side) => `${n} ${side} text${n === 1 ? "" : "s"}`;
 
   async function embed(texts: string[], side: Side): Promise<EmbedResult> {
