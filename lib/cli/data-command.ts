@@ -16,7 +16,7 @@ export const dataPull: Command = {
     help: [
       "--repo R       dataset repository (default AUEB-NLP/greek-bar-bench)",
       "--revision V   tag, branch or commit (default v2.0)",
-      "--dir D        also write the benchmark to D in BEIR layout (corpus.jsonl, queries.jsonl, qrels/test.tsv, meta.jsonl)",
+      "--dir D        also write the benchmark to D in BEIR layout",
       "-q, --quiet    no progress on stderr",
       "Environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN for gated or private copies.",
     ],
