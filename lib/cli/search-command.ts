@@ -38,7 +38,6 @@ export const search: Command = {
       ann: { type: "boolean" },
       nprobes: { type: "string" },
       refine: { type: "string" },
-      "vector-store": { type: "string" },
       ...requireOption,
       ...llmOptions,
     },
@@ -53,7 +52,6 @@ export const search: Command = {
       "--out FILE        write the run here (default: stdout)",
       "--format F        trec (default; json for a .json --out), json ({qid: [docid, …]}) or ranx ({qid: {docid: score}})",
       "--ann             dense: search the IVF_PQ index (--nprobes N, default 20; --refine N: re-rank N × k exactly)",
-      "--vector-store U  LanceDB URI of the embedding cache (default data/lancedb; s3://… works)",
       ...llmHelp,
     ],
   },
@@ -82,19 +80,15 @@ export const search: Command = {
       name,
       bench,
       { bm25, positiveOnly: Boolean(values["positive-only"]), ann, ...llm.options },
-      { ...llm.context, log, vectorStore: values["vector-store"] as string | undefined },
+      { ...llm.context, log },
     );
     const t0 = performance.now();
     const run = await retriever.retrieve(bench.queries, k);
     log?.(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
     const tag = name.replace(/\s+/g, "_");
-    if (!out) {
-      io.stdout(format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag));
-    } else if (format !== "trec") {
-      await writeJsonRun(out, run, format);
-    } else {
-      await writeTrec(out, run, tag);
-    }
-    if (out) log?.(`wrote ${out}`);
+    if (out) {
+      await (format === "trec" ? writeTrec(out, run, tag) : writeJsonRun(out, run, format));
+      log?.(`wrote ${out}`);
+    } else io.stdout(format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag));
   },
 };

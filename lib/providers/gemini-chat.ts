@@ -1,7 +1,4 @@
-/**
- * Gemini chat via `@google/genai`, retrying 408/429/5xx, time-outs and drops itself (the SDK ignores Retry-After). No
- * `reasoningEffort`: thinking controls differ by generation, a wrong one is a 400, the paper uses it only for gpt-oss.
- */
+/** Gemini chat via `@google/genai`; no `reasoningEffort`: thinking controls differ by generation (a wrong one is a 400). */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { attemptsMade, GeminiAttemptFailure, geminiEndpoint, geminiServer, type GeminiServerOptions } from "./gemini-http";
@@ -10,7 +7,6 @@ import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type Chat
 import { servedByGemini } from "./served-by";
 
 export interface GeminiChatOptions extends GeminiServerOptions {
-  /** e.g. "gemini-2.5-flash" ("models/" prefix optional). */
   model: string;
 }
 
@@ -49,7 +45,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   return { id, endpoint: api.endpoint, complete };
 }
 
-/** The Gemini chat model of a configuration; ChatError "NOT_CONFIGURED" without a key. */
+/** The Gemini chat model of a configuration. */
 export function geminiChatFrom(
   config: Config,
   model?: string,
@@ -72,10 +68,7 @@ function geminiModelName(name: string): string {
   return name.trim().replace(/^models\//, "");
 }
 
-/**
- * The first candidate's non-thought text parts, not the SDK's `text` getter, which warns on non-text parts. No such
- * part (a safety stop, a budget spent on thoughts) is no answer: an EMPTY error, reported and asked again, never kept.
- */
+/** The first candidate's non-thought text; none (a safety stop, thoughts took the budget) is an EMPTY error, never kept. */
 function answerText(response: GenerateContentResponse, where: string): string {
   const candidate = response.candidates?.[0];
   const texts = (candidate?.content?.parts ?? []).filter((p) => typeof p.text === "string" && p.thought !== true);

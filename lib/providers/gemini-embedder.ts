@@ -1,4 +1,4 @@
-/** Gemini embeddings (gemini-embedding-001) via `@google/genai`; retried here: the SDK's retries ignore Retry-After. */
+/** Gemini embeddings (gemini-embedding-001) via `@google/genai`. */
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
 import { attemptsMade, GeminiAttemptFailure, geminiEndpoint, geminiServer, type GeminiServerOptions } from "./gemini-http";
 import { NEED_KEY } from "./gemini-http";
@@ -13,7 +13,7 @@ export interface GeminiEmbedderOptions extends GeminiServerOptions {
   model?: string;
   /** `outputDimensionality` requested and checked on every vector (default 3072, the paper's). */
   dims?: number;
-  /** Texts per request; the Gemini API accepts at most 100 (default 100). */
+  /** Texts per request (default 100, the API's most). */
   batchSize?: number;
 }
 
@@ -30,10 +30,7 @@ export class GeminiEmbeddingError extends EmbeddingError {
   }
 }
 
-/**
- * An Embedder for the Gemini API: one `batchEmbedContents` request per call (the caller splits by `maxBatch`). The
- * deadline per attempt defaults to 120 s; keep it under Node's 300 s header/body timeouts.
- */
+/** An Embedder for the Gemini API: one `batchEmbedContents` request per call (the caller splits by `maxBatch`). */
 export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const apiKey = opts.apiKey?.trim();
   if (!apiKey) throw new EmbeddingError("geminiEmbedder: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
@@ -85,7 +82,6 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
       }
       return Float32Array.from(values);
     });
-    // Gemini's embed answers carry no usageMetadata today: undefined, not 0, so the caller estimates.
     return { vectors, tokens: readUsageTokens(body), ...servedByGemini(body) };
   }
 
@@ -105,7 +101,7 @@ export function geminiEmbedderFrom(
   return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey, model, dims });
 }
 
-/** Tokens billed, from `usageMetadata` when the API reports it (the SDK drops that field). */
+/** Tokens billed, from `usageMetadata` when the API reports it (today it does not: undefined, so the caller estimates). */
 function readUsageTokens(body: unknown): number | undefined {
   const u = (body as { usageMetadata?: { promptTokenCount?: unknown; totalTokenCount?: unknown } } | null)?.usageMetadata;
   const n = u?.promptTokenCount ?? u?.totalTokenCount;

@@ -16,18 +16,15 @@ import { splitModelId } from "../util/model-id";
 import { rerankClientFrom } from "./rerank-client";
 import type { RerankClient } from "../models/rerank";
 
-/** One run's model servers, built on first use and shared by every method of the run. */
+/** One run's model servers, built on first use and shared by every method of the run; "NOT_CONFIGURED" without a server. */
 export interface Providers {
   readonly config: Config;
-  /** The run's provider work: answered requests (priced when the run has prices) and its long steps. */
   readonly meter: UsageMeter;
   /** The chat model named (`--llm`), else `GBR_CHAT_MODEL`, else the paper's gpt-oss-120b. */
   chat(name?: string): ChatModel;
   /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
   chatId(name?: string): string;
-  /** The embedder a preset runs on; throws EmbeddingError "NOT_CONFIGURED" when its server is not set. */
   embedder(p: EmbedderSpec): Embedder;
-  /** The cross-encoder server; throws RerankError "NOT_CONFIGURED" when `GBR_RERANK_BASE_URL` is not set. */
   reranker(): RerankClient;
 }
 
@@ -77,9 +74,7 @@ function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
   throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
 }
 
-/**
- * Chat requests under the chat caps (each reserves its o200k input count plus its output limit), each answer metered.
- */
+/** Chat requests under the chat caps (each reserves its o200k input count plus its output limit), each answer metered. */
 function chargedChat(chat: ChatModel, cap: RateCap | undefined, meter: UsageMeter): ChatModel {
   const model = splitModelId(chat.id).model;
   return withComplete(chat, async (req) => {

@@ -1,4 +1,4 @@
-/** OpenAI-compatible chat via the `openai` SDK, one attempt per SDK call, retried and timed by our own loop and deadline. */
+/** OpenAI-compatible chat via the `openai` SDK (one attempt per SDK call; retries and deadline are ours). */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spread, type SpreadOptions } from "./endpoints";
 import type OpenAI from "openai";
@@ -86,10 +86,7 @@ export function openaiChatModel(model: string | undefined, configured: string | 
   return model?.trim() || named || DEFAULT_MODEL;
 }
 
-/**
- * `content` is a string or an array of text parts. Null (vLLM's gpt-oss when reasoning took the whole budget) is no
- * answer: an EMPTY error for the request, so that it is reported and asked again, never kept as an empty answer.
- */
+/** `content` as text; null (vLLM's gpt-oss when reasoning took the budget) is an EMPTY error, asked again, never kept. */
 function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): string {
   const choices: unknown = (response as { choices?: unknown })?.choices;
   if (!Array.isArray(choices) || choices.length === 0) {

@@ -12,7 +12,6 @@ import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
 export interface OpenAIServerOptions {
   /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
   baseURL: string;
-  /** Local servers usually ignore it. */
   apiKey?: string;
   /** Retries after the first attempt (default 4). */
   maxRetries?: number;
@@ -81,11 +80,9 @@ function describeOpenAIError(
   let status: number | undefined;
   let detail: string;
   // The SDK is loaded already: only an error it raised reaches here.
-  const { APIConnectionError, APIConnectionTimeoutError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
+  const { APIConnectionError, APIConnectionTimeoutError, APIError: SdkAPIError } = openaiSdk();
   if (err instanceof APIConnectionTimeoutError || deadlinePassed(err)) {
     detail = `timed out after ${o.timeoutMs} ms per attempt (${attempts})`;
-  } else if (err instanceof APIUserAbortError) {
-    detail = "request aborted";
   } else if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
     detail = `connection failed (${attempts}): ${cause instanceof Error ? describeCause(cause) : err.message}`;
@@ -105,6 +102,7 @@ function describeOpenAIError(
 /** The retry verdict on one SDK attempt (ours, not the SDK's: its loop would sleep a Retry-After of days). */
 function classifyOpenAIAttempt(err: unknown): { retry: boolean; afterMs?: number } {
   const { APIConnectionError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
+  // A user abort is an APIConnectionError too; we never abort, but it must not be retried.
   if (err instanceof APIUserAbortError) return { retry: false };
   if (err instanceof APIConnectionError) return { retry: true };
   if (err instanceof SdkAPIError && err.status !== undefined) {

@@ -1,4 +1,4 @@
-/** OpenAI-compatible embeddings via the `openai` SDK, one attempt per SDK call, retried and timed by our loop and deadline. */
+/** OpenAI-compatible embeddings via the `openai` SDK (one attempt per SDK call; retries and deadline are ours). */
 import { spread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import type OpenAI from "openai";
@@ -8,7 +8,6 @@ import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../m
 import { servedByOpenAI } from "./served-by";
 
 export interface OpenAIEmbedderOptions extends OpenAIServerOptions {
-  /** e.g. "Qwen/Qwen3-Embedding-8B". */
   model: string;
   /** Expected vector size, part of the id (never sent: vLLM and others reject `dimensions` for most models). */
   dims?: number;
@@ -36,9 +35,8 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     new EmbeddingError(message, "PROVIDER", cause === undefined ? {} : { cause }, status),
   );
 
-  // `_side` is unused: the side is already in the template the caller applied.
+  // The side is already in the template the caller applied.
   async function embed(texts: string[], _side: Side): Promise<EmbedResult> {
-    // The API rejects an empty input list.
     if (texts.length === 0) return { vectors: [], tokens: 0 };
     if (asString && texts.length !== 1) {
       throw new RangeError(`openai embedder (${model}): ${texts.length} texts in one call, but input "string" takes one per request; split the batch first`);
@@ -133,7 +131,7 @@ function checkFinite(v: Float32Array, index: number, where: string): Float32Arra
   return v;
 }
 
-/** Undefined when the answer has no `usage` (not every server sends it) or it is not a count. */
+/** Undefined when the answer has no `usage` count. */
 function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefined {
   const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null }).usage;
   const t = usage?.prompt_tokens ?? usage?.total_tokens;
