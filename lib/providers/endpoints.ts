@@ -3,7 +3,6 @@ import { backoffDelay } from "../util/retry";
 import type { EndpointStats } from "../models/servers";
 
 export interface SpreadOptions {
-  /** Tries of one request over the endpoints before its error is thrown (default 8). */
   attempts?: number;
   sleep?: (ms: number) => Promise<void>;
 }

@@ -8,10 +8,8 @@ import { checkedBaseUrl, deadlineFetch, deadlinePassed, endpointOrigin, redactSe
 import { createSemaphore } from "../util/semaphore";
 import type { Config } from "../config";
 
-/** Where the Gemini API is served when no base URL is configured. */
 const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
-/** What a missing Gemini key's message tells. */
 export const NEED_KEY =
   "an API key is needed: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from https://aistudio.google.com/apikey; " +
   "set GBR_GEMINI_BASE_URL to use another endpoint.";
@@ -35,23 +33,17 @@ export class GeminiAttemptFailure extends GbrError {
 
 export interface GeminiServerOptions {
   apiKey: string;
-  /** API root without version (default: Google's). */
   baseUrl?: string;
-  /** Attempts per call, the first included (default 5). */
   attempts?: number;
-  /** One attempt's deadline in ms. */
   timeoutMs?: number;
   concurrency?: number;
-  /** First backoff in ms without Retry-After (default 1000). */
   retryBaseMs?: number;
-  /** Longest backoff in ms without Retry-After (default 60000). */
   retryMaxMs?: number;
 }
 
 /**
  * The Gemini API for one model client, and `send`, which runs `call` (one SDK call given our own `fetch`) under the
- * requests-in-flight limit (the slot held across backoff sleeps), retried; it answers with the raw JSON body (for
- * fields the SDK drops) and the attempts made; a final failure goes to `fail`. Messages never hold the key (`redact`).
+ * in-flight limit (held across backoff sleeps), retried, with the raw JSON body (for fields the SDK drops).
  *
  * @example
  * const api = geminiServer("gemini:gemini-2.5-flash", { apiKey, timeoutMs: 60_000, concurrency: 4 });
@@ -91,7 +83,6 @@ export function geminiServer(id: string, o: GeminiServerOptions & { timeoutMs: n
   return { ai, send, redact, where, capacity: concurrency, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN) };
 }
 
-/** "3 attempts": how many a failure took, for its message. */
 export const attemptsMade = (made: number) => `${made} attempt${made === 1 ? "" : "s"}`;
 
 /** A client making exactly one attempt per call (no retryOptions): the SDK's retries would ignore Retry-After. */

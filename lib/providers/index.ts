@@ -1,7 +1,4 @@
-/**
- * A run's model-server calls go through objects made here once: endpoints (deadlines, retries, failover) -> limits (per
- * endpoint, adapted to 429/503; one rate-cap window per kind, as paid limits are per account) -> meter.
- */
+/** A run's model-server calls: endpoints (deadlines, retries, failover) -> limits (one rate-cap window per kind) -> meter. */
 import type { Config } from "../config";
 import type { Embedder, EmbedderSpec } from "../models/embed";
 import { withComplete, type ChatModel } from "../models/chat";

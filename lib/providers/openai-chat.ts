@@ -9,7 +9,6 @@ import type { EndpointStats } from "../models/servers";
 import { servedByOpenAI } from "./served-by";
 
 export interface OpenAIChatOptions extends OpenAIServerOptions {
-  /** e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */
   model: string;
 }
 

@@ -13,9 +13,7 @@ export interface OpenAIServerOptions {
   /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
   baseURL: string;
   apiKey?: string;
-  /** Retries after the first attempt (default 4). */
   maxRetries?: number;
-  /** Per-attempt deadline in ms, body included. */
   timeoutMs?: number;
   concurrency?: number;
 }
@@ -79,7 +77,6 @@ function describeOpenAIError(
   const attempts = `${o.maxRetries + 1} attempt${o.maxRetries === 0 ? "" : "s"}`;
   let status: number | undefined;
   let detail: string;
-  // The SDK is loaded already: only an error it raised reaches here.
   const { APIConnectionError, APIConnectionTimeoutError, APIError: SdkAPIError } = openaiSdk();
   if (err instanceof APIConnectionTimeoutError || deadlinePassed(err)) {
     detail = `timed out after ${o.timeoutMs} ms per attempt (${attempts})`;

@@ -17,10 +17,7 @@ export class RateCap {
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
 
-  /**
-   * Waits, in arrival order, until a reservation of `tokens` fits; `settle(actual)` replaces it by what was spent.
-   * One larger than the whole tokens cap is admitted alone in an empty window (it could never fit otherwise).
-   */
+  /** Waits, in arrival order, until `tokens` fit (alone in an empty window if over the cap); `settle` sets what was spent. */
   acquire(tokens = 0): Promise<{ settle(actual: number): void }> {
     const turn = this.waiting.then(async () => {
       for (;;) {

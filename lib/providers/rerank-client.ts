@@ -13,11 +13,8 @@ export interface RerankClientOptions {
   apiKey?: string;
   /** "rerank" (Cohere, Jina, vLLM: `{model, query, documents, top_n}`) or "tei" (`{query, texts}`; one model). */
   api?: "rerank" | "tei";
-  /** Per attempt, in ms. */
   timeoutMs?: number;
-  /** Attempts in all, the first included (default 5). */
   attempts?: number;
-  /** First backoff delay without a Retry-After, in ms (default 1000). */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
@@ -74,7 +71,6 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   }
 
   async function rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult> {
-    // Servers reject an empty list.
     if (documents.length === 0) return { scores: [], standIn: false };
     const body = JSON.stringify(
       api === "tei" ? { query, texts: documents, raw_scores: false } : { model, query, documents, top_n: documents.length },

@@ -16,7 +16,6 @@ export interface PricedUsage {
   output: number;
 }
 
-/** One request's usage in USD. */
 export type Pricer = (kind: "chat" | "embed" | "rerank", usage: PricedUsage) => number;
 
 /** One long step as it ended (metadata.json's `progress`). */
@@ -52,7 +51,6 @@ export class UsageMeter {
     this.finished.push(step);
   }
 
-  /** Oldest first (copies). */
   steps(): StepRecord[] {
     return this.finished.map((s) => ({ ...s, work: { ...s.work } }));
   }
