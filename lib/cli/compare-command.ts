@@ -67,24 +67,15 @@ export const compare: Command = {
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${printable(dup)}' (a run's name is its file name without extension)`, 2);
     const pairs = pairsByName((values.pair as string[] | undefined) ?? [], read);
-    const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
-    for (const r of read) {
+    const runs = read.map((r) => {
       noteCoverage(r, qrels, String(values.qrels), io);
-      const { mean, perQuery } = evaluate(r.run.rankings, qrels);
-      runs.push({ name: r.name, mean, perQuery });
-    }
+      return { name: r.name, ...evaluate(r.run.rankings, qrels) };
+    });
     const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
-    if (values.json) {
-      io.stdout(printableJson(comparison) + "\n");
-      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
-      return;
-    }
-    if (paper) {
-      const table = comparisonPaperTable(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size, ...(pairs.length ? { pairs } : {}) });
-      io.stdout(renderPaperTable(table, paper));
-      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
-      return;
-    }
-    io.stdout(formatComparison(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size }));
+    const queries = runs[0].perQuery.size;
+    if (!values.json && !paper) return void io.stdout(formatComparison(runs, comparison, metrics, { swaps, seed, queries }));
+    const table = () => comparisonPaperTable(runs, comparison, metrics, { swaps, seed, queries, pairs });
+    io.stdout(paper ? renderPaperTable(table(), paper) : printableJson(comparison) + "\n");
+    io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
   },
 };

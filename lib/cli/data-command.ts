@@ -26,12 +26,7 @@ export const dataPull: Command = {
     const bar = values.quiet ? undefined : progressBar(config.ci);
     const log = bar?.log ?? (() => {});
     const opts = { ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), repo: values.repo as string | undefined, revision: values.revision as string | undefined, log, onProgress: bar?.onProgress };
-    let result;
-    try {
-      result = values.dir ? await pullHubToDir(String(values.dir), opts) : await pullHub(opts);
-    } finally {
-      bar?.stop();
-    }
+    const result = await (values.dir ? pullHubToDir(String(values.dir), opts) : pullHub(opts)).finally(() => bar?.stop());
     const b = result.benchmark;
     io.stdout(`${b.docs.length} articles, ${b.queries.length} queries, ${[...b.qrels.values()].reduce((s, r) => s + r.size, 0)} judgments -> ${values.dir ?? result.dir}\n`);
   },
@@ -47,12 +42,8 @@ export const dataStats: Command = {
   },
   async run(values, io, config) {
     const bench = (await load(values, io, config())).benchmark;
-    const table1 = datasetStats(bench);
-    const table6 = areaStats(bench);
-    if (values.json) {
-      io.stdout(printableJson({ dataset: bench.name, table1, table6 }) + "\n");
-      return;
-    }
-    io.stdout(formatStats(bench.name, table1, table6));
+    const [table1, table6] = [datasetStats(bench), areaStats(bench)];
+    const json = () => printableJson({ dataset: bench.name, table1, table6 }) + "\n";
+    io.stdout(values.json ? json() : formatStats(bench.name, table1, table6));
   },
 };

@@ -45,10 +45,6 @@ export const errorsCommand: Command = {
     for (const r of read) noteCoverage(r, qrels, String(values.qrels), io);
     const runs = read.map((r) => ({ name: r.name, rankings: r.run.rankings }));
     const analysis = analyseErrors(runs[0], runs[1], qrels, { metric, top, meta });
-    if (values.json) {
-      io.stdout(printableJson(analysis) + "\n");
-      return;
-    }
-    io.stdout(formatErrorAnalysis(analysis));
+    io.stdout(values.json ? printableJson(analysis) + "\n" : formatErrorAnalysis(analysis));
   },
 };
