@@ -39,16 +39,10 @@ export const evalCommand: Command = {
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
     noteCoverage({ file: String(values.run), name: String(values.run), run }, qrels, String(values.qrels), io);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
-    if (paper) {
-      io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
-      return;
-    }
-    if (values.json) {
-      const body: Record<string, unknown> = { mean };
-      if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
-      io.stdout(printableJson(body) + "\n");
-      return;
-    }
+    const table = () => evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size);
+    if (paper) return void io.stdout(renderPaperTable(table(), paper));
+    const perQueryJson = values["per-query"] ? { perQuery: Object.fromEntries(perQuery) } : {};
+    if (values.json) return void io.stdout(printableJson({ mean, ...perQueryJson }) + "\n");
     if (format === "trec_eval") {
       // trec_eval scores its own order of each ranking; say where that is not the file's, and what it changes.
       const { reordered, changed } = reorderEffect(run.rankings, trecEvalOrder(run), qrels, perQuery);
