@@ -34,7 +34,7 @@ function groupListing(group: string): string {
 
 /**
  * Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. The
- * environment (`env`, default the process's) is read here, once, into the configuration the command receives.
+ * environment (default the process's) is read here, once.
  *
  * @example
  * const code = await main(["eval", "--qrels", "qrels.tsv", "--run", "run.trec"], processIo());
@@ -79,15 +79,12 @@ export async function main(argv: string[], io: Io, env?: Environment): Promise<n
     }
     return (await command.run(values, io, () => (config ??= readConfig(env, configFlags(values))))) ?? 0;
   } catch (err) {
-    // Messages quote the user's files and servers; their parts from outside are one line each already.
     const said = (text: string) => printable(text, { newlines: true });
     if (err instanceof CliError) {
-      // One line: it quotes the command line as given.
       io.stderr(`${printable(err.message)}${err.hint ? `\n${said(err.hint)}` : ""}\n`);
       return err.exitCode;
     }
     if (err instanceof GbrError) {
-      // One line, the hint after it; a usage error (an unknown experiment id, say) exits 2.
       io.stderr(`gbr ${name}: ${said(err.message)}${err.hint ? `\n  ${said(err.hint)}` : ""}\n`);
       return err.code === "USAGE" ? 2 : 1;
     }
