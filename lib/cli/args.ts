@@ -3,10 +3,7 @@ import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 import type { Config } from "../config";
 
-/**
- * A command-line error shown as one stderr line without a stack (then its hint, if any); exit 2 is a usage error, 1
- * anything else.
- */
+/** A command-line error shown as one stderr line without a stack (then its hint); exit 2 is a usage error, 1 anything else. */
 export class CliError extends GbrError {
   constructor(
     message: string,
@@ -21,7 +18,7 @@ export class CliError extends GbrError {
 type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
 interface CommandSpec {
-  /** e.g. "search" or "data pull" */
+  /** e.g. "data pull" */
   name: string;
   summary: string;
   usage: string;
@@ -61,23 +58,13 @@ function negativeValuesJoined(spec: CommandSpec, argv: readonly string[]): strin
   return out;
 }
 
-/** Node's parser error in the command line's own words, with the nearest option for a typo. */
+/** Node's parser error, with the nearest option for an unknown one. */
 function parseProblem(err: unknown, spec: CommandSpec): string {
   const e = err as { code?: string; message?: string };
+  if (e.code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return e.message ?? String(err);
   const quoted = /'([^']+)'/.exec(e.message ?? "")?.[1] ?? "";
   const options = Object.entries(spec.options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
-  switch (e.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown option '${quoted}'${didYouMean(quoted, options)}`;
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
-      const option = quoted.split(" ")[0];
-      return /argument missing/.test(e.message ?? "") ? `option '${option}' needs a value` : `option '${option}' takes no value`;
-    }
-    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL":
-      return `unexpected argument '${quoted}' (this command takes options only)`;
-    default:
-      return e.message ?? String(err);
-  }
+  return `unknown option '${quoted}'${didYouMean(quoted, options)}`;
 }
 
 export function helpText(spec: CommandSpec): string {
@@ -119,11 +106,10 @@ export interface Io {
 }
 
 /**
- * A command: its spec (name, options, help) and what it does with the parsed options and the run's configuration,
- * read on first ask, so a command that needs none is not stopped by a variable it never reads.
+ * A command: its spec and what it does with the parsed options and the configuration, read on first ask (a command
+ * that needs none is not stopped by a variable it never reads); it resolves to the exit code (nothing is 0).
  */
 export interface Command {
   spec: CommandSpec;
-  /** Resolves to the exit code (0 when it returns nothing). */
   run(values: Record<string, unknown>, io: Io, config: () => Config): Promise<number | void>;
 }

@@ -39,19 +39,15 @@ export const compare: Command = {
       ...qrelsHelp,
       "--run FILE     a run (TREC or JSON), at least two; its name is the file name without extension, or the",
       "               experiment id in its TREC tag for a file gbr reproduce wrote (runs/rrf__a+b.trec is rrf:a+b)",
-      "--swaps N      random sign flips per test (default 100000)",
-      "--official     the authors' significance setup: their stream (the default here too) and 100,000 flips",
-      "--pair A,B     test run A against run B (a run's name, or its file name without extension; repeatable, in order);",
-      "               default every pair of runs in the order given",
-      "--seed S       numpy seed of the one stream all tests draw from, in order (default 42; any non-negative integer)",
-      `--metric M     test only these metrics, in this order (repeatable or comma-separated; default ${METRICS.join(", ")};`,
-      "               ranx's ndcg@10, ir_measures' R@100 or AP@100 and trec_eval's ndcg_cut_10 … are read too)",
+      "--pair A,B     test run A against run B (repeatable, in order); default every pair of runs in the order given",
+      "--swaps N      random sign flips per test (default 100000; --official: the authors' setup, 100000 and their stream)",
+      "--seed S       numpy seed of the one stream all tests draw from, in order (default 42)",
+      `--metric M     only these metrics, in order (repeatable or comma-separated; default ${METRICS.join(", ")};`,
+      "               ranx's, ir_measures' and trec_eval's spellings are read too)",
       '--json         {"tests": [{"a", "b", "metric", "meanA", "meanB", "delta", "p", "pHolm"}]} at full precision',
-      "--format F     text (default: the table, its legend and every test), or the table alone as latex (booktabs, the",
-      "               best of each column bold, superscripts, the test in the caption) or markdown (a GitHub table)",
-      "Two-sided, Holm over all tests. The flips are drawn as the authors' notebook draws them: numpy's",
-      "default_rng(seed), pair by pair, each pair's metrics in order, queries in the order of the qrels file. In the",
-      "table a superscript marks each run a value beats significantly (p_Holm < 0.05)."
+      "--format F     text (default: the table, its legend and every test), or the table alone as latex or markdown",
+      "Two-sided, Holm over all tests; the flips are drawn as the authors' notebook draws them. In the table a",
+      "superscript marks each run a value beats significantly (p_Holm < 0.05).",
     ],
   },
   async run(values, io) {
@@ -71,24 +67,15 @@ export const compare: Command = {
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new CliError(`gbr compare: two runs are named '${printable(dup)}' (a run's name is its file name without extension)`, 2);
     const pairs = pairsByName((values.pair as string[] | undefined) ?? [], read);
-    const runs: (ReturnType<typeof evaluate> & { name: string })[] = [];
-    for (const r of read) {
+    const runs = read.map((r) => {
       noteCoverage(r, qrels, String(values.qrels), io);
-      const { mean, perQuery } = evaluate(r.run.rankings, qrels);
-      runs.push({ name: r.name, mean, perQuery });
-    }
+      return { name: r.name, ...evaluate(r.run.rankings, qrels) };
+    });
     const comparison = compareRuns(runs, qrels, { metrics, swaps, seed, ...(pairs.length ? { pairs } : {}) });
-    if (values.json) {
-      io.stdout(printableJson(comparison) + "\n");
-      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
-      return;
-    }
-    if (paper) {
-      const table = comparisonPaperTable(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size, ...(pairs.length ? { pairs } : {}) });
-      io.stdout(renderPaperTable(table, paper));
-      io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
-      return;
-    }
-    io.stdout(formatComparison(runs, comparison, metrics, { swaps, seed, queries: runs[0].perQuery.size }));
+    const queries = runs[0].perQuery.size;
+    if (!values.json && !paper) return void io.stdout(formatComparison(runs, comparison, metrics, { swaps, seed, queries }));
+    const table = () => comparisonPaperTable(runs, comparison, metrics, { swaps, seed, queries, pairs });
+    io.stdout(paper ? renderPaperTable(table(), paper) : printableJson(comparison) + "\n");
+    io.stderr(`${streamNote(seed, comparison.tests.length)}\n`);
   },
 };

@@ -16,7 +16,7 @@ export const dataPull: Command = {
     help: [
       "--repo R       dataset repository (default AUEB-NLP/greek-bar-bench)",
       "--revision V   tag, branch or commit (default v2.0)",
-      "--dir D        also write the benchmark to D in BEIR layout (corpus.jsonl, queries.jsonl, qrels/test.tsv, meta.jsonl)",
+      "--dir D        also write the benchmark to D in BEIR layout",
       "-q, --quiet    no progress on stderr",
       "Environment: HF_ENDPOINT (default https://huggingface.co), HF_TOKEN for gated or private copies.",
     ],
@@ -41,12 +41,8 @@ export const dataStats: Command = {
   },
   async run(values, io, config) {
     const bench = (await load(values, io, config())).benchmark;
-    const table1 = datasetStats(bench);
-    const table6 = areaStats(bench);
-    if (values.json) {
-      io.stdout(printableJson({ dataset: bench.name, table1, table6 }) + "\n");
-      return;
-    }
-    io.stdout(formatStats(bench.name, table1, table6));
+    const [table1, table6] = [datasetStats(bench), areaStats(bench)];
+    const json = () => printableJson({ dataset: bench.name, table1, table6 }) + "\n";
+    io.stdout(values.json ? json() : formatStats(bench.name, table1, table6));
   },
 };

@@ -22,15 +22,12 @@ export const errorsCommand: Command = {
     },
     help: [
       ...qrelsHelp,
-      "--run FILE     exactly two runs (TREC or JSON), A then B; a run's name is its file name without extension (or the",
-      "               experiment id in the TREC tag of a run gbr reproduce wrote)",
-      `--metric M     the metric compared (default nDCG@10, which ranks within the top 10; one of ${METRICS.join(", ")},`,
-      "               or its ranx, ir_measures or trec_eval spelling)",
+      "--run FILE     exactly two runs (TREC or JSON), A then B, named as gbr compare names them",
+      `--metric M     the metric compared (default nDCG@10; one of ${METRICS.join(", ")}, in any common spelling)`,
       "--top N        rows of the largest-differences table (default 10)",
       "--meta FILE    a BEIR meta.jsonl ({\"id\", \"area\"} per query): wins/ties/losses per legal area too",
       "--json         {a, b, metric, means, winLoss, largestDifferences, firstGoldRanks} at full precision",
-      "Queries are the qrels' with a relevant article, scored as gbr eval scores them (a query missing from a run",
-      "scores 0); a tie is |A − B| ≤ 1e-12. Ranks count a repeated article once and stop at 100 (>100: not found).",
+      "A query missing from a run scores 0; a tie is |A − B| ≤ 1e-12; ranks stop at 100 (>100: not found).",
     ],
   },
   async run(values, io) {
@@ -48,10 +45,6 @@ export const errorsCommand: Command = {
     for (const r of read) noteCoverage(r, qrels, String(values.qrels), io);
     const runs = read.map((r) => ({ name: r.name, rankings: r.run.rankings }));
     const analysis = analyseErrors(runs[0], runs[1], qrels, { metric, top, meta });
-    if (values.json) {
-      io.stdout(printableJson(analysis) + "\n");
-      return;
-    }
-    io.stdout(formatErrorAnalysis(analysis));
+    io.stdout(values.json ? printableJson(analysis) + "\n" : formatErrorAnalysis(analysis));
   },
 };

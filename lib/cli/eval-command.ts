@@ -24,10 +24,8 @@ export const evalCommand: Command = {
       "--run FILE     TREC run (ordered by its rank column), ranx JSON {qid: {docid: score}} or JSON {qid: [docid, …]}",
       "--per-query    one row per query (in qrels order) before the mean",
       "--json         {\"mean\": {metric: value}} (and \"perQuery\") at full precision",
-      "--format F     text (default), latex (a booktabs table for a paper) or markdown (a GitHub table) of the mean;",
-      "               trec_eval: trec_eval's layout (measure, query, value; its names ndcg_cut_10 …; with --per-query",
-      "               its -q rows for the run's queries, sorted by id; 'all' is the mean, a query missing from the run",
-      "               counting 0 as with trec_eval -c). The values are the project's, on the file's order of each ranking.",
+      "--format F     text (default), latex or markdown (the mean as a table for a paper), or trec_eval's layout",
+      "               (its names; with --per-query its -q rows; 'all' is the mean, a missing query counting 0, as -c)",
     ],
   },
   async run(values, io) {
@@ -41,16 +39,10 @@ export const evalCommand: Command = {
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
     noteCoverage({ file: String(values.run), name: String(values.run), run }, qrels, String(values.qrels), io);
     const { mean, perQuery } = evaluate(run.rankings, qrels);
-    if (paper) {
-      io.stdout(renderPaperTable(evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size), paper));
-      return;
-    }
-    if (values.json) {
-      const body: Record<string, unknown> = { mean };
-      if (values["per-query"]) body.perQuery = Object.fromEntries(perQuery);
-      io.stdout(printableJson(body) + "\n");
-      return;
-    }
+    const table = () => evalPaperTable({ name: path.parse(String(values.run)).name, mean }, METRICS, perQuery.size);
+    if (paper) return void io.stdout(renderPaperTable(table(), paper));
+    const perQueryJson = values["per-query"] ? { perQuery: Object.fromEntries(perQuery) } : {};
+    if (values.json) return void io.stdout(printableJson({ mean, ...perQueryJson }) + "\n");
     if (format === "trec_eval") {
       const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
       io.stdout(formatTrecEval(mean, rows));

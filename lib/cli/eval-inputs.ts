@@ -10,10 +10,8 @@ import { printable } from "../util/printable";
 export const qrelsOptions = { qrels: { type: "string" as const }, binary: { type: "boolean" as const } };
 
 export const qrelsHelp = [
-  "--qrels FILE   BEIR qrels TSV (query-id corpus-id score, with header) or TREC qrels (qid 0 docid rel); graded",
-  "               judgments are scored as trec_eval scores them (nDCG's gain is the grade; Recall and MAP count",
-  "               grade >= 1), with a note on stderr",
-  "--binary       count every grade >= 1 as 1 (how graded qrels were read before)",
+  "--qrels FILE   BEIR qrels TSV (with header) or TREC qrels; graded judgments are scored as trec_eval scores them",
+  "--binary       count every grade >= 1 as 1",
 ];
 
 /** The qrels of `--qrels`, graded unless `--binary`; one stderr line when grades above 1 change nDCG. */

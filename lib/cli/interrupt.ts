@@ -2,8 +2,8 @@
 import type { Io } from "./args";
 
 /**
- * Until the returned function is called, SIGINT and SIGTERM print the line `say` makes and exit 130 or 143 (the
- * shell's 128 + signal number), rather than ending the process in silence. A second signal ends it at once.
+ * Until the returned function is called, SIGINT and SIGTERM print the line `say` makes and exit 130 or 143 (128 + the
+ * signal's number); a second signal ends it at once.
  *
  * @example
  * const done = onInterrupt(async (signal) => `gbr reproduce: interrupted (${signal})`, io);

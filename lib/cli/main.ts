@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { CliError, helpText, parseCommand, type Command, type Io } from "./args";
+import { CliError, helpText, parseCommand, type Io } from "./args";
 import { COMMANDS } from "./commands";
 import { configFlags } from "./options";
 import { GbrError } from "../util/errors";
-import { didYouMean, nearest } from "../util/suggest";
+import { didYouMean } from "../util/suggest";
 import { PACKAGE_ROOT, readConfig, type Config, type Environment } from "../config";
 import { decodeUtf8 } from "../data/beir";
 import { printable } from "../util/printable";
@@ -24,23 +24,17 @@ ${Object.entries(COMMANDS)
   .join("\n")}
 `;
 
-/** The sub-commands of a group ("pull" and "stats" of "data"), with their summaries; an alias is listed once. */
-function subCommands(group: string): [string, Command][] {
-  const seen = new Set<Command>();
-  return Object.entries(COMMANDS).flatMap(([words, c]): [string, Command][] => {
-    if (!words.startsWith(`${group} `) || seen.has(c)) return [];
-    seen.add(c);
-    return [[words.slice(group.length + 1), c]];
-  });
-}
-
-function groupListing(group: string, subs: [string, Command][]): string {
-  return `(gbr ${group} <sub-command> --help for details):\n\n${subs.map(([w, c]) => `  ${w.padEnd(9)} ${c.spec.summary}`).join("\n")}\n`;
+/** The sub-commands of a group ("pull" and "stats" of "data") as listed in its help; an alias is listed once. */
+function groupListing(group: string): string {
+  const all = Object.entries(COMMANDS);
+  const subs = all.filter(([w, c], i) => w.startsWith(`${group} `) && all.findIndex(([, d]) => d === c) === i);
+  const lines = subs.map(([w, c]) => `  ${w.slice(group.length + 1).padEnd(9)} ${c.spec.summary}`);
+  return `(gbr ${group} <sub-command> --help for details):\n\n${lines.join("\n")}\n`;
 }
 
 /**
  * Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. The
- * environment (`env`, default the process's) is read here, once, into the configuration the command receives.
+ * environment (default the process's) is read here, once.
  *
  * @example
  * const code = await main(["eval", "--qrels", "qrels.tsv", "--run", "run.trec"], processIo());
@@ -64,16 +58,15 @@ export async function main(argv: string[], io: Io, env?: Environment): Promise<n
   const two = `${first} ${second ?? ""}`.trim();
   const [name, rest] = COMMANDS[two] ? [two, argv.slice(2)] : [first, argv.slice(1)];
   const command = COMMANDS[name];
-  const subs = command ? [] : subCommands(first);
+  const subs = command ? [] : Object.keys(COMMANDS).filter((w) => w.startsWith(`${first} `));
   if (subs.length && (second === undefined || second === "--help" || second === "-h")) {
     // A group: its help on stdout, or, with no sub-command, the same listing as a usage error.
-    if (second) io.stdout(`gbr ${first}: its sub-commands ${groupListing(first, subs)}`);
-    else io.stderr(`gbr ${first}: give a sub-command ${groupListing(first, subs)}`);
+    if (second) io.stdout(`gbr ${first}: its sub-commands ${groupListing(first)}`);
+    else io.stderr(`gbr ${first}: give a sub-command ${groupListing(first)}`);
     return second ? 0 : 2;
   }
   if (!command) {
-    const near = subs.length ? nearest(two, subs.map(([w]) => `${first} ${w}`)) : undefined;
-    const hint = subs.length ? (near ? ` (did you mean 'gbr ${near}'?)` : ` (gbr ${first} has ${subs.map(([w]) => w).join(", ")})`) : didYouMean(first, Object.keys(COMMANDS));
+    const hint = subs.length ? didYouMean(`gbr ${two}`, subs.map((w) => `gbr ${w}`)) : didYouMean(first, Object.keys(COMMANDS));
     io.stderr(`gbr: unknown command '${printable(argv.slice(0, 2).join(" "))}'${hint}\n\n${USAGE}`);
     return 2;
   }
@@ -86,15 +79,12 @@ export async function main(argv: string[], io: Io, env?: Environment): Promise<n
     }
     return (await command.run(values, io, () => (config ??= readConfig(env, configFlags(values))))) ?? 0;
   } catch (err) {
-    // Messages quote the user's files and servers; their parts from outside are one line each already.
     const said = (text: string) => printable(text, { newlines: true });
     if (err instanceof CliError) {
-      // One line: it quotes the command line as given.
       io.stderr(`${printable(err.message)}${err.hint ? `\n${said(err.hint)}` : ""}\n`);
       return err.exitCode;
     }
     if (err instanceof GbrError) {
-      // One line, the hint after it; a usage error (an unknown experiment id, say) exits 2.
       io.stderr(`gbr ${name}: ${said(err.message)}${err.hint ? `\n  ${said(err.hint)}` : ""}\n`);
       return err.code === "USAGE" ? 2 : 1;
     }

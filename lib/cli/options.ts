@@ -22,26 +22,21 @@ export const llmOptions = {
   "rerank-step": { type: "string" as const },
 };
 export const llmHelp = [
-  "--official       the authors' whole setup: their prompts (--prompts official), their dense serving (their model",
-  "                 names, one plain-string text per request: GBR_EMBED_NAMES=authors), their significance stream and,",
-  "                 for reproduce, their experiment list (rows beyond it are left out; without --official they are",
-  "                 marked 'beyond the authors')",
+  "--official       the authors' whole setup: their prompts, their dense serving (GBR_EMBED_NAMES=authors), their",
+  "                 significance stream and, for reproduce, their experiment list (rows beyond it are left out)",
   "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
   "--no-cache       call the LLM again even when the store has the answer (the new answer replaces it)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
   "--rounds N       REACT-BM25 rounds (default 10, at most 100);  --trace-dir D  where REACT writes one JSON trace per query",
   "--concurrency N  requests in flight per endpoint for every provider (GBR_CONCURRENCY; per kind GBR_CHAT_CONCURRENCY,",
-  `                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default chat ${DEFAULT_CONCURRENCY.chat}, embeddings ${DEFAULT_CONCURRENCY.embed}, rerank ${DEFAULT_CONCURRENCY.rerank});`,
-  "                 REACT and the other per-question methods work on that many questions at once per server",
-  "--rerank-depth N articles of the first stage a rerank: retriever re-scores (default 100);",
-  "--rerank-window N / --rerank-step N  the listwise LLM re-ranker's sliding window (default 20 / 10)",
-  "LLM environment: GBR_CHAT_BASE_URL or OPENAI_BASE_URL (+ GBR_CHAT_API_KEY/OPENAI_API_KEY), or GEMINI_API_KEY;",
-  "GBR_REPLAY_FILE=FILE to replay a shared file of chat answers (imported into the store); GBR_OFFLINE=1 to forbid network calls.",
+  `                 GBR_EMBED_CONCURRENCY, GBR_RERANK_CONCURRENCY; default chat ${DEFAULT_CONCURRENCY.chat}, embeddings ${DEFAULT_CONCURRENCY.embed}, rerank ${DEFAULT_CONCURRENCY.rerank})`,
+  "--rerank-depth N articles a rerank: retriever re-scores (default 100); --rerank-window N / --rerank-step N  the",
+  "                 listwise LLM re-ranker's sliding window (default 20 / 10)",
+  "Environment: see README.md (GBR_CHAT_BASE_URL or OPENAI_BASE_URL, GEMINI_API_KEY, GBR_REPLAY_FILE, GBR_OFFLINE=1).",
 ];
 
 /**
- * What of the command line changes the configuration (`--concurrency N`, `--official`'s dense serving), for the one
- * `readConfig` of the command.
+ * What of the command line changes the configuration (`--concurrency N`, `--official`'s dense serving).
  *
  * @example
  * configFlags({ concurrency: "8", official: true }); // { concurrency: 8, embedNaming: "authors" }
@@ -78,19 +73,18 @@ export const requireHelp = "--require FILE   first load this module of yours (.j
 export const quietOption = { quiet: { type: "boolean" as const, short: "q" } };
 export const dataOption = { data: { type: "string" as const }, queries: { type: "string" as const }, ...quietOption };
 export const dataHelp = [
-  "--data SRC       hf (the benchmark on the Hugging Face Hub), sample (bundled demo) or a BEIR folder; without it, hf",
-  "                 or, when the Hub cannot be reached and nothing is cached, sample, saying so (a source named never",
-  "                 falls back)",
+  "--data SRC       hf (the benchmark on the Hugging Face Hub; the default, or sample when the Hub cannot be reached",
+  "                 and nothing is cached), sample (bundled demo) or a BEIR folder",
   "--queries FILE   a queries.jsonl replacing the source's queries",
   "-q, --quiet      no progress messages on stderr",
 ];
 
-/** Warnings reach stderr even with -q: they change what the numbers mean (e.g. the demo set stands in). */
+/** Warnings reach stderr even with -q: they change what the numbers mean. */
 export function warner(io: Io): (msg: string) => void {
   return (msg) => io.stderr(`${printable(msg, { newlines: true })}\n`);
 }
 
-/** Progress to stderr, or undefined with -q: callers draw progress (the download bar) only when given a logger. */
+/** Progress to stderr, or undefined with -q. */
 export function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
   return quiet ? undefined : warner(io);
 }

@@ -9,9 +9,8 @@ const PACKAGE = "greekbar-retrieval";
 const EXTENSIONS = [".js", ".mjs", ".cjs"];
 
 /**
- * Loads each module (.js, .mjs or .cjs), in order; a missing file, another extension or a module that throws is an
- * error naming the file. Inside them `greekbar-retrieval` is the package this command runs (the same registry), in
- * any folder: a checkout's sources or build, or the installed package.
+ * Loads each module (.js, .mjs or .cjs), in order; a missing file or a module that throws is an error naming the file.
+ * Inside them `greekbar-retrieval` is the package this command runs (the same registry), wherever it is.
  *
  * @example
  * await loadPlugins(["./my-retriever.mjs"]); // it calls registerRetriever("my-name", …)

@@ -18,8 +18,8 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   const count = (status: string) => result.outcomes.filter((o) => statusNow(o) === status).length;
   const [ran, skipped, failed] = [count("ok"), count("skipped"), count("failed")];
   const kept = result.outcomes.filter((o) => o.earlier).length;
-  const standIn = ok.some((o) => o.standIn);
-  const notes = datasetStatus(loaded, "\n") + (standIn ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE_TEXT}\n` : "");
+  const standIn = ok.some((o) => o.standIn) ? `NOTE: rows marked [stand-in] ${STAND_IN_NOTE}\n` : "";
+  const notes = datasetStatus(loaded) + standIn;
   const name = (o: ExperimentOutcome) => `${o.id}${o.standIn ? " [stand-in]" : ""}${o.earlier ? " [earlier]" : ""}`;
   const format = opts.format ?? "text";
   const unjudged = unjudgedQueries(bench).length;
@@ -45,28 +45,27 @@ export function formatReproduceSummary(loaded: LoadedBenchmark, result: Reproduc
   );
 }
 
-/** The stand-in note, as a sentence continuing "rows marked [stand-in] …". */
-const STAND_IN_NOTE_TEXT = "came from the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality.";
+const STAND_IN_NOTE = "came from the project's own test doubles (local stand-ins for the model servers): they show the mechanics, not retrieval quality.";
 
 /** What the numbers are on, when that needs saying: the demo set standing in for the benchmark. */
-function datasetStatus(loaded: LoadedBenchmark, end: string): string {
-  if (loaded.fallback) return `NOTE: the benchmark could not be loaded from the Hugging Face Hub; these numbers are on the bundled demo set, not the benchmark.${end}`;
-  if (loaded.origin === "sample") return `NOTE: these numbers are on the bundled demo set (made up for testing), not the benchmark.${end}`;
+function datasetStatus(loaded: LoadedBenchmark): string {
+  if (loaded.fallback) return `NOTE: the benchmark could not be loaded from the Hugging Face Hub; these numbers are on the bundled demo set, not the benchmark.\n`;
+  if (loaded.origin === "sample") return `NOTE: these numbers are on the bundled demo set (made up for testing), not the benchmark.\n`;
   return "";
 }
 
 /** Experiments that did not run, grouped by reason so that nine presets without a server take one paragraph. */
 function formatNotRun(outcomes: readonly ExperimentOutcome[]): string {
+  const notRun = outcomes.filter((o) => o.status !== "ok" || o.now);
+  if (notRun.length === 0) return "";
+  // One line per reason, with the setting that enables them; summary.csv lists every experiment.
   const groups = new Map<string, string[]>();
-  for (const o of outcomes) {
-    if (o.status === "ok" && !o.now) continue;
+  for (const o of notRun) {
     const key = o.now ? `${o.now.status} now (the earlier result is kept): ${o.now.reason}` : `${o.status}: ${o.brief ?? o.reason}`;
     groups.set(key, [...(groups.get(key) ?? []), o.id]);
   }
-  if (groups.size === 0) return "";
-  // One line per reason, with the setting that enables them; summary.csv lists every experiment.
   const parts = [...groups].map(([why, ids]) => `  ${printable(`${someOf(ids)} — ${why}`)}`);
-  return `\nNot run (${[...groups.values()].flat().length}):\n${parts.join("\n")}\n`;
+  return `\nNot run (${notRun.length}):\n${parts.join("\n")}\n`;
 }
 
 /** The first ids of a list, as many as fit in about 70 characters (at least one), and how many more. */

@@ -9,15 +9,13 @@ interface ProgressOptions {
   tty: boolean;
   /** Least time between two lines of one step, in ms (default 250 on a terminal, 5000 in a log). */
   intervalMs?: number;
-  /** Replaceable for tests (ms). */
   now?: () => number;
-  /** Record each step as it ends (in the meter) without printing anything (`-q`). */
+  /** Record each ended step in the meter without printing anything (`-q`). */
   quiet?: boolean;
-  /** The run's provider work: what each line reports per second, and where ended steps are recorded. */
   meter: UsageMeter;
 }
 
-/** An `onProgress(label, done, total)` that reports to `io.stderr`. */
+/** An `onProgress(label, done, total)` that reports to `io.stderr` (each line with the meter's work per second). */
 export function progressReporter(io: Io, opts: ProgressOptions): (label: string, done: number, total: number) => void {
   const now = opts.now ?? (() => performance.now());
   const interval = opts.intervalMs ?? (opts.tty ? 250 : 5000);

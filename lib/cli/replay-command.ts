@@ -16,9 +16,8 @@ export const replayExport: Command = {
     usage: "replay export --file FILE [--model NAME]",
     options: { file: { type: "string" }, model: { type: "string" }, ...quietOption },
     help: [
-      "--file FILE    the JSONL file to write (one chat record a line, in key order: the same answers give the same bytes)",
+      "--file FILE    the JSONL file to write (one chat record a line, in key order)",
       "--model NAME   only the answers of this model (as the server knows it, e.g. openai/gpt-oss-120b)",
-      "The other side runs 'gbr replay import --file FILE' (or sets GBR_REPLAY_FILE=FILE), with GBR_OFFLINE=1 to be sure nothing is called.",
     ],
   },
   async run(values, io, config) {

@@ -10,26 +10,14 @@ import { BUILTIN_PRESETS } from "../dense/presets";
 import { BUILTIN_RERANK_PRESETS } from "../rerank/presets";
 import { FUSION_METHODS } from "../fusion/retriever";
 
-/** Words filled into lines of `width`, each after `indent` (the first after `first`). */
-function wrapped(first: string, words: readonly string[], indent = " ".repeat(first.length), width = 118): string[] {
-  const lines = [first];
-  for (const w of words) {
-    const last = lines[lines.length - 1];
-    if (last.length + 1 + w.length > width && last.trim() !== "" && last !== first) lines.push(`${indent}${w}`);
-    else lines[lines.length - 1] = last === first ? `${last}${w}` : `${last} ${w}`;
-  }
-  return lines;
-}
-
 /** `--retriever`'s help, from the lists the code reads (so it names every form): names, presets, re-rankers, fusions. */
 function retrieverHelp(): string[] {
   const pad = " ".repeat(18);
-  const list = (items: readonly string[]) => items.map((x, i) => `${x}${i < items.length - 1 ? "," : ""}`);
   return [
-    ...wrapped("--retriever NAME  ", list(retrieverNames().map((n) => (n === "bm25-greekstemmer" ? `${n} (default)` : n)))),
-    ...wrapped(`${pad}<preset>: `, [...list(BUILTIN_PRESETS.map((p) => p.name)), "or a user preset of gbr-presets.json"], pad),
-    ...wrapped(`${pad}<reranker>: `, [...list([...BUILTIN_RERANK_PRESETS.map((p) => p.name), "llm (the listwise chat model)"]), "or a user preset"], pad),
-    ...wrapped(`${pad}<method> of fuse: `, [...list(FUSION_METHODS.map((f) => (f === "wrrf" ? "wrrf:<w1>,<w2> (weighted RRF)" : f))), "as ranx defines them"], pad),
+    `--retriever NAME  ${retrieverNames().join(", ")} (default bm25-greekstemmer)`,
+    `${pad}<preset>: ${BUILTIN_PRESETS.map((p) => p.name).join(", ")} or a user preset of gbr-presets.json`,
+    `${pad}<reranker>: ${BUILTIN_RERANK_PRESETS.map((p) => p.name).join(", ")}, llm (the listwise chat model) or a user preset`,
+    `${pad}<method> of fuse: ${FUSION_METHODS.join(", ")} (wrrf:<w1>,<w2> is weighted RRF), as ranx defines them`,
   ];
 }
 
@@ -44,12 +32,9 @@ export const search: Command = {
       k: { type: "string" },
       k1: { type: "string" },
       b: { type: "string" },
-      epsilon: { type: "string" },
       "positive-only": { type: "boolean" },
       out: { type: "string" },
       format: { type: "string" },
-      tag: { type: "string" },
-      "vector-store": { type: "string" },
       ...requireOption,
       ...llmOptions,
     },
@@ -60,15 +45,9 @@ export const search: Command = {
       requireHelp,
       "--k N             ranking depth (default 100)",
       "--k1 X --b Y      BM25 parameters (default 1.5 and 0.75, as rank_bm25)",
-      "--epsilon E       idf floor as a fraction of the mean idf (default 0.25)",
       "--positive-only   leave out documents whose score is not > 0",
       "--out FILE        write the run here (default: stdout)",
-      "--format F        trec (default; json when --out ends in .json), json ({qid: [docid, …]}) or ranx",
-      "                  ({qid: {docid: score}}, what ranx's Run.from_file and pytrec_eval read)",
-      "--tag T           TREC run tag (default: the retriever name)",
-      "--vector-store U  LanceDB URI of the embedding cache (default data/lancedb; s3://… works)",
-      "Environment: GBR_EMBED_BASE_URL or OPENAI_BASE_URL (+ GBR_EMBED_API_KEY/OPENAI_API_KEY) for OpenAI-compatible",
-      "servers; GEMINI_API_KEY for gemini-001.",
+      "--format F        trec (default; json for a .json --out), json ({qid: [docid, …]}) or ranx ({qid: {docid: score}})",
       ...llmHelp,
     ],
   },
@@ -79,7 +58,6 @@ export const search: Command = {
       // Past 1e6, k1 · |d| / avgdl overflows scores into NaN and Infinity, which no run file may hold.
       k1: numberOption(values.k1, "--k1", DEFAULT_BM25.k1, { min: 0, max: 1e6 }),
       b: numberOption(values.b, "--b", DEFAULT_BM25.b, { min: 0, max: 1 }),
-      epsilon: numberOption(values.epsilon, "--epsilon", DEFAULT_BM25.epsilon, { min: 0, max: 1e6 }),
     };
     const out = values.out as string | undefined;
     const format = String(values.format ?? (out?.endsWith(".json") ? "json" : "trec"));
@@ -92,19 +70,15 @@ export const search: Command = {
       name,
       bench,
       { bm25, positiveOnly: Boolean(values["positive-only"]), ...llm.options },
-      { ...llm.context, log, vectorStore: values["vector-store"] as string | undefined },
+      { ...llm.context, log },
     );
     const t0 = performance.now();
     const run = await retriever.retrieve(bench.queries, k);
     log?.(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
-    const tag = String(values.tag ?? name).replace(/\s+/g, "_");
-    if (!out) {
-      io.stdout(format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag));
-    } else if (format !== "trec") {
-      await writeJsonRun(out, run, format);
-    } else {
-      await writeTrec(out, run, tag);
-    }
-    if (out) log?.(`wrote ${out}`);
+    const tag = name.replace(/\s+/g, "_");
+    if (out) {
+      await (format === "trec" ? writeTrec(out, run, tag) : writeJsonRun(out, run, format));
+      log?.(`wrote ${out}`);
+    } else io.stdout(format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag));
   },
 };

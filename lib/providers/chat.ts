@@ -4,10 +4,7 @@ import { geminiChatFrom, geminiChatModel } from "./gemini-chat";
 import { openaiChatFrom, openaiChatModel } from "./openai-chat";
 import { ChatError, type ChatModel } from "../models/chat";
 
-/**
- * Which provider a chat model name means ("openai:"/"gemini:" prefixes, else a "gemini…" name is Gemini) and the
- * model it gets. No fallback to Gemini without a server: a different model would silently change the experiment.
- */
+/** Which provider a chat model name means ("openai:"/"gemini:" prefixes, else a "gemini…" name is Gemini). */
 export function parseChatModelName(name: string | undefined): { provider: "openai" | "gemini"; model: string | undefined } {
   const n = name?.trim();
   if (!n) return { provider: "openai", model: undefined };

@@ -1,26 +1,16 @@
-/**
- * Gemini chat via `@google/genai`, retrying 408/429/5xx, time-outs and drops itself (the SDK ignores Retry-After). No
- * `reasoningEffort`: thinking controls differ by generation, a wrong one is a 400, the paper uses it only for gpt-oss.
- */
+/** Gemini chat via `@google/genai`; no `reasoningEffort`: thinking controls differ by generation (a wrong one is a 400). */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { attemptsMade, GeminiAttemptFailure, geminiEndpoint, geminiServer, type GeminiServerOptions } from "./gemini-http";
+import { NEED_KEY } from "./gemini-http";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import { servedByGemini } from "./served-by";
 
-/** Used when neither an argument nor GBR_CHAT_MODEL names one. */
-const GEMINI_CHAT_DEFAULT_MODEL = "gemini-2.5-flash";
-
 export interface GeminiChatOptions extends GeminiServerOptions {
-  /** e.g. "gemini-2.5-flash" ("models/" prefix optional). */
   model: string;
 }
 
-/**
- * A ChatModel over the Gemini API. The answer is the first candidate's non-thought text; `usage.output` counts
- * thinking tokens too, as Google bills them. An empty answer (MAX_TOKENS, SAFETY) is returned as such. The deadline per
- * attempt defaults to 600 s: thinking models take minutes; Google stops at 10 min.
- */
+/** A ChatModel over the Gemini API; `usage.output` counts thinking tokens too, as Google bills them. */
 export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const apiKey = opts.apiKey?.trim();
   if (!apiKey) throw new ChatError("geminiChat: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
@@ -28,7 +18,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
   const id = `gemini:${model}`;
   const settings = { ...opts, apiKey, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat };
-  const api = geminiServer("geminiChat", id, settings, {});
+  const api = geminiServer(id, settings);
   const where = `${id} at ${api.where}`;
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
@@ -55,28 +45,22 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   return { id, endpoint: api.endpoint, complete };
 }
 
-/** The Gemini chat model of a configuration; ChatError "NOT_CONFIGURED" without a key. */
+/** The Gemini chat model of a configuration. */
 export function geminiChatFrom(
   config: Config,
   model?: string,
   more: Partial<Omit<GeminiChatOptions, "apiKey" | "model" | "baseUrl">> = {},
 ): ChatModel {
   const apiKey = config.gemini.apiKey;
-  if (!apiKey) {
-    throw new ChatError(
-      "Gemini chat needs an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from " +
-        "https://aistudio.google.com/apikey; set GBR_GEMINI_BASE_URL to use another endpoint.",
-      "NOT_CONFIGURED",
-    );
-  }
+  if (!apiKey) throw new ChatError(`Gemini chat: ${NEED_KEY}`, "NOT_CONFIGURED");
   return geminiChat({ concurrency: config.chat.concurrency, ...geminiEndpoint(config), ...more, apiKey, model: geminiChatModel(model, config.chat.model) });
 }
 
-/** `model`, else a Gemini name in `configured` (a gpt-oss name there is for the other server), else the default. */
+/** `model`, else a Gemini name in `configured` (a gpt-oss name there is for the other server), else gemini-2.5-flash. */
 export function geminiChatModel(model: string | undefined, configured: string | undefined): string {
   const fromConfig = configured?.trim().replace(/^gemini:/i, "");
   const named = fromConfig && /^(models\/)?gemini/i.test(fromConfig) ? fromConfig : undefined;
-  return geminiModelName(model?.trim() || named || GEMINI_CHAT_DEFAULT_MODEL);
+  return geminiModelName(model?.trim() || named || "gemini-2.5-flash");
 }
 
 // The SDK adds "models/" itself; either spelling is accepted, with one identity.
@@ -84,10 +68,7 @@ function geminiModelName(name: string): string {
   return name.trim().replace(/^models\//, "");
 }
 
-/**
- * The first candidate's non-thought text parts, not the SDK's `text` getter, which warns on non-text parts. No such
- * part (a safety stop, a budget spent on thoughts) is no answer: an EMPTY error, reported and asked again, never kept.
- */
+/** The first candidate's non-thought text; none (a safety stop, thoughts took the budget) is an EMPTY error, never kept. */
 function answerText(response: GenerateContentResponse, where: string): string {
   const candidate = response.candidates?.[0];
   const texts = (candidate?.content?.parts ?? []).filter((p) => typeof p.text === "string" && p.thought !== true);

@@ -1,28 +1,19 @@
-/** Gemini embeddings (gemini-embedding-001) via `@google/genai`; retried here: the SDK's retries ignore Retry-After. */
+/** Gemini embeddings (gemini-embedding-001) via `@google/genai`. */
 import { DEFAULT_CONCURRENCY, type Config } from "../config";
 import { attemptsMade, GeminiAttemptFailure, geminiEndpoint, geminiServer, type GeminiServerOptions } from "./gemini-http";
+import { NEED_KEY } from "./gemini-http";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../models/embed";
 import { servedByGemini } from "./served-by";
 
-/** The model the paper ran. */
-const GEMINI_DEFAULT_MODEL = "gemini-embedding-001";
-
-/** The paper's vector size: gemini-embedding-001 at full size (it also serves 768 or 1536). */
-const GEMINI_DEFAULT_DIMS = 3072;
-
-
 /** Gemini takes the side as a task type instead of a text prefix. */
-const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = Object.freeze({
-  query: "RETRIEVAL_QUERY",
-  document: "RETRIEVAL_DOCUMENT",
-});
+const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = { query: "RETRIEVAL_QUERY", document: "RETRIEVAL_DOCUMENT" };
 
 export interface GeminiEmbedderOptions extends GeminiServerOptions {
-  /** Default "gemini-embedding-001" ("models/" prefix optional). */
+  /** Default "gemini-embedding-001", the paper's ("models/" prefix optional). */
   model?: string;
-  /** `outputDimensionality` requested and checked on every vector (default 3072). */
+  /** `outputDimensionality` requested and checked on every vector (default 3072, the paper's). */
   dims?: number;
-  /** Texts per request; the Gemini API accepts at most 100 (default 100). */
+  /** Texts per request (default 100, the API's most). */
   batchSize?: number;
 }
 
@@ -39,20 +30,17 @@ export class GeminiEmbeddingError extends EmbeddingError {
   }
 }
 
-/**
- * An Embedder for the Gemini API: one `batchEmbedContents` request per call (the caller splits by `maxBatch`). The
- * deadline per attempt defaults to 120 s; keep it under Node's 300 s header/body timeouts.
- */
+/** An Embedder for the Gemini API: one `batchEmbedContents` request per call (the caller splits by `maxBatch`). */
 export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const apiKey = opts.apiKey?.trim();
   if (!apiKey) throw new EmbeddingError("geminiEmbedder: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
   // The SDK adds "models/" itself; either spelling, one identity.
-  const model = (opts.model ?? GEMINI_DEFAULT_MODEL).replace(/^models\//, "");
-  const dims = opts.dims ?? GEMINI_DEFAULT_DIMS;
+  const model = (opts.model ?? "gemini-embedding-001").replace(/^models\//, "");
+  const dims = opts.dims ?? 3072;
   const batchSize = opts.batchSize ?? 100;
   const id = `gemini:${model}@${dims}`;
   const settings = { ...opts, apiKey, timeoutMs: opts.timeoutMs ?? 120_000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.embed };
-  const api = geminiServer("geminiEmbedder", id, settings, { dims, batchSize });
+  const api = geminiServer(id, settings);
   const taskLabel = (n: number, side: Side) => `${n} ${side} text${n === 1 ? "" : "s"}`;
 
   async function embed(texts: string[], side: Side): Promise<EmbedResult> {
@@ -69,12 +57,11 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
           config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch } },
         }),
       (err, made) => {
-        if (err instanceof GeminiAttemptFailure) {
-          return new GeminiEmbeddingError(api.redact(`Gemini ${model} (${taskLabel(texts.length, side)}, ${attemptsMade(made)}): ${err.message}`), "PROVIDER", err.status, made);
-        }
-        // Anything else is a bug of ours or of the SDK; still never let the key out.
-        const message = err instanceof Error ? err.message : String(err);
-        return new GeminiEmbeddingError(api.redact(`Gemini ${model}: ${message}`), "PROVIDER", undefined, made);
+        // Anything but an attempt's failure is a bug of ours or of the SDK; still never let the key out.
+        const what = `Gemini ${model} (${taskLabel(texts.length, side)}, ${attemptsMade(made)})`;
+        const status = err instanceof GeminiAttemptFailure ? err.status : undefined;
+        const message = api.redact(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+        return new GeminiEmbeddingError(message, "PROVIDER", status, made);
       },
     );
     // A wrong count or size is the server's bug, not a hiccup: not retried, but the attempts said.
@@ -95,7 +82,6 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
       }
       return Float32Array.from(values);
     });
-    // Gemini's embed answers carry no usageMetadata today: undefined, not 0, so the caller estimates.
     return { vectors, tokens: readUsageTokens(body), ...servedByGemini(body) };
   }
 
@@ -110,18 +96,12 @@ export function geminiEmbedderFrom(
   more: Partial<Omit<GeminiEmbedderOptions, "apiKey" | "model" | "dims" | "baseUrl">> = {},
 ): Embedder {
   const apiKey = config.gemini.apiKey;
-  if (!apiKey) {
-    throw new EmbeddingError(
-      "Gemini embeddings need an API key: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from " +
-        "https://aistudio.google.com/apikey; set GBR_GEMINI_BASE_URL to use another endpoint.",
-      "NOT_CONFIGURED",
-      { brief: "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)" },
-    );
-  }
+  const brief = "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)";
+  if (!apiKey) throw new EmbeddingError(`Gemini embeddings: ${NEED_KEY}`, "NOT_CONFIGURED", { brief });
   return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey, model, dims });
 }
 
-/** Tokens billed, from `usageMetadata` when the API reports it (the SDK drops that field). */
+/** Tokens billed, from `usageMetadata` when the API reports it (today it does not: undefined, so the caller estimates). */
 function readUsageTokens(body: unknown): number | undefined {
   const u = (body as { usageMetadata?: { promptTokenCount?: unknown; totalTokenCount?: unknown } } | null)?.usageMetadata;
   const n = u?.promptTokenCount ?? u?.totalTokenCount;

@@ -8,13 +8,16 @@ import { checkedBaseUrl, deadlineFetch, deadlinePassed, endpointOrigin, redactSe
 import { createSemaphore } from "../util/semaphore";
 import type { Config } from "../config";
 
-/** Where the Gemini API is served when no base URL is configured. */
 const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
+
+export const NEED_KEY =
+  "an API key is needed: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from https://aistudio.google.com/apikey; " +
+  "set GBR_GEMINI_BASE_URL to use another endpoint.";
 
 /** Busy or briefly broken, not refusing the request (400, 403, 404 are final). */
 const GEMINI_RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
-/** One failed attempt, described key-free and classified for `retryWithBackoff`. */
+/** One failed attempt, described key-free, for `retryWithBackoff`. */
 export class GeminiAttemptFailure extends GbrError {
   constructor(
     message: string,
@@ -28,50 +31,37 @@ export class GeminiAttemptFailure extends GbrError {
   }
 }
 
-/** The `retryWithBackoff` verdict on one attempt; anything but a GeminiAttemptFailure is a bug, not retried. */
-function classifyGeminiAttempt(err: unknown): { retry: boolean; afterMs?: number } {
-  return err instanceof GeminiAttemptFailure ? { retry: err.retryable, afterMs: err.retryAfterMs } : { retry: false };
-}
-
 export interface GeminiServerOptions {
   apiKey: string;
-  /** API root without version (default: Google's). */
   baseUrl?: string;
-  /** Attempts per call, the first included (default 5). */
   attempts?: number;
-  /** One attempt's deadline in ms. */
   timeoutMs?: number;
   concurrency?: number;
-  /** First backoff in ms without Retry-After (default 1000). */
   retryBaseMs?: number;
-  /** Longest backoff in ms without Retry-After (default 60000). */
   retryMaxMs?: number;
 }
 
 /**
- * The Gemini API for one model client (its key checked by the caller): the settings checked, and `send`, which runs `call` (one SDK call given our own
- * `fetch`) under the requests-in-flight limit (the slot held across backoff sleeps: told to slow down, the client as a
- * whole sends less), retried; it answers with the raw JSON body (for fields the SDK drops) and the attempts made, and
- * a final failure goes to `fail` with the attempts made. Messages never hold the key (`redact`).
+ * The Gemini API for one model client, and `send`, which runs `call` (one SDK call given our own `fetch`) under the
+ * in-flight limit (held across backoff sleeps), retried, with the raw JSON body (for fields the SDK drops).
  *
  * @example
- * const api = geminiServer("geminiChat", "gemini:gemini-2.5-flash", { apiKey, timeoutMs: 60_000, concurrency: 4 }, {});
+ * const api = geminiServer("gemini:gemini-2.5-flash", { apiKey, timeoutMs: 60_000, concurrency: 4 });
  * const { value } = await api.send((fetch) => api.ai.models.generateContent({ model, contents, config: { httpOptions: { fetch } } }), (err) => err as Error);
  */
-export function geminiServer(what: string, id: string, o: GeminiServerOptions & { timeoutMs: number; concurrency: number }, more: Record<string, number>) {
+export function geminiServer(id: string, o: GeminiServerOptions & { timeoutMs: number; concurrency: number }) {
   const { apiKey, timeoutMs, concurrency } = o;
   const attempts = o.attempts ?? 5;
-  for (const [name, v] of Object.entries({ ...more, attempts, timeoutMs, concurrency })) {
-    if (!(Number.isInteger(v) && v > 0)) throw new RangeError(`${what}: ${name} must be a positive integer, got ${v}`);
-  }
   const baseUrl = o.baseUrl?.trim().replace(/\/+$/, "") || undefined;
   const where = baseUrl ?? "the Gemini API";
   // Scrub the key from anything we show: a proxy or a misbehaving server may echo it back.
   const redact = (s: string) => redactSecrets(s, [apiKey]);
   const ai = geminiClient({ apiKey, baseUrl, timeoutMs });
   const limit = createSemaphore(concurrency);
-  const retry = { attempts, baseMs: o.retryBaseMs ?? 1000, maxMs: o.retryMaxMs ?? 60_000, classify: classifyGeminiAttempt, maxWaitMs: timeoutMs, label: `${id} at ${where}` };
-  const send = <T>(call: (fetch: ObservedFetch["fetch"]) => Promise<T>, fail: (err: unknown, made: number) => Error) =>
+  const classify = (e: unknown) =>
+    e instanceof GeminiAttemptFailure ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false };
+  const retry = { attempts, baseMs: o.retryBaseMs ?? 1000, maxMs: o.retryMaxMs ?? 60_000, classify, maxWaitMs: timeoutMs, label: `${id} at ${where}` };
+  const send = <T>(call: (fetch: GeminiFetch) => Promise<T>, fail: (err: unknown, made: number) => Error) =>
     limit.run(async () => {
       const started = performance.now();
       let made = 0;
@@ -93,7 +83,6 @@ export function geminiServer(what: string, id: string, o: GeminiServerOptions & 
   return { ai, send, redact, where, capacity: concurrency, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN) };
 }
 
-/** "3 attempts": how many a failure took, for its message. */
 export const attemptsMade = (made: number) => `${made} attempt${made === 1 ? "" : "s"}`;
 
 /** A client making exactly one attempt per call (no retryOptions): the SDK's retries would ignore Retry-After. */
@@ -106,27 +95,20 @@ function geminiClient(o: { apiKey: string; baseUrl?: string; timeoutMs: number }
   });
 }
 
-/** A `fetch` for one SDK call, and what it saw of the answer. */
-interface ObservedFetch {
-  fetch: (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => Promise<Response>;
-  /** In ms; undefined when absent. */
-  retryAfterMs(): number | undefined;
-  /** The last successful answer's JSON body (from a clone), for fields the SDK drops. */
-  body(): Promise<unknown> | undefined;
-}
+type GeminiFetch = (input: Parameters<typeof fetch>[0], init?: Parameters<typeof fetch>[1]) => Promise<Response>;
 
-/** Create one per SDK call: the state is that call's alone; `timeoutMs` is the exchange's deadline, body included. */
-function observeGeminiFetch(timeoutMs: number): ObservedFetch {
+/** A `fetch` for one SDK call (deadline `timeoutMs`, body included), and the Retry-After and JSON body it saw. */
+function observeGeminiFetch(timeoutMs: number) {
   let wait: number | undefined;
   let body: Promise<unknown> | undefined;
   const timed = deadlineFetch(timeoutMs);
   return {
-    async fetch(input, init) {
+    fetch: (async (input, init) => {
       const res = await timed(input, init);
       wait = retryAfterMs(res.headers.get("retry-after"));
       if (res.ok) body = res.clone().json().catch(() => undefined);
       return res;
-    },
+    }) as GeminiFetch,
     retryAfterMs: () => wait,
     body: () => body,
   };

@@ -1,7 +1,4 @@
-/**
- * A run's model-server calls go through objects made here once: endpoints (deadlines, retries, failover) -> limits (per
- * endpoint, adapted to 429/503; one rate-cap window per kind, as paid limits are per account) -> meter.
- */
+/** A run's model-server calls: endpoints (deadlines, retries, failover) -> limits (one rate-cap window per kind) -> meter. */
 import type { Config } from "../config";
 import type { Embedder, EmbedderSpec } from "../models/embed";
 import type { ChatModel } from "../models/chat";
@@ -16,18 +13,15 @@ import { splitModelId } from "../util/model-id";
 import { rerankClientFrom } from "./rerank-client";
 import type { RerankClient } from "../models/rerank";
 
-/** One run's model servers, built on first use and shared by every method of the run. */
+/** One run's model servers, built on first use and shared by every method of the run; "NOT_CONFIGURED" without a server. */
 export interface Providers {
   readonly config: Config;
-  /** The run's provider work: answered requests (priced when the run has prices) and its long steps. */
   readonly meter: UsageMeter;
   /** The chat model named (`--llm`), else `GBR_CHAT_MODEL`, else the paper's gpt-oss-120b. */
   chat(name?: string): ChatModel;
   /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
   chatId(name?: string): string;
-  /** The embedder a preset runs on; throws EmbeddingError "NOT_CONFIGURED" when its server is not set. */
   embedder(p: EmbedderSpec): Embedder;
-  /** The cross-encoder server; throws RerankError "NOT_CONFIGURED" when `GBR_RERANK_BASE_URL` is not set. */
   reranker(): RerankClient;
 }
 
@@ -77,9 +71,7 @@ function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
   throw new Error(`preset '${p.name}': provider '${p.provider}' has no API embedder (use the lsi retriever)`);
 }
 
-/**
- * Chat requests under the chat caps (each reserves its o200k input count plus its output limit), each answer metered.
- */
+/** Chat requests under the chat caps (each reserves its o200k input count plus its output limit), each answer metered. */
 function chargedChat(chat: ChatModel, cap: RateCap | undefined, meter: UsageMeter): ChatModel {
   const model = splitModelId(chat.id).model;
   const complete: ChatModel["complete"] = async (req) => {

@@ -1,4 +1,4 @@
-/** OpenAI-compatible chat via the `openai` SDK, one attempt per SDK call, retried and timed by our own loop and deadline. */
+/** OpenAI-compatible chat via the `openai` SDK (one attempt per SDK call; retries and deadline are ours). */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spread, type SpreadOptions } from "./endpoints";
 import type OpenAI from "openai";
@@ -9,40 +9,31 @@ import type { EndpointStats } from "../models/servers";
 import { servedByOpenAI } from "./served-by";
 
 export interface OpenAIChatOptions extends OpenAIServerOptions {
-  /** e.g. "openai/gpt-oss-120b" (vLLM) or "gpt-oss:120b" (Ollama). */
   model: string;
-  /** OpenAI's reasoning models (o-series, gpt-5) want "max_completion_tokens", which local servers may not know. */
-  maxTokensField?: "max_tokens" | "max_completion_tokens";
 }
 
 /** The paper's chat model (DESIGN.md §6). */
 const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
-/**
- * A ChatModel over an OpenAI-compatible server; `text` drops reasoning (and a `reasoning` field); "" stays "". The
- * deadline per attempt defaults to 600 s: a reasoning model can think for minutes, unstreamed.
- */
+/** A ChatModel over an OpenAI-compatible server; `text` drops reasoning. A reasoning model can think for minutes. */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const { model, baseURL } = opts;
   if (!model) throw new ChatError("openai chat: model name is empty", "NOT_CONFIGURED");
   if (!baseURL) throw new ChatError(`openai chat (${model}): base URL is empty`, "NOT_CONFIGURED");
-  const maxTokensField = opts.maxTokensField ?? "max_tokens";
   const id = `openai:${model}`;
   const server = openaiServer(id, { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat }, (message, status, cause) =>
     new ChatProviderError(message, "PROVIDER", status, cause === undefined ? {} : { cause }),
   );
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
+    // Some chat templates reject or mis-render an empty system turn.
+    const system = req.system ? [{ role: "system" as const, content: req.system }] : [];
     const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = {
       model,
-      // Some chat templates reject or mis-render an empty system turn.
-      messages: [
-        ...(req.system ? [{ role: "system" as const, content: req.system }] : []),
-        { role: "user" as const, content: req.user },
-      ],
+      messages: [...system, { role: "user" as const, content: req.user }],
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
       ...(req.topP !== undefined ? { top_p: req.topP } : {}),
-      ...(req.maxTokens !== undefined ? { [maxTokensField]: req.maxTokens } : {}),
+      ...(req.maxTokens !== undefined ? { max_tokens: req.maxTokens } : {}),
       ...(req.reasoningEffort !== undefined ? { reasoning_effort: req.reasoningEffort } : {}),
       ...(req.seed !== undefined ? { seed: req.seed } : {}),
     };
@@ -62,15 +53,11 @@ export function openaiChatFrom(
 ): ChatModel {
   const c = config.chat;
   if (c.baseUrls.length === 0) {
-    throw new ChatError(
-      // No model name here: the setting is per provider, and reports group skipped work by this text.
-      "no OpenAI-compatible chat server configured: set GBR_CHAT_BASE_URL (or OPENAI_BASE_URL) to an " +
-        "OpenAI-compatible endpoint such as http://localhost:8000/v1 (vLLM serving openai/gpt-oss-120b, LM Studio, " +
-        "Ollama), and GBR_CHAT_API_KEY (or OPENAI_API_KEY) if it needs a key; or pick a Gemini model " +
-        "(--llm gemini-2.5-flash with GEMINI_API_KEY)",
-      "NOT_CONFIGURED",
-      { brief: "no OpenAI-compatible chat server configured: set GBR_CHAT_BASE_URL (or OPENAI_BASE_URL), or --llm gemini-2.5-flash with GEMINI_API_KEY" },
-    );
+    // No model name here: the setting is per provider, and reports group skipped work by this text.
+    const brief = "no OpenAI-compatible chat server configured: set GBR_CHAT_BASE_URL (or OPENAI_BASE_URL)";
+    const more = ", e.g. http://localhost:8000/v1 (vLLM, LM Studio, Ollama), and GBR_CHAT_API_KEY (or OPENAI_API_KEY) for a key";
+    const gemini = "; or --llm gemini-2.5-flash with GEMINI_API_KEY";
+    throw new ChatError(brief + more + gemini, "NOT_CONFIGURED", { brief: brief + gemini });
   }
   for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const name = openaiChatModel(model, c.model);
@@ -86,7 +73,6 @@ export interface SpreadChatModel extends ChatModel {
 
 /** `models` (one per endpoint) as one chat model; a failing endpoint (no answer, 429, 5xx) is set aside. */
 export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {}): SpreadChatModel {
-  if (models.length === 0) throw new ChatError("spreadChat: no endpoint", "NOT_CONFIGURED");
   const serverFailure = (err: unknown) => err instanceof ChatProviderError && (err.status === undefined || err.status === 429 || err.status >= 500);
   const { run, reports } = spread(models, serverFailure, opts);
   return { ...reports, complete: (req) => run((m) => m.complete(req)) };
@@ -99,10 +85,7 @@ export function openaiChatModel(model: string | undefined, configured: string | 
   return model?.trim() || named || DEFAULT_MODEL;
 }
 
-/**
- * `content` is a string or an array of text parts. Null (vLLM's gpt-oss when reasoning took the whole budget) is no
- * answer: an EMPTY error for the request, so that it is reported and asked again, never kept as an empty answer.
- */
+/** `content` as text; null (vLLM's gpt-oss when reasoning took the budget) is an EMPTY error, asked again, never kept. */
 function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): string {
   const choices: unknown = (response as { choices?: unknown })?.choices;
   if (!Array.isArray(choices) || choices.length === 0) {
@@ -118,7 +101,6 @@ function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): str
   const why = choice?.finish_reason === "length" ? "the output budget ran out before an answer (reasoning can take it all)" : "the server sent no text";
   throw new ChatProviderError(`${where}: the answer has no content (content ${JSON.stringify(content ?? null)}${finish}): ${why}; not kept, asked again on the next run`, "EMPTY", 200);
 }
-
 
 function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output: number } {
   const u = (response as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } | null }).usage;

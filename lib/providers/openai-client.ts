@@ -4,7 +4,7 @@ import { printable } from "../util/printable";
 import type OpenAI from "openai";
 import type { APIError } from "openai";
 import { openaiSdk } from "../util/sdk";
-import { deadlineFetch, deadlinePassed, describeCause, endpointOrigin, redactSecrets } from "../util/http";
+import { deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials, redactSecrets } from "../util/http";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 import { createSemaphore } from "../util/semaphore";
 import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
@@ -12,19 +12,15 @@ import { AdaptiveLimit, observingFetch } from "../util/adaptive-limit";
 export interface OpenAIServerOptions {
   /** Up to and including the API version, e.g. "http://localhost:8000/v1". */
   baseURL: string;
-  /** Local servers usually ignore it. */
   apiKey?: string;
-  /** Retries after the first attempt (default 4). */
   maxRetries?: number;
-  /** Per-attempt deadline in ms, body included. */
   timeoutMs?: number;
   concurrency?: number;
 }
 
 /**
  * An SDK client of one server making one attempt per call, and `send`, which runs a call under the requests-in-flight
- * limit (adapted to the server's 429/503; the slot held through the retries, so a server that asked us to wait gets no
- * other queued request), retries it, and turns a final failure into `fail(message, status, cause)`, the key left out.
+ * limit (adapted to 429/503; the slot held through the retries), retries it, and turns a final failure into `fail`.
  *
  * @example
  * const server = openaiServer("openai:m", { baseURL: "http://localhost:8000/v1", timeoutMs: 60_000, concurrency: 4 }, (m, s) => new Error(m));
@@ -33,8 +29,6 @@ export interface OpenAIServerOptions {
 export function openaiServer(id: string, o: OpenAIServerOptions & { timeoutMs: number; concurrency: number }, fail: (message: string, status: number | undefined, cause: unknown) => Error) {
   const apiKey = o.apiKey || OPENAI_PLACEHOLDER_KEY;
   const maxRetries = o.maxRetries ?? 4;
-  if (!(Number.isInteger(maxRetries) && maxRetries >= 0)) throw new RangeError(`maxRetries must be an integer >= 0, got ${maxRetries}`);
-  if (!(Number.isInteger(o.concurrency) && o.concurrency >= 1)) throw new RangeError(`concurrency must be a positive integer, got ${o.concurrency}`);
   // The SDK validates `timeout` as a positive integer.
   const timeout = Math.max(1, Math.round(o.timeoutMs));
   const limit = createSemaphore(o.concurrency);
@@ -46,7 +40,8 @@ export function openaiServer(id: string, o: OpenAIServerOptions & { timeoutMs: n
     timeout,
     fetch: observingFetch(adaptive, deadlineFetch(timeout)) as unknown as NonNullable<ConstructorParameters<typeof OpenAI>[0]>["fetch"],
   });
-  const where = `${id} at ${safeBaseURL(o.baseURL)}`;
+  // Without the query string, which proxies sometimes use for keys.
+  const where = `${id} at ${maskCredentials(o.baseURL.split("?")[0]).replace(/\/$/, "")}`;
   const send = <T>(call: (client: OpenAI) => Promise<T>): Promise<{ response: T; seconds: number }> =>
     limit.run(async () => {
       const started = performance.now();
@@ -65,26 +60,11 @@ export function openaiServer(id: string, o: OpenAIServerOptions & { timeoutMs: n
 /** The SDK insists on some key; never redacted, or "not-needed" in any text would become "[redacted]". */
 const OPENAI_PLACEHOLDER_KEY = "not-needed";
 
-/** The base URL without credentials or query (proxies sometimes carry keys there), for messages. */
-function safeBaseURL(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = "";
-    u.password = "";
-    u.search = "";
-    u.hash = "";
-    return u.toString().replace(/\/$/, "");
-  } catch {
-    return "(invalid base URL)";
-  }
-}
-
 /** Redacts the key, in case a server echoes it back; not the placeholder or keys under 4 characters. */
 export function redactKey(text: string, apiKey: string): string {
   return isSecret(apiKey) ? redactSecrets(text, [apiKey]) : text;
 }
 
-/** Whether `inspect` of the error would print the key, so the caller leaves it out as `cause`. */
 function errorMentionsKey(err: unknown, apiKey: string): boolean {
   return isSecret(apiKey) && inspect(err, { depth: 6 }).includes(apiKey);
 }
@@ -97,12 +77,9 @@ function describeOpenAIError(
   const attempts = `${o.maxRetries + 1} attempt${o.maxRetries === 0 ? "" : "s"}`;
   let status: number | undefined;
   let detail: string;
-  // The SDK is loaded already: only an error it raised reaches here.
-  const { APIConnectionError, APIConnectionTimeoutError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
+  const { APIConnectionError, APIConnectionTimeoutError, APIError: SdkAPIError } = openaiSdk();
   if (err instanceof APIConnectionTimeoutError || deadlinePassed(err)) {
     detail = `timed out after ${o.timeoutMs} ms per attempt (${attempts})`;
-  } else if (err instanceof APIUserAbortError) {
-    detail = "request aborted";
   } else if (err instanceof APIConnectionError) {
     const cause = (err as { cause?: unknown }).cause;
     detail = `connection failed (${attempts}): ${cause instanceof Error ? describeCause(cause) : err.message}`;
@@ -111,7 +88,6 @@ function describeOpenAIError(
     detail = `HTTP ${err.status}: ${serverMessage(err)}`;
     if ([408, 409, 429].includes(err.status) || err.status >= 500) detail += ` (after ${attempts})`;
   } else if (err instanceof SyntaxError) {
-    // A 200 whose body is not JSON; the SDK parses after its retry loop, so this was not retried.
     detail = `answer is not valid JSON (${err.message})`;
   } else {
     // e.g. the connection dropped while the body was read ("terminated"): also past the retry loop.
@@ -120,15 +96,10 @@ function describeOpenAIError(
   return { message: redactKey(`${o.where}: ${detail}`, o.apiKey), status };
 }
 
-/**
- * The retry verdict on one SDK attempt (the SDK itself makes one: its loop would sleep a Retry-After of days): a
- * refused, dropped, timed-out or cut-short exchange, 408/409/429 and 5xx are retried, with the server's wait.
- *
- * @example
- * retryWithBackoff(() => client.chat.completions.create(body), { attempts: 5, classify: classifyOpenAIAttempt });
- */
+/** The retry verdict on one SDK attempt (ours, not the SDK's: its loop would sleep a Retry-After of days). */
 function classifyOpenAIAttempt(err: unknown): { retry: boolean; afterMs?: number } {
   const { APIConnectionError, APIError: SdkAPIError, APIUserAbortError } = openaiSdk();
+  // A user abort is an APIConnectionError too; we never abort, but it must not be retried.
   if (err instanceof APIUserAbortError) return { retry: false };
   if (err instanceof APIConnectionError) return { retry: true };
   if (err instanceof SdkAPIError && err.status !== undefined) {

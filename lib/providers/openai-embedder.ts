@@ -1,4 +1,4 @@
-/** OpenAI-compatible embeddings via the `openai` SDK, one attempt per SDK call, retried and timed by our loop and deadline. */
+/** OpenAI-compatible embeddings via the `openai` SDK (one attempt per SDK call; retries and deadline are ours). */
 import { spread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import type OpenAI from "openai";
@@ -8,32 +8,25 @@ import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../m
 import { servedByOpenAI } from "./served-by";
 
 export interface OpenAIEmbedderOptions extends OpenAIServerOptions {
-  /** e.g. "Qwen/Qwen3-Embedding-8B". */
   model: string;
-  /** Expected vector size; part of the id, and sent as `dimensions` when `sendDimensions`. */
+  /** Expected vector size, part of the id (never sent: vLLM and others reject `dimensions` for most models). */
   dims?: number;
-  /** Opt-in: only Matryoshka-capable models accept `dimensions`; vLLM and others reject it for the rest. */
-  sendDimensions?: boolean;
   /** `maxBatch` (default 32; 1 when `input` is "string"). */
   batchSize?: number;
   /** "string": one text per request, posted as `{"model", "input": "<text>"}` only, as the authors did. */
   input?: "array" | "string";
 }
 
-/** An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). */
+/**
+ * An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). Presets are
+ * checked where they are read (lib/dense/presets.ts).
+ */
 export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
-  const { model, baseURL, dims, sendDimensions = false } = opts;
+  const { model, baseURL, dims } = opts;
   if (!model) throw new EmbeddingError("openai embedder: model name is empty", "NOT_CONFIGURED");
   if (!baseURL) throw new EmbeddingError(`openai embedder (${model}): base URL is empty`, "NOT_CONFIGURED");
-  if (dims !== undefined && !(Number.isInteger(dims) && dims > 0)) {
-    throw new EmbeddingError(`openai embedder (${model}): dims must be a positive integer, got ${dims}`, "NOT_CONFIGURED");
-  }
   const asString = opts.input === "string";
-  if (opts.input !== undefined && opts.input !== "array" && !asString) {
-    throw new EmbeddingError(`openai embedder (${model}): input must be "array" or "string", got ${JSON.stringify(opts.input)}`, "NOT_CONFIGURED");
-  }
   const maxBatch = opts.batchSize ?? (asString ? 1 : 32);
-  if (!(Number.isInteger(maxBatch) && maxBatch >= 1)) throw new RangeError(`batchSize must be a positive integer, got ${maxBatch}`);
   if (asString && maxBatch !== 1) {
     throw new EmbeddingError(`openai embedder (${model}): input "string" sends one text per request, so batchSize must be 1, got ${maxBatch}`, "NOT_CONFIGURED");
   }
@@ -42,20 +35,18 @@ export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
     new EmbeddingError(message, "PROVIDER", cause === undefined ? {} : { cause }, status),
   );
 
-  // `_side` is unused: the side is already in the template the caller applied.
+  // The side is already in the template the caller applied.
   async function embed(texts: string[], _side: Side): Promise<EmbedResult> {
-    // The API rejects an empty input list.
     if (texts.length === 0) return { vectors: [], tokens: 0 };
     if (asString && texts.length !== 1) {
       throw new RangeError(`openai embedder (${model}): ${texts.length} texts in one call, but input "string" takes one per request; split the batch first`);
     }
-    const dimensions = sendDimensions && dims !== undefined ? { dimensions: dims } : {};
     const { response } = await server.send((client) =>
       asString
         ? // Not embeddings.create, which adds encoding_format: this mode sends the authors' body only.
-          client.post<OpenAI.CreateEmbeddingResponse>("/embeddings", { body: { model, input: texts[0], ...dimensions } })
+          client.post<OpenAI.CreateEmbeddingResponse>("/embeddings", { body: { model, input: texts[0] } })
         : // encoding_format: else the SDK asks for base64, which some OpenAI-compatible servers do not implement.
-          client.embeddings.create({ model, input: texts, encoding_format: "float", ...dimensions }),
+          client.embeddings.create({ model, input: texts, encoding_format: "float" }),
     );
     return { vectors: orderedVectors(response, texts.length, server.where), tokens: usageTokens(response), ...servedByOpenAI(response) };
   }
@@ -72,14 +63,10 @@ export function openaiEmbedderFrom(
   more: Partial<Omit<OpenAIEmbedderOptions, "model" | "baseURL" | "apiKey" | "dims" | "batchSize">> = {},
 ): Embedder {
   if (c.baseUrls.length === 0) {
-    throw new EmbeddingError(
-      // No model name here: the setting is per provider, and reproduce groups presets by this text.
-      `no OpenAI-compatible embedding server configured: set GBR_EMBED_BASE_URL (or OPENAI_BASE_URL) to an ` +
-        `OpenAI-compatible endpoint such as http://localhost:8000/v1 (vLLM, TEI, LM Studio, Ollama), and ` +
-        `GBR_EMBED_API_KEY (or OPENAI_API_KEY) if it needs a key`,
-      "NOT_CONFIGURED",
-      { brief: "no OpenAI-compatible embedding server configured: set GBR_EMBED_BASE_URL (or OPENAI_BASE_URL)" },
-    );
+    // No model name here: the setting is per provider, and reproduce groups presets by this text.
+    const brief = "no OpenAI-compatible embedding server configured: set GBR_EMBED_BASE_URL (or OPENAI_BASE_URL)";
+    const more = ", e.g. http://localhost:8000/v1 (vLLM, TEI, LM Studio, Ollama), and GBR_EMBED_API_KEY (or OPENAI_API_KEY)";
+    throw new EmbeddingError(brief + more, "NOT_CONFIGURED", { brief });
   }
   for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model, apiKey: c.apiKey, dims, batchSize };
@@ -144,7 +131,7 @@ function checkFinite(v: Float32Array, index: number, where: string): Float32Arra
   return v;
 }
 
-/** Undefined when the answer has no `usage` (not every server sends it) or it is not a count. */
+/** Undefined when the answer has no `usage` count. */
 function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefined {
   const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null }).usage;
   const t = usage?.prompt_tokens ?? usage?.total_tokens;

@@ -6,41 +6,26 @@ export interface RateCaps extends CapSettings {
   windowMs?: number;
 }
 
-interface Entry {
-  at: number;
-  tokens: number;
-}
-
 export class RateCap {
-  private readonly entries: Entry[] = [];
+  private readonly entries: { at: number; tokens: number }[] = [];
   private waiting: Promise<void> = Promise.resolve();
-  private readonly windowMs: number;
-  waitedMs = 0;
 
+  /** The caps are checked where they are read (lib/config.ts). */
   constructor(
     private readonly caps: RateCaps,
     private readonly now: () => number = () => Date.now(),
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-  ) {
-    this.windowMs = caps.windowMs ?? 60_000;
-    for (const [name, v] of [["requestsPerMinute", caps.requestsPerMinute], ["tokensPerMinute", caps.tokensPerMinute]] as const) {
-      if (v !== undefined && !(Number.isFinite(v) && v > 0)) throw new RangeError(`${name} must be a positive number, got ${v}`);
-    }
-  }
+  ) {}
 
-  /**
-   * Waits, in arrival order, until a reservation of `tokens` fits; `settle(actual)` replaces it by what was spent.
-   * One larger than the whole tokens cap is admitted alone in an empty window (it could never fit otherwise).
-   */
+  /** Waits, in arrival order, until `tokens` fit (alone in an empty window if over the cap); `settle` sets what was spent. */
   acquire(tokens = 0): Promise<{ settle(actual: number): void }> {
     const turn = this.waiting.then(async () => {
       for (;;) {
         const wait = this.waitFor(tokens);
         if (wait <= 0) break;
-        this.waitedMs += wait;
         await this.sleep(wait);
       }
-      const entry: Entry = { at: this.now(), tokens };
+      const entry = { at: this.now(), tokens };
       this.entries.push(entry);
       return {
         settle: (actual: number) => {
@@ -48,10 +33,7 @@ export class RateCap {
         },
       };
     });
-    this.waiting = turn.then(
-      () => undefined,
-      () => undefined,
-    );
+    this.waiting = turn.then(() => undefined, () => undefined);
     return turn;
   }
 
@@ -66,20 +48,21 @@ export class RateCap {
 
   private waitFor(tokens: number): number {
     const now = this.now();
-    while (this.entries.length && this.entries[0].at <= now - this.windowMs) this.entries.shift();
+    const windowMs = this.caps.windowMs ?? 60_000;
+    while (this.entries.length && this.entries[0].at <= now - windowMs) this.entries.shift();
     const rpm = this.caps.requestsPerMinute;
     const tpm = this.caps.tokensPerMinute;
     let until = 0;
     if (rpm !== undefined && this.entries.length + 1 > rpm) {
       // The oldest request that must leave the window for this one to fit.
-      until = Math.max(until, this.entries[this.entries.length - Math.floor(rpm)].at + this.windowMs - now);
+      until = Math.max(until, this.entries[this.entries.length - Math.floor(rpm)].at + windowMs - now);
     }
     if (tpm !== undefined && this.entries.length > 0) {
       let spent = this.entries.reduce((n, e) => n + e.tokens, 0);
       let i = 0;
       while (spent + tokens > tpm && i < this.entries.length) {
         spent -= this.entries[i].tokens;
-        until = Math.max(until, this.entries[i].at + this.windowMs - now);
+        until = Math.max(until, this.entries[i].at + windowMs - now);
         i++;
       }
     }

@@ -10,28 +10,23 @@ import { retryAfterMs, retryWithBackoff } from "../util/retry";
 export interface RerankClientOptions {
   /** Up to the path the server puts "/rerank" under, e.g. "http://localhost:8000" or "https://api.jina.ai/v1". */
   baseUrl: string;
-  /** Never logged or put in a message. */
   apiKey?: string;
   /** "rerank" (Cohere, Jina, vLLM: `{model, query, documents, top_n}`) or "tei" (`{query, texts}`; one model). */
   api?: "rerank" | "tei";
-  /** Per-attempt timeout in ms (default 120 000). */
   timeoutMs?: number;
-  /** Attempts in all, the first included (default 5). */
   attempts?: number;
-  /** First backoff delay without a Retry-After, in ms (default 1000; doubles per attempt). */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
 
-const DEFAULTS = { timeoutMs: DEFAULT_TIMEOUT_S.rerank * 1000, attempts: 5, backoffMs: 1000 } as const;
 /** How much of a server's error text a message keeps (HTML error pages can be long). */
 const MESSAGE_CHARS = 300;
 
 /** A client of `POST {baseUrl}/rerank`; scores come back in the order of the documents sent. */
 export function rerankClient(o: RerankClientOptions): RerankClient {
   const api = o.api ?? "rerank";
-  const timeoutMs = o.timeoutMs ?? DEFAULTS.timeoutMs;
-  const attempts = o.attempts ?? DEFAULTS.attempts;
+  const timeoutMs = o.timeoutMs ?? DEFAULT_TIMEOUT_S.rerank * 1000;
+  const attempts = o.attempts ?? 5;
   const apiKey = o.apiKey ?? "";
   const u = new URL(checkedBaseUrl("rerank base URL", o.baseUrl, "GBR_RERANK_API_KEY"));
   u.pathname = `${u.pathname.replace(/\/+$/, "")}/rerank`;
@@ -76,7 +71,6 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   }
 
   async function rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult> {
-    // Servers reject an empty list.
     if (documents.length === 0) return { scores: [], standIn: false };
     const body = JSON.stringify(
       api === "tei" ? { query, texts: documents, raw_scores: false } : { model, query, documents, top_n: documents.length },
@@ -90,7 +84,7 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
         },
         {
           attempts,
-          baseMs: o.backoffMs ?? DEFAULTS.backoffMs,
+          baseMs: o.backoffMs ?? 1000,
           sleep: o.sleep,
           maxWaitMs: timeoutMs,
           label: where,
@@ -148,28 +142,21 @@ function parseRerankAnswer(json: unknown, n: number, where: string): { scores: n
   const items: unknown = Array.isArray(json) ? json : body?.results;
   if (!Array.isArray(items)) throw new RerankError(`${where}: answer has neither a "results" array nor a bare list of results`, "BAD_ANSWER");
   const scores = new Array<number | undefined>(n).fill(undefined);
-  const repeated: unknown[] = [];
-  const outOfRange: unknown[] = [];
   let standIn = !Array.isArray(json) && body?.gbr_test_double === true;
   items.forEach((raw, position) => {
     const item = raw as { index?: unknown; relevance_score?: unknown; score?: unknown; gbr_test_double?: unknown } | null;
     if (item?.gbr_test_double === true) standIn = true;
     const i = item?.index;
-    if (!(typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n)) return void outOfRange.push(i);
-    if (scores[i] !== undefined) return void repeated.push(i);
     const s = item?.relevance_score ?? item?.score;
-    if (typeof s !== "number" || !Number.isFinite(s)) throw new RerankError(`${where}: result ${position} (index ${i}) has no finite score (${JSON.stringify(s)})`, "BAD_ANSWER");
+    const index = typeof i === "number" && Number.isInteger(i) && i >= 0 && i < n && scores[i] === undefined;
+    if (!index || typeof s !== "number" || !Number.isFinite(s)) {
+      const what = `result ${position} (index ${JSON.stringify(i)}, score ${JSON.stringify(s)})`;
+      throw new RerankError(`${where}: sent ${n} documents; ${what} is out of range, repeated or not finite`, "BAD_ANSWER");
+    }
     scores[i] = s;
   });
-  const missing = scores.flatMap((s, i) => (s === undefined ? [i] : []));
-  if (missing.length || repeated.length || outOfRange.length) {
-    const parts = [
-      missing.length ? `missing index ${list(missing)}` : "",
-      repeated.length ? `repeated index ${list(repeated)}` : "",
-      outOfRange.length ? `index out of range ${list(outOfRange)}` : "",
-    ].filter(Boolean);
-    throw new RerankError(`${where}: sent ${n} documents, the answer has ${parts.join("; ")}`, "BAD_ANSWER");
-  }
+  const missing = scores.indexOf(undefined);
+  if (missing >= 0) throw new RerankError(`${where}: sent ${n} documents, no score for index ${missing}`, "BAD_ANSWER");
   const servedModel = typeof body?.model === "string" && body.model ? body.model : undefined;
   return { scores: scores as number[], ...(servedModel ? { servedModel } : {}), standIn };
 }
@@ -198,9 +185,4 @@ function serverMessage(text: string): string {
 /** A server's text as a message quotes it: cut short, its controls shown. */
 function clip(s: string): string {
   return printable(s.length > MESSAGE_CHARS ? `${s.slice(0, MESSAGE_CHARS)}… (${s.length} characters)` : s);
-}
-
-function list(xs: readonly unknown[]): string {
-  const shown = xs.slice(0, 10).map((x) => JSON.stringify(x)).join(", ");
-  return xs.length > 10 ? `${shown} and ${xs.length - 10} more` : shown;
 }

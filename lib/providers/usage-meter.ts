@@ -1,5 +1,4 @@
 /** Provider work a run has made so far (calls sent, not replayed), for progress lines and metadata.json. */
-
 export interface UsageTotals {
   chatCalls: number;
   chatTokens: number;
@@ -17,7 +16,6 @@ export interface PricedUsage {
   output: number;
 }
 
-/** One request's usage in USD. */
 export type Pricer = (kind: "chat" | "embed" | "rerank", usage: PricedUsage) => number;
 
 /** One long step as it ended (metadata.json's `progress`). */
@@ -30,7 +28,6 @@ export interface StepRecord {
   work: UsageTotals;
 }
 
-/** The provider work of one run (its `Providers` own one). */
 export class UsageMeter {
   private readonly totals: UsageTotals = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0, cost: 0 };
   private readonly finished: StepRecord[] = [];
@@ -40,20 +37,10 @@ export class UsageMeter {
   /** Counts one answered request: `amount` is its tokens (chat: input + output; embeddings) or pairs (rerank). */
   record(kind: "chat" | "embed" | "rerank", amount: number, priced?: PricedUsage): void {
     const t = this.totals;
-    if (this.pricer && priced) {
-      const usd = this.pricer(kind, priced);
-      if (Number.isFinite(usd)) t.cost += usd;
-    }
-    if (kind === "chat") {
-      t.chatCalls++;
-      t.chatTokens += amount;
-    } else if (kind === "embed") {
-      t.embedCalls++;
-      t.embedTokens += amount;
-    } else {
-      t.rerankCalls++;
-      t.rerankPairs += amount;
-    }
+    const usd = this.pricer && priced ? this.pricer(kind, priced) : 0;
+    if (Number.isFinite(usd)) t.cost += usd;
+    t[`${kind}Calls`]++;
+    t[kind === "rerank" ? "rerankPairs" : (`${kind}Tokens` as const)] += amount;
   }
 
   snapshot(): UsageTotals {
@@ -64,7 +51,6 @@ export class UsageMeter {
     this.finished.push(step);
   }
 
-  /** Oldest first (copies). */
   steps(): StepRecord[] {
     return this.finished.map((s) => ({ ...s, work: { ...s.work } }));
   }

@@ -90,13 +90,6 @@ describe("openaiChat", () => {
     assert.deepEqual(api.chatRequests()[0], { model: GPT_OSS, messages: [{ role: "user", content: "μόνο ερώτηση" }] });
   });
 
-  test("can carry the token limit as max_completion_tokens (OpenAI's reasoning models)", async () => {
-    await make({ maxTokensField: "max_completion_tokens" }).complete({ system: "s", user: "u", maxTokens: 100 });
-    const body = api.chatRequests()[0];
-    assert.equal(body.max_completion_tokens, 100);
-    assert.equal("max_tokens" in body, false);
-  });
-
   test("id is openai:<model>", () => {
     assert.equal(make().id, `openai:${GPT_OSS}`);
     assert.equal(make({ model: "gpt-oss:20b" }).id, "openai:gpt-oss:20b");
