@@ -108,9 +108,12 @@ async function fallBackNow(t: VectorTables, name: string, cause: unknown): Promi
       hint: `${clearCommand(where)} (its vectors will be embedded again), or delete its newest manifest in ${where}/_versions`,
     });
   }
+  const manifests = await listManifests(where);
+  // A table another writer is creating has no manifest yet: nothing committed, so nothing to read or lose.
+  if (!manifests.length) return undefined;
   const moved: SetAside[] = [];
   try {
-    for (const manifest of await listManifests(where)) {
+    for (const manifest of manifests) {
       moved.push(await setAside(where, manifest));
       const table = await t.openChecked(name).catch((err: unknown) => (isDamage(err) ? undefined : Promise.reject(err)));
       if (!table) continue;

@@ -175,6 +175,18 @@ function listing(dir: string): string[] {
 
 const MANIFEST_DAMAGE = ["zero-filled", "random bytes", "truncated"] as const;
 
+test("a table folder with no manifest yet (a writer creating it) reads as absent: its vectors are embedded and stored", async () => {
+  const dir = tempDir();
+  fs.mkdirSync(path.join(dir, `${tableName(FP)}.lance`, "data"), { recursive: true });
+  const logs: string[] = [];
+  const r = await embedItems(ITEMS, "document", P, embedder(24), await open(dir, (m) => logs.push(m)));
+  assert.equal(r.cached, 0);
+  assert.equal(api.count("embeddings"), 1);
+  assert.deepEqual(logs, []);
+  assert.equal(manifests(dir, FP).length, 1, "the table was written");
+});
+
+
 for (const damage of MANIFEST_DAMAGE) {
   test(`a ${damage} latest manifest: the table goes back to the version before it and only the batch written after it is embedded again`, async () => {
     const dir = tempDir();
