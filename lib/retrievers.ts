@@ -87,6 +87,8 @@ export function parseRetrieverName(name: string): RetrieverSpec {
   if (name.startsWith("lsi:")) {
     const dims = Number(name.slice(4));
     if (!(Number.isInteger(dims) && dims >= 1)) throw usage(`'${name}': expected lsi or lsi:<dimensions>, e.g. lsi:128`);
+    // A fit holds documents × dimensions dense matrices: past 4,096 it takes minutes and gigabytes (the paper uses 256).
+    if (dims > 4096) throw usage(`'${name}': at most 4096 dimensions (the paper uses 256)`);
     return { kind: "lsi", name, dims };
   }
   const rest = name.slice(colon + 1);
