@@ -45,10 +45,8 @@ export function isStandInValue(value: unknown): boolean {
   return s === STAND_IN_LABEL || s === "true" || s === "yes";
 }
 
-/** Marks of summary rows; in legacy folders (no `standIn`, no `oracle:`) `tuned:` is the oracle. */
+/** Marks of summary rows. */
 export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[]): RowMarks {
-  const ids = summaryRows.map((r) => String(r.experiment ?? ""));
-  const legacy = !summaryRows.some((r) => "standIn" in r) && !ids.some((id) => id.startsWith("oracle:"));
   const standIns = new Set(summaryRows.filter((r) => isStandInValue(r.standIn)).map((r) => String(r.experiment ?? "")));
   const beyond = new Map<string, string>();
   for (const r of summaryRows) {
@@ -57,7 +55,7 @@ export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>
   }
   return {
     beyond: (id) => beyond.get(id),
-    tuning: (id) => (id.startsWith("oracle:") ? "oracle" : id.startsWith("tuned:") ? (legacy ? "oracle" : "tuned") : undefined),
+    tuning: (id) => (id.startsWith("oracle:") ? "oracle" : id.startsWith("tuned:") ? "tuned" : undefined),
     standIn: (id) => standIns.has(id),
     anyStandIn: standIns.size > 0,
   };

@@ -108,15 +108,14 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
     if (p) rows.push([label, number(p.k1, 2), number(p.b, 2), number(p.value)]);
   };
   point("rank_bm25 default", sw.default);
-  const legacy = reportMarks(inp).tuning("tuned:bm25-greekstemmer") === "oracle";
-  point({ html: badge(ORACLE_LABEL, "oracle") + rowOf(legacy ? "tuned:bm25-greekstemmer" : "oracle:bm25-greekstemmer") }, sw.oracle ?? sw.best);
+  point({ html: badge(ORACLE_LABEL, "oracle") + rowOf("oracle:bm25-greekstemmer") }, sw.oracle ?? sw.best);
   const cv = sw.cv as Record<string, unknown> | null | undefined;
   if (cv && typeof cv === "object") {
     const mean = cv.mean as Record<string, unknown> | undefined;
     const value = typeof mean === "object" && mean ? mean[metric] : (cv.value ?? mean);
     const folds = toNumber(cv.folds) ?? (Array.isArray(cv.folds) ? cv.folds.length : undefined);
     const label = folds === undefined || folds === 5 ? TUNED_LABEL : `${folds}-fold cross-validated`;
-    if (toNumber(value) !== undefined) rows.push([{ html: badge(label, "tuned") + rowOf(legacy ? "" : "tuned:bm25-greekstemmer") }, text("per fold"), text(""), number(value)]);
+    if (toNumber(value) !== undefined) rows.push([{ html: badge(label, "tuned") + rowOf("tuned:bm25-greekstemmer") }, text("per fold"), text(""), number(value)]);
   }
   let body = note(
     `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The oracle row (${escapeHtml(ORACLE_LABEL)}) is the best setting chosen on the very queries it is scored on, so its ${escapeHtml(metric)} gain over the default is an upper bound for ${escapeHtml(metric)} only, not a result (the other metrics were not tuned, and may be lower than the default's); a tie with the default keeps the default; ` +

@@ -39,7 +39,7 @@ export interface TableOptions {
 }
 
 export interface FigureOptions {
-  /** Also write `<save>.json` (the spec) and `<save>.html` (plotly inlined) to `figuresDir()`. */
+  /** Also write `<save>.json` (the spec) to `figuresDir()`. */
   save?: string;
 }
 
@@ -140,15 +140,6 @@ function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
 
 const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
 
-function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
-  return (
-    `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
-    `<script>${plotlyBundle().source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
-    `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, ${jsonForScript(plotConfig(spec, name))});</script>\n` +
-    `</body></html>\n`
-  );
-}
-
 /** Width of a figure's static image in a notebook (CSS px): about a notebook's output area, so it is not scaled up. */
 export const NOTEBOOK_IMAGE_WIDTH = 900;
 
@@ -209,21 +200,18 @@ export async function closeFigureImages(): Promise<void> {
  * Draws a plotly figure: interactive at once, then, when a Chromium or Chrome is found, the same output updated to
  * also carry the figure as a PNG (inside the HTML, and as image/png for the viewers that pick it). Await it, so the
  * image is in place before the cell ends (a notebook run headless keeps only what arrives while its cell runs).
- * `save` also writes `<name>.json` and `.html`; without a kernel it only saves and prints a line.
+ * `save` also writes `<name>.json`; without a kernel it only saves and prints a line.
  */
 export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Promise<void> {
-  const written: string[] = [];
+  let note = "";
   if (opts.save) {
     if (!/^[\w.-]+$/.test(opts.save)) throw new Error(`figure name '${opts.save}' must be a plain file name (letters, digits, _ . -)`);
     const dir = figuresDir();
     mkdirSync(dir, { recursive: true });
     const json = path.join(dir, `${opts.save}.json`);
-    const html = path.join(dir, `${opts.save}.html`);
     writeFileSync(json, JSON.stringify(spec, null, 1) + "\n");
-    writeFileSync(html, figureHtml(spec, titleOf(spec) ?? opts.save, opts.save));
-    written.push(json, html);
+    note = `figure saved: ${json}`;
   }
-  const note = written.length ? `figure saved: ${written.join(", ")}` : "";
   const text = `[figure: ${titleOf(spec) ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : "");
   // This cell's writer, kept: the image's update then goes to this cell even if it arrives late.
   const write = tslabDisplayWriter();
@@ -313,7 +301,6 @@ type OutcomeLike = Pick<ExperimentOutcome, "id" | "reason" | "seconds" | "standI
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
   const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
   if (standIns.length) showStandInBanner(standIns);
-  // Outcomes always come from this version's reproduce, so `tuned:` is the cross-validated row.
   const marks = rowMarks(outcomes.map((o) => ({ experiment: o.id, standIn: o.standIn ? "stand-in" : "", list: listOf(o.beyond) })));
   showTable(
     outcomes.map((o) => ({

@@ -98,10 +98,6 @@ describe("labels", () => {
     assert.equal(marks.standIn("lsi"), true);
     assert.equal(marks.standIn("oracle:x"), false);
     assert.equal(marks.anyStandIn, true);
-    // Before the sweep had two rows (no standIn column, no oracle: row) tuned: was tuned on the test queries.
-    const legacy = rowMarks([{ experiment: "tuned:bm25-greekstemmer" }, { experiment: "lsi" }]);
-    assert.equal(legacy.tuning("tuned:bm25-greekstemmer"), "oracle");
-    assert.equal(legacy.anyStandIn, false);
     // Ids known from elsewhere (metadata.json).
     assert.deepEqual(["stand-in", "true", true, "", "no", false, undefined].map(isStandInValue), [true, true, true, false, false, false, false]);
     assert.equal(markedName("oracle:x", marks), `oracle:x — ${ORACLE_LABEL}`);
@@ -378,15 +374,11 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
     assert.match(sectionOf(page, "metadata"), /<td>test doubles<\/td><td>Some results were produced/);
   });
 
-  test("an older folder renders as before, its tuned: row named for what it was (the oracle)", async () => {
+  test("an older folder (no standIn or provenance columns, sweep.json's best) renders", async () => {
     const page = visible(await buildReport(legacy));
-    const results = sectionOf(page, "results");
-    assert.ok(results.includes(`<td class="name marked">tuned:bm25-greekstemmer <span class="badge oracle">${ORACLE_LABEL}</span></td>`));
-    assert.doesNotMatch(results, /provenance/);
+    assert.doesNotMatch(sectionOf(page, "results"), /provenance/);
     assert.doesNotMatch(page, /badge stand-in|class="stand-in"/);
-    const sweep = sectionOf(page, "sweep");
-    assert.match(sweep, /<span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span> <span class="sd">\(row <code>tuned:bm25-greekstemmer<\/code>\)<\/span><\/td><td class="num">1\.20<\/td>/);
-    assert.match(sweep, /<span class="badge tuned">5-fold cross-validated<\/span><\/td><td>per fold<\/td><td><\/td><td class="num">0\.9300<\/td>/);
+    assert.match(sectionOf(page, "sweep"), /<span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span><\/td><td class="num">1\.20<\/td>/);
   });
 });
 
