@@ -6,7 +6,7 @@ import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap, type
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
-import { reportMarks, type ReportInputs } from "./report-inputs";
+import type { ReportInputs } from "./report-inputs";
 
 const ALPHA = 0.05;
 
@@ -47,7 +47,7 @@ function flipsAndSeed(swaps: unknown, seed: unknown): string {
 export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
   const sig = inp.significance;
   if (!sig) return section("significance", "Significance", note(`significance.json not found in ${code(inp.dir)}.`));
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   const queries = toNumber(sig.queries);
   const settings = [flipsAndSeed(sig.swaps, sig.seed), queries !== undefined ? `${queries} queries` : ""].filter(Boolean).join(", ");
   let body = note(`Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`);
@@ -190,7 +190,7 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
     ["oneTimeTokens", 0], ["oneTimeSeconds", 2], ["oneTimeCost", 4],
   ];
   const cell = (v: unknown, d: number) => (v === undefined || v === "" || d < 0 ? text(v ?? "") : number(v, d));
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   body += table(
     ["method", ...columns.map(([c]) => c)].map(columnLabel),
     rows.map((r) => [experimentCell(r.method, marks), ...columns.map(([c, d]) => cell(r[c], d))]),

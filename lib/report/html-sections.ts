@@ -7,7 +7,7 @@ import { metricIntervals } from "../eval/metric-intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { areaLabel, BEYOND_LABEL, columnLabel, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
-import { reportMarks, type ReportInputs } from "./report-inputs";
+import type { ReportInputs } from "./report-inputs";
 import { notEvaluatedNote } from "../types";
 
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
@@ -90,7 +90,7 @@ function metricCell(r: CsvRow, m: Metric, best: number | undefined, contends: bo
 
 export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   const ok = inp.summary.filter((r) => r.status === "ok");
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   let body = "";
   if (ok.length) {
     // An upper bound or a test double's number is no one's best result: bold picks among the rest.
@@ -165,7 +165,7 @@ export function reproductionSection(inp: ReportInputs): Section {
   const rows = inp.reproduction;
   if (!rows?.length) return section("reproduction", "Reproduction: paper vs ours", note(`reproduction.csv not found in ${code(inp.dir)}.`));
   const datasets = [...new Set(rows.map((r) => r.dataset).filter(Boolean))];
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   let body = note(
     `Ours ran on: ${datasets.map(code).join(", ") || "–"}. ` +
       `Difference (ours − paper): <span class="diff close">|Δ| ≤ 0.02</span> <span class="diff near">|Δ| ≤ 0.05</span> <span class="diff far">|Δ| &gt; 0.05</span>. ` +
@@ -206,7 +206,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.perQuery;
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));
   const metric: Metric = "Recall@100";
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   const areaOf = (r: CsvRow) => areaLabel(r.area);
   const areas = [...new Set(rows.map(areaOf))].sort((a, b) => a.localeCompare(b));
   if (areas.length === 1 && areas[0] === NO_AREA) {

@@ -5,7 +5,7 @@ import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
 import type { SweepJson } from "../figures/figures";
-import { rowMarks, type RowMarks } from "../figures/labels";
+import { rowMarks } from "../figures/labels";
 
 export function isDatasetFolder(dir: string): Promise<boolean> {
   return fs.stat(path.join(dir, "summary.csv")).then(
@@ -53,7 +53,9 @@ export async function readReportInputs(dir: string) {
   if (sweep && !(Array.isArray(sweep.k1s) && Array.isArray(sweep.bs) && Array.isArray(sweep.z))) {
     throw new Error(`${f("sweep.json")}: expected {k1s, bs, z, …}`);
   }
-  return { dir, summary, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
+  // The marks of summary.csv's rows (its `standIn` column, written since v0.8).
+  const marks = rowMarks(summary);
+  return { dir, summary, marks, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
 }
 
 /**
@@ -91,15 +93,6 @@ function checkSignificance(sig: SignificanceReport, file: string): void {
   family("rerank", sig.rerank, true);
 }
 
-const marksCache = new WeakMap<ReportInputs, RowMarks>();
-
-/** The marks of summary.csv's rows (its `standIn` column, written since v0.8); cached. */
-export function reportMarks(inp: ReportInputs): RowMarks {
-  let marks = marksCache.get(inp);
-  if (!marks) marksCache.set(inp, (marks = rowMarks(inp.summary)));
-  return marks;
-}
-
 export function isStandInReport(inp: ReportInputs): boolean {
-  return inp.metadata?.standIn === true || reportMarks(inp).anyStandIn;
+  return inp.metadata?.standIn === true || inp.marks.anyStandIn;
 }
