@@ -139,11 +139,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
   };
 }
 
-/**
- * Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out.
- * @example
- * areaMeans(perQueryRows, "Recall@100")("bm25-greekstemmer", "civil law"); // 0.41, or undefined without a value
- */
+/** Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out. */
 export function areaMeans(perQueryRows: readonly RowLike[], metric: string): (experiment: string, area: string) => number | undefined {
   const sums = new Map<string, { sum: number; n: number }>();
   for (const r of perQueryRows) {
@@ -347,10 +343,7 @@ function testDelta(t: Pick<HeatmapTest, "delta" | "meanA" | "meanB">): number | 
   return typeof t.meanA === "number" && typeof t.meanB === "number" ? t.meanA - t.meanB : undefined;
 }
 
-/**
- * A family of tests as a grid, pairs × metrics, each cell Δ over p (Holm): blue a gain, red a loss, deeper as p is
- * smaller, pale at or above α; passing cells starred and outlined; tests not run grey.
- */
+/** Tests as a grid, pairs × metrics, each cell Δ over p (Holm): blue a gain, red a loss, pale at or above α. */
 export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmapOptions = {}): Figure {
   const alpha = opts.alpha ?? 0.05;
   const standIn = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);

@@ -56,13 +56,7 @@ function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories
   return found;
 }
 
-/**
- * The figure laid out for print: the paper font, titles, legends, axis titles and category labels wrapped to the
- * width, bar labels hidden rather than shrunk below 8 pt, and a height that holds them all (at most a page's).
- * @example
- * const { figure, width, height } = paperFigure(metricBarChart(summary, "nDCG@10"), { width: "column" });
- * await renderer.render(figure, "pdf", { width, height });
- */
+/** The figure laid out for print: text wrapped to the width, none under 8 pt, a height that holds it all. */
 export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boolean } = {}) {
   const inches = paperInches(opts.width ?? "page");
   const width = Math.round(inches * PX_PER_INCH);

@@ -84,11 +84,7 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
   return tableFrame({ columns: [spec.index, ...cols], rows: [...rows].map(([key, row]) => [key, ...cols.map((c) => row.get(c) ?? "")]) });
 }
 
-/**
- * The results table as a DataFrame: a row per run, per metric its value and the letters of the rows it beats.
- * @example
- * showTable(resultsTableFrame(resultsTable(loaded, result.assessment)));
- */
+/** The results table as a DataFrame: a row per run, per metric its value and the letters of the rows it beats. */
 export function resultsTableFrame(t: ResultsTable): DataFrame {
   const letters = t.rows.some((r) => r.label !== undefined);
   const columns = [...(letters ? ["#"] : []), t.nameHeader ?? "Run", ...t.metrics.flatMap((m) => [m, `${m} beats`])];

@@ -143,10 +143,7 @@ const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } |
 /** Width of a figure's static image in a notebook (CSS px): about a notebook's output area, so it is not scaled up. */
 export const NOTEBOOK_IMAGE_WIDTH = 900;
 
-/**
- * A notebook figure's HTML: a div the script draws the plot into. With `png` it first holds the figure as an image,
- * which stays where scripts do not run (GitHub, nbviewer, an untrusted JupyterLab, nbconvert's HTML).
- */
+/** A notebook figure's HTML: a div the script draws into, first holding the PNG for where scripts do not run. */
 export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
   const { id, height, png } = opts;
   const alt = `Figure: ${plotlyPlain(titleOf(spec) ?? opts.name)}`;
@@ -196,12 +193,7 @@ export async function closeFigureImages(): Promise<void> {
   await renderer?.close();
 }
 
-/**
- * Draws a plotly figure: interactive at once, then, when a Chromium or Chrome is found, the same output updated to
- * also carry the figure as a PNG (inside the HTML, and as image/png for the viewers that pick it). Await it, so the
- * image is in place before the cell ends (a notebook run headless keeps only what arrives while its cell runs).
- * `save` also writes `<name>.json`; without a kernel it only saves and prints a line.
- */
+/** Draws a figure, then updates it with its PNG; await it, as a headless run keeps only what arrives in its cell. */
 export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Promise<void> {
   let note = "";
   if (opts.save) {

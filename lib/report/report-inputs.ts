@@ -58,11 +58,7 @@ export async function readReportInputs(dir: string) {
   return { dir, summary, marks, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
 }
 
-/**
- * A significance.json, checked down to each test's fields (an error names the file and the field); undefined if none.
- * @example
- * const sig = await readSignificance("outputs/sample/significance.json");
- */
+/** A significance.json, checked down to each test's fields (an error names the file and the field); undefined if none. */
 export async function readSignificance(file: string): Promise<SignificanceReport | undefined> {
   const sig = await readJsonIfExists<SignificanceReport>(file);
   if (sig !== undefined) checkSignificance(sig, file);
