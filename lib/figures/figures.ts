@@ -20,11 +20,8 @@ export function valueAxisTop(max: number): number {
 
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
 
-export interface FigureMarks {
+export interface MetricBarOptions {
   marks?: RowMarks;
-}
-
-export interface MetricBarOptions extends FigureMarks {
   /** Bootstrap interval of each experiment's mean (`metricIntervals`): drawn as whiskers, in place of the sd. */
   intervals?: ReadonlyMap<string, BootstrapInterval>;
 }
@@ -51,9 +48,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
     const withSd = whisker === "sd";
     const labelText = [kind === "oracle" ? ORACLE_LABEL : kind === "tuned" ? `tuned: ${TUNED_LABEL}` : "", stand ? `${STAND_IN_LABEL} (test doubles: mechanics, not results)` : ""].filter(Boolean).join(", ");
     const name = labelText ? `${labelText}${withSd ? " (mean ± sd)" : ""}` : withSd ? `${metric} (mean ± sd)` : metric;
-    // The roles' colours, as in every figure; plain results one colour that no experiment has elsewhere.
     const color = stand ? "#d1d5db" : kind === "result" ? ROLE_COLOURS.result : ROLE_COLOURS[kind];
-    // customdata: the interval's ends and, for a repeated run, what its numbers are.
     const hoverCi = whisker === "interval" ? `<br>%{customdata[2]}: %{customdata[0]:.4f} to %{customdata[1]:.4f}%{customdata[3]}` : "";
     const trace: Trace = {
       type: "bar",
@@ -62,7 +57,6 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
       text: idx.map(label),
-      // Inside when it fits, else past the bar's end: a short bar keeps a readable value.
       textposition: "auto",
       textangle: 0,
       // The whisker sits at the bar's end: keep the label at the other end.
@@ -106,7 +100,6 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
   if (zeros.length) {
     data.push({ type: "scatter", mode: "text", name: `${metric} of 0`, x: zeros.map(() => 0), y: zeros.map((i) => names[i]), text: zeros.map(() => fmt4(0)), textposition: "middle right", textfont: { color: "#111827" }, cliponaxis: false, showlegend: false, hoverinfo: "skip" });
   }
-  // A legend only when the bars are not all plain results (the error-bar trace explains itself).
   const legend = kinds.some((k) => k !== "result") || standIn.some(Boolean);
   const ends = values.map((v, i) => (whiskers[i] === "interval" ? Math.max(v, cis[i]!.upper) : v + (whiskers[i] === "sd" ? sds[i]! : 0)));
   const top = valueAxisTop(Math.max(0, ...ends));
@@ -158,7 +151,7 @@ export function areaMeans(perQueryRows: readonly RowLike[], metric: string): (ex
 }
 
 /** Grouped bars of mean `metric` per legal area, one per experiment (samples averaged); stand-ins hatched. */
-export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: FigureMarks = {}): Figure {
+export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: { marks?: RowMarks } = {}): Figure {
   const metric = resolveMetric(name);
   const marks = opts.marks ?? rowMarks(perQueryRows);
   const areaOf = (r: RowLike) => areaLabel(r.area);
@@ -202,7 +195,6 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   };
 }
 
-/** A setting of the sweep and its mean. */
 export type SweepPoint = Pick<SweepChoice, "k1" | "b" | "value">;
 
 /** sweep.json's grid: z rows by b, columns by k1 (null: no setting); best is `oracle` (`best` in old folders). */
@@ -313,7 +305,8 @@ export interface HeatmapTest {
   missing?: readonly string[];
 }
 
-export interface PValueHeatmapOptions extends FigureMarks {
+export interface PValueHeatmapOptions {
+  marks?: RowMarks;
   /** The level a cell must be below, after Holm, to pass (default 0.05). */
   alpha?: number;
   /** What the tests are (the title's first line), e.g. "The paper's 20 tests". */
@@ -392,7 +385,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
     const first = pass(t) ? `<b>${signedDelta(d)}\u2009★</b>` : signedDelta(d);
     return `${first}<br>${pValueText(Number(t.pHolm))}`;
   };
-  // Two layers of one grid: the cells without a direction under the signed ones.
   const layer = { type: "heatmap", x: metrics.map(plotlyText), y: rows.map((r) => r.label), texttemplate: "%{text}", hovertemplate: "%{hovertext}<extra></extra>", hoverongaps: false, showscale: false, xgap: 3, ygap: 3 };
   const data: Trace[] = [
     {
@@ -431,7 +423,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
       ],
     },
   ];
-  // A bold outline on each cell that passes, besides its star (categories sit at 0, 1, … on both axes).
   const shapes = rows.flatMap((r, i) =>
     metrics.flatMap((m, j) => (pass(r.cells.get(m)) ? [{ type: "rect", xref: "x", yref: "y", x0: j - 0.46, x1: j + 0.46, y0: i - 0.44, y1: i + 0.44, line: { color: "#111827", width: 2.5 } }] : [])),
   );

@@ -90,12 +90,10 @@ export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boo
   const legendNames = own.showlegend === false ? [] : data.filter((t) => t.showlegend !== false && typeof t.name === "string" && t.name).map((t) => String(t.name));
   const legend = own.legend && legendNames.length > (own.showlegend === true ? 0 : 1) ? legendPixels(legendNames, width, font) : 0;
   const ownLegend = legend ? legendHeight(fig.data.filter((t) => t.showlegend !== false && typeof t.name === "string" && t.name).map((t) => String(t.name))) : 0;
-  // Category labels wrapped to their room, and rows tall enough for them.
   const axes: Record<string, unknown> = {};
   let rowsNeed = 0;
   for (const { key, letter, categories } of categoryAxes(fig)) {
     const ax = own[key] as Record<string, unknown>;
-    // The figure's own tick text where it has one (an area's count and the start of its name), else the category.
     const ticks = Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext) ? new Map((ax.tickvals as unknown[]).map((v, i) => [String(v), String((ax.ticktext as unknown[])[i])])) : undefined;
     const labels = categories.map((c) => ticks?.get(c) ?? c);
     // Beside labelled rows, the plot has about half the width.
@@ -109,10 +107,8 @@ export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boo
     axes[key] = { ...ax, tickmode: "array", tickvals: categories, ticktext: text, automargin: true, ...(letter === "x" ? { tickangle: upright ? -90 : 0 } : {}) };
     if (letter === "y") rowsNeed = Math.max(rowsNeed, text.reduce((sum, t) => sum + t.split("<br>").length * font * LINE + 8, 0));
   }
-  // The plot's own share of the figure's height, at the paper's font, without the screen's legend and title.
   const ownTop = Number((own.margin as { t?: number } | undefined)?.t ?? 60);
   const plot = Math.max(width * 0.4, rowsNeed, ((ownHeight - ownTop - ownLegend) * font) / 13);
-  // Axis titles, which plotly never wraps, wrapped to the plot's side.
   for (const [key, value] of Object.entries(own)) {
     const m = /^([xy])axis\d*$/.exec(key);
     const title = (value as { title?: { text?: unknown } } | undefined)?.title;

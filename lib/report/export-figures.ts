@@ -19,15 +19,11 @@ export function defaultPaperWidth(name: string): PaperWidth {
 /** `dir` when it holds a summary.csv, else its one subfolder that does; several are a usage error naming them. */
 async function datasetFolder(dir: string): Promise<string> {
   if (await isDatasetFolder(dir)) return dir;
-  let inside: string[];
-  try {
-    inside = await datasetFoldersIn(dir);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new GbrError(`${dir} does not exist`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });
-    if (code === "ENOTDIR") throw new GbrError(`${dir} is a file, not a dataset folder`, "USAGE");
+  // Missing or a file: the error below names it.
+  const inside = await datasetFoldersIn(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT" || err.code === "ENOTDIR") return [];
     throw err;
-  }
+  });
   if (inside.length === 1) return inside[0];
   if (inside.length > 1) throw new GbrError(`${dir} holds ${inside.length} dataset folders: name one with --out (${inside.join(", ")})`, "USAGE");
   throw new GbrError(`no summary.csv in ${dir} (nor in a folder inside it)`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });

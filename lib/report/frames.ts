@@ -143,7 +143,6 @@ export async function outputFrames(dir: string): Promise<ResultFrames> {
     }
     const header = text.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0];
     const records = parseCsvRecords(text, file);
-    // The header's own order, also for a table without rows.
     const columns = records.length ? Object.keys(records[0]) : header ? header.split(",") : [];
     out[key] = tableFrame({ columns, rows: records.map((r) => columns.map((c) => r[c])) });
   }

@@ -167,7 +167,6 @@ function missedGold(rows: CsvRow[], cols: string[], pairs: CsvRow[] | undefined)
       pairs.map((p) => [text(p.query, "name"), text(p.article, "name"), count(p.firstRetrievedRound), count(p.bestRank), count(p.roundsRetrieved)]),
       { numericHeader: [false, false, true, true, true] },
     );
-    // A long list stays folded so the section keeps its shape; a short one is open.
     body += `<details${pairs.length <= 25 ? " open" : ""}><summary>After the last round: ${pairs.length} pair${pairs.length === 1 ? "" : "s"} over ${queries} quer${queries === 1 ? "y" : "ies"} (react-missed.csv)</summary>\n${list}\n</details>`;
   }
   return body;

@@ -59,7 +59,6 @@ export function datasetSection(inp: ReportInputs): Section {
   let body = "";
   if (inp.table1?.length) {
     const r = inp.table1[0];
-    // Counts print as integers, shares also as a percentage, medians with one decimal.
     const rows = Object.keys(r).map((k): CellLike[] => {
       const v = toNumber(r[k]);
       const shown = v === undefined ? text(r[k]) : /Share/.test(k) ? { html: `${num(v)} (${formatFixed(100 * v, 2)}%)`, cls: "num" } : count(v, /^median/.test(k) ? 1 : 4);

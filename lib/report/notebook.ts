@@ -21,7 +21,6 @@ import { findBrowser, FigureRenderer, type FigureSpec } from "./render-figure";
 export type { FigureSpec };
 import { plotlyPlain } from "../figures/figure-style";
 
-// The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
 export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
 
 export interface TableOptions {
@@ -61,7 +60,6 @@ function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
   // NaN is how the DataFrame views hold a missing number (frames.ts): blank, as in the CSV file.
   if (typeof value === "number") return Number.isNaN(value) ? "" : Number.isInteger(value) ? String(value) : formatFixed(value, digits);
-  // Decimal numbers read back from CSV files print like numbers.
   if (typeof value === "string" && DECIMAL.test(value)) return formatFixed(Number(value), digits);
   if (Array.isArray(value)) return value.map((v) => formatCell(v, digits)).join(", ");
   if (value instanceof Map || value instanceof Set) return formatCell([...value], digits);
@@ -81,7 +79,6 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   const columns = opts.columns ?? [...new Set(all.flatMap((r) => Object.keys(r)))];
   const maxChars = opts.maxChars ?? 240;
   const shown = all.slice(0, maxRows);
-  // Metric columns print every number with `digits` decimals (1.0000); elsewhere integers stay integers.
   const decimal = columns.map((c) => opts.fixed === true || METRICS.some((m) => c.includes(m)));
   const asDecimal = (v: unknown) => (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && /^-?\d+$/.test(v));
   const full = shown.map((r) => columns.map((c, j) => (decimal[j] && asDecimal(r[c]) ? formatFixed(Number(r[c]), digits) : formatCell(r[c], digits))));
@@ -89,7 +86,6 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   const isNumber = (v: unknown) => typeof v === "number" || (typeof v === "string" && (DECIMAL.test(v) || /^-?\d+$/.test(v)));
   const numeric = columns.map((c) => shown.some((r) => isNumber(r[c])) && shown.every((r) => isNumber(r[c]) || r[c] === null || r[c] === undefined || r[c] === ""));
   const more = all.length - shown.length;
-  // Code keys (callsPerQuery, relevantShareOfPool, …) are shown by their one label; other names as written.
   const headers = columns.map(columnLabel);
   const note = more > 0 ? `… ${more} more row${more === 1 ? "" : "s"} (${all.length} in all)` : "";
 

@@ -53,7 +53,6 @@ export async function readReportInputs(dir: string) {
   if (sweep && !(Array.isArray(sweep.k1s) && Array.isArray(sweep.bs) && Array.isArray(sweep.z))) {
     throw new Error(`${f("sweep.json")}: expected {k1s, bs, z, …}`);
   }
-  // The marks of summary.csv's rows (its `standIn` column, written since v0.8).
   const marks = rowMarks(summary);
   return { dir, summary, marks, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
 }
