@@ -36,7 +36,6 @@ interface ExportOptions {
   /** Keep the titles (default true); false leaves them to the paper's captions. */
   title?: boolean;
   browser: BrowserSearch;
-  log?: (message: string) => void;
 }
 
 /** Writes each figure of `dir`'s report to `<dataset folder>/figures/<name>.<format>`, all drawn in one browser. */
@@ -66,7 +65,6 @@ async function exportOne(renderer: FigureRenderer, { name, fig }: NamedFigure, o
     const file = await insideFolder(out, `${name}.${format}`, "replaced");
     await writeAtomically(file, (fh) => fh.writeFile(bytes), out, "--out");
     files.push(file);
-    opts.log?.(`${file} (${(paper.width / PX_PER_INCH).toFixed(1)} × ${(paper.height / PX_PER_INCH).toFixed(1)} in)`);
   }
   return files;
 }

@@ -109,14 +109,13 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   };
   point("rank_bm25 default", sw.default);
   point({ html: badge(ORACLE_LABEL, "oracle") + rowOf("oracle:bm25-greekstemmer") }, sw.oracle ?? sw.best);
-  const cv = sw.cv as Record<string, unknown> | null | undefined;
-  if (cv && typeof cv === "object") {
-    const mean = cv.mean as Record<string, unknown> | undefined;
-    const value = typeof mean === "object" && mean ? mean[metric] : (cv.value ?? mean);
-    const folds = toNumber(cv.folds) ?? (Array.isArray(cv.folds) ? cv.folds.length : undefined);
-    const label = folds === undefined || folds === 5 ? TUNED_LABEL : `${folds}-fold cross-validated`;
-    if (toNumber(value) !== undefined) rows.push([{ html: badge(label, "tuned") + rowOf("tuned:bm25-greekstemmer") }, text("per fold"), text(""), number(value)]);
-  }
+  // sweep.json's cv, as v0.8 and today write it: { mean: { metric: value }, folds: [{ fold, k1, b }] }.
+  const cv = sw.cv as { mean?: Record<string, unknown>; folds?: unknown } | null | undefined;
+  const folds = Array.isArray(cv?.folds) ? cv.folds.length : 5;
+  const label = folds === 5 ? TUNED_LABEL : `${folds}-fold cross-validated`;
+  const value = cv?.mean?.[metric];
+  const tuned = { html: badge(label, "tuned") + rowOf("tuned:bm25-greekstemmer") };
+  if (toNumber(value) !== undefined) rows.push([tuned, text("per fold"), text(""), number(value)]);
   let body = note(
     `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The oracle row (${escapeHtml(ORACLE_LABEL)}) is the best setting chosen on the very queries it is scored on, so its ${escapeHtml(metric)} gain over the default is an upper bound for ${escapeHtml(metric)} only, not a result (the other metrics were not tuned, and may be lower than the default's); a tie with the default keeps the default; ` +
       `the ${escapeHtml(TUNED_LABEL)} row (when present) ranks each query with the setting chosen on the other folds: the tuned number to cite.`,
