@@ -10,7 +10,8 @@ import { lengthHistograms } from "./dataset-figures";
 export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
 export { costAxis, qualityCostScatter, type CostAxis } from "./cost-figures";
 import { axis, baseLayout, emptyFigure, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
-import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
+import { NO_AREA } from "../types";
+import { areaLabel, BEYOND_LABEL, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
 export function valueAxisTop(max: number): number {
@@ -325,7 +326,6 @@ export function pValueText(p: number): string {
 /** Six significant digits, for the hover: the p as computed, not as rounded for the cell. */
 const exactP = (p: number) => (p >= 0.001 ? String(Number(p.toPrecision(6))) : p.toExponential(5).replace(/\.?0+e/, "e"));
 
-/** A difference with its sign (a true minus), three decimals: "+0.062", "−0.154". */
 function signedDelta(d: number): string {
   return `${d > 0 ? "+" : d < 0 ? "\u2212" : ""}${formatFixed(Math.abs(d), 3)}`;
 }

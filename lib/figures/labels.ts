@@ -2,28 +2,20 @@
 import { UNKNOWN_GROUP } from "../eval/breakdown";
 import { NO_AREA } from "../types";
 
-/** The one name for queries (and articles) without a legal area, in every table and figure. */
-export { NO_AREA };
-
 /** An area as shown: blanks and UNKNOWN_GROUP read `NO_AREA`, so one set of queries has one name everywhere. */
 export function areaLabel(area: unknown): string {
   const s = area === undefined || area === null ? "" : String(area).trim();
   return s === "" || s === UNKNOWN_GROUP ? NO_AREA : s;
 }
 
-/** How an `oracle:` row is labelled: tuned on the queries it is scored on. */
 export const ORACLE_LABEL = "oracle: tuned for Recall@100 on the test queries";
 
-/** How a `tuned:` row is labelled: the estimate a user may cite. */
 export const TUNED_LABEL = "5-fold cross-validated";
 
-/** The badge on a row that came through the project's test doubles (summary.csv's `standIn`). */
 export const STAND_IN_LABEL = "stand-in";
 
-/** The badge on a row beyond the authors' experiment list (summary.csv's `list`). */
 export const BEYOND_LABEL = "beyond the authors";
 
-/** The banner atop a report whose numbers (some or all) come from the test doubles. */
 export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
 
 export type TuningKind = "oracle" | "tuned";
@@ -45,7 +37,6 @@ export function isStandInValue(value: unknown): boolean {
   return s === STAND_IN_LABEL || s === "true" || s === "yes";
 }
 
-/** Marks of summary rows. */
 export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[]): RowMarks {
   const standIns = new Set(summaryRows.filter((r) => isStandInValue(r.standIn)).map((r) => String(r.experiment ?? "")));
   const beyond = new Map<string, string>();

@@ -33,7 +33,6 @@ interface ExportOptions {
   formats: readonly ImageFormat[];
   /** One width for every figure (default: `defaultPaperWidth` of each). */
   width?: PaperWidth;
-  /** Keep the titles (default true); false leaves them to the paper's captions. */
   title?: boolean;
   browser: BrowserSearch;
 }

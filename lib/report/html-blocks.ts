@@ -89,7 +89,6 @@ export function safeClass(s: string): string {
   return s.replace(/[^a-z0-9-]/gi, "-").toLowerCase();
 }
 
-/** A signed difference, coloured by size: |Δ| ≤ 0.02 close, ≤ 0.05 near, else far. */
 export function diffCell(value: unknown): Cell {
   const d = toNumber(value);
   if (d === undefined) return { html: "–", cls: "num" };

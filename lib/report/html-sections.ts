@@ -6,9 +6,9 @@ import { areaBreakdownChart, areaMeans, metricBarChart } from "../figures/figure
 import { metricIntervals } from "../eval/metric-intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { areaLabel, BEYOND_LABEL, columnLabel, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
+import { areaLabel, BEYOND_LABEL, columnLabel, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
 import type { ReportInputs } from "./report-inputs";
-import { notEvaluatedNote } from "../types";
+import { NO_AREA, notEvaluatedNote } from "../types";
 
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
   const m = inp.metadata;

@@ -21,7 +21,6 @@ import { findBrowser, FigureRenderer, type FigureSpec } from "./render-figure";
 export type { FigureSpec };
 import { plotlyPlain } from "../figures/figure-style";
 
-export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
 
 export interface TableOptions {
   /** Decimals for non-integer numbers (default 4, rounded half to even as trec_eval prints). */

@@ -19,7 +19,8 @@ import { ROLE_COLOURS } from "../../../lib/figures/figure-style";
 import { buildReport, reportSubject } from "../../../lib/report/html";
 import { testDeltaCell } from "../../../lib/report/html-blocks";
 import { escapeHtml } from "../../../lib/report/html-inline";
-import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../../lib/figures/labels";
+import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../../lib/figures/labels";
+import { NO_AREA } from "../../../lib/types";
 import { areaStats, datasetStats } from "../../../lib/data/stats";
 import { costTable } from "../../../lib/eval/cost";
 import { zeroWork } from "../../../lib/eval/run-cost";
@@ -80,9 +81,6 @@ describe("labels", () => {
     assert.equal(NO_AREA, "(no area)");
     for (const blank of ["", "  ", undefined, null, "unknown"]) assert.equal(areaLabel(blank), NO_AREA, String(blank));
     assert.equal(areaLabel(" ποινικό "), "ποινικό");
-    // The notebooks get the same helper and name.
-    assert.equal(notebook.areaLabel, areaLabel);
-    assert.equal(notebook.NO_AREA, NO_AREA);
     // And the text Table 6 that `gbr stats` and `gbr reproduce` print.
     const t1 = { queries: 3, unjudged: 0, articles: 9, sources: 2, judgments: 4, distinctRelevant: 4, relevantShareOfPool: 0.44, goldPerQuery: 1.33, multiGoldShare: 0.33, medianArticleWords: 80, medianQueryWords: 20 };
     const text = formatStats("x", t1, [{ area: "unknown", queries: 2, goldArticles: 3, relevantPerQuery: 1.5, medianGoldWords: 70 }]);
