@@ -35,13 +35,8 @@ export const HEADLESS_ARGS: readonly string[] = [
 
 const INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install chromium; elsewhere set GBR_CHROMIUM. Nothing is downloaded for you";
 
-/** No browser to draw figures with: code "BROWSER", and `unavailable` (a machine without one is not broken). */
-export class BrowserNotFoundError extends GbrError {
-  constructor(message: string, hint: string) {
-    super(message, "BROWSER", { hint, unavailable: true });
-    this.name = "BrowserNotFoundError";
-  }
-}
+/** No browser to draw figures with: `unavailable`, as a machine without one is not broken. */
+const noBrowser = (message: string, hint: string) => new GbrError(message, "BROWSER", { hint, unavailable: true });
 
 /** Where Chromium and Chrome install themselves on Linux, most likely first, then `PATH`; not `search.explicit`. */
 export function browserCandidates(search: BrowserSearch): string[] {
@@ -72,7 +67,7 @@ export function findBrowser(search: BrowserSearch, exists: (file: string) => boo
   if (search.explicit) {
     const { path: file, variable } = search.explicit;
     if (exists(file)) return file;
-    throw new BrowserNotFoundError(
+    throw noBrowser(
       `${variable} is '${file}', which is not a browser executable here`,
       `point ${variable} at a Chromium or Chrome executable, or unset it to search the usual places (${INSTALL_HINT})`,
     );
@@ -81,7 +76,7 @@ export function findBrowser(search: BrowserSearch, exists: (file: string) => boo
   const found = candidates.find((c) => exists(c));
   if (found) return found;
   const fixed = candidates.filter((c) => !search.pathDirs.some((d) => path.dirname(c) === d));
-  throw new BrowserNotFoundError(
+  throw noBrowser(
     `no Chromium or Chrome found to draw the figures (looked in ${fixed.join(", ")}${search.pathDirs.length ? " and on PATH" : ""})`,
     `install one (${INSTALL_HINT}), or set GBR_CHROMIUM to the executable of one you have`,
   );

@@ -7,7 +7,8 @@ import { readConfig } from "../../../lib/config";
 import { metricBarChart, pValueHeatmap, sweepHeatmap } from "../../../lib/figures/figures";
 import { MIN_FONT_PT, PAPER_INCHES, paperFigure, paperInches, PX_PER_INCH } from "../../../lib/figures/paper-figures";
 import { shortLabel, wrapPlotlyText } from "../../../lib/figures/figure-style";
-import { browserCandidates, BrowserNotFoundError, findBrowser } from "../../../lib/report/render-figure";
+import { browserCandidates, findBrowser } from "../../../lib/report/render-figure";
+import type { GbrError } from "../../../lib/util/errors";
 import { defaultPaperWidth } from "../../../lib/report/export-figures";
 import { FigureSet } from "../../../lib/report/html-blocks";
 
@@ -117,8 +118,8 @@ test("findBrowser: the variable's browser or an error naming it; else the first 
   // A wrong path in the variable is an error, even with a browser elsewhere.
   assert.throws(
     () => findBrowser({ ...search, explicit: { path: "/nope/chrome", variable: "CHROME_PATH" } }, (f) => f === "/usr/bin/chromium"),
-    (err: BrowserNotFoundError) => {
-      assert.ok(err instanceof BrowserNotFoundError);
+    (err: GbrError) => {
+      assert.equal(err.code, "BROWSER");
       assert.match(err.message, /CHROME_PATH is '\/nope\/chrome'/);
       assert.match(err.hint ?? "", /apt-get install chromium/);
       return true;
@@ -126,7 +127,7 @@ test("findBrowser: the variable's browser or an error naming it; else the first 
   );
   assert.throws(
     () => findBrowser(search, () => false),
-    (err: BrowserNotFoundError) => {
+    (err: GbrError) => {
       assert.equal(err.code, "BROWSER");
       assert.equal(err.unavailable, true);
       assert.match(err.message, /no Chromium or Chrome found .*\/usr\/bin\/chromium.* and on PATH/);
