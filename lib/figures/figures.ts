@@ -7,8 +7,6 @@ import { correlationHeatmap, perQueryChart, rankDistributionChart, winLossChart 
 import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
-export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
-export { costAxis, qualityCostScatter, type CostAxis } from "./cost-figures";
 import { axis, baseLayout, emptyFigure, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
 import { NO_AREA } from "../types";
 import { areaLabel, BEYOND_LABEL, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";

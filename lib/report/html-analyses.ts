@@ -2,7 +2,8 @@
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
 import { toNumber, type CsvRow } from "../util/csv";
-import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap, type HeatmapTest } from "../figures/figures";
+import { pValueHeatmap, reactRoundsChart, sweepHeatmap, type HeatmapTest } from "../figures/figures";
+import { qualityCostScatter } from "../figures/cost-figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";

@@ -1,7 +1,7 @@
 /** Building blocks of the report's sections; text always goes in through `escapeHtml`, data through `jsonForScript`. */
 import { formatFixed } from "../util/format-fixed";
 import { toNumber } from "../util/csv";
-import type { Figure } from "../figures/figures";
+import type { Figure } from "../figures/figure-style";
 import { escapeHtml, jsonForScript } from "./html-inline";
 import { BEYOND_LABEL, STAND_IN_LABEL, tuningLabel, type RowMarks } from "../figures/labels";
 

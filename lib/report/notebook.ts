@@ -41,9 +41,7 @@ export interface FigureOptions {
   save?: string;
 }
 
-type Tslab = ReturnType<typeof tslabSdk>;
-
-function kernelDisplay(): Tslab["display"] | undefined {
+function kernelDisplay() {
   return tslabDisplayWriter() ? tslabSdk().display : undefined;
 }
 

@@ -3,19 +3,10 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {
-  areaBreakdownChart,
-  costAxis,
-  fittedRange,
-  metricBarChart,
-  qualityCostScatter,
-  reactRoundsChart,
-  sweepHeatmap,
-  valueAxisTop,
-  type Figure,
-} from "../../../lib/figures/figures";
+import { areaBreakdownChart, metricBarChart, reactRoundsChart, sweepHeatmap, valueAxisTop } from "../../../lib/figures/figures";
+import { costAxis, qualityCostScatter } from "../../../lib/figures/cost-figures";
 import { costMeasure, costText, costValue, qualityCostFront } from "../../../lib/eval/quality-cost";
-import { ROLE_COLOURS } from "../../../lib/figures/figure-style";
+import { fittedRange, ROLE_COLOURS, type Figure } from "../../../lib/figures/figure-style";
 import { buildReport, reportSubject } from "../../../lib/report/html";
 import { testDeltaCell } from "../../../lib/report/html-blocks";
 import { escapeHtml } from "../../../lib/report/html-inline";
