@@ -31,10 +31,7 @@ export interface RowMarks {
 
 /** Whether a `standIn` cell (summary.csv, reproduction.csv) or field (metadata.json) says stand-in. */
 export function isStandInValue(value: unknown): boolean {
-  if (value === true) return true;
-  if (typeof value !== "string") return false;
-  const s = value.trim().toLowerCase();
-  return s === STAND_IN_LABEL || s === "true" || s === "yes";
+  return value === true || (typeof value === "string" && value.trim().toLowerCase() === STAND_IN_LABEL);
 }
 
 export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[]): RowMarks {
@@ -57,8 +54,7 @@ export function tuningLabel(kind: TuningKind): string {
 }
 
 /** An id with its marks in words, for plain-text places (figure legends, hover text) where a badge cannot go. */
-export function markedName(id: string, marks: RowMarks | undefined): string {
-  if (!marks) return id;
+export function markedName(id: string, marks: RowMarks): string {
   const kind = marks.tuning(id);
   const extra = [kind ? tuningLabel(kind) : "", marks.standIn(id) ? `${STAND_IN_LABEL} (test doubles)` : "", marks.beyond(id) !== undefined ? BEYOND_LABEL : ""].filter(Boolean);
   return extra.length ? `${id} — ${extra.join(", ")}` : id;

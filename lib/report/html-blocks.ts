@@ -96,11 +96,11 @@ export function diffCell(value: unknown): Cell {
   return { html: `${d > 0 ? "+" : ""}${num(d)}`, cls: `num diff ${cls} ${d >= 0 ? "up" : "down"}` };
 }
 
-/** An experiment's name cell with its marks as badges; without marks it is exactly `text(id, "name")`. */
-export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
-  const kind = marks?.tuning(id);
-  const stand = marks?.standIn(id) ?? false;
-  const beyond = marks?.beyond(id);
+/** An experiment's name cell with its marks as badges; without any it is exactly `text(id, "name")`. */
+export function experimentCell(id: string, marks: RowMarks): Cell {
+  const kind = marks.tuning(id);
+  const stand = marks.standIn(id);
+  const beyond = marks.beyond(id);
   if (!kind && !stand && beyond === undefined) return text(id, "name");
   const badges = [
     kind ? badge(tuningLabel(kind), kind) : "",

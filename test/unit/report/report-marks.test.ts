@@ -88,7 +88,7 @@ describe("labels", () => {
     assert.equal(marks.standIn("oracle:x"), false);
     assert.equal(marks.anyStandIn, true);
     // Ids known from elsewhere (metadata.json).
-    assert.deepEqual(["stand-in", "true", true, "", "no", false, undefined].map(isStandInValue), [true, true, true, false, false, false, false]);
+    assert.deepEqual(["stand-in", " Stand-in", true, "", "no", false, undefined].map(isStandInValue), [true, true, true, false, false, false, false]);
     assert.equal(markedName("oracle:x", marks), `oracle:x — ${ORACLE_LABEL}`);
     assert.equal(markedName("tuned:x", marks), `tuned:x — ${TUNED_LABEL}`);
     assert.equal(markedName("lsi", marks), "lsi — stand-in (test doubles)");
