@@ -211,13 +211,12 @@ export interface SweepJson {
 /** Heatmap of the sweep (categorical axes: the grids are uneven), oracle starred, rank_bm25's default crossed. */
 export function sweepHeatmap(sweep: SweepJson): Figure {
   const metric = sweep.metric ?? "Recall@100";
-  const label = (v: number) => String(v);
   const data: Trace[] = [
     {
       type: "heatmap",
       name: metric,
-      x: sweep.k1s.map(label),
-      y: sweep.bs.map(label),
+      x: sweep.k1s.map(String),
+      y: sweep.bs.map(String),
       z: sweep.z.map((row) => row.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null))),
       colorscale: "Viridis",
       // The title along the bar: above it, it sat on the top tick's label.
@@ -231,8 +230,8 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
       type: "scatter",
       mode: "markers",
       name: `${name}: k1 ${p.k1}, b ${p.b} (${fmt4(p.value)})`,
-      x: [label(p.k1)],
-      y: [label(p.b)],
+      x: [String(p.k1)],
+      y: [String(p.b)],
       marker: { symbol, size: 14, color: "white", line: { color: "black", width: 2 } },
       hovertemplate: `${name}<br>k1 %{x}, b %{y}<br>${metric} ${fmt4(p.value)}<extra></extra>`,
     });

@@ -64,13 +64,9 @@ function formatCell(value: unknown, digits = 4): string {
   return String(value);
 }
 
-function isFrame(x: unknown): x is FrameLike {
-  return typeof x === "object" && x !== null && !Array.isArray(x) && Array.isArray((x as FrameLike).columns) && Array.isArray((x as FrameLike).values);
-}
-
 /** Rows or a DataFrame as an HTML table: 4 decimals half to even, numbers right-aligned, at most `maxRows`. */
 export function showTable(rows: readonly object[] | FrameLike, opts: TableOptions = {}): void {
-  const all = isFrame(rows) ? frameRows(rows) : (rows as readonly Record<string, unknown>[]).slice();
+  const all = Array.isArray(rows) ? (rows as readonly Record<string, unknown>[]).slice() : frameRows(rows as FrameLike);
   const digits = opts.digits ?? 4;
   const maxRows = opts.maxRows ?? 25;
   const columns = opts.columns ?? [...new Set(all.flatMap((r) => Object.keys(r)))];
