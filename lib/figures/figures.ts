@@ -219,7 +219,6 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
       y: sweep.bs.map(String),
       z: sweep.z.map((row) => row.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null))),
       colorscale: "Viridis",
-      // The title along the bar: above it, it sat on the top tick's label.
       colorbar: { title: { text: metric, side: "right" }, thickness: 14 },
       hovertemplate: `k1 %{x}<br>b %{y}<br>${metric} %{z:.4f}<extra></extra>`,
     },

@@ -96,9 +96,7 @@ export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boo
     const ax = own[key] as Record<string, unknown>;
     const ticks = Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext) ? new Map((ax.tickvals as unknown[]).map((v, i) => [String(v), String((ax.ticktext as unknown[])[i])])) : undefined;
     const labels = categories.map((c) => ticks?.get(c) ?? c);
-    // Beside labelled rows, the plot has about half the width.
     const plotWidth = width * ((own.yaxis as { type?: unknown } | undefined)?.type === "category" ? 0.5 : 0.8);
-    // A grid of cells with text in them needs more of the width than bars do.
     const share = fig.data.some((t) => t.type === "heatmap" && t.texttemplate) ? 0.3 : 0.4;
     const room = letter === "y" ? Math.floor((width * share) / (0.55 * font)) : Math.floor(plotWidth / Math.max(1, categories.length) / (0.55 * font)) - 1;
     // Short words that do not fit side by side (metric names) stand upright; longer ones are wrapped, level.

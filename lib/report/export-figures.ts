@@ -19,7 +19,6 @@ export function defaultPaperWidth(name: string): PaperWidth {
 /** `dir` when it holds a summary.csv, else its one subfolder that does; several are a usage error naming them. */
 async function datasetFolder(dir: string): Promise<string> {
   if (await isDatasetFolder(dir)) return dir;
-  // Missing or a file: the error below names it.
   const inside = await datasetFoldersIn(dir).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT" || err.code === "ENOTDIR") return [];
     throw err;

@@ -65,7 +65,6 @@ export function significanceSection(inp: ReportInputs, figs: FigureSet): Section
   );
   if (computed.length) {
     body += testTable(computed, marks);
-    // All of the family, the missing tests greyed: the grid shows what the paper claims and what could be checked.
     body += figs.add("p-values-paper", pValueHeatmap(paper.tests, { alpha: ALPHA, family: `The paper's ${of} tests, Holm over all ${of}`, swaps: toNumber(sig.swaps), marks }));
   }
   if (missing.length) {
@@ -102,7 +101,6 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));
   const metric = sw.metric ?? "Recall@100";
   const ids = new Set(inp.summary.map((r) => r.experiment));
-  // The summary row each number is (reproduce's ids for the sweep over BM25-GREEKSTEMMER).
   const rowOf = (id: string) => (ids.has(id) ? ` <span class="sd">(row ${code(id)})</span>` : "");
   const rows: CellLike[][] = [];
   const point = (label: CellLike, p: { k1?: unknown; b?: unknown; value?: unknown } | undefined) => {

@@ -163,7 +163,6 @@ export class FigureRenderer {
     const options = { format: format === "png" ? "png" : "svg", width, height, scale, imageDataOnly: true };
     let out: unknown;
     try {
-      // Plotly draws into a detached div of its own and returns the SVG text or the PNG's base64.
       out = await withDeadline(this.page.evaluate(`window.Plotly.toImage(${JSON.stringify(spec)}, ${JSON.stringify(options)})`), RENDER_MS, "drawing a figure");
     } catch (err) {
       throw new GbrError(`plotly could not draw the figure: ${firstLine(err)}`, "BROWSER", { cause: err });
