@@ -8,7 +8,7 @@ import { areaSection, datasetSection, metadataSection, reproductionSection, resu
 import { costSection, reactSection, significanceSection, sweepSection } from "./html-analyses";
 import { CSS, DRAW } from "./html-style";
 import { STAND_IN_BANNER, STAND_IN_LABEL } from "../figures/labels";
-import { datasetFoldersIn, isStandInReport, readReportInputs, type ReportInputs } from "./report-inputs";
+import { datasetFoldersIn, readReportInputs, type ReportInputs } from "./report-inputs";
 
 /** The title's subject: the dataset, plus the queries file when the folder is `<dataset>--<queries file>`. */
 export function reportSubject(outDir: string, metadata: Record<string, unknown> | undefined): string {
@@ -22,9 +22,8 @@ export function reportSubject(outDir: string, metadata: Record<string, unknown> 
 }
 
 function standInBanner(inp: ReportInputs): string {
-  if (!isStandInReport(inp)) return "";
-  const { marks } = inp;
-  const ids = inp.summary.filter((r) => r.status === "ok" && marks.standIn(r.experiment)).map((r) => r.experiment);
+  if (inp.metadata?.standIn !== true && !inp.marks.anyStandIn) return "";
+  const ids = inp.summary.filter((r) => r.status === "ok" && inp.marks.standIn(r.experiment)).map((r) => r.experiment);
   const stated = typeof inp.metadata?.standInNote === "string" ? inp.metadata.standInNote : "";
   const which = ids.length ? `Rows marked “${STAND_IN_LABEL}” (${ids.length} of ${inp.summary.filter((r) => r.status === "ok").length} that ran): ${ids.map(code).join(", ")}.` : "";
   const detail = [escapeHtml(stated), which].filter(Boolean).join(" ");

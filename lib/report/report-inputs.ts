@@ -87,7 +87,3 @@ function checkSignificance(sig: SignificanceReport, file: string): void {
   family("baseline", sig.baseline, true);
   family("rerank", sig.rerank, true);
 }
-
-export function isStandInReport(inp: ReportInputs): boolean {
-  return inp.metadata?.standIn === true || inp.marks.anyStandIn;
-}
