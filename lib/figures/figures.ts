@@ -160,15 +160,10 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   if (areas.length === 1 && areas[0] === NO_AREA) {
     return emptyFigure(`${metric} by legal area: the data has no legal areas`, "No query has a legal area (meta.jsonl), so there is nothing to break down.");
   }
-  const queriesPerArea = new Map<string, Set<string>>();
-  for (const r of perQueryRows) {
-    const a = areaOf(r);
-    if (!queriesPerArea.has(a)) queriesPerArea.set(a, new Set());
-    queriesPerArea.get(a)!.add(String(r.query ?? ""));
-  }
-  const labels = areas.map((a) => plotlyText(`${a} (${queriesPerArea.get(a)?.size ?? 0})`));
+  const queries = areas.map((a) => new Set(perQueryRows.filter((r) => areaOf(r) === a).map((r) => String(r.query ?? ""))).size);
+  const labels = areas.map((a, i) => plotlyText(`${a} (${queries[i]})`));
   // An area's name can run to 120 characters: the tick shows its count and its start, the hover all.
-  const ticks = areas.map((a) => `(${queriesPerArea.get(a)?.size ?? 0})<br>${shortLabel(plotlyText(a), 24, 2)}`);
+  const ticks = areas.map((a, i) => `(${queries[i]})<br>${shortLabel(plotlyText(a), 24, 2)}`);
   const colour = experimentColours([...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))], marks);
   const mean = areaMeans(perQueryRows, metric);
   let max = 0;

@@ -105,11 +105,7 @@ export class FigureRenderer {
   private plotlyLoaded = false;
   private pdfPage: Page | undefined;
 
-  private constructor(
-    private readonly browser: Browser,
-    private readonly page: Page,
-    readonly executable: string,
-  ) {}
+  private constructor(private readonly browser: Browser, private readonly page: Page) {}
 
   static async open(executable: string): Promise<FigureRenderer> {
     let browser: Browser;
@@ -135,7 +131,7 @@ export class FigureRenderer {
       // Nothing is fetched: plotly is inlined and the figures carry their data.
       await context.route("**/*", (route) => route.abort());
       const page = await context.newPage();
-      return new FigureRenderer(browser, page, executable);
+      return new FigureRenderer(browser, page);
     } catch (err) {
       await browser.close().catch(() => undefined);
       throw err;
