@@ -13,7 +13,6 @@ const ALPHA = 0.05;
 
 /** A test row: `pHolm` bold below α; Δ coloured by verdict, not size (a large Δ can be noise, a small one not). */
 function testRow(t: HeatmapTest, marks: RowMarks): CellLike[] {
-  const sigHolm = Number(t.pHolm) < ALPHA;
   return [
     experimentCell(t.a, marks),
     experimentCell(t.b, marks),
@@ -22,7 +21,7 @@ function testRow(t: HeatmapTest, marks: RowMarks): CellLike[] {
     number(t.meanB),
     testDeltaCell(t.delta, t.pHolm, ALPHA),
     { html: pValue(t.p), cls: "num" },
-    { html: sigHolm ? `<strong>${pValue(t.pHolm)}</strong>` : pValue(t.pHolm), cls: "num" },
+    { html: Number(t.pHolm) < ALPHA ? `<strong>${pValue(t.pHolm)}</strong>` : pValue(t.pHolm), cls: "num" },
   ];
 }
 

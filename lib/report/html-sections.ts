@@ -206,8 +206,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));
   const metric: Metric = "Recall@100";
   const { marks } = inp;
-  const areaOf = (r: CsvRow) => areaLabel(r.area);
-  const areas = [...new Set(rows.map(areaOf))].sort((a, b) => a.localeCompare(b));
+  const areas = [...new Set(rows.map((r) => areaLabel(r.area)))].sort((a, b) => a.localeCompare(b));
   if (areas.length === 1 && areas[0] === NO_AREA) {
     return section("areas", "Per-area breakdown", note("No query of this dataset has a legal area (meta.jsonl), so there is no breakdown: it would repeat the means."));
   }
