@@ -147,7 +147,6 @@ function countsOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figu
         name: "questions",
         x: labels,
         y: labels,
-        // Empty cells stay blank rather than the colour of 0.
         z: cells.map((row) => row.map((c) => (c.count ? c.count : null))),
         text: cells.map((row) => row.map((c) => (c.count ? `${c.count.toLocaleString("en-US")}<br>(${pct(c.count)})` : ""))),
         texttemplate: "%{text}",

@@ -52,10 +52,7 @@ const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
   seconds: "No method calls a model (all run locally), so none has a cost: x is the wall time per query on this machine, in this run.",
 };
 
-/**
- * Quality against cost per query, a marker per method named in the legend, the Pareto front dashed and filled; methods
- * without a known cost are named in a note, not drawn at 0.
- */
+/** Quality against cost per query, the Pareto front dashed; methods without a known cost named, not drawn at 0. */
 export function qualityCostScatter(
   summaryRows: readonly RowLike[],
   costRows: readonly RowLike[],

@@ -15,10 +15,7 @@ function niceWidth(raw: number): number {
   return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
 }
 
-/**
- * Equal bins from `start`, `size` wide, about `target` of them; past the 99th percentile, when the longest is over twice
- * it, one last bar (`overflow`: from, count, max).
- */
+/** About `target` equal bins; past the 99th percentile, when the longest is over twice it, one `overflow` bar. */
 export function lengthBins(values: readonly number[], target = 30) {
   const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
   if (!sorted.length) return { start: 0, size: 1, counts: [] as number[] };

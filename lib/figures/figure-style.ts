@@ -77,12 +77,7 @@ export function powerOfTen(k: number): string {
 
 const visibleLength = (s: string) => s.replace(/&[a-z#0-9]+;/gi, "x").replace(/<[^>]*>/g, "").length;
 
-/**
- * Plotly's pseudo-HTML cut into lines of at most `max` visible characters at spaces (plotly wraps no title), a long
- * word after its `:+/-_`, `<br>` kept.
- * @example
- * wrapPlotlyText("rrf:bm25-greekstemmer+lsi [beyond the authors]", 22); // ["rrf:bm25-greekstemmer+", "lsi [beyond the", "authors]"]
- */
+/** Plotly's pseudo-HTML in lines of at most `max` visible characters (plotly wraps no title); long words cut after `:+/-_`. */
 export function wrapPlotlyText(text: string, max = 110): string[] {
   // A space inside a tag (<span style="…">) is no place to break: held as U+0000 until the lines are made.
   const held = text.replace(/<[^>]*>/g, (tag) => tag.replace(/ /g, "\u0000"));
@@ -112,11 +107,7 @@ function cutWord(word: string, max: number): string[] {
   return pieces;
 }
 
-/**
- * A label in at most `lines` lines of `max` characters, its end cut with "…" (the hover has it whole).
- * @example
- * shortLabel("civil: Κώδικας Πολιτικής Δικονομίας και ειδικοί νόμοι", 12, 2); // "civil:<br>Κώδικας…"
- */
+/** A label in at most `lines` lines of `max` characters, its end cut with "…" (the hover has it whole). */
 export function shortLabel(text: string, max: number, lines: number): string {
   const cut = (line: string) => {
     // Visible characters one by one (an entity is one), to cut none in half.
@@ -142,13 +133,7 @@ export const ROLE_COLOURS = { oracle: "#d97706", tuned: "#0f766e", standIn: "#9c
 
 const EXPERIMENT_PALETTE = ["#2563eb", "#dc2626", "#7c3aed", "#16a34a", "#db2777", "#92400e", "#0e7490", "#4d7c0f", "#9d174d", "#1e3a8a"];
 
-/**
- * The colour of each experiment, the same in every figure: a role's for oracle and tuned rows, else the palette in
- * the order of `ids` (the experiments that ran, in summary order).
- * @example
- * const colour = experimentColours(["bm25-greekstemmer", "lsi", "oracle:bm25-greekstemmer"], rowMarks(summary));
- * colour("lsi"); // "#dc2626", in the bar chart, the area chart and the cost scatter alike
- */
+/** Each experiment's colour, the same in every figure: its role's, else the palette in the order of `ids`. */
 export function experimentColours(ids: readonly string[], marks: { tuning(id: string): "oracle" | "tuned" | undefined }): (id: string) => string {
   const plain = [...new Set(ids)].filter((id) => !marks.tuning(id));
   return (id) => {
@@ -159,11 +144,7 @@ export function experimentColours(ids: readonly string[], marks: { tuning(id: st
   };
 }
 
-/**
- * A note standing on the plot's top edge, below the title (lines wrapped by the caller), and the margin it needs.
- * @example
- * baseLayout("Recall@100 per question", { ...noteAbovePlot(wrapPlotlyText("above the diagonal: B does better")) });
- */
+/** A note on the plot's top edge, below the title (lines wrapped by the caller), and the margin it needs. */
 export function noteAbovePlot(lines: readonly string[], top = 66): { annotations?: Record<string, unknown>[]; margin: Record<string, number> } {
   const margin = { l: 60, r: 30, t: top + 18 * lines.length, b: 60 };
   if (!lines.length) return { margin };

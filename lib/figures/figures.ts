@@ -7,10 +7,9 @@ import { correlationHeatmap, perQueryChart, rankDistributionChart, winLossChart 
 import { toNumber } from "../util/csv";
 import { qualityCostScatter } from "./cost-figures";
 import { lengthHistograms } from "./dataset-figures";
-export { plotlyText, fittedRange, type Figure, type Layout, type RowLike, type Trace } from "./figure-style";
-export { costAxis, qualityCostScatter, type CostAxis } from "./cost-figures";
 import { axis, baseLayout, emptyFigure, experimentColours, fmt4, legendHeight, LEGEND, plotlyText, ROLE_COLOURS, shortLabel, wrapPlotlyText, type Figure, type RowLike, type Trace } from "./figure-style";
-import { areaLabel, BEYOND_LABEL, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
+import { NO_AREA } from "../types";
+import { areaLabel, BEYOND_LABEL, markedName, ORACLE_LABEL, rowMarks, STAND_IN_LABEL, TUNED_LABEL, type RowMarks, type TuningKind } from "./labels";
 
 /** Top of a 0-based metric axis: max + 15% (an nDCG@10 of 0.04 is a bar, not a sliver), capped at 1 but ≥ max. */
 export function valueAxisTop(max: number): number {
@@ -20,11 +19,8 @@ export function valueAxisTop(max: number): number {
 
 const STAND_IN_PATTERN = { shape: "/", fgcolor: "#374151", size: 7, solidity: 0.25 };
 
-export interface FigureMarks {
+export interface MetricBarOptions {
   marks?: RowMarks;
-}
-
-export interface MetricBarOptions extends FigureMarks {
   /** Bootstrap interval of each experiment's mean (`metricIntervals`): drawn as whiskers, in place of the sd. */
   intervals?: ReadonlyMap<string, BootstrapInterval>;
 }
@@ -51,9 +47,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
     const withSd = whisker === "sd";
     const labelText = [kind === "oracle" ? ORACLE_LABEL : kind === "tuned" ? `tuned: ${TUNED_LABEL}` : "", stand ? `${STAND_IN_LABEL} (test doubles: mechanics, not results)` : ""].filter(Boolean).join(", ");
     const name = labelText ? `${labelText}${withSd ? " (mean ± sd)" : ""}` : withSd ? `${metric} (mean ± sd)` : metric;
-    // The roles' colours, as in every figure; plain results one colour that no experiment has elsewhere.
     const color = stand ? "#d1d5db" : kind === "result" ? ROLE_COLOURS.result : ROLE_COLOURS[kind];
-    // customdata: the interval's ends and, for a repeated run, what its numbers are.
     const hoverCi = whisker === "interval" ? `<br>%{customdata[2]}: %{customdata[0]:.4f} to %{customdata[1]:.4f}%{customdata[3]}` : "";
     const trace: Trace = {
       type: "bar",
@@ -62,7 +56,6 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
       y: idx.map((i) => names[i]),
       x: idx.map((i) => values[i]),
       text: idx.map(label),
-      // Inside when it fits, else past the bar's end: a short bar keeps a readable value.
       textposition: "auto",
       textangle: 0,
       // The whisker sits at the bar's end: keep the label at the other end.
@@ -106,7 +99,6 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
   if (zeros.length) {
     data.push({ type: "scatter", mode: "text", name: `${metric} of 0`, x: zeros.map(() => 0), y: zeros.map((i) => names[i]), text: zeros.map(() => fmt4(0)), textposition: "middle right", textfont: { color: "#111827" }, cliponaxis: false, showlegend: false, hoverinfo: "skip" });
   }
-  // A legend only when the bars are not all plain results (the error-bar trace explains itself).
   const legend = kinds.some((k) => k !== "result") || standIn.some(Boolean);
   const ends = values.map((v, i) => (whiskers[i] === "interval" ? Math.max(v, cis[i]!.upper) : v + (whiskers[i] === "sd" ? sds[i]! : 0)));
   const top = valueAxisTop(Math.max(0, ...ends));
@@ -139,11 +131,7 @@ export function metricBarChart(summaryRows: readonly RowLike[], name: MetricName
   };
 }
 
-/**
- * Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out.
- * @example
- * areaMeans(perQueryRows, "Recall@100")("bm25-greekstemmer", "civil law"); // 0.41, or undefined without a value
- */
+/** Mean `metric` per experiment and area (as `areaLabel` names it) over per-query rows, blank cells left out. */
 export function areaMeans(perQueryRows: readonly RowLike[], metric: string): (experiment: string, area: string) => number | undefined {
   const sums = new Map<string, { sum: number; n: number }>();
   for (const r of perQueryRows) {
@@ -162,7 +150,7 @@ export function areaMeans(perQueryRows: readonly RowLike[], metric: string): (ex
 }
 
 /** Grouped bars of mean `metric` per legal area, one per experiment (samples averaged); stand-ins hatched. */
-export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: FigureMarks = {}): Figure {
+export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments?: readonly string[], name: MetricName = "Recall@100", opts: { marks?: RowMarks } = {}): Figure {
   const metric = resolveMetric(name);
   const marks = opts.marks ?? rowMarks(perQueryRows);
   const areaOf = (r: RowLike) => areaLabel(r.area);
@@ -172,15 +160,10 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   if (areas.length === 1 && areas[0] === NO_AREA) {
     return emptyFigure(`${metric} by legal area: the data has no legal areas`, "No query has a legal area (meta.jsonl), so there is nothing to break down.");
   }
-  const queriesPerArea = new Map<string, Set<string>>();
-  for (const r of perQueryRows) {
-    const a = areaOf(r);
-    if (!queriesPerArea.has(a)) queriesPerArea.set(a, new Set());
-    queriesPerArea.get(a)!.add(String(r.query ?? ""));
-  }
-  const labels = areas.map((a) => plotlyText(`${a} (${queriesPerArea.get(a)?.size ?? 0})`));
+  const queries = areas.map((a) => new Set(perQueryRows.filter((r) => areaOf(r) === a).map((r) => String(r.query ?? ""))).size);
+  const labels = areas.map((a, i) => plotlyText(`${a} (${queries[i]})`));
   // An area's name can run to 120 characters: the tick shows its count and its start, the hover all.
-  const ticks = areas.map((a) => `(${queriesPerArea.get(a)?.size ?? 0})<br>${shortLabel(plotlyText(a), 24, 2)}`);
+  const ticks = areas.map((a, i) => `(${queries[i]})<br>${shortLabel(plotlyText(a), 24, 2)}`);
   const colour = experimentColours([...new Set(perQueryRows.map((r) => String(r.experiment ?? "")))], marks);
   const mean = areaMeans(perQueryRows, metric);
   let max = 0;
@@ -206,7 +189,6 @@ export function areaBreakdownChart(perQueryRows: readonly RowLike[], experiments
   };
 }
 
-/** A setting of the sweep and its mean. */
 export type SweepPoint = Pick<SweepChoice, "k1" | "b" | "value">;
 
 /** sweep.json's grid: z rows by b, columns by k1 (null: no setting); best is `oracle` (`best` in old folders). */
@@ -224,16 +206,14 @@ export interface SweepJson {
 /** Heatmap of the sweep (categorical axes: the grids are uneven), oracle starred, rank_bm25's default crossed. */
 export function sweepHeatmap(sweep: SweepJson): Figure {
   const metric = sweep.metric ?? "Recall@100";
-  const label = (v: number) => String(v);
   const data: Trace[] = [
     {
       type: "heatmap",
       name: metric,
-      x: sweep.k1s.map(label),
-      y: sweep.bs.map(label),
+      x: sweep.k1s.map(String),
+      y: sweep.bs.map(String),
       z: sweep.z.map((row) => row.map((v) => (typeof v === "number" && Number.isFinite(v) ? v : null))),
       colorscale: "Viridis",
-      // The title along the bar: above it, it sat on the top tick's label.
       colorbar: { title: { text: metric, side: "right" }, thickness: 14 },
       hovertemplate: `k1 %{x}<br>b %{y}<br>${metric} %{z:.4f}<extra></extra>`,
     },
@@ -244,8 +224,8 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
       type: "scatter",
       mode: "markers",
       name: `${name}: k1 ${p.k1}, b ${p.b} (${fmt4(p.value)})`,
-      x: [label(p.k1)],
-      y: [label(p.b)],
+      x: [String(p.k1)],
+      y: [String(p.b)],
       marker: { symbol, size: 14, color: "white", line: { color: "black", width: 2 } },
       hovertemplate: `${name}<br>k1 %{x}, b %{y}<br>${metric} ${fmt4(p.value)}<extra></extra>`,
     });
@@ -317,7 +297,8 @@ export interface HeatmapTest {
   missing?: readonly string[];
 }
 
-export interface PValueHeatmapOptions extends FigureMarks {
+export interface PValueHeatmapOptions {
+  marks?: RowMarks;
   /** The level a cell must be below, after Holm, to pass (default 0.05). */
   alpha?: number;
   /** What the tests are (the title's first line), e.g. "The paper's 20 tests". */
@@ -336,7 +317,6 @@ export function pValueText(p: number): string {
 /** Six significant digits, for the hover: the p as computed, not as rounded for the cell. */
 const exactP = (p: number) => (p >= 0.001 ? String(Number(p.toPrecision(6))) : p.toExponential(5).replace(/\.?0+e/, "e"));
 
-/** A difference with its sign (a true minus), three decimals: "+0.062", "−0.154". */
 function signedDelta(d: number): string {
   return `${d > 0 ? "+" : d < 0 ? "\u2212" : ""}${formatFixed(Math.abs(d), 3)}`;
 }
@@ -347,10 +327,7 @@ function testDelta(t: Pick<HeatmapTest, "delta" | "meanA" | "meanB">): number | 
   return typeof t.meanA === "number" && typeof t.meanB === "number" ? t.meanA - t.meanB : undefined;
 }
 
-/**
- * A family of tests as a grid, pairs × metrics, each cell Δ over p (Holm): blue a gain, red a loss, deeper as p is
- * smaller, pale at or above α; passing cells starred and outlined; tests not run grey.
- */
+/** Tests as a grid, pairs × metrics, each cell Δ over p (Holm): blue a gain, red a loss, pale at or above α. */
 export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmapOptions = {}): Figure {
   const alpha = opts.alpha ?? 0.05;
   const standIn = (id: string) => (opts.marks?.standIn(id) ? `${id} [${STAND_IN_LABEL}]` : id);
@@ -399,7 +376,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
     const first = pass(t) ? `<b>${signedDelta(d)}\u2009★</b>` : signedDelta(d);
     return `${first}<br>${pValueText(Number(t.pHolm))}`;
   };
-  // Two layers of one grid: the cells without a direction under the signed ones.
   const layer = { type: "heatmap", x: metrics.map(plotlyText), y: rows.map((r) => r.label), texttemplate: "%{text}", hovertemplate: "%{hovertext}<extra></extra>", hoverongaps: false, showscale: false, xgap: 3, ygap: 3 };
   const data: Trace[] = [
     {
@@ -438,7 +414,6 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
       ],
     },
   ];
-  // A bold outline on each cell that passes, besides its star (categories sit at 0, 1, … on both axes).
   const shapes = rows.flatMap((r, i) =>
     metrics.flatMap((m, j) => (pass(r.cells.get(m)) ? [{ type: "rect", xref: "x", yref: "y", x0: j - 0.46, x1: j + 0.46, y0: i - 0.44, y1: i + 0.44, line: { color: "#111827", width: 2.5 } }] : [])),
   );

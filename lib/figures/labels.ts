@@ -2,28 +2,20 @@
 import { UNKNOWN_GROUP } from "../eval/breakdown";
 import { NO_AREA } from "../types";
 
-/** The one name for queries (and articles) without a legal area, in every table and figure. */
-export { NO_AREA };
-
 /** An area as shown: blanks and UNKNOWN_GROUP read `NO_AREA`, so one set of queries has one name everywhere. */
 export function areaLabel(area: unknown): string {
   const s = area === undefined || area === null ? "" : String(area).trim();
   return s === "" || s === UNKNOWN_GROUP ? NO_AREA : s;
 }
 
-/** How an `oracle:` row is labelled: tuned on the queries it is scored on. */
 export const ORACLE_LABEL = "oracle: tuned for Recall@100 on the test queries";
 
-/** How a `tuned:` row is labelled: the estimate a user may cite. */
 export const TUNED_LABEL = "5-fold cross-validated";
 
-/** The badge on a row that came through the project's test doubles (summary.csv's `standIn`). */
 export const STAND_IN_LABEL = "stand-in";
 
-/** The badge on a row beyond the authors' experiment list (summary.csv's `list`). */
 export const BEYOND_LABEL = "beyond the authors";
 
-/** The banner atop a report whose numbers (some or all) come from the test doubles. */
 export const STAND_IN_BANNER = "These numbers come from the project's test doubles: they show the mechanics, not results";
 
 export type TuningKind = "oracle" | "tuned";
@@ -39,16 +31,10 @@ export interface RowMarks {
 
 /** Whether a `standIn` cell (summary.csv, reproduction.csv) or field (metadata.json) says stand-in. */
 export function isStandInValue(value: unknown): boolean {
-  if (value === true) return true;
-  if (typeof value !== "string") return false;
-  const s = value.trim().toLowerCase();
-  return s === STAND_IN_LABEL || s === "true" || s === "yes";
+  return value === true || (typeof value === "string" && value.trim().toLowerCase() === STAND_IN_LABEL);
 }
 
-/** Marks of summary rows; in legacy folders (no `standIn`, no `oracle:`) `tuned:` is the oracle. */
 export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>[]): RowMarks {
-  const ids = summaryRows.map((r) => String(r.experiment ?? ""));
-  const legacy = !summaryRows.some((r) => "standIn" in r) && !ids.some((id) => id.startsWith("oracle:"));
   const standIns = new Set(summaryRows.filter((r) => isStandInValue(r.standIn)).map((r) => String(r.experiment ?? "")));
   const beyond = new Map<string, string>();
   for (const r of summaryRows) {
@@ -57,7 +43,7 @@ export function rowMarks(summaryRows: readonly Readonly<Record<string, unknown>>
   }
   return {
     beyond: (id) => beyond.get(id),
-    tuning: (id) => (id.startsWith("oracle:") ? "oracle" : id.startsWith("tuned:") ? (legacy ? "oracle" : "tuned") : undefined),
+    tuning: (id) => (id.startsWith("oracle:") ? "oracle" : id.startsWith("tuned:") ? "tuned" : undefined),
     standIn: (id) => standIns.has(id),
     anyStandIn: standIns.size > 0,
   };
@@ -68,8 +54,7 @@ export function tuningLabel(kind: TuningKind): string {
 }
 
 /** An id with its marks in words, for plain-text places (figure legends, hover text) where a badge cannot go. */
-export function markedName(id: string, marks: RowMarks | undefined): string {
-  if (!marks) return id;
+export function markedName(id: string, marks: RowMarks): string {
   const kind = marks.tuning(id);
   const extra = [kind ? tuningLabel(kind) : "", marks.standIn(id) ? `${STAND_IN_LABEL} (test doubles)` : "", marks.beyond(id) !== undefined ? BEYOND_LABEL : ""].filter(Boolean);
   return extra.length ? `${id} — ${extra.join(", ")}` : id;

@@ -56,13 +56,7 @@ function categoryAxes(fig: Figure): { key: string; letter: "x" | "y"; categories
   return found;
 }
 
-/**
- * The figure laid out for print: the paper font, titles, legends, axis titles and category labels wrapped to the
- * width, bar labels hidden rather than shrunk below 8 pt, and a height that holds them all (at most a page's).
- * @example
- * const { figure, width, height } = paperFigure(metricBarChart(summary, "nDCG@10"), { width: "column" });
- * await renderer.render(figure, "pdf", { width, height });
- */
+/** The figure laid out for print: text wrapped to the width, none under 8 pt, a height that holds it all. */
 export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boolean } = {}) {
   const inches = paperInches(opts.width ?? "page");
   const width = Math.round(inches * PX_PER_INCH);
@@ -96,17 +90,13 @@ export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boo
   const legendNames = own.showlegend === false ? [] : data.filter((t) => t.showlegend !== false && typeof t.name === "string" && t.name).map((t) => String(t.name));
   const legend = own.legend && legendNames.length > (own.showlegend === true ? 0 : 1) ? legendPixels(legendNames, width, font) : 0;
   const ownLegend = legend ? legendHeight(fig.data.filter((t) => t.showlegend !== false && typeof t.name === "string" && t.name).map((t) => String(t.name))) : 0;
-  // Category labels wrapped to their room, and rows tall enough for them.
   const axes: Record<string, unknown> = {};
   let rowsNeed = 0;
   for (const { key, letter, categories } of categoryAxes(fig)) {
     const ax = own[key] as Record<string, unknown>;
-    // The figure's own tick text where it has one (an area's count and the start of its name), else the category.
     const ticks = Array.isArray(ax.tickvals) && Array.isArray(ax.ticktext) ? new Map((ax.tickvals as unknown[]).map((v, i) => [String(v), String((ax.ticktext as unknown[])[i])])) : undefined;
     const labels = categories.map((c) => ticks?.get(c) ?? c);
-    // Beside labelled rows, the plot has about half the width.
     const plotWidth = width * ((own.yaxis as { type?: unknown } | undefined)?.type === "category" ? 0.5 : 0.8);
-    // A grid of cells with text in them needs more of the width than bars do.
     const share = fig.data.some((t) => t.type === "heatmap" && t.texttemplate) ? 0.3 : 0.4;
     const room = letter === "y" ? Math.floor((width * share) / (0.55 * font)) : Math.floor(plotWidth / Math.max(1, categories.length) / (0.55 * font)) - 1;
     // Short words that do not fit side by side (metric names) stand upright; longer ones are wrapped, level.
@@ -115,10 +105,8 @@ export function paperFigure(fig: Figure, opts: { width?: PaperWidth; title?: boo
     axes[key] = { ...ax, tickmode: "array", tickvals: categories, ticktext: text, automargin: true, ...(letter === "x" ? { tickangle: upright ? -90 : 0 } : {}) };
     if (letter === "y") rowsNeed = Math.max(rowsNeed, text.reduce((sum, t) => sum + t.split("<br>").length * font * LINE + 8, 0));
   }
-  // The plot's own share of the figure's height, at the paper's font, without the screen's legend and title.
   const ownTop = Number((own.margin as { t?: number } | undefined)?.t ?? 60);
   const plot = Math.max(width * 0.4, rowsNeed, ((ownHeight - ownTop - ownLegend) * font) / 13);
-  // Axis titles, which plotly never wraps, wrapped to the plot's side.
   for (const [key, value] of Object.entries(own)) {
     const m = /^([xy])axis\d*$/.exec(key);
     const title = (value as { title?: { text?: unknown } } | undefined)?.title;

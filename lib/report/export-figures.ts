@@ -19,15 +19,10 @@ export function defaultPaperWidth(name: string): PaperWidth {
 /** `dir` when it holds a summary.csv, else its one subfolder that does; several are a usage error naming them. */
 async function datasetFolder(dir: string): Promise<string> {
   if (await isDatasetFolder(dir)) return dir;
-  let inside: string[];
-  try {
-    inside = await datasetFoldersIn(dir);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new GbrError(`${dir} does not exist`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });
-    if (code === "ENOTDIR") throw new GbrError(`${dir} is a file, not a dataset folder`, "USAGE");
+  const inside = await datasetFoldersIn(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT" || err.code === "ENOTDIR") return [];
     throw err;
-  }
+  });
   if (inside.length === 1) return inside[0];
   if (inside.length > 1) throw new GbrError(`${dir} holds ${inside.length} dataset folders: name one with --out (${inside.join(", ")})`, "USAGE");
   throw new GbrError(`no summary.csv in ${dir} (nor in a folder inside it)`, "NO_OUTPUTS", { hint: "give the dataset folder that 'gbr reproduce' wrote, e.g. --out outputs/sample" });
@@ -37,10 +32,8 @@ interface ExportOptions {
   formats: readonly ImageFormat[];
   /** One width for every figure (default: `defaultPaperWidth` of each). */
   width?: PaperWidth;
-  /** Keep the titles (default true); false leaves them to the paper's captions. */
   title?: boolean;
   browser: BrowserSearch;
-  log?: (message: string) => void;
 }
 
 /** Writes each figure of `dir`'s report to `<dataset folder>/figures/<name>.<format>`, all drawn in one browser. */
@@ -70,7 +63,6 @@ async function exportOne(renderer: FigureRenderer, { name, fig }: NamedFigure, o
     const file = await insideFolder(out, `${name}.${format}`, "replaced");
     await writeAtomically(file, (fh) => fh.writeFile(bytes), out, "--out");
     files.push(file);
-    opts.log?.(`${file} (${(paper.width / PX_PER_INCH).toFixed(1)} × ${(paper.height / PX_PER_INCH).toFixed(1)} in)`);
   }
   return files;
 }

@@ -84,11 +84,7 @@ export function pivot(df: Pick<DataFrame, "columns" | "values">, spec: { index: 
   return tableFrame({ columns: [spec.index, ...cols], rows: [...rows].map(([key, row]) => [key, ...cols.map((c) => row.get(c) ?? "")]) });
 }
 
-/**
- * The results table as a DataFrame: a row per run, per metric its value and the letters of the rows it beats.
- * @example
- * showTable(resultsTableFrame(resultsTable(loaded, result.assessment)));
- */
+/** The results table as a DataFrame: a row per run, per metric its value and the letters of the rows it beats. */
 export function resultsTableFrame(t: ResultsTable): DataFrame {
   const letters = t.rows.some((r) => r.label !== undefined);
   const columns = [...(letters ? ["#"] : []), t.nameHeader ?? "Run", ...t.metrics.flatMap((m) => [m, `${m} beats`])];
@@ -147,7 +143,6 @@ export async function outputFrames(dir: string): Promise<ResultFrames> {
     }
     const header = text.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0];
     const records = parseCsvRecords(text, file);
-    // The header's own order, also for a table without rows.
     const columns = records.length ? Object.keys(records[0]) : header ? header.split(",") : [];
     out[key] = tableFrame({ columns, rows: records.map((r) => columns.map((c) => r[c])) });
   }

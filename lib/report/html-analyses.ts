@@ -2,17 +2,17 @@
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
 import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
 import { toNumber, type CsvRow } from "../util/csv";
-import { pValueHeatmap, qualityCostScatter, reactRoundsChart, sweepHeatmap, type HeatmapTest } from "../figures/figures";
+import { pValueHeatmap, reactRoundsChart, sweepHeatmap, type HeatmapTest } from "../figures/figures";
+import { qualityCostScatter } from "../figures/cost-figures";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, experimentCell, note, number, numAuto, pValue, section, table, testDeltaCell, text, type CellLike, type FigureSet, type Section } from "./html-blocks";
 import { columnLabel, ORACLE_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
-import { reportMarks, type ReportInputs } from "./report-inputs";
+import type { ReportInputs } from "./report-inputs";
 
 const ALPHA = 0.05;
 
 /** A test row: `pHolm` bold below α; Δ coloured by verdict, not size (a large Δ can be noise, a small one not). */
 function testRow(t: HeatmapTest, marks: RowMarks): CellLike[] {
-  const sigHolm = Number(t.pHolm) < ALPHA;
   return [
     experimentCell(t.a, marks),
     experimentCell(t.b, marks),
@@ -21,7 +21,7 @@ function testRow(t: HeatmapTest, marks: RowMarks): CellLike[] {
     number(t.meanB),
     testDeltaCell(t.delta, t.pHolm, ALPHA),
     { html: pValue(t.p), cls: "num" },
-    { html: sigHolm ? `<strong>${pValue(t.pHolm)}</strong>` : pValue(t.pHolm), cls: "num" },
+    { html: Number(t.pHolm) < ALPHA ? `<strong>${pValue(t.pHolm)}</strong>` : pValue(t.pHolm), cls: "num" },
   ];
 }
 
@@ -47,7 +47,7 @@ function flipsAndSeed(swaps: unknown, seed: unknown): string {
 export function significanceSection(inp: ReportInputs, figs: FigureSet): Section {
   const sig = inp.significance;
   if (!sig) return section("significance", "Significance", note(`significance.json not found in ${code(inp.dir)}.`));
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   const queries = toNumber(sig.queries);
   const settings = [flipsAndSeed(sig.swaps, sig.seed), queries !== undefined ? `${queries} queries` : ""].filter(Boolean).join(", ");
   let body = note(`Two-sided paired randomization tests on per-query differences${settings ? ` (${settings})` : ""}. Bold: significant at 0.05 after Holm. ${DELTA_LEGEND}`);
@@ -64,7 +64,6 @@ export function significanceSection(inp: ReportInputs, figs: FigureSet): Section
   );
   if (computed.length) {
     body += testTable(computed, marks);
-    // All of the family, the missing tests greyed: the grid shows what the paper claims and what could be checked.
     body += figs.add("p-values-paper", pValueHeatmap(paper.tests, { alpha: ALPHA, family: `The paper's ${of} tests, Holm over all ${of}`, swaps: toNumber(sig.swaps), marks }));
   }
   if (missing.length) {
@@ -101,23 +100,20 @@ export function sweepSection(inp: ReportInputs, figs: FigureSet): Section {
   if (!sw) return section("sweep", "BM25 tuning sweep", note(`sweep.json not found in ${code(inp.dir)}: the k1 × b sweep has not been run for this dataset.`));
   const metric = sw.metric ?? "Recall@100";
   const ids = new Set(inp.summary.map((r) => r.experiment));
-  // The summary row each number is (reproduce's ids for the sweep over BM25-GREEKSTEMMER).
   const rowOf = (id: string) => (ids.has(id) ? ` <span class="sd">(row ${code(id)})</span>` : "");
   const rows: CellLike[][] = [];
   const point = (label: CellLike, p: { k1?: unknown; b?: unknown; value?: unknown } | undefined) => {
     if (p) rows.push([label, number(p.k1, 2), number(p.b, 2), number(p.value)]);
   };
   point("rank_bm25 default", sw.default);
-  const legacy = reportMarks(inp).tuning("tuned:bm25-greekstemmer") === "oracle";
-  point({ html: badge(ORACLE_LABEL, "oracle") + rowOf(legacy ? "tuned:bm25-greekstemmer" : "oracle:bm25-greekstemmer") }, sw.oracle ?? sw.best);
-  const cv = sw.cv as Record<string, unknown> | null | undefined;
-  if (cv && typeof cv === "object") {
-    const mean = cv.mean as Record<string, unknown> | undefined;
-    const value = typeof mean === "object" && mean ? mean[metric] : (cv.value ?? mean);
-    const folds = toNumber(cv.folds) ?? (Array.isArray(cv.folds) ? cv.folds.length : undefined);
-    const label = folds === undefined || folds === 5 ? TUNED_LABEL : `${folds}-fold cross-validated`;
-    if (toNumber(value) !== undefined) rows.push([{ html: badge(label, "tuned") + rowOf(legacy ? "" : "tuned:bm25-greekstemmer") }, text("per fold"), text(""), number(value)]);
-  }
+  point({ html: badge(ORACLE_LABEL, "oracle") + rowOf("oracle:bm25-greekstemmer") }, sw.oracle ?? sw.best);
+  // sweep.json's cv, as v0.8 and today write it: { mean: { metric: value }, folds: [{ fold, k1, b }] }.
+  const cv = sw.cv as { mean?: Record<string, unknown>; folds?: unknown } | null | undefined;
+  const folds = Array.isArray(cv?.folds) ? cv.folds.length : 5;
+  const label = folds === 5 ? TUNED_LABEL : `${folds}-fold cross-validated`;
+  const value = cv?.mean?.[metric];
+  const tuned = { html: badge(label, "tuned") + rowOf("tuned:bm25-greekstemmer") };
+  if (toNumber(value) !== undefined) rows.push([tuned, text("per fold"), text(""), number(value)]);
   let body = note(
     `Mean ${escapeHtml(metric)} for every (k1, b) setting, positive-only rankings. The oracle row (${escapeHtml(ORACLE_LABEL)}) is the best setting chosen on the very queries it is scored on, so its ${escapeHtml(metric)} gain over the default is an upper bound for ${escapeHtml(metric)} only, not a result (the other metrics were not tuned, and may be lower than the default's); a tie with the default keeps the default; ` +
       `the ${escapeHtml(TUNED_LABEL)} row (when present) ranks each query with the setting chosen on the other folds: the tuned number to cite.`,
@@ -168,7 +164,6 @@ function missedGold(rows: CsvRow[], cols: string[], pairs: CsvRow[] | undefined)
       pairs.map((p) => [text(p.query, "name"), text(p.article, "name"), count(p.firstRetrievedRound), count(p.bestRank), count(p.roundsRetrieved)]),
       { numericHeader: [false, false, true, true, true] },
     );
-    // A long list stays folded so the section keeps its shape; a short one is open.
     body += `<details${pairs.length <= 25 ? " open" : ""}><summary>After the last round: ${pairs.length} pair${pairs.length === 1 ? "" : "s"} over ${queries} quer${queries === 1 ? "y" : "ies"} (react-missed.csv)</summary>\n${list}\n</details>`;
   }
   return body;
@@ -191,7 +186,7 @@ export function costSection(inp: ReportInputs, figs: FigureSet): Section {
     ["oneTimeTokens", 0], ["oneTimeSeconds", 2], ["oneTimeCost", 4],
   ];
   const cell = (v: unknown, d: number) => (v === undefined || v === "" || d < 0 ? text(v ?? "") : number(v, d));
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   body += table(
     ["method", ...columns.map(([c]) => c)].map(columnLabel),
     rows.map((r) => [experimentCell(r.method, marks), ...columns.map(([c, d]) => cell(r[c], d))]),

@@ -1,7 +1,7 @@
 /** Building blocks of the report's sections; text always goes in through `escapeHtml`, data through `jsonForScript`. */
 import { formatFixed } from "../util/format-fixed";
 import { toNumber } from "../util/csv";
-import type { Figure } from "../figures/figures";
+import type { Figure } from "../figures/figure-style";
 import { escapeHtml, jsonForScript } from "./html-inline";
 import { BEYOND_LABEL, STAND_IN_LABEL, tuningLabel, type RowMarks } from "../figures/labels";
 
@@ -89,7 +89,6 @@ export function safeClass(s: string): string {
   return s.replace(/[^a-z0-9-]/gi, "-").toLowerCase();
 }
 
-/** A signed difference, coloured by size: |Δ| ≤ 0.02 close, ≤ 0.05 near, else far. */
 export function diffCell(value: unknown): Cell {
   const d = toNumber(value);
   if (d === undefined) return { html: "–", cls: "num" };
@@ -97,11 +96,11 @@ export function diffCell(value: unknown): Cell {
   return { html: `${d > 0 ? "+" : ""}${num(d)}`, cls: `num diff ${cls} ${d >= 0 ? "up" : "down"}` };
 }
 
-/** An experiment's name cell with its marks as badges; without marks it is exactly `text(id, "name")`. */
-export function experimentCell(id: string, marks: RowMarks | undefined): Cell {
-  const kind = marks?.tuning(id);
-  const stand = marks?.standIn(id) ?? false;
-  const beyond = marks?.beyond(id);
+/** An experiment's name cell with its marks as badges; without any it is exactly `text(id, "name")`. */
+export function experimentCell(id: string, marks: RowMarks): Cell {
+  const kind = marks.tuning(id);
+  const stand = marks.standIn(id);
+  const beyond = marks.beyond(id);
   if (!kind && !stand && beyond === undefined) return text(id, "name");
   const badges = [
     kind ? badge(tuningLabel(kind), kind) : "",

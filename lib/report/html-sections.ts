@@ -6,9 +6,9 @@ import { areaBreakdownChart, areaMeans, metricBarChart } from "../figures/figure
 import { metricIntervals } from "../eval/metric-intervals";
 import { escapeHtml } from "./html-inline";
 import { badge, code, count, diffCell, experimentCell, note, num, number, safeClass, section, table, text, type Cell, type CellLike, type FigureSet, type Section } from "./html-blocks";
-import { areaLabel, BEYOND_LABEL, columnLabel, NO_AREA, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
-import { reportMarks, type ReportInputs } from "./report-inputs";
-import { notEvaluatedNote } from "../types";
+import { areaLabel, BEYOND_LABEL, columnLabel, ORACLE_LABEL, STAND_IN_LABEL, TUNED_LABEL, type RowMarks } from "../figures/labels";
+import type { ReportInputs } from "./report-inputs";
+import { NO_AREA, notEvaluatedNote } from "../types";
 
 export function metadataSection(inp: ReportInputs, dataset: string, plotlyVersion: string): Section {
   const m = inp.metadata;
@@ -59,7 +59,6 @@ export function datasetSection(inp: ReportInputs): Section {
   let body = "";
   if (inp.table1?.length) {
     const r = inp.table1[0];
-    // Counts print as integers, shares also as a percentage, medians with one decimal.
     const rows = Object.keys(r).map((k): CellLike[] => {
       const v = toNumber(r[k]);
       const shown = v === undefined ? text(r[k]) : /Share/.test(k) ? { html: `${num(v)} (${formatFixed(100 * v, 2)}%)`, cls: "num" } : count(v, /^median/.test(k) ? 1 : 4);
@@ -90,7 +89,7 @@ function metricCell(r: CsvRow, m: Metric, best: number | undefined, contends: bo
 
 export function resultsSection(inp: ReportInputs, figs: FigureSet): Section {
   const ok = inp.summary.filter((r) => r.status === "ok");
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   let body = "";
   if (ok.length) {
     // An upper bound or a test double's number is no one's best result: bold picks among the rest.
@@ -165,7 +164,7 @@ export function reproductionSection(inp: ReportInputs): Section {
   const rows = inp.reproduction;
   if (!rows?.length) return section("reproduction", "Reproduction: paper vs ours", note(`reproduction.csv not found in ${code(inp.dir)}.`));
   const datasets = [...new Set(rows.map((r) => r.dataset).filter(Boolean))];
-  const marks = reportMarks(inp);
+  const { marks } = inp;
   let body = note(
     `Ours ran on: ${datasets.map(code).join(", ") || "–"}. ` +
       `Difference (ours − paper): <span class="diff close">|Δ| ≤ 0.02</span> <span class="diff near">|Δ| ≤ 0.05</span> <span class="diff far">|Δ| &gt; 0.05</span>. ` +
@@ -195,26 +194,19 @@ export function reproductionSection(inp: ReportInputs): Section {
   return section("reproduction", "Reproduction: paper vs ours", body);
 }
 
-/** The experiments shown as bars per area: the paper's headline methods that ran, then the best others, at most 8. */
+/** The experiments shown as bars per area: the 8 best by `metric` (more bars per area would not be read), in summary order. */
 function areaExperiments(inp: ReportInputs, metric: Metric): string[] {
   const ok = inp.summary.filter((r) => r.status === "ok" && toNumber(r[metric]) !== undefined);
-  if (ok.length <= 8) return ok.map((r) => r.experiment);
-  const okIds = new Set(ok.map((r) => r.experiment));
-  const chosen = [...new Set((inp.reproduction ?? []).filter((r) => r.status === "ok" && okIds.has(r.experiment)).map((r) => r.experiment))].slice(0, 8);
-  for (const r of [...ok].sort((a, b) => toNumber(b[metric])! - toNumber(a[metric])!)) {
-    if (chosen.length >= 8) break;
-    if (!chosen.includes(r.experiment)) chosen.push(r.experiment);
-  }
-  return ok.map((r) => r.experiment).filter((id) => chosen.includes(id));
+  const best = new Set([...ok].sort((a, b) => toNumber(b[metric])! - toNumber(a[metric])!).slice(0, 8).map((r) => r.experiment));
+  return ok.map((r) => r.experiment).filter((id) => best.has(id));
 }
 
 export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const rows = inp.perQuery;
   if (!rows?.length) return section("areas", "Per-area breakdown", note(`per-query.csv not found (or empty) in ${code(inp.dir)}.`));
   const metric: Metric = "Recall@100";
-  const marks = reportMarks(inp);
-  const areaOf = (r: CsvRow) => areaLabel(r.area);
-  const areas = [...new Set(rows.map(areaOf))].sort((a, b) => a.localeCompare(b));
+  const { marks } = inp;
+  const areas = [...new Set(rows.map((r) => areaLabel(r.area)))].sort((a, b) => a.localeCompare(b));
   if (areas.length === 1 && areas[0] === NO_AREA) {
     return section("areas", "Per-area breakdown", note("No query of this dataset has a legal area (meta.jsonl), so there is no breakdown: it would repeat the means."));
   }
@@ -222,7 +214,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   const mean = areaMeans(rows, metric);
   const shown = areaExperiments(inp, metric);
   const captions = [
-    shown.length < experiments.length ? `Bars for ${shown.length} of ${experiments.length} experiments (the paper's headline methods that ran, then the best others); the table has all.` : "",
+    shown.length < experiments.length ? `Bars for the ${shown.length} best of ${experiments.length} experiments by ${metric}; the table has all.` : "",
     areas.includes(NO_AREA) ? `${NO_AREA}: queries without a legal area.` : "",
   ].filter(Boolean);
   let body = figs.add("recall100-by-area", areaBreakdownChart(rows, shown, metric, { marks }), captions.length ? captions.join(" ") : undefined);

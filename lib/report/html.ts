@@ -8,7 +8,7 @@ import { areaSection, datasetSection, metadataSection, reproductionSection, resu
 import { costSection, reactSection, significanceSection, sweepSection } from "./html-analyses";
 import { CSS, DRAW } from "./html-style";
 import { STAND_IN_BANNER, STAND_IN_LABEL } from "../figures/labels";
-import { datasetFoldersIn, isDatasetFolder, isStandInReport, readReportInputs, reportMarks, type ReportInputs } from "./report-inputs";
+import { datasetFoldersIn, readReportInputs, type ReportInputs } from "./report-inputs";
 
 /** The title's subject: the dataset, plus the queries file when the folder is `<dataset>--<queries file>`. */
 export function reportSubject(outDir: string, metadata: Record<string, unknown> | undefined): string {
@@ -22,9 +22,8 @@ export function reportSubject(outDir: string, metadata: Record<string, unknown> 
 }
 
 function standInBanner(inp: ReportInputs): string {
-  if (!isStandInReport(inp)) return "";
-  const marks = reportMarks(inp);
-  const ids = inp.summary.filter((r) => r.status === "ok" && marks.standIn(r.experiment)).map((r) => r.experiment);
+  if (inp.metadata?.standIn !== true && !inp.marks.anyStandIn) return "";
+  const ids = inp.summary.filter((r) => r.status === "ok" && inp.marks.standIn(r.experiment)).map((r) => r.experiment);
   const stated = typeof inp.metadata?.standInNote === "string" ? inp.metadata.standInNote : "";
   const which = ids.length ? `Rows marked “${STAND_IN_LABEL}” (${ids.length} of ${inp.summary.filter((r) => r.status === "ok").length} that ran): ${ids.map(code).join(", ")}.` : "";
   const detail = [escapeHtml(stated), which].filter(Boolean).join(" ");
@@ -100,20 +99,12 @@ export async function writeReport(outDir: string, file = path.join(outDir, "repo
 
 /** Reports for every folder under `outRoot` with a summary.csv (or only `only`), in name order; throws if none. */
 export async function writeReports(outRoot: string, only?: string): Promise<string[]> {
-  let dirs: string[];
-  if (only !== undefined) {
-    const dir = path.join(outRoot, only);
-    if (!(await isDatasetFolder(dir))) throw new Error(`${path.join(dir, "summary.csv")} not found: run 'gbr reproduce --data ${only} --out ${outRoot}' first`);
-    dirs = [dir];
-  } else {
-    try {
-      dirs = await datasetFoldersIn(outRoot);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`${outRoot} does not exist: run 'gbr reproduce --out ${outRoot}' first`);
-      throw err;
-    }
-    if (!dirs.length) throw new Error(`no dataset folder with a summary.csv under ${outRoot}: run 'gbr reproduce --out ${outRoot}' first`);
-  }
+  const hint = `run 'gbr reproduce --out ${outRoot}' first`;
+  // One named folder without a summary.csv is refused by readReportInputs, naming the file.
+  const dirs = only !== undefined ? [path.join(outRoot, only)] : await datasetFoldersIn(outRoot).catch((err: NodeJS.ErrnoException) => {
+    throw err.code === "ENOENT" ? new Error(`${outRoot} does not exist: ${hint}`) : err;
+  });
+  if (!dirs.length) throw new Error(`no dataset folder with a summary.csv under ${outRoot}: ${hint}`);
   const written: string[] = [];
   for (const d of dirs) written.push(await writeReport(d));
   return written;

@@ -21,8 +21,6 @@ import { findBrowser, FigureRenderer, type FigureSpec } from "./render-figure";
 export type { FigureSpec };
 import { plotlyPlain } from "../figures/figure-style";
 
-// The report's one name for queries without a legal area, for notebook tables and figures (see ./labels).
-export { areaLabel, columnLabel, NO_AREA } from "../figures/labels";
 
 export interface TableOptions {
   /** Decimals for non-integer numbers (default 4, rounded half to even as trec_eval prints). */
@@ -39,13 +37,11 @@ export interface TableOptions {
 }
 
 export interface FigureOptions {
-  /** Also write `<save>.json` (the spec) and `<save>.html` (plotly inlined) to `figuresDir()`. */
+  /** Also write `<save>.json` (the spec) to `figuresDir()`. */
   save?: string;
 }
 
-type Tslab = ReturnType<typeof tslabSdk>;
-
-function kernelDisplay(): Tslab["display"] | undefined {
+function kernelDisplay() {
   return tslabDisplayWriter() ? tslabSdk().display : undefined;
 }
 
@@ -61,7 +57,6 @@ function formatCell(value: unknown, digits = 4): string {
   if (value === null || value === undefined) return "";
   // NaN is how the DataFrame views hold a missing number (frames.ts): blank, as in the CSV file.
   if (typeof value === "number") return Number.isNaN(value) ? "" : Number.isInteger(value) ? String(value) : formatFixed(value, digits);
-  // Decimal numbers read back from CSV files print like numbers.
   if (typeof value === "string" && DECIMAL.test(value)) return formatFixed(Number(value), digits);
   if (Array.isArray(value)) return value.map((v) => formatCell(v, digits)).join(", ");
   if (value instanceof Map || value instanceof Set) return formatCell([...value], digits);
@@ -69,19 +64,14 @@ function formatCell(value: unknown, digits = 4): string {
   return String(value);
 }
 
-function isFrame(x: unknown): x is FrameLike {
-  return typeof x === "object" && x !== null && !Array.isArray(x) && Array.isArray((x as FrameLike).columns) && Array.isArray((x as FrameLike).values);
-}
-
 /** Rows or a DataFrame as an HTML table: 4 decimals half to even, numbers right-aligned, at most `maxRows`. */
 export function showTable(rows: readonly object[] | FrameLike, opts: TableOptions = {}): void {
-  const all = isFrame(rows) ? frameRows(rows) : (rows as readonly Record<string, unknown>[]).slice();
+  const all = Array.isArray(rows) ? (rows as readonly Record<string, unknown>[]).slice() : frameRows(rows as FrameLike);
   const digits = opts.digits ?? 4;
   const maxRows = opts.maxRows ?? 25;
   const columns = opts.columns ?? [...new Set(all.flatMap((r) => Object.keys(r)))];
   const maxChars = opts.maxChars ?? 240;
   const shown = all.slice(0, maxRows);
-  // Metric columns print every number with `digits` decimals (1.0000); elsewhere integers stay integers.
   const decimal = columns.map((c) => opts.fixed === true || METRICS.some((m) => c.includes(m)));
   const asDecimal = (v: unknown) => (typeof v === "number" && Number.isFinite(v)) || (typeof v === "string" && /^-?\d+$/.test(v));
   const full = shown.map((r) => columns.map((c, j) => (decimal[j] && asDecimal(r[c]) ? formatFixed(Number(r[c]), digits) : formatCell(r[c], digits))));
@@ -89,7 +79,6 @@ export function showTable(rows: readonly object[] | FrameLike, opts: TableOption
   const isNumber = (v: unknown) => typeof v === "number" || (typeof v === "string" && (DECIMAL.test(v) || /^-?\d+$/.test(v)));
   const numeric = columns.map((c) => shown.some((r) => isNumber(r[c])) && shown.every((r) => isNumber(r[c]) || r[c] === null || r[c] === undefined || r[c] === ""));
   const more = all.length - shown.length;
-  // Code keys (callsPerQuery, relevantShareOfPool, …) are shown by their one label; other names as written.
   const headers = columns.map(columnLabel);
   const note = more > 0 ? `… ${more} more row${more === 1 ? "" : "s"} (${all.length} in all)` : "";
 
@@ -140,22 +129,10 @@ function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
 
 const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
 
-function figureHtml(spec: FigureSpec, title = "figure", name = "figure"): string {
-  return (
-    `<!doctype html>\n<html><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>\n` +
-    `<script>${plotlyBundle().source}</script></head>\n<body>\n<div id="figure" style="width:100%;height:90vh"></div>\n` +
-    `<script>const spec = ${jsonForScript(spec)};\nPlotly.newPlot(document.getElementById("figure"), spec.data, spec.layout || {}, ${jsonForScript(plotConfig(spec, name))});</script>\n` +
-    `</body></html>\n`
-  );
-}
-
 /** Width of a figure's static image in a notebook (CSS px): about a notebook's output area, so it is not scaled up. */
 export const NOTEBOOK_IMAGE_WIDTH = 900;
 
-/**
- * A notebook figure's HTML: a div the script draws the plot into. With `png` it first holds the figure as an image,
- * which stays where scripts do not run (GitHub, nbviewer, an untrusted JupyterLab, nbconvert's HTML).
- */
+/** A notebook figure's HTML: a div the script draws into, first holding the PNG for where scripts do not run. */
 export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
   const { id, height, png } = opts;
   const alt = `Figure: ${plotlyPlain(titleOf(spec) ?? opts.name)}`;
@@ -205,25 +182,17 @@ export async function closeFigureImages(): Promise<void> {
   await renderer?.close();
 }
 
-/**
- * Draws a plotly figure: interactive at once, then, when a Chromium or Chrome is found, the same output updated to
- * also carry the figure as a PNG (inside the HTML, and as image/png for the viewers that pick it). Await it, so the
- * image is in place before the cell ends (a notebook run headless keeps only what arrives while its cell runs).
- * `save` also writes `<name>.json` and `.html`; without a kernel it only saves and prints a line.
- */
+/** Draws a figure, then updates it with its PNG; await it, as a headless run keeps only what arrives in its cell. */
 export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Promise<void> {
-  const written: string[] = [];
+  let note = "";
   if (opts.save) {
     if (!/^[\w.-]+$/.test(opts.save)) throw new Error(`figure name '${opts.save}' must be a plain file name (letters, digits, _ . -)`);
     const dir = figuresDir();
     mkdirSync(dir, { recursive: true });
     const json = path.join(dir, `${opts.save}.json`);
-    const html = path.join(dir, `${opts.save}.html`);
     writeFileSync(json, JSON.stringify(spec, null, 1) + "\n");
-    writeFileSync(html, figureHtml(spec, titleOf(spec) ?? opts.save, opts.save));
-    written.push(json, html);
+    note = `figure saved: ${json}`;
   }
-  const note = written.length ? `figure saved: ${written.join(", ")}` : "";
   const text = `[figure: ${titleOf(spec) ?? "untitled"}; ${spec.data.length} trace(s)]` + (note ? `\n${note}` : "");
   // This cell's writer, kept: the image's update then goes to this cell even if it arrives late.
   const write = tslabDisplayWriter();
@@ -313,7 +282,6 @@ type OutcomeLike = Pick<ExperimentOutcome, "id" | "reason" | "seconds" | "standI
 export function showOutcomes(outcomes: readonly OutcomeLike[], opts: TableOptions = {}): void {
   const standIns = outcomes.filter((o) => o.standIn).map((o) => o.id);
   if (standIns.length) showStandInBanner(standIns);
-  // Outcomes always come from this version's reproduce, so `tuned:` is the cross-validated row.
   const marks = rowMarks(outcomes.map((o) => ({ experiment: o.id, standIn: o.standIn ? "stand-in" : "", list: listOf(o.beyond) })));
   showTable(
     outcomes.map((o) => ({

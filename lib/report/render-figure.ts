@@ -33,26 +33,14 @@ export const HEADLESS_ARGS: readonly string[] = [
   "--disable-sync",
 ];
 
-const INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install chromium; macOS or Windows: install Google Chrome. Nothing is downloaded for you";
+const INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install chromium; elsewhere set GBR_CHROMIUM. Nothing is downloaded for you";
 
-/** No browser to draw figures with: code "BROWSER", and `unavailable` (a machine without one is not broken). */
-export class BrowserNotFoundError extends GbrError {
-  constructor(message: string, hint: string) {
-    super(message, "BROWSER", { hint, unavailable: true });
-    this.name = "BrowserNotFoundError";
-  }
-}
+/** No browser to draw figures with: `unavailable`, as a machine without one is not broken. */
+const noBrowser = (message: string, hint: string) => new GbrError(message, "BROWSER", { hint, unavailable: true });
 
-/** Where Chromium and Chrome install themselves, most likely first, then `PATH`; `search.explicit` is not among them. */
-export function browserCandidates(search: BrowserSearch, platform: NodeJS.Platform = process.platform): string[] {
+/** Where Chromium and Chrome install themselves on Linux, most likely first, then `PATH`; not `search.explicit`. */
+export function browserCandidates(search: BrowserSearch): string[] {
   const onPath = (names: string[]) => search.pathDirs.flatMap((dir) => names.map((n) => path.join(dir, n)));
-  if (platform === "win32") {
-    const inPrograms = search.programDirs.flatMap((dir) => [path.win32.join(dir, "Google", "Chrome", "Application", "chrome.exe"), path.win32.join(dir, "Chromium", "Application", "chrome.exe")]);
-    return [...inPrograms, ...onPath(["chrome.exe", "chromium.exe"])];
-  }
-  if (platform === "darwin") {
-    return ["/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium", ...onPath(["chromium", "google-chrome", "chrome"])];
-  }
   return [
     "/usr/bin/chromium",
     "/usr/bin/chromium-browser",
@@ -67,29 +55,28 @@ export function browserCandidates(search: BrowserSearch, platform: NodeJS.Platfo
 
 function isExecutableFile(file: string): boolean {
   try {
-    if (!statSync(file).isFile()) return false;
-    if (process.platform !== "win32") accessSync(file, constants.X_OK);
-    return true;
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
   } catch {
     return false;
   }
 }
 
 /** The browser `GBR_CHROMIUM` (or `CHROME_PATH`) names, which must exist, else the first candidate that does. */
-export function findBrowser(search: BrowserSearch, exists: (file: string) => boolean = isExecutableFile, platform: NodeJS.Platform = process.platform): string {
+export function findBrowser(search: BrowserSearch, exists: (file: string) => boolean = isExecutableFile): string {
   if (search.explicit) {
     const { path: file, variable } = search.explicit;
     if (exists(file)) return file;
-    throw new BrowserNotFoundError(
+    throw noBrowser(
       `${variable} is '${file}', which is not a browser executable here`,
       `point ${variable} at a Chromium or Chrome executable, or unset it to search the usual places (${INSTALL_HINT})`,
     );
   }
-  const candidates = browserCandidates(search, platform);
+  const candidates = browserCandidates(search);
   const found = candidates.find((c) => exists(c));
   if (found) return found;
   const fixed = candidates.filter((c) => !search.pathDirs.some((d) => path.dirname(c) === d));
-  throw new BrowserNotFoundError(
+  throw noBrowser(
     `no Chromium or Chrome found to draw the figures (looked in ${fixed.join(", ")}${search.pathDirs.length ? " and on PATH" : ""})`,
     `install one (${INSTALL_HINT}), or set GBR_CHROMIUM to the executable of one you have`,
   );
@@ -118,11 +105,7 @@ export class FigureRenderer {
   private plotlyLoaded = false;
   private pdfPage: Page | undefined;
 
-  private constructor(
-    private readonly browser: Browser,
-    private readonly page: Page,
-    readonly executable: string,
-  ) {}
+  private constructor(private readonly browser: Browser, private readonly page: Page) {}
 
   static async open(executable: string): Promise<FigureRenderer> {
     let browser: Browser;
@@ -148,7 +131,7 @@ export class FigureRenderer {
       // Nothing is fetched: plotly is inlined and the figures carry their data.
       await context.route("**/*", (route) => route.abort());
       const page = await context.newPage();
-      return new FigureRenderer(browser, page, executable);
+      return new FigureRenderer(browser, page);
     } catch (err) {
       await browser.close().catch(() => undefined);
       throw err;
@@ -176,7 +159,6 @@ export class FigureRenderer {
     const options = { format: format === "png" ? "png" : "svg", width, height, scale, imageDataOnly: true };
     let out: unknown;
     try {
-      // Plotly draws into a detached div of its own and returns the SVG text or the PNG's base64.
       out = await withDeadline(this.page.evaluate(`window.Plotly.toImage(${JSON.stringify(spec)}, ${JSON.stringify(options)})`), RENDER_MS, "drawing a figure");
     } catch (err) {
       throw new GbrError(`plotly could not draw the figure: ${firstLine(err)}`, "BROWSER", { cause: err });

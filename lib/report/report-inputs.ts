@@ -5,7 +5,7 @@ import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
 import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
 import type { SweepJson } from "../figures/figures";
-import { rowMarks, type RowMarks } from "../figures/labels";
+import { rowMarks } from "../figures/labels";
 
 export function isDatasetFolder(dir: string): Promise<boolean> {
   return fs.stat(path.join(dir, "summary.csv")).then(
@@ -53,14 +53,11 @@ export async function readReportInputs(dir: string) {
   if (sweep && !(Array.isArray(sweep.k1s) && Array.isArray(sweep.bs) && Array.isArray(sweep.z))) {
     throw new Error(`${f("sweep.json")}: expected {k1s, bs, z, …}`);
   }
-  return { dir, summary, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
+  const marks = rowMarks(summary);
+  return { dir, summary, marks, perQuery, table1, table6, reproduction, metadata, cost, reactRounds, reactMissed, significance, sweep };
 }
 
-/**
- * A significance.json, checked down to each test's fields (an error names the file and the field); undefined if none.
- * @example
- * const sig = await readSignificance("outputs/sample/significance.json");
- */
+/** A significance.json, checked down to each test's fields (an error names the file and the field); undefined if none. */
 export async function readSignificance(file: string): Promise<SignificanceReport | undefined> {
   const sig = await readJsonIfExists<SignificanceReport>(file);
   if (sig !== undefined) checkSignificance(sig, file);
@@ -89,17 +86,4 @@ function checkSignificance(sig: SignificanceReport, file: string): void {
   family("paper", sig.paper, false);
   family("baseline", sig.baseline, true);
   family("rerank", sig.rerank, true);
-}
-
-const marksCache = new WeakMap<ReportInputs, RowMarks>();
-
-/** The marks of summary.csv's rows (its `standIn` column, written since v0.8); cached. */
-export function reportMarks(inp: ReportInputs): RowMarks {
-  let marks = marksCache.get(inp);
-  if (!marks) marksCache.set(inp, (marks = rowMarks(inp.summary)));
-  return marks;
-}
-
-export function isStandInReport(inp: ReportInputs): boolean {
-  return inp.metadata?.standIn === true || reportMarks(inp).anyStandIn;
 }

@@ -308,7 +308,7 @@ test("issue 23, item 6: a notebook figure is shown interactive, then updated to 
     // The script draws the interactive plot in place of the image, and asks for SVG downloads named after the figure.
     assert.match(updated.bundle.data["text/html"], /el\.innerHTML = ""; el\.style\.height = "\d+px"; return window\.Plotly\.newPlot/);
     assert.match(updated.bundle.data["text/html"], /"toImageButtonOptions":\{"format":"svg","filename":"ndcg10"\}/);
-    assert.ok(existsSync(path.join(tmp, "notebook-figures", "ndcg10.html")));
+    assert.ok(existsSync(path.join(tmp, "notebook-figures", "ndcg10.json")));
   } finally {
     if (savedDir === undefined) delete process.env.GBR_FIGURES_DIR;
     else process.env.GBR_FIGURES_DIR = savedDir;

@@ -3,15 +3,9 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {
-  areaBreakdownChart,
-  metricBarChart,
-  plotlyText,
-  qualityCostScatter,
-  reactRoundsChart,
-  sweepHeatmap,
-  type Figure,
-} from "../../../lib/figures/figures";
+import { areaBreakdownChart, metricBarChart, reactRoundsChart, sweepHeatmap } from "../../../lib/figures/figures";
+import { plotlyText, type Figure } from "../../../lib/figures/figure-style";
+import { qualityCostScatter } from "../../../lib/figures/cost-figures";
 import { paretoFront } from "../../../lib/eval/quality-cost";
 import { parseCsvRecords, readCsvIfExists, toNumber } from "../../../lib/util/csv";
 import { buildReport, reportFigures, writeReports } from "../../../lib/report/html";

@@ -3,23 +3,15 @@ import assert from "node:assert/strict";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import {
-  areaBreakdownChart,
-  costAxis,
-  fittedRange,
-  metricBarChart,
-  qualityCostScatter,
-  reactRoundsChart,
-  sweepHeatmap,
-  valueAxisTop,
-  type Figure,
-} from "../../../lib/figures/figures";
+import { areaBreakdownChart, metricBarChart, reactRoundsChart, sweepHeatmap, valueAxisTop } from "../../../lib/figures/figures";
+import { costAxis, qualityCostScatter } from "../../../lib/figures/cost-figures";
 import { costMeasure, costText, costValue, qualityCostFront } from "../../../lib/eval/quality-cost";
-import { ROLE_COLOURS } from "../../../lib/figures/figure-style";
+import { fittedRange, ROLE_COLOURS, type Figure } from "../../../lib/figures/figure-style";
 import { buildReport, reportSubject } from "../../../lib/report/html";
 import { testDeltaCell } from "../../../lib/report/html-blocks";
 import { escapeHtml } from "../../../lib/report/html-inline";
-import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, NO_AREA, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../../lib/figures/labels";
+import { areaLabel, COLUMN_LABELS, columnLabel, isStandInValue, markedName, ORACLE_LABEL, rowMarks, STAND_IN_BANNER, TUNED_LABEL } from "../../../lib/figures/labels";
+import { NO_AREA } from "../../../lib/types";
 import { areaStats, datasetStats } from "../../../lib/data/stats";
 import { costTable } from "../../../lib/eval/cost";
 import { zeroWork } from "../../../lib/eval/run-cost";
@@ -80,9 +72,6 @@ describe("labels", () => {
     assert.equal(NO_AREA, "(no area)");
     for (const blank of ["", "  ", undefined, null, "unknown"]) assert.equal(areaLabel(blank), NO_AREA, String(blank));
     assert.equal(areaLabel(" ποινικό "), "ποινικό");
-    // The notebooks get the same helper and name.
-    assert.equal(notebook.areaLabel, areaLabel);
-    assert.equal(notebook.NO_AREA, NO_AREA);
     // And the text Table 6 that `gbr stats` and `gbr reproduce` print.
     const t1 = { queries: 3, unjudged: 0, articles: 9, sources: 2, judgments: 4, distinctRelevant: 4, relevantShareOfPool: 0.44, goldPerQuery: 1.33, multiGoldShare: 0.33, medianArticleWords: 80, medianQueryWords: 20 };
     const text = formatStats("x", t1, [{ area: "unknown", queries: 2, goldArticles: 3, relevantPerQuery: 1.5, medianGoldWords: 70 }]);
@@ -98,12 +87,8 @@ describe("labels", () => {
     assert.equal(marks.standIn("lsi"), true);
     assert.equal(marks.standIn("oracle:x"), false);
     assert.equal(marks.anyStandIn, true);
-    // Before the sweep had two rows (no standIn column, no oracle: row) tuned: was tuned on the test queries.
-    const legacy = rowMarks([{ experiment: "tuned:bm25-greekstemmer" }, { experiment: "lsi" }]);
-    assert.equal(legacy.tuning("tuned:bm25-greekstemmer"), "oracle");
-    assert.equal(legacy.anyStandIn, false);
     // Ids known from elsewhere (metadata.json).
-    assert.deepEqual(["stand-in", "true", true, "", "no", false, undefined].map(isStandInValue), [true, true, true, false, false, false, false]);
+    assert.deepEqual(["stand-in", " Stand-in", true, "", "no", false, undefined].map(isStandInValue), [true, true, true, false, false, false, false]);
     assert.equal(markedName("oracle:x", marks), `oracle:x — ${ORACLE_LABEL}`);
     assert.equal(markedName("tuned:x", marks), `tuned:x — ${TUNED_LABEL}`);
     assert.equal(markedName("lsi", marks), "lsi — stand-in (test doubles)");
@@ -378,15 +363,11 @@ describe("buildReport: stand-ins, tuning rows, the queries file, areas", () => {
     assert.match(sectionOf(page, "metadata"), /<td>test doubles<\/td><td>Some results were produced/);
   });
 
-  test("an older folder renders as before, its tuned: row named for what it was (the oracle)", async () => {
+  test("an older folder (no standIn or provenance columns, sweep.json's best) renders", async () => {
     const page = visible(await buildReport(legacy));
-    const results = sectionOf(page, "results");
-    assert.ok(results.includes(`<td class="name marked">tuned:bm25-greekstemmer <span class="badge oracle">${ORACLE_LABEL}</span></td>`));
-    assert.doesNotMatch(results, /provenance/);
+    assert.doesNotMatch(sectionOf(page, "results"), /provenance/);
     assert.doesNotMatch(page, /badge stand-in|class="stand-in"/);
-    const sweep = sectionOf(page, "sweep");
-    assert.match(sweep, /<span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span> <span class="sd">\(row <code>tuned:bm25-greekstemmer<\/code>\)<\/span><\/td><td class="num">1\.20<\/td>/);
-    assert.match(sweep, /<span class="badge tuned">5-fold cross-validated<\/span><\/td><td>per fold<\/td><td><\/td><td class="num">0\.9300<\/td>/);
+    assert.match(sectionOf(page, "sweep"), /<span class="badge oracle">oracle: tuned for Recall@100 on the test queries<\/span><\/td><td class="num">1\.20<\/td>/);
   });
 });
 
