@@ -97,7 +97,7 @@ export interface Config {
   browser: BrowserSearch;
 }
 
-/** The browser the figures are drawn in: `GBR_CHROMIUM` (else `CHROME_PATH`) alone, else `PATH` and Windows' program folders. */
+/** The browser for figures: `GBR_CHROMIUM` (else `CHROME_PATH`) alone, else Linux', macOS' and Windows' usual places and `PATH`. */
 export interface BrowserSearch {
   explicit?: { path: string; variable: "GBR_CHROMIUM" | "CHROME_PATH" };
   pathDirs: string[];
@@ -187,13 +187,14 @@ export function userCacheDir(env: Environment = process.env, platform: NodeJS.Pl
 
 function browserSearch(env: Environment, v: (name: string) => string | undefined): BrowserSearch {
   const variable = v("GBR_CHROMIUM") !== undefined ? "GBR_CHROMIUM" : v("CHROME_PATH") !== undefined ? "CHROME_PATH" : undefined;
-  // Windows spells its variables in any case (Path); a test's environment is a plain object.
+  // Windows spells its variables in any case (Path, ProgramFiles); a test's environment is a plain object.
   const anyCase = (name: string) => {
     const key = Object.keys(env).find((k) => k.toUpperCase() === name);
     return key === undefined ? undefined : v(key);
   };
   const pathDirs = (anyCase("PATH") ?? "").split(path.delimiter).filter(Boolean);
-  return { ...(variable ? { explicit: { path: path.resolve(v(variable)!), variable } } : {}), pathDirs };
+  const programDirs = ["PROGRAMFILES", "PROGRAMFILES(X86)", "LOCALAPPDATA"].map(anyCase).filter((d): d is string => d !== undefined);
+  return { ...(variable ? { explicit: { path: path.resolve(v(variable)!), variable } } : {}), pathDirs, programDirs };
 }
 
 /** The data folder alone, for code that must not fail on an unrelated malformed variable. */

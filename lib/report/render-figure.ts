@@ -33,14 +33,21 @@ export const HEADLESS_ARGS: readonly string[] = [
   "--disable-sync",
 ];
 
-const INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install chromium; elsewhere set GBR_CHROMIUM. Nothing is downloaded for you";
+const INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install chromium; macOS or Windows: install Google Chrome. Nothing is downloaded for you";
 
 /** No browser to draw figures with: `unavailable`, as a machine without one is not broken. */
 const noBrowser = (message: string, hint: string) => new GbrError(message, "BROWSER", { hint, unavailable: true });
 
-/** Where Chromium and Chrome install themselves on Linux, most likely first, then `PATH`; not `search.explicit`. */
-export function browserCandidates(search: BrowserSearch): string[] {
+/** Where Chromium and Chrome install themselves, most likely first, then `PATH`; `search.explicit` is not among them. */
+export function browserCandidates(search: BrowserSearch, platform: NodeJS.Platform = process.platform): string[] {
   const onPath = (names: string[]) => search.pathDirs.flatMap((dir) => names.map((n) => path.join(dir, n)));
+  if (platform === "win32") {
+    const inPrograms = search.programDirs.flatMap((dir) => [path.win32.join(dir, "Google", "Chrome", "Application", "chrome.exe"), path.win32.join(dir, "Chromium", "Application", "chrome.exe")]);
+    return [...inPrograms, ...onPath(["chrome.exe", "chromium.exe"])];
+  }
+  if (platform === "darwin") {
+    return ["/Applications/Google Chrome.app/Contents/MacOS/Google Chrome", "/Applications/Chromium.app/Contents/MacOS/Chromium", ...onPath(["chromium", "google-chrome", "chrome"])];
+  }
   return [
     "/usr/bin/chromium",
     "/usr/bin/chromium-browser",
@@ -55,15 +62,16 @@ export function browserCandidates(search: BrowserSearch): string[] {
 
 function isExecutableFile(file: string): boolean {
   try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
+    if (!statSync(file).isFile()) return false;
+    if (process.platform !== "win32") accessSync(file, constants.X_OK);
+    return true;
   } catch {
     return false;
   }
 }
 
 /** The browser `GBR_CHROMIUM` (or `CHROME_PATH`) names, which must exist, else the first candidate that does. */
-export function findBrowser(search: BrowserSearch, exists: (file: string) => boolean = isExecutableFile): string {
+export function findBrowser(search: BrowserSearch, exists: (file: string) => boolean = isExecutableFile, platform: NodeJS.Platform = process.platform): string {
   if (search.explicit) {
     const { path: file, variable } = search.explicit;
     if (exists(file)) return file;
@@ -72,7 +80,7 @@ export function findBrowser(search: BrowserSearch, exists: (file: string) => boo
       `point ${variable} at a Chromium or Chrome executable, or unset it to search the usual places (${INSTALL_HINT})`,
     );
   }
-  const candidates = browserCandidates(search);
+  const candidates = browserCandidates(search, platform);
   const found = candidates.find((c) => exists(c));
   if (found) return found;
   const fixed = candidates.filter((c) => !search.pathDirs.some((d) => path.dirname(c) === d));

@@ -102,22 +102,26 @@ test("the report's wide charts print across the page, the sweep and REACT rounds
   assert.equal(defaultPaperWidth("react-rounds"), "column");
 });
 
-test("where a browser is looked for: the usual places, then PATH", () => {
-  const search = { pathDirs: ["/opt/bin"] };
-  const linux = browserCandidates(search);
+test("where a browser is looked for: the usual places per system, then PATH", () => {
+  const search = { pathDirs: ["/opt/bin"], programDirs: ["C:\\Program Files", "C:\\Users\\u\\AppData\\Local"] };
+  const linux = browserCandidates(search, "linux");
   assert.equal(linux[0], "/usr/bin/chromium");
   for (const p of ["/usr/bin/chromium-browser", "/usr/bin/google-chrome", "/usr/bin/google-chrome-stable", path.join("/opt/bin", "chromium")]) assert.ok(linux.includes(p), p);
   assert.equal(linux.at(-1), "/snap/bin/chromium");
+  assert.ok(browserCandidates(search, "darwin").includes("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome"));
+  const windows = browserCandidates(search, "win32");
+  assert.ok(windows.includes("C:\\Program Files\\Google\\Chrome\\Application\\chrome.exe"), windows.join("\n"));
+  assert.ok(windows.includes("C:\\Users\\u\\AppData\\Local\\Google\\Chrome\\Application\\chrome.exe"));
 });
 
 test("findBrowser: the variable's browser or an error naming it; else the first found; else how to get one", () => {
-  const search = { pathDirs: ["/opt/bin"] };
-  assert.equal(findBrowser(search, (f) => f === "/usr/bin/google-chrome"), "/usr/bin/google-chrome");
-  assert.equal(findBrowser(search, (f) => f === "/opt/bin/chromium"), "/opt/bin/chromium");
-  assert.equal(findBrowser({ ...search, explicit: { path: "/x/chrome", variable: "GBR_CHROMIUM" } }, (f) => f === "/x/chrome"), "/x/chrome");
+  const search = { pathDirs: ["/opt/bin"], programDirs: [] };
+  assert.equal(findBrowser(search, (f) => f === "/usr/bin/google-chrome", "linux"), "/usr/bin/google-chrome");
+  assert.equal(findBrowser(search, (f) => f === "/opt/bin/chromium", "linux"), "/opt/bin/chromium");
+  assert.equal(findBrowser({ ...search, explicit: { path: "/x/chrome", variable: "GBR_CHROMIUM" } }, (f) => f === "/x/chrome", "linux"), "/x/chrome");
   // A wrong path in the variable is an error, even with a browser elsewhere.
   assert.throws(
-    () => findBrowser({ ...search, explicit: { path: "/nope/chrome", variable: "CHROME_PATH" } }, (f) => f === "/usr/bin/chromium"),
+    () => findBrowser({ ...search, explicit: { path: "/nope/chrome", variable: "CHROME_PATH" } }, (f) => f === "/usr/bin/chromium", "linux"),
     (err: GbrError) => {
       assert.equal(err.code, "BROWSER");
       assert.match(err.message, /CHROME_PATH is '\/nope\/chrome'/);
@@ -126,7 +130,7 @@ test("findBrowser: the variable's browser or an error naming it; else the first 
     },
   );
   assert.throws(
-    () => findBrowser(search, () => false),
+    () => findBrowser(search, () => false, "linux"),
     (err: GbrError) => {
       assert.equal(err.code, "BROWSER");
       assert.equal(err.unavailable, true);
@@ -145,7 +149,7 @@ test("the browser settings come from the environment through lib/config.ts", () 
   assert.deepEqual(readConfig({ CHROME_PATH: "/b/chrome" }).browser.explicit, { path: "/b/chrome", variable: "CHROME_PATH" });
   assert.equal(readConfig({}).browser.explicit, undefined);
   // Windows spells its variables in any case.
-  assert.deepEqual(readConfig({ Path: "/w" }).browser, { pathDirs: ["/w"] });
+  assert.deepEqual(readConfig({ Path: "/w", ProgramFiles: "C:\\PF", LOCALAPPDATA: "C:\\L" }).browser, { pathDirs: ["/w"], programDirs: ["C:\\PF", "C:\\L"] });
 });
 
 test("report figures have stable, unique, file-safe names", () => {
