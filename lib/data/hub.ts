@@ -11,11 +11,6 @@ import { explainHttp, fetchRevision, fetchVerified, offlineError, type RevisionI
 import { inspectCache, reusableFiles, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 import { HUB_CONFIGS, hubSettings, localPath, type HubSettings, type PullOptions } from "./hub-settings";
 
-export { parseCard, resolveDataFiles } from "./dataset-card";
-export type { Manifest, ManifestFile } from "./hub-manifest";
-export { DEFAULT_REPO, DEFAULT_REVISION, HUB_CONFIGS, type PullOptions } from "./hub-settings";
-export { pullLog } from "./pull-log";
-
 /** A pull: the benchmark, its cache folder, the same as a BEIR folder (`--data <beirDir>`), the manifest. */
 export interface PullResult {
   benchmark: Benchmark;
