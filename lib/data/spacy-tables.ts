@@ -96,12 +96,7 @@ export interface LoadSpacyLexiconOptions {
   download?: DownloadOptions;
 }
 
-interface ManifestEntry {
-  url: string;
-  size: number;
-  sha256: string;
-  fetchedAt: string;
-}
+type ManifestEntry = Omit<SpacyLexiconFile, "role"> & { fetchedAt: string };
 interface Manifest {
   version: 1;
   lang: SpacyLang;
@@ -117,7 +112,6 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);
   const cacheDir = path.resolve(opts.cacheDir, lang);
   const baseUrl = checkedBaseUrl("GBR_SPACY_BASE_URL", opts.baseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
-  const log = opts.log ?? (() => {});
   const manifestFile = path.join(cacheDir, "manifest.json");
   const manifest = await readManifest(manifestFile, lang);
   const missing: string[] = [];
@@ -134,11 +128,11 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       // Unreadable counts as absent: the file is fetched again (and a lasting fault reported by the download).
       const onDisk = await hashFile(local).catch(() => undefined);
       if (!onDisk || !entry || onDisk.sha256 !== entry.sha256 || onDisk.size !== entry.size) {
-        if (onDisk && entry) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
+        if (onDisk && entry) opts.log?.(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
         entry = undefined;
         if (!opts.offline && cause === undefined) {
           try {
-            entry = await fetchInto(baseUrl + upstreamPath(spec), local, rel, lang, opts, log);
+            entry = await fetchInto(baseUrl + upstreamPath(spec), local, rel, lang, opts);
           } catch (err) {
             if (!(err instanceof DownloadError && err.code === "NETWORK")) throw err;
             cause = err.message;
@@ -162,23 +156,12 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   if (lang === "en") {
     return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords, files);
   }
-  const greek: GreekRuleTables = {
-    index: parsed.get("lemma_index") as Map<string, Set<string>>,
-    exc: parsed.get("lemma_exc") as Map<string, Map<string, string[]>>,
-    rules: parsed.get("lemma_rules") as Map<string, Array<[string, string]>>,
-  };
-  return greekLexicon(greek, stopwords, files);
+  const [index, exc, rules] = (["lemma_index", "lemma_exc", "lemma_rules"] as const).map((role) => parsed.get(role));
+  return greekLexicon({ index, exc, rules } as GreekRuleTables, stopwords, files);
 }
 
-async function fetchInto(
-  url: string,
-  local: string,
-  rel: string,
-  lang: SpacyLang,
-  opts: LoadSpacyLexiconOptions,
-  log: (m: string) => void,
-): Promise<ManifestEntry> {
-  log(`spaCy ${lang}: downloading ${url}`);
+async function fetchInto(url: string, local: string, rel: string, lang: SpacyLang, opts: LoadSpacyLexiconOptions): Promise<ManifestEntry> {
+  opts.log?.(`spaCy ${lang}: downloading ${url}`);
   try {
     const res = await downloadFile(url, local, opts.download);
     return { url, size: res.size, sha256: res.sha256, fetchedAt: new Date().toISOString() };
@@ -217,6 +200,8 @@ async function readManifest(file: string, lang: SpacyLang): Promise<Manifest> {
   return { version: 1, lang, files: m && typeof m.files === "object" && m.files ? m.files : {} };
 }
 
+const JSON_PARSERS = { lemma_lookup: parseLemmaLookup, lemma_index: parseLemmaIndex, lemma_exc: parseLemmaExceptions, lemma_rules: parseLemmaRules };
+
 async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown> {
   const text = (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");
   if (spec.role === "stop_words") return parseStopWordsPy(text, file);
@@ -226,15 +211,6 @@ async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown
   } catch (err) {
     throw new DataError(`malformed JSON (${(err as Error).message})`, file);
   }
-  switch (spec.role) {
-    case "lemma_lookup":
-      return parseLemmaLookup(json, file);
-    case "lemma_index":
-      return parseLemmaIndex(json, file);
-    case "lemma_exc":
-      return parseLemmaExceptions(json, file);
-    case "lemma_rules":
-      return parseLemmaRules(json, file);
-  }
+  return JSON_PARSERS[spec.role](json, file);
 }
 
