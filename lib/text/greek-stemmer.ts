@@ -3,6 +3,8 @@
  * included. Input is expected folded; guards follow Python's case-insensitive test, so any string gets its answer.
  */
 
+import { memo } from "./normalize";
+
 /** A set of endings, probed at each of their lengths, longest first. */
 class EndingSet {
   private readonly set: ReadonlySet<string>;
@@ -296,15 +298,7 @@ export function stem(word: string): string {
   return s;
 }
 
-/** A memoised `stem` with its own cache: corpora repeat a few tens of thousands of words millions of times. */
+/** A memoised `stem` with its own cache. */
 export function createCachedStemmer(): (word: string) => string {
-  const cache = new Map<string, string>();
-  return (word) => {
-    let out = cache.get(word);
-    if (out === undefined) {
-      out = stem(word);
-      cache.set(word, out);
-    }
-    return out;
-  };
+  return memo(stem);
 }

@@ -3,7 +3,7 @@
  * (Greek `strip_marks(lemma).lower()`, English `lemma.lower()`), then stopwords dropped; see docs/tokenizers.md.
  */
 import type { Tokenizer } from "../types";
-import { clean, foldLower } from "./normalize";
+import { clean, foldLower, memo } from "./normalize";
 import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
 
 /**
@@ -13,15 +13,6 @@ import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
 const GREEK_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+)*`;
 const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+|['’][\p{L}\p{M}\p{N}_]+)*`;
 const UNDERSCORES = /^_+$/;
-
-function memo<V>(fn: (word: string) => V): (word: string) => V {
-  const cache = new Map<string, V>();
-  return (word) => {
-    let v = cache.get(word);
-    if (v === undefined) cache.set(word, (v = fn(word)));
-    return v;
-  };
-}
 
 /** The notebook's stop set: each listed stopword accent-stripped and lower-cased. */
 function foldedStopwords(lex: SpacyLexicon): Set<string> {

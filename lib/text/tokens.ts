@@ -42,10 +42,6 @@ function countPieces(text: string, c: BpeCore): number {
   let total = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const piece = m[0];
-    if (piece.length === 0) {
-      re.lastIndex++; // never with this pattern; guards against an endless loop
-      continue;
-    }
     let n = pieceCounts.get(piece);
     if (n === undefined) {
       n = c.getBpeRankFromString(piece) !== undefined ? 1 : c.bytePairEncode(piece).length;
@@ -97,23 +93,15 @@ export function countTokensRemembered(text: string): number {
 export function countTokensJoined(parts: readonly string[]): number {
   let total = 0;
   let span = "";
-  const flush = (): void => {
-    if (span.length === 0) return;
-    const n = countTokensRemembered(span);
-    total += n;
-    span = "";
-  };
   for (const part of parts) {
     if (part.length === 0) continue;
-    if (!cutsHere(span, part)) {
-      span += part;
-      continue;
+    if (!cutsHere(span, part)) span += part;
+    else {
+      if (span) total += countTokensRemembered(span);
+      span = part;
     }
-    flush();
-    span = part;
   }
-  flush();
-  return total;
+  return span ? total + countTokensRemembered(span) : total;
 }
 
 /**
