@@ -9,7 +9,6 @@ interface Step {
 
 const notSlash = (c: string) => c !== "/";
 const any = () => true;
-const none = () => false;
 
 /**
  * Compiles a glob: `*` (not `/`), `**`, `**\/` (any folders or none), `?`, classes `[a-z]`, `[!a]` (never `/`); a `[`
@@ -27,7 +26,7 @@ export function compileGlob(glob: string): Step[] {
         i++;
         if (g[i + 1] === "/") {
           i++;
-          const fork: Step = { test: none, star: false, skipTo: steps.length + 3 };
+          const fork: Step = { test: () => false, star: false, skipTo: steps.length + 3 };
           steps.push(fork, { test: any, star: true }, { test: (x) => x === "/", star: false });
         } else steps.push({ test: any, star: true });
       } else steps.push({ test: notSlash, star: true });

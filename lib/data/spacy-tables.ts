@@ -21,15 +21,14 @@ import type { Config } from "../config";
 import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../text/registry";
 import type { Tokenizer } from "../types";
 
-/** Release tag of explosion/spacy-lookups-data the lemma tables are read from. */
-export const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
-/** Release tag of explosion/spaCy the stopword lists are read from. */
-export const SPACY_REF = "v3.8.7";
-/** Raw GitHub file server; `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests). */
-export const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
+/** Release tags of explosion/spacy-lookups-data (lemma tables) and explosion/spaCy (stopwords). */
+const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
+const SPACY_REF = "v3.8.7";
+/** `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests). */
+const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
 /** One upstream file: its role and `<owner>/<repo>/<ref>/<path>` below the base URL. */
-export interface SpacyUpstreamFile {
+interface SpacyUpstreamFile {
   role: SpacyFileRole;
   path: string;
 }
@@ -67,7 +66,7 @@ export function createTokenizer(name: string, ctx: TokenizerContext = {}): Promi
 }
 
 /**
- * The project's loader of spaCy's tables: cached in `<dataDir>/spacy` (or `ctx.cacheDir`), fetched from `spacyBaseUrl`.
+ * The project's loader of spaCy's tables, cached in `<dataDir>/spacy` (or `ctx.cacheDir`).
  * @example
  * const tok = await buildTokenizer("bm25-spacy", { loadSpacyLexicon: spacyLoader(config) });
  */
@@ -92,7 +91,6 @@ export interface LoadSpacyLexiconOptions {
   baseUrl?: string;
   offline?: boolean;
   log?: (message: string) => void;
-  /** Retry/timeout settings passed to downloadFile (tests shorten the backoff). */
   download?: DownloadOptions;
 }
 
@@ -109,7 +107,6 @@ interface Manifest {
  * @throws DownloadError "OFFLINE" (neither cached intact nor reachable) or "HTTP"; DataError when a file won't parse.
  */
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions): Promise<SpacyLexicon> {
-  if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);
   const cacheDir = path.resolve(opts.cacheDir, lang);
   const baseUrl = checkedBaseUrl("GBR_SPACY_BASE_URL", opts.baseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
   const manifestFile = path.join(cacheDir, "manifest.json");
