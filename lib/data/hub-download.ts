@@ -10,8 +10,7 @@ import { DownloadError, downloadFile } from "../util/download";
 import type { ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
-/** One file of a revision as the Hub lists it. */
-export interface Sibling {
+interface Sibling {
   rfilename: string;
   size?: number;
   blobId?: string;

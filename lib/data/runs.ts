@@ -188,12 +188,11 @@ function objectKeys(text: string): { key: string; offset: number; children?: str
   return keys;
 }
 
-/** How a run covers the qrels' judged queries (those the metrics average over); `unjudged` are left out. */
+/** How a run covers the qrels' judged queries; `warning` when some have no ranking (they score 0). */
 export interface RunCoverage {
   judged: number;
   ranked: number;
   unjudged: QueryId[];
-  /** Set when some judged queries have no ranking: they score 0, which lowers every mean. */
   warning?: string;
 }
 
@@ -265,8 +264,7 @@ export function trecEvalOrder(run: Run): Map<QueryId, Ranking> {
 }
 
 /**
- * Reads a run file (TREC, or JSON in either shape when the name ends in .json), or, given an outputs folder and an
- * experiment id, that experiment's run there (see `findRunFile`).
+ * Reads a run file (TREC, or JSON when the name ends in .json), or an outputs folder's run of an experiment id.
  *
  * @example
  * const run = await readRun("outputs/sample/runs/bm25-greekstemmer.trec");
