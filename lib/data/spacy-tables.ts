@@ -125,7 +125,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       // Unreadable counts as absent: the file is fetched again (and a lasting fault reported by the download).
       const onDisk = await hashFile(local).catch(() => undefined);
       if (!onDisk || !entry || onDisk.sha256 !== entry.sha256 || onDisk.size !== entry.size) {
-        if (onDisk && entry) opts.log?.(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
+        if (onDisk && entry) opts.log?.(`spaCy ${lang}: cached ${rel} does not match its manifest (sha256/size); fetching again`);
         entry = undefined;
         if (!opts.offline && cause === undefined) {
           try {
@@ -157,7 +157,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   return greekLexicon({ index, exc, rules } as GreekRuleTables, stopwords, files);
 }
 
-async function fetchInto(url: string, local: string, rel: string, lang: SpacyLang, opts: LoadSpacyLexiconOptions): Promise<ManifestEntry> {
+async function fetchInto(url: string, local: string, rel: string, lang: SpacyLang, opts: LoadSpacyLexiconOptions) {
   opts.log?.(`spaCy ${lang}: downloading ${url}`);
   try {
     const res = await downloadFile(url, local, opts.download);
@@ -197,7 +197,12 @@ async function readManifest(file: string, lang: SpacyLang): Promise<Manifest> {
   return { version: 1, lang, files: m && typeof m.files === "object" && m.files ? m.files : {} };
 }
 
-const JSON_PARSERS = { lemma_lookup: parseLemmaLookup, lemma_index: parseLemmaIndex, lemma_exc: parseLemmaExceptions, lemma_rules: parseLemmaRules };
+const JSON_PARSERS = {
+  lemma_lookup: parseLemmaLookup,
+  lemma_index: parseLemmaIndex,
+  lemma_exc: parseLemmaExceptions,
+  lemma_rules: parseLemmaRules,
+};
 
 async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown> {
   const text = (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");

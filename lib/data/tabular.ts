@@ -35,7 +35,7 @@ export async function readTable(file: string): Promise<Table> {
     case "parquet":
       return table(file, await readParquet(file));
     default:
-      throw new DataError(`unsupported file type '${path.extname(file) || "(none)"}'; expected one of csv, jsonl, json, parquet`, file);
+      throw new DataError(`unsupported file type '${path.extname(file) || "(none)"}'; expected csv, jsonl, json or parquet`, file);
   }
 }
 
