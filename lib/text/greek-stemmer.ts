@@ -1,7 +1,4 @@
-/**
- * The Ntais (2006) Greek stemmer, matching python_greek_stemmer 0.1.1's `GreekStemmer.stem` (the paper's), quirks
- * included. Input is expected folded; guards follow Python's case-insensitive test, so any string gets its answer.
- */
+/** The Ntais (2006) Greek stemmer as python_greek_stemmer 0.1.1's `GreekStemmer.stem` (the paper's), quirks included. */
 
 import { memo } from "./normalize";
 

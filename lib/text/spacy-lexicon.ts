@@ -5,10 +5,7 @@ export type SpacyLang = "el" | "en";
 /** Which upstream file a table came from; recorded in a lexicon's provenance. */
 export type SpacyFileRole = "lemma_lookup" | "lemma_index" | "lemma_exc" | "lemma_rules" | "stop_words";
 
-/**
- * spaCy's Greek rule-lemmatizer tables by lower-case UPOS: known lemmas, irregular forms (form -> lemmas, first
- * preferred), suffix rules [old, new] in file order.
- */
+/** spaCy's Greek rule-lemmatizer tables by lower-case UPOS: lemmas, exceptions (first lemma preferred), suffix rules. */
 export interface GreekRuleTables {
   index: Map<string, Set<string>>;
   exc: Map<string, Map<string, string[]>>;

@@ -63,10 +63,8 @@ export function referenceCountTokens(text: string): number {
   return text.length === 0 ? 0 : load().countTokens(text, ORDINARY_TEXT);
 }
 
-// Where the pre-tokenizer always cuts, so counting the two sides apart gives the same sum: after a line feed, before
-// a character neither white space nor "/" (no o200k piece holds "\n" followed by one); and after a mark (neither white
-// space, letter nor digit) before a space, as in "[3] text": a run of marks stops at the space, and the pieces from
-// the space on are matched without looking back.
+// Where the pre-tokenizer always cuts, so both sides count apart: after "\n" before neither white space nor "/" (no
+// o200k piece holds that), and after a mark before a space ("[3] text": marks stop there, the rest never looks back).
 const MARK = /[^\s\p{L}\p{N}]/u;
 function cutsHere(left: string, right: string): boolean {
   if (left.length === 0 || right.length === 0) return true;
@@ -105,8 +103,7 @@ export function countTokensJoined(parts: readonly string[]): number {
 }
 
 /**
- * `countTokens(text)` of a text rendered from `template` ("search_document: {text}"), the template's lead counted
- * apart where the pre-tokenizer cuts there and each side remembered: an article is counted once for every template.
+ * `countTokens` of `template` ("query: {text}") filled with `text`, the lead counted apart: an article is counted once.
  *
  * @example
  * countTemplated("query: {text}", "query: Τι ισχύει;") === countTokens("query: Τι ισχύει;"); // true
