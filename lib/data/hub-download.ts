@@ -23,10 +23,6 @@ export interface RevisionInfo {
   siblings: Sibling[];
 }
 
-function fileUrl(cfg: HubSettings, rev: string, repoPath: string): string {
-  return `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encodeURIComponent(rev)}/${repoPath.split("/").map(encodeURIComponent).join("/")}`;
-}
-
 /** Resolves the revision to a commit and its file list, via downloadFile (retries) into a temp folder. */
 export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
   const url = `${cfg.endpoint}/api/datasets/${cfg.repo}/revision/${encodeURIComponent(cfg.revision)}?blobs=true`;
@@ -50,7 +46,8 @@ export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
 /** One file from the resolved commit (so a tag moved mid-pull cannot mix commits), checked against the Hub's hashes. */
 export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPath: string): Promise<ManifestFile> {
   const dest = localPath(cfg.cacheDir, repoPath);
-  const url = fileUrl(cfg, info.sha, repoPath);
+  const encoded = [info.sha, ...repoPath.split("/")].map(encodeURIComponent).join("/");
+  const url = `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encoded}`;
   const sibling = info.siblings.find((s) => s.rfilename === repoPath);
   const res = await downloadFile(url, dest, { ...cfg.retry, headers: cfg.headers });
   const problem = sibling ? await mismatch(dest, res, sibling) : "";

@@ -28,7 +28,7 @@ const SPACY_REF = "v3.8.7";
 const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
 /** One upstream file: its role and `<owner>/<repo>/<ref>/<path>` below the base URL. */
-interface SpacyUpstreamFile {
+export interface SpacyUpstreamFile {
   role: SpacyFileRole;
   path: string;
 }
@@ -75,11 +75,6 @@ export function spacyLoader(config: Pick<Config, "dataDir" | "spacyBaseUrl">): S
     loadSpacyLexicon(lang, { ...ctx, cacheDir: ctx.cacheDir ?? path.join(config.dataDir, "spacy"), ...(config.spacyBaseUrl ? { baseUrl: config.spacyBaseUrl } : {}) });
 }
 
-/** The URL path of an upstream file below the base URL (also what the test double serves). */
-export function upstreamPath(f: SpacyUpstreamFile): string {
-  return `/${f.path}`;
-}
-
 function cacheRelPath(f: SpacyUpstreamFile): string {
   const [, repo, ref] = f.path.split("/");
   return `${repo}@${ref}/${path.posix.basename(f.path)}`;
@@ -110,7 +105,9 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   const cacheDir = path.resolve(opts.cacheDir, lang);
   const baseUrl = checkedBaseUrl("GBR_SPACY_BASE_URL", opts.baseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
   const manifestFile = path.join(cacheDir, "manifest.json");
-  const manifest = await readManifest(manifestFile, lang);
+  // An unreadable manifest vouches for nothing: every cached file is then fetched again.
+  const cached = await readJsonIfAny<Manifest>(manifestFile);
+  const manifest: Manifest = { version: 1, lang, files: typeof cached?.files === "object" && cached.files ? cached.files : {} };
   const missing: string[] = [];
   const parsed = new Map<SpacyFileRole, unknown>();
   const files: SpacyLexiconFile[] = [];
@@ -129,7 +126,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
         entry = undefined;
         if (!opts.offline && cause === undefined) {
           try {
-            entry = await fetchInto(baseUrl + upstreamPath(spec), local, rel, lang, opts);
+            entry = await fetchInto(`${baseUrl}/${spec.path}`, local, rel, lang, opts);
           } catch (err) {
             if (!(err instanceof DownloadError && err.code === "NETWORK")) throw err;
             cause = err.message;
@@ -189,12 +186,6 @@ function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], caus
     undefined,
     { brief: `spaCy ${what} not available offline: run once with network access, or set GBR_SPACY_BASE_URL to a mirror` },
   );
-}
-
-async function readManifest(file: string, lang: SpacyLang): Promise<Manifest> {
-  // An unreadable manifest vouches for nothing: every cached file is then fetched again.
-  const m = await readJsonIfAny<Manifest>(file);
-  return { version: 1, lang, files: m && typeof m.files === "object" && m.files ? m.files : {} };
 }
 
 const JSON_PARSERS = {
