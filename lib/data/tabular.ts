@@ -6,7 +6,7 @@ import { parquetReadObjects } from "hyparquet";
 import type { Compressors } from "hyparquet";
 import { parseJsonlLines, readUtf8 } from "./beir";
 import { DataError } from "../util/errors";
-import { parseDelimited } from "../util/csv";
+import { parseCsv } from "../util/csv";
 
 /** A row keyed by column: strings (csv), JSON values (jsonl, json), parquet values (INT64: number/string). */
 export type Row = Record<string, unknown>;
@@ -23,7 +23,7 @@ export interface Table {
 export async function readTable(file: string): Promise<Table> {
   switch (path.extname(file).slice(1).toLowerCase()) {
     case "csv": {
-      const { rows, lines } = parseDelimited(await readText(file), file, ",");
+      const { rows, lines } = parseCsv(await readText(file), file);
       return table(file, rows, lines);
     }
     case "jsonl": {
