@@ -9,7 +9,6 @@ import {
   type SpacyFileRole,
   type SpacyLang,
   type SpacyLexicon,
-  type SpacyLexiconFile,
 } from "../text/spacy-lexicon";
 import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
@@ -89,7 +88,7 @@ export interface LoadSpacyLexiconOptions {
   download?: DownloadOptions;
 }
 
-type ManifestEntry = Omit<SpacyLexiconFile, "role"> & { fetchedAt: string };
+type ManifestEntry = { url: string; size: number; sha256: string; fetchedAt: string };
 interface Manifest {
   version: 1;
   lang: SpacyLang;
@@ -110,7 +109,6 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   const manifest: Manifest = { version: 1, lang, files: typeof cached?.files === "object" && cached.files ? cached.files : {} };
   const missing: string[] = [];
   const parsed = new Map<SpacyFileRole, unknown>();
-  const files: SpacyLexiconFile[] = [];
   let manifestDirty = false;
   // After one network failure, report all missing files at once instead of waiting through each one's retries.
   let cause: string | undefined;
@@ -139,7 +137,6 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       }
       parsed.set(spec.role, await parseFile(spec, local));
       if (manifest.files[rel] !== entry) [manifest.files[rel], manifestDirty] = [entry, true];
-      files.push({ role: spec.role, url: entry.url, sha256: entry.sha256, size: entry.size });
     }
   } finally {
     if (manifestDirty) await writeManifest(manifestFile, manifest);
@@ -148,10 +145,10 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
 
   const stopwords = parsed.get("stop_words") as Set<string>;
   if (lang === "en") {
-    return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords, files);
+    return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords);
   }
   const [index, exc, rules] = (["lemma_index", "lemma_exc", "lemma_rules"] as const).map((role) => parsed.get(role));
-  return greekLexicon({ index, exc, rules } as GreekRuleTables, stopwords, files);
+  return greekLexicon({ index, exc, rules } as GreekRuleTables, stopwords);
 }
 
 async function fetchInto(url: string, local: string, rel: string, lang: SpacyLang, opts: LoadSpacyLexiconOptions) {

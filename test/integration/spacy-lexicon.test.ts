@@ -165,8 +165,6 @@ describe("loadSpacyLexicon: download, cache, offline", () => {
     assert.equal(await fs.readFile(path.join(dir, "el", "spaCy@v3.8.7", "stop_words.py"), "utf8"), EL_STOP);
 
     assert.equal(lex!.lang, "el");
-    assert.equal(lex!.source.files.length, 4);
-    assert.ok(lex!.source.files.every((f) => /^[0-9a-f]{64}$/.test(f.sha256) && f.size > 0 && f.url.startsWith(srv.url)));
     assert.ok(lex!.greek!.index.get("noun")!.has("σύμβαση"));
     assert.deepEqual(lex!.greek!.rules.get("adj"), [["η", "ος"], ["ο", "ος"]], "malformed rule entries are skipped");
     assert.equal(lex!.lemma.get("πειραιώς"), "Πειραιάς", "exception keys are lower-cased");
@@ -181,7 +179,6 @@ describe("loadSpacyLexicon: download, cache, offline", () => {
       const second = await loadSpacyLexicon("en", opts(dir));
       assert.deepEqual([...second.lemma], [...first.lemma]);
       assert.deepEqual([...second.stopwords], [...first.stopwords]);
-      assert.deepEqual(second.source, first.source);
     });
     assert.equal(reqs.size, 0);
   });
