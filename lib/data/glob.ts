@@ -11,8 +11,7 @@ const notSlash = (c: string) => c !== "/";
 const any = () => true;
 
 /**
- * Compiles a glob: `*` (not `/`), `**`, `**\/` (any folders or none), `?`, classes `[a-z]`, `[!a]` (never `/`); a `[`
- * without `]` is itself; a malformed class throws.
+ * Compiles a glob: `*` (not `/`), `**`, `**\/` (any folders or none), `?`, `[a-z]`, `[!a]`; a `[` without `]` is itself.
  * @example
  * matchGlob(compileGlob("data/**\/corpus-*.parquet"), "data/x/corpus-0.parquet") // true
  */
@@ -66,8 +65,7 @@ function classTest(body: string[]): (c: string) => boolean {
 }
 
 /**
- * Whether the whole of `name` matches, in one pass over a set of positions (a regular expression of many `*`
- * backtracks exponentially).
+ * Whether the whole of `name` matches, in one pass over a set of positions (a regular expression would backtrack).
  * @example
  * matchGlob(compileGlob("*.parquet"), "corpus.parquet") // true
  */

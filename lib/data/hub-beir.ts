@@ -37,8 +37,7 @@ export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manif
 const BEIR_FILES = ["manifest.json", "corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "meta.jsonl"];
 
 /**
- * Refuses a folder holding a file `writeBeirFolder` would replace that a pull's manifest does not list as it is now:
- * a user's own corpus.jsonl is never overwritten.
+ * Refuses a folder holding a file `writeBeirFolder` would replace that no pull's manifest lists as it is now.
  * @example
  * await refuseForeignFiles("my-folder"); // throws DataError "my-folder: corpus.jsonl was not written by gbr data pull …"
  */

@@ -5,11 +5,6 @@ let encoder: O200kEncoder | undefined;
 // Special-token texts ("<|endoftext|>") count as ordinary text, as tiktoken's `disallowed_special=()`: no throw.
 const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
 
-function load(): O200kEncoder {
-  encoder ??= o200kHarmony();
-  return encoder;
-}
-
 /** gpt-tokenizer 4.0.0's private byte-pair core (pinned in package.json), found at run time. */
 interface BpeCore {
   tokenSplitRegex: RegExp;
@@ -21,7 +16,7 @@ let core: BpeCore | undefined;
 
 function bpeCore(): BpeCore {
   if (core) return core;
-  const c = (load() as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
+  const c = ((encoder ??= o200kHarmony()) as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
   if (!(c && c.tokenSplitRegex instanceof RegExp && typeof c.getBpeRankFromString === "function" && typeof c.bytePairEncode === "function")) {
     throw new Error("gpt-tokenizer's byte-pair core is not where version 4.0.0 has it: install the version package.json pins");
   }
@@ -60,7 +55,7 @@ export function countTokens(text: string): number {
 
 /** The same count via gpt-tokenizer's public `countTokens`, uncached: the tests' reference. */
 export function referenceCountTokens(text: string): number {
-  return text.length === 0 ? 0 : load().countTokens(text, ORDINARY_TEXT);
+  return text.length === 0 ? 0 : (encoder ??= o200kHarmony()).countTokens(text, ORDINARY_TEXT);
 }
 
 // Where the pre-tokenizer always cuts, so both sides count apart: after "\n" before neither white space nor "/" (no
