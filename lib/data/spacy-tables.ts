@@ -74,11 +74,6 @@ export function spacyLoader(config: Pick<Config, "dataDir" | "spacyBaseUrl">): S
     loadSpacyLexicon(lang, { ...ctx, cacheDir: ctx.cacheDir ?? path.join(config.dataDir, "spacy"), ...(config.spacyBaseUrl ? { baseUrl: config.spacyBaseUrl } : {}) });
 }
 
-function cacheRelPath(f: SpacyUpstreamFile): string {
-  const [, repo, ref] = f.path.split("/");
-  return `${repo}@${ref}/${path.posix.basename(f.path)}`;
-}
-
 /** Where the tables are cached (`<cacheDir>/<lang>/`) and fetched from; `offline` uses the cache only. */
 export interface LoadSpacyLexiconOptions {
   cacheDir: string;
@@ -114,7 +109,8 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   let cause: string | undefined;
   try {
     for (const spec of SPACY_FILES[lang]) {
-      const rel = cacheRelPath(spec);
+      const [, repo, ref] = spec.path.split("/");
+      const rel = `${repo}@${ref}/${path.posix.basename(spec.path)}`;
       const local = path.join(cacheDir, rel);
       let entry: ManifestEntry | undefined = manifest.files[rel];
       // Unreadable counts as absent: the file is fetched again (and a lasting fault reported by the download).

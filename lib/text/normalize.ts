@@ -51,9 +51,6 @@ export function memo<V>(fn: (word: string) => V): (word: string) => V {
   };
 }
 
-/** Python's `\w+` in Unicode mode: letters, digits (any script) and underscore. */
-export const WORD_RE = /[\p{L}\p{N}_]+/gu;
-
 /**
  * Maximal runs of letters, digits and underscores, as Python's `re.findall(r"\w+", text)`; one-letter words kept.
  *
@@ -61,5 +58,5 @@ export const WORD_RE = /[\p{L}\p{N}_]+/gu;
  * words("Άρθρο 5, παρ. 2α"); // ["Άρθρο", "5", "παρ", "2α"]
  */
 export function words(text: string): string[] {
-  return text.match(WORD_RE) ?? [];
+  return text.match(/[\p{L}\p{N}_]+/gu) ?? [];
 }

@@ -9,11 +9,7 @@ const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{
 const UNDERSCORES = /^_+$/;
 
 /** The notebook's stop set: accent-stripped, lower-cased. */
-function foldedStopwords(lex: SpacyLexicon): Set<string> {
-  const out = new Set<string>();
-  for (const s of lex.stopwords) out.add(foldLower(s));
-  return out;
-}
+const foldedStopwords = (lex: SpacyLexicon): Set<string> => new Set([...lex.stopwords].map(foldLower));
 
 /**
  * A POS-blind spaCy rule_lemmatize: listed lemma, exception, first rule output in the index (exact, then accent-blind,
