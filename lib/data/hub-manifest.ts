@@ -48,9 +48,7 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
     }
   }
   const listed = new Set(manifest.files.map((f) => f.path));
-  for (const paths of Object.values(manifest.configs)) {
-    for (const p of paths) if (!listed.has(p)) bad.add(p);
-  }
+  for (const p of Object.values(manifest.configs).flat()) if (!listed.has(p)) bad.add(p);
   return { manifest, bad };
 }
 
