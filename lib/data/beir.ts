@@ -52,7 +52,8 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
     throw new DataError(
       `invalid UTF-8 at byte offset ${from.offset + at} (bytes ${shown.join(" ")}); the file must be UTF-8: re-save it as UTF-8 or convert it (e.g. iconv -f WINDOWS-1253 -t UTF-8)`,
       file,
-      from.line - 1 + lineAt(bytes, at),
+      // The bytes before `at` are valid; lines end at LF, CRLF or a lone CR, as readTextLines reads them.
+      from.line - 1 + STRICT_UTF8.decode(bytes.subarray(0, at)).split(/\r\n?|\n/).length,
     );
   }
 }
@@ -65,16 +66,6 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   // Back to the start of the U+FFFD that stands for the bad bytes (its first bytes may equal theirs).
   while ((again[i] & 0xc0) === 0x80) i--;
   return i;
-}
-
-/** The 1-based line of byte `offset`, counting LF, CRLF and a lone CR as readTextLines does. */
-function lineAt(bytes: Uint8Array, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset; i++) {
-    if (bytes[i] === 0x0a) line++;
-    else if (bytes[i] === 0x0d && bytes[i + 1] !== 0x0a) line++;
-  }
-  return line;
 }
 
 const PIECE_BYTES = 64 << 20;
