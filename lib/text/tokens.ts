@@ -16,7 +16,8 @@ let core: BpeCore | undefined;
 
 function bpeCore(): BpeCore {
   if (core) return core;
-  const c = ((encoder ??= o200kHarmony()) as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
+  encoder ??= o200kHarmony();
+  const c = (encoder as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
   if (!(c && c.tokenSplitRegex instanceof RegExp && typeof c.getBpeRankFromString === "function" && typeof c.bytePairEncode === "function")) {
     throw new Error("gpt-tokenizer's byte-pair core is not where version 4.0.0 has it: install the version package.json pins");
   }

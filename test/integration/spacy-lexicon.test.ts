@@ -11,7 +11,13 @@ import os from "node:os";
 import path from "node:path";
 import { DownloadError } from "../../lib/util/download";
 import { DataError } from "../../lib/util/errors";
-import { loadSpacyLexicon, spacyLoader, SPACY_FILES, type LoadSpacyLexiconOptions, type SpacyUpstreamFile } from "../../lib/data/spacy-tables";
+import {
+  loadSpacyLexicon,
+  spacyLoader,
+  SPACY_FILES,
+  type LoadSpacyLexiconOptions,
+  type SpacyUpstreamFile,
+} from "../../lib/data/spacy-tables";
 
 const upstreamPath = (f: SpacyUpstreamFile): string => `/${f.path}`;
 import { readConfig } from "../../lib/config";
