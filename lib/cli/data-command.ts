@@ -2,7 +2,8 @@
 import path from "node:path";
 import type { Command } from "./args";
 import { dataHelp, dataOption, load, quietOption } from "./options";
-import { pullHub, pullHubToDir, pullLog } from "../data/hub";
+import { pullHub, pullHubToDir } from "../data/hub";
+import { pullLog } from "../data/pull-log";
 import { areaStats, datasetStats } from "../data/stats";
 import { formatStats } from "./print-stats";
 import { printableJson } from "../util/printable";

@@ -2,7 +2,7 @@
 import { CliError, numberOption, type Command } from "./args";
 import { dataHelp, dataOption, llmFlags, llmHelp, llmOptions, load, logger, requireHelp, requireOption } from "./options";
 import { loadPlugins } from "./plugins";
-import { formatJsonRun, formatRanxRun, formatTrec, writeJsonRun, writeTrec } from "../data/runs";
+import { formatRun, writeRun } from "../data/runs";
 import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
 import { createRetriever, retrieverNames } from "../retrievers";
@@ -76,9 +76,10 @@ export const search: Command = {
     const run = await retriever.retrieve(bench.queries, k);
     log?.(`${name}: ${bench.queries.length} queries in ${Math.round(performance.now() - t0)} ms`);
     const tag = name.replace(/\s+/g, "_");
-    if (out) {
-      await (format === "trec" ? writeTrec(out, run, tag) : writeJsonRun(out, run, format));
+    if (!out) io.stdout(formatRun(run, format, tag));
+    else {
+      await writeRun(out, run, format, tag);
       log?.(`wrote ${out}`);
-    } else io.stdout(format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag));
+    }
   },
 };

@@ -25,16 +25,13 @@ export async function readUtf8(file: string): Promise<string> {
 // ignoreBOM keeps a leading BOM in the text, so readers can warn about it rather than lose it.
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** Where a piece of a file starts (byte offset, 1-based line), so errors name the file's own position. */
+/** Where a piece of a file starts, so errors name the file's own position. */
 interface PieceStart {
   offset: number;
   line: number;
 }
 
-/**
- * UTF-8 to text; invalid bytes are a DataError (file, line, offset), not U+FFFD, which would garble Windows-1253. Valid
- * bytes too many for one JavaScript string are a DataError that says so (V8 caps a string's length).
- */
+/** UTF-8 to text; invalid bytes (not U+FFFD, which garbles Windows-1253) or past V8's string cap are a DataError. */
 export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = { offset: 0, line: 1 }): string {
   try {
     return STRICT_UTF8.decode(bytes);
@@ -55,7 +52,8 @@ export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = {
     throw new DataError(
       `invalid UTF-8 at byte offset ${from.offset + at} (bytes ${shown.join(" ")}); the file must be UTF-8: re-save it as UTF-8 or convert it (e.g. iconv -f WINDOWS-1253 -t UTF-8)`,
       file,
-      from.line - 1 + lineAt(bytes, at),
+      // The bytes before `at` are valid; lines end at LF, CRLF or a lone CR, as readTextLines reads them.
+      from.line - 1 + STRICT_UTF8.decode(bytes.subarray(0, at)).split(/\r\n?|\n/).length,
     );
   }
 }
@@ -70,22 +68,9 @@ function firstInvalidUtf8(bytes: Uint8Array): number {
   return i;
 }
 
-/** The 1-based line of byte `offset`, counting LF, CRLF and a lone CR as readTextLines does. */
-function lineAt(bytes: Uint8Array, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset; i++) {
-    if (bytes[i] === 0x0a) line++;
-    else if (bytes[i] === 0x0d && bytes[i + 1] !== 0x0a) line++;
-  }
-  return line;
-}
-
 const PIECE_BYTES = 64 << 20;
 
-/**
- * Reads UTF-8 lines (a BOM or CRLF dropped with a warning) in pieces cut at line ends, so a corpus past V8's string
- * limit still reads; a line longer than `maxLineBytes` is a DataError naming it.
- */
+/** UTF-8 lines (BOM, CRLF dropped with a warning), read in pieces cut at line ends so a corpus past V8's string cap reads. */
 export async function readTextLines(file: string, warn?: Warn, pieceBytes = PIECE_BYTES, maxLineBytes = MAX_LINE_BYTES): Promise<string[]> {
   const lines: string[] = [];
   const at: PieceStart = { offset: 0, line: 1 };
@@ -232,9 +217,8 @@ export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgm
 }
 
 /**
- * Each query's judged articles with their grades (<= 0 kept: judged not relevant); a pair judged twice must carry one
- * grade. Queries in the order of their first relevant judgment (it decides which query meets which random flip in
- * `gbr compare`), those without one after.
+ * Each query's judged articles with their grades (<= 0 kept). Queries in the order of their first relevant judgment (it
+ * decides which query meets which random flip in `gbr compare`), those without one after.
  */
 export function gradesOf(judgments: readonly Judgment[], file: string): Map<QueryId, Map<DocId, number>> {
   const grades = new Map<QueryId, Map<DocId, number>>();
@@ -313,10 +297,7 @@ export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join("\n") + (rows.length ? "\n" : "");
 
-/**
- * Writes a BEIR folder that `readBeir` and beir's GenericDataLoader read: articles `{"_id", "title", "text"}` (the title
- * empty: the heading is part of the text), queries `{"_id", "text"}`, this project's meta.jsonl.
- */
+/** Writes a BEIR folder as beir's GenericDataLoader reads it; the title stays empty (the heading is part of the text). */
 export async function writeBeir(dir: string, b: Benchmark): Promise<void> {
   await fs.mkdir(path.join(dir, "qrels"), { recursive: true });
   await fs.writeFile(path.join(dir, "corpus.jsonl"), jsonl(b.docs.map((d) => ({ _id: d.id, title: "", text: d.text }))));
@@ -359,11 +340,7 @@ export async function readMeta(
   return meta;
 }
 
-/**
- * A query's legal area: a string, trimmed; absent, null or blank is no area, anything else a problem to report.
- * @example
- * areaOf(" Civil law ") // "Civil law"; areaOf("  ") and areaOf(null) are undefined; areaOf(3) is { problem }
- */
+/** A query's legal area, trimmed: `areaOf(" Civil law ")` is "Civil law", blank or null none, a non-string a problem. */
 export function areaOf(raw: unknown): string | undefined | { problem: string } {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== "string") return { problem: `is ${JSON.stringify(raw)}, not a string: write the area as text, or leave it out for none` };

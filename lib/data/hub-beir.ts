@@ -22,12 +22,12 @@ export async function beirIsCurrent(dir: string, manifest: Manifest): Promise<bo
     return false;
   }
 }
-/** writeBeir plus a manifest that records the source commit and the BEIR files' checksums. */
+/** writeBeir plus a manifest of the source commit and the BEIR files' checksums. */
 export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manifest): Promise<void> {
   // writeBeir skips meta.jsonl when there is no metadata; a stale one must not survive.
   if (b.meta.size === 0) await fs.rm(path.join(dir, "meta.jsonl"), { force: true });
   await writeBeir(dir, b);
-  const written = ["corpus.jsonl", "queries.jsonl", "qrels/test.tsv", ...(b.meta.size > 0 ? ["meta.jsonl"] : [])];
+  const written = BEIR_FILES.slice(1).filter((p) => p !== "meta.jsonl" || b.meta.size > 0);
   const beir: ManifestFile[] = [];
   for (const p of written) beir.push({ path: p, ...(await hashFile(path.join(dir, ...p.split("/")))) });
   await writeManifest(path.join(dir, "manifest.json"), { ...manifest, beir, beirLayout: BEIR_LAYOUT });
@@ -37,8 +37,7 @@ export async function writeBeirFolder(dir: string, b: Benchmark, manifest: Manif
 const BEIR_FILES = ["manifest.json", "corpus.jsonl", "queries.jsonl", "qrels/test.tsv", "meta.jsonl"];
 
 /**
- * Refuses a folder holding a file `writeBeirFolder` would replace that a pull's manifest does not list as it is now:
- * a user's own corpus.jsonl is never overwritten.
+ * Refuses a folder holding a file `writeBeirFolder` would replace that no pull's manifest lists as it is now.
  * @example
  * await refuseForeignFiles("my-folder"); // throws DataError "my-folder: corpus.jsonl was not written by gbr data pull …"
  */

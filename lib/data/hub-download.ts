@@ -10,8 +10,7 @@ import { DownloadError, downloadFile } from "../util/download";
 import type { ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
-/** One file of a revision as the Hub lists it. */
-export interface Sibling {
+interface Sibling {
   rfilename: string;
   size?: number;
   blobId?: string;
@@ -22,10 +21,6 @@ export interface Sibling {
 export interface RevisionInfo {
   sha: string;
   siblings: Sibling[];
-}
-
-function fileUrl(cfg: HubSettings, rev: string, repoPath: string): string {
-  return `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encodeURIComponent(rev)}/${repoPath.split("/").map(encodeURIComponent).join("/")}`;
 }
 
 /** Resolves the revision to a commit and its file list, via downloadFile (retries) into a temp folder. */
@@ -51,7 +46,8 @@ export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
 /** One file from the resolved commit (so a tag moved mid-pull cannot mix commits), checked against the Hub's hashes. */
 export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPath: string): Promise<ManifestFile> {
   const dest = localPath(cfg.cacheDir, repoPath);
-  const url = fileUrl(cfg, info.sha, repoPath);
+  const encoded = [info.sha, ...repoPath.split("/")].map(encodeURIComponent).join("/");
+  const url = `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encoded}`;
   const sibling = info.siblings.find((s) => s.rfilename === repoPath);
   const res = await downloadFile(url, dest, { ...cfg.retry, headers: cfg.headers });
   const problem = sibling ? await mismatch(dest, res, sibling) : "";

@@ -20,9 +20,8 @@ export interface Manifest {
   configs: Record<string, string[]>;
   files: ManifestFile[];
   fetchedAt: string;
-  /** Only in a BEIR folder's manifest: checksums of the BEIR files written from the above. */
+  /** Only in a BEIR folder's manifest: its files' checksums and layout (2: `_id` and `title`; absent: the older `id`). */
   beir?: ManifestFile[];
-  /** The BEIR files' layout: 2 writes `_id` and `title` as beir's loader reads them (absent: the older `id`). */
   beirLayout?: number;
 }
 
@@ -49,9 +48,7 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
     }
   }
   const listed = new Set(manifest.files.map((f) => f.path));
-  for (const paths of Object.values(manifest.configs)) {
-    for (const p of paths) if (!listed.has(p)) bad.add(p);
-  }
+  for (const p of Object.values(manifest.configs).flat()) if (!listed.has(p)) bad.add(p);
   return { manifest, bad };
 }
 

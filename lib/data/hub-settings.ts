@@ -4,18 +4,14 @@ import type { DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
 import { checkedBaseUrl } from "../util/http";
 
-/** The paper's dataset on the Hugging Face Hub. */
+/** The paper's dataset on the Hugging Face Hub and its release (a tag). */
 export const DEFAULT_REPO = "AUEB-NLP/greek-bar-bench";
-/** The paper's release of the dataset (a tag of {@link DEFAULT_REPO}). */
 export const DEFAULT_REVISION = "v2.0";
 
 /** Config names in the dataset card, by role. */
 export const HUB_CONFIGS = { corpus: "corpus", queries: "queries", qrels: "qrels", meta: "greekbarbench" } as const;
 
-/**
- * What a caller says about a pull (a configuration's `hub` fits in it): `cacheDir` defaults to
- * <cacheRoot>/<owner>__<name>/<revision>; `offline` uses only the verified cache.
- */
+/** A pull's options (a configuration's `hub` fits): `cacheDir` defaults to <cacheRoot>/<owner>__<name>/<revision>. */
 export interface PullOptions {
   repo?: string;
   revision?: string;
@@ -26,7 +22,6 @@ export interface PullOptions {
   cacheDir?: string;
   offline?: boolean;
   log?: (msg: string) => void;
-  /** Retry policy of each HTTP request; tests shorten the backoff. */
   retry?: Pick<DownloadOptions, "attempts" | "backoffMs" | "timeoutMs">;
 }
 

@@ -11,11 +11,6 @@ import { explainHttp, fetchRevision, fetchVerified, offlineError, type RevisionI
 import { inspectCache, reusableFiles, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 import { HUB_CONFIGS, hubSettings, localPath, type HubSettings, type PullOptions } from "./hub-settings";
 
-export { parseCard, resolveDataFiles } from "./dataset-card";
-export type { Manifest, ManifestFile } from "./hub-manifest";
-export { DEFAULT_REPO, DEFAULT_REVISION, HUB_CONFIGS, type PullOptions } from "./hub-settings";
-export { pullLog } from "./pull-log";
-
 /** A pull: the benchmark, its cache folder, the same as a BEIR folder (`--data <beirDir>`), the manifest. */
 export interface PullResult {
   benchmark: Benchmark;
@@ -57,9 +52,6 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
     if (!files.has(p)) files.set(p, reusable.get(p) ?? (await fetchVerified(cfg, info, p)));
   };
 
-  if (!info.siblings.some((s) => s.rfilename === "README.md")) {
-    throw new DataError(`the repository ${cfg.repo}@${cfg.revision} has no dataset card (README.md), so its configs are unknown`, "README.md");
-  }
   await ensure("README.md");
   const cardFile = localPath(cfg.cacheDir, "README.md");
   const card = parseCard(await fs.readFile(cardFile, "utf8"), cardFile);

@@ -1,9 +1,7 @@
 import { printable } from "../util/printable";
 
 /**
- * A pull's messages on stderr, one line each: a file name from the Hub is shown, never obeyed (control characters as
- * escapes).
- *
+ * A pull's messages on stderr, one line each, control characters escaped (a Hub file name is shown, never obeyed).
  * @example
  * await pullHub({ cacheRoot, log: pullLog() });
  */

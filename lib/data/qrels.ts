@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { DocId, Qrels, QueryId } from "../types";
+import type { DocId, QueryId } from "../types";
 import { gradesOf, parseJudgmentsTsv, parseScore, readTextLines, relevantOf, type Judgment } from "./beir";
 import { DataError } from "../util/errors";
 import { writeAtomically } from "../util/safe-files";
@@ -45,12 +45,9 @@ export function parseTrecJudgments(lines: readonly string[], file: string): Judg
   return out;
 }
 
-/** Writes qrels in TREC form (`qid 0 docid rel`, rel 1 for binary qrels), whole or not at all. */
-export async function writeTrecQrels(file: string, qrels: Qrels): Promise<void> {
+/** Writes binary qrels in TREC form (`qid 0 docid 1`), whole or not at all. */
+export async function writeTrecQrels(file: string, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Promise<void> {
   const lines: string[] = [];
-  for (const [q, judged] of qrels) {
-    if (judged instanceof Set) for (const d of judged) lines.push(`${q} 0 ${d} 1`);
-    else for (const [d, grade] of judged as ReadonlyMap<DocId, number>) lines.push(`${q} 0 ${d} ${grade}`);
-  }
+  for (const [q, judged] of qrels) for (const d of judged) lines.push(`${q} 0 ${d} 1`);
   await writeAtomically(file, (fh) => fh.writeFile(lines.join("\n") + (lines.length ? "\n" : "")), path.dirname(file), "--out");
 }

@@ -5,10 +5,18 @@ import { idProblem, readTextLines, readUtf8, type Warn } from "./beir";
 import { DataError } from "../util/errors";
 import { fileNameOf } from "../util/file-name";
 
-/** Writes a TREC run (`qid Q0 docid rank score tag`); without scores, the paper's `101 − rank` stands in. */
-export async function writeTrec(file: string, run: Run, tag: string): Promise<void> {
+/** A run file's formats: TREC (`qid Q0 docid rank score tag`), ranx's `{qid: {docid: score}}`, `{qid: [docid, …]}`. */
+export type RunFormat = "trec" | "ranx" | "json";
+
+/** Writes a run in `format`; without scores, the paper's `101 − rank` stands in. */
+export async function writeRun(file: string, run: Run, format: RunFormat, tag: string): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, formatTrec(run, tag));
+  await fs.writeFile(file, formatRun(run, format, tag));
+}
+
+/** A run as the text of a run file in `format`. */
+export function formatRun(run: Run, format: RunFormat, tag: string): string {
+  return format === "json" ? formatJsonRun(run) : format === "ranx" ? formatRanxRun(run) : formatTrec(run, tag);
 }
 
 export function formatTrec(run: Run, tag: string): string {
@@ -17,7 +25,7 @@ export function formatTrec(run: Run, tag: string): string {
   for (const [qid, ranking] of run.rankings) {
     const scores = scoresOf(run, qid);
     for (let i = 0; i < ranking.length; i++) {
-      const score = scores ? pyRepr(scores[i]) : String(standInScore(i));
+      const score = scores ? pyRepr(scores[i]) : String(100 - i);
       parts.push(`${qid} Q0 ${ranking[i]} ${i + 1} ${score} ${tag}\n`);
     }
   }
@@ -30,11 +38,6 @@ function scoresOf(run: Run, qid: QueryId): number[] | undefined {
   const n = run.rankings.get(qid)?.length ?? 0;
   if (scores && scores.length < n) throw new Error(`run has ${scores.length} scores for ${n} documents of query '${qid}'`);
   return scores;
-}
-
-/** The paper's `101 − rank` (0-based `i`) for runs without scores. */
-function standInScore(i: number): number {
-  return 101 - (i + 1);
 }
 
 /** Python's repr of a float for the magnitudes BM25 produces (shortest round-trip digits). */
@@ -80,15 +83,6 @@ export async function readTrec(file: string, warn?: Warn): Promise<Run> {
   return { rankings, scores, ...(tags.size === 1 ? { tag: [...tags][0] } : {}) };
 }
 
-/** A JSON run's shape: ranx's `{qid: {docid: score}}` or `{qid: [docid, …]}`. */
-export type JsonRunShape = "ranx" | "json";
-
-/** Writes a JSON run in either shape, one query per line. */
-export async function writeJsonRun(file: string, run: Run, shape: JsonRunShape): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, shape === "ranx" ? formatRanxRun(run) : formatJsonRun(run));
-}
-
 /** `{qid: [docid, …]}` in run order (which `JSON.stringify` would not keep for integer-like ids). */
 export function formatJsonRun(run: Run): string {
   const entries = [...run.rankings].map(([q, r]) => `${JSON.stringify(q)}: ${JSON.stringify(r)}`);
@@ -100,7 +94,7 @@ export function formatRanxRun(run: Run): string {
   const entries = [...run.rankings].map(([q, ranking]) => {
     const scores = scoresOf(run, q);
     const docs = ranking.map((d, i) => {
-      const score = scores ? scores[i] : standInScore(i);
+      const score = scores ? scores[i] : 100 - i;
       if (!Number.isFinite(score)) throw new Error(`query '${q}': score ${score} of '${d}' cannot be written as JSON`);
       return `${JSON.stringify(d)}: ${JSON.stringify(score)}`;
     });
@@ -123,7 +117,7 @@ export async function readJsonRun(file: string): Promise<Run> {
   const obj = parsed as Record<string, unknown>;
   const rankings = new Map<QueryId, Ranking>();
   const scores = new Map<QueryId, number[]>();
-  let shape: JsonRunShape | undefined;
+  let shape: "ranx" | "json" | undefined;
   // Object key order puts integer-like ids first; the file's order is the one to keep (and breaks equal scores).
   for (const { key: qid, offset, children } of objectKeys(text)) {
     const value = obj[qid];
@@ -131,7 +125,7 @@ export async function readJsonRun(file: string): Promise<Run> {
     if (rankings.has(qid)) throw new DataError(`query '${qid}' appears twice`, file, line);
     const badQuery = idProblem("query id", qid);
     if (badQuery) throw new DataError(badQuery, file, line);
-    const here: JsonRunShape | undefined = Array.isArray(value) ? "json" : value !== null && typeof value === "object" ? "ranx" : undefined;
+    const here: typeof shape = Array.isArray(value) ? "json" : value !== null && typeof value === "object" ? "ranx" : undefined;
     if (here === undefined || (shape !== undefined && here !== shape)) {
       const like = shape === "ranx" ? "an object {docid: score} like the queries before it" : shape === "json" ? "an array of doc ids like the queries before it" : expected;
       throw new DataError(`query '${qid}': expected ${like}`, file, line);
@@ -194,12 +188,11 @@ function objectKeys(text: string): { key: string; offset: number; children?: str
   return keys;
 }
 
-/** How a run covers the qrels' judged queries (those the metrics average over); `unjudged` are left out. */
+/** How a run covers the qrels' judged queries; `warning` when some have no ranking (they score 0). */
 export interface RunCoverage {
   judged: number;
   ranked: number;
   unjudged: QueryId[];
-  /** Set when some judged queries have no ranking: they score 0, which lowers every mean. */
   warning?: string;
 }
 
@@ -255,8 +248,7 @@ export function runName(file: string, run: Run): string {
 }
 
 /**
- * Reads a run file (TREC, or JSON in either shape when the name ends in .json), or, given an outputs folder and an
- * experiment id, that experiment's run there (see `findRunFile`).
+ * Reads a run file (TREC, or JSON when the name ends in .json), or an outputs folder's run of an experiment id.
  *
  * @example
  * const run = await readRun("outputs/sample/runs/bm25-greekstemmer.trec");

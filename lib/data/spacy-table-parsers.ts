@@ -12,52 +12,51 @@ export function parseLemmaLookup(json: unknown, file: string): Map<string, strin
   return out;
 }
 
+/** A `{ pos: value }` table by lower-case POS; entries whose value `read` refuses (undefined) are skipped. */
+function perPos<V>(json: unknown, file: string, shape: string, read: (value: unknown) => V | undefined): Map<string, V> {
+  if (!isObject(json)) throw new DataError(`expected a JSON object of pos -> ${shape}`, file);
+  const out = new Map<string, V>();
+  for (const [pos, value] of Object.entries(json)) {
+    const v = read(value);
+    if (v !== undefined) out.set(pos.toLowerCase(), v);
+  }
+  return out;
+}
+
+const isText = (x: unknown): x is string => typeof x === "string" && x !== "";
+
 /** `el_lemma_index.json`: `{ pos: [lemma, ...] }` -> pos -> Set of lower-cased lemmas; DataError if it has none. */
 export function parseLemmaIndex(json: unknown, file: string): Map<string, Set<string>> {
-  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [lemma, ...]", file);
-  const out = new Map<string, Set<string>>();
-  for (const [pos, list] of Object.entries(json)) {
-    if (!Array.isArray(list)) continue;
-    const set = new Set<string>();
-    for (const w of list) if (typeof w === "string" && w !== "") set.add(w.normalize("NFC").toLowerCase());
-    out.set(pos.toLowerCase(), set);
-  }
+  const out = perPos(json, file, "[lemma, ...]", (list) =>
+    Array.isArray(list) ? new Set(list.filter(isText).map((w) => w.normalize("NFC").toLowerCase())) : undefined,
+  );
   if (out.size === 0) throw new DataError("lemma index has no POS lists", file);
   return out;
 }
 
 /** `el_lemma_exc.json`: `{ pos: { form: [lemma, ...] } }`, forms lower-cased as spaCy looks them up; first wins. */
 export function parseLemmaExceptions(json: unknown, file: string): Map<string, Map<string, string[]>> {
-  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> { form: [lemma, ...] }", file);
-  const out = new Map<string, Map<string, string[]>>();
-  for (const [pos, table] of Object.entries(json)) {
-    if (!isObject(table)) continue;
+  return perPos(json, file, "{ form: [lemma, ...] }", (table) => {
+    if (!isObject(table)) return undefined;
     const m = new Map<string, string[]>();
     for (const [form, lemmas] of Object.entries(table)) {
-      const list = (Array.isArray(lemmas) ? lemmas : [lemmas]).filter((l): l is string => typeof l === "string" && l !== "");
+      const list = (Array.isArray(lemmas) ? lemmas : [lemmas]).filter(isText);
       const key = form.normalize("NFC").toLowerCase();
       if (list.length > 0 && !m.has(key)) m.set(key, list.map((l) => l.normalize("NFC")));
     }
-    out.set(pos.toLowerCase(), m);
-  }
-  return out;
+    return m;
+  });
 }
 
 /** `el_lemma_rules.json`: `{ pos: [[old, new], ...] }`; malformed pairs (the Greek file has a few) are skipped. */
 export function parseLemmaRules(json: unknown, file: string): Map<string, Array<[string, string]>> {
-  if (!isObject(json)) throw new DataError("expected a JSON object of pos -> [[suffix, replacement], ...]", file);
-  const out = new Map<string, Array<[string, string]>>();
-  for (const [pos, list] of Object.entries(json)) {
-    if (!Array.isArray(list)) continue;
-    const rules: Array<[string, string]> = [];
-    for (const r of list) {
-      if (Array.isArray(r) && r.length === 2 && typeof r[0] === "string" && typeof r[1] === "string" && r[0] !== "") {
-        rules.push([r[0].normalize("NFC"), r[1].normalize("NFC")]);
-      }
-    }
-    out.set(pos.toLowerCase(), rules);
-  }
-  return out;
+  return perPos(json, file, "[[suffix, replacement], ...]", (list) =>
+    Array.isArray(list)
+      ? list
+          .filter((r): r is [string, string] => Array.isArray(r) && r.length === 2 && isText(r[0]) && typeof r[1] === "string")
+          .map(([old, repl]): [string, string] => [old.normalize("NFC"), repl.normalize("NFC")])
+      : undefined,
+  );
 }
 
 /** spaCy's stopwords from `stop_words.py` without Python: triple-quoted literals, plus English's contractions. */

@@ -9,7 +9,6 @@ import {
   type SpacyFileRole,
   type SpacyLang,
   type SpacyLexicon,
-  type SpacyLexiconFile,
 } from "../text/spacy-lexicon";
 import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
@@ -21,12 +20,11 @@ import type { Config } from "../config";
 import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../text/registry";
 import type { Tokenizer } from "../types";
 
-/** Release tag of explosion/spacy-lookups-data the lemma tables are read from. */
-export const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
-/** Release tag of explosion/spaCy the stopword lists are read from. */
-export const SPACY_REF = "v3.8.7";
-/** Raw GitHub file server; `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests). */
-export const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
+/** Release tags of explosion/spacy-lookups-data (lemma tables) and explosion/spaCy (stopwords). */
+const SPACY_LOOKUPS_DATA_REF = "v1.0.5";
+const SPACY_REF = "v3.8.7";
+/** `GBR_SPACY_BASE_URL` or `opts.baseUrl` replace it (mirrors, tests). */
+const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
 /** One upstream file: its role and `<owner>/<repo>/<ref>/<path>` below the base URL. */
 export interface SpacyUpstreamFile {
@@ -67,7 +65,7 @@ export function createTokenizer(name: string, ctx: TokenizerContext = {}): Promi
 }
 
 /**
- * The project's loader of spaCy's tables: cached in `<dataDir>/spacy` (or `ctx.cacheDir`), fetched from `spacyBaseUrl`.
+ * The project's loader of spaCy's tables, cached in `<dataDir>/spacy` (or `ctx.cacheDir`).
  * @example
  * const tok = await buildTokenizer("bm25-spacy", { loadSpacyLexicon: spacyLoader(config) });
  */
@@ -76,32 +74,16 @@ export function spacyLoader(config: Pick<Config, "dataDir" | "spacyBaseUrl">): S
     loadSpacyLexicon(lang, { ...ctx, cacheDir: ctx.cacheDir ?? path.join(config.dataDir, "spacy"), ...(config.spacyBaseUrl ? { baseUrl: config.spacyBaseUrl } : {}) });
 }
 
-/** The URL path of an upstream file below the base URL (also what the test double serves). */
-export function upstreamPath(f: SpacyUpstreamFile): string {
-  return `/${f.path}`;
-}
-
-function cacheRelPath(f: SpacyUpstreamFile): string {
-  const [, repo, ref] = f.path.split("/");
-  return `${repo}@${ref}/${path.posix.basename(f.path)}`;
-}
-
 /** Where the tables are cached (`<cacheDir>/<lang>/`) and fetched from; `offline` uses the cache only. */
 export interface LoadSpacyLexiconOptions {
   cacheDir: string;
   baseUrl?: string;
   offline?: boolean;
   log?: (message: string) => void;
-  /** Retry/timeout settings passed to downloadFile (tests shorten the backoff). */
   download?: DownloadOptions;
 }
 
-interface ManifestEntry {
-  url: string;
-  size: number;
-  sha256: string;
-  fetchedAt: string;
-}
+type ManifestEntry = { url: string; size: number; sha256: string; fetchedAt: string };
 interface Manifest {
   version: 1;
   lang: SpacyLang;
@@ -114,31 +96,31 @@ interface Manifest {
  * @throws DownloadError "OFFLINE" (neither cached intact nor reachable) or "HTTP"; DataError when a file won't parse.
  */
 export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOptions): Promise<SpacyLexicon> {
-  if (lang !== "el" && lang !== "en") throw new Error(`loadSpacyLexicon: unsupported language '${String(lang)}'`);
   const cacheDir = path.resolve(opts.cacheDir, lang);
   const baseUrl = checkedBaseUrl("GBR_SPACY_BASE_URL", opts.baseUrl ?? DEFAULT_SPACY_BASE_URL).replace(/\/+$/, "");
-  const log = opts.log ?? (() => {});
   const manifestFile = path.join(cacheDir, "manifest.json");
-  const manifest = await readManifest(manifestFile, lang);
+  // An unreadable manifest vouches for nothing: every cached file is then fetched again.
+  const cached = await readJsonIfAny<Manifest>(manifestFile);
+  const manifest: Manifest = { version: 1, lang, files: typeof cached?.files === "object" && cached.files ? cached.files : {} };
   const missing: string[] = [];
   const parsed = new Map<SpacyFileRole, unknown>();
-  const files: SpacyLexiconFile[] = [];
   let manifestDirty = false;
   // After one network failure, report all missing files at once instead of waiting through each one's retries.
   let cause: string | undefined;
   try {
     for (const spec of SPACY_FILES[lang]) {
-      const rel = cacheRelPath(spec);
+      const [, repo, ref] = spec.path.split("/");
+      const rel = `${repo}@${ref}/${path.posix.basename(spec.path)}`;
       const local = path.join(cacheDir, rel);
       let entry: ManifestEntry | undefined = manifest.files[rel];
       // Unreadable counts as absent: the file is fetched again (and a lasting fault reported by the download).
       const onDisk = await hashFile(local).catch(() => undefined);
       if (!onDisk || !entry || onDisk.sha256 !== entry.sha256 || onDisk.size !== entry.size) {
-        if (onDisk && entry) log(`spaCy ${lang}: cached ${rel} does not match its manifest entry (sha256/size); fetching again`);
+        if (onDisk && entry) opts.log?.(`spaCy ${lang}: cached ${rel} does not match its manifest (sha256/size); fetching again`);
         entry = undefined;
         if (!opts.offline && cause === undefined) {
           try {
-            entry = await fetchInto(baseUrl + upstreamPath(spec), local, rel, lang, opts, log);
+            entry = await fetchInto(`${baseUrl}/${spec.path}`, local, rel, lang, opts);
           } catch (err) {
             if (!(err instanceof DownloadError && err.code === "NETWORK")) throw err;
             cause = err.message;
@@ -151,7 +133,6 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       }
       parsed.set(spec.role, await parseFile(spec, local));
       if (manifest.files[rel] !== entry) [manifest.files[rel], manifestDirty] = [entry, true];
-      files.push({ role: spec.role, url: entry.url, sha256: entry.sha256, size: entry.size });
     }
   } finally {
     if (manifestDirty) await writeManifest(manifestFile, manifest);
@@ -160,25 +141,14 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
 
   const stopwords = parsed.get("stop_words") as Set<string>;
   if (lang === "en") {
-    return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords, files);
+    return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords);
   }
-  const greek: GreekRuleTables = {
-    index: parsed.get("lemma_index") as Map<string, Set<string>>,
-    exc: parsed.get("lemma_exc") as Map<string, Map<string, string[]>>,
-    rules: parsed.get("lemma_rules") as Map<string, Array<[string, string]>>,
-  };
-  return greekLexicon(greek, stopwords, files);
+  const [index, exc, rules] = (["lemma_index", "lemma_exc", "lemma_rules"] as const).map((role) => parsed.get(role));
+  return greekLexicon({ index, exc, rules } as GreekRuleTables, stopwords);
 }
 
-async function fetchInto(
-  url: string,
-  local: string,
-  rel: string,
-  lang: SpacyLang,
-  opts: LoadSpacyLexiconOptions,
-  log: (m: string) => void,
-): Promise<ManifestEntry> {
-  log(`spaCy ${lang}: downloading ${url}`);
+async function fetchInto(url: string, local: string, rel: string, lang: SpacyLang, opts: LoadSpacyLexiconOptions) {
+  opts.log?.(`spaCy ${lang}: downloading ${url}`);
   try {
     const res = await downloadFile(url, local, opts.download);
     return { url, size: res.size, sha256: res.sha256, fetchedAt: new Date().toISOString() };
@@ -211,11 +181,12 @@ function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], caus
   );
 }
 
-async function readManifest(file: string, lang: SpacyLang): Promise<Manifest> {
-  // An unreadable manifest vouches for nothing: every cached file is then fetched again.
-  const m = await readJsonIfAny<Manifest>(file);
-  return { version: 1, lang, files: m && typeof m.files === "object" && m.files ? m.files : {} };
-}
+const JSON_PARSERS = {
+  lemma_lookup: parseLemmaLookup,
+  lemma_index: parseLemmaIndex,
+  lemma_exc: parseLemmaExceptions,
+  lemma_rules: parseLemmaRules,
+};
 
 async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown> {
   const text = (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");
@@ -226,15 +197,6 @@ async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown
   } catch (err) {
     throw new DataError(`malformed JSON (${(err as Error).message})`, file);
   }
-  switch (spec.role) {
-    case "lemma_lookup":
-      return parseLemmaLookup(json, file);
-    case "lemma_index":
-      return parseLemmaIndex(json, file);
-    case "lemma_exc":
-      return parseLemmaExceptions(json, file);
-    case "lemma_rules":
-      return parseLemmaRules(json, file);
-  }
+  return JSON_PARSERS[spec.role](json, file);
 }
 

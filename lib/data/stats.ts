@@ -3,29 +3,10 @@ import { NO_AREA, sourceOf, unjudgedQueries, type Benchmark } from "../types";
 import { words } from "../text/normalize";
 
 /** The paper's Table 1; `unjudged` queries (no relevant article) are not in the per-query figures. */
-export interface DatasetStats {
-  queries: number;
-  unjudged: number;
-  articles: number;
-  sources: number;
-  judgments: number;
-  distinctRelevant: number;
-  relevantShareOfPool: number;
-  goldPerQuery: number;
-  /** share of judged queries with more than one relevant article */
-  multiGoldShare: number;
-  medianArticleWords: number;
-  medianQueryWords: number;
-}
+export type DatasetStats = ReturnType<typeof datasetStats>;
 
 /** The paper's Table 6: per legal area, its judged queries and their distinct gold articles (median length in words). */
-export interface AreaStats {
-  area: string;
-  queries: number;
-  goldArticles: number;
-  relevantPerQuery: number;
-  medianGoldWords: number;
-}
+export type AreaStats = ReturnType<typeof areaStats>[number];
 
 // simple-statistics' median refuses an empty list; an empty benchmark's medians are NaN.
 const median = (xs: number[]): number => (xs.length ? ssMedian(xs) : NaN);
@@ -36,7 +17,7 @@ const median = (xs: number[]): number => (xs.length ? ssMedian(xs) : NaN);
  * @example
  * datasetStats(await readBeir("data/sample")).goldPerQuery;
  */
-export function datasetStats(b: Benchmark): DatasetStats {
+export function datasetStats(b: Benchmark) {
   const relevant = new Set<string>();
   let judgments = 0;
   let multi = 0;
@@ -57,6 +38,7 @@ export function datasetStats(b: Benchmark): DatasetStats {
     distinctRelevant: relevant.size,
     relevantShareOfPool: b.docs.length ? relevant.size / b.docs.length : 0,
     goldPerQuery: nq ? judgments / nq : 0,
+    /** share of judged queries with more than one relevant article */
     multiGoldShare: nq ? multi / nq : 0,
     medianArticleWords: median(b.docs.map((d) => words(d.text).length)),
     medianQueryWords: median(b.queries.map((q) => words(q.text).length)),
@@ -69,7 +51,7 @@ export function datasetStats(b: Benchmark): DatasetStats {
  * @example
  * areaStats(bench).map((r) => [r.area, r.queries]);
  */
-export function areaStats(b: Benchmark): AreaStats[] {
+export function areaStats(b: Benchmark) {
   const textOf = new Map(b.docs.map((d) => [d.id, d.text]));
   const groups = new Map<string, { queries: number; judgments: number; gold: Set<string> }>();
   for (const q of b.queries) {

@@ -6,28 +6,24 @@ import { parquetReadObjects } from "hyparquet";
 import type { Compressors } from "hyparquet";
 import { parseJsonlLines, readUtf8 } from "./beir";
 import { DataError } from "../util/errors";
-import { parseDelimited } from "../util/csv";
+import { parseCsv } from "../util/csv";
 
 /** A row keyed by column: strings (csv), JSON values (jsonl, json), parquet values (INT64: number/string). */
 export type Row = Record<string, unknown>;
 
-/** Rows plus where each one sits in its file. */
+/** Rows plus where each one sits in its file: row `i`'s 1-based line (csv, jsonl), and "line 12" or "row 3". */
 export interface Table {
   file: string;
   rows: Row[];
-  /** 1-based source line of row `i` (csv, jsonl); undefined for json and parquet. */
   lineOf(i: number): number | undefined;
-  /** Human wording for row `i`: "line 12" or "row 3". */
   describe(i: number): string;
 }
-
-const FORMATS = ["csv", "jsonl", "json", "parquet"];
 
 /** Reads a table (the formats a dataset card may name: csv, jsonl, json, parquet), keeping row positions. */
 export async function readTable(file: string): Promise<Table> {
   switch (path.extname(file).slice(1).toLowerCase()) {
     case "csv": {
-      const { rows, lines } = parseDelimited(await readText(file), file, ",");
+      const { rows, lines } = parseCsv(await readText(file), file);
       return table(file, rows, lines);
     }
     case "jsonl": {
@@ -39,7 +35,7 @@ export async function readTable(file: string): Promise<Table> {
     case "parquet":
       return table(file, await readParquet(file));
     default:
-      throw new DataError(`unsupported file type '${path.extname(file) || "(none)"}'; expected one of ${FORMATS.join(", ")}`, file);
+      throw new DataError(`unsupported file type '${path.extname(file) || "(none)"}'; expected csv, jsonl, json or parquet`, file);
   }
 }
 
@@ -68,9 +64,8 @@ function parseJsonRows(text: string, file: string): Row[] {
     throw new DataError(`malformed JSON (${(err as Error).message})`, file);
   }
   if (!Array.isArray(value)) throw new DataError("expected a JSON array of rows", file);
-  value.forEach((r, i) => {
-    if (!isObject(r)) throw new DataError(`row ${i + 1} is not a JSON object`, file);
-  });
+  const bad = value.findIndex((r) => r === null || typeof r !== "object" || Array.isArray(r));
+  if (bad >= 0) throw new DataError(`row ${bad + 1} is not a JSON object`, file);
   return value as Row[];
 }
 
@@ -103,8 +98,4 @@ function plain(v: unknown): unknown {
     return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   }
   return v;
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
 }

@@ -2,7 +2,6 @@ import type { Tokenizer } from "../types";
 
 /** A word-by-word tokenizer (each run of word characters maps alone to one term or none), so words intern once. */
 export interface WordTokenizer extends Tokenizer {
-  /** Whether a code point belongs to a word, whatever its context. */
   isWordChar(codePoint: number): boolean;
   /** The term for one raw word (a pure function of it), or null to drop it. */
   term(word: string): string | null;

@@ -1,7 +1,6 @@
-/**
- * The Ntais (2006) Greek stemmer, matching python_greek_stemmer 0.1.1's `GreekStemmer.stem` (the paper's), quirks
- * included. Input is expected folded; guards follow Python's case-insensitive test, so any string gets its answer.
- */
+/** The Ntais (2006) Greek stemmer as python_greek_stemmer 0.1.1's `GreekStemmer.stem` (the paper's), quirks included. */
+
+import { memo } from "./normalize";
 
 /** A set of endings, probed at each of their lengths, longest first. */
 class EndingSet {
@@ -296,15 +295,7 @@ export function stem(word: string): string {
   return s;
 }
 
-/** A memoised `stem` with its own cache: corpora repeat a few tens of thousands of words millions of times. */
+/** A memoised `stem` with its own cache. */
 export function createCachedStemmer(): (word: string) => string {
-  const cache = new Map<string, string>();
-  return (word) => {
-    let out = cache.get(word);
-    if (out === undefined) {
-      out = stem(word);
-      cache.set(word, out);
-    }
-    return out;
-  };
+  return memo(stem);
 }

@@ -31,8 +31,7 @@ export interface TokenizerContext {
 }
 
 /**
- * A tokenizer by name or short form (`greekstemmer`, `spacy`, `grnlp`, `english`), the spaCy tables through
- * `ctx.loadSpacyLexicon` (the face's `createTokenizer` supplies the project's).
+ * A tokenizer by name or short form, spaCy's tables through `ctx.loadSpacyLexicon` (`createTokenizer` supplies them).
  * @example
  * const tok = await buildTokenizer("bm25-greekstemmer");
  * tok.tokenize("Οι συμβάσεις ερμηνεύονται"); // ["ΟΙ", "ΣΥΜΒΑΣ", "ΕΡΜΗΝΕΥ"]
@@ -56,7 +55,6 @@ function lexicon(id: TokenizerId, lang: SpacyLang, ctx: TokenizerContext): Promi
   return ctx.loadSpacyLexicon(lang, ctx);
 }
 
-/** The canonical name for a tokenizer name or alias; throws listing the valid names otherwise. */
 function canonicalTokenizer(name: string): TokenizerId {
   const full = name.startsWith("bm25-") ? name : `bm25-${name}`;
   if (full in TOKENIZERS) return full as TokenizerId;

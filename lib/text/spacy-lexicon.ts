@@ -2,25 +2,14 @@
 
 export type SpacyLang = "el" | "en";
 
-/** Which upstream file a table came from; recorded in a lexicon's provenance. */
+/** Which upstream file a table came from. */
 export type SpacyFileRole = "lemma_lookup" | "lemma_index" | "lemma_exc" | "lemma_rules" | "stop_words";
 
-/**
- * spaCy's Greek rule-lemmatizer tables by lower-case UPOS: known lemmas, irregular forms (form -> lemmas, first
- * preferred), suffix rules [old, new] in file order.
- */
+/** spaCy's Greek rule-lemmatizer tables by lower-case UPOS: lemmas, exceptions (first lemma preferred), suffix rules. */
 export interface GreekRuleTables {
   index: Map<string, Set<string>>;
   exc: Map<string, Map<string, string[]>>;
   rules: Map<string, Array<[string, string]>>;
-}
-
-/** Where one table of a lexicon came from, so a run can record exactly what it used. */
-export interface SpacyLexiconFile {
-  role: SpacyFileRole;
-  url: string;
-  sha256: string;
-  size: number;
 }
 
 /** spaCy's lemma data (English lookup; Greek exceptions flattened, plus its rule tables) and stopwords as listed. */
@@ -29,19 +18,18 @@ export interface SpacyLexicon {
   lemma: Map<string, string>;
   greek?: GreekRuleTables;
   stopwords: Set<string>;
-  source: { files: SpacyLexiconFile[] };
 }
 
 /** POS tried first when a Greek word's POS is unknown: content words common in statutes come first. */
 export const GREEK_POS_ORDER = ["noun", "verb", "adj", "adv", "propn"] as const;
 
-export function englishLexicon(lookup: Map<string, string>, stopwords: Set<string>, files: SpacyLexiconFile[] = []): SpacyLexicon {
-  return { lang: "en", lemma: lookup, stopwords, source: { files } };
+export function englishLexicon(lookup: Map<string, string>, stopwords: Set<string>): SpacyLexicon {
+  return { lang: "en", lemma: lookup, stopwords };
 }
 
 /** The Greek lexicon; `lemma` flattens the exceptions over POS (a form under several takes the first's lemma). */
-export function greekLexicon(greek: GreekRuleTables, stopwords: Set<string>, files: SpacyLexiconFile[] = []): SpacyLexicon {
-  return { lang: "el", lemma: flattenExceptions(greek.exc), greek, stopwords, source: { files } };
+export function greekLexicon(greek: GreekRuleTables, stopwords: Set<string>): SpacyLexicon {
+  return { lang: "el", lemma: flattenExceptions(greek.exc), greek, stopwords };
 }
 
 function flattenExceptions(exc: Map<string, Map<string, string[]>>): Map<string, string> {

@@ -1,39 +1,19 @@
-/**
- * BM25-SPACY and BM25-ENGLISH without spaCy: its tables on word tokens, normalised as the paper's notebook does
- * (Greek `strip_marks(lemma).lower()`, English `lemma.lower()`), then stopwords dropped; see docs/tokenizers.md.
- */
+/** BM25-SPACY and BM25-ENGLISH without spaCy: its tables on word tokens, normalised as the notebook does (docs/tokenizers.md). */
 import type { Tokenizer } from "../types";
-import { clean, foldLower } from "./normalize";
+import { clean, foldLower, memo } from "./normalize";
 import { GREEK_POS_ORDER, type SpacyLexicon } from "./spacy-lexicon";
 
-/**
- * Tokens approximating spaCy's on statutes: numbers keep internal `.`, `,`, `/` ("4172/2013"), which spaCy never
- * splits; else runs of letters, marks, digits and `_`. English also keeps apostrophes between letters, for clitics.
- */
+// spaCy never splits a number's internal `.`, `,`, `/` ("4172/2013"); English keeps apostrophes for clitics.
 const GREEK_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+)*`;
 const ENGLISH_TOKEN_SOURCE = String.raw`[\p{L}\p{M}\p{N}_]+(?:(?<=\p{N})[.,/]\p{N}+|['’][\p{L}\p{M}\p{N}_]+)*`;
 const UNDERSCORES = /^_+$/;
 
-function memo<V>(fn: (word: string) => V): (word: string) => V {
-  const cache = new Map<string, V>();
-  return (word) => {
-    let v = cache.get(word);
-    if (v === undefined) cache.set(word, (v = fn(word)));
-    return v;
-  };
-}
-
-/** The notebook's stop set: each listed stopword accent-stripped and lower-cased. */
-function foldedStopwords(lex: SpacyLexicon): Set<string> {
-  const out = new Set<string>();
-  for (const s of lex.stopwords) out.add(foldLower(s));
-  return out;
-}
+/** The notebook's stop set: accent-stripped, lower-cased. */
+const foldedStopwords = (lex: SpacyLexicon): Set<string> => new Set([...lex.stopwords].map(foldLower));
 
 /**
- * A POS-blind spaCy GreekLemmatizer.rule_lemmatize for a lower-cased word: a listed lemma as is; else its exception;
- * else the first rule output in the index (POS in {@link GREEK_POS_ORDER} order; exact, then accent-blind, as rules do
- * not move accents: "συμβάσεως" → "συμβάση" vs "σύμβαση"); else the word (spaCy's POS-less fallback is too risky).
+ * A POS-blind spaCy rule_lemmatize: listed lemma, exception, first rule output in the index (exact, then accent-blind,
+ * as rules do not move accents: "συμβάσεως" → "συμβάση" vs "σύμβαση"), else the word (spaCy's POS-less fallback is too risky).
  */
 function greekLemmatizer(lex: SpacyLexicon): (lowerWord: string) => string {
   const g = lex.greek;
@@ -82,7 +62,6 @@ export function spacyGreekTokenizer(lex: SpacyLexicon): Tokenizer {
   });
 }
 
-/** A tokenizer over the cleaned text's `source` matches. */
 function scanTokenizer(name: string, source: string, termsOf: (word: string) => readonly string[]): Tokenizer {
   const terms = memo(termsOf);
   const re = new RegExp(source, "gu");

@@ -58,10 +58,7 @@ export const GRNLP_DROPPED = new Set(Array.from("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{
 
 const GRNLP_SLICE = 2000;
 
-/**
- * BM25-GR-NLP-TOOLKIT as the authors run it: 2,000-character slices cleaned and tokenised, tokens cleaned, empty and
- * punctuation ones dropped; the toolkit's Greek BERT tokenizer approximated (docs/tokenizers.md).
- */
+/** BM25-GR-NLP-TOOLKIT as the authors run it on 2,000-character slices; its BERT tokenizer approximated (docs/tokenizers.md). */
 export function grnlpTokenizer(): Tokenizer {
   // Each whitespace chunk of a cleaned slice is folded and split once, then reused: the same tokens as folding the
   // whole slice, as folding is per character and final sigma never looks across whitespace (a test checks it).

@@ -5,11 +5,6 @@ let encoder: O200kEncoder | undefined;
 // Special-token texts ("<|endoftext|>") count as ordinary text, as tiktoken's `disallowed_special=()`: no throw.
 const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
 
-function load(): O200kEncoder {
-  encoder ??= o200kHarmony();
-  return encoder;
-}
-
 /** gpt-tokenizer 4.0.0's private byte-pair core (pinned in package.json), found at run time. */
 interface BpeCore {
   tokenSplitRegex: RegExp;
@@ -21,7 +16,8 @@ let core: BpeCore | undefined;
 
 function bpeCore(): BpeCore {
   if (core) return core;
-  const c = (load() as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
+  encoder ??= o200kHarmony();
+  const c = (encoder as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
   if (!(c && c.tokenSplitRegex instanceof RegExp && typeof c.getBpeRankFromString === "function" && typeof c.bytePairEncode === "function")) {
     throw new Error("gpt-tokenizer's byte-pair core is not where version 4.0.0 has it: install the version package.json pins");
   }
@@ -42,10 +38,6 @@ function countPieces(text: string, c: BpeCore): number {
   let total = 0;
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const piece = m[0];
-    if (piece.length === 0) {
-      re.lastIndex++; // never with this pattern; guards against an endless loop
-      continue;
-    }
     let n = pieceCounts.get(piece);
     if (n === undefined) {
       n = c.getBpeRankFromString(piece) !== undefined ? 1 : c.bytePairEncode(piece).length;
@@ -64,13 +56,11 @@ export function countTokens(text: string): number {
 
 /** The same count via gpt-tokenizer's public `countTokens`, uncached: the tests' reference. */
 export function referenceCountTokens(text: string): number {
-  return text.length === 0 ? 0 : load().countTokens(text, ORDINARY_TEXT);
+  return text.length === 0 ? 0 : (encoder ??= o200kHarmony()).countTokens(text, ORDINARY_TEXT);
 }
 
-// Where the pre-tokenizer always cuts, so counting the two sides apart gives the same sum: after a line feed, before
-// a character neither white space nor "/" (no o200k piece holds "\n" followed by one); and after a mark (neither white
-// space, letter nor digit) before a space, as in "[3] text": a run of marks stops at the space, and the pieces from
-// the space on are matched without looking back.
+// Where the pre-tokenizer always cuts, so both sides count apart: after "\n" before neither white space nor "/" (no
+// o200k piece holds that), and after a mark before a space ("[3] text": marks stop there, the rest never looks back).
 const MARK = /[^\s\p{L}\p{N}]/u;
 function cutsHere(left: string, right: string): boolean {
   if (left.length === 0 || right.length === 0) return true;
@@ -97,28 +87,19 @@ export function countTokensRemembered(text: string): number {
 export function countTokensJoined(parts: readonly string[]): number {
   let total = 0;
   let span = "";
-  const flush = (): void => {
-    if (span.length === 0) return;
-    const n = countTokensRemembered(span);
-    total += n;
-    span = "";
-  };
   for (const part of parts) {
     if (part.length === 0) continue;
-    if (!cutsHere(span, part)) {
-      span += part;
-      continue;
+    if (!cutsHere(span, part)) span += part;
+    else {
+      if (span) total += countTokensRemembered(span);
+      span = part;
     }
-    flush();
-    span = part;
   }
-  flush();
-  return total;
+  return span ? total + countTokensRemembered(span) : total;
 }
 
 /**
- * `countTokens(text)` of a text rendered from `template` ("search_document: {text}"), the template's lead counted
- * apart where the pre-tokenizer cuts there and each side remembered: an article is counted once for every template.
+ * `countTokens` of `template` ("query: {text}") filled with `text`, the lead counted apart: an article is counted once.
  *
  * @example
  * countTemplated("query: {text}", "query: Τι ισχύει;") === countTokens("query: Τι ισχύει;"); // true

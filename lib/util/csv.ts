@@ -9,14 +9,6 @@ export type CsvRow = Record<string, string>;
 /** A row of any of our tables: a CSV row's text, or a DataFrame row's values. */
 export type RowLike = Readonly<Record<string, unknown>>;
 
-/**
- * RFC 4180 csv, rows keyed by the trimmed header, each with its start line; duplicate headers and wrong field counts
- * are errors, blank lines skipped, stray quotes (`5" screen`) kept literally as Python's csv module reads them.
- */
-export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines: number[] } {
-  return parseDelimited(text, file, ",");
-}
-
 interface SourceRecord {
   fields: string[];
   line: number;
@@ -30,7 +22,7 @@ function breaksIn(fields: string[]): number {
   return n;
 }
 
-function readRecords(text: string, file: string, sep: string): SourceRecord[] {
+function readRecords(text: string, file: string): SourceRecord[] {
   // Start lines are counted here (csv-parse 7.0.3's info.lines counts a quoted CRLF twice); its blank count is right.
   const records: SourceRecord[] = [];
   let next = 1;
@@ -38,7 +30,6 @@ function readRecords(text: string, file: string, sep: string): SourceRecord[] {
   const startOf = (blanksNow: number) => next + (blanksNow - blanksSeen);
   try {
     parse(text, {
-      delimiter: sep,
       bom: true,
       // A fixed list: csv-parse's detection locks onto the first line end and would read a later bare LF as text.
       record_delimiter: ["\r\n", "\n", "\r"],
@@ -72,9 +63,12 @@ function csvProblem(err: CsvError): string {
   }
 }
 
-/** Delimited text (`,` or tab) into rows keyed by the trimmed header, with start lines; rules as in parseCsv. */
-export function parseDelimited(text: string, file: string, sep: string): { rows: CsvRow[]; lines: number[] } {
-  const records = readRecords(text, file, sep);
+/**
+ * RFC 4180 csv, rows keyed by the trimmed header, each with its start line; duplicate headers and wrong field counts
+ * are errors, blank lines skipped, stray quotes (`5" screen`) kept literally as Python's csv module reads them.
+ */
+export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines: number[] } {
+  const records = readRecords(text, file);
   if (records.length === 0) return { rows: [], lines: [] };
   const header = records[0].fields.map((h) => h.trim());
   const seen = new Set<string>();

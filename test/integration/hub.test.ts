@@ -12,7 +12,10 @@ import { parquetWriteBuffer } from "hyparquet-writer";
 import { readBeir } from "../../lib/data/beir";
 import { DownloadError, hashFile } from "../../lib/util/download";
 import { DataError } from "../../lib/util/errors";
-import { parseCard, pullHub, pullLog, pullHubToDir, resolveDataFiles, type PullOptions } from "../../lib/data/hub";
+import { pullHub, pullHubToDir } from "../../lib/data/hub";
+import { parseCard, resolveDataFiles } from "../../lib/data/dataset-card";
+import type { PullOptions } from "../../lib/data/hub-settings";
+import { pullLog } from "../../lib/data/pull-log";
 import { readConfig } from "../../lib/config";
 import { readTable } from "../../lib/data/tabular";
 

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import os from "node:os";
 import path from "node:path";
 import { readBeir, writeBeir } from "../../../lib/data/beir";
-import { findRunFile, readJsonRun, readRun, runName, writeJsonRun } from "../../../lib/data/runs";
+import { findRunFile, readJsonRun, readRun, runName, writeRun } from "../../../lib/data/runs";
 import { fileNameOf, idOfFileName } from "../../../lib/util/file-name";
 import { main } from "../../../lib/cli/main";
 import { parseCsvRecords } from "../../../lib/util/csv";
@@ -89,7 +89,7 @@ const RUN: Run = {
 };
 
 test("a ranx JSON run round-trips: queries, order and scores, and JSON.parse gives ranx's {qid: {docid: score}}", async () => {
-  await writeJsonRun(file("run.json"), RUN, "ranx");
+  await writeRun(file("run.json"), RUN, "ranx", "");
   const text = readFileSync(file("run.json"), "utf8");
   const parsed = JSON.parse(text) as Record<string, Record<string, number>>;
   // Nothing but queries at the top, numbers below: what ranx's Run.from_file and pytrec_eval take as is.

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DataError } from "../../../lib/util/errors";
-import { formatTrec, readJsonRun, readRun, readTrec, writeJsonRun, writeTrec } from "../../../lib/data/runs";
+import { formatTrec, readJsonRun, readRun, readTrec, writeRun } from "../../../lib/data/runs";
 import type { Run } from "../../../lib/types";
 import { requireShared } from "../../helpers/shared";
 
@@ -31,7 +31,7 @@ const SCORED: Run = {
 
 test("TREC write -> read keeps query order, ranking order and scores exactly", async () => {
   const file = tmp("nested/dir/scored.trec");
-  await writeTrec(file, SCORED, "bm25");
+  await writeRun(file, SCORED, "trec", "bm25");
   const text = readFileSync(file, "utf8");
   assert.match(text, /^Q-N4765-16 Q0 N4831::40 1 15\.288897814976632 bm25\n/);
   assert.ok(text.includes("Q-N4765-16 Q0 N4765::16 3 0.30000000000000004 bm25\n"), "full precision");
@@ -51,7 +51,7 @@ test("a run without scores is written with score 101 - rank", async () => {
   const run: Run = { rankings: new Map([["q1", ["d1", "d2", "d3"]], ["q2", ["e1"]]]) };
   assert.equal(formatTrec(run, "x"), "q1 Q0 d1 1 100 x\nq1 Q0 d2 2 99 x\nq1 Q0 d3 3 98 x\nq2 Q0 e1 1 100 x\n");
   const file = tmp("unscored.trec");
-  await writeTrec(file, run, "x");
+  await writeRun(file, run, "trec", "x");
   const back = await readTrec(file);
   assert.deepEqual(back.rankings, run.rankings);
   assert.deepEqual(back.scores!.get("q1"), [100, 99, 98]);
@@ -129,7 +129,7 @@ test("non-numeric rank or score is an error naming the line", async () => {
 
 test("JSON run write -> read keeps queries and rankings, one query per line", async () => {
   const file = tmp("sub/run.json");
-  await writeJsonRun(file, SCORED, "json");
+  await writeRun(file, SCORED, "json", "");
   const lines = readFileSync(file, "utf8").split("\n");
   assert.equal(lines[0], "{");
   assert.equal(lines[1], '"Q-N4765-16": ["N4831::40","N4765::17","N4765::16","N4766::πρώτο","N4858::15Α"],');
@@ -138,7 +138,7 @@ test("JSON run write -> read keeps queries and rankings, one query per line", as
   assert.deepEqual(back.rankings, SCORED.rankings);
   // Non-numeric ids keep file order.
   const named: Run = { rankings: new Map([["qb", ["1"]], ["qa", ["2"]], ["qc", []]]) };
-  await writeJsonRun(file, named, "json");
+  await writeRun(file, named, "json", "");
   assert.deepEqual([...(await readJsonRun(file)).rankings], [...named.rankings]);
 });
 
@@ -148,7 +148,7 @@ test(
     const file = tmp("numeric-ids.json");
     const run: Run = { rankings: new Map([["q", ["a"]], ["10", ["b"]], ["2", ["c"]]]) };
     for (const shape of ["json", "ranx"] as const) {
-      await writeJsonRun(file, run, shape);
+      await writeRun(file, run, shape, "");
       assert.deepEqual([...(await readJsonRun(file)).rankings.keys()], ["q", "10", "2"], shape);
     }
   },
@@ -169,9 +169,9 @@ test("readRun picks the format by extension", async () => {
   const trec = tmp("pick.trec");
   const txt = tmp("pick.txt");
   const run: Run = { rankings: new Map([["q1", ["a", "b"]]]) };
-  await writeJsonRun(json, run, "json");
-  await writeTrec(trec, run, "t");
-  await writeTrec(txt, run, "t");
+  await writeRun(json, run, "json", "");
+  await writeRun(trec, run, "trec", "t");
+  await writeRun(txt, run, "trec", "t");
   const fromJson = await readRun(json);
   assert.equal(fromJson.scores, undefined, ".json read as JSON");
   assert.deepEqual(fromJson.rankings, run.rankings);
