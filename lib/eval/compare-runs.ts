@@ -12,16 +12,8 @@ import path from "node:path";
 export type RunScores = { name: string; perQuery: ReadonlyMap<QueryId, MetricValues> };
 
 /** One test as `gbr compare --json` gives it (DESIGN.md §4): delta = meanA − meanB, pHolm over every test. */
-export interface SignificanceTest {
-  a: string;
-  b: string;
-  metric: Metric;
-  meanA: number;
-  meanB: number;
-  delta: number;
-  p: number;
-  pHolm: number;
-}
+export type SignificanceTest =
+  { a: string; b: string; metric: Metric; meanA: number; meanB: number; delta: number; p: number; pHolm: number };
 
 /** `JSON.stringify` of it is the `gbr compare --json` output. */
 export type Comparison = { tests: SignificanceTest[] };

@@ -8,10 +8,7 @@ import type { Work, RunCost } from "../types";
 export type MethodUsage = { method: string; queries: number; cost: RunCost; seconds: number; corpusSeconds: number };
 
 /** USD per million tokens (chat: input and output) by model id, "default" for any other. */
-export interface PriceTable {
-  llm: Record<string, { input: number; output: number }>;
-  embedding: Record<string, number>;
-}
+export type PriceTable = { llm: Record<string, { input: number; output: number }>; embedding: Record<string, number> };
 
 /** One row of the cost table (the paper's Table 17, plus the one-time columns). */
 export type CostRow = ReturnType<typeof costTable>[number];
@@ -48,9 +45,8 @@ function tokenSource(tokens: number, estimated: number): string {
 }
 
 /**
- * The paper's Table 17: per query, online calls (chat, query embeddings, rerank requests), tokens, the cross-encoder's
- * (query, article) pairs, seconds and API-equivalent USD; one-time corpus work apart. The embedding tokens' source is
- * "provider" (server-reported), "estimated" (o200k counts), "mixed", or "" (none).
+ * The paper's Table 17: per query, online calls, tokens, cross-encoder pairs, seconds and API-equivalent USD; one-time
+ * corpus work apart. Embedding tokens' source: "provider" (server-reported), "estimated" (o200k), "mixed" or "".
  */
 export function costTable(usages: readonly MethodUsage[], prices: PriceTable) {
   return usages.map((u) => {
