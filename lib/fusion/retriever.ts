@@ -49,12 +49,7 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
   return { fusion: { kind: "comb", method: comb, norm }, parts: splitParts(name, rest) };
 }
 
-/**
- * `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF.
- *
- * @example
- * fuseRetriever([bm25, lsi], { kind: "wrrf", weights: [0.7, 0.3] }).name; // "fuse:wrrf:0.7,0.3:bm25-greekstemmer+lsi"
- */
+/** `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF. */
 export function fuseRetriever(inputs: readonly Retriever[], fusion: Fusion, name = `fuse:${fusion.kind === "wrrf" ? `wrrf:${fusion.weights.join(",")}` : `${fusion.method}-${fusion.norm}`}:${namesOf(inputs)}`): Retriever {
   return {
     name,
