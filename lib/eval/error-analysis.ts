@@ -4,7 +4,6 @@ import { dedupeCut, DEPTH, evaluate, queryMetrics, type MetricValues } from "./m
 import { resolveMetric, type MetricName } from "./metric-names";
 import { compareCodeUnits } from "./breakdown";
 
-/** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
 
 /** Tie tolerance: absorbs last-bit summation noise, far below one gold article moving a rank (~1e-6, MAP@100). */

@@ -168,7 +168,6 @@ export class PositionalEvaluator {
   }
 }
 
-/** A run's evaluation: the macro averages and every query's values. */
 export type Evaluation = { mean: MetricValues; perQuery: Map<QueryId, MetricValues> };
 
 /**

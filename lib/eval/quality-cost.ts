@@ -5,7 +5,6 @@ import { toNumber, type RowLike } from "../util/csv";
 /** A method placed by cost (to minimise) and quality (to maximise). */
 export type QualityCostPoint = { name: string; cost: number; quality: number };
 
-/** What the cost of a point counts, chosen by `costMeasure`. */
 export type CostMeasure = "usd" | "tokens" | "calls" | "seconds";
 
 /** A point of cost.csv's data: its cost under `measure`, and that cost in words with its unit. */

@@ -9,10 +9,7 @@ export type ReactRoundLike = { retrieved: readonly { id: DocId; rank: number }[]
 /** A gold article retrieved but never kept by the last round (best: smallest BM25 rank); MISSED_GOLD_COLUMNS' order. */
 type MissedGoldPair = { query: QueryId; article: DocId; firstRetrievedRound: number; bestRank: number; roundsRetrieved: number };
 
-/**
- * Per requested round the run has, the (query, gold) pairs retrieved in some round ≤ r and kept in none, and their
- * queries; `pairs` are those still missed after `lastRound`, the most rounds any query has.
- */
+/** Per round r asked, the (query, gold) pairs retrieved and not kept by r; `pairs`: those still missed at the last round. */
 export type MissedGold = ReturnType<typeof reactMissedGold>;
 
 /** The columns of react-missed.csv, in order: the fields of `MissedGoldPair`. */

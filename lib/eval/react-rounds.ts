@@ -2,7 +2,6 @@
 import type { DocId, QueryId, Run } from "../types";
 import { evaluate } from "./metrics";
 
-/** The rounds the paper reports REACT at. */
 export const PAPER_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
 /**

@@ -23,7 +23,6 @@ export interface ResultsTable {
   nameHeader?: string;
 }
 
-/** The formats a command can print a paper table in (besides its own text). */
 export const PAPER_FORMATS = ["latex", "markdown"] as const;
 export type PaperFormat = (typeof PAPER_FORMATS)[number];
 

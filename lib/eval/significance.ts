@@ -23,7 +23,6 @@ const PAPER_SEED = 42;
 /** The run the exploratory family tests every other experiment against: the paper's BM25. */
 export const BASELINE_RUN = "bm25-greekstemmer";
 
-/** Per-query metric values of every experiment that ran, by experiment id. */
 export type PerQueryByExperiment = ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>;
 
 /** A paper test whose runs exist, pHolm over the whole family of 20 (missing ones at p = 1). */
@@ -35,10 +34,7 @@ export type MissingPaperTest = Pick<SignificanceTest, "a" | "b" | "metric"> &
 
 export type PaperTest = ComputedPaperTest | MissingPaperTest;
 
-/**
- * The paper's family: always its 20 tests in PAPER_TESTS order, `computed` of them run; `authorsStream`: their flips
- * were drawn as the authors' notebook draws them (all 20 present, one stream in order).
- */
+/** The paper's 20 tests in PAPER_TESTS order; `authorsStream`: all 20 present, drawn as the authors' notebook draws them. */
 export type PaperSignificance = ReturnType<typeof paperSignificance>;
 
 /** A family beyond the paper, Holm over its own `of` tests only. */

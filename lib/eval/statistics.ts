@@ -92,7 +92,6 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
   return sampleCorrelation(averageRanks(a), averageRanks(b));
 }
 
-/** Spearman's correlation of one metric between two runs, over the n queries both have. */
 export type RunCorrelation = { a: string; b: string; rho: number; n: number };
 
 /** Spearman's rho of `metric` per pair of runs over shared queries: do two methods find the same queries hard? */

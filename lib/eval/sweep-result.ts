@@ -3,7 +3,6 @@ import type { DocId, QueryId } from "../types";
 import { type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 
-/** One (k1, b) setting of a sweep and how it scored. */
 export interface SweepEntry {
   k1: number;
   b: number;
