@@ -26,17 +26,10 @@ export function loadPrices(file = environmentConfig().pricesFile ?? path.join(PA
   return { llm: parsed.llm, embedding: parsed.embedding };
 }
 
-/** USD per million input and output tokens of a chat model (the "default" entry for an unlisted one). */
-function llmPrice(prices: PriceTable, model?: string): { input: number; output: number } {
-  const p = (model && prices.llm[model]) || prices.llm.default;
-  if (!p) throw new Error(`no LLM price for '${model}' and no "default" in the price table`);
-  return p;
-}
-
-/** USD per million tokens of an embedding model (the "default" entry for an unlisted one). */
-function embeddingPrice(prices: PriceTable, model?: string): number {
-  const p = (model !== undefined ? prices.embedding[model] : undefined) ?? prices.embedding.default;
-  if (p === undefined) throw new Error(`no embedding price for '${model}' and no "default" in the price table`);
+/** A model's entry of one side of the price table, the "default" entry for an unlisted one. */
+function priceOf<T>(table: Record<string, T>, kind: string, model?: string): T {
+  const p = (model ? table[model] : undefined) ?? table.default;
+  if (p === undefined) throw new Error(`no ${kind} price for '${model}' and no "default" in the price table`);
   return p;
 }
 
@@ -72,18 +65,19 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable) {
 
 /** API-equivalent USD of provider work, each token kind at its model's price. */
 export function workCost(prices: PriceTable, w: Work, llmModel?: string, embeddingModel?: string): number {
-  const lp = llmPrice(prices, llmModel);
-  return (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * embeddingPrice(prices, embeddingModel)) / 1e6;
+  const lp = priceOf(prices.llm, "LLM", llmModel);
+  const ep = priceOf(prices.embedding, "embedding", embeddingModel);
+  return (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * ep) / 1e6;
 }
 
 /** Usage-meter pricer: chat and embeddings at their model's prices, rerank requests free (no price known). */
 export function pricerFrom(prices: PriceTable): Pricer {
   return (kind, u) => {
     if (kind === "chat") {
-      const p = llmPrice(prices, u.model);
+      const p = priceOf(prices.llm, "LLM", u.model);
       return (u.input * p.input + u.output * p.output) / 1e6;
     }
-    if (kind === "embed") return (u.input * embeddingPrice(prices, u.model)) / 1e6;
+    if (kind === "embed") return (u.input * priceOf(prices.embedding, "embedding", u.model)) / 1e6;
     return 0;
   };
 }
