@@ -5,7 +5,6 @@ import { Pcg64 } from "../numeric/random";
 /** Resamples (default 10,000), seed (default 42) and coverage (default 0.95). */
 export type BootstrapOptions = { resamples?: number; seed?: number; level?: number };
 
-/** A percentile bootstrap interval of the mean, with the settings that produced it. */
 export type BootstrapInterval = { mean: number; lower: number; upper: number; level: number; resamples: number };
 
 /** Percentile bootstrap CI of the mean (numpy's linear quantiles of the resampled means), seeded; not BCa. */

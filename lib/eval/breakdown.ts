@@ -3,13 +3,8 @@ import { NO_AREA, type QueryId, type QueryMeta } from "../types";
 import { meanOf, METRICS, type MetricValues } from "./metrics";
 import { describe } from "./statistics";
 
-export interface GroupMetrics {
-  group: string;
-  queries: number;
-  mean: MetricValues;
-  /** Sample SD of the group's per-query values (n − 1; NaN for a group of one). */
-  sd: MetricValues;
-}
+/** A legal area's query count, mean and sample SD (n − 1; NaN for a group of one) of each metric. */
+export type GroupMetrics = ReturnType<typeof byArea>[number];
 
 /** A group name for queries without a relevant article, shown as NO_AREA in figures. */
 export const UNKNOWN_GROUP = "unknown";
@@ -22,7 +17,7 @@ export const UNKNOWN_GROUP = "unknown";
  * byArea(perQuery, bench.meta).map((g) => [g.group, g.queries, g.mean["Recall@100"]]);
  * // [["civil", 60, 0.25], ["criminal", 55, 0.18], …]
  */
-export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: ReadonlyMap<QueryId, QueryMeta>): GroupMetrics[] {
+export function byArea(perQuery: ReadonlyMap<QueryId, MetricValues>, meta: ReadonlyMap<QueryId, QueryMeta>) {
   const groups = new Map<string, MetricValues[]>();
   for (const [qid, values] of perQuery) {
     const key = meta.get(qid)?.area || NO_AREA;

@@ -8,20 +8,11 @@ import { GbrError } from "../util/errors";
 import { printable } from "../util/printable";
 import path from "node:path";
 
-/** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type RunScores = { name: string; perQuery: ReadonlyMap<QueryId, MetricValues> };
 
 /** One test as `gbr compare --json` gives it (DESIGN.md §4): delta = meanA − meanB, pHolm over every test. */
-export interface SignificanceTest {
-  a: string;
-  b: string;
-  metric: Metric;
-  meanA: number;
-  meanB: number;
-  delta: number;
-  p: number;
-  pHolm: number;
-}
+export type SignificanceTest =
+  { a: string; b: string; metric: Metric; meanA: number; meanB: number; delta: number; p: number; pHolm: number };
 
 /** `JSON.stringify` of it is the `gbr compare --json` output. */
 export type Comparison = { tests: SignificanceTest[] };
@@ -75,13 +66,7 @@ export function comparedQueries(queries: Qrels | Iterable<QueryId>): QueryId[] {
     : [...(queries as Iterable<QueryId>)];
 }
 
-/**
- * `--pair A,B` options as pairs of run names; a run is named by its name or its file's name without extension. A
- * malformed pair or an unknown run is a usage error naming it.
- *
- * @example
- * pairsByName(["bm25,dense"], [{ file: "runs/bm25.trec", name: "bm25" }, { file: "d/dense.json", name: "dense" }]); // [["bm25", "dense"]]
- */
+/** `--pair A,B` options as pairs of run names; a run is named by its name or its file's name without extension. */
 export function pairsByName(specs: readonly string[], runs: readonly { file: string; name: string }[]): [string, string][] {
   const split = specs.map((p): [string, string] => {
     const parts = p.split(",").map((x) => x.trim());

@@ -8,10 +8,7 @@ import type { Work, RunCost } from "../types";
 export type MethodUsage = { method: string; queries: number; cost: RunCost; seconds: number; corpusSeconds: number };
 
 /** USD per million tokens (chat: input and output) by model id, "default" for any other. */
-export interface PriceTable {
-  llm: Record<string, { input: number; output: number }>;
-  embedding: Record<string, number>;
-}
+export type PriceTable = { llm: Record<string, { input: number; output: number }>; embedding: Record<string, number> };
 
 /** One row of the cost table (the paper's Table 17, plus the one-time columns). */
 export type CostRow = ReturnType<typeof costTable>[number];
@@ -29,17 +26,10 @@ export function loadPrices(file = environmentConfig().pricesFile ?? path.join(PA
   return { llm: parsed.llm, embedding: parsed.embedding };
 }
 
-/** USD per million input and output tokens of a chat model (the "default" entry for an unlisted one). */
-function llmPrice(prices: PriceTable, model?: string): { input: number; output: number } {
-  const p = (model && prices.llm[model]) || prices.llm.default;
-  if (!p) throw new Error(`no LLM price for '${model}' and no "default" in the price table`);
-  return p;
-}
-
-/** USD per million tokens of an embedding model (the "default" entry for an unlisted one). */
-function embeddingPrice(prices: PriceTable, model?: string): number {
-  const p = (model !== undefined ? prices.embedding[model] : undefined) ?? prices.embedding.default;
-  if (p === undefined) throw new Error(`no embedding price for '${model}' and no "default" in the price table`);
+/** A model's entry of one side of the price table, the "default" entry for an unlisted one. */
+function priceOf<T>(table: Record<string, T>, kind: string, model?: string): T {
+  const p = (model ? table[model] : undefined) ?? table.default;
+  if (p === undefined) throw new Error(`no ${kind} price for '${model}' and no "default" in the price table`);
   return p;
 }
 
@@ -48,9 +38,8 @@ function tokenSource(tokens: number, estimated: number): string {
 }
 
 /**
- * The paper's Table 17: per query, online calls (chat, query embeddings, rerank requests), tokens, the cross-encoder's
- * (query, article) pairs, seconds and API-equivalent USD; one-time corpus work apart. The embedding tokens' source is
- * "provider" (server-reported), "estimated" (o200k counts), "mixed", or "" (none).
+ * The paper's Table 17: per query, online calls, tokens, cross-encoder pairs, seconds and API-equivalent USD; one-time
+ * corpus work apart. Embedding tokens' source: "provider" (server-reported), "estimated" (o200k), "mixed" or "".
  */
 export function costTable(usages: readonly MethodUsage[], prices: PriceTable) {
   return usages.map((u) => {
@@ -76,18 +65,19 @@ export function costTable(usages: readonly MethodUsage[], prices: PriceTable) {
 
 /** API-equivalent USD of provider work, each token kind at its model's price. */
 export function workCost(prices: PriceTable, w: Work, llmModel?: string, embeddingModel?: string): number {
-  const lp = llmPrice(prices, llmModel);
-  return (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * embeddingPrice(prices, embeddingModel)) / 1e6;
+  const lp = priceOf(prices.llm, "LLM", llmModel);
+  const ep = priceOf(prices.embedding, "embedding", embeddingModel);
+  return (w.llmInput * lp.input + w.llmOutput * lp.output + w.embeddingTokens * ep) / 1e6;
 }
 
 /** Usage-meter pricer: chat and embeddings at their model's prices, rerank requests free (no price known). */
 export function pricerFrom(prices: PriceTable): Pricer {
   return (kind, u) => {
     if (kind === "chat") {
-      const p = llmPrice(prices, u.model);
+      const p = priceOf(prices.llm, "LLM", u.model);
       return (u.input * p.input + u.output * p.output) / 1e6;
     }
-    if (kind === "embed") return (u.input * embeddingPrice(prices, u.model)) / 1e6;
+    if (kind === "embed") return (u.input * priceOf(prices.embedding, "embedding", u.model)) / 1e6;
     return 0;
   };
 }

@@ -1,29 +1,20 @@
 /** k-fold CV tuning: the honest estimate beside the paper's oracle, an upper bound (+0.05/+0.01, DESIGN.md §7). */
 import type { QueryId } from "../types";
-import { meanOf, type Metric, type MetricValues } from "./metrics";
-import { firstBest, type SweepChoice, type SweepEntry, type SweepResult } from "./sweep-result";
+import { meanOf, type MetricValues } from "./metrics";
+import { firstBest, type SweepEntry, type SweepResult } from "./sweep-result";
 import { Pcg64 } from "../numeric/random";
 
 /** A fold: the setting chosen on the other folds' queries, its value there, and its mean on the held-out queries. */
 type CvFold = { fold: number; k1: number; b: number; trainValue: number; testQueryIds: QueryId[]; testMean: MetricValues };
 
-/** The honest estimate next to the oracle and the default. */
-export interface CvResult {
-  metric: Metric;
-  folds: CvFold[];
-  /** Pooled held-out means, each query once (not the mean of fold means, which over-weighs small folds). */
-  mean: MetricValues;
-  perQuery: Map<QueryId, MetricValues>;
-  /** For comparison: the oracle (best on all these queries, the paper's number) and the default (1.5, 0.75). */
-  oracle: SweepChoice & { mean: MetricValues };
-  default: SweepChoice & { mean: MetricValues };
-}
+/** The honest estimate next to the oracle (best on all queries, the paper's number) and the default (1.5, 0.75). */
+export type CvResult = ReturnType<typeof crossValidatedTuning>;
 
 /** Folds (default 5) and shuffle seed (default 42); the metric tuned is the sweep's. */
 export type CvOptions = { folds?: number; seed?: number };
 
 /** Queries shuffled as numpy's `default_rng(seed)`, dealt round-robin into k folds, each scored by the others' best. */
-export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}): CvResult {
+export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly QueryId[], opts: CvOptions = {}) {
   const k = opts.folds ?? 5;
   const seed = opts.seed ?? 42;
   const metric = sweep.metric;
@@ -56,6 +47,7 @@ export function crossValidatedTuning(sweep: SweepResult, queryIds: readonly Quer
   return {
     metric,
     folds,
+    // Pooled held-out means, each query once (the mean of fold means would over-weigh small folds).
     mean: meanOf([...pooled.values()]),
     perQuery: pooled,
     oracle: { k1: oracleEntry.k1, b: oracleEntry.b, value: oracleMean[metric], mean: oracleMean },

@@ -1,10 +1,9 @@
 /** Error analysis per query, area and gold article; ranks as the metrics' `dedupeCut` (repeats once, none past 100). */
 import { NO_AREA, relevantCount, relevantDocs, sourceOf, type DocId, type Qrels, type QueryId, type QueryMeta, type Ranking, type Run } from "../types";
-import { dedupeCut, DEPTH, evaluate, queryMetrics, type Metric, type MetricValues } from "./metrics";
+import { dedupeCut, DEPTH, evaluate, queryMetrics, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 import { compareCodeUnits } from "./breakdown";
 
-/** One run's per-query metric values, as `evaluate(...).perQuery` gives them. */
 export type PerQuery = ReadonlyMap<QueryId, MetricValues>;
 
 /** Tie tolerance: absorbs last-bit summation noise, far below one gold article moving a rank (~1e-6, MAP@100). */
@@ -13,24 +12,15 @@ export const DEFAULT_TIE = 1e-12;
 /** Wins (A higher by more than the tie tolerance), ties and losses of run A against run B. */
 type WinLossCounts = { queries: number; wins: number; ties: number; losses: number };
 
-export interface WinLoss {
-  metric: Metric;
-  tie: number;
-  total: WinLossCounts;
-  /** Per legal area (code-unit order, as `byArea`), only when `meta` was given. */
-  byArea?: (WinLossCounts & { group: string })[];
-  /** Queries of one run only, left out of the counts. */
-  onlyInA: QueryId[];
-  onlyInB: QueryId[];
-}
+export type WinLoss = ReturnType<typeof winLoss>;
 
-/** Per-query wins, ties and losses of A against B over the queries both have (split by area with `meta`). */
+/** Per-query wins, ties and losses of A against B over the queries both have (per area, code-unit order, with `meta`). */
 export function winLoss(
   a: PerQuery,
   b: PerQuery,
   name: MetricName,
   opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
-): WinLoss {
+) {
   const metric = resolveMetric(name);
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();
@@ -51,9 +41,8 @@ export function winLoss(
     }
   }
   const onlyInB = [...b.keys()].filter((q) => !a.has(q));
-  const out: WinLoss = { metric, tie: DEFAULT_TIE, total, onlyInA, onlyInB };
-  if (opts.meta) out.byArea = [...groups].sort(([x], [y]) => compareCodeUnits(x, y)).map(([group, c]) => ({ group, ...c }));
-  return out;
+  const byArea = [...groups].sort(([x], [y]) => compareCodeUnits(x, y)).map(([group, c]) => ({ group, ...c }));
+  return { metric, tie: DEFAULT_TIE, total, onlyInA, onlyInB, ...(opts.meta ? { byArea } : {}) };
 }
 
 /** Each gold article's 1-based rank as the metrics count it, or null outside the top 100; in `gold` order. */
@@ -120,7 +109,7 @@ export const RANK_BUCKETS: readonly { label: string; max: number }[] = [
   { label: "51-100", max: DEPTH },
 ];
 
-/** The last bucket of `firstGoldRankDistribution`: no gold article in the top 100. */
+/** No gold article in the top 100. */
 export const NOT_FOUND = "not found";
 
 /** Bucket labels and each run's counts (arrays: a run named "1" cannot reorder an object's keys). */
@@ -152,14 +141,7 @@ export function goldRankDistribution(rankingsByRun: ReadonlyMap<string, Run["ran
 }
 
 /** A question's best and mean score over the methods, each one's value, its gold articles. */
-export interface HardQuestion {
-  query: QueryId;
-  area: string;
-  max: number;
-  mean: number;
-  values: { run: string; value: number }[];
-  gold: { article: DocId; source: string }[];
-}
+export type HardQuestion = ReturnType<typeof hardestQuestions>[number];
 
 /**
  * The `n` questions no method answers well (lowest best score, then mean, then qrels order), of those all scored.
@@ -174,12 +156,12 @@ export function hardestQuestions(
   meta: ReadonlyMap<QueryId, QueryMeta>,
   name: MetricName,
   n: number,
-): HardQuestion[] {
+) {
   const metric = resolveMetric(name);
   checkCount(n, "n");
   if (perQueryByRun.size === 0) throw new RangeError("hardestQuestions needs the per-query values of at least one method");
   const runs = [...perQueryByRun];
-  const all: HardQuestion[] = [];
+  const all = [];
   for (const [query, judged] of qrels) {
     if (relevantCount(judged) === 0 || !runs.every(([, pq]) => pq.has(query))) continue;
     const gold = relevantDocs(judged);

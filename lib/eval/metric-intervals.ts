@@ -6,10 +6,7 @@ import { toNumber, type RowLike } from "../util/csv";
 /** The report's bootstrap: 10,000 resamples, seed 42, 95% (the whiskers' caption says so). */
 export const REPORT_BOOTSTRAP = { resamples: 10_000, seed: 42, level: 0.95 } as const;
 
-/**
- * Per metric and experiment id, the percentile bootstrap interval of the mean over the queries of sample 0 (as the
- * significance tests). Experiments scored on the same queries share one set of resamples, drawn once.
- */
+/** Per metric and experiment id, the bootstrap interval of the mean over sample 0's queries (as the significance tests). */
 export function metricIntervals(
   perQueryRows: readonly RowLike[],
   metrics: readonly Metric[],

@@ -5,16 +5,9 @@ import { METRICS, type Metric } from "./metrics";
 /** A metric as given by a user: the project's name or any spelling of `METRIC_SPELLINGS`, in any case. */
 export type MetricName = Metric | (string & {});
 
-/** Each metric as this project, ranx, ir_measures and trec_eval (also pytrec_eval's keys) spell it. */
-export interface MetricSpelling {
-  metric: Metric;
-  ranx: string;
-  irMeasures: string;
-  /** The measure name trec_eval prints (and pytrec_eval returns); its `-m` form has a dot before the cutoff. */
-  trecEval: string;
-}
+/** A metric as this project, ranx, ir_measures and trec_eval spell it (trecEval: what trec_eval prints, pytrec_eval's key). */
+export type MetricSpelling = { metric: Metric; ranx: string; irMeasures: string; trecEval: string };
 
-/** The table of spellings; docs/python.md shows it and the tests read it row by row. */
 export const METRIC_SPELLINGS: readonly MetricSpelling[] = [
   { metric: "nDCG@10", ranx: "ndcg@10", irMeasures: "nDCG@10", trecEval: "ndcg_cut_10" },
   { metric: "nDCG@100", ranx: "ndcg@100", irMeasures: "nDCG@100", trecEval: "ndcg_cut_100" },

@@ -48,12 +48,8 @@ function gainOf(judged: Judged, doc: DocId): number {
 
 /** The highest grade of the judgments, at least 1 (binary qrels): above 1, nDCG differs from the binary reading. */
 export function topGrade(qrels: Qrels): number {
-  let top = 1;
-  for (const judged of qrels.values()) {
-    if (judged instanceof Set) continue;
-    for (const g of (judged as ReadonlyMap<DocId, number>).values()) top = Math.max(top, g);
-  }
-  return top;
+  const grades = [...qrels.values()].flatMap((j) => (j instanceof Set ? [] : [...(j as ReadonlyMap<DocId, number>).values()]));
+  return grades.reduce((top, g) => Math.max(top, g), 1);
 }
 
 /** What a query's metrics are normalised by: the relevant count and the ideal ranking's DCG at 10 and 100. */
@@ -168,7 +164,6 @@ export class PositionalEvaluator {
   }
 }
 
-/** A run's evaluation: the macro averages and every query's values. */
 export type Evaluation = { mean: MetricValues; perQuery: Map<QueryId, MetricValues> };
 
 /**

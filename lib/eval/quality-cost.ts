@@ -5,7 +5,6 @@ import { toNumber, type RowLike } from "../util/csv";
 /** A method placed by cost (to minimise) and quality (to maximise). */
 export type QualityCostPoint = { name: string; cost: number; quality: number };
 
-/** What the cost of a point counts, chosen by `costMeasure`. */
 export type CostMeasure = "usd" | "tokens" | "calls" | "seconds";
 
 /** A point of cost.csv's data: its cost under `measure`, and that cost in words with its unit. */
@@ -24,11 +23,7 @@ const TEXT: Record<CostMeasure, (v: number) => string> = {
 /** The words for a cost under a measure, e.g. "$0.00019 per query", "2 calls per query". */
 export const costText = (value: number, measure: CostMeasure): string => TEXT[measure](value);
 
-/**
- * A method's cost.csv row under a measure, or undefined when not known: no row, an empty cell, or a part without a
- * price (cross-encoder rerank requests have neither a price nor a token count, so a run with rerank pairs has
- * neither a USD nor a token total comparable with the others).
- */
+/** A method's cost.csv row under a measure, or undefined when unknown (rerank pairs have no price nor token count). */
 export function costValue(row: RowLike | undefined, measure: CostMeasure): number | undefined {
   if (!row) return undefined;
   const unpriced = (toNumber(row.rerankPairsPerQuery) ?? 0) > 0;
@@ -42,22 +37,15 @@ export function costValue(row: RowLike | undefined, measure: CostMeasure): numbe
 }
 
 /**
- * What to put on the cost axis: API-equivalent USD when some method costs more than 0, else tokens, else model calls;
- * wall time only when no method calls a model (local compute, comparable within one run; with model calls, answers
- * replayed from the cache take no time). Undefined when every known value is 0: an axis of zeros says nothing.
+ * The cost axis: USD when some method costs more than 0, else tokens, else calls; wall time only when no method calls
+ * a model (answers replayed from the cache take no time). Undefined when every known value is 0.
  */
 export function costMeasure(costRows: readonly RowLike[]): CostMeasure | undefined {
   for (const m of ["usd", "tokens", "calls", "seconds"] as const) if (costRows.some((r) => (costValue(r, m) ?? 0) > 0)) return m;
   return undefined;
 }
 
-/**
- * Each method that ran with a `quality`, placed by its cost under `costMeasure`'s choice; `unknown`: those with no
- * known cost (not drawn, named in a note), `unpriced` of them: those whose cost has an unpriced part (rerank pairs).
- *
- * @example
- * const { measure, points, unknown } = qualityCostData(summaryRows, costRows, "Recall@100");
- */
+/** Each method that ran, placed by `costMeasure`'s cost; `unknown`: no known cost, `unpriced` of them: rerank pairs. */
 export function qualityCostData(summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: string) {
   const byMethod = new Map(costRows.map((r) => [String(r.method ?? ""), r]));
   const ran = summaryRows

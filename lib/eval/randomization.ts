@@ -4,10 +4,7 @@
  */
 import { Pcg64 } from "../numeric/random";
 
-/**
- * Sign-flip patterns drawn (default 100,000), numpy seed (default 42; a bigint past 2^53), or the stream to continue
- * instead (a family's tests share one, in order).
- */
+/** Flips (default 100,000), numpy seed (default 42; a bigint past 2^53), or the stream to continue (one per family). */
 export type RandomizationOptions = { swaps?: number; seed?: number | bigint; rng?: Pcg64 };
 
 /** The paper's tolerance: a flipped mean counts as "at least as extreme" within 1e-12. */

@@ -4,23 +4,13 @@ import { PAPER_ROUNDS } from "./react-rounds";
 import { compareCodeUnits } from "./breakdown";
 
 /** One REACT round's BM25 results (1-based ranks) and the articles the observer kept; `ReactRoundTrace` fits. */
-export interface ReactRoundLike {
-  retrieved: readonly { id: DocId; rank: number }[];
-  kept: readonly { id: DocId }[];
-}
+export type ReactRoundLike = { retrieved: readonly { id: DocId; rank: number }[]; kept: readonly { id: DocId }[] };
 
 /** A gold article retrieved but never kept by the last round (best: smallest BM25 rank); MISSED_GOLD_COLUMNS' order. */
 type MissedGoldPair = { query: QueryId; article: DocId; firstRetrievedRound: number; bestRank: number; roundsRetrieved: number };
 
-/**
- * Per requested round the run has, the (query, gold) pairs retrieved in some round ≤ r and kept in none, and their
- * queries; `pairs` are those still missed after `lastRound`, the most rounds any query has.
- */
-export interface MissedGold {
-  rounds: { round: number; missedGoldPairs: number; missedGoldQueries: number }[];
-  lastRound: number;
-  pairs: MissedGoldPair[];
-}
+/** Per round r asked, the (query, gold) pairs retrieved and not kept by r; `pairs`: those still missed at the last round. */
+export type MissedGold = ReturnType<typeof reactMissedGold>;
 
 /** The columns of react-missed.csv, in order: the fields of `MissedGoldPair`. */
 export const MISSED_GOLD_COLUMNS = ["query", "article", "firstRetrievedRound", "bestRank", "roundsRetrieved"] as const;
@@ -33,7 +23,7 @@ export function reactMissedGold(
   roundsByQuery: ReadonlyMap<QueryId, readonly ReactRoundLike[]>,
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
   rounds = PAPER_ROUNDS,
-): MissedGold {
+) {
   for (const r of rounds) if (!Number.isInteger(r)) throw new RangeError(`rounds must be integers, got ${r}`);
   let lastRound = 0;
   for (const rs of roundsByQuery.values()) lastRound = Math.max(lastRound, rs.length);

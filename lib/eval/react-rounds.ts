@@ -2,20 +2,19 @@
 import type { DocId, QueryId, Run } from "../types";
 import { evaluate } from "./metrics";
 
-/** The rounds the paper reports REACT at. */
 export const PAPER_ROUNDS: readonly number[] = [1, 2, 3, 5, 10];
 
-/** What the round table reads of a REACT run (a `ReactRunResult` is one). */
-export interface ReactRoundsView {
+/**
+ * What the round table reads of a REACT run (a `ReactRunResult` is one): by round r, the kept rankings and every article
+ * retrieved in rounds 1..r (not cut at 100); per query, calls, tokens and seconds of rounds 1..r (index r − 1).
+ */
+type ReactRoundsView = {
   rounds: number;
   queryIds: readonly QueryId[];
-  /** round -> the kept rankings after that round. */
   kept: ReadonlyMap<number, Run>;
-  /** round -> every article retrieved in rounds 1..r (not cut at 100). */
   candidates: ReadonlyMap<number, Run>;
-  /** Per query: calls, tokens and seconds of rounds 1..r (index r − 1). */
   perRound: ReadonlyMap<QueryId, readonly { calls: number; input: number; output: number; seconds: number }[]>;
-}
+};
 
 export type ReactRoundRow = ReturnType<typeof reactRoundTable>[number];
 

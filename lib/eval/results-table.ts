@@ -1,7 +1,4 @@
-/**
- * The one results table (as ranx's Report): runs × metrics with bold best values and significance letters, one value
- * rendered as terminal text, booktabs LaTeX or GitHub Markdown (and as a DataFrame by report/frames.ts). Pure.
- */
+/** The one results table (as ranx's Report): runs × metrics, bold best, significance letters; text, LaTeX, Markdown. */
 import { formatFixed } from "../util/format-fixed";
 import { printable } from "../util/printable";
 import { formatTable } from "../util/text-table";
@@ -11,11 +8,7 @@ import type { Comparison, SignificanceTest } from "./compare-runs";
 /** The two footnote marks a row may carry (LaTeX \dag and \ddag, Unicode † and ‡ in Markdown). */
 export type FootnoteMark = "dagger" | "ddagger";
 
-/**
- * A row has a letter (`label`, omitted by every row of a table without a letters column), a name and footnote marks.
- * values, superscripts (the labels of the rows a value beats significantly) and best (bold) are [row][metric]. The
- * caption is plain text, escaped by each renderer; `label` is LaTeX's; `digits` default 4, `nameHeader` "Run".
- */
+/** values, superscripts (labels of the rows a value beats) and best are [row][metric]; the caption is plain text. */
 export interface ResultsTable {
   rows: { label?: string; name: string; marks?: FootnoteMark[] }[];
   metrics: string[];
@@ -30,16 +23,10 @@ export interface ResultsTable {
   nameHeader?: string;
 }
 
-/** The formats a command can print a paper table in (besides its own text). */
 export const PAPER_FORMATS = ["latex", "markdown"] as const;
 export type PaperFormat = (typeof PAPER_FORMATS)[number];
 
-/**
- * The table in one of its formats.
- *
- * @example
- * renderPaperTable(evalPaperTable({ name: "bm25", mean }, METRICS, 283), "markdown"); // "Table: Run bm25: …"
- */
+/** The table in one of its formats. */
 export function renderPaperTable(table: ResultsTable, format: PaperFormat | "text"): string {
   return format === "latex" ? renderLatex(table) : format === "markdown" ? renderMarkdown(table) : renderText(table);
 }
@@ -57,10 +44,7 @@ export function rowLabels(count: number): string[] {
   });
 }
 
-/**
- * Per column, the rows holding the highest value as shown (rounded to `digits`): every tied row is best. Rows not
- * `eligible` (an oracle, a stand-in) are never best and do not compete; a column without an eligible value has none.
- */
+/** Per column, the rows with the highest value as shown (ties all best); rows not `eligible` (an oracle) never compete. */
 export function bestPerColumn(values: readonly (readonly (number | null)[])[], digits = 4, eligible?: readonly boolean[]): boolean[][] {
   const shown = values.map((row) => row.map((v) => (v === null || !Number.isFinite(v) ? null : Number(formatFixed(v, digits)))));
   const competes = (v: number | null, r: number): v is number => v !== null && (eligible?.[r] ?? true);
@@ -72,8 +56,8 @@ export function bestPerColumn(values: readonly (readonly (number | null)[])[], d
 export type TestOutcome = Pick<SignificanceTest, "a" | "b" | "delta" | "pHolm"> & { metric: string };
 
 /**
- * Each row's letters per metric: the rows it beats (pHolm < alpha, delta and the values as given agree: with --repeat
- * the values are means over samples while the tests use sample 0). A pair tested in two families: the first decides.
+ * Each row's letters per metric: the rows it beats (pHolm < alpha and the values agree with delta: with --repeat the
+ * values are means over samples, the tests use sample 0). A pair tested in two families: the first decides.
  */
 export function significanceLetters(
   rows: readonly { name: string; label: string }[],
@@ -105,12 +89,7 @@ export function significanceLetters(
 /** Unicode superscripts of rowLabels' letters (a … z without q, which Unicode lacks). */
 const SUPERSCRIPTS: Record<string, string> = Object.fromEntries([...LETTERS].map((c, i) => [c, "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ"[i]]));
 
-/**
- * Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (q has none).
- *
- * @example
- * renderText(comparisonPaperTable(runs, comparison, ["nDCG@10"], { swaps, seed, queries })); // "#  run  nDCG@10\n…"
- */
+/** Terminal text: no bold; a value's letters as Unicode superscripts, or "[x,y]" past 25 rows (q has none). */
 export function renderText(t: ResultsTable): string {
   const digits = t.digits ?? 4;
   const letters = t.rows.some((r) => r.label !== undefined);
@@ -206,10 +185,7 @@ export function renderLatex(t: ResultsTable): string {
 
 const MARKDOWN_MARK: Record<FootnoteMark, string> = { dagger: "†", ddagger: "‡" };
 
-/**
- * Prose as GitHub Markdown text: a backslash before what could start formatting, a link, math, an entity, a tag or
- * autolink, or end a cell ("p < 0.05" stays); whitespace runs one space, controls shown as escapes.
- */
+/** Prose as GitHub Markdown: a backslash before what could start formatting, a link, math, an entity, a tag or end a cell. */
 export function escapeMarkdown(text: string): string {
   return printable(text.replace(/\s+/g, " ")).replace(/[\\`*_[\]|~$&]|<(?=[A-Za-z/!?])/g, (c) => `\\${c}`);
 }

@@ -21,14 +21,12 @@ export function addWork(...parts: readonly (Work | undefined)[]): Work {
   return w;
 }
 
-/** Runs `make` and returns its value with its wall time in seconds. */
 export async function timed<T>(make: () => Promise<T> | T): Promise<{ value: T; seconds: number }> {
   const t0 = performance.now();
   const value = await make();
   return { value, seconds: (performance.now() - t0) / 1000 };
 }
 
-/** Work of the given wall time and nothing else (a method that calls no provider). */
 export function secondsOf(seconds: number): Work {
   return { ...zeroWork(), seconds };
 }

@@ -16,76 +16,42 @@ export const PAPER_TESTS: { readonly pairs: readonly (readonly [string, string])
   metrics: ["nDCG@10", "nDCG@100", "Recall@100", "MAP@100"],
 };
 
-/** The swaps and seed of the paper (DESIGN.md §6), the defaults of the families below. */
+/** The paper's swaps and seed (DESIGN.md §6). */
 const PAPER_SWAPS = 100_000;
 const PAPER_SEED = 42;
 
 /** The run the exploratory family tests every other experiment against: the paper's BM25. */
 export const BASELINE_RUN = "bm25-greekstemmer";
 
-/** Per-query metric values of every experiment that ran, by experiment id (retriever name, as PAPER_TESTS). */
 export type PerQueryByExperiment = ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>;
 
 /** A paper test whose runs exist, pHolm over the whole family of 20 (missing ones at p = 1). */
 export type ComputedPaperTest = SignificanceTest & { status: "computed" };
 
 /** A paper test with a run absent (`missing`: its ids; `reason`: why, in words): p and pHolm are 1. */
-export type MissingPaperTest = Pick<SignificanceTest, "a" | "b" | "metric"> & {
-  status: "missing";
-  missing: string[];
-  reason: string;
-  p: 1;
-  pHolm: 1;
-};
+export type MissingPaperTest = Pick<SignificanceTest, "a" | "b" | "metric"> &
+  { status: "missing"; missing: string[]; reason: string; p: 1; pHolm: 1 };
 
 export type PaperTest = ComputedPaperTest | MissingPaperTest;
 
-/**
- * The paper's family: always its 20 tests in PAPER_TESTS order, `computed` of them run; `authorsStream`: their flips
- * were drawn as the authors' notebook draws them (all 20 present, one stream in order).
- */
-export interface PaperSignificance {
-  computed: number;
-  of: number;
-  /** The correction and the stream, in words, for whoever reads the JSON file alone. */
-  correction: string;
-  authorsStream: boolean;
-  stream: string;
-  tests: PaperTest[];
-}
+/** The paper's 20 tests in PAPER_TESTS order; `authorsStream`: all 20 present, drawn as the authors' notebook draws them. */
+export type PaperSignificance = ReturnType<typeof paperSignificance>;
 
 /** A family beyond the paper, Holm over its own `of` tests only. */
-export interface SignificanceFamily {
-  of: number;
-  correction: string;
-  tests: SignificanceTest[];
-}
+export type SignificanceFamily = { of: number; correction: string; tests: SignificanceTest[] };
 
-/**
- * significance.json, keys in this order. `baseline`: every other experiment against BASELINE_RUN (b of every test),
- * null without it; `rerank`: each re-ranked run against its own first stage, null when none ran with it.
- */
-export interface SignificanceReport {
-  swaps: number;
-  seed: number;
-  queries: number;
-  paper: PaperSignificance;
-  baseline: (SignificanceFamily & { against: string }) | null;
-  rerank: SignificanceFamily | null;
-}
+/** significance.json; `baseline` and `rerank` are null when their runs are absent. */
+export type SignificanceReport = ReturnType<typeof significanceReport>;
 
 /** Randomization settings (the paper's by default); `notRun`: experiment id → why it did not run, quoted. */
 type SignificanceOptions = Pick<RandomizationOptions, "swaps"> & { seed?: number; notRun?: ReadonlyMap<string, string> };
 
-/**
- * All 20 paper tests, computed as `compareRuns` does or `missing` (ids and why) at p = 1 in Holm. Not a smaller
- * family: adjusted p only grows with any raw p, so a test significant here is significant in the full family too.
- */
+/** All 20 paper tests, computed or `missing` at p = 1 in Holm: a test significant here is so in the full family too. */
 export function paperSignificance(
   perQuery: PerQueryByExperiment,
   queries: Qrels | Iterable<QueryId>,
   opts: SignificanceOptions = {},
-): PaperSignificance {
+) {
   const qids = comparedQueries(queries);
   const present = PAPER_TESTS.pairs.filter(([a, b]) => perQuery.has(a) && perQuery.has(b));
   const computed = family(perQuery, qids, present, opts);
@@ -117,7 +83,7 @@ export function paperSignificance(
   };
 }
 
-/** Missing tests, one entry per pair and reason, in family order: the short list to show instead of 20 rows. */
+/** Missing tests, one entry per pair and reason, in family order. */
 export function missingPairs(tests: readonly PaperTest[]): { a: string; b: string; metrics: Metric[]; reason: string }[] {
   const out: ReturnType<typeof missingPairs> = [];
   for (const t of tests) {
@@ -129,7 +95,7 @@ export function missingPairs(tests: readonly PaperTest[]): { a: string; b: strin
   return out;
 }
 
-/** The pairs' tests on the paper's four metrics, on one stream, Holm over these only (none: no stream drawn). */
+/** The pairs' tests on the paper's four metrics, on one stream, Holm over these only. */
 function family(
   perQuery: PerQueryByExperiment,
   qids: QueryId[],
@@ -146,7 +112,7 @@ export function baselineSignificance(
   perQuery: PerQueryByExperiment,
   queries: Qrels | Iterable<QueryId>,
   opts: SignificanceOptions = {},
-): SignificanceReport["baseline"] {
+) {
   const against = BASELINE_RUN;
   if (!perQuery.has(against)) return null;
   const pairs = [...perQuery.keys()].filter((id) => id !== against).map((id) => [id, against] as const);
@@ -182,7 +148,7 @@ export function significanceReport(
   perQuery: PerQueryByExperiment,
   queries: Qrels | Iterable<QueryId>,
   opts: SignificanceOptions = {},
-): SignificanceReport {
+) {
   const swaps = opts.swaps ?? PAPER_SWAPS;
   const seed = opts.seed ?? PAPER_SEED;
   // Checked here too: with no test to run, nothing else would catch a bad value before it is written.

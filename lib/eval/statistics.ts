@@ -92,7 +92,6 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
   return sampleCorrelation(averageRanks(a), averageRanks(b));
 }
 
-/** Spearman's correlation of one metric between two runs, over the n queries both have. */
 export type RunCorrelation = { a: string; b: string; rho: number; n: number };
 
 /** Spearman's rho of `metric` per pair of runs over shared queries: do two methods find the same queries hard? */
@@ -113,10 +112,7 @@ export function perQueryCorrelation(perQuery: ReadonlyMap<string, ReadonlyMap<Qu
 /** A `pairedTests` row: the randomization test as `gbr compare` gives it, beside the paired t-test. */
 export type PairedTestRow = ReturnType<typeof pairedTests>[number];
 
-/**
- * The randomization test (exactly `gbr compare`'s p and pHolm) and the paired t-test for every pair × metric;
- * `disagree`: the raw p-values fall either side of 0.05 (Holm against raw would flag the correction).
- */
+/** `gbr compare`'s randomization test and the paired t-test per pair × metric; `disagree`: raw p either side of 0.05. */
 export function pairedTests(
   perQuery: ReadonlyMap<string, ReadonlyMap<QueryId, MetricValues>>,
   queries: Qrels | Iterable<QueryId>,

@@ -3,7 +3,6 @@ import type { DocId, QueryId } from "../types";
 import { type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 
-/** One (k1, b) setting of a sweep and how it scored. */
 export interface SweepEntry {
   k1: number;
   b: number;
@@ -14,14 +13,8 @@ export interface SweepEntry {
   rankings?: Map<QueryId, DocId[]>;
 }
 
-/** A setting and its value of the sweep's chosen metric. */
-export interface SweepChoice {
-  k1: number;
-  b: number;
-  value: number;
-  /** Settings of the grid that reach the same value (1: a unique best). */
-  ties?: number;
-}
+/** A setting and its value of the sweep's metric; `ties`: settings of the grid reaching that value (1: a unique best). */
+export type SweepChoice = { k1: number; b: number; value: number; ties?: number };
 
 /** What `bm25Sweep` returns: every setting's scores, the oracle best and the default. */
 export interface SweepResult {

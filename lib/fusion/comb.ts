@@ -12,12 +12,8 @@ export type CombMethod = (typeof COMB_METHODS)[number];
 type CombOptions = { method: CombMethod; norm: ScoreNorm; depth?: number; top?: number; name?: string };
 
 /**
- * Score fusion: each input's top `depth` for a query normalised on its own, a document's scores summed over the runs
- * that retrieved it (as ranx's 0 default), for CombMNZ times how many did (a normalised 0 counts). Ties by doc id in
- * code-point order; keeps `top`. A rank-only input is a usage error.
- *
- * @example
- * const fused = combFuse([bm25Run, denseRun], { method: "combmnz", norm: "minmax" });
+ * Each input's top `depth` normalised on its own, a document's scores summed over the runs that retrieved it (ranx's
+ * 0 default), for CombMNZ times how many did (a normalised 0 counts). A rank-only input is a usage error.
  */
 export function combFuse(runs: readonly Run[], opts: CombOptions): Run {
   const depth = opts.depth ?? 100;

@@ -7,7 +7,6 @@ export type ScoreNorm = (typeof SCORE_NORMS)[number];
 /** ranx floors every denominator at 1e-9: a constant list is all zeros under min-max and z-score. Kept, as ranx. */
 const FLOOR = 1e-9;
 
-/** One list's scores normalised (same order, same length); an empty list stays empty. */
 export function normalizeScores(scores: readonly number[], norm: ScoreNorm): number[] {
   if (scores.length === 0) return [];
   switch (norm) {

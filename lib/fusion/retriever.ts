@@ -5,12 +5,7 @@ import { COMB_METHODS, combFuse, type CombMethod } from "./comb";
 import { SCORE_NORMS, type ScoreNorm } from "./normalize";
 import { rrf } from "./rrf";
 
-/**
- * `rrf:<a>+<b>[+<c>…]`: reciprocal rank fusion (k = 60) of its inputs' top 100, named as its string form.
- *
- * @example
- * rrfRetriever([bm25, lsi]).name; // "rrf:bm25-greekstemmer+lsi"
- */
+/** `rrf:<a>+<b>[+<c>…]`: reciprocal rank fusion (k = 60) of its inputs' top 100, named as its string form. */
 export function rrfRetriever(inputs: readonly Retriever[], name = `rrf:${namesOf(inputs)}`): Retriever {
   // Weighted RRF with every weight 1 is plain RRF, to the bit (w / (k + rank) with w = 1).
   return fuseRetriever(inputs, { kind: "wrrf", weights: inputs.map(() => 1) }, name);
@@ -49,12 +44,7 @@ export function parseFuseName(name: string): { fusion: Fusion; parts: string[] }
   return { fusion: { kind: "comb", method: comb, norm }, parts: splitParts(name, rest) };
 }
 
-/**
- * `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF.
- *
- * @example
- * fuseRetriever([bm25, lsi], { kind: "wrrf", weights: [0.7, 0.3] }).name; // "fuse:wrrf:0.7,0.3:bm25-greekstemmer+lsi"
- */
+/** `fuse:…`: its inputs' top 100 fused by CombSUM or CombMNZ over normalised scores or by weighted RRF. */
 export function fuseRetriever(inputs: readonly Retriever[], fusion: Fusion, name = `fuse:${fusion.kind === "wrrf" ? `wrrf:${fusion.weights.join(",")}` : `${fusion.method}-${fusion.norm}`}:${namesOf(inputs)}`): Retriever {
   return {
     name,
