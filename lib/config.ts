@@ -121,7 +121,7 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   };
   // Every URL of the configuration, checked once here: none may carry a secret (a user:pass@ or a ?key=).
   for (const [name, keyVariable] of URL_VARIABLES) for (const url of endpointList(v(name) ?? "")) checkedBaseUrl(name, url, keyVariable);
-  const timeoutS = seconds(env, "GBR_REQUEST_TIMEOUT_S");
+  const timeoutS = positiveNumber(env, "GBR_REQUEST_TIMEOUT_S", "a number of seconds above 0 (at most a day)", 86_400);
   const endpoints = (kind: ProviderKind, urlVars: string[], keyVars: string[]): EndpointsConfig => {
     const urlVariable = urlVars.find((n) => v(n)) ?? urlVars[0];
     const apiKey = keyVars.map(v).find(Boolean);
@@ -253,25 +253,19 @@ function concurrencyOf(env: Environment, kind: ProviderKind, flag: number | unde
 }
 
 function capsOf(env: Environment, kind: ProviderKind): { caps?: RateCaps } {
-  const upper = kind.toUpperCase();
-  const read = (name: string): number | undefined => {
-    const raw = env[name]?.trim();
-    if (!raw) return undefined;
-    const n = Number(raw);
-    if (!(Number.isFinite(n) && n > 0)) throw usage(name, "a positive number (per minute)", raw);
-    return n;
-  };
-  const requestsPerMinute = read(`GBR_${upper}_RPM`);
-  const tokensPerMinute = read(`GBR_${upper}_TPM`);
+  const read = (unit: string) => positiveNumber(env, `GBR_${kind.toUpperCase()}_${unit}`, "a positive number (per minute)");
+  const requestsPerMinute = read("RPM");
+  const tokensPerMinute = read("TPM");
   if (requestsPerMinute === undefined && tokensPerMinute === undefined) return {};
   return { caps: { ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}), ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}) } };
 }
 
-function seconds(env: Environment, name: string): number | undefined {
+/** `name`'s number, above 0 and at most `max`; undefined when unset. */
+function positiveNumber(env: Environment, name: string, what: string, max = Infinity): number | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
   const n = Number(raw);
-  if (!(Number.isFinite(n) && n > 0 && n <= 86_400)) throw usage(name, "a number of seconds above 0 (at most a day)", raw);
+  if (!(Number.isFinite(n) && n > 0 && n <= max)) throw usage(name, what, raw);
   return n;
 }
 

@@ -55,13 +55,7 @@ export function failureLines(outcomes: readonly ExperimentOutcome[], opts: { qui
 }
 
 /** Which parts of a run's setup were the authors' own: all (`--official`), prompts, serving, test stream, experiment list. */
-interface AuthorsSetup {
-  official: boolean;
-  prompts: boolean;
-  serving: boolean;
-  significance: boolean;
-  experiments: boolean;
-}
+type AuthorsSetup = Record<"official" | "prompts" | "serving" | "significance" | "experiments", boolean>;
 
 /** Everything step 3 writes, computed. */
 export interface Assessment {

@@ -18,11 +18,6 @@ export interface SampleRecord {
   seconds: number;
 }
 
-interface NotNow {
-  status: "skipped" | "failed";
-  reason: string;
-}
-
 /** What happened to one experiment. */
 export interface ExperimentRecord {
   experiment: Experiment;
@@ -37,7 +32,7 @@ export interface ExperimentRecord {
   /** Read back from an earlier run's outputs folder. */
   earlier?: boolean;
   /** An earlier result kept because this run skipped or failed it, and why. */
-  now?: NotNow;
+  now?: { status: "skipped" | "failed"; reason: string };
   brief?: string;
 }
 
