@@ -10,8 +10,8 @@ import { describe } from "../eval/statistics";
 import { isReactRun, type ReactRunResult } from "../llm/react";
 import { unjudgedQueries, type DocId, type QueryId, type Run, type RunCost, type RunInfo } from "../types";
 import { zeroWork } from "../eval/run-cost";
-import { llmMetadata, type LlmMetadata } from "./llm-metadata";
-import { reproductionTable, type ReproductionRow } from "./paper";
+import { llmMetadata } from "./llm-metadata";
+import { reproductionTable } from "./paper";
 import type { ExperimentRecord } from "./run-experiments";
 import type { Experiment } from "./experiment";
 import { describeRun, provenanceOf, type Provenance } from "./setup";
@@ -64,12 +64,12 @@ export interface Assessment {
   perQuery: Map<string, Map<QueryId, MetricValues>>;
   significance: SignificanceReport;
   cost: CostRow[];
-  reproduction: ReproductionRow[];
+  reproduction: ReturnType<typeof reproductionTable>;
   /** When REACT-BM25 ran: the paper's round table and the appendix C.4 diagnostic. */
   react?: ReactAnalysis;
   table1: DatasetStats;
   table6: AreaStats[];
-  llm: LlmMetadata | null;
+  llm: ReturnType<typeof llmMetadata>;
   authorsSetup: AuthorsSetup;
 }
 
