@@ -58,22 +58,15 @@ export interface Config {
   replayFile?: string;
   /** `GBR_OFFLINE=1`: no provider is called; an answer not cached is an error. */
   offline: boolean;
-  /** Price table (`GBR_PRICES`). */
   pricesFile?: string;
-  /** Where notebooks write figures (`GBR_FIGURES_DIR`). */
   figuresDir?: string;
-  /** User embedding presets (`GBR_PRESETS`). */
   presetsFile?: string;
-  /** LanceDB URI of the vector cache (`GBR_VECTOR_STORE`). */
   vectorStore?: string;
   /** Cross-encoder presets that reproduce has rows for (`GBR_RERANKERS`). */
   rerankers: string[];
   /** `GBR_DEBUG`: stack traces of unexpected errors. */
   debug: boolean;
-  /** `CI`: no progress bars. */
-  ci: boolean;
   chat: EndpointsConfig & {
-    /** `GBR_CHAT_MODEL`: the chat model when `--llm` names none. */
     model?: string;
   };
   embed: EndpointsConfig & {
@@ -82,16 +75,12 @@ export interface Config {
     lmstudio?: { baseUrl: string; apiKey?: string };
   };
   rerank: EndpointsConfig & {
-    /** `GBR_RERANK_API`: "rerank" (vLLM, Jina, Cohere) or "tei". */
     api: "rerank" | "tei";
   };
   /** `GEMINI_API_KEY` (else `GOOGLE_API_KEY`) and `GBR_GEMINI_BASE_URL`. */
   gemini: { apiKey?: string; baseUrl?: string; timeoutS?: number };
-  /** `HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE`. */
   hub: { endpoint: string; token?: string; offline: boolean };
-  /** `GBR_SPACY_BASE_URL`: where the spaCy lookup tables are fetched from. */
   spacyBaseUrl?: string;
-  /** `GBR_GITHUB_RAW_URL`: where `gbr prompts pull` fetches the authors' notebook from. */
   githubRawUrl?: string;
   /** Where to look for the Chromium or Chrome that draws figures as files (`gbr figures`, notebooks' static images). */
   browser: BrowserSearch;
@@ -156,7 +145,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
     ...optional("vectorStore", v("GBR_VECTOR_STORE")),
     rerankers: [...new Set(listed)],
     debug: v("GBR_DEBUG") !== undefined,
-    ci: v("CI") !== undefined,
     chat: { ...endpoints("chat", ["GBR_CHAT_BASE_URL", "OPENAI_BASE_URL"], ["GBR_CHAT_API_KEY", "OPENAI_API_KEY"]), ...optional("model", v("GBR_CHAT_MODEL")) },
     embed: {
       ...endpoints("embed", ["GBR_EMBED_BASE_URL", "OPENAI_BASE_URL"], ["GBR_EMBED_API_KEY", "OPENAI_API_KEY"]),

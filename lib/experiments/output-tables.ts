@@ -51,7 +51,6 @@ function goldSources(qrels: Benchmark["qrels"], qid: QueryId): string {
   return [...new Set([...(qrels.get(qid) ?? [])].map(sourceOf))].sort().join(" ");
 }
 
-/** The tables of one reproduce, from the records and the assessment. */
 export function outputTables(loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): OutputTables {
   const bench = loaded.benchmark;
   const area = (qid: QueryId) => bench.meta.get(qid)?.area || NO_AREA;

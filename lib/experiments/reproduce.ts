@@ -18,7 +18,6 @@ import { FileLocks, LOCK_STALE_MS } from "../util/file-lock";
 
 export type { ExperimentOutcome } from "./assess";
 
-/** runExperiments' options plus where and what to run. */
 export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"> {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
   outRoot: string;
@@ -31,7 +30,6 @@ export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"
   replace?: boolean;
 }
 
-/** What a reproduce did: where it wrote, the outcomes, and the assessment the outputs were written from. */
 export interface ReproduceResult {
   outDir: string;
   outcomes: ExperimentOutcome[];
@@ -39,8 +37,6 @@ export interface ReproduceResult {
   tables: OutputTables;
   /** The files written, relative to outDir (the runs folder as "runs/"). */
   files: string[];
-  /** What of the earlier run could not be kept (said on the log too). */
-  notes: string[];
 }
 
 /** hf, sample or the BEIR folder's name, plus any replacing queries file's name (so query sets don't collide). */
@@ -194,7 +190,7 @@ async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, co
   }
   if (stopped) throw stopped;
   await removeInside(outDir, UNFINISHED);
-  return { outDir, outcomes: assessment.outcomes, assessment, tables, files, notes: earlier.notes };
+  return { outDir, outcomes: assessment.outcomes, assessment, tables, files };
 }
 
 /** `--replace`: the folder's own files of an earlier run go (its records name them), so none is left unlisted. */

@@ -18,7 +18,6 @@ export interface SampleRecord {
   seconds: number;
 }
 
-/** What happened to one experiment. */
 export interface ExperimentRecord {
   experiment: Experiment;
   status: "ok" | "skipped" | "failed";
