@@ -35,16 +35,12 @@ export function bm25Sweep(
   const epsilon = opts.epsilon ?? 0.25;
   const metric = resolveMetric(opts.metric ?? "Recall@100");
 
-  const settings: { k1: number; b: number }[] = [];
-  for (const k1 of k1s) for (const b of bs) settings.push({ k1, b });
+  const settings = k1s.flatMap((k1) => bs.map((b) => ({ k1, b })));
   const hasDefault = settings.some((s) => s.k1 === DEFAULT_K1 && s.b === DEFAULT_B);
   if (!hasDefault) settings.push({ k1: DEFAULT_K1, b: DEFAULT_B });
 
-  const entries: SweepEntry[] = settings.map(({ k1, b }) => {
-    const e: SweepEntry = { k1, b, mean: meanOf([]), perQuery: new Map() };
-    if (opts.keepRankings) e.rankings = new Map();
-    return e;
-  });
+  const entries: SweepEntry[] = settings.map(({ k1, b }) => ({ k1, b, mean: meanOf([]), perQuery: new Map() }));
+  if (opts.keepRankings) for (const e of entries) e.rankings = new Map();
   const textOf = new Map<QueryId, string>();
   for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
   const queryIds: QueryId[] = [];
