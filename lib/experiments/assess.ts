@@ -184,7 +184,6 @@ function sdOf(rows: readonly MetricValues[]): MetricValues {
 
 /** What a run's numbers are on, in words, for the reproduction table. */
 function datasetLabel(loaded: LoadedBenchmark): string {
-  // The queries the means are over: the judged ones.
   const n = loaded.benchmark.queries.length - unjudgedQueries(loaded.benchmark).length;
   if (loaded.origin === "hf") return `hf (${n} public queries)`;
   if (loaded.origin === "sample") return `sample (demo set, ${n} queries; not comparable)`;

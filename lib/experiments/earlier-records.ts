@@ -1,5 +1,5 @@
 /** An earlier `gbr reproduce`'s records (experiments/<id>.json, naming its run files), read back for a partial rerun to merge. */
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { readQrels, writeTrecQrels } from "../data/qrels";
@@ -182,13 +182,8 @@ export type SavedRecord = RecordFile & { file: string; ranAt: string; unreadable
 /** Every experiment record of an outputs folder, in file name order; none when there is no such folder. */
 export async function recordFiles(outDir: string): Promise<SavedRecord[]> {
   const dir = path.join(outDir, "experiments");
-  let names: string[];
-  try {
-    names = (await fs.readdir(dir)).filter((f) => f.endsWith(".json")).sort();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
-  }
+  if (!existsSync(dir)) return [];
+  const names = (await fs.readdir(dir)).filter((f) => f.endsWith(".json")).sort();
   return Promise.all(
     names.map(async (name): Promise<SavedRecord> => {
       const file = path.join(dir, name);

@@ -21,7 +21,6 @@ export type { ExperimentOutcome } from "./assess";
 export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"> {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
   outRoot: string;
-  /** Experiment ids to run (default: all). */
   only?: string[];
   experiments?: readonly Experiment[];
   /** `--official`: the authors' experiment list only (the CLI sets their prompts and serving too). */
