@@ -6,7 +6,7 @@ import { environmentConfig } from "../paths";
 import { beyondAuthors } from "./authors-list";
 import { retrieverParts, type RetrieverSpec } from "../retrievers";
 
-export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
+export { type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
 /** One named retriever's run as an experiment (composites too); `details` adds what `Run.info` does not say. */
 function retrieverExperiment(id: string, section: string, title: string, needs: Experiment["needs"], details?: Record<string, unknown>): Experiment {

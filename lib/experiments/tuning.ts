@@ -5,7 +5,8 @@ import { sweepHeatmap, type SweepResult } from "../eval/sweep-result";
 import { crossValidatedTuning, type CvOptions, type CvResult } from "../eval/cross-validation";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { attachRankings, bm25Sweep, type SweepOptions } from "./sweep-run";
-import { SkipExperiment, type Experiment, type ExperimentContext } from "./experiment";
+import type { Experiment, ExperimentContext } from "./experiment";
+import { GbrError } from "../util/errors";
 import { addCosts, secondsOf } from "../eval/run-cost";
 
 const FOLDS = 5;
@@ -106,7 +107,8 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
     async run(ctx) {
       if (ctx.planning) return planned(`tuned:${base}`, ctx);
       const o = await sweepFor(ctx, queriesFrom);
-      if (!o.cv) throw new SkipExperiment(`${FOLDS}-fold cross-validation needs at least ${FOLDS} judged queries; this set has ${o.sweep.queryIds.length}`);
+      const few = `${FOLDS}-fold cross-validation needs at least ${FOLDS} judged queries; this set has ${o.sweep.queryIds.length}`;
+      if (!o.cv) throw new GbrError(few, "SKIP", { unavailable: true });
       const cv = o.cv;
       const rankings = new Map<QueryId, DocId[]>();
       for (const f of cv.folds) {
