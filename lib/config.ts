@@ -100,7 +100,7 @@ export interface ConfigFlags {
   /** `--concurrency N`: requests in flight per endpoint for every kind without its own variable. */
   concurrency?: number;
   /** `--official`: the authors' dense serving, whatever GBR_EMBED_NAMES says. */
-  embedNaming?: "hf" | "authors";
+  embedNaming?: EmbedNaming;
 }
 
 export function readConfig(env: Environment = process.env, flags: ConfigFlags = {}): Config {
