@@ -58,22 +58,15 @@ export interface Config {
   replayFile?: string;
   /** `GBR_OFFLINE=1`: no provider is called; an answer not cached is an error. */
   offline: boolean;
-  /** Price table (`GBR_PRICES`). */
   pricesFile?: string;
-  /** Where notebooks write figures (`GBR_FIGURES_DIR`). */
   figuresDir?: string;
-  /** User embedding presets (`GBR_PRESETS`). */
   presetsFile?: string;
-  /** LanceDB URI of the vector cache (`GBR_VECTOR_STORE`). */
   vectorStore?: string;
   /** Cross-encoder presets that reproduce has rows for (`GBR_RERANKERS`). */
   rerankers: string[];
   /** `GBR_DEBUG`: stack traces of unexpected errors. */
   debug: boolean;
-  /** `CI`: no progress bars. */
-  ci: boolean;
   chat: EndpointsConfig & {
-    /** `GBR_CHAT_MODEL`: the chat model when `--llm` names none. */
     model?: string;
   };
   embed: EndpointsConfig & {
@@ -82,16 +75,12 @@ export interface Config {
     lmstudio?: { baseUrl: string; apiKey?: string };
   };
   rerank: EndpointsConfig & {
-    /** `GBR_RERANK_API`: "rerank" (vLLM, Jina, Cohere) or "tei". */
     api: "rerank" | "tei";
   };
   /** `GEMINI_API_KEY` (else `GOOGLE_API_KEY`) and `GBR_GEMINI_BASE_URL`. */
   gemini: { apiKey?: string; baseUrl?: string; timeoutS?: number };
-  /** `HF_ENDPOINT`, `HF_TOKEN`, `HF_HUB_OFFLINE`. */
   hub: { endpoint: string; token?: string; offline: boolean };
-  /** `GBR_SPACY_BASE_URL`: where the spaCy lookup tables are fetched from. */
   spacyBaseUrl?: string;
-  /** `GBR_GITHUB_RAW_URL`: where `gbr prompts pull` fetches the authors' notebook from. */
   githubRawUrl?: string;
   /** Where to look for the Chromium or Chrome that draws figures as files (`gbr figures`, notebooks' static images). */
   browser: BrowserSearch;
@@ -111,7 +100,7 @@ export interface ConfigFlags {
   /** `--concurrency N`: requests in flight per endpoint for every kind without its own variable. */
   concurrency?: number;
   /** `--official`: the authors' dense serving, whatever GBR_EMBED_NAMES says. */
-  embedNaming?: "hf" | "authors";
+  embedNaming?: EmbedNaming;
 }
 
 export function readConfig(env: Environment = process.env, flags: ConfigFlags = {}): Config {
@@ -121,7 +110,7 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
   };
   // Every URL of the configuration, checked once here: none may carry a secret (a user:pass@ or a ?key=).
   for (const [name, keyVariable] of URL_VARIABLES) for (const url of endpointList(v(name) ?? "")) checkedBaseUrl(name, url, keyVariable);
-  const timeoutS = seconds(env, "GBR_REQUEST_TIMEOUT_S");
+  const timeoutS = positiveNumber(env, "GBR_REQUEST_TIMEOUT_S", "a number of seconds above 0 (at most a day)", 86_400);
   const endpoints = (kind: ProviderKind, urlVars: string[], keyVars: string[]): EndpointsConfig => {
     const urlVariable = urlVars.find((n) => v(n)) ?? urlVars[0];
     const apiKey = keyVars.map(v).find(Boolean);
@@ -156,7 +145,6 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
     ...optional("vectorStore", v("GBR_VECTOR_STORE")),
     rerankers: [...new Set(listed)],
     debug: v("GBR_DEBUG") !== undefined,
-    ci: v("CI") !== undefined,
     chat: { ...endpoints("chat", ["GBR_CHAT_BASE_URL", "OPENAI_BASE_URL"], ["GBR_CHAT_API_KEY", "OPENAI_API_KEY"]), ...optional("model", v("GBR_CHAT_MODEL")) },
     embed: {
       ...endpoints("embed", ["GBR_EMBED_BASE_URL", "OPENAI_BASE_URL"], ["GBR_EMBED_API_KEY", "OPENAI_API_KEY"]),
@@ -253,25 +241,19 @@ function concurrencyOf(env: Environment, kind: ProviderKind, flag: number | unde
 }
 
 function capsOf(env: Environment, kind: ProviderKind): { caps?: RateCaps } {
-  const upper = kind.toUpperCase();
-  const read = (name: string): number | undefined => {
-    const raw = env[name]?.trim();
-    if (!raw) return undefined;
-    const n = Number(raw);
-    if (!(Number.isFinite(n) && n > 0)) throw usage(name, "a positive number (per minute)", raw);
-    return n;
-  };
-  const requestsPerMinute = read(`GBR_${upper}_RPM`);
-  const tokensPerMinute = read(`GBR_${upper}_TPM`);
+  const read = (unit: string) => positiveNumber(env, `GBR_${kind.toUpperCase()}_${unit}`, "a positive number (per minute)");
+  const requestsPerMinute = read("RPM");
+  const tokensPerMinute = read("TPM");
   if (requestsPerMinute === undefined && tokensPerMinute === undefined) return {};
   return { caps: { ...(requestsPerMinute !== undefined ? { requestsPerMinute } : {}), ...(tokensPerMinute !== undefined ? { tokensPerMinute } : {}) } };
 }
 
-function seconds(env: Environment, name: string): number | undefined {
+/** `name`'s number, above 0 and at most `max`; undefined when unset. */
+function positiveNumber(env: Environment, name: string, what: string, max = Infinity): number | undefined {
   const raw = env[name]?.trim();
   if (!raw) return undefined;
   const n = Number(raw);
-  if (!(Number.isFinite(n) && n > 0 && n <= 86_400)) throw usage(name, "a number of seconds above 0 (at most a day)", raw);
+  if (!(Number.isFinite(n) && n > 0 && n <= max)) throw usage(name, what, raw);
   return n;
 }
 

@@ -83,5 +83,4 @@ export function supportsFeedback(r: Retriever): r is FeedbackRetriever {
   return typeof (r as FeedbackRetriever).retrieveWithFeedback === "function";
 }
 
-/** Builds a retriever over a benchmark's corpus. */
 export type RetrieverFactory = (name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext) => Promise<Retriever>;

@@ -39,7 +39,6 @@ export interface Benchmark {
   revision?: string;
   docs: Doc[];
   queries: Query[];
-  /** Binary relevance: query id -> relevant doc ids. */
   qrels: Map<QueryId, Set<DocId>>;
   meta: Map<QueryId, QueryMeta>;
 }

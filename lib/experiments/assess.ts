@@ -1,17 +1,17 @@
 /** Step 2 of `gbr reproduce`: every experiment's outcome and the tests and tables over them. Pure: no files. */
 import type { LoadedBenchmark } from "../data/source";
-import { areaStats, datasetStats, type AreaStats, type DatasetStats } from "../data/stats";
-import { costTable, loadPrices, type CostRow, type MethodUsage } from "../eval/cost";
+import { areaStats, datasetStats } from "../data/stats";
+import { costTable, loadPrices, type MethodUsage } from "../eval/cost";
 import { meanOf, METRICS, type MetricValues } from "../eval/metrics";
 import { missedGoldByFirstRound, reactMissedGold, type MissedFirstRoundRow, type MissedGold } from "../eval/react-missed";
 import { reactRoundTable, type ReactRoundRow } from "../eval/react-rounds";
-import { significanceReport, type SignificanceReport } from "../eval/significance";
+import { significanceReport } from "../eval/significance";
 import { describe } from "../eval/statistics";
 import { isReactRun, type ReactRunResult } from "../llm/react";
 import { unjudgedQueries, type DocId, type QueryId, type Run, type RunCost, type RunInfo } from "../types";
 import { zeroWork } from "../eval/run-cost";
-import { llmMetadata, type LlmMetadata } from "./llm-metadata";
-import { reproductionTable, type ReproductionRow } from "./paper";
+import { llmMetadata } from "./llm-metadata";
+import { reproductionTable } from "./paper";
 import type { ExperimentRecord } from "./run-experiments";
 import type { Experiment } from "./experiment";
 import { describeRun, provenanceOf, type Provenance } from "./setup";
@@ -54,36 +54,14 @@ export function failureLines(outcomes: readonly ExperimentOutcome[], opts: { qui
   return [...byReason].map(([why, ids]) => `${ids.join(", ")} ${why}`);
 }
 
-/** Which parts of a run's setup were the authors' own: all (`--official`), prompts, serving, test stream, experiment list. */
-interface AuthorsSetup {
-  official: boolean;
-  prompts: boolean;
-  serving: boolean;
-  significance: boolean;
-  experiments: boolean;
-}
-
 /** Everything step 3 writes, computed. */
-export interface Assessment {
-  outcomes: ExperimentOutcome[];
-  /** Sample 0's per-query metrics of every experiment that ran. */
-  perQuery: Map<string, Map<QueryId, MetricValues>>;
-  significance: SignificanceReport;
-  cost: CostRow[];
-  reproduction: ReproductionRow[];
-  /** When REACT-BM25 ran: the paper's round table and the appendix C.4 diagnostic. */
-  react?: ReactAnalysis;
-  table1: DatasetStats;
-  table6: AreaStats[];
-  llm: LlmMetadata | null;
-  authorsSetup: AuthorsSetup;
-}
+export type Assessment = ReturnType<typeof assess>;
 
 export function assess(
   loaded: LoadedBenchmark,
   records: readonly ExperimentRecord[],
   opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string; official?: boolean; promptSet?: string; embedNaming?: string; pricesFile?: string; promptsDir?: string } = {},
-): Assessment {
+) {
   const bench = loaded.benchmark;
   const outcomes = records.map(outcomeOf);
   const ran = records.filter((r) => r.status === "ok");
@@ -95,6 +73,7 @@ export function assess(
     const cost = s.result.run.cost ?? { online: { ...zeroWork(), seconds: s.seconds }, corpus: zeroWork() };
     return { method: r.experiment.id, queries: bench.queries.length, cost, seconds: cost.online.seconds, corpusSeconds: cost.corpus.seconds };
   });
+  // When REACT-BM25 ran: the paper's round table and the appendix C.4 diagnostic.
   const reactRun = ran.map((r) => r.samples[0].result.run).find(isReactRun);
   const react = reactRun && reactAnalysis(reactRun, bench.qrels);
   // The paper's 20 tests always (missing ones enter Holm as p = 1), plus each experiment vs BM25-GREEKSTEMMER.
@@ -103,6 +82,7 @@ export function assess(
     outcomes,
     perQuery,
     significance,
+    // Which parts of the run's setup were the authors' own: all (`--official`), prompts, serving, test stream, list.
     authorsSetup: {
       official: opts.official === true,
       prompts: opts.promptSet === "official",
@@ -190,7 +170,6 @@ function sdOf(rows: readonly MetricValues[]): MetricValues {
 
 /** What a run's numbers are on, in words, for the reproduction table. */
 function datasetLabel(loaded: LoadedBenchmark): string {
-  // The queries the means are over: the judged ones.
   const n = loaded.benchmark.queries.length - unjudgedQueries(loaded.benchmark).length;
   if (loaded.origin === "hf") return `hf (${n} public queries)`;
   if (loaded.origin === "sample") return `sample (demo set, ${n} queries; not comparable)`;

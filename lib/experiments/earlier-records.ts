@@ -1,5 +1,5 @@
 /** An earlier `gbr reproduce`'s records (experiments/<id>.json, naming its run files), read back for a partial rerun to merge. */
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
 import { readQrels, writeTrecQrels } from "../data/qrels";
@@ -85,10 +85,7 @@ function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undef
   return readJsonIfAny<Partial<UnfinishedMark>>(path.join(outDir, UNFINISHED));
 }
 
-/**
- * Marks `outDir` as holding a run in progress (qrels.txt first), so the same command continues it after Ctrl-C, kill -9
- * or a full disk; `done` lists what an unfinished run with the same `settings` finished, complete (not run again).
- */
+/** Marks a run in progress, so the same command continues it after a kill; `done`: what one with these `settings` finished. */
 export async function startRun(outDir: string, loaded: LoadedBenchmark, settings: unknown, earlier: EarlierRun): Promise<{ done: Set<string>; startedAt: string }> {
   const file = path.join(outDir, UNFINISHED);
   const mark = await unfinishedMark(outDir);
@@ -136,13 +133,8 @@ export async function dropReplaced(outDir: string, earlier: EarlierRun, id: stri
 
 /** Removes `name` from `outDir` (a link itself, not its target); nothing when the path leads out of the folder. */
 export async function removeInside(outDir: string, name: string): Promise<void> {
-  let file: string;
-  try {
-    file = await insideFolder(outDir, name, "replaced");
-  } catch {
-    return;
-  }
-  await fs.rm(file, { force: true });
+  const file = await insideFolder(outDir, name, "replaced").catch(() => undefined);
+  if (file) await fs.rm(file, { force: true });
 }
 
 /** The run files of a record's sample `i`; one written before 0.9 names none, and its were runs/<id>(.s<n>).trec and .json. */
@@ -151,10 +143,7 @@ function sampleFiles(r: RecordFile, i: number): string[] {
   return r.samples[i].files ?? [`${base}.trec`, `${base}.json`];
 }
 
-/**
- * This run's records with the earlier ones it did not replace, in list order. One skipped or failed now keeps an earlier
- * result, marked `now`: a run without a server does not erase what one made. What cannot be kept goes to `notes`.
- */
+/** This run's records and the earlier ones it did not replace; a skip or failure now keeps an earlier result, marked `now`. */
 export async function mergeRecords(
   outDir: string,
   loaded: LoadedBenchmark,
@@ -193,13 +182,8 @@ export type SavedRecord = RecordFile & { file: string; ranAt: string; unreadable
 /** Every experiment record of an outputs folder, in file name order; none when there is no such folder. */
 export async function recordFiles(outDir: string): Promise<SavedRecord[]> {
   const dir = path.join(outDir, "experiments");
-  let names: string[];
-  try {
-    names = (await fs.readdir(dir)).filter((f) => f.endsWith(".json")).sort();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
-  }
+  if (!existsSync(dir)) return [];
+  const names = (await fs.readdir(dir)).filter((f) => f.endsWith(".json")).sort();
   return Promise.all(
     names.map(async (name): Promise<SavedRecord> => {
       const file = path.join(dir, name);
@@ -272,12 +256,7 @@ function recordProblem(r: unknown): string | undefined {
 /** The folder's qrels.txt must judge the same (query, article) pairs relevant as the benchmark loaded now. */
 async function checkSameJudgments(outDir: string, qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>): Promise<void> {
   const file = path.join(outDir, "qrels.txt");
-  let earlier: ReadonlyMap<QueryId, ReadonlySet<DocId>> | undefined;
-  try {
-    earlier = await readQrels(file);
-  } catch {
-    earlier = undefined;
-  }
+  const earlier: ReadonlyMap<QueryId, ReadonlySet<DocId>> | undefined = await readQrels(file).catch(() => undefined);
   const pairs = (q: ReadonlyMap<QueryId, ReadonlySet<DocId>>) => new Set([...q].flatMap(([id, docs]) => [...docs].map((d) => `${id}\t${d}`)));
   const [a, b] = [earlier && pairs(earlier), pairs(qrels)];
   if (a && a.size === b.size && [...a].every((p) => b.has(p))) return;

@@ -2,7 +2,6 @@
 import type { Run } from "../types";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { LoadedBenchmark } from "../data/source";
-import { GbrError, type GbrErrorOptions } from "../util/errors";
 
 /** What an experiment sees; runs, corpora and `once` values are made once per reproduce and shared. */
 export interface ExperimentContext {
@@ -34,12 +33,4 @@ export interface Experiment {
   /** Why the row is beyond the authors' experiment list (absent: one of their runs); `--official` leaves it out. */
   beyond?: string;
   run(ctx: ExperimentContext): Promise<ExperimentResult>;
-}
-
-/** Thrown by an experiment that cannot run here: listed as skipped with the message as reason; the rest go on. */
-export class SkipExperiment extends GbrError {
-  constructor(reason: string, options: GbrErrorOptions = {}) {
-    super(reason, "SKIP", { ...options, unavailable: true });
-    this.name = "SkipExperiment";
-  }
 }

@@ -1,36 +1,19 @@
 /** metadata.json's `llm` block, from the runs' own records: what ran (the default model too), not what was asked. */
 import { loadPromptSet } from "../llm/prompts";
 import { runInfos } from "./setup";
-import type { LlmRunInfo, RunInfo } from "../types";
-
-export interface LlmMetadata {
-  /** The chat model, or the models when several ran. */
-  model: string | string[];
-  models: { model: string; provider: string; endpoint: string }[];
-  /** The prompt set: name, where it came from, commit and every prompt's sha256. */
-  prompts: Record<string, unknown>;
-  parser: string;
-  replay: string;
-  replayFile: string | null;
-  repeat: number;
-  seed: number | null;
-  /** REACT-BM25 rounds as run, when it ran. */
-  rounds: number | number[] | null;
-  experiments: string[];
-  /** With several chat servers, per experiment: each endpoint's requests sent, answered and failed. */
-  endpoints?: Record<string, NonNullable<LlmRunInfo["endpoints"]>>;
-}
+import type { RunInfo } from "../types";
 
 /** The LLM metadata of a reproduce from its experiments' run records; null when no LLM ran. */
 export function llmMetadata(
   infos: ReadonlyMap<string, RunInfo>,
   opts: { repeat?: number; seed?: number; replay?: string; replayFile?: string; promptsDir?: string } = {},
-): LlmMetadata | null {
+) {
   const llm = [...infos].flatMap(([id, info]) => runInfos(info).flatMap((i) => (i.llm ? [{ id, l: i.llm }] : [])));
   if (llm.length === 0) return null;
   const distinct = <T>(xs: T[]) => [...new Map(xs.map((x) => [JSON.stringify(x), x])).values()];
   const models = distinct(llm.map(({ l }) => ({ model: l.model, provider: l.provider, endpoint: l.endpoint })));
-  const endpoints = Object.fromEntries(llm.flatMap(({ id, l }) => (l.endpoints ? [[id, l.endpoints]] : [])));
+  // With several chat servers, per experiment: each endpoint's requests sent, answered and failed.
+  const endpoints = Object.fromEntries(llm.flatMap(({ id, l }) => (l.endpoints ? [[id, l.endpoints] as const] : [])));
   const setName = llm[0].l.prompts.name;
   let prompts: Record<string, unknown> = { name: setName, commit: llm[0].l.prompts.commit };
   try {

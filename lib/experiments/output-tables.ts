@@ -16,17 +16,7 @@ export interface Table {
 }
 
 /** Every table; `cost` and the `react*` ones only when non-empty. */
-export interface OutputTables {
-  summary: Table;
-  perQuery: Table;
-  goldRanks: Table;
-  table1: Table;
-  table6: Table;
-  reproduction: Table;
-  cost?: Table;
-  reactRounds?: Table;
-  reactMissed?: Table;
-}
+export type OutputTables = ReturnType<typeof outputTables>;
 
 export const TABLE_FILES: Readonly<Record<keyof OutputTables, string>> = {
   summary: "summary.csv",
@@ -51,8 +41,7 @@ function goldSources(qrels: Benchmark["qrels"], qid: QueryId): string {
   return [...new Set([...(qrels.get(qid) ?? [])].map(sourceOf))].sort().join(" ");
 }
 
-/** The tables of one reproduce, from the records and the assessment. */
-export function outputTables(loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment): OutputTables {
+export function outputTables(loaded: LoadedBenchmark, records: readonly ExperimentRecord[], a: Assessment) {
   const bench = loaded.benchmark;
   const area = (qid: QueryId) => bench.meta.get(qid)?.area || NO_AREA;
   const session = (qid: QueryId) => bench.meta.get(qid)?.date ?? "";

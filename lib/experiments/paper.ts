@@ -51,31 +51,13 @@ export const PAPER_NUMBERS: readonly PaperNumber[] = [
   },
 ];
 
-export interface ReproductionRow {
-  experiment: string;
-  metric: Metric;
-  paper: number;
-  scope: PaperNumber["scope"];
-  ours: number | null;
-  /** ours − paper, when both exist and are comparable (the benchmark itself, not a stand-in): else null. */
-  diff: number | null;
-  status: string;
-  /** What "ours" ran on: e.g. "hf (257 public queries)". */
-  dataset: string;
-  setup: string;
-  reason: string;
-  /** "stand-in" when "ours" came through the project's test doubles (mechanics, not a result). */
-  standIn: string;
-  list: string;
-}
-
 /** The paper's numbers beside ours (on Hub data the 257-query ones are like-for-like); rows not run keep a reason. */
 export function reproductionTable(
   outcomes: readonly { id: string; status: string; reason?: string; mean?: Record<Metric, number>; setup?: string; standIn?: boolean }[],
   dataset: string,
   /** Ours ran on the benchmark (hf): a difference means something. On the demo set or another folder it does not. */
   comparable = true,
-): ReproductionRow[] {
+) {
   return PAPER_NUMBERS.map((p) => {
     const o = outcomes.find((x) => x.id === p.experiment);
     const ours = o?.status === "ok" && o.mean ? o.mean[p.metric] : null;
@@ -85,6 +67,7 @@ export function reproductionTable(
       paper: p.value,
       scope: p.scope,
       ours,
+      // Only on the benchmark itself, not a stand-in, does ours − paper mean something.
       diff: ours === null || !comparable || o?.standIn ? null : ours - p.value,
       status: o?.status ?? "not selected",
       dataset,

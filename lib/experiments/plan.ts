@@ -1,6 +1,5 @@
 /** `gbr reproduce --plan`: the bill before the run, by the real code on stand-ins that call and write nothing. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { promises as fs } from "node:fs";
+import { mkdtempSync, promises as fs, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { LoadedBenchmark } from "../data/source";
@@ -73,10 +72,7 @@ function callsModels(info: RunInfo): boolean {
   return runInfos(info).some((i) => i.llm || i.rerank || i.rounds !== undefined || (i.embedding && i.embedding.endpoint !== "local"));
 }
 
-/**
- * The earlier rows each row shares calls with: those that first sent a request it sends again (`requestedFrom`, by
- * the store's key), and the row that made a run it reuses as a part (a job makes each run once) if that calls models.
- */
+/** The earlier rows each row shares calls with: those that first sent its requests, and the maker of a part it reuses. */
 function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFrom: ReadonlyMap<string, Set<string>>): Map<string, string[]> {
   const madeIn = new Map<RunInfo, string>();
   const out = new Map<string, string[]>();

@@ -6,7 +6,7 @@ import { environmentConfig } from "../paths";
 import { beyondAuthors } from "./authors-list";
 import { retrieverParts, type RetrieverSpec } from "../retrievers";
 
-export { SkipExperiment, type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
+export { type Experiment, type ExperimentContext, type ExperimentResult } from "./experiment";
 
 /** One named retriever's run as an experiment (composites too); `details` adds what `Run.info` does not say. */
 function retrieverExperiment(id: string, section: string, title: string, needs: Experiment["needs"], details?: Record<string, unknown>): Experiment {
@@ -27,12 +27,11 @@ const PAPER_PRESETS = API_PRESETS.filter((p) => p.name !== "embgemma-300m-raw");
 const LOCAL_PRESETS = PAPER_PRESETS.filter((p) => p.provider === "openai");
 
 const RERANK_FIRST_STAGES = ["bm25-greekstemmer", "reform:bm25-greekstemmer", "react-bm25"] as const;
-const DEFAULT_RERANKERS = ["bge-reranker-v2-m3"];
 
 /** Each first stage re-ranked by every `GBR_RERANKERS` cross-encoder (a non-preset's row fails) and by the LLM. */
 function rerankExperiments(rerankers: readonly string[]): Experiment[] {
   return [
-    ...(rerankers.length ? rerankers : DEFAULT_RERANKERS).flatMap((r) =>
+    ...(rerankers.length ? rerankers : ["bge-reranker-v2-m3"]).flatMap((r) =>
       RERANK_FIRST_STAGES.map((first) => retrieverExperiment(`rerank:${r}:${first}`, "rerank", `${r} (cross-encoder) re-ranking the top 100 of ${first}`, first === "bm25-greekstemmer" ? [] : ["llm"])),
     ),
     ...RERANK_FIRST_STAGES.map((first) => retrieverExperiment(`rerank:llm:${first}`, "rerank", `Listwise LLM re-ranking (RankGPT window) of the top 100 of ${first}`, ["llm"])),

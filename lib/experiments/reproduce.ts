@@ -6,10 +6,9 @@ import { officialPromptsDir } from "../llm/prompts";
 import type { Config } from "../config";
 import { assess, type Assessment, type ExperimentOutcome } from "./assess";
 import { experiments, userExperiments, type Experiment } from "./registry";
-import { runExperiments, type RunExperimentsOptions } from "./run-experiments";
+import { runExperiments, type ExperimentRecord, type RunExperimentsOptions } from "./run-experiments";
 import { FOLDER_FILES, writeExperimentOutputs, writeOutputs } from "./write-outputs";
 import { dropReplaced, earlierRun, holderOf, keepsEarlier, mergeRecords, recordFiles, removeInside, startRun, UNFINISHED, type EarlierRun } from "./earlier-records";
-import type { ExperimentRecord } from "./run-experiments";
 import { promises as fs } from "node:fs";
 import { outputTables, TABLE_FILES, type OutputTables } from "./output-tables";
 import { DataError, GbrError } from "../util/errors";
@@ -19,11 +18,9 @@ import { FileLocks, LOCK_STALE_MS } from "../util/file-lock";
 
 export type { ExperimentOutcome } from "./assess";
 
-/** runExperiments' options plus where and what to run. */
 export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"> {
   /** Output root; results go to `<outRoot>/<dataset>/`. */
   outRoot: string;
-  /** Experiment ids to run (default: all). */
   only?: string[];
   experiments?: readonly Experiment[];
   /** `--official`: the authors' experiment list only (the CLI sets their prompts and serving too). */
@@ -32,7 +29,6 @@ export interface ReproduceOptions extends Omit<RunExperimentsOptions, "onRecord"
   replace?: boolean;
 }
 
-/** What a reproduce did: where it wrote, the outcomes, and the assessment the outputs were written from. */
 export interface ReproduceResult {
   outDir: string;
   outcomes: ExperimentOutcome[];
@@ -40,8 +36,6 @@ export interface ReproduceResult {
   tables: OutputTables;
   /** The files written, relative to outDir (the runs folder as "runs/"). */
   files: string[];
-  /** What of the earlier run could not be kept (said on the log too). */
-  notes: string[];
 }
 
 /** hf, sample or the BEIR folder's name, plus any replacing queries file's name (so query sets don't collide). */
@@ -195,7 +189,7 @@ async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, co
   }
   if (stopped) throw stopped;
   await removeInside(outDir, UNFINISHED);
-  return { outDir, outcomes: assessment.outcomes, assessment, tables, files, notes: earlier.notes };
+  return { outDir, outcomes: assessment.outcomes, assessment, tables, files };
 }
 
 /** `--replace`: the folder's own files of an earlier run go (its records name them), so none is left unlisted. */

@@ -9,11 +9,7 @@ const ORACLE_NOTE = "oracle: tuned on the test queries, an upper bound for Recal
 const STAND_IN_ROW_NOTE =
   "stand-in: produced through the project's test doubles (local stand-ins for the model servers); it shows the mechanics, not retrieval quality, and is never in bold.";
 
-/**
- * Every experiment that ran × the five metrics. Letters come only from tests significance.json holds (the paper's
- * family, each experiment vs the baseline, each re-ranked run vs its first stage), first family first; oracle and
- * stand-in rows carry a mark and a note and never compete for bold.
- */
+/** Every experiment that ran × the five metrics; letters only from significance.json's tests; oracle and stand-in rows never bold. */
 export function resultsTable(loaded: Pick<LoadedBenchmark, "benchmark" | "origin" | "fallback">, a: Pick<Assessment, "outcomes" | "significance">): ResultsTable {
   const bench = loaded.benchmark;
   const ok = a.outcomes.filter((o) => o.status === "ok" && o.mean);

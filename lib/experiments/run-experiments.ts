@@ -18,12 +18,6 @@ export interface SampleRecord {
   seconds: number;
 }
 
-interface NotNow {
-  status: "skipped" | "failed";
-  reason: string;
-}
-
-/** What happened to one experiment. */
 export interface ExperimentRecord {
   experiment: Experiment;
   status: "ok" | "skipped" | "failed";
@@ -37,7 +31,7 @@ export interface ExperimentRecord {
   /** Read back from an earlier run's outputs folder. */
   earlier?: boolean;
   /** An earlier result kept because this run skipped or failed it, and why. */
-  now?: NotNow;
+  now?: { status: "skipped" | "failed"; reason: string };
   brief?: string;
 }
 
@@ -67,7 +61,7 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
   const run = runContext({ log, ...opts.context, cache });
   const base: RetrieverOptions = opts.retrieverOptions ?? {};
   const records: ExperimentRecord[] = [];
-  const progress = run.onProgress ?? everyFewSeconds(log);
+  const progress = run.onProgress ?? (() => {});
   const contextFor = (options: RetrieverOptions): ExperimentContext => ({
     loaded,
     log,
@@ -133,18 +127,4 @@ export async function runExperiments(loaded: LoadedBenchmark, experiments: reado
     }
   }
   return records;
-}
-
-/** Progress as a log line at most every 5 s, for a caller that gave a log but no progress reporter. */
-function everyFewSeconds(log: (message: string) => void): (label: string, done: number, total: number) => void {
-  const started = new Map<string, number>();
-  let next = 0;
-  return (label, done, total) => {
-    const now = performance.now();
-    if (!started.has(label) || done <= 1) started.set(label, now);
-    if (done >= total) started.delete(label);
-    if (now < next || done >= total || now - started.get(label)! < 2000) return;
-    next = now + 5000;
-    log(`${label}: ${done}/${total}, ${((now - started.get(label)!) / 1000).toFixed(0)} s`);
-  };
 }

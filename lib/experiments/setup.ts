@@ -63,30 +63,24 @@ export interface Provenance {
 /** Every provider behind a run (its parts included), each once. */
 export function provenanceOf(info: RunInfo | undefined): Provenance[] {
   const out = new Map<string, Provenance>();
+  const add = (p: Provenance) => out.set(JSON.stringify(p), p);
+  const str = (v: unknown) => (typeof v === "string" ? v : "");
   for (const i of runInfos(info)) {
-    if (i.llm) {
-      const p: Provenance = { kind: "chat", provider: i.llm.provider, endpoint: i.llm.endpoint, requestedModel: i.llm.model, servedModel: i.llm.servedModels.join(", "), standIn: i.llm.standIn };
-      out.set(JSON.stringify(p), p);
-    }
-    if (i.embedding) {
-      const e = i.embedding;
-      const str = (v: unknown) => (typeof v === "string" ? v : "");
-      const p: Provenance = {
+    if (i.llm) add({ kind: "chat", provider: i.llm.provider, endpoint: i.llm.endpoint, requestedModel: i.llm.model, servedModel: i.llm.servedModels.join(", "), standIn: i.llm.standIn });
+    const e = i.embedding;
+    if (e) {
+      add({
         kind: "embedding",
         provider: str(e.provider) || "local",
         endpoint: str(e.endpoint),
         requestedModel: str(e.model),
         servedModel: str(e.servedModel),
         standIn: e.standIn === true,
-      };
-      out.set(JSON.stringify(p), p);
+      });
     }
-    if (i.rerank && i.rerank.kind === "cross-encoder") {
-      // The listwise re-ranker's chat calls are already in `llm`; a cross-encoder is a provider of its own.
-      const r = i.rerank;
-      const p: Provenance = { kind: "rerank", provider: "rerank", endpoint: r.endpoint, requestedModel: r.model, servedModel: r.servedModels.join(", "), standIn: r.standIn };
-      out.set(JSON.stringify(p), p);
-    }
+    // The listwise re-ranker's chat calls are already in `llm`; a cross-encoder is a provider of its own.
+    const r = i.rerank;
+    if (r?.kind === "cross-encoder") add({ kind: "rerank", provider: "rerank", endpoint: r.endpoint, requestedModel: r.model, servedModel: r.servedModels.join(", "), standIn: r.standIn });
   }
   return [...out.values()];
 }

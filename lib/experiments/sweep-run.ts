@@ -16,16 +16,13 @@ export interface SweepOptions {
   bs?: readonly number[];
   epsilon?: number;
   metric?: MetricName;
-  /** Keep each setting's rankings on its entry (default false). */
   keepRankings?: boolean;
-  /** Called after each query with (done, total). */
   onProgress?: (done: number, total: number) => void;
 }
 
 /**
- * BM25 positive-only top-100 for every (k1, b), evaluated: exactly `Bm25Index.withParams(...).searchIds(terms, 100,
- * { positiveOnly: true })` (ties in corpus order), in seconds (`QuerySweep`). As in `evaluate`, every judged query
- * counts, in qrels order (0 when not in `queries`); `best` is the first maximum in grid order (k1, then b).
+ * BM25 positive-only top-100 for every (k1, b), evaluated, exactly as `searchIds` ranks (ties in corpus order). As in
+ * `evaluate`, every judged query counts, in qrels order (0 when not run); `best` is the first maximum in grid order.
  */
 export function bm25Sweep(
   corpus: IndexedCorpus,
@@ -37,18 +34,13 @@ export function bm25Sweep(
   const bs = validGrid(opts.bs ?? SWEEP_B, "bs", (v) => v >= 0 && v <= 1);
   const epsilon = opts.epsilon ?? 0.25;
   const metric = resolveMetric(opts.metric ?? "Recall@100");
-  if (!Number.isFinite(epsilon)) throw new RangeError(`epsilon must be finite, got ${epsilon}`);
 
-  const settings: { k1: number; b: number }[] = [];
-  for (const k1 of k1s) for (const b of bs) settings.push({ k1, b });
+  const settings = k1s.flatMap((k1) => bs.map((b) => ({ k1, b })));
   const hasDefault = settings.some((s) => s.k1 === DEFAULT_K1 && s.b === DEFAULT_B);
   if (!hasDefault) settings.push({ k1: DEFAULT_K1, b: DEFAULT_B });
 
-  const entries: SweepEntry[] = settings.map(({ k1, b }) => {
-    const e: SweepEntry = { k1, b, mean: meanOf([]), perQuery: new Map() };
-    if (opts.keepRankings) e.rankings = new Map();
-    return e;
-  });
+  const entries: SweepEntry[] = settings.map(({ k1, b }) => ({ k1, b, mean: meanOf([]), perQuery: new Map() }));
+  if (opts.keepRankings) for (const e of entries) e.rankings = new Map();
   const textOf = new Map<QueryId, string>();
   for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
   const queryIds: QueryId[] = [];
@@ -111,8 +103,7 @@ export function attachRankings(corpus: IndexedCorpus, queries: readonly Query[],
   for (const q of queries) if (!textOf.has(q.id)) textOf.set(q.id, q.text);
   const ids = [...new Set([...sweep.queryIds, ...textOf.keys()])];
   for (const { k1, b } of settings) {
-    const entry = [...sweep.grid, sweep.defaultEntry].find((e) => e.k1 === k1 && e.b === b);
-    if (!entry) throw new Error(`attachRankings: no setting (k1 ${k1}, b ${b}) in the sweep`);
+    const entry = [...sweep.grid, sweep.defaultEntry].find((e) => e.k1 === k1 && e.b === b)!;
     if (entry.rankings) continue;
     const scorer = corpus.index.withParams({ k1, b, epsilon: sweep.epsilon });
     entry.rankings = new Map(

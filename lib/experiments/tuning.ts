@@ -5,7 +5,8 @@ import { sweepHeatmap, type SweepResult } from "../eval/sweep-result";
 import { crossValidatedTuning, type CvOptions, type CvResult } from "../eval/cross-validation";
 import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import { attachRankings, bm25Sweep, type SweepOptions } from "./sweep-run";
-import { SkipExperiment, type Experiment, type ExperimentContext } from "./experiment";
+import type { Experiment, ExperimentContext } from "./experiment";
+import { GbrError } from "../util/errors";
 import { addCosts, secondsOf } from "../eval/run-cost";
 
 const FOLDS = 5;
@@ -23,13 +24,13 @@ export function tuneBm25(
   corpus: IndexedCorpus,
   queries: readonly Query[],
   qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
-  opts: SweepOptions & Omit<CvOptions, "metric"> = {},
+  opts: SweepOptions & CvOptions = {},
 ): { sweep: SweepResult; cv: CvResult } {
   const sweep = bm25Sweep(corpus, queries, qrels, opts);
-  return { sweep, cv: crossValidatedTuning(sweep, sweep.queryIds, { folds: opts.folds ?? FOLDS, seed: opts.seed ?? 42 }) };
+  return { sweep, cv: crossValidatedTuning(sweep, sweep.queryIds, opts) };
 }
 
-/** One sweep, its cross-validation (none with fewer judged queries than folds) and cost: shared by oracle and tuned rows. */
+/** Shared by the oracle and tuned rows; no `cv` with fewer judged queries than folds. */
 interface SweepOutcome {
   sweep: SweepResult;
   cv?: ReturnType<typeof crossValidatedTuning>;
@@ -48,7 +49,7 @@ async function sweepFor(ctx: ExperimentContext, queriesFrom?: string): Promise<S
     const t0 = performance.now();
     const label = `BM25 sweep (192 settings)${queriesFrom ? ` of ${queriesFrom}` : ""}, queries`;
     const sweep = bm25Sweep(corpus, queries, bench.qrels, { onProgress: (done, total) => ctx.progress(label, done, total) });
-    const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS, seed: 42 }) : undefined;
+    const cv = sweep.queryIds.length >= FOLDS ? crossValidatedTuning(sweep, sweep.queryIds, { folds: FOLDS }) : undefined;
     attachRankings(corpus, queries, sweep, [sweep.best, ...(cv?.folds ?? [])]);
     const seconds = (performance.now() - t0) / 1000;
     ctx.log(
@@ -106,7 +107,8 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
     async run(ctx) {
       if (ctx.planning) return planned(`tuned:${base}`, ctx);
       const o = await sweepFor(ctx, queriesFrom);
-      if (!o.cv) throw new SkipExperiment(`${FOLDS}-fold cross-validation needs at least ${FOLDS} judged queries; this set has ${o.sweep.queryIds.length}`);
+      const few = `${FOLDS}-fold cross-validation needs at least ${FOLDS} judged queries; this set has ${o.sweep.queryIds.length}`;
+      if (!o.cv) throw new GbrError(few, "SKIP", { unavailable: true });
       const cv = o.cv;
       const rankings = new Map<QueryId, DocId[]>();
       for (const f of cv.folds) {
@@ -116,13 +118,9 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
       // A query without judgments is in no fold: it is ranked with the setting tuned on all judged queries.
       const best = o.sweep.grid.find((e) => e.k1 === o.sweep.best.k1 && e.b === o.sweep.best.b)!;
       for (const [q, r] of best.rankings!) if (!rankings.has(q)) rankings.set(q, r);
-      // The record names the setting most folds chose; details list every fold's.
-      const votes = new Map<string, { k1: number; b: number; n: number }>();
-      for (const f of cv.folds) {
-        const key = `${f.k1} ${f.b}`;
-        votes.set(key, { k1: f.k1, b: f.b, n: (votes.get(key)?.n ?? 0) + 1 });
-      }
-      const common = [...votes.values()].sort((x, y) => y.n - x.n)[0];
+      // The record names the setting most folds chose (the earliest fold's on a tie); details list every fold's.
+      const votes = (f: { k1: number; b: number }) => cv.folds.filter((g) => g.k1 === f.k1 && g.b === f.b).length;
+      const common = cv.folds.reduce((x, y) => (votes(y) > votes(x) ? y : x));
       return { run: { rankings, info: record(`tuned:${base}`, common.k1, common.b, o), cost: cost(o) }, details: summary(o) };
     },
   };

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { loadBenchmark } from "../../lib/data/source";
-import { SkipExperiment, type Experiment } from "../../lib/experiments/experiment";
+import type { Experiment } from "../../lib/experiments/experiment";
 import { experiments } from "../../lib/experiments/registry";
 import { reproduce } from "../../lib/experiments/reproduce";
 import { parseCsvRecords } from "../../lib/util/csv";
@@ -118,7 +118,7 @@ test("an experiment that cannot run now keeps its earlier result, marked, and co
     ...LIST[0],
     id: "needs-a-server",
     async run(ctx) {
-      if (!server) throw new SkipExperiment("no server configured: set GBR_TEST_URL");
+      if (!server) throw new GbrError("no server configured: set GBR_TEST_URL", "SKIP", { unavailable: true });
       return { run: await ctx.run("bm25-greekstemmer") };
     },
   };
