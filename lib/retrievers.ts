@@ -131,6 +131,8 @@ export function parseRetrieverName(name: string): RetrieverSpec {
  * const run = await bm25.retrieve(bench.queries, 100);
  */
 export async function createRetriever(name: string, bench: Benchmark, opts: RetrieverOptions = {}, ctx: RunContextInit = {}): Promise<Retriever> {
+  const moved = Object.keys(opts).filter((k) => CONTEXT_KEYS.has(k));
+  if (moved.length) throw usage(`createRetriever: ${moved.join(", ")} belong${moved.length > 1 ? "" : "s"} to the run context now: pass { ${moved.join(", ")} } as the fourth argument`);
   const spec = parseRetrieverName(name);
   const run = runContext(ctx);
   if (run.cache) return run.cache.once(bench, `retriever ${name} ${JSON.stringify(opts, Object.keys(opts).sort())}`, async () => withRunMemo(await build(spec, bench, opts, run)));
@@ -170,6 +172,9 @@ export async function rewriteQueries(
   const model = await chatForMethod(opts, run);
   return reformulate(queries, kind, model, loadPromptSet(opts.prompts ?? "project", { cacheDir: officialPromptsDir(run.providers.config.dataDir) }));
 }
+
+/** RunContext fields a JavaScript caller may pass in the options, where they would be silently ignored. */
+const CONTEXT_KEYS = new Set(["providers", "store", "replay", "log", "onProgress", "cache", "plan", "vectorStore", "workDir", "traceDir", "cacheDir", "offline", "loadSpacyLexicon"]);
 
 async function build(spec: RetrieverSpec, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Retriever> {
   const part = (of: RetrieverSpec, on = bench) => createRetriever(of.name, on, opts, ctx);

@@ -23,6 +23,15 @@ const bench: Benchmark = {
   meta: new Map(),
 };
 
+test("a run-context field given with the options is a usage error naming it and where it goes", async () => {
+  const legacy = { log: () => {}, vectorStore: "/x" } as unknown as Parameters<typeof createRetriever>[2];
+  await assert.rejects(createRetriever("bm25-greekstemmer", bench, legacy), (err: Error & { code?: string }) => {
+    assert.equal(err.code, "USAGE");
+    assert.match(err.message, /log, vectorStore belong to the run context now: pass \{ log, vectorStore \} as the fourth argument/);
+    return true;
+  });
+});
+
 test("runContext opens the data folder's store once, on first use, and keeps a complete context as it is", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gbr-ctx-"));
   const store = await openStore(path.join(dir, "store"));
