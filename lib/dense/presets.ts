@@ -163,7 +163,9 @@ export function presetsInFile(file: string, key: "presets" | "rerankers"): unkno
   } catch (err) {
     throw new GbrError(`${file}: not a readable presets file (${(err as Error).message})`, "USAGE");
   }
-  const list = (parsed as Record<string, unknown> | null)?.[key] ?? [];
+  const keys = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.keys(parsed) : [];
+  if (!keys.includes("presets") && !keys.includes("rerankers")) throw new GbrError(`${file}: neither "presets" nor "rerankers" is there`, "USAGE");
+  const list = (parsed as Record<string, unknown>)[key] ?? [];
   if (!Array.isArray(list)) throw new GbrError(`${file}: "${key}" must be an array of presets`, "USAGE");
   return list;
 }

@@ -127,6 +127,9 @@ test("user presets: errors name the file, the entry and the field", () => {
     [{ rerankers: [{ name: "new", model: "m", maxDocumentChars: 9, documentTemplate: "{query}" }] }, /documentTemplate must contain \{text\}/],
     [{ rerankers: [{ name: "bge-reranker-v2-m3", batchSize: 0 }] }, /batchSize must be a positive integer/],
     ["{ not json", /not a readable presets file/],
+    // A typo must not pass silently as "no presets".
+    [{ reranker: [] }, /neither "presets" nor "rerankers"/],
+    [[], /neither "presets" nor "rerankers"/],
   ];
   for (const [content, message] of cases) {
     withPresetsFile(content, (file) => {
