@@ -92,7 +92,22 @@ export async function embedItems(
   let done = items.length - missing.length;
   opts.onProgress?.(done, items.length);
 
+  // Requests leave in batch order whatever the re-lookups take, so the provider's request log is stable.
+  const sent = batches.map(() => {
+    let settle!: () => void;
+    const promise = new Promise<void>((r) => (settle = r));
+    return { promise, settle };
+  });
+
   const runBatch = async (b: number) => {
+    try {
+      await lookUpAndEmbed(b);
+    } finally {
+      sent[b].settle();
+    }
+  };
+
+  const lookUpAndEmbed = async (b: number) => {
     if (!cache.exclusive) return embedBatch(b, batches[b]);
     await cache.exclusive(fingerprint, async () => {
       // Another process sharing the cache may have stored some of these since the lookup above.
@@ -111,7 +126,10 @@ export async function embedItems(
     const what = describe(idx.map((i) => items[i].id), side, b, batches.length, p.name);
     let result;
     try {
-      result = await embedder.embed(idx.map((i) => rendered[i]), side);
+      if (b > 0) await sent[b - 1].promise;
+      const pending = embedder.embed(idx.map((i) => rendered[i]), side);
+      sent[b].settle();
+      result = await pending;
     } catch (err) {
       throw new EmbeddingError(`${what} failed: ${(err as Error).message}`, err instanceof EmbeddingError ? err.code : "PROVIDER", { cause: err });
     }
