@@ -20,23 +20,9 @@ function storeFor(ctx: RunContext): Promise<VectorStore> {
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
-/** Usage so far, corpus and queries apart (`cachedVectors`: both); tokens as reported, else estimated. */
-export interface DenseUsage extends EmbeddingProvenance {
-  cachedVectors: number;
-  documentCachedVectors: number;
-  documentRequests: number;
-  documentTokens: number;
-  documentTokensEstimated: number;
-  /** Wall time of embedding the corpus at creation, cache reads included. */
-  documentSeconds: number;
-  queryRequests: number;
-  /** Query texts embedded or served from the cache: one online embedding per query, whatever the batching. */
-  queryTexts: number;
-  queryTokens: number;
-  queryTokensEstimated: number;
-}
-
-const emptyUsage = (): DenseUsage => ({
+/** Usage so far, corpus and queries apart (`cachedVectors`: both; `documentSeconds`: embedding the corpus, cache reads
+ * included; `queryTexts`: one online embedding per query, whatever the batching); tokens as reported, else estimated. */
+const ZERO_USAGE = {
   cachedVectors: 0,
   documentCachedVectors: 0,
   documentRequests: 0,
@@ -47,9 +33,9 @@ const emptyUsage = (): DenseUsage => ({
   queryTexts: 0,
   queryTokens: 0,
   queryTokensEstimated: 0,
-  servedModels: [],
-  standIn: false,
-});
+};
+export type DenseUsage = typeof ZERO_USAGE & EmbeddingProvenance;
+const emptyUsage = (): DenseUsage => ({ ...ZERO_USAGE, servedModels: [], standIn: false });
 
 /** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
 export interface VectorRetriever extends FeedbackRetriever {

@@ -83,7 +83,7 @@ export async function crossEncoderRerankRun(
         pending = { query: renderRerankQuery(preset, query.text), documents: [], keys: [] };
         batches.push(pending);
       }
-      pending.documents.push(renderRerankDocument(preset, article).text);
+      pending.documents.push(renderRerankDocument(preset, article));
       pending.keys.push(key);
     }
     plans.push({ query, head, tail: unique.slice(depth), keys });

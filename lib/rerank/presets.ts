@@ -74,16 +74,12 @@ export function renderRerankQuery(p: RerankPreset, query: string): string {
   return p.queryTemplate.split("{query}").join(query);
 }
 
-/** Cut to `maxDocumentChars` (never inside a surrogate pair), then framed; `truncated` says whether it was cut. */
-export function renderRerankDocument(p: RerankPreset, article: string): { text: string; truncated: boolean } {
-  let body = article;
-  const truncated = article.length > p.maxDocumentChars;
-  if (truncated) {
-    body = article.slice(0, p.maxDocumentChars);
-    const last = body.charCodeAt(body.length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) body = body.slice(0, -1);
-  }
-  return { text: p.documentTemplate.split("{text}").join(body), truncated };
+/** Cut to `maxDocumentChars` (never inside a surrogate pair), then framed. */
+export function renderRerankDocument(p: RerankPreset, article: string): string {
+  let body = article.slice(0, p.maxDocumentChars);
+  const last = body.charCodeAt(body.length - 1);
+  if (body.length < article.length && last >= 0xd800 && last <= 0xdbff) body = body.slice(0, -1);
+  return p.documentTemplate.split("{text}").join(body);
 }
 
 /** Model, templates and article limit (not name or batch size): in every score cache key, so a change rescores. */
