@@ -30,19 +30,9 @@ export async function bm25Retriever(name: string, bench: Benchmark, opts: Retrie
     name,
     corpus,
     retrieve: (queries: Query[], k: number) => record(name, () => bm25Search(corpus, scorer, queries, k, search)),
-    retrieveWithFeedback: (queries: Query[], k: number) =>
-      record(`prf:${name}`, () => {
-        const terms = corpus.index.terms();
-        const rankings = new Map<string, string[]>();
-        const scores = new Map<string, number[]>();
-        for (const q of queries) {
-          const ids = corpus.analyze(q.text);
-          const first = scorer.searchIds(ids, 10, search);
-          const top = scorer.searchIds(expandQuery(scorer, ids, first.docs, terms), k, search);
-          rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
-          scores.set(q.id, Array.from(top.scores));
-        }
-        return { rankings, scores };
-      }),
+    retrieveWithFeedback: (queries: Query[], k: number) => {
+      const expand = (ids: ArrayLike<number>) => expandQuery(scorer, ids, scorer.searchIds(ids, 10, search).docs);
+      return record(`prf:${name}`, () => bm25Search(corpus, scorer, queries, k, { ...search, expand }));
+    },
   };
 }
