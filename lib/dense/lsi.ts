@@ -1,7 +1,4 @@
-/**
- * Latent semantic indexing (Deerwester et al. 1990), a reproducible offline dense baseline: seeded randomized truncated
- * SVD (Halko et al. 2011, Alg. 4.4 and 5.1) of TF-IDF from the BM25 postings, read via `LsiCorpus` (no sparse/ import).
- */
+/** LSI (Deerwester et al. 1990): seeded randomized truncated SVD (Halko et al. 2011, Alg. 4.4, 5.1) of TF-IDF. */
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { releaseGatherKernel } from "../numeric/gather-kernel";
 import { normalize } from "./exact-search";
@@ -30,7 +27,7 @@ export interface LsiCorpus {
   readonly index: LsiPostings;
 }
 
-/** The TF-IDF matrix in CSC form, sharing the index's arrays, with ln(N/df) per term for folding in queries. */
+/** TF-IDF in CSC form on the index's arrays, with ln(N/df) per term for folding in queries. */
 export interface TfidfMatrix extends DocTermMatrix {
   idf: Float64Array;
 }
@@ -59,10 +56,7 @@ export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
   return { rows: N, cols: V, termStart, postingDoc, weight, idf };
 }
 
-/**
- * A fitted LSI space: documents and queries share one map, TF-IDF row × V_k, L2-normalised. For a document that
- * is A V_k ≈ U_k Σ_k (Deerwester et al. §4), so stronger dimensions weigh more than with U_k coordinates.
- */
+/** Documents and queries share one map, TF-IDF row × V_k, L2-normalised: A V_k ≈ U_k Σ_k weighs stronger dimensions more. */
 export class LsiModel {
   /** Row-major: V_k (terms × dims), U_k and the unit rows of A V_k (documents × dims, in docIds order); σ descending. */
   constructor(
@@ -76,7 +70,6 @@ export class LsiModel {
     private readonly analyze: (text: string) => ArrayLike<number>,
   ) {}
 
-  /** One unit vector per corpus document, in corpus order. */
   embedDocs(): Float32Array[] {
     const k = this.dims;
     return Array.from({ length: this.docIds.length }, (_, d) => this.docMatrix.subarray(d * k, (d + 1) * k));
@@ -124,8 +117,7 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
 
   const rows = csrOf(A);
 
-  // Range finder Q (N × l). Only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost),
-  // and A Ω only if no power iteration follows.
+  // Range finder Q (N × l): only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost).
   let Q = mulA(rows, gaussianMatrix(V * l, seed), l);
   if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
   for (let i = 0; i < powerIterations; i++) {
@@ -171,10 +163,7 @@ function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
   return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
 }
 
-/**
- * Relative Frobenius error ‖A − U_k Σ_k V_kᵀ‖_F / ‖A‖_F (leading `k` components), row by row without a dense A.
- * V_kᵀV_k is computed, not assumed I, so non-orthogonality is charged; round-off leaves about 1e-8.
- */
+/** ‖A − U_k Σ_k V_kᵀ‖_F / ‖A‖_F over the leading `k`; V_kᵀV_k computed, not assumed I, so non-orthogonality counts. */
 export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = model.dims): number {
   checkInt("k", k, 0);
   if (k > model.dims) throw new RangeError(`k = ${k} exceeds the model's ${model.dims} dimensions`);
