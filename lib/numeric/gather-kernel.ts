@@ -4,7 +4,7 @@ import { GATHER_KERNEL_WASM_BASE64 } from "./gather-kernel-wasm";
 
 const instantiate = wasmKernel(GATHER_KERNEL_WASM_BASE64);
 
-/** Entries (and rows) per chunk: 64 Ki entries are 768 KB of indices and weights. */
+/** 64 Ki entries are 768 KB of indices and weights. */
 const CHUNK_ENTRIES = 1 << 16;
 const CHUNK_ROWS = 256;
 
@@ -36,7 +36,6 @@ export class GatherKernel {
     return new Float64Array(this.memory.buffer, gAt, n * n).slice();
   }
 
-  /** Grows the memory if it can (not past 4 GiB). */
   private room(bytes: number): boolean {
     try {
       ensureWasmBytes(this.memory, bytes);
