@@ -101,10 +101,7 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
   "gemini-001": { model: "gemini-embedding-001" },
 });
 
-/**
- * The built-in presets under a naming mode; "authors" sends request for request what their notebook sent
- * (served names, one plain-string text per request). The model name is in the fingerprint, so namings cache apart.
- */
+/** "authors" naming sends request for request what their notebook sent (served names, one plain string per request). */
 export function builtinPresets(naming: EmbedNaming = "hf"): EmbeddingPreset[] {
   if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
   return BUILTIN_PRESETS.map((p) => {
@@ -130,7 +127,7 @@ export function presetFingerprint(p: EmbeddingPreset): string {
   return `${p.name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;
 }
 
-/** The rendered text's hash, so a text is never sent twice, even from another benchmark. */
+/** A text is never sent twice, even from another benchmark. */
 export function textKey(rendered: string): string {
   return createHash("sha256").update(rendered).digest("hex");
 }
@@ -155,7 +152,7 @@ export function preset(name: string, presets: readonly EmbeddingPreset[]): Embed
   return p;
 }
 
-/** The presets file's array under `key` ("presets" here, "rerankers" for lib/rerank), if it has one. */
+/** The presets file's array under `key`, if it has one. */
 export function presetsInFile(file: string, key: "presets" | "rerankers"): unknown[] {
   let parsed: unknown;
   try {

@@ -54,7 +54,7 @@ export interface DenseRetriever extends VectorRetriever {
   readonly info: DenseRetrieverInfo;
 }
 
-/** Documents embedded once into an exact index, queries per call, Rocchio (β = 0.25 over the top 10) for `prf:`. */
+/** Documents embedded once, queries per call, Rocchio (β = 0.25 over the top 10) for `prf:`. */
 export function vectorRetriever(
   name: string,
   bench: Benchmark,
@@ -99,13 +99,11 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   const store = ctx.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
-    // Texts made from a plan's stand-in answers (rewrites, translations) count one each: a run's would differ, even
-    // where these are equal (an empty answer under the official parsers).
+    // Texts made from a plan's stand-in answers (rewrites, translations) count one each: a run's would differ.
     const made = ctx.plan && !ctx.plan.given(items) ? ctx.plan : undefined;
     const r = await embedItems(items, side, p, made ? planEmbedder(p) : embedder, store, {
       log: ctx.log,
       onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side === "query" ? "queries" : "documents"}`, done, total)),
-      // A plan's stand-in counts each text too: remembered, it is counted once.
       estimateTokens: ctx.plan ? (text) => countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text) : countTokens,
     });
     made?.tally("embedding", p.model, items.length - r.cached, r.tokens, 0);
@@ -186,7 +184,6 @@ export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunCo
   return { ...lsi, retrieve: record(name, lsi.retrieve), retrieveWithFeedback: record(`prf:${name}`, lsi.retrieveWithFeedback) };
 }
 
-/** Does a retriever lend its indexed corpus (as the BM25 retrievers declare), in the shape LSI reads? */
 function lendsCorpus(r: Retriever): r is Retriever & { corpus: Parameters<typeof fitLsi>[0] & { seconds: number } } {
   const c = (r as { corpus?: unknown }).corpus;
   return typeof c === "object" && c !== null && "index" in c && "docIds" in c && typeof (c as { seconds?: unknown }).seconds === "number";
