@@ -15,7 +15,6 @@ export interface Reranker {
   rerank(queries: Query[], first: Run, k: number, runName: string): Promise<Run>;
 }
 
-/** Article texts by id, once per benchmark. */
 const texts = new WeakMap<Benchmark, Map<DocId, string>>();
 function docTexts(bench: Benchmark): Map<DocId, string> {
   let m = texts.get(bench);
@@ -23,12 +22,7 @@ function docTexts(bench: Benchmark): Map<DocId, string> {
   return m;
 }
 
-/**
- * The re-ranker `by` names over a benchmark's articles; rejects, saying what to set, when it cannot run here.
- *
- * @example
- * const by = await reranker("bge-reranker-v2-m3", bench, { rerankDepth: 50 }, ctx);
- */
+/** The re-ranker `by` names over a benchmark's articles; rejects, saying what to set, when it cannot run here. */
 export async function reranker(by: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Reranker> {
   const depth = opts.rerankDepth ?? 100;
   const common = { depth, log: ctx.log, onProgress: ctx.onProgress };
@@ -46,12 +40,7 @@ export async function reranker(by: string, bench: Benchmark, opts: RetrieverOpti
   return { name: by, depth, rerank: (queries, first, k, name) => crossEncoderRerankRun(preset, client, queries, first, docTexts(bench), { ...common, name, k, cache }) };
 }
 
-/**
- * A first stage re-ordered by a re-ranker, named as its string form.
- *
- * @example
- * rerankRetriever(bm25, await reranker("llm", bench, {}, ctx)).name; // "rerank:llm:bm25-greekstemmer"
- */
+/** A first stage re-ordered by a re-ranker, named as its string form ("rerank:llm:bm25-greekstemmer"). */
 export function rerankRetriever(first: Retriever, by: Reranker, name = `rerank:${by.name}:${first.name}`): Retriever {
   return { name, retrieve: async (queries: Query[], k: number) => by.rerank(queries, await first.retrieve(queries, Math.max(k, by.depth)), k, name) };
 }

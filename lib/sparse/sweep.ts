@@ -45,7 +45,6 @@ export class QuerySweep {
   private readonly N: number;
   private readonly V: number;
   private readonly idf: Float64Array;
-  /** Per setting: k1 and b. */
   private readonly k1: Float64Array;
   private readonly b: Float64Array;
   private readonly avgdl: number;
@@ -131,7 +130,7 @@ export class QuerySweep {
     this.posOf = new Int32Array(this.N);
   }
 
-  /** Precomputes the setting-independent part for a query given as term ids. */
+  /** Precomputes the setting-independent part of a query. */
   setQuery(termIds: ArrayLike<number>): void {
     const { V, N, idf, slotOf, count, posOf, index, docClass } = this;
     const n = termIds.length;
@@ -427,12 +426,8 @@ export class QuerySweep {
 }
 
 /**
- * The sweep's reference, the plainest route to what `QuerySweep.rank` and `searchIds(…, { positiveOnly: true })` give:
- * each document's score summed over the query's distinct terms (first occurrence first, `bm25Weight` × count, as the
- * scorer adds), then a stable sort. The whole corpus per call: for the tests to compare the fast paths with.
- *
- * @example
- * referenceRank(corpus.index, corpus.analyze("καταγγελία σύμβασης"), { k1: 1.2, b: 0.6, epsilon: 0.25 }, 100);
+ * The sweep's reference, the plainest route to what `QuerySweep.rank` and positive-only `searchIds` give (distinct
+ * terms in first-occurrence order, `bm25Weight` × count, a stable sort): for the tests to compare the fast paths with.
  */
 export function referenceRank(index: Bm25Index, termIds: ArrayLike<number>, params: Bm25Params, k: number): Int32Array {
   const { k1, b, epsilon } = params;
