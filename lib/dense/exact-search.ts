@@ -49,7 +49,6 @@ export class ExactIndex {
 
   /** Document i as stored; a copy, because the kernel's memory may move when it grows. */
   vector(i: number): Float32Array {
-    if (!(i >= 0 && i < this.size)) throw new RangeError(`document ${i} is outside 0..${this.size - 1}`);
     return new Float32Array(this.memory.buffer, i * this.stride * 4, this.dim).slice();
   }
 

@@ -96,71 +96,67 @@ export class LsiModel {
 /** Fits LSI on an indexed corpus; the same corpus and options give bit-identical vectors. */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
-    return fit(corpus, opts);
+    const dims = checkInt("dims", opts.dims ?? 256, 1);
+    const seed = checkInt("seed", opts.seed ?? 42);
+    const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
+    const powerIterations = checkInt("powerIterations", opts.powerIterations ?? 1, 0);
+    const A = tfidfMatrix(corpus);
+    const N = A.rows;
+    const V = A.cols;
+    if (N === 0 || V === 0) throw new RangeError(`cannot fit LSI on a corpus with ${N} documents and ${V} terms`);
+    const k = Math.min(dims, N, V);
+    const l = Math.min(k + oversample, N, V);
+
+    const rows = csrOf(A);
+
+    // Range finder Q (N × l): only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost).
+    let Q = mulA(rows, gaussianMatrix(V * l, seed), l);
+    if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
+    for (let i = 0; i < powerIterations; i++) {
+      const next = mulA(rows, mulAt(A, Q, l), l);
+      // The last basis is left to rayleighRitz (l × l, a third of the cost; Gram–Schmidt if ill-conditioned).
+      Q = i < powerIterations - 1 ? orthonormalRows(next, N, l) : next;
+    }
+
+    // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V); squaring costs accuracy only for σ_j far below σ_1.
+    let AAtQ = mulA(rows, mulAt(A, Q, l), l);
+    let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
+    if (!small) {
+      if (powerIterations > 0) {
+        Q = orthonormalRows(Q, N, l);
+        AAtQ = mulA(rows, mulAt(A, Q, l), l);
+      }
+      small = symmetricEigen(gram(Q, AAtQ, N, l), l);
+    }
+    const { values, vectors } = small;
+
+    const U = mulDense(Q, N, l, vectors, l, k);
+    const sigma = new Float64Array(k);
+    for (let j = 0; j < k; j++) sigma[j] = Math.sqrt(Math.max(values[j], 0));
+    flipSigns(U, N, k);
+
+    // From √λ of a Gram matrix a zero σ shows up as about √(l·ε)·σ_1; dividing below that only amplifies round-off.
+    const termProjection = mulAt(A, U, k);
+    const tol = sigma[0] * Math.sqrt(l * 1e-14);
+    const scale = new Float64Array(k);
+    for (let j = 0; j < k; j++) scale[j] = sigma[j] > tol ? 1 / sigma[j] : 0;
+    for (let t = 0; t < V; t++) for (let j = 0; j < k; j++) termProjection[t * k + j] *= scale[j];
+    for (let j = 0; j < k; j++) {
+      if (scale[j] === 0) {
+        for (let d = 0; d < N; d++) U[d * k + j] = 0;
+        sigma[j] = 0;
+      }
+    }
+
+    const docRaw = mulA(rows, termProjection, k);
+    const docMatrix = new Float32Array(N * k);
+    for (let d = 0; d < N; d++) docMatrix.set(normalize(docRaw.subarray(d * k, (d + 1) * k)), d * k);
+
+    return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
   } finally {
     // The kernel's memory holds a copy of the largest block (35 MB on greeklaws-2021); fits are rare.
     releaseGatherKernel();
   }
-}
-
-function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
-  const dims = checkInt("dims", opts.dims ?? 256, 1);
-  const seed = checkInt("seed", opts.seed ?? 42);
-  const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
-  const powerIterations = checkInt("powerIterations", opts.powerIterations ?? 1, 0);
-  const A = tfidfMatrix(corpus);
-  const N = A.rows;
-  const V = A.cols;
-  if (N === 0 || V === 0) throw new RangeError(`cannot fit LSI on a corpus with ${N} documents and ${V} terms`);
-  const k = Math.min(dims, N, V);
-  const l = Math.min(k + oversample, N, V);
-
-  const rows = csrOf(A);
-
-  // Range finder Q (N × l): only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost).
-  let Q = mulA(rows, gaussianMatrix(V * l, seed), l);
-  if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
-  for (let i = 0; i < powerIterations; i++) {
-    const next = mulA(rows, mulAt(A, Q, l), l);
-    // The last basis is left to rayleighRitz (l × l, a third of the cost; Gram–Schmidt if ill-conditioned).
-    Q = i < powerIterations - 1 ? orthonormalRows(next, N, l) : next;
-  }
-
-  // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V); squaring costs accuracy only for σ_j far below σ_1.
-  let AAtQ = mulA(rows, mulAt(A, Q, l), l);
-  let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
-  if (!small) {
-    if (powerIterations > 0) {
-      Q = orthonormalRows(Q, N, l);
-      AAtQ = mulA(rows, mulAt(A, Q, l), l);
-    }
-    small = symmetricEigen(gram(Q, AAtQ, N, l), l);
-  }
-  const { values, vectors } = small;
-
-  const U = mulDense(Q, N, l, vectors, l, k);
-  const sigma = new Float64Array(k);
-  for (let j = 0; j < k; j++) sigma[j] = Math.sqrt(Math.max(values[j], 0));
-  flipSigns(U, N, k);
-
-  // From √λ of a Gram matrix a zero σ shows up as about √(l·ε)·σ_1; dividing below that only amplifies round-off.
-  const termProjection = mulAt(A, U, k);
-  const tol = sigma[0] * Math.sqrt(l * 1e-14);
-  const scale = new Float64Array(k);
-  for (let j = 0; j < k; j++) scale[j] = sigma[j] > tol ? 1 / sigma[j] : 0;
-  for (let t = 0; t < V; t++) for (let j = 0; j < k; j++) termProjection[t * k + j] *= scale[j];
-  for (let j = 0; j < k; j++) {
-    if (scale[j] === 0) {
-      for (let d = 0; d < N; d++) U[d * k + j] = 0;
-      sigma[j] = 0;
-    }
-  }
-
-  const docRaw = mulA(rows, termProjection, k);
-  const docMatrix = new Float32Array(N * k);
-  for (let d = 0; d < N; d++) docMatrix.set(normalize(docRaw.subarray(d * k, (d + 1) * k)), d * k);
-
-  return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
 }
 
 /** ‖A − U_k Σ_k V_kᵀ‖_F / ‖A‖_F over the leading `k`; V_kᵀV_k computed, not assumed I, so non-orthogonality counts. */

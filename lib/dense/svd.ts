@@ -14,7 +14,6 @@ export interface DocTermMatrix {
 
 /** Eigenpairs of S's symmetric part (ml-matrix), values descending (ties in solver order); column i is values[i]'s. */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
-  if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
   const rows: number[][] = [];
   for (let i = 0; i < n; i++) {
     const row = new Array<number>(n);
