@@ -115,9 +115,12 @@ export function builtinPresets(naming: EmbedNaming = "hf"): EmbeddingPreset[] {
 }
 
 export function renderTemplate(p: EmbeddingPreset, side: Side, text: string): string {
-  const template = side === "query" ? p.queryTemplate : p.documentTemplate;
-  // split/join, not replace: a "$" in legal text must not be read as a replacement pattern.
-  return template.split("{text}").join(text);
+  return fillTemplate(side === "query" ? p.queryTemplate : p.documentTemplate, "{text}", text);
+}
+
+/** split/join, not replace: a "$" in legal text must not be read as a replacement pattern. */
+export function fillTemplate(template: string, slot: string, text: string): string {
+  return template.split(slot).join(text);
 }
 
 /** The identity of a vector space (provider, model, size, templates); it names the cache table. */
@@ -146,9 +149,12 @@ export function allPresets(file: string | undefined, naming: EmbedNaming): Embed
   return [...byName.values()];
 }
 
-export function preset(name: string, presets: readonly EmbeddingPreset[]): EmbeddingPreset {
+/** The preset of that name, else a usage error naming the nearest and the known ones (`kind`: "embedding", "re-ranker"). */
+export function preset<P extends { name: string }>(name: string, presets: readonly P[], kind = "embedding", hint?: string): P {
   const p = presets.find((x) => x.name === name);
-  if (!p) throw new GbrError(`unknown embedding preset '${name}'${didYouMean(name, presets.map((x) => x.name))}; known: ${presets.map((x) => x.name).join(", ")}`, "USAGE");
+  const names = presets.map((x) => x.name);
+  if (!p) throw new GbrError(`unknown ${kind} preset '${name}'${didYouMean(name, names)}; known: ${names.join(", ")}`,
+    "USAGE", { hint });
   return p;
 }
 

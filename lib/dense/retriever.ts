@@ -4,7 +4,7 @@ import { secondsOf, timed, zeroWork } from "../eval/run-cost";
 import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
-import { fitLsi } from "./lsi";
+import { fitLsi, type LsiCorpus } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbeddingPreset } from "./presets";
 import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
@@ -168,23 +168,19 @@ function recorded(r: DenseRetriever, articles: number, endpoints?: () => Endpoin
 
 /** `lsi` (or `lsi:<dims>`; plain `lsi` fits min(256, documents)): LSI over BM25-GREEKSTEMMER's index, fitted (seeded). */
 export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims: number | undefined, name: string): Promise<VectorRetriever> {
-  if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
-  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims: dims ?? 256 }));
+  const corpus = (bm25 as { corpus?: LsiCorpus & { seconds: number } }).corpus;
+  if (!corpus) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
+  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(corpus, { dims: dims ?? 256 }));
   ctx.log(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
   const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
-  const corpus = secondsOf(bm25.corpus.seconds + fitSeconds);
+  const oneTime = secondsOf(corpus.seconds + fitSeconds);
   const record = (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) => async (queries: Query[], k: number): Promise<Run> => {
     const { value: run, seconds } = await timed(() => search(queries, k));
     return {
       ...run,
       info: { retriever, embedding: { model: `LSI over BM25-GREEKSTEMMER tokens, ${model.dims} dims`, endpoint: "local" } },
-      cost: { online: secondsOf(seconds), corpus },
+      cost: { online: secondsOf(seconds), corpus: oneTime },
     };
   };
   return { ...lsi, retrieve: record(name, lsi.retrieve), retrieveWithFeedback: record(`prf:${name}`, lsi.retrieveWithFeedback) };
-}
-
-function lendsCorpus(r: Retriever): r is Retriever & { corpus: Parameters<typeof fitLsi>[0] & { seconds: number } } {
-  const c = (r as { corpus?: unknown }).corpus;
-  return typeof c === "object" && c !== null && "index" in c && "docIds" in c && typeof (c as { seconds?: unknown }).seconds === "number";
 }
