@@ -63,13 +63,7 @@ function setLimbs(limbs: Float64Array, x: bigint): void {
   for (let i = 0; i < 8; i++) limbs[i] = Number((x >> BigInt(16 * i)) & 0xffffn);
 }
 
-/**
- * numpy's PCG64. The 128-bit state and increment are kept as eight 16-bit limbs each, so a step is exact in doubles.
- *
- * @example
- * const rng = Pcg64.fromSeed(42); // numpy.random.default_rng(42)
- * rng.choiceSigns(7); // numpy's rng.choice([-1, 1], size=7)
- */
+/** numpy's PCG64: the 128-bit state and increment as eight 16-bit limbs each, so a step is exact in doubles. */
 export class Pcg64 {
   private readonly s = new Float64Array(8);
   private readonly inc = new Float64Array(8);

@@ -15,10 +15,8 @@ export interface CrossEncoderOptions {
   depth?: number;
   /** Length of the returned rankings (default 100). */
   k?: number;
-  /** Without one every pair is sent. */
   cache?: ScoreCache;
   log?: (message: string) => void;
-  /** Called as pairs are scored: ("rerank <preset>", pairs done, pairs in all). */
   onProgress?: (label: string, done: number, total: number) => void;
   /** Requests in flight at once (default 4). */
   concurrency?: number;

@@ -268,10 +268,7 @@ export class Bm25Scorer {
     return out;
   }
 
-  /**
-   * Adds the query's term weights into `scores`; a repeated term's postings are read once with weight × count (a
-   * third of the reads), ~1e-15 relative from rank_bm25's per-occurrence sum (parity tests; no oracle ranking moved).
-   */
+  /** A repeated term's postings are read once with weight × count: ~1e-15 relative from rank_bm25's sum, no oracle moved. */
   private accumulate(termIds: ArrayLike<number>, scores: Float64Array): void {
     const V = this.index.termCount;
     const times = this.times;
