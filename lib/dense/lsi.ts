@@ -28,9 +28,7 @@ export interface LsiCorpus {
 }
 
 /** TF-IDF in CSC form on the index's arrays, with ln(N/df) per term for folding in queries. */
-export interface TfidfMatrix extends DocTermMatrix {
-  idf: Float64Array;
-}
+export type TfidfMatrix = DocTermMatrix & { idf: Float64Array };
 
 /** A[d, t] = (1 + ln tf) · ln(N/df), rows L2-normalised; plain idf (not BM25's floored one), 0 for a term in all. */
 export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {

@@ -38,9 +38,7 @@ export type DenseUsage = typeof ZERO_USAGE & EmbeddingProvenance;
 const emptyUsage = (): DenseUsage => ({ ...ZERO_USAGE, servedModels: [], standIn: false });
 
 /** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
-export interface VectorRetriever extends FeedbackRetriever {
-  usage: DenseUsage;
-}
+export type VectorRetriever = FeedbackRetriever & { usage: DenseUsage };
 
 /** What a `dense:` retriever runs, for run metadata; nothing secret (the endpoint is scheme, host, port). */
 export type DenseRetrieverInfo = Pick<EmbeddingPreset, "provider" | "model" | "queryTemplate" | "documentTemplate" | "input"> & {
@@ -50,9 +48,7 @@ export type DenseRetrieverInfo = Pick<EmbeddingPreset, "provider" | "model" | "q
   naming: EmbedNaming;
 };
 
-export interface DenseRetriever extends VectorRetriever {
-  readonly info: DenseRetrieverInfo;
-}
+export type DenseRetriever = VectorRetriever & { readonly info: DenseRetrieverInfo };
 
 /** Documents embedded once, queries per call, Rocchio (β = 0.25 over the top 10) for `prf:`. */
 export function vectorRetriever(

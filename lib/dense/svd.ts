@@ -121,14 +121,8 @@ export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m:
 }
 
 /** The same matrix by rows, for A X: gathering into one output row beats scattering into many. */
-export interface CsrMatrix {
-  rows: number;
-  rowStart: Int32Array;
-  rowTerm: Int32Array;
-  rowWeight: Float64Array;
-}
-
-export function csrOf(A: DocTermMatrix): CsrMatrix {
+export type CsrMatrix = ReturnType<typeof csrOf>;
+export function csrOf(A: DocTermMatrix) {
   const rowStart = new Int32Array(A.rows + 1);
   for (let p = 0; p < A.postingDoc.length; p++) rowStart[A.postingDoc[p] + 1]++;
   for (let d = 0; d < A.rows; d++) rowStart[d + 1] += rowStart[d];

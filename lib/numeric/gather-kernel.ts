@@ -55,7 +55,8 @@ export class GatherKernel {
     for (let r0 = from; r0 < to; ) {
       let r1 = r0 + 1;
       while (r1 < to && r1 - r0 < CHUNK_ROWS && starts[r1 + 1] - starts[r0] <= CHUNK_ENTRIES) r1++;
-      most = Math.max(most, chunkBytes(r1 - r0, starts[r1] - starts[r0], c));
+      const entries = starts[r1] - starts[r0];
+      most = Math.max(most, align16((r1 - r0) * c * 8) + align16(entries * 8) + align16(entries * 4) + (r1 - r0 + 1) * 4);
       ends.push(r1);
       r0 = r1;
     }
@@ -85,10 +86,6 @@ export class GatherKernel {
     }
     return true;
   }
-}
-
-function chunkBytes(rows: number, entries: number, c: number): number {
-  return align16(rows * c * 8) + align16(entries * 8) + align16(entries * 4) + (rows + 1) * 4;
 }
 
 let shared: GatherKernel | undefined;

@@ -6,9 +6,7 @@ import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
 
 /** A BM25 retriever that lends its indexed corpus to the methods on the same index (LSI, REACT-BM25, the sweep). */
-export interface Bm25Retriever extends FeedbackRetriever {
-  readonly corpus: IndexedCorpus;
-}
+export type Bm25Retriever = FeedbackRetriever & { readonly corpus: IndexedCorpus };
 
 /** The paper's BM25 variants as retrievers (with `prf:` feedback); runs record params, tokenizer and cost. */
 export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Bm25Retriever> {
