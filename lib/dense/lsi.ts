@@ -91,7 +91,7 @@ export class LsiModel {
   }
 }
 
-/** Fits LSI on an indexed corpus; the same corpus and options give bit-identical vectors. */
+/** The same corpus and options give bit-identical vectors. */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
     const dims = checkInt("dims", opts.dims ?? 256, 1);

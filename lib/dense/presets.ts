@@ -6,8 +6,6 @@ import type { Config, EmbedNaming } from "../config";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
-export type Provider = EmbedderSpec["provider"];
-
 /** One embedding model as the paper ran it; `{text}` in a template is replaced by the query or article. */
 export interface EmbeddingPreset extends EmbedderSpec {
   queryTemplate: string;

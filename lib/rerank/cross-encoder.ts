@@ -13,12 +13,11 @@ import { pairKey, type CachedScore, type ScoreCache } from "../store";
 export interface CrossEncoderOptions {
   /** Articles of the first stage re-scored per query (default 100). */
   depth?: number;
-  /** Length of the returned rankings (default 100). */
   k?: number;
   cache?: ScoreCache;
   log?: (message: string) => void;
   onProgress?: (label: string, done: number, total: number) => void;
-  /** Requests in flight at once (default 4). */
+  /** Requests in flight (default: the client's capacity, else 4). */
   concurrency?: number;
   /** The run's retriever name (default "rerank:<preset>:<first stage's retriever>"). */
   name?: string;
