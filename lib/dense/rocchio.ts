@@ -6,6 +6,7 @@ export function rocchio(query: ArrayLike<number>, feedback: readonly ArrayLike<n
   if (feedback.length === 0) return q;
   const out = new Float64Array(q.length);
   for (const v of feedback) {
+    if (v.length !== q.length) throw new RangeError(`feedback vector has ${v.length} dimensions, query has ${q.length}`);
     for (let i = 0; i < q.length; i++) out[i] += v[i];
   }
   const scale = beta / feedback.length;
