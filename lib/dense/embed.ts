@@ -10,7 +10,7 @@ export type VectorCache = Pick<VectorStore, "get" | "put"> & Partial<Pick<Vector
 export interface EmbedItemsOptions {
   /** Batches in flight at once (default: the embedder's capacity, else 2). */
   concurrency?: number;
-  /** Called after every batch with items done so far (cached ones count as done). */
+  /** Items done so far (cached ones count as done), after every batch. */
   onProgress?: (done: number, total: number) => void;
   log?: (message: string) => void;
   /** o200k estimate of a rendered text: splits a batch's count, stands in for unknown ones (else 0, split evenly). */
@@ -18,7 +18,6 @@ export interface EmbedItemsOptions {
 }
 
 export interface EmbedItemsResult extends EmbeddingProvenance {
-  /** One vector per item, in item order. */
   vectors: Float32Array[];
   cached: number;
   requests: number;

@@ -9,7 +9,7 @@ const TILE_DOCS = 48;
 /** Queries per scoring chunk; bounds the score matrix at CHUNK × documents floats. */
 const QUERY_CHUNK = 256;
 
-/** L2-normalises a vector into a new Float32Array (a zero vector stays zero). */
+/** A zero vector stays zero. */
 export function normalize(v: ArrayLike<number>): Float32Array {
   let s = 0;
   for (let i = 0; i < v.length; i++) s += v[i] * v[i];
@@ -24,7 +24,7 @@ export function normalize(v: ArrayLike<number>): Float32Array {
 export class ExactIndex {
   readonly size: number;
   readonly dim: number;
-  /** dim rounded up to a multiple of 4 (zero padded). */
+  /** dim rounded up to a multiple of 4 (zero padded) for SIMD. */
   private readonly stride: number;
   private readonly memory: WasmMemory;
   private readonly dots: (docs: number, nd: number, queries: number, dim: number, out: number, stride: number) => void;
@@ -49,11 +49,9 @@ export class ExactIndex {
 
   /** Document i as stored; a copy, because the kernel's memory may move when it grows. */
   vector(i: number): Float32Array {
-    if (!(i >= 0 && i < this.size)) throw new RangeError(`document ${i} is outside 0..${this.size - 1}`);
     return new Float32Array(this.memory.buffer, i * this.stride * 4, this.dim).slice();
   }
 
-  /** The k best documents per query (queries normalised like the documents). */
   search(queries: readonly ArrayLike<number>[], k: number): TopK[] {
     if (!Number.isInteger(k) || k < 1) throw new RangeError(`k must be a positive integer, got ${k}`);
     const results: TopK[] = [];

@@ -1,7 +1,4 @@
-/**
- * Latent semantic indexing (Deerwester et al. 1990), a reproducible offline dense baseline: seeded randomized truncated
- * SVD (Halko et al. 2011, Alg. 4.4 and 5.1) of TF-IDF from the BM25 postings, read via `LsiCorpus` (no sparse/ import).
- */
+/** LSI (Deerwester et al. 1990): seeded randomized truncated SVD (Halko et al. 2011, Alg. 4.4, 5.1) of TF-IDF. */
 import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { releaseGatherKernel } from "../numeric/gather-kernel";
 import { normalize } from "./exact-search";
@@ -30,10 +27,8 @@ export interface LsiCorpus {
   readonly index: LsiPostings;
 }
 
-/** The TF-IDF matrix in CSC form, sharing the index's arrays, with ln(N/df) per term for folding in queries. */
-export interface TfidfMatrix extends DocTermMatrix {
-  idf: Float64Array;
-}
+/** TF-IDF in CSC form on the index's arrays, with ln(N/df) per term for folding in queries. */
+export type TfidfMatrix = DocTermMatrix & { idf: Float64Array };
 
 /** A[d, t] = (1 + ln tf) · ln(N/df), rows L2-normalised; plain idf (not BM25's floored one), 0 for a term in all. */
 export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
@@ -59,10 +54,7 @@ export function tfidfMatrix(corpus: LsiCorpus): TfidfMatrix {
   return { rows: N, cols: V, termStart, postingDoc, weight, idf };
 }
 
-/**
- * A fitted LSI space: documents and queries share one map, TF-IDF row × V_k, L2-normalised. For a document that
- * is A V_k ≈ U_k Σ_k (Deerwester et al. §4), so stronger dimensions weigh more than with U_k coordinates.
- */
+/** Documents and queries share one map, TF-IDF row × V_k, L2-normalised: A V_k ≈ U_k Σ_k weighs stronger dimensions more. */
 export class LsiModel {
   /** Row-major: V_k (terms × dims), U_k and the unit rows of A V_k (documents × dims, in docIds order); σ descending. */
   constructor(
@@ -76,7 +68,6 @@ export class LsiModel {
     private readonly analyze: (text: string) => ArrayLike<number>,
   ) {}
 
-  /** One unit vector per corpus document, in corpus order. */
   embedDocs(): Float32Array[] {
     const k = this.dims;
     return Array.from({ length: this.docIds.length }, (_, d) => this.docMatrix.subarray(d * k, (d + 1) * k));
@@ -100,81 +91,73 @@ export class LsiModel {
   }
 }
 
-/** Fits LSI on an indexed corpus; the same corpus and options give bit-identical vectors. */
+/** The same corpus and options give bit-identical vectors. */
 export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
   try {
-    return fit(corpus, opts);
+    const dims = checkInt("dims", opts.dims ?? 256, 1);
+    const seed = checkInt("seed", opts.seed ?? 42);
+    const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
+    const powerIterations = checkInt("powerIterations", opts.powerIterations ?? 1, 0);
+    const A = tfidfMatrix(corpus);
+    const N = A.rows;
+    const V = A.cols;
+    if (N === 0 || V === 0) throw new RangeError(`cannot fit LSI on a corpus with ${N} documents and ${V} terms`);
+    const k = Math.min(dims, N, V);
+    const l = Math.min(k + oversample, N, V);
+
+    const rows = csrOf(A);
+
+    // Range finder Q (N × l): only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost).
+    let Q = mulA(rows, gaussianMatrix(V * l, seed), l);
+    if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
+    for (let i = 0; i < powerIterations; i++) {
+      const next = mulA(rows, mulAt(A, Q, l), l);
+      // The last basis is left to rayleighRitz (l × l, a third of the cost; Gram–Schmidt if ill-conditioned).
+      Q = i < powerIterations - 1 ? orthonormalRows(next, N, l) : next;
+    }
+
+    // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V); squaring costs accuracy only for σ_j far below σ_1.
+    let AAtQ = mulA(rows, mulAt(A, Q, l), l);
+    let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
+    if (!small) {
+      if (powerIterations > 0) {
+        Q = orthonormalRows(Q, N, l);
+        AAtQ = mulA(rows, mulAt(A, Q, l), l);
+      }
+      small = symmetricEigen(gram(Q, AAtQ, N, l), l);
+    }
+    const { values, vectors } = small;
+
+    const U = mulDense(Q, N, l, vectors, l, k);
+    const sigma = new Float64Array(k);
+    for (let j = 0; j < k; j++) sigma[j] = Math.sqrt(Math.max(values[j], 0));
+    flipSigns(U, N, k);
+
+    // From √λ of a Gram matrix a zero σ shows up as about √(l·ε)·σ_1; dividing below that only amplifies round-off.
+    const termProjection = mulAt(A, U, k);
+    const tol = sigma[0] * Math.sqrt(l * 1e-14);
+    const scale = new Float64Array(k);
+    for (let j = 0; j < k; j++) scale[j] = sigma[j] > tol ? 1 / sigma[j] : 0;
+    for (let t = 0; t < V; t++) for (let j = 0; j < k; j++) termProjection[t * k + j] *= scale[j];
+    for (let j = 0; j < k; j++) {
+      if (scale[j] === 0) {
+        for (let d = 0; d < N; d++) U[d * k + j] = 0;
+        sigma[j] = 0;
+      }
+    }
+
+    const docRaw = mulA(rows, termProjection, k);
+    const docMatrix = new Float32Array(N * k);
+    for (let d = 0; d < N; d++) docMatrix.set(normalize(docRaw.subarray(d * k, (d + 1) * k)), d * k);
+
+    return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
   } finally {
     // The kernel's memory holds a copy of the largest block (35 MB on greeklaws-2021); fits are rare.
     releaseGatherKernel();
   }
 }
 
-function fit(corpus: LsiCorpus, opts: LsiOptions): LsiModel {
-  const dims = checkInt("dims", opts.dims ?? 256, 1);
-  const seed = checkInt("seed", opts.seed ?? 42);
-  const oversample = checkInt("oversample", opts.oversample ?? 10, 0);
-  const powerIterations = checkInt("powerIterations", opts.powerIterations ?? 1, 0);
-  const A = tfidfMatrix(corpus);
-  const N = A.rows;
-  const V = A.cols;
-  if (N === 0 || V === 0) throw new RangeError(`cannot fit LSI on a corpus with ${N} documents and ${V} terms`);
-  const k = Math.min(dims, N, V);
-  const l = Math.min(k + oversample, N, V);
-
-  const rows = csrOf(A);
-
-  // Range finder Q (N × l). Only the document side is orthonormalised (loses σ_j/σ_1 < √ε, for a third of the cost),
-  // and A Ω only if no power iteration follows.
-  let Q = mulA(rows, gaussianMatrix(V * l, seed), l);
-  if (powerIterations === 0) Q = orthonormalRows(Q, N, l);
-  for (let i = 0; i < powerIterations; i++) {
-    const next = mulA(rows, mulAt(A, Q, l), l);
-    // The last basis is left to rayleighRitz (l × l, a third of the cost; Gram–Schmidt if ill-conditioned).
-    Q = i < powerIterations - 1 ? orthonormalRows(next, N, l) : next;
-  }
-
-  // B Bᵀ = Qᵀ A Aᵀ Q without forming B = Qᵀ A (l × V); squaring costs accuracy only for σ_j far below σ_1.
-  let AAtQ = mulA(rows, mulAt(A, Q, l), l);
-  let small = powerIterations > 0 ? rayleighRitz(Q, AAtQ, N, l) : undefined;
-  if (!small) {
-    if (powerIterations > 0) {
-      Q = orthonormalRows(Q, N, l);
-      AAtQ = mulA(rows, mulAt(A, Q, l), l);
-    }
-    small = symmetricEigen(gram(Q, AAtQ, N, l), l);
-  }
-  const { values, vectors } = small;
-
-  const U = mulDense(Q, N, l, vectors, l, k);
-  const sigma = new Float64Array(k);
-  for (let j = 0; j < k; j++) sigma[j] = Math.sqrt(Math.max(values[j], 0));
-  flipSigns(U, N, k);
-
-  // From √λ of a Gram matrix a zero σ shows up as about √(l·ε)·σ_1; dividing below that only amplifies round-off.
-  const termProjection = mulAt(A, U, k);
-  const tol = sigma[0] * Math.sqrt(l * 1e-14);
-  const scale = new Float64Array(k);
-  for (let j = 0; j < k; j++) scale[j] = sigma[j] > tol ? 1 / sigma[j] : 0;
-  for (let t = 0; t < V; t++) for (let j = 0; j < k; j++) termProjection[t * k + j] *= scale[j];
-  for (let j = 0; j < k; j++) {
-    if (scale[j] === 0) {
-      for (let d = 0; d < N; d++) U[d * k + j] = 0;
-      sigma[j] = 0;
-    }
-  }
-
-  const docRaw = mulA(rows, termProjection, k);
-  const docMatrix = new Float32Array(N * k);
-  for (let d = 0; d < N; d++) docMatrix.set(normalize(docRaw.subarray(d * k, (d + 1) * k)), d * k);
-
-  return new LsiModel(k, corpus.docIds, A.idf, termProjection, sigma, U, docMatrix, (text) => corpus.analyze(text));
-}
-
-/**
- * Relative Frobenius error ‖A − U_k Σ_k V_kᵀ‖_F / ‖A‖_F (leading `k` components), row by row without a dense A.
- * V_kᵀV_k is computed, not assumed I, so non-orthogonality is charged; round-off leaves about 1e-8.
- */
+/** ‖A − U_k Σ_k V_kᵀ‖_F / ‖A‖_F over the leading `k`; V_kᵀV_k computed, not assumed I, so non-orthogonality counts. */
 export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = model.dims): number {
   checkInt("k", k, 0);
   if (k > model.dims) throw new RangeError(`k = ${k} exceeds the model's ${model.dims} dimensions`);

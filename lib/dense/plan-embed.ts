@@ -32,7 +32,6 @@ function madeUp(text: string): Float32Array {
   return v;
 }
 
-/** Answers every text with a made-up unit vector and no token count, and tallies each text. */
 export function planEmbedder(p: EmbeddingPreset, tally: (text: string, side: Side, key?: string) => void = () => {}, keyOf?: (text: string, side: Side) => string): Embedder {
   return {
     id: `plan:${p.model}`,

@@ -6,8 +6,6 @@ import type { Config, EmbedNaming } from "../config";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
-export type Provider = EmbedderSpec["provider"];
-
 /** One embedding model as the paper ran it; `{text}` in a template is replaced by the query or article. */
 export interface EmbeddingPreset extends EmbedderSpec {
   queryTemplate: string;
@@ -101,10 +99,7 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
   "gemini-001": { model: "gemini-embedding-001" },
 });
 
-/**
- * The built-in presets under a naming mode; "authors" sends request for request what their notebook sent
- * (served names, one plain-string text per request). The model name is in the fingerprint, so namings cache apart.
- */
+/** "authors" naming sends request for request what their notebook sent (served names, one plain string per request). */
 export function builtinPresets(naming: EmbedNaming = "hf"): EmbeddingPreset[] {
   if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
   return BUILTIN_PRESETS.map((p) => {
@@ -118,9 +113,12 @@ export function builtinPresets(naming: EmbedNaming = "hf"): EmbeddingPreset[] {
 }
 
 export function renderTemplate(p: EmbeddingPreset, side: Side, text: string): string {
-  const template = side === "query" ? p.queryTemplate : p.documentTemplate;
-  // split/join, not replace: a "$" in legal text must not be read as a replacement pattern.
-  return template.split("{text}").join(text);
+  return fillTemplate(side === "query" ? p.queryTemplate : p.documentTemplate, "{text}", text);
+}
+
+/** split/join, not replace: a "$" in legal text must not be read as a replacement pattern. */
+export function fillTemplate(template: string, slot: string, text: string): string {
+  return template.split(slot).join(text);
 }
 
 /** The identity of a vector space (provider, model, size, templates); it names the cache table. */
@@ -130,7 +128,7 @@ export function presetFingerprint(p: EmbeddingPreset): string {
   return `${p.name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;
 }
 
-/** The rendered text's hash, so a text is never sent twice, even from another benchmark. */
+/** A text is never sent twice, even from another benchmark. */
 export function textKey(rendered: string): string {
   return createHash("sha256").update(rendered).digest("hex");
 }
@@ -149,13 +147,16 @@ export function allPresets(file: string | undefined, naming: EmbedNaming): Embed
   return [...byName.values()];
 }
 
-export function preset(name: string, presets: readonly EmbeddingPreset[]): EmbeddingPreset {
+/** The preset of that name, else a usage error naming the nearest and the known ones (`kind`: "embedding", "re-ranker"). */
+export function preset<P extends { name: string }>(name: string, presets: readonly P[], kind = "embedding", hint?: string): P {
   const p = presets.find((x) => x.name === name);
-  if (!p) throw new GbrError(`unknown embedding preset '${name}'${didYouMean(name, presets.map((x) => x.name))}; known: ${presets.map((x) => x.name).join(", ")}`, "USAGE");
+  const names = presets.map((x) => x.name);
+  if (!p) throw new GbrError(`unknown ${kind} preset '${name}'${didYouMean(name, names)}; known: ${names.join(", ")}`,
+    "USAGE", { hint });
   return p;
 }
 
-/** The presets file's array under `key` ("presets" here, "rerankers" for lib/rerank), if it has one. */
+/** The presets file's array under `key`, if it has one. */
 export function presetsInFile(file: string, key: "presets" | "rerankers"): unknown[] {
   let parsed: unknown;
   try {
@@ -163,7 +164,9 @@ export function presetsInFile(file: string, key: "presets" | "rerankers"): unkno
   } catch (err) {
     throw new GbrError(`${file}: not a readable presets file (${(err as Error).message})`, "USAGE");
   }
-  const list = (parsed as Record<string, unknown> | null)?.[key] ?? [];
+  const keys = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.keys(parsed) : [];
+  if (!keys.includes("presets") && !keys.includes("rerankers")) throw new GbrError(`${file}: neither "presets" nor "rerankers" is there`, "USAGE");
+  const list = (parsed as Record<string, unknown>)[key] ?? [];
   if (!Array.isArray(list)) throw new GbrError(`${file}: "${key}" must be an array of presets`, "USAGE");
   return list;
 }

@@ -4,7 +4,7 @@ import { secondsOf, timed, zeroWork } from "../eval/run-cost";
 import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
-import { fitLsi } from "./lsi";
+import { fitLsi, type LsiCorpus } from "./lsi";
 import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbeddingPreset } from "./presets";
 import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
@@ -20,23 +20,9 @@ function storeFor(ctx: RunContext): Promise<VectorStore> {
   return ctx.cache ? ctx.cache.once(ctx.providers, `vector store ${uri}`, () => openVectorStore(uri)) : openVectorStore(uri);
 }
 
-/** Usage so far, corpus and queries apart (`cachedVectors`: both); tokens as reported, else estimated. */
-export interface DenseUsage extends EmbeddingProvenance {
-  cachedVectors: number;
-  documentCachedVectors: number;
-  documentRequests: number;
-  documentTokens: number;
-  documentTokensEstimated: number;
-  /** Wall time of embedding the corpus at creation, cache reads included. */
-  documentSeconds: number;
-  queryRequests: number;
-  /** Query texts embedded or served from the cache: one online embedding per query, whatever the batching. */
-  queryTexts: number;
-  queryTokens: number;
-  queryTokensEstimated: number;
-}
-
-const emptyUsage = (): DenseUsage => ({
+/** Usage so far, corpus and queries apart (`cachedVectors`: both; `documentSeconds`: embedding the corpus, cache reads
+ * included; `queryTexts`: one online embedding per query, whatever the batching); tokens as reported, else estimated. */
+const ZERO_USAGE = {
   cachedVectors: 0,
   documentCachedVectors: 0,
   documentRequests: 0,
@@ -47,14 +33,12 @@ const emptyUsage = (): DenseUsage => ({
   queryTexts: 0,
   queryTokens: 0,
   queryTokensEstimated: 0,
-  servedModels: [],
-  standIn: false,
-});
+};
+export type DenseUsage = typeof ZERO_USAGE & EmbeddingProvenance;
+const emptyUsage = (): DenseUsage => ({ ...ZERO_USAGE, servedModels: [], standIn: false });
 
 /** A retriever over unit-normalised vectors with exact dot-product search and Rocchio feedback. */
-export interface VectorRetriever extends FeedbackRetriever {
-  usage: DenseUsage;
-}
+export type VectorRetriever = FeedbackRetriever & { usage: DenseUsage };
 
 /** What a `dense:` retriever runs, for run metadata; nothing secret (the endpoint is scheme, host, port). */
 export type DenseRetrieverInfo = Pick<EmbeddingPreset, "provider" | "model" | "queryTemplate" | "documentTemplate" | "input"> & {
@@ -64,11 +48,9 @@ export type DenseRetrieverInfo = Pick<EmbeddingPreset, "provider" | "model" | "q
   naming: EmbedNaming;
 };
 
-export interface DenseRetriever extends VectorRetriever {
-  readonly info: DenseRetrieverInfo;
-}
+export type DenseRetriever = VectorRetriever & { readonly info: DenseRetrieverInfo };
 
-/** Documents embedded once into an exact index, queries per call, Rocchio (β = 0.25 over the top 10) for `prf:`. */
+/** Documents embedded once, queries per call, Rocchio (β = 0.25 over the top 10) for `prf:`. */
 export function vectorRetriever(
   name: string,
   bench: Benchmark,
@@ -113,13 +95,11 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   const store = ctx.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
   const run = async (items: readonly { id: string; text: string }[], side: "query" | "document") => {
-    // Texts made from a plan's stand-in answers (rewrites, translations) count one each: a run's would differ, even
-    // where these are equal (an empty answer under the official parsers).
+    // Texts made from a plan's stand-in answers (rewrites, translations) count one each: a run's would differ.
     const made = ctx.plan && !ctx.plan.given(items) ? ctx.plan : undefined;
     const r = await embedItems(items, side, p, made ? planEmbedder(p) : embedder, store, {
       log: ctx.log,
       onProgress: ctx.onProgress && ((done, total) => ctx.onProgress!(`${p.name} ${side === "query" ? "queries" : "documents"}`, done, total)),
-      // A plan's stand-in counts each text too: remembered, it is counted once.
       estimateTokens: ctx.plan ? (text) => countTemplated(side === "query" ? p.queryTemplate : p.documentTemplate, text) : countTokens,
     });
     made?.tally("embedding", p.model, items.length - r.cached, r.tokens, 0);
@@ -184,24 +164,19 @@ function recorded(r: DenseRetriever, articles: number, endpoints?: () => Endpoin
 
 /** `lsi` (or `lsi:<dims>`; plain `lsi` fits min(256, documents)): LSI over BM25-GREEKSTEMMER's index, fitted (seeded). */
 export async function lsiRetriever(bm25: Retriever, bench: Benchmark, ctx: RunContext, dims: number | undefined, name: string): Promise<VectorRetriever> {
-  if (!lendsCorpus(bm25)) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
-  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(bm25.corpus, { dims: dims ?? 256 }));
+  const corpus = (bm25 as { corpus?: LsiCorpus & { seconds: number } }).corpus;
+  if (!corpus) throw new Error(`'${name}': the bm25-greekstemmer retriever does not expose its indexed corpus`);
+  const { value: model, seconds: fitSeconds } = await timed(() => fitLsi(corpus, { dims: dims ?? 256 }));
   ctx.log(`${name}: fitted ${model.dims} dimensions on ${bench.docs.length} documents in ${fitSeconds.toFixed(1)} s`);
   const lsi = vectorRetriever(name, bench, model.embedDocs(), async (queries) => queries.map((q) => model.embedQuery(q.text)));
-  const corpus = secondsOf(bm25.corpus.seconds + fitSeconds);
+  const oneTime = secondsOf(corpus.seconds + fitSeconds);
   const record = (retriever: string, search: (queries: Query[], k: number) => Promise<Run> | Run) => async (queries: Query[], k: number): Promise<Run> => {
     const { value: run, seconds } = await timed(() => search(queries, k));
     return {
       ...run,
       info: { retriever, embedding: { model: `LSI over BM25-GREEKSTEMMER tokens, ${model.dims} dims`, endpoint: "local" } },
-      cost: { online: secondsOf(seconds), corpus },
+      cost: { online: secondsOf(seconds), corpus: oneTime },
     };
   };
   return { ...lsi, retrieve: record(name, lsi.retrieve), retrieveWithFeedback: record(`prf:${name}`, lsi.retrieveWithFeedback) };
-}
-
-/** Does a retriever lend its indexed corpus (as the BM25 retrievers declare), in the shape LSI reads? */
-function lendsCorpus(r: Retriever): r is Retriever & { corpus: Parameters<typeof fitLsi>[0] & { seconds: number } } {
-  const c = (r as { corpus?: unknown }).corpus;
-  return typeof c === "object" && c !== null && "index" in c && "docIds" in c && typeof (c as { seconds?: unknown }).seconds === "number";
 }

@@ -14,7 +14,6 @@ export interface DocTermMatrix {
 
 /** Eigenpairs of S's symmetric part (ml-matrix), values descending (ties in solver order); column i is values[i]'s. */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
-  if (S.length !== n * n) throw new RangeError(`expected ${n * n} entries, got ${S.length}`);
   const rows: number[][] = [];
   for (let i = 0; i < n; i++) {
     const row = new Array<number>(n);
@@ -35,10 +34,7 @@ export function symmetricEigen(S: Float64Array, n: number): { values: Float64Arr
   return { values, vectors };
 }
 
-/**
- * Orthonormalises the columns of a row-major m × n matrix by classical Gram–Schmidt (four columns per pass, 2× the
- * modified one), re-projecting when a norm falls below 1/√2 (DGKS). A dependent column becomes zero, not noise.
- */
+/** Classical Gram–Schmidt on the columns (4 per pass, 2× the modified one), re-projected below 1/√2 (DGKS); dependent → 0. */
 export function orthonormalRows(X: Float64Array, m: number, n: number): Float64Array {
   const C = new Float64Array(m * n);
   for (let r = 0; r < m; r++) for (let j = 0; j < n; j++) C[j * m + r] = X[r * n + j];
@@ -107,7 +103,7 @@ function project(C: Float64Array, m: number, j: number, h: Float64Array): void {
   }
 }
 
-/** Σ a[oa + r] · b[ob + r] for r < m; four accumulators break the add dependency chain (about 2× faster). */
+/** Four accumulators break the add dependency chain (about 2× faster). */
 export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m: number): number {
   let s0 = 0;
   let s1 = 0;
@@ -125,14 +121,8 @@ export function dot(a: Float64Array, oa: number, b: Float64Array, ob: number, m:
 }
 
 /** The same matrix by rows, for A X: gathering into one output row beats scattering into many. */
-export interface CsrMatrix {
-  rows: number;
-  rowStart: Int32Array;
-  rowTerm: Int32Array;
-  rowWeight: Float64Array;
-}
-
-export function csrOf(A: DocTermMatrix): CsrMatrix {
+export type CsrMatrix = ReturnType<typeof csrOf>;
+export function csrOf(A: DocTermMatrix) {
   const rowStart = new Int32Array(A.rows + 1);
   for (let p = 0; p < A.postingDoc.length; p++) rowStart[A.postingDoc[p] + 1]++;
   for (let d = 0; d < A.rows; d++) rowStart[d + 1] += rowStart[d];
@@ -149,14 +139,12 @@ export function csrOf(A: DocTermMatrix): CsrMatrix {
   return { rows: A.rows, rowStart, rowTerm, rowWeight };
 }
 
-/** A X for X terms × c; the result is documents × c. */
 export function mulA(A: CsrMatrix, X: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.rows * c);
   gatherRows(A.rowStart, A.rowTerm, A.rowWeight, X, c, out, A.rows);
   return out;
 }
 
-/** Aᵀ Y for Y documents × c; the result is terms × c. */
 export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Array {
   const out = new Float64Array(A.cols * c);
   gatherRows(A.termStart, A.postingDoc, A.weight, Y, c, out, A.cols);
@@ -177,12 +165,11 @@ export function gatherRows(
   throw new RangeError(`a product of ${rows} rows × ${c} columns does not fit the kernel's memory (4 GiB)`);
 }
 
-/** X (m × n) times the first `c` columns of Y (n × yCols); the result is m × c. */
+/** X (m × n) times the first `c` columns of Y (n × yCols). */
 export function mulDense(X: Float64Array, m: number, n: number, Y: Float64Array, yCols: number, c: number): Float64Array {
   const out = new Float64Array(m * c);
   const scratch = new Float64Array(c * n);
   for (let i = 0; i < n; i++) for (let j = 0; j < c; j++) scratch[i * c + j] = Y[i * yCols + j];
-  // Row r of X as a "sparse" row holding every column.
   const all = new Int32Array(m * n);
   for (let r = 0; r < m; r++) for (let i = 0; i < n; i++) all[r * n + i] = i;
   const starts = Int32Array.from({ length: m + 1 }, (_, r) => r * n);
@@ -207,10 +194,7 @@ export function flipSigns(U: Float64Array, m: number, k: number): void {
   }
 }
 
-/**
- * `size` standard normals from numpy's generator for the seed (so the seed alone fixes every fitted vector):
- * Box–Muller, both outputs used, on its 53-bit `random()` doubles (not numpy's ziggurat `standard_normal`).
- */
+/** Standard normals by Box–Muller on numpy's `random()` doubles for the seed (not its ziggurat), so the seed fixes all. */
 export function gaussianMatrix(size: number, seed: number): Float64Array {
   const out = new Float64Array(size);
   const u = Pcg64.fromSeed(seed).fillDoubles(new Float64Array(size + (size % 2)));
@@ -223,13 +207,10 @@ export function gaussianMatrix(size: number, seed: number): Float64Array {
   return out;
 }
 
-/**
- * Rayleigh–Ritz on a non-orthonormal basis Y (N × l), cheaper than orthonormalising the tall Y: values (descending) and
- * Z with Y Z the orthonormal Ritz vectors; undefined when a Cholesky pivot is below 1e-10 of its diagonal.
- */
+/** Rayleigh–Ritz on a non-orthonormal Y (cheaper than orthonormalising it): Y Z are Ritz vectors; undefined if singular. */
 export function rayleighRitz(Y: Float64Array, AAtY: Float64Array, m: number, l: number): { values: Float64Array; vectors: Float64Array } | undefined {
   const G = gram(Y, Y, m, l);
-  // Cholesky G = L Lᵀ, L lower-triangular, row-major.
+  // Cholesky G = L Lᵀ.
   const L = new Float64Array(l * l);
   for (let j = 0; j < l; j++) {
     let d = G[j * l + j];

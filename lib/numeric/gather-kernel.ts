@@ -4,7 +4,7 @@ import { GATHER_KERNEL_WASM_BASE64 } from "./gather-kernel-wasm";
 
 const instantiate = wasmKernel(GATHER_KERNEL_WASM_BASE64);
 
-/** Entries (and rows) per chunk: 64 Ki entries are 768 KB of indices and weights. */
+/** 64 Ki entries are 768 KB of indices and weights. */
 const CHUNK_ENTRIES = 1 << 16;
 const CHUNK_ROWS = 256;
 
@@ -23,7 +23,6 @@ export class GatherKernel {
 
   /** The upper triangle of Xᵀ Y (lower one zero); undefined when memory cannot hold it. */
   gramUpper(X: Float64Array, Y: Float64Array, m: number, n: number): Float64Array | undefined {
-    if (X.length < m * n || Y.length < m * n) throw new RangeError(`gram of ${m} × ${n} needs ${m * n} entries, got ${X.length} and ${Y.length}`);
     const bytes = align16(m * n * 8);
     const yAt = X === Y ? 0 : bytes;
     const gAt = yAt + bytes;
@@ -36,7 +35,6 @@ export class GatherKernel {
     return new Float64Array(this.memory.buffer, gAt, n * n).slice();
   }
 
-  /** Grows the memory if it can (not past 4 GiB). */
   private room(bytes: number): boolean {
     try {
       ensureWasmBytes(this.memory, bytes);
@@ -57,7 +55,8 @@ export class GatherKernel {
     for (let r0 = from; r0 < to; ) {
       let r1 = r0 + 1;
       while (r1 < to && r1 - r0 < CHUNK_ROWS && starts[r1 + 1] - starts[r0] <= CHUNK_ENTRIES) r1++;
-      most = Math.max(most, chunkBytes(r1 - r0, starts[r1] - starts[r0], c));
+      const entries = starts[r1] - starts[r0];
+      most = Math.max(most, align16((r1 - r0) * c * 8) + align16(entries * 8) + align16(entries * 4) + (r1 - r0 + 1) * 4);
       ends.push(r1);
       r0 = r1;
     }
@@ -87,10 +86,6 @@ export class GatherKernel {
     }
     return true;
   }
-}
-
-function chunkBytes(rows: number, entries: number, c: number): number {
-  return align16(rows * c * 8) + align16(entries * 8) + align16(entries * 4) + (rows + 1) * 4;
 }
 
 let shared: GatherKernel | undefined;

@@ -1,7 +1,4 @@
-/**
- * The project's one seeded generator, numpy's `default_rng(seed)`: PCG64 (XSL-RR 128/64) seeded through SeedSequence,
- * so a seed gives numpy's stream (shared/oracles/numpy-rng checks it). Not cryptographic.
- */
+/** numpy's `default_rng(seed)`: PCG64 (XSL-RR 128/64) seeded through SeedSequence, so a seed gives numpy's stream. */
 
 import { ensureWasmBytes, wasmKernel, type WasmMemory } from "./wasm";
 import { SIGN_KERNEL_WASM_BASE64 } from "./sign-kernel-wasm";
@@ -66,19 +63,12 @@ function setLimbs(limbs: Float64Array, x: bigint): void {
   for (let i = 0; i < 8; i++) limbs[i] = Number((x >> BigInt(16 * i)) & 0xffffn);
 }
 
-/**
- * numpy's PCG64. The 128-bit state and increment are kept as eight 16-bit limbs each, so a step is exact in doubles.
- *
- * @example
- * const rng = Pcg64.fromSeed(42); // numpy.random.default_rng(42)
- * rng.choiceSigns(7); // numpy's rng.choice([-1, 1], size=7)
- */
+/** numpy's PCG64: the 128-bit state and increment as eight 16-bit limbs each, so a step is exact in doubles. */
 export class Pcg64 {
   private readonly s = new Float64Array(8);
   private readonly inc = new Float64Array(8);
   /** The high half of the last 64-bit output, when a 32-bit draw left it (numpy's has_uint32). */
   private spare = -1;
-  /** The last output's halves. */
   private lo = 0;
   private hi = 0;
 
@@ -86,7 +76,6 @@ export class Pcg64 {
     setLimbs(this.inc, inc);
   }
 
-  /** The generator of `numpy.random.default_rng(seed)`. */
   static fromSeed(seed: number | bigint): Pcg64 {
     const w = seedSequenceState(seed, 8);
     // generate_state(4, uint64): words pair up (low, high); PCG64 takes the first two as the seed, high one first.
@@ -106,7 +95,7 @@ export class Pcg64 {
     return { state: big(this.s), inc: big(this.inc) };
   }
 
-  /** state = state × M + inc (mod 2^128), then the XSL-RR output of the new state into `lo`/`hi`. */
+  /** state = state × M + inc (mod 2^128), then the XSL-RR output into `lo`/`hi`. */
   private step(): void {
     const s = this.s;
     const inc = this.inc;
@@ -179,10 +168,7 @@ export class Pcg64 {
     return out;
   }
 
-  /**
-   * `choice([-1, 1], size=(flips, n))` packed for the randomization test: per flip ceil(n / 8) bytes, bit j of byte b
-   * set when query 8b + j is negated. The same stream as `choiceSigns`, drawn in WebAssembly (about 40× faster).
-   */
+  /** `choiceSigns(flips · n)` packed, bit j of byte b of a flip set when query 8b + j is negated; WebAssembly, 40× faster. */
   packedSigns(flips: number, n: number): Uint8Array {
     const bytes = flips * Math.ceil(n / 8);
     const k = this.toKernel(64 + bytes);
@@ -204,7 +190,6 @@ export class Pcg64 {
     return out;
   }
 
-  /** The state, increment and spare half into the kernel's memory (of at least `bytes`). */
   private toKernel(bytes: number): SignKernel {
     const k = signKernel();
     ensureWasmBytes(k.memory, bytes);

@@ -25,7 +25,7 @@ export function wasmKernel(base64: string): () => { memory: WasmMemory; exports:
   };
 }
 
-/** Grows `memory` to hold at least `bytes`; a no-op when it already does. */
+/** Grows `memory` to hold at least `bytes`. */
 export function ensureWasmBytes(memory: WasmMemory, bytes: number): void {
   const have = memory.buffer.byteLength;
   if (bytes > have) memory.grow(Math.ceil((bytes - have) / WASM_PAGE));

@@ -1,6 +1,6 @@
 /** Cross-encoder re-ranking of a first-stage run; each answered request's scores are cached at once (runs resume). */
 import { DEFAULT_CONCURRENCY } from "../config";
-import type { DocId, Query, Ranking, RerankRunInfo, Run, RunCost, Work } from "../types";
+import type { DocId, Query, Ranking, RerankRunInfo, Run, Work } from "../types";
 import { GbrError } from "../util/errors";
 import { addWork, zeroWork } from "../eval/run-cost";
 import { dedupeCut } from "../eval/metrics";
@@ -13,23 +13,14 @@ import { pairKey, type CachedScore, type ScoreCache } from "../store";
 export interface CrossEncoderOptions {
   /** Articles of the first stage re-scored per query (default 100). */
   depth?: number;
-  /** Length of the returned rankings (default 100). */
   k?: number;
-  /** The store's pair scores, read and added to; without one every pair is sent. */
   cache?: ScoreCache;
   log?: (message: string) => void;
-  /** Called as pairs are scored: ("rerank <preset>", pairs done, pairs in all). */
   onProgress?: (label: string, done: number, total: number) => void;
-  /** Requests in flight at once (default 4). */
+  /** Requests in flight (default: the client's capacity, else 4). */
   concurrency?: number;
   /** The run's retriever name (default "rerank:<preset>:<first stage's retriever>"). */
   name?: string;
-}
-
-interface Batch {
-  query: string;
-  documents: string[];
-  keys: string[];
 }
 
 /**
@@ -55,7 +46,7 @@ export async function crossEncoderRerankRun(
   const plans: { query: Query; head: DocId[]; tail: DocId[]; keys: string[] }[] = [];
   const known = new Map<string, CachedScore>();
   const planned = new Set<string>();
-  const batches: Batch[] = [];
+  const batches: { query: string; documents: string[]; keys: string[] }[] = [];
   const cut = new Set<DocId>();
   let pairs = 0;
   let rerankCalls = 0;
@@ -65,7 +56,7 @@ export async function crossEncoderRerankRun(
     const unique = dedupeCut(ranking, Infinity);
     const head = unique.slice(0, depth);
     const keys: string[] = [];
-    let pending: Batch | undefined;
+    let pending: (typeof batches)[number] | undefined;
     for (const id of head) {
       const article = docText.get(id);
       if (article === undefined) throw new GbrError(`${label}: article '${id}' (ranked for query '${query.id}') is not in the corpus given`, "RERANK_INPUT");
@@ -83,7 +74,7 @@ export async function crossEncoderRerankRun(
         pending = { query: renderRerankQuery(preset, query.text), documents: [], keys: [] };
         batches.push(pending);
       }
-      pending.documents.push(renderRerankDocument(preset, article).text);
+      pending.documents.push(renderRerankDocument(preset, article));
       pending.keys.push(key);
     }
     plans.push({ query, head, tail: unique.slice(depth), keys });
@@ -175,15 +166,14 @@ export async function crossEncoderRerankRun(
       (cut.size ? `; ${cut.size} articles cut to ${preset.maxDocumentChars} characters` : ""),
   );
   const retriever = opts.name ?? `rerank:${preset.name}:${firstStage.info?.retriever ?? "first-stage"}`;
+  const first = firstStage.cost;
+  const mine: Work = { ...zeroWork(), seconds, rerankCalls, rerankPairs: pairs };
   return {
     rankings,
     scores,
     info: { retriever, rerank, ...(firstStage.info ? { parts: [firstStage.info] } : {}) },
-    cost: rerankCost(firstStage.cost, { ...zeroWork(), seconds, rerankCalls, rerankPairs: pairs }),
+    cost: first
+      ? { ...first, online: addWork(first.online, mine), corpus: { ...first.corpus } }
+      : { online: mine, corpus: zeroWork() },
   };
-}
-
-/** The first stage's cost plus the re-ranking's online work. */
-function rerankCost(first: RunCost | undefined, mine: Work): RunCost {
-  return first ? { ...first, online: addWork(first.online, mine), corpus: { ...first.corpus } } : { online: mine, corpus: zeroWork() };
 }

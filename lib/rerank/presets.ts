@@ -4,8 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { GbrError } from "../util/errors";
-import { didYouMean } from "../util/suggest";
-import { presetsInFile } from "../dense/presets";
+import { fillTemplate, preset, presetsInFile } from "../dense/presets";
 
 /** One cross-encoder re-ranker; templates (`{query}`, `{text}`) are applied client-side, articles cut first. */
 export interface RerankPreset {
@@ -70,20 +69,15 @@ export const BUILTIN_RERANK_PRESETS: readonly RerankPreset[] = [
 ];
 
 export function renderRerankQuery(p: RerankPreset, query: string): string {
-  // split/join, not replace: a "$" in legal text must not be read as a replacement pattern.
-  return p.queryTemplate.split("{query}").join(query);
+  return fillTemplate(p.queryTemplate, "{query}", query);
 }
 
-/** Cut to `maxDocumentChars` (never inside a surrogate pair), then framed; `truncated` says whether it was cut. */
-export function renderRerankDocument(p: RerankPreset, article: string): { text: string; truncated: boolean } {
-  let body = article;
-  const truncated = article.length > p.maxDocumentChars;
-  if (truncated) {
-    body = article.slice(0, p.maxDocumentChars);
-    const last = body.charCodeAt(body.length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) body = body.slice(0, -1);
-  }
-  return { text: p.documentTemplate.split("{text}").join(body), truncated };
+/** Cut to `maxDocumentChars` (never inside a surrogate pair), then framed. */
+export function renderRerankDocument(p: RerankPreset, article: string): string {
+  let body = article.slice(0, p.maxDocumentChars);
+  const last = body.charCodeAt(body.length - 1);
+  if (body.length < article.length && last >= 0xd800 && last <= 0xdbff) body = body.slice(0, -1);
+  return fillTemplate(p.documentTemplate, "{text}", body);
 }
 
 /** Model, templates and article limit (not name or batch size): in every score cache key, so a change rescores. */
@@ -99,14 +93,9 @@ export function allRerankPresets(file: string | null | undefined): RerankPreset[
   return [...byName.values()];
 }
 
-/** A usage error naming the nearest preset when none matches. */
 export function rerankPreset(name: string, presets: readonly RerankPreset[] = BUILTIN_RERANK_PRESETS): RerankPreset {
-  const p = presets.find((x) => x.name === name);
-  if (p) return p;
-  const names = presets.map((x) => x.name);
-  throw new GbrError(`unknown re-ranker preset '${name}'${didYouMean(name, names)}; known: ${names.join(", ")}`, "USAGE", {
-    hint: 'add it to the "rerankers" array of gbr-presets.json (or the file GBR_PRESETS names)',
-  });
+  return preset(name, presets, "re-ranker",
+    'add it to the "rerankers" array of gbr-presets.json (or the file GBR_PRESETS names)');
 }
 
 function readUserRerankers(file: string, builtins: ReadonlyMap<string, RerankPreset>): RerankPreset[] {

@@ -15,43 +15,26 @@ export interface Reranker {
   rerank(queries: Query[], first: Run, k: number, runName: string): Promise<Run>;
 }
 
-/** Article texts by id, once per benchmark. */
-const texts = new WeakMap<Benchmark, Map<DocId, string>>();
-function docTexts(bench: Benchmark): Map<DocId, string> {
-  let m = texts.get(bench);
-  if (!m) texts.set(bench, (m = new Map(bench.docs.map((d) => [d.id, d.text]))));
-  return m;
-}
-
-/**
- * The re-ranker `by` names over a benchmark's articles; rejects, saying what to set, when it cannot run here.
- *
- * @example
- * const by = await reranker("bge-reranker-v2-m3", bench, { rerankDepth: 50 }, ctx);
- */
+/** The re-ranker `by` names over a benchmark's articles; rejects, saying what to set, when it cannot run here. */
 export async function reranker(by: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Reranker> {
   const depth = opts.rerankDepth ?? 100;
   const common = { depth, log: ctx.log, onProgress: ctx.onProgress };
+  const texts = new Map<DocId, string>(bench.docs.map((d) => [d.id, d.text]));
   if (by === "llm") {
     const model = await chatForMethod(opts, ctx);
     return {
       name: by,
       depth,
-      rerank: (queries, first, k, name) => listwiseRerankRun(model, queries, first, docTexts(bench), { ...common, name, k, window: opts.rerankWindow, step: opts.rerankStep }),
+      rerank: (queries, first, k, name) => listwiseRerankRun(model, queries, first, texts, { ...common, name, k, window: opts.rerankWindow, step: opts.rerankStep }),
     };
   }
   const preset = rerankPreset(by, allRerankPresets(userPresetsFile(ctx.providers.config)));
   const client = rerankerForMethod(ctx);
   const cache = await openScoreCache(await ctx.store(), { readOnly: ctx.plan !== undefined });
-  return { name: by, depth, rerank: (queries, first, k, name) => crossEncoderRerankRun(preset, client, queries, first, docTexts(bench), { ...common, name, k, cache }) };
+  return { name: by, depth, rerank: (queries, first, k, name) => crossEncoderRerankRun(preset, client, queries, first, texts, { ...common, name, k, cache }) };
 }
 
-/**
- * A first stage re-ordered by a re-ranker, named as its string form.
- *
- * @example
- * rerankRetriever(bm25, await reranker("llm", bench, {}, ctx)).name; // "rerank:llm:bm25-greekstemmer"
- */
+/** A first stage re-ordered by a re-ranker, named as its string form ("rerank:llm:bm25-greekstemmer"). */
 export function rerankRetriever(first: Retriever, by: Reranker, name = `rerank:${by.name}:${first.name}`): Retriever {
   return { name, retrieve: async (queries: Query[], k: number) => by.rerank(queries, await first.retrieve(queries, Math.max(k, by.depth)), k, name) };
 }

@@ -57,18 +57,19 @@ function numbersOf(values: Float64Array): number[] {
   return out;
 }
 
-/** Every query through one scorer: the top-k run with scores. */
+/** Every query through one scorer: the top-k run with scores; `expand` rewrites a query's term ids first (PRF). */
 export function bm25Search(
   corpus: IndexedCorpus,
   scorer: Bm25Scorer,
   queries: readonly Query[],
   k: number,
-  opts: SearchOptions = {},
+  opts: SearchOptions & { expand?: (ids: ArrayLike<number>) => ArrayLike<number> } = {},
 ): Run {
   const rankings = new Map<string, string[]>();
   const scores = new Map<string, number[]>();
   for (const q of queries) {
-    const top = scorer.searchIds(corpus.analyze(q.text), k, opts);
+    const ids = corpus.analyze(q.text);
+    const top = scorer.searchIds(opts.expand ? opts.expand(ids) : ids, k, opts);
     rankings.set(q.id, idsOf(corpus, top.docs));
     scores.set(q.id, numbersOf(top.scores));
   }

@@ -37,7 +37,6 @@ export class Bm25Index {
     return this.postingDoc.length;
   }
 
-  /** Builds the index from token lists in corpus order; term ids in order of first occurrence (rank_bm25's dict order). */
   static build(docs: readonly (readonly string[])[]): Bm25Index {
     const vocab = new Map<string, number>();
     const offsets = new Int32Array(docs.length + 1);
@@ -166,33 +165,17 @@ export function okapiIdf(index: Bm25Index, epsilon: number): Float64Array {
   return idf;
 }
 
-/**
- * L_d = k1·(1 − b + b·|d|/avgdl), BM25's length normalisation of document d: its operations in rank_bm25's order.
- *
- * @example
- * lengthNorm(1.5, 0.75, 120, 80); // 1.5 · (0.25 + 0.75 · 1.5) = 2.0625
- */
+/** L_d = k1·(1 − b + b·|d|/avgdl), BM25's length normalisation, operations in rank_bm25's order. */
 export function lengthNorm(k1: number, b: number, docLen: number, avgdl: number): number {
   return k1 * (1 - b + (b * docLen) / avgdl);
 }
 
-/**
- * BM25's tf saturation tf·(k1+1) / (tf + L_d): the weight without its idf, which the sweep groups by tf.
- *
- * @example
- * tfSaturation(1, 1.5, 2.5); // 2.5 / 3.5
- */
+/** BM25's tf saturation tf·(k1+1) / (tf + L_d): the weight without its idf, which the sweep groups by tf. */
 export function tfSaturation(tf: number, k1: number, lenNorm: number): number {
   return (tf * (k1 + 1)) / (tf + lenNorm);
 }
 
-/**
- * BM25's term weight idf · tf·(k1+1) / (tf + L_d), rank_bm25's operations in its order: search, the sweep's exact
- * re-scoring and explain all weigh a term with this one function, so they agree to the bit.
- *
- * @example
- * bm25Weight(2, 1, 1.5, lengthNorm(1.5, 0.75, 80, 80)); // 2 · 2.5 / 2.5 = 2
- */
+/** BM25's term weight in rank_bm25's order: search, the sweep's re-scoring and explain all use it, so they agree to the bit. */
 export function bm25Weight(idf: number, tf: number, k1: number, lenNorm: number): number {
   return idf * tfSaturation(tf, k1, lenNorm);
 }
@@ -226,10 +209,9 @@ function addPostings(from: number, to: number, postingDoc: Int32Array, weight: F
   for (; p < to; p++) scores[postingDoc[p]] += times * weight[p];
 }
 
-/** Scores queries against a `Bm25Index` for one parameter setting. */
+/** One parameter setting's scorer over a `Bm25Index`. */
 export class Bm25Scorer {
   readonly idf: Float64Array;
-  /** bm25Weight per posting. */
   readonly weight: Float64Array;
   readonly avgdl: number;
   private readonly scores: Float64Array;
@@ -286,10 +268,7 @@ export class Bm25Scorer {
     return out;
   }
 
-  /**
-   * Adds the query's term weights into `scores`; a repeated term's postings are read once with weight × count (a
-   * third of the reads), ~1e-15 relative from rank_bm25's per-occurrence sum (parity tests; no oracle ranking moved).
-   */
+  /** A repeated term's postings are read once with weight × count: ~1e-15 relative from rank_bm25's sum, no oracle moved. */
   private accumulate(termIds: ArrayLike<number>, scores: Float64Array): void {
     const V = this.index.termCount;
     const times = this.times;

@@ -91,7 +91,7 @@ export function explainPrf(corpus: IndexedCorpus, queryText: string, opts: Spars
   const depth = opts.depth ?? 100;
   const queryIds = Array.from(corpus.analyze(queryText));
   const first = scorer.searchIds(queryIds, depth);
-  const expanded = expandQuery(scorer, queryIds, first.docs.subarray(0, opts.docs ?? 10), terms, opts);
+  const expanded = expandQuery(scorer, queryIds, first.docs.subarray(0, opts.docs ?? 10), opts);
   const second = scorer.searchIds(expanded, depth);
   const ids = (docs: Int32Array) => Array.from(docs, (d) => corpus.docIds[d]);
   return { added: expanded.slice(queryIds.length).map((t) => terms[t]), before: ids(first.docs), after: ids(second.docs) };

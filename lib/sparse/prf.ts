@@ -15,12 +15,11 @@ export function expandQuery(
   scorer: Bm25Scorer,
   queryIds: ArrayLike<number>,
   feedbackDocs: ArrayLike<number>,
-  termText: readonly string[],
   opts: SparsePrfOptions = {},
 ): number[] {
   const n = opts.terms ?? 30;
-  const index = scorer.index;
-  const forward = index.forward();
+  const termText = scorer.index.terms();
+  const forward = scorer.index.forward();
   const inQuery = new Set(Array.from(queryIds));
   const tf = new Map<number, number>();
   for (let i = 0; i < feedbackDocs.length; i++) {

@@ -6,9 +6,7 @@ import { bm25Search, sharedCorpus, type IndexedCorpus } from "./bm25-retriever";
 import { expandQuery } from "./prf";
 
 /** A BM25 retriever that lends its indexed corpus to the methods on the same index (LSI, REACT-BM25, the sweep). */
-export interface Bm25Retriever extends FeedbackRetriever {
-  readonly corpus: IndexedCorpus;
-}
+export type Bm25Retriever = FeedbackRetriever & { readonly corpus: IndexedCorpus };
 
 /** The paper's BM25 variants as retrievers (with `prf:` feedback); runs record params, tokenizer and cost. */
 export async function bm25Retriever(name: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Bm25Retriever> {
@@ -30,19 +28,9 @@ export async function bm25Retriever(name: string, bench: Benchmark, opts: Retrie
     name,
     corpus,
     retrieve: (queries: Query[], k: number) => record(name, () => bm25Search(corpus, scorer, queries, k, search)),
-    retrieveWithFeedback: (queries: Query[], k: number) =>
-      record(`prf:${name}`, () => {
-        const terms = corpus.index.terms();
-        const rankings = new Map<string, string[]>();
-        const scores = new Map<string, number[]>();
-        for (const q of queries) {
-          const ids = corpus.analyze(q.text);
-          const first = scorer.searchIds(ids, 10, search);
-          const top = scorer.searchIds(expandQuery(scorer, ids, first.docs, terms), k, search);
-          rankings.set(q.id, Array.from(top.docs, (d) => corpus.docIds[d]));
-          scores.set(q.id, Array.from(top.scores));
-        }
-        return { rankings, scores };
-      }),
+    retrieveWithFeedback: (queries: Query[], k: number) => {
+      const expand = (ids: ArrayLike<number>) => expandQuery(scorer, ids, scorer.searchIds(ids, 10, search).docs);
+      return record(`prf:${name}`, () => bm25Search(corpus, scorer, queries, k, { ...search, expand }));
+    },
   };
 }

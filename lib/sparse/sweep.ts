@@ -3,8 +3,7 @@ import type { IndexedCorpus } from "./bm25-retriever";
 import * as bm25 from "./bm25";
 import { okapiIdf, type Bm25Index, type Bm25Params } from "./bm25";
 
-// Bound once: the hot loops call these directly, not through the import's live binding, which a CommonJS build (tsx,
-// the tests, the benches) reads through a getter per call; that made the sweep twice as slow.
+// Bound once: a CommonJS build (tsx, tests, benches) reads a live import binding through a getter per call (2× slower).
 const { bm25Weight, lengthNorm, tfSaturation } = bm25;
 
 /** Integers divided once, so each value equals its literal (0.6, not 0.2 + 0.2 + 0.2). */
@@ -31,9 +30,7 @@ const LOW = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 1;
 /**
  * Exact positive-only top-k BM25 rankings of one query under many (k1, b) settings. The setting enters only through
  * F(tf, L) = tf·(k1+1) / (tf + L), L_d = k1·(1 − b + b·|d|/avgdl), and a document has few distinct tf values, so
- *
  *   score(d) ≈ Σ over distinct tf values v of d: F(v, L_d) · S_d(v),  S_d(v) = Σ_{t: tf(t,d) = v} qtf(t) · idf(t).
- *
  * With A¹_d = Σ|S_d(1)|, A⁺_d the rest and v̄_d their mean tf weighted by |S_d(v)|, a document scores at most
  * F(1, L_d)·A¹_d + F(v̄_d, L_d)·A⁺_d (F is concave in tf: Jensen's inequality). Documents
  * are visited by length class (L_d at least the class's smallest) and within it by decreasing A¹_d + γ·A⁺_d, so a class
@@ -45,7 +42,6 @@ export class QuerySweep {
   private readonly N: number;
   private readonly V: number;
   private readonly idf: Float64Array;
-  /** Per setting: k1 and b. */
   private readonly k1: Float64Array;
   private readonly b: Float64Array;
   private readonly avgdl: number;
@@ -54,8 +50,7 @@ export class QuerySweep {
   private readonly docClass: Uint8Array;
   private readonly classMinRel: Float64Array;
 
-  // The current query, per document in visit order (m): its (v, S, A) entries [entFrom[m], entTo[m]), its (slot, tf)
-  // pairs [rawFrom[m], rawTo[m]) for exact re-scoring, |d| and |d| / avgdl (read in order, not looked up), A¹, A⁺, v̄.
+  // The current query per document in visit order: (v, S, A) entries, (slot, tf) pairs for exact re-scoring, |d|, A¹, A⁺, v̄.
   private slotTerm = new Int32Array(0);
   private slotQtf = new Int32Array(0);
   private tolerance = 0;
@@ -81,8 +76,7 @@ export class QuerySweep {
   private rawSlot = new Int32Array(0);
   private rawTf = new Int32Array(0);
 
-  // Scratch; `scoredAt` holds the stamp of the last `rank` that scored a position (no clearing between calls), `warm`
-  // the last ranking's positions: neighbouring settings share most of their top k.
+  // `scoredAt`: the stamp of the last `rank` that scored a position (no clearing); `warm`: the last ranking (shared mostly).
   private readonly slotOf: Int32Array;
   private readonly count: Int32Array;
   private readonly posOf: Int32Array;
@@ -116,8 +110,7 @@ export class QuerySweep {
     this.avgdl = avgdl;
     this.k1 = Float64Array.from(settings, (s) => s.k1);
     this.b = Float64Array.from(settings, (s) => s.b);
-    // Classes of equal size by length; L grows with |d| (every rounding step is monotone), so a class's shortest
-    // length gives its smallest L.
+    // Classes of equal size by length; L grows with |d| (each rounding is monotone): the shortest gives the smallest L.
     const sorted = Float64Array.from(index.docLen).sort();
     const edges = Float64Array.from({ length: LENGTH_CLASSES }, (_, c) => sorted[Math.floor((c * this.N) / LENGTH_CLASSES)]);
     this.classMinRel = edges.map((len) => len / avgdl);
@@ -131,7 +124,7 @@ export class QuerySweep {
     this.posOf = new Int32Array(this.N);
   }
 
-  /** Precomputes the setting-independent part for a query given as term ids. */
+  /** Precomputes the setting-independent part of a query. */
   setQuery(termIds: ArrayLike<number>): void {
     const { V, N, idf, slotOf, count, posOf, index, docClass } = this;
     const n = termIds.length;
@@ -427,12 +420,8 @@ export class QuerySweep {
 }
 
 /**
- * The sweep's reference, the plainest route to what `QuerySweep.rank` and `searchIds(…, { positiveOnly: true })` give:
- * each document's score summed over the query's distinct terms (first occurrence first, `bm25Weight` × count, as the
- * scorer adds), then a stable sort. The whole corpus per call: for the tests to compare the fast paths with.
- *
- * @example
- * referenceRank(corpus.index, corpus.analyze("καταγγελία σύμβασης"), { k1: 1.2, b: 0.6, epsilon: 0.25 }, 100);
+ * The sweep's reference, the plainest route to what `QuerySweep.rank` and positive-only `searchIds` give (distinct
+ * terms in first-occurrence order, `bm25Weight` × count, a stable sort): for the tests to compare the fast paths with.
  */
 export function referenceRank(index: Bm25Index, termIds: ArrayLike<number>, params: Bm25Params, k: number): Int32Array {
   const { k1, b, epsilon } = params;
@@ -454,9 +443,8 @@ export function referenceRank(index: Bm25Index, termIds: ArrayLike<number>, para
 }
 
 /**
- * The visit order of documents 0..M−1: by class, then by decreasing key, with each position's bound on the keys of its
- * document and every later one of its class. Within a class a native sort of the keys, each with its document packed
- * into its low bits (set so the packed value still bounds the key): a sort calling a comparator was a tenth of the sweep.
+ * Visit order by class, then decreasing key, with a bound on the keys from each position on in its class: a native sort
+ * of keys with the document packed in their low bits (still bounding the key); a comparator sort was a tenth of the sweep.
  */
 function visitOrder(cls: Uint8Array, key: Float64Array, classStart: Int32Array): { order: Int32Array; bound: Float64Array } {
   const M = key.length;
@@ -492,9 +480,8 @@ function visitOrder(cls: Uint8Array, key: Float64Array, classStart: Int32Array):
 }
 
 /**
- * Sorts items[0, n) by key descending (equal keys fall in one group of `rank`, so their order is free). Insertion sort,
- * as the candidates arrive nearly in order (the last top k, then by decreasing bound): a typed array's sort calling a
- * comparator was a sixth of the sweep; a long list (a large k) takes that sort.
+ * By key descending (equal keys share a group of `rank`: order free). Insertion sort, as candidates arrive nearly in order;
+ * a comparator sort was a sixth of the sweep, so only a long list (a large k) takes it.
  */
 function sortByKeyDescending(items: Int32Array, n: number, key: Float64Array): void {
   if (n > 512) {

@@ -56,7 +56,7 @@ test("explainPrf is the first pass, expandQuery on its top 10 and the second pas
     const terms = corpus.index.terms();
     const ids = Array.from(corpus.analyze(q.text));
     const first = scorer.searchIds(ids, 100);
-    const expanded = expandQuery(scorer, ids, first.docs.subarray(0, 10), terms);
+    const expanded = expandQuery(scorer, ids, first.docs.subarray(0, 10));
     const second = scorer.searchIds(expanded, 100);
     const prf = explainPrf(corpus, q.text);
     assert.deepEqual(prf.added, expanded.slice(ids.length).map((t) => terms[t]));

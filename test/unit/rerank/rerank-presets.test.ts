@@ -56,16 +56,13 @@ test("built-ins: the five re-rankers with their Hugging Face ids, 32 per request
 test("templates: plain pairs for bge and Jina; the Qwen3 chat framing with the project's instruction, the article cut first", () => {
   const bge = rerankPreset("bge-reranker-v2-m3", allRerankPresets(null));
   assert.equal(renderRerankQuery(bge, "Ο Α πώλησε $1 στον Β"), "Ο Α πώλησε $1 στον Β");
-  assert.deepEqual(renderRerankDocument(bge, "Άρθρο 513"), { text: "Άρθρο 513", truncated: false });
+  assert.equal(renderRerankDocument(bge, "Άρθρο 513"), "Άρθρο 513");
 
   const qwen = rerankPreset("qwen3-reranker-8b", allRerankPresets(null));
   const q = renderRerankQuery(qwen, "Ποια η ευθύνη του Α;");
   assert.ok(q.startsWith("<|im_start|>system\nJudge whether the Document meets the requirements based on the Query and the Instruct provided."), q);
   assert.ok(q.endsWith(`<|im_end|>\n<|im_start|>user\n<Instruct>: ${QWEN3_RERANK_INSTRUCTION}\n<Query>: Ποια η ευθύνη του Α;\n`), q);
-  assert.deepEqual(renderRerankDocument(qwen, "Άρθρο 914"), {
-    text: "<Document>: Άρθρο 914<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n",
-    truncated: false,
-  });
+  assert.equal(renderRerankDocument(qwen, "Άρθρο 914"), "<Document>: Άρθρο 914<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
   // The three sizes differ only in the model.
   for (const size of ["0.6b", "4b"]) {
     const p = rerankPreset(`qwen3-reranker-${size}`, allRerankPresets(null));
@@ -73,9 +70,9 @@ test("templates: plain pairs for bge and Jina; the Qwen3 chat framing with the p
   }
 
   const tiny = { ...bge, maxDocumentChars: 5, documentTemplate: "[{text}]" };
-  assert.deepEqual(renderRerankDocument(tiny, "Άρθρο 914 ΑΚ"), { text: "[Άρθρο]", truncated: true });
+  assert.equal(renderRerankDocument(tiny, "Άρθρο 914 ΑΚ"), "[Άρθρο]");
   // Never half a surrogate pair.
-  assert.deepEqual(renderRerankDocument({ ...tiny, maxDocumentChars: 2 }, "α\u{1D400}β"), { text: "[α]", truncated: true });
+  assert.equal(renderRerankDocument({ ...tiny, maxDocumentChars: 2 }, "α\u{1D400}β"), "[α]");
 });
 
 test("fingerprint: model, templates and the article limit change it; the name and the batch size do not", () => {
@@ -127,6 +124,9 @@ test("user presets: errors name the file, the entry and the field", () => {
     [{ rerankers: [{ name: "new", model: "m", maxDocumentChars: 9, documentTemplate: "{query}" }] }, /documentTemplate must contain \{text\}/],
     [{ rerankers: [{ name: "bge-reranker-v2-m3", batchSize: 0 }] }, /batchSize must be a positive integer/],
     ["{ not json", /not a readable presets file/],
+    // A typo must not pass silently as "no presets".
+    [{ reranker: [] }, /neither "presets" nor "rerankers"/],
+    [[], /neither "presets" nor "rerankers"/],
   ];
   for (const [content, message] of cases) {
     withPresetsFile(content, (file) => {
