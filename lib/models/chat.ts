@@ -61,26 +61,16 @@ export interface ChatModel extends ServerReports {
   complete(req: ChatRequest): Promise<ChatResponse>;
 }
 
-/** `code` is stable for callers to switch on; NOT_CONFIGURED is "unavailable", so experiments are skipped. */
+/** `code` is stable for callers to switch on; NOT_CONFIGURED is "unavailable", so experiments are skipped. `status`: a
+ * provider failure's last HTTP status (undefined on time-out), to tell 401/403/404 from an outage (5xx). */
 export class ChatError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "EMPTY" | "BUDGET";
+  readonly status?: number;
 
-  constructor(message: string, code: ChatError["code"], options: GbrErrorOptions = {}) {
+  constructor(message: string, code: ChatError["code"], options: GbrErrorOptions & { status?: number } = {}) {
     super(message, code, { unavailable: code === "NOT_CONFIGURED", ...options });
     this.name = "ChatError";
-  }
-}
-
-/** A provider failure with the last HTTP status (undefined on time-out), to tell 401/403/404 from an outage (5xx). */
-export class ChatProviderError extends ChatError {
-  constructor(
-    message: string,
-    code: ChatError["code"],
-    readonly status: number | undefined,
-    options: GbrErrorOptions = {},
-  ) {
-    super(message, code, options);
-    this.name = "ChatError";
+    if (options.status !== undefined) this.status = options.status;
   }
 }
 
