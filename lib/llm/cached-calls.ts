@@ -27,6 +27,15 @@ export interface CachedCallSpec<T extends { id: string }> {
   parse(item: T, raw: string): { text: string; fallback?: boolean };
 }
 
+/** Two items with one id would share one answer. */
+export function checkUniqueIds(items: readonly { id: string }[], label: string): void {
+  const seen = new Set<string>();
+  for (const { id } of items) {
+    if (seen.has(id)) throw new RangeError(`${label}: duplicate id '${id}'`);
+    seen.add(id);
+  }
+}
+
 /** The parsed answer per item; on a failure those in flight finish (stored), then the error is raised. */
 export async function runCachedCalls<T extends { id: string }>(
   items: readonly T[],
@@ -35,11 +44,7 @@ export async function runCachedCalls<T extends { id: string }>(
   spec: CachedCallSpec<T>,
 ): Promise<Map<string, string>> {
   const log = opts.log ?? (() => {});
-  const seen = new Set<string>();
-  for (const it of items) {
-    if (seen.has(it.id)) throw new Error(`${spec.label}: duplicate id '${it.id}'`);
-    seen.add(it.id);
-  }
+  checkUniqueIds(items, spec.label);
   const requests = new Map(items.map((it) => [it.id, spec.request(it)] as const));
   log(`${spec.label}: ${items.length} item(s) through ${model.id}`);
 

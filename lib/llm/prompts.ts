@@ -5,13 +5,10 @@ import { PACKAGE_ROOT } from "../paths";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 import { digestOf } from "../util/safe-files";
 
-/** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
-export type ParserName = "official" | "project";
+/** A set's parsers ("official": the authors' notebook parsers, exactly; "project": the lenient ones), recorded with runs. */
+export type ParserName = PromptSetName;
 
-/**
- * The nine prompt constants of the paper's notebook, in its order, with the placeholders each must contain (project
- * files are checked at load, so a dropped `{original_query}` fails loudly).
- */
+/** The notebook's nine prompt constants in its order, with the placeholders each must contain (checked at load). */
 export const PROMPT_PLACEHOLDERS = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
   DENSE_REWRITE_PROMPT: ["original_query"],
@@ -46,12 +43,7 @@ export interface PromptSet {
   extras: Partial<Record<ExtraPromptName, string>>;
 }
 
-/** The authors' exact parsers with their prompts (what `--prompts official` promises), else the project's. */
-export function parserFor(set: Pick<PromptSet, "name">): ParserName {
-  return set.name === "official" ? "official" : "project";
-}
-
-/** Prompt problems; `code` is stable for callers to switch on. */
+/** `code` is stable for callers to switch on. */
 export class PromptError extends GbrError {
   declare readonly code: "NOT_PULLED" | "MISSING_VALUE" | "MISSING_CONSTANTS" | "INVALID";
 
@@ -65,7 +57,7 @@ export class PromptError extends GbrError {
 export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
 /**
- * The official cache of a data folder, which git ignores (the official texts are never committed).
+ * The official cache of a data folder (git ignores it: the official texts are never committed).
  *
  * @example
  * loadPromptSet("official", { cacheDir: officialPromptsDir(config.dataDir) });
@@ -78,7 +70,6 @@ export function officialPromptsDir(dataDir: string): string {
 export interface OfficialManifest {
   repo: string;
   commit: string;
-  /** The notebook's path in the repository, and the URL downloaded. */
   path: string;
   url: string;
   notebookSha256: string;
@@ -102,8 +93,7 @@ function readUtf8(file: string): string {
 }
 
 /**
- * A project prompt file as sent: strict UTF-8, CRLF made LF (Windows editors must not change the hash), the final
- * newline dropped (constants have none); one lacking a placeholder it needs fails loudly.
+ * A prompt file as sent: strict UTF-8, CRLF made LF (editors must not change the hash), no final newline.
  *
  * @example
  * readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages"]);

@@ -6,6 +6,7 @@ import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { Bm25Scorer } from "../sparse/bm25";
 import { compareCodePoints } from "../util/code-points";
 import { untilFailure } from "../util/pool";
+import { checkUniqueIds } from "./cached-calls";
 import { readJsonIfAny } from "../util/safe-files";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
@@ -241,11 +242,7 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
 /** REACT-BM25 over many queries; complete traces in `traceDir` are reused, so a crash repeats no finished query. */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);
-  const seen = new Set<QueryId>();
-  for (const q of queries) {
-    if (seen.has(q.id)) throw new RangeError(`duplicate query id '${q.id}'`);
-    seen.add(q.id);
-  }
+  checkUniqueIds(queries, "react-bm25");
   if (opts.traceDir) await fs.mkdir(opts.traceDir, { recursive: true });
 
   const done: { trace: ReactTrace; resumed: boolean }[] = [];

@@ -1,7 +1,7 @@
 /** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, PromptError, type PromptSet } from "./prompts";
+import { fillPrompt, PromptError, type PromptSet } from "./prompts";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
 export type RewriteKind = "sparse" | "dense";
@@ -92,7 +92,7 @@ export async function reformulate(
   prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
-  const official = parserFor(prompts) === "official";
+  const official = prompts.name === "official";
   const parse = kind === "sparse" ? parseSparseRewrite : parseDenseRewrite;
   const out = await runCachedCalls(queries, model, opts, {
     label: `reformulate ${kind}`,

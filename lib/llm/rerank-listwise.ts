@@ -28,10 +28,7 @@ function dropListNumbering(text: string): string {
   return lines.map((l, i) => l.slice(numbered[i]![0].length)).join("\n");
 }
 
-/**
- * `order`: a 0-based permutation of 0..size-1 (bad ids skipped, a repeat at its first place, left-out ones after, in
- * order); `found`: the distinct ids in 1..size the answer named (0: nothing usable).
- */
+/** `order`: a 0-based permutation (bad ids skipped, repeats at their first place, left-out ones after); `found`: ids named. */
 export function readPermutation(answer: string, size: number): { order: number[]; found: number } {
   const text = stripReasoning(answer);
   // The prompt asks for bracketed ids; when present, bare numbers ("Άρθρο 914") are prose, not ids.
@@ -49,16 +46,13 @@ export function readPermutation(answer: string, size: number): { order: number[]
   return { order, found };
 }
 
-/** Positions start (inclusive) to end (exclusive), 0-based. */
+/** Positions [start, end), 0-based. */
 export interface RerankWindow {
   start: number;
   end: number;
 }
 
-/**
- * RankGPT's windows in sending order, bottom first, each `step` higher. RankGPT's loop can leave the top few out;
- * here the last window is cut at 0, as its clamp intends. Calls: 1 when n ≤ window, else ⌈(n−window)/step⌉ + 1.
- */
+/** RankGPT's windows, bottom first, each `step` higher; the last is cut at 0 (RankGPT's loop can leave the top out). */
 export function slidingWindows(n: number, window: number, step: number): RerankWindow[] {
   checkWindow(window, step);
   if (n < 2) return [];
@@ -99,27 +93,26 @@ export function excerpt(text: string, maxChars: number): string {
   return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars).join("").trimEnd()}…`;
 }
 
-// Each article's excerpt, made once (up to 20,000 kept): the same articles fill the windows of many queries and
-// experiments.
-const excerpts = new Map<number, Map<string, string>>();
-function excerptOnce(text: string, maxChars: number): string {
-  let byText = excerpts.get(maxChars);
-  if (!byText) excerpts.set(maxChars, (byText = new Map()));
-  let e = byText.get(text);
+/** Characters of each article shown to the model. */
+const EXCERPT_CHARS = 1500;
+// Made once per article (up to 20,000 kept): the same articles fill the windows of many queries and experiments.
+const excerpts = new Map<string, string>();
+function excerptOnce(text: string): string {
+  let e = excerpts.get(text);
   if (e === undefined) {
-    if (byText.size >= 20_000) byText.clear();
-    byText.set(text, (e = excerpt(text, maxChars)));
+    if (excerpts.size >= 20_000) excerpts.clear();
+    excerpts.set(text, (e = excerpt(text, EXCERPT_CHARS)));
   }
   return e;
 }
 
-/** The system prompt; the question and articles numbered [1]…[n], each cut to `maxChars`; RERANK_PARAMS. */
-export function buildRerankRequest(queryText: string, passages: readonly string[], maxChars: number): ChatRequest {
+/** The system prompt; the question and articles numbered [1]…[n], each cut to EXCERPT_CHARS; RERANK_PARAMS. */
+export function buildRerankRequest(queryText: string, passages: readonly string[]): ChatRequest {
   const p = rerankPrompts();
-  const block = passages.map((t, i) => `[${i + 1}] ${excerptOnce(t, maxChars)}`).join("\n\n");
+  const block = passages.map((t, i) => `[${i + 1}] ${excerptOnce(t)}`).join("\n\n");
   return {
     system: p.system,
-    user: fillPrompt(p.user, { query: queryText, passages: block, count: passages.length, chars: maxChars }),
+    user: fillPrompt(p.user, { query: queryText, passages: block, count: passages.length, chars: EXCERPT_CHARS }),
     ...RERANK_PARAMS,
   };
 }
@@ -127,14 +120,11 @@ export function buildRerankRequest(queryText: string, passages: readonly string[
 export interface ListwiseRerankOptions {
   /** The run's retriever name (default "rerank:llm:" + the first stage's). */
   name?: string;
-  /** How many of the first stage's articles per query are re-ranked (default 100). */
+  /** Defaults: depth 100 re-ranked, window 20, step 10, k 100 returned; a query's windows go one after another. */
   depth?: number;
-  /** Articles per call (default 20) and how far the window moves up each time (default 10). */
   window?: number;
   step?: number;
-  /** Length of the returned rankings (default 100). */
   k?: number;
-  /** Queries re-ranked at once (default 4); the windows of one query go one after another. */
   concurrency?: number;
   log?: (message: string) => void;
   onProgress?: (label: string, done: number, total: number) => void;
@@ -170,7 +160,6 @@ export async function listwiseRerankRun(
   const window = opts.window ?? 20;
   const step = opts.step ?? 10;
   const k = opts.k ?? 100;
-  const maxChars = 1500; // characters of each article shown to the model
   if (!(Number.isInteger(depth) && depth >= 1)) throw new GbrError(`re-ranking depth must be a positive integer, got ${depth}`, "USAGE");
   if (!(Number.isInteger(k) && k >= 1)) throw new GbrError(`k must be a positive integer, got ${k}`, "USAGE");
   checkWindow(window, step);
@@ -193,7 +182,7 @@ export async function listwiseRerankRun(
         if (t === undefined) throw new DataError(`rerank:llm: the first stage ranks '${id}' for query ${q.id}, but the corpus has no such article`);
         return t;
       });
-      const req = buildRerankRequest(q.text, texts, maxChars);
+      const req = buildRerankRequest(q.text, texts);
       let res: ChatResponse;
       try {
         res = await model.complete(req);

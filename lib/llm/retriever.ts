@@ -6,7 +6,7 @@ import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, secondsOf, timed } from "../eval/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "../models/chat";
-import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
+import { loadPromptSet, officialPromptsDir, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor } from "./react-prompts";
 import type { CachedCallOptions, CachedOutcome } from "./cached-calls";
@@ -139,7 +139,7 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
         planner: model,
         observer: model,
         prompts: prompts.texts,
-        parser: reactParserFor(parserFor(prompts)),
+        parser: reactParserFor(prompts.name),
         rounds: opts.rounds ?? 10,
         seed: opts.seed,
       };

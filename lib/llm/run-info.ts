@@ -2,7 +2,7 @@
 import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
-import { parserFor, type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
+import { type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
@@ -54,7 +54,7 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
     provider: provider || "unknown",
     endpoint: model.endpoint ?? "(none)",
     prompts: { name: set.name, commit: set.commit ?? null, sha256 },
-    parser: parserFor(set),
+    parser: set.name,
     ...tallyRequests(entries),
     ...(model.endpointStats ? { endpoints: model.endpointStats() } : {}),
   };

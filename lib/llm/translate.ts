@@ -1,6 +1,6 @@
 /** The translation baseline: every article and query into English by one LLM, cached per item (6,308 articles). */
 import { parseTranslationOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, type PromptSet } from "./prompts";
+import { fillPrompt, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
@@ -39,7 +39,7 @@ export async function translateItems(
   prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
-  const official = parserFor(prompts) === "official";
+  const official = prompts.name === "official";
   return runCachedCalls(items, model, opts, {
     label: `translate ${textType}`,
     request: (item) => buildTranslationRequest(item, textType, prompts),

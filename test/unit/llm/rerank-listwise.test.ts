@@ -130,7 +130,7 @@ test("slidingWindows refuses windows that could not work", () => {
 
 test("buildRerankRequest: the question, numbered excerpts, the project's prompts and temperature 0", () => {
   const long = "Μίσθωση. " + "λέξη ".repeat(1000);
-  const req = buildRerankRequest("Ο Α μίσθωσε ακίνητο.", [long, "Κλοπή.\n\nΌποιος αφαιρεί ξένο κινητό πράγμα."], 1500);
+  const req = buildRerankRequest("Ο Α μίσθωσε ακίνητο.", [long, "Κλοπή.\n\nΌποιος αφαιρεί ξένο κινητό πράγμα."]);
   assert.match(req.user, /Ο Α μίσθωσε ακίνητο\./);
   assert.match(req.user, /\(απόσπασμα/);
   assert.match(req.user, /\n\[1\] Μίσθωση\. λέξη/);
