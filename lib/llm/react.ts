@@ -19,7 +19,7 @@ import type { Store } from "../store";
 const REACT_ROUNDS = 10;
 const REACT_DEPTH = 100;
 
-/** A kept article: the rounds that kept it (ascending), the first, its best 1-based BM25 rank in those rounds. */
+/** A kept article: the rounds that kept it (ascending), the first, its best BM25 rank in them. */
 export interface KeptInfo {
   rounds: number[];
   first: number;
@@ -38,7 +38,7 @@ export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_D
 }
 
 export interface ReactContext {
-  /** BM25-GREEKSTEMMER over the benchmark's corpus, its scorer (the paper's k1, b) and articles in corpus order. */
+  /** BM25-GREEKSTEMMER, its scorer (the paper's k1, b) and articles in corpus order. */
   corpus: IndexedCorpus;
   scorer: Bm25Scorer;
   docs: readonly Doc[];
@@ -64,7 +64,7 @@ function settings(ctx: ReactContext) {
   return s;
 }
 
-/** What a trace records of the method that made it (and a stored trace is keyed by). */
+/** What a trace records of its method (and a stored trace is keyed by). */
 function traceConfig(ctx: ReactContext): ReactTrace["config"] {
   const s = settings(ctx);
   return {
@@ -105,8 +105,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const kept = new Map<DocId, KeptInfo>();
   const history: string[] = [];
   const candidates = new Set<DocId>();
-  // A round that retrieves the very articles of an earlier one (a planner repeating its query) reuses its batches
-  // and their requests, so they are counted and rendered once.
+  // A round retrieving an earlier one's very articles reuses its batches and requests (counted, rendered once).
   const batchesOf = new Map<string, { batch: ReturnType<typeof observerBatches>[number]; req: ChatRequest }[]>();
 
   for (let round = 1; round <= s.rounds; round++) {
@@ -199,12 +198,10 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
 }
 
 export interface ReactRunOptions {
-  /** Folder for one `<sanitized query id>.json` trace per query (written after every round); complete ones are reused. */
+  /** One `<query id>.json` trace per query, written every round; complete ones are reused (also from `store`). */
   traceDir?: string;
-  /** Store of complete traces (one another process is running is waited for, then read); else `traceDir` resumes. */
   store?: Store;
   concurrency?: number;
-  /** Called when a query is done (run or taken from its trace). */
   onQuery?: (e: { query: Query; index: number; total: number; trace: ReactTrace; resumed: boolean }) => void;
 }
 
@@ -215,10 +212,9 @@ export interface ReactRunResult {
   kept: Map<number, Run>;
   /** round r -> every article retrieved in rounds 1..r (by first round, rank): not a ranking, for pool recall. */
   candidates: Map<number, Run>;
-  /** Per query: the calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
+  /** Per query: calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
   perRound: Map<QueryId, ReactTotals[]>;
   traces: Map<QueryId, ReactTrace>;
-  /** Queries taken from saved traces (no model call). */
   resumed: QueryId[];
 }
 

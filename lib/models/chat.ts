@@ -6,7 +6,6 @@ import type { ServerReports } from "./servers";
 export interface ChatRequest {
   system: string;
   user: string;
-  /** Output token limit. */
   maxTokens?: number;
   temperature?: number;
   topP?: number;
@@ -25,7 +24,7 @@ export interface ChatParams {
   seed?: number;
 }
 
-/** Fields the request leaves unset are absent, as they are from the request body. */
+/** Unset fields absent, as from the request body. */
 export function chatParams(req: ChatRequest): ChatParams {
   const { temperature, topP: top_p, maxTokens: max_tokens, reasoningEffort: reasoning_effort, seed } = req;
   const p = { temperature, top_p, max_tokens, reasoning_effort, seed };
@@ -38,10 +37,7 @@ export interface ChatUsage {
   output: number;
 }
 
-/**
- * `text`: the answer without reasoning blocks, `raw`: as returned; `seconds`: the call's wall time (a replayed call's
- * is the original's); `servedModel`: the model the server says answered, when it says.
- */
+/** `text` without reasoning, `raw` as returned; `seconds` (a replayed call's: the original's); `servedModel`, if said. */
 export interface ChatResponse {
   text: string;
   raw: string;
@@ -74,10 +70,7 @@ export class ChatError extends GbrError {
   }
 }
 
-/**
- * Removes reasoning: an unparsed harmony analysis channel, `<think>`/`<analysis>` blocks (an unterminated one at the
- * start means the model ran out of tokens thinking), then trims. For the project's parsers, not the official ones.
- */
+/** Harmony analysis, `<think>`/`<analysis>` blocks (unterminated at the start: out of tokens thinking) removed, trimmed. */
 export function stripReasoning(text: string): string {
   let out = harmonyFinal(text).replace(/<(think|analysis)>[\s\S]*?<\/\1>/gi, "");
   out = out.replace(/^\s*<(think|analysis)>[\s\S]*$/i, "");

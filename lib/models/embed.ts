@@ -17,7 +17,7 @@ export interface EmbedResult {
 export interface Embedder extends ServerReports {
   /** e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
   readonly id: string;
-  /** Vector size when known in advance (otherwise learnt from the first answer). */
+  /** Else learnt from the first answer. */
   readonly dims?: number;
   readonly maxBatch: number;
   /** `scheme://host[:port]` (safe to log), or "local". */
