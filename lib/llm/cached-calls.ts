@@ -1,6 +1,6 @@
 /** One chat call per item (rewrites, translations) over a `withReplay` model: a rerun asks only for what is missing. */
 import { DEFAULT_CONCURRENCY } from "../config";
-import { GbrError } from "../util/errors";
+import { GbrError, isUnavailable } from "../util/errors";
 import { untilFailure } from "../util/pool";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
@@ -25,6 +25,14 @@ export interface CachedCallSpec<T extends { id: string }> {
   request(item: T): ChatRequest;
   /** The item's text from an answer; `fallback` when it was empty after parsing and the input text is used. */
   parse(item: T, raw: string): { text: string; fallback?: boolean };
+}
+
+/** `error` under `message`, its family and code kept: callers switch on them, and an offline replay miss stays skipped. */
+export function relabel(error: unknown, message: string): Error {
+  const keep = { cause: error, unavailable: isUnavailable(error), hint: (error as GbrError)?.hint, brief: (error as GbrError)?.brief };
+  if (error instanceof ChatError) return new ChatError(message, error.code, keep);
+  if (error instanceof GbrError) return new GbrError(message, error.code, keep);
+  return new Error(message, { cause: error });
 }
 
 /** Two items with one id would share one answer. */
@@ -57,14 +65,7 @@ export async function runCachedCalls<T extends { id: string }>(
   const failure = await untilFailure(items.length, Math.max(1, opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat), call);
   if (failure) {
     const { error } = failure;
-    const id = items[failure.index].id;
-    const saved = `; ${finished} answer(s) done, rerun to continue`;
-    const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}${saved}`;
-    // Keep the error's family and code: callers switch on it, and an offline replay miss stays skipped, not failed.
-    const keep = { cause: error, unavailable: error instanceof GbrError && error.unavailable, hint: (error as GbrError).hint, brief: (error as GbrError).brief };
-    if (error instanceof ChatError) throw new ChatError(msg, error.code, keep);
-    if (error instanceof GbrError) throw new GbrError(msg, error.code, keep);
-    throw new Error(msg, { cause: error });
+    throw relabel(error, `${spec.label}: ${items[failure.index].id}: ${(error as Error)?.message ?? String(error)}; ${finished} answer(s) done, rerun to continue`);
   }
   const texts = new Map<string, string>();
   const outcomes = items.map((item): CachedOutcome => {

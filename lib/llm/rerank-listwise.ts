@@ -1,15 +1,16 @@
 /** RankGPT-style listwise re-ranking: numbered windows answered `[3] > [1] > [2]`, sliding bottom-up; project prompts. */
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
-import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from "../types";
-import { DataError, GbrError, isUnavailable } from "../util/errors";
+import type { DocId, LlmRunInfo, Query, Run, RunCost, RunInfo } from "../types";
+import { DataError, GbrError } from "../util/errors";
 import { splitModelId } from "../util/model-id";
 import { addCosts, zeroWork } from "../eval/run-cost";
 import { untilFailure } from "../util/pool";
 import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
-import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
+import { relabel } from "./cached-calls";
+import { chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
 /** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
 export const RERANK_PARAMS = {
@@ -137,17 +138,6 @@ interface Call {
   size: number;
 }
 
-function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): GbrError {
-  const reason = err instanceof Error ? err.message : String(err);
-  const code = err instanceof ChatError ? err.code : err instanceof GbrError && err.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "PROVIDER";
-  return new ChatError(`rerank:llm: query ${qid}, articles ${w.start + 1}–${w.end} of ${n}: ${reason}`, code, {
-    cause: err,
-    // An offline replay miss stays "cannot run here", so reproduce skips rather than fails.
-    unavailable: isUnavailable(err),
-    ...(err instanceof GbrError && err.hint !== undefined ? { hint: err.hint } : {}),
-  });
-}
-
 /** Re-ranks each query's top `depth`, appends the rest, cuts to `k`; an unusable answer keeps the window's order. */
 export async function listwiseRerankRun(
   model: ChatModel,
@@ -188,7 +178,7 @@ export async function listwiseRerankRun(
         res = await model.complete(req);
       } catch (err) {
         failed = true;
-        throw callFailure(err, q.id, w, top.length);
+        throw relabel(err, `rerank:llm: query ${q.id}, articles ${w.start + 1}–${w.end} of ${top.length}: ${(err as Error)?.message ?? String(err)}`);
       }
       const { order, found } = readPermutation(res.raw, ids.length);
       top = [...top.slice(0, w.start), ...order.map((p) => ids[p]), ...top.slice(w.end)];
