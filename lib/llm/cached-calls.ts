@@ -20,7 +20,6 @@ export interface CachedOutcome {
 }
 
 export interface CachedCallSpec<T extends { id: string }> {
-  /** e.g. "reformulate sparse", in logs and errors. */
   label: string;
   request(item: T): ChatRequest;
   /** The item's text from an answer; `fallback` when it was empty after parsing and the input text is used. */

@@ -20,7 +20,6 @@ export const OFFICIAL_COMMIT = "992f5224a6cb75d12d956994a820a9b83e18c0f5";
 export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experiments.ipynb";
 
 export interface PullOfficialOptions {
-  /** The configuration's `githubRawUrl`. */
   baseUrl?: string;
   commit?: string;
   cacheDir: string;

@@ -43,7 +43,6 @@ export interface PromptSet {
   extras: Partial<Record<ExtraPromptName, string>>;
 }
 
-/** `code` is stable for callers to switch on. */
 export class PromptError extends GbrError {
   declare readonly code: "NOT_PULLED" | "MISSING_VALUE" | "MISSING_CONSTANTS" | "INVALID";
 

@@ -3,7 +3,6 @@ import { clean } from "../text/normalize";
 import type { DocId } from "../types";
 import { stripReasoning } from "../models/chat";
 
-
 // Anchored at line start so "…the query: …" in the REASON prose is not the label (the authors' regex is too).
 const QUERY_LABEL = /^[ \t]*(?:(?:#{1,6}|[-*•>])[ \t]+)?(?:\*\*|__|\*)?[ \t]*QUERY[ \t]*(?:\*\*|__|\*)?[ \t]*[:：][ \t]*(?:\*\*|__|\*)?/im;
 
@@ -15,10 +14,7 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
   return query.length > 0 ? query : originalQuery;
 }
 
-/**
- * An observer's answer read: the batch's kept ids in its order, each once, with its reason (maybe ""); `none` when it
- * said `RELEVANT: NONE` and kept nothing; `ignored`: ids on `id | reason` lines that are not in the batch.
- */
+/** Kept ids in answer order, each once, with reasons; `none`: said `RELEVANT: NONE`; `ignored`: ids not in the batch. */
 export interface ObserverAnswer {
   ids: DocId[];
   reasons: Map<DocId, string>;

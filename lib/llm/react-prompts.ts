@@ -10,7 +10,6 @@ import type { ParserName } from "./prompts";
 /** Kept articles whose full texts the planner sees from round 2 on. */
 export const PLANNER_KEPT_DOCS = 27;
 
-
 /** The five REACT templates of a prompt set (the answer formats are fixed: `QUERY:`, `RELEVANT:` / `id | reason`). */
 export type ReactPrompts = Pick<
   PromptSet["texts"],

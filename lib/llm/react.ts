@@ -58,9 +58,6 @@ const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTok
 function settings(ctx: ReactContext) {
   const s = { ...REACT_PARAMS, rounds: ctx.rounds ?? REACT_ROUNDS, budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS };
   if (!Number.isInteger(s.rounds) || s.rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${s.rounds}`);
-  if (ctx.docs.length !== ctx.corpus.docIds.length) {
-    throw new RangeError(`REACT needs the corpus's articles in corpus order: got ${ctx.docs.length} articles for an index of ${ctx.corpus.docIds.length}`);
-  }
   return s;
 }
 
@@ -138,7 +135,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       }
     }
 
-    // `docs` are in corpus order (checked by `settings`).
     const retrievedDocs = Array.from(top.docs, (d) => ({ id: docs[d].id, text: docs[d].text }));
     const observerTraces: ReactObserverTrace[] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];

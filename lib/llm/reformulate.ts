@@ -74,7 +74,6 @@ function rewriteSystemFor(prompts: PromptSet): string {
   );
 }
 
-/** The set's rewrite system message, the kind's prompt with the query text verbatim, and the paper's settings. */
 export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompts: PromptSet): ChatRequest {
   const template = kind === "sparse" ? prompts.texts.SPARSE_REWRITE_PROMPT : prompts.texts.DENSE_REWRITE_PROMPT;
   return {

@@ -60,7 +60,6 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
   };
 }
 
-/** Chat calls and tokens as provider work. */
 export function llmWork(usages: Iterable<ChatUsage>): Work {
   const w = zeroWork();
   for (const u of usages) {

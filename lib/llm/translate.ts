@@ -4,7 +4,6 @@ import { fillPrompt, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
-/** Filled into {text_type}. */
 export type TextType = "article" | "query";
 
 /** As the notebook: temperature 0 and a 32,768-token cap (a translation has one right answer, as long as its source). */
@@ -15,7 +14,6 @@ export const TRANSLATION_PARAMS = {
   maxTokens: 32768,
 } as const satisfies Partial<ChatRequest>;
 
-/** TRANSLATION_SYSTEM, and TRANSLATION_USER filled with the text type, the id and the text verbatim. */
 export function buildTranslationRequest(item: { id: string; text: string }, textType: TextType, prompts: PromptSet): ChatRequest {
   return {
     system: prompts.texts.TRANSLATION_SYSTEM,

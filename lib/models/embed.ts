@@ -15,7 +15,6 @@ export interface EmbedResult {
 
 /** Embeds already-templated texts; batching, caching, validation and error context are the caller's job. */
 export interface Embedder extends ServerReports {
-  /** e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
   readonly id: string;
   /** Else learnt from the first answer. */
   readonly dims?: number;
