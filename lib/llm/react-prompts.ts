@@ -28,11 +28,6 @@ export function renderObserverDocs(docs: readonly { id: DocId; text: string }[])
 
 export const OBSERVER_DOC_SEPARATOR = "\n\n";
 
-/** `{query_history}`: one `- Γύρος {round}: {query}` line per earlier round, round 1 first. */
-function renderQueryHistory(queries: readonly string[]): string {
-  return queries.map((q, i) => `- Γύρος ${i + 1}: ${q}`).join("\n");
-}
-
 export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
 
 /** `{kept_docs_summary}`: kept texts without ids as `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]` blocks; callers pass the first 27. */
@@ -50,7 +45,7 @@ export function plannerMessage(
     original_query: q.originalQuery,
     round_idx: q.round,
     max_rounds: q.maxRounds,
-    query_history: renderQueryHistory(q.history),
+    query_history: q.history.map((h, i) => `- Γύρος ${i + 1}: ${h}`).join("\n"),
     kept_docs_summary: renderKeptDocs(q.keptTexts.slice(0, PLANNER_KEPT_DOCS)),
   });
 }

@@ -47,18 +47,12 @@ export function readPermutation(answer: string, size: number): { order: number[]
   return { order, found };
 }
 
-/** Positions [start, end), 0-based. */
-export interface RerankWindow {
-  start: number;
-  end: number;
-}
-
 /** RankGPT's windows, bottom first, each `step` higher; the last is cut at 0 (RankGPT's loop can leave the top out). */
-export function slidingWindows(n: number, window: number, step: number): RerankWindow[] {
+export function slidingWindows(n: number, window: number, step: number): { start: number; end: number }[] {
   checkWindow(window, step);
   if (n < 2) return [];
   if (n <= window) return [{ start: 0, end: n }];
-  const out: RerankWindow[] = [];
+  const out: { start: number; end: number }[] = [];
   for (let start = n - window, end = n; end > 0; start -= step, end -= step) {
     const w = { start: Math.max(0, start), end };
     if (w.end - w.start >= 2) out.push(w);
@@ -152,7 +146,6 @@ export async function listwiseRerankRun(
   const k = opts.k ?? 100;
   if (!(Number.isInteger(depth) && depth >= 1)) throw new GbrError(`re-ranking depth must be a positive integer, got ${depth}`, "USAGE");
   if (!(Number.isInteger(k) && k >= 1)) throw new GbrError(`k must be a positive integer, got ${k}`, "USAGE");
-  checkWindow(window, step);
   const prompts = rerankPrompts();
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
 

@@ -27,9 +27,7 @@ function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "reque
     if (e.servedModel) served.add(e.servedModel);
     if (e.standIn) standIn = true;
     // Keys in a fixed order, so equal parameters always meet whatever order they were set in.
-    const fields = Object.entries(e.params)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const fields = Object.entries(e.params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const key = JSON.stringify([e.role, fields]);
     const row = rows.get(key);
     if (row) row.calls++;

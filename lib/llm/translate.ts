@@ -1,5 +1,5 @@
 /** The translation baseline: every article and query into English by one LLM, cached per item (6,308 articles). */
-import { parseTranslationOfficial } from "./official-parsers";
+import { officialAnswerText } from "./official-parsers";
 import { fillPrompt, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
@@ -42,7 +42,7 @@ export async function translateItems(
     label: `translate ${textType}`,
     request: (item) => buildTranslationRequest(item, textType, prompts),
     parse(item, raw) {
-      if (official) return { text: parseTranslationOfficial(raw) };
+      if (official) return { text: officialAnswerText(raw) };
       const english = cleanTranslation(raw);
       return english === "" ? { text: item.text, fallback: true } : { text: english };
     },
