@@ -56,10 +56,7 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
     extracted = extractPromptsFromNotebook(await fs.readFile(incoming, "utf8"));
   } catch (err) {
     await fs.rm(incoming, { force: true });
-    if (err instanceof PromptError) {
-      throw new PromptError(`${url}: ${err.message}`, err.code);
-    }
-    throw err;
+    throw err instanceof PromptError ? new PromptError(`${url}: ${err.message}`, err.code) : err;
   }
 
   // From here on the cache changes: drop the manifest first so a crash leaves "not pulled".
@@ -77,7 +74,7 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
     const found = extracted.extras[name];
     if (!found) {
       await fs.rm(file, { force: true }); // a stale extra from an older pull must not be loaded
-      log(`prompts: no ${name} found in the notebook; the project's own text will be used for it`);
+      log(`prompts: no ${name} found in the notebook; official rewrites will stop and say so`);
       continue;
     }
     await writeAtomic(file, found.text);

@@ -120,10 +120,11 @@ function loadProjectSet(dir: string): PromptSet {
 
 function loadOfficialSet(dir: string): PromptSet {
   const manifestFile = path.join(dir, OFFICIAL_MANIFEST);
-  const notPulled =
-    `the official prompts are not in the cache (${manifestFile} is missing); ` +
-    "run `gbr prompts pull` to fetch them from github.com/nlpaueb/greek-bar-bench, or use the project prompts";
-  if (!existsSync(manifestFile)) throw new PromptError(notPulled, "NOT_PULLED", { brief: "the official prompts are not pulled: run `gbr prompts pull`" });
+  const pull = "run `gbr prompts pull`";
+  if (!existsSync(manifestFile)) {
+    const notPulled = `the official prompts are not in the cache (${manifestFile} missing); ${pull} or use the project prompts`;
+    throw new PromptError(notPulled, "NOT_PULLED", { brief: `the official prompts are not pulled: ${pull}` });
+  }
   let manifest: OfficialManifest;
   try {
     manifest = JSON.parse(readUtf8(manifestFile)) as OfficialManifest;
@@ -154,6 +155,10 @@ function loadOfficialSet(dir: string): PromptSet {
 function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string> {
   return Object.fromEntries(PROMPT_NAMES.map((p) => [p, digestOf(texts[p])])) as Record<PromptName, string>;
 }
+
+/** The notebook's sampling settings: top_p 1 and low reasoning effort for every call, in this key order. */
+export const notebookParams = <T extends number, M extends number>(temperature: T, maxTokens: M) =>
+  ({ temperature, topP: 1, reasoningEffort: "low", maxTokens }) as const;
 
 export type PromptValues = Record<string, string | number | undefined>;
 

@@ -1,18 +1,13 @@
 /** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
-import { fillPrompt, PromptError, type PromptSet } from "./prompts";
+import { fillPrompt, notebookParams, PromptError, type PromptSet } from "./prompts";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
 export type RewriteKind = "sparse" | "dense";
 
 /** The paper's reformulation sampling settings (DESIGN.md §6, the notebook's chat()). */
-export const REFORMULATION_PARAMS = {
-  temperature: 0.2,
-  topP: 1,
-  reasoningEffort: "low",
-  maxTokens: 42000,
-} as const satisfies Partial<ChatRequest>;
+export const REFORMULATION_PARAMS = notebookParams(0.2, 42000) satisfies Partial<ChatRequest>;
 
 /** `LABEL:` with optional markdown emphasis around the label and/or the colon; case-insensitive. */
 function labelPattern(labels: readonly string[]): RegExp {
@@ -67,11 +62,9 @@ export function parseDenseRewrite(text: string): string {
 function rewriteSystemFor(prompts: PromptSet): string {
   const system = prompts.extras.REWRITE_SYSTEM;
   if (system !== undefined) return system;
-  throw new PromptError(
-    `the ${prompts.name} prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
-      "run `gbr prompts pull` again, or use the project prompts",
-    "MISSING_CONSTANTS",
-  );
+  const why = `the notebook's rewrite system message was not found in ${prompts.source}`;
+  const fix = "run `gbr prompts pull` again, or use the project prompts";
+  throw new PromptError(`the ${prompts.name} prompt set has no REWRITE_SYSTEM (${why}); ${fix}`, "MISSING_CONSTANTS");
 }
 
 export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompts: PromptSet): ChatRequest {

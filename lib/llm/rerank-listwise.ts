@@ -6,19 +6,14 @@ import { DataError, GbrError } from "../util/errors";
 import { splitModelId } from "../util/model-id";
 import { addCosts, zeroWork } from "../eval/run-cost";
 import { untilFailure } from "../util/pool";
-import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
+import { fillPrompt, loadPromptSet, notebookParams, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { relabel } from "./cached-calls";
 import { chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
 /** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
-export const RERANK_PARAMS = {
-  temperature: 0,
-  topP: 1,
-  reasoningEffort: "low",
-  maxTokens: 42000,
-} as const satisfies Partial<ChatRequest>;
+export const RERANK_PARAMS = notebookParams(0, 42000) satisfies Partial<ChatRequest>;
 
 /** Drops a list's own "1.", "2.", … only when every line has them in sequence, so "3. 1. 2." is never numbering. */
 function dropListNumbering(text: string): string {

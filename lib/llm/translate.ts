@@ -1,18 +1,13 @@
 /** The translation baseline: every article and query into English by one LLM, cached per item (6,308 articles). */
 import { officialAnswerText } from "./official-parsers";
-import { fillPrompt, type PromptSet } from "./prompts";
+import { fillPrompt, notebookParams, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
 export type TextType = "article" | "query";
 
 /** As the notebook: temperature 0 and a 32,768-token cap (a translation has one right answer, as long as its source). */
-export const TRANSLATION_PARAMS = {
-  temperature: 0,
-  topP: 1,
-  reasoningEffort: "low",
-  maxTokens: 32768,
-} as const satisfies Partial<ChatRequest>;
+export const TRANSLATION_PARAMS = notebookParams(0, 32768) satisfies Partial<ChatRequest>;
 
 export function buildTranslationRequest(item: { id: string; text: string }, textType: TextType, prompts: PromptSet): ChatRequest {
   return {
