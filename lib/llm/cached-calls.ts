@@ -52,27 +52,22 @@ export async function runCachedCalls<T extends { id: string }>(
 ): Promise<Map<string, string>> {
   const log = opts.log ?? (() => {});
   checkUniqueIds(items, spec.label);
-  const requests = new Map(items.map((it) => [it.id, spec.request(it)] as const));
+  const requests = items.map((it) => spec.request(it));
   log(`${spec.label}: ${items.length} item(s) through ${model.id}`);
-
-  const done = new Map<string, ChatResponse>();
-  let finished = 0;
-  const call = async (i: number) => {
-    done.set(items[i].id, await model.complete(requests.get(items[i].id)!));
-    finished++;
-  };
+  const done: ChatResponse[] = [];
+  const call = async (i: number) => void (done[i] = await model.complete(requests[i]));
   const failure = await untilFailure(items.length, Math.max(1, opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat), call);
   if (failure) {
     const { error } = failure;
-    throw relabel(error, `${spec.label}: ${items[failure.index].id}: ${(error as Error)?.message ?? String(error)}; ${finished} answer(s) done, rerun to continue`);
+    const finished = `${Object.keys(done).length} answer(s) done, rerun to continue`;
+    throw relabel(error, `${spec.label}: ${items[failure.index].id}: ${(error as Error)?.message ?? String(error)}; ${finished}`);
   }
   const texts = new Map<string, string>();
-  const outcomes = items.map((item): CachedOutcome => {
-    const response = done.get(item.id)!;
-    const { text, fallback = false } = spec.parse(item, response.raw);
+  const outcomes = items.map((item, i): CachedOutcome => {
+    const { text, fallback = false } = spec.parse(item, done[i].raw);
     if (fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
     texts.set(item.id, text);
-    return { request: requests.get(item.id)!, response, reused: response.replayed === true, fallback };
+    return { request: requests[i], response: done[i], reused: done[i].replayed === true, fallback };
   });
   const fallbacks = outcomes.filter((o) => o.fallback).length;
   if (fallbacks > 0) log(`${spec.label}: ${fallbacks} item(s) fell back to the original text (empty answers)`);
