@@ -8,7 +8,6 @@ import {
   PROMPT_NAMES,
   PromptError,
   type OfficialManifest,
-  type PromptName,
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
@@ -27,14 +26,8 @@ export interface PullOfficialOptions {
   log?: (msg: string) => void;
 }
 
-export interface PullOfficialResult {
-  cacheDir: string;
-  manifest: OfficialManifest;
-  texts: Record<PromptName, string>;
-}
-
 /** Caches each `<NAME>.txt`, the notebook and, last, `manifest.json`, so an interrupted pull never loads half-new. */
-export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<PullOfficialResult> {
+export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<{ cacheDir: string; manifest: OfficialManifest }> {
   const log = opts.log ?? (() => {});
   const base = checkedBaseUrl("GBR_GITHUB_RAW_URL", opts.baseUrl ?? "https://raw.githubusercontent.com").replace(/\/+$/, "");
   const commit = opts.commit ?? OFFICIAL_COMMIT;
@@ -92,5 +85,5 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
   };
   await writeAtomic(path.join(cacheDir, OFFICIAL_MANIFEST), JSON.stringify(manifest, null, 2) + "\n");
   log(`prompts: cached ${PROMPT_NAMES.length} official prompts from ${OFFICIAL_REPO}@${commit.slice(0, 12)} in ${cacheDir}`);
-  return { cacheDir, manifest, texts: extracted.texts };
+  return { cacheDir, manifest };
 }

@@ -57,7 +57,7 @@ export function observerMessage(prompts: Pick<ReactPrompts, "OBSERVER_USER">, or
 /** The project's lenient parsers, or the authors' exact ones (`--prompts official`); `name` goes in traces. */
 export interface ReactParser {
   name: ParserName;
-  /** The answer text that is parsed (reasoning removed as this parser removes it), for traces. */
+  /** For traces: the answer as this parser sees it. */
   text(raw: string): string;
   planner(raw: string, originalQuery: string): string;
   observer(raw: string, batchIds: ReadonlySet<DocId>): ObserverAnswer;

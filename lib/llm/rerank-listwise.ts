@@ -201,7 +201,6 @@ export async function listwiseRerankRun(
     // "project" gives the set's name and parser only; the prompts are the two re-ranking files (see the header).
     ...llmRunInfo(model, loadPromptSet("project"), [], entries),
     prompts: { name: "project", commit: null, sha256: { ...prompts.sha256 } },
-    parser: "project",
   };
   const modelName = splitModelId(model.id).model;
   const info: RunInfo = {
