@@ -22,7 +22,6 @@ export interface CachedOutcome {
 export interface CachedCallSpec<T extends { id: string }> {
   label: string;
   request(item: T): ChatRequest;
-  /** The item's text from an answer; `fallback` when it was empty after parsing and the input text is used. */
   parse(item: T, raw: string): { text: string; fallback?: boolean };
 }
 

@@ -164,8 +164,7 @@ export type PromptValues = Record<string, string | number | undefined>;
 
 /** `{name}` for names in PLACEHOLDERS or `values`, in one pass; a missing value is an error; "{{"/"}}" stay. */
 export function fillPrompt(template: string, values: PromptValues): string {
-  const known = new Set<string>(PLACEHOLDERS);
-  for (const k of Object.keys(values)) known.add(k);
+  const known = new Set<string>([...PLACEHOLDERS, ...Object.keys(values)]);
   const missing = new Set<string>();
   const out = template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
     if (!known.has(name)) return whole;

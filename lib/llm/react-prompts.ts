@@ -30,23 +30,19 @@ export const OBSERVER_DOC_SEPARATOR = "\n\n";
 
 export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
 
-/** `{kept_docs_summary}`: kept texts without ids as `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]` blocks; callers pass the first 27. */
-function renderKeptDocs(texts: readonly string[]): string {
-  return texts.length ? texts.map((t) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${t}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`).join("\n\n") : NOTHING_KEPT_YET;
-}
-
 /** PLANNER_FIRST in round 1; then PLANNER_NEXT with the earlier queries and the first 27 kept texts (rank order). */
 export function plannerMessage(
   prompts: Pick<ReactPrompts, "PLANNER_FIRST" | "PLANNER_NEXT">,
   q: { originalQuery: string; round: number; maxRounds: number; history: readonly string[]; keptTexts: readonly string[] },
 ): string {
   if (q.round === 1) return fillPrompt(prompts.PLANNER_FIRST, { original_query: q.originalQuery, max_rounds: q.maxRounds });
+  const kept = q.keptTexts.slice(0, PLANNER_KEPT_DOCS).map((t) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${t}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`);
   return fillPrompt(prompts.PLANNER_NEXT, {
     original_query: q.originalQuery,
     round_idx: q.round,
     max_rounds: q.maxRounds,
     query_history: q.history.map((h, i) => `- Γύρος ${i + 1}: ${h}`).join("\n"),
-    kept_docs_summary: renderKeptDocs(q.keptTexts.slice(0, PLANNER_KEPT_DOCS)),
+    kept_docs_summary: kept.length ? kept.join("\n\n") : NOTHING_KEPT_YET,
   });
 }
 

@@ -9,7 +9,6 @@ export interface ChatRequest {
   maxTokens?: number;
   temperature?: number;
   topP?: number;
-  /** Passed through to models that take it (gpt-oss). */
   reasoningEffort?: "low" | "medium" | "high";
   /** Provider-side sampling seed (--repeat/--seed). */
   seed?: number;
