@@ -9,7 +9,6 @@ import { ChatError } from "../models/chat";
 export const OBSERVER_BUDGET_TOKENS = 84_000;
 export const CHAT_OVERHEAD_TOKENS = 64;
 
-/** `tokens`: of the whole prompt, as `promptTokens` counted it. */
 export type ObserverBatch = { docs: { id: DocId; text: string }[]; tokens: number };
 
 /** Each batch: the longest run of next articles whose prompt stays below `budgetTokens` (bisected, not one by one). */
