@@ -60,7 +60,6 @@ function planChatModel(id: string, plan: PlanMode, perCall: number, sample: numb
       if (key === undefined) keys.set(req, (key = replayKey(id, req, sample)));
       if (cache?.has(key)) {
         const hit = await cache.get(key);
-        // Cached calls cost nothing.
         if (hit) return { text: hit.response.text, raw: hit.response.raw, usage: { input: 0, output: 0 }, seconds: 0, replayed: true };
       }
       const input = plan.tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));

@@ -14,7 +14,6 @@ export class PythonLiteralError extends GbrError {
 
 const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
 
-/** Does a string literal (maybe with a prefix such as r, u, b, f) start at `pos`? */
 export function literalStartsAt(src: string, pos: number): boolean {
   LITERAL_START.lastIndex = pos;
   const m = LITERAL_START.exec(src);

@@ -124,8 +124,11 @@ export const REACT_TRACE: RecordKind<StoredTrace> = {
   problem(v) {
     const r = v as StoredTrace | null;
     if (!r || typeof r !== "object" || typeof r.key !== "string" || !(r.seed === null || typeof r.seed === "number")) return "not a stored trace";
-    const t = r.trace;
-    if (!t || t.version !== 2 || t.complete !== true || !t.query || typeof t.query.id !== "string" || !t.config || !Array.isArray(t.rounds)) return "not a complete trace";
-    return undefined;
+    return isCompleteTrace(r.trace) ? undefined : "not a complete trace";
   },
 };
+
+/** A finished trace of this version, as a rerun may take it (JSON read back may hold anything). */
+export function isCompleteTrace(t: ReactTrace | undefined): t is ReactTrace {
+  return t?.version === 2 && t.complete === true && typeof t.query?.id === "string" && !!t.config && Array.isArray(t.rounds);
+}

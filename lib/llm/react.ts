@@ -11,7 +11,7 @@ import { readJsonIfAny } from "../util/safe-files";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
 import { callRecord, callTotals, REACT_TRACE, sumTotals, traceKey, traceFileName, writeTrace, zeroTotals } from "./react-traces";
-import type { ReactObserverTrace, ReactRoundTrace, ReactTotals, ReactTrace } from "./react-traces";
+import { isCompleteTrace, type ReactRoundTrace, type ReactTotals, type ReactTrace } from "./react-traces";
 import type { ChatModel, ChatRequest } from "../models/chat";
 import type { Store } from "../store";
 
@@ -136,7 +136,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     }
 
     const retrievedDocs = Array.from(top.docs, (d) => ({ id: docs[d].id, text: docs[d].text }));
-    const observerTraces: ReactObserverTrace[] = [];
+    const observerTraces: ReactRoundTrace["observer"] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];
     const keptIds = new Set<DocId>();
     const retrievedIds = retrievedDocs.map((d) => d.id).join("\n");
@@ -225,7 +225,7 @@ export function isReactRun(run: Run): run is ReactRun {
 
 /** A complete saved trace serves only the same method, query and rounds (each planner prompt says "round i of N"). */
 function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
-  if (t === undefined || t.version !== 2 || t.complete !== true || !t.config || !Array.isArray(t.rounds)) return false;
+  if (!isCompleteTrace(t)) return false;
   const want = traceConfig(ctx);
   const config = t.config as unknown as Record<string, unknown>;
   return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
