@@ -22,8 +22,7 @@ export interface ObserverAnswer {
   ignored: string[];
 }
 
-// The keep list ends at a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section (the authors cut too); list markers are "-",
-// "•", "+", a single "*" (not bold), "1." / "1)"; "RELEVANT:" may be bold; "doc_id:" is echoed from the article block.
+// The keep list ends at a NOT_RELEVANT/MISSING/… section (the authors cut too); "doc_id:" is echoed from the article block.
 const OBSERVER_STOP = /^[ \t]*(?:[*_#]+[ \t]*)?(?:NOT[_ ]RELEVANT|MISSING|OBSERVATION|ANSWER)\b[ \t]*(?:[*_]+)?[ \t]*:/im;
 const BULLET = /^(?:[-•+]+[ \t]*|\*(?!\*)[ \t]*|\d{1,3}[.)][ \t]+)/;
 const RELEVANT_LABEL = /^(?:\*\*|__)?[ \t]*RELEVANT[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*/i;

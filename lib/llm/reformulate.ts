@@ -9,17 +9,13 @@ export type RewriteKind = "sparse" | "dense";
 /** The paper's reformulation sampling settings (DESIGN.md §6, the notebook's chat()). */
 export const REFORMULATION_PARAMS = notebookParams(0.2, 42000) satisfies Partial<ChatRequest>;
 
-/** `LABEL:` with optional markdown emphasis around the label and/or the colon; case-insensitive. */
-function labelPattern(labels: readonly string[]): RegExp {
-  return new RegExp(`(?:\\*\\*|__)?\\b(?:${labels.join("|")})\\b(?:\\*\\*|__)?[ \\t]*[:：][ \\t]*(?:\\*\\*|__)?`, "i");
-}
-
 /** The start of another labelled section (REASON:, NOTE:, …): the answer's part we want ends there. */
 const NEXT_SECTION = /\n[ \t>#*_-]*(?:\*\*|__)?[A-Z][A-Z_ ]{2,}(?:\*\*|__)?[ \t]*:/;
 
-/** The text after the first of `labels`, up to the next labelled section; the whole text when there is no label. */
+/** The text after the first `LABEL:` (emphasis allowed around it), up to the next labelled section; else the whole text. */
 function afterLabel(text: string, labels: readonly string[]): string {
-  const m = labelPattern(labels).exec(text);
+  const label = new RegExp(`(?:\\*\\*|__)?\\b(?:${labels.join("|")})\\b(?:\\*\\*|__)?[ \\t]*[:：][ \\t]*(?:\\*\\*|__)?`, "i");
+  const m = label.exec(text);
   if (!m) return text;
   const rest = text.slice(m.index + m[0].length);
   const end = NEXT_SECTION.exec(rest);
