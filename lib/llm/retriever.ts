@@ -26,12 +26,10 @@ function traceDirOf(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, m
   return path.join(ctx.workDir ?? path.join(ctx.providers.config.dataDir, "llm"), safe(bench.name), dir, "traces");
 }
 
-/** The method's prompt set: the project's, or the official ones cached in the run's data folder. */
 function promptsFor(opts: RetrieverOptions, ctx: RunContext): PromptSet {
   return loadPromptSet(opts.promptSet ?? "project", { cacheDir: officialPromptsDir(ctx.providers.config.dataDir) });
 }
 
-/** The requests behind a batch of cached answers, for the run's record. */
 function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
   return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.response.servedModel, standIn: o.response.standIn }));
 }
