@@ -18,6 +18,6 @@ export const promptsPull: Command = {
   async run(values, io, configOf) {
     const config = configOf();
     const r = await pullOfficialPrompts({ commit: values.commit as string | undefined, log: logger(io, values.quiet), baseUrl: config.githubRawUrl, cacheDir: officialPromptsDir(config.dataDir) });
-    io.stdout(`${Object.keys(r.texts).length} official prompts -> ${r.cacheDir}\n`);
+    io.stdout(`${Object.keys(r.manifest.prompts).length} official prompts -> ${r.cacheDir}\n`);
   },
 };

@@ -1,6 +1,6 @@
 /** One chat call per item (rewrites, translations) over a `withReplay` model: a rerun asks only for what is missing. */
 import { DEFAULT_CONCURRENCY } from "../config";
-import { GbrError } from "../util/errors";
+import { GbrError, isUnavailable } from "../util/errors";
 import { untilFailure } from "../util/pool";
 import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
@@ -20,11 +20,26 @@ export interface CachedOutcome {
 }
 
 export interface CachedCallSpec<T extends { id: string }> {
-  /** e.g. "reformulate sparse", in logs and errors. */
   label: string;
   request(item: T): ChatRequest;
-  /** The item's text from an answer; `fallback` when it was empty after parsing and the input text is used. */
   parse(item: T, raw: string): { text: string; fallback?: boolean };
+}
+
+/** `error` under `message`, its family and code kept: callers switch on them, and an offline replay miss stays skipped. */
+export function relabel(error: unknown, message: string): Error {
+  const keep = { cause: error, unavailable: isUnavailable(error), hint: (error as GbrError)?.hint, brief: (error as GbrError)?.brief };
+  if (error instanceof ChatError) return new ChatError(message, error.code, keep);
+  if (error instanceof GbrError) return new GbrError(message, error.code, keep);
+  return new Error(message, { cause: error });
+}
+
+/** Two items with one id would share one answer. */
+export function checkUniqueIds(items: readonly { id: string }[], label: string): void {
+  const seen = new Set<string>();
+  for (const { id } of items) {
+    if (seen.has(id)) throw new RangeError(`${label}: duplicate id '${id}'`);
+    seen.add(id);
+  }
 }
 
 /** The parsed answer per item; on a failure those in flight finish (stored), then the error is raised. */
@@ -35,39 +50,23 @@ export async function runCachedCalls<T extends { id: string }>(
   spec: CachedCallSpec<T>,
 ): Promise<Map<string, string>> {
   const log = opts.log ?? (() => {});
-  const seen = new Set<string>();
-  for (const it of items) {
-    if (seen.has(it.id)) throw new Error(`${spec.label}: duplicate id '${it.id}'`);
-    seen.add(it.id);
-  }
-  const requests = new Map(items.map((it) => [it.id, spec.request(it)] as const));
+  checkUniqueIds(items, spec.label);
+  const requests = items.map((it) => spec.request(it));
   log(`${spec.label}: ${items.length} item(s) through ${model.id}`);
-
-  const done = new Map<string, ChatResponse>();
-  let finished = 0;
-  const call = async (i: number) => {
-    done.set(items[i].id, await model.complete(requests.get(items[i].id)!));
-    finished++;
-  };
+  const done: ChatResponse[] = [];
+  const call = async (i: number) => void (done[i] = await model.complete(requests[i]));
   const failure = await untilFailure(items.length, Math.max(1, opts.concurrency ?? model.capacity ?? DEFAULT_CONCURRENCY.chat), call);
   if (failure) {
     const { error } = failure;
-    const id = items[failure.index].id;
-    const saved = `; ${finished} answer(s) done, rerun to continue`;
-    const msg = `${spec.label}: ${id}: ${(error as Error)?.message ?? String(error)}${saved}`;
-    // Keep the error's family and code: callers switch on it, and an offline replay miss stays skipped, not failed.
-    const keep = { cause: error, unavailable: error instanceof GbrError && error.unavailable, hint: (error as GbrError).hint, brief: (error as GbrError).brief };
-    if (error instanceof ChatError) throw new ChatError(msg, error.code, keep);
-    if (error instanceof GbrError) throw new GbrError(msg, error.code, keep);
-    throw new Error(msg, { cause: error });
+    const finished = `${Object.keys(done).length} answer(s) done, rerun to continue`;
+    throw relabel(error, `${spec.label}: ${items[failure.index].id}: ${(error as Error)?.message ?? String(error)}; ${finished}`);
   }
   const texts = new Map<string, string>();
-  const outcomes = items.map((item): CachedOutcome => {
-    const response = done.get(item.id)!;
-    const { text, fallback = false } = spec.parse(item, response.raw);
+  const outcomes = items.map((item, i): CachedOutcome => {
+    const { text, fallback = false } = spec.parse(item, done[i].raw);
     if (fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
     texts.set(item.id, text);
-    return { request: requests.get(item.id)!, response, reused: response.replayed === true, fallback };
+    return { request: requests[i], response: done[i], reused: done[i].replayed === true, fallback };
   });
   const fallbacks = outcomes.filter((o) => o.fallback).length;
   if (fallbacks > 0) log(`${spec.label}: ${fallbacks} item(s) fell back to the original text (empty answers)`);

@@ -6,13 +6,8 @@ import type { PlanMode, RetrieverOptions, RunContext } from "../registry";
 import { splitModelId } from "../util/model-id";
 
 /**
- * `--llm` (else `GBR_CHAT_MODEL`) behind the store (`ctx.replay`: "use", "refresh" asks again, "off" keeps nothing), or
- * the plan's stand-in. A `--repeat` sample's seed is added outside the store, so it is in the key and the request.
- * `inputs`: the items a method renders its requests from (rewrites, translations); a plan counts such a request once
- * across experiments when they are the benchmark's own (`PlanMode.given`).
- *
- * @example
- * const model = await chatForMethod({ llm: "openai/gpt-oss-120b" }, ctx, bench.queries);
+ * `--llm` behind the store (`ctx.replay`), or the plan's stand-in; a `--repeat` seed is added outside the store, so it
+ * is in the key. `inputs`: the items requests are made from; a plan counts such a request once when they are the benchmark's.
  */
 export async function chatForMethod(opts: Pick<RetrieverOptions, "llm" | "sample" | "seed">, ctx: RunContext, inputs?: readonly object[]): Promise<ChatModel> {
   const cache = async () => replayCache(await ctx.store());
@@ -48,9 +43,7 @@ export async function outputGuess(cache: ReplayCache | undefined, modelId: strin
   return { perCall: 1000, basis: `assumed: the replay cache holds no answer of this model` };
 }
 
-/** o200k tokens of a message, its paragraphs counted apart where the pre-tokenizer cuts anyway and remembered: the
- * same articles fill thousands of a plan's prompts (REACT's observer, listwise windows, translations), and a numbered
- * one ("[3] text") is counted apart from its number, which changes with its place. */
+/** o200k tokens, paragraphs counted apart and remembered (the same articles fill thousands of prompts; "[3]" apart too). */
 function messageTokens(text: string): number {
   return countTokensJoined(text.split(/(?<=\n\n)|(?<=(?:^|\n)\[\d{1,4}\])(?= )/));
 }
@@ -67,7 +60,6 @@ function planChatModel(id: string, plan: PlanMode, perCall: number, sample: numb
       if (key === undefined) keys.set(req, (key = replayKey(id, req, sample)));
       if (cache?.has(key)) {
         const hit = await cache.get(key);
-        // Cached calls cost nothing.
         if (hit) return { text: hit.response.text, raw: hit.response.raw, usage: { input: 0, output: 0 }, seconds: 0, replayed: true };
       }
       const input = plan.tokensOf(key, () => messageTokens(req.system) + messageTokens(req.user));

@@ -16,7 +16,7 @@ const BULLET = new RegExp(`^${WS}*[-*•]+${WS}*`, "u");
 const REWRITE_LABEL = new RegExp(`(?:KEYWORDS|REWRITTEN_QUERY|QUERY)${WS}*:${WS}*([\\s\\S]*)`, "iu");
 const RELEVANT_NONE = new RegExp(`${LINE_START}${WS}*RELEVANT${WS}*:${WS}*NONE\\b`, "iu");
 
-/** As `chat()`: terminated `<think>`/`<analysis>` blocks removed, then `strip()`; unterminated ones stay. */
+/** As `chat()` (and how the notebook stores translations): terminated think blocks removed, then `strip()`. */
 export function officialAnswerText(raw: string): string {
   return pyStrip(raw.replace(THINK_BLOCK, ""));
 }
@@ -56,9 +56,4 @@ export function parseRewriteOfficial(raw: string): string {
   const text = officialAnswerText(raw);
   const m = REWRITE_LABEL.exec(text);
   return clean(m ? m[1] : text);
-}
-
-/** As the notebook stores translations: `chat()`'s post-processing only; an empty answer stays empty. */
-export function parseTranslationOfficial(raw: string): string {
-  return officialAnswerText(raw);
 }

@@ -8,7 +8,6 @@ import {
   PROMPT_NAMES,
   PromptError,
   type OfficialManifest,
-  type PromptName,
 } from "./prompts";
 import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
@@ -20,7 +19,6 @@ export const OFFICIAL_COMMIT = "992f5224a6cb75d12d956994a820a9b83e18c0f5";
 export const OFFICIAL_NOTEBOOK_PATH = "quickstart/greekbarretrieval_paper_experiments.ipynb";
 
 export interface PullOfficialOptions {
-  /** The configuration's `githubRawUrl`. */
   baseUrl?: string;
   commit?: string;
   cacheDir: string;
@@ -28,14 +26,8 @@ export interface PullOfficialOptions {
   log?: (msg: string) => void;
 }
 
-export interface PullOfficialResult {
-  cacheDir: string;
-  manifest: OfficialManifest;
-  texts: Record<PromptName, string>;
-}
-
 /** Caches each `<NAME>.txt`, the notebook and, last, `manifest.json`, so an interrupted pull never loads half-new. */
-export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<PullOfficialResult> {
+export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<{ cacheDir: string; manifest: OfficialManifest }> {
   const log = opts.log ?? (() => {});
   const base = checkedBaseUrl("GBR_GITHUB_RAW_URL", opts.baseUrl ?? "https://raw.githubusercontent.com").replace(/\/+$/, "");
   const commit = opts.commit ?? OFFICIAL_COMMIT;
@@ -57,10 +49,7 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
     extracted = extractPromptsFromNotebook(await fs.readFile(incoming, "utf8"));
   } catch (err) {
     await fs.rm(incoming, { force: true });
-    if (err instanceof PromptError) {
-      throw new PromptError(`${url}: ${err.message}`, err.code);
-    }
-    throw err;
+    throw err instanceof PromptError ? new PromptError(`${url}: ${err.message}`, err.code) : err;
   }
 
   // From here on the cache changes: drop the manifest first so a crash leaves "not pulled".
@@ -78,7 +67,7 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
     const found = extracted.extras[name];
     if (!found) {
       await fs.rm(file, { force: true }); // a stale extra from an older pull must not be loaded
-      log(`prompts: no ${name} found in the notebook; the project's own text will be used for it`);
+      log(`prompts: no ${name} found in the notebook; official rewrites will stop and say so`);
       continue;
     }
     await writeAtomic(file, found.text);
@@ -96,5 +85,5 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<Pu
   };
   await writeAtomic(path.join(cacheDir, OFFICIAL_MANIFEST), JSON.stringify(manifest, null, 2) + "\n");
   log(`prompts: cached ${PROMPT_NAMES.length} official prompts from ${OFFICIAL_REPO}@${commit.slice(0, 12)} in ${cacheDir}`);
-  return { cacheDir, manifest, texts: extracted.texts };
+  return { cacheDir, manifest };
 }

@@ -5,13 +5,10 @@ import { PACKAGE_ROOT } from "../paths";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 import { digestOf } from "../util/safe-files";
 
-/** "official": the authors' notebook parsers, exactly; "project": the lenient ones. Recorded with each run. */
-export type ParserName = "official" | "project";
+/** A set's parsers ("official": the authors' notebook parsers, exactly; "project": the lenient ones), recorded with runs. */
+export type ParserName = PromptSetName;
 
-/**
- * The nine prompt constants of the paper's notebook, in its order, with the placeholders each must contain (project
- * files are checked at load, so a dropped `{original_query}` fails loudly).
- */
+/** The notebook's nine prompt constants in its order, with the placeholders each must contain (checked at load). */
 export const PROMPT_PLACEHOLDERS = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
   DENSE_REWRITE_PROMPT: ["original_query"],
@@ -46,12 +43,6 @@ export interface PromptSet {
   extras: Partial<Record<ExtraPromptName, string>>;
 }
 
-/** The authors' exact parsers with their prompts (what `--prompts official` promises), else the project's. */
-export function parserFor(set: Pick<PromptSet, "name">): ParserName {
-  return set.name === "official" ? "official" : "project";
-}
-
-/** Prompt problems; `code` is stable for callers to switch on. */
 export class PromptError extends GbrError {
   declare readonly code: "NOT_PULLED" | "MISSING_VALUE" | "MISSING_CONSTANTS" | "INVALID";
 
@@ -65,7 +56,7 @@ export class PromptError extends GbrError {
 export const PROJECT_PROMPTS_DIR = path.join(PACKAGE_ROOT, "lib", "llm", "prompts", "project");
 
 /**
- * The official cache of a data folder, which git ignores (the official texts are never committed).
+ * The official cache of a data folder (git ignores it: the official texts are never committed).
  *
  * @example
  * loadPromptSet("official", { cacheDir: officialPromptsDir(config.dataDir) });
@@ -78,7 +69,6 @@ export function officialPromptsDir(dataDir: string): string {
 export interface OfficialManifest {
   repo: string;
   commit: string;
-  /** The notebook's path in the repository, and the URL downloaded. */
   path: string;
   url: string;
   notebookSha256: string;
@@ -102,8 +92,7 @@ function readUtf8(file: string): string {
 }
 
 /**
- * A project prompt file as sent: strict UTF-8, CRLF made LF (Windows editors must not change the hash), the final
- * newline dropped (constants have none); one lacking a placeholder it needs fails loudly.
+ * A prompt file as sent: strict UTF-8, CRLF made LF (editors must not change the hash), no final newline.
  *
  * @example
  * readPromptFile(path.join(PROJECT_PROMPTS_DIR, "RERANK_USER.txt"), ["query", "passages"]);
@@ -131,10 +120,11 @@ function loadProjectSet(dir: string): PromptSet {
 
 function loadOfficialSet(dir: string): PromptSet {
   const manifestFile = path.join(dir, OFFICIAL_MANIFEST);
-  const notPulled =
-    `the official prompts are not in the cache (${manifestFile} is missing); ` +
-    "run `gbr prompts pull` to fetch them from github.com/nlpaueb/greek-bar-bench, or use the project prompts";
-  if (!existsSync(manifestFile)) throw new PromptError(notPulled, "NOT_PULLED", { brief: "the official prompts are not pulled: run `gbr prompts pull`" });
+  const pull = "run `gbr prompts pull`";
+  if (!existsSync(manifestFile)) {
+    const notPulled = `the official prompts are not in the cache (${manifestFile} missing); ${pull} or use the project prompts`;
+    throw new PromptError(notPulled, "NOT_PULLED", { brief: `the official prompts are not pulled: ${pull}` });
+  }
   let manifest: OfficialManifest;
   try {
     manifest = JSON.parse(readUtf8(manifestFile)) as OfficialManifest;
@@ -166,12 +156,15 @@ function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string
   return Object.fromEntries(PROMPT_NAMES.map((p) => [p, digestOf(texts[p])])) as Record<PromptName, string>;
 }
 
+/** The notebook's sampling settings: top_p 1 and low reasoning effort for every call, in this key order. */
+export const notebookParams = <T extends number, M extends number>(temperature: T, maxTokens: M) =>
+  ({ temperature, topP: 1, reasoningEffort: "low", maxTokens }) as const;
+
 export type PromptValues = Record<string, string | number | undefined>;
 
 /** `{name}` for names in PLACEHOLDERS or `values`, in one pass; a missing value is an error; "{{"/"}}" stay. */
 export function fillPrompt(template: string, values: PromptValues): string {
-  const known = new Set<string>(PLACEHOLDERS);
-  for (const k of Object.keys(values)) known.add(k);
+  const known = new Set<string>([...PLACEHOLDERS, ...Object.keys(values)]);
   const missing = new Set<string>();
   const out = template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {
     if (!known.has(name)) return whole;

@@ -14,7 +14,6 @@ export class PythonLiteralError extends GbrError {
 
 const LITERAL_START = /([A-Za-z]{0,2})("""|'''|"|')/y;
 
-/** Does a string literal (maybe with a prefix such as r, u, b, f) start at `pos`? */
 export function literalStartsAt(src: string, pos: number): boolean {
   LITERAL_START.lastIndex = pos;
   const m = LITERAL_START.exec(src);
@@ -34,10 +33,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   v: "\v",
 };
 
-/**
- * One literal at `pos` (prefix included): its value and the offset past its closing quote. Every Python 3 str escape
- * is decoded; f-strings, bytes and \N{NAME} (needs the Unicode name table) raise rather than yield a wrong text.
- */
+/** The literal at `pos`, every str escape decoded; f-strings, bytes and \N{NAME} raise rather than yield a wrong text. */
 export function parsePythonStringLiteral(src: string, pos: number): { value: string; end: number } {
   LITERAL_START.lastIndex = pos;
   const m = LITERAL_START.exec(src);
@@ -103,11 +99,9 @@ export function parsePythonStringLiteral(src: string, pos: number): { value: str
   }
 }
 
-// A string literal, not decoded; an unterminated one-line literal ends at the line break, so one bad line does not hide
-// the rest of the cell.
+// Not decoded; an unterminated one-line literal ends at its line, so one bad line does not hide the rest of the cell.
 const ANY_LITERAL = /"""(?:\\[\s\S]?|[^\\])*?(?:"""|$)|'''(?:\\[\s\S]?|[^\\])*?(?:'''|$)|"(?:\\[\s\S]?|[^\\"\n])*"?|'(?:\\[\s\S]?|[^\\'\n])*'?/y;
 
-/** Offset just past a string literal whose opening quote is at `pos`. */
 function skipStringLiteral(src: string, pos: number): number {
   ANY_LITERAL.lastIndex = pos;
   return ANY_LITERAL.test(src) ? ANY_LITERAL.lastIndex : src.length;

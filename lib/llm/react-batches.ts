@@ -2,21 +2,16 @@
 import type { DocId } from "../types";
 import { countTokens, countTokensJoined } from "../text/tokens";
 import { fillPrompt } from "./prompts";
-import { OBSERVER_DOC_SEPARATOR, observerMessage, renderObserverDocs, type ReactPrompts } from "./react-prompts";
+import { OBSERVER_DOC_SEPARATOR, renderObserverDocs, type ReactPrompts } from "./react-prompts";
 import { ChatError } from "../models/chat";
 
 /** The observer prompt's budget in o200k tokens, and its chat-template markers counted as the authors do (+ 64). */
 export const OBSERVER_BUDGET_TOKENS = 84_000;
 export const CHAT_OVERHEAD_TOKENS = 64;
 
-
-/** `tokens`: of the whole prompt, as `promptTokens` counted it. */
 export type ObserverBatch = { docs: { id: DocId; text: string }[]; tokens: number };
 
-/**
- * Each batch is the longest run of next articles whose prompt stays strictly below `budgetTokens` (the reference fills
- * one by one; here the cut is bisected, as a prompt's count grows with its articles).
- */
+/** Each batch: the longest run of next articles whose prompt stays below `budgetTokens` (bisected, not one by one). */
 export function observerBatches(
   docs: readonly { id: DocId; text: string }[],
   budgetTokens = OBSERVER_BUDGET_TOKENS,
@@ -64,20 +59,10 @@ export function observerPromptTokens(
   // Counted in parts (countTokensJoined): the whole prompt's count, with each article's block counted once.
   const mark = "\u0000gbr-docs\u0000";
   const frame = prompts.OBSERVER_SYSTEM + fillPrompt(prompts.OBSERVER_USER, { original_query: originalQuery, retrieved_docs_block: mark });
-  const at = frame.indexOf(mark);
-  if (at < 0 || frame.indexOf(mark, at + mark.length) >= 0) {
-    // The template holds the articles twice or not at all: count the rendered prompt whole.
-    return (docs) => countTokens(prompts.OBSERVER_SYSTEM + observerMessage(prompts, originalQuery, docs)) + CHAT_OVERHEAD_TOKENS;
-  }
-  const head = frame.slice(0, at);
-  const tail = frame.slice(at + mark.length);
+  const pieces = frame.split(mark);
   return (docs) => {
-    const parts: string[] = [head];
-    docs.forEach((d, i) => {
-      if (i > 0) parts.push(OBSERVER_DOC_SEPARATOR);
-      parts.push(renderObserverDocs([d]));
-    });
-    parts.push(tail);
+    const block = docs.flatMap((d, i) => (i > 0 ? [OBSERVER_DOC_SEPARATOR] : []).concat(renderObserverDocs([d])));
+    const parts = pieces.flatMap((piece, i) => (i > 0 ? [...block, piece] : [piece]));
     return countTokensJoined(parts) + CHAT_OVERHEAD_TOKENS;
   };
 }

@@ -3,7 +3,6 @@ import { clean } from "../text/normalize";
 import type { DocId } from "../types";
 import { stripReasoning } from "../models/chat";
 
-
 // Anchored at line start so "…the query: …" in the REASON prose is not the label (the authors' regex is too).
 const QUERY_LABEL = /^[ \t]*(?:(?:#{1,6}|[-*•>])[ \t]+)?(?:\*\*|__|\*)?[ \t]*QUERY[ \t]*(?:\*\*|__|\*)?[ \t]*[:：][ \t]*(?:\*\*|__|\*)?/im;
 
@@ -15,10 +14,7 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
   return query.length > 0 ? query : originalQuery;
 }
 
-/**
- * An observer's answer read: the batch's kept ids in its order, each once, with its reason (maybe ""); `none` when it
- * said `RELEVANT: NONE` and kept nothing; `ignored`: ids on `id | reason` lines that are not in the batch.
- */
+/** Kept ids in answer order, each once, with reasons; `none`: said `RELEVANT: NONE`; `ignored`: ids not in the batch. */
 export interface ObserverAnswer {
   ids: DocId[];
   reasons: Map<DocId, string>;
@@ -26,8 +22,7 @@ export interface ObserverAnswer {
   ignored: string[];
 }
 
-// The keep list ends at a NOT_RELEVANT/MISSING/OBSERVATION/ANSWER section (the authors cut too); list markers are "-",
-// "•", "+", a single "*" (not bold), "1." / "1)"; "RELEVANT:" may be bold; "doc_id:" is echoed from the article block.
+// The keep list ends at a NOT_RELEVANT/MISSING/… section (the authors cut too); "doc_id:" is echoed from the article block.
 const OBSERVER_STOP = /^[ \t]*(?:[*_#]+[ \t]*)?(?:NOT[_ ]RELEVANT|MISSING|OBSERVATION|ANSWER)\b[ \t]*(?:[*_]+)?[ \t]*:/im;
 const BULLET = /^(?:[-•+]+[ \t]*|\*(?!\*)[ \t]*|\d{1,3}[.)][ \t]+)/;
 const RELEVANT_LABEL = /^(?:\*\*|__)?[ \t]*RELEVANT[ \t]*(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*/i;

@@ -10,7 +10,6 @@ import type { ParserName } from "./prompts";
 /** Kept articles whose full texts the planner sees from round 2 on. */
 export const PLANNER_KEPT_DOCS = 27;
 
-
 /** The five REACT templates of a prompt set (the answer formats are fixed: `QUERY:`, `RELEVANT:` / `id | reason`). */
 export type ReactPrompts = Pick<
   PromptSet["texts"],
@@ -29,17 +28,7 @@ export function renderObserverDocs(docs: readonly { id: DocId; text: string }[])
 
 export const OBSERVER_DOC_SEPARATOR = "\n\n";
 
-/** `{query_history}`: one `- Γύρος {round}: {query}` line per earlier round, round 1 first. */
-function renderQueryHistory(queries: readonly string[]): string {
-  return queries.map((q, i) => `- Γύρος ${i + 1}: ${q}`).join("\n");
-}
-
 export const NOTHING_KEPT_YET = "Δεν έχουν σημειωθεί ακόμη σχετικά έγγραφα.";
-
-/** `{kept_docs_summary}`: kept texts without ids as `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]` blocks; callers pass the first 27. */
-function renderKeptDocs(texts: readonly string[]): string {
-  return texts.length ? texts.map((t) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${t}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`).join("\n\n") : NOTHING_KEPT_YET;
-}
 
 /** PLANNER_FIRST in round 1; then PLANNER_NEXT with the earlier queries and the first 27 kept texts (rank order). */
 export function plannerMessage(
@@ -47,12 +36,13 @@ export function plannerMessage(
   q: { originalQuery: string; round: number; maxRounds: number; history: readonly string[]; keptTexts: readonly string[] },
 ): string {
   if (q.round === 1) return fillPrompt(prompts.PLANNER_FIRST, { original_query: q.originalQuery, max_rounds: q.maxRounds });
+  const kept = q.keptTexts.slice(0, PLANNER_KEPT_DOCS).map((t) => `[ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]\n${t}\n[/ΣΧΕΤΙΚΟ_ΚΕΙΜΕΝΟ]`);
   return fillPrompt(prompts.PLANNER_NEXT, {
     original_query: q.originalQuery,
     round_idx: q.round,
     max_rounds: q.maxRounds,
-    query_history: renderQueryHistory(q.history),
-    kept_docs_summary: renderKeptDocs(q.keptTexts.slice(0, PLANNER_KEPT_DOCS)),
+    query_history: q.history.map((h, i) => `- Γύρος ${i + 1}: ${h}`).join("\n"),
+    kept_docs_summary: kept.length ? kept.join("\n\n") : NOTHING_KEPT_YET,
   });
 }
 
@@ -63,7 +53,7 @@ export function observerMessage(prompts: Pick<ReactPrompts, "OBSERVER_USER">, or
 /** The project's lenient parsers, or the authors' exact ones (`--prompts official`); `name` goes in traces. */
 export interface ReactParser {
   name: ParserName;
-  /** The answer text that is parsed (reasoning removed as this parser removes it), for traces. */
+  /** For traces: the answer as this parser sees it. */
   text(raw: string): string;
   planner(raw: string, originalQuery: string): string;
   observer(raw: string, batchIds: ReadonlySet<DocId>): ObserverAnswer;

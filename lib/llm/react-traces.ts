@@ -6,7 +6,6 @@ import type { RecordKind } from "../store";
 import { chatParams, type ChatParams, type ChatRequest, type ChatResponse } from "../models/chat";
 import type { ParserName } from "./prompts";
 
-
 /** One call as a trace records it: what the answer says of itself, and the parameters of the request sent. */
 export interface ReactCall extends Pick<ChatResponse, "usage" | "seconds" | "replayed" | "servedModel" | "standIn"> {
   params: ChatParams;
@@ -34,7 +33,6 @@ export interface ReactObserverTrace extends ReactCall {
 export interface ReactRoundTrace {
   round: number;
   planner: ReactCall & { raw: string; text: string; query: string };
-  /** BM25 results of the planner's query, 1-based ranks. */
   retrieved: { id: DocId; rank: number; score: number }[];
   observer: ReactObserverTrace[];
   /** Kept in this round (over all batches, first mention wins); `ranking`: the kept ranking after it. */
@@ -52,7 +50,6 @@ export interface ReactTrace {
   config: {
     rounds: number;
     parser: ParserName;
-    /** `reactPromptsSha256`: a trace is reused only for the same prompts. */
     promptsSha256: string;
     planner: string;
     observer: string;
@@ -69,7 +66,6 @@ export interface ReactTrace {
   error?: string;
   ranking: DocId[];
   totals: ReactTotals;
-  /** BM25 and token counting included. */
   wallSeconds: number;
 }
 
@@ -105,7 +101,7 @@ export function traceFileName(queryId: QueryId): string {
   return `${safe.replace(/^\.+/, "_").slice(0, 80)}.${hash}.json`;
 }
 
-/** Whole or not at all, so a reader (or a resumed run) never sees half a file. */
+/** Atomic: a reader (or a resumed run) never sees half a file. */
 export function writeTrace(file: string, trace: ReactTrace): Promise<void> {
   return writeAtomically(file, (fh) => fh.writeFile(JSON.stringify(trace)), path.dirname(file));
 }
@@ -128,8 +124,11 @@ export const REACT_TRACE: RecordKind<StoredTrace> = {
   problem(v) {
     const r = v as StoredTrace | null;
     if (!r || typeof r !== "object" || typeof r.key !== "string" || !(r.seed === null || typeof r.seed === "number")) return "not a stored trace";
-    const t = r.trace;
-    if (!t || t.version !== 2 || t.complete !== true || !t.query || typeof t.query.id !== "string" || !t.config || !Array.isArray(t.rounds)) return "not a complete trace";
-    return undefined;
+    return isCompleteTrace(r.trace) ? undefined : "not a complete trace";
   },
 };
+
+/** A finished trace of this version, as a rerun may take it (JSON read back may hold anything). */
+export function isCompleteTrace(t: ReactTrace | undefined): t is ReactTrace {
+  return t?.version === 2 && t.complete === true && typeof t.query?.id === "string" && !!t.config && Array.isArray(t.rounds);
+}

@@ -6,11 +6,12 @@ import type { IndexedCorpus } from "../sparse/bm25-retriever";
 import type { Bm25Scorer } from "../sparse/bm25";
 import { compareCodePoints } from "../util/code-points";
 import { untilFailure } from "../util/pool";
+import { checkUniqueIds } from "./cached-calls";
 import { readJsonIfAny } from "../util/safe-files";
 import { OBSERVER_BUDGET_TOKENS, observerBatches, observerPromptTokens } from "./react-batches";
 import { observerMessage, plannerMessage, PLANNER_KEPT_DOCS, reactParserFor, reactPromptsSha256, type ReactParser, type ReactPrompts } from "./react-prompts";
 import { callRecord, callTotals, REACT_TRACE, sumTotals, traceKey, traceFileName, writeTrace, zeroTotals } from "./react-traces";
-import type { ReactObserverTrace, ReactRoundTrace, ReactTotals, ReactTrace } from "./react-traces";
+import { isCompleteTrace, type ReactRoundTrace, type ReactTotals, type ReactTrace } from "./react-traces";
 import type { ChatModel, ChatRequest } from "../models/chat";
 import type { Store } from "../store";
 
@@ -18,7 +19,7 @@ import type { Store } from "../store";
 const REACT_ROUNDS = 10;
 const REACT_DEPTH = 100;
 
-/** A kept article: the rounds that kept it (ascending), the first, its best 1-based BM25 rank in those rounds. */
+/** A kept article: the rounds that kept it (ascending), the first, its best BM25 rank in them. */
 export interface KeptInfo {
   rounds: number[];
   first: number;
@@ -37,7 +38,7 @@ export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_D
 }
 
 export interface ReactContext {
-  /** BM25-GREEKSTEMMER over the benchmark's corpus, its scorer (the paper's k1, b) and articles in corpus order. */
+  /** BM25-GREEKSTEMMER, its scorer (the paper's k1, b) and articles in corpus order. */
   corpus: IndexedCorpus;
   scorer: Bm25Scorer;
   docs: readonly Doc[];
@@ -57,13 +58,10 @@ const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTok
 function settings(ctx: ReactContext) {
   const s = { ...REACT_PARAMS, rounds: ctx.rounds ?? REACT_ROUNDS, budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS };
   if (!Number.isInteger(s.rounds) || s.rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${s.rounds}`);
-  if (ctx.docs.length !== ctx.corpus.docIds.length) {
-    throw new RangeError(`REACT needs the corpus's articles in corpus order: got ${ctx.docs.length} articles for an index of ${ctx.corpus.docIds.length}`);
-  }
   return s;
 }
 
-/** What a trace records of the method that made it (and a stored trace is keyed by). */
+/** What a trace records of its method (and a stored trace is keyed by). */
 function traceConfig(ctx: ReactContext): ReactTrace["config"] {
   const s = settings(ctx);
   return {
@@ -104,8 +102,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const kept = new Map<DocId, KeptInfo>();
   const history: string[] = [];
   const candidates = new Set<DocId>();
-  // A round that retrieves the very articles of an earlier one (a planner repeating its query) reuses its batches
-  // and their requests, so they are counted and rendered once.
+  // A round retrieving an earlier one's very articles reuses its batches and requests (counted, rendered once).
   const batchesOf = new Map<string, { batch: ReturnType<typeof observerBatches>[number]; req: ChatRequest }[]>();
 
   for (let round = 1; round <= s.rounds; round++) {
@@ -138,9 +135,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       }
     }
 
-    // `docs` are in corpus order (checked by `settings`).
     const retrievedDocs = Array.from(top.docs, (d) => ({ id: docs[d].id, text: docs[d].text }));
-    const observerTraces: ReactObserverTrace[] = [];
+    const observerTraces: ReactRoundTrace["observer"] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];
     const keptIds = new Set<DocId>();
     const retrievedIds = retrievedDocs.map((d) => d.id).join("\n");
@@ -198,12 +194,10 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
 }
 
 export interface ReactRunOptions {
-  /** Folder for one `<sanitized query id>.json` trace per query (written after every round); complete ones are reused. */
+  /** One `<query id>.json` trace per query, written every round; complete ones are reused (also from `store`). */
   traceDir?: string;
-  /** Store of complete traces (one another process is running is waited for, then read); else `traceDir` resumes. */
   store?: Store;
   concurrency?: number;
-  /** Called when a query is done (run or taken from its trace). */
   onQuery?: (e: { query: Query; index: number; total: number; trace: ReactTrace; resumed: boolean }) => void;
 }
 
@@ -214,10 +208,9 @@ export interface ReactRunResult {
   kept: Map<number, Run>;
   /** round r -> every article retrieved in rounds 1..r (by first round, rank): not a ranking, for pool recall. */
   candidates: Map<number, Run>;
-  /** Per query: the calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
+  /** Per query: calls, tokens and seconds of rounds 1..r, cumulative (index r − 1). */
   perRound: Map<QueryId, ReactTotals[]>;
   traces: Map<QueryId, ReactTrace>;
-  /** Queries taken from saved traces (no model call). */
   resumed: QueryId[];
 }
 
@@ -232,7 +225,7 @@ export function isReactRun(run: Run): run is ReactRun {
 
 /** A complete saved trace serves only the same method, query and rounds (each planner prompt says "round i of N"). */
 function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
-  if (t === undefined || t.version !== 2 || t.complete !== true || !t.config || !Array.isArray(t.rounds)) return false;
+  if (!isCompleteTrace(t)) return false;
   const want = traceConfig(ctx);
   const config = t.config as unknown as Record<string, unknown>;
   return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
@@ -241,11 +234,7 @@ function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is Re
 /** REACT-BM25 over many queries; complete traces in `traceDir` are reused, so a crash repeats no finished query. */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
   const { rounds } = settings(ctx);
-  const seen = new Set<QueryId>();
-  for (const q of queries) {
-    if (seen.has(q.id)) throw new RangeError(`duplicate query id '${q.id}'`);
-    seen.add(q.id);
-  }
+  checkUniqueIds(queries, "react-bm25");
   if (opts.traceDir) await fs.mkdir(opts.traceDir, { recursive: true });
 
   const done: { trace: ReactTrace; resumed: boolean }[] = [];

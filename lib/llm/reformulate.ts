@@ -1,30 +1,21 @@
 /** One-shot LLM query rewriting (the paper's "Reform-"): a case becomes 20–30 Greek legal keywords or legal prose. */
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { parseRewriteOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, PromptError, type PromptSet } from "./prompts";
+import { fillPrompt, notebookParams, PromptError, type PromptSet } from "./prompts";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
 export type RewriteKind = "sparse" | "dense";
 
 /** The paper's reformulation sampling settings (DESIGN.md §6, the notebook's chat()). */
-export const REFORMULATION_PARAMS = {
-  temperature: 0.2,
-  topP: 1,
-  reasoningEffort: "low",
-  maxTokens: 42000,
-} as const satisfies Partial<ChatRequest>;
-
-/** `LABEL:` with optional markdown emphasis around the label and/or the colon; case-insensitive. */
-function labelPattern(labels: readonly string[]): RegExp {
-  return new RegExp(`(?:\\*\\*|__)?\\b(?:${labels.join("|")})\\b(?:\\*\\*|__)?[ \\t]*[:：][ \\t]*(?:\\*\\*|__)?`, "i");
-}
+export const REFORMULATION_PARAMS = notebookParams(0.2, 42000) satisfies Partial<ChatRequest>;
 
 /** The start of another labelled section (REASON:, NOTE:, …): the answer's part we want ends there. */
 const NEXT_SECTION = /\n[ \t>#*_-]*(?:\*\*|__)?[A-Z][A-Z_ ]{2,}(?:\*\*|__)?[ \t]*:/;
 
-/** The text after the first of `labels`, up to the next labelled section; the whole text when there is no label. */
+/** The text after the first `LABEL:` (emphasis allowed around it), up to the next labelled section; else the whole text. */
 function afterLabel(text: string, labels: readonly string[]): string {
-  const m = labelPattern(labels).exec(text);
+  const label = new RegExp(`(?:\\*\\*|__)?\\b(?:${labels.join("|")})\\b(?:\\*\\*|__)?[ \\t]*[:：][ \\t]*(?:\\*\\*|__)?`, "i");
+  const m = label.exec(text);
   if (!m) return text;
   const rest = text.slice(m.index + m[0].length);
   const end = NEXT_SECTION.exec(rest);
@@ -67,14 +58,11 @@ export function parseDenseRewrite(text: string): string {
 function rewriteSystemFor(prompts: PromptSet): string {
   const system = prompts.extras.REWRITE_SYSTEM;
   if (system !== undefined) return system;
-  throw new PromptError(
-    `the ${prompts.name} prompt set has no REWRITE_SYSTEM (the system message the notebook passes to its rewrite calls was not found in ${prompts.source}); ` +
-      "run `gbr prompts pull` again, or use the project prompts",
-    "MISSING_CONSTANTS",
-  );
+  const why = `the notebook's rewrite system message was not found in ${prompts.source}`;
+  const fix = "run `gbr prompts pull` again, or use the project prompts";
+  throw new PromptError(`the ${prompts.name} prompt set has no REWRITE_SYSTEM (${why}); ${fix}`, "MISSING_CONSTANTS");
 }
 
-/** The set's rewrite system message, the kind's prompt with the query text verbatim, and the paper's settings. */
 export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompts: PromptSet): ChatRequest {
   const template = kind === "sparse" ? prompts.texts.SPARSE_REWRITE_PROMPT : prompts.texts.DENSE_REWRITE_PROMPT;
   return {
@@ -92,7 +80,7 @@ export async function reformulate(
   prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
-  const official = parserFor(prompts) === "official";
+  const official = prompts.name === "official";
   const parse = kind === "sparse" ? parseSparseRewrite : parseDenseRewrite;
   const out = await runCachedCalls(queries, model, opts, {
     label: `reformulate ${kind}`,

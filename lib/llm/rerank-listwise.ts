@@ -1,23 +1,19 @@
 /** RankGPT-style listwise re-ranking: numbered windows answered `[3] > [1] > [2]`, sliding bottom-up; project prompts. */
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
-import type { DocId, LlmRunInfo, Query, QueryId, Run, RunCost, RunInfo } from "../types";
-import { DataError, GbrError, isUnavailable } from "../util/errors";
+import type { DocId, LlmRunInfo, Query, Run, RunCost, RunInfo } from "../types";
+import { DataError, GbrError } from "../util/errors";
 import { splitModelId } from "../util/model-id";
 import { addCosts, zeroWork } from "../eval/run-cost";
 import { untilFailure } from "../util/pool";
-import { fillPrompt, loadPromptSet, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
+import { fillPrompt, loadPromptSet, notebookParams, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
-import { ChatError, chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
+import { relabel } from "./cached-calls";
+import { chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
 /** Temperature 0 for repeatable rankings; 42,000 tokens as gpt-oss reasons first (a small cap cuts the answer). */
-export const RERANK_PARAMS = {
-  temperature: 0,
-  topP: 1,
-  reasoningEffort: "low",
-  maxTokens: 42000,
-} as const satisfies Partial<ChatRequest>;
+export const RERANK_PARAMS = notebookParams(0, 42000) satisfies Partial<ChatRequest>;
 
 /** Drops a list's own "1.", "2.", … only when every line has them in sequence, so "3. 1. 2." is never numbering. */
 function dropListNumbering(text: string): string {
@@ -28,10 +24,7 @@ function dropListNumbering(text: string): string {
   return lines.map((l, i) => l.slice(numbered[i]![0].length)).join("\n");
 }
 
-/**
- * `order`: a 0-based permutation of 0..size-1 (bad ids skipped, a repeat at its first place, left-out ones after, in
- * order); `found`: the distinct ids in 1..size the answer named (0: nothing usable).
- */
+/** `order`: a 0-based permutation (bad ids skipped, repeats at their first place, left-out ones after); `found`: ids named. */
 export function readPermutation(answer: string, size: number): { order: number[]; found: number } {
   const text = stripReasoning(answer);
   // The prompt asks for bracketed ids; when present, bare numbers ("Άρθρο 914") are prose, not ids.
@@ -49,21 +42,12 @@ export function readPermutation(answer: string, size: number): { order: number[]
   return { order, found };
 }
 
-/** Positions start (inclusive) to end (exclusive), 0-based. */
-export interface RerankWindow {
-  start: number;
-  end: number;
-}
-
-/**
- * RankGPT's windows in sending order, bottom first, each `step` higher. RankGPT's loop can leave the top few out;
- * here the last window is cut at 0, as its clamp intends. Calls: 1 when n ≤ window, else ⌈(n−window)/step⌉ + 1.
- */
-export function slidingWindows(n: number, window: number, step: number): RerankWindow[] {
+/** RankGPT's windows, bottom first, each `step` higher; the last is cut at 0 (RankGPT's loop can leave the top out). */
+export function slidingWindows(n: number, window: number, step: number): { start: number; end: number }[] {
   checkWindow(window, step);
   if (n < 2) return [];
   if (n <= window) return [{ start: 0, end: n }];
-  const out: RerankWindow[] = [];
+  const out: { start: number; end: number }[] = [];
   for (let start = n - window, end = n; end > 0; start -= step, end -= step) {
     const w = { start: Math.max(0, start), end };
     if (w.end - w.start >= 2) out.push(w);
@@ -99,27 +83,26 @@ export function excerpt(text: string, maxChars: number): string {
   return chars.length <= maxChars ? flat : `${chars.slice(0, maxChars).join("").trimEnd()}…`;
 }
 
-// Each article's excerpt, made once (up to 20,000 kept): the same articles fill the windows of many queries and
-// experiments.
-const excerpts = new Map<number, Map<string, string>>();
-function excerptOnce(text: string, maxChars: number): string {
-  let byText = excerpts.get(maxChars);
-  if (!byText) excerpts.set(maxChars, (byText = new Map()));
-  let e = byText.get(text);
+/** Characters of each article shown to the model. */
+const EXCERPT_CHARS = 1500;
+// Made once per article (up to 20,000 kept): the same articles fill the windows of many queries and experiments.
+const excerpts = new Map<string, string>();
+function excerptOnce(text: string): string {
+  let e = excerpts.get(text);
   if (e === undefined) {
-    if (byText.size >= 20_000) byText.clear();
-    byText.set(text, (e = excerpt(text, maxChars)));
+    if (excerpts.size >= 20_000) excerpts.clear();
+    excerpts.set(text, (e = excerpt(text, EXCERPT_CHARS)));
   }
   return e;
 }
 
-/** The system prompt; the question and articles numbered [1]…[n], each cut to `maxChars`; RERANK_PARAMS. */
-export function buildRerankRequest(queryText: string, passages: readonly string[], maxChars: number): ChatRequest {
+/** The system prompt; the question and articles numbered [1]…[n], each cut to EXCERPT_CHARS; RERANK_PARAMS. */
+export function buildRerankRequest(queryText: string, passages: readonly string[]): ChatRequest {
   const p = rerankPrompts();
-  const block = passages.map((t, i) => `[${i + 1}] ${excerptOnce(t, maxChars)}`).join("\n\n");
+  const block = passages.map((t, i) => `[${i + 1}] ${excerptOnce(t)}`).join("\n\n");
   return {
     system: p.system,
-    user: fillPrompt(p.user, { query: queryText, passages: block, count: passages.length, chars: maxChars }),
+    user: fillPrompt(p.user, { query: queryText, passages: block, count: passages.length, chars: EXCERPT_CHARS }),
     ...RERANK_PARAMS,
   };
 }
@@ -127,14 +110,11 @@ export function buildRerankRequest(queryText: string, passages: readonly string[
 export interface ListwiseRerankOptions {
   /** The run's retriever name (default "rerank:llm:" + the first stage's). */
   name?: string;
-  /** How many of the first stage's articles per query are re-ranked (default 100). */
+  /** Defaults: depth 100 re-ranked, window 20, step 10, k 100 returned; a query's windows go one after another. */
   depth?: number;
-  /** Articles per call (default 20) and how far the window moves up each time (default 10). */
   window?: number;
   step?: number;
-  /** Length of the returned rankings (default 100). */
   k?: number;
-  /** Queries re-ranked at once (default 4); the windows of one query go one after another. */
   concurrency?: number;
   log?: (message: string) => void;
   onProgress?: (label: string, done: number, total: number) => void;
@@ -145,17 +125,6 @@ interface Call {
   res: ChatResponse;
   found: number;
   size: number;
-}
-
-function callFailure(err: unknown, qid: QueryId, w: RerankWindow, n: number): GbrError {
-  const reason = err instanceof Error ? err.message : String(err);
-  const code = err instanceof ChatError ? err.code : err instanceof GbrError && err.code === "NOT_CONFIGURED" ? "NOT_CONFIGURED" : "PROVIDER";
-  return new ChatError(`rerank:llm: query ${qid}, articles ${w.start + 1}–${w.end} of ${n}: ${reason}`, code, {
-    cause: err,
-    // An offline replay miss stays "cannot run here", so reproduce skips rather than fails.
-    unavailable: isUnavailable(err),
-    ...(err instanceof GbrError && err.hint !== undefined ? { hint: err.hint } : {}),
-  });
 }
 
 /** Re-ranks each query's top `depth`, appends the rest, cuts to `k`; an unusable answer keeps the window's order. */
@@ -170,10 +139,8 @@ export async function listwiseRerankRun(
   const window = opts.window ?? 20;
   const step = opts.step ?? 10;
   const k = opts.k ?? 100;
-  const maxChars = 1500; // characters of each article shown to the model
   if (!(Number.isInteger(depth) && depth >= 1)) throw new GbrError(`re-ranking depth must be a positive integer, got ${depth}`, "USAGE");
   if (!(Number.isInteger(k) && k >= 1)) throw new GbrError(`k must be a positive integer, got ${k}`, "USAGE");
-  checkWindow(window, step);
   const prompts = rerankPrompts();
   const name = opts.name ?? `rerank:llm:${firstStage.info?.retriever ?? "(unknown)"}`;
 
@@ -193,13 +160,13 @@ export async function listwiseRerankRun(
         if (t === undefined) throw new DataError(`rerank:llm: the first stage ranks '${id}' for query ${q.id}, but the corpus has no such article`);
         return t;
       });
-      const req = buildRerankRequest(q.text, texts, maxChars);
+      const req = buildRerankRequest(q.text, texts);
       let res: ChatResponse;
       try {
         res = await model.complete(req);
       } catch (err) {
         failed = true;
-        throw callFailure(err, q.id, w, top.length);
+        throw relabel(err, `rerank:llm: query ${q.id}, articles ${w.start + 1}–${w.end} of ${top.length}: ${(err as Error)?.message ?? String(err)}`);
       }
       const { order, found } = readPermutation(res.raw, ids.length);
       top = [...top.slice(0, w.start), ...order.map((p) => ids[p]), ...top.slice(w.end)];
@@ -234,7 +201,6 @@ export async function listwiseRerankRun(
     // "project" gives the set's name and parser only; the prompts are the two re-ranking files (see the header).
     ...llmRunInfo(model, loadPromptSet("project"), [], entries),
     prompts: { name: "project", commit: null, sha256: { ...prompts.sha256 } },
-    parser: "project",
   };
   const modelName = splitModelId(model.id).model;
   const info: RunInfo = {

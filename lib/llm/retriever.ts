@@ -6,7 +6,7 @@ import { sharedCorpus } from "../sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../text/tokenizers";
 import { addCosts, secondsOf, timed } from "../eval/run-cost";
 import { chatParams, type ChatModel, type ChatUsage } from "../models/chat";
-import { loadPromptSet, officialPromptsDir, parserFor, type PromptSet } from "./prompts";
+import { loadPromptSet, officialPromptsDir, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor } from "./react-prompts";
 import type { CachedCallOptions, CachedOutcome } from "./cached-calls";
@@ -26,12 +26,10 @@ function traceDirOf(bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, m
   return path.join(ctx.workDir ?? path.join(ctx.providers.config.dataDir, "llm"), safe(bench.name), dir, "traces");
 }
 
-/** The method's prompt set: the project's, or the official ones cached in the run's data folder. */
 function promptsFor(opts: RetrieverOptions, ctx: RunContext): PromptSet {
   return loadPromptSet(opts.promptSet ?? "project", { cacheDir: officialPromptsDir(ctx.providers.config.dataDir) });
 }
 
-/** The requests behind a batch of cached answers, for the run's record. */
 function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
   return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.response.servedModel, standIn: o.response.standIn }));
 }
@@ -57,10 +55,7 @@ async function runOn(name: string, inner: Retriever, searched: Query[], k: numbe
   };
 }
 
-/**
- * The queries as the LLM wrote them (the original where it wrote none), with the calls' outcomes and time. A plan
- * counts a request made from the benchmark's own question once, whichever experiment asks for it.
- */
+/** The queries as the LLM wrote them (else the original), the calls' outcomes and time; a plan counts each request once. */
 async function llmQueries(queries: Query[], model: ChatModel, opts: RetrieverOptions, ctx: RunContext, write: LlmWrite) {
   let outcomes: CachedOutcome[] = [];
   const asked = ctx.plan ? await chatForMethod(opts, ctx, queries) : model;
@@ -69,12 +64,7 @@ async function llmQueries(queries: Query[], model: ChatModel, opts: RetrieverOpt
 }
 type LlmWrite = (model: ChatModel, o: CachedCallOptions) => Promise<Map<string, string>>;
 
-/**
- * `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense).
- *
- * @example
- * const reformed = await reformRetriever(bm25, bench, { llm: "gpt-4o-mini" }, ctx); // "reform:bm25-greekstemmer"
- */
+/** `reform:<retriever>`: the inner retriever on one LLM rewrite per query (keywords for BM25, prose for dense). */
 export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name = `reform:${inner.name}`): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx);
@@ -92,11 +82,7 @@ export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: 
   };
 }
 
-/**
- * `translate:<retriever>`: the inner retriever, built by `innerOn` on the LLM's English benchmark (corpus one-time,
- * queries online). The caller loads what the inner part needs first (its tokenizers' tables), so a method that cannot
- * run is skipped before the first paid call.
- */
+/** `translate:<retriever>`: `innerOn` the LLM's English benchmark; the caller loads its tables first (skip before paying). */
 export async function translateRetriever(innerOn: (english: Benchmark) => Promise<Retriever>, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext, name: string): Promise<Retriever> {
   const prompts = promptsFor(opts, ctx);
   const model = await chatForMethod(opts, ctx, bench.docs);
@@ -139,7 +125,7 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
         planner: model,
         observer: model,
         prompts: prompts.texts,
-        parser: reactParserFor(parserFor(prompts)),
+        parser: reactParserFor(prompts.name),
         rounds: opts.rounds ?? 10,
         seed: opts.seed,
       };
@@ -166,8 +152,7 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
           }
         }
       }
-      // A plan's stand-in rounds keep nothing: what a re-ranker over REACT gets is planned at its most, the articles
-      // the rounds retrieved (the question's top 100, as many as REACT keeps at most).
+      // A plan's stand-in rounds keep nothing: a re-ranker over REACT is planned at its most, the articles retrieved.
       const final = result[ctx.plan ? "candidates" : "kept"].get(result.rounds)!;
       const { k1, b, epsilon } = scorer.params;
       return {

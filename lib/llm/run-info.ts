@@ -2,7 +2,7 @@
 import type { LlmRunInfo, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
-import { parserFor, type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
+import { type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
 import { digestOf } from "../util/safe-files";
 import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
@@ -27,9 +27,7 @@ function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "reque
     if (e.servedModel) served.add(e.servedModel);
     if (e.standIn) standIn = true;
     // Keys in a fixed order, so equal parameters always meet whatever order they were set in.
-    const fields = Object.entries(e.params)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const fields = Object.entries(e.params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const key = JSON.stringify([e.role, fields]);
     const row = rows.get(key);
     if (row) row.calls++;
@@ -54,13 +52,12 @@ export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly stri
     provider: provider || "unknown",
     endpoint: model.endpoint ?? "(none)",
     prompts: { name: set.name, commit: set.commit ?? null, sha256 },
-    parser: parserFor(set),
+    parser: set.name,
     ...tallyRequests(entries),
     ...(model.endpointStats ? { endpoints: model.endpointStats() } : {}),
   };
 }
 
-/** Chat calls and tokens as provider work. */
 export function llmWork(usages: Iterable<ChatUsage>): Work {
   const w = zeroWork();
   for (const u of usages) {

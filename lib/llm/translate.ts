@@ -1,21 +1,14 @@
 /** The translation baseline: every article and query into English by one LLM, cached per item (6,308 articles). */
-import { parseTranslationOfficial } from "./official-parsers";
-import { fillPrompt, parserFor, type PromptSet } from "./prompts";
+import { officialAnswerText } from "./official-parsers";
+import { fillPrompt, notebookParams, type PromptSet } from "./prompts";
 import { runCachedCalls, type CachedCallOptions } from "./cached-calls";
 import { stripReasoning, type ChatModel, type ChatRequest } from "../models/chat";
 
-/** Filled into {text_type}. */
 export type TextType = "article" | "query";
 
 /** As the notebook: temperature 0 and a 32,768-token cap (a translation has one right answer, as long as its source). */
-export const TRANSLATION_PARAMS = {
-  temperature: 0,
-  topP: 1,
-  reasoningEffort: "low",
-  maxTokens: 32768,
-} as const satisfies Partial<ChatRequest>;
+export const TRANSLATION_PARAMS = notebookParams(0, 32768) satisfies Partial<ChatRequest>;
 
-/** TRANSLATION_SYSTEM, and TRANSLATION_USER filled with the text type, the id and the text verbatim. */
 export function buildTranslationRequest(item: { id: string; text: string }, textType: TextType, prompts: PromptSet): ChatRequest {
   return {
     system: prompts.texts.TRANSLATION_SYSTEM,
@@ -39,12 +32,12 @@ export async function translateItems(
   prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
-  const official = parserFor(prompts) === "official";
+  const official = prompts.name === "official";
   return runCachedCalls(items, model, opts, {
     label: `translate ${textType}`,
     request: (item) => buildTranslationRequest(item, textType, prompts),
     parse(item, raw) {
-      if (official) return { text: parseTranslationOfficial(raw) };
+      if (official) return { text: officialAnswerText(raw) };
       const english = cleanTranslation(raw);
       return english === "" ? { text: item.text, fallback: true } : { text: english };
     },

@@ -6,11 +6,9 @@ import type { ServerReports } from "./servers";
 export interface ChatRequest {
   system: string;
   user: string;
-  /** Output token limit. */
   maxTokens?: number;
   temperature?: number;
   topP?: number;
-  /** Passed through to models that take it (gpt-oss). */
   reasoningEffort?: "low" | "medium" | "high";
   /** Provider-side sampling seed (--repeat/--seed). */
   seed?: number;
@@ -25,7 +23,7 @@ export interface ChatParams {
   seed?: number;
 }
 
-/** Fields the request leaves unset are absent, as they are from the request body. */
+/** Unset fields absent, as from the request body. */
 export function chatParams(req: ChatRequest): ChatParams {
   const { temperature, topP: top_p, maxTokens: max_tokens, reasoningEffort: reasoning_effort, seed } = req;
   const p = { temperature, top_p, max_tokens, reasoning_effort, seed };
@@ -38,10 +36,7 @@ export interface ChatUsage {
   output: number;
 }
 
-/**
- * `text`: the answer without reasoning blocks, `raw`: as returned; `seconds`: the call's wall time (a replayed call's
- * is the original's); `servedModel`: the model the server says answered, when it says.
- */
+/** `text` without reasoning, `raw` as returned; `seconds` (a replayed call's: the original's); `servedModel`, if said. */
 export interface ChatResponse {
   text: string;
   raw: string;
@@ -61,33 +56,20 @@ export interface ChatModel extends ServerReports {
   complete(req: ChatRequest): Promise<ChatResponse>;
 }
 
-/** `code` is stable for callers to switch on; NOT_CONFIGURED is "unavailable", so experiments are skipped. */
+/** `code` is stable for callers to switch on; NOT_CONFIGURED is "unavailable", so experiments are skipped. `status`: a
+ * provider failure's last HTTP status (undefined on time-out), to tell 401/403/404 from an outage (5xx). */
 export class ChatError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "PROVIDER" | "EMPTY" | "BUDGET";
+  readonly status?: number;
 
-  constructor(message: string, code: ChatError["code"], options: GbrErrorOptions = {}) {
+  constructor(message: string, code: ChatError["code"], options: GbrErrorOptions & { status?: number } = {}) {
     super(message, code, { unavailable: code === "NOT_CONFIGURED", ...options });
     this.name = "ChatError";
+    if (options.status !== undefined) this.status = options.status;
   }
 }
 
-/** A provider failure with the last HTTP status (undefined on time-out), to tell 401/403/404 from an outage (5xx). */
-export class ChatProviderError extends ChatError {
-  constructor(
-    message: string,
-    code: ChatError["code"],
-    readonly status: number | undefined,
-    options: GbrErrorOptions = {},
-  ) {
-    super(message, code, options);
-    this.name = "ChatError";
-  }
-}
-
-/**
- * Removes reasoning: an unparsed harmony analysis channel, `<think>`/`<analysis>` blocks (an unterminated one at the
- * start means the model ran out of tokens thinking), then trims. For the project's parsers, not the official ones.
- */
+/** Harmony analysis, `<think>`/`<analysis>` blocks (unterminated at the start: out of tokens thinking) removed, trimmed. */
 export function stripReasoning(text: string): string {
   let out = harmonyFinal(text).replace(/<(think|analysis)>[\s\S]*?<\/\1>/gi, "");
   out = out.replace(/^\s*<(think|analysis)>[\s\S]*$/i, "");

@@ -15,9 +15,8 @@ export interface EmbedResult {
 
 /** Embeds already-templated texts; batching, caching, validation and error context are the caller's job. */
 export interface Embedder extends ServerReports {
-  /** e.g. "openai:Qwen/Qwen3-Embedding-8B@4096". */
   readonly id: string;
-  /** Vector size when known in advance (otherwise learnt from the first answer). */
+  /** Else learnt from the first answer. */
   readonly dims?: number;
   readonly maxBatch: number;
   /** `scheme://host[:port]` (safe to log), or "local". */

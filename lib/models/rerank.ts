@@ -12,7 +12,6 @@ export interface RerankResult {
 
 /** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */
 export interface RerankClient extends ServerReports {
-  /** "rerank@<origin>" or "tei@<origin>"; `endpoint` the origin. */
   readonly id: string;
   readonly endpoint: string;
   rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;

@@ -14,6 +14,5 @@ export interface EndpointStats {
 export interface ServerReports {
   endpointStats?(): EndpointStats[];
   limitState?(): LimitRecord;
-  /** Requests in flight at once over all endpoints: how many a caller keeps going so every server has work. */
   readonly capacity?: number;
 }

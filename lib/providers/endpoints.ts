@@ -12,7 +12,7 @@ export interface SpreadOptions {
  * tries another when `isServerFailure` blames the endpoint; `reports` is what the whole reports of itself.
  *
  * @example
- * const { run, reports } = spread(models, (err) => err instanceof ChatProviderError);
+ * const { run, reports } = spread(models, (err) => err instanceof ChatError && err.status === 503);
  * const model = { ...reports, complete: (req) => run((m) => m.complete(req)) };
  */
 export function spread<C extends { readonly id: string; readonly endpoint?: string; readonly capacity?: number }>(

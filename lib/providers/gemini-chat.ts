@@ -3,7 +3,7 @@ import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import type { GenerateContentConfig, GenerateContentResponse } from "@google/genai";
 import { attemptsMade, GeminiAttemptFailure, geminiEndpoint, geminiServer, type GeminiServerOptions } from "./gemini-http";
 import { NEED_KEY } from "./gemini-http";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
+import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import { servedByGemini } from "./served-by";
 
 export interface GeminiChatOptions extends GeminiServerOptions {
@@ -35,7 +35,7 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
       (err, made) => {
         // Anything but an attempt's failure is a bug of ours or of the SDK; still never let the key out.
         const message = err instanceof Error ? err.message : String(err);
-        return new ChatProviderError(api.redact(`${where} (${attemptsMade(made)}): ${message}`), "PROVIDER", err instanceof GeminiAttemptFailure ? err.status : undefined);
+        return new ChatError(api.redact(`${where} (${attemptsMade(made)}): ${message}`), "PROVIDER", { status: err instanceof GeminiAttemptFailure ? err.status : undefined });
       },
     );
     const raw = answerText(response, where);
@@ -75,7 +75,7 @@ function answerText(response: GenerateContentResponse, where: string): string {
   if (texts.length > 0) return texts.map((p) => p.text).join("");
   const finish = candidate?.finishReason;
   const why = finish === "MAX_TOKENS" ? "the output budget ran out before an answer (thoughts can take it all)" : "the server sent no text";
-  throw new ChatProviderError(`${where}: the answer has no text (finishReason ${finish ?? "none"}): ${why}; not kept, asked again on the next run`, "EMPTY", 200);
+  throw new ChatError(`${where}: the answer has no text (finishReason ${finish ?? "none"}): ${why}; not kept, asked again on the next run`, "EMPTY", { status: 200 });
 }
 
 function usageOf(response: GenerateContentResponse): { input: number; output: number } {

@@ -4,7 +4,7 @@ import { spread, type SpreadOptions } from "./endpoints";
 import type OpenAI from "openai";
 import { checkedBaseUrl } from "../util/http";
 import { openaiServer, type OpenAIServerOptions } from "./openai-client";
-import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
+import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import type { EndpointStats } from "../models/servers";
 import { servedByOpenAI } from "./served-by";
 
@@ -22,7 +22,7 @@ export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   if (!baseURL) throw new ChatError(`openai chat (${model}): base URL is empty`, "NOT_CONFIGURED");
   const id = `openai:${model}`;
   const server = openaiServer(id, { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat }, (message, status, cause) =>
-    new ChatProviderError(message, "PROVIDER", status, cause === undefined ? {} : { cause }),
+    new ChatError(message, "PROVIDER", { status, ...(cause === undefined ? {} : { cause }) }),
   );
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
@@ -73,7 +73,7 @@ export interface SpreadChatModel extends ChatModel {
 
 /** `models` (one per endpoint) as one chat model; a failing endpoint (no answer, 429, 5xx) is set aside. */
 export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {}): SpreadChatModel {
-  const serverFailure = (err: unknown) => err instanceof ChatProviderError && (err.status === undefined || err.status === 429 || err.status >= 500);
+  const serverFailure = (err: unknown) => err instanceof ChatError && err.code === "PROVIDER" && (err.status === undefined || err.status === 429 || err.status >= 500);
   const { run, reports } = spread(models, serverFailure, opts);
   return { ...reports, complete: (req) => run((m) => m.complete(req)) };
 }
@@ -89,7 +89,7 @@ export function openaiChatModel(model: string | undefined, configured: string | 
 function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): string {
   const choices: unknown = (response as { choices?: unknown })?.choices;
   if (!Array.isArray(choices) || choices.length === 0) {
-    throw new ChatProviderError(`${where}: response has no choices`, "PROVIDER", 200);
+    throw new ChatError(`${where}: response has no choices`, "PROVIDER", { status: 200 });
   }
   const choice = choices[0] as { message?: { content?: unknown }; finish_reason?: unknown };
   const content = choice?.message?.content;
@@ -99,7 +99,7 @@ function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): str
   }
   const finish = typeof choice?.finish_reason === "string" ? `, finish_reason ${choice.finish_reason}` : "";
   const why = choice?.finish_reason === "length" ? "the output budget ran out before an answer (reasoning can take it all)" : "the server sent no text";
-  throw new ChatProviderError(`${where}: the answer has no content (content ${JSON.stringify(content ?? null)}${finish}): ${why}; not kept, asked again on the next run`, "EMPTY", 200);
+  throw new ChatError(`${where}: the answer has no content (content ${JSON.stringify(content ?? null)}${finish}): ${why}; not kept, asked again on the next run`, "EMPTY", { status: 200 });
 }
 
 function usageOf(response: OpenAI.Chat.ChatCompletion): { input: number; output: number } {

@@ -11,7 +11,7 @@ import { inspect } from "node:util";
 import { chatModelFrom, parseChatModelName } from "../../lib/providers/chat";
 import { geminiChat, geminiChatFrom, type GeminiChatOptions } from "../../lib/providers/gemini-chat";
 import { openaiChat, openaiChatFrom, type OpenAIChatOptions } from "../../lib/providers/openai-chat";
-import { ChatError, ChatProviderError, type ChatRequest } from "../../lib/models/chat";
+import { ChatError, type ChatRequest } from "../../lib/models/chat";
 import { longRequestDispatcher } from "../../lib/util/http";
 import { echoGeminiText, startGeminiDouble, type GeminiDouble } from "../fakes/gemini-server";
 import { echoChatContent, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
@@ -175,7 +175,7 @@ describe("openaiChat", () => {
     const err = await rejection(make({ maxRetries: 2 }).complete(PAPER));
     assert.equal(api.count("chat/completions"), 3, "first attempt + 2 retries");
     assert.equal(err.code, "PROVIDER");
-    assert.ok(err instanceof ChatProviderError);
+    assert.ok(err instanceof ChatError);
     assert.equal(err.status, 500);
     assert.match(err.message, /HTTP 500: upstream exploded/);
     assert.match(err.message, /after 3 attempts/);
@@ -187,7 +187,7 @@ describe("openaiChat", () => {
     api.queueChat({ status: 400, message: "max_tokens is too large: 42000 > 32768" });
     const err = await rejection(make().complete(PAPER));
     assert.equal(api.count("chat/completions"), 1);
-    assert.ok(err instanceof ChatProviderError);
+    assert.ok(err instanceof ChatError);
     assert.equal(err.status, 400);
     assert.match(err.message, /HTTP 400: max_tokens is too large/);
   });
@@ -199,7 +199,7 @@ describe("openaiChat", () => {
     assert.ok(Date.now() - started < 1500);
     assert.equal(err.code, "PROVIDER");
     assert.match(err.message, /timed out after 200 ms per attempt \(1 attempt\)/);
-    assert.equal((err as ChatProviderError).status, undefined);
+    assert.equal((err as ChatError).status, undefined);
   });
 
   test("a dropped connection is a PROVIDER error", async () => {
@@ -321,7 +321,7 @@ describe("geminiChat", () => {
     const err = await rejection(make({ attempts: 3 }).complete(PAPER));
     assert.equal(gemini.count("generateContent"), 3);
     assert.equal(err.code, "PROVIDER");
-    assert.ok(err instanceof ChatProviderError);
+    assert.ok(err instanceof ChatError);
     assert.equal(err.status, 500);
     assert.match(err.message, /gemini:gemini-2\.5-flash .*\(3 attempts\): HTTP 500 INTERNAL: backend melted/);
     assert.ok(!visible(err).includes(GEMINI_KEY), "the key leaked into the error");
@@ -330,7 +330,7 @@ describe("geminiChat", () => {
   test("a wrong key is final (400), not retried", async () => {
     const err = await rejection(make({ apiKey: "AIzaWRONG-key-0000000000" }).complete(PAPER));
     assert.equal(gemini.count(), 1);
-    assert.equal((err as ChatProviderError).status, 400);
+    assert.equal((err as ChatError).status, 400);
     assert.match(err.message, /API key not valid/);
     assert.ok(!visible(err).includes("AIzaWRONG-key-0000000000"));
   });

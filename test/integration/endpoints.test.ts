@@ -96,15 +96,15 @@ test("one endpoint stops in the middle of a run: the run completes on the other,
 
 test("a client error (400) is the request's: thrown at once, no other endpoint tried", async () => {
   const { spreadChat } = await import("../../lib/providers/openai-chat.js");
-  const { ChatProviderError } = await import("../../lib/models/chat.js");
+  const { ChatError } = await import("../../lib/models/chat.js");
   let calls = 0;
-  const bad = { id: "openai:m", endpoint: "http://a", complete: async () => { calls++; throw new ChatProviderError("bad request", "PROVIDER", 400); } };
+  const bad = { id: "openai:m", endpoint: "http://a", complete: async () => { calls++; throw new ChatError("bad request", "PROVIDER", { status: 400 }); } };
   const good = { id: "openai:m", endpoint: "http://b", complete: async () => { calls++; return { text: "ok", raw: "ok", usage: { input: 1, output: 1 }, seconds: 0 }; } };
   const llm = spreadChat([bad, good]);
   await assert.rejects(llm.complete(request(1)), /bad request/);
   assert.equal(calls, 1);
   // A server failure (503) sets the endpoint aside and the request goes to the other.
-  const down = { id: "openai:m", endpoint: "http://c", complete: async () => { throw new ChatProviderError("unavailable", "PROVIDER", 503); } };
+  const down = { id: "openai:m", endpoint: "http://c", complete: async () => { throw new ChatError("unavailable", "PROVIDER", { status: 503 }); } };
   const spread = spreadChat([down, good], { sleep: async () => {} });
   assert.equal((await spread.complete(request(2))).text, "ok");
   assert.deepEqual(spread.endpointStats().map((s) => [s.endpoint, s.sent, s.answered, s.failed]), [["http://c", 1, 0, 1], ["http://b", 1, 1, 0]]);

@@ -9,7 +9,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial, parseRewriteOfficial, parseTranslationOfficial } from "../../../lib/llm/official-parsers";
+import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial, parseRewriteOfficial } from "../../../lib/llm/official-parsers";
 import { clean } from "../../../lib/text/normalize";
 import { pySplitLines, pyStrip } from "../../../lib/text/python-str";
 
@@ -76,8 +76,8 @@ test("rewrite: the first (KEYWORDS|REWRITTEN_QUERY|QUERY)\\s*:\\s*(.*) anywhere,
 });
 
 test("translation: the answer as chat() returns it (terminated think blocks removed, stripped), fences and all", () => {
-  assert.equal(parseTranslationOfficial("<think>…</THINK>\n```\nWhoever…\n```\n"), "```\nWhoever…\n```");
-  assert.equal(parseTranslationOfficial("  "), "");
+  assert.equal(officialAnswerText("<think>…</THINK>\n```\nWhoever…\n```\n"), "```\nWhoever…\n```");
+  assert.equal(officialAnswerText("  "), "");
   assert.equal(officialAnswerText("<analysis>a</think>x<think>b</analysis> y "), "x y");
 });
 

@@ -288,6 +288,12 @@ test("observer batches with the real tokenizer: the whole rendered prompt is cou
   for (const b of tight) assert.equal(b.tokens, count(b.docs));
   for (const b of tight) assert.ok(b.tokens < two);
   assert.throws(() => observerBatches(docs, count(docs.slice(0, 1)), count), (e: unknown) => e instanceof ChatError && e.code === "BUDGET" && /ΑΚ::914/.test(e.message));
+  // A template holding the articles twice, or not at all, is counted as rendered too.
+  for (const user of ["{retrieved_docs_block}\n{original_query}\n{retrieved_docs_block}", "{original_query} only"]) {
+    const odd = { ...prompts, OBSERVER_USER: user };
+    const whole = countTokens(odd.OBSERVER_SYSTEM + observerMessage(odd, q, docs)) + CHAT_OVERHEAD_TOKENS;
+    assert.equal(observerPromptTokens(odd, q)(docs), whole);
+  }
 });
 
 // ---------------------------------------------------------------------------------------------

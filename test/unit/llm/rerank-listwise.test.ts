@@ -5,7 +5,7 @@ import path from "node:path";
 import { buildRerankRequest, excerpt, listwiseRerankRun, readPermutation, RERANK_PARAMS, slidingWindows } from "../../../lib/llm/rerank-listwise";
 import { PROJECT_PROMPTS_DIR } from "../../../lib/llm/prompts";
 import { digestOf } from "../../../lib/util/safe-files";
-import { ChatProviderError, type ChatModel, type ChatRequest, type ChatResponse } from "../../../lib/models/chat";
+import { ChatError, type ChatModel, type ChatRequest, type ChatResponse } from "../../../lib/models/chat";
 import type { Query, Run } from "../../../lib/types";
 import { zeroWork } from "../../../lib/eval/run-cost";
 import { isUnavailable } from "../../../lib/util/errors";
@@ -130,7 +130,7 @@ test("slidingWindows refuses windows that could not work", () => {
 
 test("buildRerankRequest: the question, numbered excerpts, the project's prompts and temperature 0", () => {
   const long = "Μίσθωση. " + "λέξη ".repeat(1000);
-  const req = buildRerankRequest("Ο Α μίσθωσε ακίνητο.", [long, "Κλοπή.\n\nΌποιος αφαιρεί ξένο κινητό πράγμα."], 1500);
+  const req = buildRerankRequest("Ο Α μίσθωσε ακίνητο.", [long, "Κλοπή.\n\nΌποιος αφαιρεί ξένο κινητό πράγμα."]);
   assert.match(req.user, /Ο Α μίσθωσε ακίνητο\./);
   assert.match(req.user, /\(απόσπασμα/);
   assert.match(req.user, /\n\[1\] Μίσθωση\. λέξη/);
@@ -342,7 +342,7 @@ test("listwiseRerankRun: replayed answers count as reused, cost their recorded u
 });
 
 test("listwiseRerankRun: a provider error fails the run with the reason and stops further calls", async () => {
-  const fake = fakeModel({ fail: (i) => (i === 4 ? new ChatProviderError("openai:fake at http://127.0.0.1:9: 500 CUDA out of memory", "PROVIDER", 500) : undefined), delayMs: 5 });
+  const fake = fakeModel({ fail: (i) => (i === 4 ? new ChatError("openai:fake at http://127.0.0.1:9: 500 CUDA out of memory", "PROVIDER", { status: 500 }) : undefined), delayMs: 5 });
   await assert.rejects(listwiseRerankRun(fake.model, QUERIES, firstStage(), DOCS, { concurrency: 1 }), (err: Error & { code?: string; unavailable?: boolean }) => {
     assert.match(err.message, /CUDA out of memory/);
     assert.match(err.message, /query q1, articles/);
