@@ -9,14 +9,6 @@ export type CsvRow = Record<string, string>;
 /** A row of any of our tables: a CSV row's text, or a DataFrame row's values. */
 export type RowLike = Readonly<Record<string, unknown>>;
 
-/**
- * RFC 4180 csv, rows keyed by the trimmed header, each with its start line; duplicate headers and wrong field counts
- * are errors, blank lines skipped, stray quotes (`5" screen`) kept literally as Python's csv module reads them.
- */
-export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines: number[] } {
-  return parseDelimited(text, file, ",");
-}
-
 interface SourceRecord {
   fields: string[];
   line: number;
@@ -72,8 +64,11 @@ function csvProblem(err: CsvError): string {
   }
 }
 
-/** Delimited text (`,` or tab) into rows keyed by the trimmed header, with start lines; rules as in parseCsv. */
-export function parseDelimited(text: string, file: string, sep: string): { rows: CsvRow[]; lines: number[] } {
+/**
+ * RFC 4180 text (`,` or tab), rows keyed by the trimmed header, each with its start line; duplicate headers and wrong
+ * field counts are errors, blank lines skipped, stray quotes (`5" screen`) kept literally as Python's csv module reads them.
+ */
+export function parseDelimited(text: string, file = "<csv>", sep = ","): { rows: CsvRow[]; lines: number[] } {
   const records = readRecords(text, file, sep);
   if (records.length === 0) return { rows: [], lines: [] };
   const header = records[0].fields.map((h) => h.trim());
@@ -125,7 +120,7 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
 
 /** Records from CSV text as `toCsv` was given them (see `csvText`); a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRow[] {
-  return parseCsv(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v ?? "")])));
+  return parseDelimited(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v ?? "")])));
 }
 
 /** A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw. */

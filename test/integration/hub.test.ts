@@ -17,7 +17,7 @@ import { readConfig } from "../../lib/config";
 import { readTable } from "../../lib/data/tabular";
 
 const readRows = async (file: string) => (await readTable(file)).rows;
-import { parseCsv } from "../../lib/util/csv";
+import { parseDelimited } from "../../lib/util/csv";
 import { API, startHubDouble, type HubDouble, type HubDoubleOptions } from "../fakes/hub-server";
 
 for (const k of ["HF_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE"]) delete process.env[k];
@@ -545,7 +545,7 @@ body`);
 
 describe("tabular", () => {
   test("RFC 4180 csv: quoted commas, escaped quotes, embedded newlines, CRLF, line numbers", () => {
-    const { rows, lines } = parseCsv('a,b\r\n1,"x, y"\r\n2,"he said ""hi"""\r\n3,"multi\nline"\n4,\n\n');
+    const { rows, lines } = parseDelimited('a,b\r\n1,"x, y"\r\n2,"he said ""hi"""\r\n3,"multi\nline"\n4,\n\n');
     assert.deepEqual(rows, [
       { a: "1", b: "x, y" },
       { a: "2", b: 'he said "hi"' },
@@ -553,8 +553,8 @@ describe("tabular", () => {
       { a: "4", b: "" },
     ]);
     assert.deepEqual(lines, [2, 3, 4, 6]);
-    assert.throws(() => parseCsv('a,b\n1,"open'), /unterminated/);
-    assert.throws(() => parseCsv("a,b\n1,2,3\n"), (e: unknown) => e instanceof DataError && e.line === 2);
+    assert.throws(() => parseDelimited('a,b\n1,"open'), /unterminated/);
+    assert.throws(() => parseDelimited("a,b\n1,2,3\n"), (e: unknown) => e instanceof DataError && e.line === 2);
   });
 
   test("readRows by extension: json array, jsonl, parquet", async () => {

@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { readTable } from "../../../lib/data/tabular";
-import { parseCsv } from "../../../lib/util/csv";
+import { parseDelimited } from "../../../lib/util/csv";
 import { parseCsvRecords, readCsvIfExists } from "../../../lib/util/csv";
 import { csvText, toCsv } from "../../../lib/util/csv";
 import { dataErrorAt } from "../../helpers/assertions";
@@ -16,9 +16,9 @@ import { dataErrorAt } from "../../helpers/assertions";
 const TMP = mkdtempSync(path.join(os.tmpdir(), "gbr-csv-test-"));
 after(() => rmSync(TMP, { recursive: true, force: true }));
 
-describe("parseCsv", () => {
+describe("parseDelimited", () => {
   test("quoted commas, doubled quotes, line breaks in quotes, CRLF then LF, trailing blank lines", () => {
-    const { rows, lines } = parseCsv('a,b\r\n1,"x, y"\r\n2,"he said ""hi"""\r\n3,"multi\nline"\n4,\n\n');
+    const { rows, lines } = parseDelimited('a,b\r\n1,"x, y"\r\n2,"he said ""hi"""\r\n3,"multi\nline"\n4,\n\n');
     assert.deepEqual(rows, [
       { a: "1", b: "x, y" },
       { a: "2", b: 'he said "hi"' },
@@ -29,41 +29,41 @@ describe("parseCsv", () => {
   });
 
   test("a CRLF inside a quoted field is one line, and later rows keep their lines", () => {
-    const { rows, lines } = parseCsv('a,b\r\n1,"x\r\ny"\r\n\r\n2,z\r\n3,"p\rq"\r\n4,w');
+    const { rows, lines } = parseDelimited('a,b\r\n1,"x\r\ny"\r\n\r\n2,z\r\n3,"p\rq"\r\n4,w');
     assert.deepEqual(rows.map((r) => r.b), ["x\r\ny", "z", "p\rq", "w"]);
     assert.deepEqual(lines, [2, 5, 6, 8]);
-    assert.throws(() => parseCsv('a,b\r\n1,"x\r\ny"\r\n2\r\n', "f.csv"), dataErrorAt("f.csv", 4, /^expected 2 fields \(as in the header\), found 1$/));
+    assert.throws(() => parseDelimited('a,b\r\n1,"x\r\ny"\r\n2\r\n', "f.csv"), dataErrorAt("f.csv", 4, /^expected 2 fields \(as in the header\), found 1$/));
   });
 
   test("blank lines are not rows but still count; lone CR ends a line too", () => {
-    assert.deepEqual(parseCsv('a,b\n\n\n1,2\n\n3,"4\n\n5"\n\n6,7\n').lines, [4, 6, 10]);
-    const cr = parseCsv("a,b\r1,2\r\r3,4");
+    assert.deepEqual(parseDelimited('a,b\n\n\n1,2\n\n3,"4\n\n5"\n\n6,7\n').lines, [4, 6, 10]);
+    const cr = parseDelimited("a,b\r1,2\r\r3,4");
     assert.deepEqual(cr.rows, [{ a: "1", b: "2" }, { a: "3", b: "4" }]);
     assert.deepEqual(cr.lines, [2, 4]);
   });
 
   test("a byte-order mark is not part of the first column's name; header names are trimmed", () => {
-    assert.deepEqual(parseCsv("\ufeffid, text \nq1,α\n").rows, [{ id: "q1", text: "α" }]);
+    assert.deepEqual(parseDelimited("\ufeffid, text \nq1,α\n").rows, [{ id: "q1", text: "α" }]);
   });
 
   test("an empty file or a header alone has no rows", () => {
-    assert.deepEqual(parseCsv(""), { rows: [], lines: [] });
-    assert.deepEqual(parseCsv("\n\n"), { rows: [], lines: [] });
-    assert.deepEqual(parseCsv("a,b\n"), { rows: [], lines: [] });
+    assert.deepEqual(parseDelimited(""), { rows: [], lines: [] });
+    assert.deepEqual(parseDelimited("\n\n"), { rows: [], lines: [] });
+    assert.deepEqual(parseDelimited("a,b\n"), { rows: [], lines: [] });
   });
 
   test("cells are kept verbatim: spaces, a quote inside an unquoted field, text after a closing quote", () => {
-    assert.deepEqual(parseCsv('a,b\n 1 ,5" screen\n"x"y,z\n').rows, [
+    assert.deepEqual(parseDelimited('a,b\n 1 ,5" screen\n"x"y,z\n').rows, [
       { a: " 1 ", b: '5" screen' },
       { a: '"x"y', b: "z" },
     ]);
   });
 
   test("errors name the file and the line the record starts on", () => {
-    assert.throws(() => parseCsv("a,b\n1,2,3\n", "f.csv"), dataErrorAt("f.csv", 2, /^expected 2 fields \(as in the header\), found 3$/));
-    assert.throws(() => parseCsv('a,b\n1,2\n\n3,"open\n\nstill open', "f.csv"), dataErrorAt("f.csv", 4, /^unterminated quoted field/));
-    assert.throws(() => parseCsv("\n\nid,x,id\n1,2,3\n", "f.csv"), dataErrorAt("f.csv", 3, /^duplicate column 'id' in the header$/));
-    assert.throws(() => parseCsv("a,b\n1,2,3\n"), dataErrorAt("<csv>", 2, /found 3/));
+    assert.throws(() => parseDelimited("a,b\n1,2,3\n", "f.csv"), dataErrorAt("f.csv", 2, /^expected 2 fields \(as in the header\), found 3$/));
+    assert.throws(() => parseDelimited('a,b\n1,2\n\n3,"open\n\nstill open', "f.csv"), dataErrorAt("f.csv", 4, /^unterminated quoted field/));
+    assert.throws(() => parseDelimited("\n\nid,x,id\n1,2,3\n", "f.csv"), dataErrorAt("f.csv", 3, /^duplicate column 'id' in the header$/));
+    assert.throws(() => parseDelimited("a,b\n1,2,3\n"), dataErrorAt("<csv>", 2, /found 3/));
   });
 
   test("whatever toCsv writes reads back, each row on the line it starts on", () => {
@@ -72,7 +72,7 @@ describe("parseCsv", () => {
       fc.property(fc.integer({ min: 2, max: 4 }), fc.array(fc.array(cell, { minLength: 4, maxLength: 4 }), { maxLength: 8 }), (width, cells) => {
         const header = Array.from({ length: width }, (_, i) => `c${i}`);
         const rows = cells.map((r) => r.slice(0, width));
-        const { rows: back, lines } = parseCsv(toCsv(header, rows));
+        const { rows: back, lines } = parseDelimited(toCsv(header, rows));
         assert.deepEqual(back.map((r) => header.map((h) => csvText(r[h]))), rows);
         let line = 2;
         rows.forEach((r, i) => {
