@@ -16,19 +16,7 @@ export interface RecordKind<T extends { key: string }> {
   problem(value: unknown): string | undefined;
 }
 
-export interface Store {
-  readonly dir: string;
-  fileOf(kind: RecordKind<{ key: string }>, key: string): string;
-  /** The valid record under `key`, or undefined (a damaged one is set aside with a warning). */
-  get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined>;
-  /** Whether a file exists under `key` (`get` says whether it is valid). */
-  has(kind: RecordKind<{ key: string }>, key: string): boolean;
-  /** Writes a record atomically (validated, key checked), replacing one already there. */
-  put<T extends { key: string }>(kind: RecordKind<T>, record: T): Promise<void>;
-  /** The record under `key`, made by `make` when there is none, once across processes; `made`: by this caller. */
-  produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }>;
-  records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T>;
-}
+export type Store = FileStore;
 
 /** Opens a store folder (created on the first write); warnings go to `log` (default stderr). */
 export async function openStore(dir: string, opts: { log?: (message: string) => void } = {}): Promise<Store> {
@@ -60,7 +48,7 @@ export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, byt
   return record;
 }
 
-class FileStore implements Store {
+class FileStore {
   private readonly locks = new FileLocks();
   constructor(
     readonly dir: string,
@@ -76,10 +64,12 @@ class FileStore implements Store {
     return path.join(this.dir, kind.name, key.slice(0, 2), `${key}.json`);
   }
 
+  /** Whether a file exists under `key` (`get` says whether it is valid). */
   has(kind: RecordKind<{ key: string }>, key: string): boolean {
     return fs.existsSync(this.fileOf(kind, key));
   }
 
+  /** The valid record under `key`, or undefined (a damaged one is set aside with a warning). */
   async get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined> {
     const file = this.fileOf(kind, key);
     const bytes = await unlessMissing(fs.promises.readFile(file));
@@ -111,6 +101,7 @@ class FileStore implements Store {
     return fault;
   }
 
+  /** The record under `key`, made by `make` when there is none, once across processes; `made`: by this caller. */
   async produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }> {
     const hit = await this.get(kind, key);
     if (hit) return { record: hit, made: false };
