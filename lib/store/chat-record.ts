@@ -11,11 +11,9 @@ export type ReplayResponse = Omit<ChatResponse, "replayed">;
 export interface ReplayRecord {
   /** `replayKey(provider:model, request, sample)`; checked on every write and read. */
   key: string;
-  /** The model id split at its first ":" (no ":": provider ""). */
-  provider: string;
+    provider: string;
   model: string;
   request: ReplayRequest;
-  /** Sample index (0 unless several samples of one request are drawn). */
   sample: number;
   response: ReplayResponse;
   at: string;
@@ -56,7 +54,7 @@ export function pickRequest(req: ReplayRequest): ReplayRequest {
   return out;
 }
 
-/** The recorded answer fields of a response (a provider's extras, and `replayed`, dropped). */
+/** The recorded answer fields of a response, nothing else. */
 export function copyResponse(r: ReplayResponse): ReplayResponse {
   return {
     text: r.text,

@@ -7,7 +7,6 @@ import type { Store } from "./store";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
 import path from "node:path";
 
-/** The chat records of a store, by replay key (see `Store`). */
 export type ReplayCache = ReturnType<typeof replayCache>;
 
 export function replayCache(store: Store) {
@@ -37,7 +36,7 @@ export interface ReplayingModel extends ChatModel {
   readonly keys: ReadonlySet<string>;
 }
 
-/** A call with no recorded answer offline; names the key and the store. */
+/** A call with no recorded answer offline. */
 export class ReplayMissError extends GbrError {
   /** ChatError's code for a provider not configured: callers treat a miss like one. */
   declare readonly code: "NOT_CONFIGURED";
@@ -106,7 +105,7 @@ export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithRepla
 
 export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
 
-/** The selected chat records as key-sorted JSONL; `missing`: requested keys the store lacks. */
+/** The selected chat records as key-sorted JSONL, and the requested keys the store lacks. */
 export async function exportReplay(cache: ReplayCache, outFile: string, filter?: ReplayFilter): Promise<{ file: string; records: number; missing: string[] }> {
   const wanted = filter === undefined || typeof filter === "function" ? undefined : new Set(filter);
   const keep = typeof filter === "function" ? filter : (r: ReplayRecord) => wanted === undefined || wanted.has(r.key);

@@ -11,12 +11,10 @@ import { openStore, type Store } from "./store";
 
 export interface DataStoreOptions {
   dataDir: string;
-  /** GBR_REPLAY_FILE: chat records to import. */
   replayFile?: string;
   log?: (message: string) => void;
 }
 
-/** Opens `<data>/store`, migrating v0.8 caches and importing the replay file first. */
 export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
   const data = path.resolve(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`store: ${m}\n`));

@@ -2,14 +2,14 @@
 import { createHash } from "node:crypto";
 import type { RecordKind, Store } from "./store";
 
-/** A pair's score, its share of the request's seconds when recorded, and whether the test double scored it. */
+/** A pair's score, its share of the request's seconds, and whether the test double scored it. */
 export interface CachedScore {
   score: number;
   seconds?: number;
   standIn: boolean;
 }
 
-/** A pair as stored: k key, s score, t share of the request's seconds, d true if the test double answered. */
+/** A CachedScore as stored, in short names: k key, s score, t seconds, d stand-in. */
 interface StoredPair {
   k: string;
   s: number;

@@ -8,17 +8,16 @@ import { GbrError, writeFault } from "../util/errors";
 import { unlessMissing, writeAtomically } from "../util/safe-files";
 import { FileLocks } from "../util/file-lock";
 
-/** What the store needs of a kind of record: how its key follows from its content, and what makes it invalid. */
+/** A kind of record: how its key follows from its content, and what makes it invalid. */
 export interface RecordKind<T extends { key: string }> {
   readonly name: string;
   keyOf(record: T): string;
-  /** What is wrong with a parsed value, or undefined when it is a valid record. */
   problem(value: unknown): string | undefined;
 }
 
 export type Store = FileStore;
 
-/** Opens a store folder (created on the first write); warnings go to `log` (default stderr). */
+/** Opens a store folder (created on the first write). */
 export async function openStore(dir: string, opts: { log?: (message: string) => void } = {}): Promise<Store> {
   return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
 }
@@ -94,7 +93,6 @@ class FileStore {
     }
   }
 
-  /** A write fault of the store's folder, remembered (see `refused`). */
   private refuses(err: unknown): unknown {
     const fault = writeFault(err, this.dir, "GBR_DATA_DIR");
     if (fault instanceof GbrError && (fault.code === "DISK_FULL" || fault.code === "UNWRITABLE")) this.refused ??= fault;

@@ -10,7 +10,6 @@ export interface EmbeddingProvenance {
   standIn: boolean;
 }
 
-/** Every served model name once (`a`'s first), stand-in if either is. */
 export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
   return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };
 }
