@@ -50,7 +50,7 @@ export function pairKey(fingerprint: string, query: string, article: string): st
 
 /** The pair scores of a store: lookups in memory, and requests made once. */
 export type ScoreCache = Awaited<ReturnType<typeof openScoreCache>>;
-type KeyedScore = CachedScore & { key: string };
+type Keyed = CachedScore & { key: string };
 
 /** Opens the pair scores of a store; with `readOnly` (the plan) nothing is written and `produce` just scores. */
 export async function openScoreCache(store: Store, opts: { readOnly?: boolean } = {}) {
@@ -65,7 +65,7 @@ export async function openScoreCache(store: Store, opts: { readOnly?: boolean } 
     },
     get: (key: string) => scores.get(key),
     /** A request's scores: stored ones if any process made it, else `score`'s (once across processes), then stored. */
-    async produce(keys: readonly string[], score: () => Promise<KeyedScore[]>): Promise<{ entries: KeyedScore[]; made: boolean }> {
+    async produce(keys: readonly string[], score: () => Promise<Keyed[]>): Promise<{ entries: Keyed[]; made: boolean }> {
       if (opts.readOnly) return { entries: await score(), made: true };
       const { record, made } = await store.produce(RERANK, groupKey(keys), async () => {
         const entries = await score();
@@ -77,7 +77,7 @@ export async function openScoreCache(store: Store, opts: { readOnly?: boolean } 
   };
 }
 
-function toStored(e: KeyedScore): StoredPair {
+function toStored(e: Keyed): StoredPair {
   // Microseconds are plenty for a share of an HTTP request's time, and keep records short.
   return { k: e.key, s: e.score, ...(e.seconds !== undefined ? { t: Math.round(e.seconds * 1e6) / 1e6 } : {}), ...(e.standIn ? { d: true } : {}) };
 }

@@ -120,7 +120,7 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
 
 /** Records from CSV text as `toCsv` was given them (see `csvText`); a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRow[] {
-  return parseDelimited(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v ?? "")])));
+  return parseDelimited(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v)])));
 }
 
 /** A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw. */

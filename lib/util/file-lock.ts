@@ -1,7 +1,4 @@
-/**
- * Cross-process locks (proper-lockfile), so processes sharing a data folder never pay for a call twice. Stale after 10 s:
- * shorter hands a live holder's lock away in a stall, longer makes each run after a crash wait longer.
- */
+/** Cross-process locks (proper-lockfile), stale after 10 s: shorter gives a stalled lock away, longer delays recovery. */
 import fs from "node:fs";
 import path from "node:path";
 import { lockfileSdk } from "./sdk";
@@ -11,7 +8,6 @@ export const LOCK_STALE_MS = 10_000;
 const LOCK_UPDATE_MS = 2_000;
 
 export interface FileLockOptions {
-  /** What the lock protects, for messages. */
   what?: string;
   log?: (message: string) => void;
   /** Told when a wait for another process has lasted a second (default `log`). */
@@ -30,20 +26,12 @@ interface Hold {
   ready: Promise<(() => Promise<void>) | undefined>;
 }
 
-/**
- * One owner's locks: its callers of a lock share a hold or take turns; one that cannot be taken (a read-only folder) is
- * skipped, logged once: it saves work, correctness needs none.
- *
- * @example
- * const locks = new FileLocks();
- * await locks.run("data/store/.locks/x.lock", async () => 42); // 42
- */
+/** One owner's locks; one that cannot be taken (a read-only folder) is skipped, logged once: correctness needs none. */
 export class FileLocks {
   private readonly holds = new Map<string, Hold>();
   private readonly unlockable = new Set<string>();
   /** A release in progress per path: the next hold waits for it instead of finding the lock taken. */
   private readonly releasing = new Map<string, Promise<void>>();
-  /** Tail of the queue of "exclusive" callers per path. */
   private readonly turns = new Map<string, Promise<void>>();
 
   /** Runs `fn` holding the lock directory `lockPath` (parents made as needed); `fn`'s errors pass after release. */

@@ -25,10 +25,6 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
 /**
  * A `fetch` whose whole exchange, body included, must be over within `timeoutMs`, else a TimeoutError: the SDKs' timeouts
  * stop at the headers, and undici's body timeout is idle time, which a server dripping one byte at a time resets forever.
- *
- * @example
- * const res = await deadlineFetch(5000)("http://localhost:8000/v1/models");
- * await res.json(); // rejects with a TimeoutError 5 s after the request began, wherever it is by then
  */
 export function deadlineFetch(timeoutMs: number): typeof fetch {
   const dispatcher = longRequestDispatcher();
@@ -65,7 +61,6 @@ export function endpointOrigin(url: string): string {
   }
 }
 
-/** Query parameters that carry a secret. */
 const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|authorization|secret|password|pass|sig|signature|x-api-key)$/i;
 
 /** A URL with its user name, password and secret-bearing query values replaced by `***`, for messages. */
@@ -87,10 +82,6 @@ export function maskCredentials(url: string): string {
 /**
  * A configured base URL (`source` says where), refused with credentials in it, or any query string or fragment: requests
  * are appended to its path, which a query would mangle (and a server echoing it would put into every output).
- *
- * @example
- * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://localhost:8000/v1", "GBR_CHAT_API_KEY"); // returned as is
- * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://h/v1?code=x", "GBR_CHAT_API_KEY"); // throws QUERY_IN_URL
  */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
   let u: URL | undefined;
