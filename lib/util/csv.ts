@@ -54,7 +54,7 @@ function readRecords(text: string, file: string, sep: string): SourceRecord[] {
   return records;
 }
 
-/** csv-parse's reason in this module's words; its own "at line N" would be the drifting count. */
+/** csv-parse's own "at line N" would be the drifting count. */
 function csvProblem(err: CsvError): string {
   switch (err.code) {
     case "CSV_QUOTE_NOT_CLOSED":
@@ -95,14 +95,7 @@ export function parseDelimited(text: string, file = "<csv>", sep = ","): { rows:
 // What a spreadsheet evaluates at a cell's start (a formula, or a tab or CR before one); a ' before them was written here.
 const FORMULA_START = /^'*[=+\-@\t\r]/;
 
-/**
- * A CSV field, quoted when needed (RFC 4180); text a spreadsheet would evaluate gets a leading `'` (`csvText` takes it
- * off), a number or numeric text stays.
- *
- * @example
- * csvField("=1+1"); // "'=1+1"
- * csvField(-0.154); // "-0.154"
- */
+/** A CSV field, quoted when needed; text a spreadsheet would evaluate gets a leading `'` (`csvText` takes it off). */
 export function csvField(value: unknown): string {
   const raw = value === undefined || value === null ? "" : String(value);
   const s = typeof value !== "number" && FORMULA_START.test(raw) && !Number.isFinite(Number(raw)) ? `'${raw}` : raw;
