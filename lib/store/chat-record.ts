@@ -72,19 +72,6 @@ export const CHAT: RecordKind<ReplayRecord> = {
   problem: recordProblem,
 };
 
-/** A record in the store's field order with only the known fields (what `CHAT` writes). */
-export function cleanRecord(record: ReplayRecord): ReplayRecord {
-  return {
-    key: record.key,
-    provider: record.provider,
-    model: record.model,
-    request: pickRequest(record.request ?? ({} as ReplayRequest)),
-    sample: record.sample,
-    response: copyResponse(record.response ?? ({} as ReplayResponse)),
-    at: record.at,
-  };
-}
-
 function joinModelId(provider: string, model: string): string {
   return provider === "" ? model : `${provider}:${model}`;
 }

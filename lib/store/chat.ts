@@ -1,7 +1,7 @@
 /** The store's chat records as the chat layer uses them: `withReplay`, offline misses, export, import. */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
-import { checkSample, cleanRecord, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
+import { checkSample, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
 import { exportKind, importFile } from "./jsonl";
 import type { Store } from "./store";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
@@ -14,8 +14,8 @@ export function replayCache(store: Store) {
     store,
     has: (key: string) => store.has(CHAT, key),
     get: (key: string) => store.get(CHAT, key),
-    put: (record: ReplayRecord) => store.put(CHAT, cleanRecord(record)),
-    produce: (key: string, make: () => Promise<ReplayRecord>) => store.produce(CHAT, key, async () => cleanRecord(await make())),
+    put: (record: ReplayRecord) => store.put(CHAT, record),
+    produce: (key: string, make: () => Promise<ReplayRecord>) => store.produce(CHAT, key, make),
     records: () => store.records(CHAT),
   };
 }
