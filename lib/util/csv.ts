@@ -56,12 +56,8 @@ function readRecords(text: string, file: string, sep: string): SourceRecord[] {
 
 /** csv-parse's own "at line N" would be the drifting count. */
 function csvProblem(err: CsvError): string {
-  switch (err.code) {
-    case "CSV_QUOTE_NOT_CLOSED":
-      return "unterminated quoted field (the record starting on this line opens a quote that the file never closes)";
-    default:
-      return `malformed csv record (${err.message.replace(/\s*\bat line \d+\b/g, "")})`;
-  }
+  if (err.code !== "CSV_QUOTE_NOT_CLOSED") return `malformed csv record (${err.message.replace(/\s*\bat line \d+\b/g, "")})`;
+  return "unterminated quoted field (the record starting on this line opens a quote that the file never closes)";
 }
 
 /**
@@ -130,9 +126,7 @@ export async function readCsvIfExists(file: string): Promise<CsvRow[] | undefine
 /** A cell as a number; `undefined` for a blank or non-finite cell, so a skipped experiment's blanks are not 0. */
 export function toNumber(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
-  const s = String(value).trim();
-  if (s === "") return undefined;
-  const n = Number(s);
+  const s = typeof value === "number" ? value : String(value).trim();
+  const n = s === "" ? NaN : Number(s);
   return Number.isFinite(n) ? n : undefined;
 }
