@@ -81,54 +81,50 @@ export class FileLocks {
 
   private async acquire(target: string, opts: FileLockOptions): Promise<(() => Promise<void>) | undefined> {
     await this.releasing.get(target);
-    return acquire(target, opts, this.unlockable);
-  }
-}
-
-async function acquire(target: string, opts: FileLockOptions, unlockable: Set<string>): Promise<(() => Promise<void>) | undefined> {
-  const what = opts.what ?? target;
-  try {
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
-  } catch (err) {
-    return unlocked(target, what, err, opts, unlockable);
-  }
-  const started = Date.now();
-  let told = false;
-  let delay = 25;
-  for (;;) {
+    const what = opts.what ?? target;
     try {
-      return await lockfileSdk().lock(target, {
-        lockfilePath: target,
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        update: LOCK_UPDATE_MS,
-        retries: 0,
-        // The library's default throws from a timer and ends the process; a lost lock only means repeated work.
-        onCompromised: (err) =>
-          opts.log?.(`lost the lock on ${what} (${err.message}): another process took it over after ${LOCK_STALE_MS / 1000} s without a refresh; it may repeat work in progress here`),
-      });
+      await fs.promises.mkdir(path.dirname(target), { recursive: true });
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ELOCKED") return unlocked(target, what, err, opts, unlockable);
-      if (opts.waitMs !== undefined && Date.now() - started >= opts.waitMs) throw err;
-      if (!told && Date.now() - started >= 1000) {
-        told = true;
-        (opts.onWait ?? opts.log)?.(
-          `waiting for another process working on ${what} (lock ${target}); a lock left by a process that was killed is taken over ` +
-            `once it is ${LOCK_STALE_MS / 1000} s old`,
-        );
+      return this.unlocked(target, what, err, opts);
+    }
+    const started = Date.now();
+    let told = false;
+    let delay = 25;
+    for (;;) {
+      try {
+        return await lockfileSdk().lock(target, {
+          lockfilePath: target,
+          realpath: false,
+          stale: LOCK_STALE_MS,
+          update: LOCK_UPDATE_MS,
+          retries: 0,
+          // The library's default throws from a timer and ends the process; a lost lock only means repeated work.
+          onCompromised: (err) =>
+            opts.log?.(`lost the lock on ${what} (${err.message}): another process took it over after ${LOCK_STALE_MS / 1000} s without a refresh; it may repeat work in progress here`),
+        });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== "ELOCKED") return this.unlocked(target, what, err, opts);
+        if (opts.waitMs !== undefined && Date.now() - started >= opts.waitMs) throw err;
+        if (!told && Date.now() - started >= 1000) {
+          told = true;
+          (opts.onWait ?? opts.log)?.(
+            `waiting for another process working on ${what} (lock ${target}); a lock left by a process that was killed is taken over ` +
+              `once it is ${LOCK_STALE_MS / 1000} s old`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 500);
       }
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 500);
     }
   }
-}
 
-function unlocked(target: string, what: string, err: unknown, opts: FileLockOptions, unlockable: Set<string>): undefined {
-  const dir = path.dirname(target);
-  if (!unlockable.has(dir)) {
-    unlockable.add(dir);
-    opts.log?.(`cannot lock ${what} (${(err as Error).message}); going on without locks in ${dir}, so another process sharing it may repeat work`);
+  private unlocked(target: string, what: string, err: unknown, opts: FileLockOptions): undefined {
+    const dir = path.dirname(target);
+    if (!this.unlockable.has(dir)) {
+      this.unlockable.add(dir);
+      opts.log?.(`cannot lock ${what} (${(err as Error).message}); going on without locks in ${dir}, so another process sharing it may repeat work`);
+    }
+    return undefined;
   }
-  return undefined;
 }
