@@ -47,7 +47,7 @@ export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, byt
   return record;
 }
 
-class FileStore {
+export class FileStore {
   private readonly locks = new FileLocks();
   constructor(
     readonly dir: string,

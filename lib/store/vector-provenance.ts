@@ -21,7 +21,7 @@ function fileOf(t: VectorTables, name: string): string | undefined {
 export async function readProvenance(t: VectorTables, name: string): Promise<EmbeddingProvenance> {
   const file = fileOf(t, name);
   const j = file ? await readJsonIfAny<Partial<EmbeddingProvenance>>(file) : undefined;
-  const models = Array.isArray(j?.servedModels) ? j.servedModels : [];
+  const models = j && Array.isArray(j.servedModels) ? j.servedModels : [];
   return { servedModels: models.filter((m): m is string => typeof m === "string"), standIn: j?.standIn === true };
 }
 
