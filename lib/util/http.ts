@@ -92,7 +92,8 @@ export function checkedBaseUrl(source: string, url: string, keyVariable?: string
     });
   }
   if (u.search !== "" || u.hash !== "") {
-    throw new GbrError(`${source} has a query string or fragment after ${endpointOrigin(url)}${u.pathname}: a base URL is a path that requests are appended to`, "QUERY_IN_URL", {
+    const shown = `${endpointOrigin(url)}${u.pathname}`;
+    throw new GbrError(`${source} has a query string or fragment after ${shown}: a base URL is a path that requests are appended to`, "QUERY_IN_URL", {
       hint: keyVariable ? `remove it; a key goes in ${keyVariable}, which is sent as a header` : "remove it from the URL",
     });
   }
