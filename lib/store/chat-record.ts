@@ -11,11 +11,9 @@ export type ReplayResponse = Omit<ChatResponse, "replayed">;
 export interface ReplayRecord {
   /** `replayKey(provider:model, request, sample)`; checked on every write and read. */
   key: string;
-  /** The model id split at its first ":" (no ":": provider ""). */
-  provider: string;
+    provider: string;
   model: string;
   request: ReplayRequest;
-  /** Sample index (0 unless several samples of one request are drawn). */
   sample: number;
   response: ReplayResponse;
   at: string;
@@ -56,7 +54,7 @@ export function pickRequest(req: ReplayRequest): ReplayRequest {
   return out;
 }
 
-/** The recorded answer fields of a response (a provider's extras, and `replayed`, dropped). */
+/** The recorded answer fields of a response, nothing else. */
 export function copyResponse(r: ReplayResponse): ReplayResponse {
   return {
     text: r.text,
@@ -73,19 +71,6 @@ export const CHAT: RecordKind<ReplayRecord> = {
   keyOf: (r) => replayKey(joinModelId(r.provider, r.model), r.request, r.sample),
   problem: recordProblem,
 };
-
-/** A record in the store's field order with only the known fields (what `CHAT` writes). */
-export function cleanRecord(record: ReplayRecord): ReplayRecord {
-  return {
-    key: record.key,
-    provider: record.provider,
-    model: record.model,
-    request: pickRequest(record.request ?? ({} as ReplayRequest)),
-    sample: record.sample,
-    response: copyResponse(record.response ?? ({} as ReplayResponse)),
-    at: record.at,
-  };
-}
 
 function joinModelId(provider: string, model: string): string {
   return provider === "" ? model : `${provider}:${model}`;

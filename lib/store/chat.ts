@@ -1,13 +1,12 @@
 /** The store's chat records as the chat layer uses them: `withReplay`, offline misses, export, import. */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
-import { checkSample, cleanRecord, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
+import { checkSample, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
 import { exportKind, importFile } from "./jsonl";
 import type { Store } from "./store";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
 import path from "node:path";
 
-/** The chat records of a store, by replay key (see `Store`). */
 export type ReplayCache = ReturnType<typeof replayCache>;
 
 export function replayCache(store: Store) {
@@ -15,8 +14,8 @@ export function replayCache(store: Store) {
     store,
     has: (key: string) => store.has(CHAT, key),
     get: (key: string) => store.get(CHAT, key),
-    put: (record: ReplayRecord) => store.put(CHAT, cleanRecord(record)),
-    produce: (key: string, make: () => Promise<ReplayRecord>) => store.produce(CHAT, key, async () => cleanRecord(await make())),
+    put: (record: ReplayRecord) => store.put(CHAT, record),
+    produce: (key: string, make: () => Promise<ReplayRecord>) => store.produce(CHAT, key, make),
     records: () => store.records(CHAT),
   };
 }
@@ -32,12 +31,7 @@ export interface WithReplayOptions {
   offline?: boolean;
 }
 
-export interface ReplayingModel extends ChatModel {
-  /** Keys of every call made through this wrapper (not in mode "off"), for `exportReplay`. */
-  readonly keys: ReadonlySet<string>;
-}
-
-/** A call with no recorded answer offline; names the key and the store. */
+/** A call with no recorded answer offline. */
 export class ReplayMissError extends GbrError {
   /** ChatError's code for a provider not configured: callers treat a miss like one. */
   declare readonly code: "NOT_CONFIGURED";
@@ -59,11 +53,10 @@ export class ReplayMissError extends GbrError {
 }
 
 /** A chat model whose calls go through the store: recorded before they return, claimed so identical calls wait and replay. */
-export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithReplayOptions = {}): ReplayingModel {
+export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithReplayOptions = {}): ChatModel {
   const mode = opts.mode ?? "use";
   const sample = opts.sample ?? 0;
   checkSample(sample);
-  const keys = new Set<string>();
   const { provider, model: modelName } = splitModelId(model.id);
   const where = cache.store.dir;
   const offline = opts.offline ?? false;
@@ -78,14 +71,12 @@ export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithRepla
     endpoint: model.endpoint,
     ...(model.endpointStats ? { endpointStats: () => model.endpointStats!() } : {}),
     ...(model.capacity !== undefined ? { capacity: model.capacity } : {}),
-    keys,
     async complete(req: ChatRequest): Promise<ChatResponse> {
       const key = replayKey(model.id, req, sample);
       if (mode === "off") {
         if (offline) throw new ReplayMissError(key, where, model.id, "the replay cache is off");
         return model.complete(req);
       }
-      keys.add(key);
       if (mode === "refresh") {
         // A new answer whatever is recorded: neither waits for nor replays another process's.
         if (offline) throw new ReplayMissError(key, where, model.id, "refresh (--no-cache) needs the provider");
@@ -104,15 +95,9 @@ export function withReplay(model: ChatModel, cache: ReplayCache, opts: WithRepla
   };
 }
 
-export type ReplayFilter = Iterable<string> | ((record: ReplayRecord) => boolean);
-
-/** The selected chat records as key-sorted JSONL; `missing`: requested keys the store lacks. */
-export async function exportReplay(cache: ReplayCache, outFile: string, filter?: ReplayFilter): Promise<{ file: string; records: number; missing: string[] }> {
-  const wanted = filter === undefined || typeof filter === "function" ? undefined : new Set(filter);
-  const keep = typeof filter === "function" ? filter : (r: ReplayRecord) => wanted === undefined || wanted.has(r.key);
-  const found = new Set<string>();
-  const { file, records } = await exportKind(cache.store, CHAT, outFile, (r) => keep(r) && (found.add(r.key), true));
-  return { file, records, missing: wanted ? [...wanted].filter((k) => !found.has(k)) : [] };
+/** The chat records `keep` selects (all by default) as key-sorted JSONL. */
+export function exportReplay(cache: ReplayCache, outFile: string, keep?: (record: ReplayRecord) => boolean): Promise<{ file: string; records: number }> {
+  return exportKind(cache.store, CHAT, outFile, keep);
 }
 
 /** Imports a chat-record JSONL (an export or a v0.8 replay file) keeping the store's own; damaged lines skipped. */

@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { FileLocks } from "../util/file-lock";
+import { readJsonIfAny, writeAtomically } from "../util/safe-files";
 import { CHAT } from "./chat-record";
 import { replayCache, type ReplayCache } from "./chat";
 import { importFile } from "./jsonl";
@@ -11,12 +12,10 @@ import { openStore, type Store } from "./store";
 
 export interface DataStoreOptions {
   dataDir: string;
-  /** GBR_REPLAY_FILE: chat records to import. */
   replayFile?: string;
   log?: (message: string) => void;
 }
 
-/** Opens `<data>/store`, migrating v0.8 caches and importing the replay file first. */
 export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
   const data = path.resolve(opts.dataDir);
   const log = opts.log ?? ((m: string) => process.stderr.write(`store: ${m}\n`));
@@ -24,15 +23,16 @@ export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
   const legacyReplay = path.join(data, "replay", "llm-calls.jsonl");
   const legacyScores = path.join(data, "rerank", "scores.jsonl");
   const shared = opts.replayFile !== undefined && path.resolve(opts.replayFile) !== legacyReplay ? path.resolve(opts.replayFile) : undefined;
-  if (!fs.existsSync(legacyReplay) && !fs.existsSync(legacyScores) && (shared === undefined || imported(store, shared))) return store;
+  if (!fs.existsSync(legacyReplay) && !fs.existsSync(legacyScores) && (shared === undefined || (await imported(store, shared)))) return store;
   await new FileLocks().run(path.join(store.dir, ".locks", "migrate.lock"), async () => {
     await migrate(store, CHAT, legacyReplay, "chat", {}, log);
     await migrate(store, RERANK, legacyScores, "rerank", { convert: pairLinesToRecords }, log);
-    if (shared !== undefined && !imported(store, shared)) {
+    if (shared !== undefined && !(await imported(store, shared))) {
       if (!fs.existsSync(shared)) throw new Error(`GBR_REPLAY_FILE: ${shared} does not exist`);
       const { added, skipped } = await importFile(store, CHAT, shared, { log });
       log(`imported ${added} chat answers from ${shared} into ${store.dir} (${skipped} already there)`);
-      markImported(store, shared);
+      const mark = JSON.stringify({ file: shared, version: versionOf(shared) });
+      await writeAtomically(markOf(store, shared), (fh) => fh.writeFile(`${mark}\n`), store.dir);
     }
   }, { inProcess: "exclusive", log, what: `the migration into ${store.dir}` });
   return store;
@@ -67,16 +67,6 @@ function versionOf(file: string): string {
   return st ? `${st.size}:${st.mtimeMs}` : "missing";
 }
 
-function imported(store: Store, file: string): boolean {
-  try {
-    return (JSON.parse(fs.readFileSync(markOf(store, file), "utf8")) as { version?: string }).version === versionOf(file);
-  } catch {
-    return false;
-  }
-}
-
-function markImported(store: Store, file: string): void {
-  const mark = markOf(store, file);
-  fs.mkdirSync(path.dirname(mark), { recursive: true });
-  fs.writeFileSync(mark, `${JSON.stringify({ file, version: versionOf(file) })}\n`);
+async function imported(store: Store, file: string): Promise<boolean> {
+  return (await readJsonIfAny<{ version?: string }>(markOf(store, file)))?.version === versionOf(file);
 }

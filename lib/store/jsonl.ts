@@ -81,7 +81,7 @@ function decodeLine<T extends { key: string }>(kind: RecordKind<T>, line: Buffer
 
 type Line = { line: Buffer; lineNo: number };
 
-/** A file's complete, non-blank lines with their numbers; an incomplete last line is told and left out. */
+/** A file's complete, non-blank lines with their numbers. */
 async function* recordLines(file: string, log: (m: string) => void, maxLineBytes?: number): AsyncGenerator<Line> {
   let lineNo = 0;
   for await (const { line, complete } of readLines(file, maxLineBytes)) {
@@ -94,7 +94,6 @@ async function* recordLines(file: string, log: (m: string) => void, maxLineBytes
   }
 }
 
-/** The JSON values of lines (strict UTF-8); the others go to `bad`. */
 async function* jsonValues(lines: AsyncIterable<Line>, bad: (lineNo: number, why: string) => void): AsyncGenerator<unknown> {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   for await (const { line, lineNo } of lines) {

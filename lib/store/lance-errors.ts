@@ -4,7 +4,6 @@
  */
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 
-/** A table that could not be repaired (DAMAGED), or another failure (FAILED). */
 export class VectorStoreError extends GbrError {
   declare readonly code: "DAMAGED" | "FAILED";
 
@@ -54,7 +53,7 @@ export function lanceFailure(err: unknown): LanceFailure {
   return "other";
 }
 
-/** Whether a failure means damaged or missing files (what a rebuild or a fallback can cure). */
+/** Damaged or missing files: what a rebuild or a fallback can cure. */
 export function isDamage(err: unknown): boolean {
   const kind = lanceFailure(err);
   return kind === "missing" || kind === "unreadable";
@@ -88,17 +87,11 @@ export function clearCommand(where: string): string {
   return `rm -rf '${where.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The error for a damaged table: its hint is the command that clears it, and what that costs. */
 export function damaged(message: string, where: string, cause: unknown): VectorStoreError {
   return new VectorStoreError(message, "DAMAGED", { cause, hint: `clear it with ${clearCommand(where)}; its vectors will be embedded again` });
 }
 
-/**
- * A LanceDB error as a `VectorStoreError` naming the table and a remedy; the toolkit's own errors pass unchanged.
- *
- * @example
- * namedLanceError("db/t.lance", lanceErr); // VectorStoreError "vector store: db/t.lance is damaged (…)", code DAMAGED
- */
+/** A LanceDB error as a `VectorStoreError` naming the table and a remedy; the toolkit's own errors pass unchanged. */
 export function namedLanceError(where: string, err: unknown): unknown {
   if (!fromLanceDb(err)) return err;
   const reason = lanceReason(err);

@@ -2,14 +2,14 @@
 import { createHash } from "node:crypto";
 import type { RecordKind, Store } from "./store";
 
-/** A pair's score, its share of the request's seconds when recorded, and whether the test double scored it. */
+/** A pair's score, its share of the request's seconds, and whether the test double scored it. */
 export interface CachedScore {
   score: number;
   seconds?: number;
   standIn: boolean;
 }
 
-/** A pair as stored: k key, s score, t share of the request's seconds, d true if the test double answered. */
+/** A CachedScore as stored, in short names: k key, s score, t seconds, d stand-in. */
 interface StoredPair {
   k: string;
   s: number;
@@ -49,15 +49,11 @@ export function pairKey(fingerprint: string, query: string, article: string): st
 }
 
 /** The pair scores of a store: lookups in memory, and requests made once. */
-export interface ScoreCache {
-  readonly size: number;
-  get(key: string): CachedScore | undefined;
-  /** A request's scores: stored ones if any process made it, else `score`'s (once across processes), then stored. */
-  produce(keys: readonly string[], score: () => Promise<(CachedScore & { key: string })[]>): Promise<{ entries: (CachedScore & { key: string })[]; made: boolean }>;
-}
+export type ScoreCache = Awaited<ReturnType<typeof openScoreCache>>;
+type Keyed = CachedScore & { key: string };
 
 /** Opens the pair scores of a store; with `readOnly` (the plan) nothing is written and `produce` just scores. */
-export async function openScoreCache(store: Store, opts: { readOnly?: boolean } = {}): Promise<ScoreCache> {
+export async function openScoreCache(store: Store, opts: { readOnly?: boolean } = {}) {
   const scores = new Map<string, CachedScore>();
   const learn = (r: RerankRecord) => {
     for (const p of r.scores) scores.set(p.k, fromStored(p));
@@ -67,8 +63,9 @@ export async function openScoreCache(store: Store, opts: { readOnly?: boolean } 
     get size() {
       return scores.size;
     },
-    get: (key) => scores.get(key),
-    async produce(keys, score) {
+    get: (key: string) => scores.get(key),
+    /** A request's scores: stored ones if any process made it, else `score`'s (once across processes), then stored. */
+    async produce(keys: readonly string[], score: () => Promise<Keyed[]>): Promise<{ entries: Keyed[]; made: boolean }> {
       if (opts.readOnly) return { entries: await score(), made: true };
       const { record, made } = await store.produce(RERANK, groupKey(keys), async () => {
         const entries = await score();
@@ -80,7 +77,7 @@ export async function openScoreCache(store: Store, opts: { readOnly?: boolean } 
   };
 }
 
-function toStored(e: CachedScore & { key: string }): StoredPair {
+function toStored(e: Keyed): StoredPair {
   // Microseconds are plenty for a share of an HTTP request's time, and keep records short.
   return { k: e.key, s: e.score, ...(e.seconds !== undefined ? { t: Math.round(e.seconds * 1e6) / 1e6 } : {}), ...(e.standIn ? { d: true } : {}) };
 }

@@ -8,29 +8,16 @@ import { GbrError, writeFault } from "../util/errors";
 import { unlessMissing, writeAtomically } from "../util/safe-files";
 import { FileLocks } from "../util/file-lock";
 
-/** What the store needs of a kind of record: how its key follows from its content, and what makes it invalid. */
+/** A kind of record: how its key follows from its content, and what makes it invalid. */
 export interface RecordKind<T extends { key: string }> {
   readonly name: string;
   keyOf(record: T): string;
-  /** What is wrong with a parsed value, or undefined when it is a valid record. */
   problem(value: unknown): string | undefined;
 }
 
-export interface Store {
-  readonly dir: string;
-  fileOf(kind: RecordKind<{ key: string }>, key: string): string;
-  /** The valid record under `key`, or undefined (a damaged one is set aside with a warning). */
-  get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined>;
-  /** Whether a file exists under `key` (`get` says whether it is valid). */
-  has(kind: RecordKind<{ key: string }>, key: string): boolean;
-  /** Writes a record atomically (validated, key checked), replacing one already there. */
-  put<T extends { key: string }>(kind: RecordKind<T>, record: T): Promise<void>;
-  /** The record under `key`, made by `make` when there is none, once across processes; `made`: by this caller. */
-  produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }>;
-  records<T extends { key: string }>(kind: RecordKind<T>): AsyncGenerator<T>;
-}
+export type Store = FileStore;
 
-/** Opens a store folder (created on the first write); warnings go to `log` (default stderr). */
+/** Opens a store folder (created on the first write). */
 export async function openStore(dir: string, opts: { log?: (message: string) => void } = {}): Promise<Store> {
   return new FileStore(path.resolve(dir), opts.log ?? ((m) => process.stderr.write(`store: ${m}\n`)));
 }
@@ -60,7 +47,7 @@ export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, byt
   return record;
 }
 
-class FileStore implements Store {
+export class FileStore {
   private readonly locks = new FileLocks();
   constructor(
     readonly dir: string,
@@ -76,10 +63,12 @@ class FileStore implements Store {
     return path.join(this.dir, kind.name, key.slice(0, 2), `${key}.json`);
   }
 
+  /** Whether a file exists under `key` (`get` says whether it is valid). */
   has(kind: RecordKind<{ key: string }>, key: string): boolean {
     return fs.existsSync(this.fileOf(kind, key));
   }
 
+  /** The valid record under `key`, or undefined (a damaged one is set aside with a warning). */
   async get<T extends { key: string }>(kind: RecordKind<T>, key: string): Promise<T | undefined> {
     const file = this.fileOf(kind, key);
     const bytes = await unlessMissing(fs.promises.readFile(file));
@@ -104,13 +93,13 @@ class FileStore implements Store {
     }
   }
 
-  /** A write fault of the store's folder, remembered (see `refused`). */
   private refuses(err: unknown): unknown {
     const fault = writeFault(err, this.dir, "GBR_DATA_DIR");
     if (fault instanceof GbrError && (fault.code === "DISK_FULL" || fault.code === "UNWRITABLE")) this.refused ??= fault;
     return fault;
   }
 
+  /** The record under `key`, made by `make` when there is none, once across processes; `made`: by this caller. */
   async produce<T extends { key: string }>(kind: RecordKind<T>, key: string, make: () => Promise<T>): Promise<{ record: T; made: boolean }> {
     const hit = await this.get(kind, key);
     if (hit) return { record: hit, made: false };

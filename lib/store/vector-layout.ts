@@ -102,16 +102,13 @@ export function validateRow(fingerprint: string, r: VectorRow, dims: number): vo
   if (r.tokens !== undefined && !(Number.isInteger(r.tokens) && r.tokens >= 0 && r.tokens <= 0x7fffffff)) {
     throw new Error(`${who} has tokens ${String(r.tokens)}, expected a non-negative 32-bit integer or none`);
   }
-  validateVector(fingerprint, r.id, r.vector, dims);
-}
-
-export function validateVector(fingerprint: string, id: string, vector: Float32Array, dims: number): void {
-  const who = `vector store ${fingerprint}: vector for id '${id}'`;
-  if (!(vector instanceof Float32Array)) throw new Error(`${who} is not a Float32Array`);
-  if (vector.length === 0) throw new Error(`${who} is empty`);
-  if (vector.length !== dims) throw new Error(`${who} has ${vector.length} dimensions, the table has ${dims}`);
+  const vector = r.vector;
+  const vWho = `vector store ${fingerprint}: vector for id '${r.id}'`;
+  if (!(vector instanceof Float32Array)) throw new Error(`${vWho} is not a Float32Array`);
+  if (vector.length === 0) throw new Error(`${vWho} is empty`);
+  if (vector.length !== dims) throw new Error(`${vWho} has ${vector.length} dimensions, the table has ${dims}`);
   for (let i = 0; i < vector.length; i++) {
-    if (!Number.isFinite(vector[i])) throw new Error(`${who} holds ${vector[i]} at position ${i}`);
+    if (!Number.isFinite(vector[i])) throw new Error(`${vWho} holds ${vector[i]} at position ${i}`);
   }
 }
 

@@ -1,17 +1,12 @@
-/**
- * A local LanceDB table's version manifests (`<table>.lance/_versions/*.manifest`), and setting unreadable ones aside
- * (into `<table>.lance/_damaged/`, which LanceDB never reads) so that an older version becomes the latest.
- */
+/** A table's version manifests, and setting unreadable ones aside into `_damaged/` (LanceDB never reads it). */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 
-/** One version's manifest file. */
 export interface Manifest {
   version: bigint;
   file: string;
 }
 
-/** A manifest moved out of `_versions`, and where it went. */
 export interface SetAside {
   manifest: Manifest;
   to: string;
@@ -46,7 +41,6 @@ export async function listManifests(tableDir: string): Promise<Manifest[]> {
   return found.sort((a, b) => (a.version < b.version ? 1 : a.version > b.version ? -1 : 0));
 }
 
-/** Moves a manifest into `<table>.lance/_damaged/` under a name that says its version and when. */
 export async function setAside(tableDir: string, manifest: Manifest): Promise<SetAside> {
   const dir = path.join(tableDir, "_damaged");
   await fsp.mkdir(dir, { recursive: true });

@@ -1,7 +1,6 @@
 /** Who embedded a table's vectors, in `<uri>/.provenance/<table>.json` (not kept for an object store). */
-import { promises as fsp } from "node:fs";
 import path from "node:path";
-import { unlessMissing, writeAtomically } from "../util/safe-files";
+import { readJsonIfAny, writeAtomically } from "../util/safe-files";
 import type { VectorTables } from "./vector-tables";
 
 /** The model names the servers reported, and whether any vector came from the project's test double. */
@@ -10,7 +9,6 @@ export interface EmbeddingProvenance {
   standIn: boolean;
 }
 
-/** Every served model name once (`a`'s first), stand-in if either is. */
 export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
   return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };
 }
@@ -19,23 +17,12 @@ function fileOf(t: VectorTables, name: string): string | undefined {
   return t.localDir ? path.join(t.localDir, ".provenance", `${name}.json`) : undefined;
 }
 
-/** A table's provenance; empty when unknown (no file, an object store, or a file that is not JSON, which is told). */
+/** A table's provenance; empty when unknown (no file, an object store, or a file that is not JSON). */
 export async function readProvenance(t: VectorTables, name: string): Promise<EmbeddingProvenance> {
   const file = fileOf(t, name);
-  const none: EmbeddingProvenance = { servedModels: [], standIn: false };
-  if (!file) return none;
-  const text = await unlessMissing(fsp.readFile(file, "utf8"));
-  if (text === undefined) return none;
-  try {
-    const j = JSON.parse(text) as Partial<EmbeddingProvenance>;
-    return {
-      servedModels: Array.isArray(j.servedModels) ? j.servedModels.filter((m): m is string => typeof m === "string") : [],
-      standIn: j.standIn === true,
-    };
-  } catch {
-    t.log(`${file} is not valid JSON; the provenance of ${t.where(name)} is unknown`);
-    return none;
-  }
+  const j = file ? await readJsonIfAny<Partial<EmbeddingProvenance>>(file) : undefined;
+  const models = j && Array.isArray(j.servedModels) ? j.servedModels : [];
+  return { servedModels: models.filter((m): m is string => typeof m === "string"), standIn: j?.standIn === true };
 }
 
 /** Adds to a table's provenance (a union: a stand-in mark is never removed), holding its lock. */

@@ -1,7 +1,4 @@
-/**
- * Recovery from damage: a damaged table is rebuilt from its readable rows; a table whose latest version cannot be
- * opened goes back to its newest readable one. The vectors lost are embedded again, and the log says how many.
- */
+/** A damaged table rebuilt from its readable rows, or taken back to its newest readable version; the log says what is lost. */
 import path from "node:path";
 import type * as lancedb from "@lancedb/lancedb";
 import type { RecordBatch } from "apache-arrow";
@@ -30,7 +27,6 @@ export async function reading<R>(t: VectorTables, fingerprint: string, name: str
   }
 }
 
-/** The error for a table a rebuild did not make readable. */
 export function stillDamaged(t: VectorTables, name: string, err: unknown): unknown {
   if (!isDamage(err)) return err;
   const where = t.where(name);
@@ -88,10 +84,8 @@ export function fallBack(t: VectorTables, name: string, cause: unknown): Promise
 }
 
 /**
- * Sets unreadable manifests aside, newest first, until a version opens: that version becomes the latest, and the
- * vectors written after it are missing, so they are embedded again. LanceDB's checkout and restore cannot do this
- * (opening an older version, and every commit, read the latest manifest first). Nothing changes unless it helps:
- * when no version opens every manifest goes back, and the error names the table and the command that clears it.
+ * Sets unreadable manifests aside, newest first, until a version opens (LanceDB's checkout and restore read the latest
+ * manifest first, so cannot); when none opens every manifest goes back.
  */
 async function fallBackNow(t: VectorTables, name: string, cause: unknown): Promise<lancedb.Table | undefined> {
   if (!(await t.exists(name))) return undefined;
@@ -134,7 +128,6 @@ function manifestReason(err: unknown): string {
   return lanceReason(err).replace(/^Encountered corrupt file \S+: /, "");
 }
 
-/** The one line told when a table went back to an older version. */
 async function fallbackReport(where: string, table: lancedb.Table, moved: readonly SetAside[], cause: unknown): Promise<string> {
   const versions = moved.map((m) => String(m.manifest.version));
   const which = versions.length === 1 ? `its latest version, ${versions[0]}, cannot` : `its latest versions, ${versions.join(", ")}, cannot`;
@@ -146,9 +139,8 @@ async function fallbackReport(where: string, table: lancedb.Table, moved: readon
 }
 
 /**
- * Every row still readable (the first of each key), the manifest's total, the rows lost and the first error (undefined
- * when all could be read). Reads split at fragment starts, so a damaged file costs only its own rows; a fragment whose
- * first row fails is given up whole, other failing ranges are halved down to single rows, each retried once.
+ * Every row still readable (first of each key), with the rows lost and the first error. Reads split at fragment starts;
+ * a fragment whose first row fails is given up whole, other failing ranges are halved down to single rows.
  */
 async function salvageRows(table: lancedb.Table): Promise<{ rows: VectorRow[]; total: number; lost: number; cause?: unknown }> {
   const total = await table.countRows(); // from the manifest: no data file is read

@@ -22,7 +22,7 @@ export interface CachedVector {
 }
 
 export interface VectorRow {
-  /** `textKey(rendered text)`; a key already stored is never written again. */
+  /** `textKey(rendered text)`. */
   key: string;
   /** The article or query id it was first computed for. */
   id: string;
@@ -32,15 +32,7 @@ export interface VectorRow {
   tokens?: number;
 }
 
-/**
- * Opens (creating on first write) the embedding cache at a folder or object-store URI (`s3://`, `gs://`, `az://`;
- * LanceDB reads their credentials from the environment); repairs and waits are told to `log` (default stderr).
- *
- * @example
- * const store = await openVectorStore("data/lancedb");
- * await store.put("fp", [{ key: "k", id: "d1", side: "document", vector: Float32Array.of(1, 0) }]);
- * (await store.get("fp", ["k"])).get("k")?.vector; // Float32Array [1, 0]
- */
+/** Opens the embedding cache at a folder or object-store URI (LanceDB reads its credentials from the environment). */
 export async function openVectorStore(uri: string, opts: { log?: (message: string) => void } = {}): Promise<VectorStore> {
   // 0: every read sees other processes' commits.
   const db = await lancedbSdk().connect(uri, { readConsistencyInterval: 0 });
@@ -133,17 +125,14 @@ export class VectorStore {
     return fresh;
   }
 
-  /** Who embedded the vectors; empty if unknown. */
   async provenance(fingerprint: string): Promise<EmbeddingProvenance> {
     return readProvenance(this.t, tableName(fingerprint));
   }
 
-  /** Adds to the provenance (a union: a stand-in mark is never removed). */
   async noteProvenance(fingerprint: string, p: EmbeddingProvenance): Promise<void> {
     return noteProvenance(this.t, tableName(fingerprint), p);
   }
 
-  /** Rows stored, optionally of one side only (0 when there is no table). */
   async count(fingerprint: string, side?: Side): Promise<number> {
     const name = tableName(fingerprint);
     return this.t.guard(this.t.where(name), () =>

@@ -25,7 +25,6 @@ export class VectorTables {
     else if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(uri)) this.localDir = path.resolve(uri);
   }
 
-  /** The table's folder or object prefix, for messages. */
   where(name: string): string {
     return this.localDir ? path.join(this.localDir, `${name}.lance`) : `${this.uri.replace(/\/+$/, "")}/${name}.lance`;
   }
@@ -36,7 +35,6 @@ export class VectorTables {
     return this.locks.run(lock, fn, { what: `the vector table ${this.where(name)}`, log: this.log, inProcess, fileless: !this.localDir });
   }
 
-  /** Runs a public operation, its LanceDB errors named (`namedLanceError`). */
   async guard<T>(where: string, run: () => Promise<T>): Promise<T> {
     try {
       return await run();
@@ -49,20 +47,18 @@ export class VectorTables {
     return (await this.db.tableNames()).includes(name);
   }
 
-  /** Closes a handle and drops what is known of its table (it is opened again on next use). */
   forget(name: string): void {
     this.open.get(name)?.close();
     this.open.delete(name);
     this.keyCache.delete(name);
   }
 
-  /** Takes a handle just made (a created or rebuilt table), with the keys it holds when known. */
   adopt(table: lancedb.Table, keys?: { version: number; keys: Set<string> }): void {
     this.open.set(table.name, table);
     if (keys) this.keyCache.set(table.name, keys);
   }
 
-  /** An open handle, its latest version checked readable (if not, it falls back to its newest readable version). */
+  /** An open handle, falling back to the newest readable version if the latest is not. */
   async table(name: string): Promise<lancedb.Table | undefined> {
     const cached = this.open.get(name);
     if (cached) return cached;

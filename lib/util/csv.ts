@@ -53,14 +53,10 @@ function readRecords(text: string, file: string): SourceRecord[] {
   return records;
 }
 
-/** csv-parse's reason in this module's words; its own "at line N" would be the drifting count. */
+/** csv-parse's own "at line N" would be the drifting count. */
 function csvProblem(err: CsvError): string {
-  switch (err.code) {
-    case "CSV_QUOTE_NOT_CLOSED":
-      return "unterminated quoted field (the record starting on this line opens a quote that the file never closes)";
-    default:
-      return `malformed csv record (${err.message.replace(/\s*\bat line \d+\b/g, "")})`;
-  }
+  if (err.code !== "CSV_QUOTE_NOT_CLOSED") return `malformed csv record (${err.message.replace(/\s*\bat line \d+\b/g, "")})`;
+  return "unterminated quoted field (the record starting on this line opens a quote that the file never closes)";
 }
 
 /**
@@ -94,14 +90,7 @@ export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines:
 // What a spreadsheet evaluates at a cell's start (a formula, or a tab or CR before one); a ' before them was written here.
 const FORMULA_START = /^'*[=+\-@\t\r]/;
 
-/**
- * A CSV field, quoted when needed (RFC 4180); text a spreadsheet would evaluate gets a leading `'` (`csvText` takes it
- * off), a number or numeric text stays.
- *
- * @example
- * csvField("=1+1"); // "'=1+1"
- * csvField(-0.154); // "-0.154"
- */
+/** A CSV field, quoted when needed; text a spreadsheet would evaluate gets a leading `'` (`csvText` takes it off). */
 export function csvField(value: unknown): string {
   const raw = value === undefined || value === null ? "" : String(value);
   const s = typeof value !== "number" && FORMULA_START.test(raw) && !Number.isFinite(Number(raw)) ? `'${raw}` : raw;
@@ -119,7 +108,7 @@ export function toCsv(header: readonly string[], rows: readonly (readonly unknow
 
 /** Records from CSV text as `toCsv` was given them (see `csvText`); a leading BOM is ignored, a malformed record throws "<file>:<line>: …". */
 export function parseCsvRecords(text: string, file = "<csv>"): CsvRow[] {
-  return parseCsv(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v ?? "")])));
+  return parseCsv(text, file).rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, csvText(v)])));
 }
 
 /** A file's text, or `undefined` when it does not exist (the optional outputs); other errors throw. */
@@ -136,9 +125,7 @@ export async function readCsvIfExists(file: string): Promise<CsvRow[] | undefine
 /** A cell as a number; `undefined` for a blank or non-finite cell, so a skipped experiment's blanks are not 0. */
 export function toNumber(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
-  if (typeof value === "number") return Number.isFinite(value) ? value : undefined;
-  const s = String(value).trim();
-  if (s === "") return undefined;
-  const n = Number(s);
+  const s = typeof value === "number" ? value : String(value).trim();
+  const n = s === "" ? NaN : Number(s);
   return Number.isFinite(n) ? n : undefined;
 }

@@ -10,7 +10,6 @@ export interface GbrErrorOptions {
   brief?: string;
 }
 
-/** The base of every error the toolkit raises on purpose. */
 export class GbrError extends Error {
   readonly code: string;
   /** "Cannot run here" (not configured, offline), not a fault. */
@@ -53,13 +52,7 @@ const WRITE_FAULTS: Readonly<Record<string, string>> = {
   EPERM: "no permission to write to",
 };
 
-/**
- * A write the disk refused as a GbrError (DISK_FULL, else UNWRITABLE) naming the folder and, in the hint, the setting
- * that moves it; any other error passes unchanged.
- *
- * @example
- * try { await fs.writeFile(file, text); } catch (err) { throw writeFault(err, dir, "--out"); }
- */
+/** A write the disk refused as a GbrError naming the folder and the setting that moves it; other errors pass unchanged. */
 export function writeFault(err: unknown, folder: string, setting: string): unknown {
   if (err instanceof GbrError) return err;
   const code = (err as NodeJS.ErrnoException)?.code ?? "";

@@ -1,7 +1,4 @@
-/**
- * Cross-process locks (proper-lockfile), so processes sharing a data folder never pay for a call twice. Stale after 10 s:
- * shorter hands a live holder's lock away in a stall, longer makes each run after a crash wait longer.
- */
+/** Cross-process locks (proper-lockfile), stale after 10 s: shorter gives a stalled lock away, longer delays recovery. */
 import fs from "node:fs";
 import path from "node:path";
 import { lockfileSdk } from "./sdk";
@@ -11,7 +8,6 @@ export const LOCK_STALE_MS = 10_000;
 const LOCK_UPDATE_MS = 2_000;
 
 export interface FileLockOptions {
-  /** What the lock protects, for messages. */
   what?: string;
   log?: (message: string) => void;
   /** Told when a wait for another process has lasted a second (default `log`). */
@@ -30,20 +26,12 @@ interface Hold {
   ready: Promise<(() => Promise<void>) | undefined>;
 }
 
-/**
- * One owner's locks: its callers of a lock share a hold or take turns; one that cannot be taken (a read-only folder) is
- * skipped, logged once: it saves work, correctness needs none.
- *
- * @example
- * const locks = new FileLocks();
- * await locks.run("data/store/.locks/x.lock", async () => 42); // 42
- */
+/** One owner's locks; one that cannot be taken (a read-only folder) is skipped, logged once: correctness needs none. */
 export class FileLocks {
   private readonly holds = new Map<string, Hold>();
   private readonly unlockable = new Set<string>();
   /** A release in progress per path: the next hold waits for it instead of finding the lock taken. */
   private readonly releasing = new Map<string, Promise<void>>();
-  /** Tail of the queue of "exclusive" callers per path. */
   private readonly turns = new Map<string, Promise<void>>();
 
   /** Runs `fn` holding the lock directory `lockPath` (parents made as needed); `fn`'s errors pass after release. */
@@ -93,54 +81,50 @@ export class FileLocks {
 
   private async acquire(target: string, opts: FileLockOptions): Promise<(() => Promise<void>) | undefined> {
     await this.releasing.get(target);
-    return acquire(target, opts, this.unlockable);
-  }
-}
-
-async function acquire(target: string, opts: FileLockOptions, unlockable: Set<string>): Promise<(() => Promise<void>) | undefined> {
-  const what = opts.what ?? target;
-  try {
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
-  } catch (err) {
-    return unlocked(target, what, err, opts, unlockable);
-  }
-  const started = Date.now();
-  let told = false;
-  let delay = 25;
-  for (;;) {
+    const what = opts.what ?? target;
     try {
-      return await lockfileSdk().lock(target, {
-        lockfilePath: target,
-        realpath: false,
-        stale: LOCK_STALE_MS,
-        update: LOCK_UPDATE_MS,
-        retries: 0,
-        // The library's default throws from a timer and ends the process; a lost lock only means repeated work.
-        onCompromised: (err) =>
-          opts.log?.(`lost the lock on ${what} (${err.message}): another process took it over after ${LOCK_STALE_MS / 1000} s without a refresh; it may repeat work in progress here`),
-      });
+      await fs.promises.mkdir(path.dirname(target), { recursive: true });
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== "ELOCKED") return unlocked(target, what, err, opts, unlockable);
-      if (opts.waitMs !== undefined && Date.now() - started >= opts.waitMs) throw err;
-      if (!told && Date.now() - started >= 1000) {
-        told = true;
-        (opts.onWait ?? opts.log)?.(
-          `waiting for another process working on ${what} (lock ${target}); a lock left by a process that was killed is taken over ` +
-            `once it is ${LOCK_STALE_MS / 1000} s old`,
-        );
+      return this.unlocked(target, what, err, opts);
+    }
+    const started = Date.now();
+    let told = false;
+    let delay = 25;
+    for (;;) {
+      try {
+        return await lockfileSdk().lock(target, {
+          lockfilePath: target,
+          realpath: false,
+          stale: LOCK_STALE_MS,
+          update: LOCK_UPDATE_MS,
+          retries: 0,
+          // The library's default throws from a timer and ends the process; a lost lock only means repeated work.
+          onCompromised: (err) =>
+            opts.log?.(`lost the lock on ${what} (${err.message}): another process took it over after ${LOCK_STALE_MS / 1000} s without a refresh; it may repeat work in progress here`),
+        });
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== "ELOCKED") return this.unlocked(target, what, err, opts);
+        if (opts.waitMs !== undefined && Date.now() - started >= opts.waitMs) throw err;
+        if (!told && Date.now() - started >= 1000) {
+          told = true;
+          (opts.onWait ?? opts.log)?.(
+            `waiting for another process working on ${what} (lock ${target}); a lock left by a process that was killed is taken over ` +
+              `once it is ${LOCK_STALE_MS / 1000} s old`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 500);
       }
-      await new Promise((r) => setTimeout(r, delay));
-      delay = Math.min(delay * 2, 500);
     }
   }
-}
 
-function unlocked(target: string, what: string, err: unknown, opts: FileLockOptions, unlockable: Set<string>): undefined {
-  const dir = path.dirname(target);
-  if (!unlockable.has(dir)) {
-    unlockable.add(dir);
-    opts.log?.(`cannot lock ${what} (${(err as Error).message}); going on without locks in ${dir}, so another process sharing it may repeat work`);
+  private unlocked(target: string, what: string, err: unknown, opts: FileLockOptions): undefined {
+    const dir = path.dirname(target);
+    if (!this.unlockable.has(dir)) {
+      this.unlockable.add(dir);
+      opts.log?.(`cannot lock ${what} (${(err as Error).message}); going on without locks in ${dir}, so another process sharing it may repeat work`);
+    }
+    return undefined;
   }
-  return undefined;
 }

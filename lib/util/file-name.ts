@@ -10,9 +10,6 @@ const hex = (ch: string) => [...Buffer.from(ch, "utf8")].map((b) => `%${b.toStri
 /**
  * The file name of an experiment id: ":" becomes "__", an underscore beside one or a colon %5F, refused characters
  * (and a trailing dot or space, a reserved name's first letter) %XX of their UTF-8 bytes; "+" and Greek stay.
- *
- * @example
- * fileNameOf("rrf:bm25-greekstemmer+dense:qwen3-8b"); // "rrf__bm25-greekstemmer+dense__qwen3-8b"
  */
 export function fileNameOf(id: string): string {
   if (id === "") throw new RangeError("an experiment id needs at least one character to name a file");

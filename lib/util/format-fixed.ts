@@ -1,4 +1,3 @@
-// Fixed-point formatting of metric values, shared by the text, HTML and paper tables.
 /**
  * Fixed-point formatting with exact ties half to even, as printf (trec_eval) and Python (toFixed rounds 0.03125 up).
  *

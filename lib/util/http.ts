@@ -25,10 +25,6 @@ export function longRequestDispatcher(o: { headersTimeoutMs?: number; bodyTimeou
 /**
  * A `fetch` whose whole exchange, body included, must be over within `timeoutMs`, else a TimeoutError: the SDKs' timeouts
  * stop at the headers, and undici's body timeout is idle time, which a server dripping one byte at a time resets forever.
- *
- * @example
- * const res = await deadlineFetch(5000)("http://localhost:8000/v1/models");
- * await res.json(); // rejects with a TimeoutError 5 s after the request began, wherever it is by then
  */
 export function deadlineFetch(timeoutMs: number): typeof fetch {
   const dispatcher = longRequestDispatcher();
@@ -65,50 +61,38 @@ export function endpointOrigin(url: string): string {
   }
 }
 
-/** Query parameters that carry a secret. */
 const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|authorization|secret|password|pass|sig|signature|x-api-key)$/i;
 
-/** A URL with its user name, password and secret-bearing query values replaced by `***`, for messages. */
+/** A URL (one `checkedBaseUrl` parsed) with its user name, password and secret-bearing query values replaced by `***`. */
 export function maskCredentials(url: string): string {
-  try {
-    const u = new URL(url);
-    const secrets = [...u.searchParams.keys()].filter((k) => SECRET_PARAM.test(k));
-    if (!u.username && !u.password && !secrets.length) return url;
-    if (u.username) u.username = "***";
-    if (u.password) u.password = "***";
-    for (const k of secrets) u.searchParams.set(k, "***");
-    return u.toString();
-  } catch {
-    // Not parseable: hide whatever sits before an "@" in the authority.
-    return url.replace(/\/\/[^/@]*@/, "//***@");
-  }
+  const u = new URL(url);
+  const secrets = [...u.searchParams.keys()].filter((k) => SECRET_PARAM.test(k));
+  if (!u.username && !u.password && !secrets.length) return url;
+  if (u.username) u.username = "***";
+  if (u.password) u.password = "***";
+  for (const k of secrets) u.searchParams.set(k, "***");
+  return u.toString();
 }
 
 /**
  * A configured base URL (`source` says where), refused with credentials in it, or any query string or fragment: requests
  * are appended to its path, which a query would mangle (and a server echoing it would put into every output).
- *
- * @example
- * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://localhost:8000/v1", "GBR_CHAT_API_KEY"); // returned as is
- * checkedBaseUrl("GBR_CHAT_BASE_URL", "http://h/v1?code=x", "GBR_CHAT_API_KEY"); // throws QUERY_IN_URL
  */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
-  let u: URL | undefined;
+  let u: URL;
   try {
     u = new URL(url);
   } catch {
-    u = undefined;
+    // The value is not shown: it may hold a secret that no parser found.
+    throw new GbrError(`${source} is not a URL`, "INVALID_URL", { hint: "give a base URL such as http://localhost:8000/v1" });
   }
-  const withCredentials = u
-    ? u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k))
-    : /\/\/[^/@]*@/.test(url) || /[?&](api[-_]?key|key|token|access[-_]?token|secret|password|sig)=/i.test(url);
-  if (withCredentials) {
+  if (u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k))) {
     throw new GbrError(`${source} carries credentials (${maskCredentials(url)}): they are never sent or recorded from a URL`, "CREDENTIALS_IN_URL", {
       hint: keyVariable ? `remove them from the URL and set ${keyVariable} instead` : "remove them from the URL",
     });
   }
-  if (u ? u.search !== "" || u.hash !== "" : /[?#]/.test(url)) {
-    const shown = u ? `${endpointOrigin(url)}${u.pathname}` : "(the URL)";
+  if (u.search !== "" || u.hash !== "") {
+    const shown = `${endpointOrigin(url)}${u.pathname}`;
     throw new GbrError(`${source} has a query string or fragment after ${shown}: a base URL is a path that requests are appended to`, "QUERY_IN_URL", {
       hint: keyVariable ? `remove it; a key goes in ${keyVariable}, which is sent as a header` : "remove it from the URL",
     });

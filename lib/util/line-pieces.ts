@@ -16,10 +16,6 @@ export interface LinePieceOptions {
 /**
  * The file's bytes in pieces ending at a line end (the last maybe not); a line past `maxLineBytes` is a DataError naming
  * the file and line, raised while its bytes are counted (V8 would abort on the string, not throw).
- *
- * @example
- * let line = 1;
- * for await (const piece of linePieces("corpus.jsonl", { pieceBytes: 1 << 20, line: () => line })) line += count(piece);
  */
 export async function* linePieces(file: string, opts: LinePieceOptions): AsyncGenerator<Buffer> {
   const max = opts.maxLineBytes ?? MAX_LINE_BYTES;

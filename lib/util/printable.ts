@@ -8,23 +8,12 @@ const BEYOND_C0_ONLY = new RegExp(`[${BEYOND_C0}]`, "g");
 
 const hex = (c: string, digits: number) => c.charCodeAt(0).toString(16).padStart(digits, "0");
 
-/**
- * Every control character shown as its escape, so an ESC sequence, a CR-LF or a bidi override cannot act while the
- * reader still sees what was there; `newlines: true` keeps LF (our own multi-line messages).
- *
- * @example
- * printable("q1\x1b]0;pwned\x07\r\nFAKE: 0 failed"); // "q1\\x1b]0;pwned\\x07\\x0d\\x0aFAKE: 0 failed"
- */
+/** Every control character shown as its escape, so an ESC sequence or a bidi override cannot act; `newlines` keeps LF. */
 export function printable(text: string, opts: { newlines?: boolean } = {}): string {
   return text.replace(opts.newlines ? CONTROL_BUT_NEWLINE : CONTROL, (c) => (c.charCodeAt(0) < 0x100 ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`));
 }
 
-/**
- * `JSON.stringify(value, null, 2)` for a terminal: the controls beyond C0 become `\u` escapes too (same value).
- *
- * @example
- * printableJson({ id: "Q\u202e1" }); // '{\n  "id": "Q\\u202e1"\n}'
- */
+/** `JSON.stringify(value, null, 2)` for a terminal: the controls beyond C0 become `\u` escapes too (same value). */
 export function printableJson(value: unknown): string {
   return JSON.stringify(value, null, 2).replace(BEYOND_C0_ONLY, (c) => `\\u${hex(c, 4)}`);
 }

@@ -4,13 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { GbrError, writeFault } from "./errors";
 
-/**
- * A file whole or not at all: a fsynced temp file renamed over it, then the folder fsynced; a refused write names
- * `folder` and the `setting` that places it.
- *
- * @example
- * await writeAtomically("out/sample/summary.csv", (fh) => fh.writeFile(csv), "out/sample", "--out");
- */
+/** A file whole or not at all (a fsynced temp file renamed over it); a refused write names `folder` and its `setting`. */
 export async function writeAtomically(file: string, write: (fh: fs.promises.FileHandle) => Promise<void>, folder: string, setting = "GBR_DATA_DIR"): Promise<void> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   try {
@@ -31,7 +25,7 @@ export async function writeAtomically(file: string, write: (fh: fs.promises.File
   await syncDir(path.dirname(file));
 }
 
-/** Makes names just renamed in a folder durable (best effort: some platforms can't open one). */
+/** Best effort: some platforms cannot open a folder. */
 async function syncDir(dir: string): Promise<void> {
   try {
     const d = await fs.promises.open(dir, "r");
@@ -66,9 +60,6 @@ export function pathProblem(name: unknown): string | undefined {
 /**
  * `folder`/`name`, checked to stay inside `folder`: `name` passes `pathProblem` and no link on the way leads out (the
  * name itself may be one when `end` is "replaced", as a rename or removal replaces it); else a GbrError OUTSIDE.
- *
- * @example
- * const file = await insideFolder("outputs/sample", "runs/lsi.trec", "followed");
  */
 export async function insideFolder(folder: string, name: string, end: "followed" | "replaced"): Promise<string> {
   const file = path.join(folder, name);

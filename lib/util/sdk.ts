@@ -31,7 +31,6 @@ export function tslabSdk(): typeof import("tslab") {
   return require("tslab") as typeof import("tslab");
 }
 
-/** playwright-core, to drive a local Chromium (it never downloads one). */
 export function playwrightSdk(): typeof import("playwright-core") {
   return require("playwright-core") as typeof import("playwright-core");
 }
@@ -41,17 +40,14 @@ export function lockfileSdk(): typeof import("proper-lockfile") {
   return require("proper-lockfile") as typeof import("proper-lockfile");
 }
 
-/** One display message: outputs by MIME type (binary ones base64), with a display id to update it later. */
+/** One display message: outputs by MIME type (binary ones base64). */
 export interface DisplayBundle {
   data: Record<string, string>;
   metadata: Record<string, unknown>;
   transient?: { display_id?: string };
 }
 
-/**
- * The running cell's display writer (`update` true sends update_display_data), or undefined outside a kernel.
- * tslab's public `display` sends one MIME type per message; a figure needs several in one (HTML, PNG, text).
- */
+/** The cell's display writer, or undefined: tslab's public `display` sends one MIME type per message, a figure needs several. */
 export function tslabDisplayWriter(): ((bundle: DisplayBundle, update: boolean) => void) | undefined {
   try {
     const jupyter = require("tslab/dist/jupyter") as { lastWriteDisplayData?: ((bundle: DisplayBundle, update: boolean) => void) | null };

@@ -1,15 +1,10 @@
 /** A counting semaphore: each embedder caps its own in-flight requests, since providers throttle bursts. */
 
 /** Runs async work with at most `size` tasks in flight; a shrink lets running tasks finish first. */
-export interface Semaphore {
-  run<T>(fn: () => Promise<T>): Promise<T>;
-  readonly active: number;
-  readonly size: number;
-  resize(size: number): void;
-}
+export type Semaphore = ReturnType<typeof createSemaphore>;
 
 /** A semaphore with `n` slots, first come first served, so batches are embedded roughly in submission order. */
-export function createSemaphore(n: number): Semaphore {
+export function createSemaphore(n: number) {
   const check = (k: number) => {
     if (!(Number.isInteger(k) && k >= 1)) throw new RangeError(`semaphore size must be a positive integer, got ${k}`);
   };

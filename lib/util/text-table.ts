@@ -1,11 +1,6 @@
 import { printable } from "../util/printable";
 
-/**
- * A plain-text table, numeric cells right-aligned; control characters of cells shown as escapes (`printable`).
- *
- * @example
- * formatTable(["query", "nDCG@10"], [["Q1", "0.5000"]]); // "query  nDCG@10\n-----  -------\nQ1      0.5000\n"
- */
+/** A plain-text table, numeric cells right-aligned; control characters of cells shown as escapes (`printable`). */
 export function formatTable(head: string[], body: string[][]): string {
   const header = head.map((h) => printable(h));
   const rows = body.map((r) => r.map((c) => printable(c ?? "")));
@@ -22,12 +17,7 @@ function len(s: string): number {
 }
 
 
-/**
- * `text` in at most `max` characters: whole, or cut at the last space that leaves room for " …".
- *
- * @example
- * clipAtWord("spaCy Greek lemma tables not available", 24); // "spaCy Greek lemma …"
- */
+/** `text` in at most `max` characters: whole, or cut at the last space that leaves room for " …". */
 export function clipAtWord(text: string, max: number): string {
   if (len(text) <= max) return text;
   const space = text.lastIndexOf(" ", max - 2);

@@ -22,7 +22,6 @@ export class TopKHeap {
     return this.size < this.capacity ? -Infinity : this.score[0];
   }
 
-  /** a is worse than b */
   private worse(sa: number, da: number, sb: number, db: number): boolean {
     return sa < sb || (sa === sb && da > db);
   }
@@ -115,7 +114,6 @@ export interface SelectScratch {
 
 const BUCKETS = 1024;
 
-/** Buffers for `selectTopClearing` over `n` scores. */
 export function newSelectScratch(n: number): SelectScratch {
   return { hist: new Int32Array(BUCKETS), doc: new Int32Array(n), score: new Float64Array(n) };
 }
@@ -125,10 +123,6 @@ export function newSelectScratch(n: number): SelectScratch {
  * histogram over [0, bound] finds the lowest bucket b > 0 with at least k scores at or above it; bucketing is monotone,
  * so the k best and every tie of the k-th lie in buckets >= b, and only those (little more than k) enter the heap.
  * Otherwise (bound not positive and finite, or fewer than k scores above bucket 0) it is `selectTop`, then a clear.
- *
- * @example
- * const s = Float64Array.of(0.1, 0.9, 0.9, 0.5);
- * selectTopClearing(s, 2, false, 1, newSelectScratch(4)).docs; // Int32Array [1, 2]; s is now all 0
  */
 export function selectTopClearing(scores: Float64Array, k: number, positiveOnly: boolean, bound: number, scratch: SelectScratch): TopK {
   const n = scores.length;

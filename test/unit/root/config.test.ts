@@ -99,6 +99,15 @@ test("lib/ reads the environment in one file: lib/config.ts", () => {
   assert.deepEqual(readers, ["lib/config.ts"]);
 });
 
+test("a base URL that is not a URL is refused at once, naming the variable and not showing the value", () => {
+  for (const value of ["http://user:SECRET8@ho st/v1", "localhost :8000/v1"]) {
+    assert.throws(
+      () => readConfig({ GBR_CHAT_BASE_URL: value }),
+      (err: Error & { code?: string }) => err.code === "INVALID_URL" && err.message.includes("GBR_CHAT_BASE_URL") && !/SECRET|host/.test(err.message),
+    );
+  }
+});
+
 test("issue 22, item 2: a secret in a URL's query string is refused for every URL variable, masked in the message", () => {
   for (const name of ["GBR_CHAT_BASE_URL", "OPENAI_BASE_URL", "GBR_EMBED_BASE_URL", "GBR_LMSTUDIO_BASE_URL", "GBR_RERANK_BASE_URL", "GBR_GEMINI_BASE_URL", "HF_ENDPOINT", "GBR_SPACY_BASE_URL", "GBR_GITHUB_RAW_URL"]) {
     for (const query of ["api_key=sk-SECRET1", "key=SECRET2", "token=SECRET3", "Access_Token=SECRET4"]) {

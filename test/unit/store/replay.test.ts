@@ -89,7 +89,6 @@ test("the same request calls the model once; the second is replayed with identic
   assert.deepEqual({ ...b, replayed: false }, a);
   assert.equal(await count(cache), 1);
   assert.equal(llm.id, model.id);
-  assert.deepEqual([...llm.keys], [replayKey(model.id, REQ, 0)]);
 
   // A fresh process (a new open of the same folder) replays too, without any call.
   const again = withReplay(fakeModel().model, await open(data));
@@ -195,7 +194,6 @@ test('"off" never touches the store', async () => {
   assert.equal(a.replayed, undefined);
   assert.equal(fs.existsSync(path.join(data, "store")), false);
   assert.equal(await count(cache), 0);
-  assert.equal(llm.keys.size, 0);
 });
 
 test("a damaged record (torn, not UTF-8, not JSON, another key) is discarded with a warning naming it, and asked again", async () => {
@@ -377,15 +375,13 @@ test("export of one run, then merge elsewhere: the other side replays it offline
   await runB.complete({ ...REQ, user: "άσχετο" });
 
   const out = tmpFile("run-a.jsonl");
-  const exp = await exportReplay(cache, out, runA.keys);
-  assert.deepEqual({ records: exp.records, missing: exp.missing }, { records: 2, missing: [] });
+  const exp = await exportReplay(cache, out, (r) => r.request.user !== "άσχετο");
+  assert.equal(exp.records, 2);
   assert.equal(lines(out).length, 2);
   const exported = lines(out).map((l) => JSON.parse(l).key);
   assert.deepEqual(exported, [...exported].sort(), "key-sorted");
   const byModel = await exportReplay(cache, tmpFile("all.jsonl"), (r) => r.model === "openai/gpt-oss-120b");
   assert.equal(byModel.records, 3);
-  const missing = await exportReplay(cache, tmpFile("m.jsonl"), ["0".repeat(64)]);
-  assert.deepEqual(missing.missing, ["0".repeat(64)]);
 
   // The exported file alone reproduces the run, offline.
   const shared = await open(tmpData());
