@@ -35,12 +35,7 @@ export const llmHelp = [
   "Environment: see README.md (GBR_CHAT_BASE_URL or OPENAI_BASE_URL, GEMINI_API_KEY, GBR_REPLAY_FILE, GBR_OFFLINE=1).",
 ];
 
-/**
- * What of the command line changes the configuration (`--concurrency N`, `--official`'s dense serving).
- *
- * @example
- * configFlags({ concurrency: "8", official: true }); // { concurrency: 8, embedNaming: "authors" }
- */
+/** What of the command line changes the configuration (`--concurrency N`, `--official`'s dense serving). */
 export function configFlags(values: Record<string, unknown>): ConfigFlags {
   return {
     ...(values.concurrency === undefined ? {} : { concurrency: numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 }) }),

@@ -7,14 +7,7 @@ export interface SpreadOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/**
- * `clients` (one per endpoint, each limiting its own requests in flight) as one: `run` sends through the least busy and
- * tries another when `isServerFailure` blames the endpoint; `reports` is what the whole reports of itself.
- *
- * @example
- * const { run, reports } = spread(models, (err) => err instanceof ChatProviderError);
- * const model = { ...reports, complete: (req) => run((m) => m.complete(req)) };
- */
+/** `clients` (one per endpoint) as one: `run` sends through the least busy, another when `isServerFailure` blames it. */
 export function spread<C extends { readonly id: string; readonly endpoint?: string; readonly capacity?: number }>(
   clients: readonly C[],
   isServerFailure: (err: unknown) => boolean,

@@ -41,14 +41,7 @@ export interface GeminiServerOptions {
   retryMaxMs?: number;
 }
 
-/**
- * The Gemini API for one model client, and `send`, which runs `call` (one SDK call given our own `fetch`) under the
- * in-flight limit (held across backoff sleeps), retried, with the raw JSON body (for fields the SDK drops).
- *
- * @example
- * const api = geminiServer("gemini:gemini-2.5-flash", { apiKey, timeoutMs: 60_000, concurrency: 4 });
- * const { value } = await api.send((fetch) => api.ai.models.generateContent({ model, contents, config: { httpOptions: { fetch } } }), (err) => err as Error);
- */
+/** The Gemini API of one model client; `send` runs one SDK call under the in-flight limit (held across backoff), retried. */
 export function geminiServer(id: string, o: GeminiServerOptions & { timeoutMs: number; concurrency: number }) {
   const { apiKey, timeoutMs, concurrency } = o;
   const attempts = o.attempts ?? 5;

@@ -32,28 +32,21 @@ export function createProviders(config: Config, opts: { pricer?: Pricer } = {}):
     embed: config.embed.caps && new RateCap(config.embed.caps),
     rerank: config.rerank.caps && new RateCap(config.rerank.caps),
   };
-  const chats = new Map<string, ChatModel>();
-  const embedders = new Map<string, Embedder>();
-  let reranker: RerankClient | undefined;
+  const built = new Map<string, ChatModel | Embedder | RerankClient>();
+  const once = <T extends ChatModel | Embedder | RerankClient>(key: string, make: () => T): T => {
+    if (!built.has(key)) built.set(key, make());
+    return built.get(key) as T;
+  };
   return {
     config,
     meter,
-    chat(name) {
-      const key = name?.trim() ?? "";
-      let chat = chats.get(key);
-      if (!chat) chats.set(key, (chat = chargedChat(chatModelFrom(config, name), caps.chat, meter)));
-      return chat;
-    },
+    chat: (name) => once(`chat ${name?.trim() ?? ""}`, () => chargedChat(chatModelFrom(config, name), caps.chat, meter)),
     chatId: (name) => chatModelId(config, name),
-    embedder(p) {
+    embedder: (p) => {
       const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server]);
-      let e = embedders.get(key);
-      if (!e) embedders.set(key, (e = chargedEmbedder(presetEmbedder(config, p), caps.embed, meter, p.model)));
-      return e;
+      return once(key, () => chargedEmbedder(presetEmbedder(config, p), caps.embed, meter, p.model));
     },
-    reranker() {
-      return (reranker ??= chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter));
-    },
+    reranker: () => once("rerank", () => chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter)),
   };
 }
 

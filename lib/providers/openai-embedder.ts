@@ -17,10 +17,7 @@ export interface OpenAIEmbedderOptions extends OpenAIServerOptions {
   input?: "array" | "string";
 }
 
-/**
- * An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). Presets are
- * checked where they are read (lib/dense/presets.ts).
- */
+/** An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). */
 export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
   const { model, baseURL, dims } = opts;
   if (!model) throw new EmbeddingError("openai embedder: model name is empty", "NOT_CONFIGURED");
@@ -101,14 +98,6 @@ function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, whe
 
 /** Checked element by element: Float32Array.from turns `null` into 0 and would hide a broken vector. */
 function toVector(embedding: unknown, index: number, where: string): Float32Array {
-  // A server that ignores encoding_format may still answer in base64 (little-endian float32).
-  if (typeof embedding === "string") {
-    const buf = Buffer.from(embedding, "base64");
-    if (buf.length === 0 || buf.length % 4 !== 0) throw new EmbeddingError(`${where}: embedding ${index} is not a vector`, "BAD_VECTOR");
-    const v = new Float32Array(buf.length / 4);
-    for (let k = 0; k < v.length; k++) v[k] = buf.readFloatLE(k * 4);
-    return checkFinite(v, index, where);
-  }
   if (!Array.isArray(embedding) || embedding.length === 0) {
     throw new EmbeddingError(`${where}: embedding ${index} is not a non-empty array`, "BAD_VECTOR");
   }
@@ -119,13 +108,7 @@ function toVector(embedding: unknown, index: number, where: string): Float32Arra
       throw new EmbeddingError(`${where}: embedding ${index} has a non-number at position ${k} (${JSON.stringify(x)})`, "BAD_VECTOR");
     }
     v[k] = x;
-  }
-  return checkFinite(v, index, where);
-}
-
-function checkFinite(v: Float32Array, index: number, where: string): Float32Array {
-  // Finite doubles beyond float32 range become Infinity here; catch them too.
-  for (let k = 0; k < v.length; k++) {
+    // Finite doubles beyond float32 range become Infinity here; caught too.
     if (!Number.isFinite(v[k])) throw new EmbeddingError(`${where}: embedding ${index} has a non-finite value at position ${k}`, "BAD_VECTOR");
   }
   return v;
