@@ -43,12 +43,7 @@ export function metricOf(name: string, command: string): Metric {
 
 /** Run files read in order, each with the name `gbr compare` and `gbr errors` give it (see `runName`). */
 export async function readNamedRuns(files: readonly string[]): Promise<{ file: string; name: string; run: Run }[]> {
-  const out: { file: string; name: string; run: Run }[] = [];
-  for (const file of files) {
-    const run = await readRun(file);
-    out.push({ file, name: runName(file, run), run });
-  }
-  return out;
+  return Promise.all(files.map((file) => readRun(file).then((run) => ({ file, name: runName(file, run), run }))));
 }
 
 /** A run checked against the qrels (`checkRunCoverage`): its queries without judgments and any warning said on stderr. */

@@ -5,9 +5,6 @@ import { NEED_KEY } from "./gemini-http";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../models/embed";
 import { servedByGemini } from "./served-by";
 
-/** Gemini takes the side as a task type instead of a text prefix. */
-const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = { query: "RETRIEVAL_QUERY", document: "RETRIEVAL_DOCUMENT" };
-
 export interface GeminiEmbedderOptions extends GeminiServerOptions {
   /** Default "gemini-embedding-001", the paper's ("models/" prefix optional). */
   model?: string;
@@ -33,7 +30,8 @@ export class GeminiEmbeddingError extends EmbeddingError {
 /** An Embedder for the Gemini API: one `batchEmbedContents` request per call (the caller splits by `maxBatch`). */
 export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const apiKey = opts.apiKey?.trim();
-  if (!apiKey) throw new EmbeddingError("geminiEmbedder: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
+  const brief = "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)";
+  if (!apiKey) throw new EmbeddingError(`Gemini embeddings: ${NEED_KEY}`, "NOT_CONFIGURED", { brief });
   // The SDK adds "models/" itself; either spelling, one identity.
   const model = (opts.model ?? "gemini-embedding-001").replace(/^models\//, "");
   const dims = opts.dims ?? 3072;
@@ -54,7 +52,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
           model,
           // Not bare strings: for gemini-embedding-2 the SDK merges a string[] into ONE content, one vector.
           contents: texts.map((text) => ({ role: "user", parts: [{ text }] })),
-          config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch } },
+          config: { taskType: side === "query" ? "RETRIEVAL_QUERY" : "RETRIEVAL_DOCUMENT", outputDimensionality: dims, httpOptions: { fetch } },
         }),
       (err, made) => {
         // Anything but an attempt's failure is a bug of ours or of the SDK; still never let the key out.
@@ -95,10 +93,7 @@ export function geminiEmbedderFrom(
   dims?: number,
   more: Partial<Omit<GeminiEmbedderOptions, "apiKey" | "model" | "dims" | "baseUrl">> = {},
 ): Embedder {
-  const apiKey = config.gemini.apiKey;
-  const brief = "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)";
-  if (!apiKey) throw new EmbeddingError(`Gemini embeddings: ${NEED_KEY}`, "NOT_CONFIGURED", { brief });
-  return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey, model, dims });
+  return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey: config.gemini.apiKey ?? "", model, dims });
 }
 
 /** Tokens billed, from `usageMetadata` when the API reports it (today it does not: undefined, so the caller estimates). */

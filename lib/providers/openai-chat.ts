@@ -1,6 +1,6 @@
 /** OpenAI-compatible chat via the `openai` SDK (one attempt per SDK call; retries and deadline are ours). */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
-import { spread, type SpreadOptions } from "./endpoints";
+import { spread } from "./endpoints";
 import type OpenAI from "openai";
 import { checkedBaseUrl } from "../util/http";
 import { openaiServer, type OpenAIServerOptions } from "./openai-client";
@@ -72,7 +72,7 @@ export interface SpreadChatModel extends ChatModel {
 }
 
 /** `models` (one per endpoint) as one chat model; a failing endpoint (no answer, 429, 5xx) is set aside. */
-export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {}): SpreadChatModel {
+export function spreadChat(models: readonly ChatModel[], opts: Parameters<typeof spread>[2] = {}): SpreadChatModel {
   const serverFailure = (err: unknown) => err instanceof ChatProviderError && (err.status === undefined || err.status === 429 || err.status >= 500);
   const { run, reports } = spread(models, serverFailure, opts);
   return { ...reports, complete: (req) => run((m) => m.complete(req)) };
