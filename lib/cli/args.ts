@@ -53,7 +53,6 @@ function negativeValuesJoined(spec: CommandSpec, argv: readonly string[]): strin
   return out;
 }
 
-/** Node's parser error, with the nearest option for an unknown one. */
 function parseProblem(err: unknown, spec: CommandSpec): string {
   const e = err as { code?: string; message?: string };
   if (e.code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return e.message ?? String(err);

@@ -16,7 +16,6 @@ function imageFormats(value: unknown): ImageFormat[] {
   return [...new Set(names)] as ImageFormat[];
 }
 
-/** `--width`: column, page, or inches. */
 function paperWidth(value: unknown): PaperWidth | undefined {
   if (value === undefined) return undefined;
   const text = String(value).trim().toLowerCase();

@@ -79,7 +79,6 @@ export function warner(io: Io): (msg: string) => void {
   return (msg) => io.stderr(`${printable(msg, { newlines: true })}\n`);
 }
 
-/** Progress to stderr, or undefined with -q. */
 export function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
   return quiet ? undefined : warner(io);
 }
@@ -102,7 +101,6 @@ export function formatOption<F extends string>(command: string, formats: readonl
   return f as F;
 }
 
-/** The paper-table format asked for, or undefined for any other output. */
 export function paperFormat(format: string): PaperFormat | undefined {
   return (PAPER_FORMATS as readonly string[]).includes(format) ? (format as PaperFormat) : undefined;
 }

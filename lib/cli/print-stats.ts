@@ -4,7 +4,6 @@ import { formatFixed } from "../util/format-fixed";
 import { areaLabel, columnLabel } from "../figures/labels";
 import { formatTable } from "../util/text-table";
 
-/** Human-readable Tables 1 and 6. */
 export function formatStats(name: string, t1: DatasetStats, t6: AreaStats[]): string {
   const pct = (x: number) => `${formatFixed(100 * x, 2)}%`;
   const rows1 = [

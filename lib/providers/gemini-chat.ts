@@ -14,8 +14,7 @@ export interface GeminiChatOptions extends GeminiServerOptions {
 export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const apiKey = opts.apiKey?.trim();
   if (!apiKey) throw new ChatError(`Gemini chat: ${NEED_KEY}`, "NOT_CONFIGURED");
-  const model = geminiModelName(opts.model ?? "");
-  if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
+  const model = geminiModelName(opts.model);
   const id = `gemini:${model}`;
   const settings = { ...opts, apiKey, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat };
   const api = geminiServer(id, settings);
@@ -40,7 +39,6 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   return { id, endpoint: api.endpoint, complete };
 }
 
-/** The Gemini chat model of a configuration. */
 export function geminiChatFrom(
   config: Config,
   model?: string,

@@ -17,9 +17,7 @@ import type { RerankClient } from "../models/rerank";
 export interface Providers {
   readonly config: Config;
   readonly meter: UsageMeter;
-  /** The chat model named (`--llm`), else `GBR_CHAT_MODEL`, else the paper's gpt-oss-120b. */
   chat(name?: string): ChatModel;
-  /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
   chatId(name?: string): string;
   embedder(p: EmbedderSpec): Embedder;
   reranker(): RerankClient;

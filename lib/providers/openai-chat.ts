@@ -17,9 +17,7 @@ const DEFAULT_MODEL = "openai/gpt-oss-120b";
 
 /** A ChatModel over an OpenAI-compatible server; `text` drops reasoning. A reasoning model can think for minutes. */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
-  const { model, baseURL } = opts;
-  if (!model) throw new ChatError("openai chat: model name is empty", "NOT_CONFIGURED");
-  if (!baseURL) throw new ChatError(`openai chat (${model}): base URL is empty`, "NOT_CONFIGURED");
+  const { model } = opts;
   const id = `openai:${model}`;
   const server = openaiServer(id, { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat }, (message, status, cause) =>
     new ChatProviderError(message, "PROVIDER", status, cause === undefined ? {} : { cause }),

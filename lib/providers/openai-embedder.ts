@@ -19,9 +19,7 @@ export interface OpenAIEmbedderOptions extends OpenAIServerOptions {
 
 /** An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). */
 export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
-  const { model, baseURL, dims } = opts;
-  if (!model) throw new EmbeddingError("openai embedder: model name is empty", "NOT_CONFIGURED");
-  if (!baseURL) throw new EmbeddingError(`openai embedder (${model}): base URL is empty`, "NOT_CONFIGURED");
+  const { model, dims } = opts;
   const asString = opts.input === "string";
   const maxBatch = opts.batchSize ?? (asString ? 1 : 32);
   if (asString && maxBatch !== 1) {
@@ -114,7 +112,6 @@ function toVector(embedding: unknown, index: number, where: string): Float32Arra
   return v;
 }
 
-/** Undefined when the answer has no `usage` count. */
 function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefined {
   const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null }).usage;
   const t = usage?.prompt_tokens ?? usage?.total_tokens;

@@ -10,7 +10,6 @@ export class RateCap {
   private readonly entries: { at: number; tokens: number }[] = [];
   private waiting: Promise<void> = Promise.resolve();
 
-  /** The caps are checked where they are read (lib/config.ts). */
   constructor(
     private readonly caps: RateCaps,
     private readonly now: () => number = () => Date.now(),

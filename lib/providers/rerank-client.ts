@@ -4,6 +4,7 @@ import { RerankError, type RerankClient, type RerankResult } from "../models/rer
 import { DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
 import { redactKey } from "./openai-client";
+import { servedByOpenAI } from "./served-by";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
@@ -138,7 +139,7 @@ export function rerankClientFrom(
 
 /** Scores by document from `{results: [{index, relevance_score}]}` or TEI's `[{index, score}]`: each once, finite. */
 function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
-  const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;
+  const body = json as { results?: unknown; gbr_test_double?: unknown } | null;
   const items: unknown = Array.isArray(json) ? json : body?.results;
   if (!Array.isArray(items)) throw new RerankError(`${where}: answer has neither a "results" array nor a bare list of results`, "BAD_ANSWER");
   const scores = new Array<number | undefined>(n).fill(undefined);
@@ -157,8 +158,7 @@ function parseRerankAnswer(json: unknown, n: number, where: string): { scores: n
   });
   const missing = scores.indexOf(undefined);
   if (missing >= 0) throw new RerankError(`${where}: sent ${n} documents, no score for index ${missing}`, "BAD_ANSWER");
-  const servedModel = typeof body?.model === "string" && body.model ? body.model : undefined;
-  return { scores: scores as number[], ...(servedModel ? { servedModel } : {}), standIn };
+  return { scores: scores as number[], ...servedByOpenAI(body), standIn };
 }
 
 /** `usage.total_tokens` (vLLM, Jina); Cohere's `search_units` are no token count, so not read. */

@@ -18,7 +18,6 @@ export interface PricedUsage {
 
 export type Pricer = (kind: "chat" | "embed" | "rerank", usage: PricedUsage) => number;
 
-/** One long step as it ended (metadata.json's `progress`). */
 export interface StepRecord {
   label: string;
   done: number;
