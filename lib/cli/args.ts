@@ -82,12 +82,10 @@ export function numberOption(
     (opts.min !== undefined && n < opts.min) ||
     (opts.max !== undefined && n > opts.max);
   if (bad) {
-    const kind = opts.integer ? "an integer" : "a number";
-    const range =
-      opts.min !== undefined && opts.max !== undefined
-        ? `${kind} from ${opts.min} to ${opts.max}`
-        : [kind, opts.min !== undefined ? `>= ${opts.min}` : "", opts.max !== undefined ? `<= ${opts.max}` : ""].filter(Boolean).join(" ");
-    throw new CliError(`${name} must be ${range}, got '${String(raw)}'`, 2);
+    const { min, max } = opts;
+    const bounds = `${min !== undefined ? ` >= ${min}` : ""}${max !== undefined ? ` <= ${max}` : ""}`;
+    const range = min !== undefined && max !== undefined ? ` from ${min} to ${max}` : bounds;
+    throw new CliError(`${name} must be ${opts.integer ? "an integer" : "a number"}${range}, got '${String(raw)}'`, 2);
   }
   return n;
 }

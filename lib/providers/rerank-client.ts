@@ -41,21 +41,15 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   const listeners = new Set<(status: number) => void>();
 
   async function attempt(body: string, n: number): Promise<RerankResult> {
-    const timedOut = () => new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
     let res: Response;
+    let text: string;
     try {
       res = await timedFetch(url, { method: "POST", headers, body });
       for (const l of listeners) l(res.status);
-    } catch (err) {
-      if (deadlinePassed(err)) throw timedOut();
-      throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
-    }
-    let text: string;
-    try {
       text = await res.text();
     } catch (err) {
-      if (deadlinePassed(err)) throw timedOut();
-      throw new RerankError(`${where}: connection dropped while reading the answer (${describeCause(err)})`, "NETWORK", undefined, true);
+      if (deadlinePassed(err)) throw new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
+      throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
     }
     if (!res.ok) {
       const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
