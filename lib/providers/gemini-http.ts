@@ -4,7 +4,7 @@ import { genaiSdk } from "../util/sdk";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 import { GbrError } from "../util/errors";
-import { checkedBaseUrl, deadlineFetch, deadlinePassed, endpointOrigin, redactSecrets } from "../util/http";
+import { deadlineFetch, deadlinePassed, endpointOrigin, redactSecrets } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
 import type { Config } from "../config";
 
@@ -156,11 +156,8 @@ function parseGoogleError(text: string): { message?: string; status?: string; re
   }
 }
 
-/** `GBR_GEMINI_BASE_URL` (credentials in it refused) and the `GBR_REQUEST_TIMEOUT_S` deadline. */
+/** `GBR_GEMINI_BASE_URL` (checked by readConfig) and the `GBR_REQUEST_TIMEOUT_S` deadline. */
 export function geminiEndpoint(config: Config): { baseUrl: string | undefined; timeoutMs?: number } {
   const { baseUrl, timeoutS } = config.gemini;
-  return {
-    baseUrl: baseUrl ? checkedBaseUrl("GBR_GEMINI_BASE_URL", baseUrl, "GEMINI_API_KEY") : undefined,
-    ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
-  };
+  return { baseUrl, ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }) };
 }

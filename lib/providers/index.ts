@@ -2,7 +2,6 @@
 import type { Config } from "../config";
 import type { Embedder, EmbedderSpec } from "../models/embed";
 import type { ChatModel } from "../models/chat";
-import { checkedBaseUrl } from "../util/http";
 import { countTokens } from "../text/tokens";
 import { chatModelFrom, chatModelId } from "./chat";
 import { geminiEmbedderFrom } from "./gemini-embedder";
@@ -55,7 +54,7 @@ function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
     const lmstudio = p.server === "lmstudio" ? config.embed.lmstudio : undefined;
     // Only LM Studio's own key goes to LM Studio: the embedding or OpenAI key is meant for another server.
     const servers = lmstudio
-      ? { ...config.embed, baseUrls: [checkedBaseUrl("GBR_LMSTUDIO_BASE_URL", lmstudio.baseUrl, "GBR_LMSTUDIO_API_KEY")], urlVariable: "GBR_LMSTUDIO_BASE_URL", keyVariable: "GBR_LMSTUDIO_API_KEY", apiKey: lmstudio.apiKey }
+      ? { ...config.embed, baseUrls: [lmstudio.baseUrl], urlVariable: "GBR_LMSTUDIO_BASE_URL", keyVariable: "GBR_LMSTUDIO_API_KEY", apiKey: lmstudio.apiKey }
       : config.embed;
     return openaiEmbedderFrom(servers, p.model, p.dims, p.batchSize, p.input ? { input: p.input } : {});
   }

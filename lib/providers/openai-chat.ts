@@ -2,7 +2,6 @@
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { spread } from "./endpoints";
 import type OpenAI from "openai";
-import { checkedBaseUrl } from "../util/http";
 import { openaiServer, type OpenAIServerOptions } from "./openai-client";
 import { ChatError, ChatProviderError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import type { EndpointStats } from "../models/servers";
@@ -57,7 +56,6 @@ export function openaiChatFrom(
     const gemini = "; or --llm gemini-2.5-flash with GEMINI_API_KEY";
     throw new ChatError(brief + more + gemini, "NOT_CONFIGURED", { brief: brief + gemini });
   }
-  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const name = openaiChatModel(model, c.model);
   const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model: name, apiKey: c.apiKey };
   if (c.baseUrls.length === 1) return openaiChat({ ...opts, baseURL: c.baseUrls[0] });

@@ -3,7 +3,6 @@ import { spread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import type OpenAI from "openai";
 import { openaiServer, type OpenAIServerOptions } from "./openai-client";
-import { checkedBaseUrl } from "../util/http";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../models/embed";
 import { servedByOpenAI } from "./served-by";
 
@@ -63,7 +62,6 @@ export function openaiEmbedderFrom(
     const more = ", e.g. http://localhost:8000/v1 (vLLM, TEI, LM Studio, Ollama), and GBR_EMBED_API_KEY (or OPENAI_API_KEY)";
     throw new EmbeddingError(brief + more, "NOT_CONFIGURED", { brief });
   }
-  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model, apiKey: c.apiKey, dims, batchSize };
   if (c.baseUrls.length === 1) return openaiEmbedder({ ...opts, baseURL: c.baseUrls[0] });
   // No retry in place: a failing endpoint is set aside.

@@ -115,7 +115,6 @@ export function rerankClientFrom(
       "no rerank server configured: set GBR_RERANK_BASE_URL",
     );
   }
-  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const opts = { timeoutMs: c.timeoutMs, ...more, apiKey: c.apiKey, api: c.api };
   if (c.baseUrls.length === 1) return { ...rerankClient({ ...opts, baseUrl: c.baseUrls[0] }), capacity: c.concurrency };
   // No retry in place: a failing endpoint is set aside.
