@@ -6,7 +6,6 @@ import { exportFigures } from "../report/export-figures";
 import { IMAGE_FORMATS, type ImageFormat } from "../report/render-figure";
 import { PAPER_INCHES, type PaperWidth } from "../figures/paper-figures";
 
-/** `--format`: one or more of svg, png, pdf (comma-separated), each checked with a did-you-mean. */
 function imageFormats(value: unknown): ImageFormat[] {
   const names = String(value ?? "svg").split(",").map((f) => f.trim().toLowerCase()).filter(Boolean);
   if (!names.length) throw new CliError(`gbr figures: --format needs ${IMAGE_FORMATS.join(", ")} (or several, comma-separated)`, 2);

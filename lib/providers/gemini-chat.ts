@@ -22,8 +22,8 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
     // The SDK leaves out undefined fields; an empty system is left out too (Gemini rejects one without text).
-    const { temperature, topP, maxTokens: maxOutputTokens, seed } = req;
-    const config: GenerateContentConfig = { systemInstruction: req.system || undefined, temperature, topP, maxOutputTokens, seed };
+    const { system, temperature, topP, maxTokens: maxOutputTokens, seed } = req;
+    const config: GenerateContentConfig = { systemInstruction: system || undefined, temperature, topP, maxOutputTokens, seed };
     const { value: response, body, seconds } = await api.send(
       (fetch) => api.ai.models.generateContent({ model, contents: req.user, config: { ...config, httpOptions: { fetch } } }),
       (err, made) => {

@@ -52,7 +52,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
           model,
           // Not bare strings: for gemini-embedding-2 the SDK merges a string[] into ONE content, one vector.
           contents: texts.map((text) => ({ role: "user", parts: [{ text }] })),
-          config: { taskType: side === "query" ? "RETRIEVAL_QUERY" : "RETRIEVAL_DOCUMENT", outputDimensionality: dims, httpOptions: { fetch } },
+          config: { taskType: `RETRIEVAL_${side.toUpperCase()}`, outputDimensionality: dims, httpOptions: { fetch } },
         }),
       (err, made) => {
         // Anything but an attempt's failure is a bug of ours or of the SDK; still never let the key out.
@@ -93,7 +93,8 @@ export function geminiEmbedderFrom(
   dims?: number,
   more: Partial<Omit<GeminiEmbedderOptions, "apiKey" | "model" | "dims" | "baseUrl">> = {},
 ): Embedder {
-  return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey: config.gemini.apiKey ?? "", model, dims });
+  const apiKey = config.gemini.apiKey ?? "";
+  return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey, model, dims });
 }
 
 /** Tokens billed, from `usageMetadata` when the API reports it (today it does not: undefined, so the caller estimates). */

@@ -8,8 +8,6 @@ import { deadlineFetch, deadlinePassed, endpointOrigin, redactSecrets } from "..
 import { createSemaphore } from "../util/semaphore";
 import type { Config } from "../config";
 
-const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
-
 export const NEED_KEY =
   "an API key is needed: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from https://aistudio.google.com/apikey; " +
   "set GBR_GEMINI_BASE_URL to use another endpoint.";
@@ -73,7 +71,8 @@ export function geminiServer(id: string, o: GeminiServerOptions & { timeoutMs: n
         throw fail(err, made);
       }
     });
-  return { ai, send, redact, where, capacity: concurrency, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN) };
+  const endpoint = endpointOrigin(baseUrl ?? "https://generativelanguage.googleapis.com");
+  return { ai, send, redact, where, capacity: concurrency, endpoint };
 }
 
 export const attemptsMade = (made: number) => `${made} attempt${made === 1 ? "" : "s"}`;

@@ -11,9 +11,6 @@ export interface OpenAIChatOptions extends OpenAIServerOptions {
   model: string;
 }
 
-/** The paper's chat model (DESIGN.md §6). */
-const DEFAULT_MODEL = "openai/gpt-oss-120b";
-
 /** A ChatModel over an OpenAI-compatible server; `text` drops reasoning. A reasoning model can think for minutes. */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
   const { model } = opts;
@@ -63,9 +60,7 @@ export function openaiChatFrom(
   return spreadChat(c.baseUrls.map((u) => openaiChat({ maxRetries: 0, ...opts, baseURL: u })));
 }
 
-export interface SpreadChatModel extends ChatModel {
-  endpointStats(): EndpointStats[];
-}
+export type SpreadChatModel = ChatModel & { endpointStats(): EndpointStats[] };
 
 /** `models` (one per endpoint) as one chat model; a failing endpoint (no answer, 429, 5xx) is set aside. */
 export function spreadChat(models: readonly ChatModel[], opts: Parameters<typeof spread>[2] = {}): SpreadChatModel {
@@ -74,11 +69,11 @@ export function spreadChat(models: readonly ChatModel[], opts: Parameters<typeof
   return { ...reports, complete: (req) => run((m) => m.complete(req)) };
 }
 
-/** `model`, else `configured` unless it names a Gemini model, else openai/gpt-oss-120b. */
+/** `model`, else `configured` unless it names a Gemini model, else the paper's openai/gpt-oss-120b (DESIGN.md §6). */
 export function openaiChatModel(model: string | undefined, configured: string | undefined): string {
   const fromConfig = configured?.trim();
   const named = fromConfig && !/^gemini/i.test(fromConfig) ? fromConfig.replace(/^openai:/i, "") : undefined;
-  return model?.trim() || named || DEFAULT_MODEL;
+  return model?.trim() || named || "openai/gpt-oss-120b";
 }
 
 /** `content` as text; null (vLLM's gpt-oss when reasoning took the budget) is an EMPTY error, asked again, never kept. */

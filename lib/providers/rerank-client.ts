@@ -20,9 +20,6 @@ export interface RerankClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
-/** How much of a server's error text a message keeps (HTML error pages can be long). */
-const MESSAGE_CHARS = 300;
-
 /** A client of `POST {baseUrl}/rerank`; scores come back in the order of the documents sent. */
 export function rerankClient(o: RerankClientOptions): RerankClient {
   const api = o.api ?? "rerank";
@@ -175,7 +172,7 @@ function serverMessage(text: string): string {
   return text.trim() ? clip(text.trim()) : "(no message)";
 }
 
-/** A server's text as a message quotes it: cut short, its controls shown. */
+/** A server's text as a message quotes it: cut at 300 characters (HTML error pages can be long), its controls shown. */
 function clip(s: string): string {
-  return printable(s.length > MESSAGE_CHARS ? `${s.slice(0, MESSAGE_CHARS)}… (${s.length} characters)` : s);
+  return printable(s.length > 300 ? `${s.slice(0, 300)}… (${s.length} characters)` : s);
 }

@@ -1,7 +1,8 @@
 /** Who answered a provider call: the model the server reports, and the project's test double's mark. */
 
 function servedBy(model: unknown, testDouble: unknown): { servedModel?: string; standIn?: true } {
-  return { ...(typeof model === "string" && model ? { servedModel: model } : {}), ...(testDouble === true ? { standIn: true as const } : {}) };
+  const served = typeof model === "string" && model ? { servedModel: model } : {};
+  return { ...served, ...(testDouble === true ? { standIn: true as const } : {}) };
 }
 
 export function servedByOpenAI(response: unknown): { servedModel?: string; standIn?: true } {
