@@ -32,7 +32,6 @@ export function metricsOf(raw: unknown, command: string): Metric[] {
   return [...new Set(names.map((n) => metricOf(n, command)))];
 }
 
-/** One metric name, in any common spelling; a usage error (exit 2) with a suggestion otherwise. */
 export function metricOf(name: string, command: string): Metric {
   try {
     return resolveMetric(name);

@@ -9,9 +9,8 @@ import { PAPER_INCHES, type PaperWidth } from "../figures/paper-figures";
 function imageFormats(value: unknown): ImageFormat[] {
   const names = String(value ?? "svg").split(",").map((f) => f.trim().toLowerCase()).filter(Boolean);
   if (!names.length) throw new CliError(`gbr figures: --format needs ${IMAGE_FORMATS.join(", ")} (or several, comma-separated)`, 2);
-  for (const n of names) {
-    if (!(IMAGE_FORMATS as readonly string[]).includes(n)) throw new CliError(`gbr figures: unknown format '${n}'${didYouMean(n, IMAGE_FORMATS)} (formats: ${IMAGE_FORMATS.join(", ")})`, 2);
-  }
+  const n = names.find((f) => !(IMAGE_FORMATS as readonly string[]).includes(f));
+  if (n !== undefined) throw new CliError(`gbr figures: unknown format '${n}'${didYouMean(n, IMAGE_FORMATS)} (formats: ${IMAGE_FORMATS.join(", ")})`, 2);
   return [...new Set(names)] as ImageFormat[];
 }
 

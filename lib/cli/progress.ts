@@ -6,7 +6,6 @@ import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
 
 interface ProgressOptions {
   tty: boolean;
-  /** Least time between two lines of one step, in ms (default 250 on a terminal, 5000 in a log). */
   intervalMs?: number;
   now?: () => number;
   quiet?: boolean;

@@ -6,7 +6,6 @@ import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../m
 import { servedByGemini } from "./served-by";
 
 export interface GeminiEmbedderOptions extends GeminiServerOptions {
-  /** Default "gemini-embedding-001", the paper's ("models/" prefix optional). */
   model?: string;
   /** `outputDimensionality` requested and checked on every vector (default 3072, the paper's). */
   dims?: number;

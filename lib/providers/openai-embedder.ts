@@ -10,7 +10,6 @@ export interface OpenAIEmbedderOptions extends OpenAIServerOptions {
   model: string;
   /** Expected vector size, part of the id (never sent: vLLM and others reject `dimensions` for most models). */
   dims?: number;
-  /** `maxBatch` (default 32; 1 when `input` is "string"). */
   batchSize?: number;
   /** "string": one text per request, posted as `{"model", "input": "<text>"}` only, as the authors did. */
   input?: "array" | "string";
