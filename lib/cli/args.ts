@@ -18,12 +18,10 @@ export class CliError extends GbrError {
 type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
 interface CommandSpec {
-  /** e.g. "data pull" */
   name: string;
   summary: string;
   usage: string;
   options: OptionSpec;
-  /** One line per option: "--k N   depth of the ranking (default 100)". */
   help: string[];
 }
 
@@ -41,10 +39,7 @@ export function parseCommand(spec: CommandSpec, argv: string[]) {
   }
 }
 
-/**
- * `--k -1` as `--k=-1`: node's parser takes a value starting with "-" for an option, so a negative number would be
- * reported as "takes no value" instead of reaching the option's own range check.
- */
+/** `--k -1` as `--k=-1`: node's parser would take "-1" for an option, not reaching the option's range check. */
 function negativeValuesJoined(spec: CommandSpec, argv: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -58,7 +53,6 @@ function negativeValuesJoined(spec: CommandSpec, argv: readonly string[]): strin
   return out;
 }
 
-/** Node's parser error, with the nearest option for an unknown one. */
 function parseProblem(err: unknown, spec: CommandSpec): string {
   const e = err as { code?: string; message?: string };
   if (e.code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return e.message ?? String(err);
@@ -88,27 +82,22 @@ export function numberOption(
     (opts.min !== undefined && n < opts.min) ||
     (opts.max !== undefined && n > opts.max);
   if (bad) {
-    const kind = opts.integer ? "an integer" : "a number";
-    const range =
-      opts.min !== undefined && opts.max !== undefined
-        ? `${kind} from ${opts.min} to ${opts.max}`
-        : [kind, opts.min !== undefined ? `>= ${opts.min}` : "", opts.max !== undefined ? `<= ${opts.max}` : ""].filter(Boolean).join(" ");
-    throw new CliError(`${name} must be ${range}, got '${String(raw)}'`, 2);
+    const { min, max } = opts;
+    const bounds = `${min !== undefined ? ` >= ${min}` : ""}${max !== undefined ? ` <= ${max}` : ""}`;
+    const range = min !== undefined && max !== undefined ? ` from ${min} to ${max}` : bounds;
+    throw new CliError(`${name} must be ${opts.integer ? "an integer" : "a number"}${range}, got '${String(raw)}'`, 2);
   }
   return n;
 }
 
-/** Where a command writes: injectable so tests can run commands in-process. */
+/** Injectable so tests can run commands in-process. */
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   stdin: () => Promise<string>;
 }
 
-/**
- * A command: its spec and what it does with the parsed options and the configuration, read on first ask (a command
- * that needs none is not stopped by a variable it never reads); it resolves to the exit code (nothing is 0).
- */
+/** A command; the configuration is read on first ask, so a command needing none is not stopped by a bad variable. */
 export interface Command {
   spec: CommandSpec;
   run(values: Record<string, unknown>, io: Io, config: () => Config): Promise<number | void>;

@@ -43,7 +43,7 @@ export const dataStats: Command = {
   async run(values, io, config) {
     const bench = (await load(values, io, config())).benchmark;
     const [table1, table6] = [datasetStats(bench), areaStats(bench)];
-    const json = () => printableJson({ dataset: bench.name, table1, table6 }) + "\n";
-    io.stdout(values.json ? json() : formatStats(bench.name, table1, table6));
+    const json = { dataset: bench.name, table1, table6 };
+    io.stdout(values.json ? printableJson(json) + "\n" : formatStats(bench.name, table1, table6));
   },
 };

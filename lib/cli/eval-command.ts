@@ -43,11 +43,8 @@ export const evalCommand: Command = {
     if (paper) return void io.stdout(renderPaperTable(table(), paper));
     const perQueryJson = values["per-query"] ? { perQuery: Object.fromEntries(perQuery) } : {};
     if (values.json) return void io.stdout(printableJson({ mean, ...perQueryJson }) + "\n");
-    if (format === "trec_eval") {
-      const rows = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
-      io.stdout(formatTrecEval(mean, rows));
-      return;
-    }
+    const ranked = values["per-query"] ? [...perQuery].filter(([q]) => run.rankings.has(q)) : undefined;
+    if (format === "trec_eval") return void io.stdout(formatTrecEval(mean, ranked));
     const rows: string[][] = [];
     if (values["per-query"]) for (const [q, m] of perQuery) rows.push([q, ...METRICS.map((k) => formatFixed(m[k], 4))]);
     rows.push(["mean", ...METRICS.map((k) => formatFixed(mean[k], 4))]);

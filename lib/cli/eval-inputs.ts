@@ -32,7 +32,6 @@ export function metricsOf(raw: unknown, command: string): Metric[] {
   return [...new Set(names.map((n) => metricOf(n, command)))];
 }
 
-/** One metric name, in any common spelling; a usage error (exit 2) with a suggestion otherwise. */
 export function metricOf(name: string, command: string): Metric {
   try {
     return resolveMetric(name);
@@ -43,12 +42,7 @@ export function metricOf(name: string, command: string): Metric {
 
 /** Run files read in order, each with the name `gbr compare` and `gbr errors` give it (see `runName`). */
 export async function readNamedRuns(files: readonly string[]): Promise<{ file: string; name: string; run: Run }[]> {
-  const out: { file: string; name: string; run: Run }[] = [];
-  for (const file of files) {
-    const run = await readRun(file);
-    out.push({ file, name: runName(file, run), run });
-  }
-  return out;
+  return Promise.all(files.map((file) => readRun(file).then((run) => ({ file, name: runName(file, run), run }))));
 }
 
 /** A run checked against the qrels (`checkRunCoverage`): its queries without judgments and any warning said on stderr. */

@@ -6,17 +6,14 @@ import { exportFigures } from "../report/export-figures";
 import { IMAGE_FORMATS, type ImageFormat } from "../report/render-figure";
 import { PAPER_INCHES, type PaperWidth } from "../figures/paper-figures";
 
-/** `--format`: one or more of svg, png, pdf (comma-separated), each checked with a did-you-mean. */
 function imageFormats(value: unknown): ImageFormat[] {
   const names = String(value ?? "svg").split(",").map((f) => f.trim().toLowerCase()).filter(Boolean);
   if (!names.length) throw new CliError(`gbr figures: --format needs ${IMAGE_FORMATS.join(", ")} (or several, comma-separated)`, 2);
-  for (const n of names) {
-    if (!(IMAGE_FORMATS as readonly string[]).includes(n)) throw new CliError(`gbr figures: unknown format '${n}'${didYouMean(n, IMAGE_FORMATS)} (formats: ${IMAGE_FORMATS.join(", ")})`, 2);
-  }
+  const n = names.find((f) => !(IMAGE_FORMATS as readonly string[]).includes(f));
+  if (n !== undefined) throw new CliError(`gbr figures: unknown format '${n}'${didYouMean(n, IMAGE_FORMATS)} (formats: ${IMAGE_FORMATS.join(", ")})`, 2);
   return [...new Set(names)] as ImageFormat[];
 }
 
-/** `--width`: column, page, or inches. */
 function paperWidth(value: unknown): PaperWidth | undefined {
   if (value === undefined) return undefined;
   const text = String(value).trim().toLowerCase();

@@ -1,14 +1,7 @@
 /** Ctrl-C or SIGTERM during a long command: one line on stderr (what was kept, how to go on), then the usual exit. */
 import type { Io } from "./args";
 
-/**
- * Until the returned function is called, SIGINT and SIGTERM print the line `say` makes and exit 130 or 143 (128 + the
- * signal's number); a second signal ends it at once.
- *
- * @example
- * const done = onInterrupt(async (signal) => `gbr reproduce: interrupted (${signal})`, io);
- * try { await work(); } finally { done(); }
- */
+/** Until the returned function is called, SIGINT/SIGTERM print `say`'s line and exit 130/143; a second signal at once. */
 export function onInterrupt(say: (signal: NodeJS.Signals) => Promise<string>, io: Io): () => void {
   let told = false;
   const handler = (signal: NodeJS.Signals) => {

@@ -32,13 +32,7 @@ function groupListing(group: string): string {
   return `(gbr ${group} <sub-command> --help for details):\n\n${lines.join("\n")}\n`;
 }
 
-/**
- * Runs the command line in-process, returning the exit code; errors become one stderr line, not a stack trace. The
- * environment (default the process's) is read here, once.
- *
- * @example
- * const code = await main(["eval", "--qrels", "qrels.tsv", "--run", "run.trec"], processIo());
- */
+/** Runs the command line in-process to its exit code; errors become one stderr line; the environment is read once here. */
 export async function main(argv: string[], io: Io, env?: Environment): Promise<number> {
   const [first, second] = argv;
   if (!first) {

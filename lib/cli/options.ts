@@ -35,12 +35,7 @@ export const llmHelp = [
   "Environment: see README.md (GBR_CHAT_BASE_URL or OPENAI_BASE_URL, GEMINI_API_KEY, GBR_REPLAY_FILE, GBR_OFFLINE=1).",
 ];
 
-/**
- * What of the command line changes the configuration (`--concurrency N`, `--official`'s dense serving).
- *
- * @example
- * configFlags({ concurrency: "8", official: true }); // { concurrency: 8, embedNaming: "authors" }
- */
+/** What of the command line changes the configuration (`--concurrency N`, `--official`'s dense serving). */
 export function configFlags(values: Record<string, unknown>): ConfigFlags {
   return {
     ...(values.concurrency === undefined ? {} : { concurrency: numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 }) }),
@@ -84,7 +79,6 @@ export function warner(io: Io): (msg: string) => void {
   return (msg) => io.stderr(`${printable(msg, { newlines: true })}\n`);
 }
 
-/** Progress to stderr, or undefined with -q. */
 export function logger(io: Io, quiet: unknown): ((msg: string) => void) | undefined {
   return quiet ? undefined : warner(io);
 }
@@ -107,7 +101,6 @@ export function formatOption<F extends string>(command: string, formats: readonl
   return f as F;
 }
 
-/** The paper-table format asked for, or undefined for any other output. */
 export function paperFormat(format: string): PaperFormat | undefined {
   return (PAPER_FORMATS as readonly string[]).includes(format) ? (format as PaperFormat) : undefined;
 }

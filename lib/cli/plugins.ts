@@ -8,13 +8,7 @@ import { CliError } from "./args";
 const PACKAGE = "greekbar-retrieval";
 const EXTENSIONS = [".js", ".mjs", ".cjs"];
 
-/**
- * Loads each module (.js, .mjs or .cjs), in order; a missing file or a module that throws is an error naming the file.
- * Inside them `greekbar-retrieval` is the package this command runs (the same registry), wherever it is.
- *
- * @example
- * await loadPlugins(["./my-retriever.mjs"]); // it calls registerRetriever("my-name", …)
- */
+/** Loads each module in order; inside them `greekbar-retrieval` is the package this command runs (the same registry). */
 export async function loadPlugins(files: readonly string[]): Promise<void> {
   if (!files.length) return;
   samePackageInside();

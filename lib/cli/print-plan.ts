@@ -9,7 +9,6 @@ function sharers(ids: readonly string[]): string {
   return clipAtWord(ids.length > 2 ? `${ids.slice(0, 2).join(", ")} and ${ids.length - 2} more` : ids.join(", "), 70);
 }
 
-/** One line per experiment (what it needs, what is new), then the total of each call once, assumptions and notes. */
 export function formatPlan(plan: Plan, file: string): string {
   const rows = plan.experiments.map((e) =>
     e.status === "ok"

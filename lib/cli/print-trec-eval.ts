@@ -13,13 +13,7 @@ function line(metric: Metric, query: string, value: number): string {
   return `${trecEvalName(metric).padEnd(22)}\t${printable(query)}\t${formatFixed(value, 4).padStart(6)}\n`;
 }
 
-/**
- * The values as trec_eval prints them: with `perQuery` (its `-q`) every query's five lines first, queries in byte
- * order of their ids as trec_eval sorts them, then the five lines of the mean under the query id "all".
- *
- * @example
- * formatTrecEval(mean); // "recall_10             \tall\t0.8587\n…"
- */
+/** As trec_eval prints: with `perQuery` (its `-q`) each query's lines first, ids in byte order as it sorts, then "all". */
 export function formatTrecEval(mean: MetricValues, perQuery?: Iterable<readonly [QueryId, MetricValues]>): string {
   const out: string[] = [];
   if (perQuery) {

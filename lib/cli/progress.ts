@@ -5,12 +5,9 @@ import { printable } from "../util/printable";
 import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
 
 interface ProgressOptions {
-  /** Redraw one line in place (a terminal) instead of printing lines (a log). */
   tty: boolean;
-  /** Least time between two lines of one step, in ms (default 250 on a terminal, 5000 in a log). */
   intervalMs?: number;
   now?: () => number;
-  /** Record each ended step in the meter without printing anything (`-q`). */
   quiet?: boolean;
   meter: UsageMeter;
 }
@@ -29,8 +26,7 @@ export function progressReporter(io: Io, opts: ProgressOptions): (label: string,
       const seconds = (t - step.started) / 1000;
       opts.meter.noteStep({ label, done, total, seconds, perSecond: seconds > 0 ? done / seconds : 0, work: workSince(step.before, opts.meter.snapshot()) });
     }
-    // Early on a rate and a time left mean little, and a step that ends that soon has nothing to tell (its result
-    // follows): a terminal waits a second before its first line, a log one interval.
+    // Early on a rate means little and a step that ends soon has nothing to tell: a terminal waits 1 s, a log an interval.
     const early = t - step.started < (opts.tty ? Math.min(1000, interval) : interval);
     const show = !opts.quiet && (finished ? !early || step.printed > -Infinity : !early && t - step.printed >= interval);
     if (show) {

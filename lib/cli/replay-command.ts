@@ -4,7 +4,6 @@ import { logger, quietOption, warner } from "./options";
 import type { Config } from "../config";
 import { exportReplay, mergeReplay, openReplayCache } from "../store";
 
-/** The data folder's chat records. */
 async function replayCacheOf(io: Io, quiet: unknown, config: Config) {
   return openReplayCache({ dataDir: config.dataDir, replayFile: config.replayFile, log: logger(io, quiet) ?? (() => {}) });
 }

@@ -2,23 +2,11 @@
 import { backoffDelay } from "../util/retry";
 import type { EndpointStats } from "../models/servers";
 
-export interface SpreadOptions {
-  attempts?: number;
-  sleep?: (ms: number) => Promise<void>;
-}
-
-/**
- * `clients` (one per endpoint, each limiting its own requests in flight) as one: `run` sends through the least busy and
- * tries another when `isServerFailure` blames the endpoint; `reports` is what the whole reports of itself.
- *
- * @example
- * const { run, reports } = spread(models, (err) => err instanceof ChatError && err.status === 503);
- * const model = { ...reports, complete: (req) => run((m) => m.complete(req)) };
- */
+/** `clients` (one per endpoint) as one: `run` sends through the least busy, another when `isServerFailure` blames it. */
 export function spread<C extends { readonly id: string; readonly endpoint?: string; readonly capacity?: number }>(
   clients: readonly C[],
   isServerFailure: (err: unknown) => boolean,
-  opts: SpreadOptions = {},
+  opts: { attempts?: number; sleep?: (ms: number) => Promise<void> } = {},
 ) {
   if (clients.length === 0) throw new Error("spread: no endpoint");
   const state = clients.map((client) => {

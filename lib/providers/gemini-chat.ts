@@ -13,23 +13,17 @@ export interface GeminiChatOptions extends GeminiServerOptions {
 /** A ChatModel over the Gemini API; `usage.output` counts thinking tokens too, as Google bills them. */
 export function geminiChat(opts: GeminiChatOptions): ChatModel {
   const apiKey = opts.apiKey?.trim();
-  if (!apiKey) throw new ChatError("geminiChat: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
-  const model = geminiModelName(opts.model ?? "");
-  if (!model) throw new ChatError("geminiChat: model name is empty", "NOT_CONFIGURED");
+  if (!apiKey) throw new ChatError(`Gemini chat: ${NEED_KEY}`, "NOT_CONFIGURED");
+  const model = geminiModelName(opts.model);
   const id = `gemini:${model}`;
   const settings = { ...opts, apiKey, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat };
   const api = geminiServer(id, settings);
   const where = `${id} at ${api.where}`;
 
   async function complete(req: ChatRequest): Promise<ChatResponse> {
-    const config: GenerateContentConfig = {
-      // Left out when empty: Gemini rejects a systemInstruction without text.
-      ...(req.system ? { systemInstruction: req.system } : {}),
-      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
-      ...(req.topP !== undefined ? { topP: req.topP } : {}),
-      ...(req.maxTokens !== undefined ? { maxOutputTokens: req.maxTokens } : {}),
-      ...(req.seed !== undefined ? { seed: req.seed } : {}),
-    };
+    // The SDK leaves out undefined fields; an empty system is left out too (Gemini rejects one without text).
+    const { system, temperature, topP, maxTokens: maxOutputTokens, seed } = req;
+    const config: GenerateContentConfig = { systemInstruction: system || undefined, temperature, topP, maxOutputTokens, seed };
     const { value: response, body, seconds } = await api.send(
       (fetch) => api.ai.models.generateContent({ model, contents: req.user, config: { ...config, httpOptions: { fetch } } }),
       (err, made) => {
@@ -45,14 +39,12 @@ export function geminiChat(opts: GeminiChatOptions): ChatModel {
   return { id, endpoint: api.endpoint, complete };
 }
 
-/** The Gemini chat model of a configuration. */
 export function geminiChatFrom(
   config: Config,
   model?: string,
   more: Partial<Omit<GeminiChatOptions, "apiKey" | "model" | "baseUrl">> = {},
 ): ChatModel {
-  const apiKey = config.gemini.apiKey;
-  if (!apiKey) throw new ChatError(`Gemini chat: ${NEED_KEY}`, "NOT_CONFIGURED");
+  const apiKey = config.gemini.apiKey ?? "";
   return geminiChat({ concurrency: config.chat.concurrency, ...geminiEndpoint(config), ...more, apiKey, model: geminiChatModel(model, config.chat.model) });
 }
 

@@ -5,11 +5,7 @@ import { NEED_KEY } from "./gemini-http";
 import { EmbeddingError, type Embedder, type EmbedResult, type Side } from "../models/embed";
 import { servedByGemini } from "./served-by";
 
-/** Gemini takes the side as a task type instead of a text prefix. */
-const GEMINI_TASK_TYPES: Readonly<Record<Side, string>> = { query: "RETRIEVAL_QUERY", document: "RETRIEVAL_DOCUMENT" };
-
 export interface GeminiEmbedderOptions extends GeminiServerOptions {
-  /** Default "gemini-embedding-001", the paper's ("models/" prefix optional). */
   model?: string;
   /** `outputDimensionality` requested and checked on every vector (default 3072, the paper's). */
   dims?: number;
@@ -33,7 +29,8 @@ export class GeminiEmbeddingError extends EmbeddingError {
 /** An Embedder for the Gemini API: one `batchEmbedContents` request per call (the caller splits by `maxBatch`). */
 export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
   const apiKey = opts.apiKey?.trim();
-  if (!apiKey) throw new EmbeddingError("geminiEmbedder: apiKey is empty (set GEMINI_API_KEY or GOOGLE_API_KEY)", "NOT_CONFIGURED");
+  const brief = "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)";
+  if (!apiKey) throw new EmbeddingError(`Gemini embeddings: ${NEED_KEY}`, "NOT_CONFIGURED", { brief });
   // The SDK adds "models/" itself; either spelling, one identity.
   const model = (opts.model ?? "gemini-embedding-001").replace(/^models\//, "");
   const dims = opts.dims ?? 3072;
@@ -54,7 +51,7 @@ export function geminiEmbedder(opts: GeminiEmbedderOptions): Embedder {
           model,
           // Not bare strings: for gemini-embedding-2 the SDK merges a string[] into ONE content, one vector.
           contents: texts.map((text) => ({ role: "user", parts: [{ text }] })),
-          config: { taskType: GEMINI_TASK_TYPES[side], outputDimensionality: dims, httpOptions: { fetch } },
+          config: { taskType: `RETRIEVAL_${side.toUpperCase()}`, outputDimensionality: dims, httpOptions: { fetch } },
         }),
       (err, made) => {
         // Anything but an attempt's failure is a bug of ours or of the SDK; still never let the key out.
@@ -95,9 +92,7 @@ export function geminiEmbedderFrom(
   dims?: number,
   more: Partial<Omit<GeminiEmbedderOptions, "apiKey" | "model" | "dims" | "baseUrl">> = {},
 ): Embedder {
-  const apiKey = config.gemini.apiKey;
-  const brief = "no Gemini API key: set GEMINI_API_KEY (or GOOGLE_API_KEY)";
-  if (!apiKey) throw new EmbeddingError(`Gemini embeddings: ${NEED_KEY}`, "NOT_CONFIGURED", { brief });
+  const apiKey = config.gemini.apiKey ?? "";
   return geminiEmbedder({ concurrency: config.embed.concurrency, ...geminiEndpoint(config), ...more, apiKey, model, dims });
 }
 

@@ -4,11 +4,9 @@ import { genaiSdk } from "../util/sdk";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 import { GbrError } from "../util/errors";
-import { checkedBaseUrl, deadlineFetch, deadlinePassed, endpointOrigin, redactSecrets } from "../util/http";
+import { deadlineFetch, deadlinePassed, endpointOrigin, redactSecrets } from "../util/http";
 import { createSemaphore } from "../util/semaphore";
 import type { Config } from "../config";
-
-const GEMINI_API_ORIGIN = "https://generativelanguage.googleapis.com";
 
 export const NEED_KEY =
   "an API key is needed: set GEMINI_API_KEY (or GOOGLE_API_KEY) to a key from https://aistudio.google.com/apikey; " +
@@ -41,14 +39,7 @@ export interface GeminiServerOptions {
   retryMaxMs?: number;
 }
 
-/**
- * The Gemini API for one model client, and `send`, which runs `call` (one SDK call given our own `fetch`) under the
- * in-flight limit (held across backoff sleeps), retried, with the raw JSON body (for fields the SDK drops).
- *
- * @example
- * const api = geminiServer("gemini:gemini-2.5-flash", { apiKey, timeoutMs: 60_000, concurrency: 4 });
- * const { value } = await api.send((fetch) => api.ai.models.generateContent({ model, contents, config: { httpOptions: { fetch } } }), (err) => err as Error);
- */
+/** The Gemini API of one model client; `send` runs one SDK call under the in-flight limit (held across backoff), retried. */
 export function geminiServer(id: string, o: GeminiServerOptions & { timeoutMs: number; concurrency: number }) {
   const { apiKey, timeoutMs, concurrency } = o;
   const attempts = o.attempts ?? 5;
@@ -80,7 +71,8 @@ export function geminiServer(id: string, o: GeminiServerOptions & { timeoutMs: n
         throw fail(err, made);
       }
     });
-  return { ai, send, redact, where, capacity: concurrency, endpoint: endpointOrigin(baseUrl ?? GEMINI_API_ORIGIN) };
+  const endpoint = endpointOrigin(baseUrl ?? "https://generativelanguage.googleapis.com");
+  return { ai, send, redact, where, capacity: concurrency, endpoint };
 }
 
 export const attemptsMade = (made: number) => `${made} attempt${made === 1 ? "" : "s"}`;
@@ -163,11 +155,8 @@ function parseGoogleError(text: string): { message?: string; status?: string; re
   }
 }
 
-/** `GBR_GEMINI_BASE_URL` (credentials in it refused) and the `GBR_REQUEST_TIMEOUT_S` deadline. */
+/** `GBR_GEMINI_BASE_URL` (checked by readConfig) and the `GBR_REQUEST_TIMEOUT_S` deadline. */
 export function geminiEndpoint(config: Config): { baseUrl: string | undefined; timeoutMs?: number } {
   const { baseUrl, timeoutS } = config.gemini;
-  return {
-    baseUrl: baseUrl ? checkedBaseUrl("GBR_GEMINI_BASE_URL", baseUrl, "GEMINI_API_KEY") : undefined,
-    ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }),
-  };
+  return { baseUrl, ...(timeoutS === undefined ? {} : { timeoutMs: Math.round(timeoutS * 1000) }) };
 }

@@ -2,7 +2,6 @@
 import type { Config } from "../config";
 import type { Embedder, EmbedderSpec } from "../models/embed";
 import type { ChatModel } from "../models/chat";
-import { checkedBaseUrl } from "../util/http";
 import { countTokens } from "../text/tokens";
 import { chatModelFrom, chatModelId } from "./chat";
 import { geminiEmbedderFrom } from "./gemini-embedder";
@@ -17,9 +16,7 @@ import type { RerankClient } from "../models/rerank";
 export interface Providers {
   readonly config: Config;
   readonly meter: UsageMeter;
-  /** The chat model named (`--llm`), else `GBR_CHAT_MODEL`, else the paper's gpt-oss-120b. */
   chat(name?: string): ChatModel;
-  /** The id `chat(name)` has, without its server being configured (plan mode looks answers up by it). */
   chatId(name?: string): string;
   embedder(p: EmbedderSpec): Embedder;
   reranker(): RerankClient;
@@ -32,28 +29,21 @@ export function createProviders(config: Config, opts: { pricer?: Pricer } = {}):
     embed: config.embed.caps && new RateCap(config.embed.caps),
     rerank: config.rerank.caps && new RateCap(config.rerank.caps),
   };
-  const chats = new Map<string, ChatModel>();
-  const embedders = new Map<string, Embedder>();
-  let reranker: RerankClient | undefined;
+  const built = new Map<string, ChatModel | Embedder | RerankClient>();
+  const once = <T extends ChatModel | Embedder | RerankClient>(key: string, make: () => T): T => {
+    if (!built.has(key)) built.set(key, make());
+    return built.get(key) as T;
+  };
   return {
     config,
     meter,
-    chat(name) {
-      const key = name?.trim() ?? "";
-      let chat = chats.get(key);
-      if (!chat) chats.set(key, (chat = chargedChat(chatModelFrom(config, name), caps.chat, meter)));
-      return chat;
-    },
+    chat: (name) => once(`chat ${name?.trim() ?? ""}`, () => chargedChat(chatModelFrom(config, name), caps.chat, meter)),
     chatId: (name) => chatModelId(config, name),
-    embedder(p) {
+    embedder: (p) => {
       const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server]);
-      let e = embedders.get(key);
-      if (!e) embedders.set(key, (e = chargedEmbedder(presetEmbedder(config, p), caps.embed, meter, p.model)));
-      return e;
+      return once(key, () => chargedEmbedder(presetEmbedder(config, p), caps.embed, meter, p.model));
     },
-    reranker() {
-      return (reranker ??= chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter));
-    },
+    reranker: () => once("rerank", () => chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter)),
   };
 }
 
@@ -64,7 +54,7 @@ function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
     const lmstudio = p.server === "lmstudio" ? config.embed.lmstudio : undefined;
     // Only LM Studio's own key goes to LM Studio: the embedding or OpenAI key is meant for another server.
     const servers = lmstudio
-      ? { ...config.embed, baseUrls: [checkedBaseUrl("GBR_LMSTUDIO_BASE_URL", lmstudio.baseUrl, "GBR_LMSTUDIO_API_KEY")], urlVariable: "GBR_LMSTUDIO_BASE_URL", keyVariable: "GBR_LMSTUDIO_API_KEY", apiKey: lmstudio.apiKey }
+      ? { ...config.embed, baseUrls: [lmstudio.baseUrl], urlVariable: "GBR_LMSTUDIO_BASE_URL", keyVariable: "GBR_LMSTUDIO_API_KEY", apiKey: lmstudio.apiKey }
       : config.embed;
     return openaiEmbedderFrom(servers, p.model, p.dims, p.batchSize, p.input ? { input: p.input } : {});
   }

@@ -1,8 +1,7 @@
 /** OpenAI-compatible chat via the `openai` SDK (one attempt per SDK call; retries and deadline are ours). */
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type Config } from "../config";
-import { spread, type SpreadOptions } from "./endpoints";
+import { spread } from "./endpoints";
 import type OpenAI from "openai";
-import { checkedBaseUrl } from "../util/http";
 import { openaiServer, type OpenAIServerOptions } from "./openai-client";
 import { ChatError, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 import type { EndpointStats } from "../models/servers";
@@ -12,14 +11,9 @@ export interface OpenAIChatOptions extends OpenAIServerOptions {
   model: string;
 }
 
-/** The paper's chat model (DESIGN.md §6). */
-const DEFAULT_MODEL = "openai/gpt-oss-120b";
-
 /** A ChatModel over an OpenAI-compatible server; `text` drops reasoning. A reasoning model can think for minutes. */
 export function openaiChat(opts: OpenAIChatOptions): ChatModel {
-  const { model, baseURL } = opts;
-  if (!model) throw new ChatError("openai chat: model name is empty", "NOT_CONFIGURED");
-  if (!baseURL) throw new ChatError(`openai chat (${model}): base URL is empty`, "NOT_CONFIGURED");
+  const { model } = opts;
   const id = `openai:${model}`;
   const server = openaiServer(id, { ...opts, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_S.chat * 1000, concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY.chat }, (message, status, cause) =>
     new ChatError(message, "PROVIDER", { status, ...(cause === undefined ? {} : { cause }) }),
@@ -59,7 +53,6 @@ export function openaiChatFrom(
     const gemini = "; or --llm gemini-2.5-flash with GEMINI_API_KEY";
     throw new ChatError(brief + more + gemini, "NOT_CONFIGURED", { brief: brief + gemini });
   }
-  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const name = openaiChatModel(model, c.model);
   const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model: name, apiKey: c.apiKey };
   if (c.baseUrls.length === 1) return openaiChat({ ...opts, baseURL: c.baseUrls[0] });
@@ -67,22 +60,20 @@ export function openaiChatFrom(
   return spreadChat(c.baseUrls.map((u) => openaiChat({ maxRetries: 0, ...opts, baseURL: u })));
 }
 
-export interface SpreadChatModel extends ChatModel {
-  endpointStats(): EndpointStats[];
-}
+export type SpreadChatModel = ChatModel & { endpointStats(): EndpointStats[] };
 
 /** `models` (one per endpoint) as one chat model; a failing endpoint (no answer, 429, 5xx) is set aside. */
-export function spreadChat(models: readonly ChatModel[], opts: SpreadOptions = {}): SpreadChatModel {
+export function spreadChat(models: readonly ChatModel[], opts: Parameters<typeof spread>[2] = {}): SpreadChatModel {
   const serverFailure = (err: unknown) => err instanceof ChatError && err.code === "PROVIDER" && (err.status === undefined || err.status === 429 || err.status >= 500);
   const { run, reports } = spread(models, serverFailure, opts);
   return { ...reports, complete: (req) => run((m) => m.complete(req)) };
 }
 
-/** `model`, else `configured` unless it names a Gemini model, else openai/gpt-oss-120b. */
+/** `model`, else `configured` unless it names a Gemini model, else the paper's openai/gpt-oss-120b (DESIGN.md §6). */
 export function openaiChatModel(model: string | undefined, configured: string | undefined): string {
   const fromConfig = configured?.trim();
   const named = fromConfig && !/^gemini/i.test(fromConfig) ? fromConfig.replace(/^openai:/i, "") : undefined;
-  return model?.trim() || named || DEFAULT_MODEL;
+  return model?.trim() || named || "openai/gpt-oss-120b";
 }
 
 /** `content` as text; null (vLLM's gpt-oss when reasoning took the budget) is an EMPTY error, asked again, never kept. */

@@ -18,14 +18,7 @@ export interface OpenAIServerOptions {
   concurrency?: number;
 }
 
-/**
- * An SDK client of one server making one attempt per call, and `send`, which runs a call under the requests-in-flight
- * limit (adapted to 429/503; the slot held through the retries), retries it, and turns a final failure into `fail`.
- *
- * @example
- * const server = openaiServer("openai:m", { baseURL: "http://localhost:8000/v1", timeoutMs: 60_000, concurrency: 4 }, (m, s) => new Error(m));
- * const { response, seconds } = await server.send((c) => c.models.list());
- */
+/** An SDK client of one server; `send` runs a call under the in-flight limit (adapted to 429/503), retried, `fail` at last. */
 export function openaiServer(id: string, o: OpenAIServerOptions & { timeoutMs: number; concurrency: number }, fail: (message: string, status: number | undefined, cause: unknown) => Error) {
   const apiKey = o.apiKey || OPENAI_PLACEHOLDER_KEY;
   const maxRetries = o.maxRetries ?? 4;

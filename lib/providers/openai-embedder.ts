@@ -3,7 +3,6 @@ import { spread } from "./endpoints";
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, type EndpointsConfig } from "../config";
 import type OpenAI from "openai";
 import { openaiServer, type OpenAIServerOptions } from "./openai-client";
-import { checkedBaseUrl } from "../util/http";
 import { EmbeddingError, type EmbedResult, type Embedder, type Side } from "../models/embed";
 import { servedByOpenAI } from "./served-by";
 
@@ -11,20 +10,14 @@ export interface OpenAIEmbedderOptions extends OpenAIServerOptions {
   model: string;
   /** Expected vector size, part of the id (never sent: vLLM and others reject `dimensions` for most models). */
   dims?: number;
-  /** `maxBatch` (default 32; 1 when `input` is "string"). */
   batchSize?: number;
   /** "string": one text per request, posted as `{"model", "input": "<text>"}` only, as the authors did. */
   input?: "array" | "string";
 }
 
-/**
- * An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). Presets are
- * checked where they are read (lib/dense/presets.ts).
- */
+/** An Embedder over an OpenAI-compatible server: one request per `embed()` (batching is the caller's job). */
 export function openaiEmbedder(opts: OpenAIEmbedderOptions): Embedder {
-  const { model, baseURL, dims } = opts;
-  if (!model) throw new EmbeddingError("openai embedder: model name is empty", "NOT_CONFIGURED");
-  if (!baseURL) throw new EmbeddingError(`openai embedder (${model}): base URL is empty`, "NOT_CONFIGURED");
+  const { model, dims } = opts;
   const asString = opts.input === "string";
   const maxBatch = opts.batchSize ?? (asString ? 1 : 32);
   if (asString && maxBatch !== 1) {
@@ -68,7 +61,6 @@ export function openaiEmbedderFrom(
     const more = ", e.g. http://localhost:8000/v1 (vLLM, TEI, LM Studio, Ollama), and GBR_EMBED_API_KEY (or OPENAI_API_KEY)";
     throw new EmbeddingError(brief + more, "NOT_CONFIGURED", { brief });
   }
-  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const opts = { timeoutMs: c.timeoutMs, concurrency: c.concurrency, ...more, model, apiKey: c.apiKey, dims, batchSize };
   if (c.baseUrls.length === 1) return openaiEmbedder({ ...opts, baseURL: c.baseUrls[0] });
   // No retry in place: a failing endpoint is set aside.
@@ -101,14 +93,6 @@ function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, whe
 
 /** Checked element by element: Float32Array.from turns `null` into 0 and would hide a broken vector. */
 function toVector(embedding: unknown, index: number, where: string): Float32Array {
-  // A server that ignores encoding_format may still answer in base64 (little-endian float32).
-  if (typeof embedding === "string") {
-    const buf = Buffer.from(embedding, "base64");
-    if (buf.length === 0 || buf.length % 4 !== 0) throw new EmbeddingError(`${where}: embedding ${index} is not a vector`, "BAD_VECTOR");
-    const v = new Float32Array(buf.length / 4);
-    for (let k = 0; k < v.length; k++) v[k] = buf.readFloatLE(k * 4);
-    return checkFinite(v, index, where);
-  }
   if (!Array.isArray(embedding) || embedding.length === 0) {
     throw new EmbeddingError(`${where}: embedding ${index} is not a non-empty array`, "BAD_VECTOR");
   }
@@ -119,19 +103,12 @@ function toVector(embedding: unknown, index: number, where: string): Float32Arra
       throw new EmbeddingError(`${where}: embedding ${index} has a non-number at position ${k} (${JSON.stringify(x)})`, "BAD_VECTOR");
     }
     v[k] = x;
-  }
-  return checkFinite(v, index, where);
-}
-
-function checkFinite(v: Float32Array, index: number, where: string): Float32Array {
-  // Finite doubles beyond float32 range become Infinity here; catch them too.
-  for (let k = 0; k < v.length; k++) {
+    // Finite doubles beyond float32 range become Infinity here; caught too.
     if (!Number.isFinite(v[k])) throw new EmbeddingError(`${where}: embedding ${index} has a non-finite value at position ${k}`, "BAD_VECTOR");
   }
   return v;
 }
 
-/** Undefined when the answer has no `usage` count. */
 function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefined {
   const usage = (response as { usage?: { prompt_tokens?: unknown; total_tokens?: unknown } | null }).usage;
   const t = usage?.prompt_tokens ?? usage?.total_tokens;

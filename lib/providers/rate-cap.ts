@@ -1,18 +1,12 @@
 /** RPM/TPM caps per paid account over a sliding window; a request reserves its maximum until its usage is known. */
-import type { RateCaps as CapSettings } from "../config";
-
-/** Caps over a sliding window (60 s unless a test shortens it). */
-export interface RateCaps extends CapSettings {
-  windowMs?: number;
-}
+import type { RateCaps } from "../config";
 
 export class RateCap {
   private readonly entries: { at: number; tokens: number }[] = [];
   private waiting: Promise<void> = Promise.resolve();
 
-  /** The caps are checked where they are read (lib/config.ts). */
   constructor(
-    private readonly caps: RateCaps,
+    private readonly caps: RateCaps & { windowMs?: number },
     private readonly now: () => number = () => Date.now(),
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}

@@ -4,6 +4,7 @@ import { RerankError, type RerankClient, type RerankResult } from "../models/rer
 import { DEFAULT_TIMEOUT_S, type Config } from "../config";
 import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointOrigin, maskCredentials } from "../util/http";
 import { redactKey } from "./openai-client";
+import { servedByOpenAI } from "./served-by";
 import { printable } from "../util/printable";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
@@ -18,9 +19,6 @@ export interface RerankClientOptions {
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
 }
-
-/** How much of a server's error text a message keeps (HTML error pages can be long). */
-const MESSAGE_CHARS = 300;
 
 /** A client of `POST {baseUrl}/rerank`; scores come back in the order of the documents sent. */
 export function rerankClient(o: RerankClientOptions): RerankClient {
@@ -40,21 +38,15 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   const listeners = new Set<(status: number) => void>();
 
   async function attempt(body: string, n: number): Promise<RerankResult> {
-    const timedOut = () => new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
     let res: Response;
+    let text: string;
     try {
       res = await timedFetch(url, { method: "POST", headers, body });
       for (const l of listeners) l(res.status);
-    } catch (err) {
-      if (deadlinePassed(err)) throw timedOut();
-      throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
-    }
-    let text: string;
-    try {
       text = await res.text();
     } catch (err) {
-      if (deadlinePassed(err)) throw timedOut();
-      throw new RerankError(`${where}: connection dropped while reading the answer (${describeCause(err)})`, "NETWORK", undefined, true);
+      if (deadlinePassed(err)) throw new RerankError(`${where}: timed out after ${timeoutMs} ms`, "TIMEOUT", undefined, true);
+      throw new RerankError(`${where}: connection failed (${describeCause(err)})`, "NETWORK", undefined, true);
     }
     if (!res.ok) {
       const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
@@ -120,7 +112,6 @@ export function rerankClientFrom(
       "no rerank server configured: set GBR_RERANK_BASE_URL",
     );
   }
-  for (const u of c.baseUrls) checkedBaseUrl(c.urlVariable, u, c.keyVariable);
   const opts = { timeoutMs: c.timeoutMs, ...more, apiKey: c.apiKey, api: c.api };
   if (c.baseUrls.length === 1) return { ...rerankClient({ ...opts, baseUrl: c.baseUrls[0] }), capacity: c.concurrency };
   // No retry in place: a failing endpoint is set aside.
@@ -138,7 +129,7 @@ export function rerankClientFrom(
 
 /** Scores by document from `{results: [{index, relevance_score}]}` or TEI's `[{index, score}]`: each once, finite. */
 function parseRerankAnswer(json: unknown, n: number, where: string): { scores: number[]; servedModel?: string; standIn: boolean } {
-  const body = json as { results?: unknown; model?: unknown; gbr_test_double?: unknown } | null;
+  const body = json as { results?: unknown; gbr_test_double?: unknown } | null;
   const items: unknown = Array.isArray(json) ? json : body?.results;
   if (!Array.isArray(items)) throw new RerankError(`${where}: answer has neither a "results" array nor a bare list of results`, "BAD_ANSWER");
   const scores = new Array<number | undefined>(n).fill(undefined);
@@ -157,8 +148,7 @@ function parseRerankAnswer(json: unknown, n: number, where: string): { scores: n
   });
   const missing = scores.indexOf(undefined);
   if (missing >= 0) throw new RerankError(`${where}: sent ${n} documents, no score for index ${missing}`, "BAD_ANSWER");
-  const servedModel = typeof body?.model === "string" && body.model ? body.model : undefined;
-  return { scores: scores as number[], ...(servedModel ? { servedModel } : {}), standIn };
+  return { scores: scores as number[], ...servedByOpenAI(body), standIn };
 }
 
 /** `usage.total_tokens` (vLLM, Jina); Cohere's `search_units` are no token count, so not read. */
@@ -182,7 +172,7 @@ function serverMessage(text: string): string {
   return text.trim() ? clip(text.trim()) : "(no message)";
 }
 
-/** A server's text as a message quotes it: cut short, its controls shown. */
+/** A server's text as a message quotes it: cut at 300 characters (HTML error pages can be long), its controls shown. */
 function clip(s: string): string {
-  return printable(s.length > MESSAGE_CHARS ? `${s.slice(0, MESSAGE_CHARS)}… (${s.length} characters)` : s);
+  return printable(s.length > 300 ? `${s.slice(0, 300)}… (${s.length} characters)` : s);
 }

@@ -10,15 +10,8 @@ export interface UsageTotals {
   cost: number;
 }
 
-export interface PricedUsage {
-  model?: string;
-  input: number;
-  output: number;
-}
+export type Pricer = (kind: "chat" | "embed" | "rerank", usage: { model?: string; input: number; output: number }) => number;
 
-export type Pricer = (kind: "chat" | "embed" | "rerank", usage: PricedUsage) => number;
-
-/** One long step as it ended (metadata.json's `progress`). */
 export interface StepRecord {
   label: string;
   done: number;
@@ -35,7 +28,7 @@ export class UsageMeter {
   constructor(private readonly pricer?: Pricer) {}
 
   /** Counts one answered request: `amount` is its tokens (chat: input + output; embeddings) or pairs (rerank). */
-  record(kind: "chat" | "embed" | "rerank", amount: number, priced?: PricedUsage): void {
+  record(kind: "chat" | "embed" | "rerank", amount: number, priced?: Parameters<Pricer>[1]): void {
     const t = this.totals;
     const usd = this.pricer && priced ? this.pricer(kind, priced) : 0;
     if (Number.isFinite(usd)) t.cost += usd;
