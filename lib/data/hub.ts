@@ -52,6 +52,9 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
     if (!files.has(p)) files.set(p, reusable.get(p) ?? (await fetchVerified(cfg, info, p)));
   };
 
+  if (!info.siblings.some((s) => s.rfilename === "README.md")) {
+    throw new DataError(`the repository ${cfg.repo}@${cfg.revision} has no dataset card (README.md), so its configs are unknown`, "README.md");
+  }
   await ensure("README.md");
   const cardFile = localPath(cfg.cacheDir, "README.md");
   const card = parseCard(await fs.readFile(cardFile, "utf8"), cardFile);

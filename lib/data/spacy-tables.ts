@@ -15,7 +15,7 @@ import { DataError } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
 import { writeManifest } from "./hub-manifest";
-import { readJsonIfAny } from "../util/safe-files";
+import { readJsonIfAny, unlessMissing } from "../util/safe-files";
 import type { Config } from "../config";
 import { buildTokenizer, type SpacyLexiconLoader, type TokenizerContext } from "../text/registry";
 import type { Tokenizer } from "../types";
@@ -114,7 +114,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
       const local = path.join(cacheDir, rel);
       let entry: ManifestEntry | undefined = manifest.files[rel];
       // Unreadable counts as absent: the file is fetched again (and a lasting fault reported by the download).
-      const onDisk = await hashFile(local).catch(() => undefined);
+      const onDisk = await unlessMissing(hashFile(local));
       if (!onDisk || !entry || onDisk.sha256 !== entry.sha256 || onDisk.size !== entry.size) {
         if (onDisk && entry) opts.log?.(`spaCy ${lang}: cached ${rel} does not match its manifest (sha256/size); fetching again`);
         entry = undefined;

@@ -107,6 +107,7 @@ export function readPromptFile(file: string, placeholders: readonly string[] = [
 /** "project" from the package's files; "official" from the `gbr prompts pull` cache, checked against its sha256. */
 export function loadPromptSet(name: PromptSetName = "project", opts: { cacheDir?: string } = {}): PromptSet {
   if (name === "project") return loadProjectSet(PROJECT_PROMPTS_DIR);
+  if (name !== "official") throw new PromptError(`unknown prompt set '${String(name)}': project or official`, "INVALID");
   if (opts.cacheDir === undefined) throw new PromptError("the official prompt set needs its folder: { cacheDir: officialPromptsDir(dataDir) }", "INVALID");
   return loadOfficialSet(opts.cacheDir);
 }

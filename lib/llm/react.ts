@@ -58,6 +58,9 @@ const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTok
 function settings(ctx: ReactContext) {
   const s = { ...REACT_PARAMS, rounds: ctx.rounds ?? REACT_ROUNDS, budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS };
   if (!Number.isInteger(s.rounds) || s.rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${s.rounds}`);
+  if (ctx.docs.length !== ctx.corpus.docIds.length) {
+    throw new RangeError(`REACT needs the corpus's articles in corpus order: got ${ctx.docs.length} for an index of ${ctx.corpus.docIds.length}`);
+  }
   return s;
 }
 

@@ -18,6 +18,7 @@ export interface Reranker {
 /** The re-ranker `by` names over a benchmark's articles; rejects, saying what to set, when it cannot run here. */
 export async function reranker(by: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<Reranker> {
   const depth = opts.rerankDepth ?? 100;
+  if (!(Number.isInteger(depth) && depth >= 1)) throw new RangeError(`re-ranking depth must be a positive integer, got ${depth}`);
   const common = { depth, log: ctx.log, onProgress: ctx.onProgress };
   const texts = new Map<DocId, string>(bench.docs.map((d) => [d.id, d.text]));
   if (by === "llm") {

@@ -65,7 +65,12 @@ const SECRET_PARAM = /^(api[-_]?key|key|token|access[-_]?token|auth|authorizatio
 
 /** A URL (one `checkedBaseUrl` parsed) with its user name, password and secret-bearing query values replaced by `***`. */
 export function maskCredentials(url: string): string {
-  const u = new URL(url);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(/\/\/[^/@]*@/, "//***@");
+  }
   const secrets = [...u.searchParams.keys()].filter((k) => SECRET_PARAM.test(k));
   if (!u.username && !u.password && !secrets.length) return url;
   if (u.username) u.username = "***";
