@@ -74,6 +74,21 @@ describe("in-process models through transformers.js (spike)", { skip: missing &&
     assert.equal(hub.fileRequests(), before);
   });
 
+  test("last-token pooling is right only with left padding (tokenizer_config.json's padding_side, default right)", async () => {
+    // the cache of the first test holds the repo; the Hub is gone by now
+    const fe = await T.pipeline("feature-extraction", "org/tiny-embed", { dtype: "fp32", revision: "main" });
+    const texts = ["ποινή", "άρθρο 57 ΑΚ προσβολή της προσωπικότητας"];
+    const shortAlone = async () => {
+      const both = (await fe(texts, { pooling: "last_token" })).tolist() as number[][];
+      const alone = (await fe([texts[0]], { pooling: "last_token" })).tolist() as number[][];
+      return both[0].every((x, j) => Object.is(x, alone[0][j]));
+    };
+    assert.equal(fe.tokenizer.padding_side, "right");
+    assert.equal(await shortAlone(), false);
+    fe.tokenizer.padding_side = "left";
+    assert.equal(await shortAlone(), true);
+  });
+
   test("cross-encoder: HF_TOKEN is not sent to another host; a fetch of our own sends it; raw logits", async () => {
     T.env.remoteHost = `${ceHub.url}/`;
     process.env.HF_TOKEN = "hf_test";
