@@ -5,6 +5,9 @@
  *
  *   GET /api/datasets/{repo}/revision/{rev}[?blobs=true] -> { id, sha, siblings }
  *   GET /datasets/{repo}/resolve/{rev}/{path}             -> bytes ({rev} = revision or commit sha)
+ *
+ * With `kind: "models"` it serves a model repository instead (what transformers.js asks for):
+ *   GET /api/models/{repo}/revision/{rev}   GET /{repo}/resolve/{rev}/{path}
  */
 import { createHash } from "node:crypto";
 import http from "node:http";
@@ -30,6 +33,8 @@ export interface HubDoubleOptions {
   revision?: string;
   /** Commit the revision resolves to (default: a hash of the content). */
   sha?: string;
+  /** "datasets" (default) or "models": the URL layout of the repository. */
+  kind?: "datasets" | "models";
   /** The dataset card, served as README.md. */
   readme: string;
   /** Repository path -> content. */
@@ -142,8 +147,9 @@ export async function startHubDouble(opts: HubDoubleOptions): Promise<HubDouble>
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     authorizations.push(req.headers.authorization);
-    const apiPrefix = `/api/datasets/${repo}/revision/`;
-    const resolvePrefix = `/datasets/${repo}/resolve/`;
+    const kind = opts.kind ?? "datasets";
+    const apiPrefix = `/api/${kind}/${repo}/revision/`;
+    const resolvePrefix = kind === "models" ? `/${repo}/resolve/` : `/datasets/${repo}/resolve/`;
     const sha = currentSha();
     const okRev = (r: string) => r === revision || r === sha;
 
