@@ -4,7 +4,7 @@
  * { repository path -> bytes } maps for the Hub double (test/fakes/hub-server.ts, kind "models").
  *
  * Needs Debian's python3-onnx: the interpreter is /usr/bin/python3 (a pyenv or venv python3 first on
- * PATH usually lacks the onnx module), or GBR_TEST_PYTHON. `tinyModelsUnavailable()` says why not.
+ * PATH usually lacks the onnx module), or GBR_TEST_PYTHON. Without it the build fails, saying why (never a skip).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, promises as fs } from "node:fs";
@@ -37,6 +37,8 @@ export async function buildTinyModels(
   dir: string,
   dims = 32,
 ): Promise<{ embed: Record<string, Buffer>; crossEncoder: Record<string, Buffer> }> {
+  const missing = tinyModelsUnavailable();
+  if (missing) throw new Error(`cannot build the tiny ONNX test models: ${missing}`);
   const r = spawnSync(testPython(), [SCRIPT, dir, String(dims)], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`tiny-onnx.py failed: ${r.stderr}`);
   return { embed: await readTree(path.join(dir, "tiny-embed")), crossEncoder: await readTree(path.join(dir, "tiny-ce")) };

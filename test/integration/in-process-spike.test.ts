@@ -10,14 +10,13 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startHubDouble, type HubDouble } from "../fakes/hub-server";
-import { buildTinyModels, tinyModelsUnavailable } from "../helpers/tiny-models";
+import { buildTinyModels } from "../helpers/tiny-models";
 
 type TJS = typeof import("@huggingface/transformers");
 
-const missing = tinyModelsUnavailable();
 const TEXTS = ["Ο Αστικός Κώδικας ορίζει", "άρθρο 57 ΑΚ προσβολή της προσωπικότητας", "ποινή"];
 
-describe("in-process models through transformers.js (spike)", { skip: missing && `opt-out: ${missing}` }, () => {
+describe("in-process models through transformers.js (spike)", () => {
   let T: TJS;
   let tmp: string;
   let embedHub: HubDouble | undefined;
