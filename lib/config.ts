@@ -58,6 +58,8 @@ export interface Config {
   replayFile?: string;
   /** `GBR_OFFLINE=1`: no provider is called; an answer not cached is an error. */
   offline: boolean;
+  /** `--local` or `GBR_LOCAL=1`: presets with an in-process form run in this process, not through a server. */
+  local: boolean;
   pricesFile?: string;
   figuresDir?: string;
   presetsFile?: string;
@@ -101,6 +103,8 @@ export interface ConfigFlags {
   concurrency?: number;
   /** `--official`: the authors' dense serving, whatever GBR_EMBED_NAMES says. */
   embedNaming?: EmbedNaming;
+  /** `--local`: in-process models (as `GBR_LOCAL=1`). */
+  local?: boolean;
 }
 
 export function readConfig(env: Environment = process.env, flags: ConfigFlags = {}): Config {
@@ -139,6 +143,7 @@ export function readConfig(env: Environment = process.env, flags: ConfigFlags = 
     dataDir: configuredDataDir(env),
     ...optional("replayFile", v("GBR_REPLAY_FILE") ? path.resolve(v("GBR_REPLAY_FILE")!) : undefined),
     offline: flag(env.GBR_OFFLINE),
+    local: flags.local ?? flag(env.GBR_LOCAL),
     ...optional("pricesFile", v("GBR_PRICES")),
     ...optional("figuresDir", v("GBR_FIGURES_DIR") ? path.resolve(v("GBR_FIGURES_DIR")!) : undefined),
     ...optional("presetsFile", v("GBR_PRESETS") ? path.resolve(v("GBR_PRESETS")!) : undefined),

@@ -11,6 +11,7 @@ import { PAPER_FORMATS, type PaperFormat } from "../eval/results-table";
 
 export const llmOptions = {
   official: { type: "boolean" as const },
+  local: { type: "boolean" as const },
   llm: { type: "string" as const },
   "no-cache": { type: "boolean" as const },
   prompts: { type: "string" as const },
@@ -24,6 +25,8 @@ export const llmOptions = {
 export const llmHelp = [
   "--official       the authors' whole setup: their prompts, their dense serving (GBR_EMBED_NAMES=authors), their",
   "                 significance stream and, for reproduce, their experiment list (rows beyond it are left out)",
+  "--local          run the embedding and cross-encoder presets that have an in-process form here, on the CPU",
+  "                 (GBR_LOCAL=1; needs npm i @huggingface/transformers; weights from the Hub, cached; docs/dense.md)",
   "--llm NAME       chat model for reform:, translate:, react-bm25 (default GBR_CHAT_MODEL; gemini-… names use Gemini)",
   "--no-cache       call the LLM again even when the store has the answer (the new answer replaces it)",
   "--prompts SET    project (default) or official (run 'gbr prompts pull' first)",
@@ -40,6 +43,7 @@ export function configFlags(values: Record<string, unknown>): ConfigFlags {
   return {
     ...(values.concurrency === undefined ? {} : { concurrency: numberOption(values.concurrency, "--concurrency", 4, { integer: true, min: 1 }) }),
     ...(values.official === true ? { embedNaming: "authors" as const } : {}),
+    ...(values.local === true ? { local: true } : {}),
   };
 }
 

@@ -78,6 +78,7 @@ export async function embedItems(
       missing.push(i);
     }
   });
+  if (embedder.lengthSorted) missing.sort((a, b) => rendered[a].length - rendered[b].length || a - b);
   const cachedAtStart = items.length - keys.filter((k) => !found.has(k)).length;
   const embedded = new Set<string>();
   const batchSize = Math.max(1, embedder.maxBatch);

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { EmbedderSpec, Side } from "../models/embed";
+import type { EmbedderSpec, LocalModel, Side } from "../models/embed";
 import type { Config, EmbedNaming } from "../config";
 import { GbrError } from "../util/errors";
 import { didYouMean } from "../util/suggest";
@@ -85,6 +85,15 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   },
 ];
 
+/** The built-ins' in-process forms (`--local`): the ONNX exports, with the pooling and limits their model cards give (docs/dense.md). */
+export const LOCAL_FORMS: Readonly<Record<string, LocalModel>> = Object.freeze({
+  "qwen3-0.6b": { model: "onnx-community/Qwen3-Embedding-0.6B-ONNX", revision: "main", dtype: "fp32", pooling: "last", normalize: true, maxTokens: 8192, params: 596 },
+  "arctic-v2": { model: "Snowflake/snowflake-arctic-embed-l-v2.0", revision: "main", dtype: "fp32", pooling: "cls", normalize: true, maxTokens: 8192, params: 568 },
+  "embgemma-300m": { model: "onnx-community/embeddinggemma-300m-ONNX", revision: "main", dtype: "fp32", pooling: "model", normalize: true, maxTokens: 2048, params: 308 },
+  "embgemma-300m-raw": { model: "onnx-community/embeddinggemma-300m-ONNX", revision: "main", dtype: "fp32", pooling: "model", normalize: true, maxTokens: 2048, params: 308 },
+  "nomic-v1.5": { model: "nomic-ai/nomic-embed-text-v1.5", revision: "main", dtype: "fp32", pooling: "mean", normalize: true, maxTokens: 8192, params: 137 },
+});
+
 /** Each built-in preset's model name in the authors' runs (experiments notebook at commit 992f5224). */
 export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; server?: "lmstudio" }>> = Object.freeze({
   "qwen3-8b": { model: "text-embedding-qwen3-embedding-8b", server: "lmstudio" },
@@ -100,7 +109,8 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
 });
 
 /** "authors" naming sends request for request what their notebook sent (served names, one plain string per request). */
-export function builtinPresets(naming: EmbedNaming = "hf"): EmbeddingPreset[] {
+export function builtinPresets(naming: EmbedNaming = "hf", local = false): EmbeddingPreset[] {
+  if (local) return BUILTIN_PRESETS.map((p) => (LOCAL_FORMS[p.name] ? inProcess(p, LOCAL_FORMS[p.name]) : { ...p }));
   if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
   return BUILTIN_PRESETS.map((p) => {
     const served = AUTHORS_SERVED_NAMES[p.name];
@@ -110,6 +120,12 @@ export function builtinPresets(naming: EmbedNaming = "hf"): EmbeddingPreset[] {
     if (served.server) out.server = served.server;
     return out;
   });
+}
+
+/** A preset run in-process: its templates and size, the ONNX model's repository and settings. */
+function inProcess(p: EmbeddingPreset, local: LocalModel): EmbeddingPreset {
+  const { batchSize: _batch, input: _input, server: _server, ...rest } = p;
+  return { ...rest, provider: "local", model: local.model, local };
 }
 
 export function renderTemplate(p: EmbeddingPreset, side: Side, text: string): string {
@@ -123,7 +139,10 @@ export function fillTemplate(template: string, slot: string, text: string): stri
 
 /** The identity of a vector space (provider, model, size, templates); it names the cache table. */
 export function presetFingerprint(p: EmbeddingPreset): string {
-  const identity = JSON.stringify([p.provider, p.model, p.dims ?? null, p.queryTemplate, p.documentTemplate]);
+  const fields: unknown[] = [p.provider, p.model, p.dims ?? null, p.queryTemplate, p.documentTemplate];
+  // In-process settings change the vectors; servers' fingerprints stay as earlier versions wrote them.
+  if (p.local) fields.push(p.local.revision, p.local.dtype, p.local.pooling ?? "mean", p.local.normalize ?? false, p.local.maxTokens ?? null);
+  const identity = JSON.stringify(fields);
   const hash = createHash("sha256").update(identity).digest("hex").slice(0, 12);
   return `${p.name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;
 }
@@ -141,8 +160,8 @@ export function userPresetsFile(config: Pick<Config, "presetsFile">): string | u
 }
 
 /** Built-in presets plus the user's (`{"presets": [...]}`); a user preset replaces a built-in of its name. */
-export function allPresets(file: string | undefined, naming: EmbedNaming): EmbeddingPreset[] {
-  const byName = new Map(builtinPresets(naming).map((p) => [p.name, p]));
+export function allPresets(file: string | undefined, naming: EmbedNaming, local = false): EmbeddingPreset[] {
+  const byName = new Map(builtinPresets(naming, local).map((p) => [p.name, p]));
   if (file) for (const p of readUserPresets(file)) byName.set(p.name, p);
   return [...byName.values()];
 }
@@ -178,7 +197,8 @@ function readUserPresets(file: string): EmbeddingPreset[] {
     for (const field of ["name", "provider", "model"] as const) {
       if (typeof p[field] !== "string" || p[field] === "") throw new Error(`${where}: "${field}" must be a non-empty string`);
     }
-    if (!["openai", "gemini"].includes(p.provider!)) throw new Error(`${where}: provider must be "openai" or "gemini"`);
+    if (!["openai", "gemini", "local"].includes(p.provider!)) throw new Error(`${where}: provider must be "openai", "gemini" or "local"`);
+    if (p.provider === "local") p.local = localModelOf(raw as Record<string, unknown>, where);
     for (const field of ["queryTemplate", "documentTemplate"] as const) {
       if (p[field] === undefined) p[field] = "{text}";
       if (typeof p[field] !== "string" || !p[field]!.includes("{text}")) throw new Error(`${where}: ${field} must contain {text}`);
@@ -191,4 +211,22 @@ function readUserPresets(file: string): EmbeddingPreset[] {
     if (p.server !== undefined && p.server !== "lmstudio") throw new Error(`${where}: server must be "lmstudio" when given`);
     return p as EmbeddingPreset;
   });
+}
+
+const POOLINGS = ["mean", "cls", "last", "model"];
+
+/** A user preset's in-process fields (`"provider": "local"`), checked; `where` names the entry in errors. */
+export function localModelOf(u: Record<string, unknown>, where: string): LocalModel {
+  const bad = (what: string) => new GbrError(`${where}: ${what}`, "USAGE");
+  if (typeof u.revision !== "string" || u.revision === "") throw bad('"revision" must be a non-empty string (a branch, tag or commit)');
+  const dtype = u.dtype ?? "fp32";
+  if (typeof dtype !== "string") throw bad('"dtype" must be a string such as "fp32" or "q8"');
+  if (u.pooling !== undefined && !POOLINGS.includes(u.pooling as string)) throw bad(`"pooling" must be one of ${POOLINGS.join(", ")}`);
+  if (u.normalize !== undefined && typeof u.normalize !== "boolean") throw bad('"normalize" must be true or false');
+  if (u.maxTokens !== undefined && !(Number.isInteger(u.maxTokens) && (u.maxTokens as number) > 0)) throw bad('"maxTokens" must be a positive integer');
+  const m: LocalModel = { model: u.model as string, revision: u.revision, dtype };
+  if (u.pooling !== undefined) m.pooling = u.pooling as LocalModel["pooling"];
+  if (u.normalize !== undefined) m.normalize = u.normalize as boolean;
+  if (u.maxTokens !== undefined) m.maxTokens = u.maxTokens as number;
+  return m;
 }

@@ -5,13 +5,14 @@ import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registr
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi, type LsiCorpus } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, textKey, type EmbeddingPreset } from "./presets";
+import { allPresets, userPresetsFile, preset, presetFingerprint, renderTemplate, textKey, type EmbeddingPreset } from "./presets";
 import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
 import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
 import { countTemplated, countTokens } from "../text/tokens";
 import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
 import type { EndpointStats } from "../models/servers";
+import { localRuntime } from "../models/embed";
 
 /** The vector store (the run's, else `GBR_VECTOR_STORE`, else `<data folder>/lancedb`), opened once per job. */
 function storeFor(ctx: RunContext): Promise<VectorStore> {
@@ -46,6 +47,9 @@ export type DenseRetrieverInfo = Pick<EmbeddingPreset, "provider" | "model" | "q
   endpoint: string;
   batchSize: number;
   naming: EmbedNaming;
+  /** In-process runs: the runtime, dtype and threads, and how many articles exceed the model's limit (cut). */
+  runtime?: string;
+  truncatedArticles?: number;
 };
 
 export type DenseRetriever = VectorRetriever & { readonly info: DenseRetrieverInfo };
@@ -87,7 +91,7 @@ export function vectorRetriever(
 export async function denseRetriever(presetName: string, bench: Benchmark, opts: RetrieverOptions, ctx: RunContext): Promise<DenseRetriever> {
   const name = `dense:${presetName}`;
   const naming = ctx.providers.config.embed.naming;
-  const p = preset(presetName, allPresets(userPresetsFile(ctx.providers.config), naming));
+  const p = preset(presetName, allPresets(userPresetsFile(ctx.providers.config), naming, ctx.providers.config.local));
   // --plan: nothing is sent or stored; the benchmark's own texts are counted once across experiments by their key.
   const fingerprint = presetFingerprint(p);
   const embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
@@ -131,6 +135,10 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
     ...(p.provider === "openai" ? { input: p.input ?? "array" } : {}),
     naming,
   };
+  if (p.local && !ctx.plan) {
+    info.runtime = localRuntime(p.local);
+    info.truncatedArticles = await embedder.overLimit?.(bench.docs.map((d) => renderTemplate(p, "document", d.text)));
+  }
   const exact: DenseRetriever = {
     ...vectorRetriever(name, bench, docs.vectors, async (queries) => (await run(queries, "query")).vectors, usage),
     info,

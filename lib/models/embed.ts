@@ -1,4 +1,5 @@
 /** The embedding port: an Embedder turns already-templated texts into vectors. */
+import os from "node:os";
 import { GbrError, type GbrErrorOptions } from "../util/errors";
 import type { ServerReports } from "./servers";
 
@@ -22,12 +23,37 @@ export interface Embedder extends ServerReports {
   /** `scheme://host[:port]` (safe to log), or "local". */
   readonly endpoint: string;
   embed(texts: string[], side: Side): Promise<EmbedResult>;
+  /** In-process models: how many of these texts exceed the model's token limit (and are cut). */
+  overLimit?(texts: string[]): Promise<number>;
+  /** Send texts sorted by length (in-process models: fewer padded tokens); servers keep the order they were given. */
+  readonly lengthSorted?: boolean;
+}
+
+/** onnxruntime's intra-op threads for in-process models: every core (the count changes the last bits). */
+export const LOCAL_THREADS = os.availableParallelism();
+
+/** What the report and summary.csv say of an in-process run: runtime, dtype and threads. */
+export const localRuntime = (m: LocalModel) => `in-process (transformers.js, onnxruntime CPU, ${m.dtype}, ${LOCAL_THREADS} threads)`;
+
+/** An ONNX model run in-process (lib/providers/local-model.ts): its Hub repository, weights and pooling. */
+export interface LocalModel {
+  model: string;
+  revision: string;
+  /** The ONNX weights: fp32, fp16, q8, int8, uint8, q4, q4f16 or bnb4 (the file name's suffix). */
+  dtype: string;
+  /** Embedders: mean, cls, last (token), or model (the graph's own pooled output, e.g. sentence_embedding). */
+  pooling?: "mean" | "cls" | "last" | "model";
+  normalize?: boolean;
+  /** Tokens a text (or a re-ranking pair) is cut to; default the tokenizer's model_max_length. */
+  maxTokens?: number;
+  /** Parameters in millions, for time estimates. */
+  params?: number;
 }
 
 /** What picks an embedder's server: the part of an embedding preset (lib/dense/presets.ts) the providers read. */
 export interface EmbedderSpec {
   name: string;
-  provider: "openai" | "gemini" | "lsi";
+  provider: "openai" | "gemini" | "lsi" | "local";
   model: string;
   /** Vector size, when fixed; also requested from servers that support `dimensions`. */
   dims?: number;
@@ -37,6 +63,8 @@ export interface EmbedderSpec {
   input?: "array" | "string";
   /** "lmstudio": sent to `GBR_LMSTUDIO_BASE_URL` when set, else to `GBR_EMBED_BASE_URL`. */
   server?: "lmstudio";
+  /** The in-process form: required with provider "local"; a built-in's is used under `--local`. */
+  local?: LocalModel;
 }
 
 /** Raised by embedders and the pipeline; NOT_CONFIGURED is "unavailable", so experiments are skipped. */

@@ -11,6 +11,8 @@ import { UsageMeter, type Pricer } from "./usage-meter";
 import { splitModelId } from "../util/model-id";
 import { rerankClientFrom } from "./rerank-client";
 import type { RerankClient } from "../models/rerank";
+import { localEmbedder, localReranker } from "./local-model";
+import type { LocalModel } from "../models/embed";
 
 /** One run's model servers, built on first use and shared by every method of the run; "NOT_CONFIGURED" without a server. */
 export interface Providers {
@@ -19,10 +21,11 @@ export interface Providers {
   chat(name?: string): ChatModel;
   chatId(name?: string): string;
   embedder(p: EmbedderSpec): Embedder;
-  reranker(): RerankClient;
+  /** The rerank server's client, or for an in-process preset (`provider: "local"`) its model. */
+  reranker(p?: { provider?: "local"; local?: LocalModel; batchSize: number }): RerankClient;
 }
 
-export function createProviders(config: Config, opts: { pricer?: Pricer } = {}): Providers {
+export function createProviders(config: Config, opts: { pricer?: Pricer; log?: (message: string) => void } = {}): Providers {
   const meter = new UsageMeter(opts.pricer);
   const caps = {
     chat: config.chat.caps && new RateCap(config.chat.caps),
@@ -40,15 +43,23 @@ export function createProviders(config: Config, opts: { pricer?: Pricer } = {}):
     chat: (name) => once(`chat ${name?.trim() ?? ""}`, () => chargedChat(chatModelFrom(config, name), caps.chat, meter)),
     chatId: (name) => chatModelId(config, name),
     embedder: (p) => {
-      const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server]);
-      return once(key, () => chargedEmbedder(presetEmbedder(config, p), caps.embed, meter, p.model));
+      const key = JSON.stringify([p.provider, p.model, p.dims, p.batchSize, p.input, p.server, p.local]);
+      return once(key, () => chargedEmbedder(presetEmbedder(config, p, opts.log), p.provider === "local" ? undefined : caps.embed, meter, p.model));
     },
-    reranker: () => once("rerank", () => chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter)),
+    reranker: (p) => {
+      const local = p?.provider === "local" ? p.local : undefined;
+      if (!local) return once("rerank", () => chargedRerank(rerankClientFrom(config.rerank), caps.rerank, meter));
+      return once(`rerank ${JSON.stringify([local, p!.batchSize])}`, () => chargedRerank(localReranker(config, local, p!.batchSize, opts.log), undefined, meter));
+    },
   };
 }
 
 /** A preset's server: Gemini, LM Studio for authors-named presets (when set), else the embedding servers. */
-function presetEmbedder(config: Config, p: EmbedderSpec): Embedder {
+function presetEmbedder(config: Config, p: EmbedderSpec, log?: (message: string) => void): Embedder {
+  if (p.provider === "local") {
+    if (!p.local) throw new Error(`preset '${p.name}': provider "local" without its model settings`);
+    return localEmbedder(config, p.local, p.batchSize, log);
+  }
   if (p.provider === "gemini") return geminiEmbedderFrom(config, p.model, p.dims, p.batchSize === undefined ? {} : { batchSize: p.batchSize });
   if (p.provider === "openai") {
     const lmstudio = p.server === "lmstudio" ? config.embed.lmstudio : undefined;

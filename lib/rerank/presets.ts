@@ -4,7 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import { GbrError } from "../util/errors";
-import { fillTemplate, preset, presetsInFile } from "../dense/presets";
+import { fillTemplate, localModelOf, preset, presetsInFile } from "../dense/presets";
+import type { LocalModel } from "../models/embed";
 
 /** One cross-encoder re-ranker; templates (`{query}`, `{text}`) are applied client-side, articles cut first. */
 export interface RerankPreset {
@@ -16,7 +17,15 @@ export interface RerankPreset {
   maxDocumentChars: number;
   batchSize: number;
   note?: string;
+  /** "local": run in-process (lib/providers/local-model.ts) as `local` says, not through the rerank server. */
+  provider?: "local";
+  local?: LocalModel;
 }
+
+/** The built-ins' in-process forms (`--local`); 512 tokens a pair, as the model card's examples. */
+const LOCAL_RERANK_FORMS: Readonly<Record<string, LocalModel>> = Object.freeze({
+  "bge-reranker-v2-m3": { model: "onnx-community/bge-reranker-v2-m3-ONNX", revision: "main", dtype: "fp32", maxTokens: 512, params: 568 },
+});
 
 const DEFAULT_RERANK_BATCH = 32;
 
@@ -82,13 +91,19 @@ export function renderRerankDocument(p: RerankPreset, article: string): string {
 
 /** Model, templates and article limit (not name or batch size): in every score cache key, so a change rescores. */
 export function rerankFingerprint(p: RerankPreset): string {
-  const identity = JSON.stringify([p.model, p.queryTemplate, p.documentTemplate, p.maxDocumentChars]);
+  const fields: unknown[] = [p.model, p.queryTemplate, p.documentTemplate, p.maxDocumentChars];
+  if (p.provider === "local" && p.local) fields.push(p.local.revision, p.local.dtype, p.local.maxTokens ?? null);
+  const identity = JSON.stringify(fields);
   return createHash("sha256").update(identity).digest("hex").slice(0, 16);
 }
 
 /** Built-ins plus the presets file's `rerankers`: a user preset overrides a built-in's fields by name. */
-export function allRerankPresets(file: string | null | undefined): RerankPreset[] {
-  const byName = new Map(BUILTIN_RERANK_PRESETS.map((p) => [p.name, { ...p }]));
+export function allRerankPresets(file: string | null | undefined, local = false): RerankPreset[] {
+  const form = (p: RerankPreset): RerankPreset => {
+    const m = local ? LOCAL_RERANK_FORMS[p.name] : undefined;
+    return m ? { ...p, provider: "local", model: m.model, local: m } : { ...p };
+  };
+  const byName = new Map(BUILTIN_RERANK_PRESETS.map((p) => [p.name, form(p)]));
   if (file) for (const p of readUserRerankers(file, byName)) byName.set(p.name, p);
   return [...byName.values()];
 }
@@ -114,6 +129,8 @@ function readUserRerankers(file: string, builtins: ReadonlyMap<string, RerankPre
       if (!(Number.isInteger(p[field]) && (p[field] as number) > 0)) throw new GbrError(`${at}: ${field} must be a positive integer${p[field] === undefined ? " (required for a new preset)" : ""}`, "USAGE");
     }
     if (p.note !== undefined && typeof p.note !== "string") throw new GbrError(`${at}: note must be a string`, "USAGE");
+    if (p.provider !== undefined && p.provider !== "local") throw new GbrError(`${at}: provider must be "local" when given (a server is the default)`, "USAGE");
+    if (p.provider === "local") p.local = localModelOf(p as Record<string, unknown>, at);
     return p as unknown as RerankPreset;
   });
 }

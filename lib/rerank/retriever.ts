@@ -4,7 +4,7 @@ import type { RetrieverOptions, RunContext } from "../registry";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
 import { chatForMethod } from "../llm/chat-for-method";
 import { crossEncoderRerankRun } from "./cross-encoder";
-import { allRerankPresets, rerankPreset } from "./presets";
+import { allRerankPresets, rerankPreset, type RerankPreset } from "./presets";
 import { userPresetsFile } from "../dense/presets";
 import { openScoreCache } from "../store";
 import type { RerankClient } from "../models/rerank";
@@ -29,8 +29,8 @@ export async function reranker(by: string, bench: Benchmark, opts: RetrieverOpti
       rerank: (queries, first, k, name) => listwiseRerankRun(model, queries, first, texts, { ...common, name, k, window: opts.rerankWindow, step: opts.rerankStep }),
     };
   }
-  const preset = rerankPreset(by, allRerankPresets(userPresetsFile(ctx.providers.config)));
-  const client = rerankerForMethod(ctx);
+  const preset = rerankPreset(by, allRerankPresets(userPresetsFile(ctx.providers.config), ctx.providers.config.local));
+  const client = rerankerForMethod(ctx, preset);
   const cache = await openScoreCache(await ctx.store(), { readOnly: ctx.plan !== undefined });
   return { name: by, depth, rerank: (queries, first, k, name) => crossEncoderRerankRun(preset, client, queries, first, texts, { ...common, name, k, cache }) };
 }
@@ -41,9 +41,9 @@ export function rerankRetriever(first: Retriever, by: Reranker, name = `rerank:$
 }
 
 /** The cross-encoder server, or with `ctx.plan` a stand-in counting pairs (the store's scores read, never written). */
-function rerankerForMethod(ctx: RunContext): RerankClient {
+function rerankerForMethod(ctx: RunContext, preset: RerankPreset): RerankClient {
   const plan = ctx.plan;
-  if (!plan) return ctx.providers.reranker();
+  if (!plan) return ctx.providers.reranker(preset);
   return {
     id: "plan",
     endpoint: "plan",

@@ -90,12 +90,9 @@ def graph(classifier, rng):
         helper.make_node("MatMul", ["et", "W"], ["h"]),
         helper.make_node("Tanh", ["h"], ["last_hidden_state"]),
     ]
-    if not classifier:
-        out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "seq", DIM])
-        return helper.make_graph(nodes, "tiny-embed", ints, [out], init)
+    # the masked mean over the sequence: the cross-encoder's pooled state, and the embedder's own
+    # pooled output (as EmbeddingGemma's graph gives sentence_embedding), scaled so it differs from mean pooling
     init += [
-        numpy_helper.from_array(rng.standard_normal((DIM, 1)).astype(np.float32), "V"),
-        numpy_helper.from_array(np.array([0.25], dtype=np.float32), "b"),
         numpy_helper.from_array(np.array([2], dtype=np.int64), "axis2"),
         numpy_helper.from_array(np.array([1], dtype=np.int64), "axis1"),
     ]
@@ -106,6 +103,18 @@ def graph(classifier, rng):
         helper.make_node("ReduceSum", ["hm", "axis1"], ["s"], keepdims=0),
         helper.make_node("ReduceSum", ["m3", "axis1"], ["n"], keepdims=0),
         helper.make_node("Div", ["s", "n"], ["pooled"]),
+    ]
+    if not classifier:
+        init.append(numpy_helper.from_array(np.linspace(0.5, 1.5, DIM).astype(np.float32), "scale"))
+        nodes.append(helper.make_node("Mul", ["pooled", "scale"], ["sentence_embedding"]))
+        outs = [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "seq", DIM]),
+                helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", DIM])]
+        return helper.make_graph(nodes, "tiny-embed", ints, outs, init)
+    init += [
+        numpy_helper.from_array(rng.standard_normal((DIM, 1)).astype(np.float32), "V"),
+        numpy_helper.from_array(np.array([0.25], dtype=np.float32), "b"),
+    ]
+    nodes += [
         helper.make_node("MatMul", ["pooled", "V"], ["pv"]),
         helper.make_node("Add", ["pv", "b"], ["logits"]),
     ]

@@ -23,7 +23,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   dense: ["models", "text", "data", "store", "eval", "numeric"],
   llm: ["models", "text", "sparse", "store", "eval"],
   store: ["models"],
-  providers: ["models", "text", "store"],
+  providers: ["models", "text", "store", "data"],
   fusion: ["eval"],
   eval: ["numeric"],
   experiments: ["models", "text", "data", "sparse", "dense", "llm", "store", "fusion", "eval", "rerank", "providers"],

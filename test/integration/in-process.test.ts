@@ -1,0 +1,113 @@
+/**
+ * In-process models end to end (issue 31): a tiny embedder and a tiny cross-encoder that the test builds
+ * (test/helpers/tiny-onnx.py), served as model repositories by a local Hub double, named in a presets file
+ * with "provider": "local". `gbr search` must give the top 10 that transformers.js itself computes with the
+ * same settings, and the same again with the Hub stopped.
+ */
+import assert from "node:assert/strict";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { startHubDouble, type HubDouble } from "../fakes/hub-server";
+import { buildTinyModels } from "../helpers/tiny-models";
+import { runGbr } from "../helpers/gbr";
+import { REPO } from "../helpers/shared";
+
+type TJS = typeof import("@huggingface/transformers");
+const SAMPLE = path.join(REPO, "data", "sample");
+
+interface Line {
+  _id: string;
+  text: string;
+}
+const readJsonl = async (file: string): Promise<Line[]> =>
+  (await fs.readFile(file, "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l) as Line);
+
+/** Top `k` ids by score, ties in the order given (corpus order, or the first stage's). */
+function top(ids: readonly string[], scores: readonly number[], k: number): string[] {
+  return ids.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b).slice(0, k).map((i) => ids[i]);
+}
+
+describe("in-process models: gbr search against transformers.js itself", () => {
+  let T: TJS;
+  let tmp: string;
+  let embedHub: HubDouble | undefined;
+  let ceHub: HubDouble | undefined;
+  let presets: string;
+  let dataDir: string;
+  let queries: Line[];
+  let corpus: Line[];
+
+  before(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-local-"));
+    dataDir = path.join(tmp, "data");
+    const files = await buildTinyModels(path.join(tmp, "models"));
+    embedHub = await startHubDouble({ kind: "models", repo: "org/tiny-embed", revision: "main", readme: "# tiny", files: files.embed });
+    ceHub = await startHubDouble({ kind: "models", repo: "org/tiny-ce", revision: "main", readme: "# tiny", files: files.crossEncoder });
+    presets = path.join(tmp, "gbr-presets.json");
+    await fs.writeFile(presets, JSON.stringify({
+      presets: [{ name: "tiny", provider: "local", model: "org/tiny-embed", revision: "main", dims: 32, pooling: "mean", normalize: true, dtype: "fp32", queryTemplate: "query: {text}", documentTemplate: "passage: {text}" }],
+      rerankers: [{ name: "tiny-ce", provider: "local", model: "org/tiny-ce", revision: "main", dtype: "fp32", maxDocumentChars: 1000000 }],
+    }));
+    queries = await readJsonl(path.join(SAMPLE, "queries.jsonl"));
+    corpus = await readJsonl(path.join(SAMPLE, "corpus.jsonl"));
+    T = await import("@huggingface/transformers");
+    T.env.allowLocalModels = false;
+    T.env.cacheDir = path.join(tmp, "tjs-cache");
+  });
+  after(async () => {
+    await embedHub?.close();
+    await ceHub?.close();
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  const search = async (retriever: string, hub: HubDouble | undefined, k = 10) => {
+    const out = path.join(tmp, `${retriever.replace(/[^a-z0-9-]/gi, "_")}-${Date.now()}.json`);
+    const env = { GBR_PRESETS: presets, HF_ENDPOINT: hub?.url ?? "http://unreachable.invalid" };
+    const r = await runGbr(["search", "--data", "sample", "--retriever", retriever, "--k", String(k), "--format", "json", "--out", out], { dataDir, env });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(await fs.readFile(out, "utf8")) as Record<string, string[]>;
+  };
+
+  test("dense:tiny equals the feature-extraction pipeline's top 10; again with the Hub stopped, from the cache", async () => {
+    const got = await search("dense:tiny", embedHub);
+    T.env.remoteHost = `${embedHub!.url}/`;
+    const fe = await T.pipeline("feature-extraction", "org/tiny-embed", { dtype: "fp32", revision: "main" });
+    const embed = async (texts: string[]) => (await fe(texts, { pooling: "mean", normalize: true })).tolist() as number[][];
+    const docs = await embed(corpus.map((d) => `passage: ${d.text}`));
+    const qs = await embed(queries.map((q) => `query: ${q.text}`));
+    const ids = corpus.map((d) => d._id);
+    queries.forEach((q, i) => {
+      const scores = docs.map((d) => d.reduce((s, x, j) => s + x * qs[i][j], 0));
+      assert.deepEqual(got[q._id], top(ids, scores, 10), `query ${q._id}`);
+    });
+
+    const requests = embedHub!.fileRequests();
+    const hub = embedHub!;
+    embedHub = undefined;
+    await hub.close();
+    assert.deepEqual(await search("dense:tiny", undefined), got);
+    assert.equal(hub.fileRequests(), requests);
+  });
+
+  test("rerank:tiny-ce:bm25-greekstemmer equals the raw logits of the model on each text pair", async () => {
+    const first = await search("bm25-greekstemmer", undefined, 100);
+    const got = await search("rerank:tiny-ce:bm25-greekstemmer", ceHub);
+    T.env.remoteHost = `${ceHub!.url}/`;
+    const tok = await T.AutoTokenizer.from_pretrained("org/tiny-ce", { revision: "main" });
+    const model = await T.AutoModelForSequenceClassification.from_pretrained("org/tiny-ce", { revision: "main", dtype: "fp32" });
+    const text = new Map(corpus.map((d) => [d._id, d.text]));
+    for (const q of queries) {
+      const head = first[q._id].slice(0, 100);
+      const enc = tok(head.map(() => q.text), { text_pair: head.map((id) => text.get(id)!), padding: true, truncation: true });
+      const logits = Array.from((await model(enc)).logits.data as Float32Array);
+      assert.deepEqual(got[q._id], top(head, logits, 10), `query ${q._id}`);
+    }
+
+    const hub = ceHub!;
+    ceHub = undefined;
+    await hub.close();
+    assert.deepEqual(await search("rerank:tiny-ce:bm25-greekstemmer", undefined), got);
+  });
+});
