@@ -13,6 +13,8 @@ export interface PlanMode {
   given(items: readonly object[]): boolean;
   /** `count()`, remembered by `key` for the plan: a request several experiments or rounds render is counted once. */
   tokensOf(key: string, count: () => number): number;
+  /** A line for the plan's notes (once per text), e.g. an in-process model's measured rate and time. */
+  note(text: string): void;
 }
 
 /** A method's own parameters (what a BuildCache keys a built retriever by); the run supplies a RunContext. */

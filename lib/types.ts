@@ -139,6 +139,8 @@ export interface RerankRunInfo {
   /** As sent (the chat model for "llm"). */
   model: string;
   endpoint: string;
+  /** In-process models: the runtime, dtype and threads. */
+  runtime?: string;
   depth: number;
   /** Listwise only: the sliding window and its step. */
   window?: number;

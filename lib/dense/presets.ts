@@ -111,7 +111,7 @@ export const AUTHORS_SERVED_NAMES: Readonly<Record<string, { model: string; serv
 /** "authors" naming sends request for request what their notebook sent (served names, one plain string per request). */
 export function builtinPresets(naming: EmbedNaming = "hf", local = false): EmbeddingPreset[] {
   if (local) return BUILTIN_PRESETS.map((p) => (LOCAL_FORMS[p.name] ? inProcess(p, LOCAL_FORMS[p.name]) : { ...p }));
-  if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p }));
+  if (naming === "hf") return BUILTIN_PRESETS.map((p) => ({ ...p, ...(LOCAL_FORMS[p.name] ? { local: LOCAL_FORMS[p.name] } : {}) }));
   return BUILTIN_PRESETS.map((p) => {
     const served = AUTHORS_SERVED_NAMES[p.name];
     if (!served) throw new Error(`preset '${p.name}': no served name recorded for GBR_EMBED_NAMES=authors`);
@@ -141,7 +141,7 @@ export function fillTemplate(template: string, slot: string, text: string): stri
 export function presetFingerprint(p: EmbeddingPreset): string {
   const fields: unknown[] = [p.provider, p.model, p.dims ?? null, p.queryTemplate, p.documentTemplate];
   // In-process settings change the vectors; servers' fingerprints stay as earlier versions wrote them.
-  if (p.local) fields.push(p.local.revision, p.local.dtype, p.local.pooling ?? "mean", p.local.normalize ?? false, p.local.maxTokens ?? null);
+  if (p.provider === "local" && p.local) fields.push(p.local.revision, p.local.dtype, p.local.pooling ?? "mean", p.local.normalize ?? false, p.local.maxTokens ?? null);
   const identity = JSON.stringify(fields);
   const hash = createHash("sha256").update(identity).digest("hex").slice(0, 12);
   return `${p.name.replace(/[^A-Za-z0-9_-]/g, "_")}-${hash}`;

@@ -12,7 +12,8 @@ import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type Vector
 import { countTemplated, countTokens } from "../text/tokens";
 import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
 import type { EndpointStats } from "../models/servers";
-import { localRuntime } from "../models/embed";
+import { EmbeddingError, LOCAL_THREADS, localRuntime, type LocalModel } from "../models/embed";
+import { isUnavailable, type GbrError } from "../util/errors";
 
 /** The vector store (the run's, else `GBR_VECTOR_STORE`, else `<data folder>/lancedb`), opened once per job. */
 function storeFor(ctx: RunContext): Promise<VectorStore> {
@@ -94,7 +95,12 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   const p = preset(presetName, allPresets(userPresetsFile(ctx.providers.config), naming, ctx.providers.config.local));
   // --plan: nothing is sent or stored; the benchmark's own texts are counted once across experiments by their key.
   const fingerprint = presetFingerprint(p);
-  const embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
+  let embedder;
+  try {
+    embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
+  } catch (err) {
+    throw p.local && isUnavailable(err) ? offerLocal(err as GbrError, p.local, bench) : err;
+  }
   const realStore = await storeFor(ctx);
   const store = ctx.plan ? planVectorView(realStore) : realStore;
   const usage = emptyUsage();
@@ -123,6 +129,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   };
   const t0 = performance.now();
   const docs = await run(bench.docs, "document");
+  if (ctx.plan && p.local) ctx.plan.note(await localTime(ctx, p, bench, bench.docs.length - docs.cached));
   usage.documentSeconds = (performance.now() - t0) / 1000;
   const info: DenseRetrieverInfo = {
     preset: p.name,
@@ -146,6 +153,33 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   usage.documentCachedVectors = docs.cached;
   const endpoints = embedder.endpointStats ? () => embedder.endpointStats!() : undefined;
   return recorded(exact, bench.docs.length, endpoints);
+}
+
+/** A plan's estimate for an in-process preset: its rate measured here on 8 articles, times the articles still to embed. */
+async function localTime(ctx: RunContext, p: EmbeddingPreset, bench: Benchmark, missing: number): Promise<string> {
+  const texts = bench.docs.slice(0, 8).map((d) => renderTemplate(p, "document", d.text));
+  try {
+    const embedder = ctx.providers.embedder(p);
+    await embedder.embed(texts.slice(0, 1), "document");
+    const { seconds } = await timed(() => embedder.embed(texts, "document"));
+    const perText = seconds / texts.length;
+    const total = perText * missing;
+    const time = total < 90 ? `${Math.round(total)} s` : `${(total / 60).toFixed(1)} min`;
+    return `${p.name} in-process: ${(1 / perText).toFixed(1)} articles/s measured here on ${texts.length}; the ${missing} articles to embed take about ${time}, once`;
+  } catch (err) {
+    return `${p.name} in-process: no rate measured (${(err as Error).message.split("\n")[0]})`;
+  }
+}
+
+/** No server for a preset with an in-process form: the skip says `--local` would run it, and roughly how long. */
+function offerLocal(err: GbrError, m: LocalModel, bench: Benchmark): GbrError {
+  // ~3 characters a token in Greek; 2 FLOPs per parameter and token; ~20 GFLOP/s a core for fp32 on a CPU (a guess).
+  const tokens = bench.docs.reduce((n, d) => n + d.text.length / 3, 0);
+  const minutes = (tokens * 2 * (m.params ?? 300) * 1e6) / (LOCAL_THREADS * 20e9) / 60;
+  const rough = minutes < 1 ? "under a minute" : `~${minutes < 10 ? minutes.toFixed(1) : Math.round(minutes)} min`;
+  const offer = `--local runs ${m.model} in-process instead (${rough} for the ${bench.docs.length} articles on ${LOCAL_THREADS} threads, a rough estimate)`;
+  const brief = `${err.brief ?? err.message}; or --local (in-process)`;
+  return new EmbeddingError(`${err.message}; ${offer}`, "NOT_CONFIGURED", { brief, ...(err.hint ? { hint: err.hint } : {}) });
 }
 
 /** Each run records what ran and its cost: queries online (one call per text), the corpus one-time; runs must not overlap. */

@@ -169,6 +169,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
   const firstBy = new Map<string, string>();
   const requestedFrom = new Map<string, Set<string>>();
   const tokens = new Map<string, number>();
+  const notes: string[] = [];
   const mode: PlanMode = {
     async outputGuess(modelId, cache) {
       let g = guesses.get(modelId);
@@ -181,6 +182,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
       if (n === undefined) tokens.set(key, (n = count()));
       return n;
     },
+    note: (text) => void (notes.includes(text) || notes.push(text)),
     tally(kind, model, calls, input, output, key) {
       if (key !== undefined) {
         const k = `${kind} ${model} ${key}`;
@@ -242,6 +244,7 @@ export async function planReproduce(loaded: LoadedBenchmark, opts: ReproduceOpti
         "calls count the chat calls, texts embedded and rerank requests an experiment needs, as cost.csv does (one built on another, as rrf:, prf:, rerank:, oracle:, includes that one's work); cached counts those the caches held before the run; inputTokens, outputTokens and cost leave out only what the caches held",
         "the rows overlap: new counts the calls no earlier row counts, and shared with names the rows that count the rest; total counts each call once and is the sum of new",
         "a request made of the benchmark's own texts (a rewrite, a translation, an embedding) is counted once however many experiments send it, as a run asks the store first; one built on stand-in answers (REACT's rounds, listwise windows, re-ranking an LLM method's output) is counted each time it is sent",
+        ...notes,
       ],
     };
     await fs.mkdir(outDir, { recursive: true });

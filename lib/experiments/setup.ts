@@ -17,7 +17,7 @@ function describeLlm(llm: LlmRunInfo): string {
 }
 
 function describeRerank(r: RerankRunInfo): string {
-  const what = r.kind === "cross-encoder" ? `cross-encoder ${r.model} at ${r.endpoint}` : `listwise LLM, window ${r.window} step ${r.step}`;
+  const what = r.kind === "cross-encoder" ? `cross-encoder ${r.model} ${r.runtime ?? `at ${r.endpoint}`}` : `listwise LLM, window ${r.window} step ${r.step}`;
   const pairs = r.pairs === undefined ? "" : `, ${r.pairs} pairs (${r.reusedPairs ?? 0} cached, ${r.truncated ?? 0} articles cut)`;
   const unparsed = r.unparsed ? `, ${r.unparsed} answers unparsed` : "";
   return `rerank ${r.reranker}: ${what}, depth ${r.depth}${pairs}${unparsed}`;
@@ -36,7 +36,7 @@ function describeOwn(info: RunInfo): string[] {
   }
   if (info.embedding) {
     const e = info.embedding;
-    const at = typeof e.endpoint === "string" ? ` at ${e.endpoint}` : "";
+    const at = typeof e.runtime === "string" ? ` ${e.runtime}` : typeof e.endpoint === "string" ? ` at ${e.endpoint}` : "";
     out.push(`embeddings ${String(e.model ?? e.preset ?? "?")}${at}`);
   }
   if (info.llm) out.push(describeLlm(info.llm));
@@ -80,7 +80,7 @@ export function provenanceOf(info: RunInfo | undefined): Provenance[] {
     }
     // The listwise re-ranker's chat calls are already in `llm`; a cross-encoder is a provider of its own.
     const r = i.rerank;
-    if (r?.kind === "cross-encoder") add({ kind: "rerank", provider: "rerank", endpoint: r.endpoint, requestedModel: r.model, servedModel: r.servedModels.join(", "), standIn: r.standIn });
+    if (r?.kind === "cross-encoder") add({ kind: "rerank", provider: r.runtime ? "local" : "rerank", endpoint: r.endpoint, requestedModel: r.model, servedModel: r.servedModels.join(", "), standIn: r.standIn });
   }
   return [...out.values()];
 }

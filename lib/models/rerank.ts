@@ -14,6 +14,8 @@ export interface RerankResult {
 export interface RerankClient extends ServerReports {
   readonly id: string;
   readonly endpoint: string;
+  /** In-process models: the runtime, dtype and threads (lib/models/embed.ts localRuntime). */
+  readonly runtime?: string;
   rerank(model: string, query: string, documents: readonly string[]): Promise<RerankResult>;
   /** Reports every answer's status (retries included); the cross-encoder steers its requests in flight by them. */
   onStatus?(listener: (status: number) => void): () => void;

@@ -6,7 +6,7 @@
 import path from "node:path";
 import type { Config } from "../config";
 import { pullModel } from "../data/hub-model";
-import { EmbeddingError, LOCAL_THREADS, type Embedder, type LocalModel } from "../models/embed";
+import { EmbeddingError, LOCAL_THREADS, localRuntime, type Embedder, type LocalModel } from "../models/embed";
 import { RerankError, type RerankClient } from "../models/rerank";
 
 /** Tokens per model call (rows × padded length): bounds memory on long texts. */
@@ -40,8 +40,12 @@ interface Loaded {
   T: Transformers;
   tokenizer: Tokenizer;
   model: Model;
-  limit: number;
+  /** The tokenizer's model_max_length (512 when it gives none). */
+  ownLimit: number;
 }
+
+/** Tokens a text is cut to: the preset's maxTokens, at most the model's own limit (one load serves both). */
+const limitOf = (l: Loaded, m: LocalModel) => Math.min(m.maxTokens ?? Infinity, l.ownLimit);
 
 const loads = new Map<string, Promise<Loaded>>();
 
@@ -67,8 +71,7 @@ async function open(config: Config, m: LocalModel, kind: "embed" | "rerank", log
   const Auto = kind === "embed" ? T.AutoModel : T.AutoModelForSequenceClassification;
   const model = await Auto.from_pretrained(id, { dtype: m.dtype, session_options: { intraOpNumThreads: LOCAL_THREADS } });
   const own = tokenizer.model_max_length;
-  const limit = Math.min(m.maxTokens ?? Infinity, own !== undefined && own > 0 && own < 1e6 ? own : 512);
-  return { T, tokenizer, model, limit };
+  return { T, tokenizer, model, ownLimit: own !== undefined && own > 0 && own < 1e6 ? own : 512 };
 }
 
 async function transformers(kind: "embed" | "rerank"): Promise<Transformers> {
@@ -125,7 +128,7 @@ export function localEmbedder(config: Config, m: LocalModel, batchSize = 32, log
   const pooling = m.pooling ?? "mean";
   const lengths = async (texts: string[]) => {
     const l = await load(config, m, "embed", log);
-    return { l, lengths: texts.map((t) => l.tokenizer.encode(t).length) };
+    return { l, limit: limitOf(l, m), lengths: texts.map((t) => l.tokenizer.encode(t).length) };
   };
   return {
     id: `local:${m.model}@${m.revision}:${m.dtype}`,
@@ -134,20 +137,20 @@ export function localEmbedder(config: Config, m: LocalModel, batchSize = 32, log
     capacity: 1,
     lengthSorted: true,
     async overLimit(texts) {
-      const { l, lengths: n } = await lengths(texts);
-      return n.filter((x) => x > l.limit).length;
+      const { limit, lengths: n } = await lengths(texts);
+      return n.filter((x) => x > limit).length;
     },
     async embed(texts) {
-      const { l, lengths: n } = await lengths(texts);
+      const { l, limit, lengths: n } = await lengths(texts);
       const vectors = new Array<Float32Array>(texts.length);
-      await inFixedShapes(n, l.limit, batchSize, async (rows, length) => {
+      await inFixedShapes(n, limit, batchSize, async (rows, length) => {
         const enc = l.tokenizer(rows.map((i) => texts[i]), { padding: "max_length", max_length: length, truncation: true });
         const pooled = pool(l, await l.model(enc), enc, pooling, m.model);
         const out = (m.normalize ? pooled.normalize(2, -1) : pooled).data as Float32Array;
         const dims = pooled.dims[1];
         rows.forEach((i, r) => (vectors[i] ??= out.slice(r * dims, (r + 1) * dims)));
       });
-      return { vectors, tokens: n.reduce((a, x) => a + Math.min(x, l.limit), 0) };
+      return { vectors, tokens: n.reduce((a, x) => a + Math.min(x, limit), 0) };
     },
   };
 }
@@ -183,18 +186,20 @@ export function localReranker(config: Config, m: LocalModel, batchSize = 32, log
   return {
     id: `local:${m.model}@${m.revision}:${m.dtype}`,
     endpoint: "local",
+    runtime: localRuntime(m),
     capacity: 1,
     async rerank(_model, query, documents) {
       const l = await load(config, m, "rerank", log);
+      const limit = limitOf(l, m);
       const n = documents.map((d) => l.tokenizer.encode(query, { text_pair: d }).length);
       const scores = new Array<number>(documents.length);
-      await inFixedShapes(n, l.limit, batchSize, async (rows, length) => {
+      await inFixedShapes(n, limit, batchSize, async (rows, length) => {
         const enc = l.tokenizer(rows.map(() => query), { text_pair: rows.map((i) => documents[i]), padding: "max_length", max_length: length, truncation: true });
         const { logits } = await l.model(enc);
         const labels = logits.dims[1];
         rows.forEach((i, r) => (scores[i] ??= (logits.data as Float32Array)[r * labels]));
       });
-      return { scores, standIn: false, tokens: n.reduce((a, x) => a + Math.min(x, l.limit), 0) };
+      return { scores, standIn: false, tokens: n.reduce((a, x) => a + Math.min(x, limit), 0) };
     },
   };
 }

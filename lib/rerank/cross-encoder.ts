@@ -152,6 +152,7 @@ export async function crossEncoderRerankRun(
     kind: "cross-encoder",
     model: preset.model,
     endpoint: client.endpoint,
+    ...(client.runtime ? { runtime: client.runtime } : {}),
     depth,
     pairs,
     reusedPairs: pairs - sent + reusedNow,
