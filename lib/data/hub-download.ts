@@ -78,11 +78,8 @@ async function gitBlobSha1(file: string, size: number): Promise<string> {
   return hash.digest("hex");
 }
 
-/**
- * The revision resolved online, or undefined when the cache must serve (offline, or the Hub unreachable or refusing,
- * with a whole cache); with no whole cache, the error saying why. `missing`: what the cache lacks (none: it is whole).
- * @example const info = await revisionOrCache(cfg, cached?.manifest, [...(cached?.bad ?? [])]); // undefined: use the cache
- */
+/** The revision from the Hub, or undefined when a whole cache serves (offline, or the Hub unreachable or refusing); else
+ *  the error saying why. `missing`: what the cache lacks. @example (await revisionOrCache(cfg, manifest, [])) ?? "use the cache" */
 export async function revisionOrCache(cfg: HubSettings, cached: Manifest | undefined, missing: string[]): Promise<RevisionInfo | undefined> {
   const whole = cached !== undefined && missing.length === 0;
   const state = cached ? `the cache at ${cfg.cacheDir} is incomplete` : `there is no cache at ${cfg.cacheDir}`;
@@ -94,10 +91,7 @@ export async function revisionOrCache(cfg: HubSettings, cached: Manifest | undef
     return await fetchRevision(cfg);
   } catch (err) {
     const reason = (err as Error).message;
-    if (whole) {
-      cfg.log(`hub: cannot get ${cfg.repo}@${cfg.revision} (${reason}); using the verified cache at ${cfg.cacheDir}`);
-      return undefined;
-    }
+    if (whole) return void cfg.log(`hub: cannot get ${cfg.repo}@${cfg.revision} (${reason}); using the verified cache at ${cfg.cacheDir}`);
     if (err instanceof DownloadError && err.code === "NETWORK") throw offlineError(cfg, state, `cannot reach ${cfg.endpoint} (${reason})`);
     throw explainHttp(err, cfg);
   }

@@ -50,8 +50,7 @@ async function pull(cfg: HubSettings, dtype: string, graph: string): Promise<{ d
   } finally {
     // What was verified stays recorded even when a later file fails, so a retry fetches only the rest.
     const configs = { ...(reusable.size ? cached!.manifest.configs : {}), ...(whole ? { [dtype]: wanted } : {}) };
-    const manifest = { repo: cfg.repo, revision: cfg.revision, sha: info.sha, configs, files: [...files.values()], fetchedAt: new Date().toISOString() };
-    await writeManifest(path.join(cfg.cacheDir, "manifest.json"), manifest);
+    await writeManifest(path.join(cfg.cacheDir, "manifest.json"), { repo: cfg.repo, revision: cfg.revision, sha: info.sha, configs, files: [...files.values()], fetchedAt: new Date().toISOString() });
   }
   return { dir, sha: info.sha, files: wanted };
 }
