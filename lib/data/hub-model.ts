@@ -31,13 +31,9 @@ async function pull(cfg: HubSettings, dtype: string, graph: string): Promise<{ d
   if (!info) return { dir, sha: cached!.manifest.sha, files: have! };
 
   const names = new Set(info.siblings.map((s) => s.rfilename));
-  const where = `the model repository ${cfg.repo}@${cfg.revision}`;
-  if (!names.has(graph)) {
-    const present = Object.keys(DTYPE_SUFFIX).filter((d) => names.has(`onnx/model${DTYPE_SUFFIX[d]}.onnx`));
-    throw new DataError(`${where} has no ${graph} for dtype ${dtype}; it has: ${present.join(", ") || "no ONNX graph"}`);
-  }
-  const absent = CONFIGS.filter((p) => !names.has(p));
-  if (absent.length) throw new DataError(`${where} has no ${absent.join(", ")}, which an in-process model needs`);
+  const absent = [...CONFIGS, graph].filter((p) => !names.has(p));
+  const present = Object.keys(DTYPE_SUFFIX).filter((d) => names.has(`onnx/model${DTYPE_SUFFIX[d]}.onnx`));
+  if (absent.length) throw new DataError(`the model repository ${cfg.repo}@${cfg.revision} has no ${absent.join(", ")} (dtype ${dtype}; its dtypes: ${present.join(", ") || "none"})`);
   const wanted = [...CONFIGS, "special_tokens_map.json", graph].filter((p) => names.has(p)).concat([...names].filter((p) => p.startsWith(`${graph}_data`)).sort());
 
   const reusable = reusableFiles(cached, info.sha);

@@ -216,7 +216,7 @@ test("dtypes: an unknown one is a usage error naming the known ones; one the rep
   assert.equal(h.counts.size, 0, "refused before any request");
 
   await assert.rejects(pullModel({ repo: REPO_ID, revision: "main", endpoint: h.url, cacheRoot: root, dtype: "q4", retry: FAST }), (err: unknown) => {
-    assert.match(String(err), /org\/tiny-embed@main has no onnx\/model_q4\.onnx for dtype q4; it has: fp32, fp16, q8/);
+    assert.match(String(err), /org\/tiny-embed@main has no onnx\/model_q4\.onnx \(dtype q4; its dtypes: fp32, fp16, q8\)/);
     return true;
   });
   assert.equal(h.fileRequests(), 0, "nothing fetched for a dtype that is not there");
