@@ -1,13 +1,14 @@
 /**
  * The Hub protocol (test/fakes/hub-server.ts mirrors it): GET {endpoint}/api/datasets/{repo}/revision/{rev}?blobs=true
  * -> { sha, siblings: [{ rfilename, size, blobId, lfs? }] }; GET {endpoint}/datasets/{repo}/resolve/{sha}/{path}.
+ * A model repository: /api/models/… and /{repo}/resolve/… (no prefix).
  */
 import { createHash } from "node:crypto";
 import { createReadStream, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DownloadError, downloadFile } from "../util/download";
-import type { ManifestFile } from "./hub-manifest";
+import type { Manifest, ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
 interface Sibling {
@@ -25,7 +26,7 @@ export interface RevisionInfo {
 
 /** Resolves the revision to a commit and its file list, via downloadFile (retries) into a temp folder. */
 export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
-  const url = `${cfg.endpoint}/api/datasets/${cfg.repo}/revision/${encodeURIComponent(cfg.revision)}?blobs=true`;
+  const url = `${cfg.endpoint}/api/${cfg.kind}/${cfg.repo}/revision/${encodeURIComponent(cfg.revision)}?blobs=true`;
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-hub-"));
   try {
     const { path: file } = await downloadFile(url, path.join(tmp, "revision.json"), { ...cfg.retry, headers: cfg.headers });
@@ -47,7 +48,7 @@ export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
 export async function fetchVerified(cfg: HubSettings, info: RevisionInfo, repoPath: string): Promise<ManifestFile> {
   const dest = localPath(cfg.cacheDir, repoPath);
   const encoded = [info.sha, ...repoPath.split("/")].map(encodeURIComponent).join("/");
-  const url = `${cfg.endpoint}/datasets/${cfg.repo}/resolve/${encoded}`;
+  const url = `${cfg.endpoint}/${cfg.kind === "models" ? "" : "datasets/"}${cfg.repo}/resolve/${encoded}`;
   const sibling = info.siblings.find((s) => s.rfilename === repoPath);
   const res = await downloadFile(url, dest, { ...cfg.retry, headers: cfg.headers });
   const problem = sibling ? await mismatch(dest, res, sibling) : "";
@@ -77,12 +78,31 @@ async function gitBlobSha1(file: string, size: number): Promise<string> {
   return hash.digest("hex");
 }
 
-/** The error for "no usable cache and no Hub": what is missing, why, and the two ways on. */
-export function offlineError(cfg: HubSettings, cacheState: string, why: string): DownloadError {
+/** The revision from the Hub, or undefined when a whole cache serves (offline, or the Hub unreachable or refusing); else
+ *  the error saying why. `missing`: what the cache lacks. @example (await revisionOrCache(cfg, manifest, [])) ?? "use the cache" */
+export async function revisionOrCache(cfg: HubSettings, cached: Manifest | undefined, missing: string[]): Promise<RevisionInfo | undefined> {
+  const whole = cached !== undefined && missing.length === 0;
+  const state = cached ? `the cache at ${cfg.cacheDir} is incomplete` : `there is no cache at ${cfg.cacheDir}`;
+  if (cfg.offline) {
+    if (whole) return undefined;
+    throw offlineError(cfg, cached ? `${state} (${missing.join(", ")})` : state, "offline mode is on");
+  }
+  try {
+    return await fetchRevision(cfg);
+  } catch (err) {
+    const reason = (err as Error).message;
+    if (whole) return void cfg.log(`hub: cannot get ${cfg.repo}@${cfg.revision} (${reason}); using the verified cache at ${cfg.cacheDir}`);
+    if (err instanceof DownloadError && err.code === "NETWORK") throw offlineError(cfg, state, `cannot reach ${cfg.endpoint} (${reason})`);
+    throw explainHttp(err, cfg);
+  }
+}
+
+/** The error for "no usable cache and no Hub": what is missing, why, and the ways on. */
+function offlineError(cfg: HubSettings, cacheState: string, why: string): DownloadError {
   return new DownloadError(
     `cannot load ${cfg.repo}@${cfg.revision}: ${why} and ${cacheState}. ` +
-      `Run once with access to a Hub (set HF_ENDPOINT to a reachable mirror if huggingface.co is blocked), ` +
-      `or use --data sample for the bundled demo set.`,
+      `Run once with access to a Hub (set HF_ENDPOINT to a reachable mirror if huggingface.co is blocked)` +
+      (cfg.kind === "models" ? "." : `, or use --data sample for the bundled demo set.`),
     "OFFLINE",
     undefined,
     false,
@@ -92,13 +112,15 @@ export function offlineError(cfg: HubSettings, cacheState: string, why: string):
 }
 
 /** A Hub HTTP error with its likely cause (token for 401/403, repo or revision for 404); others as is. */
-export function explainHttp(err: unknown, cfg: HubSettings): unknown {
+function explainHttp(err: unknown, cfg: HubSettings): unknown {
   if (!(err instanceof DownloadError) || err.code !== "HTTP") return err;
   const hint =
     err.status === 401 || err.status === 403
-      ? "the Hub refused access: set HF_TOKEN to a token that can read this dataset"
+      ? cfg.kind === "models"
+        ? "the Hub refused access: gated models (such as google's EmbeddingGemma) need HF_TOKEN set to a token of an account that accepted the model's licence on its page"
+        : "the Hub refused access: set HF_TOKEN to a token that can read this dataset"
       : err.status === 404
-        ? `no dataset ${cfg.repo} with revision '${cfg.revision}' at ${cfg.endpoint}`
+        ? `no ${cfg.kind.slice(0, -1)} ${cfg.repo} with revision '${cfg.revision}' at ${cfg.endpoint}`
         : undefined;
   return hint ? new DownloadError(`${err.message} (${hint})`, "HTTP", err.status) : err;
 }

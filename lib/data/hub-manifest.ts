@@ -36,7 +36,7 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
     return undefined;
   }
   if (manifest.repo !== cfg.repo || manifest.revision !== cfg.revision || !Array.isArray(manifest.files) || !manifest.configs) {
-    cfg.log(`hub: ${file} describes another dataset or is malformed; ignoring it`);
+    cfg.log(`hub: ${file} describes another ${cfg.kind.slice(0, -1)} or is malformed; ignoring it`);
     return undefined;
   }
   const bad = new Set<string>();

@@ -1,4 +1,4 @@
-/** A Hub pull's dataset, revision, endpoint, token and cache folder, resolved once from its options. */
+/** A Hub pull's repository (a dataset or a model), revision, endpoint, token and cache folder, resolved once from its options. */
 import path from "node:path";
 import type { DownloadOptions } from "../util/download";
 import { DataError } from "../util/errors";
@@ -11,7 +11,7 @@ export const DEFAULT_REVISION = "v2.0";
 /** Config names in the dataset card, by role. */
 export const HUB_CONFIGS = { corpus: "corpus", queries: "queries", qrels: "qrels", meta: "greekbarbench" } as const;
 
-/** A pull's options (a configuration's `hub` fits): `cacheDir` defaults to <cacheRoot>/<owner>__<name>/<revision>. */
+/** A pull's options (a configuration's `hub` fits): `cacheDir` defaults to <cacheRoot>[/models]/<owner>__<name>/<revision>. */
 export interface PullOptions {
   repo?: string;
   revision?: string;
@@ -28,14 +28,16 @@ export interface PullOptions {
 /** A pull's options with every default applied; the token as the header it is sent in. */
 export interface HubSettings extends Required<Omit<PullOptions, "token" | "cacheRoot">> {
   headers: Record<string, string>;
+  /** The Hub's URL segment for the repository's kind; its singular names the repository in messages. */
+  kind: "datasets" | "models";
 }
 
-/** Resolves pull options, refusing what could climb out of a URL or the cache. */
-export function hubSettings(opts: PullOptions): HubSettings {
+/** Resolves pull options, refusing what could climb out of a URL or the cache; a model's cache is under <cacheRoot>/models. */
+export function hubSettings(opts: PullOptions, kind: HubSettings["kind"] = "datasets"): HubSettings {
   const repo = opts.repo ?? DEFAULT_REPO;
   const revision = opts.revision ?? DEFAULT_REVISION;
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo) || repo.split("/").some((s) => s === "." || s === "..")) {
-    throw new Error(`invalid dataset repository '${repo}': expected owner/name`);
+    throw new Error(`invalid ${kind.slice(0, -1)} repository '${repo}': expected owner/name`);
   }
   if (revision === "" || revision.split("/").some((s) => s === "" || s === "." || s === "..")) {
     throw new Error(`invalid revision '${revision}'`);
@@ -46,8 +48,9 @@ export function hubSettings(opts: PullOptions): HubSettings {
     revision,
     endpoint: checkedBaseUrl("HF_ENDPOINT", opts.endpoint ?? "https://huggingface.co", "HF_TOKEN").replace(/\/+$/, ""),
     headers: opts.token ? { Authorization: `Bearer ${opts.token}` } : {},
+    kind,
     cacheDir: path.resolve(
-      opts.cacheDir ?? path.join(opts.cacheRoot!, repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
+      opts.cacheDir ?? path.join(opts.cacheRoot!, kind === "models" ? "models" : "", repo.replace(/\//g, "__"), revision.replace(/\//g, "__")),
     ),
     offline: opts.offline ?? false,
     log: opts.log ?? (() => {}),

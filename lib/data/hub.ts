@@ -2,12 +2,11 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark } from "../types";
-import { DownloadError } from "../util/download";
 import { parseCard, resolveDataFiles } from "./dataset-card";
 import { DataError } from "../util/errors";
 import { beirIsCurrent, refuseForeignFiles, writeBeirFolder } from "./hub-beir";
 import { benchmarkFromCache } from "./hub-benchmark";
-import { explainHttp, fetchRevision, fetchVerified, offlineError, type RevisionInfo } from "./hub-download";
+import { fetchVerified, revisionOrCache } from "./hub-download";
 import { inspectCache, reusableFiles, writeManifest, type Manifest, type ManifestFile } from "./hub-manifest";
 import { HUB_CONFIGS, hubSettings, localPath, type HubSettings, type PullOptions } from "./hub-settings";
 
@@ -23,27 +22,8 @@ export interface PullResult {
 export async function pullHub(opts: PullOptions): Promise<PullResult> {
   const cfg = hubSettings(opts);
   const cached = await inspectCache(cfg);
-  const whole = cached !== undefined && cached.bad.size === 0;
-
-  if (cfg.offline) {
-    if (whole) return finish(cfg, cached.manifest, false);
-    throw offlineError(cfg, cached ? `the cache at ${cfg.cacheDir} is incomplete (${[...cached.bad].join(", ")})` : `there is no cache at ${cfg.cacheDir}`, "offline mode is on");
-  }
-
-  let info: RevisionInfo;
-  try {
-    info = await fetchRevision(cfg);
-  } catch (err) {
-    const reason = (err as Error).message;
-    if (whole) {
-      cfg.log(`hub: cannot get ${cfg.repo}@${cfg.revision} (${reason}); using the verified cache at ${cfg.cacheDir}`);
-      return finish(cfg, cached.manifest, false);
-    }
-    if (err instanceof DownloadError && err.code === "NETWORK") {
-      throw offlineError(cfg, cached ? `the cache at ${cfg.cacheDir} is incomplete` : `there is no cache at ${cfg.cacheDir}`, `cannot reach ${cfg.endpoint} (${reason})`);
-    }
-    throw explainHttp(err, cfg);
-  }
+  const info = await revisionOrCache(cfg, cached?.manifest, [...(cached?.bad ?? [])]);
+  if (!info) return finish(cfg, cached!.manifest, false);
 
   const reusable = reusableFiles(cached, info.sha);
 
