@@ -88,10 +88,10 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
 /** The built-ins' in-process forms (`--local`): the ONNX exports, with the pooling and limits their model cards give (docs/dense.md). */
 export const LOCAL_FORMS: Readonly<Record<string, LocalModel>> = Object.freeze({
   "qwen3-0.6b": { model: "onnx-community/Qwen3-Embedding-0.6B-ONNX", revision: "main", dtype: "fp32", pooling: "last", normalize: true, maxTokens: 8192, params: 596 },
-  "arctic-v2": { model: "Snowflake/snowflake-arctic-embed-l-v2.0", revision: "main", dtype: "fp32", pooling: "cls", normalize: true, maxTokens: 8192, params: 568 },
-  "embgemma-300m": { model: "onnx-community/embeddinggemma-300m-ONNX", revision: "main", dtype: "fp32", pooling: "model", normalize: true, maxTokens: 2048, params: 308 },
-  "embgemma-300m-raw": { model: "onnx-community/embeddinggemma-300m-ONNX", revision: "main", dtype: "fp32", pooling: "model", normalize: true, maxTokens: 2048, params: 308 },
-  "nomic-v1.5": { model: "nomic-ai/nomic-embed-text-v1.5", revision: "main", dtype: "fp32", pooling: "mean", normalize: true, maxTokens: 8192, params: 137 },
+  "arctic-v2": { model: "Snowflake/snowflake-arctic-embed-l-v2.0", revision: "509645281ad1ef0e627995dbcc9d7e4b57db0f38", dtype: "fp32", pooling: "cls", normalize: true, maxTokens: 8192, params: 568 },
+  "embgemma-300m": { model: "onnx-community/embeddinggemma-300m-ONNX", revision: "75a84c732f1884df76bec365346230e32f582c82", dtype: "fp32", pooling: "model", normalize: true, maxTokens: 2048, params: 308 },
+  "embgemma-300m-raw": { model: "onnx-community/embeddinggemma-300m-ONNX", revision: "75a84c732f1884df76bec365346230e32f582c82", dtype: "fp32", pooling: "model", normalize: true, maxTokens: 2048, params: 308 },
+  "nomic-v1.5": { model: "nomic-ai/nomic-embed-text-v1.5", revision: "main", dtype: "fp32", pooling: "mean", normalize: true, maxTokens: 2048, params: 137 },
 });
 
 /** Each built-in preset's model name in the authors' runs (experiments notebook at commit 992f5224). */

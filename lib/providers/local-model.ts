@@ -40,12 +40,12 @@ interface Loaded {
   T: Transformers;
   tokenizer: Tokenizer;
   model: Model;
-  /** The tokenizer's model_max_length (512 when it gives none). */
-  ownLimit: number;
+  /** The tokenizer's model_max_length, when it gives a real one (many say 1e30). */
+  ownLimit?: number;
 }
 
-/** Tokens a text is cut to: the preset's maxTokens, at most the model's own limit (one load serves both). */
-const limitOf = (l: Loaded, m: LocalModel) => Math.min(m.maxTokens ?? Infinity, l.ownLimit);
+/** Tokens a text is cut to: the preset's maxTokens, at most the tokenizer's own limit; 512 when neither says. */
+const limitOf = (l: Loaded, m: LocalModel) => Math.min(m.maxTokens ?? l.ownLimit ?? 512, l.ownLimit ?? Infinity);
 
 const loads = new Map<string, Promise<Loaded>>();
 
@@ -71,7 +71,7 @@ async function open(config: Config, m: LocalModel, kind: "embed" | "rerank", log
   const Auto = kind === "embed" ? T.AutoModel : T.AutoModelForSequenceClassification;
   const model = await Auto.from_pretrained(id, { dtype: m.dtype, session_options: { intraOpNumThreads: LOCAL_THREADS } });
   const own = tokenizer.model_max_length;
-  return { T, tokenizer, model, ownLimit: own !== undefined && own > 0 && own < 1e6 ? own : 512 };
+  return { T, tokenizer, model, ...(own !== undefined && own > 0 && own < 1e6 ? { ownLimit: own } : {}) };
 }
 
 async function transformers(kind: "embed" | "rerank"): Promise<Transformers> {

@@ -11,8 +11,9 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { startHubDouble, type HubDouble } from "../fakes/hub-server";
 import { buildTinyModels } from "../helpers/tiny-models";
-import { runGbr } from "../helpers/gbr";
-import { REPO } from "../helpers/shared";
+import { spawn } from "node:child_process";
+import { CLEARED, runGbr } from "../helpers/gbr";
+import { REPO, requireShared } from "../helpers/shared";
 
 type TJS = typeof import("@huggingface/transformers");
 const SAMPLE = path.join(REPO, "data", "sample");
@@ -109,5 +110,77 @@ describe("in-process models: gbr search against transformers.js itself", () => {
     ceHub = undefined;
     await hub.close();
     assert.deepEqual(await search("rerank:tiny-ce:bm25-greekstemmer", undefined), got);
+  });
+});
+
+describe("in-process models on the real corpus: kill -9 and resume, two processes on one data folder", () => {
+  let tmp: string;
+  let hub: HubDouble;
+  let env: Record<string, string>;
+  const corpusDir = requireShared("data", "greeklaws-2021");
+
+  before(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-local-kill-"));
+    const files = await buildTinyModels(path.join(tmp, "models"));
+    hub = await startHubDouble({ kind: "models", repo: "org/tiny-embed", revision: "main", readme: "# tiny", files: files.embed });
+    const presets = path.join(tmp, "gbr-presets.json");
+    await fs.writeFile(presets, JSON.stringify({ presets: [{ name: "tiny", provider: "local", model: "org/tiny-embed", revision: "main", pooling: "mean", normalize: true }] }));
+    env = { GBR_PRESETS: presets, HF_ENDPOINT: hub.url };
+  });
+  after(async () => {
+    await hub?.close();
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  const queries = path.join(corpusDir, "queries-sample.jsonl");
+  const args = (out: string) => ["search", "--data", corpusDir, "--queries", queries, "--retriever", "dense:tiny", "--k", "10", "--format", "json", "--out", out];
+  const plan = /(\d+) of (\d+) document vectors cached; embedding (\d+)/;
+
+  test("a run killed with SIGKILL during the corpus embedding resumes with only the rest, and ranks as an uninterrupted run", { timeout: 240_000 }, async () => {
+    const dataDir = path.join(tmp, "killed");
+    const child = spawn(process.execPath, [path.join(REPO, "bin", "gbr.js"), ...args(path.join(tmp, "never.json"))], {
+      env: { ...process.env, ...Object.fromEntries(CLEARED.map((k) => [k, ""])), CI: "true", GBR_DATA_DIR: dataDir, ...env },
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const exited = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    const deadline = Date.now() + 120_000;
+    // Killed once the vector store holds some batches (three data files: two are committed), long before the last.
+    const stored = async () => {
+      const files = await fs.readdir(path.join(dataDir, "lancedb"), { recursive: true }).catch(() => [] as string[]);
+      return files.filter((f) => /\.lance[\\/]data[\\/].+\.lance$/.test(f)).length >= 3;
+    };
+    while (!(await stored())) {
+      if (Date.now() > deadline || child.exitCode !== null) assert.fail(`the child stored no vectors: ${stderr}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    child.kill("SIGKILL");
+    await exited;
+
+    const out = path.join(tmp, "resumed.json");
+    const resumed = await runGbr(args(out), { dataDir, env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const m = plan.exec(resumed.stderr);
+    assert.ok(m, `the rerun embedded nothing: ${resumed.stderr}`);
+    const [cached, total, embedded] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    assert.ok(cached > 0 && cached < total, `${cached} of ${total} cached after the kill`);
+
+    const whole = path.join(tmp, "whole.json");
+    const fresh = await runGbr(args(whole), { dataDir: path.join(tmp, "fresh"), env });
+    assert.equal(fresh.code, 0, fresh.stderr);
+    // Counts of distinct texts (the corpus repeats a few articles): the rerun embeds what the kill left, no more.
+    const all = Number(plan.exec(fresh.stderr)![3]);
+    assert.ok(embedded < all && embedded >= all - cached, `embedded ${embedded} after the kill, ${all} in a fresh run, ${cached} cached`);
+    assert.deepEqual(JSON.parse(await fs.readFile(out, "utf8")), JSON.parse(await fs.readFile(whole, "utf8")));
+  });
+
+  test("two processes on one data folder both finish with the same ranking", { timeout: 240_000 }, async () => {
+    const dataDir = path.join(tmp, "shared");
+    const [a, b] = await Promise.all([runGbr(args(path.join(tmp, "a.json")), { dataDir, env }), runGbr(args(path.join(tmp, "b.json")), { dataDir, env })]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    assert.deepEqual(JSON.parse(await fs.readFile(path.join(tmp, "a.json"), "utf8")), JSON.parse(await fs.readFile(path.join(tmp, "b.json"), "utf8")));
+    const third = await runGbr(args(path.join(tmp, "c.json")), { dataDir, env });
+    assert.doesNotMatch(third.stderr, plan, "everything was stored by the two");
   });
 });
