@@ -197,12 +197,7 @@ export interface RunCoverage {
 }
 
 /** An empty run, or one sharing no query with the qrels, is a DataError (a silent 0); a partial overlap warns. */
-export function checkRunCoverage(
-  run: Run,
-  qrels: Qrels,
-  runFile: string,
-  qrelsFile = "the qrels",
-): RunCoverage {
+export function checkRunCoverage(run: Run, qrels: Qrels, runFile: string, qrelsFile = "the qrels"): RunCoverage {
   let docs = 0;
   for (const r of run.rankings.values()) docs += r.length;
   if (docs === 0) {

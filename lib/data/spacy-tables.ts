@@ -140,9 +140,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   if (missing.length > 0) throw offlineError(lang, cacheDir, missing, cause);
 
   const stopwords = parsed.get("stop_words") as Set<string>;
-  if (lang === "en") {
-    return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords);
-  }
+  if (lang === "en") return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords);
   const [index, exc, rules] = (["lemma_index", "lemma_exc", "lemma_rules"] as const).map((role) => parsed.get(role));
   return greekLexicon({ index, exc, rules } as GreekRuleTables, stopwords);
 }

@@ -78,9 +78,7 @@ export class LsiModel {
     const k = this.dims;
     const V = this.idf.length;
     const tf = new Map<number, number>();
-    for (const id of Array.from(this.analyze(text))) {
-      if (id >= 0 && id < V && this.idf[id] > 0) tf.set(id, (tf.get(id) ?? 0) + 1);
-    }
+    for (const id of Array.from(this.analyze(text))) if (id >= 0 && id < V && this.idf[id] > 0) tf.set(id, (tf.get(id) ?? 0) + 1);
     const acc = new Float64Array(k);
     for (const [t, n] of tf) {
       const w = (1 + Math.log(n)) * this.idf[t];

@@ -15,12 +15,7 @@ type WinLossCounts = { queries: number; wins: number; ties: number; losses: numb
 export type WinLoss = ReturnType<typeof winLoss>;
 
 /** Per-query wins, ties and losses of A against B over the queries both have (per area, code-unit order, with `meta`). */
-export function winLoss(
-  a: PerQuery,
-  b: PerQuery,
-  name: MetricName,
-  opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
-) {
+export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {}) {
   const metric = resolveMetric(name);
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();

@@ -76,9 +76,7 @@ export function openaiEmbedderFrom(
 function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, where: string): Float32Array[] {
   const data: unknown = (response as { data?: unknown })?.data;
   if (!Array.isArray(data)) throw new EmbeddingError(`${where}: response has no "data" array`, "PROVIDER");
-  if (data.length !== n) {
-    throw new EmbeddingError(`${where}: sent ${n} texts, got ${data.length} embeddings`, "COUNT_MISMATCH");
-  }
+  if (data.length !== n) throw new EmbeddingError(`${where}: sent ${n} texts, got ${data.length} embeddings`, "COUNT_MISMATCH");
   const out = new Array<Float32Array | undefined>(n);
   data.forEach((item: { index?: unknown; embedding?: unknown }, position) => {
     // A server that omits `index` is taken to answer in order.

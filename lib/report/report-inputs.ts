@@ -8,10 +8,7 @@ import type { SweepJson } from "../figures/figures";
 import { rowMarks } from "../figures/labels";
 
 export function isDatasetFolder(dir: string): Promise<boolean> {
-  return fs.stat(path.join(dir, "summary.csv")).then(
-    (s) => s.isFile(),
-    () => false,
-  );
+  return fs.stat(path.join(dir, "summary.csv")).then((s) => s.isFile(), () => false);
 }
 
 export async function datasetFoldersIn(root: string): Promise<string[]> {

@@ -225,10 +225,7 @@ export class Bm25Scorer {
   private bound = 0;
   private readonly scratch: SelectScratch;
 
-  constructor(
-    readonly index: Bm25Index,
-    readonly params: Bm25Params,
-  ) {
+  constructor(readonly index: Bm25Index, readonly params: Bm25Params) {
     const { k1, b, epsilon } = params;
     const N = index.docCount;
     let total = 0;

@@ -49,10 +49,7 @@ export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, byt
 
 export class FileStore {
   private readonly locks = new FileLocks();
-  constructor(
-    readonly dir: string,
-    private readonly log: (message: string) => void,
-  ) {}
+  constructor(readonly dir: string, private readonly log: (message: string) => void) {}
 
   private toldWaiting = false;
   /** The first write the disk refused: later records are not made (their calls would be paid and lost). */

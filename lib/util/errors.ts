@@ -33,11 +33,7 @@ export function isUnavailable(err: unknown): boolean {
 
 /** A problem with input data; the message names the file and, where one exists, the line or id. Code "DATA". */
 export class DataError extends GbrError {
-  constructor(
-    readonly detail: string,
-    readonly file?: string,
-    readonly line?: number,
-  ) {
+  constructor(readonly detail: string, readonly file?: string, readonly line?: number) {
     // A file's name may hold any character but "/" and NUL: shown escaped, it cannot forge a line of the message.
     super(file ? `${printable(file)}${line !== undefined ? `:${line}` : ""}: ${detail}` : detail, "DATA");
     this.name = "DataError";
