@@ -194,11 +194,7 @@ export function parseScore(text: string, what: string): number | string {
 export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgment[] {
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
   if (header.join("\t") !== "query-id\tcorpus-id\tscore") {
-    throw new DataError(
-      `wrong header ${JSON.stringify(lines[0] ?? "")}: expected "query-id<TAB>corpus-id<TAB>score"`,
-      file,
-      1,
-    );
+    throw new DataError(`wrong header ${JSON.stringify(lines[0] ?? "")}: expected "query-id<TAB>corpus-id<TAB>score"`, file, 1);
   }
   const out: Judgment[] = [];
   for (let i = 1; i < lines.length; i++) {

@@ -40,12 +40,7 @@ export async function readTable(file: string): Promise<Table> {
 }
 
 function table(file: string, rows: Row[], lines?: number[]): Table {
-  return {
-    file,
-    rows,
-    lineOf: (i) => lines?.[i],
-    describe: (i) => (lines ? `line ${lines[i]}` : `row ${i + 1}`),
-  };
+  return { file, rows, lineOf: (i) => lines?.[i], describe: (i) => (lines ? `line ${lines[i]}` : `row ${i + 1}`) };
 }
 
 async function readText(file: string): Promise<string> {
