@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
-import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
+import { readCsvIfExists, readIfExists } from "../util/csv";
 import type { SweepJson } from "../figures/figures";
 import { rowMarks } from "../figures/labels";
 

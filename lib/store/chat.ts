@@ -1,7 +1,7 @@
 /** The store's chat records as the chat layer uses them: `withReplay`, offline misses, export, import. */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
-import { checkSample, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
+import { checkSample, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest } from "./chat-record";
 import { exportKind, importFile } from "./jsonl";
 import type { Store } from "./store";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
