@@ -1,7 +1,7 @@
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
-import { DataError } from "../util/errors";
+import { DataError, parsedOr } from "../util/errors";
 import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
 
 export type Warn = (message: string) => void;
@@ -13,12 +13,9 @@ export interface JsonlRecord {
 
 /** Reads a file as strict UTF-8 (see `decodeUtf8`), keeping any BOM. */
 export async function readUtf8(file: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch (err) {
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
-  }
+  const bytes = await fs.readFile(file).catch((err: NodeJS.ErrnoException) => {
+    throw new DataError(`cannot read file (${err.code ?? err.message})`, file);
+  });
   return decodeUtf8(bytes, file);
 }
 
@@ -107,12 +104,7 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];
     if (raw.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      throw new DataError(`malformed JSON (${(err as Error).message})`, file, i + 1);
-    }
+    const value: unknown = parsedOr(() => JSON.parse(raw), (why) => new DataError(`malformed JSON (${why})`, file, i + 1));
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw new DataError("expected a JSON object", file, i + 1);
     }

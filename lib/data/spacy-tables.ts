@@ -11,7 +11,7 @@ import {
   type SpacyLexicon,
 } from "../text/spacy-lexicon";
 import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../util/download";
-import { DataError } from "../util/errors";
+import { DataError, parsedOr } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
 import { writeManifest } from "./hub-manifest";
@@ -189,12 +189,7 @@ const JSON_PARSERS = {
 async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown> {
   const text = (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");
   if (spec.role === "stop_words") return parseStopWordsPy(text, file);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new DataError(`malformed JSON (${(err as Error).message})`, file);
-  }
+  const json: unknown = parsedOr(() => JSON.parse(text), (why) => new DataError(`malformed JSON (${why})`, file));
   return JSON_PARSERS[spec.role](json, file);
 }
 

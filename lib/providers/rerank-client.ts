@@ -6,6 +6,7 @@ import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointO
 import { redactKey } from "./openai-client";
 import { servedByOpenAI } from "./served-by";
 import { printable } from "../util/printable";
+import { parsedOr } from "../util/errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
 export interface RerankClientOptions {
@@ -53,12 +54,8 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
       const message = redactKey(`${where}: HTTP ${res.status}: ${serverMessage(text)}`, apiKey);
       throw new RerankError(message, "HTTP", res.status, retryable, retryAfterMs(res.headers.get("retry-after")));
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
-    }
+    const notJson = () => new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
+    const json: unknown = parsedOr(() => JSON.parse(text), notJson);
     return { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
   }
 

@@ -31,6 +31,20 @@ export function isUnavailable(err: unknown): boolean {
   return err instanceof GbrError && err.unavailable;
 }
 
+/**
+ * What `parse` returns; if it throws, the error `fail` makes of its message (a parser's error names no file or line).
+ *
+ * @example
+ * const value = parsedOr(() => JSON.parse(text), (why) => new DataError(`malformed JSON (${why})`, file));
+ */
+export function parsedOr<T>(parse: () => T, fail: (message: string) => Error): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw fail((err as Error).message);
+  }
+}
+
 /** A problem with input data; the message names the file and, where one exists, the line or id. Code "DATA". */
 export class DataError extends GbrError {
   constructor(readonly detail: string, readonly file?: string, readonly line?: number) {
