@@ -1,10 +1,9 @@
 /** Engine of the paper's BM25 sweep (DESIGN.md §6): its 16 × 12 (k1, b) grid and exact, fast top-100s per setting. */
 import type { IndexedCorpus } from "./bm25-retriever";
 import * as bm25 from "./bm25";
-import { okapiIdf } from "./bm25";
 
 // Bound once: a CommonJS build (tsx, tests, benches) reads a live import binding through a getter per call (2× slower).
-const { bm25Weight, lengthNorm, tfSaturation } = bm25;
+const { bm25Weight, lengthNorm, okapiIdf, tfSaturation } = bm25;
 
 /** Integers divided once, so each value equals its literal (0.6, not 0.2 + 0.2 + 0.2). */
 function gridFromHundredths(start: number, stop: number, step: number, extra: number): number[] {
