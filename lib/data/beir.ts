@@ -6,10 +6,7 @@ import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
 
 export type Warn = (message: string) => void;
 
-export interface JsonlRecord {
-  line: number;
-  value: Record<string, unknown>;
-}
+export type JsonlRecord = { line: number; value: Record<string, unknown> };
 
 /** Reads a file as strict UTF-8 (see `decodeUtf8`), keeping any BOM. */
 export async function readUtf8(file: string): Promise<string> {
@@ -23,10 +20,7 @@ export async function readUtf8(file: string): Promise<string> {
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Where a piece of a file starts, so errors name the file's own position. */
-interface PieceStart {
-  offset: number;
-  line: number;
-}
+type PieceStart = { offset: number; line: number };
 
 /** UTF-8 to text; invalid bytes (not U+FFFD, which garbles Windows-1253) or past V8's string cap are a DataError. */
 export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = { offset: 0, line: 1 }): string {

@@ -4,10 +4,7 @@ import { DataError, parsedOr } from "../util/errors";
 import { compileGlob, matchGlob } from "./glob";
 
 /** A config's data files for one split, as written in the card (paths or globs). */
-export interface SplitSpec {
-  split: string;
-  patterns: string[];
-}
+export type SplitSpec = { split: string; patterns: string[] };
 
 /** The card's YAML `configs` as name -> splits, `data_files` read as `datasets` reads it (bare paths: `train`). */
 export function parseCard(text: string, file = "README.md"): Map<string, SplitSpec[]> {

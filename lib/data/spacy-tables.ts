@@ -27,10 +27,7 @@ const SPACY_REF = "v3.8.7";
 const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
 /** One upstream file: its role and `<owner>/<repo>/<ref>/<path>` below the base URL. */
-export interface SpacyUpstreamFile {
-  role: SpacyFileRole;
-  path: string;
-}
+export type SpacyUpstreamFile = { role: SpacyFileRole; path: string };
 
 const lookups = (role: SpacyFileRole, file: string): SpacyUpstreamFile => ({
   role,
@@ -84,11 +81,7 @@ export interface LoadSpacyLexiconOptions {
 }
 
 type ManifestEntry = { url: string; size: number; sha256: string; fetchedAt: string };
-interface Manifest {
-  version: 1;
-  lang: SpacyLang;
-  files: Record<string, ManifestEntry>;
-}
+type Manifest = { version: 1; lang: SpacyLang; files: Record<string, ManifestEntry> };
 
 /**
  * spaCy's tables for `lang`, cached on first use; a cached file failing its manifest is fetched again, one that does

@@ -20,11 +20,7 @@ const REACT_ROUNDS = 10;
 const REACT_DEPTH = 100;
 
 /** A kept article: the rounds that kept it (ascending), the first, its best BM25 rank in them. */
-export interface KeptInfo {
-  rounds: number[];
-  first: number;
-  bestRank: number;
-}
+export type KeptInfo = { rounds: number[]; first: number; bestRank: number };
 
 /** Kept articles by rounds kept (most first), first round, best BM25 rank, id (code points); at most `limit`. */
 export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_DEPTH): DocId[] {

@@ -16,11 +16,7 @@ export interface FigureSpec {
   config?: Record<string, unknown>;
 }
 
-interface RenderSize {
-  width: number;
-  height: number;
-  scale?: number;
-}
+type RenderSize = { width: number; height: number; scale?: number };
 
 /** Chromium's switches for a headless run that reaches nothing (DESIGN.md §8); playwright adds a fresh profile. */
 export const HEADLESS_ARGS: readonly string[] = [

@@ -94,10 +94,7 @@ const PROTECTED_WORDS: ReadonlySet<string> = new Set(
 );
 
 /** Strip the longest listed ending (keeping a letter); `restore(stem)` glues back what Ntais lists as root. */
-interface Step {
-  endings: EndingSet;
-  restore?: (stem: string) => string;
-}
+type Step = { endings: EndingSet; restore?: (stem: string) => string };
 
 const when = (cond: boolean, text: string): string => (cond ? text : "");
 
