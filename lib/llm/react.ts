@@ -24,13 +24,9 @@ export type KeptInfo = { rounds: number[]; first: number; bestRank: number };
 
 /** Kept articles by rounds kept (most first), first round, best BM25 rank, id (code points); at most `limit`. */
 export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_DEPTH): DocId[] {
-  return [...kept.entries()]
-    .sort(
-      ([ia, a], [ib, b]) =>
-        b.rounds.length - a.rounds.length || a.first - b.first || a.bestRank - b.bestRank || compareCodePoints(ia, ib),
-    )
-    .slice(0, limit)
-    .map(([id]) => id);
+  const order = ([ia, a]: [DocId, KeptInfo], [ib, b]: [DocId, KeptInfo]) =>
+    b.rounds.length - a.rounds.length || a.first - b.first || a.bestRank - b.bestRank || compareCodePoints(ia, ib);
+  return [...kept.entries()].sort(order).slice(0, limit).map(([id]) => id);
 }
 
 export interface ReactContext {

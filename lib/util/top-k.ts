@@ -78,7 +78,6 @@ export class TopKHeap {
       i = m;
     }
   }
-
 }
 
 /** The k best of `scores`, best first, ties in index order (as a stable descending sort); `positiveOnly` drops <= 0. */
