@@ -26,17 +26,12 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** One record's bytes checked (strict UTF-8, JSON, the kind's checks, the key): the record, or what is wrong. */
 export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, bytes: Uint8Array, key?: string): T | string {
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    return "not valid UTF-8";
-  }
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
-    return "not valid JSON";
+    value = JSON.parse(strictUtf8.decode(bytes));
+  } catch (err) {
+    // The fatal decoder throws a TypeError, JSON.parse a SyntaxError.
+    return err instanceof SyntaxError ? "not valid JSON" : "not valid UTF-8";
   }
   const problem = kind.problem(value);
   if (problem) return problem;
