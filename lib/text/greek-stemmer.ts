@@ -205,8 +205,7 @@ const STEPS_5: readonly Step[] = [
   },
   {
     endings: endings("ΑΓΑ|ΑΓΕΣ|ΑΓΕ"),
-    restore: (s) =>
-      when((S5I_EXACT.has(s) || S5I_TAIL.endsAny(s)) && !(S5I_NOT_EXACT.has(s) || S5I_NOT_TAIL.endsAny(s)), "ΑΓ"),
+    restore: (s) => when((S5I_EXACT.has(s) || S5I_TAIL.endsAny(s)) && !(S5I_NOT_EXACT.has(s) || S5I_NOT_TAIL.endsAny(s)), "ΑΓ"),
   },
   { endings: endings("ΗΣΕ|ΗΣΟΥ|ΗΣΑ"), restore: (s) => when(S5J_EXACT.has(s), "ΗΣ") },
   { endings: endings("ΗΣΤΕ"), restore: (s) => when(S5K_EXACT.has(s), "ΗΣΤ") },
