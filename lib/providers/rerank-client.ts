@@ -37,6 +37,8 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
   if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
   const listeners = new Set<(status: number) => void>();
+  const classify = (e: unknown) => e instanceof RerankError ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false };
+  const retry = { attempts, baseMs: o.backoffMs ?? 1000, sleep: o.sleep, maxWaitMs: timeoutMs, label: where, classify };
 
   async function attempt(body: string, n: number): Promise<RerankResult> {
     let res: Response;
@@ -66,20 +68,10 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
     );
     let tries = 0;
     try {
-      return await retryWithBackoff(
-        () => {
-          tries++;
-          return attempt(body, documents.length);
-        },
-        {
-          attempts,
-          baseMs: o.backoffMs ?? 1000,
-          sleep: o.sleep,
-          maxWaitMs: timeoutMs,
-          label: where,
-          classify: (e) => (e instanceof RerankError ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false }),
-        },
-      );
+      return await retryWithBackoff((n) => {
+        tries = n;
+        return attempt(body, documents.length);
+      }, retry);
     } catch (err) {
       if (!(err instanceof RerankError) || !err.retryable || tries < 2) throw err;
       throw new RerankError(`${err.message} (after ${tries} attempts)`, err.code, err.status, false, err.retryAfterMs);
