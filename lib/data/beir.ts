@@ -1,24 +1,18 @@
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { Benchmark, Doc, DocId, Query, QueryId, QueryMeta } from "../types";
-import { DataError } from "../util/errors";
+import { DataError, parsedOr } from "../util/errors";
 import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
 
 export type Warn = (message: string) => void;
 
-export interface JsonlRecord {
-  line: number;
-  value: Record<string, unknown>;
-}
+export type JsonlRecord = { line: number; value: Record<string, unknown> };
 
 /** Reads a file as strict UTF-8 (see `decodeUtf8`), keeping any BOM. */
 export async function readUtf8(file: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch (err) {
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, file);
-  }
+  const bytes = await fs.readFile(file).catch((err: NodeJS.ErrnoException) => {
+    throw new DataError(`cannot read file (${err.code ?? err.message})`, file);
+  });
   return decodeUtf8(bytes, file);
 }
 
@@ -26,10 +20,7 @@ export async function readUtf8(file: string): Promise<string> {
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** Where a piece of a file starts, so errors name the file's own position. */
-interface PieceStart {
-  offset: number;
-  line: number;
-}
+type PieceStart = { offset: number; line: number };
 
 /** UTF-8 to text; invalid bytes (not U+FFFD, which garbles Windows-1253) or past V8's string cap are a DataError. */
 export function decodeUtf8(bytes: Uint8Array, file: string, from: PieceStart = { offset: 0, line: 1 }): string {
@@ -107,12 +98,7 @@ export function parseJsonlLines(lines: readonly string[], file: string, required
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];
     if (raw.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (err) {
-      throw new DataError(`malformed JSON (${(err as Error).message})`, file, i + 1);
-    }
+    const value: unknown = parsedOr(() => JSON.parse(raw), (why) => new DataError(`malformed JSON (${why})`, file, i + 1));
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       throw new DataError("expected a JSON object", file, i + 1);
     }
@@ -194,11 +180,7 @@ export function parseScore(text: string, what: string): number | string {
 export function parseJudgmentsTsv(lines: readonly string[], file: string): Judgment[] {
   const header = (lines[0] ?? "").split("\t").map((h) => h.trim());
   if (header.join("\t") !== "query-id\tcorpus-id\tscore") {
-    throw new DataError(
-      `wrong header ${JSON.stringify(lines[0] ?? "")}: expected "query-id<TAB>corpus-id<TAB>score"`,
-      file,
-      1,
-    );
+    throw new DataError(`wrong header ${JSON.stringify(lines[0] ?? "")}: expected "query-id<TAB>corpus-id<TAB>score"`, file, 1);
   }
   const out: Judgment[] = [];
   for (let i = 1; i < lines.length; i++) {

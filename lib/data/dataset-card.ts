@@ -1,25 +1,17 @@
 /** A Hugging Face dataset card's `configs` (which repository files hold which config and split); pure. */
 import YAML from "yaml";
-import { DataError } from "../util/errors";
+import { DataError, parsedOr } from "../util/errors";
 import { compileGlob, matchGlob } from "./glob";
 
 /** A config's data files for one split, as written in the card (paths or globs). */
-export interface SplitSpec {
-  split: string;
-  patterns: string[];
-}
+export type SplitSpec = { split: string; patterns: string[] };
 
 /** The card's YAML `configs` as name -> splits, `data_files` read as `datasets` reads it (bare paths: `train`). */
 export function parseCard(text: string, file = "README.md"): Map<string, SplitSpec[]> {
   const src = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const m = /^---\n([\s\S]*?)\n---(?:\n|$)/.exec(src);
   if (!m) throw new DataError("the dataset card has no YAML front matter (--- ... ---)", file, 1);
-  let meta: unknown;
-  try {
-    meta = YAML.parse(m[1]);
-  } catch (err) {
-    throw new DataError(`malformed YAML front matter (${(err as Error).message})`, file);
-  }
+  const meta: unknown = parsedOr(() => YAML.parse(m[1]), (why) => new DataError(`malformed YAML front matter (${why})`, file));
   const configs = (meta as { configs?: unknown } | null)?.configs;
   if (!Array.isArray(configs)) throw new DataError("the front matter has no 'configs' list", file);
   const out = new Map<string, SplitSpec[]>();

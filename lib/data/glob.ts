@@ -1,11 +1,7 @@
 /** fsspec-style globs of a dataset card's `data_files`, matched in linear time (no backtracking); pure. */
 
 /** One step of a compiled glob: a character passing `test`, any number (`star`), or a fork to `skipTo` (`**\/`). */
-interface Step {
-  test: (c: string) => boolean;
-  star: boolean;
-  skipTo?: number;
-}
+type Step = { test: (c: string) => boolean; star: boolean; skipTo?: number };
 
 const notSlash = (c: string) => c !== "/";
 const any = () => true;

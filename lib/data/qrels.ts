@@ -1,4 +1,3 @@
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { DocId, QueryId } from "../types";
 import { gradesOf, parseJudgmentsTsv, parseScore, readTextLines, relevantOf, type Judgment } from "./beir";

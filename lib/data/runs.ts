@@ -2,7 +2,7 @@ import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { relevantCount, type Qrels, type QueryId, type Ranking, type Run } from "../types";
 import { idProblem, readTextLines, readUtf8, type Warn } from "./beir";
-import { DataError } from "../util/errors";
+import { DataError, parsedOr } from "../util/errors";
 import { fileNameOf } from "../util/file-name";
 
 /** A run file's formats: TREC (`qid Q0 docid rank score tag`), ranx's `{qid: {docid: score}}`, `{qid: [docid, …]}`. */
@@ -106,12 +106,7 @@ export function formatRanxRun(run: Run): string {
 /** Reads ranx's `{qid: {docid: score}}` (by score, ties in file order) or `{qid: [docid, …]}`; queries in file order. */
 export async function readJsonRun(file: string): Promise<Run> {
   const text = await readUtf8(file);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw new DataError(`not a readable JSON run (${(err as Error).message})`, file);
-  }
+  const parsed: unknown = parsedOr(() => JSON.parse(text), (why) => new DataError(`not a readable JSON run (${why})`, file));
   const expected = 'expected an object, ranx\'s {"qid": {"docid": score, …}} or {"qid": ["docid", …]}';
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new DataError(expected, file);
   const obj = parsed as Record<string, unknown>;
@@ -197,12 +192,7 @@ export interface RunCoverage {
 }
 
 /** An empty run, or one sharing no query with the qrels, is a DataError (a silent 0); a partial overlap warns. */
-export function checkRunCoverage(
-  run: Run,
-  qrels: Qrels,
-  runFile: string,
-  qrelsFile = "the qrels",
-): RunCoverage {
+export function checkRunCoverage(run: Run, qrels: Qrels, runFile: string, qrelsFile = "the qrels"): RunCoverage {
   let docs = 0;
   for (const r of run.rankings.values()) docs += r.length;
   if (docs === 0) {

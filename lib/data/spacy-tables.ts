@@ -11,7 +11,7 @@ import {
   type SpacyLexicon,
 } from "../text/spacy-lexicon";
 import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../util/download";
-import { DataError } from "../util/errors";
+import { DataError, parsedOr } from "../util/errors";
 import { parseLemmaExceptions, parseLemmaIndex, parseLemmaLookup, parseLemmaRules, parseStopWordsPy } from "./spacy-table-parsers";
 import { checkedBaseUrl } from "../util/http";
 import { writeManifest } from "./hub-manifest";
@@ -27,10 +27,7 @@ const SPACY_REF = "v3.8.7";
 const DEFAULT_SPACY_BASE_URL = "https://raw.githubusercontent.com";
 
 /** One upstream file: its role and `<owner>/<repo>/<ref>/<path>` below the base URL. */
-export interface SpacyUpstreamFile {
-  role: SpacyFileRole;
-  path: string;
-}
+export type SpacyUpstreamFile = { role: SpacyFileRole; path: string };
 
 const lookups = (role: SpacyFileRole, file: string): SpacyUpstreamFile => ({
   role,
@@ -84,11 +81,7 @@ export interface LoadSpacyLexiconOptions {
 }
 
 type ManifestEntry = { url: string; size: number; sha256: string; fetchedAt: string };
-interface Manifest {
-  version: 1;
-  lang: SpacyLang;
-  files: Record<string, ManifestEntry>;
-}
+type Manifest = { version: 1; lang: SpacyLang; files: Record<string, ManifestEntry> };
 
 /**
  * spaCy's tables for `lang`, cached on first use; a cached file failing its manifest is fetched again, one that does
@@ -140,9 +133,7 @@ export async function loadSpacyLexicon(lang: SpacyLang, opts: LoadSpacyLexiconOp
   if (missing.length > 0) throw offlineError(lang, cacheDir, missing, cause);
 
   const stopwords = parsed.get("stop_words") as Set<string>;
-  if (lang === "en") {
-    return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords);
-  }
+  if (lang === "en") return englishLexicon(parsed.get("lemma_lookup") as Map<string, string>, stopwords);
   const [index, exc, rules] = (["lemma_index", "lemma_exc", "lemma_rules"] as const).map((role) => parsed.get(role));
   return greekLexicon({ index, exc, rules } as GreekRuleTables, stopwords);
 }
@@ -191,12 +182,7 @@ const JSON_PARSERS = {
 async function parseFile(spec: SpacyUpstreamFile, file: string): Promise<unknown> {
   const text = (await fs.readFile(file, "utf8")).replace(/^\uFEFF/, "");
   if (spec.role === "stop_words") return parseStopWordsPy(text, file);
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new DataError(`malformed JSON (${(err as Error).message})`, file);
-  }
+  const json: unknown = parsedOr(() => JSON.parse(text), (why) => new DataError(`malformed JSON (${why})`, file));
   return JSON_PARSERS[spec.role](json, file);
 }
 

@@ -5,7 +5,7 @@ import zlib from "node:zlib";
 import { parquetReadObjects } from "hyparquet";
 import type { Compressors } from "hyparquet";
 import { parseJsonlLines, readUtf8 } from "./beir";
-import { DataError } from "../util/errors";
+import { DataError, parsedOr } from "../util/errors";
 import { parseCsv } from "../util/csv";
 
 /** A row keyed by column: strings (csv), JSON values (jsonl, json), parquet values (INT64: number/string). */
@@ -40,12 +40,7 @@ export async function readTable(file: string): Promise<Table> {
 }
 
 function table(file: string, rows: Row[], lines?: number[]): Table {
-  return {
-    file,
-    rows,
-    lineOf: (i) => lines?.[i],
-    describe: (i) => (lines ? `line ${lines[i]}` : `row ${i + 1}`),
-  };
+  return { file, rows, lineOf: (i) => lines?.[i], describe: (i) => (lines ? `line ${lines[i]}` : `row ${i + 1}`) };
 }
 
 async function readText(file: string): Promise<string> {
@@ -57,12 +52,7 @@ async function readText(file: string): Promise<string> {
 
 /** A json file is an array of row objects. */
 function parseJsonRows(text: string, file: string): Row[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new DataError(`malformed JSON (${(err as Error).message})`, file);
-  }
+  const value: unknown = parsedOr(() => JSON.parse(text), (why) => new DataError(`malformed JSON (${why})`, file));
   if (!Array.isArray(value)) throw new DataError("expected a JSON array of rows", file);
   const bad = value.findIndex((r) => r === null || typeof r !== "object" || Array.isArray(r));
   if (bad >= 0) throw new DataError(`row ${bad + 1} is not a JSON object`, file);

@@ -1,5 +1,5 @@
 /** LSI (Deerwester et al. 1990): seeded randomized truncated SVD (Halko et al. 2011, Alg. 4.4, 5.1) of TF-IDF. */
-import { csrOf, dot, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
+import { csrOf, flipSigns, gaussianMatrix, gram, mulA, mulAt, mulDense, orthonormalRows, rayleighRitz, symmetricEigen, type DocTermMatrix } from "./svd";
 import { releaseGatherKernel } from "../numeric/gather-kernel";
 import { normalize } from "./exact-search";
 
@@ -78,9 +78,7 @@ export class LsiModel {
     const k = this.dims;
     const V = this.idf.length;
     const tf = new Map<number, number>();
-    for (const id of Array.from(this.analyze(text))) {
-      if (id >= 0 && id < V && this.idf[id] > 0) tf.set(id, (tf.get(id) ?? 0) + 1);
-    }
+    for (const id of Array.from(this.analyze(text))) if (id >= 0 && id < V && this.idf[id] > 0) tf.set(id, (tf.get(id) ?? 0) + 1);
     const acc = new Float64Array(k);
     for (const [t, n] of tf) {
       const w = (1 + Math.log(n)) * this.idf[t];
@@ -155,34 +153,6 @@ export function fitLsi(corpus: LsiCorpus, opts: LsiOptions = {}): LsiModel {
     // The kernel's memory holds a copy of the largest block (35 MB on greeklaws-2021); fits are rare.
     releaseGatherKernel();
   }
-}
-
-/** ‖A − U_k Σ_k V_kᵀ‖_F / ‖A‖_F over the leading `k`; V_kᵀV_k computed, not assumed I, so non-orthogonality counts. */
-export function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = model.dims): number {
-  checkInt("k", k, 0);
-  if (k > model.dims) throw new RangeError(`k = ${k} exceeds the model's ${model.dims} dimensions`);
-  const A = tfidfMatrix(corpus);
-  if (A.rows !== model.docIds.length || A.cols !== model.idf.length) {
-    throw new RangeError("the corpus is not the one the model was fitted on");
-  }
-  const K = model.dims;
-  const N = A.rows;
-  const V = A.cols;
-  const Vk = new Float64Array(V * k);
-  for (let t = 0; t < V; t++) for (let j = 0; j < k; j++) Vk[t * k + j] = model.termProjection[t * K + j];
-  const C = new Float64Array(N * k);
-  for (let d = 0; d < N; d++) for (let j = 0; j < k; j++) C[d * k + j] = model.docFactors[d * K + j] * model.singularValues[j];
-  const AV = mulA(csrOf(A), Vk, k);
-  const CG = mulDense(C, N, k, gram(Vk, Vk, V, k), k, k);
-  const rowSq = new Float64Array(N);
-  for (let p = 0; p < A.weight.length; p++) rowSq[A.postingDoc[p]] += A.weight[p] * A.weight[p];
-  let total = 0;
-  let residual = 0;
-  for (let d = 0; d < N; d++) {
-    total += rowSq[d];
-    residual += rowSq[d] - 2 * dot(C, d * k, AV, d * k, k) + dot(C, d * k, CG, d * k, k);
-  }
-  return total > 0 ? Math.sqrt(Math.max(residual, 0) / total) : 0;
 }
 
 function checkInt(name: string, value: number, min?: number): number {

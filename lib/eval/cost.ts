@@ -10,9 +10,6 @@ export type MethodUsage = { method: string; queries: number; cost: RunCost; seco
 /** USD per million tokens (chat: input and output) by model id, "default" for any other. */
 export type PriceTable = { llm: Record<string, { input: number; output: number }>; embedding: Record<string, number> };
 
-/** One row of the cost table (the paper's Table 17, plus the one-time columns). */
-export type CostRow = ReturnType<typeof costTable>[number];
-
 /**
  * The price table in `file` (a run passes its configuration's); given none, GBR_PRICES, else config/prices.json.
  *

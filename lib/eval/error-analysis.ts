@@ -15,12 +15,7 @@ type WinLossCounts = { queries: number; wins: number; ties: number; losses: numb
 export type WinLoss = ReturnType<typeof winLoss>;
 
 /** Per-query wins, ties and losses of A against B over the queries both have (per area, code-unit order, with `meta`). */
-export function winLoss(
-  a: PerQuery,
-  b: PerQuery,
-  name: MetricName,
-  opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {},
-) {
+export function winLoss(a: PerQuery, b: PerQuery, name: MetricName, opts: { meta?: ReadonlyMap<QueryId, QueryMeta> } = {}) {
   const metric = resolveMetric(name);
   const total = emptyCounts();
   const groups = new Map<string, WinLossCounts>();
@@ -71,14 +66,11 @@ export function largestDifferences(
   for (const [query, judged] of qrels) {
     const gold = relevantDocs(judged);
     if (gold.size === 0) continue;
-    const ra = a.get(query) ?? [];
-    const rb = b.get(query) ?? [];
-    const va = queryMetrics(ra, judged)[metric];
-    const vb = queryMetrics(rb, judged)[metric];
+    const [ra, rb] = [a.get(query) ?? [], b.get(query) ?? []];
+    const [va, vb] = [queryMetrics(ra, judged)[metric], queryMetrics(rb, judged)[metric]];
     const delta = va - vb;
     if (Math.abs(delta) <= DEFAULT_TIE) continue;
-    const inA = goldRanks(ra, gold);
-    const inB = goldRanks(rb, gold);
+    const [inA, inB] = [goldRanks(ra, gold), goldRanks(rb, gold)];
     const pairs = [...gold].map((article) => ({ article, rankA: inA.get(article) ?? null, rankB: inB.get(article) ?? null }));
     const best = (g: GoldRankPair) => Math.min(g.rankA ?? Infinity, g.rankB ?? Infinity);
     pairs.sort((x, y) => best(x) - best(y) || compareCodeUnits(x.article, y.article));

@@ -42,10 +42,7 @@ export function metricIntervals(
   const out = new Map(metrics.map((m) => [m, new Map<string, BootstrapInterval>()]));
   const settings = { resamples: opts.resamples ?? REPORT_BOOTSTRAP.resamples, seed: opts.seed ?? REPORT_BOOTSTRAP.seed, level: opts.level ?? REPORT_BOOTSTRAP.level };
   for (const g of groups.values()) {
-    const cis = bootstrapCIs(
-      g.series.map((s) => Float64Array.from(g.queries, (q) => s.byQuery.get(q)!)),
-      settings,
-    );
+    const cis = bootstrapCIs(g.series.map((s) => Float64Array.from(g.queries, (q) => s.byQuery.get(q)!)), settings);
     g.series.forEach((s, k) => out.get(s.metric)!.set(s.id, cis[k]));
   }
   return out;

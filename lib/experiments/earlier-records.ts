@@ -24,11 +24,7 @@ export interface RecordFile {
 }
 
 /** An outputs folder's latest record per experiment, older ones (an older version's file names), and notes. */
-export interface EarlierRun {
-  saved: SavedRecord[];
-  notes: string[];
-  replaced: SavedRecord[];
-}
+export type EarlierRun = { saved: SavedRecord[]; notes: string[]; replaced: SavedRecord[] };
 
 /** Reads the records an earlier run left in `outDir`; results on other judgments are a usage error (no shared table). */
 export async function earlierRun(outDir: string, loaded: LoadedBenchmark): Promise<EarlierRun> {
@@ -75,11 +71,7 @@ async function damage(outDir: string, r: RecordFile, qrels: Qrels): Promise<stri
 export const UNFINISHED = "unfinished.json";
 
 /** `pid` names the writer to another run that finds the folder busy; only a run with the same `settings` continues it. */
-interface UnfinishedMark {
-  startedAt: string;
-  pid: number;
-  settings: unknown;
-}
+type UnfinishedMark = { startedAt: string; pid: number; settings: unknown };
 
 function unfinishedMark(outDir: string): Promise<Partial<UnfinishedMark> | undefined> {
   return readJsonIfAny<Partial<UnfinishedMark>>(path.join(outDir, UNFINISHED));

@@ -10,10 +10,7 @@ import type { ExperimentRecord } from "./run-experiments";
 import { describeProvenance } from "./setup";
 
 /** A table: column names and rows of cells (numbers stay numbers; "" or null for no value). */
-export interface Table {
-  columns: string[];
-  rows: unknown[][];
-}
+export type Table = { columns: string[]; rows: unknown[][] };
 
 /** Every table; `cost` and the `react*` ones only when non-empty. */
 export type OutputTables = ReturnType<typeof outputTables>;

@@ -78,13 +78,9 @@ function sharers(rows: readonly { id: string; infos: RunInfo[] }[], requestedFro
   const out = new Map<string, string[]>();
   for (const row of rows) {
     const found = new Set(requestedFrom.get(row.id) ?? []);
-    for (const info of row.infos) {
-      for (const part of info.parts ?? []) {
-        for (const i of runInfos(part)) {
-          const first = madeIn.get(i);
-          if (first !== undefined && callsModels(i)) found.add(first);
-        }
-      }
+    for (const i of row.infos.flatMap((info) => (info.parts ?? []).flatMap(runInfos))) {
+      const first = madeIn.get(i);
+      if (first !== undefined && callsModels(i)) found.add(first);
     }
     for (const i of row.infos.flatMap(runInfos)) if (!madeIn.has(i)) madeIn.set(i, row.id);
     found.delete(row.id);

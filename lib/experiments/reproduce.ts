@@ -100,11 +100,8 @@ export async function reproduce(loaded: LoadedBenchmark, opts: ReproduceOptions)
   }
   // One run writes a folder at a time: two would each merge the records they found and lose the other's rows.
   try {
-    return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts, context, chosen), {
-      what: `${outDir} (another gbr reproduce is writing it)`,
-      log: opts.log,
-      waitMs: LOCK_STALE_MS + 5000,
-    });
+    const lock = { what: `${outDir} (another gbr reproduce is writing it)`, log: opts.log, waitMs: LOCK_STALE_MS + 5000 };
+    return await new FileLocks().run(path.join(outDir, LOCK), () => reproduceInto(loaded, opts, context, chosen), lock);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ELOCKED") throw err;
     throw new GbrError(`another gbr reproduce is writing ${outDir} (pid ${(await holderOf(outDir)) ?? "unknown"})`, "USAGE", {

@@ -59,10 +59,7 @@ export function resultsTable(loaded: Pick<LoadedBenchmark, "benchmark" | "origin
     best: bestPerColumn(values, 4, eligible),
     caption: parts.join(" "),
     label: `tab:gbr-results-${bench.name}`,
-    footnotes: [
-      { mark: "dagger", text: ORACLE_NOTE },
-      { mark: "ddagger", text: STAND_IN_ROW_NOTE },
-    ],
+    footnotes: [{ mark: "dagger", text: ORACLE_NOTE }, { mark: "ddagger", text: STAND_IN_ROW_NOTE }],
     nameHeader: "Experiment",
   };
 }

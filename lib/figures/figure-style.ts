@@ -4,14 +4,8 @@ import type { RowLike } from "../util/csv";
 export type { RowLike };
 export type Trace = Record<string, unknown>;
 /** A plotly layout; the title is always the plotly.js 3 object form. */
-export interface Layout {
-  title: { text: string; [key: string]: unknown };
-  [key: string]: unknown;
-}
-export interface Figure {
-  data: Trace[];
-  layout: Layout;
-}
+export type Layout = { title: { text: string; [key: string]: unknown }; [key: string]: unknown };
+export type Figure = { data: Trace[]; layout: Layout };
 
 const FONT = { family: "system-ui, -apple-system, 'Segoe UI', Roboto, 'Noto Sans', Arial, sans-serif", size: 13 };
 export const fmt4 = (x: number): string => formatFixed(x, 4);

@@ -388,10 +388,7 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
       text: grid((t) => (signed(t) ? "" : ran(t) ? pValueText(Number(t.pHolm)) : "not run")),
       textfont: { color: "#1f2937", size: 12 },
       hovertext: rows.map((r, i) => metrics.map((m) => { const t = r.cells.get(m); return signed(t) ? "" : ran(t) ? hover(t) : notRun(t, m, i); })),
-      colorscale: [
-        [0, "#e5e7eb"],
-        [1, "#9ca3af"],
-      ],
+      colorscale: [[0, "#e5e7eb"], [1, "#9ca3af"]],
     },
     {
       ...layer,

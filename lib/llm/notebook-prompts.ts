@@ -1,15 +1,12 @@
 /** The paper's prompts from the notebook JSON: nine constants plus, best-effort, the inline rewrite system message. */
 import { extractStringConstants, literalStartsAt, parsePythonStringLiteral, type ConstantResult } from "./python-literals";
 import { PROMPT_NAMES, PromptError, type ExtraPromptName, type PromptName } from "./prompts";
+import { parsedOr } from "../util/errors";
 
 /** Code cells, `%%` magics skipped (`%`/`!` lines stay: a prompt line inside a string may start with "!"). */
 function notebookCodeCells(notebookJson: string): string[] {
-  let nb: unknown;
-  try {
-    nb = JSON.parse(notebookJson);
-  } catch (err) {
-    throw new PromptError(`the notebook is not valid JSON (${(err as Error).message})`, "INVALID");
-  }
+  const invalid = (why: string) => new PromptError(`the notebook is not valid JSON (${why})`, "INVALID");
+  const nb: unknown = parsedOr(() => JSON.parse(notebookJson), invalid);
   const cells = (nb as { cells?: unknown }).cells;
   if (!Array.isArray(cells)) throw new PromptError("the notebook has no 'cells' list (nbformat 4 expected)", "INVALID");
   const out: string[] = [];

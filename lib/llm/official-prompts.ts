@@ -9,7 +9,7 @@ import {
   PromptError,
   type OfficialManifest,
 } from "./prompts";
-import { extractPromptsFromNotebook, type NotebookPrompts } from "./notebook-prompts";
+import { extractPromptsFromNotebook } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
 import { digestOf, writeAtomically } from "../util/safe-files";
 
@@ -44,13 +44,10 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<{ 
   const incoming = `${notebookFile}.incoming`;
   log(`prompts: downloading ${url}`);
   const { sha256: notebookSha256 } = await downloadFile(url, incoming, opts.download);
-  let extracted: NotebookPrompts;
-  try {
-    extracted = extractPromptsFromNotebook(await fs.readFile(incoming, "utf8"));
-  } catch (err) {
+  const extracted = await fs.readFile(incoming, "utf8").then(extractPromptsFromNotebook).catch(async (err: unknown) => {
     await fs.rm(incoming, { force: true });
     throw err instanceof PromptError ? new PromptError(`${url}: ${err.message}`, err.code) : err;
-  }
+  });
 
   // From here on the cache changes: drop the manifest first so a crash leaves "not pulled".
   await fs.rm(path.join(cacheDir, OFFICIAL_MANIFEST), { force: true });

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { PACKAGE_ROOT } from "../paths";
-import { GbrError, type GbrErrorOptions } from "../util/errors";
+import { GbrError, parsedOr, type GbrErrorOptions } from "../util/errors";
 import { digestOf } from "../util/safe-files";
 
 /** A set's parsers ("official": the authors' notebook parsers, exactly; "project": the lenient ones), recorded with runs. */
@@ -126,12 +126,8 @@ function loadOfficialSet(dir: string): PromptSet {
     const notPulled = `the official prompts are not in the cache (${manifestFile} missing); ${pull} or use the project prompts`;
     throw new PromptError(notPulled, "NOT_PULLED", { brief: `the official prompts are not pulled: ${pull}` });
   }
-  let manifest: OfficialManifest;
-  try {
-    manifest = JSON.parse(readUtf8(manifestFile)) as OfficialManifest;
-  } catch (err) {
-    throw new PromptError(`${manifestFile}: unreadable (${(err as Error).message}); run \`gbr prompts pull\` again`, "INVALID");
-  }
+  const unreadable = (why: string) => new PromptError(`${manifestFile}: unreadable (${why}); ${pull} again`, "INVALID");
+  const manifest = parsedOr(() => JSON.parse(readUtf8(manifestFile)) as OfficialManifest, unreadable);
   const texts = {} as Record<PromptName, string>;
   const read = (entry: { file: string; sha256: string } | undefined, label: string): string => {
     if (!entry) throw new PromptError(`${manifestFile}: no entry for ${label}; run \`gbr prompts pull\` again`, "INVALID");

@@ -3,10 +3,7 @@ import { GbrError } from "../util/errors";
 
 /** An f-string, bytes literal, `\N{…}` escape or unterminated literal we will not read; `pos` is the offset. */
 export class PythonLiteralError extends GbrError {
-  constructor(
-    message: string,
-    readonly pos: number,
-  ) {
+  constructor(message: string, readonly pos: number) {
     super(message, "PYTHON_LITERAL");
     this.name = "PythonLiteralError";
   }

@@ -107,11 +107,7 @@ export function writeTrace(file: string, trace: ReactTrace): Promise<void> {
 }
 
 /** A complete trace in the store, with the seed its requests were sent with (in its key). */
-export interface StoredTrace {
-  key: string;
-  seed: number | null;
-  trace: ReactTrace;
-}
+export type StoredTrace = { key: string; seed: number | null; trace: ReactTrace };
 
 /** sha256 of the query (id and text), the method's config and the seed, which is all `usable` checks. */
 export function traceKey(query: { id: QueryId; text: string }, config: ReactTrace["config"], seed: number | undefined | null): string {

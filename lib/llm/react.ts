@@ -20,21 +20,13 @@ const REACT_ROUNDS = 10;
 const REACT_DEPTH = 100;
 
 /** A kept article: the rounds that kept it (ascending), the first, its best BM25 rank in them. */
-export interface KeptInfo {
-  rounds: number[];
-  first: number;
-  bestRank: number;
-}
+export type KeptInfo = { rounds: number[]; first: number; bestRank: number };
 
 /** Kept articles by rounds kept (most first), first round, best BM25 rank, id (code points); at most `limit`. */
 export function reactRanking(kept: ReadonlyMap<DocId, KeptInfo>, limit = REACT_DEPTH): DocId[] {
-  return [...kept.entries()]
-    .sort(
-      ([ia, a], [ib, b]) =>
-        b.rounds.length - a.rounds.length || a.first - b.first || a.bestRank - b.bestRank || compareCodePoints(ia, ib),
-    )
-    .slice(0, limit)
-    .map(([id]) => id);
+  const order = ([ia, a]: [DocId, KeptInfo], [ib, b]: [DocId, KeptInfo]) =>
+    b.rounds.length - a.rounds.length || a.first - b.first || a.bestRank - b.bestRank || compareCodePoints(ia, ib);
+  return [...kept.entries()].sort(order).slice(0, limit).map(([id]) => id);
 }
 
 export interface ReactContext {

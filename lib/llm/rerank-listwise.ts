@@ -161,13 +161,10 @@ export async function listwiseRerankRun(
         return t;
       });
       const req = buildRerankRequest(q.text, texts);
-      let res: ChatResponse;
-      try {
-        res = await model.complete(req);
-      } catch (err) {
+      const res = await model.complete(req).catch((err: unknown) => {
         failed = true;
         throw relabel(err, `rerank:llm: query ${q.id}, articles ${w.start + 1}–${w.end} of ${top.length}: ${(err as Error)?.message ?? String(err)}`);
-      }
+      });
       const { order, found } = readPermutation(res.raw, ids.length);
       top = [...top.slice(0, w.start), ...order.map((p) => ids[p]), ...top.slice(w.end)];
       calls.push({

@@ -88,11 +88,7 @@ export async function translateRetriever(innerOn: (english: Benchmark) => Promis
   const model = await chatForMethod(opts, ctx, bench.docs);
   let articles: CachedOutcome[] = [];
   const { value: english, seconds: articleSeconds } = await timed(() =>
-    translateItems(bench.docs, "article", model, prompts, {
-      log: ctx.log,
-      concurrency: 4,
-      onRecords: (o) => (articles = o),
-    }),
+    translateItems(bench.docs, "article", model, prompts, { log: ctx.log, concurrency: 4, onRecords: (o) => (articles = o) }),
   );
   const englishBench: Benchmark = { ...bench, name: `${bench.name}-en`, docs: bench.docs.map((d) => ({ id: d.id, text: english.get(d.id) ?? d.text })) };
   const inner = await innerOn(englishBench);

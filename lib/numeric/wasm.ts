@@ -1,10 +1,7 @@
 /** The WebAssembly API parts the SIMD kernels use, typed here (no DOM lib; tslab's older @types/node lack them). */
 
 /** A kernel's linear memory: grows by 64 KiB pages; its buffer is replaced when it grows. */
-export interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
+export type WasmMemory = { readonly buffer: ArrayBuffer; grow(pages: number): number };
 
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;

@@ -85,9 +85,7 @@ function answerContent(response: OpenAI.Chat.ChatCompletion, where: string): str
   const choice = choices[0] as { message?: { content?: unknown }; finish_reason?: unknown };
   const content = choice?.message?.content;
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) {
-    return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("");
-  }
+  if (Array.isArray(content)) return content.map((p: { text?: unknown }) => (typeof p?.text === "string" ? p.text : "")).join("");
   const finish = typeof choice?.finish_reason === "string" ? `, finish_reason ${choice.finish_reason}` : "";
   const why = choice?.finish_reason === "length" ? "the output budget ran out before an answer (reasoning can take it all)" : "the server sent no text";
   throw new ChatError(`${where}: the answer has no content (content ${JSON.stringify(content ?? null)}${finish}): ${why}; not kept, asked again on the next run`, "EMPTY", { status: 200 });

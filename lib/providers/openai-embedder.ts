@@ -76,9 +76,7 @@ export function openaiEmbedderFrom(
 function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, where: string): Float32Array[] {
   const data: unknown = (response as { data?: unknown })?.data;
   if (!Array.isArray(data)) throw new EmbeddingError(`${where}: response has no "data" array`, "PROVIDER");
-  if (data.length !== n) {
-    throw new EmbeddingError(`${where}: sent ${n} texts, got ${data.length} embeddings`, "COUNT_MISMATCH");
-  }
+  if (data.length !== n) throw new EmbeddingError(`${where}: sent ${n} texts, got ${data.length} embeddings`, "COUNT_MISMATCH");
   const out = new Array<Float32Array | undefined>(n);
   data.forEach((item: { index?: unknown; embedding?: unknown }, position) => {
     // A server that omits `index` is taken to answer in order.
@@ -91,22 +89,16 @@ function orderedVectors(response: OpenAI.CreateEmbeddingResponse, n: number, whe
   return out as Float32Array[];
 }
 
-/** Checked element by element: Float32Array.from turns `null` into 0 and would hide a broken vector. */
+/** Checked element by element: Float32Array.from turns `null` into 0 (embedItems checks size and finiteness). */
 function toVector(embedding: unknown, index: number, where: string): Float32Array {
   if (!Array.isArray(embedding) || embedding.length === 0) {
     throw new EmbeddingError(`${where}: embedding ${index} is not a non-empty array`, "BAD_VECTOR");
   }
-  const v = new Float32Array(embedding.length);
-  for (let k = 0; k < embedding.length; k++) {
-    const x: unknown = embedding[k];
-    if (typeof x !== "number") {
-      throw new EmbeddingError(`${where}: embedding ${index} has a non-number at position ${k} (${JSON.stringify(x)})`, "BAD_VECTOR");
-    }
-    v[k] = x;
-    // Finite doubles beyond float32 range become Infinity here; caught too.
-    if (!Number.isFinite(v[k])) throw new EmbeddingError(`${where}: embedding ${index} has a non-finite value at position ${k}`, "BAD_VECTOR");
+  const bad = embedding.findIndex((x) => typeof x !== "number");
+  if (bad >= 0) {
+    throw new EmbeddingError(`${where}: embedding ${index} has a non-number at position ${bad} (${JSON.stringify(embedding[bad])})`, "BAD_VECTOR");
   }
-  return v;
+  return Float32Array.from(embedding as number[]);
 }
 
 function usageTokens(response: OpenAI.CreateEmbeddingResponse): number | undefined {

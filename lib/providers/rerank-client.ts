@@ -6,6 +6,7 @@ import { checkedBaseUrl, deadlineFetch, deadlinePassed, describeCause, endpointO
 import { redactKey } from "./openai-client";
 import { servedByOpenAI } from "./served-by";
 import { printable } from "../util/printable";
+import { parsedOr } from "../util/errors";
 import { retryAfterMs, retryWithBackoff } from "../util/retry";
 
 export interface RerankClientOptions {
@@ -36,6 +37,8 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
   const headers: Record<string, string> = { "Content-Type": "application/json", Accept: "application/json" };
   if (apiKey) headers.Authorization = `Bearer ${apiKey}`;
   const listeners = new Set<(status: number) => void>();
+  const classify = (e: unknown) => e instanceof RerankError ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false };
+  const retry = { attempts, baseMs: o.backoffMs ?? 1000, sleep: o.sleep, maxWaitMs: timeoutMs, label: where, classify };
 
   async function attempt(body: string, n: number): Promise<RerankResult> {
     let res: Response;
@@ -53,12 +56,8 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
       const message = redactKey(`${where}: HTTP ${res.status}: ${serverMessage(text)}`, apiKey);
       throw new RerankError(message, "HTTP", res.status, retryable, retryAfterMs(res.headers.get("retry-after")));
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
-    }
+    const notJson = () => new RerankError(`${where}: answer is not JSON: ${redactKey(clip(text), apiKey)}`, "BAD_ANSWER");
+    const json: unknown = parsedOr(() => JSON.parse(text), notJson);
     return { ...parseRerankAnswer(json, n, where), ...usageOf(json) };
   }
 
@@ -69,20 +68,10 @@ export function rerankClient(o: RerankClientOptions): RerankClient {
     );
     let tries = 0;
     try {
-      return await retryWithBackoff(
-        () => {
-          tries++;
-          return attempt(body, documents.length);
-        },
-        {
-          attempts,
-          baseMs: o.backoffMs ?? 1000,
-          sleep: o.sleep,
-          maxWaitMs: timeoutMs,
-          label: where,
-          classify: (e) => (e instanceof RerankError ? { retry: e.retryable, afterMs: e.retryAfterMs } : { retry: false }),
-        },
-      );
+      return await retryWithBackoff((n) => {
+        tries = n;
+        return attempt(body, documents.length);
+      }, retry);
     } catch (err) {
       if (!(err instanceof RerankError) || !err.retryable || tries < 2) throw err;
       throw new RerankError(`${err.message} (after ${tries} attempts)`, err.code, err.status, false, err.retryAfterMs);

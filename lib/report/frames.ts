@@ -94,18 +94,10 @@ export function resultsTableFrame(t: ResultsTable): DataFrame {
 
 /** One row per test of the paper, baseline and rerank families; a paper test whose run is absent is "missing". */
 export function significanceRows(report: SignificanceReport): Record<string, unknown>[] {
-  const paper = report.paper.tests.map((t) => ({
-    family: "paper",
-    a: t.a,
-    b: t.b,
-    metric: t.metric,
-    meanA: t.status === "computed" ? t.meanA : NaN,
-    meanB: t.status === "computed" ? t.meanB : NaN,
-    delta: t.status === "computed" ? t.delta : NaN,
-    p: t.p,
-    pHolm: t.pHolm,
-    status: t.status,
-  }));
+  const paper = report.paper.tests.map((t) => {
+    const [meanA, meanB, delta] = t.status === "computed" ? [t.meanA, t.meanB, t.delta] : [NaN, NaN, NaN];
+    return { family: "paper", a: t.a, b: t.b, metric: t.metric, meanA, meanB, delta, p: t.p, pHolm: t.pHolm, status: t.status };
+  });
   const baseline = (report.baseline?.tests ?? []).map((t) => ({ family: "baseline", ...t, status: "computed" }));
   const rerank = (report.rerank?.tests ?? []).map((t) => ({ family: "rerank", ...t, status: "computed" }));
   return [...paper, ...baseline, ...rerank];

@@ -1,6 +1,6 @@
 /** The report's sections on analyses beyond the main table, each present when its file is. */
 import { PAPER_MISSED_GOLD } from "../eval/react-missed";
-import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest, type SignificanceReport } from "../eval/significance";
+import { BASELINE_RUN, missingPairs, type ComputedPaperTest, type MissingPaperTest } from "../eval/significance";
 import { toNumber, type CsvRow } from "../util/csv";
 import { pValueHeatmap, reactRoundsChart, sweepHeatmap, type HeatmapTest } from "../figures/figures";
 import { qualityCostScatter } from "../figures/cost-figures";

@@ -21,11 +21,7 @@ export function pValue(value: unknown): string {
   return n < 0.0001 ? "&lt; 0.0001" : formatFixed(n, 4);
 }
 
-export interface Cell {
-  html: string;
-  cls?: string;
-  title?: string;
-}
+export type Cell = { html: string; cls?: string; title?: string };
 
 export type CellLike = Cell | string;
 

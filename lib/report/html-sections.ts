@@ -170,10 +170,7 @@ export function reproductionSection(inp: ReportInputs): Section {
       `Difference (ours − paper): <span class="diff close">|Δ| ≤ 0.02</span> <span class="diff near">|Δ| ≤ 0.05</span> <span class="diff far">|Δ| &gt; 0.05</span>. ` +
       `Scope <em>paper-283</em> is the paper's 283 queries (the 2024 exams are not public); <em>public-257</em> is the public release as in the authors' quickstart.`,
   );
-  body += marksNote(
-    rows.map((r) => r.experiment),
-    marks,
-  );
+  body += marksNote(rows.map((r) => r.experiment), marks);
   body += table(
     ["experiment", "metric", "scope", "paper", "ours", "diff", "status", "setup"],
     rows.map((r) => [
@@ -220,10 +217,7 @@ export function areaSection(inp: ReportInputs, figs: FigureSet): Section {
   let body = figs.add("recall100-by-area", areaBreakdownChart(rows, shown, metric, { marks }), captions.length ? captions.join(" ") : undefined);
   body += table(
     ["experiment", ...areas],
-    experiments.map((e) => [
-      experimentCell(e, marks),
-      ...areas.map((a) => number(mean(e, a))),
-    ]),
+    experiments.map((e) => [experimentCell(e, marks), ...areas.map((a) => number(mean(e, a)))]),
     { caption: `Mean ${metric} per legal area`, numericHeader: [false, ...areas.map(() => true)], rowClass: (i) => (marks.standIn(experiments[i]) ? "stand-in" : undefined) },
   );
   return section("areas", "Per-area breakdown", body);

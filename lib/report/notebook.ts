@@ -21,7 +21,6 @@ import { findBrowser, FigureRenderer, type FigureSpec } from "./render-figure";
 export type { FigureSpec };
 import { plotlyPlain } from "../figures/figure-style";
 
-
 export interface TableOptions {
   /** Decimals for non-integer numbers (default 4, rounded half to even as trec_eval prints). */
   digits?: number;
@@ -301,9 +300,7 @@ function showStandInBanner(ids: readonly string[]): void {
 }
 
 function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | undefined>>): void {
-  const ids = Object.entries(runs)
-    .filter(([, r]) => provenanceOf(r?.info).some((p) => p.standIn))
-    .map(([id]) => id);
+  const ids = Object.entries(runs).filter(([, r]) => provenanceOf(r?.info).some((p) => p.standIn)).map(([id]) => id);
   if (ids.length) showStandInBanner(ids);
 }
 

@@ -16,11 +16,7 @@ export interface FigureSpec {
   config?: Record<string, unknown>;
 }
 
-interface RenderSize {
-  width: number;
-  height: number;
-  scale?: number;
-}
+type RenderSize = { width: number; height: number; scale?: number };
 
 /** Chromium's switches for a headless run that reaches nothing (DESIGN.md §8); playwright adds a fresh profile. */
 export const HEADLESS_ARGS: readonly string[] = [
@@ -165,12 +161,10 @@ export class FigureRenderer {
     await this.loadPlotly();
     const spec = { data: fig.data, layout: { ...(fig.layout ?? {}), width, height } };
     const options = { format: format === "png" ? "png" : "svg", width, height, scale, imageDataOnly: true };
-    let out: unknown;
-    try {
-      out = await withDeadline(this.page.evaluate(`window.Plotly.toImage(${JSON.stringify(spec)}, ${JSON.stringify(options)})`), RENDER_MS, "drawing a figure");
-    } catch (err) {
+    const drawn = this.page.evaluate(`window.Plotly.toImage(${JSON.stringify(spec)}, ${JSON.stringify(options)})`);
+    const out: unknown = await withDeadline(drawn, RENDER_MS, "drawing a figure").catch((err: unknown) => {
       throw new GbrError(`plotly could not draw the figure: ${firstLine(err)}`, "BROWSER", { cause: err });
-    }
+    });
     if (typeof out !== "string" || !out) throw new GbrError("plotly returned no image", "BROWSER");
     if (format === "png") return Buffer.from(out, "base64");
     if (format === "svg") return Buffer.from(out, "utf8");

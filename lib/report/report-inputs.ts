@@ -3,15 +3,12 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
-import { readCsvIfExists, readIfExists, type CsvRow } from "../util/csv";
+import { readCsvIfExists, readIfExists } from "../util/csv";
 import type { SweepJson } from "../figures/figures";
 import { rowMarks } from "../figures/labels";
 
 export function isDatasetFolder(dir: string): Promise<boolean> {
-  return fs.stat(path.join(dir, "summary.csv")).then(
-    (s) => s.isFile(),
-    () => false,
-  );
+  return fs.stat(path.join(dir, "summary.csv")).then((s) => s.isFile(), () => false);
 }
 
 export async function datasetFoldersIn(root: string): Promise<string[]> {

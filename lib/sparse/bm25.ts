@@ -1,11 +1,7 @@
 /** BM25Okapi as rank_bm25 0.2.2 (the paper's): float operations in its order, so scores agree to the last bit. */
 
 /** k1: tf saturation, b: length normalisation, epsilon: negative idf's floor as a fraction of the mean idf. */
-export interface Bm25Params {
-  k1: number;
-  b: number;
-  epsilon: number;
-}
+export type Bm25Params = { k1: number; b: number; epsilon: number };
 
 export const DEFAULT_BM25: Readonly<Bm25Params> = Object.freeze({ k1: 1.5, b: 0.75, epsilon: 0.25 });
 
@@ -225,10 +221,7 @@ export class Bm25Scorer {
   private bound = 0;
   private readonly scratch: SelectScratch;
 
-  constructor(
-    readonly index: Bm25Index,
-    readonly params: Bm25Params,
-  ) {
+  constructor(readonly index: Bm25Index, readonly params: Bm25Params) {
     const { k1, b, epsilon } = params;
     const N = index.docCount;
     let total = 0;

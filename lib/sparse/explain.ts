@@ -70,11 +70,7 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
 }
 
 /** The terms feedback added (best first), and the article ids of the first and the second pass. */
-export interface PrfExplanation {
-  added: string[];
-  before: DocId[];
-  after: DocId[];
-}
+export type PrfExplanation = { added: string[]; before: DocId[]; after: DocId[] };
 
 /**
  * One query through BM25 PRF as `prf:` runs it (rank_bm25's defaults): first pass, added terms, second pass.

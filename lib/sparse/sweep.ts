@@ -1,10 +1,9 @@
 /** Engine of the paper's BM25 sweep (DESIGN.md §6): its 16 × 12 (k1, b) grid and exact, fast top-100s per setting. */
 import type { IndexedCorpus } from "./bm25-retriever";
 import * as bm25 from "./bm25";
-import { okapiIdf, type Bm25Index, type Bm25Params } from "./bm25";
 
 // Bound once: a CommonJS build (tsx, tests, benches) reads a live import binding through a getter per call (2× slower).
-const { bm25Weight, lengthNorm, tfSaturation } = bm25;
+const { bm25Weight, lengthNorm, okapiIdf, tfSaturation } = bm25;
 
 /** Integers divided once, so each value equals its literal (0.6, not 0.2 + 0.2 + 0.2). */
 function gridFromHundredths(start: number, stop: number, step: number, extra: number): number[] {
@@ -417,29 +416,6 @@ export class QuerySweep {
     for (let i = rawFrom[m]; i < rawTo[m]; i++) tfBySlot[rawSlot[i]] = 0;
     return score;
   }
-}
-
-/**
- * The sweep's reference, the plainest route to what `QuerySweep.rank` and positive-only `searchIds` give (distinct
- * terms in first-occurrence order, `bm25Weight` × count, a stable sort): for the tests to compare the fast paths with.
- */
-export function referenceRank(index: Bm25Index, termIds: ArrayLike<number>, params: Bm25Params, k: number): Int32Array {
-  const { k1, b, epsilon } = params;
-  const idf = okapiIdf(index, epsilon);
-  let total = 0;
-  for (let d = 0; d < index.docCount; d++) total += index.docLen[d];
-  const avgdl = total / index.docCount;
-  const counts = new Map<number, number>();
-  for (const t of Array.from(termIds)) if (t >= 0 && t < index.termCount) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const scores = new Float64Array(index.docCount);
-  for (const [t, c] of counts) {
-    for (let p = index.termStart[t]; p < index.termStart[t + 1]; p++) {
-      const d = index.postingDoc[p];
-      scores[d] += c * bm25Weight(idf[t], index.postingTf[p], k1, lengthNorm(k1, b, index.docLen[d], avgdl));
-    }
-  }
-  const ranked = [...scores.keys()].filter((d) => scores[d] > 0).sort((x, y) => scores[y] - scores[x] || x - y);
-  return Int32Array.from(ranked.slice(0, k));
 }
 
 /**

@@ -1,7 +1,7 @@
 /** The store's chat records as the chat layer uses them: `withReplay`, offline misses, export, import. */
 import { splitModelId } from "../util/model-id";
 import { GbrError } from "../util/errors";
-import { checkSample, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest, type ReplayResponse } from "./chat-record";
+import { checkSample, copyResponse, pickRequest, replayKey, CHAT, type ReplayRecord, type ReplayRequest } from "./chat-record";
 import { exportKind, importFile } from "./jsonl";
 import type { Store } from "./store";
 import type { ChatModel, ChatRequest, ChatResponse } from "../models/chat";
@@ -36,12 +36,7 @@ export class ReplayMissError extends GbrError {
   /** ChatError's code for a provider not configured: callers treat a miss like one. */
   declare readonly code: "NOT_CONFIGURED";
 
-  constructor(
-    readonly key: string,
-    readonly file: string,
-    modelId: string,
-    why = "no recorded answer",
-  ) {
+  constructor(readonly key: string, readonly file: string, modelId: string, why = "no recorded answer") {
     super(
       `offline (GBR_OFFLINE): ${why} for a call to ${modelId}, replay key ${key}, in the store ${file}; ` +
         `import a file that holds it (GBR_REPLAY_FILE, or gbr replay import FILE), or unset GBR_OFFLINE to call the provider`,

@@ -10,11 +10,7 @@ import { importFile } from "./jsonl";
 import { pairLinesToRecords, RERANK } from "./rerank";
 import { openStore, type Store } from "./store";
 
-export interface DataStoreOptions {
-  dataDir: string;
-  replayFile?: string;
-  log?: (message: string) => void;
-}
+export type DataStoreOptions = { dataDir: string; replayFile?: string; log?: (message: string) => void };
 
 export async function openDataStore(opts: DataStoreOptions): Promise<Store> {
   const data = path.resolve(opts.dataDir);

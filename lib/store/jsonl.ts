@@ -1,7 +1,7 @@
 /** A store kind as one JSONL file and back: export to share a run's records, import (v0.8's replay file too). */
 import path from "node:path";
 import { linePieces, MAX_LINE_BYTES } from "../util/line-pieces";
-import { decodeRecord, type RecordKind, type Store } from "./store";
+import { decodeRecord, jsonOf, type RecordKind, type Store } from "./store";
 import { writeAtomically } from "../util/safe-files";
 
 /** The records of `kind` (or those `keep` selects) as JSONL in key order (same records, same bytes), atomically. */
@@ -95,17 +95,11 @@ async function* recordLines(file: string, log: (m: string) => void, maxLineBytes
 }
 
 async function* jsonValues(lines: AsyncIterable<Line>, bad: (lineNo: number, why: string) => void): AsyncGenerator<unknown> {
-  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  // Lines are within V8's string limit (readLines), so a decoder error is bad bytes.
   for await (const { line, lineNo } of lines) {
-    let value: unknown;
-    try {
-      value = JSON.parse(utf8.decode(line));
-    } catch (err) {
-      // Lines are within V8's string limit (readLines), so a decoder error is bad bytes and any other is the JSON.
-      bad(lineNo, err instanceof SyntaxError ? "not valid JSON" : "not valid UTF-8");
-      continue;
-    }
-    yield value;
+    const json = jsonOf(line);
+    if (typeof json === "string") bad(lineNo, json);
+    else yield json.value;
   }
 }
 

@@ -25,11 +25,7 @@ const ENVIRONMENT = [
   /timed out|error sending request|connection (?:reset|refused|closed)|dns error/i,
 ];
 
-const MISSING = [
-  /Object at location \S+ not found/i,
-  /\bNot found: \S+/,
-  /No such file or directory|os error 2\b/i,
-];
+const MISSING = [/Object at location \S+ not found/i, /\bNot found: \S+/, /No such file or directory|os error 2\b/i];
 
 const UNREADABLE = [
   // Data file or manifest footers that are not Lance's; then files cut short; then garbled metadata.

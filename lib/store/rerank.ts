@@ -3,11 +3,7 @@ import { createHash } from "node:crypto";
 import type { RecordKind, Store } from "./store";
 
 /** A pair's score, its share of the request's seconds, and whether the test double scored it. */
-export interface CachedScore {
-  score: number;
-  seconds?: number;
-  standIn: boolean;
-}
+export type CachedScore = { score: number; seconds?: number; standIn: boolean };
 
 /** A CachedScore as stored, in short names: k key, s score, t seconds, d stand-in. */
 interface StoredPair {
@@ -17,10 +13,7 @@ interface StoredPair {
   d?: boolean;
 }
 
-export interface RerankRecord {
-  key: string;
-  scores: StoredPair[];
-}
+export type RerankRecord = { key: string; scores: StoredPair[] };
 
 /** The content address of a group of pairs (a request): sha256 of the JSON array of their keys. */
 function groupKey(pairKeys: readonly string[]): string {

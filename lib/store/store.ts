@@ -24,23 +24,23 @@ export async function openStore(dir: string, opts: { log?: (message: string) => 
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
+/** The JSON value of strict UTF-8 bytes, or what is wrong with them. */
+export function jsonOf(bytes: Uint8Array): { value: unknown } | string {
+  try {
+    return { value: JSON.parse(strictUtf8.decode(bytes)) };
+  } catch (err) {
+    // The fatal decoder throws a TypeError, JSON.parse a SyntaxError (bytes past V8's string limit count as not UTF-8).
+    return err instanceof SyntaxError ? "not valid JSON" : "not valid UTF-8";
+  }
+}
+
 /** One record's bytes checked (strict UTF-8, JSON, the kind's checks, the key): the record, or what is wrong. */
 export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, bytes: Uint8Array, key?: string): T | string {
-  let text: string;
-  try {
-    text = strictUtf8.decode(bytes);
-  } catch {
-    return "not valid UTF-8";
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return "not valid JSON";
-  }
-  const problem = kind.problem(value);
+  const json = jsonOf(bytes);
+  if (typeof json === "string") return json;
+  const problem = kind.problem(json.value);
   if (problem) return problem;
-  const record = value as T;
+  const record = json.value as T;
   const expected = kind.keyOf(record);
   if (record.key !== expected) return `its key ${record.key} does not match its content (${expected})`;
   if (key !== undefined && record.key !== key) return `it holds the record of key ${record.key}`;
@@ -49,10 +49,7 @@ export function decodeRecord<T extends { key: string }>(kind: RecordKind<T>, byt
 
 export class FileStore {
   private readonly locks = new FileLocks();
-  constructor(
-    readonly dir: string,
-    private readonly log: (message: string) => void,
-  ) {}
+  constructor(readonly dir: string, private readonly log: (message: string) => void) {}
 
   private toldWaiting = false;
   /** The first write the disk refused: later records are not made (their calls would be paid and lost). */

@@ -45,12 +45,7 @@ export function toArrow(rows: readonly VectorRow[], dims: number, withTokens: bo
   if (withTokens) children.push(vectorFromArray(rows.map((r) => r.tokens ?? null), new Int32()).data[0]);
   const batch = new RecordBatch(
     schema,
-    makeData({
-      type: new Struct(schema.fields),
-      length: rows.length,
-      nullCount: 0,
-      children,
-    }),
+    makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children }),
   );
   return new ArrowTable([batch]);
 }

@@ -2,15 +2,9 @@
 import { promises as fsp } from "node:fs";
 import path from "node:path";
 
-export interface Manifest {
-  version: bigint;
-  file: string;
-}
+export type Manifest = { version: bigint; file: string };
 
-export interface SetAside {
-  manifest: Manifest;
-  to: string;
-}
+export type SetAside = { manifest: Manifest; to: string };
 
 const U64_MAX = (1n << 64n) - 1n;
 

@@ -4,10 +4,7 @@ import { readJsonIfAny, writeAtomically } from "../util/safe-files";
 import type { VectorTables } from "./vector-tables";
 
 /** The model names the servers reported, and whether any vector came from the project's test double. */
-export interface EmbeddingProvenance {
-  servedModels: string[];
-  standIn: boolean;
-}
+export type EmbeddingProvenance = { servedModels: string[]; standIn: boolean };
 
 export function mergeProvenance(a: EmbeddingProvenance, b: EmbeddingProvenance): EmbeddingProvenance {
   return { servedModels: [...new Set([...a.servedModels, ...b.servedModels])], standIn: a.standIn || b.standIn };

@@ -16,10 +16,7 @@ export { mergeProvenance, type EmbeddingProvenance } from "./vector-provenance";
 const SCAN_ALL_ABOVE = 512;
 const IN_CHUNK = 512;
 
-export interface CachedVector {
-  vector: Float32Array;
-  tokens?: number;
-}
+export type CachedVector = { vector: Float32Array; tokens?: number };
 
 export interface VectorRow {
   /** `textKey(rendered text)`. */

@@ -16,11 +16,7 @@ export class VectorTables {
   /** Undefined for an object store (no lock files). */
   readonly localDir: string | undefined;
 
-  constructor(
-    readonly uri: string,
-    readonly db: lancedb.Connection,
-    readonly log: (message: string) => void,
-  ) {
+  constructor(readonly uri: string, readonly db: lancedb.Connection, readonly log: (message: string) => void) {
     if (uri.startsWith("file://")) this.localDir = fileURLToPath(uri);
     else if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(uri)) this.localDir = path.resolve(uri);
   }

@@ -51,9 +51,7 @@ function isGreekCode(c: number): boolean {
 
 function isGreekWord(word: string): boolean {
   if (word.length === 0) return false;
-  for (let i = 0; i < word.length; i++) {
-    if (!isGreekCode(word.charCodeAt(i))) return false;
-  }
+  for (let i = 0; i < word.length; i++) if (!isGreekCode(word.charCodeAt(i))) return false;
   return true;
 }
 
@@ -96,10 +94,7 @@ const PROTECTED_WORDS: ReadonlySet<string> = new Set(
 );
 
 /** Strip the longest listed ending (keeping a letter); `restore(stem)` glues back what Ntais lists as root. */
-interface Step {
-  endings: EndingSet;
-  restore?: (stem: string) => string;
-}
+type Step = { endings: EndingSet; restore?: (stem: string) => string };
 
 const when = (cond: boolean, text: string): string => (cond ? text : "");
 
@@ -210,11 +205,7 @@ const STEPS_5: readonly Step[] = [
   },
   {
     endings: endings("ΑΓΑ|ΑΓΕΣ|ΑΓΕ"),
-    restore: (s) =>
-      when(
-        (S5I_EXACT.has(s) || S5I_TAIL.endsAny(s)) && !(S5I_NOT_EXACT.has(s) || S5I_NOT_TAIL.endsAny(s)),
-        "ΑΓ",
-      ),
+    restore: (s) => when((S5I_EXACT.has(s) || S5I_TAIL.endsAny(s)) && !(S5I_NOT_EXACT.has(s) || S5I_NOT_TAIL.endsAny(s)), "ΑΓ"),
   },
   { endings: endings("ΗΣΕ|ΗΣΟΥ|ΗΣΑ"), restore: (s) => when(S5J_EXACT.has(s), "ΗΣ") },
   { endings: endings("ΗΣΤΕ"), restore: (s) => when(S5K_EXACT.has(s), "ΗΣΤ") },

@@ -9,12 +9,7 @@ const ARTIFACTS_RE = new RegExp(SPACE_LITERALS.map((s) => s.replace(/[\\^$.*+?()
 
 /** The paper's `clean`: odd spaces (and leaked literals) to spaces, CR to LF, blank runs to one, Python's strip. */
 export function clean(text: string): string {
-  return pyStrip(
-    text
-      .replace(ARTIFACTS_RE, " ")
-      .replace(/\r\n?/g, "\n")
-      .replace(/[ \t]{2,}/g, " "),
-  );
+  return pyStrip(text.replace(ARTIFACTS_RE, " ").replace(/\r\n?/g, "\n").replace(/[ \t]{2,}/g, " "));
 }
 
 const COMBINING = /\p{M}/gu;

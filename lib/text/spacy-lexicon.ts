@@ -35,8 +35,6 @@ export function greekLexicon(greek: GreekRuleTables, stopwords: Set<string>): Sp
 function flattenExceptions(exc: Map<string, Map<string, string[]>>): Map<string, string> {
   const order = [...GREEK_POS_ORDER, ...[...exc.keys()].filter((p) => !(GREEK_POS_ORDER as readonly string[]).includes(p)).sort()];
   const out = new Map<string, string>();
-  for (const pos of order) {
-    for (const [form, lemmas] of exc.get(pos) ?? []) if (!out.has(form)) out.set(form, lemmas[0]);
-  }
+  for (const pos of order) for (const [form, lemmas] of exc.get(pos) ?? []) if (!out.has(form)) out.set(form, lemmas[0]);
   return out;
 }

@@ -1,9 +1,5 @@
 /** o200k_harmony counts (gpt-oss-120b's), so REACT prompts keep the 84,000-token budget as the authors' tiktoken. */
-import { o200kHarmony, type O200kEncoder } from "../util/sdk";
-
-let encoder: O200kEncoder | undefined;
-// Special-token texts ("<|endoftext|>") count as ordinary text, as tiktoken's `disallowed_special=()`: no throw.
-const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
+import { o200kHarmony } from "../util/sdk";
 
 /** gpt-tokenizer 4.0.0's private byte-pair core (pinned in package.json), found at run time. */
 interface BpeCore {
@@ -16,8 +12,7 @@ let core: BpeCore | undefined;
 
 function bpeCore(): BpeCore {
   if (core) return core;
-  encoder ??= o200kHarmony();
-  const c = (encoder as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
+  const c = (o200kHarmony() as unknown as { default?: { bytePairEncodingCoreProcessor?: Partial<BpeCore> } }).default?.bytePairEncodingCoreProcessor;
   if (!(c && c.tokenSplitRegex instanceof RegExp && typeof c.getBpeRankFromString === "function" && typeof c.bytePairEncode === "function")) {
     throw new Error("gpt-tokenizer's byte-pair core is not where version 4.0.0 has it: install the version package.json pins");
   }
@@ -52,11 +47,6 @@ function countPieces(text: string, c: BpeCore): number {
 /** o200k_harmony tokens in `text`, cached per piece; equal to o200k_base's count (same vocabulary, merges; tested). */
 export function countTokens(text: string): number {
   return text.length === 0 ? 0 : countPieces(text, bpeCore());
-}
-
-/** The same count via gpt-tokenizer's public `countTokens`, uncached: the tests' reference. */
-export function referenceCountTokens(text: string): number {
-  return text.length === 0 ? 0 : (encoder ??= o200kHarmony()).countTokens(text, ORDINARY_TEXT);
 }
 
 // Where the pre-tokenizer always cuts, so both sides count apart: after "\n" before neither white space nor "/" (no

@@ -14,11 +14,7 @@ export class AdaptiveLimit {
   private lastDecrease = -Infinity;
   private readonly record: LimitRecord;
 
-  constructor(
-    private readonly limit: Semaphore,
-    max: number,
-    private readonly now: () => number = () => Date.now(),
-  ) {
+  constructor(private readonly limit: Semaphore, max: number, private readonly now: () => number = () => Date.now()) {
     this.record = { max, current: limit.size, lowest: limit.size, refusals: 0 };
   }
 

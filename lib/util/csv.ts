@@ -9,10 +9,7 @@ export type CsvRow = Record<string, string>;
 /** A row of any of our tables: a CSV row's text, or a DataFrame row's values. */
 export type RowLike = Readonly<Record<string, unknown>>;
 
-interface SourceRecord {
-  fields: string[];
-  line: number;
-}
+type SourceRecord = { fields: string[]; line: number };
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 

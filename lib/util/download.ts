@@ -71,14 +71,12 @@ export async function downloadFile(url: string, dest: string, opts: DownloadOpti
 async function attemptDownload(url: string, dest: string, opts: DownloadOptions): Promise<DownloadResult> {
   const tmp = `${dest}.part-${process.pid}`;
   try {
-    let res: Response;
-    try {
-      res = await deadlineFetch(opts.timeoutMs ?? 60_000)(url, { headers: opts.headers, redirect: "follow" });
-    } catch (err) {
+    const fetched = deadlineFetch(opts.timeoutMs ?? 60_000)(url, { headers: opts.headers, redirect: "follow" });
+    const res = await fetched.catch((err: unknown) => {
       const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
       // An unknown host stays unknown for the next few seconds; a refused or reset connection may not.
       throw new DownloadError(`${url}: cannot connect (${cause})`, "NETWORK", undefined, cause === "ENOTFOUND");
-    }
+    });
     if (!res.ok) {
       // Release the connection now rather than at garbage collection, since a retry follows.
       await res.body?.cancel().catch(() => {});

@@ -31,13 +31,23 @@ export function isUnavailable(err: unknown): boolean {
   return err instanceof GbrError && err.unavailable;
 }
 
+/**
+ * What `parse` returns; if it throws, the error `fail` makes of its message (a parser's error names no file or line).
+ *
+ * @example
+ * const value = parsedOr(() => JSON.parse(text), (why) => new DataError(`malformed JSON (${why})`, file));
+ */
+export function parsedOr<T>(parse: () => T, fail: (message: string) => Error): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw fail((err as Error).message);
+  }
+}
+
 /** A problem with input data; the message names the file and, where one exists, the line or id. Code "DATA". */
 export class DataError extends GbrError {
-  constructor(
-    readonly detail: string,
-    readonly file?: string,
-    readonly line?: number,
-  ) {
+  constructor(readonly detail: string, readonly file?: string, readonly line?: number) {
     // A file's name may hold any character but "/" and NUL: shown escaped, it cannot forge a line of the message.
     super(file ? `${printable(file)}${line !== undefined ? `:${line}` : ""}: ${detail}` : detail, "DATA");
     this.name = "DataError";

@@ -1,5 +1,5 @@
 /** HTTP plumbing shared by every client on Node's built-in fetch (the `openai` SDK, `@google/genai`). */
-import { GbrError } from "./errors";
+import { GbrError, parsedOr } from "./errors";
 
 // undici's well-known symbol for the dispatcher Node's built-in fetch uses.
 const UNDICI_GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
@@ -84,13 +84,9 @@ export function maskCredentials(url: string): string {
  * are appended to its path, which a query would mangle (and a server echoing it would put into every output).
  */
 export function checkedBaseUrl(source: string, url: string, keyVariable?: string): string {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    // The value is not shown: it may hold a secret that no parser found.
-    throw new GbrError(`${source} is not a URL`, "INVALID_URL", { hint: "give a base URL such as http://localhost:8000/v1" });
-  }
+  // The value is not shown: it may hold a secret that no parser found.
+  const hint = "give a base URL such as http://localhost:8000/v1";
+  const u = parsedOr(() => new URL(url), () => new GbrError(`${source} is not a URL`, "INVALID_URL", { hint }));
   if (u.username !== "" || u.password !== "" || [...u.searchParams.keys()].some((k) => SECRET_PARAM.test(k))) {
     throw new GbrError(`${source} carries credentials (${maskCredentials(url)}): they are never sent or recorded from a URL`, "CREDENTIALS_IN_URL", {
       hint: keyVariable ? `remove them from the URL and set ${keyVariable} instead` : "remove them from the URL",

@@ -16,7 +16,6 @@ function len(s: string): number {
   return s.normalize("NFC").length;
 }
 
-
 /** `text` in at most `max` characters: whole, or cut at the last space that leaves room for " …". */
 export function clipAtWord(text: string, max: number): string {
   if (len(text) <= max) return text;

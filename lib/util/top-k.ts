@@ -1,8 +1,5 @@
 /** Top-k result: document indices (corpus positions) and their scores, best first. */
-export interface TopK {
-  docs: Int32Array;
-  scores: Float64Array;
-}
+export type TopK = { docs: Int32Array; scores: Float64Array };
 
 /** Bounded heap rooted at the worst kept entry: O(N log k), and one tie rule (corpus order) for every retriever. */
 export class TopKHeap {
@@ -81,7 +78,6 @@ export class TopKHeap {
       i = m;
     }
   }
-
 }
 
 /** The k best of `scores`, best first, ties in index order (as a stable descending sort); `positiveOnly` drops <= 0. */

@@ -6,10 +6,38 @@ import { readBeir } from "../../../lib/data/beir";
 import { evaluate } from "../../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../../lib/sparse/bm25-retriever";
 import { greekStemmerTokenizer } from "../../../lib/text/tokenizers";
-import { fitLsi, reconstructionError, tfidfMatrix, type LsiModel } from "../../../lib/dense/lsi";
-import { gram, mulDense, orthonormalRows, rayleighRitz, symmetricEigen } from "../../../lib/dense/svd";
+import { fitLsi, tfidfMatrix, type LsiCorpus, type LsiModel } from "../../../lib/dense/lsi";
+import { csrOf, dot, gram, mulA, mulDense, orthonormalRows, rayleighRitz, symmetricEigen } from "../../../lib/dense/svd";
 import type { Tokenizer } from "../../../lib/types";
 import { requireShared } from "../../helpers/shared";
+
+/** ‖A − U_k Σ_k V_kᵀ‖_F / ‖A‖_F over the leading `k`; V_kᵀV_k computed, not assumed I, so non-orthogonality counts. */
+function reconstructionError(model: LsiModel, corpus: LsiCorpus, k = model.dims): number {
+  if (!Number.isInteger(k) || k < 0) throw new RangeError(`k must be an integer ≥ 0, got ${k}`);
+  if (k > model.dims) throw new RangeError(`k = ${k} exceeds the model's ${model.dims} dimensions`);
+  const A = tfidfMatrix(corpus);
+  if (A.rows !== model.docIds.length || A.cols !== model.idf.length) {
+    throw new RangeError("the corpus is not the one the model was fitted on");
+  }
+  const K = model.dims;
+  const N = A.rows;
+  const V = A.cols;
+  const Vk = new Float64Array(V * k);
+  for (let t = 0; t < V; t++) for (let j = 0; j < k; j++) Vk[t * k + j] = model.termProjection[t * K + j];
+  const C = new Float64Array(N * k);
+  for (let d = 0; d < N; d++) for (let j = 0; j < k; j++) C[d * k + j] = model.docFactors[d * K + j] * model.singularValues[j];
+  const AV = mulA(csrOf(A), Vk, k);
+  const CG = mulDense(C, N, k, gram(Vk, Vk, V, k), k, k);
+  const rowSq = new Float64Array(N);
+  for (let p = 0; p < A.weight.length; p++) rowSq[A.postingDoc[p]] += A.weight[p] * A.weight[p];
+  let total = 0;
+  let residual = 0;
+  for (let d = 0; d < N; d++) {
+    total += rowSq[d];
+    residual += rowSq[d] - 2 * dot(C, d * k, AV, d * k, k) + dot(C, d * k, CG, d * k, k);
+  }
+  return total > 0 ? Math.sqrt(Math.max(residual, 0) / total) : 0;
+}
 
 const GREEKLAWS = path.resolve(__dirname, "..", "../../../shared/data/greeklaws-2021");
 

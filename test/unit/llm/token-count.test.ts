@@ -5,10 +5,16 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { countTemplated, countTokens, countTokensJoined, referenceCountTokens } from "../../../lib/text/tokens";
+import { countTemplated, countTokens, countTokensJoined } from "../../../lib/text/tokens";
+import { o200kHarmony } from "../../../lib/util/sdk";
 import { CHAT_OVERHEAD_TOKENS, observerPromptTokens } from "../../../lib/llm/react-batches";
 import { observerMessage } from "../../../lib/llm/react-prompts";
 import { requireShared } from "../../helpers/shared";
+
+/** The same count via gpt-tokenizer's public `countTokens`, uncached; special-token texts count as ordinary text. */
+function referenceCountTokens(text: string): number {
+  return text.length === 0 ? 0 : o200kHarmony().countTokens(text, { disallowedSpecial: new Set<string>() });
+}
 
 function corpusTexts(limit: number): { id: string; text: string }[] {
   const lines = readFileSync(requireShared("data", "greeklaws-2021", "corpus.jsonl"), "utf8").trim().split("\n");

@@ -6,7 +6,8 @@ import fc from "fast-check";
 import { readBeir } from "../../../lib/data/beir";
 import { evaluate, meanOf, METRICS, queryMetrics, type MetricValues } from "../../../lib/eval/metrics";
 import { bm25Search, indexCorpus, type IndexedCorpus } from "../../../lib/sparse/bm25-retriever";
-import { QuerySweep, referenceRank, SWEEP_B, SWEEP_K1 } from "../../../lib/sparse/sweep";
+import { QuerySweep, SWEEP_B, SWEEP_K1 } from "../../../lib/sparse/sweep";
+import { bm25Weight, lengthNorm, okapiIdf, type Bm25Index, type Bm25Params } from "../../../lib/sparse/bm25";
 import { bm25Sweep } from "../../../lib/experiments/tuning";
 import { crossValidatedTuning } from "../../../lib/eval/cross-validation";
 import { sweepHeatmap, type SweepEntry, type SweepResult } from "../../../lib/eval/sweep-result";
@@ -19,6 +20,29 @@ const ORACLES = path.resolve(__dirname, "..", "../../../shared/oracles/greeklaws
 
 /** Whitespace tokens: lets the toy corpora below say exactly which terms each document has. */
 const spaceTokenizer: Tokenizer = { name: "space", tokenize: (t) => t.split(" ").filter(Boolean) };
+
+/**
+ * The sweep's reference, the plainest route to what `QuerySweep.rank` and positive-only `searchIds` give (distinct
+ * terms in first-occurrence order, `bm25Weight` × count, a stable sort): for the tests to compare the fast paths with.
+ */
+function referenceRank(index: Bm25Index, termIds: ArrayLike<number>, params: Bm25Params, k: number): Int32Array {
+  const { k1, b, epsilon } = params;
+  const idf = okapiIdf(index, epsilon);
+  let total = 0;
+  for (let d = 0; d < index.docCount; d++) total += index.docLen[d];
+  const avgdl = total / index.docCount;
+  const counts = new Map<number, number>();
+  for (const t of Array.from(termIds)) if (t >= 0 && t < index.termCount) counts.set(t, (counts.get(t) ?? 0) + 1);
+  const scores = new Float64Array(index.docCount);
+  for (const [t, c] of counts) {
+    for (let p = index.termStart[t]; p < index.termStart[t + 1]; p++) {
+      const d = index.postingDoc[p];
+      scores[d] += c * bm25Weight(idf[t], index.postingTf[p], k1, lengthNorm(k1, b, index.docLen[d], avgdl));
+    }
+  }
+  const ranked = [...scores.keys()].filter((d) => scores[d] > 0).sort((x, y) => scores[y] - scores[x] || x - y);
+  return Int32Array.from(ranked.slice(0, k));
+}
 
 /** The reference: one direct scorer per setting, positive-only top 100, as the paper's sweep runs it. */
 function directRankings(corpus: IndexedCorpus, queries: readonly Query[], k1: number, b: number, epsilon = 0.25) {
