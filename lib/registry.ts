@@ -61,7 +61,8 @@ export interface RunContext extends TokenizerContext {
 }
 
 /** A RunContext in part: `runContext` completes it; `store` may be an open store. */
-export type RunContextInit = Partial<Omit<RunContext, "store">> & { store?: Store | (() => Promise<Store>) };
+/** `local`: without given providers, the environment's with in-process models on (as `--local`). */
+export type RunContextInit = Partial<Omit<RunContext, "store">> & { store?: Store | (() => Promise<Store>); local?: boolean };
 
 /** What a job builds once and shares, per (owner, key); a failure is kept too, so it is reported once. */
 export class BuildCache {

@@ -109,6 +109,7 @@ const SLOW = new Set([
   "integration/chat-providers.test.ts",
   "integration/openai-embedder.test.ts",
   "integration/hub.test.ts",
+  "integration/in-process.test.ts", // gbr in child processes embedding greeklaws-2021 with a tiny model, one killed
 ]);
 
 const argv = process.argv.slice(2);
