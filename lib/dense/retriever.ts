@@ -129,7 +129,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   };
   const t0 = performance.now();
   const docs = await run(bench.docs, "document");
-  if (ctx.plan && p.local) ctx.plan.note(await localTime(ctx, p, bench, bench.docs.length - docs.cached));
+  if (ctx.plan && p.local && docs.cached < bench.docs.length) ctx.plan.note(await localTime(ctx, p, bench, bench.docs.length - docs.cached));
   usage.documentSeconds = (performance.now() - t0) / 1000;
   const info: DenseRetrieverInfo = {
     preset: p.name,
@@ -142,9 +142,10 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
     ...(p.provider === "openai" ? { input: p.input ?? "array" } : {}),
     naming,
   };
-  if (p.local && !ctx.plan) {
+  if (p.provider === "local" && p.local && !ctx.plan) {
     info.runtime = localRuntime(p.local);
-    info.truncatedArticles = await embedder.overLimit?.(bench.docs.map((d) => renderTemplate(p, "document", d.text)));
+    // Counted when this run embedded articles (the model is loaded then): a run from the cache needs no model.
+    if (docs.requests > 0) info.truncatedArticles = await embedder.overLimit?.(bench.docs.map((d) => renderTemplate(p, "document", d.text)));
   }
   const exact: DenseRetriever = {
     ...vectorRetriever(name, bench, docs.vectors, async (queries) => (await run(queries, "query")).vectors, usage),

@@ -48,13 +48,16 @@ interface Loaded {
 const limitOf = (l: Loaded, m: LocalModel) => Math.min(m.maxTokens ?? l.ownLimit ?? 512, l.ownLimit ?? Infinity);
 
 const loads = new Map<string, Promise<Loaded>>();
+// One model opens at a time: transformers.js's settings (env) are global to the process.
+let opening: Promise<unknown> = Promise.resolve();
 
 /** The model of `m`, fetched (or from the cache) and opened once per process and kind. */
 function load(config: Config, m: LocalModel, kind: "embed" | "rerank", log?: (message: string) => void): Promise<Loaded> {
   const key = JSON.stringify([kind, m.model, m.revision, m.dtype, config.dataDir]);
   let loaded = loads.get(key);
   if (!loaded) {
-    loaded = open(config, m, kind, log);
+    loaded = opening.then(() => open(config, m, kind, log));
+    opening = loaded.catch(() => undefined);
     loads.set(key, loaded);
     loaded.catch(() => loads.delete(key));
   }
@@ -65,6 +68,7 @@ async function open(config: Config, m: LocalModel, kind: "embed" | "rerank", log
   const T = await transformers(kind);
   const { dir } = await pullModel({ ...config.hub, cacheRoot: path.join(config.dataDir, "hf"), repo: m.model, revision: m.revision, dtype: m.dtype, ...(log ? { log } : {}) });
   // Loaded from the verified folder only: transformers.js's own cache would skip the checks and the pinned revision.
+  // The id is the folder's name ("files", as transformers.js accepts only owner/name ids): opens run one at a time.
   Object.assign(T.env, { allowRemoteModels: false, allowLocalModels: true, useFSCache: false, localModelPath: path.dirname(dir) + path.sep });
   const id = path.basename(dir);
   const tokenizer = await T.AutoTokenizer.from_pretrained(id);
@@ -96,10 +100,10 @@ export function bucket(tokens: number, limit: number): number {
 }
 
 /**
- * Runs `inputs` (texts, or pairs by their first halves) in fixed shapes, shortest first: every call of one length has
- * the same rows (the last input repeated to fill them); `each` gets the call's output and the index of each row.
+ * Runs inputs of these token counts in fixed shapes, shortest first: a call holds one length bucket, with the rows
+ * that bucket always has (the last input repeated to fill them); `call` gets each row's input index.
  */
-async function inFixedShapes(
+export async function inFixedShapes(
   lengths: readonly number[],
   limit: number,
   maxRows: number,
@@ -108,9 +112,10 @@ async function inFixedShapes(
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
   const rowsAt = (length: number) => Math.max(1, Math.min(maxRows, Math.floor(TOKENS_PER_CALL / length)));
   for (let s = 0; s < order.length; ) {
+    // A call holds one bucket only: a text's padded length must not depend on its neighbours.
+    const length = bucket(lengths[order[s]], limit);
     let e = s + 1;
-    while (e < order.length && e - s < rowsAt(bucket(lengths[order[e]], limit))) e++;
-    const length = bucket(lengths[order[e - 1]], limit);
+    while (e < order.length && e - s < rowsAt(length) && bucket(lengths[order[e]], limit) === length) e++;
     const rows = order.slice(s, e);
     while (rows.length < rowsAt(length)) rows.push(rows[rows.length - 1]);
     await call(rows, length);

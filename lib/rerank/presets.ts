@@ -99,13 +99,14 @@ export function rerankFingerprint(p: RerankPreset): string {
 
 /** Built-ins plus the presets file's `rerankers`: a user preset overrides a built-in's fields by name. */
 export function allRerankPresets(file: string | null | undefined, local = false): RerankPreset[] {
-  const form = (p: RerankPreset): RerankPreset => {
-    const m = local ? LOCAL_RERANK_FORMS[p.name] : undefined;
-    return m ? { ...p, provider: "local", model: m.model, local: m } : { ...p };
-  };
-  const byName = new Map(BUILTIN_RERANK_PRESETS.map((p) => [p.name, form(p)]));
+  const byName = new Map(BUILTIN_RERANK_PRESETS.map((p) => [p.name, { ...p }]));
   if (file) for (const p of readUserRerankers(file, byName)) byName.set(p.name, p);
-  return [...byName.values()];
+  // The in-process form replaces the server model of a built-in (a user's override of its other fields included).
+  const form = (p: RerankPreset): RerankPreset => {
+    const m = local && !p.provider ? LOCAL_RERANK_FORMS[p.name] : undefined;
+    return m && p.model === BUILTIN_RERANK_PRESETS.find((b) => b.name === p.name)?.model ? { ...p, provider: "local", model: m.model, local: m } : p;
+  };
+  return [...byName.values()].map(form);
 }
 
 export function rerankPreset(name: string, presets: readonly RerankPreset[] = BUILTIN_RERANK_PRESETS): RerankPreset {

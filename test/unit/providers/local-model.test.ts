@@ -10,12 +10,41 @@ import { after, before, describe, test } from "node:test";
 import { startHubDouble, type HubDouble } from "../../fakes/hub-server";
 import { buildTinyModels } from "../../helpers/tiny-models";
 import { readConfig, type Config } from "../../../lib/config";
-import { bucket, localEmbedder, localReranker } from "../../../lib/providers/local-model";
+import { bucket, inFixedShapes, localEmbedder, localReranker } from "../../../lib/providers/local-model";
+import { allRerankPresets } from "../../../lib/rerank/presets";
 import type { LocalModel } from "../../../lib/models/embed";
 
 const TEXTS = ["ποινή", "Ο Αστικός Κώδικας ορίζει", "άρθρο 57 ΑΚ προσβολή της προσωπικότητας", "a", "δικαίωμα στην προσωπικότητα και αποζημίωση"];
 const LONG = "προσβολή της προσωπικότητας ".repeat(40);
 const same = (a: Float32Array, b: Float32Array) => a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+
+test("fixed shapes: every row runs at its own bucket's length, in that bucket's row count, whatever its neighbours", async () => {
+  const lengths = [5, 300, 17, 16, 40, 3, 600, 31, 2000];
+  const calls: { rows: number[]; length: number }[] = [];
+  await inFixedShapes(lengths, 512, 4, async (rows, length) => void calls.push({ rows, length }));
+  const seen = new Set<number>();
+  for (const { rows, length } of calls) {
+    assert.equal(rows.length, Math.max(1, Math.min(4, Math.floor(16_384 / length))));
+    for (const i of rows) assert.equal(length, bucket(lengths[i], 512), `input ${i} (${lengths[i]} tokens) ran at ${length}`);
+    rows.forEach((i) => seen.add(i));
+  }
+  assert.equal(seen.size, lengths.length);
+});
+
+test("--local: a user's override of a built-in re-ranker's fields keeps its in-process form; one naming another model does not", async () => {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-local-presets-"));
+  try {
+    const file = path.join(dir, "p.json");
+    await fs.writeFile(file, JSON.stringify({ rerankers: [{ name: "bge-reranker-v2-m3", maxDocumentChars: 4000 }, { name: "jina-reranker-v2-base-multilingual", model: "x/y" }] }));
+    const bge = allRerankPresets(file, true).find((p) => p.name === "bge-reranker-v2-m3")!;
+    assert.equal(bge.provider, "local");
+    assert.equal(bge.maxDocumentChars, 4000);
+    assert.equal(bge.model, bge.local!.model);
+    assert.equal(allRerankPresets(file, false).find((p) => p.name === "bge-reranker-v2-m3")!.provider, undefined);
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+});
 
 describe("in-process models (tiny ONNX, Hub double)", () => {
   let tmp: string;
