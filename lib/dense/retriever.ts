@@ -12,7 +12,7 @@ import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type Vector
 import { countTemplated, countTokens } from "../text/tokens";
 import { embedderForMethod, planEmbedder, planVectorView } from "./plan-embed";
 import type { EndpointStats } from "../models/servers";
-import { EmbeddingError, LOCAL_THREADS, localRuntime, type LocalModel } from "../models/embed";
+import { EmbeddingError, LOCAL_THREADS, localRuntime, type Embedder, type LocalModel } from "../models/embed";
 import { isUnavailable, type GbrError } from "../util/errors";
 
 /** The vector store (the run's, else `GBR_VECTOR_STORE`, else `<data folder>/lancedb`), opened once per job. */
@@ -95,7 +95,7 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   const p = preset(presetName, allPresets(userPresetsFile(ctx.providers.config), naming, ctx.providers.config.local));
   // --plan: nothing is sent or stored; the benchmark's own texts are counted once across experiments by their key.
   const fingerprint = presetFingerprint(p);
-  let embedder;
+  let embedder: Embedder;
   try {
     embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
   } catch (err) {
