@@ -143,7 +143,7 @@ export async function createRetriever(name: string, bench: Benchmark, opts: Retr
 export function runContext(init: RunContextInit = {}): RunContext {
   if (isComplete(init)) return init;
   const log = init.log ?? (() => {});
-  const providers = init.providers ?? createProviders({ ...environmentConfig(), ...(init.local ? { local: true } : {}) });
+  const providers = init.providers ?? createProviders({ ...environmentConfig(), ...(init.local ? { local: true } : {}) }, { log });
   const { dataDir, replayFile } = providers.config;
   const given = init.store;
   let opened: Promise<Store> | undefined;

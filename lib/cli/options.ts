@@ -48,7 +48,7 @@ export function configFlags(values: Record<string, unknown>): ConfigFlags {
 }
 
 /** The LLM flags as retriever options, plus the run context (the command's configuration and one set of providers). */
-export function llmFlags(values: Record<string, unknown>, config: Config, more: { pricer?: Pricer } = {}): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
+export function llmFlags(values: Record<string, unknown>, config: Config, more: { pricer?: Pricer; log?: (message: string) => void } = {}): { options: RetrieverOptions; context: RunContextInit & { providers: Providers } } {
   const official = values.official === true;
   const providers = createProviders(config, more);
   const promptSet = values.prompts === undefined ? (official ? "official" : undefined) : String(values.prompts);

@@ -62,7 +62,7 @@ export const reproduceCommand: Command = {
     // Checked before anything runs: a file where the outputs go would otherwise fail only after every experiment.
     if (fs.existsSync(outRoot) && !fs.statSync(outRoot).isDirectory()) throw new CliError(`gbr reproduce: --out ${outRoot} is a file, not a folder`, 2);
     const loaded = await load(values, io, config);
-    const llm = llmFlags(values, config, { pricer: pricerFrom(loadPrices(config.pricesFile)) });
+    const llm = llmFlags(values, config, { pricer: pricerFrom(loadPrices(config.pricesFile)), ...(log ? { log } : {}) });
     // Each long step's figures go to metadata.json (`progress`), printed or not (-q); a plan's stand-in steps are not shown.
     const onProgress = values.plan ? undefined : progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });
     const opts = {

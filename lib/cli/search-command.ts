@@ -2,6 +2,7 @@
 import { CliError, numberOption, type Command } from "./args";
 import { dataHelp, dataOption, llmFlags, llmHelp, llmOptions, load, logger, requireHelp, requireOption } from "./options";
 import { loadPlugins } from "./plugins";
+import { progressReporter } from "./progress";
 import { formatRun, writeRun } from "../data/runs";
 import { didYouMean } from "../util/suggest";
 import { DEFAULT_BM25 } from "../sparse/bm25";
@@ -65,12 +66,14 @@ export const search: Command = {
     const log = logger(io, values.quiet);
     await loadPlugins((values.require as string[] | undefined) ?? []);
     const bench = (await load(values, io, config())).benchmark;
-    const llm = llmFlags(values, config());
+    const llm = llmFlags(values, config(), log ? { log } : {});
+    // Long work (an in-process model embedding a corpus, a re-ranking) shows its rate and the time left.
+    const onProgress = progressReporter(io, { tty: process.stderr.isTTY === true, quiet: values.quiet === true, meter: llm.context.providers.meter });
     const retriever = await createRetriever(
       name,
       bench,
       { bm25, positiveOnly: Boolean(values["positive-only"]), ...llm.options },
-      { ...llm.context, log },
+      { ...llm.context, log, onProgress },
     );
     const t0 = performance.now();
     const run = await retriever.retrieve(bench.queries, k);

@@ -68,8 +68,10 @@ describe("in-process models: gbr search against transformers.js itself", () => {
     const env = { GBR_PRESETS: presets, HF_ENDPOINT: hub?.url ?? "http://unreachable.invalid" };
     const r = await runGbr(["search", "--data", "sample", "--retriever", retriever, "--k", String(k), "--format", "json", "--out", out], { dataDir, env });
     assert.equal(r.code, 0, r.stderr);
+    lastStderr = r.stderr;
     return JSON.parse(await fs.readFile(out, "utf8")) as Record<string, string[]>;
   };
+  let lastStderr = "";
 
   test("dense:tiny equals the feature-extraction pipeline's top 10; again with the Hub stopped, from the cache", async () => {
     const got = await search("dense:tiny", embedHub);
@@ -90,6 +92,7 @@ describe("in-process models: gbr search against transformers.js itself", () => {
     await hub.close();
     assert.deepEqual(await search("dense:tiny", undefined), got);
     assert.equal(hub.fileRequests(), requests);
+    assert.doesNotMatch(lastStderr, /embedding \d+ in \d+ requests/, "the second run embeds nothing");
   });
 
   test("rerank:tiny-ce:bm25-greekstemmer equals the raw logits of the model on each text pair", async () => {
@@ -117,10 +120,19 @@ describe("in-process models on the real corpus: kill -9 and resume, two processe
   let tmp: string;
   let hub: HubDouble;
   let env: Record<string, string>;
-  const corpusDir = requireShared("data", "greeklaws-2021");
+  let corpusDir: string;
 
   before(async () => {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-local-kill-"));
+    // greeklaws-2021's articles cut to 200 characters (the tiny model reads 32 tokens; whole articles only cost
+    // tokenising time), its sample questions and their judgments, as a BEIR folder.
+    const shared = requireShared("data", "greeklaws-2021");
+    corpusDir = path.join(tmp, "greeklaws-2021-short");
+    await fs.mkdir(path.join(corpusDir, "qrels"), { recursive: true });
+    const articles = (await readJsonl(path.join(shared, "corpus.jsonl"))).map((d) => JSON.stringify({ ...d, text: d.text.slice(0, 200) }));
+    await fs.writeFile(path.join(corpusDir, "corpus.jsonl"), articles.join("\n") + "\n");
+    await fs.copyFile(path.join(shared, "queries-sample.jsonl"), path.join(corpusDir, "queries.jsonl"));
+    await fs.copyFile(path.join(shared, "qrels", "sample.tsv"), path.join(corpusDir, "qrels", "test.tsv"));
     const files = await buildTinyModels(path.join(tmp, "models"));
     hub = await startHubDouble({ kind: "models", repo: "org/tiny-embed", revision: "main", readme: "# tiny", files: files.embed });
     const presets = path.join(tmp, "gbr-presets.json");
@@ -132,8 +144,7 @@ describe("in-process models on the real corpus: kill -9 and resume, two processe
     if (tmp) await fs.rm(tmp, { recursive: true, force: true });
   });
 
-  const queries = path.join(corpusDir, "queries-sample.jsonl");
-  const args = (out: string) => ["search", "--data", corpusDir, "--queries", queries, "--retriever", "dense:tiny", "--k", "10", "--format", "json", "--out", out];
+  const args = (out: string) => ["search", "--data", corpusDir, "--retriever", "dense:tiny", "--k", "10", "--format", "json", "--out", out];
   const plan = /(\d+) of (\d+) document vectors cached; embedding (\d+)/;
 
   test("a run killed with SIGKILL during the corpus embedding resumes with only the rest, and ranks as an uninterrupted run", { timeout: 240_000 }, async () => {
@@ -182,5 +193,38 @@ describe("in-process models on the real corpus: kill -9 and resume, two processe
     assert.deepEqual(JSON.parse(await fs.readFile(path.join(tmp, "a.json"), "utf8")), JSON.parse(await fs.readFile(path.join(tmp, "b.json"), "utf8")));
     const third = await runGbr(args(path.join(tmp, "c.json")), { dataDir, env });
     assert.doesNotMatch(third.stderr, plan, "everything was stored by the two");
+  });
+});
+
+describe("in-process models in --plan and in a skipped row's reason", () => {
+  let tmp: string;
+  let hub: HubDouble;
+
+  before(async () => {
+    tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-local-plan-"));
+    const files = await buildTinyModels(path.join(tmp, "models"));
+    hub = await startHubDouble({ kind: "models", repo: "org/tiny-embed", revision: "main", readme: "# tiny", files: files.embed });
+  });
+  after(async () => {
+    await hub?.close();
+    if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+  });
+
+  test("without a server, a built-in with an in-process form says that --local would run it, and roughly how long", async () => {
+    const r = await runGbr(["search", "--data", "sample", "--retriever", "dense:embgemma-300m", "--k", "5"], { dataDir: path.join(tmp, "skip") });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /no OpenAI-compatible embedding server configured/);
+    assert.match(r.stderr, /--local runs onnx-community\/embeddinggemma-300m-ONNX in-process instead \((under a minute|~[\d.]+ min) for the 114 articles on \d+ threads, a rough estimate\)/);
+  });
+
+  test("--plan measures an in-process preset's rate here and notes the time the articles left will take", async () => {
+    // The built-in name, run by the tiny model: a user preset replaces the built-in of its name.
+    const presets = path.join(tmp, "plan-presets.json");
+    await fs.writeFile(presets, JSON.stringify({ presets: [{ name: "embgemma-300m", provider: "local", model: "org/tiny-embed", revision: "main", pooling: "mean", normalize: true }] }));
+    const dataDir = path.join(tmp, "plan");
+    const r = await runGbr(["reproduce", "--data", "sample", "--only", "dense:embgemma-300m", "--plan", "--out", path.join(tmp, "out")], { dataDir, env: { GBR_PRESETS: presets, HF_ENDPOINT: hub.url } });
+    assert.equal(r.code, 0, r.stderr);
+    const plan = JSON.parse(await fs.readFile(path.join(tmp, "out", "sample", "plan.json"), "utf8")) as { notes: string[] };
+    assert.ok(plan.notes.some((n) => /^embgemma-300m in-process: [\d.]+ articles\/s measured here on 8; the 114 articles to embed take about \d+ s, once$/.test(n)), plan.notes.join("\n"));
   });
 });
