@@ -149,6 +149,8 @@ export interface RerankRunInfo {
   pairs?: number;
   reusedPairs?: number;
   truncated?: number;
+  /** In-process cross-encoders: pairs this run scored that were over the model's token limit (cut). */
+  truncatedPairs?: number;
   /** Requests sent now (not cached answers). */
   calls: number;
   /** Listwise only: answers with no usable id, whose window kept its order. */

@@ -5,7 +5,7 @@ import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registr
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
 import { fitLsi, type LsiCorpus } from "./lsi";
-import { allPresets, userPresetsFile, preset, presetFingerprint, renderTemplate, textKey, type EmbeddingPreset } from "./presets";
+import { allPresets, LOCAL_FORMS, userPresetsFile, preset, presetFingerprint, renderTemplate, textKey, type EmbeddingPreset } from "./presets";
 import type { EmbedNaming } from "../config";
 import { rocchio } from "./rocchio";
 import { mergeProvenance, openVectorStore, type EmbeddingProvenance, type VectorStore } from "../store/vector-store";
@@ -99,7 +99,12 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   try {
     embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
   } catch (err) {
-    throw p.local && isUnavailable(err) ? offerLocal(err as GbrError, p.local, bench) : err;
+    if (!isUnavailable(err)) throw err;
+    if (p.local) throw offerLocal(err as GbrError, p.local, bench);
+    if (!ctx.providers.config.local) throw err;
+    const e = err as GbrError;
+    const none = `; --local does not apply: ${p.name} has no in-process form (those with one: ${Object.keys(LOCAL_FORMS).join(", ")})`;
+    throw new EmbeddingError(e.message + none, "NOT_CONFIGURED", { brief: `${e.brief ?? e.message}; no in-process form`, ...(e.hint ? { hint: e.hint } : {}) });
   }
   const realStore = await storeFor(ctx);
   const store = ctx.plan ? planVectorView(realStore) : realStore;

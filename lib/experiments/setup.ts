@@ -18,7 +18,8 @@ function describeLlm(llm: LlmRunInfo): string {
 
 function describeRerank(r: RerankRunInfo): string {
   const what = r.kind === "cross-encoder" ? `cross-encoder ${r.model} ${r.runtime ?? `at ${r.endpoint}`}` : `listwise LLM, window ${r.window} step ${r.step}`;
-  const pairs = r.pairs === undefined ? "" : `, ${r.pairs} pairs (${r.reusedPairs ?? 0} cached, ${r.truncated ?? 0} articles cut)`;
+  const overLimit = r.truncatedPairs ? `, ${r.truncatedPairs} pairs over the token limit` : "";
+  const pairs = r.pairs === undefined ? "" : `, ${r.pairs} pairs (${r.reusedPairs ?? 0} cached, ${r.truncated ?? 0} articles cut${overLimit})`;
   const unparsed = r.unparsed ? `, ${r.unparsed} answers unparsed` : "";
   return `rerank ${r.reranker}: ${what}, depth ${r.depth}${pairs}${unparsed}`;
 }

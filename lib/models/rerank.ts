@@ -8,6 +8,8 @@ export interface RerankResult {
   servedModel?: string;
   standIn: boolean;
   tokens?: number;
+  /** In-process models: pairs over the model's token limit, cut by its tokenizer. */
+  truncated?: number;
 }
 
 /** Scores documents against a query through a rerank server; limiting requests in flight is the caller's choice. */

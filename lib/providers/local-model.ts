@@ -204,7 +204,7 @@ export function localReranker(config: Config, m: LocalModel, batchSize = 32, log
         const labels = logits.dims[1];
         rows.forEach((i, r) => (scores[i] ??= (logits.data as Float32Array)[r * labels]));
       });
-      return { scores, standIn: false, tokens: n.reduce((a, x) => a + Math.min(x, limit), 0) };
+      return { scores, standIn: false, tokens: n.reduce((a, x) => a + Math.min(x, limit), 0), truncated: n.filter((x) => x > limit).length };
     },
   };
 }

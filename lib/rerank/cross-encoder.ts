@@ -91,6 +91,7 @@ export async function crossEncoderRerankRun(
   let failure: { err: unknown } | undefined;
   let calls = 0;
   let standInNow = false;
+  let overLimit = 0;
   // Pairs another process scored while this one planned (their request was claimed there).
   let reusedNow = 0;
   const sent = batches.reduce((n, b) => n + b.keys.length, 0);
@@ -108,6 +109,7 @@ export async function crossEncoderRerankRun(
             calls++;
             if (res.servedModel) servedModels.add(res.servedModel);
             if (res.standIn) standInNow = true;
+            overLimit += res.truncated ?? 0;
             if (res.scores.length !== batch.keys.length) throw new GbrError(`${label}: ${client.id} returned ${res.scores.length} scores for ${batch.keys.length} documents`, "RERANK_ANSWER");
             // Rounded as the store keeps it, so a run from the store adds up the very same numbers.
             const share = Math.round((seconds / batch.keys.length) * 1e6) / 1e6;
@@ -157,6 +159,7 @@ export async function crossEncoderRerankRun(
     pairs,
     reusedPairs: pairs - sent + reusedNow,
     truncated: cut.size,
+    ...(overLimit ? { truncatedPairs: overLimit } : {}),
     calls,
     servedModels: [...servedModels],
     standIn,

@@ -215,6 +215,8 @@ describe("in-process models in --plan and in a skipped row's reason", () => {
     assert.notEqual(r.code, 0);
     assert.match(r.stderr, /no OpenAI-compatible embedding server configured/);
     assert.match(r.stderr, /--local runs onnx-community\/embeddinggemma-300m-ONNX in-process instead \((under a minute|~[\d.]+ min) for the 114 articles on \d+ threads, a rough estimate\)/);
+    const none = await runGbr(["search", "--data", "sample", "--retriever", "dense:qwen3-8b", "--local", "--k", "5"], { dataDir: path.join(tmp, "skip") });
+    assert.match(none.stderr, /--local does not apply: qwen3-8b has no in-process form \(those with one: .*embgemma-300m.*\)/);
   });
 
   test("--plan measures an in-process preset's rate here and notes the time the articles left will take", async () => {

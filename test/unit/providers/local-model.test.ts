@@ -119,5 +119,7 @@ describe("in-process models (tiny ONNX, Hub double)", () => {
       assert.ok(Object.is(alone, scores[i]), `pair ${i}: ${alone} alone, ${scores[i]} in the batch`);
     }
     assert.ok(scores.some((s) => s < 0 || s > 1), "raw logits, not probabilities");
+    assert.equal((await c.rerank("org/tiny-ce", q, ["α"])).truncated, 0);
+    assert.equal((await c.rerank("org/tiny-ce", q, ["α", LONG])).truncated, 1, "the pair over 32 tokens is counted");
   });
 });
