@@ -55,6 +55,9 @@ export function isDamage(err: unknown): boolean {
   return kind === "missing" || kind === "unreadable";
 }
 
+/** LanceDB's open of a table with no committed version (a writer creating or dropping it): absent, not damage. */
+export const noVersion = (err: unknown): boolean => /\bTable '[^']*' was not found\b/.test(err instanceof Error ? err.message : String(err));
+
 /** Whether an error comes from LanceDB's native layer: its `code` is a PascalCase napi status, not "ENOENT" or ours. */
 export function fromLanceDb(err: unknown): boolean {
   if (!(err instanceof Error) || err instanceof GbrError) return false;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type * as lancedb from "@lancedb/lancedb";
 import { FileLocks } from "../util/file-lock";
-import { isDamage, namedLanceError } from "./lance-errors";
+import { isDamage, namedLanceError, noVersion } from "./lance-errors";
 import { fallBack } from "./vector-recovery";
 
 /** The tables of one connection, shared by the cache, provenance and recovery. */
@@ -66,15 +66,16 @@ export class VectorTables {
     } catch (err) {
       if (!isDamage(err)) throw err;
       t = await fallBack(this, name, err);
-      if (!t) return undefined;
     }
+    if (!t) return undefined;
     this.open.set(name, t);
     return t;
   }
 
-  /** Opens a table and reads its latest manifest (schema and row count come from it, no data file is read). */
-  async openChecked(name: string): Promise<lancedb.Table> {
-    const t = await this.db.openTable(name);
+  /** Opens a table and reads its latest manifest (schema and row count come from it, no data file is read); undefined while none is committed. */
+  async openChecked(name: string): Promise<lancedb.Table | undefined> {
+    const t = await this.db.openTable(name).catch((err: unknown) => (noVersion(err) ? undefined : Promise.reject(err)));
+    if (!t) return undefined;
     try {
       await t.countRows();
       await t.schema();

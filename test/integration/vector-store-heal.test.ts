@@ -17,7 +17,8 @@ import * as lancedb from "@lancedb/lancedb";
 import { embedItems } from "../../lib/dense/embed";
 import { openaiEmbedder } from "../../lib/providers/openai-embedder";
 import { presetFingerprint, type EmbeddingPreset } from "../../lib/dense/presets";
-import { openVectorStore, tableName, VectorStoreError, type VectorRow, type VectorStore } from "../../lib/store/vector-store";
+import { openVectorStore, tableName, VectorStore, VectorStoreError, type VectorRow } from "../../lib/store/vector-store";
+import { VectorTables } from "../../lib/store/vector-tables";
 import { fakeVector, startOpenAIDouble, type OpenAIDouble } from "../fakes/openai-server";
 import { vectorDims, vectorTables } from "../helpers/lance-folder";
 
@@ -338,6 +339,61 @@ describe("vector store repair", () => {
     assert.equal(logs.length, 1, logs.join("\n"));
     assert.match(logs[0], /from the 4 vectors/);
     assert.equal(await writer.count("fp"), 8);
+  });
+
+  test("a table another batch is creating (listed, no version committed yet) reads as absent while the commit lands; no manifest is set aside", async () => {
+    const dir = tempDir();
+    const db = await lancedb.connect(dir, { readConsistencyInterval: 0 });
+    // LanceDB writes a new table's data files before its first manifest: in between, tableNames lists it and opening
+    // it says "Table '…' was not found" (seen in 0.30). This creator stays in that window until the reader's second
+    // failed open, then commits before that open returns: the interleaving a loaded machine produced in CI.
+    let inWindow!: () => void;
+    const windowOpen = new Promise<void>((r) => (inWindow = r));
+    let letGo!: () => void;
+    const go = new Promise<void>((r) => (letGo = r));
+    let landed!: () => void;
+    const committed = new Promise<void>((r) => (landed = r));
+    let failedOpens = 0;
+    const racing = new Proxy(db, {
+      get(target, prop) {
+        if (prop === "createTable") {
+          return async (name: string, ...rest: unknown[]) => {
+            fs.mkdirSync(path.join(dir, `${name}.lance`, "data"), { recursive: true });
+            inWindow();
+            await go;
+            const table = await (target.createTable as (...a: unknown[]) => Promise<lancedb.Table>)(name, ...rest);
+            landed();
+            return table;
+          };
+        }
+        if (prop === "openTable") {
+          return (name: string) =>
+            target.openTable(name).catch(async (err: unknown) => {
+              if (++failedOpens === 2) {
+                letGo();
+                await committed;
+              }
+              throw err;
+            });
+        }
+        const v: unknown = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+    const logs: string[] = [];
+    const store = new VectorStore(new VectorTables(dir, racing, (m) => logs.push(m)));
+    stores.push(store);
+    const batch = rows("a", 5);
+    const keys = batch.map((r) => r.key);
+    const put = store.put("fp", batch);
+    await windowOpen;
+    const got = await store.get("fp", keys);
+    assert.equal(got.size, 0, "nothing was committed when the reader looked");
+    letGo();
+    await put;
+    assert.equal((await store.get("fp", keys)).size, 5, "the creator's rows are all there");
+    assert.deepEqual(logs, [], "nothing reported: a table being created is not damage");
+    assert.equal(fs.existsSync(path.join(dir, `${tableName("fp")}.lance`, "_damaged")), false, "no manifest was set aside");
   });
 
   test("a LanceDB failure that is not damage names the table and a remedy, and rebuilds nothing", async () => {

@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { clearCommand, fromLanceDb, isDamage, lanceFailure, lanceReason, VectorStoreError, type LanceFailure } from "../../../lib/store/lance-errors";
+import { clearCommand, fromLanceDb, isDamage, lanceFailure, lanceReason, noVersion, VectorStoreError, type LanceFailure } from "../../../lib/store/lance-errors";
 
 const CARGO = "/usr/local/cargo/registry/src/index.crates.io-1949cf8c6b5b557f";
 
@@ -115,6 +115,11 @@ for (const s of SHAPES) {
     assert.doesNotMatch(lanceReason(err), /rustc|cargo|LanceError|lance error|Invalid user input/);
   });
 }
+
+test("a table with no committed version (LanceDB 0.30's open while another writer creates or drops it) is told apart; no other shape is", () => {
+  for (const s of SHAPES) assert.equal(noVersion(native(s.message)), s.what === "a table whose _versions folder is gone", s.what);
+  assert.equal(noVersion(new Error("Table 'toy-1b326f11872b' was not found")), true);
+});
 
 test("only the native binding's errors are LanceDB's: not Node's, not the toolkit's own", () => {
   assert.equal(fromLanceDb(native("lance error: x")), true);
