@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { Benchmark, Query, Retriever, Run, Work } from "../types";
 import { secondsOf, timed, zeroWork } from "../eval/run-cost";
+import { measuredTime } from "../util/progress-line";
 import type { FeedbackRetriever, RetrieverOptions, RunContext } from "../registry";
 import { embedItems } from "./embed";
 import { ExactIndex } from "./exact-search";
@@ -134,7 +135,11 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   };
   const t0 = performance.now();
   const docs = await run(bench.docs, "document");
-  if (ctx.plan && p.local && docs.cached < bench.docs.length) ctx.plan.note(await localTime(ctx, p, bench, bench.docs.length - docs.cached));
+  if (ctx.plan && p.provider === "local" && docs.cached < bench.docs.length) {
+    const sample = bench.docs.slice(0, 8).map((d) => renderTemplate(p, "document", d.text));
+    const real = ctx.providers.embedder(p);
+    ctx.plan.note(await measuredTime(p.name, "articles to embed", sample, bench.docs.length - docs.cached, (texts) => real.embed(texts, "document")));
+  }
   usage.documentSeconds = (performance.now() - t0) / 1000;
   const info: DenseRetrieverInfo = {
     preset: p.name,
@@ -159,22 +164,6 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   usage.documentCachedVectors = docs.cached;
   const endpoints = embedder.endpointStats ? () => embedder.endpointStats!() : undefined;
   return recorded(exact, bench.docs.length, endpoints);
-}
-
-/** A plan's estimate for an in-process preset: its rate measured here on 8 articles, times the articles still to embed. */
-async function localTime(ctx: RunContext, p: EmbeddingPreset, bench: Benchmark, missing: number): Promise<string> {
-  const texts = bench.docs.slice(0, 8).map((d) => renderTemplate(p, "document", d.text));
-  try {
-    const embedder = ctx.providers.embedder(p);
-    await embedder.embed(texts.slice(0, 1), "document");
-    const { seconds } = await timed(() => embedder.embed(texts, "document"));
-    const perText = seconds / texts.length;
-    const total = perText * missing;
-    const time = total < 90 ? `${Math.round(total)} s` : `${(total / 60).toFixed(1)} min`;
-    return `${p.name} in-process: ${(1 / perText).toFixed(1)} articles/s measured here on ${texts.length}; the ${missing} articles to embed take about ${time}, once`;
-  } catch (err) {
-    return `${p.name} in-process: no rate measured (${(err as Error).message.split("\n")[0]})`;
-  }
 }
 
 /** No server for a preset with an in-process form: the skip says `--local` would run it, and roughly how long. */

@@ -4,7 +4,8 @@ import type { RetrieverOptions, RunContext } from "../registry";
 import { listwiseRerankRun } from "../llm/rerank-listwise";
 import { chatForMethod } from "../llm/chat-for-method";
 import { crossEncoderRerankRun } from "./cross-encoder";
-import { allRerankPresets, rerankPreset, type RerankPreset } from "./presets";
+import { allRerankPresets, renderRerankDocument, renderRerankQuery, rerankPreset, type RerankPreset } from "./presets";
+import { measuredTime } from "../util/progress-line";
 import { userPresetsFile } from "../dense/presets";
 import { openScoreCache } from "../store";
 import type { RerankClient } from "../models/rerank";
@@ -32,7 +33,19 @@ export async function reranker(by: string, bench: Benchmark, opts: RetrieverOpti
   const preset = rerankPreset(by, allRerankPresets(userPresetsFile(ctx.providers.config), ctx.providers.config.local));
   const client = rerankerForMethod(ctx, preset);
   const cache = await openScoreCache(await ctx.store(), { readOnly: ctx.plan !== undefined });
-  return { name: by, depth, rerank: (queries, first, k, name) => crossEncoderRerankRun(preset, client, queries, first, texts, { ...common, name, k, cache }) };
+  const rerank = async (queries: Query[], first: Run, k: number, name: string) => {
+    const run = await crossEncoderRerankRun(preset, client, queries, first, texts, { ...common, name, k, cache });
+    const r = run.info?.rerank;
+    // A plan of an in-process model: its rate on 8 pairs of the first question, times the pairs not yet scored.
+    if (ctx.plan && preset.provider === "local" && r?.pairs && r.pairs > (r.reusedPairs ?? 0) && queries.length) {
+      const docs = (first.rankings.get(queries[0].id) ?? []).slice(0, 8).map((id) => renderRerankDocument(preset, texts.get(id) ?? ""));
+      const real = ctx.providers.reranker(preset);
+      const query = renderRerankQuery(preset, queries[0].text);
+      ctx.plan.note(await measuredTime(preset.name, "pairs to score", docs, r.pairs - (r.reusedPairs ?? 0), (d) => real.rerank(preset.model, query, d)));
+    }
+    return run;
+  };
+  return { name: by, depth, rerank };
 }
 
 /** A first stage re-ordered by a re-ranker, named as its string form ("rerank:llm:bm25-greekstemmer"). */

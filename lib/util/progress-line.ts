@@ -25,6 +25,22 @@ export function progressLine(label: string, done: number, total: number, elapsed
   return parts.join(" · ");
 }
 
+/**
+ * A plan's note on in-process work: `measure(sample)` timed after a warm-up on its first item, times the `todo` items.
+ * @example await measuredTime("tiny", "articles to embed", ["a", "b"], 100, (xs) => embed(xs));
+ */
+export async function measuredTime<T>(name: string, what: string, sample: T[], todo: number, measure: (items: T[]) => Promise<unknown>): Promise<string> {
+  try {
+    await measure(sample.slice(0, 1));
+    const t0 = performance.now();
+    await measure(sample);
+    const per = (performance.now() - t0) / 1000 / sample.length;
+    return `${name} in-process: ${(1 / per).toFixed(1)}/s measured here on ${sample.length}; the ${todo} ${what} take about ${duration(per * todo)}, once`;
+  } catch (err) {
+    return `${name} in-process: no rate measured (${(err as Error).message.split("\n")[0]})`;
+  }
+}
+
 /** The provider work between two snapshots. */
 export function workSince(before: UsageTotals, now: UsageTotals): UsageTotals {
   const keys = Object.keys(now) as (keyof UsageTotals)[];

@@ -199,14 +199,17 @@ describe("in-process models on the real corpus: kill -9 and resume, two processe
 describe("in-process models in --plan and in a skipped row's reason", () => {
   let tmp: string;
   let hub: HubDouble;
+  let ceHub: HubDouble;
 
   before(async () => {
     tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-local-plan-"));
     const files = await buildTinyModels(path.join(tmp, "models"));
     hub = await startHubDouble({ kind: "models", repo: "org/tiny-embed", revision: "main", readme: "# tiny", files: files.embed });
+    ceHub = await startHubDouble({ kind: "models", repo: "org/tiny-ce", revision: "main", readme: "# tiny", files: files.crossEncoder });
   });
   after(async () => {
     await hub?.close();
+    await ceHub?.close();
     if (tmp) await fs.rm(tmp, { recursive: true, force: true });
   });
 
@@ -227,6 +230,16 @@ describe("in-process models in --plan and in a skipped row's reason", () => {
     const r = await runGbr(["reproduce", "--data", "sample", "--only", "dense:embgemma-300m", "--plan", "--out", path.join(tmp, "out")], { dataDir, env: { GBR_PRESETS: presets, HF_ENDPOINT: hub.url } });
     assert.equal(r.code, 0, r.stderr);
     const plan = JSON.parse(await fs.readFile(path.join(tmp, "out", "sample", "plan.json"), "utf8")) as { notes: string[] };
-    assert.ok(plan.notes.some((n) => /^embgemma-300m in-process: [\d.]+ articles\/s measured here on 8; the 114 articles to embed take about \d+ s, once$/.test(n)), plan.notes.join("\n"));
+    assert.ok(plan.notes.some((n) => /^embgemma-300m in-process: [\d.]+\/s measured here on 8; the 114 articles to embed take about \d+ s, once$/.test(n)), plan.notes.join("\n"));
+  });
+
+  test("--plan of an in-process cross-encoder measures its rate on pairs and notes the time of the pairs to score", async () => {
+    const presets = path.join(tmp, "plan-rerankers.json");
+    await fs.writeFile(presets, JSON.stringify({ rerankers: [{ name: "bge-reranker-v2-m3", provider: "local", model: "org/tiny-ce", revision: "main" }] }));
+    const out = path.join(tmp, "out-rerank");
+    const r = await runGbr(["reproduce", "--data", "sample", "--only", "rerank:bge-reranker-v2-m3:bm25-greekstemmer", "--plan", "--out", out], { dataDir: path.join(tmp, "plan-rerank"), env: { GBR_PRESETS: presets, HF_ENDPOINT: ceHub.url } });
+    assert.equal(r.code, 0, r.stderr);
+    const plan = JSON.parse(await fs.readFile(path.join(out, "sample", "plan.json"), "utf8")) as { notes: string[] };
+    assert.ok(plan.notes.some((n) => /^bge-reranker-v2-m3 in-process: [\d.]+\/s measured here on 8; the \d+ pairs to score take about \d+ s, once$/.test(n)), plan.notes.join("\n"));
   });
 });
