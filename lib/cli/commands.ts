@@ -9,6 +9,7 @@ import { reproduceCommand } from "./reproduce-command";
 import { promptsPull } from "./prompts-command";
 import { replayExport, replayImport } from "./replay-command";
 import { compare } from "./compare-command";
+import { reproCommand } from "./repro-command";
 import { errorsCommand } from "./errors-command";
 import { figures } from "./figures-command";
 import { report } from "./report-command";
@@ -27,6 +28,7 @@ export const COMMANDS: Record<string, Command> = {
   // The import's earlier name, still accepted.
   "replay merge": replayImport,
   compare,
+  repro: reproCommand,
   errors: errorsCommand,
   figures,
   report,

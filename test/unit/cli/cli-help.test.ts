@@ -35,6 +35,7 @@ const HELP: [string[], RegExp][] = [
   [["replay", "import"], /Usage: gbr replay import/],
   [["replay", "merge"], /Usage: gbr replay import/],
   [["compare"], /Usage: gbr compare/],
+  [["repro"], /Usage: gbr repro/],
   [["errors"], /Usage: gbr errors/],
   [["figures"], /Usage: gbr figures/],
   [["report"], /Usage: gbr report/],
