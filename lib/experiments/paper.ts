@@ -1,4 +1,5 @@
 import type { Metric } from "../eval/metrics";
+import { deltaRI, effectRatio } from "../eval/repro";
 import { beyondAuthors, listOf } from "./authors-list";
 
 /** One number the paper reports (all 283 queries, or the authors' quickstart on the 257 public), and its source. */
@@ -51,6 +52,12 @@ export const PAPER_NUMBERS: readonly PaperNumber[] = [
   },
 ];
 
+/** The improvements the paper reports, [baseline, advanced]: ER and ΔRI of ours against its means (Breuer et al., 2020). */
+const PAPER_PAIRS: readonly (readonly [string, string])[] = [
+  ["bm25-greekstemmer", "reform:bm25-greekstemmer"],
+  ["reform:bm25-greekstemmer", "react-bm25"],
+];
+
 /** The paper's numbers beside ours (on Hub data the 257-query ones are like-for-like); rows not run keep a reason. */
 export function reproductionTable(
   outcomes: readonly { id: string; status: string; reason?: string; mean?: Record<Metric, number>; setup?: string; standIn?: boolean }[],
@@ -58,17 +65,28 @@ export function reproductionTable(
   /** Ours ran on the benchmark (hf): a difference means something. On the demo set or another folder it does not. */
   comparable = true,
 ) {
+  // Only on the benchmark itself, not a stand-in, does ours against the paper mean something.
+  const oursOf = (id: string | undefined, metric: Metric) => {
+    const o = outcomes.find((x) => x.id === id);
+    return o?.status === "ok" && o.mean && comparable && !o.standIn ? o.mean[metric] : null;
+  };
   return PAPER_NUMBERS.map((p) => {
     const o = outcomes.find((x) => x.id === p.experiment);
     const ours = o?.status === "ok" && o.mean ? o.mean[p.metric] : null;
+    const base = PAPER_PAIRS.find(([, a]) => a === p.experiment)?.[0];
+    const paperBase = PAPER_NUMBERS.find((q) => q.experiment === base && q.metric === p.metric && q.scope === p.scope)?.value;
+    const [oursBase, oursAdv] = [oursOf(base, p.metric), oursOf(p.experiment, p.metric)];
+    const pair = paperBase !== undefined && oursBase !== null && oursAdv !== null;
+    const [orig, rep] = [{ baseline: paperBase ?? NaN, advanced: p.value }, { baseline: oursBase ?? NaN, advanced: oursAdv ?? NaN }];
     return {
       experiment: p.experiment,
       metric: p.metric,
       paper: p.value,
       scope: p.scope,
       ours,
-      // Only on the benchmark itself, not a stand-in, does ours − paper mean something.
-      diff: ours === null || !comparable || o?.standIn ? null : ours - p.value,
+      diff: oursAdv === null ? null : oursAdv - p.value,
+      ER: pair ? effectRatio(orig, rep) : null,
+      DeltaRI: pair ? deltaRI(orig, rep) : null,
       status: o?.status ?? "not selected",
       dataset,
       setup: o?.status === "ok" ? o.setup ?? "" : "",

@@ -38,3 +38,26 @@ test("issue 22, item 16: no difference from the paper's number for another query
   const standIn = reproductionTable([{ id: "bm25-greekstemmer", status: "ok", mean, standIn: true }], "hf (257 public queries)");
   assert.equal(standIn.find((r) => r.experiment === "bm25-greekstemmer")!.diff, null, "a test double's number is no result");
 });
+
+test("ER and ΔRI against the paper's means for the pairs it reports (Reform-BM25 over BM25, REACT over Reform-BM25)", () => {
+  const withRecall = (r: number) => ({ "nDCG@10": 0.5, "nDCG@100": 0.55, "Recall@10": 0.6, "Recall@100": r, "MAP@100": 0.3 }) as MetricValues;
+  const outcomes = [
+    { id: "bm25-greekstemmer", status: "ok", mean: withRecall(0.4) },
+    { id: "reform:bm25-greekstemmer", status: "ok", mean: withRecall(0.58) },
+    { id: "react-bm25", status: "ok", mean: withRecall(0.7) },
+  ];
+  const rows = reproductionTable(outcomes, "hf (257 public queries)");
+  const row = (e: string) => rows.find((r) => r.experiment === e && r.metric === "Recall@100" && r.scope === "paper-283")!;
+  // Reform-BM25 over BM25: paper 0.60 − 0.36 = 0.24, ours 0.58 − 0.40 = 0.18: ER 0.75; RI 0.24/0.36 − 0.18/0.40.
+  assert.ok(Math.abs(row("reform:bm25-greekstemmer").ER! - 0.75) < 1e-12);
+  assert.ok(Math.abs(row("reform:bm25-greekstemmer").DeltaRI! - (2 / 3 - 0.45)) < 1e-12);
+  // REACT over Reform-BM25: paper 0.67 − 0.60 = 0.07, ours 0.70 − 0.58 = 0.12: ER 12/7; RI 0.07/0.60 − 0.12/0.58.
+  assert.ok(Math.abs(row("react-bm25").ER! - 12 / 7) < 1e-12);
+  assert.ok(Math.abs(row("react-bm25").DeltaRI! - (0.07 / 0.6 - 0.12 / 0.58)) < 1e-12);
+  // No pair: BM25 itself, and REACT's nDCG@10 (the paper gives no nDCG@10 for Reform-BM25).
+  assert.equal(row("bm25-greekstemmer").ER, null);
+  assert.equal(rows.find((r) => r.experiment === "react-bm25" && r.metric === "nDCG@10")!.ER, null);
+  // Not on the paper's queries, or the baseline not run: none.
+  assert.equal(reproductionTable(outcomes, "sample", false).find((r) => r.experiment === "react-bm25" && r.metric === "Recall@100")!.DeltaRI, null);
+  assert.equal(reproductionTable(outcomes.slice(1), "hf").find((r) => r.experiment === "reform:bm25-greekstemmer")!.ER, null);
+});
