@@ -2,7 +2,7 @@
  * Reproducibility measures of Breuer et al., "How to Measure the Reproducibility of System-oriented IR Experiments"
  * (SIGIR 2020), as their repro_eval computes them: KTU and RBO between rankings, RMSE, ER, ΔRI and paired t-tests.
  */
-import type { DocId, Qrels, Ranking, Run } from "../types";
+import type { Qrels, Ranking, Run } from "../types";
 import { comparedQueries } from "./compare-runs";
 import { dedupeCut, evaluate, type Metric, type MetricValues } from "./metrics";
 import { pairedTTest } from "./statistics";
@@ -44,19 +44,14 @@ export function rankBiasedOverlap(orig: Ranking, rep: Ranking, p = RBO_P, depth 
   const [short, long] = [dedupeCut(orig, depth), dedupeCut(rep, depth)].sort((u, v) => u.length - v.length);
   const [s, l] = [short.length, long.length];
   if (s === 0) return 0;
-  const seenShort = new Set<DocId>();
-  const seenLong = new Set<DocId>();
-  const overlap = [0]; // overlap[d]: documents shared by the first d of each (the short list stops growing at s)
-  for (let d = 1; d <= l; d++) {
-    const [x, y] = [long[d - 1], short[d - 1]];
-    let grow = seenShort.has(x) ? 1 : 0;
-    seenLong.add(x);
-    if (y !== undefined) {
-      seenShort.add(y);
-      grow += seenLong.has(y) ? 1 : 0;
-    }
-    overlap.push(overlap[d - 1] + grow);
-  }
+  // overlap[d]: documents in the first d of both (the short list stops at s), each counted from the deeper of its ranks.
+  const rankInLong = new Map(long.map((doc, i) => [doc, i + 1]));
+  const overlap = new Array<number>(l + 1).fill(0);
+  short.forEach((doc, i) => {
+    const r = rankInLong.get(doc);
+    if (r !== undefined) overlap[Math.max(i + 1, r)]++;
+  });
+  for (let d = 1; d <= l; d++) overlap[d] += overlap[d - 1];
   let sum = 0;
   for (let d = 1; d <= l; d++) sum += (overlap[d] / d + (d > s ? (overlap[s] * (d - s)) / (s * d) : 0)) * p ** d;
   return ((1 - p) / p) * sum + ((overlap[l] - overlap[s]) / l + overlap[s] / s) * p ** l;
@@ -107,16 +102,7 @@ export function deltaRI(orig: PairMeans, rep: PairMeans): number {
 }
 
 export type ReproRuns = { baseline: Run; advanced: Run; repBaseline: Run; repAdvanced: Run };
-type BySystem<T> = { baseline: T; advanced: T };
 type ByMetric = Partial<Record<Metric, number>>;
-export type ReproMeasures = {
-  KTU: BySystem<number>;
-  RBO: BySystem<number>;
-  RMSE: BySystem<ByMetric>;
-  ER: ByMetric;
-  DeltaRI: ByMetric;
-  pValues: BySystem<ByMetric>;
-};
 
 /**
  * Every measure of `gbr repro`: KTU and RBO averaged over the topics both runs of a system rank; per metric over the
@@ -126,7 +112,7 @@ export type ReproMeasures = {
  * @example
  * reproMeasures({ baseline, advanced, repBaseline, repAdvanced }, qrels, { metrics: ["nDCG@10"] }).ER["nDCG@10"];
  */
-export function reproMeasures(runs: ReproRuns, qrels: Qrels, opts: { metrics: readonly Metric[]; depth?: number; p?: number }): ReproMeasures {
+export function reproMeasures(runs: ReproRuns, qrels: Qrels, opts: { metrics: readonly Metric[]; depth?: number; p?: number }) {
   const topics = comparedQueries(qrels);
   const scores = (run: Run) => {
     const { perQuery } = evaluate(run.rankings, qrels);
@@ -138,8 +124,7 @@ export function reproMeasures(runs: ReproRuns, qrels: Qrels, opts: { metrics: re
   const ktu = agreement((o, r) => kendallTauUnion(o, r, opts.depth));
   const rbo = agreement((o, r) => rankBiasedOverlap(o, r, opts.p, opts.depth));
   const perMetric = (f: (m: Metric) => number): ByMetric => Object.fromEntries(opts.metrics.map((m) => [m, f(m)]));
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const means = (b: typeof ob, a: typeof ob) => (m: Metric): PairMeans => ({ baseline: mean(b(m)), advanced: mean(a(m)) });
+  const means = (b: typeof ob, a: typeof ob) => (m: Metric): PairMeans => ({ baseline: meanOverTopics(b(m)), advanced: meanOverTopics(a(m)) });
   const [orig, rep] = [means(ob, oa), means(rb, ra)];
   return {
     KTU: { baseline: ktu(runs.baseline, runs.repBaseline), advanced: ktu(runs.advanced, runs.repAdvanced) },

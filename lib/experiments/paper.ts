@@ -76,8 +76,7 @@ export function reproductionTable(
     const base = PAPER_PAIRS.find(([, a]) => a === p.experiment)?.[0];
     const paperBase = PAPER_NUMBERS.find((q) => q.experiment === base && q.metric === p.metric && q.scope === p.scope)?.value;
     const [oursBase, oursAdv] = [oursOf(base, p.metric), oursOf(p.experiment, p.metric)];
-    const pair = paperBase !== undefined && oursBase !== null && oursAdv !== null;
-    const [orig, rep] = [{ baseline: paperBase ?? NaN, advanced: p.value }, { baseline: oursBase ?? NaN, advanced: oursAdv ?? NaN }];
+    const pair = paperBase !== undefined && oursBase !== null && oursAdv !== null ? ([{ baseline: paperBase, advanced: p.value }, { baseline: oursBase, advanced: oursAdv }] as const) : null;
     return {
       experiment: p.experiment,
       metric: p.metric,
@@ -85,8 +84,8 @@ export function reproductionTable(
       scope: p.scope,
       ours,
       diff: oursAdv === null ? null : oursAdv - p.value,
-      ER: pair ? effectRatio(orig, rep) : null,
-      DeltaRI: pair ? deltaRI(orig, rep) : null,
+      ER: pair && effectRatio(...pair),
+      DeltaRI: pair && deltaRI(...pair),
       status: o?.status ?? "not selected",
       dataset,
       setup: o?.status === "ok" ? o.setup ?? "" : "",
