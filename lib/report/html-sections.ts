@@ -168,11 +168,12 @@ export function reproductionSection(inp: ReportInputs): Section {
   let body = note(
     `Ours ran on: ${datasets.map(code).join(", ") || "–"}. ` +
       `Difference (ours − paper): <span class="diff close">|Δ| ≤ 0.02</span> <span class="diff near">|Δ| ≤ 0.05</span> <span class="diff far">|Δ| &gt; 0.05</span>. ` +
-      `Scope <em>paper-283</em> is the paper's 283 queries (the 2024 exams are not public); <em>public-257</em> is the public release as in the authors' quickstart.`,
+      `Scope <em>paper-283</em> is the paper's 283 queries (the 2024 exams are not public); <em>public-257</em> is the public release as in the authors' quickstart. ` +
+      `For an improvement the paper reports, ER (our improvement ÷ the paper's) and ΔRI (the paper's relative improvement − ours; Breuer et al., SIGIR 2020): ER 1: the paper's improvement reproduced, below 1 a smaller one; ΔRI 0: the same, above 0 smaller.`,
   );
   body += marksNote(rows.map((r) => r.experiment), marks);
   body += table(
-    ["experiment", "metric", "scope", "paper", "ours", "diff", "status", "setup"],
+    ["experiment", "metric", "scope", "paper", "ours", "diff", "ER", "ΔRI", "status", "setup"],
     rows.map((r) => [
       experimentCell(r.experiment, marks),
       text(r.metric),
@@ -181,12 +182,14 @@ export function reproductionSection(inp: ReportInputs): Section {
       number(r.ours),
       // A number on another query set, or from the test doubles, is no difference from the paper's: none is shown.
       toNumber(r.diff) === undefined && toNumber(r.ours) !== undefined ? text("not comparable", "num") : diffCell(r.diff),
+      number(r.ER),
+      number(r.DeltaRI),
       r.status === "ok" || !r.reason
         ? text(r.status, `status-${safeClass(r.status)}`)
         : { html: `<details><summary>${escapeHtml(r.status)}</summary><span class="reason">${escapeHtml(r.reason)}</span></details>`, cls: `status-${safeClass(r.status)}` },
       text(r.setup),
     ]),
-    { numericHeader: [false, false, false, true, true, true, false, false], rowClass: (i) => (marks.standIn(rows[i].experiment) ? "stand-in" : undefined) },
+    { numericHeader: [false, false, false, true, true, true, true, true, false, false], rowClass: (i) => (marks.standIn(rows[i].experiment) ? "stand-in" : undefined) },
   );
   return section("reproduction", "Reproduction: paper vs ours", body);
 }
