@@ -4,7 +4,7 @@
  */
 import type { Qrels, Ranking, Run } from "../types";
 import { comparedQueries } from "./compare-runs";
-import { dedupeCut, evaluate, type Metric, type MetricValues } from "./metrics";
+import { dedupeCut, evaluate, type Metric } from "./metrics";
 import { pairedTTest } from "./statistics";
 
 /** repro_eval's defaults: runs cut at 1,000 documents, RBO's persistence p = 0.8. */
