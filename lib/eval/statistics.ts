@@ -1,6 +1,6 @@
 /** Descriptive stats, a paired t-test (beside the paper's randomization.ts) and Spearman's rho on per-query values. */
 import { max, mean, median, min, quantile, sampleCorrelation, sampleStandardDeviation } from "simple-statistics";
-import { averageRanks, checkFinite, checkPaired, pairedTTest } from "./paired-tests";
+import { averageRanks, checkFinite, checkPaired, correct, pairedTTest, wilcoxonTest } from "./paired-tests";
 import type { Qrels, QueryId } from "../types";
 import { comparedQueries, compareRuns, type CompareOptions } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";
@@ -74,7 +74,7 @@ export function pairedTests(
   opts: CompareOptions = {},
 ) {
   const qids = comparedQueries(queries);
-  const { tests } = compareRuns([...perQuery].map(([name, pq]) => ({ name, perQuery: pq })), qids, opts);
+  const { tests } = compareRuns([...perQuery].map(([name, pq]) => ({ name, perQuery: pq })), qids, { ...opts, test: "randomization" });
   const column = (run: string, m: Metric) => qids.map((q) => perQuery.get(run)!.get(q)?.[m] ?? 0);
   return tests.map(({ p, pHolm, ...test }) => {
     const pTTest = pairedTTest(column(test.a, test.metric), column(test.b, test.metric)).p;
@@ -91,6 +91,7 @@ export function pairedTests(
  * stats.pairedTests(pq, bench.qrels, { metrics: ["nDCG@10"] });
  * stats.describe([...pq.get("lsi")!.values()].map((m) => m["Recall@100"])).median;
  * stats.paperSignificance(pq, bench.qrels).computed;      // of 20
+ * stats.correct([0.01, 0.04, 0.03], "bh");              // [0.03, 0.04, 0.04]
  */
 export const stats = {
   describe,
@@ -98,8 +99,10 @@ export const stats = {
   bootstrapCIs,
   pairedRandomizationTest,
   pairedTTest,
+  wilcoxonTest,
   pairedTests,
   holm,
+  correct,
   PAPER_TESTS,
   paperSignificance,
   missingPairs,
