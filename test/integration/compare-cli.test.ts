@@ -199,6 +199,7 @@ test("gbr compare: --test and --correction errors name the known values and the 
   const cases: [string[], RegExp][] = [
     [["--test", "wilcox"], /unknown --test 'wilcox'.*\(known: randomization, t, wilcoxon\)/],
     [["--correction", "fdr"], /unknown --correction 'fdr'.*\(known: holm, bonferroni, bh, none\)/],
+    [["--test", "t\x1b[2J"], /unknown --test 't\\x1b\[2J' \(known/], // the user's text shown inert
     [["--official", "--correction", "bh"], /--official is the authors' randomization test with Holm/],
     [["--test", "t", "--swaps", "10"], /--test t draws no flips; drop --swaps and --seed/],
   ];
