@@ -98,10 +98,13 @@ export async function load(values: Record<string, unknown>, io: Io, config: Conf
 }
 
 /** `--format` of a command: one of its values (the first is the default), else a usage error with the nearest. */
-export function formatOption<F extends string>(command: string, formats: readonly F[], value: unknown): F {
-  if (value === undefined) return formats[0];
+export const formatOption = <F extends string>(command: string, formats: readonly F[], value: unknown): F => choiceOption(command, "--format", formats, value);
+
+/** A flag taking one of `choices`, the first by default; an unknown value names the known ones. */
+export function choiceOption<F extends string>(command: string, flag: string, choices: readonly F[], value: unknown): F {
+  if (value === undefined) return choices[0];
   const f = String(value);
-  if (!(formats as readonly string[]).includes(f)) throw new CliError(`gbr ${command}: unknown --format '${f}'${didYouMean(f, formats)} (known: ${formats.join(", ")})`, 2);
+  if (!(choices as readonly string[]).includes(f)) throw new CliError(`gbr ${command}: unknown ${flag} '${f}'${didYouMean(f, choices)} (known: ${choices.join(", ")})`, 2);
   return f as F;
 }
 

@@ -1,8 +1,9 @@
-/** Paired randomization tests, run pairs × metrics, Holm-corrected over all: what `gbr compare` computes. */
+/** Paired tests (the paper's randomization by default), run pairs × metrics, corrected over all: `gbr compare`. */
 import { relevantCount, type Qrels, type QueryId } from "../types";
 import { METRICS, type Metric, type MetricValues } from "./metrics";
 import { resolveMetric, type MetricName } from "./metric-names";
 import { holm, pairedRandomizationTest, type RandomizationOptions } from "./randomization";
+import { ADJUSTED_P, correct, pairedTTest, wilcoxonTest, type Correction, type PairedTestName } from "./paired-tests";
 import { Pcg64 } from "../numeric/random";
 import { GbrError } from "../util/errors";
 import { printable } from "../util/printable";
@@ -17,15 +18,20 @@ export type SignificanceTest =
 /** `JSON.stringify` of it is the `gbr compare --json` output. */
 export type Comparison = { tests: SignificanceTest[] };
 
-/** `metrics`: default all five, any spelling; `pairs`: tested a against b (default every pair, in run order). */
+/** `metrics`: default all five, any spelling; `pairs`: tested a against b (default every pair, in run order); `test`: p's. */
 export type CompareOptions = RandomizationOptions & {
   metrics?: readonly MetricName[];
   pairs?: readonly (readonly [string, string])[];
+  test?: PairedTestName;
 };
 
 /**
  * Queries as `evaluate` counts them, in qrels order (it decides which flip meets which query). Tests run pair by
  * pair, metrics in order, on one numpy stream (`default_rng(seed)` or `opts.rng`), as the authors' notebook does.
+ * `test` "t" or "wilcoxon" draws nothing; pHolm is Holm's either way (`chosenComparison` applies another).
+ *
+ * @example
+ * compareRuns([{ name: "a", perQuery: a }, { name: "b", perQuery: b }], qrels, { test: "wilcoxon" }).tests[0].p;
  */
 export function compareRuns(
   runs: readonly RunScores[],
@@ -50,13 +56,30 @@ export function compareRuns(
     const ra = byName.get(a)!;
     const rb = byName.get(b)!;
     for (const metric of metrics) {
-      const r = pairedRandomizationTest(column(ra, metric), column(rb, metric), { swaps: opts.swaps, rng });
+      const [x, y] = [column(ra, metric), column(rb, metric)];
+      const test = opts.test === "t" ? pairedTTest : opts.test === "wilcoxon" ? wilcoxonTest : undefined;
+      const [meanA, meanB] = [x, y].map((v) => v.reduce((s, value) => s + value, 0) / v.length); // summed as the flips' test sums
+      const r = test ? { meanA, meanB, delta: meanA - meanB, p: test(x, y).p } : pairedRandomizationTest(x, y, { swaps: opts.swaps, rng });
       raw.push({ a, b, metric, meanA: r.meanA, meanB: r.meanB, delta: r.delta, p: r.p });
     }
   }
   const adjusted = holm(raw.map((t) => t.p));
   // Keys in the documented order (raw's, then pHolm): JSON output follows it.
   return { tests: raw.map((t, i) => ({ ...t, pHolm: adjusted[i] })) };
+}
+
+/**
+ * `gbr compare --json`'s object: with the defaults, the comparison as it is (DESIGN.md §4); otherwise the test and
+ * correction named first and each test's corrected p keyed by ADJUSTED_P in place of pHolm (none: p alone).
+ *
+ * @example
+ * chosenComparison(compareRuns(runs, qrels, { test: "t" }), "t", "bh").tests[0].pBH;
+ */
+export function chosenComparison(c: Comparison, test: PairedTestName, correction: Correction) {
+  if (test === "randomization" && correction === "holm") return c;
+  const key = ADJUSTED_P[correction];
+  const adjusted = correct(c.tests.map((t) => t.p), correction);
+  return { test, correction, tests: c.tests.map(({ pHolm: _, ...t }, i) => (key ? { ...t, [key]: adjusted[i] } : t)) };
 }
 
 /** A qrels map's queries with a relevant document (as `evaluate` counts them), or the ids as given. */

@@ -4,6 +4,7 @@ import { printable } from "../util/printable";
 import { formatTable } from "../util/text-table";
 import type { Metric, MetricValues } from "./metrics";
 import type { Comparison, SignificanceTest } from "./compare-runs";
+import { correct, CORRECTION_NAMES, TEST_NAMES, type Correction, type PairedTestName } from "./paired-tests";
 
 /** The two footnote marks a row may carry (LaTeX \dag and \ddag, Unicode † and ‡ in Markdown). */
 export type FootnoteMark = "dagger" | "ddagger";
@@ -248,9 +249,9 @@ export function comparisonPaperTable(
   runs: readonly { name: string; mean: MetricValues }[],
   comparison: Comparison,
   metrics: readonly Metric[],
-  opts: { swaps: number; seed: number | bigint; queries: number; pairs?: readonly (readonly [string, string])[]; alpha?: number },
+  opts: { swaps: number; seed: number | bigint; queries: number; pairs?: readonly (readonly [string, string])[]; alpha?: number; test?: PairedTestName; correction?: Correction },
 ): ResultsTable {
-  const alpha = opts.alpha ?? 0.05;
+  const { alpha = 0.05, test = "randomization", correction = "holm" } = opts;
   const labels = rowLabels(runs.length);
   const values = runs.map((r) => metrics.map((m) => r.mean[m]));
   const rows = runs.map((r, i) => ({ name: r.name, label: labels[i] }));
@@ -259,14 +260,16 @@ export function comparisonPaperTable(
     : "every pair of runs";
   const caption =
     `Runs compared on ${opts.queries} queries. Bold: the best value of each column (tied values all bold). ` +
-    `A superscript letter marks a value significantly higher than that of the run with that letter: two-sided paired ` +
-    `randomization test (${opts.swaps.toLocaleString("en-US")} random sign flips, numpy seed ${opts.seed}) on ${tested}, ` +
-    `Holm correction over all ${comparison.tests.length} tests, corrected p < ${alpha}.`;
+    `A superscript letter marks a value significantly higher than that of the run with that letter: two-sided ${TEST_NAMES[test]} ` +
+    `${test === "randomization" ? `(${opts.swaps.toLocaleString("en-US")} random sign flips, numpy seed ${opts.seed}) ` : ""}on ${tested}, ` +
+    (correction === "none" ? `no correction, p < ${alpha}.` : `${CORRECTION_NAMES[correction]} correction over all ${comparison.tests.length} tests, corrected p < ${alpha}.`);
+  // The letters read pHolm: here the p after the chosen correction (Holm's own by default).
+  const adjusted = correct(comparison.tests.map((t) => t.p), correction);
   return {
     rows,
     metrics: [...metrics],
     values,
-    superscripts: significanceLetters(rows, metrics, values, comparison.tests, alpha),
+    superscripts: significanceLetters(rows, metrics, values, comparison.tests.map((t, i) => ({ ...t, pHolm: adjusted[i] })), alpha),
     best: bestPerColumn(values),
     caption,
     label: "tab:gbr-compare",

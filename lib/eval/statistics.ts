@@ -1,5 +1,6 @@
 /** Descriptive stats, a paired t-test (beside the paper's randomization.ts) and Spearman's rho on per-query values. */
 import { max, mean, median, min, quantile, sampleCorrelation, sampleStandardDeviation } from "simple-statistics";
+import { averageRanks, checkFinite, checkPaired, correct, pairedTTest, wilcoxonTest } from "./paired-tests";
 import type { Qrels, QueryId } from "../types";
 import { comparedQueries, compareRuns, type CompareOptions } from "./compare-runs";
 import type { Metric, MetricValues } from "./metrics";
@@ -8,22 +9,10 @@ import { bootstrapCI, bootstrapCIs } from "./bootstrap";
 import { holm, pairedRandomizationTest } from "./randomization";
 import { missingPairs, PAPER_TESTS, paperSignificance } from "./significance";
 
-// jStat ships no types: only its Student t CDF is used, typed here.
-const { studentt } = require("jstat") as { studentt: { cdf(t: number, df: number): number } };
-
 // simple-statistics only reads its inputs, but its types ask for mutable arrays.
 const mutable = (xs: readonly number[]) => xs as number[];
 
-function checkFinite(xs: readonly number[], what: string): void {
-  // NaN would flow silently through the library's sums and sorts into a plausible-looking number.
-  for (let i = 0; i < xs.length; i++) if (!Number.isFinite(xs[i])) throw new RangeError(`${what}: value ${i} is not a finite number (${xs[i]})`);
-}
-
-function checkPaired(a: readonly number[], b: readonly number[], what: string): void {
-  if (a.length !== b.length) throw new RangeError(`${what} needs equally long inputs, got ${a.length} and ${b.length}`);
-  checkFinite(a, what);
-  checkFinite(b, what);
-}
+export { pairedTTest, type PairedTTest } from "./paired-tests";
 
 export type Descriptive = Record<"n" | "mean" | "sd" | "median" | "q1" | "q3" | "min" | "max", number>;
 
@@ -46,40 +35,6 @@ export function describe(values: readonly number[]): Descriptive {
     min: min(x),
     max: max(x),
   };
-}
-
-/** n pairs, the mean of a − b, t, its n − 1 degrees of freedom and the two-sided p. */
-export type PairedTTest = { n: number; meanDiff: number; t: number; df: number; p: number };
-
-/**
- * Two-sided paired t-test on d = a − b (jStat's t CDF). Not simple-statistics' `tTest(d, 0)`: its population sd
- * inflates t by √(n/(n−1)). All-zero differences give t = 0, p = 1; equal non-zero ones t = ±Infinity, p = 0.
- */
-export function pairedTTest(a: readonly number[], b: readonly number[]): PairedTTest {
-  checkPaired(a, b, "pairedTTest");
-  const n = a.length;
-  if (n < 2) throw new RangeError(`pairedTTest needs at least two pairs, got ${n}`);
-  const d = a.map((x, i) => x - b[i]);
-  const meanDiff = mean(d);
-  const df = n - 1;
-  const t = meanDiff / (sampleStandardDeviation(d) / Math.sqrt(n));
-  if (Number.isNaN(t)) return { n, meanDiff, t: 0, df, p: 1 };
-  // 2·F(−|t|) rather than 2·(1 − F(|t|)): no cancellation for small p. jStat gives NaN at ±∞.
-  const p = Number.isFinite(t) ? Math.min(1, 2 * studentt.cdf(-Math.abs(t), df)) : 0;
-  return { n, meanDiff, t, df, p };
-}
-
-/** 1-based ranks, tied values sharing the mean of the ranks they span. */
-function averageRanks(xs: readonly number[]): number[] {
-  const order = xs.map((_, i) => i).sort((i, j) => xs[i] - xs[j]);
-  const ranks = new Array<number>(xs.length);
-  for (let lo = 0; lo < order.length; ) {
-    let hi = lo + 1;
-    while (hi < order.length && xs[order[hi]] === xs[order[lo]]) hi++;
-    for (let k = lo; k < hi; k++) ranks[order[k]] = (lo + 1 + hi) / 2;
-    lo = hi;
-  }
-  return ranks;
 }
 
 /**
@@ -119,7 +74,7 @@ export function pairedTests(
   opts: CompareOptions = {},
 ) {
   const qids = comparedQueries(queries);
-  const { tests } = compareRuns([...perQuery].map(([name, pq]) => ({ name, perQuery: pq })), qids, opts);
+  const { tests } = compareRuns([...perQuery].map(([name, pq]) => ({ name, perQuery: pq })), qids, { ...opts, test: "randomization" });
   const column = (run: string, m: Metric) => qids.map((q) => perQuery.get(run)!.get(q)?.[m] ?? 0);
   return tests.map(({ p, pHolm, ...test }) => {
     const pTTest = pairedTTest(column(test.a, test.metric), column(test.b, test.metric)).p;
@@ -136,6 +91,7 @@ export function pairedTests(
  * stats.pairedTests(pq, bench.qrels, { metrics: ["nDCG@10"] });
  * stats.describe([...pq.get("lsi")!.values()].map((m) => m["Recall@100"])).median;
  * stats.paperSignificance(pq, bench.qrels).computed;      // of 20
+ * stats.correct([0.01, 0.04, 0.03], "bh");              // [0.03, 0.04, 0.04]
  */
 export const stats = {
   describe,
@@ -143,8 +99,10 @@ export const stats = {
   bootstrapCIs,
   pairedRandomizationTest,
   pairedTTest,
+  wilcoxonTest,
   pairedTests,
   holm,
+  correct,
   PAPER_TESTS,
   paperSignificance,
   missingPairs,

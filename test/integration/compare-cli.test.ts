@@ -147,3 +147,65 @@ test("gbr compare --pair … --seed S: the tests in the order given on one strea
   assert.equal(negative.code, 2);
   assert.match(negative.stderr, /--seed must be a non-negative integer/);
 });
+
+test("gbr compare --test wilcoxon --correction bh: the test and correction named in JSON and text, p by hand", async () => {
+  const args = ["compare", "--qrels", file("qrels.tsv"), "--run", file("good.trec"), "--run", file("bad.trec"), "--run", file("half.json"), "--metric", "nDCG@10,Recall@10"];
+  const r = await gbr([...args, "--test", "wilcoxon", "--correction", "bh", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /Flips:/, "no flips drawn, no stream named");
+  const body = JSON.parse(r.stdout) as { test: string; correction: string; tests: Record<string, number | string>[] };
+  assert.deepEqual([Object.keys(body), body.test, body.correction], [["test", "correction", "tests"], "wilcoxon", "bh"]);
+  for (const t of body.tests) assert.deepEqual(Object.keys(t), ["a", "b", "metric", "meanA", "meanB", "delta", "p", "pBH"]);
+  const get = (a: string, b: string, m: string) => body.tests.find((t) => t.a === a && t.b === b && t.metric === m)!;
+  // good vs bad on nDCG@10: 30 equal differences 1 − 1/log2(3), one tie of 30 (past 13 pairs: the normal
+  // approximation). R+ = 465, mean 30·31/4 = 232.5, variance (30·31·61 − (30³ − 30)/2)/24 = 43245/24; z = 232.5/√1801.875
+  // = 5.4772; 2·Φ(−5.4772) = 4.3205e-8 (scipy 1.17.1: 4.320463057827488e-08).
+  assert.ok(Math.abs((get("good", "bad", "nDCG@10").p as number) / 4.320463057827488e-8 - 1) < 1e-9);
+  // Equal Recall@10: every difference zero, p = 1.
+  assert.equal(get("good", "bad", "Recall@10").p, 1);
+  // BH over the 6 tests: the largest raw p (1) stays 1; the smallest becomes 6·p, still the smallest.
+  const ps = body.tests.map((t) => t.p as number);
+  const smallest = ps.indexOf(Math.min(...ps));
+  assert.ok(Math.abs((body.tests[smallest].pBH as number) - 6 * ps[smallest]) < 1e-15);
+  assert.equal(get("good", "bad", "Recall@10").pBH, 1);
+  const text = await gbr([...args, "--test", "wilcoxon", "--correction", "bh"]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /\(two-sided Wilcoxon signed-rank test, 30 queries, Benjamini–Hochberg over all 6 tests; p_BH < 0\.05\)/);
+  assert.match(text.stdout, /^a\s+b\s+metric\s+delta\s+p\s+pBH$/m);
+  assert.doesNotMatch(text.stdout, /Flips:|pHolm/);
+  const latex = await gbr([...args, "--test", "t", "--correction", "none", "--format", "latex"]);
+  assert.equal(latex.code, 0, latex.stderr);
+  assert.match(latex.stdout, /two-sided paired t-test on every pair of runs, no correction, p \\textless\{\} 0\.05\./);
+});
+
+test("gbr compare --test t --correction none --json: no adjusted key; the defaults spelled out change nothing", async () => {
+  const args = ["compare", "--qrels", file("qrels.tsv"), "--run", file("good.trec"), "--run", file("bad.trec"), "--metric", "nDCG@10", "--swaps", "2000"];
+  const r = await gbr(["compare", "--qrels", file("qrels.tsv"), "--run", file("good.trec"), "--run", file("half.json"), "--metric", "nDCG@10", "--test", "t", "--correction", "none", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const body = JSON.parse(r.stdout) as { test: string; correction: string; tests: Record<string, unknown>[] };
+  assert.deepEqual([body.test, body.correction, Object.keys(body.tests[0])], ["t", "none", ["a", "b", "metric", "meanA", "meanB", "delta", "p"]]);
+  // good − half on nDCG@10: 1 on the 15 queries half misses (14 even + q30), 0 on the 15 it finds: mean 0.5, sample sd
+  // √(30·0.25/29), t = 0.5/(sd/√30) = √29 = 5.3852 with 29 df; two-sided p (scipy 1.17.1's 2·t.sf(√29, 29)) 8.6995e-6.
+  assert.ok(Math.abs((body.tests[0].p as number) / 8.699475448390493e-6 - 1) < 1e-6, String(body.tests[0].p));
+  const plain = await gbr([...args, "--json"]);
+  const spelled = await gbr([...args, "--json", "--test", "randomization", "--correction", "holm"]);
+  assert.equal(spelled.code, 0, spelled.stderr);
+  assert.equal(spelled.stdout, plain.stdout);
+  assert.equal(spelled.stderr, plain.stderr);
+});
+
+test("gbr compare: --test and --correction errors name the known values and the conflicts (exit 2)", async () => {
+  const args = ["compare", "--qrels", file("qrels.tsv"), "--run", file("good.trec"), "--run", file("bad.trec")];
+  const cases: [string[], RegExp][] = [
+    [["--test", "wilcox"], /unknown --test 'wilcox'.*\(known: randomization, t, wilcoxon\)/],
+    [["--correction", "fdr"], /unknown --correction 'fdr'.*\(known: holm, bonferroni, bh, none\)/],
+    [["--test", "t\x1b[2J"], /unknown --test 't\\x1b\[2J' \(known/], // the user's text shown inert
+    [["--official", "--correction", "bh"], /--official is the authors' randomization test with Holm/],
+    [["--test", "t", "--swaps", "10"], /--test t draws no flips; drop --swaps and --seed/],
+  ];
+  for (const [extra, message] of cases) {
+    const r = await gbr([...args, ...extra]);
+    assert.equal(r.code, 2, extra.join(" "));
+    assert.match(r.stderr, message);
+  }
+});
