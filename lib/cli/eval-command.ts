@@ -9,9 +9,11 @@ import { formatTrecEval } from "./print-trec-eval";
 import { formatTable } from "../util/text-table";
 import { formatFixed } from "../util/format-fixed";
 import { evalPaperTable, PAPER_FORMATS, renderPaperTable } from "../eval/results-table";
-import { printableJson } from "../util/printable";
+import { printable, printableJson } from "../util/printable";
+import { mtebTaskResult } from "../eval/mteb";
+import { readFile } from "node:fs/promises";
 
-const FORMATS = ["text", ...PAPER_FORMATS, "trec_eval"] as const;
+const FORMATS = ["text", ...PAPER_FORMATS, "trec_eval", "mteb"] as const;
 
 export const evalCommand: Command = {
   spec: {
@@ -27,7 +29,8 @@ export const evalCommand: Command = {
       "--per-query    one row per query (in qrels order) before the mean",
       "--json         {\"mean\": {metric: value}} (and \"perQuery\") at full precision",
       "--format F     text (default), latex or markdown (the mean as a table for a paper), or trec_eval's layout",
-      "               (its names; with --per-query its -q rows; 'all' is the mean, a missing query counting 0, as -c)",
+      "               (its names; with --per-query its -q rows; 'all' is the mean, a missing query counting 0, as -c),",
+      "               or mteb: MTEB's TaskResult JSON with its definitions (docs/python.md)",
     ],
   },
   async run(values, io) {
@@ -36,6 +39,7 @@ export const evalCommand: Command = {
     const paper = paperFormat(format);
     if (format !== "text" && values.json) throw new CliError(`gbr eval: --json and --format ${format} are two outputs; give one`, 2);
     if (paper && values["per-query"]) throw new CliError(`gbr eval: --format ${paper} tables the mean; leave out --per-query (or use --json for per-query values)`, 2);
+    if (format === "mteb" && (values["per-query"] || values.metrics)) throw new CliError("gbr eval: --format mteb prints MTEB's own metrics, as a mean; leave out --per-query and --metrics", 2);
     const chosen = evalMetricsOf(values.metrics);
     const metrics = chosen.length ? chosen : [...METRICS];
     const cut = metrics.find((m) => !(METRICS as readonly string[]).includes(m));
@@ -44,6 +48,7 @@ export const evalCommand: Command = {
     const run = await readRun(String(values.run));
     // An empty run, or one for other queries, is an error here: it would print a mean of 0.
     noteCoverage({ file: String(values.run), name: String(values.run), run }, qrels, String(values.qrels), io);
+    if (format === "mteb") return void io.stdout(printableJson(mtebTaskResult(run.rankings, qrels, await mtebDataset(String(values.qrels)))) + "\n");
     const { mean, perQuery } = evaluate(run.rankings, qrels, { metrics });
     const table = () => evalPaperTable({ name: path.parse(String(values.run)).name, mean }, metrics, perQuery.size);
     if (paper) return void io.stdout(renderPaperTable(table(), paper));
@@ -58,3 +63,20 @@ export const evalCommand: Command = {
     io.stdout(formatTable(["query", ...metrics], rows));
   },
 };
+
+/** The task of a qrels file's BEIR folder: GreekBarRetrieval at the Hub commit of a `gbr data pull` (its manifest), else the folder's name. */
+async function mtebDataset(qrelsFile: string): Promise<{ taskName: string; revision?: string }> {
+  const dir = path.dirname(path.resolve(qrelsFile));
+  const folder = path.basename(dir) === "qrels" ? path.dirname(dir) : dir;
+  const file = path.join(folder, "manifest.json");
+  const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
+  if (text === undefined) return { taskName: path.basename(folder) };
+  let sha: unknown;
+  try {
+    sha = (JSON.parse(text) as { sha?: unknown }).sha;
+  } catch {
+    // not JSON: said below, as a manifest without its commit
+  }
+  if (typeof sha !== "string") throw new CliError(`gbr eval --format mteb: ${printable(file)} is not a pull's manifest (no "sha"): the dataset's revision is unknown`, 1);
+  return { taskName: "GreekBarRetrieval", revision: sha };
+}
