@@ -2,7 +2,7 @@
 import { didYouMean } from "../util/suggest";
 import type { CutKind, CutMetric, EvalMetric, Metric } from "./metrics";
 
-/** A metric as given by a user: the project's name or any spelling of `METRIC_SPELLINGS` or `CUT_SPELLINGS`, in any case. */
+/** A metric as given by a user: the project's name or any spelling `resolveEvalMetric` reads, in any case. */
 export type MetricName = EvalMetric | (string & {});
 
 /** A metric as this project, ranx, ir_measures and trec_eval spell it (trecEval: what trec_eval prints, pytrec_eval's key). */
@@ -26,21 +26,12 @@ const METRIC_ALIASES: readonly string[] = [...new Set(METRIC_SPELLINGS.flatMap(s
 
 const FIVE = METRIC_SPELLINGS.map((s) => s.metric).join(", ");
 
-/** The metrics at any cut k beside the five (`gbr eval --metrics`): ranx's, ir_measures' and trec_eval's spellings. */
-export const CUT_SPELLINGS = [
-  { metric: "MRR", ranx: "mrr@k", irMeasures: "RR@k", trecEval: "recip_rank_k" },
-  { metric: "P", ranx: "precision@k", irMeasures: "P@k", trecEval: "P_k" },
-  { metric: "Success", ranx: "hit_rate@k", irMeasures: "Success@k", trecEval: "success_k" },
-  { metric: "Judged", ranx: undefined, irMeasures: "Judged@k", trecEval: undefined },
-] as const;
-
-/** The project's, ranx's and ir_measures' form (name@k), and trec_eval's (name_k, or its `-m` form name.k). */
+/** The metrics at any cut k beside the five: the project's, ranx's and ir_measures' name@k, trec_eval's name_k or name.k. */
 const AT_K = /^(mrr|rr|p|precision|success|hit_rate|judged)@(\d+)$/;
 const TREC_K = /^(recip_rank|p|success)[_.](\d+)$/;
 const CUT_OF: Record<string, CutKind> = { mrr: "MRR", rr: "MRR", recip_rank: "MRR", p: "P", precision: "P", success: "Success", hit_rate: "Success", judged: "Judged" };
-
-/** The spellings at k = 10 (the did-you-mean candidates of `resolveEvalMetric`). */
-const CUT_ALIASES = CUT_SPELLINGS.flatMap((s) => [`${s.metric}@k`, s.ranx, s.irMeasures, s.trecEval].flatMap((n) => (n ? [n.replace(/k$/, "10")] : [])));
+/** Their spellings at k = 10, in the order project, ranx, ir_measures, trec_eval (the did-you-mean candidates). */
+const CUT_ALIASES = ["MRR@10", "mrr@10", "RR@10", "recip_rank_10", "P@10", "precision@10", "P_10", "Success@10", "hit_rate@10", "success_10", "Judged@10"];
 
 /** A cut metric's spelling as the project names it, or undefined when the name is none; a bad k is a RangeError. */
 function cutMetricOf(name: string): CutMetric | undefined {
@@ -70,7 +61,8 @@ export function resolveMetric(name: MetricName): Metric {
 
 /**
  * `resolveMetric`, and the metrics at any cut k that `evaluate` and `gbr eval --metrics` add: MRR@k, P@k, Success@k,
- * Judged@k in the spellings of `CUT_SPELLINGS` (trec_eval's with `_k` or `.k`).
+ * Judged@k, as ranx (mrr@k, precision@k, hit_rate@k), ir_measures (RR@k, P@k, Success@k, Judged@k) and trec_eval
+ * (recip_rank_k, P_k, success_k, or with `.k`) spell them.
  *
  * @example
  * resolveEvalMetric("hit_rate@10"); // "Success@10"

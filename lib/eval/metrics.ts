@@ -190,16 +190,11 @@ export function cutMetric(metric: CutMetric, ranking: Ranking, judged: Judged): 
   const k = Number(metric.slice(at + 1));
   const top = dedupeCut(ranking, k);
   const first = top.findIndex((id) => gainOf(judged, id) > 0);
-  switch (metric.slice(0, at) as CutKind) {
-    case "MRR":
-      return first < 0 ? 0 : 1 / (first + 1);
-    case "P":
-      return top.filter((id) => gainOf(judged, id) > 0).length / k;
-    case "Success":
-      return first < 0 ? 0 : 1;
-    case "Judged":
-      return top.length ? top.filter((id) => judged.has(id)).length / top.length : 0;
-  }
+  const kind = metric.slice(0, at) as CutKind;
+  if (kind === "MRR") return first < 0 ? 0 : 1 / (first + 1);
+  if (kind === "P") return top.filter((id) => gainOf(judged, id) > 0).length / k;
+  if (kind === "Success") return first < 0 ? 0 : 1;
+  return top.length ? top.filter((id) => judged.has(id)).length / top.length : 0;
 }
 
 export type Evaluation = { mean: Scores; perQuery: Map<QueryId, Scores> };

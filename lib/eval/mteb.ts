@@ -12,11 +12,7 @@ function queryScores(ranking: Ranking, judged: Judged): Record<string, number> {
   const ideal = idealGains(judged);
   const out: Record<string, number> = {};
   for (const k of MTEB_CUTS) {
-    let dcg = 0;
-    let idcg = 0;
-    let hits = 0;
-    let ap = 0;
-    let rr = 0;
+    let [dcg, idcg, hits, ap, rr] = [0, 0, 0, 0, 0];
     for (let i = 0; i < Math.min(k, gains.length); i++) {
       if (!(gains[i] > 0)) continue;
       hits++;
