@@ -26,7 +26,7 @@ export { rewriteQueries } from "./retrievers";
 export type { RewriteKind } from "./llm/reformulate";
 
 // Evaluation: the five metrics, breakdowns, error analysis, statistics and significance.
-export { evaluate, METRICS, type Metric, type MetricValues, type Evaluation } from "./eval/metrics";
+export { evaluate, METRICS, type Metric, type MetricValues, type Evaluation, type CutMetric, type EvalMetric, type Scores } from "./eval/metrics";
 export type { MetricName, MetricSpelling } from "./eval/metric-names";
 export { byArea, type GroupMetrics } from "./eval/breakdown";
 export {

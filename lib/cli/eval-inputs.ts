@@ -2,8 +2,8 @@
 import { notEvaluatedNote, type Qrels, type Run } from "../types";
 import { readGradedQrels, readQrels } from "../data/qrels";
 import { checkRunCoverage, readRun, runName } from "../data/runs";
-import { topGrade, type Metric } from "../eval/metrics";
-import { resolveMetric } from "../eval/metric-names";
+import { topGrade, type EvalMetric, type Metric } from "../eval/metrics";
+import { resolveEvalMetric, resolveMetric } from "../eval/metric-names";
 import { CliError, type Io } from "./args";
 import { printable } from "../util/printable";
 
@@ -28,13 +28,23 @@ export async function qrelsOf(values: Record<string, unknown>, io: Io): Promise<
 
 /** Metric names from a repeatable, comma-separated option, in any common spelling; a usage error names the bad one. */
 export function metricsOf(raw: unknown, command: string): Metric[] {
-  const names = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((m) => String(m).split(",")).map((m) => m.trim()).filter(Boolean);
-  return [...new Set(names.map((n) => metricOf(n, command)))];
+  return [...new Set(namesOf(raw).map((n) => metricOf(n, command)))];
 }
 
+/** `metricsOf` for `gbr eval`, whose `--metrics` also takes the metrics at any cut (MRR@k, P@k, Success@k, Judged@k). */
+export function evalMetricsOf(raw: unknown): EvalMetric[] {
+  return [...new Set(namesOf(raw).map((n) => usage("eval", () => resolveEvalMetric(n))))];
+}
+
+const namesOf = (raw: unknown) => (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).flatMap((m) => String(m).split(",")).map((m) => m.trim()).filter(Boolean);
+
 export function metricOf(name: string, command: string): Metric {
+  return usage(command, () => resolveMetric(name));
+}
+
+function usage<T>(command: string, f: () => T): T {
   try {
-    return resolveMetric(name);
+    return f();
   } catch (err) {
     throw new CliError(`gbr ${command}: ${(err as Error).message}`, 2);
   }

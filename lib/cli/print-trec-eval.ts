@@ -14,12 +14,13 @@ function line(metric: Metric, query: string, value: number): string {
 }
 
 /** As trec_eval prints: with `perQuery` (its `-q`) each query's lines first, ids in byte order as it sorts, then "all". */
-export function formatTrecEval(mean: MetricValues, perQuery?: Iterable<readonly [QueryId, MetricValues]>): string {
+export function formatTrecEval(mean: MetricValues, perQuery?: Iterable<readonly [QueryId, MetricValues]>, metrics: readonly Metric[] = TREC_EVAL_ORDER): string {
+  const order = TREC_EVAL_ORDER.filter((m) => metrics.includes(m));
   const out: string[] = [];
   if (perQuery) {
     const rows = [...perQuery].sort(([a], [b]) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
-    for (const [q, m] of rows) for (const metric of TREC_EVAL_ORDER) out.push(line(metric, q, m[metric]));
+    for (const [q, m] of rows) for (const metric of order) out.push(line(metric, q, m[metric]));
   }
-  for (const metric of TREC_EVAL_ORDER) out.push(line(metric, "all", mean[metric]));
+  for (const metric of order) out.push(line(metric, "all", mean[metric]));
   return out.join("");
 }

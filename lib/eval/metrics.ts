@@ -1,4 +1,5 @@
 import { relevantCount, type DocId, type Judged, type Qrels, type QueryId, type Ranking, type Run } from "../types";
+import { resolveEvalMetric, type MetricName } from "./metric-names";
 
 /**
  * The five metrics of the paper, in its column order.
@@ -12,6 +13,14 @@ export const METRICS = ["nDCG@10", "nDCG@100", "Recall@10", "Recall@100", "MAP@1
 export type Metric = (typeof METRICS)[number];
 
 export type MetricValues = Record<Metric, number>;
+
+/** The metrics at any cut k beside the five (`evaluate`'s `metrics`, `gbr eval --metrics`): MRR@10, P@5 … */
+export type CutKind = "MRR" | "P" | "Success" | "Judged";
+export type CutMetric = `${CutKind}@${number}`;
+export type EvalMetric = Metric | CutMetric;
+
+/** The five, and the cut metrics `evaluate` was asked for (only those are present). */
+export type Scores = MetricValues & Record<CutMetric, number>;
 
 /** Ranking depth the paper evaluates at; deeper entries are ignored. */
 export const DEPTH = 100;
@@ -40,7 +49,7 @@ function dcgTerm(gain: number, i: number): number {
 }
 
 /** A document's gain: its grade when >= 1, else 0 (binary: 1 for a relevant one). */
-function gainOf(judged: Judged, doc: DocId): number {
+export function gainOf(judged: Judged, doc: DocId): number {
   if (judged instanceof Set) return judged.has(doc) ? 1 : 0;
   const grade = (judged as ReadonlyMap<DocId, number>).get(doc) ?? 0;
   return grade >= 1 ? grade : 0;
@@ -55,14 +64,18 @@ export function topGrade(qrels: Qrels): number {
 /** What a query's metrics are normalised by: the relevant count and the ideal ranking's DCG at 10 and 100. */
 type Ideal = { relevant: number; dcg10: number; dcg100: number };
 
-/** The ideal ranking: every grade >= 1, largest first (as trec_eval fills it); binary judgments are gains of 1. */
+/** The ideal ranking's gains: every grade >= 1, largest first (as trec_eval fills it); binary judgments are gains of 1. */
+export function idealGains(judged: Judged): number[] {
+  return judged instanceof Set ? Array<number>(judged.size).fill(1) : [...(judged as ReadonlyMap<DocId, number>).values()].filter((g) => g >= 1).sort((a, b) => b - a);
+}
+
 function idealOf(judged: Judged): Ideal {
-  const gains = judged instanceof Set ? undefined : [...(judged as ReadonlyMap<DocId, number>).values()].filter((g) => g >= 1).sort((a, b) => b - a);
-  const relevant = gains?.length ?? (judged as ReadonlySet<DocId>).size;
+  const gains = idealGains(judged);
+  const relevant = gains.length;
   let dcg10 = 0;
   let dcg100 = 0;
   for (let i = 0; i < Math.min(DEPTH, relevant); i++) {
-    const t = dcgTerm(gains?.[i] ?? 1, i);
+    const t = dcgTerm(gains[i], i);
     if (i < 10) dcg10 += t;
     dcg100 += t;
   }
@@ -164,26 +177,51 @@ export class PositionalEvaluator {
   }
 }
 
-export type Evaluation = { mean: MetricValues; perQuery: Map<QueryId, MetricValues> };
+/**
+ * One cut metric of one query on the ranking deduplicated and cut at k: MRR@k 1/rank of the first relevant article
+ * (0 if none), P@k relevant / k, Success@k 1 if any is relevant, Judged@k the share judged (any grade, 0 included)
+ * of the min(k, length) articles there (ir_measures'; an empty ranking 0).
+ *
+ * @example
+ * cutMetric("P@10", ["a", "x"], new Set(["a"])); // 0.1
+ */
+export function cutMetric(metric: CutMetric, ranking: Ranking, judged: Judged): number {
+  const at = metric.indexOf("@");
+  const k = Number(metric.slice(at + 1));
+  const top = dedupeCut(ranking, k);
+  const first = top.findIndex((id) => gainOf(judged, id) > 0);
+  const kind = metric.slice(0, at) as CutKind;
+  if (kind === "MRR") return first < 0 ? 0 : 1 / (first + 1);
+  if (kind === "P") return top.filter((id) => gainOf(judged, id) > 0).length / k;
+  if (kind === "Success") return first < 0 ? 0 : 1;
+  return top.length ? top.filter((id) => judged.has(id)).length / top.length : 0;
+}
+
+export type Evaluation = { mean: Scores; perQuery: Map<QueryId, Scores> };
 
 /**
  * Evaluates a run on binary or graded qrels: each query with a relevant document counts (absent from the run: 0).
+ * The five always; `metrics` adds cut metrics in any spelling (`resolveEvalMetric`).
  *
  * @example
- * const { mean, perQuery } = evaluate(run.rankings, bench.qrels);
- * mean["Recall@100"];
+ * const { mean, perQuery } = evaluate(run.rankings, bench.qrels, { metrics: ["MRR@10"] });
+ * mean["Recall@100"]; mean["MRR@10"];
  */
-export function evaluate(rankings: Run["rankings"], qrels: Qrels): Evaluation {
-  const perQuery = new Map<QueryId, MetricValues>();
+export function evaluate(rankings: Run["rankings"], qrels: Qrels, opts: { metrics?: readonly MetricName[] } = {}): Evaluation {
+  const cut = [...new Set((opts.metrics ?? []).map(resolveEvalMetric))].filter((m): m is CutMetric => !(METRICS as readonly string[]).includes(m));
+  const perQuery = new Map<QueryId, Scores>();
   for (const [qid, judged] of qrels) {
     if (relevantCount(judged) === 0) continue;
-    perQuery.set(qid, queryMetrics(rankings.get(qid) ?? [], judged));
+    const ranking = rankings.get(qid) ?? [];
+    perQuery.set(qid, { ...queryMetrics(ranking, judged), ...Object.fromEntries(cut.map((m) => [m, cutMetric(m, ranking, judged)])) });
   }
-  return { mean: meanOf([...perQuery.values()]), perQuery };
+  const rows = [...perQuery.values()];
+  return { mean: { ...meanOf(rows), ...Object.fromEntries(cut.map((m) => [m, meanOfColumn(rows, m)])) }, perQuery };
 }
+
+const meanOfColumn = (rows: readonly Scores[], m: EvalMetric) => (rows.length ? rows.reduce((s, r) => s + r[m], 0) / rows.length : 0);
 
 /** Macro average of per-query values, summed in the given order. */
 export function meanOf(rows: readonly MetricValues[]): MetricValues {
-  const mean = (m: Metric) => (rows.length ? rows.reduce((s, r) => s + r[m], 0) / rows.length : 0);
-  return Object.fromEntries(METRICS.map((m) => [m, mean(m)])) as MetricValues;
+  return Object.fromEntries(METRICS.map((m) => [m, meanOfColumn(rows, m)])) as MetricValues;
 }

@@ -2,7 +2,7 @@
 import { formatFixed } from "../util/format-fixed";
 import { printable } from "../util/printable";
 import { formatTable } from "../util/text-table";
-import type { Metric, MetricValues } from "./metrics";
+import type { EvalMetric, Metric, MetricValues, Scores } from "./metrics";
 import type { Comparison, SignificanceTest } from "./compare-runs";
 import { correct, CORRECTION_NAMES, TEST_NAMES, type Correction, type PairedTestName } from "./paired-tests";
 
@@ -232,7 +232,7 @@ export function renderMarkdown(t: ResultsTable): string {
 }
 
 /** One run's mean metrics: a single row, nothing bold (one row is trivially best), no letters (nothing tested). */
-export function evalPaperTable(run: { name: string; mean: MetricValues }, metrics: readonly Metric[], queries: number): ResultsTable {
+export function evalPaperTable(run: { name: string; mean: Scores }, metrics: readonly EvalMetric[], queries: number): ResultsTable {
   return {
     rows: [{ name: run.name }],
     metrics: [...metrics],

@@ -92,7 +92,7 @@ test("gbr compare: usage errors name the problem (exit 2)", async () => {
   assert.match(one.stderr, /at least two runs/);
   const metric = await gbr(["compare", "--qrels", file("qrels.tsv"), "--run", file("good.trec"), "--run", file("bad.trec"), "--metric", "P@5"]);
   assert.equal(metric.code, 2);
-  assert.match(metric.stderr, /unknown metric 'P@5' \(known: nDCG@10, nDCG@100, Recall@10, Recall@100, MAP@100\)/);
+  assert.match(metric.stderr, /'P@5' is one of gbr eval's metrics at any cut \(MRR@k, P@k, Success@k, Judged@k\); here only the paper's five: nDCG@10, nDCG@100, Recall@10, Recall@100, MAP@100/);
   const noQrels = await gbr(["compare", "--run", file("good.trec"), "--run", file("bad.trec")]);
   assert.equal(noQrels.code, 2);
   assert.match(noQrels.stderr, /--qrels/);

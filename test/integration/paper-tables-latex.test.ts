@@ -128,7 +128,7 @@ test("--format: an unknown value is a usage error naming the nearest; --json wit
   const qrels = path.join(REPO, "data", "sample", "qrels", "test.tsv");
   const typo = await runGbr(["eval", "--qrels", qrels, "--run", qrels, "--format", "latx"], { dataDir });
   assert.equal(typo.code, 2);
-  assert.match(typo.stderr, /unknown --format 'latx' \(did you mean 'latex'\?\) \(known: text, latex, markdown, trec_eval\)/);
+  assert.match(typo.stderr, /unknown --format 'latx' \(did you mean 'latex'\?\) \(known: text, latex, markdown, trec_eval, mteb\)/);
   const both = await runGbr(["compare", "--qrels", qrels, "--run", "a.trec", "--run", "b.trec", "--json", "--format", "markdown"], { dataDir });
   assert.equal(both.code, 2);
   assert.match(both.stderr, /--json and --format markdown are two outputs/);

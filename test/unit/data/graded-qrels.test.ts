@@ -115,7 +115,7 @@ test("--format trec_eval with --per-query prints trec_eval's -q layout: the run'
 test("usage errors exit 2: an unknown --format, and --format with --json", async () => {
   const bad = await gbr(["eval", "--qrels", file("graded.txt"), "--run", file("run.trec"), "--format", "trec-eval"]);
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /unknown --format 'trec-eval' \(did you mean 'trec_eval'\?\) \(known: text, latex, markdown, trec_eval\)/);
+  assert.match(bad.stderr, /unknown --format 'trec-eval' \(did you mean 'trec_eval'\?\) \(known: text, latex, markdown, trec_eval, mteb\)/);
   const both = await gbr(["eval", "--qrels", file("graded.txt"), "--run", file("run.trec"), "--format", "trec_eval", "--json"]);
   assert.equal(both.code, 2);
 });

@@ -5,7 +5,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { METRIC_SPELLINGS, resolveMetric } from "../../../lib/eval/metric-names";
+import { METRIC_SPELLINGS, resolveEvalMetric, resolveMetric } from "../../../lib/eval/metric-names";
 import { METRICS, type Metric, type MetricValues } from "../../../lib/eval/metrics";
 import { compareRuns } from "../../../lib/eval/compare-runs";
 import { analyseErrors, winLoss } from "../../../lib/eval/error-analysis";
@@ -45,10 +45,29 @@ test("anything else is a RangeError naming the five metrics, with the nearest sp
     ["ndcg_cut_5", /did you mean 'ndcg_cut_10'\?/],
     ["recal@100", /did you mean 'Recall@100'\?/],
     ["MAP", /did you mean 'MAP@100'\?/],
-    ["P@5", /^unknown metric 'P@5' \(known: /],
+    ["P@5", /^'P@5' is one of gbr eval's metrics at any cut \(MRR@k, P@k, Success@k, Judged@k\); here only the paper's five: nDCG@10, /],
+    ["Rprec", /^unknown metric 'Rprec' \(known: /],
     ["", /unknown metric ''/],
   ];
   for (const [name, re] of cases) assert.throws(() => resolveMetric(name), (err: unknown) => err instanceof RangeError && re.test(err.message), name);
+});
+
+/** The added metrics at any cut: ranx's, ir_measures' and trec_eval's spellings (issue 32). */
+const CUT_TABLE: [string, string][] = [
+  ["MRR@10", "MRR@10"], ["mrr@10", "MRR@10"], ["RR@10", "MRR@10"], ["recip_rank_10", "MRR@10"], ["recip_rank.10", "MRR@10"],
+  ["P@10", "P@10"], ["precision@10", "P@10"], ["P_10", "P@10"], ["P.10", "P@10"],
+  ["Success@10", "Success@10"], ["hit_rate@10", "Success@10"], ["success_10", "Success@10"], ["success.10", "Success@10"],
+  ["Judged@10", "Judged@10"], ["judged@1000", "Judged@1000"], ["p@3", "P@3"], ["rr@1", "MRR@1"],
+];
+
+test("MRR@k, P@k, Success@k, Judged@k resolve from every tool's spelling, any k and case; the five as before", () => {
+  for (const [name, metric] of CUT_TABLE) {
+    for (const variant of [name, name.toUpperCase(), ` ${name} `]) assert.equal(resolveEvalMetric(variant), metric, variant);
+  }
+  for (const [name, metric] of TABLE) assert.equal(resolveEvalMetric(name), metric, name);
+  assert.throws(() => resolveEvalMetric("P@0"), /'P@0': k must be a whole number from 1/);
+  assert.throws(() => resolveEvalMetric("recip_rank"), /unknown metric 'recip_rank' \(did you mean 'recip_rank_10'\?\).*MRR@k, P@k, Success@k, Judged@k/);
+  assert.throws(() => resolveEvalMetric("hits@10"), /unknown metric 'hits@10'/);
 });
 
 const perQuery = (values: number[]) => new Map(values.map((v, i) => [`q${i}`, Object.fromEntries(METRICS.map((m) => [m, m === "nDCG@10" ? v : 1 - v])) as MetricValues]));

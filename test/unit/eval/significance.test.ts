@@ -274,7 +274,7 @@ test("compareRuns: given pairs and metrics; errors name the problem", () => {
   assert.ok(tests.every((t) => t.delta < 0));
   assert.throws(() => compareRuns(runs, qids, { pairs: [["x", "nope"]] }), /no run named 'nope'/);
   assert.throws(() => compareRuns([runs[0], runs[0]], qids), /two runs are named 'x'/);
-  assert.throws(() => compareRuns(runs, qids, { metrics: ["P@5" as Metric] }), /unknown metric 'P@5'/);
+  assert.throws(() => compareRuns(runs, qids, { metrics: ["P@5" as Metric] }), /'P@5' is one of gbr eval's metrics at any cut/);
 });
 
 test("PAPER_TESTS: the paper's 5 pairs × 4 metrics = 20 tests, Holm over those 20", () => {

@@ -304,7 +304,7 @@ test("bad options are refused", () => {
   assert.throws(() => bm25Sweep(corpus, qs, qrels, { k1s: [] }), /k1s is empty/);
   assert.throws(() => bm25Sweep(corpus, qs, qrels, { bs: [1.2] }), /bs has an invalid value/);
   assert.throws(() => bm25Sweep(corpus, qs, qrels, { k1s: [-1] }), /k1s has an invalid value/);
-  assert.throws(() => bm25Sweep(corpus, qs, qrels, { metric: "P@5" as never }), /unknown metric/);
+  assert.throws(() => bm25Sweep(corpus, qs, qrels, { metric: "P@5" as never }), /one of gbr eval.s metrics at any cut/);
   assert.throws(() => new QuerySweep(corpus, [{ k1: 1, b: 2 }], 0.25), /0 <= b <= 1/);
   const engine = new QuerySweep(corpus, [{ k1: 1, b: 0.5 }], 0.25);
   engine.setQuery(corpus.analyze("α"));
