@@ -1,4 +1,5 @@
 /** `gbr eval`: a run's metrics against qrels, as text, a paper table, JSON or trec_eval's layout. */
+import { DEFAULT_REPO } from "../data/hub-settings";
 import path from "node:path";
 import { CliError, type Command } from "./args";
 import { formatOption, paperFormat } from "./options";
@@ -64,19 +65,24 @@ export const evalCommand: Command = {
   },
 };
 
-/** The task of a qrels file's BEIR folder: GreekBarRetrieval at the Hub commit of a `gbr data pull` (its manifest), else the folder's name. */
-async function mtebDataset(qrelsFile: string): Promise<{ taskName: string; revision?: string }> {
+/**
+ * The task of a qrels file's BEIR folder: GreekBarRetrieval at the Hub commit of a `gbr data pull` of the benchmark (its
+ * manifest), else the folder's name (with the commit of another repository's pull); the split is the qrels file's name.
+ */
+async function mtebDataset(qrelsFile: string): Promise<{ taskName: string; revision?: string; split: string }> {
   const dir = path.dirname(path.resolve(qrelsFile));
-  const folder = path.basename(dir) === "qrels" ? path.dirname(dir) : dir;
+  const inQrels = path.basename(dir) === "qrels";
+  const folder = inQrels ? path.dirname(dir) : dir;
+  const split = inQrels ? path.basename(qrelsFile).replace(/\.tsv$/, "") : "test";
   const file = path.join(folder, "manifest.json");
   const text = await readFile(file, "utf8").catch((err: NodeJS.ErrnoException) => (err.code === "ENOENT" ? undefined : Promise.reject(err)));
-  if (text === undefined) return { taskName: path.basename(folder) };
-  let sha: unknown;
+  if (text === undefined) return { taskName: path.basename(folder), split };
+  let manifest: { sha?: unknown; repo?: unknown } = {};
   try {
-    sha = (JSON.parse(text) as { sha?: unknown }).sha;
+    manifest = JSON.parse(text) as typeof manifest;
   } catch {
     // not JSON: said below, as a manifest without its commit
   }
-  if (typeof sha !== "string") throw new CliError(`gbr eval --format mteb: ${printable(file)} is not a pull's manifest (no "sha"): the dataset's revision is unknown`, 1);
-  return { taskName: "GreekBarRetrieval", revision: sha };
+  if (typeof manifest.sha !== "string") throw new CliError(`gbr eval --format mteb: ${printable(file)} is not a pull's manifest (no "sha"): the dataset's revision is unknown`, 1);
+  return { taskName: manifest.repo === undefined || manifest.repo === DEFAULT_REPO ? "GreekBarRetrieval" : path.basename(folder), revision: manifest.sha, split };
 }

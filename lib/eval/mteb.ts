@@ -53,7 +53,7 @@ export function mtebScores(rankings: Run["rankings"], qrels: Qrels): Record<stri
  * @example
  * JSON.stringify(mtebTaskResult(run.rankings, qrels, { taskName: "GreekBarRetrieval", revision: manifest.sha }));
  */
-export function mtebTaskResult(rankings: Run["rankings"], qrels: Qrels, dataset: { taskName: string; revision?: string }) {
+export function mtebTaskResult(rankings: Run["rankings"], qrels: Qrels, dataset: { taskName: string; revision?: string; split?: string }) {
   const scores = { hf_subset: "default", languages: ["ell-Grek"], ...mtebScores(rankings, qrels) };
-  return { dataset_revision: dataset.revision ?? "revision_not_applicable", evaluation_time: null, kg_co2_emissions: null, mteb_version: null, scores: { test: [scores] }, task_name: dataset.taskName };
+  return { dataset_revision: dataset.revision ?? "revision_not_applicable", evaluation_time: null, kg_co2_emissions: null, mteb_version: null, scores: { [dataset.split ?? "test"]: [scores] }, task_name: dataset.taskName };
 }

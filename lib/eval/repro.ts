@@ -35,7 +35,8 @@ export function kendallTauUnion(orig: Ranking, rep: Ranking, depth = REPRO_DEPTH
 
 /**
  * Rank-biased overlap of one topic, extrapolated (Webber, Moffat and Zobel, TOIS 2010, eq. 32, which takes lists of
- * unequal length), as repro_eval reports it (`rbo(...).ext`). 1 for equal lists, 0 for disjoint ones.
+ * unequal length), repro_eval's `misinfo=False` variant (its default now truncates at 1,000 instead; the two agree to
+ * ~1e-9 at p = 0.8 on rankings of 50 or more). 1 for equal lists, 0 for disjoint ones.
  *
  * @example
  * rankBiasedOverlap(["a", "b", "c"], ["b", "a", "c"], 0.8, 1000); // 0.8

@@ -56,6 +56,8 @@ export const PAPER_NUMBERS: readonly PaperNumber[] = [
 const PAPER_PAIRS: readonly (readonly [string, string])[] = [
   ["bm25-greekstemmer", "reform:bm25-greekstemmer"],
   ["reform:bm25-greekstemmer", "react-bm25"],
+  ["dense:qwen3-8b", "reform:dense:qwen3-8b"],
+  ["bm25-greekstemmer", "translate:bm25-english"],
 ];
 
 /** The paper's numbers beside ours (on Hub data the 257-query ones are like-for-like); rows not run keep a reason. */

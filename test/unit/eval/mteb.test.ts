@@ -130,7 +130,14 @@ test("gbr eval --format mteb prints a TaskResult: task and revision from a pulle
     const broken = await gbr(args("mine"));
     assert.equal(broken.code, 1);
     assert.match(broken.stderr, /mine.manifest\.json is not a pull's manifest/);
+    // Another repository's pull keeps the folder's name, with its commit; the split is the qrels file's name.
+    writeFileSync(path.join(dir, "mine", "manifest.json"), JSON.stringify({ repo: "someone/other-set", revision: "main", sha, configs: {}, files: [] }));
+    const other = JSON.parse((await gbr(args("mine"))).stdout);
+    assert.deepEqual([other.task_name, other.dataset_revision], ["mine", sha]);
     rmSync(path.join(dir, "mine", "manifest.json"));
+    writeFileSync(path.join(dir, "mine", "qrels", "dev.tsv"), "query-id\tcorpus-id\tscore\nq1\ta\t1\n");
+    const dev = JSON.parse((await gbr(["eval", "--qrels", path.join(dir, "mine", "qrels", "dev.tsv"), "--run", path.join(dir, "run.trec"), "--format", "mteb"])).stdout);
+    assert.deepEqual(Object.keys(dev.scores), ["dev"]);
     for (const extra of [["--per-query"], ["--metrics", "P@10"], ["--json"]]) {
       const r = await gbr([...args("mine"), ...extra]);
       assert.equal(r.code, 2, extra.join(" "));

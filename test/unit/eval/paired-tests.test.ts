@@ -121,8 +121,9 @@ test("correct: Benjamini and Hochberg's (1995) worked example of 15 p-values: BH
 });
 
 test("compareRuns --test t | wilcoxon: each p is that test on the per-query columns, the means as the randomization test's", () => {
-  const a = [0.9, 0.2, 0.7, 0.4, 1, 0.3, 0.8, 0.6];
-  const b = [0.5, 0.2, 0.6, 0.1, 0.7, 0.4, 0.3, 0.2];
+  // Dyadic values, so the tied differences are tied in binary floating point too.
+  const a = [0.75, 0.25, 0.625, 0.5, 0.875, 0.25, 0.875, 0.75];
+  const b = [0.25, 0.25, 0.5, 0.125, 0.5, 0.375, 0.25, 0.25];
   const run = (name: string, xs: number[]) => ({ name, perQuery: new Map(xs.map((x, i) => [`q${i}`, { "nDCG@10": x } as MetricValues])) });
   const qids = a.map((_, i) => `q${i}`);
   const opts = { metrics: ["nDCG@10"] as const };
@@ -132,8 +133,9 @@ test("compareRuns --test t | wilcoxon: each p is that test on the per-query colu
     assert.equal(t.p, p, test);
     assert.deepEqual([t.meanA, t.meanB, t.delta], [randomization.meanA, randomization.meanB, randomization.delta]);
   }
-  // The wilcoxon one by hand: d = 0.4, 0, 0.1, 0.3, 0.3, −0.1, 0.5, 0.4 (the zero dropped, 7 left, ≤ 13 with ties):
-  // |d| ranks 0.1 → 1.5, 1.5; 0.3 → 3.5, 3.5; 0.4 → 5.5, 5.5; 0.5 → 7. R− = 1.5; sums ≤ 1.5 are 3 of 128: p = 6/128.
+  // The wilcoxon one by hand: d = 0.5, 0, 0.125, 0.375, 0.375, −0.125, 0.625, 0.5 (the zero dropped, 7 left, ≤ 13
+  // with ties): |d| ranks 0.125 → 1.5, 1.5; 0.375 → 3.5, 3.5; 0.5 → 5.5, 5.5; 0.625 → 7. R− = 1.5; sums ≤ 1.5 are
+  // 3 of 128: p = 6/128.
   assert.equal(compareRuns([run("x", a), run("y", b)], qids, { ...opts, test: "wilcoxon" }).tests[0].p, 6 / 128);
   assert.deepEqual(randomization.p, pairedRandomizationTest(a, b, { swaps: 1000 }).p);
 });
