@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { EmbedderSpec, LocalModel, Side } from "../models/embed";
 import type { Config, EmbedNaming } from "../config";
-import { GbrError } from "../util/errors";
+import { GbrError, parsedOr } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
 /** One embedding model as the paper ran it; `{text}` in a template is replaced by the query or article. */
@@ -177,12 +177,7 @@ export function preset<P extends { name: string }>(name: string, presets: readon
 
 /** The presets file's array under `key`, if it has one. */
 export function presetsInFile(file: string, key: "presets" | "rerankers"): unknown[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new GbrError(`${file}: not a readable presets file (${(err as Error).message})`, "USAGE");
-  }
+  const parsed: unknown = parsedOr(() => JSON.parse(readFileSync(file, "utf8")), (why) => new GbrError(`${file}: not a readable presets file (${why})`, "USAGE"));
   const keys = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.keys(parsed) : [];
   if (!keys.includes("presets") && !keys.includes("rerankers")) throw new GbrError(`${file}: neither "presets" nor "rerankers" is there`, "USAGE");
   const list = (parsed as Record<string, unknown>)[key] ?? [];
