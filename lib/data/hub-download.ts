@@ -12,18 +12,10 @@ import { parsedOr } from "../util/errors";
 import type { Manifest, ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
-interface Sibling {
-  rfilename: string;
-  size?: number;
-  blobId?: string;
-  lfs?: { sha256?: string; oid?: string; size?: number };
-}
+type Sibling = { rfilename: string; size?: number; blobId?: string; lfs?: { sha256?: string; oid?: string; size?: number } };
 
 /** A revision resolved to a commit, and its files. */
-export interface RevisionInfo {
-  sha: string;
-  siblings: Sibling[];
-}
+export type RevisionInfo = { sha: string; siblings: Sibling[] };
 
 /** Resolves the revision to a commit and its file list, via downloadFile (retries) into a temp folder. */
 export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {

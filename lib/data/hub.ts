@@ -11,12 +11,7 @@ import { inspectCache, reusableFiles, writeManifest, type Manifest, type Manifes
 import { HUB_CONFIGS, hubSettings, localPath, type HubSettings, type PullOptions } from "./hub-settings";
 
 /** A pull: the benchmark, its cache folder, the same as a BEIR folder (`--data <beirDir>`), the manifest. */
-export interface PullResult {
-  benchmark: Benchmark;
-  dir: string;
-  beirDir: string;
-  manifest: Manifest;
-}
+export type PullResult = { benchmark: Benchmark; dir: string; beirDir: string; manifest: Manifest };
 
 /** The benchmark at a pinned revision, fetched or from the verified cache (used as is without network). */
 export async function pullHub(opts: PullOptions): Promise<PullResult> {

@@ -4,13 +4,7 @@ import { Pcg64 } from "../numeric/random";
 import { gatherKernel } from "../numeric/gather-kernel";
 
 /** Documents × terms in CSC form: column t holds `weight[termStart[t] .. termStart[t+1])` at rows `postingDoc[…]`. */
-export interface DocTermMatrix {
-  rows: number;
-  cols: number;
-  termStart: Int32Array;
-  postingDoc: Int32Array;
-  weight: Float64Array;
-}
+export type DocTermMatrix = { rows: number; cols: number; termStart: Int32Array; postingDoc: Int32Array; weight: Float64Array };
 
 /** Eigenpairs of S's symmetric part (ml-matrix), values descending (ties in solver order); column i is values[i]'s. */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {

@@ -12,12 +12,7 @@ export interface CachedCallOptions {
 }
 
 /** One item's request and answer; `reused`: from the store, not a call made now; `fallback`: the input text was used. */
-export interface CachedOutcome {
-  request: ChatRequest;
-  response: ChatResponse;
-  reused: boolean;
-  fallback: boolean;
-}
+export type CachedOutcome = { request: ChatRequest; response: ChatResponse; reused: boolean; fallback: boolean };
 
 export interface CachedCallSpec<T extends { id: string }> {
   label: string;

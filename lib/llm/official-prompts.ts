@@ -2,13 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { downloadFile, type DownloadOptions } from "../util/download";
-import {
-  EXTRA_PROMPT_NAMES,
-  OFFICIAL_MANIFEST,
-  PROMPT_NAMES,
-  PromptError,
-  type OfficialManifest,
-} from "./prompts";
+import { EXTRA_PROMPT_NAMES, OFFICIAL_MANIFEST, PROMPT_NAMES, PromptError, type OfficialManifest } from "./prompts";
 import { extractPromptsFromNotebook } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
 import { digestOf, writeAtomically } from "../util/safe-files";

@@ -120,12 +120,7 @@ export interface ListwiseRerankOptions {
   onProgress?: (label: string, done: number, total: number) => void;
 }
 
-interface Call {
-  entry: RequestEntry;
-  res: ChatResponse;
-  found: number;
-  size: number;
-}
+type Call = { entry: RequestEntry; res: ChatResponse; found: number; size: number };
 
 /** Re-ranks each query's top `depth`, appends the rest, cuts to `k`; an unusable answer keeps the window's order. */
 export async function listwiseRerankRun(

@@ -13,11 +13,7 @@ import { RerankError, type RerankClient } from "../models/rerank";
 const TOKENS_PER_CALL = 16_384;
 
 // The few parts of transformers.js used here, typed locally: the package is optional and its types need no loading.
-interface Tensor {
-  data: Float32Array | BigInt64Array;
-  dims: number[];
-  normalize(p: number, dim: number): Tensor;
-}
+type Tensor = { data: Float32Array | BigInt64Array; dims: number[]; normalize(p: number, dim: number): Tensor };
 type Encoding = Record<string, Tensor> & { attention_mask: Tensor };
 interface Tokenizer {
   (texts: string[], o: { text_pair?: string[]; padding: "max_length"; max_length: number; truncation: true }): Encoding;

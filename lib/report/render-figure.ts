@@ -10,11 +10,7 @@ import { plotlyBundle } from "./html-inline";
 export type ImageFormat = "svg" | "png" | "pdf";
 export const IMAGE_FORMATS: readonly ImageFormat[] = ["svg", "png", "pdf"];
 
-export interface FigureSpec {
-  data: readonly unknown[];
-  layout?: Record<string, unknown>;
-  config?: Record<string, unknown>;
-}
+export type FigureSpec = { data: readonly unknown[]; layout?: Record<string, unknown>; config?: Record<string, unknown> };
 
 type RenderSize = { width: number; height: number; scale?: number };
 

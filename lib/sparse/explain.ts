@@ -5,14 +5,7 @@ import type { IndexedCorpus } from "./bm25-retriever";
 import { expandQuery, type SparsePrfOptions } from "./prf";
 
 /** One query term (as the tokenizer makes it) in an article's score: inQuery (rank_bm25 adds a repeat again) · bm25Weight. */
-export interface TermContribution {
-  term: string;
-  inQuery: number;
-  docFreq: number;
-  idf: number;
-  tf: number;
-  contribution: number;
-}
+export type TermContribution = { term: string; inQuery: number; docFreq: number; idf: number; tf: number; contribution: number };
 
 /** The article's score and rank (1 + articles scoring strictly higher), its length, and the shared terms, largest first. */
 export interface Bm25Explanation {
