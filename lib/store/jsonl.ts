@@ -108,12 +108,9 @@ export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): A
   let lineNo = 1;
   for await (const piece of linePieces(file, { pieceBytes: 1 << 20, maxLineBytes, line: () => lineNo })) {
     let from = 0;
-    for (;;) {
-      const nl = piece.indexOf(0x0a, from);
-      if (nl < 0) break;
+    for (let nl = 0; (nl = piece.indexOf(0x0a, from)) >= 0; from = nl + 1) {
       lineNo++;
       yield { line: piece.subarray(from, nl), complete: true };
-      from = nl + 1;
     }
     if (from < piece.length) yield { line: piece.subarray(from), complete: false };
   }
