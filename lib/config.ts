@@ -30,10 +30,7 @@ export const DEFAULT_CONCURRENCY: Readonly<Record<ProviderKind, number>> = { cha
 export const DEFAULT_TIMEOUT_S: Readonly<Record<ProviderKind, number>> = { chat: 600, embed: 60, rerank: 120 };
 
 /** Requests and tokens per sliding minute (`GBR_<KIND>_RPM`, `GBR_<KIND>_TPM`). */
-export interface RateCaps {
-  requestsPerMinute?: number;
-  tokensPerMinute?: number;
-}
+export type RateCaps = { requestsPerMinute?: number; tokensPerMinute?: number };
 
 export interface EndpointsConfig {
   /** From a comma-separated variable; empty when none is set. */
@@ -228,10 +225,7 @@ export function configRecord(config: Config): Record<string, unknown> {
 }
 
 export function endpointList(value: string): string[] {
-  return value
-    .split(",")
-    .map((u) => u.trim())
-    .filter(Boolean);
+  return value.split(",").map((u) => u.trim()).filter(Boolean);
 }
 
 /** `GBR_<KIND>_CONCURRENCY`, else `--concurrency`, else `GBR_CONCURRENCY`, else the default. */

@@ -92,12 +92,15 @@ export function parseRetrieverName(name: string): RetrieverSpec {
     return { kind: "lsi", name, dims };
   }
   const rest = name.slice(colon + 1);
-  switch (colon > 0 ? name.slice(0, colon) : "") {
+  const prefix = colon > 0 ? name.slice(0, colon) : "";
+  switch (prefix) {
     case "dense":
       if (!rest) throw usage(`'${name}': expected dense:<preset>, e.g. dense:qwen3-8b`);
       return { kind: "dense", name, preset: rest };
     case "prf":
-      return { kind: "prf", name, of: parseRetrieverName(rest) };
+    case "reform":
+    case "translate":
+      return { kind: prefix, name, of: parseRetrieverName(rest) };
     case "rrf": {
       const parts = rest.split("+").filter(Boolean);
       if (parts.length < 2) throw usage(`'${name}': rrf needs at least two retrievers, as rrf:<a>+<b>`);
@@ -107,10 +110,6 @@ export function parseRetrieverName(name: string): RetrieverSpec {
       const { fusion, parts } = parseFuseName(name);
       return { kind: "fuse", name, fusion, of: parts.map(parseRetrieverName) };
     }
-    case "reform":
-      return { kind: "reform", name, of: parseRetrieverName(rest) };
-    case "translate":
-      return { kind: "translate", name, of: parseRetrieverName(rest) };
     case "rerank": {
       // Re-ranker names (presets, `llm`) have no colon; the first stage may (`rerank:llm:reform:bm25-greekstemmer`).
       const m = /^([^:]+):(.+)$/.exec(rest);
@@ -163,9 +162,7 @@ function isComplete(ctx: RunContextInit): ctx is RunContext {
  * rewrites.get(bench.queries[0].id); // "μίσθωση καταγγελία …"
  */
 export async function rewriteQueries(
-  queries: readonly { id: string; text: string }[],
-  kind: RewriteKind,
-  opts: { llm?: string; prompts?: PromptSetName } = {},
+  queries: readonly { id: string; text: string }[], kind: RewriteKind, opts: { llm?: string; prompts?: PromptSetName } = {},
   ctx: RunContextInit = {},
 ): Promise<Map<string, string>> {
   const run = runContext(ctx);

@@ -5,11 +5,7 @@ import type { Config } from "../config";
 
 /** A command-line error shown as one stderr line without a stack (then its hint); exit 2 is a usage error, 1 anything else. */
 export class CliError extends GbrError {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-    hint?: string,
-  ) {
+  constructor(message: string, readonly exitCode = 1, hint?: string) {
     super(message, exitCode === 2 ? "USAGE" : "CLI", hint === undefined ? {} : { hint });
     this.name = "CliError";
   }
@@ -17,13 +13,7 @@ export class CliError extends GbrError {
 
 type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
 
-interface CommandSpec {
-  name: string;
-  summary: string;
-  usage: string;
-  options: OptionSpec;
-  help: string[];
-}
+type CommandSpec = { name: string; summary: string; usage: string; options: OptionSpec; help: string[] };
 
 /** Parses argv for one command, with `--help` everywhere; unknown options are usage errors naming `--help`. */
 export function parseCommand(spec: CommandSpec, argv: string[]) {
@@ -91,11 +81,7 @@ export function numberOption(
 }
 
 /** Injectable so tests can run commands in-process. */
-export interface Io {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  stdin: () => Promise<string>;
-}
+export type Io = { stdout: (text: string) => void; stderr: (text: string) => void; stdin: () => Promise<string> };
 
 /** A command; the configuration is read on first ask, so a command needing none is not stopped by a bad variable. */
 export interface Command {

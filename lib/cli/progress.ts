@@ -4,13 +4,7 @@ import { progressLine, workSince } from "../util/progress-line";
 import { printable } from "../util/printable";
 import type { UsageMeter, UsageTotals } from "../providers/usage-meter";
 
-interface ProgressOptions {
-  tty: boolean;
-  intervalMs?: number;
-  now?: () => number;
-  quiet?: boolean;
-  meter: UsageMeter;
-}
+type ProgressOptions = { tty: boolean; intervalMs?: number; now?: () => number; quiet?: boolean; meter: UsageMeter };
 
 /** An `onProgress(label, done, total)` that reports to `io.stderr` (each line with the meter's work per second). */
 export function progressReporter(io: Io, opts: ProgressOptions): (label: string, done: number, total: number) => void {

@@ -160,12 +160,7 @@ function toItems(records: JsonlRecord[], file: string): { id: string; text: stri
 }
 
 /** One qrels line, with its 1-based line number. */
-export interface Judgment {
-  query: QueryId;
-  doc: DocId;
-  score: number;
-  line: number;
-}
+export type Judgment = { query: QueryId; doc: DocId; score: number; line: number };
 
 /** A qrels score, plain decimal integers only (Number() reads "" as 0, "0x10" as 16), or the error detail. */
 export function parseScore(text: string, what: string): number | string {
@@ -236,12 +231,7 @@ export function relevantOf(judgments: readonly Judgment[], file: string): Map<Qu
 }
 
 /** `queriesFile` replaces the folder's queries (qrels are then restricted to them). */
-export interface ReadBeirOptions {
-  queriesFile?: string;
-  qrelsFile?: string;
-  name?: string;
-  warn?: Warn;
-}
+export type ReadBeirOptions = { queriesFile?: string; qrelsFile?: string; name?: string; warn?: Warn };
 
 /** Loads and cross-validates a BEIR-layout folder (corpus, queries, qrels/test.tsv, optional meta.jsonl). */
 export async function readBeir(dir: string, opts: ReadBeirOptions = {}): Promise<Benchmark> {

@@ -8,21 +8,14 @@ import { createReadStream, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { DownloadError, downloadFile } from "../util/download";
+import { parsedOr } from "../util/errors";
 import type { Manifest, ManifestFile } from "./hub-manifest";
 import { localPath, type HubSettings } from "./hub-settings";
 
-interface Sibling {
-  rfilename: string;
-  size?: number;
-  blobId?: string;
-  lfs?: { sha256?: string; oid?: string; size?: number };
-}
+type Sibling = { rfilename: string; size?: number; blobId?: string; lfs?: { sha256?: string; oid?: string; size?: number } };
 
 /** A revision resolved to a commit, and its files. */
-export interface RevisionInfo {
-  sha: string;
-  siblings: Sibling[];
-}
+export type RevisionInfo = { sha: string; siblings: Sibling[] };
 
 /** Resolves the revision to a commit and its file list, via downloadFile (retries) into a temp folder. */
 export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
@@ -30,12 +23,8 @@ export async function fetchRevision(cfg: HubSettings): Promise<RevisionInfo> {
   const tmp = await fs.mkdtemp(path.join(os.tmpdir(), "gbr-hub-"));
   try {
     const { path: file } = await downloadFile(url, path.join(tmp, "revision.json"), { ...cfg.retry, headers: cfg.headers });
-    let body: { sha?: unknown; siblings?: unknown };
-    try {
-      body = JSON.parse(await fs.readFile(file, "utf8"));
-    } catch (err) {
-      throw new DownloadError(`${url}: the Hub answered with malformed JSON (${(err as Error).message})`, "HTTP");
-    }
+    const text = await fs.readFile(file, "utf8");
+    const body = parsedOr(() => JSON.parse(text) as { sha?: unknown; siblings?: unknown }, (why) => new DownloadError(`${url}: the Hub answered with malformed JSON (${why})`, "HTTP"));
     if (!Array.isArray(body.siblings)) throw new DownloadError(`${url}: the answer has no 'siblings' file list`, "HTTP");
     const siblings = (body.siblings as Sibling[]).filter((s) => s && typeof s.rfilename === "string");
     return { sha: typeof body.sha === "string" && body.sha ? body.sha : cfg.revision, siblings };

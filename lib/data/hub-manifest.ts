@@ -6,11 +6,7 @@ import { writeAtomically } from "../util/safe-files";
 import { localPath, type HubSettings } from "./hub-settings";
 
 /** One cached file: its repository path and what it must hash to on disk. */
-export interface ManifestFile {
-  path: string;
-  size: number;
-  sha256: string;
-}
+export type ManifestFile = { path: string; size: number; sha256: string };
 
 /** What a pull fetched: the revision asked for, the commit it resolved to, each config's files in order, hashes. */
 export interface Manifest {

@@ -11,12 +11,7 @@ import { inspectCache, reusableFiles, writeManifest, type Manifest, type Manifes
 import { HUB_CONFIGS, hubSettings, localPath, type HubSettings, type PullOptions } from "./hub-settings";
 
 /** A pull: the benchmark, its cache folder, the same as a BEIR folder (`--data <beirDir>`), the manifest. */
-export interface PullResult {
-  benchmark: Benchmark;
-  dir: string;
-  beirDir: string;
-  manifest: Manifest;
-}
+export type PullResult = { benchmark: Benchmark; dir: string; beirDir: string; manifest: Manifest };
 
 /** The benchmark at a pinned revision, fetched or from the verified cache (used as is without network). */
 export async function pullHub(opts: PullOptions): Promise<PullResult> {
@@ -57,11 +52,7 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
   for (const paths of Object.values(configs)) for (const p of paths) await ensure(p);
 
   const manifest: Manifest = {
-    repo: cfg.repo,
-    revision: cfg.revision,
-    sha: info.sha,
-    configs,
-    files: [...files.values()],
+    repo: cfg.repo, revision: cfg.revision, sha: info.sha, configs, files: [...files.values()],
     fetchedAt: new Date().toISOString(),
   };
   await writeManifest(path.join(cfg.cacheDir, "manifest.json"), manifest);

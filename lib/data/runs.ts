@@ -184,12 +184,7 @@ function objectKeys(text: string): { key: string; offset: number; children?: str
 }
 
 /** How a run covers the qrels' judged queries; `warning` when some have no ranking (they score 0). */
-export interface RunCoverage {
-  judged: number;
-  ranked: number;
-  unjudged: QueryId[];
-  warning?: string;
-}
+export type RunCoverage = { judged: number; ranked: number; unjudged: QueryId[]; warning?: string };
 
 /** An empty run, or one sharing no query with the qrels, is a DataError (a silent 0); a partial overlap warns. */
 export function checkRunCoverage(run: Run, qrels: Qrels, runFile: string, qrelsFile = "the qrels"): RunCoverage {

@@ -12,12 +12,7 @@ import { parseCsv } from "../util/csv";
 export type Row = Record<string, unknown>;
 
 /** Rows plus where each one sits in its file: row `i`'s 1-based line (csv, jsonl), and "line 12" or "row 3". */
-export interface Table {
-  file: string;
-  rows: Row[];
-  lineOf(i: number): number | undefined;
-  describe(i: number): string;
-}
+export type Table = { file: string; rows: Row[]; lineOf(i: number): number | undefined; describe(i: number): string };
 
 /** Reads a table (the formats a dataset card may name: csv, jsonl, json, parquet), keeping row positions. */
 export async function readTable(file: string): Promise<Table> {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { EmbedderSpec, LocalModel, Side } from "../models/embed";
 import type { Config, EmbedNaming } from "../config";
-import { GbrError } from "../util/errors";
+import { GbrError, parsedOr } from "../util/errors";
 import { didYouMean } from "../util/suggest";
 
 /** One embedding model as the paper ran it; `{text}` in a template is replaced by the query or article. */
@@ -35,13 +35,8 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
   qwen("qwen3-4b", "Qwen/Qwen3-Embedding-4B", 2560, 0.62),
   qwen("qwen3-0.6b", "Qwen/Qwen3-Embedding-0.6B", 1024, 0.45),
   {
-    name: "euler-legal-v1",
-    provider: "openai",
-    model: "Mira190/Euler-Legal-Embedding-V1",
-    queryTemplate: "{text}",
-    documentTemplate: "{text}",
-    paperRecall100: 0.68,
-    note: "no templates",
+    name: "euler-legal-v1", provider: "openai", model: "Mira190/Euler-Legal-Embedding-V1", queryTemplate: "{text}",
+    documentTemplate: "{text}", paperRecall100: 0.68, note: "no templates",
   },
   { name: "jina-v5-small", provider: "openai", model: "jinaai/jina-embeddings-v5-text-small", queryTemplate: "Query: {text}", documentTemplate: "Document: {text}" },
   { name: "arctic-v2", provider: "openai", model: "Snowflake/snowflake-arctic-embed-l-v2.0", dims: 1024, queryTemplate: "query: {text}", documentTemplate: "{text}" },
@@ -64,13 +59,8 @@ export const BUILTIN_PRESETS: readonly EmbeddingPreset[] = [
     note: "raw texts, no prompts, as the authors' retrieval quickstart encodes (its ≈0.39 Recall@100 on the public release)",
   },
   {
-    name: "nomic-v1.5",
-    provider: "openai",
-    model: "nomic-ai/nomic-embed-text-v1.5",
-    dims: 768,
-    queryTemplate: "search_query: {text}",
-    documentTemplate: "search_document: {text}",
-    paperRecall100: 0.08,
+    name: "nomic-v1.5", provider: "openai", model: "nomic-ai/nomic-embed-text-v1.5", dims: 768,
+    queryTemplate: "search_query: {text}", documentTemplate: "search_document: {text}", paperRecall100: 0.08,
   },
   {
     name: "gemini-001",
@@ -177,12 +167,7 @@ export function preset<P extends { name: string }>(name: string, presets: readon
 
 /** The presets file's array under `key`, if it has one. */
 export function presetsInFile(file: string, key: "presets" | "rerankers"): unknown[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new GbrError(`${file}: not a readable presets file (${(err as Error).message})`, "USAGE");
-  }
+  const parsed: unknown = parsedOr(() => JSON.parse(readFileSync(file, "utf8")), (why) => new GbrError(`${file}: not a readable presets file (${why})`, "USAGE"));
   const keys = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? Object.keys(parsed) : [];
   if (!keys.includes("presets") && !keys.includes("rerankers")) throw new GbrError(`${file}: neither "presets" nor "rerankers" is there`, "USAGE");
   const list = (parsed as Record<string, unknown>)[key] ?? [];

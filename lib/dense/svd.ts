@@ -4,13 +4,7 @@ import { Pcg64 } from "../numeric/random";
 import { gatherKernel } from "../numeric/gather-kernel";
 
 /** Documents × terms in CSC form: column t holds `weight[termStart[t] .. termStart[t+1])` at rows `postingDoc[…]`. */
-export interface DocTermMatrix {
-  rows: number;
-  cols: number;
-  termStart: Int32Array;
-  postingDoc: Int32Array;
-  weight: Float64Array;
-}
+export type DocTermMatrix = { rows: number; cols: number; termStart: Int32Array; postingDoc: Int32Array; weight: Float64Array };
 
 /** Eigenpairs of S's symmetric part (ml-matrix), values descending (ties in solver order); column i is values[i]'s. */
 export function symmetricEigen(S: Float64Array, n: number): { values: Float64Array; vectors: Float64Array } {
@@ -153,13 +147,7 @@ export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Arra
 
 /** out[r] = Σ weight[p] · X[index[p]] over row r's entries, for the first `rows` rows, in the WebAssembly kernel. */
 export function gatherRows(
-  starts: Int32Array,
-  index: Int32Array,
-  weight: Float64Array,
-  X: Float64Array,
-  c: number,
-  out: Float64Array,
-  rows: number,
+  starts: Int32Array, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, rows: number,
 ): void {
   if (gatherKernel().rows(starts, index, weight, X, c, out, 0, rows)) return;
   throw new RangeError(`a product of ${rows} rows × ${c} columns does not fit the kernel's memory (4 GiB)`);

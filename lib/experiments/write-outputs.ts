@@ -20,10 +20,7 @@ import { unjudgedQueries } from "../types";
 
 /** The files of a dataset folder besides the CSV tables (TABLE_FILES), the runs/ and the experiments/. */
 export const FOLDER_FILES = {
-  latex: "tables.tex",
-  markdown: "tables.md",
-  qrels: "qrels.txt",
-  significance: "significance.json",
+  latex: "tables.tex", markdown: "tables.md", qrels: "qrels.txt", significance: "significance.json",
   metadata: "metadata.json",
 } as const;
 
@@ -50,13 +47,8 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
       samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own, sha256 });
     }
     const record: RecordFile = {
-      id: r.experiment.id,
-      status: r.status,
-      reason: r.reason ?? null,
-      seconds: r.seconds,
-      ranAt: r.ranAt,
-      details: r.samples[0]?.result.details ?? null,
-      samples,
+      id: r.experiment.id, status: r.status, reason: r.reason ?? null, seconds: r.seconds, ranAt: r.ranAt,
+      details: r.samples[0]?.result.details ?? null, samples,
     };
     await put(`experiments/${fileNameOf(r.experiment.id)}.json`, json(record));
   } catch (err) {
@@ -72,11 +64,7 @@ export async function writeOutput(outDir: string, name: string, text: string): P
 
 /** Writes a reproduce's tables, after its experiments' files (`experimentFiles`); returns every name under outDir. */
 export async function writeOutputs(
-  outDir: string,
-  loaded: LoadedBenchmark,
-  experimentFiles: readonly string[],
-  a: Assessment,
-  tables: OutputTables,
+  outDir: string, loaded: LoadedBenchmark, experimentFiles: readonly string[], a: Assessment, tables: OutputTables,
   providers?: Providers,
 ): Promise<string[]> {
   const written = new Set<string>();

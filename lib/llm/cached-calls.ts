@@ -12,12 +12,7 @@ export interface CachedCallOptions {
 }
 
 /** One item's request and answer; `reused`: from the store, not a call made now; `fallback`: the input text was used. */
-export interface CachedOutcome {
-  request: ChatRequest;
-  response: ChatResponse;
-  reused: boolean;
-  fallback: boolean;
-}
+export type CachedOutcome = { request: ChatRequest; response: ChatResponse; reused: boolean; fallback: boolean };
 
 export interface CachedCallSpec<T extends { id: string }> {
   label: string;
@@ -44,10 +39,7 @@ export function checkUniqueIds(items: readonly { id: string }[], label: string):
 
 /** The parsed answer per item; on a failure those in flight finish (stored), then the error is raised. */
 export async function runCachedCalls<T extends { id: string }>(
-  items: readonly T[],
-  model: ChatModel,
-  opts: CachedCallOptions,
-  spec: CachedCallSpec<T>,
+  items: readonly T[], model: ChatModel, opts: CachedCallOptions, spec: CachedCallSpec<T>,
 ): Promise<Map<string, string>> {
   const log = opts.log ?? (() => {});
   checkUniqueIds(items, spec.label);

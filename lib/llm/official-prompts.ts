@@ -2,13 +2,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { downloadFile, type DownloadOptions } from "../util/download";
-import {
-  EXTRA_PROMPT_NAMES,
-  OFFICIAL_MANIFEST,
-  PROMPT_NAMES,
-  PromptError,
-  type OfficialManifest,
-} from "./prompts";
+import { EXTRA_PROMPT_NAMES, OFFICIAL_MANIFEST, PROMPT_NAMES, PromptError, type OfficialManifest } from "./prompts";
 import { extractPromptsFromNotebook } from "./notebook-prompts";
 import { checkedBaseUrl } from "../util/http";
 import { digestOf, writeAtomically } from "../util/safe-files";
@@ -71,14 +65,8 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<{ 
     extras[name] = { file: `${name}.txt`, sha256: digestOf(found.text), chars: found.text.length, foundBy: found.foundBy };
   }
   const manifest: OfficialManifest = {
-    repo: OFFICIAL_REPO,
-    commit,
-    path: OFFICIAL_NOTEBOOK_PATH,
-    url,
-    notebookSha256,
-    pulledAt: new Date().toISOString(),
-    prompts,
-    extras,
+    repo: OFFICIAL_REPO, commit, path: OFFICIAL_NOTEBOOK_PATH, url, notebookSha256, pulledAt: new Date().toISOString(),
+    prompts, extras,
   };
   await writeAtomic(path.join(cacheDir, OFFICIAL_MANIFEST), JSON.stringify(manifest, null, 2) + "\n");
   log(`prompts: cached ${PROMPT_NAMES.length} official prompts from ${OFFICIAL_REPO}@${commit.slice(0, 12)} in ${cacheDir}`);

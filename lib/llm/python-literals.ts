@@ -17,18 +17,7 @@ export function literalStartsAt(src: string, pos: number): boolean {
   return m !== null && /^(|[rRuUbBfF]|[rR][bBfF]|[bBfF][rR])$/.test(m[1]);
 }
 
-const SIMPLE_ESCAPES: Record<string, string> = {
-  "\\": "\\",
-  "'": "'",
-  '"': '"',
-  a: "\x07",
-  b: "\b",
-  f: "\f",
-  n: "\n",
-  r: "\r",
-  t: "\t",
-  v: "\v",
-};
+const SIMPLE_ESCAPES: Record<string, string> = { "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v" };
 
 /** The literal at `pos`, every str escape decoded; f-strings, bytes and \N{NAME} raise rather than yield a wrong text. */
 export function parsePythonStringLiteral(src: string, pos: number): { value: string; end: number } {
@@ -50,50 +39,33 @@ export function parsePythonStringLiteral(src: string, pos: number): { value: str
     if (src.startsWith(quote, i)) return { value: out, end: i + quote.length };
     const ch = src[i];
     if (ch === "\n" && !triple) throw new PythonLiteralError("line break inside a single-quoted string literal", i);
-    if (ch !== "\\") {
-      out += ch;
-      i++;
-      continue;
-    }
     const next = src[i + 1];
-    if (next === undefined) throw new PythonLiteralError("unterminated string literal (ends with a backslash)", pos);
-    if (raw) {
-      // In a raw literal the backslash stays and protects the next character (even a quote).
-      out += ch + next;
-      i += 2;
-      continue;
-    }
-    if (next === "\n") {
-      i += 2; // backslash-newline: the line continues, neither character is part of the value
-      continue;
-    }
-    if (SIMPLE_ESCAPES[next] !== undefined) {
-      out += SIMPLE_ESCAPES[next];
-      i += 2;
-      continue;
-    }
-    if (next >= "0" && next <= "7") {
-      const oct = /^[0-7]{1,3}/.exec(src.slice(i + 1, i + 4))![0];
-      out += String.fromCodePoint(parseInt(oct, 8));
-      i += 1 + oct.length;
-      continue;
-    }
-    if (next === "x" || next === "u" || next === "U") {
-      const width = next === "x" ? 2 : next === "u" ? 4 : 8;
-      const hex = src.slice(i + 2, i + 2 + width);
-      if (!new RegExp(`^[0-9A-Fa-f]{${width}}$`).test(hex)) {
-        throw new PythonLiteralError(`truncated \\${next} escape (needs ${width} hex digits)`, i);
-      }
-      const cp = parseInt(hex, 16);
-      if (cp > 0x10ffff) throw new PythonLiteralError(`\\U${hex} is beyond U+10FFFF`, i);
-      out += String.fromCodePoint(cp);
-      i += 2 + width;
-      continue;
-    }
-    if (next === "N") throw new PythonLiteralError("\\N{…} escapes are not supported", i);
-    out += ch + next; // unknown escape: Python keeps the backslash
-    i += 2;
+    if (ch === "\\" && next === undefined) throw new PythonLiteralError("unterminated string literal (ends with a backslash)", pos);
+    const [text, width] = ch !== "\\" ? [ch, 1] : raw ? [ch + next, 2] : escapeAt(src, i);
+    out += text;
+    i += width;
   }
+}
+
+/** The escape at `i` (a backslash, then `src[i + 1]`): its text and width; a raw literal keeps both characters. */
+function escapeAt(src: string, i: number): [string, number] {
+  const next = src[i + 1];
+  if (next === "\n") return ["", 2]; // backslash-newline: the line continues, neither character is part of the value
+  if (SIMPLE_ESCAPES[next] !== undefined) return [SIMPLE_ESCAPES[next], 2];
+  if (next >= "0" && next <= "7") {
+    const oct = /^[0-7]{1,3}/.exec(src.slice(i + 1, i + 4))![0];
+    return [String.fromCodePoint(parseInt(oct, 8)), 1 + oct.length];
+  }
+  if (next === "x" || next === "u" || next === "U") {
+    const width = next === "x" ? 2 : next === "u" ? 4 : 8;
+    const hex = src.slice(i + 2, i + 2 + width);
+    if (!new RegExp(`^[0-9A-Fa-f]{${width}}$`).test(hex)) throw new PythonLiteralError(`truncated \\${next} escape (needs ${width} hex digits)`, i);
+    const cp = parseInt(hex, 16);
+    if (cp > 0x10ffff) throw new PythonLiteralError(`\\U${hex} is beyond U+10FFFF`, i);
+    return [String.fromCodePoint(cp), 2 + width];
+  }
+  if (next === "N") throw new PythonLiteralError("\\N{…} escapes are not supported", i);
+  return ["\\" + next, 2]; // unknown escape: Python keeps the backslash
 }
 
 // Not decoded; an unterminated one-line literal ends at its line, so one bad line does not hide the rest of the cell.

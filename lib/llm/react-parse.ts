@@ -15,12 +15,7 @@ export function parsePlannerAnswer(text: string, originalQuery: string): string 
 }
 
 /** Kept ids in answer order, each once, with reasons; `none`: said `RELEVANT: NONE`; `ignored`: ids not in the batch. */
-export interface ObserverAnswer {
-  ids: DocId[];
-  reasons: Map<DocId, string>;
-  none: boolean;
-  ignored: string[];
-}
+export type ObserverAnswer = { ids: DocId[]; reasons: Map<DocId, string>; none: boolean; ignored: string[] };
 
 // The keep list ends at a NOT_RELEVANT/MISSING/… section (the authors cut too); "doc_id:" is echoed from the article block.
 const OBSERVER_STOP = /^[ \t]*(?:[*_#]+[ \t]*)?(?:NOT[_ ]RELEVANT|MISSING|OBSERVATION|ANSWER)\b[ \t]*(?:[*_]+)?[ \t]*:/im;

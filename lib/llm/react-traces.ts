@@ -12,12 +12,7 @@ export interface ReactCall extends Pick<ChatResponse, "usage" | "seconds" | "rep
 }
 
 /** Calls, tokens and the calls' wall times (a replayed call counts its original time). */
-export interface ReactTotals {
-  calls: number;
-  input: number;
-  output: number;
-  seconds: number;
-}
+export type ReactTotals = { calls: number; input: number; output: number; seconds: number };
 
 /** One observer batch of one round: ids in rank order, counted prompt tokens, the answer (`text`: as parsed). */
 export interface ReactObserverTrace extends ReactCall {

@@ -85,14 +85,8 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const base = { temperature, topP, reasoningEffort, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) };
 
   const trace: ReactTrace = {
-    version: 2,
-    query: { id: query.id, text: query.text },
-    config: traceConfig(ctx),
-    rounds: [],
-    complete: false,
-    ranking: [],
-    totals: zeroTotals(),
-    wallSeconds: 0,
+    version: 2, query: { id: query.id, text: query.text }, config: traceConfig(ctx), rounds: [], complete: false,
+    ranking: [], totals: zeroTotals(), wallSeconds: 0,
   };
   const kept = new Map<DocId, KeptInfo>();
   const history: string[] = [];
@@ -159,13 +153,10 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
     }
 
     for (const { id } of keptThisRound) {
-      const rank = rankOf.get(id)!;
-      const info = kept.get(id);
-      if (!info) kept.set(id, { rounds: [round], first: round, bestRank: rank });
-      else {
-        info.rounds.push(round);
-        info.bestRank = Math.min(info.bestRank, rank);
-      }
+      const info = kept.get(id) ?? { rounds: [], first: round, bestRank: Infinity };
+      info.rounds.push(round);
+      info.bestRank = Math.min(info.bestRank, rankOf.get(id)!);
+      kept.set(id, info);
     }
     const roundTrace: ReactRoundTrace = {
       round,

@@ -120,19 +120,11 @@ export interface ListwiseRerankOptions {
   onProgress?: (label: string, done: number, total: number) => void;
 }
 
-interface Call {
-  entry: RequestEntry;
-  res: ChatResponse;
-  found: number;
-  size: number;
-}
+type Call = { entry: RequestEntry; res: ChatResponse; found: number; size: number };
 
 /** Re-ranks each query's top `depth`, appends the rest, cuts to `k`; an unusable answer keeps the window's order. */
 export async function listwiseRerankRun(
-  model: ChatModel,
-  queries: Query[],
-  firstStage: Run,
-  docText: ReadonlyMap<DocId, string>,
+  model: ChatModel, queries: Query[], firstStage: Run, docText: ReadonlyMap<DocId, string>,
   opts: ListwiseRerankOptions = {},
 ): Promise<Run> {
   const depth = opts.depth ?? 100;
@@ -204,17 +196,8 @@ export async function listwiseRerankRun(
     retriever: name,
     llm,
     rerank: {
-      reranker: "llm",
-      kind: "listwise-llm",
-      model: modelName,
-      endpoint: model.endpoint ?? "(none)",
-      depth,
-      window,
-      step,
-      calls: made,
-      servedModels: llm.servedModels,
-      standIn: llm.standIn,
-      unparsed: unparsed.length,
+      reranker: "llm", kind: "listwise-llm", model: modelName, endpoint: model.endpoint ?? "(none)", depth, window,
+      step, calls: made, servedModels: llm.servedModels, standIn: llm.standIn, unparsed: unparsed.length,
     },
     parts: firstStage.info ? [firstStage.info] : [],
   };

@@ -7,13 +7,7 @@ import { digestOf } from "../util/safe-files";
 import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 
 /** One request a method made (`reused`: or whose saved answer it took); `role`: planner, rewrite-sparse, … */
-export interface RequestEntry {
-  role: string;
-  params: ChatParams;
-  reused: boolean;
-  servedModel?: string;
-  standIn?: boolean;
-}
+export type RequestEntry = { role: string; params: ChatParams; reused: boolean; servedModel?: string; standIn?: boolean };
 
 /** Distinct generation parameters per role with request counts (first-seen order), and how many were reused. */
 function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {

@@ -31,10 +31,7 @@ export function chatParams(req: ChatRequest): ChatParams {
 }
 
 /** Tokens as the provider counted them (output: reasoning included when the provider reports it so). */
-export interface ChatUsage {
-  input: number;
-  output: number;
-}
+export type ChatUsage = { input: number; output: number };
 
 /** `text` without reasoning, `raw` as returned; `seconds` (a replayed call's: the original's); `servedModel`, if said. */
 export interface ChatResponse {

@@ -2,17 +2,7 @@
 import type { LimitRecord } from "../util/adaptive-limit";
 
 /** One endpoint's requests so far, when a client spreads them over several (lib/providers/endpoints.ts). */
-export interface EndpointStats {
-  endpoint: string;
-  sent: number;
-  answered: number;
-  failed: number;
-  lastError?: string;
-}
+export type EndpointStats = { endpoint: string; sent: number; answered: number; failed: number; lastError?: string };
 
 /** Optional reports of a client: its endpoints' counts, its adaptive in-flight limit and how many requests to keep going. */
-export interface ServerReports {
-  endpointStats?(): EndpointStats[];
-  limitState?(): LimitRecord;
-  readonly capacity?: number;
-}
+export type ServerReports = { endpointStats?(): EndpointStats[]; limitState?(): LimitRecord; readonly capacity?: number };

@@ -217,21 +217,15 @@ export class Pcg64 {
   shuffle<T>(items: T[]): T[] {
     for (let i = items.length - 1; i > 0; i--) {
       const j = this.interval(i);
-      const t = items[i];
-      items[i] = items[j];
-      items[j] = t;
+      [items[i], items[j]] = [items[j], items[i]];
     }
     return items;
   }
 
   /** numpy's `random_interval(max)` for max < 2^32: a uniform integer in [0, max] by masked rejection. */
   private interval(max: number): number {
-    let mask = max;
-    mask |= mask >>> 1;
-    mask |= mask >>> 2;
-    mask |= mask >>> 4;
-    mask |= mask >>> 8;
-    mask |= mask >>> 16;
+    // Every bit up to max's highest (a shift by 32 is none in JavaScript, hence max 0 apart).
+    const mask = max === 0 ? 0 : 0xffffffff >>> Math.clz32(max);
     for (;;) {
       const v = (this.nextUint32() & mask) >>> 0;
       if (v <= max) return v;

@@ -13,11 +13,7 @@ import { RerankError, type RerankClient } from "../models/rerank";
 const TOKENS_PER_CALL = 16_384;
 
 // The few parts of transformers.js used here, typed locally: the package is optional and its types need no loading.
-interface Tensor {
-  data: Float32Array | BigInt64Array;
-  dims: number[];
-  normalize(p: number, dim: number): Tensor;
-}
+type Tensor = { data: Float32Array | BigInt64Array; dims: number[]; normalize(p: number, dim: number): Tensor };
 type Encoding = Record<string, Tensor> & { attention_mask: Tensor };
 interface Tokenizer {
   (texts: string[], o: { text_pair?: string[]; padding: "max_length"; max_length: number; truncation: true }): Encoding;
@@ -104,10 +100,7 @@ export function bucket(tokens: number, limit: number): number {
  * that bucket always has (the last input repeated to fill them); `call` gets each row's input index.
  */
 export async function inFixedShapes(
-  lengths: readonly number[],
-  limit: number,
-  maxRows: number,
-  call: (rows: number[], length: number) => Promise<void>,
+  lengths: readonly number[], limit: number, maxRows: number, call: (rows: number[], length: number) => Promise<void>,
 ): Promise<void> {
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
   const rowsAt = (length: number) => Math.max(1, Math.min(maxRows, Math.floor(TOKENS_PER_CALL / length)));

@@ -12,14 +12,7 @@ export interface UsageTotals {
 
 export type Pricer = (kind: "chat" | "embed" | "rerank", usage: { model?: string; input: number; output: number }) => number;
 
-export interface StepRecord {
-  label: string;
-  done: number;
-  total: number;
-  seconds: number;
-  perSecond: number;
-  work: UsageTotals;
-}
+export type StepRecord = { label: string; done: number; total: number; seconds: number; perSecond: number; work: UsageTotals };
 
 export class UsageMeter {
   private readonly totals: UsageTotals = { chatCalls: 0, chatTokens: 0, embedCalls: 0, embedTokens: 0, rerankCalls: 0, rerankPairs: 0, cost: 0 };

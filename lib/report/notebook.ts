@@ -209,13 +209,10 @@ export async function showFigure(spec: FigureSpec, opts: FigureOptions = {}): Pr
 
   const renderer = await notebookRenderer((html) => write({ data: { "text/html": html }, metadata: {} }, false));
   if (!renderer) return;
-  let png: Buffer;
-  try {
-    png = await renderer.render(spec, "png", { width: NOTEBOOK_IMAGE_WIDTH, height });
-  } catch (err) {
-    write({ data: { "text/html": `<div style="font-size:smaller;color:#92400e">No static image of this figure: ${escapeHtml((err as Error).message)}</div>` }, metadata: {} }, false);
-    return;
-  }
+  const png = await renderer.render(spec, "png", { width: NOTEBOOK_IMAGE_WIDTH, height }).catch((err: Error) => {
+    write({ data: { "text/html": `<div style="font-size:smaller;color:#92400e">No static image of this figure: ${escapeHtml(err.message)}</div>` }, metadata: {} }, false);
+  });
+  if (!png) return;
   const image = { base64: png.toString("base64"), width: NOTEBOOK_IMAGE_WIDTH, height };
   write(
     {
@@ -314,11 +311,6 @@ function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | unde
  * show.statistics({ "this data": datasetStats(bench), "paper (283)": { queries: 283, articles: 6308 } });
  */
 export const show = {
-  table: showTable,
-  statistics: showStatistics,
-  figure: showFigure,
-  markdown: showMarkdown,
-  outcomes: showOutcomes,
-  standInRuns: showStandInRuns,
-  progress: progressDisplay,
+  table: showTable, statistics: showStatistics, figure: showFigure, markdown: showMarkdown, outcomes: showOutcomes,
+  standInRuns: showStandInRuns, progress: progressDisplay,
 } as const;

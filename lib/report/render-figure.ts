@@ -10,23 +10,14 @@ import { plotlyBundle } from "./html-inline";
 export type ImageFormat = "svg" | "png" | "pdf";
 export const IMAGE_FORMATS: readonly ImageFormat[] = ["svg", "png", "pdf"];
 
-export interface FigureSpec {
-  data: readonly unknown[];
-  layout?: Record<string, unknown>;
-  config?: Record<string, unknown>;
-}
+export type FigureSpec = { data: readonly unknown[]; layout?: Record<string, unknown>; config?: Record<string, unknown> };
 
 type RenderSize = { width: number; height: number; scale?: number };
 
 /** Chromium's switches for a headless run that reaches nothing (DESIGN.md §8); playwright adds a fresh profile. */
 export const HEADLESS_ARGS: readonly string[] = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
+  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+  "--disable-component-update", "--disable-sync",
 ];
 
 const INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install chromium; macOS or Windows: install Google Chrome. Nothing is downloaded for you";

@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { SignificanceReport } from "../eval/significance";
 import { insideFolder } from "../util/safe-files";
+import { parsedOr } from "../util/errors";
 import { readCsvIfExists, readIfExists } from "../util/csv";
 import type { SweepJson } from "../figures/figures";
 import { rowMarks } from "../figures/labels";
@@ -24,11 +25,7 @@ export type ReportInputs = Awaited<ReturnType<typeof readReportInputs>>;
 async function readJsonIfExists<T>(file: string): Promise<T | undefined> {
   const text = await readIfExists(file);
   if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as T;
-  } catch (err) {
-    throw new Error(`${file}: not valid JSON (${(err as Error).message})`);
-  }
+  return parsedOr(() => JSON.parse(text) as T, (why) => new Error(`${file}: not valid JSON (${why})`));
 }
 
 export async function readReportInputs(dir: string) {

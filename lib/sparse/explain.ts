@@ -5,14 +5,7 @@ import type { IndexedCorpus } from "./bm25-retriever";
 import { expandQuery, type SparsePrfOptions } from "./prf";
 
 /** One query term (as the tokenizer makes it) in an article's score: inQuery (rank_bm25 adds a repeat again) · bm25Weight. */
-export interface TermContribution {
-  term: string;
-  inQuery: number;
-  docFreq: number;
-  idf: number;
-  tf: number;
-  contribution: number;
-}
+export type TermContribution = { term: string; inQuery: number; docFreq: number; idf: number; tf: number; contribution: number };
 
 /** The article's score and rank (1 + articles scoring strictly higher), its length, and the shared terms, largest first. */
 export interface Bm25Explanation {
@@ -58,14 +51,8 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
   }
   terms.sort((x, y) => y.contribution - x.contribution || (x.term < y.term ? -1 : 1));
   return {
-    docId,
-    score: scores[d],
-    rank: 1 + scores.filter((s) => s > scores[d]).length,
-    docLength: corpus.index.docLen[d],
-    avgdl: scorer.avgdl,
-    params: scorer.params,
-    queryTokens: tokens.length,
-    terms,
+    docId, score: scores[d], rank: 1 + scores.filter((s) => s > scores[d]).length, docLength: corpus.index.docLen[d],
+    avgdl: scorer.avgdl, params: scorer.params, queryTokens: tokens.length, terms,
   };
 }
 

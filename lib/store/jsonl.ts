@@ -6,10 +6,7 @@ import { writeAtomically } from "../util/safe-files";
 
 /** The records of `kind` (or those `keep` selects) as JSONL in key order (same records, same bytes), atomically. */
 export async function exportKind<T extends { key: string }>(
-  store: Store,
-  kind: RecordKind<T>,
-  outFile: string,
-  keep: (record: T) => boolean = () => true,
+  store: Store, kind: RecordKind<T>, outFile: string, keep: (record: T) => boolean = () => true,
 ): Promise<{ file: string; records: number }> {
   const out = path.resolve(outFile);
   let records = 0;
@@ -108,12 +105,9 @@ export async function* readLines(file: string, maxLineBytes = MAX_LINE_BYTES): A
   let lineNo = 1;
   for await (const piece of linePieces(file, { pieceBytes: 1 << 20, maxLineBytes, line: () => lineNo })) {
     let from = 0;
-    for (;;) {
-      const nl = piece.indexOf(0x0a, from);
-      if (nl < 0) break;
+    for (let nl = 0; (nl = piece.indexOf(0x0a, from)) >= 0; from = nl + 1) {
       lineNo++;
       yield { line: piece.subarray(from, nl), complete: true };
-      from = nl + 1;
     }
     if (from < piece.length) yield { line: piece.subarray(from), complete: false };
   }

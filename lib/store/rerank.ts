@@ -6,12 +6,7 @@ import type { RecordKind, Store } from "./store";
 export type CachedScore = { score: number; seconds?: number; standIn: boolean };
 
 /** A CachedScore as stored, in short names: k key, s score, t seconds, d stand-in. */
-interface StoredPair {
-  k: string;
-  s: number;
-  t?: number;
-  d?: boolean;
-}
+type StoredPair = { k: string; s: number; t?: number; d?: boolean };
 
 export type RerankRecord = { key: string; scores: StoredPair[] };
 

@@ -6,7 +6,6 @@ import { clearCommand, damaged, isDamage, lanceFailure, lanceReason, VectorStore
 import { listManifests, putBack, setAside, type SetAside } from "./vector-manifests";
 import { decodeRows, tableShape, toArrow } from "./vector-layout";
 import type { VectorTables } from "./vector-tables";
-import type { VectorRow } from "./vector-store";
 
 /** Runs a read; on damage repairs the table and reads once more. `absent` answers for a missing table. */
 export async function reading<R>(t: VectorTables, fingerprint: string, name: string, absent: () => R, op: (table: lancedb.Table) => Promise<R>): Promise<R> {
@@ -49,16 +48,11 @@ export async function heal(t: VectorTables, fingerprint: string, name: string, c
     table = await t.table(name);
     if (!table) return;
   }
-  let salvage;
-  let shape;
-  try {
-    shape = await tableShape(table);
-    salvage = await salvageRows(table);
-  } catch (err) {
+  const salvage = await salvageRows(table).catch((err: unknown) => {
     throw damaged(`vector store ${fingerprint}: ${where} is damaged (${lanceReason(cause)}) and what is left could not be read (${lanceReason(err)})`, where, err);
-  }
+  });
   if (salvage.cause === undefined) return;
-  const { rows, lost } = salvage;
+  const { rows, lost, dims, tokens } = salvage;
   const what = lanceFailure(salvage.cause) === "missing" ? "a data file is missing" : "a data file is unreadable";
   t.log(
     `${where} is damaged (${what}: ${lanceReason(salvage.cause)}); rebuilding it from the ${rows.length} vectors that can still be read; ` +
@@ -70,7 +64,7 @@ export async function heal(t: VectorTables, fingerprint: string, name: string, c
     return;
   }
   // "overwrite" is atomic: a crash leaves the damaged version and the next read tries again.
-  const rebuilt = await t.db.createTable(name, toArrow(rows, shape.dims, shape.tokens), { mode: "overwrite" });
+  const rebuilt = await t.db.createTable(name, toArrow(rows, dims, tokens), { mode: "overwrite" });
   t.adopt(rebuilt, { version: await rebuilt.version(), keys: new Set(rows.map((r) => r.key)) });
 }
 
@@ -142,7 +136,7 @@ async function fallbackReport(where: string, table: lancedb.Table, moved: readon
  * Every row still readable (first of each key), with the rows lost and the first error. Reads split at fragment starts;
  * a fragment whose first row fails is given up whole, other failing ranges are halved down to single rows.
  */
-async function salvageRows(table: lancedb.Table): Promise<{ rows: VectorRow[]; total: number; lost: number; cause?: unknown }> {
+async function salvageRows(table: lancedb.Table) {
   const total = await table.countRows(); // from the manifest: no data file is read
   const { dims, tokens } = await tableShape(table);
   const columns = tokens ? ["key", "id", "side", "vector", "tokens"] : ["key", "id", "side", "vector"];
@@ -165,11 +159,8 @@ async function salvageRows(table: lancedb.Table): Promise<{ rows: VectorRow[]; t
     if (await read(lo, hi)) return;
     const inner = bounds.filter((b) => b > lo && b < hi);
     if (inner.length > 0) {
-      let from = lo;
-      for (const b of [...inner, hi]) {
-        await walk(from, b, true);
-        from = b;
-      }
+      const cuts = [lo, ...inner, hi];
+      for (let i = 1; i < cuts.length; i++) await walk(cuts[i - 1], cuts[i], true);
       return;
     }
     if (hi - lo === 1) {
@@ -188,7 +179,7 @@ async function salvageRows(table: lancedb.Table): Promise<{ rows: VectorRow[]; t
   if (total > 0) await walk(0, total, false);
   const seen = new Set<string>();
   const rows = decodeRows(batches, dims).filter((r) => !seen.has(r.key) && seen.add(r.key));
-  return { rows, total, lost, cause };
+  return { rows, total, lost, cause: cause as unknown, dims, tokens };
 }
 
 /** Row offsets where fragments begin, from the row counts each version's manifest records. */

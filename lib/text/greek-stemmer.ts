@@ -186,23 +186,14 @@ const STEPS_5: readonly Step[] = [
   },
   { endings: endings("ΑΝΕ"), restore: (s) => when(S5B_EXACT.has(s) || endsOnVowelNoY(s), "ΑΝ") },
   { endings: endings("ΗΣΕΤΕ") },
-  {
-    endings: endings("ΕΤΕ"),
-    restore: (s) => when(endsOnVowelNoY(s) || S5C_TAIL.endsAny(s) || S5C_EXACT.has(s), "ΕΤ"),
-  },
-  {
-    endings: endings("ΟΝΤΑΣ|ΩΝΤΑΣ"),
-    restore: (s) => when(s === "ΑΡΧ", "ΟΝΤ") + when(s.endsWith("ΚΡΕ"), "ΩΝΤ"),
-  },
+  { endings: endings("ΕΤΕ"), restore: (s) => when(endsOnVowelNoY(s) || S5C_TAIL.endsAny(s) || S5C_EXACT.has(s), "ΕΤ") },
+  { endings: endings("ΟΝΤΑΣ|ΩΝΤΑΣ"), restore: (s) => when(s === "ΑΡΧ", "ΟΝΤ") + when(s.endsWith("ΚΡΕ"), "ΩΝΤ") },
   { endings: endings("ΟΜΑΣΤΕ|ΙΟΜΑΣΤΕ"), restore: (s) => when(s === "ΟΝ", "ΟΜΑΣΤ") },
   { endings: endings("ΙΕΣΤΕ"), restore: (s) => when(S5F_FIRST_EXACT.has(s), "ΙΕΣΤ") },
   { endings: endings("ΕΣΤΕ"), restore: (s) => when(S5F_EXACT.has(s), "ΕΣΤ") },
   { endings: endings("ΗΘΗΚΑ|ΗΘΗΚΕΣ|ΗΘΗΚΕ") },
   { endings: endings("ΗΚΑ|ΗΚΕΣ|ΗΚΕ"), restore: (s) => when(S5G_TAIL.endsAny(s) || S5G_EXACT.has(s), "ΗΚ") },
-  {
-    endings: endings("ΟΥΣΑ|ΟΥΣΕΣ|ΟΥΣΕ"),
-    restore: (s) => when(S5H_EXACT.has(s) || S5H_TAIL.endsAny(s) || endsOnVowel(s), "ΟΥΣ"),
-  },
+  { endings: endings("ΟΥΣΑ|ΟΥΣΕΣ|ΟΥΣΕ"), restore: (s) => when(S5H_EXACT.has(s) || S5H_TAIL.endsAny(s) || endsOnVowel(s), "ΟΥΣ") },
   {
     endings: endings("ΑΓΑ|ΑΓΕΣ|ΑΓΕ"),
     restore: (s) => when((S5I_EXACT.has(s) || S5I_TAIL.endsAny(s)) && !(S5I_NOT_EXACT.has(s) || S5I_NOT_TAIL.endsAny(s)), "ΑΓ"),

@@ -13,12 +13,7 @@ export interface GreekRuleTables {
 }
 
 /** spaCy's lemma data (English lookup; Greek exceptions flattened, plus its rule tables) and stopwords as listed. */
-export interface SpacyLexicon {
-  lang: SpacyLang;
-  lemma: Map<string, string>;
-  greek?: GreekRuleTables;
-  stopwords: Set<string>;
-}
+export type SpacyLexicon = { lang: SpacyLang; lemma: Map<string, string>; greek?: GreekRuleTables; stopwords: Set<string> };
 
 /** POS tried first when a Greek word's POS is unknown: content words common in statutes come first. */
 export const GREEK_POS_ORDER = ["noun", "verb", "adj", "adv", "propn"] as const;

@@ -27,12 +27,7 @@ export function greekStemmerTokenizer(): WordTokenizer {
 }
 
 /** One word through BM25-GREEKSTEMMER: folded form, stopword (then no stem), stem. */
-export interface StemmingStep {
-  word: string;
-  folded: string;
-  stopword: boolean;
-  stem: string | null;
-}
+export type StemmingStep = { word: string; folded: string; stopword: boolean; stem: string | null };
 
 /**
  * A text taken through BM25-GREEKSTEMMER word by word, for teaching what the tokenizer does.

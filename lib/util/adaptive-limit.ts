@@ -2,12 +2,7 @@
 import type { Semaphore } from "./semaphore";
 
 /** What happened to the limit: the user's ceiling, now, lowest, and refusals (429, 503) seen. */
-export interface LimitRecord {
-  max: number;
-  current: number;
-  lowest: number;
-  refusals: number;
-}
+export type LimitRecord = { max: number; current: number; lowest: number; refusals: number };
 
 export class AdaptiveLimit {
   private successes = 0;

@@ -64,11 +64,8 @@ export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines:
   const records = readRecords(text, file);
   if (records.length === 0) return { rows: [], lines: [] };
   const header = records[0].fields.map((h) => h.trim());
-  const seen = new Set<string>();
-  for (const h of header) {
-    if (seen.has(h)) throw new DataError(`duplicate column '${h}' in the header`, file, records[0].line);
-    seen.add(h);
-  }
+  const dup = header.find((h, i) => header.indexOf(h) !== i);
+  if (dup !== undefined) throw new DataError(`duplicate column '${dup}' in the header`, file, records[0].line);
   const rows: CsvRow[] = [];
   const lines: number[] = [];
   for (let r = 1; r < records.length; r++) {
@@ -76,9 +73,7 @@ export function parseCsv(text: string, file = "<csv>"): { rows: CsvRow[]; lines:
     if (f.length !== header.length) {
       throw new DataError(`expected ${header.length} fields (as in the header), found ${f.length}`, file, at);
     }
-    const row: CsvRow = {};
-    header.forEach((h, k) => (row[h] = f[k]));
-    rows.push(row);
+    rows.push(Object.fromEntries(header.map((h, k) => [h, f[k]])));
     lines.push(at);
   }
   return { rows, lines };

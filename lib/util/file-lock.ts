@@ -53,25 +53,20 @@ export class FileLocks {
   }
 
   private async holding<T>(target: string, fn: () => Promise<T>, opts: FileLockOptions): Promise<T> {
-    let hold = this.holds.get(target);
-    if (!hold) {
-      hold = { holders: 0, ready: opts.fileless ? Promise.resolve(undefined) : this.acquire(target, opts) };
-      this.holds.set(target, hold);
-    }
+    const ready = () => (opts.fileless ? Promise.resolve(undefined) : this.acquire(target, opts));
+    const hold = this.holds.get(target) ?? { holders: 0, ready: ready() };
+    this.holds.set(target, hold);
     hold.holders++;
     try {
       await hold.ready;
       return await fn();
     } finally {
-      hold.holders--;
-      if (hold.holders === 0) {
+      if (--hold.holders === 0) {
         this.holds.delete(target);
-        const done = hold.ready
-          .then((release) => release?.())
-          .catch((err: unknown) => {
-            // ERELEASED: the lock was lost to a takeover, which onCompromised already reported.
-            if (!["ERELEASED", "ELOCKED"].includes((err as NodeJS.ErrnoException).code ?? "")) opts.log?.(`could not release the lock ${target}: ${(err as Error).message}`);
-          });
+        const done = hold.ready.then((release) => release?.()).catch((err: unknown) => {
+          // ERELEASED: the lock was lost to a takeover, which onCompromised already reported.
+          if (!["ERELEASED", "ELOCKED"].includes((err as NodeJS.ErrnoException).code ?? "")) opts.log?.(`could not release the lock ${target}: ${(err as Error).message}`);
+        });
         this.releasing.set(target, done);
         await done;
         if (this.releasing.get(target) === done) this.releasing.delete(target);

@@ -27,25 +27,15 @@ export async function writeAtomically(file: string, write: (fh: fs.promises.File
 
 /** Best effort: some platforms cannot open a folder. */
 async function syncDir(dir: string): Promise<void> {
-  try {
-    const d = await fs.promises.open(dir, "r");
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    /* best effort */
-  }
+  const d = await fs.promises.open(dir, "r").catch(() => undefined);
+  if (!d) return;
+  await d.sync().catch(() => undefined);
+  await d.close().catch(() => undefined);
 }
 
 /** A JSON file's value, or undefined when it is missing or does not parse: for files a reader may start over without. */
-export async function readJsonIfAny<T>(file: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await fs.promises.readFile(file, "utf8")) as T;
-  } catch {
-    return undefined;
-  }
+export function readJsonIfAny<T>(file: string): Promise<T | undefined> {
+  return fs.promises.readFile(file, "utf8").then((text) => JSON.parse(text) as T).catch(() => undefined);
 }
 
 /** The sha256 (hex) of a file's content, kept so that a damaged file is not read as whole. */
@@ -81,13 +71,8 @@ export async function insideFolder(folder: string, name: string, end: "followed"
 }
 
 /** `op`'s value, or undefined when it fails because the file or folder does not exist. */
-export async function unlessMissing<T>(op: Promise<T>): Promise<T | undefined> {
-  try {
-    return await op;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw err;
-  }
+export function unlessMissing<T>(op: Promise<T>): Promise<T | undefined> {
+  return op.catch((err: NodeJS.ErrnoException) => (err?.code === "ENOENT" ? undefined : Promise.reject(err)));
 }
 
 const realOrUndefined = (file: string) => unlessMissing(fs.promises.realpath(file));

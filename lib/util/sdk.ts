@@ -1,20 +1,12 @@
 /** Heavy packages loaded on first use (openai ~25 ms … danfojs ~550 ms), by a typed `require` as callers are sync. */
 
-export function openaiSdk(): typeof import("openai") {
-  return require("openai") as typeof import("openai");
-}
+export const openaiSdk = () => require("openai") as typeof import("openai");
 
-export function genaiSdk(): typeof import("@google/genai") {
-  return require("@google/genai") as typeof import("@google/genai");
-}
+export const genaiSdk = () => require("@google/genai") as typeof import("@google/genai");
 
-export function lancedbSdk(): typeof import("@lancedb/lancedb") {
-  return require("@lancedb/lancedb") as typeof import("@lancedb/lancedb");
-}
+export const lancedbSdk = () => require("@lancedb/lancedb") as typeof import("@lancedb/lancedb");
 
-export function arrowSdk(): typeof import("apache-arrow") {
-  return require("apache-arrow") as typeof import("apache-arrow");
-}
+export const arrowSdk = () => require("apache-arrow") as typeof import("apache-arrow");
 
 /** danfojs-node (DataFrames), an optional peer dependency: when absent, an error says how to install it. */
 export function danfoSdk(): typeof import("danfojs-node") {
@@ -27,18 +19,12 @@ export function danfoSdk(): typeof import("danfojs-node") {
 }
 
 /** tslab, an optional peer dependency (present only inside a tslab kernel; throws elsewhere, which callers expect). */
-export function tslabSdk(): typeof import("tslab") {
-  return require("tslab") as typeof import("tslab");
-}
+export const tslabSdk = () => require("tslab") as typeof import("tslab");
 
-export function playwrightSdk(): typeof import("playwright-core") {
-  return require("playwright-core") as typeof import("playwright-core");
-}
+export const playwrightSdk = () => require("playwright-core") as typeof import("playwright-core");
 
 /** proper-lockfile, lazy though light (~9 ms): on load it hooks exit and signals, needless where nothing locks. */
-export function lockfileSdk(): typeof import("proper-lockfile") {
-  return require("proper-lockfile") as typeof import("proper-lockfile");
-}
+export const lockfileSdk = () => require("proper-lockfile") as typeof import("proper-lockfile");
 
 /** One display message: outputs by MIME type (binary ones base64). */
 export interface DisplayBundle {

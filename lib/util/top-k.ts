@@ -101,12 +101,7 @@ export function selectTop(scores: Float64Array, k: number, positiveOnly: boolean
 }
 
 /** Reusable buffers of `selectTopClearing` for one corpus size (a scorer keeps one: no big allocation per query). */
-export interface SelectScratch {
-  hist: Int32Array;
-  doc: Int32Array;
-  score: Float64Array;
-  heap?: TopKHeap;
-}
+export type SelectScratch = { hist: Int32Array; doc: Int32Array; score: Float64Array; heap?: TopKHeap };
 
 const BUCKETS = 1024;
 
