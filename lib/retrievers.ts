@@ -162,7 +162,9 @@ function isComplete(ctx: RunContextInit): ctx is RunContext {
  * rewrites.get(bench.queries[0].id); // "μίσθωση καταγγελία …"
  */
 export async function rewriteQueries(
-  queries: readonly { id: string; text: string }[], kind: RewriteKind, opts: { llm?: string; prompts?: PromptSetName } = {},
+  queries: readonly { id: string; text: string }[],
+  kind: RewriteKind,
+  opts: { llm?: string; prompts?: PromptSetName } = {},
   ctx: RunContextInit = {},
 ): Promise<Map<string, string>> {
   const run = runContext(ctx);

@@ -50,7 +50,11 @@ export function apportion(total: number, weights: readonly number[]): number[] {
 
 /** Embeds items through the vector cache: each batch stored as it returns, so a rerun sends only what is missing. */
 export async function embedItems(
-  items: readonly { id: string; text: string }[], side: Side, p: EmbeddingPreset, embedder: Embedder, cache: VectorCache,
+  items: readonly { id: string; text: string }[],
+  side: Side,
+  p: EmbeddingPreset,
+  embedder: Embedder,
+  cache: VectorCache,
   opts: EmbedItemsOptions = {},
 ): Promise<EmbedItemsResult> {
   const fingerprint = presetFingerprint(p);

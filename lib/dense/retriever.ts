@@ -50,8 +50,11 @@ export type DenseRetriever = VectorRetriever & { readonly info: DenseRetrieverIn
 
 /** Documents embedded once, queries per call, Rocchio (β = 0.25 over the top 10) for `prf:`. */
 export function vectorRetriever(
-  name: string, bench: Benchmark, docVectors: readonly Float32Array[],
-  embedQueries: (queries: Query[]) => Promise<Float32Array[]>, usage: DenseUsage = emptyUsage(),
+  name: string,
+  bench: Benchmark,
+  docVectors: readonly Float32Array[],
+  embedQueries: (queries: Query[]) => Promise<Float32Array[]>,
+  usage: DenseUsage = emptyUsage(),
 ): VectorRetriever {
   const index = new ExactIndex(docVectors);
   const toRun = (queries: Query[], tops: ReturnType<ExactIndex["search"]>): Run => {

@@ -147,7 +147,13 @@ export function mulAt(A: DocTermMatrix, Y: Float64Array, c: number): Float64Arra
 
 /** out[r] = Σ weight[p] · X[index[p]] over row r's entries, for the first `rows` rows, in the WebAssembly kernel. */
 export function gatherRows(
-  starts: Int32Array, index: Int32Array, weight: Float64Array, X: Float64Array, c: number, out: Float64Array, rows: number,
+  starts: Int32Array,
+  index: Int32Array,
+  weight: Float64Array,
+  X: Float64Array,
+  c: number,
+  out: Float64Array,
+  rows: number,
 ): void {
   if (gatherKernel().rows(starts, index, weight, X, c, out, 0, rows)) return;
   throw new RangeError(`a product of ${rows} rows × ${c} columns does not fit the kernel's memory (4 GiB)`);

@@ -137,7 +137,10 @@ function sampleFiles(r: RecordFile, i: number): string[] {
 
 /** This run's records and the earlier ones it did not replace; a skip or failure now keeps an earlier result, marked `now`. */
 export async function mergeRecords(
-  outDir: string, loaded: LoadedBenchmark, list: readonly Experiment[], ran: readonly ExperimentRecord[],
+  outDir: string,
+  loaded: LoadedBenchmark,
+  list: readonly Experiment[],
+  ran: readonly ExperimentRecord[],
   earlier: EarlierRun,
 ): Promise<ExperimentRecord[]> {
   const now = new Map(ran.map((r) => [r.experiment.id, r]));

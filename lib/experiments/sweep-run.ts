@@ -25,7 +25,9 @@ export interface SweepOptions {
  * `evaluate`, every judged query counts, in qrels order (0 when not run); `best` is the first maximum in grid order.
  */
 export function bm25Sweep(
-  corpus: IndexedCorpus, queries: readonly Query[], qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  corpus: IndexedCorpus,
+  queries: readonly Query[],
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
   opts: SweepOptions = {},
 ): SweepResult {
   const k1s = validGrid(opts.k1s ?? SWEEP_K1, "k1s", (v) => v >= 0);

@@ -21,7 +21,9 @@ const FOLDS = 5;
  * console.log(cv.default.value, cv.mean["Recall@100"], cv.oracle.value, sweep.grid.length);
  */
 export function tuneBm25(
-  corpus: IndexedCorpus, queries: readonly Query[], qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
+  corpus: IndexedCorpus,
+  queries: readonly Query[],
+  qrels: ReadonlyMap<QueryId, ReadonlySet<DocId>>,
   opts: SweepOptions & CvOptions = {},
 ): { sweep: SweepResult; cv: CvResult } {
   const sweep = bm25Sweep(corpus, queries, qrels, opts);

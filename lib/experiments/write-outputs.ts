@@ -64,7 +64,11 @@ export async function writeOutput(outDir: string, name: string, text: string): P
 
 /** Writes a reproduce's tables, after its experiments' files (`experimentFiles`); returns every name under outDir. */
 export async function writeOutputs(
-  outDir: string, loaded: LoadedBenchmark, experimentFiles: readonly string[], a: Assessment, tables: OutputTables,
+  outDir: string,
+  loaded: LoadedBenchmark,
+  experimentFiles: readonly string[],
+  a: Assessment,
+  tables: OutputTables,
   providers?: Providers,
 ): Promise<string[]> {
   const written = new Set<string>();

@@ -173,8 +173,12 @@ function countsOf(s: Shared, metric: Metric, nameA: string, nameB: string): Figu
 
 /** Two methods' per-question scores as `perQueryView` decides: counts when the scores take few values, else points. */
 export function perQueryChart(
-  a: ReadonlyMap<QueryId, MetricValues>, b: ReadonlyMap<QueryId, MetricValues>, name: MetricName, nameA: string,
-  nameB: string, meta?: ReadonlyMap<QueryId, QueryMeta>,
+  a: ReadonlyMap<QueryId, MetricValues>,
+  b: ReadonlyMap<QueryId, MetricValues>,
+  name: MetricName,
+  nameA: string,
+  nameB: string,
+  meta?: ReadonlyMap<QueryId, QueryMeta>,
 ): Figure {
   const metric = resolveMetric(name);
   const s = sharedScores(a, b, metric, meta);

@@ -54,7 +54,9 @@ const FALLBACK_NOTE: Record<Exclude<CostMeasure, "usd">, string> = {
 
 /** Quality against cost per query, the Pareto front dashed; methods without a known cost named, not drawn at 0. */
 export function qualityCostScatter(
-  summaryRows: readonly RowLike[], costRows: readonly RowLike[], quality: "Recall@100" | "nDCG@10" = "Recall@100",
+  summaryRows: readonly RowLike[],
+  costRows: readonly RowLike[],
+  quality: "Recall@100" | "nDCG@10" = "Recall@100",
   opts: { marks?: RowMarks } = {},
 ): Figure {
   const marks = opts.marks ?? rowMarks(summaryRows);

@@ -39,7 +39,10 @@ export function checkUniqueIds(items: readonly { id: string }[], label: string):
 
 /** The parsed answer per item; on a failure those in flight finish (stored), then the error is raised. */
 export async function runCachedCalls<T extends { id: string }>(
-  items: readonly T[], model: ChatModel, opts: CachedCallOptions, spec: CachedCallSpec<T>,
+  items: readonly T[],
+  model: ChatModel,
+  opts: CachedCallOptions,
+  spec: CachedCallSpec<T>,
 ): Promise<Map<string, string>> {
   const log = opts.log ?? (() => {});
   checkUniqueIds(items, spec.label);

@@ -74,7 +74,10 @@ export function buildRewriteRequest(queryText: string, kind: RewriteKind, prompt
 
 /** The rewrite per query id; the project parser falls back to the query, the authors' leaves an empty rewrite empty. */
 export async function reformulate(
-  queries: readonly { id: string; text: string }[], kind: RewriteKind, model: ChatModel, prompts: PromptSet,
+  queries: readonly { id: string; text: string }[],
+  kind: RewriteKind,
+  model: ChatModel,
+  prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
   const official = prompts.name === "official";

@@ -124,7 +124,10 @@ type Call = { entry: RequestEntry; res: ChatResponse; found: number; size: numbe
 
 /** Re-ranks each query's top `depth`, appends the rest, cuts to `k`; an unusable answer keeps the window's order. */
 export async function listwiseRerankRun(
-  model: ChatModel, queries: Query[], firstStage: Run, docText: ReadonlyMap<DocId, string>,
+  model: ChatModel,
+  queries: Query[],
+  firstStage: Run,
+  docText: ReadonlyMap<DocId, string>,
   opts: ListwiseRerankOptions = {},
 ): Promise<Run> {
   const depth = opts.depth ?? 100;

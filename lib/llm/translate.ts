@@ -26,7 +26,10 @@ export function cleanTranslation(text: string): string {
 
 /** English text per id, in `items` order; the project parser falls back to the source text, the official one never. */
 export async function translateItems(
-  items: readonly { id: string; text: string }[], textType: TextType, model: ChatModel, prompts: PromptSet,
+  items: readonly { id: string; text: string }[],
+  textType: TextType,
+  model: ChatModel,
+  prompts: PromptSet,
   opts: CachedCallOptions = {},
 ): Promise<Map<string, string>> {
   const official = prompts.name === "official";

@@ -28,8 +28,13 @@ export class RerankError extends GbrError {
   declare readonly code: "NOT_CONFIGURED" | "HTTP" | "NETWORK" | "TIMEOUT" | "BAD_ANSWER";
 
   constructor(
-    message: string, code: RerankError["code"], readonly status?: number, readonly retryable = false,
-    readonly retryAfterMs?: number, hint?: string, brief?: string,
+    message: string,
+    code: RerankError["code"],
+    readonly status?: number,
+    readonly retryable = false,
+    readonly retryAfterMs?: number,
+    hint?: string,
+    brief?: string,
   ) {
     super(message, code, { unavailable: code === "NOT_CONFIGURED", ...(hint ? { hint } : {}), ...(brief ? { brief } : {}) });
     this.name = "RerankError";

@@ -16,7 +16,10 @@ export interface GeminiEmbedderOptions extends GeminiServerOptions {
 /** An embedding failure with the last HTTP status (undefined without an answer) and the attempts made. */
 export class GeminiEmbeddingError extends EmbeddingError {
   constructor(
-    message: string, code: EmbeddingError["code"], override readonly status: number | undefined, readonly attempts: number,
+    message: string,
+    code: EmbeddingError["code"],
+    override readonly status: number | undefined,
+    readonly attempts: number,
   ) {
     super(message, code, {}, status);
     this.name = "EmbeddingError";

@@ -100,7 +100,10 @@ export function bucket(tokens: number, limit: number): number {
  * that bucket always has (the last input repeated to fill them); `call` gets each row's input index.
  */
 export async function inFixedShapes(
-  lengths: readonly number[], limit: number, maxRows: number, call: (rows: number[], length: number) => Promise<void>,
+  lengths: readonly number[],
+  limit: number,
+  maxRows: number,
+  call: (rows: number[], length: number) => Promise<void>,
 ): Promise<void> {
   const order = lengths.map((_, i) => i).sort((a, b) => lengths[a] - lengths[b] || a - b);
   const rowsAt = (length: number) => Math.max(1, Math.min(maxRows, Math.floor(TOKENS_PER_CALL / length)));

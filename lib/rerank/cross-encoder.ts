@@ -28,8 +28,12 @@ export interface CrossEncoderOptions {
  * `k`. Cost as made, cached or not (ceil(pairs / batchSize) calls a query); `scores` only if every article was scored.
  */
 export async function crossEncoderRerankRun(
-  preset: RerankPreset, client: RerankClient, queries: readonly Query[], firstStage: Run,
-  docText: ReadonlyMap<DocId, string>, opts: CrossEncoderOptions = {},
+  preset: RerankPreset,
+  client: RerankClient,
+  queries: readonly Query[],
+  firstStage: Run,
+  docText: ReadonlyMap<DocId, string>,
+  opts: CrossEncoderOptions = {},
 ): Promise<Run> {
   const depth = opts.depth ?? 100;
   const k = opts.k ?? 100;

@@ -12,7 +12,10 @@ export interface SparsePrfOptions {
  * and idf ≤ 0 (rank_bm25's, after the ε floor) dropped. Returns the query ids, then the best `terms` new ones.
  */
 export function expandQuery(
-  scorer: Bm25Scorer, queryIds: ArrayLike<number>, feedbackDocs: ArrayLike<number>, opts: SparsePrfOptions = {},
+  scorer: Bm25Scorer,
+  queryIds: ArrayLike<number>,
+  feedbackDocs: ArrayLike<number>,
+  opts: SparsePrfOptions = {},
 ): number[] {
   const n = opts.terms ?? 30;
   const termText = scorer.index.terms();

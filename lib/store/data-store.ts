@@ -39,8 +39,12 @@ export async function openReplayCache(opts: DataStoreOptions): Promise<ReplayCac
 }
 
 async function migrate<T extends { key: string }>(
-  store: Store, kind: Parameters<typeof importFile<T>>[1], file: string, what: string,
-  extra: Parameters<typeof importFile<T>>[3], log: (m: string) => void,
+  store: Store,
+  kind: Parameters<typeof importFile<T>>[1],
+  file: string,
+  what: string,
+  extra: Parameters<typeof importFile<T>>[3],
+  log: (m: string) => void,
 ): Promise<void> {
   if (!fs.existsSync(file)) return;
   const { added, skipped, damaged } = await importFile(store, kind, file, { ...extra, log });

@@ -6,7 +6,10 @@ import { writeAtomically } from "../util/safe-files";
 
 /** The records of `kind` (or those `keep` selects) as JSONL in key order (same records, same bytes), atomically. */
 export async function exportKind<T extends { key: string }>(
-  store: Store, kind: RecordKind<T>, outFile: string, keep: (record: T) => boolean = () => true,
+  store: Store,
+  kind: RecordKind<T>,
+  outFile: string,
+  keep: (record: T) => boolean = () => true,
 ): Promise<{ file: string; records: number }> {
   const out = path.resolve(outFile);
   let records = 0;
