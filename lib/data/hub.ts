@@ -52,7 +52,11 @@ export async function pullHub(opts: PullOptions): Promise<PullResult> {
   for (const paths of Object.values(configs)) for (const p of paths) await ensure(p);
 
   const manifest: Manifest = {
-    repo: cfg.repo, revision: cfg.revision, sha: info.sha, configs, files: [...files.values()],
+    repo: cfg.repo,
+    revision: cfg.revision,
+    sha: info.sha,
+    configs,
+    files: [...files.values()],
     fetchedAt: new Date().toISOString(),
   };
   await writeManifest(path.join(cfg.cacheDir, "manifest.json"), manifest);

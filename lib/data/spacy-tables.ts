@@ -3,7 +3,12 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { environmentConfig } from "../paths";
 import {
-  englishLexicon, greekLexicon, type GreekRuleTables, type SpacyFileRole, type SpacyLang, type SpacyLexicon,
+  englishLexicon,
+  greekLexicon,
+  type GreekRuleTables,
+  type SpacyFileRole,
+  type SpacyLang,
+  type SpacyLexicon,
 } from "../text/spacy-lexicon";
 import { DownloadError, downloadFile, hashFile, type DownloadOptions } from "../util/download";
 import { DataError, parsedOr } from "../util/errors";
@@ -33,8 +38,10 @@ const stopWords = (lang: SpacyLang): SpacyUpstreamFile => ({ role: "stop_words",
 /** The files each language needs, in load order. */
 export const SPACY_FILES: Record<SpacyLang, readonly SpacyUpstreamFile[]> = {
   el: [
-    lookups("lemma_index", "el_lemma_index.json"), lookups("lemma_exc", "el_lemma_exc.json"),
-    lookups("lemma_rules", "el_lemma_rules.json"), stopWords("el"),
+    lookups("lemma_index", "el_lemma_index.json"),
+    lookups("lemma_exc", "el_lemma_exc.json"),
+    lookups("lemma_rules", "el_lemma_rules.json"),
+    stopWords("el"),
   ],
   en: [lookups("lemma_lookup", "en_lemma_lookup.json"), stopWords("en")],
 };
@@ -166,7 +173,9 @@ function offlineError(lang: SpacyLang, cacheDir: string, missing: string[], caus
 }
 
 const JSON_PARSERS = {
-  lemma_lookup: parseLemmaLookup, lemma_index: parseLemmaIndex, lemma_exc: parseLemmaExceptions,
+  lemma_lookup: parseLemmaLookup,
+  lemma_index: parseLemmaIndex,
+  lemma_exc: parseLemmaExceptions,
   lemma_rules: parseLemmaRules,
 };
 

@@ -26,8 +26,16 @@ function storeFor(ctx: RunContext): Promise<VectorStore> {
 /** Usage so far, corpus and queries apart (`cachedVectors`: both; `documentSeconds`: embedding the corpus, cache reads
  * included; `queryTexts`: one online embedding per query, whatever the batching); tokens as reported, else estimated. */
 const ZERO_USAGE = {
-  cachedVectors: 0, documentCachedVectors: 0, documentRequests: 0, documentTokens: 0, documentTokensEstimated: 0,
-  documentSeconds: 0, queryRequests: 0, queryTexts: 0, queryTokens: 0, queryTokensEstimated: 0,
+  cachedVectors: 0,
+  documentCachedVectors: 0,
+  documentRequests: 0,
+  documentTokens: 0,
+  documentTokensEstimated: 0,
+  documentSeconds: 0,
+  queryRequests: 0,
+  queryTexts: 0,
+  queryTokens: 0,
+  queryTokensEstimated: 0,
 };
 export type DenseUsage = typeof ZERO_USAGE & EmbeddingProvenance;
 const emptyUsage = (): DenseUsage => ({ ...ZERO_USAGE, servedModels: [], standIn: false });

@@ -84,8 +84,11 @@ export function assess(
     significance,
     // Which parts of the run's setup were the authors' own: all (`--official`), prompts, serving, test stream, list.
     authorsSetup: {
-      official: opts.official === true, prompts: opts.promptSet === "official", serving: opts.embedNaming === "authors",
-      significance: significance.paper.authorsStream, experiments: outcomes.every((o) => !o.beyond),
+      official: opts.official === true,
+      prompts: opts.promptSet === "official",
+      serving: opts.embedNaming === "authors",
+      significance: significance.paper.authorsStream,
+      experiments: outcomes.every((o) => !o.beyond),
     },
     cost: costTable(usages, loadPrices(opts.pricesFile)),
     reproduction: reproductionTable(outcomes, datasetLabel(loaded), loaded.origin === "hf"),

@@ -16,8 +16,14 @@ export type Table = { columns: string[]; rows: unknown[][] };
 export type OutputTables = ReturnType<typeof outputTables>;
 
 export const TABLE_FILES: Readonly<Record<keyof OutputTables, string>> = {
-  summary: "summary.csv", perQuery: "per-query.csv", goldRanks: "gold-ranks.csv", table1: "table1.csv",
-  table6: "table6.csv", reproduction: "reproduction.csv", cost: "cost.csv", reactRounds: "react-rounds.csv",
+  summary: "summary.csv",
+  perQuery: "per-query.csv",
+  goldRanks: "gold-ranks.csv",
+  table1: "table1.csv",
+  table6: "table6.csv",
+  reproduction: "reproduction.csv",
+  cost: "cost.csv",
+  reactRounds: "react-rounds.csv",
   reactMissed: "react-missed.csv",
 };
 

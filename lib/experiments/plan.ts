@@ -131,9 +131,19 @@ function rowOf(id: string, runs: readonly Pick<Run, "info" | "cost">[], prices: 
   const rerankRequests = work.rerankCalls ?? 0;
   if (chatCalls + embeddedTexts + rerankRequests === 0) bases.add("no model calls");
   return {
-    id, calls: chatCalls + embeddedTexts + rerankRequests, inputTokens: work.llmInput + work.embeddingTokens,
-    outputTokens: work.llmOutput, cached, exact, cost: dollars, basis: [...bases].join("; "),
-    chatInputTokens: work.llmInput, embeddingTokens: work.embeddingTokens, chatCalls, embeddedTexts, rerankRequests,
+    id,
+    calls: chatCalls + embeddedTexts + rerankRequests,
+    inputTokens: work.llmInput + work.embeddingTokens,
+    outputTokens: work.llmOutput,
+    cached,
+    exact,
+    cost: dollars,
+    basis: [...bases].join("; "),
+    chatInputTokens: work.llmInput,
+    embeddingTokens: work.embeddingTokens,
+    chatCalls,
+    embeddedTexts,
+    rerankRequests,
     rerankPairs: work.rerankPairs ?? 0,
   };
 }

@@ -122,8 +122,13 @@ async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, co
 
   // What decides the results: an interrupted run continues only with the same.
   const settings = {
-    options: opts.retrieverOptions ?? {}, repeat: opts.repeat ?? 1, seed: opts.seed ?? 42, official: opts.official === true,
-    replay: context.replay, chat: providers.config.chat.model ?? null, embed: providers.config.embed.naming,
+    options: opts.retrieverOptions ?? {},
+    repeat: opts.repeat ?? 1,
+    seed: opts.seed ?? 42,
+    official: opts.official === true,
+    replay: context.replay,
+    chat: providers.config.chat.model ?? null,
+    embed: providers.config.embed.naming,
     rerank: providers.config.rerank.api,
   };
   const { done, startedAt } = await startRun(outDir, loaded, settings, earlier);
@@ -162,9 +167,14 @@ async function reproduceInto(loaded: LoadedBenchmark, opts: ReproduceOptions, co
   const records = (await mergeRecords(outDir, loaded, listed, ran, earlier)).map((r) => (done.has(r.experiment.id) && r.earlier ? { ...r, earlier: undefined } : r));
   for (const note of earlier.notes) opts.log?.(note);
   const assessment = assess(loaded, records, {
-    repeat: opts.repeat, seed: opts.seed, replay: context.replay, official: opts.official,
-    promptSet: opts.retrieverOptions?.promptSet, embedNaming: providers.config.embed.naming,
-    replayFile: providers.config.replayFile, pricesFile: providers.config.pricesFile,
+    repeat: opts.repeat,
+    seed: opts.seed,
+    replay: context.replay,
+    official: opts.official,
+    promptSet: opts.retrieverOptions?.promptSet,
+    embedNaming: providers.config.embed.naming,
+    replayFile: providers.config.replayFile,
+    pricesFile: providers.config.pricesFile,
     promptsDir: officialPromptsDir(providers.config.dataDir),
   });
   const tables = outputTables(loaded, records, assessment);

@@ -71,8 +71,12 @@ export function provenanceOf(info: RunInfo | undefined): Provenance[] {
     const e = i.embedding;
     if (e) {
       add({
-        kind: "embedding", provider: str(e.provider) || "local", endpoint: str(e.endpoint),
-        requestedModel: str(e.model), servedModel: str(e.servedModel), standIn: e.standIn === true,
+        kind: "embedding",
+        provider: str(e.provider) || "local",
+        endpoint: str(e.endpoint),
+        requestedModel: str(e.model),
+        servedModel: str(e.servedModel),
+        standIn: e.standIn === true,
       });
     }
     // The listwise re-ranker's chat calls are already in `llm`; a cross-encoder is a provider of its own.

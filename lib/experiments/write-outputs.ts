@@ -20,7 +20,10 @@ import { unjudgedQueries } from "../types";
 
 /** The files of a dataset folder besides the CSV tables (TABLE_FILES), the runs/ and the experiments/. */
 export const FOLDER_FILES = {
-  latex: "tables.tex", markdown: "tables.md", qrels: "qrels.txt", significance: "significance.json",
+  latex: "tables.tex",
+  markdown: "tables.md",
+  qrels: "qrels.txt",
+  significance: "significance.json",
   metadata: "metadata.json",
 } as const;
 
@@ -47,8 +50,13 @@ export async function writeExperimentOutputs(outDir: string, r: ExperimentRecord
       samples.push({ mean: sample.mean, seconds: sample.seconds, info: sample.result.run.info ?? null, cost: sample.result.run.cost ?? null, files: own, sha256 });
     }
     const record: RecordFile = {
-      id: r.experiment.id, status: r.status, reason: r.reason ?? null, seconds: r.seconds, ranAt: r.ranAt,
-      details: r.samples[0]?.result.details ?? null, samples,
+      id: r.experiment.id,
+      status: r.status,
+      reason: r.reason ?? null,
+      seconds: r.seconds,
+      ranAt: r.ranAt,
+      details: r.samples[0]?.result.details ?? null,
+      samples,
     };
     await put(`experiments/${fileNameOf(r.experiment.id)}.json`, json(record));
   } catch (err) {

@@ -235,7 +235,10 @@ export function sweepHeatmap(sweep: SweepJson): Figure {
   return {
     data,
     layout: baseLayout(`BM25 sweep: mean ${metric} over k1 × b`, {
-      xaxis: axis("k1", { type: "category" }), yaxis: axis("b", { type: "category" }), legend: LEGEND, height: 540,
+      xaxis: axis("k1", { type: "category" }),
+      yaxis: axis("b", { type: "category" }),
+      legend: LEGEND,
+      height: 540,
     }),
   };
 }
@@ -398,8 +401,13 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
       hovertext: rows.map((r) => metrics.map((m) => { const t = r.cells.get(m); return t && signed(t) ? hover(t) : ""; })),
       // Pale sand on both sides of 0 up to α, so that the threshold reads as a colour edge.
       colorscale: [
-        [0, "#67000d"], [at(-cut), "#fc9272"], [at(-cut), "#f3ead7"], [0.5, "#fbf8f1"], [at(cut), "#f3ead7"],
-        [at(cut), "#6baed6"], [1, "#08306b"],
+        [0, "#67000d"],
+        [at(-cut), "#fc9272"],
+        [at(-cut), "#f3ead7"],
+        [0.5, "#fbf8f1"],
+        [at(cut), "#f3ead7"],
+        [at(cut), "#6baed6"],
+        [1, "#08306b"],
       ],
     },
   ];
@@ -437,6 +445,16 @@ export function pValueHeatmap(tests: readonly HeatmapTest[], opts: PValueHeatmap
  * show.figure(figures.winLossChart(analysis.winLoss, "lsi", "bm25-greekstemmer"));
  */
 export const figures = {
-  lengthHistograms, metricBarChart, areaBreakdownChart, sweepHeatmap, tuningHeatmap, reactRoundsChart, pValueHeatmap,
-  qualityCostScatter, winLossChart, rankDistributionChart, correlationHeatmap, perQueryChart,
+  lengthHistograms,
+  metricBarChart,
+  areaBreakdownChart,
+  sweepHeatmap,
+  tuningHeatmap,
+  reactRoundsChart,
+  pValueHeatmap,
+  qualityCostScatter,
+  winLossChart,
+  rankDistributionChart,
+  correlationHeatmap,
+  perQueryChart,
 } as const;

@@ -65,8 +65,14 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<{ 
     extras[name] = { file: `${name}.txt`, sha256: digestOf(found.text), chars: found.text.length, foundBy: found.foundBy };
   }
   const manifest: OfficialManifest = {
-    repo: OFFICIAL_REPO, commit, path: OFFICIAL_NOTEBOOK_PATH, url, notebookSha256, pulledAt: new Date().toISOString(),
-    prompts, extras,
+    repo: OFFICIAL_REPO,
+    commit,
+    path: OFFICIAL_NOTEBOOK_PATH,
+    url,
+    notebookSha256,
+    pulledAt: new Date().toISOString(),
+    prompts,
+    extras,
   };
   await writeAtomic(path.join(cacheDir, OFFICIAL_MANIFEST), JSON.stringify(manifest, null, 2) + "\n");
   log(`prompts: cached ${PROMPT_NAMES.length} official prompts from ${OFFICIAL_REPO}@${commit.slice(0, 12)} in ${cacheDir}`);

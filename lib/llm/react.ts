@@ -85,8 +85,14 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const base = { temperature, topP, reasoningEffort, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) };
 
   const trace: ReactTrace = {
-    version: 2, query: { id: query.id, text: query.text }, config: traceConfig(ctx), rounds: [], complete: false,
-    ranking: [], totals: zeroTotals(), wallSeconds: 0,
+    version: 2,
+    query: { id: query.id, text: query.text },
+    config: traceConfig(ctx),
+    rounds: [],
+    complete: false,
+    ranking: [],
+    totals: zeroTotals(),
+    wallSeconds: 0,
   };
   const kept = new Map<DocId, KeptInfo>();
   const history: string[] = [];

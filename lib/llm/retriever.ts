@@ -115,8 +115,15 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
     async retrieve(queries: Query[], k: number): Promise<ReactRun> {
       const traceDir = traceDirOf(bench, opts, ctx, model, prompts);
       const react: ReactContext = {
-        corpus, scorer, docs: bench.docs, planner: model, observer: model, prompts: prompts.texts,
-        parser: reactParserFor(prompts.name), rounds: opts.rounds ?? 10, seed: opts.seed,
+        corpus,
+        scorer,
+        docs: bench.docs,
+        planner: model,
+        observer: model,
+        prompts: prompts.texts,
+        parser: reactParserFor(prompts.name),
+        rounds: opts.rounds ?? 10,
+        seed: opts.seed,
       };
       // Traces are kept only where the answers are ("use"): a plan writes nothing, a refresh asks again.
       const store = ctx.plan || ctx.replay !== "use" ? undefined : await ctx.store();

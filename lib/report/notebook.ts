@@ -311,6 +311,11 @@ function showStandInRuns(runs: Readonly<Record<string, { info?: RunInfo } | unde
  * show.statistics({ "this data": datasetStats(bench), "paper (283)": { queries: 283, articles: 6308 } });
  */
 export const show = {
-  table: showTable, statistics: showStatistics, figure: showFigure, markdown: showMarkdown, outcomes: showOutcomes,
-  standInRuns: showStandInRuns, progress: progressDisplay,
+  table: showTable,
+  statistics: showStatistics,
+  figure: showFigure,
+  markdown: showMarkdown,
+  outcomes: showOutcomes,
+  standInRuns: showStandInRuns,
+  progress: progressDisplay,
 } as const;

@@ -16,8 +16,13 @@ type RenderSize = { width: number; height: number; scale?: number };
 
 /** Chromium's switches for a headless run that reaches nothing (DESIGN.md §8); playwright adds a fresh profile. */
 export const HEADLESS_ARGS: readonly string[] = [
-  "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
 ];
 
 const INSTALL_HINT = "Debian/Ubuntu: sudo apt-get install chromium; macOS or Windows: install Google Chrome. Nothing is downloaded for you";

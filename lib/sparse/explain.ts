@@ -51,8 +51,14 @@ export function explainBm25(corpus: IndexedCorpus, queryText: string, docId: Doc
   }
   terms.sort((x, y) => y.contribution - x.contribution || (x.term < y.term ? -1 : 1));
   return {
-    docId, score: scores[d], rank: 1 + scores.filter((s) => s > scores[d]).length, docLength: corpus.index.docLen[d],
-    avgdl: scorer.avgdl, params: scorer.params, queryTokens: tokens.length, terms,
+    docId,
+    score: scores[d],
+    rank: 1 + scores.filter((s) => s > scores[d]).length,
+    docLength: corpus.index.docLen[d],
+    avgdl: scorer.avgdl,
+    params: scorer.params,
+    queryTokens: tokens.length,
+    terms,
   };
 }
 

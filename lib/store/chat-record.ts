@@ -28,8 +28,15 @@ export function replayKey(modelId: string, req: ReplayRequest, sample = 0): stri
     return v;
   };
   const parts = [
-    modelId, req.system, req.user, num("maxTokens", req.maxTokens), num("temperature", req.temperature),
-    num("topP", req.topP), req.reasoningEffort ?? null, num("seed", req.seed), sample,
+    modelId,
+    req.system,
+    req.user,
+    num("maxTokens", req.maxTokens),
+    num("temperature", req.temperature),
+    num("topP", req.topP),
+    req.reasoningEffort ?? null,
+    num("seed", req.seed),
+    sample,
   ];
   return createHash("sha256").update(JSON.stringify(parts), "utf8").digest("hex");
 }

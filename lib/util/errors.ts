@@ -55,8 +55,11 @@ export class DataError extends GbrError {
 }
 
 const WRITE_FAULTS: Readonly<Record<string, string>> = {
-  ENOSPC: "no space left on the disk holding", EDQUOT: "the disk quota is exhausted for",
-  EROFS: "a read-only file system holds", EACCES: "no permission to write to", EPERM: "no permission to write to",
+  ENOSPC: "no space left on the disk holding",
+  EDQUOT: "the disk quota is exhausted for",
+  EROFS: "a read-only file system holds",
+  EACCES: "no permission to write to",
+  EPERM: "no permission to write to",
 };
 
 /** A write the disk refused as a GbrError naming the folder and the setting that moves it; other errors pass unchanged. */
