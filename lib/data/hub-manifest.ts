@@ -31,7 +31,7 @@ export async function inspectCache(cfg: HubSettings): Promise<{ manifest: Manife
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") cfg.log(`hub: ignoring unreadable ${file} (${(err as Error).message})`);
     return undefined;
   }
-  if (manifest.repo !== cfg.repo || manifest.revision !== cfg.revision || !Array.isArray(manifest.files) || !manifest.configs) {
+  if (manifest?.repo !== cfg.repo || manifest.revision !== cfg.revision || !Array.isArray(manifest.files) || !manifest.configs) {
     cfg.log(`hub: ${file} describes another ${cfg.kind.slice(0, -1)} or is malformed; ignoring it`);
     return undefined;
   }

@@ -250,3 +250,16 @@ test("a corrupt download is an INTEGRITY error, removed, nothing of it trusted l
     assert.equal(h.counts.get("config.json"), 1, "what the failed pull had verified is kept, not fetched again");
   }
 });
+
+test("a cache manifest that parses to something other than an object (null, a list) is ignored and the files fetched again", async () => {
+  const h = await hub();
+  const root = await cacheRoot();
+  const opts = { repo: REPO_ID, revision: "main", endpoint: h.url, cacheRoot: root, dtype: "fp32", retry: FAST };
+  const first = await pullModel(opts);
+  for (const text of ["null", "[]", "42"]) {
+    await fs.writeFile(path.join(path.dirname(first.dir), "manifest.json"), text);
+    const logs: string[] = [];
+    assert.deepEqual(await pullModel({ ...opts, log: (m) => logs.push(m) }), first, text);
+    assert.ok(logs.some((m) => /malformed; ignoring it/.test(m)), `${text}: ${logs.join("\n")}`);
+  }
+});
