@@ -56,12 +56,8 @@ export function reusableFiles(cached: { manifest: Manifest; bad: Set<string> } |
 
 /** Why a file on disk is not the one the manifest records, or undefined. */
 export async function verifyCached(file: string, expected: ManifestFile): Promise<string | undefined> {
-  let size: number;
-  try {
-    size = (await fs.stat(file)).size;
-  } catch {
-    return "is missing";
-  }
+  const size = (await fs.stat(file).catch(() => undefined))?.size;
+  if (size === undefined) return "is missing";
   if (size !== expected.size) return `is ${size} bytes, the manifest says ${expected.size} (truncated or replaced)`;
   const { sha256 } = await hashFile(file);
   if (sha256 !== expected.sha256) return "is corrupted (sha256 differs from the manifest)";

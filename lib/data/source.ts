@@ -77,10 +77,10 @@ export async function loadBenchmark(src: string | undefined, opts: LoadOptions =
 
 /** A `--data` that is no BEIR folder: a usage error with the near source name, or the BEIR folders inside it. */
 function notAFolder(src: string, dir: string): GbrError {
-  const inside = fs.existsSync(dir) && fs.statSync(dir).isDirectory()
-    ? fs.readdirSync(dir).filter((d) => fs.existsSync(path.join(dir, d, "corpus.jsonl"))).sort()
-    : [];
-  const where = !fs.existsSync(dir) ? "does not exist" : fs.statSync(dir).isDirectory() ? "has no corpus.jsonl" : "is a file";
+  const st = fs.statSync(dir, { throwIfNoEntry: false });
+  const isBeir = (d: string) => fs.existsSync(path.join(dir, d, "corpus.jsonl"));
+  const inside = st?.isDirectory() ? fs.readdirSync(dir).filter(isBeir).sort() : [];
+  const where = !st ? "does not exist" : st.isDirectory() ? "has no corpus.jsonl" : "is a file";
   const hint = inside.length
     ? `it holds the BEIR folders ${inside.map((d) => path.join(src, d)).join(", ")}: pass one of them`
     : "expected hf (the benchmark on the Hugging Face Hub), sample (the bundled demo) or a folder in BEIR layout";

@@ -70,11 +70,7 @@ async function readParquet(file: string): Promise<Row[]> {
   } catch (err) {
     throw new DataError(`cannot read parquet (${(err as Error).message})`, file);
   }
-  return rows.map((r) => {
-    const out: Row = {};
-    for (const [k, v] of Object.entries(r)) out[k] = plain(v);
-    return out;
-  });
+  return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, plain(v)])));
 }
 
 /** INT64 columns decode as bigint, which JSON and string comparisons mishandle. */

@@ -122,10 +122,6 @@ export function figuresDir(): string {
   return environmentConfig().figuresDir ?? path.join(INSTALLED ? process.cwd() : PACKAGE_ROOT, "outputs", "figures");
 }
 
-function plotConfig(spec: FigureSpec, name: string): Record<string, unknown> {
-  return { responsive: true, displaylogo: false, toImageButtonOptions: { format: "svg", filename: name }, ...(spec.config ?? {}) };
-}
-
 const titleOf = (spec: FigureSpec) => (spec.layout?.title as { text?: string } | undefined)?.text;
 
 /** Width of a figure's static image in a notebook (CSS px): about a notebook's output area, so it is not scaled up. */
@@ -134,6 +130,7 @@ export const NOTEBOOK_IMAGE_WIDTH = 900;
 /** A notebook figure's HTML: a div the script draws into, first holding the PNG for where scripts do not run. */
 export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: string; height: number; png?: { base64: string; width: number; height: number } }): string {
   const { id, height, png } = opts;
+  const config = { responsive: true, displaylogo: false, toImageButtonOptions: { format: "svg", filename: opts.name }, ...(spec.config ?? {}) };
   const alt = `Figure: ${plotlyPlain(titleOf(spec) ?? opts.name)}`;
   const body = png
     ? `<div class="gbr-figure" id="${id}" style="width:100%"><img src="data:image/png;base64,${png.base64}" alt="${escapeHtml(alt)}" width="${png.width}" height="${png.height}" style="max-width:100%;height:auto"></div>\n`
@@ -142,7 +139,7 @@ export function figureOutputHtml(spec: FigureSpec, opts: { id: string; name: str
     body +
     `<script>(function () {\n` +
     `  var spec = ${jsonForScript(spec)};\n` +
-    `  var config = ${jsonForScript(plotConfig(spec, opts.name))};\n` +
+    `  var config = ${jsonForScript(config)};\n` +
     `  function draw(tries) {\n` +
     `    var el = document.getElementById(${JSON.stringify(id)});\n` +
     // The image gives way to the plot only once plotly can draw it: without plotly, the image stays.

@@ -11,7 +11,7 @@ export type ReplayResponse = Omit<ChatResponse, "replayed">;
 export interface ReplayRecord {
   /** `replayKey(provider:model, request, sample)`; checked on every write and read. */
   key: string;
-    provider: string;
+  provider: string;
   model: string;
   request: ReplayRequest;
   sample: number;
@@ -68,13 +68,10 @@ export function copyResponse(r: ReplayResponse): ReplayResponse {
 
 export const CHAT: RecordKind<ReplayRecord> = {
   name: "chat",
-  keyOf: (r) => replayKey(joinModelId(r.provider, r.model), r.request, r.sample),
+  // The model id split by splitModelId, joined back ("" provider: the bare model).
+  keyOf: (r) => replayKey(r.provider === "" ? r.model : `${r.provider}:${r.model}`, r.request, r.sample),
   problem: recordProblem,
 };
-
-function joinModelId(provider: string, model: string): string {
-  return provider === "" ? model : `${provider}:${model}`;
-}
 
 function recordProblem(v: unknown): string | undefined {
   if (typeof v !== "object" || v === null || Array.isArray(v)) return "not a JSON object";

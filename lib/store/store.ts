@@ -83,11 +83,10 @@ export class FileStore {
     const key = kind.keyOf(record);
     if (record.key !== key) throw new TypeError(`store: the ${kind.name} record's key ${record.key} does not match its content (${key})`);
     if (this.refused) throw this.refused;
-    try {
-      await writeAtomically(this.fileOf(kind, key), (fh) => fh.writeFile(`${JSON.stringify(record)}\n`, "utf8"), this.dir);
-    } catch (err) {
+    const file = this.fileOf(kind, key);
+    await writeAtomically(file, (fh) => fh.writeFile(`${JSON.stringify(record)}\n`, "utf8"), this.dir).catch((err: unknown) => {
       throw this.refuses(err);
-    }
+    });
   }
 
   private refuses(err: unknown): unknown {

@@ -1,6 +1,7 @@
 /** A table's version manifests, and setting unreadable ones aside into `_damaged/` (LanceDB never reads it). */
 import { promises as fsp } from "node:fs";
 import path from "node:path";
+import { unlessMissing } from "../util/safe-files";
 
 export type Manifest = { version: bigint; file: string };
 
@@ -20,15 +21,8 @@ function manifestVersion(name: string): bigint | undefined {
 /** The table's manifests, newest first (none when `_versions` is missing). */
 export async function listManifests(tableDir: string): Promise<Manifest[]> {
   const dir = path.join(tableDir, "_versions");
-  let names: string[];
-  try {
-    names = await fsp.readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw err;
-  }
   const found: Manifest[] = [];
-  for (const name of names) {
+  for (const name of (await unlessMissing(fsp.readdir(dir))) ?? []) {
     const version = manifestVersion(name);
     if (version !== undefined) found.push({ version, file: path.join(dir, name) });
   }

@@ -83,12 +83,9 @@ export function fallBack(t: VectorTables, name: string, cause: unknown): Promise
  */
 async function fallBackNow(t: VectorTables, name: string, cause: unknown): Promise<lancedb.Table | undefined> {
   if (!(await t.exists(name))) return undefined;
-  try {
-    // Another process may have done it while this one waited for the lock.
-    return await t.openChecked(name);
-  } catch (err) {
-    if (!isDamage(err)) throw err;
-  }
+  // Another process may have done it while this one waited for the lock (null: still damaged).
+  const opened = await t.openChecked(name).catch((err: unknown) => (isDamage(err) ? null : Promise.reject(err)));
+  if (opened !== null) return opened;
   const where = t.where(name);
   if (!t.localDir) {
     throw new VectorStoreError(`vector store: the latest version of ${where} cannot be read (${lanceReason(cause)})`, "DAMAGED", {

@@ -13,12 +13,6 @@ type SourceRecord = { fields: string[]; line: number };
 
 const LINE_BREAK = /\r\n|\r|\n/g;
 
-function breaksIn(fields: string[]): number {
-  let n = 0;
-  for (const f of fields) n += f.match(LINE_BREAK)?.length ?? 0;
-  return n;
-}
-
 function readRecords(text: string, file: string): SourceRecord[] {
   // Start lines are counted here (csv-parse 7.0.3's info.lines counts a quoted CRLF twice); its blank count is right.
   const records: SourceRecord[] = [];
@@ -37,7 +31,8 @@ function readRecords(text: string, file: string): SourceRecord[] {
       on_record: (fields: string[], info) => {
         const line = startOf(info.empty_lines);
         records.push({ fields, line });
-        next = line + breaksIn(fields) + 1;
+        // The line breaks inside its quoted fields (joined by NUL, so a CR ending one and a LF starting the next stay two).
+        next = line + (fields.join("\0").match(LINE_BREAK)?.length ?? 0) + 1;
         blanksSeen = info.empty_lines;
         return fields;
       },
