@@ -77,7 +77,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const started = performance.now();
   const { corpus, scorer, docs, prompts } = ctx;
   const parser = ctx.parser ?? reactParserFor("project");
-  // Corpus positions of the articles retrieved so far: every kept one is among them.
+  // Corpus positions of the articles retrieved so far (the candidates): every kept one is among them.
   const pos = new Map<DocId, number>();
   const textOf = (id: DocId) => docs[pos.get(id)!].text;
   const count = observerPromptTokens(prompts, query.text);
@@ -96,7 +96,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   };
   const kept = new Map<DocId, KeptInfo>();
   const history: string[] = [];
-  const candidates = new Set<DocId>();
   // A round retrieving an earlier one's very articles reuses its batches and requests (counted, rendered once).
   const batchesOf = new Map<string, { batch: ReturnType<typeof observerBatches>[number]; req: ChatRequest }[]>();
 
@@ -117,23 +116,17 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
 
     const top = scorer.searchIds(corpus.analyze(keywordQuery), REACT_DEPTH, { positiveOnly: true });
     const retrieved: ReactRoundTrace["retrieved"] = [];
-    const rankOf = new Map<DocId, number>();
     const newCandidates: DocId[] = [];
     for (let i = 0; i < top.docs.length; i++) {
       const id = corpus.docIds[top.docs[i]];
       retrieved.push({ id, rank: i + 1, score: top.scores[i] });
-      rankOf.set(id, i + 1);
+      if (!pos.has(id)) newCandidates.push(id);
       pos.set(id, top.docs[i]);
-      if (!candidates.has(id)) {
-        candidates.add(id);
-        newCandidates.push(id);
-      }
     }
 
     const retrievedDocs = Array.from(top.docs, (d) => ({ id: docs[d].id, text: docs[d].text }));
     const observerTraces: ReactRoundTrace["observer"] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];
-    const keptIds = new Set<DocId>();
     const retrievedIds = retrievedDocs.map((d) => d.id).join("\n");
     let batches = batchesOf.get(retrievedIds);
     if (!batches) {
@@ -151,17 +144,13 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       const parsed = parser.observer(r.raw, new Set(ids));
       const batchKept = parsed.ids.map((id) => ({ id, reason: parsed.reasons.get(id) ?? "" }));
       observerTraces.push({ ...call, ids, promptTokens: batch.tokens, raw: r.raw, text, kept: batchKept, none: parsed.none, ignored: parsed.ignored });
-      for (const k of batchKept) {
-        if (keptIds.has(k.id)) continue;
-        keptIds.add(k.id);
-        keptThisRound.push(k);
-      }
+      for (const k of batchKept) if (!keptThisRound.some((x) => x.id === k.id)) keptThisRound.push(k);
     }
 
     for (const { id } of keptThisRound) {
       const info = kept.get(id) ?? { rounds: [], first: round, bestRank: Infinity };
       info.rounds.push(round);
-      info.bestRank = Math.min(info.bestRank, rankOf.get(id)!);
+      info.bestRank = Math.min(info.bestRank, retrieved.findIndex((r) => r.id === id) + 1);
       kept.set(id, info);
     }
     const roundTrace: ReactRoundTrace = {
@@ -276,32 +265,20 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
   const failure = await untilFailure(queries.length, opts.concurrency ?? 1, one);
   if (failure) throw failure.error;
 
-  const result: ReactRunResult = {
+  const traces = new Map(queries.map((q, i) => [q.id, done[i].trace]));
+  const everyRound = <T,>(f: (t: ReactTrace, r: number) => T) =>
+    new Map([...traces].map(([q, t]) => [q, Array.from({ length: rounds }, (_, i) => f(t, i + 1))]));
+  const ranked = everyRound((t, r) => ({ kept: t.rounds[r - 1].ranking.slice(), pool: t.rounds.slice(0, r).flatMap((x) => x.newCandidates) }));
+  // Round r's run over every query, of the kept rankings or of the pools.
+  const runOf = (which: "kept" | "pool") =>
+    new Map(Array.from({ length: rounds }, (_, i) => [i + 1, { rankings: new Map([...ranked].map(([q, rs]) => [q, rs[i][which]])) }]));
+  return {
     rounds,
     queryIds: queries.map((q) => q.id),
-    kept: new Map(),
-    candidates: new Map(),
-    perRound: new Map(),
-    traces: new Map(),
+    kept: runOf("kept"),
+    candidates: runOf("pool"),
+    perRound: everyRound((t, r) => sumTotals(t.rounds.slice(0, r).map((x) => x.totals))),
+    traces,
     resumed: queries.filter((_, i) => done[i].resumed).map((q) => q.id),
   };
-  for (let r = 1; r <= rounds; r++) {
-    result.kept.set(r, { rankings: new Map() });
-    result.candidates.set(r, { rankings: new Map() });
-  }
-  queries.forEach((q, i) => {
-    const t = done[i].trace;
-    result.traces.set(q.id, t);
-    const pool: DocId[] = [];
-    const cumulative: ReactTotals[] = [];
-    for (let r = 1; r <= rounds; r++) {
-      const rt = t.rounds[r - 1];
-      pool.push(...rt.newCandidates);
-      result.kept.get(r)!.rankings.set(q.id, rt.ranking.slice());
-      result.candidates.get(r)!.rankings.set(q.id, pool.slice());
-      cumulative.push(sumTotals([cumulative[r - 2] ?? zeroTotals(), rt.totals]));
-    }
-    result.perRound.set(q.id, cumulative);
-  });
-  return result;
 }
