@@ -1,5 +1,5 @@
 /** What an LLM run records, built from the requests made (not intended settings): a recorded parameter was sent. */
-import type { LlmRunInfo, Work } from "../types";
+import type { LlmRunInfo, RunCost, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
 import { type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
@@ -60,4 +60,14 @@ export function llmWork(usages: Iterable<ChatUsage>): Work {
     w.llmOutput += u.output;
   }
   return w;
+}
+
+/**
+ * A chat method's work: its calls online in `seconds`, and the one-time `corpus` work (translated articles).
+ *
+ * @example
+ * llmCost(model.id, responses.map((r) => r.usage), seconds);
+ */
+export function llmCost(modelId: string, usages: Iterable<ChatUsage>, seconds: number, corpus: Work = zeroWork()): RunCost {
+  return { online: { ...llmWork(usages), seconds }, corpus, llmModel: splitModelId(modelId).model };
 }
