@@ -43,7 +43,11 @@ export function readPermutation(answer: string, size: number): { order: number[]
 
 /** RankGPT's windows, bottom first, each `step` higher; the last is cut at 0 (RankGPT's loop can leave the top out). */
 export function slidingWindows(n: number, window: number, step: number): { start: number; end: number }[] {
-  checkWindow(window, step);
+  if (!(Number.isInteger(window) && window >= 2)) throw new GbrError(`re-ranking window must be an integer ≥ 2, got ${window}`, "USAGE");
+  // A step larger than the window would jump over articles that no window ever shows the model.
+  if (!(Number.isInteger(step) && step >= 1 && step <= window)) {
+    throw new GbrError(`re-ranking step must be an integer from 1 to the window (${window}), got ${step}`, "USAGE");
+  }
   if (n < 2) return [];
   if (n <= window) return [{ start: 0, end: n }];
   const out: { start: number; end: number }[] = [];
@@ -53,14 +57,6 @@ export function slidingWindows(n: number, window: number, step: number): { start
     if (start <= 0) break;
   }
   return out;
-}
-
-function checkWindow(window: number, step: number): void {
-  if (!(Number.isInteger(window) && window >= 2)) throw new GbrError(`re-ranking window must be an integer ≥ 2, got ${window}`, "USAGE");
-  // A step larger than the window would jump over articles that no window ever shows the model.
-  if (!(Number.isInteger(step) && step >= 1 && step <= window)) {
-    throw new GbrError(`re-ranking step must be an integer from 1 to the window (${window}), got ${step}`, "USAGE");
-  }
 }
 
 let loaded: { system: string; user: string; sha256: Record<string, string> } | undefined;
