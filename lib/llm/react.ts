@@ -47,33 +47,28 @@ export interface ReactContext {
 /** The notebook's sampling settings and output limits (planner, observer), for every prompt set. */
 const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTokens: 42_000, observerMaxTokens: 44_096 } as const;
 
-function settings(ctx: ReactContext) {
-  const s = { ...REACT_PARAMS, rounds: ctx.rounds ?? REACT_ROUNDS, budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS };
-  if (!Number.isInteger(s.rounds) || s.rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${s.rounds}`);
+/** What a trace records of its method (and a stored trace is keyed by): the settings a run uses, checked. */
+function traceConfig(ctx: ReactContext): ReactTrace["config"] {
+  const rounds = ctx.rounds ?? REACT_ROUNDS;
+  if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
   if (ctx.docs.length !== ctx.corpus.docIds.length) {
     throw new RangeError(`REACT needs the corpus's articles in corpus order: got ${ctx.docs.length} for an index of ${ctx.corpus.docIds.length}`);
   }
-  return s;
-}
-
-/** What a trace records of its method (and a stored trace is keyed by). */
-function traceConfig(ctx: ReactContext): ReactTrace["config"] {
-  const s = settings(ctx);
   return {
-    rounds: s.rounds,
+    rounds,
     parser: (ctx.parser ?? reactParserFor("project")).name,
     promptsSha256: reactPromptsSha256(ctx.prompts),
     planner: ctx.planner.id,
     observer: ctx.observer.id,
     // In this order: the trace key hashes the config as written.
     ...REACT_PARAMS,
-    budgetTokens: s.budgetTokens,
+    budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS,
   };
 }
 
 /** REACT-BM25 for one query; LLM errors propagate, an article too big for the observer is a "BUDGET" error. */
 export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTrace> {
-  const s = settings(ctx);
+  const s = traceConfig(ctx);
   const started = performance.now();
   const { corpus, scorer, docs, prompts } = ctx;
   const parser = ctx.parser ?? reactParserFor("project");
@@ -87,7 +82,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const trace: ReactTrace = {
     version: 2,
     query: { id: query.id, text: query.text },
-    config: traceConfig(ctx),
+    config: s,
     rounds: [],
     complete: false,
     ranking: [],
@@ -205,16 +200,16 @@ export function isReactRun(run: Run): run is ReactRun {
 }
 
 /** A complete saved trace serves only the same method, query and rounds (each planner prompt says "round i of N"). */
-function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
+function usable(t: ReactTrace | undefined, q: Query, want: ReactTrace["config"]): t is ReactTrace {
   if (!isCompleteTrace(t)) return false;
-  const want = traceConfig(ctx);
   const config = t.config as unknown as Record<string, unknown>;
   return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
 }
 
 /** REACT-BM25 over many queries; complete traces in `traceDir` are reused, so a crash repeats no finished query. */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
-  const { rounds } = settings(ctx);
+  const config = traceConfig(ctx);
+  const { rounds } = config;
   checkUniqueIds(queries, "react-bm25");
   if (opts.traceDir) await fs.mkdir(opts.traceDir, { recursive: true });
 
@@ -224,7 +219,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     const q = queries[i];
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
     const save = (t: ReactTrace) => (file ? writeTrace(file, t) : Promise.resolve());
-    const key = traceKey(q, traceConfig(ctx), ctx.seed);
+    const key = traceKey(q, config, ctx.seed);
     const finish = (trace: ReactTrace, resumed: boolean) => {
       done[i] = { trace, resumed };
       opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
@@ -232,7 +227,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     if (file) {
       // Missing or unreadable: the query runs again.
       const saved = await readJsonIfAny<ReactTrace>(file);
-      if (usable(saved, q, ctx)) {
+      if (usable(saved, q, config)) {
         // A folder-only trace goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
         return finish(saved, true);
