@@ -41,10 +41,8 @@ export function extractPromptsFromNotebook(notebookJson: string): NotebookPrompt
       "MISSING_CONSTANTS",
     );
   }
-  const extras: NotebookPrompts["extras"] = {};
   const rewriteSystem = findRewriteSystem(cells);
-  if (rewriteSystem) extras.REWRITE_SYSTEM = rewriteSystem;
-  return { texts, extras };
+  return { texts, extras: rewriteSystem ? { REWRITE_SYSTEM: rewriteSystem } : {} };
 }
 
 /** The rewrite system message, inline in the notebook: a cell's first string-literal call that fills `original_query`. */

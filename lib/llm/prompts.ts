@@ -140,10 +140,7 @@ function loadOfficialSet(dir: string): PromptSet {
   };
   for (const p of PROMPT_NAMES) texts[p] = read(manifest.prompts?.[p], p);
   const extras: PromptSet["extras"] = {};
-  for (const e of EXTRA_PROMPT_NAMES) {
-    const entry = manifest.extras?.[e];
-    if (entry) extras[e] = read(entry, e);
-  }
+  for (const e of EXTRA_PROMPT_NAMES) if (manifest.extras?.[e]) extras[e] = read(manifest.extras[e], e);
   return { name: "official", source: manifest.url, commit: manifest.commit, sha256: digestsOf(texts), texts, extras };
 }
 
