@@ -47,7 +47,6 @@ function rerankExperiments(rerankers: readonly string[]): Experiment[] {
  */
 export function experiments(config: Pick<Config, "rerankers"> = environmentConfig()): Experiment[] {
   return [
-
   retrieverExperiment("bm25-greekstemmer", "4.1", "BM25-GREEKSTEMMER (Ntais stemmer, 43 stopwords)", []),
   retrieverExperiment("bm25-spacy", "4.1", "BM25-SPACY (spaCy Greek lemma lookup)", []),
   retrieverExperiment("bm25-grnlp", "4.1", "BM25-GR-NLP-TOOLKIT (toolkit-style tokens, no stemming)", []),

@@ -31,12 +31,9 @@ export function runInfos(info: RunInfo | undefined): RunInfo[] {
 
 function describeOwn(info: RunInfo): string[] {
   const out: string[] = [];
-  if (info.bm25) {
-    const b = info.bm25;
-    out.push(`BM25 ${b.tokenizer} k1 ${b.k1} b ${b.b} epsilon ${b.epsilon}${b.positiveOnly ? " positive-only" : ""}`);
-  }
-  if (info.embedding) {
-    const e = info.embedding;
+  const { bm25: b, embedding: e } = info;
+  if (b) out.push(`BM25 ${b.tokenizer} k1 ${b.k1} b ${b.b} epsilon ${b.epsilon}${b.positiveOnly ? " positive-only" : ""}`);
+  if (e) {
     const at = typeof e.runtime === "string" ? ` ${e.runtime}` : typeof e.endpoint === "string" ? ` at ${e.endpoint}` : "";
     out.push(`embeddings ${String(e.model ?? e.preset ?? "?")}${at}`);
   }

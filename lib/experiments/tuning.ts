@@ -67,6 +67,7 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
     const rewrites = o.source?.info?.llm ? [{ retriever: o.source.info.retriever, llm: o.source.info.llm }] : [];
     return { retriever: id, bm25: { tokenizer: "greekstemmer", k1, b, epsilon: o.sweep.epsilon, positiveOnly: true }, ...(rewrites.length ? { parts: rewrites } : {}) };
   };
+  const entryAt = (o: SweepOutcome, s: { k1: number; b: number }) => o.sweep.grid.find((e) => e.k1 === s.k1 && e.b === s.b)!;
   // Online: ranking with the one setting chosen, a 192nd of the sweep; the rest is one-time work, as indexing is.
   const cost = (o: SweepOutcome) => {
     const once = o.seconds / o.sweep.grid.length;
@@ -91,7 +92,7 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
     async run(ctx) {
       if (ctx.planning) return planned(`oracle:${base}`, ctx);
       const o = await sweepFor(ctx, queriesFrom);
-      const best = o.sweep.grid.find((e) => e.k1 === o.sweep.best.k1 && e.b === o.sweep.best.b)!;
+      const best = entryAt(o, o.sweep.best);
       return {
         run: { rankings: best.rankings!, info: record(`oracle:${base}`, best.k1, best.b, o), cost: cost(o) },
         details: summary(o),
@@ -111,13 +112,9 @@ export function tuningExperiments(base: string, label: string, needs: Experiment
       if (!o.cv) throw new GbrError(few, "SKIP", { unavailable: true });
       const cv = o.cv;
       const rankings = new Map<QueryId, DocId[]>();
-      for (const f of cv.folds) {
-        const entry = o.sweep.grid.find((e) => e.k1 === f.k1 && e.b === f.b)!;
-        for (const q of f.testQueryIds) rankings.set(q, entry.rankings!.get(q) ?? []);
-      }
+      for (const f of cv.folds) for (const q of f.testQueryIds) rankings.set(q, entryAt(o, f).rankings!.get(q) ?? []);
       // A query without judgments is in no fold: it is ranked with the setting tuned on all judged queries.
-      const best = o.sweep.grid.find((e) => e.k1 === o.sweep.best.k1 && e.b === o.sweep.best.b)!;
-      for (const [q, r] of best.rankings!) if (!rankings.has(q)) rankings.set(q, r);
+      for (const [q, r] of entryAt(o, o.sweep.best).rankings!) if (!rankings.has(q)) rankings.set(q, r);
       // The record names the setting most folds chose (the earliest fold's on a tie); details list every fold's.
       const votes = (f: { k1: number; b: number }) => cv.folds.filter((g) => g.k1 === f.k1 && g.b === f.b).length;
       const common = cv.folds.reduce((x, y) => (votes(y) > votes(x) ? y : x));

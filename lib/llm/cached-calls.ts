@@ -11,13 +11,15 @@ export interface CachedCallOptions {
   onRecords?: (outcomes: CachedOutcome[]) => void;
 }
 
-/** One item's request and answer; `reused`: from the store, not a call made now; `fallback`: the input text was used. */
+/** One item's request and answer; `reused`: from the store, not a call made now; `fallback`: the item's text was used. */
 export type CachedOutcome = { request: ChatRequest; response: ChatResponse; reused: boolean; fallback: boolean };
 
-export interface CachedCallSpec<T extends { id: string }> {
+export interface CachedCallSpec<T extends { id: string; text: string }> {
   label: string;
   request(item: T): ChatRequest;
-  parse(item: T, raw: string): { text: string; fallback?: boolean };
+  parse(raw: string): string;
+  /** An empty parsed answer stays empty (the authors' parsers); else the item's own text stands in. */
+  keepEmpty: boolean;
 }
 
 /** `error` under `message`, its family and code kept: callers switch on them, and an offline replay miss stays skipped. */
@@ -38,7 +40,7 @@ export function checkUniqueIds(items: readonly { id: string }[], label: string):
 }
 
 /** The parsed answer per item; on a failure those in flight finish (stored), then the error is raised. */
-export async function runCachedCalls<T extends { id: string }>(
+export async function runCachedCalls<T extends { id: string; text: string }>(
   items: readonly T[],
   model: ChatModel,
   opts: CachedCallOptions,
@@ -58,7 +60,9 @@ export async function runCachedCalls<T extends { id: string }>(
   }
   const texts = new Map<string, string>();
   const outcomes = items.map((item, i): CachedOutcome => {
-    const { text, fallback = false } = spec.parse(item, done[i].raw);
+    const parsed = spec.parse(done[i].raw);
+    const fallback = parsed === "" && !spec.keepEmpty;
+    const text = fallback ? item.text : parsed;
     if (fallback) log(`${spec.label}: ${item.id}: the answer was empty after parsing; using the original text`);
     texts.set(item.id, text);
     return { request: requests[i], response: done[i], reused: done[i].replayed === true, fallback };

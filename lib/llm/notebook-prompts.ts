@@ -9,14 +9,10 @@ function notebookCodeCells(notebookJson: string): string[] {
   const nb: unknown = parsedOr(() => JSON.parse(notebookJson), invalid);
   const cells = (nb as { cells?: unknown }).cells;
   if (!Array.isArray(cells)) throw new PromptError("the notebook has no 'cells' list (nbformat 4 expected)", "INVALID");
-  const out: string[] = [];
-  for (const cell of cells as { cell_type?: unknown; source?: unknown }[]) {
-    if (cell?.cell_type !== "code") continue;
-    const src = Array.isArray(cell.source) ? cell.source.join("") : typeof cell.source === "string" ? cell.source : "";
-    if (/^\s*%%/.test(src)) continue;
-    out.push(src);
-  }
-  return out;
+  return (cells as { cell_type?: unknown; source?: unknown }[])
+    .filter((cell) => cell?.cell_type === "code")
+    .map((cell) => (Array.isArray(cell.source) ? cell.source.join("") : typeof cell.source === "string" ? cell.source : ""))
+    .filter((src) => !/^\s*%%/.test(src));
 }
 
 export interface NotebookPrompts {
@@ -45,10 +41,8 @@ export function extractPromptsFromNotebook(notebookJson: string): NotebookPrompt
       "MISSING_CONSTANTS",
     );
   }
-  const extras: NotebookPrompts["extras"] = {};
   const rewriteSystem = findRewriteSystem(cells);
-  if (rewriteSystem) extras.REWRITE_SYSTEM = rewriteSystem;
-  return { texts, extras };
+  return { texts, extras: rewriteSystem ? { REWRITE_SYSTEM: rewriteSystem } : {} };
 }
 
 /** The rewrite system message, inline in the notebook: a cell's first string-literal call that fills `original_query`. */

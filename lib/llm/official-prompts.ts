@@ -31,6 +31,11 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<{ 
   if (!/^[0-9a-f]{40}$/.test(commit)) log(`prompts: '${commit}' is not a commit sha; the texts it names may change over time`);
   const { cacheDir } = opts;
   const writeAtomic = (file: string, text: string) => writeAtomically(file, (fh) => fh.writeFile(text, "utf8"), cacheDir);
+  // `<name>.txt` written, and its manifest entry.
+  const cache = async (name: string, text: string) => {
+    await writeAtomic(path.join(cacheDir, `${name}.txt`), text);
+    return { file: `${name}.txt`, sha256: digestOf(text), chars: text.length };
+  };
   const url = `${base}/${OFFICIAL_REPO}/${commit}/${OFFICIAL_NOTEBOOK_PATH}`;
 
   await fs.mkdir(cacheDir, { recursive: true });
@@ -47,22 +52,16 @@ export async function pullOfficialPrompts(opts: PullOfficialOptions): Promise<{ 
   await fs.rm(path.join(cacheDir, OFFICIAL_MANIFEST), { force: true });
   await fs.rename(incoming, notebookFile);
   const prompts = {} as OfficialManifest["prompts"];
-  for (const name of PROMPT_NAMES) {
-    const text = extracted.texts[name];
-    await writeAtomic(path.join(cacheDir, `${name}.txt`), text);
-    prompts[name] = { file: `${name}.txt`, sha256: digestOf(text), chars: text.length };
-  }
+  for (const name of PROMPT_NAMES) prompts[name] = await cache(name, extracted.texts[name]);
   const extras: OfficialManifest["extras"] = {};
   for (const name of EXTRA_PROMPT_NAMES) {
-    const file = path.join(cacheDir, `${name}.txt`);
     const found = extracted.extras[name];
     if (!found) {
-      await fs.rm(file, { force: true }); // a stale extra from an older pull must not be loaded
+      await fs.rm(path.join(cacheDir, `${name}.txt`), { force: true }); // a stale extra from an older pull must not be loaded
       log(`prompts: no ${name} found in the notebook; official rewrites will stop and say so`);
       continue;
     }
-    await writeAtomic(file, found.text);
-    extras[name] = { file: `${name}.txt`, sha256: digestOf(found.text), chars: found.text.length, foundBy: found.foundBy };
+    extras[name] = { ...(await cache(name, found.text)), foundBy: found.foundBy };
   }
   const manifest: OfficialManifest = {
     repo: OFFICIAL_REPO,

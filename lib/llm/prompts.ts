@@ -5,9 +5,6 @@ import { PACKAGE_ROOT } from "../paths";
 import { GbrError, parsedOr, type GbrErrorOptions } from "../util/errors";
 import { digestOf } from "../util/safe-files";
 
-/** A set's parsers ("official": the authors' notebook parsers, exactly; "project": the lenient ones), recorded with runs. */
-export type ParserName = PromptSetName;
-
 /** The notebook's nine prompt constants in its order, with the placeholders each must contain (checked at load). */
 export const PROMPT_PLACEHOLDERS = {
   SPARSE_REWRITE_PROMPT: ["original_query"],
@@ -31,6 +28,7 @@ export type ExtraPromptName = (typeof EXTRA_PROMPT_NAMES)[number];
 /** Every placeholder any prompt may contain; `fillPrompt` substitutes exactly these (and any name given). */
 export const PLACEHOLDERS: readonly string[] = [...new Set(Object.values(PROMPT_PLACEHOLDERS).flat())];
 
+/** Also the set's parsers' name ("official": the authors' notebook parsers, exactly; "project": the lenient ones). */
 export type PromptSetName = "project" | "official";
 
 /** Texts with their source (a folder, or the notebook's URL) and hashes, so every run records which prompts made it. */
@@ -142,10 +140,7 @@ function loadOfficialSet(dir: string): PromptSet {
   };
   for (const p of PROMPT_NAMES) texts[p] = read(manifest.prompts?.[p], p);
   const extras: PromptSet["extras"] = {};
-  for (const e of EXTRA_PROMPT_NAMES) {
-    const entry = manifest.extras?.[e];
-    if (entry) extras[e] = read(entry, e);
-  }
+  for (const e of EXTRA_PROMPT_NAMES) if (manifest.extras?.[e]) extras[e] = read(manifest.extras[e], e);
   return { name: "official", source: manifest.url, commit: manifest.commit, sha256: digestsOf(texts), texts, extras };
 }
 
@@ -157,10 +152,8 @@ function digestsOf(texts: Record<PromptName, string>): Record<PromptName, string
 export const notebookParams = <T extends number, M extends number>(temperature: T, maxTokens: M) =>
   ({ temperature, topP: 1, reasoningEffort: "low", maxTokens }) as const;
 
-export type PromptValues = Record<string, string | number | undefined>;
-
 /** `{name}` for names in PLACEHOLDERS or `values`, in one pass; a missing value is an error; "{{"/"}}" stay. */
-export function fillPrompt(template: string, values: PromptValues): string {
+export function fillPrompt(template: string, values: Record<string, string | number | undefined>): string {
   const known = new Set<string>([...PLACEHOLDERS, ...Object.keys(values)]);
   const missing = new Set<string>();
   const out = template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (whole, name: string) => {

@@ -71,11 +71,6 @@ function escapeAt(src: string, i: number): [string, number] {
 // Not decoded; an unterminated one-line literal ends at its line, so one bad line does not hide the rest of the cell.
 const ANY_LITERAL = /"""(?:\\[\s\S]?|[^\\])*?(?:"""|$)|'''(?:\\[\s\S]?|[^\\])*?(?:'''|$)|"(?:\\[\s\S]?|[^\\"\n])*"?|'(?:\\[\s\S]?|[^\\'\n])*'?/y;
 
-function skipStringLiteral(src: string, pos: number): number {
-  ANY_LITERAL.lastIndex = pos;
-  return ANY_LITERAL.test(src) ? ANY_LITERAL.lastIndex : src.length;
-}
-
 /** A right-hand side of (adjacent) literals only; anything else (a call, `+`, `.strip()`) would need Python. */
 function parseStringExpression(src: string, pos: number): { value: string; end: number } {
   let i = pos;
@@ -171,7 +166,8 @@ export function extractStringConstants(source: string, names: Iterable<string>):
     if (c === "#") {
       while (i < src.length && src[i] !== "\n") i++;
     } else if (c === '"' || c === "'") {
-      i = skipStringLiteral(src, i);
+      ANY_LITERAL.lastIndex = i;
+      i = ANY_LITERAL.test(src) ? ANY_LITERAL.lastIndex : src.length;
     } else if (c === "\\" && src[i + 1] === "\n") {
       i += 2; // explicit continuation: still the same logical line
     } else {

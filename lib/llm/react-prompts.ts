@@ -1,11 +1,10 @@
 /** REACT-BM25's messages, filled exactly as the authors' notebook does for every prompt set, and the set's parser. */
 import type { DocId } from "../types";
 import { officialAnswerText, parseObserverOfficial, parsePlannerOfficial } from "./official-parsers";
-import { fillPrompt, type PromptSet } from "./prompts";
+import { fillPrompt, type PromptSet, type PromptSetName } from "./prompts";
 import { parseObserverAnswer, parsePlannerAnswer, type ObserverAnswer } from "./react-parse";
 import { stripReasoning } from "../models/chat";
 import { digestOf } from "../util/safe-files";
-import type { ParserName } from "./prompts";
 
 /** Kept articles whose full texts the planner sees from round 2 on. */
 export const PLANNER_KEPT_DOCS = 27;
@@ -52,14 +51,14 @@ export function observerMessage(prompts: Pick<ReactPrompts, "OBSERVER_USER">, or
 
 /** The project's lenient parsers, or the authors' exact ones (`--prompts official`); `name` goes in traces. */
 export interface ReactParser {
-  name: ParserName;
+  name: PromptSetName;
   /** For traces: the answer as this parser sees it. */
   text(raw: string): string;
   planner(raw: string, originalQuery: string): string;
   observer(raw: string, batchIds: ReadonlySet<DocId>): ObserverAnswer;
 }
 
-export function reactParserFor(name: ParserName): ReactParser {
+export function reactParserFor(name: PromptSetName): ReactParser {
   return name === "official"
     ? { name, text: officialAnswerText, planner: parsePlannerOfficial, observer: parseObserverOfficial }
     : { name, text: stripReasoning, planner: parsePlannerAnswer, observer: parseObserverAnswer };

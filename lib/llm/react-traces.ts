@@ -4,7 +4,7 @@ import { digestOf, writeAtomically } from "../util/safe-files";
 import type { DocId, QueryId } from "../types";
 import type { RecordKind } from "../store";
 import { chatParams, type ChatParams, type ChatRequest, type ChatResponse } from "../models/chat";
-import type { ParserName } from "./prompts";
+import type { PromptSetName } from "./prompts";
 
 /** One call as a trace records it: what the answer says of itself, and the parameters of the request sent. */
 export interface ReactCall extends Pick<ChatResponse, "usage" | "seconds" | "replayed" | "servedModel" | "standIn"> {
@@ -44,7 +44,7 @@ export interface ReactTrace {
   query: { id: QueryId; text: string };
   config: {
     rounds: number;
-    parser: ParserName;
+    parser: PromptSetName;
     promptsSha256: string;
     planner: string;
     observer: string;

@@ -47,37 +47,32 @@ export interface ReactContext {
 /** The notebook's sampling settings and output limits (planner, observer), for every prompt set. */
 const REACT_PARAMS = { temperature: 0.2, topP: 1, reasoningEffort: "low", maxTokens: 42_000, observerMaxTokens: 44_096 } as const;
 
-function settings(ctx: ReactContext) {
-  const s = { ...REACT_PARAMS, rounds: ctx.rounds ?? REACT_ROUNDS, budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS };
-  if (!Number.isInteger(s.rounds) || s.rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${s.rounds}`);
+/** What a trace records of its method (and a stored trace is keyed by): the settings a run uses, checked. */
+function traceConfig(ctx: ReactContext): ReactTrace["config"] {
+  const rounds = ctx.rounds ?? REACT_ROUNDS;
+  if (!Number.isInteger(rounds) || rounds < 1) throw new RangeError(`rounds must be a positive integer, got ${rounds}`);
   if (ctx.docs.length !== ctx.corpus.docIds.length) {
     throw new RangeError(`REACT needs the corpus's articles in corpus order: got ${ctx.docs.length} for an index of ${ctx.corpus.docIds.length}`);
   }
-  return s;
-}
-
-/** What a trace records of its method (and a stored trace is keyed by). */
-function traceConfig(ctx: ReactContext): ReactTrace["config"] {
-  const s = settings(ctx);
   return {
-    rounds: s.rounds,
+    rounds,
     parser: (ctx.parser ?? reactParserFor("project")).name,
     promptsSha256: reactPromptsSha256(ctx.prompts),
     planner: ctx.planner.id,
     observer: ctx.observer.id,
     // In this order: the trace key hashes the config as written.
     ...REACT_PARAMS,
-    budgetTokens: s.budgetTokens,
+    budgetTokens: ctx.budgetTokens ?? OBSERVER_BUDGET_TOKENS,
   };
 }
 
 /** REACT-BM25 for one query; LLM errors propagate, an article too big for the observer is a "BUDGET" error. */
 export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTrace> {
-  const s = settings(ctx);
+  const s = traceConfig(ctx);
   const started = performance.now();
   const { corpus, scorer, docs, prompts } = ctx;
   const parser = ctx.parser ?? reactParserFor("project");
-  // Corpus positions of the articles retrieved so far: every kept one is among them.
+  // Corpus positions of the articles retrieved so far (the candidates): every kept one is among them.
   const pos = new Map<DocId, number>();
   const textOf = (id: DocId) => docs[pos.get(id)!].text;
   const count = observerPromptTokens(prompts, query.text);
@@ -87,7 +82,7 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   const trace: ReactTrace = {
     version: 2,
     query: { id: query.id, text: query.text },
-    config: traceConfig(ctx),
+    config: s,
     rounds: [],
     complete: false,
     ranking: [],
@@ -96,7 +91,6 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
   };
   const kept = new Map<DocId, KeptInfo>();
   const history: string[] = [];
-  const candidates = new Set<DocId>();
   // A round retrieving an earlier one's very articles reuses its batches and requests (counted, rendered once).
   const batchesOf = new Map<string, { batch: ReturnType<typeof observerBatches>[number]; req: ChatRequest }[]>();
 
@@ -117,23 +111,17 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
 
     const top = scorer.searchIds(corpus.analyze(keywordQuery), REACT_DEPTH, { positiveOnly: true });
     const retrieved: ReactRoundTrace["retrieved"] = [];
-    const rankOf = new Map<DocId, number>();
     const newCandidates: DocId[] = [];
     for (let i = 0; i < top.docs.length; i++) {
       const id = corpus.docIds[top.docs[i]];
       retrieved.push({ id, rank: i + 1, score: top.scores[i] });
-      rankOf.set(id, i + 1);
+      if (!pos.has(id)) newCandidates.push(id);
       pos.set(id, top.docs[i]);
-      if (!candidates.has(id)) {
-        candidates.add(id);
-        newCandidates.push(id);
-      }
     }
 
     const retrievedDocs = Array.from(top.docs, (d) => ({ id: docs[d].id, text: docs[d].text }));
     const observerTraces: ReactRoundTrace["observer"] = [];
     const keptThisRound: { id: DocId; reason: string }[] = [];
-    const keptIds = new Set<DocId>();
     const retrievedIds = retrievedDocs.map((d) => d.id).join("\n");
     let batches = batchesOf.get(retrievedIds);
     if (!batches) {
@@ -151,17 +139,13 @@ export async function runReact(query: Query, ctx: ReactContext): Promise<ReactTr
       const parsed = parser.observer(r.raw, new Set(ids));
       const batchKept = parsed.ids.map((id) => ({ id, reason: parsed.reasons.get(id) ?? "" }));
       observerTraces.push({ ...call, ids, promptTokens: batch.tokens, raw: r.raw, text, kept: batchKept, none: parsed.none, ignored: parsed.ignored });
-      for (const k of batchKept) {
-        if (keptIds.has(k.id)) continue;
-        keptIds.add(k.id);
-        keptThisRound.push(k);
-      }
+      for (const k of batchKept) if (!keptThisRound.some((x) => x.id === k.id)) keptThisRound.push(k);
     }
 
     for (const { id } of keptThisRound) {
       const info = kept.get(id) ?? { rounds: [], first: round, bestRank: Infinity };
       info.rounds.push(round);
-      info.bestRank = Math.min(info.bestRank, rankOf.get(id)!);
+      info.bestRank = Math.min(info.bestRank, retrieved.findIndex((r) => r.id === id) + 1);
       kept.set(id, info);
     }
     const roundTrace: ReactRoundTrace = {
@@ -216,16 +200,16 @@ export function isReactRun(run: Run): run is ReactRun {
 }
 
 /** A complete saved trace serves only the same method, query and rounds (each planner prompt says "round i of N"). */
-function usable(t: ReactTrace | undefined, q: Query, ctx: ReactContext): t is ReactTrace {
+function usable(t: ReactTrace | undefined, q: Query, want: ReactTrace["config"]): t is ReactTrace {
   if (!isCompleteTrace(t)) return false;
-  const want = traceConfig(ctx);
   const config = t.config as unknown as Record<string, unknown>;
   return t.query?.id === q.id && t.query.text === q.text && Object.entries(want).every(([k, v]) => config[k] === v) && t.rounds.length === want.rounds;
 }
 
 /** REACT-BM25 over many queries; complete traces in `traceDir` are reused, so a crash repeats no finished query. */
 export async function reactRun(queries: readonly Query[], ctx: ReactContext, opts: ReactRunOptions = {}): Promise<ReactRunResult> {
-  const { rounds } = settings(ctx);
+  const config = traceConfig(ctx);
+  const { rounds } = config;
   checkUniqueIds(queries, "react-bm25");
   if (opts.traceDir) await fs.mkdir(opts.traceDir, { recursive: true });
 
@@ -235,7 +219,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     const q = queries[i];
     const file = opts.traceDir ? path.join(opts.traceDir, traceFileName(q.id)) : undefined;
     const save = (t: ReactTrace) => (file ? writeTrace(file, t) : Promise.resolve());
-    const key = traceKey(q, traceConfig(ctx), ctx.seed);
+    const key = traceKey(q, config, ctx.seed);
     const finish = (trace: ReactTrace, resumed: boolean) => {
       done[i] = { trace, resumed };
       opts.onQuery?.({ query: q, index: i, total: queries.length, trace, resumed });
@@ -243,7 +227,7 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
     if (file) {
       // Missing or unreadable: the query runs again.
       const saved = await readJsonIfAny<ReactTrace>(file);
-      if (usable(saved, q, ctx)) {
+      if (usable(saved, q, config)) {
         // A folder-only trace goes into the store too.
         if (opts.store && !(await opts.store.get(REACT_TRACE, key))) await opts.store.put(REACT_TRACE, { key, seed: ctx.seed ?? null, trace: saved });
         return finish(saved, true);
@@ -276,32 +260,20 @@ export async function reactRun(queries: readonly Query[], ctx: ReactContext, opt
   const failure = await untilFailure(queries.length, opts.concurrency ?? 1, one);
   if (failure) throw failure.error;
 
-  const result: ReactRunResult = {
+  const traces = new Map(queries.map((q, i) => [q.id, done[i].trace]));
+  const everyRound = <T,>(f: (t: ReactTrace, r: number) => T) =>
+    new Map([...traces].map(([q, t]) => [q, Array.from({ length: rounds }, (_, i) => f(t, i + 1))]));
+  const ranked = everyRound((t, r) => ({ kept: t.rounds[r - 1].ranking.slice(), pool: t.rounds.slice(0, r).flatMap((x) => x.newCandidates) }));
+  // Round r's run over every query, of the kept rankings or of the pools.
+  const runOf = (which: "kept" | "pool") =>
+    new Map(Array.from({ length: rounds }, (_, i) => [i + 1, { rankings: new Map([...ranked].map(([q, rs]) => [q, rs[i][which]])) }]));
+  return {
     rounds,
     queryIds: queries.map((q) => q.id),
-    kept: new Map(),
-    candidates: new Map(),
-    perRound: new Map(),
-    traces: new Map(),
+    kept: runOf("kept"),
+    candidates: runOf("pool"),
+    perRound: everyRound((t, r) => sumTotals(t.rounds.slice(0, r).map((x) => x.totals))),
+    traces,
     resumed: queries.filter((_, i) => done[i].resumed).map((q) => q.id),
   };
-  for (let r = 1; r <= rounds; r++) {
-    result.kept.set(r, { rankings: new Map() });
-    result.candidates.set(r, { rankings: new Map() });
-  }
-  queries.forEach((q, i) => {
-    const t = done[i].trace;
-    result.traces.set(q.id, t);
-    const pool: DocId[] = [];
-    const cumulative: ReactTotals[] = [];
-    for (let r = 1; r <= rounds; r++) {
-      const rt = t.rounds[r - 1];
-      pool.push(...rt.newCandidates);
-      result.kept.get(r)!.rankings.set(q.id, rt.ranking.slice());
-      result.candidates.get(r)!.rankings.set(q.id, pool.slice());
-      cumulative.push(sumTotals([cumulative[r - 2] ?? zeroTotals(), rt.totals]));
-    }
-    result.perRound.set(q.id, cumulative);
-  });
-  return result;
 }

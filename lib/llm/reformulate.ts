@@ -85,12 +85,9 @@ export async function reformulate(
   const out = await runCachedCalls(queries, model, opts, {
     label: `reformulate ${kind}`,
     request: (q) => buildRewriteRequest(q.text, kind, prompts),
-    parse(q, raw) {
-      if (official) return { text: parseRewriteOfficial(raw) };
-      // A replayed or raw answer may still hold a think block, which must never reach BM25.
-      const text = parse(stripReasoning(raw));
-      return text === "" ? { text: q.text, fallback: true } : { text };
-    },
+    // A replayed or raw answer may still hold a think block, which must never reach BM25.
+    parse: official ? parseRewriteOfficial : (raw) => parse(stripReasoning(raw)),
+    keepEmpty: official,
   });
   const empty = official ? [...out.values()].filter((t) => t === "").length : 0;
   if (empty > 0) opts.log?.(`reformulate ${kind}: ${empty} rewrite(s) are empty after the authors' parsing; as in their notebook, they are searched as they are`);

@@ -1,14 +1,13 @@
 /** RankGPT-style listwise re-ranking: numbered windows answered `[3] > [1] > [2]`, sliding bottom-up; project prompts. */
 import { DEFAULT_CONCURRENCY } from "../config";
 import path from "node:path";
-import type { DocId, LlmRunInfo, Query, Run, RunCost, RunInfo } from "../types";
+import type { DocId, LlmRunInfo, Query, Run, RunInfo } from "../types";
 import { DataError, GbrError } from "../util/errors";
-import { splitModelId } from "../util/model-id";
-import { addCosts, zeroWork } from "../eval/run-cost";
+import { addCosts } from "../eval/run-cost";
 import { untilFailure } from "../util/pool";
 import { fillPrompt, loadPromptSet, notebookParams, PROJECT_PROMPTS_DIR, readPromptFile } from "./prompts";
 import { digestOf } from "../util/safe-files";
-import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
+import { llmCost, llmRunInfo, type RequestEntry } from "./run-info";
 import { relabel } from "./cached-calls";
 import { chatParams, stripReasoning, type ChatModel, type ChatRequest, type ChatResponse } from "../models/chat";
 
@@ -44,7 +43,11 @@ export function readPermutation(answer: string, size: number): { order: number[]
 
 /** RankGPT's windows, bottom first, each `step` higher; the last is cut at 0 (RankGPT's loop can leave the top out). */
 export function slidingWindows(n: number, window: number, step: number): { start: number; end: number }[] {
-  checkWindow(window, step);
+  if (!(Number.isInteger(window) && window >= 2)) throw new GbrError(`re-ranking window must be an integer ≥ 2, got ${window}`, "USAGE");
+  // A step larger than the window would jump over articles that no window ever shows the model.
+  if (!(Number.isInteger(step) && step >= 1 && step <= window)) {
+    throw new GbrError(`re-ranking step must be an integer from 1 to the window (${window}), got ${step}`, "USAGE");
+  }
   if (n < 2) return [];
   if (n <= window) return [{ start: 0, end: n }];
   const out: { start: number; end: number }[] = [];
@@ -54,14 +57,6 @@ export function slidingWindows(n: number, window: number, step: number): { start
     if (start <= 0) break;
   }
   return out;
-}
-
-function checkWindow(window: number, step: number): void {
-  if (!(Number.isInteger(window) && window >= 2)) throw new GbrError(`re-ranking window must be an integer ≥ 2, got ${window}`, "USAGE");
-  // A step larger than the window would jump over articles that no window ever shows the model.
-  if (!(Number.isInteger(step) && step >= 1 && step <= window)) {
-    throw new GbrError(`re-ranking step must be an integer from 1 to the window (${window}), got ${step}`, "USAGE");
-  }
 }
 
 let loaded: { system: string; user: string; sha256: Record<string, string> } | undefined;
@@ -194,15 +189,14 @@ export async function listwiseRerankRun(
     ...llmRunInfo(model, loadPromptSet("project"), [], entries),
     prompts: { name: "project", commit: null, sha256: { ...prompts.sha256 } },
   };
-  const modelName = splitModelId(model.id).model;
   const info: RunInfo = {
     retriever: name,
     llm,
     rerank: {
       reranker: "llm",
       kind: "listwise-llm",
-      model: modelName,
-      endpoint: model.endpoint ?? "(none)",
+      model: llm.model,
+      endpoint: llm.endpoint,
       depth,
       window,
       step,
@@ -214,10 +208,6 @@ export async function listwiseRerankRun(
     parts: firstStage.info ? [firstStage.info] : [],
   };
   // The calls' own (recorded) seconds: a query's windows run in sequence, so their sum is its latency.
-  const own: RunCost = {
-    online: { ...llmWork(calls.map((c) => c.res.usage)), seconds: calls.reduce((s, c) => s + c.res.seconds, 0) },
-    corpus: zeroWork(),
-    llmModel: modelName,
-  };
+  const own = llmCost(model.id, calls.map((c) => c.res.usage), calls.reduce((s, c) => s + c.res.seconds, 0));
   return { rankings, info, cost: addCosts(own, firstStage.cost)! };
 }

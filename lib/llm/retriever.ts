@@ -10,8 +10,7 @@ import { loadPromptSet, officialPromptsDir, type PromptSet } from "./prompts";
 import { reactRun, type ReactContext, type ReactRun } from "./react";
 import { reactParserFor } from "./react-prompts";
 import type { CachedCallOptions, CachedOutcome } from "./cached-calls";
-import { llmRunInfo, llmWork, type RequestEntry } from "./run-info";
-import { splitModelId } from "../util/model-id";
+import { llmCost, llmRunInfo, llmWork, type RequestEntry } from "./run-info";
 import { chatForMethod } from "./chat-for-method";
 import { reformulate } from "./reformulate";
 import { translateItems } from "./translate";
@@ -30,17 +29,10 @@ function promptsFor(opts: RetrieverOptions, ctx: RunContext): PromptSet {
   return loadPromptSet(opts.promptSet ?? "project", { cacheDir: officialPromptsDir(ctx.providers.config.dataDir) });
 }
 
+const usagesOf = (outcomes: readonly CachedOutcome[]) => outcomes.map((o) => o.response.usage);
+
 function entriesOf(role: string, outcomes: readonly CachedOutcome[]): RequestEntry[] {
   return outcomes.map((o) => ({ role, params: chatParams(o.request), reused: o.reused, servedModel: o.response.servedModel, standIn: o.response.standIn }));
-}
-
-/** The online and one-time chat work of cached answers (reused ones with their recorded usage), with wall times. */
-function llmCost(model: ChatModel, online: { outcomes: readonly CachedOutcome[]; seconds: number }, corpus = { outcomes: [] as readonly CachedOutcome[], seconds: 0 }): RunCost {
-  return {
-    online: { ...llmWork(online.outcomes.map((o) => o.response.usage)), seconds: online.seconds },
-    corpus: { ...llmWork(corpus.outcomes.map((o) => o.response.usage)), seconds: corpus.seconds },
-    llmModel: splitModelId(model.id).model,
-  };
 }
 
 /** The inner retriever's run on the queries an LLM wrote, recorded as this one's: queries, LLM record, work of both. */
@@ -77,7 +69,7 @@ export async function reformRetriever(inner: Retriever, bench: Benchmark, opts: 
       const write: LlmWrite = (m, o) => reformulate(queries, kind, m, prompts, o);
       const { searched, outcomes, seconds } = await llmQueries(queries, model, opts, ctx, write);
       const llm = llmRunInfo(model, prompts, [promptName, "REWRITE_SYSTEM"], entriesOf(`rewrite-${kind}`, outcomes));
-      return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }));
+      return runOn(name, inner, searched, k, llm, llmCost(model.id, usagesOf(outcomes), seconds));
     },
   };
 }
@@ -99,7 +91,8 @@ export async function translateRetriever(innerOn: (english: Benchmark) => Promis
       const { searched, outcomes, seconds } = await llmQueries(queries, model, opts, ctx, write);
       const entries = [...entriesOf("translate-article", articles), ...entriesOf("translate-query", outcomes)];
       const llm = llmRunInfo(model, prompts, ["TRANSLATION_SYSTEM", "TRANSLATION_USER"], entries);
-      return runOn(name, inner, searched, k, llm, llmCost(model, { outcomes, seconds }, { outcomes: articles, seconds: articleSeconds }));
+      const translated = { ...llmWork(usagesOf(articles)), seconds: articleSeconds };
+      return runOn(name, inner, searched, k, llm, llmCost(model.id, usagesOf(outcomes), seconds, translated));
     },
   };
 }
@@ -159,7 +152,7 @@ export async function reactRetriever(name: string, bench: Benchmark, opts: Retri
           bm25: { tokenizer: "greekstemmer", k1, b, epsilon, positiveOnly: true },
           llm: llmRunInfo(model, prompts, ["PLANNER_SYSTEM", "PLANNER_FIRST", "PLANNER_NEXT", "OBSERVER_SYSTEM", "OBSERVER_USER"], entries),
         },
-        cost: { online: { ...llmWork(usages), seconds }, corpus: secondsOf(corpus.seconds), llmModel: splitModelId(model.id).model },
+        cost: llmCost(model.id, usages, seconds, secondsOf(corpus.seconds)),
         react: result,
       };
     },

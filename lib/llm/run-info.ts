@@ -1,5 +1,5 @@
 /** What an LLM run records, built from the requests made (not intended settings): a recorded parameter was sent. */
-import type { LlmRunInfo, Work } from "../types";
+import type { LlmRunInfo, RunCost, Work } from "../types";
 import { splitModelId } from "../util/model-id";
 import { zeroWork } from "../eval/run-cost";
 import { type ExtraPromptName, type PromptName, type PromptSet } from "./prompts";
@@ -10,16 +10,10 @@ import type { ChatModel, ChatParams, ChatUsage } from "../models/chat";
 export type RequestEntry = { role: string; params: ChatParams; reused: boolean; servedModel?: string; standIn?: boolean };
 
 /** Distinct generation parameters per role with request counts (first-seen order), and how many were reused. */
-function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
+function tallyRequests(entries: readonly RequestEntry[]): Pick<LlmRunInfo, "requests" | "reused" | "servedModels" | "standIn"> {
   const requests: LlmRunInfo["requests"] = {};
   const rows = new Map<string, Record<string, string | number> & { calls: number }>();
-  let reused = 0;
-  const served = new Set<string>();
-  let standIn = false;
   for (const e of entries) {
-    if (e.reused) reused++;
-    if (e.servedModel) served.add(e.servedModel);
-    if (e.standIn) standIn = true;
     // Keys in a fixed order, so equal parameters always meet whatever order they were set in.
     const fields = Object.entries(e.params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const key = JSON.stringify([e.role, fields]);
@@ -31,10 +25,11 @@ function tallyRequests(entries: Iterable<RequestEntry>): Pick<LlmRunInfo, "reque
       (requests[e.role] ??= []).push(fresh);
     }
   }
-  return { requests, reused, servedModels: [...served], standIn };
+  const servedModels = [...new Set(entries.flatMap((e) => (e.servedModel ? [e.servedModel] : [])))];
+  return { requests, reused: entries.filter((e) => e.reused).length, servedModels, standIn: entries.some((e) => e.standIn) };
 }
 
-export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly string[], entries: Iterable<RequestEntry>): LlmRunInfo {
+export function llmRunInfo(model: ChatModel, set: PromptSet, used: readonly string[], entries: readonly RequestEntry[]): LlmRunInfo {
   const { provider, model: name } = splitModelId(model.id);
   const sha256: Record<string, string> = {};
   for (const name of used) {
@@ -60,4 +55,14 @@ export function llmWork(usages: Iterable<ChatUsage>): Work {
     w.llmOutput += u.output;
   }
   return w;
+}
+
+/**
+ * A chat method's work: its calls online in `seconds`, and the one-time `corpus` work (translated articles).
+ *
+ * @example
+ * llmCost(model.id, responses.map((r) => r.usage), seconds);
+ */
+export function llmCost(modelId: string, usages: Iterable<ChatUsage>, seconds: number, corpus: Work = zeroWork()): RunCost {
+  return { online: { ...llmWork(usages), seconds }, corpus, llmModel: splitModelId(modelId).model };
 }

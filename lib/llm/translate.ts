@@ -36,10 +36,7 @@ export async function translateItems(
   return runCachedCalls(items, model, opts, {
     label: `translate ${textType}`,
     request: (item) => buildTranslationRequest(item, textType, prompts),
-    parse(item, raw) {
-      if (official) return { text: officialAnswerText(raw) };
-      const english = cleanTranslation(raw);
-      return english === "" ? { text: item.text, fallback: true } : { text: english };
-    },
+    parse: official ? officialAnswerText : cleanTranslation,
+    keepEmpty: official,
   });
 }
