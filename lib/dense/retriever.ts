@@ -100,12 +100,13 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   try {
     embedder = embedderForMethod(p, ctx, (text, side) => `${fingerprint} ${textKey(`${side}\n${text}`)}`);
   } catch (err) {
-    if (!isUnavailable(err)) throw err;
-    if (p.local) throw offerLocal(err as GbrError, p.local, bench);
-    if (!ctx.providers.config.local) throw err;
+    // No server: the reason says whether --local would run the preset (and roughly how long) or does not apply.
+    if (!isUnavailable(err) || !(p.local || ctx.providers.config.local)) throw err;
+    const [more, brief] = p.local
+      ? [offerLocal(p.local, bench), "or --local (in-process)"]
+      : [`--local does not apply: ${p.name} has no in-process form (those with one: ${Object.keys(LOCAL_FORMS).join(", ")})`, "no in-process form"];
     const e = err as GbrError;
-    const none = `; --local does not apply: ${p.name} has no in-process form (those with one: ${Object.keys(LOCAL_FORMS).join(", ")})`;
-    throw new EmbeddingError(e.message + none, "NOT_CONFIGURED", { brief: `${e.brief ?? e.message}; no in-process form`, ...(e.hint ? { hint: e.hint } : {}) });
+    throw new EmbeddingError(`${e.message}; ${more}`, "NOT_CONFIGURED", { brief: `${e.brief ?? e.message}; ${brief}`, ...(e.hint ? { hint: e.hint } : {}) });
   }
   const realStore = await storeFor(ctx);
   const store = ctx.plan ? planVectorView(realStore) : realStore;
@@ -135,12 +136,12 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   };
   const t0 = performance.now();
   const docs = await run(bench.docs, "document");
+  usage.documentSeconds = (performance.now() - t0) / 1000;
   if (ctx.plan && p.provider === "local" && docs.cached < bench.docs.length) {
     const sample = bench.docs.slice(0, 8).map((d) => renderTemplate(p, "document", d.text));
     const real = ctx.providers.embedder(p);
     ctx.plan.note(await measuredTime(p.name, "articles to embed", sample, bench.docs.length - docs.cached, (texts) => real.embed(texts, "document")));
   }
-  usage.documentSeconds = (performance.now() - t0) / 1000;
   const info: DenseRetrieverInfo = {
     preset: p.name,
     provider: p.provider,
@@ -166,15 +167,13 @@ export async function denseRetriever(presetName: string, bench: Benchmark, opts:
   return recorded(exact, bench.docs.length, endpoints);
 }
 
-/** No server for a preset with an in-process form: the skip says `--local` would run it, and roughly how long. */
-function offerLocal(err: GbrError, m: LocalModel, bench: Benchmark): GbrError {
+/** What a preset with an in-process form offers when no server is set: `--local`, and roughly how long it would take. */
+function offerLocal(m: LocalModel, bench: Benchmark): string {
   // ~3 characters a token in Greek; 2 FLOPs per parameter and token; ~20 GFLOP/s a core for fp32 on a CPU (a guess).
   const tokens = bench.docs.reduce((n, d) => n + d.text.length / 3, 0);
   const minutes = (tokens * 2 * (m.params ?? 300) * 1e6) / (LOCAL_THREADS * 20e9) / 60;
   const rough = minutes < 1 ? "under a minute" : `~${minutes < 10 ? minutes.toFixed(1) : Math.round(minutes)} min`;
-  const offer = `--local runs ${m.model} in-process instead (${rough} for the ${bench.docs.length} articles on ${LOCAL_THREADS} threads, a rough estimate)`;
-  const brief = `${err.brief ?? err.message}; or --local (in-process)`;
-  return new EmbeddingError(`${err.message}; ${offer}`, "NOT_CONFIGURED", { brief, ...(err.hint ? { hint: err.hint } : {}) });
+  return `--local runs ${m.model} in-process instead (${rough} for the ${bench.docs.length} articles on ${LOCAL_THREADS} threads, a rough estimate)`;
 }
 
 /** Each run records what ran and its cost: queries online (one call per text), the corpus one-time; runs must not overlap. */
